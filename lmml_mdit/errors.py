@@ -1,0 +1,121 @@
+"""The errors lmml_mdit raises.
+
+Every error the library raises derives from :class:`LmmlError`, so one ``except LmmlError``
+catches them all. Each carries what a person needs to act: the *name* involved (a file, an
+entry, an embed), the *line* where known, and a *hint* saying what to do.
+"""
+
+from __future__ import annotations
+
+
+class LmmlError(Exception):
+    """Base class of every error raised by lmml_mdit.
+
+    :param message: what went wrong, in one sentence.
+    :param name: the file, entry or embed the error is about, if any.
+    :param line: the 1-based line in the narrative, if known.
+    :param column: the 1-based column in that line, if known.
+    :param hint: what the reader can do about it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        name: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.message = message
+        self.name = name
+        self.line = line
+        self.column = column
+        self.hint = hint
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = ""
+        if self.name is not None:
+            where = self.name
+        if self.line is not None:
+            where += f"{':' if where else 'line '}{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        text = f"{where}: {self.message}" if where else self.message
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+
+class LmmlSyntaxError(LmmlError):
+    """The narrative cannot be read: invalid UTF-8, for example."""
+
+
+class BundleError(LmmlError):
+    """A bundle cannot be opened, read or written."""
+
+
+class InvalidZipError(BundleError):
+    """The archive is truncated or corrupt."""
+
+
+class MissingNarrativeError(BundleError):
+    """A ``.lmmlz`` archive has no narrative entry, or more than one candidate."""
+
+
+class UnsafeEntryError(BundleError):
+    """An entry or embed name is absolute, has a backslash, a ``..`` segment, a drive letter,
+    a NUL or is empty."""
+
+
+class DuplicateEntryError(BundleError):
+    """An archive holds the same entry name twice."""
+
+
+class CaseCollisionError(BundleError):
+    """An archive holds entry names that differ only in case."""
+
+
+class SymlinkEntryError(BundleError):
+    """An archive entry is a symbolic link."""
+
+
+class EncryptedEntryError(BundleError):
+    """An archive entry is encrypted."""
+
+
+class LimitExceededError(BundleError):
+    """An archive crosses a safety limit (entry count, size or compression ratio)."""
+
+
+class MissingEntryError(BundleError):
+    """An external reference names an entry the archive does not hold."""
+
+
+class UnresolvableReferenceError(BundleError):
+    """An external reference in a bare ``.lmml`` has nothing to resolve against."""
+
+
+class InvalidManifestError(BundleError):
+    """``manifest.json`` is not valid JSON or not a JSON object."""
+
+
+class InvalidSettingsError(BundleError):
+    """The settings embed is not a valid YAML or JSON mapping."""
+
+
+class NotInlinableError(BundleError):
+    """An asset cannot become an inline fence (binary, or not valid UTF-8 text)."""
+
+
+class UnsupportedContentError(LmmlError):
+    """A provider cannot take an embed's content."""
+
+
+class TranscriptError(LmmlError):
+    """A transcript operation cannot be done."""
+
+
+class ImportFormatError(LmmlError):
+    """Chat data to import is not in the format given, or in none known."""

@@ -1,0 +1,74 @@
+"""The values a parse yields: embeds and turns.
+
+These are plain frozen dataclasses with no behaviour beyond their fields, shared by the
+syntax rules (which create :class:`Embed` values) and everything above them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Role = Literal["context", "user", "assistant", "system", "tool"]
+"""A turn's role: ``context`` is the synthetic preamble, the rest are message roles."""
+
+EmbedKind = Literal["inline", "external"]
+
+ROLES: tuple[Role, ...] = ("context", "user", "assistant", "system", "tool")
+"""Every role a turn can have, the synthetic ``context`` first."""
+
+MESSAGE_ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
+"""The roles a delimiter can name (every role but ``context``)."""
+
+
+@dataclass(frozen=True)
+class Embed:
+    """One occurrence of an embed in a narrative.
+
+    :ivar name: the asset name, e.g. ``report.pdf`` or ``data/table.csv``.
+    :ivar kind: ``"inline"`` for an ``@@@name`` fence, ``"external"`` for an ``@name``
+        reference.
+    :ivar content: the fence's bytes (UTF-8), or ``None`` for an external reference.
+    :ivar line: the 1-based source line of the ``@@@`` opening line or of the ``@``.
+    :ivar column: the 1-based column (in characters) of the ``@`` or ``@@@``.
+    :ivar closed: ``False`` for a fence that runs to the end of its container unclosed.
+    """
+
+    name: str
+    kind: EmbedKind
+    content: bytes | None
+    line: int
+    column: int
+    closed: bool = True
+
+    @property
+    def is_inline(self) -> bool:
+        """Whether this is an inline fence."""
+        return self.kind == "inline"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One role turn of a narrative.
+
+    :ivar role: ``context`` for text before the first delimiter, else the delimiter's role.
+    :ivar text: the turn's source lines verbatim (line endings as ``\\n``), leading and
+        trailing blank lines removed.
+    :ivar embeds: the distinct embeds whose first occurrence lies in this turn (or on the
+        delimiter line that opens it), in document order.
+    :ivar start_line: the first 1-based line of the turn's region (the line after its
+        delimiter).
+    :ivar end_line: the last line of the region; ``start_line - 1`` for an empty turn.
+    :ivar delimiter_line: the 1-based line of the delimiter that opened the turn, or
+        ``None`` for a ``context`` turn.
+    :ivar heading: the delimiter heading's text (``Turn 1 -- user``), or ``None`` for a
+        comment delimiter or a ``context`` turn.
+    """
+
+    role: Role
+    text: str
+    embeds: tuple[Embed, ...] = field(default=())
+    start_line: int = 1
+    end_line: int = 0
+    delimiter_line: int | None = None
+    heading: str | None = None

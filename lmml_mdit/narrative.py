@@ -1,0 +1,190 @@
+"""The narrative model: one markdown-it parse, read into embeds and turns.
+
+:func:`parse` runs the parser once; everything on :class:`Narrative` is read from the
+tokens and the per-parse results the plugin leaves in ``env``, never from a second scan of
+the raw text.
+
+Turn segmentation (RFC section 6, ``segment-turns``):
+
+- a top-level role delimiter (heading or ``<!-- role -->``) opens a turn; its own lines
+  belong to no turn;
+- text before the first delimiter is a ``context`` turn unless it is only whitespace;
+- consecutive delimiters with the same role open separate turns; an empty turn is kept;
+- a turn's text is its source lines verbatim, leading and trailing blank lines removed;
+- each embed is bound to the turn holding its first occurrence; one first named on a
+  delimiter line belongs to the turn that delimiter opens.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from .errors import LmmlSyntaxError
+from .model import Embed, Role, Turn
+from .syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, lmml_plugin
+
+__all__ = ["Narrative", "decode_narrative", "default_parser", "parse"]
+
+
+@functools.cache
+def default_parser() -> MarkdownIt:
+    """The shared parser :func:`parse` uses: the ``commonmark`` preset with the plugin."""
+    return MarkdownIt("commonmark").use(lmml_plugin)
+
+
+def decode_narrative(data: bytes, *, name: str | None = None) -> str:
+    """Decode narrative bytes as UTF-8, skipping a BOM.
+
+    :raises LmmlSyntaxError: for invalid UTF-8, naming the byte offset and its line.
+    """
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise LmmlSyntaxError(
+            f"invalid UTF-8 at byte offset {error.start} ({error.reason})",
+            name=name,
+            line=line,
+            hint="save the narrative as UTF-8",
+        ) from None
+
+
+@dataclass(frozen=True)
+class Narrative:
+    """A parsed LMML narrative.
+
+    :ivar text: the narrative text as given (decoded, BOM removed).
+    :ivar tokens: the markdown-it token stream of the one parse.
+    :ivar embeds: every embed occurrence in document order.
+    :ivar turns: the role turns.
+    :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
+    """
+
+    text: str
+    tokens: list[Token] = field(repr=False)
+    embeds: tuple[Embed, ...]
+    turns: tuple[Turn, ...]
+    source: str = field(repr=False)
+
+    @property
+    def embed_names(self) -> tuple[str, ...]:
+        """Distinct embed names, in order of first occurrence."""
+        return tuple(self.first_embeds)
+
+    @functools.cached_property
+    def first_embeds(self) -> dict[str, Embed]:
+        """The first occurrence of each embed name, in document order."""
+        first: dict[str, Embed] = {}
+        for embed in self.embeds:
+            first.setdefault(embed.name, embed)
+        return first
+
+    def embed(self, name: str) -> Embed | None:
+        """The first occurrence of *name*, or None."""
+        return self.first_embeds.get(name)
+
+    @property
+    def lines(self) -> list[str]:
+        """The normalized source split into lines (no line endings)."""
+        return _split_lines(self.source)
+
+
+def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None = None) -> Narrative:
+    """Parse an LMML narrative once and read its embeds and turns.
+
+    :param text: the narrative; bytes must be UTF-8 (a BOM is skipped).
+    :param md: a parser with :func:`~lmml_mdit.lmml_plugin` installed; defaults to
+        :func:`default_parser`.
+    :param name: the file name, used in error messages.
+    :raises LmmlSyntaxError: for invalid UTF-8.
+    """
+    if isinstance(text, bytes):
+        text = decode_narrative(text, name=name)
+    elif text.startswith("\ufeff"):
+        text = text[1:]
+    parser = md if md is not None else default_parser()
+    env: dict[str, object] = {}
+    tokens = parser.parse(text, env)
+    if EMBEDS_KEY not in env:
+        raise TypeError("the parser given to lmml_mdit.parse() lacks lmml_plugin")
+    source: str = env[SOURCE_KEY]  # type: ignore[assignment]
+    embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
+    delimiters: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
+    turns = segment(_split_lines(source), delimiters, embeds)
+    return Narrative(
+        text=text, tokens=tokens, embeds=tuple(embeds), turns=tuple(turns), source=source
+    )
+
+
+def _split_lines(source: str) -> list[str]:
+    lines = source.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _trimmed_text(lines: Sequence[str], start: int, end: int) -> str:
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join(lines[start:end])
+
+
+def segment(
+    lines: Sequence[str],
+    delimiters: Sequence[Token],
+    embeds: Sequence[Embed],
+) -> list[Turn]:
+    """Split *lines* into turns at *delimiters* and bind each embed's first occurrence.
+
+    :param lines: the normalized source lines.
+    :param delimiters: top-level delimiter tokens with ``map`` and ``meta["lmml_role"]``.
+    :param embeds: every embed occurrence in document order.
+    """
+    # Region i: (role, delimiter first line, region start, region end), 0-based lines.
+    regions: list[tuple[Role, int | None, int, int, str | None]] = []
+    first_delimiter = delimiters[0].map[0] if delimiters and delimiters[0].map else len(lines)
+    if any(line.strip() for line in lines[:first_delimiter]):
+        regions.append(("context", None, 0, first_delimiter, None))
+    for index, token in enumerate(delimiters):
+        assert token.map is not None
+        start = token.map[1]
+        following = delimiters[index + 1] if index + 1 < len(delimiters) else None
+        end = following.map[0] if following is not None and following.map else len(lines)
+        regions.append((token.meta["lmml_role"], token.map[0], start, end, token.meta.get("lmml_heading")))
+
+    # A line belongs to the last region whose delimiter (or, for context, start) is at or
+    # before it; so a delimiter line binds to the turn it opens.
+    anchors = [delim if delim is not None else start for _, delim, start, _, _ in regions]
+    bound: list[list[Embed]] = [[] for _ in regions]
+    seen: set[str] = set()
+    for embed in embeds:
+        if embed.name in seen:
+            continue
+        seen.add(embed.name)
+        slot = bisect.bisect_right(anchors, embed.line - 1) - 1
+        if slot >= 0:
+            bound[slot].append(embed)
+
+    return [
+        Turn(
+            role=role,
+            text=_trimmed_text(lines, start, end),
+            embeds=tuple(bound[index]),
+            start_line=start + 1,
+            end_line=end,
+            delimiter_line=None if delim is None else delim + 1,
+            heading=heading,
+        )
+        for index, (role, delim, start, end, heading) in enumerate(regions)
+    ]

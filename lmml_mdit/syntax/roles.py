@@ -1,0 +1,70 @@
+"""Role delimiters: the headings and comments that split a narrative into turns.
+
+Grammar (top level of the document only; never inside a block quote, a list item, code or
+an embed)::
+
+    heading-delimiter = ATX or setext heading whose text holds a role word
+    comment-delimiter = 0*3SP "<!--" *WSP role *WSP "-->" *WSP EOL
+    role              = "user" / "assistant" / "system" / "tool"     ; any case
+    role word         = the first whole word of the text that is a role
+
+A comment delimiter is recognised whether or not the ``html`` option is on, and may
+interrupt a paragraph. It becomes an ``lmml_role`` token; a heading delimiter stays a
+``heading_open`` token. Both get ``meta["lmml_role"]``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.rules_block import StateBlock
+
+from ..model import MESSAGE_ROLES, Role
+
+_WORD = re.compile(r"[^\W\d_]+")
+_ROLES: dict[str, Role] = {role: role for role in MESSAGE_ROLES}
+COMMENT_OPEN = "<!--"
+COMMENT_CLOSE = "-->"
+
+
+def role_word(text: str) -> Role | None:
+    """The first whole word of *text* that names a role (any case), or None."""
+    for word in _WORD.finditer(text):
+        role = _ROLES.get(word.group().lower())
+        if role is not None:
+            return role
+    return None
+
+
+def comment_role(line: str) -> Role | None:
+    """The role of a line that is only ``<!-- role -->``, or None."""
+    text = line.strip()
+    if not (text.startswith(COMMENT_OPEN) and text.endswith(COMMENT_CLOSE)):
+        return None
+    if len(text) < len(COMMENT_OPEN) + len(COMMENT_CLOSE):
+        return None
+    return _ROLES.get(text[len(COMMENT_OPEN) : -len(COMMENT_CLOSE)].strip().lower())
+
+
+def role_comment(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """Block rule for ``<!-- role -->`` lines at the top level."""
+    if state.level != 0 or state.is_code_block(start_line):
+        return False
+    start = state.bMarks[start_line] + state.tShift[start_line]
+    end = state.eMarks[start_line]
+    if not state.src.startswith(COMMENT_OPEN, start, end):
+        return False
+    line = state.src[start:end]
+    role = comment_role(line)
+    if role is None:
+        return False
+    if silent:
+        return True
+    state.line = start_line + 1
+    token = state.push("lmml_role", "", 0)
+    token.block = True
+    token.info = role
+    token.markup = line.strip()
+    token.map = [start_line, start_line + 1]
+    token.meta = {"lmml_role": role, "line": start_line + 1}
+    return True
