@@ -72,3 +72,23 @@ class Turn:
     end_line: int = 0
     delimiter_line: int | None = None
     heading: str | None = None
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One authoring defect found by validation.
+
+    :ivar kind: the defect, e.g. ``missing_reference``, ``orphaned_entry``,
+        ``malformed_embed_name``, ``conflicting_embed``, ``unclosed_embed``.
+    :ivar name: the embed or entry concerned.
+    :ivar line: the 1-based narrative line, or ``None`` when the defect has no line (an
+        orphaned archive entry).
+    :ivar column: the 1-based column, where known.
+    :ivar message: what is wrong and what to do, for a person.
+    """
+
+    kind: str
+    name: str
+    line: int | None
+    column: int | None
+    message: str
