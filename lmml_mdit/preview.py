@@ -1,0 +1,796 @@
+"""A self-contained, safe HTML preview of an LMML bundle.
+
+:func:`render_html` turns a bundle into one HTML page: a header with the bundle's name and
+a summary of its manifest and settings, then one card per turn. The page needs no network
+and no JavaScript: the stylesheet is inline, images are ``data:`` URIs and collapsible
+content uses ``<details>``.
+
+Transcripts are untrusted input, so the page is built defensively:
+
+- the narrative is parsed once by :func:`preview_parser` (CommonMark with tables,
+  strikethrough and task lists, **raw HTML off**, so any HTML in the text is shown escaped;
+  role comments are LMML delimiters and become turn headers);
+- link and image destinations pass :func:`is_safe_url`: only ``http``, ``https``,
+  ``mailto``, ``tel`` and scheme-less URLs; ``javascript:``, ``vbscript:``, ``data:``,
+  ``file:`` and every other scheme are refused (the Markdown stays as text);
+- the only ``data:`` URIs are the ones the preview writes itself, for assets whose bytes
+  sniff as PNG, JPEG, GIF, WebP or SVG; SVG is only ever shown through ``<img>``, where a
+  browser never runs its scripts;
+- every name, title, alt text and manifest value is escaped, in text and in attributes;
+- the page carries a Content-Security-Policy that forbids scripts, plugins, frames and
+  every network fetch.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import html
+import json
+import mimetypes
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.tasklists import tasklists_plugin
+
+from .atomic import atomic_write_bytes
+from .errors import LmmlError
+from .model import Turn
+from .narrative import Narrative, parse
+from .preview_style import PREVIEW_CSS
+from .syntax import lmml_plugin
+from .syntax.render import render_embed, render_reference
+
+try:  # Pygments is optional (extra "highlight"); without it code is plain escaped text.
+    from pygments import highlight as _pygments_highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexer import Lexer
+    from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+    from pygments.util import ClassNotFound
+except ImportError:  # pragma: no cover - exercised by monkeypatching PYGMENTS_AVAILABLE
+    PYGMENTS_AVAILABLE = False
+else:
+    PYGMENTS_AVAILABLE = True
+
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "DEFAULT_MAX_IMAGE_BYTES",
+    "DEFAULT_MAX_TEXT_BYTES",
+    "SAFE_URL_SCHEMES",
+    "PreviewSource",
+    "is_safe_url",
+    "preview_parser",
+    "render_html",
+    "sniff_media_type",
+    "write_preview",
+]
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+    "base-uri 'none'; form-action 'none'"
+)
+"""The policy in the page's ``<meta http-equiv="Content-Security-Policy">``: no scripts, no
+fetches, images only from ``data:`` URIs, styles only inline."""
+
+SAFE_URL_SCHEMES = frozenset({"http", "https", "mailto", "tel"})
+"""The URL schemes a link in the narrative may use; scheme-less (relative) URLs pass too."""
+
+DEFAULT_MAX_IMAGE_BYTES = 8 * 1024 * 1024
+"""Images larger than this are shown as a chip instead of being embedded."""
+
+DEFAULT_MAX_TEXT_BYTES = 512 * 1024
+"""Text assets larger than this are shown as a chip instead of being expanded."""
+
+_OPEN_LINE_LIMIT = 40
+"""A text expansion with at most this many lines starts open; longer ones start folded."""
+
+_CONTEXT_KEY = "lmml_preview"
+_SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):")
+_IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f-\x9f]")
+_PLAIN_HEADING_WORD = re.compile(r"[^\W\d_]+")
+_PLAIN_HEADING_WORDS = frozenset({"turn", "user", "assistant", "system", "tool"})
+_SVG_START = re.compile(
+    rb"\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*(<!doctype[^>]*>\s*)?<svg[\s>]", re.I | re.S
+)
+
+
+class PreviewSource(Protocol):
+    """What the preview reads from a bundle (:class:`lmml_mdit.Bundle` provides all of it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def narrative_name(self) -> str: ...
+
+    @property
+    def narrative(self) -> Narrative: ...
+
+    @property
+    def entries(self) -> tuple[str, ...]: ...
+
+    @property
+    def manifest(self) -> dict[str, Any] | None: ...
+
+    @property
+    def settings(self) -> dict[str, Any] | None: ...
+
+    def embed(self, name: str) -> bytes: ...
+
+    def entry_size(self, name: str) -> int: ...
+
+
+# --------------------------------------------------------------------------- URL safety
+
+
+def is_safe_url(url: str) -> bool:
+    """Whether a link or image destination from the narrative may appear in the page.
+
+    Browsers ignore ASCII whitespace and control characters inside a scheme
+    (``java\\tscript:``), so they are dropped before the scheme is read; percent-escapes
+    are decoded first, so ``java%09script:`` is refused too (stricter than a browser).
+
+    :param url: the destination, entities already decoded (as markdown-it passes it).
+    :return: True for scheme-less URLs and for the schemes in :data:`SAFE_URL_SCHEMES`.
+    """
+    cleaned = _IGNORED_IN_URL.sub("", unquote(url)).lower()
+    match = _SCHEME.match(cleaned)
+    return match is None or match.group(1) in SAFE_URL_SCHEMES
+
+
+class _PreviewMarkdownIt(MarkdownIt):
+    """A parser whose link validation is :func:`is_safe_url` (stricter than the default,
+    which lets ``data:image/...`` through)."""
+
+    def validateLink(self, url: str) -> bool:
+        return is_safe_url(url)
+
+
+@functools.cache
+def preview_parser() -> MarkdownIt:
+    """The parser behind the preview: CommonMark with ``html`` off, tables, strikethrough,
+    task lists (disabled checkboxes), :func:`~lmml_mdit.lmml_plugin` and the preview's
+    render rules. Cached and shared, so do not modify it; to extend the pipeline, build a
+    parser of your own the same way.
+
+    The render rules read the bundle from ``env["lmml_preview"]``, which
+    :func:`render_html` sets; rendering its tokens without that falls back to the plugin's
+    plain output for references and fences.
+    """
+    md = _PreviewMarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.use(tasklists_plugin)
+    md.use(lmml_plugin)
+    md.add_render_rule("lmml_ref", _with_context(_render_reference, render_reference))
+    md.add_render_rule("lmml_embed", _with_context(_render_fence, render_embed))
+    md.add_render_rule("fence", _render_code_fence)
+    md.add_render_rule("code_block", _render_code_fence)
+    md.add_render_rule("image", _render_image)
+    md.add_render_rule("link_open", _render_link_open)
+    for closing in ("paragraph_close", "heading_close", "th_close", "td_close"):
+        md.add_render_rule(closing, _render_block_close)
+    return md
+
+
+# --------------------------------------------------------------------------- media types
+
+
+def sniff_media_type(data: bytes, name: str = "") -> str:
+    """The media type of *data*: image formats by their signature, then text or binary.
+
+    Images are recognised by content only (PNG, JPEG, GIF, WebP, SVG), never by name, so a
+    mislabelled file is never shown as an image. Other types fall back to the name's
+    extension, then to ``text/plain`` for UTF-8 without NUL bytes, else
+    ``application/octet-stream``.
+
+    :param data: the asset's bytes.
+    :param name: the asset's name, used for non-image types.
+    """
+    image = _image_type(data)
+    if image is not None:
+        return image
+    guessed = _guess_type(name)
+    if guessed is not None and not guessed.startswith("image/"):
+        return guessed
+    if data.startswith(b"%PDF-"):
+        return "application/pdf"
+    if data.startswith(b"PK\x03\x04"):
+        return "application/zip"
+    return "text/plain" if _as_text(data) is not None else "application/octet-stream"
+
+
+def _image_type(data: bytes) -> str | None:
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if len(data) >= 12 and data.startswith(b"RIFF") and data[8:12] == b"WEBP":
+        return "image/webp"
+    head = data[:4096].removeprefix(b"\xef\xbb\xbf")
+    if _SVG_START.match(head):
+        return "image/svg+xml"
+    return None
+
+
+_EXTRA_TYPES = {
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".md": "text/markdown",
+    ".lmml": "text/markdown",
+    ".toml": "application/toml",
+    ".jsonl": "application/jsonl",
+}
+"""Types the platform's ``mimetypes`` table may lack, so every system reports the same."""
+
+
+def _guess_type(name: str) -> str | None:
+    extension = os.path.splitext(name)[1].lower()
+    if extension in _EXTRA_TYPES:
+        return _EXTRA_TYPES[extension]
+    guessed, _ = mimetypes.guess_type(name, strict=False)
+    return guessed
+
+
+def _as_text(data: bytes) -> str | None:
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return None
+
+
+def _format_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if value < 1024 or unit == "GiB":
+            break
+    return f"{value:.1f} {unit}"
+
+
+def _is_text_type(media_type: str) -> bool:
+    return media_type.startswith("text/") or media_type in {
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/x-yaml",
+        "application/yaml",
+        "application/toml",
+        "application/jsonl",
+        "application/x-sh",
+        "application/sql",
+    }
+
+
+# --------------------------------------------------------------------------- highlighting
+
+
+def _highlight(code: str, *, filename: str | None, language: str | None, enabled: bool) -> str:
+    """Escaped HTML for *code*, coloured by Pygments when enabled and installed."""
+    if enabled and PYGMENTS_AVAILABLE:
+        lexer = _lexer(filename, language, code)
+        if lexer is not None:
+            formatter = HtmlFormatter(nowrap=True)
+            return str(_pygments_highlight(code, lexer, formatter))
+    return html.escape(code, quote=False)
+
+
+def _lexer(filename: str | None, language: str | None, code: str) -> Lexer | None:
+    try:
+        if language:
+            return get_lexer_by_name(language)
+        if filename:
+            return get_lexer_for_filename(filename, code)
+    except ClassNotFound:
+        return None
+    return None
+
+
+@functools.cache
+def _pygments_css() -> str:
+    """Pygments' token colours, scoped to the preview (its full stylesheet also styles bare
+    ``pre`` and ``td`` elements, which would leak into a host page)."""
+    if not PYGMENTS_AVAILABLE:
+        return ""
+    formatter = HtmlFormatter(style="default")
+    rules = formatter.get_token_style_defs(".lmml-preview .highlight")  # type: ignore[no-untyped-call]
+    return "\n".join(str(rule) for rule in rules) + "\n"
+
+
+def _code_block(code: str, *, filename: str | None, language: str | None, enabled: bool) -> str:
+    body = _highlight(code, filename=filename, language=language, enabled=enabled)
+    return f'<pre class="highlight"><code>{body}</code></pre>'
+
+
+# --------------------------------------------------------------------------- page state
+
+
+@dataclass
+class _Asset:
+    """What one embed name resolved to, computed once per page."""
+
+    name: str
+    media_type: str = ""
+    size: int = 0
+    data: bytes | None = None
+    error: str | None = None
+    too_large: bool = False
+    expansion_id: str | None = None
+
+
+@dataclass
+class _Page:
+    """Per-render state, reachable from render rules through ``env["lmml_preview"]``."""
+
+    bundle: PreviewSource
+    highlight: bool
+    max_image_bytes: int
+    max_text_bytes: int
+    assets: dict[str, _Asset] = field(default_factory=dict)
+    pending: list[str] = field(default_factory=list)
+    expansions: int = 0
+
+    def asset(self, name: str) -> _Asset:
+        cached = self.assets.get(name)
+        if cached is None:
+            cached = self.assets[name] = self._resolve(name)
+        return cached
+
+    def _resolve(self, name: str) -> _Asset:
+        asset = _Asset(name)
+        limit = max(self.max_image_bytes, self.max_text_bytes)
+        try:
+            if name in self.bundle.entries:
+                asset.size = self.bundle.entry_size(name)
+                if asset.size > limit:
+                    asset.too_large = True
+                    asset.media_type = _guess_type(name) or "application/octet-stream"
+                    return asset
+            data = self.bundle.embed(name)
+        except LmmlError as error:
+            asset.error = str(error)
+            return asset
+        asset.size = len(data)
+        asset.media_type = sniff_media_type(data, name)
+        asset.data = data
+        if asset.media_type.startswith("image/"):
+            asset.too_large = asset.size > self.max_image_bytes
+        elif _is_text_type(asset.media_type):
+            asset.too_large = asset.size > self.max_text_bytes
+        return asset
+
+    def next_expansion_id(self) -> str:
+        self.expansions += 1
+        return f"lmml-asset-{self.expansions}"
+
+    def flush(self) -> str:
+        if not self.pending:
+            return ""
+        out = "".join(self.pending)
+        self.pending.clear()
+        return out
+
+
+_Rule = Callable[[Any, Sequence[Token], int, OptionsDict, EnvType], str]
+
+
+def _with_context(rule: Callable[[_Page, Sequence[Token], int], str], fallback: _Rule) -> _Rule:
+    def render(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        page = env.get(_CONTEXT_KEY) if env else None
+        if isinstance(page, _Page):
+            return rule(page, tokens, idx)
+        return fallback(self, tokens, idx, options, env)
+
+    return render
+
+
+# --------------------------------------------------------------------------- render rules
+
+
+def _attr(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def _chip(
+    name: str, meta: str, *, classes: str = "", label: str = "", title: str = "", at: bool = True
+) -> str:
+    extra = f" {classes}" if classes else ""
+    title_attr = f' title="{_attr(title)}"' if title else ""
+    shown = f"@{name}" if at else name
+    label_html = f'<span class="lmml-missing-label">{html.escape(label)}</span>' if label else ""
+    meta_html = f'<span class="lmml-chip-meta">{html.escape(meta)}</span>' if meta else ""
+    return (
+        f'<span class="lmml-chip{extra}" data-lmml-name="{_attr(name)}"{title_attr}>'
+        f'<span class="lmml-chip-name">{html.escape(shown)}</span>{meta_html}{label_html}</span>'
+    )
+
+
+def _data_uri(media_type: str, data: bytes) -> str:
+    return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _image_html(asset: _Asset, *, caption: str) -> str:
+    assert asset.data is not None
+    describe = f"{asset.name} ({asset.media_type}, {_format_size(asset.size)})"
+    return (
+        f'<span class="lmml-asset-image" data-lmml-name="{_attr(asset.name)}">'
+        f'<img src="{_data_uri(asset.media_type, asset.data)}" alt="{_attr(asset.name)}"'
+        f' title="{_attr(describe)}">'
+        f'<span class="lmml-caption">{html.escape(caption)}</span></span>'
+    )
+
+
+def _expansion(page: _Page, asset: _Asset, text: str, *, open_: bool, note: str = "") -> str:
+    expansion_id = page.next_expansion_id()
+    asset.expansion_id = expansion_id
+    lines = text.count("\n") + 1
+    opened = " open" if open_ and lines <= _OPEN_LINE_LIMIT else ""
+    meta = f"{asset.media_type} · {_format_size(asset.size)} · {lines} line{'s' * (lines != 1)}"
+    classes = "lmml-expansion"
+    note_html = ""
+    if note:
+        classes += " lmml-unclosed"
+        note_html = f'<span class="lmml-note">{html.escape(note)}</span>'
+    code = _code_block(text, filename=asset.name, language=None, enabled=page.highlight)
+    return (
+        f'<details class="{classes}" id="{expansion_id}" data-lmml-name="{_attr(asset.name)}"'
+        f"{opened}><summary>{_chip(asset.name, meta, at=False)}{note_html}</summary>"
+        f"{code}</details>\n"
+    )
+
+
+def _render_reference(page: _Page, tokens: Sequence[Token], idx: int) -> str:
+    name = tokens[idx].content
+    asset = page.asset(name)
+    if asset.error is not None:
+        return _chip(name, "", classes="lmml-ref lmml-missing", label="missing", title=asset.error)
+    meta = f"{asset.media_type} · {_format_size(asset.size)}"
+    if asset.too_large:
+        return _chip(name, meta, classes="lmml-ref lmml-too-large", title="too large to preview")
+    if asset.media_type.startswith("image/") and asset.data is not None:
+        return _image_html(asset, caption=f"@{name}")
+    text = _as_text(asset.data) if asset.data is not None else None
+    if text is not None and _is_text_type(asset.media_type):
+        if asset.expansion_id is None:
+            page.pending.append(_expansion(page, asset, text, open_=True))
+        return _chip(name, meta, classes="lmml-ref lmml-asset-text")
+    return _chip(name, meta, classes="lmml-ref lmml-asset-binary")
+
+
+def _render_fence(page: _Page, tokens: Sequence[Token], idx: int) -> str:
+    token = tokens[idx]
+    name = token.info
+    data = token.content.encode("utf-8")
+    asset = _Asset(name, media_type=sniff_media_type(data, name), size=len(data), data=data)
+    if not _is_text_type(asset.media_type) and not asset.media_type.startswith("image/"):
+        asset.media_type = "text/plain"  # a fence's content is always text
+    note = "" if token.meta.get("closed", True) else "unclosed: runs to the end of its block"
+    out = ""
+    if asset.media_type == "image/svg+xml" and asset.size <= page.max_image_bytes:
+        out = f'<div class="lmml-fence-image">{_image_html(asset, caption=name)}</div>\n'
+    page.assets.setdefault(name, asset)
+    return out + _expansion(page, asset, token.content, open_=True, note=note)
+
+
+def _render_code_fence(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    token = tokens[idx]
+    page = env.get(_CONTEXT_KEY) if env else None
+    enabled = page.highlight if isinstance(page, _Page) else PYGMENTS_AVAILABLE
+    language = token.info.split(maxsplit=1)[0] if token.info.strip() else None
+    code = token.content
+    classes = f' class="language-{_attr(language)}"' if language else ""
+    body = _highlight(code, filename=None, language=language, enabled=enabled)
+    return f'<pre class="highlight"><code{classes}>{body}</code></pre>\n'
+
+
+def _render_image(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Markdown images: a bundle asset by relative name is shown from a data URI; anything
+    else becomes a link, since the page fetches nothing."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = self.renderInlineAsText(token.children or [], options, env)
+    page = env.get(_CONTEXT_KEY) if env else None
+    if isinstance(page, _Page) and src and _SCHEME.match(src.lower()) is None:
+        name = unquote(src.split("#", 1)[0].split("?", 1)[0])
+        asset = page.asset(name)
+        if asset.error is None and not asset.too_large and asset.media_type.startswith("image/"):
+            return _image_html(asset, caption=alt or name)
+        if asset.error is not None:
+            return _chip(
+                name, "", classes="lmml-missing", label="missing", title=asset.error, at=False
+            )
+    if not is_safe_url(src):
+        return html.escape(alt)
+    return (
+        f'<a class="lmml-remote" href="{_attr(src)}" rel="nofollow noopener noreferrer">'
+        f"[image: {html.escape(alt or src)}]</a>"
+    )
+
+
+def _render_link_open(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    token = tokens[idx]
+    href = str(token.attrGet("href") or "")
+    if not is_safe_url(href):  # validateLink already refused these; never trust one path only
+        token.attrSet("href", "#")
+    token.attrSet("rel", "nofollow noopener noreferrer")
+    return str(self.renderToken(tokens, idx, options, env))
+
+
+def _render_block_close(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Close the block, then place the expansions of the text assets it referenced: a
+    ``<details>`` cannot sit inside a paragraph or heading."""
+    out = str(self.renderToken(tokens, idx, options, env))
+    page = env.get(_CONTEXT_KEY) if env else None
+    if isinstance(page, _Page):
+        out += page.flush()
+    return out
+
+
+# --------------------------------------------------------------------------- page
+
+
+def _delimiter_positions(tokens: Sequence[Token]) -> list[int]:
+    return [
+        index
+        for index, token in enumerate(tokens)
+        if token.level == 0
+        and (
+            token.type == "lmml_role"
+            or (token.type == "heading_open" and "lmml_role" in (token.meta or {}))
+        )
+    ]
+
+
+def _turn_slices(
+    narrative: Narrative,
+) -> Iterator[tuple[Turn, int | None, list[Token]]]:
+    """Each turn with its delimiter token's index and the tokens of its body."""
+    tokens = narrative.tokens
+    positions = _delimiter_positions(tokens)
+    turns = list(narrative.turns)
+    if turns and turns[0].delimiter_line is None:
+        end = positions[0] if positions else len(tokens)
+        yield turns.pop(0), None, tokens[:end]
+    for number, (turn, position) in enumerate(zip(turns, positions, strict=True)):
+        start = position + (3 if tokens[position].type == "heading_open" else 1)
+        end = positions[number + 1] if number + 1 < len(positions) else len(tokens)
+        yield turn, position, tokens[start:end]
+
+
+def _renderer(md: MarkdownIt) -> RendererHTML:
+    renderer = md.renderer
+    assert isinstance(renderer, RendererHTML)
+    return renderer
+
+
+def _is_plain_heading(text: str, number: int | None) -> bool:
+    """Whether a delimiter heading says no more than the card header does: its role, maybe
+    "Turn", and no number or the card's own number."""
+    words = _PLAIN_HEADING_WORD.findall(text)
+    if any(word.lower() not in _PLAIN_HEADING_WORDS for word in words):
+        return False
+    numbers = re.findall(r"\d+", text)
+    return not numbers or numbers == [str(number)]
+
+
+def _render_turn(
+    md: MarkdownIt,
+    page: _Page,
+    env: EnvType,
+    turn: Turn,
+    number: int | None,
+    delimiter: int | None,
+    body: list[Token],
+    tokens: Sequence[Token],
+) -> str:
+    role = turn.role
+    title = ""
+    if delimiter is not None and tokens[delimiter].type == "heading_open":
+        inline = tokens[delimiter + 1]
+        if not _is_plain_heading(inline.content, number):
+            rendered = _renderer(md).renderInline(inline.children or [], md.options, env)
+            title = f'<span class="lmml-turn-title">{rendered}</span>'
+    number_html = "" if number is None else f'<span class="lmml-turn-number">Turn {number}</span>'
+    if turn.delimiter_line is not None:
+        lines = f"line {turn.delimiter_line}"
+    else:
+        lines = f"lines {turn.start_line}–{turn.end_line}"
+    header = (
+        f'<header class="lmml-turn-header"><h2>'
+        f'<span class="lmml-role-badge">{html.escape(role)}</span>{number_html}{title}</h2>'
+        f'<span class="lmml-turn-lines">{html.escape(lines)}</span></header>\n'
+    )
+    after_header = page.flush()
+    content = md.renderer.render(body, md.options, env) if body else ""
+    content += page.flush()
+    if not content.strip():
+        content = '<p class="lmml-empty">(empty turn)</p>\n'
+    anchor = f"turn-{number}" if number is not None else "turn-context"
+    return (
+        f'<section class="lmml-turn lmml-turn-{html.escape(role)}" id="{anchor}"'
+        f' data-lmml-role="{html.escape(role)}">\n{header}{after_header}'
+        f'<div class="lmml-turn-body">\n{content}</div>\n</section>\n'
+    )
+
+
+def _summary_value(value: object, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _meta_section(title: str, read: Callable[[], Mapping[str, Any] | None]) -> str:
+    try:
+        values = read()
+    except LmmlError as error:
+        return (
+            f'<section class="lmml-meta lmml-{title.lower()}"><h2>{title}</h2>'
+            f'<p class="lmml-meta-error">invalid: {html.escape(str(error))}</p></section>\n'
+        )
+    if not values:
+        return ""
+    items = list(values.items())
+    shown = items[:50]
+    rows = "".join(
+        f"<dt>{html.escape(_summary_value(key, 80))}</dt>"
+        f"<dd>{html.escape(_summary_value(value))}</dd>"
+        for key, value in shown
+    )
+    if len(items) > len(shown):
+        rows += f"<dt>…</dt><dd>{len(items) - len(shown)} more</dd>"
+    return (
+        f'<section class="lmml-meta lmml-{title.lower()}"><h2>{title}</h2>'
+        f"<dl>{rows}</dl></section>\n"
+    )
+
+
+def _page_header(bundle: PreviewSource, narrative: Narrative, title: str) -> str:
+    counts: dict[str, int] = {}
+    for turn in narrative.turns:
+        counts[turn.role] = counts.get(turn.role, 0) + 1
+    by_role = ", ".join(f"{role} {count}" for role, count in counts.items())
+    turns = len(narrative.turns)
+    assets = [name for name in bundle.entries if name not in _reserved_names(bundle)]
+    parts = [
+        f"{bundle.kind} bundle",
+        bundle.narrative_name,
+        f"{turns} turn{'s' * (turns != 1)}" + (f" ({by_role})" if by_role else ""),
+        f"{len(assets)} asset{'s' * (len(assets) != 1)}",
+    ]
+    summary = " · ".join(html.escape(part) for part in parts)
+    return (
+        f'<header class="lmml-page-header">\n<h1>{html.escape(title)}</h1>\n'
+        f'<p class="lmml-summary">{summary}</p>\n'
+        + _meta_section("Manifest", lambda: bundle.manifest)
+        + _meta_section("Settings", lambda: bundle.settings)
+        + "</header>\n"
+    )
+
+
+def _reserved_names(bundle: PreviewSource) -> tuple[str, ...]:
+    reserved = getattr(bundle, "RESERVED_NAMES", ())
+    return tuple(reserved) if isinstance(reserved, tuple) else ()
+
+
+def _assets_footer(bundle: PreviewSource) -> str:
+    reserved = _reserved_names(bundle)
+    chips = []
+    for name in bundle.entries:
+        if name in reserved:
+            continue
+        try:
+            size = _format_size(bundle.entry_size(name))
+        except LmmlError:
+            size = "size unknown"
+        media_type = _guess_type(name) or "application/octet-stream"
+        chips.append(f"<li>{_chip(name, f'{media_type} · {size}', at=False)}</li>")
+    if not chips:
+        return ""
+    return (
+        '<section class="lmml-assets"><h2>Archive entries</h2>\n<ul>'
+        + "".join(chips)
+        + "</ul></section>\n"
+    )
+
+
+def render_html(
+    bundle: PreviewSource,
+    *,
+    title: str | None = None,
+    fragment: bool = False,
+    highlight: bool = True,
+    max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES,
+    max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
+) -> str:
+    """Render *bundle* as one self-contained, script-free HTML page.
+
+    :param bundle: the bundle (:class:`lmml_mdit.Bundle` or anything with its attributes).
+    :param title: the page title and heading; defaults to the bundle's name.
+    :param fragment: return only the ``<div class="lmml-preview">`` (with its scoped
+        ``<style>``) for embedding in another page, instead of a whole document.
+    :param highlight: colour code with Pygments when it is installed.
+    :param max_image_bytes: images larger than this are shown as a chip, not embedded.
+    :param max_text_bytes: text assets larger than this are shown as a chip, not expanded.
+    :raises ValueError: for a negative size limit.
+    :raises LmmlError: only if the narrative itself cannot be read (assets that cannot be
+        resolved are marked "missing" in the page instead).
+    """
+    if max_image_bytes < 0 or max_text_bytes < 0:
+        raise ValueError("max_image_bytes and max_text_bytes must not be negative")
+    md = preview_parser()
+    narrative = parse(bundle.narrative.text, md=md, name=bundle.narrative_name)
+    page = _Page(
+        bundle=bundle,
+        highlight=highlight,
+        max_image_bytes=max_image_bytes,
+        max_text_bytes=max_text_bytes,
+    )
+    env: EnvType = {_CONTEXT_KEY: page}
+    heading = title if title is not None else bundle.name
+    cards: list[str] = []
+    number = 0
+    for turn, delimiter, body in _turn_slices(narrative):
+        shown: int | None = None
+        if turn.role != "context":
+            number += 1
+            shown = number
+        cards.append(_render_turn(md, page, env, turn, shown, delimiter, body, narrative.tokens))
+    if not cards:
+        cards.append('<p class="lmml-empty">(the narrative is empty)</p>\n')
+    style = PREVIEW_CSS + (_pygments_css() if highlight else "")
+    body_html = (
+        f'<div class="lmml-preview">\n<style>{style}</style>\n'
+        + _page_header(bundle, narrative, heading)
+        + '<main class="lmml-turns">\n'
+        + "".join(cards)
+        + "</main>\n"
+        + _assets_footer(bundle)
+        + "</div>\n"
+    )
+    if fragment:
+        return body_html
+    return (
+        "<!DOCTYPE html>\n<html>\n<head>\n"
+        '<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(heading)} · LMML preview</title>\n"
+        "</head>\n<body>\n" + body_html + "</body>\n</html>\n"
+    )
+
+
+def write_preview(bundle: PreviewSource, path: str | os.PathLike[str], **options: Any) -> None:
+    """Write :func:`render_html` of *bundle* to *path* atomically (see
+    :func:`lmml_mdit.atomic.atomic_write`: a temporary file in the same folder, flushed and
+    synced, then renamed over *path*).
+
+    :param options: passed to :func:`render_html`.
+    :raises OSError: when the folder cannot be written.
+    """
+    atomic_write_bytes(path, render_html(bundle, **options).encode("utf-8"))

@@ -1,0 +1,461 @@
+"""The HTML preview: structure of the page for realistic bundles, assets, links, options."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from pathlib import Path
+
+import pytest
+from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bundle
+
+import lmml_mdit.bundle as bundle_module
+import lmml_mdit.preview as preview
+from lmml_mdit.bundle import Bundle
+from lmml_mdit.preview import (
+    CONTENT_SECURITY_POLICY,
+    is_safe_url,
+    render_html,
+    sniff_media_type,
+    write_preview,
+)
+from lmml_mdit.preview_style import PREVIEW_CSS
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _page(bundle: Bundle, **options: object) -> Element:
+    document = parse_document(render_html(bundle, **options))  # type: ignore[arg-type]
+    assert document.mismatched == []
+    return document.root
+
+
+def _cards(root: Element) -> list[Element]:
+    return root.find_all("section", "lmml-turn")
+
+
+def _data_uri_bytes(src: str) -> tuple[str, bytes]:
+    match = re.fullmatch(r"data:([a-z/+]+);base64,([A-Za-z0-9+/=]+)", src)
+    assert match is not None, src[:60]
+    return match.group(1), base64.b64decode(match.group(2))
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def test_document_head_is_self_contained_and_forbids_scripts() -> None:
+    markup = render_html(sample_bundle())
+    document = parse_document(markup)
+    assert document.doctype is not None and document.doctype.lower() == "doctype html"
+    head = document.root.find("head")
+    metas = head.find_all("meta")
+    assert metas[0].get("charset") == "utf-8"
+    csp = [m.get("content") for m in metas if m.get("http-equiv") == "Content-Security-Policy"]
+    assert csp == [CONTENT_SECURITY_POLICY]
+    assert "default-src 'none'" in CONTENT_SECURITY_POLICY
+    assert "img-src data:" in CONTENT_SECURITY_POLICY
+    assert "script-src" not in CONTENT_SECURITY_POLICY  # so default-src 'none' applies
+    assert head.find("title").text == "weekly-review · LMML preview"
+    root = document.root
+    assert root.find_all("script") == []
+    assert root.find_all("link") == []
+    styles = root.find_all("style")
+    assert len(styles) == 1 and PREVIEW_CSS in styles[0].text
+    assert not any(a.startswith("on") for e in root.iter() for a, _ in e.attrs)
+    srcs = [e.get("src") or "" for e in root.iter() if e.get("src") is not None]
+    assert srcs and all(src.startswith("data:image/") for src in srcs)
+
+
+def test_header_names_the_bundle_and_summarises_manifest_and_settings() -> None:
+    root = _page(sample_bundle())
+    header = root.find("header", "lmml-page-header")
+    assert header.find("h1").text == "weekly-review"
+    summary = header.find("p", "lmml-summary").text
+    assert summary == (
+        "zip bundle · weekly-review.lmml · 6 turns "
+        "(context 1, system 1, user 2, assistant 1, tool 1) · 4 assets"
+    )
+    manifest = header.find("section", "lmml-manifest")
+    pairs = dict(
+        zip(
+            [dt.text for dt in manifest.find_all("dt")],
+            [dd.text for dd in manifest.find_all("dd")],
+            strict=True,
+        )
+    )
+    assert pairs["title"] == "Weekly sales review"
+    assert pairs["tags"] == '["sales", "weekly"]'
+    settings = header.find("section", "lmml-settings")
+    assert [dt.text for dt in settings.find_all("dt")] == ["model", "temperature", "max_tokens"]
+    assert [dd.text for dd in settings.find_all("dd")] == ["gpt-4o", "0.2", "800"]
+
+
+def test_each_turn_is_a_card_with_role_and_number() -> None:
+    root = _page(sample_bundle())
+    cards = _cards(root)
+    assert [card.get("data-lmml-role") for card in cards] == [
+        "context",
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "user",
+    ]
+    for card in cards:
+        assert f"lmml-turn-{card.get('data-lmml-role')}" in card.classes
+        assert card.find("span", "lmml-role-badge").text == card.get("data-lmml-role")
+    numbers = [[n.text for n in card.find_all("span", "lmml-turn-number")] for card in cards]
+    assert numbers == [[], ["Turn 1"], ["Turn 2"], ["Turn 3"], ["Turn 4"], ["Turn 5"]]
+    assert [card.get("id") for card in cards] == [
+        "turn-context",
+        "turn-1",
+        "turn-2",
+        "turn-3",
+        "turn-4",
+        "turn-5",
+    ]
+    # The role colours are distinct per role in the stylesheet.
+    accents = dict(re.findall(r"\.lmml-turn-(\w+) \{ --lmml-accent: (#\w+); \}", PREVIEW_CSS))
+    assert set(accents) == {"context", "system", "user", "assistant", "tool"}
+    assert len(set(accents.values())) == 5
+
+
+def test_comment_and_heading_delimiters_give_the_same_header() -> None:
+    cards = _cards(_page(sample_bundle()))
+    from_heading = cards[2].find("header", "lmml-turn-header")  # "## Turn 2 -- user"
+    from_comment = cards[3].find("header", "lmml-turn-header")  # "<!-- assistant -->"
+    assert from_heading.skeleton() == from_comment.skeleton()
+    # The delimiters themselves are not repeated in the body.
+    for card in cards:
+        body = card.find("div", "lmml-turn-body")
+        assert body.find_all("h2") == [] and "<!--" not in body.text
+        assert body.find_all(cls="lmml-role") == []
+
+
+def test_heading_text_is_shown_only_when_it_says_more_than_the_header() -> None:
+    text = (
+        "## Turn 1 -- user\nhi\n\n# ASSISTANT\nyes\n\n## User asks about **Paris**\nq\n\n"
+        "## Turn 9 -- assistant\na\n"
+    )
+    cards = _cards(_page(Bundle.from_text("t", text)))
+    titles = [[t.text for t in card.find_all("span", "lmml-turn-title")] for card in cards]
+    assert titles == [[], [], ["User asks about Paris"], ["Turn 9 -- assistant"]]
+    assert cards[2].find("span", "lmml-turn-title").find("strong").text == "Paris"
+
+
+def test_markdown_is_gfm_like_and_raw_html_is_text() -> None:
+    root = _page(sample_bundle())
+    user = _cards(root)[2]
+    table = user.find("table")
+    assert [th.text for th in table.find_all("th")] == ["week", "sales", "note"]
+    assert table.find("s").text == "draft"
+    assistant = _cards(root)[3]
+    boxes = assistant.find_all("input")
+    assert [(b.get("type"), b.has("checked"), b.has("disabled")) for b in boxes] == [
+        ("checkbox", True, True),
+        ("checkbox", False, True),
+    ]
+    last = _cards(root)[5]
+    assert last.find_all("b") == []
+    assert "Raw <b>HTML</b> stays text." in last.text
+
+
+def test_image_reference_shows_the_decoded_image_where_it_is_referenced() -> None:
+    bundle = sample_bundle()
+    root = _page(bundle)
+    user = _cards(root)[2]
+    images = user.find_all("img")
+    assert len(images) == 2  # the paragraph and the table cell
+    paragraph_image = images[0]
+    assert paragraph_image.parent is not None and paragraph_image.parent.parent is not None
+    assert paragraph_image.parent.parent.tag == "p"
+    assert images[1].parent is not None and images[1].parent.parent is not None
+    assert images[1].parent.parent.tag == "td"
+    for image in images:
+        media_type, data = _data_uri_bytes(image.get("src") or "")
+        assert (media_type, data) == ("image/png", bundle.read("chart.png"))
+        assert image.get("alt") == "chart.png"
+
+
+def test_svg_asset_is_only_an_img_never_inline_markup() -> None:
+    root = _page(sample_bundle())
+    tool = _cards(root)[4]
+    (image,) = tool.find_all("img")
+    assert _data_uri_bytes(image.get("src") or "") == ("image/svg+xml", SAMPLE_SVG)
+    assert root.find_all("svg") == [] and root.find_all("rect") == []
+
+
+def test_text_asset_expands_after_its_paragraph_with_highlighting() -> None:
+    root = _page(sample_bundle())
+    user = _cards(root)[2]
+    chip = user.find("span", "lmml-asset-text")
+    assert chip.get("data-lmml-name") == "plot.py"
+    assert "text/x-python · 87 B" in chip.text
+    details = user.find("details")
+    assert details.get("data-lmml-name") == "plot.py" and details.has("open")
+    assert details.parent is not None and details.parent.classes == {"lmml-turn-body"}
+    code = details.find("pre").text
+    assert code.startswith("import matplotlib.pyplot as plt\n")
+    assert details.find("pre").find_all("span", "kn")  # Pygments: keyword.namespace
+    # The expansion follows the paragraph that references it.
+    body = user.find("div", "lmml-turn-body")
+    blocks = [c.tag for c in body.children if isinstance(c, Element)]
+    assert blocks[:3] == ["p", "details", "p"]
+
+
+def test_other_assets_are_chips_with_type_and_size() -> None:
+    bundle = sample_bundle()
+    user = _cards(_page(bundle))[2]
+    chip = user.find("span", "lmml-asset-binary")
+    assert chip.get("data-lmml-name") == "report.pdf"
+    size = len(bundle.read("report.pdf"))
+    assert chip.find("span", "lmml-chip-meta").text == f"application/pdf · {size} B"
+
+
+def test_missing_reference_is_marked_visibly() -> None:
+    root = _page(sample_bundle())
+    (missing,) = root.find_all(cls="lmml-missing")
+    assert missing.get("data-lmml-name") == "appendix.csv"
+    assert missing.find("span", "lmml-missing-label").text == "missing"
+    assert "appendix.csv" in (missing.get("title") or "")
+    assert ".lmml-preview .lmml-missing {" in PREVIEW_CSS
+
+
+def test_inline_fence_expands_to_its_content() -> None:
+    assistant = _cards(_page(sample_bundle()))[3]
+    details = assistant.find("details")
+    assert details.get("data-lmml-name") == "numbers.json"
+    assert details.has("open")
+    assert "application/json" in details.find("summary").text
+    assert details.find("pre").text == '{"week": [1, 2], "sales": [120, 135]}\n'
+    fenced = assistant.find_all("pre")[1]
+    assert fenced.find("code").get("class") == "language-python"
+
+
+def test_unclosed_fence_is_flagged() -> None:
+    root = _page(Bundle.from_text("t", "## User\n@@@notes.txt\nno end\n"))
+    details = root.find("details")
+    assert "lmml-unclosed" in details.classes
+    assert "unclosed" in details.find("summary").text
+
+
+def test_unresolvable_reference_in_a_bare_text_bundle_is_missing() -> None:
+    root = _page(Bundle.from_text("t", "## User\nsee @chart.png\n"))
+    missing = root.find(cls="lmml-missing")
+    assert "bare .lmml" in (missing.get("title") or "")
+
+
+def test_markdown_images_resolve_bundle_names_and_never_fetch() -> None:
+    png = make_png(3, 3)
+    text = "## User\n![a chart](chart.png) ![gone](nope.png) ![remote](https://example.com/x.png)\n"
+    root = _page(Bundle.from_zip("t", text, {"chart.png": png}))
+    (image,) = root.find_all("img")
+    assert _data_uri_bytes(image.get("src") or "") == ("image/png", png)
+    assert root.find(cls="lmml-missing").get("data-lmml-name") == "nope.png"
+    remote = root.find("a", "lmml-remote")
+    assert remote.get("href") == "https://example.com/x.png"
+    assert remote.text == "[image: remote]"
+
+
+def test_large_assets_become_chips() -> None:
+    png = make_png(40, 40)
+    text = "## User\n@chart.png @notes.txt\n"
+    bundle = Bundle.from_zip("t", text, {"chart.png": png, "notes.txt": b"x" * 200})
+    root = _page(bundle, max_image_bytes=10, max_text_bytes=10)
+    assert root.find_all("img") == [] and root.find_all("details") == []
+    assert len(root.find_all(cls="lmml-too-large")) == 2
+    with pytest.raises(ValueError, match="must not be negative"):
+        render_html(bundle, max_text_bytes=-1)
+
+
+def test_empty_narrative_and_empty_turn() -> None:
+    assert "(the narrative is empty)" in _page(Bundle.from_text("t", "")).text
+    cards = _cards(_page(Bundle.from_text("t", "## User\n## Assistant\nhi\n")))
+    assert cards[0].find("p", "lmml-empty").text == "(empty turn)"
+
+
+def test_invalid_manifest_is_reported_not_raised() -> None:
+    bundle = Bundle.from_zip("t", "## User\nhi\n", {"manifest.json": b"[1, 2"})
+    section = _page(bundle).find("section", "lmml-manifest")
+    assert section.find("p", "lmml-meta-error").text.startswith("invalid: ")
+
+
+def test_archive_entries_are_listed_without_reserved_names() -> None:
+    footer = _page(sample_bundle()).find("section", "lmml-assets")
+    names = [chip.get("data-lmml-name") for chip in footer.find_all("span", "lmml-chip")]
+    assert names == ["chart.png", "plot.py", "report.pdf", "logo.svg"]
+
+
+def test_no_details_inside_phrasing_content() -> None:
+    text = "## User\n# @a.txt heading\n\n*see @a.txt* and [link @b.txt](https://x.org)\n"
+    bundle = Bundle.from_zip("t", text, {"a.txt": b"A\n", "b.txt": b"B\n"})
+    root = _page(bundle)
+    for details in root.find_all("details"):
+        assert not {a.tag for a in details.ancestors()} & {"p", "h1", "h2", "a", "em", "span"}
+    assert [d.get("data-lmml-name") for d in root.find_all("details")] == ["a.txt", "b.txt"]
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def test_the_narrative_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle = sample_bundle()
+    calls: list[str] = []
+    parser = preview.preview_parser()
+    original = type(parser).parse
+
+    def counting_parse(self: object, src: str, env: object = None) -> object:
+        calls.append(src)
+        return original(self, src, env)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(parser), "parse", counting_parse)
+    render_html(bundle)
+    assert calls == [bundle.narrative.text]
+
+
+def test_turns_follow_the_preview_parsers_own_segmentation() -> None:
+    # In the gfm-like parser a table row swallows the next line; the card count follows it.
+    text = "## User\n| a |\n|---|\n| 1 |\n\n## Assistant\nok\n"
+    cards = _cards(_page(Bundle.from_text("t", text)))
+    assert [c.get("data-lmml-role") for c in cards] == ["user", "assistant"]
+
+
+# --------------------------------------------------------------------------- links
+
+
+@pytest.mark.parametrize(
+    ("url", "safe"),
+    [
+        ("https://example.com/a?b#c", True),
+        ("http://example.com", True),
+        ("mailto:a@example.com", True),
+        ("tel:+331234", True),
+        ("relative/path.html", True),
+        ("#section", True),
+        ("//example.com/x", True),
+        ("javascript:alert(1)", False),
+        ("JavaScript:alert(1)", False),
+        (" javascript:alert(1)", False),
+        ("java\tscript:alert(1)", False),
+        ("java\nscript:alert(1)", False),
+        ("\x01javascript:alert(1)", False),
+        ("vbscript:msgbox(1)", False),
+        ("data:text/html,<script>", False),
+        ("data:image/png;base64,AAAA", False),
+        ("file:///etc/passwd", False),
+        ("ftp://example.com", False),
+    ],
+)
+def test_is_safe_url(url: str, safe: bool) -> None:
+    assert is_safe_url(url) is safe
+
+
+def test_links_keep_safe_targets_and_refuse_the_rest() -> None:
+    text = (
+        '## User\n[ok](https://example.com "T") [bad](javascript:alert(1)) '
+        "[d](data:text/html,x) <https://auto.example> <vbscript:x>\n"
+    )
+    root = _page(Bundle.from_text("t", text))
+    links = root.find_all("a")
+    assert [(a.get("href"), a.get("title"), a.get("rel")) for a in links] == [
+        ("https://example.com", "T", "nofollow noopener noreferrer"),
+        ("https://auto.example", None, "nofollow noopener noreferrer"),
+    ]
+    body = _cards(root)[0].text
+    assert "[bad](javascript:alert(1))" in body and "<vbscript:x>" in body
+
+
+# --------------------------------------------------------------------------- media types
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "expected"),
+    [
+        (make_png(2, 2), "x.bin", "image/png"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", "x", "image/jpeg"),
+        (b"GIF89a\x01\x00\x01\x00", "x", "image/gif"),
+        (b"RIFF\x10\x00\x00\x00WEBPVP8 ", "x", "image/webp"),
+        (SAMPLE_SVG, "x", "image/svg+xml"),
+        (b'<?xml version="1.0"?>\n<!-- c -->\n<svg xmlns="x"></svg>', "x", "image/svg+xml"),
+        (b"just text", "x.png", "text/plain"),  # a name never makes something an image
+        (b"%PDF-1.7", "x", "application/pdf"),
+        (b"a,b\n1,2\n", "t.csv", "text/csv"),
+        (b"plain", "notes", "text/plain"),
+        (b"\x00\x01\x02", "blob", "application/octet-stream"),
+        (b"\xff\xfe\xfd", "blob", "application/octet-stream"),
+    ],
+)
+def test_sniff_media_type(data: bytes, name: str, expected: str) -> None:
+    assert sniff_media_type(data, name) == expected
+
+
+# --------------------------------------------------------------------------- options
+
+
+def test_without_pygments_code_is_plain_escaped_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(preview, "PYGMENTS_AVAILABLE", False)
+    bundle = Bundle.from_text("t", "## User\n@@@a.py\nif a < b: pass\n@@@\n")
+    markup = render_html(bundle)
+    assert '<pre class="highlight"><code>if a &lt; b: pass\n</code></pre>' in markup
+    assert 'class="k"' not in markup
+    monkeypatch.undo()
+    assert 'class="k"' in render_html(bundle)
+    assert 'class="k"' not in render_html(bundle, highlight=False)
+
+
+def test_fragment_is_the_scoped_div_only() -> None:
+    fragment = render_html(sample_bundle(), fragment=True, title="Custom")
+    assert fragment.startswith('<div class="lmml-preview">')
+    assert "<html" not in fragment and "<head>" not in fragment and "<body" not in fragment
+    assert "<h1>Custom</h1>" in fragment
+
+
+def test_every_css_rule_is_scoped_to_the_preview() -> None:
+    css = re.sub(r"/\*.*?\*/", "", PREVIEW_CSS + preview._pygments_css(), flags=re.S)
+    selectors = [s.strip() for block in re.findall(r"([^{}]+)\{", css) for s in block.split(",")]
+    assert selectors
+    assert [s for s in selectors if not s.startswith(".lmml-preview")] == []
+
+
+def test_repr_html_is_the_preview() -> None:
+    bundle = sample_bundle()
+    assert bundle._repr_html_() == render_html(bundle)
+
+
+def test_write_preview_is_atomic_and_complete(tmp_path: Path) -> None:
+    target = tmp_path / "out.html"
+    target.write_text("old")
+    bundle = sample_bundle()
+    write_preview(bundle, target, title="T")
+    assert target.read_text(encoding="utf-8") == render_html(bundle, title="T")
+    assert os.listdir(tmp_path) == ["out.html"]
+    with pytest.raises(OSError):
+        write_preview(bundle, tmp_path / "no-such-folder" / "x.html")
+    assert os.listdir(tmp_path) == ["out.html"]
+
+
+# --------------------------------------------------------------------------- examples
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.lmml*")), ids=lambda p: p.name)
+def test_shipped_example_structure(path: Path) -> None:
+    with bundle_module.open(path, base_dir=path.parent) as bundle:
+        root = _page(bundle)
+        narrative = bundle.narrative
+        cards = _cards(root)
+        assert [c.get("data-lmml-role") for c in cards] == [t.role for t in narrative.turns]
+        assert root.find("h1").text == bundle.name
+        for image in root.find_all("img"):
+            media_type, data = _data_uri_bytes(image.get("src") or "")
+            assert media_type == sniff_media_type(data)
+            assert data == bundle.embed(image.get("alt") or "")
+        fences = {e.name for e in narrative.embeds if e.is_inline}
+        shown = {d.get("data-lmml-name") for d in root.find_all("details")}
+        assert fences <= shown
+        if bundle.manifest:
+            assert root.find("section", "lmml-manifest")
+        if bundle.settings:
+            assert root.find("section", "lmml-settings")
+        missing = {m.get("data-lmml-name") for m in root.find_all(cls="lmml-missing")}
+        assert missing == {i.name for i in bundle.validate() if i.kind == "missing_reference"}
