@@ -1,0 +1,1107 @@
+"""The ``lmml`` command line.
+
+One subcommand per job, each a small function taking the parsed arguments and returning
+the exit status. Every failure ends as one line ``lmml: error: ...`` on stderr with exit
+status 2, never a traceback; ``lmml validate`` uses 1 for "defects found" and ``lmml
+export`` for "some bundles failed".
+
+Data goes to stdout (JSON, asset bytes, Markdown), confirmations and progress to stderr,
+so ``lmml render x.lmmlz | jq`` and ``lmml cat x.lmmlz a.png > a.png`` stay clean. A path
+of ``-`` reads standard input or writes standard output where that makes sense.
+
+Modules above the bundle (messages, preview, bridge) are imported when their command
+runs, so ``lmml --help`` and the other commands work without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from . import __version__
+from .atomic import atomic_write_bytes
+from .errors import LmmlError
+from .syntax import role_word
+
+if TYPE_CHECKING:
+    from .bundle import Bundle
+
+__all__ = ["COMMANDS", "CliError", "build_parser", "main"]
+
+STDIO = "-"
+"""The path meaning standard input or standard output."""
+
+PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
+"""The providers ``lmml render`` accepts (those of the messages module)."""
+
+EXPORT_PROVIDERS = (*PROVIDERS, "sharegpt")
+"""The targets ``lmml export`` accepts (those of the bridge)."""
+
+IMPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
+"""The formats ``lmml import`` reads (those of the bridge)."""
+
+_DEBUG_VARIABLE = "LMML_DEBUG"
+
+
+class CliError(Exception):
+    """A failure the CLI reports as one ``lmml: error:`` line and exit status 2."""
+
+
+class _UsageError(CliError):
+    """A bad command line (unknown flag, missing argument)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line instead of usage plus message."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        where = f"{command}: " if command else ""
+        raise _UsageError(f"{where}{message} (see '{self.prog} --help')")
+
+
+# -- small helpers ------------------------------------------------------------------------
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _stdout_bytes(data: bytes) -> None:
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def _stdout_json(value: Any) -> None:
+    _stdout_bytes((json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def _info(args: argparse.Namespace, text: str) -> None:
+    """A confirmation line on stderr, unless ``--quiet``."""
+    if not getattr(args, "quiet", False):
+        print(text, file=sys.stderr)
+
+
+class _Progress:
+    """``label i/n`` on stderr, redrawn in place, only when stderr is a terminal."""
+
+    def __init__(self, label: str, total: int) -> None:
+        self.label = label
+        self.total = total
+        self.active = total > 1 and sys.stderr.isatty()
+
+    def step(self, done: int, detail: str = "") -> None:
+        if self.active:
+            text = f"\r{self.label} {done}/{self.total} {detail}"[:120]
+            sys.stderr.write(text.ljust(80))
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.active:
+            sys.stderr.write("\r" + " " * 80 + "\r")
+            sys.stderr.flush()
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes, *, exclusive: bool = False) -> None:
+    """Write *data* to *path* atomically, creating parent folders.
+
+    A plain write goes through :func:`lmml_mdit.atomic.atomic_write_bytes` (temporary file
+    in the same folder, fsync, rename). With *exclusive* the finished temporary file is
+    hard-linked into place instead, so an existing file is never replaced, not even one
+    created a moment ago by someone else.
+
+    :raises FileExistsError: when *exclusive* and *path* exists.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not exclusive:
+        atomic_write_bytes(target, data)
+        return
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp makes the file private (0600); a new file gets the usual umask mode.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        _publish(temporary, target, exclusive=True)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+def _publish(temporary: str, target: Path, *, exclusive: bool) -> None:
+    if not exclusive:
+        os.replace(temporary, target)
+        return
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        # A file system without hard links: exclusive creation is still no-clobber.
+        with open(temporary, "rb") as source, open(target, "xb") as sink:
+            shutil.copyfileobj(source, sink)
+
+
+def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
+    """Save *bundle* to *dest* (``-`` for stdout) through a private temporary folder next
+    to it, so the narrative entry is named after *dest* and the target only ever sees a
+    complete file."""
+    if dest == STDIO:
+        with tempfile.TemporaryDirectory(prefix="lmml-") as folder:
+            scratch = Path(folder) / f"{bundle.name}{'.lmmlz' if bundle.kind == 'zip' else '.lmml'}"
+            bundle.save(scratch)
+            _stdout_bytes(scratch.read_bytes())
+        return
+    target = Path(dest)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".lmml-", dir=target.parent) as folder:
+        scratch = Path(folder) / target.name
+        bundle.save(scratch)
+        _publish(str(scratch), target, exclusive=exclusive)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """An opened bundle and how to name it in messages."""
+
+    bundle: Bundle
+    label: str
+
+
+def _open(path: str, *, base_dir: str | None = None) -> _Source:
+    from .bundle import open as open_bundle
+
+    if path == STDIO:
+        data = sys.stdin.buffer.read()
+        return _Source(open_bundle(data, name="stdin", base_dir=base_dir), "<stdin>")
+    if os.path.isdir(path):
+        raise CliError(f"{path}: is a folder, not a .lmml or .lmmlz file")
+    return _Source(open_bundle(path, base_dir=base_dir), path)
+
+
+def _bundle_stem(path: str) -> str:
+    """``dir/convo.lmmlz`` -> ``dir/convo``; a path without extension is kept."""
+    root, extension = os.path.splitext(path)
+    return root if extension else path
+
+
+def _same_file(first: str, second: str) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return os.path.abspath(first) == os.path.abspath(second)
+
+
+def _require(module: str, command: str) -> None:
+    """Fail clearly when a module a command needs is not present in this build."""
+    import importlib.util
+
+    if importlib.util.find_spec(f"lmml_mdit.{module}") is None:
+        raise CliError(f"'lmml {command}' needs lmml_mdit.{module}, which this build lacks")
+
+
+# -- media types --------------------------------------------------------------------------
+
+
+def media_type(name: str, data: bytes) -> str:
+    """The media type of an asset, as the messages module sees it: the bytes' own type
+    when they announce one, else the extension's (see :func:`lmml_mdit.handlers.media_type_for`)."""
+    from .handlers import media_type_for
+
+    return media_type_for(name, data)
+
+
+# -- commands -----------------------------------------------------------------------------
+
+
+def _starter(name: str) -> str:
+    # A title naming a role would itself be a role delimiter, so such names get a plain
+    # paragraph instead of a heading.
+    title = f"# {name}" if role_word(name) is None else f"**{name}**"
+    return (
+        f"{title}\n"
+        "\n"
+        "Context for the whole conversation goes here. Refer to an asset with `@name.ext`\n"
+        "(in a .lmmlz it is an archive entry), or embed a text asset directly:\n"
+        "\n"
+        "@@@settings.yaml\n"
+        "temperature: 0.2\n"
+        "@@@\n"
+        "\n"
+        "## Turn 1 -- user\n"
+        "\n"
+        "Ask your question here.\n"
+        "\n"
+        "## Turn 2 -- assistant\n"
+        "\n"
+        "The answer goes here.\n"
+    )
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """``lmml new PATH``: write a starter narrative, never over an existing file."""
+    path: str = args.path
+    if path == STDIO:
+        _stdout_bytes(_starter("session").encode("utf-8"))
+        return 0
+    if not os.path.splitext(path)[1]:
+        path += ".lmml"
+    if os.path.lexists(path):
+        raise CliError(f"{path}: refusing to overwrite an existing file")
+    name = os.path.splitext(os.path.basename(path))[0]
+    text = _starter(name)
+    try:
+        if path.lower().endswith(".lmmlz"):
+            from .bundle import Bundle
+
+            _save_bundle(Bundle.from_zip(name, text, {}), path, exclusive=True)
+        else:
+            write_atomic(path, text.encode("utf-8"), exclusive=True)
+    except FileExistsError:
+        raise CliError(f"{path}: refusing to overwrite an existing file") from None
+    _info(args, f"Created {path}")
+    return 0
+
+
+def _issue_record(issue: Any) -> dict[str, Any]:
+    return {
+        "kind": issue.kind,
+        "name": issue.name,
+        "line": issue.line,
+        "column": issue.column,
+        "message": issue.message,
+    }
+
+
+def _issue_line(label: str, issue: Any) -> str:
+    where = label
+    if issue.line is not None:
+        where += f":{issue.line}"
+        if issue.column is not None:
+            where += f":{issue.column}"
+    return f"{where}: {issue.kind}: {_one_line(issue.message)}"
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """``lmml validate PATH...``: 0 clean, 1 defects, 2 a file could not be read."""
+    status = 0
+    report: list[dict[str, Any]] = []
+    progress = _Progress("validating", len(args.paths))
+    for done, path in enumerate(args.paths, 1):
+        progress.step(done, path)
+        try:
+            source = _open(path, base_dir=args.base_dir)
+            issues = source.bundle.validate()
+        except (LmmlError, OSError, CliError) as error:
+            progress.close()
+            status = 2
+            message = _error_text(error)
+            report.append({"path": path, "error": message, "issues": []})
+            if not args.json:
+                print(f"lmml: error: {message}", file=sys.stderr)
+            continue
+        progress.close()
+        if issues:
+            status = max(status, 1)
+        report.append({"path": path, "error": None, "issues": [_issue_record(i) for i in issues]})
+        if args.json:
+            continue
+        for issue in issues:
+            print(_issue_line(source.label, issue))
+        if not issues:
+            print(f"{source.label}: OK")
+    progress.close()
+    if args.json:
+        _stdout_json(report)
+    else:
+        count = sum(len(entry["issues"]) for entry in report)
+        if count:
+            files = sum(1 for entry in report if entry["issues"])
+            print(f"{count} issue(s) found in {files} file(s)", file=sys.stderr)
+    return status
+
+
+_RENDER_OPTIONS = ("context", "max_embed_bytes", "on_omit", "text_embeds", "image_detail")
+_REQUEST_OPTIONS = ("unknown_settings",)
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """``lmml render PATH``: the chat messages, or the whole request body, as JSON.
+
+    Omissions (an embed over ``--max-embed-bytes``) are printed as ``lmml: warning:``
+    lines on stderr; with ``--on-omit raise`` they fail the command instead.
+    """
+    _require("messages", "render")
+    from . import messages as messages_module
+
+    names = _RENDER_OPTIONS + (_REQUEST_OPTIONS if args.request else ())
+    options = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+    if not args.request:
+        for flag in ("model", "unknown_settings"):
+            if getattr(args, flag) is not None:
+                raise CliError(f"--{flag.replace('_', '-')} only applies with --request")
+    if args.settings:
+        if not args.request:
+            raise CliError("--set only applies with --request")
+        options["settings"] = dict(args.settings)
+    source = _open(args.path, base_dir=args.base_dir)
+    result: Any
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if args.request:
+            result = messages_module.to_request(
+                source.bundle, args.provider, model=args.model, **options
+            )
+        else:
+            payload = messages_module.render_payload(source.bundle, args.provider, **options)
+            if payload.system:
+                raise CliError(
+                    f"{source.label}: {args.provider} keeps system content outside the "
+                    "messages list (add --request to print the whole request body, system "
+                    "included)"
+                )
+            result = payload.messages
+    for warning in caught:
+        print(f"lmml: warning: {_one_line(str(warning.message))}", file=sys.stderr)
+    _stdout_json(result)
+    return 0
+
+
+def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
+    rows = []
+    for number, turn in enumerate(bundle.narrative.turns, 1):
+        rows.append(
+            {
+                "number": number,
+                "role": turn.role,
+                "start_line": turn.start_line,
+                "end_line": turn.end_line,
+                "lines": max(0, turn.end_line - turn.start_line + 1),
+                "characters": len(turn.text),
+                "embeds": [embed.name for embed in turn.embeds],
+                "heading": turn.heading,
+                "delimiter_line": turn.delimiter_line,
+            }
+        )
+    return rows
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
+    widths = [len(title) for title in header]
+    for row in rows:
+        widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [
+            cell.rjust(width) if index in right else cell.ljust(width)
+            for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(header), *(line(row) for row in rows)]) + "\n"
+
+
+def cmd_turns(args: argparse.Namespace) -> int:
+    """``lmml turns PATH``: one row per turn."""
+    source = _open(args.path)
+    rows = _turn_rows(source.bundle)
+    if args.json:
+        _stdout_json(rows)
+        return 0
+    cells = []
+    for row in rows:
+        span = (
+            f"{row['start_line']}-{row['end_line']}"
+            if row["lines"]
+            else f"{row['start_line']} (empty)"
+        )
+        cells.append(
+            [
+                str(row["number"]),
+                row["role"],
+                span,
+                str(row["characters"]),
+                ", ".join(row["embeds"]) or "-",
+            ]
+        )
+    header = ["#", "role", "lines", "chars", "embeds"]
+    _stdout_bytes(_table(header, cells, right={0, 3}).encode("utf-8"))
+    return 0
+
+
+def _asset_rows(bundle: Bundle) -> Iterator[dict[str, Any]]:
+    """Inline fences first (document order, first occurrence), then archive entries."""
+    for name, embed in bundle.narrative.first_embeds.items():
+        if embed.kind == "inline" and embed.content is not None:
+            yield _asset_row("inline", name, embed.content)
+    for name in bundle.entries:
+        yield _asset_row("entry", name, bundle.read(name))
+
+
+def _asset_row(kind: str, name: str, data: bytes) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "name": name,
+        "size": len(data),
+        "media_type": media_type(name, data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+
+
+def cmd_ls(args: argparse.Namespace) -> int:
+    """``lmml ls PATH``: every asset with size, media type and sha256."""
+    source = _open(args.path)
+    bundle = source.bundle
+    total = len(bundle.entries) + len(bundle.narrative.first_embeds)
+    progress = _Progress("hashing", total)
+    rows = []
+    for done, row in enumerate(_asset_rows(bundle), 1):
+        progress.step(done, row["name"])
+        rows.append(row)
+    progress.close()
+    if args.json:
+        _stdout_json(rows)
+        return 0
+    cells = [
+        [row["kind"], str(row["size"]), row["media_type"], row["sha256"], row["name"]]
+        for row in rows
+    ]
+    header = ["kind", "size", "media type", "sha256", "name"]
+    _stdout_bytes(_table(header, cells, right={1}).encode("utf-8"))
+    return 0
+
+
+def cmd_cat(args: argparse.Namespace) -> int:
+    """``lmml cat PATH NAME``: one asset's bytes (or the narrative's) to stdout."""
+    source = _open(args.path, base_dir=args.base_dir)
+    bundle = source.bundle
+    if args.name == bundle.narrative_name:
+        data = bundle.narrative.text.encode("utf-8")
+    else:
+        data = bundle.embed(args.name)
+    _stdout_bytes(data)
+    return 0
+
+
+def _destination(args: argparse.Namespace, extension: str, verb: str) -> str:
+    """Where ``pack``/``inline``/``to-md`` write: DEST, else SRC with *extension*.
+
+    Never the source itself unless ``--in-place``; and a default DEST (one the user did not
+    type) that already exists is kept unless ``--force``, since it may be someone's work.
+    """
+    src: str = args.src
+    dest: str | None = args.dest
+    in_place = getattr(args, "in_place", False)
+    if in_place:
+        if dest is not None:
+            raise CliError("give either DEST or --in-place, not both")
+        if src == STDIO:
+            raise CliError("--in-place needs a file, not standard input")
+        return src
+    defaulted = dest is None
+    if dest is None:
+        dest = STDIO if src == STDIO else _bundle_stem(src) + extension
+    if dest == STDIO or not os.path.lexists(dest):
+        return dest
+    if src != STDIO and _same_file(src, dest):
+        raise CliError(
+            f"{dest}: refusing to {verb} over the source (give another DEST, or --in-place)"
+        )
+    if defaulted and not args.force:
+        raise CliError(
+            f"{dest}: refusing to overwrite an existing file (give DEST explicitly, or --force)"
+        )
+    return dest
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    """``lmml pack SRC [DEST]``: every inline fence becomes an archive entry."""
+    dest = _destination(args, ".lmmlz", "pack")
+    if dest != STDIO and dest.lower().endswith(".lmml"):
+        raise CliError(f"{dest}: pack writes a .lmmlz archive; give a DEST ending in .lmmlz")
+    source = _open(args.src, base_dir=args.base_dir)
+    _save_bundle(source.bundle.pack(), dest)
+    if dest != STDIO:
+        _info(args, f"Packed {source.label} -> {dest}")
+    return 0
+
+
+def cmd_inline(args: argparse.Namespace) -> int:
+    """``lmml inline SRC [DEST]``: every referenced text asset becomes a fence."""
+    dest = _destination(args, ".lmml", "inline")
+    if dest != STDIO and dest.lower().endswith(".lmmlz"):
+        raise CliError(f"{dest}: inline writes a bare .lmml file; give a DEST ending in .lmml")
+    source = _open(args.src, base_dir=args.base_dir)
+    _save_bundle(source.bundle.inline(orphans=args.orphans), dest)
+    if dest != STDIO:
+        _info(args, f"Inlined {source.label} -> {dest}")
+    return 0
+
+
+def cmd_to_md(args: argparse.Namespace) -> int:
+    """``lmml to-md SRC [DEST]``: plain Markdown with placeholders for embeds."""
+    from .export_md import to_markdown
+
+    dest = _destination(args, ".md", "export")
+    source = _open(args.src)
+    data = to_markdown(source.bundle).encode("utf-8")
+    if dest == STDIO:
+        _stdout_bytes(data)
+    else:
+        write_atomic(dest, data)
+        _info(args, f"Exported {source.label} -> {dest}")
+    return 0
+
+
+def cmd_preview(args: argparse.Namespace) -> int:
+    """``lmml preview PATH [-o OUT.html]``: one self-contained HTML page."""
+    _require("preview", "preview")
+    from .preview import render_html
+
+    out: str | None = args.output
+    if out is None:
+        out = STDIO if args.path == STDIO else _bundle_stem(args.path) + ".html"
+    if out != STDIO and args.path != STDIO and os.path.exists(out) and _same_file(args.path, out):
+        raise CliError(f"{out}: refusing to write the preview over the source")
+    source = _open(args.path, base_dir=args.base_dir)
+    page = render_html(source.bundle).encode("utf-8")
+    if out == STDIO:
+        _stdout_bytes(page)
+    else:
+        write_atomic(out, page)
+        _info(args, f"Wrote {out}")
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """``lmml info PATH``: a short summary of a bundle."""
+    source = _open(args.path)
+    bundle = source.bundle
+    roles: dict[str, int] = {}
+    for turn in bundle.narrative.turns:
+        roles[turn.role] = roles.get(turn.role, 0) + 1
+    summary: dict[str, Any] = {
+        "path": source.label,
+        "kind": bundle.kind,
+        "name": bundle.name,
+        "narrative": bundle.narrative_name,
+        "lines": len(bundle.narrative.lines),
+        "turns": len(bundle.narrative.turns),
+        "roles": roles,
+        "embeds": list(bundle.narrative.embed_names),
+        "entries": list(bundle.entries),
+        "manifest": bundle.manifest,
+        "settings": bundle.settings,
+    }
+    if args.json:
+        _stdout_json(summary)
+        return 0
+    lines = []
+    for key, value in summary.items():
+        if isinstance(value, dict):
+            shown = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
+        elif isinstance(value, list):
+            shown = ", ".join(value)
+        else:
+            shown = "" if value is None else str(value)
+        lines.append(f"{key + ':':<11}{shown or '-'}")
+    _stdout_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    return 0
+
+
+def _short_json(value: object, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Counter:
+    """A progress callback for the bridge, ``(done, total, detail)``, drawn on stderr.
+
+    Only created when stderr is a terminal; *total* may be None (a JSONL file is read as a
+    stream, so its length is not known in advance).
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.drawn = False
+
+    def __call__(self, done: int, total: int | None = None, detail: object = "") -> None:
+        count = f"{done}/{total}" if total else str(done)
+        sys.stderr.write(f"\r{self.label} {count} {str(detail)[-50:]}".ljust(80)[:120])
+        sys.stderr.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r" + " " * 80 + "\r")
+            sys.stderr.flush()
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """``lmml import FILE -o OUT``: chat data (OpenAI, Anthropic, Gemini, ShareGPT) to LMML."""
+    _require("bridge", "import")
+    from .bridge import import_path
+
+    # Like every other writer here, create the output's folder; the bridge expects it.
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    counter = _Counter("importing") if sys.stderr.isatty() else None
+    try:
+        written = import_path(args.file, args.output, format=args.format, progress=counter)
+    finally:
+        if counter is not None:
+            counter.close()
+    if len(written) == 1:
+        _info(args, f"Imported {args.file} -> {written[0]}")
+    else:
+        _info(args, f"Imported {len(written)} bundle(s) from {args.file} into {args.output}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """``lmml export DIR --provider P --jsonl OUT``: a folder of bundles as a JSONL dataset.
+
+    A bundle that fails is reported (``lmml: error: PATH: reason``) and skipped; the exit
+    status is then 1.
+    """
+    _require("bridge", "export")
+    from .bridge import export_folder
+
+    if args.jsonl != STDIO:
+        Path(args.jsonl).parent.mkdir(parents=True, exist_ok=True)
+    # With progress=None the bridge draws its own counter, on a terminal only.
+    report = export_folder(
+        args.folder, args.provider, args.jsonl, workers=args.workers, progress=None
+    )
+    for path, reason in report.failures:
+        print(f"lmml: error: {path}: {_one_line(reason)}", file=sys.stderr)
+    if args.jsonl != STDIO:
+        _info(
+            args,
+            f"Exported {report.written} of {report.total} bundle(s) from {args.folder} "
+            f"-> {args.jsonl}",
+        )
+    return 1 if report.failures else 0
+
+
+# -- the parser ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Command:
+    name: str
+    handler: Callable[[argparse.Namespace], int]
+    summary: str
+    example: str
+
+
+COMMANDS: tuple[str, ...] = (
+    "new",
+    "validate",
+    "render",
+    "turns",
+    "ls",
+    "cat",
+    "pack",
+    "inline",
+    "to-md",
+    "preview",
+    "info",
+    "import",
+    "export",
+)
+"""Every subcommand name, in help order."""
+
+
+def _add_base_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base-dir",
+        metavar="DIR",
+        help="resolve a bare .lmml's @references against files in DIR (never outside it)",
+    )
+
+
+def _add_force(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="overwrite the default DEST when it exists (an explicit DEST is always written)",
+    )
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print no confirmation line on stderr"
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
+def _setting(text: str) -> tuple[str, Any]:
+    import yaml
+
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError:
+        parsed = value
+    return key.strip(), parsed
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``lmml`` argument parser with every subcommand."""
+    parser = _Parser(
+        prog="lmml",
+        description="Work with LMML bundles (.lmml narratives and .lmmlz archives).",
+        epilog=(
+            "examples:\n"
+            "  lmml validate examples/sales-review.lmmlz\n"
+            "  lmml render examples/sales-review.lmmlz --provider anthropic\n"
+            "  lmml COMMAND --help    (every command has its own help and example)"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"lmml {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def command(name: str, summary: str, example: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=summary,
+            description=summary[0].upper() + summary[1:] + ".",
+            epilog=f"example:\n  {example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    p = command(
+        "new",
+        "write a starter narrative (never over an existing file)",
+        "lmml new notes/session     # creates notes/session.lmml",
+    )
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        help="the file to create; .lmml is added when it has no extension; "
+        "a .lmmlz path makes an archive; - prints the starter",
+    )
+    _add_quiet(p)
+    p.set_defaults(handler=cmd_new)
+
+    p = command(
+        "validate",
+        "check bundles for authoring defects",
+        "lmml validate examples/*.lmml examples/*.lmmlz",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
+    p.add_argument("--json", action="store_true", help="print one JSON report on stdout")
+    _add_base_dir(p)
+    p.set_defaults(handler=cmd_validate)
+
+    p = command(
+        "render",
+        "print a bundle's chat messages (or request body) as JSON",
+        "lmml render examples/sales-review.lmmlz --provider anthropic --request",
+    )
+    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
+    p.add_argument(
+        "-p",
+        "--provider",
+        default="openai",
+        choices=PROVIDERS,
+        help="the API shape (default: openai)",
+    )
+    p.add_argument(
+        "--request",
+        action="store_true",
+        help="print the whole request body: messages plus settings as parameters",
+    )
+    p.add_argument("--model", help="the model name for --request")
+    p.add_argument(
+        "--max-embed-bytes",
+        type=_positive_int,
+        metavar="N",
+        help="per-message payload budget; larger embeds are left out",
+    )
+    p.add_argument(
+        "--context",
+        choices=("system", "user", "drop"),
+        help="what the preamble (context turn) becomes (default: system)",
+    )
+    p.add_argument(
+        "--on-omit",
+        choices=("warn", "raise"),
+        help="an embed over --max-embed-bytes: warn on stderr (default) or fail",
+    )
+    p.add_argument(
+        "--text-embeds",
+        choices=("text", "document"),
+        help="text assets as text parts or as the provider's document parts "
+        "(default: document for anthropic, text elsewhere)",
+    )
+    p.add_argument(
+        "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
+    )
+    p.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        action="append",
+        type=_setting,
+        metavar="KEY=VALUE",
+        help="with --request: a setting over the bundle's settings embed, the value read "
+        "as YAML (--set max_tokens=300); repeatable",
+    )
+    p.add_argument(
+        "--unknown-settings",
+        choices=("pass", "error"),
+        help="with --request: settings keys the provider does not name are passed as they "
+        "are (default) or fail",
+    )
+    _add_base_dir(p)
+    p.set_defaults(handler=cmd_render)
+
+    p = command(
+        "turns",
+        "list the turns: number, role, lines, characters, embeds",
+        "lmml turns examples/sales-review.lmml",
+    )
+    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.set_defaults(handler=cmd_turns)
+
+    p = command(
+        "ls", "list assets with size, media type and sha256", "lmml ls examples/sales-review.lmmlz"
+    )
+    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.set_defaults(handler=cmd_ls)
+
+    p = command(
+        "cat",
+        "write one asset's bytes to stdout",
+        "lmml cat examples/sales-review.lmmlz chart.png > chart.png",
+    )
+    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
+    p.add_argument(
+        "name", metavar="NAME", help="the embed or entry name (the narrative's own name prints it)"
+    )
+    _add_base_dir(p)
+    p.set_defaults(handler=cmd_cat)
+
+    for name, extension, summary, example in (
+        (
+            "pack",
+            ".lmmlz",
+            "turn inline fences into archive entries (writes a .lmmlz)",
+            "lmml pack examples/sales-review.lmml /tmp/trip-report.lmmlz",
+        ),
+        (
+            "inline",
+            ".lmml",
+            "turn referenced text assets into fences (writes a .lmml)",
+            "lmml inline notes.lmmlz     # writes notes.lmml",
+        ),
+    ):
+        p = command(name, summary, example)
+        p.add_argument("src", metavar="SRC", help="the bundle (- for stdin)")
+        p.add_argument(
+            "dest",
+            metavar="DEST",
+            nargs="?",
+            help=f"where to write (default: SRC with {extension}; - for stdout)",
+        )
+        p.add_argument(
+            "--in-place", action="store_true", help="replace SRC itself (never done otherwise)"
+        )
+        _add_force(p)
+        _add_base_dir(p)
+        _add_quiet(p)
+        if name == "inline":
+            p.add_argument(
+                "--orphans",
+                choices=("error", "append", "drop"),
+                default="error",
+                help="archive entries the narrative never mentions: fail (default), append "
+                "them as fences at the end, or leave them out",
+            )
+        p.set_defaults(handler=cmd_pack if name == "pack" else cmd_inline)
+
+    p = command(
+        "to-md",
+        "export plain Markdown, embeds replaced by [Image: x] placeholders",
+        "lmml to-md examples/sales-review.lmmlz -",
+    )
+    p.add_argument("src", metavar="SRC", help="the bundle (- for stdin)")
+    p.add_argument(
+        "dest",
+        metavar="DEST",
+        nargs="?",
+        help="where to write (default: SRC with .md; - for stdout)",
+    )
+    _add_force(p)
+    _add_quiet(p)
+    p.set_defaults(handler=cmd_to_md)
+
+    p = command(
+        "preview",
+        "write a self-contained HTML preview",
+        "lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
+    )
+    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.html",
+        help="where to write (default: PATH with .html; - for stdout)",
+    )
+    _add_base_dir(p)
+    _add_quiet(p)
+    p.set_defaults(handler=cmd_preview)
+
+    p = command(
+        "info",
+        "summarise a bundle: kind, turns, embeds, entries, manifest, settings",
+        "lmml info examples/sales-review.lmmlz",
+    )
+    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(handler=cmd_info)
+
+    p = command(
+        "import",
+        "import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
+        "lmml import chat.json -o chat.lmmlz",
+    )
+    p.add_argument(
+        "file", metavar="FILE", help="a .json conversation or a .jsonl dataset (- for stdin)"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="the bundle to write (.lmmlz, or .lmml when it has no binary asset); a folder "
+        "for JSONL input, one bundle per line",
+    )
+    p.add_argument(
+        "--format",
+        choices=IMPORT_FORMATS,
+        help="the input format (detected when omitted)",
+    )
+    _add_quiet(p)
+    p.set_defaults(handler=cmd_import)
+
+    p = command(
+        "export",
+        "export a folder of bundles as one JSONL dataset",
+        "lmml export runs/ --provider openai --jsonl dataset.jsonl",
+    )
+    p.add_argument("folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles")
+    p.add_argument(
+        "-p",
+        "--provider",
+        default="openai",
+        choices=EXPORT_PROVIDERS,
+        help="the record shape: a provider's request body, or sharegpt (default: openai)",
+    )
+    p.add_argument(
+        "--jsonl", required=True, metavar="OUT", help="the JSONL file to write (- for stdout)"
+    )
+    p.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="worker processes (default: one per core)",
+    )
+    _add_quiet(p)
+    p.set_defaults(handler=cmd_export)
+
+    return parser
+
+
+# -- entry point --------------------------------------------------------------------------
+
+
+def _error_text(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        where = error.filename if error.filename is not None else ""
+        return _one_line(f"{where}: {error.strerror}" if where else error.strerror)
+    return _one_line(str(error)) or type(error).__name__
+
+
+def _shortcut(argv: list[str]) -> list[str]:
+    """``lmml FILE`` (a path where the command goes) means ``lmml turns FILE``."""
+    if (
+        argv
+        and argv[0] not in COMMANDS
+        and (argv[0] == STDIO or (not argv[0].startswith("-") and os.path.isfile(argv[0])))
+    ):
+        return ["turns", *argv]
+    return argv
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``lmml`` command line and return its exit status.
+
+    :param argv: the arguments after the program name; ``sys.argv[1:]`` by default.
+    """
+    arguments = _shortcut(list(sys.argv[1:] if argv is None else argv))
+    try:
+        args = build_parser().parse_args(arguments)
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        return handler(args)
+    except (LmmlError, OSError, CliError) as error:
+        if isinstance(error, BrokenPipeError):
+            return _broken_pipe()
+        print(f"lmml: error: {_error_text(error)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("lmml: error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        # A bug, not bad input: still one line, but say so and offer the traceback.
+        if os.environ.get(_DEBUG_VARIABLE):
+            raise
+        print(
+            f"lmml: error: internal error ({type(error).__name__}: {_error_text(error)}); "
+            f"set {_DEBUG_VARIABLE}=1 for the traceback",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _broken_pipe() -> int:
+    # The reader went away (``lmml cat x a.png | head``): stop quietly, and point stdout at
+    # /dev/null so the interpreter's final flush does not complain.
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 1
