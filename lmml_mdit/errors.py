@@ -119,3 +119,47 @@ class TranscriptError(LmmlError):
 
 class ImportFormatError(LmmlError):
     """Chat data to import is not in the format given, or in none known."""
+
+
+class InvalidToolCallError(LmmlError):
+    """A ``*.tool_call.json`` fence is not a JSON object with ``id``, ``name`` and
+    ``arguments``, or a ``tool`` turn does not answer a known call."""
+
+
+class EmbedBudgetError(LmmlError):
+    """An embed does not fit the ``max_embed_bytes`` budget of its message and the caller
+    asked for omissions to raise."""
+
+
+class ReadOnlyTranscriptError(TranscriptError, TypeError):
+    """A mutator was called on a read-only ``Transcript.with_extra()`` view."""
+
+
+class TranscriptTypeError(TranscriptError, TypeError):
+    """A transcript method got an argument of the wrong type (a ``bool`` message reference,
+    a tokenizer without ``apply_chat_template``, a ``pov`` without a name)."""
+
+
+class TranscriptIndexError(TranscriptError, IndexError):
+    """A message index lies outside the transcript."""
+
+
+class MessageNotFoundError(TranscriptError, ValueError):
+    """A ``Message`` given as a reference is not (by identity) in the transcript."""
+
+
+class TranscriptFormatError(TranscriptError, ValueError):
+    """A saved transcript file has the wrong version or shape, or metadata cannot be stored
+    losslessly."""
+
+
+class ChatTemplateError(TranscriptError):
+    """A tokenizer's chat template refused the rendered messages."""
+
+
+class MissingPluginError(LmmlError, TypeError):
+    """A parser handed to :func:`lmml_mdit.parse` lacks :func:`lmml_mdit.lmml_plugin`."""
+
+
+class ConflictingEmbedError(BundleError):
+    """One embed name stands for different bytes (two fences, or a fence and an entry)."""

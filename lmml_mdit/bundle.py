@@ -1,0 +1,757 @@
+"""Bundles: a narrative with its assets, as a bare ``.lmml`` or a ``.lmmlz`` archive.
+
+:func:`open` decides text or zip by the bytes (never by the extension), checks an archive's
+central directory before decompressing anything (see :mod:`lmml_mdit.archive`) and reads
+only the narrative up front; every other entry is decompressed when it is read, within the
+:class:`Limits`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import hashlib
+import importlib
+import json
+import os
+from collections.abc import Mapping
+from types import ModuleType
+from typing import IO, TYPE_CHECKING, Any, Literal, cast
+
+from .archive import Limits, ZipArchive, check_entry_names, is_zip, open_archive, unsafe_reason
+from .errors import (
+    BundleError,
+    InvalidManifestError,
+    InvalidSettingsError,
+    LimitExceededError,
+    MissingEntryError,
+    MissingNarrativeError,
+    UnresolvableReferenceError,
+    UnsafeEntryError,
+)
+from .model import Embed, Issue
+from .narrative import Narrative, parse
+from .reserved import MANIFEST_NAME, RESERVED_NAMES, SETTINGS_NAMES, load_manifest, load_settings
+from .syntax.reference import match_reference_name
+
+if TYPE_CHECKING:
+    from .packing import InlineReport
+
+__all__ = ["Bundle", "Limits", "bundle_name", "narrative_entry_name", "open"]
+
+BundleKind = Literal["text", "zip"]
+_TEXT_SUFFIX = ".lmml"
+_ZIP_SUFFIX = ".lmmlz"
+_DEFAULT_NAME = "untitled"
+# Archives read from a file object are held in memory; allow the directory's overhead.
+_STREAM_SLACK = 64 * 1024 * 1024
+
+
+def bundle_name(name: str) -> str:
+    """A bundle name without folder or extension: ``a/session.lmmlz`` gives ``session``."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    lowered = base.lower()
+    for suffix in (_ZIP_SUFFIX, _TEXT_SUFFIX):
+        if lowered.endswith(suffix) and len(base) > len(suffix):
+            return base[: -len(suffix)]
+    return base
+
+
+def narrative_entry_name(file_name: str) -> str:
+    """The narrative entry an archive file should hold (RFC 3.2): the basename minus its
+    trailing ``z``; ``session.lmmlz`` gives ``session.lmml``; a name without the ``.lmmlz``
+    extension gets ``.lmml`` appended unless it already ends so."""
+    base = file_name.replace("\\", "/").rsplit("/", 1)[-1]
+    lowered = base.lower()
+    if lowered.endswith(_ZIP_SUFFIX):
+        return base[:-1]
+    if lowered.endswith(_TEXT_SUFFIX):
+        return base
+    return base + _TEXT_SUFFIX
+
+
+def _is_reference_name(name: str) -> bool:
+    """Whether ``@name`` would read back as a reference to exactly *name*."""
+    return match_reference_name(name, 0, len(name)) == name
+
+
+def _unsafe_error(name: str, reason: str, line: int | None, column: int | None) -> UnsafeEntryError:
+    return UnsafeEntryError(
+        f"unsafe embed name: {reason}",
+        name=name,
+        line=line,
+        column=column,
+        hint="use a relative name with '/' separators and no '..'",
+    )
+
+
+class Bundle:
+    """A narrative and its assets.
+
+    Build one with :func:`open`, :meth:`from_text` or :meth:`from_zip`. A bundle opened from
+    a file keeps the file open for lazy reads; :meth:`close` it, or use ``with``.
+
+    :ivar kind: ``"text"`` (a bare ``.lmml``) or ``"zip"`` (a ``.lmmlz``).
+    :ivar name: the bundle name without extension, e.g. ``session``.
+    :ivar narrative_name: the narrative's entry (or file) name, e.g. ``session.lmml``.
+    :ivar narrative: the parsed narrative.
+    :ivar limits: the limits reads are held to.
+    :ivar base_dir: for a text bundle, the folder references resolve against, or None.
+    :ivar inline_report: on a bundle made by :meth:`inline`, what happened to each entry.
+    """
+
+    RESERVED_NAMES: tuple[str, ...] = RESERVED_NAMES
+
+    def __init__(
+        self,
+        *,
+        kind: BundleKind,
+        name: str,
+        narrative_name: str,
+        narrative: Narrative,
+        entries: Mapping[str, bytes | None] | None = None,
+        archive: ZipArchive | None = None,
+        limits: Limits | None = None,
+        base_dir: str | None = None,
+    ) -> None:
+        """Internal: use :func:`open`, :meth:`from_text` or :meth:`from_zip`.
+
+        *entries* maps names to bytes, or to None for an entry read lazily from *archive*.
+        """
+        self.kind: BundleKind = kind
+        self.name = name
+        self.narrative_name = narrative_name
+        self.narrative = narrative
+        self.limits = limits if limits is not None else Limits()
+        self.base_dir = base_dir
+        self.inline_report: InlineReport | None = None
+        self._entries: dict[str, bytes | None] = dict(entries or {})
+        self._archive = archive
+
+    # -- construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_text(cls, name: str, text: str) -> Bundle:
+        """A text bundle held in memory.
+
+        :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
+        :param text: the narrative.
+        """
+        stem = bundle_name(name)
+        narrative_name = stem + _TEXT_SUFFIX
+        return cls(
+            kind="text",
+            name=stem,
+            narrative_name=narrative_name,
+            narrative=parse(text, name=narrative_name),
+        )
+
+    @classmethod
+    def from_zip(cls, name: str, text: str, entries: Mapping[str, bytes]) -> Bundle:
+        """A zip bundle held in memory.
+
+        :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
+        :param text: the narrative.
+        :param entries: asset names to bytes, in archive order.
+        :raises UnsafeEntryError: for an unsafe entry name.
+        :raises CaseCollisionError: for names differing only in case.
+        :raises DuplicateEntryError: for an entry named like the narrative entry.
+        """
+        stem = bundle_name(name)
+        narrative_name = stem + _TEXT_SUFFIX
+        check_entry_names([narrative_name, *entries])
+        return cls(
+            kind="zip",
+            name=stem,
+            narrative_name=narrative_name,
+            narrative=parse(text, name=narrative_name),
+            entries={key: bytes(value) for key, value in entries.items()},
+        )
+
+    def close(self) -> None:
+        """Close the archive file behind a bundle opened from a path (idempotent)."""
+        if self._archive is not None:
+            self._archive.close()
+
+    def __enter__(self) -> Bundle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"<Bundle {self.kind} {self.name!r}: {len(self.narrative.turns)} turns, "
+            f"{len(self._entries)} entries>"
+        )
+
+    # -- entries -----------------------------------------------------------------------
+
+    @property
+    def entries(self) -> tuple[str, ...]:
+        """Asset entry names in archive order (the narrative entry excluded)."""
+        return tuple(self._entries)
+
+    def _first_line(self, name: str) -> tuple[int | None, int | None]:
+        embed = self.narrative.embed(name)
+        return (embed.line, embed.column) if embed is not None else (None, None)
+
+    def _missing(self, name: str) -> MissingEntryError:
+        line, column = self._first_line(name)
+        where = "the archive" if self.kind == "zip" else f"the folder {self.base_dir!r}"
+        return MissingEntryError(
+            f"{where} holds no entry with this name",
+            name=name,
+            line=line,
+            column=column,
+            hint="add the file, or fix the reference's spelling",
+        )
+
+    def read(self, name: str) -> bytes:
+        """One entry's bytes, decompressed now (within the limits).
+
+        :raises MissingEntryError: when the bundle has no entry *name*.
+        :raises LimitExceededError: when the entry inflates past a limit.
+        :raises InvalidZipError: when the entry's data is damaged.
+        """
+        if name not in self._entries:
+            raise self._missing(name)
+        data = self._entries[name]
+        if data is not None:
+            return data
+        assert self._archive is not None
+        return self._archive.read(name)
+
+    def entry_size(self, name: str) -> int:
+        """An entry's uncompressed size, without reading it (base_dir files included).
+
+        :raises MissingEntryError: when there is no such entry or file.
+        """
+        if name in self._entries:
+            data = self._entries[name]
+            if data is not None:
+                return len(data)
+            assert self._archive is not None
+            return self._archive.size(name)
+        if self.kind == "text" and self.base_dir is not None:
+            return os.stat(self._base_dir_path(name)).st_size
+        raise self._missing(name)
+
+    def _inline_embed(self, name: str) -> Embed | None:
+        return self._inline_embeds.get(name)
+
+    @functools.cached_property
+    def _inline_embeds(self) -> dict[str, Embed]:
+        first: dict[str, Embed] = {}
+        for embed in self.narrative.embeds:
+            if embed.kind == "inline":
+                first.setdefault(embed.name, embed)
+        return first
+
+    def _base_dir_path(self, name: str) -> str:
+        """The real path of *name* under base_dir, refusing anything that leads outside."""
+        assert self.base_dir is not None
+        line, column = self._first_line(name)
+        reason = unsafe_reason(name)
+        if reason is not None:
+            raise _unsafe_error(name, reason, line, column)
+        root = os.path.realpath(self.base_dir)
+        candidate = os.path.realpath(os.path.join(root, *name.split("/")))
+        if os.path.commonpath([root, candidate]) != root or candidate == root:
+            raise UnsafeEntryError(
+                "the reference leads outside base_dir (through a symbolic link)",
+                name=name,
+                line=line,
+                column=column,
+                hint="copy the file into the folder instead of linking to it",
+            )
+        if not os.path.isfile(candidate):
+            raise self._missing(name)
+        return candidate
+
+    def _read_base_dir(self, name: str) -> bytes:
+        path = self._base_dir_path(name)
+        limit = self.limits.max_entry_size
+        with builtins.open(path, "rb") as stream:
+            data = stream.read(limit + 1)
+        if len(data) > limit:
+            raise LimitExceededError(
+                f"the file is larger than max_entry_size ({limit} bytes)",
+                name=name,
+                hint="pass lmml_mdit.Limits(max_entry_size=...) to open() if you trust it",
+            )
+        return data
+
+    def has_asset(self, name: str) -> bool:
+        """Whether :meth:`embed` can resolve *name* (without reading any bytes)."""
+        if name in self._inline_embeds or name in self._entries:
+            return True
+        if self.kind == "text" and self.base_dir is not None:
+            try:
+                self._base_dir_path(name)
+            except BundleError:
+                return False
+            return True
+        return False
+
+    def embed(self, name: str) -> bytes:
+        """Resolve an embed name to its bytes (RFC 3.1 and 7).
+
+        An inline fence of that name gives its bytes; otherwise the zip entry, or for a text
+        bundle opened with ``base_dir`` the file of that name in that folder.
+
+        :raises UnsafeEntryError: for an unsafe name, or a base_dir file reached through a
+            link leading outside the folder.
+        :raises MissingEntryError: when the archive (or base_dir) has no such entry.
+        :raises UnresolvableReferenceError: for an external reference in a bare ``.lmml``
+            opened without ``base_dir``.
+        """
+        inline = self._inline_embed(name)
+        if inline is not None:
+            assert inline.content is not None
+            return inline.content
+        line, column = self._first_line(name)
+        reason = unsafe_reason(name)
+        if reason is not None:
+            raise _unsafe_error(name, reason, line, column)
+        if self.kind == "zip":
+            return self.read(name)
+        if self.base_dir is not None:
+            return self._read_base_dir(name)
+        raise UnresolvableReferenceError(
+            "a bare .lmml has no entries to resolve this external reference against",
+            name=name,
+            line=line,
+            column=column,
+            hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
+            "or open it with base_dir=",
+        )
+
+    # -- reserved embeds ------------------------------------------------------------------
+
+    def _reserved_source(self, name: str) -> tuple[bytes, int | None] | None:
+        """The bytes of a reserved embed and the narrative line its content starts on."""
+        inline = self._inline_embed(name)
+        if inline is not None:
+            assert inline.content is not None
+            return inline.content, inline.line + 1
+        if name in self._entries or name in self.narrative.first_embeds:
+            return self.embed(name), None
+        return None
+
+    @functools.cached_property
+    def manifest(self) -> dict[str, Any] | None:
+        """The decoded ``manifest.json`` (inline fence or entry), or None without one.
+
+        :raises InvalidManifestError: when it is not a JSON object.
+        :raises UnresolvableReferenceError: when a bare ``.lmml`` only references it.
+        :raises MissingEntryError: when it is referenced but absent from the archive.
+        """
+        found = self._reserved_source(MANIFEST_NAME)
+        if found is None:
+            return None
+        data, line = found
+        return load_manifest(data, line=line)
+
+    @functools.cached_property
+    def settings(self) -> dict[str, Any] | None:
+        """The decoded settings, from ``settings.yaml``, ``settings.yml`` or
+        ``settings.json`` (whichever the bundle has), or None without one.
+
+        :raises InvalidSettingsError: for invalid content, a non-mapping, or more than one
+            settings embed.
+        """
+        present = [
+            name
+            for name in SETTINGS_NAMES
+            if name in self._inline_embeds
+            or name in self._entries
+            or name in self.narrative.first_embeds
+        ]
+        if not present:
+            return None
+        if len(present) > 1:
+            raise InvalidSettingsError(
+                f"the bundle has several settings embeds: {', '.join(present)}",
+                name=present[1],
+                hint="keep exactly one of them",
+            )
+        found = self._reserved_source(present[0])
+        assert found is not None
+        data, line = found
+        return load_settings(data, name=present[0], line=line)
+
+    # -- validation ------------------------------------------------------------------------
+
+    def validate(self) -> list[Issue]:
+        """Cross-check narrative and entries (RFC 8); an empty list means clean.
+
+        Kinds: ``missing_reference``, ``orphaned_entry``, ``malformed_embed_name``,
+        ``conflicting_embed``, ``unclosed_embed``, ``integrity_mismatch``,
+        ``invalid_manifest``, ``invalid_settings``, and (when :mod:`lmml_mdit.toolcalls` is
+        present) ``unanswered_tool_call`` and ``unknown_tool_call_id``. Issues are ordered by
+        line; those without a line (orphaned entries) come last.
+        """
+        return _validate(self)
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the bundle atomically: a text bundle as UTF-8, a zip bundle as an archive
+        whose narrative entry is named after *path* (``out.lmmlz`` holds ``out.lmml``).
+
+        Digests recorded in ``manifest.json`` are brought up to date.
+
+        :raises DuplicateEntryError: when an asset has the narrative entry's name.
+        """
+        from .packing import save_bundle
+
+        save_bundle(self, os.fspath(path))
+
+    def pack(self) -> Bundle:
+        """A zip bundle: every inline fence becomes an entry, replaced by a reference."""
+        from .packing import pack
+
+        return pack(self)
+
+    def inline(self, *, orphans: Literal["error", "append", "drop"] = "error") -> Bundle:
+        """A text bundle: every referenced text asset becomes a fence.
+
+        :param orphans: what to do with entries the narrative never mentions: ``"error"``
+            raises, ``"append"`` adds them as fences at the end, ``"drop"`` leaves them out;
+            either way they are listed in the result's ``inline_report``.
+        """
+        from .packing import inline
+
+        return inline(self, orphans=orphans)
+
+    # -- delegations to higher modules ------------------------------------------------------
+
+    def messages(self, provider: str = "openai", **options: Any) -> list[dict[str, Any]]:
+        """Chat-API messages for *provider* (see :mod:`lmml_mdit.messages`)."""
+        module = importlib.import_module(".messages", __package__)
+        return cast("list[dict[str, Any]]", module.messages(self, provider, **options))
+
+    def to_request(
+        self, provider: str = "openai", model: str | None = None, **options: Any
+    ) -> dict[str, Any]:
+        """A full chat request for *provider* (see :mod:`lmml_mdit.messages`)."""
+        module = importlib.import_module(".messages", __package__)
+        return cast("dict[str, Any]", module.to_request(self, provider, model=model, **options))
+
+    def _repr_html_(self) -> str:
+        """The notebook preview (see :mod:`lmml_mdit.preview`)."""
+        module = importlib.import_module(".preview", __package__)
+        return cast(str, module.render_html(self))
+
+
+def _issue(kind: str, embed: Embed | None, name: str, message: str) -> Issue:
+    return Issue(
+        kind=kind,
+        name=name,
+        line=embed.line if embed is not None else None,
+        column=embed.column if embed is not None else None,
+        message=message,
+    )
+
+
+def _validate(bundle: Bundle) -> list[Issue]:
+    narrative = bundle.narrative
+    issues: list[Issue] = []
+    first = narrative.first_embeds
+    inline = bundle._inline_embeds
+    malformed: set[str] = set()
+
+    for name, embed in first.items():
+        reason = unsafe_reason(name)
+        if reason is not None:
+            malformed.add(name)
+            issues.append(
+                _issue(
+                    "malformed_embed_name",
+                    embed,
+                    name,
+                    f"{name!r} cannot be an archive entry name: {reason}; rename it to a "
+                    "relative name with '/' separators",
+                )
+            )
+        elif name in inline and not _is_reference_name(name):
+            malformed.add(name)
+            issues.append(
+                _issue(
+                    "malformed_embed_name",
+                    inline[name],
+                    name,
+                    f"{name!r} cannot be written as an @reference, so the fence cannot be "
+                    "packed; use letters, digits and _ . - / only, starting with a letter "
+                    "or digit and not ending in . - /",
+                )
+            )
+
+    for name, embed in first.items():
+        if name in malformed or name in inline or bundle.has_asset(name):
+            continue
+        if bundle.kind == "zip":
+            message = f"no archive entry {name!r}; add the file to the archive or fix the name"
+        elif bundle.base_dir is not None:
+            message = f"no file {name!r} in base_dir; add it or fix the name"
+        else:
+            message = (
+                f"a bare .lmml cannot resolve @{name}; inline it as a @@@ fence, pack the "
+                "bundle into a .lmmlz, or open it with base_dir="
+            )
+        issues.append(_issue("missing_reference", embed, name, message))
+
+    for name in bundle.entries:
+        if name not in first and name not in RESERVED_NAMES:
+            issues.append(
+                _issue(
+                    "orphaned_entry",
+                    None,
+                    name,
+                    f"the archive entry {name!r} is never mentioned in the narrative; "
+                    f"reference it as @{name} or remove it",
+                )
+            )
+
+    seen_content: dict[str, bytes] = {}
+    for embed in narrative.embeds:
+        if embed.kind != "inline":
+            continue
+        assert embed.content is not None
+        if not embed.closed:
+            issues.append(
+                _issue(
+                    "unclosed_embed",
+                    embed,
+                    embed.name,
+                    f"the fence @@@{embed.name} is never closed and runs to the end of its "
+                    "block; add a line holding only @@@ where its content ends",
+                )
+            )
+        known = seen_content.setdefault(embed.name, embed.content)
+        if known != embed.content:
+            issues.append(
+                _issue(
+                    "conflicting_embed",
+                    embed,
+                    embed.name,
+                    f"this fence @@@{embed.name} holds different bytes from an earlier one "
+                    "of the same name; rename one or make them identical",
+                )
+            )
+    for name, content in seen_content.items():
+        if name in bundle._entries and bundle.read(name) != content:
+            issues.append(
+                _issue(
+                    "conflicting_embed",
+                    inline[name],
+                    name,
+                    f"the fence @@@{name} and the archive entry {name!r} hold different "
+                    "bytes; rename one or make them identical",
+                )
+            )
+
+    issues.extend(_reserved_issues(bundle))
+    toolcalls = optional_module("toolcalls")
+    if toolcalls is not None:
+        issues.extend(cast("list[Issue]", toolcalls.tool_call_issues(narrative)))
+    issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
+    return issues
+
+
+def _reserved_issues(bundle: Bundle) -> list[Issue]:
+    issues: list[Issue] = []
+    manifest: dict[str, Any] | None = None
+    try:
+        manifest = bundle.manifest
+    except (InvalidManifestError, BundleError) as error:
+        if isinstance(error, InvalidManifestError):
+            issues.append(Issue("invalid_manifest", MANIFEST_NAME, error.line, None, str(error)))
+    try:
+        _ = bundle.settings
+    except InvalidSettingsError as error:
+        issues.append(
+            Issue("invalid_settings", error.name or "settings", error.line, None, str(error))
+        )
+    except BundleError:
+        pass  # an unresolvable settings reference is already a missing_reference
+    for name, recorded in manifest_digests(manifest).items():
+        embed = bundle.narrative.embed(name)
+        try:
+            actual = sha256_hex(bundle.embed(name))
+        except BundleError:
+            issues.append(
+                _issue(
+                    "integrity_mismatch",
+                    embed,
+                    name,
+                    f"manifest.json records a sha256 for {name!r}, but the bundle has no such "
+                    "asset; add it or remove its record",
+                )
+            )
+            continue
+        if actual != recorded.lower():
+            issues.append(
+                _issue(
+                    "integrity_mismatch",
+                    embed,
+                    name,
+                    f"{name!r} has sha256 {actual}, but manifest.json records {recorded}; "
+                    "the asset changed: restore it, or save the bundle to record the new digest",
+                )
+            )
+    return issues
+
+
+def optional_module(name: str) -> ModuleType | None:
+    """Import ``lmml_mdit.<name>`` if it exists; None only when that module itself is absent."""
+    full = f"{__package__}.{name}"
+    try:
+        return importlib.import_module(full)
+    except ModuleNotFoundError as error:
+        if error.name == full:
+            return None
+        raise
+
+
+def _read_stream(stream: IO[bytes], limits: Limits) -> bytes:
+    cap = limits.max_total_size + _STREAM_SLACK
+    data = stream.read(cap + 1)
+    if len(data) > cap:
+        raise LimitExceededError(
+            f"the stream is larger than max_total_size ({limits.max_total_size} bytes)",
+            hint="pass a path instead, or raise lmml_mdit.Limits(max_total_size=...)",
+        )
+    return data
+
+
+def _zip_bundle(
+    archive: ZipArchive, file_name: str | None, explicit_name: str | None, limits: Limits
+) -> Bundle:
+    members = archive.members
+    given = explicit_name or file_name
+    wanted = narrative_entry_name(given) if given else None
+    if wanted is not None and wanted in members:
+        chosen = wanted
+    else:
+        candidates = [
+            entry for entry in members if "/" not in entry and entry.lower().endswith(_TEXT_SUFFIX)
+        ]
+        if len(candidates) != 1:
+            listed = ", ".join(candidates) if candidates else "none"
+            raise MissingNarrativeError(
+                f"no narrative entry {wanted!r} and {len(candidates)} root .lmml candidates "
+                f"({listed})"
+                if wanted
+                else f"cannot tell the narrative entry: {len(candidates)} root .lmml "
+                f"candidates ({listed})",
+                name=wanted,
+                hint="rename the archive after its narrative entry (x.lmmlz holds x.lmml), "
+                "or keep exactly one .lmml entry at the archive root",
+            )
+        chosen = candidates[0]
+    narrative = parse(archive.read(chosen), name=chosen)
+    stem = bundle_name(explicit_name or file_name or chosen)
+    return Bundle(
+        kind="zip",
+        name=stem,
+        narrative_name=chosen,
+        narrative=narrative,
+        entries={entry: None for entry in members if entry != chosen},
+        archive=archive,
+        limits=limits,
+    )
+
+
+def _text_bundle(
+    data: bytes, display: str, stem: str, limits: Limits, base_dir: str | None
+) -> Bundle:
+    if len(data) > limits.max_entry_size:
+        raise LimitExceededError(
+            f"the narrative is larger than max_entry_size ({limits.max_entry_size} bytes)",
+            name=display,
+            hint="pass lmml_mdit.Limits(max_entry_size=...) if you trust it",
+        )
+    return Bundle(
+        kind="text",
+        name=stem,
+        narrative_name=stem + _TEXT_SUFFIX,
+        narrative=parse(data, name=display),
+        limits=limits,
+        base_dir=os.fspath(base_dir) if base_dir is not None else None,
+    )
+
+
+def open(
+    source: str | os.PathLike[str] | bytes | IO[bytes],
+    *,
+    limits: Limits | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+    name: str | None = None,
+) -> Bundle:
+    """Open a bundle from a path, bytes or a binary file object.
+
+    Zip or text is decided by the first bytes (``PK\\x03\\x04`` or the empty-archive
+    ``PK\\x05\\x06``), never by the extension. A path's archive is read lazily: only the
+    central directory and the narrative are read now.
+
+    :param source: a path, the bundle's bytes, or a readable binary file object.
+    :param limits: safety limits (see :class:`Limits`); defaults when None.
+    :param base_dir: for a text bundle, a folder to resolve external references against.
+    :param name: the bundle or file name, when *source* is not a path (or to override it).
+    :raises MissingNarrativeError: when an archive's narrative entry cannot be found.
+    :raises LmmlSyntaxError: when the narrative is not valid UTF-8.
+    :raises BundleError: when the file cannot be read; see :func:`lmml_mdit.archive.open_archive`
+        for every archive error.
+    """
+    limits = limits if limits is not None else Limits()
+    base = os.fspath(base_dir) if base_dir is not None else None
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        file_name = os.path.basename(path)
+        try:
+            with builtins.open(path, "rb") as stream:
+                head = stream.read(4)
+                if not is_zip(head):
+                    text = head + stream.read(limits.max_entry_size + 1 - len(head))
+        except OSError as error:
+            raise BundleError(
+                f"cannot read the file: {error.strerror}", name=path, hint="check the path"
+            ) from None
+        if is_zip(head):
+            return _zip_bundle(open_archive(path, limits), file_name, name, limits)
+        display = name or file_name
+        return _text_bundle(text, display, bundle_name(display), limits, base)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        data = _read_stream(source, limits)
+    if is_zip(data[:4]):
+        return _zip_bundle(open_archive(data, limits), None, name, limits)
+    stem = bundle_name(name) if name else _DEFAULT_NAME
+    return _text_bundle(data, name or stem + _TEXT_SUFFIX, stem, limits, base)
+
+
+def sha256_hex(data: bytes) -> str:
+    """The lowercase hex SHA-256 of *data* (the digest form ``manifest.json`` records)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def manifest_digests(manifest: Mapping[str, Any] | None) -> dict[str, str]:
+    """The asset digests a manifest records: ``{"assets": {name: {"sha256": hex}}}``."""
+    if not manifest:
+        return {}
+    assets = manifest.get("assets")
+    if not isinstance(assets, dict):
+        return {}
+    return {
+        asset: record["sha256"]
+        for asset, record in assets.items()
+        if isinstance(record, dict) and isinstance(record.get("sha256"), str)
+    }
+
+
+def dump_manifest(manifest: Mapping[str, Any]) -> bytes:
+    """Serialise a manifest the way :meth:`Bundle.save` writes it."""
+    return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

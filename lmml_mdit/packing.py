@@ -1,0 +1,469 @@
+"""Packing, inlining and saving bundles, by rewriting lines at token positions.
+
+Every rewrite works on the narrative's normalized source lines at the positions the parser
+recorded (``token.map``, :attr:`~lmml_mdit.model.Embed.line` and ``column``); nothing is
+found by searching the text for strings. The result is parsed again and compared with the
+original (turn roles and headings, each turn's embed names, every embed's bytes), so a
+rewrite that would change the meaning raises instead of passing silently.
+
+- :func:`pack`: each inline fence becomes an archive entry, and the fence's lines become one
+  ``@name`` line in the same place (keeping the line's container prefix, such as ``> ``).
+- :func:`inline`: each externally referenced text asset becomes a fence. A reference that
+  stands alone on a line of a top-level paragraph is replaced by the fence in place (so
+  ``inline(pack(b))`` gives back ``b``'s text); otherwise the reference stays and the fence
+  is added after the top-level block holding it, in the same turn.
+- :func:`save_bundle`: atomic write, with manifest digests kept current.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import zipfile
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .archive import unsafe_reason
+from .atomic import atomic_write
+from .bundle import (
+    Bundle,
+    _is_reference_name,
+    dump_manifest,
+    manifest_digests,
+    narrative_entry_name,
+    sha256_hex,
+)
+from .errors import (
+    BundleError,
+    ConflictingEmbedError,
+    DuplicateEntryError,
+    InvalidManifestError,
+    NotInlinableError,
+    UnsafeEntryError,
+)
+from .model import Embed
+from .narrative import Narrative, parse
+from .reserved import MANIFEST_NAME, RESERVED_NAMES
+
+__all__ = ["InlineReport", "fence_text", "inline", "pack", "save_bundle"]
+
+MARKER = "@@@"
+# Extensions whose data is already compressed: stored as-is, deflating them wastes time.
+_STORED_EXTENSIONS = frozenset(
+    {
+        *(".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".gz", ".bz2", ".xz", ".zst"),
+        *(".7z", ".mp3", ".mp4", ".m4a", ".ogg", ".webm", ".pdf", ".docx", ".xlsx", ".pptx"),
+        ".lmmlz",
+    }
+)
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class InlineReport:
+    """What :func:`inline` did with each asset.
+
+    :ivar inlined: referenced assets that became fences, in narrative order.
+    :ivar appended: unreferenced entries appended as fences at the end (reserved entries
+        such as ``manifest.json`` always are; others with ``orphans="append"``).
+    :ivar dropped: unreferenced entries left out (``orphans="drop"``).
+    """
+
+    inlined: tuple[str, ...] = ()
+    appended: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+
+def _source_lines(narrative: Narrative) -> tuple[list[str], bool]:
+    source = narrative.source
+    return narrative.lines, source.endswith("\n")
+
+
+def _join(lines: list[str], final_newline: bool) -> str:
+    text = "\n".join(lines)
+    return text + "\n" if final_newline and lines else text
+
+
+def _shape(narrative: Narrative) -> list[tuple[str, str | None, tuple[str, ...]]]:
+    """What a rewrite must keep: each turn's role, heading and embed names."""
+    return [
+        (turn.role, turn.heading, tuple(sorted({embed.name for embed in turn.embeds})))
+        for turn in narrative.turns
+    ]
+
+
+def _continuation(prefix: str) -> str:
+    """The prefix for a container's following lines: ``>`` kept, list markers blanked."""
+    return "".join(char if char in "> \t" else " " for char in prefix)
+
+
+def fence_text(name: str, data: bytes) -> str:
+    """The fence for *data*, closing on its own line when the content ends with a newline.
+
+    Content without a final newline can only be kept byte for byte by closing on its last
+    line (``last line@@@``), which :mod:`lmml_mdit.syntax.fence` reads back exactly.
+
+    :raises NotInlinableError: when *data* is binary, not UTF-8, holds carriage returns, or
+        has a line that is or ends with ``@@@``.
+    """
+    hint = "keep it as an archive entry (pack the bundle) instead of inlining it"
+    try:
+        content = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotInlinableError(
+            "the asset is binary (not valid UTF-8 text)", name=name, hint=hint
+        ) from None
+    if "\x00" in content:
+        raise NotInlinableError("the asset is binary (it holds NUL bytes)", name=name, hint=hint)
+    if "\r" in content:
+        raise NotInlinableError(
+            "the asset holds carriage returns, which a narrative normalizes away",
+            name=name,
+            hint=hint + ", or convert it to LF line endings",
+        )
+    if content.startswith("\ufeff"):
+        raise NotInlinableError("the asset starts with a byte-order mark", name=name, hint=hint)
+    for index, line in enumerate(content.split("\n")):
+        if line.rstrip().endswith(MARKER):
+            raise NotInlinableError(
+                f"line {index + 1} of the asset is or ends with {MARKER}, which would close "
+                "the fence early",
+                name=name,
+                hint=hint,
+            )
+    return f"{MARKER}{name}\n{content}{MARKER}"
+
+
+def _embed_tokens(narrative: Narrative) -> list[Any]:
+    return [token for token in narrative.tokens if token.type == "lmml_embed"]
+
+
+def pack(bundle: Bundle) -> Bundle:
+    """A zip bundle: every inline fence becomes an entry and its lines one ``@name`` line.
+
+    Existing entries are all kept (unreferenced ones too); for a text bundle opened with
+    ``base_dir``, referenced files found there become entries as well.
+
+    :raises UnsafeEntryError: for a fence name that cannot be an entry name.
+    :raises BundleError: for a fence name ``@name`` cannot express, or a rewrite that would
+        change the turns.
+    :raises ConflictingEmbedError: when fences, or a fence and an entry, disagree on bytes.
+    """
+    narrative = bundle.narrative
+    contents: dict[str, bytes] = {}
+    for embed in narrative.embeds:
+        if embed.kind != "inline":
+            continue
+        assert embed.content is not None
+        reason = unsafe_reason(embed.name)
+        if reason is not None:
+            raise UnsafeEntryError(
+                f"the fence cannot become an archive entry: {reason}",
+                name=embed.name,
+                line=embed.line,
+                column=embed.column,
+                hint="rename the fence",
+            )
+        if not _is_reference_name(embed.name):
+            raise BundleError(
+                "the fence's name cannot be written as an @reference",
+                name=embed.name,
+                line=embed.line,
+                column=embed.column,
+                hint="use letters, digits and _ . - / only, not ending in . - /",
+            )
+        known = contents.setdefault(embed.name, embed.content)
+        if known != embed.content:
+            raise ConflictingEmbedError(
+                "two fences of this name hold different bytes",
+                name=embed.name,
+                line=embed.line,
+                column=embed.column,
+                hint="rename one fence or make them identical",
+            )
+
+    entries: dict[str, bytes | None] = dict(bundle._entries)
+    for name, content in contents.items():
+        if name in entries and bundle.read(name) != content:
+            first = bundle._inline_embeds[name]
+            raise ConflictingEmbedError(
+                "the fence and the archive entry of this name hold different bytes",
+                name=name,
+                line=first.line,
+                column=first.column,
+                hint="rename the fence or the entry, or make them identical",
+            )
+    if bundle.kind == "text" and bundle.base_dir is not None:
+        for name in narrative.first_embeds:
+            if name not in contents and name not in entries and bundle.has_asset(name):
+                entries[name] = bundle.embed(name)
+    for name, content in contents.items():
+        if name not in entries:
+            entries[name] = content
+
+    lines, final_newline = _source_lines(narrative)
+    for token in reversed(_embed_tokens(narrative)):
+        start, end = token.map
+        prefix = lines[start][: token.meta["column"] - 1]
+        lines[start:end] = [f"{prefix}@{token.meta['name']}"]
+    text = _join(lines, final_newline)
+    packed = parse(text, name=bundle.narrative_name)
+    if _shape(packed) != _shape(narrative):
+        raise BundleError(
+            "packing would change the turns (a reference line joins a neighbouring block)",
+            name=bundle.narrative_name,
+            hint="put a blank line after each fence, then pack again",
+        )
+    return Bundle(
+        kind="zip",
+        name=bundle.name,
+        narrative_name=bundle.name + ".lmml",
+        narrative=packed,
+        entries=entries,
+        archive=bundle._archive,
+        limits=bundle.limits,
+    )
+
+
+def _top_level_blocks(narrative: Narrative) -> list[tuple[int, int, str]]:
+    """(first line, end line, type) of each top-level block, 0-based, end exclusive."""
+    blocks = []
+    for token in narrative.tokens:
+        if token.level == 0 and token.nesting >= 0 and token.map is not None:
+            blocks.append((token.map[0], token.map[1], token.type))
+    return blocks
+
+
+def _stands_alone(embed: Embed, lines: list[str], blocks: list[tuple[int, int, str]]) -> bool:
+    """Whether *embed* is a reference alone on a line of a top-level paragraph."""
+    index = embed.line - 1
+    prefix = lines[index][: embed.column - 1]
+    if lines[index].strip() != f"@{embed.name}" or prefix.strip() or len(prefix) > 3:
+        return False
+    return any(first <= index < end and kind == "paragraph_open" for first, end, kind in blocks)
+
+
+def _placement(
+    name: str, lines: list[str], blocks: list[tuple[int, int, str]], narrative: Narrative
+) -> tuple[int, bool]:
+    """Where the fence for *name* goes: (0-based line, whether it replaces that line).
+
+    The first reference standing alone on a top-level paragraph line is replaced in place;
+    otherwise the fence goes after the top-level block holding the first reference (or at
+    the end of its turn), so the turns keep their embeds.
+    """
+    for embed in narrative.embeds:
+        if embed.name == name and _stands_alone(embed, lines, blocks):
+            return embed.line - 1, True
+    index = narrative.first_embeds[name].line - 1
+    for first, end, _ in blocks:
+        if first <= index < end:
+            return end, False
+    for turn in narrative.turns:
+        if turn.start_line - 1 <= index < max(turn.end_line, turn.start_line):
+            return turn.end_line, False
+    return len(lines), False
+
+
+def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "error") -> Bundle:
+    """A text bundle in which every referenced text asset is an inline fence.
+
+    References are kept (they resolve to the fence of the same name); a reference alone on
+    a top-level paragraph line is replaced by its fence. Unreferenced reserved entries
+    (``manifest.json``, settings) are appended as fences at the end. Other unreferenced
+    entries follow *orphans*. The result's ``inline_report`` says what happened.
+
+    :param orphans: ``"error"`` raises on unreferenced entries, ``"append"`` appends them
+        as fences at the end, ``"drop"`` leaves them out (listed in the report).
+    :raises NotInlinableError: naming a binary or unfenceable asset.
+    :raises MissingEntryError: for a reference to a missing entry (nothing is inlined).
+    :raises UnresolvableReferenceError: for a reference a bare ``.lmml`` cannot resolve.
+    :raises ConflictingEmbedError: when a fence and an entry of one name disagree.
+    :raises BundleError: for unreferenced entries with ``orphans="error"``.
+    """
+    if orphans not in ("error", "append", "drop"):
+        raise ValueError(f"orphans must be 'error', 'append' or 'drop', not {orphans!r}")
+    narrative = bundle.narrative
+    inline_names = bundle._inline_embeds
+    fences: dict[str, str] = {}
+    originals: dict[str, bytes] = {}
+    for name in narrative.first_embeds:
+        if name in inline_names:
+            continue
+        data = bundle.embed(name)
+        fences[name] = fence_text(name, data)
+        originals[name] = data
+    for name in bundle.entries:
+        if name in inline_names and bundle.read(name) != bundle.embed(name):
+            first = inline_names[name]
+            raise ConflictingEmbedError(
+                "the fence and the archive entry of this name hold different bytes",
+                name=name,
+                line=first.line,
+                column=first.column,
+                hint="rename the fence or the entry, or make them identical",
+            )
+
+    unreferenced = [name for name in bundle.entries if name not in narrative.first_embeds]
+    reserved = [name for name in unreferenced if name in RESERVED_NAMES]
+    others = [name for name in unreferenced if name not in RESERVED_NAMES]
+    if others and orphans == "error":
+        raise BundleError(
+            f"entries the narrative never mentions: {', '.join(others)}",
+            name=others[0],
+            hint="reference them, or call inline(orphans='append') to keep them as fences "
+            "or inline(orphans='drop') to leave them out",
+        )
+    appended = reserved + (others if orphans == "append" else [])
+    tail: list[str] = []
+    for name in appended:
+        data = bundle.read(name)
+        originals[name] = data
+        tail.extend(["", *fence_text(name, data).split("\n")])
+
+    lines, final_newline = _source_lines(narrative)
+    blocks = _top_level_blocks(narrative)
+    replacements: dict[int, list[str]] = {}
+    insertions: dict[int, list[str]] = {}
+    for name, fence in fences.items():
+        at, replaces = _placement(name, lines, blocks, narrative)
+        fence_lines = fence.split("\n")
+        if replaces:
+            prefix = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+            replacements[at] = [prefix + fence_lines[0], *fence_lines[1:]]
+        else:
+            insertions.setdefault(at, []).extend(["", *fence_lines])
+    for at in sorted(set(replacements) | set(insertions), reverse=True):
+        if at in insertions:
+            added = insertions[at]
+            if at < len(lines) and lines[at].strip():
+                added = [*added, ""]
+            lines[at:at] = added
+        if at in replacements:
+            lines[at : at + 1] = replacements[at]
+    if tail:
+        lines.extend(tail)
+        final_newline = final_newline or bool(narrative.source)
+    text = _join(lines, final_newline)
+    result = parse(text, name=bundle.narrative_name)
+    _check_inlined(result, narrative, originals, appended, bundle.narrative_name)
+    inlined = Bundle(
+        kind="text",
+        name=bundle.name,
+        narrative_name=bundle.name + ".lmml",
+        narrative=result,
+        limits=bundle.limits,
+    )
+    inlined.inline_report = InlineReport(
+        inlined=tuple(fences),
+        appended=tuple(appended),
+        dropped=tuple(others) if orphans == "drop" else (),
+    )
+    return inlined
+
+
+def _check_inlined(
+    result: Narrative,
+    original: Narrative,
+    contents: dict[str, bytes],
+    appended: list[str],
+    narrative_name: str,
+) -> None:
+    fenced: dict[str, bytes | None] = {}
+    for embed in result.embeds:
+        if embed.kind == "inline":
+            fenced.setdefault(embed.name, embed.content)
+    for name, data in contents.items():
+        if fenced.get(name) != data:
+            raise NotInlinableError(
+                "the asset cannot be fenced without changing its bytes",
+                name=name,
+                hint="keep it as an archive entry instead of inlining it",
+            )
+    before = _shape(original)
+    after = _shape(result)
+    if appended and after:
+        # Appended fences join the last turn; everything else must be unchanged.
+        role, heading, names = after[-1]
+        after[-1] = (role, heading, tuple(sorted(set(names) - set(appended))))
+    if before != after and not (not before and after and not after[-1][2]):
+        raise BundleError(
+            "inlining would change the turns",
+            name=narrative_name,
+            hint="put references on lines of their own, or pack the bundle instead",
+        )
+
+
+def _rewrite_fence(narrative: Narrative, name: str, data: bytes) -> str:
+    """The narrative text with every fence named *name* holding *data* instead."""
+    lines, final_newline = _source_lines(narrative)
+    new_lines = fence_text(name, data).split("\n")
+    for token in reversed(_embed_tokens(narrative)):
+        if token.meta["name"] != name:
+            continue
+        start, end = token.map
+        prefix = lines[start][: token.meta["column"] - 1]
+        following = _continuation(prefix)
+        lines[start:end] = [prefix + new_lines[0], *(following + line for line in new_lines[1:])]
+    return _join(lines, final_newline)
+
+
+def _current_manifest(bundle: Bundle) -> tuple[str, dict[str, bytes | None]]:
+    """The narrative text and entries to save, with recorded digests brought up to date."""
+    text = bundle.narrative.text
+    entries = dict(bundle._entries)
+    try:
+        manifest = bundle.manifest
+    except (InvalidManifestError, BundleError):
+        return text, entries
+    recorded = manifest_digests(manifest)
+    if not recorded or manifest is None:
+        return text, entries
+    manifest = copy.deepcopy(manifest)  # the bundle's own manifest stays as it was read
+    updated = False
+    assets = manifest["assets"]
+    for name, digest in recorded.items():
+        if not bundle.has_asset(name):
+            continue
+        actual = sha256_hex(bundle.embed(name))
+        if actual != digest:
+            assets[name] = {**assets[name], "sha256": actual}
+            updated = True
+    if not updated:
+        return text, entries
+    data = dump_manifest(manifest)
+    if MANIFEST_NAME in bundle._inline_embeds:
+        text = _rewrite_fence(bundle.narrative, MANIFEST_NAME, data)
+    elif MANIFEST_NAME in entries:
+        entries[MANIFEST_NAME] = data
+    return text, entries
+
+
+def save_bundle(bundle: Bundle, path: str) -> None:
+    """Write *bundle* to *path* atomically (see :meth:`Bundle.save`)."""
+    text, entries = _current_manifest(bundle)
+    if bundle.kind == "text":
+        with atomic_write(path) as stream:
+            stream.write(text.encode("utf-8"))
+        return
+    narrative_name = narrative_entry_name(os.path.basename(path))
+    if narrative_name in entries:
+        raise DuplicateEntryError(
+            "an asset has the name the narrative entry needs",
+            name=narrative_name,
+            hint="rename that asset, or save under another file name",
+        )
+    with atomic_write(path) as stream, zipfile.ZipFile(stream, "w") as archive:
+        _write_entry(archive, narrative_name, text.encode("utf-8"))
+        for name, data in entries.items():
+            _write_entry(archive, name, data if data is not None else bundle.read(name))
+
+
+def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
+    info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+    info.external_attr = 0o644 << 16
+    extension = os.path.splitext(name)[1].lower()
+    info.compress_type = (
+        zipfile.ZIP_STORED if extension in _STORED_EXTENSIONS else zipfile.ZIP_DEFLATED
+    )
+    archive.writestr(info, data)

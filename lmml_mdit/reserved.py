@@ -1,0 +1,233 @@
+"""The reserved embeds (RFC 5): ``manifest.json`` and ``settings.yaml|.yml|.json``.
+
+Both decode to plain JSON-like values (dicts, lists, strings, numbers, booleans, ``None``).
+JSON ``null`` and YAML ``null``/``~`` are both ``None``.
+
+YAML is read by PyYAML's safe loader, narrowed further: no object construction (only the
+core tags), no timestamps (they stay strings), no ``!!binary``/``!!set``/``!!omap``, at most
+:data:`MAX_YAML_DEPTH` levels of nesting, and at most :data:`MAX_YAML_NODES` nodes counted
+with every alias expanded, so an alias bomb ("billion laughs") is refused before anyone walks
+it. Mapping keys must be strings.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from .errors import InvalidManifestError, InvalidSettingsError, LmmlError
+
+__all__ = [
+    "MANIFEST_NAME",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
+    "RESERVED_NAMES",
+    "SETTINGS_NAMES",
+    "load_manifest",
+    "load_settings",
+]
+
+MANIFEST_NAME = "manifest.json"
+SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
+RESERVED_NAMES = (MANIFEST_NAME, *SETTINGS_NAMES)
+
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of collections a settings YAML document may have."""
+
+MAX_YAML_NODES = 100_000
+"""Most nodes a settings YAML document may have, counting each alias as a full copy."""
+
+_ALLOWED_TAGS = frozenset(
+    f"tag:yaml.org,2002:{kind}"
+    for kind in ("null", "bool", "int", "float", "str", "seq", "map", "merge")
+)
+
+
+class _SettingsLoader(yaml.SafeLoader):
+    """A safe loader that also bounds depth and refuses non-JSON types."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.YAMLError(f"the document nests deeper than {MAX_YAML_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+# Timestamps stay strings: drop the implicit timestamp resolver from our copy only.
+_SettingsLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _expanded_size(root: yaml.Node) -> int:
+    """Count nodes with aliases expanded, refusing cycles and anything past the limit."""
+    sizes: dict[int, int] = {}
+    in_progress: set[int] = set()
+
+    def visit(node: yaml.Node, depth: int) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in in_progress:
+            raise yaml.YAMLError("the document holds a recursive alias")
+        if node.tag not in _ALLOWED_TAGS:
+            raise yaml.YAMLError(f"the tag {node.tag!r} is not allowed in settings")
+        in_progress.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                total += visit(item, depth + 1)
+        elif isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                total += visit(key_node, depth + 1) + visit(value_node, depth + 1)
+        if total > MAX_YAML_NODES:
+            raise yaml.YAMLError(
+                f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)"
+            )
+        in_progress.discard(key)
+        sizes[key] = total
+        return total
+
+    visit(root, 0)
+    return sizes[id(root)]
+
+
+def _check_keys(value: Any, path: str = "") -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise yaml.YAMLError(
+                    f"the key {key!r} at {path or 'the top level'} is not a string; quote it"
+                )
+            _check_keys(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_keys(item, f"{path}[{index}]")
+
+
+def _decode_text(data: bytes, error: type[LmmlError], name: str, line: int | None) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as problem:
+        raise error(
+            f"not valid UTF-8 at byte offset {problem.start}",
+            name=name,
+            line=line,
+            hint="save the file as UTF-8",
+        ) from None
+
+
+def _content_line(first_line: int | None, offset: int) -> int | None:
+    """The narrative line of 0-based content line *offset*, or the 1-based entry line."""
+    return offset + 1 if first_line is None else first_line + offset
+
+
+def _load_json(
+    data: bytes, error: type[LmmlError], name: str, first_line: int | None
+) -> dict[str, Any]:
+    text = _decode_text(data, error, name, first_line)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as problem:
+        raise error(
+            f"not valid JSON: {problem.msg} (column {problem.colno})",
+            name=name,
+            line=_content_line(first_line, problem.lineno - 1),
+            hint="fix the JSON syntax",
+        ) from None
+    except RecursionError:
+        raise error(
+            "the JSON nests too deeply", name=name, line=first_line, hint="flatten it"
+        ) from None
+    if not isinstance(value, dict):
+        raise error(
+            f"the top level is a JSON {type(value).__name__}, not an object",
+            name=name,
+            line=_content_line(first_line, 0),
+            hint='wrap the values in an object: {"key": ...}',
+        )
+    return value
+
+
+def load_manifest(
+    data: bytes, *, name: str = MANIFEST_NAME, line: int | None = None
+) -> dict[str, Any]:
+    """Decode a ``manifest.json`` embed.
+
+    :param data: the embed's bytes.
+    :param name: the name used in error messages.
+    :param line: the narrative line where the content starts (for an inline fence), or
+        None when the bytes are a file of their own (lines then count from 1 in it).
+    :raises InvalidManifestError: for invalid UTF-8, invalid JSON or a non-object.
+    """
+    return _load_json(data, InvalidManifestError, name, line)
+
+
+def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]:
+    text = _decode_text(data, InvalidSettingsError, name, first_line)
+    loader = _SettingsLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}
+        _expanded_size(node)
+        value = loader.construct_document(node)
+        _check_keys(value)
+    except yaml.MarkedYAMLError as problem:
+        mark = problem.problem_mark or problem.context_mark
+        raise InvalidSettingsError(
+            f"not valid settings YAML: {problem.problem or problem.context}",
+            name=name,
+            line=_content_line(first_line, mark.line) if mark is not None else first_line,
+            hint="fix the YAML, or write the settings as settings.json",
+        ) from None
+    except (yaml.YAMLError, RecursionError) as problem:
+        raise InvalidSettingsError(
+            f"refused settings YAML: {problem}",
+            name=name,
+            line=first_line,
+            hint="simplify the document; aliases, deep nesting and custom tags are limited",
+        ) from None
+    finally:
+        loader.dispose()
+    if not isinstance(value, dict):
+        raise InvalidSettingsError(
+            f"the top level is a YAML {type(value).__name__}, not a mapping",
+            name=name,
+            line=_content_line(first_line, node.start_mark.line),
+            hint="write the settings as 'key: value' lines",
+        )
+    return value
+
+
+def load_settings(data: bytes, *, name: str, line: int | None = None) -> dict[str, Any]:
+    """Decode a settings embed; the format follows the name's extension.
+
+    An empty or comment-only YAML document gives ``{}``.
+
+    :param data: the embed's bytes.
+    :param name: ``settings.yaml``, ``settings.yml`` or ``settings.json``.
+    :param line: as for :func:`load_manifest`.
+    :raises InvalidSettingsError: for undecodable content, a non-mapping, or another name.
+    """
+    lowered = name.lower()
+    if lowered.endswith(".json"):
+        return _load_json(data, InvalidSettingsError, name, line)
+    if lowered.endswith((".yaml", ".yml")):
+        return _load_yaml(data, name, line)
+    raise InvalidSettingsError(
+        "settings must be YAML (.yaml, .yml) or JSON (.json)",
+        name=name,
+        line=line,
+        hint="rename the embed to settings.yaml or settings.json",
+    )

@@ -1,0 +1,236 @@
+"""Opening bundles and resolving embeds (ports of the reference's B1-B12, plus base_dir)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import types
+from pathlib import Path
+
+import hostile_archives as corpus
+import pytest
+
+import lmml_mdit.bundle as bundles
+from lmml_mdit.bundle import Bundle, bundle_name, narrative_entry_name
+from lmml_mdit.errors import (
+    LimitExceededError,
+    MissingEntryError,
+    UnresolvableReferenceError,
+    UnsafeEntryError,
+)
+
+
+def test_b1_text_bundle_parses_the_narrative_and_has_no_entries(tmp_path: Path) -> None:
+    path = tmp_path / "foo.lmml"
+    path.write_text("Hello @image.png here.", encoding="utf-8")
+    bundle = bundles.open(path)
+    assert bundle.kind == "text"
+    assert bundle.name == "foo"
+    assert bundle.narrative_name == "foo.lmml"
+    assert bundle.narrative.text == "Hello @image.png here."
+    assert bundle.entries == ()
+    assert [embed.name for embed in bundle.narrative.embeds] == ["image.png"]
+
+
+def test_b2_external_reference_is_unresolvable_in_a_text_bundle(tmp_path: Path) -> None:
+    path = tmp_path / "foo.lmml"
+    path.write_text("Hello @image.png here.", encoding="utf-8")
+    with pytest.raises(UnresolvableReferenceError) as raised:
+        bundles.open(path).embed("image.png")
+    assert raised.value.name == "image.png"
+    assert (raised.value.line, raised.value.column) == (1, 7)
+    assert "base_dir" in (raised.value.hint or "")
+
+
+def test_b3_inline_embed_resolves_in_any_kind() -> None:
+    text = "@@@settings.yaml\nkey: value\n@@@"
+    assert Bundle.from_text("foo", text).embed("settings.yaml") == b"key: value\n"
+    assert Bundle.from_zip("foo", text, {}).embed("settings.yaml") == b"key: value\n"
+
+
+def test_b4_narrative_entry_is_the_basename_minus_z(tmp_path: Path) -> None:
+    path = tmp_path / "convo.lmmlz"
+    path.write_bytes(
+        corpus.normal_zip({"convo.lmml": b"See @image.png.", "image.png": b"binarydata"})
+    )
+    with bundles.open(path) as bundle:
+        assert bundle.kind == "zip"
+        assert bundle.narrative.text == "See @image.png."
+        assert bundle.entries == ("image.png",)
+        assert bundle.embed("image.png") == b"binarydata"
+        assert bundle.entry_size("image.png") == len(b"binarydata")
+
+
+def test_b5_detection_by_content_a_zip_named_lmml_opens_as_zip(tmp_path: Path) -> None:
+    path = tmp_path / "weird.lmml"
+    path.write_bytes(corpus.normal_zip({"weird.lmml": b"See @a.png.", "a.png": b"data"}))
+    with bundles.open(path) as bundle:
+        assert bundle.kind == "zip"
+        assert bundle.embed("a.png") == b"data"
+
+
+def test_b6_differs_renamed_archive_falls_back_to_its_single_lmml_entry(tmp_path: Path) -> None:
+    """Deliberate difference: the reference fails with missing_narrative_entry here."""
+    path = tmp_path / "broken.lmmlz"
+    path.write_bytes(
+        corpus.normal_zip({"not_the_expected_name.lmml": b"text @a.png", "a.png": b"x"})
+    )
+    with bundles.open(path) as bundle:
+        assert bundle.name == "broken"
+        assert bundle.narrative_name == "not_the_expected_name.lmml"
+        assert bundle.narrative.text == "text @a.png"
+        assert bundle.entries == ("a.png",)
+
+
+def test_bytes_archive_without_a_name_finds_its_narrative() -> None:
+    data = corpus.normal_zip({"session.lmml": b"hi @a.txt", "a.txt": b"A"})
+    bundle = bundles.open(data)
+    assert (bundle.name, bundle.narrative_name) == ("session", "session.lmml")
+    assert bundles.open(io.BytesIO(data)).embed("a.txt") == b"A"
+
+
+def test_derived_entry_wins_over_other_lmml_entries() -> None:
+    data = corpus.normal_zip({"other.lmml": b"other", "convo.lmml": b"main"})
+    bundle = bundles.open(data, name="convo.lmmlz")
+    assert bundle.narrative.text == "main"
+    assert bundle.entries == ("other.lmml",)
+
+
+def test_nested_lmml_is_not_a_fallback_candidate() -> None:
+    data = corpus.normal_zip({"sub/x.lmml": b"nested", "y.lmml": b"root"})
+    assert bundles.open(data, name="z.lmmlz").narrative.text == "root"
+
+
+def test_b8_b9_constructors_normalise_names() -> None:
+    assert Bundle.from_text("foo", "hello").name == "foo"
+    assert Bundle.from_text("foo.lmml", "hello").narrative_name == "foo.lmml"
+    zipped = Bundle.from_zip("convo.lmmlz", "See @a.png.", {"a.png": b"bytes"})
+    assert (zipped.kind, zipped.name) == ("zip", "convo")
+    assert zipped.embed("a.png") == b"bytes"
+
+
+@pytest.mark.parametrize(
+    ("given", "stem", "entry"),
+    [
+        ("session.lmmlz", "session", "session.lmml"),
+        ("dir/session.lmml", "session", "session.lmml"),
+        ("S.LMMLZ", "S", "S.LMML"),
+        ("foo", "foo", "foo.lmml"),
+    ],
+)
+def test_name_derivation(given: str, stem: str, entry: str) -> None:
+    assert bundle_name(given) == stem
+    assert narrative_entry_name(given) == entry
+
+
+def test_missing_zip_entry_and_unsafe_names() -> None:
+    bundle = Bundle.from_zip("convo", "See @missing.png and @../x.txt.", {})
+    with pytest.raises(MissingEntryError) as missing:
+        bundle.embed("missing.png")
+    assert missing.value.line == 1
+    with pytest.raises(UnsafeEntryError):
+        bundle.embed("../x.txt")
+    with pytest.raises(MissingEntryError):
+        bundle.read("nothing")
+
+
+def test_inline_fence_wins_over_a_reference_of_the_same_name() -> None:
+    """Deliberate difference from the reference (which uses the first occurrence's kind):
+    a reference resolves to the narrative's own fence when there is one."""
+    bundle = Bundle.from_text("foo", "@a.txt ...\n\n@@@a.txt\nx\n@@@\n")
+    assert bundle.embed("a.txt") == b"x\n"
+
+
+def test_base_dir_resolves_inside_the_folder_only(tmp_path: Path) -> None:
+    folder = tmp_path / "assets"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_bytes(b"A")
+    (folder / "sub" / "b.txt").write_bytes(b"B")
+    (tmp_path / "secret.txt").write_bytes(b"secret")
+    os.symlink(tmp_path / "secret.txt", folder / "link.txt")
+    os.symlink(folder / "a.txt", folder / "inside-link.txt")
+    text = "@a.txt @sub/b.txt @link.txt @inside-link.txt @nope.txt @../secret.txt"
+    bundle = bundles.open(text.encode(), name="x.lmml", base_dir=folder)
+    assert bundle.embed("a.txt") == b"A"
+    assert bundle.embed("sub/b.txt") == b"B"
+    assert bundle.embed("inside-link.txt") == b"A"
+    assert bundle.entry_size("sub/b.txt") == 1
+    with pytest.raises(UnsafeEntryError, match="outside base_dir"):
+        bundle.embed("link.txt")
+    with pytest.raises(UnsafeEntryError):
+        bundle.embed("../secret.txt")
+    with pytest.raises(MissingEntryError):
+        bundle.embed("nope.txt")
+    kinds = {(issue.kind, issue.name) for issue in bundle.validate()}
+    assert ("missing_reference", "nope.txt") in kinds
+    assert ("missing_reference", "link.txt") in kinds
+    assert not any(name == "../secret.txt" for _, name in kinds), "not a reference at all"
+    assert ("missing_reference", "a.txt") not in kinds
+
+
+def test_base_dir_file_is_held_to_max_entry_size(tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_bytes(b"x" * 100)
+    bundle = bundles.open(b"@big.txt", base_dir=tmp_path, limits=bundles.Limits(max_entry_size=10))
+    with pytest.raises(LimitExceededError):
+        bundle.embed("big.txt")
+
+
+def test_text_narrative_is_held_to_max_entry_size(tmp_path: Path) -> None:
+    path = tmp_path / "big.lmml"
+    path.write_bytes(b"x" * 100)
+    with pytest.raises(LimitExceededError):
+        bundles.open(path, limits=bundles.Limits(max_entry_size=10))
+
+
+def test_entries_are_read_lazily(tmp_path: Path) -> None:
+    """An entry that is never read may be damaged without harm: nothing is inflated up
+    front."""
+    path = tmp_path / "evil.lmmlz"
+    path.write_bytes(corpus.damaged_data())
+    with bundles.open(path) as bundle:
+        assert bundle.entries == ("a.txt",)
+        assert bundle.entry_size("a.txt") == 6
+
+
+def test_bom_is_skipped_and_crlf_kept_in_text(tmp_path: Path) -> None:
+    path = tmp_path / "x.lmml"
+    path.write_bytes(b"\xef\xbb\xbfHello\r\n@@@a.txt\r\nx\r\n@@@\r\n")
+    bundle = bundles.open(path)
+    assert bundle.narrative.text.startswith("Hello\r\n")
+    assert bundle.embed("a.txt") == b"x\n"
+
+
+def test_delegating_methods_call_the_higher_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, object, tuple[object, ...], dict[str, object]]] = []
+
+    def recorder(label: str, result: object) -> object:
+        def record(bundle: object, *args: object, **kwargs: object) -> object:
+            calls.append((label, bundle, args, kwargs))
+            return result
+
+        return record
+
+    fake_messages = types.ModuleType("lmml_mdit.messages")
+    fake_messages.messages = recorder("messages", [{"role": "user"}])  # type: ignore[attr-defined]
+    fake_messages.to_request = recorder("to_request", {"model": "m"})  # type: ignore[attr-defined]
+    fake_preview = types.ModuleType("lmml_mdit.preview")
+    fake_preview.render_html = recorder("render_html", "<div/>")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "lmml_mdit.messages", fake_messages)
+    monkeypatch.setitem(sys.modules, "lmml_mdit.preview", fake_preview)
+    bundle = Bundle.from_text("foo", "hi")
+    assert bundle.messages("anthropic", images="skip") == [{"role": "user"}]
+    assert bundle.to_request("gemini", model="m", temperature=0) == {"model": "m"}
+    assert bundle._repr_html_() == "<div/>"
+    assert calls == [
+        ("messages", bundle, ("anthropic",), {"images": "skip"}),
+        ("to_request", bundle, ("gemini",), {"model": "m", "temperature": 0}),
+        ("render_html", bundle, (), {}),
+    ]
+
+
+def test_directory_entries_are_not_assets() -> None:
+    data = corpus.normal_zip({"x.lmml": b"@d/a.txt", "d/": b"", "d/a.txt": b"A"})
+    bundle = bundles.open(data)
+    assert bundle.entries == ("d/a.txt",)
+    assert bundle.validate() == []

@@ -1,0 +1,129 @@
+"""Bundle.save and atomic_write (ports of the reference's B11, B12 and B23)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import hostile_archives as corpus
+import pytest
+
+import lmml_mdit.bundle as bundles
+from lmml_mdit.atomic import atomic_write, atomic_write_bytes
+from lmml_mdit.bundle import Bundle
+from lmml_mdit.errors import DuplicateEntryError
+
+
+def test_b11_text_bundle_is_written_verbatim(tmp_path: Path) -> None:
+    path = tmp_path / "foo.lmml"
+    Bundle.from_text("foo", "Hello @a.png.\r\nline two").save(path)
+    assert path.read_bytes() == b"Hello @a.png.\r\nline two"
+
+
+def test_b12_zip_entry_is_renamed_after_the_target(tmp_path: Path) -> None:
+    path = tmp_path / "renamed.lmmlz"
+    Bundle.from_zip("original-name", "See @a.png.", {"a.png": b"bytes"}).save(path)
+    with zipfile.ZipFile(path) as archive:
+        assert archive.namelist() == ["renamed.lmml", "a.png"]
+        assert archive.getinfo("a.png").compress_type == zipfile.ZIP_STORED
+    with bundles.open(path) as reopened:
+        assert (reopened.name, reopened.narrative_name) == ("renamed", "renamed.lmml")
+        assert reopened.embed("a.png") == b"bytes"
+
+
+def test_saving_over_the_open_archive_itself(tmp_path: Path) -> None:
+    path = tmp_path / "self.lmmlz"
+    path.write_bytes(corpus.normal_zip({"self.lmml": b"@a.txt", "a.txt": b"A" * 1000}))
+    with bundles.open(path) as bundle:
+        bundle.save(path)
+        assert bundle.read("a.txt") == b"A" * 1000  # still reads the file it opened
+    with bundles.open(path) as again:
+        assert again.read("a.txt") == b"A" * 1000
+
+
+def test_asset_named_like_the_narrative_entry_is_refused(tmp_path: Path) -> None:
+    bundle = Bundle.from_zip("a", "@out.lmml", {"out.lmml": b"clash"})
+    with pytest.raises(DuplicateEntryError):
+        bundle.save(tmp_path / "out.lmmlz")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_b23_write_reopen_pack_inline_reopen(tmp_path: Path) -> None:
+    bundle = Bundle.from_zip(
+        "story",
+        "An illustration: @doc.txt\n\n@@@config.yaml\ntheme: dark\n@@@",
+        {"doc.txt": b"Document content\n"},
+    )
+    bundle.save(tmp_path / "story.lmmlz")
+    with bundles.open(tmp_path / "story.lmmlz") as opened:
+        packed = opened.pack()
+        assert packed.kind == "zip"
+        assert "config.yaml" in packed.entries
+        inlined = packed.inline()
+    assert inlined.kind == "text"
+    assert inlined.embed("doc.txt") == b"Document content\n"
+    assert inlined.embed("config.yaml") == b"theme: dark\n"
+    inlined.save(tmp_path / "story_inlined.lmml")
+    again = bundles.open(tmp_path / "story_inlined.lmml")
+    assert again.validate() == []
+    assert again.embed("doc.txt") == b"Document content\n"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_save_keeps_recorded_digests_current_in_an_entry(tmp_path: Path) -> None:
+    manifest = {"schema": 1, "assets": {"a.txt": {"sha256": _digest(b"old"), "note": "kept"}}}
+    bundle = Bundle.from_zip(
+        "c", "@a.txt", {"manifest.json": json.dumps(manifest).encode(), "a.txt": b"new"}
+    )
+    assert [issue.kind for issue in bundle.validate()] == ["integrity_mismatch"]
+    bundle.save(tmp_path / "c.lmmlz")
+    with bundles.open(tmp_path / "c.lmmlz") as saved:
+        assert saved.manifest == {
+            "schema": 1,
+            "assets": {"a.txt": {"sha256": _digest(b"new"), "note": "kept"}},
+        }
+        assert saved.validate() == []
+
+
+def test_save_keeps_recorded_digests_current_in_an_inline_manifest(tmp_path: Path) -> None:
+    manifest = json.dumps({"assets": {"a.txt": {"sha256": _digest(b"old")}}})
+    text = f"Intro\n\n@@@manifest.json\n{manifest}\n@@@\n\n@@@a.txt\nnew\n@@@\n"
+    Bundle.from_text("t", text).save(tmp_path / "t.lmml")
+    saved = bundles.open(tmp_path / "t.lmml")
+    assert saved.manifest == {"assets": {"a.txt": {"sha256": _digest(b"new\n")}}}
+    assert saved.validate() == []
+    assert saved.narrative.text.startswith("Intro\n\n@@@manifest.json\n{\n")
+
+
+def test_save_leaves_an_unchanged_manifest_byte_for_byte(tmp_path: Path) -> None:
+    raw = b'{"assets":{"a.txt":{"sha256":"%s"}}}' % _digest(b"A").encode()
+    Bundle.from_zip("c", "@a.txt", {"manifest.json": raw, "a.txt": b"A"}).save(tmp_path / "c.lmmlz")
+    with zipfile.ZipFile(tmp_path / "c.lmmlz") as archive:
+        assert archive.read("manifest.json") == raw
+
+
+def test_atomic_write_replaces_or_leaves_the_target(tmp_path: Path) -> None:
+    target = tmp_path / "out.bin"
+    atomic_write_bytes(target, b"first")
+    os.chmod(target, 0o640)
+    with pytest.raises(RuntimeError), atomic_write(target) as stream:
+        stream.write(b"partial")
+        raise RuntimeError("interrupted")
+    assert target.read_bytes() == b"first"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out.bin"]
+    atomic_write_bytes(target, b"second")
+    assert target.read_bytes() == b"second"
+    assert os.stat(target).st_mode & 0o777 == 0o640
+
+
+def test_failed_save_leaves_no_temporary_file(tmp_path: Path) -> None:
+    bundle = bundles.open(corpus.damaged_data(), name="evil.lmmlz")
+    with pytest.raises(Exception, match="CRC"):
+        bundle.save(tmp_path / "evil.lmmlz")
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,116 @@
+"""Bundle.validate (ports of the reference's B13-B22, plus unclosed fences, integrity and
+ordering)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from lmml_mdit.bundle import Bundle
+from lmml_mdit.model import Issue
+
+
+def kinds(issues: list[Issue]) -> set[tuple[str, str]]:
+    return {(issue.kind, issue.name) for issue in issues}
+
+
+def test_b13_b14_clean_bundles() -> None:
+    assert Bundle.from_zip("convo", "See @a.png.", {"a.png": b"bytes"}).validate() == []
+    assert Bundle.from_text("foo", "@@@a.txt\nhello\n@@@").validate() == []
+
+
+def test_b15_b16_missing_references() -> None:
+    zipped = Bundle.from_zip("convo", "See @missing.png.", {}).validate()
+    assert kinds(zipped) == {("missing_reference", "missing.png")}
+    assert (zipped[0].line, zipped[0].column) == (1, 5)
+    text = Bundle.from_text("foo", "See @image.png.").validate()
+    assert kinds(text) == {("missing_reference", "image.png")}
+    assert "base_dir" in text[0].message
+
+
+def test_b17_orphaned_entry_has_no_line() -> None:
+    issues = Bundle.from_zip("convo", "No references here.", {"orphan.png": b"x"}).validate()
+    assert kinds(issues) == {("orphaned_entry", "orphan.png")}
+    assert issues[0].line is None
+    assert "@orphan.png" in issues[0].message
+
+
+def test_b18_differs_malformed_names_come_from_fences() -> None:
+    """Deliberate difference: `@../secret.txt` is no reference in our grammar (a name starts
+    with a letter or digit), so unsafe names can only come from fences."""
+    assert Bundle.from_text("foo", "See @../secret.txt please.").validate() == []
+    issues = Bundle.from_text("foo", "@@@../secret.txt\nx\n@@@").validate()
+    assert kinds(issues) == {("malformed_embed_name", "../secret.txt")}
+
+
+def test_fence_name_that_cannot_be_a_reference_is_malformed() -> None:
+    issues = Bundle.from_text("foo", "@@@my notes.txt\nx\n@@@").validate()
+    assert kinds(issues) == {("malformed_embed_name", "my notes.txt")}
+
+
+def test_b19_b20_conflicting_fences() -> None:
+    conflict = Bundle.from_text("foo", "@@@a.txt\nhello\n@@@\n\n@@@a.txt\nworld\n@@@").validate()
+    assert kinds(conflict) == {("conflicting_embed", "a.txt")}
+    assert conflict[0].line == 5
+    same = Bundle.from_text("foo", "@@@a.txt\nhello\n@@@\n\n@@@a.txt\nhello\n@@@")
+    assert same.validate() == []
+
+
+def test_fence_and_entry_with_different_bytes_conflict() -> None:
+    text = "@a.txt then:\n\n@@@a.txt\ninline copy\n@@@"
+    issues = Bundle.from_zip("convo", text, {"a.txt": b"external bytes"}).validate()
+    assert kinds(issues) == {("conflicting_embed", "a.txt")}
+    assert Bundle.from_zip("convo", text, {"a.txt": b"inline copy\n"}).validate() == []
+
+
+def test_b21_b22_every_issue_at_once_ordered_by_line() -> None:
+    text = "See @missing.png.\n\n@@@a.txt\n1\n@@@\n\n@@@a.txt\n2\n@@@\n\n@@@../secret.txt\nx\n@@@"
+    issues = Bundle.from_zip("convo", text, {"orphan.png": b"bytes"}).validate()
+    assert kinds(issues) == {
+        ("missing_reference", "missing.png"),
+        ("orphaned_entry", "orphan.png"),
+        ("malformed_embed_name", "../secret.txt"),
+        ("conflicting_embed", "a.txt"),
+    }
+    assert [issue.line for issue in issues] == [1, 7, 11, None]
+
+
+def test_unclosed_fence() -> None:
+    issues = Bundle.from_text("foo", "Intro\n\n@@@a.txt\nnever closed\n").validate()
+    assert kinds(issues) == {("unclosed_embed", "a.txt")}
+    assert issues[0].line == 3
+    assert "@@@" in issues[0].message
+
+
+def test_integrity_mismatch() -> None:
+    good = hashlib.sha256(b"A").hexdigest()
+    manifest = {"assets": {"a.txt": {"sha256": good}, "b.txt": {"sha256": good}}}
+    bundle = Bundle.from_zip(
+        "c",
+        "@a.txt @b.txt @gone.txt",
+        {"manifest.json": json.dumps(manifest).encode(), "a.txt": b"A", "b.txt": b"changed"},
+    )
+    issues = [issue for issue in bundle.validate() if issue.kind == "integrity_mismatch"]
+    assert [issue.name for issue in issues] == ["b.txt"]
+    manifest["assets"]["nothere.txt"] = {"sha256": good}
+    bundle = Bundle.from_zip("c", "@a.txt", {"manifest.json": json.dumps(manifest).encode()})
+    names = {issue.name for issue in bundle.validate() if issue.kind == "integrity_mismatch"}
+    assert names == {"a.txt", "b.txt", "nothere.txt"}
+
+
+def test_invalid_manifest_and_settings_are_issues_not_exceptions() -> None:
+    text = "@@@manifest.json\n[1]\n@@@\n\n@@@settings.yaml\n- x\n@@@"
+    issues = Bundle.from_text("foo", text).validate()
+    assert [(issue.kind, issue.line) for issue in issues] == [
+        ("invalid_manifest", 2),
+        ("invalid_settings", 6),
+    ]
+
+
+def test_tool_call_issues_are_included() -> None:
+    text = (
+        "## Turn 1 -- assistant\n\n@@@call_1.tool_call.json\n"
+        '{"id": "call_1", "name": "f", "arguments": {}}\n@@@\n'
+    )
+    issues = Bundle.from_text("foo", text).validate()
+    assert "unanswered_tool_call" in {issue.kind for issue in issues}
