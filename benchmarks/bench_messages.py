@@ -1,0 +1,128 @@
+"""Benchmark: ``bundle.messages()`` against a bare CommonMark parse of the same narrative.
+
+A 2,000-turn transcript with 200 small PNG images (zip bundle). For each repetition a fresh
+bundle is built (its one parse happens then, and is not timed); the timed part is the first
+``messages()`` call, which reads ``bundle.narrative.tokens`` and encodes each image. The
+baseline is ``MarkdownIt("commonmark").parse`` of the narrative text. Prints both, their
+ratio (target: at most 1.5), and how many base64 encodings serving all four providers took
+(target: one per image).
+
+Run: ``python benchmarks/bench_messages.py [--turns 2000] [--images 200] [--repeat 5]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import struct
+import sys
+import time
+import zlib
+
+from markdown_it import MarkdownIt
+
+from lmml_mdit.bundle import Bundle
+from lmml_mdit.content import bundle_state
+from lmml_mdit.messages import PROVIDERS, to_request
+
+
+def _png(seed: int) -> bytes:
+    row = b"\x00" + bytes((seed % 256, (seed * 7) % 256, (seed * 13) % 256)) * 4
+    raw = row * 4
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+def transcript(turns: int, images: int) -> tuple[str, dict[str, bytes]]:
+    """A narrative of *turns* alternating user/assistant turns, *images* of them with a PNG."""
+    every = max(1, turns // max(1, images))
+    parts = ["You are a helpful assistant. Answer in **Markdown**.\n"]
+    entries: dict[str, bytes] = {}
+    for index in range(turns):
+        role = "user" if index % 2 == 0 else "assistant"
+        parts.append(f"## Turn {index + 1} -- {role}\n")
+        parts.append(
+            f"This is turn {index + 1}. It has *emphasis*, `code`, a [link](https://example.com)"
+            " and a list:\n\n- first item\n- second item with more words in it\n"
+        )
+        if role == "user" and len(entries) < images and (index // 2) % max(1, every // 2) == 0:
+            name = f"img/pic{len(entries)}.png"
+            entries[name] = _png(len(entries))
+            parts.append(f"Look at this: @{name}\n")
+        parts.append("A closing paragraph, long enough to look like a real message body.\n")
+    return "\n".join(parts), entries
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=2000)
+    parser.add_argument("--images", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    text, entries = transcript(args.turns, args.images)
+    bare = MarkdownIt("commonmark")
+    bare.parse(text)  # warm up
+
+    parse_times: list[float] = []
+    message_times: list[float] = []
+    build_times: list[float] = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        bare.parse(text)
+        parse_times.append(time.perf_counter() - start)
+
+        start = time.perf_counter()
+        bundle = Bundle.from_zip("bench", text, entries)
+        build_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        payload = bundle.messages()
+        message_times.append(time.perf_counter() - start)
+
+    parse_time = statistics.median(parse_times)
+    message_time = statistics.median(message_times)
+    images_sent = sum(
+        part.get("type") == "image_url" for message in payload for part in message["content"] or []
+    )
+    print(f"narrative: {len(text):,} chars, {args.turns} turns, {len(entries)} images")
+    print(
+        f"bare MarkdownIt('commonmark').parse: {parse_time * 1000:8.1f} ms "
+        f"(median of {args.repeat})"
+    )
+    print(
+        f"bundle.messages() (first call):     {message_time * 1000:8.1f} ms "
+        f"(median of {args.repeat})"
+    )
+    build_time = statistics.median(build_times)
+    print(
+        f"for reference, Bundle.from_zip (its one LMML parse): {build_time * 1000:8.1f} ms; "
+        f"build + messages / bare parse: {(build_time + message_time) / parse_time:.2f}"
+    )
+    ratio = message_time / parse_time
+    print(
+        f"ratio messages/parse: {ratio:.2f} (target <= 1.5) -> {'OK' if ratio <= 1.5 else 'OVER'}"
+    )
+
+    bundle = Bundle.from_zip("bench", text, entries)
+    for provider in PROVIDERS:
+        to_request(bundle, provider, model="m", settings={"max_tokens": 10}, context="user")
+    encodes = bundle_state(bundle).base64.encodes
+    print(
+        f"base64 encodes for {len(PROVIDERS)} providers: {encodes} for {len(entries)} images "
+        f"({images_sent} image parts per payload) -> {'OK' if encodes == len(entries) else 'OVER'}"
+    )
+    return 0 if ratio <= 1.5 and encodes == len(entries) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,523 @@
+"""How a turn becomes content: ordered text and embed segments, then neutral messages.
+
+Everything here reads the narrative's one token stream (``narrative.tokens``); nothing is
+parsed again.
+
+- **Segments.** A turn's lines are cut at the end of each top-level block that mentions an
+  embed the turn binds; the embed's part goes right there, after the block, so an image
+  stays next to the words about it. An inline fence's own lines leave the text (its part
+  takes its place), so its content reaches the model once. A later fence repeating an
+  earlier one's name and content becomes a plain ``@name`` line. References stay in the
+  text as written. Reserved embeds (``manifest.json``, ``settings.*``) are never sent, and
+  a reserved fence's lines leave the text too.
+- **Messages.** Each turn becomes one provider-neutral :class:`Message`: ``context`` turns
+  become ``system`` (or ``user``, or are dropped, by option), assistant ``*.tool_call.json``
+  fences become :class:`~lmml_mdit.toolcalls.ToolCall` items and a ``tool`` turn carries the
+  call it answers. Embeds become parts through :mod:`lmml_mdit.handlers`.
+- **Budget.** ``max_embed_bytes`` bounds the embed bytes of one message; an embed that would
+  cross it is left out and reported (an :class:`EmbedOmittedWarning`, or
+  :class:`~lmml_mdit.errors.EmbedBudgetError` with ``on_omit="raise"``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import warnings
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from .errors import EmbedBudgetError, InvalidToolCallError, LmmlError
+from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
+from .model import Embed, Turn
+from .reserved import RESERVED_NAMES
+from .toolcalls import (
+    ToolCall,
+    is_tool_call_name,
+    parse_tool_call,
+    tool_result_reference,
+)
+
+if TYPE_CHECKING:
+    from .narrative import Narrative
+
+__all__ = [
+    "RESERVED_NAMES",
+    "BundleState",
+    "Conversation",
+    "EmbedOmittedWarning",
+    "EmbedSegment",
+    "Layout",
+    "Message",
+    "MessageRole",
+    "Options",
+    "Segment",
+    "TextSegment",
+    "UnknownSettingWarning",
+    "build_conversation",
+    "bundle_state",
+    "narrative_layout",
+    "turn_segments",
+]
+
+
+MessageRole = Literal["system", "user", "assistant", "tool"]
+
+
+class EmbedOmittedWarning(UserWarning):
+    """An embed was left out of a message because it did not fit ``max_embed_bytes``."""
+
+
+class UnknownSettingWarning(UserWarning):
+    """A setting the provider has no parameter for was left out of a request."""
+
+
+# --- segments ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextSegment:
+    """A run of the turn's Markdown between embed parts.
+
+    :ivar text: the lines, verbatim, leading and trailing blank lines removed.
+    :ivar line: the 1-based source line of its first line.
+    """
+
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class EmbedSegment:
+    """The place of an embed part: the first occurrence of an embed the turn binds."""
+
+    embed: Embed
+
+
+Segment = TextSegment | EmbedSegment
+
+
+@dataclass(frozen=True)
+class _Fence:
+    start: int  # 0-based first line
+    end: int  # 0-based line after the last
+    name: str
+    content: str
+    column: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What segmentation needs from the token stream, read in one pass.
+
+    :ivar lines: the normalized source lines.
+    :ivar block_starts: 0-based first lines of the top-level blocks, ascending.
+    :ivar block_ends: the matching 0-based end lines (exclusive).
+    :ivar fences: every ``lmml_embed`` token (any depth), by first line.
+    """
+
+    lines: list[str]
+    block_starts: list[int]
+    block_ends: list[int]
+    fences: list[_Fence]
+    fence_starts: list[int]
+    first_inline_content: dict[str, str]
+
+    @classmethod
+    def from_narrative(cls, narrative: Narrative) -> Layout:
+        """Read the layout of *narrative*'s tokens."""
+        starts: list[int] = []
+        ends: list[int] = []
+        fences: list[_Fence] = []
+        first_inline: dict[str, str] = {}
+        for token in narrative.tokens:
+            token_map = token.map
+            if token_map is None:
+                continue
+            if token.level == 0 and token.nesting != -1:
+                starts.append(token_map[0])
+                ends.append(token_map[1])
+            if token.type == "lmml_embed":
+                name = token.meta["name"]
+                fences.append(
+                    _Fence(token_map[0], token_map[1], name, token.content, token.meta["column"])
+                )
+                first_inline.setdefault(name, token.content)
+        return cls(
+            lines=narrative.lines,
+            block_starts=starts,
+            block_ends=ends,
+            fences=fences,
+            fence_starts=[fence.start for fence in fences],
+            first_inline_content=first_inline,
+        )
+
+
+_LAYOUTS: dict[int, Layout] = {}
+
+
+def narrative_layout(narrative: Narrative) -> Layout:
+    """The :class:`Layout` of *narrative*, computed once per narrative object."""
+    key = id(narrative)
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = Layout.from_narrative(narrative)
+        _LAYOUTS[key] = layout
+        weakref.finalize(narrative, _LAYOUTS.pop, key, None)
+    return layout
+
+
+def _trim(lines: list[str]) -> tuple[int, int]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return start, end
+
+
+def turn_segments(
+    narrative: Narrative,
+    turn: Turn,
+    *,
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    skip_lines: frozenset[int] = frozenset(),
+    layout: Layout | None = None,
+) -> list[Segment]:
+    """Cut *turn* into text and embed segments in source order.
+
+    :param reserved: embed names never sent (their fences still leave the text).
+    :param skip_lines: 1-based lines to leave out of the text (a tool turn's call line).
+    :param layout: the narrative's layout, if the caller has it.
+    """
+    layout = layout or narrative_layout(narrative)
+    lines = layout.lines
+    start, end = turn.start_line - 1, max(turn.end_line, turn.start_line - 1)
+
+    # Lines that leave the text (None) or are replaced by a reference line (str).
+    replaced: dict[int, str | None] = {line - 1: None for line in skip_lines}
+    index = bisect.bisect_left(layout.fence_starts, start)
+    while index < len(layout.fences) and layout.fences[index].start < end:
+        fence = layout.fences[index]
+        index += 1
+        first = narrative.first_embeds.get(fence.name)
+        is_first = first is not None and first.is_inline and first.line == fence.start + 1
+        if is_first or fence.name in reserved:
+            replaced.update(dict.fromkeys(range(fence.start, fence.end)))
+        elif layout.first_inline_content.get(fence.name) == fence.content or (
+            first is not None and not first.is_inline
+        ):
+            # A repeat of content already sent: keep a readable reference in its place.
+            prefix = lines[fence.start][: fence.column - 1]
+            replaced.update(dict.fromkeys(range(fence.start + 1, fence.end)))
+            replaced[fence.start] = f"{prefix}@{fence.name}"
+        # A later fence with different content stays as text: nothing is lost.
+
+    placements: dict[int, list[Embed]] = {}
+    for embed in turn.embeds:
+        if embed.name in reserved:
+            continue
+        line = embed.line - 1
+        if line < start:
+            key = start  # named on the delimiter line: first in the turn
+        else:
+            block = bisect.bisect_right(layout.block_starts, line) - 1
+            if block >= 0 and layout.block_ends[block] > line:
+                key = layout.block_ends[block]
+            else:
+                key = line + 1
+        placements.setdefault(min(max(key, start), end), []).append(embed)
+
+    segments: list[Segment] = []
+    pending: list[str] = []
+    pending_start = start
+
+    def flush() -> None:
+        first, last = _trim(pending)
+        if first < last:
+            segments.append(TextSegment("\n".join(pending[first:last]), pending_start + first + 1))
+
+    cut_points = sorted(placements)
+    if not cut_points or cut_points[-1] != end:
+        cut_points.append(end)
+    cursor = start
+    for cut in cut_points:
+        for number in range(cursor, cut):
+            if number in replaced:
+                replacement = replaced[number]
+                if replacement is None:
+                    continue
+                if not pending:
+                    pending_start = number
+                pending.append(replacement)
+                continue
+            if not pending:
+                pending_start = number
+            pending.append(lines[number])
+        cursor = max(cursor, cut)
+        if cut in placements:
+            flush()
+            pending = []
+            segments.extend(EmbedSegment(embed) for embed in placements[cut])
+    flush()
+    return segments
+
+
+# --- per-bundle state --------------------------------------------------------------------
+
+
+class BundleState:
+    """What one bundle keeps between ``messages()`` calls: the layout, the resolved assets,
+    the parsed calls and the base64 cache (so an asset is encoded once per bundle)."""
+
+    def __init__(self, narrative: Narrative) -> None:
+        self.layout = narrative_layout(narrative)
+        self.base64 = Base64Cache()
+        self.assets: dict[str, Asset] = {}
+        self.calls: dict[str, ToolCall] = {}
+        self.owners: dict[str, str] = {
+            embed.name: turn.role for turn in narrative.turns for embed in turn.embeds
+        }
+
+
+_STATES: dict[int, BundleState] = {}
+
+
+def bundle_state(bundle: Any) -> BundleState:
+    """The :class:`BundleState` of *bundle*, created on first use and freed with it."""
+    key = id(bundle)
+    state = _STATES.get(key)
+    if state is None:
+        state = BundleState(bundle.narrative)
+        try:
+            weakref.finalize(bundle, _STATES.pop, key, None)
+        except TypeError:  # not weak-referenceable: keep no state rather than leak it
+            return state
+        _STATES[key] = state
+    return state
+
+
+# --- options and neutral messages --------------------------------------------------------
+
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "context": ("system", "user", "drop"),
+    "on_omit": ("warn", "raise"),
+    "image_detail": (None, "auto", "low", "high"),
+    "text_embeds": (None, "text", "document"),
+    "tool_result_images": ("user-message", "error"),
+    "unknown_settings": ("pass", "warn", "error"),
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    """The options of ``messages()``, ``render_turns()`` and ``to_request()``.
+
+    :ivar context: where ``context`` turns (the preamble) go: ``"system"`` (default),
+        ``"user"`` or ``"drop"``.
+    :ivar max_embed_bytes: the embed bytes one message may carry; None for no limit.
+    :ivar on_omit: ``"warn"`` (default) reports a left-out embed as an
+        :class:`EmbedOmittedWarning`; ``"raise"`` raises :class:`EmbedBudgetError`.
+    :ivar handlers: per-call handlers keyed by extension or media type.
+    :ivar image_detail: the OpenAI image ``detail``; None leaves it out of Chat Completions
+        and sends ``"auto"`` to Responses (which requires it).
+    :ivar text_embeds: ``"text"`` sends text files as text parts headed by the file name,
+        ``"document"`` as the provider's document part; None picks the provider's default
+        (``document`` for Anthropic, ``text`` elsewhere).
+    :ivar tool_result_images: what OpenAI Chat Completions does with non-text parts of a
+        tool result: ``"user-message"`` (default) moves them to a user message after the
+        tool messages; ``"error"`` raises :class:`UnsupportedContentError`.
+    :ivar unknown_settings: ``"pass"`` (default) copies settings keys the provider does not
+        name into the request; ``"warn"`` leaves them out with an
+        :class:`UnknownSettingWarning`; ``"error"`` raises :class:`InvalidSettingsError`.
+    :ivar settings: settings merged over the bundle's settings embed (``to_request`` only).
+    """
+
+    context: Literal["system", "user", "drop"] = "system"
+    max_embed_bytes: int | None = None
+    on_omit: Literal["warn", "raise"] = "warn"
+    handlers: Mapping[str, Handler] = field(default_factory=dict)
+    image_detail: Literal["auto", "low", "high"] | None = None
+    text_embeds: Literal["text", "document"] | None = None
+    tool_result_images: Literal["user-message", "error"] = "user-message"
+    unknown_settings: Literal["pass", "warn", "error"] = "pass"
+    settings: Mapping[str, Any] | None = None
+
+    @classmethod
+    def from_kwargs(cls, options: Mapping[str, Any]) -> Options:
+        """Check option names and values.
+
+        :raises TypeError: for an unknown option name.
+        :raises ValueError: for a value outside an option's choices.
+        """
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(
+                f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        for key, choices in _CHOICES.items():
+            if key in options and options[key] not in choices:
+                raise ValueError(f"{key} must be one of {choices!r}, not {options[key]!r}")
+        budget = options.get("max_embed_bytes")
+        if budget is not None and (not isinstance(budget, int) or budget < 0):
+            raise ValueError(f"max_embed_bytes must be a non-negative int, not {budget!r}")
+        return cls(**options)
+
+
+Item = Part | ToolCall
+
+
+@dataclass
+class Message:
+    """One provider-neutral message: a turn's parts in order.
+
+    :ivar role: ``system``, ``user``, ``assistant`` or ``tool``.
+    :ivar items: text and embed parts, and (assistant) tool calls, in source order.
+    :ivar turn: the turn it came from.
+    :ivar call: for a ``tool`` message, the call it answers.
+    """
+
+    role: MessageRole
+    items: list[Item]
+    turn: Turn
+    call: ToolCall | None = None
+
+
+@dataclass
+class Conversation:
+    """The neutral messages of a bundle and the omissions reported on the way."""
+
+    messages: list[Message]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _resolve_asset(bundle: Any, state: BundleState, embed: Embed) -> Asset:
+    asset = state.assets.get(embed.name)
+    if asset is None:
+        data = bundle.embed(embed.name)
+        asset = Asset(
+            name=embed.name,
+            data=data,
+            media_type=media_type_for(embed.name, data),
+            embed=embed,
+            cache=state.base64,
+        )
+        state.assets[embed.name] = asset
+    return asset
+
+
+def _embed_size(bundle: Any, embed: Embed, state: BundleState) -> int:
+    asset = state.assets.get(embed.name)
+    if asset is not None:
+        return len(asset.data)
+    if embed.is_inline and embed.content is not None:
+        return len(embed.content)
+    if getattr(bundle, "kind", None) == "zip" and embed.name in getattr(bundle, "entries", ()):
+        try:
+            return int(bundle.entry_size(embed.name))
+        except LmmlError:
+            pass
+    return len(_resolve_asset(bundle, state, embed).data)
+
+
+def _call(state: BundleState, embed: Embed) -> ToolCall:
+    call = state.calls.get(embed.name)
+    if call is None:
+        call = parse_tool_call(embed)
+        state.calls[embed.name] = call
+    return call
+
+
+def build_conversation(bundle: Any, options: Options) -> Conversation:
+    """Turn every turn of *bundle* into a neutral :class:`Message`, in order.
+
+    Empty turns (no text and no parts) give no message.
+
+    :raises UnsupportedContentError: from handlers (refused or unknown content).
+    :raises InvalidToolCallError: for a malformed call fence or a tool turn that names no
+        call.
+    :raises EmbedBudgetError: when an embed is over budget and ``on_omit="raise"``.
+    """
+    narrative = bundle.narrative
+    state = bundle_state(bundle)
+    reserved = tuple(getattr(bundle, "RESERVED_NAMES", RESERVED_NAMES))
+    conversation = Conversation(messages=[])
+    for turn in narrative.turns:
+        role: MessageRole
+        if turn.role == "context":
+            if options.context == "drop":
+                continue
+            role = options.context
+        else:
+            role = turn.role
+        call: ToolCall | None = None
+        skip: frozenset[int] = frozenset()
+        if role == "tool":
+            call, skip = _answered_call(narrative, turn, state)
+        segments = turn_segments(
+            narrative, turn, reserved=reserved, skip_lines=skip, layout=state.layout
+        )
+        items: list[Item] = []
+        used = 0
+        for segment in segments:
+            if isinstance(segment, TextSegment):
+                items.append(TextPart(segment.text))
+                continue
+            embed = segment.embed
+            if role == "assistant" and embed.is_inline and is_tool_call_name(embed.name):
+                items.append(_call(state, embed))
+                continue
+            if options.max_embed_bytes is not None:
+                size = _embed_size(bundle, embed, state)
+                if used + size > options.max_embed_bytes:
+                    _omit(conversation, embed, size, used, options)
+                    continue
+                used += size
+            items.extend(build_parts(_resolve_asset(bundle, state, embed), options.handlers))
+        if items or call is not None:
+            conversation.messages.append(Message(role, items, turn, call))
+    return conversation
+
+
+def _answered_call(
+    narrative: Narrative, turn: Turn, state: BundleState
+) -> tuple[ToolCall, frozenset[int]]:
+    reference = tool_result_reference(turn, narrative)
+    line = turn.delimiter_line or turn.start_line
+    if reference is None:
+        raise InvalidToolCallError(
+            "tool turn does not start with a reference to the call it answers",
+            line=line,
+            hint="make its first line only @<call id>.tool_call.json",
+        )
+    name, reference_line = reference
+    first = narrative.first_embeds.get(name)
+    owner = state.owners.get(name)
+    if first is None or not first.is_inline or owner != "assistant":
+        raise InvalidToolCallError(
+            f"tool turn answers {name}, which no assistant turn defines",
+            name=name,
+            line=reference_line,
+            hint="define the call as an inline fence in the assistant turn before it",
+        )
+    return _call(state, first), frozenset({reference_line})
+
+
+def _omit(conversation: Conversation, embed: Embed, size: int, used: int, options: Options) -> None:
+    message = (
+        f"{embed.name} (line {embed.line}, {size} bytes) left out: the message already holds "
+        f"{used} of max_embed_bytes={options.max_embed_bytes}"
+    )
+    if options.on_omit == "raise":
+        raise EmbedBudgetError(
+            f"embed of {size} bytes does not fit max_embed_bytes={options.max_embed_bytes} "
+            f"({used} bytes already in the message)",
+            name=embed.name,
+            line=embed.line,
+            column=embed.column,
+            hint="raise max_embed_bytes, or pass on_omit='warn' to leave it out",
+        )
+    conversation.warnings.append(message)
+    warnings.warn(EmbedOmittedWarning(message), stacklevel=4)

@@ -1,0 +1,189 @@
+"""Chat-API payloads from a bundle: ``messages``, ``render_turns`` and ``to_request``.
+
+The work is done in three layers, each reading the layer below:
+
+1. :mod:`lmml_mdit.content` cuts each turn into text and embed segments from the one token
+   stream and turns them into provider-neutral messages (handlers give the parts);
+2. :mod:`lmml_mdit.providers` writes the neutral messages in one provider's JSON, raising
+   :class:`~lmml_mdit.errors.UnsupportedContentError` for any part a provider cannot take;
+3. this module picks the provider and maps the settings embed to request parameters.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from .content import Options, UnknownSettingWarning, build_conversation
+from .errors import InvalidSettingsError, UnsupportedContentError
+from .providers import PROVIDER_TITLES, PROVIDERS, Payload, provider_module
+from .providers import openai as openai_chat
+from .toolcalls import ToolCall
+
+__all__ = [
+    "PROVIDERS",
+    "Payload",
+    "messages",
+    "render_payload",
+    "render_turns",
+    "request_params",
+    "to_request",
+]
+
+_ALIASES = {
+    "max_completion_tokens": "max_tokens",
+    "max_output_tokens": "max_tokens",
+    "stop_sequences": "stop",
+}
+"""Settings spellings read as one LMML key (a provider's own spelling also works)."""
+
+_SKIPPED = frozenset({"model"})
+
+
+def render_payload(bundle: Any, provider: str = "openai", **options: Any) -> Payload:
+    """Render *bundle* for *provider*: messages, top-level system content and warnings.
+
+    :param provider: ``openai``, ``openai-responses``, ``anthropic`` or ``gemini``.
+    :param options: see :class:`~lmml_mdit.content.Options`.
+    :raises UnsupportedContentError: for content the provider cannot take.
+    """
+    module = provider_module(provider)
+    parsed = Options.from_kwargs(options)
+    payload: Payload = module.export(build_conversation(bundle, parsed), parsed)
+    return payload
+
+
+def messages(bundle: Any, provider: str = "openai", **options: Any) -> list[dict[str, Any]]:
+    """The list for *provider*'s messages field (``messages``, ``input`` or ``contents``).
+
+    Anthropic and Gemini keep system content outside that list; when the bundle has any
+    (a ``system`` turn, or a preamble with ``context="system"``), this raises rather than
+    drop it: use :func:`to_request` or :func:`render_payload`.
+
+    :raises UnsupportedContentError: for content the provider cannot take, or system
+        content the list cannot carry.
+    """
+    payload = render_payload(bundle, provider, **options)
+    if payload.system:
+        raise UnsupportedContentError(
+            f"{PROVIDER_TITLES[provider]} ({provider}) keeps system content outside the "
+            "messages list",
+            name=getattr(bundle, "narrative_name", None),
+            hint="use to_request() or render_payload(), which place it at the top level, "
+            "or pass context='user' / context='drop' for a preamble",
+        )
+    return payload.messages
+
+
+def render_turns(bundle: Any, **options: Any) -> list[dict[str, Any]]:
+    """Each turn as ``{"role": role, "content": [part, ...]}`` in OpenAI Chat Completions
+    form (the seed shape): one entry per non-empty turn, not merged, with no role limits.
+
+    An assistant turn's calls are listed under ``tool_calls``; a tool turn carries its
+    ``tool_call_id``. ``context`` turns follow the ``context`` option (``system`` by
+    default).
+    """
+    parsed = Options.from_kwargs(options)
+    out: list[dict[str, Any]] = []
+    for message in build_conversation(bundle, parsed).messages:
+        content: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        for item in message.items:
+            if isinstance(item, ToolCall):
+                calls.append(openai_chat.tool_call(item))
+            else:
+                content.append(openai_chat.content_part(item, parsed))
+        entry: dict[str, Any] = {"role": message.role, "content": content}
+        if calls:
+            entry["tool_calls"] = calls
+        if message.call is not None:
+            entry["tool_call_id"] = message.call.id
+        out.append(entry)
+    return out
+
+
+def request_params(
+    settings: Mapping[str, Any] | None, provider: str, *, unknown: str = "pass"
+) -> dict[str, Any]:
+    """Map a settings mapping to *provider*'s request parameters.
+
+    ``temperature``, ``top_p``, ``top_k``, ``max_tokens`` (also spelled
+    ``max_completion_tokens``/``max_output_tokens``), ``stop`` (or ``stop_sequences``),
+    ``seed``, ``presence_penalty``, ``frequency_penalty`` and ``n`` go to the provider's
+    names; the provider's own parameter names pass as they are. ``model`` is read by
+    :func:`to_request`, not here.
+
+    :param unknown: ``"pass"`` copies other keys as they are; ``"warn"`` leaves them out
+        with an :class:`~lmml_mdit.content.UnknownSettingWarning`; ``"error"`` raises.
+    :raises InvalidSettingsError: for a key the provider does not take, with
+        ``unknown="error"``.
+    """
+    module = provider_module(provider)
+    mapping: dict[str, str] = module.SETTINGS
+    native: frozenset[str] = module.NATIVE_SETTINGS
+    as_list: frozenset[str] = getattr(module, "LIST_SETTINGS", frozenset())
+    params: dict[str, Any] = {}
+    for key, value in (settings or {}).items():
+        if key in _SKIPPED:
+            continue
+        if key in native:
+            target = key
+        else:
+            lmml_key = _ALIASES.get(key, key)
+            mapped = mapping.get(lmml_key)
+            if mapped is None:
+                if unknown == "error":
+                    raise InvalidSettingsError(
+                        f"{PROVIDER_TITLES[provider]} ({provider}) has no parameter for "
+                        f"setting {key!r}",
+                        name=key,
+                        hint="remove it, or pass unknown_settings='pass' to send it as is",
+                    )
+                if unknown == "warn":
+                    warnings.warn(
+                        UnknownSettingWarning(
+                            f"setting {key!r} left out: {PROVIDER_TITLES[provider]} "
+                            f"({provider}) has no parameter for it"
+                        ),
+                        stacklevel=3,
+                    )
+                    continue
+                target = key
+            else:
+                target = mapped
+        if target in as_list and isinstance(value, str):
+            value = [value]
+        params[target] = value
+    return params
+
+
+def to_request(
+    bundle: Any, provider: str = "openai", model: str | None = None, **options: Any
+) -> dict[str, Any]:
+    """A complete request body for *provider*: model, messages and mapped settings.
+
+    The model is *model*, else the settings' ``model``; with neither, the body has no
+    ``model`` key. Pass ``settings={...}`` to add to or override the bundle's settings.
+
+    :raises InvalidSettingsError: for an unknown setting with ``unknown_settings="error"``,
+        or Anthropic without ``max_tokens``.
+    :raises UnsupportedContentError: for content the provider cannot take.
+    """
+    settings: dict[str, Any] = dict(getattr(bundle, "settings", None) or {})
+    extra = options.get("settings")
+    if extra:
+        settings.update(extra)
+    payload = render_payload(bundle, provider, **options)
+    params = request_params(settings, provider, unknown=options.get("unknown_settings", "pass"))
+    chosen = model if model is not None else settings.get("model")
+    if provider == "anthropic" and "max_tokens" not in params:
+        raise InvalidSettingsError(
+            "Anthropic Messages requires max_tokens",
+            name="max_tokens",
+            hint="add max_tokens to the settings embed, or pass settings={'max_tokens': N}",
+        )
+    body: dict[str, Any] = provider_module(provider).request(
+        payload, None if chosen is None else str(chosen), params
+    )
+    return body

@@ -1,0 +1,249 @@
+"""How turns become content: segments, placement, reserved embeds, context, budget, handlers."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from _messages_support import jpeg_header, pdf, png, text_bundle, wav, zip_bundle
+
+from lmml_mdit.content import (
+    EmbedOmittedWarning,
+    EmbedSegment,
+    TextSegment,
+    bundle_state,
+    turn_segments,
+)
+from lmml_mdit.errors import EmbedBudgetError, LmmlError, UnsupportedContentError
+from lmml_mdit.handlers import (
+    Asset,
+    TextPart,
+    media_type_for,
+    register_handler,
+    sniff,
+    unregister_handler,
+)
+from lmml_mdit.messages import PROVIDERS, messages, render_payload, to_request
+
+
+def _texts(message: dict[str, Any]) -> list[str]:
+    return [part["text"] for part in message["content"] if part["type"] == "text"]
+
+
+def test_embed_part_follows_the_block_that_mentions_it() -> None:
+    text = "## user\nFirst paragraph with @a.png here.\n\nSecond paragraph.\n\nThird @b.png.\n"
+    bundle = zip_bundle(text, {"a.png": png(seed=1), "b.png": png(seed=2)})
+    [message] = messages(bundle)
+    kinds = [part["type"] for part in message["content"]]
+    assert kinds == ["text", "image_url", "text", "image_url"]
+    assert message["content"][0]["text"] == "First paragraph with @a.png here."
+    assert message["content"][2]["text"] == "Second paragraph.\n\nThird @b.png."
+
+
+def test_embed_in_a_list_goes_after_the_whole_list() -> None:
+    text = "## user\n- one @a.png\n- two\n\nafter\n"
+    bundle = zip_bundle(text, {"a.png": png()})
+    [message] = messages(bundle)
+    assert [part["type"] for part in message["content"]] == ["text", "image_url", "text"]
+    assert message["content"][0]["text"] == "- one @a.png\n- two"
+
+
+def test_inline_fence_reaches_the_model_once() -> None:
+    text = "## user\nData:\n\n@@@t.csv\nx,y\n1,2\n@@@\n\nThoughts?\n"
+    [message] = messages(text_bundle(text))
+    joined = "\n".join(_texts(message))
+    assert joined.count("x,y") == 1
+    assert "@@@" not in joined
+    assert _texts(message) == ["Data:", "t.csv:\n```csv\nx,y\n1,2\n```", "Thoughts?"]
+
+
+def test_repeated_fence_becomes_a_reference_line() -> None:
+    text = "## user\n@@@n.txt\nhello\n@@@\n\n## user\nagain:\n\n@@@n.txt\nhello\n@@@\n"
+    first, second = messages(text_bundle(text))
+    assert _texts(first) == ["n.txt:\n```txt\nhello\n```"]
+    assert _texts(second) == ["again:\n\n@n.txt"]
+
+
+def test_reserved_embeds_are_never_sent_and_their_fences_leave_the_text() -> None:
+    text = (
+        "Preamble.\n\n@@@settings.yaml\ntemperature: 1\n@@@\n\n"
+        "## user\nsee @manifest.json and @settings.yaml\n"
+    )
+    bundle = zip_bundle(text, {"manifest.json": b"{}"})
+    payload = messages(bundle)
+    dumped = repr(payload)
+    assert "temperature" not in dumped
+    assert payload[0] == {"role": "system", "content": [{"type": "text", "text": "Preamble."}]}
+    assert _texts(payload[1]) == ["see @manifest.json and @settings.yaml"]
+    assert len(payload[1]["content"]) == 1
+
+
+def test_delimiter_line_embed_opens_its_turn() -> None:
+    bundle = zip_bundle("## user @a.png\nwords\n", {"a.png": png()})
+    [message] = messages(bundle)
+    assert [part["type"] for part in message["content"]] == ["image_url", "text"]
+
+
+def test_embed_seen_in_an_earlier_turn_is_not_sent_again() -> None:
+    text = "## user\nlook @a.png\n\n## assistant\nok\n\n## user\nagain @a.png\n"
+    payload = messages(zip_bundle(text, {"a.png": png()}))
+    assert sum(part["type"] == "image_url" for m in payload for part in m["content"] or []) == 1
+    assert _texts(payload[2]) == ["again @a.png"]
+
+
+@pytest.mark.parametrize(
+    ("context", "expected"),
+    [("system", ["system", "user"]), ("user", ["user", "user"]), ("drop", ["user"])],
+)
+def test_context_turn_option(context: str, expected: list[str]) -> None:
+    bundle = text_bundle("Be brief.\n\n## user\nhi\n")
+    assert [m["role"] for m in messages(bundle, context=context)] == expected
+
+
+def test_segments_keep_source_lines() -> None:
+    bundle = zip_bundle("## user\n\nalpha @a.png\n\nbeta\n", {"a.png": png()})
+    turn = bundle.narrative.turns[0]
+    segments = turn_segments(bundle.narrative, turn)
+    assert segments[0] == TextSegment("alpha @a.png", 3)
+    assert isinstance(segments[1], EmbedSegment)
+    assert segments[2] == TextSegment("beta", 5)
+
+
+def test_budget_omits_and_warns() -> None:
+    text = "## user\n@a.png @b.png\n"
+    big, small = png(40, 40, 1), png(1, 1, 2)
+    bundle = zip_bundle(text, {"a.png": big, "b.png": small})
+    with pytest.warns(EmbedOmittedWarning, match=r"a\.png \(line 2"):
+        payload = render_payload(bundle, max_embed_bytes=len(small) + 10)
+    assert [part["type"] for part in payload.messages[0]["content"]] == ["text", "image_url"]
+    assert len(payload.warnings) == 1 and "a.png" in payload.warnings[0]
+
+
+def test_budget_is_per_message() -> None:
+    text = "## user\n@a.png\n\n## user\n@b.png\n"
+    image = png()
+    bundle = zip_bundle(text, {"a.png": image, "b.png": png(seed=3)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        payload = messages(bundle, max_embed_bytes=len(image) + 5)
+    assert all(m["content"][-1]["type"] == "image_url" for m in payload)
+
+
+def test_budget_raise_option() -> None:
+    bundle = zip_bundle("## user\n@a.png\n", {"a.png": png()})
+    with pytest.raises(EmbedBudgetError) as error:
+        messages(bundle, max_embed_bytes=3, on_omit="raise")
+    assert error.value.name == "a.png" and error.value.line == 2
+
+
+def test_unknown_option_and_bad_value() -> None:
+    bundle = text_bundle("## user\nhi\n")
+    with pytest.raises(TypeError, match="unknown option"):
+        messages(bundle, colour="red")
+    with pytest.raises(ValueError, match="context"):
+        messages(bundle, context="nowhere")
+
+
+def test_unknown_provider() -> None:
+    with pytest.raises(ValueError, match="unknown provider 'cohere'"):
+        messages(text_bundle("## user\nhi\n"), "cohere")
+
+
+# --- handlers ------------------------------------------------------------------------------
+
+
+def test_sniffing_beats_the_extension() -> None:
+    assert media_type_for("photo.png", jpeg_header()) == "image/jpeg"
+    assert media_type_for("notes.png", b"just text\n") == "text/plain"
+    assert media_type_for("table.csv", b"a,b\n") == "text/csv"
+    assert media_type_for("blob.bin", b"\x00\x01\x02\xff") == "application/octet-stream"
+    assert sniff(b"<svg xmlns='http://www.w3.org/2000/svg'/>") == "image/svg+xml"
+    assert sniff(b"BM\x00\x00") == "image/bmp"
+
+
+def test_png_holding_jpeg_is_sent_as_jpeg() -> None:
+    bundle = zip_bundle("## user\n@photo.png\n", {"photo.png": jpeg_header()})
+    [message] = messages(bundle)
+    assert message["content"][-1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+    anthropic = messages(bundle, "anthropic")
+    assert anthropic[0]["content"][-1]["source"]["media_type"] == "image/jpeg"
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("logo.svg", b"<svg xmlns='http://www.w3.org/2000/svg'></svg>"),
+        ("scan.bmp", b"BM" + b"\x00" * 40),
+        ("scan.tiff", b"II*\x00" + b"\x00" * 20),
+        ("favicon.ico", b"\x00\x00\x01\x00" + b"\x00" * 20),
+    ],
+)
+def test_refused_image_types(name: str, data: bytes) -> None:
+    bundle = zip_bundle(f"## user\nsee\n@{name}\n", {name: data})
+    with pytest.raises(UnsupportedContentError, match="not accepted") as error:
+        messages(bundle)
+    assert error.value.name == name and error.value.line == 3
+    assert error.value.hint and "register a handler" in error.value.hint
+
+
+def test_binary_without_handler_is_refused() -> None:
+    bundle = zip_bundle("## user\n@blob.bin\n", {"blob.bin": b"\x00\x01\x02\xfe"})
+    with pytest.raises(UnsupportedContentError, match="no handler for application/octet"):
+        messages(bundle)
+
+
+def test_registered_and_per_call_handlers() -> None:
+    bundle = zip_bundle(
+        "## user\n@tool.py\n@logo.svg\n", {"tool.py": b"print(1)\n", "logo.svg": b"<svg/>"}
+    )
+
+    def as_summary(asset: Asset) -> TextPart:
+        return TextPart(f"[{asset.name}: {len(asset.data)} bytes of {asset.media_type}]")
+
+    register_handler(".py", as_summary)
+    try:
+        [message] = messages(bundle, handlers={"image/svg+xml": as_summary})
+    finally:
+        unregister_handler(".py")
+    assert _texts(message)[1:] == [
+        "[tool.py: 9 bytes of text/x-python]",
+        "[logo.svg: 6 bytes of image/svg+xml]",
+    ]
+    # Once unregistered, the built-in text handler is back.
+    [message] = messages(bundle, handlers={"svg": as_summary})
+    assert _texts(message)[1] == "tool.py:\n```py\nprint(1)\n```"
+
+
+def test_each_asset_is_encoded_once_for_all_providers() -> None:
+    text = "Sys.\n\n## user\n@a.png @b.png @r.pdf\n"
+    bundle = zip_bundle(text, {"a.png": png(seed=1), "b.png": png(seed=2), "r.pdf": pdf()})
+    for provider in PROVIDERS:
+        to_request(bundle, provider, model="m", settings={"max_tokens": 5})
+        to_request(bundle, provider, model="m", settings={"max_tokens": 5})
+    assert bundle_state(bundle).base64.encodes == 3
+
+
+def test_audio_parts() -> None:
+    bundle = zip_bundle("## user\nlisten @a.wav\n", {"a.wav": wav()})
+    [message] = messages(bundle)
+    assert message["content"][-1]["input_audio"]["format"] == "wav"
+    [content] = messages(bundle, "gemini")
+    assert content["parts"][-1]["inline_data"]["mime_type"] == "audio/wav"
+
+
+def test_fence_inside_a_block_quote_goes_after_the_quote() -> None:
+    bundle = text_bundle("## user\n> quoted\n> @@@q.txt\n> inside\n> @@@\n> more\n\nafter\n")
+    [message] = messages(bundle)
+    assert _texts(message) == ["> quoted\n> more", "q.txt:\n```txt\ninside\n```", "after"]
+
+
+def test_unclosed_fence_is_sent_once() -> None:
+    [message] = messages(text_bundle("## user\nunclosed:\n\n@@@u.txt\nline1\nline2\n"))
+    assert _texts(message) == ["unclosed:", "u.txt:\n```txt\nline1\nline2\n```"]
+
+
+def test_unresolvable_reference_is_an_error_with_its_line() -> None:
+    with pytest.raises(LmmlError) as error:
+        messages(text_bundle("## user\nhello\n\nping @bob now\n"))
+    assert error.value.name == "bob" and error.value.line == 4

@@ -1,0 +1,286 @@
+"""Provider capability rules, tool-call export and settings mapping."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from _messages_support import pdf, png, text_bundle, wav, zip_bundle
+
+from lmml_mdit.bundle import Bundle
+from lmml_mdit.content import UnknownSettingWarning
+from lmml_mdit.errors import (
+    InvalidSettingsError,
+    InvalidToolCallError,
+    UnsupportedContentError,
+)
+from lmml_mdit.messages import PROVIDERS, messages, render_payload, render_turns, to_request
+
+ASSETS = {"a.png": png(), "r.pdf": pdf(), "s.wav": wav()}
+CALL = '@@@c1.tool_call.json\n{"id": "c1", "name": "f", "arguments": {"x": 1}}\n@@@\n'
+
+
+def _bundle(role: str, name: str) -> tuple[Bundle, int]:
+    if role == "tool":
+        text = f"## user\nq\n\n## assistant\n{CALL}\n## tool\n@c1.tool_call.json\n\nres @{name}\n"
+        line = 12
+    else:
+        text = f"## user\nq\n\n## {role}\nhere @{name}\n"
+        line = 5
+    return zip_bundle(text, ASSETS), line
+
+
+# (provider, role, embed) pairs that must raise; every other pair in the grid must not.
+REFUSED = {
+    ("openai", "system", "a.png"),
+    ("openai", "system", "r.pdf"),
+    ("openai", "system", "s.wav"),
+    ("openai", "assistant", "a.png"),
+    ("openai", "assistant", "r.pdf"),
+    ("openai", "assistant", "s.wav"),
+    ("openai-responses", "system", "a.png"),
+    ("openai-responses", "system", "r.pdf"),
+    ("openai-responses", "system", "s.wav"),
+    ("openai-responses", "assistant", "a.png"),
+    ("openai-responses", "assistant", "r.pdf"),
+    ("openai-responses", "assistant", "s.wav"),
+    ("openai-responses", "user", "s.wav"),
+    ("openai-responses", "tool", "s.wav"),
+    ("anthropic", "system", "a.png"),
+    ("anthropic", "system", "r.pdf"),
+    ("anthropic", "system", "s.wav"),
+    ("anthropic", "assistant", "a.png"),
+    ("anthropic", "assistant", "r.pdf"),
+    ("anthropic", "assistant", "s.wav"),
+    ("anthropic", "user", "s.wav"),
+    ("anthropic", "tool", "s.wav"),
+    ("gemini", "system", "a.png"),
+    ("gemini", "system", "r.pdf"),
+    ("gemini", "system", "s.wav"),
+}
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+@pytest.mark.parametrize("role", ["system", "user", "assistant", "tool"])
+@pytest.mark.parametrize("name", ["a.png", "r.pdf", "s.wav"])
+def test_capability_grid(provider: str, role: str, name: str) -> None:
+    bundle, line = _bundle(role, name)
+    if (provider, role, name) in REFUSED:
+        with pytest.raises(UnsupportedContentError) as error:
+            render_payload(bundle, provider)
+        assert error.value.name == name
+        assert error.value.line == line
+        assert f"({provider})" in error.value.message
+        assert role in error.value.message
+    else:
+        payload = render_payload(bundle, provider)
+        # Nothing dropped: the asset's bytes are somewhere in the payload.
+        dumped = json.dumps([payload.messages, payload.system])
+        assert base64.b64encode(ASSETS[name]).decode() in dumped
+
+
+def test_openai_tool_result_image_policy() -> None:
+    bundle, _ = _bundle("tool", "a.png")
+    payload = messages(bundle)
+    assert [m["role"] for m in payload] == ["user", "assistant", "tool", "user"]
+    assert payload[2] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": [{"type": "text", "text": "res @a.png"}],
+    }
+    assert payload[3]["content"][0]["text"].startswith("Attachments of the result of tool call c1")
+    assert payload[3]["content"][1]["type"] == "image_url"
+    with pytest.raises(UnsupportedContentError, match="tool message") as error:
+        messages(bundle, tool_result_images="error")
+    assert error.value.name == "a.png" and error.value.line == 12
+
+
+def test_parallel_tool_results_keep_the_user_message_after_them() -> None:
+    text = (
+        "## assistant\n"
+        '@@@a.tool_call.json\n{"id": "a", "name": "f", "arguments": {}}\n@@@\n'
+        '@@@b.tool_call.json\n{"id": "b", "name": "g", "arguments": {}}\n@@@\n'
+        "## tool\n@a.tool_call.json\n\none @p.png\n"
+        "## tool\n@b.tool_call.json\n\ntwo\n"
+        "## user\nthanks\n"
+    )
+    bundle = zip_bundle(text, {"p.png": png()})
+    roles = [m["role"] for m in messages(bundle)]
+    assert roles == ["assistant", "tool", "tool", "user", "user"]
+    anthropic = messages(bundle, "anthropic")
+    assert [m["role"] for m in anthropic] == ["assistant", "user"]
+    assert [block["type"] for block in anthropic[1]["content"]] == [
+        "tool_result",
+        "tool_result",
+        "text",
+    ]
+    gemini = messages(bundle, "gemini")
+    assert [c["role"] for c in gemini] == ["model", "user"]
+    kinds = [next(iter(part)) for part in gemini[1]["parts"]]
+    assert kinds == ["function_response", "inline_data", "function_response", "text"]
+
+
+def test_tool_calls_in_each_provider() -> None:
+    text = (
+        "## user\nweather?\n\n## assistant\nChecking.\n\n"
+        '@@@call_9.tool_call.json\n{"id": "call 9", "name": "w", "arguments": {"c": "P"}}\n@@@\n\n'
+        "## tool\n@call_9.tool_call.json\n\n"
+        '{"temp": 21}\n'
+    )
+    bundle = text_bundle(text)
+    chat = messages(bundle)
+    assert chat[1]["tool_calls"] == [
+        {"id": "call 9", "type": "function", "function": {"name": "w", "arguments": '{"c": "P"}'}}
+    ]
+    assert chat[2]["tool_call_id"] == "call 9"
+    responses = messages(bundle, "openai-responses")
+    assert responses[2] == {
+        "type": "function_call",
+        "call_id": "call 9",
+        "name": "w",
+        "arguments": '{"c": "P"}',
+    }
+    assert responses[3] == {
+        "type": "function_call_output",
+        "call_id": "call 9",
+        "output": '{"temp": 21}',
+    }
+    anthropic = messages(bundle, "anthropic")
+    assert anthropic[1]["content"][1] == {
+        "type": "tool_use",
+        "id": "call 9",
+        "name": "w",
+        "input": {"c": "P"},
+    }
+    assert anthropic[2]["content"][0]["tool_use_id"] == "call 9"
+    gemini = messages(bundle, "gemini")
+    assert gemini[1]["parts"][1] == {
+        "function_call": {"id": "call 9", "name": "w", "args": {"c": "P"}}
+    }
+    assert gemini[2]["parts"][0]["function_response"]["response"] == {"temp": 21}
+
+
+def test_string_arguments_go_verbatim_to_openai_and_raise_for_anthropic() -> None:
+    text = (
+        "## assistant\n"
+        '@@@k.tool_call.json\n{"id": "k", "name": "f", "arguments": "{not json"}\n@@@\n'
+        "## tool\n@k.tool_call.json\n\nok\n"
+    )
+    bundle = text_bundle(text)
+    assert messages(bundle)[0]["tool_calls"][0]["function"]["arguments"] == "{not json"
+    with pytest.raises(InvalidToolCallError, match="JSON object") as error:
+        messages(bundle, "anthropic")
+    assert error.value.line == 2
+
+
+def test_tool_turn_without_a_call_reference_raises() -> None:
+    with pytest.raises(InvalidToolCallError, match="does not start with a reference") as error:
+        messages(text_bundle("## user\nq\n\n## tool\nsome result\n"))
+    assert error.value.line == 4
+    with pytest.raises(InvalidToolCallError, match="no assistant turn defines"):
+        messages(text_bundle("## user\nq\n\n## tool\n@zz.tool_call.json\n\nres\n"))
+
+
+def test_malformed_call_fence_raises() -> None:
+    text = "## assistant\n@@@k.tool_call.json\n[1, 2]\n@@@\n"
+    with pytest.raises(InvalidToolCallError, match="not a JSON object"):
+        messages(text_bundle(text))
+
+
+def test_tool_call_fence_outside_assistant_is_a_plain_json_embed() -> None:
+    text = '## user\n@@@k.tool_call.json\n{"id": "k"}\n@@@\n'
+    [message] = messages(text_bundle(text))
+    assert message["content"][0]["text"].startswith("k.tool_call.json:\n```json")
+
+
+def test_messages_refuses_to_drop_anthropic_system() -> None:
+    bundle = text_bundle("## system\nBe brief.\n\n## user\nhi\n")
+    with pytest.raises(UnsupportedContentError, match="outside the messages list"):
+        messages(bundle, "anthropic")
+    preamble = text_bundle("Be brief.\n\n## user\nhi\n")
+    assert len(messages(preamble, "anthropic", context="drop")[0]["content"]) == 1
+    assert len(messages(preamble, "gemini", context="user")[0]["parts"]) == 2
+    request = to_request(bundle, "anthropic", model="m", settings={"max_tokens": 9})
+    assert request["system"] == [{"type": "text", "text": "Be brief."}]
+
+
+def test_to_request_maps_settings_per_provider() -> None:
+    settings = b"temperature: 0.5\ntop_p: 0.9\nmax_tokens: 64\nstop: END\nseed: 3\nmodel: m1\n"
+    bundle = zip_bundle("## user\nhi\n", {"settings.yaml": settings})
+    chat = to_request(bundle)
+    assert chat["model"] == "m1"
+    assert {
+        k: chat[k] for k in ("temperature", "top_p", "max_completion_tokens", "stop", "seed")
+    } == {
+        "temperature": 0.5,
+        "top_p": 0.9,
+        "max_completion_tokens": 64,
+        "stop": "END",
+        "seed": 3,
+    }
+    responses = to_request(bundle, "openai-responses", model="m2")
+    assert responses["model"] == "m2" and responses["max_output_tokens"] == 64
+    anthropic = to_request(bundle, "anthropic")
+    assert anthropic["max_tokens"] == 64 and anthropic["stop_sequences"] == ["END"]
+    gemini = to_request(bundle, "gemini")
+    assert gemini["config"]["max_output_tokens"] == 64
+    assert gemini["config"]["stop_sequences"] == ["END"]
+
+
+def test_unknown_settings_pass_or_raise() -> None:
+    bundle = zip_bundle("## user\nhi\n", {"settings.json": b'{"top_k": 5, "wibble": 1}'})
+    assert to_request(bundle, "openai")["wibble"] == 1
+    assert to_request(bundle, "gemini")["config"]["top_k"] == 5
+    with pytest.raises(InvalidSettingsError, match="'top_k'") as error:
+        to_request(bundle, "openai", unknown_settings="error")
+    assert error.value.name == "top_k"
+    with pytest.raises(InvalidSettingsError, match="'wibble'"):
+        to_request(bundle, "gemini", unknown_settings="error")
+
+
+def test_anthropic_requires_max_tokens() -> None:
+    with pytest.raises(InvalidSettingsError, match="max_tokens"):
+        to_request(text_bundle("## user\nhi\n"), "anthropic", model="m")
+
+
+def test_render_turns_seed_shape() -> None:
+    bundle = zip_bundle(
+        "Intro.\n\n## user\nsee @a.png\n\n## assistant\n"
+        + CALL
+        + "\n## tool\n@c1.tool_call.json\n\nok\n",
+        {"a.png": png()},
+    )
+    turns = render_turns(bundle)
+    assert [t["role"] for t in turns] == ["system", "user", "assistant", "tool"]
+    assert turns[1]["content"][1]["type"] == "image_url"
+    assert turns[2]["tool_calls"][0]["function"]["arguments"] == '{"x": 1}'
+    assert turns[2]["content"] == []
+    assert turns[3] == {
+        "role": "tool",
+        "content": [{"type": "text", "text": "ok"}],
+        "tool_call_id": "c1",
+    }
+
+
+def test_text_embeds_option() -> None:
+    bundle = zip_bundle("## user\n@t.csv\n", {"t.csv": b"a,b\n1,2\n"})
+    assert messages(bundle, "anthropic")[0]["content"][1]["type"] == "document"
+    assert messages(bundle, "anthropic", text_embeds="text")[0]["content"][1]["type"] == "text"
+    item = messages(bundle, "openai-responses", text_embeds="document")[0]["content"][1]
+    assert item["type"] == "input_file" and item["file_data"].startswith("data:text/csv;base64,")
+    part = messages(bundle, "gemini", text_embeds="document")[0]["parts"][1]
+    assert part["inline_data"]["mime_type"] == "text/csv"
+
+
+def test_unknown_settings_warn_leaves_them_out() -> None:
+    bundle = zip_bundle("## user\nhi\n", {"settings.yaml": b"max_tokens: 5\ntemperature: 1\n"})
+    with pytest.warns(UnknownSettingWarning, match="'temperature' left out"):
+        request = bundle.to_request("anthropic", model="claude", unknown_settings="warn")
+    assert "temperature" not in request and request["max_tokens"] == 5
+
+
+def test_bundle_methods_delegate() -> None:
+    bundle = zip_bundle("## user\nhi @a.png\n", {"a.png": png()})
+    assert bundle.messages("gemini") == messages(bundle, "gemini")
+    assert bundle.to_request("openai", model="x")["model"] == "x"

@@ -1,0 +1,227 @@
+"""Our payloads against the official clients' own request types (their schemas decide).
+
+pydantic validates ``Iterable[...]`` fields of the SDK TypedDicts lazily and ignores keys a
+TypedDict does not declare, so :func:`check` consumes every lazy iterator (which runs the
+item validators) and then requires the validated value to equal the input: an unknown key,
+a wrong part shape or a wrong literal all fail.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _messages_support import pdf, png, wav, zip_bundle
+from anthropic.types import MessageParam, message_create_params
+from google.genai import types as genai_types
+from openai.types.chat import ChatCompletionMessageParam, completion_create_params
+from openai.types.responses import ResponseInputParam, response_create_params
+from pydantic import TypeAdapter, ValidationError
+
+from lmml_mdit import bundle as bundle_module
+from lmml_mdit.messages import messages, to_request
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+CHAT_MESSAGE = TypeAdapter(ChatCompletionMessageParam)
+CHAT_REQUEST = TypeAdapter(completion_create_params.CompletionCreateParamsNonStreaming)
+RESPONSES_INPUT = TypeAdapter(ResponseInputParam)
+RESPONSES_REQUEST = TypeAdapter(response_create_params.ResponseCreateParamsNonStreaming)
+ANTHROPIC_MESSAGE = TypeAdapter(MessageParam)
+ANTHROPIC_REQUEST = TypeAdapter(message_create_params.MessageCreateParamsNonStreaming)
+
+
+def _materialize(value: Any) -> Any:
+    if isinstance(value, Iterator):  # pydantic's lazy ValidatorIterator
+        return [_materialize(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _materialize(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_materialize(item) for item in value]
+    return value
+
+
+def check(adapter: TypeAdapter[Any], value: Any) -> None:
+    """Validate *value* fully and strictly; fail on any dropped or coerced field."""
+    validated = _materialize(adapter.validate_python(copy.deepcopy(value), strict=True))
+    assert validated == value, "the SDK type dropped or changed fields"
+
+
+def check_gemini(request: dict[str, Any]) -> None:
+    for content in request["contents"]:
+        genai_types.Content.model_validate(content, strict=False)
+    if "config" in request:
+        genai_types.GenerateContentConfig.model_validate(request["config"])
+
+
+def _bundles() -> list[Any]:
+    tools = (
+        "Be precise.\n\n## user\nplot it @a.png and read @r.pdf, table @t.csv\n\n"
+        "## assistant\nOn it.\n\n"
+        '@@@call_1.tool_call.json\n{"id": "call_1", "name": "plot", "arguments": {"n": 2}}\n@@@\n\n'
+        "## tool\n@call_1.tool_call.json\n\nDone: @chart.png\n\n## assistant\nHere it is.\n"
+    )
+    assets = {"a.png": png(seed=1), "r.pdf": pdf(), "t.csv": b"a,b\n1,2\n", "chart.png": png(2, 2)}
+    bundles = [
+        bundle_module.open(EXAMPLES / "sales-review.lmmlz"),
+        bundle_module.open(EXAMPLES / "weather-tools.lmml"),
+        zip_bundle(tools, assets, "tools"),
+    ]
+    return bundles
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_openai_chat_payload_validates(index: int) -> None:
+    bundle = _bundles()[index]
+    request = to_request(bundle, "openai", model="gpt-4o")
+    for message in request["messages"]:
+        check(CHAT_MESSAGE, message)
+    check(CHAT_REQUEST, request)
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_openai_responses_payload_validates(index: int) -> None:
+    bundle = _bundles()[index]
+    request = to_request(bundle, "openai-responses", model="gpt-4o")
+    check(RESPONSES_INPUT, request["input"])
+    check(RESPONSES_REQUEST, request)
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_anthropic_payload_validates(index: int) -> None:
+    bundle = _bundles()[index]
+    with warnings.catch_warnings(record=True):
+        request = to_request(
+            bundle,
+            "anthropic",
+            model="claude",
+            settings={"max_tokens": 99},
+            unknown_settings="warn",  # anthropic 2.14 has no temperature/top_p
+        )
+    for message in request["messages"]:
+        check(ANTHROPIC_MESSAGE, message)
+    check(ANTHROPIC_REQUEST, request)
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_gemini_payload_validates(index: int) -> None:
+    request = to_request(_bundles()[index], "gemini", model="gemini-2.5-flash")
+    check_gemini(request)
+
+
+def test_gemini_inline_data_decodes_to_the_asset_bytes() -> None:
+    image = png(3, 3)
+    request = to_request(zip_bundle("## user\n@a.png\n", {"a.png": image}), "gemini")
+    content = genai_types.Content.model_validate(request["contents"][0])
+    assert content.parts is not None and content.parts[1].inline_data is not None
+    assert content.parts[1].inline_data.data == image
+
+
+def test_audio_validates_where_taken() -> None:
+    bundle = zip_bundle("## user\nlisten @s.wav\n", {"s.wav": wav()})
+    for message in messages(bundle, "openai"):
+        check(CHAT_MESSAGE, message)
+    check_gemini(to_request(bundle, "gemini"))
+
+
+def test_text_documents_validate() -> None:
+    bundle = zip_bundle("## user\n@t.csv\n", {"t.csv": b"a,b\n"})
+    for message in messages(bundle, "anthropic"):
+        check(ANTHROPIC_MESSAGE, message)
+    check(RESPONSES_INPUT, messages(bundle, "openai-responses", text_embeds="document"))
+    check_gemini(to_request(bundle, "gemini", text_embeds="document"))
+
+
+# --- the checks must be able to fail ---------------------------------------------------------
+
+WRONG_CHAT = [
+    # Responses-style image part in Chat Completions.
+    {"role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64,AA"}]},
+    # image_url must be an object, not a string.
+    {"role": "user", "content": [{"type": "image_url", "image_url": "data:image/png;base64,AA"}]},
+    # a key Chat Completions does not know.
+    {"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {}}]},
+    # tool message without its call id.
+    {"role": "tool", "content": "x"},
+    # tool arguments must be a JSON string.
+    {
+        "role": "assistant",
+        "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": {}}}],
+    },
+]
+
+WRONG_ANTHROPIC = [
+    # SVG is outside the closed image media-type enum.
+    {
+        "role": "user",
+        "content": [
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/svg+xml", "data": "AA"},
+            }
+        ],
+    },
+    # the OpenAI part shape in an Anthropic message.
+    {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:,"}}]},
+    # tool_use input must be an object.
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": "{}"}]},
+]
+
+WRONG_RESPONSES = [
+    # Chat-style image object in Responses.
+    [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_image", "image_url": {"url": "x"}}],
+        }
+    ],
+    # function_call_output without call_id.
+    [{"type": "function_call_output", "output": "x", "call": "c"}],
+]
+
+
+@pytest.mark.parametrize("payload", WRONG_CHAT)
+def test_wrong_chat_payload_fails(payload: Any) -> None:
+    with pytest.raises((ValidationError, AssertionError)):
+        check(CHAT_MESSAGE, payload)
+
+
+@pytest.mark.parametrize("payload", WRONG_ANTHROPIC)
+def test_wrong_anthropic_payload_fails(payload: Any) -> None:
+    with pytest.raises((ValidationError, AssertionError)):
+        check(ANTHROPIC_MESSAGE, payload)
+
+
+@pytest.mark.parametrize("payload", WRONG_RESPONSES)
+def test_wrong_responses_payload_fails(payload: Any) -> None:
+    with pytest.raises((ValidationError, AssertionError)):
+        check(RESPONSES_INPUT, payload)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {
+            "role": "user",
+            "parts": [{"inline_data": {"mime_type": "image/png", "data": "AA"}, "x": 1}],
+        },
+        {"role": "user", "parts": [{"type": "text", "text": "hi"}]},
+        {"role": "user", "parts": [{"function_call": {"name": "f", "args": "not an object"}}]},
+    ],
+)
+def test_wrong_gemini_payload_fails(content: Any) -> None:
+    with pytest.raises(ValidationError):
+        check_gemini({"contents": [content]})
+
+
+def test_passed_through_unknown_setting_fails_the_sdk_type() -> None:
+    bundle = zip_bundle("## user\nhi\n", {"settings.yaml": b"max_tokens: 5\ntemperature: 1\n"})
+    request = to_request(bundle, "anthropic", model="claude")
+    assert request["temperature"] == 1
+    with pytest.raises(AssertionError, match="dropped or changed"):
+        check(ANTHROPIC_REQUEST, request)
