@@ -11,11 +11,9 @@ from __future__ import annotations
 import builtins
 import functools
 import hashlib
-import importlib
 import json
 import os
 from collections.abc import Mapping
-from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
 from .archive import Limits, ZipArchive, check_entry_names, is_zip, open_archive, unsafe_reason
@@ -429,20 +427,23 @@ class Bundle:
 
     def messages(self, provider: str = "openai", **options: Any) -> list[dict[str, Any]]:
         """Chat-API messages for *provider* (see :mod:`lmml_mdit.messages`)."""
-        module = importlib.import_module(".messages", __package__)
-        return cast("list[dict[str, Any]]", module.messages(self, provider, **options))
+        from .messages import messages  # imported here: messages sits above bundles
+
+        return messages(self, provider, **options)
 
     def to_request(
         self, provider: str = "openai", model: str | None = None, **options: Any
     ) -> dict[str, Any]:
         """A full chat request for *provider* (see :mod:`lmml_mdit.messages`)."""
-        module = importlib.import_module(".messages", __package__)
-        return cast("dict[str, Any]", module.to_request(self, provider, model=model, **options))
+        from .messages import to_request  # imported here: messages sits above bundles
+
+        return to_request(self, provider, model=model, **options)
 
     def _repr_html_(self) -> str:
         """The notebook preview (see :mod:`lmml_mdit.preview`)."""
-        module = importlib.import_module(".preview", __package__)
-        return cast(str, module.render_html(self))
+        from .preview import render_html  # imported here: the preview sits above bundles
+
+        return render_html(self, fragment=True)
 
 
 def _issue(kind: str, embed: Embed | None, name: str, message: str) -> Issue:
@@ -553,9 +554,7 @@ def _validate(bundle: Bundle) -> list[Issue]:
             )
 
     issues.extend(_reserved_issues(bundle))
-    toolcalls = optional_module("toolcalls")
-    if toolcalls is not None:
-        issues.extend(cast("list[Issue]", toolcalls.tool_call_issues(narrative)))
+    issues.extend(tool_call_issues(narrative))
     issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
     return issues
 
@@ -602,17 +601,6 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
                 )
             )
     return issues
-
-
-def optional_module(name: str) -> ModuleType | None:
-    """Import ``lmml_mdit.<name>`` if it exists; None only when that module itself is absent."""
-    full = f"{__package__}.{name}"
-    try:
-        return importlib.import_module(full)
-    except ModuleNotFoundError as error:
-        if error.name == full:
-            return None
-        raise
 
 
 def _read_stream(stream: IO[bytes], limits: Limits) -> bytes:
