@@ -1,0 +1,205 @@
+"""Export a folder of bundles as one JSONL dataset, on all cores, streaming.
+
+:func:`export_folder` walks the folder (``*.lmml`` and ``*.lmmlz``, recursively, in
+sorted path order), converts each bundle in a
+process pool and writes one JSON line per bundle in that walk order as results arrive.
+At most ``2 * workers`` bundles are in flight, and neither the path list nor the results
+are ever held whole, so memory stays flat however large the folder. A bundle that fails
+is left out of the output and reported with its path and reason; the rest go on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import BundleError, LmmlError
+from .importer import Progress
+
+__all__ = ["EXPORT_PROVIDERS", "ExportReport", "export_bundle", "export_folder", "iter_bundles"]
+
+EXPORT_PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
+"""The targets of :func:`export_folder`: the messages module's providers and ShareGPT."""
+
+_SUFFIXES = (".lmml", ".lmmlz")
+
+
+@dataclass
+class ExportReport:
+    """What :func:`export_folder` did.
+
+    :ivar output: the JSONL file written.
+    :ivar total: bundles found.
+    :ivar written: lines written (bundles converted).
+    :ivar failures: ``(path, reason)`` for each bundle that could not be converted, in walk
+        order.
+    """
+
+    output: str
+    total: int = 0
+    written: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every bundle was converted."""
+        return not self.failures
+
+
+def iter_bundles(folder: str | os.PathLike[str]) -> Iterator[str]:
+    """The bundle paths under *folder*, recursively, in sorted order (by path components,
+    files and subfolders interleaved by name), holding one folder's listing per level
+    rather than the whole list. Symbolic links to folders are not followed."""
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda entry: entry.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            yield from iter_bundles(entry.path)
+        elif entry.name.endswith(_SUFFIXES) and entry.is_file():
+            yield entry.path
+
+
+def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
+    """One dataset record for *bundle*.
+
+    For a messages provider this is the request body ``bundle.to_request(provider)`` gives
+    (``{"messages": ...}`` for ``openai``, ``{"input": ...}`` for ``openai-responses``,
+    ``{"system": ..., "messages": ...}`` for ``anthropic``, ``{"contents": ..., "config":
+    ...}`` for ``gemini``, with ``model`` and mapped settings when the bundle's settings
+    have them), except that Anthropic's ``max_tokens`` is not required: a dataset line is
+    not a live request. For ``sharegpt`` it is
+    :func:`~lmml_mdit.bridge.sharegpt.export_sharegpt`.
+
+    :raises UnsupportedContentError: for content the provider cannot take.
+    """
+    if provider == "sharegpt":
+        from .sharegpt import export_sharegpt
+
+        return export_sharegpt(bundle)
+    from ..messages import render_payload, request_params
+    from ..providers import provider_module
+
+    settings = dict(getattr(bundle, "settings", None) or {})
+    payload = render_payload(bundle, provider)
+    params = request_params(settings, provider)
+    model = settings.get("model")
+    body: dict[str, Any] = provider_module(provider).request(
+        payload, None if model is None else str(model), params
+    )
+    return body
+
+
+def _convert(path: str, provider: str) -> tuple[str | None, str | None]:
+    """Worker: the JSON line for one bundle, or the reason it failed."""
+    try:
+        from ..bundle import open as open_bundle
+
+        with open_bundle(path) as bundle:
+            record = export_bundle(bundle, provider)
+        return json.dumps(record, ensure_ascii=False), None
+    except LmmlError as error:
+        return None, str(error)
+    except Exception as error:  # a failing bundle must not stop the rest
+        return None, f"{type(error).__name__}: {error}"
+
+
+class _TerminalProgress:
+    """A one-line counter on stderr, for a terminal."""
+
+    def __call__(self, done: int, total: int | None = None, detail: object = "") -> None:
+        sys.stderr.write(f"\rexporting: {done} bundles {str(detail)[-50:]:<50}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def export_folder(
+    folder: str | os.PathLike[str],
+    provider: str,
+    out: str | os.PathLike[str],
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> ExportReport:
+    """Turn every bundle under *folder* into one JSONL line of *out*.
+
+    :param provider: one of :data:`EXPORT_PROVIDERS`.
+    :param out: the JSONL file, replaced atomically when done; ``-`` writes stdout.
+    :param workers: processes to use; all cores (``os.cpu_count()``) by default.
+    :param progress: called as ``progress(done, None, path)`` per bundle; when None, a
+        counter is drawn on stderr if (and only if) stderr is a terminal.
+    :raises BundleError: for an unknown provider, a missing folder or an unwritable *out*;
+        a bundle that fails is reported in :attr:`ExportReport.failures` instead.
+    """
+    if provider not in EXPORT_PROVIDERS:
+        raise BundleError(
+            f"unknown export provider {provider!r}",
+            hint=f"use one of {', '.join(EXPORT_PROVIDERS)}",
+        )
+    if not os.path.isdir(folder):
+        raise BundleError("not a folder", name=str(folder), hint="give a folder of bundles")
+    count = workers if workers and workers > 0 else (os.cpu_count() or 1)
+    terminal = _TerminalProgress() if progress is None and sys.stderr.isatty() else None
+    report = ExportReport(output=str(out))
+    if str(out) == "-":
+        _run(folder, provider, count, sys.stdout, report, progress or terminal)
+    else:
+        target = Path(out)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path(".")
+        )
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+                _run(folder, provider, count, handle, report, progress or terminal)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    if terminal is not None:
+        terminal.close()
+    return report
+
+
+def _run(
+    folder: str | os.PathLike[str],
+    provider: str,
+    workers: int,
+    handle: IO[str],
+    report: ExportReport,
+    progress: Progress | None,
+) -> None:
+    window = 2 * workers
+    pending: deque[tuple[str, Future[tuple[str | None, str | None]]]] = deque()
+
+    def drain_one() -> None:
+        path, future = pending.popleft()
+        line, reason = future.result()
+        if line is not None:
+            handle.write(line + "\n")
+            report.written += 1
+        else:
+            report.failures.append((path, reason or "unknown error"))
+        if progress is not None:
+            progress(report.written + len(report.failures), None, path)
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for path in iter_bundles(folder):
+            report.total += 1
+            pending.append((path, pool.submit(_convert, path, provider)))
+            if len(pending) >= window:
+                drain_one()
+        while pending:
+            drain_one()

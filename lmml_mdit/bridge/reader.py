@@ -1,0 +1,75 @@
+"""Read a bundle's turns back as text, tool calls and asset names.
+
+The inverse of the writer's layout, used by exporters the messages module does not cover
+(ShareGPT): a turn's text is its lines without the tool-call fences it holds and, for a
+``tool`` turn, without the leading reference to the call it answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..toolcalls import ToolCall, is_tool_call_name, parse_tool_call, tool_result_reference
+
+if TYPE_CHECKING:
+    from ..bundle import Bundle
+    from ..model import Role
+
+__all__ = ["ReadTurn", "read_turns"]
+
+
+@dataclass
+class ReadTurn:
+    """One turn of a bundle, split into what a text-only format needs.
+
+    :ivar role: the turn's role (``context`` for a preamble).
+    :ivar text: the text without tool-call fences and the result's call reference.
+    :ivar calls: the calls an assistant turn makes, in order.
+    :ivar answers: for a ``tool`` turn, the fence name of the call it answers.
+    :ivar assets: the names of the other embeds the turn binds (images, files).
+    """
+
+    role: Role
+    text: str
+    calls: list[ToolCall] = field(default_factory=list)
+    answers: str | None = None
+    assets: list[str] = field(default_factory=list)
+
+
+def read_turns(bundle: Bundle) -> list[ReadTurn]:
+    """The turns of *bundle*.
+
+    :raises InvalidToolCallError: for a malformed tool-call fence.
+    """
+    narrative = bundle.narrative
+    lines = narrative.lines
+    fence_lines: set[int] = set()
+    for token in narrative.tokens:
+        if token.type == "lmml_embed" and token.map and is_tool_call_name(token.info):
+            fence_lines.update(range(token.map[0], token.map[1]))
+    result: list[ReadTurn] = []
+    for turn in narrative.turns:
+        skip = set(fence_lines)
+        answers = None
+        reference = tool_result_reference(turn, narrative)
+        if reference is not None:
+            answers = reference[0]
+            skip.add(reference[1] - 1)
+        kept = [lines[i] for i in range(turn.start_line - 1, turn.end_line) if i not in skip]
+        while kept and not kept[0].strip():
+            kept.pop(0)
+        while kept and not kept[-1].strip():
+            kept.pop()
+        calls = [
+            parse_tool_call(embed)
+            for embed in turn.embeds
+            if turn.role == "assistant" and embed.is_inline and is_tool_call_name(embed.name)
+        ]
+        assets = [
+            embed.name
+            for embed in turn.embeds
+            if not is_tool_call_name(embed.name) and embed.name != answers
+        ]
+        result.append(ReadTurn(turn.role, "\n".join(kept), calls, answers, assets))
+    return result

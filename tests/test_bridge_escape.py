@@ -1,0 +1,160 @@
+"""Escaping: message text placed in a turn reads back as exactly itself, forging nothing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmml_mdit.bridge import export_sharegpt, import_messages
+from lmml_mdit.bridge.escape import escape_parsed, escape_text, normalize_text
+from lmml_mdit.narrative import parse
+
+# Characters that build LMML and Markdown structure, plus plain letters.
+STRUCTURE = st.sampled_from(
+    [
+        "@",
+        "@@@",
+        "#",
+        "## ",
+        "<!--",
+        "-->",
+        "user",
+        "assistant",
+        "tool",
+        "system",
+        "`",
+        "```",
+        "~~~",
+        "<pre>",
+        "<div>",
+        "-",
+        "=",
+        "---",
+        "===",
+        ">",
+        "\\",
+        " ",
+        "    ",
+        "\n",
+        "\n\n",
+        "a",
+        "x.png",
+        "*",
+        "1.",
+        "[",
+        "]",
+        "(",
+        ")",
+        "\t",
+        "\r\n",
+        "<?",
+        "<![CDATA[",
+    ]
+)
+TEXTS = st.lists(STRUCTURE, max_size=40).map("".join)
+
+
+def read_back(body: str) -> tuple[list[str], list[str], int]:
+    document = f"## Turn 1 -- user\n\n{body}\n\n## Turn 2 -- assistant\n\nok\n"
+    narrative = parse(document)
+    return (
+        [t.role for t in narrative.turns],
+        [t.text for t in narrative.turns],
+        len(narrative.embeds),
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_escaped_text_reads_back_exactly(text: str) -> None:
+    escaped = escape_text(text)
+    roles, texts, embeds = read_back(escaped)
+    assert roles == ["user", "assistant"]
+    assert texts == [escaped, "ok"]
+    assert embeds == 0
+
+
+PLAIN_MARKDOWN = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "user",
+            "System",
+            " ",
+            "\n",
+            "\n\n",
+            "    ",
+            ">",
+            "*",
+            "+",
+            "1.",
+            "[x]: /u",
+            "|",
+            "_",
+            "___",
+            "\t",
+            "!",
+            "&amp;",
+            "\\",
+            "tool",
+            "assistant",
+            ":",
+            "***",
+            "> - 1)",
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(PLAIN_MARKDOWN | st.text(alphabet=st.characters(blacklist_characters="@#=-<`~")))
+def test_text_without_structure_is_only_normalised(text: str) -> None:
+    # The shortcut in escape_text is sound: the parsing path finds nothing to escape either.
+    assert escape_parsed(text) == normalize_text(text) == escape_text(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ping @alice", "ping \\@alice"),
+        ("mail bob@example.com", "mail bob@example.com"),
+        ("`@code` and \\@done", "`@code` and \\@done"),
+        ("## Turn 3 -- assistant", "\\## Turn 3 -- assistant"),
+        ("# Notes", "# Notes"),  # a heading with no role word is no delimiter
+        ("<!-- tool -->", "\\<!-- tool -->"),
+        ("@@@x.json\n{}\n@@@", "\\@@@x.json\n{}\n@@@"),
+        ("System\n======", "System\n\\======"),
+        ("```\nopen fence", "```\nopen fence\n```"),
+        ("~~~~py\nx = 1", "~~~~py\nx = 1\n~~~~"),
+        ("<!--\nnever closed", "<!--\nnever closed\n-->"),
+        ("<pre>\nraw", "<pre>\nraw\n</pre>"),
+        ("\r\n\r\nwindows\r\nlines\r\n\r\n", "windows\nlines"),
+        ("", ""),
+        ("   \n\n", ""),
+    ],
+)
+def test_escape_examples(text: str, expected: str) -> None:
+    assert escape_text(text) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["human", "gpt"]), TEXTS), min_size=1, max_size=6))
+def test_written_conversation_keeps_every_turn(entries: list[tuple[str, str]]) -> None:
+    data = {"conversations": [{"from": who, "value": value} for who, value in entries]}
+    bundle = import_messages(data, "sharegpt")
+    turns = bundle.narrative.turns
+    assert [t.role for t in turns] == [
+        "user" if who == "human" else "assistant" for who, _ in entries
+    ]
+    assert [t.text for t in turns] == [escape_text(value) for _, value in entries]
+    assert bundle.narrative.embeds == ()
+    record = export_sharegpt(bundle)
+    assert [e["value"] for e in record["conversations"]] == [escape_text(v) for _, v in entries]
+
+
+def test_sharegpt_mention_is_escaped_on_export() -> None:
+    data = {"conversations": [{"from": "human", "value": "Write a haiku about @mentions."}]}
+    record = export_sharegpt(import_messages(data))
+    assert record["conversations"][0]["value"] == "Write a haiku about \\@mentions."

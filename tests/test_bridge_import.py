@@ -1,0 +1,373 @@
+"""Import: each format into a bundle (turns, assets, tool calls), detection and errors."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lmml_mdit.bridge import detect_format, import_messages, import_path
+from lmml_mdit.bundle import open as open_bundle
+from lmml_mdit.errors import ImportFormatError
+from lmml_mdit.toolcalls import tool_call_issues, tool_calls, tool_result_call
+
+CORPUS = Path(__file__).parent / "bridge_corpus"
+FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
+
+
+def load(relative: str) -> Any:
+    return json.loads((CORPUS / relative).read_text(encoding="utf-8"))
+
+
+def roles(bundle: Any) -> list[str]:
+    return [turn.role for turn in bundle.narrative.turns]
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for fmt in FORMATS for p in (CORPUS / fmt).glob("*.json")), ids=str
+)
+def test_detects_every_corpus_file(path: Path) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert detect_format(data) == path.parent.name
+    bundle = import_messages(data)
+    assert bundle.validate() == []
+    assert tool_call_issues(bundle.narrative) == []
+
+
+def test_openai_multiturn_with_system_and_image() -> None:
+    bundle = import_messages(load("openai/multiturn_request.json"))
+    assert roles(bundle) == ["system", "user", "assistant", "user", "assistant"]
+    turns = bundle.narrative.turns
+    assert turns[0].text == "You are a careful vision assistant."
+    image = PNG
+    name = hashlib.sha256(image).hexdigest()[:16] + ".png"
+    assert bundle.entries == (name, "settings.json")
+    assert bundle.read(name) == image
+    assert turns[3].text == f"What colour is this?\n\n@{name}"
+    assert bundle.settings == {"model": "gpt-4o", "temperature": 0.2}
+
+
+def test_asset_names_are_stable_content_hashes() -> None:
+    data = load("openai/multimodal_messages.json")
+    first = import_messages(data)
+    second = import_messages(json.dumps(data))
+    assert first.entries == second.entries
+    assert first.narrative.text == second.narrative.text
+    extensions = sorted(name.rsplit(".", 1)[1] for name in first.entries)
+    assert extensions == ["gif", "pdf", "png", "wav"]
+    for name in first.entries:
+        digest = hashlib.sha256(first.read(name)).hexdigest()
+        assert name.startswith(digest[:16])
+
+
+def test_same_bytes_twice_make_one_entry() -> None:
+    url = "data:image/png;base64," + b64(PNG)
+    part = {"type": "image_url", "image_url": {"url": url}}
+    bundle = import_messages([{"role": "user", "content": [part, part]}])
+    assert len(bundle.entries) == 1
+
+
+def test_openai_tool_calls_follow_the_convention() -> None:
+    bundle = import_messages(load("openai/tool_calls.json"))
+    assert roles(bundle) == ["system", "user", "assistant", "tool", "tool", "assistant", "tool"]
+    calls = tool_calls(bundle.narrative)
+    assert [(c.id, c.name, c.arguments) for c in calls] == [
+        ("call_abc123", "get_weather", {"city": "Paris"}),
+        ("call_def456", "get_weather", {"city": "Tokyo", "unit": "c"}),
+        ("call_x:9", "log", "not json"),  # invalid JSON arguments kept as a string
+    ]
+    assert calls[2].embed_name == "call_x_9.tool_call.json"
+    tool_turns = [t for t in bundle.narrative.turns if t.role == "tool"]
+    answered = [tool_result_call(t, bundle.narrative) for t in tool_turns]
+    assert [c.id for c in answered if c] == ["call_abc123", "call_def456", "call_x:9"]
+    assert tool_turns[0].text == "@call_abc123.tool_call.json\n\nSunny, 21 C"
+
+
+def test_anthropic_tool_result_with_image_and_following_text() -> None:
+    bundle = import_messages(load("anthropic/tool_result_image.json"))
+    assert roles(bundle) == ["system", "user", "assistant", "tool", "user", "assistant"]
+    tool = bundle.narrative.turns[3]
+    image = [e.name for e in tool.embeds if e.name.endswith(".png")]
+    assert len(image) == 1
+    assert tool.text == f"@toolu_01A.tool_call.json\n\nScreenshot taken.\n\n@{image[0]}"
+    assert bundle.read(image[0]).startswith(b"\x89PNG")
+    assert bundle.narrative.turns[4].text == "What do you see?"
+
+
+def test_anthropic_text_document_becomes_a_text_asset() -> None:
+    data = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "document",
+                        "source": {
+                            "type": "text",
+                            "media_type": "text/plain",
+                            "data": "a,b\n1,2\n",
+                        },
+                    },
+                    {"type": "text", "text": "Sum column b."},
+                ],
+            }
+        ],
+        "system": "Be exact.",
+    }
+    bundle = import_messages(data)
+    (name,) = bundle.entries
+    assert name.endswith(".txt")
+    assert bundle.read(name) == b"a,b\n1,2\n"
+
+
+def test_responses_function_calls_join_the_assistant_turn() -> None:
+    bundle = import_messages(load("openai-responses/tools_with_image_result.json"))
+    assert roles(bundle) == ["system", "user", "assistant", "tool", "assistant"]
+    assert bundle.narrative.turns[0].text == "You can call tools. Be brief."
+    tool = bundle.narrative.turns[3]
+    assert tool.text.startswith("@call_chart1.tool_call.json\n\nChart rendered.\n\n@")
+
+
+def test_responses_string_input() -> None:
+    bundle = import_messages({"input": "Say hi."})
+    assert [(t.role, t.text) for t in bundle.narrative.turns] == [("user", "Say hi.")]
+
+
+def test_gemini_calls_without_ids_get_generated_ids_matched_by_name() -> None:
+    bundle = import_messages(load("gemini/snake_case_calls_without_ids.json"))
+    assert roles(bundle) == ["system", "user", "assistant", "tool", "tool", "assistant"]
+    calls = tool_calls(bundle.narrative)
+    assert [(c.id, c.name) for c in calls] == [("call_1", "get_weather"), ("call_2", "get_time")]
+    tools = [t for t in bundle.narrative.turns if t.role == "tool"]
+    assert [tool_result_call(t, bundle.narrative).id for t in tools] == ["call_1", "call_2"]  # type: ignore[union-attr]
+    assert tools[0].text.endswith('{"temp_c": 21, "sky": "clear"}')
+    media = sorted(name.rsplit(".", 1)[1] for name in bundle.entries)
+    assert media == ["pdf", "png", "wav"]
+
+
+def test_gemini_generated_ids_skip_ids_in_use() -> None:
+    data = {
+        "contents": [
+            {"role": "model", "parts": [{"function_call": {"name": "a", "args": {}}}]},
+            {
+                "role": "model",
+                "parts": [{"function_call": {"name": "b", "args": {}, "id": "call_1"}}],
+            },
+        ]
+    }
+    ids = [c.id for c in tool_calls(import_messages(data).narrative)]
+    assert ids == ["call_2", "call_1"]
+
+
+def test_gemini_camel_case_and_sdk_config() -> None:
+    camel = import_messages(load("gemini/camel_case_with_ids.json"))
+    assert camel.narrative.turns[0].text == "Answer in French."
+    assert [c.id for c in tool_calls(camel.narrative)] == ["fc-7"]
+    sdk = import_messages(load("gemini/sdk_config_body.json"))
+    assert sdk.narrative.turns[0].text == "Be kind."
+    assert sdk.settings == {"model": "gemini-2.5-flash", "temperature": 0.5}
+
+
+def test_sharegpt_function_calls_and_observations() -> None:
+    bundle = import_messages(load("sharegpt/function_calls.json"))
+    assert roles(bundle) == ["user", "assistant", "tool", "assistant"]
+    (call,) = tool_calls(bundle.narrative)
+    assert (call.id, call.name) == ("call_1", "convert")
+    assert call.arguments == {"amount": 100, "from": "USD", "to": "EUR"}
+    assert bundle.narrative.turns[1].text.startswith("Let me look up the rate.\n\n@@@call_1")
+    assert bundle.settings == {
+        "tools": '[{"name": "convert", "description": "Currency conversion"}]'
+    }
+
+
+# -- detection ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ([{"role": "user", "content": "hi"}], "openai"),
+        ({"messages": [{"role": "user", "content": "hi"}], "system": "s"}, "anthropic"),
+        ({"input": [{"role": "system", "content": "x"}]}, "openai-responses"),
+        (
+            [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}],
+            "openai-responses",
+        ),
+        ([{"role": "model", "parts": [{"text": "x"}]}], "gemini"),
+        ([{"from": "human", "value": "x"}], "sharegpt"),
+        (
+            [
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}],
+                }
+            ],
+            "anthropic",
+        ),
+    ],
+)
+def test_detect_format(data: Any, expected: str) -> None:
+    assert detect_format(data) == expected
+
+
+def test_ambiguous_format_names_what_it_saw() -> None:
+    data = [
+        {"role": "tool", "tool_call_id": "x", "content": "r"},
+        {"role": "user", "content": [{"type": "image", "source": {"type": "base64"}}]},
+    ]
+    with pytest.raises(ImportFormatError, match=r"ambiguous.*anthropic and openai") as info:
+        detect_format(data)
+    assert "format=" in (info.value.hint or "")
+
+
+@pytest.mark.parametrize("data", [{"foo": 1}, 42, [{"x": 1}], "not json"])
+def test_unknown_format(data: Any) -> None:
+    with pytest.raises(ImportFormatError):
+        import_messages(data)
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+def test_invalid_base64_names_its_place() -> None:
+    data = [
+        {
+            "role": "user",
+            "content": [{"type": "input_audio", "input_audio": {"data": "***", "format": "wav"}}],
+        }
+    ]
+    with pytest.raises(ImportFormatError, match="invalid base64") as info:
+        import_messages(data, "openai")
+    assert info.value.name == "messages[0].content[0]"
+
+
+def test_remote_urls_are_refused_not_fetched() -> None:
+    data = [
+        {
+            "role": "user",
+            "content": [{"type": "image_url", "image_url": {"url": "https://x/a.png"}}],
+        }
+    ]
+    with pytest.raises(ImportFormatError, match="data: URI") as info:
+        import_messages(data)
+    assert "not fetched" in (info.value.hint or "")
+
+
+def test_tool_result_without_its_call() -> None:
+    data = [{"role": "tool", "tool_call_id": "nope", "content": "r"}]
+    with pytest.raises(ImportFormatError, match="'nope'"):
+        import_messages(data)
+
+
+def test_duplicate_call_ids_refused() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    data = [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "a"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+    ]
+    with pytest.raises(ImportFormatError, match="share the fence name"):
+        import_messages(data)
+
+
+def test_unknown_key_is_refused_not_dropped() -> None:
+    with pytest.raises(ImportFormatError, match="unsupported key 'name'"):
+        import_messages([{"role": "user", "content": "hi", "name": "alice"}], "openai")
+
+
+def test_unknown_format_name() -> None:
+    with pytest.raises(ImportFormatError, match="unknown import format"):
+        import_messages([], "llama")
+
+
+def test_invalid_json_text() -> None:
+    with pytest.raises(ImportFormatError, match="not valid JSON") as info:
+        import_messages('{"messages": [}')
+    assert info.value.line == 1
+
+
+def test_anthropic_is_error_result_refused() -> None:
+    data = {
+        "system": "s",
+        "messages": [
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t", "content": "boom", "is_error": True}
+                ],
+            },
+        ],
+    }
+    with pytest.raises(ImportFormatError, match="is_error"):
+        import_messages(data)
+
+
+# -- files --------------------------------------------------------------------------------
+
+
+def test_import_path_json_to_lmmlz(tmp_path: Path) -> None:
+    out = tmp_path / "chat.lmmlz"
+    written = import_path(CORPUS / "anthropic" / "tool_result_image.json", out)
+    assert written == [out]
+    with open_bundle(out) as bundle:
+        assert bundle.narrative_name == "chat.lmml"
+        assert roles(bundle) == ["system", "user", "assistant", "tool", "user", "assistant"]
+        assert bundle.validate() == []
+
+
+def test_import_path_text_only_to_lmml(tmp_path: Path) -> None:
+    out = tmp_path / "talk.lmml"
+    import_path(CORPUS / "sharegpt" / "function_calls.json", out)
+    with open_bundle(out) as bundle:
+        assert bundle.kind == "text"
+        assert roles(bundle) == ["user", "assistant", "tool", "assistant"]
+        assert bundle.settings is not None
+
+
+def test_import_path_into_a_folder(tmp_path: Path) -> None:
+    written = import_path(CORPUS / "openai" / "tool_calls.json", tmp_path)
+    assert written == [tmp_path / "tool_calls.lmmlz"]
+
+
+def test_import_jsonl_one_bundle_per_line(tmp_path: Path) -> None:
+    seen: list[tuple[int, Any]] = []
+    written = import_path(
+        CORPUS / "sharegpt" / "dataset.jsonl",
+        tmp_path / "out",
+        progress=lambda done, total, detail: seen.append((done, detail)),
+    )
+    assert [p.name for p in written] == [
+        "000001.lmmlz",
+        "000002.lmmlz",
+        "000003.lmmlz",
+        "000005.lmmlz",
+    ]
+    assert [done for done, _ in seen] == [1, 2, 3, 4]
+    with open_bundle(written[3]) as bundle:
+        assert [t.text for t in bundle.narrative.turns] == ["Last?", "Yes."]
+
+
+def test_import_jsonl_bad_line_names_file_and_line(tmp_path: Path) -> None:
+    source = tmp_path / "data.jsonl"
+    source.write_text('[{"role": "user", "content": "ok"}]\n{"nope": 1}\n', encoding="utf-8")
+    with pytest.raises(ImportFormatError) as info:
+        import_path(source, tmp_path / "out")
+    assert info.value.name == str(source)
+    assert info.value.line == 2
