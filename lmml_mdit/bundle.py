@@ -31,6 +31,7 @@ from .model import Embed, Issue
 from .narrative import Narrative, parse
 from .reserved import MANIFEST_NAME, RESERVED_NAMES, SETTINGS_NAMES, load_manifest, load_settings
 from .syntax.reference import match_reference_name
+from .toolcalls import tool_call_issues
 
 if TYPE_CHECKING:
     from .packing import InlineReport
