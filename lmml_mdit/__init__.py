@@ -1,24 +1,130 @@
-"""lmml_mdit: LMML (Language Model Markup Language) for markdown-it-py."""
+"""lmml_mdit: LMML (Language Model Markup Language) for markdown-it-py.
+
+The layers, each reading only from the ones above it in this list:
+
+- :func:`lmml_plugin` — the syntax as markdown-it rules;
+- :func:`parse` / :class:`Narrative` — one parse read into embeds and turns;
+- :func:`open` / :class:`Bundle` — ``.lmml`` and ``.lmmlz`` files and their assets;
+- :func:`render_turns` / :meth:`Bundle.messages` / :meth:`Bundle.to_request` — chat-API payloads;
+- :func:`render_html` — the HTML preview;
+- :class:`Transcript` — conversations edited in code;
+- :func:`import_messages` / :func:`export_folder` — the bridge to provider chat formats.
+"""
 
 from __future__ import annotations
 
-from .errors import LmmlError, LmmlSyntaxError
-from .model import MESSAGE_ROLES, ROLES, Embed, Role, Turn
+from .bridge import (
+    ExportReport,
+    detect_format,
+    export_folder,
+    export_sharegpt,
+    import_messages,
+    import_path,
+)
+from .bundle import Bundle, Limits, open
+from .errors import (
+    BundleError,
+    CaseCollisionError,
+    ConflictingEmbedError,
+    DuplicateEntryError,
+    EmbedBudgetError,
+    EncryptedEntryError,
+    ImportFormatError,
+    InvalidManifestError,
+    InvalidSettingsError,
+    InvalidToolCallError,
+    InvalidZipError,
+    LimitExceededError,
+    LmmlError,
+    LmmlSyntaxError,
+    MissingEntryError,
+    MissingNarrativeError,
+    NotInlinableError,
+    SymlinkEntryError,
+    TranscriptError,
+    UnresolvableReferenceError,
+    UnsafeEntryError,
+    UnsupportedContentError,
+)
+from .export_md import to_markdown
+from .handlers import (
+    Asset,
+    AudioPart,
+    DocumentPart,
+    ImagePart,
+    TextFilePart,
+    TextPart,
+    register_handler,
+    unregister_handler,
+)
+from .messages import render_payload, render_turns, to_request
+from .model import MESSAGE_ROLES, ROLES, Embed, Issue, Role, Turn
 from .narrative import Narrative, parse
+from .packing import InlineReport
+from .preview import render_html, write_preview
 from .syntax import lmml_plugin
+from .toolcalls import ToolCall, tool_call_fence, tool_call_issues
 
 __version__ = "0.1.0"
 
 __all__ = [
     "MESSAGE_ROLES",
     "ROLES",
+    "Asset",
+    "AudioPart",
+    "Bundle",
+    "BundleError",
+    "CaseCollisionError",
+    "ConflictingEmbedError",
+    "DocumentPart",
+    "DuplicateEntryError",
     "Embed",
+    "EmbedBudgetError",
+    "EncryptedEntryError",
+    "ExportReport",
+    "ImagePart",
+    "ImportFormatError",
+    "InlineReport",
+    "InvalidManifestError",
+    "InvalidSettingsError",
+    "InvalidToolCallError",
+    "InvalidZipError",
+    "Issue",
+    "LimitExceededError",
+    "Limits",
     "LmmlError",
     "LmmlSyntaxError",
+    "MissingEntryError",
+    "MissingNarrativeError",
     "Narrative",
+    "NotInlinableError",
     "Role",
+    "SymlinkEntryError",
+    "TextFilePart",
+    "TextPart",
+    "ToolCall",
+    "TranscriptError",
     "Turn",
+    "UnresolvableReferenceError",
+    "UnsafeEntryError",
+    "UnsupportedContentError",
     "__version__",
+    "detect_format",
+    "export_folder",
+    "export_sharegpt",
+    "import_messages",
+    "import_path",
     "lmml_plugin",
+    "open",
     "parse",
+    "register_handler",
+    "render_html",
+    "render_payload",
+    "render_turns",
+    "to_markdown",
+    "to_request",
+    "tool_call_fence",
+    "tool_call_issues",
+    "unregister_handler",
+    "write_preview",
 ]

@@ -225,7 +225,7 @@ def test_delegating_methods_call_the_higher_modules(monkeypatch: pytest.MonkeyPa
     assert calls == [
         ("messages", bundle, ("anthropic",), {"images": "skip"}),
         ("to_request", bundle, ("gemini",), {"model": "m", "temperature": 0}),
-        ("render_html", bundle, (), {}),
+        ("render_html", bundle, (), {"fragment": True}),
     ]
 
 

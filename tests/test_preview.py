@@ -420,7 +420,7 @@ def test_every_css_rule_is_scoped_to_the_preview() -> None:
 
 def test_repr_html_is_the_preview() -> None:
     bundle = sample_bundle()
-    assert bundle._repr_html_() == render_html(bundle)
+    assert bundle._repr_html_() == render_html(bundle, fragment=True)
 
 
 def test_write_preview_is_atomic_and_complete(tmp_path: Path) -> None:
