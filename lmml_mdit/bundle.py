@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from .archive import Limits, ZipArchive, check_entry_names, is_zip, open_archive, unsafe_reason
 from .errors import (

@@ -9,7 +9,10 @@ parsed again.
   takes its place), so its content reaches the model once. A later fence repeating an
   earlier one's name and content becomes a plain ``@name`` line. References stay in the
   text as written. Reserved embeds (``manifest.json``, ``settings.*``) are never sent, and
-  a reserved fence's lines leave the text too.
+  a reserved fence's lines leave the text too. With ``attachment_lines="drop"``, a
+  top-level paragraph made only of references whose parts go right after it (an
+  attachment line such as ``@photo.png``) leaves the text as well: its parts stand in its
+  place, so imported chats export back without extra ``@name`` lines.
 - **Messages.** Each turn becomes one provider-neutral :class:`Message`: ``context`` turns
   become ``system`` (or ``user``, or are dropped, by option), assistant ``*.tool_call.json``
   fences become :class:`~lmml_mdit.toolcalls.ToolCall` items and a ``tool`` turn carries the
@@ -40,6 +43,8 @@ from .toolcalls import (
 )
 
 if TYPE_CHECKING:
+    from markdown_it.token import Token
+
     from .narrative import Narrative
 
 __all__ = [
@@ -123,6 +128,7 @@ class Layout:
     fences: list[_Fence]
     fence_starts: list[int]
     first_inline_content: dict[str, str]
+    attachment_blocks: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
 
     @classmethod
     def from_narrative(cls, narrative: Narrative) -> Layout:
@@ -131,10 +137,22 @@ class Layout:
         ends: list[int] = []
         fences: list[_Fence] = []
         first_inline: dict[str, str] = {}
+        attachments: dict[int, tuple[int, tuple[str, ...]]] = {}
+        previous: Token | None = None
         for token in narrative.tokens:
             token_map = token.map
             if token_map is None:
                 continue
+            if (
+                token.type == "inline"
+                and previous is not None
+                and previous.type == "paragraph_open"
+                and previous.level == 0
+            ):
+                names = _attachment_names(token)
+                if names:
+                    attachments[token_map[0]] = (token_map[1], names)
+            previous = token
             if token.level == 0 and token.nesting != -1:
                 starts.append(token_map[0])
                 ends.append(token_map[1])
@@ -151,7 +169,23 @@ class Layout:
             fences=fences,
             fence_starts=[fence.start for fence in fences],
             first_inline_content=first_inline,
+            attachment_blocks=attachments,
         )
+
+
+def _attachment_names(inline: Token) -> tuple[str, ...]:
+    """The reference names of a paragraph made only of references (and white space), or ()."""
+    if not inline.meta or not inline.meta.get("lmml_refs"):
+        return ()
+    names: list[str] = []
+    for child in inline.children or ():
+        if child.type == "lmml_ref":
+            names.append(child.content)
+        elif child.type == "softbreak" or (child.type == "text" and not child.content.strip()):
+            continue
+        else:
+            return ()
+    return tuple(names)
 
 
 _LAYOUTS: dict[int, Layout] = {}
@@ -184,12 +218,15 @@ def turn_segments(
     reserved: tuple[str, ...] = RESERVED_NAMES,
     skip_lines: frozenset[int] = frozenset(),
     layout: Layout | None = None,
+    drop_attachment_lines: bool = False,
 ) -> list[Segment]:
     """Cut *turn* into text and embed segments in source order.
 
     :param reserved: embed names never sent (their fences still leave the text).
     :param skip_lines: 1-based lines to leave out of the text (a tool turn's call line).
     :param layout: the narrative's layout, if the caller has it.
+    :param drop_attachment_lines: leave out paragraphs made only of references whose parts
+        this turn places right after them.
     """
     layout = layout or narrative_layout(narrative)
     lines = layout.lines
@@ -213,6 +250,15 @@ def turn_segments(
             replaced.update(dict.fromkeys(range(fence.start + 1, fence.end)))
             replaced[fence.start] = f"{prefix}@{fence.name}"
         # A later fence with different content stays as text: nothing is lost.
+
+    if drop_attachment_lines:
+        bound = {embed.name for embed in turn.embeds if embed.name not in reserved}
+        for block_start, (block_end, names) in layout.attachment_blocks.items():
+            if start <= block_start < end and all(
+                name in bound and block_start < narrative.first_embeds[name].line <= block_end
+                for name in names
+            ):
+                replaced.update(dict.fromkeys(range(block_start, block_end)))
 
     placements: dict[int, list[Embed]] = {}
     for embed in turn.embeds:
@@ -302,6 +348,7 @@ def bundle_state(bundle: Any) -> BundleState:
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "context": ("system", "user", "drop"),
+    "attachment_lines": ("keep", "drop"),
     "on_omit": ("warn", "raise"),
     "image_detail": (None, "auto", "low", "high"),
     "text_embeds": (None, "text", "document"),
@@ -332,6 +379,9 @@ class Options:
         name into the request; ``"warn"`` leaves them out with an
         :class:`UnknownSettingWarning`; ``"error"`` raises :class:`InvalidSettingsError`.
     :ivar settings: settings merged over the bundle's settings embed (``to_request`` only).
+    :ivar attachment_lines: ``"keep"`` (default) leaves a paragraph made only of
+        references (``@photo.png``) in the text before its parts; ``"drop"`` leaves it out,
+        the parts standing in its place.
     """
 
     context: Literal["system", "user", "drop"] = "system"
@@ -343,6 +393,7 @@ class Options:
     tool_result_images: Literal["user-message", "error"] = "user-message"
     unknown_settings: Literal["pass", "warn", "error"] = "pass"
     settings: Mapping[str, Any] | None = None
+    attachment_lines: Literal["keep", "drop"] = "keep"
 
     @classmethod
     def from_kwargs(cls, options: Mapping[str, Any]) -> Options:
@@ -457,7 +508,12 @@ def build_conversation(bundle: Any, options: Options) -> Conversation:
         if role == "tool":
             call, skip = _answered_call(narrative, turn, state)
         segments = turn_segments(
-            narrative, turn, reserved=reserved, skip_lines=skip, layout=state.layout
+            narrative,
+            turn,
+            reserved=reserved,
+            skip_lines=skip,
+            layout=state.layout,
+            drop_attachment_lines=options.attachment_lines == "drop",
         )
         items: list[Item] = []
         used = 0

@@ -31,19 +31,13 @@ def load(path: Path) -> Any:
 # -- the documented normalisations --------------------------------------------------------
 
 
-def strip_reference_lines(text: str, assets: set[str]) -> str:
-    """Export keeps a readable ``@<asset>`` line before each asset part (the LMML text)."""
-    kept = [line for line in text.split("\n") if line.strip().lstrip("@") not in assets]
-    return "\n".join(kept).strip("\n")
-
-
 def text_parts(parts: list[Any], assets: set[str], key: str = "text") -> list[Any]:
-    """Reference lines removed, empty text parts dropped, adjacent text parts joined by a
-    blank line (they are one block run in LMML)."""
+    """Empty text parts dropped, adjacent text parts joined by a blank line (they are one
+    block run in LMML)."""
     out: list[Any] = []
     for part in parts:
         if isinstance(part, dict) and set(part) <= {"type", key} and isinstance(part.get(key), str):
-            text = strip_reference_lines(part[key], assets)
+            text = part[key].strip("\n")
             if not text:
                 continue
             if out and isinstance(out[-1], dict) and out[-1].get("_text") is not None:
@@ -184,7 +178,7 @@ def normalise_gemini(body: Any, assets: set[str], *, generated_ids: bool) -> Any
 
 
 def exported(bundle: Bundle, fmt: str) -> Any:
-    return to_request(bundle, fmt)
+    return to_request(bundle, fmt, attachment_lines="drop")
 
 
 def normalise(fmt: str, body: Any, assets: set[str], *, source: Any) -> Any:

@@ -247,3 +247,29 @@ def test_unresolvable_reference_is_an_error_with_its_line() -> None:
     with pytest.raises(LmmlError) as error:
         messages(text_bundle("## user\nhello\n\nping @bob now\n"))
     assert error.value.name == "bob" and error.value.line == 4
+
+
+def test_attachment_lines_are_kept_by_default_and_dropped_on_request() -> None:
+    bundle = zip_bundle(
+        "## user\nWhat is this?\n\n@a.png\n\nAnd @b.png here.\n\n@c.png\n\nlater @a.png\n",
+        {"a.png": png(), "b.png": png(), "c.png": png()},
+    )
+    kept = messages(bundle, "openai")[0]
+    assert _texts(kept) == ["What is this?\n\n@a.png", "And @b.png here.", "@c.png", "later @a.png"]
+    dropped = messages(bundle, "openai", attachment_lines="drop")[0]
+    # Only paragraphs made of references whose parts land right after them leave the text;
+    # a mention inside a sentence, and a repeat mention, stay readable.
+    assert _texts(dropped) == ["What is this?", "And @b.png here.", "later @a.png"]
+    assert [part["type"] for part in dropped["content"]] == [
+        "text",
+        "image_url",
+        "text",
+        "image_url",
+        "image_url",
+        "text",
+    ]
+
+
+def test_attachment_lines_option_is_checked() -> None:
+    with pytest.raises(ValueError, match="attachment_lines"):
+        messages(text_bundle("hi"), "openai", attachment_lines="sometimes")

@@ -75,8 +75,8 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     (``{"messages": ...}`` for ``openai``, ``{"input": ...}`` for ``openai-responses``,
     ``{"system": ..., "messages": ...}`` for ``anthropic``, ``{"contents": ..., "config":
     ...}`` for ``gemini``, with ``model`` and mapped settings when the bundle's settings
-    have them), except that Anthropic's ``max_tokens`` is not required: a dataset line is
-    not a live request. For ``sharegpt`` it is
+    have them, and ``attachment_lines="drop"``), except that Anthropic's ``max_tokens`` is
+    not required: a dataset line is not a live request. For ``sharegpt`` it is
     :func:`~lmml_mdit.bridge.sharegpt.export_sharegpt`.
 
     :raises UnsupportedContentError: for content the provider cannot take.
@@ -89,7 +89,7 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     from ..providers import provider_module
 
     settings = dict(getattr(bundle, "settings", None) or {})
-    payload = render_payload(bundle, provider)
+    payload = render_payload(bundle, provider, attachment_lines="drop")
     params = request_params(settings, provider)
     model = settings.get("model")
     body: dict[str, Any] = provider_module(provider).request(
