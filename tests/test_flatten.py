@@ -1,0 +1,341 @@
+"""Flattening for strict chat templates: pure, idempotent, flag-selected."""
+
+from __future__ import annotations
+
+import copy
+from itertools import pairwise
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lmml_mdit.flatten import (
+    OPENING_USER_PLACEHOLDER,
+    FlattenFlags,
+    detect_template_flags,
+    ensure_user_first,
+    flatten,
+    fold_system,
+    merge_same_role,
+)
+
+
+def msg(role: str, content: Any, author: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": role, "content": content}
+    if author is not None:
+        message["author"] = author
+    return message
+
+
+def roles(messages: list[dict[str, Any]]) -> list[str]:
+    return [message["role"] for message in messages]
+
+
+def alternates(messages: list[dict[str, Any]]) -> bool:
+    body = messages[1:] if messages and messages[0]["role"] == "system" else messages
+    return (
+        bool(body)
+        and body[0]["role"] == "user"
+        and all(a["role"] != b["role"] for a, b in pairwise(body))
+    )
+
+
+GEMMA2 = {"fold_system": True, "merge": True, "user_first": True}
+GEMMA3 = {"fold_system": False, "merge": True, "user_first": True}
+
+OPENER = [
+    msg("system", "SYS rules + your private sheet"),
+    msg("assistant", "my round-1 proposal"),
+    msg("user", "[Blake] counter\n\n[Casey] walk\n\nYour turn (round 2)."),
+]
+
+
+# --- fold_system -------------------------------------------------------------------------
+
+
+def test_fold_system_into_the_opening_user_turn() -> None:
+    out = fold_system([msg("system", "SYS"), msg("user", "hi", "bob"), msg("assistant", "yo")])
+    assert out == [msg("user", "SYS\n\nhi"), msg("assistant", "yo")]
+
+
+def test_fold_system_prepends_when_the_view_opens_on_the_model() -> None:
+    out = fold_system(OPENER)
+    assert out[0] == msg("user", "SYS rules + your private sheet")
+    assert out[1:] == OPENER[1:]
+
+
+def test_fold_system_joins_several_leading_system_messages_and_drops_empty_ones() -> None:
+    out = fold_system([msg("system", "A"), msg("system", ""), msg("system", "B"), msg("user", "u")])
+    assert out == [msg("user", "A\n\nB\n\nu")]
+
+
+def test_fold_system_with_only_empty_system_text_keeps_the_rest() -> None:
+    assert fold_system([msg("system", ""), msg("user", "u")]) == [msg("user", "u")]
+
+
+def test_fold_system_turns_a_later_system_message_into_user() -> None:
+    out = fold_system([msg("user", "u"), msg("system", "late", "x")])
+    assert out == [msg("user", "u"), msg("user", "late")]
+
+
+def test_fold_system_of_only_system_text() -> None:
+    assert fold_system([msg("system", "S")]) == [msg("user", "S")]
+    assert fold_system([]) == []
+
+
+# --- merge_same_role ---------------------------------------------------------------------
+
+
+def test_merge_labels_a_run_with_several_authors() -> None:
+    out = merge_same_role([msg("user", "vote left", "bob"), msg("user", "vote right", "carol")])
+    assert out == [msg("user", "bob: vote left\n\ncarol: vote right")]
+
+
+def test_merge_does_not_label_a_run_with_one_author() -> None:
+    out = merge_same_role([msg("assistant", "my proposal", "a"), msg("assistant", "my vote", "a")])
+    assert out == [msg("assistant", "my proposal\n\nmy vote")]
+
+
+def test_merge_leaves_unlabelled_parts_bare() -> None:
+    out = merge_same_role([msg("user", "GO"), msg("user", "B1", "b"), msg("user", "C1", "c")])
+    assert out == [msg("user", "GO\n\nb: B1\n\nc: C1")]
+
+
+def test_merge_without_labels() -> None:
+    out = merge_same_role([msg("user", "x", "bob"), msg("user", "y", "carol")], label_authors=False)
+    assert out == [msg("user", "x\n\ny")]
+
+
+def test_merge_never_joins_tool_or_system_messages() -> None:
+    view = [msg("tool", "r1"), msg("tool", "r2"), msg("system", "a"), msg("system", "b")]
+    assert merge_same_role(view) == view
+
+
+def test_merge_concatenates_part_lists() -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:x"}}
+    out = merge_same_role([msg("user", [image], "a"), msg("user", "words", "b")])
+    assert out == [
+        msg(
+            "user",
+            [
+                {"type": "text", "text": "a: "},
+                image,
+                {"type": "text", "text": "\n\n"},
+                {"type": "text", "text": "b: words"},
+            ],
+        )
+    ]
+
+
+# --- ensure_user_first -------------------------------------------------------------------
+
+
+def test_user_first_inserts_the_placeholder_after_a_system_message() -> None:
+    out = ensure_user_first(OPENER)
+    assert roles(out) == ["system", "user", "assistant", "user"]
+    assert out[1] == msg("user", OPENING_USER_PLACEHOLDER)
+    assert out[2] == OPENER[1]
+
+
+def test_user_first_without_system() -> None:
+    out = ensure_user_first([msg("assistant", "my turn"), msg("user", "go")])
+    assert out == [
+        msg("user", OPENING_USER_PLACEHOLDER),
+        msg("assistant", "my turn"),
+        msg("user", "go"),
+    ]
+
+
+def test_user_first_leaves_empty_and_system_only_lists() -> None:
+    assert ensure_user_first([]) == []
+    assert ensure_user_first([msg("system", "s")]) == [msg("system", "s")]
+
+
+def test_user_first_custom_placeholder() -> None:
+    out = ensure_user_first([msg("assistant", "a")], placeholder="Go on.")
+    assert out[0] == msg("user", "Go on.")
+
+
+# --- flatten (the interlens vectors, quirks fixed) ---------------------------------------
+
+
+def test_gemma2_folds_system_and_merges_without_a_label_on_system_text() -> None:
+    view = [
+        msg("system", "SYS"),
+        msg("user", "moderator Q", "moderator"),
+        msg("user", "alice turn", "alice"),
+        msg("assistant", "bob turn", "bob"),
+    ]
+    out = flatten(view, **GEMMA2)
+    assert roles(out) == ["user", "assistant"]
+    # interlens gave "moderator: SYS\n\n..." here; system text never carries a label.
+    assert out[0]["content"] == "SYS\n\nmoderator: moderator Q\n\nalice: alice turn"
+
+
+def test_gemma2_worked_example() -> None:
+    view = [
+        msg("system", "ALICE-SYS\n\nSHARED-SYS"),
+        msg("user", "BRIEF", "moderator"),
+        msg("user", "TOPIC", "moderator"),
+        msg("user", "bob1", "bob"),
+        msg("assistant", "alice1", "alice"),
+        msg("user", "bob2", "bob"),
+    ]
+    assert flatten(view, **GEMMA2) == [
+        msg("user", "ALICE-SYS\n\nSHARED-SYS\n\nmoderator: BRIEF\n\nmoderator: TOPIC\n\nbob: bob1"),
+        msg("assistant", "alice1"),
+        msg("user", "bob2"),
+    ]
+
+
+def test_three_party_strict() -> None:
+    view = [
+        msg("user", "GO", "moderator"),
+        msg("user", "B1", "b"),
+        msg("assistant", "A1", "a"),
+        msg("user", "C1", "c"),
+        msg("user", "B2", "b"),
+    ]
+    assert flatten(view, merge=True, user_first=True) == [
+        msg("user", "moderator: GO\n\nb: B1"),
+        msg("assistant", "A1"),
+        msg("user", "c: C1\n\nb: B2"),
+    ]
+
+
+def test_own_turn_first_strict_with_system_support() -> None:
+    view = [msg("assistant", "X1"), msg("user", "Y1")]
+    assert flatten(view, **GEMMA3) == [
+        msg("user", OPENING_USER_PLACEHOLDER),
+        msg("assistant", "X1"),
+        msg("user", "Y1"),
+    ]
+
+
+def test_own_turn_first_without_system_support_needs_no_placeholder() -> None:
+    view = [msg("system", "SYS"), msg("assistant", "X1"), msg("user", "Y1")]
+    assert flatten(view, **GEMMA2) == [
+        msg("user", "SYS"),
+        msg("assistant", "X1"),
+        msg("user", "Y1"),
+    ]
+
+
+def test_gemma3_keeps_system_and_gemma2_folds_it() -> None:
+    gemma3 = flatten(OPENER, **GEMMA3)
+    gemma2 = flatten(OPENER, **GEMMA2)
+    assert roles(gemma3)[:2] == ["system", "user"]
+    assert roles(gemma2)[:2] == ["user", "assistant"]
+    assert "SYS rules" in gemma3[0]["content"]
+    assert gemma2[0] == msg("user", "SYS rules + your private sheet")
+    assert alternates(gemma3) and alternates(gemma2)
+
+
+def test_speaks_twice_in_a_row() -> None:
+    view = [
+        msg("system", "s"),
+        msg("user", "u"),
+        msg("assistant", "my proposal"),
+        msg("assistant", "my vote"),
+        msg("user", "next"),
+    ]
+    out = flatten(view, **GEMMA3)
+    assert out[2] == msg("assistant", "my proposal\n\nmy vote")
+    assert alternates(out)
+
+
+def test_strict_turns_a_mid_view_system_message_into_user() -> None:
+    view = [msg("system", "s"), msg("user", "u"), msg("system", "protocol"), msg("assistant", "a")]
+    out = flatten(view, **GEMMA3)
+    assert out == [msg("system", "s"), msg("user", "u\n\nprotocol"), msg("assistant", "a")]
+
+
+def test_strict_joins_several_leading_system_messages() -> None:
+    out = flatten([msg("system", "a"), msg("system", "b"), msg("user", "u")], **GEMMA3)
+    assert out == [msg("system", "a\n\nb"), msg("user", "u")]
+
+
+def test_permissive_flags_change_nothing_but_drop_authors() -> None:
+    view = [msg("assistant", "X1", "x"), msg("user", "Y1", "y"), msg("user", "Y2", "y")]
+    assert flatten(view) == [msg("assistant", "X1"), msg("user", "Y1"), msg("user", "Y2")]
+
+
+def test_a_well_formed_view_is_untouched() -> None:
+    view = [msg("system", "s"), msg("user", "u"), msg("assistant", "a"), msg("user", "v")]
+    assert flatten(view, **GEMMA3) == view
+
+
+def test_flatten_does_not_change_its_input() -> None:
+    view = [msg("system", "S"), msg("user", ["x"], "a"), msg("user", "y", "b")]
+    before = copy.deepcopy(view)
+    flatten(view, **GEMMA2)
+    fold_system(view)
+    merge_same_role(view)
+    ensure_user_first(view)
+    assert view == before
+
+
+ROLE = st.sampled_from(["system", "user", "assistant", "tool"])
+AUTHOR = st.one_of(st.none(), st.sampled_from(["alice", "bob", "moderator"]))
+MESSAGES = st.lists(
+    st.builds(msg, ROLE, st.text(max_size=8), AUTHOR),
+    max_size=8,
+)
+FLAGS = st.fixed_dictionaries(
+    {"fold_system": st.booleans(), "merge": st.booleans(), "user_first": st.booleans()}
+)
+
+
+@given(MESSAGES, FLAGS)
+def test_flatten_is_idempotent(view: list[dict[str, Any]], flags: dict[str, bool]) -> None:
+    once = flatten(view, **flags)
+    assert flatten(once, **flags) == once
+    assert all("author" not in message for message in once)
+
+
+@given(MESSAGES)
+def test_each_step_is_idempotent(view: list[dict[str, Any]]) -> None:
+    for step in (fold_system, merge_same_role, ensure_user_first):
+        once = step(view)
+        assert step(once) == once
+
+
+@given(MESSAGES)
+def test_strict_flags_give_alternation_without_tools(view: list[dict[str, Any]]) -> None:
+    view = [message for message in view if message["role"] != "tool"]
+    out = flatten(view, **GEMMA2)
+    assert "system" not in roles(out)
+    assert not out or alternates(out)
+    out3 = flatten(view, **GEMMA3)
+    assert "system" not in roles(out3)[1:]
+    assert len(out3) <= 1 or alternates(out3)
+
+
+# --- detect_template_flags ---------------------------------------------------------------
+
+
+class _Template:
+    def __init__(self, *, system: bool, strict: bool) -> None:
+        self.system = system
+        self.strict = strict
+        self.calls: list[dict[str, Any]] = []
+
+    def apply_chat_template(self, messages: list[dict[str, Any]], **kwargs: Any) -> str:
+        self.calls.append(kwargs)
+        if not self.system and any(m["role"] == "system" for m in messages):
+            raise ValueError("System role not supported")
+        if self.strict and any(a["role"] == b["role"] for a, b in pairwise(messages)):
+            raise ValueError("Conversation roles must alternate user/assistant/user/assistant")
+        return "".join(m["content"] for m in messages)
+
+
+@pytest.mark.parametrize(
+    ("system", "strict"), [(False, True), (True, True), (True, False), (False, False)]
+)
+def test_detect_template_flags(system: bool, strict: bool) -> None:
+    tokenizer = _Template(system=system, strict=strict)
+    assert detect_template_flags(tokenizer) == FlattenFlags(system, strict)
+    assert all(
+        call == {"tokenize": False, "add_generation_prompt": True} for call in tokenizer.calls
+    )

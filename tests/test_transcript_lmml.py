@@ -1,0 +1,556 @@
+"""Transcripts to and from LMML: headings, escaping, manifest, assets, files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lmml_mdit.bundle import Bundle
+from lmml_mdit.bundle import open as open_bundle
+from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
+from lmml_mdit.narrative import parse
+from lmml_mdit.syntax.roles import role_word
+from lmml_mdit.transcript import Message, Transcript
+from lmml_mdit.transcript_lmml import (
+    CONTENT_FENCE_INFO,
+    decode_author,
+    encode_author,
+    transcript_from_bundle,
+)
+
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
+    b"\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N"
+    b"\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+def round_trip(transcript: Transcript, kind: Any = "zip") -> Transcript:
+    return Transcript.from_bundle(transcript.to_bundle("session", kind=kind))
+
+
+# --- the heading convention ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("author", "label"),
+    [
+        ("alice", "alice"),
+        ("Dr. Smith", "Dr. Smith"),
+        ("user", "u\\ser"),
+        ("The Assistant", "The A\\ssistant"),
+        ("tool_x", "t\\ool_x"),
+        ("SYSTEM-2", "S\\YSTEM-2"),
+        ("users", "users"),
+        ("@bob", "\\@bob"),
+        ("a\\b", "a\\\\b"),
+        ("Turn 5", "T\\urn 5"),
+        ("turn 12", "t\\urn 12"),
+        ("alice -- bob", "alice -- bob"),
+        ("# hash", "# hash"),
+    ],
+)
+def test_encode_author(author: str, label: str) -> None:
+    assert encode_author(author) == label
+    heading = f"{label} -- assistant"
+    assert role_word(heading) == "assistant"
+    assert decode_author(heading, "assistant") == author
+
+
+@pytest.mark.parametrize("author", ["", " alice", "alice ", "a\nb", "tab\there", "nul\x00"])
+def test_authors_a_heading_cannot_hold(author: str) -> None:
+    assert encode_author(author) is None
+
+
+@pytest.mark.parametrize(
+    ("heading", "role", "author"),
+    [
+        ("Turn 1 -- user", "user", None),
+        ("user", "user", None),
+        ("alice -- assistant", "assistant", "alice"),
+        ("Alice (the user) -- assistant", "user", None),
+        ("alice - assistant", "assistant", None),
+        (None, "user", None),
+    ],
+)
+def test_decode_author(heading: str | None, role: str, author: str | None) -> None:
+    assert decode_author(heading, role) == author
+
+
+@given(st.text(min_size=1, max_size=30))
+def test_every_printable_author_survives_a_heading(author: str) -> None:
+    label = encode_author(author)
+    if label is None:
+        assert author != author.strip() or not author.isprintable()
+        return
+    heading = f"{label} -- tool"
+    narrative = parse(f"## {heading}\n\nbody\n")
+    assert len(narrative.turns) == 1
+    turn = narrative.turns[0]
+    assert turn.role == "tool"
+    assert not narrative.embeds
+    assert decode_author(turn.heading, turn.role) == author
+
+
+# --- reading hand-written LMML ------------------------------------------------------------
+
+HAND_WRITTEN = """\
+Preamble about the session.
+
+## Turn 1 -- user
+
+Look at @chart.png please.
+
+## alice -- assistant
+
+It rises.
+
+<!-- tool -->
+42
+
+# system
+Be brief.
+
+### u\\ser -- assistant
+I am named user.
+"""
+
+
+def test_from_bundle_reads_authors_roles_context_and_assets() -> None:
+    bundle = Bundle.from_zip("s", HAND_WRITTEN, {"chart.png": PNG})
+    transcript = Transcript.from_bundle(bundle)
+    assert list(transcript) == [
+        Message("context", "Preamble about the session."),
+        Message("user", "Look at @chart.png please."),
+        Message("alice", "It rises.", {"role": "assistant"}),
+        Message("tool", "42"),
+        Message("system", "Be brief."),
+        Message("user", "I am named user.", {"role": "assistant"}),
+    ]
+    assert transcript.assets == {"chart.png": PNG}
+    roles = [m["role"] for m in transcript.render_roles(pov="assistant")]
+    assert roles == ["system", "user", "user", "tool", "system", "user"]
+
+
+def test_from_bundle_of_a_text_bundle_keeps_inline_fences_in_content_and_assets() -> None:
+    text = "## Turn 1 -- user\n\nHere:\n\n@@@notes.txt\nhello\n@@@\n"
+    transcript = Transcript.from_bundle(Bundle.from_text("s", text))
+    assert transcript[0].content == "Here:\n\n@@@notes.txt\nhello\n@@@"
+    assert transcript.assets == {"notes.txt": b"hello\n"}
+    # Written back, the fence stays in the content and is not duplicated as an entry.
+    bundle = transcript.to_bundle("s")
+    assert "notes.txt" not in bundle.entries
+    assert "@@@notes.txt\nhello\n@@@" in bundle.narrative.text
+    assert Transcript.from_bundle(bundle) == transcript
+
+
+def test_a_preamble_of_only_fences_is_attachments_not_context() -> None:
+    text = "@@@data.csv\na,b\n@@@\n\n## Turn 1 -- user\nhi\n"
+    transcript = Transcript.from_bundle(Bundle.from_text("s", text))
+    assert list(transcript) == [Message("user", "hi")]
+    assert transcript.assets == {"data.csv": b"a,b\n"}
+
+
+def test_tool_call_fences_round_trip_verbatim() -> None:
+    text = (
+        "## Turn 1 -- assistant\n\nLet me check.\n\n@@@call_1.tool_call.json\n"
+        '{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}\n@@@\n\n'
+        "## Turn 2 -- tool\n\n@call_1.tool_call.json\n\nSunny.\n"
+    )
+    transcript = Transcript.from_bundle(Bundle.from_text("s", text))
+    bundle = transcript.to_bundle("s")
+    assert bundle.narrative.text == text + "\n"
+    assert Transcript.from_bundle(bundle) == transcript
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def sample() -> Transcript:
+    transcript = Transcript(assets={"chart.png": PNG})
+    transcript.append("context", "Set the scene.")
+    transcript.append("system", "Be brief.")
+    transcript.append("user", "Plot it. @chart.png")
+    transcript.append("assistant", "Done.", n_tokens=2, reasoning={"steps": [1, 2.5, None]})
+    transcript.append("alice", "Named.", role="assistant")
+    return transcript
+
+
+def test_to_bundle_writes_headings_the_segmenter_reads() -> None:
+    bundle = sample().to_bundle("session.lmmlz")
+    assert bundle.kind == "zip" and bundle.name == "session"
+    assert bundle.narrative.text == (
+        "Set the scene.\n\n"
+        "## Turn 2 -- system\n\nBe brief.\n\n"
+        "## Turn 3 -- user\n\nPlot it. @chart.png\n\n"
+        "## Turn 4 -- assistant\n\nDone.\n\n"
+        "## alice -- assistant\n\nNamed.\n\n"
+    )
+    assert [turn.role for turn in bundle.narrative.turns] == [
+        "context",
+        "system",
+        "user",
+        "assistant",
+        "assistant",
+    ]
+    assert bundle.entries == ("manifest.json", "chart.png")
+    record = bundle.manifest["transcript"]  # type: ignore[index]
+    assert record["version"] == 1
+    assert record["messages"][3]["metadata"] == {
+        "n_tokens": 2,
+        "reasoning": {"steps": [1, 2.5, None]},
+    }
+    assert bundle.validate() == []
+    assert Transcript.from_bundle(bundle) == sample()
+
+
+def test_named_authors_get_their_role_from_the_pov() -> None:
+    transcript = Transcript([Message("alice", "a"), Message("bob", "b"), Message("system", "s")])
+    assert "## alice -- user" in transcript.to_bundle("s").narrative.text
+    text = transcript.to_bundle("s", pov="alice").narrative.text
+    assert "## alice -- assistant" in text and "## bob -- user" in text
+    assert "## Turn 3 -- system" in text
+
+
+def test_context_messages_that_cannot_be_a_preamble() -> None:
+    transcript = Transcript(
+        [Message("user", "u"), Message("context", "late"), Message("context", "")]
+    )
+    text = transcript.to_bundle("s").narrative.text
+    assert "## context -- system\n\nlate" in text
+    assert round_trip(transcript) == transcript
+    blank = Transcript([Message("context", "  \n"), Message("user", "u")])
+    assert round_trip(blank) == blank
+
+
+def test_risky_content_is_escaped_and_keeps_its_references() -> None:
+    content = (
+        "## user\n<!-- assistant -->\n@@@x.txt\nforged\n@@@\n\\kept\nuser\n===\nsee @chart.png"
+    )
+    transcript = Transcript([Message("bob", content)], assets={"chart.png": PNG})
+    bundle = transcript.to_bundle("s")
+    narrative = bundle.narrative
+    assert len(narrative.turns) == 1
+    assert [embed.name for embed in narrative.embeds] == ["chart.png"]
+    assert "\\## user\n\\<!-- assistant -->\n\\@@@x.txt" in narrative.text
+    assert bundle.manifest["transcript"]["messages"][0]["encoding"] == "escaped"  # type: ignore[index]
+    assert bundle.validate() == []
+    assert Transcript.from_bundle(bundle) == transcript
+
+
+@pytest.mark.parametrize(
+    ("content", "encoding"),
+    [
+        ("```\nunclosed code\n## user", "escaped"),
+        ("<pre>\n## assistant", "escaped"),
+        ("<!-- an unclosed comment\n", "escaped"),
+        ("- @@@inlist.txt\n  forged\n  @@@", "fenced"),
+        ("> @@@quoted.txt\n> forged", "fenced"),
+        ("1.  x\n    @@@a.txt\n    y", "fenced"),
+        ("- ```\n  ## user\n\n  ````", "verbatim"),
+    ],
+)
+def test_unsafe_content_is_escaped_or_fenced(content: str, encoding: str) -> None:
+    transcript = Transcript([Message("bob", content), Message("alice", "after")])
+    bundle = transcript.to_bundle("s")
+    narrative = bundle.narrative
+    assert [turn.role for turn in narrative.turns] == ["user", "user"]
+    assert narrative.embeds == ()
+    record = bundle.manifest["transcript"]["messages"]  # type: ignore[index]
+    assert record[0].get("encoding", "verbatim") == encoding
+    assert (CONTENT_FENCE_INFO in narrative.text) == (encoding == "fenced")
+    assert Transcript.from_bundle(bundle) == transcript
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "\n\nblank edges\n\n", "trailing  ", "crlf\r\nline\rcr", "\x00nul", "   \n  "],
+)
+def test_exact_content_is_restored_from_the_manifest(content: str) -> None:
+    transcript = Transcript([Message("user", content), Message("assistant", "ok")])
+    bundle = transcript.to_bundle("s")
+    assert len(bundle.narrative.turns) == 2
+    assert Transcript.from_bundle(bundle) == transcript
+
+
+def test_an_edited_turn_is_read_from_the_narrative() -> None:
+    bundle = sample().to_bundle("s")
+    entries = {name: bundle.read(name) for name in bundle.entries}
+    edited = bundle.narrative.text.replace("Done.", "Done, edited.")
+    transcript = Transcript.from_bundle(Bundle.from_zip("s", edited, entries))
+    assert transcript[3] == Message(
+        "assistant", "Done, edited.", {"n_tokens": 2, "reasoning": {"steps": [1, 2.5, None]}}
+    )
+    renamed = bundle.narrative.text.replace("## alice -- assistant", "## carol -- assistant")
+    transcript = Transcript.from_bundle(Bundle.from_zip("s", renamed, entries))
+    assert transcript[4].author == "carol"
+
+
+def test_added_turns_make_the_manifest_record_ignored() -> None:
+    bundle = sample().to_bundle("s")
+    entries = {name: bundle.read(name) for name in bundle.entries}
+    longer = bundle.narrative.text + "## Turn 6 -- user\n\nmore\n"
+    transcript = Transcript.from_bundle(Bundle.from_zip("s", longer, entries))
+    assert len(transcript) == 6
+    assert transcript[3].metadata == {}
+    assert transcript[4] == Message("alice", "Named.", {"role": "assistant"})
+
+
+@pytest.mark.parametrize(
+    ("record", "pattern"),
+    [
+        ([], "is not an object"),
+        ({"version": 2, "messages": []}, "version 2 is not supported"),
+        ({"version": 1}, "has no messages list"),
+        ({"version": 1, "messages": [{"author": "a"}]}, "message 0 is malformed"),
+    ],
+)
+def test_a_malformed_record_is_an_error(record: Any, pattern: str) -> None:
+    manifest = json.dumps({"transcript": record}).encode()
+    bundle = Bundle.from_zip("s", "## Turn 1 -- user\n\nx\n", {"manifest.json": manifest})
+    with pytest.raises(TranscriptFormatError, match=pattern) as caught:
+        Transcript.from_bundle(bundle)
+    assert caught.value.name == "manifest.json"
+
+
+def test_a_manifest_without_a_record_is_fine() -> None:
+    manifest = json.dumps({"model": "x"}).encode()
+    bundle = Bundle.from_zip("s", "## Turn 1 -- user\n\nx\n", {"manifest.json": manifest})
+    assert list(Transcript.from_bundle(bundle)) == [Message("user", "x")]
+
+
+def test_lossy_metadata_is_refused() -> None:
+    transcript = Transcript([Message("a", "b", {"t": (1, 2)})])
+    with pytest.raises(TranscriptFormatError, match="tuple"):
+        transcript.to_bundle("s")
+
+
+# --- .lmml text form ----------------------------------------------------------------------
+
+
+def test_text_form_layout() -> None:
+    transcript = sample()
+    transcript.remove_asset("chart.png")
+    transcript.add_asset("chart.png", b"not really an image\n")
+    transcript.add_asset("notes.txt", b"no final newline")
+    transcript.add_asset("empty.txt", b"")
+    transcript.add_asset("odd.txt", b"ends in @@@ and spaces  ")
+    bundle = transcript.to_bundle("s", kind="text")
+    assert bundle.kind == "text"
+    text = bundle.narrative.text
+    # The manifest and the unreferenced assets open the document...
+    assert text.startswith("@@@manifest.json\n{")
+    assert "@@@notes.txt\nno final newline@@@\n" in text
+    assert "@@@empty.txt\n@@@\n" in text
+    assert "@@@odd.txt\nends in @@@ and spaces  @@@\n\nSet the scene.\n\n## Turn 2" in text
+    # ...and a referenced asset closes the turn that first references it.
+    assert (
+        "## Turn 3 -- user\n\nPlot it. @chart.png\n\n@@@chart.png\nnot really an image\n@@@\n\n"
+        "## Turn 4"
+    ) in text
+    record = bundle.manifest["transcript"]["messages"]  # type: ignore[index]
+    assert record[2]["attachments"] == ["chart.png"]
+    assert [embed.name for embed in bundle.narrative.turns[2].embeds] == ["chart.png"]
+    assert Transcript.from_bundle(bundle) == transcript
+
+
+def test_text_form_sends_assets_with_the_turn_that_references_them() -> None:
+    transcript = Transcript(assets={"notes.txt": b"hello\n"})
+    transcript.append("user", "Read @notes.txt")
+    transcript.append("assistant", "ok")
+    text_messages = transcript.to_bundle("s", kind="text").messages("openai")
+    zip_messages = transcript.to_bundle("s").messages("openai")
+    assert [m["role"] for m in text_messages] == ["user", "assistant"]
+    # The asset part sits where the .lmmlz puts it: right after the referencing text.
+    assert text_messages[0]["content"][:2] == zip_messages[0]["content"][:2]
+    assert "hello" in text_messages[0]["content"][1]["text"]
+    assert text_messages[1:] == zip_messages[1:]
+
+
+def test_text_form_without_the_manifest_keeps_closing_fences_in_content() -> None:
+    transcript = Transcript([Message("user", "Read @n.txt")], assets={"n.txt": b"hi\n"})
+    text = transcript.to_bundle("s", kind="text").narrative.text
+    body = text[text.index("## Turn 1") :]
+    read = Transcript.from_bundle(Bundle.from_text("s", body))
+    assert read[0].content == "Read @n.txt\n\n@@@n.txt\nhi\n@@@"
+    assert read.assets == {"n.txt": b"hi\n"}
+
+
+def test_text_form_refuses_assets_a_fence_cannot_hold() -> None:
+    with pytest.raises(NotInlinableError, match="not UTF-8") as caught:
+        Transcript([Message("a", "@chart.png")], assets={"chart.png": PNG}).to_bundle(
+            "s", kind="text"
+        )
+    assert caught.value.name == "chart.png"
+    for data in (b"a\r\nb", b"x\n@@@\ny", b"early @@@\nclose"):
+        with pytest.raises(NotInlinableError, match="cannot hold this asset exactly"):
+            Transcript(assets={"t.txt": data}).to_bundle("s", kind="text")
+
+
+def test_unknown_kind() -> None:
+    with pytest.raises(TranscriptError, match="kind must be"):
+        sample().to_bundle("s", kind="tar")  # type: ignore[arg-type]
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def test_save_and_load_lmmlz(tmp_path: Path) -> None:
+    path = tmp_path / "run.lmmlz"
+    sample().save(path)
+    with open_bundle(path) as bundle:
+        assert bundle.kind == "zip"
+        assert bundle.narrative_name == "run.lmml"
+        assert bundle.validate() == []
+    assert Transcript.load(path) == sample()
+
+
+def test_save_and_load_lmml(tmp_path: Path) -> None:
+    transcript = sample()
+    transcript.remove_asset("chart.png")
+    transcript.add_asset("chart.png", b"text stand-in\n")
+    path = tmp_path / "run.lmml"
+    transcript.save_lmml(path)
+    assert path.read_text(encoding="utf-8").startswith("@@@manifest.json\n")
+    assert Transcript.load(path) == transcript
+
+
+def test_save_lmml_needs_an_lmml_extension(tmp_path: Path) -> None:
+    with pytest.raises(TranscriptError, match=r"ends in \.lmml or \.lmmlz"):
+        sample().save_lmml(tmp_path / "run.txt")
+
+
+# --- the property -------------------------------------------------------------------------
+
+RISKY_LINES = st.sampled_from(
+    [
+        "## user",
+        "# Assistant",
+        "### Turn 3 -- tool",
+        "<!-- user -->",
+        "<!--",
+        "-->",
+        "@@@x.txt",
+        "@@@",
+        "tail@@@",
+        "@@@manifest.json",
+        "```",
+        "~~~",
+        "<pre>",
+        "<div>",
+        "@chart.png",
+        "@missing.txt",
+        "a@b.c",
+        "\\",
+        "\\## user",
+        "   ",
+        "",
+        "user",
+        "===",
+        "---",
+        "> @@@q",
+        "- @@@q",
+        "  @@@q",
+        "    ## user",
+        "trailing  ",
+        "\t",
+        "\r",
+        "x\r\ny",
+        "[a]: /url",
+        "* * *",
+        "1. item",
+        "<script>",
+        "]]>",
+        "<?php",
+        "\x00",
+        "\u2028",
+    ]
+)
+CONTENT = st.one_of(
+    st.text(max_size=40),
+    st.lists(st.one_of(RISKY_LINES, st.text(max_size=12)), max_size=8).map("\n".join),
+)
+AUTHOR = st.one_of(
+    st.sampled_from(
+        [
+            "user",
+            "assistant",
+            "system",
+            "tool",
+            "context",
+            "alice",
+            "Turn 1",
+            "@x",
+            " sp",
+            "",
+            "the user",
+            "a -- b",
+            "bob\\",
+        ]
+    ),
+    st.text(max_size=12),
+)
+JSON = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=8),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+METADATA = st.dictionaries(st.text(max_size=8), JSON, max_size=3)
+ASSET_NAMES = st.sampled_from(["chart.png", "x.txt", "data/table.csv", "q"])
+
+
+def transcripts(asset_data: st.SearchStrategy[bytes]) -> st.SearchStrategy[Transcript]:
+    messages = st.lists(st.builds(Message, AUTHOR, CONTENT, METADATA), max_size=6)
+    assets = st.dictionaries(ASSET_NAMES, asset_data, max_size=3)
+    return st.builds(lambda m, a: Transcript(m, assets=a), messages, assets)
+
+
+FENCE_SAFE_TEXT = st.text(alphabet="abc xyz\n@#-", max_size=30).filter(
+    lambda text: (
+        all(
+            line.strip() != "@@@" and not line.rstrip().endswith("@@@") for line in text.split("\n")
+        )
+        and (text.endswith("\n") or text == text.rstrip())
+    )
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(transcripts(st.binary(max_size=20)))
+def test_zip_round_trip_is_lossless(transcript: Transcript) -> None:
+    bundle = transcript.to_bundle("session")
+    assert Transcript.from_bundle(bundle) == transcript
+    # Nothing in any content forged an embed fence in a turn.
+    carried = {name for name in transcript.assets}
+    for embed in bundle.narrative.embeds:
+        if embed.is_inline and embed.name != "manifest.json":
+            assert embed.name in carried
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(transcripts(FENCE_SAFE_TEXT.map(str.encode)))
+def test_text_round_trip_is_lossless(transcript: Transcript) -> None:
+    bundle = transcript.to_bundle("session", kind="text")
+    assert Transcript.from_bundle(bundle) == transcript
+
+
+@settings(max_examples=40, deadline=None)
+@given(transcripts(st.binary(max_size=20)))
+def test_file_round_trip_is_lossless(tmp_path_factory: Any, transcript: Transcript) -> None:
+    path = tmp_path_factory.mktemp("rt") / "t.lmmlz"
+    transcript.save(path)
+    assert Transcript.load(path) == transcript
+    assert transcript_from_bundle(open_bundle(path)) == transcript
