@@ -7,7 +7,8 @@ The layers, each reading only from the ones above it in this list:
 - :func:`open` / :class:`Bundle` — ``.lmml`` and ``.lmmlz`` files and their assets;
 - :func:`render_turns` / :meth:`Bundle.messages` / :meth:`Bundle.to_request` — chat-API payloads;
 - :func:`render_html` — the HTML preview;
-- :class:`Transcript` — conversations edited in code;
+- :class:`Transcript` — conversations edited in code, with :func:`flatten` for strict chat
+  templates;
 - :func:`import_messages` / :func:`export_folder` — the bridge to provider chat formats.
 """
 
@@ -25,6 +26,7 @@ from .bundle import Bundle, Limits, open
 from .errors import (
     BundleError,
     CaseCollisionError,
+    ChatTemplateError,
     ConflictingEmbedError,
     DuplicateEntryError,
     EmbedBudgetError,
@@ -37,16 +39,22 @@ from .errors import (
     LimitExceededError,
     LmmlError,
     LmmlSyntaxError,
+    MessageNotFoundError,
     MissingEntryError,
     MissingNarrativeError,
     NotInlinableError,
+    ReadOnlyTranscriptError,
     SymlinkEntryError,
     TranscriptError,
+    TranscriptFormatError,
+    TranscriptIndexError,
+    TranscriptTypeError,
     UnresolvableReferenceError,
     UnsafeEntryError,
     UnsupportedContentError,
 )
 from .export_md import to_markdown
+from .flatten import FlattenFlags, detect_template_flags, flatten
 from .handlers import (
     Asset,
     AudioPart,
@@ -64,6 +72,7 @@ from .packing import InlineReport
 from .preview import render_html, write_preview
 from .syntax import lmml_plugin
 from .toolcalls import ToolCall, tool_call_fence, tool_call_issues
+from .transcript import Message, MessageRef, Transcript
 
 __version__ = "0.1.0"
 
@@ -75,6 +84,7 @@ __all__ = [
     "Bundle",
     "BundleError",
     "CaseCollisionError",
+    "ChatTemplateError",
     "ConflictingEmbedError",
     "DocumentPart",
     "DuplicateEntryError",
@@ -82,6 +92,7 @@ __all__ = [
     "EmbedBudgetError",
     "EncryptedEntryError",
     "ExportReport",
+    "FlattenFlags",
     "ImagePart",
     "ImportFormatError",
     "InlineReport",
@@ -94,24 +105,34 @@ __all__ = [
     "Limits",
     "LmmlError",
     "LmmlSyntaxError",
+    "Message",
+    "MessageNotFoundError",
+    "MessageRef",
     "MissingEntryError",
     "MissingNarrativeError",
     "Narrative",
     "NotInlinableError",
+    "ReadOnlyTranscriptError",
     "Role",
     "SymlinkEntryError",
     "TextFilePart",
     "TextPart",
     "ToolCall",
+    "Transcript",
     "TranscriptError",
+    "TranscriptFormatError",
+    "TranscriptIndexError",
+    "TranscriptTypeError",
     "Turn",
     "UnresolvableReferenceError",
     "UnsafeEntryError",
     "UnsupportedContentError",
     "__version__",
     "detect_format",
+    "detect_template_flags",
     "export_folder",
     "export_sharegpt",
+    "flatten",
     "import_messages",
     "import_path",
     "lmml_plugin",

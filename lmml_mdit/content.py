@@ -120,6 +120,10 @@ class Layout:
     :ivar block_starts: 0-based first lines of the top-level blocks, ascending.
     :ivar block_ends: the matching 0-based end lines (exclusive).
     :ivar fences: every ``lmml_embed`` token (any depth), by first line.
+    :ivar first_inline_content: the content of the first fence of each name.
+    :ivar first_fence_line: the 0-based first line of the first fence of each name.
+    :ivar attachment_blocks: top-level paragraphs made only of references: first line ->
+        (end line, names).
     """
 
     lines: list[str]
@@ -128,6 +132,7 @@ class Layout:
     fences: list[_Fence]
     fence_starts: list[int]
     first_inline_content: dict[str, str]
+    first_fence_line: dict[str, int]
     attachment_blocks: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
 
     @classmethod
@@ -137,6 +142,7 @@ class Layout:
         ends: list[int] = []
         fences: list[_Fence] = []
         first_inline: dict[str, str] = {}
+        first_fence: dict[str, int] = {}
         attachments: dict[int, tuple[int, tuple[str, ...]]] = {}
         previous: Token | None = None
         for token in narrative.tokens:
@@ -162,6 +168,7 @@ class Layout:
                     _Fence(token_map[0], token_map[1], name, token.content, token.meta["column"])
                 )
                 first_inline.setdefault(name, token.content)
+                first_fence.setdefault(name, token_map[0])
         return cls(
             lines=narrative.lines,
             block_starts=starts,
@@ -169,6 +176,7 @@ class Layout:
             fences=fences,
             fence_starts=[fence.start for fence in fences],
             first_inline_content=first_inline,
+            first_fence_line=first_fence,
             attachment_blocks=attachments,
         )
 
@@ -240,7 +248,15 @@ def turn_segments(
         index += 1
         first = narrative.first_embeds.get(fence.name)
         is_first = first is not None and first.is_inline and first.line == fence.start + 1
-        if is_first or fence.name in reserved:
+        supplies_reference = (
+            first is not None
+            and not first.is_inline
+            and layout.first_inline_content.get(fence.name) == fence.content
+            and layout.first_fence_line.get(fence.name) == fence.start
+        )
+        if is_first or supplies_reference or fence.name in reserved:
+            # The fence's content becomes the embed's part (placed at its first mention):
+            # its lines leave the text so the content reaches the model once.
             replaced.update(dict.fromkeys(range(fence.start, fence.end)))
         elif layout.first_inline_content.get(fence.name) == fence.content or (
             first is not None and not first.is_inline

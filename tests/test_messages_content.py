@@ -273,3 +273,13 @@ def test_attachment_lines_are_kept_by_default_and_dropped_on_request() -> None:
 def test_attachment_lines_option_is_checked() -> None:
     with pytest.raises(ValueError, match="attachment_lines"):
         messages(text_bundle("hi"), "openai", attachment_lines="sometimes")
+
+
+def test_fence_after_its_first_reference_reaches_the_model_once() -> None:
+    bundle = text_bundle(
+        "## user\nRead @notes.txt please.\n\n@@@notes.txt\nhello\n@@@\n\nThanks.\n"
+    )
+    [message] = messages(bundle, "openai")
+    texts = _texts(message)
+    # The part sits after the reference; the fence leaves the text, adding no "@notes.txt".
+    assert texts == ["Read @notes.txt please.", "notes.txt:\n```txt\nhello\n```", "Thanks."]
