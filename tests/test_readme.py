@@ -1,0 +1,36 @@
+"""The README stays true: its Python tour runs, and its two commands are the ones CI uses."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_python_tour_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    assert blocks, "README has no python block"
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+    assert (tmp_path / "edited.lmmlz").is_file()
+
+
+@pytest.mark.parametrize("marker", ["main-command", "test-command"])
+def test_setup_commands_are_marked(marker: str) -> None:
+    section = re.search(rf"<!-- {marker} -->\n```bash\n(.+?)\n```\n<!-- /{marker} -->", README)
+    assert section is not None
+    assert section.group(1).startswith("python3 -m venv .venv && .venv/bin/pip install")
+
+
+def test_main_command_names_a_shipped_example() -> None:
+    section = re.search(r"<!-- main-command -->\n```bash\n(.+?)\n```", README)
+    assert section is not None
+    paths = re.findall(r"examples/\S+", section.group(1))
+    assert paths and all((ROOT / path).is_file() for path in paths)
