@@ -20,14 +20,15 @@ from __future__ import annotations
 import bisect
 import codecs
 import functools
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .errors import LmmlSyntaxError
-from .model import Embed, Role, Turn
+from .errors import LmmlSyntaxError, MissingPluginError
+from .model import Embed, Turn
 from .syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, lmml_plugin
 
 __all__ = ["Narrative", "decode_narrative", "default_parser", "parse"]
@@ -44,14 +45,14 @@ def decode_narrative(data: bytes, *, name: str | None = None) -> str:
 
     :raises LmmlSyntaxError: for invalid UTF-8, naming the byte offset and its line.
     """
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
+    skipped = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
-        return data.decode("utf-8")
+        return data[skipped:].decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
+        offset = skipped + error.start  # counted in the bytes as given, BOM included
+        line = data.count(b"\n", 0, offset) + 1
         raise LmmlSyntaxError(
-            f"invalid UTF-8 at byte offset {error.start} ({error.reason})",
+            f"invalid UTF-8 at byte offset {offset} ({error.reason})",
             name=name,
             line=line,
             hint="save the narrative as UTF-8",
@@ -106,6 +107,7 @@ def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None =
         :func:`default_parser`.
     :param name: the file name, used in error messages.
     :raises LmmlSyntaxError: for invalid UTF-8.
+    :raises MissingPluginError: if *md* lacks the plugin.
     """
     if isinstance(text, bytes):
         text = decode_narrative(text, name=name)
@@ -115,7 +117,11 @@ def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None =
     env: dict[str, object] = {}
     tokens = parser.parse(text, env)
     if EMBEDS_KEY not in env:
-        raise TypeError("the parser given to lmml_mdit.parse() lacks lmml_plugin")
+        raise MissingPluginError(
+            "the parser given to lmml_mdit.parse() lacks lmml_plugin",
+            name=name,
+            hint="call md.use(lmml_mdit.lmml_plugin) first, or pass no parser",
+        )
     source: str = env[SOURCE_KEY]  # type: ignore[assignment]
     embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
     delimiters: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
@@ -151,22 +157,15 @@ def segment(
     :param delimiters: top-level delimiter tokens with ``map`` and ``meta["lmml_role"]``.
     :param embeds: every embed occurrence in document order.
     """
-    # Region i: (role, delimiter first line, region start, region end), 0-based lines.
-    regions: list[tuple[Role, int | None, int, int, str | None]] = []
-    first_delimiter = delimiters[0].map[0] if delimiters and delimiters[0].map else len(lines)
-    if any(line.strip() for line in lines[:first_delimiter]):
-        regions.append(("context", None, 0, first_delimiter, None))
-    for index, token in enumerate(delimiters):
-        assert token.map is not None
-        start = token.map[1]
-        following = delimiters[index + 1] if index + 1 < len(delimiters) else None
-        end = following.map[0] if following is not None and following.map else len(lines)
-        regions.append((token.meta["lmml_role"], token.map[0], start, end, token.meta.get("lmml_heading")))
+    total = len(lines)
+    first_delimiter = _first_line(delimiters[0]) if delimiters else total
+    has_context = any(line.strip() for line in itertools.islice(lines, first_delimiter))
 
-    # A line belongs to the last region whose delimiter (or, for context, start) is at or
-    # before it; so a delimiter line binds to the turn it opens.
-    anchors = [delim if delim is not None else start for _, delim, start, _, _ in regions]
-    bound: list[list[Embed]] = [[] for _ in regions]
+    # An embed belongs to the last turn whose delimiter line (or, for the context turn,
+    # line 0) is at or before its line; so one on a delimiter line binds to the turn it opens.
+    anchors = [0] if has_context else []
+    anchors.extend(_first_line(token) for token in delimiters)
+    bound: dict[int, list[Embed]] = {}
     seen: set[str] = set()
     for embed in embeds:
         if embed.name in seen:
@@ -174,17 +173,38 @@ def segment(
         seen.add(embed.name)
         slot = bisect.bisect_right(anchors, embed.line - 1) - 1
         if slot >= 0:
-            bound[slot].append(embed)
+            bound.setdefault(slot, []).append(embed)
 
-    return [
-        Turn(
-            role=role,
-            text=_trimmed_text(lines, start, end),
-            embeds=tuple(bound[index]),
-            start_line=start + 1,
-            end_line=end,
-            delimiter_line=None if delim is None else delim + 1,
-            heading=heading,
+    turns: list[Turn] = []
+    if has_context:
+        turns.append(
+            Turn(
+                role="context",
+                text=_trimmed_text(lines, 0, first_delimiter),
+                embeds=tuple(bound.get(0, ())),
+                start_line=1,
+                end_line=first_delimiter,
+            )
         )
-        for index, (role, delim, start, end, heading) in enumerate(regions)
-    ]
+    for index, token in enumerate(delimiters):
+        assert token.map is not None
+        start = token.map[1]
+        end = _first_line(delimiters[index + 1]) if index + 1 < len(delimiters) else total
+        turns.append(
+            Turn(
+                role=token.meta["lmml_role"],
+                text=_trimmed_text(lines, start, end),
+                embeds=tuple(bound.get(len(turns), ())),
+                start_line=start + 1,
+                end_line=end,
+                delimiter_line=token.map[0] + 1,
+                heading=token.meta.get("lmml_heading"),
+            )
+        )
+    return turns
+
+
+def _first_line(token: Token) -> int:
+    """The 0-based first line of a delimiter token."""
+    assert token.map is not None, "delimiter tokens always carry a map"
+    return token.map[0]

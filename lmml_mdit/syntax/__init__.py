@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 
-from .collect import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, collect_lmml
-from .fence import embed_fence
-from .positions import inline_with_positions
+from .block import make_block_rule
+from .collect import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, parse_inlines_and_collect
 from .reference import SIGIL, embed_reference
 from .render import render_embed, render_reference, render_role
-from .roles import comment_role, role_comment, role_word
+from .roles import comment_role, role_word
 
 __all__ = [
     "DELIMITERS_KEY",
@@ -39,15 +38,13 @@ def lmml_plugin(
     :param roles: recognise ``<!-- role -->`` comment delimiters (role headings are always
         marked, since they stay ordinary headings).
     """
-    if fences:
-        md.block.ruler.before("fence", "lmml_embed", embed_fence, {"alt": _BLOCK_ALTS})
-    if roles:
-        md.block.ruler.before("html_block", "lmml_role", role_comment, {"alt": _BLOCK_ALTS})
+    if fences or roles:
+        rule = make_block_rule(fences=fences, roles=roles)
+        md.block.ruler.before("html_block", "lmml_block", rule, {"alt": _BLOCK_ALTS})
     if references:
         md.inline.add_terminator_char(SIGIL)
         md.inline.ruler.push("lmml_ref", embed_reference)
-    md.core.ruler.at("inline", inline_with_positions)
-    md.core.ruler.after("inline", "lmml_collect", collect_lmml)
+    md.core.ruler.at("inline", parse_inlines_and_collect)
     md.add_render_rule("lmml_ref", render_reference)
     md.add_render_rule("lmml_embed", render_embed)
     md.add_render_rule("lmml_role", render_role)

@@ -1,25 +1,36 @@
-"""The per-parse results: embeds in document order and the turn delimiters.
+"""The plugin's core pass: parse the inlines and gather the per-parse results.
 
-One core rule walks the block-level tokens once (inline children are visited only for
-``inline`` tokens the position pass marked as holding references) and stores:
+It stands in for markdown-it's core ``inline`` rule, so the one walk over the block tokens
+that parses each ``inline`` token also finds the references and role headings; the block
+rules list their fence and comment tokens in ``env`` as they make them. Plain Markdown pays
+one more comparison per ``inline`` token and nothing more. It stores:
 
 - ``env["lmml_embeds"]``: every :class:`~lmml_mdit.model.Embed`, in document order;
 - ``env["lmml_delimiters"]``: the top-level delimiter tokens (``heading_open`` with a role
-  word, ``lmml_role``), each with ``meta["lmml_role"]``;
+  word, ``lmml_role``), each with ``meta["lmml_role"]``; a role heading also gets
+  ``meta["lmml_heading"]``, its text;
 - ``env["lmml_source"]``: the normalized source the token maps refer to.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from ..model import Embed
+from .keys import FENCE_TOKENS_KEY, INLINE_PARENT_KEY, NEW_REFS_KEY, ROLE_TOKENS_KEY, SCRATCH_KEYS
+from .positions import place_references
 from .roles import role_word
 
 EMBEDS_KEY = "lmml_embeds"
 DELIMITERS_KEY = "lmml_delimiters"
 SOURCE_KEY = "lmml_source"
+
+_Item = TypeVar("_Item")
 
 
 def _fence_embed(token: Token) -> Embed:
@@ -40,33 +51,69 @@ def _reference_embed(token: Token) -> Embed:
         name=meta["name"],
         kind="external",
         content=None,
-        line=meta.get("line", 1),
-        column=meta.get("column", 1),
+        line=meta["line"],
+        column=meta["column"],
     )
 
 
-def collect_lmml(state: StateCore) -> None:
-    """Core rule: gather embeds and delimiters into ``env``."""
-    embeds: list[Embed] = []
-    delimiters: list[Token] = []
-    tokens = state.tokens
-    for index, token in enumerate(tokens):
-        kind = token.type
-        if kind == "inline":
-            refs = token.meta.get("lmml_refs") if token.meta else None
-            if refs:
-                embeds.extend(_reference_embed(ref) for ref in refs)
-        elif kind == "lmml_embed":
-            embeds.append(_fence_embed(token))
-        elif kind == "lmml_role":
-            delimiters.append(token)
-        elif kind == "heading_open" and token.level == 0 and index + 1 < len(tokens):
-            heading = tokens[index + 1].content
-            role = role_word(heading)
-            if role is not None:
-                token.meta["lmml_role"] = role
-                token.meta["lmml_heading"] = heading
-                delimiters.append(token)
-    state.env[EMBEDS_KEY] = embeds
-    state.env[DELIMITERS_KEY] = delimiters
-    state.env[SOURCE_KEY] = state.src
+def _mark_role_heading(heading_open: Token, inline: Token, delimiters: list[Token]) -> None:
+    role = role_word(inline.content)
+    if role is not None:
+        heading_open.meta["lmml_role"] = role
+        heading_open.meta["lmml_heading"] = inline.content
+        delimiters.append(heading_open)
+
+
+def parse_inlines_and_collect(state: StateCore) -> None:
+    """Core rule replacing ``inline``: parse every inline token, give each reference its
+    source position, mark role headings, and store the results in ``env``."""
+    env = state.env
+    md = state.md
+    parse_inline = md.inline.parse
+    references: list[Embed] = []
+    headings: list[Token] = []
+    new_refs: list[Token] = []
+    env[NEW_REFS_KEY] = new_refs
+    previous: Token | None = None
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            env[INLINE_PARENT_KEY] = token
+            parse_inline(token.content, md, env, token.children)
+            if new_refs:
+                place_references(state.src, env, token, new_refs)
+                token.meta["lmml_refs"] = new_refs
+                references.extend(_reference_embed(ref) for ref in new_refs)
+                new_refs = []
+                env[NEW_REFS_KEY] = new_refs
+            if previous is not None and previous.type == "heading_open" and previous.level == 0:
+                _mark_role_heading(previous, token, headings)
+        previous = token
+    fences = [_fence_embed(token) for token in env.get(FENCE_TOKENS_KEY, ())]
+    comments: list[Token] = env.get(ROLE_TOKENS_KEY, [])
+    for key in SCRATCH_KEYS:
+        env.pop(key, None)
+    env[EMBEDS_KEY] = _in_document_order(fences, references, _embed_position)
+    env[DELIMITERS_KEY] = _in_document_order(comments, headings, _token_line)
+    env[SOURCE_KEY] = state.src
+
+
+def _embed_position(embed: Embed) -> tuple[int, int]:
+    return embed.line, embed.column
+
+
+def _token_line(token: Token) -> int:
+    return token.map[0] if token.map else 0
+
+
+def _in_document_order(
+    block_found: list[_Item], inline_found: list[_Item], position: Callable[[_Item], Any]
+) -> list[_Item]:
+    """Merge two lists, each already in document order (a fence never shares a line with
+    a reference, nor a comment delimiter with a heading)."""
+    if not block_found:
+        return inline_found
+    if not inline_found:
+        return block_found
+    return list(heapq.merge(block_found, inline_found, key=position))

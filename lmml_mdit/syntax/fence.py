@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from markdown_it.rules_block import StateBlock
 
+from .keys import FENCE_TOKENS_KEY
+
 MARKER = "@@@"
 
 
@@ -31,11 +33,10 @@ def _is_close_line(text: str) -> bool:
 
 def embed_fence(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
     """Block rule for ``@@@name`` fences."""
-    if state.is_code_block(start_line):
-        return False
     start = state.bMarks[start_line] + state.tShift[start_line]
     line_end = state.eMarks[start_line]
-    if not state.src.startswith(MARKER, start, line_end):
+    # The cheap test first: this rule is tried at every block start and paragraph line.
+    if not state.src.startswith(MARKER, start, line_end) or state.is_code_block(start_line):
         return False
     name = state.src[start + len(MARKER) : line_end].strip()
     if not name:
@@ -82,4 +83,5 @@ def embed_fence(state: StateBlock, start_line: int, end_line: int, silent: bool)
         "line": start_line + 1,
         "column": start - state.src.rfind("\n", 0, start),
     }
+    state.env.setdefault(FENCE_TOKENS_KEY, []).append(token)
     return True

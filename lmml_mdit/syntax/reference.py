@@ -24,7 +24,7 @@ import re
 
 from markdown_it.rules_inline import StateInline
 
-from .positions import INLINE_PARENT_KEY, NEW_REFS_KEY
+from .keys import INLINE_PARENT_KEY, NEW_REFS_KEY
 
 SIGIL = "@"
 _NAME = re.compile(r"[^\W_][\w./-]*")

@@ -20,6 +20,7 @@ import re
 from markdown_it.rules_block import StateBlock
 
 from ..model import MESSAGE_ROLES, Role
+from .keys import ROLE_TOKENS_KEY
 
 _WORD = re.compile(r"[^\W\d_]+")
 _ROLES: dict[str, Role] = {role: role for role in MESSAGE_ROLES}
@@ -47,12 +48,18 @@ def comment_role(line: str) -> Role | None:
 
 
 def role_comment(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-    """Block rule for ``<!-- role -->`` lines at the top level."""
-    if state.level != 0 or state.is_code_block(start_line):
-        return False
+    """Block rule for ``<!-- role -->`` lines at the top level.
+
+    As a terminator (*silent*), it also ends a list item's paragraph when the comment line
+    is outdented past the item: that line is top-level, and without this a parser with
+    ``html`` off would take it as a lazy continuation line of the item.
+    """
     start = state.bMarks[start_line] + state.tShift[start_line]
     end = state.eMarks[start_line]
-    if not state.src.startswith(COMMENT_OPEN, start, end):
+    # The cheap test first: this rule is tried at every block start and paragraph line.
+    if not state.src.startswith(COMMENT_OPEN, start, end) or state.is_code_block(start_line):
+        return False
+    if state.level != 0 and not (silent and state.sCount[start_line] < state.blkIndent):
         return False
     line = state.src[start:end]
     role = comment_role(line)
@@ -67,4 +74,5 @@ def role_comment(state: StateBlock, start_line: int, end_line: int, silent: bool
     token.markup = line.strip()
     token.map = [start_line, start_line + 1]
     token.meta = {"lmml_role": role, "line": start_line + 1}
+    state.env.setdefault(ROLE_TOKENS_KEY, []).append(token)
     return True

@@ -1,0 +1,280 @@
+"""Parse-speed ratios for the LMML plugin (a script, not a test).
+
+Run ``python benchmarks/bench_parse.py [--reps N] [--size MB]``. Every figure comes from one
+run: the contenders of each comparison are timed in interleaved rounds (A, B, B, A, ...), so
+drift on a busy machine hits both alike, and the ratio of the per-contender minima is
+reported next to the ratio of the medians.
+
+The targets are judged with the garbage collector paused during each timed call, as
+:mod:`timeit` does: CPython's generational collector costs more per allocation the more
+objects are alive, which adds a superlinear term to any parser that builds a token list
+(bare markdown-it-py included) and would hide what the rules themselves cost. The same
+comparisons are then repeated with the collector running, for the record.
+
+Targets (issue 2, "Speed"):
+
+- ``md.parse`` with the plugin vs without, on chat-like Markdown with no LMML syntax: <= 1.05
+- ``lmml_mdit.parse`` of a 2,000-turn transcript with embeds vs bare
+  ``MarkdownIt("commonmark").parse`` of the same text: <= 1.20
+- doubling the input at most doubles the time (within 10%): <= 2.20
+- 1 MB of hostile input (10,000 unclosed ``@@@`` lines, 100,000 ``@`` signs, deeply nested
+  quotes) vs 1 MB of prose, both through ``lmml_mdit.parse``: <= 2.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import lmml_mdit
+from lmml_mdit import lmml_plugin
+
+WORDS = [
+    "the",
+    "model",
+    "answer",
+    "question",
+    "context",
+    "token",
+    "prompt",
+    "output",
+    "check",
+    "value",
+    "list",
+    "table",
+    "function",
+    "result",
+    "error",
+    "retry",
+    "cache",
+    "request",
+    "response",
+    "latency",
+    "budget",
+    "summary",
+    "draft",
+    "review",
+    "plan",
+    "step",
+    "note",
+    "idea",
+    "test",
+    "case",
+    "data",
+    "file",
+    "line",
+    "code",
+    "build",
+    "deploy",
+]
+
+
+def _sentence(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(6, 16))]
+    if rng.random() < 0.3:
+        words[rng.randrange(len(words))] = f"*{rng.choice(WORDS)}*"
+    if rng.random() < 0.2:
+        words[rng.randrange(len(words))] = f"`{rng.choice(WORDS)}()`"
+    if rng.random() < 0.1:
+        words[rng.randrange(len(words))] = (
+            f"[{rng.choice(WORDS)}](https://example.com/{rng.choice(WORDS)})"
+        )
+    return " ".join(words).capitalize() + "."
+
+
+def _message_body(rng: random.Random) -> str:
+    """A chat message: paragraphs, sometimes a list, a code block or a quote. No LMML."""
+    parts = []
+    for _ in range(rng.randint(1, 3)):
+        parts.append(" ".join(_sentence(rng) for _ in range(rng.randint(1, 4))))
+    shape = rng.random()
+    if shape < 0.25:
+        parts.append("\n".join(f"- {_sentence(rng)}" for _ in range(rng.randint(2, 5))))
+    elif shape < 0.4:
+        body = "\n".join(f"    {rng.choice(WORDS)} = {rng.randint(0, 99)}" for _ in range(4))
+        parts.append(f"```python\n{body}\n```")
+    elif shape < 0.5:
+        parts.append(f"> {_sentence(rng)}\n> {_sentence(rng)}")
+    return "\n\n".join(parts)
+
+
+def chat_prose(size: int, seed: int = 1) -> str:
+    """Chat-like Markdown with no LMML syntax: ordinary headings, no ``@``, no role words."""
+    rng = random.Random(seed)
+    chunks: list[str] = []
+    total = 0
+    index = 0
+    while total < size:
+        index += 1
+        chunk = f"## Message {index} from the {rng.choice(['team', 'reviewer', 'bot'])}\n\n"
+        chunk += _message_body(rng) + "\n\n"
+        chunks.append(chunk)
+        total += len(chunk)
+    return "".join(chunks)
+
+
+def transcript(turns: int, seed: int = 2) -> str:
+    """A transcript: role headings and comments, references, inline fences."""
+    rng = random.Random(seed)
+    chunks: list[str] = ["Shared context for the session, see @brief.md.\n\n"]
+    for index in range(1, turns + 1):
+        role = ("user", "assistant")[index % 2]
+        if index % 7 == 0:
+            chunks.append(f"<!-- {role} -->\n")
+        else:
+            chunks.append(f"## Turn {index} -- {role}\n")
+        body = _message_body(rng)
+        if rng.random() < 0.5:
+            body += f"\n\nSee @img/shot_{index}.png and @notes_{index % 50}.txt."
+        if rng.random() < 0.25:
+            lines = "\n".join(f"{rng.choice(WORDS)}: {rng.randint(0, 999)}" for _ in range(6))
+            body += f"\n\n@@@data_{index}.yaml\n{lines}\n@@@"
+        chunks.append(body + "\n\n")
+    return "".join(chunks)
+
+
+def hostile(size: int) -> str:
+    """10,000 unclosed ``@@@`` lines, 100,000 ``@`` signs, deeply nested quotes; ~*size*."""
+    parts = [
+        "> " * 5000 + "deep\n\n",
+        ">" * 20000 + " deeper\n\n",
+        ("@" * 100 + " ") * 1000 + "\n\n",  # 100,000 @ signs in one paragraph
+        "".join(f"@@@ name{i}\n" if i % 2 else "@@@\n" for i in range(10000)),
+    ]
+    text = "".join(parts)
+    prose = chat_prose(max(size - len(text), 0), seed=3)
+    # The unclosed fences come last so that the prose before them is parsed as Markdown.
+    return prose + text
+
+
+COLLECTOR_PAUSED = True
+
+
+def timed(function: Callable[[], object]) -> float:
+    gc.collect()
+    if COLLECTOR_PAUSED:
+        gc.disable()
+    try:
+        start = time.perf_counter()
+        function()
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
+def compare(
+    label: str, first: Callable[[], object], second: Callable[[], object], reps: int
+) -> tuple[float, float]:
+    """Time *first* and *second* in interleaved rounds; return (min ratio, median ratio)."""
+    a_times: list[float] = []
+    b_times: list[float] = []
+    first()
+    second()  # warm caches and lazily compiled regexes
+    for round_index in range(reps):
+        pair = [(a_times, first), (b_times, second)]
+        if round_index % 2:
+            pair.reverse()
+        for bucket, function in pair:
+            bucket.append(timed(function))
+    min_ratio = min(b_times) / min(a_times)
+    median_ratio = statistics.median(b_times) / statistics.median(a_times)
+    print(
+        f"{label:<58} {min(a_times) * 1000:9.1f} {min(b_times) * 1000:9.1f}"
+        f" {min_ratio:7.3f} {median_ratio:7.3f}"
+    )
+    return min_ratio, median_ratio
+
+
+LIMITS = (1.05, 1.20, 2.20, None, 2.0)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=7, help="interleaved rounds per pair")
+    parser.add_argument("--size", type=float, default=1.0, help="prose size in MB")
+    args = parser.parse_args()
+    size = int(args.size * 1_000_000)
+
+    plain = MarkdownIt("commonmark")
+    with_plugin = MarkdownIt("commonmark").use(lmml_plugin)
+    prose = chat_prose(size)
+    chat = transcript(2000)
+    chat_double = chat + transcript(2000, seed=4)
+    attack = hostile(size)
+    prose_1mb = chat_prose(len(attack), seed=5)
+    assert "@" not in prose
+    narrative = lmml_mdit.parse(chat)
+    assert len(narrative.turns) == 2001, len(narrative.turns)
+
+    print(f"python {sys.version.split()[0]}, reps={args.reps}")
+    print(
+        f"prose {len(prose) / 1e6:.2f} MB; transcript {len(chat) / 1e6:.2f} MB, "
+        f"{len(narrative.turns) - 1} turns, {len(narrative.embeds)} embeds; "
+        f"hostile {len(attack) / 1e6:.2f} MB"
+    )
+    global COLLECTOR_PAUSED
+    verdicts: list[bool] = []
+    for paused in (True, False):
+        COLLECTOR_PAUSED = paused
+        print()
+        print(
+            "garbage collector paused during each call (judged)"
+            if paused
+            else "garbage collector running (for the record)"
+        )
+        print(f"{'comparison (A vs B)':<58} {'A ms':>9} {'B ms':>9} {'min':>7} {'median':>7}")
+        results = {
+            "plugin vs none, no LMML (<= 1.05)": compare(
+                "md.parse: without plugin vs with plugin, prose",
+                lambda: plain.parse(prose),
+                lambda: with_plugin.parse(prose),
+                args.reps,
+            ),
+            "lmml_mdit.parse vs bare parse (<= 1.20)": compare(
+                "transcript: bare commonmark parse vs lmml_mdit.parse",
+                lambda: plain.parse(chat),
+                lambda: lmml_mdit.parse(chat),
+                args.reps,
+            ),
+            "doubling the input (<= 2.20)": compare(
+                f"lmml_mdit.parse: transcript vs transcript x{len(chat_double) / len(chat):.3f}",
+                lambda: lmml_mdit.parse(chat),
+                lambda: lmml_mdit.parse(chat_double),
+                args.reps,
+            ),
+            "bare parse, doubling the input (reference)": compare(
+                f"bare parse: transcript vs transcript x{len(chat_double) / len(chat):.3f}",
+                lambda: plain.parse(chat),
+                lambda: plain.parse(chat_double),
+                args.reps,
+            ),
+            "hostile vs prose, same size (<= 2.0)": compare(
+                "lmml_mdit.parse: prose vs hostile input, same size",
+                lambda: lmml_mdit.parse(prose_1mb),
+                lambda: lmml_mdit.parse(attack),
+                args.reps,
+            ),
+        }
+        print()
+        for (label, (min_ratio, median_ratio)), limit in zip(results.items(), LIMITS, strict=True):
+            met = limit is None or min_ratio <= limit
+            if paused:
+                verdicts.append(met)
+            verdict = "" if limit is None else ("ok" if met else "MISSED")
+            print(f"{label:<45} min {min_ratio:.3f}  median {median_ratio:.3f}  {verdict}")
+    failed = not all(verdicts)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""One block rule for the plugin's two line-start constructs, dispatched on the first
+character.
+
+markdown-it tries every block rule at each block start and every terminator rule at each
+paragraph line, so the plugin adds a single rule there, placed just before ``html_block``
+(rules that claim a line earlier, lists, quotes, code, never call it). It costs one
+character test on a line that starts with neither ``@`` nor ``<``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from markdown_it.rules_block import StateBlock
+
+from .fence import embed_fence
+from .roles import role_comment
+
+BlockRule = Callable[[StateBlock, int, int, bool], bool]
+
+
+def make_block_rule(*, fences: bool, roles: bool) -> BlockRule:
+    """The ``lmml_block`` rule: ``@@@name`` fences (if *fences*) and ``<!-- role -->``
+    delimiters (if *roles*)."""
+
+    def lmml_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        start = state.bMarks[start_line] + state.tShift[start_line]
+        first = state.src[start : start + 1]
+        if first == "@":
+            return fences and embed_fence(state, start_line, end_line, silent)
+        if first == "<":
+            return roles and role_comment(state, start_line, end_line, silent)
+        return False
+
+    return lmml_block

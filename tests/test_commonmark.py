@@ -1,0 +1,43 @@
+"""Every CommonMark spec example renders byte-identically with the plugin on and off.
+
+The examples come from ``tests/data/commonmark-spec.json`` (the CommonMark spec's own
+example list), so the test needs nothing outside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from markdown_it import MarkdownIt
+
+from lmml_mdit import lmml_plugin, parse
+
+SPEC = Path(__file__).parent / "data" / "commonmark-spec.json"
+EXAMPLES: list[dict[str, Any]] = json.loads(SPEC.read_text(encoding="utf-8"))
+
+WITH_PLUGIN = MarkdownIt("commonmark").use(lmml_plugin)
+WITHOUT_PLUGIN = MarkdownIt("commonmark")
+
+
+def test_all_examples_present() -> None:
+    assert len(EXAMPLES) == 652
+
+
+@pytest.mark.parametrize(
+    "example", EXAMPLES, ids=[f"{e['example']}-{e['section']}" for e in EXAMPLES]
+)
+def test_plugin_changes_nothing(example: dict[str, Any]) -> None:
+    markdown = example["markdown"]
+    assert WITH_PLUGIN.render(markdown) == WITHOUT_PLUGIN.render(markdown)
+
+
+@pytest.mark.parametrize(
+    "example", EXAMPLES, ids=[f"{e['example']}-{e['section']}" for e in EXAMPLES]
+)
+def test_parse_never_fails(example: dict[str, Any]) -> None:
+    """The narrative model reads every example; none holds LMML, so no embeds."""
+    narrative = parse(example["markdown"])
+    assert narrative.embeds == ()

@@ -1,0 +1,390 @@
+"""The narrative model and the plugin's contract: tokens, env results, rendering, presets."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+import lmml_mdit
+from lmml_mdit import (
+    MESSAGE_ROLES,
+    ROLES,
+    Embed,
+    LmmlError,
+    LmmlSyntaxError,
+    Narrative,
+    Turn,
+    lmml_plugin,
+    parse,
+)
+from lmml_mdit.errors import MissingPluginError
+from lmml_mdit.narrative import decode_narrative, default_parser
+from lmml_mdit.syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, comment_role, role_word
+
+CONVERSATION = (
+    "Shared context @ctx.md\n"
+    "\n"
+    "## Turn 1 -- user\n"
+    "Look at @photo.png and @data/table.csv.\n"
+    "\n"
+    "@@@notes.txt\n"
+    "first\n"
+    "@@@\n"
+    "\n"
+    "<!-- assistant -->\n"
+    "I see @photo.png.\n"
+    "\n"
+    "# Tool\n"
+)
+
+
+def _walk(tokens: Sequence[Token]) -> list[Token]:
+    found: list[Token] = []
+    for token in tokens:
+        found.append(token)
+        if token.children:
+            found.extend(_walk(token.children))
+    return found
+
+
+# -- the model values (reference E1-E6, G1) ---------------------------------------------
+
+
+def test_roles() -> None:
+    """G1: the roles, ``context`` first, and the message roles."""
+    assert ROLES == ("context", "user", "assistant", "system", "tool")
+    assert MESSAGE_ROLES == ("user", "assistant", "system", "tool")
+
+
+def test_embed_values() -> None:
+    """E1, E2, E4-E6: inline and external embeds (entry-name indirection, E3/E7/E8, has no
+    counterpart: an external embed's name is its entry name)."""
+    inline = Embed("settings.yaml", "inline", b"key: value", 1, 1)
+    external = Embed("image.png", "external", None, 2, 5)
+    assert inline.is_inline and not external.is_inline
+    assert inline.content == b"key: value"
+    assert external.content is None
+    assert inline.closed and external.closed
+
+
+# -- Narrative fields --------------------------------------------------------------------
+
+
+def test_narrative_fields() -> None:
+    narrative = parse(CONVERSATION)
+    assert isinstance(narrative, Narrative)
+    assert narrative.text == CONVERSATION
+    assert narrative.source == CONVERSATION
+    assert narrative.lines == CONVERSATION.split("\n")[:-1]
+    assert narrative.tokens and all(isinstance(token, Token) for token in narrative.tokens)
+    assert [(e.name, e.kind) for e in narrative.embeds] == [
+        ("ctx.md", "external"),
+        ("photo.png", "external"),
+        ("data/table.csv", "external"),
+        ("notes.txt", "inline"),
+        ("photo.png", "external"),
+    ]
+    assert narrative.embed_names == ("ctx.md", "photo.png", "data/table.csv", "notes.txt")
+    assert list(narrative.first_embeds) == list(narrative.embed_names)
+    photo = narrative.embed("photo.png")
+    assert photo is not None and (photo.line, photo.column) == (4, 9)
+    notes = narrative.embed("notes.txt")
+    assert notes is not None and notes.content == b"first\n" and notes.line == 6
+    assert narrative.embed("missing.png") is None  # D9
+
+
+def test_turns() -> None:
+    turns = parse(CONVERSATION).turns
+    assert all(isinstance(turn, Turn) for turn in turns)
+    assert [turn.role for turn in turns] == ["context", "user", "assistant", "tool"]
+    context, user, assistant, tool = turns
+    assert context.text == "Shared context @ctx.md"
+    assert (context.start_line, context.end_line, context.delimiter_line) == (1, 2, None)
+    assert [e.name for e in context.embeds] == ["ctx.md"]
+    assert user.text == "Look at @photo.png and @data/table.csv.\n\n@@@notes.txt\nfirst\n@@@"
+    assert [e.name for e in user.embeds] == ["photo.png", "data/table.csv", "notes.txt"]
+    assert (user.start_line, user.end_line, user.delimiter_line) == (4, 9, 3)
+    assert user.heading == "Turn 1 -- user"
+    assert assistant.text == "I see @photo.png."
+    assert assistant.embeds == ()  # photo.png was first named in the user turn
+    assert assistant.heading is None
+    assert tool.text == "" and tool.heading == "Tool"
+    assert (tool.start_line, tool.end_line) == (14, 13)  # an empty turn at the end
+
+
+def test_whitespace_preamble_gives_no_context_turn() -> None:
+    assert [turn.role for turn in parse(" \n\t\n# user\nx\n").turns] == ["user"]
+    assert parse("").turns == ()
+    assert parse("  \n").turns == ()
+    assert [turn.role for turn in parse("x").turns] == ["context"]
+
+
+def test_consecutive_same_role_delimiters_and_empty_turns() -> None:
+    turns = parse("# user\n<!-- user -->\n\n# user\nhi").turns
+    assert [(t.role, t.text, t.start_line, t.end_line) for t in turns] == [
+        ("user", "", 2, 1),
+        ("user", "", 3, 3),
+        ("user", "hi", 5, 5),
+    ]
+
+
+def test_embed_first_named_on_a_delimiter_line() -> None:
+    turns = parse("intro\n# user asks about @a.png\nmore @a.png\n").turns
+    assert [e.name for e in turns[0].embeds] == []
+    assert [e.name for e in turns[1].embeds] == ["a.png"]
+    assert turns[1].embeds[0].line == 2
+
+
+# -- input forms ---------------------------------------------------------------------------
+
+
+def test_bytes_input() -> None:
+    assert parse(CONVERSATION.encode("utf-8")) == parse(CONVERSATION)
+
+
+def test_bom_is_skipped() -> None:
+    plain = parse("# user\nhi @a.png\n")
+    for text in (
+        codecs.BOM_UTF8 + b"# user\nhi @a.png\n",
+        "\ufeff# user\nhi @a.png\n",
+    ):
+        narrative = parse(text)
+        assert narrative.text == "# user\nhi @a.png\n"
+        assert narrative.turns == plain.turns
+        assert narrative.embeds == plain.embeds
+
+
+@pytest.mark.parametrize(
+    ("data", "offset", "line"),
+    [
+        (b"\xff\xfe\xfd", 0, 1),  # D7 (differs: raises instead of returning an error)
+        (b"ok\nline two \xc3(\n", 12, 2),
+        (codecs.BOM_UTF8 + b"ab\x80", 5, 1),  # offsets count the BOM
+        (b"truncated \xe2\x82", 10, 1),
+    ],
+)
+def test_invalid_utf8(data: bytes, offset: int, line: int) -> None:
+    with pytest.raises(LmmlSyntaxError) as caught:
+        parse(data, name="chat.lmml")
+    error = caught.value
+    assert isinstance(error, LmmlError)
+    assert f"byte offset {offset}" in str(error)
+    assert error.line == line
+    assert error.name == "chat.lmml"
+    assert error.hint
+
+
+def test_decode_narrative() -> None:
+    assert decode_narrative(codecs.BOM_UTF8 + "é".encode()) == "é"
+    with pytest.raises(LmmlSyntaxError):
+        decode_narrative(b"\xc0")
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_crlf_and_cr_parse_like_lf(newline: str) -> None:
+    lf = parse(CONVERSATION)
+    other = parse(CONVERSATION.replace("\n", newline))
+    assert other.source == lf.source
+    assert other.embeds == lf.embeds
+    assert other.turns == lf.turns
+    assert other.text == CONVERSATION.replace("\n", newline)  # the text as given
+
+
+def test_nul_becomes_replacement_character() -> None:
+    narrative = parse("# user\na\0b @x\n")
+    assert narrative.turns[0].text == "a\ufffdb @x"
+    assert narrative.embeds[0].column == 5
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def test_errors_derive_from_lmml_error() -> None:
+    for name in dir(lmml_mdit.errors):
+        value = getattr(lmml_mdit.errors, name)
+        if isinstance(value, type) and issubclass(value, Exception):
+            assert issubclass(value, LmmlError), name
+
+
+def test_parser_without_plugin() -> None:
+    with pytest.raises(MissingPluginError) as caught:
+        parse("x", md=MarkdownIt("commonmark"))
+    assert isinstance(caught.value, LmmlError) and isinstance(caught.value, TypeError)
+
+
+# -- tokens and env ------------------------------------------------------------------------
+
+
+def test_tokens_carry_positions() -> None:
+    text = "# user\n\n> see @a.png\n\n@@@b.txt\nx\n@@@\n\n<!-- assistant -->\n"
+    tokens = _walk(parse(text).tokens)
+    ref = next(t for t in tokens if t.type == "lmml_ref")
+    assert (ref.content, ref.meta["name"], ref.markup) == ("a.png", "a.png", "@")
+    assert (ref.meta["line"], ref.meta["column"], ref.map) == (3, 7, [2, 3])
+    fence = next(t for t in tokens if t.type == "lmml_embed")
+    assert (fence.info, fence.meta["name"], fence.content) == ("b.txt", "b.txt", "x\n")
+    assert fence.meta["closed"] is True and fence.block
+    assert (fence.meta["line"], fence.meta["column"], fence.map) == (5, 1, [4, 7])
+    role = next(t for t in tokens if t.type == "lmml_role")
+    assert (role.info, role.meta["lmml_role"], role.map) == ("assistant", "assistant", [8, 9])
+    heading = next(t for t in tokens if t.type == "heading_open")
+    assert heading.meta["lmml_role"] == "user"
+    assert heading.meta["lmml_heading"] == "user"
+    assert heading.map == [0, 1]
+
+
+def test_env_results() -> None:
+    env: dict[str, Any] = {}
+    md = MarkdownIt("commonmark").use(lmml_plugin)
+    md.parse("a\r\n# user\r\n@x @@@no\r\n@@@f.txt\r\ny\r\n@@@\r\n", env)
+    assert [(e.name, e.kind, e.line) for e in env[EMBEDS_KEY]] == [
+        ("x", "external", 3),
+        ("f.txt", "inline", 4),
+    ]
+    assert [d.meta["lmml_role"] for d in env[DELIMITERS_KEY]] == ["user"]
+    assert env[SOURCE_KEY] == "a\n# user\n@x @@@no\n@@@f.txt\ny\n@@@\n"
+    assert not [key for key in env if key.startswith("_lmml")]  # scratch keys removed
+
+
+def test_env_results_are_per_parse() -> None:
+    md = default_parser()
+    first: dict[str, Any] = {}
+    second: dict[str, Any] = {}
+    md.parse("@a", first)
+    md.parse("plain", second)
+    assert [e.name for e in first[EMBEDS_KEY]] == ["a"]
+    assert second[EMBEDS_KEY] == [] and second[DELIMITERS_KEY] == []
+
+
+def test_unclosed_fence_is_recorded() -> None:
+    (embed,) = parse("@@@a.txt\nx\n").embeds
+    assert embed.closed is False and embed.content == b"x\n"
+    (embed,) = parse("@@@n.txt\nhello@@@").embeds  # the reference inliner's form
+    assert embed.closed is True and embed.content == b"hello"
+    (embed,) = parse("@@@a.txt\nx\n@@@").embeds
+    assert embed.content == b"x\n"
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def test_default_rendering() -> None:
+    md = MarkdownIt("commonmark").use(lmml_plugin)
+    assert md.render("@a&b") == '<p><span class="lmml-ref" data-lmml-name="a">@a</span>&amp;b</p>\n'
+    assert md.render("@@@x\n<&>\n@@@") == (
+        '<figure class="lmml-embed" data-lmml-name="x"><figcaption>x</figcaption>'
+        "<pre><code>&lt;&amp;&gt;\n</code></pre></figure>\n"
+    )
+    assert md.render("@@@x\n") == (
+        '<figure class="lmml-embed lmml-unclosed" data-lmml-name="x"><figcaption>x'
+        "</figcaption><pre><code></code></pre></figure>\n"
+    )
+    assert md.render("<!-- tool -->") == '<div class="lmml-role" data-lmml-role="tool">tool</div>\n'
+
+
+def test_render_rules_can_be_overridden() -> None:
+    def ref(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return f"[{tokens[idx].content}]"
+
+    def fence(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return f"<file {tokens[idx].info}>\n"
+
+    def role(
+        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return f"<hr data-role={tokens[idx].info}>\n"
+
+    md = MarkdownIt("commonmark").use(lmml_plugin)
+    md.add_render_rule("lmml_ref", ref)
+    md.add_render_rule("lmml_embed", fence)
+    md.add_render_rule("lmml_role", role)
+    assert md.render("see @a.png\n\n@@@b\nx\n@@@\n<!-- user -->") == (
+        "<p>see [a.png]</p>\n<file b>\n<hr data-role=user>\n"
+    )
+
+
+# -- presets and options -------------------------------------------------------------------
+
+SAMPLE = "# user\nhi @a.png ~~x~~\n\n@@@b.txt\nx\n@@@\n\n<!-- assistant -->\nok @c\n"
+
+
+def _summary(md: MarkdownIt) -> tuple[list[str], list[str], list[str]]:
+    narrative = parse(SAMPLE, md=md)
+    return (
+        [t.role for t in narrative.turns],
+        [t.text for t in narrative.turns],
+        [e.name for e in narrative.embeds],
+    )
+
+
+EXPECTED_SUMMARY = (
+    ["user", "assistant"],
+    ["hi @a.png ~~x~~\n\n@@@b.txt\nx\n@@@", "ok @c"],
+    ["a.png", "b.txt", "c"],
+)
+
+
+@pytest.mark.parametrize(
+    "md",
+    [
+        pytest.param(MarkdownIt("commonmark"), id="commonmark"),
+        pytest.param(MarkdownIt("gfm-like"), id="gfm-like"),
+        pytest.param(MarkdownIt("commonmark", {"html": False}), id="commonmark-html-off"),
+        pytest.param(MarkdownIt("zero").enable(["heading", "lheading"]), id="zero"),
+        pytest.param(MarkdownIt("js-default"), id="js-default"),
+    ],
+)
+def test_presets(md: MarkdownIt) -> None:
+    md.use(lmml_plugin)
+    assert _summary(md) == EXPECTED_SUMMARY
+
+
+def test_gfm_like_rendering() -> None:
+    md = MarkdownIt("gfm-like").use(lmml_plugin)
+    html = md.render("| a | b |\n|---|---|\n| @x | `@y` |\n\n~~@z~~ www.example.com\n")
+    assert '<td><span class="lmml-ref" data-lmml-name="x">@x</span></td>' in html
+    assert "<td><code>@y</code></td>" in html
+    assert '<s><span class="lmml-ref" data-lmml-name="z">@z</span></s>' in html
+    assert '<a href="http://www.example.com">' in html
+    env: dict[str, Any] = {}
+    md.parse("| a | b |\n|---|---|\n| @x | @x |\n", env)
+    assert [(e.line, e.column) for e in env[EMBEDS_KEY]] == [(3, 3), (3, 8)]
+
+
+def test_html_off_role_comment() -> None:
+    md = MarkdownIt("commonmark", {"html": False}).use(lmml_plugin)
+    assert md.render("<!-- user -->\n<!-- other -->") == (
+        '<div class="lmml-role" data-lmml-role="user">user</div>\n<p>&lt;!-- other --&gt;</p>\n'
+    )
+    assert [t.role for t in parse("- item\n<!-- user -->\nx", md=md).turns] == ["context", "user"]
+
+
+def test_plugin_options() -> None:
+    text = "@@@a\nx\n@@@\n\n@b\n\n<!-- user -->\n# assistant\n"
+    no_fences = parse(text, md=MarkdownIt("commonmark").use(lmml_plugin, fences=False))
+    assert [e.kind for e in no_fences.embeds] == ["external"]
+    no_refs = parse(text, md=MarkdownIt("commonmark").use(lmml_plugin, references=False))
+    assert [e.kind for e in no_refs.embeds] == ["inline"]
+    no_roles = parse(text, md=MarkdownIt("commonmark").use(lmml_plugin, roles=False))
+    assert [t.role for t in no_roles.turns] == ["context", "assistant"]
+
+
+def test_role_words() -> None:
+    assert role_word("Turn 1 -- user") == "user"
+    assert role_word("the Assistant and the user") == "assistant"
+    assert role_word("users and tooling") is None
+    assert role_word("user1") == "user"
+    assert comment_role("<!-- USER -->") == "user"
+    assert comment_role("<!--tool-->") == "tool"
+    assert comment_role("<!-- ask the user -->") is None
+    assert comment_role("<!---->") is None
