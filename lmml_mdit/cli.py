@@ -84,8 +84,12 @@ def _stdout_bytes(data: bytes) -> None:
     sys.stdout.buffer.flush()
 
 
+def _stdout_text(text: str) -> None:
+    _stdout_bytes(text.encode("utf-8"))
+
+
 def _stdout_json(value: Any) -> None:
-    _stdout_bytes((json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    _stdout_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 def _info(args: argparse.Namespace, text: str) -> None:
@@ -95,23 +99,34 @@ def _info(args: argparse.Namespace, text: str) -> None:
 
 
 class _Progress:
-    """``label i/n`` on stderr, redrawn in place, only when stderr is a terminal."""
+    """``label done/total detail`` on stderr, redrawn in place, only when stderr is a
+    terminal (and, when the total is known up front, only for more than one item).
 
-    def __init__(self, label: str, total: int) -> None:
+    It is also the bridge's progress callback, ``(done, total, detail)``; *total* may then
+    be None (a JSONL file is read as a stream, so its length is not known in advance).
+    """
+
+    def __init__(self, label: str, total: int | None = None) -> None:
         self.label = label
         self.total = total
-        self.active = total > 1 and sys.stderr.isatty()
+        self.active = sys.stderr.isatty() and (total is None or total > 1)
+        self.drawn = False
 
     def step(self, done: int, detail: str = "") -> None:
+        self(done, self.total, detail)
+
+    def __call__(self, done: int, total: int | None = None, detail: object = "") -> None:
         if self.active:
-            text = f"\r{self.label} {done}/{self.total} {detail}"[:120]
-            sys.stderr.write(text.ljust(80))
+            count = f"{done}/{total}" if total else str(done)
+            sys.stderr.write(f"\r{self.label} {count} {str(detail)[-50:]}".ljust(80)[:120])
             sys.stderr.flush()
+            self.drawn = True
 
     def close(self) -> None:
-        if self.active:
+        if self.drawn:
             sys.stderr.write("\r" + " " * 80 + "\r")
             sys.stderr.flush()
+            self.drawn = False
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, exclusive: bool = False) -> None:
@@ -175,6 +190,25 @@ def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
         scratch = Path(folder) / target.name
         bundle.save(scratch)
         _publish(str(scratch), target, exclusive=exclusive)
+
+
+def _deliver(args: argparse.Namespace, dest: str, output: bytes | Bundle, done: str) -> None:
+    """Write *output* (bytes, or a bundle to save) to *dest*, ``-`` meaning stdout; after a
+    write to a file, print the confirmation *done* on stderr (see :func:`_info`)."""
+    if not isinstance(output, bytes):
+        _save_bundle(output, dest)
+    elif dest == STDIO:
+        _stdout_bytes(output)
+    else:
+        write_atomic(dest, output)
+    if dest != STDIO:
+        _info(args, done)
+
+
+def _refuse_extension(dest: str, extension: str, reason: str) -> None:
+    """Fail when the file *dest* ends in *extension*: the command writes the other kind."""
+    if dest != STDIO and dest.lower().endswith(extension):
+        raise CliError(f"{dest}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -259,7 +293,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     """``lmml new PATH``: write a starter narrative, never over an existing file."""
     path: str = args.path
     if path == STDIO:
-        _stdout_bytes(_starter("session").encode("utf-8"))
+        _stdout_text(_starter("session"))
         return 0
     if not os.path.splitext(path)[1]:
         path += ".lmml"
@@ -418,32 +452,35 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
     return "\n".join([line(header), *(line(row) for row in rows)]) + "\n"
 
 
+def _print_rows(
+    args: argparse.Namespace,
+    rows: Sequence[dict[str, Any]],
+    header: Sequence[str],
+    cells: Callable[[dict[str, Any]], list[str]],
+    right: set[int],
+) -> int:
+    """Print *rows* as JSON with ``--json``, else as a table of ``cells(row)`` under
+    *header*, the columns in *right* right-aligned."""
+    if args.json:
+        _stdout_json(rows)
+    else:
+        _stdout_text(_table(header, [cells(row) for row in rows], right))
+    return 0
+
+
 def cmd_turns(args: argparse.Namespace) -> int:
     """``lmml turns PATH``: one row per turn."""
     source = _open(args.path)
-    rows = _turn_rows(source.bundle)
-    if args.json:
-        _stdout_json(rows)
-        return 0
-    cells = []
-    for row in rows:
-        span = (
-            f"{row['start_line']}-{row['end_line']}"
-            if row["lines"]
-            else f"{row['start_line']} (empty)"
-        )
-        cells.append(
-            [
-                str(row["number"]),
-                row["role"],
-                span,
-                str(row["characters"]),
-                ", ".join(row["embeds"]) or "-",
-            ]
-        )
     header = ["#", "role", "lines", "chars", "embeds"]
-    _stdout_bytes(_table(header, cells, right={0, 3}).encode("utf-8"))
-    return 0
+    return _print_rows(args, _turn_rows(source.bundle), header, _turn_cells, right={0, 3})
+
+
+def _turn_cells(row: dict[str, Any]) -> list[str]:
+    span = (
+        f"{row['start_line']}-{row['end_line']}" if row["lines"] else f"{row['start_line']} (empty)"
+    )
+    embeds = ", ".join(row["embeds"]) or "-"
+    return [str(row["number"]), row["role"], span, str(row["characters"]), embeds]
 
 
 def _asset_rows(bundle: Bundle) -> Iterator[dict[str, Any]]:
@@ -476,16 +513,12 @@ def cmd_ls(args: argparse.Namespace) -> int:
         progress.step(done, row["name"])
         rows.append(row)
     progress.close()
-    if args.json:
-        _stdout_json(rows)
-        return 0
-    cells = [
-        [row["kind"], str(row["size"]), row["media_type"], row["sha256"], row["name"]]
-        for row in rows
-    ]
     header = ["kind", "size", "media type", "sha256", "name"]
-    _stdout_bytes(_table(header, cells, right={1}).encode("utf-8"))
-    return 0
+    return _print_rows(args, rows, header, _asset_cells, right={1})
+
+
+def _asset_cells(row: dict[str, Any]) -> list[str]:
+    return [row["kind"], str(row["size"]), row["media_type"], row["sha256"], row["name"]]
 
 
 def cmd_cat(args: argparse.Namespace) -> int:
@@ -534,24 +567,21 @@ def _destination(args: argparse.Namespace, extension: str, verb: str) -> str:
 def cmd_pack(args: argparse.Namespace) -> int:
     """``lmml pack SRC [DEST]``: every inline fence becomes an archive entry."""
     dest = _destination(args, ".lmmlz", "pack")
-    if dest != STDIO and dest.lower().endswith(".lmml"):
-        raise CliError(f"{dest}: pack writes a .lmmlz archive; give a DEST ending in .lmmlz")
+    _refuse_extension(dest, ".lmml", "pack writes a .lmmlz archive; give a DEST ending in .lmmlz")
     source = _open(args.src, base_dir=args.base_dir)
-    _save_bundle(source.bundle.pack(), dest)
-    if dest != STDIO:
-        _info(args, f"Packed {source.label} -> {dest}")
+    _deliver(args, dest, source.bundle.pack(), f"Packed {source.label} -> {dest}")
     return 0
 
 
 def cmd_inline(args: argparse.Namespace) -> int:
     """``lmml inline SRC [DEST]``: every referenced text asset becomes a fence."""
     dest = _destination(args, ".lmml", "inline")
-    if dest != STDIO and dest.lower().endswith(".lmmlz"):
-        raise CliError(f"{dest}: inline writes a bare .lmml file; give a DEST ending in .lmml")
+    _refuse_extension(
+        dest, ".lmmlz", "inline writes a bare .lmml file; give a DEST ending in .lmml"
+    )
     source = _open(args.src, base_dir=args.base_dir)
-    _save_bundle(source.bundle.inline(orphans=args.orphans), dest)
-    if dest != STDIO:
-        _info(args, f"Inlined {source.label} -> {dest}")
+    inlined = source.bundle.inline(orphans=args.orphans)
+    _deliver(args, dest, inlined, f"Inlined {source.label} -> {dest}")
     return 0
 
 
@@ -561,12 +591,8 @@ def cmd_to_md(args: argparse.Namespace) -> int:
 
     dest = _destination(args, ".md", "export")
     source = _open(args.src)
-    data = to_markdown(source.bundle).encode("utf-8")
-    if dest == STDIO:
-        _stdout_bytes(data)
-    else:
-        write_atomic(dest, data)
-        _info(args, f"Exported {source.label} -> {dest}")
+    markdown = to_markdown(source.bundle).encode("utf-8")
+    _deliver(args, dest, markdown, f"Exported {source.label} -> {dest}")
     return 0
 
 
@@ -582,11 +608,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
         raise CliError(f"{out}: refusing to write the preview over the source")
     source = _open(args.path, base_dir=args.base_dir)
     page = render_html(source.bundle).encode("utf-8")
-    if out == STDIO:
-        _stdout_bytes(page)
-    else:
-        write_atomic(out, page)
-        _info(args, f"Wrote {out}")
+    _deliver(args, out, page, f"Wrote {out}")
     return 0
 
 
@@ -622,36 +644,13 @@ def cmd_info(args: argparse.Namespace) -> int:
         else:
             shown = "" if value is None else str(value)
         lines.append(f"{key + ':':<11}{shown or '-'}")
-    _stdout_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    _stdout_text("\n".join(lines) + "\n")
     return 0
 
 
 def _short_json(value: object, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-class _Counter:
-    """A progress callback for the bridge, ``(done, total, detail)``, drawn on stderr.
-
-    Only created when stderr is a terminal; *total* may be None (a JSONL file is read as a
-    stream, so its length is not known in advance).
-    """
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.drawn = False
-
-    def __call__(self, done: int, total: int | None = None, detail: object = "") -> None:
-        count = f"{done}/{total}" if total else str(done)
-        sys.stderr.write(f"\r{self.label} {count} {str(detail)[-50:]}".ljust(80)[:120])
-        sys.stderr.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r" + " " * 80 + "\r")
-            sys.stderr.flush()
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -661,7 +660,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     # Like every other writer here, create the output's folder; the bridge expects it.
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    counter = _Counter("importing") if sys.stderr.isatty() else None
+    counter = _Progress("importing") if sys.stderr.isatty() else None
     try:
         written = import_path(args.file, args.output, format=args.format, progress=counter)
     finally:
@@ -729,6 +728,34 @@ COMMANDS: tuple[str, ...] = (
 """Every subcommand name, in help order."""
 
 
+def _add_bundle(parser: argparse.ArgumentParser, dest: str = "path") -> None:
+    """The positional bundle argument, PATH (or SRC for the commands that write one)."""
+    parser.add_argument(dest, metavar=dest.upper(), help="the bundle (- for stdin)")
+
+
+def _add_dest(parser: argparse.ArgumentParser, extension: str) -> None:
+    parser.add_argument(
+        "dest",
+        metavar="DEST",
+        nargs="?",
+        help=f"where to write (default: SRC with {extension}; - for stdout)",
+    )
+
+
+def _add_json(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--json", action="store_true", help=f"print {what}")
+
+
+def _add_provider(parser: argparse.ArgumentParser, choices: Sequence[str], what: str) -> None:
+    parser.add_argument(
+        "-p",
+        "--provider",
+        default="openai",
+        choices=choices,
+        help=f"{what} (default: openai)",
+    )
+
+
 def _add_base_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-dir",
@@ -792,19 +819,24 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    def command(name: str, summary: str, example: str) -> argparse.ArgumentParser:
-        return sub.add_parser(
+    def command(
+        name: str, summary: str, example: str, handler: Callable[[argparse.Namespace], int]
+    ) -> argparse.ArgumentParser:
+        command_parser = sub.add_parser(
             name,
             help=summary,
             description=summary[0].upper() + summary[1:] + ".",
             epilog=f"example:\n  {example}",
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        command_parser.set_defaults(handler=handler)
+        return command_parser
 
     p = command(
         "new",
         "write a starter narrative (never over an existing file)",
         "lmml new notes/session     # creates notes/session.lmml",
+        cmd_new,
     )
     p.add_argument(
         "path",
@@ -813,31 +845,25 @@ def build_parser() -> argparse.ArgumentParser:
         "a .lmmlz path makes an archive; - prints the starter",
     )
     _add_quiet(p)
-    p.set_defaults(handler=cmd_new)
 
     p = command(
         "validate",
         "check bundles for authoring defects",
         "lmml validate examples/*.lmml examples/*.lmmlz",
+        cmd_validate,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
-    p.add_argument("--json", action="store_true", help="print one JSON report on stdout")
+    _add_json(p, "one JSON report on stdout")
     _add_base_dir(p)
-    p.set_defaults(handler=cmd_validate)
 
     p = command(
         "render",
         "print a bundle's chat messages (or request body) as JSON",
         "lmml render examples/sales-review.lmmlz --provider anthropic --request",
+        cmd_render,
     )
-    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
-    p.add_argument(
-        "-p",
-        "--provider",
-        default="openai",
-        choices=PROVIDERS,
-        help="the API shape (default: openai)",
-    )
+    _add_bundle(p)
+    _add_provider(p, PROVIDERS, "the API shape")
     p.add_argument(
         "--request",
         action="store_true",
@@ -886,35 +912,36 @@ def build_parser() -> argparse.ArgumentParser:
         "are (default) or fail",
     )
     _add_base_dir(p)
-    p.set_defaults(handler=cmd_render)
 
     p = command(
         "turns",
         "list the turns: number, role, lines, characters, embeds",
         "lmml turns examples/sales-review.lmml",
+        cmd_turns,
     )
-    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.set_defaults(handler=cmd_turns)
+    _add_bundle(p)
+    _add_json(p, "the rows as JSON")
 
     p = command(
-        "ls", "list assets with size, media type and sha256", "lmml ls examples/sales-review.lmmlz"
+        "ls",
+        "list assets with size, media type and sha256",
+        "lmml ls examples/sales-review.lmmlz",
+        cmd_ls,
     )
-    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.set_defaults(handler=cmd_ls)
+    _add_bundle(p)
+    _add_json(p, "the rows as JSON")
 
     p = command(
         "cat",
         "write one asset's bytes to stdout",
         "lmml cat examples/sales-review.lmmlz chart.png > chart.png",
+        cmd_cat,
     )
-    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
+    _add_bundle(p)
     p.add_argument(
         "name", metavar="NAME", help="the embed or entry name (the narrative's own name prints it)"
     )
     _add_base_dir(p)
-    p.set_defaults(handler=cmd_cat)
 
     for name, extension, summary, example in (
         (
@@ -930,14 +957,9 @@ def build_parser() -> argparse.ArgumentParser:
             "lmml inline notes.lmmlz     # writes notes.lmml",
         ),
     ):
-        p = command(name, summary, example)
-        p.add_argument("src", metavar="SRC", help="the bundle (- for stdin)")
-        p.add_argument(
-            "dest",
-            metavar="DEST",
-            nargs="?",
-            help=f"where to write (default: SRC with {extension}; - for stdout)",
-        )
+        p = command(name, summary, example, cmd_pack if name == "pack" else cmd_inline)
+        _add_bundle(p, "src")
+        _add_dest(p, extension)
         p.add_argument(
             "--in-place", action="store_true", help="replace SRC itself (never done otherwise)"
         )
@@ -952,30 +974,25 @@ def build_parser() -> argparse.ArgumentParser:
                 help="archive entries the narrative never mentions: fail (default), append "
                 "them as fences at the end, or leave them out",
             )
-        p.set_defaults(handler=cmd_pack if name == "pack" else cmd_inline)
 
     p = command(
         "to-md",
         "export plain Markdown, embeds replaced by [Image: x] placeholders",
         "lmml to-md examples/sales-review.lmmlz -",
+        cmd_to_md,
     )
-    p.add_argument("src", metavar="SRC", help="the bundle (- for stdin)")
-    p.add_argument(
-        "dest",
-        metavar="DEST",
-        nargs="?",
-        help="where to write (default: SRC with .md; - for stdout)",
-    )
+    _add_bundle(p, "src")
+    _add_dest(p, ".md")
     _add_force(p)
     _add_quiet(p)
-    p.set_defaults(handler=cmd_to_md)
 
     p = command(
         "preview",
         "write a self-contained HTML preview",
         "lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
+        cmd_preview,
     )
-    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
+    _add_bundle(p)
     p.add_argument(
         "-o",
         "--output",
@@ -984,21 +1001,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_base_dir(p)
     _add_quiet(p)
-    p.set_defaults(handler=cmd_preview)
 
     p = command(
         "info",
         "summarise a bundle: kind, turns, embeds, entries, manifest, settings",
         "lmml info examples/sales-review.lmmlz",
+        cmd_info,
     )
-    p.add_argument("path", metavar="PATH", help="the bundle (- for stdin)")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(handler=cmd_info)
+    _add_bundle(p)
+    _add_json(p, "the summary as JSON")
 
     p = command(
         "import",
         "import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
         "lmml import chat.json -o chat.lmmlz",
+        cmd_import,
     )
     p.add_argument(
         "file", metavar="FILE", help="a .json conversation or a .jsonl dataset (- for stdin)"
@@ -1017,21 +1034,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the input format (detected when omitted)",
     )
     _add_quiet(p)
-    p.set_defaults(handler=cmd_import)
 
     p = command(
         "export",
         "export a folder of bundles as one JSONL dataset",
         "lmml export runs/ --provider openai --jsonl dataset.jsonl",
+        cmd_export,
     )
     p.add_argument("folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles")
-    p.add_argument(
-        "-p",
-        "--provider",
-        default="openai",
-        choices=EXPORT_PROVIDERS,
-        help="the record shape: a provider's request body, or sharegpt (default: openai)",
-    )
+    _add_provider(p, EXPORT_PROVIDERS, "the record shape: a provider's request body, or sharegpt")
     p.add_argument(
         "--jsonl", required=True, metavar="OUT", help="the JSONL file to write (- for stdout)"
     )
@@ -1042,7 +1053,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="worker processes (default: one per core)",
     )
     _add_quiet(p)
-    p.set_defaults(handler=cmd_export)
 
     return parser
 

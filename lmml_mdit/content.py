@@ -35,6 +35,7 @@ from .errors import EmbedBudgetError, InvalidToolCallError, LmmlError
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
 from .model import Embed, Turn
 from .reserved import RESERVED_NAMES
+from .text import blank_edges
 from .toolcalls import (
     ToolCall,
     is_tool_call_name,
@@ -210,15 +211,6 @@ def narrative_layout(narrative: Narrative) -> Layout:
     return layout
 
 
-def _trim(lines: list[str]) -> tuple[int, int]:
-    start, end = 0, len(lines)
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return start, end
-
-
 def turn_segments(
     narrative: Narrative,
     turn: Turn,
@@ -296,7 +288,7 @@ def turn_segments(
     pending_start = start
 
     def flush() -> None:
-        first, last = _trim(pending)
+        first, last = blank_edges(pending)
         if first < last:
             segments.append(TextSegment("\n".join(pending[first:last]), pending_start + first + 1))
 

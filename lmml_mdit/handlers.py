@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import posixpath
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -41,6 +42,7 @@ __all__ = [
     "TextFilePart",
     "TextPart",
     "build_parts",
+    "is_text_type",
     "media_type_for",
     "register_handler",
     "registered_handlers",
@@ -225,10 +227,32 @@ _TEXT_APPLICATION_TYPES = frozenset(
         "application/json",
         "application/jsonl",
         "application/yaml",
+        "application/x-yaml",
         "application/toml",
         "application/xml",
+        "application/javascript",
+        "application/x-sh",
+        "application/sql",
     }
 )
+_SVG_START = re.compile(
+    rb"\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*(<!doctype[^>]*>\s*)?<svg[\s/>]", re.I | re.S
+)
+"""An SVG document's opening: optional XML declaration, comments and doctype, then ``<svg``."""
+
+
+_BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
+
+
+def _is_bmp(head: bytes) -> bool:
+    """A BMP file header: ``BM``, reserved zero bytes and a known DIB header size (so a text
+    that merely starts with "BM" is not taken for an image)."""
+    return (
+        len(head) >= 18
+        and head.startswith(b"BM")
+        and head[6:10] == b"\x00\x00\x00\x00"
+        and int.from_bytes(head[14:18], "little") in _BMP_HEADER_SIZES
+    )
 
 
 def sniff(data: bytes) -> str | None:
@@ -236,7 +260,7 @@ def sniff(data: bytes) -> str | None:
 
     Recognises PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, SVG, PDF, WAV and MP3.
     """
-    head = data[:16]
+    head = data[:32]
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return "image/png"
     if head.startswith(b"\xff\xd8\xff"):
@@ -253,14 +277,13 @@ def sniff(data: bytes) -> str | None:
         len(head) > 1 and head[0] == 0xFF and head[1] in (0xFB, 0xF3, 0xF2)
     ):
         return "audio/mpeg"
-    if head.startswith(b"BM"):
+    if _is_bmp(head):
         return "image/bmp"
     if head.startswith((b"II*\x00", b"MM\x00*")):
         return "image/tiff"
     if head.startswith(b"\x00\x00\x01\x00"):
         return "image/vnd.microsoft.icon"
-    start = data[:512].lstrip()
-    if start.startswith(b"<svg") or (start.startswith(b"<?xml") and b"<svg" in data[:1024]):
+    if _SVG_START.match(data[:4096].removeprefix(b"\xef\xbb\xbf")):
         return "image/svg+xml"
     return None
 
@@ -287,13 +310,15 @@ def media_type_for(name: str, data: bytes) -> str:
         return sniffed
     by_extension = _EXTENSION_TYPES.get(posixpath.splitext(name)[1].lower())
     if _is_text(data):
-        if by_extension is not None and _is_text_type(by_extension):
+        if by_extension is not None and is_text_type(by_extension):
             return by_extension
         return "text/plain"
     return "application/octet-stream"
 
 
-def _is_text_type(media_type: str) -> bool:
+def is_text_type(media_type: str) -> bool:
+    """Whether *media_type* names text: any ``text/*`` type, or a textual ``application/*``
+    one (JSON, JSON Lines, YAML, TOML, XML, JavaScript, shell, SQL)."""
     return media_type.startswith("text/") or media_type in _TEXT_APPLICATION_TYPES
 
 
@@ -375,7 +400,7 @@ def _builtin(asset: Asset) -> Part:
     audio_format = AUDIO_FORMATS.get(media_type)
     if audio_format is not None:
         return AudioPart(asset, audio_format)
-    if _is_text_type(media_type):
+    if is_text_type(media_type):
         return TextFilePart(asset, media_type, asset.text())
     raise UnsupportedContentError(
         f"no handler for {media_type} content",

@@ -30,6 +30,7 @@ from markdown_it.token import Token
 from .errors import LmmlSyntaxError, MissingPluginError
 from .model import Embed, Turn
 from .syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, lmml_plugin
+from .text import blank_edges
 
 __all__ = ["Narrative", "decode_narrative", "default_parser", "parse"]
 
@@ -139,11 +140,8 @@ def _split_lines(source: str) -> list[str]:
 
 
 def _trimmed_text(lines: Sequence[str], start: int, end: int) -> str:
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return "\n".join(lines[start:end])
+    first, last = blank_edges(lines, start, end)
+    return "\n".join(lines[first:last])
 
 
 def segment(

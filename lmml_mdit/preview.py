@@ -43,6 +43,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from .atomic import atomic_write_bytes
 from .errors import LmmlError
+from .handlers import is_text_type, sniff
 from .model import Turn
 from .narrative import Narrative, parse
 from .preview_style import PREVIEW_CSS
@@ -97,9 +98,6 @@ _SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f-\x9f]")
 _PLAIN_HEADING_WORD = re.compile(r"[^\W\d_]+")
 _PLAIN_HEADING_WORDS = frozenset({"turn", "user", "assistant", "system", "tool"})
-_SVG_START = re.compile(
-    rb"\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*(<!doctype[^>]*>\s*)?<svg[\s>]", re.I | re.S
-)
 
 
 class PreviewSource(Protocol):
@@ -189,40 +187,32 @@ def preview_parser() -> MarkdownIt:
 def sniff_media_type(data: bytes, name: str = "") -> str:
     """The media type of *data*: image formats by their signature, then text or binary.
 
-    Images are recognised by content only (PNG, JPEG, GIF, WebP, SVG), never by name, so a
-    mislabelled file is never shown as an image. Other types fall back to the name's
-    extension, then to ``text/plain`` for UTF-8 without NUL bytes, else
-    ``application/octet-stream``.
+    Images are recognised by content only (PNG, JPEG, GIF, WebP, SVG; see
+    :func:`lmml_mdit.handlers.sniff`), never by name, so a mislabelled file is never shown as
+    an image. Other types fall back to the name's extension, then to ``application/pdf`` or
+    ``application/zip`` by signature, then to ``text/plain`` for UTF-8 without NUL bytes,
+    else ``application/octet-stream``.
 
     :param data: the asset's bytes.
     :param name: the asset's name, used for non-image types.
     """
-    image = _image_type(data)
-    if image is not None:
-        return image
+    sniffed = sniff(data)
+    if sniffed in _SHOWN_IMAGE_TYPES:
+        return sniffed
     guessed = _guess_type(name)
     if guessed is not None and not guessed.startswith("image/"):
         return guessed
-    if data.startswith(b"%PDF-"):
-        return "application/pdf"
+    if sniffed == "application/pdf":
+        return sniffed
     if data.startswith(b"PK\x03\x04"):
         return "application/zip"
     return "text/plain" if _as_text(data) is not None else "application/octet-stream"
 
 
-def _image_type(data: bytes) -> str | None:
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if len(data) >= 12 and data.startswith(b"RIFF") and data[8:12] == b"WEBP":
-        return "image/webp"
-    head = data[:4096].removeprefix(b"\xef\xbb\xbf")
-    if _SVG_START.match(head):
-        return "image/svg+xml"
-    return None
+_SHOWN_IMAGE_TYPES = frozenset(
+    {"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"}
+)
+"""The sniffed image types the preview shows as ``data:`` URIs; every other is a chip."""
 
 
 _EXTRA_TYPES = {
@@ -262,20 +252,6 @@ def _format_size(size: int) -> str:
         if value < 1024 or unit == "GiB":
             break
     return f"{value:.1f} {unit}"
-
-
-def _is_text_type(media_type: str) -> bool:
-    return media_type.startswith("text/") or media_type in {
-        "application/json",
-        "application/xml",
-        "application/javascript",
-        "application/x-yaml",
-        "application/yaml",
-        "application/toml",
-        "application/jsonl",
-        "application/x-sh",
-        "application/sql",
-    }
 
 
 # --------------------------------------------------------------------------- highlighting
@@ -371,7 +347,7 @@ class _Page:
         asset.data = data
         if asset.media_type.startswith("image/"):
             asset.too_large = asset.size > self.max_image_bytes
-        elif _is_text_type(asset.media_type):
+        elif is_text_type(asset.media_type):
             asset.too_large = asset.size > self.max_text_bytes
         return asset
 
@@ -468,7 +444,7 @@ def _render_reference(page: _Page, tokens: Sequence[Token], idx: int) -> str:
     if asset.media_type.startswith("image/") and asset.data is not None:
         return _image_html(asset, caption=f"@{name}")
     text = _as_text(asset.data) if asset.data is not None else None
-    if text is not None and _is_text_type(asset.media_type):
+    if text is not None and is_text_type(asset.media_type):
         if asset.expansion_id is None:
             page.pending.append(_expansion(page, asset, text, open_=True))
         return _chip(name, meta, classes="lmml-ref lmml-asset-text")
@@ -480,7 +456,7 @@ def _render_fence(page: _Page, tokens: Sequence[Token], idx: int) -> str:
     name = token.info
     data = token.content.encode("utf-8")
     asset = _Asset(name, media_type=sniff_media_type(data, name), size=len(data), data=data)
-    if not _is_text_type(asset.media_type) and not asset.media_type.startswith("image/"):
+    if not is_text_type(asset.media_type) and not asset.media_type.startswith("image/"):
         asset.media_type = "text/plain"  # a fence's content is always text
     note = "" if token.meta.get("closed", True) else "unclosed: runs to the end of its block"
     out = ""

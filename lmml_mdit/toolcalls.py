@@ -111,6 +111,18 @@ def tool_call_fence(
     return embed_name, f"@@@{embed_name}\n{text}\n@@@\n"
 
 
+_CALL_SHAPE_HINT = 'write {"id": ..., "name": ..., "arguments": {...}}'
+
+
+def _invalid_call(
+    embed: Embed, message: str, *, hint: str | None = _CALL_SHAPE_HINT
+) -> InvalidToolCallError:
+    """The error for the call fence *embed*, located at the fence."""
+    return InvalidToolCallError(
+        message, name=embed.name, line=embed.line, column=embed.column, hint=hint
+    )
+
+
 def parse_tool_call(embed: Embed) -> ToolCall:
     """Read one call fence.
 
@@ -121,37 +133,15 @@ def parse_tool_call(embed: Embed) -> ToolCall:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InvalidToolCallError(
-            f"tool call is not valid JSON ({error.msg} at line {error.lineno})",
-            name=embed.name,
-            line=embed.line,
-            column=embed.column,
-            hint='write {"id": ..., "name": ..., "arguments": {...}}',
-        ) from None
+        message = f"tool call is not valid JSON ({error.msg} at line {error.lineno})"
+        raise _invalid_call(embed, message) from None
     if not isinstance(value, dict):
-        raise InvalidToolCallError(
-            "tool call is not a JSON object",
-            name=embed.name,
-            line=embed.line,
-            column=embed.column,
-            hint='write {"id": ..., "name": ..., "arguments": {...}}',
-        )
+        raise _invalid_call(embed, "tool call is not a JSON object")
     missing = [key for key in _REQUIRED_KEYS if key not in value]
     if missing:
-        raise InvalidToolCallError(
-            f"tool call lacks {', '.join(repr(key) for key in missing)}",
-            name=embed.name,
-            line=embed.line,
-            column=embed.column,
-            hint='write {"id": ..., "name": ..., "arguments": {...}}',
-        )
+        raise _invalid_call(embed, f"tool call lacks {', '.join(repr(key) for key in missing)}")
     if not isinstance(value["id"], str) or not isinstance(value["name"], str):
-        raise InvalidToolCallError(
-            "tool call 'id' and 'name' must be strings",
-            name=embed.name,
-            line=embed.line,
-            column=embed.column,
-        )
+        raise _invalid_call(embed, "tool call 'id' and 'name' must be strings", hint=None)
     extra = {key: item for key, item in value.items() if key not in _REQUIRED_KEYS}
     return ToolCall(
         id=value["id"],

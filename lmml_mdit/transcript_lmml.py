@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .errors import LmmlError, NotInlinableError, TranscriptError, TranscriptFormatError
 from .model import MESSAGE_ROLES, Embed, Turn
 from .narrative import Narrative, parse
+from .text import backtick_fence, normalize_newlines, trim_blank_lines
 from .transcript import Message, Pov, Transcript, _pov_roles, check_metadata, pinned_role
 
 if TYPE_CHECKING:
@@ -94,7 +95,6 @@ _ROLE_WORD = re.compile(r"[^\W\d_]+")
 _TURN_LABEL = re.compile(r"turn\s+\d+", re.IGNORECASE)
 _LABELLED = re.compile(r"(.*\S) -- ([^\W\d_]+)", re.DOTALL)
 _ESCAPED = re.compile(r"\\(.)", re.DOTALL)
-_BACKTICKS = re.compile(r"`+")
 _SENTINEL_HEADING = "Turn 0 -- user"
 _SENTINEL = f"## {_SENTINEL_HEADING}\n"
 _LINE_START = re.compile(r" {0,3}")
@@ -179,8 +179,7 @@ def _unescape(text: str) -> str:
 
 
 def _fence(content: str) -> str:
-    longest = max((len(run) for run in _BACKTICKS.findall(content)), default=0)
-    marks = "`" * max(3, longest + 1)
+    marks = backtick_fence(content)
     return f"{marks}{CONTENT_FENCE_INFO}\n{content}\n{marks}"
 
 
@@ -211,14 +210,7 @@ def _digest(text: str) -> str:
 
 def _trimmed(body: str) -> str:
     """What the segmenter gives back for *body*: normalized, blank edge lines removed."""
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
-    split = lines.split("\n")
-    start, end = 0, len(split)
-    while start < end and not split[start].strip():
-        start += 1
-    while end > start and not split[end - 1].strip():
-        end -= 1
-    return "\n".join(split[start:end])
+    return trim_blank_lines(normalize_newlines(body))
 
 
 # --- writing -------------------------------------------------------------------------------

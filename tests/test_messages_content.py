@@ -159,7 +159,10 @@ def test_sniffing_beats_the_extension() -> None:
     assert media_type_for("table.csv", b"a,b\n") == "text/csv"
     assert media_type_for("blob.bin", b"\x00\x01\x02\xff") == "application/octet-stream"
     assert sniff(b"<svg xmlns='http://www.w3.org/2000/svg'/>") == "image/svg+xml"
-    assert sniff(b"BM\x00\x00") == "image/bmp"
+    bmp = b"BM" + (70).to_bytes(4, "little") + bytes(4) + (54).to_bytes(4, "little")
+    assert sniff(bmp + (40).to_bytes(4, "little") + bytes(40)) == "image/bmp"
+    assert sniff(b"BMW service history\n") is None  # text that starts with "BM"
+    assert media_type_for("cars.txt", b"BMW service history\n") == "text/plain"
 
 
 def test_png_holding_jpeg_is_sent_as_jpeg() -> None:
@@ -174,7 +177,15 @@ def test_png_holding_jpeg_is_sent_as_jpeg() -> None:
     ("name", "data"),
     [
         ("logo.svg", b"<svg xmlns='http://www.w3.org/2000/svg'></svg>"),
-        ("scan.bmp", b"BM" + b"\x00" * 40),
+        (
+            "scan.bmp",
+            b"BM"
+            + (70).to_bytes(4, "little")
+            + bytes(4)
+            + (54).to_bytes(4, "little")
+            + (40).to_bytes(4, "little")
+            + bytes(40),
+        ),
         ("scan.tiff", b"II*\x00" + b"\x00" * 20),
         ("favicon.ico", b"\x00\x00\x01\x00" + b"\x00" * 20),
     ],

@@ -384,6 +384,10 @@ def test_links_keep_safe_targets_and_refuse_the_rest() -> None:
         (b"plain", "notes", "text/plain"),
         (b"\x00\x01\x02", "blob", "application/octet-stream"),
         (b"\xff\xfe\xfd", "blob", "application/octet-stream"),
+        (b"\xef\xbb\xbf<!-- c -->\n<svg/>", "x", "image/svg+xml"),
+        (b"BMW notes", "notes", "text/plain"),  # "BM" alone makes no shown image
+        (b"BM\x00\x00\x01\x00", "x.bmp", "application/octet-stream"),
+        (b"ID3 tag", "x", "text/plain"),
     ],
 )
 def test_sniff_media_type(data: bytes, name: str, expected: str) -> None:

@@ -13,7 +13,22 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ImportFormatError
-from .parts import Asset, Call, ChatTurn, Conversation, Part, Text, decode_base64, expect
+from .parts import (
+    Asset,
+    Call,
+    ChatTurn,
+    Conversation,
+    Part,
+    Text,
+    ToolResult,
+    decode_base64,
+    expect,
+    expect_items,
+    reject_unknown_keys,
+    split_body,
+    turns_of_message,
+    without_results,
+)
 
 __all__ = ["read"]
 
@@ -22,11 +37,7 @@ _IGNORED_BLOCK_KEYS = {"cache_control", "citations"}
 
 
 def _check_keys(block: dict[str, Any], known: set[str], where: str) -> None:
-    for key in block:
-        if key not in known and key not in _IGNORED_BLOCK_KEYS:
-            raise ImportFormatError(
-                f"unsupported key {key!r}", name=where, hint="remove it before importing"
-            )
+    reject_unknown_keys(block, known | _IGNORED_BLOCK_KEYS, where=where)
 
 
 def _source(block: dict[str, Any], where: str) -> Asset:
@@ -45,16 +56,12 @@ def _source(block: dict[str, Any], where: str) -> Asset:
     )
 
 
-def block_parts(
-    content: Any, *, where: str, allow_tools: bool
-) -> list[Part | tuple[str, list[Part]]]:
+def block_parts(content: Any, *, where: str, allow_tools: bool) -> list[Part | ToolResult]:
     """Read a content string or block list; a tool result comes back as ``(id, parts)``."""
     if isinstance(content, str):
         return [Text(content)]
-    parts: list[Part | tuple[str, list[Part]]] = []
-    for index, raw in enumerate(expect(content, list, where=where)):
-        here = f"{where}[{index}]"
-        block = expect(raw, dict, where=here)
+    parts: list[Part | ToolResult] = []
+    for here, block in expect_items(content, where=where):
         kind = block.get("type")
         if kind == "text":
             _check_keys(block, {"type", "text"}, here)
@@ -82,8 +89,8 @@ def block_parts(
             inner = block_parts(
                 block.get("content", []), where=f"{here}.content", allow_tools=False
             )
-            result = [item for item in inner if not isinstance(item, tuple)]
-            parts.append((expect(block.get("tool_use_id"), str, where=here), result))
+            call_id = expect(block.get("tool_use_id"), str, where=here)
+            parts.append((call_id, without_results(inner)))
         else:
             raise ImportFormatError(
                 f"unsupported block type {kind!r}",
@@ -96,34 +103,15 @@ def block_parts(
 def read_messages(messages: Any, *, where: str = "messages") -> list[ChatTurn]:
     """Read an Anthropic ``messages`` list into turns."""
     turns: list[ChatTurn] = []
-    for index, raw in enumerate(expect(messages, list, where=where)):
-        here = f"{where}[{index}]"
-        message = expect(raw, dict, where=here)
+    for here, message in expect_items(messages, where=where):
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
             raise ImportFormatError(
                 f"unknown message role {role!r}", name=here, hint="use user or assistant"
             )
-        for key in message:
-            if key not in ("role", "content"):
-                raise ImportFormatError(
-                    f"unsupported key {key!r}", name=here, hint="remove it before importing"
-                )
-        current: ChatTurn | None = None
-        produced = False
-        for part in block_parts(message.get("content"), where=f"{here}.content", allow_tools=True):
-            if isinstance(part, tuple):
-                turns.append(ChatTurn("tool", part[1], part[0]))
-                current = None
-                produced = True
-                continue
-            if current is None:
-                current = ChatTurn(role, [])
-                turns.append(current)
-                produced = True
-            current.parts.append(part)
-        if not produced:
-            turns.append(ChatTurn(role, []))
+        reject_unknown_keys(message, ("role", "content"), where=here)
+        parts = block_parts(message.get("content"), where=f"{here}.content", allow_tools=True)
+        turns.extend(turns_of_message(role, parts))
     return turns
 
 
@@ -132,17 +120,15 @@ def read(data: Any) -> Conversation:
 
     :raises ImportFormatError: for anything outside the Messages shapes.
     """
-    if not isinstance(data, dict):
-        return Conversation(read_messages(data))
-    body = dict(data)
-    if "messages" not in body:
-        raise ImportFormatError(
-            "an Anthropic request body needs a 'messages' list",
-            hint="give the messages list or a body with 'messages'",
-        )
-    turns = read_messages(body.pop("messages"))
-    system = body.pop("system", None)
+    messages, settings = split_body(
+        data,
+        "messages",
+        missing="an Anthropic request body needs a 'messages' list",
+        hint="give the messages list or a body with 'messages'",
+    )
+    turns = read_messages(messages)
+    system = settings.pop("system", None)
     if system is not None:
         parts = block_parts(system, where="system", allow_tools=False)
-        turns.insert(0, ChatTurn("system", [p for p in parts if not isinstance(p, tuple)]))
-    return Conversation(turns, settings=body)
+        turns.insert(0, ChatTurn("system", without_results(parts)))
+    return Conversation(turns, settings=settings)

@@ -23,6 +23,7 @@ from ..errors import ImportFormatError
 from ..model import Embed
 from ..narrative import default_parser
 from ..syntax import DELIMITERS_KEY, EMBEDS_KEY
+from ..text import normalize_newlines, trim_blank_lines
 
 __all__ = ["escape_text", "normalize_text"]
 
@@ -38,14 +39,7 @@ _STRUCTURE_CHARACTERS = frozenset("@#=-<`~")
 def normalize_text(text: str) -> str:
     """The text as a turn reads it back: line endings as ``\\n``, NUL as U+FFFD, leading
     and trailing blank lines removed."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
-    lines = text.split("\n")
-    start, end = 0, len(lines)
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return "\n".join(lines[start:end])
+    return trim_blank_lines(normalize_newlines(text))
 
 
 def _insert(lines: list[str], line: int, column: int, text: str) -> None:

@@ -19,7 +19,21 @@ from typing import Any
 
 from ..errors import ImportFormatError
 from ..model import Role
-from .parts import Asset, Call, ChatTurn, Conversation, Part, Text, decode_base64, expect
+from .parts import (
+    Asset,
+    Call,
+    ChatTurn,
+    Conversation,
+    Part,
+    Text,
+    ToolResult,
+    decode_base64,
+    expect,
+    expect_items,
+    split_body,
+    turns_of_message,
+    without_results,
+)
 
 __all__ = ["read"]
 
@@ -75,11 +89,9 @@ class _Calls:
         )
 
 
-def _parts(raw_parts: Any, calls: _Calls, *, where: str) -> list[Part | tuple[str, list[Part]]]:
-    parts: list[Part | tuple[str, list[Part]]] = []
-    for index, raw in enumerate(expect(raw_parts, list, where=where)):
-        here = f"{where}[{index}]"
-        part = expect(raw, dict, where=here)
+def _parts(raw_parts: Any, calls: _Calls, *, where: str) -> list[Part | ToolResult]:
+    parts: list[Part | ToolResult] = []
+    for here, part in expect_items(raw_parts, where=where):
         inline = _get(part, "inline_data")
         call = _get(part, "function_call")
         response = _get(part, "function_response")
@@ -121,28 +133,14 @@ def read_contents(contents: Any, *, where: str = "contents") -> list[ChatTurn]:
     items = expect(contents, list, where=where)
     calls = _Calls(items)
     turns: list[ChatTurn] = []
-    for index, raw in enumerate(items):
-        here = f"{where}[{index}]"
-        content = expect(raw, dict, where=here)
+    for here, content in expect_items(items, where=where):
         role = _ROLES.get(str(content.get("role", "user")))
         if role is None:
             raise ImportFormatError(
                 f"unknown role {content.get('role')!r}", name=here, hint="use user or model"
             )
-        current: ChatTurn | None = None
-        produced = False
-        for part in _parts(content.get("parts", []), calls, where=f"{here}.parts"):
-            produced = True
-            if isinstance(part, tuple):
-                turns.append(ChatTurn("tool", part[1], part[0]))
-                current = None
-                continue
-            if current is None:
-                current = ChatTurn(role, [])
-                turns.append(current)
-            current.parts.append(part)
-        if not produced:
-            turns.append(ChatTurn(role, []))
+        parts = _parts(content.get("parts", []), calls, where=f"{here}.parts")
+        turns.extend(turns_of_message(role, parts))
     return turns
 
 
@@ -157,15 +155,13 @@ def read(data: Any) -> Conversation:
 
     :raises ImportFormatError: for anything outside the Gemini shapes.
     """
-    if not isinstance(data, dict):
-        return Conversation(read_contents(data))
-    body = dict(data)
-    if "contents" not in body:
-        raise ImportFormatError(
-            "a Gemini request body needs a 'contents' list",
-            hint="give the contents list or a body with 'contents'",
-        )
-    turns = read_contents(body.pop("contents"))
+    contents, body = split_body(
+        data,
+        "contents",
+        missing="a Gemini request body needs a 'contents' list",
+        hint="give the contents list or a body with 'contents'",
+    )
+    turns = read_contents(contents)
     settings: dict[str, Any] = {}
     system: Any = None
     for key in ("config", "generation_config", "generationConfig"):
@@ -186,5 +182,5 @@ def read(data: Any) -> Conversation:
             system = {"parts": system}
         instruction = expect(system, dict, where="system_instruction")
         parts = _parts(instruction.get("parts", []), _Calls([]), where="system_instruction.parts")
-        turns.insert(0, ChatTurn("system", [p for p in parts if not isinstance(p, tuple)]))
+        turns.insert(0, ChatTurn("system", without_results(parts)))
     return Conversation(turns, settings=settings)

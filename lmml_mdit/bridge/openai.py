@@ -22,9 +22,11 @@ from .parts import (
     decode_base64,
     decode_data_uri,
     expect,
+    expect_items,
+    split_body,
 )
 
-__all__ = ["parse_arguments", "read"]
+__all__ = ["audio_asset", "file_data_asset", "parse_arguments", "read"]
 
 _AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _SYSTEM_ROLES = {"system", "developer"}
@@ -40,6 +42,28 @@ def parse_arguments(text: Any, *, where: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+def audio_asset(part: dict[str, Any], *, where: str) -> Asset:
+    """The asset of an ``input_audio`` part (Chat Completions and Responses alike):
+    base64 ``data`` in a ``format`` (``wav``, ``mp3``)."""
+    audio = expect(part.get("input_audio"), dict, where=where)
+    media_type = _AUDIO_TYPES.get(str(audio.get("format")), f"audio/{audio.get('format')}")
+    return Asset(decode_base64(audio.get("data"), where=where), media_type)
+
+
+def file_data_asset(file: dict[str, Any], *, where: str, missing: str) -> Asset:
+    """The asset of a file part (Chat Completions and Responses alike): its ``file_data``
+    data URI. A file id or URL is never fetched.
+
+    :param missing: the error message when the part has no ``file_data``.
+    :raises ImportFormatError: without ``file_data``, or for a malformed data URI.
+    """
+    if "file_data" not in file:
+        raise ImportFormatError(
+            missing, name=where, hint="embed the file as a data URI in file_data"
+        )
+    return decode_data_uri(file["file_data"], where=where)
 
 
 def _unexpected_keys(message: dict[str, Any], known: set[str], where: str) -> None:
@@ -60,9 +84,7 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
     if isinstance(content, str):
         return [Text(content)]
     parts: list[Part] = []
-    for index, raw in enumerate(expect(content, list, where=where)):
-        here = f"{where}.content[{index}]"
-        part = expect(raw, dict, where=here)
+    for here, part in expect_items(content, where=f"{where}.content"):
         kind = part.get("type")
         if kind == "text":
             parts.append(Text(expect(part.get("text"), str, where=here)))
@@ -76,18 +98,11 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
             image = expect(part.get("image_url"), dict, where=here)
             parts.append(decode_data_uri(image.get("url"), where=here))
         elif kind == "input_audio":
-            audio = expect(part.get("input_audio"), dict, where=here)
-            media_type = _AUDIO_TYPES.get(str(audio.get("format")), f"audio/{audio.get('format')}")
-            parts.append(Asset(decode_base64(audio.get("data"), where=here), media_type))
+            parts.append(audio_asset(part, where=here))
         elif kind == "file":
             file = expect(part.get("file"), dict, where=here)
-            if "file_data" not in file:
-                raise ImportFormatError(
-                    "a file part without file_data (a file id) cannot be imported",
-                    name=here,
-                    hint="embed the file as a data URI in file_data",
-                )
-            parts.append(decode_data_uri(file["file_data"], where=here))
+            missing = "a file part without file_data (a file id) cannot be imported"
+            parts.append(file_data_asset(file, where=here, missing=missing))
         else:
             raise ImportFormatError(
                 f"unknown content part type {kind!r}",
@@ -122,9 +137,7 @@ def _tool_calls(raw: Any, *, where: str) -> list[Call]:
 def read_messages(messages: Any, *, where: str = "messages") -> list[ChatTurn]:
     """Read a Chat Completions ``messages`` list into turns."""
     turns: list[ChatTurn] = []
-    for index, raw in enumerate(expect(messages, list, where=where)):
-        here = f"{where}[{index}]"
-        message = expect(raw, dict, where=here)
+    for here, message in expect_items(messages, where=where):
         role = message.get("role")
         if role in _SYSTEM_ROLES or role == "user":
             _unexpected_keys(message, {"role", "content"}, here)
@@ -160,13 +173,10 @@ def read(data: Any) -> Conversation:
 
     :raises ImportFormatError: for anything outside the Chat Completions shapes.
     """
-    if isinstance(data, dict):
-        body = dict(data)
-        messages = body.pop("messages", None)
-        if messages is None:
-            raise ImportFormatError(
-                "a Chat Completions request body needs a 'messages' list",
-                hint="give the messages list or a body with 'messages'",
-            )
-        return Conversation(read_messages(messages), settings=body)
-    return Conversation(read_messages(data))
+    messages, settings = split_body(
+        data,
+        "messages",
+        missing="a Chat Completions request body needs a 'messages' list",
+        hint="give the messages list or a body with 'messages'",
+    )
+    return Conversation(read_messages(messages), settings=settings)

@@ -14,22 +14,22 @@ from typing import Any
 
 from ..errors import ImportFormatError
 from ..model import Role
-from .openai import parse_arguments
+from .openai import audio_asset, file_data_asset, parse_arguments
 from .parts import (
-    Asset,
     Call,
     ChatTurn,
     Conversation,
     Part,
     Text,
-    decode_base64,
     decode_data_uri,
     expect,
+    expect_items,
+    reject_unknown_keys,
+    split_body,
 )
 
 __all__ = ["read"]
 
-_AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _ROLES: dict[str, Role] = {
     "user": "user",
     "assistant": "assistant",
@@ -38,6 +38,7 @@ _ROLES: dict[str, Role] = {
 }
 # Replay bookkeeping the API adds to output items; it carries no conversation content.
 _IGNORED_ITEM_KEYS = {"id", "status"}
+_ITEM_KEYS = {"type", "role", "content", "call_id", "name", "arguments", "output"}
 
 
 def content_parts(content: Any, *, where: str) -> list[Part]:
@@ -45,9 +46,7 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
     if isinstance(content, str):
         return [Text(content)]
     parts: list[Part] = []
-    for index, raw in enumerate(expect(content, list, where=where)):
-        here = f"{where}[{index}]"
-        part = expect(raw, dict, where=here)
+    for here, part in expect_items(content, where=where):
         kind = part.get("type")
         if kind in ("input_text", "output_text"):
             if part.get("annotations"):
@@ -60,17 +59,10 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
         elif kind == "input_image":
             parts.append(decode_data_uri(part.get("image_url"), where=here))
         elif kind == "input_file":
-            if "file_data" not in part:
-                raise ImportFormatError(
-                    "an input_file without file_data (a file id or URL) cannot be imported",
-                    name=here,
-                    hint="embed the file as a data URI in file_data",
-                )
-            parts.append(decode_data_uri(part["file_data"], where=here))
+            missing = "an input_file without file_data (a file id or URL) cannot be imported"
+            parts.append(file_data_asset(part, where=here, missing=missing))
         elif kind == "input_audio":
-            audio = expect(part.get("input_audio"), dict, where=here)
-            media_type = _AUDIO_TYPES.get(str(audio.get("format")), f"audio/{audio.get('format')}")
-            parts.append(Asset(decode_base64(audio.get("data"), where=here), media_type))
+            parts.append(audio_asset(part, where=here))
         else:
             raise ImportFormatError(
                 f"unknown content part type {kind!r}",
@@ -85,9 +77,7 @@ def read_items(items: Any, *, where: str = "input") -> list[ChatTurn]:
     if isinstance(items, str):
         return [ChatTurn("user", [Text(items)])]
     turns: list[ChatTurn] = []
-    for index, raw in enumerate(expect(items, list, where=where)):
-        here = f"{where}[{index}]"
-        item = expect(raw, dict, where=here)
+    for here, item in expect_items(items, where=where):
         kind = item.get("type", "message")
         if kind == "message":
             role = _ROLES.get(str(item.get("role")))
@@ -121,15 +111,7 @@ def read_items(items: Any, *, where: str = "input") -> list[ChatTurn]:
                 name=here,
                 hint="only message, function_call and function_call_output items are imported",
             )
-        for key in item:
-            if (
-                key
-                not in {"type", "role", "content", "call_id", "name", "arguments", "output"}
-                | _IGNORED_ITEM_KEYS
-            ):
-                raise ImportFormatError(
-                    f"unsupported key {key!r}", name=here, hint="remove it before importing"
-                )
+        reject_unknown_keys(item, _ITEM_KEYS | _IGNORED_ITEM_KEYS, where=here)
     return turns
 
 
@@ -138,18 +120,14 @@ def read(data: Any) -> Conversation:
 
     :raises ImportFormatError: for anything outside the Responses shapes.
     """
-    if isinstance(data, dict):
-        body = dict(data)
-        if "input" not in body:
-            raise ImportFormatError(
-                "a Responses request body needs an 'input'",
-                hint="give the input item list or a body with 'input'",
-            )
-        turns = read_items(body.pop("input"))
-        instructions = body.pop("instructions", None)
-        if instructions is not None:
-            turns.insert(
-                0, ChatTurn("system", [Text(expect(instructions, str, where="instructions"))])
-            )
-        return Conversation(turns, settings=body)
-    return Conversation(read_items(data))
+    items, settings = split_body(
+        data,
+        "input",
+        missing="a Responses request body needs an 'input'",
+        hint="give the input item list or a body with 'input'",
+    )
+    turns = read_items(items)
+    instructions = settings.pop("instructions", None)
+    if instructions is not None:
+        turns.insert(0, ChatTurn("system", [Text(expect(instructions, str, where="instructions"))]))
+    return Conversation(turns, settings=settings)

@@ -13,6 +13,7 @@ import binascii
 import mimetypes
 import re
 import urllib.parse
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -26,9 +27,16 @@ __all__ = [
     "Conversation",
     "Part",
     "Text",
+    "ToolResult",
     "decode_base64",
     "decode_data_uri",
+    "expect",
+    "expect_items",
     "extension_for",
+    "reject_unknown_keys",
+    "split_body",
+    "turns_of_message",
+    "without_results",
 ]
 
 
@@ -66,6 +74,9 @@ class Call:
 
 
 Part: TypeAlias = Text | Asset | Call
+
+ToolResult: TypeAlias = tuple[str, list[Part]]
+"""A tool result inside a message (Anthropic, Gemini): the call id it answers and its parts."""
 
 
 @dataclass
@@ -196,3 +207,66 @@ def expect(value: Any, kind: type | tuple[type, ...], *, where: str) -> Any:
         name=where,
         hint="check that the payload matches the format given",
     )
+
+
+def expect_items(value: Any, *, where: str) -> Iterator[tuple[str, Any]]:
+    """Each item of the list *value* with its location ``where[i]``; every item must be an
+    object.
+
+    :raises ImportFormatError: when *value* is not a list or an item is not an object.
+    """
+    for index, raw in enumerate(expect(value, list, where=where)):
+        here = f"{where}[{index}]"
+        yield here, expect(raw, dict, where=here)
+
+
+def reject_unknown_keys(mapping: dict[str, Any], known: Iterable[str], *, where: str) -> None:
+    """Refuse a key outside *known*: nothing in a payload is dropped silently.
+
+    :raises ImportFormatError: naming the first unknown key.
+    """
+    allowed = set(known)
+    for key in mapping:
+        if key not in allowed:
+            raise ImportFormatError(
+                f"unsupported key {key!r}", name=where, hint="remove it before importing"
+            )
+
+
+def split_body(data: Any, key: str, *, missing: str, hint: str) -> tuple[Any, dict[str, Any]]:
+    """Split a request body into its conversation (the value under *key*) and the rest, the
+    settings. Anything but an object is the conversation itself, with no settings.
+
+    :param missing: the error message when the body has no *key* (or it is null).
+    :param hint: what to do about it.
+    :raises ImportFormatError: for an object without *key*.
+    """
+    if not isinstance(data, dict):
+        return data, {}
+    body = dict(data)
+    conversation = body.pop(key, None)
+    if conversation is None:
+        raise ImportFormatError(missing, hint=hint)
+    return conversation, body
+
+
+def without_results(parts: Iterable[Part | ToolResult]) -> list[Part]:
+    """*parts* without the tool results (where a format allows none, e.g. a system prompt)."""
+    return [part for part in parts if not isinstance(part, tuple)]
+
+
+def turns_of_message(role: Role, parts: Iterable[Part | ToolResult]) -> list[ChatTurn]:
+    """One message's parts as turns, in order: each tool result a ``tool`` turn of its own,
+    each run of other parts a *role* turn; a message without parts one empty turn."""
+    turns: list[ChatTurn] = []
+    current: ChatTurn | None = None
+    for part in parts:
+        if isinstance(part, tuple):
+            turns.append(ChatTurn("tool", part[1], part[0]))
+            current = None
+            continue
+        if current is None:
+            current = ChatTurn(role, [])
+            turns.append(current)
+        current.parts.append(part)
+    return turns or [ChatTurn(role, [])]

@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ImportFormatError, UnsupportedContentError
 from ..model import Role
-from .parts import Call, ChatTurn, Conversation, Text, expect
+from .parts import (
+    Call,
+    ChatTurn,
+    Conversation,
+    Text,
+    expect,
+    expect_items,
+    reject_unknown_keys,
+    split_body,
+)
 from .reader import read_turns
 
 if TYPE_CHECKING:
@@ -69,16 +78,10 @@ def read_conversations(entries: Any, *, where: str = "conversations") -> list[Ch
     turns: list[ChatTurn] = []
     open_calls: list[str] = []
     counter = [0]
-    for index, raw in enumerate(expect(entries, list, where=where)):
-        here = f"{where}[{index}]"
-        entry = expect(raw, dict, where=here)
+    for here, entry in expect_items(entries, where=where):
         source = str(entry.get("from", "")).lower()
         value = entry.get("value", "")
-        for key in entry:
-            if key not in ("from", "value"):
-                raise ImportFormatError(
-                    f"unsupported key {key!r}", name=here, hint="remove it before importing"
-                )
+        reject_unknown_keys(entry, ("from", "value"), where=here)
         if source in _TEXT_ROLES:
             role = _TEXT_ROLES[source]
             turns.append(ChatTurn(role, [Text(expect(value, str, where=here))]))
@@ -113,19 +116,17 @@ def read(data: Any) -> Conversation:
 
     :raises ImportFormatError: for anything outside the ShareGPT shape.
     """
-    if not isinstance(data, dict):
-        return Conversation(read_conversations(data))
-    body = dict(data)
-    if "conversations" not in body:
-        raise ImportFormatError(
-            "a ShareGPT record needs a 'conversations' list",
-            hint="give the record or its conversations list",
-        )
-    turns = read_conversations(body.pop("conversations"))
-    system = body.pop("system", None)
+    conversations, settings = split_body(
+        data,
+        "conversations",
+        missing="a ShareGPT record needs a 'conversations' list",
+        hint="give the record or its conversations list",
+    )
+    turns = read_conversations(conversations)
+    system = settings.pop("system", None)
     if system:
         turns.insert(0, ChatTurn("system", [Text(expect(system, str, where="system"))]))
-    return Conversation(turns, settings=body)
+    return Conversation(turns, settings=settings)
 
 
 def export_sharegpt(bundle: Bundle) -> dict[str, Any]:

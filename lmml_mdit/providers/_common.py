@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..content import Message, Options
 from ..errors import InvalidToolCallError, UnsupportedContentError
-from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart
+from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..text import backtick_fence
 from ..toolcalls import ToolCall
 
 __all__ = [
     "PROVIDER_TITLES",
     "Payload",
+    "append_merged",
     "arguments_object",
     "describe",
+    "start_body",
+    "system_texts",
     "text_file_text",
     "text_mode",
     "unsupported",
@@ -26,8 +29,6 @@ PROVIDER_TITLES = {
     "anthropic": "Anthropic Messages",
     "gemini": "Gemini",
 }
-
-_BACKTICKS = re.compile(r"`{3,}")
 
 
 def describe(part: Part) -> str:
@@ -67,10 +68,42 @@ def text_file_text(part: TextFilePart) -> str:
     """A text file as Markdown: its name on a line, then its text in a code fence long
     enough that no backtick run inside can close it."""
     text = part.text[:-1] if part.text.endswith("\n") else part.text
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = backtick_fence(text)
     info = part.asset.extension.lstrip(".")
     return f"{part.asset.name}:\n{fence}{info}\n{text}\n{fence}"
+
+
+def system_texts(message: Message, provider: str, *, hint: str | None = None) -> list[str]:
+    """The text of a system message for a provider that keeps system content apart (text
+    parts as they are, text files as :func:`text_file_text`).
+
+    :raises UnsupportedContentError: for any other part (an image, a document, audio).
+    """
+    texts: list[str] = []
+    for item in message.items:
+        if isinstance(item, TextPart):
+            texts.append(item.text)
+        elif isinstance(item, TextFilePart):
+            texts.append(text_file_text(item))
+        elif not isinstance(item, ToolCall):
+            raise unsupported(item, provider, message, hint=hint)
+    return texts
+
+
+def append_merged(
+    messages: list[dict[str, Any]], role: str, key: str, items: list[dict[str, Any]]
+) -> None:
+    """Append a message of *role* holding *items* under *key*, or extend the last message
+    when it has the same role (consecutive messages of one role become one)."""
+    if messages and messages[-1]["role"] == role:
+        messages[-1][key].extend(items)
+    else:
+        messages.append({"role": role, key: items})
+
+
+def start_body(model: str | None) -> dict[str, Any]:
+    """A request body's first key: ``model``, when one is given."""
+    return {} if model is None else {"model": model}
 
 
 def text_mode(options: Options, default: str) -> str:

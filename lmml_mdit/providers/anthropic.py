@@ -21,7 +21,16 @@ from typing import Any
 from ..content import Conversation, Message, Options
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
 from ..toolcalls import ToolCall
-from ._common import Payload, arguments_object, text_file_text, text_mode, unsupported
+from ._common import (
+    Payload,
+    append_merged,
+    arguments_object,
+    start_body,
+    system_texts,
+    text_file_text,
+    text_mode,
+    unsupported,
+)
 
 __all__ = ["PROVIDER", "export", "request"]
 
@@ -93,13 +102,8 @@ def export(conversation: Conversation, options: Options) -> Payload:
         blocks: list[dict[str, Any]] = []
         role = "user"
         if message.role == "system":
-            for item in message.items:
-                if isinstance(item, TextPart):
-                    system.append({"type": "text", "text": item.text})
-                elif isinstance(item, TextFilePart):
-                    system.append({"type": "text", "text": text_file_text(item)})
-                elif not isinstance(item, ToolCall):
-                    raise unsupported(item, PROVIDER, message)
+            texts = system_texts(message, PROVIDER)
+            system.extend({"type": "text", "text": text} for text in texts)
             continue
         if message.role == "assistant":
             role = "assistant"
@@ -136,18 +140,13 @@ def export(conversation: Conversation, options: Options) -> Payload:
             if content:
                 result["content"] = content
             blocks = [result]
-        if out and out[-1]["role"] == role:
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
+        append_merged(out, role, "content", blocks)
     return Payload(PROVIDER, out, system or None, conversation.warnings)
 
 
 def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
     """The Messages request body (``system`` at the top level)."""
-    body: dict[str, Any] = {}
-    if model is not None:
-        body["model"] = model
+    body = start_body(model)
     if "max_tokens" in params:
         body["max_tokens"] = params.pop("max_tokens")
     if payload.system:

@@ -25,7 +25,15 @@ from typing import Any
 from ..content import Conversation, Options
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
 from ..toolcalls import ToolCall
-from ._common import Payload, arguments_object, text_file_text, text_mode, unsupported
+from ._common import (
+    Payload,
+    append_merged,
+    arguments_object,
+    start_body,
+    system_texts,
+    text_file_text,
+    text_mode,
+)
 
 __all__ = ["PROVIDER", "export", "request"]
 
@@ -66,6 +74,8 @@ NATIVE_SETTINGS = frozenset(
 
 LIST_SETTINGS = frozenset({"stop_sequences"})
 
+_SYSTEM_TEXT_ONLY = "a system instruction holds text only"
+
 
 def _part(part: Part, options: Options) -> dict[str, Any]:
     if isinstance(part, TextPart):
@@ -103,15 +113,8 @@ def export(conversation: Conversation, options: Options) -> Payload:
         parts: list[dict[str, Any]] = []
         role = "user"
         if message.role == "system":
-            for item in message.items:
-                if isinstance(item, TextPart):
-                    system_parts.append({"text": item.text})
-                elif isinstance(item, TextFilePart):
-                    system_parts.append({"text": text_file_text(item)})
-                elif not isinstance(item, ToolCall):
-                    raise unsupported(
-                        item, PROVIDER, message, hint="a system instruction holds text only"
-                    )
+            texts = system_texts(message, PROVIDER, hint=_SYSTEM_TEXT_ONLY)
+            system_parts.extend({"text": text} for text in texts)
             continue
         if message.role == "assistant":
             role = "model"
@@ -135,7 +138,7 @@ def export(conversation: Conversation, options: Options) -> Payload:
         else:
             call = message.call
             assert call is not None
-            texts: list[str] = []
+            texts = []
             assets: list[dict[str, Any]] = []
             for item in message.items:
                 if isinstance(item, TextPart):
@@ -146,19 +149,14 @@ def export(conversation: Conversation, options: Options) -> Payload:
                     assets.append(_part(item, options))
             response = {"id": call.id, "name": call.name, "response": _response(texts)}
             parts = [{"function_response": response}, *assets]
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": parts})
+        append_merged(contents, role, "parts", parts)
     system = {"parts": system_parts} if system_parts else None
     return Payload(PROVIDER, contents, system, conversation.warnings)
 
 
 def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
     """The ``generate_content`` keyword arguments: model, contents and config."""
-    body: dict[str, Any] = {}
-    if model is not None:
-        body["model"] = model
+    body = start_body(model)
     body["contents"] = payload.messages
     config: dict[str, Any] = {}
     if payload.system:

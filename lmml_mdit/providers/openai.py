@@ -18,7 +18,7 @@ from typing import Any
 from ..content import Conversation, Message, Options
 from ..handlers import DocumentPart, ImagePart, Part, TextFilePart, TextPart
 from ..toolcalls import ToolCall
-from ._common import Payload, text_file_text, unsupported
+from ._common import Payload, start_body, text_file_text, unsupported
 
 __all__ = ["PROVIDER", "content_part", "export", "request"]
 
@@ -173,9 +173,7 @@ def export(conversation: Conversation, options: Options) -> Payload:
 
 def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
     """The Chat Completions request body."""
-    body: dict[str, Any] = {}
-    if model is not None:
-        body["model"] = model
+    body = start_body(model)
     body["messages"] = payload.messages
     body.update(params)
     return body

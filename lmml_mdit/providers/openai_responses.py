@@ -19,7 +19,7 @@ from typing import Any
 from ..content import Conversation, Message, Options
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
 from ..toolcalls import ToolCall
-from ._common import Payload, text_file_text, text_mode, unsupported
+from ._common import Payload, start_body, text_file_text, text_mode, unsupported
 
 __all__ = ["PROVIDER", "export", "request"]
 
@@ -149,9 +149,7 @@ def _assistant_text(texts: list[str]) -> dict[str, Any]:
 
 def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
     """The Responses request body."""
-    body: dict[str, Any] = {}
-    if model is not None:
-        body["model"] = model
+    body = start_body(model)
     body["input"] = payload.messages
     body.update(params)
     return body

@@ -1,0 +1,65 @@
+"""Plain-text helpers shared by the readers and writers: newlines and blank edge lines.
+
+These are pure functions on ``str`` with no dependency on the rest of the package, so any
+module may use them. "Blank" means empty or whitespace only (``str.strip`` leaves nothing),
+the same rule the segmenter uses when it cuts a turn's text out of the narrative.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["backtick_fence", "blank_edges", "normalize_newlines", "trim_blank_lines"]
+
+_BACKTICK_RUN = re.compile(r"`{3,}")
+
+
+def normalize_newlines(text: str) -> str:
+    """*text* as markdown-it reads it: ``\\r\\n`` and lone ``\\r`` become ``\\n``, and NUL
+    becomes U+FFFD (the replacement character).
+
+    :param text: any text.
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+
+
+def blank_edges(lines: Sequence[str], start: int = 0, end: int | None = None) -> tuple[int, int]:
+    """The bounds of ``lines[start:end]`` without its leading and trailing blank lines.
+
+    :param lines: lines without line endings.
+    :param start: the first index to consider.
+    :param end: one past the last index to consider; ``None`` for ``len(lines)``.
+    :returns: ``(first, last)`` with ``start <= first <= last <= end``; ``first == last``
+        when every line in the range is blank.
+    """
+    if end is None:
+        end = len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return start, end
+
+
+def trim_blank_lines(text: str) -> str:
+    """*text* without its leading and trailing blank lines; inner lines are kept verbatim.
+
+    *text* should already be normalised (:func:`normalize_newlines`): only ``\\n`` separates
+    lines here.
+
+    :param text: text with ``\\n`` line endings.
+    """
+    lines = text.split("\n")
+    first, last = blank_edges(lines)
+    return "\n".join(lines[first:last])
+
+
+def backtick_fence(text: str) -> str:
+    """The backtick run for a code fence around *text*: at least three, and longer than
+    any run inside, so no line of *text* can close the fence.
+
+    :param text: the text the fence will hold.
+    """
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    return "`" * max(3, longest + 1)

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lmml_mdit.narrative import parse
+from lmml_mdit.text import backtick_fence, blank_edges, normalize_newlines, trim_blank_lines
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a\r\nb", "a\nb"),
+        ("a\rb", "a\nb"),
+        ("a\r\r\nb", "a\n\nb"),
+        ("a\n\rb", "a\n\nb"),
+        ("nul\x00here", "nul\ufffdhere"),
+        ("plain\n", "plain\n"),
+    ],
+)
+def test_normalize_newlines(text: str, expected: str) -> None:
+    assert normalize_newlines(text) == expected
+
+
+@given(st.text())
+def test_normalize_newlines_matches_the_parser(text: str) -> None:
+    result = normalize_newlines(text)
+    assert "\r" not in result and "\x00" not in result
+    assert parse(text).source == result
+
+
+@pytest.mark.parametrize(
+    ("lines", "start", "end", "expected"),
+    [
+        ([], 0, None, (0, 0)),
+        (["", " ", "\t"], 0, None, (3, 3)),
+        (["", "a", "  ", "b", " "], 0, None, (1, 4)),
+        (["a", "", "b"], 0, None, (0, 3)),
+        (["x", "", "a", "", "y"], 1, 4, (2, 3)),
+        (["x", "", "", "y"], 1, 3, (3, 3)),
+        (["\u3000", "a", "\u2028"], 0, None, (1, 2)),  # Unicode whitespace is blank too
+    ],
+)
+def test_blank_edges(
+    lines: list[str], start: int, end: int | None, expected: tuple[int, int]
+) -> None:
+    assert blank_edges(lines, start, end) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", ""),
+        ("\n \n\t\n", ""),
+        ("\n\n  a\n\n b \n\n", "  a\n\n b "),
+        ("a", "a"),
+    ],
+)
+def test_trim_blank_lines(text: str, expected: str) -> None:
+    assert trim_blank_lines(text) == expected
+
+
+@given(st.text(alphabet=" \t\nab"))
+def test_trim_blank_lines_is_idempotent_and_keeps_the_middle(text: str) -> None:
+    trimmed = trim_blank_lines(text)
+    assert trim_blank_lines(trimmed) == trimmed
+    assert trimmed.strip() == text.strip()
+    assert trimmed in text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "```"),
+        ("a `b` c ``d``", "```"),
+        ("```py\nx\n```", "````"),
+        ("`````", "``````"),
+        ("```` and ```", "`````"),
+    ],
+)
+def test_backtick_fence(text: str, expected: str) -> None:
+    assert backtick_fence(text) == expected
+
+
+@given(st.text(alphabet="`a\n"))
+def test_backtick_fence_outruns_every_run(text: str) -> None:
+    fence = backtick_fence(text)
+    assert len(fence) >= 3 and set(fence) == {"`"}
+    assert fence not in text
