@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import TranscriptTypeError
+
 __all__ = [
     "OPENING_USER_PLACEHOLDER",
     "SEPARATOR",
@@ -57,6 +59,29 @@ class FlattenFlags:
 
     supports_system_role: bool = True
     requires_alternating_roles: bool = False
+
+
+def _checked(messages: object) -> Sequence[Mapping[str, Any]]:
+    """*messages* when it is a list of message dicts, so that bad input fails here, clearly,
+    and not deep inside a merge."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TranscriptTypeError(
+            f"messages must be a list of dicts, not {type(messages).__name__}",
+            hint='pass [{"role": "user", "content": "hi"}]',
+        )
+    for position, message in enumerate(messages):
+        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+            raise TranscriptTypeError(
+                f"message {position} must be a dict with a string role, not {message!r:.60}",
+                hint='pass {"role": "user", "content": "hi"}',
+            )
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise TranscriptTypeError(
+                f"message {position} content must be a string or a list of parts, "
+                f"not {type(content).__name__}"
+            )
+    return messages
 
 
 def _copy(message: Mapping[str, Any]) -> ChatMessage:
@@ -109,8 +134,11 @@ def fold_system(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
     nothing. The folded message has no ``"author"``, so no label lands on system text.
 
     :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
     :returns: a new list without any ``system`` message.
     """
+    messages = _checked(messages)
     index = 0
     leading: list[Any] = []
     while index < len(messages) and messages[index].get("role") == "system":
@@ -149,9 +177,12 @@ def merge_same_role(
     one message is copied unchanged.
 
     :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
     :param label_authors: whether to label the parts of a run with several authors.
     :returns: a new list in which no two neighbours share a mergeable role.
     """
+    messages = _checked(messages)
     merged: list[ChatMessage] = []
     run: list[Mapping[str, Any]] = []
 
@@ -194,8 +225,11 @@ def ensure_user_first(
     is returned as is.
 
     :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
     :param placeholder: the text of the inserted user turn.
     """
+    messages = _checked(messages)
     copied = [_copy(message) for message in messages]
     lead = 1 if copied and copied[0].get("role") == "system" else 0
     if len(copied) <= lead or copied[lead].get("role") == "user":
@@ -220,6 +254,8 @@ def flatten(
     refuse a system message anywhere but first.
 
     :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
     :param fold_system: fold system text into the opening user turn (see
         :func:`fold_system`).
     :param merge: merge runs of the same role (see :func:`merge_same_role`).
@@ -227,6 +263,7 @@ def flatten(
     :param label_authors: label the parts of a merged run that has several authors.
     :param placeholder: the text of an inserted opening user turn.
     """
+    messages = _checked(messages)
     current = [_copy(message) for message in messages]
     lead = 0
     while lead < len(current) and current[lead].get("role") == "system":

@@ -48,6 +48,7 @@ __all__ = [
     "Pov",
     "Transcript",
     "check_metadata",
+    "check_saveable",
 ]
 
 SCHEMA_VERSION = 1
@@ -188,7 +189,49 @@ def _check_message(message: object) -> Message:
             f"a transcript holds Message objects, not {type(message).__name__}",
             hint='build one with Message("alice", "text")',
         )
+    if not isinstance(message.author, str) or not isinstance(message.content, str):
+        raise TranscriptTypeError(
+            f"a message's author and content must be strings, not "
+            f"{type(message.author).__name__} and {type(message.content).__name__}"
+        )
+    if not isinstance(message.metadata, dict):
+        raise TranscriptTypeError(
+            f"a message's metadata must be a dict, not {type(message.metadata).__name__}"
+        )
     return message
+
+
+def check_saveable(message: Message, position: int) -> None:
+    """Check that *message* (changed in place since it was added, perhaps) can be written
+    and read back: string author and content, JSON-safe dict metadata.
+
+    :raises TranscriptFormatError: naming the message and what is wrong.
+    """
+    for label, value in (("author", message.author), ("content", message.content)):
+        if not isinstance(value, str):
+            raise TranscriptFormatError(
+                f"message {position} {label} is a {type(value).__name__}, not a string"
+            )
+    if not isinstance(message.metadata, dict):
+        raise TranscriptFormatError(
+            f"message {position} metadata is a {type(message.metadata).__name__}, not a dict",
+            hint="set message.metadata to a dict",
+        )
+    check_metadata(message.metadata, f"message {position} metadata")
+
+
+def _metadata_arguments(keywords: dict[str, Any]) -> dict[str, Any]:
+    """The metadata keyword arguments of append/edit: a ``metadata=`` mapping is merged in
+    (so any key can be set), the other keywords override it."""
+    explicit = keywords.pop("metadata", None)
+    if explicit is None:
+        return dict(keywords)
+    if not isinstance(explicit, Mapping):
+        raise TranscriptTypeError(
+            f"metadata= must be a mapping, not {type(explicit).__name__}",
+            hint="pass metadata={'key': value} or key=value",
+        )
+    return {**explicit, **keywords}
 
 
 class Transcript:
@@ -313,6 +356,7 @@ class Transcript:
         """
         lines: list[str] = []
         for position, message in enumerate(self):
+            _check_message(message)  # its fields may have been changed in place
             prefix = f"[{position}] "
             first, *rest = message.content.split("\n")
             lines.append(f"{prefix}{message.author}: {first}")
@@ -323,20 +367,33 @@ class Transcript:
 
     # -- editing ---------------------------------------------------------------------
 
-    def append(self, author: str, content: str, /, **metadata: Any) -> Message:
+    def append(
+        self, author: str | None = None, content: str | None = None, /, **metadata: Any
+    ) -> Message:
         """Append a turn and return it.
 
-        *author* and *content* are positional-only, so metadata may use any key (even
-        ``author`` or ``content``).
+        *author* and *content* may be given by position or by keyword
+        (``append(author="alice", content="hi")``). A keyword ``author`` or ``content``
+        after both were given by position is a metadata key, as is every other keyword;
+        ``metadata={...}`` merges a mapping in, for any key at all.
 
         :raises ReadOnlyTranscriptError: on a :meth:`with_extra` view (before building
             anything).
-        :raises TranscriptTypeError: when *author* or *content* is not a string.
+        :raises TranscriptTypeError: when *author* or *content* is missing or not a string,
+            or ``metadata=`` is not a mapping.
         """
         messages = self._writable("append")
+        if author is None and "author" in metadata:
+            author = metadata.pop("author")
+        if content is None and "content" in metadata:
+            content = metadata.pop("content")
         if not isinstance(author, str) or not isinstance(content, str):
-            raise TranscriptTypeError("author and content must be strings")
-        message = Message(author, content, dict(metadata))
+            raise TranscriptTypeError(
+                f"author and content must be strings, not {type(author).__name__} and "
+                f"{type(content).__name__}",
+                hint='call append("alice", "text", key=value)',
+            )
+        message = Message(author, content, _metadata_arguments(metadata))
         messages.append(message)
         return message
 
@@ -348,32 +405,45 @@ class Transcript:
 
     def edit(
         self,
-        ref: MessageRef,
+        ref: MessageRef | None = None,
         /,
         content: str | None = None,
         *,
         author: str | None = None,
-        drop: Iterable[str] = (),
+        drop: Iterable[str] | str = (),
         **metadata: Any,
     ) -> Message:
         """Edit a turn in place and return it.
 
         Only what is passed changes: *content* and *author* replace the old values when not
         None (``""`` does clear the content); *metadata* keys are merged over the existing
-        ones; keys listed in *drop* are removed (an absent key is ignored). *ref* is
-        positional-only, so ``ref`` is a usable metadata key; ``content``, ``author`` and
-        ``drop`` are not (set those through ``message.metadata``).
+        ones; keys listed in *drop* (a key or an iterable of keys) are removed after the
+        merge (an absent key is ignored). *ref* may be given by position or as ``ref=``;
+        a ``ref`` keyword after a positional *ref* is a metadata key. ``metadata={...}``
+        merges a mapping in, for any key (``content``, ``author`` and ``drop`` included).
 
         :raises ReadOnlyTranscriptError: on a :meth:`with_extra` view.
+        :raises TranscriptTypeError: for a *content* or *author* that is not a string, or
+            ``metadata=`` that is not a mapping; see :meth:`resolve_index` for *ref*.
         """
         self._writable("edit")
+        if ref is None and "ref" in metadata:
+            ref = metadata.pop("ref")
+        for label, value in (("content", content), ("author", author)):
+            if value is not None and not isinstance(value, str):
+                raise TranscriptTypeError(f"{label} must be a string, not {type(value).__name__}")
+        if ref is None:
+            raise TranscriptTypeError(
+                "edit needs the message to edit: an int or a Message", hint="edit(-1, 'text')"
+            )
+        updates = _metadata_arguments(metadata)
         message = self._sequence()[self.resolve_index(ref)]
         if content is not None:
             message.content = content
         if author is not None:
             message.author = author
-        message.metadata.update(metadata)
-        for key in drop:
+        message.metadata.update(updates)
+        for key in (drop,) if isinstance(drop, str) else drop:
             message.metadata.pop(key, None)
         return message
 
@@ -496,6 +566,7 @@ class Transcript:
 
             cache = Base64Cache()
         for message in self:
+            _check_message(message)  # its fields may have been changed in place
             pinned = pinned_role(message)
             author: str | None = None
             if pinned is not None:
@@ -601,7 +672,7 @@ class Transcript:
         """
         messages = []
         for position, message in enumerate(self):
-            check_metadata(message.metadata, f"message {position} metadata")
+            check_saveable(message, position)
             messages.append(
                 {
                     "author": message.author,
@@ -848,6 +919,11 @@ def _from_dict(cls: type[Transcript], data: Any, name: str | None) -> Transcript
             raise fail(f"message {position}: author and content must be strings")
         if not isinstance(metadata, dict):
             raise fail(f"message {position}: metadata must be an object")
+        try:
+            # NaN and Infinity parse (Python's json accepts them) but would not save again.
+            check_metadata(metadata, f"message {position} metadata")
+        except TranscriptFormatError as error:
+            raise fail(error.message) from None
         messages.append(Message(author, content, _copy.deepcopy(metadata)))
     raw_assets = data.get("assets", {})
     if not isinstance(raw_assets, dict):

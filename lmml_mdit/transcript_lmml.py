@@ -23,7 +23,10 @@ same turn: same text, no forged delimiter, no inline fence but those of carried 
 the same bytes. Otherwise it is *escaped*: a backslash goes before every line start (after
 up to three spaces) that could open a heading, an HTML block or comment, an ``@@@`` fence, a
 code fence or a setext underline, and before every line start that already is a backslash;
-reading removes one backslash at each such line start. References stay references. When
+reading removes one backslash at each such line start. References to carried assets stay
+references; a reference to a name the transcript does not carry (``ping @bob``) gets a
+backslash before its ``@``, so no ``@`` sign forges an embed (the manifest keeps the exact
+content). When
 even that does not read back (a fence in a list item, an unclosed construct the escapes do
 not reach), the content is wrapped in a code fence with the info string ``lmml-content``
 and a backtick run longer than any in the content; references inside it are then plain
@@ -50,6 +53,7 @@ there and are not repeated.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 import os
@@ -62,7 +66,7 @@ from .errors import LmmlError, NotInlinableError, TranscriptError, TranscriptFor
 from .model import MESSAGE_ROLES, Embed, Turn
 from .narrative import Narrative, parse
 from .text import backtick_fence, normalize_newlines, trim_blank_lines
-from .transcript import Message, Pov, Transcript, _pov_roles, check_metadata, pinned_role
+from .transcript import Message, Pov, Transcript, _pov_roles, check_saveable, pinned_role
 
 if TYPE_CHECKING:
     from .bundle import Bundle
@@ -167,6 +171,27 @@ def _escape(content: str) -> str:
     return "\n".join(escaped)
 
 
+def _escape_references(text: str, carried: frozenset[str]) -> str:
+    """Put a backslash before the ``@`` of every reference to a name the transcript does
+    not carry, so that an ``@`` sign in a content (``@bob``, ``a@b.c`` needs none) cannot
+    forge a reference to an asset. The text comes back with normalized line endings (the
+    manifest keeps the exact content)."""
+    text = normalize_newlines(text)
+    narrative = parse(text)
+    forged = [
+        (embed.line, embed.column)
+        for embed in narrative.embeds
+        if not embed.is_inline and embed.name not in carried
+    ]
+    if not forged:
+        return text
+    lines = text.split("\n")
+    for line, column in sorted(forged, reverse=True):
+        row = lines[line - 1]
+        lines[line - 1] = row[: column - 1] + "\\" + row[column - 1 :]
+    return "\n".join(lines)
+
+
 def _unescape(text: str) -> str:
     lines = text.split("\n")
     for index, line in enumerate(lines):
@@ -223,12 +248,13 @@ class _Plan:
     heading: str | None  # None: the preamble
     encoding: Encoding = "verbatim"
     attachments: tuple[str, ...] = ()  # .lmml: asset fences closing the turn
+    carried: frozenset[str] = frozenset()  # the transcript's asset names
 
     @property
     def body(self) -> str:
         content = self.message.content
         if self.encoding == "escaped":
-            return _escape(content)
+            return _escape_references(_escape(content), self.carried)
         return _fence(content) if self.encoding == "fenced" else content
 
 
@@ -249,7 +275,9 @@ def _role(message: Message, pov: tuple[str, str, str] | None) -> str:
 
 def _plans(transcript: Transcript, pov: tuple[str, str, str] | None) -> list[_Plan]:
     plans: list[_Plan] = []
+    carried = frozenset(transcript.assets)
     for position, message in enumerate(transcript):
+        check_saveable(message, position)  # fields may have been changed in place
         is_preamble = (
             position == 0
             and message.author == "context"
@@ -257,10 +285,11 @@ def _plans(transcript: Transcript, pov: tuple[str, str, str] | None) -> list[_Pl
             and _trimmed(message.content) != ""
         )
         if is_preamble:
-            plans.append(_Plan(message, "context", None))
+            plans.append(_Plan(message, "context", None, carried=carried))
             continue
         role = _role(message, pov)
-        plans.append(_Plan(message, role, _heading(position, message.author, role)))
+        heading = _heading(position, message.author, role)
+        plans.append(_Plan(message, role, heading, carried=carried))
     return plans
 
 
@@ -351,6 +380,7 @@ def _first_mismatch(
         else:
             sentinel_missing = True
     fence_turn = _fence_owners(narrative, turns, skip, [plan.attachments for plan in plans])
+    reference_turn = _reference_owners(narrative, turns, skip)
     for position, plan in enumerate(plans):
         if position >= len(turns):
             return position, "turn"
@@ -363,9 +393,21 @@ def _first_mismatch(
         for embed in fence_turn.get(position, ()):
             if assets.get(embed.name) != embed.content:
                 return position, "turn"
+        if any(name not in assets for name in reference_turn.get(position, ())):
+            return position, "turn"
     if len(turns) != len(plans) or sentinel_missing:
         return max(len(plans) - 1, 0), "turn"
     return None
+
+
+def _turn_at(turns: Sequence[Turn], starts: Sequence[int], line: int) -> int | None:
+    """The position of the turn holding *line* (*starts*: the turns' start lines), by
+    bisection so that placing every embed stays linear overall."""
+    position = bisect.bisect_right(starts, line) - 1
+    if position < 0:
+        return None
+    turn = turns[position]
+    return position if line <= max(turn.end_line, turn.start_line) else None
 
 
 def _fence_owners(
@@ -377,15 +419,31 @@ def _fence_owners(
     """Every inline fence occurrence inside a message turn's content, by turn position
     (the preamble's leading fences and each turn's closing asset fences excluded)."""
     owners: dict[int, list[Embed]] = {}
+    starts = [turn.start_line for turn in turns]
     for embed in narrative.embeds:
         if not embed.is_inline or embed.line <= skip:
             continue
-        for position, turn in enumerate(turns):
-            if turn.start_line <= embed.line <= max(turn.end_line, turn.start_line):
-                closing = attachments[position] if position < len(attachments) else ()
-                if embed.name not in closing:
-                    owners.setdefault(position, []).append(embed)
-                break
+        position = _turn_at(turns, starts, embed.line)
+        if position is None:
+            continue
+        closing = attachments[position] if position < len(attachments) else ()
+        if embed.name not in closing:
+            owners.setdefault(position, []).append(embed)
+    return owners
+
+
+def _reference_owners(
+    narrative: Narrative, turns: Sequence[Turn], skip: int
+) -> dict[int, list[str]]:
+    """The names of the references (not fences) inside each message turn, by position."""
+    owners: dict[int, list[str]] = {}
+    starts = [turn.start_line for turn in turns]
+    for embed in narrative.embeds:
+        if embed.is_inline or embed.line <= skip:
+            continue
+        position = _turn_at(turns, starts, embed.line)
+        if position is not None:
+            owners.setdefault(position, []).append(embed.name)
     return owners
 
 
@@ -435,7 +493,7 @@ def _manifest_record(narrative: Narrative, plans: Sequence[_Plan]) -> dict[str, 
     entries = []
     for position, (plan, turn) in enumerate(zip(plans, turns, strict=True)):
         message = plan.message
-        check_metadata(message.metadata, f"message {position} metadata")
+        check_saveable(message, position)
         text = _turn_text(narrative, turn, skip)
         entry: dict[str, Any] = {
             "author": message.author,
@@ -647,6 +705,16 @@ def _assets(bundle: Bundle) -> dict[str, bytes]:
     for name in bundle.entries:
         if name != MANIFEST_NAME and name not in assets:
             assets[name] = bundle.read(name)
+    for embed in bundle.narrative.embeds:
+        # A text bundle opened with base_dir= resolves references to files beside it; carry
+        # those too. A reference nothing resolves stays plain text for the transcript.
+        name = embed.name
+        if name in assets or name == MANIFEST_NAME or unsafe_reason(name) is not None:
+            continue
+        try:
+            assets[name] = bundle.embed(name)
+        except LmmlError:
+            continue
     return assets
 
 

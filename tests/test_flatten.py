@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lmml_mdit.errors import TranscriptTypeError
 from lmml_mdit.flatten import (
     OPENING_USER_PLACEHOLDER,
     FlattenFlags,
@@ -339,3 +340,18 @@ def test_detect_template_flags(system: bool, strict: bool) -> None:
     assert all(
         call == {"tokenize": False, "add_generation_prompt": True} for call in tokenizer.calls
     )
+
+
+@pytest.mark.parametrize("step", [flatten, fold_system, merge_same_role, ensure_user_first])
+@pytest.mark.parametrize(
+    ("messages", "pattern"),
+    [
+        ("user: hi", "must be a list of dicts, not str"),
+        ([1], "message 0 must be a dict with a string role"),
+        ([{"content": "x"}], "message 0 must be a dict with a string role"),
+        ([{"role": "user", "content": "a"}, {"role": "user", "content": 3}], "message 1 content"),
+    ],
+)
+def test_bad_messages_are_refused_clearly(step: Any, messages: Any, pattern: str) -> None:
+    with pytest.raises(TranscriptTypeError, match=pattern):
+        step(messages)

@@ -69,7 +69,23 @@ def test_append_accepts_metadata_named_author_or_content() -> None:
     assert message.metadata == {"author": "meta-author", "content": "meta-content"}
 
 
+def test_append_takes_author_and_content_by_keyword() -> None:
+    transcript = Transcript()
+    message = transcript.append(author="alice", content="hi", score=2)
+    assert message == Message("alice", "hi", {"score": 2})
+    assert transcript.append("bob", content="yo") == Message("bob", "yo", {})
+
+
+def test_append_merges_a_metadata_mapping_for_any_key() -> None:
+    message = Transcript().append("alice", "hi", metadata={"author": "x", "metadata": 1}, n=2)
+    assert message.metadata == {"author": "x", "metadata": 1, "n": 2}
+    with pytest.raises(TranscriptTypeError, match="metadata= must be a mapping"):
+        Transcript().append("alice", "hi", metadata=[1])
+
+
 def test_append_checks_types() -> None:
+    with pytest.raises(TranscriptTypeError, match="author and content must be strings"):
+        Transcript().append("alice")  # type: ignore[call-arg]
     with pytest.raises(TranscriptTypeError, match="author and content must be strings"):
         Transcript().append("alice", 3)  # type: ignore[arg-type]
 
@@ -112,6 +128,31 @@ def test_constructor_checks_messages_and_assets() -> None:
         Transcript(assets={"manifest.json": b"{}"})
     with pytest.raises(TranscriptTypeError, match="asset data must be bytes"):
         Transcript(assets={"x": "text"})  # type: ignore[dict-item]
+
+
+def test_constructor_checks_message_fields() -> None:
+    with pytest.raises(TranscriptTypeError, match="metadata must be a dict, not NoneType"):
+        Transcript([Message("a", "b", None)])  # type: ignore[arg-type]
+    with pytest.raises(TranscriptTypeError, match="must be strings, not int and str"):
+        Transcript([Message(1, "b")])  # type: ignore[arg-type]
+    with pytest.raises(TranscriptTypeError, match="must be strings"):
+        Transcript().with_extra(Message("a", b"x"))  # type: ignore[arg-type]
+
+
+def test_fields_broken_in_place_are_refused_when_written_or_rendered() -> None:
+    transcript = Transcript([Message("a", "b")])
+    transcript[0].metadata = None  # type: ignore[assignment]
+    for write in (transcript.to_dict, lambda: transcript.to_bundle("x"), transcript.to_lmml):
+        with pytest.raises(TranscriptFormatError, match="message 0 metadata is a NoneType"):
+            write()
+    transcript[0].metadata = {}
+    transcript[0].content = 5  # type: ignore[assignment]
+    with pytest.raises(TranscriptFormatError, match="message 0 content is a int"):
+        transcript.to_bundle("x")
+    with pytest.raises(TranscriptTypeError, match="must be strings"):
+        transcript.render_roles(pov="a")
+    with pytest.raises(TranscriptTypeError, match="must be strings"):
+        transcript.pretty()
 
 
 def test_messages_property_is_a_snapshot() -> None:
@@ -255,8 +296,27 @@ def test_edit_drops_keys_and_allows_a_ref_key() -> None:
     assert transcript[1].metadata == {"n_tokens": 3, "ref": "r"}
 
 
+def test_edit_takes_ref_by_keyword_and_a_metadata_mapping() -> None:
+    transcript = make()
+    message = transcript.edit(ref=1, content="c", metadata={"content": "m", "drop": 1})
+    assert message.content == "c"
+    assert message.metadata == {"parsed_think": "hidden", "n_tokens": 3, "content": "m", "drop": 1}
+    assert "metadata" not in message.metadata
+    transcript.edit(1, drop="drop")
+    assert "drop" not in transcript[1].metadata
+
+
 def test_edit_errors() -> None:
     transcript = make()
+    with pytest.raises(TranscriptTypeError, match="content must be a string"):
+        transcript.edit(0, 3)  # type: ignore[arg-type]
+    with pytest.raises(TranscriptTypeError, match="author must be a string"):
+        transcript.edit(0, author=["x"])  # type: ignore[arg-type]
+    with pytest.raises(TranscriptTypeError, match="edit needs the message"):
+        transcript.edit()
+    with pytest.raises(TranscriptTypeError, match="metadata= must be a mapping"):
+        transcript.edit(0, metadata="x")
+    assert transcript[0] == Message("moderator", "topic?", {})
     with pytest.raises(IndexError):
         transcript.edit(7, "x")
     with pytest.raises(TypeError):
@@ -639,6 +699,10 @@ GOOD_MESSAGE = {"author": "a", "content": "b", "metadata": {}}
             {"schema_version": 1, "messages": [{**GOOD_MESSAGE, "author": 3}]},
             "author and content must be strings",
         ),
+        (
+            {"schema_version": 1, "messages": [{**GOOD_MESSAGE, "metadata": {"x": float("nan")}}]},
+            r"message 0 metadata\['x'\] is nan",
+        ),
         ({"schema_version": 1, "messages": [], "assets": []}, "assets must be an object"),
         ({"schema_version": 1, "messages": [], "assets": {"x": 1}}, "not a base64 string"),
         ({"schema_version": 1, "messages": [], "assets": {"x": "!!"}}, "not valid base64"),
@@ -666,6 +730,17 @@ def test_load_errors_for_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(TranscriptFormatError, match="not valid JSON") as caught:
         Transcript.load(path)
     assert (caught.value.line, caught.value.column) == (2, 16)
+
+
+def test_load_errors_for_truncated_json_and_a_folder(tmp_path: Path) -> None:
+    path = tmp_path / "cut.json"
+    make().save(path)
+    path.write_bytes(path.read_bytes()[:40])
+    with pytest.raises(TranscriptFormatError, match="not valid JSON") as caught:
+        Transcript.load(path)
+    assert caught.value.line is not None
+    with pytest.raises(TranscriptError, match="cannot read the transcript"):
+        Transcript.load(tmp_path)
 
 
 def test_load_accepts_a_file_without_assets_or_format(tmp_path: Path) -> None:

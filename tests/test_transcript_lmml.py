@@ -243,6 +243,30 @@ def test_risky_content_is_escaped_and_keeps_its_references() -> None:
     assert Transcript.from_bundle(bundle) == transcript
 
 
+def test_an_at_sign_cannot_forge_a_reference() -> None:
+    content = "ping @bob, mail a@b.c, see @chart.csv\n@manifest.json\n\\@x"
+    transcript = Transcript([Message("alice", content)], assets={"chart.csv": b"a,b\n"})
+    for kind in ("zip", "text"):
+        bundle = transcript.to_bundle("s", kind=kind)  # type: ignore[arg-type]
+        text = bundle.narrative.text
+        assert "ping \\@bob, mail a@b.c, see @chart.csv\n\\@manifest.json\n\\\\\\@x" in text
+        assert [e.name for e in bundle.narrative.embeds if not e.is_inline] == ["chart.csv"]
+        assert bundle.validate() == []
+        assert Transcript.from_bundle(bundle) == transcript
+
+
+def test_references_resolved_beside_a_text_bundle_are_carried(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_bytes(b"DATA")
+    (tmp_path / "doc.lmml").write_text("## user\nread @notes.txt and @gone.txt\n")
+    bundle = open_bundle(tmp_path / "doc.lmml", base_dir=tmp_path)
+    transcript = Transcript.from_bundle(bundle)
+    assert dict(transcript.assets) == {"notes.txt": b"DATA"}
+    assert transcript[0].content == "read @notes.txt and @gone.txt"
+    again = transcript.to_bundle("doc")
+    assert "read @notes.txt and \\@gone.txt" in again.narrative.text
+    assert Transcript.from_bundle(again) == transcript
+
+
 @pytest.mark.parametrize(
     ("content", "encoding"),
     [
@@ -445,6 +469,9 @@ RISKY_LINES = st.sampled_from(
         "<div>",
         "@chart.png",
         "@missing.txt",
+        "ping @bob and @chart.png",
+        "\\@x.txt",
+        "mail a@b.c",
         "a@b.c",
         "\\",
         "\\## user",
@@ -533,10 +560,10 @@ FENCE_SAFE_TEXT = st.text(alphabet="abc xyz\n@#-", max_size=30).filter(
 def test_zip_round_trip_is_lossless(transcript: Transcript) -> None:
     bundle = transcript.to_bundle("session")
     assert Transcript.from_bundle(bundle) == transcript
-    # Nothing in any content forged an embed fence in a turn.
+    # Nothing in any content forged an embed fence or a reference in a turn.
     carried = {name for name in transcript.assets}
     for embed in bundle.narrative.embeds:
-        if embed.is_inline and embed.name != "manifest.json":
+        if embed.name != "manifest.json" or not embed.is_inline:
             assert embed.name in carried
 
 
@@ -545,6 +572,9 @@ def test_zip_round_trip_is_lossless(transcript: Transcript) -> None:
 def test_text_round_trip_is_lossless(transcript: Transcript) -> None:
     bundle = transcript.to_bundle("session", kind="text")
     assert Transcript.from_bundle(bundle) == transcript
+    for embed in bundle.narrative.embeds:
+        if embed.name != "manifest.json" or not embed.is_inline:
+            assert embed.name in transcript.assets
 
 
 @settings(max_examples=40, deadline=None)
