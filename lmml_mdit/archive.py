@@ -49,7 +49,8 @@ __all__ = [
     "unsafe_reason",
 ]
 
-MiB = 1024 * 1024
+KiB = 1024
+MiB = 1024 * KiB
 GiB = 1024 * MiB
 
 ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
@@ -78,8 +79,10 @@ class Limits:
     :ivar max_total_size: largest sum of all entries' uncompressed sizes.
     :ivar max_ratio: largest uncompressed-to-compressed size ratio of one entry.
     :ivar ratio_floor: entries at most this large (uncompressed) are exempt from
-        *max_ratio*, since small files of repeated bytes legitimately compress far better
-        than 200:1 and are harmless; *max_total_size* still bounds them.
+        *max_ratio*, since small files of repeated bytes (a few KiB of blank lines or
+        zeros) legitimately compress far better than 200:1 and are harmless;
+        *max_total_size* still bounds them. Kept small so that any bomb of real size is
+        caught by its ratio.
     :ivar max_central_directory: largest central directory, in bytes.
     """
 
@@ -87,8 +90,14 @@ class Limits:
     max_entry_size: int = 512 * MiB
     max_total_size: int = 1 * GiB
     max_ratio: int = 200
-    ratio_floor: int = 1 * MiB
+    ratio_floor: int = 64 * KiB
     max_central_directory: int = 16 * MiB
+
+    def __post_init__(self) -> None:
+        # A zero or negative limit would refuse everything, or nothing if mistyped; say so.
+        for field, value in vars(self).items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Limits.{field} must be a positive integer, not {value!r}")
 
 
 def is_zip(head: bytes) -> bool:
@@ -279,12 +288,17 @@ def _count_central_records(source: _Source, start: int, size: int, limits: Limit
         if directory[offset : offset + 4] != b"PK\x01\x02":
             break
         fields = _CENTRAL_HEADER.unpack_from(directory, offset)
-        offset += _CENTRAL_HEADER.size + fields[12] + fields[13] + fields[14]
+        name_start = offset + _CENTRAL_HEADER.size
+        offset = name_start + fields[12] + fields[13] + fields[14]
         count += 1
         if count > limits.max_entries:
+            # Name the first entry past the limit, so the error says where it was crossed.
+            raw_name = directory[name_start : name_start + fields[12]]
+            encoding = "utf-8" if fields[5] & _FLAG_UTF8 else "cp437"
             raise _limit_error(
-                f"the archive holds more than max_entries ({limits.max_entries}) entries",
-                None,
+                f"the archive holds more than max_entries ({limits.max_entries}) entries; "
+                "this is the first one past the limit",
+                raw_name.decode(encoding, "replace"),
                 "max_entries",
             )
 

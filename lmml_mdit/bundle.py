@@ -136,7 +136,7 @@ class Bundle:
         :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
         :param text: the narrative.
         """
-        stem = bundle_name(name)
+        stem = bundle_name(name) or _DEFAULT_NAME
         narrative_name = stem + _TEXT_SUFFIX
         return cls(
             kind="text",
@@ -156,7 +156,7 @@ class Bundle:
         :raises CaseCollisionError: for names differing only in case.
         :raises DuplicateEntryError: for an entry named like the narrative entry.
         """
-        stem = bundle_name(name)
+        stem = bundle_name(name) or _DEFAULT_NAME
         narrative_name = stem + _TEXT_SUFFIX
         check_entry_names([narrative_name, *entries])
         return cls(
@@ -457,6 +457,21 @@ def _issue(kind: str, embed: Embed | None, name: str, message: str) -> Issue:
     )
 
 
+def _base_dir_problem(bundle: Bundle, name: str) -> str:
+    """Why *name* does not resolve in base_dir: absent, or reached through a link leading
+    outside the folder (which looks present in a file browser, so say so)."""
+    try:
+        bundle._base_dir_path(name)
+    except UnsafeEntryError:
+        return (
+            f"{name!r} leads outside base_dir through a symbolic link; copy the file into "
+            "the folder instead of linking to it"
+        )
+    except BundleError:
+        pass
+    return f"no file {name!r} in base_dir; add it or fix the name"
+
+
 def _validate(bundle: Bundle) -> list[Issue]:
     narrative = bundle.narrative
     issues: list[Issue] = []
@@ -496,7 +511,7 @@ def _validate(bundle: Bundle) -> list[Issue]:
         if bundle.kind == "zip":
             message = f"no archive entry {name!r}; add the file to the archive or fix the name"
         elif bundle.base_dir is not None:
-            message = f"no file {name!r} in base_dir; add it or fix the name"
+            message = _base_dir_problem(bundle, name)
         else:
             message = (
                 f"a bare .lmml cannot resolve @{name}; inline it as a @@@ fence, pack the "
@@ -605,14 +620,47 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
 
 
 def _read_stream(stream: IO[bytes], limits: Limits) -> bytes:
+    """Read a file object to its end, refusing more than the limits allow.
+
+    Reads in a loop, since a pipe or raw stream may return fewer bytes than asked for.
+    """
     cap = limits.max_total_size + _STREAM_SLACK
-    data = stream.read(cap + 1)
-    if len(data) > cap:
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while size <= cap:
+            chunk = stream.read(cap + 1 - size)
+            if not chunk:
+                break
+            if not isinstance(chunk, (bytes, bytearray)):
+                raise TypeError(
+                    "open() needs a binary file object (opened with 'rb'), not a text one"
+                )
+            chunks.append(bytes(chunk))
+            size += len(chunk)
+    except OSError as error:
+        raise BundleError(
+            f"cannot read the stream: {error.strerror or error}",
+            name=_stream_name(stream),
+            hint="check the file object passed to open()",
+        ) from None
+    if size > cap:
         raise LimitExceededError(
-            f"the stream is larger than max_total_size ({limits.max_total_size} bytes)",
+            f"the stream is larger than max_total_size ({limits.max_total_size} bytes) "
+            "plus room for the archive's directory",
+            name=_stream_name(stream),
             hint="pass a path instead, or raise lmml_mdit.Limits(max_total_size=...)",
         )
-    return data
+    return b"".join(chunks)
+
+
+def _stream_name(stream: IO[bytes]) -> str | None:
+    """The file name behind a file object opened from a path, so that its narrative entry
+    can be derived (RFC 3.2); None for in-memory streams and pseudo-names like <stdin>."""
+    raw = getattr(stream, "name", None)
+    if not isinstance(raw, str) or not raw or (raw.startswith("<") and raw.endswith(">")):
+        return None
+    return os.path.basename(raw) or None
 
 
 def _zip_bundle(
@@ -714,8 +762,13 @@ def open(
         return _text_bundle(text, display, bundle_name(display), limits, base)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-    else:
+    elif callable(getattr(source, "read", None)):
         data = _read_stream(source, limits)
+        name = name or _stream_name(source)
+    else:
+        raise TypeError(
+            f"open() takes a path, bytes or a binary file object, not {type(source).__name__}"
+        )
     if is_zip(data[:4]):
         return _zip_bundle(open_archive(data, limits), None, name, limits)
     stem = bundle_name(name) if name else _DEFAULT_NAME

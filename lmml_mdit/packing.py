@@ -440,12 +440,26 @@ def _current_manifest(bundle: Bundle) -> tuple[str, dict[str, bytes | None]]:
 
 
 def save_bundle(bundle: Bundle, path: str) -> None:
-    """Write *bundle* to *path* atomically (see :meth:`Bundle.save`)."""
+    """Write *bundle* to *path* atomically (see :meth:`Bundle.save`).
+
+    :raises BundleError: when the folder cannot be written (the target is left as it was).
+    """
     text, entries = _current_manifest(bundle)
-    if bundle.kind == "text":
-        with atomic_write(path) as stream:
-            stream.write(text.encode("utf-8"))
-        return
+    try:
+        if bundle.kind == "text":
+            with atomic_write(path) as stream:
+                stream.write(text.encode("utf-8"))
+            return
+        _save_zip(bundle, path, text, entries)
+    except OSError as error:
+        raise BundleError(
+            f"cannot write the bundle: {error.strerror or error}",
+            name=path,
+            hint="check that the folder exists and is writable; the old file is unchanged",
+        ) from None
+
+
+def _save_zip(bundle: Bundle, path: str, text: str, entries: dict[str, bytes | None]) -> None:
     narrative_name = narrative_entry_name(os.path.basename(path))
     if narrative_name in entries:
         raise DuplicateEntryError(

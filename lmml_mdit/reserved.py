@@ -45,6 +45,30 @@ _ALLOWED_TAGS = frozenset(
 )
 
 
+class _Refused(yaml.YAMLError):
+    """A document PyYAML could read but settings refuse; *mark* is where, if known."""
+
+    def __init__(self, message: str, mark: yaml.Mark | None = None) -> None:
+        super().__init__(message)
+        self.mark = mark
+
+
+_JSON_TYPE_NAMES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+
+
+def _type_name(value: Any) -> str:
+    """A JSON/YAML reader's word for *value*'s type: ``null``, ``array``, not NoneType."""
+    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+
+
 class _SettingsLoader(yaml.SafeLoader):
     """A safe loader that also bounds depth and refuses non-JSON types."""
 
@@ -56,7 +80,10 @@ class _SettingsLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > MAX_YAML_DEPTH:
-                raise yaml.YAMLError(f"the document nests deeper than {MAX_YAML_DEPTH} levels")
+                event: Any = self.peek_event()  # type: ignore[no-untyped-call]
+                raise _Refused(
+                    f"the document nests deeper than {MAX_YAML_DEPTH} levels", event.start_mark
+                )
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -79,9 +106,9 @@ def _expanded_size(root: yaml.Node) -> int:
         if key in sizes:
             return sizes[key]
         if key in in_progress:
-            raise yaml.YAMLError("the document holds a recursive alias")
+            raise _Refused("the document holds a recursive alias", node.start_mark)
         if node.tag not in _ALLOWED_TAGS:
-            raise yaml.YAMLError(f"the tag {node.tag!r} is not allowed in settings")
+            raise _Refused(f"the tag {node.tag!r} is not allowed in settings", node.start_mark)
         in_progress.add(key)
         total = 1
         if isinstance(node, yaml.SequenceNode):
@@ -91,8 +118,9 @@ def _expanded_size(root: yaml.Node) -> int:
             for key_node, value_node in node.value:
                 total += visit(key_node, depth + 1) + visit(value_node, depth + 1)
         if total > MAX_YAML_NODES:
-            raise yaml.YAMLError(
-                f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)"
+            raise _Refused(
+                f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)",
+                node.start_mark,
             )
         in_progress.discard(key)
         sizes[key] = total
@@ -132,12 +160,16 @@ def _content_line(first_line: int | None, offset: int) -> int | None:
     return offset + 1 if first_line is None else first_line + offset
 
 
+def _refuse_constant(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
 def _load_json(
     data: bytes, error: type[LmmlError], name: str, first_line: int | None
 ) -> dict[str, Any]:
     text = _decode_text(data, error, name, first_line)
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as problem:
         raise error(
             f"not valid JSON: {problem.msg} (column {problem.colno})",
@@ -149,11 +181,20 @@ def _load_json(
         raise error(
             "the JSON nests too deeply", name=name, line=first_line, hint="flatten it"
         ) from None
-    if not isinstance(value, dict):
+    except ValueError as problem:
+        # NaN/Infinity (not JSON), or an integer past Python's digit limit.
         raise error(
-            f"the top level is a JSON {type(value).__name__}, not an object",
+            f"not valid JSON: {problem}",
             name=name,
-            line=_content_line(first_line, 0),
+            line=first_line,
+            hint="use plain JSON numbers",
+        ) from None
+    if not isinstance(value, dict):
+        leading = text[: len(text) - len(text.lstrip())]
+        raise error(
+            f"the top level is a JSON {_type_name(value)}, not an object",
+            name=name,
+            line=_content_line(first_line, leading.count("\n")),
             hint='wrap the values in an object: {"key": ...}',
         )
     return value
@@ -191,18 +232,20 @@ def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]
             line=_content_line(first_line, mark.line) if mark is not None else first_line,
             hint="fix the YAML, or write the settings as settings.json",
         ) from None
-    except (yaml.YAMLError, RecursionError) as problem:
+    except (yaml.YAMLError, RecursionError, ValueError) as problem:
+        # ValueError: an integer too long to convert (Python's digit limit).
+        mark = problem.mark if isinstance(problem, _Refused) else None
         raise InvalidSettingsError(
             f"refused settings YAML: {problem}",
             name=name,
-            line=first_line,
+            line=_content_line(first_line, mark.line) if mark is not None else first_line,
             hint="simplify the document; aliases, deep nesting and custom tags are limited",
         ) from None
     finally:
         loader.dispose()
     if not isinstance(value, dict):
         raise InvalidSettingsError(
-            f"the top level is a YAML {type(value).__name__}, not a mapping",
+            f"the top level is a YAML {_type_name(value)}, not a mapping",
             name=name,
             line=_content_line(first_line, node.start_mark.line),
             hint="write the settings as 'key: value' lines",

@@ -8,6 +8,7 @@ traversal, backslash, duplicates), the flags (encryption) and the file mode (sym
 from __future__ import annotations
 
 import io
+import random
 import stat
 import struct
 import zipfile
@@ -142,8 +143,11 @@ def bomb_lying_size(size: int = 32 * 1024 * 1024, declared: int = 1000) -> bytes
 
 
 def overlapping_entries(copies: int = 20) -> bytes:
-    """Many directory entries all pointing at one local entry's data (an overlap bomb)."""
-    blob = bytes(1024 * 1024)
+    """Many directory entries all pointing at one local entry's data (an overlap bomb).
+
+    The blob is incompressible, so that only the overlap (not the ratio) gives it away.
+    """
+    blob = random.Random(0).randbytes(256 * 1024)
     names = [f"copy{index}.txt" for index in range(copies)]
     built = raw_zip([NARRATIVE, *(deflated(name, blob) for name in names)])
     return _point_all_at_first(built, names)

@@ -11,6 +11,7 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
+import lmml_mdit.archive as archives
 import lmml_mdit.bundle as bundles
 from lmml_mdit.archive import Limits, unsafe_reason
 from lmml_mdit.errors import (
@@ -148,6 +149,7 @@ def test_entry_count_limit() -> None:
     with pytest.raises(LimitExceededError) as raised:
         bundles.open(corpus.too_many_entries(50), name="evil.lmmlz", limits=Limits(max_entries=20))
     assert "max_entries" in str(raised.value)
+    assert raised.value.name == "f19.txt", "the 21st entry (after the narrative) crosses it"
     assert bundles.open(corpus.too_many_entries(10), name="evil.lmmlz").entries[:2] == (
         "f0.txt",
         "f1.txt",
@@ -241,3 +243,59 @@ def test_missing_file_is_a_bundle_error(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match="cannot read"):
         bundles.open(tmp_path / "nope.lmmlz")
     assert not os.path.exists(tmp_path / "nope.lmmlz")
+
+
+# Every case but those found only by reading the narrative entry.
+DIRECTORY_CASES = [
+    case for case in OPEN_ERRORS if case[2] not in (MissingNarrativeError, LmmlSyntaxError)
+]
+
+
+@pytest.mark.parametrize(
+    ("build", "error"),
+    [case[1:3] for case in DIRECTORY_CASES],
+    ids=[case[0] for case in DIRECTORY_CASES],
+)
+def test_hostile_directories_are_refused_before_any_entry_is_read(
+    monkeypatch: pytest.MonkeyPatch, build: Callable[[], bytes], error: type[Exception]
+) -> None:
+    """RFC 9: the central directory is checked before a single entry (not even the
+    narrative) is read or decompressed."""
+    reads: list[str] = []
+    real_read = archives.ZipArchive.read
+
+    def recording_read(self: archives.ZipArchive, name: str) -> bytes:
+        reads.append(name)
+        return real_read(self, name)
+
+    monkeypatch.setattr(archives.ZipArchive, "read", recording_read)
+    with pytest.raises(error):
+        bundles.open(build(), name="evil.lmmlz")
+    assert reads == []
+
+
+def test_a_modest_bomb_is_refused_by_its_ratio_with_default_limits() -> None:
+    """A megabyte of zeros deflates about 1000:1: far past 200:1, and past ratio_floor."""
+    data = corpus.raw_zip([corpus.NARRATIVE, corpus.deflated("a.txt", bytes(1_000_000))])
+    with pytest.raises(LimitExceededError, match="max_ratio") as raised:
+        bundles.open(data, name="evil.lmmlz")
+    assert raised.value.name == "a.txt"
+
+
+def test_small_repetitive_files_are_exempt_from_the_ratio() -> None:
+    data = corpus.raw_zip([corpus.NARRATIVE, corpus.deflated("a.txt", b"\n" * 20_000)])
+    assert bundles.open(data, name="evil.lmmlz").read("a.txt") == b"\n" * 20_000
+
+
+def test_every_limit_error_names_its_limit_and_says_how_to_raise_it() -> None:
+    data = corpus.normal_zip({"x.lmml": b"@a.bin", "a.bin": b"a" * 600, "b.bin": b"b" * 600})
+    cases = {
+        "max_entries": Limits(max_entries=2),
+        "max_entry_size": Limits(max_entry_size=500),
+        "max_total_size": Limits(max_total_size=1000),
+    }
+    for limit, limits in cases.items():
+        with pytest.raises(LimitExceededError) as raised:
+            bundles.open(data, limits=limits)
+        assert limit in str(raised.value)
+        assert f"Limits({limit}=" in (raised.value.hint or "")

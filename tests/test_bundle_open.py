@@ -165,6 +165,9 @@ def test_base_dir_resolves_inside_the_folder_only(tmp_path: Path) -> None:
     kinds = {(issue.kind, issue.name) for issue in bundle.validate()}
     assert ("missing_reference", "nope.txt") in kinds
     assert ("missing_reference", "link.txt") in kinds
+    messages = {issue.name: issue.message for issue in bundle.validate()}
+    assert "symbolic link" in messages["link.txt"]
+    assert "no file" in messages["nope.txt"]
     assert not any(name == "../secret.txt" for _, name in kinds), "not a reference at all"
     assert ("missing_reference", "a.txt") not in kinds
 
@@ -234,3 +237,79 @@ def test_directory_entries_are_not_assets() -> None:
     bundle = bundles.open(data)
     assert bundle.entries == ("d/a.txt",)
     assert bundle.validate() == []
+
+
+def test_a_file_object_from_a_path_names_its_narrative_entry(tmp_path: Path) -> None:
+    """Two root .lmml entries: only the file's own name can pick the narrative."""
+    path = tmp_path / "a.lmmlz"
+    path.write_bytes(corpus.normal_zip({"a.lmml": b"A @x.txt", "b.lmml": b"B", "x.txt": b"X"}))
+    with path.open("rb") as stream, bundles.open(stream) as bundle:
+        assert (bundle.kind, bundle.name, bundle.narrative_name) == ("zip", "a", "a.lmml")
+        assert bundle.entries == ("b.lmml", "x.txt")
+        assert bundle.embed("x.txt") == b"X"
+    with path.open("rb") as stream:
+        assert bundles.open(stream, name="b.lmmlz").narrative.text == "B"
+
+
+def test_a_text_file_object_gets_its_name_from_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "notes.lmml"
+    path.write_bytes(b"hello")
+    with path.open("rb") as stream:
+        bundle = bundles.open(stream)
+    assert (bundle.kind, bundle.name, bundle.narrative.text) == ("text", "notes", "hello")
+    assert bundles.open(io.BytesIO(b"hello")).name == "untitled"
+
+
+class _Trickle(io.RawIOBase):
+    """A raw stream that returns at most a few bytes per read, like a pipe."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+        chunk, self._data = self._data[:7], self._data[7:]
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def test_a_stream_giving_short_reads_is_read_to_its_end() -> None:
+    data = corpus.normal_zip({"s.lmml": b"hi @a.txt", "a.txt": b"A" * 300})
+    bundle = bundles.open(_Trickle(data))  # type: ignore[arg-type]
+    assert bundle.read("a.txt") == b"A" * 300
+
+
+def test_a_stream_larger_than_the_limits_is_refused() -> None:
+    limits = bundles.Limits(max_total_size=10)
+    with pytest.raises(LimitExceededError, match="max_total_size"):
+        bundles.open(io.BytesIO(b"x" * (65 * 1024 * 1024)), limits=limits)
+
+
+def test_wrong_source_types_are_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="path, bytes or a binary file object"):
+        bundles.open(42)  # type: ignore[arg-type]
+    path = tmp_path / "t.lmml"
+    path.write_text("text", encoding="utf-8")
+    with path.open(encoding="utf-8") as text_stream, pytest.raises(TypeError, match="binary"):
+        bundles.open(text_stream)  # type: ignore[arg-type]
+
+
+def test_an_empty_name_falls_back_to_untitled() -> None:
+    assert Bundle.from_text("", "x").narrative_name == "untitled.lmml"
+    assert Bundle.from_zip("", "x", {}).name == "untitled"
+
+
+@pytest.mark.parametrize("field", ["max_entries", "max_entry_size", "max_total_size", "max_ratio"])
+def test_limits_must_be_positive(field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        bundles.Limits(**{field: 0})  # type: ignore[arg-type]
+
+
+def test_limit_defaults_are_the_documented_ones() -> None:
+    limits = bundles.Limits()
+    assert limits.max_entries == 10_000
+    assert limits.max_entry_size == 512 * 1024 * 1024
+    assert limits.max_total_size == 1024**3
+    assert limits.max_ratio == 200

@@ -201,3 +201,59 @@ def test_multiple_yaml_documents_are_refused() -> None:
 def test_invalid_utf8_settings() -> None:
     with pytest.raises(InvalidSettingsError, match="UTF-8"):
         load_settings(b"a: \xff", name="settings.yaml")
+
+
+BILLION_LAUGHS = "\n".join(
+    [
+        'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
+        *(
+            f"{name}: &{name} [{', '.join(['*' + previous] * 9)}]"
+            for previous, name in zip("abcdefgh", "bcdefghi", strict=True)
+        ),
+    ]
+)
+
+
+def test_billion_laughs_is_refused_quickly_with_a_line() -> None:
+    bundle = Bundle.from_text("foo", f"Intro\n\n@@@settings.yaml\n{BILLION_LAUGHS}\n@@@")
+    with pytest.raises(InvalidSettingsError, match="alias bomb") as raised:
+        _ = bundle.settings
+    assert raised.value.line is not None and 4 <= raised.value.line <= 12
+
+
+def test_python_object_tag_is_refused_with_its_line() -> None:
+    text = "Intro\n\n@@@settings.yaml\nok: 1\nevil: !!python/object/apply:os.system ['echo']\n@@@"
+    with pytest.raises(InvalidSettingsError, match="python/object") as raised:
+        _ = Bundle.from_text("foo", text).settings
+    assert raised.value.line == 5
+
+
+def test_deep_yaml_is_refused_with_its_line() -> None:
+    deep = "".join("  " * depth + f"k{depth}:\n" for depth in range(MAX_YAML_DEPTH + 10))
+    with pytest.raises(InvalidSettingsError, match="deeper") as raised:
+        load_settings(deep.encode(), name="settings.yaml")
+    assert raised.value.line is not None
+
+
+@pytest.mark.parametrize("name", ["settings.yaml", "settings.json"])
+def test_numbers_past_python_digit_limit_are_errors_not_tracebacks(name: str) -> None:
+    with pytest.raises(InvalidSettingsError):
+        load_settings(b'{"a": ' + b"9" * 5000 + b"}", name=name)
+
+
+def test_nan_is_not_json() -> None:
+    with pytest.raises(InvalidManifestError, match="NaN"):
+        _ = fenced("manifest.json", '{"a": NaN}').manifest
+
+
+def test_top_level_null_manifest_is_refused_in_json_words() -> None:
+    bundle = Bundle.from_text("foo", "Intro\n\n@@@manifest.json\n\nnull\n@@@")
+    with pytest.raises(InvalidManifestError, match="JSON null, not an object") as raised:
+        _ = bundle.manifest
+    assert raised.value.line == 5
+
+
+def test_nested_json_nulls_are_none_in_settings_too() -> None:
+    assert fenced("settings.json", '{"a": [null, {"b": null}]}').settings == {
+        "a": [None, {"b": None}]
+    }

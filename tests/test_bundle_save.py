@@ -12,9 +12,10 @@ import hostile_archives as corpus
 import pytest
 
 import lmml_mdit.bundle as bundles
+from lmml_mdit import packing
 from lmml_mdit.atomic import atomic_write, atomic_write_bytes
 from lmml_mdit.bundle import Bundle
-from lmml_mdit.errors import DuplicateEntryError
+from lmml_mdit.errors import BundleError, DuplicateEntryError
 
 
 def test_b11_text_bundle_is_written_verbatim(tmp_path: Path) -> None:
@@ -127,3 +128,81 @@ def test_failed_save_leaves_no_temporary_file(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="CRC"):
         bundle.save(tmp_path / "evil.lmmlz")
     assert list(tmp_path.iterdir()) == []
+
+
+def _existing_archive(path: Path) -> bytes:
+    Bundle.from_zip("old", "Old @a.txt", {"a.txt": b"old asset"}).save(path)
+    return path.read_bytes()
+
+
+def test_save_failing_at_the_rename_leaves_the_old_file_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "s.lmmlz"
+    before = _existing_archive(target)
+
+    def failing_replace(source: object, destination: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    bundle = Bundle.from_zip("new", "New @a.txt", {"a.txt": b"new asset"})
+    with pytest.raises(BundleError, match="No space left") as raised:
+        bundle.save(target)
+    assert raised.value.name == str(target)
+    assert target.read_bytes() == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["s.lmmlz"]
+
+
+def test_save_failing_midway_through_the_entries_leaves_the_old_file_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "s.lmmlz"
+    before = _existing_archive(target)
+    real_write_entry = packing._write_entry
+
+    def write_then_fail(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
+        if name == "b.txt":
+            raise OSError(5, "Input/output error")
+        real_write_entry(archive, name, data)
+
+    monkeypatch.setattr(packing, "_write_entry", write_then_fail)
+    bundle = Bundle.from_zip("new", "@a.txt @b.txt", {"a.txt": b"A" * 5000, "b.txt": b"B"})
+    with pytest.raises(BundleError, match="Input/output"):
+        bundle.save(target)
+    assert target.read_bytes() == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["s.lmmlz"]
+    with bundles.open(target) as reopened:
+        assert reopened.narrative.text == "Old @a.txt"
+
+
+def test_save_of_a_text_bundle_failing_leaves_the_old_file_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "t.lmml"
+    target.write_bytes(b"old text")
+
+    def failing_fsync(descriptor: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(BundleError):
+        Bundle.from_text("t", "new text").save(target)
+    assert target.read_bytes() == b"old text"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["t.lmml"]
+
+
+def test_save_into_a_missing_folder_is_a_bundle_error(tmp_path: Path) -> None:
+    target = tmp_path / "no" / "such" / "x.lmmlz"
+    with pytest.raises(BundleError, match="cannot write") as raised:
+        Bundle.from_zip("x", "hi", {}).save(target)
+    assert raised.value.hint
+    assert not (tmp_path / "no").exists()
+
+
+def test_save_without_the_lmmlz_extension_still_reopens(tmp_path: Path) -> None:
+    target = tmp_path / "archive"
+    Bundle.from_zip("x", "See @a.txt", {"a.txt": b"A"}).save(target)
+    with zipfile.ZipFile(target) as archive:
+        assert archive.namelist()[0] == "archive.lmml"
+    with bundles.open(target) as reopened:
+        assert (reopened.kind, reopened.narrative.text) == ("zip", "See @a.txt")
