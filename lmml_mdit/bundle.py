@@ -413,12 +413,13 @@ class Bundle:
 
         return pack(self)
 
-    def inline(self, *, orphans: Literal["error", "append", "drop"] = "error") -> Bundle:
+    def inline(self, *, orphans: Literal["error", "append", "drop"] = "append") -> Bundle:
         """A text bundle: every referenced text asset becomes a fence.
 
-        :param orphans: what to do with entries the narrative never mentions: ``"error"``
-            raises, ``"append"`` adds them as fences at the end, ``"drop"`` leaves them out;
-            either way they are listed in the result's ``inline_report``.
+        :param orphans: what to do with entries the narrative never mentions: ``"append"``
+            (default) adds them as fences at the end, ``"drop"`` leaves them out, both
+            listing them in the result's ``inline_report`` and warning with
+            :class:`~lmml_mdit.packing.OrphanedEntryWarning`; ``"error"`` raises.
         """
         from .packing import inline
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import os
+import warnings
 import zipfile
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -45,7 +46,7 @@ from .model import Embed
 from .narrative import Narrative, parse
 from .reserved import MANIFEST_NAME, RESERVED_NAMES
 
-__all__ = ["InlineReport", "fence_text", "inline", "pack", "save_bundle"]
+__all__ = ["InlineReport", "OrphanedEntryWarning", "fence_text", "inline", "pack", "save_bundle"]
 
 MARKER = "@@@"
 # Extensions whose data is already compressed: stored as-is, deflating them wastes time.
@@ -265,7 +266,12 @@ def _placement(
     return len(lines), False
 
 
-def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "error") -> Bundle:
+class OrphanedEntryWarning(UserWarning):
+    """``inline()`` met entries the narrative never mentions (kept as fences at the end, or
+    left out with ``orphans="drop"``; the warning names them)."""
+
+
+def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "append") -> Bundle:
     """A text bundle in which every referenced text asset is an inline fence.
 
     References are kept (they resolve to the fence of the same name); a reference alone on
@@ -273,8 +279,9 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "err
     (``manifest.json``, settings) are appended as fences at the end. Other unreferenced
     entries follow *orphans*. The result's ``inline_report`` says what happened.
 
-    :param orphans: ``"error"`` raises on unreferenced entries, ``"append"`` appends them
-        as fences at the end, ``"drop"`` leaves them out (listed in the report).
+    :param orphans: ``"append"`` (default) appends unreferenced entries as fences at the
+        end, ``"drop"`` leaves them out, both reporting them in ``inline_report`` and with an
+        :class:`OrphanedEntryWarning`; ``"error"`` raises instead.
     :raises NotInlinableError: naming a binary or unfenceable asset.
     :raises MissingEntryError: for a reference to a missing entry (nothing is inlined).
     :raises UnresolvableReferenceError: for a reference a bare ``.lmml`` cannot resolve.
@@ -313,6 +320,14 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "err
             name=others[0],
             hint="reference them, or call inline(orphans='append') to keep them as fences "
             "or inline(orphans='drop') to leave them out",
+        )
+    if others:
+        fate = "appended as fences at the end" if orphans == "append" else "left out"
+        warnings.warn(
+            OrphanedEntryWarning(
+                f"entries the narrative never mentions, {fate}: {', '.join(others)}"
+            ),
+            stacklevel=3,
         )
     appended = reserved + (others if orphans == "append" else [])
     tail: list[str] = []

@@ -17,7 +17,7 @@ from lmml_mdit.errors import (
     UnsafeEntryError,
 )
 from lmml_mdit.narrative import Narrative
-from lmml_mdit.packing import InlineReport, fence_text
+from lmml_mdit.packing import InlineReport, OrphanedEntryWarning, fence_text
 
 
 def shape(narrative: Narrative) -> list[tuple[str, str | None, tuple[str, ...]]]:
@@ -158,14 +158,22 @@ def test_k17_inline_leaves_fences_alone() -> None:
 def test_k18_differs_orphans_are_reported_never_dropped_silently() -> None:
     """Deliberate difference: the reference drops unreferenced entries silently."""
     bundle = Bundle.from_zip("convo", "No references here.", {"orphan.txt": b"o\n"})
-    with pytest.raises(BundleError, match=r"orphan\.txt"):
-        bundle.inline()
-    dropped = bundle.inline(orphans="drop")
-    assert dropped.narrative.text == "No references here."
-    assert dropped.inline_report == InlineReport(dropped=("orphan.txt",))
-    kept = bundle.inline(orphans="append")
+    with pytest.warns(OrphanedEntryWarning, match=r"orphan\.txt"):
+        kept = bundle.inline()
     assert kept.embed("orphan.txt") == b"o\n"
     assert kept.inline_report == InlineReport(appended=("orphan.txt",))
+    with pytest.warns(OrphanedEntryWarning, match=r"left out: orphan\.txt"):
+        dropped = bundle.inline(orphans="drop")
+    assert dropped.narrative.text == "No references here."
+    assert dropped.inline_report == InlineReport(dropped=("orphan.txt",))
+    with pytest.raises(BundleError, match=r"orphan\.txt"):
+        bundle.inline(orphans="error")
+
+
+def test_binary_orphan_cannot_be_inlined_and_is_named() -> None:
+    bundle = Bundle.from_zip("convo", "No references.", {"blob.bin": b"\x00\xff\x10"})
+    with pytest.warns(OrphanedEntryWarning), pytest.raises(NotInlinableError, match="blob"):
+        bundle.inline()
 
 
 def test_inline_always_keeps_reserved_entries() -> None:
