@@ -63,6 +63,7 @@ else:
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
+    "DEFAULT_MAX_EMBEDDED_BYTES",
     "DEFAULT_MAX_IMAGE_BYTES",
     "DEFAULT_MAX_TEXT_BYTES",
     "SAFE_URL_SCHEMES",
@@ -89,6 +90,11 @@ DEFAULT_MAX_IMAGE_BYTES = 8 * 1024 * 1024
 
 DEFAULT_MAX_TEXT_BYTES = 512 * 1024
 """Text assets larger than this are shown as a chip instead of being expanded."""
+
+DEFAULT_MAX_EMBEDDED_BYTES = 64 * 1024 * 1024
+"""The page's budget for asset bytes copied into it (images, each time one is shown, and
+text expansions). Without it, one large image referenced thousands of times would make a
+page of gigabytes; once it is spent, further assets are shown as chips."""
 
 _OPEN_LINE_LIMIT = 40
 """A text expansion with at most this many lines starts open; longer ones start folded."""
@@ -318,9 +324,18 @@ class _Page:
     highlight: bool
     max_image_bytes: int
     max_text_bytes: int
+    max_embedded_bytes: int = DEFAULT_MAX_EMBEDDED_BYTES
     assets: dict[str, _Asset] = field(default_factory=dict)
     pending: list[str] = field(default_factory=list)
     expansions: int = 0
+    embedded_bytes: int = 0
+
+    def spend(self, size: int) -> bool:
+        """Take *size* bytes from the page's embedding budget; False when it is spent."""
+        if self.embedded_bytes + size > self.max_embedded_bytes:
+            return False
+        self.embedded_bytes += size
+        return True
 
     def asset(self, name: str) -> _Asset:
         cached = self.assets.get(name)
@@ -403,6 +418,21 @@ def _data_uri(media_type: str, data: bytes) -> str:
     return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+_OVER_BUDGET = "not embedded: the page's budget for embedded assets (max_embedded_bytes) is spent"
+
+
+def _budget_chip(asset: _Asset, *, at: bool = True) -> str:
+    meta = f"{asset.media_type} · {_format_size(asset.size)}"
+    return _chip(asset.name, meta, classes="lmml-ref lmml-too-large", title=_OVER_BUDGET, at=at)
+
+
+def _place_image(page: _Page, asset: _Asset, *, caption: str, at: bool = True) -> str:
+    """The image where it is referenced, or a chip once the page's budget is spent."""
+    if not page.spend(asset.size):
+        return _budget_chip(asset, at=at)
+    return _image_html(asset, caption=caption)
+
+
 def _image_html(asset: _Asset, *, caption: str) -> str:
     assert asset.data is not None
     describe = f"{asset.name} ({asset.media_type}, {_format_size(asset.size)})"
@@ -442,10 +472,12 @@ def _render_reference(page: _Page, tokens: Sequence[Token], idx: int) -> str:
     if asset.too_large:
         return _chip(name, meta, classes="lmml-ref lmml-too-large", title="too large to preview")
     if asset.media_type.startswith("image/") and asset.data is not None:
-        return _image_html(asset, caption=f"@{name}")
+        return _place_image(page, asset, caption=f"@{name}")
     text = _as_text(asset.data) if asset.data is not None else None
     if text is not None and is_text_type(asset.media_type):
         if asset.expansion_id is None:
+            if not page.spend(asset.size):
+                return _budget_chip(asset)
             page.pending.append(_expansion(page, asset, text, open_=True))
         return _chip(name, meta, classes="lmml-ref lmml-asset-text")
     return _chip(name, meta, classes="lmml-ref lmml-asset-binary")
@@ -461,7 +493,8 @@ def _render_fence(page: _Page, tokens: Sequence[Token], idx: int) -> str:
     note = "" if token.meta.get("closed", True) else "unclosed: runs to the end of its block"
     out = ""
     if asset.media_type == "image/svg+xml" and asset.size <= page.max_image_bytes:
-        out = f'<div class="lmml-fence-image">{_image_html(asset, caption=name)}</div>\n'
+        image = _place_image(page, asset, caption=name, at=False)
+        out = f'<div class="lmml-fence-image">{image}</div>\n'
     page.assets.setdefault(name, asset)
     return out + _expansion(page, asset, token.content, open_=True, note=note)
 
@@ -482,8 +515,9 @@ def _render_code_fence(
 def _render_image(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
-    """Markdown images: a bundle asset by relative name is shown from a data URI; anything
-    else becomes a link, since the page fetches nothing."""
+    """Markdown images: a bundle asset by relative name is shown from a data URI (or as a
+    chip when it is not an image); anything else becomes a link, since the page fetches
+    nothing."""
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children or [], options, env)
@@ -491,18 +525,33 @@ def _render_image(
     if isinstance(page, _Page) and src and _SCHEME.match(src.lower()) is None:
         name = unquote(src.split("#", 1)[0].split("?", 1)[0])
         asset = page.asset(name)
-        if asset.error is None and not asset.too_large and asset.media_type.startswith("image/"):
-            return _image_html(asset, caption=alt or name)
         if asset.error is not None:
             return _chip(
                 name, "", classes="lmml-missing", label="missing", title=asset.error, at=False
             )
+        if not asset.too_large and asset.media_type.startswith("image/"):
+            return _place_image(page, asset, caption=alt or name, at=False)
+        meta = f"{asset.media_type} · {_format_size(asset.size)}"
+        kind = "lmml-too-large" if asset.too_large else "lmml-asset-binary"
+        return _chip(name, meta, classes=kind, title="not shown as an image", at=False)
     if not is_safe_url(src):
         return html.escape(alt)
+    label = f"[image: {html.escape(alt or src)}]"
+    if _inside_link(tokens, idx):  # an <a> inside an <a> is invalid; the outer link stays
+        return f'<span class="lmml-remote">{label}</span>'
     return (
-        f'<a class="lmml-remote" href="{_attr(src)}" rel="nofollow noopener noreferrer">'
-        f"[image: {html.escape(alt or src)}]</a>"
+        f'<a class="lmml-remote" href="{_attr(src)}" rel="nofollow noopener noreferrer">{label}</a>'
     )
+
+
+def _inside_link(tokens: Sequence[Token], idx: int) -> bool:
+    depth = 0
+    for token in tokens[:idx]:
+        if token.type == "link_open":
+            depth += 1
+        elif token.type == "link_close":
+            depth -= 1
+    return depth > 0
 
 
 def _render_link_open(
@@ -702,6 +751,7 @@ def render_html(
     highlight: bool = True,
     max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES,
     max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
+    max_embedded_bytes: int = DEFAULT_MAX_EMBEDDED_BYTES,
 ) -> str:
     """Render *bundle* as one self-contained, script-free HTML page.
 
@@ -712,12 +762,17 @@ def render_html(
     :param highlight: colour code with Pygments when it is installed.
     :param max_image_bytes: images larger than this are shown as a chip, not embedded.
     :param max_text_bytes: text assets larger than this are shown as a chip, not expanded.
+    :param max_embedded_bytes: the page's budget for asset bytes it copies in (every image
+        shown, counted each time, and every text expansion); once spent, further assets
+        are chips. The text of inline fences is part of the narrative and is not counted.
     :raises ValueError: for a negative size limit.
     :raises LmmlError: only if the narrative itself cannot be read (assets that cannot be
         resolved are marked "missing" in the page instead).
     """
-    if max_image_bytes < 0 or max_text_bytes < 0:
-        raise ValueError("max_image_bytes and max_text_bytes must not be negative")
+    if min(max_image_bytes, max_text_bytes, max_embedded_bytes) < 0:
+        raise ValueError(
+            "max_image_bytes, max_text_bytes and max_embedded_bytes must not be negative"
+        )
     md = preview_parser()
     narrative = parse(bundle.narrative.text, md=md, name=bundle.narrative_name)
     page = _Page(
@@ -725,6 +780,7 @@ def render_html(
         highlight=highlight,
         max_image_bytes=max_image_bytes,
         max_text_bytes=max_text_bytes,
+        max_embedded_bytes=max_embedded_bytes,
     )
     env: EnvType = {_CONTEXT_KEY: page}
     heading = title if title is not None else bundle.name

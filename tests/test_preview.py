@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import os
 import re
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -62,6 +65,8 @@ def test_document_head_is_self_contained_and_forbids_scripts() -> None:
     assert root.find_all("link") == []
     styles = root.find_all("style")
     assert len(styles) == 1 and PREVIEW_CSS in styles[0].text
+    assert "url(" not in styles[0].text and "@import" not in styles[0].text
+    assert "http" not in styles[0].text
     assert not any(a.startswith("on") for e in root.iter() for a, _ in e.attrs)
     srcs = [e.get("src") or "" for e in root.iter() if e.get("src") is not None]
     assert srcs and all(src.startswith("data:image/") for src in srcs)
@@ -463,3 +468,104 @@ def test_shipped_example_structure(path: Path) -> None:
             assert root.find("section", "lmml-settings")
         missing = {m.get("data-lmml-name") for m in root.find_all(cls="lmml-missing")}
         assert missing == {i.name for i in bundle.validate() if i.kind == "missing_reference"}
+
+
+# --------------------------------------------------------------------------- page budget
+
+
+def test_embedding_budget_turns_repeated_images_into_chips() -> None:
+    """One large image referenced many times must not multiply the page's size."""
+    png = make_png(16, 16)
+    text = "## User\n" + "@chart.png " * 5 + "![c](chart.png)\n\n@notes.txt\n"
+    bundle = Bundle.from_zip("t", text, {"chart.png": png, "notes.txt": b"n\n" * 10})
+    root = _page(bundle, max_embedded_bytes=2 * len(png) + 5)
+    assert len(root.find_all("img")) == 2
+    chips = root.find_all(cls="lmml-too-large")
+    assert [c.get("data-lmml-name") for c in chips] == ["chart.png"] * 4 + ["notes.txt"]
+    assert all("max_embedded_bytes" in (c.get("title") or "") for c in chips)
+    assert root.find_all("details") == []
+    # Inline fences are narrative text: never cut by the budget.
+    fenced = Bundle.from_text("t", "## User\n@@@a.txt\nabc\n@@@\n")
+    assert len(_page(fenced, max_embedded_bytes=0).find_all("details")) == 1
+    with pytest.raises(ValueError, match="max_embedded_bytes"):
+        render_html(bundle, max_embedded_bytes=-1)
+
+
+def test_page_size_stays_bounded_for_a_hostile_repeat() -> None:
+    png = make_png(64, 64)
+    bundle = Bundle.from_zip("t", "## User\n" + "@big.png " * 2000 + "\n", {"big.png": png})
+    budget = 20 * len(png)
+    markup = render_html(bundle, max_embedded_bytes=budget)
+    assert markup.count("<img") == 20
+    assert len(markup) < 2 * budget + 1_000_000
+
+
+# --------------------------------------------------------------------------- Pygments absent
+
+
+def test_without_pygments_installed_the_page_still_renders(tmp_path: Path) -> None:
+    """Import the preview in a fresh interpreter where ``import pygments`` fails."""
+    script = tmp_path / "no_pygments.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+
+            class Block:
+                def find_spec(self, name, path=None, target=None):
+                    if name == "pygments" or name.startswith("pygments."):
+                        raise ImportError("blocked for the test: " + name)
+                    return None
+
+            sys.meta_path.insert(0, Block())
+            import lmml_mdit
+            from lmml_mdit import preview
+            from lmml_mdit.bundle import Bundle
+
+            assert preview.PYGMENTS_AVAILABLE is False
+            text = "## User\\n@@@a.py\\nif a < b: pass\\n@@@\\n\\n```python\\nx = 1\\n```\\n"
+            page = lmml_mdit.render_html(Bundle.from_text("t", text))
+            assert "if a &lt; b: pass" in page, page
+            assert 'class="k"' not in page and "pygments" not in sys.modules
+            print("ok")
+            """
+        )
+    )
+    result = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+# --------------------------------------------------------------------------- the command
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.lmml*")), ids=lambda p: p.name)
+def test_cli_preview_writes_the_same_page_as_the_api(path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "page.html"
+    command = [sys.executable, "-m", "lmml_mdit", "preview", str(path), "-o", str(out)]
+    result = subprocess.run(command, capture_output=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    with bundle_module.open(path) as bundle:
+        assert out.read_text(encoding="utf-8") == render_html(bundle)
+    page = parse_document(out.read_text(encoding="utf-8"))
+    assert page.mismatched == [] and page.root.find_all("script") == []
+
+
+def test_markdown_image_of_a_non_image_asset_is_a_chip() -> None:
+    text = "## User\n![page](p.png)\n"
+    bundle = Bundle.from_zip("t", text, {"p.png": b"<html><b>not an image</b></html>"})
+    root = _page(bundle)
+    assert root.find_all("img") == [] and root.find_all("a") == []
+    chip = root.find("main").find("span", "lmml-asset-binary")
+    assert chip.get("data-lmml-name") == "p.png"
+    assert chip.find("span", "lmml-chip-meta").text == "text/plain · 32 B"
+
+
+def test_remote_image_inside_a_link_does_not_nest_links() -> None:
+    text = "## User\n[![logo](https://example.com/x.png)](https://example.com/home)\n"
+    root = _page(Bundle.from_text("t", text))
+    (link,) = root.find_all("a")
+    assert link.get("href") == "https://example.com/home"
+    assert link.find("span", "lmml-remote").text == "[image: logo]"

@@ -5,8 +5,10 @@ NUL-separated JSON), so no websocket client or network port is needed. The page'
 forbids scripts; ``Runtime.evaluate`` from DevTools is not subject to it, which is how the
 tests read ``naturalWidth`` and the ``window.__xss`` sentinel.
 
-The tests skip only when no Chromium executable can be found (install Debian's
-``chromium``); a browser that is found but fails to start is an error.
+The tests skip only when no Chromium executable can be found on a developer machine
+(install Debian's ``chromium``). Under CI (the ``CI`` environment variable is set, as
+``.ci/run`` and every hosted CI runner do) a missing browser is a failure, and everywhere a
+browser that is found but fails to start is a failure, never a skip.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -48,11 +51,22 @@ def _find_chromium() -> str | None:
 
 
 CHROMIUM = _find_chromium()
-requires_chromium = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no Chromium executable found (install Debian's 'chromium' package, "
-    "or set LMML_CHROMIUM)",
+_NO_CHROMIUM = (
+    "no Chromium executable found (install Debian's 'chromium' package, or set LMML_CHROMIUM)"
 )
+
+
+def _under_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def _require_chromium() -> str:
+    """The browser's path; a skip on a developer machine without one, a failure under CI."""
+    if CHROMIUM is not None:
+        return CHROMIUM
+    if _under_ci():
+        pytest.fail(f"{_NO_CHROMIUM}; CI must run the browser tests")
+    pytest.skip(_NO_CHROMIUM)
 
 
 class DevToolsError(RuntimeError):
@@ -102,7 +116,13 @@ class Browser:
         self._buffer = b""
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
-        self.session = self._attach()
+        try:
+            self.session = self._attach()
+        except DevToolsError as error:
+            self._stop()
+            raise DevToolsError(
+                f"{executable} did not start (exit code {self.process.returncode}): {error}"
+            ) from error
 
     # -- transport -----------------------------------------------------------------------
 
@@ -111,7 +131,10 @@ class Browser:
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if session is not None:
             message["sessionId"] = session
-        os.write(self._command_write, json.dumps(message).encode() + b"\0")
+        try:
+            os.write(self._command_write, json.dumps(message).encode() + b"\0")
+        except OSError as error:  # the browser exited: its end of the pipe is closed
+            raise DevToolsError(f"{method}: cannot reach the browser ({error})") from error
         return self._next_id
 
     def _read_message(self, deadline: float) -> dict[str, Any]:
@@ -277,6 +300,9 @@ class Browser:
     def close(self) -> None:
         with contextlib.suppress(DevToolsError, OSError):
             self.call("Browser.close")
+        self._stop()
+
+    def _stop(self) -> None:
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -288,9 +314,9 @@ class Browser:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    assert CHROMIUM is not None
+    executable = _require_chromium()
     with tempfile.TemporaryDirectory(prefix="lmml-chromium-") as profile:
-        instance = Browser(CHROMIUM, profile)
+        instance = Browser(executable, profile)
         try:
             yield instance
         finally:
@@ -306,7 +332,6 @@ def _page_url(tmp_path: Path, name: str, document: str) -> str:
 # --------------------------------------------------------------------------- the harness
 
 
-@requires_chromium
 def test_harness_detects_a_script_that_runs(browser: Browser, tmp_path: Path) -> None:
     """The checks below could fail: without a CSP, a script runs and every signal shows it."""
     page = "<!DOCTYPE html><title>control</title><script>window.__xss = 1; alert(1)</script>"
@@ -316,7 +341,6 @@ def test_harness_detects_a_script_that_runs(browser: Browser, tmp_path: Path) ->
     assert browser.page_scripts()
 
 
-@requires_chromium
 def test_harness_sees_a_broken_image_and_a_csp_violation(browser: Browser, tmp_path: Path) -> None:
     policy = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
     page = (
@@ -336,7 +360,6 @@ _IMAGES_DECODED = (
 )
 
 
-@requires_chromium
 def test_sample_preview_in_the_browser(browser: Browser, tmp_path: Path) -> None:
     bundle = sample_bundle()
     path = tmp_path / "preview.html"
@@ -380,14 +403,12 @@ def test_sample_preview_in_the_browser(browser: Browser, tmp_path: Path) -> None
     assert artifact.stat().st_size > 10_000
 
 
-@requires_chromium
 def test_example_bundles_in_the_browser(browser: Browser, tmp_path: Path) -> None:
     """Each shipped example (``examples/*.lmmlz`` / ``*.lmml``) opens cleanly."""
     import lmml_mdit.bundle as bundle_module
 
     examples = sorted((ROOT / "examples").glob("*.lmml*"))
-    if not examples:
-        pytest.skip("examples/ holds no bundles yet (they come with the CLI issue)")
+    assert examples, "examples/ holds no bundles"
     ARTIFACTS.mkdir(exist_ok=True)
     for example in examples:
         with bundle_module.open(example, base_dir=example.parent) as bundle:
@@ -400,7 +421,6 @@ def test_example_bundles_in_the_browser(browser: Browser, tmp_path: Path) -> Non
         browser.screenshot(ARTIFACTS / f"preview-{example.stem}.png")
 
 
-@requires_chromium
 def test_no_xss_payload_runs_in_the_browser(browser: Browser, tmp_path: Path) -> None:
     failures: dict[str, str] = {}
     for case in CASES:
@@ -422,3 +442,22 @@ def test_no_xss_payload_runs_in_the_browser(browser: Browser, tmp_path: Path) ->
         if problems:
             failures[case.id] = "; ".join(problems)
     assert failures == {}
+
+
+# --------------------------------------------------------------------------- skip policy
+
+
+def test_a_browser_that_cannot_start_is_an_error(tmp_path: Path) -> None:
+    """An executable that exits at once raises (so the fixture errors), it is not a skip."""
+    with pytest.raises(DevToolsError, match="did not start"):
+        Browser(shutil.which("false") or "/bin/false", str(tmp_path))
+
+
+def test_missing_chromium_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must run the browser tests"):
+        _require_chromium()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="no Chromium executable"):
+        _require_chromium()

@@ -220,6 +220,54 @@ CASES: tuple[Case, ...] = (
         "object-embed", '## User\n<object data="javascript:alert(1)"></object><embed src="x.swf">\n'
     ),
     Case("base-tag", '## User\n<base href="javascript:alert(1)//">[a](x)\n'),
+    # Added in review: further spellings and places.
+    Case("javascript-percent", f"## User\n[click](javascript%3A{JS})\n"),
+    Case(
+        "javascript-decimal-entities",
+        "## User\n[click](" + "".join(f"&#{ord(c)};" for c in "javascript:") + f"{JS})\n",
+    ),
+    Case("javascript-newline-entity", f"## User\n[click](java&#10;script:{JS})\n"),
+    Case("data-html-autolink", f"## User\n<data:text/html,<script>{JS}</script>>\n"),
+    Case("fence-name-img-onerror", f"## User\n@@@<img src=x onerror={JS}>.txt\nhi\n@@@\n"),
+    Case(
+        "reference-name-quote-attribute",
+        f'## User\nsee @a"onmouseover={JS}.png\n',
+        {f'a"onmouseover={JS}.png': _PNG},
+    ),
+    Case(
+        "entry-name-quote-image",
+        f"## User\n![x](a%22onmouseover={JS}.png)\n",
+        {f'a"onmouseover={JS}.png': _PNG},
+    ),
+    Case(
+        "html-bytes-named-png",
+        "## User\n@p.png ![x](p.png)\n",
+        {"p.png": f"<html><script>{JS}</script></html>".encode()},
+    ),
+    Case(
+        "settings-css-injection",
+        "## User\nhi\n",
+        {
+            "settings.yaml": (
+                f'model: "</style><script>{JS}</script>"\n'
+                'colour: "red;} *{background:url(https://evil.example/x)}"\n'
+                f"'</dd></dl><style>*{{x:y}}</style>': '<script>{JS}</script>'\n"
+            ).encode()
+        },
+    ),
+    Case(
+        "manifest-script-key",
+        "## User\nhi\n",
+        {"manifest.json": json.dumps({"<script>": f"<script>{JS}</script>"}).encode()},
+    ),
+    Case("heading-javascript-link", f"## User [click](javascript:{JS})\nhi\n"),
+    Case("comment-not-role", f"<!-- user -->\nhi\n<!-- <script>{JS}</script> -->\n"),
+    Case("long-reference-name", "## User\n@" + "a" * 20_000 + f'"><script>{JS}</script>\n'),
+    Case(
+        "long-fence-name",
+        "## User\n@@@" + "b" * 20_000 + f'"><script>{JS}</script>.txt\nx\n@@@\n',
+    ),
+    Case("long-bundle-name", "## User\nhi\n", name="n" * 5_000 + f"<script>{JS}</script>"),
 )
 """The hostile bundles; ids are unique."""
 
