@@ -14,12 +14,15 @@ parsed again.
   attachment line such as ``@photo.png``) leaves the text as well: its parts stand in its
   place, so imported chats export back without extra ``@name`` lines.
 - **Messages.** Each turn becomes one provider-neutral :class:`Message`: ``context`` turns
-  become ``system`` (or ``user``, or are dropped, by option), assistant ``*.tool_call.json``
+  become ``system`` (or ``user``, or are dropped, by option), system content stays
+  ``system`` (or becomes ``user``, or is dropped, by the ``system`` option), assistant
+  ``*.tool_call.json``
   fences become :class:`~lmml_mdit.toolcalls.ToolCall` items and a ``tool`` turn carries the
   call it answers. Embeds become parts through :mod:`lmml_mdit.handlers`.
 - **Budget.** ``max_embed_bytes`` bounds the embed bytes of one message; an embed that would
   cross it is left out and reported (an :class:`EmbedOmittedWarning`, or
-  :class:`~lmml_mdit.errors.EmbedBudgetError` with ``on_omit="raise"``).
+  :class:`~lmml_mdit.errors.EmbedBudgetError` with ``on_omit="raise"``). A left-out inline
+  fence leaves an ``@name`` line in its place, so the text still says what was there.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import EmbedBudgetError, InvalidToolCallError, LmmlError
+from .errors import EmbedBudgetError, InvalidToolCallError, LmmlError, UnsupportedContentError
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
 from .model import Embed, Turn
 from .reserved import RESERVED_NAMES
@@ -59,6 +62,7 @@ __all__ = [
     "MessageRole",
     "Options",
     "Segment",
+    "SystemContentWarning",
     "TextSegment",
     "UnknownSettingWarning",
     "build_conversation",
@@ -73,6 +77,11 @@ MessageRole = Literal["system", "user", "assistant", "tool"]
 
 class EmbedOmittedWarning(UserWarning):
     """An embed was left out of a message because it did not fit ``max_embed_bytes``."""
+
+
+class SystemContentWarning(UserWarning):
+    """``messages()`` for Anthropic or Gemini kept system content out of the list (on the
+    result's ``system`` attribute) without being told where it goes."""
 
 
 class UnknownSettingWarning(UserWarning):
@@ -356,6 +365,7 @@ def bundle_state(bundle: Any) -> BundleState:
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "context": ("system", "user", "drop"),
+    "system": (None, "separate", "user", "drop", "raise"),
     "attachment_lines": ("keep", "drop"),
     "on_omit": ("warn", "raise"),
     "image_detail": (None, "auto", "low", "high"),
@@ -371,6 +381,15 @@ class Options:
 
     :ivar context: where ``context`` turns (the preamble) go: ``"system"`` (default),
         ``"user"`` or ``"drop"``.
+    :ivar system: where system content (``system`` turns, and ``context`` turns made
+        system) goes: ``"separate"`` keeps it in the place the provider has for it (the
+        messages list for OpenAI; the top level for Anthropic and Gemini, which
+        ``messages()`` returns on its result's ``system`` attribute); None (default) does
+        the same, and ``messages()`` warns (:class:`SystemContentWarning`) when it keeps
+        system content out of the list; ``"user"`` sends it
+        as user content in the list; ``"drop"`` leaves it out; ``"raise"`` makes
+        ``messages()`` raise :class:`UnsupportedContentError` when the list cannot carry
+        it.
     :ivar max_embed_bytes: the embed bytes one message may carry; None for no limit.
     :ivar on_omit: ``"warn"`` (default) reports a left-out embed as an
         :class:`EmbedOmittedWarning`; ``"raise"`` raises :class:`EmbedBudgetError`.
@@ -393,6 +412,7 @@ class Options:
     """
 
     context: Literal["system", "user", "drop"] = "system"
+    system: Literal["separate", "user", "drop", "raise"] | None = None
     max_embed_bytes: int | None = None
     on_omit: Literal["warn", "raise"] = "warn"
     handlers: Mapping[str, Handler] = field(default_factory=dict)
@@ -407,7 +427,8 @@ class Options:
     def from_kwargs(cls, options: Mapping[str, Any]) -> Options:
         """Check option names and values.
 
-        :raises TypeError: for an unknown option name.
+        :raises TypeError: for an unknown option name, or ``settings``/``handlers`` that
+            are not mappings.
         :raises ValueError: for a value outside an option's choices.
         """
         known = set(cls.__dataclass_fields__)
@@ -419,8 +440,14 @@ class Options:
         for key, choices in _CHOICES.items():
             if key in options and options[key] not in choices:
                 raise ValueError(f"{key} must be one of {choices!r}, not {options[key]!r}")
+        for key in ("settings", "handlers"):
+            value = options.get(key)
+            if value is not None and not isinstance(value, Mapping):
+                raise TypeError(f"{key} must be a mapping, not {type(value).__name__}")
         budget = options.get("max_embed_bytes")
-        if budget is not None and (not isinstance(budget, int) or budget < 0):
+        if budget is not None and (
+            not isinstance(budget, int) or isinstance(budget, bool) or budget < 0
+        ):
             raise ValueError(f"max_embed_bytes must be a non-negative int, not {budget!r}")
         return cls(**options)
 
@@ -489,12 +516,15 @@ def _call(state: BundleState, embed: Embed) -> ToolCall:
     return call
 
 
-def build_conversation(bundle: Any, options: Options) -> Conversation:
+def build_conversation(bundle: Any, options: Options, target: str | None = None) -> Conversation:
     """Turn every turn of *bundle* into a neutral :class:`Message`, in order.
 
     Empty turns (no text and no parts) give no message.
 
-    :raises UnsupportedContentError: from handlers (refused or unknown content).
+    :param target: the provider the messages are for, as errors name it (e.g.
+        ``"Anthropic Messages (anthropic)"``).
+    :raises UnsupportedContentError: from handlers (refused or unknown content), naming
+        *target*.
     :raises InvalidToolCallError: for a malformed call fence or a tool turn that names no
         call.
     :raises EmbedBudgetError: when an embed is over budget and ``on_omit="raise"``.
@@ -511,6 +541,10 @@ def build_conversation(bundle: Any, options: Options) -> Conversation:
             role = options.context
         else:
             role = turn.role
+        if role == "system" and options.system in ("user", "drop"):
+            if options.system == "drop":
+                continue
+            role = "user"
         call: ToolCall | None = None
         skip: frozenset[int] = frozenset()
         if role == "tool":
@@ -537,12 +571,31 @@ def build_conversation(bundle: Any, options: Options) -> Conversation:
                 size = _embed_size(bundle, embed, state)
                 if used + size > options.max_embed_bytes:
                     _omit(conversation, embed, size, used, options)
+                    if embed.is_inline:
+                        # The fence's lines left the text for its part: say what was there.
+                        items.append(TextPart(f"@{embed.name}"))
                     continue
                 used += size
-            items.extend(build_parts(_resolve_asset(bundle, state, embed), options.handlers))
+            items.extend(_parts(_resolve_asset(bundle, state, embed), options, target))
         if items or call is not None:
             conversation.messages.append(Message(role, items, turn, call))
     return conversation
+
+
+def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:
+    """The asset's parts; a handler's refusal is re-raised naming the provider."""
+    try:
+        return build_parts(asset, options.handlers)
+    except UnsupportedContentError as error:
+        if target is None:
+            raise
+        raise UnsupportedContentError(
+            f"{target} cannot take this embed: {error.message}",
+            name=error.name,
+            line=error.line,
+            column=error.column,
+            hint=error.hint,
+        ) from error
 
 
 def _answered_call(

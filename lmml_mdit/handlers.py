@@ -370,17 +370,27 @@ def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
     :param overrides: per-call handlers, keyed like :func:`register_handler`.
     :raises UnsupportedContentError: for refused image types (svg, bmp, tiff, ico) and for
         bytes no handler takes.
+    :raises TypeError: when a handler returns something other than a part or a list of
+        parts.
     """
     table = {_key(key): value for key, value in (overrides or {}).items()}
     handler = _lookup(asset, table) or _lookup(asset, _REGISTRY) or _builtin
     result = handler(asset)
-    if isinstance(result, (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart)):
+    if isinstance(result, _PART_TYPES):
         return [result]
+    if isinstance(result, (str, bytes)) or not isinstance(result, Sequence):
+        raise TypeError(
+            f"handler for {asset.name!r} returned {type(result).__name__}, not a part "
+            "or a sequence of parts"
+        )
     parts = list(result)
     for part in parts:
-        if not isinstance(part, (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart)):
+        if not isinstance(part, _PART_TYPES):
             raise TypeError(f"handler for {asset.name!r} returned {type(part).__name__}")
     return parts
+
+
+_PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart)
 
 
 def _builtin(asset: Asset) -> Part:
@@ -402,6 +412,16 @@ def _builtin(asset: Asset) -> Part:
         return AudioPart(asset, audio_format)
     if is_text_type(media_type):
         return TextFilePart(asset, media_type, asset.text())
+    by_extension = _EXTENSION_TYPES.get(asset.extension)
+    if by_extension is not None and is_text_type(by_extension):
+        # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
+        raise UnsupportedContentError(
+            f"embed is named as {by_extension} but its bytes are not UTF-8 text",
+            name=asset.name,
+            line=asset.embed.line,
+            column=asset.embed.column,
+            hint="re-encode it as UTF-8, or register a handler for its extension",
+        )
     raise UnsupportedContentError(
         f"no handler for {media_type} content",
         name=asset.name,

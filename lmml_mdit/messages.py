@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from .content import Options, UnknownSettingWarning, build_conversation
+from .content import Options, SystemContentWarning, UnknownSettingWarning, build_conversation
 from .errors import InvalidSettingsError, UnsupportedContentError
 from .providers import PROVIDER_TITLES, PROVIDERS, Payload, provider_module
 from .providers import openai as openai_chat
@@ -23,6 +23,7 @@ from .toolcalls import ToolCall
 
 __all__ = [
     "PROVIDERS",
+    "MessageList",
     "Payload",
     "messages",
     "render_payload",
@@ -50,30 +51,82 @@ def render_payload(bundle: Any, provider: str = "openai", **options: Any) -> Pay
     """
     module = provider_module(provider)
     parsed = Options.from_kwargs(options)
-    payload: Payload = module.export(build_conversation(bundle, parsed), parsed)
+    conversation = build_conversation(bundle, parsed, _target(provider))
+    payload: Payload = module.export(conversation, parsed)
     return payload
 
 
-def messages(bundle: Any, provider: str = "openai", **options: Any) -> list[dict[str, Any]]:
+def _target(provider: str) -> str:
+    return f"{PROVIDER_TITLES[provider]} ({provider})"
+
+
+class MessageList(list[dict[str, Any]]):
+    """What :func:`messages` returns: the provider's messages list, plus what travels
+    beside it.
+
+    It is a plain list of message dicts (JSON-serialisable, equal to a list with the same
+    items); the attributes say what the list itself cannot carry:
+
+    :ivar provider: the provider key.
+    :ivar system: the system content Anthropic and Gemini take outside the list (Anthropic:
+        a list of text blocks for ``system=``; Gemini: a ``Content`` dict for
+        ``config["system_instruction"]``), or None.
+    :ivar warnings: the omissions reported while rendering (``max_embed_bytes``).
+    """
+
+    provider: str
+    system: Any
+    warnings: list[str]
+
+    def __init__(self, payload: Payload) -> None:
+        super().__init__(payload.messages)
+        self.provider = payload.provider
+        self.system = payload.system
+        self.warnings = list(payload.warnings)
+
+
+def messages(bundle: Any, provider: str = "openai", **options: Any) -> MessageList:
     """The list for *provider*'s messages field (``messages``, ``input`` or ``contents``).
 
-    Anthropic and Gemini keep system content outside that list; when the bundle has any
-    (a ``system`` turn, or a preamble with ``context="system"``), this raises rather than
-    drop it: use :func:`to_request` or :func:`render_payload`.
+    Anthropic and Gemini keep system content outside that list. By default it is returned
+    on the result's ``system`` attribute (ready for Anthropic's ``system=`` or Gemini's
+    ``config["system_instruction"]``) with a :class:`~lmml_mdit.content.SystemContentWarning`,
+    so it is never lost unnoticed; ``system="separate"`` does the same without the
+    warning, ``system="user"`` sends it as user content in the list, ``system="drop"``
+    leaves it out and ``system="raise"`` raises. :func:`to_request` places it for you.
 
-    :raises UnsupportedContentError: for content the provider cannot take, or system
-        content the list cannot carry.
+    :raises UnsupportedContentError: for content the provider cannot take, or, with
+        ``system="raise"``, system content the list cannot carry.
     """
     payload = render_payload(bundle, provider, **options)
-    if payload.system:
-        raise UnsupportedContentError(
-            f"{PROVIDER_TITLES[provider]} ({provider}) keeps system content outside the "
-            "messages list",
-            name=getattr(bundle, "narrative_name", None),
-            hint="use to_request() or render_payload(), which place it at the top level, "
-            "or pass context='user' / context='drop' for a preamble",
+    if payload.system and options.get("system") is None:
+        warnings.warn(
+            SystemContentWarning(
+                f"{_target(provider)} keeps system content outside the messages list: it "
+                "is on the result's system attribute (pass system='separate' to silence "
+                "this, or system='user' / 'drop' / 'raise'; to_request() places it)"
+            ),
+            stacklevel=2,
         )
-    return payload.messages
+    if payload.system and options.get("system") == "raise":
+        line = _first_system_line(bundle, options.get("context", "system"))
+        raise UnsupportedContentError(
+            f"{_target(provider)} keeps system content outside the messages list",
+            name=getattr(bundle, "narrative_name", None),
+            line=line,
+            hint="use to_request(), or the default system='separate' (the result's "
+            "system attribute), or system='user' / system='drop'",
+        )
+    return MessageList(payload)
+
+
+def _first_system_line(bundle: Any, context: str) -> int | None:
+    """The line of the first turn that gives system content, for the error above."""
+    for turn in bundle.narrative.turns:
+        if turn.role == "system" or (turn.role == "context" and context == "system"):
+            line: int = turn.delimiter_line or turn.start_line
+            return line
+    return None  # pragma: no cover - render_payload found system content
 
 
 def render_turns(bundle: Any, **options: Any) -> list[dict[str, Any]]:
@@ -82,11 +135,11 @@ def render_turns(bundle: Any, **options: Any) -> list[dict[str, Any]]:
 
     An assistant turn's calls are listed under ``tool_calls``; a tool turn carries its
     ``tool_call_id``. ``context`` turns follow the ``context`` option (``system`` by
-    default).
+    default), system content the ``system`` option (kept as ``system`` turns by default).
     """
     parsed = Options.from_kwargs(options)
     out: list[dict[str, Any]] = []
-    for message in build_conversation(bundle, parsed).messages:
+    for message in build_conversation(bundle, parsed, _target(openai_chat.PROVIDER)).messages:
         content: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         for item in message.items:
@@ -170,6 +223,7 @@ def to_request(
         or Anthropic without ``max_tokens``.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
+    Options.from_kwargs(options)  # check the options before reading the settings
     settings: dict[str, Any] = dict(getattr(bundle, "settings", None) or {})
     extra = options.get("settings")
     if extra:

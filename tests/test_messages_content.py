@@ -24,7 +24,7 @@ from lmml_mdit.handlers import (
     sniff,
     unregister_handler,
 )
-from lmml_mdit.messages import PROVIDERS, messages, render_payload, to_request
+from lmml_mdit.messages import PROVIDERS, messages, render_payload, render_turns, to_request
 
 
 def _texts(message: dict[str, Any]) -> list[str]:
@@ -294,3 +294,67 @@ def test_fence_after_its_first_reference_reaches_the_model_once() -> None:
     texts = _texts(message)
     # The part sits after the reference; the fence leaves the text, adding no "@notes.txt".
     assert texts == ["Read @notes.txt please.", "notes.txt:\n```txt\nhello\n```", "Thanks."]
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+def test_refused_content_names_the_provider(provider: str) -> None:
+    bundle = zip_bundle("## user\nsee\n@logo.svg\n", {"logo.svg": b"<svg/>"})
+    with pytest.raises(UnsupportedContentError) as error:
+        render_payload(bundle, provider)
+    assert error.value.name == "logo.svg" and error.value.line == 3
+    assert f"({provider}) cannot take this embed: image/svg+xml" in error.value.message
+    blob = zip_bundle("## user\n@blob.bin\n", {"blob.bin": b"\x00\x01\xfe"})
+    with pytest.raises(UnsupportedContentError, match=rf"\({provider}\) cannot take"):
+        messages(blob, provider)
+
+
+def test_render_turns_names_openai_in_refusals() -> None:
+    bundle = zip_bundle("## user\n@logo.svg\n", {"logo.svg": b"<svg/>"})
+    with pytest.raises(UnsupportedContentError, match=r"\(openai\) cannot take"):
+        render_turns(bundle)
+
+
+def test_text_extension_with_bytes_that_are_not_utf8() -> None:
+    bundle = zip_bundle("## user\n@notes.txt\n", {"notes.txt": "café".encode("latin-1")})
+    with pytest.raises(UnsupportedContentError, match="text/plain but its bytes are not UTF-8"):
+        messages(bundle)
+
+
+@pytest.mark.parametrize("result", [None, "text", b"bytes", 3])
+def test_handler_returning_no_parts_is_a_clear_type_error(result: Any) -> None:
+    bundle = zip_bundle("## user\n@t.py\n", {"t.py": b"print()\n"})
+    with pytest.raises(TypeError, match=r"handler for 't\.py' returned"):
+        messages(bundle, handlers={".py": lambda asset: result})
+
+
+def test_budget_left_out_inline_fence_leaves_its_reference() -> None:
+    bundle = text_bundle("## user\nRead this:\n\n@@@a.txt\nhello\n@@@\n\nThanks.\n")
+    with pytest.warns(EmbedOmittedWarning, match=r"a\.txt \(line 4, 6 bytes\)"):
+        listed = messages(bundle, max_embed_bytes=2)
+    assert _texts(listed[0]) == ["Read this:", "@a.txt", "Thanks."]
+    assert listed.warnings == [
+        "a.txt (line 4, 6 bytes) left out: the message already holds 0 of max_embed_bytes=2"
+    ]
+
+
+def test_budget_counts_each_message_separately_across_roles() -> None:
+    text = "## user\n@a.png @b.png\n\n## assistant\nok\n\n## user\n@c.png\n"
+    images = {"a.png": png(seed=1), "b.png": png(seed=2), "c.png": png(seed=3)}
+    bundle = zip_bundle(text, images)
+    budget = len(images["a.png"]) + 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        listed = messages(bundle, "anthropic", max_embed_bytes=budget)
+    assert [str(w.message).split(" ")[0] for w in caught] == ["b.png"]
+    kinds = [[block["type"] for block in m["content"]] for m in listed]
+    assert kinds == [["text", "image"], ["text"], ["text", "image"]]
+
+
+def test_option_types_are_checked() -> None:
+    bundle = text_bundle("## user\nhi\n")
+    with pytest.raises(TypeError, match="settings must be a mapping, not str"):
+        to_request(bundle, settings="temperature=1")
+    with pytest.raises(TypeError, match="handlers must be a mapping"):
+        messages(bundle, handlers=[".py"])
+    with pytest.raises(ValueError, match="max_embed_bytes"):
+        messages(bundle, max_embed_bytes=True)

@@ -91,3 +91,11 @@ def test_everything_appears_once_in_order(preamble: bool, spec: list[Any]) -> No
         dumped = json.dumps(request, ensure_ascii=False)
         _positions(dumped, expected)
         assert "temperature: 0.5" not in dumped
+    for provider in ("anthropic", "gemini"):
+        # messages() with the default system="separate": the list and its system attribute.
+        listed = messages(bundle, provider, system="separate")
+        _positions(json.dumps([listed.system, listed], ensure_ascii=False), expected)
+        # system="user": everything in the list, in source order.
+        dumped = json.dumps(messages(bundle, provider, system="user"), ensure_ascii=False)
+        positions = _positions(dumped, expected)
+        assert positions == sorted(positions)

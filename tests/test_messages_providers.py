@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import base64
 import json
+import warnings
+from pathlib import Path
 
 import pytest
 from _messages_support import pdf, png, text_bundle, wav, zip_bundle
 
+import lmml_mdit
 from lmml_mdit.bundle import Bundle
-from lmml_mdit.content import UnknownSettingWarning
+from lmml_mdit.content import SystemContentWarning, UnknownSettingWarning
 from lmml_mdit.errors import (
     InvalidSettingsError,
     InvalidToolCallError,
     UnsupportedContentError,
 )
-from lmml_mdit.messages import PROVIDERS, messages, render_payload, render_turns, to_request
+from lmml_mdit.messages import (
+    PROVIDERS,
+    MessageList,
+    messages,
+    render_payload,
+    render_turns,
+    to_request,
+)
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 ASSETS = {"a.png": png(), "r.pdf": pdf(), "s.wav": wav()}
 CALL = '@@@c1.tool_call.json\n{"id": "c1", "name": "f", "arguments": {"x": 1}}\n@@@\n'
@@ -194,15 +206,80 @@ def test_tool_call_fence_outside_assistant_is_a_plain_json_embed() -> None:
     assert message["content"][0]["text"].startswith("k.tool_call.json:\n```json")
 
 
-def test_messages_refuses_to_drop_anthropic_system() -> None:
-    bundle = text_bundle("## system\nBe brief.\n\n## user\nhi\n")
-    with pytest.raises(UnsupportedContentError, match="outside the messages list"):
-        messages(bundle, "anthropic")
-    preamble = text_bundle("Be brief.\n\n## user\nhi\n")
-    assert len(messages(preamble, "anthropic", context="drop")[0]["content"]) == 1
-    assert len(messages(preamble, "gemini", context="user")[0]["parts"]) == 2
-    request = to_request(bundle, "anthropic", model="m", settings={"max_tokens": 9})
-    assert request["system"] == [{"type": "text", "text": "Be brief."}]
+SYSTEM_TEXT = "Intro.\n\n## system\nBe brief.\n\n## user\nhi\n"
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "gemini"])
+def test_messages_keeps_system_separate_by_default(provider: str) -> None:
+    # Both shipped examples have system content: messages() must still give the list.
+    bundle = lmml_mdit.open(EXAMPLES / "sales-review.lmmlz")
+    with pytest.warns(SystemContentWarning, match=rf"\({provider}\) keeps system content"):
+        listed = bundle.messages(provider=provider)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an explicit choice silences the warning
+        assert bundle.messages(provider=provider, system="separate") == listed
+        assert messages(text_bundle("## user\nhi\n"), provider) is not None  # no system
+    assert isinstance(listed, list) and isinstance(listed, MessageList)
+    assert listed and all(m["role"] in ("user", "assistant", "model") for m in listed)
+    request = to_request(bundle, provider, model="m", settings={"max_tokens": 9})
+    if provider == "anthropic":
+        assert listed == request["messages"]
+        assert listed.system == request["system"]
+        assert "careful sales analyst" in listed.system[1]["text"]
+    else:
+        assert listed == request["contents"]
+        assert listed.system == request["config"]["system_instruction"]
+    assert listed.provider == provider and listed.warnings == []
+    assert json.loads(json.dumps(listed)) == request.get("messages", request.get("contents"))
+
+
+def test_messages_system_option() -> None:
+    bundle = text_bundle(SYSTEM_TEXT)
+    # "user": the system content reaches the list as user content, in source order.
+    anthropic = messages(bundle, "anthropic", system="user")
+    assert anthropic == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Intro."},
+                {"type": "text", "text": "Be brief."},
+                {"type": "text", "text": "hi"},
+            ],
+        }
+    ]
+    assert anthropic.system is None
+    gemini = messages(bundle, "gemini", system="user")
+    assert [part["text"] for part in gemini[0]["parts"]] == ["Intro.", "Be brief.", "hi"]
+    assert [m["role"] for m in messages(bundle, "openai", system="user")] == ["user"] * 3
+    # "drop": left out everywhere, the preamble included (it is system content).
+    for provider in PROVIDERS:
+        dropped = messages(bundle, provider, system="drop")
+        assert "Be brief." not in json.dumps(dropped) and "Intro." not in json.dumps(dropped)
+        assert dropped.system is None
+    # context="user" takes the preamble out of the system content first.
+    kept = messages(bundle, "anthropic", system="drop", context="user")
+    assert [block["text"] for block in kept[0]["content"]] == ["Intro.", "hi"]
+    # "separate" for OpenAI: the list is where system content goes (and no warning).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [m["role"] for m in messages(bundle, "openai")] == ["system", "system", "user"]
+    request = to_request(bundle, "anthropic", model="m", settings={"max_tokens": 9}, system="user")
+    assert "system" not in request
+
+
+def test_messages_system_raise_names_provider_and_line() -> None:
+    bundle = text_bundle(SYSTEM_TEXT)
+    for provider in ("anthropic", "gemini"):
+        with pytest.raises(UnsupportedContentError, match="outside the messages list") as error:
+            messages(bundle, provider, system="raise")
+        assert f"({provider})" in error.value.message and error.value.line == 1
+    with pytest.raises(UnsupportedContentError) as error:
+        messages(bundle, "anthropic", system="raise", context="drop")
+    assert error.value.line == 3
+    assert len(messages(bundle, "openai", system="raise")) == 3  # the list carries it
+    assert messages(text_bundle("## user\nhi\n"), "gemini", system="raise").system is None
+    with pytest.raises(ValueError, match="system"):
+        messages(bundle, "anthropic", system="top")
 
 
 def test_to_request_maps_settings_per_provider() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from _messages_support import pdf, png, wav, zip_bundle
-from anthropic.types import MessageParam, message_create_params
+from anthropic.types import MessageParam, TextBlockParam, message_create_params
 from google.genai import types as genai_types
 from openai.types.chat import ChatCompletionMessageParam, completion_create_params
 from openai.types.responses import ResponseInputParam, response_create_params
@@ -33,6 +33,7 @@ RESPONSES_INPUT = TypeAdapter(ResponseInputParam)
 RESPONSES_REQUEST = TypeAdapter(response_create_params.ResponseCreateParamsNonStreaming)
 ANTHROPIC_MESSAGE = TypeAdapter(MessageParam)
 ANTHROPIC_REQUEST = TypeAdapter(message_create_params.MessageCreateParamsNonStreaming)
+ANTHROPIC_SYSTEM = TypeAdapter(list[TextBlockParam])
 
 
 def _materialize(value: Any) -> Any:
@@ -52,6 +53,8 @@ def check(adapter: TypeAdapter[Any], value: Any) -> None:
 
 
 def check_gemini(request: dict[str, Any]) -> None:
+    # The keyword arguments of client.models.generate_content, nothing else.
+    assert set(request) <= {"model", "contents", "config"}
     for content in request["contents"]:
         genai_types.Content.model_validate(content, strict=False)
     if "config" in request:
@@ -134,6 +137,29 @@ def test_text_documents_validate() -> None:
         check(ANTHROPIC_MESSAGE, message)
     check(RESPONSES_INPUT, messages(bundle, "openai-responses", text_embeds="document"))
     check_gemini(to_request(bundle, "gemini", text_embeds="document"))
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_messages_lists_and_their_system_validate(index: int) -> None:
+    # messages() alone, default options: the list and what travels beside it.
+    bundle = _bundles()[index]
+    for message in messages(bundle, "openai"):
+        check(CHAT_MESSAGE, message)
+    check(RESPONSES_INPUT, messages(bundle, "openai-responses"))
+    anthropic = messages(bundle, "anthropic", system="separate")
+    for message in anthropic:
+        check(ANTHROPIC_MESSAGE, message)
+    check(ANTHROPIC_SYSTEM, anthropic.system)
+    gemini = messages(bundle, "gemini", system="separate")
+    for content in gemini:
+        genai_types.Content.model_validate(content)
+    genai_types.Content.model_validate(gemini.system)
+    for provider in ("anthropic", "gemini"):
+        for message in messages(bundle, provider, system="user"):
+            if provider == "anthropic":
+                check(ANTHROPIC_MESSAGE, message)
+            else:
+                genai_types.Content.model_validate(message)
 
 
 # --- the checks must be able to fail ---------------------------------------------------------
