@@ -23,6 +23,7 @@ from .bridge import (
     import_path,
 )
 from .bundle import Bundle, Limits, open
+from .content import EmbedOmittedWarning, SystemContentWarning, UnknownSettingWarning
 from .errors import (
     BundleError,
     CaseCollisionError,
@@ -66,10 +67,10 @@ from .handlers import (
     register_handler,
     unregister_handler,
 )
-from .messages import render_payload, render_turns, to_request
+from .messages import MessageList, render_payload, render_turns, to_request
 from .model import MESSAGE_ROLES, ROLES, Embed, Issue, Role, Turn
 from .narrative import Narrative, parse
-from .packing import InlineReport
+from .packing import InlineReport, OrphanedEntryWarning
 from .preview import render_html, write_preview
 from .syntax import lmml_plugin
 from .toolcalls import ToolCall, tool_call_fence, tool_call_issues
@@ -91,6 +92,7 @@ __all__ = [
     "DuplicateEntryError",
     "Embed",
     "EmbedBudgetError",
+    "EmbedOmittedWarning",
     "EncryptedEntryError",
     "ExportReport",
     "FlattenFlags",
@@ -107,6 +109,7 @@ __all__ = [
     "LmmlError",
     "LmmlSyntaxError",
     "Message",
+    "MessageList",
     "MessageNotFoundError",
     "MessageRef",
     "MissingEntryError",
@@ -114,9 +117,11 @@ __all__ = [
     "MissingPluginError",
     "Narrative",
     "NotInlinableError",
+    "OrphanedEntryWarning",
     "ReadOnlyTranscriptError",
     "Role",
     "SymlinkEntryError",
+    "SystemContentWarning",
     "TextFilePart",
     "TextPart",
     "ToolCall",
@@ -126,6 +131,7 @@ __all__ = [
     "TranscriptIndexError",
     "TranscriptTypeError",
     "Turn",
+    "UnknownSettingWarning",
     "UnresolvableReferenceError",
     "UnsafeEntryError",
     "UnsupportedContentError",
