@@ -129,12 +129,15 @@ def parse_tool_call(embed: Embed) -> ToolCall:
     :raises InvalidToolCallError: when the fence is not a JSON object with a string ``id``,
         a string ``name`` and ``arguments``.
     """
-    text = (embed.content or b"").decode("utf-8")
     try:
-        value = json.loads(text)
+        value = json.loads((embed.content or b"").decode("utf-8"))
     except json.JSONDecodeError as error:
         message = f"tool call is not valid JSON ({error.msg} at line {error.lineno})"
         raise _invalid_call(embed, message) from None
+    except UnicodeDecodeError as error:
+        raise _invalid_call(embed, f"tool call is not UTF-8 ({error.reason})") from None
+    except RecursionError:
+        raise _invalid_call(embed, "tool call JSON is nested too deeply to read") from None
     if not isinstance(value, dict):
         raise _invalid_call(embed, "tool call is not a JSON object")
     missing = [key for key in _REQUIRED_KEYS if key not in value]

@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit.bridge import detect_format, import_messages, import_path
+from lmml_mdit.bridge import (
+    detect_format,
+    export_bundle,
+    export_sharegpt,
+    import_messages,
+    import_path,
+)
 from lmml_mdit.bundle import open as open_bundle
 from lmml_mdit.errors import ImportFormatError
 from lmml_mdit.toolcalls import tool_call_issues, tool_calls, tool_result_call
@@ -188,9 +194,12 @@ def test_sharegpt_function_calls_and_observations() -> None:
     assert (call.id, call.name) == ("call_1", "convert")
     assert call.arguments == {"amount": 100, "from": "USD", "to": "EUR"}
     assert bundle.narrative.turns[1].text.startswith("Let me look up the rate.\n\n@@@call_1")
-    assert bundle.settings == {
-        "tools": '[{"name": "convert", "description": "Currency conversion"}]'
+    # Dataset fields are not request parameters: kept in the manifest, never sent.
+    assert bundle.settings is None
+    assert bundle.manifest == {
+        "sharegpt": {"tools": '[{"name": "convert", "description": "Currency conversion"}]'}
     }
+    assert "tools" not in export_bundle(bundle, "openai")
 
 
 # -- detection ----------------------------------------------------------------------------
@@ -319,6 +328,132 @@ def test_anthropic_is_error_result_refused() -> None:
         import_messages(data)
 
 
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"messages": [], "seed": 1' + "0" * 5000 + "}", "cannot be read"),
+        ('{"messages": [], "temperature": NaN}', "NaN or infinite"),
+    ],
+    ids=["deep", "long-integer", "nan"],
+)
+def test_unreadable_json_is_an_import_error(data: str, message: str) -> None:
+    with pytest.raises(ImportFormatError, match=message) as info:
+        import_messages(data)
+    assert info.value.hint
+
+
+def _call(arguments: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "f", "arguments": arguments}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c", "content": "ok"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("data", "fmt", "where"),
+    [
+        (_call({"a": 1}), "openai", "messages[0].tool_calls[0].arguments"),
+        (
+            [{"type": "function_call", "call_id": "c", "name": "f", "arguments": {"a": 1}}],
+            "openai-responses",
+            "input[0].arguments",
+        ),
+        (
+            [
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t", "name": "f", "input": "x"}],
+                }
+            ],
+            "anthropic",
+            "messages[0].content[0].input",
+        ),
+        (
+            [{"role": "model", "parts": [{"function_call": {"name": "f", "args": "x"}}]}],
+            "gemini",
+            "contents[0].parts[0].args",
+        ),
+        (
+            [
+                {"role": "model", "parts": [{"function_call": {"name": "f", "args": {}}}]},
+                {"role": "user", "parts": [{"function_response": {"name": "f", "response": "x"}}]},
+            ],
+            "gemini",
+            "contents[1].parts[0].response",
+        ),
+    ],
+    ids=["openai", "responses", "anthropic", "gemini-args", "gemini-response"],
+)
+def test_call_arguments_must_have_the_formats_type(data: Any, fmt: str, where: str) -> None:
+    # Chat/Responses send arguments as JSON text, Anthropic input and Gemini args/response
+    # as objects; anything else would not export back to the same shape.
+    with pytest.raises(ImportFormatError) as info:
+        import_messages(data, fmt)
+    assert info.value.name == where
+
+
+@pytest.mark.parametrize(
+    ("part", "fmt", "key"),
+    [
+        ({"type": "text", "text": "hi", "cache": 1}, "openai", "cache"),
+        ({"type": "image_url", "image_url": {"url": "data:,x", "alt": "a"}}, "openai", "alt"),
+        (
+            {"type": "input_audio", "input_audio": {"data": "", "format": "wav", "x": 1}},
+            "openai",
+            "x",
+        ),
+        ({"type": "input_text", "text": "hi", "extra": 1}, "openai-responses", "extra"),
+        ({"type": "input_image", "image_url": "data:,x", "crop": [1]}, "openai-responses", "crop"),
+    ],
+)
+def test_unread_part_keys_are_refused_not_dropped(part: Any, fmt: str, key: str) -> None:
+    data: Any = [{"role": "user", "content": [part]}]
+    if fmt == "openai-responses":
+        data = {"input": [{"type": "message", **data[0]}]}
+    with pytest.raises(ImportFormatError, match=f"unsupported key '{key}'"):
+        import_messages(data, fmt)
+
+
+def test_replayed_output_text_with_empty_logprobs_is_read() -> None:
+    part = {"type": "output_text", "text": "Hi.", "annotations": [], "logprobs": []}
+    item = {"type": "message", "role": "assistant", "content": [part]}
+    assert roles(import_messages({"input": [item]})) == ["assistant"]
+    part["logprobs"] = [{"token": "Hi", "logprob": -0.1}]
+    with pytest.raises(ImportFormatError, match="logprobs"):
+        import_messages({"input": [item]})
+
+
+def test_gemini_unread_fields_are_refused_not_dropped() -> None:
+    call = {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]}
+    response = {
+        "name": "f",
+        "response": {"ok": True},
+        "parts": [{"inlineData": {"mimeType": "image/png", "data": b64(PNG)}}],
+    }
+    data = {"contents": [call, {"role": "user", "parts": [{"functionResponse": response}]}]}
+    with pytest.raises(ImportFormatError, match="unsupported key 'parts'") as info:
+        import_messages(data)
+    assert info.value.name == "contents[1].parts[0]"
+    blob = {"mime_type": "image/png", "data": b64(PNG), "display_name": "x.png"}
+    with pytest.raises(ImportFormatError, match="display_name"):
+        import_messages({"contents": [{"role": "user", "parts": [{"inline_data": blob}]}]})
+
+
+def test_arguments_too_deep_to_parse_are_kept_verbatim() -> None:
+    arguments = "[" * 100_000 + "]" * 100_000
+    bundle = import_messages(_call(arguments), "openai")
+    [call] = tool_calls(bundle.narrative)
+    assert call.arguments == arguments
+    body = export_bundle(bundle, "openai")
+    assert body["messages"][0]["tool_calls"][0]["function"]["arguments"] == arguments
+
+
 # -- files --------------------------------------------------------------------------------
 
 
@@ -338,7 +473,18 @@ def test_import_path_text_only_to_lmml(tmp_path: Path) -> None:
     with open_bundle(out) as bundle:
         assert bundle.kind == "text"
         assert roles(bundle) == ["user", "assistant", "tool", "assistant"]
-        assert bundle.settings is not None
+        assert bundle.manifest is not None
+
+
+def test_text_bundle_with_inlined_manifest_exports_to_sharegpt(tmp_path: Path) -> None:
+    # Saving as .lmml inlines manifest.json as a fence in the last turn; ShareGPT export
+    # must neither refuse it as an asset nor send its lines as text.
+    source = CORPUS / "sharegpt" / "multiturn.json"
+    out = tmp_path / "talk.lmml"
+    import_path(source, out)
+    assert "@@@manifest.json" in out.read_text(encoding="utf-8")
+    with open_bundle(out) as bundle:
+        assert export_sharegpt(bundle) == load("sharegpt/multiturn.json")
 
 
 def test_import_path_into_a_folder(tmp_path: Path) -> None:

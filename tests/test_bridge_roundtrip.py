@@ -6,14 +6,21 @@ from __future__ import annotations
 import copy
 import json
 import re
+import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from anthropic.types import message_create_params
+from google.genai import types as genai_types
+from openai.types.chat import completion_create_params
+from openai.types.responses import response_create_params
+from pydantic import TypeAdapter
 
-from lmml_mdit.bridge import export_sharegpt, import_messages
+from lmml_mdit.bridge import export_bundle, export_sharegpt, import_messages
 from lmml_mdit.bundle import Bundle
-from lmml_mdit.errors import UnsupportedContentError
+from lmml_mdit.errors import InvalidToolCallError, UnsupportedContentError
 from lmml_mdit.messages import to_request
 
 CORPUS = Path(__file__).parent / "bridge_corpus"
@@ -29,115 +36,114 @@ def load(path: Path) -> Any:
 
 
 # -- the documented normalisations --------------------------------------------------------
+# Each function returns the whole body (settings included), so nothing escapes comparison.
+# The numbers are those of docs/bridge.md, "Round trip"; key order (1) needs no code.
 
 
-def text_parts(parts: list[Any], assets: set[str], key: str = "text") -> list[Any]:
-    """Empty text parts dropped, adjacent text parts joined by a blank line (they are one
-    block run in LMML)."""
+def text_parts(parts: list[Any], key: str = "text") -> list[Any]:
+    """(3) Adjacent text parts are one run of blocks in LMML, joined by a blank line; empty
+    text parts are dropped."""
     out: list[Any] = []
     for part in parts:
-        if isinstance(part, dict) and set(part) <= {"type", key} and isinstance(part.get(key), str):
-            text = part[key].strip("\n")
-            if not text:
+        if set(part) == {"type", key} and part["type"] in ("text", "input_text"):
+            if not part[key]:
                 continue
-            if out and isinstance(out[-1], dict) and out[-1].get("_text") is not None:
-                out[-1]["_text"] += "\n\n" + text
+            if out and set(out[-1]) == {"type", key} and out[-1]["type"] == part["type"]:
+                out[-1] = {**out[-1], key: out[-1][key] + "\n\n" + part[key]}
                 continue
-            out.append({"_text": text})
-        else:
-            out.append(part)
+        out.append(part)
     return out
 
 
 def parse_json_string(value: Any) -> Any:
-    """Arguments strings are re-serialised: compare them parsed."""
+    """(7) Argument strings are re-serialised from the parsed JSON: compare them parsed."""
     try:
         return json.loads(value)
     except (TypeError, ValueError):
         return value
 
 
-def normalise_openai(body: Any, assets: set[str]) -> Any:
-    messages = body["messages"] if isinstance(body, dict) else body
-    out = []
-    for message in copy.deepcopy(messages):
+def as_body(body: Any, key: str) -> dict[str, Any]:
+    """A bare list is the body's conversation key, with no settings."""
+    return copy.deepcopy(body) if isinstance(body, dict) else {key: copy.deepcopy(body)}
+
+
+def normalise_openai(body: Any) -> Any:
+    body = as_body(body, "messages")
+    for message in body["messages"]:
         content = message.get("content")
-        if isinstance(content, str):
+        if isinstance(content, str):  # (2) a string is one text part
             content = [{"type": "text", "text": content}]
         if isinstance(content, list):
             for part in content:
-                if part.get("type") == "file":
-                    part["file"].pop("filename", None)  # file names become asset names
-                if part.get("type") == "image_url":
-                    part["image_url"].pop("detail", None)
-            message["content"] = text_parts(content, assets) or None
-        if message.get("role") == "developer":
-            message["role"] = "system"
+                if part["type"] == "file":
+                    part["file"].pop("filename", None)  # (5) the asset's name is sent
+                if part["type"] == "image_url":
+                    part["image_url"].pop("detail", None)  # (5) detail is not kept
+            message["content"] = text_parts(content) or None
+        if message["role"] == "developer":
+            message["role"] = "system"  # (6)
         for call in message.get("tool_calls") or []:
             call["function"]["arguments"] = parse_json_string(call["function"]["arguments"])
-        out.append(message)
-    return out
+    return body
 
 
-def normalise_responses(body: Any, assets: set[str]) -> Any:
-    items = copy.deepcopy(body["input"] if isinstance(body, dict) else body)
-    if isinstance(items, str):
-        items = [{"type": "message", "role": "user", "content": items}]
-    if isinstance(body, dict) and body.get("instructions") is not None:
-        items.insert(0, {"role": "system", "content": body["instructions"]})
-    out = []
+def normalise_responses(body: Any) -> Any:
+    body = as_body(body, "input")
+    items = body["input"]
+    if isinstance(items, str):  # (2) a string input is one user message
+        items = [{"role": "user", "content": items}]
+    instructions = body.pop("instructions", None)
+    if instructions is not None:  # (6) instructions come back as a system message item
+        items.insert(0, {"role": "system", "content": instructions})
     for item in items:
         item.setdefault("type", "message")
-        for key in ("id", "status"):
-            item.pop(key, None)
         if item["type"] == "function_call":
             item["arguments"] = parse_json_string(item["arguments"])
+            continue
         key = "content" if item["type"] == "message" else "output"
-        content = item.get(key)
-        if item["type"] != "function_call":
-            if isinstance(content, str):
-                content = [{"type": "input_text", "text": content}]
-            for part in content:
-                if part.get("type") in ("input_text", "output_text"):
-                    part["type"] = "text"  # a replayed output_text is sent as text
-                    if part.get("annotations") == []:
-                        del part["annotations"]
-                if part.get("type") == "input_file":
-                    part.pop("filename", None)
-                if part.get("type") == "input_image":
-                    part.setdefault("detail", "auto")
-            item[key] = text_parts(content, assets)
-        out.append(item)
-    return out
+        content = item[key]
+        if isinstance(content, str):  # (2)
+            content = [{"type": "input_text", "text": content}]
+        for part in content:
+            if part["type"] == "output_text":  # (2) replayed assistant text is sent as text
+                part["type"] = "input_text"
+                if part.get("annotations") == []:
+                    del part["annotations"]
+            if part["type"] == "input_file":
+                part.pop("filename", None)  # (5)
+        item[key] = text_parts(content)
+    body["input"] = items
+    return body
 
 
-def normalise_anthropic(body: Any, assets: set[str]) -> Any:
-    out: dict[str, Any] = {}
-    if isinstance(body, dict) and body.get("system") is not None:
-        system = body["system"]
-        if isinstance(system, str):
-            system = [{"type": "text", "text": system}]
-        out["system"] = text_parts(copy.deepcopy(system), assets)
-    messages = []
+def normalise_anthropic(body: Any) -> Any:
+    body = as_body(body, "messages")
 
     def blocks(content: Any) -> list[Any]:
-        if isinstance(content, str):
+        if isinstance(content, str):  # (2)
             content = [{"type": "text", "text": content}]
         for block in content:
-            if block.get("type") == "document":
-                block.pop("title", None)  # export titles a document with its asset name
-            if block.get("type") == "tool_result":
-                block["content"] = blocks(block.get("content", []))
+            if block["type"] == "document":
+                block.pop("title", None)  # (5) titled with its asset name
+            if block["type"] == "tool_result":
+                if "content" in block:
+                    block["content"] = blocks(block["content"])
                 if block.get("is_error") is False:
-                    del block["is_error"]
-        return text_parts(content, assets)
+                    del block["is_error"]  # (5) the default
+        return text_parts(content)
 
-    source = body["messages"] if isinstance(body, dict) else body
-    for message in copy.deepcopy(source):
-        message["content"] = blocks(message["content"])
-        messages.append(message)
-    out["messages"] = messages
-    return out
+    if "system" in body:
+        body["system"] = blocks(body["system"])
+    merged: list[dict[str, Any]] = []
+    for message in body["messages"]:
+        content = blocks(message["content"])
+        if merged and merged[-1]["role"] == message["role"]:  # (6) same-role runs merged
+            merged[-1]["content"] = text_parts(merged[-1]["content"] + content)
+        else:
+            merged.append({"role": message["role"], "content": content})
+    body["messages"] = merged
+    return body
 
 
 def _snake(key: str) -> str:
@@ -145,8 +151,8 @@ def _snake(key: str) -> str:
 
 
 def snake_keys(value: Any) -> Any:
-    """camelCase (REST) keys read as snake_case (the export's spelling); not inside the
-    free-form args/response objects."""
+    """(6) camelCase (REST) keys come back snake_case; not inside the free-form args and
+    response objects."""
     if isinstance(value, dict):
         return {
             _snake(k): (v if k in ("args", "response") else snake_keys(v)) for k, v in value.items()
@@ -156,40 +162,83 @@ def snake_keys(value: Any) -> Any:
     return value
 
 
-def normalise_gemini(body: Any, assets: set[str], *, generated_ids: bool) -> Any:
-    body = snake_keys(copy.deepcopy(body))
-    out: dict[str, Any] = {}
-    config = dict(body.get("config") or {})
-    system = body.get("system_instruction") or config.pop("system_instruction", None)
-    if system is not None:
-        out["system"] = text_parts(system["parts"], assets)
-    out["config"] = config
-    contents = []
+def normalise_gemini(body: Any, *, generated_ids: bool) -> Any:
+    body = snake_keys(as_body(body, "contents"))
+    system = body.pop("system_instruction", None)
+    if system is not None:  # (6) the system instruction comes back in config
+        body.setdefault("config", {})["system_instruction"] = system
+    config = body.get("config", {})
+    if "system_instruction" in config:
+        config["system_instruction"] = {"parts": text_parts(config["system_instruction"]["parts"])}
     for content in body["contents"]:
-        parts = []
         for part in content["parts"]:
             for key in ("function_call", "function_response"):
                 if key in part and generated_ids:
-                    part[key].pop("id", None)  # ids generated on import
-            parts.append(part)
-        contents.append({"role": content["role"], "parts": text_parts(parts, assets)})
-    out["contents"] = contents
-    return out
+                    part[key].pop("id", None)  # (7) ids generated on import
+        content["parts"] = text_parts(content["parts"])
+    return body
 
 
 def exported(bundle: Bundle, fmt: str) -> Any:
     return to_request(bundle, fmt, attachment_lines="drop")
 
 
-def normalise(fmt: str, body: Any, assets: set[str], *, source: Any) -> Any:
+def normalise(fmt: str, body: Any, *, source: Any) -> Any:
     if fmt == "openai":
-        return normalise_openai(body, assets)
+        return normalise_openai(body)
     if fmt == "openai-responses":
-        return normalise_responses(body, assets)
+        return normalise_responses(body)
     if fmt == "anthropic":
-        return normalise_anthropic(body, assets)
+        return normalise_anthropic(body)
     generated = '"id"' not in json.dumps(source)
-    return normalise_gemini(body, assets, generated_ids=generated)
+    return normalise_gemini(body, generated_ids=generated)
+
+
+# -- the SDK types ------------------------------------------------------------------------
+
+REQUEST_TYPES: dict[str, Any] = {
+    "openai": completion_create_params.CompletionCreateParamsNonStreaming,
+    "openai-responses": response_create_params.ResponseCreateParamsNonStreaming,
+    "anthropic": message_create_params.MessageCreateParamsNonStreaming,
+}
+
+
+def _materialize(value: Any) -> Any:
+    if isinstance(value, Iterator):  # pydantic validates Iterable fields lazily
+        return [_materialize(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _materialize(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_materialize(item) for item in value]
+    return value
+
+
+def strict(adapter: TypeAdapter[Any], value: Any) -> None:
+    """*value* is an instance of the SDK type, with no field dropped or coerced."""
+    validated = _materialize(adapter.validate_python(copy.deepcopy(value), strict=True))
+    assert validated == value
+
+
+def validate_with_sdk(provider: str, body: dict[str, Any], settings: Any = None) -> None:
+    """The whole exported body (messages and parameters) against the official SDK's request
+    types. A dataset line may lack the model (and Anthropic's max_tokens), so those get a
+    placeholder; a setting the SDK does not declare (anthropic 2.14 has no temperature) is
+    passed as given by design, so it is left out of the check."""
+    if provider == "gemini":
+        assert set(body) <= {"model", "contents", "config"}
+        for content in body["contents"]:
+            genai_types.Content.model_validate(content)
+        genai_types.GenerateContentConfig.model_validate(body.get("config", {}))
+        return
+    declared = typing.get_type_hints(REQUEST_TYPES[provider])  # the TypedDict's keys
+    given = set(settings or {})
+    request = {"model": "any-model", **body}
+    for key in set(request) - set(declared):
+        if key in given:
+            del request[key]
+    if provider == "anthropic":
+        request.setdefault("max_tokens", 1)
+    strict(TypeAdapter(REQUEST_TYPES[provider]), request)
 
 
 # -- the round trips ----------------------------------------------------------------------
@@ -210,18 +259,63 @@ def test_corpus_covers_every_format() -> None:
 def test_round_trip(fmt: str, path: Path) -> None:
     source = load(path)
     bundle = import_messages(source, fmt)
-    assets = set(bundle.entries)
     body = exported(bundle, fmt)
-    expected = normalise(fmt, source, assets, source=source)
-    got = normalise(fmt, body, assets, source=source)
-    if fmt in ("openai", "openai-responses", "gemini") and isinstance(source, dict):
-        settings = {k: v for k, v in source.items() if k not in ("messages", "input", "contents")}
-        settings.pop("instructions", None)
-        for key in ("system_instruction", "systemInstruction", "config"):
-            settings.pop(key, None)
-        for key, value in settings.items():
-            assert body[key] == value, key
-    assert got == expected
+    validate_with_sdk(fmt, body, bundle.settings)
+    assert normalise(fmt, body, source=source) == normalise(fmt, source, source=source)
+
+
+def test_export_bundle_gives_the_round_trip_body() -> None:
+    # export_bundle (lmml export) is to_request with attachment_lines="drop", and an
+    # Anthropic body without max_tokens is still a dataset line.
+    source = load(CORPUS / "anthropic" / "tool_result_image.json")
+    bundle = import_messages(source)
+    assert export_bundle(bundle, "anthropic") == exported(bundle, "anthropic")
+    del source["max_tokens"]
+    assert "max_tokens" not in export_bundle(import_messages(source), "anthropic")
+
+
+CROSS = [
+    pytest.param(fmt, path, provider, id=f"{fmt}/{path.name}->{provider}")
+    for fmt in (*PROVIDER_FORMATS, "sharegpt")
+    for path in corpus(fmt)
+    for provider in PROVIDER_FORMATS
+]
+
+
+@pytest.mark.parametrize(("fmt", "path", "provider"), CROSS)
+def test_every_export_fits_the_sdk_types_or_is_refused(fmt: str, path: Path, provider: str) -> None:
+    # Tool calls and results in all four native forms, tool-result images included; what a
+    # provider cannot take is refused with a named error, never sent half.
+    bundle = import_messages(load(path), fmt)
+    try:
+        body = export_bundle(bundle, provider)
+    except (UnsupportedContentError, InvalidToolCallError) as error:
+        assert error.name and error.hint
+        return
+    validate_with_sdk(provider, body, bundle.settings)
+
+
+def test_tool_result_image_policy_per_provider() -> None:
+    bundle = import_messages(load(CORPUS / "anthropic" / "tool_result_image.json"))
+    chat = exported(bundle, "openai")["messages"]
+    tool = next(m for m in chat if m["role"] == "tool")
+    assert tool == {
+        "role": "tool",
+        "tool_call_id": "toolu_01A",
+        "content": [{"type": "text", "text": "Screenshot taken."}],
+    }
+    follow_up = chat[chat.index(tool) + 1]
+    assert follow_up["role"] == "user"
+    assert [part["type"] for part in follow_up["content"]] == ["text", "image_url"]
+    with pytest.raises(UnsupportedContentError, match="tool message") as caught:
+        to_request(bundle, "openai", tool_result_images="error")
+    assert caught.value.name == "fce481932ea5d07a.png"
+    output = next(
+        item
+        for item in exported(bundle, "openai-responses")["input"]
+        if item["type"] == "function_call_output"
+    )
+    assert [part["type"] for part in output["output"]] == ["input_text", "input_image"]
 
 
 @pytest.mark.parametrize("path", corpus("sharegpt"), ids=lambda p: p.name)

@@ -95,7 +95,9 @@ def test_string_arguments_are_kept() -> None:
         ("[1]", "not a JSON object"),
         ('{"id": "a", "name": "f"}', "lacks 'arguments'"),
         ('{"id": 1, "name": "f", "arguments": {}}', "must be strings"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ],
+    ids=["json", "object", "key", "types", "deep"],
 )
 def test_malformed_calls(body: str, message: str) -> None:
     narrative = parse(f"## assistant\n@@@a.tool_call.json\n{body}\n@@@\n")

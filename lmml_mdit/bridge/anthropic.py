@@ -75,7 +75,7 @@ def block_parts(content: Any, *, where: str, allow_tools: bool) -> list[Part | T
                 Call(
                     id=expect(block.get("id"), str, where=here),
                     name=expect(block.get("name"), str, where=here),
-                    arguments=block.get("input", {}),
+                    arguments=expect(block.get("input", {}), dict, where=f"{here}.input"),
                 )
             )
         elif kind == "tool_result" and allow_tools:

@@ -57,15 +57,17 @@ class ExportReport:
 
 def iter_bundles(folder: str | os.PathLike[str]) -> Iterator[str]:
     """The bundle paths under *folder*, recursively, in sorted order (by path components,
-    files and subfolders interleaved by name), holding one folder's listing per level
-    rather than the whole list. Symbolic links to folders are not followed."""
+    files and subfolders interleaved by name). Only the sorted names of the folders being
+    walked are held (a few dozen bytes per entry), never the whole list of paths or any
+    per-bundle state. Symbolic links to folders are not followed."""
     with os.scandir(folder) as listing:
-        entries = sorted(listing, key=lambda entry: entry.name)
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            yield from iter_bundles(entry.path)
-        elif entry.name.endswith(_SUFFIXES) and entry.is_file():
-            yield entry.path
+        names = sorted(entry.name for entry in listing)
+    for name in names:
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            yield from iter_bundles(path)
+        elif name.endswith(_SUFFIXES) and os.path.isfile(path):
+            yield path
 
 
 def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:

@@ -89,6 +89,23 @@ class _Calls:
         )
 
 
+def _check_keys(value: dict[str, Any], known: tuple[str, ...], *, where: str) -> None:
+    """Refuse a key outside *known* (each in snake_case or camelCase): nothing is dropped
+    silently, e.g. a ``function_response``'s multimodal ``parts``."""
+    allowed = set(known)
+    for key in value:
+        if _snake(key) not in allowed:
+            raise ImportFormatError(
+                f"unsupported key {key!r}",
+                name=where,
+                hint=f"keep only {', '.join(known)}; nothing is dropped silently",
+            )
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+
+
 def _parts(raw_parts: Any, calls: _Calls, *, where: str) -> list[Part | ToolResult]:
     parts: list[Part | ToolResult] = []
     for here, part in expect_items(raw_parts, where=where):
@@ -99,17 +116,21 @@ def _parts(raw_parts: Any, calls: _Calls, *, where: str) -> list[Part | ToolResu
             parts.append(Text(expect(part["text"], str, where=here)))
         elif inline is not None:
             blob = expect(inline, dict, where=here)
+            _check_keys(blob, ("mime_type", "data"), where=here)
             media_type = expect(_get(blob, "mime_type"), str, where=here).lower()
             parts.append(Asset(decode_base64(blob.get("data"), where=here), media_type))
         elif call is not None:
             call = expect(call, dict, where=here)
+            _check_keys(call, ("id", "name", "args"), where=here)
             name = expect(call.get("name"), str, where=here)
-            parts.append(calls.new(name, call.get("args", {}), call.get("id")))
+            arguments = expect(call.get("args", {}), dict, where=f"{here}.args")
+            parts.append(calls.new(name, arguments, call.get("id")))
         elif response is not None:
             response = expect(response, dict, where=here)
+            _check_keys(response, ("id", "name", "response"), where=here)
             name = expect(response.get("name"), str, where=here)
             call_id = calls.answer(name, response.get("id"), here)
-            body = response.get("response", {})
+            body = expect(response.get("response", {}), dict, where=f"{here}.response")
             text = json.dumps(body, ensure_ascii=False)
             parts.append((call_id, [Text(text)]))
         else:

@@ -48,6 +48,17 @@ def _load_json(data: str | bytes, *, name: str | None = None) -> Any:
             column=error.colno,
             hint="fix the JSON; for one conversation per line use a .jsonl file",
         ) from None
+    except ValueError as error:  # e.g. an integer longer than Python's digit limit
+        raise ImportFormatError(
+            f"chat data cannot be read ({error})", name=name, hint="fix the JSON value named"
+        ) from None
+    except RecursionError:
+        # The json module recurses once per nesting level; no chat payload nests this deep.
+        raise ImportFormatError(
+            "chat data is nested too deeply to read",
+            name=name,
+            hint="a chat payload nests a few levels; check that this is the right file",
+        ) from None
 
 
 def read_conversation(data: Any, format: str | None = None) -> Conversation:

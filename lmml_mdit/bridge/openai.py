@@ -23,6 +23,7 @@ from .parts import (
     decode_data_uri,
     expect,
     expect_items,
+    reject_unknown_keys,
     split_body,
 )
 
@@ -35,12 +36,15 @@ _EMPTY_OK = {"refusal", "audio", "function_call", "annotations", "tool_calls", "
 
 
 def parse_arguments(text: Any, *, where: str) -> Any:
-    """A call's ``arguments`` string parsed as JSON, or kept as the string when it is not."""
-    if not isinstance(text, str):
-        return text
+    """A call's ``arguments`` string parsed as JSON, or kept as the string when it is not
+    (or nests too deeply to parse), so it goes back out verbatim.
+
+    :raises ImportFormatError: when ``arguments`` is not a string (the API sends JSON text).
+    """
+    expect(text, str, where=f"{where}.arguments")
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
 
 
@@ -48,6 +52,7 @@ def audio_asset(part: dict[str, Any], *, where: str) -> Asset:
     """The asset of an ``input_audio`` part (Chat Completions and Responses alike):
     base64 ``data`` in a ``format`` (``wav``, ``mp3``)."""
     audio = expect(part.get("input_audio"), dict, where=where)
+    reject_unknown_keys(audio, ("data", "format"), where=where)
     media_type = _AUDIO_TYPES.get(str(audio.get("format")), f"audio/{audio.get('format')}")
     return Asset(decode_base64(audio.get("data"), where=where), media_type)
 
@@ -59,6 +64,10 @@ def file_data_asset(file: dict[str, Any], *, where: str, missing: str) -> Asset:
     :param missing: the error message when the part has no ``file_data``.
     :raises ImportFormatError: without ``file_data``, or for a malformed data URI.
     """
+    # The file name is not kept: the asset is named by its content (see the bridge docs).
+    reject_unknown_keys(
+        file, ("type", "file_data", "filename", "file_id", "file_url", "detail"), where=where
+    )
     if "file_data" not in file:
         raise ImportFormatError(
             missing, name=where, hint="embed the file as a data URI in file_data"
@@ -86,6 +95,7 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
     parts: list[Part] = []
     for here, part in expect_items(content, where=f"{where}.content"):
         kind = part.get("type")
+        reject_unknown_keys(part, ("type", kind), where=here)
         if kind == "text":
             parts.append(Text(expect(part.get("text"), str, where=here)))
         elif kind == "refusal":
@@ -96,6 +106,8 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
             )
         elif kind == "image_url":
             image = expect(part.get("image_url"), dict, where=here)
+            # detail is not kept: LMML has no per-image detail (export's image_detail=).
+            reject_unknown_keys(image, ("url", "detail"), where=here)
             parts.append(decode_data_uri(image.get("url"), where=here))
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))

@@ -39,6 +39,14 @@ _ROLES: dict[str, Role] = {
 # Replay bookkeeping the API adds to output items; it carries no conversation content.
 _IGNORED_ITEM_KEYS = {"id", "status"}
 _ITEM_KEYS = {"type", "role", "content", "call_id", "name", "arguments", "output"}
+# A part's keys that are read; detail and filename are not kept (see the bridge docs).
+_PART_KEYS = {
+    "input_text": ("type", "text"),
+    "output_text": ("type", "text", "annotations", "logprobs"),
+    "input_image": ("type", "image_url", "detail"),
+    "input_file": ("type", "file_data", "filename", "file_id", "file_url", "detail"),
+    "input_audio": ("type", "input_audio"),
+}
 
 
 def content_parts(content: Any, *, where: str) -> list[Part]:
@@ -48,13 +56,15 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
     parts: list[Part] = []
     for here, part in expect_items(content, where=where):
         kind = part.get("type")
+        reject_unknown_keys(part, _PART_KEYS.get(str(kind), ("type",)), where=here)
         if kind in ("input_text", "output_text"):
-            if part.get("annotations"):
-                raise ImportFormatError(
-                    "output_text annotations are not imported",
-                    name=here,
-                    hint="drop the annotations first",
-                )
+            for extra in ("annotations", "logprobs"):
+                if part.get(extra):
+                    raise ImportFormatError(
+                        f"output_text {extra} are not imported",
+                        name=here,
+                        hint=f"drop the {extra} first",
+                    )
             parts.append(Text(expect(part.get("text"), str, where=here)))
         elif kind == "input_image":
             parts.append(decode_data_uri(part.get("image_url"), where=here))

@@ -100,10 +100,14 @@ class Conversation:
     :ivar turns: the turns in order.
     :ivar settings: request parameters outside the conversation (model, temperature,
         tools, ...), kept as given; written to ``settings.json`` when not empty.
+    :ivar metadata: record fields that are not request parameters (a ShareGPT ``id``),
+        kept as given under the source format's key in ``manifest.json``, so a provider
+        export never sends them.
     """
 
     turns: list[ChatTurn] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 _EXTENSIONS = {

@@ -1,8 +1,10 @@
 """Read a bundle's turns back as text, tool calls and asset names.
 
 The inverse of the writer's layout, used by exporters the messages module does not cover
-(ShareGPT): a turn's text is its lines without the tool-call fences it holds and, for a
-``tool`` turn, without the leading reference to the call it answers.
+(ShareGPT): a turn's text is its lines without the tool-call fences it holds, without the
+reserved fences (``manifest.json``, settings: an inlined bundle carries them in its last
+turn, and they are never sent) and, for a ``tool`` turn, without the leading reference to
+the call it answers.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..reserved import RESERVED_NAMES
 from ..toolcalls import ToolCall, is_tool_call_name, parse_tool_call, tool_result_reference
 
 if TYPE_CHECKING:
@@ -37,6 +40,12 @@ class ReadTurn:
     assets: list[str] = field(default_factory=list)
 
 
+def _not_sent_as_text(name: str) -> bool:
+    """Whether an embed named *name* is structure, not content: a tool call or a reserved
+    entry."""
+    return is_tool_call_name(name) or name in RESERVED_NAMES
+
+
 def read_turns(bundle: Bundle) -> list[ReadTurn]:
     """The turns of *bundle*.
 
@@ -46,7 +55,7 @@ def read_turns(bundle: Bundle) -> list[ReadTurn]:
     lines = narrative.lines
     fence_lines: set[int] = set()
     for token in narrative.tokens:
-        if token.type == "lmml_embed" and token.map and is_tool_call_name(token.info):
+        if token.type == "lmml_embed" and token.map and _not_sent_as_text(token.info):
             fence_lines.update(range(token.map[0], token.map[1]))
     result: list[ReadTurn] = []
     for turn in narrative.turns:
@@ -69,7 +78,7 @@ def read_turns(bundle: Bundle) -> list[ReadTurn]:
         assets = [
             embed.name
             for embed in turn.embeds
-            if not is_tool_call_name(embed.name) and embed.name != answers
+            if not _not_sent_as_text(embed.name) and embed.name != answers
         ]
         result.append(ReadTurn(turn.role, "\n".join(kept), calls, answers, assets))
     return result

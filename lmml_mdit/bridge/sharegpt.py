@@ -5,8 +5,9 @@ Shape: ``{"conversations": [{"from": ..., "value": ...}, ...]}`` (or the bare li
 ``function_call`` (the value a JSON object ``{"name", "arguments"}``, or a list of them) and
 ``observation``/``tool``/``function_response`` (a tool result, answering the earliest
 unanswered call). A top-level ``system`` string becomes the first ``system`` turn; other
-top-level keys (``id``, ``tools``, ...) are kept in ``settings.json`` and written back by
-:func:`export_sharegpt`.
+top-level keys (``id``, ``tools``, ...) are dataset fields, not request parameters: they are
+kept in ``manifest.json`` under ``"sharegpt"`` (so a provider export never sends them) and
+written back by :func:`export_sharegpt`.
 
 ShareGPT has no call ids, so imported calls get ``call_1``, ``call_2``, ... in order.
 """
@@ -33,7 +34,10 @@ from .reader import read_turns
 if TYPE_CHECKING:
     from ..bundle import Bundle
 
-__all__ = ["export_sharegpt", "read"]
+__all__ = ["MANIFEST_KEY", "export_sharegpt", "read"]
+
+MANIFEST_KEY = "sharegpt"
+"""The ``manifest.json`` key holding a ShareGPT record's other top-level fields."""
 
 _TEXT_ROLES: dict[str, Role] = {
     "system": "system",
@@ -116,17 +120,17 @@ def read(data: Any) -> Conversation:
 
     :raises ImportFormatError: for anything outside the ShareGPT shape.
     """
-    conversations, settings = split_body(
+    conversations, fields = split_body(
         data,
         "conversations",
         missing="a ShareGPT record needs a 'conversations' list",
         hint="give the record or its conversations list",
     )
     turns = read_conversations(conversations)
-    system = settings.pop("system", None)
+    system = fields.pop("system", None)
     if system:
         turns.insert(0, ChatTurn("system", [Text(expect(system, str, where="system"))]))
-    return Conversation(turns, settings=settings)
+    return Conversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
 
 
 def export_sharegpt(bundle: Bundle) -> dict[str, Any]:
@@ -134,8 +138,9 @@ def export_sharegpt(bundle: Bundle) -> dict[str, Any]:
 
     ``system`` and ``context`` turns become ``system`` entries, ``user`` ``human``,
     ``assistant`` ``gpt`` (then one ``function_call`` entry per call, the value
-    ``{"name", "arguments"}`` as JSON text), ``tool`` ``observation``. Keys of the bundle's
-    settings are written at the top level, beside ``conversations``.
+    ``{"name", "arguments"}`` as JSON text), ``tool`` ``observation``. The record fields
+    kept at import (``manifest.json``, key ``"sharegpt"``) are written beside
+    ``conversations``.
 
     :raises UnsupportedContentError: for a turn holding an asset (ShareGPT is text only).
     """
@@ -161,6 +166,7 @@ def export_sharegpt(bundle: Bundle) -> dict[str, Any]:
                 )
         else:
             entries.append({"from": "observation", "value": turn.text})
-    record: dict[str, Any] = dict(bundle.settings or {})
+    fields = (bundle.manifest or {}).get(MANIFEST_KEY)
+    record: dict[str, Any] = dict(fields) if isinstance(fields, dict) else {}
     record.pop("conversations", None)
     return {"conversations": entries, **record}

@@ -30,7 +30,8 @@ Layout (one block per part, blocks separated by a blank line)::
   SHA-256 plus an extension from its media type, and a line ``@<name>`` where it stood;
 - a call becomes a fence from :func:`~lmml_mdit.toolcalls.tool_call_fence`; a ``tool``
   turn starts with the reference to the fence of the call it answers;
-- request parameters other than the conversation are kept in ``settings.json``.
+- request parameters other than the conversation are kept in ``settings.json``; record
+  fields that are not request parameters (ShareGPT's) in ``manifest.json``.
 """
 
 from __future__ import annotations
@@ -47,13 +48,21 @@ from .parts import Asset, Call, ChatTurn, Conversation, Text, extension_for
 if TYPE_CHECKING:
     from ..bundle import Bundle
 
-__all__ = ["HASH_DIGITS", "SETTINGS_ENTRY", "asset_name", "write_bundle", "write_narrative"]
+__all__ = [
+    "HASH_DIGITS",
+    "MANIFEST_ENTRY",
+    "SETTINGS_ENTRY",
+    "asset_name",
+    "write_bundle",
+    "write_narrative",
+]
 
 HASH_DIGITS = 16
 """How many hex digits of the SHA-256 an asset name keeps (64 bits: collisions are not a
 practical concern within one conversation)."""
 
 SETTINGS_ENTRY = "settings.json"
+MANIFEST_ENTRY = "manifest.json"
 
 
 def asset_name(asset: Asset) -> str:
@@ -103,6 +112,20 @@ def _turn_blocks(
     return blocks
 
 
+def _json_entry(value: dict[str, object], name: str) -> bytes:
+    """The bytes of a JSON entry; refuses NaN and infinities, which JSON cannot hold (the
+    json module reads them, so a payload may carry them)."""
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise ImportFormatError(
+            f"a value is NaN or infinite, which {name} cannot hold",
+            name=name,
+            hint="give it a finite number, or remove it",
+        ) from None
+    return (text + "\n").encode("utf-8")
+
+
 def write_narrative(conversation: Conversation) -> tuple[str, dict[str, bytes]]:
     """The narrative text and asset entries for *conversation*.
 
@@ -124,9 +147,9 @@ def _write(conversation: Conversation) -> tuple[str, dict[str, bytes], list[tupl
         heading = f"## Turn {number} -- {turn.role}"
         sections.append("\n\n".join([heading, *blocks]))
     if conversation.settings:
-        entries[SETTINGS_ENTRY] = (
-            json.dumps(conversation.settings, indent=2, ensure_ascii=False) + "\n"
-        ).encode("utf-8")
+        entries[SETTINGS_ENTRY] = _json_entry(conversation.settings, SETTINGS_ENTRY)
+    if conversation.metadata:
+        entries[MANIFEST_ENTRY] = _json_entry(conversation.metadata, MANIFEST_ENTRY)
     text = "\n\n".join(sections) + "\n" if sections else ""
     return text, entries, expected
 

@@ -1,0 +1,189 @@
+"""``lmml import`` and ``lmml export`` run as subprocesses on the bridge corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lmml_mdit.bridge import export_bundle, import_messages
+from lmml_mdit.bundle import open as open_bundle
+from lmml_mdit.errors import LmmlError
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(__file__).parent / "bridge_corpus"
+FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
+PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
+SOURCES = sorted(p for fmt in FORMATS for p in (CORPUS / fmt).glob("*.json"))
+
+
+def run(*args: object, stderr: Any = subprocess.PIPE) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    env.pop("LMML_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "lmml_mdit", *(str(arg) for arg in args)],
+        input=b"",
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every corpus file imported by ``lmml import`` with the format detected."""
+    root = tmp_path_factory.mktemp("imported")
+    for source in SOURCES:
+        target = root / source.parent.name / f"{source.stem}.lmmlz"
+        result = run("import", source, "-o", target)
+        assert result.returncode == 0, result.stderr.decode()
+        assert "Imported" in result.stderr.decode()
+    return root
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_cli_import_detects_the_format_and_matches_the_api(imported: Path, source: Path) -> None:
+    expected = import_messages(load(source), source.parent.name)
+    with open_bundle(imported / source.parent.name / f"{source.stem}.lmmlz") as bundle:
+        assert bundle.narrative.text == expected.narrative.text
+        assert sorted(bundle.entries) == sorted(expected.entries)
+        for name in bundle.entries:
+            assert bundle.read(name) == expected.read(name)
+
+
+def test_cli_validate_accepts_every_imported_bundle(imported: Path) -> None:
+    bundles = sorted(imported.rglob("*.lmmlz"))
+    result = run("validate", *bundles)
+    assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
+
+
+def test_cli_validate_reports_tool_call_issues(tmp_path: Path) -> None:
+    path = tmp_path / "t.lmml"
+    path.write_text(
+        "## user\nhi\n\n## assistant\n@@@c1.tool_call.json\n"
+        '{"id": "c1", "name": "f", "arguments": {}}\n@@@\n\n'
+        "## tool\nno reference\n",
+        encoding="utf-8",
+    )
+    result = run("validate", "--json", path)
+    assert result.returncode == 1
+    [report] = json.loads(result.stdout)
+    kinds = {(issue["kind"], issue["line"]) for issue in report["issues"]}
+    assert ("unanswered_tool_call", 5) in kinds
+    assert ("unknown_tool_call_id", 9) in kinds
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_cli_export_matches_the_api_and_reports_failures(imported: Path, provider: str) -> None:
+    out = imported.parent / f"{imported.name}-{provider}.jsonl"
+    result = run("export", imported, "--provider", provider, "--jsonl", out)
+    stderr = result.stderr.decode()
+    assert "Traceback" not in stderr
+    expected: list[str] = []
+    failed: list[str] = []
+    for path in sorted(imported.rglob("*.lmmlz")):
+        with open_bundle(path) as bundle:
+            try:
+                expected.append(json.dumps(export_bundle(bundle, provider), ensure_ascii=False))
+            except LmmlError:
+                failed.append(path.relative_to(imported).as_posix())
+    assert out.read_text(encoding="utf-8").splitlines() == expected
+    errors = [line for line in stderr.splitlines() if line.startswith("lmml: error: ")]
+    assert len(errors) == len(failed)
+    for name, line in zip(failed, errors, strict=True):
+        assert name in line  # the failing bundle's path, then its reason
+    assert result.returncode == (1 if failed else 0)
+    assert f"Exported {len(expected)} of {len(expected) + len(failed)}" in stderr
+    assert "\r" not in stderr  # no progress counter when stderr is not a terminal
+
+
+def test_cli_jsonl_dataset_to_folder_and_back(tmp_path: Path) -> None:
+    dataset = CORPUS / "sharegpt" / "dataset.jsonl"
+    folder = tmp_path / "bundles"
+    result = run("import", dataset, "-o", folder)
+    assert result.returncode == 0, result.stderr.decode()
+    # One bundle a non-blank line, named by the line number.
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "000001.lmmlz",
+        "000002.lmmlz",
+        "000003.lmmlz",
+        "000005.lmmlz",
+    ]
+    out = tmp_path / "back.jsonl"
+    result = run("export", folder, "--provider", "sharegpt", "--jsonl", out, "--workers", "2")
+    assert result.returncode == 0, result.stderr.decode()
+    source = [json.loads(line) for line in dataset.read_text().splitlines() if line.strip()]
+    assert [json.loads(line) for line in out.read_text().splitlines()] == source
+
+
+def test_cli_export_progress_only_on_a_terminal(imported: Path, tmp_path: Path) -> None:
+    controller, terminal = pty.openpty()
+    try:
+        result = run(
+            "export", imported, "--provider", "openai", "--jsonl", tmp_path / "o.jsonl",
+            stderr=terminal,
+        )  # fmt: skip
+        os.close(terminal)
+        terminal = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the terminal side is closed: all read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        if terminal != -1:
+            os.close(terminal)
+        os.close(controller)
+    shown = b"".join(chunks).decode()
+    assert result.returncode == 0
+    assert "exporting:" in shown and "\r" in shown
+    assert result.stdout == b""  # progress never goes to stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"x": 1}', "format"),
+        ('[{"role": "user", "content": [{"type": "image_url", "image_url": '
+         '{"url": "https://example.com/a.png"}}]}]', "messages[0].content[0]"),
+    ],
+    ids=["deep", "unknown", "remote-url"],
+)  # fmt: skip
+def test_cli_import_errors_are_one_line(tmp_path: Path, content: str, fragment: str) -> None:
+    source = tmp_path / "chat.json"
+    source.write_text(content, encoding="utf-8")
+    result = run("import", source, "-o", tmp_path / "out.lmmlz")
+    stderr = result.stderr.decode()
+    assert result.returncode == 2, stderr
+    assert stderr.startswith("lmml: error: ") and len(stderr.splitlines()) == 1
+    assert "internal error" not in stderr and fragment in stderr
+    assert not (tmp_path / "out.lmmlz").exists()
+
+
+def test_cli_import_format_option(tmp_path: Path) -> None:
+    # --format overrides detection: a ShareGPT record read as openai is refused.
+    source = CORPUS / "sharegpt" / "multiturn.json"
+    result = run("import", source, "-o", tmp_path / "a.lmmlz", "--format", "openai")
+    assert result.returncode == 2
+    assert "messages" in result.stderr.decode()
+    result = run("import", source, "-o", tmp_path / "b.lmmlz", "--format", "sharegpt")
+    assert result.returncode == 0, result.stderr.decode()
+    result = run("import", source, "-o", tmp_path / "c.lmmlz", "--format", "nope")
+    assert result.returncode == 2
