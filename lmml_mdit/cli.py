@@ -162,6 +162,9 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, exclusive: bool =
 
 def _publish(temporary: str, target: Path, *, exclusive: bool) -> None:
     if not exclusive:
+        # Replacing a file (--in-place, --force) keeps its permissions.
+        with contextlib.suppress(OSError):
+            os.chmod(temporary, os.stat(target).st_mode & 0o7777)
         os.replace(temporary, target)
         return
     try:
@@ -195,14 +198,45 @@ def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
 def _deliver(args: argparse.Namespace, dest: str, output: bytes | Bundle, done: str) -> None:
     """Write *output* (bytes, or a bundle to save) to *dest*, ``-`` meaning stdout; after a
     write to a file, print the confirmation *done* on stderr (see :func:`_info`)."""
-    if not isinstance(output, bytes):
-        _save_bundle(output, dest)
-    elif dest == STDIO:
-        _stdout_bytes(output)
-    else:
-        write_atomic(dest, output)
-    if dest != STDIO:
-        _info(args, done)
+    if dest == STDIO:
+        if isinstance(output, bytes):
+            _stdout_bytes(output)
+        else:
+            _save_bundle(output, dest)
+        return
+    _ensure_folder(dest)
+    with _writing(dest):
+        if isinstance(output, bytes):
+            write_atomic(dest, output)
+        else:
+            _save_bundle(output, dest)
+    _info(args, done)
+
+
+def _ensure_folder(dest: str) -> None:
+    """Create the folders *dest* needs, failing with one clear line when a file is in the
+    way or the parent cannot be written."""
+    folder = Path(dest).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise CliError(f"{dest}: cannot write: {folder} is not a folder") from None
+    except OSError as error:
+        reason = error.strerror or _error_text(error)
+        raise CliError(f"{dest}: cannot create the folder {folder}: {reason}") from None
+
+
+@contextlib.contextmanager
+def _writing(dest: str) -> Iterator[None]:
+    """Report a failed write as one error about *dest* itself, not about the temporary
+    file or folder the atomic write was using at the time."""
+    try:
+        yield
+    except (BrokenPipeError, FileExistsError):
+        raise
+    except OSError as error:
+        reason = error.strerror or _error_text(error)
+        raise CliError(f"{dest}: cannot write: {reason}") from None
 
 
 def _refuse_extension(dest: str, extension: str, reason: str) -> None:
@@ -211,12 +245,74 @@ def _refuse_extension(dest: str, extension: str, reason: str) -> None:
         raise CliError(f"{dest}: {reason}")
 
 
+STDIN_LABEL = "<stdin>"
+"""How messages name a bundle read from standard input."""
+
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+"""The first bytes of a zip archive: a local file header, or the end record of an empty one."""
+
+
+def _located(label: str, message: str, aliases: Sequence[str] = ()) -> str:
+    """*message* about the bundle *label*, starting with that label exactly once.
+
+    Library errors name what they know: an entry (``z.txt: ...``) or the file's base name
+    (``bad.lmml:2: ...``). With several files on one command line the reader also needs
+    the path as typed, so a base name (or another *alias*) at the start becomes *label*,
+    and any other message is prefixed with it.
+    """
+    if message == label or message.startswith((label + ":", label + " ")):
+        return message
+    for alias in aliases:
+        if alias and (message == alias or message.startswith(alias + ":")):
+            return label + message[len(alias) :]
+    return f"{label}: {message}"
+
+
 @dataclass(frozen=True)
 class _Source:
     """An opened bundle and how to name it in messages."""
 
     bundle: Bundle
     label: str
+    aliases: tuple[str, ...] = ()
+
+    @contextlib.contextmanager
+    def about(self) -> Iterator[None]:
+        """Name this bundle in any library error raised inside the block."""
+        with _about(self.label, self.aliases):
+            yield
+
+
+@contextlib.contextmanager
+def _about(label: str, aliases: Sequence[str]) -> Iterator[None]:
+    try:
+        yield
+    except LmmlError as error:
+        raise CliError(_located(label, _error_text(error), aliases)) from None
+
+
+def _check_archive(path: str) -> None:
+    """Warn when a ``.lmmlz`` path holds no zip archive.
+
+    The library decides zip or text by the first bytes, never by the extension, so such a
+    file is read as a bare narrative, as it is here; the warning surfaces the likely
+    mistake (a download that saved an HTML error page, a narrative renamed by hand).
+    """
+    if not path.lower().endswith(".lmmlz"):
+        return
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(4)
+    except OSError:
+        return  # opening the bundle reports it, in the library's words
+    if head in _ZIP_MAGIC:
+        return
+    what = "the file is empty" if not head else f"it starts with {head!r}"
+    print(
+        f"lmml: warning: {path}: not a zip archive ({what}); read as a bare narrative "
+        "(rename it to .lmml if that is what it is)",
+        file=sys.stderr,
+    )
 
 
 def _open(path: str, *, base_dir: str | None = None) -> _Source:
@@ -224,10 +320,17 @@ def _open(path: str, *, base_dir: str | None = None) -> _Source:
 
     if path == STDIO:
         data = sys.stdin.buffer.read()
-        return _Source(open_bundle(data, name="stdin", base_dir=base_dir), "<stdin>")
+        aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
+        with _about(STDIN_LABEL, aliases):
+            bundle = open_bundle(data, name="stdin", base_dir=base_dir)
+        return _Source(bundle, STDIN_LABEL, aliases)
     if os.path.isdir(path):
         raise CliError(f"{path}: is a folder, not a .lmml or .lmmlz file")
-    return _Source(open_bundle(path, base_dir=base_dir), path)
+    _check_archive(path)
+    aliases = (os.path.basename(path),)
+    with _about(path, aliases):
+        bundle = open_bundle(path, base_dir=base_dir)
+    return _Source(bundle, path, aliases)
 
 
 def _bundle_stem(path: str) -> str:
@@ -295,19 +398,23 @@ def cmd_new(args: argparse.Namespace) -> int:
     if path == STDIO:
         _stdout_text(_starter("session"))
         return 0
-    if not os.path.splitext(path)[1]:
-        path += ".lmml"
+    if not os.path.basename(path):
+        raise CliError(f"{path}: is a folder; give the new file's name (lmml new notes/session)")
+    if not path.lower().endswith((".lmml", ".lmmlz")):
+        path += ".lmml"  # as the reference's mix task: notes -> notes.lmml, x.txt -> x.txt.lmml
     if os.path.lexists(path):
         raise CliError(f"{path}: refusing to overwrite an existing file")
     name = os.path.splitext(os.path.basename(path))[0]
     text = _starter(name)
+    _ensure_folder(path)
     try:
-        if path.lower().endswith(".lmmlz"):
-            from .bundle import Bundle
+        with _writing(path):
+            if path.lower().endswith(".lmmlz"):
+                from .bundle import Bundle
 
-            _save_bundle(Bundle.from_zip(name, text, {}), path, exclusive=True)
-        else:
-            write_atomic(path, text.encode("utf-8"), exclusive=True)
+                _save_bundle(Bundle.from_zip(name, text, {}), path, exclusive=True)
+            else:
+                write_atomic(path, text.encode("utf-8"), exclusive=True)
     except FileExistsError:
         raise CliError(f"{path}: refusing to overwrite an existing file") from None
     _info(args, f"Created {path}")
@@ -342,11 +449,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         progress.step(done, path)
         try:
             source = _open(path, base_dir=args.base_dir)
-            issues = source.bundle.validate()
+            with source.about():
+                issues = source.bundle.validate()
         except (LmmlError, OSError, CliError) as error:
+            if isinstance(error, BrokenPipeError):
+                raise
             progress.close()
             status = 2
-            message = _error_text(error)
+            label = STDIN_LABEL if path == STDIO else path
+            message = _located(label, _error_text(error), (os.path.basename(path),))
             report.append({"path": path, "error": message, "issues": []})
             if not args.json:
                 print(f"lmml: error: {message}", file=sys.stderr)
@@ -397,7 +508,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         options["settings"] = dict(args.settings)
     source = _open(args.path, base_dir=args.base_dir)
     result: Any
-    with warnings.catch_warnings(record=True) as caught:
+    with source.about(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.request:
             result = messages_module.to_request(
@@ -471,16 +582,17 @@ def _print_rows(
 def cmd_turns(args: argparse.Namespace) -> int:
     """``lmml turns PATH``: one row per turn."""
     source = _open(args.path)
-    header = ["#", "role", "lines", "chars", "embeds"]
-    return _print_rows(args, _turn_rows(source.bundle), header, _turn_cells, right={0, 3})
+    with source.about():
+        rows = _turn_rows(source.bundle)
+    header = ["#", "role", "lines", "span", "characters", "embeds"]
+    return _print_rows(args, rows, header, _turn_cells, right={0, 2, 4})
 
 
 def _turn_cells(row: dict[str, Any]) -> list[str]:
-    span = (
-        f"{row['start_line']}-{row['end_line']}" if row["lines"] else f"{row['start_line']} (empty)"
-    )
+    span = f"{row['start_line']}-{row['end_line']}" if row["lines"] else "-"
     embeds = ", ".join(row["embeds"]) or "-"
-    return [str(row["number"]), row["role"], span, str(row["characters"]), embeds]
+    cells = [row["role"], str(row["lines"]), span, str(row["characters"]), embeds]
+    return [str(row["number"]), *cells]
 
 
 def _asset_rows(bundle: Bundle) -> Iterator[dict[str, Any]]:
@@ -509,9 +621,10 @@ def cmd_ls(args: argparse.Namespace) -> int:
     total = len(bundle.entries) + len(bundle.narrative.first_embeds)
     progress = _Progress("hashing", total)
     rows = []
-    for done, row in enumerate(_asset_rows(bundle), 1):
-        progress.step(done, row["name"])
-        rows.append(row)
+    with source.about():
+        for done, row in enumerate(_asset_rows(bundle), 1):
+            progress.step(done, row["name"])
+            rows.append(row)
     progress.close()
     header = ["kind", "size", "media type", "sha256", "name"]
     return _print_rows(args, rows, header, _asset_cells, right={1})
@@ -525,10 +638,11 @@ def cmd_cat(args: argparse.Namespace) -> int:
     """``lmml cat PATH NAME``: one asset's bytes (or the narrative's) to stdout."""
     source = _open(args.path, base_dir=args.base_dir)
     bundle = source.bundle
-    if args.name == bundle.narrative_name:
-        data = bundle.narrative.text.encode("utf-8")
-    else:
-        data = bundle.embed(args.name)
+    with source.about():
+        if args.name == bundle.narrative_name:
+            data = bundle.narrative.text.encode("utf-8")
+        else:
+            data = bundle.embed(args.name)
     _stdout_bytes(data)
     return 0
 
@@ -569,7 +683,9 @@ def cmd_pack(args: argparse.Namespace) -> int:
     dest = _destination(args, ".lmmlz", "pack")
     _refuse_extension(dest, ".lmml", "pack writes a .lmmlz archive; give a DEST ending in .lmmlz")
     source = _open(args.src, base_dir=args.base_dir)
-    _deliver(args, dest, source.bundle.pack(), f"Packed {source.label} -> {dest}")
+    with source.about():
+        packed = source.bundle.pack()
+        _deliver(args, dest, packed, f"Packed {source.label} -> {dest}")
     return 0
 
 
@@ -580,8 +696,9 @@ def cmd_inline(args: argparse.Namespace) -> int:
         dest, ".lmmlz", "inline writes a bare .lmml file; give a DEST ending in .lmml"
     )
     source = _open(args.src, base_dir=args.base_dir)
-    inlined = source.bundle.inline(orphans=args.orphans)
-    _deliver(args, dest, inlined, f"Inlined {source.label} -> {dest}")
+    with source.about():
+        inlined = source.bundle.inline(orphans=args.orphans)
+        _deliver(args, dest, inlined, f"Inlined {source.label} -> {dest}")
     return 0
 
 
@@ -591,7 +708,8 @@ def cmd_to_md(args: argparse.Namespace) -> int:
 
     dest = _destination(args, ".md", "export")
     source = _open(args.src)
-    markdown = to_markdown(source.bundle).encode("utf-8")
+    with source.about():
+        markdown = to_markdown(source.bundle).encode("utf-8")
     _deliver(args, dest, markdown, f"Exported {source.label} -> {dest}")
     return 0
 
@@ -607,7 +725,8 @@ def cmd_preview(args: argparse.Namespace) -> int:
     if out != STDIO and args.path != STDIO and os.path.exists(out) and _same_file(args.path, out):
         raise CliError(f"{out}: refusing to write the preview over the source")
     source = _open(args.path, base_dir=args.base_dir)
-    page = render_html(source.bundle).encode("utf-8")
+    with source.about():
+        page = render_html(source.bundle).encode("utf-8")
     _deliver(args, out, page, f"Wrote {out}")
     return 0
 
@@ -615,6 +734,25 @@ def cmd_preview(args: argparse.Namespace) -> int:
 def cmd_info(args: argparse.Namespace) -> int:
     """``lmml info PATH``: a short summary of a bundle."""
     source = _open(args.path)
+    with source.about():
+        summary = _summary(source)
+    if args.json:
+        _stdout_json(summary)
+        return 0
+    lines = []
+    for key, value in summary.items():
+        if isinstance(value, dict):
+            shown = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
+        elif isinstance(value, list):
+            shown = ", ".join(value)
+        else:
+            shown = "" if value is None else str(value)
+        lines.append(f"{key + ':':<11}{shown or '-'}")
+    _stdout_text("\n".join(lines) + "\n")
+    return 0
+
+
+def _summary(source: _Source) -> dict[str, Any]:
     bundle = source.bundle
     roles: dict[str, int] = {}
     for turn in bundle.narrative.turns:
@@ -632,20 +770,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "manifest": bundle.manifest,
         "settings": bundle.settings,
     }
-    if args.json:
-        _stdout_json(summary)
-        return 0
-    lines = []
-    for key, value in summary.items():
-        if isinstance(value, dict):
-            shown = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
-        elif isinstance(value, list):
-            shown = ", ".join(value)
-        else:
-            shown = "" if value is None else str(value)
-        lines.append(f"{key + ':':<11}{shown or '-'}")
-    _stdout_text("\n".join(lines) + "\n")
-    return 0
+    return summary
 
 
 def _short_json(value: object, limit: int = 60) -> str:
@@ -659,7 +784,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from .bridge import import_path
 
     # Like every other writer here, create the output's folder; the bridge expects it.
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    _ensure_folder(args.output)
     counter = _Progress("importing") if sys.stderr.isatty() else None
     try:
         written = import_path(args.file, args.output, format=args.format, progress=counter)
@@ -683,7 +808,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .bridge import export_folder
 
     if args.jsonl != STDIO:
-        Path(args.jsonl).parent.mkdir(parents=True, exist_ok=True)
+        _ensure_folder(args.jsonl)
     # With progress=None the bridge draws its own counter, on a terminal only.
     report = export_folder(
         args.folder, args.provider, args.jsonl, workers=args.workers, progress=None
@@ -841,7 +966,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "path",
         metavar="PATH",
-        help="the file to create; .lmml is added when it has no extension; "
+        help="the file to create; .lmml is added unless it ends in .lmml or .lmmlz; "
         "a .lmmlz path makes an archive; - prints the starter",
     )
     _add_quiet(p)
@@ -1085,7 +1210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     arguments = _shortcut(list(sys.argv[1:] if argv is None else argv))
     try:
-        args = build_parser().parse_args(arguments)
+        args, extra = build_parser().parse_known_args(arguments)
+        if extra:
+            raise _UsageError(
+                f"{args.command}: unrecognized arguments: {' '.join(extra)} "
+                f"(see 'lmml {args.command} --help')"
+            )
         handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
     except (LmmlError, OSError, CliError) as error:

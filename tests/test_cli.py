@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -85,6 +86,18 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
     assert "example:\n  lmml " in text
 
 
+def test_console_script() -> None:
+    """``lmml`` is declared as a console script for ``main``, and the installed one runs."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    scripts = pyproject.split("[project.scripts]", 1)[1].split("\n[", 1)[0]
+    assert 'lmml = "lmml_mdit.cli:main"' in scripts
+    script = Path(sys.executable).parent / "lmml"
+    if script.exists():  # an installed environment (pip install -e .)
+        result = subprocess.run([script, "--version"], capture_output=True, timeout=60, check=False)
+        assert result.returncode == 0
+        assert result.stdout == ok(run("--version")).stdout
+
+
 def test_top_level_help_lists_every_command() -> None:
     text = ok(run("--help")).stdout.decode()
     for command in COMMANDS:
@@ -155,6 +168,9 @@ def test_new_keeps_a_given_extension(tmp_path: Path) -> None:
     ok(run("new", tmp_path / "notes.lmml"))
     assert (tmp_path / "notes.lmml").exists()
     assert not (tmp_path / "notes.lmml.lmml").exists()
+    assert_error(run("new", f"{tmp_path}{os.sep}"), "give the new file's name")
+    ok(run("new", tmp_path / "x.txt"))  # any other extension gets .lmml after it
+    assert (tmp_path / "x.txt.lmml").read_text().startswith("# x.txt\n")
 
 
 def test_new_refuses_to_overwrite(tmp_path: Path) -> None:
@@ -238,10 +254,30 @@ def test_validate_stdin() -> None:
 
 def test_turns_table() -> None:
     lines = ok(run("turns", ZIP_EXAMPLE)).stdout.decode().splitlines()
-    assert lines[0].split() == ["#", "role", "lines", "chars", "embeds"]
-    roles = [line.split()[1] for line in lines[1:]]
-    assert roles == ["context", "system", "user", "assistant", "user", "assistant"]
-    assert lines[5].split()[4:] == ["chart.png,", "report.pdf"]
+    assert lines[0].split() == ["#", "role", "lines", "span", "characters", "embeds"]
+    rows = [line.split() for line in lines[1:]]
+    assert [row[1] for row in rows] == [
+        "context",
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    rows_json = json.loads(ok(run("turns", "--json", ZIP_EXAMPLE)).stdout)
+    for row, record in zip(rows, rows_json, strict=True):
+        assert row[0] == str(record["number"])
+        assert row[2] == str(record["lines"]) == str(record["end_line"] - record["start_line"] + 1)
+        assert row[3] == f"{record['start_line']}-{record['end_line']}"
+        assert row[4] == str(record["characters"])
+    assert rows[4][5:] == ["chart.png,", "report.pdf"]
+
+
+def test_turns_empty_turn(tmp_path: Path) -> None:
+    path = tmp_path / "e.lmml"
+    path.write_text("## user\n## assistant\nhi\n")
+    rows = [line.split() for line in ok(run("turns", path)).stdout.decode().splitlines()[1:]]
+    assert rows == [["1", "user", "0", "-", "0", "-"], ["2", "assistant", "1", "3-3", "2", "-"]]
 
 
 def test_turns_json_and_stdin() -> None:
@@ -642,3 +678,255 @@ def test_render_request_settings_overrides() -> None:
     assert "tool_use" in kinds and "tool_result" in kinds
     assert_error(run("render", TOOLS_EXAMPLE, "--set", "a=1"), "--request")
     assert_error(run("render", TOOLS_EXAMPLE, "--request", "--set", "novalue"), "KEY=VALUE")
+
+
+# -- hostile input, failures and streams --------------------------------------------------
+
+
+def _zip_bomb(path: Path) -> Path:
+    """A small archive whose one entry declares a ratio far over the default 200:1."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(path.stem + ".lmml", "see @zeros.txt\n")
+        archive.writestr("zeros.txt", b"\0" * (4 * 1024 * 1024))
+    return path
+
+
+def test_errors_name_the_file_among_several(tmp_path: Path) -> None:
+    corrupt = tmp_path / "corrupt.lmmlz"
+    corrupt.write_bytes(b"PK\x03\x04 not really a zip")
+    bomb = _zip_bomb(tmp_path / "bomb.lmmlz")
+    defect = tmp_path / "defect.lmml"
+    defect.write_text("see @nothing.png\n")
+    result = run("validate", corrupt, bomb, defect, TEXT_EXAMPLE)
+    assert result.returncode == 2  # an unreadable file outranks a defect
+    errors = result.stderr.decode().splitlines()
+    assert errors[0].startswith(f"lmml: error: {corrupt}: ")
+    assert errors[1].startswith(f"lmml: error: {bomb}: zeros.txt: ")
+    assert "ratio" in errors[1]
+    assert "Traceback" not in result.stderr.decode()
+    lines = result.stdout.decode().splitlines()
+    assert lines[0].startswith(f"{defect}:1:5: missing_reference: ")
+    assert lines[1:] == [f"{TEXT_EXAMPLE}: OK"]
+    assert run("validate", defect, TEXT_EXAMPLE).returncode == 1
+    report = json.loads(run("validate", "--json", corrupt, defect).stdout)
+    assert report[0]["error"].startswith(f"{corrupt}: ")
+    assert report[1]["error"] is None and report[1]["issues"][0]["kind"] == "missing_reference"
+
+
+@pytest.mark.parametrize("command", ["ls", "render", "to-md", "preview"])
+def test_zip_bomb_and_corrupt_zip_are_refused(tmp_path: Path, command: str) -> None:
+    bomb = _zip_bomb(tmp_path / "bomb.lmmlz")
+    extra = ["-o", "-"] if command == "preview" else ["-"] if command == "to-md" else []
+    assert_error(run(command, bomb, *extra), str(bomb), "zeros.txt", "ratio")
+    corrupt = tmp_path / "corrupt.lmmlz"
+    corrupt.write_bytes(ZIP_EXAMPLE.read_bytes()[:-40])
+    assert_error(run(command, corrupt, *extra), str(corrupt))
+
+
+def test_cat_refuses_a_zip_bomb_entry(tmp_path: Path) -> None:
+    bomb = _zip_bomb(tmp_path / "bomb.lmmlz")
+    result = run("cat", bomb, "zeros.txt")
+    assert_error(result, "zeros.txt", "ratio")
+    assert result.stdout == b""
+
+
+def test_a_text_file_named_lmmlz_is_read_by_its_bytes_with_a_warning(tmp_path: Path) -> None:
+    fake = tmp_path / "session.lmmlz"
+    fake.write_text("## user\nHello.\n")
+    result = ok(run("turns", fake))
+    assert b"user" in result.stdout
+    assert b"lmml: warning:" in result.stderr and b"not a zip archive" in result.stderr
+    empty = tmp_path / "empty.lmmlz"
+    empty.write_bytes(b"")
+    assert b"the file is empty" in ok(run("validate", empty)).stderr
+    # Through standard input there is no extension: the bytes decide, and nothing warns.
+    from_stdin = ok(run("turns", "-", stdin=fake.read_bytes()))
+    assert from_stdin.stdout.startswith(b"#") and not from_stdin.stderr
+
+
+def test_invalid_utf8_on_stdin_names_stdin() -> None:
+    line = assert_error(run("render", "-", stdin=b"## user\nbad \xff\n"), "<stdin>:2", "UTF-8")
+    assert line.startswith("lmml: error: <stdin>:2: ")
+    line = assert_error(run("validate", "-", stdin=b"bad \xff\n"), "UTF-8")
+    assert line.startswith("lmml: error: <stdin>:1: ")
+
+
+def test_unknown_flag_after_a_command_names_the_command() -> None:
+    line = assert_error(run("render", ZIP_EXAMPLE, "--bogus"), "render:", "--bogus")
+    assert "lmml render --help" in line
+
+
+def test_write_failures_name_the_destination(tmp_path: Path) -> None:
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("a file, not a folder")
+    dest = blocker / "out.lmmlz"
+    assert_error(run("pack", TEXT_EXAMPLE, dest), str(dest), "not a folder")
+    assert_error(run("new", blocker / "n"), "not a folder")
+    folder = tmp_path / "folder.md"
+    folder.mkdir()
+    line = assert_error(run("to-md", TEXT_EXAMPLE, folder), str(folder), "cannot write")
+    assert ".tmp" not in line and ".lmml-" not in line
+
+
+def _as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def test_read_only_destination(tmp_path: Path) -> None:
+    if _as_root():
+        # Permissions do not stop root; sysfs refuses new files to everyone.
+        locked = Path("/sys")
+        if not locked.is_dir() or _sysfs_takes_files():
+            pytest.skip("no folder here is read-only for root")
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o555)
+    try:
+        dest = locked / "lmml-test.lmmlz"
+        line = assert_error(run("pack", TEXT_EXAMPLE, dest), str(dest), "cannot write")
+        assert ".tmp" not in line and ".lmml-" not in line.split(str(dest), 1)[1]
+        assert not dest.exists()
+        assert_error(run("to-md", TEXT_EXAMPLE, locked / "x.md"), "x.md", "cannot write")
+    finally:
+        if not _as_root():
+            locked.chmod(0o755)
+    if not _as_root():
+        assert list(locked.iterdir()) == []
+
+
+def _sysfs_takes_files() -> bool:
+    try:
+        Path("/sys/lmml-probe").write_bytes(b"")
+    except OSError:
+        return False
+    Path("/sys/lmml-probe").unlink()
+    return True
+
+
+@pytest.mark.skipif(_as_root(), reason="root reads every file")
+def test_unreadable_file(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.lmml"
+    secret.write_text("hi\n")
+    secret.chmod(0)
+    assert_error(run("turns", secret), "secret.lmml", "Permission denied")
+    assert run("validate", secret, TEXT_EXAMPLE).returncode == 2
+
+
+def test_writing_into_a_missing_folder_creates_it(tmp_path: Path) -> None:
+    dest = tmp_path / "a" / "b" / "out.md"
+    ok(run("to-md", TEXT_EXAMPLE, dest))
+    assert dest.read_text().startswith("# Quarterly sales review")
+
+
+def test_in_place_is_atomic_and_keeps_permissions(tmp_path: Path) -> None:
+    source = tmp_path / "convo.lmmlz"
+    source.write_bytes(ZIP_EXAMPLE.read_bytes())
+    source.chmod(0o640)
+    ok(run("pack", source, "--in-place"))
+    assert source.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["convo.lmmlz"]  # no leftovers
+    assert (
+        ok(run("cat", source, "chart.png")).stdout
+        == ok(run("cat", ZIP_EXAMPLE, "chart.png")).stdout
+    )
+    # A failed in-place rewrite leaves the source untouched.
+    bare = tmp_path / "bare.lmml"
+    bare.write_text("see @gone.txt\n")
+    assert_error(run("inline", bare, "--in-place"), str(bare), "gone.txt")
+    assert bare.read_text() == "see @gone.txt\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bare.lmml", "convo.lmmlz"]
+    assert_error(run("pack", source, tmp_path / "other.lmmlz", "--in-place"), "--in-place")
+
+
+def test_inline_never_overwrites_the_source(tmp_path: Path) -> None:
+    source = tmp_path / "notes.lmml"
+    source.write_text("@@@a.txt\nA\n@@@\n")
+    assert_error(run("inline", source), "refusing", "--in-place")
+    ok(run("inline", source, "--in-place"))
+    assert ok(run("cat", source, "a.txt")).stdout == b"A\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["render", ZIP_EXAMPLE],
+        ["cat", ZIP_EXAMPLE, "report.pdf"],
+        ["ls", ZIP_EXAMPLE],
+        ["to-md", ZIP_EXAMPLE, "-"],
+        ["pack", TEXT_EXAMPLE, "-"],
+    ],
+)
+def test_a_closed_stdout_ends_quietly(command: list[object]) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lmml_mdit", *map(str, command)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader went away, like `| head -c 0`
+    stderr = process.stderr.read()
+    assert process.wait(timeout=60) == 1
+    assert stderr == b""
+
+
+def _sleeping(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] == "S"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see the wait")
+def test_ctrl_c_is_one_line() -> None:
+    import signal
+    import time
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lmml_mdit", "render", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    # Wait until it blocks reading standard input (asleep twice in a row, well after start).
+    deadline = time.monotonic() + 30
+    quiet = 0
+    while quiet < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        quiet = quiet + 1 if _sleeping(process.pid) else 0
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert stderr == b"lmml: error: interrupted\n"
+
+
+def test_progress_only_on_a_terminal() -> None:
+    pty = pytest.importorskip("pty")
+    leader, follower = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "lmml_mdit", "validate", TEXT_EXAMPLE, ZIP_EXAMPLE],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        os.close(follower)
+        drawn = b""
+        with contextlib.suppress(OSError):
+            while chunk := os.read(leader, 4096):
+                drawn += chunk
+    finally:
+        os.close(leader)
+    assert result.returncode == 0
+    assert b"validating 2/2" in drawn
+    assert b"validating" not in result.stdout
+    # The same run with stderr on a pipe draws nothing (test_validate_clean_examples).
