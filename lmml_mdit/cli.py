@@ -483,7 +483,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return status
 
 
-_RENDER_OPTIONS = ("context", "max_embed_bytes", "on_omit", "text_embeds", "image_detail")
+_RENDER_OPTIONS = (
+    "context",
+    "max_embed_bytes",
+    "on_omit",
+    "text_embeds",
+    "image_detail",
+    "attachment_lines",
+)
 _REQUEST_OPTIONS = ("unknown_settings",)
 
 
@@ -511,18 +518,25 @@ def cmd_render(args: argparse.Namespace) -> int:
     with source.about(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.request:
+            if args.system is not None:
+                options["system"] = args.system
             result = messages_module.to_request(
                 source.bundle, args.provider, model=args.model, **options
             )
         else:
+            if args.system not in (None, "separate"):
+                options["system"] = args.system
             payload = messages_module.render_payload(source.bundle, args.provider, **options)
-            if payload.system:
+            if payload.system and args.system == "separate":
+                result = {"system": payload.system, "messages": payload.messages}
+            elif payload.system:
                 raise CliError(
                     f"{source.label}: {args.provider} keeps system content outside the "
-                    "messages list (add --request to print the whole request body, system "
-                    "included)"
+                    "messages list (add --request for the whole request body, or --system "
+                    "separate|user|drop)"
                 )
-            result = payload.messages
+            else:
+                result = payload.messages
     for warning in caught:
         print(f"lmml: warning: {_one_line(str(warning.message))}", file=sys.stderr)
     _stdout_json(result)
@@ -1005,6 +1019,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--context",
         choices=("system", "user", "drop"),
         help="what the preamble (context turn) becomes (default: system)",
+    )
+    p.add_argument(
+        "--system",
+        choices=("separate", "user", "drop", "raise"),
+        help="system content anthropic and gemini keep outside the messages list: print "
+        '{"system": ..., "messages": [...]} (separate), send it as user content, drop it, or '
+        "fail (the default, unless --request)",
+    )
+    p.add_argument(
+        "--attachment-lines",
+        choices=("keep", "drop"),
+        help="a paragraph made only of references (@photo.png): keep it in the text before "
+        "its parts (default) or leave it out",
     )
     p.add_argument(
         "--on-omit",

@@ -9,7 +9,8 @@ parsed again.
   takes its place), so its content reaches the model once. A later fence repeating an
   earlier one's name and content becomes a plain ``@name`` line. References stay in the
   text as written. Reserved embeds (``manifest.json``, ``settings.*``) are never sent, and
-  a reserved fence's lines leave the text too. With ``attachment_lines="drop"``, a
+  a reserved fence's lines leave the text too, and so does a paragraph made only of
+  references to reserved embeds. With ``attachment_lines="drop"``, a
   top-level paragraph made only of references whose parts go right after it (an
   attachment line such as ``@photo.png``) leaves the text as well: its parts stand in its
   place, so imported chats export back without extra ``@name`` lines.
@@ -268,14 +269,19 @@ def turn_segments(
             replaced[fence.start] = f"{prefix}@{fence.name}"
         # A later fence with different content stays as text: nothing is lost.
 
-    if drop_attachment_lines:
-        bound = {embed.name for embed in turn.embeds if embed.name not in reserved}
-        for block_start, (block_end, names) in layout.attachment_blocks.items():
-            if start <= block_start < end and all(
-                name in bound and block_start < narrative.first_embeds[name].line <= block_end
-                for name in names
-            ):
-                replaced.update(dict.fromkeys(range(block_start, block_end)))
+    bound = {embed.name for embed in turn.embeds if embed.name not in reserved}
+    for block_start, (block_end, names) in layout.attachment_blocks.items():
+        if not start <= block_start < end:
+            continue
+        # A paragraph naming only reserved embeds points at nothing the model receives (as
+        # their fences leave the text); an attachment line may go when its parts follow it.
+        only_reserved = all(name in reserved for name in names)
+        attached = drop_attachment_lines and all(
+            name in bound and block_start < narrative.first_embeds[name].line <= block_end
+            for name in names
+        )
+        if only_reserved or attached:
+            replaced.update(dict.fromkeys(range(block_start, block_end)))
 
     placements: dict[int, list[Embed]] = {}
     for embed in turn.embeds:

@@ -930,3 +930,19 @@ def test_progress_only_on_a_terminal() -> None:
     assert b"validating 2/2" in drawn
     assert b"validating" not in result.stdout
     # The same run with stderr on a pipe draws nothing (test_validate_clean_examples).
+
+
+def test_render_system_content_for_anthropic_and_gemini() -> None:
+    # Without --request the messages list cannot hold the system turn: fail, naming the ways.
+    assert_error(run("render", ZIP_EXAMPLE, "--provider", "anthropic"), "--system", "--request")
+    separate = json.loads(
+        ok(run("render", ZIP_EXAMPLE, "-p", "anthropic", "--system", "separate")).stdout
+    )
+    assert set(separate) == {"system", "messages"}
+    assert "careful sales analyst" in json.dumps(separate["system"])
+    as_user = json.loads(ok(run("render", ZIP_EXAMPLE, "-p", "gemini", "--system", "user")).stdout)
+    assert as_user[0]["role"] == "user" and "careful sales analyst" in json.dumps(as_user)
+    dropped = json.loads(
+        ok(run("render", ZIP_EXAMPLE, "-p", "anthropic", "--system", "drop")).stdout
+    )
+    assert "careful sales analyst" not in json.dumps(dropped)

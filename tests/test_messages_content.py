@@ -358,3 +358,14 @@ def test_option_types_are_checked() -> None:
         messages(bundle, handlers=[".py"])
     with pytest.raises(ValueError, match="max_embed_bytes"):
         messages(bundle, max_embed_bytes=True)
+
+
+def test_paragraph_of_reserved_references_leaves_the_text() -> None:
+    bundle = zip_bundle(
+        "Settings: see below.\n\n@settings.yaml\n\n## user\nHi @settings.yaml.\n",
+        {"settings.yaml": b"temperature: 0.1\n"},
+    )
+    system, user = messages(bundle, "openai")
+    # The line refers to nothing the model receives; a mention inside a sentence stays.
+    assert _texts(system) == ["Settings: see below."]
+    assert _texts(user) == ["Hi @settings.yaml."]
