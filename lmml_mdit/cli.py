@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
 from .atomic import atomic_write_bytes
@@ -1059,9 +1059,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--unknown-settings",
-        choices=("pass", "error"),
+        choices=("pass", "warn", "error"),
         help="with --request: settings keys the provider does not name are passed as they "
-        "are (default) or fail",
+        "are (default), left out with a warning, or fail",
     )
     _add_base_dir(p)
 
@@ -1121,10 +1121,10 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "inline":
             p.add_argument(
                 "--orphans",
-                choices=("error", "append", "drop"),
-                default="error",
-                help="archive entries the narrative never mentions: fail (default), append "
-                "them as fences at the end, or leave them out",
+                choices=("append", "drop", "error"),
+                default="append",
+                help="archive entries the narrative never mentions: append them as fences at "
+                "the end (default), leave them out, or fail; either way they are named",
             )
 
     p = command(
@@ -1244,7 +1244,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"(see 'lmml {args.command} --help')"
             )
         handler: Callable[[argparse.Namespace], int] = args.handler
-        return handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return handler(args)
     except (LmmlError, OSError, CliError) as error:
         if isinstance(error, BrokenPipeError):
             return _broken_pipe()
@@ -1263,6 +1265,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:`` line."""
+    print(f"lmml: warning: {_one_line(str(message))}", file=sys.stderr)
 
 
 def _broken_pipe() -> int:

@@ -430,8 +430,10 @@ def test_inline_refuses_binary_assets(tmp_path: Path) -> None:
 
 def test_inline_orphans(tmp_path: Path) -> None:
     source = make_zip(tmp_path / "c.lmmlz", "See @a.txt", {"a.txt": b"A\n", "b.txt": b"B\n"})
-    assert_error(run("inline", source, tmp_path / "strict.lmml"), "b.txt")
-    ok(run("inline", source, tmp_path / "kept.lmml", "--orphans", "append"))
+    assert_error(run("inline", source, tmp_path / "strict.lmml", "--orphans", "error"), "b.txt")
+    kept = ok(run("inline", source, tmp_path / "kept.lmml"))
+    assert kept.stderr.decode().splitlines()[0].startswith("lmml: warning: entries the narrative")
+    assert b"b.txt" in kept.stderr
     assert ok(run("cat", tmp_path / "kept.lmml", "b.txt")).stdout == b"B\n"
     ok(run("inline", source, tmp_path / "dropped.lmml", "--orphans", "drop"))
     assert b"b.txt" not in (tmp_path / "dropped.lmml").read_bytes()
