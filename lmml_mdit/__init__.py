@@ -14,16 +14,9 @@ The layers, each reading only from the ones above it in this list:
 
 from __future__ import annotations
 
-from .bridge import (
-    ExportReport,
-    detect_format,
-    export_folder,
-    export_sharegpt,
-    import_messages,
-    import_path,
-)
-from .bundle import Bundle, Limits, open
-from .content import EmbedOmittedWarning, SystemContentWarning, UnknownSettingWarning
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     BundleError,
     CaseCollisionError,
@@ -55,26 +48,143 @@ from .errors import (
     UnsafeEntryError,
     UnsupportedContentError,
 )
-from .export_md import to_markdown
-from .flatten import FlattenFlags, detect_template_flags, flatten
-from .handlers import (
-    Asset,
-    AudioPart,
-    DocumentPart,
-    ImagePart,
-    TextFilePart,
-    TextPart,
-    register_handler,
-    unregister_handler,
+from .model import (
+    MESSAGE_ROLES,
+    ROLES,
+    Embed,
+    Issue,
+    Role,
+    Turn,
 )
-from .messages import MessageList, render_payload, render_turns, to_request
-from .model import MESSAGE_ROLES, ROLES, Embed, Issue, Role, Turn
-from .narrative import Narrative, parse
-from .packing import InlineReport, OrphanedEntryWarning
-from .preview import render_html, write_preview
-from .syntax import lmml_plugin
-from .toolcalls import ToolCall, tool_call_fence, tool_call_issues
-from .transcript import Message, MessageRef, Transcript
+
+if TYPE_CHECKING:
+    from .bridge import (
+        ExportReport,
+        detect_format,
+        export_folder,
+        export_sharegpt,
+        import_messages,
+        import_path,
+    )
+    from .bundle import (
+        Bundle,
+        Limits,
+        open,
+    )
+    from .content import (
+        EmbedOmittedWarning,
+        SystemContentWarning,
+        UnknownSettingWarning,
+    )
+    from .export_md import (
+        to_markdown,
+    )
+    from .flatten import (
+        FlattenFlags,
+        detect_template_flags,
+        flatten,
+    )
+    from .handlers import (
+        Asset,
+        AudioPart,
+        DocumentPart,
+        ImagePart,
+        TextFilePart,
+        TextPart,
+        register_handler,
+        unregister_handler,
+    )
+    from .messages import (
+        MessageList,
+        render_payload,
+        render_turns,
+        to_request,
+    )
+    from .narrative import (
+        Narrative,
+        parse,
+    )
+    from .packing import (
+        InlineReport,
+        OrphanedEntryWarning,
+    )
+    from .preview import (
+        render_html,
+        write_preview,
+    )
+    from .syntax import (
+        lmml_plugin,
+    )
+    from .toolcalls import (
+        ToolCall,
+        tool_call_fence,
+        tool_call_issues,
+    )
+    from .transcript import (
+        Message,
+        MessageRef,
+        Transcript,
+    )
+
+# The rest of the API is imported on first use (PEP 562), so ``import lmml_mdit`` and the
+# ``lmml`` command stay quick: a command loads only the layers it needs.
+_LAZY: dict[str, str] = {
+    "ExportReport": ".bridge",
+    "detect_format": ".bridge",
+    "export_folder": ".bridge",
+    "export_sharegpt": ".bridge",
+    "import_messages": ".bridge",
+    "import_path": ".bridge",
+    "Bundle": ".bundle",
+    "Limits": ".bundle",
+    "open": ".bundle",
+    "EmbedOmittedWarning": ".content",
+    "SystemContentWarning": ".content",
+    "UnknownSettingWarning": ".content",
+    "to_markdown": ".export_md",
+    "FlattenFlags": ".flatten",
+    "detect_template_flags": ".flatten",
+    "flatten": ".flatten",
+    "Asset": ".handlers",
+    "AudioPart": ".handlers",
+    "DocumentPart": ".handlers",
+    "ImagePart": ".handlers",
+    "TextFilePart": ".handlers",
+    "TextPart": ".handlers",
+    "register_handler": ".handlers",
+    "unregister_handler": ".handlers",
+    "MessageList": ".messages",
+    "render_payload": ".messages",
+    "render_turns": ".messages",
+    "to_request": ".messages",
+    "Narrative": ".narrative",
+    "parse": ".narrative",
+    "InlineReport": ".packing",
+    "OrphanedEntryWarning": ".packing",
+    "render_html": ".preview",
+    "write_preview": ".preview",
+    "lmml_plugin": ".syntax",
+    "ToolCall": ".toolcalls",
+    "tool_call_fence": ".toolcalls",
+    "tool_call_issues": ".toolcalls",
+    "Message": ".transcript",
+    "MessageRef": ".transcript",
+    "Transcript": ".transcript",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __version__ = "0.1.0"
 
