@@ -48,6 +48,9 @@ from .errors import (
     UnsafeEntryError,
     UnsupportedContentError,
 )
+
+# Eager, since the submodule lmml_mdit.flatten would otherwise shadow the function.
+from .flatten import FlattenFlags, detect_template_flags, flatten
 from .model import (
     MESSAGE_ROLES,
     ROLES,
@@ -78,11 +81,6 @@ if TYPE_CHECKING:
     )
     from .export_md import (
         to_markdown,
-    )
-    from .flatten import (
-        FlattenFlags,
-        detect_template_flags,
-        flatten,
     )
     from .handlers import (
         Asset,
@@ -142,9 +140,6 @@ _LAZY: dict[str, str] = {
     "SystemContentWarning": ".content",
     "UnknownSettingWarning": ".content",
     "to_markdown": ".export_md",
-    "FlattenFlags": ".flatten",
-    "detect_template_flags": ".flatten",
-    "flatten": ".flatten",
     "Asset": ".handlers",
     "AudioPart": ".handlers",
     "DocumentPart": ".handlers",
