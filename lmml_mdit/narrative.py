@@ -30,7 +30,7 @@ from markdown_it.token import Token
 from .errors import LmmlSyntaxError, MissingPluginError
 from .model import Embed, Turn
 from .syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, lmml_plugin
-from .text import blank_edges
+from .text import blank_edges, normalize_newlines
 
 __all__ = ["Narrative", "decode_narrative", "default_parser", "parse"]
 
@@ -57,6 +57,26 @@ def decode_narrative(data: bytes, *, name: str | None = None) -> str:
             name=name,
             line=line,
             hint="save the narrative as UTF-8",
+        ) from None
+
+
+def _check_encodable(text: str, name: str | None) -> None:
+    """Refuse a ``str`` that no UTF-8 file could hold: one with a lone surrogate (the
+    leftover of a broken decode). Fence contents become bytes and bundles are saved as
+    UTF-8, so such text would fail later, far from its cause.
+
+    :raises LmmlSyntaxError: naming the line and column of the first lone surrogate.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        before = normalize_newlines(text[: error.start])
+        raise LmmlSyntaxError(
+            f"lone surrogate U+{ord(text[error.start]):04X} in the text: not valid Unicode",
+            name=name,
+            line=before.count("\n") + 1,
+            column=len(before) - before.rfind("\n"),
+            hint="decode the file strictly as UTF-8, or pass its bytes to parse()",
         ) from None
 
 
@@ -107,13 +127,15 @@ def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None =
     :param md: a parser with :func:`~lmml_mdit.lmml_plugin` installed; defaults to
         :func:`default_parser`.
     :param name: the file name, used in error messages.
-    :raises LmmlSyntaxError: for invalid UTF-8.
+    :raises LmmlSyntaxError: for invalid UTF-8 bytes, or a ``str`` holding a lone surrogate.
     :raises MissingPluginError: if *md* lacks the plugin.
     """
     if isinstance(text, bytes):
         text = decode_narrative(text, name=name)
-    elif text.startswith("\ufeff"):
-        text = text[1:]
+    else:
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        _check_encodable(text, name)
     parser = md if md is not None else default_parser()
     env: dict[str, object] = {}
     tokens = parser.parse(text, env)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -184,6 +187,32 @@ def test_decode_narrative() -> None:
     assert decode_narrative(codecs.BOM_UTF8 + "é".encode()) == "é"
     with pytest.raises(LmmlSyntaxError):
         decode_narrative(b"\xc0")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        ("x\ud800", 1, 2),
+        ("\ufeffx\ud800", 1, 2),  # the BOM is no column
+        ("# user\r\nab\udfff", 2, 3),  # counted in the normalized lines
+        ("@@@a.txt\nbad \udc80 bytes\n@@@\n", 2, 5),  # would have no UTF-8 content
+    ],
+)
+def test_lone_surrogate_in_text(text: str, line: int, column: int) -> None:
+    """A str that no UTF-8 file can hold is refused up front, with its position."""
+    with pytest.raises(LmmlSyntaxError) as caught:
+        parse(text, name="chat.lmml")
+    error = caught.value
+    assert (error.name, error.line, error.column) == ("chat.lmml", line, column)
+    assert "surrogate" in str(error) and error.hint
+
+
+def test_lone_surrogate_in_fence_via_plugin() -> None:
+    """Straight through ``md.parse`` the plugin names the fence holding the surrogate."""
+    md = MarkdownIt("commonmark").use(lmml_plugin)
+    with pytest.raises(LmmlSyntaxError) as caught:
+        md.parse("intro\n\n@@@a.txt\n\ud800\n@@@\n", {})
+    assert (caught.value.name, caught.value.line) == ("a.txt", 3)
 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])
@@ -388,3 +417,47 @@ def test_role_words() -> None:
     assert comment_role("<!--tool-->") == "tool"
     assert comment_role("<!-- ask the user -->") is None
     assert comment_role("<!---->") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("Notes for the system user", "system"),
+        ("SYSTEM tool", "system"),
+        ("user_x", "user"),
+        ("a-tool-b", "tool"),
+        ("résumé user", "user"),
+        ("xuser", None),
+        ("éuser", None),  # a non-ASCII letter is part of the word
+        ("useré", None),
+        ("\u017fystem", None),  # long s: case-insensitive matching folds it, lower() does not
+        ("Message 12 from the reviewer", None),
+    ],
+)
+def test_role_word_whole_words(text: str, role: str | None) -> None:
+    assert role_word(text) == role
+
+
+_ROLE_PIECES = [
+    "user",
+    "USER",
+    "tool",
+    "system",
+    "Assistant",
+    "s",
+    "é",
+    "\u017f",
+    "_",
+    "1",
+    " ",
+    "-",
+]
+
+
+@given(st.lists(st.sampled_from(_ROLE_PIECES), max_size=8).map("".join))
+def test_role_word_is_the_first_letter_run_naming_a_role(text: str) -> None:
+    """The fast path agrees with the definition: split into runs of letters, take the
+    first run that lowercases to a role."""
+    words = re.findall(r"[^\W\d_]+", text)
+    expected = next((w.lower() for w in words if w.lower() in MESSAGE_ROLES), None)
+    assert role_word(text) == expected

@@ -68,7 +68,17 @@ lmml_like = st.lists(
     max_size=30,
 ).map(lambda lines: "".join(text + newline for text, newline in lines))
 
-texts = st.one_of(st.text(), lmml_like, st.text(alphabet="@#<!->`\n\r \tux.", max_size=60))
+# Any characters, or lone surrogates (what a str decoded with errors="surrogateescape" holds).
+any_code_points = st.one_of(
+    st.text(max_size=40), st.text(st.characters(categories=["Cs"]), min_size=1, max_size=3)
+)
+
+texts = st.one_of(
+    st.text(),
+    lmml_like,
+    st.text(alphabet="@#<!->`\n\r \tux.", max_size=60),
+    st.tuples(lmml_like, any_code_points, lmml_like).map("".join),
+)
 
 
 def _check_tiling(narrative: Narrative) -> None:

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from ..errors import LmmlSyntaxError
 from ..model import Embed
 from .keys import FENCE_TOKENS_KEY, INLINE_PARENT_KEY, NEW_REFS_KEY, ROLE_TOKENS_KEY, SCRATCH_KEYS
 from .positions import place_references
@@ -33,12 +34,30 @@ SOURCE_KEY = "lmml_source"
 _Item = TypeVar("_Item")
 
 
+def _fence_content(token: Token) -> bytes:
+    """The fence's content as UTF-8 bytes.
+
+    :raises LmmlSyntaxError: if the content holds a lone surrogate, which has no UTF-8 form
+        (only possible for a ``str`` given straight to ``md.parse``; :func:`lmml_mdit.parse`
+        refuses such text before parsing).
+    """
+    try:
+        return token.content.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise LmmlSyntaxError(
+            f"lone surrogate U+{ord(token.content[error.start]):04X} in the embed's content",
+            name=token.meta["name"],
+            line=token.meta["line"],
+            hint="decode the narrative strictly as UTF-8 before parsing it",
+        ) from None
+
+
 def _fence_embed(token: Token) -> Embed:
     meta = token.meta
     return Embed(
         name=meta["name"],
         kind="inline",
-        content=token.content.encode("utf-8"),
+        content=_fence_content(token),
         line=meta["line"],
         column=meta["column"],
         closed=meta["closed"],

@@ -22,16 +22,28 @@ from markdown_it.rules_block import StateBlock
 from ..model import MESSAGE_ROLES, Role
 from .keys import ROLE_TOKENS_KEY
 
-_WORD = re.compile(r"[^\W\d_]+")
 _ROLES: dict[str, Role] = {role: role for role in MESSAGE_ROLES}
+# A role spelled out as a whole word: not preceded or followed by a letter (a word is a run
+# of letters, so digits, "_" and punctuation separate words).
+_ROLE_WORD = re.compile(
+    r"(?<![^\W\d_])(?:" + "|".join(MESSAGE_ROLES) + r")(?![^\W\d_])", re.IGNORECASE
+)
 COMMENT_OPEN = "<!--"
 COMMENT_CLOSE = "-->"
 
 
 def role_word(text: str) -> Role | None:
     """The first whole word of *text* that names a role (any case), or None."""
-    for word in _WORD.finditer(text):
-        role = _ROLES.get(word.group().lower())
+    lowered = text.lower()
+    # Most headings name no role at all: four substring tests rule them out cheaply.
+    if not (
+        "user" in lowered or "assistant" in lowered or "system" in lowered or "tool" in lowered
+    ):
+        return None
+    for match in _ROLE_WORD.finditer(text):
+        # IGNORECASE also folds a few non-ASCII letters onto ASCII ones ("ſ" onto "s"):
+        # only a word that lowercases to a role counts.
+        role = _ROLES.get(match.group().lower())
         if role is not None:
             return role
     return None
