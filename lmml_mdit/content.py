@@ -31,7 +31,7 @@ from __future__ import annotations
 import bisect
 import warnings
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -137,7 +137,7 @@ class Layout:
         (end line, names).
     """
 
-    lines: list[str]
+    lines: Sequence[str]
     block_starts: list[int]
     block_ends: list[int]
     fences: list[_Fence]

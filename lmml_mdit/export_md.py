@@ -14,6 +14,7 @@ one-line fences need no special case.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from markdown_it.token import Token
@@ -78,7 +79,7 @@ def to_markdown(source: Bundle | Narrative) -> str:
 
 def _fence_edit(
     token: Token,
-    lines: list[str],
+    lines: Sequence[str],
     spans: dict[int, list[tuple[int, int, str]]],
     dropped: set[int],
 ) -> None:
@@ -95,7 +96,7 @@ def _fence_edit(
 
 
 def _reference_edit(
-    token: Token, lines: list[str], spans: dict[int, list[tuple[int, int, str]]]
+    token: Token, lines: Sequence[str], spans: dict[int, list[tuple[int, int, str]]]
 ) -> None:
     name = str(token.meta.get("name", token.content))
     line = token.meta.get("line")

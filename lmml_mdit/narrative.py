@@ -114,10 +114,10 @@ class Narrative:
         """The first occurrence of *name*, or None."""
         return self.first_embeds.get(name)
 
-    @property
-    def lines(self) -> list[str]:
-        """The normalized source split into lines (no line endings)."""
-        return _split_lines(self.source)
+    @functools.cached_property
+    def lines(self) -> tuple[str, ...]:
+        """The normalized source split into lines (no line endings), split once."""
+        return tuple(_split_lines(self.source))
 
 
 def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None = None) -> Narrative:

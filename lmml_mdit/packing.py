@@ -77,7 +77,7 @@ class InlineReport:
 
 def _source_lines(narrative: Narrative) -> tuple[list[str], bool]:
     source = narrative.source
-    return narrative.lines, source.endswith("\n")
+    return list(narrative.lines), source.endswith("\n")
 
 
 def _join(lines: list[str], final_newline: bool) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import bisect
 import json
 import re
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -194,9 +193,9 @@ def tool_result_reference(turn: Turn, narrative: Narrative) -> tuple[str, int] |
         return None
     # turn.text drops leading blank lines: find the source line, then the parser's own
     # reference token there (so a look-alike inside a code block does not count).
-    lines = _lines(narrative)
+    source_lines = narrative.lines
     line = turn.start_line
-    while line <= turn.end_line and not lines[line - 1].strip():
+    while line <= turn.end_line and not source_lines[line - 1].strip():
         line += 1
     embeds = narrative.embeds
     index = bisect.bisect_left(embeds, line, key=_embed_line)
@@ -210,20 +209,6 @@ def tool_result_reference(turn: Turn, narrative: Narrative) -> tuple[str, int] |
 
 def _embed_line(embed: Embed) -> int:
     return embed.line
-
-
-_LINES: dict[int, list[str]] = {}
-
-
-def _lines(narrative: Narrative) -> list[str]:
-    """The narrative's lines, split once per narrative (``Narrative.lines`` splits anew)."""
-    key = id(narrative)
-    lines = _LINES.get(key)
-    if lines is None:
-        lines = narrative.lines
-        _LINES[key] = lines
-        weakref.finalize(narrative, _LINES.pop, key, None)
-    return lines
 
 
 def tool_result_call(turn: Turn, narrative: Narrative) -> ToolCall | None:

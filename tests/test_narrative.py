@@ -84,7 +84,8 @@ def test_narrative_fields() -> None:
     assert isinstance(narrative, Narrative)
     assert narrative.text == CONVERSATION
     assert narrative.source == CONVERSATION
-    assert narrative.lines == CONVERSATION.split("\n")[:-1]
+    assert narrative.lines == tuple(CONVERSATION.split("\n")[:-1])
+    assert narrative.lines is narrative.lines  # split once
     assert narrative.tokens and all(isinstance(token, Token) for token in narrative.tokens)
     assert [(e.name, e.kind) for e in narrative.embeds] == [
         ("ctx.md", "external"),
