@@ -7,11 +7,11 @@ import copy
 import json
 import re
 import typing
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _sdk_types import check_strict
 from anthropic.types import message_create_params
 from google.genai import types as genai_types
 from openai.types.chat import completion_create_params
@@ -203,22 +203,6 @@ REQUEST_TYPES: dict[str, Any] = {
 }
 
 
-def _materialize(value: Any) -> Any:
-    if isinstance(value, Iterator):  # pydantic validates Iterable fields lazily
-        return [_materialize(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _materialize(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_materialize(item) for item in value]
-    return value
-
-
-def strict(adapter: TypeAdapter[Any], value: Any) -> None:
-    """*value* is an instance of the SDK type, with no field dropped or coerced."""
-    validated = _materialize(adapter.validate_python(copy.deepcopy(value), strict=True))
-    assert validated == value
-
-
 def validate_with_sdk(provider: str, body: dict[str, Any], settings: Any = None) -> None:
     """The whole exported body (messages and parameters) against the official SDK's request
     types. A dataset line may lack the model (and Anthropic's max_tokens), so those get a
@@ -238,7 +222,7 @@ def validate_with_sdk(provider: str, body: dict[str, Any], settings: Any = None)
             del request[key]
     if provider == "anthropic":
         request.setdefault("max_tokens", 1)
-    strict(TypeAdapter(REQUEST_TYPES[provider]), request)
+    check_strict(TypeAdapter(REQUEST_TYPES[provider]), request)
 
 
 # -- the round trips ----------------------------------------------------------------------

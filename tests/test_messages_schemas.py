@@ -8,14 +8,13 @@ a wrong part shape or a wrong literal all fail.
 
 from __future__ import annotations
 
-import copy
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _messages_support import pdf, png, wav, zip_bundle
+from _sdk_types import check_strict
 from anthropic.types import MessageParam, TextBlockParam, message_create_params
 from google.genai import types as genai_types
 from openai.types.chat import ChatCompletionMessageParam, completion_create_params
@@ -34,22 +33,6 @@ RESPONSES_REQUEST = TypeAdapter(response_create_params.ResponseCreateParamsNonSt
 ANTHROPIC_MESSAGE = TypeAdapter(MessageParam)
 ANTHROPIC_REQUEST = TypeAdapter(message_create_params.MessageCreateParamsNonStreaming)
 ANTHROPIC_SYSTEM = TypeAdapter(list[TextBlockParam])
-
-
-def _materialize(value: Any) -> Any:
-    if isinstance(value, Iterator):  # pydantic's lazy ValidatorIterator
-        return [_materialize(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _materialize(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_materialize(item) for item in value]
-    return value
-
-
-def check(adapter: TypeAdapter[Any], value: Any) -> None:
-    """Validate *value* fully and strictly; fail on any dropped or coerced field."""
-    validated = _materialize(adapter.validate_python(copy.deepcopy(value), strict=True))
-    assert validated == value, "the SDK type dropped or changed fields"
 
 
 def check_gemini(request: dict[str, Any]) -> None:
@@ -82,16 +65,16 @@ def test_openai_chat_payload_validates(index: int) -> None:
     bundle = _bundles()[index]
     request = to_request(bundle, "openai", model="gpt-4o")
     for message in request["messages"]:
-        check(CHAT_MESSAGE, message)
-    check(CHAT_REQUEST, request)
+        check_strict(CHAT_MESSAGE, message)
+    check_strict(CHAT_REQUEST, request)
 
 
 @pytest.mark.parametrize("index", [0, 1, 2])
 def test_openai_responses_payload_validates(index: int) -> None:
     bundle = _bundles()[index]
     request = to_request(bundle, "openai-responses", model="gpt-4o")
-    check(RESPONSES_INPUT, request["input"])
-    check(RESPONSES_REQUEST, request)
+    check_strict(RESPONSES_INPUT, request["input"])
+    check_strict(RESPONSES_REQUEST, request)
 
 
 @pytest.mark.parametrize("index", [0, 1, 2])
@@ -106,8 +89,8 @@ def test_anthropic_payload_validates(index: int) -> None:
             unknown_settings="warn",  # anthropic 2.14 has no temperature/top_p
         )
     for message in request["messages"]:
-        check(ANTHROPIC_MESSAGE, message)
-    check(ANTHROPIC_REQUEST, request)
+        check_strict(ANTHROPIC_MESSAGE, message)
+    check_strict(ANTHROPIC_REQUEST, request)
 
 
 @pytest.mark.parametrize("index", [0, 1, 2])
@@ -127,15 +110,15 @@ def test_gemini_inline_data_decodes_to_the_asset_bytes() -> None:
 def test_audio_validates_where_taken() -> None:
     bundle = zip_bundle("## user\nlisten @s.wav\n", {"s.wav": wav()})
     for message in messages(bundle, "openai"):
-        check(CHAT_MESSAGE, message)
+        check_strict(CHAT_MESSAGE, message)
     check_gemini(to_request(bundle, "gemini"))
 
 
 def test_text_documents_validate() -> None:
     bundle = zip_bundle("## user\n@t.csv\n", {"t.csv": b"a,b\n"})
     for message in messages(bundle, "anthropic"):
-        check(ANTHROPIC_MESSAGE, message)
-    check(RESPONSES_INPUT, messages(bundle, "openai-responses", text_embeds="document"))
+        check_strict(ANTHROPIC_MESSAGE, message)
+    check_strict(RESPONSES_INPUT, messages(bundle, "openai-responses", text_embeds="document"))
     check_gemini(to_request(bundle, "gemini", text_embeds="document"))
 
 
@@ -144,12 +127,12 @@ def test_messages_lists_and_their_system_validate(index: int) -> None:
     # messages() alone, default options: the list and what travels beside it.
     bundle = _bundles()[index]
     for message in messages(bundle, "openai"):
-        check(CHAT_MESSAGE, message)
-    check(RESPONSES_INPUT, messages(bundle, "openai-responses"))
+        check_strict(CHAT_MESSAGE, message)
+    check_strict(RESPONSES_INPUT, messages(bundle, "openai-responses"))
     anthropic = messages(bundle, "anthropic", system="separate")
     for message in anthropic:
-        check(ANTHROPIC_MESSAGE, message)
-    check(ANTHROPIC_SYSTEM, anthropic.system)
+        check_strict(ANTHROPIC_MESSAGE, message)
+    check_strict(ANTHROPIC_SYSTEM, anthropic.system)
     gemini = messages(bundle, "gemini", system="separate")
     for content in gemini:
         genai_types.Content.model_validate(content)
@@ -157,7 +140,7 @@ def test_messages_lists_and_their_system_validate(index: int) -> None:
     for provider in ("anthropic", "gemini"):
         for message in messages(bundle, provider, system="user"):
             if provider == "anthropic":
-                check(ANTHROPIC_MESSAGE, message)
+                check_strict(ANTHROPIC_MESSAGE, message)
             else:
                 genai_types.Content.model_validate(message)
 
@@ -214,19 +197,19 @@ WRONG_RESPONSES = [
 @pytest.mark.parametrize("payload", WRONG_CHAT)
 def test_wrong_chat_payload_fails(payload: Any) -> None:
     with pytest.raises((ValidationError, AssertionError)):
-        check(CHAT_MESSAGE, payload)
+        check_strict(CHAT_MESSAGE, payload)
 
 
 @pytest.mark.parametrize("payload", WRONG_ANTHROPIC)
 def test_wrong_anthropic_payload_fails(payload: Any) -> None:
     with pytest.raises((ValidationError, AssertionError)):
-        check(ANTHROPIC_MESSAGE, payload)
+        check_strict(ANTHROPIC_MESSAGE, payload)
 
 
 @pytest.mark.parametrize("payload", WRONG_RESPONSES)
 def test_wrong_responses_payload_fails(payload: Any) -> None:
     with pytest.raises((ValidationError, AssertionError)):
-        check(RESPONSES_INPUT, payload)
+        check_strict(RESPONSES_INPUT, payload)
 
 
 @pytest.mark.parametrize(
@@ -250,4 +233,4 @@ def test_passed_through_unknown_setting_fails_the_sdk_type() -> None:
     request = to_request(bundle, "anthropic", model="claude")
     assert request["temperature"] == 1
     with pytest.raises(AssertionError, match="dropped or changed"):
-        check(ANTHROPIC_REQUEST, request)
+        check_strict(ANTHROPIC_REQUEST, request)

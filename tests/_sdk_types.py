@@ -1,0 +1,26 @@
+"""Strict checks of payloads against the official SDKs' request types (pydantic)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import TypeAdapter
+
+
+def materialize(value: Any) -> Any:
+    """*value* with pydantic's lazy iterators (``Iterable`` fields) turned into lists."""
+    if isinstance(value, Iterator):
+        return [materialize(item) for item in value]
+    if isinstance(value, dict):
+        return {key: materialize(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [materialize(item) for item in value]
+    return value
+
+
+def check_strict(adapter: TypeAdapter[Any], value: Any) -> None:
+    """*value* validates strictly as the SDK type, with no field dropped or coerced."""
+    validated = materialize(adapter.validate_python(copy.deepcopy(value), strict=True))
+    assert validated == value, "the SDK type dropped or changed fields"
