@@ -12,7 +12,10 @@ Turn segmentation (RFC section 6, ``segment-turns``):
 - consecutive delimiters with the same role open separate turns; an empty turn is kept;
 - a turn's text is its source lines verbatim, leading and trailing blank lines removed;
 - each embed is bound to the turn holding its first occurrence; one first named on a
-  delimiter line belongs to the turn that delimiter opens.
+  delimiter line belongs to the turn that delimiter opens;
+- a front matter block at the top (a ``front_matter`` token, made when the parser has
+  ``mdit_py_plugins.front_matter``) is metadata: like a delimiter line it belongs to no
+  turn, and the context turn starts after it.
 """
 
 from __future__ import annotations
@@ -148,10 +151,21 @@ def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None =
     source: str = env[SOURCE_KEY]  # type: ignore[assignment]
     embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
     delimiters: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
-    turns = segment(_split_lines(source), delimiters, embeds)
+    turns = segment(_split_lines(source), delimiters, embeds, start=_body_start(tokens))
     return Narrative(
         text=text, tokens=tokens, embeds=tuple(embeds), turns=tuple(turns), source=source
     )
+
+
+FRONT_MATTER_TOKEN = "front_matter"
+"""The token type ``mdit_py_plugins.front_matter`` gives a leading metadata block."""
+
+
+def _body_start(tokens: Sequence[Token]) -> int:
+    """The 0-based line after a leading front matter block, or 0 if there is none."""
+    if tokens and tokens[0].type == FRONT_MATTER_TOKEN and tokens[0].map:
+        return tokens[0].map[1]
+    return 0
 
 
 def _split_lines(source: str) -> list[str]:
@@ -170,20 +184,26 @@ def segment(
     lines: Sequence[str],
     delimiters: Sequence[Token],
     embeds: Sequence[Embed],
+    *,
+    start: int = 0,
 ) -> list[Turn]:
     """Split *lines* into turns at *delimiters* and bind each embed's first occurrence.
 
     :param lines: the normalized source lines.
     :param delimiters: top-level delimiter tokens with ``map`` and ``meta["lmml_role"]``.
     :param embeds: every embed occurrence in document order.
+    :param start: the 0-based line where the body starts (after a front matter block);
+        lines before it belong to no turn.
     """
     total = len(lines)
     first_delimiter = _first_line(delimiters[0]) if delimiters else total
-    has_context = any(line.strip() for line in itertools.islice(lines, first_delimiter))
+    start = min(start, first_delimiter)
+    has_context = any(line.strip() for line in itertools.islice(lines, start, first_delimiter))
 
     # An embed belongs to the last turn whose delimiter line (or, for the context turn,
-    # line 0) is at or before its line; so one on a delimiter line binds to the turn it opens.
-    anchors = [0] if has_context else []
+    # the body's first line) is at or before its line; so one on a delimiter line binds to
+    # the turn it opens.
+    anchors = [start] if has_context else []
     anchors.extend(_first_line(token) for token in delimiters)
     bound: dict[int, list[Embed]] = {}
     seen: set[str] = set()
@@ -200,9 +220,9 @@ def segment(
         turns.append(
             Turn(
                 role="context",
-                text=_trimmed_text(lines, 0, first_delimiter),
+                text=_trimmed_text(lines, start, first_delimiter),
                 embeds=tuple(bound.get(0, ())),
-                start_line=1,
+                start_line=start + 1,
                 end_line=first_delimiter,
             )
         )

@@ -5,7 +5,13 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 
 from .block import make_block_rule
-from .collect import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, parse_inlines_and_collect
+from .collect import (
+    DELIMITERS_KEY,
+    EMBEDS_KEY,
+    SOURCE_KEY,
+    parse_inlines_and_collect,
+    reset_scratch,
+)
 from .reference import SIGIL, embed_reference
 from .render import render_embed, render_reference, render_role
 from .roles import comment_role, role_word
@@ -44,6 +50,9 @@ def lmml_plugin(
     if references:
         md.inline.add_terminator_char(SIGIL)
         md.inline.ruler.push("lmml_ref", embed_reference)
+    # Rules keep per-parse state only in ``env``, never on ``md``: one parser may serve
+    # many parses, from several threads.
+    md.core.ruler.before("block", "lmml_reset", reset_scratch)
     md.core.ruler.at("inline", parse_inlines_and_collect)
     md.add_render_rule("lmml_ref", render_reference)
     md.add_render_rule("lmml_embed", render_embed)

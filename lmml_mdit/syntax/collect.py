@@ -83,9 +83,31 @@ def _mark_role_heading(heading_open: Token, inline: Token, delimiters: list[Toke
         delimiters.append(heading_open)
 
 
+def reset_scratch(state: StateCore) -> None:
+    """Core rule ``lmml_reset``, run before ``block``: drop scratch keys an earlier parse
+    left in a reused ``env`` (one that raised before its end), so that no fence or comment
+    of that parse leaks into this one."""
+    _drop_scratch(state.env)
+
+
+def _drop_scratch(env: Any) -> None:
+    for key in SCRATCH_KEYS:
+        env.pop(key, None)
+
+
 def parse_inlines_and_collect(state: StateCore) -> None:
     """Core rule replacing ``inline``: parse every inline token, give each reference its
-    source position, mark role headings, and store the results in ``env``."""
+    source position, mark role headings, and store the results in ``env``.
+
+    The scratch keys are removed even when a rule raises, so a reused ``env`` stays clean.
+    """
+    try:
+        _collect(state)
+    finally:
+        _drop_scratch(state.env)
+
+
+def _collect(state: StateCore) -> None:
     env = state.env
     md = state.md
     parse_inline = md.inline.parse
@@ -111,8 +133,6 @@ def parse_inlines_and_collect(state: StateCore) -> None:
         previous = token
     fences = [_fence_embed(token) for token in env.get(FENCE_TOKENS_KEY, ())]
     comments: list[Token] = env.get(ROLE_TOKENS_KEY, [])
-    for key in SCRATCH_KEYS:
-        env.pop(key, None)
     env[EMBEDS_KEY] = _in_document_order(fences, references, _embed_position)
     env[DELIMITERS_KEY] = _in_document_order(comments, headings, _token_line)
     env[SOURCE_KEY] = state.src

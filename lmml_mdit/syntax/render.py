@@ -6,7 +6,9 @@
   fence without its closing ``@@@``)
 - ``lmml_role``: ``<div class="lmml-role" data-lmml-role="ROLE">ROLE</div>``
 
-Every name and all content is HTML-escaped.
+Every name and all content is HTML-escaped. Attributes another plugin set on the token
+(``mdit_py_plugins.attrs``: ``{.cls #id}``) are kept: classes join the plugin's own, other
+attributes follow ``data-lmml-*``, all escaped.
 """
 
 from __future__ import annotations
@@ -19,12 +21,26 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 
+def _attributes(token: Token, classes: str, data: str, value: str) -> str:
+    """The escaped attribute list of a tag: *classes* plus the token's own ``class``, the
+    ``data-lmml-*`` attribute *data* = *value*, then the token's other attributes."""
+    extra_class = token.attrs.get("class")
+    if extra_class:
+        classes = f"{classes} {extra_class}"
+    parts = [f'class="{escapeHtml(classes)}"', f'{data}="{escapeHtml(value)}"']
+    for key, attr_value in token.attrs.items():
+        if key not in ("class", data):
+            parts.append(f'{escapeHtml(key)}="{escapeHtml(str(attr_value))}"')
+    return " ".join(parts)
+
+
 def render_reference(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     """Render an ``lmml_ref`` token."""
-    name = escapeHtml(tokens[idx].content)
-    return f'<span class="lmml-ref" data-lmml-name="{name}">@{name}</span>'
+    token = tokens[idx]
+    attributes = _attributes(token, "lmml-ref", "data-lmml-name", token.content)
+    return f"<span {attributes}>@{escapeHtml(token.content)}</span>"
 
 
 def render_embed(
@@ -34,8 +50,9 @@ def render_embed(
     token = tokens[idx]
     name = escapeHtml(token.info)
     classes = "lmml-embed" if token.meta.get("closed", True) else "lmml-embed lmml-unclosed"
+    attributes = _attributes(token, classes, "data-lmml-name", token.info)
     return (
-        f'<figure class="{classes}" data-lmml-name="{name}">'
+        f"<figure {attributes}>"
         f"<figcaption>{name}</figcaption>"
         f"<pre><code>{escapeHtml(token.content)}</code></pre></figure>\n"
     )
@@ -45,5 +62,6 @@ def render_role(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     """Render an ``lmml_role`` token."""
-    role = escapeHtml(tokens[idx].info)
-    return f'<div class="lmml-role" data-lmml-role="{role}">{role}</div>\n'
+    token = tokens[idx]
+    attributes = _attributes(token, "lmml-role", "data-lmml-role", token.info)
+    return f"<div {attributes}>{escapeHtml(token.info)}</div>\n"
