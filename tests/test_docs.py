@@ -1,0 +1,237 @@
+"""Every example in the documentation runs and shows what it claims.
+
+For README.md and each ``docs/*.md`` page, the fenced blocks are taken in document order
+and run in one namespace, inside a temporary folder holding a copy of ``examples/``:
+
+- a ``python`` block is executed; an expression statement followed by a comment that is
+  a Python literal (``placeholder("a.png")  # '[Image: a.png]'``, or a comment-only line
+  or lines right below it) must evaluate to that literal;
+- a ``console`` or ``bash`` line that starts with ``$ lmml`` (or ``lmml``,
+  ``.venv/bin/lmml``) is run as ``python -m lmml_mdit ...`` and must exit 0; the lines
+  shown below it, up to the next ``$`` line, are its expected output (standard output,
+  or both streams as a terminal shows them; a ``...`` stands for any text, across lines).
+
+A block that cannot run here (it needs an API key or the network) is preceded by the line
+``<!-- skip-test: why -->``; the reason is required.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from lmml_mdit.handlers import register_handler, registered_handlers, unregister_handler
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+RUNNABLE = ("python", "console", "bash")
+SKIP_MARKER = re.compile(r"<!--\s*skip-test:\s*(?P<reason>\S.*?)\s*-->")
+FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<ticks>`{3,})(?P<info>[^`]*)$")
+SHELL_OPERATORS = ("|", ">", "<", "&&", ";")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block of a page."""
+
+    page: str
+    line: int  # 1-based line of the opening fence
+    language: str
+    text: str
+    skip_reason: str | None
+
+
+def fenced_blocks(path: Path) -> list[Block]:
+    """Every fenced block of *path*, in document order, with its skip marker."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    blocks: list[Block] = []
+    index = 0
+    while index < len(lines):
+        opening = FENCE_OPEN.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        indent, ticks = len(opening["indent"]), opening["ticks"]
+        body: list[str] = []
+        end = index + 1
+        while end < len(lines) and not re.fullmatch(rf" *{ticks}`* *", lines[end]):
+            body.append(lines[end][indent:] if lines[end][:indent].isspace() else lines[end])
+            end += 1
+        language = opening["info"].strip().split(" ")[0]
+        blocks.append(
+            Block(path.name, index + 1, language, "\n".join(body) + "\n", skip_reason(lines, index))
+        )
+        index = end + 1
+    return blocks
+
+
+def skip_reason(lines: list[str], fence_index: int) -> str | None:
+    """The reason of a ``<!-- skip-test: ... -->`` line right above the fence, if any."""
+    above = fence_index - 1
+    while above >= 0 and not lines[above].strip():
+        above -= 1
+    marker = SKIP_MARKER.search(lines[above]) if above >= 0 else None
+    return marker["reason"] if marker else None
+
+
+def comments_by_line(source: str) -> dict[int, tuple[str, bool]]:
+    """Comment text per line, and whether the comment is the whole line."""
+    found: dict[int, tuple[str, bool]] = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            whole_line = not token.line[: token.start[1]].strip()
+            found[token.start[0]] = (token.string[1:].strip(), whole_line)
+    return found
+
+
+def claimed_value(node: ast.expr, comments: dict[int, tuple[str, bool]]) -> object:
+    """The literal a comment claims for the expression *node*, or ``NO_CLAIM``."""
+    assert node.end_lineno is not None
+    candidates: list[str] = []
+    below, line = [], node.end_lineno + 1
+    while line in comments and comments[line][1]:
+        below.append(comments[line][0])
+        line += 1
+    if below:
+        candidates.append(" ".join(below))
+    trailing = comments.get(node.end_lineno)
+    if trailing is not None and not trailing[1]:
+        candidates.append(trailing[0])
+    for candidate in candidates:
+        try:
+            return ast.literal_eval(candidate)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return NO_CLAIM
+
+
+NO_CLAIM = object()
+
+
+def run_python(block: Block, namespace: dict[str, object]) -> None:
+    """Execute *block* statement by statement, checking the literal each comment claims."""
+    filename = f"{block.page}:{block.line}"
+    source = "\n" * block.line + block.text  # line numbers in tracebacks match the page
+    comments = comments_by_line(source)
+    for statement in ast.parse(source, filename).body:
+        if isinstance(statement, ast.Expr):
+            value = eval(compile(ast.Expression(statement.value), filename, "eval"), namespace)
+            claim = claimed_value(statement.value, comments)
+            if claim is not NO_CLAIM:
+                assert value == claim, f"{filename}+{statement.lineno - block.line}: {value!r}"
+        else:
+            exec(compile(ast.Module([statement], []), filename, "exec"), namespace)
+
+
+def console_commands(block: Block) -> list[tuple[list[str], list[str]]]:
+    """The ``lmml`` command lines of a shell block, each with the output shown below it."""
+    commands: list[tuple[list[str], list[str]]] = []
+    current: list[str] | None = None
+    for line in block.text.splitlines():
+        prompted = line.startswith("$ ")
+        command_text = line[2:] if prompted else line
+        if prompted or (block.language == "bash" and line.strip()):
+            argv = shlex.split(command_text, comments=True)
+            is_lmml = bool(argv) and Path(argv[0]).name == "lmml"
+            current = [] if is_lmml else None
+            if is_lmml:
+                assert not set(argv) & set(SHELL_OPERATORS), f"{block.page}:{block.line}: {line}"
+                commands.append((argv[1:], current))
+        elif current is not None:
+            current.append(line)
+    return commands
+
+
+def output_pattern(expected: list[str]) -> re.Pattern[str]:
+    """A pattern for the shown output: exact text, trailing blanks ignored, ``...`` = any.
+
+    Blanks around ``...`` belong to it, so ``[ ... ]`` also matches an indented JSON list.
+    """
+    shown = "\n".join(line.rstrip() for line in expected).strip("\n")
+    parts = [re.escape(part) for part in re.split(r"[ \t]*\.\.\.[ \t]*", shown)]
+    return re.compile(".*?".join(parts), flags=re.S)
+
+
+def run_console(block: Block, cwd: Path) -> None:
+    """Run the block's ``lmml`` commands and compare what they print with the page."""
+    for arguments, expected in console_commands(block):
+        shown = f"{block.page}:{block.line}: lmml {shlex.join(arguments)}"
+        result = subprocess.run(
+            [sys.executable, "-m", "lmml_mdit", *arguments],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert result.returncode == 0, f"{shown}: exit {result.returncode}: {result.stderr}"
+        if not any(line.strip() for line in expected):
+            continue
+        stdout, stderr = normalized(result.stdout), normalized(result.stderr)
+        # A terminal shows both streams: the page may show stderr lines (a confirmation).
+        seen = [stdout, f"{stderr}\n{stdout}".strip("\n"), f"{stdout}\n{stderr}".strip("\n")]
+        pattern = output_pattern(expected)
+        assert any(pattern.fullmatch(text) for text in seen), f"{shown} printed:\n{seen[2]}"
+
+
+def normalized(output: str) -> str:
+    """*output* without trailing blanks on its lines or blank lines around it."""
+    return "\n".join(line.rstrip() for line in output.splitlines()).strip("\n")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    handlers_before = registered_handlers()
+    try:
+        for block in fenced_blocks(page):
+            if block.language not in RUNNABLE or block.skip_reason is not None:
+                continue
+            if block.language == "python":
+                run_python(block, namespace)
+            else:
+                run_console(block, tmp_path)
+    finally:  # a page that registers a handler must not change the other tests' registry
+        for key in set(registered_handlers()) - set(handlers_before):
+            unregister_handler(key)
+        for key, handler in handlers_before.items():
+            register_handler(key, handler)
+
+
+def test_every_skip_is_on_a_runnable_block() -> None:
+    """A skip marker above prose or a ``text`` block is a stale marker."""
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        marked = len(SKIP_MARKER.findall(text))
+        on_blocks = [block for block in fenced_blocks(page) if block.skip_reason is not None]
+        assert marked == len(on_blocks), page.name
+        assert all(block.language in RUNNABLE for block in on_blocks), page.name
+
+
+def test_the_checker_catches_false_claims(tmp_path: Path) -> None:
+    """The checks themselves can fail: a wrong claimed value and wrong shown output."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- skip-test: needs the network -->\n```python\nraise SystemExit\n```\n\n"
+        "```python\nlen('abc')  # 4\n```\n\n```console\n$ lmml --version\nnot-a-version\n```\n",
+        encoding="utf-8",
+    )
+    skipped, claim, console = fenced_blocks(page)
+    assert skipped.skip_reason == "needs the network"
+    with pytest.raises(AssertionError):
+        run_python(claim, {})
+    with pytest.raises(AssertionError, match="printed"):
+        run_console(console, tmp_path)
+    assert output_pattern(["{", "  ...", "}"]).fullmatch('{\n  "a": 1,\n  "b": 2\n}')
