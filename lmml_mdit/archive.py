@@ -37,6 +37,7 @@ from .errors import (
     SymlinkEntryError,
     UnsafeEntryError,
 )
+from .text import is_unicode
 
 __all__ = [
     "ZIP_SIGNATURES",
@@ -109,7 +110,8 @@ def unsafe_reason(name: str) -> str | None:
     """Why *name* cannot be an archive entry name, or None when it is safe.
 
     A safe name is relative, uses ``/`` as its only separator and has no empty, ``.`` or
-    ``..`` segment, no drive letter (``C:``) and no NUL or other control character.
+    ``..`` segment, no drive letter (``C:``), no NUL or other control character and no
+    lone surrogate.
     """
     if not name:
         return "the name is empty"
@@ -117,6 +119,8 @@ def unsafe_reason(name: str) -> str | None:
         return "the name holds a NUL character"
     if any(unicodedata.category(char) == "Cc" for char in name):
         return "the name holds a control character"
+    if not is_unicode(name):
+        return "the name holds a lone surrogate, which is not valid Unicode"
     if "\\" in name:
         return "the name holds a backslash"
     if name.startswith("/"):

@@ -68,13 +68,28 @@ def to_markdown(source: Bundle | Narrative) -> str:
     for index, line in enumerate(lines):
         if index in dropped:
             continue
-        for start, end, text in sorted(spans.get(index, ()), reverse=True):
-            line = line[:start] + text + line[end:]
-        out.append(line)
+        edits = spans.get(index)
+        out.append(_edited(line, edits) if edits else line)
     result = "\n".join(out)
     if narrative.source.endswith("\n") and out:
         result += "\n"
     return result
+
+
+def _edited(line: str, edits: list[tuple[int, int, str]]) -> str:
+    """*line* with each ``(start, end, text)`` edit applied (the spans never overlap).
+
+    The pieces are joined once, so a line holding many references (a long table row) costs
+    time linear in its length, not one copy of the line per reference.
+    """
+    pieces: list[str] = []
+    position = 0
+    for start, end, text in sorted(edits):
+        pieces.append(line[position:start])
+        pieces.append(text)
+        position = end
+    pieces.append(line[position:])
+    return "".join(pieces)
 
 
 def _fence_edit(

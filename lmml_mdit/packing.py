@@ -139,6 +139,23 @@ def _embed_tokens(narrative: Narrative) -> list[Any]:
     return [token for token in narrative.tokens if token.type == "lmml_embed"]
 
 
+def _fences_to_references(lines: list[str], tokens: list[Any]) -> list[str]:
+    """*lines* with each fence token's lines replaced by one ``@name`` line, keeping what
+    precedes its ``@@@`` (indentation, ``> ``). Fences come in document order and never
+    share a line, so one pass builds the result (slicing the list per fence was quadratic).
+    """
+    out: list[str] = []
+    position = 0
+    for token in tokens:
+        start, end = token.map
+        out.extend(lines[position:start])
+        prefix = lines[start][: token.meta["column"] - 1]
+        out.append(f"{prefix}@{token.meta['name']}")
+        position = max(position, end)
+    out.extend(lines[position:])
+    return out
+
+
 def pack(bundle: Bundle) -> Bundle:
     """A zip bundle: every inline fence becomes an entry and its lines one ``@name`` line.
 
@@ -203,11 +220,7 @@ def pack(bundle: Bundle) -> Bundle:
             entries[name] = content
 
     lines, final_newline = _source_lines(narrative)
-    for token in reversed(_embed_tokens(narrative)):
-        start, end = token.map
-        prefix = lines[start][: token.meta["column"] - 1]
-        lines[start:end] = [f"{prefix}@{token.meta['name']}"]
-    text = _join(lines, final_newline)
+    text = _join(_fences_to_references(lines, _embed_tokens(narrative)), final_newline)
     packed = parse(text, name=bundle.narrative_name)
     if _shape(packed) != _shape(narrative):
         raise BundleError(
@@ -235,35 +248,55 @@ def _top_level_blocks(narrative: Narrative) -> list[tuple[int, int, str]]:
     return blocks
 
 
-def _stands_alone(embed: Embed, lines: list[str], blocks: list[tuple[int, int, str]]) -> bool:
-    """Whether *embed* is a reference alone on a line of a top-level paragraph."""
-    index = embed.line - 1
-    prefix = lines[index][: embed.column - 1]
-    if lines[index].strip() != f"@{embed.name}" or prefix.strip() or len(prefix) > 3:
-        return False
-    return any(first <= index < end and kind == "paragraph_open" for first, end, kind in blocks)
+class _Layout:
+    """Line lookups for placing fences, built once so that placing every fence costs time
+    linear in the narrative (a per-fence scan of all blocks and embeds was quadratic).
 
-
-def _placement(
-    name: str, lines: list[str], blocks: list[tuple[int, int, str]], narrative: Narrative
-) -> tuple[int, bool]:
-    """Where the fence for *name* goes: (0-based line, whether it replaces that line).
-
-    The first reference standing alone on a top-level paragraph line is replaced in place;
-    otherwise the fence goes after the top-level block holding the first reference (or at
-    the end of its turn), so the turns keep their embeds.
+    Top-level blocks and turns do not overlap, so each line lies in at most one of each;
+    the first one wins should that ever not hold.
     """
-    for embed in narrative.embeds:
-        if embed.name == name and _stands_alone(embed, lines, blocks):
-            return embed.line - 1, True
-    index = narrative.first_embeds[name].line - 1
-    for first, end, _ in blocks:
-        if first <= index < end:
-            return end, False
-    for turn in narrative.turns:
-        if turn.start_line - 1 <= index < max(turn.end_line, turn.start_line):
-            return turn.end_line, False
-    return len(lines), False
+
+    def __init__(self, narrative: Narrative, lines: list[str]) -> None:
+        self.lines = lines
+        self.block_end: dict[int, int] = {}
+        self.paragraph_lines: set[int] = set()
+        for first, end, kind in _top_level_blocks(narrative):
+            for index in range(first, end):
+                self.block_end.setdefault(index, end)
+                if kind == "paragraph_open":
+                    self.paragraph_lines.add(index)
+        self.turn_end: dict[int, int] = {}
+        for turn in narrative.turns:
+            for index in range(turn.start_line - 1, max(turn.end_line, turn.start_line)):
+                self.turn_end.setdefault(index, turn.end_line)
+        self.alone: dict[str, int] = {}
+        for embed in narrative.embeds:
+            if embed.name not in self.alone and self._stands_alone(embed):
+                self.alone[embed.name] = embed.line - 1
+
+    def _stands_alone(self, embed: Embed) -> bool:
+        """Whether *embed* is a reference alone on a line of a top-level paragraph."""
+        index = embed.line - 1
+        if embed.column > 4 or index not in self.paragraph_lines:
+            return False  # cheap tests first: a long line holds many references
+        line = self.lines[index]
+        return not line[: embed.column - 1].strip() and line.strip() == f"@{embed.name}"
+
+    def placement(self, name: str, narrative: Narrative) -> tuple[int, bool]:
+        """Where the fence for *name* goes: (0-based line, whether it replaces that line).
+
+        The first reference standing alone on a top-level paragraph line is replaced in
+        place; otherwise the fence goes after the top-level block holding the first
+        reference (or at the end of its turn), so the turns keep their embeds.
+        """
+        if name in self.alone:
+            return self.alone[name], True
+        index = narrative.first_embeds[name].line - 1
+        if index in self.block_end:
+            return self.block_end[index], False
+        if index in self.turn_end:
+            return self.turn_end[index], False
+        return len(self.lines), False
 
 
 class OrphanedEntryWarning(UserWarning):
@@ -337,25 +370,18 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
         tail.extend(["", *fence_text(name, data).split("\n")])
 
     lines, final_newline = _source_lines(narrative)
-    blocks = _top_level_blocks(narrative)
+    layout = _Layout(narrative, lines)
     replacements: dict[int, list[str]] = {}
     insertions: dict[int, list[str]] = {}
     for name, fence in fences.items():
-        at, replaces = _placement(name, lines, blocks, narrative)
+        at, replaces = layout.placement(name, narrative)
         fence_lines = fence.split("\n")
         if replaces:
             prefix = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
             replacements[at] = [prefix + fence_lines[0], *fence_lines[1:]]
         else:
             insertions.setdefault(at, []).extend(["", *fence_lines])
-    for at in sorted(set(replacements) | set(insertions), reverse=True):
-        if at in insertions:
-            added = insertions[at]
-            if at < len(lines) and lines[at].strip():
-                added = [*added, ""]
-            lines[at:at] = added
-        if at in replacements:
-            lines[at : at + 1] = replacements[at]
+    lines = _spliced(lines, insertions, replacements)
     if tail:
         lines.extend(tail)
         final_newline = final_newline or bool(narrative.source)
@@ -375,6 +401,26 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
         dropped=tuple(others) if orphans == "drop" else (),
     )
     return inlined
+
+
+def _spliced(
+    lines: list[str], insertions: dict[int, list[str]], replacements: dict[int, list[str]]
+) -> list[str]:
+    """*lines* with *insertions* placed before the line of their index (a blank line added
+    when that line is not blank) and *replacements* standing for their line, built in one
+    pass rather than by slicing the list once per fence."""
+    out: list[str] = []
+    for at in range(len(lines) + 1):
+        added = insertions.get(at)
+        if added is not None:
+            out.extend(added)
+            if at < len(lines) and lines[at].strip():
+                out.append("")
+        if at < len(lines):
+            out.extend(replacements.get(at, (lines[at],)))
+    for at in sorted(at for at in insertions if at > len(lines)):  # past the end: append
+        out.extend(insertions[at])
+    return out
 
 
 def _check_inlined(

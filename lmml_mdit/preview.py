@@ -49,6 +49,7 @@ from .narrative import Narrative, parse
 from .preview_style import PREVIEW_CSS
 from .syntax import lmml_plugin
 from .syntax.render import render_embed, render_reference
+from .text import is_unicode
 
 try:  # Pygments is optional (extra "highlight"); without it code is plain escaped text.
     from pygments import highlight as _pygments_highlight
@@ -743,6 +744,24 @@ def _assets_footer(bundle: PreviewSource) -> str:
     )
 
 
+def _check_arguments(title: object, *budgets: object) -> None:
+    """Refuse a wrong argument at once, with a plain message, rather than deep inside."""
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, not {type(title).__name__}")
+    if isinstance(title, str) and not is_unicode(title):
+        raise ValueError("title holds a lone surrogate, which the UTF-8 page cannot hold")
+    for budget in budgets:
+        if isinstance(budget, bool) or not isinstance(budget, int):
+            raise TypeError(
+                "max_image_bytes, max_text_bytes and max_embedded_bytes must be ints, "
+                f"not {type(budget).__name__}"
+            )
+        if budget < 0:
+            raise ValueError(
+                "max_image_bytes, max_text_bytes and max_embedded_bytes must not be negative"
+            )
+
+
 def render_html(
     bundle: PreviewSource,
     *,
@@ -765,14 +784,12 @@ def render_html(
     :param max_embedded_bytes: the page's budget for asset bytes it copies in (every image
         shown, counted each time, and every text expansion); once spent, further assets
         are chips. The text of inline fences is part of the narrative and is not counted.
-    :raises ValueError: for a negative size limit.
+    :raises ValueError: for a negative size limit, or a title holding a lone surrogate.
+    :raises TypeError: for a title that is not a str, or a size limit that is not an int.
     :raises LmmlError: only if the narrative itself cannot be read (assets that cannot be
         resolved are marked "missing" in the page instead).
     """
-    if min(max_image_bytes, max_text_bytes, max_embedded_bytes) < 0:
-        raise ValueError(
-            "max_image_bytes, max_text_bytes and max_embedded_bytes must not be negative"
-        )
+    _check_arguments(title, max_image_bytes, max_text_bytes, max_embedded_bytes)
     md = preview_parser()
     narrative = parse(bundle.narrative.text, md=md, name=bundle.narrative_name)
     page = _Page(

@@ -216,7 +216,16 @@ def load_manifest(
 
 def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]:
     text = _decode_text(data, InvalidSettingsError, name, first_line)
-    loader = _SettingsLoader(text)
+    try:
+        loader = _SettingsLoader(text)
+    except yaml.reader.ReaderError as problem:
+        # The reader refuses control characters before any parsing, so it has no mark.
+        raise InvalidSettingsError(
+            f"not valid settings YAML: character {problem.character:#x} is not allowed",
+            name=name,
+            line=_content_line(first_line, text.count("\n", 0, problem.position)),
+            hint="remove the control character, or write the settings as settings.json",
+        ) from None
     try:
         node = loader.get_single_node()
         if node is None:

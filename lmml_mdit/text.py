@@ -10,9 +10,30 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["backtick_fence", "blank_edges", "normalize_newlines", "trim_blank_lines"]
+__all__ = [
+    "backtick_fence",
+    "blank_edges",
+    "is_unicode",
+    "normalize_newlines",
+    "trim_blank_lines",
+]
 
 _BACKTICK_RUN = re.compile(r"`{3,}")
+
+
+def is_unicode(text: str) -> bool:
+    """False when *text* holds a lone surrogate, which no UTF-8 file can hold (``json``
+    reads the escape ``"\\udcff"`` as one; so does a ``surrogateescape`` decode).
+
+    :param text: any text.
+    """
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def normalize_newlines(text: str) -> str:

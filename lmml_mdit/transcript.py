@@ -36,6 +36,7 @@ from .errors import (
     TranscriptTypeError,
 )
 from .flatten import ChatMessage, detect_template_flags, flatten
+from .text import is_unicode
 
 if TYPE_CHECKING:
     from .bundle import Bundle
@@ -130,17 +131,39 @@ def _where(path: str) -> str:
     return path or "metadata"
 
 
-def check_metadata(value: Any, path: str = "") -> None:
+MAX_METADATA_DEPTH = 100
+"""How deep metadata may nest (lists and dicts): the JSON reader and writer recurse once
+per level, so deeper values could not be saved and read back."""
+
+
+def _check_text(text: str, what: str) -> None:
+    if not is_unicode(text):
+        raise TranscriptFormatError(
+            f"{what} holds a lone surrogate, which is not valid Unicode",
+            hint="fix the text (the leftover of a broken decode) before saving",
+        )
+
+
+def check_metadata(value: Any, path: str = "", depth: int = 0) -> None:
     """Check that *value* survives a JSON round trip unchanged.
 
-    Allowed: ``None``, ``bool``, ``int``, finite ``float``, ``str``, ``list`` and ``dict``
-    with string keys, nested. A tuple, a set, NaN or any other object would come back
-    different (or not at all), so it is refused.
+    Allowed: ``None``, ``bool``, ``int``, finite ``float``, ``str`` (valid Unicode),
+    ``list`` and ``dict`` with string keys, nested at most :data:`MAX_METADATA_DEPTH`
+    levels. A tuple, a set, NaN or any other object would come back different (or not at
+    all), so it is refused.
 
     :raises TranscriptFormatError: naming the path of the first value that is refused.
     """
-    if value is None or isinstance(value, (bool, int, str)):
+    if isinstance(value, str):
+        _check_text(value, _where(path))
         return
+    if value is None or isinstance(value, (bool, int)):
+        return
+    if isinstance(value, (list, dict)) and depth >= MAX_METADATA_DEPTH:
+        raise TranscriptFormatError(
+            f"{_where(path)} nests deeper than {MAX_METADATA_DEPTH} levels",
+            hint="flatten the metadata, or store the deep value as a JSON string",
+        )
     if isinstance(value, float):
         if not math.isfinite(value):
             raise TranscriptFormatError(
@@ -150,7 +173,7 @@ def check_metadata(value: Any, path: str = "") -> None:
         return
     if isinstance(value, list):
         for index, item in enumerate(value):
-            check_metadata(item, f"{path}[{index}]")
+            check_metadata(item, f"{path}[{index}]", depth + 1)
         return
     if isinstance(value, dict):
         for key, item in value.items():
@@ -159,7 +182,8 @@ def check_metadata(value: Any, path: str = "") -> None:
                     f"{_where(path)} has a {type(key).__name__} key {key!r}; keys must be strings",
                     hint="use string keys",
                 )
-            check_metadata(item, f"{path}[{key!r}]")
+            _check_text(key, f"a key of {_where(path)}")
+            check_metadata(item, f"{path}[{key!r}]", depth + 1)
         return
     raise TranscriptFormatError(
         f"{_where(path)} is a {type(value).__name__}, which a JSON round trip would not give back",
@@ -171,6 +195,8 @@ def _check_asset(name: object, data: object) -> None:
     if not isinstance(name, str):
         raise TranscriptTypeError(f"an asset name must be a str, not {type(name).__name__}")
     reason = unsafe_reason(name)
+    if reason is None and not is_unicode(name):
+        reason = "the name holds a lone surrogate, which is not valid Unicode"
     if reason is not None:
         raise TranscriptError(f"unsafe asset name: {reason}", name=name)
     if name == "manifest.json":
@@ -212,6 +238,7 @@ def check_saveable(message: Message, position: int) -> None:
             raise TranscriptFormatError(
                 f"message {position} {label} is a {type(value).__name__}, not a string"
             )
+        _check_text(value, f"message {position} {label}")
     if not isinstance(message.metadata, dict):
         raise TranscriptFormatError(
             f"message {position} metadata is a {type(message.metadata).__name__}, not a dict",
@@ -753,6 +780,19 @@ class Transcript:
                 column=error.colno,
                 hint="save transcripts with Transcript.save",
             ) from None
+        except ValueError as error:  # an integer longer than Python's digit limit
+            raise TranscriptFormatError(
+                f"cannot read the JSON: {error}",
+                name=name,
+                hint="save transcripts with Transcript.save",
+            ) from None
+        except RecursionError:
+            # The json module recurses once per nesting level; no transcript nests this deep.
+            raise TranscriptFormatError(
+                "the JSON nests too deeply to read",
+                name=name,
+                hint="save transcripts with Transcript.save",
+            ) from None
         return _from_dict(cls, data, name)
 
     # -- LMML ------------------------------------------------------------------------
@@ -920,7 +960,10 @@ def _from_dict(cls: type[Transcript], data: Any, name: str | None) -> Transcript
         if not isinstance(metadata, dict):
             raise fail(f"message {position}: metadata must be an object")
         try:
-            # NaN and Infinity parse (Python's json accepts them) but would not save again.
+            # NaN, Infinity and lone surrogates ("\\udcff") parse (Python's json accepts
+            # them) but would not save again.
+            _check_text(author, f"message {position} author")
+            _check_text(content, f"message {position} content")
             check_metadata(metadata, f"message {position} metadata")
         except TranscriptFormatError as error:
             raise fail(error.message) from None

@@ -52,12 +52,14 @@ def _signals_of_message(message: Any, found: set[str]) -> None:
         return
     if "parts" in message or message.get("role") == "model":
         found.add("gemini")
-        for part in message.get("parts") or []:
+        parts = message.get("parts")
+        for part in parts if isinstance(parts, list) else []:
             if isinstance(part, dict) and _GEMINI_PART_KEYS & part.keys():
                 found.add("gemini")
         return
+    # Untrusted values: only a string can name a type (a list would not even hash).
     kind = message.get("type")
-    if kind in _RESPONSES_ITEMS:
+    if isinstance(kind, str) and kind in _RESPONSES_ITEMS:
         found.add("openai-responses")
     if "type" not in message and (
         message.get("tool_calls") or message.get("role") in ("tool", "developer", "system")
@@ -69,6 +71,8 @@ def _signals_of_message(message: Any, found: set[str]) -> None:
             if not isinstance(part, dict):
                 continue
             part_type = part.get("type")
+            if not isinstance(part_type, str):
+                continue
             if part_type in _RESPONSES_PARTS:
                 found.add("openai-responses")
             elif part_type in _ANTHROPIC_BLOCKS and (

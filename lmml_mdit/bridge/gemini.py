@@ -54,7 +54,9 @@ class _Calls:
     def __init__(self, contents: list[Any]) -> None:
         self.used: set[str] = set()
         for content in contents:
-            for part in content.get("parts", []) if isinstance(content, dict) else []:
+            # A pre-scan of untrusted data: malformed contents are reported by the reader.
+            parts = content.get("parts") if isinstance(content, dict) else None
+            for part in parts if isinstance(parts, list) else []:
                 call = _get(part, "function_call") if isinstance(part, dict) else None
                 if isinstance(call, dict) and isinstance(call.get("id"), str):
                     self.used.add(call["id"])

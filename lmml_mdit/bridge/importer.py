@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ImportFormatError
+from ..text import is_unicode
 from . import anthropic, gemini, openai, openai_responses, sharegpt
 from .detect import FORMATS, detect_format
 from .parts import Conversation
@@ -31,6 +32,9 @@ _READERS: dict[str, Callable[[Any], Conversation]] = {
     "sharegpt": sharegpt.read,
 }
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
+MAX_DEPTH = 200
+"""How deep a payload may nest (lists and objects); chat payloads nest a few levels, and
+the JSON writers recurse once per level."""
 
 
 def _load_json(data: str | bytes, *, name: str | None = None) -> Any:
@@ -61,6 +65,60 @@ def _load_json(data: str | bytes, *, name: str | None = None) -> Any:
         ) from None
 
 
+def _place(nodes: list[tuple[int, object, int]], index: int) -> str:
+    """The payload path (``messages[0].content``) of node *index*, from its parent links."""
+    steps: list[str] = []
+    while index > 0:
+        parent, key, _ = nodes[index]
+        steps.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+        index = parent
+    return "".join(reversed(steps)).lstrip(".") or "the payload"
+
+
+def _check_payload(data: Any) -> None:
+    """Refuse a string that is not valid Unicode, or nesting past :data:`MAX_DEPTH`,
+    anywhere in *data*, naming the place.
+
+    One walk over the payload, without recursion (payloads may nest deeply): each node
+    keeps only its parent's index, key and depth, so a path is spelled out only for the
+    error.
+
+    :raises ImportFormatError: for a key or value holding a lone surrogate, or a payload
+        nested too deeply.
+    """
+    values: list[Any] = [data]
+    nodes: list[tuple[int, object, int]] = [(-1, "", 0)]
+    for index, value in enumerate(values):  # the list grows while walked: breadth first
+        depth = nodes[index][2]
+        if isinstance(value, (dict, list, tuple)) and depth >= MAX_DEPTH:
+            raise ImportFormatError(
+                f"the payload nests deeper than {MAX_DEPTH} levels",
+                name=_place(nodes, index),
+                hint="a chat payload nests a few levels; check that this is the right data",
+            )
+        if isinstance(value, dict):
+            children: Any = value.items()
+        elif isinstance(value, (list, tuple)):
+            children = enumerate(value)
+        else:
+            if isinstance(value, str) and not is_unicode(value):
+                raise ImportFormatError(
+                    "a string holds a lone surrogate, which is not valid Unicode",
+                    name=_place(nodes, index),
+                    hint="fix the text (a \\udXXX escape without its pair) before importing",
+                )
+            continue
+        for key, child in children:
+            if isinstance(key, str) and not is_unicode(key):
+                raise ImportFormatError(
+                    "a key holds a lone surrogate, which is not valid Unicode",
+                    name=_place(nodes, index),
+                    hint="fix the key before importing",
+                )
+            values.append(child)
+            nodes.append((index, key, depth + 1))
+
+
 def read_conversation(data: Any, format: str | None = None) -> Conversation:
     """Read a payload into the neutral :class:`~lmml_mdit.bridge.parts.Conversation`.
 
@@ -68,6 +126,7 @@ def read_conversation(data: Any, format: str | None = None) -> Conversation:
     """
     if isinstance(data, (str, bytes, bytearray)):
         data = _load_json(bytes(data) if isinstance(data, bytearray) else data)
+    _check_payload(data)
     chosen = format if format is not None else detect_format(data)
     reader = _READERS.get(chosen)
     if reader is None:

@@ -30,7 +30,7 @@ from .parts import (
 __all__ = ["audio_asset", "file_data_asset", "parse_arguments", "read"]
 
 _AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
-_SYSTEM_ROLES = {"system", "developer"}
+_SYSTEM_ROLES = ("system", "developer")  # a tuple: a role read from JSON may be unhashable
 # Keys that carry nothing when empty; any other unknown key is refused, never dropped.
 _EMPTY_OK = {"refusal", "audio", "function_call", "annotations", "tool_calls", "name"}
 

@@ -229,7 +229,8 @@ def reject_unknown_keys(mapping: dict[str, Any], known: Iterable[str], *, where:
 
     :raises ImportFormatError: naming the first unknown key.
     """
-    allowed = set(known)
+    # A known name read from the payload itself (a part's "type") may be any JSON value.
+    allowed = {name for name in known if isinstance(name, str)}
     for key in mapping:
         if key not in allowed:
             raise ImportFormatError(
