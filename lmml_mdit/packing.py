@@ -21,10 +21,11 @@ import copy
 import os
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .archive import unsafe_reason
+from .archive import Limits, unsafe_reason
 from .atomic import atomic_write
 from .bundle import (
     Bundle,
@@ -538,7 +539,19 @@ def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
     info.external_attr = 0o644 << 16
     extension = os.path.splitext(name)[1].lower()
-    info.compress_type = (
-        zipfile.ZIP_STORED if extension in _STORED_EXTENSIONS else zipfile.ZIP_DEFLATED
-    )
+    stored = extension in _STORED_EXTENSIONS or _deflates_past_the_ratio_limit(data)
+    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
     archive.writestr(info, data)
+
+
+def _deflates_past_the_ratio_limit(data: bytes) -> bool:
+    """Whether deflating *data* would cross half the default ``max_ratio``.
+
+    Such an entry (megabytes of one repeated line) is stored instead, so that a bundle this
+    library writes always opens again under the default :class:`~lmml_mdit.Limits`.
+    """
+    limits = Limits()
+    if len(data) <= limits.ratio_floor:
+        return False
+    compressed = len(zlib.compress(data, 6))
+    return len(data) > (limits.max_ratio // 2) * compressed

@@ -206,3 +206,15 @@ def test_save_without_the_lmmlz_extension_still_reopens(tmp_path: Path) -> None:
         assert archive.namelist()[0] == "archive.lmml"
     with bundles.open(target) as reopened:
         assert (reopened.kind, reopened.narrative.text) == ("zip", "See @a.txt")
+
+
+def test_a_highly_compressible_asset_is_stored_so_the_bundle_reopens(tmp_path: Path) -> None:
+    # Deflated, 3.2 MB of one repeated line would cross the default 200:1 ratio limit that
+    # open() enforces; save() stores such an entry instead, so what it writes always opens.
+    log = b"same line again\n" * 200_000
+    target = tmp_path / "big.lmmlz"
+    Bundle.from_zip("big", "## user\nSee @log.txt\n", {"log.txt": log}).save(target)
+    with zipfile.ZipFile(target) as archive:
+        assert archive.getinfo("log.txt").compress_type == zipfile.ZIP_STORED
+        assert archive.getinfo("big.lmml").compress_type == zipfile.ZIP_DEFLATED
+    assert bundles.open(target).read("log.txt") == log
