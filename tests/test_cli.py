@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hashlib
 import json
@@ -13,8 +14,11 @@ import sys
 import zipfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from lmml_mdit import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -806,13 +810,30 @@ def _sysfs_takes_files() -> bool:
     return True
 
 
-@pytest.mark.skipif(_as_root(), reason="root reads every file")
-def test_unreadable_file(tmp_path: Path) -> None:
+def test_unreadable_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     secret = tmp_path / "secret.lmml"
     secret.write_text("hi\n")
     secret.chmod(0)
-    assert_error(run("turns", secret), "secret.lmml", "Permission denied")
-    assert run("validate", secret, TEXT_EXAMPLE).returncode == 2
+    if not _as_root():
+        assert_error(run("turns", secret), "secret.lmml", "Permission denied")
+        assert run("validate", secret, TEXT_EXAMPLE).returncode == 2
+        return
+    # Root reads every file: deny the read in-process instead, at the point the OS would.
+    real_open = builtins.open
+
+    def denying_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file) == str(secret):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", denying_open)
+    assert cli.main(["turns", str(secret)]) == 2
+    error_lines = capsys.readouterr().err.splitlines()
+    assert len(error_lines) == 1 and "secret.lmml" in error_lines[0]
+    assert error_lines[0].startswith("lmml: error: ") and "Permission denied" in error_lines[0]
+    assert cli.main(["validate", str(secret), str(TEXT_EXAMPLE)]) == 2
 
 
 def test_writing_into_a_missing_folder_creates_it(tmp_path: Path) -> None:
