@@ -36,6 +36,7 @@ from .errors import (
     TranscriptTypeError,
 )
 from .flatten import ChatMessage, detect_template_flags, flatten
+from .jsonio import load_json
 from .text import is_unicode
 
 if TYPE_CHECKING:
@@ -770,29 +771,13 @@ class Transcript:
                 line=raw.count(b"\n", 0, error.start) + 1,
                 hint="save transcripts with Transcript.save",
             ) from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise TranscriptFormatError(
-                f"not valid JSON: {error.msg}",
-                name=name,
-                line=error.lineno,
-                column=error.colno,
-                hint="save transcripts with Transcript.save",
-            ) from None
-        except ValueError as error:  # an integer longer than Python's digit limit
-            raise TranscriptFormatError(
-                f"cannot read the JSON: {error}",
-                name=name,
-                hint="save transcripts with Transcript.save",
-            ) from None
-        except RecursionError:
-            # The json module recurses once per nesting level; no transcript nests this deep.
-            raise TranscriptFormatError(
-                "the JSON nests too deeply to read",
-                name=name,
-                hint="save transcripts with Transcript.save",
-            ) from None
+        data = load_json(
+            text,
+            error_class=TranscriptFormatError,
+            name=name,
+            subject="the transcript",
+            hint="save transcripts with Transcript.save",
+        )
         return _from_dict(cls, data, name)
 
     # -- LMML ------------------------------------------------------------------------

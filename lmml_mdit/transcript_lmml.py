@@ -155,7 +155,11 @@ def _heading(position: int, author: str, role: str) -> str:
 def _escape(content: str) -> str:
     """Put a backslash before each line start that could open a heading, an HTML block, an
     embed fence, a code fence or a setext underline, and before each line start that
-    already is a backslash (so that :func:`_unescape` is exact)."""
+    already is a backslash (so that :func:`_unescape` is exact).
+
+    Not :func:`lmml_mdit.bridge.escape.escape_text`, which is one-way (its backslashes stay
+    in the turn): this must be undone by :func:`_unescape`, so it escapes by a fixed
+    line-start rule rather than by what the parser happens to misread."""
     lines = content.split("\n")
     escaped: list[str] = []
     previous = ""

@@ -159,7 +159,7 @@ def test_cli_export_progress_only_on_a_terminal(imported: Path, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("content", "fragment"),
     [
-        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ("[" * 100_000 + "]" * 100_000, "nests too deeply"),
         ('{"x": 1}', "format"),
         ('[{"role": "user", "content": [{"type": "image_url", "image_url": '
          '{"url": "https://example.com/a.png"}}]}]', "messages[0].content[0]"),

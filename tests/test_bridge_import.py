@@ -331,13 +331,14 @@ def test_anthropic_is_error_result_refused() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ("[" * 100_000 + "]" * 100_000, "nests too deeply"),
         ('{"messages": [], "seed": 1' + "0" * 5000 + "}", "cannot be read"),
         ('{"messages": [], "temperature": NaN}', "NaN or infinite"),
+        (b'{"messages": ["\xff"]}', "not UTF-8"),
     ],
-    ids=["deep", "long-integer", "nan"],
+    ids=["deep", "long-integer", "nan", "not-utf-8"],
 )
-def test_unreadable_json_is_an_import_error(data: str, message: str) -> None:
+def test_unreadable_json_is_an_import_error(data: str | bytes, message: str) -> None:
     with pytest.raises(ImportFormatError, match=message) as info:
         import_messages(data)
     assert info.value.hint

@@ -515,30 +515,29 @@ def test_render_roles_custom_roles_and_bad_pov() -> None:
         transcript.render_roles("alice")  # type: ignore[misc]
 
 
-def test_render_roles_two_party_is_unlabelled_even_when_merged() -> None:
+@pytest.mark.parametrize(
+    ("second_author", "merged"),
+    [
+        ("bob", "vote left\n\nvote right"),
+        ("carol", "bob: vote left\n\ncarol: vote right"),
+    ],
+    ids=["two-party-is-unlabelled", "several-authors-labelled-once"],
+)
+def test_render_roles_merged_run(second_author: str, merged: str) -> None:
     transcript = Transcript()
     transcript.append("bob", "vote left")
-    transcript.append("bob", "and more")
-    assert transcript.render_roles(pov="alice") == [
-        {"role": "user", "content": "vote left"},
-        {"role": "user", "content": "and more"},
-    ]
-    assert transcript.render_roles(pov="alice", merge=True) == [
-        {"role": "user", "content": "vote left\n\nand more"}
-    ]
-
-
-def test_render_roles_labels_a_merged_run_with_several_authors_once() -> None:
-    transcript = Transcript()
-    transcript.append("bob", "vote left")
-    transcript.append("carol", "vote right")
+    transcript.append(second_author, "vote right")
     assert transcript.render_roles(pov="alice") == [
         {"role": "user", "content": "vote left"},
         {"role": "user", "content": "vote right"},
     ]
-    assert transcript.render_roles(pov="alice", merge=True) == [
-        {"role": "user", "content": "bob: vote left\n\ncarol: vote right"}
-    ]
+    assert transcript.render_roles(pov="alice", merge=True) == [{"role": "user", "content": merged}]
+
+
+def test_render_roles_label_authors_labels_each_message() -> None:
+    transcript = Transcript()
+    transcript.append("bob", "vote left")
+    transcript.append("carol", "vote right")
     assert transcript.render_roles(pov="alice", label_authors=True) == [
         {"role": "user", "content": "bob: vote left"},
         {"role": "user", "content": "carol: vote right"},

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ImportFormatError
+from ..jsonio import load_json
 from ..text import is_unicode
 from . import anthropic, gemini, openai, openai_responses, sharegpt
 from .detect import FORMATS, detect_format
@@ -37,32 +37,14 @@ MAX_DEPTH = 200
 the JSON writers recurse once per level."""
 
 
-def _load_json(data: str | bytes, *, name: str | None = None) -> Any:
-    try:
-        return json.loads(data)
-    except UnicodeDecodeError as error:
-        raise ImportFormatError(
-            f"chat data is not UTF-8 ({error.reason})", name=name, hint="save it as UTF-8"
-        ) from None
-    except json.JSONDecodeError as error:
-        raise ImportFormatError(
-            f"chat data is not valid JSON ({error.msg})",
-            name=name,
-            line=error.lineno,
-            column=error.colno,
-            hint="fix the JSON; for one conversation per line use a .jsonl file",
-        ) from None
-    except ValueError as error:  # e.g. an integer longer than Python's digit limit
-        raise ImportFormatError(
-            f"chat data cannot be read ({error})", name=name, hint="fix the JSON value named"
-        ) from None
-    except RecursionError:
-        # The json module recurses once per nesting level; no chat payload nests this deep.
-        raise ImportFormatError(
-            "chat data is nested too deeply to read",
-            name=name,
-            hint="a chat payload nests a few levels; check that this is the right file",
-        ) from None
+def _load_json(data: str | bytes) -> Any:
+    return load_json(
+        data,
+        error_class=ImportFormatError,
+        name=None,
+        subject="chat data",
+        hint="fix the JSON; for one conversation per line use a .jsonl file",
+    )
 
 
 def _place(nodes: list[tuple[int, object, int]], index: int) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..reserved import RESERVED_NAMES
+from ..text import blank_edges
 from ..toolcalls import ToolCall, is_tool_call_name, parse_tool_call, tool_result_reference
 
 if TYPE_CHECKING:
@@ -66,10 +67,7 @@ def read_turns(bundle: Bundle) -> list[ReadTurn]:
             answers = reference[0]
             skip.add(reference[1] - 1)
         kept = [lines[i] for i in range(turn.start_line - 1, turn.end_line) if i not in skip]
-        while kept and not kept[0].strip():
-            kept.pop(0)
-        while kept and not kept[-1].strip():
-            kept.pop()
+        first, last = blank_edges(kept)
         calls = [
             parse_tool_call(embed)
             for embed in turn.embeds
@@ -80,5 +78,5 @@ def read_turns(bundle: Bundle) -> list[ReadTurn]:
             for embed in turn.embeds
             if not _not_sent_as_text(embed.name) and embed.name != answers
         ]
-        result.append(ReadTurn(turn.role, "\n".join(kept), calls, answers, assets))
+        result.append(ReadTurn(turn.role, "\n".join(kept[first:last]), calls, answers, assets))
     return result
