@@ -68,7 +68,6 @@ __all__ = [
     "UnknownSettingWarning",
     "build_conversation",
     "bundle_state",
-    "narrative_layout",
     "turn_segments",
 ]
 
@@ -207,20 +206,6 @@ def _attachment_names(inline: Token) -> tuple[str, ...]:
     return tuple(names)
 
 
-_LAYOUTS: dict[int, Layout] = {}
-
-
-def narrative_layout(narrative: Narrative) -> Layout:
-    """The :class:`Layout` of *narrative*, computed once per narrative object."""
-    key = id(narrative)
-    layout = _LAYOUTS.get(key)
-    if layout is None:
-        layout = Layout.from_narrative(narrative)
-        _LAYOUTS[key] = layout
-        weakref.finalize(narrative, _LAYOUTS.pop, key, None)
-    return layout
-
-
 def turn_segments(
     narrative: Narrative,
     turn: Turn,
@@ -234,11 +219,12 @@ def turn_segments(
 
     :param reserved: embed names never sent (their fences still leave the text).
     :param skip_lines: 1-based lines to leave out of the text (a tool turn's call line).
-    :param layout: the narrative's layout, if the caller has it.
+    :param layout: the narrative's layout, if the caller has it (a bundle's
+        :class:`BundleState` keeps one); else it is read from the tokens.
     :param drop_attachment_lines: leave out paragraphs made only of references whose parts
         this turn places right after them.
     """
-    layout = layout or narrative_layout(narrative)
+    layout = layout or Layout.from_narrative(narrative)
     lines = layout.lines
     start, end = turn.start_line - 1, max(turn.end_line, turn.start_line - 1)
 
@@ -341,7 +327,7 @@ class BundleState:
     the parsed calls and the base64 cache (so an asset is encoded once per bundle)."""
 
     def __init__(self, narrative: Narrative) -> None:
-        self.layout = narrative_layout(narrative)
+        self.layout = Layout.from_narrative(narrative)
         self.base64 = Base64Cache()
         self.assets: dict[str, Asset] = {}
         self.calls: dict[str, ToolCall] = {}
@@ -350,20 +336,18 @@ class BundleState:
         }
 
 
-_STATES: dict[int, BundleState] = {}
+_STATES: weakref.WeakKeyDictionary[Any, BundleState] = weakref.WeakKeyDictionary()
+"""Each bundle's state, freed with the bundle (a bundle's narrative never changes)."""
 
 
 def bundle_state(bundle: Any) -> BundleState:
     """The :class:`BundleState` of *bundle*, created on first use and freed with it."""
-    key = id(bundle)
-    state = _STATES.get(key)
+    try:
+        state = _STATES.get(bundle)
+    except TypeError:  # not weak-referenceable or not hashable: keep no state, leak none
+        return BundleState(bundle.narrative)
     if state is None:
-        state = BundleState(bundle.narrative)
-        try:
-            weakref.finalize(bundle, _STATES.pop, key, None)
-        except TypeError:  # not weak-referenceable: keep no state rather than leak it
-            return state
-        _STATES[key] = state
+        state = _STATES[bundle] = BundleState(bundle.narrative)
     return state
 
 

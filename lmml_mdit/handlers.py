@@ -109,13 +109,17 @@ class Asset:
         try:
             return self.data.decode("utf-8")
         except UnicodeDecodeError:
-            raise UnsupportedContentError(
+            raise self.unsupported(
                 f"embed is not UTF-8 text ({self.media_type})",
-                name=self.name,
-                line=self.embed.line,
-                column=self.embed.column,
                 hint="register a handler for its extension with lmml_mdit.register_handler",
             ) from None
+
+    def unsupported(self, message: str, *, hint: str) -> UnsupportedContentError:
+        """The error refusing this asset: *message* and *hint*, with the asset's name and
+        the line and column of its first occurrence (for handlers to raise)."""
+        return UnsupportedContentError(
+            message, name=self.name, line=self.embed.line, column=self.embed.column, hint=hint
+        )
 
 
 @dataclass(frozen=True)
@@ -398,11 +402,8 @@ def _builtin(asset: Asset) -> Part:
     if media_type in IMAGE_TYPES:
         return ImagePart(asset, media_type)
     if media_type in REFUSED_IMAGE_TYPES:
-        raise UnsupportedContentError(
+        raise asset.unsupported(
             f"{media_type} images are not accepted by the chat providers",
-            name=asset.name,
-            line=asset.embed.line,
-            column=asset.embed.column,
             hint="convert it to PNG or JPEG, or register a handler for it",
         )
     if media_type == "application/pdf":
@@ -415,17 +416,11 @@ def _builtin(asset: Asset) -> Part:
     by_extension = _EXTENSION_TYPES.get(asset.extension)
     if by_extension is not None and is_text_type(by_extension):
         # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
-        raise UnsupportedContentError(
+        raise asset.unsupported(
             f"embed is named as {by_extension} but its bytes are not UTF-8 text",
-            name=asset.name,
-            line=asset.embed.line,
-            column=asset.embed.column,
             hint="re-encode it as UTF-8, or register a handler for its extension",
         )
-    raise UnsupportedContentError(
+    raise asset.unsupported(
         f"no handler for {media_type} content",
-        name=asset.name,
-        line=asset.embed.line,
-        column=asset.embed.column,
         hint="register one with lmml_mdit.register_handler(extension, fn)",
     )

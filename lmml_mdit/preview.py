@@ -791,6 +791,8 @@ def render_html(
     """
     _check_arguments(title, max_image_bytes, max_text_bytes, max_embedded_bytes)
     md = preview_parser()
+    # A parse of its own: the bundle's tokens come from plain CommonMark, and the page needs
+    # tables, strikethrough and task lists with raw HTML off (once per render).
     narrative = parse(bundle.narrative.text, md=md, name=bundle.narrative_name)
     page = _Page(
         bundle=bundle,

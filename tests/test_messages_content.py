@@ -369,3 +369,40 @@ def test_paragraph_of_reserved_references_leaves_the_text() -> None:
     # The line refers to nothing the model receives; a mention inside a sentence stays.
     assert _texts(system) == ["Settings: see below."]
     assert _texts(user) == ["Hi @settings.yaml."]
+
+
+def test_refusals_carry_the_embed_column_and_a_handler_can_refuse_the_same_way() -> None:
+    bundle = zip_bundle("## user\nsee the logo @logo.svg\n", {"logo.svg": b"<svg/>"})
+    with pytest.raises(UnsupportedContentError) as error:
+        messages(bundle, "anthropic")
+    assert (error.value.name, error.value.line, error.value.column) == ("logo.svg", 2, 14)
+    assert error.value.message.startswith("Anthropic Messages (anthropic) cannot take")
+
+    def refuse(asset: Asset) -> TextPart:
+        raise asset.unsupported("no CSV today", hint="send it as text")
+
+    refused = zip_bundle("## user\nA\n  B @notes.csv\n", {"notes.csv": b"a,b\n"})
+    with pytest.raises(UnsupportedContentError, match="no CSV today") as error:
+        messages(refused, handlers={".csv": refuse})
+    assert (error.value.name, error.value.line, error.value.column) == ("notes.csv", 3, 5)
+    assert error.value.hint == "send it as text"
+
+
+def test_bundle_state_is_kept_per_bundle_and_freed_with_it() -> None:
+    import gc
+    import weakref
+
+    text = "## user\nhi @a.png\n"
+    bundle = zip_bundle(text, {"a.png": png(seed=1)})
+    state = bundle_state(bundle)
+    messages(bundle, "openai")
+    messages(bundle, "anthropic")
+    # One state (one layout, one base64 cache) for every call on this bundle ...
+    assert bundle_state(bundle) is state and state.base64.encodes == 1
+    # ... and a fresh one for another bundle of the same text.
+    other = zip_bundle(text, {"a.png": png(seed=1)})
+    assert bundle_state(other) is not state
+    freed = weakref.ref(state)
+    del bundle, state
+    gc.collect()
+    assert freed() is None

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from lmml_mdit import bundle as bundle_module
+from lmml_mdit.atomic import atomic_write_bytes
 from lmml_mdit.messages import PROVIDERS, to_request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,9 +39,7 @@ def test_golden_request(example: str, provider: str) -> None:
     actual = _request(example, provider)
     if os.environ.get("UPDATE_GOLDEN") == "1":
         text = json.dumps(actual, indent=2, ensure_ascii=False) + "\n"
-        temporary = path.with_suffix(".json.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
+        atomic_write_bytes(path, text.encode("utf-8"))
     expected = json.loads(path.read_text(encoding="utf-8"))
     assert actual == expected
 

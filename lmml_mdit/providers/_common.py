@@ -52,14 +52,9 @@ def unsupported(
     hint: str | None = None,
 ) -> UnsupportedContentError:
     """The error for *part* that *provider* cannot take in *message*'s role."""
-    asset = part.asset
-    role = message.role
-    return UnsupportedContentError(
+    return part.asset.unsupported(
         f"{PROVIDER_TITLES[provider]} ({provider}) cannot take {describe(part)} "
-        f"in a {role} message",
-        name=asset.name,
-        line=asset.embed.line,
-        column=asset.embed.column,
+        f"in a {message.role} message",
         hint=hint or "move it to a user turn, pick another provider, or register a handler",
     )
 
