@@ -5,7 +5,8 @@ and an ``@name`` reference as a dangling mention. :func:`to_markdown` rewrites b
 placeholders such as ``[Image: chart.png]`` or ``[Attachment: data.csv]``.
 
 The rewrite is driven by the parse, never by searching the text: each fence is located by
-its token's line span and each reference by the line and column the parser recorded. So a
+its token's line span and each reference by the line and column of its
+:class:`~lmml_mdit.model.Embed`. So a
 ``@name`` inside a code span or a code block stays as written, a name that is a prefix of
 another (``a.png`` and ``a.png.bak``) cannot be confused with it, and CRLF sources or
 one-line fences need no special case.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from markdown_it.token import Token
 
+from .model import Embed
 from .narrative import Narrative
 
 if TYPE_CHECKING:
@@ -60,9 +62,9 @@ def to_markdown(source: Bundle | Narrative) -> str:
     for token in narrative.tokens:
         if token.type == "lmml_embed":
             _fence_edit(token, lines, spans, dropped)
-        for child in token.children or ():
-            if child.type == "lmml_ref":
-                _reference_edit(child, lines, spans)
+    for embed in narrative.embeds:
+        if not embed.is_inline:
+            _reference_edit(embed, lines, spans)
 
     out: list[str] = []
     for index, line in enumerate(lines):
@@ -98,12 +100,9 @@ def _fence_edit(
     spans: dict[int, list[tuple[int, int, str]]],
     dropped: set[int],
 ) -> None:
-    if token.map is None:
-        return
+    assert token.map is not None, "fence tokens always carry a map"
     first, stop = token.map
-    column = int(token.meta.get("column", 1)) - 1
-    if first >= len(lines):
-        return
+    column = token.meta["column"] - 1
     # The opening line keeps whatever precedes the @@@ (indentation, "> ", "- "); the
     # fence's remaining lines, closing marker included, go away.
     spans.setdefault(first, []).append((column, len(lines[first]), placeholder(token.info)))
@@ -111,17 +110,12 @@ def _fence_edit(
 
 
 def _reference_edit(
-    token: Token, lines: Sequence[str], spans: dict[int, list[tuple[int, int, str]]]
+    embed: Embed, lines: Sequence[str], spans: dict[int, list[tuple[int, int, str]]]
 ) -> None:
-    name = str(token.meta.get("name", token.content))
-    line = token.meta.get("line")
-    column = token.meta.get("column")
-    if not isinstance(line, int) or not isinstance(column, int):
-        return
-    index, start = line - 1, column - 1
-    marker = "@" + name
-    if index >= len(lines) or lines[index][start : start + len(marker)] != marker:
+    index, start = embed.line - 1, embed.column - 1
+    marker = "@" + embed.name
+    if lines[index][start : start + len(marker)] != marker:
         # The parser's positions always point at the marker; if they ever did not, leaving
         # the reference readable beats corrupting the line.
         return
-    spans.setdefault(index, []).append((start, start + len(marker), placeholder(name)))
+    spans.setdefault(index, []).append((start, start + len(marker), placeholder(embed.name)))

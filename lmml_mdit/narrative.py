@@ -92,6 +92,8 @@ class Narrative:
     :ivar embeds: every embed occurrence in document order.
     :ivar turns: the role turns.
     :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
+    :ivar lines: ``source`` split into lines, without line endings (split once, by
+        :func:`parse`).
     """
 
     text: str
@@ -99,6 +101,7 @@ class Narrative:
     embeds: tuple[Embed, ...]
     turns: tuple[Turn, ...]
     source: str = field(repr=False)
+    lines: tuple[str, ...] = field(repr=False)
 
     @property
     def embed_names(self) -> tuple[str, ...]:
@@ -116,11 +119,6 @@ class Narrative:
     def embed(self, name: str) -> Embed | None:
         """The first occurrence of *name*, or None."""
         return self.first_embeds.get(name)
-
-    @functools.cached_property
-    def lines(self) -> tuple[str, ...]:
-        """The normalized source split into lines (no line endings), split once."""
-        return tuple(_split_lines(self.source))
 
 
 def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None = None) -> Narrative:
@@ -151,9 +149,15 @@ def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None =
     source: str = env[SOURCE_KEY]  # type: ignore[assignment]
     embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
     delimiters: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
-    turns = segment(_split_lines(source), delimiters, embeds, start=_body_start(tokens))
+    lines = tuple(_split_lines(source))
+    turns = segment(lines, delimiters, embeds, start=_body_start(tokens))
     return Narrative(
-        text=text, tokens=tokens, embeds=tuple(embeds), turns=tuple(turns), source=source
+        text=text,
+        tokens=tokens,
+        embeds=tuple(embeds),
+        turns=tuple(turns),
+        source=source,
+        lines=lines,
     )
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidToolCallError
 from .model import Embed, Issue, Turn
-from .syntax.reference import match_reference_name
+from .text import blank_edges
 
 if TYPE_CHECKING:
     from .narrative import Narrative
@@ -177,32 +177,23 @@ def tool_result_reference(turn: Turn, narrative: Narrative) -> tuple[str, int] |
     """The call fence name a ``tool`` turn's first non-blank line refers to, and that line.
 
     None when the turn's first non-blank line is not only a reference to a
-    ``*.tool_call.json`` name.
+    ``*.tool_call.json`` name. The parser's own reference on that line decides (so a
+    look-alike inside a code block does not count).
     """
     if turn.role != "tool":
         return None
-    lines = turn.text.split("\n")
-    offset = next((index for index, line in enumerate(lines) if line.strip()), None)
-    if offset is None:
+    lines = narrative.lines
+    first, last = blank_edges(lines, turn.start_line - 1, turn.end_line)
+    if first == last:
         return None
-    text = lines[offset].strip()
-    if not text.startswith("@"):
-        return None
-    name = match_reference_name(text, 1, len(text))
-    if name is None or 1 + len(name) != len(text) or not is_tool_call_name(name):
-        return None
-    # turn.text drops leading blank lines: find the source line, then the parser's own
-    # reference token there (so a look-alike inside a code block does not count).
-    source_lines = narrative.lines
-    line = turn.start_line
-    while line <= turn.end_line and not source_lines[line - 1].strip():
-        line += 1
+    line = first + 1
+    text = lines[first].strip()
     embeds = narrative.embeds
     index = bisect.bisect_left(embeds, line, key=_embed_line)
     while index < len(embeds) and embeds[index].line == line:
         embed = embeds[index]
-        if embed.kind == "external" and embed.name == name:
-            return name, line
+        if embed.kind == "external" and text == "@" + embed.name:
+            return (embed.name, line) if is_tool_call_name(embed.name) else None
         index += 1
     return None
 

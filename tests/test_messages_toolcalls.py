@@ -15,6 +15,7 @@ from lmml_mdit.toolcalls import (
     tool_call_issues,
     tool_calls,
     tool_result_call,
+    tool_result_reference,
 )
 
 CONVERSATION = """## Turn 1 -- user
@@ -137,6 +138,37 @@ def test_reference_must_be_alone_on_the_first_line() -> None:
     assert tool_result_call(narrative.turns[2], narrative) is None
     kinds = [issue.kind for issue in tool_call_issues(narrative)]
     assert kinds == ["unanswered_tool_call", "unknown_tool_call_id", "unknown_tool_call_id"]
+
+
+def test_result_reference_names_the_call_and_its_line() -> None:
+    narrative = parse(CONVERSATION)
+    # Turn 3's region starts with a blank line: the reference stands on line 13.
+    assert tool_result_reference(narrative.turns[2], narrative) == ("call_1.tool_call.json", 13)
+    assert tool_result_reference(narrative.turns[1], narrative) is None  # not a tool turn
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    [
+        "@a.tool_call.json.",  # trailing punctuation is not part of the name
+        "@a.tool_call.json and more",
+        "`@a.tool_call.json`",  # a code span holds no reference
+        "```\n@a.tool_call.json\n```",  # nor does a fenced code block
+        "@chart.png",  # a reference, but not to a call
+        "\\@a.tool_call.json",  # an escaped sigil
+    ],
+    ids=["punctuation", "more", "span", "fenced", "asset", "escaped"],
+)
+def test_result_reference_needs_a_lone_call_reference(first_line: str) -> None:
+    narrative = parse(
+        "## assistant\n" + tool_call_fence("a", "f", {})[1] + f"## tool\n\n{first_line}\n"
+    )
+    assert tool_result_reference(narrative.turns[1], narrative) is None
+
+
+def test_empty_tool_turn_answers_nothing() -> None:
+    narrative = parse("## tool\n\n## user\nhi\n")
+    assert tool_result_reference(narrative.turns[0], narrative) is None
 
 
 def test_calls_only_count_in_assistant_turns() -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import subprocess
 import sys
 import types
+from pathlib import Path
 
 import lmml_mdit
 
@@ -23,6 +25,22 @@ def test_every_error_derives_from_lmml_error() -> None:
     errors = importlib.import_module("lmml_mdit.errors")
     classes = [value for value in vars(errors).values() if isinstance(value, type)]
     assert all(issubclass(cls, lmml_mdit.LmmlError) for cls in classes)
+
+
+def test_every_error_class_is_used_by_the_package() -> None:
+    """No error class is documented but never raised: each is named by some module."""
+    package = Path(lmml_mdit.__file__).parent
+    sources = [
+        path.read_text(encoding="utf-8")
+        for path in package.rglob("*.py")
+        if path.parent != package or path.name not in ("__init__.py", "errors.py")
+    ]
+    errors = importlib.import_module("lmml_mdit.errors")
+    names = [name for name, value in vars(errors).items() if isinstance(value, type)]
+    unused = [
+        name for name in names if not any(re.search(rf"\b{name}\b", text) for text in sources)
+    ]
+    assert names and unused == []
 
 
 def test_import_is_lazy() -> None:

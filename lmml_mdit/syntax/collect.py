@@ -10,6 +10,9 @@ one more comparison per ``inline`` token and nothing more. It stores:
   word, ``lmml_role``), each with ``meta["lmml_role"]``; a role heading also gets
   ``meta["lmml_heading"]``, its text;
 - ``env["lmml_source"]``: the normalized source the token maps refer to.
+
+Each ``inline`` token holding references also gets ``meta["lmml_refs"]``, its ``lmml_ref``
+children in order, so a reader can skip the paragraphs that have none.
 """
 
 from __future__ import annotations
