@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 __all__ = [
+    "as_turn_text",
     "backtick_fence",
     "blank_edges",
     "is_unicode",
@@ -84,3 +85,9 @@ def backtick_fence(text: str) -> str:
     """
     longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
     return "`" * max(3, longest + 1)
+
+
+def as_turn_text(text: str) -> str:
+    """*text* as a turn reads it back after writing: line endings as ``\\n``, NUL as
+    U+FFFD, leading and trailing blank lines removed."""
+    return trim_blank_lines(normalize_newlines(text))

@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .errors import LmmlError, NotInlinableError, TranscriptError, TranscriptFormatError
 from .model import MESSAGE_ROLES, Embed, Turn
 from .narrative import Narrative, parse
-from .text import backtick_fence, normalize_newlines, trim_blank_lines
+from .text import as_turn_text, backtick_fence, normalize_newlines
 from .transcript import Message, Pov, Transcript, _pov_roles, check_saveable, pinned_role
 
 if TYPE_CHECKING:
@@ -237,11 +237,6 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _trimmed(body: str) -> str:
-    """What the segmenter gives back for *body*: normalized, blank edge lines removed."""
-    return trim_blank_lines(normalize_newlines(body))
-
-
 # --- writing -------------------------------------------------------------------------------
 
 
@@ -286,7 +281,7 @@ def _plans(transcript: Transcript, pov: tuple[str, str, str] | None) -> list[_Pl
             position == 0
             and message.author == "context"
             and "role" not in message.metadata
-            and _trimmed(message.content) != ""
+            and as_turn_text(message.content) != ""
         )
         if is_preamble:
             plans.append(_Plan(message, "context", None, carried=carried))
@@ -361,7 +356,7 @@ def _turn_text(narrative: Narrative, turn: Turn, skip: int, attachments: Sequenc
                 break
     if start == turn.start_line - 1 and end == turn.end_line:
         return turn.text
-    return _trimmed("\n".join(narrative.lines[start:end]))
+    return as_turn_text("\n".join(narrative.lines[start:end]))
 
 
 def _first_mismatch(
@@ -392,7 +387,7 @@ def _first_mismatch(
         expected_role = plan.role if plan.heading is not None else "context"
         if turn.role != expected_role or turn.heading != plan.heading:
             return (position, "heading") if turn.role == expected_role else (position, "turn")
-        if _turn_text(narrative, turn, skip, plan.attachments) != _trimmed(plan.body):
+        if _turn_text(narrative, turn, skip, plan.attachments) != as_turn_text(plan.body):
             return position, "turn"
         for embed in fence_turn.get(position, ()):
             if assets.get(embed.name) != embed.content:

@@ -5,7 +5,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lmml_mdit.narrative import parse
-from lmml_mdit.text import backtick_fence, blank_edges, normalize_newlines, trim_blank_lines
+from lmml_mdit.text import (
+    as_turn_text,
+    backtick_fence,
+    blank_edges,
+    normalize_newlines,
+    trim_blank_lines,
+)
 
 
 @pytest.mark.parametrize(
@@ -88,3 +94,8 @@ def test_backtick_fence_outruns_every_run(text: str) -> None:
     fence = backtick_fence(text)
     assert len(fence) >= 3 and set(fence) == {"`"}
     assert fence not in text
+
+
+def test_as_turn_text_is_what_a_turn_reads_back() -> None:
+    assert as_turn_text("\r\n\n  a\r\n\x00b  \r\n\n") == "  a\n\ufffdb  "
+    assert as_turn_text("  \n \n") == ""

@@ -27,7 +27,7 @@ from ..errors import ImportFormatError
 from ..model import Embed
 from ..narrative import default_parser
 from ..syntax import DELIMITERS_KEY, EMBEDS_KEY
-from ..text import normalize_newlines, trim_blank_lines
+from ..text import as_turn_text
 
 __all__ = ["escape_text", "normalize_text"]
 
@@ -40,10 +40,8 @@ _MAX_ROUNDS = 64
 _STRUCTURE_CHARACTERS = frozenset("@#=-<`~")
 
 
-def normalize_text(text: str) -> str:
-    """The text as a turn reads it back: line endings as ``\\n``, NUL as U+FFFD, leading
-    and trailing blank lines removed."""
-    return trim_blank_lines(normalize_newlines(text))
+normalize_text = as_turn_text
+"""The text as a turn reads it back (:func:`lmml_mdit.text.as_turn_text`)."""
 
 
 def _insert(lines: list[str], line: int, column: int, text: str) -> None:
