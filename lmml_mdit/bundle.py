@@ -13,7 +13,7 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from .archive import Limits, ZipArchive, check_entry_names, is_zip, open_archive, unsafe_reason
@@ -236,16 +236,16 @@ class Bundle:
             return os.stat(self._base_dir_path(name)).st_size
         raise self._missing(name)
 
-    def _inline_embed(self, name: str) -> Embed | None:
-        return self._inline_embeds.get(name)
-
     @functools.cached_property
     def _inline_embeds(self) -> dict[str, Embed]:
-        first: dict[str, Embed] = {}
-        for embed in self.narrative.embeds:
-            if embed.kind == "inline":
-                first.setdefault(embed.name, embed)
-        return first
+        return first_fences(self.narrative)
+
+    def _fences_differing_from_entries(self) -> Iterator[Embed]:
+        """The first fence of each name whose bytes differ from the entry of that name,
+        in document order (each such entry is read once)."""
+        for name, fence in self._inline_embeds.items():
+            if name in self._entries and self.read(name) != fence.content:
+                yield fence
 
     def _base_dir_path(self, name: str) -> str:
         """The real path of *name* under base_dir, refusing anything that leads outside."""
@@ -268,8 +268,8 @@ class Bundle:
             raise self._missing(name)
         return candidate
 
-    def _read_base_dir(self, name: str) -> bytes:
-        path = self._base_dir_path(name)
+    def _read_file(self, name: str, path: str) -> bytes:
+        """The bytes of base_dir file *path* (found for *name*), within max_entry_size."""
         limit = self.limits.max_entry_size
         with builtins.open(path, "rb") as stream:
             data = stream.read(limit + 1)
@@ -283,15 +283,42 @@ class Bundle:
 
     def has_asset(self, name: str) -> bool:
         """Whether :meth:`embed` can resolve *name* (without reading any bytes)."""
-        if name in self._inline_embeds or name in self._entries:
-            return True
-        if self.kind == "text" and self.base_dir is not None:
-            try:
-                self._base_dir_path(name)
-            except BundleError:
-                return False
-            return True
-        return False
+        try:
+            self._resolve(name)
+        except BundleError:
+            return False
+        return True
+
+    def _resolve(self, name: str) -> Callable[[], bytes]:
+        """Find where :meth:`embed` gets *name*'s bytes, without reading them yet.
+
+        :returns: a reader of the bytes: the first inline fence's, the zip entry's, or the
+            base_dir file's.
+        :raises BundleError: the errors :meth:`embed` names, for a name it cannot resolve.
+        """
+        inline = self._inline_embeds.get(name)
+        if inline is not None:
+            content = inline.content
+            assert content is not None
+            return lambda: content
+        line, column = self._first_line(name)
+        reason = unsafe_reason(name)
+        if reason is not None:
+            raise _unsafe_error(name, reason, line, column)
+        if self.kind == "zip":
+            if name not in self._entries:
+                raise self._missing(name)
+            return functools.partial(self.read, name)
+        if self.base_dir is not None:
+            return functools.partial(self._read_file, name, self._base_dir_path(name))
+        raise UnresolvableReferenceError(
+            "a bare .lmml has no entries to resolve this external reference against",
+            name=name,
+            line=line,
+            column=column,
+            hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
+            "or open it with base_dir=",
+        )
 
     def embed(self, name: str) -> bytes:
         """Resolve an embed name to its bytes (RFC 3.1 and 7).
@@ -305,38 +332,22 @@ class Bundle:
         :raises UnresolvableReferenceError: for an external reference in a bare ``.lmml``
             opened without ``base_dir``.
         """
-        inline = self._inline_embed(name)
-        if inline is not None:
-            assert inline.content is not None
-            return inline.content
-        line, column = self._first_line(name)
-        reason = unsafe_reason(name)
-        if reason is not None:
-            raise _unsafe_error(name, reason, line, column)
-        if self.kind == "zip":
-            return self.read(name)
-        if self.base_dir is not None:
-            return self._read_base_dir(name)
-        raise UnresolvableReferenceError(
-            "a bare .lmml has no entries to resolve this external reference against",
-            name=name,
-            line=line,
-            column=column,
-            hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
-            "or open it with base_dir=",
-        )
+        return self._resolve(name)()
 
     # -- reserved embeds ------------------------------------------------------------------
 
+    def _has_reserved(self, name: str) -> bool:
+        """Whether the bundle has the reserved embed *name*: an entry, or mentioned in the
+        narrative (as a fence, or a reference that must then resolve)."""
+        return name in self._entries or name in self.narrative.first_embeds
+
     def _reserved_source(self, name: str) -> tuple[bytes, int | None] | None:
         """The bytes of a reserved embed and the narrative line its content starts on."""
-        inline = self._inline_embed(name)
-        if inline is not None:
-            assert inline.content is not None
-            return inline.content, inline.line + 1
-        if name in self._entries or name in self.narrative.first_embeds:
-            return self.embed(name), None
-        return None
+        if not self._has_reserved(name):
+            return None
+        inline = self._inline_embeds.get(name)
+        line = inline.line + 1 if inline is not None else None
+        return self.embed(name), line
 
     @functools.cached_property
     def manifest(self) -> dict[str, Any] | None:
@@ -360,13 +371,7 @@ class Bundle:
         :raises InvalidSettingsError: for invalid content, a non-mapping, or more than one
             settings embed.
         """
-        present = [
-            name
-            for name in SETTINGS_NAMES
-            if name in self._inline_embeds
-            or name in self._entries
-            or name in self.narrative.first_embeds
-        ]
+        present = [name for name in SETTINGS_NAMES if self._has_reserved(name)]
         if not present:
             return None
         if len(present) > 1:
@@ -458,19 +463,38 @@ def _issue(kind: str, embed: Embed | None, name: str, message: str) -> Issue:
     )
 
 
-def _base_dir_problem(bundle: Bundle, name: str) -> str:
-    """Why *name* does not resolve in base_dir: absent, or reached through a link leading
-    outside the folder (which looks present in a file browser, so say so)."""
+def first_fences(narrative: Narrative) -> dict[str, Embed]:
+    """The first inline fence of each name, in document order."""
+    first: dict[str, Embed] = {}
+    for embed in narrative.embeds:
+        if embed.kind == "inline":
+            first.setdefault(embed.name, embed)
+    return first
+
+
+def _unresolved_message(bundle: Bundle, name: str) -> str | None:
+    """Why the reference *name* does not resolve, or None when it does."""
     try:
-        bundle._base_dir_path(name)
+        bundle._resolve(name)
     except UnsafeEntryError:
+        # Names are checked before this, so only a base_dir link leading outside the folder
+        # is left: it looks present in a file browser, so say why it does not count.
         return (
             f"{name!r} leads outside base_dir through a symbolic link; copy the file into "
             "the folder instead of linking to it"
         )
     except BundleError:
         pass
-    return f"no file {name!r} in base_dir; add it or fix the name"
+    else:
+        return None
+    if bundle.kind == "zip":
+        return f"no archive entry {name!r}; add the file to the archive or fix the name"
+    if bundle.base_dir is not None:
+        return f"no file {name!r} in base_dir; add it or fix the name"
+    return (
+        f"a bare .lmml cannot resolve @{name}; inline it as a @@@ fence, pack the "
+        "bundle into a .lmmlz, or open it with base_dir="
+    )
 
 
 def _validate(bundle: Bundle) -> list[Issue]:
@@ -507,18 +531,11 @@ def _validate(bundle: Bundle) -> list[Issue]:
             )
 
     for name, embed in first.items():
-        if name in malformed or name in inline or bundle.has_asset(name):
+        if name in malformed or name in inline:
             continue
-        if bundle.kind == "zip":
-            message = f"no archive entry {name!r}; add the file to the archive or fix the name"
-        elif bundle.base_dir is not None:
-            message = _base_dir_problem(bundle, name)
-        else:
-            message = (
-                f"a bare .lmml cannot resolve @{name}; inline it as a @@@ fence, pack the "
-                "bundle into a .lmmlz, or open it with base_dir="
-            )
-        issues.append(_issue("missing_reference", embed, name, message))
+        message = _unresolved_message(bundle, name)
+        if message is not None:
+            issues.append(_issue("missing_reference", embed, name, message))
 
     for name in bundle.entries:
         if name not in first and name not in RESERVED_NAMES:
@@ -532,11 +549,9 @@ def _validate(bundle: Bundle) -> list[Issue]:
                 )
             )
 
-    seen_content: dict[str, bytes] = {}
     for embed in narrative.embeds:
         if embed.kind != "inline":
             continue
-        assert embed.content is not None
         if not embed.closed:
             issues.append(
                 _issue(
@@ -547,8 +562,7 @@ def _validate(bundle: Bundle) -> list[Issue]:
                     "block; add a line holding only @@@ where its content ends",
                 )
             )
-        known = seen_content.setdefault(embed.name, embed.content)
-        if known != embed.content:
+        if inline[embed.name].content != embed.content:
             issues.append(
                 _issue(
                     "conflicting_embed",
@@ -558,17 +572,16 @@ def _validate(bundle: Bundle) -> list[Issue]:
                     "of the same name; rename one or make them identical",
                 )
             )
-    for name, content in seen_content.items():
-        if name in bundle._entries and bundle.read(name) != content:
-            issues.append(
-                _issue(
-                    "conflicting_embed",
-                    inline[name],
-                    name,
-                    f"the fence @@@{name} and the archive entry {name!r} hold different "
-                    "bytes; rename one or make them identical",
-                )
+    for fence in bundle._fences_differing_from_entries():
+        issues.append(
+            _issue(
+                "conflicting_embed",
+                fence,
+                fence.name,
+                f"the fence @@@{fence.name} and the archive entry {fence.name!r} hold "
+                "different bytes; rename one or make them identical",
             )
+        )
 
     issues.extend(_reserved_issues(bundle))
     issues.extend(tool_call_issues(narrative))
@@ -581,9 +594,10 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
     manifest: dict[str, Any] | None = None
     try:
         manifest = bundle.manifest
-    except (InvalidManifestError, BundleError) as error:
-        if isinstance(error, InvalidManifestError):
-            issues.append(Issue("invalid_manifest", MANIFEST_NAME, error.line, None, str(error)))
+    except InvalidManifestError as error:
+        issues.append(Issue("invalid_manifest", MANIFEST_NAME, error.line, None, str(error)))
+    except BundleError:
+        pass  # an unresolvable manifest reference is already a missing_reference
     try:
         _ = bundle.settings
     except InvalidSettingsError as error:

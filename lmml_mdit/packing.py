@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .archive import Limits, unsafe_reason
-from .atomic import atomic_write
+from .atomic import atomic_write, atomic_write_bytes
 from .bundle import (
     Bundle,
     _is_reference_name,
     dump_manifest,
+    first_fences,
     manifest_digests,
     narrative_entry_name,
     sha256_hex,
@@ -40,6 +41,7 @@ from .errors import (
     ConflictingEmbedError,
     DuplicateEntryError,
     InvalidManifestError,
+    LmmlError,
     NotInlinableError,
     UnsafeEntryError,
 )
@@ -77,8 +79,7 @@ class InlineReport:
 
 
 def _source_lines(narrative: Narrative) -> tuple[list[str], bool]:
-    source = narrative.source
-    return list(narrative.lines), source.endswith("\n")
+    return list(narrative.lines), narrative.source.endswith("\n")
 
 
 def _join(lines: list[str], final_newline: bool) -> str:
@@ -157,6 +158,22 @@ def _fences_to_references(lines: list[str], tokens: list[Any]) -> list[str]:
     return out
 
 
+def _fence_error(error: type[LmmlError], message: str, embed: Embed, hint: str) -> LmmlError:
+    return error(message, name=embed.name, line=embed.line, column=embed.column, hint=hint)
+
+
+def _refuse_entry_conflicts(bundle: Bundle) -> None:
+    """:raises ConflictingEmbedError: for the first fence whose bytes differ from the
+    archive entry of its name."""
+    for fence in bundle._fences_differing_from_entries():
+        raise _fence_error(
+            ConflictingEmbedError,
+            "the fence and the archive entry of this name hold different bytes",
+            fence,
+            "rename the fence or the entry, or make them identical",
+        )
+
+
 def pack(bundle: Bundle) -> Bundle:
     """A zip bundle: every inline fence becomes an entry and its lines one ``@name`` line.
 
@@ -169,56 +186,43 @@ def pack(bundle: Bundle) -> Bundle:
     :raises ConflictingEmbedError: when fences, or a fence and an entry, disagree on bytes.
     """
     narrative = bundle.narrative
-    contents: dict[str, bytes] = {}
+    fences = bundle._inline_embeds
     for embed in narrative.embeds:
         if embed.kind != "inline":
             continue
-        assert embed.content is not None
         reason = unsafe_reason(embed.name)
         if reason is not None:
-            raise UnsafeEntryError(
+            raise _fence_error(
+                UnsafeEntryError,
                 f"the fence cannot become an archive entry: {reason}",
-                name=embed.name,
-                line=embed.line,
-                column=embed.column,
-                hint="rename the fence",
+                embed,
+                "rename the fence",
             )
         if not _is_reference_name(embed.name):
-            raise BundleError(
+            raise _fence_error(
+                BundleError,
                 "the fence's name cannot be written as an @reference",
-                name=embed.name,
-                line=embed.line,
-                column=embed.column,
-                hint="use letters, digits and _ . - / only, not ending in . - /",
+                embed,
+                "use letters, digits and _ . - / only, not ending in . - /",
             )
-        known = contents.setdefault(embed.name, embed.content)
-        if known != embed.content:
-            raise ConflictingEmbedError(
+        if fences[embed.name].content != embed.content:
+            raise _fence_error(
+                ConflictingEmbedError,
                 "two fences of this name hold different bytes",
-                name=embed.name,
-                line=embed.line,
-                column=embed.column,
-                hint="rename one fence or make them identical",
+                embed,
+                "rename one fence or make them identical",
             )
+    _refuse_entry_conflicts(bundle)
 
     entries: dict[str, bytes | None] = dict(bundle._entries)
-    for name, content in contents.items():
-        if name in entries and bundle.read(name) != content:
-            first = bundle._inline_embeds[name]
-            raise ConflictingEmbedError(
-                "the fence and the archive entry of this name hold different bytes",
-                name=name,
-                line=first.line,
-                column=first.column,
-                hint="rename the fence or the entry, or make them identical",
-            )
     if bundle.kind == "text" and bundle.base_dir is not None:
         for name in narrative.first_embeds:
-            if name not in contents and name not in entries and bundle.has_asset(name):
+            if name not in fences and name not in entries and bundle.has_asset(name):
                 entries[name] = bundle.embed(name)
-    for name, content in contents.items():
+    for name, fence in fences.items():
         if name not in entries:
-            entries[name] = content
+            assert fence.content is not None  # None would mean "read from the archive"
+            entries[name] = fence.content
 
     lines, final_newline = _source_lines(narrative)
     text = _join(_fences_to_references(lines, _embed_tokens(narrative)), final_newline)
@@ -270,10 +274,10 @@ class _Layout:
         for turn in narrative.turns:
             for index in range(turn.start_line - 1, max(turn.end_line, turn.start_line)):
                 self.turn_end.setdefault(index, turn.end_line)
-        self.alone: dict[str, int] = {}
+        self.alone: dict[str, Embed] = {}
         for embed in narrative.embeds:
             if embed.name not in self.alone and self._stands_alone(embed):
-                self.alone[embed.name] = embed.line - 1
+                self.alone[embed.name] = embed
 
     def _stands_alone(self, embed: Embed) -> bool:
         """Whether *embed* is a reference alone on a line of a top-level paragraph."""
@@ -283,21 +287,24 @@ class _Layout:
         line = self.lines[index]
         return not line[: embed.column - 1].strip() and line.strip() == f"@{embed.name}"
 
-    def placement(self, name: str, narrative: Narrative) -> tuple[int, bool]:
-        """Where the fence for *name* goes: (0-based line, whether it replaces that line).
+    def placement(self, name: str, narrative: Narrative) -> tuple[int, str | None]:
+        """Where the fence for *name* goes: the 0-based line, and when the fence replaces
+        that line, the indentation it keeps (None when the fence is inserted before it).
 
         The first reference standing alone on a top-level paragraph line is replaced in
         place; otherwise the fence goes after the top-level block holding the first
         reference (or at the end of its turn), so the turns keep their embeds.
         """
-        if name in self.alone:
-            return self.alone[name], True
+        alone = self.alone.get(name)
+        if alone is not None:
+            index = alone.line - 1
+            return index, self.lines[index][: alone.column - 1]
         index = narrative.first_embeds[name].line - 1
         if index in self.block_end:
-            return self.block_end[index], False
+            return self.block_end[index], None
         if index in self.turn_end:
-            return self.turn_end[index], False
-        return len(self.lines), False
+            return self.turn_end[index], None
+        return len(self.lines), None
 
 
 class OrphanedEntryWarning(UserWarning):
@@ -325,25 +332,15 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
     if orphans not in ("error", "append", "drop"):
         raise ValueError(f"orphans must be 'error', 'append' or 'drop', not {orphans!r}")
     narrative = bundle.narrative
-    inline_names = bundle._inline_embeds
     fences: dict[str, str] = {}
     originals: dict[str, bytes] = {}
     for name in narrative.first_embeds:
-        if name in inline_names:
+        if name in bundle._inline_embeds:
             continue
         data = bundle.embed(name)
         fences[name] = fence_text(name, data)
         originals[name] = data
-    for name in bundle.entries:
-        if name in inline_names and bundle.read(name) != bundle.embed(name):
-            first = inline_names[name]
-            raise ConflictingEmbedError(
-                "the fence and the archive entry of this name hold different bytes",
-                name=name,
-                line=first.line,
-                column=first.column,
-                hint="rename the fence or the entry, or make them identical",
-            )
+    _refuse_entry_conflicts(bundle)
 
     unreferenced = [name for name in bundle.entries if name not in narrative.first_embeds]
     reserved = [name for name in unreferenced if name in RESERVED_NAMES]
@@ -375,10 +372,9 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
     replacements: dict[int, list[str]] = {}
     insertions: dict[int, list[str]] = {}
     for name, fence in fences.items():
-        at, replaces = layout.placement(name, narrative)
+        at, prefix = layout.placement(name, narrative)
         fence_lines = fence.split("\n")
-        if replaces:
-            prefix = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+        if prefix is not None:
             replacements[at] = [prefix + fence_lines[0], *fence_lines[1:]]
         else:
             insertions.setdefault(at, []).extend(["", *fence_lines])
@@ -431,12 +427,10 @@ def _check_inlined(
     appended: list[str],
     narrative_name: str,
 ) -> None:
-    fenced: dict[str, bytes | None] = {}
-    for embed in result.embeds:
-        if embed.kind == "inline":
-            fenced.setdefault(embed.name, embed.content)
+    fenced = first_fences(result)
     for name, data in contents.items():
-        if fenced.get(name) != data:
+        fence = fenced.get(name)
+        if fence is None or fence.content != data:
             raise NotInlinableError(
                 "the asset cannot be fenced without changing its bytes",
                 name=name,
@@ -509,8 +503,7 @@ def save_bundle(bundle: Bundle, path: str) -> None:
     text, entries = _current_manifest(bundle)
     try:
         if bundle.kind == "text":
-            with atomic_write(path) as stream:
-                stream.write(text.encode("utf-8"))
+            atomic_write_bytes(path, text.encode("utf-8"))
             return
         _save_zip(bundle, path, text, entries)
     except OSError as error:

@@ -214,6 +214,20 @@ def load_manifest(
     return _load_json(data, InvalidManifestError, name, line)
 
 
+def _yaml_error(problem: Exception, name: str, first_line: int | None) -> InvalidSettingsError:
+    """The settings error for what PyYAML (or our limits) refused, at its line if known."""
+    if isinstance(problem, yaml.MarkedYAMLError):
+        mark = problem.problem_mark or problem.context_mark
+        message = f"not valid settings YAML: {problem.problem or problem.context}"
+        hint = "fix the YAML, or write the settings as settings.json"
+    else:
+        mark = problem.mark if isinstance(problem, _Refused) else None
+        message = f"refused settings YAML: {problem}"
+        hint = "simplify the document; aliases, deep nesting and custom tags are limited"
+    line = _content_line(first_line, mark.line) if mark is not None else first_line
+    return InvalidSettingsError(message, name=name, line=line, hint=hint)
+
+
 def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]:
     text = _decode_text(data, InvalidSettingsError, name, first_line)
     try:
@@ -233,23 +247,9 @@ def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]
         _expanded_size(node)
         value = loader.construct_document(node)
         _check_keys(value)
-    except yaml.MarkedYAMLError as problem:
-        mark = problem.problem_mark or problem.context_mark
-        raise InvalidSettingsError(
-            f"not valid settings YAML: {problem.problem or problem.context}",
-            name=name,
-            line=_content_line(first_line, mark.line) if mark is not None else first_line,
-            hint="fix the YAML, or write the settings as settings.json",
-        ) from None
     except (yaml.YAMLError, RecursionError, ValueError) as problem:
         # ValueError: an integer too long to convert (Python's digit limit).
-        mark = problem.mark if isinstance(problem, _Refused) else None
-        raise InvalidSettingsError(
-            f"refused settings YAML: {problem}",
-            name=name,
-            line=_content_line(first_line, mark.line) if mark is not None else first_line,
-            hint="simplify the document; aliases, deep nesting and custom tags are limited",
-        ) from None
+        raise _yaml_error(problem, name, first_line) from None
     finally:
         loader.dispose()
     if not isinstance(value, dict):

@@ -69,23 +69,10 @@ def raw_zip(records: list[Record]) -> bytes:
             else len(record.data)
         )
         local_name = record.local_name if record.local_name is not None else record.name
+        # The fields both headers share: flags, method, mod time, mod date, CRC, sizes.
+        shared = (record.flags, record.method, 0, 0x21, crc, compressed, size)
         offset = out.tell()
-        out.write(
-            _LOCAL.pack(
-                b"PK\x03\x04",
-                20,
-                0,
-                record.flags,
-                record.method,
-                0,
-                0x21,
-                crc,
-                compressed,
-                size,
-                len(local_name),
-                0,
-            )
-        )
+        out.write(_LOCAL.pack(b"PK\x03\x04", 20, 0, *shared, len(local_name), 0))
         out.write(local_name)
         out.write(record.data)
         central.write(
@@ -95,13 +82,7 @@ def raw_zip(records: list[Record]) -> bytes:
                 3,
                 20,
                 0,
-                record.flags,
-                record.method,
-                0,
-                0x21,
-                crc,
-                compressed,
-                size,
+                *shared,
                 len(record.name),
                 0,
                 0,

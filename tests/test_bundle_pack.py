@@ -72,14 +72,36 @@ def test_k8_unsafe_fence_name_is_refused() -> None:
 
 
 def test_k9_k11_fence_conflicting_with_an_entry() -> None:
-    with pytest.raises(ConflictingEmbedError):
+    with pytest.raises(ConflictingEmbedError) as raised:
         Bundle.from_zip(
             "convo", "@a.txt then:\n\n@@@a.txt\ninline copy\n@@@", {"a.txt": b"external bytes"}
         ).pack()
-    with pytest.raises(ConflictingEmbedError):
+    assert (raised.value.name, raised.value.line, raised.value.column) == ("a.txt", 3, 1)
+    with pytest.raises(ConflictingEmbedError) as raised:
         Bundle.from_zip(
             "convo", "No references:\n\n@@@a.txt\ninline content\n@@@", {"a.txt": b"existing"}
         ).pack()
+    assert (raised.value.name, raised.value.line) == ("a.txt", 3)
+
+
+def test_pack_refuses_two_fences_of_one_name_with_different_bytes() -> None:
+    text = "@@@a.txt\none\n@@@\n\n@@@a.txt\ntwo\n@@@\n"
+    with pytest.raises(ConflictingEmbedError) as raised:
+        Bundle.from_text("foo", text).pack()
+    assert (raised.value.name, raised.value.line) == ("a.txt", 5), "the later fence is named"
+    same = Bundle.from_text("foo", "@@@a.txt\none\n@@@\n\n@@@a.txt\none\n@@@\n").pack()
+    assert same.entries == ("a.txt",)
+    assert same.read("a.txt") == b"one\n"
+
+
+def test_inline_refuses_a_fence_conflicting_with_an_entry() -> None:
+    text = "See @b.txt.\n\n@@@a.txt\ninline copy\n@@@\n"
+    bundle = Bundle.from_zip("convo", text, {"a.txt": b"external bytes", "b.txt": b"b\n"})
+    with pytest.raises(ConflictingEmbedError) as raised:
+        bundle.inline()
+    assert (raised.value.name, raised.value.line, raised.value.column) == ("a.txt", 3, 1)
+    agreeing = Bundle.from_zip("convo", text, {"a.txt": b"inline copy\n", "b.txt": b"b\n"})
+    assert agreeing.inline().embed("a.txt") == b"inline copy\n"
 
 
 def test_k10_similar_names_do_not_conflict() -> None:

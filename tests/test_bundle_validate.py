@@ -60,6 +60,7 @@ def test_fence_and_entry_with_different_bytes_conflict() -> None:
     text = "@a.txt then:\n\n@@@a.txt\ninline copy\n@@@"
     issues = Bundle.from_zip("convo", text, {"a.txt": b"external bytes"}).validate()
     assert kinds(issues) == {("conflicting_embed", "a.txt")}
+    assert (issues[0].line, issues[0].column) == (3, 1), "at the fence"
     assert Bundle.from_zip("convo", text, {"a.txt": b"inline copy\n"}).validate() == []
 
 
