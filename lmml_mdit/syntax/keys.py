@@ -15,9 +15,9 @@ FENCE_TOKENS_KEY = "_lmml_fence_tokens"
 ROLE_TOKENS_KEY = "_lmml_role_tokens"
 """Every ``lmml_role`` token, in the order the block rule made them."""
 LINE_STARTS_KEY = "_lmml_line_starts"
-"""Source offsets of the lines :mod:`.positions` has reached so far."""
+"""The last source line :mod:`.positions` has reached, and its offset."""
 LINE_CURSOR_KEY = "_lmml_line_cursor"
-"""Per source line, how far :mod:`.positions` has already searched it."""
+"""The last source line :mod:`.positions` searched, and how far."""
 
 SCRATCH_KEYS = (
     INLINE_PARENT_KEY,
