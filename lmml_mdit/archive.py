@@ -85,6 +85,11 @@ class Limits:
         *max_total_size* still bounds them. Kept small so that any bomb of real size is
         caught by its ratio.
     :ivar max_central_directory: largest central directory, in bytes.
+    :ivar max_narrative_bytes: largest narrative, in bytes: a bare ``.lmml`` file, an
+        archive's narrative entry (checked on its declared size, before decompressing) or
+        standard input. Parsing holds the tokens of the whole narrative, from about 20
+        times its size for prose up to about 150 times for text made of ``@name``
+        references, so the default (32 MiB) keeps the worst case to a few gigabytes.
     """
 
     max_entries: int = 10_000
@@ -93,6 +98,7 @@ class Limits:
     max_ratio: int = 200
     ratio_floor: int = 64 * KiB
     max_central_directory: int = 16 * MiB
+    max_narrative_bytes: int = 32 * MiB
 
     def __post_init__(self) -> None:
         # A zero or negative limit would refuse everything, or nothing if mistyped; say so.

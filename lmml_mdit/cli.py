@@ -319,10 +319,10 @@ def _open(path: str, *, base_dir: str | None = None) -> _Source:
     from .bundle import open as open_bundle
 
     if path == STDIO:
-        data = sys.stdin.buffer.read()
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
         with _about(STDIN_LABEL, aliases):
-            bundle = open_bundle(data, name="stdin", base_dir=base_dir)
+            # Read by open() in bounded chunks, under the same limits as a file.
+            bundle = open_bundle(sys.stdin.buffer, name="stdin", base_dir=base_dir)
         return _Source(bundle, STDIN_LABEL, aliases)
     if os.path.isdir(path):
         raise CliError(f"{path}: is a folder, not a .lmml or .lmmlz file")
