@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from json.scanner import NUMBER_RE
 from typing import Any
@@ -29,6 +30,10 @@ __all__ = ["MAX_NUMBER_DIGITS", "load_json", "number_text_problem", "parse_json"
 MAX_NUMBER_DIGITS = 100
 """Most characters a number may be written with (its digits, sign, point and exponent).
 Bounds the cost of converting it, and what a reader of the value must hold."""
+
+
+_LONG_DIGITS = re.compile(f"[0-9]{{{MAX_NUMBER_DIGITS}}}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class _Refused(ValueError):
@@ -158,17 +163,22 @@ def parse_json(data: str | bytes, *, lone_surrogates: bool = False) -> Any:
         value = json.loads(
             text,
             object_pairs_hook=_unique_pairs,
-            parse_int=_parse_int,
+            # Integers are checked in Python only when the text has a long run of digits.
+            parse_int=_parse_int if _LONG_DIGITS.search(text) else None,
             parse_float=_parse_float,
             parse_constant=_parse_constant,
         )
     except _Refused:
         message, offset = _locate(text)
         raise json.JSONDecodeError(message, text, offset) from None
-    # Only an escape (or a str given with one) can leave a lone surrogate in a string.
     if lone_surrogates:
         return value
-    if ("\\u" in text or not isinstance(data, bytes)) and _holds_surrogate(value):
+    # Only a surrogate escape, or a str holding a surrogate, can leave one in a string; the
+    # walk over the value runs only then.
+    suspect = _SURROGATE_ESCAPE.search(text) is not None or (
+        not isinstance(data, bytes) and not is_unicode(text)
+    )
+    if suspect and _holds_surrogate(value):
         message, offset = _locate(text)
         raise json.JSONDecodeError(message, text, offset)
     return value
