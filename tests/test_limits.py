@@ -63,6 +63,15 @@ def test_yaml_aliases_of_a_large_string_are_refused_while_composing(
     assert raised.value.hint
 
 
+def test_validate_reports_an_alias_bomb_of_characters_quickly() -> None:
+    """The 0.1 case: 50,000 aliases of a 1 MB string, a 1.4 MB file, passed validate."""
+    text = "base: &big " + "x" * 1_000_000 + "\nmany:\n" + "  - *big\n" * 50_000
+    bundle = Bundle.from_zip("c", "## user\nhi\n", {"settings.yaml": text.encode()})
+    [issue] = bundle.validate()
+    assert issue.kind == "invalid_settings" and "characters" in issue.message
+    assert issue.line is not None
+
+
 def test_yaml_duplicate_keys_are_refused_with_their_line() -> None:
     text = "model: a\ntemperature: 1\nmodel: b\n"
     with pytest.raises(InvalidSettingsError, match="'model' appears twice") as raised:
@@ -312,10 +321,12 @@ def test_standard_input_is_read_under_the_same_limits(
 
 def test_parse_keeps_no_string_per_line_and_less_per_reference() -> None:
     """Peak memory of a parse against bare markdown-it on a text of references, one a line
-    (0.1 took 1.86 times markdown-it's peak here; the benchmark prints the other shapes)."""
+    (0.1 took 1.86 times markdown-it's peak here). Text with words between references on
+    one line stays above the goal, since every reference is a token of its own and splits
+    the text token around it: ``benchmarks/bench_memory.py`` prints those shapes."""
     text = "@a.png\n" * 20_000
     ratio = _peak(lmml_mdit.parse, text) / _peak(MarkdownIt("commonmark").parse, text)
-    assert ratio <= 1.6
+    assert ratio <= 1.5
 
 
 def _peak(function: Any, text: str) -> int:

@@ -54,8 +54,9 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
     """
     content = parent.content
     first_line = parent.map[0] if parent.map else 0
-    # How far the last source line searched has been searched: [line, offset in it].
-    cursor: list[int] = env.setdefault(LINE_CURSOR_KEY, [-1, 0])
+    # How far the last source line searched has been searched, [line, offset in it], and
+    # the last 1-based line number given out (the next line's map starts with that int).
+    cursor: list[int] = env.setdefault(LINE_CURSOR_KEY, [-1, 0, 0])
     counted_to = 0  # content offset up to which newlines are counted
     content_line = 0  # 0-based line of the content at counted_to
     line_start = 0  # content offset where that line starts
@@ -91,7 +92,9 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
             else:
                 offset_in_source = 0
             line_number = first_line + content_line + 1
-            line_map = [line_number - 1, line_number]
+            previous = cursor[2]
+            line_map = [previous if previous == line_number - 1 else line_number - 1, line_number]
+            cursor[2] = line_number
         ref.meta["line"] = line_number
         ref.meta["column"] = offset_in_source + (pos - line_start) + 1
         ref.map = line_map  # shared by the refs of one line: a map is read, never changed
