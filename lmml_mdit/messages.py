@@ -192,6 +192,7 @@ def request_params(
                         f"setting {key!r}",
                         name=key,
                         hint="remove it, or pass unknown_settings='pass' to send it as is",
+                        cli_hint="remove it, or add --unknown-settings pass to send it as is",
                     )
                 if unknown == "warn":
                     warnings.warn(
@@ -219,16 +220,23 @@ def to_request(
     The model is *model*, else the settings' ``model``; with neither, the body has no
     ``model`` key. Pass ``settings={...}`` to add to or override the bundle's settings.
 
+    :raises DefectError: for a bundle with an error-level defect, unless ``strict=False``.
     :raises InvalidSettingsError: for an unknown setting with ``unknown_settings="error"``,
         or Anthropic without ``max_tokens``.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
-    Options.from_kwargs(options)  # check the options before reading the settings
-    settings: dict[str, Any] = dict(getattr(bundle, "settings", None) or {})
+    # Render first: it checks the options and refuses a defective bundle (strict) before
+    # the settings are read, so a broken settings embed is reported as validate does.
+    payload = render_payload(bundle, provider, **options)
+    try:
+        settings: dict[str, Any] = dict(getattr(bundle, "settings", None) or {})
+    except InvalidSettingsError:
+        if options.get("strict", True):
+            raise
+        settings = {}  # reported as a DefectWarning by render_payload
     extra = options.get("settings")
     if extra:
         settings.update(extra)
-    payload = render_payload(bundle, provider, **options)
     params = request_params(settings, provider, unknown=options.get("unknown_settings", "pass"))
     chosen = model if model is not None else settings.get("model")
     if provider == "anthropic" and "max_tokens" not in params:
@@ -236,6 +244,7 @@ def to_request(
             "Anthropic Messages requires max_tokens",
             name="max_tokens",
             hint="add max_tokens to the settings embed, or pass settings={'max_tokens': N}",
+            cli_hint="add max_tokens to the settings embed, or add --set max_tokens=N",
         )
     body: dict[str, Any] = provider_module(provider).request(
         payload, None if chosen is None else str(chosen), params

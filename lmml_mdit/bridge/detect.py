@@ -121,6 +121,8 @@ def detect_format(data: Any) -> str:
                 f"cannot tell the chat format of {_describe(data)}",
                 hint="expected messages, input, contents or conversations; pass format= "
                 "(openai, openai-responses, anthropic, gemini or sharegpt)",
+                cli_hint="expected messages, input, contents or conversations; give --format "
+                "(openai, openai-responses, anthropic, gemini or sharegpt)",
             )
     elif isinstance(data, list):
         messages = data
@@ -138,15 +140,18 @@ def detect_format(data: Any) -> str:
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
             hint="pass format= (openai, openai-responses, anthropic, gemini or sharegpt)",
+            cli_hint="give --format (openai, openai-responses, anthropic, gemini or sharegpt)",
         )
     if len(found) > 1:
         raise ImportFormatError(
             f"ambiguous chat format: {_describe(data)} looks like {' and '.join(sorted(found))}",
             hint="pass format= to choose one",
+            cli_hint="give --format to choose one",
         )
     if not found:
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
             hint="pass format= (openai, openai-responses, anthropic, gemini or sharegpt)",
+            cli_hint="give --format (openai, openai-responses, anthropic, gemini or sharegpt)",
         )
     return found.pop()

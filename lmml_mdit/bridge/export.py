@@ -81,8 +81,13 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     not required: a dataset line is not a live request. For ``sharegpt`` it is
     :func:`~lmml_mdit.bridge.sharegpt.export_sharegpt`.
 
+    :raises DefectError: for a bundle with an error-level defect (see
+        :meth:`~lmml_mdit.bundle.Bundle.check_sendable`).
     :raises UnsupportedContentError: for content the provider cannot take.
     """
+    check_sendable = getattr(bundle, "check_sendable", None)
+    if check_sendable is not None:
+        check_sendable()  # a defective bundle is a failure, never a dataset line
     if provider == "sharegpt":
         from .sharegpt import export_sharegpt
 
@@ -90,8 +95,8 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     from ..messages import render_payload, request_params
     from ..providers import provider_module
 
-    settings = dict(getattr(bundle, "settings", None) or {})
     payload = render_payload(bundle, provider, attachment_lines="drop")
+    settings = dict(getattr(bundle, "settings", None) or {})
     params = request_params(settings, provider)
     model = settings.get("model")
     body: dict[str, Any] = provider_module(provider).request(
