@@ -9,6 +9,7 @@ only the narrative up front; every other entry is decompressed when it is read, 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dataclasses
 import difflib
 import functools
@@ -64,7 +65,7 @@ class DefectWarning(UserWarning):
     """
 
     def __init__(self, error: DefectError) -> None:
-        super().__init__(error.format())
+        super().__init__(error.format(hint=False))
         self.error = error
         self.issue = error.issue
 
@@ -381,6 +382,23 @@ class Bundle:
         line = inline.line + 1 if inline is not None else None
         return self.embed(name), line
 
+    @contextlib.contextmanager
+    def _locating(self, name: str) -> Iterator[None]:
+        """Locate a decoding error of the reserved embed *name* in its file: the narrative
+        for a fence, ``file_name!name`` for an archive entry (whose lines it counts)."""
+        try:
+            yield
+        except (InvalidManifestError, InvalidSettingsError) as error:
+            in_entry = name not in self._inline_embeds and name in self._entries
+            raise type(error)(
+                error.message,
+                name=error.name,
+                line=error.line,
+                column=error.column,
+                hint=error.hint,
+                file=f"{self.file_name}!{name}" if in_entry else self.file_name,
+            ) from None
+
     @functools.cached_property
     def manifest(self) -> dict[str, Any] | None:
         """The decoded ``manifest.json`` (inline fence or entry), or None without one.
@@ -393,7 +411,8 @@ class Bundle:
         if found is None:
             return None
         data, line = found
-        return load_manifest(data, line=line)
+        with self._locating(MANIFEST_NAME):
+            return load_manifest(data, line=line)
 
     @functools.cached_property
     def settings(self) -> dict[str, Any] | None:
@@ -415,7 +434,8 @@ class Bundle:
         found = self._reserved_source(present[0])
         assert found is not None
         data, line = found
-        return load_settings(data, name=present[0], line=line)
+        with self._locating(present[0]):
+            return load_settings(data, name=present[0], line=line)
 
     # -- validation ------------------------------------------------------------------------
 
@@ -715,7 +735,9 @@ def _reserved_issue(bundle: Bundle, kind: str, name: str, error: BundleError) ->
     lies in: the narrative for a fence, the entry itself for an archive entry."""
     in_entry = name not in bundle._inline_embeds and name in bundle.entries
     message = error.message + (f" ({error.hint})" if error.hint else "")
-    return Issue(kind, name, error.line, error.column, message, file=name if in_entry else None)
+    # A line without a known column (undecodable bytes, say) is pointed at from its start.
+    column = error.column if error.column is not None or error.line is None else 1
+    return Issue(kind, name, error.line, column, message, file=name if in_entry else None)
 
 
 def _reserved_issues(bundle: Bundle) -> list[Issue]:
@@ -833,7 +855,8 @@ _CHAT_TITLES = {
 
 def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
     """The error for bytes that are plainly something other than a narrative: an image, a
-    PDF, audio, or a JSON chat payload; None for anything that may be a narrative."""
+    PDF, audio, or a JSON chat payload (the bridge's format guess); None for anything that
+    may be a narrative, other JSON included."""
     kind = sniff(data)
     if kind is not None and kind != "image/svg+xml":
         major, _, subtype = kind.partition("/")
@@ -851,6 +874,8 @@ def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
         value = json.loads(stripped)
     except ValueError:
         return None
+    if not value:
+        return None  # "[]" or "{}" is as much a (tiny) narrative as anything
     try:
         from .bridge.detect import detect_format  # the bridge sits above bundles
     except ImportError:  # pragma: no cover - a build without the bridge
@@ -858,14 +883,12 @@ def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
     try:
         chat = _CHAT_TITLES.get(detect_format(value), "a chat")
     except LmmlError:
-        return NotLmmlError(
-            "this is JSON, not an LMML narrative", name=display, hint="write LMML as Markdown"
-        )
+        return None  # JSON, but no chat: Markdown text may hold anything
     return NotLmmlError(
         f"this is not an LMML narrative: it looks like {chat}; run `lmml import` to convert it",
         name=display,
         hint="or call lmml_mdit.bridge.import_path()",
-        cli_hint=f"lmml import {display} -o {bundle_name(display)}.lmmlz",
+        cli_hint=f"lmml import {display} -o {os.path.splitext(display)[0]}.lmmlz",
     )
 
 

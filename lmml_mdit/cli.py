@@ -577,7 +577,8 @@ def _print_warnings(source: _Source, caught: Sequence[warnings.WarningMessage]) 
     for warning in caught:
         message = warning.message
         if isinstance(message, DefectWarning):
-            text = _located(source.label, message.error.format(cli=True), source.aliases)
+            located = message.error.format(cli=True, hint=False)
+            text = _located(source.label, located, source.aliases)
         else:
             text = str(message)
         print(f"lmml: warning: {_one_line(text)}", file=sys.stderr)
@@ -891,7 +892,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         _ensure_folder(args.jsonl)
     # With progress=None the bridge draws its own counter, on a terminal only.
     report = export_folder(
-        args.folder, args.provider, args.jsonl, workers=args.workers, progress=None
+        args.folder,
+        args.provider,
+        args.jsonl,
+        workers=args.workers,
+        progress=None,
+        strict=not args.force,
     )
     for path, reason in report.failures:
         print(f"lmml: error: {path}: {_one_line(reason)}", file=sys.stderr)
@@ -1287,6 +1293,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="N",
         help="worker processes (default: one per core)",
+    )
+    p.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="export bundles with an error-level defect too (by default each is a failure)",
     )
     _add_quiet(p)
 

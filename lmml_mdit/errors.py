@@ -61,10 +61,11 @@ class LmmlError(Exception):
         """The message part of :meth:`format` (for the command line when *cli*)."""
         return self.message
 
-    def format(self, *, cli: bool = False) -> str:
+    def format(self, *, cli: bool = False, hint: bool = True) -> str:
         """The error as one line: ``FILE:LINE:COL: kind: message (hint)``.
 
-        :param cli: word the hint for the command line (:attr:`cli_hint` where set).
+        :param cli: word it for the command line (:attr:`cli_hint` where set).
+        :param hint: whether to add the hint.
         """
         where = self.file if self.file is not None else self.name or ""
         if self.line is not None:
@@ -75,9 +76,9 @@ class LmmlError(Exception):
         text = f"{self.kind}: {message}" if self.kind else message
         if where:
             text = f"{where}: {text}"
-        hint = self.cli_hint if cli and self.cli_hint is not None else self.hint
-        if hint:
-            text += f" ({hint})"
+        advice = self.cli_hint if cli and self.cli_hint is not None else self.hint
+        if advice and hint:
+            text += f" ({advice})"
         return text
 
 

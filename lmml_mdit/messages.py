@@ -47,6 +47,7 @@ def render_payload(bundle: Any, provider: str = "openai", **options: Any) -> Pay
 
     :param provider: ``openai``, ``openai-responses``, ``anthropic`` or ``gemini``.
     :param options: see :class:`~lmml_mdit.content.Options`.
+    :raises DefectError: for an error-level defect in *bundle*, unless ``strict=False``.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
     module = provider_module(provider)
@@ -95,6 +96,11 @@ def messages(bundle: Any, provider: str = "openai", **options: Any) -> MessageLi
     warning, ``system="user"`` sends it as user content in the list, ``system="drop"``
     leaves it out and ``system="raise"`` raises. :func:`to_request` places it for you.
 
+    A bundle with an error-level defect (what :meth:`~lmml_mdit.bundle.Bundle.validate`
+    reports with severity ``"error"``) is refused; ``strict=False`` sends it anyway, warning
+    each defect as a :class:`~lmml_mdit.bundle.DefectWarning`.
+
+    :raises DefectError: for an error-level defect, unless ``strict=False``.
     :raises UnsupportedContentError: for content the provider cannot take, or, with
         ``system="raise"``, system content the list cannot carry.
     """
@@ -136,6 +142,8 @@ def render_turns(bundle: Any, **options: Any) -> list[dict[str, Any]]:
     An assistant turn's calls are listed under ``tool_calls``; a tool turn carries its
     ``tool_call_id``. ``context`` turns follow the ``context`` option (``system`` by
     default), system content the ``system`` option (kept as ``system`` turns by default).
+
+    :raises DefectError: for an error-level defect in *bundle*, unless ``strict=False``.
     """
     parsed = Options.from_kwargs(options)
     out: list[dict[str, Any]] = []
