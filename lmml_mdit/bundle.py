@@ -98,12 +98,16 @@ def _is_reference_name(name: str) -> bool:
     return match_reference_name(name, 0, len(name)) == name
 
 
-def _unsafe_error(name: str, reason: str, line: int | None, column: int | None) -> UnsafeEntryError:
+def _unsafe_error(
+    name: str, reason: str, line: int | None, column: int | None, file: str | None = None
+) -> UnsafeEntryError:
     return UnsafeEntryError(
-        f"unsafe embed name: {reason}",
+        f"unsafe embed name {name!r}: {reason}" if file else f"unsafe embed name: {reason}",
         name=name,
         line=line,
         column=column,
+        file=file,
+        kind="malformed_embed_name" if file else None,
         hint="use a relative name with '/' separators and no '..'",
     )
 
@@ -225,14 +229,23 @@ class Bundle:
         embed = self.narrative.embed(name)
         return (embed.line, embed.column) if embed is not None else (None, None)
 
+    def _file_of(self, line: int | None) -> str | None:
+        """The file a narrative *line* counts in, for an error's location (None: no line)."""
+        return self.file_name if line is not None else None
+
     def _missing(self, name: str) -> MissingEntryError:
         line, column = self._first_line(name)
         where = "the archive" if self.kind == "zip" else f"the folder {self.base_dir!r}"
+        located = line is not None
         return MissingEntryError(
-            f"{where} holds no entry with this name",
+            f"{where} holds no entry {name!r}"
+            if located
+            else f"{where} holds no entry with this name",
             name=name,
             line=line,
             column=column,
+            file=self._file_of(line),
+            kind="missing_reference" if located else None,
             hint="add the file, or fix the reference's spelling",
         )
 
@@ -283,15 +296,16 @@ class Bundle:
         line, column = self._first_line(name)
         reason = unsafe_reason(name)
         if reason is not None:
-            raise _unsafe_error(name, reason, line, column)
+            raise _unsafe_error(name, reason, line, column, self._file_of(line))
         root = os.path.realpath(self.base_dir)
         candidate = os.path.realpath(os.path.join(root, *name.split("/")))
         if os.path.commonpath([root, candidate]) != root or candidate == root:
             raise UnsafeEntryError(
-                "the reference leads outside base_dir (through a symbolic link)",
+                f"the reference {name!r} leads outside base_dir (through a symbolic link)",
                 name=name,
                 line=line,
                 column=column,
+                file=self._file_of(line),
                 hint="copy the file into the folder instead of linking to it",
             )
         if not os.path.isfile(candidate):
@@ -334,7 +348,7 @@ class Bundle:
         line, column = self._first_line(name)
         reason = unsafe_reason(name)
         if reason is not None:
-            raise _unsafe_error(name, reason, line, column)
+            raise _unsafe_error(name, reason, line, column, self._file_of(line))
         if self.kind == "zip":
             if name not in self._entries:
                 raise self._missing(name)
@@ -342,11 +356,12 @@ class Bundle:
         if self.base_dir is not None:
             return functools.partial(self._read_file, name, self._base_dir_path(name))
         raise UnresolvableReferenceError(
-            "a bare .lmml read without a folder has nothing to resolve this external "
-            "reference against",
+            f"a bare .lmml read without a folder has nothing to resolve @{name} against",
             name=name,
             line=line,
             column=column,
+            file=self._file_of(line),
+            kind="missing_reference" if line is not None else None,
             hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
             "or open it with base_dir=",
             cli_hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "

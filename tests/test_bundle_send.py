@@ -296,3 +296,17 @@ def test_a_json_chat_says_to_import_it(tmp_path: Path) -> None:
     assert bundles.open(b'{"foo": 1}').narrative.text == '{"foo": 1}'
     assert bundles.open(b"[]").narrative.text == "[]"
     assert bundles.open(b"{curly} prose\n\n## user\nhi\n").narrative.turns
+
+
+def test_resolution_errors_use_the_same_location_format(tmp_path: Path) -> None:
+    path = write_chat(tmp_path, "## user\n\nsee @gone.png\n")
+    with pytest.raises(LmmlError, match=r"^chat\.lmml:3:5: missing_reference: .*'gone\.png'"):
+        bundles.open(path).embed("gone.png")
+    with pytest.raises(LmmlError, match=r"^chat\.lmml:3:5: missing_reference: .*@gone\.png"):
+        bundles.open(path, base_dir=False).embed("gone.png")
+    zipped = make_zip(tmp_path / "z.lmmlz", "## user\n\nsee @gone.png\n", {})
+    with pytest.raises(LmmlError, match=r"^z\.lmmlz:3:5: missing_reference: "):
+        bundles.open(zipped).embed("gone.png")
+    conflict = Bundle.from_text("c", "## user\n\n@@@a.txt\none\n@@@\n\n@@@a.txt\ntwo\n@@@\n")
+    with pytest.raises(LmmlError, match=r"^c\.lmml:7:1: @@@a\.txt: "):
+        conflict.pack()
