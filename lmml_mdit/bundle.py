@@ -197,7 +197,7 @@ class Bundle:
             kind="zip",
             name=stem,
             narrative_name=narrative_name,
-            narrative=parse(text, name=narrative_name),
+            narrative=parse(text, name=narrative_name, known_names=frozenset(entries)),
             entries={key: bytes(value) for key, value in entries.items()},
         )
 
