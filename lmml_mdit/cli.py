@@ -900,7 +900,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         strict=not args.force,
     )
     for path, reason in report.failures:
-        print(f"lmml: error: {path}: {_one_line(reason)}", file=sys.stderr)
+        located = _located(path, _one_line(reason), (os.path.basename(path),))
+        print(f"lmml: error: {located}", file=sys.stderr)
     if args.jsonl != STDIO:
         _info(
             args,
