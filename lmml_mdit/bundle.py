@@ -325,6 +325,17 @@ class Bundle:
             )
         return data
 
+    def closest_asset(self, name: str) -> str | None:
+        """The asset name *name* most resembles (for "did you mean"), or None: among the
+        archive entries, or the files in the folder of a text bundle, and the fences."""
+        candidates: list[str] = list(self._entries)
+        if self.kind == "text" and self.base_dir is not None:
+            candidates = _folder_files(self.base_dir, name)
+        candidates.extend(n for n in self._inline_embeds if n not in candidates)
+        candidates = [c for c in candidates if c not in (name, self.narrative_name)]
+        close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+        return close[0] if close else None
+
     def has_asset(self, name: str) -> bool:
         """Whether :meth:`embed` can resolve *name* (without reading any bytes)."""
         try:
@@ -583,13 +594,8 @@ def _folder_files(root: str, name: str) -> list[str]:
 
 def _suggestion(bundle: Bundle, name: str) -> str:
     """`` did you mean X?`` for the asset name *name* most resembles, or nothing."""
-    candidates: list[str] = list(bundle.entries)
-    if bundle.kind == "text" and bundle.base_dir is not None:
-        candidates = _folder_files(bundle.base_dir, name)
-    candidates.extend(n for n in bundle._inline_embeds if n not in candidates)
-    candidates = [c for c in candidates if c != name and c != bundle.narrative_name]
-    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
-    return f" did you mean {close[0]}?" if close else ""
+    close = bundle.closest_asset(name)
+    return f" did you mean {close}?" if close else ""
 
 
 _ESCAPE_ADVICE = "if it is not meant as an asset, escape the mention as \\@{name}"
@@ -859,15 +865,6 @@ class _FolderNames:
         return os.path.isfile(candidate)
 
 
-_CHAT_TITLES = {
-    "openai": "an OpenAI chat",
-    "openai-responses": "an OpenAI Responses conversation",
-    "anthropic": "an Anthropic chat",
-    "gemini": "a Gemini chat",
-    "sharegpt": "a ShareGPT conversation",
-}
-
-
 def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
     """The error for bytes that are plainly something other than a narrative: an image, a
     PDF, audio, or a JSON chat payload (the bridge's format guess); None for anything that
@@ -892,11 +889,11 @@ def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
     if not value:
         return None  # "[]" or "{}" is as much a (tiny) narrative as anything
     try:
-        from .bridge.detect import detect_format  # the bridge sits above bundles
+        from .bridge.detect import FORMAT_DESCRIPTIONS, detect_format  # the bridge is above
     except ImportError:  # pragma: no cover - a build without the bridge
         return None
     try:
-        chat = _CHAT_TITLES.get(detect_format(value), "a chat")
+        chat = FORMAT_DESCRIPTIONS.get(detect_format(value), "a chat")
     except LmmlError:
         return None  # JSON, but no chat: Markdown text may hold anything
     return NotLmmlError(

@@ -706,13 +706,11 @@ def cmd_cat(args: argparse.Namespace) -> int:
 
 def _unknown_entry(source: _Source, name: str) -> str:
     """Why ``lmml cat`` has nothing called *name*, listing what it does have."""
-    import difflib
-
     bundle = source.bundle
     names = list(dict.fromkeys([*bundle.narrative.first_embeds, *bundle.entries]))
     known = [n for n in names if bundle.has_asset(n)]
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    guess = f"did you mean {close[0]}? " if close else ""
+    close = bundle.closest_asset(name)
+    guess = f"did you mean {close}? " if close else ""
     listed = ", ".join([*known, bundle.narrative_name])
     return f"{source.label}: no asset {name!r}; {guess}the bundle has: {listed}"
 

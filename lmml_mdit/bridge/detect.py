@@ -23,10 +23,19 @@ from typing import Any
 
 from ..errors import ImportFormatError
 
-__all__ = ["FORMATS", "detect_format"]
+__all__ = ["FORMATS", "FORMAT_DESCRIPTIONS", "detect_format"]
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
 """The formats :func:`~lmml_mdit.bridge.import_messages` reads."""
+
+FORMAT_DESCRIPTIONS = {
+    "openai": "an OpenAI chat",
+    "openai-responses": "an OpenAI Responses conversation",
+    "anthropic": "an Anthropic chat",
+    "gemini": "a Gemini chat",
+    "sharegpt": "a ShareGPT conversation",
+}
+"""Each format as a sentence names a payload in it ("looks like an OpenAI chat")."""
 
 _RESPONSES_ITEMS = {"message", "function_call", "function_call_output", "reasoning"}
 _RESPONSES_PARTS = {"input_text", "output_text", "input_image", "input_file"}
