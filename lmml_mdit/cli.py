@@ -30,12 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
+from .archive import unsafe_reason
 from .atomic import atomic_write_bytes
 from .errors import LmmlError
 from .syntax import role_word
 
 if TYPE_CHECKING:
     from .bundle import Bundle
+    from .model import Issue
 
 __all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 
@@ -63,7 +65,25 @@ class _UsageError(CliError):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line instead of usage plus message."""
+    """An argument parser whose errors are one line instead of usage plus message.
+
+    A subcommand's parser reads its arguments intermixed, so a positional may follow an
+    option: ``lmml pack chat.lmml --force out.lmmlz`` gives DEST as ``out.lmmlz``.
+    """
+
+    _intermixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._intermixing or self._subparsers is not None:
+            return super().parse_known_args(args, namespace)
+        # parse_known_intermixed_args calls back here; the flag lets those calls through.
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
@@ -260,10 +280,10 @@ def _located(label: str, message: str, aliases: Sequence[str] = ()) -> str:
     the path as typed, so a base name (or another *alias*) at the start becomes *label*,
     and any other message is prefixed with it.
     """
-    if message == label or message.startswith((label + ":", label + " ")):
+    if message == label or message.startswith((label + ":", label + " ", label + "!")):
         return message
     for alias in aliases:
-        if alias and (message == alias or message.startswith(alias + ":")):
+        if alias and (message == alias or message.startswith((alias + ":", alias + "!"))):
             return label + message[len(alias) :]
     return f"{label}: {message}"
 
@@ -316,6 +336,8 @@ def _check_archive(path: str) -> None:
 
 
 def _open(path: str, *, base_dir: str | None = None) -> _Source:
+    """Open the bundle *path* (``-`` for stdin). A bare ``.lmml`` sees its own folder, as
+    :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
     from .bundle import open as open_bundle
 
     if path == STDIO:
@@ -421,23 +443,27 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def _issue_record(issue: Any) -> dict[str, Any]:
+def _issue_record(issue: Issue) -> dict[str, Any]:
     return {
         "kind": issue.kind,
+        "severity": issue.severity,
         "name": issue.name,
+        "file": issue.file,
         "line": issue.line,
         "column": issue.column,
-        "message": issue.message,
+        "message": issue.cli_message or issue.message,
     }
 
 
-def _issue_line(label: str, issue: Any) -> str:
-    where = label
+def _issue_line(label: str, issue: Issue) -> str:
+    """``FILE:LINE:COL: kind: message``, FILE being *label* (or ``label!entry`` for a line
+    inside an archive entry), the message in the command line's words."""
+    where = label if issue.file is None else f"{label}!{issue.file}"
     if issue.line is not None:
         where += f":{issue.line}"
         if issue.column is not None:
             where += f":{issue.column}"
-    return f"{where}: {issue.kind}: {_one_line(issue.message)}"
+    return f"{where}: {issue.kind}: {_one_line(issue.cli_message or issue.message)}"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -513,6 +539,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         if not args.request:
             raise CliError("--set only applies with --request")
         options["settings"] = dict(args.settings)
+    options["strict"] = not args.force
     source = _open(args.path, base_dir=args.base_dir)
     result: Any
     with source.about(), warnings.catch_warnings(record=True) as caught:
@@ -537,10 +564,24 @@ def cmd_render(args: argparse.Namespace) -> int:
                 )
             else:
                 result = payload.messages
-    for warning in caught:
-        print(f"lmml: warning: {_one_line(str(warning.message))}", file=sys.stderr)
+    _print_warnings(source, caught)
     _stdout_json(result)
     return 0
+
+
+def _print_warnings(source: _Source, caught: Sequence[warnings.WarningMessage]) -> None:
+    """Each caught library warning as one ``lmml: warning:`` line; a defect sent anyway
+    (``--force``) located as ``validate`` locates it."""
+    from .bundle import DefectWarning
+
+    for warning in caught:
+        message = warning.message
+        if isinstance(message, DefectWarning):
+            located = message.error.format(cli=True, hint=False)
+            text = _located(source.label, located, source.aliases)
+        else:
+            text = str(message)
+        print(f"lmml: warning: {_one_line(text)}", file=sys.stderr)
 
 
 def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
@@ -595,7 +636,7 @@ def _print_rows(
 
 def cmd_turns(args: argparse.Namespace) -> int:
     """``lmml turns PATH``: one row per turn."""
-    source = _open(args.path)
+    source = _open(args.path, base_dir=args.base_dir)
     with source.about():
         rows = _turn_rows(source.bundle)
     header = ["#", "role", "lines", "span", "characters", "embeds"]
@@ -630,7 +671,7 @@ def _asset_row(kind: str, name: str, data: bytes) -> dict[str, Any]:
 
 def cmd_ls(args: argparse.Namespace) -> int:
     """``lmml ls PATH``: every asset with size, media type and sha256."""
-    source = _open(args.path)
+    source = _open(args.path, base_dir=args.base_dir)
     bundle = source.bundle
     total = len(bundle.entries) + len(bundle.narrative.first_embeds)
     progress = _Progress("hashing", total)
@@ -655,10 +696,23 @@ def cmd_cat(args: argparse.Namespace) -> int:
     with source.about():
         if args.name == bundle.narrative_name:
             data = bundle.narrative.text.encode("utf-8")
-        else:
+        elif bundle.has_asset(args.name) or unsafe_reason(args.name) is not None:
             data = bundle.embed(args.name)
+        else:
+            raise CliError(_unknown_entry(source, args.name))
     _stdout_bytes(data)
     return 0
+
+
+def _unknown_entry(source: _Source, name: str) -> str:
+    """Why ``lmml cat`` has nothing called *name*, listing what it does have."""
+    bundle = source.bundle
+    names = list(dict.fromkeys([*bundle.narrative.first_embeds, *bundle.entries]))
+    known = [n for n in names if bundle.has_asset(n)]
+    close = bundle.closest_asset(name)
+    guess = f"did you mean {close}? " if close else ""
+    listed = ", ".join([*known, bundle.narrative_name])
+    return f"{source.label}: no asset {name!r}; {guess}the bundle has: {listed}"
 
 
 def _destination(args: argparse.Namespace, extension: str, verb: str) -> str:
@@ -698,6 +752,17 @@ def cmd_pack(args: argparse.Namespace) -> int:
     _refuse_extension(dest, ".lmml", "pack writes a .lmmlz archive; give a DEST ending in .lmmlz")
     source = _open(args.src, base_dir=args.base_dir)
     with source.about():
+        missing = [i for i in source.bundle.validate() if i.kind == "missing_reference"]
+    if missing and not args.allow_missing:
+        for issue in missing:
+            print(f"lmml: error: {_issue_line(source.label, issue)}", file=sys.stderr)
+        print(
+            f"lmml: error: {source.label}: not packed: {len(missing)} reference(s) do not "
+            "resolve (add the files, give --base-dir DIR, or --allow-missing to pack anyway)",
+            file=sys.stderr,
+        )
+        return 1
+    with source.about():
         packed = source.bundle.pack()
         _deliver(args, dest, packed, f"Packed {source.label} -> {dest}")
     return 0
@@ -721,7 +786,7 @@ def cmd_to_md(args: argparse.Namespace) -> int:
     from .export_md import to_markdown
 
     dest = _destination(args, ".md", "export")
-    source = _open(args.src)
+    source = _open(args.src, base_dir=args.base_dir)
     with source.about():
         markdown = to_markdown(source.bundle).encode("utf-8")
     _deliver(args, dest, markdown, f"Exported {source.label} -> {dest}")
@@ -747,7 +812,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     """``lmml info PATH``: a short summary of a bundle."""
-    source = _open(args.path)
+    source = _open(args.path, base_dir=args.base_dir)
     with source.about():
         summary = _summary(source)
     if args.json:
@@ -825,10 +890,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         _ensure_folder(args.jsonl)
     # With progress=None the bridge draws its own counter, on a terminal only.
     report = export_folder(
-        args.folder, args.provider, args.jsonl, workers=args.workers, progress=None
+        args.folder,
+        args.provider,
+        args.jsonl,
+        workers=args.workers,
+        progress=None,
+        strict=not args.force,
     )
     for path, reason in report.failures:
-        print(f"lmml: error: {path}: {_one_line(reason)}", file=sys.stderr)
+        located = _located(path, _one_line(reason), (os.path.basename(path),))
+        print(f"lmml: error: {located}", file=sys.stderr)
     if args.jsonl != STDIO:
         _info(
             args,
@@ -899,7 +970,8 @@ def _add_base_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-dir",
         metavar="DIR",
-        help="resolve a bare .lmml's @references against files in DIR (never outside it)",
+        help="resolve a bare .lmml's @references against files in DIR (never outside it; "
+        "default: the .lmml file's own folder)",
     )
 
 
@@ -1063,6 +1135,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --request: settings keys the provider does not name are passed as they "
         "are (default), left out with a warning, or fail",
     )
+    p.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="render even a bundle with an error-level defect (a missing reference, an "
+        "unclosed fence, ...), reporting each as a warning",
+    )
     _add_base_dir(p)
 
     p = command(
@@ -1073,6 +1152,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_bundle(p)
     _add_json(p, "the rows as JSON")
+    _add_base_dir(p)
 
     p = command(
         "ls",
@@ -1082,6 +1162,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_bundle(p)
     _add_json(p, "the rows as JSON")
+    _add_base_dir(p)
 
     p = command(
         "cat",
@@ -1118,6 +1199,12 @@ def build_parser() -> argparse.ArgumentParser:
         _add_force(p)
         _add_base_dir(p)
         _add_quiet(p)
+        if name == "pack":
+            p.add_argument(
+                "--allow-missing",
+                action="store_true",
+                help="pack even when a reference resolves to no file (it stays a reference)",
+            )
         if name == "inline":
             p.add_argument(
                 "--orphans",
@@ -1136,6 +1223,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bundle(p, "src")
     _add_dest(p, ".md")
     _add_force(p)
+    _add_base_dir(p)
     _add_quiet(p)
 
     p = command(
@@ -1162,6 +1250,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_bundle(p)
     _add_json(p, "the summary as JSON")
+    _add_base_dir(p)
 
     p = command(
         "import",
@@ -1204,6 +1293,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="worker processes (default: one per core)",
     )
+    p.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="export bundles with an error-level defect too (by default each is a failure)",
+    )
     _add_quiet(p)
 
     return parser
@@ -1213,6 +1308,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _error_text(error: BaseException) -> str:
+    if isinstance(error, LmmlError):
+        return _one_line(error.format(cli=True)) or type(error).__name__
     if isinstance(error, OSError) and error.strerror:
         where = error.filename if error.filename is not None else ""
         return _one_line(f"{where}: {error.strerror}" if where else error.strerror)

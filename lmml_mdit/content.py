@@ -35,7 +35,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import EmbedBudgetError, InvalidToolCallError, LmmlError, UnsupportedContentError
+from .errors import (
+    BundleError,
+    EmbedBudgetError,
+    InvalidToolCallError,
+    LmmlError,
+    UnsupportedContentError,
+)
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
 from .model import Embed, Turn
 from .reserved import RESERVED_NAMES
@@ -362,6 +368,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "text_embeds": (None, "text", "document"),
     "tool_result_images": ("user-message", "error"),
     "unknown_settings": ("pass", "warn", "error"),
+    "strict": (True, False),
 }
 
 
@@ -399,6 +406,11 @@ class Options:
     :ivar attachment_lines: ``"keep"`` (default) leaves a paragraph made only of
         references (``@photo.png``) in the text before its parts; ``"drop"`` leaves it out,
         the parts standing in its place.
+    :ivar strict: True (default) refuses a bundle with an error-level defect (see
+        :meth:`~lmml_mdit.bundle.Bundle.check_sendable`), raising
+        :class:`~lmml_mdit.errors.DefectError`; False sends it anyway, warning a
+        :class:`~lmml_mdit.errors.DefectWarning` for each defect and leaving an
+        unresolvable reference as its ``@name`` text.
     """
 
     context: Literal["system", "user", "drop"] = "system"
@@ -412,6 +424,7 @@ class Options:
     unknown_settings: Literal["pass", "warn", "error"] = "pass"
     settings: Mapping[str, Any] | None = None
     attachment_lines: Literal["keep", "drop"] = "keep"
+    strict: bool = True
 
     @classmethod
     def from_kwargs(cls, options: Mapping[str, Any]) -> Options:
@@ -519,6 +532,9 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
         call.
     :raises EmbedBudgetError: when an embed is over budget and ``on_omit="raise"``.
     """
+    check_sendable = getattr(bundle, "check_sendable", None)
+    if check_sendable is not None:
+        check_sendable(strict=options.strict)
     narrative = bundle.narrative
     state = bundle_state(bundle)
     reserved = tuple(getattr(bundle, "RESERVED_NAMES", RESERVED_NAMES))
@@ -566,7 +582,14 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
                         items.append(TextPart(f"@{embed.name}"))
                     continue
                 used += size
-            items.extend(_parts(_resolve_asset(bundle, state, embed), options, target))
+            try:
+                asset = _resolve_asset(bundle, state, embed)
+            except BundleError:
+                if options.strict:
+                    raise
+                items.append(TextPart(f"@{embed.name}"))  # reported by check_sendable
+                continue
+            items.extend(_parts(asset, options, target))
         if items or call is not None:
             conversation.messages.append(Message(role, items, turn, call))
     return conversation
@@ -625,6 +648,7 @@ def _omit(conversation: Conversation, embed: Embed, size: int, used: int, option
             line=embed.line,
             column=embed.column,
             hint="raise max_embed_bytes, or pass on_omit='warn' to leave it out",
+            cli_hint="raise --max-embed-bytes, or drop --on-omit raise to leave it out",
         )
     conversation.warnings.append(message)
     warnings.warn(EmbedOmittedWarning(message), stacklevel=4)

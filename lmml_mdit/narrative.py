@@ -24,7 +24,7 @@ import bisect
 import codecs
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
@@ -121,7 +121,17 @@ class Narrative:
         return self.first_embeds.get(name)
 
 
-def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None = None) -> Narrative:
+def parse(
+    text: str | bytes,
+    *,
+    md: MarkdownIt | None = None,
+    name: str | None = None,
+    # Shim for the parse options the reference and delimiter rules take; they are
+    # accepted here so bundles can pass them, and take effect with those rules.
+    delimiters: str = "strict",
+    references: str | bool = "assets",
+    known_names: Container[str] | None = None,
+) -> Narrative:
     """Parse an LMML narrative once and read its embeds and turns.
 
     :param text: the narrative; bytes must be UTF-8 (a BOM is skipped).
@@ -148,9 +158,9 @@ def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None =
         )
     source: str = env[SOURCE_KEY]  # type: ignore[assignment]
     embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
-    delimiters: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
+    delimiter_tokens: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
     lines = tuple(_split_lines(source))
-    turns = segment(lines, delimiters, embeds, start=_body_start(tokens))
+    turns = segment(lines, delimiter_tokens, embeds, start=_body_start(tokens))
     return Narrative(
         text=text,
         tokens=tokens,

@@ -158,8 +158,18 @@ def _fences_to_references(lines: list[str], tokens: list[Any]) -> list[str]:
     return out
 
 
-def _fence_error(error: type[LmmlError], message: str, embed: Embed, hint: str) -> LmmlError:
-    return error(message, name=embed.name, line=embed.line, column=embed.column, hint=hint)
+def _fence_error(
+    error: type[LmmlError], message: str, embed: Embed, hint: str, bundle: Bundle
+) -> LmmlError:
+    """*error* at *embed*'s place in *bundle*'s narrative, ``FILE:LINE:COL: message``."""
+    return error(
+        f"@@@{embed.name}: {message}",
+        name=embed.name,
+        line=embed.line,
+        column=embed.column,
+        file=bundle.file_name,
+        hint=hint,
+    )
 
 
 def _refuse_entry_conflicts(bundle: Bundle) -> None:
@@ -171,6 +181,7 @@ def _refuse_entry_conflicts(bundle: Bundle) -> None:
             "the fence and the archive entry of this name hold different bytes",
             fence,
             "rename the fence or the entry, or make them identical",
+            bundle,
         )
 
 
@@ -197,6 +208,7 @@ def pack(bundle: Bundle) -> Bundle:
                 f"the fence cannot become an archive entry: {reason}",
                 embed,
                 "rename the fence",
+                bundle,
             )
         if not _is_reference_name(embed.name):
             raise _fence_error(
@@ -204,6 +216,7 @@ def pack(bundle: Bundle) -> Bundle:
                 "the fence's name cannot be written as an @reference",
                 embed,
                 "use letters, digits and _ . - / only, not ending in . - /",
+                bundle,
             )
         if fences[embed.name].content != embed.content:
             raise _fence_error(
@@ -211,6 +224,7 @@ def pack(bundle: Bundle) -> Bundle:
                 "two fences of this name hold different bytes",
                 embed,
                 "rename one fence or make them identical",
+                bundle,
             )
     _refuse_entry_conflicts(bundle)
 
@@ -226,7 +240,7 @@ def pack(bundle: Bundle) -> Bundle:
 
     lines, final_newline = _source_lines(narrative)
     text = _join(_fences_to_references(lines, _embed_tokens(narrative)), final_newline)
-    packed = parse(text, name=bundle.narrative_name)
+    packed = parse(text, name=bundle.narrative_name, known_names=frozenset(entries))
     if _shape(packed) != _shape(narrative):
         raise BundleError(
             "packing would change the turns (a reference line joins a neighbouring block)",
@@ -351,6 +365,8 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
             name=others[0],
             hint="reference them, or call inline(orphans='append') to keep them as fences "
             "or inline(orphans='drop') to leave them out",
+            cli_hint="reference them, or give --orphans append to keep them as fences or "
+            "--orphans drop to leave them out",
         )
     if others:
         fate = "appended as fences at the end" if orphans == "append" else "left out"

@@ -172,9 +172,10 @@ def _load_json(
         value = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as problem:
         raise error(
-            f"not valid JSON: {problem.msg} (column {problem.colno})",
+            f"not valid JSON: {problem.msg}",
             name=name,
             line=_content_line(first_line, problem.lineno - 1),
+            column=problem.colno,
             hint="fix the JSON syntax",
         ) from None
     except RecursionError:
@@ -195,6 +196,7 @@ def _load_json(
             f"the top level is a JSON {_type_name(value)}, not an object",
             name=name,
             line=_content_line(first_line, leading.count("\n")),
+            column=len(leading) - leading.rfind("\n"),
             hint='wrap the values in an object: {"key": ...}',
         )
     return value
@@ -225,7 +227,8 @@ def _yaml_error(problem: Exception, name: str, first_line: int | None) -> Invali
         message = f"refused settings YAML: {problem}"
         hint = "simplify the document; aliases, deep nesting and custom tags are limited"
     line = _content_line(first_line, mark.line) if mark is not None else first_line
-    return InvalidSettingsError(message, name=name, line=line, hint=hint)
+    column = mark.column + 1 if mark is not None else None
+    return InvalidSettingsError(message, name=name, line=line, column=column, hint=hint)
 
 
 def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]:
@@ -257,6 +260,7 @@ def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]
             f"the top level is a YAML {_type_name(value)}, not a mapping",
             name=name,
             line=_content_line(first_line, node.start_mark.line),
+            column=node.start_mark.column + 1,
             hint="write the settings as 'key: value' lines",
         )
     return value

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from _messages_support import jpeg_header, pdf, png, text_bundle, wav, zip_bundle
 
+from lmml_mdit.bundle import DefectWarning
 from lmml_mdit.content import (
     EmbedOmittedWarning,
     EmbedSegment,
@@ -15,7 +16,7 @@ from lmml_mdit.content import (
     bundle_state,
     turn_segments,
 )
-from lmml_mdit.errors import EmbedBudgetError, LmmlError, UnsupportedContentError
+from lmml_mdit.errors import DefectError, EmbedBudgetError, LmmlError, UnsupportedContentError
 from lmml_mdit.handlers import (
     Asset,
     TextPart,
@@ -250,7 +251,11 @@ def test_fence_inside_a_block_quote_goes_after_the_quote() -> None:
 
 
 def test_unclosed_fence_is_sent_once() -> None:
-    [message] = messages(text_bundle("## user\nunclosed:\n\n@@@u.txt\nline1\nline2\n"))
+    bundle = text_bundle("## user\nunclosed:\n\n@@@u.txt\nline1\nline2\n")
+    with pytest.raises(DefectError, match="unclosed_embed"):
+        messages(bundle)  # an unclosed fence stops the send unless strict=False
+    with pytest.warns(DefectWarning, match=r"t\.lmml:4:1: unclosed_embed: "):
+        [message] = messages(bundle, strict=False)
     assert _texts(message) == ["unclosed:", "u.txt:\n```txt\nline1\nline2\n```"]
 
 

@@ -70,7 +70,7 @@ def iter_bundles(folder: str | os.PathLike[str]) -> Iterator[str]:
             yield path
 
 
-def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
+def export_bundle(bundle: Any, provider: str, *, strict: bool = True) -> dict[str, Any]:
     """One dataset record for *bundle*.
 
     For a messages provider this is the request body ``bundle.to_request(provider)`` gives
@@ -81,8 +81,14 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     not required: a dataset line is not a live request. For ``sharegpt`` it is
     :func:`~lmml_mdit.bridge.sharegpt.export_sharegpt`.
 
+    :param strict: False exports a bundle with an error-level defect anyway, warning each.
+    :raises DefectError: for a bundle with an error-level defect (see
+        :meth:`~lmml_mdit.bundle.Bundle.check_sendable`), unless *strict* is False.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
+    check_sendable = getattr(bundle, "check_sendable", None)
+    if check_sendable is not None:
+        check_sendable(strict=strict)  # a defective bundle is a failure, not a dataset line
     if provider == "sharegpt":
         from .sharegpt import export_sharegpt
 
@@ -90,8 +96,13 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     from ..messages import render_payload, request_params
     from ..providers import provider_module
 
-    settings = dict(getattr(bundle, "settings", None) or {})
-    payload = render_payload(bundle, provider, attachment_lines="drop")
+    payload = render_payload(bundle, provider, attachment_lines="drop", strict=strict)
+    try:
+        settings = dict(getattr(bundle, "settings", None) or {})
+    except LmmlError:
+        if strict:
+            raise
+        settings = {}  # invalid settings, already warned by check_sendable
     params = request_params(settings, provider)
     model = settings.get("model")
     body: dict[str, Any] = provider_module(provider).request(
@@ -100,16 +111,20 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     return body
 
 
-def _convert(path: str, provider: str) -> tuple[str | None, str | None]:
-    """Worker: the JSON line for one bundle, or the reason it failed."""
+def _convert(path: str, provider: str, strict: bool) -> tuple[str | None, str | None]:
+    """Worker: the JSON line for one bundle, or the reason it failed (worded for the
+    command line, its main reader)."""
     try:
+        import warnings
+
         from ..bundle import open as open_bundle
 
-        with open_bundle(path) as bundle:
-            record = export_bundle(bundle, provider)
+        with open_bundle(path) as bundle, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a worker's warnings would reach no one
+            record = export_bundle(bundle, provider, strict=strict)
         return json.dumps(record, ensure_ascii=False), None
     except LmmlError as error:
-        return None, str(error)
+        return None, error.format(cli=True)
     except Exception as error:  # a failing bundle must not stop the rest
         return None, f"{type(error).__name__}: {error}"
 
@@ -132,6 +147,8 @@ def export_folder(
     out: str | os.PathLike[str],
     workers: int | None = None,
     progress: Progress | None = None,
+    *,
+    strict: bool = True,
 ) -> ExportReport:
     """Turn every bundle under *folder* into one JSONL line of *out*.
 
@@ -140,6 +157,8 @@ def export_folder(
     :param workers: processes to use; all cores (``os.cpu_count()``) by default.
     :param progress: called as ``progress(done, None, path)`` per bundle; when None, a
         counter is drawn on stderr if (and only if) stderr is a terminal.
+    :param strict: True (default) reports a bundle with an error-level defect among the
+        failures; False exports it anyway.
     :raises BundleError: for an unknown provider, a missing folder or an unwritable *out*;
         a bundle that fails is reported in :attr:`ExportReport.failures` instead.
     """
@@ -154,7 +173,7 @@ def export_folder(
     terminal = _TerminalProgress() if progress is None and sys.stderr.isatty() else None
     report = ExportReport(output=str(out))
     if str(out) == "-":
-        _run(folder, provider, count, sys.stdout, report, progress or terminal)
+        _run(folder, provider, count, sys.stdout, report, progress or terminal, strict)
     else:
         target = Path(out)
         descriptor, temporary = tempfile.mkstemp(
@@ -162,7 +181,7 @@ def export_folder(
         )
         try:
             with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-                _run(folder, provider, count, handle, report, progress or terminal)
+                _run(folder, provider, count, handle, report, progress or terminal, strict)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temporary, target)
@@ -182,6 +201,7 @@ def _run(
     handle: IO[str],
     report: ExportReport,
     progress: Progress | None,
+    strict: bool = True,
 ) -> None:
     window = 2 * workers
     pending: deque[tuple[str, Future[tuple[str | None, str | None]]]] = deque()
@@ -200,7 +220,7 @@ def _run(
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for path in iter_bundles(folder):
             report.total += 1
-            pending.append((path, pool.submit(_convert, path, provider)))
+            pending.append((path, pool.submit(_convert, path, provider, strict)))
             if len(pending) >= window:
                 drain_one()
         while pending:
