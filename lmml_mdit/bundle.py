@@ -27,6 +27,7 @@ from .errors import (
     UnresolvableReferenceError,
     UnsafeEntryError,
 )
+from .images import unsent_image_issues
 from .model import Embed, Issue
 from .narrative import Narrative, parse
 from .reserved import MANIFEST_NAME, RESERVED_NAMES, SETTINGS_NAMES, load_manifest, load_settings
@@ -585,6 +586,7 @@ def _validate(bundle: Bundle) -> list[Issue]:
 
     issues.extend(_reserved_issues(bundle))
     issues.extend(tool_call_issues(narrative))
+    issues.extend(unsent_image_issues(bundle))
     issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
     return issues
 

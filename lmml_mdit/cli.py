@@ -544,8 +544,10 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
+    from .narrative import numbered_turns
+
     rows = []
-    for number, turn in enumerate(bundle.narrative.turns, 1):
+    for number, turn in numbered_turns(bundle.narrative.turns):
         rows.append(
             {
                 "number": number,
