@@ -52,7 +52,7 @@ from .errors import LmmlError
 from .handlers import is_text_type, sniff
 from .images import image_asset_name, unsent_image_message
 from .model import Turn
-from .narrative import Narrative, numbered_turns
+from .narrative import FRONT_MATTER_TOKEN, Narrative, numbered_turns
 from .preview_style import PREVIEW_CSS
 from .text import is_unicode
 
@@ -584,6 +584,13 @@ def _render_block_close(
     return self.renderToken(tokens, idx, options, env) + _page_of(env).flush()
 
 
+def _render_nothing(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Front matter is metadata, never sent and never a turn's text."""
+    return ""
+
+
 _OPTIONS = OptionsDict(commonmark.make()["options"])
 """The render options: the ``commonmark`` preset's (XHTML-style void elements, no
 ``breaks``); ``html`` is moot, since raw HTML has rules of its own."""
@@ -598,6 +605,7 @@ _RULES: dict[str, Callable[..., str]] = {
     "link_close": _render_link_close,
     "html_block": _render_html_block,
     "html_inline": _render_html_inline,
+    FRONT_MATTER_TOKEN: _render_nothing,
     "paragraph_close": _render_block_close,
     "heading_close": _render_block_close,
     "th_close": _render_block_close,

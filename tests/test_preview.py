@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
 from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bundle
 
+import lmml_mdit
 import lmml_mdit.bundle as bundle_module
 import lmml_mdit.preview as preview
 from lmml_mdit.bundle import Bundle
@@ -25,6 +27,7 @@ from lmml_mdit.preview import (
     write_preview,
 )
 from lmml_mdit.preview_style import PREVIEW_CSS
+from lmml_mdit.syntax import lmml_plugin
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -634,3 +637,16 @@ def test_remote_image_inside_a_link_does_not_nest_links() -> None:
     (link,) = root.find_all("a")
     assert link.get("href") == "https://example.com/home"
     assert link.find("span", "lmml-remote").text == "[image: logo]"
+
+
+def test_front_matter_tokens_render_nothing() -> None:
+    # A parser with the front matter plugin makes a front_matter token: metadata, not text.
+    md = MarkdownIt("commonmark").use(front_matter_plugin).use(lmml_plugin)
+    text = "---\ntitle: secret-ish\n---\nPreamble.\n\n## User\nhi\n"
+    narrative = lmml_mdit.parse(text, md=md)
+    assert narrative.tokens[0].type == "front_matter"
+    bundle = Bundle(kind="text", name="t", narrative_name="t.lmml", narrative=narrative)
+    root = _page(bundle)
+    main = root.find("main")
+    assert "title: secret-ish" not in main.text and "<>" not in render_html(bundle)
+    assert [card.get("data-lmml-role") for card in _cards(root)] == ["context", "user"]
