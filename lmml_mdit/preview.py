@@ -557,7 +557,9 @@ def _render_link_close(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     links = _page_of(env).links
-    closing = links.pop() if links else None
+    if not links:  # a close without its open (tokens not from a parse): nothing to close
+        return ""
+    closing = links.pop()
     return "</a>" if closing is None else closing
 
 
