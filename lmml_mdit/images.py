@@ -12,6 +12,7 @@ Everything here reads the narrative's one token stream; nothing is parsed again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -32,6 +33,7 @@ __all__ = [
     "markdown_images",
     "unsent_image_issues",
     "unsent_image_message",
+    "url_scheme",
 ]
 
 UNSENT_IMAGE = "unsent_image"
@@ -67,16 +69,16 @@ class MarkdownImage:
     column: int
 
 
-def _has_scheme(src: str) -> bool:
-    colon = src.find(":")
-    if colon <= 0:
-        return False
-    scheme = src[:colon]
-    return (
-        scheme[0].isascii()
-        and scheme[0].isalpha()
-        and all(char.isascii() and (char.isalnum() or char in "+.-") for char in scheme)
-    )
+_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+
+
+def url_scheme(url: str) -> str | None:
+    """The scheme a URL starts with (``https``, ``data``), lowercased, or None.
+
+    :param url: the URL as given; the caller removes what a browser ignores in it.
+    """
+    match = _URL_SCHEME.match(url)
+    return match.group(1).lower() if match else None
 
 
 def image_asset_name(src: str) -> str | None:
@@ -89,7 +91,7 @@ def image_asset_name(src: str) -> str | None:
 
     :param src: the image's ``src`` as the parser gives it.
     """
-    if _has_scheme(src) or src.startswith("/"):
+    if url_scheme(src) is not None or src.startswith("/"):
         return None
     path = src.split("#", 1)[0].split("?", 1)[0]
     name = unquote(path)

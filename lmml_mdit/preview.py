@@ -50,7 +50,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from .atomic import atomic_write_bytes
 from .errors import LmmlError
 from .handlers import is_text_type, sniff
-from .images import image_asset_name, unsent_image_message
+from .images import image_asset_name, unsent_image_message, url_scheme
 from .model import Turn
 from .narrative import FRONT_MATTER_TOKEN, Narrative, numbered_turns
 from .preview_style import PREVIEW_CSS
@@ -105,7 +105,6 @@ _OPEN_LINE_LIMIT = 40
 """A text expansion with at most this many lines starts open; longer ones start folded."""
 
 _CONTEXT_KEY = "lmml_preview"
-_SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f-\x9f]")
 _PLAIN_HEADING_WORD = re.compile(r"[^\W\d_]+")
 _PLAIN_HEADING_WORDS = frozenset({"turn", "user", "assistant", "system", "tool"})
@@ -157,9 +156,8 @@ def is_safe_url(url: str) -> bool:
     :param url: the destination, entities already decoded (as markdown-it passes it).
     :return: True for scheme-less URLs and for the schemes in :data:`SAFE_URL_SCHEMES`.
     """
-    cleaned = _IGNORED_IN_URL.sub("", unquote(url)).lower()
-    match = _SCHEME.match(cleaned)
-    return match is None or match.group(1) in SAFE_URL_SCHEMES
+    scheme = url_scheme(_IGNORED_IN_URL.sub("", unquote(url)).lower())
+    return scheme is None or scheme in SAFE_URL_SCHEMES
 
 
 # --------------------------------------------------------------------------- media types

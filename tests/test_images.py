@@ -19,6 +19,7 @@ from lmml_mdit.images import (
     markdown_images,
     unsent_image_issues,
     unsent_image_message,
+    url_scheme,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,3 +220,20 @@ def test_each_image_position_points_at_its_marker(fragments: list[str]) -> None:
     for image in markdown_images(narrative):
         line = narrative.lines[image.line - 1]
         assert line[image.column - 1 :].startswith("![" + image.alt + "]"), (line, image)
+
+
+@pytest.mark.parametrize(
+    ("url", "scheme"),
+    [
+        ("https://x", "https"),
+        ("HTTPS://x", "https"),
+        ("web+evil:x", "web+evil"),
+        ("a.b-c:x", "a.b-c"),
+        ("chart.png", None),
+        ("1a:x", None),
+        (":x", None),
+        ("é:x", None),
+    ],
+)
+def test_url_scheme(url: str, scheme: str | None) -> None:
+    assert url_scheme(url) == scheme
