@@ -146,10 +146,10 @@ def markdown_images(narrative: Narrative) -> Iterator[MarkdownImage]:
         cursor = 0
         for image in images:
             offset = _label_offset(content, image, cursor)
-            if offset < 0:  # never seen in practice: place it at the content's start
+            if offset < 0:  # never seen in practice: place it where the search started
                 offset = cursor
-            else:
-                cursor = offset + 2
+            else:  # past the label, which may hold image look-alikes of its own
+                cursor = offset + len(image.content) + 3
             markers.append(Token("lmml_image_position", "", 0, meta={"pos": offset}))
         place_references(narrative.source, scratch, token, markers)
         for image, marker in zip(images, markers, strict=True):

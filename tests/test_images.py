@@ -237,3 +237,8 @@ def test_each_image_position_points_at_its_marker(fragments: list[str]) -> None:
 )
 def test_url_scheme(url: str, scheme: str | None) -> None:
     assert url_scheme(url) == scheme
+
+
+def test_an_image_after_one_whose_alt_holds_a_look_alike() -> None:
+    text = "## User\n![a ![b](x.png)](y.png) ![b](chart.png)\n"
+    assert _unsent(Bundle.from_zip("t", text, {"chart.png": PNG})) == [("chart.png", 2, 25)]
