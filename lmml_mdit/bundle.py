@@ -36,6 +36,7 @@ from .errors import (
     UnsafeEntryError,
 )
 from .handlers import sniff
+from .images import unsent_image_issues
 from .model import Embed, Issue
 from .narrative import Narrative, parse
 from .reserved import MANIFEST_NAME, RESERVED_NAMES, SETTINGS_NAMES, load_manifest, load_settings
@@ -736,6 +737,7 @@ def _validate(bundle: Bundle) -> list[Issue]:
 
     issues.extend(_reserved_issues(bundle))
     issues.extend(tool_issues)
+    issues.extend(unsent_image_issues(bundle))
     if narrative.text.strip() and all(turn.delimiter_line is None for turn in narrative.turns):
         issues.append(
             Issue(

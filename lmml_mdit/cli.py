@@ -585,8 +585,10 @@ def _print_warnings(source: _Source, caught: Sequence[warnings.WarningMessage]) 
 
 
 def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
+    from .narrative import numbered_turns
+
     rows = []
-    for number, turn in enumerate(bundle.narrative.turns, 1):
+    for number, turn in numbered_turns(bundle.narrative.turns):
         rows.append(
             {
                 "number": number,

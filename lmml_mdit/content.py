@@ -44,6 +44,7 @@ from .errors import (
 )
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
 from .model import Embed, Turn
+from .narrative import turn_label
 from .reserved import RESERVED_NAMES
 from .text import blank_edges
 from .toolcalls import (
@@ -616,9 +617,10 @@ def _answered_call(
 ) -> tuple[ToolCall, frozenset[int]]:
     reference = tool_result_reference(turn, narrative)
     line = turn.delimiter_line or turn.start_line
+    label = turn_label(narrative.turn_number(turn), turn)
     if reference is None:
         raise InvalidToolCallError(
-            "tool turn does not start with a reference to the call it answers",
+            f"{label} does not start with a reference to the call it answers",
             line=line,
             hint="make its first line only @<call id>.tool_call.json",
         )
@@ -627,7 +629,7 @@ def _answered_call(
     owner = state.owners.get(name)
     if first is None or not first.is_inline or owner != "assistant":
         raise InvalidToolCallError(
-            f"tool turn answers {name}, which no assistant turn defines",
+            f"{label} answers {name}, which no assistant turn defines",
             name=name,
             line=reference_line,
             hint="define the call as an inline fence in the assistant turn before it",

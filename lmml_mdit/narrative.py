@@ -16,6 +16,11 @@ Turn segmentation (RFC section 6, ``segment-turns``):
 - a front matter block at the top (a ``front_matter`` token, made when the parser has
   ``mdit_py_plugins.front_matter``) is metadata: like a delimiter line it belongs to no
   turn, and the context turn starts after it.
+
+Turn numbers (one numbering for ``lmml turns``, the preview, validation and errors, all
+through :func:`numbered_turns`): message turns count from 1 in document order, every role
+alike; the ``context`` turn, when there is one, is turn 0. So ``## Turn 1 -- user`` after a
+preamble is turn 1, as the Transcript and the importers number the headings they write.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import bisect
 import codecs
 import functools
 import itertools
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
@@ -35,7 +40,15 @@ from .model import Embed, Turn
 from .syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, lmml_plugin
 from .text import blank_edges, normalize_newlines
 
-__all__ = ["Narrative", "decode_narrative", "default_parser", "parse"]
+__all__ = [
+    "CONTEXT_TURN_NUMBER",
+    "Narrative",
+    "decode_narrative",
+    "default_parser",
+    "numbered_turns",
+    "parse",
+    "turn_label",
+]
 
 
 @functools.cache
@@ -119,6 +132,46 @@ class Narrative:
     def embed(self, name: str) -> Embed | None:
         """The first occurrence of *name*, or None."""
         return self.first_embeds.get(name)
+
+    @functools.cached_property
+    def _turn_numbers(self) -> dict[int, tuple[int, Turn]]:
+        # Keyed by start line, which no two turns share (a delimiter line is no turn's).
+        return {turn.start_line: (number, turn) for number, turn in numbered_turns(self.turns)}
+
+    def turn_number(self, turn: Turn) -> int:
+        """The number of *turn*, one of :attr:`turns` (see :func:`numbered_turns`).
+
+        :raises KeyError: for a turn that is not one of this narrative's.
+        """
+        found = self._turn_numbers.get(turn.start_line)
+        if found is None or found[1] != turn:
+            raise KeyError(f"not a turn of this narrative: {turn.role} at line {turn.start_line}")
+        return found[0]
+
+
+CONTEXT_TURN_NUMBER = 0
+"""The number of the ``context`` turn (the preamble before the first delimiter)."""
+
+
+def numbered_turns(turns: Sequence[Turn]) -> Iterator[tuple[int, Turn]]:
+    """Each turn with its number: message turns count from 1, every role alike, and a
+    leading ``context`` turn is :data:`CONTEXT_TURN_NUMBER`. The one numbering that
+    ``lmml turns``, the preview, validation and error messages use.
+
+    :param turns: a narrative's turns, in order (:attr:`Narrative.turns`).
+    """
+    first = CONTEXT_TURN_NUMBER if turns and turns[0].role == "context" else 1
+    return enumerate(turns, first)
+
+
+def turn_label(number: int, turn: Turn) -> str:
+    """How a message names a turn: ``turn 3 (tool)``, or ``the context turn``.
+
+    :param number: the turn's number (:func:`numbered_turns`).
+    """
+    if turn.role == "context":
+        return "the context turn"
+    return f"turn {number} ({turn.role})"
 
 
 def parse(
