@@ -20,18 +20,16 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
 from . import __version__
-from .atomic import atomic_write_bytes
-from .errors import LmmlError
+from .atomic import Terminated, atomic_write_bytes, terminate_cleanly
+from .errors import LmmlError, WriteError
 from .syntax import role_word
 
 if TYPE_CHECKING:
@@ -74,18 +72,57 @@ class _Parser(argparse.ArgumentParser):
 # -- small helpers ------------------------------------------------------------------------
 
 
+def shown(text: str) -> str:
+    """*text* safe to print on a terminal: every control character (ESC, BEL, CR, NUL, a
+    newline inside a name, C1 codes, line and paragraph separators) and every lone
+    surrogate (a file name that is not UTF-8) written as a ``\\x1b``-style escape, so that a
+    hostile name cannot clear the screen, move the cursor or forge a line of output.
+
+    The CLI passes every name it prints (paths, entry and embed names, roles, messages
+    that quote them) through this one function.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        char
+        if char.isprintable() or char == " "
+        else char.encode("unicode_escape", "backslashreplace").decode("ascii")
+        if not 0xD800 <= ord(char) <= 0xDFFF
+        else f"\\x{ord(char) - 0xDC00:02x}"
+        if 0xDC80 <= ord(char) <= 0xDCFF
+        else f"\\u{ord(char):04x}"
+        for char in text
+    )
+
+
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return shown(" ".join(text.split()))
+
+
+def _stdout_buffer() -> BinaryIO:
+    stream = sys.stdout
+    if stream is None or stream.closed:
+        raise CliError("standard output is closed; give an output file instead of -")
+    return stream.buffer
 
 
 def _stdout_bytes(data: bytes) -> None:
+    buffer = _stdout_buffer()
     sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    buffer.write(data)
+    buffer.flush()
 
 
 def _stdout_text(text: str) -> None:
-    _stdout_bytes(text.encode("utf-8"))
+    # A path that is not UTF-8 reaches the output escaped, not as an encoding error.
+    _stdout_bytes(text.encode("utf-8", "backslashreplace"))
+
+
+def _stdin_bytes() -> bytes:
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise CliError("standard input is closed; give a file instead of -")
+    return stream.buffer.read()
 
 
 def _stdout_json(value: Any) -> None:
@@ -95,7 +132,7 @@ def _stdout_json(value: Any) -> None:
 def _info(args: argparse.Namespace, text: str) -> None:
     """A confirmation line on stderr, unless ``--quiet``."""
     if not getattr(args, "quiet", False):
-        print(text, file=sys.stderr)
+        print(shown(text), file=sys.stderr)
 
 
 class _Progress:
@@ -118,7 +155,7 @@ class _Progress:
     def __call__(self, done: int, total: int | None = None, detail: object = "") -> None:
         if self.active:
             count = f"{done}/{total}" if total else str(done)
-            sys.stderr.write(f"\r{self.label} {count} {str(detail)[-50:]}".ljust(80)[:120])
+            sys.stderr.write(f"\r{self.label} {count} {shown(str(detail))[-50:]}".ljust(80)[:120])
             sys.stderr.flush()
             self.drawn = True
 
@@ -130,69 +167,30 @@ class _Progress:
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, exclusive: bool = False) -> None:
-    """Write *data* to *path* atomically, creating parent folders.
-
-    A plain write goes through :func:`lmml_mdit.atomic.atomic_write_bytes` (temporary file
-    in the same folder, fsync, rename). With *exclusive* the finished temporary file is
-    hard-linked into place instead, so an existing file is never replaced, not even one
-    created a moment ago by someone else.
+    """Write *data* to *path* atomically, creating parent folders (see
+    :func:`lmml_mdit.atomic.atomic_write`: only a regular file is replaced, a symbolic
+    link is written through). With *exclusive* an existing file is never replaced, not
+    even one created a moment ago by someone else.
 
     :raises FileExistsError: when *exclusive* and *path* exists.
+    :raises WriteError: when *path* is not a regular file or cannot be written.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    if not exclusive:
-        atomic_write_bytes(target, data)
-        return
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        # mkstemp makes the file private (0600); a new file gets the usual umask mode.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        _publish(temporary, target, exclusive=True)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-
-
-def _publish(temporary: str, target: Path, *, exclusive: bool) -> None:
-    if not exclusive:
-        # Replacing a file (--in-place, --force) keeps its permissions.
-        with contextlib.suppress(OSError):
-            os.chmod(temporary, os.stat(target).st_mode & 0o7777)
-        os.replace(temporary, target)
-        return
-    try:
-        os.link(temporary, target)
-    except FileExistsError:
-        raise
-    except OSError:
-        # A file system without hard links: exclusive creation is still no-clobber.
-        with open(temporary, "rb") as source, open(target, "xb") as sink:
-            shutil.copyfileobj(source, sink)
+    atomic_write_bytes(target, data, exclusive=exclusive)
 
 
 def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
-    """Save *bundle* to *dest* (``-`` for stdout) through a private temporary folder next
-    to it, so the narrative entry is named after *dest* and the target only ever sees a
-    complete file."""
+    """Save *bundle* to *dest* (``-`` for stdout, the narrative entry then named after the
+    bundle), atomically (see :func:`lmml_mdit.packing.save_bundle`)."""
+    from .packing import bundle_bytes, save_bundle
+
     if dest == STDIO:
-        with tempfile.TemporaryDirectory(prefix="lmml-") as folder:
-            scratch = Path(folder) / f"{bundle.name}{'.lmmlz' if bundle.kind == 'zip' else '.lmml'}"
-            bundle.save(scratch)
-            _stdout_bytes(scratch.read_bytes())
+        suffix = ".lmmlz" if bundle.kind == "zip" else ".lmml"
+        _stdout_bytes(bundle_bytes(bundle, bundle.name + suffix))
         return
-    target = Path(dest)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".lmml-", dir=target.parent) as folder:
-        scratch = Path(folder) / target.name
-        bundle.save(scratch)
-        _publish(str(scratch), target, exclusive=exclusive)
+    Path(dest).parent.mkdir(parents=True, exist_ok=True)
+    save_bundle(bundle, dest, exclusive=exclusive)
 
 
 def _deliver(args: argparse.Namespace, dest: str, output: bytes | Bundle, done: str) -> None:
@@ -234,6 +232,8 @@ def _writing(dest: str) -> Iterator[None]:
         yield
     except (BrokenPipeError, FileExistsError):
         raise
+    except WriteError as error:  # already about dest, as the user typed it
+        raise CliError(_error_text(error)) from None
     except OSError as error:
         reason = error.strerror or _error_text(error)
         raise CliError(f"{dest}: cannot write: {reason}") from None
@@ -309,7 +309,7 @@ def _check_archive(path: str) -> None:
         return
     what = "the file is empty" if not head else f"it starts with {head!r}"
     print(
-        f"lmml: warning: {path}: not a zip archive ({what}); read as a bare narrative "
+        f"lmml: warning: {shown(path)}: not a zip archive ({what}); read as a bare narrative "
         "(rename it to .lmml if that is what it is)",
         file=sys.stderr,
     )
@@ -319,7 +319,7 @@ def _open(path: str, *, base_dir: str | None = None) -> _Source:
     from .bundle import open as open_bundle
 
     if path == STDIO:
-        data = sys.stdin.buffer.read()
+        data = _stdin_bytes()
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
         with _about(STDIN_LABEL, aliases):
             bundle = open_bundle(data, name="stdin", base_dir=base_dir)
@@ -437,7 +437,7 @@ def _issue_line(label: str, issue: Any) -> str:
         where += f":{issue.line}"
         if issue.column is not None:
             where += f":{issue.column}"
-    return f"{where}: {issue.kind}: {_one_line(issue.message)}"
+    return f"{shown(where)}: {issue.kind}: {_one_line(issue.message)}"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -460,7 +460,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             message = _located(label, _error_text(error), (os.path.basename(path),))
             report.append({"path": path, "error": message, "issues": []})
             if not args.json:
-                print(f"lmml: error: {message}", file=sys.stderr)
+                print(f"lmml: error: {shown(message)}", file=sys.stderr)
             continue
         progress.close()
         if issues:
@@ -471,7 +471,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for issue in issues:
             print(_issue_line(source.label, issue))
         if not issues:
-            print(f"{source.label}: OK")
+            print(f"{shown(source.label)}: OK")
     progress.close()
     if args.json:
         _stdout_json(report)
@@ -563,6 +563,7 @@ def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
+    rows = [[shown(cell) for cell in row] for row in rows]
     widths = [len(title) for title in header]
     for row in rows:
         widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]
@@ -756,12 +757,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     lines = []
     for key, value in summary.items():
         if isinstance(value, dict):
-            shown = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
+            text = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
         elif isinstance(value, list):
-            shown = ", ".join(value)
+            text = ", ".join(value)
         else:
-            shown = "" if value is None else str(value)
-        lines.append(f"{key + ':':<11}{shown or '-'}")
+            text = "" if value is None else str(value)
+        lines.append(f"{key + ':':<11}{shown(text) or '-'}")
     _stdout_text("\n".join(lines) + "\n")
     return 0
 
@@ -828,7 +829,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         args.folder, args.provider, args.jsonl, workers=args.workers, progress=None
     )
     for path, reason in report.failures:
-        print(f"lmml: error: {path}: {_one_line(reason)}", file=sys.stderr)
+        print(f"lmml: error: {shown(path)}: {_one_line(reason)}", file=sys.stderr)
     if args.jsonl != STDIO:
         _info(
             args,
@@ -938,7 +939,50 @@ def _setting(text: str) -> tuple[str, Any]:
         parsed = yaml.safe_load(value) if value.strip() else ""
     except yaml.YAMLError:
         parsed = value
+    except (RecursionError, ValueError, OverflowError) as error:
+        # PyYAML recurses once per nesting level and converts integers with int().
+        what = "nests too deeply" if isinstance(error, RecursionError) else "cannot be read"
+        raise argparse.ArgumentTypeError(f"{key.strip()}: the value {what}") from None
+    reason = _not_json(parsed)
+    if reason is not None:
+        raise argparse.ArgumentTypeError(
+            f"{key.strip()}: {reason}; a setting must be a JSON value (quote it to pass text: "
+            f"--set '{key.strip()}=\"...\"')"
+        )
     return key.strip(), parsed
+
+
+_MAX_SETTING_DEPTH = 100
+"""How deeply a ``--set`` value may nest; real settings nest two or three levels."""
+
+
+def _not_json(value: object) -> str | None:
+    """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
+    non-finite float, a key that is not a string, a structure that contains itself or
+    nests past :data:`_MAX_SETTING_DEPTH`. Walked without recursion."""
+    pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
+    while pending:
+        item, depth, inside = pending.pop()
+        if isinstance(item, (dict, list)):
+            if id(item) in inside:
+                return "the value contains itself"
+            if depth >= _MAX_SETTING_DEPTH:
+                return f"the value nests deeper than {_MAX_SETTING_DEPTH} levels"
+            children: list[object]
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return "a mapping key is not a string"
+                children = list(item.values())
+            else:
+                children = list(item)
+            below = inside | {id(item)}
+            pending.extend((child, depth + 1, below) for child in children)
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return f"{item} is not a JSON number"
+        elif item is not None and not isinstance(item, (str, int, bool)):
+            return f"a {type(item).__name__} is not a JSON value"
+    return None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1235,7 +1279,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     :param argv: the arguments after the program name; ``sys.argv[1:]`` by default.
     """
+    if sys.stderr is None or sys.stderr.closed:
+        # Started with stderr closed: messages have nowhere to go, so they go nowhere
+        # (print() would otherwise fall back to stdout and mix them into the data).
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     arguments = _shortcut(list(sys.argv[1:] if argv is None else argv))
+    try:
+        with terminate_cleanly():
+            return _run(arguments)
+    except Terminated as stop:
+        print(f"lmml: error: {stop}", file=sys.stderr)
+        return int(stop.code or 1)
+
+
+def _run(arguments: list[str]) -> int:
     try:
         args, extra = build_parser().parse_known_args(arguments)
         if extra:

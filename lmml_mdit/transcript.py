@@ -735,7 +735,8 @@ class Transcript:
 
         :raises TranscriptFormatError: for metadata JSON cannot hold losslessly; nothing is
             written then.
-        :raises OSError: when the folder cannot be written; the old file is unchanged.
+        :raises WriteError: (an :class:`OSError`) when *path* is not a regular file or the
+            folder cannot be written; the old file is unchanged.
         """
         if os.fspath(path).endswith((".lmml", ".lmmlz")):
             self.save_lmml(path)
