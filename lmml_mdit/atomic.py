@@ -145,7 +145,7 @@ def check_destination(path: str | os.PathLike[str]) -> str:
                 f"cannot write over {kind}: only a regular file is ever replaced",
                 name=target,
                 hint="give the path of a file to create or replace"
-                + (" (or - for standard output on the command line)" if kind != "a folder" else ""),
+                + ("; on the command line - means standard output" if kind != "a folder" else ""),
             )
     if not stat.S_ISREG(status.st_mode):  # pragma: no cover - door, port, whiteout
         raise WriteError("refusing to write over something that is not a file", name=target)

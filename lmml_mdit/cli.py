@@ -96,7 +96,7 @@ def shown(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    return shown(" ".join(text.split()))
+    return " ".join(text.split())
 
 
 def _stdout_buffer() -> BinaryIO:
@@ -118,11 +118,11 @@ def _stdout_text(text: str) -> None:
     _stdout_bytes(text.encode("utf-8", "backslashreplace"))
 
 
-def _stdin_bytes() -> bytes:
+def _stdin_buffer() -> BinaryIO:
     stream = sys.stdin
     if stream is None or stream.closed:
         raise CliError("standard input is closed; give a file instead of -")
-    return stream.buffer.read()
+    return stream.buffer
 
 
 def _stdout_json(value: Any) -> None:
@@ -319,7 +319,7 @@ def _open(path: str, *, base_dir: str | None = None) -> _Source:
     from .bundle import open as open_bundle
 
     if path == STDIO:
-        data = _stdin_bytes()
+        data = _stdin_buffer().read()
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
         with _about(STDIN_LABEL, aliases):
             bundle = open_bundle(data, name="stdin", base_dir=base_dir)
@@ -437,7 +437,7 @@ def _issue_line(label: str, issue: Any) -> str:
         where += f":{issue.line}"
         if issue.column is not None:
             where += f":{issue.column}"
-    return f"{shown(where)}: {issue.kind}: {_one_line(issue.message)}"
+    return shown(f"{where}: {issue.kind}: {_one_line(issue.message)}")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -538,7 +538,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             else:
                 result = payload.messages
     for warning in caught:
-        print(f"lmml: warning: {_one_line(str(warning.message))}", file=sys.stderr)
+        print(f"lmml: warning: {shown(_one_line(str(warning.message)))}", file=sys.stderr)
     _stdout_json(result)
     return 0
 
@@ -798,6 +798,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     _require("bridge", "import")
     from .bridge import import_path
 
+    if args.file == STDIO:
+        _stdin_buffer()  # fail clearly when it is closed, before any work
     # Like every other writer here, create the output's folder; the bridge expects it.
     _ensure_folder(args.output)
     counter = _Progress("importing") if sys.stderr.isatty() else None
@@ -824,12 +826,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.jsonl != STDIO:
         _ensure_folder(args.jsonl)
+    else:
+        _stdout_buffer()  # fail before any work when there is nowhere to write
     # With progress=None the bridge draws its own counter, on a terminal only.
     report = export_folder(
         args.folder, args.provider, args.jsonl, workers=args.workers, progress=None
     )
     for path, reason in report.failures:
-        print(f"lmml: error: {shown(path)}: {_one_line(reason)}", file=sys.stderr)
+        print(f"lmml: error: {shown(path)}: {shown(_one_line(reason))}", file=sys.stderr)
     if args.jsonl != STDIO:
         _info(
             args,
@@ -1307,7 +1311,7 @@ def _run(arguments: list[str]) -> int:
     except (LmmlError, OSError, CliError) as error:
         if isinstance(error, BrokenPipeError):
             return _broken_pipe()
-        print(f"lmml: error: {_error_text(error)}", file=sys.stderr)
+        print(f"lmml: error: {shown(_error_text(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("lmml: error: interrupted", file=sys.stderr)
@@ -1317,7 +1321,7 @@ def _run(arguments: list[str]) -> int:
         if os.environ.get(_DEBUG_VARIABLE):
             raise
         print(
-            f"lmml: error: internal error ({type(error).__name__}: {_error_text(error)}); "
+            f"lmml: error: internal error ({type(error).__name__}: {shown(_error_text(error))}); "
             f"set {_DEBUG_VARIABLE}=1 for the traceback",
             file=sys.stderr,
         )
@@ -1333,7 +1337,7 @@ def _show_warning(
     line: str | None = None,
 ) -> None:
     """Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:`` line."""
-    print(f"lmml: warning: {_one_line(str(message))}", file=sys.stderr)
+    print(f"lmml: warning: {shown(_one_line(str(message)))}", file=sys.stderr)
 
 
 def _broken_pipe() -> int:
