@@ -139,14 +139,14 @@ def _parts(raw_parts: Any, calls: _Calls, *, where: str) -> list[Part | ToolResu
             parts.append((call_id, [Text(text)]))
         else:
             raise ImportFormatError(
-                f"unsupported part with keys {sorted(part)}",
+                f"unsupported part with keys {sorted(map(as_text, part))}",
                 name=here,
                 hint="use text, inline_data, function_call or function_response parts; "
                 "file_data URIs are not fetched",
             )
         if len(part) != 1:
             raise ImportFormatError(
-                f"a part must hold exactly one field, found {sorted(part)}",
+                f"a part must hold exactly one field, found {sorted(map(as_text, part))}",
                 name=here,
                 hint="split it into one part per field",
             )
