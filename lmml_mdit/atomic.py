@@ -190,15 +190,33 @@ def _lock(descriptor: int) -> bool:
     return True
 
 
+_OPEN_FLAGS = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+"""How a temporary name is opened: never through a symbolic link someone planted there."""
+
+
 def _still_named(descriptor: int, path: str) -> bool:
     """Whether *path* still names the file open as *descriptor* (not renamed or removed
-    by another writer between our open and our lock)."""
+    by another writer between our open and our lock), and that file is a regular file of
+    our own: a name someone else planted (a link, a FIFO, another user's file) is never
+    reused or removed."""
     try:
-        here = os.stat(path)
+        here = os.lstat(path)
     except OSError:
         return False
     mine = os.fstat(descriptor)
-    return (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino)
+    ours = not hasattr(os, "geteuid") or mine.st_uid == os.geteuid()
+    return (
+        stat.S_ISREG(mine.st_mode)
+        and ours
+        and (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino)
+    )
+
+
+def _open_slot(path: str, flags: int) -> int | None:
+    try:
+        return os.open(path, flags, 0o600)
+    except OSError:
+        return None  # not ours to open (another user's, a link, a folder): skip it
 
 
 def _claim_slot(folder: str, name: str) -> tuple[int, str] | None:
@@ -207,14 +225,18 @@ def _claim_slot(folder: str, name: str) -> tuple[int, str] | None:
     for slot in range(_SLOTS):
         path = _slot_path(folder, name, slot)
         for _attempt in range(3):
-            descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            descriptor = _open_slot(path, _OPEN_FLAGS | os.O_CREAT)
+            if descriptor is None:
+                break
             if not _lock(descriptor):
                 os.close(descriptor)
                 break  # a live writer has it: try the next slot
             if _still_named(descriptor, path):
                 os.ftruncate(descriptor, 0)
                 return descriptor, path
-            os.close(descriptor)  # it was renamed or removed meanwhile: open it afresh
+            os.close(descriptor)  # renamed or removed meanwhile, or not ours: look again
+            if os.path.lexists(path):
+                break
     return None
 
 
@@ -224,9 +246,8 @@ def _sweep_stale(folder: str, name: str, keep: str) -> None:
         path = _slot_path(folder, name, slot)
         if path == keep:
             continue
-        try:
-            descriptor = os.open(path, os.O_RDWR)
-        except OSError:
+        descriptor = _open_slot(path, _OPEN_FLAGS)
+        if descriptor is None:
             continue
         try:
             if _lock(descriptor) and _still_named(descriptor, path):

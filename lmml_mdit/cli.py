@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -216,12 +217,34 @@ def _ensure_folder(dest: str) -> None:
     way or the parent cannot be written."""
     folder = Path(dest).parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        _make_folders(folder)
     except FileExistsError:
         raise CliError(f"{dest}: cannot write: {folder} is not a folder") from None
     except OSError as error:
         reason = error.strerror or _error_text(error)
         raise CliError(f"{dest}: cannot create the folder {folder}: {reason}") from None
+
+
+def _make_folders(folder: Path) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)`` without its recursion (one call per
+    missing level), so a path of any depth works: the missing ancestors are found going
+    up, then created going down.
+
+    :raises FileExistsError: when something that is not a folder is in the way.
+    """
+    missing: list[Path] = []
+    while not folder.is_dir():
+        if os.path.lexists(folder):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(folder))
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by someone else
+            path.mkdir()
+        if not path.is_dir():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
 
 
 @contextlib.contextmanager
@@ -442,6 +465,7 @@ def _issue_line(label: str, issue: Any) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """``lmml validate PATH...``: 0 clean, 1 defects, 2 a file could not be read."""
+    _stdout_buffer()  # the report goes there: fail before any work when it is closed
     status = 0
     report: list[dict[str, Any]] = []
     progress = _Progress("validating", len(args.paths))

@@ -189,10 +189,15 @@ def test_cli_outputs_refuse_what_is_not_a_regular_file(
     before = _kind(dest)
     names = {"src": source, "zip": archive, "dest": dest, "folder": folder, "chat": chat}
     arguments = [part.format(**names) for part in command]
-    if kind == "folder" and command[0] == "import":
-        pytest.skip("import -o FOLDER is the documented way to write one bundle per line")
-    one_error(run(*arguments), str(dest))
+    result = run(*arguments)
     assert _kind(dest) == before
+    if kind == "folder" and command[0] == "import":
+        # -o FOLDER is the documented way to import into a folder: the bundle goes inside.
+        assert result.returncode == 0, result.stderr
+        assert [p.name for p in dest.iterdir() if p.name.startswith("chat.")] != []
+        assert (dest / "keep.txt").read_text() == "x"
+        return
+    one_error(result, str(dest))
 
 
 def test_standard_output_still_takes_dash(tmp_path: Path) -> None:
@@ -552,6 +557,7 @@ def test_parse_of_a_non_text_value_says_what_it_takes(value: object) -> None:
         "$LMML turns - <&-",
         "$LMML import - -o out.lmml <&-",
         "$LMML turns src.lmml >&-",
+        "$LMML validate src.lmml >&-",
         "$LMML pack src.lmml - >&-",
         "$LMML render src.lmml >&-",
         "$LMML export bundles --jsonl - >&-",
@@ -737,6 +743,8 @@ def _remove_chain(folder: str, depth: int) -> None:
     """Remove a chain of nested ``d`` folders bottom up (shutil.rmtree recurses)."""
     paths = [folder + "/d" * level for level in range(depth, -1, -1)]
     for path in paths:
+        if not os.path.isdir(path):
+            continue
         for name in os.listdir(path):
             if name != "d":
                 os.unlink(os.path.join(path, name))
@@ -766,3 +774,27 @@ def test_export_walks_a_folder_tree_of_any_depth(
     result = run("export", folder, "--jsonl", tmp_path / "cli.jsonl", "-q")
     assert result.returncode == 0, result.stderr
     assert len((tmp_path / "cli.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.skipif(not POSIX, reason="symbolic links")
+def test_a_link_planted_at_a_temporary_name_is_never_followed(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("secret")
+    planted = tmp_path / ".x.lmmlz.lmml-tmp-0"
+    planted.symlink_to(victim)
+    sample_bundle().save(tmp_path / "x.lmmlz")
+    assert victim.read_text() == "secret"
+    assert planted.is_symlink()  # not ours: neither reused nor removed
+    with lmml_mdit.open(tmp_path / "x.lmmlz") as reopened:
+        assert reopened.read("a.txt") == b"asset\n"
+
+
+def test_cli_creates_output_folders_of_any_depth(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    depth = sys.getrecursionlimit() + 200
+    dest = str(tmp_path / "out") + "/d" * depth + "/x.md"
+    request.addfinalizer(lambda: _remove_chain(str(tmp_path / "out"), depth))
+    result = run("to-md", TEXT_EXAMPLE, dest)
+    assert result.returncode == 0, result.stderr
+    assert Path(dest).read_text().startswith("# Quarterly sales review")
