@@ -162,6 +162,23 @@ def _new_file_mode(real: str) -> int:
         return 0o666 & ~umask
 
 
+def _keep_owner(temporary: str, real: str) -> None:
+    """Give the new file the old one's owner and group where this process may (root may;
+    others may keep a group they belong to); a new file keeps the writer's."""
+    if not hasattr(os, "chown"):
+        return
+    try:
+        old = os.stat(real)
+    except OSError:
+        return
+    new = os.stat(temporary)
+    if (old.st_uid, old.st_gid) != (new.st_uid, new.st_gid):
+        with contextlib.suppress(OSError):
+            os.chown(temporary, old.st_uid, old.st_gid)
+        with contextlib.suppress(OSError):
+            os.chown(temporary, -1, old.st_gid)
+
+
 def _fsync_folder(folder: str) -> None:
     """Make the rename itself durable, where the platform allows opening a folder."""
     try:
@@ -313,26 +330,31 @@ def atomic_write(path: str | os.PathLike[str], *, exclusive: bool = False) -> It
     folder = os.path.dirname(real) or os.curdir
     mode = _new_file_mode(real)
     with terminate_cleanly():
+        temporary: str | None = None
+        lock: int | None = None
         try:
             descriptor, temporary = _open_temporary(folder, os.path.basename(real))
-        except OSError as error:
-            raise _write_error(target, error) from None
-        lock = os.dup(descriptor)  # holds the lock until the rename is done
-        try:
+            lock = os.dup(descriptor)  # holds the lock until the rename is done
             with os.fdopen(descriptor, "wb") as stream:
                 yield stream
                 stream.flush()
                 os.fsync(stream.fileno())
             os.chmod(temporary, mode)
+            _keep_owner(temporary, real)
             _publish(temporary, real, exclusive=exclusive)
         except BaseException as error:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            if isinstance(error, OSError) and _is_write_failure(error, temporary, real, target):
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+            if isinstance(error, OSError) and (
+                temporary is None  # no temporary file could be made: the folder's fault
+                or _is_write_failure(error, temporary, real, target)
+            ):
                 raise _write_error(target, error) from None
             raise
         finally:
-            os.close(lock)
+            if lock is not None:
+                os.close(lock)
     _fsync_folder(folder)
 
 

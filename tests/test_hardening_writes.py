@@ -798,3 +798,14 @@ def test_cli_creates_output_folders_of_any_depth(
     result = run("to-md", TEXT_EXAMPLE, dest)
     assert result.returncode == 0, result.stderr
     assert Path(dest).read_text().startswith("# Quarterly sales review")
+
+
+@pytest.mark.skipif(not POSIX or os.geteuid() != 0, reason="changing owners needs root")
+def test_a_file_replaced_by_root_keeps_its_owner(tmp_path: Path) -> None:
+    target = tmp_path / "theirs.lmmlz"
+    target.write_bytes(b"old")
+    os.chown(target, 4321, 4321)
+    target.chmod(0o600)
+    sample_bundle().save(target)
+    status = target.stat()
+    assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (4321, 4321, 0o600)
