@@ -983,14 +983,23 @@ def _setting(text: str) -> tuple[str, Any]:
 _MAX_SETTING_DEPTH = 100
 """How deeply a ``--set`` value may nest; real settings nest two or three levels."""
 
+_MAX_SETTING_ITEMS = 100_000
+"""How many values a ``--set`` value may hold once its YAML aliases are written out as
+copies, as the JSON request will (ten nested aliases of ten items are ten billion)."""
+
 
 def _not_json(value: object) -> str | None:
     """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
-    non-finite float, a key that is not a string, a structure that contains itself or
-    nests past :data:`_MAX_SETTING_DEPTH`. Walked without recursion."""
+    non-finite float, a key that is not a string, a structure that contains itself, nests
+    past :data:`_MAX_SETTING_DEPTH` or holds more than :data:`_MAX_SETTING_ITEMS` values.
+    Walked without recursion, within that budget."""
     pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
+    visited = 0
     while pending:
         item, depth, inside = pending.pop()
+        visited += 1
+        if visited > _MAX_SETTING_ITEMS:
+            return f"the value holds more than {_MAX_SETTING_ITEMS:,} items (aliases counted)"
         if isinstance(item, (dict, list)):
             if id(item) in inside:
                 return "the value contains itself"

@@ -605,6 +605,15 @@ def test_non_utf8_file_names(tmp_path: Path, command: str) -> None:
         ("keys={1: a}", "key"),
         ("bytes=!!binary aGk=", "bytes"),
         ("set=!!set {a: null}", "set"),
+        (
+            "laughs={a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "
+            + ", ".join(
+                f"{x}: &{x} [{', '.join([f'*{p}'] * 10)}]"
+                for p, x in zip("abcdefgh", "bcdefghi", strict=True)
+            )
+            + "}",
+            "more than",
+        ),
     ],
 )
 def test_set_values_yaml_cannot_give_as_json_are_one_line_errors(setting: str, reason: str) -> None:
