@@ -818,3 +818,29 @@ def test_a_file_replaced_by_root_keeps_its_owner(tmp_path: Path) -> None:
     sample_bundle().save(target)
     status = target.stat()
     assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (4321, 4321, 0o600)
+
+
+@pytest.mark.parametrize("metadata", [{"role": HUGE}, {"n": [HUGE]}, {"d": {"role": -HUGE}}])
+def test_huge_integers_in_transcript_metadata_are_transcript_errors(
+    tmp_path: Path, metadata: dict[str, Any]
+) -> None:
+    chat = Transcript()
+    chat.append("alice", "hi", metadata=metadata)
+    for save in (chat.save, chat.save_lmml):
+        target = tmp_path / ("t.json" if save == chat.save else "t.lmmlz")
+        with pytest.raises(lmml_mdit.TranscriptFormatError, match="digits") as raised:
+            save(target)
+        assert len(str(raised.value)) < 300
+        assert not target.exists()
+    chat = Transcript()
+    data = {
+        "format": "lmml_mdit.transcript",
+        "schema_version": 1,
+        "messages": [{"author": "alice", "content": "hi", "metadata": metadata}],
+        "assets": {},
+    }
+    with pytest.raises(lmml_mdit.TranscriptFormatError, match="digits"):
+        Transcript.from_dict(data)
+    chat.append("alice", "hi", metadata={"n": 10**4000})  # within the limit: kept exactly
+    chat.save(tmp_path / "t.json")
+    assert Transcript.load(tmp_path / "t.json").messages[0].metadata == {"n": 10**4000}
