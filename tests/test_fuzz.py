@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import socket
 import stat
 import sys
 import tempfile
@@ -551,7 +552,7 @@ _CLI_WORDS = [
     *("--provider", "anthropic", "gemini", "--format", "sharegpt", "--orphans", "error"),
     *("--max-embed-bytes", "0", "-1", "99999999999999999999999", "--system", "separate"),
     *("src.lmml", "src.lmmlz", "chat.json", "bundles", "out.lmmlz", "out.lmml", "out.md"),
-    *("fifo", "folder", "link.lmmlz", "missing.lmml", "a.txt", "src.lmml", "x=2020-01-01"),
+    *("socket", "folder", "link.lmmlz", "missing.lmml", "a.txt", "src.lmml", "x=2020-01-01"),
     *("x=&a [*a]", "x=" + "[" * 200 + "]" * 200, "k=v", "=", "\x1b[2J", "a\x07b", "\udcff"),
     *("C:x", "../up.lmml", "--", "-x", "--help-me", "\n", "é\u0301", "x" * 300),
 ]
@@ -585,7 +586,10 @@ def _cli_folder(folder: Path) -> None:
     (folder / "bundles" / "b.lmml").write_text("## user\n\nhi\n", encoding="utf-8")
     (folder / "folder").mkdir()
     if os.name == "posix":
-        os.mkfifo(folder / "fifo")
+        # A socket, not a FIFO: reading a FIFO waits for a writer, as it should.
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind("socket")  # relative: the folder's path may be too long for AF_UNIX
+        server.close()
         (folder / "link.lmmlz").symlink_to(folder / "src.lmmlz")
 
 
@@ -618,10 +622,10 @@ def test_hostile_command_lines(arguments: list[str], stdin: bytes) -> None:
         return
     with tempfile.TemporaryDirectory() as work:
         folder = Path(work)
-        _cli_folder(folder)
         cwd = os.getcwd()
         os.chdir(folder)
         try:
+            _cli_folder(folder)
             status, out, err = _run_cli(arguments, stdin)
         finally:
             os.chdir(cwd)
@@ -638,7 +642,7 @@ def test_hostile_command_lines(arguments: list[str], stdin: bytes) -> None:
             assert [c for c in text if unicodedata.category(c) == "Cc" and c != "\n"] == []
         assert not [p for p in folder.rglob("*") if ".lmml-tmp" in p.name]
         if os.name == "posix":
-            assert stat.S_ISFIFO(os.lstat(folder / "fifo").st_mode)  # never replaced
+            assert stat.S_ISSOCK(os.lstat(folder / "socket").st_mode)  # never replaced
             assert (folder / "link.lmmlz").is_symlink()
 
 
