@@ -10,6 +10,7 @@ is left out of the output and reported with its path and reason; the rest go on.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import json
@@ -85,6 +86,16 @@ def _sorted_paths(folder: str) -> Iterator[str]:
     return (os.path.join(folder, name) for name in names)
 
 
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the platform has one,
+    else ``os.cpu_count()``): the most workers :func:`export_folder` starts."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        with contextlib.suppress(OSError):
+            return max(1, len(affinity(0)))
+    return os.cpu_count() or 1
+
+
 def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     """One dataset record for *bundle*.
 
@@ -152,7 +163,7 @@ def export_folder(
 
     :param provider: one of :data:`EXPORT_PROVIDERS`.
     :param out: the JSONL file, replaced atomically when done; ``-`` writes stdout.
-    :param workers: processes to use; all cores (``os.cpu_count()``) by default, and
+    :param workers: processes to use; all cores (:func:`usable_cores`) by default, and
         never more than the cores or the bundles found (one bundle starts no pool).
     :param progress: called as ``progress(done, None, path)`` per bundle; when None, a
         counter is drawn on stderr if (and only if) stderr is a terminal.
@@ -168,7 +179,7 @@ def export_folder(
         )
     if not os.path.isdir(folder):
         raise BundleError("not a folder", name=str(folder), hint="give a folder of bundles")
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     count = min(workers, cores) if workers and workers > 0 else cores
     terminal = _TerminalProgress() if progress is None and sys.stderr.isatty() else None
     report = ExportReport(output=str(out))
