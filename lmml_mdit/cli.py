@@ -1283,7 +1283,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         type=_positive_int,
         metavar="N",
-        help="worker processes (default: one per core)",
+        help="worker processes (default: one per core; never more than the cores or the bundles)",
     )
     _add_quiet(p)
 

@@ -23,12 +23,15 @@ import subprocess
 import sys
 import textwrap
 import unicodedata
+import warnings
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lmml_mdit
 from lmml_mdit import Bundle, LmmlError, Transcript
@@ -468,6 +471,15 @@ def test_pack_refuses_a_rewrite_that_changes_any_embed(monkeypatch: pytest.Monke
     assert raised.value.name == "a.txt"
 
 
+def test_pack_keeps_a_fence_that_matches_its_archive_entry(tmp_path: Path) -> None:
+    text = "## user\n\n@@@a.txt\nsame\n@@@\n\nsee @a.txt\n"
+    Bundle.from_zip("t", text, {"a.txt": b"same\n"}).save(tmp_path / "t.lmmlz")
+    with lmml_mdit.open(tmp_path / "t.lmmlz") as opened:
+        packed = opened.pack()
+        assert packed.read("a.txt") == b"same\n"
+        assert [embed.kind for embed in packed.narrative.embeds] == ["external", "external"]
+
+
 def test_pack_and_inline_still_round_trip_the_examples() -> None:
     for path in sorted(EXAMPLES.glob("*.lmml*")):
         with lmml_mdit.open(path) as bundle:
@@ -846,3 +858,44 @@ def test_huge_integers_in_transcript_metadata_are_transcript_errors(
     chat.append("alice", "hi", metadata={"n": 10**4000})  # within the limit: kept exactly
     chat.save(tmp_path / "t.json")
     assert Transcript.load(tmp_path / "t.json").messages[0].metadata == {"n": 10**4000}
+
+
+_REWRITE_LINES = [
+    *("- @@@a.txt", "  x", "@@@", "@a.txt", "@b.txt", "- @b.txt", "y", "", "- item"),
+    *("  @@@c.txt", "> @a.txt", "    @@@", "1. @@@c.txt", "@@@c.txt", "  @b.txt", "@@@a.txt"),
+    *("  @@@a.txt", "- @@@b.txt", "> @@@c.txt", ">", "   @@@", "## assistant"),
+]
+_ASSET_BYTES = [b"x\n", b"@@@c.txt\nq\n", b"  @@@\n", b"- a\n", b"x", b"```\n", b"@@@b.txt\n"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(_REWRITE_LINES), min_size=1, max_size=7),
+    st.sampled_from(_ASSET_BYTES),
+    st.sampled_from(_ASSET_BYTES),
+)
+def test_a_pack_or_inline_that_succeeds_keeps_every_embeds_bytes(
+    lines: list[str], first: bytes, second: bytes
+) -> None:
+    text = "## user\n\n" + "\n".join(lines) + "\n"
+    for bundle, rewrite in (
+        (Bundle.from_text("t", text), Bundle.pack),
+        (Bundle.from_zip("t", text, {"a.txt": first, "b.txt": second}), Bundle.inline),
+    ):
+        expected: dict[str, bytes | None] = {}
+        for embed in bundle.narrative.embeds:
+            try:
+                expected.setdefault(embed.name, bundle.embed(embed.name))
+            except LmmlError:
+                expected.setdefault(embed.name, None)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # entries left unreferenced are named, fine
+                result = rewrite(bundle)
+        except LmmlError:
+            continue
+        for embed in result.narrative.embeds:
+            if embed.kind == "inline":
+                assert embed.content == expected.get(embed.name, embed.content), embed
+            elif expected.get(embed.name) is not None:
+                assert result.embed(embed.name) == expected[embed.name], embed
