@@ -151,25 +151,29 @@ def _verify_occurrences(
     narrative_name: str,
     added: Mapping[str, bytes] | None = None,
 ) -> None:
-    """Refuse a rewrite unless *after* holds the embeds of *before* in order, each with the
-    same bytes; with *added* (inlining), fences of those names holding those bytes may be
-    added among them.
+    """Refuse a rewrite unless *after* holds the embeds of *before* in the same order, each
+    with the same bytes. With *added* (inlining: the assets that became fences), an embed
+    of one of those names may be added, moved or turned into a fence, as long as each one
+    of them holds exactly that asset; the turns check keeps them in their turns.
 
     :raises BundleError: naming the first embed whose bytes differ (or that is new).
     """
-    position = 0
+    extra = added or {}
+    kept_before = [(embed, value) for embed, value in before if embed.name not in extra]
+    kept_after: list[_Occurrence] = []
     for embed, value in after:
-        if position < len(before) and (embed.name, value) == (
-            before[position][0].name,
-            before[position][1],
-        ):
-            position += 1
-            continue
-        if added is not None and embed.kind == "inline" and added.get(embed.name) == value:
-            continue
-        raise _changed_bytes(embed, narrative_name)
-    if position < len(before):
-        raise _changed_bytes(before[position][0], narrative_name)
+        if embed.name in extra:
+            if value != extra[embed.name]:
+                raise _changed_bytes(embed, narrative_name)
+        else:
+            kept_after.append((embed, value))
+    for (old, old_value), (new, new_value) in zip(kept_before, kept_after, strict=False):
+        if (old.name, old_value) != (new.name, new_value):
+            raise _changed_bytes(new, narrative_name)
+    if len(kept_after) > len(kept_before):
+        raise _changed_bytes(kept_after[len(kept_before)][0], narrative_name)
+    if len(kept_before) > len(kept_after):
+        raise _changed_bytes(kept_before[len(kept_after)][0], narrative_name)
 
 
 def _continuation(prefix: str) -> str:
