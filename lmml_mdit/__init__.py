@@ -50,6 +50,7 @@ from .errors import (
     UnresolvableReferenceError,
     UnsafeEntryError,
     UnsupportedContentError,
+    WriteError,
 )
 
 # Eager, since the submodule lmml_mdit.flatten would otherwise shadow the function.
@@ -251,6 +252,7 @@ __all__ = [
     "UnresolvableReferenceError",
     "UnsafeEntryError",
     "UnsupportedContentError",
+    "WriteError",
     "__version__",
     "detect_format",
     "detect_template_flags",

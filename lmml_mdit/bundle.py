@@ -513,9 +513,18 @@ class Bundle:
         """Write the bundle atomically: a text bundle as UTF-8, a zip bundle as an archive
         whose narrative entry is named after *path* (``out.lmmlz`` holds ``out.lmml``).
 
-        Digests recorded in ``manifest.json`` are brought up to date.
+        Digests recorded in ``manifest.json`` are brought up to date. Only a regular file is
+        replaced (a symbolic link is written through, keeping the link); a replaced file
+        keeps its permissions. An archive :func:`open` would refuse is never written.
 
         :raises DuplicateEntryError: when an asset has the narrative entry's name.
+        :raises CaseCollisionError: when an asset is named like the narrative entry in
+            another case or Unicode form (or two assets are).
+        :raises UnsafeEntryError: for an entry name (or a file name giving the narrative
+            entry's) with a control character, a drive letter (``C:x``) or another unsafe
+            form.
+        :raises WriteError: when *path* is a folder, a device, a FIFO or a socket, or its
+            folder cannot be written (missing, read-only, full); the old file is unchanged.
         """
         from .packing import save_bundle
 

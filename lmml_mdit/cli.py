@@ -17,22 +17,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
 from . import __version__
 from .archive import unsafe_reason
-from .atomic import atomic_write_bytes
-from .errors import LmmlError
+from .atomic import Terminated, atomic_write_bytes, terminate_cleanly
+from .errors import LmmlError, WriteError
 from .syntax import role_word
 
 if TYPE_CHECKING:
@@ -94,18 +93,57 @@ class _Parser(argparse.ArgumentParser):
 # -- small helpers ------------------------------------------------------------------------
 
 
+def shown(text: str) -> str:
+    """*text* safe to print on a terminal: every control character (ESC, BEL, CR, NUL, a
+    newline inside a name, C1 codes, line and paragraph separators) and every lone
+    surrogate (a file name that is not UTF-8) written as a ``\\x1b``-style escape, so that a
+    hostile name cannot clear the screen, move the cursor or forge a line of output.
+
+    The CLI passes every name it prints (paths, entry and embed names, roles, messages
+    that quote them) through this one function.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        char
+        if char.isprintable() or char == " "
+        else char.encode("unicode_escape", "backslashreplace").decode("ascii")
+        if not 0xD800 <= ord(char) <= 0xDFFF
+        else f"\\x{ord(char) - 0xDC00:02x}"
+        if 0xDC80 <= ord(char) <= 0xDCFF
+        else f"\\u{ord(char):04x}"
+        for char in text
+    )
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _stdout_buffer() -> BinaryIO:
+    stream = sys.stdout
+    if stream is None or stream.closed:
+        raise CliError("standard output is closed; give an output file instead of -")
+    return stream.buffer
+
+
 def _stdout_bytes(data: bytes) -> None:
+    buffer = _stdout_buffer()
     sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    buffer.write(data)
+    buffer.flush()
 
 
 def _stdout_text(text: str) -> None:
-    _stdout_bytes(text.encode("utf-8"))
+    # A path that is not UTF-8 reaches the output escaped, not as an encoding error.
+    _stdout_bytes(text.encode("utf-8", "backslashreplace"))
+
+
+def _stdin_buffer() -> BinaryIO:
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise CliError("standard input is closed; give a file instead of -")
+    return stream.buffer
 
 
 def _stdout_json(value: Any) -> None:
@@ -115,7 +153,7 @@ def _stdout_json(value: Any) -> None:
 def _info(args: argparse.Namespace, text: str) -> None:
     """A confirmation line on stderr, unless ``--quiet``."""
     if not getattr(args, "quiet", False):
-        print(text, file=sys.stderr)
+        print(shown(text), file=sys.stderr)
 
 
 class _Progress:
@@ -138,7 +176,7 @@ class _Progress:
     def __call__(self, done: int, total: int | None = None, detail: object = "") -> None:
         if self.active:
             count = f"{done}/{total}" if total else str(done)
-            sys.stderr.write(f"\r{self.label} {count} {str(detail)[-50:]}".ljust(80)[:120])
+            sys.stderr.write(f"\r{self.label} {count} {shown(str(detail))[-50:]}".ljust(80)[:120])
             sys.stderr.flush()
             self.drawn = True
 
@@ -150,69 +188,30 @@ class _Progress:
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, exclusive: bool = False) -> None:
-    """Write *data* to *path* atomically, creating parent folders.
-
-    A plain write goes through :func:`lmml_mdit.atomic.atomic_write_bytes` (temporary file
-    in the same folder, fsync, rename). With *exclusive* the finished temporary file is
-    hard-linked into place instead, so an existing file is never replaced, not even one
-    created a moment ago by someone else.
+    """Write *data* to *path* atomically, creating parent folders (see
+    :func:`lmml_mdit.atomic.atomic_write`: only a regular file is replaced, a symbolic
+    link is written through). With *exclusive* an existing file is never replaced, not
+    even one created a moment ago by someone else.
 
     :raises FileExistsError: when *exclusive* and *path* exists.
+    :raises WriteError: when *path* is not a regular file or cannot be written.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    if not exclusive:
-        atomic_write_bytes(target, data)
-        return
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        # mkstemp makes the file private (0600); a new file gets the usual umask mode.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        _publish(temporary, target, exclusive=True)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-
-
-def _publish(temporary: str, target: Path, *, exclusive: bool) -> None:
-    if not exclusive:
-        # Replacing a file (--in-place, --force) keeps its permissions.
-        with contextlib.suppress(OSError):
-            os.chmod(temporary, os.stat(target).st_mode & 0o7777)
-        os.replace(temporary, target)
-        return
-    try:
-        os.link(temporary, target)
-    except FileExistsError:
-        raise
-    except OSError:
-        # A file system without hard links: exclusive creation is still no-clobber.
-        with open(temporary, "rb") as source, open(target, "xb") as sink:
-            shutil.copyfileobj(source, sink)
+    atomic_write_bytes(target, data, exclusive=exclusive)
 
 
 def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
-    """Save *bundle* to *dest* (``-`` for stdout) through a private temporary folder next
-    to it, so the narrative entry is named after *dest* and the target only ever sees a
-    complete file."""
+    """Save *bundle* to *dest* (``-`` for stdout, the narrative entry then named after the
+    bundle), atomically (see :func:`lmml_mdit.packing.save_bundle`)."""
+    from .packing import bundle_bytes, save_bundle
+
     if dest == STDIO:
-        with tempfile.TemporaryDirectory(prefix="lmml-") as folder:
-            scratch = Path(folder) / f"{bundle.name}{'.lmmlz' if bundle.kind == 'zip' else '.lmml'}"
-            bundle.save(scratch)
-            _stdout_bytes(scratch.read_bytes())
+        suffix = ".lmmlz" if bundle.kind == "zip" else ".lmml"
+        _stdout_bytes(bundle_bytes(bundle, bundle.name + suffix))
         return
-    target = Path(dest)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".lmml-", dir=target.parent) as folder:
-        scratch = Path(folder) / target.name
-        bundle.save(scratch)
-        _publish(str(scratch), target, exclusive=exclusive)
+    Path(dest).parent.mkdir(parents=True, exist_ok=True)
+    save_bundle(bundle, dest, exclusive=exclusive)
 
 
 def _deliver(args: argparse.Namespace, dest: str, output: bytes | Bundle, done: str) -> None:
@@ -238,12 +237,34 @@ def _ensure_folder(dest: str) -> None:
     way or the parent cannot be written."""
     folder = Path(dest).parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        _make_folders(folder)
     except FileExistsError:
         raise CliError(f"{dest}: cannot write: {folder} is not a folder") from None
     except OSError as error:
         reason = error.strerror or _error_text(error)
         raise CliError(f"{dest}: cannot create the folder {folder}: {reason}") from None
+
+
+def _make_folders(folder: Path) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)`` without its recursion (one call per
+    missing level), so a path of any depth works: the missing ancestors are found going
+    up, then created going down.
+
+    :raises FileExistsError: when something that is not a folder is in the way.
+    """
+    missing: list[Path] = []
+    while not folder.is_dir():
+        if os.path.lexists(folder):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(folder))
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by someone else
+            path.mkdir()
+        if not path.is_dir():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
 
 
 @contextlib.contextmanager
@@ -254,6 +275,8 @@ def _writing(dest: str) -> Iterator[None]:
         yield
     except (BrokenPipeError, FileExistsError):
         raise
+    except WriteError as error:  # already about dest, as the user typed it
+        raise CliError(_error_text(error)) from None
     except OSError as error:
         reason = error.strerror or _error_text(error)
         raise CliError(f"{dest}: cannot write: {reason}") from None
@@ -329,7 +352,7 @@ def _check_archive(path: str) -> None:
         return
     what = "the file is empty" if not head else f"it starts with {head!r}"
     print(
-        f"lmml: warning: {path}: not a zip archive ({what}); read as a bare narrative "
+        f"lmml: warning: {shown(path)}: not a zip archive ({what}); read as a bare narrative "
         "(rename it to .lmml if that is what it is)",
         file=sys.stderr,
     )
@@ -341,7 +364,7 @@ def _open(path: str, *, base_dir: str | None = None) -> _Source:
     from .bundle import open as open_bundle
 
     if path == STDIO:
-        data = sys.stdin.buffer.read()
+        data = _stdin_buffer().read()
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
         with _about(STDIN_LABEL, aliases):
             bundle = open_bundle(data, name="stdin", base_dir=base_dir)
@@ -463,11 +486,12 @@ def _issue_line(label: str, issue: Issue) -> str:
         where += f":{issue.line}"
         if issue.column is not None:
             where += f":{issue.column}"
-    return f"{where}: {issue.kind}: {_one_line(issue.cli_message or issue.message)}"
+    return shown(f"{where}: {issue.kind}: {_one_line(issue.cli_message or issue.message)}")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """``lmml validate PATH...``: 0 clean, 1 defects, 2 a file could not be read."""
+    _stdout_buffer()  # the report goes there: fail before any work when it is closed
     status = 0
     report: list[dict[str, Any]] = []
     progress = _Progress("validating", len(args.paths))
@@ -486,7 +510,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             message = _located(label, _error_text(error), (os.path.basename(path),))
             report.append({"path": path, "error": message, "issues": []})
             if not args.json:
-                print(f"lmml: error: {message}", file=sys.stderr)
+                print(f"lmml: error: {shown(message)}", file=sys.stderr)
             continue
         progress.close()
         if issues:
@@ -497,7 +521,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for issue in issues:
             print(_issue_line(source.label, issue))
         if not issues:
-            print(f"{source.label}: OK")
+            print(f"{shown(source.label)}: OK")
     progress.close()
     if args.json:
         _stdout_json(report)
@@ -581,7 +605,7 @@ def _print_warnings(source: _Source, caught: Sequence[warnings.WarningMessage]) 
             text = _located(source.label, located, source.aliases)
         else:
             text = str(message)
-        print(f"lmml: warning: {_one_line(text)}", file=sys.stderr)
+        print(f"lmml: warning: {shown(_one_line(text))}", file=sys.stderr)
 
 
 def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
@@ -606,6 +630,7 @@ def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
+    rows = [[shown(cell) for cell in row] for row in rows]
     widths = [len(title) for title in header]
     for row in rows:
         widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]
@@ -759,7 +784,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
         for issue in missing:
             print(f"lmml: error: {_issue_line(source.label, issue)}", file=sys.stderr)
         print(
-            f"lmml: error: {source.label}: not packed: {len(missing)} reference(s) do not "
+            f"lmml: error: {shown(source.label)}: not packed: {len(missing)} reference(s) do not "
             "resolve (add the files, give --base-dir DIR, or --allow-missing to pack anyway)",
             file=sys.stderr,
         )
@@ -823,12 +848,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     lines = []
     for key, value in summary.items():
         if isinstance(value, dict):
-            shown = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
+            text = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
         elif isinstance(value, list):
-            shown = ", ".join(value)
+            text = ", ".join(value)
         else:
-            shown = "" if value is None else str(value)
-        lines.append(f"{key + ':':<11}{shown or '-'}")
+            text = "" if value is None else str(value)
+        lines.append(f"{key + ':':<11}{shown(text) or '-'}")
     _stdout_text("\n".join(lines) + "\n")
     return 0
 
@@ -864,6 +889,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     _require("bridge", "import")
     from .bridge import import_path
 
+    if args.file == STDIO:
+        _stdin_buffer()  # fail clearly when it is closed, before any work
     # Like every other writer here, create the output's folder; the bridge expects it.
     _ensure_folder(args.output)
     counter = _Progress("importing") if sys.stderr.isatty() else None
@@ -890,6 +917,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.jsonl != STDIO:
         _ensure_folder(args.jsonl)
+    else:
+        _stdout_buffer()  # fail before any work when there is nowhere to write
     # With progress=None the bridge draws its own counter, on a terminal only.
     report = export_folder(
         args.folder,
@@ -900,7 +929,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         strict=not args.force,
     )
     for path, reason in report.failures:
-        located = _located(path, _one_line(reason), (os.path.basename(path),))
+        located = _located(shown(path), shown(_one_line(reason)), (shown(os.path.basename(path)),))
         print(f"lmml: error: {located}", file=sys.stderr)
     if args.jsonl != STDIO:
         _info(
@@ -1012,7 +1041,59 @@ def _setting(text: str) -> tuple[str, Any]:
         parsed = yaml.safe_load(value) if value.strip() else ""
     except yaml.YAMLError:
         parsed = value
+    except (RecursionError, ValueError, OverflowError) as error:
+        # PyYAML recurses once per nesting level and converts integers with int().
+        what = "nests too deeply" if isinstance(error, RecursionError) else "cannot be read"
+        raise argparse.ArgumentTypeError(f"{key.strip()}: the value {what}") from None
+    reason = _not_json(parsed)
+    if reason is not None:
+        raise argparse.ArgumentTypeError(
+            f"{key.strip()}: {reason}; a setting must be a JSON value (quote it to pass text: "
+            f"--set '{key.strip()}=\"...\"')"
+        )
     return key.strip(), parsed
+
+
+_MAX_SETTING_DEPTH = 100
+"""How deeply a ``--set`` value may nest; real settings nest two or three levels."""
+
+_MAX_SETTING_ITEMS = 100_000
+"""How many values a ``--set`` value may hold once its YAML aliases are written out as
+copies, as the JSON request will (ten nested aliases of ten items are ten billion)."""
+
+
+def _not_json(value: object) -> str | None:
+    """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
+    non-finite float, a key that is not a string, a structure that contains itself, nests
+    past :data:`_MAX_SETTING_DEPTH` or holds more than :data:`_MAX_SETTING_ITEMS` values.
+    Walked without recursion, within that budget."""
+    pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
+    visited = 0
+    while pending:
+        item, depth, inside = pending.pop()
+        visited += 1
+        if visited > _MAX_SETTING_ITEMS:
+            return f"the value holds more than {_MAX_SETTING_ITEMS:,} items (aliases counted)"
+        if isinstance(item, (dict, list)):
+            if id(item) in inside:
+                return "the value contains itself"
+            if depth >= _MAX_SETTING_DEPTH:
+                return f"the value nests deeper than {_MAX_SETTING_DEPTH} levels"
+            children: list[object]
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return "a mapping key is not a string"
+                children = list(item.values())
+            else:
+                children = list(item)
+            below = inside | {id(item)}
+            pending.extend((child, depth + 1, below) for child in children)
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return f"{item} is not a JSON number"
+        elif item is not None and not isinstance(item, (str, int, bool)):
+            return f"a {type(item).__name__} is not a JSON value"
+    return None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1293,7 +1374,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         type=_positive_int,
         metavar="N",
-        help="worker processes (default: one per core)",
+        help="worker processes (default: one per core; never more than the cores or the bundles)",
     )
     p.add_argument(
         "-f",
@@ -1334,7 +1415,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     :param argv: the arguments after the program name; ``sys.argv[1:]`` by default.
     """
+    if sys.stderr is None or sys.stderr.closed:
+        # Started with stderr closed: messages have nowhere to go, so they go nowhere
+        # (print() would otherwise fall back to stdout and mix them into the data).
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     arguments = _shortcut(list(sys.argv[1:] if argv is None else argv))
+    try:
+        with terminate_cleanly():
+            return _run(arguments)
+    except Terminated as stop:
+        print(f"lmml: error: {stop}", file=sys.stderr)
+        return int(stop.code or 1)
+
+
+def _run(arguments: list[str]) -> int:
     try:
         args, extra = build_parser().parse_known_args(arguments)
         if extra:
@@ -1349,7 +1443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (LmmlError, OSError, CliError) as error:
         if isinstance(error, BrokenPipeError):
             return _broken_pipe()
-        print(f"lmml: error: {_error_text(error)}", file=sys.stderr)
+        print(f"lmml: error: {shown(_error_text(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("lmml: error: interrupted", file=sys.stderr)
@@ -1359,7 +1453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(_DEBUG_VARIABLE):
             raise
         print(
-            f"lmml: error: internal error ({type(error).__name__}: {_error_text(error)}); "
+            f"lmml: error: internal error ({type(error).__name__}: {shown(_error_text(error))}); "
             f"set {_DEBUG_VARIABLE}=1 for the traceback",
             file=sys.stderr,
         )
@@ -1375,7 +1469,7 @@ def _show_warning(
     line: str | None = None,
 ) -> None:
     """Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:`` line."""
-    print(f"lmml: warning: {_one_line(str(message))}", file=sys.stderr)
+    print(f"lmml: warning: {shown(_one_line(str(message)))}", file=sys.stderr)
 
 
 def _broken_pipe() -> int:

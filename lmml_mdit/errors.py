@@ -242,3 +242,9 @@ class MissingPluginError(LmmlError, TypeError):
 
 class ConflictingEmbedError(BundleError):
     """One embed name stands for different bytes (two fences, or a fence and an entry)."""
+
+
+class WriteError(BundleError, OSError):
+    """A file cannot be written: the destination is not a regular file (a folder, a device,
+    a FIFO, a socket), or its folder is missing, read-only or full. It names the
+    destination as given, never a temporary file, and is also an :class:`OSError`."""

@@ -193,7 +193,14 @@ def parse(
     :param name: the file name, used in error messages.
     :raises LmmlSyntaxError: for invalid UTF-8 bytes, or a ``str`` holding a lone surrogate.
     :raises MissingPluginError: if *md* lacks the plugin.
+    :raises TypeError: when *text* is neither ``str`` nor ``bytes`` (a ``bytearray``, a
+        file object, None): the message says what it takes.
     """
+    if not isinstance(text, (str, bytes)):
+        raise TypeError(
+            "parse() takes the narrative as str or UTF-8 bytes, not "
+            f"{type(text).__name__} (read a file with lmml_mdit.open(), or pass bytes(...))"
+        )
     if isinstance(text, bytes):
         text = decode_narrative(text, name=name)
     else:

@@ -896,9 +896,10 @@ def render_html(
 def write_preview(bundle: PreviewSource, path: str | os.PathLike[str], **options: Any) -> None:
     """Write :func:`render_html` of *bundle* to *path* atomically (see
     :func:`lmml_mdit.atomic.atomic_write`: a temporary file in the same folder, flushed and
-    synced, then renamed over *path*).
+    synced, then renamed over *path*; a symbolic link is written through).
 
     :param options: passed to :func:`render_html`.
-    :raises OSError: when the folder cannot be written.
+    :raises WriteError: (an :class:`OSError`) when *path* is not a regular file (a folder, a
+        device, a FIFO) or the folder cannot be written.
     """
     atomic_write_bytes(path, render_html(bundle, **options).encode("utf-8"))

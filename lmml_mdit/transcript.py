@@ -145,10 +145,27 @@ def _check_text(text: str, what: str) -> None:
         )
 
 
+def _check_integer(value: int, where: str) -> None:
+    """Refuse an integer too long for JSON text here: past Python's digit limit for
+    ``str(int)`` the json module can neither write it nor read it back."""
+    if value.bit_length() < 3 * 640:  # far below any digit limit Python allows
+        return
+    try:
+        str(value)
+    except ValueError:
+        digits = int(value.bit_length() * 0.30103) + 1  # without converting it
+        raise TranscriptFormatError(
+            f"{where} is an integer of about {digits} digits, which JSON cannot hold",
+            hint="store it as a string",
+        ) from None
+
+
 def check_metadata(value: Any, path: str = "", depth: int = 0) -> None:
     """Check that *value* survives a JSON round trip unchanged.
 
-    Allowed: ``None``, ``bool``, ``int``, finite ``float``, ``str`` (valid Unicode),
+    Allowed: ``None``, ``bool``, ``int`` (within Python's digit limit for ``str()``, past
+    which the json module can neither write nor read it), finite ``float``, ``str`` (valid
+    Unicode),
     ``list`` and ``dict`` with string keys, nested at most :data:`MAX_METADATA_DEPTH`
     levels. A tuple, a set, NaN or any other object would come back different (or not at
     all), so it is refused.
@@ -158,7 +175,10 @@ def check_metadata(value: Any, path: str = "", depth: int = 0) -> None:
     if isinstance(value, str):
         _check_text(value, _where(path))
         return
-    if value is None or isinstance(value, (bool, int)):
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        _check_integer(value, _where(path))
         return
     if isinstance(value, (list, dict)) and depth >= MAX_METADATA_DEPTH:
         raise TranscriptFormatError(
@@ -735,7 +755,8 @@ class Transcript:
 
         :raises TranscriptFormatError: for metadata JSON cannot hold losslessly; nothing is
             written then.
-        :raises OSError: when the folder cannot be written; the old file is unchanged.
+        :raises WriteError: (an :class:`OSError`) when *path* is not a regular file or the
+            folder cannot be written; the old file is unchanged.
         """
         if os.fspath(path).endswith((".lmml", ".lmmlz")):
             self.save_lmml(path)
