@@ -29,8 +29,18 @@ from .errors import (
 )
 from .model import Embed, Issue
 from .narrative import Narrative, parse
-from .reserved import MANIFEST_NAME, RESERVED_NAMES, SETTINGS_NAMES, load_manifest, load_settings
-from .syntax.reference import match_reference_name
+from .reserved import (
+    FRONT_MATTER_NAME,
+    MANIFEST_NAME,
+    RESERVED_NAMES,
+    SETTINGS_NAMES,
+    load_front_matter,
+    load_manifest,
+    load_settings,
+)
+from .syntax import delimiter_issues, writes_as_reference
+from .syntax.reference import ReferenceMode
+from .syntax.roles import DelimiterMode
 from .toolcalls import tool_call_issues
 
 if TYPE_CHECKING:
@@ -70,8 +80,9 @@ def narrative_entry_name(file_name: str) -> str:
 
 
 def _is_reference_name(name: str) -> bool:
-    """Whether ``@name`` would read back as a reference to exactly *name*."""
-    return match_reference_name(name, 0, len(name)) == name
+    """Whether ``@name`` can read back as a reference to exactly *name* once the reader
+    knows *name* (as a zip's entry names are known): the name's syntax alone."""
+    return writes_as_reference(name, frozenset({name}))
 
 
 def _unsafe_error(name: str, reason: str, line: int | None, column: int | None) -> UnsafeEntryError:
@@ -163,7 +174,7 @@ class Bundle:
             kind="zip",
             name=stem,
             narrative_name=narrative_name,
-            narrative=parse(text, name=narrative_name),
+            narrative=parse(text, name=narrative_name, known_names=frozenset(entries)),
             entries={key: bytes(value) for key, value in entries.items()},
         )
 
@@ -364,13 +375,40 @@ class Bundle:
         return load_manifest(data, line=line)
 
     @functools.cached_property
+    def front_matter(self) -> dict[str, Any] | None:
+        """The narrative's YAML front matter (a leading ``---`` … ``---`` block) decoded as
+        a mapping, or None without one. It is metadata: never a turn, never sent.
+
+        Decoded with the settings' safe YAML loader and its limits; an empty block gives
+        ``{}``.
+
+        :raises InvalidSettingsError: (named ``front matter``) for invalid YAML, a
+            non-mapping, or a ``settings:`` key that is not a mapping.
+        """
+        text = self.narrative.front_matter
+        if text is None:
+            return None
+        return load_front_matter(text)
+
+    @functools.cached_property
     def settings(self) -> dict[str, Any] | None:
         """The decoded settings, from ``settings.yaml``, ``settings.yml`` or
-        ``settings.json`` (whichever the bundle has), or None without one.
+        ``settings.json`` (whichever the bundle has), merged over the ``settings:`` mapping
+        of the front matter (the embed wins a conflicting key), or None without either.
 
-        :raises InvalidSettingsError: for invalid content, a non-mapping, or more than one
-            settings embed.
+        :raises InvalidSettingsError: for invalid content, a non-mapping, more than one
+            settings embed, or an invalid front matter.
         """
+        front = self.front_matter
+        below: dict[str, Any] | None = None
+        if front is not None and "settings" in front:
+            below = dict(front["settings"])
+        embedded = self._embedded_settings()
+        if below is None:
+            return embedded
+        return {**below, **(embedded or {})}
+
+    def _embedded_settings(self) -> dict[str, Any] | None:
         present = [name for name in SETTINGS_NAMES if self._has_reserved(name)]
         if not present:
             return None
@@ -392,7 +430,9 @@ class Bundle:
 
         Kinds: ``missing_reference``, ``orphaned_entry``, ``malformed_embed_name``,
         ``conflicting_embed``, ``unclosed_embed``, ``integrity_mismatch``,
-        ``invalid_manifest``, ``invalid_settings``, and (when :mod:`lmml_mdit.toolcalls` is
+        ``invalid_manifest``, ``invalid_settings``, ``invalid_front_matter``,
+        ``suspicious_delimiter`` (a heading shaped like a delimiter that is none, or a loose
+        one holding more than the role), and (when :mod:`lmml_mdit.toolcalls` is
         present) ``unanswered_tool_call`` and ``unknown_tool_call_id``. Issues are ordered by
         line; those without a line (orphaned entries) come last.
         """
@@ -585,6 +625,7 @@ def _validate(bundle: Bundle) -> list[Issue]:
 
     issues.extend(_reserved_issues(bundle))
     issues.extend(tool_call_issues(narrative))
+    issues.extend(delimiter_issues(narrative))
     issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
     return issues
 
@@ -599,11 +640,16 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
     except BundleError:
         pass  # an unresolvable manifest reference is already a missing_reference
     try:
+        _ = bundle.front_matter
+    except InvalidSettingsError as error:
+        issues.append(Issue("invalid_front_matter", FRONT_MATTER_NAME, error.line, 1, str(error)))
+    try:
         _ = bundle.settings
     except InvalidSettingsError as error:
-        issues.append(
-            Issue("invalid_settings", error.name or "settings", error.line, None, str(error))
-        )
+        if error.name != FRONT_MATTER_NAME:  # reported above
+            issues.append(
+                Issue("invalid_settings", error.name or "settings", error.line, None, str(error))
+            )
     except BundleError:
         pass  # an unresolvable settings reference is already a missing_reference
     for name, recorded in manifest_digests(manifest).items():
@@ -679,7 +725,11 @@ def _stream_name(stream: IO[bytes]) -> str | None:
 
 
 def _zip_bundle(
-    archive: ZipArchive, file_name: str | None, explicit_name: str | None, limits: Limits
+    archive: ZipArchive,
+    file_name: str | None,
+    explicit_name: str | None,
+    limits: Limits,
+    syntax: Mapping[str, Any],
 ) -> Bundle:
     members = archive.members
     given = explicit_name or file_name
@@ -703,7 +753,7 @@ def _zip_bundle(
                 "or keep exactly one .lmml entry at the archive root",
             )
         chosen = candidates[0]
-    narrative = parse(archive.read(chosen), name=chosen)
+    narrative = parse(archive.read(chosen), name=chosen, **syntax)
     stem = bundle_name(explicit_name or file_name or chosen)
     return Bundle(
         kind="zip",
@@ -717,7 +767,12 @@ def _zip_bundle(
 
 
 def _text_bundle(
-    data: bytes, display: str, stem: str, limits: Limits, base_dir: str | None
+    data: bytes,
+    display: str,
+    stem: str,
+    limits: Limits,
+    base_dir: str | None,
+    syntax: Mapping[str, Any],
 ) -> Bundle:
     if len(data) > limits.max_entry_size:
         raise LimitExceededError(
@@ -729,7 +784,7 @@ def _text_bundle(
         kind="text",
         name=stem,
         narrative_name=stem + _TEXT_SUFFIX,
-        narrative=parse(data, name=display),
+        narrative=parse(data, name=display, **syntax),
         limits=limits,
         base_dir=os.fspath(base_dir) if base_dir is not None else None,
     )
@@ -741,6 +796,8 @@ def open(
     limits: Limits | None = None,
     base_dir: str | os.PathLike[str] | None = None,
     name: str | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> Bundle:
     """Open a bundle from a path, bytes or a binary file object.
 
@@ -752,6 +809,10 @@ def open(
     :param limits: safety limits (see :class:`Limits`); defaults when None.
     :param base_dir: for a text bundle, a folder to resolve external references against.
     :param name: the bundle or file name, when *source* is not a path (or to override it).
+    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings, as for
+        :func:`~lmml_mdit.narrative.parse`.
+    :param references: ``"assets"`` (default) or ``"any"``, as for
+        :func:`~lmml_mdit.narrative.parse`.
     :raises MissingNarrativeError: when an archive's narrative entry cannot be found.
     :raises LmmlSyntaxError: when the narrative is not valid UTF-8.
     :raises BundleError: when the file cannot be read; see :func:`lmml_mdit.archive.open_archive`
@@ -759,6 +820,7 @@ def open(
     """
     limits = limits if limits is not None else Limits()
     base = os.fspath(base_dir) if base_dir is not None else None
+    syntax = {"delimiters": delimiters, "references": references}
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         file_name = os.path.basename(path)
@@ -772,9 +834,9 @@ def open(
                 f"cannot read the file: {error.strerror}", name=path, hint="check the path"
             ) from None
         if is_zip(head):
-            return _zip_bundle(open_archive(path, limits), file_name, name, limits)
+            return _zip_bundle(open_archive(path, limits), file_name, name, limits, syntax)
         display = name or file_name
-        return _text_bundle(text, display, bundle_name(display), limits, base)
+        return _text_bundle(text, display, bundle_name(display), limits, base, syntax)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     elif callable(getattr(source, "read", None)):
@@ -785,9 +847,9 @@ def open(
             f"open() takes a path, bytes or a binary file object, not {type(source).__name__}"
         )
     if is_zip(data[:4]):
-        return _zip_bundle(open_archive(data, limits), None, name, limits)
+        return _zip_bundle(open_archive(data, limits), None, name, limits, syntax)
     stem = bundle_name(name) if name else _DEFAULT_NAME
-    return _text_bundle(data, name or stem + _TEXT_SUFFIX, stem, limits, base)
+    return _text_bundle(data, name or stem + _TEXT_SUFFIX, stem, limits, base, syntax)
 
 
 def sha256_hex(data: bytes) -> str:

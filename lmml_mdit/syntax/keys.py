@@ -18,8 +18,15 @@ LINE_STARTS_KEY = "_lmml_line_starts"
 """Source offsets of the lines :mod:`.positions` has reached so far."""
 LINE_CURSOR_KEY = "_lmml_line_cursor"
 """Per source line, how far :mod:`.positions` has already searched it."""
+KNOWN_SCRATCH_KEY = "_lmml_known"
+"""The names a reference without an extension may have: the caller's known asset names
+and the document's fence names (see :mod:`.reference`)."""
+TOP_PARAGRAPH_KEY = "_lmml_top_paragraph"
+"""Whether the ``inline`` token being parsed is a top-level paragraph's (see :mod:`.escape`)."""
 
 SCRATCH_KEYS = (
+    KNOWN_SCRATCH_KEY,
+    TOP_PARAGRAPH_KEY,
     INLINE_PARENT_KEY,
     NEW_REFS_KEY,
     FENCE_TOKENS_KEY,
