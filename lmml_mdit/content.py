@@ -583,8 +583,11 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
                 size = _embed_size(bundle, embed, state)
                 if used + size > options.max_embed_bytes:
                     _omit(conversation, embed, size, used, options)
-                    if embed.is_inline:
-                        # The fence's lines left the text for its part: say what was there.
+                    if embed.is_inline or (
+                        options.attachment_lines == "drop"
+                        and _on_attachment_line(state.layout, embed)
+                    ):
+                        # Its lines left the text for its part: say what was there.
                         items.append(TextPart(f"@{embed.name}"))
                     continue
                 used += size
@@ -592,6 +595,16 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
         if items or call is not None:
             conversation.messages.append(Message(role, items, turn, call))
     return conversation
+
+
+def _on_attachment_line(layout: Layout, embed: Embed) -> bool:
+    """Whether *embed* stands in a paragraph made only of references (whose line leaves
+    the text when its parts follow it)."""
+    line = embed.line - 1
+    for start, (end, names) in layout.attachment_blocks.items():
+        if start <= line < end and embed.name in names:
+            return True
+    return False
 
 
 def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:

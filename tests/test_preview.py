@@ -140,12 +140,12 @@ def test_comment_and_heading_delimiters_give_the_same_header() -> None:
 
 def test_heading_text_is_shown_only_when_it_says_more_than_the_header() -> None:
     text = (
-        "## Turn 1 -- user\nhi\n\n# ASSISTANT\nyes\n\n## User asks about **Paris**\nq\n\n"
+        "## Turn 1 -- user\nhi\n\n# ASSISTANT\nyes\n\n## Asks about **Paris** -- user\nq\n\n"
         "## Turn 9 -- assistant\na\n"
     )
     cards = _cards(_page(Bundle.from_text("t", text)))
     titles = [[t.text for t in card.find_all("span", "lmml-turn-title")] for card in cards]
-    assert titles == [[], [], ["User asks about Paris"], ["Turn 9 -- assistant"]]
+    assert titles == [[], [], ["Asks about Paris -- user"], ["Turn 9 -- assistant"]]
     assert cards[2].find("span", "lmml-turn-title").find("strong").text == "Paris"
 
 
