@@ -753,7 +753,8 @@ def _zip_bundle(
                 "or keep exactly one .lmml entry at the archive root",
             )
         chosen = candidates[0]
-    narrative = parse(archive.read(chosen), name=chosen, **syntax)
+    known = frozenset(entry for entry in members if entry != chosen)
+    narrative = parse(archive.read(chosen), name=chosen, known_names=known, **syntax)
     stem = bundle_name(explicit_name or file_name or chosen)
     return Bundle(
         kind="zip",

@@ -68,9 +68,9 @@ def to_markdown(source: Bundle | Narrative) -> str:
     for embed in narrative.embeds:
         if not embed.is_inline:
             _reference_edit(embed, lines, spans)
-    for line, column in narrative.escapes:
-        if lines[line - 1][column - 1 : column] == "\\":
-            spans.setdefault(line - 1, []).append((column - 1, column, ""))
+    for escape_line, column in narrative.escapes:
+        if lines[escape_line - 1][column - 1 : column] == "\\":
+            spans.setdefault(escape_line - 1, []).append((column - 1, column, ""))
 
     out: list[str] = []
     for index, line in enumerate(lines):

@@ -226,7 +226,9 @@ def pack(bundle: Bundle) -> Bundle:
 
     lines, final_newline = _source_lines(narrative)
     text = _join(_fences_to_references(lines, _embed_tokens(narrative)), final_newline)
-    packed = parse(text, name=bundle.narrative_name)
+    # The packed bundle's reader knows its entry names, so a reference without an
+    # extension (a fence named Makefile) reads back as a reference.
+    packed = parse(text, name=bundle.narrative_name, known_names=frozenset(entries))
     if _shape(packed) != _shape(narrative):
         raise BundleError(
             "packing would change the turns (a reference line joins a neighbouring block)",

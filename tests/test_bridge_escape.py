@@ -156,12 +156,21 @@ def test_written_conversation_keeps_every_turn(entries: list[tuple[str, str]]) -
     assert bundle.narrative.embeds == ()
     record = export_sharegpt(bundle)
     # The escapes are LMML escapes: the export leaves them out, so the text comes back as
-    # given (normalised), unless a closing line had to be added to an unclosed block.
+    # given (normalised), unless a closing line had to be added to an unclosed block, or
+    # the text itself held a backslash (a "\\@" of its own reads as an LMML escape).
     for entry, (_, value) in zip(record["conversations"], entries, strict=True):
         escaped = escape_text(value)
-        if escaped.count("\n") == normalize_text(value).count("\n"):
+        same_lines = escaped.count("\n") == normalize_text(value).count("\n")
+        if same_lines and "\\" not in value:
             assert entry["value"] == normalize_text(value)
         assert not re.search(r"(?<!\\)\\@", entry["value"]) or "\\@" in value
+
+
+def test_a_backslash_before_an_at_sign_is_an_lmml_escape() -> None:
+    """Markdown shows ``\\@`` as ``@``, and so does every text LMML sends."""
+    data = {"conversations": [{"from": "human", "value": "literal \\@x"}]}
+    record = export_sharegpt(import_messages(data))
+    assert record["conversations"][0]["value"] == "literal @x"
 
 
 def test_sharegpt_mention_round_trips_unescaped() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Container
 from typing import Literal
 
@@ -115,16 +116,13 @@ def lmml_plugin(
     if mode is not None:
         md.inline.add_terminator_char(SIGIL)
         md.inline.ruler.push("lmml_ref", make_reference_rule(mode))
-    try:
+    # A parser without markdown-it's escape rule has no escapes to record.
+    with contextlib.suppress(KeyError):
         md.inline.ruler.before("escape", "lmml_escape", make_escape_rule(delimiters))
-    except KeyError:
-        pass  # a parser without markdown-it's escape rule has no escapes to record
     # Rules keep per-parse state only in ``env``, never on ``md``: one parser may serve
     # many parses, from several threads.
     md.core.ruler.before("block", "lmml_reset", reset_scratch)
-    md.core.ruler.at(
-        "inline", make_collect_rule(delimiters=delimiters, known_names=known_names)
-    )
+    md.core.ruler.at("inline", make_collect_rule(delimiters=delimiters, known_names=known_names))
     md.add_render_rule("lmml_ref", render_reference)
     md.add_render_rule("lmml_embed", render_embed)
     md.add_render_rule("lmml_role", render_role)

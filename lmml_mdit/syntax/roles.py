@@ -171,9 +171,9 @@ def near_miss(text: str) -> str | None:
         if word.lower() in _ROLE_STAND_INS or _misspelt_role(word) is not None:
             return word
         return None
-    if len(stripped) >= 5 and _ONE_WORD.fullmatch(stripped):
-        if _misspelt_role(stripped, long_only=True) is not None:
-            return stripped
+    one_word = len(stripped) >= 5 and _ONE_WORD.fullmatch(stripped) is not None
+    if one_word and _misspelt_role(stripped, long_only=True) is not None:
+        return stripped
     return None
 
 
