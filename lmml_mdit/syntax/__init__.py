@@ -7,6 +7,7 @@ from collections.abc import Container
 from typing import Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import escape as markdown_escape
 
 from .block import make_block_rule
 from .collect import (
@@ -116,9 +117,11 @@ def lmml_plugin(
     if mode is not None:
         md.inline.add_terminator_char(SIGIL)
         md.inline.ruler.push("lmml_ref", make_reference_rule(mode))
-    # A parser without markdown-it's escape rule has no escapes to record.
+    # The escape rule is wrapped, not preceded: other positions pay no extra call, and
+    # disabling "escape" (the "zero" preset) disables LMML escapes too. A parser without
+    # markdown-it's escape rule has none to record.
     with contextlib.suppress(KeyError):
-        md.inline.ruler.before("escape", "lmml_escape", make_escape_rule(delimiters))
+        md.inline.ruler.at("escape", make_escape_rule(delimiters, markdown_escape))
     # Rules keep per-parse state only in ``env``, never on ``md``: one parser may serve
     # many parses, from several threads.
     md.core.ruler.before("block", "lmml_reset", reset_scratch)

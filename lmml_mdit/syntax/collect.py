@@ -38,9 +38,9 @@ from .keys import (
     INLINE_PARENT_KEY,
     KNOWN_SCRATCH_KEY,
     NEW_REFS_KEY,
+    OPENER_KEY,
     ROLE_TOKENS_KEY,
     SCRATCH_KEYS,
-    TOP_PARAGRAPH_KEY,
 )
 from .positions import place_references
 from .roles import DelimiterMode, heading_role, suspicious_heading
@@ -181,9 +181,7 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
             if token.children is None:
                 token.children = []
             env[INLINE_PARENT_KEY] = token
-            env[TOP_PARAGRAPH_KEY] = (
-                previous is not None and previous.type == "paragraph_open" and previous.level == 0
-            )
+            env[OPENER_KEY] = previous
             parse_inline(token.content, md, env, token.children)
             if new_refs:
                 place_references(state.src, env, token, new_refs)

@@ -11,9 +11,11 @@ Grammar (inside a paragraph's inline content)::
                       that is a role heading
 
 Every other backslash escape (``\\*``, ``\\#`` before an ordinary heading) is Markdown's
-own and stays as written everywhere. The rule, placed just before markdown-it's
-``escape``, makes exactly the token ``escape`` would (``text_special``, so the HTML is the
-same with the plugin on and off) and records the backslash's position: the plugin's core
+own and stays as written everywhere. The rule takes the place of markdown-it's ``escape``
+rule and keeps its name (so disabling ``escape`` disables both, as the ``zero`` preset
+does): every other escape goes to the original rule, and for an LMML escape it makes
+exactly the token ``escape`` would (``text_special``, so the HTML is the same with the
+plugin on and off) and records the backslash's position: the plugin's core
 pass turns these into 1-based ``(line, column)`` pairs in ``env["lmml_escapes"]``, which
 :attr:`lmml_mdit.narrative.Narrative.escapes` keeps, so the text sent to a model, the
 exported Markdown and the preview leave these backslashes out.
@@ -24,9 +26,8 @@ from __future__ import annotations
 import re
 
 from markdown_it.rules_inline import StateInline
-from markdown_it.rules_inline.escape import escape as markdown_escape
 
-from .keys import INLINE_PARENT_KEY, NEW_REFS_KEY, TOP_PARAGRAPH_KEY
+from .keys import INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY
 from .reference import InlineRule
 from .roles import DelimiterMode, comment_role, heading_role
 
@@ -64,8 +65,9 @@ def escapes_delimiter(src: str, pos: int, line_start: int, delimiters: Delimiter
     return False
 
 
-def make_escape_rule(delimiters: DelimiterMode) -> InlineRule:
-    """The ``lmml_escape`` inline rule, for delimiters read in *delimiters* mode."""
+def make_escape_rule(delimiters: DelimiterMode, markdown_escape: InlineRule) -> InlineRule:
+    """The ``escape`` inline rule: LMML escapes (delimiters read in *delimiters* mode),
+    and every other escape by *markdown_escape*, the rule it replaces."""
 
     def lmml_escape(state: StateInline, silent: bool) -> bool:
         pos = state.pos
@@ -74,19 +76,23 @@ def make_escape_rule(delimiters: DelimiterMode) -> InlineRule:
             return False
         escaped = src[pos + 1]
         if escaped not in _ESCAPABLE:
-            return False
-        if markdown_escape not in state.md.inline.ruler.getRules(""):
-            return False  # escapes are off (the "zero" preset): a backslash is text
+            return markdown_escape(state, silent)
         if escaped != "@":
             line_start = _at_line_start(src, pos)
             if line_start is None:
-                return False
+                return markdown_escape(state, silent)
             parent = state.env.get(INLINE_PARENT_KEY)
+            opener = state.env.get(OPENER_KEY)
             # Delimiters are top level: only a top-level paragraph's line could have been one.
-            if parent is None or parent.content is not src or not state.env.get(TOP_PARAGRAPH_KEY):
-                return False
-            if not escapes_delimiter(src, pos, line_start, delimiters):
-                return False
+            if (
+                parent is None
+                or parent.content is not src
+                or opener is None
+                or opener.type != "paragraph_open"
+                or opener.level != 0
+                or not escapes_delimiter(src, pos, line_start, delimiters)
+            ):
+                return markdown_escape(state, silent)
         if not silent:
             token = state.push("text_special", "", 0)
             token.content = escaped

@@ -21,12 +21,13 @@ LINE_CURSOR_KEY = "_lmml_line_cursor"
 KNOWN_SCRATCH_KEY = "_lmml_known"
 """The names a reference without an extension may have: the caller's known asset names
 and the document's fence names (see :mod:`.reference`)."""
-TOP_PARAGRAPH_KEY = "_lmml_top_paragraph"
-"""Whether the ``inline`` token being parsed is a top-level paragraph's (see :mod:`.escape`)."""
+OPENER_KEY = "_lmml_opener"
+"""The token before the ``inline`` token being parsed (its block's opening token), so the
+escape rule can tell a top-level paragraph (see :mod:`.escape`)."""
 
 SCRATCH_KEYS = (
     KNOWN_SCRATCH_KEY,
-    TOP_PARAGRAPH_KEY,
+    OPENER_KEY,
     INLINE_PARENT_KEY,
     NEW_REFS_KEY,
     FENCE_TOKENS_KEY,

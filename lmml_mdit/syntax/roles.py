@@ -113,13 +113,17 @@ def strict_heading_role(text: str) -> Role | None:
     role = _ROLES.get(stripped.lower())
     if role is not None:
         return role
-    # Cheap tests first: most headings end in no role at all.
-    if not stripped or not stripped[-1].isalpha():
+    # Cheap tests first: most headings hold no dash and end in no role at all.
+    if not stripped or not stripped[-1].isalpha() or not _has_dash(stripped):
         return None
     match = _LABELLED.fullmatch(stripped)
     if match is None:
         return None
     return _ROLES.get(match.group(2).lower())
+
+
+def _has_dash(text: str) -> bool:
+    return "--" in text or "\u2013" in text or "\u2014" in text
 
 
 def _edit_distance(a: str, b: str, limit: int) -> int:
@@ -165,13 +169,15 @@ def near_miss(text: str) -> str | None:
     if turn_shaped is not None:
         rest = turn_shaped.group(1).strip()
         return rest or stripped
-    match = _LABELLED.fullmatch(stripped)
+    match = _LABELLED.fullmatch(stripped) if _has_dash(stripped) else None
     if match is not None:
         word = match.group(2)
         if word.lower() in _ROLE_STAND_INS or _misspelt_role(word) is not None:
             return word
         return None
-    one_word = len(stripped) >= 5 and _ONE_WORD.fullmatch(stripped) is not None
+    one_word = (
+        len(stripped) >= 5 and " " not in stripped and _ONE_WORD.fullmatch(stripped) is not None
+    )
     if one_word and _misspelt_role(stripped, long_only=True) is not None:
         return stripped
     return None
