@@ -234,7 +234,7 @@ def turn_segments(
     reserved: tuple[str, ...] = RESERVED_NAMES,
     skip_lines: frozenset[int] = frozenset(),
     layout: Layout | None = None,
-    drop_attachment_lines: bool = False,
+    drop_attachment_lines: bool = True,
 ) -> list[Segment]:
     """Cut *turn* into text and embed segments in source order.
 
@@ -243,7 +243,7 @@ def turn_segments(
     :param layout: the narrative's layout, if the caller has it (a bundle's
         :class:`BundleState` keeps one); else it is read from the tokens.
     :param drop_attachment_lines: leave out paragraphs made only of references whose parts
-        this turn places right after them.
+        this turn places right after them (the default, as ``attachment_lines="drop"``).
     """
     layout = layout or Layout.from_narrative(narrative)
     lines = layout.lines

@@ -27,7 +27,7 @@ import re
 
 from markdown_it.rules_inline import StateInline
 
-from .keys import INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY
+from .keys import INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY, UNDERLINE_KEY
 from .reference import InlineRule
 from .roles import DelimiterMode, comment_role, heading_role
 
@@ -48,9 +48,15 @@ def _at_line_start(src: str, pos: int) -> int | None:
     return None
 
 
-def escapes_delimiter(src: str, pos: int, line_start: int, delimiters: DelimiterMode) -> bool:
+def escapes_delimiter(
+    src: str, pos: int, line_start: int, delimiters: DelimiterMode, first_underline: bool = True
+) -> bool:
     """Whether the line of ``src[pos]`` (a backslash at its line start) would be a role
-    delimiter without the backslash."""
+    delimiter without the backslash.
+
+    :param first_underline: whether no earlier escaped underline stands in this content
+        (only the first could have ended a setext heading).
+    """
     end = src.find("\n", pos)
     rest = src[pos + 1 : len(src) if end < 0 else end]
     first = rest[:1]
@@ -59,7 +65,7 @@ def escapes_delimiter(src: str, pos: int, line_start: int, delimiters: Delimiter
         return match is not None and heading_role(match.group(2) or "", delimiters) is not None
     if first == "<":
         return comment_role(rest) is not None
-    if _UNDERLINE.fullmatch(rest):
+    if first_underline and _UNDERLINE.fullmatch(rest):
         above = src[:line_start].strip()
         return bool(above) and heading_role(above, delimiters) is not None
     return False
@@ -81,8 +87,13 @@ def make_escape_rule(delimiters: DelimiterMode, markdown_escape: InlineRule) -> 
             line_start = _at_line_start(src, pos)
             if line_start is None:
                 return markdown_escape(state, silent)
-            parent = state.env.get(INLINE_PARENT_KEY)
-            opener = state.env.get(OPENER_KEY)
+            env = state.env
+            parent = env.get(INLINE_PARENT_KEY)
+            opener = env.get(OPENER_KEY)
+            first_underline = True
+            if escaped in "-=":
+                first_underline = env.get(UNDERLINE_KEY) is not parent
+                env[UNDERLINE_KEY] = parent
             # Delimiters are top level: only a top-level paragraph's line could have been one.
             if (
                 parent is None
@@ -90,7 +101,7 @@ def make_escape_rule(delimiters: DelimiterMode, markdown_escape: InlineRule) -> 
                 or opener is None
                 or opener.type != "paragraph_open"
                 or opener.level != 0
-                or not escapes_delimiter(src, pos, line_start, delimiters)
+                or not escapes_delimiter(src, pos, line_start, delimiters, first_underline)
             ):
                 return markdown_escape(state, silent)
         if not silent:

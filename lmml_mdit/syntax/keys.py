@@ -25,7 +25,12 @@ OPENER_KEY = "_lmml_opener"
 """The token before the ``inline`` token being parsed (its block's opening token), so the
 escape rule can tell a top-level paragraph (see :mod:`.escape`)."""
 
+UNDERLINE_KEY = "_lmml_underline"
+"""The ``inline`` token whose first escaped setext underline :mod:`.escape` has checked
+(only the first one could have ended a setext heading; this keeps the check linear)."""
+
 SCRATCH_KEYS = (
+    UNDERLINE_KEY,
     KNOWN_SCRATCH_KEY,
     OPENER_KEY,
     INLINE_PARENT_KEY,
