@@ -252,3 +252,30 @@ def test_sent_text_never_holds_an_lmml_escape(body: str) -> None:
             if isinstance(segment, TextSegment):
                 # A lone backslash before "@" is always an LMML escape, so none is sent.
                 assert not re.search(r"(?<!\\)\\@", segment.text.replace("\\\\", ""))
+
+
+def test_an_opened_archive_knows_its_entry_names(tmp_path: Path) -> None:
+    path = tmp_path / "build.lmmlz"
+    Bundle.from_zip(
+        "build", "# user\nwhy does @Dockerfile fail?\n", {"Dockerfile": b"FROM x\n"}
+    ).save(path)
+    with lmml_mdit.open(path) as bundle:
+        assert bundle.narrative.embed_names == ("Dockerfile",)
+        assert bundle.validate() == []
+        parts = bundle.messages("openai")[0]["content"]
+        assert parts[0]["text"] == "why does @Dockerfile fail?"
+
+
+def test_cli_render_drops_attachment_lines_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "notes.lmmlz"
+    Bundle.from_zip("notes", "# user\nWhat is this?\n\n@note.txt\n", {"note.txt": b"hi\n"}).save(
+        path
+    )
+    assert cli.main(["render", str(path)]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert cli.main(["render", "--attachment-lines", "keep", str(path)]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert "@note.txt" not in json.dumps(default)
+    assert "@note.txt" in json.dumps(kept)
