@@ -32,10 +32,11 @@ interrupt a paragraph. It becomes an ``lmml_role`` token; a heading delimiter st
 - ``Turn N <dash> X`` where X is not a role (``## Turn 3 -- bot``), and ``Turn N`` followed by
   another separator and a role (``## Turn 1 - user``, ``## Turn 1: user``);
 - ``label <dash> word`` where the word is a misspelt role (within 1 edit of ``user`` or
-  ``tool``, 2 of ``assistant`` or ``system``, a plural excepted) or a common stand-in for
-  one (``bot``, ``ai``, ``human``, ``model``, ``developer``, ``function``);
+  ``tool``, 2 of ``assistant`` or ``system``, and not holding the role itself, as
+  ``users`` or ``systemd`` do) or a common stand-in for one (``bot``, ``ai``, ``human``,
+  ``model``, ``developer``, ``function``);
 - a one-word heading of five letters or more within 2 edits of ``assistant`` or ``system``
-  (``## Asistant``), a plural excepted;
+  (``## Asistant``), and not holding the role itself;
 - with ``delimiters="loose"``: every heading that became a delimiter though its text holds
   more than the role (``### System requirements``).
 """
@@ -145,10 +146,11 @@ def _edit_distance(a: str, b: str, limit: int) -> int:
 
 
 def _misspelt_role(word: str, *, long_only: bool = False) -> Role | None:
-    """The role *word* looks like a misspelling of, or None (a plural is no misspelling)."""
+    """The role *word* looks like a misspelling of, or None: a word holding a whole role
+    (``users``, ``systemd``, ``toolkit``) is another word, not a misspelling."""
     lowered = word.lower()
     for role in MESSAGE_ROLES:
-        if lowered == role + "s" or lowered == role:
+        if role in lowered:
             return None
     for role in MESSAGE_ROLES:
         limit = 2 if len(role) > 4 else 1
