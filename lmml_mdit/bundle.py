@@ -39,8 +39,18 @@ from .handlers import sniff
 from .images import unsent_image_issues
 from .model import Embed, Issue
 from .narrative import Narrative, parse
-from .reserved import MANIFEST_NAME, RESERVED_NAMES, SETTINGS_NAMES, load_manifest, load_settings
-from .syntax.reference import match_reference_name
+from .reserved import (
+    FRONT_MATTER_NAME,
+    MANIFEST_NAME,
+    RESERVED_NAMES,
+    SETTINGS_NAMES,
+    load_front_matter,
+    load_manifest,
+    load_settings,
+)
+from .syntax import delimiter_issues, writes_as_reference
+from .syntax.reference import ReferenceMode
+from .syntax.roles import DelimiterMode
 from .toolcalls import tool_call_issues
 
 if TYPE_CHECKING:
@@ -95,8 +105,9 @@ def narrative_entry_name(file_name: str) -> str:
 
 
 def _is_reference_name(name: str) -> bool:
-    """Whether ``@name`` would read back as a reference to exactly *name*."""
-    return match_reference_name(name, 0, len(name)) == name
+    """Whether ``@name`` can read back as a reference to exactly *name* once the reader
+    knows *name* (as a zip's entry names are known): the name's syntax alone."""
+    return writes_as_reference(name, frozenset({name}))
 
 
 def _unsafe_error(
@@ -442,13 +453,40 @@ class Bundle:
             return load_manifest(data, line=line)
 
     @functools.cached_property
+    def front_matter(self) -> dict[str, Any] | None:
+        """The narrative's YAML front matter (a leading ``---`` … ``---`` block) decoded as
+        a mapping, or None without one. It is metadata: never a turn, never sent.
+
+        Decoded with the settings' safe YAML loader and its limits; an empty block gives
+        ``{}``.
+
+        :raises InvalidSettingsError: (named ``front matter``) for invalid YAML, a
+            non-mapping, or a ``settings:`` key that is not a mapping.
+        """
+        text = self.narrative.front_matter
+        if text is None:
+            return None
+        return load_front_matter(text)
+
+    @functools.cached_property
     def settings(self) -> dict[str, Any] | None:
         """The decoded settings, from ``settings.yaml``, ``settings.yml`` or
-        ``settings.json`` (whichever the bundle has), or None without one.
+        ``settings.json`` (whichever the bundle has), merged over the ``settings:`` mapping
+        of the front matter (the embed wins a conflicting key), or None without either.
 
-        :raises InvalidSettingsError: for invalid content, a non-mapping, or more than one
-            settings embed.
+        :raises InvalidSettingsError: for invalid content, a non-mapping, more than one
+            settings embed, or an invalid front matter.
         """
+        front = self.front_matter
+        below: dict[str, Any] | None = None
+        if front is not None and "settings" in front:
+            below = dict(front["settings"])
+        embedded = self._embedded_settings()
+        if below is None:
+            return embedded
+        return {**below, **(embedded or {})}
+
+    def _embedded_settings(self) -> dict[str, Any] | None:
         present = [name for name in SETTINGS_NAMES if self._has_reserved(name)]
         if not present:
             return None
@@ -471,7 +509,9 @@ class Bundle:
 
         Kinds: ``missing_reference``, ``orphaned_entry``, ``malformed_embed_name``,
         ``conflicting_embed``, ``unclosed_embed``, ``integrity_mismatch``,
-        ``invalid_manifest``, ``invalid_settings``, and (when :mod:`lmml_mdit.toolcalls` is
+        ``invalid_manifest``, ``invalid_settings``, ``invalid_front_matter``,
+        ``suspicious_delimiter`` (a heading shaped like a delimiter that is none, or a loose
+        one holding more than the role), and (when :mod:`lmml_mdit.toolcalls` is
         present) ``unanswered_tool_call`` and ``unknown_tool_call_id``. Issues are ordered by
         line; those without a line (orphaned entries) come last.
         """
@@ -747,6 +787,7 @@ def _validate(bundle: Bundle) -> list[Issue]:
     issues.extend(_reserved_issues(bundle))
     issues.extend(tool_issues)
     issues.extend(unsent_image_issues(bundle))
+    issues.extend(delimiter_issues(narrative))
     if narrative.text.strip() and all(turn.delimiter_line is None for turn in narrative.turns):
         issues.append(
             Issue(
@@ -782,9 +823,16 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
     except BundleError:
         pass  # an unresolvable manifest reference is already a missing_reference
     try:
+        _ = bundle.front_matter
+    except InvalidSettingsError as error:
+        issues.append(Issue("invalid_front_matter", FRONT_MATTER_NAME, error.line, 1, str(error)))
+    try:
         _ = bundle.settings
     except InvalidSettingsError as error:
-        issues.append(_reserved_issue(bundle, "invalid_settings", error.name or "settings", error))
+        if error.name != FRONT_MATTER_NAME:  # reported above
+            issues.append(
+                _reserved_issue(bundle, "invalid_settings", error.name or "settings", error)
+            )
     except BundleError:
         pass  # an unresolvable settings reference is already a missing_reference
     for name, recorded in manifest_digests(manifest).items():
@@ -951,10 +999,11 @@ def _zip_bundle(
                 "or keep exactly one .lmml entry at the archive root",
             )
         chosen = candidates[0]
+    known = frozenset(entry for entry in members if entry != chosen)
     narrative = parse(
         archive.read(chosen),
         name=chosen,
-        known_names=frozenset(members),
+        known_names=known,
         delimiters=syntax.delimiters,
         references=syntax.references,
     )
@@ -975,8 +1024,8 @@ def _zip_bundle(
 class _SyntaxOptions:
     """The parse options :func:`open` passes on."""
 
-    delimiters: str = "strict"
-    references: str | bool = "assets"
+    delimiters: DelimiterMode = "strict"
+    references: ReferenceMode = "assets"
 
 
 def _text_bundle(
@@ -1020,8 +1069,8 @@ def open(
     limits: Limits | None = None,
     base_dir: BaseDir = None,
     name: str | None = None,
-    delimiters: str = "strict",
-    references: str | bool = "assets",
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> Bundle:
     """Open a bundle from a path, bytes or a binary file object.
 
@@ -1039,8 +1088,10 @@ def open(
         None (default) means the file's own folder for a path and none for bytes or a file
         object; False means no folder at all.
     :param name: the bundle or file name, when *source* is not a path (or to override it).
-    :param delimiters: which headings are role delimiters (see :func:`lmml_mdit.parse`).
-    :param references: which ``@name`` are references (see :func:`lmml_mdit.parse`).
+    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings, as for
+        :func:`~lmml_mdit.narrative.parse`.
+    :param references: ``"assets"`` (default) or ``"any"``, as for
+        :func:`~lmml_mdit.narrative.parse`.
     :raises BundleNotFoundError: when the path does not exist (also a FileNotFoundError).
     :raises NotLmmlError: when the file is plainly something else (an image, a PDF, a JSON
         chat payload); :class:`MissingNarrativeError` for a zip without a narrative.

@@ -32,7 +32,7 @@ from . import __version__
 from .archive import unsafe_reason
 from .atomic import Terminated, atomic_write_bytes, terminate_cleanly
 from .errors import LmmlError, WriteError
-from .syntax import role_word
+from .syntax import DELIMITER_MODES, REFERENCE_MODES, role_word
 
 if TYPE_CHECKING:
     from .bundle import Bundle
@@ -358,23 +358,29 @@ def _check_archive(path: str) -> None:
     )
 
 
+_SYNTAX_OPTIONS: dict[str, Any] = {}
+"""``delimiters``/``references`` for every bundle this run opens (``--delimiters``,
+``--references``), set by :func:`main`."""
+
+
 def _open(path: str, *, base_dir: str | None = None) -> _Source:
     """Open the bundle *path* (``-`` for stdin). A bare ``.lmml`` sees its own folder, as
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
     from .bundle import open as open_bundle
 
+    syntax = _SYNTAX_OPTIONS
     if path == STDIO:
         data = _stdin_buffer().read()
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
         with _about(STDIN_LABEL, aliases):
-            bundle = open_bundle(data, name="stdin", base_dir=base_dir)
+            bundle = open_bundle(data, name="stdin", base_dir=base_dir, **syntax)
         return _Source(bundle, STDIN_LABEL, aliases)
     if os.path.isdir(path):
         raise CliError(f"{path}: is a folder, not a .lmml or .lmmlz file")
     _check_archive(path)
     aliases = (os.path.basename(path),)
     with _about(path, aliases):
-        bundle = open_bundle(path, base_dir=base_dir)
+        bundle = open_bundle(path, base_dir=base_dir, **syntax)
     return _Source(bundle, path, aliases)
 
 
@@ -1006,6 +1012,23 @@ def _add_base_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_syntax_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--delimiters",
+        choices=DELIMITER_MODES,
+        default="strict",
+        help="role headings: strict (default: the heading is only the role, or "
+        "'Turn N -- role' / 'NAME -- role') or loose (a role word anywhere in it)",
+    )
+    parser.add_argument(
+        "--references",
+        choices=REFERENCE_MODES,
+        default="assets",
+        help="@name: assets (default: a name with an extension, or a file the bundle has) "
+        "or any (every @name, as RFC 4.1 reads it)",
+    )
+
+
 def _add_force(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-f",
@@ -1124,7 +1147,22 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command_parser.set_defaults(handler=handler)
+        if handler in opens_bundles:
+            _add_syntax_options(command_parser)
         return command_parser
+
+    opens_bundles = {
+        cmd_validate,
+        cmd_render,
+        cmd_turns,
+        cmd_ls,
+        cmd_cat,
+        cmd_pack,
+        cmd_inline,
+        cmd_to_md,
+        cmd_preview,
+        cmd_info,
+    }
 
     p = command(
         "new",
@@ -1184,9 +1222,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--attachment-lines",
-        choices=("keep", "drop"),
-        help="a paragraph made only of references (@photo.png): keep it in the text before "
-        "its parts (default) or leave it out",
+        choices=("drop", "keep"),
+        help="a paragraph made only of references (@photo.png): leave it out, its parts "
+        "standing in its place (default), or keep it in the text before its parts",
     )
     p.add_argument(
         "--on-omit",
@@ -1437,6 +1475,11 @@ def _run(arguments: list[str]) -> int:
                 f"(see 'lmml {args.command} --help')"
             )
         handler: Callable[[argparse.Namespace], int] = args.handler
+        _SYNTAX_OPTIONS.clear()
+        _SYNTAX_OPTIONS.update(
+            delimiters=getattr(args, "delimiters", "strict"),
+            references=getattr(args, "references", "assets"),
+        )
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return handler(args)

@@ -83,6 +83,7 @@ ERROR_KINDS: frozenset[str] = frozenset(
         "integrity_mismatch",
         "invalid_settings",
         "invalid_manifest",
+        "invalid_front_matter",
     }
 )
 """The issue kinds that stop a send (:attr:`Issue.severity` ``"error"``); every other kind

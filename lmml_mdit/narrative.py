@@ -13,9 +13,11 @@ Turn segmentation (RFC section 6, ``segment-turns``):
 - a turn's text is its source lines verbatim, leading and trailing blank lines removed;
 - each embed is bound to the turn holding its first occurrence; one first named on a
   delimiter line belongs to the turn that delimiter opens;
-- a front matter block at the top (a ``front_matter`` token, made when the parser has
+- a front matter block at the top (a ``front_matter`` token: the default parser has
   ``mdit_py_plugins.front_matter``) is metadata: like a delimiter line it belongs to no
-  turn, and the context turn starts after it.
+  turn, and the context turn starts after it. :attr:`Narrative.front_matter` keeps its
+  raw YAML text.
+
 
 Turn numbers (one numbering for ``lmml turns``, the preview, validation and errors, all
 through :func:`numbered_turns`): message turns count from 1 in document order, every role
@@ -31,13 +33,25 @@ import functools
 import itertools
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .errors import LmmlSyntaxError, MissingPluginError
 from .model import Embed, Turn
-from .syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, lmml_plugin
+from .syntax import (
+    DELIMITER_MODES,
+    DELIMITERS_KEY,
+    EMBEDS_KEY,
+    ESCAPES_KEY,
+    KNOWN_NAMES_KEY,
+    SOURCE_KEY,
+    DelimiterMode,
+    lmml_plugin,
+    reference_mode,
+)
 from .text import blank_edges, normalize_newlines
 
 __all__ = [
@@ -52,9 +66,20 @@ __all__ = [
 
 
 @functools.cache
-def default_parser() -> MarkdownIt:
-    """The shared parser :func:`parse` uses: the ``commonmark`` preset with the plugin."""
-    return MarkdownIt("commonmark").use(lmml_plugin)
+def default_parser(
+    delimiters: DelimiterMode = "strict", references: Literal["assets", "any"] = "assets"
+) -> MarkdownIt:
+    """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
+    with ``mdit_py_plugins.front_matter`` (a leading ``---`` block is metadata) and the
+    plugin. Known names go through ``env``, so one parser serves every bundle.
+
+    :raises ValueError: for an option value outside its choices.
+    """
+    if delimiters not in DELIMITER_MODES:
+        raise ValueError(f"delimiters must be 'strict' or 'loose', not {delimiters!r}")
+    reference_mode(references)
+    md = MarkdownIt("commonmark").use(front_matter_plugin)
+    return md.use(lmml_plugin, delimiters=delimiters, references=references)
 
 
 def decode_narrative(data: bytes, *, name: str | None = None) -> str:
@@ -107,6 +132,14 @@ class Narrative:
     :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
     :ivar lines: ``source`` split into lines, without line endings (split once, by
         :func:`parse`).
+    :ivar front_matter: the raw YAML text of a leading ``---`` … ``---`` block (without
+        its marker lines), or None; its lines belong to no turn
+        (:attr:`lmml_mdit.bundle.Bundle.front_matter` decodes it).
+    :ivar escapes: the 1-based ``(line, column)`` of each LMML escape's backslash, in
+        document order: ``\\@`` anywhere, and the backslash that keeps a line from being a
+        role delimiter (``\\## user``, ``\\<!-- user -->``, a setext underline). Text
+        sent to a model, exported Markdown and the preview leave these backslashes out;
+        Markdown's own escapes (``\\*``) are not listed and stay.
     """
 
     text: str
@@ -115,6 +148,8 @@ class Narrative:
     turns: tuple[Turn, ...]
     source: str = field(repr=False)
     lines: tuple[str, ...] = field(repr=False)
+    front_matter: str | None = field(default=None, repr=False)
+    escapes: tuple[tuple[int, int], ...] = field(default=(), repr=False)
 
     @property
     def embed_names(self) -> tuple[str, ...]:
@@ -179,27 +214,38 @@ def parse(
     *,
     md: MarkdownIt | None = None,
     name: str | None = None,
-    # Shim for the parse options the reference and delimiter rules take; they are
-    # accepted here so bundles can pass them, and take effect with those rules.
-    delimiters: str = "strict",
-    references: str | bool = "assets",
+    delimiters: DelimiterMode = "strict",
+    references: Literal["assets", "any"] = "assets",
     known_names: Container[str] | None = None,
 ) -> Narrative:
     """Parse an LMML narrative once and read its embeds and turns.
 
     :param text: the narrative; bytes must be UTF-8 (a BOM is skipped).
     :param md: a parser with :func:`~lmml_mdit.lmml_plugin` installed; defaults to
-        :func:`default_parser`.
+        :func:`default_parser` for *delimiters* and *references*.
     :param name: the file name, used in error messages.
+    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings (see
+        :doc:`/syntax`); give them to ``lmml_plugin`` instead when you pass *md*.
+    :param references: ``"assets"`` (default: a name needs an extension or must be known)
+        or ``"any"`` (RFC 4.1); likewise.
+    :param known_names: asset names that are references without an extension (a zip's
+        entry names); passed in ``env``, so they work with any *md*.
     :raises LmmlSyntaxError: for invalid UTF-8 bytes, or a ``str`` holding a lone surrogate.
     :raises MissingPluginError: if *md* lacks the plugin.
     :raises TypeError: when *text* is neither ``str`` nor ``bytes`` (a ``bytearray``, a
         file object, None): the message says what it takes.
+    :raises ValueError: for *delimiters* or *references* outside their choices, or not the
+        defaults together with *md* (whose plugin options decide).
     """
     if not isinstance(text, (str, bytes)):
         raise TypeError(
             "parse() takes the narrative as str or UTF-8 bytes, not "
             f"{type(text).__name__} (read a file with lmml_mdit.open(), or pass bytes(...))"
+        )
+    if md is not None and (delimiters != "strict" or references != "assets"):
+        raise ValueError(
+            "parse(md=...) reads with md's own plugin options; pass delimiters= and "
+            "references= to lmml_plugin instead"
         )
     if isinstance(text, bytes):
         text = decode_narrative(text, name=name)
@@ -207,8 +253,10 @@ def parse(
         if text.startswith("\ufeff"):
             text = text[1:]
         _check_encodable(text, name)
-    parser = md if md is not None else default_parser()
+    parser = md if md is not None else default_parser(delimiters, references)
     env: dict[str, object] = {}
+    if known_names is not None:
+        env[KNOWN_NAMES_KEY] = known_names
     tokens = parser.parse(text, env)
     if EMBEDS_KEY not in env:
         raise MissingPluginError(
@@ -218,9 +266,10 @@ def parse(
         )
     source: str = env[SOURCE_KEY]  # type: ignore[assignment]
     embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
-    delimiter_tokens: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
+    found: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
+    escapes: list[tuple[int, int]] = env.get(ESCAPES_KEY, [])  # type: ignore[assignment]
     lines = tuple(_split_lines(source))
-    turns = segment(lines, delimiter_tokens, embeds, start=_body_start(tokens))
+    turns = segment(lines, found, embeds, start=_body_start(tokens))
     return Narrative(
         text=text,
         tokens=tokens,
@@ -228,11 +277,20 @@ def parse(
         turns=tuple(turns),
         source=source,
         lines=lines,
+        front_matter=_front_matter(tokens),
+        escapes=tuple(escapes),
     )
 
 
 FRONT_MATTER_TOKEN = "front_matter"
 """The token type ``mdit_py_plugins.front_matter`` gives a leading metadata block."""
+
+
+def _front_matter(tokens: Sequence[Token]) -> str | None:
+    """The YAML text of a leading front matter block, or None."""
+    if tokens and tokens[0].type == FRONT_MATTER_TOKEN:
+        return tokens[0].content
+    return None
 
 
 def _body_start(tokens: Sequence[Token]) -> int:

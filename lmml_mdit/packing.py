@@ -321,6 +321,8 @@ def pack(bundle: Bundle) -> Bundle:
 
     lines, final_newline = _source_lines(narrative)
     text = _join(_fences_to_references(lines, _embed_tokens(narrative)), final_newline)
+    # The packed bundle's reader knows its entry names, so a reference without an
+    # extension (a fence named Makefile) reads back as a reference.
     packed = parse(text, name=bundle.narrative_name, known_names=frozenset(entries))
     if _shape(packed) != _shape(narrative):
         raise BundleError(

@@ -20,11 +20,13 @@ import yaml
 from .errors import InvalidManifestError, InvalidSettingsError, LmmlError
 
 __all__ = [
+    "FRONT_MATTER_NAME",
     "MANIFEST_NAME",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
     "RESERVED_NAMES",
     "SETTINGS_NAMES",
+    "load_front_matter",
     "load_manifest",
     "load_settings",
 ]
@@ -32,6 +34,10 @@ __all__ = [
 MANIFEST_NAME = "manifest.json"
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 RESERVED_NAMES = (MANIFEST_NAME, *SETTINGS_NAMES)
+FRONT_MATTER_NAME = "front matter"
+"""The name errors and issues give a narrative's YAML front matter."""
+FRONT_MATTER_FIRST_LINE = 2
+"""The narrative line a front matter's YAML starts on (the block opens on line 1)."""
 
 MAX_YAML_DEPTH = 64
 """Deepest nesting of collections a settings YAML document may have."""
@@ -231,7 +237,9 @@ def _yaml_error(problem: Exception, name: str, first_line: int | None) -> Invali
     return InvalidSettingsError(message, name=name, line=line, column=column, hint=hint)
 
 
-def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]:
+def _load_yaml(
+    data: bytes, name: str, first_line: int | None, *, what: str = "settings"
+) -> dict[str, Any]:
     text = _decode_text(data, InvalidSettingsError, name, first_line)
     try:
         loader = _SettingsLoader(text)
@@ -257,11 +265,11 @@ def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]
         loader.dispose()
     if not isinstance(value, dict):
         raise InvalidSettingsError(
-            f"the top level is a YAML {_type_name(value)}, not a mapping",
+            f"the top level of the {what} is a YAML {_type_name(value)}, not a mapping",
             name=name,
             line=_content_line(first_line, node.start_mark.line),
             column=node.start_mark.column + 1,
-            hint="write the settings as 'key: value' lines",
+            hint=f"write the {what} as 'key: value' lines",
         )
     return value
 
@@ -287,3 +295,25 @@ def load_settings(data: bytes, *, name: str, line: int | None = None) -> dict[st
         line=line,
         hint="rename the embed to settings.yaml or settings.json",
     )
+
+
+def load_front_matter(text: str) -> dict[str, Any]:
+    """Decode a narrative's YAML front matter with the settings' loader and limits.
+
+    :param text: the YAML between the ``---`` lines (it starts on narrative line 2).
+    :returns: the mapping; ``{}`` for an empty block.
+    :raises InvalidSettingsError: named :data:`FRONT_MATTER_NAME`, with the narrative line,
+        for invalid YAML, a document that is not a mapping, or a ``settings`` key whose
+        value is not a mapping.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    value = _load_yaml(data, FRONT_MATTER_NAME, FRONT_MATTER_FIRST_LINE, what="front matter")
+    settings = value.get("settings")
+    if "settings" in value and not isinstance(settings, dict):
+        raise InvalidSettingsError(
+            f"the front matter's settings is a YAML {_type_name(settings)}, not a mapping",
+            name=FRONT_MATTER_NAME,
+            line=FRONT_MATTER_FIRST_LINE,
+            hint="write the settings as 'key: value' lines indented under 'settings:'",
+        )
+    return value

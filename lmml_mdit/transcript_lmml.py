@@ -181,7 +181,7 @@ def _escape_references(text: str, carried: frozenset[str]) -> str:
     forge a reference to an asset. The text comes back with normalized line endings (the
     manifest keeps the exact content)."""
     text = normalize_newlines(text)
-    narrative = parse(text)
+    narrative = parse(text, known_names=carried)
     forged = [
         (embed.line, embed.column)
         for embed in narrative.embeds
@@ -474,16 +474,18 @@ def _settle(plans: list[_Plan], assets: Mapping[str, bytes]) -> Narrative:
     # turns could still interact.
     for position, plan in enumerate(plans):
         while True:
-            alone = parse(_render([plan]) + _SENTINEL)
+            alone = parse(_render([plan]) + _SENTINEL, known_names=assets)
             problem = _first_mismatch(alone, [plan], assets, sentinel=True)
             if problem is None:
                 break
             _escalate(plans, (position, problem[1]))
     while True:
         text = _render(plans)
-        problem = _first_mismatch(parse(text + _SENTINEL), plans, assets, sentinel=True)
+        problem = _first_mismatch(
+            parse(text + _SENTINEL, known_names=assets), plans, assets, sentinel=True
+        )
         if problem is None:
-            return parse(text)
+            return parse(text, known_names=assets)
         _escalate(plans, problem)
 
 

@@ -152,12 +152,12 @@ def _numbers(cards: list[Element]) -> list[list[str]]:
 
 def test_heading_text_is_shown_only_when_it_says_more_than_the_header() -> None:
     text = (
-        "## Turn 1 -- user\nhi\n\n# ASSISTANT\nyes\n\n## User asks about **Paris**\nq\n\n"
+        "## Turn 1 -- user\nhi\n\n# ASSISTANT\nyes\n\n## Asks about **Paris** -- user\nq\n\n"
         "## turn 4 -- assistant\na\n"
     )
     cards = _cards(_page(Bundle.from_text("t", text)))
     assert _numbers(cards) == [["Turn 1"], ["Turn 2"], ["Turn 3"], ["Turn 4"]]
-    assert _titles(cards) == [[], [], ["User asks about Paris"], []]
+    assert _titles(cards) == [[], [], ["Asks about Paris -- user"], []]
     assert cards[2].find("span", "lmml-turn-title").find("strong").text == "Paris"
 
 

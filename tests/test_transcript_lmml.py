@@ -244,12 +244,13 @@ def test_risky_content_is_escaped_and_keeps_its_references() -> None:
 
 
 def test_an_at_sign_cannot_forge_a_reference() -> None:
-    content = "ping @bob, mail a@b.c, see @chart.csv\n@manifest.json\n\\@x"
+    # "@bob" and "@x" are mentions (no extension); "@bob.png" would read as a reference.
+    content = "ping @bob, @bob.png, mail a@b.c, see @chart.csv\n@manifest.json\n\\@x"
     transcript = Transcript([Message("alice", content)], assets={"chart.csv": b"a,b\n"})
     for kind in ("zip", "text"):
         bundle = transcript.to_bundle("s", kind=kind)  # type: ignore[arg-type]
         text = bundle.narrative.text
-        assert "ping \\@bob, mail a@b.c, see @chart.csv\n\\@manifest.json\n\\\\\\@x" in text
+        assert "ping @bob, \\@bob.png, mail a@b.c, see @chart.csv\n\\@manifest.json\n\\\\@x" in text
         assert [e.name for e in bundle.narrative.embeds if not e.is_inline] == ["chart.csv"]
         assert bundle.validate() == []
         assert Transcript.from_bundle(bundle) == transcript
