@@ -130,11 +130,21 @@ class Bundle:
     # -- construction -------------------------------------------------------------------
 
     @classmethod
-    def from_text(cls, name: str, text: str) -> Bundle:
+    def from_text(
+        cls,
+        name: str,
+        text: str,
+        *,
+        narrative: Narrative | None = None,
+        base_dir: str | os.PathLike[str] | None = None,
+    ) -> Bundle:
         """A text bundle held in memory.
 
         :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
         :param text: the narrative.
+        :param narrative: the parse of *text*, when the caller already made it (a writer
+            that checked what it wrote), so the text is not parsed twice.
+        :param base_dir: a folder to resolve external references against.
         """
         stem = bundle_name(name) or _DEFAULT_NAME
         narrative_name = stem + _TEXT_SUFFIX
@@ -142,16 +152,25 @@ class Bundle:
             kind="text",
             name=stem,
             narrative_name=narrative_name,
-            narrative=parse(text, name=narrative_name),
+            narrative=narrative if narrative is not None else parse(text, name=narrative_name),
+            base_dir=os.fspath(base_dir) if base_dir is not None else None,
         )
 
     @classmethod
-    def from_zip(cls, name: str, text: str, entries: Mapping[str, bytes]) -> Bundle:
+    def from_zip(
+        cls,
+        name: str,
+        text: str,
+        entries: Mapping[str, bytes],
+        *,
+        narrative: Narrative | None = None,
+    ) -> Bundle:
         """A zip bundle held in memory.
 
         :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
         :param text: the narrative.
         :param entries: asset names to bytes, in archive order.
+        :param narrative: the parse of *text*, when the caller already made it.
         :raises UnsafeEntryError: for an unsafe entry name.
         :raises CaseCollisionError: for names differing only in case.
         :raises DuplicateEntryError: for an entry named like the narrative entry.
@@ -163,7 +182,7 @@ class Bundle:
             kind="zip",
             name=stem,
             narrative_name=narrative_name,
-            narrative=parse(text, name=narrative_name),
+            narrative=narrative if narrative is not None else parse(text, name=narrative_name),
             entries={key: bytes(value) for key, value in entries.items()},
         )
 
@@ -739,7 +758,7 @@ def open(
     source: str | os.PathLike[str] | bytes | IO[bytes],
     *,
     limits: Limits | None = None,
-    base_dir: str | os.PathLike[str] | None = None,
+    base_dir: str | os.PathLike[str] | Literal[False] | None = None,
     name: str | None = None,
 ) -> Bundle:
     """Open a bundle from a path, bytes or a binary file object.
@@ -750,7 +769,8 @@ def open(
 
     :param source: a path, the bundle's bytes, or a readable binary file object.
     :param limits: safety limits (see :class:`Limits`); defaults when None.
-    :param base_dir: for a text bundle, a folder to resolve external references against.
+    :param base_dir: for a text bundle, a folder to resolve external references against
+        (``False`` or None: none).
     :param name: the bundle or file name, when *source* is not a path (or to override it).
     :raises MissingNarrativeError: when an archive's narrative entry cannot be found.
     :raises LmmlSyntaxError: when the narrative is not valid UTF-8.
@@ -758,7 +778,7 @@ def open(
         for every archive error.
     """
     limits = limits if limits is not None else Limits()
-    base = os.fspath(base_dir) if base_dir is not None else None
+    base = os.fspath(base_dir) if base_dir is not None and base_dir is not False else None
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         file_name = os.path.basename(path)
