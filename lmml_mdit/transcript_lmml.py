@@ -61,7 +61,7 @@ import inspect
 import itertools
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -169,25 +169,28 @@ def _escape(content: str) -> str:
     return "\n".join(escaped)
 
 
-def _escape_references(text: str, resolves: _Resolves) -> str:
-    """Put a backslash before the ``@`` of every reference to a name the transcript does
-    not carry, so that an ``@`` sign in a content (``@bob``, ``a@b.c`` needs none) cannot
-    forge a reference to an asset. The text comes back with normalized line endings (the
-    manifest keeps the exact content)."""
-    text = normalize_newlines(text)
-    narrative = parse(text)
-    forged = [
-        (embed.line, embed.column)
-        for embed in narrative.embeds
-        if not embed.is_inline and not resolves(embed.name)
-    ]
-    if not forged:
+def _insert_backslashes(text: str, positions: Collection[tuple[int, int]]) -> str:
+    """*text* with a backslash before each ``(line, column)`` (0-based line, 1-based
+    column), so that the ``@`` there starts no reference."""
+    if not positions:
         return text
     lines = text.split("\n")
-    for line, column in sorted(forged, reverse=True):
-        row = lines[line - 1]
-        lines[line - 1] = row[: column - 1] + "\\" + row[column - 1 :]
+    for line, column in sorted(positions, reverse=True):
+        row = lines[line]
+        lines[line] = row[: column - 1] + "\\" + row[column - 1 :]
     return "\n".join(lines)
+
+
+def _base_column(inserted: Sequence[int], column: int) -> int:
+    """The column, before the backslashes were inserted at *inserted* (sorted base
+    columns), of what now stands at *column*."""
+    shift = 0
+    for index, base in enumerate(inserted):
+        if base + index < column:
+            shift += 1
+        else:
+            break
+    return column - shift
 
 
 def _unescape(text: str) -> str:
@@ -430,37 +433,74 @@ class _Plan:
     encoding: Encoding = "verbatim"
     plain: bool = False  # the heading is already the plain "Turn N -- role"
     attachments: tuple[str, ...] = ()  # .lmml: asset fences closing the turn
-    _body: tuple[Encoding, str] | None = None
-    _expected: tuple[Encoding, str] | None = None
+    # Escaped: where a backslash goes before an "@" (0-based line, 1-based column of the
+    # line-escaped content), found by parsing the written text.
+    escapes: frozenset[tuple[int, int]] = frozenset()
+    _body: tuple[Encoding, frozenset[tuple[int, int]], str] | None = None
+    _expected: tuple[str, str] | None = None
 
     @property
     def body(self) -> str:
-        """The turn text as written (cached: escaping references parses the content)."""
-        if self._body is None or self._body[0] != self.encoding:
+        """The turn text as written (cached)."""
+        if self._body is None or self._body[:2] != (self.encoding, self.escapes):
             content = self.message.content
             if self.encoding == "escaped":
-                body = _escape_references(_escape(content), self.resolves)
+                body = _insert_backslashes(normalize_newlines(_escape(content)), self.escapes)
             elif self.encoding == "fenced":
                 body = _fence(content)
             else:
                 body = content
-            self._body = (self.encoding, body)
-        return self._body[1]
+            self._body = (self.encoding, self.escapes, body)
+        return self._body[2]
 
     @property
     def expected(self) -> str:
         """The turn text the written narrative must read back."""
         if self.kept is not None:
             return self.kept.text
-        if self._expected is None or self._expected[0] != self.encoding:
-            self._expected = (self.encoding, as_turn_text(self.body))
+        body = self.body
+        if self._expected is None or self._expected[0] is not body:
+            self._expected = (body, as_turn_text(body))
         return self._expected[1]
+
+    def escape_references(self, spots: Collection[tuple[int, int]], position: int) -> None:
+        """Escape the ``@`` of the references at *spots* (positions in the body as written:
+        0-based line, 1-based column), which name nothing that resolves. A position that
+        holds no ``@`` is ignored; without any progress the content is fenced instead."""
+        content = self.message.content
+        base = normalize_newlines(_escape(content)).split("\n")
+        if self.encoding == "verbatim":
+            plain = normalize_newlines(content).split("\n")
+            shift = {line: len(base[line]) - len(plain[line]) for line, _ in spots}
+            found = {(line, column + shift[line]) for line, column in spots}
+            self.encoding = "escaped"
+            self.escapes = frozenset()
+        elif self.encoding == "escaped":
+            by_line: dict[int, list[int]] = {}
+            for line, column in self.escapes:
+                by_line.setdefault(line, []).append(column)
+            for columns in by_line.values():
+                columns.sort()
+            found = {(line, _base_column(by_line.get(line, []), col)) for line, col in spots}
+        else:
+            _escalate(self, "turn", position)
+            return
+        valid = {
+            (line, column)
+            for line, column in found
+            if 0 <= line < len(base) and base[line][column - 1 : column] == "@"
+        }
+        if spots and valid <= self.escapes:
+            _escalate(self, "turn", position)  # no progress: fence the content instead
+        else:
+            self.escapes = self.escapes | valid
 
     def unkeep(self) -> None:
         """Render the message instead of copying its lines (they no longer read back)."""
         assert self.kept is not None
         self.kept = None
         self.encoding = "verbatim"
+        self.escapes = frozenset()
 
 
 def _role(message: Message, pov: tuple[str, str, str] | None) -> str:
@@ -550,6 +590,7 @@ class _Layout:
     delimiter: int | None  # the delimiter's first line; None for the preamble
     start: int  # the first line of the turn's region (after the delimiter)
     end: int = 0  # one past the region's last line
+    body: int = 0  # the body's first line (a rendered plan)
 
 
 class _Lines:
@@ -633,6 +674,7 @@ def _render(
             else:
                 layouts.append(_Layout(None, out.complete))
             body = plan.body
+            layouts[-1].body = out.complete
             if body:
                 out.lines(body)
                 if style.sep:
@@ -750,20 +792,38 @@ def _fence_owners(
 
 def _reference_owners(
     narrative: Narrative, turns: Sequence[Turn], skip: int
-) -> dict[int, list[str]]:
-    """The names of the references (not fences) inside each message turn, by position."""
-    owners: dict[int, list[str]] = {}
+) -> dict[int, list[Embed]]:
+    """The references (not fences) inside each message turn, by position."""
+    owners: dict[int, list[Embed]] = {}
     starts = [turn.start_line for turn in turns]
     for embed in narrative.embeds:
         if embed.is_inline or embed.line <= skip:
             continue
         position = _turn_at(turns, starts, embed.line)
         if position is not None:
-            owners.setdefault(position, []).append(embed.name)
+            owners.setdefault(position, []).append(embed)
     return owners
 
 
 Fault = Literal["heading", "turn"]
+
+
+@dataclass
+class _Findings:
+    """What :func:`_check` found wrong with a written narrative."""
+
+    faults: dict[int, Fault] = dataclasses.field(default_factory=dict)
+    # Plans whose delimiter is not read as one: an earlier content swallowed them, so they
+    # are unchecked.
+    hidden: set[int] = dataclasses.field(default_factory=set)
+    # Rendered plans otherwise read back, with references to names nothing resolves:
+    # their positions in the body (0-based line, 1-based column).
+    forged: dict[int, set[tuple[int, int]]] = dataclasses.field(default_factory=dict)
+    # The same for plans at fault: the references that stood in their body's lines.
+    hints: dict[int, set[tuple[int, int]]] = dataclasses.field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.faults or self.forged)
 
 
 def _check(
@@ -771,10 +831,9 @@ def _check(
     plans: Sequence[_Plan],
     layouts: Sequence[_Layout],
     assets: Mapping[str, bytes],
-) -> tuple[dict[int, Fault], set[int]]:
+) -> _Findings:
     """The plans the written *narrative* does not give back (and whether the heading or
-    the content is at fault), and the plans it hid (their delimiter is not read as one,
-    so an earlier content swallowed them and they are unchecked)."""
+    the content is at fault)."""
     turns, skip = _message_turns(narrative)
     by_line = {
         turn.delimiter_line - 1: index
@@ -783,6 +842,7 @@ def _check(
     }
     faults: dict[int, Fault] = {}
     hidden: set[int] = set()
+    forged: dict[int, set[tuple[int, int]]] = {}
     matched: dict[int, int] = {}
     previous: int | None = None
     for position, layout in enumerate(layouts):
@@ -821,22 +881,62 @@ def _check(
             carried = embed.name in assets
             if (carried or plan.kept is None) and assets.get(embed.name) != embed.content:
                 faults.setdefault(position, "turn")
-        if plan.kept is None and not all(map(plan.resolves, reference_turn.get(found, ()))):
-            faults.setdefault(position, "turn")
+        if plan.kept is None and position not in faults:
+            spots = {
+                (embed.line - 1 - layout.body, embed.column)
+                for embed in reference_turn.get(found, ())
+                if not plan.resolves(embed.name)
+            }
+            if spots:
+                forged[position] = spots
     if len(turns) != len(matched) and plans and not faults:
         # A turn no plan wrote, and no region shows it: it comes before the first plan.
         faults[0] = "turn"
-    return faults, hidden
+    return _Findings(faults, hidden, forged, _hints(narrative, plans, layouts, faults))
+
+
+def _hints(
+    narrative: Narrative,
+    plans: Sequence[_Plan],
+    layouts: Sequence[_Layout],
+    faults: Mapping[int, Fault],
+) -> dict[int, set[tuple[int, int]]]:
+    """For each verbatim plan at fault, the unresolved references on its body's lines."""
+    wanted = [
+        position
+        for position in faults
+        if plans[position].kept is None and plans[position].encoding == "verbatim"
+    ]
+    if not wanted:
+        return {}
+    bodies = sorted((layouts[position].body, position) for position in wanted)
+    starts = [body for body, _ in bodies]
+    hints: dict[int, set[tuple[int, int]]] = {}
+    for embed in narrative.embeds:
+        index = bisect.bisect_right(starts, embed.line - 1) - 1
+        if embed.is_inline or index < 0:
+            continue
+        body, position = bodies[index]
+        layout, plan = layouts[position], plans[position]
+        if embed.line - 1 < layout.end and not plan.resolves(embed.name):
+            hints.setdefault(position, set()).add((embed.line - 1 - body, embed.column))
+    return hints
+
+
+_OPEN_ENDED = frozenset({"fence", "html_block", "lmml_embed"})
+"""The top-level blocks that run to the end of the document when left unclosed."""
 
 
 def _tail_is_open(narrative: Narrative) -> bool:
     """Whether the narrative's last block would swallow a turn written after it (an
-    unclosed code fence, HTML block or ``@@@`` fence). Only that block is parsed again,
-    from its first line, with a turn after it."""
+    unclosed code fence, HTML block or ``@@@`` fence). Only such a block is parsed again,
+    from its first line, with a turn after it; any other block (a paragraph, a list, a
+    quote) ends at the blank line before a top-level heading, and is not parsed again."""
     start = None
     for token in reversed(narrative.tokens):
         if token.level == 0 and token.map is not None:
-            start = token.map[0]
+            if token.type in _OPEN_ENDED:
+                start = token.map[0]
             break
     if start is None:
         return False
@@ -877,40 +977,53 @@ def _settle_alone(plan: _Plan, position: int, style: _Style, assets: Mapping[str
     while True:
         pair = [plan, _sentinel_plan(plan.resolves)]
         text, layouts = _render(pair, style)
-        faults, _ = _check(_parse(text, assets), pair, layouts, assets)
-        fault = faults.get(0) or faults.get(1)
-        if fault is None:
+        findings = _check(_parse(text, assets), pair, layouts, assets)
+        fault = findings.faults.get(0) or findings.faults.get(1)
+        if fault is not None:
+            _escalate(plan, fault, position)
+        elif 0 in findings.forged:
+            plan.escape_references(findings.forged[0], position)
+        else:
             return
-        _escalate(plan, fault, position)
 
 
 def _settle(
     plans: list[_Plan],
     assets: Mapping[str, bytes],
     style: _Style,
-    head: str = "",
+    head: str | Callable[[], str] = "",
     fences: Mapping[str, str] | None = None,
 ) -> tuple[str, Narrative]:
-    """Write *plans*, escalating those at fault until the text reads back as planned;
-    return the text and its parse (the one parse of the text, when nothing is at fault).
+    """Write *plans* after *head* (or what it returns: the head may depend on the plans,
+    like a manifest fence recording their encodings), making those at fault safer until
+    the text reads back as planned; return the text and its parse (the one parse of the
+    text, when nothing is at fault).
 
-    A plan at fault, or hidden by one, is then settled alone (small parses) before the
-    whole is written again, so risky contents cost a few parses of their own, not of the
-    document each."""
-    suspects: set[int] = set()
+    Each round parses the whole text once and fixes every plan at fault in it, so a risky
+    content costs a parse or two more, not one per turn. A plan hidden by an earlier one
+    (an unclosed block swallowed its delimiter) is first settled alone (a small parse), so
+    a run of such contents does not take a round each."""
+    hidden: set[int] = set()
     for _ in range(4 * len(plans) + 4):
-        for position in sorted(suspects):
+        for position in sorted(hidden):
             _settle_alone(plans[position], position, style, assets)
-        text, layouts = _render(plans, style, head, fences)
+        text, layouts = _render(plans, style, head() if callable(head) else head, fences)
         narrative = _parse(text, assets)
-        faults, hidden = _check(narrative, plans, layouts, assets)
-        if not faults and plans and plans[-1].kept is None and _tail_is_open(narrative):
-            faults = {len(plans) - 1: "turn"}
-        if not faults:
+        findings = _check(narrative, plans, layouts, assets)
+        if not findings and plans and plans[-1].kept is None and _tail_is_open(narrative):
+            findings.faults[len(plans) - 1] = "turn"
+        if not findings:
             return text, narrative
-        for position, fault in faults.items():
-            _escalate(plans[position], fault, position)
-        suspects = set(faults) | hidden
+        for position, fault in findings.faults.items():
+            plan = plans[position]
+            if fault == "turn" and plan.kept is None and plan.encoding == "verbatim":
+                # Escaped next; the references the parse found in it are escaped at once.
+                plan.escape_references(findings.hints.get(position, set()), position)
+            else:
+                _escalate(plan, fault, position)
+        for position, spots in findings.forged.items():
+            plans[position].escape_references(spots, position)
+        hidden = findings.hidden
     raise TranscriptError(
         "cannot write the transcript as LMML that reads back the same",
         hint="please report this as a bug in lmml_mdit, with the transcript",
@@ -1198,10 +1311,21 @@ def _text_narrative(
     style = source.style if source is not None else _FRESH
     newline = style.newline
     fences: dict[str, str] = {}
-    orphans: list[str] = []
-    for _ in range(len(plans) + 3):
+    orphans = _guess_attachments(plans, assets, source, kept_files)
+    guessed = [*orphans]
+    for plan in plans:
+        held = plan.kept.fences if plan.kept is not None else frozenset()
+        guessed.extend(asset for asset in plan.attachments if asset not in held)
+    for asset in guessed:
+        fences[asset] = _inline_fence(asset, assets[asset]).replace("\n", newline)
+    manifest: bytes | None = None
+
+    def head() -> str:
+        nonlocal manifest
         manifest = _manifest_data(_record(plans, source), source)
-        head = _text_head(source, manifest, orphans, fences)
+        return _text_head(source, manifest, orphans, fences)
+
+    for _ in range(len(plans) + 3):
         text, narrative = _settle(plans, assets, style, head, fences)
         _check_fences(narrative, fences, assets, manifest)
         present = _fenced_in_content(narrative, plans)
@@ -1216,8 +1340,7 @@ def _text_narrative(
                 fences[asset] = _inline_fence(asset, assets[asset]).replace("\n", newline)
         before = [plan.attachments for plan in plans]
         left = _attach(narrative, plans, outside)
-        settled = _manifest_data(_record(plans, source), source) == manifest
-        if settled and before == [plan.attachments for plan in plans] and left == orphans:
+        if before == [plan.attachments for plan in plans] and left == orphans:
             written = {asset: assets[asset] for asset in outside}
             if manifest is not None and manifest != (source.manifest_bytes if source else None):
                 written[MANIFEST_NAME] = manifest
@@ -1227,6 +1350,30 @@ def _text_narrative(
         "the .lmml attachments changed how the narrative reads",
         hint="save the transcript as .lmmlz",
     )
+
+
+def _guess_attachments(
+    plans: Sequence[_Plan],
+    assets: Mapping[str, bytes],
+    source: SourceNarrative | None,
+    kept_files: frozenset[str],
+) -> list[str]:
+    """Place each asset's fence before the narrative is parsed, by where ``@name`` first
+    appears, so the first parse is usually the last; the parse then settles it. Returns
+    the assets no content mentions (their fences go before the first turn)."""
+    held = set(kept_files) | (source.head_fences if source is not None else set())
+    for plan in plans:
+        if plan.kept is not None:
+            held |= plan.kept.fences
+    left = [asset for asset in assets if asset not in held]
+    for plan in plans:
+        text = plan.kept.text if plan.kept is not None else plan.message.content
+        left = [asset for asset in left if "@@@" + asset not in text]
+        mine = tuple(asset for asset in left if "@" + asset in text)
+        if mine:
+            plan.attachments = (*plan.attachments, *mine)
+            left = [asset for asset in left if asset not in mine]
+    return left
 
 
 def _check_fences(
@@ -1307,12 +1454,14 @@ def _record_entries(bundle: Bundle) -> list[dict[str, Any]] | None:
     return entries
 
 
-def _content(text: str, entry: Mapping[str, Any], resolves: _Resolves) -> str:
+def _content(text: str, entry: Mapping[str, Any]) -> str:
     """A message's content from its turn text and record entry.
 
     The narrative is what is sent and shown, so it decides: the entry's exact content is
-    taken only when writing it gives this very turn text (it differs in what a narrative
-    cannot hold: blank edge lines, carriage returns, NUL, escapes), else the turn text.
+    taken only when the digest shows the turn unchanged and the content, written as the
+    entry says, reads as this turn text (they may differ only in what a narrative cannot
+    hold: blank edge lines, carriage returns, NUL, and the backslashes that keep an ``@``
+    from being a reference); else the turn text is the content.
     """
     encoding = entry.get("encoding", "verbatim")
     decoded = _decode(text, encoding)
@@ -1320,12 +1469,23 @@ def _content(text: str, entry: Mapping[str, Any], resolves: _Resolves) -> str:
     if stored is None or entry["sha256"] != _digest(text) or stored == decoded:
         return decoded
     if encoding == "escaped":
-        written = _escape_references(_escape(stored), resolves)
+        written = _escape(stored)
     elif encoding == "fenced":
         written = _fence(stored)
     else:
         written = stored
-    return stored if as_turn_text(written) == text else decoded
+    return stored if _differs_by_at_escapes(as_turn_text(written), text) else decoded
+
+
+def _differs_by_at_escapes(base: str, text: str) -> bool:
+    """Whether *text* is *base* with backslashes inserted before some ``@`` signs only."""
+    base_pieces, text_pieces = base.split("@"), text.split("@")
+    if len(base_pieces) != len(text_pieces) or base_pieces[-1] != text_pieces[-1]:
+        return False
+    return all(
+        written.startswith(piece) and not written[len(piece) :].strip("\\")
+        for piece, written in zip(base_pieces[:-1], text_pieces[:-1], strict=True)
+    )
 
 
 def transcript_from_bundle(bundle: Bundle) -> Transcript:
@@ -1362,7 +1522,7 @@ def transcript_from_bundle(bundle: Bundle) -> Transcript:
             heading = entry["heading"]
             if heading == turn.heading and (heading is None) == (turn.role == "context"):
                 author = entry["author"]
-            content = _content(text, entry, assets.__contains__)
+            content = _content(text, entry)
         messages.append(Message(author, content, metadata))
         read.append((turn.heading, text, entry, closing))
     transcript = Transcript(messages, assets=assets)
