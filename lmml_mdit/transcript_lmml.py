@@ -575,6 +575,18 @@ def _plans(
             plans.append(_Plan(message, "context", None, None, resolves))
             continue
         role = _role(message, pov)
+        edited = source.origins.get(id(message)) if source is not None else None
+        if (
+            edited is not None
+            and edited.delimiter is not None
+            and (edited.author, edited.role) == (message.author, role)
+        ):
+            # Edited content, same author and role: the turn keeps its delimiter line.
+            plans.append(_Plan(message, role, edited.heading, edited.delimiter, resolves))
+            found = _NUMBERED.fullmatch((edited.heading or "").strip())
+            if found is not None:
+                numbered = (position, int(found.group(1)))
+            continue
         number = numbered[1] + position - numbered[0] if numbered else position + 1
         heading, delimiter = _styled_delimiter(message, role, number, style)
         if heading is not None and _NUMBERED.fullmatch(heading):
