@@ -21,24 +21,24 @@ from lmml_mdit.transcript import Message, Transcript
 
 ENTRIES = {"chart.png": b"\x89PNG fake", "data.csv": b"a,b\n1,2\n"}
 
-HAND_WRITTEN = """\
-Notes before the first turn.
-
-## Turn 1 -- user
-
-Look at @chart.png and @data.csv   
-
-```python
-print("## not a heading")
-```
-
-## Turn 2 -- assistant
-It rises.
-
-
-<!-- user -->
-Thanks!
-"""
+HAND_WRITTEN = (
+    "Notes before the first turn.\n"
+    "\n"
+    "## Turn 1 -- user\n"
+    "\n"
+    "Look at @chart.png and @data.csv   \n"  # trailing spaces kept
+    "\n"
+    "```python\n"
+    'print("## not a heading")\n'
+    "```\n"
+    "\n"
+    "## Turn 2 -- assistant\n"
+    "It rises.\n"
+    "\n"
+    "\n"
+    "<!-- user -->\n"
+    "Thanks!\n"
+)
 
 
 def read(text: str, kind: str = "zip", entries: dict[str, bytes] | None = None) -> Transcript:
