@@ -30,16 +30,30 @@ content). When
 even that does not read back (a fence in a list item, an unclosed construct the escapes do
 not reach), the content is wrapped in a code fence with the info string ``lmml-content``
 and a backtick run longer than any in the content; references inside it are then plain
-text. Each step is checked by parsing the result.
+text. Each step is checked by parsing the result: the whole narrative is parsed once, every
+turn that does not read back is made safer (a forged reference is escaped at the position
+that parse found), and the text is parsed again only then; an open-ended last block (a code
+fence, HTML block or ``@@@`` fence) is probed on its own with a turn after it, so a turn
+written later cannot be swallowed. The bundle gets that one parse.
 
 **Manifest.** ``manifest.json`` holds, under ``"transcript"``, one entry per message:
 its author, metadata, heading, encoding, the SHA-256 of the turn text as written, and the
 exact content when the turn text does not give it back (blank lines at the edges, carriage
-returns). Reading trusts an entry only as far as the narrative still matches it: the author
-when the heading is unchanged, the stored content when the turn text's digest is unchanged;
-an edited turn is read from the narrative. Without a manifest (a hand-written document) the
-heading gives author and role (``metadata["role"]`` for a named author) and the turn text is
-the content.
+returns). Reading trusts an entry only as far as the narrative agrees with it: the author
+when the heading is unchanged; the stored content when the turn text's digest is unchanged
+and writing that content gives this very turn text (what is sent and shown decides); a
+recorded ``metadata["role"]`` contradicting the heading gives way to it. An edited turn is
+read from the narrative. Without a manifest (a hand-written document) the heading gives
+author and role (``metadata["role"]`` for a named author) and the turn text is the content.
+
+**A file read back.** :func:`transcript_from_bundle` keeps a :class:`SourceNarrative` on the
+transcript: the narrative's lines, each message's lines (its delimiter line, its text, and
+what follows up to the next turn) and the bundle's other parts. Writing the same kind again,
+an unedited message (author, content and metadata as read) is written as those lines, byte
+for byte; an edited or new one is rendered in the file's own style (:class:`_Style`: the
+last delimiter's form, level, dash, case and spacing, and the file's line ending). The
+record is written where the file had one, or where the narrative alone would not give a
+message back; ``manifest.json`` keeps its other keys, and every other entry stays as it was.
 
 **Assets.** A ``.lmmlz`` stores each asset as an entry. A ``.lmml`` holds each asset as an
 inline fence closing the turn that first references it (so the asset binds to that turn, as
