@@ -93,6 +93,7 @@ __all__ = [
     "CONTENT_FENCE_INFO",
     "MANIFEST_KEY",
     "TRANSCRIPT_LMML_VERSION",
+    "SourceNarrative",
     "decode_author",
     "encode_author",
     "load_lmml",
