@@ -176,11 +176,21 @@ class Bundle:
     # -- construction -------------------------------------------------------------------
 
     @classmethod
-    def from_text(cls, name: str, text: str) -> Bundle:
+    def from_text(
+        cls,
+        name: str,
+        text: str,
+        *,
+        narrative: Narrative | None = None,
+        base_dir: str | os.PathLike[str] | None = None,
+    ) -> Bundle:
         """A text bundle held in memory.
 
         :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
         :param text: the narrative.
+        :param narrative: the parse of *text*, when the caller already made it (a writer
+            that checked what it wrote), so the text is not parsed twice.
+        :param base_dir: a folder to resolve external references against.
         """
         stem = bundle_name(name) or _DEFAULT_NAME
         narrative_name = stem + _TEXT_SUFFIX
@@ -188,16 +198,25 @@ class Bundle:
             kind="text",
             name=stem,
             narrative_name=narrative_name,
-            narrative=parse(text, name=narrative_name),
+            narrative=narrative if narrative is not None else parse(text, name=narrative_name),
+            base_dir=os.fspath(base_dir) if base_dir is not None else None,
         )
 
     @classmethod
-    def from_zip(cls, name: str, text: str, entries: Mapping[str, bytes]) -> Bundle:
+    def from_zip(
+        cls,
+        name: str,
+        text: str,
+        entries: Mapping[str, bytes],
+        *,
+        narrative: Narrative | None = None,
+    ) -> Bundle:
         """A zip bundle held in memory.
 
         :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
         :param text: the narrative.
         :param entries: asset names to bytes, in archive order.
+        :param narrative: the parse of *text*, when the caller already made it.
         :raises UnsafeEntryError: for an unsafe entry name.
         :raises CaseCollisionError: for names differing only in case.
         :raises DuplicateEntryError: for an entry named like the narrative entry.
@@ -209,7 +228,9 @@ class Bundle:
             kind="zip",
             name=stem,
             narrative_name=narrative_name,
-            narrative=parse(text, name=narrative_name, known_names=frozenset(entries)),
+            narrative=narrative
+            if narrative is not None
+            else parse(text, name=narrative_name, known_names=frozenset(entries)),
             entries={key: bytes(value) for key, value in entries.items()},
         )
 
