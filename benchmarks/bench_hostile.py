@@ -22,7 +22,11 @@ Shapes (sizes at ``--scale 1``):
 - ``long-line``: one 1 MB line of words with a reference at the end;
 - ``table-row``: one 1 MB Markdown table row with references in its cells;
 - ``at-signs``: 1 MB of ``@`` runs with spaces;
-- ``nested-quotes``: 5,000 levels of ``>`` with a reference inside.
+- ``nested-quotes``: 5,000 levels of ``>`` with a reference inside;
+- ``md-images``: one paragraph of 10,000 Markdown images naming a zip entry (each an
+  ``unsent_image`` warning and a "not sent" chip);
+- ``image-lookalike``: 10,000 Markdown images in one paragraph, each after an escaped
+  look-alike with the same label (``\\![a](x) ![a](chart.png)``).
 """
 
 from __future__ import annotations
@@ -92,6 +96,14 @@ def at_signs(size: int) -> str:
     return "## user\nx " + "@@ @" * (size // 4) + "\n"
 
 
+def md_images(n: int) -> str:
+    return "## user\n" + "![c](chart.png) " * n + "\n"
+
+
+def image_lookalike(n: int) -> str:
+    return "## user\n" + "\\![a](x) ![a](chart.png) " * n + "\n"
+
+
 def nested_quotes(n: int) -> str:
     return "## user\n" + "> " * n + "quoted @q.txt\n\n@@@q.txt\nx\n@@@\n"
 
@@ -107,6 +119,8 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "table-row": (table_row, MB),
     "at-signs": (at_signs, MB),
     "nested-quotes": (nested_quotes, 5_000),
+    "md-images": (md_images, 10_000),
+    "image-lookalike": (image_lookalike, 10_000),
 }
 
 
@@ -137,6 +151,8 @@ def _best_time(action: Callable[[], object], reps: int) -> tuple[float, str]:
 def _bundle(shape: str, text: str, size: int) -> Bundle:
     if shape == "zip-refs":
         return Bundle.from_zip("z", text, zip_entries(size))
+    if shape in ("md-images", "image-lookalike"):
+        return Bundle.from_zip("z", text, {"chart.png": b"\x89PNG\r\n\x1a\n"})
     return lmml_mdit.open(text.encode("utf-8"))
 
 

@@ -4,13 +4,38 @@
   (the view copies nothing), while ``copy()`` grows with the length.
 - ``to_bundle`` + ``from_bundle`` per turn, for plain and for escaped content, and with a
   ten times longer transcript (the ratio should stay near 1: the writer is linear).
+- ``save`` of a transcript whose one message is 1 MB, as ``.lmmlz`` and ``.lmml``, over
+  ``lmml_mdit.parse`` of that message in the same run (goal: at most 2.0 for ordinary
+  Markdown; the writer parses what it writes once and hands that parse to the bundle).
+  Contents that must be escaped (forged references, role headings) cost a parse more.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
+import time
 import timeit
+from collections.abc import Callable
 
+import lmml_mdit
 from lmml_mdit.transcript import Message, Transcript
+
+SAVE_GOAL = 2.0
+MESSAGE_BYTES = 1_000_000
+
+# One screen of an ordinary long answer: prose with inline markup, a list, a code fence,
+# an ordinary heading and a reference to a carried asset.
+ORDINARY = (
+    "### Build notes\n\n"
+    "The *parser* reads `tokens` once; see [the guide](https://example.org/guide) and "
+    "the chart @chart.png for the **numbers**.\n\n"
+    "- first point, with `code`\n- second point\n\n"
+    "```python\nprint('hello')\n```\n\n"
+)
+# Needs escaping: headings that would open turns, and mentions no asset answers.
+RISKY = "## user\nping @bob about @gone.txt\n<!-- assistant -->\n\n"
 
 
 def build(turns: int, content: str = "hello @chart.png") -> Transcript:
@@ -20,6 +45,36 @@ def build(turns: int, content: str = "hello @chart.png") -> Transcript:
 
 def per_call(statement: object, number: int) -> float:
     return timeit.timeit(statement, number=number) / number  # type: ignore[arg-type]
+
+
+def best(action: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def save_ratios(repeat: int) -> None:
+    """Print the 1 MB save over the parse of its message, for each content and kind."""
+    folder = tempfile.mkdtemp()
+    for label, block in (("ordinary", ORDINARY), ("escaped", RISKY)):
+        content = block * (MESSAGE_BYTES // len(block))
+        transcript = Transcript(assets={"chart.png": b"\x89PNG"})
+        transcript.append("assistant", content)
+        parsing = best(lambda: lmml_mdit.parse(content), repeat)  # noqa: B023
+        for extension in (".lmmlz", ".lmml"):
+            if extension == ".lmml":
+                transcript.remove_asset("chart.png")
+                transcript.add_asset("chart.png", b"not an image\n")
+            path = os.path.join(folder, "session" + extension)
+            saving = best(lambda: transcript.save(path), repeat)  # noqa: B023
+            goal = f" (goal <= {SAVE_GOAL})" if label == "ordinary" else ""
+            print(
+                f"save 1 MB {label:8} {extension:6}: {saving / parsing:.2f}x parse{goal} "
+                f"[parse {parsing:.2f} s, save {saving:.2f} s]"
+            )
 
 
 def main() -> None:
@@ -46,6 +101,7 @@ def main() -> None:
     longer = build(2000)
     rt_long = per_call(lambda: Transcript.from_bundle(longer.to_bundle("b")), 1) / 2000
     print(f"round trip per turn, 2000 vs 200 turns: {rt_long / rt_plain:.2f}x")
+    save_ratios(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
 
 
 if __name__ == "__main__":

@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import (
     BundleError,
+    BundleNotFoundError,
     CaseCollisionError,
     ChatTemplateError,
     ConflictingEmbedError,
+    DefectError,
     DuplicateEntryError,
     EmbedBudgetError,
     EncryptedEntryError,
@@ -38,6 +40,7 @@ from .errors import (
     MissingNarrativeError,
     MissingPluginError,
     NotInlinableError,
+    NotLmmlError,
     ReadOnlyTranscriptError,
     SymlinkEntryError,
     TranscriptError,
@@ -47,11 +50,13 @@ from .errors import (
     UnresolvableReferenceError,
     UnsafeEntryError,
     UnsupportedContentError,
+    WriteError,
 )
 
 # Eager, since the submodule lmml_mdit.flatten would otherwise shadow the function.
 from .flatten import FlattenFlags, detect_template_flags, flatten
 from .model import (
+    ERROR_KINDS,
     MESSAGE_ROLES,
     ROLES,
     Embed,
@@ -71,6 +76,7 @@ if TYPE_CHECKING:
     )
     from .bundle import (
         Bundle,
+        DefectWarning,
         Limits,
         open,
     )
@@ -134,6 +140,7 @@ _LAZY: dict[str, str] = {
     "import_messages": ".bridge",
     "import_path": ".bridge",
     "Bundle": ".bundle",
+    "DefectWarning": ".bundle",
     "Limits": ".bundle",
     "open": ".bundle",
     "EmbedOmittedWarning": ".content",
@@ -184,15 +191,19 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "ERROR_KINDS",
     "MESSAGE_ROLES",
     "ROLES",
     "Asset",
     "AudioPart",
     "Bundle",
     "BundleError",
+    "BundleNotFoundError",
     "CaseCollisionError",
     "ChatTemplateError",
     "ConflictingEmbedError",
+    "DefectError",
+    "DefectWarning",
     "DocumentPart",
     "DuplicateEntryError",
     "Embed",
@@ -222,6 +233,7 @@ __all__ = [
     "MissingPluginError",
     "Narrative",
     "NotInlinableError",
+    "NotLmmlError",
     "OrphanedEntryWarning",
     "ReadOnlyTranscriptError",
     "Role",
@@ -240,6 +252,7 @@ __all__ = [
     "UnresolvableReferenceError",
     "UnsafeEntryError",
     "UnsupportedContentError",
+    "WriteError",
     "__version__",
     "detect_format",
     "detect_template_flags",

@@ -9,11 +9,15 @@ only the narrative up front; every other entry is decompressed when it is read, 
 from __future__ import annotations
 
 import builtins
+import contextlib
+import dataclasses
+import difflib
 import functools
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+import warnings
+from collections.abc import Callable, Container, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from .archive import (
@@ -27,26 +31,44 @@ from .archive import (
 )
 from .errors import (
     BundleError,
+    BundleNotFoundError,
+    DefectError,
     InvalidManifestError,
     InvalidSettingsError,
     LimitExceededError,
+    LmmlError,
     MissingEntryError,
     MissingNarrativeError,
+    NotLmmlError,
     UnresolvableReferenceError,
     UnsafeEntryError,
 )
+from .handlers import sniff
+from .images import unsent_image_issues
 from .model import Embed, Issue
 from .narrative import Narrative, parse
-from .reserved import MANIFEST_NAME, RESERVED_NAMES, SETTINGS_NAMES, load_manifest, load_settings
-from .syntax.reference import match_reference_name
+from .reserved import (
+    FRONT_MATTER_NAME,
+    MANIFEST_NAME,
+    RESERVED_NAMES,
+    SETTINGS_NAMES,
+    load_front_matter,
+    load_manifest,
+    load_settings,
+)
+from .syntax import delimiter_issues, writes_as_reference
+from .syntax.reference import ReferenceMode
+from .syntax.roles import DelimiterMode
 from .toolcalls import tool_call_issues
 
 if TYPE_CHECKING:
     from .packing import InlineReport
 
-__all__ = ["Bundle", "Limits", "bundle_name", "narrative_entry_name", "open"]
+__all__ = ["Bundle", "DefectWarning", "Limits", "bundle_name", "narrative_entry_name", "open"]
 
 BundleKind = Literal["text", "zip"]
+BaseDir = str | os.PathLike[str] | Literal[False] | None
+"""What :func:`open` takes as *base_dir*: a folder, None (a path's own folder) or False."""
 _TEXT_SUFFIX = ".lmml"
 _ZIP_SUFFIX = ".lmmlz"
 _DEFAULT_NAME = "untitled"
@@ -54,6 +76,19 @@ _DEFAULT_NAME = "untitled"
 _STREAM_SLACK = 64 * 1024 * 1024
 STREAM_CHUNK = 1024 * 1024
 """The most bytes :func:`open` asks a file object for at a time."""
+
+
+class DefectWarning(UserWarning):
+    """An error-level defect in a bundle sent anyway (``strict=False``, ``--force``).
+
+    :ivar error: the :class:`~lmml_mdit.errors.DefectError` a strict send would raise.
+    :ivar issue: its :class:`~lmml_mdit.model.Issue`.
+    """
+
+    def __init__(self, error: DefectError) -> None:
+        super().__init__(error.format(hint=False))
+        self.error = error
+        self.issue = error.issue
 
 
 def bundle_name(name: str) -> str:
@@ -80,16 +115,21 @@ def narrative_entry_name(file_name: str) -> str:
 
 
 def _is_reference_name(name: str) -> bool:
-    """Whether ``@name`` would read back as a reference to exactly *name*."""
-    return match_reference_name(name, 0, len(name)) == name
+    """Whether ``@name`` can read back as a reference to exactly *name* once the reader
+    knows *name* (as a zip's entry names are known): the name's syntax alone."""
+    return writes_as_reference(name, frozenset({name}))
 
 
-def _unsafe_error(name: str, reason: str, line: int | None, column: int | None) -> UnsafeEntryError:
+def _unsafe_error(
+    name: str, reason: str, line: int | None, column: int | None, file: str | None = None
+) -> UnsafeEntryError:
     return UnsafeEntryError(
-        f"unsafe embed name: {reason}",
+        f"unsafe embed name {name!r}: {reason}" if file else f"unsafe embed name: {reason}",
         name=name,
         line=line,
         column=column,
+        file=file,
+        kind="malformed_embed_name" if file else None,
         hint="use a relative name with '/' separators and no '..'",
     )
 
@@ -106,6 +146,9 @@ class Bundle:
     :ivar narrative: the parsed narrative.
     :ivar limits: the limits reads are held to.
     :ivar base_dir: for a text bundle, the folder references resolve against, or None.
+    :ivar file_name: the bundle's file name as locations name it (``FILE:LINE:COL``):
+        ``session.lmml``, or ``session.lmmlz`` for an archive, whose entries are then
+        ``session.lmmlz!settings.yaml``.
     :ivar inline_report: on a bundle made by :meth:`inline`, what happened to each entry.
     """
 
@@ -122,11 +165,14 @@ class Bundle:
         archive: ZipArchive | None = None,
         limits: Limits | None = None,
         base_dir: str | None = None,
+        file_name: str | None = None,
     ) -> None:
         """Internal: use :func:`open`, :meth:`from_text` or :meth:`from_zip`.
 
         *entries* maps names to bytes, or to None for an entry read lazily from *archive*.
         """
+        suffix = _ZIP_SUFFIX if kind == "zip" else _TEXT_SUFFIX
+        self.file_name: str = file_name or (narrative_name if kind == "text" else name + suffix)
         self.kind: BundleKind = kind
         self.name = name
         self.narrative_name = narrative_name
@@ -140,11 +186,21 @@ class Bundle:
     # -- construction -------------------------------------------------------------------
 
     @classmethod
-    def from_text(cls, name: str, text: str) -> Bundle:
+    def from_text(
+        cls,
+        name: str,
+        text: str,
+        *,
+        narrative: Narrative | None = None,
+        base_dir: str | os.PathLike[str] | None = None,
+    ) -> Bundle:
         """A text bundle held in memory.
 
         :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
         :param text: the narrative.
+        :param narrative: the parse of *text*, when the caller already made it (a writer
+            that checked what it wrote), so the text is not parsed twice.
+        :param base_dir: a folder to resolve external references against.
         """
         stem = bundle_name(name) or _DEFAULT_NAME
         narrative_name = stem + _TEXT_SUFFIX
@@ -152,16 +208,25 @@ class Bundle:
             kind="text",
             name=stem,
             narrative_name=narrative_name,
-            narrative=parse(text, name=narrative_name),
+            narrative=narrative if narrative is not None else parse(text, name=narrative_name),
+            base_dir=os.fspath(base_dir) if base_dir is not None else None,
         )
 
     @classmethod
-    def from_zip(cls, name: str, text: str, entries: Mapping[str, bytes]) -> Bundle:
+    def from_zip(
+        cls,
+        name: str,
+        text: str,
+        entries: Mapping[str, bytes],
+        *,
+        narrative: Narrative | None = None,
+    ) -> Bundle:
         """A zip bundle held in memory.
 
         :param name: the bundle name; a trailing ``.lmml``/``.lmmlz`` is stripped.
         :param text: the narrative.
         :param entries: asset names to bytes, in archive order.
+        :param narrative: the parse of *text*, when the caller already made it.
         :raises UnsafeEntryError: for an unsafe entry name.
         :raises CaseCollisionError: for names differing only in case.
         :raises DuplicateEntryError: for an entry named like the narrative entry.
@@ -173,7 +238,9 @@ class Bundle:
             kind="zip",
             name=stem,
             narrative_name=narrative_name,
-            narrative=parse(text, name=narrative_name),
+            narrative=narrative
+            if narrative is not None
+            else parse(text, name=narrative_name, known_names=frozenset(entries)),
             entries={key: bytes(value) for key, value in entries.items()},
         )
 
@@ -205,14 +272,23 @@ class Bundle:
         embed = self.narrative.embed(name)
         return (embed.line, embed.column) if embed is not None else (None, None)
 
+    def _file_of(self, line: int | None) -> str | None:
+        """The file a narrative *line* counts in, for an error's location (None: no line)."""
+        return self.file_name if line is not None else None
+
     def _missing(self, name: str) -> MissingEntryError:
         line, column = self._first_line(name)
         where = "the archive" if self.kind == "zip" else f"the folder {self.base_dir!r}"
+        located = line is not None
         return MissingEntryError(
-            f"{where} holds no entry with this name",
+            f"{where} holds no entry {name!r}"
+            if located
+            else f"{where} holds no entry with this name",
             name=name,
             line=line,
             column=column,
+            file=self._file_of(line),
+            kind="missing_reference" if located else None,
             hint="add the file, or fix the reference's spelling",
         )
 
@@ -263,15 +339,16 @@ class Bundle:
         line, column = self._first_line(name)
         reason = unsafe_reason(name)
         if reason is not None:
-            raise _unsafe_error(name, reason, line, column)
+            raise _unsafe_error(name, reason, line, column, self._file_of(line))
         root = os.path.realpath(self.base_dir)
         candidate = os.path.realpath(os.path.join(root, *name.split("/")))
         if os.path.commonpath([root, candidate]) != root or candidate == root:
             raise UnsafeEntryError(
-                "the reference leads outside base_dir (through a symbolic link)",
+                f"the reference {name!r} leads outside base_dir (through a symbolic link)",
                 name=name,
                 line=line,
                 column=column,
+                file=self._file_of(line),
                 hint="copy the file into the folder instead of linking to it",
             )
         if not os.path.isfile(candidate):
@@ -290,6 +367,17 @@ class Bundle:
                 hint="pass lmml_mdit.Limits(max_entry_size=...) to open() if you trust it",
             )
         return data
+
+    def closest_asset(self, name: str) -> str | None:
+        """The asset name *name* most resembles (for "did you mean"), or None: among the
+        archive entries, or the files in the folder of a text bundle, and the fences."""
+        candidates: list[str] = list(self._entries)
+        if self.kind == "text" and self.base_dir is not None:
+            candidates = _folder_files(self.base_dir, name)
+        candidates.extend(n for n in self._inline_embeds if n not in candidates)
+        candidates = [c for c in candidates if c not in (name, self.narrative_name)]
+        close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+        return close[0] if close else None
 
     def has_asset(self, name: str) -> bool:
         """Whether :meth:`embed` can resolve *name* (without reading any bytes)."""
@@ -314,7 +402,7 @@ class Bundle:
         line, column = self._first_line(name)
         reason = unsafe_reason(name)
         if reason is not None:
-            raise _unsafe_error(name, reason, line, column)
+            raise _unsafe_error(name, reason, line, column, self._file_of(line))
         if self.kind == "zip":
             if name not in self._entries:
                 raise self._missing(name)
@@ -322,12 +410,16 @@ class Bundle:
         if self.base_dir is not None:
             return functools.partial(self._read_file, name, self._base_dir_path(name))
         raise UnresolvableReferenceError(
-            "a bare .lmml has no entries to resolve this external reference against",
+            f"a bare .lmml read without a folder has nothing to resolve @{name} against",
             name=name,
             line=line,
             column=column,
+            file=self._file_of(line),
+            kind="missing_reference" if line is not None else None,
             hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
             "or open it with base_dir=",
+            cli_hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
+            "or pass --base-dir DIR",
         )
 
     def embed(self, name: str) -> bytes:
@@ -359,6 +451,23 @@ class Bundle:
         line = inline.line + 1 if inline is not None else None
         return self.embed(name), line
 
+    @contextlib.contextmanager
+    def _locating(self, name: str) -> Iterator[None]:
+        """Locate a decoding error of the reserved embed *name* in its file: the narrative
+        for a fence, ``file_name!name`` for an archive entry (whose lines it counts)."""
+        try:
+            yield
+        except (InvalidManifestError, InvalidSettingsError) as error:
+            in_entry = name not in self._inline_embeds and name in self._entries
+            raise type(error)(
+                error.message,
+                name=error.name,
+                line=error.line,
+                column=error.column,
+                hint=error.hint,
+                file=f"{self.file_name}!{name}" if in_entry else self.file_name,
+            ) from None
+
     @functools.cached_property
     def manifest(self) -> dict[str, Any] | None:
         """The decoded ``manifest.json`` (inline fence or entry), or None without one.
@@ -371,16 +480,44 @@ class Bundle:
         if found is None:
             return None
         data, line = found
-        return load_manifest(data, line=line)
+        with self._locating(MANIFEST_NAME):
+            return load_manifest(data, line=line)
+
+    @functools.cached_property
+    def front_matter(self) -> dict[str, Any] | None:
+        """The narrative's YAML front matter (a leading ``---`` … ``---`` block) decoded as
+        a mapping, or None without one. It is metadata: never a turn, never sent.
+
+        Decoded with the settings' safe YAML loader and its limits; an empty block gives
+        ``{}``.
+
+        :raises InvalidSettingsError: (named ``front matter``) for invalid YAML, a
+            non-mapping, or a ``settings:`` key that is not a mapping.
+        """
+        text = self.narrative.front_matter
+        if text is None:
+            return None
+        return load_front_matter(text)
 
     @functools.cached_property
     def settings(self) -> dict[str, Any] | None:
         """The decoded settings, from ``settings.yaml``, ``settings.yml`` or
-        ``settings.json`` (whichever the bundle has), or None without one.
+        ``settings.json`` (whichever the bundle has), merged over the ``settings:`` mapping
+        of the front matter (the embed wins a conflicting key), or None without either.
 
-        :raises InvalidSettingsError: for invalid content, a non-mapping, or more than one
-            settings embed.
+        :raises InvalidSettingsError: for invalid content, a non-mapping, more than one
+            settings embed, or an invalid front matter.
         """
+        front = self.front_matter
+        below: dict[str, Any] | None = None
+        if front is not None and "settings" in front:
+            below = dict(front["settings"])
+        embedded = self._embedded_settings()
+        if below is None:
+            return embedded
+        return {**below, **(embedded or {})}
+
+    def _embedded_settings(self) -> dict[str, Any] | None:
         present = [name for name in SETTINGS_NAMES if self._has_reserved(name)]
         if not present:
             return None
@@ -393,7 +530,8 @@ class Bundle:
         found = self._reserved_source(present[0])
         assert found is not None
         data, line = found
-        return load_settings(data, name=present[0], line=line)
+        with self._locating(present[0]):
+            return load_settings(data, name=present[0], line=line)
 
     # -- validation ------------------------------------------------------------------------
 
@@ -402,11 +540,43 @@ class Bundle:
 
         Kinds: ``missing_reference``, ``orphaned_entry``, ``malformed_embed_name``,
         ``conflicting_embed``, ``unclosed_embed``, ``integrity_mismatch``,
-        ``invalid_manifest``, ``invalid_settings``, and (when :mod:`lmml_mdit.toolcalls` is
+        ``invalid_manifest``, ``invalid_settings``, ``invalid_front_matter``,
+        ``suspicious_delimiter`` (a heading shaped like a delimiter that is none, or a loose
+        one holding more than the role), and (when :mod:`lmml_mdit.toolcalls` is
         present) ``unanswered_tool_call`` and ``unknown_tool_call_id``. Issues are ordered by
         line; those without a line (orphaned entries) come last.
         """
-        return _validate(self)
+        issues = _validate(self)
+        self._issues = tuple(issues)
+        return issues
+
+    @functools.cached_property
+    def _issues(self) -> tuple[Issue, ...]:
+        """The issues of the first validation, kept: the narrative never changes."""
+        return tuple(_validate(self))
+
+    def location(self, issue: Issue) -> str:
+        """The file an issue's line counts in: :attr:`file_name`, or
+        ``file_name!entry`` for a line inside an archive entry."""
+        return self.file_name if issue.file is None else f"{self.file_name}!{issue.file}"
+
+    def check_sendable(self, *, strict: bool = True) -> None:
+        """Refuse to send a bundle with an error-level defect (:attr:`Issue.severity`).
+
+        Validation runs once per bundle; later calls reuse its result.
+
+        :param strict: when False, warn a :class:`~lmml_mdit.errors.DefectWarning` for each
+            error-level defect instead of raising.
+        :raises DefectError: for the first error-level defect, as :meth:`validate` reports
+            it, located ``FILE:LINE:COL``.
+        """
+        for issue in self._issues:
+            if issue.severity != "error":
+                continue
+            error = DefectError(issue, file=self.location(issue))
+            if strict:
+                raise error
+            warnings.warn(DefectWarning(error), stacklevel=3)
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -414,9 +584,18 @@ class Bundle:
         """Write the bundle atomically: a text bundle as UTF-8, a zip bundle as an archive
         whose narrative entry is named after *path* (``out.lmmlz`` holds ``out.lmml``).
 
-        Digests recorded in ``manifest.json`` are brought up to date.
+        Digests recorded in ``manifest.json`` are brought up to date. Only a regular file is
+        replaced (a symbolic link is written through, keeping the link); a replaced file
+        keeps its permissions. An archive :func:`open` would refuse is never written.
 
         :raises DuplicateEntryError: when an asset has the narrative entry's name.
+        :raises CaseCollisionError: when an asset is named like the narrative entry in
+            another case or Unicode form (or two assets are).
+        :raises UnsafeEntryError: for an entry name (or a file name giving the narrative
+            entry's) with a control character, a drive letter (``C:x``) or another unsafe
+            form.
+        :raises WriteError: when *path* is a folder, a device, a FIFO or a socket, or its
+            folder cannot be written (missing, read-only, full); the old file is unchanged.
         """
         from .packing import save_bundle
 
@@ -482,28 +661,62 @@ def first_fences(narrative: Narrative) -> dict[str, Embed]:
     return first
 
 
-def _unresolved_message(bundle: Bundle, name: str) -> str | None:
-    """Why the reference *name* does not resolve, or None when it does."""
+def _folder_files(root: str, name: str) -> list[str]:
+    """The names of the files beside where *name* would lie under *root* (for a
+    suggestion), as references would spell them."""
+    folder, _, _ = name.rpartition("/")
+    try:
+        listed = os.listdir(os.path.join(root, *folder.split("/")) if folder else root)
+    except OSError:
+        return []
+    prefix = folder + "/" if folder else ""
+    return [prefix + entry for entry in listed if not entry.startswith(".")]
+
+
+def _suggestion(bundle: Bundle, name: str) -> str:
+    """`` did you mean X?`` for the asset name *name* most resembles, or nothing."""
+    close = bundle.closest_asset(name)
+    return f" did you mean {close}?" if close else ""
+
+
+_ESCAPE_ADVICE = "if it is not meant as an asset, escape the mention as \\@{name}"
+
+
+def _unresolved_message(bundle: Bundle, name: str) -> tuple[str, str | None] | None:
+    """Why the reference *name* does not resolve, with the command line's wording when it
+    differs, or None when it resolves."""
     try:
         bundle._resolve(name)
     except UnsafeEntryError:
         # Names are checked before this, so only a base_dir link leading outside the folder
         # is left: it looks present in a file browser, so say why it does not count.
         return (
-            f"{name!r} leads outside base_dir through a symbolic link; copy the file into "
-            "the folder instead of linking to it"
+            f"{name!r} leads outside the folder through a symbolic link; copy the file into "
+            "the folder instead of linking to it",
+            None,
         )
     except BundleError:
         pass
     else:
         return None
+    escape = _ESCAPE_ADVICE.format(name=name)
+    suggestion = _suggestion(bundle, name)
     if bundle.kind == "zip":
-        return f"no archive entry {name!r}; add the file to the archive or fix the name"
+        return (
+            f"no archive entry {name!r};{suggestion} add the file to the archive or fix the "
+            f"name ({escape})",
+            None,
+        )
     if bundle.base_dir is not None:
-        return f"no file {name!r} in base_dir; add it or fix the name"
+        return (
+            f"no file {name!r} in the folder {bundle.base_dir};{suggestion} add it or fix the "
+            f"name ({escape})",
+            None,
+        )
+    where = f"a bare .lmml read without a folder cannot resolve @{name}; inline it as a @@@ fence"
     return (
-        f"a bare .lmml cannot resolve @{name}; inline it as a @@@ fence, pack the "
-        "bundle into a .lmmlz, or open it with base_dir="
+        f"{where}, pack the bundle into a .lmmlz, or open it with base_dir= ({escape})",
+        f"{where}, or pass --base-dir DIR ({escape})",
     )
 
 
@@ -540,12 +753,21 @@ def _validate(bundle: Bundle) -> list[Issue]:
                 )
             )
 
+    tool_issues = tool_call_issues(narrative)
+    # A tool turn naming no known call is reported as unknown_tool_call_id, not twice.
+    unknown_calls = {i.name for i in tool_issues if i.kind == "unknown_tool_call_id"}
     for name, embed in first.items():
-        if name in malformed or name in inline:
+        if name in malformed or name in inline or name in unknown_calls:
             continue
-        message = _unresolved_message(bundle, name)
-        if message is not None:
-            issues.append(_issue("missing_reference", embed, name, message))
+        unresolved = _unresolved_message(bundle, name)
+        if unresolved is not None:
+            message, cli_message = unresolved
+            issue = _issue("missing_reference", embed, name, message)
+            issues.append(
+                issue
+                if cli_message is None
+                else dataclasses.replace(issue, cli_message=cli_message)
+            )
 
     for name in bundle.entries:
         if name not in first and name not in RESERVED_NAMES:
@@ -594,9 +816,32 @@ def _validate(bundle: Bundle) -> list[Issue]:
         )
 
     issues.extend(_reserved_issues(bundle))
-    issues.extend(tool_call_issues(narrative))
+    issues.extend(tool_issues)
+    issues.extend(unsent_image_issues(bundle))
+    issues.extend(delimiter_issues(narrative))
+    if narrative.text.strip() and all(turn.delimiter_line is None for turn in narrative.turns):
+        issues.append(
+            Issue(
+                "no_turns",
+                bundle.narrative_name,
+                None,
+                None,
+                "the narrative has no role delimiter, so it is all context (sent as one "
+                "system message); start each turn with a heading such as '## Turn 1 -- user'",
+            )
+        )
     issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
     return issues
+
+
+def _reserved_issue(bundle: Bundle, kind: str, name: str, error: BundleError) -> Issue:
+    """The issue for a reserved embed that does not decode, its line counted in the file it
+    lies in: the narrative for a fence, the entry itself for an archive entry."""
+    in_entry = name not in bundle._inline_embeds and name in bundle.entries
+    message = error.message + (f" ({error.hint})" if error.hint else "")
+    # A line without a known column (undecodable bytes, say) is pointed at from its start.
+    column = error.column if error.column is not None or error.line is None else 1
+    return Issue(kind, name, error.line, column, message, file=name if in_entry else None)
 
 
 def _reserved_issues(bundle: Bundle) -> list[Issue]:
@@ -605,15 +850,20 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
     try:
         manifest = bundle.manifest
     except InvalidManifestError as error:
-        issues.append(Issue("invalid_manifest", MANIFEST_NAME, error.line, None, str(error)))
+        issues.append(_reserved_issue(bundle, "invalid_manifest", MANIFEST_NAME, error))
     except BundleError:
         pass  # an unresolvable manifest reference is already a missing_reference
     try:
+        _ = bundle.front_matter
+    except InvalidSettingsError as error:
+        issues.append(Issue("invalid_front_matter", FRONT_MATTER_NAME, error.line, 1, str(error)))
+    try:
         _ = bundle.settings
     except InvalidSettingsError as error:
-        issues.append(
-            Issue("invalid_settings", error.name or "settings", error.line, None, str(error))
-        )
+        if error.name != FRONT_MATTER_NAME:  # reported above
+            issues.append(
+                _reserved_issue(bundle, "invalid_settings", error.name or "settings", error)
+            )
     except BundleError:
         pass  # an unresolvable settings reference is already a missing_reference
     for name, recorded in manifest_digests(manifest).items():
@@ -715,8 +965,68 @@ def _stream_name(stream: IO[bytes]) -> str | None:
     return os.path.basename(raw) or None
 
 
+class _FolderNames:
+    """The names a folder's files answer to, as ``known_names`` for the parser: a name is
+    in it when it is a safe relative name of a regular file inside *root* (the same rule
+    :meth:`Bundle.embed` resolves by, links leading outside refused)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str) or unsafe_reason(name) is not None:
+            return False
+        candidate = os.path.realpath(os.path.join(self.root, *name.split("/")))
+        if candidate == self.root or os.path.commonpath([self.root, candidate]) != self.root:
+            return False
+        return os.path.isfile(candidate)
+
+
+def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
+    """The error for bytes that are plainly something other than a narrative: an image, a
+    PDF, audio, or a JSON chat payload (the bridge's format guess); None for anything that
+    may be a narrative, other JSON included."""
+    kind = sniff(data)
+    if kind is not None and kind != "image/svg+xml":
+        major, _, subtype = kind.partition("/")
+        label = subtype.removeprefix("vnd.microsoft.").removeprefix("x-").upper()
+        what = {"image": "image", "audio": "audio file"}.get(major, "document")
+        return NotLmmlError(
+            f"this is a {label} {what}, not an LMML narrative",
+            name=display,
+            hint="reference it from a narrative as @name instead",
+        )
+    stripped = data.lstrip()
+    if not stripped.startswith((b"{", b"[")):
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    if not value:
+        return None  # "[]" or "{}" is as much a (tiny) narrative as anything
+    try:
+        from .bridge.detect import FORMAT_DESCRIPTIONS, detect_format  # the bridge is above
+    except ImportError:  # pragma: no cover - a build without the bridge
+        return None
+    try:
+        chat = FORMAT_DESCRIPTIONS.get(detect_format(value), "a chat")
+    except LmmlError:
+        return None  # JSON, but no chat: Markdown text may hold anything
+    return NotLmmlError(
+        f"this is not an LMML narrative: it looks like {chat}; run `lmml import` to convert it",
+        name=display,
+        hint="or call lmml_mdit.bridge.import_path()",
+        cli_hint=f"lmml import {display} -o {os.path.splitext(display)[0]}.lmmlz",
+    )
+
+
 def _zip_bundle(
-    archive: ZipArchive, file_name: str | None, explicit_name: str | None, limits: Limits
+    archive: ZipArchive,
+    file_name: str | None,
+    explicit_name: str | None,
+    limits: Limits,
+    syntax: _SyntaxOptions,
 ) -> Bundle:
     members = archive.members
     given = explicit_name or file_name
@@ -727,8 +1037,15 @@ def _zip_bundle(
         candidates = [
             entry for entry in members if "/" not in entry and entry.lower().endswith(_TEXT_SUFFIX)
         ]
+        if not candidates:
+            raise MissingNarrativeError(
+                "this is a zip archive without a narrative (no .lmml entry at its root), "
+                "not an LMML bundle",
+                name=given,
+                hint="a .lmmlz holds its narrative as x.lmml beside the assets",
+            )
         if len(candidates) != 1:
-            listed = ", ".join(candidates) if candidates else "none"
+            listed = ", ".join(candidates)
             raise MissingNarrativeError(
                 f"no narrative entry {wanted!r} and {len(candidates)} root .lmml candidates "
                 f"({listed})"
@@ -742,7 +1059,14 @@ def _zip_bundle(
         chosen = candidates[0]
     if archive.size(chosen) > _narrative_cap(limits):  # declared: refused before inflating
         raise _narrative_too_large(chosen, limits)
-    narrative = parse(archive.read(chosen), name=chosen)
+    known = frozenset(entry for entry in members if entry != chosen)
+    narrative = parse(
+        archive.read(chosen),
+        name=chosen,
+        known_names=known,
+        delimiters=syntax.delimiters,
+        references=syntax.references,
+    )
     stem = bundle_name(explicit_name or file_name or chosen)
     return Bundle(
         kind="zip",
@@ -752,21 +1076,46 @@ def _zip_bundle(
         entries={entry: None for entry in members if entry != chosen},
         archive=archive,
         limits=limits,
+        file_name=file_name,
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class _SyntaxOptions:
+    """The parse options :func:`open` passes on."""
+
+    delimiters: DelimiterMode = "strict"
+    references: ReferenceMode = "assets"
+
+
 def _text_bundle(
-    data: bytes, display: str, stem: str, limits: Limits, base_dir: str | None
+    data: bytes,
+    display: str,
+    stem: str,
+    limits: Limits,
+    base_dir: str | None,
+    syntax: _SyntaxOptions,
 ) -> Bundle:
     if len(data) > _narrative_cap(limits):
         raise _narrative_too_large(display, limits)
+    other = _not_lmml(data, display)
+    if other is not None:
+        raise other
+    known: Container[str] | None = _FolderNames(base_dir) if base_dir is not None else None
     return Bundle(
         kind="text",
         name=stem,
         narrative_name=stem + _TEXT_SUFFIX,
-        narrative=parse(data, name=display),
+        narrative=parse(
+            data,
+            name=display,
+            known_names=known,
+            delimiters=syntax.delimiters,
+            references=syntax.references,
+        ),
         limits=limits,
-        base_dir=os.fspath(base_dir) if base_dir is not None else None,
+        base_dir=base_dir,
+        file_name=display,
     )
 
 
@@ -774,8 +1123,10 @@ def open(
     source: str | os.PathLike[str] | bytes | IO[bytes],
     *,
     limits: Limits | None = None,
-    base_dir: str | os.PathLike[str] | None = None,
+    base_dir: BaseDir = None,
     name: str | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> Bundle:
     """Open a bundle from a path, bytes or a binary file object.
 
@@ -783,17 +1134,31 @@ def open(
     ``PK\\x05\\x06``), never by the extension. A path's archive is read lazily: only the
     central directory and the narrative are read now.
 
+    A bare ``.lmml`` opened from a path sees its own folder: its references resolve against
+    the files beside it (never outside that folder: no absolute names, no ``..``, no links
+    leading out), and those file names count as known asset names for the parser.
+
     :param source: a path, the bundle's bytes, or a readable binary file object.
     :param limits: safety limits (see :class:`Limits`); defaults when None.
-    :param base_dir: for a text bundle, a folder to resolve external references against.
+    :param base_dir: for a text bundle, the folder to resolve external references against:
+        None (default) means the file's own folder for a path and none for bytes or a file
+        object; False means no folder at all.
     :param name: the bundle or file name, when *source* is not a path (or to override it).
+    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings, as for
+        :func:`~lmml_mdit.narrative.parse`.
+    :param references: ``"assets"`` (default) or ``"any"``, as for
+        :func:`~lmml_mdit.narrative.parse`.
+    :raises BundleNotFoundError: when the path does not exist (also a FileNotFoundError).
+    :raises NotLmmlError: when the file is plainly something else (an image, a PDF, a JSON
+        chat payload); :class:`MissingNarrativeError` for a zip without a narrative.
     :raises MissingNarrativeError: when an archive's narrative entry cannot be found.
     :raises LmmlSyntaxError: when the narrative is not valid UTF-8.
     :raises BundleError: when the file cannot be read; see :func:`lmml_mdit.archive.open_archive`
         for every archive error.
     """
     limits = limits if limits is not None else Limits()
-    base = os.fspath(base_dir) if base_dir is not None else None
+    syntax = _SyntaxOptions(delimiters, references)
+    base = os.fspath(base_dir) if base_dir is not None and base_dir is not False else None
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         file_name = os.path.basename(path)
@@ -802,14 +1167,22 @@ def open(
                 head = stream.read(4)
                 if not is_zip(head):
                     text = head + stream.read(_narrative_cap(limits) + 1 - len(head))
+        except FileNotFoundError:
+            raise BundleNotFoundError(
+                "cannot read the file: no such file",
+                name=path,
+                hint="check the path and the current folder",
+            ) from None
         except OSError as error:
             raise BundleError(
                 f"cannot read the file: {error.strerror}", name=path, hint="check the path"
             ) from None
         if is_zip(head):
-            return _zip_bundle(open_archive(path, limits), file_name, name, limits)
+            return _zip_bundle(open_archive(path, limits), file_name, name, limits, syntax)
+        if base_dir is None:
+            base = os.path.dirname(os.path.abspath(path))
         display = name or file_name
-        return _text_bundle(text, display, bundle_name(display), limits, base)
+        return _text_bundle(text, display, bundle_name(display), limits, base, syntax)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     elif callable(getattr(source, "read", None)):
@@ -820,9 +1193,9 @@ def open(
             f"open() takes a path, bytes or a binary file object, not {type(source).__name__}"
         )
     if is_zip(data[:4]):
-        return _zip_bundle(open_archive(data, limits), None, name, limits)
+        return _zip_bundle(open_archive(data, limits), None, name, limits, syntax)
     stem = bundle_name(name) if name else _DEFAULT_NAME
-    return _text_bundle(data, name or stem + _TEXT_SUFFIX, stem, limits, base)
+    return _text_bundle(data, name or stem + _TEXT_SUFFIX, stem, limits, base, syntax)
 
 
 def sha256_hex(data: bytes) -> str:

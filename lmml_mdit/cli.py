@@ -17,25 +17,26 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
 from . import __version__
-from .atomic import atomic_write_bytes
-from .errors import LmmlError
-from .syntax import role_word
+from .archive import unsafe_reason
+from .atomic import Terminated, atomic_write_bytes, terminate_cleanly
+from .errors import LmmlError, WriteError
+from .syntax import DELIMITER_MODES, REFERENCE_MODES, role_word
 
 if TYPE_CHECKING:
     from .bundle import Bundle
+    from .model import Issue
 
 __all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 
@@ -63,7 +64,25 @@ class _UsageError(CliError):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line instead of usage plus message."""
+    """An argument parser whose errors are one line instead of usage plus message.
+
+    A subcommand's parser reads its arguments intermixed, so a positional may follow an
+    option: ``lmml pack chat.lmml --force out.lmmlz`` gives DEST as ``out.lmmlz``.
+    """
+
+    _intermixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._intermixing or self._subparsers is not None:
+            return super().parse_known_args(args, namespace)
+        # parse_known_intermixed_args calls back here; the flag lets those calls through.
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
@@ -74,18 +93,57 @@ class _Parser(argparse.ArgumentParser):
 # -- small helpers ------------------------------------------------------------------------
 
 
+def shown(text: str) -> str:
+    """*text* safe to print on a terminal: every control character (ESC, BEL, CR, NUL, a
+    newline inside a name, C1 codes, line and paragraph separators) and every lone
+    surrogate (a file name that is not UTF-8) written as a ``\\x1b``-style escape, so that a
+    hostile name cannot clear the screen, move the cursor or forge a line of output.
+
+    The CLI passes every name it prints (paths, entry and embed names, roles, messages
+    that quote them) through this one function.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        char
+        if char.isprintable() or char == " "
+        else char.encode("unicode_escape", "backslashreplace").decode("ascii")
+        if not 0xD800 <= ord(char) <= 0xDFFF
+        else f"\\x{ord(char) - 0xDC00:02x}"
+        if 0xDC80 <= ord(char) <= 0xDCFF
+        else f"\\u{ord(char):04x}"
+        for char in text
+    )
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _stdout_buffer() -> BinaryIO:
+    stream = sys.stdout
+    if stream is None or stream.closed:
+        raise CliError("standard output is closed; give an output file instead of -")
+    return stream.buffer
+
+
 def _stdout_bytes(data: bytes) -> None:
+    buffer = _stdout_buffer()
     sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    buffer.write(data)
+    buffer.flush()
 
 
 def _stdout_text(text: str) -> None:
-    _stdout_bytes(text.encode("utf-8"))
+    # A path that is not UTF-8 reaches the output escaped, not as an encoding error.
+    _stdout_bytes(text.encode("utf-8", "backslashreplace"))
+
+
+def _stdin_buffer() -> BinaryIO:
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise CliError("standard input is closed; give a file instead of -")
+    return stream.buffer
 
 
 def _stdout_json(value: Any) -> None:
@@ -95,7 +153,7 @@ def _stdout_json(value: Any) -> None:
 def _info(args: argparse.Namespace, text: str) -> None:
     """A confirmation line on stderr, unless ``--quiet``."""
     if not getattr(args, "quiet", False):
-        print(text, file=sys.stderr)
+        print(shown(text), file=sys.stderr)
 
 
 class _Progress:
@@ -118,7 +176,7 @@ class _Progress:
     def __call__(self, done: int, total: int | None = None, detail: object = "") -> None:
         if self.active:
             count = f"{done}/{total}" if total else str(done)
-            sys.stderr.write(f"\r{self.label} {count} {str(detail)[-50:]}".ljust(80)[:120])
+            sys.stderr.write(f"\r{self.label} {count} {shown(str(detail))[-50:]}".ljust(80)[:120])
             sys.stderr.flush()
             self.drawn = True
 
@@ -130,69 +188,30 @@ class _Progress:
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, exclusive: bool = False) -> None:
-    """Write *data* to *path* atomically, creating parent folders.
-
-    A plain write goes through :func:`lmml_mdit.atomic.atomic_write_bytes` (temporary file
-    in the same folder, fsync, rename). With *exclusive* the finished temporary file is
-    hard-linked into place instead, so an existing file is never replaced, not even one
-    created a moment ago by someone else.
+    """Write *data* to *path* atomically, creating parent folders (see
+    :func:`lmml_mdit.atomic.atomic_write`: only a regular file is replaced, a symbolic
+    link is written through). With *exclusive* an existing file is never replaced, not
+    even one created a moment ago by someone else.
 
     :raises FileExistsError: when *exclusive* and *path* exists.
+    :raises WriteError: when *path* is not a regular file or cannot be written.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    if not exclusive:
-        atomic_write_bytes(target, data)
-        return
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        # mkstemp makes the file private (0600); a new file gets the usual umask mode.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        _publish(temporary, target, exclusive=True)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-
-
-def _publish(temporary: str, target: Path, *, exclusive: bool) -> None:
-    if not exclusive:
-        # Replacing a file (--in-place, --force) keeps its permissions.
-        with contextlib.suppress(OSError):
-            os.chmod(temporary, os.stat(target).st_mode & 0o7777)
-        os.replace(temporary, target)
-        return
-    try:
-        os.link(temporary, target)
-    except FileExistsError:
-        raise
-    except OSError:
-        # A file system without hard links: exclusive creation is still no-clobber.
-        with open(temporary, "rb") as source, open(target, "xb") as sink:
-            shutil.copyfileobj(source, sink)
+    atomic_write_bytes(target, data, exclusive=exclusive)
 
 
 def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
-    """Save *bundle* to *dest* (``-`` for stdout) through a private temporary folder next
-    to it, so the narrative entry is named after *dest* and the target only ever sees a
-    complete file."""
+    """Save *bundle* to *dest* (``-`` for stdout, the narrative entry then named after the
+    bundle), atomically (see :func:`lmml_mdit.packing.save_bundle`)."""
+    from .packing import bundle_bytes, save_bundle
+
     if dest == STDIO:
-        with tempfile.TemporaryDirectory(prefix="lmml-") as folder:
-            scratch = Path(folder) / f"{bundle.name}{'.lmmlz' if bundle.kind == 'zip' else '.lmml'}"
-            bundle.save(scratch)
-            _stdout_bytes(scratch.read_bytes())
+        suffix = ".lmmlz" if bundle.kind == "zip" else ".lmml"
+        _stdout_bytes(bundle_bytes(bundle, bundle.name + suffix))
         return
-    target = Path(dest)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".lmml-", dir=target.parent) as folder:
-        scratch = Path(folder) / target.name
-        bundle.save(scratch)
-        _publish(str(scratch), target, exclusive=exclusive)
+    Path(dest).parent.mkdir(parents=True, exist_ok=True)
+    save_bundle(bundle, dest, exclusive=exclusive)
 
 
 def _deliver(args: argparse.Namespace, dest: str, output: bytes | Bundle, done: str) -> None:
@@ -218,12 +237,34 @@ def _ensure_folder(dest: str) -> None:
     way or the parent cannot be written."""
     folder = Path(dest).parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        _make_folders(folder)
     except FileExistsError:
         raise CliError(f"{dest}: cannot write: {folder} is not a folder") from None
     except OSError as error:
         reason = error.strerror or _error_text(error)
         raise CliError(f"{dest}: cannot create the folder {folder}: {reason}") from None
+
+
+def _make_folders(folder: Path) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)`` without its recursion (one call per
+    missing level), so a path of any depth works: the missing ancestors are found going
+    up, then created going down.
+
+    :raises FileExistsError: when something that is not a folder is in the way.
+    """
+    missing: list[Path] = []
+    while not folder.is_dir():
+        if os.path.lexists(folder):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(folder))
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by someone else
+            path.mkdir()
+        if not path.is_dir():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
 
 
 @contextlib.contextmanager
@@ -234,6 +275,8 @@ def _writing(dest: str) -> Iterator[None]:
         yield
     except (BrokenPipeError, FileExistsError):
         raise
+    except WriteError as error:  # already about dest, as the user typed it
+        raise CliError(_error_text(error)) from None
     except OSError as error:
         reason = error.strerror or _error_text(error)
         raise CliError(f"{dest}: cannot write: {reason}") from None
@@ -260,10 +303,10 @@ def _located(label: str, message: str, aliases: Sequence[str] = ()) -> str:
     the path as typed, so a base name (or another *alias*) at the start becomes *label*,
     and any other message is prefixed with it.
     """
-    if message == label or message.startswith((label + ":", label + " ")):
+    if message == label or message.startswith((label + ":", label + " ", label + "!")):
         return message
     for alias in aliases:
-        if alias and (message == alias or message.startswith(alias + ":")):
+        if alias and (message == alias or message.startswith((alias + ":", alias + "!"))):
             return label + message[len(alias) :]
     return f"{label}: {message}"
 
@@ -309,27 +352,35 @@ def _check_archive(path: str) -> None:
         return
     what = "the file is empty" if not head else f"it starts with {head!r}"
     print(
-        f"lmml: warning: {path}: not a zip archive ({what}); read as a bare narrative "
+        f"lmml: warning: {shown(path)}: not a zip archive ({what}); read as a bare narrative "
         "(rename it to .lmml if that is what it is)",
         file=sys.stderr,
     )
 
 
+_SYNTAX_OPTIONS: dict[str, Any] = {}
+"""``delimiters``/``references`` for every bundle this run opens (``--delimiters``,
+``--references``), set by :func:`main`."""
+
+
 def _open(path: str, *, base_dir: str | None = None) -> _Source:
+    """Open the bundle *path* (``-`` for stdin). A bare ``.lmml`` sees its own folder, as
+    :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
     from .bundle import open as open_bundle
 
+    syntax = _SYNTAX_OPTIONS
     if path == STDIO:
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
         with _about(STDIN_LABEL, aliases):
             # Read by open() in bounded chunks, under the same limits as a file.
-            bundle = open_bundle(sys.stdin.buffer, name="stdin", base_dir=base_dir)
+            bundle = open_bundle(_stdin_buffer(), name="stdin", base_dir=base_dir, **syntax)
         return _Source(bundle, STDIN_LABEL, aliases)
     if os.path.isdir(path):
         raise CliError(f"{path}: is a folder, not a .lmml or .lmmlz file")
     _check_archive(path)
     aliases = (os.path.basename(path),)
     with _about(path, aliases):
-        bundle = open_bundle(path, base_dir=base_dir)
+        bundle = open_bundle(path, base_dir=base_dir, **syntax)
     return _Source(bundle, path, aliases)
 
 
@@ -421,27 +472,32 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def _issue_record(issue: Any) -> dict[str, Any]:
+def _issue_record(issue: Issue) -> dict[str, Any]:
     return {
         "kind": issue.kind,
+        "severity": issue.severity,
         "name": issue.name,
+        "file": issue.file,
         "line": issue.line,
         "column": issue.column,
-        "message": issue.message,
+        "message": issue.cli_message or issue.message,
     }
 
 
-def _issue_line(label: str, issue: Any) -> str:
-    where = label
+def _issue_line(label: str, issue: Issue) -> str:
+    """``FILE:LINE:COL: kind: message``, FILE being *label* (or ``label!entry`` for a line
+    inside an archive entry), the message in the command line's words."""
+    where = label if issue.file is None else f"{label}!{issue.file}"
     if issue.line is not None:
         where += f":{issue.line}"
         if issue.column is not None:
             where += f":{issue.column}"
-    return f"{where}: {issue.kind}: {_one_line(issue.message)}"
+    return shown(f"{where}: {issue.kind}: {_one_line(issue.cli_message or issue.message)}")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """``lmml validate PATH...``: 0 clean, 1 defects, 2 a file could not be read."""
+    _stdout_buffer()  # the report goes there: fail before any work when it is closed
     status = 0
     report: list[dict[str, Any]] = []
     progress = _Progress("validating", len(args.paths))
@@ -460,7 +516,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             message = _located(label, _error_text(error), (os.path.basename(path),))
             report.append({"path": path, "error": message, "issues": []})
             if not args.json:
-                print(f"lmml: error: {message}", file=sys.stderr)
+                print(f"lmml: error: {shown(message)}", file=sys.stderr)
             continue
         progress.close()
         if issues:
@@ -471,7 +527,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for issue in issues:
             print(_issue_line(source.label, issue))
         if not issues:
-            print(f"{source.label}: OK")
+            print(f"{shown(source.label)}: OK")
     progress.close()
     if args.json:
         _stdout_json(report)
@@ -513,6 +569,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         if not args.request:
             raise CliError("--set only applies with --request")
         options["settings"] = dict(args.settings)
+    options["strict"] = not args.force
     source = _open(args.path, base_dir=args.base_dir)
     result: Any
     with source.about(), warnings.catch_warnings(record=True) as caught:
@@ -537,15 +594,31 @@ def cmd_render(args: argparse.Namespace) -> int:
                 )
             else:
                 result = payload.messages
-    for warning in caught:
-        print(f"lmml: warning: {_one_line(str(warning.message))}", file=sys.stderr)
+    _print_warnings(source, caught)
     _stdout_json(result)
     return 0
 
 
+def _print_warnings(source: _Source, caught: Sequence[warnings.WarningMessage]) -> None:
+    """Each caught library warning as one ``lmml: warning:`` line; a defect sent anyway
+    (``--force``) located as ``validate`` locates it."""
+    from .bundle import DefectWarning
+
+    for warning in caught:
+        message = warning.message
+        if isinstance(message, DefectWarning):
+            located = message.error.format(cli=True, hint=False)
+            text = _located(source.label, located, source.aliases)
+        else:
+            text = str(message)
+        print(f"lmml: warning: {shown(_one_line(text))}", file=sys.stderr)
+
+
 def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
+    from .narrative import numbered_turns
+
     rows = []
-    for number, turn in enumerate(bundle.narrative.turns, 1):
+    for number, turn in numbered_turns(bundle.narrative.turns):
         rows.append(
             {
                 "number": number,
@@ -563,6 +636,7 @@ def _turn_rows(bundle: Bundle) -> list[dict[str, Any]]:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
+    rows = [[shown(cell) for cell in row] for row in rows]
     widths = [len(title) for title in header]
     for row in rows:
         widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]
@@ -595,7 +669,7 @@ def _print_rows(
 
 def cmd_turns(args: argparse.Namespace) -> int:
     """``lmml turns PATH``: one row per turn."""
-    source = _open(args.path)
+    source = _open(args.path, base_dir=args.base_dir)
     with source.about():
         rows = _turn_rows(source.bundle)
     header = ["#", "role", "lines", "span", "characters", "embeds"]
@@ -630,7 +704,7 @@ def _asset_row(kind: str, name: str, data: bytes) -> dict[str, Any]:
 
 def cmd_ls(args: argparse.Namespace) -> int:
     """``lmml ls PATH``: every asset with size, media type and sha256."""
-    source = _open(args.path)
+    source = _open(args.path, base_dir=args.base_dir)
     bundle = source.bundle
     total = len(bundle.entries) + len(bundle.narrative.first_embeds)
     progress = _Progress("hashing", total)
@@ -655,10 +729,23 @@ def cmd_cat(args: argparse.Namespace) -> int:
     with source.about():
         if args.name == bundle.narrative_name:
             data = bundle.narrative.text.encode("utf-8")
-        else:
+        elif bundle.has_asset(args.name) or unsafe_reason(args.name) is not None:
             data = bundle.embed(args.name)
+        else:
+            raise CliError(_unknown_entry(source, args.name))
     _stdout_bytes(data)
     return 0
+
+
+def _unknown_entry(source: _Source, name: str) -> str:
+    """Why ``lmml cat`` has nothing called *name*, listing what it does have."""
+    bundle = source.bundle
+    names = list(dict.fromkeys([*bundle.narrative.first_embeds, *bundle.entries]))
+    known = [n for n in names if bundle.has_asset(n)]
+    close = bundle.closest_asset(name)
+    guess = f"did you mean {close}? " if close else ""
+    listed = ", ".join([*known, bundle.narrative_name])
+    return f"{source.label}: no asset {name!r}; {guess}the bundle has: {listed}"
 
 
 def _destination(args: argparse.Namespace, extension: str, verb: str) -> str:
@@ -698,6 +785,17 @@ def cmd_pack(args: argparse.Namespace) -> int:
     _refuse_extension(dest, ".lmml", "pack writes a .lmmlz archive; give a DEST ending in .lmmlz")
     source = _open(args.src, base_dir=args.base_dir)
     with source.about():
+        missing = [i for i in source.bundle.validate() if i.kind == "missing_reference"]
+    if missing and not args.allow_missing:
+        for issue in missing:
+            print(f"lmml: error: {_issue_line(source.label, issue)}", file=sys.stderr)
+        print(
+            f"lmml: error: {shown(source.label)}: not packed: {len(missing)} reference(s) do not "
+            "resolve (add the files, give --base-dir DIR, or --allow-missing to pack anyway)",
+            file=sys.stderr,
+        )
+        return 1
+    with source.about():
         packed = source.bundle.pack()
         _deliver(args, dest, packed, f"Packed {source.label} -> {dest}")
     return 0
@@ -721,7 +819,7 @@ def cmd_to_md(args: argparse.Namespace) -> int:
     from .export_md import to_markdown
 
     dest = _destination(args, ".md", "export")
-    source = _open(args.src)
+    source = _open(args.src, base_dir=args.base_dir)
     with source.about():
         markdown = to_markdown(source.bundle).encode("utf-8")
     _deliver(args, dest, markdown, f"Exported {source.label} -> {dest}")
@@ -747,7 +845,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     """``lmml info PATH``: a short summary of a bundle."""
-    source = _open(args.path)
+    source = _open(args.path, base_dir=args.base_dir)
     with source.about():
         summary = _summary(source)
     if args.json:
@@ -756,12 +854,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     lines = []
     for key, value in summary.items():
         if isinstance(value, dict):
-            shown = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
+            text = ", ".join(f"{k}={_short_json(v)}" for k, v in value.items())
         elif isinstance(value, list):
-            shown = ", ".join(value)
+            text = ", ".join(value)
         else:
-            shown = "" if value is None else str(value)
-        lines.append(f"{key + ':':<11}{shown or '-'}")
+            text = "" if value is None else str(value)
+        lines.append(f"{key + ':':<11}{shown(text) or '-'}")
     _stdout_text("\n".join(lines) + "\n")
     return 0
 
@@ -797,6 +895,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     _require("bridge", "import")
     from .bridge import import_path
 
+    if args.file == STDIO:
+        _stdin_buffer()  # fail clearly when it is closed, before any work
     # Like every other writer here, create the output's folder; the bridge expects it.
     _ensure_folder(args.output)
     counter = _Progress("importing") if sys.stderr.isatty() else None
@@ -823,12 +923,20 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.jsonl != STDIO:
         _ensure_folder(args.jsonl)
+    else:
+        _stdout_buffer()  # fail before any work when there is nowhere to write
     # With progress=None the bridge draws its own counter, on a terminal only.
     report = export_folder(
-        args.folder, args.provider, args.jsonl, workers=args.workers, progress=None
+        args.folder,
+        args.provider,
+        args.jsonl,
+        workers=args.workers,
+        progress=None,
+        strict=not args.force,
     )
     for path, reason in report.failures:
-        print(f"lmml: error: {path}: {_one_line(reason)}", file=sys.stderr)
+        located = _located(shown(path), shown(_one_line(reason)), (shown(os.path.basename(path)),))
+        print(f"lmml: error: {located}", file=sys.stderr)
     if args.jsonl != STDIO:
         _info(
             args,
@@ -899,7 +1007,25 @@ def _add_base_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-dir",
         metavar="DIR",
-        help="resolve a bare .lmml's @references against files in DIR (never outside it)",
+        help="resolve a bare .lmml's @references against files in DIR (never outside it; "
+        "default: the .lmml file's own folder)",
+    )
+
+
+def _add_syntax_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--delimiters",
+        choices=DELIMITER_MODES,
+        default="strict",
+        help="role headings: strict (default: the heading is only the role, or "
+        "'Turn N -- role' / 'NAME -- role') or loose (a role word anywhere in it)",
+    )
+    parser.add_argument(
+        "--references",
+        choices=REFERENCE_MODES,
+        default="assets",
+        help="@name: assets (default: a name with an extension, or a file the bundle has) "
+        "or any (every @name, as RFC 4.1 reads it)",
     )
 
 
@@ -938,7 +1064,59 @@ def _setting(text: str) -> tuple[str, Any]:
         parsed = yaml.safe_load(value) if value.strip() else ""
     except yaml.YAMLError:
         parsed = value
+    except (RecursionError, ValueError, OverflowError) as error:
+        # PyYAML recurses once per nesting level and converts integers with int().
+        what = "nests too deeply" if isinstance(error, RecursionError) else "cannot be read"
+        raise argparse.ArgumentTypeError(f"{key.strip()}: the value {what}") from None
+    reason = _not_json(parsed)
+    if reason is not None:
+        raise argparse.ArgumentTypeError(
+            f"{key.strip()}: {reason}; a setting must be a JSON value (quote it to pass text: "
+            f"--set '{key.strip()}=\"...\"')"
+        )
     return key.strip(), parsed
+
+
+_MAX_SETTING_DEPTH = 100
+"""How deeply a ``--set`` value may nest; real settings nest two or three levels."""
+
+_MAX_SETTING_ITEMS = 100_000
+"""How many values a ``--set`` value may hold once its YAML aliases are written out as
+copies, as the JSON request will (ten nested aliases of ten items are ten billion)."""
+
+
+def _not_json(value: object) -> str | None:
+    """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
+    non-finite float, a key that is not a string, a structure that contains itself, nests
+    past :data:`_MAX_SETTING_DEPTH` or holds more than :data:`_MAX_SETTING_ITEMS` values.
+    Walked without recursion, within that budget."""
+    pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
+    visited = 0
+    while pending:
+        item, depth, inside = pending.pop()
+        visited += 1
+        if visited > _MAX_SETTING_ITEMS:
+            return f"the value holds more than {_MAX_SETTING_ITEMS:,} items (aliases counted)"
+        if isinstance(item, (dict, list)):
+            if id(item) in inside:
+                return "the value contains itself"
+            if depth >= _MAX_SETTING_DEPTH:
+                return f"the value nests deeper than {_MAX_SETTING_DEPTH} levels"
+            children: list[object]
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return "a mapping key is not a string"
+                children = list(item.values())
+            else:
+                children = list(item)
+            below = inside | {id(item)}
+            pending.extend((child, depth + 1, below) for child in children)
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return f"{item} is not a JSON number"
+        elif item is not None and not isinstance(item, (str, int, bool)):
+            return f"a {type(item).__name__} is not a JSON value"
+    return None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -969,7 +1147,22 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command_parser.set_defaults(handler=handler)
+        if handler in opens_bundles:
+            _add_syntax_options(command_parser)
         return command_parser
+
+    opens_bundles = {
+        cmd_validate,
+        cmd_render,
+        cmd_turns,
+        cmd_ls,
+        cmd_cat,
+        cmd_pack,
+        cmd_inline,
+        cmd_to_md,
+        cmd_preview,
+        cmd_info,
+    }
 
     p = command(
         "new",
@@ -1029,9 +1222,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--attachment-lines",
-        choices=("keep", "drop"),
-        help="a paragraph made only of references (@photo.png): keep it in the text before "
-        "its parts (default) or leave it out",
+        choices=("drop", "keep"),
+        help="a paragraph made only of references (@photo.png): leave it out, its parts "
+        "standing in its place (default), or keep it in the text before its parts",
     )
     p.add_argument(
         "--on-omit",
@@ -1063,6 +1256,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --request: settings keys the provider does not name are passed as they "
         "are (default), left out with a warning, or fail",
     )
+    p.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="render even a bundle with an error-level defect (a missing reference, an "
+        "unclosed fence, ...), reporting each as a warning",
+    )
     _add_base_dir(p)
 
     p = command(
@@ -1073,6 +1273,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_bundle(p)
     _add_json(p, "the rows as JSON")
+    _add_base_dir(p)
 
     p = command(
         "ls",
@@ -1082,6 +1283,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_bundle(p)
     _add_json(p, "the rows as JSON")
+    _add_base_dir(p)
 
     p = command(
         "cat",
@@ -1118,6 +1320,12 @@ def build_parser() -> argparse.ArgumentParser:
         _add_force(p)
         _add_base_dir(p)
         _add_quiet(p)
+        if name == "pack":
+            p.add_argument(
+                "--allow-missing",
+                action="store_true",
+                help="pack even when a reference resolves to no file (it stays a reference)",
+            )
         if name == "inline":
             p.add_argument(
                 "--orphans",
@@ -1136,6 +1344,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bundle(p, "src")
     _add_dest(p, ".md")
     _add_force(p)
+    _add_base_dir(p)
     _add_quiet(p)
 
     p = command(
@@ -1162,6 +1371,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_bundle(p)
     _add_json(p, "the summary as JSON")
+    _add_base_dir(p)
 
     p = command(
         "import",
@@ -1202,7 +1412,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         type=_positive_int,
         metavar="N",
-        help="worker processes (default: one per core)",
+        help="worker processes (default: one per core; never more than the cores or the bundles)",
+    )
+    p.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="export bundles with an error-level defect too (by default each is a failure)",
     )
     _add_quiet(p)
 
@@ -1213,6 +1429,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _error_text(error: BaseException) -> str:
+    if isinstance(error, LmmlError):
+        return _one_line(error.format(cli=True)) or type(error).__name__
     if isinstance(error, OSError) and error.strerror:
         where = error.filename if error.filename is not None else ""
         return _one_line(f"{where}: {error.strerror}" if where else error.strerror)
@@ -1235,7 +1453,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     :param argv: the arguments after the program name; ``sys.argv[1:]`` by default.
     """
+    if sys.stderr is None or sys.stderr.closed:
+        # Started with stderr closed: messages have nowhere to go, so they go nowhere
+        # (print() would otherwise fall back to stdout and mix them into the data).
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     arguments = _shortcut(list(sys.argv[1:] if argv is None else argv))
+    try:
+        with terminate_cleanly():
+            return _run(arguments)
+    except Terminated as stop:
+        print(f"lmml: error: {stop}", file=sys.stderr)
+        return int(stop.code or 1)
+
+
+def _run(arguments: list[str]) -> int:
     try:
         args, extra = build_parser().parse_known_args(arguments)
         if extra:
@@ -1244,13 +1475,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"(see 'lmml {args.command} --help')"
             )
         handler: Callable[[argparse.Namespace], int] = args.handler
+        _SYNTAX_OPTIONS.clear()
+        _SYNTAX_OPTIONS.update(
+            delimiters=getattr(args, "delimiters", "strict"),
+            references=getattr(args, "references", "assets"),
+        )
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return handler(args)
     except (LmmlError, OSError, CliError) as error:
         if isinstance(error, BrokenPipeError):
             return _broken_pipe()
-        print(f"lmml: error: {_error_text(error)}", file=sys.stderr)
+        print(f"lmml: error: {shown(_error_text(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("lmml: error: interrupted", file=sys.stderr)
@@ -1260,7 +1496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(_DEBUG_VARIABLE):
             raise
         print(
-            f"lmml: error: internal error ({type(error).__name__}: {_error_text(error)}); "
+            f"lmml: error: internal error ({type(error).__name__}: {shown(_error_text(error))}); "
             f"set {_DEBUG_VARIABLE}=1 for the traceback",
             file=sys.stderr,
         )
@@ -1276,7 +1512,7 @@ def _show_warning(
     line: str | None = None,
 ) -> None:
     """Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:`` line."""
-    print(f"lmml: warning: {_one_line(str(message))}", file=sys.stderr)
+    print(f"lmml: warning: {shown(_one_line(str(message)))}", file=sys.stderr)
 
 
 def _broken_pipe() -> int:

@@ -8,9 +8,11 @@ parsed again.
   stays next to the words about it. An inline fence's own lines leave the text (its part
   takes its place), so its content reaches the model once. A later fence repeating an
   earlier one's name and content becomes a plain ``@name`` line. References stay in the
-  text as written. Reserved embeds (``manifest.json``, ``settings.*``) are never sent, and
+  text as written; an LMML escape's backslash (``\\@alice``, ``\\## user``, listed in
+  :attr:`~lmml_mdit.narrative.Narrative.escapes`) is left out, since it exists for the
+  parser, not the model. Reserved embeds (``manifest.json``, ``settings.*``) are never sent, and
   a reserved fence's lines leave the text too, and so does a paragraph made only of
-  references to reserved embeds. With ``attachment_lines="drop"``, a
+  references to reserved embeds. With ``attachment_lines="drop"`` (the default), a
   top-level paragraph made only of references whose parts go right after it (an
   attachment line such as ``@photo.png``) leaves the text as well: its parts stand in its
   place, so imported chats export back without extra ``@name`` lines.
@@ -35,9 +37,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import EmbedBudgetError, InvalidToolCallError, LmmlError, UnsupportedContentError
+from .errors import (
+    BundleError,
+    EmbedBudgetError,
+    InvalidToolCallError,
+    LmmlError,
+    UnsupportedContentError,
+)
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
 from .model import Embed, Turn
+from .narrative import turn_label
 from .reserved import RESERVED_NAMES
 from .text import blank_edges
 from .toolcalls import (
@@ -134,6 +143,7 @@ class Layout:
     :ivar first_fence_line: the 0-based first line of the first fence of each name.
     :ivar attachment_blocks: top-level paragraphs made only of references: first line ->
         (end line, names).
+    :ivar escapes: 0-based line -> 0-based columns of the LMML escape backslashes on it.
     """
 
     lines: Sequence[str]
@@ -144,6 +154,7 @@ class Layout:
     first_inline_content: dict[str, str]
     first_fence_line: dict[str, int]
     attachment_blocks: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+    escapes: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
     def from_narrative(cls, narrative: Narrative) -> Layout:
@@ -179,7 +190,11 @@ class Layout:
                 )
                 first_inline.setdefault(name, token.content)
                 first_fence.setdefault(name, token_map[0])
+        escapes: dict[int, list[int]] = {}
+        for line, column in narrative.escapes:
+            escapes.setdefault(line - 1, []).append(column - 1)
         return cls(
+            escapes=escapes,
             lines=narrative.lines,
             block_starts=starts,
             block_ends=ends,
@@ -206,6 +221,19 @@ def _attachment_names(inline: Token) -> tuple[str, ...]:
     return tuple(names)
 
 
+def without_escapes(line: str, columns: Sequence[int]) -> str:
+    """*line* without the backslashes at *columns* (0-based, ascending); a column that does
+    not hold a backslash is left alone."""
+    pieces: list[str] = []
+    position = 0
+    for column in columns:
+        if line[column : column + 1] == "\\":
+            pieces.append(line[position:column])
+            position = column + 1
+    pieces.append(line[position:])
+    return "".join(pieces)
+
+
 def turn_segments(
     narrative: Narrative,
     turn: Turn,
@@ -213,7 +241,7 @@ def turn_segments(
     reserved: tuple[str, ...] = RESERVED_NAMES,
     skip_lines: frozenset[int] = frozenset(),
     layout: Layout | None = None,
-    drop_attachment_lines: bool = False,
+    drop_attachment_lines: bool = True,
 ) -> list[Segment]:
     """Cut *turn* into text and embed segments in source order.
 
@@ -222,7 +250,7 @@ def turn_segments(
     :param layout: the narrative's layout, if the caller has it (a bundle's
         :class:`BundleState` keeps one); else it is read from the tokens.
     :param drop_attachment_lines: leave out paragraphs made only of references whose parts
-        this turn places right after them.
+        this turn places right after them (the default, as ``attachment_lines="drop"``).
     """
     layout = layout or Layout.from_narrative(narrative)
     lines = layout.lines
@@ -309,7 +337,8 @@ def turn_segments(
                 continue
             if not pending:
                 pending_start = number
-            pending.append(lines[number])
+            columns = layout.escapes.get(number)
+            pending.append(without_escapes(lines[number], columns) if columns else lines[number])
         cursor = max(cursor, cut)
         if cut in placements:
             flush()
@@ -356,12 +385,13 @@ def bundle_state(bundle: Any) -> BundleState:
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "context": ("system", "user", "drop"),
     "system": (None, "separate", "user", "drop", "raise"),
-    "attachment_lines": ("keep", "drop"),
+    "attachment_lines": ("drop", "keep"),
     "on_omit": ("warn", "raise"),
     "image_detail": (None, "auto", "low", "high"),
     "text_embeds": (None, "text", "document"),
     "tool_result_images": ("user-message", "error"),
     "unknown_settings": ("pass", "warn", "error"),
+    "strict": (True, False),
 }
 
 
@@ -396,9 +426,14 @@ class Options:
         name into the request; ``"warn"`` leaves them out with an
         :class:`UnknownSettingWarning`; ``"error"`` raises :class:`InvalidSettingsError`.
     :ivar settings: settings merged over the bundle's settings embed (``to_request`` only).
-    :ivar attachment_lines: ``"keep"`` (default) leaves a paragraph made only of
-        references (``@photo.png``) in the text before its parts; ``"drop"`` leaves it out,
-        the parts standing in its place.
+    :ivar attachment_lines: ``"drop"`` (default) leaves a paragraph made only of
+        references (``@photo.png``, ``@a.png @b.png``) out of the text, the parts standing
+        in its place; ``"keep"`` sends it too, before its parts.
+    :ivar strict: True (default) refuses a bundle with an error-level defect (see
+        :meth:`~lmml_mdit.bundle.Bundle.check_sendable`), raising
+        :class:`~lmml_mdit.errors.DefectError`; False sends it anyway, warning a
+        :class:`~lmml_mdit.errors.DefectWarning` for each defect and leaving an
+        unresolvable reference as its ``@name`` text.
     """
 
     context: Literal["system", "user", "drop"] = "system"
@@ -411,7 +446,8 @@ class Options:
     tool_result_images: Literal["user-message", "error"] = "user-message"
     unknown_settings: Literal["pass", "warn", "error"] = "pass"
     settings: Mapping[str, Any] | None = None
-    attachment_lines: Literal["keep", "drop"] = "keep"
+    attachment_lines: Literal["keep", "drop"] = "drop"
+    strict: bool = True
 
     @classmethod
     def from_kwargs(cls, options: Mapping[str, Any]) -> Options:
@@ -519,6 +555,9 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
         call.
     :raises EmbedBudgetError: when an embed is over budget and ``on_omit="raise"``.
     """
+    check_sendable = getattr(bundle, "check_sendable", None)
+    if check_sendable is not None:
+        check_sendable(strict=options.strict)
     narrative = bundle.narrative
     state = bundle_state(bundle)
     reserved = tuple(getattr(bundle, "RESERVED_NAMES", RESERVED_NAMES))
@@ -561,15 +600,35 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
                 size = _embed_size(bundle, embed, state)
                 if used + size > options.max_embed_bytes:
                     _omit(conversation, embed, size, used, options)
-                    if embed.is_inline:
-                        # The fence's lines left the text for its part: say what was there.
+                    if embed.is_inline or (
+                        options.attachment_lines == "drop"
+                        and _on_attachment_line(state.layout, embed)
+                    ):
+                        # Its lines left the text for its part: say what was there.
                         items.append(TextPart(f"@{embed.name}"))
                     continue
                 used += size
-            items.extend(_parts(_resolve_asset(bundle, state, embed), options, target))
+            try:
+                asset = _resolve_asset(bundle, state, embed)
+            except BundleError:
+                if options.strict:
+                    raise
+                items.append(TextPart(f"@{embed.name}"))  # reported by check_sendable
+                continue
+            items.extend(_parts(asset, options, target))
         if items or call is not None:
             conversation.messages.append(Message(role, items, turn, call))
     return conversation
+
+
+def _on_attachment_line(layout: Layout, embed: Embed) -> bool:
+    """Whether *embed* stands in a paragraph made only of references (whose line leaves
+    the text when its parts follow it)."""
+    line = embed.line - 1
+    for start, (end, names) in layout.attachment_blocks.items():
+        if start <= line < end and embed.name in names:
+            return True
+    return False
 
 
 def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:
@@ -593,9 +652,10 @@ def _answered_call(
 ) -> tuple[ToolCall, frozenset[int]]:
     reference = tool_result_reference(turn, narrative)
     line = turn.delimiter_line or turn.start_line
+    label = turn_label(narrative.turn_number(turn), turn)
     if reference is None:
         raise InvalidToolCallError(
-            "tool turn does not start with a reference to the call it answers",
+            f"{label} does not start with a reference to the call it answers",
             line=line,
             hint="make its first line only @<call id>.tool_call.json",
         )
@@ -604,7 +664,7 @@ def _answered_call(
     owner = state.owners.get(name)
     if first is None or not first.is_inline or owner != "assistant":
         raise InvalidToolCallError(
-            f"tool turn answers {name}, which no assistant turn defines",
+            f"{label} answers {name}, which no assistant turn defines",
             name=name,
             line=reference_line,
             hint="define the call as an inline fence in the assistant turn before it",
@@ -625,6 +685,7 @@ def _omit(conversation: Conversation, embed: Embed, size: int, used: int, option
             line=embed.line,
             column=embed.column,
             hint="raise max_embed_bytes, or pass on_omit='warn' to leave it out",
+            cli_hint="raise --max-embed-bytes, or drop --on-omit raise to leave it out",
         )
     conversation.warnings.append(message)
     warnings.warn(EmbedOmittedWarning(message), stacklevel=4)

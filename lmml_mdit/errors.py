@@ -7,15 +7,29 @@ entry, an embed), the *line* where known, and a *hint* saying what to do.
 
 from __future__ import annotations
 
+import errno
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Issue
+
 
 class LmmlError(Exception):
     """Base class of every error raised by lmml_mdit.
+
+    ``str(error)`` reads ``FILE:LINE:COL: kind: message (hint)``, each part present when
+    known: FILE is *file* (the narrative, or ``bundle.lmmlz!settings.yaml`` for a line inside
+    an entry), else *name*; LINE counts in that file.
 
     :param message: what went wrong, in one sentence.
     :param name: the file, entry or embed the error is about, if any.
     :param line: the 1-based line in the narrative, if known.
     :param column: the 1-based column in that line, if known.
-    :param hint: what the reader can do about it.
+    :param hint: what the reader can do about it, in Python terms.
+    :param file: the file *line* counts in, when it is known and differs from *name*.
+    :param kind: the defect's kind as ``validate`` names it (``missing_reference``), if any.
+    :param cli_hint: *hint* as the command line words it (naming flags, never Python
+        arguments), when the two differ; see :meth:`format`.
     """
 
     def __init__(
@@ -26,25 +40,45 @@ class LmmlError(Exception):
         line: int | None = None,
         column: int | None = None,
         hint: str | None = None,
+        file: str | None = None,
+        kind: str | None = None,
+        cli_hint: str | None = None,
     ) -> None:
         self.message = message
         self.name = name
         self.line = line
         self.column = column
         self.hint = hint
+        self.file = file
+        self.kind = kind
+        self.cli_hint = cli_hint
         super().__init__(self._format())
 
     def _format(self) -> str:
-        where = ""
-        if self.name is not None:
-            where = self.name
+        return self.format()
+
+    def _message(self, cli: bool) -> str:
+        """The message part of :meth:`format` (for the command line when *cli*)."""
+        return self.message
+
+    def format(self, *, cli: bool = False, hint: bool = True) -> str:
+        """The error as one line: ``FILE:LINE:COL: kind: message (hint)``.
+
+        :param cli: word it for the command line (:attr:`cli_hint` where set).
+        :param hint: whether to add the hint.
+        """
+        where = self.file if self.file is not None else self.name or ""
         if self.line is not None:
             where += f"{':' if where else 'line '}{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
-        text = f"{where}: {self.message}" if where else self.message
-        if self.hint:
-            text += f" ({self.hint})"
+        message = self._message(cli)
+        text = f"{self.kind}: {message}" if self.kind else message
+        if where:
+            text = f"{where}: {text}"
+        advice = self.cli_hint if cli and self.cli_hint is not None else self.hint
+        if advice and hint:
+            text += f" ({advice})"
         return text
 
 
@@ -54,6 +88,51 @@ class LmmlSyntaxError(LmmlError):
 
 class BundleError(LmmlError):
     """A bundle cannot be opened, read or written."""
+
+
+class BundleNotFoundError(BundleError, FileNotFoundError):
+    """The path given to :func:`lmml_mdit.open` does not exist (also a
+    :class:`FileNotFoundError`, so either ``except`` catches it)."""
+
+    def __init__(self, message: str, *, name: str, hint: str | None = None) -> None:
+        BundleError.__init__(self, message, name=name, hint=hint)
+        self.errno = errno.ENOENT
+        self.filename = name
+        self.strerror = message
+
+    def __str__(self) -> str:
+        return self._format()
+
+
+class NotLmmlError(BundleError):
+    """The file is something else (an image, a PDF, a zip without a narrative, a JSON chat
+    payload); the message says what it is."""
+
+
+class DefectError(BundleError):
+    """A bundle with an error-level defect was asked to send (``messages()``,
+    ``to_request()``, ``render_turns()``): the error :meth:`Bundle.validate` reports.
+
+    :ivar issue: the :class:`~lmml_mdit.model.Issue` (its ``kind`` is also :attr:`kind`).
+    """
+
+    def __init__(self, issue: Issue, *, file: str | None = None) -> None:
+        self.issue = issue
+        super().__init__(
+            issue.message,
+            name=issue.name,
+            line=issue.line,
+            column=issue.column,
+            file=file,
+            kind=issue.kind,
+            hint="fix it, or pass strict=False to send anyway",
+            cli_hint="fix it, or add --force to send anyway",
+        )
+
+    def _message(self, cli: bool) -> str:
+        if cli and self.issue.cli_message is not None:
+            return self.issue.cli_message
+        return self.message
 
 
 class InvalidZipError(BundleError):
@@ -163,3 +242,9 @@ class MissingPluginError(LmmlError, TypeError):
 
 class ConflictingEmbedError(BundleError):
     """One embed name stands for different bytes (two fences, or a fence and an entry)."""
+
+
+class WriteError(BundleError, OSError):
+    """A file cannot be written: the destination is not a regular file (a folder, a device,
+    a FIFO, a socket), or its folder is missing, read-only or full. It names the
+    destination as given, never a temporary file, and is also an :class:`OSError`."""

@@ -47,8 +47,11 @@ def to_markdown(source: Bundle | Narrative) -> str:
 
     Each inline fence (its opening line through its closing ``@@@``) becomes one
     placeholder line at the fence's indentation and container prefix; each external
-    reference ``@name`` becomes a placeholder in place. Everything else, role headings and
-    ``<!-- role -->`` comments included, is kept verbatim. Line endings are ``\\n``.
+    reference ``@name`` becomes a placeholder in place. An LMML escape's backslash
+    (:attr:`~lmml_mdit.narrative.Narrative.escapes`: ``\\@alice``, ``\\## user``) is left
+    out, so the reader sees ``@alice`` and the plain heading; Markdown's own escapes
+    (``\\*``) stay. Everything else, role headings and ``<!-- role -->`` comments
+    included, is kept verbatim. Line endings are ``\\n``.
 
     :param source: a :class:`~lmml_mdit.bundle.Bundle` or a parsed
         :class:`~lmml_mdit.narrative.Narrative`.
@@ -65,6 +68,9 @@ def to_markdown(source: Bundle | Narrative) -> str:
     for embed in narrative.embeds:
         if not embed.is_inline:
             _reference_edit(embed, lines, spans)
+    for escape_line, column in narrative.escapes:
+        if lines[escape_line - 1][column - 1 : column] == "\\":
+            spans.setdefault(escape_line - 1, []).append((column - 1, column, ""))
 
     out: list[str] = []
     for index, line in enumerate(lines):

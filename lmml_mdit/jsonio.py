@@ -27,9 +27,10 @@ from .text import is_unicode
 
 __all__ = ["MAX_NUMBER_DIGITS", "load_json", "number_text_problem", "parse_json"]
 
-MAX_NUMBER_DIGITS = 100
-"""Most characters a number may be written with (its digits, sign, point and exponent).
-Bounds the cost of converting it, and what a reader of the value must hold."""
+MAX_NUMBER_DIGITS = 4300
+"""Most characters a number may be written with (its digits, sign, point and exponent), in
+any base: Python's own limit for decimal integers (``sys.int_info.default_max_str_digits``),
+applied to every number. Bounds the cost of converting it and of writing it back."""
 
 
 _LONG_DIGITS = re.compile(f"[0-9]{{{MAX_NUMBER_DIGITS}}}")

@@ -47,6 +47,7 @@ def render_payload(bundle: Any, provider: str = "openai", **options: Any) -> Pay
 
     :param provider: ``openai``, ``openai-responses``, ``anthropic`` or ``gemini``.
     :param options: see :class:`~lmml_mdit.content.Options`.
+    :raises DefectError: for an error-level defect in *bundle*, unless ``strict=False``.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
     module = provider_module(provider)
@@ -95,6 +96,11 @@ def messages(bundle: Any, provider: str = "openai", **options: Any) -> MessageLi
     warning, ``system="user"`` sends it as user content in the list, ``system="drop"``
     leaves it out and ``system="raise"`` raises. :func:`to_request` places it for you.
 
+    A bundle with an error-level defect (what :meth:`~lmml_mdit.bundle.Bundle.validate`
+    reports with severity ``"error"``) is refused; ``strict=False`` sends it anyway, warning
+    each defect as a :class:`~lmml_mdit.bundle.DefectWarning`.
+
+    :raises DefectError: for an error-level defect, unless ``strict=False``.
     :raises UnsupportedContentError: for content the provider cannot take, or, with
         ``system="raise"``, system content the list cannot carry.
     """
@@ -136,6 +142,8 @@ def render_turns(bundle: Any, **options: Any) -> list[dict[str, Any]]:
     An assistant turn's calls are listed under ``tool_calls``; a tool turn carries its
     ``tool_call_id``. ``context`` turns follow the ``context`` option (``system`` by
     default), system content the ``system`` option (kept as ``system`` turns by default).
+
+    :raises DefectError: for an error-level defect in *bundle*, unless ``strict=False``.
     """
     parsed = Options.from_kwargs(options)
     out: list[dict[str, Any]] = []
@@ -192,6 +200,7 @@ def request_params(
                         f"setting {key!r}",
                         name=key,
                         hint="remove it, or pass unknown_settings='pass' to send it as is",
+                        cli_hint="remove it, or add --unknown-settings pass to send it as is",
                     )
                 if unknown == "warn":
                     warnings.warn(
@@ -219,16 +228,23 @@ def to_request(
     The model is *model*, else the settings' ``model``; with neither, the body has no
     ``model`` key. Pass ``settings={...}`` to add to or override the bundle's settings.
 
+    :raises DefectError: for a bundle with an error-level defect, unless ``strict=False``.
     :raises InvalidSettingsError: for an unknown setting with ``unknown_settings="error"``,
         or Anthropic without ``max_tokens``.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
-    Options.from_kwargs(options)  # check the options before reading the settings
-    settings: dict[str, Any] = dict(getattr(bundle, "settings", None) or {})
+    # Render first: it checks the options and refuses a defective bundle (strict) before
+    # the settings are read, so a broken settings embed is reported as validate does.
+    payload = render_payload(bundle, provider, **options)
+    try:
+        settings: dict[str, Any] = dict(getattr(bundle, "settings", None) or {})
+    except InvalidSettingsError:
+        if options.get("strict", True):
+            raise
+        settings = {}  # reported as a DefectWarning by render_payload
     extra = options.get("settings")
     if extra:
         settings.update(extra)
-    payload = render_payload(bundle, provider, **options)
     params = request_params(settings, provider, unknown=options.get("unknown_settings", "pass"))
     chosen = model if model is not None else settings.get("model")
     if provider == "anthropic" and "max_tokens" not in params:
@@ -236,6 +252,7 @@ def to_request(
             "Anthropic Messages requires max_tokens",
             name="max_tokens",
             hint="add max_tokens to the settings embed, or pass settings={'max_tokens': N}",
+            cli_hint="add max_tokens to the settings embed, or add --set max_tokens=N",
         )
     body: dict[str, Any] = provider_module(provider).request(
         payload, None if chosen is None else str(chosen), params

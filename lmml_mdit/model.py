@@ -74,6 +74,24 @@ class Turn:
     heading: str | None = None
 
 
+ERROR_KINDS: frozenset[str] = frozenset(
+    {
+        "unclosed_embed",
+        "missing_reference",
+        "conflicting_embed",
+        "malformed_embed_name",
+        "integrity_mismatch",
+        "invalid_settings",
+        "invalid_manifest",
+        "invalid_front_matter",
+    }
+)
+"""The issue kinds that stop a send (:attr:`Issue.severity` ``"error"``); every other kind
+is a warning."""
+
+Severity = Literal["error", "warning"]
+
+
 @dataclass(frozen=True)
 class Issue:
     """One authoring defect found by validation.
@@ -85,6 +103,10 @@ class Issue:
         orphaned archive entry).
     :ivar column: the 1-based column, where known.
     :ivar message: what is wrong and what to do, for a person.
+    :ivar file: the file *line* counts in when it is not the narrative, e.g.
+        ``settings.yaml`` for a line inside that archive entry; None for the narrative.
+    :ivar cli_message: *message* as the command line words it (naming flags, not Python
+        arguments), when the two differ.
     """
 
     kind: str
@@ -92,3 +114,11 @@ class Issue:
     line: int | None
     column: int | None
     message: str
+    file: str | None = None
+    cli_message: str | None = None
+
+    @property
+    def severity(self) -> Severity:
+        """``"error"`` for a kind in :data:`ERROR_KINDS` (it stops a send), else
+        ``"warning"``."""
+        return "error" if self.kind in ERROR_KINDS else "warning"

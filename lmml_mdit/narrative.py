@@ -13,9 +13,16 @@ Turn segmentation (RFC section 6, ``segment-turns``):
 - a turn's text is its source lines verbatim, leading and trailing blank lines removed;
 - each embed is bound to the turn holding its first occurrence; one first named on a
   delimiter line belongs to the turn that delimiter opens;
-- a front matter block at the top (a ``front_matter`` token, made when the parser has
+- a front matter block at the top (a ``front_matter`` token: the default parser has
   ``mdit_py_plugins.front_matter``) is metadata: like a delimiter line it belongs to no
-  turn, and the context turn starts after it.
+  turn, and the context turn starts after it. :attr:`Narrative.front_matter` keeps its
+  raw YAML text.
+
+
+Turn numbers (one numbering for ``lmml turns``, the preview, validation and errors, all
+through :func:`numbered_turns`): message turns count from 1 in document order, every role
+alike; the ``context`` turn, when there is one, is turn 0. So ``## Turn 1 -- user`` after a
+preamble is turn 1, as the Transcript and the importers number the headings they write.
 """
 
 from __future__ import annotations
@@ -25,25 +32,55 @@ import bisect
 import codecs
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from typing import Literal, overload
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .errors import LmmlSyntaxError, MissingPluginError
 from .model import Embed, Turn
-from .syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, lmml_plugin
+from .syntax import (
+    DELIMITER_MODES,
+    DELIMITERS_KEY,
+    EMBEDS_KEY,
+    ESCAPES_KEY,
+    KNOWN_NAMES_KEY,
+    SOURCE_KEY,
+    DelimiterMode,
+    lmml_plugin,
+    reference_mode,
+)
 from .text import blank_edges, normalize_newlines
 
-__all__ = ["Narrative", "decode_narrative", "default_parser", "parse"]
+__all__ = [
+    "CONTEXT_TURN_NUMBER",
+    "Narrative",
+    "decode_narrative",
+    "default_parser",
+    "numbered_turns",
+    "parse",
+    "turn_label",
+]
 
 
 @functools.cache
-def default_parser() -> MarkdownIt:
-    """The shared parser :func:`parse` uses: the ``commonmark`` preset with the plugin."""
-    return MarkdownIt("commonmark").use(lmml_plugin)
+def default_parser(
+    delimiters: DelimiterMode = "strict", references: Literal["assets", "any"] = "assets"
+) -> MarkdownIt:
+    """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
+    with ``mdit_py_plugins.front_matter`` (a leading ``---`` block is metadata) and the
+    plugin. Known names go through ``env``, so one parser serves every bundle.
+
+    :raises ValueError: for an option value outside its choices.
+    """
+    if delimiters not in DELIMITER_MODES:
+        raise ValueError(f"delimiters must be 'strict' or 'loose', not {delimiters!r}")
+    reference_mode(references)
+    md = MarkdownIt("commonmark").use(front_matter_plugin)
+    return md.use(lmml_plugin, delimiters=delimiters, references=references)
 
 
 def decode_narrative(data: bytes, *, name: str | None = None) -> str:
@@ -94,6 +131,14 @@ class Narrative:
     :ivar embeds: every embed occurrence in document order.
     :ivar turns: the role turns.
     :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
+    :ivar front_matter: the raw YAML text of a leading ``---`` … ``---`` block (without
+        its marker lines), or None; its lines belong to no turn
+        (:attr:`lmml_mdit.bundle.Bundle.front_matter` decodes it).
+    :ivar escapes: the 1-based ``(line, column)`` of each LMML escape's backslash, in
+        document order: ``\\@`` anywhere, and the backslash that keeps a line from being a
+        role delimiter (``\\## user``, ``\\<!-- user -->``, a setext underline). Text
+        sent to a model, exported Markdown and the preview leave these backslashes out;
+        Markdown's own escapes (``\\*``) are not listed and stay.
     """
 
     text: str
@@ -101,6 +146,8 @@ class Narrative:
     embeds: tuple[Embed, ...]
     turns: tuple[Turn, ...]
     source: str = field(repr=False)
+    front_matter: str | None = field(default=None, repr=False)
+    escapes: tuple[tuple[int, int], ...] = field(default=(), repr=False)
 
     @functools.cached_property
     def lines(self) -> tuple[str, ...]:
@@ -125,25 +172,95 @@ class Narrative:
         """The first occurrence of *name*, or None."""
         return self.first_embeds.get(name)
 
+    @functools.cached_property
+    def _turn_numbers(self) -> dict[int, tuple[int, Turn]]:
+        # Keyed by start line, which no two turns share (a delimiter line is no turn's).
+        return {turn.start_line: (number, turn) for number, turn in numbered_turns(self.turns)}
 
-def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None = None) -> Narrative:
+    def turn_number(self, turn: Turn) -> int:
+        """The number of *turn*, one of :attr:`turns` (see :func:`numbered_turns`).
+
+        :raises KeyError: for a turn that is not one of this narrative's.
+        """
+        found = self._turn_numbers.get(turn.start_line)
+        if found is None or found[1] != turn:
+            raise KeyError(f"not a turn of this narrative: {turn.role} at line {turn.start_line}")
+        return found[0]
+
+
+CONTEXT_TURN_NUMBER = 0
+"""The number of the ``context`` turn (the preamble before the first delimiter)."""
+
+
+def numbered_turns(turns: Sequence[Turn]) -> Iterator[tuple[int, Turn]]:
+    """Each turn with its number: message turns count from 1, every role alike, and a
+    leading ``context`` turn is :data:`CONTEXT_TURN_NUMBER`. The one numbering that
+    ``lmml turns``, the preview, validation and error messages use.
+
+    :param turns: a narrative's turns, in order (:attr:`Narrative.turns`).
+    """
+    first = CONTEXT_TURN_NUMBER if turns and turns[0].role == "context" else 1
+    return enumerate(turns, first)
+
+
+def turn_label(number: int, turn: Turn) -> str:
+    """How a message names a turn: ``turn 3 (tool)``, or ``the context turn``.
+
+    :param number: the turn's number (:func:`numbered_turns`).
+    """
+    if turn.role == "context":
+        return "the context turn"
+    return f"turn {number} ({turn.role})"
+
+
+def parse(
+    text: str | bytes,
+    *,
+    md: MarkdownIt | None = None,
+    name: str | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: Literal["assets", "any"] = "assets",
+    known_names: Container[str] | None = None,
+) -> Narrative:
     """Parse an LMML narrative once and read its embeds and turns.
 
     :param text: the narrative; bytes must be UTF-8 (a BOM is skipped).
     :param md: a parser with :func:`~lmml_mdit.lmml_plugin` installed; defaults to
-        :func:`default_parser`.
+        :func:`default_parser` for *delimiters* and *references*.
     :param name: the file name, used in error messages.
+    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings (see
+        :doc:`/syntax`); give them to ``lmml_plugin`` instead when you pass *md*.
+    :param references: ``"assets"`` (default: a name needs an extension or must be known)
+        or ``"any"`` (RFC 4.1); likewise.
+    :param known_names: asset names that are references without an extension (a zip's
+        entry names); passed in ``env``, so they work with any *md*.
     :raises LmmlSyntaxError: for invalid UTF-8 bytes, or a ``str`` holding a lone surrogate.
     :raises MissingPluginError: if *md* lacks the plugin.
+    :raises TypeError: when *text* is neither ``str`` nor ``bytes`` (a ``bytearray``, a
+        file object, None): the message says what it takes.
+    :raises ValueError: for *delimiters* or *references* outside their choices, or not the
+        defaults together with *md* (whose plugin options decide).
     """
+    if not isinstance(text, (str, bytes)):
+        raise TypeError(
+            "parse() takes the narrative as str or UTF-8 bytes, not "
+            f"{type(text).__name__} (read a file with lmml_mdit.open(), or pass bytes(...))"
+        )
+    if md is not None and (delimiters != "strict" or references != "assets"):
+        raise ValueError(
+            "parse(md=...) reads with md's own plugin options; pass delimiters= and "
+            "references= to lmml_plugin instead"
+        )
     if isinstance(text, bytes):
         text = decode_narrative(text, name=name)
     else:
         if text.startswith("\ufeff"):
             text = text[1:]
         _check_encodable(text, name)
-    parser = md if md is not None else default_parser()
+    parser = md if md is not None else default_parser(delimiters, references)
     env: dict[str, object] = {}
+    if known_names is not None:
+        env[KNOWN_NAMES_KEY] = known_names
     tokens = parser.parse(text, env)
     if EMBEDS_KEY not in env:
         raise MissingPluginError(
@@ -153,19 +270,29 @@ def parse(text: str | bytes, *, md: MarkdownIt | None = None, name: str | None =
         )
     source: str = env[SOURCE_KEY]  # type: ignore[assignment]
     embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
-    delimiters: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
-    turns = segment(_SourceLines(source), delimiters, embeds, start=_body_start(tokens))
+    found: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
+    escapes: list[tuple[int, int]] = env.get(ESCAPES_KEY, [])  # type: ignore[assignment]
+    turns = segment(_SourceLines(source), found, embeds, start=_body_start(tokens))
     return Narrative(
         text=text,
         tokens=tokens,
         embeds=tuple(embeds),
         turns=tuple(turns),
         source=source,
+        front_matter=_front_matter(tokens),
+        escapes=tuple(escapes),
     )
 
 
 FRONT_MATTER_TOKEN = "front_matter"
 """The token type ``mdit_py_plugins.front_matter`` gives a leading metadata block."""
+
+
+def _front_matter(tokens: Sequence[Token]) -> str | None:
+    """The YAML text of a leading front matter block, or None."""
+    if tokens and tokens[0].type == FRONT_MATTER_TOKEN:
+        return tokens[0].content
+    return None
 
 
 def _body_start(tokens: Sequence[Token]) -> int:

@@ -18,14 +18,16 @@ rewrite that would change the meaning raises instead of passing silently.
 from __future__ import annotations
 
 import copy
+import io
 import os
 import warnings
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
-from .archive import Limits, unsafe_reason
+from .archive import Limits, check_entry_names, unsafe_reason
 from .atomic import atomic_write, atomic_write_bytes
 from .bundle import (
     Bundle,
@@ -49,7 +51,15 @@ from .model import Embed
 from .narrative import Narrative, parse
 from .reserved import MANIFEST_NAME, RESERVED_NAMES
 
-__all__ = ["InlineReport", "OrphanedEntryWarning", "fence_text", "inline", "pack", "save_bundle"]
+__all__ = [
+    "InlineReport",
+    "OrphanedEntryWarning",
+    "bundle_bytes",
+    "fence_text",
+    "inline",
+    "pack",
+    "save_bundle",
+]
 
 MARKER = "@@@"
 # Extensions whose data is already compressed: stored as-is, deflating them wastes time.
@@ -93,6 +103,77 @@ def _shape(narrative: Narrative) -> list[tuple[str, str | None, tuple[str, ...]]
         (turn.role, turn.heading, tuple(sorted({embed.name for embed in turn.embeds})))
         for turn in narrative.turns
     ]
+
+
+_Occurrence = tuple[Embed, object]
+"""An embed in document order and what it stands for: its bytes, or ``("entry", name)``
+for an archive entry not read into memory (the same on both sides of a pack)."""
+
+
+def _occurrences(
+    narrative: Narrative, entries: Mapping[str, bytes | None], outside: Mapping[str, bytes]
+) -> list[_Occurrence]:
+    """Every embed of *narrative* with the bytes it resolves to: a fence its own content, a
+    reference the first fence of its name, else the entry, else *outside* (base_dir
+    files); None when it resolves to nothing."""
+    fences = first_fences(narrative)
+    out: list[_Occurrence] = []
+    for embed in narrative.embeds:
+        value: object
+        if embed.kind == "inline":
+            value = embed.content
+        elif embed.name in fences:
+            value = fences[embed.name].content
+        elif embed.name in entries:
+            data = entries[embed.name]
+            value = data if data is not None else ("entry", embed.name)
+        else:
+            value = outside.get(embed.name)
+        out.append((embed, value))
+    return out
+
+
+def _changed_bytes(embed: Embed, narrative_name: str) -> BundleError:
+    return BundleError(
+        "the rewrite would change what this embed holds (a fence's bytes, or which "
+        "lines are fences)",
+        name=embed.name,
+        line=embed.line,
+        column=embed.column,
+        hint=f"close every fence with {MARKER} on its own line and leave a blank line after "
+        f"it in {narrative_name}, then try again",
+    )
+
+
+def _verify_occurrences(
+    before: list[_Occurrence],
+    after: list[_Occurrence],
+    narrative_name: str,
+    added: Mapping[str, bytes] | None = None,
+) -> None:
+    """Refuse a rewrite unless *after* holds the embeds of *before* in the same order, each
+    with the same bytes. With *added* (inlining: the assets that became fences), an embed
+    of one of those names may be added, moved or turned into a fence, as long as each one
+    of them holds exactly that asset; the turns check keeps them in their turns.
+
+    :raises BundleError: naming the first embed whose bytes differ (or that is new).
+    """
+    extra = added or {}
+    kept_before = [(embed, value) for embed, value in before if embed.name not in extra]
+    kept_after: list[_Occurrence] = []
+    for embed, value in after:
+        if embed.name in extra:
+            if value != extra[embed.name]:
+                raise _changed_bytes(embed, narrative_name)
+        else:
+            kept_after.append((embed, value))
+    for (old, old_value), (new, new_value) in zip(kept_before, kept_after, strict=False):
+        if (old.name, old_value) != (new.name, new_value):
+            raise _changed_bytes(new, narrative_name)
+    if len(kept_after) > len(kept_before):
+        raise _changed_bytes(kept_after[len(kept_before)][0], narrative_name)
+    if len(kept_before) > len(kept_after):
+        raise _changed_bytes(kept_before[len(kept_after)][0], narrative_name)
 
 
 def _continuation(prefix: str) -> str:
@@ -158,8 +239,18 @@ def _fences_to_references(lines: list[str], tokens: list[Any]) -> list[str]:
     return out
 
 
-def _fence_error(error: type[LmmlError], message: str, embed: Embed, hint: str) -> LmmlError:
-    return error(message, name=embed.name, line=embed.line, column=embed.column, hint=hint)
+def _fence_error(
+    error: type[LmmlError], message: str, embed: Embed, hint: str, bundle: Bundle
+) -> LmmlError:
+    """*error* at *embed*'s place in *bundle*'s narrative, ``FILE:LINE:COL: message``."""
+    return error(
+        f"@@@{embed.name}: {message}",
+        name=embed.name,
+        line=embed.line,
+        column=embed.column,
+        file=bundle.file_name,
+        hint=hint,
+    )
 
 
 def _refuse_entry_conflicts(bundle: Bundle) -> None:
@@ -171,6 +262,7 @@ def _refuse_entry_conflicts(bundle: Bundle) -> None:
             "the fence and the archive entry of this name hold different bytes",
             fence,
             "rename the fence or the entry, or make them identical",
+            bundle,
         )
 
 
@@ -197,6 +289,7 @@ def pack(bundle: Bundle) -> Bundle:
                 f"the fence cannot become an archive entry: {reason}",
                 embed,
                 "rename the fence",
+                bundle,
             )
         if not _is_reference_name(embed.name):
             raise _fence_error(
@@ -204,6 +297,7 @@ def pack(bundle: Bundle) -> Bundle:
                 "the fence's name cannot be written as an @reference",
                 embed,
                 "use letters, digits and _ . - / only, not ending in . - /",
+                bundle,
             )
         if fences[embed.name].content != embed.content:
             raise _fence_error(
@@ -211,6 +305,7 @@ def pack(bundle: Bundle) -> Bundle:
                 "two fences of this name hold different bytes",
                 embed,
                 "rename one fence or make them identical",
+                bundle,
             )
     _refuse_entry_conflicts(bundle)
 
@@ -226,13 +321,31 @@ def pack(bundle: Bundle) -> Bundle:
 
     lines, final_newline = _source_lines(narrative)
     text = _join(_fences_to_references(lines, _embed_tokens(narrative)), final_newline)
-    packed = parse(text, name=bundle.narrative_name)
+    # The packed bundle's reader knows its entry names, so a reference without an
+    # extension (a fence named Makefile) reads back as a reference.
+    packed = parse(text, name=bundle.narrative_name, known_names=frozenset(entries))
     if _shape(packed) != _shape(narrative):
         raise BundleError(
             "packing would change the turns (a reference line joins a neighbouring block)",
             name=bundle.narrative_name,
             hint="put a blank line after each fence, then pack again",
         )
+    outside = {
+        name: data
+        for name, data in entries.items()
+        if data is not None and name not in bundle._entries and name not in fences
+    }
+    # A fence whose name is also an archive entry holds the same bytes (checked above):
+    # compare the fence's bytes on both sides rather than reading the entry again.
+    packed_entries = {
+        name: fences[name].content if data is None and name in fences else data
+        for name, data in entries.items()
+    }
+    _verify_occurrences(
+        _occurrences(narrative, bundle._entries, outside),
+        _occurrences(packed, packed_entries, {}),
+        bundle.narrative_name,
+    )
     return Bundle(
         kind="zip",
         name=bundle.name,
@@ -351,6 +464,8 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
             name=others[0],
             hint="reference them, or call inline(orphans='append') to keep them as fences "
             "or inline(orphans='drop') to leave them out",
+            cli_hint="reference them, or give --orphans append to keep them as fences or "
+            "--orphans drop to leave them out",
         )
     if others:
         fate = "appended as fences at the end" if orphans == "append" else "left out"
@@ -385,6 +500,12 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
     text = _join(lines, final_newline)
     result = parse(text, name=bundle.narrative_name)
     _check_inlined(result, narrative, originals, appended, bundle.narrative_name)
+    _verify_occurrences(
+        _occurrences(narrative, originals, {}),
+        _occurrences(result, {}, {}),
+        bundle.narrative_name,
+        added=originals,
+    )
     inlined = Bundle(
         kind="text",
         name=bundle.name,
@@ -495,26 +616,41 @@ def _current_manifest(bundle: Bundle) -> tuple[str, dict[str, bytes | None]]:
     return text, entries
 
 
-def save_bundle(bundle: Bundle, path: str) -> None:
+def save_bundle(bundle: Bundle, path: str, *, exclusive: bool = False) -> None:
     """Write *bundle* to *path* atomically (see :meth:`Bundle.save`).
 
-    :raises BundleError: when the folder cannot be written (the target is left as it was).
+    :param exclusive: never replace an existing file (see
+        :func:`lmml_mdit.atomic.atomic_write`).
+    :raises WriteError: when *path* is not a regular file or the folder cannot be written
+        (the target is left as it was).
+    :raises UnsafeEntryError: (and the other :func:`~lmml_mdit.archive.check_entry_names`
+        errors) for an archive :func:`lmml_mdit.open` would refuse.
     """
     text, entries = _current_manifest(bundle)
-    try:
-        if bundle.kind == "text":
-            atomic_write_bytes(path, text.encode("utf-8"))
-            return
-        _save_zip(bundle, path, text, entries)
-    except OSError as error:
-        raise BundleError(
-            f"cannot write the bundle: {error.strerror or error}",
-            name=path,
-            hint="check that the folder exists and is writable; the old file is unchanged",
-        ) from None
+    if bundle.kind == "text":
+        atomic_write_bytes(path, text.encode("utf-8"), exclusive=exclusive)
+        return
+    narrative_name = _checked_entry_names(path, entries)
+    with atomic_write(path, exclusive=exclusive) as stream:
+        _write_zip(bundle, stream, narrative_name, text, entries)
 
 
-def _save_zip(bundle: Bundle, path: str, text: str, entries: dict[str, bytes | None]) -> None:
+def bundle_bytes(bundle: Bundle, file_name: str) -> bytes:
+    """The bytes :func:`save_bundle` would write to a file named *file_name* (for standard
+    output, where there is no file to name the narrative entry after)."""
+    text, entries = _current_manifest(bundle)
+    if bundle.kind == "text":
+        return text.encode("utf-8")
+    narrative_name = _checked_entry_names(file_name, entries)
+    buffer = io.BytesIO()
+    _write_zip(bundle, buffer, narrative_name, text, entries)
+    return buffer.getvalue()
+
+
+def _checked_entry_names(path: str, entries: dict[str, bytes | None]) -> str:
+    """The narrative entry name for a file at *path*, after checking it and every asset
+    name as :func:`lmml_mdit.open` will: an archive that would not open again is refused
+    before anything is written, naming the entry."""
     narrative_name = narrative_entry_name(os.path.basename(path))
     if narrative_name in entries:
         raise DuplicateEntryError(
@@ -522,7 +658,18 @@ def _save_zip(bundle: Bundle, path: str, text: str, entries: dict[str, bytes | N
             name=narrative_name,
             hint="rename that asset, or save under another file name",
         )
-    with atomic_write(path) as stream, zipfile.ZipFile(stream, "w") as archive:
+    check_entry_names([narrative_name, *entries])
+    return narrative_name
+
+
+def _write_zip(
+    bundle: Bundle,
+    stream: IO[bytes],
+    narrative_name: str,
+    text: str,
+    entries: dict[str, bytes | None],
+) -> None:
+    with zipfile.ZipFile(stream, "w") as archive:
         _write_entry(archive, narrative_name, text.encode("utf-8"))
         for name, data in entries.items():
             _write_entry(archive, name, data if data is not None else bundle.read(name))

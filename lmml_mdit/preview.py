@@ -5,11 +5,17 @@ a summary of its manifest and settings, then one card per turn. The page needs n
 and no JavaScript: the stylesheet is inline, images are ``data:`` URIs and collapsible
 content uses ``<details>``.
 
-Transcripts are untrusted input, so the page is built defensively:
+The page renders the narrative's own token stream, :attr:`Narrative.tokens
+<lmml_mdit.narrative.Narrative.tokens>`: the one parse that validation and the messages
+read, so an HTML block, a reference or a delimiter means the same in all three. Nothing is
+parsed again. The page shows what the model gets: a Markdown image is text to LMML, so it
+is marked "not sent" (see :mod:`lmml_mdit.images`), never shown as if it were attached.
 
-- the narrative is parsed once by :func:`preview_parser` (CommonMark with tables,
-  strikethrough and task lists, **raw HTML off**, so any HTML in the text is shown escaped;
-  role comments are LMML delimiters and become turn headers);
+Transcripts are untrusted input, so the page is built defensively, at render time:
+
+- raw HTML (HTML blocks and inline HTML, which the narrative parser reads as such) is shown
+  as escaped text, as the model receives it; role comments are LMML delimiters and become
+  turn headers;
 - link and image destinations pass :func:`is_safe_url`: only ``http``, ``https``,
   ``mailto``, ``tel`` and scheme-less URLs; ``javascript:``, ``vbscript:``, ``data:``,
   ``file:`` and every other scheme are refused (the Markdown stays as text);
@@ -30,25 +36,24 @@ import json
 import mimetypes
 import os
 import re
+import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
+from markdown_it.presets import commonmark
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
-from mdit_py_plugins.tasklists import tasklists_plugin
 
 from .atomic import atomic_write_bytes
 from .errors import LmmlError
 from .handlers import is_text_type, sniff
+from .images import image_asset_name, unsent_image_message, url_scheme
 from .model import Turn
-from .narrative import Narrative, parse
+from .narrative import FRONT_MATTER_TOKEN, Narrative, numbered_turns
 from .preview_style import PREVIEW_CSS
-from .syntax import lmml_plugin
-from .syntax.render import render_embed, render_reference
 from .text import is_unicode
 
 try:  # Pygments is optional (extra "highlight"); without it code is plain escaped text.
@@ -71,7 +76,6 @@ __all__ = [
     "SAFE_URL_SCHEMES",
     "PreviewSource",
     "is_safe_url",
-    "preview_parser",
     "render_html",
     "sniff_media_type",
     "write_preview",
@@ -102,10 +106,11 @@ _OPEN_LINE_LIMIT = 40
 """A text expansion with at most this many lines starts open; longer ones start folded."""
 
 _CONTEXT_KEY = "lmml_preview"
-_SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f-\x9f]")
 _PLAIN_HEADING_WORD = re.compile(r"[^\W\d_]+")
 _PLAIN_HEADING_WORDS = frozenset({"turn", "user", "assistant", "system", "tool"})
+_HEADING_NUMBER = re.compile(r"\d+")
+_LINK_REL = "nofollow noopener noreferrer"
 
 
 class PreviewSource(Protocol):
@@ -136,6 +141,8 @@ class PreviewSource(Protocol):
 
     def entry_size(self, name: str) -> int: ...
 
+    def has_asset(self, name: str) -> bool: ...
+
 
 # --------------------------------------------------------------------------- URL safety
 
@@ -150,43 +157,8 @@ def is_safe_url(url: str) -> bool:
     :param url: the destination, entities already decoded (as markdown-it passes it).
     :return: True for scheme-less URLs and for the schemes in :data:`SAFE_URL_SCHEMES`.
     """
-    cleaned = _IGNORED_IN_URL.sub("", unquote(url)).lower()
-    match = _SCHEME.match(cleaned)
-    return match is None or match.group(1) in SAFE_URL_SCHEMES
-
-
-class _PreviewMarkdownIt(MarkdownIt):
-    """A parser whose link validation is :func:`is_safe_url` (stricter than the default,
-    which lets ``data:image/...`` through)."""
-
-    def validateLink(self, url: str) -> bool:
-        return is_safe_url(url)
-
-
-@functools.cache
-def preview_parser() -> MarkdownIt:
-    """The parser behind the preview: CommonMark with ``html`` off, tables, strikethrough,
-    task lists (disabled checkboxes), :func:`~lmml_mdit.lmml_plugin` and the preview's
-    render rules. Cached and shared, so do not modify it; to extend the pipeline, build a
-    parser of your own the same way.
-
-    The render rules read the bundle from ``env["lmml_preview"]``, which
-    :func:`render_html` sets; rendering its tokens without that falls back to the plugin's
-    plain output for references and fences.
-    """
-    md = _PreviewMarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
-    md.use(tasklists_plugin)
-    md.use(lmml_plugin)
-    md.add_render_rule("lmml_ref", _with_context(_render_reference, render_reference))
-    md.add_render_rule("lmml_embed", _with_context(_render_fence, render_embed))
-    md.add_render_rule("fence", _render_code_fence)
-    md.add_render_rule("code_block", _render_code_fence)
-    md.add_render_rule("image", _render_image)
-    md.add_render_rule("link_open", _render_link_open)
-    for closing in ("paragraph_close", "heading_close", "th_close", "td_close"):
-        md.add_render_rule(closing, _render_block_close)
-    return md
+    scheme = url_scheme(_IGNORED_IN_URL.sub("", unquote(url)).lower())
+    return scheme is None or scheme in SAFE_URL_SCHEMES
 
 
 # --------------------------------------------------------------------------- media types
@@ -339,6 +311,10 @@ class _Page:
     pending: list[str] = field(default_factory=list)
     expansions: int = 0
     embedded_bytes: int = 0
+    links: list[str | None] = field(default_factory=list)
+    """One entry per link being rendered: None for an ``<a>`` written, else the text that
+    closes a refused link (its destination, shown as text)."""
+    known: dict[str, bool] = field(default_factory=dict)
 
     def spend(self, size: int) -> bool:
         """Take *size* bytes from the page's embedding budget; False when it is spent."""
@@ -376,6 +352,13 @@ class _Page:
             asset.too_large = asset.size > self.max_text_bytes
         return asset
 
+    def has_asset(self, name: str) -> bool:
+        """Whether the bundle resolves *name* (asked once per name and page)."""
+        found = self.known.get(name)
+        if found is None:
+            found = self.known[name] = self.bundle.has_asset(name)
+        return found
+
     def next_expansion_id(self) -> str:
         self.expansions += 1
         return f"lmml-asset-{self.expansions}"
@@ -388,19 +371,10 @@ class _Page:
         return out
 
 
-_Rule = Callable[[Any, Sequence[Token], int, OptionsDict, EnvType], str]
-
-
-def _with_context(rule: Callable[[_Page, Sequence[Token], int], str], fallback: _Rule) -> _Rule:
-    def render(
-        self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        page = env.get(_CONTEXT_KEY) if env else None
-        if isinstance(page, _Page):
-            return rule(page, tokens, idx)
-        return fallback(self, tokens, idx, options, env)
-
-    return render
+def _page_of(env: EnvType) -> _Page:
+    page = env[_CONTEXT_KEY]
+    assert isinstance(page, _Page)
+    return page
 
 
 # --------------------------------------------------------------------------- render rules
@@ -411,12 +385,19 @@ def _attr(value: str) -> str:
 
 
 def _chip(
-    name: str, meta: str, *, classes: str = "", label: str = "", title: str = "", at: bool = True
+    name: str,
+    meta: str,
+    *,
+    classes: str = "",
+    label: str = "",
+    label_class: str = "lmml-missing-label",
+    title: str = "",
+    at: bool = True,
 ) -> str:
     extra = f" {classes}" if classes else ""
     title_attr = f' title="{_attr(title)}"' if title else ""
     shown = f"@{name}" if at else name
-    label_html = f'<span class="lmml-missing-label">{html.escape(label)}</span>' if label else ""
+    label_html = f'<span class="{label_class}">{html.escape(label)}</span>' if label else ""
     meta_html = f'<span class="lmml-chip-meta">{html.escape(meta)}</span>' if meta else ""
     return (
         f'<span class="lmml-chip{extra}" data-lmml-name="{_attr(name)}"{title_attr}>'
@@ -473,7 +454,10 @@ def _expansion(page: _Page, asset: _Asset, text: str, *, open_: bool, note: str 
     )
 
 
-def _render_reference(page: _Page, tokens: Sequence[Token], idx: int) -> str:
+def _render_reference(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    page = _page_of(env)
     name = tokens[idx].content
     asset = page.asset(name)
     if asset.error is not None:
@@ -493,7 +477,10 @@ def _render_reference(page: _Page, tokens: Sequence[Token], idx: int) -> str:
     return _chip(name, meta, classes="lmml-ref lmml-asset-binary")
 
 
-def _render_fence(page: _Page, tokens: Sequence[Token], idx: int) -> str:
+def _render_fence(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    page = _page_of(env)
     token = tokens[idx]
     name = token.info
     data = token.content.encode("utf-8")
@@ -510,11 +497,10 @@ def _render_fence(page: _Page, tokens: Sequence[Token], idx: int) -> str:
 
 
 def _render_code_fence(
-    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     token = tokens[idx]
-    page = env.get(_CONTEXT_KEY) if env else None
-    enabled = page.highlight if isinstance(page, _Page) else PYGMENTS_AVAILABLE
+    enabled = _page_of(env).highlight
     language = token.info.split(maxsplit=1)[0] if token.info.strip() else None
     code = token.content
     classes = f' class="language-{_attr(language)}"' if language else ""
@@ -523,68 +509,127 @@ def _render_code_fence(
 
 
 def _render_image(
-    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
-    """Markdown images: a bundle asset by relative name is shown from a data URI (or as a
-    chip when it is not an image); anything else becomes a link, since the page fetches
-    nothing."""
+    """Markdown images: never sent to the model (only their text is), so one with a
+    relative destination is a "not sent" chip, never the image, even when it names a
+    bundle asset; a remote one becomes a link, since the page fetches nothing."""
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children or [], options, env)
-    page = env.get(_CONTEXT_KEY) if env else None
-    if isinstance(page, _Page) and src and _SCHEME.match(src.lower()) is None:
-        name = unquote(src.split("#", 1)[0].split("?", 1)[0])
-        asset = page.asset(name)
-        if asset.error is not None:
-            return _chip(
-                name, "", classes="lmml-missing", label="missing", title=asset.error, at=False
-            )
-        if not asset.too_large and asset.media_type.startswith("image/"):
-            return _place_image(page, asset, caption=alt or name, at=False)
-        meta = f"{asset.media_type} · {_format_size(asset.size)}"
-        kind = "lmml-too-large" if asset.too_large else "lmml-asset-binary"
-        return _chip(name, meta, classes=kind, title="not shown as an image", at=False)
+    page = _page_of(env)
+    name = image_asset_name(src)
+    if name is not None:
+        if page.has_asset(name):
+            title = unsent_image_message(name)
+        else:
+            title = f"no asset {name!r} in the bundle; a Markdown image is not sent either way"
+        return _chip(
+            name,
+            alt,
+            classes="lmml-unsent",
+            label="not sent",
+            label_class="lmml-unsent-label",
+            title=title,
+            at=False,
+        )
     if not is_safe_url(src):
         return html.escape(alt)
     label = f"[image: {html.escape(alt or src)}]"
-    if _inside_link(tokens, idx):  # an <a> inside an <a> is invalid; the outer link stays
+    if None in page.links:  # an <a> inside an <a> is invalid; the outer link stays
         return f'<span class="lmml-remote">{label}</span>'
-    return (
-        f'<a class="lmml-remote" href="{_attr(src)}" rel="nofollow noopener noreferrer">{label}</a>'
-    )
-
-
-def _inside_link(tokens: Sequence[Token], idx: int) -> bool:
-    depth = 0
-    for token in tokens[:idx]:
-        if token.type == "link_open":
-            depth += 1
-        elif token.type == "link_close":
-            depth -= 1
-    return depth > 0
+    return f'<a class="lmml-remote" href="{_attr(src)}" rel="{_LINK_REL}">{label}</a>'
 
 
 def _render_link_open(
-    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
+    """A link to a safe destination, with ``rel``; any other stays visible as text. The
+    shared tokens are read, never changed."""
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
-    if not is_safe_url(href):  # validateLink already refused these; never trust one path only
-        token.attrSet("href", "#")
-    token.attrSet("rel", "nofollow noopener noreferrer")
-    return str(self.renderToken(tokens, idx, options, env))
+    page = _page_of(env)
+    autolink = token.markup == "autolink"
+    if not is_safe_url(href):
+        page.links.append("&gt;" if autolink else f"]({html.escape(href)})")
+        return "&lt;" if autolink else "["
+    page.links.append(None)
+    attributes = "".join(
+        f' {_attr(key)}="{_attr(str(value))}"' for key, value in token.attrs.items() if key != "rel"
+    )
+    return f'<a{attributes} rel="{_LINK_REL}">'
+
+
+def _render_link_close(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    links = _page_of(env).links
+    if not links:  # a close without its open (tokens not from a parse): nothing to close
+        return ""
+    closing = links.pop()
+    return "</a>" if closing is None else closing
+
+
+def _render_html_block(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Raw HTML is text to the model, and shown as text: escaped, never live markup."""
+    content = html.escape(tokens[idx].content, quote=False)
+    return f'<pre class="lmml-raw-html"><code>{content}</code></pre>\n'
+
+
+def _render_html_inline(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    content = html.escape(tokens[idx].content, quote=False)
+    return f'<span class="lmml-raw-html">{content}</span>'
 
 
 def _render_block_close(
-    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     """Close the block, then place the expansions of the text assets it referenced: a
     ``<details>`` cannot sit inside a paragraph or heading."""
-    out = str(self.renderToken(tokens, idx, options, env))
-    page = env.get(_CONTEXT_KEY) if env else None
-    if isinstance(page, _Page):
-        out += page.flush()
-    return out
+    return self.renderToken(tokens, idx, options, env) + _page_of(env).flush()
+
+
+def _render_nothing(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Front matter is metadata, never sent and never a turn's text."""
+    return ""
+
+
+_OPTIONS = OptionsDict(commonmark.make()["options"])
+"""The render options: the ``commonmark`` preset's (XHTML-style void elements, no
+``breaks``); ``html`` is moot, since raw HTML has rules of its own."""
+
+_RULES: dict[str, Callable[..., str]] = {
+    "lmml_ref": _render_reference,
+    "lmml_embed": _render_fence,
+    "fence": _render_code_fence,
+    "code_block": _render_code_fence,
+    "image": _render_image,
+    "link_open": _render_link_open,
+    "link_close": _render_link_close,
+    "html_block": _render_html_block,
+    "html_inline": _render_html_inline,
+    FRONT_MATTER_TOKEN: _render_nothing,
+    "paragraph_close": _render_block_close,
+    "heading_close": _render_block_close,
+    "th_close": _render_block_close,
+    "td_close": _render_block_close,
+}
+
+
+@functools.cache
+def _preview_renderer() -> RendererHTML:
+    """The renderer of the narrative's tokens: markdown-it's HTML renderer with the rules
+    above. Shared and stateless: per-page state lives in ``env["lmml_preview"]``."""
+    renderer = RendererHTML()
+    for token_type, rule in _RULES.items():
+        renderer.rules[token_type] = types.MethodType(rule, renderer)
+    return renderer
 
 
 # --------------------------------------------------------------------------- page
@@ -604,54 +649,72 @@ def _delimiter_positions(tokens: Sequence[Token]) -> list[int]:
 
 def _turn_slices(
     narrative: Narrative,
-) -> Iterator[tuple[Turn, int | None, list[Token]]]:
-    """Each turn with its delimiter token's index and the tokens of its body."""
+) -> Iterator[tuple[int, Turn, int | None, list[Token]]]:
+    """Each turn with its number, its delimiter token's index and the tokens of its body."""
     tokens = narrative.tokens
     positions = _delimiter_positions(tokens)
-    turns = list(narrative.turns)
-    if turns and turns[0].delimiter_line is None:
+    numbered = list(numbered_turns(narrative.turns))
+    if numbered and numbered[0][1].delimiter_line is None:
         end = positions[0] if positions else len(tokens)
-        yield turns.pop(0), None, tokens[:end]
-    for number, (turn, position) in enumerate(zip(turns, positions, strict=True)):
+        number, turn = numbered.pop(0)
+        yield number, turn, None, tokens[:end]
+    for index, ((number, turn), position) in enumerate(zip(numbered, positions, strict=True)):
         start = position + (3 if tokens[position].type == "heading_open" else 1)
-        end = positions[number + 1] if number + 1 < len(positions) else len(tokens)
-        yield turn, position, tokens[start:end]
+        end = positions[index + 1] if index + 1 < len(positions) else len(tokens)
+        yield number, turn, position, tokens[start:end]
 
 
-def _renderer(md: MarkdownIt) -> RendererHTML:
-    renderer = md.renderer
-    assert isinstance(renderer, RendererHTML)
-    return renderer
-
-
-def _is_plain_heading(text: str, number: int | None) -> bool:
-    """Whether a delimiter heading says no more than the card header does: its role, maybe
-    "Turn", and no number or the card's own number."""
+def _read_heading(text: str) -> tuple[bool, str | None]:
+    """Whether a delimiter heading is plain (only its role, maybe "Turn", and at most one
+    number), and the number it states, if any."""
     words = _PLAIN_HEADING_WORD.findall(text)
-    if any(word.lower() not in _PLAIN_HEADING_WORDS for word in words):
-        return False
-    numbers = re.findall(r"\d+", text)
-    return not numbers or numbers == [str(number)]
+    numbers = _HEADING_NUMBER.findall(text)
+    plain = len(numbers) <= 1 and all(word.lower() in _PLAIN_HEADING_WORDS for word in words)
+    return plain, (numbers[0] if plain and numbers else None)
+
+
+def _same_number(stated: str, number: int) -> bool:
+    # int() of an arbitrarily long digit run may be refused; no turn number is that long.
+    return len(stated) <= 18 and int(stated) == number
+
+
+def _numbers_agree(narrative: Narrative) -> bool:
+    """Whether every plain heading that states a number states the turn's own number, so
+    that the page may show its own numbers without contradicting the author's."""
+    for number, turn in numbered_turns(narrative.turns):
+        if turn.heading is not None:
+            _, stated = _read_heading(turn.heading)
+            if stated is not None and not _same_number(stated, number):
+                return False
+    return True
 
 
 def _render_turn(
-    md: MarkdownIt,
     page: _Page,
     env: EnvType,
     turn: Turn,
-    number: int | None,
+    number: int,
+    show_number: bool,
     delimiter: int | None,
     body: list[Token],
     tokens: Sequence[Token],
 ) -> str:
+    """One card. Its header shows the role and, when *show_number*, the turn's number
+    (:func:`~lmml_mdit.narrative.numbered_turns`); the heading's own text is shown when it
+    says more than that: words beyond the role, or a number the page does not show."""
+    renderer = _preview_renderer()
     role = turn.role
     title = ""
     if delimiter is not None and tokens[delimiter].type == "heading_open":
         inline = tokens[delimiter + 1]
-        if not _is_plain_heading(inline.content, number):
-            rendered = _renderer(md).renderInline(inline.children or [], md.options, env)
+        plain, stated = _read_heading(inline.content)
+        if not plain or (stated is not None and not show_number):
+            rendered = renderer.renderInline(inline.children or [], _OPTIONS, env)
             title = f'<span class="lmml-turn-title">{rendered}</span>'
-    number_html = "" if number is None else f'<span class="lmml-turn-number">Turn {number}</span>'
+    context = role == "context"
+    number_html = ""
+    if show_number and not context:
+        number_html = f'<span class="lmml-turn-number">Turn {number}</span>'
     if turn.delimiter_line is not None:
         lines = f"line {turn.delimiter_line}"
     else:
@@ -662,11 +725,11 @@ def _render_turn(
         f'<span class="lmml-turn-lines">{html.escape(lines)}</span></header>\n'
     )
     after_header = page.flush()
-    content = md.renderer.render(body, md.options, env) if body else ""
+    content = renderer.render(body, _OPTIONS, env) if body else ""
     content += page.flush()
     if not content.strip():
         content = '<p class="lmml-empty">(empty turn)</p>\n'
-    anchor = f"turn-{number}" if number is not None else "turn-context"
+    anchor = "turn-context" if context else f"turn-{number}"
     return (
         f'<section class="lmml-turn lmml-turn-{html.escape(role)}" id="{anchor}"'
         f' data-lmml-role="{html.escape(role)}">\n{header}{after_header}'
@@ -799,10 +862,7 @@ def render_html(
         resolved are marked "missing" in the page instead).
     """
     _check_arguments(title, max_image_bytes, max_text_bytes, max_embedded_bytes)
-    md = preview_parser()
-    # A parse of its own: the bundle's tokens come from plain CommonMark, and the page needs
-    # tables, strikethrough and task lists with raw HTML off (once per render).
-    narrative = parse(bundle.narrative.text, md=md, name=bundle.narrative_name)
+    narrative = bundle.narrative
     page = _Page(
         bundle=bundle,
         highlight=highlight,
@@ -813,13 +873,10 @@ def render_html(
     env: EnvType = {_CONTEXT_KEY: page}
     heading = title if title is not None else bundle.name
     cards: list[str] = []
-    number = 0
-    for turn, delimiter, body in _turn_slices(narrative):
-        shown: int | None = None
-        if turn.role != "context":
-            number += 1
-            shown = number
-        cards.append(_render_turn(md, page, env, turn, shown, delimiter, body, narrative.tokens))
+    show_numbers = _numbers_agree(narrative)
+    tokens = narrative.tokens
+    for number, turn, delimiter, body in _turn_slices(narrative):
+        cards.append(_render_turn(page, env, turn, number, show_numbers, delimiter, body, tokens))
     if not cards:
         cards.append('<p class="lmml-empty">(the narrative is empty)</p>\n')
     style = PREVIEW_CSS + (_pygments_css() if highlight else "")
@@ -848,9 +905,10 @@ def render_html(
 def write_preview(bundle: PreviewSource, path: str | os.PathLike[str], **options: Any) -> None:
     """Write :func:`render_html` of *bundle* to *path* atomically (see
     :func:`lmml_mdit.atomic.atomic_write`: a temporary file in the same folder, flushed and
-    synced, then renamed over *path*).
+    synced, then renamed over *path*; a symbolic link is written through).
 
     :param options: passed to :func:`render_html`.
-    :raises OSError: when the folder cannot be written.
+    :raises WriteError: (an :class:`OSError`) when *path* is not a regular file (a folder, a
+        device, a FIFO) or the folder cannot be written.
     """
     atomic_write_bytes(path, render_html(bundle, **options).encode("utf-8"))

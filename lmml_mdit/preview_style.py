@@ -106,6 +106,13 @@ PREVIEW_CSS = (
 .lmml-preview details.lmml-unclosed { border-color: #d97706; }
 .lmml-preview .lmml-note { color: #b45309; font-size: .8em; margin-left: .35rem; }
 .lmml-preview .lmml-remote { color: #4b5563; }
+.lmml-preview .lmml-unsent { border-style: dashed; border-color: #6b7280; background: #f3f4f6;
+  color: #4b5563; }
+.lmml-preview .lmml-unsent-label { font-weight: 700; text-transform: uppercase;
+  font-size: .75em; margin-left: .35rem; color: #374151; }
+.lmml-preview .lmml-raw-html { font-family: ui-monospace, Menlo, Consolas, monospace;
+  font-size: .9em; color: #6b7280; }
+.lmml-preview pre.lmml-raw-html { white-space: pre-wrap; }
 
 .lmml-preview .lmml-assets { margin-top: 1.5rem; }
 .lmml-preview .lmml-assets h2 { font-size: 1rem; }

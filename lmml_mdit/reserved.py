@@ -27,12 +27,14 @@ from .errors import InvalidManifestError, InvalidSettingsError, LmmlError
 from .jsonio import number_text_problem, parse_json
 
 __all__ = [
+    "FRONT_MATTER_NAME",
     "MANIFEST_NAME",
     "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
     "RESERVED_NAMES",
     "SETTINGS_NAMES",
+    "load_front_matter",
     "load_manifest",
     "load_settings",
 ]
@@ -40,6 +42,10 @@ __all__ = [
 MANIFEST_NAME = "manifest.json"
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 RESERVED_NAMES = (MANIFEST_NAME, *SETTINGS_NAMES)
+FRONT_MATTER_NAME = "front matter"
+"""The name errors and issues give a narrative's YAML front matter."""
+FRONT_MATTER_FIRST_LINE = 2
+"""The narrative line a front matter's YAML starts on (the block opens on line 1)."""
 
 MAX_YAML_DEPTH = 64
 """Deepest nesting of collections a settings YAML document may have."""
@@ -241,9 +247,10 @@ def _load_json(
         value = parse_json(text)
     except json.JSONDecodeError as problem:
         raise error(
-            f"not valid JSON: {problem.msg} (column {problem.colno})",
+            f"not valid JSON: {problem.msg}",
             name=name,
             line=_content_line(first_line, problem.lineno - 1),
+            column=problem.colno,
             hint="fix the JSON; keys are distinct, numbers finite and short",
         ) from None
     except RecursionError:
@@ -256,6 +263,7 @@ def _load_json(
             f"the top level is a JSON {_type_name(value)}, not an object",
             name=name,
             line=_content_line(first_line, leading.count("\n")),
+            column=len(leading) - leading.rfind("\n"),
             hint='wrap the values in an object: {"key": ...}',
         )
     return value
@@ -288,10 +296,13 @@ def _yaml_error(problem: Exception, name: str, first_line: int | None) -> Invali
             "simplify the document; aliases, deep nesting, numbers and custom tags are limited"
         )
     line = _content_line(first_line, mark.line) if mark is not None else first_line
-    return InvalidSettingsError(message, name=name, line=line, hint=hint)
+    column = mark.column + 1 if mark is not None else None
+    return InvalidSettingsError(message, name=name, line=line, column=column, hint=hint)
 
 
-def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]:
+def _load_yaml(
+    data: bytes, name: str, first_line: int | None, *, what: str = "settings"
+) -> dict[str, Any]:
     text = _decode_text(data, InvalidSettingsError, name, first_line)
     try:
         loader = _SettingsLoader(text)
@@ -316,10 +327,11 @@ def _load_yaml(data: bytes, name: str, first_line: int | None) -> dict[str, Any]
         loader.dispose()
     if not isinstance(value, dict):
         raise InvalidSettingsError(
-            f"the top level is a YAML {_type_name(value)}, not a mapping",
+            f"the top level of the {what} is a YAML {_type_name(value)}, not a mapping",
             name=name,
             line=_content_line(first_line, node.start_mark.line),
-            hint="write the settings as 'key: value' lines",
+            column=node.start_mark.column + 1,
+            hint=f"write the {what} as 'key: value' lines",
         )
     return value
 
@@ -345,3 +357,25 @@ def load_settings(data: bytes, *, name: str, line: int | None = None) -> dict[st
         line=line,
         hint="rename the embed to settings.yaml or settings.json",
     )
+
+
+def load_front_matter(text: str) -> dict[str, Any]:
+    """Decode a narrative's YAML front matter with the settings' loader and limits.
+
+    :param text: the YAML between the ``---`` lines (it starts on narrative line 2).
+    :returns: the mapping; ``{}`` for an empty block.
+    :raises InvalidSettingsError: named :data:`FRONT_MATTER_NAME`, with the narrative line,
+        for invalid YAML, a document that is not a mapping, or a ``settings`` key whose
+        value is not a mapping.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    value = _load_yaml(data, FRONT_MATTER_NAME, FRONT_MATTER_FIRST_LINE, what="front matter")
+    settings = value.get("settings")
+    if "settings" in value and not isinstance(settings, dict):
+        raise InvalidSettingsError(
+            f"the front matter's settings is a YAML {_type_name(settings)}, not a mapping",
+            name=FRONT_MATTER_NAME,
+            line=FRONT_MATTER_FIRST_LINE,
+            hint="write the settings as 'key: value' lines indented under 'settings:'",
+        )
+    return value

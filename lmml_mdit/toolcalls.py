@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InvalidToolCallError
 from .jsonio import parse_json
 from .model import Embed, Issue, Turn
+from .narrative import numbered_turns, turn_label
 from .text import blank_edges
 
 if TYPE_CHECKING:
@@ -235,7 +236,7 @@ def tool_call_issues(narrative: Narrative) -> list[Issue]:
             )
             calls.setdefault(embed.name, ToolCall("", "", None, embed.name, embed.line))
     answered: set[str] = set()
-    for turn in narrative.turns:
+    for number, turn in numbered_turns(narrative.turns):
         if turn.role != "tool":
             continue
         reference = tool_result_reference(turn, narrative)
@@ -247,8 +248,8 @@ def tool_call_issues(narrative: Narrative) -> list[Issue]:
                     "",
                     line,
                     None,
-                    "tool turn does not start with a reference to the call it answers "
-                    "(a line holding only @<id>.tool_call.json)",
+                    f"{turn_label(number, turn)} does not start with a reference to the call "
+                    "it answers (a line holding only @<id>.tool_call.json)",
                 )
             )
         elif reference[0] not in calls:
@@ -258,7 +259,8 @@ def tool_call_issues(narrative: Narrative) -> list[Issue]:
                     reference[0],
                     reference[1],
                     None,
-                    f"tool turn answers {reference[0]}, which no assistant turn defines",
+                    f"{turn_label(number, turn)} answers {reference[0]}, which no assistant "
+                    "turn defines",
                 )
             )
         else:

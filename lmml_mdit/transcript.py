@@ -41,6 +41,7 @@ from .text import is_unicode
 
 if TYPE_CHECKING:
     from .bundle import Bundle
+    from .transcript_lmml import SourceNarrative
 
 __all__ = [
     "PINNED_ROLES",
@@ -145,10 +146,27 @@ def _check_text(text: str, what: str) -> None:
         )
 
 
+def _check_integer(value: int, where: str) -> None:
+    """Refuse an integer too long for JSON text here: past Python's digit limit for
+    ``str(int)`` the json module can neither write it nor read it back."""
+    if value.bit_length() < 3 * 640:  # far below any digit limit Python allows
+        return
+    try:
+        str(value)
+    except ValueError:
+        digits = int(value.bit_length() * 0.30103) + 1  # without converting it
+        raise TranscriptFormatError(
+            f"{where} is an integer of about {digits} digits, which JSON cannot hold",
+            hint="store it as a string",
+        ) from None
+
+
 def check_metadata(value: Any, path: str = "", depth: int = 0) -> None:
     """Check that *value* survives a JSON round trip unchanged.
 
-    Allowed: ``None``, ``bool``, ``int``, finite ``float``, ``str`` (valid Unicode),
+    Allowed: ``None``, ``bool``, ``int`` (within Python's digit limit for ``str()``, past
+    which the json module can neither write nor read it), finite ``float``, ``str`` (valid
+    Unicode),
     ``list`` and ``dict`` with string keys, nested at most :data:`MAX_METADATA_DEPTH`
     levels. A tuple, a set, NaN or any other object would come back different (or not at
     all), so it is refused.
@@ -158,7 +176,10 @@ def check_metadata(value: Any, path: str = "", depth: int = 0) -> None:
     if isinstance(value, str):
         _check_text(value, _where(path))
         return
-    if value is None or isinstance(value, (bool, int)):
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        _check_integer(value, _where(path))
         return
     if isinstance(value, (list, dict)) and depth >= MAX_METADATA_DEPTH:
         raise TranscriptFormatError(
@@ -285,6 +306,8 @@ class Transcript:
             self._assets[name] = bytes(data)
         # Bumped whenever turns are removed, so a with_extra() view can tell its base moved.
         self._generation = 0
+        # The narrative from_bundle() read (to write unedited turns back as they were).
+        self._source: SourceNarrative | None = None
 
     # -- reading ---------------------------------------------------------------------
 
@@ -324,7 +347,9 @@ class Transcript:
 
     def __getitem__(self, index: int | slice) -> Message | Transcript:
         if isinstance(index, slice):
-            return Transcript(list(self._sequence())[index], assets=self._assets)
+            part = Transcript(list(self._sequence())[index], assets=self._assets)
+            part._source = self._source  # the messages are shared, so their origins hold
+            return part
         return self._sequence()[self.resolve_index(index)]
 
     def __eq__(self, other: object) -> bool:
@@ -535,13 +560,17 @@ class Transcript:
 
         Works on a :meth:`with_extra` view too. ``t.copy() == t``.
         """
-        return Transcript(
+        messages = list(self)
+        copied = Transcript(
             [
                 Message(message.author, message.content, _copy.deepcopy(message.metadata))
-                for message in self
+                for message in messages
             ],
             assets=self._assets,
         )
+        if self._source is not None:
+            copied._source = self._source.renamed(messages, copied._messages)
+        return copied
 
     def with_extra(self, *extra: Message) -> Transcript:
         """A read-only view: this transcript's turns followed by *extra*.
@@ -735,7 +764,8 @@ class Transcript:
 
         :raises TranscriptFormatError: for metadata JSON cannot hold losslessly; nothing is
             written then.
-        :raises OSError: when the folder cannot be written; the old file is unchanged.
+        :raises WriteError: (an :class:`OSError`) when *path* is not a regular file or the
+            folder cannot be written; the old file is unchanged.
         """
         if os.fspath(path).endswith((".lmml", ".lmmlz")):
             self.save_lmml(path)
@@ -744,9 +774,16 @@ class Transcript:
         atomic_write_bytes(path, (text + "\n").encode("utf-8"))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Transcript:
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        base_dir: str | os.PathLike[str] | Literal[False] | None = None,
+    ) -> Transcript:
         """Read a transcript :meth:`save` wrote (JSON), or an ``.lmml``/``.lmmlz`` bundle.
 
+        :param base_dir: the folder a ``.lmml``'s references resolve against: by default
+            the file's own folder (its files become assets); ``False`` for none.
         :raises TranscriptError: when the file cannot be read.
         :raises TranscriptFormatError: when it is not UTF-8 JSON of this format and version.
         """
@@ -754,7 +791,7 @@ class Transcript:
         if name.endswith((".lmml", ".lmmlz")):
             from .transcript_lmml import load_lmml
 
-            return load_lmml(path)
+            return load_lmml(path, base_dir=base_dir)
         try:
             with open(path, "rb") as stream:
                 raw = stream.read()
@@ -785,23 +822,32 @@ class Transcript:
 
     @classmethod
     def from_bundle(cls, bundle: Bundle) -> Transcript:
-        """Read a bundle's turns as messages (see :mod:`lmml_mdit.transcript_lmml`)."""
+        """Read a bundle's turns as messages (see :mod:`lmml_mdit.transcript_lmml`).
+
+        The transcript remembers the narrative, so that :meth:`to_bundle` and :meth:`save`
+        write unedited turns back byte for byte.
+        """
         from .transcript_lmml import transcript_from_bundle
 
         return transcript_from_bundle(bundle)
 
     def to_bundle(
         self,
-        name: str,
+        name: str | None = None,
         *,
-        kind: Literal["zip", "text"] = "zip",
+        kind: Literal["zip", "text"] | None = None,
         pov: str | Pov | None = None,
     ) -> Bundle:
         """Write the transcript as a bundle that :meth:`from_bundle` reads back equal.
 
-        :param name: the bundle name (``session``).
+        A transcript read with :meth:`from_bundle` is written back as it was read (same
+        kind): unedited turns as their own lines, the manifest and other entries as they
+        were; edited turns are rewritten and new ones follow the file's delimiter style.
+
+        :param name: the bundle name (``session``); defaults to the name of the bundle it
+            was read from.
         :param kind: ``"zip"`` (assets as entries, for ``.lmmlz``) or ``"text"`` (assets as
-            inline fences, for ``.lmml``).
+            inline fences, for ``.lmml``); defaults to the kind it was read from, else zip.
         :param pov: gives named authors without ``metadata["role"]`` their heading role
             (its own turns ``assistant``); without it they are ``user`` turns.
         :raises TranscriptFormatError: for metadata JSON cannot hold losslessly.
@@ -839,6 +885,8 @@ class _ExtendedView(Transcript):
         self._messages = []
         self._assets = base._assets
         self._generation = 0
+        # The base's turns are shared: unedited ones are written back as they were read.
+        self._source = base._source
 
     def _check_base(self) -> None:
         if self._base._generation != self._base_generation:

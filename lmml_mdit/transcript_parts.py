@@ -40,7 +40,7 @@ def content_parts(
 
     options = Options.from_kwargs({"handlers": dict(handlers or {})})
     cache = cache if cache is not None else Base64Cache()
-    narrative = parse(content)
+    narrative = parse(content, known_names=assets)
     source = narrative.source
     line_starts = [0]
     for line in narrative.lines:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -118,7 +120,9 @@ def test_text_without_structure_is_only_normalised(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("ping @alice", "ping \\@alice"),
+        ("ping @alice", "ping @alice"),  # a mention, no reference
+        ("ping @alice.png", "ping \\@alice.png"),
+        ("see https://x.io/@a.png", "see https://x.io/@a.png"),
         ("mail bob@example.com", "mail bob@example.com"),
         ("`@code` and \\@done", "`@code` and \\@done"),
         ("## Turn 3 -- assistant", "\\## Turn 3 -- assistant"),
@@ -151,10 +155,28 @@ def test_written_conversation_keeps_every_turn(entries: list[tuple[str, str]]) -
     assert [t.text for t in turns] == [escape_text(value) for _, value in entries]
     assert bundle.narrative.embeds == ()
     record = export_sharegpt(bundle)
-    assert [e["value"] for e in record["conversations"]] == [escape_text(v) for _, v in entries]
+    # The escapes are LMML escapes: the export leaves them out, so the text comes back as
+    # given (normalised), unless a closing line had to be added to an unclosed block, or
+    # the text itself held a backslash (a "\\@" of its own reads as an LMML escape).
+    for entry, (_, value) in zip(record["conversations"], entries, strict=True):
+        escaped = escape_text(value)
+        same_lines = escaped.count("\n") == normalize_text(value).count("\n")
+        if same_lines and "\\" not in value:
+            assert entry["value"] == normalize_text(value)
+        assert not re.search(r"(?<!\\)\\@", entry["value"]) or "\\@" in value
 
 
-def test_sharegpt_mention_is_escaped_on_export() -> None:
-    data = {"conversations": [{"from": "human", "value": "Write a haiku about @mentions."}]}
+def test_a_backslash_before_an_at_sign_is_an_lmml_escape() -> None:
+    """Markdown shows ``\\@`` as ``@``, and so does every text LMML sends."""
+    data = {"conversations": [{"from": "human", "value": "literal \\@x"}]}
     record = export_sharegpt(import_messages(data))
-    assert record["conversations"][0]["value"] == "Write a haiku about \\@mentions."
+    assert record["conversations"][0]["value"] == "literal @x"
+
+
+def test_sharegpt_mention_round_trips_unescaped() -> None:
+    value = "Write a haiku about @mentions and @notes.txt."
+    data = {"conversations": [{"from": "human", "value": value}]}
+    bundle = import_messages(data)
+    assert "@mentions and \\@notes.txt" in bundle.narrative.text  # only the reference
+    record = export_sharegpt(bundle)
+    assert record["conversations"][0]["value"] == value

@@ -344,19 +344,13 @@ def test_round_trip_keeps_asset_bytes_exact() -> None:
     assert result == original
 
 
-def test_tricky_text_round_trips_with_documented_escapes() -> None:
+def test_tricky_text_round_trips_exactly() -> None:
+    """The escapes the import writes are LMML escapes: the export leaves them out."""
     source = load(CORPUS / "escape" / "openai_tricky_text.json")
-    body = exported(import_messages(source), "openai")
-    text = body["messages"][0]["content"][0]["text"]
-    expected = (
-        source[0]["content"]
-        .replace("Hi @support", "Hi \\@support")
-        .replace("## user:", "\\## user:")
-        .replace("<!-- assistant -->", "\\<!-- assistant -->")
-        .replace("@@@notes.txt", "\\@@@notes.txt")
-        .replace("system\n---", "system\n\\---")
-    )
-    assert text == expected
-    assert body["messages"][1]["content"][0]["text"] == source[1]["content"].replace(
-        "# System", "\\# System"
-    )
+    bundle = import_messages(source)
+    assert "\\<!-- assistant -->" in bundle.narrative.text
+    assert "\\@@@notes.txt" in bundle.narrative.text
+    assert "\\# System" in bundle.narrative.text
+    body = exported(bundle, "openai")
+    assert body["messages"][0]["content"][0]["text"] == source[0]["content"]
+    assert body["messages"][1]["content"][0]["text"] == source[1]["content"]

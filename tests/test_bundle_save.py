@@ -69,7 +69,7 @@ def test_b23_write_reopen_pack_inline_reopen(tmp_path: Path) -> None:
     assert inlined.embed("config.yaml") == b"theme: dark\n"
     inlined.save(tmp_path / "story_inlined.lmml")
     again = bundles.open(tmp_path / "story_inlined.lmml")
-    assert again.validate() == []
+    assert [issue.kind for issue in again.validate()] == ["no_turns"]  # no delimiter
     assert again.embed("doc.txt") == b"Document content\n"
 
 
@@ -82,14 +82,14 @@ def test_save_keeps_recorded_digests_current_in_an_entry(tmp_path: Path) -> None
     bundle = Bundle.from_zip(
         "c", "@a.txt", {"manifest.json": json.dumps(manifest).encode(), "a.txt": b"new"}
     )
-    assert [issue.kind for issue in bundle.validate()] == ["integrity_mismatch"]
+    assert [issue.kind for issue in bundle.validate()] == ["integrity_mismatch", "no_turns"]
     bundle.save(tmp_path / "c.lmmlz")
     with bundles.open(tmp_path / "c.lmmlz") as saved:
         assert saved.manifest == {
             "schema": 1,
             "assets": {"a.txt": {"sha256": _digest(b"new"), "note": "kept"}},
         }
-        assert saved.validate() == []
+        assert [issue.kind for issue in saved.validate()] == ["no_turns"]
 
 
 def test_save_keeps_recorded_digests_current_in_an_inline_manifest(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_save_keeps_recorded_digests_current_in_an_inline_manifest(tmp_path: Pat
     Bundle.from_text("t", text).save(tmp_path / "t.lmml")
     saved = bundles.open(tmp_path / "t.lmml")
     assert saved.manifest == {"assets": {"a.txt": {"sha256": _digest(b"new\n")}}}
-    assert saved.validate() == []
+    assert [issue.kind for issue in saved.validate()] == ["no_turns"]
     assert saved.narrative.text.startswith("Intro\n\n@@@manifest.json\n{\n")
 
 

@@ -221,7 +221,8 @@ def test_validate_reports_every_defect(tmp_path: Path) -> None:
     lines = result.stdout.decode().splitlines()
     assert f"{path}:3:5: missing_reference: " in lines[0]
     assert lines[1].startswith(f"{path}: orphaned_entry: ")
-    assert "2 issue(s) found" in result.stderr.decode()
+    assert lines[2].startswith(f"{path}: no_turns: ")  # no role delimiter at all
+    assert "3 issue(s) found" in result.stderr.decode()
 
 
 def test_validate_json(tmp_path: Path) -> None:
@@ -231,7 +232,8 @@ def test_validate_json(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert [entry["path"] for entry in report] == [str(path), str(TEXT_EXAMPLE)]
     kinds = [issue["kind"] for issue in report[0]["issues"]]
-    assert kinds == ["missing_reference", "orphaned_entry"]
+    assert kinds == ["missing_reference", "orphaned_entry", "no_turns"]
+    assert [i["severity"] for i in report[0]["issues"]] == ["error", "warning", "warning"]
     assert report[0]["issues"][0]["line"] == 1
     assert report[1]["issues"] == [] and report[1]["error"] is None
 
@@ -712,7 +714,8 @@ def test_errors_name_the_file_among_several(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr.decode()
     lines = result.stdout.decode().splitlines()
     assert lines[0].startswith(f"{defect}:1:5: missing_reference: ")
-    assert lines[1:] == [f"{TEXT_EXAMPLE}: OK"]
+    assert lines[1].startswith(f"{defect}: no_turns: ")
+    assert lines[2:] == [f"{TEXT_EXAMPLE}: OK"]
     assert run("validate", defect, TEXT_EXAMPLE).returncode == 1
     report = json.loads(run("validate", "--json", corrupt, defect).stdout)
     assert report[0]["error"].startswith(f"{corrupt}: ")

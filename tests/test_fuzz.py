@@ -10,9 +10,14 @@ input is measured by ``benchmarks/bench_hostile.py``, not here (no timed tests).
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import socket
+import stat
+import sys
 import tempfile
+import unicodedata
 import warnings
 import zipfile
 from pathlib import Path
@@ -446,6 +451,201 @@ def test_transcript_load(data: bytes, suffix: str) -> None:
             _step(transcript.save, Path(folder, "again.lmmlz"))
 
 
+# -- writes ---------------------------------------------------------------------------------
+
+# File names a caller may pass: control characters, other scripts and forms, drive-like and
+# reserved-looking names, names of the kinds of file a write must never replace.
+hostile_name_characters = st.sampled_from(
+    [
+        *"aZ._- ",
+        *("\x1b", "\x07", "\n", "\r", "\t", "\x7f", "\x85", "\u2028", "\u202e"),
+        *("\u00e9", "e\u0301", "\u00df", "\u0130", "\u03aa\u0301", "\u0390", ":", "C:"),
+        *("*", "?", "\udcff", "@", "%"),
+    ]
+)
+hostile_file_names = st.lists(hostile_name_characters, min_size=1, max_size=12).map("".join)
+destination_kinds = st.sampled_from(
+    ["missing", "file", "link-to-file", "dangling-link", "folder", "link-to-folder", "fifo"]
+)
+WRITERS = ("save-zip", "save-text", "preview", "transcript", "transcript-lmmlz", "export")
+_TEMPORARY_MARKS = (".lmml-tmp", ".tmp")
+
+
+def _prepare_destination(folder: Path, name: str, kind: str) -> Path:
+    target = folder / name
+    real = folder / "real-target"
+    if kind == "file":
+        target.write_bytes(b"old")
+    elif kind == "link-to-file":
+        real.write_bytes(b"old")
+        target.symlink_to(real)
+    elif kind == "dangling-link":
+        target.symlink_to(real)
+    elif kind == "folder":
+        target.mkdir()
+    elif kind == "link-to-folder":
+        real.mkdir()
+        target.symlink_to(real)
+    elif kind == "fifo":
+        os.mkfifo(target)
+    return target
+
+
+def _write(writer: str, target: Path, source_folder: Path) -> None:
+    if writer == "save-zip":
+        Bundle.from_zip("w", "## user\n\n@a.txt\n", {"a.txt": b"asset\n"}).save(target)
+    elif writer == "save-text":
+        Bundle.from_text("w", "## user\n\nhi\n").save(target)
+    elif writer == "preview":
+        lmml_mdit.write_preview(Bundle.from_text("w", "## user\n\nhi\n"), target)
+    elif writer.startswith("transcript"):
+        chat = Transcript()
+        chat.append("user", "hi")
+        chat.save(target if writer == "transcript" else target.with_name(target.name + ".lmmlz"))
+    else:
+        from lmml_mdit.bridge import export_folder
+
+        export_folder(source_folder, "openai", target, workers=1)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs and symbolic links")
+@FUZZ
+@given(hostile_file_names, destination_kinds, st.sampled_from(WRITERS))
+def test_writes_to_hostile_destinations(name: str, kind: str, writer: str) -> None:
+    """Any file name and whatever lies at the destination: the write succeeds and leaves a
+    regular file (a link kept, pointing at it), or fails with an LmmlError leaving what
+    was there as it was; never a temporary file left behind, never another exception."""
+    if "/" in name or name in (".", ".."):
+        return
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work, "out")
+        folder.mkdir()
+        sources = Path(work, "bundles")
+        sources.mkdir()
+        (sources / "a.lmml").write_text("## user\n\nhi\n", encoding="utf-8")
+        try:
+            target = _prepare_destination(folder, name, kind)
+        except (OSError, UnicodeError):
+            return  # a name this file system cannot hold: nothing to write over
+        was_link = target.is_symlink()
+        before = os.lstat(target).st_mode if os.path.lexists(target) else None
+        try:
+            _write(writer, target, sources)
+        except LmmlError:
+            after = os.lstat(target).st_mode if os.path.lexists(target) else None
+            assert after == before  # a refused write changes nothing
+        else:
+            if writer != "transcript-lmmlz":
+                assert target.is_symlink() == was_link
+                assert os.path.isfile(target)
+        leftovers = [p.name for p in folder.iterdir() if p.name.endswith(_TEMPORARY_MARKS)]
+        leftovers += [p.name for p in folder.iterdir() if ".lmml-tmp" in p.name]
+        assert leftovers == []
+
+
+# -- the command line ------------------------------------------------------------------------
+
+_CLI_WORDS = [
+    *("new", "validate", "render", "turns", "ls", "cat", "pack", "inline", "to-md"),
+    *("preview", "info", "import", "export", "-", "--json", "--request", "--in-place"),
+    *("--force", "-o", "--output", "--jsonl", "--workers", "--set", "--base-dir", "-q"),
+    *("--provider", "anthropic", "gemini", "--format", "sharegpt", "--orphans", "error"),
+    *("--max-embed-bytes", "0", "-1", "99999999999999999999999", "--system", "separate"),
+    *("src.lmml", "src.lmmlz", "chat.json", "bundles", "out.lmmlz", "out.lmml", "out.md"),
+    *("socket", "folder", "link.lmmlz", "missing.lmml", "a.txt", "src.lmml", "x=2020-01-01"),
+    *("x=&a [*a]", "x=" + "[" * 200 + "]" * 200, "k=v", "=", "\x1b[2J", "a\x07b", "\udcff"),
+    *("C:x", "../up.lmml", "--", "-x", "--help-me", "\n", "é\u0301", "x" * 300),
+]
+cli_arguments = st.lists(
+    st.one_of(st.sampled_from(_CLI_WORDS), st.text(max_size=8)), min_size=1, max_size=6
+)
+
+
+class _Stream(io.TextIOWrapper):
+    """A standard stream backed by bytes, as the CLI uses them (``.buffer`` included)."""
+
+    def __init__(self, data: bytes = b"") -> None:
+        super().__init__(io.BytesIO(data), encoding="utf-8", errors="backslashreplace")
+
+    def captured(self) -> bytes:
+        self.flush()
+        raw = self.buffer
+        assert isinstance(raw, io.BytesIO)
+        return raw.getvalue()
+
+
+def _cli_folder(folder: Path) -> None:
+    (folder / "src.lmml").write_text(
+        "## user\n\n@@@a.txt\nhello\n@@@\n\nsee @a.txt\n", encoding="utf-8"
+    )
+    Bundle.from_zip("src", "## user\n\n@a.txt\n", {"a.txt": b"x\n"}).save(folder / "src.lmmlz")
+    (folder / "chat.json").write_text(
+        json.dumps({"messages": [{"role": "user", "content": "hi \x1b[2J"}]}), encoding="utf-8"
+    )
+    (folder / "bundles").mkdir()
+    (folder / "bundles" / "b.lmml").write_text("## user\n\nhi\n", encoding="utf-8")
+    (folder / "folder").mkdir()
+    if os.name == "posix":
+        # A socket, not a FIFO: reading a FIFO waits for a writer, as it should.
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind("socket")  # relative: the folder's path may be too long for AF_UNIX
+        server.close()
+        (folder / "link.lmmlz").symlink_to(folder / "src.lmmlz")
+
+
+def _run_cli(arguments: list[str], stdin: bytes) -> tuple[int, bytes, bytes]:
+    from lmml_mdit import cli
+
+    out, err = _Stream(), _Stream()
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = _Stream(stdin), out, err
+    try:
+        try:
+            status = cli.main(arguments)
+        except SystemExit as stop:  # --help, --version
+            status = stop.code if isinstance(stop.code, int) else 0
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    return status, out.captured(), err.captured()
+
+
+_TABLE_COMMANDS = ("validate", "turns", "ls", "info")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs and symbolic links")
+@FUZZ
+@given(cli_arguments, st.sampled_from([b"", b"## user\n\nhi\n", ARCHIVE[:200], b"\xff\xfe"]))
+def test_hostile_command_lines(arguments: list[str], stdin: bytes) -> None:
+    """Whatever the arguments: exit status 0, 1 or 2, messages only as ``lmml:`` lines,
+    never a traceback or an internal error, and no control character on the terminal."""
+    if any(word.startswith("-") and word in ("--help", "-h") for word in arguments):
+        return
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work)
+        cwd = os.getcwd()
+        os.chdir(folder)
+        try:
+            _cli_folder(folder)
+            status, out, err = _run_cli(arguments, stdin)
+        finally:
+            os.chdir(cwd)
+        message = err.decode("utf-8")
+        assert status in (0, 1, 2), (arguments, status, message)
+        assert "Traceback" not in message and "internal error" not in message, message
+        controls = [c for c in message if unicodedata.category(c) == "Cc" and c != "\n"]
+        assert controls == [], (arguments, message)
+        errors = [line for line in message.splitlines() if line.startswith("lmml: error:")]
+        if status == 2 and arguments[0] not in ("validate", "export"):
+            assert len(errors) == 1, message
+        if arguments[0] in _TABLE_COMMANDS and "--json" not in arguments:
+            text = out.decode("utf-8")
+            assert [c for c in text if unicodedata.category(c) == "Cc" and c != "\n"] == []
+        assert not [p for p in folder.rglob("*") if ".lmml-tmp" in p.name]
+        if os.name == "posix":
+            assert stat.S_ISSOCK(os.lstat(folder / "socket").st_mode)  # never replaced
+            assert (folder / "link.lmmlz").is_symlink()
+
+
 # -- documented argument errors -------------------------------------------------------------
 
 
@@ -572,7 +772,8 @@ def test_inline_fence_after_a_heading_next_to_a_standalone_reference() -> None:
     assert inlined.narrative.source == (
         "## user see @b.txt\n\n@@@b.txt\nB\n@@@\n\n@@@a.txt\nA\n@@@\n"
     )
-    assert inlined.validate() == []
+    # The heading holds more than a role, so (strict rule) the text has no turns.
+    assert [issue.kind for issue in inlined.validate()] == ["no_turns"]
 
 
 _HEAD = '{"format": "lmml_mdit.transcript", "schema_version": 1, "assets": %s, "messages": [%s]}'

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from _messages_support import jpeg_header, pdf, png, text_bundle, wav, zip_bundle
 
+from lmml_mdit.bundle import DefectWarning
 from lmml_mdit.content import (
     EmbedOmittedWarning,
     EmbedSegment,
@@ -15,7 +16,7 @@ from lmml_mdit.content import (
     bundle_state,
     turn_segments,
 )
-from lmml_mdit.errors import EmbedBudgetError, LmmlError, UnsupportedContentError
+from lmml_mdit.errors import DefectError, EmbedBudgetError, LmmlError, UnsupportedContentError
 from lmml_mdit.handlers import (
     Asset,
     TextPart,
@@ -80,7 +81,7 @@ def test_reserved_embeds_are_never_sent_and_their_fences_leave_the_text() -> Non
 
 
 def test_delimiter_line_embed_opens_its_turn() -> None:
-    bundle = zip_bundle("## user @a.png\nwords\n", {"a.png": png()})
+    bundle = zip_bundle("## about @a.png -- user\nwords\n", {"a.png": png()})
     [message] = messages(bundle)
     assert [part["type"] for part in message["content"]] == ["image_url", "text"]
 
@@ -217,13 +218,14 @@ def test_registered_and_per_call_handlers() -> None:
         [message] = messages(bundle, handlers={"image/svg+xml": as_summary})
     finally:
         unregister_handler(".py")
-    assert _texts(message)[1:] == [
+    # The attachment paragraph leaves the text; its parts stand in its place.
+    assert _texts(message) == [
         "[tool.py: 9 bytes of text/x-python]",
         "[logo.svg: 6 bytes of image/svg+xml]",
     ]
     # Once unregistered, the built-in text handler is back.
     [message] = messages(bundle, handlers={"svg": as_summary})
-    assert _texts(message)[1] == "tool.py:\n```py\nprint(1)\n```"
+    assert _texts(message)[0] == "tool.py:\n```py\nprint(1)\n```"
 
 
 def test_each_asset_is_encoded_once_for_all_providers() -> None:
@@ -250,24 +252,34 @@ def test_fence_inside_a_block_quote_goes_after_the_quote() -> None:
 
 
 def test_unclosed_fence_is_sent_once() -> None:
-    [message] = messages(text_bundle("## user\nunclosed:\n\n@@@u.txt\nline1\nline2\n"))
+    bundle = text_bundle("## user\nunclosed:\n\n@@@u.txt\nline1\nline2\n")
+    with pytest.raises(DefectError, match="unclosed_embed"):
+        messages(bundle)  # an unclosed fence stops the send unless strict=False
+    with pytest.warns(DefectWarning, match=r"t\.lmml:4:1: unclosed_embed: "):
+        [message] = messages(bundle, strict=False)
     assert _texts(message) == ["unclosed:", "u.txt:\n```txt\nline1\nline2\n```"]
 
 
 def test_unresolvable_reference_is_an_error_with_its_line() -> None:
     with pytest.raises(LmmlError) as error:
-        messages(text_bundle("## user\nhello\n\nping @bob now\n"))
-    assert error.value.name == "bob" and error.value.line == 4
+        messages(text_bundle("## user\nhello\n\nping @bob.png now\n"))
+    assert error.value.name == "bob.png" and error.value.line == 4
 
 
-def test_attachment_lines_are_kept_by_default_and_dropped_on_request() -> None:
+def test_a_mention_without_extension_is_text() -> None:
+    [message] = messages(text_bundle("## user\nping @bob and @types/node now\n"))
+    assert _texts(message) == ["ping @bob and @types/node now"]
+
+
+def test_attachment_lines_are_dropped_by_default_and_kept_on_request() -> None:
     bundle = zip_bundle(
         "## user\nWhat is this?\n\n@a.png\n\nAnd @b.png here.\n\n@c.png\n\nlater @a.png\n",
         {"a.png": png(), "b.png": png(), "c.png": png()},
     )
-    kept = messages(bundle, "openai")[0]
+    kept = messages(bundle, "openai", attachment_lines="keep")[0]
     assert _texts(kept) == ["What is this?\n\n@a.png", "And @b.png here.", "@c.png", "later @a.png"]
-    dropped = messages(bundle, "openai", attachment_lines="drop")[0]
+    assert messages(bundle, "openai") == messages(bundle, "openai", attachment_lines="drop")
+    dropped = messages(bundle, "openai")[0]
     # Only paragraphs made of references whose parts land right after them leave the text;
     # a mention inside a sentence, and a repeat mention, stay readable.
     assert _texts(dropped) == ["What is this?", "And @b.png here.", "later @a.png"]
@@ -347,7 +359,9 @@ def test_budget_counts_each_message_separately_across_roles() -> None:
         listed = messages(bundle, "anthropic", max_embed_bytes=budget)
     assert [str(w.message).split(" ")[0] for w in caught] == ["b.png"]
     kinds = [[block["type"] for block in m["content"]] for m in listed]
-    assert kinds == [["text", "image"], ["text"], ["text", "image"]]
+    # The attachment lines left the text; the left-out b.png keeps an "@b.png" line.
+    assert kinds == [["image", "text"], ["text"], ["image"]]
+    assert listed[0]["content"][1]["text"] == "@b.png"
 
 
 def test_option_types_are_checked() -> None:

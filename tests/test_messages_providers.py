@@ -341,12 +341,13 @@ def test_render_turns_seed_shape() -> None:
 
 
 def test_text_embeds_option() -> None:
+    # "@t.csv" alone is an attachment line: the part takes its place (index 0).
     bundle = zip_bundle("## user\n@t.csv\n", {"t.csv": b"a,b\n1,2\n"})
-    assert messages(bundle, "anthropic")[0]["content"][1]["type"] == "document"
-    assert messages(bundle, "anthropic", text_embeds="text")[0]["content"][1]["type"] == "text"
-    item = messages(bundle, "openai-responses", text_embeds="document")[0]["content"][1]
+    assert messages(bundle, "anthropic")[0]["content"][0]["type"] == "document"
+    assert messages(bundle, "anthropic", text_embeds="text")[0]["content"][0]["type"] == "text"
+    item = messages(bundle, "openai-responses", text_embeds="document")[0]["content"][0]
     assert item["type"] == "input_file" and item["file_data"].startswith("data:text/csv;base64,")
-    part = messages(bundle, "gemini", text_embeds="document")[0]["parts"][1]
+    part = messages(bundle, "gemini", text_embeds="document")[0]["parts"][0]
     assert part["inline_data"]["mime_type"] == "text/csv"
 
 

@@ -103,8 +103,9 @@ def test_gemini_inline_data_decodes_to_the_asset_bytes() -> None:
     image = png(3, 3)
     request = to_request(zip_bundle("## user\n@a.png\n", {"a.png": image}), "gemini")
     content = genai_types.Content.model_validate(request["contents"][0])
-    assert content.parts is not None and content.parts[1].inline_data is not None
-    assert content.parts[1].inline_data.data == image
+    # "@a.png" alone is an attachment line: the image part takes its place.
+    assert content.parts is not None and content.parts[0].inline_data is not None
+    assert content.parts[0].inline_data.data == image
 
 
 def test_audio_validates_where_taken() -> None:

@@ -139,7 +139,7 @@ def test_consecutive_same_role_delimiters_and_empty_turns() -> None:
 
 
 def test_embed_first_named_on_a_delimiter_line() -> None:
-    turns = parse("intro\n# user asks about @a.png\nmore @a.png\n").turns
+    turns = parse("intro\n# asks about @a.png -- user\nmore @a.png\n").turns
     assert [e.name for e in turns[0].embeds] == []
     assert [e.name for e in turns[1].embeds] == ["a.png"]
     assert turns[1].embeds[0].line == 2
@@ -227,8 +227,8 @@ def test_crlf_and_cr_parse_like_lf(newline: str) -> None:
 
 
 def test_nul_becomes_replacement_character() -> None:
-    narrative = parse("# user\na\0b @x\n")
-    assert narrative.turns[0].text == "a\ufffdb @x"
+    narrative = parse("# user\na\0b @x.md\n")
+    assert narrative.turns[0].text == "a\ufffdb @x.md"
     assert narrative.embeds[0].column == 5
 
 
@@ -271,7 +271,7 @@ def test_tokens_carry_positions() -> None:
 
 def test_env_results() -> None:
     env: dict[str, Any] = {}
-    md = MarkdownIt("commonmark").use(lmml_plugin)
+    md = MarkdownIt("commonmark").use(lmml_plugin, references="any")
     md.parse("a\r\n# user\r\n@x @@@no\r\n@@@f.txt\r\ny\r\n@@@\r\n", env)
     assert [(e.name, e.kind, e.line) for e in env[EMBEDS_KEY]] == [
         ("x", "external", 3),
@@ -286,9 +286,9 @@ def test_env_results_are_per_parse() -> None:
     md = default_parser()
     first: dict[str, Any] = {}
     second: dict[str, Any] = {}
-    md.parse("@a", first)
+    md.parse("@a.md", first)
     md.parse("plain", second)
-    assert [e.name for e in first[EMBEDS_KEY]] == ["a"]
+    assert [e.name for e in first[EMBEDS_KEY]] == ["a.md"]
     assert second[EMBEDS_KEY] == [] and second[DELIMITERS_KEY] == []
 
 
@@ -305,7 +305,7 @@ def test_unclosed_fence_is_recorded() -> None:
 
 
 def test_default_rendering() -> None:
-    md = MarkdownIt("commonmark").use(lmml_plugin)
+    md = MarkdownIt("commonmark").use(lmml_plugin, references="any")
     assert md.render("@a&b") == '<p><span class="lmml-ref" data-lmml-name="a">@a</span>&amp;b</p>\n'
     assert md.render("@@@x\n<&>\n@@@") == (
         '<figure class="lmml-embed" data-lmml-name="x"><figcaption>x</figcaption>'
@@ -345,7 +345,7 @@ def test_render_rules_can_be_overridden() -> None:
 
 # -- presets and options -------------------------------------------------------------------
 
-SAMPLE = "# user\nhi @a.png ~~x~~\n\n@@@b.txt\nx\n@@@\n\n<!-- assistant -->\nok @c\n"
+SAMPLE = "# user\nhi @a.png ~~x~~\n\n@@@b.txt\nx\n@@@\n\n<!-- assistant -->\nok @c.md\n"
 
 
 def _summary(md: MarkdownIt) -> tuple[list[str], list[str], list[str]]:
@@ -359,8 +359,8 @@ def _summary(md: MarkdownIt) -> tuple[list[str], list[str], list[str]]:
 
 EXPECTED_SUMMARY = (
     ["user", "assistant"],
-    ["hi @a.png ~~x~~\n\n@@@b.txt\nx\n@@@", "ok @c"],
-    ["a.png", "b.txt", "c"],
+    ["hi @a.png ~~x~~\n\n@@@b.txt\nx\n@@@", "ok @c.md"],
+    ["a.png", "b.txt", "c.md"],
 )
 
 
@@ -380,7 +380,7 @@ def test_presets(md: MarkdownIt) -> None:
 
 
 def test_gfm_like_rendering() -> None:
-    md = MarkdownIt("gfm-like").use(lmml_plugin)
+    md = MarkdownIt("gfm-like").use(lmml_plugin, references="any")
     html = md.render("| a | b |\n|---|---|\n| @x | `@y` |\n\n~~@z~~ www.example.com\n")
     assert '<td><span class="lmml-ref" data-lmml-name="x">@x</span></td>' in html
     assert "<td><code>@y</code></td>" in html
@@ -400,7 +400,7 @@ def test_html_off_role_comment() -> None:
 
 
 def test_plugin_options() -> None:
-    text = "@@@a\nx\n@@@\n\n@b\n\n<!-- user -->\n# assistant\n"
+    text = "@@@a\nx\n@@@\n\n@b.md\n\n<!-- user -->\n# assistant\n"
     no_fences = parse(text, md=MarkdownIt("commonmark").use(lmml_plugin, fences=False))
     assert [e.kind for e in no_fences.embeds] == ["external"]
     no_refs = parse(text, md=MarkdownIt("commonmark").use(lmml_plugin, references=False))

@@ -11,8 +11,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
 from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bundle
 
+import lmml_mdit
 import lmml_mdit.bundle as bundle_module
 import lmml_mdit.preview as preview
 from lmml_mdit.bundle import Bundle
@@ -24,6 +27,7 @@ from lmml_mdit.preview import (
     write_preview,
 )
 from lmml_mdit.preview_style import PREVIEW_CSS
+from lmml_mdit.syntax import lmml_plugin
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -138,32 +142,71 @@ def test_comment_and_heading_delimiters_give_the_same_header() -> None:
         assert body.find_all(cls="lmml-role") == []
 
 
+def _titles(cards: list[Element]) -> list[list[str]]:
+    return [[t.text for t in card.find_all("span", "lmml-turn-title")] for card in cards]
+
+
+def _numbers(cards: list[Element]) -> list[list[str]]:
+    return [[n.text for n in card.find_all("span", "lmml-turn-number")] for card in cards]
+
+
 def test_heading_text_is_shown_only_when_it_says_more_than_the_header() -> None:
     text = (
-        "## Turn 1 -- user\nhi\n\n# ASSISTANT\nyes\n\n## User asks about **Paris**\nq\n\n"
-        "## Turn 9 -- assistant\na\n"
+        "## Turn 1 -- user\nhi\n\n# ASSISTANT\nyes\n\n## Asks about **Paris** -- user\nq\n\n"
+        "## turn 4 -- assistant\na\n"
     )
     cards = _cards(_page(Bundle.from_text("t", text)))
-    titles = [[t.text for t in card.find_all("span", "lmml-turn-title")] for card in cards]
-    assert titles == [[], [], ["User asks about Paris"], ["Turn 9 -- assistant"]]
+    assert _numbers(cards) == [["Turn 1"], ["Turn 2"], ["Turn 3"], ["Turn 4"]]
+    assert _titles(cards) == [[], [], ["Asks about Paris -- user"], []]
     assert cards[2].find("span", "lmml-turn-title").find("strong").text == "Paris"
 
 
-def test_markdown_is_gfm_like_and_raw_html_is_text() -> None:
+def test_the_page_never_numbers_a_turn_against_the_authors_heading() -> None:
+    # The author does not count the system comment: "Turn 1 -- user" is turn 2 to every
+    # tool, so the page shows the author's headings and none of its own numbers.
+    text = "<!-- system -->\nBe brief.\n\n## Turn 1 -- user\nhi\n\n# Assistant\nhello\n"
+    bundle = Bundle.from_text("t", text)
+    markup = render_html(bundle)
+    cards = _cards(parse_document(markup).root)
+    assert _numbers(cards) == [[], [], []]
+    assert _titles(cards) == [[], ["Turn 1 -- user"], []]
+    assert "Turn 2" not in markup and "Turn 3" not in markup
+    # The anchors still follow the one numbering.
+    assert [card.get("id") for card in cards] == ["turn-1", "turn-2", "turn-3"]
+
+
+def test_markdown_is_the_narratives_commonmark_and_raw_html_is_text() -> None:
+    # The page renders the narrative's own tokens (the commonmark preset): what is not
+    # Markdown to that parse (a pipe table, ~~, task boxes) is shown as the text it is.
     root = _page(sample_bundle())
     user = _cards(root)[2]
-    table = user.find("table")
-    assert [th.text for th in table.find_all("th")] == ["week", "sales", "note"]
-    assert table.find("s").text == "draft"
+    assert user.find_all("table") == [] and user.find_all("s") == []
+    assert "|------|------:|------|" in user.text and "~~draft~~" in user.text
     assistant = _cards(root)[3]
-    boxes = assistant.find_all("input")
-    assert [(b.get("type"), b.has("checked"), b.has("disabled")) for b in boxes] == [
-        ("checkbox", True, True),
-        ("checkbox", False, True),
-    ]
+    assert assistant.find_all("input") == []
+    items = [li.text for li in assistant.find_all("li")]
+    assert items == ["[x] read the chart", "[ ] rerun plot.py"]
     last = _cards(root)[5]
     assert last.find_all("b") == []
     assert "Raw <b>HTML</b> stays text." in last.text
+    assert [span.text for span in last.find_all("span", "lmml-raw-html")] == ["<b>", "</b>"]
+
+
+def test_an_html_block_is_escaped_text_and_holds_no_delimiter() -> None:
+    # To the narrative parser (html on) the block runs to the blank line, so "## Assistant"
+    # inside it is no delimiter: the page, validate and messages() all see one user turn.
+    text = "## User\n<div>\n## Assistant\n<script>alert(1)</script>\n</div>\n\nafter\n"
+    bundle = Bundle.from_text("t", text)
+    assert [turn.role for turn in bundle.narrative.turns] == ["user"]
+    root = _page(bundle)
+    (card,) = _cards(root)
+    (block,) = card.find_all("pre", "lmml-raw-html")
+    assert block.text == "<div>\n## Assistant\n<script>alert(1)</script>\n</div>\n"
+    # Only the page's own <div>s: the narrative's is text.
+    assert all(div.classes & {"lmml-preview", "lmml-turn-body"} for div in root.find_all("div"))
+    assert root.find_all("script") == [] and card.find_all("h2")[1:] == []
+    (message,) = bundle.messages("openai")
+    assert "<div>\n## Assistant\n" in message["content"][0]["text"]
 
 
 def test_image_reference_shows_the_decoded_image_where_it_is_referenced() -> None:
@@ -171,12 +214,10 @@ def test_image_reference_shows_the_decoded_image_where_it_is_referenced() -> Non
     root = _page(bundle)
     user = _cards(root)[2]
     images = user.find_all("img")
-    assert len(images) == 2  # the paragraph and the table cell
-    paragraph_image = images[0]
-    assert paragraph_image.parent is not None and paragraph_image.parent.parent is not None
-    assert paragraph_image.parent.parent.tag == "p"
-    assert images[1].parent is not None and images[1].parent.parent is not None
-    assert images[1].parent.parent.tag == "td"
+    assert len(images) == 2  # the first paragraph and the pipe-table text
+    for image in images:
+        assert image.parent is not None and image.parent.parent is not None
+        assert image.parent.parent.tag == "p"
     for image in images:
         media_type, data = _data_uri_bytes(image.get("src") or "")
         assert (media_type, data) == ("image/png", bundle.read("chart.png"))
@@ -251,16 +292,30 @@ def test_unresolvable_reference_in_a_bare_text_bundle_is_missing() -> None:
     assert "bare .lmml" in (missing.get("title") or "")
 
 
-def test_markdown_images_resolve_bundle_names_and_never_fetch() -> None:
+def test_markdown_images_are_marked_not_sent_and_never_fetched() -> None:
     png = make_png(3, 3)
-    text = "## User\n![a chart](chart.png) ![gone](nope.png) ![remote](https://example.com/x.png)\n"
-    root = _page(Bundle.from_zip("t", text, {"chart.png": png}))
+    text = (
+        "## User\n![a chart](chart.png) ![gone](nope.png) ![remote](https://example.com/x.png)"
+        " ![again](./chart.png#top) @chart.png\n"
+    )
+    bundle = Bundle.from_zip("t", text, {"chart.png": png})
+    root = _page(bundle)
+    # Only the @reference shows the image: it is the only one the model receives.
     (image,) = root.find_all("img")
-    assert _data_uri_bytes(image.get("src") or "") == ("image/png", png)
-    assert root.find(cls="lmml-missing").get("data-lmml-name") == "nope.png"
+    assert image.get("alt") == "chart.png" and "lmml-unsent" not in image.parent.classes
+    unsent = root.find_all(cls="lmml-unsent")
+    assert [chip.get("data-lmml-name") for chip in unsent] == ["chart.png", "nope.png", "chart.png"]
+    for chip in unsent:
+        assert chip.find("span", "lmml-unsent-label").text == "not sent"
+    assert "write @chart.png" in (unsent[0].get("title") or "")
+    assert "no asset 'nope.png'" in (unsent[1].get("title") or "")
+    assert unsent[0].find("span", "lmml-chip-meta").text == "a chart"
+    assert root.find_all(cls="lmml-missing") == []
     remote = root.find("a", "lmml-remote")
     assert remote.get("href") == "https://example.com/x.png"
     assert remote.text == "[image: remote]"
+    kinds = [(i.kind, i.name, i.line, i.column) for i in bundle.validate()]
+    assert kinds == [("unsent_image", "chart.png", 2, 1), ("unsent_image", "chart.png", 2, 78)]
 
 
 def test_large_assets_become_chips() -> None:
@@ -304,25 +359,38 @@ def test_no_details_inside_phrasing_content() -> None:
 # --------------------------------------------------------------------------- parsing
 
 
-def test_the_narrative_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_preview_renders_the_narratives_tokens_without_parsing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     bundle = sample_bundle()
+    tokens = bundle.narrative.tokens
+    before = [(t.type, t.attrs, t.meta, t.content) for t in tokens]
     calls: list[str] = []
-    parser = preview.preview_parser()
-    original = type(parser).parse
+    original_parse = MarkdownIt.parse
+    original_inline = MarkdownIt.parseInline
 
-    def counting_parse(self: object, src: str, env: object = None) -> object:
+    def counting_parse(self: MarkdownIt, src: str, env: object = None) -> object:
         calls.append(src)
-        return original(self, src, env)  # type: ignore[arg-type]
+        return original_parse(self, src, env)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(type(parser), "parse", counting_parse)
-    render_html(bundle)
-    assert calls == [bundle.narrative.text]
+    def counting_inline(self: MarkdownIt, src: str, env: object = None) -> object:
+        calls.append(src)
+        return original_inline(self, src, env)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownIt, "parse", counting_parse)
+    monkeypatch.setattr(MarkdownIt, "parseInline", counting_inline)
+    first = render_html(bundle)
+    assert calls == []
+    # The shared tokens are read, never changed: a second page is the same page.
+    assert [(t.type, t.attrs, t.meta, t.content) for t in tokens] == before
+    assert render_html(bundle) == first
 
 
-def test_turns_follow_the_preview_parsers_own_segmentation() -> None:
-    # In the gfm-like parser a table row swallows the next line; the card count follows it.
+def test_turns_follow_the_narratives_own_segmentation() -> None:
     text = "## User\n| a |\n|---|\n| 1 |\n\n## Assistant\nok\n"
-    cards = _cards(_page(Bundle.from_text("t", text)))
+    bundle = Bundle.from_text("t", text)
+    cards = _cards(_page(bundle))
+    assert [c.get("data-lmml-role") for c in cards] == [t.role for t in bundle.narrative.turns]
     assert [c.get("data-lmml-role") for c in cards] == ["user", "assistant"]
 
 
@@ -476,7 +544,7 @@ def test_shipped_example_structure(path: Path) -> None:
 def test_embedding_budget_turns_repeated_images_into_chips() -> None:
     """One large image referenced many times must not multiply the page's size."""
     png = make_png(16, 16)
-    text = "## User\n" + "@chart.png " * 5 + "![c](chart.png)\n\n@notes.txt\n"
+    text = "## User\n" + "@chart.png " * 6 + "\n\n@notes.txt\n"
     bundle = Bundle.from_zip("t", text, {"chart.png": png, "notes.txt": b"n\n" * 10})
     root = _page(bundle, max_embedded_bytes=2 * len(png) + 5)
     assert len(root.find_all("img")) == 2
@@ -553,14 +621,14 @@ def test_cli_preview_writes_the_same_page_as_the_api(path: Path, tmp_path: Path)
     assert page.mismatched == [] and page.root.find_all("script") == []
 
 
-def test_markdown_image_of_a_non_image_asset_is_a_chip() -> None:
+def test_markdown_image_of_a_non_image_asset_is_not_sent_either() -> None:
     text = "## User\n![page](p.png)\n"
     bundle = Bundle.from_zip("t", text, {"p.png": b"<html><b>not an image</b></html>"})
     root = _page(bundle)
     assert root.find_all("img") == [] and root.find_all("a") == []
-    chip = root.find("main").find("span", "lmml-asset-binary")
+    chip = root.find("main").find("span", "lmml-unsent")
     assert chip.get("data-lmml-name") == "p.png"
-    assert chip.find("span", "lmml-chip-meta").text == "text/plain · 32 B"
+    assert root.find("main").find_all("b") == []
 
 
 def test_remote_image_inside_a_link_does_not_nest_links() -> None:
@@ -569,3 +637,16 @@ def test_remote_image_inside_a_link_does_not_nest_links() -> None:
     (link,) = root.find_all("a")
     assert link.get("href") == "https://example.com/home"
     assert link.find("span", "lmml-remote").text == "[image: logo]"
+
+
+def test_front_matter_tokens_render_nothing() -> None:
+    # A parser with the front matter plugin makes a front_matter token: metadata, not text.
+    md = MarkdownIt("commonmark").use(front_matter_plugin).use(lmml_plugin)
+    text = "---\ntitle: secret-ish\n---\nPreamble.\n\n## User\nhi\n"
+    narrative = lmml_mdit.parse(text, md=md)
+    assert narrative.tokens[0].type == "front_matter"
+    bundle = Bundle(kind="text", name="t", narrative_name="t.lmml", narrative=narrative)
+    root = _page(bundle)
+    main = root.find("main")
+    assert "title: secret-ish" not in main.text and "<>" not in render_html(bundle)
+    assert [card.get("data-lmml-role") for card in _cards(root)] == ["context", "user"]

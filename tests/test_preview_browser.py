@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from xss_corpus import CASES, SENTINEL, sample_bundle
+from xss_corpus import CASES, RENDER_TIME_CASES, SENTINEL, sample_bundle
 
 from lmml_mdit.preview import render_html, write_preview
 
@@ -423,7 +423,7 @@ def test_example_bundles_in_the_browser(browser: Browser, tmp_path: Path) -> Non
 
 def test_no_xss_payload_runs_in_the_browser(browser: Browser, tmp_path: Path) -> None:
     failures: dict[str, str] = {}
-    for case in CASES:
+    for case in (*CASES, *RENDER_TIME_CASES):
         url = _page_url(tmp_path, case.id, render_html(case.bundle()))
         browser.open(url)
         problems = []

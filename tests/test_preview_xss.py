@@ -11,7 +11,7 @@ import base64
 import re
 
 import pytest
-from xss_corpus import CASES, JS, Case, Element, parse_document
+from xss_corpus import CASES, JS, RENDER_TIME_CASES, Case, Element, parse_document
 
 from lmml_mdit.bundle import Bundle
 from lmml_mdit.preview import CONTENT_SECURITY_POLICY, is_safe_url, render_html
@@ -166,3 +166,21 @@ def test_the_checker_catches_what_it_should() -> None:
     good = base64.b64encode(b"\x89PNG\r\n\x1a\nxx").decode()
     own = f'<img src="data:image/png;base64,{good}" alt="a">'
     assert violations(page.replace("</main>", own + "</main>"), bundle) == []
+
+
+@pytest.mark.parametrize("case", RENDER_TIME_CASES, ids=lambda case: case.id)
+def test_render_time_checks_on_the_shared_tokens(case: Case) -> None:
+    bundle = case.bundle()
+    markup = render_html(bundle)
+    assert violations(markup, bundle) == []
+    main = parse_document(markup).root.find("main")
+    assert main.find_all("a") == [] and main.find_all("script") == []
+    if JS in case.text:  # escaped, not dropped
+        assert JS in main.text or JS.replace('"', "'") in main.text
+
+
+def test_a_refused_link_stays_visible_as_its_markdown() -> None:
+    text = "## User\n[png](data:image/png;base64,AAAA) and <ftp://example.com/x>\n"
+    main = parse_document(render_html(Bundle.from_text("t", text))).root.find("main")
+    assert main.find_all("a") == []
+    assert "[png](data:image/png;base64,AAAA) and <ftp://example.com/x>" in main.text

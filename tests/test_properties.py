@@ -89,12 +89,15 @@ def _check_tiling(narrative: Narrative) -> None:
             covered.extend(range(turn.delimiter_line, turn.start_line))
         covered.extend(range(turn.start_line, turn.end_line + 1))
     first = covered[0] if covered else len(lines) + 1
-    uncovered_preamble = list(range(1, first))
+    # A leading front matter block is metadata: its lines belong to no turn.
+    front = narrative.tokens[0].map if narrative.front_matter is not None else None
+    metadata = list(range(1, front[1] + 1)) if front else []
+    uncovered_preamble = [number for number in range(1, first) if number not in metadata]
     # Only a whitespace-only preamble, which makes no context turn, may be left out.
     assert all(not lines[number - 1].strip() for number in uncovered_preamble)
     if narrative.turns and narrative.turns[0].role == "context":
         assert not uncovered_preamble
-    assert uncovered_preamble + covered == list(range(1, len(lines) + 1))
+    assert sorted(metadata + uncovered_preamble + covered) == list(range(1, len(lines) + 1))
 
 
 def _check_embeds(narrative: Narrative) -> None:

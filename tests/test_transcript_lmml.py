@@ -163,9 +163,12 @@ def test_tool_call_fences_round_trip_verbatim() -> None:
         "## Turn 2 -- tool\n\n@call_1.tool_call.json\n\nSunny.\n"
     )
     transcript = Transcript.from_bundle(Bundle.from_text("s", text))
-    bundle = transcript.to_bundle("s")
+    # Written as a zip (another kind than read), the turns are rendered afresh.
+    bundle = transcript.to_bundle("s", kind="zip")
     assert bundle.narrative.text == text + "\n"
     assert Transcript.from_bundle(bundle) == transcript
+    # Written as the text bundle it was read from, nothing changes.
+    assert transcript.to_bundle("s").narrative.text == text
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -244,12 +247,13 @@ def test_risky_content_is_escaped_and_keeps_its_references() -> None:
 
 
 def test_an_at_sign_cannot_forge_a_reference() -> None:
-    content = "ping @bob, mail a@b.c, see @chart.csv\n@manifest.json\n\\@x"
+    # "@bob" and "@x" are mentions (no extension); "@bob.png" would read as a reference.
+    content = "ping @bob, @bob.png, mail a@b.c, see @chart.csv\n@manifest.json\n\\@x"
     transcript = Transcript([Message("alice", content)], assets={"chart.csv": b"a,b\n"})
     for kind in ("zip", "text"):
         bundle = transcript.to_bundle("s", kind=kind)  # type: ignore[arg-type]
         text = bundle.narrative.text
-        assert "ping \\@bob, mail a@b.c, see @chart.csv\n\\@manifest.json\n\\\\\\@x" in text
+        assert "ping @bob, \\@bob.png, mail a@b.c, see @chart.csv\n\\@manifest.json\n\\\\@x" in text
         assert [e.name for e in bundle.narrative.embeds if not e.is_inline] == ["chart.csv"]
         assert bundle.validate() == []
         assert Transcript.from_bundle(bundle) == transcript
@@ -262,9 +266,11 @@ def test_references_resolved_beside_a_text_bundle_are_carried(tmp_path: Path) ->
     transcript = Transcript.from_bundle(bundle)
     assert dict(transcript.assets) == {"notes.txt": b"DATA"}
     assert transcript[0].content == "read @notes.txt and @gone.txt"
-    again = transcript.to_bundle("doc")
+    again = transcript.to_bundle("doc", kind="zip")
     assert "read @notes.txt and \\@gone.txt" in again.narrative.text
     assert Transcript.from_bundle(again) == transcript
+    # As the text bundle it was read from, the file is written back as it was.
+    assert transcript.to_bundle().narrative.text == "## user\nread @notes.txt and @gone.txt\n"
 
 
 @pytest.mark.parametrize(

@@ -271,6 +271,21 @@ CASES: tuple[Case, ...] = (
 )
 """The hostile bundles; ids are unique."""
 
+RENDER_TIME_CASES = (
+    Case("data-png-link", "## User\n[png](data:image/png;base64,AAAA) after\n"),
+    Case("data-png-image", "## User\n![png](data:image/png;base64,AAAA) after\n"),
+    Case("ftp-autolink", "## User\n<ftp://example.com/x> after\n"),
+    Case("custom-scheme-link", f"## User\n[x](web+evil:{JS}) after\n"),
+    Case("refused-link-with-image", "## User\n[![i](chart.png)](data:image/gif;base64,R0) x\n"),
+    Case("html-block-breakout", f"## User\n<div>\n</pre></code><script>{JS}</script>\n</div>\n"),
+    Case("html-inline-breakout", f"## User\na </span><script>{JS}</script> b\n"),
+    Case("html-comment-block", f"## User\n<!-- --><script>{JS}</script> -->\n"),
+    Case("html-block-in-quote", f"> <iframe srcdoc='<script>{JS}</script>'>\n\n## User\nhi\n"),
+)
+"""Hostile bundles for the checks the page makes at render time, on the narrative's own
+tokens: its parser lets through destinations the page refuses (``data:image/png``, other
+schemes) and reads raw HTML as HTML."""
+
 
 # --------------------------------------------------------------------------- reading HTML
 

@@ -21,10 +21,12 @@ from .parts import (
     Part,
     Text,
     ToolResult,
+    as_text,
     decode_base64,
     expect,
     expect_items,
     reject_unknown_keys,
+    shown_value,
     split_body,
     turns_of_message,
     without_results,
@@ -47,10 +49,10 @@ def _source(block: dict[str, Any], where: str) -> Asset:
         media_type = expect(source.get("media_type"), str, where=where).lower()
         return Asset(decode_base64(source.get("data"), where=where), media_type)
     if kind == "text":
-        media_type = str(source.get("media_type", "text/plain")).lower()
+        media_type = as_text(source.get("media_type", "text/plain")).lower()
         return Asset(expect(source.get("data"), str, where=where).encode("utf-8"), media_type)
     raise ImportFormatError(
-        f"unsupported source type {kind!r}",
+        f"unsupported source type {shown_value(kind)}",
         name=where,
         hint="URLs and file ids are not fetched; embed the bytes as a base64 source",
     )
@@ -93,7 +95,7 @@ def block_parts(content: Any, *, where: str, allow_tools: bool) -> list[Part | T
             parts.append((call_id, without_results(inner)))
         else:
             raise ImportFormatError(
-                f"unsupported block type {kind!r}",
+                f"unsupported block type {shown_value(kind)}",
                 name=here,
                 hint="use text, image, document, tool_use or tool_result blocks",
             )
@@ -107,7 +109,7 @@ def read_messages(messages: Any, *, where: str = "messages") -> list[ChatTurn]:
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
             raise ImportFormatError(
-                f"unknown message role {role!r}", name=here, hint="use user or assistant"
+                f"unknown message role {shown_value(role)}", name=here, hint="use user or assistant"
             )
         reject_unknown_keys(message, ("role", "content"), where=here)
         parts = block_parts(message.get("content"), where=f"{here}.content", allow_tools=True)

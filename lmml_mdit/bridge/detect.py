@@ -23,10 +23,19 @@ from typing import Any
 
 from ..errors import ImportFormatError
 
-__all__ = ["FORMATS", "detect_format"]
+__all__ = ["FORMATS", "FORMAT_DESCRIPTIONS", "detect_format"]
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
 """The formats :func:`~lmml_mdit.bridge.import_messages` reads."""
+
+FORMAT_DESCRIPTIONS = {
+    "openai": "an OpenAI chat",
+    "openai-responses": "an OpenAI Responses conversation",
+    "anthropic": "an Anthropic chat",
+    "gemini": "a Gemini chat",
+    "sharegpt": "a ShareGPT conversation",
+}
+"""Each format as a sentence names a payload in it ("looks like an OpenAI chat")."""
 
 _RESPONSES_ITEMS = {"message", "function_call", "function_call_output", "reasoning"}
 _RESPONSES_PARTS = {"input_text", "output_text", "input_image", "input_file"}
@@ -121,6 +130,8 @@ def detect_format(data: Any) -> str:
                 f"cannot tell the chat format of {_describe(data)}",
                 hint="expected messages, input, contents or conversations; pass format= "
                 "(openai, openai-responses, anthropic, gemini or sharegpt)",
+                cli_hint="expected messages, input, contents or conversations; give --format "
+                "(openai, openai-responses, anthropic, gemini or sharegpt)",
             )
     elif isinstance(data, list):
         messages = data
@@ -138,15 +149,18 @@ def detect_format(data: Any) -> str:
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
             hint="pass format= (openai, openai-responses, anthropic, gemini or sharegpt)",
+            cli_hint="give --format (openai, openai-responses, anthropic, gemini or sharegpt)",
         )
     if len(found) > 1:
         raise ImportFormatError(
             f"ambiguous chat format: {_describe(data)} looks like {' and '.join(sorted(found))}",
             hint="pass format= to choose one",
+            cli_hint="give --format to choose one",
         )
     if not found:
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
             hint="pass format= (openai, openai-responses, anthropic, gemini or sharegpt)",
+            cli_hint="give --format (openai, openai-responses, anthropic, gemini or sharegpt)",
         )
     return found.pop()

@@ -7,6 +7,8 @@ the turns after it). :func:`escape_text` finds these with the LMML parser itself
 what the parser would misread is touched, and fixes each:
 
 - a reference or fence ``@`` gets a backslash: ``\\@name`` (Markdown shows ``@name``);
+  only what reads as a reference is touched (``@chart.png``, or a name the bundle will
+  hold, passed as *known_names*), so a mention such as ``@alice`` stays as written;
 - an ATX heading naming a role gets ``\\#``, a setext underline ``\\===``/``\\---``, a role
   comment ``\\<!--``: each stays a paragraph;
 - an unclosed code fence or HTML block gets its closing line appended.
@@ -21,12 +23,14 @@ what the parser misreads is touched and the backslashes stay, read as Markdown e
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from markdown_it.token import Token
 
 from ..errors import ImportFormatError
 from ..model import Embed
 from ..narrative import default_parser
-from ..syntax import DELIMITERS_KEY, EMBEDS_KEY
+from ..syntax import DELIMITERS_KEY, EMBEDS_KEY, KNOWN_NAMES_KEY
 from ..text import as_turn_text
 
 __all__ = ["escape_text", "normalize_text"]
@@ -82,19 +86,21 @@ def _closer(tokens: list[Token], sentinel_line: int) -> str:
     return ""
 
 
-def escape_text(text: str) -> str:
+def escape_text(text: str, known_names: Container[str] | None = None) -> str:
     """Return *text* normalised (:func:`normalize_text`) and escaped so that, placed as a
     turn's body, it is read back as one turn with exactly this text and no embeds.
 
+    :param known_names: the asset names the bundle will hold (its reader knows them, so
+        ``@name`` of one reads as a reference even without an extension).
     :raises ImportFormatError: if the text cannot be made safe (not expected to happen).
     """
     normalized = normalize_text(text)
     if _STRUCTURE_CHARACTERS.isdisjoint(normalized):
         return normalized
-    return escape_parsed(normalized)
+    return escape_parsed(normalized, known_names)
 
 
-def escape_parsed(text: str) -> str:
+def escape_parsed(text: str, known_names: Container[str] | None = None) -> str:
     """:func:`escape_text` without the shortcut for text free of structure characters."""
     lines = normalize_text(text).split("\n") if text.strip() else []
     parser = default_parser()
@@ -102,6 +108,8 @@ def escape_parsed(text: str) -> str:
         body = "\n".join(lines)
         document = f"{body}\n\n{_SENTINEL}\n" if lines else f"{_SENTINEL}\n"
         env: dict[str, object] = {}
+        if known_names is not None:
+            env[KNOWN_NAMES_KEY] = known_names
         tokens = parser.parse(document, env)
         sentinel_line = len(lines) + 1 if lines else 0
         embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]

@@ -11,17 +11,18 @@ is left out of the output and reported with its path and reason; the rest go on.
 from __future__ import annotations
 
 import contextlib
+import io
+import itertools
 import json
 import os
 import sys
-import tempfile
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
+from ..atomic import atomic_write
 from ..errors import BundleError, LmmlError
 from .importer import Progress
 
@@ -59,18 +60,43 @@ def iter_bundles(folder: str | os.PathLike[str]) -> Iterator[str]:
     """The bundle paths under *folder*, recursively, in sorted order (by path components,
     files and subfolders interleaved by name). Only the sorted names of the folders being
     walked are held (a few dozen bytes per entry), never the whole list of paths or any
-    per-bundle state. Symbolic links to folders are not followed."""
-    with os.scandir(folder) as listing:
-        names = sorted(entry.name for entry in listing)
-    for name in names:
-        path = os.path.join(folder, name)
-        if os.path.isdir(path) and not os.path.islink(path):
-            yield from iter_bundles(path)
-        elif name.endswith(_SUFFIXES) and os.path.isfile(path):
+    per-bundle state. Symbolic links to folders are not followed.
+
+    The walk keeps its own stack of open folders instead of recursing, so a tree of any
+    depth is walked (a chain of thousands of nested folders included).
+    """
+    stack: list[Iterator[str]] = [_sorted_paths(os.fspath(folder))]
+    while stack:
+        path = next(stack[-1], None)
+        if path is None:
+            stack.pop()
+        elif os.path.isdir(path) and not os.path.islink(path):
+            stack.append(_sorted_paths(path))
+        elif path.endswith(_SUFFIXES) and os.path.isfile(path):
             yield path
 
 
-def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
+def _sorted_paths(folder: str) -> Iterator[str]:
+    """The paths in *folder*, sorted by name; an unreadable subfolder holds none."""
+    try:
+        with os.scandir(folder) as listing:
+            names = sorted(entry.name for entry in listing)
+    except OSError:
+        return iter(())
+    return (os.path.join(folder, name) for name in names)
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the platform has one,
+    else ``os.cpu_count()``): the most workers :func:`export_folder` starts."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        with contextlib.suppress(OSError):
+            return max(1, len(affinity(0)))
+    return os.cpu_count() or 1
+
+
+def export_bundle(bundle: Any, provider: str, *, strict: bool = True) -> dict[str, Any]:
     """One dataset record for *bundle*.
 
     For a messages provider this is the request body ``bundle.to_request(provider)`` gives
@@ -81,8 +107,14 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     not required: a dataset line is not a live request. For ``sharegpt`` it is
     :func:`~lmml_mdit.bridge.sharegpt.export_sharegpt`.
 
+    :param strict: False exports a bundle with an error-level defect anyway, warning each.
+    :raises DefectError: for a bundle with an error-level defect (see
+        :meth:`~lmml_mdit.bundle.Bundle.check_sendable`), unless *strict* is False.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
+    check_sendable = getattr(bundle, "check_sendable", None)
+    if check_sendable is not None:
+        check_sendable(strict=strict)  # a defective bundle is a failure, not a dataset line
     if provider == "sharegpt":
         from .sharegpt import export_sharegpt
 
@@ -90,8 +122,13 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     from ..messages import render_payload, request_params
     from ..providers import provider_module
 
-    settings = dict(getattr(bundle, "settings", None) or {})
-    payload = render_payload(bundle, provider, attachment_lines="drop")
+    payload = render_payload(bundle, provider, attachment_lines="drop", strict=strict)
+    try:
+        settings = dict(getattr(bundle, "settings", None) or {})
+    except LmmlError:
+        if strict:
+            raise
+        settings = {}  # invalid settings, already warned by check_sendable
     params = request_params(settings, provider)
     model = settings.get("model")
     body: dict[str, Any] = provider_module(provider).request(
@@ -100,16 +137,20 @@ def export_bundle(bundle: Any, provider: str) -> dict[str, Any]:
     return body
 
 
-def _convert(path: str, provider: str) -> tuple[str | None, str | None]:
-    """Worker: the JSON line for one bundle, or the reason it failed."""
+def _convert(path: str, provider: str, strict: bool) -> tuple[str | None, str | None]:
+    """Worker: the JSON line for one bundle, or the reason it failed (worded for the
+    command line, its main reader)."""
     try:
+        import warnings
+
         from ..bundle import open as open_bundle
 
-        with open_bundle(path) as bundle:
-            record = export_bundle(bundle, provider)
+        with open_bundle(path) as bundle, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a worker's warnings would reach no one
+            record = export_bundle(bundle, provider, strict=strict)
         return json.dumps(record, ensure_ascii=False), None
     except LmmlError as error:
-        return None, str(error)
+        return None, error.format(cli=True)
     except Exception as error:  # a failing bundle must not stop the rest
         return None, f"{type(error).__name__}: {error}"
 
@@ -132,16 +173,23 @@ def export_folder(
     out: str | os.PathLike[str],
     workers: int | None = None,
     progress: Progress | None = None,
+    *,
+    strict: bool = True,
 ) -> ExportReport:
     """Turn every bundle under *folder* into one JSONL line of *out*.
 
     :param provider: one of :data:`EXPORT_PROVIDERS`.
     :param out: the JSONL file, replaced atomically when done; ``-`` writes stdout.
-    :param workers: processes to use; all cores (``os.cpu_count()``) by default.
+    :param workers: processes to use; all cores (:func:`usable_cores`) by default, and
+        never more than the cores or the bundles found (one bundle starts no pool).
     :param progress: called as ``progress(done, None, path)`` per bundle; when None, a
         counter is drawn on stderr if (and only if) stderr is a terminal.
-    :raises BundleError: for an unknown provider, a missing folder or an unwritable *out*;
-        a bundle that fails is reported in :attr:`ExportReport.failures` instead.
+    :param strict: True (default) reports a bundle with an error-level defect among the
+        failures; False exports it anyway.
+    :raises BundleError: for an unknown provider or a missing folder;
+        :class:`~lmml_mdit.errors.WriteError` for an *out* that is not a regular file or
+        cannot be written (the old file is then unchanged). A bundle that fails is reported
+        in :attr:`ExportReport.failures` instead.
     """
     if provider not in EXPORT_PROVIDERS:
         raise BundleError(
@@ -150,26 +198,18 @@ def export_folder(
         )
     if not os.path.isdir(folder):
         raise BundleError("not a folder", name=str(folder), hint="give a folder of bundles")
-    count = workers if workers and workers > 0 else (os.cpu_count() or 1)
+    cores = usable_cores()
+    count = min(workers, cores) if workers and workers > 0 else cores
     terminal = _TerminalProgress() if progress is None and sys.stderr.isatty() else None
     report = ExportReport(output=str(out))
     if str(out) == "-":
-        _run(folder, provider, count, sys.stdout, report, progress or terminal)
+        _run(folder, provider, count, sys.stdout, report, progress or terminal, strict)
     else:
-        target = Path(out)
-        descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path(".")
-        )
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-                _run(folder, provider, count, handle, report, progress or terminal)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        with atomic_write(out) as stream:
+            handle = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
+            _run(folder, provider, count, handle, report, progress or terminal, strict)
+            handle.flush()
+            handle.detach()  # the stream is atomic_write's to close
     if terminal is not None:
         terminal.close()
     return report
@@ -182,26 +222,47 @@ def _run(
     handle: IO[str],
     report: ExportReport,
     progress: Progress | None,
+    strict: bool = True,
 ) -> None:
+    paths = iter_bundles(folder)
+    # Look ahead by as many bundles as there could be workers, so a folder of fewer
+    # bundles starts fewer processes (and one bundle none at all).
+    ahead = list(itertools.islice(paths, workers + 1))
+    if len(ahead) <= 1:
+        for path in ahead:
+            report.total += 1
+            _record(path, _convert(path, provider, strict), handle, report, progress)
+        return
+    workers = min(workers, len(ahead))
     window = 2 * workers
     pending: deque[tuple[str, Future[tuple[str | None, str | None]]]] = deque()
 
     def drain_one() -> None:
         path, future = pending.popleft()
-        line, reason = future.result()
-        if line is not None:
-            handle.write(line + "\n")
-            report.written += 1
-        else:
-            report.failures.append((path, reason or "unknown error"))
-        if progress is not None:
-            progress(report.written + len(report.failures), None, path)
+        _record(path, future.result(), handle, report, progress)
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for path in iter_bundles(folder):
+        for path in itertools.chain(ahead, paths):
             report.total += 1
-            pending.append((path, pool.submit(_convert, path, provider)))
+            pending.append((path, pool.submit(_convert, path, provider, strict)))
             if len(pending) >= window:
                 drain_one()
         while pending:
             drain_one()
+
+
+def _record(
+    path: str,
+    result: tuple[str | None, str | None],
+    handle: IO[str],
+    report: ExportReport,
+    progress: Progress | None,
+) -> None:
+    line, reason = result
+    if line is not None:
+        handle.write(line + "\n")
+        report.written += 1
+    else:
+        report.failures.append((path, reason or "unknown error"))
+    if progress is not None:
+        progress(report.written + len(report.failures), None, path)

@@ -27,9 +27,11 @@ from .parts import (
     Part,
     Text,
     ToolResult,
+    as_text,
     decode_base64,
     expect,
     expect_items,
+    shown_value,
     split_body,
     turns_of_message,
     without_results,
@@ -85,7 +87,7 @@ class _Calls:
                 del self.open[index]
                 return call.id
         raise ImportFormatError(
-            f"function_response {name!r} answers no earlier function_call",
+            f"function_response {shown_value(name)} answers no earlier function_call",
             name=where,
             hint="every function_response needs a function_call before it",
         )
@@ -96,9 +98,9 @@ def _check_keys(value: dict[str, Any], known: tuple[str, ...], *, where: str) ->
     silently, e.g. a ``function_response``'s multimodal ``parts``."""
     allowed = set(known)
     for key in value:
-        if _snake(key) not in allowed:
+        if _snake(as_text(key)) not in allowed:
             raise ImportFormatError(
-                f"unsupported key {key!r}",
+                f"unsupported key {shown_value(key)}",
                 name=where,
                 hint=f"keep only {', '.join(known)}; nothing is dropped silently",
             )
@@ -137,14 +139,14 @@ def _parts(raw_parts: Any, calls: _Calls, *, where: str) -> list[Part | ToolResu
             parts.append((call_id, [Text(text)]))
         else:
             raise ImportFormatError(
-                f"unsupported part with keys {sorted(part)}",
+                f"unsupported part with keys {sorted(map(as_text, part))}",
                 name=here,
                 hint="use text, inline_data, function_call or function_response parts; "
                 "file_data URIs are not fetched",
             )
         if len(part) != 1:
             raise ImportFormatError(
-                f"a part must hold exactly one field, found {sorted(part)}",
+                f"a part must hold exactly one field, found {sorted(map(as_text, part))}",
                 name=here,
                 hint="split it into one part per field",
             )
@@ -157,10 +159,12 @@ def read_contents(contents: Any, *, where: str = "contents") -> list[ChatTurn]:
     calls = _Calls(items)
     turns: list[ChatTurn] = []
     for here, content in expect_items(items, where=where):
-        role = _ROLES.get(str(content.get("role", "user")))
+        role = _ROLES.get(as_text(content.get("role", "user")))
         if role is None:
             raise ImportFormatError(
-                f"unknown role {content.get('role')!r}", name=here, hint="use user or model"
+                f"unknown role {shown_value(content.get('role'))}",
+                name=here,
+                hint="use user or model",
             )
         parts = _parts(content.get("parts", []), calls, where=f"{here}.parts")
         turns.extend(turns_of_message(role, parts))

@@ -143,7 +143,9 @@ def _save(bundle: Bundle, target: Path) -> Path:
 def _located(error: ImportFormatError, file: str, line: int | None) -> ImportFormatError:
     """*error* again, naming the file (and line), its place in the payload kept."""
     message = f"{error.name}: {error.message}" if error.name else error.message
-    return ImportFormatError(message, name=file, line=line, hint=error.hint)
+    return ImportFormatError(
+        message, name=file, line=line, hint=error.hint, cli_hint=error.cli_hint
+    )
 
 
 def _report(progress: Progress | None, done: int, total: int | None, detail: str) -> None:

@@ -19,11 +19,13 @@ from .parts import (
     Conversation,
     Part,
     Text,
+    as_text,
     decode_base64,
     decode_data_uri,
     expect,
     expect_items,
     reject_unknown_keys,
+    shown_value,
     split_body,
 )
 
@@ -53,7 +55,9 @@ def audio_asset(part: dict[str, Any], *, where: str) -> Asset:
     base64 ``data`` in a ``format`` (``wav``, ``mp3``)."""
     audio = expect(part.get("input_audio"), dict, where=where)
     reject_unknown_keys(audio, ("data", "format"), where=where)
-    media_type = _AUDIO_TYPES.get(str(audio.get("format")), f"audio/{audio.get('format')}")
+    media_type = _AUDIO_TYPES.get(
+        as_text(audio.get("format")), f"audio/{as_text(audio.get('format'))}"
+    )
     return Asset(decode_base64(audio.get("data"), where=where), media_type)
 
 
@@ -80,7 +84,7 @@ def _unexpected_keys(message: dict[str, Any], known: set[str], where: str) -> No
         if key in known or (key in _EMPTY_OK and not value):
             continue
         raise ImportFormatError(
-            f"unsupported key {key!r}",
+            f"unsupported key {shown_value(key)}",
             name=where,
             hint="remove it or import the conversation without it; nothing is dropped silently",
         )
@@ -117,7 +121,7 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
             parts.append(file_data_asset(file, where=here, missing=missing))
         else:
             raise ImportFormatError(
-                f"unknown content part type {kind!r}",
+                f"unknown content part type {shown_value(kind)}",
                 name=here,
                 hint="use text, image_url, input_audio or file parts",
             )
@@ -131,7 +135,7 @@ def _tool_calls(raw: Any, *, where: str) -> list[Call]:
         call = expect(item, dict, where=here)
         if call.get("type", "function") != "function":
             raise ImportFormatError(
-                f"unsupported tool call type {call.get('type')!r}",
+                f"unsupported tool call type {shown_value(call.get('type'))}",
                 name=here,
                 hint="only function tool calls are imported",
             )
@@ -173,7 +177,7 @@ def read_messages(messages: Any, *, where: str = "messages") -> list[ChatTurn]:
             )
         else:
             raise ImportFormatError(
-                f"unknown message role {role!r}",
+                f"unknown message role {shown_value(role)}",
                 name=here,
                 hint="use system, developer, user, assistant or tool",
             )

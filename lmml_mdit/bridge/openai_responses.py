@@ -21,10 +21,12 @@ from .parts import (
     Conversation,
     Part,
     Text,
+    as_text,
     decode_data_uri,
     expect,
     expect_items,
     reject_unknown_keys,
+    shown_value,
     split_body,
 )
 
@@ -75,7 +77,7 @@ def content_parts(content: Any, *, where: str) -> list[Part]:
             parts.append(audio_asset(part, where=here))
         else:
             raise ImportFormatError(
-                f"unknown content part type {kind!r}",
+                f"unknown content part type {shown_value(kind)}",
                 name=here,
                 hint="use input_text, output_text, input_image, input_file or input_audio",
             )
@@ -90,10 +92,10 @@ def read_items(items: Any, *, where: str = "input") -> list[ChatTurn]:
     for here, item in expect_items(items, where=where):
         kind = item.get("type", "message")
         if kind == "message":
-            role = _ROLES.get(str(item.get("role")))
+            role = _ROLES.get(as_text(item.get("role")))
             if role is None:
                 raise ImportFormatError(
-                    f"unknown message role {item.get('role')!r}",
+                    f"unknown message role {shown_value(item.get('role'))}",
                     name=here,
                     hint="use user, assistant, system or developer",
                 )
@@ -117,7 +119,7 @@ def read_items(items: Any, *, where: str = "input") -> list[ChatTurn]:
             )
         else:
             raise ImportFormatError(
-                f"unsupported input item type {kind!r}",
+                f"unsupported input item type {shown_value(kind)}",
                 name=here,
                 hint="only message, function_call and function_call_output items are imported",
             )

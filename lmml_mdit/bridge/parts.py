@@ -184,7 +184,7 @@ def decode_data_uri(uri: str, *, where: str) -> Asset:
     if match is None:
         shown = uri[:60] if isinstance(uri, str) else repr(uri)
         raise ImportFormatError(
-            f"expected a data: URI, found {shown!r}",
+            f"expected a data: URI, found {shown_value(shown)}",
             name=where,
             hint="remote URLs and file ids are not fetched; embed the bytes as a data URI "
             "or base64",
@@ -196,6 +196,31 @@ def decode_data_uri(uri: str, *, where: str) -> Asset:
     else:
         data = urllib.parse.unquote_to_bytes(match["data"])
     return Asset(data=data, media_type=media_type)
+
+
+_LONG_INTEGER_BITS = 1024
+"""Integers longer than this (about 300 digits) are described by size in messages: past
+Python's digit limit, ``str()`` and ``repr()`` of one raise instead of converting."""
+
+
+def shown_value(value: Any, limit: int = 80) -> str:
+    """*value* from a payload as an error message quotes it: its ``repr`` cut to *limit*
+    characters, an integer too long to print described by its size. Never raises, whatever
+    the payload holds (a 5,000-digit ``role``, a structure that contains itself)."""
+    if isinstance(value, int) and value.bit_length() > _LONG_INTEGER_BITS:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__} too large to show"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def as_text(value: Any) -> str:
+    """*value* as a string to look up in a table of known names (roles, formats): itself
+    when it is one, else :func:`shown_value` (which matches no name, and never raises as
+    ``str()`` of a huge integer does)."""
+    return value if isinstance(value, str) else shown_value(value)
 
 
 def expect(value: Any, kind: type | tuple[type, ...], *, where: str) -> Any:
@@ -234,7 +259,7 @@ def reject_unknown_keys(mapping: dict[str, Any], known: Iterable[str], *, where:
     for key in mapping:
         if key not in allowed:
             raise ImportFormatError(
-                f"unsupported key {key!r}", name=where, hint="remove it before importing"
+                f"unsupported key {shown_value(key)}", name=where, hint="remove it before importing"
             )
 
 

@@ -4,7 +4,8 @@ The inverse of the writer's layout, used by exporters the messages module does n
 (ShareGPT): a turn's text is its lines without the tool-call fences it holds, without the
 reserved fences (``manifest.json``, settings: an inlined bundle carries them in its last
 turn, and they are never sent) and, for a ``tool`` turn, without the leading reference to
-the call it answers.
+the call it answers. LMML escapes (``\\@alice``, ``\\## user``) lose their backslash,
+as in the text sent to a provider.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..content import without_escapes
 from ..reserved import RESERVED_NAMES
 from ..text import blank_edges
 from ..toolcalls import ToolCall, is_tool_call_name, parse_tool_call, tool_result_reference
@@ -58,6 +60,9 @@ def read_turns(bundle: Bundle) -> list[ReadTurn]:
     for token in narrative.tokens:
         if token.type == "lmml_embed" and token.map and _not_sent_as_text(token.info):
             fence_lines.update(range(token.map[0], token.map[1]))
+    escapes: dict[int, list[int]] = {}
+    for line, column in narrative.escapes:
+        escapes.setdefault(line - 1, []).append(column - 1)
     result: list[ReadTurn] = []
     for turn in narrative.turns:
         skip = set(fence_lines)
@@ -66,7 +71,11 @@ def read_turns(bundle: Bundle) -> list[ReadTurn]:
         if reference is not None:
             answers = reference[0]
             skip.add(reference[1] - 1)
-        kept = [lines[i] for i in range(turn.start_line - 1, turn.end_line) if i not in skip]
+        kept = [
+            without_escapes(lines[i], escapes[i]) if i in escapes else lines[i]
+            for i in range(turn.start_line - 1, turn.end_line)
+            if i not in skip
+        ]
         first, last = blank_edges(kept)
         calls = [
             parse_tool_call(embed)

@@ -25,9 +25,11 @@ from .parts import (
     ChatTurn,
     Conversation,
     Text,
+    as_text,
     expect,
     expect_items,
     reject_unknown_keys,
+    shown_value,
     split_body,
 )
 from .reader import read_turns
@@ -84,7 +86,7 @@ def read_conversations(entries: Any, *, where: str = "conversations") -> list[Ch
     open_calls: list[str] = []
     counter = [0]
     for here, entry in expect_items(entries, where=where):
-        source = str(entry.get("from", "")).lower()
+        source = as_text(entry.get("from", "")).lower()
         value = entry.get("value", "")
         reject_unknown_keys(entry, ("from", "value"), where=here)
         if source in _TEXT_ROLES:
@@ -100,7 +102,7 @@ def read_conversations(entries: Any, *, where: str = "conversations") -> list[Ch
         elif source in _RESULT_ROLES:
             if not open_calls:
                 raise ImportFormatError(
-                    f"a {source!r} entry answers no earlier function_call",
+                    f"a {shown_value(source)} entry answers no earlier function_call",
                     name=here,
                     hint="put the function_call entry before its result",
                 )
@@ -109,7 +111,7 @@ def read_conversations(entries: Any, *, where: str = "conversations") -> list[Ch
             turns.append(ChatTurn("tool", [Text(value)], open_calls.pop(0)))
         else:
             raise ImportFormatError(
-                f"unknown 'from' value {entry.get('from')!r}",
+                f"unknown 'from' value {shown_value(entry.get('from'))}",
                 name=here,
                 hint="use system, human, gpt, function_call or observation",
             )

@@ -72,7 +72,10 @@ def asset_name(asset: Asset) -> str:
 
 
 def _turn_blocks(
-    turn: ChatTurn, entries: dict[str, bytes], call_fences: dict[str, tuple[str, str]]
+    turn: ChatTurn,
+    entries: dict[str, bytes],
+    call_fences: dict[str, tuple[str, str]],
+    names: frozenset[str],
 ) -> list[str]:
     blocks: list[str] = []
     if turn.role == "tool":
@@ -86,7 +89,7 @@ def _turn_blocks(
         blocks.append("@" + fence[0])
     for part in turn.parts:
         if isinstance(part, Text):
-            text = escape_text(part.text)
+            text = escape_text(part.text, names)
             if text:
                 blocks.append(text)
         elif isinstance(part, Asset):
@@ -141,8 +144,15 @@ def _write(conversation: Conversation) -> tuple[str, dict[str, bytes], list[tupl
     entries: dict[str, bytes] = {}
     call_fences: dict[str, tuple[str, str]] = {}
     sections: list[str] = []
+    # The reader knows every entry name, so text must not mention one unescaped.
+    names = frozenset(
+        asset_name(part)
+        for turn in conversation.turns
+        for part in turn.parts
+        if isinstance(part, Asset)
+    )
     for number, turn in enumerate(conversation.turns, start=1):
-        blocks = _turn_blocks(turn, entries, call_fences)
+        blocks = _turn_blocks(turn, entries, call_fences, names)
         expected.append((turn.role, "\n\n".join(blocks)))
         heading = f"## Turn {number} -- {turn.role}"
         sections.append("\n\n".join([heading, *blocks]))

@@ -2,58 +2,130 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Container
+from typing import Literal
+
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import escape as markdown_escape
 
 from .block import make_block_rule
 from .collect import (
     DELIMITERS_KEY,
     EMBEDS_KEY,
+    ESCAPES_KEY,
+    KNOWN_NAMES_KEY,
     SOURCE_KEY,
-    parse_inlines_and_collect,
+    make_collect_rule,
     reset_scratch,
 )
-from .reference import SIGIL, embed_reference
+from .escape import make_escape_rule
+from .reference import (
+    REFERENCE_MODES,
+    SIGIL,
+    ReferenceMode,
+    has_extension,
+    make_reference_rule,
+    writes_as_reference,
+)
 from .render import render_embed, render_reference, render_role
-from .roles import comment_role, role_word
+from .roles import (
+    DELIMITER_MODES,
+    SUSPICIOUS_DELIMITER,
+    DelimiterMode,
+    comment_role,
+    delimiter_issues,
+    heading_role,
+    role_word,
+)
 
 __all__ = [
     "DELIMITERS_KEY",
+    "DELIMITER_MODES",
     "EMBEDS_KEY",
+    "ESCAPES_KEY",
+    "KNOWN_NAMES_KEY",
+    "REFERENCE_MODES",
     "SOURCE_KEY",
+    "SUSPICIOUS_DELIMITER",
+    "DelimiterMode",
+    "ReferenceMode",
     "comment_role",
+    "delimiter_issues",
+    "has_extension",
+    "heading_role",
     "lmml_plugin",
+    "reference_mode",
     "role_word",
+    "writes_as_reference",
 ]
 
 _BLOCK_ALTS = ["paragraph", "reference", "blockquote", "list"]
 
 
+def reference_mode(references: bool | str) -> ReferenceMode | None:
+    """The reference mode an option value names: ``True``/``"assets"`` give ``"assets"``,
+    ``"any"`` gives ``"any"``, ``False`` gives None (references off).
+
+    :raises ValueError: for any other value.
+    """
+    if references is True or references == "assets":
+        return "assets"
+    if references == "any":
+        return "any"
+    if references is False:
+        return None
+    raise ValueError(f"references must be True, False, 'assets' or 'any', not {references!r}")
+
+
 def lmml_plugin(
-    md: MarkdownIt, *, fences: bool = True, references: bool = True, roles: bool = True
+    md: MarkdownIt,
+    *,
+    fences: bool = True,
+    references: bool | Literal["assets", "any"] = True,
+    roles: bool = True,
+    delimiters: DelimiterMode = "strict",
+    known_names: Container[str] | None = None,
 ) -> None:
     """Add LMML to a markdown-it parser: ``@@@name`` fences, ``@name`` references and role
     delimiters, with their render rules and per-parse results in ``env``.
 
     Works on any preset, with or without ``html``. After ``md.parse(text, env)``,
-    ``env["lmml_embeds"]`` holds every :class:`~lmml_mdit.model.Embed` in document order and
-    ``env["lmml_delimiters"]`` the top-level delimiter tokens.
+    ``env["lmml_embeds"]`` holds every :class:`~lmml_mdit.model.Embed` in document order,
+    ``env["lmml_delimiters"]`` the top-level delimiter tokens and ``env["lmml_escapes"]``
+    the positions of LMML escapes.
 
     :param md: the parser to extend (changed in place).
     :param fences: recognise ``@@@name`` inline embed fences.
-    :param references: recognise ``@name`` external references.
+    :param references: recognise ``@name`` external references: ``True`` or ``"assets"``
+        (a name needs an extension, or must be known), ``"any"`` (RFC 4.1 as written), or
+        ``False`` (off).
     :param roles: recognise ``<!-- role -->`` comment delimiters (role headings are always
         marked, since they stay ordinary headings).
+    :param delimiters: ``"strict"`` (a heading's whole text is the role, or
+        ``label -- role``) or ``"loose"`` (a role word anywhere in it, the 0.1 rule).
+    :param known_names: asset names (any container: a set, an archive's entries) that are
+        references without an extension; ``env["lmml_known_names"]`` overrides it per parse.
+    :raises ValueError: for a *references* or *delimiters* value outside the choices.
     """
+    mode = reference_mode(references)
+    if delimiters not in DELIMITER_MODES:
+        raise ValueError(f"delimiters must be 'strict' or 'loose', not {delimiters!r}")
     if fences or roles:
         rule = make_block_rule(fences=fences, roles=roles)
         md.block.ruler.before("html_block", "lmml_block", rule, {"alt": _BLOCK_ALTS})
-    if references:
+    if mode is not None:
         md.inline.add_terminator_char(SIGIL)
-        md.inline.ruler.push("lmml_ref", embed_reference)
+        md.inline.ruler.push("lmml_ref", make_reference_rule(mode))
+    # The escape rule is wrapped, not preceded: other positions pay no extra call, and
+    # disabling "escape" (the "zero" preset) disables LMML escapes too. A parser without
+    # markdown-it's escape rule has none to record.
+    with contextlib.suppress(KeyError):
+        md.inline.ruler.at("escape", make_escape_rule(delimiters, markdown_escape))
     # Rules keep per-parse state only in ``env``, never on ``md``: one parser may serve
     # many parses, from several threads.
     md.core.ruler.before("block", "lmml_reset", reset_scratch)
-    md.core.ruler.at("inline", parse_inlines_and_collect)
+    md.core.ruler.at("inline", make_collect_rule(delimiters=delimiters, known_names=known_names))
     md.add_render_rule("lmml_ref", render_reference)
     md.add_render_rule("lmml_embed", render_embed)
     md.add_render_rule("lmml_role", render_role)

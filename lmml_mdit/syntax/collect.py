@@ -9,7 +9,14 @@ one more comparison per ``inline`` token and nothing more. It stores:
 - ``env["lmml_delimiters"]``: the top-level delimiter tokens (``heading_open`` with a role
   word, ``lmml_role``), each with ``meta["lmml_role"]``; a role heading also gets
   ``meta["lmml_heading"]``, its text;
-- ``env["lmml_source"]``: the normalized source the token maps refer to.
+- ``env["lmml_source"]``: the normalized source the token maps refer to;
+- ``env["lmml_escapes"]``: the 1-based ``(line, column)`` of each LMML escape backslash
+  (see :mod:`.escape`), in document order.
+
+It reads ``env["lmml_known_names"]`` (:data:`KNOWN_NAMES_KEY`), when present, as the asset
+names a reference without an extension may have; it wins over the plugin's
+``known_names``. A top-level heading that is no delimiter but looks like one gets
+``meta["lmml_suspicious"]`` (see :mod:`.roles`).
 
 Each ``inline`` token holding references also gets ``meta["lmml_refs"]``, its ``lmml_ref``
 children in order, so a reader can skip the paragraphs that have none.
@@ -18,7 +25,7 @@ children in order, so a reader can skip the paragraphs that have none.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterator
 from typing import Any, TypeVar
 
 from markdown_it.rules_core import StateCore
@@ -26,13 +33,25 @@ from markdown_it.token import Token
 
 from ..errors import LmmlSyntaxError
 from ..model import Embed
-from .keys import FENCE_TOKENS_KEY, INLINE_PARENT_KEY, NEW_REFS_KEY, ROLE_TOKENS_KEY, SCRATCH_KEYS
+from .keys import (
+    FENCE_TOKENS_KEY,
+    INLINE_PARENT_KEY,
+    KNOWN_SCRATCH_KEY,
+    NEW_REFS_KEY,
+    OPENER_KEY,
+    ROLE_TOKENS_KEY,
+    SCRATCH_KEYS,
+)
 from .positions import place_references
-from .roles import role_word
+from .roles import DelimiterMode, heading_role, suspicious_heading
 
 EMBEDS_KEY = "lmml_embeds"
 DELIMITERS_KEY = "lmml_delimiters"
 SOURCE_KEY = "lmml_source"
+ESCAPES_KEY = "lmml_escapes"
+KNOWN_NAMES_KEY = "lmml_known_names"
+
+CoreRule = Callable[[StateCore], None]
 
 _Item = TypeVar("_Item")
 
@@ -78,12 +97,33 @@ def _reference_embed(token: Token) -> Embed:
     )
 
 
-def _mark_role_heading(heading_open: Token, inline: Token, delimiters: list[Token]) -> None:
-    role = role_word(inline.content)
+def _mark_role_heading(
+    heading_open: Token, inline: Token, delimiters: list[Token], mode: DelimiterMode
+) -> None:
+    text = inline.content
+    role = heading_role(text, mode)
     if role is not None:
         heading_open.meta["lmml_role"] = role
-        heading_open.meta["lmml_heading"] = inline.content
+        heading_open.meta["lmml_heading"] = text
         delimiters.append(heading_open)
+    suspicious = suspicious_heading(text, mode, role)
+    if suspicious is not None:
+        heading_open.meta["lmml_suspicious"] = suspicious
+
+
+class _KnownNames:
+    """The caller's known asset names plus the document's own fence names."""
+
+    __slots__ = ("fences", "known")
+
+    def __init__(self, known: Container[str] | None, fences: frozenset[str]) -> None:
+        self.known = known
+        self.fences = fences
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.fences:
+            return True
+        return self.known is not None and name in self.known
 
 
 def reset_scratch(state: StateCore) -> None:
@@ -98,47 +138,80 @@ def _drop_scratch(env: Any) -> None:
         env.pop(key, None)
 
 
-def parse_inlines_and_collect(state: StateCore) -> None:
-    """Core rule replacing ``inline``: parse every inline token, give each reference its
-    source position, mark role headings, and store the results in ``env``.
+def make_collect_rule(
+    *, delimiters: DelimiterMode = "strict", known_names: Container[str] | None = None
+) -> CoreRule:
+    """The core rule replacing ``inline``: parse every inline token, give each reference
+    and LMML escape its source position, mark role headings (read in *delimiters* mode),
+    and store the results in ``env``.
 
     The scratch keys are removed even when a rule raises, so a reused ``env`` stays clean.
+
+    :param delimiters: ``"strict"`` or ``"loose"`` (see :mod:`.roles`).
+    :param known_names: asset names references may have without an extension, unless
+        ``env["lmml_known_names"]`` gives others.
     """
-    try:
-        _collect(state)
-    finally:
-        _drop_scratch(state.env)
+
+    def parse_inlines_and_collect(state: StateCore) -> None:
+        try:
+            _collect(state, delimiters, known_names)
+        finally:
+            _drop_scratch(state.env)
+
+    return parse_inlines_and_collect
 
 
-def _collect(state: StateCore) -> None:
+def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] | None) -> None:
     env = state.env
     md = state.md
     parse_inline = md.inline.parse
     references: list[Embed] = []
+    escapes: list[tuple[int, int]] = []
     headings: list[Token] = []
     new_refs: list[Token] = []
     env[NEW_REFS_KEY] = new_refs
+    fence_tokens: list[Token] = env.get(FENCE_TOKENS_KEY, [])
+    env[KNOWN_SCRATCH_KEY] = _KnownNames(
+        env.get(KNOWN_NAMES_KEY, known_names),
+        frozenset(token.meta["name"] for token in fence_tokens),
+    )
     previous: Token | None = None
     for token in state.tokens:
         if token.type == "inline":
             if token.children is None:
                 token.children = []
             env[INLINE_PARENT_KEY] = token
+            env[OPENER_KEY] = previous
             parse_inline(token.content, md, env, token.children)
             if new_refs:
                 place_references(state.src, env, token, new_refs)
-                token.meta["lmml_refs"] = new_refs
-                references.extend(_reference_embed(ref) for ref in new_refs)
+                refs = [found for found in new_refs if found.type == "lmml_ref"]
+                if len(refs) != len(new_refs):
+                    escapes.extend(_escape_positions(new_refs))
+                if refs:
+                    token.meta["lmml_refs"] = refs
+                    references.extend(_reference_embed(ref) for ref in refs)
                 new_refs = []
                 env[NEW_REFS_KEY] = new_refs
             if previous is not None and previous.type == "heading_open" and previous.level == 0:
-                _mark_role_heading(previous, token, headings)
+                _mark_role_heading(previous, token, headings, mode)
         previous = token
-    fences = [_fence_embed(token) for token in env.get(FENCE_TOKENS_KEY, ())]
+    fences = [_fence_embed(token) for token in fence_tokens]
     comments: list[Token] = env.get(ROLE_TOKENS_KEY, [])
     env[EMBEDS_KEY] = _in_document_order(fences, references, _embed_position)
     env[DELIMITERS_KEY] = _in_document_order(comments, headings, _token_line)
+    env[ESCAPES_KEY] = escapes
     env[SOURCE_KEY] = state.src
+
+
+def _escape_positions(found: list[Token]) -> Iterator[tuple[int, int]]:
+    for token in found:
+        if token.type != "lmml_ref":
+            yield token.meta["line"], token.meta["column"]
+
+
+parse_inlines_and_collect = make_collect_rule()
+"""The core pass with the default options (strict delimiters, no known names)."""
 
 
 def _embed_position(embed: Embed) -> tuple[int, int]:

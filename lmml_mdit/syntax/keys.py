@@ -18,8 +18,21 @@ LINE_STARTS_KEY = "_lmml_line_starts"
 """The last source line :mod:`.positions` has reached, and its offset."""
 LINE_CURSOR_KEY = "_lmml_line_cursor"
 """The last source line :mod:`.positions` searched, and how far."""
+KNOWN_SCRATCH_KEY = "_lmml_known"
+"""The names a reference without an extension may have: the caller's known asset names
+and the document's fence names (see :mod:`.reference`)."""
+OPENER_KEY = "_lmml_opener"
+"""The token before the ``inline`` token being parsed (its block's opening token), so the
+escape rule can tell a top-level paragraph (see :mod:`.escape`)."""
+
+UNDERLINE_KEY = "_lmml_underline"
+"""The ``inline`` token whose first escaped setext underline :mod:`.escape` has checked
+(only the first one could have ended a setext heading; this keeps the check linear)."""
 
 SCRATCH_KEYS = (
+    UNDERLINE_KEY,
+    KNOWN_SCRATCH_KEY,
+    OPENER_KEY,
     INLINE_PARENT_KEY,
     NEW_REFS_KEY,
     FENCE_TOKENS_KEY,

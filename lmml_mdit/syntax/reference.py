@@ -4,14 +4,30 @@ Grammar::
 
     reference  = boundary "@" name
     boundary   = start of the inline content / a character that is not a letter, digit,
-                 "_", "+", "-", "." or "@"
+                 "_", "+", "-", ".", "@", and (references="assets") not "/" or ":"
     name       = (letter / digit) *(letter / digit / "_" / "." / "-" / "/")
                  ; trailing ".", "-" and "/" are never part of the name
 
+With ``references="assets"`` (the default) a name is a reference only when it is an asset
+name::
+
+    asset-name = name-with-extension / known-name
+    name-with-extension = name whose final "." is followed by 1*(letter / digit) to its end
+    known-name = a name in the caller's known asset names (``known_names``, or
+                 ``env["lmml_known_names"]``), or the name of an ``@@@`` fence of the same
+                 document
+
+Read literally: ``@chart.png``, ``@data.tar.gz``, ``@report.v2.pdf`` and ``@scope/pkg.js``
+have an extension; ``@alice-dev``, ``@here``, ``@5pm``, ``@types/node`` (no ``.`` at all),
+``@a.b/c`` (``/`` after the final ``.``), ``@staticmethod`` and ``@Builder`` have none, so
+they are references only when known. An ``@`` right after ``/`` or ``:`` starts no reference
+(``https://mastodon.social/@alice``). ``references="any"`` keeps the RFC 4.1 rule as written
+(every name is a reference, whatever follows a ``/`` or ``:``).
+
 So ``bob@example.com`` and ``a@@b`` hold no reference, and ``Attached: @report.pdf.`` names
-``report.pdf``. ``\\@`` escapes (markdown-it's escape rule takes it first). Code spans,
-autolinks, raw HTML and link destinations are consumed by their own rules before this one
-sees an ``@``; image alt text is parsed apart and holds no references either.
+``report.pdf``. ``\\@`` escapes (see :mod:`.escape`). Code spans, autolinks, raw HTML and
+link destinations are consumed by their own rules before this one sees an ``@``; image alt
+text is parsed apart and holds no references either.
 
 Token: ``lmml_ref`` (inline, nesting 0), ``content`` and ``meta["name"]`` = name,
 ``markup`` = ``"@"``; the plugin's position pass adds ``meta["line"]``/``meta["column"]``
@@ -22,15 +38,22 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable, Container
+from typing import Literal
 
 from markdown_it.rules_inline import StateInline
 
-from .keys import INLINE_PARENT_KEY, NEW_REFS_KEY
+from .keys import INLINE_PARENT_KEY, KNOWN_SCRATCH_KEY, NEW_REFS_KEY
 
 SIGIL = "@"
+ReferenceMode = Literal["assets", "any"]
+REFERENCE_MODES: tuple[ReferenceMode, ...] = ("assets", "any")
 _NAME = re.compile(r"[^\W_][\w./-]*")
 _TRAILING_PUNCTUATION = "./-"
 _WORD_JOINERS = frozenset("_+-.@")
+_PATH_JOINERS = frozenset("/:")
+
+InlineRule = Callable[[StateInline, bool], bool]
 
 
 def _continues_word(char: str) -> bool:
@@ -48,26 +71,84 @@ def match_reference_name(text: str, pos: int, end: int) -> str | None:
     return sys.intern(match.group().rstrip(_TRAILING_PUNCTUATION))
 
 
-def embed_reference(state: StateInline, silent: bool) -> bool:
-    """Inline rule for ``@name`` references."""
-    pos = state.pos
-    src = state.src
-    if src[pos] != SIGIL:
+def has_extension(name: str) -> bool:
+    """Whether *name* ends in an extension: a final ``.`` followed by letters and digits
+    only (``chart.png``, ``data.tar.gz``; not ``types/node`` nor ``a.b/c``)."""
+    dot = name.rfind(".")
+    if dot < 0:
         return False
-    if pos > 0 and _continues_word(src[pos - 1]):
-        return False
-    parent = state.env.get(INLINE_PARENT_KEY)
-    if parent is None or parent.content is not src:
-        # A nested parse (image alt text) or a parse we did not start: no references there.
-        return False
-    name = match_reference_name(src, pos + 1, state.posMax)
-    if name is None:
-        return False
-    if not silent:
-        token = state.push("lmml_ref", "", 0)
-        token.content = name
-        token.markup = SIGIL
-        token.meta = {"name": name, "pos": pos}
-        state.env[NEW_REFS_KEY].append(token)
-    state.pos = pos + 1 + len(name)
-    return True
+    extension = name[dot + 1 :]
+    return extension.isalnum() and "_" not in extension
+
+
+def is_asset_reference(
+    name: str, known_names: Container[str] | None = None, mode: ReferenceMode = "assets"
+) -> bool:
+    """Whether ``@name`` (already a syntactic name) is a reference in *mode*.
+
+    :param name: a name :func:`match_reference_name` gives.
+    :param known_names: the asset names that count without an extension.
+    :param mode: ``"assets"`` or ``"any"``.
+    """
+    if mode == "any" or has_extension(name):
+        return True
+    return known_names is not None and name in known_names
+
+
+def writes_as_reference(
+    name: str, known_names: Container[str] | None = None, mode: ReferenceMode = "assets"
+) -> bool:
+    """Whether ``@name`` written at a word boundary reads back as a reference to exactly
+    *name* (the question every writer of ``@name`` asks).
+
+    :param known_names: the names the reader will know (a zip's entries, say).
+    """
+    return match_reference_name(name, 0, len(name)) == name and is_asset_reference(
+        name, known_names, mode
+    )
+
+
+def make_reference_rule(mode: ReferenceMode) -> InlineRule:
+    """The ``lmml_ref`` inline rule for *mode* (``"assets"`` or ``"any"``).
+
+    The known names come from ``env`` (the plugin's core pass puts them in a scratch key
+    before the inline pass), so one parser serves parses with different names.
+    """
+    assets = mode == "assets"
+
+    def embed_reference(state: StateInline, silent: bool) -> bool:
+        """Inline rule for ``@name`` references."""
+        pos = state.pos
+        src = state.src
+        if src[pos] != SIGIL:
+            return False
+        if pos > 0:
+            before = src[pos - 1]
+            if _continues_word(before) or (assets and before in _PATH_JOINERS):
+                return False
+        env = state.env
+        parent = env.get(INLINE_PARENT_KEY)
+        if parent is None or parent.content is not src:
+            # A nested parse (image alt text) or a parse we did not start: no references.
+            return False
+        name = match_reference_name(src, pos + 1, state.posMax)
+        if name is None:
+            return False
+        if assets and not has_extension(name):
+            known: Container[str] | None = env.get(KNOWN_SCRATCH_KEY)
+            if known is None or name not in known:
+                return False
+        if not silent:
+            token = state.push("lmml_ref", "", 0)
+            token.content = name
+            token.markup = SIGIL
+            token.meta = {"name": name, "pos": pos}
+            env[NEW_REFS_KEY].append(token)
+        state.pos = pos + 1 + len(name)
+        return True
+
+    return embed_reference
+
+
+embed_reference = make_reference_rule("any")
+"""The RFC 4.1 rule (``references="any"``), kept for callers of 0.1."""

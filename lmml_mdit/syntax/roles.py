@@ -1,26 +1,62 @@
 """Role delimiters: the headings and comments that split a narrative into turns.
 
 Grammar (top level of the document only; never inside a block quote, a list item, code or
-an embed)::
+an embed). A heading's *text* is its inline content, leading and trailing white space
+removed; roles and ``Turn`` match in any case::
 
-    heading-delimiter = ATX or setext heading whose text holds a role word
+    heading-delimiter = ATX or setext heading whose text is a delimiter-text
+    delimiter-text    = role / label 1*WSP dash 1*WSP role          ; strict (default)
+    label             = 1*CHAR ending in a non-space character        ; "Turn 3", "alice"
+    dash              = "--" / U+2013 / U+2014                        ; "--", en or em dash
     comment-delimiter = 0*3SP "<!--" *WSP role *WSP "-->" *WSP EOL
-    role              = "user" / "assistant" / "system" / "tool"     ; any case
-    role word         = the first whole word of the text that is a role
+    role              = "user" / "assistant" / "system" / "tool"
+
+So ``# Assistant``, ``### system``, ``## Turn 2 -- user`` (RFC 6.1), ``## alice -- assistant``
+and ``## Turn 2 — user`` are delimiters; ``### System requirements``, ``## User guide`` and
+``### Tool comparison`` are ordinary headings. The label runs to the *last* spaced dash.
+
+With ``delimiters="loose"`` a heading is a delimiter when its text holds a role word
+anywhere (the 0.1 rule)::
+
+    loose-delimiter-text = *CHAR role-word *CHAR
+    role-word            = the first run of letters that is a role
 
 A comment delimiter is recognised whether or not the ``html`` option is on, and may
 interrupt a paragraph. It becomes an ``lmml_role`` token; a heading delimiter stays a
 ``heading_open`` token. Both get ``meta["lmml_role"]``.
+
+**Near misses.** A top-level heading that is no delimiter but is shaped like one gets
+``meta["lmml_suspicious"]`` = ``(word, message)`` (reported by :func:`delimiter_issues` as
+``suspicious_delimiter``):
+
+- ``Turn N <dash> X`` where X is not a role (``## Turn 3 -- bot``), and ``Turn N`` followed by
+  another separator and a role (``## Turn 1 - user``, ``## Turn 1: user``);
+- ``label <dash> word`` where the word is a misspelt role (within 1 edit of ``user`` or
+  ``tool``, 2 of ``assistant`` or ``system``, and not holding the role itself, as
+  ``users`` or ``systemd`` do) or a common stand-in for one (``bot``, ``ai``, ``human``,
+  ``model``, ``developer``, ``function``);
+- a one-word heading of five letters or more within 2 edits of ``assistant`` or ``system``
+  (``## Asistant``), and not holding the role itself;
+- with ``delimiters="loose"``: every heading that became a delimiter though its text holds
+  more than the role (``### System requirements``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Literal, Protocol
 
 from markdown_it.rules_block import StateBlock
+from markdown_it.token import Token
 
-from ..model import MESSAGE_ROLES, Role
+from ..model import MESSAGE_ROLES, Issue, Role
 from .keys import ROLE_TOKENS_KEY
+
+DelimiterMode = Literal["strict", "loose"]
+DELIMITER_MODES: tuple[DelimiterMode, ...] = ("strict", "loose")
+SUSPICIOUS_DELIMITER = "suspicious_delimiter"
+"""The :class:`~lmml_mdit.model.Issue` kind of a near-miss delimiter heading."""
 
 _ROLES: dict[str, Role] = {role: role for role in MESSAGE_ROLES}
 # A role spelled out as a whole word: not preceded or followed by a letter (a word is a run
@@ -28,6 +64,17 @@ _ROLES: dict[str, Role] = {role: role for role in MESSAGE_ROLES}
 _ROLE_WORD = re.compile(
     r"(?<![^\W\d_])(?:" + "|".join(MESSAGE_ROLES) + r")(?![^\W\d_])", re.IGNORECASE
 )
+_DASH = r"(?:--|\u2013|\u2014)"
+# label, the last spaced dash, one word: the strict form and its near misses.
+_LABELLED = re.compile(r"(.*\S)[ \t]+" + _DASH + r"[ \t]+(\w+)", re.DOTALL)
+_TURN_LABEL = re.compile(r"turn[ \t]+\d+", re.IGNORECASE)
+# "Turn N" followed by any separator: shaped like RFC 6.1, even when the form is off.
+_TURN_SHAPED = re.compile(
+    r"turn[ \t]+\d+[ \t]*(?:" + _DASH + r"|[-:|\u2012\u2015]+)[ \t]*(.*)",
+    re.IGNORECASE | re.DOTALL,
+)
+_ONE_WORD = re.compile(r"[^\W\d_]+")
+_ROLE_STAND_INS = frozenset({"bot", "ai", "human", "model", "developer", "function"})
 COMMENT_OPEN = "<!--"
 COMMENT_CLOSE = "-->"
 
@@ -47,6 +94,160 @@ def role_word(text: str) -> Role | None:
         if role is not None:
             return role
     return None
+
+
+def heading_role(text: str, delimiters: DelimiterMode = "strict") -> Role | None:
+    """The role a heading whose text is *text* delimits, or None (see the module grammar).
+
+    :param text: the heading's inline content.
+    :param delimiters: ``"strict"`` (the whole text is the role, or ``label -- role``) or
+        ``"loose"`` (:func:`role_word`).
+    """
+    if delimiters == "loose":
+        return role_word(text)
+    return strict_heading_role(text)
+
+
+def strict_heading_role(text: str) -> Role | None:
+    """The role of a heading text that is only a role or ``label <dash> role``, or None."""
+    stripped = text.strip()
+    role = _ROLES.get(stripped.lower())
+    if role is not None:
+        return role
+    # Cheap tests first: most headings hold no dash and end in no role at all.
+    if not stripped or not stripped[-1].isalpha() or not _has_dash(stripped):
+        return None
+    match = _LABELLED.fullmatch(stripped)
+    if match is None:
+        return None
+    return _ROLES.get(match.group(2).lower())
+
+
+def _has_dash(text: str) -> bool:
+    return "--" in text or "\u2013" in text or "\u2014" in text
+
+
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """The optimal-string-alignment distance of *a* and *b* (letters swapped count once),
+    or ``limit + 1`` when it exceeds *limit* (words are short: this is a few dozen steps)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, char_b in enumerate(b, 1):
+            cost = 0 if char_a == char_b else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def _misspelt_role(word: str, *, long_only: bool = False) -> Role | None:
+    """The role *word* looks like a misspelling of, or None: a word holding a whole role
+    (``users``, ``systemd``, ``toolkit``) is another word, not a misspelling."""
+    lowered = word.lower()
+    for role in MESSAGE_ROLES:
+        if role in lowered:
+            return None
+    for role in MESSAGE_ROLES:
+        limit = 2 if len(role) > 4 else 1
+        if long_only and limit < 2:
+            continue
+        if _edit_distance(lowered, role, limit) <= limit:
+            return role
+    return None
+
+
+def near_miss(text: str) -> str | None:
+    """The word that keeps a delimiter-shaped heading text from being a strict delimiter
+    (``bot`` in ``Turn 3 -- bot``), or None when the text is not shaped like one."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    turn_shaped = _TURN_SHAPED.fullmatch(stripped) if stripped[:1] in "tT" else None
+    if turn_shaped is not None:
+        rest = turn_shaped.group(1).strip()
+        return rest or stripped
+    match = _LABELLED.fullmatch(stripped) if _has_dash(stripped) else None
+    if match is not None:
+        word = match.group(2)
+        if word.lower() in _ROLE_STAND_INS or _misspelt_role(word) is not None:
+            return word
+        return None
+    one_word = (
+        len(stripped) >= 5 and " " not in stripped and _ONE_WORD.fullmatch(stripped) is not None
+    )
+    if one_word and _misspelt_role(stripped, long_only=True) is not None:
+        return stripped
+    return None
+
+
+def suspicious_heading(
+    text: str, delimiters: DelimiterMode, role: Role | None
+) -> tuple[str, str] | None:
+    """Why a top-level heading is a suspicious delimiter: ``(word at fault, message)``, or
+    None.
+
+    :param text: the heading's text.
+    :param delimiters: the mode the heading was read in.
+    :param role: the role it delimits in that mode, or None.
+    """
+    if role is None:
+        word = near_miss(text)
+        if word is None:
+            return None
+        shown = text.strip()
+        return word, (
+            f"the heading {shown!r} looks like a role delimiter but {word!r} is not a role, "
+            "so it is an ordinary heading; write '## Turn N -- user' (or assistant, system, "
+            "tool), or reword the heading"
+        )
+    if delimiters == "loose" and strict_heading_role(text) is None:
+        shown = text.strip()
+        return role, (
+            f"the heading {shown!r} opens a {role} turn only because it holds the word "
+            f"{role!r} (loose delimiters); write '## {role}' if a turn is meant, or parse "
+            "with the default strict delimiters"
+        )
+    return None
+
+
+class _TokenSource(Protocol):
+    """What :func:`delimiter_issues` reads: a parse's tokens and its source lines."""
+
+    @property
+    def tokens(self) -> Sequence[Token]: ...
+
+    @property
+    def lines(self) -> Sequence[str]: ...
+
+
+def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
+    """A ``suspicious_delimiter`` issue (a warning) for each heading the parse marked.
+
+    :param narrative: a :class:`~lmml_mdit.narrative.Narrative` (its tokens and lines).
+    :returns: the issues in document order, each with the heading's line and the column of
+        the word at fault (or of the heading).
+    """
+    issues: list[Issue] = []
+    for token in narrative.tokens:
+        if token.type != "heading_open" or not token.meta:
+            continue
+        found = token.meta.get("lmml_suspicious")
+        if found is None or token.map is None:
+            continue
+        word, message = found
+        index = token.map[0]
+        line = narrative.lines[index] if index < len(narrative.lines) else ""
+        at = line.find(word)
+        if at < 0:
+            at = line.lower().find(word.lower())
+        column = at + 1 if at >= 0 else len(line) - len(line.lstrip()) + 1
+        issues.append(Issue(SUSPICIOUS_DELIMITER, word, index + 1, column, message))
+    return issues
 
 
 def comment_role(line: str) -> Role | None:

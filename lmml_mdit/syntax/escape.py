@@ -1,0 +1,119 @@
+"""LMML escapes: the backslashes that exist for the parser, not for the model.
+
+Grammar (inside a paragraph's inline content)::
+
+    lmml-escape     = "\\" "@"                          ; anywhere: \\@alice, \\@@@name
+                    / line-start "\\" delimiter-rest    ; top-level paragraphs only
+    line-start      = start of a content line, after its leading spaces
+    delimiter-rest  = the rest of the line, if the line without the backslash would be
+                      a role delimiter: an ATX heading ("## user"), a role comment
+                      ("<!-- user -->"), or a setext underline ("---", "===") under text
+                      that is a role heading
+
+Every other backslash escape (``\\*``, ``\\#`` before an ordinary heading) is Markdown's
+own and stays as written everywhere. The rule takes the place of markdown-it's ``escape``
+rule and keeps its name (so disabling ``escape`` disables both, as the ``zero`` preset
+does): every other escape goes to the original rule, and for an LMML escape it makes
+exactly the token ``escape`` would (``text_special``, so the HTML is the same with the
+plugin on and off) and records the backslash's position: the plugin's core
+pass turns these into 1-based ``(line, column)`` pairs in ``env["lmml_escapes"]``, which
+:attr:`lmml_mdit.narrative.Narrative.escapes` keeps, so the text sent to a model, the
+exported Markdown and the preview leave these backslashes out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.rules_inline import StateInline
+
+from .keys import INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY, UNDERLINE_KEY
+from .reference import InlineRule
+from .roles import DelimiterMode, comment_role, heading_role
+
+ESCAPE_TOKEN_INFO = "escape"
+_LINE_ESCAPABLE = frozenset("#<-=")
+_ESCAPABLE = _LINE_ESCAPABLE | {"@"}
+_ATX = re.compile(r"(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
+_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*")
+
+
+def _at_line_start(src: str, pos: int) -> int | None:
+    """The content offset where *pos*'s line starts, if only spaces precede *pos* on it."""
+    start = pos
+    while start > 0 and src[start - 1] in " \t":
+        start -= 1
+    if start == 0 or src[start - 1] == "\n":
+        return start
+    return None
+
+
+def escapes_delimiter(
+    src: str, pos: int, line_start: int, delimiters: DelimiterMode, first_underline: bool = True
+) -> bool:
+    """Whether the line of ``src[pos]`` (a backslash at its line start) would be a role
+    delimiter without the backslash.
+
+    :param first_underline: whether no earlier escaped underline stands in this content
+        (only the first could have ended a setext heading).
+    """
+    end = src.find("\n", pos)
+    rest = src[pos + 1 : len(src) if end < 0 else end]
+    first = rest[:1]
+    if first == "#":
+        match = _ATX.fullmatch(rest)
+        return match is not None and heading_role(match.group(2) or "", delimiters) is not None
+    if first == "<":
+        return comment_role(rest) is not None
+    if first_underline and _UNDERLINE.fullmatch(rest):
+        above = src[:line_start].strip()
+        return bool(above) and heading_role(above, delimiters) is not None
+    return False
+
+
+def make_escape_rule(delimiters: DelimiterMode, markdown_escape: InlineRule) -> InlineRule:
+    """The ``escape`` inline rule: LMML escapes (delimiters read in *delimiters* mode),
+    and every other escape by *markdown_escape*, the rule it replaces."""
+
+    def lmml_escape(state: StateInline, silent: bool) -> bool:
+        pos = state.pos
+        src = state.src
+        if src[pos] != "\\" or pos + 1 >= state.posMax:
+            return False
+        escaped = src[pos + 1]
+        if escaped not in _ESCAPABLE:
+            return markdown_escape(state, silent)
+        if escaped != "@":
+            line_start = _at_line_start(src, pos)
+            if line_start is None:
+                return markdown_escape(state, silent)
+            env = state.env
+            parent = env.get(INLINE_PARENT_KEY)
+            opener = env.get(OPENER_KEY)
+            first_underline = True
+            if escaped in "-=":
+                first_underline = env.get(UNDERLINE_KEY) is not parent
+                env[UNDERLINE_KEY] = parent
+            # Delimiters are top level: only a top-level paragraph's line could have been one.
+            if (
+                parent is None
+                or parent.content is not src
+                or opener is None
+                or opener.type != "paragraph_open"
+                or opener.level != 0
+                or not escapes_delimiter(src, pos, line_start, delimiters, first_underline)
+            ):
+                return markdown_escape(state, silent)
+        if not silent:
+            token = state.push("text_special", "", 0)
+            token.content = escaped
+            token.markup = "\\" + escaped
+            token.info = ESCAPE_TOKEN_INFO
+            parent = state.env.get(INLINE_PARENT_KEY)
+            if parent is not None and parent.content is src:
+                token.meta = {"pos": pos, "lmml_escape": True}
+                state.env[NEW_REFS_KEY].append(token)
+        state.pos = pos + 2
+        return True
+
+    return lmml_escape

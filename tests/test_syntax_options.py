@@ -1,0 +1,281 @@
+"""The syntax options (``delimiters``, ``references``, ``known_names``), LMML escapes and
+front matter, from the plugin, :func:`lmml_mdit.parse`, :func:`lmml_mdit.open`, bundles and
+the command line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+import lmml_mdit
+from lmml_mdit import cli, lmml_plugin, parse, to_markdown
+from lmml_mdit.bundle import Bundle
+from lmml_mdit.content import TextSegment, turn_segments
+from lmml_mdit.errors import InvalidSettingsError
+from lmml_mdit.syntax import (
+    EMBEDS_KEY,
+    ESCAPES_KEY,
+    KNOWN_NAMES_KEY,
+    delimiter_issues,
+    has_extension,
+    heading_role,
+    writes_as_reference,
+)
+
+CHAT = "## Turn 1 -- user\ncc @alice, see @chart.png\n\n### System requirements\n\nok\n"
+
+
+def _names(md: MarkdownIt, text: str, env: dict[str, Any] | None = None) -> list[str]:
+    env = {} if env is None else env
+    md.parse(text, env)
+    return [embed.name for embed in env[EMBEDS_KEY]]
+
+
+def test_plugin_reference_modes() -> None:
+    text = "cc @bob and @a.png"
+    assert _names(MarkdownIt().use(lmml_plugin), text) == ["a.png"]
+    assert _names(MarkdownIt().use(lmml_plugin, references="assets"), text) == ["a.png"]
+    assert _names(MarkdownIt().use(lmml_plugin, references="any"), text) == ["bob", "a.png"]
+    assert _names(MarkdownIt().use(lmml_plugin, references=False), text) == []
+
+
+def test_plugin_known_names_option_and_env_key() -> None:
+    md = MarkdownIt().use(lmml_plugin, known_names={"bob"})
+    assert _names(md, "cc @bob and @carol") == ["bob"]
+    # The env key wins over the option, per parse; any container works.
+    assert _names(md, "cc @bob and @carol", {KNOWN_NAMES_KEY: ["carol"]}) == ["carol"]
+    assert _names(md, "cc @bob and @carol") == ["bob"]  # nothing leaks between parses
+
+
+def test_plugin_rejects_unknown_option_values() -> None:
+    with pytest.raises(ValueError, match="delimiters"):
+        MarkdownIt().use(lmml_plugin, delimiters="lenient")
+    with pytest.raises(ValueError, match="references"):
+        MarkdownIt().use(lmml_plugin, references="some")
+
+
+def test_parse_options() -> None:
+    assert [t.role for t in parse(CHAT).turns] == ["user"]
+    assert [t.role for t in parse(CHAT, delimiters="loose").turns] == ["user", "system"]
+    assert parse(CHAT).embed_names == ("chart.png",)
+    assert parse(CHAT, references="any").embed_names == ("alice", "chart.png")
+    assert parse(CHAT, known_names={"alice"}).embed_names == ("alice", "chart.png")
+    with pytest.raises(ValueError, match="lmml_plugin"):
+        parse(CHAT, md=MarkdownIt().use(lmml_plugin), delimiters="loose")
+    with pytest.raises(ValueError, match="delimiters"):
+        parse(CHAT, delimiters="wild")  # type: ignore[arg-type]
+
+
+def test_known_names_work_with_a_parser_of_ones_own() -> None:
+    md = MarkdownIt("gfm-like").use(lmml_plugin)
+    assert parse("build @Dockerfile", md=md, known_names={"Dockerfile"}).embed_names == (
+        "Dockerfile",
+    )
+
+
+def test_heading_role_and_helpers() -> None:
+    assert heading_role("  Assistant ") == "assistant"
+    assert heading_role("Turn 12 — tool") == "tool"
+    assert heading_role("System requirements") is None
+    assert heading_role("System requirements", "loose") == "system"
+    assert has_extension("report.v2.pdf") and not has_extension("types/node")
+    assert not has_extension("a.b/c") and not has_extension("trailing.")
+    assert writes_as_reference("chart.png") and not writes_as_reference("Dockerfile")
+    assert writes_as_reference("Dockerfile", {"Dockerfile"})
+    assert not writes_as_reference("bad name.png")
+
+
+def test_open_and_bundles_take_the_options(tmp_path: Path) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text(CHAT, encoding="utf-8")
+    with lmml_mdit.open(path) as bundle:
+        assert [t.role for t in bundle.narrative.turns] == ["user"]
+    with lmml_mdit.open(path, delimiters="loose", references="any") as bundle:
+        assert [t.role for t in bundle.narrative.turns] == ["user", "system"]
+        assert bundle.narrative.embed_names == ("alice", "chart.png")
+
+
+def test_a_zip_bundle_knows_its_entry_names() -> None:
+    bundle = Bundle.from_zip("t", "# user\nbuild with @Dockerfile\n", {"Dockerfile": b"FROM x\n"})
+    assert bundle.narrative.embed_names == ("Dockerfile",)
+    assert bundle.validate() == []
+
+
+def test_pack_writes_references_the_packed_bundle_reads_back() -> None:
+    text = "# user\nthe build:\n\n@@@Makefile\nall:\n@@@\n"
+    packed = Bundle.from_text("t", text).pack()
+    assert packed.narrative.embed_names == ("Makefile",)
+    assert "@Makefile" in packed.narrative.text and packed.validate() == []
+
+
+def test_validate_reports_suspicious_delimiters_with_line_and_column() -> None:
+    bundle = Bundle.from_text("t", "# user\nhi\n\n## Turn 2 -- asistant\nhello\n")
+    (issue,) = bundle.validate()
+    assert (issue.kind, issue.name, issue.line, issue.column) == (
+        "suspicious_delimiter",
+        "asistant",
+        4,
+        14,
+    )
+    assert "not a role" in issue.message
+    assert delimiter_issues(bundle.narrative) == [issue]
+
+
+def test_escapes_are_recorded_and_left_out_of_sent_and_exported_text() -> None:
+    text = "# user\nping \\@alice\n\\## assistant\nand \\*stars\\*\n"
+    narrative = parse(text)
+    assert narrative.escapes == ((2, 6), (3, 1))
+    env: dict[str, Any] = {}
+    MarkdownIt().use(lmml_plugin).parse(text, env)
+    assert env[ESCAPES_KEY] == [(2, 6), (3, 1)]
+    (turn,) = narrative.turns
+    (segment,) = turn_segments(narrative, turn)
+    assert isinstance(segment, TextSegment)
+    assert segment.text == "ping @alice\n## assistant\nand \\*stars\\*"
+    assert to_markdown(narrative) == "# user\nping @alice\n## assistant\nand \\*stars\\*\n"
+    messages = Bundle.from_text("t", text).messages("openai")
+    assert messages[0]["content"][0]["text"] == "ping @alice\n## assistant\nand \\*stars\\*"
+
+
+def test_escapes_keep_the_html_of_the_escape_rule() -> None:
+    text = "\\@a.png \\@bob\n\n\\## user\n\n\\<!-- user -->\n"
+    assert MarkdownIt().use(lmml_plugin).render(text) == MarkdownIt().render(text)
+    zero = MarkdownIt("zero").use(lmml_plugin)
+    # Escapes off (the "zero" preset): a backslash is text and no LMML escape.
+    assert parse(text, md=zero).escapes == ()
+    assert zero.render("\\@bob") == "<p>\\@bob</p>\n"
+
+
+def test_front_matter_settings_merge_under_the_settings_embed() -> None:
+    text = (
+        "---\ntitle: Q3\nsettings:\n  temperature: 0.2\n  max_tokens: 100\n---\n"
+        "# user\nhi\n\n@@@settings.yaml\nmax_tokens: 500\n@@@\n"
+    )
+    bundle = Bundle.from_text("t", text)
+    assert bundle.front_matter == {
+        "title": "Q3",
+        "settings": {"temperature": 0.2, "max_tokens": 100},
+    }
+    assert bundle.settings == {"temperature": 0.2, "max_tokens": 500}
+    assert (
+        bundle.narrative.front_matter
+        == "title: Q3\nsettings:\n  temperature: 0.2\n  max_tokens: 100"
+    )
+    request = bundle.to_request("openai", model="m")
+    assert request["temperature"] == 0.2
+    assert [m["content"][0]["text"] for m in request["messages"]] == ["hi"]
+
+
+def test_front_matter_alone_gives_the_settings() -> None:
+    bundle = Bundle.from_text("t", "---\nsettings:\n  top_p: 0.5\n---\n# user\nhi\n")
+    assert bundle.settings == {"top_p": 0.5}
+    assert Bundle.from_text("t", "# user\nhi\n").front_matter is None
+
+
+def test_invalid_front_matter_raises_and_is_one_issue() -> None:
+    bundle = Bundle.from_text("t", "---\n[1, 2]\n---\n# user\nhi\n")
+    with pytest.raises(InvalidSettingsError) as error:
+        _ = bundle.front_matter
+    assert error.value.line == 2
+    with pytest.raises(InvalidSettingsError):
+        _ = bundle.settings
+    assert [(i.kind, i.line) for i in bundle.validate()] == [("invalid_front_matter", 2)]
+
+
+def test_front_matter_limits_apply() -> None:
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(6)
+    )
+    bundle = Bundle.from_text("t", f"---\n{bomb}---\n# user\nhi\n")
+    with pytest.raises(InvalidSettingsError, match="nodes"):
+        _ = bundle.front_matter
+
+
+def test_cli_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text(CHAT + "\n## Turn 3 -- bot\nx\n", encoding="utf-8")
+    assert cli.main(["turns", str(path)]) == 0
+    strict = capsys.readouterr().out
+    assert cli.main(["turns", "--delimiters", "loose", str(path)]) == 0
+    loose = capsys.readouterr().out
+    assert "system" not in strict and "system" in loose
+    cli.main(["validate", "--json", str(path)])
+    report = json.loads(capsys.readouterr().out)
+    kinds = [issue["kind"] for issue in _issues(report)]
+    assert "suspicious_delimiter" in kinds
+    cli.main(["validate", "--json", "--references", "any", str(path)])
+    kinds = [issue["kind"] for issue in _issues(json.loads(capsys.readouterr().out))]
+    assert "missing_reference" in kinds and kinds.count("missing_reference") == 2
+
+
+def _issues(report: Any) -> list[dict[str, Any]]:
+    """Every issue object in a ``validate --json`` report, whatever its nesting."""
+    found: list[dict[str, Any]] = []
+    if isinstance(report, dict):
+        if "kind" in report:
+            found.append(report)
+        for value in report.values():
+            found.extend(_issues(value))
+    elif isinstance(report, list):
+        for value in report:
+            found.extend(_issues(value))
+    return found
+
+
+_WORDS = ["\\@", "@a.png", "@bob", "\\", "x", "\\## user", "\\<!-- tool -->", "## user", "*"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_WORDS), min_size=1, max_size=6).map(" ".join),
+        min_size=1,
+        max_size=6,
+    ).map("\n".join)
+)
+def test_sent_text_never_holds_an_lmml_escape(body: str) -> None:
+    narrative = parse("# user\n" + body + "\n")
+    for line, column in narrative.escapes:
+        assert narrative.lines[line - 1][column - 1] == "\\"
+    for turn in narrative.turns:
+        for segment in turn_segments(narrative, turn):
+            if isinstance(segment, TextSegment):
+                # A lone backslash before "@" is always an LMML escape, so none is sent.
+                assert not re.search(r"(?<!\\)\\@", segment.text.replace("\\\\", ""))
+
+
+def test_an_opened_archive_knows_its_entry_names(tmp_path: Path) -> None:
+    path = tmp_path / "build.lmmlz"
+    Bundle.from_zip(
+        "build", "# user\nwhy does @Dockerfile fail?\n", {"Dockerfile": b"FROM x\n"}
+    ).save(path)
+    with lmml_mdit.open(path) as bundle:
+        assert bundle.narrative.embed_names == ("Dockerfile",)
+        assert bundle.validate() == []
+        parts = bundle.messages("openai")[0]["content"]
+        assert parts[0]["text"] == "why does @Dockerfile fail?"
+
+
+def test_cli_render_drops_attachment_lines_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "notes.lmmlz"
+    Bundle.from_zip("notes", "# user\nWhat is this?\n\n@note.txt\n", {"note.txt": b"hi\n"}).save(
+        path
+    )
+    assert cli.main(["render", str(path)]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert cli.main(["render", "--attachment-lines", "keep", str(path)]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert "@note.txt" not in json.dumps(default)
+    assert "@note.txt" in json.dumps(kept)
