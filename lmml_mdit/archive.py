@@ -85,6 +85,11 @@ class Limits:
         *max_total_size* still bounds them. Kept small so that any bomb of real size is
         caught by its ratio.
     :ivar max_central_directory: largest central directory, in bytes.
+    :ivar max_narrative_bytes: largest narrative, in bytes: a bare ``.lmml`` file, an
+        archive's narrative entry (checked on its declared size, before decompressing) or
+        standard input. Parsing holds the tokens of the whole narrative, from about 20
+        times its size for prose up to about 150 times for text made of ``@name``
+        references, so the default (32 MiB) keeps the worst case to a few gigabytes.
     """
 
     max_entries: int = 10_000
@@ -93,6 +98,7 @@ class Limits:
     max_ratio: int = 200
     ratio_floor: int = 64 * KiB
     max_central_directory: int = 16 * MiB
+    max_narrative_bytes: int = 32 * MiB
 
     def __post_init__(self) -> None:
         # A zero or negative limit would refuse everything, or nothing if mistyped; say so.
@@ -136,7 +142,10 @@ def unsafe_reason(name: str) -> str | None:
 
 
 def _collision_key(name: str) -> str:
-    return unicodedata.normalize("NFC", name).casefold()
+    """The form two names share when they differ only in case or Unicode form: compatibility
+    caseless matching (Unicode 3.13, D146), so ``Ϊ́`` and ``ΐ``, or ``ﬁ`` and ``FI``, meet."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFD", name).casefold())
+    return unicodedata.normalize("NFKD", folded.casefold())
 
 
 def check_entry_names(names: Iterable[str]) -> None:
@@ -237,41 +246,46 @@ def _limit_error(message: str, name: str | None, limit: str) -> LimitExceededErr
     )
 
 
-def _central_directory_span(source: _Source) -> tuple[int, int]:
-    """Find the central directory (start, size) from the end record, without zipfile."""
-    tail_size = min(source.length, _END_RECORD.size + 65535)
-    tail = source.read_at(source.length - tail_size, tail_size)
-    # The record is the last signature whose comment length reaches exactly to the end (a
-    # comment may itself hold the signature bytes).
+def _end_record(source: _Source) -> tuple[int, tuple[int, ...]]:
+    """Find the end record the way :mod:`zipfile` does, so the limits check the directory
+    it will read: the record with no comment that ends the file, else the last signature in
+    the final 64 KiB (whatever its comment length says; a comment may hold a decoy record).
+
+    :returns: the record's offset and its unpacked fields.
+    """
+    size = _END_RECORD.size
+    if source.length >= size:
+        last = source.read_at(source.length - size, size)
+        if last[:4] == b"PK\x05\x06" and last[-2:] == b"\x00\x00":
+            return source.length - size, _END_RECORD.unpack(last)
+    tail_start = max(source.length - 65536 - size, 0)
+    tail = source.read_at(tail_start, source.length - tail_start)
     position = tail.rfind(b"PK\x05\x06")
-    while position >= 0 and not (
-        position + _END_RECORD.size <= len(tail)
-        and position + _END_RECORD.size + _END_RECORD.unpack_from(tail, position)[7] == len(tail)
-    ):
-        position = tail.rfind(b"PK\x05\x06", 0, position)
-    if position < 0:
+    if position < 0 or position + size > len(tail):
         raise InvalidZipError(
             "the archive has no end-of-central-directory record (truncated or not a zip)",
             hint="the file is damaged; get a complete copy",
         )
-    end_offset = source.length - tail_size + position
-    fields = _END_RECORD.unpack_from(tail, position)
+    return tail_start + position, _END_RECORD.unpack_from(tail, position)
+
+
+def _central_directory_span(source: _Source) -> tuple[int, int]:
+    """The central directory's (start, size), computed as :mod:`zipfile` computes it."""
+    end_offset, fields = _end_record(source)
     cd_size, cd_offset = fields[5], fields[6]
-    record_start = end_offset
+    start = end_offset - cd_size
     locator_offset = end_offset - _ZIP64_LOCATOR.size
     if locator_offset >= 0:
         locator = source.read_at(locator_offset, _ZIP64_LOCATOR.size)
-        if locator[:4] == b"PK\x06\x07":
-            record_start = locator_offset - _ZIP64_END_RECORD.size
-            if record_start < 0:
-                raise InvalidZipError("the archive's zip64 end record is missing")
+        record_start = locator_offset - _ZIP64_END_RECORD.size
+        if locator[:4] == b"PK\x06\x07" and record_start >= 0:
             record = _ZIP64_END_RECORD.unpack(source.read_at(record_start, _ZIP64_END_RECORD.size))
-            if record[0] != b"PK\x06\x06":
-                raise InvalidZipError("the archive's zip64 end record is damaged")
-            cd_size, cd_offset = record[8], record[9]
+            # Like zipfile, a locator without its record leaves the plain record in force.
+            if record[0] == b"PK\x06\x06":
+                cd_size, cd_offset = record[8], record[9]
+                start = record_start - cd_size
     # Like zipfile, allow bytes prepended to the archive: the directory ends at its record.
-    start = record_start - cd_size
-    if start < 0 or cd_offset > record_start:
+    if start < 0 or cd_offset > end_offset:
         raise InvalidZipError("the archive's central directory lies outside the file")
     return start, cd_size
 
@@ -353,11 +367,22 @@ def _check_info(info: zipfile.ZipInfo, limits: Limits) -> None:
         )
 
 
-def _check_layout(members: list[Member], directory_start: int) -> None:
-    """Refuse entries whose data overlaps another's or the central directory."""
+def _local_header_size(source: _Source, member: Member) -> int:
+    """The size of *member*'s local header, its name and extra field included (the fixed
+    part only when the header is unreadable, which reading the entry then reports)."""
+    if member.header_offset + _LOCAL_HEADER.size > source.length:
+        return _LOCAL_HEADER.size
+    fields = _LOCAL_HEADER.unpack(source.read_at(member.header_offset, _LOCAL_HEADER.size))
+    if fields[0] != b"PK\x03\x04":
+        return _LOCAL_HEADER.size
+    return _LOCAL_HEADER.size + int(fields[10]) + int(fields[11])
+
+
+def _check_layout(source: _Source, members: list[Member], directory_start: int) -> None:
+    """Refuse entries whose header or data overlaps another's or the central directory."""
     ordered = sorted(members, key=lambda member: member.header_offset)
     for index, member in enumerate(ordered):
-        end = member.header_offset + _LOCAL_HEADER.size + member.compress_size
+        end = member.header_offset + _local_header_size(source, member) + member.compress_size
         following = index + 1
         limit = ordered[following].header_offset if following < len(ordered) else directory_start
         if end > limit:
@@ -491,6 +516,7 @@ def _read_directory(source: _Source, limits: Limits) -> ZipArchive:
     try:
         with zipfile.ZipFile(source.file_object()) as archive:
             infos = archive.infolist()
+            read_from = archive.start_dir
     except (
         zipfile.BadZipFile,
         zipfile.LargeZipFile,
@@ -508,6 +534,11 @@ def _read_directory(source: _Source, limits: Limits) -> ZipArchive:
             "an entry name in the central directory is not valid UTF-8",
             hint="re-create the archive with UTF-8 names",
         ) from None
+    if read_from != directory_start:  # a zipfile that finds its directory another way
+        raise InvalidZipError(
+            "the archive's end records disagree about where its central directory is",
+            hint="the archive is damaged or hostile; re-create it",
+        )
     if len(infos) > limits.max_entries:
         raise _limit_error(
             f"the archive holds {len(infos)} entries, over max_entries ({limits.max_entries})",
@@ -536,7 +567,7 @@ def _read_directory(source: _Source, limits: Limits) -> ZipArchive:
             file_size=info.file_size,
             crc=info.CRC,
         )
-    _check_layout(list(members.values()), directory_start)
+    _check_layout(source, list(members.values()), directory_start)
     return ZipArchive(source, members, limits)
 
 

@@ -20,7 +20,15 @@ import warnings
 from collections.abc import Callable, Container, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from .archive import Limits, ZipArchive, check_entry_names, is_zip, open_archive, unsafe_reason
+from .archive import (
+    ZIP_SIGNATURES,
+    Limits,
+    ZipArchive,
+    check_entry_names,
+    is_zip,
+    open_archive,
+    unsafe_reason,
+)
 from .errors import (
     BundleError,
     BundleNotFoundError,
@@ -66,6 +74,8 @@ _ZIP_SUFFIX = ".lmmlz"
 _DEFAULT_NAME = "untitled"
 # Archives read from a file object are held in memory; allow the directory's overhead.
 _STREAM_SLACK = 64 * 1024 * 1024
+STREAM_CHUNK = 1024 * 1024
+"""The most bytes :func:`open` asks a file object for at a time."""
 
 
 class DefectWarning(UserWarning):
@@ -884,39 +894,66 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
     return issues
 
 
-def _read_stream(stream: IO[bytes], limits: Limits) -> bytes:
+def _read_stream(stream: IO[bytes], limits: Limits, name: str | None = None) -> bytes:
     """Read a file object to its end, refusing more than the limits allow.
 
-    Reads in a loop, since a pipe or raw stream may return fewer bytes than asked for.
+    Reads in chunks of at most :data:`STREAM_CHUNK` bytes (a pipe or raw stream may also
+    return fewer than asked for). Once the first bytes tell a narrative from an archive,
+    a narrative stops at ``max_narrative_bytes``, an archive at ``max_total_size`` plus
+    room for its directory.
+
+    :param name: the name given to :func:`open`, for the error.
     """
     cap = limits.max_total_size + _STREAM_SLACK
-    chunks: list[bytes] = []
-    size = 0
+    data = bytearray()
+    decided = False
     try:
-        while size <= cap:
-            chunk = stream.read(cap + 1 - size)
+        while len(data) <= cap:
+            chunk = stream.read(min(STREAM_CHUNK, cap + 1 - len(data)))
             if not chunk:
                 break
             if not isinstance(chunk, (bytes, bytearray)):
                 raise TypeError(
                     "open() needs a binary file object (opened with 'rb'), not a text one"
                 )
-            chunks.append(bytes(chunk))
-            size += len(chunk)
+            data += chunk
+            if not decided and len(data) >= len(ZIP_SIGNATURES[0]):
+                decided = True
+                if not is_zip(bytes(data[:4])):
+                    cap = min(cap, _narrative_cap(limits))
     except OSError as error:
         raise BundleError(
             f"cannot read the stream: {error.strerror or error}",
             name=_stream_name(stream),
             hint="check the file object passed to open()",
         ) from None
-    if size > cap:
+    if len(data) > cap:
+        if decided and not is_zip(bytes(data[:4])):
+            raise _narrative_too_large(name or _stream_name(stream), limits)
         raise LimitExceededError(
             f"the stream is larger than max_total_size ({limits.max_total_size} bytes) "
             "plus room for the archive's directory",
             name=_stream_name(stream),
             hint="pass a path instead, or raise lmml_mdit.Limits(max_total_size=...)",
         )
-    return b"".join(chunks)
+    return bytes(data)
+
+
+def _narrative_cap(limits: Limits) -> int:
+    """The most bytes a narrative may have under *limits*."""
+    return min(limits.max_entry_size, limits.max_narrative_bytes)
+
+
+def _narrative_too_large(name: str | None, limits: Limits) -> LimitExceededError:
+    if limits.max_narrative_bytes <= limits.max_entry_size:
+        limit, value = "max_narrative_bytes", limits.max_narrative_bytes
+    else:
+        limit, value = "max_entry_size", limits.max_entry_size
+    return LimitExceededError(
+        f"the narrative is larger than {limit} ({value} bytes)",
+        name=name,
+        hint=f"pass lmml_mdit.Limits({limit}=...) to open() if you trust it",
+    )
 
 
 def _stream_name(stream: IO[bytes]) -> str | None:
@@ -1020,6 +1057,8 @@ def _zip_bundle(
                 "or keep exactly one .lmml entry at the archive root",
             )
         chosen = candidates[0]
+    if archive.size(chosen) > _narrative_cap(limits):  # declared: refused before inflating
+        raise _narrative_too_large(chosen, limits)
     known = frozenset(entry for entry in members if entry != chosen)
     narrative = parse(
         archive.read(chosen),
@@ -1057,12 +1096,8 @@ def _text_bundle(
     base_dir: str | None,
     syntax: _SyntaxOptions,
 ) -> Bundle:
-    if len(data) > limits.max_entry_size:
-        raise LimitExceededError(
-            f"the narrative is larger than max_entry_size ({limits.max_entry_size} bytes)",
-            name=display,
-            hint="pass lmml_mdit.Limits(max_entry_size=...) if you trust it",
-        )
+    if len(data) > _narrative_cap(limits):
+        raise _narrative_too_large(display, limits)
     other = _not_lmml(data, display)
     if other is not None:
         raise other
@@ -1131,7 +1166,7 @@ def open(
             with builtins.open(path, "rb") as stream:
                 head = stream.read(4)
                 if not is_zip(head):
-                    text = head + stream.read(limits.max_entry_size + 1 - len(head))
+                    text = head + stream.read(_narrative_cap(limits) + 1 - len(head))
         except FileNotFoundError:
             raise BundleNotFoundError(
                 "cannot read the file: no such file",
@@ -1151,7 +1186,7 @@ def open(
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     elif callable(getattr(source, "read", None)):
-        data = _read_stream(source, limits)
+        data = _read_stream(source, limits, name)
         name = name or _stream_name(source)
     else:
         raise TypeError(

@@ -370,10 +370,10 @@ def _open(path: str, *, base_dir: str | None = None) -> _Source:
 
     syntax = _SYNTAX_OPTIONS
     if path == STDIO:
-        data = _stdin_buffer().read()
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
         with _about(STDIN_LABEL, aliases):
-            bundle = open_bundle(data, name="stdin", base_dir=base_dir, **syntax)
+            # Read by open() in bounded chunks, under the same limits as a file.
+            bundle = open_bundle(_stdin_buffer(), name="stdin", base_dir=base_dir, **syntax)
         return _Source(bundle, STDIN_LABEL, aliases)
     if os.path.isdir(path):
         raise CliError(f"{path}: is a folder, not a .lmml or .lmmlz file")

@@ -1,35 +1,212 @@
-"""Parse JSON text, turning every way it can fail into one clear :class:`LmmlError`.
+"""Parse JSON text strictly, turning every way it can fail into one clear :class:`LmmlError`.
 
-Shared by the top-layer readers that load whole JSON files (:mod:`lmml_mdit.transcript`
-and :mod:`lmml_mdit.bridge`), which sit side by side and so cannot import each other.
+:func:`parse_json` is the one JSON reader of the library (the reserved embeds, tool-call
+fences, transcript files, chat imports). Beyond the grammar it refuses what would make a
+small file costly or lossy later: a key repeated in one object, an integer of more than
+:data:`MAX_NUMBER_DIGITS` digits, a number too long or too large for a finite float,
+``NaN`` and the infinities, and a ``\\uXXXX`` escape that leaves a lone surrogate. Each
+refusal is a :class:`json.JSONDecodeError` at the offending place, so its line and column
+are known.
+
+:func:`load_json` wraps it for the top-layer readers that load whole JSON files
+(:mod:`lmml_mdit.transcript` and :mod:`lmml_mdit.bridge`), which sit side by side and so
+cannot import each other.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from json.scanner import NUMBER_RE
 from typing import Any
 
 from .errors import LmmlError
+from .text import is_unicode
 
-__all__ = ["load_json"]
+__all__ = ["MAX_NUMBER_DIGITS", "load_json", "number_text_problem", "parse_json"]
+
+MAX_NUMBER_DIGITS = 4300
+"""Most characters a number may be written with (its digits, sign, point and exponent), in
+any base: Python's own limit for decimal integers (``sys.int_info.default_max_str_digits``),
+applied to every number. Bounds the cost of converting it and of writing it back."""
+
+
+_LONG_DIGITS = re.compile(f"[0-9]{{{MAX_NUMBER_DIGITS}}}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class _Refused(ValueError):
+    """A JSON value the grammar allows but :func:`parse_json` refuses."""
+
+
+def number_text_problem(numeral: str) -> str | None:
+    """Why the number written *numeral* is refused, or None: too many characters.
+
+    :param numeral: the number as written (JSON, or a YAML scalar).
+    """
+    if len(numeral) > MAX_NUMBER_DIGITS:
+        return f"a number is written with more than {MAX_NUMBER_DIGITS} characters"
+    return None
+
+
+def _parse_int(numeral: str) -> int:
+    problem = number_text_problem(numeral)
+    if problem is not None:
+        raise _Refused(problem)
+    return int(numeral)
+
+
+def _parse_float(numeral: str) -> float:
+    problem = number_text_problem(numeral)
+    if problem is not None:
+        raise _Refused(problem)
+    value = float(numeral)
+    if not math.isfinite(value):
+        raise _Refused(f"the number {numeral} is too large for a float")
+    return value
+
+
+def _parse_constant(constant: str) -> Any:
+    raise _Refused(f"{constant} is not a JSON number")
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _Refused("a key appears twice in one object")
+    return value
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Whether a string anywhere in *value* (keys included) holds a lone surrogate."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if not is_unicode(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
+def _locate(text: str) -> tuple[str, int]:
+    """The first refused thing in the valid JSON *text*: (message, character offset).
+
+    A linear scan that builds nothing: only the keys of the objects still open are kept.
+    """
+    open_objects: list[set[str] | None] = []  # None for an array
+    previous = ""
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if char in " \t\r\n":
+            index += 1
+            continue
+        start = index
+        if char == '"':
+            string, index = scanstring(text, index + 1, True)
+            if not is_unicode(string):
+                return "a \\u escape leaves a lone surrogate, which is not valid Unicode", start
+            keys = open_objects[-1] if open_objects else None
+            if keys is not None and previous in "{,":
+                if string in keys:
+                    return f"the key {string!r} appears twice in one object", start
+                keys.add(string)
+        elif char in "{[":
+            open_objects.append(set() if char == "{" else None)
+            index += 1
+        elif char in "}]":
+            open_objects.pop()
+            index += 1
+        elif char in ",:":
+            index += 1
+        elif char in "NI" or text.startswith("-I", index):
+            constant = "NaN" if char == "N" else "Infinity"
+            return f"{'-' if char == '-' else ''}{constant} is not a JSON number", start
+        else:
+            match = NUMBER_RE.match(text, index)
+            if match is None:  # true, false, null
+                index += 4 if char in "tn" else 5
+            else:
+                integer, fraction, exponent = match.groups()
+                try:
+                    if fraction or exponent:
+                        _parse_float(match.group())
+                    else:
+                        _parse_int(integer)
+                except _Refused as problem:
+                    return str(problem), start
+                index = match.end()
+        previous = char
+    return "the JSON holds a refused value", 0
+
+
+def parse_json(data: str | bytes, *, lone_surrogates: bool = False) -> Any:
+    """Parse *data* as strict JSON.
+
+    :param data: JSON text, or UTF-8 bytes (a byte order mark is allowed).
+    :param lone_surrogates: let strings keep lone surrogates, for a reader that refuses
+        them itself naming their place in the value.
+    :raises json.JSONDecodeError: for invalid JSON and for each refusal listed in the
+        module docstring, with the position of the offending value.
+    :raises UnicodeDecodeError: for bytes that are not UTF-8.
+    :raises RecursionError: for nesting too deep for the json module.
+    """
+    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_unique_pairs,
+            # Integers are checked in Python only when the text has a long run of digits.
+            parse_int=_parse_int if _LONG_DIGITS.search(text) else None,
+            parse_float=_parse_float,
+            parse_constant=_parse_constant,
+        )
+    except _Refused:
+        message, offset = _locate(text)
+        raise json.JSONDecodeError(message, text, offset) from None
+    if lone_surrogates:
+        return value
+    # Only a surrogate escape, or a str holding a surrogate, can leave one in a string; the
+    # walk over the value runs only then.
+    suspect = _SURROGATE_ESCAPE.search(text) is not None or (
+        not isinstance(data, bytes) and not is_unicode(text)
+    )
+    if suspect and _holds_surrogate(value):
+        message, offset = _locate(text)
+        raise json.JSONDecodeError(message, text, offset)
+    return value
 
 
 def load_json(
-    data: str | bytes, *, error_class: type[LmmlError], name: str | None, subject: str, hint: str
+    data: str | bytes,
+    *,
+    error_class: type[LmmlError],
+    name: str | None,
+    subject: str,
+    hint: str,
+    lone_surrogates: bool = False,
 ) -> Any:
-    """Parse *data* as JSON.
+    """Parse *data* with :func:`parse_json`.
 
     :param data: JSON text, or UTF-8 bytes.
     :param error_class: the error raised for every failure.
     :param name: the file or place named in the error.
     :param subject: what the data is, to start the message (``"chat data"``).
     :param hint: what to do about JSON that does not parse.
-    :raises LmmlError: (as *error_class*) for bytes that are not UTF-8, invalid JSON (with
-        line and column), an integer past Python's digit limit, or nesting too deep for
-        the json module.
+    :param lone_surrogates: as for :func:`parse_json`.
+    :raises LmmlError: (as *error_class*) for bytes that are not UTF-8, invalid JSON or a
+        refused value (with line and column), or nesting too deep for the json module.
     """
     try:
-        return json.loads(data)
+        return parse_json(data, lone_surrogates=lone_surrogates)
     except UnicodeDecodeError as error:
         raise error_class(
             f"{subject} is not UTF-8 ({error.reason})", name=name, hint="save it as UTF-8"
@@ -41,10 +218,6 @@ def load_json(
             line=error.lineno,
             column=error.colno,
             hint=hint,
-        ) from None
-    except ValueError as error:  # e.g. an integer longer than Python's digit limit
-        raise error_class(
-            f"{subject} cannot be read as JSON ({error})", name=name, hint=hint
         ) from None
     except RecursionError:
         # The json module recurses once per nesting level; real payloads nest a few levels.

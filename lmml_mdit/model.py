@@ -21,7 +21,7 @@ MESSAGE_ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
 """The roles a delimiter can name (every role but ``context``)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Embed:
     """One occurrence of an embed in a narrative.
 

@@ -27,13 +27,14 @@ preamble is turn 1, as the Transcript and the importers number the headings they
 
 from __future__ import annotations
 
+import array
 import bisect
 import codecs
 import functools
 import itertools
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, overload
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -130,8 +131,6 @@ class Narrative:
     :ivar embeds: every embed occurrence in document order.
     :ivar turns: the role turns.
     :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
-    :ivar lines: ``source`` split into lines, without line endings (split once, by
-        :func:`parse`).
     :ivar front_matter: the raw YAML text of a leading ``---`` … ``---`` block (without
         its marker lines), or None; its lines belong to no turn
         (:attr:`lmml_mdit.bundle.Bundle.front_matter` decodes it).
@@ -147,9 +146,14 @@ class Narrative:
     embeds: tuple[Embed, ...]
     turns: tuple[Turn, ...]
     source: str = field(repr=False)
-    lines: tuple[str, ...] = field(repr=False)
     front_matter: str | None = field(default=None, repr=False)
     escapes: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+
+    @functools.cached_property
+    def lines(self) -> tuple[str, ...]:
+        """``source`` split into lines, without line endings (split once, when first read:
+        a parse does not hold a string per line)."""
+        return tuple(_split_lines(self.source))
 
     @property
     def embed_names(self) -> tuple[str, ...]:
@@ -268,15 +272,13 @@ def parse(
     embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
     found: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
     escapes: list[tuple[int, int]] = env.get(ESCAPES_KEY, [])  # type: ignore[assignment]
-    lines = tuple(_split_lines(source))
-    turns = segment(lines, found, embeds, start=_body_start(tokens))
+    turns = segment(_SourceLines(source), found, embeds, start=_body_start(tokens))
     return Narrative(
         text=text,
         tokens=tokens,
         embeds=tuple(embeds),
         turns=tuple(turns),
         source=source,
-        lines=lines,
         front_matter=_front_matter(tokens),
         escapes=tuple(escapes),
     )
@@ -307,8 +309,56 @@ def _split_lines(source: str) -> list[str]:
     return lines
 
 
+class _SourceLines(Sequence[str]):
+    """The lines of a normalized source, as :func:`_split_lines` gives them, read on demand
+    from their start offsets: 8 bytes a line where a tuple of strings costs about 60."""
+
+    def __init__(self, source: str) -> None:
+        starts = array.array("q", [0])
+        found = source.find("\n")
+        while found >= 0:
+            starts.append(found + 1)
+            found = source.find("\n", found + 1)
+        if starts[-1] == len(source):  # a final newline ends the last line, opens none
+            starts.pop()
+        self._source = source
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def _end(self, index: int) -> int:
+        """The offset just past line *index* (0 <= index < len), its newline left out."""
+        if index + 1 < len(self._starts):
+            return self._starts[index + 1] - 1
+        return len(self._source) - (1 if self._source.endswith("\n") else 0)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._source[self._starts[index] : self._end(index)]
+
+    def joined(self, first: int, last: int) -> str:
+        """``"\\n".join(self[first:last])``, sliced from the source in one piece."""
+        if first >= last:
+            return ""
+        return self._source[self._starts[first] : self._end(last - 1)]
+
+
 def _trimmed_text(lines: Sequence[str], start: int, end: int) -> str:
     first, last = blank_edges(lines, start, end)
+    if isinstance(lines, _SourceLines):
+        return lines.joined(first, last)
     return "\n".join(lines[first:last])
 
 

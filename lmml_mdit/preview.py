@@ -72,6 +72,7 @@ __all__ = [
     "DEFAULT_MAX_EMBEDDED_BYTES",
     "DEFAULT_MAX_IMAGE_BYTES",
     "DEFAULT_MAX_TEXT_BYTES",
+    "MAX_HIGHLIGHT_CHARS",
     "SAFE_URL_SCHEMES",
     "PreviewSource",
     "is_safe_url",
@@ -236,9 +237,17 @@ def _format_size(size: int) -> str:
 # --------------------------------------------------------------------------- highlighting
 
 
+MAX_HIGHLIGHT_CHARS = 8 * 1024
+"""The longest code (a fence, or a text asset) the preview colours, in characters; longer
+code is shown escaped but uncoloured. Some Pygments lexers take time quadratic in their
+input on ordinary text (Java's spends seconds on a few dozen kilobytes of words), so the
+bound keeps a page's rendering time linear in its size."""
+
+
 def _highlight(code: str, *, filename: str | None, language: str | None, enabled: bool) -> str:
-    """Escaped HTML for *code*, coloured by Pygments when enabled and installed."""
-    if enabled and PYGMENTS_AVAILABLE:
+    """Escaped HTML for *code*, coloured by Pygments when enabled, installed and *code* is at
+    most :data:`MAX_HIGHLIGHT_CHARS` long."""
+    if enabled and PYGMENTS_AVAILABLE and len(code) <= MAX_HIGHLIGHT_CHARS:
         lexer = _lexer(filename, language, code)
         if lexer is not None:
             formatter = HtmlFormatter(nowrap=True)

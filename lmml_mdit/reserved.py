@@ -6,22 +6,30 @@ JSON ``null`` and YAML ``null``/``~`` are both ``None``.
 YAML is read by PyYAML's safe loader, narrowed further: no object construction (only the
 core tags), no timestamps (they stay strings), no ``!!binary``/``!!set``/``!!omap``, at most
 :data:`MAX_YAML_DEPTH` levels of nesting, and at most :data:`MAX_YAML_NODES` nodes counted
-with every alias expanded, so an alias bomb ("billion laughs") is refused before anyone walks
-it. Mapping keys must be strings.
+and :data:`MAX_YAML_BYTES` characters of scalar text, both counted with every alias expanded
+while the document is composed, so an alias bomb ("billion laughs") is refused before
+anything is built. Mapping keys must be strings and distinct; numbers are written with at most
+:data:`~lmml_mdit.jsonio.MAX_NUMBER_DIGITS` characters (in any base) and floats are finite.
+
+JSON is read by :func:`lmml_mdit.jsonio.parse_json`, which refuses duplicate keys, over-long
+numbers, ``NaN``, the infinities and lone surrogates, each with its line.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import yaml
 
 from .errors import InvalidManifestError, InvalidSettingsError, LmmlError
+from .jsonio import number_text_problem, parse_json
 
 __all__ = [
     "FRONT_MATTER_NAME",
     "MANIFEST_NAME",
+    "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
     "RESERVED_NAMES",
@@ -45,6 +53,12 @@ MAX_YAML_DEPTH = 64
 MAX_YAML_NODES = 100_000
 """Most nodes a settings YAML document may have, counting each alias as a full copy."""
 
+MAX_YAML_BYTES = 8 * 1024 * 1024
+"""Most characters of scalar text a settings YAML document may have, counting each alias as
+a full copy (a 1 MB string named by a few aliases is refused, however small the file)."""
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
 _ALLOWED_TAGS = frozenset(
     f"tag:yaml.org,2002:{kind}"
     for kind in ("null", "bool", "int", "float", "str", "seq", "map", "merge")
@@ -54,9 +68,12 @@ _ALLOWED_TAGS = frozenset(
 class _Refused(yaml.YAMLError):
     """A document PyYAML could read but settings refuse; *mark* is where, if known."""
 
-    def __init__(self, message: str, mark: yaml.Mark | None = None) -> None:
+    def __init__(
+        self, message: str, mark: yaml.Mark | None = None, hint: str | None = None
+    ) -> None:
         super().__init__(message)
         self.mark = mark
+        self.hint = hint
 
 
 _JSON_TYPE_NAMES = {
@@ -76,64 +93,120 @@ def _type_name(value: Any) -> str:
 
 
 class _SettingsLoader(yaml.SafeLoader):
-    """A safe loader that also bounds depth and refuses non-JSON types."""
+    """A safe loader that bounds the document while composing it, before anything is built.
+
+    Each node composed adds its size to running totals, an alias adding the whole size of
+    the node it names: at most :data:`MAX_YAML_NODES` nodes and :data:`MAX_YAML_BYTES`
+    characters of scalar text, so an alias bomb is refused at the alias that crosses the
+    limit, with its line. Nesting is bounded by :data:`MAX_YAML_DEPTH`, tags by the core
+    schema; while building, duplicate and non-string keys, over-long numbers and
+    non-finite floats are refused, each at its node.
+    """
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._depth = 0
+        self._nodes = 0
+        self._bytes = 0
+        # The expanded (nodes, characters) of each finished node an alias may name.
+        self._sizes: dict[int, tuple[int, int]] = {}
+
+    def _count(self, nodes: int, size: int, mark: yaml.Mark) -> None:
+        self._nodes += nodes
+        self._bytes += size
+        if self._nodes > MAX_YAML_NODES:
+            raise _Refused(
+                f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)",
+                mark,
+            )
+        if self._bytes > MAX_YAML_BYTES:
+            raise _Refused(
+                f"the document expands to more than {MAX_YAML_BYTES} characters of text "
+                "(an alias bomb?)",
+                mark,
+            )
 
     def compose_node(self, parent: Any, index: Any) -> Any:
+        event: Any = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: yaml.Mark = event.start_mark
+        node: Any
+        if isinstance(event, yaml.AliasEvent):
+            node = super().compose_node(parent, index)
+            size = self._sizes.get(id(node))
+            if size is None:  # the alias names a collection still being composed
+                raise _Refused("the document holds a recursive alias", mark)
+            self._count(*size, mark)
+            return node
         self._depth += 1
         try:
             if self._depth > MAX_YAML_DEPTH:
-                event: Any = self.peek_event()  # type: ignore[no-untyped-call]
-                raise _Refused(
-                    f"the document nests deeper than {MAX_YAML_DEPTH} levels", event.start_mark
-                )
-            return super().compose_node(parent, index)
+                raise _Refused(f"the document nests deeper than {MAX_YAML_DEPTH} levels", mark)
+            before = (self._nodes, self._bytes)
+            value = getattr(event, "value", "")
+            self._count(1, len(value) if isinstance(value, str) else 0, mark)
+            node = super().compose_node(parent, index)
         finally:
             self._depth -= 1
+        if node.tag not in _ALLOWED_TAGS:
+            raise _Refused(f"the tag {node.tag!r} is not allowed in settings", node.start_mark)
+        if event.anchor is not None:
+            self._sizes[id(node)] = (self._nodes - before[0], self._bytes - before[1])
+        return node
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    continue  # merged keys may be overridden: that is what merging means
+                scalar = isinstance(key_node, yaml.ScalarNode)
+                key = self.construct_object(key_node) if scalar else None
+                if not isinstance(key, str):
+                    raise _Refused(
+                        f"the key {key_node.value if key is None else key!r} is not a "
+                        "string; quote it",
+                        key_node.start_mark,
+                        "mapping keys must be strings",
+                    )
+                if key in seen:
+                    raise _Refused(
+                        f"the key {key!r} appears twice in one mapping",
+                        key_node.start_mark,
+                        "remove or rename one of the two",
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        _check_number_text(node)
+        return int(super().construct_yaml_int(node))
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        _check_number_text(node)
+        value = float(super().construct_yaml_float(node))
+        if not math.isfinite(value):
+            raise _Refused(
+                f"the number {node.value} is not finite",
+                node.start_mark,
+                "settings take finite numbers; quote it to keep it as a string",
+            )
+        return value
+
+
+def _check_number_text(node: yaml.ScalarNode) -> None:
+    problem = number_text_problem(str(node.value))
+    if problem is not None:
+        raise _Refused(problem, node.start_mark, "quote the number to keep it as a string")
+
+
+_SettingsLoader.add_constructor("tag:yaml.org,2002:int", _SettingsLoader.construct_yaml_int)
+_SettingsLoader.add_constructor("tag:yaml.org,2002:float", _SettingsLoader.construct_yaml_float)
 
 # Timestamps stay strings: drop the implicit timestamp resolver from our copy only.
 _SettingsLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-
-
-def _expanded_size(root: yaml.Node) -> int:
-    """Count nodes with aliases expanded, refusing cycles and anything past the limit."""
-    sizes: dict[int, int] = {}
-    in_progress: set[int] = set()
-
-    def visit(node: yaml.Node, depth: int) -> int:
-        key = id(node)
-        if key in sizes:
-            return sizes[key]
-        if key in in_progress:
-            raise _Refused("the document holds a recursive alias", node.start_mark)
-        if node.tag not in _ALLOWED_TAGS:
-            raise _Refused(f"the tag {node.tag!r} is not allowed in settings", node.start_mark)
-        in_progress.add(key)
-        total = 1
-        if isinstance(node, yaml.SequenceNode):
-            for item in node.value:
-                total += visit(item, depth + 1)
-        elif isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                total += visit(key_node, depth + 1) + visit(value_node, depth + 1)
-        if total > MAX_YAML_NODES:
-            raise _Refused(
-                f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)",
-                node.start_mark,
-            )
-        in_progress.discard(key)
-        sizes[key] = total
-        return total
-
-    visit(root, 0)
-    return sizes[id(root)]
 
 
 def _check_keys(value: Any, path: str = "") -> None:
@@ -166,35 +239,23 @@ def _content_line(first_line: int | None, offset: int) -> int | None:
     return offset + 1 if first_line is None else first_line + offset
 
 
-def _refuse_constant(constant: str) -> Any:
-    raise ValueError(f"{constant} is not a JSON number")
-
-
 def _load_json(
     data: bytes, error: type[LmmlError], name: str, first_line: int | None
 ) -> dict[str, Any]:
     text = _decode_text(data, error, name, first_line)
     try:
-        value = json.loads(text, parse_constant=_refuse_constant)
+        value = parse_json(text)
     except json.JSONDecodeError as problem:
         raise error(
             f"not valid JSON: {problem.msg}",
             name=name,
             line=_content_line(first_line, problem.lineno - 1),
             column=problem.colno,
-            hint="fix the JSON syntax",
+            hint="fix the JSON; keys are distinct, numbers finite and short",
         ) from None
     except RecursionError:
         raise error(
             "the JSON nests too deeply", name=name, line=first_line, hint="flatten it"
-        ) from None
-    except ValueError as problem:
-        # NaN/Infinity (not JSON), or an integer past Python's digit limit.
-        raise error(
-            f"not valid JSON: {problem}",
-            name=name,
-            line=first_line,
-            hint="use plain JSON numbers",
         ) from None
     if not isinstance(value, dict):
         leading = text[: len(text) - len(text.lstrip())]
@@ -231,7 +292,9 @@ def _yaml_error(problem: Exception, name: str, first_line: int | None) -> Invali
     else:
         mark = problem.mark if isinstance(problem, _Refused) else None
         message = f"refused settings YAML: {problem}"
-        hint = "simplify the document; aliases, deep nesting and custom tags are limited"
+        hint = (problem.hint if isinstance(problem, _Refused) else None) or (
+            "simplify the document; aliases, deep nesting, numbers and custom tags are limited"
+        )
     line = _content_line(first_line, mark.line) if mark is not None else first_line
     column = mark.column + 1 if mark is not None else None
     return InvalidSettingsError(message, name=name, line=line, column=column, hint=hint)
@@ -255,11 +318,10 @@ def _load_yaml(
         node = loader.get_single_node()
         if node is None:
             return {}
-        _expanded_size(node)
         value = loader.construct_document(node)
         _check_keys(value)
     except (yaml.YAMLError, RecursionError, ValueError) as problem:
-        # ValueError: an integer too long to convert (Python's digit limit).
+        # ValueError: a malformed number PyYAML's resolver let through (``0b``, ``0x_``).
         raise _yaml_error(problem, name, first_line) from None
     finally:
         loader.dispose()

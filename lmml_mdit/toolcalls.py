@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidToolCallError
+from .jsonio import parse_json
 from .model import Embed, Issue, Turn
 from .narrative import numbered_turns, turn_label
 from .text import blank_edges
@@ -130,7 +131,7 @@ def parse_tool_call(embed: Embed) -> ToolCall:
         a string ``name`` and ``arguments``.
     """
     try:
-        value = json.loads((embed.content or b"").decode("utf-8"))
+        value = parse_json((embed.content or b"").decode("utf-8"))
     except json.JSONDecodeError as error:
         message = f"tool call is not valid JSON ({error.msg} at line {error.lineno})"
         raise _invalid_call(embed, message) from None

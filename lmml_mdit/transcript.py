@@ -814,6 +814,7 @@ class Transcript:
             name=name,
             subject="the transcript",
             hint="save transcripts with Transcript.save",
+            lone_surrogates=True,  # refused later, naming their place
         )
         return _from_dict(cls, data, name)
 

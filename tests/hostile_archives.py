@@ -34,6 +34,7 @@ class Record:
     flags: int = 0x800
     external_attr: int = 0o100644 << 16
     local_name: bytes | None = None
+    local_extra_length: int = 0  # declared in the local header; no extra bytes are written
 
 
 def deflated(name: str, plain: bytes, **changes: object) -> Record:
@@ -72,7 +73,9 @@ def raw_zip(records: list[Record]) -> bytes:
         # The fields both headers share: flags, method, mod time, mod date, CRC, sizes.
         shared = (record.flags, record.method, 0, 0x21, crc, compressed, size)
         offset = out.tell()
-        out.write(_LOCAL.pack(b"PK\x03\x04", 20, 0, *shared, len(local_name), 0))
+        out.write(
+            _LOCAL.pack(b"PK\x03\x04", 20, 0, *shared, len(local_name), record.local_extra_length)
+        )
         out.write(local_name)
         out.write(record.data)
         central.write(
@@ -225,3 +228,51 @@ def too_many_entries(count: int = 50) -> bytes:
 
 def empty_archive() -> bytes:
     return normal_zip({})
+
+
+def _central_record(name: bytes, offset: int, comment_length: int = 0) -> bytes:
+    """A central directory record for an empty stored entry *name* at *offset*."""
+    header = _CENTRAL.pack(
+        b"PK\x01\x02", 20, 3, 20, 0, 0x800, 0, 0, 0x21, 0, 0, 0, len(name), 0,
+        comment_length, 0, 0, 0o100644 << 16, offset,
+    )  # fmt: skip
+    return header + name
+
+
+def decoy_end_record(entries: int = 20_000) -> bytes:
+    """A small honest archive whose comment holds a second end record: :mod:`zipfile` reads
+    that one, which names a central directory of *entries* records hidden in a stored
+    entry's data (the last one's comment swallowing the real directory and end record).
+    """
+    fake = b"".join(_central_record(f"x{index}".encode(), 0) for index in range(entries - 1))
+
+    def build(swallowed: int) -> tuple[bytes, bytes]:
+        pad = fake + _central_record(b"last", 0, comment_length=swallowed)
+        return raw_zip([NARRATIVE, stored("pad.bin", pad)]), pad
+
+    first, _ = build(0)
+    real_directory_start = _END.unpack_from(first, len(first) - _END.size)[6]
+    swallowed = len(first) - real_directory_start  # the real directory and end record
+    built, pad = build(swallowed)
+    decoy = _END.pack(
+        b"PK\x05\x06", 0, 0, entries, entries, len(pad) + swallowed, built.index(pad), 0
+    )
+    # One byte after the decoy: its comment length (0) no longer reaches the end, which
+    # zipfile does not check when it searches for the last signature.
+    comment = decoy + b"!"
+    fields = list(_END.unpack_from(built, len(built) - _END.size))
+    fields[7] = len(comment)
+    return built[: -_END.size] + _END.pack(*fields) + comment
+
+
+def local_extra_overlap() -> bytes:
+    """The first asset's local header declares an extra field that runs into the next
+    entry, so its data would start inside it (the central directory says nothing)."""
+    return raw_zip(
+        [NARRATIVE, stored("a.txt", b"hello\n", local_extra_length=40), stored("b.txt", b"b" * 64)]
+    )
+
+
+def unicode_caseless_twins() -> bytes:
+    """Two names equal only under canonical caseless matching (``Ϊ́`` and ``ΐ``)."""
+    return raw_zip([NARRATIVE, stored("\u03aa\u0301.txt", b"one"), stored("\u0390.txt", b"two")])

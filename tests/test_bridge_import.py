@@ -332,8 +332,8 @@ def test_anthropic_is_error_result_refused() -> None:
     ("data", "message"),
     [
         ("[" * 100_000 + "]" * 100_000, "nests too deeply"),
-        ('{"messages": [], "seed": 1' + "0" * 5000 + "}", "cannot be read"),
-        ('{"messages": [], "temperature": NaN}', "NaN or infinite"),
+        ('{"messages": [], "seed": 1' + "0" * 5000 + "}", "more than 4300 characters"),
+        ('{"messages": [], "temperature": NaN}', "NaN is not a JSON number"),
         (b'{"messages": ["\xff"]}', "not UTF-8"),
     ],
     ids=["deep", "long-integer", "nan", "not-utf-8"],

@@ -44,6 +44,7 @@ def _load_json(data: str | bytes) -> Any:
         name=None,
         subject="chat data",
         hint="fix the JSON; for one conversation per line use a .jsonl file",
+        lone_surrogates=True,  # refused later, naming their place
     )
 
 

@@ -8,10 +8,10 @@ messages; content as a string, ``null`` or a list of ``text``, ``image_url`` (da
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..errors import ImportFormatError
+from ..jsonio import parse_json
 from .parts import (
     Asset,
     Call,
@@ -45,7 +45,7 @@ def parse_arguments(text: Any, *, where: str) -> Any:
     """
     expect(text, str, where=f"{where}.arguments")
     try:
-        return json.loads(text)
+        return parse_json(text)
     except (ValueError, RecursionError):
         return text
 

@@ -18,6 +18,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ImportFormatError, UnsupportedContentError
+from ..jsonio import parse_json
 from ..model import Role
 from .parts import (
     Call,
@@ -57,7 +58,7 @@ _RESULT_ROLES = {"observation", "tool", "function_response", "function", "tool_r
 def _calls(value: Any, counter: list[int], *, where: str) -> list[Call]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = parse_json(value)
         except ValueError:
             raise ImportFormatError(
                 "a function_call value is not JSON",

@@ -19,11 +19,11 @@ Consecutive contents of one role are merged into one.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..content import Conversation, Options
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..jsonio import parse_json
 from ..toolcalls import ToolCall
 from ._common import (
     Payload,
@@ -93,7 +93,7 @@ def _part(part: Part, options: Options) -> dict[str, Any]:
 def _response(texts: list[str]) -> dict[str, Any]:
     text = "\n\n".join(texts)
     try:
-        value = json.loads(text)
+        value = parse_json(text)
     except ValueError:
         value = None
     if isinstance(value, dict):

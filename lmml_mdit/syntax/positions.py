@@ -23,14 +23,25 @@ from .keys import LINE_CURSOR_KEY, LINE_STARTS_KEY
 
 
 def _line_start(src: str, env: Any, line: int) -> int:
-    """Offset of 0-based *line* in *src*, extending a cached table lazily (linear overall)."""
-    starts: list[int] = env.setdefault(LINE_STARTS_KEY, [0])
-    while len(starts) <= line:
-        found = src.find("\n", starts[-1])
+    """Offset of 0-based *line* in *src*, stepping from the line asked for last.
+
+    Lines are asked for in document order, so the steps add up to one pass over *src*;
+    only the last line reached is kept (a table of every line start would cost more than
+    the text).
+    """
+    reached: list[int] = env.setdefault(LINE_STARTS_KEY, [0, 0])  # [line, its offset]
+    current, offset = reached
+    while current > line:  # never in document order; step back rather than restart
+        offset = src.rfind("\n", 0, offset - 1) + 1
+        current -= 1
+    while current < line:
+        found = src.find("\n", offset)
         if found < 0:
             return len(src)
-        starts.append(found + 1)
-    return starts[line]
+        current += 1
+        offset = found + 1
+    reached[0], reached[1] = current, offset
+    return offset
 
 
 def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> None:
@@ -38,16 +49,21 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
 
     The refs come in content order, so one forward sweep over the content finds each ref's
     line; each source line is searched once. Work is linear in the content's length plus
-    the number of refs, however many refs share a line.
+    the number of refs, however many refs share a line. Memory is what the refs keep:
+    refs on one line share their ``map`` list and line number.
     """
     content = parent.content
     first_line = parent.map[0] if parent.map else 0
-    cursors: dict[int, int] = env.setdefault(LINE_CURSOR_KEY, {})
+    # How far the last source line searched has been searched, [line, offset in it], and
+    # the last 1-based line number given out (the next line's map starts with that int).
+    cursor: list[int] = env.setdefault(LINE_CURSOR_KEY, [-1, 0, 0])
     counted_to = 0  # content offset up to which newlines are counted
     content_line = 0  # 0-based line of the content at counted_to
     line_start = 0  # content offset where that line starts
     placed_line = -1
     offset_in_source = 0
+    line_number = 0
+    line_map: list[int] = []
     for ref in refs:
         pos: int = ref.meta["pos"]
         if pos < counted_to:  # never seen in practice; count again from the start
@@ -68,13 +84,17 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
             # Search without the leading whitespace: markdown-it may have rewritten it (a tab
             # partly consumed by a container becomes spaces).
             indent = len(text) - len(text.lstrip(" \t"))
-            found = src.find(text[indent:], start + cursors.get(source_line, 0), end)
+            searched = cursor[1] if cursor[0] == source_line else 0
+            found = src.find(text[indent:], start + searched, end)
             if found >= 0:
                 offset_in_source = found - start - indent
-                cursors[source_line] = found - start + len(text) - indent
+                cursor[0], cursor[1] = source_line, found - start + len(text) - indent
             else:
                 offset_in_source = 0
-        line_number = first_line + content_line + 1
+            line_number = first_line + content_line + 1
+            previous = cursor[2]
+            line_map = [previous if previous == line_number - 1 else line_number - 1, line_number]
+            cursor[2] = line_number
         ref.meta["line"] = line_number
         ref.meta["column"] = offset_in_source + (pos - line_start) + 1
-        ref.map = [line_number - 1, line_number]
+        ref.map = line_map  # shared by the refs of one line: a map is read, never changed

@@ -37,6 +37,7 @@ Token: ``lmml_ref`` (inline, nesting 0), ``content`` and ``meta["name"]`` = name
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Container
 from typing import Literal
 
@@ -65,7 +66,9 @@ def match_reference_name(text: str, pos: int, end: int) -> str | None:
     match = _NAME.match(text, pos, end)
     if match is None:
         return None
-    return match.group().rstrip(_TRAILING_PUNCTUATION)
+    # Interned: a narrative names the same few assets many times, and every reference
+    # keeps its name (token, meta and embed share the one string).
+    return sys.intern(match.group().rstrip(_TRAILING_PUNCTUATION))
 
 
 def has_extension(name: str) -> bool:
