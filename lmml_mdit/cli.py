@@ -2,8 +2,8 @@
 
 One subcommand per job, each a small function taking the parsed arguments and returning
 the exit status. Every failure ends as one line ``lmml: error: ...`` on stderr with exit
-status 2, never a traceback; ``lmml validate`` uses 1 for "defects found" and ``lmml
-export`` for "some bundles failed".
+status 2, never a traceback; ``lmml validate`` uses 1 for "an error-level defect found"
+(any defect with ``--strict``) and ``lmml export`` for "some bundles failed".
 
 Data goes to stdout (JSON, asset bytes, Markdown), confirmations and progress to stderr,
 so ``lmml render x.lmmlz | jq`` and ``lmml cat x.lmmlz a.png > a.png`` stay clean. A path
@@ -496,7 +496,9 @@ def _issue_line(label: str, issue: Issue) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """``lmml validate PATH...``: 0 clean, 1 defects, 2 a file could not be read."""
+    """``lmml validate PATH...``: 0 when no error-level defect was found (warnings are still
+    printed), 1 when one was (or, with ``--strict``, any defect), 2 when a file could not be
+    read."""
     _stdout_buffer()  # the report goes there: fail before any work when it is closed
     status = 0
     report: list[dict[str, Any]] = []
@@ -519,7 +521,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 print(f"lmml: error: {shown(message)}", file=sys.stderr)
             continue
         progress.close()
-        if issues:
+        if any(args.strict or issue.severity == "error" for issue in issues):
             status = max(status, 1)
         report.append({"path": path, "error": None, "issues": [_issue_record(i) for i in issues]})
         if args.json:
@@ -1186,6 +1188,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
     _add_json(p, "one JSON report on stdout")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 on warnings too (by default only an error-level defect fails)",
+    )
     _add_base_dir(p)
 
     p = command(

@@ -257,11 +257,28 @@ def test_validate_warns_no_turns(tmp_path: Path) -> None:
     path = tmp_path / "notes.lmml"
     path.write_text("# Notes\n\nNothing but prose.\n")
     result = run("validate", path)
-    assert result.returncode == 1
+    assert result.returncode == 0  # a warning alone is printed but does not fail
     [line] = result.stdout.splitlines()
     assert line.startswith(f"{path}: no_turns: ")
+    assert result.stderr == "1 issue(s) found in 1 file(s)\n"
     report = json.loads(run("validate", "--json", path).stdout)
     assert report[0]["issues"][0]["severity"] == "warning"
+    assert run("validate", "--strict", path).returncode == 1
+
+
+def test_validate_fails_on_an_error_level_defect_only(tmp_path: Path) -> None:
+    warned = tmp_path / "near.lmml"
+    warned.write_text("## Turn 1 -- user\n\nhi\n\n## Turn 2 -- asistant\n\nhello\n")
+    broken = tmp_path / "broken.lmml"
+    broken.write_text("## Turn 1 -- user\n\nsee @gone.png\n")
+    result = run("validate", warned)
+    assert result.returncode == 0
+    assert ": suspicious_delimiter: " in result.stdout
+    assert run("validate", warned, "--json").returncode == 0
+    assert run("validate", warned, "--strict").returncode == 1
+    assert run("validate", "--strict", "--json", warned).returncode == 1
+    assert run("validate", warned, broken).returncode == 1
+    assert run("validate", broken, "--json").returncode == 1
 
 
 def test_a_path_that_does_not_exist(tmp_path: Path) -> None:
