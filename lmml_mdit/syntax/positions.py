@@ -9,8 +9,10 @@ reference's offset in that content (``meta["pos"]``) in ``env[NEW_REFS_KEY]``, a
 tokens that hold references pay for the mapping.
 
 Columns count characters. A content line is found in its source line by text search (its
-leading whitespace left out, since markdown-it may have rewritten it); should the search
-fail, columns are counted from the content line instead.
+leading whitespace left out, since markdown-it may have rewritten it). Where the content
+differs from its source line (a GFM table cell, whose ``\\|`` markdown-it turns into
+``|``), each reference's own source text is searched instead, left to right; should that
+fail too, columns are counted from the content line.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
     content_line = 0  # 0-based line of the content at counted_to
     line_start = 0  # content offset where that line starts
     placed_line = -1
-    offset_in_source = 0
+    offset_in_source: int | None = 0
+    start = end = 0
     for ref in refs:
         pos: int = ref.meta["pos"]
         if pos < counted_to:  # never seen in practice; count again from the start
@@ -73,8 +76,28 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
                 offset_in_source = found - start - indent
                 cursors[source_line] = found - start + len(text) - indent
             else:
-                offset_in_source = 0
+                offset_in_source = None  # the content line is not its source line's text
         line_number = first_line + content_line + 1
         ref.meta["line"] = line_number
-        ref.meta["column"] = offset_in_source + (pos - line_start) + 1
+        if offset_in_source is not None:
+            ref.meta["column"] = offset_in_source + (pos - line_start) + 1
+        else:
+            ref.meta["column"] = _search_column(src, env, ref, line_number - 1, start, end)
+            if ref.meta["column"] is None:
+                ref.meta["column"] = pos - line_start + 1
         ref.map = [line_number - 1, line_number]
+
+
+def _search_column(
+    src: str, env: Any, ref: Token, source_line: int, start: int, end: int
+) -> int | None:
+    """The 1-based column of *ref*'s own source text (``@name``, or ``\\@`` for an escape) in
+    the source line ``src[start:end]``, searched from that line's cursor (so refs on one line
+    are found left to right), or None when it is not there."""
+    literal = ref.markup if ref.meta.get("lmml_escape") else ref.markup + ref.content
+    cursors: dict[int, int] = env[LINE_CURSOR_KEY]
+    found = src.find(literal, start + cursors.get(source_line, 0), end)
+    if found < 0:
+        return None
+    cursors[source_line] = found - start + len(literal)
+    return found - start + 1
