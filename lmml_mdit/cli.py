@@ -935,7 +935,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         workers=args.workers,
         progress=None,
         strict=not args.force,
+        base_dir=args.base_dir,
+        delimiters=args.delimiters,
+        references=args.references,
     )
+    for path, defect in report.warnings:
+        located = _located(shown(path), shown(_one_line(defect)), (shown(os.path.basename(path)),))
+        print(f"lmml: warning: {located}", file=sys.stderr)
     for path, reason in report.failures:
         located = _located(shown(path), shown(_one_line(reason)), (shown(os.path.basename(path)),))
         print(f"lmml: error: {located}", file=sys.stderr)
@@ -1164,6 +1170,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_to_md,
         cmd_preview,
         cmd_info,
+        cmd_export,
     }
 
     p = command(
@@ -1425,8 +1432,10 @@ def build_parser() -> argparse.ArgumentParser:
         "-f",
         "--force",
         action="store_true",
-        help="export bundles with an error-level defect too (by default each is a failure)",
+        help="export bundles with an error-level defect too, reporting each defect as a "
+        "warning (by default each such bundle is a failure)",
     )
+    _add_base_dir(p)
     _add_quiet(p)
 
     return parser

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ZIP_EXAMPLE = ROOT / "examples" / "sales-review.lmmlz"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
 READING_COMMANDS = ("validate", "render", "turns", "ls", "cat", "pack", "inline", "to-md",
-                    "preview", "info")  # fmt: skip
+                    "preview", "info", "export")  # fmt: skip
 
 
 def run(
@@ -169,6 +169,31 @@ def test_export_lists_defective_bundles_among_the_failures(tmp_path: Path) -> No
     forced = run("export", folder, "--jsonl", out, "--workers", "1", "--force")
     assert forced.returncode == 0, forced.stderr
     assert len(out.read_text().splitlines()) == 2
+    # Each defect sent anyway is one warning, located as validate locates it.
+    [warning] = [line for line in forced.stderr.splitlines() if "warning" in line]
+    assert warning.startswith(f"lmml: warning: {folder / 'bad.lmml'}:3:5: missing_reference: ")
+
+
+def test_export_reads_bundles_as_the_other_commands_do(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "chart.png").write_bytes(PNG)
+    (folder / "chat.lmml").write_text(
+        "## user\n\nsee @chart.png\n\n### System requirements\n\nnone\n"
+    )
+    out = tmp_path / "out.jsonl"
+    result = run("export", folder, "--jsonl", out, "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    [record] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [m["role"] for m in record["messages"]] == ["user"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    moved = run("export", folder, "--jsonl", out, "--base-dir", elsewhere)
+    assert moved.returncode == 1 and "missing_reference" in moved.stderr
+    loose = run("export", folder, "--jsonl", out, "--delimiters", "loose", "--references", "any")
+    assert loose.returncode == 0, loose.stderr
+    [record] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [m["role"] for m in record["messages"]] == ["user", "system"]
 
 
 def test_settings_errors_count_lines_in_their_entry(tmp_path: Path) -> None:
