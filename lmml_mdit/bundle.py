@@ -268,18 +268,23 @@ class Bundle:
 
     def _missing(self, name: str) -> MissingEntryError:
         line, column = self._first_line(name)
+        if line is not None:
+            # A reference of the narrative: worded as validate reports it.
+            what, advice, _ = _missing_wording(self, name)
+            return MissingEntryError(
+                what,
+                name=name,
+                line=line,
+                column=column,
+                file=self._file_of(line),
+                kind="missing_reference",
+                hint=advice,
+            )
         where = "the archive" if self.kind == "zip" else f"the folder {self.base_dir!r}"
-        located = line is not None
         return MissingEntryError(
-            f"{where} holds no entry {name!r}"
-            if located
-            else f"{where} holds no entry with this name",
+            f"{where} holds no entry with this name",
             name=name,
-            line=line,
-            column=column,
-            file=self._file_of(line),
-            kind="missing_reference" if located else None,
-            hint="add the file, or fix the reference's spelling",
+            hint="add the file, or fix the name's spelling",
         )
 
     def read(self, name: str) -> bytes:
@@ -399,13 +404,22 @@ class Bundle:
             return functools.partial(self.read, name)
         if self.base_dir is not None:
             return functools.partial(self._read_file, name, self._base_dir_path(name))
+        if line is not None:
+            # A reference of the narrative: worded as validate reports it.
+            what, advice, cli_advice = _missing_wording(self, name)
+            raise UnresolvableReferenceError(
+                what,
+                name=name,
+                line=line,
+                column=column,
+                file=self._file_of(line),
+                kind="missing_reference",
+                hint=advice,
+                cli_hint=cli_advice,
+            )
         raise UnresolvableReferenceError(
             f"a bare .lmml read without a folder has nothing to resolve @{name} against",
             name=name,
-            line=line,
-            column=column,
-            file=self._file_of(line),
-            kind="missing_reference" if line is not None else None,
             hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
             "or open it with base_dir=",
             cli_hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
@@ -689,24 +703,30 @@ def _unresolved_message(bundle: Bundle, name: str) -> tuple[str, str | None] | N
         pass
     else:
         return None
+    what, advice, cli_advice = _missing_wording(bundle, name)
+    return f"{what}; {advice}", None if cli_advice is None else f"{what}; {cli_advice}"
+
+
+def _missing_wording(bundle: Bundle, name: str) -> tuple[str, str, str | None]:
+    """What ``missing_reference`` says about *name*, a reference that does not resolve:
+    what is wrong, what to do (a near-miss name, how to escape a mention), and what to do
+    in the command line's words when they differ. Validation and the error
+    :meth:`Bundle.embed` raises both use it."""
     escape = _ESCAPE_ADVICE.format(name=name)
-    suggestion = _suggestion(bundle, name)
+    suggestion = _suggestion(bundle, name).lstrip()
+    guess = f"{suggestion} " if suggestion else ""
     if bundle.kind == "zip":
-        return (
-            f"no archive entry {name!r};{suggestion} add the file to the archive or fix the "
-            f"name ({escape})",
-            None,
-        )
+        what = f"no archive entry {name!r}"
+        return what, f"{guess}add the file to the archive or fix the name; {escape}", None
     if bundle.base_dir is not None:
-        return (
-            f"no file {name!r} in the folder {bundle.base_dir};{suggestion} add it or fix the "
-            f"name ({escape})",
-            None,
-        )
-    where = f"a bare .lmml read without a folder cannot resolve @{name}; inline it as a @@@ fence"
+        what = f"no file {name!r} in the folder {bundle.base_dir}"
+        return what, f"{guess}add it or fix the name; {escape}", None
+    what = f"a bare .lmml read without a folder cannot resolve @{name}"
     return (
-        f"{where}, pack the bundle into a .lmmlz, or open it with base_dir= ({escape})",
-        f"{where}, or pass --base-dir DIR ({escape})",
+        what,
+        f"{guess}inline it as a @@@ fence, pack the bundle into a .lmmlz, or open it with "
+        f"base_dir=; {escape}",
+        f"{guess}inline it as a @@@ fence, or pass --base-dir DIR; {escape}",
     )
 
 
