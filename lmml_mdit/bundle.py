@@ -20,7 +20,15 @@ import warnings
 from collections.abc import Callable, Container, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from .archive import Limits, ZipArchive, check_entry_names, is_zip, open_archive, unsafe_reason
+from .archive import (
+    LIMITS_CLI_HINT,
+    Limits,
+    ZipArchive,
+    check_entry_names,
+    is_zip,
+    open_archive,
+    unsafe_reason,
+)
 from .errors import (
     BundleError,
     BundleNotFoundError,
@@ -360,6 +368,7 @@ class Bundle:
                 f"the file is larger than max_entry_size ({limit} bytes)",
                 name=name,
                 hint="pass lmml_mdit.Limits(max_entry_size=...) to open() if you trust it",
+                cli_hint=LIMITS_CLI_HINT,
             )
         return data
 
@@ -935,6 +944,7 @@ def _read_stream(stream: IO[bytes], limits: Limits) -> bytes:
             "plus room for the archive's directory",
             name=_stream_name(stream),
             hint="pass a path instead, or raise lmml_mdit.Limits(max_total_size=...)",
+            cli_hint=LIMITS_CLI_HINT,
         )
     return b"".join(chunks)
 
@@ -1082,6 +1092,7 @@ def _text_bundle(
             f"the narrative is larger than max_entry_size ({limits.max_entry_size} bytes)",
             name=display,
             hint="pass lmml_mdit.Limits(max_entry_size=...) if you trust it",
+            cli_hint=LIMITS_CLI_HINT,
         )
     other = _not_lmml(data, display)
     if other is not None:
