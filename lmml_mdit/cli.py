@@ -602,17 +602,17 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _print_warnings(source: _Source, caught: Sequence[warnings.WarningMessage]) -> None:
-    """Each caught library warning as one ``lmml: warning:`` line; a defect sent anyway
-    (``--force``) located as ``validate`` locates it."""
+    """Each caught library warning as one ``lmml: warning:`` line about the bundle as typed;
+    a defect sent anyway (``--force``) located as ``validate`` locates it."""
     from .bundle import DefectWarning
 
     for warning in caught:
         message = warning.message
         if isinstance(message, DefectWarning):
-            located = message.error.format(cli=True, hint=False)
-            text = _located(source.label, located, source.aliases)
+            text = message.error.format(cli=True, hint=False)
         else:
             text = str(message)
+        text = _located(source.label, text, source.aliases)
         print(f"lmml: warning: {shown(_one_line(text))}", file=sys.stderr)
 
 

@@ -316,3 +316,35 @@ def test_the_readme_command_still_works() -> None:
     assert result.stderr == ""
     assert json.loads(result.stdout)
     assert run("validate", *sorted((ROOT / "examples").glob("*.lmml*"))).returncode == 0
+
+
+def test_errors_raised_while_rendering_are_located_in_the_narrative(tmp_path: Path) -> None:
+    (tmp_path / "chart.png").write_bytes(PNG)
+    path = tmp_path / "chat.lmml"
+    path.write_text(
+        "## user\n\nlook @chart.png\n\n## assistant\n\n@@@c1.tool_call.json\n"
+        '{"id": "c1", "name": "f"\n@@@\n'
+    )
+    line = one_error(run("render", path), f"lmml: error: {path}:7:1: tool call is not valid JSON")
+    assert "c1.tool_call.json:" not in line
+    path.write_text("## user\n\nlook @chart.png\n")
+    line = one_error(
+        run("render", path, "--max-embed-bytes", "5", "--on-omit", "raise"),
+        f"lmml: error: {path}:3:6: the embed chart.png ",
+    )
+    assert "max_embed_bytes=" not in line and "--max-embed-bytes" in line
+    warned = run("render", path, "--max-embed-bytes", "5")
+    assert warned.returncode == 0, warned.stderr
+    [warning] = warned.stderr.splitlines()
+    assert warning.startswith(f"lmml: warning: {path}:3:6: chart.png ({len(PNG)} bytes) left out")
+    assert "max_embed_bytes=" not in warning
+
+
+def test_force_with_a_budget_still_sends_a_missing_reference_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\n\nlook @gone.png\n")
+    result = run("render", path, "--max-embed-bytes", "100", "--force")
+    assert result.returncode == 0, result.stderr
+    [message] = json.loads(result.stdout)
+    assert message["content"][-1]["text"] == "@gone.png"
+    assert f"lmml: warning: {path}:3:6: missing_reference: " in result.stderr
