@@ -675,6 +675,7 @@ def _answered_call(
         raise InvalidToolCallError(
             f"{label} does not start with a reference to the call it answers",
             line=line,
+            column=1,
             hint="make its first line only @<call id>.tool_call.json",
         )
     name, reference_line = reference
@@ -685,6 +686,7 @@ def _answered_call(
             f"{label} answers {name}, which no assistant turn defines",
             name=name,
             line=reference_line,
+            column=1,
             hint="define the call as an inline fence in the assistant turn before it",
         )
     return _call(state, first), frozenset({reference_line})
