@@ -655,3 +655,16 @@ def test_front_matter_tokens_render_nothing() -> None:
     main = root.find("main")
     assert "title: secret-ish" not in main.text and "<>" not in render_html(bundle)
     assert [card.get("data-lmml-role") for card in _cards(root)] == ["context", "user"]
+
+
+def test_a_bare_narrative_shows_the_files_beside_it_and_counts_them(tmp_path: Path) -> None:
+    (tmp_path / "chart.png").write_bytes(make_png(3, 2))
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\n\nHere: @chart.png, and @gone.png\n")
+    page = render_html(lmml_mdit.open(path))
+    (summary,) = parse_document(page).root.find_all("p", "lmml-summary")
+    assert summary.text.endswith("· 1 file from its folder")
+    assert len(parse_document(page).root.find_all("img")) == 1
+    alone = render_html(lmml_mdit.open(path, base_dir=False))
+    (summary,) = parse_document(alone).root.find_all("p", "lmml-summary")
+    assert summary.text.endswith("· 0 assets")
