@@ -368,6 +368,9 @@ def _open(path: str, *, base_dir: str | None = None) -> _Source:
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
     from .bundle import open as open_bundle
 
+    if base_dir is not None and not os.path.isdir(base_dir):
+        # A mistyped folder would otherwise only show as every reference missing.
+        raise CliError(f"--base-dir {base_dir}: not a folder (give the folder of the assets)")
     syntax = _SYNTAX_OPTIONS
     if path == STDIO:
         data = _stdin_buffer().read()
@@ -923,6 +926,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     _require("bridge", "export")
     from .bridge import export_folder
 
+    if args.base_dir is not None and not os.path.isdir(args.base_dir):
+        raise CliError(
+            f"--base-dir {args.base_dir}: not a folder (give the folder of the assets)"
+        )
     if args.jsonl != STDIO:
         _ensure_folder(args.jsonl)
     else:

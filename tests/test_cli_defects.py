@@ -348,3 +348,14 @@ def test_force_with_a_budget_still_sends_a_missing_reference_as_text(tmp_path: P
     [message] = json.loads(result.stdout)
     assert message["content"][-1]["text"] == "@gone.png"
     assert f"lmml: warning: {path}:3:6: missing_reference: " in result.stderr
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+def test_a_base_dir_that_is_no_folder_is_an_error(tmp_path: Path, command: str) -> None:
+    chat = tmp_path / "chat.lmml"
+    chat.write_text("## user\n\nsee @chart.png\n")
+    gone = tmp_path / "gone"
+    extra = {"cat": ["chart.png"], "export": ["--jsonl", tmp_path / "o.jsonl"], "inline": ["-"]}
+    extra = extra.get(command, [])
+    target = tmp_path if command == "export" else chat
+    one_error(run(command, target, *extra, "--base-dir", gone), f"--base-dir {gone}: not a folder")
