@@ -504,13 +504,18 @@ class Bundle:
         Decoded with the settings' safe YAML loader and its limits; an empty block gives
         ``{}``.
 
-        :raises InvalidSettingsError: (named ``front matter``) for invalid YAML, a
-            non-mapping, or a ``settings:`` key that is not a mapping.
+        :raises InvalidSettingsError: (named ``front matter``, located in the narrative's
+            file) for invalid YAML, a non-mapping, or a ``settings:`` key that is not a
+            mapping.
         """
         text = self.narrative.front_matter
         if text is None:
             return None
-        return load_front_matter(text)
+        try:
+            return load_front_matter(text)
+        except InvalidSettingsError as error:
+            error.locate(self.file_name)  # its lines are the narrative's
+            raise
 
     @functools.cached_property
     def settings(self) -> dict[str, Any] | None:
@@ -875,7 +880,7 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
     try:
         _ = bundle.front_matter
     except InvalidSettingsError as error:
-        issues.append(Issue("invalid_front_matter", FRONT_MATTER_NAME, error.line, 1, str(error)))
+        issues.append(_reserved_issue(bundle, "invalid_front_matter", FRONT_MATTER_NAME, error))
     try:
         _ = bundle.settings
     except InvalidSettingsError as error:

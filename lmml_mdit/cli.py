@@ -927,9 +927,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .bridge import export_folder
 
     if args.base_dir is not None and not os.path.isdir(args.base_dir):
-        raise CliError(
-            f"--base-dir {args.base_dir}: not a folder (give the folder of the assets)"
-        )
+        raise CliError(f"--base-dir {args.base_dir}: not a folder (give the folder of the assets)")
     if args.jsonl != STDIO:
         _ensure_folder(args.jsonl)
     else:

@@ -279,3 +279,15 @@ def test_cli_render_drops_attachment_lines_by_default(
     kept = json.loads(capsys.readouterr().out)
     assert "@note.txt" not in json.dumps(default)
     assert "@note.txt" in json.dumps(kept)
+
+
+def test_invalid_front_matter_is_located_in_the_narrative_and_named_for_what_it_is() -> None:
+    bundle = Bundle.from_text("chat", "---\ntitle: [oops\n---\n\n## user\nhi\n")
+    with pytest.raises(InvalidSettingsError) as error:
+        _ = bundle.front_matter
+    assert str(error.value).startswith(f"{bundle.file_name}:2:13: not valid front matter YAML: ")
+    assert "settings.json" not in str(error.value)
+    [issue] = bundle.validate()
+    assert (issue.kind, issue.line, issue.column) == ("invalid_front_matter", 2, 13)
+    assert issue.message.startswith("not valid front matter YAML: ")
+    assert "front matter:" not in issue.message  # no second location inside the message
