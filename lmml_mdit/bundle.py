@@ -980,7 +980,7 @@ class _FolderNames:
         return os.path.isfile(candidate)
 
 
-def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
+def _not_lmml(data: bytes, display: str, *, path: str | None = None) -> NotLmmlError | None:
     """The error for bytes that are plainly something other than a narrative: an image, a
     PDF, audio, or a JSON chat payload (the bridge's format guess); None for anything that
     may be a narrative, other JSON included."""
@@ -1015,7 +1015,10 @@ def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
         f"this is not an LMML narrative: it looks like {chat}; run `lmml import` to convert it",
         name=display,
         hint="or call lmml_mdit.bridge.import_path()",
-        cli_hint=f"lmml import {display} -o {os.path.splitext(display)[0]}.lmmlz",
+        # Bytes reach the command line only from standard input, which lmml import reads as -.
+        cli_hint=f"lmml import {path} -o {os.path.splitext(path)[0]}.lmmlz"
+        if path is not None
+        else "lmml import - -o chat.lmmlz",
     )
 
 
@@ -1091,6 +1094,8 @@ def _text_bundle(
     limits: Limits,
     base_dir: str | None,
     syntax: _SyntaxOptions,
+    *,
+    path: str | None = None,
 ) -> Bundle:
     if len(data) > limits.max_entry_size:
         raise LimitExceededError(
@@ -1099,7 +1104,7 @@ def _text_bundle(
             hint="pass lmml_mdit.Limits(max_entry_size=...) if you trust it",
             cli_hint=LIMITS_CLI_HINT,
         )
-    other = _not_lmml(data, display)
+    other = _not_lmml(data, display, path=path)
     if other is not None:
         raise other
     known: Container[str] | None = _FolderNames(base_dir) if base_dir is not None else None
@@ -1183,7 +1188,7 @@ def open(
         if base_dir is None:
             base = os.path.dirname(os.path.abspath(path))
         display = name or file_name
-        return _text_bundle(text, display, bundle_name(display), limits, base, syntax)
+        return _text_bundle(text, display, bundle_name(display), limits, base, syntax, path=path)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     elif callable(getattr(source, "read", None)):

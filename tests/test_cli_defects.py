@@ -276,6 +276,10 @@ def test_a_json_chat_says_to_run_import(tmp_path: Path) -> None:
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
     one_error(run("render", path), "looks like an OpenAI chat; run `lmml import`")
     one_error(run("validate", path), "looks like an OpenAI chat")
+    # The command to run names the file as it can be found from here, or - for stdin.
+    one_error(run("render", "chat.json", cwd=tmp_path), "(lmml import chat.json -o chat.lmmlz)")
+    one_error(run("turns", path), f"(lmml import {path} -o {tmp_path / 'chat.lmmlz'})")
+    one_error(run("turns", "-", stdin=path.read_bytes()), "(lmml import - -o chat.lmmlz)")
 
 
 def test_validate_warns_no_turns(tmp_path: Path) -> None:
