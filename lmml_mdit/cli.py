@@ -689,12 +689,17 @@ def _turn_cells(row: dict[str, Any]) -> list[str]:
 
 
 def _asset_rows(bundle: Bundle) -> Iterator[dict[str, Any]]:
-    """Inline fences first (document order, first occurrence), then archive entries."""
+    """Inline fences first (document order, first occurrence), then archive entries, then
+    for a bare narrative that sees a folder the referenced files found there."""
     for name, embed in bundle.narrative.first_embeds.items():
         if embed.kind == "inline" and embed.content is not None:
             yield _asset_row("inline", name, embed.content)
     for name in bundle.entries:
         yield _asset_row("entry", name, bundle.read(name))
+    if bundle.kind == "text" and bundle.base_dir is not None:
+        for name, embed in bundle.narrative.first_embeds.items():
+            if embed.kind != "inline" and bundle.has_asset(name):
+                yield _asset_row("file", name, bundle.embed(name))
 
 
 def _asset_row(kind: str, name: str, data: bytes) -> dict[str, Any]:

@@ -363,3 +363,25 @@ def test_a_base_dir_that_is_no_folder_is_an_error(tmp_path: Path, command: str) 
     extra = extra.get(command, [])
     target = tmp_path if command == "export" else chat
     one_error(run(command, target, *extra, "--base-dir", gone), f"--base-dir {gone}: not a folder")
+
+
+def test_ls_of_a_bare_narrative_lists_the_files_it_references(tmp_path: Path) -> None:
+    (tmp_path / "chart.png").write_bytes(PNG)
+    (tmp_path / "Dockerfile").write_text("FROM x\n")
+    (tmp_path / "unrelated.txt").write_text("not referenced\n")
+    chat = tmp_path / "chat.lmml"
+    chat.write_text(
+        "## user\n\nsee @chart.png and @Dockerfile, not @gone.png\n\n@@@n.txt\nhi\n@@@\n"
+    )
+    result = run("ls", chat, "--json")
+    assert result.returncode == 0, result.stderr
+    rows = [(row["kind"], row["name"], row["size"]) for row in json.loads(result.stdout)]
+    assert rows == [
+        ("inline", "n.txt", 3),
+        ("file", "chart.png", len(PNG)),
+        ("file", "Dockerfile", 7),
+    ]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    rows = json.loads(run("ls", chat, "--json", "--base-dir", elsewhere).stdout)
+    assert [row["kind"] for row in rows] == ["inline"]
