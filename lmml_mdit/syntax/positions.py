@@ -82,22 +82,32 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
         if offset_in_source is not None:
             ref.meta["column"] = offset_in_source + (pos - line_start) + 1
         else:
-            ref.meta["column"] = _search_column(src, env, ref, line_number - 1, start, end)
+            line_end = content.find("\n", pos)
+            tail = content[pos : len(content) if line_end < 0 else line_end]
+            ref.meta["column"] = _search_column(src, env, ref, tail, line_number - 1, start, end)
             if ref.meta["column"] is None:
                 ref.meta["column"] = pos - line_start + 1
         ref.map = [line_number - 1, line_number]
 
 
 def _search_column(
-    src: str, env: Any, ref: Token, source_line: int, start: int, end: int
+    src: str, env: Any, ref: Token, tail: str, source_line: int, start: int, end: int
 ) -> int | None:
-    """The 1-based column of *ref*'s own source text (``@name``, or ``\\@`` for an escape) in
-    the source line ``src[start:end]``, searched from that line's cursor (so refs on one line
-    are found left to right), or None when it is not there."""
+    """The 1-based column of *ref*'s own source text (``@name``, or ``\\@`` for an escape;
+    for a position marker without text of its own, *tail*, the content from it to the end of
+    its line) in the source line ``src[start:end]``, searched from that line's cursor (so
+    refs on one line are found left to right), or None when it is not there."""
     literal = ref.markup if ref.meta.get("lmml_escape") else ref.markup + ref.content
+    step = len(literal)
+    if not literal:
+        # A cell's content holds "|" only where its source has "\|": search up to there,
+        # and step past the marker's first character only (the tail may hold later ones).
+        literal, step = tail.partition("|")[0], 1
+    if not literal:
+        return None
     cursors: dict[int, int] = env[LINE_CURSOR_KEY]
     found = src.find(literal, start + cursors.get(source_line, 0), end)
     if found < 0:
         return None
-    cursors[source_line] = found - start + len(literal)
+    cursors[source_line] = found - start + step
     return found - start + 1
