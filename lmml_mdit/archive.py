@@ -238,11 +238,20 @@ class _Source:
             self._finalizer()
 
 
+LIMITS_CLI_HINT = (
+    "the command line keeps the default safety limits; if you trust the file, raise the "
+    "limit where you open it from Python (see 'Hostile archives and limits' in the bundles "
+    "guide)"
+)
+"""What the command line says about a safety limit it has no flag for."""
+
+
 def _limit_error(message: str, name: str | None, limit: str) -> LimitExceededError:
     return LimitExceededError(
         message,
         name=name,
         hint=f"pass lmml_mdit.Limits({limit}=...) to open() if you trust this archive",
+        cli_hint=LIMITS_CLI_HINT,
     )
 
 

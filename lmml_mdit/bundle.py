@@ -21,6 +21,7 @@ from collections.abc import Callable, Container, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from .archive import (
+    LIMITS_CLI_HINT,
     ZIP_SIGNATURES,
     Limits,
     ZipArchive,
@@ -278,18 +279,23 @@ class Bundle:
 
     def _missing(self, name: str) -> MissingEntryError:
         line, column = self._first_line(name)
+        if line is not None:
+            # A reference of the narrative: worded as validate reports it.
+            what, advice, _ = _missing_wording(self, name)
+            return MissingEntryError(
+                what,
+                name=name,
+                line=line,
+                column=column,
+                file=self._file_of(line),
+                kind="missing_reference",
+                hint=advice,
+            )
         where = "the archive" if self.kind == "zip" else f"the folder {self.base_dir!r}"
-        located = line is not None
         return MissingEntryError(
-            f"{where} holds no entry {name!r}"
-            if located
-            else f"{where} holds no entry with this name",
+            f"{where} holds no entry with this name",
             name=name,
-            line=line,
-            column=column,
-            file=self._file_of(line),
-            kind="missing_reference" if located else None,
-            hint="add the file, or fix the reference's spelling",
+            hint="add the file, or fix the name's spelling",
         )
 
     def read(self, name: str) -> bytes:
@@ -365,6 +371,7 @@ class Bundle:
                 f"the file is larger than max_entry_size ({limit} bytes)",
                 name=name,
                 hint="pass lmml_mdit.Limits(max_entry_size=...) to open() if you trust it",
+                cli_hint=LIMITS_CLI_HINT,
             )
         return data
 
@@ -409,13 +416,22 @@ class Bundle:
             return functools.partial(self.read, name)
         if self.base_dir is not None:
             return functools.partial(self._read_file, name, self._base_dir_path(name))
+        if line is not None:
+            # A reference of the narrative: worded as validate reports it.
+            what, advice, cli_advice = _missing_wording(self, name)
+            raise UnresolvableReferenceError(
+                what,
+                name=name,
+                line=line,
+                column=column,
+                file=self._file_of(line),
+                kind="missing_reference",
+                hint=advice,
+                cli_hint=cli_advice,
+            )
         raise UnresolvableReferenceError(
             f"a bare .lmml read without a folder has nothing to resolve @{name} against",
             name=name,
-            line=line,
-            column=column,
-            file=self._file_of(line),
-            kind="missing_reference" if line is not None else None,
             hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
             "or open it with base_dir=",
             cli_hint="inline the asset as a @@@ fence, pack the bundle into a .lmmlz, "
@@ -491,13 +507,18 @@ class Bundle:
         Decoded with the settings' safe YAML loader and its limits; an empty block gives
         ``{}``.
 
-        :raises InvalidSettingsError: (named ``front matter``) for invalid YAML, a
-            non-mapping, or a ``settings:`` key that is not a mapping.
+        :raises InvalidSettingsError: (named ``front matter``, located in the narrative's
+            file) for invalid YAML, a non-mapping, or a ``settings:`` key that is not a
+            mapping.
         """
         text = self.narrative.front_matter
         if text is None:
             return None
-        return load_front_matter(text)
+        try:
+            return load_front_matter(text)
+        except InvalidSettingsError as error:
+            error.locate(self.file_name)  # its lines are the narrative's
+            raise
 
     @functools.cached_property
     def settings(self) -> dict[str, Any] | None:
@@ -699,24 +720,30 @@ def _unresolved_message(bundle: Bundle, name: str) -> tuple[str, str | None] | N
         pass
     else:
         return None
+    what, advice, cli_advice = _missing_wording(bundle, name)
+    return f"{what}; {advice}", None if cli_advice is None else f"{what}; {cli_advice}"
+
+
+def _missing_wording(bundle: Bundle, name: str) -> tuple[str, str, str | None]:
+    """What ``missing_reference`` says about *name*, a reference that does not resolve:
+    what is wrong, what to do (a near-miss name, how to escape a mention), and what to do
+    in the command line's words when they differ. Validation and the error
+    :meth:`Bundle.embed` raises both use it."""
     escape = _ESCAPE_ADVICE.format(name=name)
-    suggestion = _suggestion(bundle, name)
+    suggestion = _suggestion(bundle, name).lstrip()
+    guess = f"{suggestion} " if suggestion else ""
     if bundle.kind == "zip":
-        return (
-            f"no archive entry {name!r};{suggestion} add the file to the archive or fix the "
-            f"name ({escape})",
-            None,
-        )
+        what = f"no archive entry {name!r}"
+        return what, f"{guess}add the file to the archive or fix the name; {escape}", None
     if bundle.base_dir is not None:
-        return (
-            f"no file {name!r} in the folder {bundle.base_dir};{suggestion} add it or fix the "
-            f"name ({escape})",
-            None,
-        )
-    where = f"a bare .lmml read without a folder cannot resolve @{name}; inline it as a @@@ fence"
+        what = f"no file {name!r} in the folder {bundle.base_dir}"
+        return what, f"{guess}add it or fix the name; {escape}", None
+    what = f"a bare .lmml read without a folder cannot resolve @{name}"
     return (
-        f"{where}, pack the bundle into a .lmmlz, or open it with base_dir= ({escape})",
-        f"{where}, or pass --base-dir DIR ({escape})",
+        what,
+        f"{guess}inline it as a @@@ fence, pack the bundle into a .lmmlz, or open it with "
+        f"base_dir=; {escape}",
+        f"{guess}inline it as a @@@ fence, or pass --base-dir DIR; {escape}",
     )
 
 
@@ -856,7 +883,7 @@ def _reserved_issues(bundle: Bundle) -> list[Issue]:
     try:
         _ = bundle.front_matter
     except InvalidSettingsError as error:
-        issues.append(Issue("invalid_front_matter", FRONT_MATTER_NAME, error.line, 1, str(error)))
+        issues.append(_reserved_issue(bundle, "invalid_front_matter", FRONT_MATTER_NAME, error))
     try:
         _ = bundle.settings
     except InvalidSettingsError as error:
@@ -935,6 +962,7 @@ def _read_stream(stream: IO[bytes], limits: Limits, name: str | None = None) -> 
             "plus room for the archive's directory",
             name=_stream_name(stream),
             hint="pass a path instead, or raise lmml_mdit.Limits(max_total_size=...)",
+            cli_hint=LIMITS_CLI_HINT,
         )
     return bytes(data)
 
@@ -953,6 +981,7 @@ def _narrative_too_large(name: str | None, limits: Limits) -> LimitExceededError
         f"the narrative is larger than {limit} ({value} bytes)",
         name=name,
         hint=f"pass lmml_mdit.Limits({limit}=...) to open() if you trust it",
+        cli_hint=LIMITS_CLI_HINT,
     )
 
 
@@ -982,7 +1011,7 @@ class _FolderNames:
         return os.path.isfile(candidate)
 
 
-def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
+def _not_lmml(data: bytes, display: str, *, path: str | None = None) -> NotLmmlError | None:
     """The error for bytes that are plainly something other than a narrative: an image, a
     PDF, audio, or a JSON chat payload (the bridge's format guess); None for anything that
     may be a narrative, other JSON included."""
@@ -1017,7 +1046,10 @@ def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
         f"this is not an LMML narrative: it looks like {chat}; run `lmml import` to convert it",
         name=display,
         hint="or call lmml_mdit.bridge.import_path()",
-        cli_hint=f"lmml import {display} -o {os.path.splitext(display)[0]}.lmmlz",
+        # Bytes reach the command line only from standard input, which lmml import reads as -.
+        cli_hint=f"lmml import {path} -o {os.path.splitext(path)[0]}.lmmlz"
+        if path is not None
+        else "lmml import - -o chat.lmmlz",
     )
 
 
@@ -1095,10 +1127,12 @@ def _text_bundle(
     limits: Limits,
     base_dir: str | None,
     syntax: _SyntaxOptions,
+    *,
+    path: str | None = None,
 ) -> Bundle:
     if len(data) > _narrative_cap(limits):
         raise _narrative_too_large(display, limits)
-    other = _not_lmml(data, display)
+    other = _not_lmml(data, display, path=path)
     if other is not None:
         raise other
     known: Container[str] | None = _FolderNames(base_dir) if base_dir is not None else None
@@ -1182,7 +1216,7 @@ def open(
         if base_dir is None:
             base = os.path.dirname(os.path.abspath(path))
         display = name or file_name
-        return _text_bundle(text, display, bundle_name(display), limits, base, syntax)
+        return _text_bundle(text, display, bundle_name(display), limits, base, syntax, path=path)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     elif callable(getattr(source, "read", None)):

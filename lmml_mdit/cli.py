@@ -2,8 +2,8 @@
 
 One subcommand per job, each a small function taking the parsed arguments and returning
 the exit status. Every failure ends as one line ``lmml: error: ...`` on stderr with exit
-status 2, never a traceback; ``lmml validate`` uses 1 for "defects found" and ``lmml
-export`` for "some bundles failed".
+status 2, never a traceback; ``lmml validate`` uses 1 for "an error-level defect found"
+(any defect with ``--strict``) and ``lmml export`` for "some bundles failed".
 
 Data goes to stdout (JSON, asset bytes, Markdown), confirmations and progress to stderr,
 so ``lmml render x.lmmlz | jq`` and ``lmml cat x.lmmlz a.png > a.png`` stay clean. A path
@@ -368,6 +368,9 @@ def _open(path: str, *, base_dir: str | None = None) -> _Source:
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
     from .bundle import open as open_bundle
 
+    if base_dir is not None and not os.path.isdir(base_dir):
+        # A mistyped folder would otherwise only show as every reference missing.
+        raise CliError(f"--base-dir {base_dir}: not a folder (give the folder of the assets)")
     syntax = _SYNTAX_OPTIONS
     if path == STDIO:
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
@@ -496,7 +499,9 @@ def _issue_line(label: str, issue: Issue) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """``lmml validate PATH...``: 0 clean, 1 defects, 2 a file could not be read."""
+    """``lmml validate PATH...``: 0 when no error-level defect was found (warnings are still
+    printed), 1 when one was (or, with ``--strict``, any defect), 2 when a file could not be
+    read."""
     _stdout_buffer()  # the report goes there: fail before any work when it is closed
     status = 0
     report: list[dict[str, Any]] = []
@@ -519,7 +524,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 print(f"lmml: error: {shown(message)}", file=sys.stderr)
             continue
         progress.close()
-        if issues:
+        if any(args.strict or issue.severity == "error" for issue in issues):
             status = max(status, 1)
         report.append({"path": path, "error": None, "issues": [_issue_record(i) for i in issues]})
         if args.json:
@@ -600,17 +605,17 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _print_warnings(source: _Source, caught: Sequence[warnings.WarningMessage]) -> None:
-    """Each caught library warning as one ``lmml: warning:`` line; a defect sent anyway
-    (``--force``) located as ``validate`` locates it."""
+    """Each caught library warning as one ``lmml: warning:`` line about the bundle as typed;
+    a defect sent anyway (``--force``) located as ``validate`` locates it."""
     from .bundle import DefectWarning
 
     for warning in caught:
         message = warning.message
         if isinstance(message, DefectWarning):
-            located = message.error.format(cli=True, hint=False)
-            text = _located(source.label, located, source.aliases)
+            text = message.error.format(cli=True, hint=False)
         else:
             text = str(message)
+        text = _located(source.label, text, source.aliases)
         print(f"lmml: warning: {shown(_one_line(text))}", file=sys.stderr)
 
 
@@ -684,12 +689,17 @@ def _turn_cells(row: dict[str, Any]) -> list[str]:
 
 
 def _asset_rows(bundle: Bundle) -> Iterator[dict[str, Any]]:
-    """Inline fences first (document order, first occurrence), then archive entries."""
+    """Inline fences first (document order, first occurrence), then archive entries, then
+    for a bare narrative that sees a folder the referenced files found there."""
     for name, embed in bundle.narrative.first_embeds.items():
         if embed.kind == "inline" and embed.content is not None:
             yield _asset_row("inline", name, embed.content)
     for name in bundle.entries:
         yield _asset_row("entry", name, bundle.read(name))
+    if bundle.kind == "text" and bundle.base_dir is not None:
+        for name, embed in bundle.narrative.first_embeds.items():
+            if embed.kind != "inline" and bundle.has_asset(name):
+                yield _asset_row("file", name, bundle.embed(name))
 
 
 def _asset_row(kind: str, name: str, data: bytes) -> dict[str, Any]:
@@ -921,6 +931,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     _require("bridge", "export")
     from .bridge import export_folder
 
+    if args.base_dir is not None and not os.path.isdir(args.base_dir):
+        raise CliError(f"--base-dir {args.base_dir}: not a folder (give the folder of the assets)")
     if args.jsonl != STDIO:
         _ensure_folder(args.jsonl)
     else:
@@ -933,7 +945,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         workers=args.workers,
         progress=None,
         strict=not args.force,
+        base_dir=args.base_dir,
+        delimiters=args.delimiters,
+        references=args.references,
     )
+    for path, defect in report.warnings:
+        located = _located(shown(path), shown(_one_line(defect)), (shown(os.path.basename(path)),))
+        print(f"lmml: warning: {located}", file=sys.stderr)
     for path, reason in report.failures:
         located = _located(shown(path), shown(_one_line(reason)), (shown(os.path.basename(path)),))
         print(f"lmml: error: {located}", file=sys.stderr)
@@ -1162,6 +1180,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_to_md,
         cmd_preview,
         cmd_info,
+        cmd_export,
     }
 
     p = command(
@@ -1186,6 +1205,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
     _add_json(p, "one JSON report on stdout")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 on warnings too (by default only an error-level defect fails)",
+    )
     _add_base_dir(p)
 
     p = command(
@@ -1418,8 +1442,10 @@ def build_parser() -> argparse.ArgumentParser:
         "-f",
         "--force",
         action="store_true",
-        help="export bundles with an error-level defect too (by default each is a failure)",
+        help="export bundles with an error-level defect too, reporting each defect as a "
+        "warning (by default each such bundle is a failure)",
     )
+    _add_base_dir(p)
     _add_quiet(p)
 
     return parser

@@ -554,10 +554,22 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
     :raises InvalidToolCallError: for a malformed call fence or a tool turn that names no
         call.
     :raises EmbedBudgetError: when an embed is over budget and ``on_omit="raise"``.
+
+    Each error with a line names the bundle's narrative as its file (``chat.lmml:5:1: ...``).
     """
     check_sendable = getattr(bundle, "check_sendable", None)
     if check_sendable is not None:
         check_sendable(strict=options.strict)
+    try:
+        return _build_conversation(bundle, options, target)
+    except LmmlError as error:
+        file_name = getattr(bundle, "file_name", None)
+        if isinstance(file_name, str):
+            error.locate(file_name)
+        raise
+
+
+def _build_conversation(bundle: Any, options: Options, target: str | None) -> Conversation:
     narrative = bundle.narrative
     state = bundle_state(bundle)
     reserved = tuple(getattr(bundle, "RESERVED_NAMES", RESERVED_NAMES))
@@ -597,9 +609,15 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
                 items.append(_call(state, embed))
                 continue
             if options.max_embed_bytes is not None:
-                size = _embed_size(bundle, embed, state)
+                try:
+                    size = _embed_size(bundle, embed, state)
+                except BundleError:
+                    if options.strict:
+                        raise
+                    items.append(TextPart(f"@{embed.name}"))  # reported by check_sendable
+                    continue
                 if used + size > options.max_embed_bytes:
-                    _omit(conversation, embed, size, used, options)
+                    _omit(conversation, embed, size, used, options, bundle)
                     if embed.is_inline or (
                         options.attachment_lines == "drop"
                         and _on_attachment_line(state.layout, embed)
@@ -657,6 +675,7 @@ def _answered_call(
         raise InvalidToolCallError(
             f"{label} does not start with a reference to the call it answers",
             line=line,
+            column=1,
             hint="make its first line only @<call id>.tool_call.json",
         )
     name, reference_line = reference
@@ -667,20 +686,32 @@ def _answered_call(
             f"{label} answers {name}, which no assistant turn defines",
             name=name,
             line=reference_line,
+            column=1,
             hint="define the call as an inline fence in the assistant turn before it",
         )
     return _call(state, first), frozenset({reference_line})
 
 
-def _omit(conversation: Conversation, embed: Embed, size: int, used: int, options: Options) -> None:
+def _omit(
+    conversation: Conversation,
+    embed: Embed,
+    size: int,
+    used: int,
+    options: Options,
+    bundle: Any,
+) -> None:
+    # Located FILE:LINE:COL as every other message, and worded for the API and the command
+    # line alike: the budget, not the option's name.
+    file_name = getattr(bundle, "file_name", None)
+    where = f"{file_name}:" if isinstance(file_name, str) else "line "
     message = (
-        f"{embed.name} (line {embed.line}, {size} bytes) left out: the message already holds "
-        f"{used} of max_embed_bytes={options.max_embed_bytes}"
+        f"{where}{embed.line}:{embed.column}: {embed.name} ({size} bytes) left out: the "
+        f"message already holds {used} of its {options.max_embed_bytes}-byte embed budget"
     )
     if options.on_omit == "raise":
         raise EmbedBudgetError(
-            f"embed of {size} bytes does not fit max_embed_bytes={options.max_embed_bytes} "
-            f"({used} bytes already in the message)",
+            f"the embed {embed.name} ({size} bytes) does not fit the message's "
+            f"{options.max_embed_bytes}-byte embed budget ({used} bytes already in it)",
             name=embed.name,
             line=embed.line,
             column=embed.column,

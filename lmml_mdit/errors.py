@@ -57,6 +57,14 @@ class LmmlError(Exception):
     def _format(self) -> str:
         return self.format()
 
+    def locate(self, file: str) -> None:
+        """Name *file* as the file this error's line counts in, when the error has a line
+        but names no file yet (raised below the bundle, which knows the narrative's name);
+        ``str(error)`` then reads ``FILE:LINE:COL: ...``."""
+        if self.line is not None and self.file is None:
+            self.file = file
+            self.args = (self._format(),)
+
     def _message(self, cli: bool) -> str:
         """The message part of :meth:`format` (for the command line when *cli*)."""
         return self.message

@@ -66,20 +66,25 @@ __all__ = [
 ]
 
 
+GFM_RULES = ("table", "strikethrough")
+"""The GitHub-flavoured rules :func:`default_parser` enables on the ``commonmark`` preset."""
+
+
 @functools.cache
 def default_parser(
     delimiters: DelimiterMode = "strict", references: Literal["assets", "any"] = "assets"
 ) -> MarkdownIt:
     """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
-    with ``mdit_py_plugins.front_matter`` (a leading ``---`` block is metadata) and the
-    plugin. Known names go through ``env``, so one parser serves every bundle.
+    with GFM tables and strikethrough enabled (real chats use both), ``mdit_py_plugins.
+    front_matter`` (a leading ``---`` block is metadata) and the plugin. Known names go
+    through ``env``, so one parser serves every bundle.
 
     :raises ValueError: for an option value outside its choices.
     """
     if delimiters not in DELIMITER_MODES:
         raise ValueError(f"delimiters must be 'strict' or 'loose', not {delimiters!r}")
     reference_mode(references)
-    md = MarkdownIt("commonmark").use(front_matter_plugin)
+    md = MarkdownIt("commonmark").enable(GFM_RULES).use(front_matter_plugin)
     return md.use(lmml_plugin, delimiters=delimiters, references=references)
 
 

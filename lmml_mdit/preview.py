@@ -774,11 +774,20 @@ def _page_header(bundle: PreviewSource, narrative: Narrative, title: str) -> str
     by_role = ", ".join(f"{role} {count}" for role, count in counts.items())
     turns = len(narrative.turns)
     assets = [name for name in bundle.entries if name not in _reserved_names(bundle)]
+    count = f"{len(assets)} asset{'s' * (len(assets) != 1)}"
+    if bundle.kind == "text" and getattr(bundle, "base_dir", None) is not None:
+        # A bare narrative has no entries: its assets are the files beside it it references.
+        files = [
+            name
+            for name, embed in narrative.first_embeds.items()
+            if not embed.is_inline and bundle.has_asset(name)
+        ]
+        count = f"{len(files)} file{'s' * (len(files) != 1)} from its folder"
     parts = [
         f"{bundle.kind} bundle",
         bundle.narrative_name,
         f"{turns} turn{'s' * (turns != 1)}" + (f" ({by_role})" if by_role else ""),
-        f"{len(assets)} asset{'s' * (len(assets) != 1)}",
+        count,
     ]
     summary = " · ".join(html.escape(part) for part in parts)
     return (

@@ -283,21 +283,31 @@ def load_manifest(
     return _load_json(data, InvalidManifestError, name, line)
 
 
-def _yaml_error(problem: Exception, name: str, first_line: int | None) -> InvalidSettingsError:
-    """The settings error for what PyYAML (or our limits) refused, at its line if known."""
+def _yaml_error(
+    problem: Exception, name: str, first_line: int | None, what: str = "settings"
+) -> InvalidSettingsError:
+    """The error for what PyYAML (or our limits) refused in the *what* (settings or front
+    matter), at its line if known."""
     if isinstance(problem, yaml.MarkedYAMLError):
         mark = problem.problem_mark or problem.context_mark
-        message = f"not valid settings YAML: {problem.problem or problem.context}"
-        hint = "fix the YAML, or write the settings as settings.json"
+        message = f"not valid {what} YAML: {problem.problem or problem.context}"
+        hint = _fix_yaml_hint(what)
     else:
         mark = problem.mark if isinstance(problem, _Refused) else None
-        message = f"refused settings YAML: {problem}"
+        message = f"refused {what} YAML: {problem}"
         hint = (problem.hint if isinstance(problem, _Refused) else None) or (
             "simplify the document; aliases, deep nesting, numbers and custom tags are limited"
         )
     line = _content_line(first_line, mark.line) if mark is not None else first_line
     column = mark.column + 1 if mark is not None else None
     return InvalidSettingsError(message, name=name, line=line, column=column, hint=hint)
+
+
+def _fix_yaml_hint(what: str) -> str:
+    """What to do about invalid YAML in the *what*: settings have a JSON form too."""
+    if what == "settings":
+        return "fix the YAML, or write the settings as settings.json"
+    return "fix the YAML between the --- lines"
 
 
 def _load_yaml(
@@ -309,10 +319,11 @@ def _load_yaml(
     except yaml.reader.ReaderError as problem:
         # The reader refuses control characters before any parsing, so it has no mark.
         raise InvalidSettingsError(
-            f"not valid settings YAML: character {problem.character:#x} is not allowed",
+            f"not valid {what} YAML: character {problem.character:#x} is not allowed",
             name=name,
             line=_content_line(first_line, text.count("\n", 0, problem.position)),
-            hint="remove the control character, or write the settings as settings.json",
+            hint="remove the control character"
+            + (", or write the settings as settings.json" if what == "settings" else ""),
         ) from None
     try:
         node = loader.get_single_node()
@@ -322,7 +333,7 @@ def _load_yaml(
         _check_keys(value)
     except (yaml.YAMLError, RecursionError, ValueError) as problem:
         # ValueError: a malformed number PyYAML's resolver let through (``0b``, ``0x_``).
-        raise _yaml_error(problem, name, first_line) from None
+        raise _yaml_error(problem, name, first_line, what) from None
     finally:
         loader.dispose()
     if not isinstance(value, dict):

@@ -247,7 +247,7 @@ def tool_call_issues(narrative: Narrative) -> list[Issue]:
                     "unknown_tool_call_id",
                     "",
                     line,
-                    None,
+                    1,  # the turn's first line: its delimiter, or its text
                     f"{turn_label(number, turn)} does not start with a reference to the call "
                     "it answers (a line holding only @<id>.tool_call.json)",
                 )
@@ -258,7 +258,7 @@ def tool_call_issues(narrative: Narrative) -> list[Issue]:
                     "unknown_tool_call_id",
                     reference[0],
                     reference[1],
-                    None,
+                    1,  # a line holding only the reference
                     f"{turn_label(number, turn)} answers {reference[0]}, which no assistant "
                     "turn defines",
                 )
@@ -272,10 +272,16 @@ def tool_call_issues(narrative: Narrative) -> list[Issue]:
                     "unanswered_tool_call",
                     name,
                     call.line,
-                    None,
+                    _fence_column(narrative, name),
                     f"tool call {call.id or name} has no tool turn answering it "
                     f"(add a tool turn starting with @{name})",
                 )
             )
     issues.sort(key=lambda issue: (issue.line is None, issue.line or 0))
     return issues
+
+
+def _fence_column(narrative: Narrative, name: str) -> int | None:
+    """The column of the call fence *name*'s first line (where its ``@@@`` stands)."""
+    embed = narrative.first_embeds.get(name)
+    return embed.column if embed is not None else None

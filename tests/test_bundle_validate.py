@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
+import pytest
+
+import lmml_mdit
 from lmml_mdit.bundle import Bundle
 from lmml_mdit.model import Issue
 
@@ -123,3 +127,30 @@ def test_tool_call_issues_are_included() -> None:
     )
     issues = Bundle.from_text("foo", text).validate()
     assert "unanswered_tool_call" in {issue.kind for issue in issues}
+
+
+def test_the_error_embed_raises_for_a_missing_reference_reads_as_validate(tmp_path: Path) -> None:
+    # One wording: validate's issue, the error embed() raises and the preview's "missing"
+    # chip all suggest the near-miss name and say how to escape a mention.
+    (tmp_path / "screenshot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\n\nsee @screenshot.pgn\n")
+    bundle = lmml_mdit.open(path)
+    [issue] = bundle.validate()
+    with pytest.raises(lmml_mdit.LmmlError) as raised:
+        bundle.embed("screenshot.pgn")
+    error = raised.value
+    assert (error.kind, error.line, error.column) == ("missing_reference", 3, 5)
+    assert f"{error.message}; {error.hint}" == issue.message
+    assert "did you mean screenshot.png?" in str(error)
+    assert "escape the mention as \\@screenshot.pgn" in str(error)
+    text = lmml_mdit.open(path, base_dir=False)
+    with pytest.raises(lmml_mdit.LmmlError) as raised:
+        text.embed("screenshot.pgn")
+    assert "--base-dir DIR" in raised.value.format(cli=True)
+    assert "base_dir=" not in raised.value.format(cli=True)
+    assert "escape the mention as \\@screenshot.pgn" in str(raised.value)
+    from lmml_mdit.preview import render_html
+
+    page = render_html(bundle)
+    assert "did you mean screenshot.png?" in page and "\\@screenshot.pgn" in page

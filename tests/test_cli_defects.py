@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ZIP_EXAMPLE = ROOT / "examples" / "sales-review.lmmlz"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
 READING_COMMANDS = ("validate", "render", "turns", "ls", "cat", "pack", "inline", "to-md",
-                    "preview", "info")  # fmt: skip
+                    "preview", "info", "export")  # fmt: skip
 
 
 def run(
@@ -169,6 +169,31 @@ def test_export_lists_defective_bundles_among_the_failures(tmp_path: Path) -> No
     forced = run("export", folder, "--jsonl", out, "--workers", "1", "--force")
     assert forced.returncode == 0, forced.stderr
     assert len(out.read_text().splitlines()) == 2
+    # Each defect sent anyway is one warning, located as validate locates it.
+    [warning] = [line for line in forced.stderr.splitlines() if "warning" in line]
+    assert warning.startswith(f"lmml: warning: {folder / 'bad.lmml'}:3:5: missing_reference: ")
+
+
+def test_export_reads_bundles_as_the_other_commands_do(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "chart.png").write_bytes(PNG)
+    (folder / "chat.lmml").write_text(
+        "## user\n\nsee @chart.png\n\n### System requirements\n\nnone\n"
+    )
+    out = tmp_path / "out.jsonl"
+    result = run("export", folder, "--jsonl", out, "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    [record] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [m["role"] for m in record["messages"]] == ["user"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    moved = run("export", folder, "--jsonl", out, "--base-dir", elsewhere)
+    assert moved.returncode == 1 and "missing_reference" in moved.stderr
+    loose = run("export", folder, "--jsonl", out, "--delimiters", "loose", "--references", "any")
+    assert loose.returncode == 0, loose.stderr
+    [record] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [m["role"] for m in record["messages"]] == ["user", "system"]
 
 
 def test_settings_errors_count_lines_in_their_entry(tmp_path: Path) -> None:
@@ -251,17 +276,38 @@ def test_a_json_chat_says_to_run_import(tmp_path: Path) -> None:
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
     one_error(run("render", path), "looks like an OpenAI chat; run `lmml import`")
     one_error(run("validate", path), "looks like an OpenAI chat")
+    # The command to run names the file as it can be found from here, or - for stdin.
+    one_error(run("render", "chat.json", cwd=tmp_path), "(lmml import chat.json -o chat.lmmlz)")
+    one_error(run("turns", path), f"(lmml import {path} -o {tmp_path / 'chat.lmmlz'})")
+    one_error(run("turns", "-", stdin=path.read_bytes()), "(lmml import - -o chat.lmmlz)")
 
 
 def test_validate_warns_no_turns(tmp_path: Path) -> None:
     path = tmp_path / "notes.lmml"
     path.write_text("# Notes\n\nNothing but prose.\n")
     result = run("validate", path)
-    assert result.returncode == 1
+    assert result.returncode == 0  # a warning alone is printed but does not fail
     [line] = result.stdout.splitlines()
     assert line.startswith(f"{path}: no_turns: ")
+    assert result.stderr == "1 issue(s) found in 1 file(s)\n"
     report = json.loads(run("validate", "--json", path).stdout)
     assert report[0]["issues"][0]["severity"] == "warning"
+    assert run("validate", "--strict", path).returncode == 1
+
+
+def test_validate_fails_on_an_error_level_defect_only(tmp_path: Path) -> None:
+    warned = tmp_path / "near.lmml"
+    warned.write_text("## Turn 1 -- user\n\nhi\n\n## Turn 2 -- asistant\n\nhello\n")
+    broken = tmp_path / "broken.lmml"
+    broken.write_text("## Turn 1 -- user\n\nsee @gone.png\n")
+    result = run("validate", warned)
+    assert result.returncode == 0
+    assert ": suspicious_delimiter: " in result.stdout
+    assert run("validate", warned, "--json").returncode == 0
+    assert run("validate", warned, "--strict").returncode == 1
+    assert run("validate", "--strict", "--json", warned).returncode == 1
+    assert run("validate", warned, broken).returncode == 1
+    assert run("validate", broken, "--json").returncode == 1
 
 
 def test_a_path_that_does_not_exist(tmp_path: Path) -> None:
@@ -274,3 +320,68 @@ def test_the_readme_command_still_works() -> None:
     assert result.stderr == ""
     assert json.loads(result.stdout)
     assert run("validate", *sorted((ROOT / "examples").glob("*.lmml*"))).returncode == 0
+
+
+def test_errors_raised_while_rendering_are_located_in_the_narrative(tmp_path: Path) -> None:
+    (tmp_path / "chart.png").write_bytes(PNG)
+    path = tmp_path / "chat.lmml"
+    path.write_text(
+        "## user\n\nlook @chart.png\n\n## assistant\n\n@@@c1.tool_call.json\n"
+        '{"id": "c1", "name": "f"\n@@@\n'
+    )
+    line = one_error(run("render", path), f"lmml: error: {path}:7:1: tool call is not valid JSON")
+    assert "c1.tool_call.json:" not in line
+    path.write_text("## user\n\nlook @chart.png\n")
+    line = one_error(
+        run("render", path, "--max-embed-bytes", "5", "--on-omit", "raise"),
+        f"lmml: error: {path}:3:6: the embed chart.png ",
+    )
+    assert "max_embed_bytes=" not in line and "--max-embed-bytes" in line
+    warned = run("render", path, "--max-embed-bytes", "5")
+    assert warned.returncode == 0, warned.stderr
+    [warning] = warned.stderr.splitlines()
+    assert warning.startswith(f"lmml: warning: {path}:3:6: chart.png ({len(PNG)} bytes) left out")
+    assert "max_embed_bytes=" not in warning
+
+
+def test_force_with_a_budget_still_sends_a_missing_reference_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\n\nlook @gone.png\n")
+    result = run("render", path, "--max-embed-bytes", "100", "--force")
+    assert result.returncode == 0, result.stderr
+    [message] = json.loads(result.stdout)
+    assert message["content"][-1]["text"] == "@gone.png"
+    assert f"lmml: warning: {path}:3:6: missing_reference: " in result.stderr
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+def test_a_base_dir_that_is_no_folder_is_an_error(tmp_path: Path, command: str) -> None:
+    chat = tmp_path / "chat.lmml"
+    chat.write_text("## user\n\nsee @chart.png\n")
+    gone = tmp_path / "gone"
+    extra = {"cat": ["chart.png"], "export": ["--jsonl", tmp_path / "o.jsonl"], "inline": ["-"]}
+    extra = extra.get(command, [])
+    target = tmp_path if command == "export" else chat
+    one_error(run(command, target, *extra, "--base-dir", gone), f"--base-dir {gone}: not a folder")
+
+
+def test_ls_of_a_bare_narrative_lists_the_files_it_references(tmp_path: Path) -> None:
+    (tmp_path / "chart.png").write_bytes(PNG)
+    (tmp_path / "Dockerfile").write_text("FROM x\n")
+    (tmp_path / "unrelated.txt").write_text("not referenced\n")
+    chat = tmp_path / "chat.lmml"
+    chat.write_text(
+        "## user\n\nsee @chart.png and @Dockerfile, not @gone.png\n\n@@@n.txt\nhi\n@@@\n"
+    )
+    result = run("ls", chat, "--json")
+    assert result.returncode == 0, result.stderr
+    rows = [(row["kind"], row["name"], row["size"]) for row in json.loads(result.stdout)]
+    assert rows == [
+        ("inline", "n.txt", 3),
+        ("file", "chart.png", len(PNG)),
+        ("file", "Dockerfile", 7),
+    ]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    rows = json.loads(run("ls", chat, "--json", "--base-dir", elsewhere).stdout)
+    assert [row["kind"] for row in rows] == ["inline"]

@@ -242,3 +242,12 @@ def test_url_scheme(url: str, scheme: str | None) -> None:
 def test_an_image_after_one_whose_alt_holds_a_look_alike() -> None:
     text = "## User\n![a ![b](x.png)](y.png) ![b](chart.png)\n"
     assert _unsent(Bundle.from_zip("t", text, {"chart.png": PNG})) == [("chart.png", 2, 25)]
+
+
+def test_images_in_a_table_cell_with_an_escaped_pipe_are_located() -> None:
+    row = "| x \\| y ![c](chart.png) and ![d](chart.png) \\| q | ![e](chart.png) |"
+    text = f"## user\n\n| a | b |\n|---|---|\n{row}\n"
+    bundle = Bundle.from_zip("t", text, {"chart.png": b"\x89PNG\r\n\x1a\n"})
+    found = [(i.kind, i.line, i.column) for i in bundle.validate() if i.kind == "unsent_image"]
+    columns = [row.index("![c]") + 1, row.index("![d]") + 1, row.index("![e]") + 1]
+    assert found == [("unsent_image", 5, column) for column in columns]

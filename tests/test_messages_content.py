@@ -115,7 +115,7 @@ def test_budget_omits_and_warns() -> None:
     text = "## user\n@a.png @b.png\n"
     big, small = png(40, 40, 1), png(1, 1, 2)
     bundle = zip_bundle(text, {"a.png": big, "b.png": small})
-    with pytest.warns(EmbedOmittedWarning, match=r"a\.png \(line 2"):
+    with pytest.warns(EmbedOmittedWarning, match=r"\.lmmlz:2:1: a\.png \("):
         payload = render_payload(bundle, max_embed_bytes=len(small) + 10)
     assert [part["type"] for part in payload.messages[0]["content"]] == ["text", "image_url"]
     assert len(payload.warnings) == 1 and "a.png" in payload.warnings[0]
@@ -341,11 +341,12 @@ def test_handler_returning_no_parts_is_a_clear_type_error(result: Any) -> None:
 
 def test_budget_left_out_inline_fence_leaves_its_reference() -> None:
     bundle = text_bundle("## user\nRead this:\n\n@@@a.txt\nhello\n@@@\n\nThanks.\n")
-    with pytest.warns(EmbedOmittedWarning, match=r"a\.txt \(line 4, 6 bytes\)"):
+    with pytest.warns(EmbedOmittedWarning, match=r":4:1: a\.txt \(6 bytes\) left out"):
         listed = messages(bundle, max_embed_bytes=2)
     assert _texts(listed[0]) == ["Read this:", "@a.txt", "Thanks."]
     assert listed.warnings == [
-        "a.txt (line 4, 6 bytes) left out: the message already holds 0 of max_embed_bytes=2"
+        f"{bundle.file_name}:4:1: a.txt (6 bytes) left out: the message already holds 0 of its "
+        "2-byte embed budget"
     ]
 
 
@@ -357,7 +358,7 @@ def test_budget_counts_each_message_separately_across_roles() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         listed = messages(bundle, "anthropic", max_embed_bytes=budget)
-    assert [str(w.message).split(" ")[0] for w in caught] == ["b.png"]
+    assert [str(w.message).split(" ")[1] for w in caught] == ["b.png"]
     kinds = [[block["type"] for block in m["content"]] for m in listed]
     # The attachment lines left the text; the left-out b.png keeps an "@b.png" line.
     assert kinds == [["image", "text"], ["text"], ["image"]]

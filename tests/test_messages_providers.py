@@ -188,10 +188,13 @@ def test_string_arguments_go_verbatim_to_openai_and_raise_for_anthropic() -> Non
 
 def test_tool_turn_without_a_call_reference_raises() -> None:
     with pytest.raises(InvalidToolCallError, match="does not start with a reference") as error:
-        messages(text_bundle("## user\nq\n\n## tool\nsome result\n"))
-    assert error.value.line == 4
-    with pytest.raises(InvalidToolCallError, match="no assistant turn defines"):
+        bundle = text_bundle("## user\nq\n\n## tool\nsome result\n")
+        messages(bundle)
+    assert (error.value.line, error.value.column) == (4, 1)
+    assert str(error.value).startswith(f"{bundle.file_name}:4:1: turn 2 (tool) ")
+    with pytest.raises(InvalidToolCallError, match="no assistant turn defines") as error:
         messages(text_bundle("## user\nq\n\n## tool\n@zz.tool_call.json\n\nres\n"))
+    assert (error.value.line, error.value.column) == (5, 1)
 
 
 def test_malformed_call_fence_raises() -> None:

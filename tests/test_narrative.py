@@ -462,3 +462,40 @@ def test_role_word_is_the_first_letter_run_naming_a_role(text: str) -> None:
     words = re.findall(r"[^\W\d_]+", text)
     expected = next((w.lower() for w in words if w.lower() in MESSAGE_ROLES), None)
     assert role_word(text) == expected
+
+
+GFM_CHAT = """\
+## Turn 1 -- assistant
+
+| Tool | Version | Notes |
+|------|---------|-------|
+| pip  | ~~23~~ 24 | see @pip.png and @pip.png |
+| uv   | 0.4 | 0.4 \\| 0.5: @uv.png, \\@maintainer @uv-log.txt |
+> | quoted | @q.png |
+> |---|---|
+"""
+
+
+def test_the_default_parser_reads_gfm_tables_and_strikethrough() -> None:
+    narrative = lmml_mdit.parse(GFM_CHAT)
+    types = [token.type for token in narrative.tokens]
+    assert "table_open" in types and "td_open" in types
+    inline = [token for token in narrative.tokens if token.type == "inline"]
+    assert any(child.type == "s_open" for token in inline for child in token.children or ())
+    # The plugin itself enables nothing: a bare commonmark parser keeps pipes as text.
+    plain = MarkdownIt("commonmark").use(lmml_mdit.lmml_plugin)
+    assert "table_open" not in [token.type for token in plain.parse(GFM_CHAT)]
+
+
+def test_reference_positions_inside_table_cells() -> None:
+    narrative = lmml_mdit.parse(GFM_CHAT)
+    lines = GFM_CHAT.split("\n")
+    found = [(embed.name, embed.line, embed.column) for embed in narrative.embeds]
+    assert [name for name, _, _ in found] == [
+        "pip.png", "pip.png", "uv.png", "uv-log.txt", "q.png"
+    ]  # fmt: skip
+    for name, line, column in found:
+        assert lines[line - 1][column - 1 :].startswith("@" + name), (name, line, column)
+    # Both occurrences on one line are told apart; the escaped pipe does not shift columns.
+    assert found[0][2] < found[1][2]
+    assert narrative.escapes == ((6, lines[5].index("\\@") + 1),)

@@ -176,12 +176,15 @@ def test_the_page_never_numbers_a_turn_against_the_authors_heading() -> None:
 
 
 def test_markdown_is_the_narratives_commonmark_and_raw_html_is_text() -> None:
-    # The page renders the narrative's own tokens (the commonmark preset): what is not
-    # Markdown to that parse (a pipe table, ~~, task boxes) is shown as the text it is.
+    # The page renders the narrative's own tokens (commonmark with GFM tables and
+    # strikethrough): what is not Markdown to that parse (task boxes) is shown as the text
+    # it is.
     root = _page(sample_bundle())
     user = _cards(root)[2]
-    assert user.find_all("table") == [] and user.find_all("s") == []
-    assert "|------|------:|------|" in user.text and "~~draft~~" in user.text
+    (table,) = user.find_all("table")
+    assert [th.text for th in table.find_all("th")] == ["week", "sales", "note"]
+    assert [s.text for s in user.find_all("s")] == ["draft"]
+    assert "|------|" not in user.text and "~~" not in user.text
     assistant = _cards(root)[3]
     assert assistant.find_all("input") == []
     items = [li.text for li in assistant.find_all("li")]
@@ -214,10 +217,12 @@ def test_image_reference_shows_the_decoded_image_where_it_is_referenced() -> Non
     root = _page(bundle)
     user = _cards(root)[2]
     images = user.find_all("img")
-    assert len(images) == 2  # the first paragraph and the pipe-table text
+    assert len(images) == 2  # the first paragraph and the table's last cell
+    containers = []
     for image in images:
         assert image.parent is not None and image.parent.parent is not None
-        assert image.parent.parent.tag == "p"
+        containers.append(image.parent.parent.tag)
+    assert containers == ["p", "td"]
     for image in images:
         media_type, data = _data_uri_bytes(image.get("src") or "")
         assert (media_type, data) == ("image/png", bundle.read("chart.png"))
@@ -650,3 +655,16 @@ def test_front_matter_tokens_render_nothing() -> None:
     main = root.find("main")
     assert "title: secret-ish" not in main.text and "<>" not in render_html(bundle)
     assert [card.get("data-lmml-role") for card in _cards(root)] == ["context", "user"]
+
+
+def test_a_bare_narrative_shows_the_files_beside_it_and_counts_them(tmp_path: Path) -> None:
+    (tmp_path / "chart.png").write_bytes(make_png(3, 2))
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\n\nHere: @chart.png, and @gone.png\n")
+    page = render_html(lmml_mdit.open(path))
+    (summary,) = parse_document(page).root.find_all("p", "lmml-summary")
+    assert summary.text.endswith("· 1 file from its folder")
+    assert len(parse_document(page).root.find_all("img")) == 1
+    alone = render_html(lmml_mdit.open(path, base_dir=False))
+    (summary,) = parse_document(alone).root.find_all("p", "lmml-summary")
+    assert summary.text.endswith("· 0 assets")

@@ -279,3 +279,35 @@ def test_cli_render_drops_attachment_lines_by_default(
     kept = json.loads(capsys.readouterr().out)
     assert "@note.txt" not in json.dumps(default)
     assert "@note.txt" in json.dumps(kept)
+
+
+def test_invalid_front_matter_is_located_in_the_narrative_and_named_for_what_it_is() -> None:
+    bundle = Bundle.from_text("chat", "---\ntitle: [oops\n---\n\n## user\nhi\n")
+    with pytest.raises(InvalidSettingsError) as error:
+        _ = bundle.front_matter
+    assert str(error.value).startswith(f"{bundle.file_name}:2:13: not valid front matter YAML: ")
+    assert "settings.json" not in str(error.value)
+    [issue] = bundle.validate()
+    assert (issue.kind, issue.line, issue.column) == ("invalid_front_matter", 2, 13)
+    assert issue.message.startswith("not valid front matter YAML: ")
+    assert "front matter:" not in issue.message  # no second location inside the message
+
+
+@pytest.mark.parametrize(
+    ("heading", "word", "says"),
+    [
+        ("## Turn 2 -- asistant", "asistant", "is not a role (did you mean assistant?)"),
+        ("## systm", "systm", "is not a role (did you mean system?)"),
+        ("## Turn 3 -- bot", "bot", "'bot' is not a role, so"),
+        ("## Turn 2 - assistant", "assistant", "its separator is not a spaced '--'"),
+        ("## Turn 2: user", "user", "write '## Turn N -- user'"),
+        ("## Turn 2 --assistant", "assistant", "its separator is not a spaced '--'"),
+    ],
+)
+def test_a_near_miss_says_what_is_off(heading: str, word: str, says: str) -> None:
+    bundle = Bundle.from_text("t", f"# user\nhi\n\n{heading}\nhello\n")
+    (issue,) = bundle.validate()
+    assert (issue.kind, issue.name, issue.line) == ("suspicious_delimiter", word, 4)
+    assert says in issue.message
+    if word in ("user", "assistant"):  # the role is right: never called "not a role"
+        assert "not a role" not in issue.message

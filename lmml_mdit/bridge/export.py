@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from ..atomic import atomic_write
 from ..errors import BundleError, LmmlError
+from ..syntax import DelimiterMode, ReferenceMode
 from .importer import Progress
 
 __all__ = ["EXPORT_PROVIDERS", "ExportReport", "export_bundle", "export_folder", "iter_bundles"]
@@ -43,12 +44,16 @@ class ExportReport:
     :ivar written: lines written (bundles converted).
     :ivar failures: ``(path, reason)`` for each bundle that could not be converted, in walk
         order.
+    :ivar warnings: ``(path, defect)`` for each error-level defect of a bundle exported
+        anyway (``strict=False``), located ``FILE:LINE:COL: kind: message`` as
+        ``validate`` locates it, in walk order.
     """
 
     output: str
     total: int = 0
     written: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -137,22 +142,54 @@ def export_bundle(bundle: Any, provider: str, *, strict: bool = True) -> dict[st
     return body
 
 
-def _convert(path: str, provider: str, strict: bool) -> tuple[str | None, str | None]:
-    """Worker: the JSON line for one bundle, or the reason it failed (worded for the
-    command line, its main reader)."""
+@dataclass(frozen=True)
+class _Syntax:
+    """How every bundle of one export is opened (the options of :func:`open_bundle`)."""
+
+    base_dir: str | None = None
+    delimiters: DelimiterMode = "strict"
+    references: ReferenceMode = "assets"
+
+
+_Result = tuple[str | None, str | None, tuple[str, ...]]
+"""A worker's answer: the JSON line or None, the failure reason or None, the defects of a
+bundle exported anyway."""
+
+
+def _convert(path: str, provider: str, strict: bool, syntax: _Syntax = _Syntax()) -> _Result:
+    """Worker: the JSON line for one bundle, or the reason it failed, and the defects sent
+    anyway (all worded for the command line, its main reader)."""
     try:
         import warnings
 
+        from ..bundle import DefectWarning
         from ..bundle import open as open_bundle
 
-        with open_bundle(path) as bundle, warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a worker's warnings would reach no one
+        with (
+            open_bundle(
+                path,
+                base_dir=syntax.base_dir,
+                delimiters=syntax.delimiters,
+                references=syntax.references,
+            ) as bundle,
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            # A worker's warnings would reach no one: the defects go back with the result.
+            warnings.simplefilter("always")
             record = export_bundle(bundle, provider, strict=strict)
-        return json.dumps(record, ensure_ascii=False), None
+        # Each defect once, though the send checks it before rendering and while rendering.
+        defects = tuple(
+            dict.fromkeys(
+                warning.message.error.format(cli=True, hint=False)
+                for warning in caught
+                if isinstance(warning.message, DefectWarning)
+            )
+        )
+        return json.dumps(record, ensure_ascii=False), None, defects
     except LmmlError as error:
-        return None, error.format(cli=True)
+        return None, error.format(cli=True), ()
     except Exception as error:  # a failing bundle must not stop the rest
-        return None, f"{type(error).__name__}: {error}"
+        return None, f"{type(error).__name__}: {error}", ()
 
 
 class _TerminalProgress:
@@ -175,6 +212,9 @@ def export_folder(
     progress: Progress | None = None,
     *,
     strict: bool = True,
+    base_dir: str | os.PathLike[str] | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> ExportReport:
     """Turn every bundle under *folder* into one JSONL line of *out*.
 
@@ -185,7 +225,13 @@ def export_folder(
     :param progress: called as ``progress(done, None, path)`` per bundle; when None, a
         counter is drawn on stderr if (and only if) stderr is a terminal.
     :param strict: True (default) reports a bundle with an error-level defect among the
-        failures; False exports it anyway.
+        failures; False exports it anyway, listing each defect in
+        :attr:`ExportReport.warnings`.
+    :param base_dir: the folder every bare ``.lmml`` resolves its references against
+        (default: each file's own folder), as for :func:`lmml_mdit.open`.
+    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings, as for
+        :func:`lmml_mdit.open`.
+    :param references: ``"assets"`` (default) or ``"any"``, likewise.
     :raises BundleError: for an unknown provider or a missing folder;
         :class:`~lmml_mdit.errors.WriteError` for an *out* that is not a regular file or
         cannot be written (the old file is then unchanged). A bundle that fails is reported
@@ -202,12 +248,13 @@ def export_folder(
     count = min(workers, cores) if workers and workers > 0 else cores
     terminal = _TerminalProgress() if progress is None and sys.stderr.isatty() else None
     report = ExportReport(output=str(out))
+    syntax = _Syntax(None if base_dir is None else os.fspath(base_dir), delimiters, references)
     if str(out) == "-":
-        _run(folder, provider, count, sys.stdout, report, progress or terminal, strict)
+        _run(folder, provider, count, sys.stdout, report, progress or terminal, strict, syntax)
     else:
         with atomic_write(out) as stream:
             handle = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
-            _run(folder, provider, count, handle, report, progress or terminal, strict)
+            _run(folder, provider, count, handle, report, progress or terminal, strict, syntax)
             handle.flush()
             handle.detach()  # the stream is atomic_write's to close
     if terminal is not None:
@@ -223,6 +270,7 @@ def _run(
     report: ExportReport,
     progress: Progress | None,
     strict: bool = True,
+    syntax: _Syntax = _Syntax(),
 ) -> None:
     paths = iter_bundles(folder)
     # Look ahead by as many bundles as there could be workers, so a folder of fewer
@@ -231,11 +279,11 @@ def _run(
     if len(ahead) <= 1:
         for path in ahead:
             report.total += 1
-            _record(path, _convert(path, provider, strict), handle, report, progress)
+            _record(path, _convert(path, provider, strict, syntax), handle, report, progress)
         return
     workers = min(workers, len(ahead))
     window = 2 * workers
-    pending: deque[tuple[str, Future[tuple[str | None, str | None]]]] = deque()
+    pending: deque[tuple[str, Future[_Result]]] = deque()
 
     def drain_one() -> None:
         path, future = pending.popleft()
@@ -244,7 +292,7 @@ def _run(
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for path in itertools.chain(ahead, paths):
             report.total += 1
-            pending.append((path, pool.submit(_convert, path, provider, strict)))
+            pending.append((path, pool.submit(_convert, path, provider, strict, syntax)))
             if len(pending) >= window:
                 drain_one()
         while pending:
@@ -253,12 +301,13 @@ def _run(
 
 def _record(
     path: str,
-    result: tuple[str | None, str | None],
+    result: _Result,
     handle: IO[str],
     report: ExportReport,
     progress: Progress | None,
 ) -> None:
-    line, reason = result
+    line, reason, defects = result
+    report.warnings.extend((path, defect) for defect in defects)
     if line is not None:
         handle.write(line + "\n")
         report.written += 1

@@ -9,8 +9,10 @@ reference's offset in that content (``meta["pos"]``) in ``env[NEW_REFS_KEY]``, a
 tokens that hold references pay for the mapping.
 
 Columns count characters. A content line is found in its source line by text search (its
-leading whitespace left out, since markdown-it may have rewritten it); should the search
-fail, columns are counted from the content line instead.
+leading whitespace left out, since markdown-it may have rewritten it). Where the content
+differs from its source line (a GFM table cell, whose ``\\|`` markdown-it turns into
+``|``), each reference's own source text is searched instead, left to right; should that
+fail too, columns are counted from the content line.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
     content_line = 0  # 0-based line of the content at counted_to
     line_start = 0  # content offset where that line starts
     placed_line = -1
-    offset_in_source = 0
+    offset_in_source: int | None = 0
+    start = end = 0
     line_number = 0
     line_map: list[int] = []
     for ref in refs:
@@ -90,11 +93,43 @@ def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> No
                 offset_in_source = found - start - indent
                 cursor[0], cursor[1] = source_line, found - start + len(text) - indent
             else:
-                offset_in_source = 0
+                offset_in_source = None  # the content line is not its source line's text
             line_number = first_line + content_line + 1
             previous = cursor[2]
             line_map = [previous if previous == line_number - 1 else line_number - 1, line_number]
             cursor[2] = line_number
         ref.meta["line"] = line_number
-        ref.meta["column"] = offset_in_source + (pos - line_start) + 1
+        if offset_in_source is not None:
+            ref.meta["column"] = offset_in_source + (pos - line_start) + 1
+        else:
+            line_end = content.find("\n", pos)
+            tail = content[pos : len(content) if line_end < 0 else line_end]
+            column = _search_column(src, cursor, ref, tail, line_number - 1, start, end)
+            ref.meta["column"] = column if column is not None else pos - line_start + 1
         ref.map = line_map  # shared by the refs of one line: a map is read, never changed
+
+
+def _search_column(
+    src: str, cursor: list[int], ref: Token, tail: str, source_line: int, start: int, end: int
+) -> int | None:
+    """The 1-based column of *ref*'s own source text (``@name``, or ``\\@`` for an escape;
+    for a position marker without text of its own, *tail*, the content from it to the end of
+    its line) in the source line ``src[start:end]``, searched from that line's cursor (so
+    refs on one line are found left to right), or None when it is not there.
+
+    :param cursor: the sweep's ``[line, offset searched to, last line number]``.
+    """
+    literal = ref.markup if ref.meta.get("lmml_escape") else ref.markup + ref.content
+    step = len(literal)
+    if not literal:
+        # A cell's content holds "|" only where its source has "\|": search up to there,
+        # and step past the marker's first character only (the tail may hold later ones).
+        literal, step = tail.partition("|")[0], 1
+    if not literal:
+        return None
+    searched = cursor[1] if cursor[0] == source_line else 0
+    found = src.find(literal, start + searched, end)
+    if found < 0:
+        return None
+    cursor[0], cursor[1] = source_line, found - start + step
+    return found - start + 1

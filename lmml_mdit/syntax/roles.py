@@ -200,10 +200,20 @@ def suspicious_heading(
         if word is None:
             return None
         shown = text.strip()
+        named = _ROLES.get(word.lower())
+        if named is not None:
+            # The role is right; what is off is the separator ("Turn 2 - user", "Turn 2: user").
+            return word, (
+                f"the heading {shown!r} looks like a role delimiter but its separator is not "
+                f"a spaced '--' (or en or em dash), so it is an ordinary heading; write "
+                f"'## Turn N -- {named}', or reword the heading"
+            )
+        meant = _misspelt_role(word)
+        guess = f" (did you mean {meant}?)" if meant is not None else ""
         return word, (
-            f"the heading {shown!r} looks like a role delimiter but {word!r} is not a role, "
-            "so it is an ordinary heading; write '## Turn N -- user' (or assistant, system, "
-            "tool), or reword the heading"
+            f"the heading {shown!r} looks like a role delimiter but {word!r} is not a "
+            f"role{guess}, so it is an ordinary heading; write '## Turn N -- user' (or "
+            "assistant, system, tool), or reword the heading"
         )
     if delimiters == "loose" and strict_heading_role(text) is None:
         shown = text.strip()
