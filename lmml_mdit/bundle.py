@@ -18,7 +18,7 @@ import json
 import os
 import warnings
 from collections.abc import Callable, Container, Iterator, Mapping
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal, TypeVar
 
 from .archive import (
     LIMITS_CLI_HINT,
@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 __all__ = ["Bundle", "DefectWarning", "Limits", "bundle_name", "narrative_entry_name", "open"]
 
 BundleKind = Literal["text", "zip"]
+_ReferenceError = TypeVar("_ReferenceError", MissingEntryError, UnresolvableReferenceError)
 BaseDir = str | os.PathLike[str] | Literal[False] | None
 """What :func:`open` takes as *base_dir*: a folder, None (a path's own folder) or False."""
 _TEXT_SUFFIX = ".lmml"
@@ -277,20 +278,27 @@ class Bundle:
         """The file a narrative *line* counts in, for an error's location (None: no line)."""
         return self.file_name if line is not None else None
 
+    def _unresolved_reference(
+        self, error: type[_ReferenceError], name: str, line: int, column: int | None
+    ) -> _ReferenceError:
+        """The error for the narrative's reference *name* that resolves to nothing, worded
+        as ``validate`` reports it (``missing_reference``)."""
+        what, advice, cli_advice = _missing_wording(self, name)
+        return error(
+            what,
+            name=name,
+            line=line,
+            column=column,
+            file=self._file_of(line),
+            kind="missing_reference",
+            hint=advice,
+            cli_hint=cli_advice,
+        )
+
     def _missing(self, name: str) -> MissingEntryError:
         line, column = self._first_line(name)
         if line is not None:
-            # A reference of the narrative: worded as validate reports it.
-            what, advice, _ = _missing_wording(self, name)
-            return MissingEntryError(
-                what,
-                name=name,
-                line=line,
-                column=column,
-                file=self._file_of(line),
-                kind="missing_reference",
-                hint=advice,
-            )
+            return self._unresolved_reference(MissingEntryError, name, line, column)
         where = "the archive" if self.kind == "zip" else f"the folder {self.base_dir!r}"
         return MissingEntryError(
             f"{where} holds no entry with this name",
@@ -417,18 +425,7 @@ class Bundle:
         if self.base_dir is not None:
             return functools.partial(self._read_file, name, self._base_dir_path(name))
         if line is not None:
-            # A reference of the narrative: worded as validate reports it.
-            what, advice, cli_advice = _missing_wording(self, name)
-            raise UnresolvableReferenceError(
-                what,
-                name=name,
-                line=line,
-                column=column,
-                file=self._file_of(line),
-                kind="missing_reference",
-                hint=advice,
-                cli_hint=cli_advice,
-            )
+            raise self._unresolved_reference(UnresolvableReferenceError, name, line, column)
         raise UnresolvableReferenceError(
             f"a bare .lmml read without a folder has nothing to resolve @{name} against",
             name=name,
