@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _bundle_files import make_zip, write_chat
 
 import lmml_mdit
 from lmml_mdit import bundle as bundles
@@ -27,22 +28,6 @@ from lmml_mdit.messages import messages, render_turns, to_request
 from lmml_mdit.model import ERROR_KINDS, Issue
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
-
-
-def write_chat(folder: Path, text: str, **files: bytes) -> Path:
-    path = folder / "chat.lmml"
-    path.write_text(text, encoding="utf-8")
-    for name, data in files.items():
-        (folder / name).write_bytes(data)
-    return path
-
-
-def make_zip(path: Path, narrative: str, entries: dict[str, bytes]) -> Path:
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(path.stem + ".lmml", narrative)
-        for name, data in entries.items():
-            archive.writestr(name, data)
-    return path
 
 
 # -- a bare .lmml sees its own folder -------------------------------------------------------

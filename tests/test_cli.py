@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _bundle_files import make_zip
 
 from lmml_mdit import cli
 
@@ -62,16 +63,6 @@ def assert_error(result: subprocess.CompletedProcess[bytes], *fragments: str) ->
     for fragment in fragments:
         assert fragment in lines[0], (fragment, stderr)
     return lines[0]
-
-
-def make_zip(
-    path: Path, narrative: str, entries: dict[str, bytes], *, name: str | None = None
-) -> Path:
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(name or path.stem + ".lmml", narrative)
-        for entry, data in entries.items():
-            archive.writestr(entry, data)
-    return path
 
 
 # -- global behaviour ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from _bundle_files import make_zip
 
 ROOT = Path(__file__).resolve().parent.parent
 ZIP_EXAMPLE = ROOT / "examples" / "sales-review.lmmlz"
@@ -47,14 +48,6 @@ def one_error(result: subprocess.CompletedProcess[str], *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in line, (fragment, line)
     return line
-
-
-def make_zip(path: Path, narrative: str, entries: dict[str, bytes]) -> Path:
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(path.stem + ".lmml", narrative)
-        for name, data in entries.items():
-            archive.writestr(name, data)
-    return path
 
 
 @pytest.fixture
