@@ -608,32 +608,15 @@ def _build_conversation(bundle: Any, options: Options, target: str | None) -> Co
             if role == "assistant" and embed.is_inline and is_tool_call_name(embed.name):
                 items.append(_call(state, embed))
                 continue
-            if options.max_embed_bytes is not None:
-                try:
-                    size = _embed_size(bundle, embed, state)
-                except BundleError:
-                    if options.strict:
-                        raise
-                    items.append(TextPart(f"@{embed.name}"))  # reported by check_sendable
-                    continue
-                if used + size > options.max_embed_bytes:
-                    _omit(conversation, embed, size, used, options, bundle)
-                    if embed.is_inline or (
-                        options.attachment_lines == "drop"
-                        and _on_attachment_line(state.layout, embed)
-                    ):
-                        # Its lines left the text for its part: say what was there.
-                        items.append(TextPart(f"@{embed.name}"))
-                    continue
-                used += size
             try:
-                asset = _resolve_asset(bundle, state, embed)
+                placed, used = _embed_items(
+                    bundle, state, embed, options, target, conversation, used
+                )
             except BundleError:
                 if options.strict:
                     raise
-                items.append(TextPart(f"@{embed.name}"))  # reported by check_sendable
-                continue
-            items.extend(_parts(asset, options, target))
+                placed = [TextPart(f"@{embed.name}")]  # reported by check_sendable
+            items.extend(placed)
         if items or call is not None:
             conversation.messages.append(Message(role, items, turn, call))
     return conversation
@@ -647,6 +630,35 @@ def _on_attachment_line(layout: Layout, embed: Embed) -> bool:
         if start <= line < end and embed.name in names:
             return True
     return False
+
+
+def _embed_items(
+    bundle: Any,
+    state: BundleState,
+    embed: Embed,
+    options: Options,
+    target: str | None,
+    conversation: Conversation,
+    used: int,
+) -> tuple[list[Item], int]:
+    """The items for one embed of a message whose embeds already hold *used* bytes, and the
+    bytes used after it: its parts, or, when it does not fit ``max_embed_bytes``, an
+    ``@name`` line where its own lines left the text (nothing otherwise).
+
+    :raises BundleError: for an embed that does not resolve.
+    """
+    if options.max_embed_bytes is not None:
+        size = _embed_size(bundle, embed, state)
+        if used + size > options.max_embed_bytes:
+            _omit(conversation, embed, size, used, options, bundle)
+            if embed.is_inline or (
+                options.attachment_lines == "drop" and _on_attachment_line(state.layout, embed)
+            ):
+                # Its lines left the text for its part: say what was there.
+                return [TextPart(f"@{embed.name}")], used
+            return [], used
+        used += size
+    return list(_parts(_resolve_asset(bundle, state, embed), options, target)), used
 
 
 def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:
@@ -719,4 +731,4 @@ def _omit(
             cli_hint="raise --max-embed-bytes, or drop --on-omit raise to leave it out",
         )
     conversation.warnings.append(message)
-    warnings.warn(EmbedOmittedWarning(message), stacklevel=4)
+    warnings.warn(EmbedOmittedWarning(message), stacklevel=5)
