@@ -15,6 +15,10 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
+import pytest
+
+from lmml_mdit import archive as archives
+
 _LOCAL = struct.Struct("<4s2B4HL2L2H")
 _CENTRAL = struct.Struct("<4s4B4HL2L5H2L")
 _END = struct.Struct("<4s4H2LH")
@@ -276,3 +280,16 @@ def local_extra_overlap() -> bytes:
 def unicode_caseless_twins() -> bytes:
     """Two names equal only under canonical caseless matching (``Ϊ́`` and ``ΐ``)."""
     return raw_zip([NARRATIVE, stored("\u03aa\u0301.txt", b"one"), stored("\u0390.txt", b"two")])
+
+
+def record_entry_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the entries a test's bundles read, in order (``ZipArchive.read`` calls)."""
+    reads: list[str] = []
+    real_read = archives.ZipArchive.read
+
+    def recording_read(self: archives.ZipArchive, name: str) -> bytes:
+        reads.append(name)
+        return real_read(self, name)
+
+    monkeypatch.setattr(archives.ZipArchive, "read", recording_read)
+    return reads

@@ -11,7 +11,6 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-import lmml_mdit.archive as archives
 import lmml_mdit.bundle as bundles
 from lmml_mdit.archive import Limits, unsafe_reason
 from lmml_mdit.errors import (
@@ -261,14 +260,7 @@ def test_hostile_directories_are_refused_before_any_entry_is_read(
 ) -> None:
     """RFC 9: the central directory is checked before a single entry (not even the
     narrative) is read or decompressed."""
-    reads: list[str] = []
-    real_read = archives.ZipArchive.read
-
-    def recording_read(self: archives.ZipArchive, name: str) -> bytes:
-        reads.append(name)
-        return real_read(self, name)
-
-    monkeypatch.setattr(archives.ZipArchive, "read", recording_read)
+    reads = corpus.record_entry_reads(monkeypatch)
     with pytest.raises(error):
         bundles.open(build(), name="evil.lmmlz")
     assert reads == []

@@ -281,14 +281,7 @@ def test_a_zip_narrative_over_the_limit_is_refused_before_it_is_inflated(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     data = corpus.normal_zip({"big.lmml": b"Some words.\n" * 100, "a.txt": b"x"})
-    reads: list[str] = []
-    real_read = archives.ZipArchive.read
-
-    def recording_read(self: archives.ZipArchive, name: str) -> bytes:
-        reads.append(name)
-        return real_read(self, name)
-
-    monkeypatch.setattr(archives.ZipArchive, "read", recording_read)
+    reads = corpus.record_entry_reads(monkeypatch)
     with pytest.raises(LimitExceededError, match="max_narrative_bytes") as raised:
         bundles.open(data, limits=Limits(max_narrative_bytes=1000))
     assert raised.value.name == "big.lmml" and reads == []
