@@ -46,6 +46,7 @@ from .errors import (
 )
 from .handlers import sniff
 from .images import unsent_image_issues
+from .jsonio import parse_json
 from .model import Embed, Issue
 from .narrative import Narrative, parse
 from .reserved import (
@@ -1026,8 +1027,8 @@ def _not_lmml(data: bytes, display: str, *, path: str | None = None) -> NotLmmlE
     if not stripped.startswith((b"{", b"[")):
         return None
     try:
-        value = json.loads(stripped)
-    except ValueError:
+        value = parse_json(stripped)
+    except (ValueError, RecursionError):  # not JSON (or nested too deeply): a narrative
         return None
     if not value:
         return None  # "[]" or "{}" is as much a (tiny) narrative as anything

@@ -295,3 +295,9 @@ def test_resolution_errors_use_the_same_location_format(tmp_path: Path) -> None:
     conflict = Bundle.from_text("c", "## user\n\n@@@a.txt\none\n@@@\n\n@@@a.txt\ntwo\n@@@\n")
     with pytest.raises(LmmlError, match=r"^c\.lmml:7:1: @@@a\.txt: "):
         conflict.pack()
+
+
+def test_text_nested_too_deeply_for_json_is_read_as_a_narrative() -> None:
+    # The not-LMML check tries JSON; nesting past the json module's depth is no chat.
+    bundle = bundles.open(b"[" * 100_000, name="deep.lmml")
+    assert bundle.narrative.text == "[" * 100_000
