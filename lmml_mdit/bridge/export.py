@@ -117,12 +117,14 @@ def export_bundle(bundle: Any, provider: str, *, strict: bool = True) -> dict[st
         :meth:`~lmml_mdit.bundle.Bundle.check_sendable`), unless *strict* is False.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
-    check_sendable = getattr(bundle, "check_sendable", None)
-    if check_sendable is not None:
-        check_sendable(strict=strict)  # a defective bundle is a failure, not a dataset line
     if provider == "sharegpt":
         from .sharegpt import export_sharegpt
 
+        # A defective bundle is a failure, not a dataset line (render_payload checks the
+        # other providers' bundles itself).
+        check_sendable = getattr(bundle, "check_sendable", None)
+        if check_sendable is not None:
+            check_sendable(strict=strict)
         return export_sharegpt(bundle)
     from ..messages import render_payload, request_params
     from ..providers import provider_module
@@ -177,13 +179,10 @@ def _convert(path: str, provider: str, strict: bool, syntax: _Syntax = _Syntax()
             # A worker's warnings would reach no one: the defects go back with the result.
             warnings.simplefilter("always")
             record = export_bundle(bundle, provider, strict=strict)
-        # Each defect once, though the send checks it before rendering and while rendering.
         defects = tuple(
-            dict.fromkeys(
-                warning.message.error.format(cli=True, hint=False)
-                for warning in caught
-                if isinstance(warning.message, DefectWarning)
-            )
+            warning.message.error.format(cli=True, hint=False)
+            for warning in caught
+            if isinstance(warning.message, DefectWarning)
         )
         return json.dumps(record, ensure_ascii=False), None, defects
     except LmmlError as error:
