@@ -36,7 +36,7 @@ from .errors import (
     TranscriptTypeError,
 )
 from .flatten import ChatMessage, detect_template_flags, flatten
-from .jsonio import load_json
+from .jsonio import load_json, number_text_problem
 from .text import is_unicode
 
 if TYPE_CHECKING:
@@ -147,18 +147,21 @@ def _check_text(text: str, what: str) -> None:
 
 
 def _check_integer(value: int, where: str) -> None:
-    """Refuse an integer too long for JSON text here: past Python's digit limit for
-    ``str(int)`` the json module can neither write it nor read it back."""
+    """Refuse an integer that would not read back: written longer than the JSON reader
+    takes (:func:`~lmml_mdit.jsonio.number_text_problem`), or past Python's digit limit
+    for ``str(int)``."""
     if value.bit_length() < 3 * 640:  # far below any digit limit Python allows
         return
     try:
-        str(value)
+        text: str | None = str(value)
     except ValueError:
+        text = None
+    if text is None or number_text_problem(text) is not None:
         digits = int(value.bit_length() * 0.30103) + 1  # without converting it
         raise TranscriptFormatError(
             f"{where} is an integer of about {digits} digits, which JSON cannot hold",
             hint="store it as a string",
-        ) from None
+        )
 
 
 def check_metadata(value: Any, path: str = "", depth: int = 0) -> None:

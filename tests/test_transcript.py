@@ -745,3 +745,10 @@ def test_load_errors_for_truncated_json_and_a_folder(tmp_path: Path) -> None:
 def test_load_accepts_a_file_without_assets_or_format(tmp_path: Path) -> None:
     path = write(tmp_path, {"schema_version": 1, "messages": [GOOD_MESSAGE]})
     assert Transcript.load(path) == Transcript([Message("a", "b")])
+
+
+def test_an_integer_the_reader_would_refuse_is_refused_on_save(tmp_path: Path) -> None:
+    # A sign makes 4,300 digits one character too many for the JSON reader.
+    transcript = Transcript([Message("user", "hi", metadata={"n": -(10**4299)})])
+    with pytest.raises(TranscriptFormatError, match="integer"):
+        transcript.save(tmp_path / "t.json")
