@@ -78,7 +78,14 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import LmmlError, NotInlinableError, TranscriptError, TranscriptFormatError
+from .errors import (
+    LmmlError,
+    MissingEntryError,
+    NotInlinableError,
+    TranscriptError,
+    TranscriptFormatError,
+    UnresolvableReferenceError,
+)
 from .model import MESSAGE_ROLES, Embed, Turn
 from .narrative import Narrative, parse
 from .reserved import MANIFEST_NAME
@@ -1598,13 +1605,12 @@ def _source(
         if embed.is_inline
     )
     manifest_bytes = None
-    if MANIFEST_NAME in bundle.entries:
-        manifest_bytes = bundle.read(MANIFEST_NAME)
-    elif MANIFEST_NAME in head_fences or MANIFEST_NAME in narrative.first_embeds:
+    if MANIFEST_NAME in bundle.entries or MANIFEST_NAME in narrative.first_embeds:
+        # The bytes bundle.manifest decodes: an inline fence wins over the entry.
         try:
             manifest_bytes = bundle.embed(MANIFEST_NAME)
-        except LmmlError:
-            manifest_bytes = None
+        except (MissingEntryError, UnresolvableReferenceError):
+            manifest_bytes = None  # referenced, never supplied: no record to keep
     return SourceNarrative(
         kind=bundle.kind,
         name=bundle.name,

@@ -493,3 +493,15 @@ def test_lmml_open_sees_the_folder_when_given(tmp_path: Path) -> None:
     path.write_text("## user\n\n@a.txt\n")
     with lmml_mdit.open(path, base_dir=tmp_path) as bundle:
         assert Transcript.from_bundle(bundle).assets == {"a.txt": b"A"}
+
+
+def test_the_manifest_kept_is_the_one_the_bundle_reads() -> None:
+    # An inline manifest fence wins over the entry of that name, in reading and writing.
+    bundle = lmml_mdit.Bundle.from_zip(
+        "t",
+        '## user\nhi\n\n@@@manifest.json\n{"a": 1}\n@@@\n',
+        {"manifest.json": b'{"b": 2}'},
+    )
+    written = lmml_mdit.Transcript.from_bundle(bundle).to_bundle()
+    assert written.manifest == bundle.manifest == {"a": 1}
+    assert json.loads(written.read("manifest.json")) == {"a": 1}
