@@ -114,9 +114,15 @@ class TextSegment:
 
 @dataclass(frozen=True)
 class EmbedSegment:
-    """The place of an embed part: the first occurrence of an embed the turn binds."""
+    """The place of an embed part: the first occurrence of an embed the turn binds.
+
+    :ivar replaces_text: whether the line of that occurrence left the text for the part (a
+        fence's lines, a dropped attachment paragraph), so that an embed left out of the
+        message must leave an ``@name`` line in its place.
+    """
 
     embed: Embed
+    replaces_text: bool = False
 
 
 Segment = TextSegment | EmbedSegment
@@ -343,7 +349,10 @@ def turn_segments(
         if cut in placements:
             flush()
             pending = []
-            segments.extend(EmbedSegment(embed) for embed in placements[cut])
+            segments.extend(
+                EmbedSegment(embed, replaced.get(embed.line - 1, "") is None)
+                for embed in placements[cut]
+            )
     flush()
     return segments
 
@@ -610,7 +619,7 @@ def _build_conversation(bundle: Any, options: Options, target: str | None) -> Co
                 continue
             try:
                 placed, used = _embed_items(
-                    bundle, state, embed, options, target, conversation, used
+                    bundle, state, segment, options, target, conversation, used
                 )
             except BundleError:
                 if options.strict:
@@ -622,20 +631,10 @@ def _build_conversation(bundle: Any, options: Options, target: str | None) -> Co
     return conversation
 
 
-def _on_attachment_line(layout: Layout, embed: Embed) -> bool:
-    """Whether *embed* stands in a paragraph made only of references (whose line leaves
-    the text when its parts follow it)."""
-    line = embed.line - 1
-    for start, (end, names) in layout.attachment_blocks.items():
-        if start <= line < end and embed.name in names:
-            return True
-    return False
-
-
 def _embed_items(
     bundle: Any,
     state: BundleState,
-    embed: Embed,
+    segment: EmbedSegment,
     options: Options,
     target: str | None,
     conversation: Conversation,
@@ -647,13 +646,12 @@ def _embed_items(
 
     :raises BundleError: for an embed that does not resolve.
     """
+    embed = segment.embed
     if options.max_embed_bytes is not None:
         size = _embed_size(bundle, embed, state)
         if used + size > options.max_embed_bytes:
             _omit(conversation, embed, size, used, options, bundle)
-            if embed.is_inline or (
-                options.attachment_lines == "drop" and _on_attachment_line(state.layout, embed)
-            ):
+            if segment.replaces_text:
                 # Its lines left the text for its part: say what was there.
                 return [TextPart(f"@{embed.name}")], used
             return [], used

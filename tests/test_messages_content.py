@@ -421,3 +421,16 @@ def test_bundle_state_is_kept_per_bundle_and_freed_with_it() -> None:
     del bundle, state
     gc.collect()
     assert freed() is None
+
+
+def test_a_kept_attachment_line_gets_no_second_name_for_an_omitted_embed() -> None:
+    # @b.png is first named in turn 1, so turn 2's line stays in the text; @a.png, left out
+    # by the budget, is named there already and gets no extra @a.png line.
+    image_a, image_b = png(60), png(61)
+    bundle = zip_bundle(
+        "## user\nsee @b.png\n\n## user\n@a.png @b.png\n", {"a.png": image_a, "b.png": image_b}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sent = messages(bundle, max_embed_bytes=len(image_a) - 1)
+    assert [part.get("text") for part in sent[1]["content"]] == ["@a.png @b.png"]
