@@ -43,7 +43,6 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from .errors import LmmlSyntaxError, MissingPluginError
 from .model import Embed, Turn
 from .syntax import (
-    DELIMITER_MODES,
     DELIMITERS_KEY,
     EMBEDS_KEY,
     ESCAPES_KEY,
@@ -51,7 +50,6 @@ from .syntax import (
     SOURCE_KEY,
     DelimiterMode,
     lmml_plugin,
-    reference_mode,
 )
 from .text import blank_edges, normalize_newlines
 
@@ -81,9 +79,6 @@ def default_parser(
 
     :raises ValueError: for an option value outside its choices.
     """
-    if delimiters not in DELIMITER_MODES:
-        raise ValueError(f"delimiters must be 'strict' or 'loose', not {delimiters!r}")
-    reference_mode(references)
     md = MarkdownIt("commonmark").enable(GFM_RULES).use(front_matter_plugin)
     return md.use(lmml_plugin, delimiters=delimiters, references=references)
 

@@ -210,9 +210,6 @@ def _escape_positions(found: list[Token]) -> Iterator[tuple[int, int]]:
             yield token.meta["line"], token.meta["column"]
 
 
-parse_inlines_and_collect = make_collect_rule()
-"""The core pass with the default options (strict delimiters, no known names)."""
-
 
 def _embed_position(embed: Embed) -> tuple[int, int]:
     return embed.line, embed.column

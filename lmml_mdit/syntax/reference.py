@@ -148,7 +148,3 @@ def make_reference_rule(mode: ReferenceMode) -> InlineRule:
         return True
 
     return embed_reference
-
-
-embed_reference = make_reference_rule("any")
-"""The RFC 4.1 rule (``references="any"``), kept for callers of 0.1."""
