@@ -1420,11 +1420,7 @@ def _check_fences(
         wanted[MANIFEST_NAME] = manifest
     for asset, data in wanted.items():
         fence = first.get(asset)
-        if (
-            fence is not None
-            and fence.content != data
-            and (asset in fences or asset == MANIFEST_NAME)
-        ):
+        if fence is not None and fence.content != data:
             raise NotInlinableError(
                 "a .lmml fence cannot hold this asset exactly (carriage returns, or a "
                 "line before the last that is or ends with @@@)",
