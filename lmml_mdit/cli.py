@@ -187,20 +187,6 @@ class _Progress:
             self.drawn = False
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes, *, exclusive: bool = False) -> None:
-    """Write *data* to *path* atomically, creating parent folders (see
-    :func:`lmml_mdit.atomic.atomic_write`: only a regular file is replaced, a symbolic
-    link is written through). With *exclusive* an existing file is never replaced, not
-    even one created a moment ago by someone else.
-
-    :raises FileExistsError: when *exclusive* and *path* exists.
-    :raises WriteError: when *path* is not a regular file or cannot be written.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(target, data, exclusive=exclusive)
-
-
 def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
     """Save *bundle* to *dest* (``-`` for stdout, the narrative entry then named after the
     bundle), atomically (see :func:`lmml_mdit.packing.save_bundle`)."""
@@ -210,8 +196,7 @@ def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
         suffix = ".lmmlz" if bundle.kind == "zip" else ".lmml"
         _stdout_bytes(bundle_bytes(bundle, bundle.name + suffix))
         return
-    Path(dest).parent.mkdir(parents=True, exist_ok=True)
-    save_bundle(bundle, dest, exclusive=exclusive)
+    save_bundle(bundle, dest, exclusive=exclusive)  # the caller made its folder
 
 
 def _deliver(args: argparse.Namespace, dest: str, output: bytes | Bundle, done: str) -> None:
@@ -226,7 +211,7 @@ def _deliver(args: argparse.Namespace, dest: str, output: bytes | Bundle, done: 
     _ensure_folder(dest)
     with _writing(dest):
         if isinstance(output, bytes):
-            write_atomic(dest, output)
+            atomic_write_bytes(dest, output)
         else:
             _save_bundle(output, dest)
     _info(args, done)
@@ -468,7 +453,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
                 _save_bundle(Bundle.from_zip(name, text, {}), path, exclusive=True)
             else:
-                write_atomic(path, text.encode("utf-8"), exclusive=True)
+                atomic_write_bytes(path, text.encode("utf-8"), exclusive=True)
     except FileExistsError:
         raise CliError(f"{path}: refusing to overwrite an existing file") from None
     _info(args, f"Created {path}")
