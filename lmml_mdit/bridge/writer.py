@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import ImportFormatError
@@ -75,6 +76,7 @@ def _turn_blocks(
     turn: ChatTurn,
     entries: dict[str, bytes],
     call_fences: dict[str, tuple[str, str]],
+    asset_names: Mapping[int, str],
     names: frozenset[str],
 ) -> list[str]:
     blocks: list[str] = []
@@ -93,7 +95,7 @@ def _turn_blocks(
             if text:
                 blocks.append(text)
         elif isinstance(part, Asset):
-            name = asset_name(part)
+            name = asset_names[id(part)]
             entries[name] = part.data
             blocks.append("@" + name)
         elif isinstance(part, Call):
@@ -145,14 +147,16 @@ def _write(conversation: Conversation) -> tuple[str, dict[str, bytes], list[tupl
     call_fences: dict[str, tuple[str, str]] = {}
     sections: list[str] = []
     # The reader knows every entry name, so text must not mention one unescaped.
-    names = frozenset(
-        asset_name(part)
+    # Each asset hashed once (by the identity of its part, alive while we write).
+    asset_names = {
+        id(part): asset_name(part)
         for turn in conversation.turns
         for part in turn.parts
         if isinstance(part, Asset)
-    )
+    }
+    names = frozenset(asset_names.values())
     for number, turn in enumerate(conversation.turns, start=1):
-        blocks = _turn_blocks(turn, entries, call_fences, names)
+        blocks = _turn_blocks(turn, entries, call_fences, asset_names, names)
         expected.append((turn.role, "\n\n".join(blocks)))
         heading = f"## Turn {number} -- {turn.role}"
         sections.append("\n\n".join([heading, *blocks]))

@@ -210,7 +210,6 @@ def _escape_positions(found: list[Token]) -> Iterator[tuple[int, int]]:
             yield token.meta["line"], token.meta["column"]
 
 
-
 def _embed_position(embed: Embed) -> tuple[int, int]:
     return embed.line, embed.column
 
