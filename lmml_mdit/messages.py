@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .content import Options, SystemContentWarning, UnknownSettingWarning, build_conversation
-from .errors import InvalidSettingsError, UnsupportedContentError
+from .errors import BundleError, InvalidSettingsError, UnsupportedContentError
 from .providers import PROVIDER_TITLES, PROVIDERS, Payload, provider_module
 from .providers import openai as openai_chat
 from .toolcalls import ToolCall
@@ -29,6 +29,7 @@ __all__ = [
     "render_payload",
     "render_turns",
     "request_params",
+    "sendable_settings",
     "to_request",
 ]
 
@@ -220,6 +221,21 @@ def request_params(
     return params
 
 
+def sendable_settings(bundle: Any, *, strict: bool = True) -> dict[str, Any]:
+    """The bundle's settings for a request (a copy; empty without any).
+
+    :param strict: False gives no settings for invalid or unresolvable ones, which the
+        send check has already reported as a :class:`~lmml_mdit.bundle.DefectWarning`.
+    :raises BundleError: for invalid or unresolvable settings, when *strict*.
+    """
+    try:
+        return dict(getattr(bundle, "settings", None) or {})
+    except BundleError:
+        if strict:
+            raise
+        return {}
+
+
 def to_request(
     bundle: Any, provider: str = "openai", model: str | None = None, **options: Any
 ) -> dict[str, Any]:
@@ -236,16 +252,11 @@ def to_request(
     # Render first: it checks the options and refuses a defective bundle (strict) before
     # the settings are read, so a broken settings embed is reported as validate does.
     payload = render_payload(bundle, provider, **options)
-    try:
-        settings: dict[str, Any] = dict(getattr(bundle, "settings", None) or {})
-    except InvalidSettingsError:
-        if options.get("strict", True):
-            raise
-        settings = {}  # reported as a DefectWarning by render_payload
-    extra = options.get("settings")
-    if extra:
-        settings.update(extra)
-    params = request_params(settings, provider, unknown=options.get("unknown_settings", "pass"))
+    parsed = Options.from_kwargs(options)
+    settings = sendable_settings(bundle, strict=parsed.strict)
+    if parsed.settings:
+        settings.update(parsed.settings)
+    params = request_params(settings, provider, unknown=parsed.unknown_settings)
     chosen = model if model is not None else settings.get("model")
     if provider == "anthropic" and "max_tokens" not in params:
         raise InvalidSettingsError(

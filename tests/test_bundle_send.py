@@ -301,3 +301,10 @@ def test_text_nested_too_deeply_for_json_is_read_as_a_narrative() -> None:
     # The not-LMML check tries JSON; nesting past the json module's depth is no chat.
     bundle = bundles.open(b"[" * 100_000, name="deep.lmml")
     assert bundle.narrative.text == "[" * 100_000
+
+
+def test_an_unresolvable_settings_reference_sent_anyway_gives_no_settings() -> None:
+    bundle = bundles.Bundle.from_text("t", "## user\nhi, with @settings.yaml\n")
+    with pytest.warns(bundles.DefectWarning):
+        body = bundle.to_request("openai", strict=False)
+    assert set(body) == {"messages"}

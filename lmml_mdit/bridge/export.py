@@ -126,16 +126,11 @@ def export_bundle(bundle: Any, provider: str, *, strict: bool = True) -> dict[st
         if check_sendable is not None:
             check_sendable(strict=strict)
         return export_sharegpt(bundle)
-    from ..messages import render_payload, request_params
+    from ..messages import render_payload, request_params, sendable_settings
     from ..providers import provider_module
 
     payload = render_payload(bundle, provider, attachment_lines="drop", strict=strict)
-    try:
-        settings = dict(getattr(bundle, "settings", None) or {})
-    except LmmlError:
-        if strict:
-            raise
-        settings = {}  # invalid settings, already warned by check_sendable
+    settings = sendable_settings(bundle, strict=strict)
     params = request_params(settings, provider)
     model = settings.get("model")
     body: dict[str, Any] = provider_module(provider).request(
