@@ -196,11 +196,8 @@ class Layout:
                 )
                 first_inline.setdefault(name, token.content)
                 first_fence.setdefault(name, token_map[0])
-        escapes: dict[int, list[int]] = {}
-        for line, column in narrative.escapes:
-            escapes.setdefault(line - 1, []).append(column - 1)
         return cls(
-            escapes=escapes,
+            escapes=narrative.escape_columns,
             lines=narrative.lines,
             block_starts=starts,
             block_ends=ends,

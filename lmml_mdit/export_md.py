@@ -68,9 +68,12 @@ def to_markdown(source: Bundle | Narrative) -> str:
     for embed in narrative.embeds:
         if not embed.is_inline:
             _reference_edit(embed, lines, spans)
-    for escape_line, column in narrative.escapes:
-        if lines[escape_line - 1][column - 1 : column] == "\\":
-            spans.setdefault(escape_line - 1, []).append((column - 1, column, ""))
+    for index, columns in narrative.escape_columns.items():
+        spans.setdefault(index, []).extend(
+            (column, column + 1, "")
+            for column in columns
+            if lines[index][column : column + 1] == "\\"
+        )
 
     out: list[str] = []
     for index, line in enumerate(lines):

@@ -168,6 +168,15 @@ class Narrative:
             first.setdefault(embed.name, embed)
         return first
 
+    @functools.cached_property
+    def escape_columns(self) -> dict[int, list[int]]:
+        """:attr:`escapes` by line: 0-based line -> the 0-based columns of its escape
+        backslashes, ascending (the form the writers of sent and exported text read)."""
+        columns: dict[int, list[int]] = {}
+        for line, column in self.escapes:
+            columns.setdefault(line - 1, []).append(column - 1)
+        return columns
+
     def embed(self, name: str) -> Embed | None:
         """The first occurrence of *name*, or None."""
         return self.first_embeds.get(name)

@@ -60,9 +60,7 @@ def read_turns(bundle: Bundle) -> list[ReadTurn]:
     for token in narrative.tokens:
         if token.type == "lmml_embed" and token.map and _not_sent_as_text(token.info):
             fence_lines.update(range(token.map[0], token.map[1]))
-    escapes: dict[int, list[int]] = {}
-    for line, column in narrative.escapes:
-        escapes.setdefault(line - 1, []).append(column - 1)
+    escapes = narrative.escape_columns
     result: list[ReadTurn] = []
     for turn in narrative.turns:
         skip = set(fence_lines)
