@@ -692,10 +692,11 @@ def _folder_files(root: str, name: str) -> list[str]:
     return [prefix + entry for entry in listed if not entry.startswith(".")]
 
 
-def _suggestion(bundle: Bundle, name: str) -> str:
-    """`` did you mean X?`` for the asset name *name* most resembles, or nothing."""
+def did_you_mean(bundle: Bundle, name: str) -> str:
+    """``did you mean X? `` (ready to go before what to do) for the asset name *name* most
+    resembles (:meth:`Bundle.closest_asset`), or nothing."""
     close = bundle.closest_asset(name)
-    return f" did you mean {close}?" if close else ""
+    return f"did you mean {close}? " if close else ""
 
 
 _ESCAPE_ADVICE = "if it is not meant as an asset, escape the mention as \\@{name}"
@@ -728,8 +729,7 @@ def _missing_wording(bundle: Bundle, name: str) -> tuple[str, str, str | None]:
     in the command line's words when they differ. Validation and the error
     :meth:`Bundle.embed` raises both use it."""
     escape = _ESCAPE_ADVICE.format(name=name)
-    suggestion = _suggestion(bundle, name).lstrip()
-    guess = f"{suggestion} " if suggestion else ""
+    guess = did_you_mean(bundle, name)
     if bundle.kind == "zip":
         what = f"no archive entry {name!r}"
         return what, f"{guess}add the file to the archive or fix the name; {escape}", None

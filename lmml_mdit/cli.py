@@ -737,8 +737,9 @@ def _unknown_entry(source: _Source, name: str) -> str:
     bundle = source.bundle
     names = list(dict.fromkeys([*bundle.narrative.first_embeds, *bundle.entries]))
     known = [n for n in names if bundle.has_asset(n)]
-    close = bundle.closest_asset(name)
-    guess = f"did you mean {close}? " if close else ""
+    from .bundle import did_you_mean
+
+    guess = did_you_mean(bundle, name)
     listed = ", ".join([*known, bundle.narrative_name])
     return f"{source.label}: no asset {name!r}; {guess}the bundle has: {listed}"
 
