@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 from . import __version__
 from .archive import unsafe_reason
 from .atomic import Terminated, atomic_write_bytes, terminate_cleanly
-from .errors import LmmlError, WriteError
+from .errors import LmmlError, WriteError, location
 from .syntax import DELIMITER_MODES, REFERENCE_MODES, role_word
 
 if TYPE_CHECKING:
@@ -475,11 +475,9 @@ def _issue_record(issue: Issue) -> dict[str, Any]:
 def _issue_line(label: str, issue: Issue) -> str:
     """``FILE:LINE:COL: kind: message``, FILE being *label* (or ``label!entry`` for a line
     inside an archive entry), the message in the command line's words."""
-    where = label if issue.file is None else f"{label}!{issue.file}"
-    if issue.line is not None:
-        where += f":{issue.line}"
-        if issue.column is not None:
-            where += f":{issue.column}"
+    where = location(
+        label if issue.file is None else f"{label}!{issue.file}", issue.line, issue.column
+    )
     return shown(f"{where}: {issue.kind}: {_one_line(issue.cli_message or issue.message)}")
 
 

@@ -43,6 +43,7 @@ from .errors import (
     InvalidToolCallError,
     LmmlError,
     UnsupportedContentError,
+    location,
 )
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
 from .model import Embed, Turn
@@ -710,9 +711,9 @@ def _omit(
     # Located FILE:LINE:COL as every other message, and worded for the API and the command
     # line alike: the budget, not the option's name.
     file_name = getattr(bundle, "file_name", None)
-    where = f"{file_name}:" if isinstance(file_name, str) else "line "
+    where = location(file_name if isinstance(file_name, str) else "", embed.line, embed.column)
     message = (
-        f"{where}{embed.line}:{embed.column}: {embed.name} ({size} bytes) left out: the "
+        f"{where}: {embed.name} ({size} bytes) left out: the "
         f"message already holds {used} of its {options.max_embed_bytes}-byte embed budget"
     )
     if options.on_omit == "raise":

@@ -14,6 +14,18 @@ if TYPE_CHECKING:
     from .model import Issue
 
 
+def location(where: str, line: int | None, column: int | None) -> str:
+    """The one location format: ``WHERE:LINE:COL`` with the parts that are known (``line N``
+    when there is no *where*).
+
+    :param where: the file (``chat.lmml``, ``session.lmmlz!settings.yaml``), or ``""``.
+    """
+    if line is None:
+        return where
+    text = f"{where}:{line}" if where else f"line {line}"
+    return f"{text}:{column}" if column is not None else text
+
+
 class LmmlError(Exception):
     """Base class of every error raised by lmml_mdit.
 
@@ -75,11 +87,9 @@ class LmmlError(Exception):
         :param cli: word it for the command line (:attr:`cli_hint` where set).
         :param hint: whether to add the hint.
         """
-        where = self.file if self.file is not None else self.name or ""
-        if self.line is not None:
-            where += f"{':' if where else 'line '}{self.line}"
-            if self.column is not None:
-                where += f":{self.column}"
+        where = location(
+            self.file if self.file is not None else self.name or "", self.line, self.column
+        )
         message = self._message(cli)
         text = f"{self.kind}: {message}" if self.kind else message
         if where:
