@@ -465,6 +465,11 @@ class Bundle:
         line = inline.line + 1 if inline is not None else None
         return self.embed(name), line
 
+    def _entry_of(self, name: str) -> str | None:
+        """*name* when the reserved embed of that name is read from an archive entry (whose
+        lines its errors count), None when it is an inline fence or absent."""
+        return name if name not in self._inline_embeds and name in self._entries else None
+
     @contextlib.contextmanager
     def _locating(self, name: str) -> Iterator[None]:
         """Locate a decoding error of the reserved embed *name* in its file: the narrative
@@ -472,15 +477,10 @@ class Bundle:
         try:
             yield
         except (InvalidManifestError, InvalidSettingsError) as error:
-            in_entry = name not in self._inline_embeds and name in self._entries
-            raise type(error)(
-                error.message,
-                name=error.name,
-                line=error.line,
-                column=error.column,
-                hint=error.hint,
-                file=f"{self.file_name}!{name}" if in_entry else self.file_name,
-            ) from None
+            entry = self._entry_of(name)
+            error.file = self.file_name if entry is None else f"{self.file_name}!{entry}"
+            error.args = (error.format(),)  # str(error) reads the new location
+            raise
 
     @functools.cached_property
     def manifest(self) -> dict[str, Any] | None:
@@ -862,11 +862,10 @@ def _validate(bundle: Bundle) -> list[Issue]:
 def _reserved_issue(bundle: Bundle, kind: str, name: str, error: BundleError) -> Issue:
     """The issue for a reserved embed that does not decode, its line counted in the file it
     lies in: the narrative for a fence, the entry itself for an archive entry."""
-    in_entry = name not in bundle._inline_embeds and name in bundle.entries
     message = error.message + (f" ({error.hint})" if error.hint else "")
     # A line without a known column (undecodable bytes, say) is pointed at from its start.
     column = error.column if error.column is not None or error.line is None else 1
-    return Issue(kind, name, error.line, column, message, file=name if in_entry else None)
+    return Issue(kind, name, error.line, column, message, file=bundle._entry_of(name))
 
 
 def _reserved_issues(bundle: Bundle) -> list[Issue]:
