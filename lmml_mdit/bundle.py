@@ -355,9 +355,8 @@ class Bundle:
         reason = unsafe_reason(name)
         if reason is not None:
             raise _unsafe_error(name, reason, line, column, self._file_of(line))
-        root = os.path.realpath(self.base_dir)
-        candidate = os.path.realpath(os.path.join(root, *name.split("/")))
-        if os.path.commonpath([root, candidate]) != root or candidate == root:
+        candidate = _path_under(os.path.realpath(self.base_dir), name)
+        if candidate is None:
             raise UnsafeEntryError(
                 f"the reference {name!r} leads outside base_dir (through a symbolic link)",
                 name=name,
@@ -1002,10 +1001,20 @@ class _FolderNames:
     def __contains__(self, name: object) -> bool:
         if not isinstance(name, str) or unsafe_reason(name) is not None:
             return False
-        candidate = os.path.realpath(os.path.join(self.root, *name.split("/")))
-        if candidate == self.root or os.path.commonpath([self.root, candidate]) != self.root:
-            return False
-        return os.path.isfile(candidate)
+        candidate = _path_under(self.root, name)
+        return candidate is not None and os.path.isfile(candidate)
+
+
+def _path_under(root: str, name: str) -> str | None:
+    """The real path of the relative entry name *name* inside the real folder *root*, or
+    None when it leads outside (through a symbolic link) or is *root* itself.
+
+    :param name: a name :func:`~lmml_mdit.archive.unsafe_reason` accepts ('/' separators).
+    """
+    candidate = os.path.realpath(os.path.join(root, *name.split("/")))
+    if candidate == root or os.path.commonpath([root, candidate]) != root:
+        return None
+    return candidate
 
 
 def _not_lmml(data: bytes, display: str, *, path: str | None = None) -> NotLmmlError | None:
