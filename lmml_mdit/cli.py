@@ -32,7 +32,7 @@ from . import __version__
 from .archive import unsafe_reason
 from .atomic import Terminated, atomic_write_bytes, terminate_cleanly
 from .errors import LmmlError, WriteError, location
-from .syntax import DELIMITER_MODES, REFERENCE_MODES, role_word
+from .syntax import DELIMITER_MODES, REFERENCE_MODES, DelimiterMode, ReferenceMode, role_word
 
 if TYPE_CHECKING:
     from .bundle import Bundle
@@ -343,32 +343,36 @@ def _check_archive(path: str) -> None:
     )
 
 
-_SYNTAX_OPTIONS: dict[str, Any] = {}
-"""``delimiters``/``references`` for every bundle this run opens (``--delimiters``,
-``--references``), set by :func:`main`."""
-
-
-def _open(path: str, *, base_dir: str | None = None) -> _Source:
-    """Open the bundle *path* (``-`` for stdin). A bare ``.lmml`` sees its own folder, as
+def _open(path: str, args: argparse.Namespace) -> _Source:
+    """Open the bundle *path* (``-`` for stdin) as the command's ``--base-dir``,
+    ``--delimiters`` and ``--references`` say. A bare ``.lmml`` sees its own folder, as
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
     from .bundle import open as open_bundle
 
+    base_dir: str | None = args.base_dir
     if base_dir is not None and not os.path.isdir(base_dir):
         # A mistyped folder would otherwise only show as every reference missing.
         raise CliError(f"--base-dir {base_dir}: not a folder (give the folder of the assets)")
-    syntax = _SYNTAX_OPTIONS
+    delimiters: DelimiterMode = getattr(args, "delimiters", "strict")
+    references: ReferenceMode = getattr(args, "references", "assets")
     if path == STDIO:
         aliases: tuple[str, ...] = ("stdin.lmmlz", "stdin.lmml", "stdin")
         with _about(STDIN_LABEL, aliases):
             # Read by open() in bounded chunks, under the same limits as a file.
-            bundle = open_bundle(_stdin_buffer(), name="stdin", base_dir=base_dir, **syntax)
+            bundle = open_bundle(
+                _stdin_buffer(),
+                name="stdin",
+                base_dir=base_dir,
+                delimiters=delimiters,
+                references=references,
+            )
         return _Source(bundle, STDIN_LABEL, aliases)
     if os.path.isdir(path):
         raise CliError(f"{path}: is a folder, not a .lmml or .lmmlz file")
     _check_archive(path)
     aliases = (os.path.basename(path),)
     with _about(path, aliases):
-        bundle = open_bundle(path, base_dir=base_dir, **syntax)
+        bundle = open_bundle(path, base_dir=base_dir, delimiters=delimiters, references=references)
     return _Source(bundle, path, aliases)
 
 
@@ -492,7 +496,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for done, path in enumerate(args.paths, 1):
         progress.step(done, path)
         try:
-            source = _open(path, base_dir=args.base_dir)
+            source = _open(path, args)
             with source.about():
                 issues = source.bundle.validate()
         except (LmmlError, OSError, CliError) as error:
@@ -558,7 +562,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             raise CliError("--set only applies with --request")
         options["settings"] = dict(args.settings)
     options["strict"] = not args.force
-    source = _open(args.path, base_dir=args.base_dir)
+    source = _open(args.path, args)
     result: Any
     with source.about(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -657,7 +661,7 @@ def _print_rows(
 
 def cmd_turns(args: argparse.Namespace) -> int:
     """``lmml turns PATH``: one row per turn."""
-    source = _open(args.path, base_dir=args.base_dir)
+    source = _open(args.path, args)
     with source.about():
         rows = _turn_rows(source.bundle)
     header = ["#", "role", "lines", "span", "characters", "embeds"]
@@ -697,7 +701,7 @@ def _asset_row(kind: str, name: str, data: bytes) -> dict[str, Any]:
 
 def cmd_ls(args: argparse.Namespace) -> int:
     """``lmml ls PATH``: every asset with size, media type and sha256."""
-    source = _open(args.path, base_dir=args.base_dir)
+    source = _open(args.path, args)
     bundle = source.bundle
     total = len(bundle.entries) + len(bundle.narrative.first_embeds)
     progress = _Progress("hashing", total)
@@ -717,7 +721,7 @@ def _asset_cells(row: dict[str, Any]) -> list[str]:
 
 def cmd_cat(args: argparse.Namespace) -> int:
     """``lmml cat PATH NAME``: one asset's bytes (or the narrative's) to stdout."""
-    source = _open(args.path, base_dir=args.base_dir)
+    source = _open(args.path, args)
     bundle = source.bundle
     with source.about():
         if args.name == bundle.narrative_name:
@@ -777,7 +781,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
     """``lmml pack SRC [DEST]``: every inline fence becomes an archive entry."""
     dest = _destination(args, ".lmmlz", "pack")
     _refuse_extension(dest, ".lmml", "pack writes a .lmmlz archive; give a DEST ending in .lmmlz")
-    source = _open(args.src, base_dir=args.base_dir)
+    source = _open(args.src, args)
     with source.about():
         missing = [i for i in source.bundle.validate() if i.kind == "missing_reference"]
     if missing and not args.allow_missing:
@@ -801,7 +805,7 @@ def cmd_inline(args: argparse.Namespace) -> int:
     _refuse_extension(
         dest, ".lmmlz", "inline writes a bare .lmml file; give a DEST ending in .lmml"
     )
-    source = _open(args.src, base_dir=args.base_dir)
+    source = _open(args.src, args)
     with source.about():
         inlined = source.bundle.inline(orphans=args.orphans)
         _deliver(args, dest, inlined, f"Inlined {source.label} -> {dest}")
@@ -813,7 +817,7 @@ def cmd_to_md(args: argparse.Namespace) -> int:
     from .export_md import to_markdown
 
     dest = _destination(args, ".md", "export")
-    source = _open(args.src, base_dir=args.base_dir)
+    source = _open(args.src, args)
     with source.about():
         markdown = to_markdown(source.bundle).encode("utf-8")
     _deliver(args, dest, markdown, f"Exported {source.label} -> {dest}")
@@ -830,7 +834,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
         out = STDIO if args.path == STDIO else _bundle_stem(args.path) + ".html"
     if out != STDIO and args.path != STDIO and os.path.exists(out) and _same_file(args.path, out):
         raise CliError(f"{out}: refusing to write the preview over the source")
-    source = _open(args.path, base_dir=args.base_dir)
+    source = _open(args.path, args)
     with source.about():
         page = render_html(source.bundle).encode("utf-8")
     _deliver(args, out, page, f"Wrote {out}")
@@ -839,7 +843,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     """``lmml info PATH``: a short summary of a bundle."""
-    source = _open(args.path, base_dir=args.base_dir)
+    source = _open(args.path, args)
     with source.about():
         summary = _summary(source)
     if args.json:
@@ -1485,11 +1489,6 @@ def _run(arguments: list[str]) -> int:
                 f"(see 'lmml {args.command} --help')"
             )
         handler: Callable[[argparse.Namespace], int] = args.handler
-        _SYNTAX_OPTIONS.clear()
-        _SYNTAX_OPTIONS.update(
-            delimiters=getattr(args, "delimiters", "strict"),
-            references=getattr(args, "references", "assets"),
-        )
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return handler(args)
