@@ -47,7 +47,7 @@ from .errors import (
 )
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
 from .model import Embed, Turn
-from .narrative import turn_label
+from .narrative import numbered_turns, turn_label
 from .reserved import RESERVED_NAMES
 from .text import blank_edges
 from .toolcalls import (
@@ -581,7 +581,7 @@ def _build_conversation(bundle: Any, options: Options, target: str | None) -> Co
     state = bundle_state(bundle)
     reserved = tuple(getattr(bundle, "RESERVED_NAMES", RESERVED_NAMES))
     conversation = Conversation(messages=[])
-    for turn in narrative.turns:
+    for number, turn in numbered_turns(narrative.turns):
         role: MessageRole
         if turn.role == "context":
             if options.context == "drop":
@@ -596,7 +596,7 @@ def _build_conversation(bundle: Any, options: Options, target: str | None) -> Co
         call: ToolCall | None = None
         skip: frozenset[int] = frozenset()
         if role == "tool":
-            call, skip = _answered_call(narrative, turn, state)
+            call, skip = _answered_call(narrative, turn, number, state)
         segments = turn_segments(
             narrative,
             turn,
@@ -674,11 +674,12 @@ def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:
 
 
 def _answered_call(
-    narrative: Narrative, turn: Turn, state: BundleState
+    narrative: Narrative, turn: Turn, number: int, state: BundleState
 ) -> tuple[ToolCall, frozenset[int]]:
+    """The call the tool turn *turn* (turn *number*) answers, and its reference line."""
     reference = tool_result_reference(turn, narrative)
     line = turn.delimiter_line or turn.start_line
-    label = turn_label(narrative.turn_number(turn), turn)
+    label = turn_label(number, turn)
     if reference is None:
         raise InvalidToolCallError(
             f"{label} does not start with a reference to the call it answers",
