@@ -376,15 +376,22 @@ def _check_info(info: zipfile.ZipInfo, limits: Limits) -> None:
         )
 
 
+def _local_header(source: _Source, member: Member) -> tuple[int, int, int] | None:
+    """The flags, name length and extra-field length of *member*'s local header, or None
+    when there is no readable header at its offset."""
+    if member.header_offset + _LOCAL_HEADER.size > source.length:
+        return None
+    fields = _LOCAL_HEADER.unpack(source.read_at(member.header_offset, _LOCAL_HEADER.size))
+    if fields[0] != b"PK\x03\x04":
+        return None
+    return int(fields[3]), int(fields[10]), int(fields[11])
+
+
 def _local_header_size(source: _Source, member: Member) -> int:
     """The size of *member*'s local header, its name and extra field included (the fixed
     part only when the header is unreadable, which reading the entry then reports)."""
-    if member.header_offset + _LOCAL_HEADER.size > source.length:
-        return _LOCAL_HEADER.size
-    fields = _LOCAL_HEADER.unpack(source.read_at(member.header_offset, _LOCAL_HEADER.size))
-    if fields[0] != b"PK\x03\x04":
-        return _LOCAL_HEADER.size
-    return _LOCAL_HEADER.size + int(fields[10]) + int(fields[11])
+    header = _local_header(source, member)
+    return _LOCAL_HEADER.size + (header[1] + header[2] if header is not None else 0)
 
 
 def _check_layout(source: _Source, members: list[Member], directory_start: int) -> None:
@@ -423,11 +430,10 @@ class ZipArchive:
         self._source.close()
 
     def _data_offset(self, member: Member) -> int:
-        header = self._source.read_at(member.header_offset, _LOCAL_HEADER.size)
-        fields = _LOCAL_HEADER.unpack(header)
-        if fields[0] != b"PK\x03\x04":
+        header = _local_header(self._source, member)
+        if header is None:
             raise InvalidZipError("the entry's local header is missing", name=member.name)
-        flags, name_length, extra_length = int(fields[3]), int(fields[10]), int(fields[11])
+        flags, name_length, extra_length = header
         raw_name = self._source.read_at(member.header_offset + _LOCAL_HEADER.size, name_length)
         local_name = raw_name.decode("utf-8" if flags & _FLAG_UTF8 else "cp437", "replace")
         if local_name != member.name:
