@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import stat
 import tempfile
@@ -293,10 +294,17 @@ def _publish(temporary: str, real: str, *, exclusive: bool) -> None:
     except FileExistsError:
         raise
     except OSError:
-        # A file system without hard links: exclusive creation is still no-clobber.
+        # A file system without hard links: exclusive creation is still no-clobber. The
+        # copy is not atomic, so a copy that fails takes its partial file with it.
         with open(temporary, "rb") as source, open(real, "xb") as sink:
-            while chunk := source.read(1 << 20):
-                sink.write(chunk)
+            try:
+                shutil.copyfileobj(source, sink, 1 << 20)
+                sink.flush()
+                os.fsync(sink.fileno())
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(real)
+                raise
     os.unlink(temporary)
 
 

@@ -903,3 +903,25 @@ def test_a_pack_or_inline_that_succeeds_keeps_every_embeds_bytes(
                 assert embed.content == expected.get(embed.name, embed.content), embed
             elif expected.get(embed.name) is not None:
                 assert result.embed(embed.name) == expected[embed.name], embed
+
+
+def test_an_exclusive_copy_that_fails_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without hard links the exclusive write copies into place; a copy cut short by a full
+    # disk must not leave a half-written file behind.
+    from lmml_mdit import atomic
+
+    def no_links(source: str, target: str) -> None:
+        raise OSError(errno.EPERM, "no hard links here")
+
+    def full_disk(source: Any, sink: Any, length: int = 0) -> None:
+        sink.write(b"half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "link", no_links)
+    monkeypatch.setattr(atomic.shutil, "copyfileobj", full_disk)
+    target = tmp_path / "new.lmml"
+    with pytest.raises(OSError):
+        atomic.atomic_write_bytes(target, b"## user\nhi\n", exclusive=True)
+    assert sorted(os.listdir(tmp_path)) == []
