@@ -343,16 +343,22 @@ def _check_archive(path: str) -> None:
     )
 
 
+def _checked_base_dir(args: argparse.Namespace) -> str | None:
+    """The command's ``--base-dir``, refused when it is not a folder: a mistyped folder
+    would otherwise only show as every reference missing."""
+    base_dir: str | None = args.base_dir
+    if base_dir is not None and not os.path.isdir(base_dir):
+        raise CliError(f"--base-dir {base_dir}: not a folder (give the folder of the assets)")
+    return base_dir
+
+
 def _open(path: str, args: argparse.Namespace) -> _Source:
     """Open the bundle *path* (``-`` for stdin) as the command's ``--base-dir``,
     ``--delimiters`` and ``--references`` say. A bare ``.lmml`` sees its own folder, as
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
     from .bundle import open as open_bundle
 
-    base_dir: str | None = args.base_dir
-    if base_dir is not None and not os.path.isdir(base_dir):
-        # A mistyped folder would otherwise only show as every reference missing.
-        raise CliError(f"--base-dir {base_dir}: not a folder (give the folder of the assets)")
+    base_dir = _checked_base_dir(args)
     delimiters: DelimiterMode = getattr(args, "delimiters", "strict")
     references: ReferenceMode = getattr(args, "references", "assets")
     if path == STDIO:
@@ -919,8 +925,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     _require("bridge", "export")
     from .bridge import export_folder
 
-    if args.base_dir is not None and not os.path.isdir(args.base_dir):
-        raise CliError(f"--base-dir {args.base_dir}: not a folder (give the folder of the assets)")
+    _checked_base_dir(args)
     if args.jsonl != STDIO:
         _ensure_folder(args.jsonl)
     else:
