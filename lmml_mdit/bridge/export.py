@@ -153,7 +153,7 @@ _Result = tuple[str | None, str | None, tuple[str, ...]]
 bundle exported anyway."""
 
 
-def _convert(path: str, provider: str, strict: bool, syntax: _Syntax = _Syntax()) -> _Result:
+def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result:
     """Worker: the JSON line for one bundle, or the reason it failed, and the defects sent
     anyway (all worded for the command line, its main reader)."""
     try:
@@ -263,8 +263,8 @@ def _run(
     handle: IO[str],
     report: ExportReport,
     progress: Progress | None,
-    strict: bool = True,
-    syntax: _Syntax = _Syntax(),
+    strict: bool,
+    syntax: _Syntax,
 ) -> None:
     paths = iter_bundles(folder)
     # Look ahead by as many bundles as there could be workers, so a folder of fewer
