@@ -37,8 +37,10 @@ def peak():
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
-import lmml_mdit.bundle as bundles
-import lmml_mdit.packing, lmml_mdit.reserved, lmml_mdit.toolcalls  # noqa: F401
+import lmml_mdit.bundle.bundle as bundles
+import lmml_mdit.bundle.packing  # noqa: F401
+import lmml_mdit.bundle.reserved  # noqa: F401
+import lmml_mdit.narrative.toolcalls  # noqa: F401
 mode, path = sys.argv[1], sys.argv[2]
 started = time.perf_counter()
 if mode == "baseline":

@@ -21,9 +21,9 @@ import zlib
 
 from markdown_it import MarkdownIt
 
-from lmml_mdit.bundle import Bundle
-from lmml_mdit.content import bundle_state
-from lmml_mdit.messages import PROVIDERS, to_request
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.content import bundle_state
+from lmml_mdit.chat.outgoing import PROVIDERS, to_request
 
 
 def _png(seed: int) -> bytes:

@@ -26,8 +26,8 @@ from markdown_it import MarkdownIt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lmml_mdit.bundle import Bundle
-from lmml_mdit.preview import render_html
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.preview.page import render_html
 
 _PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"

@@ -20,7 +20,7 @@ import timeit
 from collections.abc import Callable
 
 import lmml_mdit
-from lmml_mdit.transcript import Message, Transcript
+from lmml_mdit.transcript.transcript import Message, Transcript
 
 SAVE_GOAL = 2.0
 MESSAGE_BYTES = 1_000_000

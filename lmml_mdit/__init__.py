@@ -1,22 +1,28 @@
 """lmml_mdit: LMML (Language Model Markup Language) for markdown-it-py.
 
-The layers, each reading only from the ones above it in this list:
+The package is layered; each layer imports only the layers below it (the Architecture page
+of the docs draws them):
 
-- :func:`lmml_plugin` — the syntax as markdown-it rules;
-- :func:`parse` / :class:`Narrative` — one parse read into embeds and turns;
-- :func:`open` / :class:`Bundle` — ``.lmml`` and ``.lmmlz`` files and their assets;
-- :func:`render_turns` / :meth:`Bundle.messages` / :meth:`Bundle.to_request` — chat-API payloads;
-- :func:`render_html` — the HTML preview;
-- :class:`Transcript` — conversations edited in code, with :func:`flatten` for strict chat
-  templates;
-- :func:`import_messages` / :func:`export_folder` — the bridge to provider chat formats.
+- :func:`lmml_plugin` (``syntax``) — the syntax as markdown-it rules;
+- :func:`parse` / :class:`Narrative` (``narrative``) — one parse read into embeds and turns;
+- :func:`open` / :class:`Bundle` (``bundle``) — ``.lmml`` and ``.lmmlz`` files and their assets;
+- :func:`render_turns` / :meth:`Bundle.messages` / :func:`import_messages` (``chat``) — chat-API
+  payloads, both ways;
+- :func:`render_html` / :func:`to_markdown` (``preview``) — what a person reads;
+- :class:`Transcript` (``transcript``) — conversations edited in code;
+- ``lmml`` (``cli``) — the command line.
+
+:data:`API` is the one table of the public surface: it drives ``__all__`` and the imports on
+first use. ``open`` is reachable as ``lmml_mdit.open`` but left out of ``__all__``, so that
+``from lmml_mdit import *`` does not shadow the builtin.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Final
 
+from ._version import __version__
 from .errors import (
     BundleError,
     BundleNotFoundError,
@@ -52,43 +58,15 @@ from .errors import (
     UnsupportedContentError,
     WriteError,
 )
+from .model import ERROR_KINDS, MESSAGE_ROLES, ROLES, Embed, Issue, Role, Turn
 
-# Eager, since the submodule lmml_mdit.flatten would otherwise shadow the function.
-from .flatten import FlattenFlags, detect_template_flags, flatten
-from .model import (
-    ERROR_KINDS,
-    MESSAGE_ROLES,
-    ROLES,
-    Embed,
-    Issue,
-    Role,
-    Turn,
-)
-
-if TYPE_CHECKING:
-    from .bridge import (
-        ExportReport,
-        detect_format,
-        export_folder,
-        export_sharegpt,
-        import_messages,
-        import_path,
-    )
-    from .bundle import (
-        Bundle,
-        DefectWarning,
-        Limits,
-        open,
-    )
-    from .content import (
-        EmbedOmittedWarning,
-        SystemContentWarning,
-        UnknownSettingWarning,
-    )
-    from .export_md import (
-        to_markdown,
-    )
-    from .handlers import (
+if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps them equal
+    from .bundle.bundle import Bundle, DefectWarning, Limits, open
+    from .bundle.packing import InlineReport, OrphanedEntryWarning
+    from .chat.content import EmbedOmittedWarning, SystemContentWarning, UnknownSettingWarning
+    from .chat.detect import detect_format
+    from .chat.export import ExportReport, export_folder
+    from .chat.handlers import (
         Asset,
         AudioPart,
         DocumentPart,
@@ -98,84 +76,145 @@ if TYPE_CHECKING:
         register_handler,
         unregister_handler,
     )
-    from .messages import (
-        MessageList,
-        render_payload,
-        render_turns,
-        to_request,
-    )
-    from .narrative import (
-        Narrative,
-        parse,
-    )
-    from .packing import (
-        InlineReport,
-        OrphanedEntryWarning,
-    )
-    from .preview import (
-        render_html,
-        write_preview,
-    )
-    from .syntax import (
-        lmml_plugin,
-    )
-    from .toolcalls import (
-        ToolCall,
-        tool_call_fence,
-        tool_call_issues,
-    )
-    from .transcript import (
-        Message,
-        MessageRef,
-        Transcript,
-    )
+    from .chat.importer import import_messages, import_path
+    from .chat.outgoing import MessageList, render_payload, render_turns, to_request
+    from .chat.providers.sharegpt import export_sharegpt
+    from .chat.template import FlattenFlags, detect_template_flags, flatten
+    from .narrative.narrative import Narrative, parse
+    from .narrative.toolcalls import ToolCall, tool_call_fence, tool_call_issues
+    from .preview.markdown import to_markdown
+    from .preview.page import render_html, write_preview
+    from .syntax import lmml_plugin
+    from .transcript.transcript import Message, MessageRef, Transcript
 
-# The rest of the API is imported on first use (PEP 562), so ``import lmml_mdit`` and the
+API: Final[dict[str, tuple[str, ...]]] = {
+    ".errors": (
+        "BundleError",
+        "BundleNotFoundError",
+        "CaseCollisionError",
+        "ChatTemplateError",
+        "ConflictingEmbedError",
+        "DefectError",
+        "DuplicateEntryError",
+        "EmbedBudgetError",
+        "EncryptedEntryError",
+        "ImportFormatError",
+        "InvalidManifestError",
+        "InvalidSettingsError",
+        "InvalidToolCallError",
+        "InvalidZipError",
+        "LimitExceededError",
+        "LmmlError",
+        "LmmlSyntaxError",
+        "MessageNotFoundError",
+        "MissingEntryError",
+        "MissingNarrativeError",
+        "MissingPluginError",
+        "NotInlinableError",
+        "NotLmmlError",
+        "ReadOnlyTranscriptError",
+        "SymlinkEntryError",
+        "TranscriptError",
+        "TranscriptFormatError",
+        "TranscriptIndexError",
+        "TranscriptTypeError",
+        "UnresolvableReferenceError",
+        "UnsafeEntryError",
+        "UnsupportedContentError",
+        "WriteError",
+    ),
+    ".model": (
+        "ERROR_KINDS",
+        "MESSAGE_ROLES",
+        "ROLES",
+        "Embed",
+        "Issue",
+        "Role",
+        "Turn",
+    ),
+    ".syntax": ("lmml_plugin",),
+    ".narrative.narrative": (
+        "Narrative",
+        "parse",
+    ),
+    ".narrative.toolcalls": (
+        "ToolCall",
+        "tool_call_fence",
+        "tool_call_issues",
+    ),
+    ".bundle.bundle": (
+        "Bundle",
+        "DefectWarning",
+        "Limits",
+        "open",
+    ),
+    ".bundle.packing": (
+        "InlineReport",
+        "OrphanedEntryWarning",
+    ),
+    ".chat.handlers": (
+        "Asset",
+        "AudioPart",
+        "DocumentPart",
+        "ImagePart",
+        "TextFilePart",
+        "TextPart",
+        "register_handler",
+        "unregister_handler",
+    ),
+    ".chat.content": (
+        "EmbedOmittedWarning",
+        "SystemContentWarning",
+        "UnknownSettingWarning",
+    ),
+    ".chat.outgoing": (
+        "MessageList",
+        "render_payload",
+        "render_turns",
+        "to_request",
+    ),
+    ".chat.template": (
+        "FlattenFlags",
+        "detect_template_flags",
+        "flatten",
+    ),
+    ".chat.detect": ("detect_format",),
+    ".chat.importer": (
+        "import_messages",
+        "import_path",
+    ),
+    ".chat.export": (
+        "ExportReport",
+        "export_folder",
+    ),
+    ".chat.providers.sharegpt": ("export_sharegpt",),
+    ".preview.page": (
+        "render_html",
+        "write_preview",
+    ),
+    ".preview.markdown": ("to_markdown",),
+    ".transcript.transcript": (
+        "Message",
+        "MessageRef",
+        "Transcript",
+    ),
+}
+"""Each public name by the module that defines it: the public surface, in layer order."""
+
+_EAGER: Final = (".errors", ".model")
+"""Modules imported with the package: the error tree and the values a parse yields are light."""
+
+_NOT_STARRED: Final = frozenset({"open"})
+"""Names left out of ``__all__``: ``open`` would shadow the builtin on ``import *``."""
+
+# Everything else is imported on first use (PEP 562), so ``import lmml_mdit`` and the
 # ``lmml`` command stay quick: a command loads only the layers it needs.
-_LAZY: dict[str, str] = {
-    "ExportReport": ".bridge",
-    "detect_format": ".bridge",
-    "export_folder": ".bridge",
-    "export_sharegpt": ".bridge",
-    "import_messages": ".bridge",
-    "import_path": ".bridge",
-    "Bundle": ".bundle",
-    "DefectWarning": ".bundle",
-    "Limits": ".bundle",
-    "open": ".bundle",
-    "EmbedOmittedWarning": ".content",
-    "SystemContentWarning": ".content",
-    "UnknownSettingWarning": ".content",
-    "to_markdown": ".export_md",
-    "Asset": ".handlers",
-    "AudioPart": ".handlers",
-    "DocumentPart": ".handlers",
-    "ImagePart": ".handlers",
-    "TextFilePart": ".handlers",
-    "TextPart": ".handlers",
-    "register_handler": ".handlers",
-    "unregister_handler": ".handlers",
-    "MessageList": ".messages",
-    "render_payload": ".messages",
-    "render_turns": ".messages",
-    "to_request": ".messages",
-    "Narrative": ".narrative",
-    "parse": ".narrative",
-    "InlineReport": ".packing",
-    "OrphanedEntryWarning": ".packing",
-    "render_html": ".preview",
-    "write_preview": ".preview",
-    "lmml_plugin": ".syntax",
-    "ToolCall": ".toolcalls",
-    "tool_call_fence": ".toolcalls",
-    "tool_call_issues": ".toolcalls",
-    "Message": ".transcript",
-    "MessageRef": ".transcript",
-    "Transcript": ".transcript",
+_LAZY: Final[dict[str, str]] = {
+    name: module for module, names in API.items() if module not in _EAGER for name in names
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -188,90 +227,6 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-__version__ = "0.1.0"
-
-__all__ = [
-    "ERROR_KINDS",
-    "MESSAGE_ROLES",
-    "ROLES",
-    "Asset",
-    "AudioPart",
-    "Bundle",
-    "BundleError",
-    "BundleNotFoundError",
-    "CaseCollisionError",
-    "ChatTemplateError",
-    "ConflictingEmbedError",
-    "DefectError",
-    "DefectWarning",
-    "DocumentPart",
-    "DuplicateEntryError",
-    "Embed",
-    "EmbedBudgetError",
-    "EmbedOmittedWarning",
-    "EncryptedEntryError",
-    "ExportReport",
-    "FlattenFlags",
-    "ImagePart",
-    "ImportFormatError",
-    "InlineReport",
-    "InvalidManifestError",
-    "InvalidSettingsError",
-    "InvalidToolCallError",
-    "InvalidZipError",
-    "Issue",
-    "LimitExceededError",
-    "Limits",
-    "LmmlError",
-    "LmmlSyntaxError",
-    "Message",
-    "MessageList",
-    "MessageNotFoundError",
-    "MessageRef",
-    "MissingEntryError",
-    "MissingNarrativeError",
-    "MissingPluginError",
-    "Narrative",
-    "NotInlinableError",
-    "NotLmmlError",
-    "OrphanedEntryWarning",
-    "ReadOnlyTranscriptError",
-    "Role",
-    "SymlinkEntryError",
-    "SystemContentWarning",
-    "TextFilePart",
-    "TextPart",
-    "ToolCall",
-    "Transcript",
-    "TranscriptError",
-    "TranscriptFormatError",
-    "TranscriptIndexError",
-    "TranscriptTypeError",
-    "Turn",
-    "UnknownSettingWarning",
-    "UnresolvableReferenceError",
-    "UnsafeEntryError",
-    "UnsupportedContentError",
-    "WriteError",
-    "__version__",
-    "detect_format",
-    "detect_template_flags",
-    "export_folder",
-    "export_sharegpt",
-    "flatten",
-    "import_messages",
-    "import_path",
-    "lmml_plugin",
-    "open",
-    "parse",
-    "register_handler",
-    "render_html",
-    "render_payload",
-    "render_turns",
-    "to_markdown",
-    "to_request",
-    "tool_call_fence",
-    "tool_call_issues",
-    "unregister_handler",
-    "write_preview",
-]
+__all__ = sorted(
+    [name for names in API.values() for name in names if name not in _NOT_STARRED] + ["__version__"]
+)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from .cli import main
+from .cli.commands import main
 
 if __name__ == "__main__":
     sys.exit(main())

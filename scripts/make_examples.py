@@ -297,7 +297,7 @@ def build() -> dict[str, bytes]:
 
 def verify(folder: Path, names: Sequence[str]) -> list[str]:
     """Open and validate each example with the library; the problems found."""
-    import lmml_mdit.bundle as bundle_module
+    import lmml_mdit.bundle.bundle as bundle_module
 
     problems = []
     for name in names:

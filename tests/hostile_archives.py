@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from lmml_mdit import archive as archives
+from lmml_mdit.bundle import archive as archives
 
 _LOCAL = struct.Struct("<4s2B4HL2L2H")
 _CENTRAL = struct.Struct("<4s4B4HL2L5H2L")

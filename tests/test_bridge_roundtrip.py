@@ -18,10 +18,12 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
-from lmml_mdit.bridge import export_bundle, export_sharegpt, import_messages
-from lmml_mdit.bundle import Bundle
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.export import export_bundle
+from lmml_mdit.chat.importer import import_messages
+from lmml_mdit.chat.outgoing import to_request
+from lmml_mdit.chat.providers.sharegpt import export_sharegpt
 from lmml_mdit.errors import InvalidToolCallError, UnsupportedContentError
-from lmml_mdit.messages import to_request
 
 CORPUS = Path(__file__).parent / "bridge_corpus"
 PROVIDER_FORMATS = ("openai", "openai-responses", "anthropic", "gemini")

@@ -11,8 +11,8 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-import lmml_mdit.bundle as bundles
-from lmml_mdit.archive import Limits, unsafe_reason
+import lmml_mdit.bundle.bundle as bundles
+from lmml_mdit.bundle.archive import Limits, unsafe_reason
 from lmml_mdit.errors import (
     BundleError,
     CaseCollisionError,

@@ -11,8 +11,8 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-import lmml_mdit.bundle as bundles
-from lmml_mdit.bundle import Bundle, bundle_name, narrative_entry_name
+import lmml_mdit.bundle.bundle as bundles
+from lmml_mdit.bundle.bundle import Bundle, bundle_name, narrative_entry_name
 from lmml_mdit.errors import (
     LimitExceededError,
     MissingEntryError,
@@ -214,13 +214,13 @@ def test_delegating_methods_call_the_higher_modules(monkeypatch: pytest.MonkeyPa
 
         return record
 
-    fake_messages = types.ModuleType("lmml_mdit.messages")
+    fake_messages = types.ModuleType("lmml_mdit.chat.outgoing")
     fake_messages.messages = recorder("messages", [{"role": "user"}])  # type: ignore[attr-defined]
     fake_messages.to_request = recorder("to_request", {"model": "m"})  # type: ignore[attr-defined]
-    fake_preview = types.ModuleType("lmml_mdit.preview")
+    fake_preview = types.ModuleType("lmml_mdit.preview.page")
     fake_preview.render_html = recorder("render_html", "<div/>")  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "lmml_mdit.messages", fake_messages)
-    monkeypatch.setitem(sys.modules, "lmml_mdit.preview", fake_preview)
+    monkeypatch.setitem(sys.modules, "lmml_mdit.chat.outgoing", fake_messages)
+    monkeypatch.setitem(sys.modules, "lmml_mdit.preview.page", fake_preview)
     bundle = Bundle.from_text("foo", "hi")
     assert bundle.messages("anthropic", images="skip") == [{"role": "user"}]
     assert bundle.to_request("gemini", model="m", temperature=0) == {"model": "m"}

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit.bundle import Bundle
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.packing import InlineReport, OrphanedEntryWarning, fence_text
 from lmml_mdit.errors import (
     BundleError,
     ConflictingEmbedError,
@@ -16,8 +17,7 @@ from lmml_mdit.errors import (
     UnresolvableReferenceError,
     UnsafeEntryError,
 )
-from lmml_mdit.narrative import Narrative
-from lmml_mdit.packing import InlineReport, OrphanedEntryWarning, fence_text
+from lmml_mdit.narrative.narrative import Narrative
 
 
 def shape(narrative: Narrative) -> list[tuple[str, str | None, tuple[str, ...]]]:

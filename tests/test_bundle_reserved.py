@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from lmml_mdit.bundle import Bundle
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.reserved import MAX_YAML_DEPTH, load_settings
 from lmml_mdit.errors import (
     InvalidManifestError,
     InvalidSettingsError,
     MissingEntryError,
     UnresolvableReferenceError,
 )
-from lmml_mdit.reserved import MAX_YAML_DEPTH, load_settings
 
 
 def fenced(name: str, body: str) -> Bundle:

@@ -11,10 +11,10 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-import lmml_mdit.bundle as bundles
-from lmml_mdit import packing
+import lmml_mdit.bundle.bundle as bundles
 from lmml_mdit.atomic import atomic_write, atomic_write_bytes
-from lmml_mdit.bundle import Bundle
+from lmml_mdit.bundle import packing
+from lmml_mdit.bundle.bundle import Bundle
 from lmml_mdit.errors import BundleError, DuplicateEntryError
 
 

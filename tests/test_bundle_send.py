@@ -13,8 +13,9 @@ import pytest
 from _bundle_files import make_zip, write_chat
 
 import lmml_mdit
-from lmml_mdit import bundle as bundles
-from lmml_mdit.bundle import Bundle, DefectWarning
+from lmml_mdit.bundle import bundle as bundles
+from lmml_mdit.bundle.bundle import Bundle, DefectWarning
+from lmml_mdit.chat.outgoing import messages, render_turns, to_request
 from lmml_mdit.errors import (
     BundleError,
     BundleNotFoundError,
@@ -24,7 +25,6 @@ from lmml_mdit.errors import (
     NotLmmlError,
     UnresolvableReferenceError,
 )
-from lmml_mdit.messages import messages, render_turns, to_request
 from lmml_mdit.model import ERROR_KINDS, Issue
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16

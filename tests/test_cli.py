@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from _bundle_files import make_zip
 
-from lmml_mdit import cli
+from lmml_mdit.cli import commands as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -620,9 +620,10 @@ def test_render_reads_stdin() -> None:
 
 
 def test_cli_choices_match_the_modules() -> None:
-    from lmml_mdit import cli
-    from lmml_mdit.bridge import EXPORT_PROVIDERS, FORMATS
-    from lmml_mdit.messages import PROVIDERS
+    from lmml_mdit.chat.detect import FORMATS
+    from lmml_mdit.chat.export import EXPORT_PROVIDERS
+    from lmml_mdit.chat.outgoing import PROVIDERS
+    from lmml_mdit.cli import commands as cli
 
     assert tuple(cli.PROVIDERS) == tuple(PROVIDERS)
     assert tuple(cli.EXPORT_PROVIDERS) == tuple(EXPORT_PROVIDERS)

@@ -13,7 +13,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from lmml_mdit import lmml_plugin, parse
-from lmml_mdit.bundle import Bundle
+from lmml_mdit.bundle.bundle import Bundle
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 FILES = sorted(CORPUS.glob("*.md"))

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmml_mdit.errors import TranscriptTypeError
-from lmml_mdit.flatten import (
+from lmml_mdit.chat.template import (
     OPENING_USER_PLACEHOLDER,
     FlattenFlags,
     detect_template_flags,
@@ -20,6 +19,7 @@ from lmml_mdit.flatten import (
     fold_system,
     merge_same_role,
 )
+from lmml_mdit.errors import TranscriptTypeError
 
 
 def msg(role: str, content: Any, author: str | None = None) -> dict[str, Any]:

@@ -503,7 +503,7 @@ def _write(writer: str, target: Path, source_folder: Path) -> None:
         chat.append("user", "hi")
         chat.save(target if writer == "transcript" else target.with_name(target.name + ".lmmlz"))
     else:
-        from lmml_mdit.bridge import export_folder
+        from lmml_mdit.chat.export import export_folder
 
         export_folder(source_folder, "openai", target, workers=1)
 
@@ -594,7 +594,7 @@ def _cli_folder(folder: Path) -> None:
 
 
 def _run_cli(arguments: list[str], stdin: bytes) -> tuple[int, bytes, bytes]:
-    from lmml_mdit import cli
+    from lmml_mdit.cli import commands as cli
 
     out, err = _Stream(), _Stream()
     saved = sys.stdin, sys.stdout, sys.stderr
@@ -727,7 +727,7 @@ def _nested_list(depth: int) -> list[Any]:
 
 @pytest.mark.parametrize("format", IMPORT_FORMATS)
 def test_import_refuses_deep_python_payloads(format: str | None) -> None:
-    from lmml_mdit.bridge.importer import MAX_DEPTH
+    from lmml_mdit.chat.importer import MAX_DEPTH
 
     bodies = [
         {"messages": [{"role": "user", "content": "hi"}], "metadata": _nested_list(100_000)},
@@ -807,7 +807,7 @@ def test_transcript_load_refuses_what_it_could_not_save(text: str, words: str) -
 
 
 def test_transcript_refuses_lone_surrogates_and_deep_metadata_before_saving() -> None:
-    from lmml_mdit.transcript import MAX_METADATA_DEPTH
+    from lmml_mdit.transcript.transcript import MAX_METADATA_DEPTH
 
     deep: list[Any] = _nested_list(MAX_METADATA_DEPTH)
     for author, content, metadata in [

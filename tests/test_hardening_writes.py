@@ -121,7 +121,7 @@ def _kind(path: Path) -> int:
 
 def _library_writers() -> dict[str, Callable[[Path], None]]:
     def export(path: Path) -> None:
-        from lmml_mdit.bridge import export_folder
+        from lmml_mdit.chat.export import export_folder
 
         folder = path.parent / "bundles"
         folder.mkdir(exist_ok=True)
@@ -294,7 +294,7 @@ def test_cli_export_file_mode_follows_the_umask(tmp_path: Path) -> None:
 _PAUSED_SAVE = textwrap.dedent(
     """
     import sys, time
-    import lmml_mdit.packing as packing
+    import lmml_mdit.bundle.packing as packing
     from lmml_mdit import Bundle
 
     real_write_entry = packing._write_entry
@@ -307,7 +307,7 @@ _PAUSED_SAVE = textwrap.dedent(
 
     packing._write_entry = slow_write_entry
     if sys.argv[1] == "cli":
-        from lmml_mdit.cli import main
+        from lmml_mdit.cli.commands import main
         sys.exit(main(["pack", sys.argv[3], sys.argv[2]]))
     Bundle.from_zip("x", "@a.txt @b.txt", {"a.txt": b"A" * 100000, "b.txt": b"B"}).save(
         sys.argv[2]
@@ -456,7 +456,7 @@ def test_inline_refuses_a_rewrite_that_changes_an_unclosed_fence_in_a_list_item(
 
 
 def test_pack_refuses_a_rewrite_that_changes_any_embed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from lmml_mdit import packing
+    from lmml_mdit.bundle import packing
 
     real = packing._fences_to_references
 
@@ -657,7 +657,7 @@ HUGE = 10**5000
     ],
 )
 def test_huge_integers_in_roles_are_import_errors(data: Any, format: str | None) -> None:
-    from lmml_mdit.bridge import import_messages
+    from lmml_mdit.chat.importer import import_messages
 
     with pytest.raises(lmml_mdit.ImportFormatError) as raised:
         import_messages(data, format=format)
@@ -711,7 +711,7 @@ def test_control_characters_in_names_are_escaped_on_the_terminal(
 
 
 def test_one_function_escapes_names_for_the_terminal() -> None:
-    from lmml_mdit.cli import shown
+    from lmml_mdit.cli.commands import shown
 
     assert shown("plain name.txt") == "plain name.txt"
     assert shown("a\x1b[2Jb") == "a\\x1b[2Jb"
@@ -737,7 +737,7 @@ def test_export_never_starts_more_workers_than_cores_or_bundles(
 ) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
-    from lmml_mdit.bridge import export as export_module
+    from lmml_mdit.chat import export as export_module
 
     started: list[int] = []
 
@@ -787,8 +787,7 @@ def test_export_walks_a_folder_tree_of_any_depth(
     request.addfinalizer(lambda: _remove_chain(str(folder), depth))
     Path(leaf, "x.lmml").write_text("## user\n\nat the bottom\n")
     (folder / "a.lmml").write_text("## user\n\nat the top\n")
-    from lmml_mdit.bridge import export_folder
-    from lmml_mdit.bridge.export import iter_bundles
+    from lmml_mdit.chat.export import export_folder, iter_bundles
 
     found = list(iter_bundles(folder))
     assert [Path(path).name for path in found] == ["a.lmml", "x.lmml"]

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lmml_mdit
-from lmml_mdit.bundle import Bundle
-from lmml_mdit.images import (
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.narrative.images import (
     UNSENT_IMAGE,
     image_asset_name,
     markdown_images,

@@ -19,11 +19,12 @@ import pytest
 from markdown_it import MarkdownIt
 
 import lmml_mdit
-import lmml_mdit.archive as archives
-import lmml_mdit.bundle as bundles
-from lmml_mdit import reserved
-from lmml_mdit.archive import Limits, check_entry_names
-from lmml_mdit.bundle import STREAM_CHUNK, Bundle
+import lmml_mdit.bundle.archive as archives
+import lmml_mdit.bundle.bundle as bundles
+from lmml_mdit.bundle import reserved
+from lmml_mdit.bundle.archive import Limits, check_entry_names
+from lmml_mdit.bundle.bundle import STREAM_CHUNK, Bundle
+from lmml_mdit.bundle.reserved import MAX_YAML_BYTES, load_manifest, load_settings
 from lmml_mdit.errors import (
     CaseCollisionError,
     InvalidManifestError,
@@ -33,7 +34,6 @@ from lmml_mdit.errors import (
     LimitExceededError,
 )
 from lmml_mdit.jsonio import MAX_NUMBER_DIGITS, parse_json
-from lmml_mdit.reserved import MAX_YAML_BYTES, load_manifest, load_settings
 
 # --- YAML settings -------------------------------------------------------------------
 
@@ -172,7 +172,7 @@ def test_json_loaders_take_what_they_took() -> None:
 
 def test_tool_call_json_refuses_duplicates_and_nan() -> None:
     from lmml_mdit import parse
-    from lmml_mdit.toolcalls import tool_calls
+    from lmml_mdit.narrative.toolcalls import tool_calls
 
     for body in (
         '{"id": "a", "name": "f", "arguments": {}, "id": "b"}',
@@ -302,7 +302,7 @@ def test_a_file_object_is_read_in_bounded_chunks_and_stops_at_the_limit() -> Non
 def test_standard_input_is_read_under_the_same_limits(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lmml_mdit import cli
+    from lmml_mdit.cli import commands as cli
 
     stream = _Stream(Limits().max_narrative_bytes + 4 * STREAM_CHUNK)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(stream)))
@@ -339,7 +339,7 @@ def _peak(function: Any, text: str) -> int:
 
 def test_long_code_is_shown_unhighlighted() -> None:
     pytest.importorskip("pygments")
-    from lmml_mdit.preview import MAX_HIGHLIGHT_CHARS, render_html
+    from lmml_mdit.preview.page import MAX_HIGHLIGHT_CHARS, render_html
 
     short = "x = 1\n" * 10
     long = "x = 1\n" * (MAX_HIGHLIGHT_CHARS // 6 + 1)

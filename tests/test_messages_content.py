@@ -8,16 +8,15 @@ from typing import Any
 import pytest
 from _messages_support import jpeg_header, pdf, png, text_bundle, wav, zip_bundle
 
-from lmml_mdit.bundle import DefectWarning
-from lmml_mdit.content import (
+from lmml_mdit.bundle.bundle import DefectWarning
+from lmml_mdit.chat.content import (
     EmbedOmittedWarning,
     EmbedSegment,
     TextSegment,
     bundle_state,
     turn_segments,
 )
-from lmml_mdit.errors import DefectError, EmbedBudgetError, LmmlError, UnsupportedContentError
-from lmml_mdit.handlers import (
+from lmml_mdit.chat.handlers import (
     Asset,
     TextPart,
     media_type_for,
@@ -25,7 +24,8 @@ from lmml_mdit.handlers import (
     sniff,
     unregister_handler,
 )
-from lmml_mdit.messages import PROVIDERS, messages, render_payload, render_turns, to_request
+from lmml_mdit.chat.outgoing import PROVIDERS, messages, render_payload, render_turns, to_request
+from lmml_mdit.errors import DefectError, EmbedBudgetError, LmmlError, UnsupportedContentError
 
 
 def _texts(message: dict[str, Any]) -> list[str]:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit import bundle as bundle_module
 from lmml_mdit.atomic import atomic_write_bytes
-from lmml_mdit.messages import PROVIDERS, to_request
+from lmml_mdit.bundle import bundle as bundle_module
+from lmml_mdit.chat.outgoing import PROVIDERS, to_request
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"

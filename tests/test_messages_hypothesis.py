@@ -17,7 +17,7 @@ from _messages_support import png, zip_bundle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit.messages import messages, to_request
+from lmml_mdit.chat.outgoing import messages, to_request
 
 Block = tuple[str, list[int]]  # ("para", images referenced) or ("fence", [])
 

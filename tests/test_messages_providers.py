@@ -11,20 +11,20 @@ import pytest
 from _messages_support import pdf, png, text_bundle, wav, zip_bundle
 
 import lmml_mdit
-from lmml_mdit.bundle import Bundle
-from lmml_mdit.content import SystemContentWarning, UnknownSettingWarning
-from lmml_mdit.errors import (
-    InvalidSettingsError,
-    InvalidToolCallError,
-    UnsupportedContentError,
-)
-from lmml_mdit.messages import (
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.content import SystemContentWarning, UnknownSettingWarning
+from lmml_mdit.chat.outgoing import (
     PROVIDERS,
     MessageList,
     messages,
     render_payload,
     render_turns,
     to_request,
+)
+from lmml_mdit.errors import (
+    InvalidSettingsError,
+    InvalidToolCallError,
+    UnsupportedContentError,
 )
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -21,8 +21,8 @@ from openai.types.chat import ChatCompletionMessageParam, completion_create_para
 from openai.types.responses import ResponseInputParam, response_create_params
 from pydantic import TypeAdapter, ValidationError
 
-from lmml_mdit import bundle as bundle_module
-from lmml_mdit.messages import messages, to_request
+from lmml_mdit.bundle import bundle as bundle_module
+from lmml_mdit.chat.outgoing import messages, to_request
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

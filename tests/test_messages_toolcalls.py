@@ -7,8 +7,8 @@ import json
 import pytest
 
 from lmml_mdit.errors import InvalidToolCallError
-from lmml_mdit.narrative import parse
-from lmml_mdit.toolcalls import (
+from lmml_mdit.narrative.narrative import parse
+from lmml_mdit.narrative.toolcalls import (
     ToolCall,
     call_slug,
     tool_call_fence,

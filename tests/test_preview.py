@@ -16,17 +16,17 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bundle
 
 import lmml_mdit
-import lmml_mdit.bundle as bundle_module
-import lmml_mdit.preview as preview
-from lmml_mdit.bundle import Bundle
-from lmml_mdit.preview import (
+import lmml_mdit.bundle.bundle as bundle_module
+import lmml_mdit.preview.page as preview
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.preview.page import (
     CONTENT_SECURITY_POLICY,
     is_safe_url,
     render_html,
     sniff_media_type,
     write_preview,
 )
-from lmml_mdit.preview_style import PREVIEW_CSS
+from lmml_mdit.preview.style import PREVIEW_CSS
 from lmml_mdit.syntax import lmml_plugin
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -592,8 +592,8 @@ def test_without_pygments_installed_the_page_still_renders(tmp_path: Path) -> No
 
             sys.meta_path.insert(0, Block())
             import lmml_mdit
-            from lmml_mdit import preview
-            from lmml_mdit.bundle import Bundle
+            from lmml_mdit.preview import page as preview
+            from lmml_mdit.bundle.bundle import Bundle
 
             assert preview.PYGMENTS_AVAILABLE is False
             text = "## User\\n@@@a.py\\nif a < b: pass\\n@@@\\n\\n```python\\nx = 1\\n```\\n"

@@ -27,8 +27,8 @@ import pytest
 from test_fixtures import load
 
 from lmml_mdit import parse, to_markdown
-from lmml_mdit.bundle import Bundle
-from lmml_mdit.content import TextSegment, turn_segments
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.content import TextSegment, turn_segments
 from lmml_mdit.errors import LmmlError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "spec_fixtures"

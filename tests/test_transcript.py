@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from lmml_mdit.chat.template import OPENING_USER_PLACEHOLDER
 from lmml_mdit.errors import (
     LmmlError,
     MessageNotFoundError,
@@ -19,8 +20,7 @@ from lmml_mdit.errors import (
     TranscriptIndexError,
     TranscriptTypeError,
 )
-from lmml_mdit.flatten import OPENING_USER_PLACEHOLDER
-from lmml_mdit.transcript import SCHEMA_VERSION, Message, Transcript
+from lmml_mdit.transcript.transcript import SCHEMA_VERSION, Message, Transcript
 
 PNG = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
@@ -586,7 +586,7 @@ def test_render_roles_parts_through_the_handlers() -> None:
 
 
 def test_render_roles_parts_with_a_custom_handler() -> None:
-    from lmml_mdit.handlers import TextPart
+    from lmml_mdit.chat.handlers import TextPart
 
     transcript = Transcript(assets={"data.bin": b"\x00\x01"})
     transcript.append("bob", "@data.bin")

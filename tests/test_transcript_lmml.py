@@ -10,18 +10,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit.bundle import Bundle
-from lmml_mdit.bundle import open as open_bundle
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.bundle import open as open_bundle
 from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
-from lmml_mdit.narrative import parse
+from lmml_mdit.narrative.narrative import parse
 from lmml_mdit.syntax.roles import role_word
-from lmml_mdit.transcript import Message, Transcript
-from lmml_mdit.transcript_lmml import (
+from lmml_mdit.transcript.lmml import (
     CONTENT_FENCE_INFO,
     decode_author,
     encode_author,
     transcript_from_bundle,
 )
+from lmml_mdit.transcript.transcript import Message, Transcript
 
 PNG = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lmml_mdit
-import lmml_mdit.bundle
-import lmml_mdit.transcript_lmml
-from lmml_mdit.bundle import Bundle
-from lmml_mdit.narrative import parse
-from lmml_mdit.transcript import Message, Transcript
+import lmml_mdit.bundle.bundle
+import lmml_mdit.transcript.lmml
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.narrative.narrative import parse
+from lmml_mdit.transcript.transcript import Message, Transcript
 
 ENTRIES = {"chart.png": b"\x89PNG fake", "data.csv": b"a,b\n1,2\n"}
 
@@ -323,8 +323,8 @@ def test_to_bundle_parses_what_it_writes_once(monkeypatch: pytest.MonkeyPatch) -
         calls.append(len(text))
         return real(text, **options)
 
-    monkeypatch.setattr(lmml_mdit.transcript_lmml, "parse", counting)
-    monkeypatch.setattr(lmml_mdit.bundle, "parse", counting)
+    monkeypatch.setattr(lmml_mdit.transcript.lmml, "parse", counting)
+    monkeypatch.setattr(lmml_mdit.bundle.bundle, "parse", counting)
     content = "Some *Markdown* with `code` and @chart.png.\n\n" * 2000
     transcript = Transcript(assets={"chart.png": b"P"})
     transcript.append("user", content)

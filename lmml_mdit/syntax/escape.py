@@ -17,7 +17,7 @@ does): every other escape goes to the original rule, and for an LMML escape it m
 exactly the token ``escape`` would (``text_special``, so the HTML is the same with the
 plugin on and off) and records the backslash's position: the plugin's core
 pass turns these into 1-based ``(line, column)`` pairs in ``env["lmml_escapes"]``, which
-:attr:`lmml_mdit.narrative.Narrative.escapes` keeps, so the text sent to a model, the
+:attr:`lmml_mdit.narrative.narrative.Narrative.escapes` keeps, so the text sent to a model, the
 exported Markdown and the preview leave these backslashes out.
 """
 

@@ -238,7 +238,7 @@ class _TokenSource(Protocol):
 def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
     """A ``suspicious_delimiter`` issue (a warning) for each heading the parse marked.
 
-    :param narrative: a :class:`~lmml_mdit.narrative.Narrative` (its tokens and lines).
+    :param narrative: a :class:`~lmml_mdit.narrative.narrative.Narrative` (its tokens and lines).
     :returns: the issues in document order, each with the heading's line and the column of
         the word at fault (or of the heading).
     """

@@ -1,0 +1,610 @@
+"""Safe reading of ``.lmmlz`` zip archives (RFC 9).
+
+Everything about an archive is checked on its central directory before a single entry is
+decompressed: the entry count, every name (:func:`unsafe_reason`), duplicates, names that
+differ only in case, symbolic links, encryption, the compression method, the declared
+sizes and compression ratios, and overlapping entries. Reading an entry afterwards is a
+bounded streaming read: the compressed bytes are inflated chunk by chunk and the output is
+counted, so an entry whose declared size lies stops at the limit instead of filling memory.
+Nothing is ever written to disk.
+
+The central directory itself is read with :mod:`zipfile`; entry data is read here, since
+:mod:`zipfile` trusts the declared sizes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import stat
+import struct
+import threading
+import unicodedata
+import weakref
+import zipfile
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..errors import (
+    BundleError,
+    CaseCollisionError,
+    DuplicateEntryError,
+    EncryptedEntryError,
+    InvalidZipError,
+    LimitExceededError,
+    SymlinkEntryError,
+    UnsafeEntryError,
+)
+from ..text import is_unicode
+
+__all__ = [
+    "ZIP_SIGNATURES",
+    "Limits",
+    "Member",
+    "ZipArchive",
+    "check_entry_names",
+    "is_zip",
+    "open_archive",
+    "unsafe_reason",
+]
+
+KiB = 1024
+MiB = 1024 * KiB
+GiB = 1024 * MiB
+
+ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
+"""The first four bytes of a zip archive: a local file header, or the end record of an
+empty archive."""
+
+_CHUNK = 256 * 1024
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+_CENTRAL_HEADER = struct.Struct("<4s4B4HL2L5H2L")
+_END_RECORD = struct.Struct("<4s4H2LH")
+_ZIP64_LOCATOR = struct.Struct("<4sLQL")
+_ZIP64_END_RECORD = struct.Struct("<4sQ2H2L4Q")
+_FLAG_ENCRYPTED = 0x1
+_FLAG_STRONG_ENCRYPTION = 0x40
+_FLAG_UTF8 = 0x800
+_SUPPORTED_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Safety limits for opening an archive; every one can be overridden.
+
+    :ivar max_entries: most entries an archive may hold (directory entries included).
+    :ivar max_entry_size: largest uncompressed size of one entry, the narrative included.
+    :ivar max_total_size: largest sum of all entries' uncompressed sizes.
+    :ivar max_ratio: largest uncompressed-to-compressed size ratio of one entry.
+    :ivar ratio_floor: entries at most this large (uncompressed) are exempt from
+        *max_ratio*, since small files of repeated bytes (a few KiB of blank lines or
+        zeros) legitimately compress far better than 200:1 and are harmless;
+        *max_total_size* still bounds them. Kept small so that any bomb of real size is
+        caught by its ratio.
+    :ivar max_central_directory: largest central directory, in bytes.
+    :ivar max_narrative_bytes: largest narrative, in bytes: a bare ``.lmml`` file, an
+        archive's narrative entry (checked on its declared size, before decompressing) or
+        standard input. Parsing holds the tokens of the whole narrative, from about 20
+        times its size for prose up to about 150 times for text made of ``@name``
+        references, so the default (32 MiB) keeps the worst case to a few gigabytes.
+    """
+
+    max_entries: int = 10_000
+    max_entry_size: int = 512 * MiB
+    max_total_size: int = 1 * GiB
+    max_ratio: int = 200
+    ratio_floor: int = 64 * KiB
+    max_central_directory: int = 16 * MiB
+    max_narrative_bytes: int = 32 * MiB
+
+    def __post_init__(self) -> None:
+        # A zero or negative limit would refuse everything, or nothing if mistyped; say so.
+        for field, value in vars(self).items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Limits.{field} must be a positive integer, not {value!r}")
+
+
+def is_zip(head: bytes) -> bool:
+    """Whether bytes starting with *head* are a zip archive (decided by content only)."""
+    return head[:4] in ZIP_SIGNATURES
+
+
+def unsafe_reason(name: str) -> str | None:
+    """Why *name* cannot be an archive entry name, or None when it is safe.
+
+    A safe name is relative, uses ``/`` as its only separator and has no empty, ``.`` or
+    ``..`` segment, no drive letter (``C:``), no NUL or other control character and no
+    lone surrogate.
+    """
+    if not name:
+        return "the name is empty"
+    if "\x00" in name:
+        return "the name holds a NUL character"
+    if any(unicodedata.category(char) == "Cc" for char in name):
+        return "the name holds a control character"
+    if not is_unicode(name):
+        return "the name holds a lone surrogate, which is not valid Unicode"
+    if "\\" in name:
+        return "the name holds a backslash"
+    if name.startswith("/"):
+        return "the name is an absolute path"
+    if _DRIVE.match(name):
+        return "the name starts with a drive letter"
+    for segment in name.split("/"):
+        if segment == "..":
+            return "the name has a '..' segment"
+        if segment in ("", "."):
+            return "the name has an empty or '.' segment"
+    return None
+
+
+def _collision_key(name: str) -> str:
+    """The form two names share when they differ only in case or Unicode form: compatibility
+    caseless matching (Unicode 3.13, D146), so ``Ϊ́`` and ``ΐ``, or ``ﬁ`` and ``FI``, meet."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFD", name).casefold())
+    return unicodedata.normalize("NFKD", folded.casefold())
+
+
+def check_entry_names(names: Iterable[str]) -> None:
+    """Check entry names for safety, duplicates and case collisions.
+
+    :raises UnsafeEntryError: for the first unsafe name.
+    :raises DuplicateEntryError: when a name repeats.
+    :raises CaseCollisionError: when two names differ only in case (or Unicode form).
+    """
+    seen: dict[str, str] = {}
+    exact: set[str] = set()
+    for name in names:
+        reason = unsafe_reason(name)
+        if reason is not None:
+            raise UnsafeEntryError(
+                f"unsafe entry name: {reason}",
+                name=name,
+                hint="entry names must be relative paths with '/' separators",
+            )
+        if name in exact:
+            raise DuplicateEntryError(
+                "the archive holds this entry name more than once",
+                name=name,
+                hint="rebuild the archive with one entry per name",
+            )
+        exact.add(name)
+        key = _collision_key(name)
+        other = seen.get(key)
+        if other is not None:
+            raise CaseCollisionError(
+                f"entry names {other!r} and {name!r} differ only in case",
+                name=name,
+                hint="rename one of them; they would overwrite each other on many file systems",
+            )
+        seen[key] = name
+
+
+@dataclass(frozen=True)
+class Member:
+    """One file entry of an archive, as its central directory describes it."""
+
+    name: str
+    header_offset: int
+    compress_type: int
+    compress_size: int
+    file_size: int
+    crc: int
+
+
+class _Source:
+    """Random access to the archive's bytes, from memory or from an open file."""
+
+    def __init__(self, data: bytes | None = None, path: str | None = None) -> None:
+        self._data = data
+        self._file: io.BufferedReader | None = None
+        self._lock = threading.Lock()
+        if path is not None:
+            file = open(path, "rb")  # noqa: SIM115 - closed by close() or the finalizer
+            self._file = file
+            self._finalizer = weakref.finalize(self, file.close)
+            self.length = os.fstat(file.fileno()).st_size
+        else:
+            assert data is not None
+            self.length = len(data)
+
+    def read_at(self, offset: int, size: int) -> bytes:
+        if offset < 0 or size < 0 or offset + size > self.length:
+            raise InvalidZipError("the archive is truncated: a read runs past its end")
+        if self._data is not None:
+            return self._data[offset : offset + size]
+        with self._lock:
+            if self._file is None or self._file.closed:
+                raise BundleError(
+                    "the archive has been closed", hint="open the bundle again to read it"
+                )
+            self._file.seek(offset)
+            data = self._file.read(size)
+        if len(data) != size:
+            raise InvalidZipError("the archive is truncated: a read runs past its end")
+        return data
+
+    def file_object(self) -> io.BufferedReader | io.BytesIO:
+        if self._file is not None:
+            return self._file
+        assert self._data is not None
+        return io.BytesIO(self._data)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._finalizer()
+
+
+LIMITS_CLI_HINT = (
+    "the command line keeps the default safety limits; if you trust the file, raise the "
+    "limit where you open it from Python (see 'Hostile archives and limits' in the bundles "
+    "guide)"
+)
+"""What the command line says about a safety limit it has no flag for."""
+
+
+def _limit_error(message: str, name: str | None, limit: str) -> LimitExceededError:
+    return LimitExceededError(
+        message,
+        name=name,
+        hint=f"pass lmml_mdit.Limits({limit}=...) to open() if you trust this archive",
+        cli_hint=LIMITS_CLI_HINT,
+    )
+
+
+def _end_record(source: _Source) -> tuple[int, tuple[int, ...]]:
+    """Find the end record the way :mod:`zipfile` does, so the limits check the directory
+    it will read: the record with no comment that ends the file, else the last signature in
+    the final 64 KiB (whatever its comment length says; a comment may hold a decoy record).
+
+    :returns: the record's offset and its unpacked fields.
+    """
+    size = _END_RECORD.size
+    if source.length >= size:
+        last = source.read_at(source.length - size, size)
+        if last[:4] == b"PK\x05\x06" and last[-2:] == b"\x00\x00":
+            return source.length - size, _END_RECORD.unpack(last)
+    tail_start = max(source.length - 65536 - size, 0)
+    tail = source.read_at(tail_start, source.length - tail_start)
+    position = tail.rfind(b"PK\x05\x06")
+    if position < 0 or position + size > len(tail):
+        raise InvalidZipError(
+            "the archive has no end-of-central-directory record (truncated or not a zip)",
+            hint="the file is damaged; get a complete copy",
+        )
+    return tail_start + position, _END_RECORD.unpack_from(tail, position)
+
+
+def _central_directory_span(source: _Source) -> tuple[int, int]:
+    """The central directory's (start, size), computed as :mod:`zipfile` computes it."""
+    end_offset, fields = _end_record(source)
+    cd_size, cd_offset = fields[5], fields[6]
+    start = end_offset - cd_size
+    locator_offset = end_offset - _ZIP64_LOCATOR.size
+    if locator_offset >= 0:
+        locator = source.read_at(locator_offset, _ZIP64_LOCATOR.size)
+        record_start = locator_offset - _ZIP64_END_RECORD.size
+        if locator[:4] == b"PK\x06\x07" and record_start >= 0:
+            record = _ZIP64_END_RECORD.unpack(source.read_at(record_start, _ZIP64_END_RECORD.size))
+            # Like zipfile, a locator without its record leaves the plain record in force.
+            if record[0] == b"PK\x06\x06":
+                cd_size, cd_offset = record[8], record[9]
+                start = record_start - cd_size
+    # Like zipfile, allow bytes prepended to the archive: the directory ends at its record.
+    if start < 0 or cd_offset > end_offset:
+        raise InvalidZipError("the archive's central directory lies outside the file")
+    return start, cd_size
+
+
+def _count_central_records(source: _Source, start: int, size: int, limits: Limits) -> None:
+    """Walk the central directory's records, refusing too many before zipfile builds them."""
+    if size > limits.max_central_directory:
+        raise _limit_error(
+            f"the central directory is {size} bytes, over max_central_directory "
+            f"({limits.max_central_directory})",
+            None,
+            "max_central_directory",
+        )
+    directory = source.read_at(start, size)
+    offset = 0
+    count = 0
+    while offset + _CENTRAL_HEADER.size <= len(directory):
+        if directory[offset : offset + 4] != b"PK\x01\x02":
+            break
+        fields = _CENTRAL_HEADER.unpack_from(directory, offset)
+        name_start = offset + _CENTRAL_HEADER.size
+        offset = name_start + fields[12] + fields[13] + fields[14]
+        count += 1
+        if count > limits.max_entries:
+            # Name the first entry past the limit, so the error says where it was crossed.
+            raw_name = directory[name_start : name_start + fields[12]]
+            encoding = "utf-8" if fields[5] & _FLAG_UTF8 else "cp437"
+            raise _limit_error(
+                f"the archive holds more than max_entries ({limits.max_entries}) entries; "
+                "this is the first one past the limit",
+                raw_name.decode(encoding, "replace"),
+                "max_entries",
+            )
+
+
+def _check_info(info: zipfile.ZipInfo, limits: Limits) -> None:
+    name = info.orig_filename
+    if info.flag_bits & (_FLAG_ENCRYPTED | _FLAG_STRONG_ENCRYPTION):
+        raise EncryptedEntryError(
+            "the entry is encrypted",
+            name=name,
+            hint="LMML archives cannot be encrypted; re-save the bundle without a password",
+        )
+    if stat.S_ISLNK(info.external_attr >> 16):
+        raise SymlinkEntryError(
+            "the entry is a symbolic link",
+            name=name,
+            hint="store the file itself in the archive, not a link to it",
+        )
+    if name.endswith("/"):
+        return
+    if info.compress_type not in _SUPPORTED_METHODS:
+        raise BundleError(
+            f"the entry uses compression method {info.compress_type}, which is not supported",
+            name=name,
+            hint="re-save the archive with deflate or no compression",
+        )
+    if info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
+        raise InvalidZipError(
+            f"the stored entry declares {info.file_size} bytes but holds {info.compress_size}",
+            name=name,
+        )
+    if info.file_size > limits.max_entry_size:
+        raise _limit_error(
+            f"the entry declares {info.file_size} bytes, over max_entry_size "
+            f"({limits.max_entry_size})",
+            name,
+            "max_entry_size",
+        )
+    if info.file_size > limits.ratio_floor and (
+        info.file_size > limits.max_ratio * max(info.compress_size, 1)
+    ):
+        raise _limit_error(
+            f"the entry declares a compression ratio of "
+            f"{info.file_size // max(info.compress_size, 1)}:1, over max_ratio "
+            f"({limits.max_ratio}:1)",
+            name,
+            "max_ratio",
+        )
+
+
+def _local_header(source: _Source, member: Member) -> tuple[int, int, int] | None:
+    """The flags, name length and extra-field length of *member*'s local header, or None
+    when there is no readable header at its offset."""
+    if member.header_offset + _LOCAL_HEADER.size > source.length:
+        return None
+    fields = _LOCAL_HEADER.unpack(source.read_at(member.header_offset, _LOCAL_HEADER.size))
+    if fields[0] != b"PK\x03\x04":
+        return None
+    return int(fields[3]), int(fields[10]), int(fields[11])
+
+
+def _local_header_size(source: _Source, member: Member) -> int:
+    """The size of *member*'s local header, its name and extra field included (the fixed
+    part only when the header is unreadable, which reading the entry then reports)."""
+    header = _local_header(source, member)
+    return _LOCAL_HEADER.size + (header[1] + header[2] if header is not None else 0)
+
+
+def _check_layout(source: _Source, members: list[Member], directory_start: int) -> None:
+    """Refuse entries whose header or data overlaps another's or the central directory."""
+    ordered = sorted(members, key=lambda member: member.header_offset)
+    for index, member in enumerate(ordered):
+        end = member.header_offset + _local_header_size(source, member) + member.compress_size
+        following = index + 1
+        limit = ordered[following].header_offset if following < len(ordered) else directory_start
+        if end > limit:
+            raise InvalidZipError(
+                "the entry's data overlaps another entry or the central directory",
+                name=member.name,
+                hint="overlapping entries are a zip-bomb technique; the archive is refused",
+            )
+
+
+class ZipArchive:
+    """A checked archive whose entries are decompressed only when read.
+
+    Build one with :func:`open_archive`. ``members`` holds the file entries (directory
+    entries are left out) in archive order.
+    """
+
+    def __init__(self, source: _Source, members: dict[str, Member], limits: Limits) -> None:
+        self._source = source
+        self.members = members
+        self.limits = limits
+
+    def size(self, name: str) -> int:
+        """The uncompressed size of entry *name*, from the central directory."""
+        return self.members[name].file_size
+
+    def close(self) -> None:
+        """Close the archive file (a no-op for an archive held in memory)."""
+        self._source.close()
+
+    def _data_offset(self, member: Member) -> int:
+        header = _local_header(self._source, member)
+        if header is None:
+            raise InvalidZipError("the entry's local header is missing", name=member.name)
+        flags, name_length, extra_length = header
+        raw_name = self._source.read_at(member.header_offset + _LOCAL_HEADER.size, name_length)
+        local_name = raw_name.decode("utf-8" if flags & _FLAG_UTF8 else "cp437", "replace")
+        if local_name != member.name:
+            raise InvalidZipError(
+                f"the entry's local header names it {local_name!r}",
+                name=member.name,
+                hint="the archive's two name tables disagree; it is damaged or hostile",
+            )
+        return member.header_offset + _LOCAL_HEADER.size + name_length + extra_length
+
+    def read(self, name: str) -> bytes:
+        """Decompress entry *name*, counting the output against the limits.
+
+        :raises KeyError: when there is no such entry.
+        :raises LimitExceededError: when the data inflates past its declared size or a
+            limit, however its headers lie.
+        :raises InvalidZipError: for damaged data (bad CRC, early end, truncation).
+        """
+        member = self.members[name]
+        start = self._data_offset(member)
+        if start + member.compress_size > self._source.length:
+            raise InvalidZipError("the entry's data runs past the end of the archive", name=name)
+        if member.compress_type == zipfile.ZIP_STORED:
+            data = self._source.read_at(start, member.compress_size)
+            crc = zlib.crc32(data)
+        else:
+            data, crc = self._inflate(member, start)
+        if crc != member.crc:
+            raise InvalidZipError(
+                "the entry's data fails its CRC check", name=name, hint="the archive is damaged"
+            )
+        return data
+
+    def _inflate(self, member: Member, start: int) -> tuple[bytes, int]:
+        limits = self.limits
+        ceiling = min(member.file_size, limits.max_entry_size)
+        decompressor = zlib.decompressobj(-zlib.MAX_WBITS)
+        chunks: list[bytes] = []
+        produced = 0
+        crc = 0
+        consumed = 0
+        while consumed < member.compress_size and not decompressor.eof:
+            size = min(_CHUNK, member.compress_size - consumed)
+            pending = self._source.read_at(start + consumed, size)
+            consumed += size
+            while pending and not decompressor.eof:
+                try:
+                    out = decompressor.decompress(pending, ceiling - produced + 1)
+                except zlib.error as error:
+                    raise InvalidZipError(
+                        f"the entry's compressed data is damaged ({error})", name=member.name
+                    ) from None
+                pending = decompressor.unconsumed_tail
+                produced += len(out)
+                self._check_output(member, produced, consumed)
+                crc = zlib.crc32(out, crc)
+                chunks.append(out)
+        if not decompressor.eof:
+            raise InvalidZipError("the entry's compressed data ends early", name=member.name)
+        if produced != member.file_size:
+            raise InvalidZipError(
+                f"the entry declares {member.file_size} bytes but holds {produced}",
+                name=member.name,
+            )
+        data = b"".join(chunks)
+        chunks.clear()
+        return data, crc
+
+    def _check_output(self, member: Member, produced: int, consumed: int) -> None:
+        limits = self.limits
+        if produced > limits.max_entry_size:
+            raise _limit_error(
+                f"the entry inflates past max_entry_size ({limits.max_entry_size} bytes)",
+                member.name,
+                "max_entry_size",
+            )
+        if produced > member.file_size:
+            raise _limit_error(
+                f"the entry inflates past its declared size ({member.file_size} bytes); "
+                "its headers lie, so it is treated as a zip bomb",
+                member.name,
+                "max_entry_size",
+            )
+        if produced > limits.ratio_floor and produced > limits.max_ratio * max(consumed, 1):
+            raise _limit_error(
+                f"the entry inflates past max_ratio ({limits.max_ratio}:1)",
+                member.name,
+                "max_ratio",
+            )
+
+
+def _read_directory(source: _Source, limits: Limits) -> ZipArchive:
+    directory_start, directory_size = _central_directory_span(source)
+    _count_central_records(source, directory_start, directory_size, limits)
+    try:
+        with zipfile.ZipFile(source.file_object()) as archive:
+            infos = archive.infolist()
+            read_from = archive.start_dir
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        EOFError,
+        ValueError,
+        struct.error,
+    ) as error:
+        raise InvalidZipError(
+            f"the archive's central directory is damaged ({error})",
+            hint="the file is truncated or corrupt; get a complete copy",
+        ) from None
+    except UnicodeDecodeError:
+        raise InvalidZipError(
+            "an entry name in the central directory is not valid UTF-8",
+            hint="re-create the archive with UTF-8 names",
+        ) from None
+    if read_from != directory_start:  # a zipfile that finds its directory another way
+        raise InvalidZipError(
+            "the archive's end records disagree about where its central directory is",
+            hint="the archive is damaged or hostile; re-create it",
+        )
+    if len(infos) > limits.max_entries:
+        raise _limit_error(
+            f"the archive holds {len(infos)} entries, over max_entries ({limits.max_entries})",
+            None,
+            "max_entries",
+        )
+    check_entry_names(info.orig_filename.removesuffix("/") for info in infos)
+    members: dict[str, Member] = {}
+    total = 0
+    for info in infos:
+        _check_info(info, limits)
+        if info.orig_filename.endswith("/"):
+            continue
+        total += info.file_size
+        if total > limits.max_total_size:
+            raise _limit_error(
+                f"the entries declare more than max_total_size ({limits.max_total_size} bytes)",
+                info.orig_filename,
+                "max_total_size",
+            )
+        members[info.orig_filename] = Member(
+            name=info.orig_filename,
+            header_offset=info.header_offset,
+            compress_type=info.compress_type,
+            compress_size=info.compress_size,
+            file_size=info.file_size,
+            crc=info.CRC,
+        )
+    _check_layout(source, list(members.values()), directory_start)
+    return ZipArchive(source, members, limits)
+
+
+def open_archive(source: bytes | str, limits: Limits | None = None) -> ZipArchive:
+    """Check an archive's central directory and return it, decompressing nothing.
+
+    :param source: the archive's bytes, or the path of a file that is then kept open for
+        lazy reads (see :meth:`ZipArchive.close`).
+    :param limits: the safety limits; :class:`Limits` defaults when None.
+    :raises InvalidZipError: for a truncated or corrupt archive.
+    :raises UnsafeEntryError: for an unsafe entry name.
+    :raises DuplicateEntryError: for a repeated entry name.
+    :raises CaseCollisionError: for names differing only in case.
+    :raises SymlinkEntryError: for a symbolic-link entry.
+    :raises EncryptedEntryError: for an encrypted entry.
+    :raises LimitExceededError: when a declared figure crosses a limit.
+    :raises BundleError: for an unsupported compression method.
+    """
+    limits = limits if limits is not None else Limits()
+    stream = _Source(path=source) if isinstance(source, str) else _Source(data=source)
+    try:
+        return _read_directory(stream, limits)
+    except BaseException:
+        stream.close()
+        raise

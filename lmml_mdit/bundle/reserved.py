@@ -1,0 +1,392 @@
+"""The reserved embeds (RFC 5): ``manifest.json`` and ``settings.yaml|.yml|.json``.
+
+Both decode to plain JSON-like values (dicts, lists, strings, numbers, booleans, ``None``).
+JSON ``null`` and YAML ``null``/``~`` are both ``None``.
+
+YAML is read by PyYAML's safe loader, narrowed further: no object construction (only the
+core tags), no timestamps (they stay strings), no ``!!binary``/``!!set``/``!!omap``, at most
+:data:`MAX_YAML_DEPTH` levels of nesting, and at most :data:`MAX_YAML_NODES` nodes counted
+and :data:`MAX_YAML_BYTES` characters of scalar text, both counted with every alias expanded
+while the document is composed, so an alias bomb ("billion laughs") is refused before
+anything is built. Mapping keys must be strings and distinct; numbers are written with at most
+:data:`~lmml_mdit.jsonio.MAX_NUMBER_DIGITS` characters (in any base) and floats are finite.
+
+JSON is read by :func:`lmml_mdit.jsonio.parse_json`, which refuses duplicate keys, over-long
+numbers, ``NaN``, the infinities and lone surrogates, each with its line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import yaml
+
+from ..errors import InvalidManifestError, InvalidSettingsError, LmmlError
+from ..jsonio import number_text_problem, parse_json
+
+__all__ = [
+    "FRONT_MATTER_NAME",
+    "MANIFEST_NAME",
+    "MAX_YAML_BYTES",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
+    "RESERVED_NAMES",
+    "SETTINGS_NAMES",
+    "load_front_matter",
+    "load_manifest",
+    "load_settings",
+]
+
+MANIFEST_NAME = "manifest.json"
+SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
+RESERVED_NAMES = (MANIFEST_NAME, *SETTINGS_NAMES)
+FRONT_MATTER_NAME = "front matter"
+"""The name errors and issues give a narrative's YAML front matter."""
+FRONT_MATTER_FIRST_LINE = 2
+"""The narrative line a front matter's YAML starts on (the block opens on line 1)."""
+
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of collections a settings YAML document may have."""
+
+MAX_YAML_NODES = 100_000
+"""Most nodes a settings YAML document may have, counting each alias as a full copy."""
+
+MAX_YAML_BYTES = 8 * 1024 * 1024
+"""Most characters of scalar text a settings YAML document may have, counting each alias as
+a full copy (a 1 MB string named by a few aliases is refused, however small the file)."""
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+_ALLOWED_TAGS = frozenset(
+    f"tag:yaml.org,2002:{kind}"
+    for kind in ("null", "bool", "int", "float", "str", "seq", "map", "merge")
+)
+
+
+class _Refused(yaml.YAMLError):
+    """A document PyYAML could read but settings refuse; *mark* is where, if known."""
+
+    def __init__(
+        self, message: str, mark: yaml.Mark | None = None, hint: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.mark = mark
+        self.hint = hint
+
+
+_JSON_TYPE_NAMES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+
+
+def _type_name(value: Any) -> str:
+    """A JSON/YAML reader's word for *value*'s type: ``null``, ``array``, not NoneType."""
+    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+class _SettingsLoader(yaml.SafeLoader):
+    """A safe loader that bounds the document while composing it, before anything is built.
+
+    Each node composed adds its size to running totals, an alias adding the whole size of
+    the node it names: at most :data:`MAX_YAML_NODES` nodes and :data:`MAX_YAML_BYTES`
+    characters of scalar text, so an alias bomb is refused at the alias that crosses the
+    limit, with its line. Nesting is bounded by :data:`MAX_YAML_DEPTH`, tags by the core
+    schema; while building, duplicate and non-string keys, over-long numbers and
+    non-finite floats are refused, each at its node.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+        self._bytes = 0
+        # The expanded (nodes, characters) of each finished node an alias may name.
+        self._sizes: dict[int, tuple[int, int]] = {}
+
+    def _count(self, nodes: int, size: int, mark: yaml.Mark) -> None:
+        self._nodes += nodes
+        self._bytes += size
+        if self._nodes > MAX_YAML_NODES:
+            raise _Refused(
+                f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)",
+                mark,
+            )
+        if self._bytes > MAX_YAML_BYTES:
+            raise _Refused(
+                f"the document expands to more than {MAX_YAML_BYTES} characters of text "
+                "(an alias bomb?)",
+                mark,
+            )
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event: Any = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: yaml.Mark = event.start_mark
+        node: Any
+        if isinstance(event, yaml.AliasEvent):
+            node = super().compose_node(parent, index)
+            size = self._sizes.get(id(node))
+            if size is None:  # the alias names a collection still being composed
+                raise _Refused("the document holds a recursive alias", mark)
+            self._count(*size, mark)
+            return node
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise _Refused(f"the document nests deeper than {MAX_YAML_DEPTH} levels", mark)
+            before = (self._nodes, self._bytes)
+            value = getattr(event, "value", "")
+            self._count(1, len(value) if isinstance(value, str) else 0, mark)
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if node.tag not in _ALLOWED_TAGS:
+            raise _Refused(f"the tag {node.tag!r} is not allowed in settings", node.start_mark)
+        if event.anchor is not None:
+            self._sizes[id(node)] = (self._nodes - before[0], self._bytes - before[1])
+        return node
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    continue  # merged keys may be overridden: that is what merging means
+                scalar = isinstance(key_node, yaml.ScalarNode)
+                key = self.construct_object(key_node) if scalar else None
+                if not isinstance(key, str):
+                    raise _Refused(
+                        f"the key {key_node.value if key is None else key!r} is not a "
+                        "string; quote it",
+                        key_node.start_mark,
+                        "mapping keys must be strings",
+                    )
+                if key in seen:
+                    raise _Refused(
+                        f"the key {key!r} appears twice in one mapping",
+                        key_node.start_mark,
+                        "remove or rename one of the two",
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        _check_number_text(node)
+        return int(super().construct_yaml_int(node))
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        _check_number_text(node)
+        value = float(super().construct_yaml_float(node))
+        if not math.isfinite(value):
+            raise _Refused(
+                f"the number {node.value} is not finite",
+                node.start_mark,
+                "settings take finite numbers; quote it to keep it as a string",
+            )
+        return value
+
+
+def _check_number_text(node: yaml.ScalarNode) -> None:
+    problem = number_text_problem(str(node.value))
+    if problem is not None:
+        raise _Refused(problem, node.start_mark, "quote the number to keep it as a string")
+
+
+_SettingsLoader.add_constructor("tag:yaml.org,2002:int", _SettingsLoader.construct_yaml_int)
+_SettingsLoader.add_constructor("tag:yaml.org,2002:float", _SettingsLoader.construct_yaml_float)
+
+# Timestamps stay strings: drop the implicit timestamp resolver from our copy only.
+_SettingsLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _check_keys(value: Any, path: str = "") -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise yaml.YAMLError(
+                    f"the key {key!r} at {path or 'the top level'} is not a string; quote it"
+                )
+            _check_keys(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_keys(item, f"{path}[{index}]")
+
+
+def _decode_text(data: bytes, error: type[LmmlError], name: str, line: int | None) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as problem:
+        raise error(
+            f"not valid UTF-8 at byte offset {problem.start}",
+            name=name,
+            line=line,
+            hint="save the file as UTF-8",
+        ) from None
+
+
+def _content_line(first_line: int | None, offset: int) -> int | None:
+    """The narrative line of 0-based content line *offset*, or the 1-based entry line."""
+    return offset + 1 if first_line is None else first_line + offset
+
+
+def _load_json(
+    data: bytes, error: type[LmmlError], name: str, first_line: int | None
+) -> dict[str, Any]:
+    text = _decode_text(data, error, name, first_line)
+    try:
+        value = parse_json(text)
+    except json.JSONDecodeError as problem:
+        raise error(
+            f"not valid JSON: {problem.msg}",
+            name=name,
+            line=_content_line(first_line, problem.lineno - 1),
+            column=problem.colno,
+            hint="fix the JSON; keys are distinct, numbers finite and short",
+        ) from None
+    except RecursionError:
+        raise error(
+            "the JSON nests too deeply", name=name, line=first_line, hint="flatten it"
+        ) from None
+    if not isinstance(value, dict):
+        leading = text[: len(text) - len(text.lstrip())]
+        raise error(
+            f"the top level is a JSON {_type_name(value)}, not an object",
+            name=name,
+            line=_content_line(first_line, leading.count("\n")),
+            column=len(leading) - leading.rfind("\n"),
+            hint='wrap the values in an object: {"key": ...}',
+        )
+    return value
+
+
+def load_manifest(
+    data: bytes, *, name: str = MANIFEST_NAME, line: int | None = None
+) -> dict[str, Any]:
+    """Decode a ``manifest.json`` embed.
+
+    :param data: the embed's bytes.
+    :param name: the name used in error messages.
+    :param line: the narrative line where the content starts (for an inline fence), or
+        None when the bytes are a file of their own (lines then count from 1 in it).
+    :raises InvalidManifestError: for invalid UTF-8, invalid JSON or a non-object.
+    """
+    return _load_json(data, InvalidManifestError, name, line)
+
+
+def _yaml_error(
+    problem: Exception, name: str, first_line: int | None, what: str = "settings"
+) -> InvalidSettingsError:
+    """The error for what PyYAML (or our limits) refused in the *what* (settings or front
+    matter), at its line if known."""
+    if isinstance(problem, yaml.MarkedYAMLError):
+        mark = problem.problem_mark or problem.context_mark
+        message = f"not valid {what} YAML: {problem.problem or problem.context}"
+        hint = _fix_yaml_hint(what)
+    else:
+        mark = problem.mark if isinstance(problem, _Refused) else None
+        message = f"refused {what} YAML: {problem}"
+        hint = (problem.hint if isinstance(problem, _Refused) else None) or (
+            "simplify the document; aliases, deep nesting, numbers and custom tags are limited"
+        )
+    line = _content_line(first_line, mark.line) if mark is not None else first_line
+    column = mark.column + 1 if mark is not None else None
+    return InvalidSettingsError(message, name=name, line=line, column=column, hint=hint)
+
+
+def _fix_yaml_hint(what: str) -> str:
+    """What to do about invalid YAML in the *what*: settings have a JSON form too."""
+    if what == "settings":
+        return "fix the YAML, or write the settings as settings.json"
+    return "fix the YAML between the --- lines"
+
+
+def _load_yaml(
+    data: bytes, name: str, first_line: int | None, *, what: str = "settings"
+) -> dict[str, Any]:
+    text = _decode_text(data, InvalidSettingsError, name, first_line)
+    try:
+        loader = _SettingsLoader(text)
+    except yaml.reader.ReaderError as problem:
+        # The reader refuses control characters before any parsing, so it has no mark.
+        raise InvalidSettingsError(
+            f"not valid {what} YAML: character {problem.character:#x} is not allowed",
+            name=name,
+            line=_content_line(first_line, text.count("\n", 0, problem.position)),
+            hint="remove the control character"
+            + (", or write the settings as settings.json" if what == "settings" else ""),
+        ) from None
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}
+        value = loader.construct_document(node)
+        _check_keys(value)
+    except (yaml.YAMLError, RecursionError, ValueError) as problem:
+        # ValueError: a malformed number PyYAML's resolver let through (``0b``, ``0x_``).
+        raise _yaml_error(problem, name, first_line, what) from None
+    finally:
+        loader.dispose()
+    if not isinstance(value, dict):
+        raise InvalidSettingsError(
+            f"the top level of the {what} is a YAML {_type_name(value)}, not a mapping",
+            name=name,
+            line=_content_line(first_line, node.start_mark.line),
+            column=node.start_mark.column + 1,
+            hint=f"write the {what} as 'key: value' lines",
+        )
+    return value
+
+
+def load_settings(data: bytes, *, name: str, line: int | None = None) -> dict[str, Any]:
+    """Decode a settings embed; the format follows the name's extension.
+
+    An empty or comment-only YAML document gives ``{}``.
+
+    :param data: the embed's bytes.
+    :param name: ``settings.yaml``, ``settings.yml`` or ``settings.json``.
+    :param line: as for :func:`load_manifest`.
+    :raises InvalidSettingsError: for undecodable content, a non-mapping, or another name.
+    """
+    lowered = name.lower()
+    if lowered.endswith(".json"):
+        return _load_json(data, InvalidSettingsError, name, line)
+    if lowered.endswith((".yaml", ".yml")):
+        return _load_yaml(data, name, line)
+    raise InvalidSettingsError(
+        "settings must be YAML (.yaml, .yml) or JSON (.json)",
+        name=name,
+        line=line,
+        hint="rename the embed to settings.yaml or settings.json",
+    )
+
+
+def load_front_matter(text: str) -> dict[str, Any]:
+    """Decode a narrative's YAML front matter with the settings' loader and limits.
+
+    :param text: the YAML between the ``---`` lines (it starts on narrative line 2).
+    :returns: the mapping; ``{}`` for an empty block.
+    :raises InvalidSettingsError: named :data:`FRONT_MATTER_NAME`, with the narrative line,
+        for invalid YAML, a document that is not a mapping, or a ``settings`` key whose
+        value is not a mapping.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    value = _load_yaml(data, FRONT_MATTER_NAME, FRONT_MATTER_FIRST_LINE, what="front matter")
+    settings = value.get("settings")
+    if "settings" in value and not isinstance(settings, dict):
+        raise InvalidSettingsError(
+            f"the front matter's settings is a YAML {_type_name(settings)}, not a mapping",
+            name=FRONT_MATTER_NAME,
+            line=FRONT_MATTER_FIRST_LINE,
+            hint="write the settings as 'key: value' lines indented under 'settings:'",
+        )
+    return value

@@ -1,0 +1,732 @@
+"""How a turn becomes content: ordered text and embed segments, then neutral messages.
+
+Everything here reads the narrative's one token stream (``narrative.tokens``); nothing is
+parsed again.
+
+- **Segments.** A turn's lines are cut at the end of each top-level block that mentions an
+  embed the turn binds; the embed's part goes right there, after the block, so an image
+  stays next to the words about it. An inline fence's own lines leave the text (its part
+  takes its place), so its content reaches the model once. A later fence repeating an
+  earlier one's name and content becomes a plain ``@name`` line. References stay in the
+  text as written; an LMML escape's backslash (``\\@alice``, ``\\## user``, listed in
+  :attr:`~lmml_mdit.narrative.narrative.Narrative.escapes`) is left out, since it exists for the
+  parser, not the model. Reserved embeds (``manifest.json``, ``settings.*``) are never sent, and
+  a reserved fence's lines leave the text too, and so does a paragraph made only of
+  references to reserved embeds. With ``attachment_lines="drop"`` (the default), a
+  top-level paragraph made only of references whose parts go right after it (an
+  attachment line such as ``@photo.png``) leaves the text as well: its parts stand in its
+  place, so imported chats export back without extra ``@name`` lines.
+- **Messages.** Each turn becomes one provider-neutral :class:`Message`: ``context`` turns
+  become ``system`` (or ``user``, or are dropped, by option), system content stays
+  ``system`` (or becomes ``user``, or is dropped, by the ``system`` option), assistant
+  ``*.tool_call.json``
+  fences become :class:`~lmml_mdit.narrative.toolcalls.ToolCall` items and a ``tool`` turn
+  carries the
+  call it answers. Embeds become parts through :mod:`lmml_mdit.chat.handlers`.
+- **Budget.** ``max_embed_bytes`` bounds the embed bytes of one message; an embed that would
+  cross it is left out and reported (an :class:`EmbedOmittedWarning`, or
+  :class:`~lmml_mdit.errors.EmbedBudgetError` with ``on_omit="raise"``). A left-out inline
+  fence leaves an ``@name`` line in its place, so the text still says what was there.
+"""
+
+from __future__ import annotations
+
+import bisect
+import warnings
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..bundle.reserved import RESERVED_NAMES
+from ..errors import (
+    BundleError,
+    EmbedBudgetError,
+    InvalidToolCallError,
+    LmmlError,
+    UnsupportedContentError,
+    location,
+)
+from ..model import Embed, Turn
+from ..narrative.narrative import numbered_turns, turn_label
+from ..narrative.toolcalls import (
+    ToolCall,
+    is_tool_call_name,
+    parse_tool_call,
+    tool_result_reference,
+)
+from ..text import blank_edges
+from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+    from ..narrative.narrative import Narrative
+
+__all__ = [
+    "RESERVED_NAMES",
+    "BundleState",
+    "Conversation",
+    "EmbedOmittedWarning",
+    "EmbedSegment",
+    "Layout",
+    "Message",
+    "MessageRole",
+    "Options",
+    "Segment",
+    "SystemContentWarning",
+    "TextSegment",
+    "UnknownSettingWarning",
+    "build_conversation",
+    "bundle_state",
+    "turn_segments",
+]
+
+
+MessageRole = Literal["system", "user", "assistant", "tool"]
+
+
+class EmbedOmittedWarning(UserWarning):
+    """An embed was left out of a message because it did not fit ``max_embed_bytes``."""
+
+
+class SystemContentWarning(UserWarning):
+    """``messages()`` for Anthropic or Gemini kept system content out of the list (on the
+    result's ``system`` attribute) without being told where it goes."""
+
+
+class UnknownSettingWarning(UserWarning):
+    """A setting the provider has no parameter for was left out of a request."""
+
+
+# --- segments ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextSegment:
+    """A run of the turn's Markdown between embed parts.
+
+    :ivar text: the lines, verbatim, leading and trailing blank lines removed.
+    :ivar line: the 1-based source line of its first line.
+    """
+
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class EmbedSegment:
+    """The place of an embed part: the first occurrence of an embed the turn binds.
+
+    :ivar replaces_text: whether the line of that occurrence left the text for the part (a
+        fence's lines, a dropped attachment paragraph), so that an embed left out of the
+        message must leave an ``@name`` line in its place.
+    """
+
+    embed: Embed
+    replaces_text: bool = False
+
+
+Segment = TextSegment | EmbedSegment
+
+
+@dataclass(frozen=True)
+class _Fence:
+    start: int  # 0-based first line
+    end: int  # 0-based line after the last
+    name: str
+    content: str
+    column: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What segmentation needs from the token stream, read in one pass.
+
+    :ivar lines: the normalized source lines.
+    :ivar block_starts: 0-based first lines of the top-level blocks, ascending.
+    :ivar block_ends: the matching 0-based end lines (exclusive).
+    :ivar fences: every ``lmml_embed`` token (any depth), by first line.
+    :ivar first_inline_content: the content of the first fence of each name.
+    :ivar first_fence_line: the 0-based first line of the first fence of each name.
+    :ivar attachment_blocks: top-level paragraphs made only of references: first line ->
+        (end line, names).
+    :ivar escapes: 0-based line -> 0-based columns of the LMML escape backslashes on it.
+    """
+
+    lines: Sequence[str]
+    block_starts: list[int]
+    block_ends: list[int]
+    fences: list[_Fence]
+    fence_starts: list[int]
+    first_inline_content: dict[str, str]
+    first_fence_line: dict[str, int]
+    attachment_blocks: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+    escapes: dict[int, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_narrative(cls, narrative: Narrative) -> Layout:
+        """Read the layout of *narrative*'s tokens."""
+        starts: list[int] = []
+        ends: list[int] = []
+        fences: list[_Fence] = []
+        first_inline: dict[str, str] = {}
+        first_fence: dict[str, int] = {}
+        attachments: dict[int, tuple[int, tuple[str, ...]]] = {}
+        previous: Token | None = None
+        for token in narrative.tokens:
+            token_map = token.map
+            if token_map is None:
+                continue
+            if (
+                token.type == "inline"
+                and previous is not None
+                and previous.type == "paragraph_open"
+                and previous.level == 0
+            ):
+                names = _attachment_names(token)
+                if names:
+                    attachments[token_map[0]] = (token_map[1], names)
+            previous = token
+            if token.level == 0 and token.nesting != -1:
+                starts.append(token_map[0])
+                ends.append(token_map[1])
+            if token.type == "lmml_embed":
+                name = token.meta["name"]
+                fences.append(
+                    _Fence(token_map[0], token_map[1], name, token.content, token.meta["column"])
+                )
+                first_inline.setdefault(name, token.content)
+                first_fence.setdefault(name, token_map[0])
+        return cls(
+            escapes=narrative.escape_columns,
+            lines=narrative.lines,
+            block_starts=starts,
+            block_ends=ends,
+            fences=fences,
+            fence_starts=[fence.start for fence in fences],
+            first_inline_content=first_inline,
+            first_fence_line=first_fence,
+            attachment_blocks=attachments,
+        )
+
+
+def _attachment_names(inline: Token) -> tuple[str, ...]:
+    """The reference names of a paragraph made only of references (and white space), or ()."""
+    if not inline.meta or not inline.meta.get("lmml_refs"):
+        return ()
+    names: list[str] = []
+    for child in inline.children or ():
+        if child.type == "lmml_ref":
+            names.append(child.content)
+        elif child.type == "softbreak" or (child.type == "text" and not child.content.strip()):
+            continue
+        else:
+            return ()
+    return tuple(names)
+
+
+def without_escapes(line: str, columns: Sequence[int]) -> str:
+    """*line* without the backslashes at *columns* (0-based, ascending); a column that does
+    not hold a backslash is left alone."""
+    pieces: list[str] = []
+    position = 0
+    for column in columns:
+        if line[column : column + 1] == "\\":
+            pieces.append(line[position:column])
+            position = column + 1
+    pieces.append(line[position:])
+    return "".join(pieces)
+
+
+def turn_segments(
+    narrative: Narrative,
+    turn: Turn,
+    *,
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    skip_lines: frozenset[int] = frozenset(),
+    layout: Layout | None = None,
+    drop_attachment_lines: bool = True,
+) -> list[Segment]:
+    """Cut *turn* into text and embed segments in source order.
+
+    :param reserved: embed names never sent (their fences still leave the text).
+    :param skip_lines: 1-based lines to leave out of the text (a tool turn's call line).
+    :param layout: the narrative's layout, if the caller has it (a bundle's
+        :class:`BundleState` keeps one); else it is read from the tokens.
+    :param drop_attachment_lines: leave out paragraphs made only of references whose parts
+        this turn places right after them (the default, as ``attachment_lines="drop"``).
+    """
+    layout = layout or Layout.from_narrative(narrative)
+    lines = layout.lines
+    start, end = turn.start_line - 1, max(turn.end_line, turn.start_line - 1)
+
+    # Lines that leave the text (None) or are replaced by a reference line (str).
+    replaced: dict[int, str | None] = {line - 1: None for line in skip_lines}
+    index = bisect.bisect_left(layout.fence_starts, start)
+    while index < len(layout.fences) and layout.fences[index].start < end:
+        fence = layout.fences[index]
+        index += 1
+        first = narrative.first_embeds.get(fence.name)
+        is_first = first is not None and first.is_inline and first.line == fence.start + 1
+        supplies_reference = (
+            first is not None
+            and not first.is_inline
+            and layout.first_inline_content.get(fence.name) == fence.content
+            and layout.first_fence_line.get(fence.name) == fence.start
+        )
+        if is_first or supplies_reference or fence.name in reserved:
+            # The fence's content becomes the embed's part (placed at its first mention):
+            # its lines leave the text so the content reaches the model once.
+            replaced.update(dict.fromkeys(range(fence.start, fence.end)))
+        elif layout.first_inline_content.get(fence.name) == fence.content or (
+            first is not None and not first.is_inline
+        ):
+            # A repeat of content already sent: keep a readable reference in its place.
+            prefix = lines[fence.start][: fence.column - 1]
+            replaced.update(dict.fromkeys(range(fence.start + 1, fence.end)))
+            replaced[fence.start] = f"{prefix}@{fence.name}"
+        # A later fence with different content stays as text: nothing is lost.
+
+    bound = {embed.name for embed in turn.embeds if embed.name not in reserved}
+    for block_start, (block_end, names) in layout.attachment_blocks.items():
+        if not start <= block_start < end:
+            continue
+        # A paragraph naming only reserved embeds points at nothing the model receives (as
+        # their fences leave the text); an attachment line may go when its parts follow it.
+        only_reserved = all(name in reserved for name in names)
+        attached = drop_attachment_lines and all(
+            name in bound and block_start < narrative.first_embeds[name].line <= block_end
+            for name in names
+        )
+        if only_reserved or attached:
+            replaced.update(dict.fromkeys(range(block_start, block_end)))
+
+    placements: dict[int, list[Embed]] = {}
+    for embed in turn.embeds:
+        if embed.name in reserved:
+            continue
+        line = embed.line - 1
+        if line < start:
+            key = start  # named on the delimiter line: first in the turn
+        else:
+            block = bisect.bisect_right(layout.block_starts, line) - 1
+            if block >= 0 and layout.block_ends[block] > line:
+                key = layout.block_ends[block]
+            else:
+                key = line + 1
+        placements.setdefault(min(max(key, start), end), []).append(embed)
+
+    segments: list[Segment] = []
+    pending: list[str] = []
+    pending_start = start
+
+    def flush() -> None:
+        first, last = blank_edges(pending)
+        if first < last:
+            segments.append(TextSegment("\n".join(pending[first:last]), pending_start + first + 1))
+
+    cut_points = sorted(placements)
+    if not cut_points or cut_points[-1] != end:
+        cut_points.append(end)
+    cursor = start
+    for cut in cut_points:
+        for number in range(cursor, cut):
+            if number in replaced:
+                replacement = replaced[number]
+                if replacement is None:
+                    continue
+                if not pending:
+                    pending_start = number
+                pending.append(replacement)
+                continue
+            if not pending:
+                pending_start = number
+            columns = layout.escapes.get(number)
+            pending.append(without_escapes(lines[number], columns) if columns else lines[number])
+        cursor = max(cursor, cut)
+        if cut in placements:
+            flush()
+            pending = []
+            segments.extend(
+                EmbedSegment(embed, replaced.get(embed.line - 1, "") is None)
+                for embed in placements[cut]
+            )
+    flush()
+    return segments
+
+
+# --- per-bundle state --------------------------------------------------------------------
+
+
+class BundleState:
+    """What one bundle keeps between ``messages()`` calls: the layout, the resolved assets,
+    the parsed calls and the base64 cache (so an asset is encoded once per bundle)."""
+
+    def __init__(self, narrative: Narrative) -> None:
+        self.layout = Layout.from_narrative(narrative)
+        self.base64 = Base64Cache()
+        self.assets: dict[str, Asset] = {}
+        self.calls: dict[str, ToolCall] = {}
+        self.owners: dict[str, str] = {
+            embed.name: turn.role for turn in narrative.turns for embed in turn.embeds
+        }
+
+
+_STATES: weakref.WeakKeyDictionary[Any, BundleState] = weakref.WeakKeyDictionary()
+"""Each bundle's state, freed with the bundle (a bundle's narrative never changes)."""
+
+
+def bundle_state(bundle: Any) -> BundleState:
+    """The :class:`BundleState` of *bundle*, created on first use and freed with it."""
+    try:
+        state = _STATES.get(bundle)
+    except TypeError:  # not weak-referenceable or not hashable: keep no state, leak none
+        return BundleState(bundle.narrative)
+    if state is None:
+        state = _STATES[bundle] = BundleState(bundle.narrative)
+    return state
+
+
+# --- options and neutral messages --------------------------------------------------------
+
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "context": ("system", "user", "drop"),
+    "system": (None, "separate", "user", "drop", "raise"),
+    "attachment_lines": ("drop", "keep"),
+    "on_omit": ("warn", "raise"),
+    "image_detail": (None, "auto", "low", "high"),
+    "text_embeds": (None, "text", "document"),
+    "tool_result_images": ("user-message", "error"),
+    "unknown_settings": ("pass", "warn", "error"),
+    "strict": (True, False),
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    """The options of ``messages()``, ``render_turns()`` and ``to_request()``.
+
+    :ivar context: where ``context`` turns (the preamble) go: ``"system"`` (default),
+        ``"user"`` or ``"drop"``.
+    :ivar system: where system content (``system`` turns, and ``context`` turns made
+        system) goes: ``"separate"`` keeps it in the place the provider has for it (the
+        messages list for OpenAI; the top level for Anthropic and Gemini, which
+        ``messages()`` returns on its result's ``system`` attribute); None (default) does
+        the same, and ``messages()`` warns (:class:`SystemContentWarning`) when it keeps
+        system content out of the list; ``"user"`` sends it
+        as user content in the list; ``"drop"`` leaves it out; ``"raise"`` makes
+        ``messages()`` raise :class:`UnsupportedContentError` when the list cannot carry
+        it.
+    :ivar max_embed_bytes: the embed bytes one message may carry; None for no limit.
+    :ivar on_omit: ``"warn"`` (default) reports a left-out embed as an
+        :class:`EmbedOmittedWarning`; ``"raise"`` raises :class:`EmbedBudgetError`.
+    :ivar handlers: per-call handlers keyed by extension or media type.
+    :ivar image_detail: the OpenAI image ``detail``; None leaves it out of Chat Completions
+        and sends ``"auto"`` to Responses (which requires it).
+    :ivar text_embeds: ``"text"`` sends text files as text parts headed by the file name,
+        ``"document"`` as the provider's document part; None picks the provider's default
+        (``document`` for Anthropic, ``text`` elsewhere).
+    :ivar tool_result_images: what OpenAI Chat Completions does with non-text parts of a
+        tool result: ``"user-message"`` (default) moves them to a user message after the
+        tool messages; ``"error"`` raises :class:`UnsupportedContentError`.
+    :ivar unknown_settings: ``"pass"`` (default) copies settings keys the provider does not
+        name into the request; ``"warn"`` leaves them out with an
+        :class:`UnknownSettingWarning`; ``"error"`` raises :class:`InvalidSettingsError`.
+    :ivar settings: settings merged over the bundle's settings embed (``to_request`` only).
+    :ivar attachment_lines: ``"drop"`` (default) leaves a paragraph made only of
+        references (``@photo.png``, ``@a.png @b.png``) out of the text, the parts standing
+        in its place; ``"keep"`` sends it too, before its parts.
+    :ivar strict: True (default) refuses a bundle with an error-level defect (see
+        :meth:`~lmml_mdit.bundle.bundle.Bundle.check_sendable`), raising
+        :class:`~lmml_mdit.errors.DefectError`; False sends it anyway, warning a
+        :class:`~lmml_mdit.errors.DefectWarning` for each defect and leaving an
+        unresolvable reference as its ``@name`` text.
+    """
+
+    context: Literal["system", "user", "drop"] = "system"
+    system: Literal["separate", "user", "drop", "raise"] | None = None
+    max_embed_bytes: int | None = None
+    on_omit: Literal["warn", "raise"] = "warn"
+    handlers: Mapping[str, Handler] = field(default_factory=dict)
+    image_detail: Literal["auto", "low", "high"] | None = None
+    text_embeds: Literal["text", "document"] | None = None
+    tool_result_images: Literal["user-message", "error"] = "user-message"
+    unknown_settings: Literal["pass", "warn", "error"] = "pass"
+    settings: Mapping[str, Any] | None = None
+    attachment_lines: Literal["keep", "drop"] = "drop"
+    strict: bool = True
+
+    @classmethod
+    def from_kwargs(cls, options: Mapping[str, Any]) -> Options:
+        """Check option names and values.
+
+        :raises TypeError: for an unknown option name, or ``settings``/``handlers`` that
+            are not mappings.
+        :raises ValueError: for a value outside an option's choices.
+        """
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(
+                f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        for key, choices in _CHOICES.items():
+            if key in options and options[key] not in choices:
+                raise ValueError(f"{key} must be one of {choices!r}, not {options[key]!r}")
+        for key in ("settings", "handlers"):
+            value = options.get(key)
+            if value is not None and not isinstance(value, Mapping):
+                raise TypeError(f"{key} must be a mapping, not {type(value).__name__}")
+        budget = options.get("max_embed_bytes")
+        if budget is not None and (
+            not isinstance(budget, int) or isinstance(budget, bool) or budget < 0
+        ):
+            raise ValueError(f"max_embed_bytes must be a non-negative int, not {budget!r}")
+        return cls(**options)
+
+
+Item = Part | ToolCall
+
+
+@dataclass
+class Message:
+    """One provider-neutral message: a turn's parts in order.
+
+    :ivar role: ``system``, ``user``, ``assistant`` or ``tool``.
+    :ivar items: text and embed parts, and (assistant) tool calls, in source order.
+    :ivar turn: the turn it came from.
+    :ivar call: for a ``tool`` message, the call it answers.
+    """
+
+    role: MessageRole
+    items: list[Item]
+    turn: Turn
+    call: ToolCall | None = None
+
+
+@dataclass
+class Conversation:
+    """The neutral messages of a bundle and the omissions reported on the way."""
+
+    messages: list[Message]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _resolve_asset(bundle: Any, state: BundleState, embed: Embed) -> Asset:
+    asset = state.assets.get(embed.name)
+    if asset is None:
+        data = bundle.embed(embed.name)
+        asset = Asset(
+            name=embed.name,
+            data=data,
+            media_type=media_type_for(embed.name, data),
+            embed=embed,
+            cache=state.base64,
+        )
+        state.assets[embed.name] = asset
+    return asset
+
+
+def _embed_size(bundle: Any, embed: Embed, state: BundleState) -> int:
+    asset = state.assets.get(embed.name)
+    if asset is not None:
+        return len(asset.data)
+    if embed.is_inline and embed.content is not None:
+        return len(embed.content)
+    if getattr(bundle, "kind", None) == "zip" and embed.name in getattr(bundle, "entries", ()):
+        try:
+            return int(bundle.entry_size(embed.name))
+        except LmmlError:
+            pass
+    return len(_resolve_asset(bundle, state, embed).data)
+
+
+def _call(state: BundleState, embed: Embed) -> ToolCall:
+    call = state.calls.get(embed.name)
+    if call is None:
+        call = parse_tool_call(embed)
+        state.calls[embed.name] = call
+    return call
+
+
+def build_conversation(bundle: Any, options: Options, target: str | None = None) -> Conversation:
+    """Turn every turn of *bundle* into a neutral :class:`Message`, in order.
+
+    Empty turns (no text and no parts) give no message.
+
+    :param target: the provider the messages are for, as errors name it (e.g.
+        ``"Anthropic Messages (anthropic)"``).
+    :raises UnsupportedContentError: from handlers (refused or unknown content), naming
+        *target*.
+    :raises InvalidToolCallError: for a malformed call fence or a tool turn that names no
+        call.
+    :raises EmbedBudgetError: when an embed is over budget and ``on_omit="raise"``.
+
+    Each error with a line names the bundle's narrative as its file (``chat.lmml:5:1: ...``).
+    """
+    check_sendable = getattr(bundle, "check_sendable", None)
+    if check_sendable is not None:
+        check_sendable(strict=options.strict)
+    try:
+        return _build_conversation(bundle, options, target)
+    except LmmlError as error:
+        file_name = getattr(bundle, "file_name", None)
+        if isinstance(file_name, str):
+            error.locate(file_name)
+        raise
+
+
+def _build_conversation(bundle: Any, options: Options, target: str | None) -> Conversation:
+    narrative = bundle.narrative
+    state = bundle_state(bundle)
+    reserved = tuple(getattr(bundle, "RESERVED_NAMES", RESERVED_NAMES))
+    conversation = Conversation(messages=[])
+    for number, turn in numbered_turns(narrative.turns):
+        role: MessageRole
+        if turn.role == "context":
+            if options.context == "drop":
+                continue
+            role = options.context
+        else:
+            role = turn.role
+        if role == "system" and options.system in ("user", "drop"):
+            if options.system == "drop":
+                continue
+            role = "user"
+        call: ToolCall | None = None
+        skip: frozenset[int] = frozenset()
+        if role == "tool":
+            call, skip = _answered_call(narrative, turn, number, state)
+        segments = turn_segments(
+            narrative,
+            turn,
+            reserved=reserved,
+            skip_lines=skip,
+            layout=state.layout,
+            drop_attachment_lines=options.attachment_lines == "drop",
+        )
+        items: list[Item] = []
+        used = 0
+        for segment in segments:
+            if isinstance(segment, TextSegment):
+                items.append(TextPart(segment.text))
+                continue
+            embed = segment.embed
+            if role == "assistant" and embed.is_inline and is_tool_call_name(embed.name):
+                items.append(_call(state, embed))
+                continue
+            try:
+                placed, used = _embed_items(
+                    bundle, state, segment, options, target, conversation, used
+                )
+            except BundleError:
+                if options.strict:
+                    raise
+                placed = [TextPart(f"@{embed.name}")]  # reported by check_sendable
+            items.extend(placed)
+        if items or call is not None:
+            conversation.messages.append(Message(role, items, turn, call))
+    return conversation
+
+
+def _embed_items(
+    bundle: Any,
+    state: BundleState,
+    segment: EmbedSegment,
+    options: Options,
+    target: str | None,
+    conversation: Conversation,
+    used: int,
+) -> tuple[list[Item], int]:
+    """The items for one embed of a message whose embeds already hold *used* bytes, and the
+    bytes used after it: its parts, or, when it does not fit ``max_embed_bytes``, an
+    ``@name`` line where its own lines left the text (nothing otherwise).
+
+    :raises BundleError: for an embed that does not resolve.
+    """
+    embed = segment.embed
+    if options.max_embed_bytes is not None:
+        size = _embed_size(bundle, embed, state)
+        if used + size > options.max_embed_bytes:
+            _omit(conversation, embed, size, used, options, bundle)
+            if segment.replaces_text:
+                # Its lines left the text for its part: say what was there.
+                return [TextPart(f"@{embed.name}")], used
+            return [], used
+        used += size
+    return list(_parts(_resolve_asset(bundle, state, embed), options, target)), used
+
+
+def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:
+    """The asset's parts; a handler's refusal is re-raised naming the provider."""
+    try:
+        return build_parts(asset, options.handlers)
+    except UnsupportedContentError as error:
+        if target is None:
+            raise
+        raise UnsupportedContentError(
+            f"{target} cannot take this embed: {error.message}",
+            name=error.name,
+            line=error.line,
+            column=error.column,
+            hint=error.hint,
+        ) from error
+
+
+def _answered_call(
+    narrative: Narrative, turn: Turn, number: int, state: BundleState
+) -> tuple[ToolCall, frozenset[int]]:
+    """The call the tool turn *turn* (turn *number*) answers, and its reference line."""
+    reference = tool_result_reference(turn, narrative)
+    line = turn.delimiter_line or turn.start_line
+    label = turn_label(number, turn)
+    if reference is None:
+        raise InvalidToolCallError(
+            f"{label} does not start with a reference to the call it answers",
+            line=line,
+            column=1,
+            hint="make its first line only @<call id>.tool_call.json",
+        )
+    name, reference_line = reference
+    first = narrative.first_embeds.get(name)
+    owner = state.owners.get(name)
+    if first is None or not first.is_inline or owner != "assistant":
+        raise InvalidToolCallError(
+            f"{label} answers {name}, which no assistant turn defines",
+            name=name,
+            line=reference_line,
+            column=1,
+            hint="define the call as an inline fence in the assistant turn before it",
+        )
+    return _call(state, first), frozenset({reference_line})
+
+
+def _omit(
+    conversation: Conversation,
+    embed: Embed,
+    size: int,
+    used: int,
+    options: Options,
+    bundle: Any,
+) -> None:
+    # Located FILE:LINE:COL as every other message, and worded for the API and the command
+    # line alike: the budget, not the option's name.
+    file_name = getattr(bundle, "file_name", None)
+    where = location(file_name if isinstance(file_name, str) else "", embed.line, embed.column)
+    message = (
+        f"{where}: {embed.name} ({size} bytes) left out: the "
+        f"message already holds {used} of its {options.max_embed_bytes}-byte embed budget"
+    )
+    if options.on_omit == "raise":
+        raise EmbedBudgetError(
+            f"the embed {embed.name} ({size} bytes) does not fit the message's "
+            f"{options.max_embed_bytes}-byte embed budget ({used} bytes already in it)",
+            name=embed.name,
+            line=embed.line,
+            column=embed.column,
+            hint="raise max_embed_bytes, or pass on_omit='warn' to leave it out",
+            cli_hint="raise --max-embed-bytes, or drop --on-omit raise to leave it out",
+        )
+    conversation.warnings.append(message)
+    warnings.warn(EmbedOmittedWarning(message), stacklevel=5)

@@ -1,0 +1,426 @@
+"""Asset handlers: from an embed's bytes to a provider-neutral content part (RFC section 7).
+
+An :class:`Asset` is one resolved embed: its name, bytes and the media type its bytes show.
+A handler turns an asset into one or more neutral parts (:class:`TextPart`,
+:class:`ImagePart`, :class:`DocumentPart`, :class:`TextFilePart`, :class:`AudioPart`); the
+provider modules then write each neutral part in their own JSON shape.
+
+Which handler runs, first match wins:
+
+1. a per-call override keyed by extension (``".py"``) or media type (``"image/png"``);
+2. a handler registered with :func:`register_handler`, by extension, then by media type;
+3. the built-in handler for the sniffed media type.
+
+The media type follows the bytes: a ``.png`` entry holding JPEG data is ``image/jpeg``; a
+``.png`` holding UTF-8 text is ``text/plain``. The extension decides only when the bytes say
+nothing (text files).
+
+Every asset is base64-encoded at most once per bundle: :class:`Base64Cache` keeps the
+encoding of each name and counts how many encodings it really did.
+"""
+
+from __future__ import annotations
+
+import base64
+import posixpath
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..errors import UnsupportedContentError
+from ..model import Embed
+
+__all__ = [
+    "Asset",
+    "AudioPart",
+    "Base64Cache",
+    "DocumentPart",
+    "Handler",
+    "ImagePart",
+    "Part",
+    "TextFilePart",
+    "TextPart",
+    "build_parts",
+    "is_text_type",
+    "media_type_for",
+    "register_handler",
+    "registered_handlers",
+    "sniff",
+    "unregister_handler",
+]
+
+
+class Base64Cache:
+    """The base64 text of each asset of one bundle, encoded once on first use.
+
+    :ivar encodes: how many encodings were actually computed (for the benchmark and tests).
+    """
+
+    def __init__(self) -> None:
+        self._encoded: dict[str, str] = {}
+        self.encodes = 0
+
+    def encode(self, name: str, data: bytes) -> str:
+        """The base64 text of *data*, stored under *name* for the next call."""
+        cached = self._encoded.get(name)
+        if cached is None:
+            cached = base64.b64encode(data).decode("ascii")
+            self._encoded[name] = cached
+            self.encodes += 1
+        return cached
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One resolved embed, as a handler sees it.
+
+    :ivar name: the embed name, e.g. ``charts/q3.png``.
+    :ivar data: its bytes (an inline fence's UTF-8 text, or the archive entry).
+    :ivar media_type: the media type the bytes show (see :func:`media_type_for`).
+    :ivar embed: the first occurrence of the embed (for its line and column).
+    """
+
+    name: str
+    data: bytes
+    media_type: str
+    embed: Embed
+    cache: Base64Cache = field(default_factory=Base64Cache, repr=False, compare=False)
+
+    @property
+    def extension(self) -> str:
+        """The lower-case extension with its dot (``".png"``), or ``""``."""
+        return posixpath.splitext(self.name)[1].lower()
+
+    @property
+    def base64(self) -> str:
+        """The bytes as base64 text, encoded once per bundle."""
+        return self.cache.encode(self.name, self.data)
+
+    def data_uri(self, media_type: str | None = None) -> str:
+        """The bytes as a ``data:`` URI."""
+        return f"data:{media_type or self.media_type};base64,{self.base64}"
+
+    def text(self) -> str:
+        """The bytes as UTF-8 text.
+
+        :raises UnsupportedContentError: when they are not valid UTF-8.
+        """
+        try:
+            return self.data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise self.unsupported(
+                f"embed is not UTF-8 text ({self.media_type})",
+                hint="register a handler for its extension with lmml_mdit.register_handler",
+            ) from None
+
+    def unsupported(self, message: str, *, hint: str) -> UnsupportedContentError:
+        """The error refusing this asset: *message* and *hint*, with the asset's name and
+        the line and column of its first occurrence (for handlers to raise)."""
+        return UnsupportedContentError(
+            message, name=self.name, line=self.embed.line, column=self.embed.column, hint=hint
+        )
+
+
+@dataclass(frozen=True)
+class TextPart:
+    """Plain text (turn text, or text a custom handler produced)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image, sent as base64 (``png``, ``jpeg``, ``gif`` or ``webp``)."""
+
+    asset: Asset
+    media_type: str
+
+
+@dataclass(frozen=True)
+class DocumentPart:
+    """A binary document (PDF), sent as a file or document part."""
+
+    asset: Asset
+    media_type: str
+
+
+@dataclass(frozen=True)
+class TextFilePart:
+    """A text-like file (CSV, JSON, YAML, Markdown, logs, diffs, source code).
+
+    Providers send it as a text part headed by the file name, or as their text-document
+    part when asked (``text_embeds="document"``).
+    """
+
+    asset: Asset
+    media_type: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AudioPart:
+    """Audio input (``wav`` or ``mp3``)."""
+
+    asset: Asset
+    format: Literal["wav", "mp3"]
+
+
+Part = TextPart | ImagePart | DocumentPart | TextFilePart | AudioPart
+"""A provider-neutral content part."""
+
+Handler = Callable[[Asset], Part | Sequence[Part]]
+"""A handler: an :class:`Asset` in, one part or a sequence of parts out."""
+
+# --- media types -------------------------------------------------------------------------
+
+_EXTENSION_TYPES: dict[str, str] = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".svg": "image/svg+xml",
+    ".bmp": "image/bmp",
+    ".tif": "image/tiff",
+    ".tiff": "image/tiff",
+    ".ico": "image/vnd.microsoft.icon",
+    ".pdf": "application/pdf",
+    ".wav": "audio/wav",
+    ".mp3": "audio/mpeg",
+    ".csv": "text/csv",
+    ".tsv": "text/tab-separated-values",
+    ".json": "application/json",
+    ".jsonl": "application/jsonl",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".toml": "application/toml",
+    ".xml": "application/xml",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+    ".log": "text/plain",
+    ".diff": "text/x-diff",
+    ".patch": "text/x-diff",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".css": "text/css",
+    ".py": "text/x-python",
+    ".js": "text/javascript",
+    ".ts": "text/x-typescript",
+    ".rs": "text/x-rust",
+    ".go": "text/x-go",
+    ".java": "text/x-java",
+    ".c": "text/x-c",
+    ".h": "text/x-c",
+    ".cpp": "text/x-c++",
+    ".rb": "text/x-ruby",
+    ".sh": "text/x-shellscript",
+    ".sql": "text/x-sql",
+    ".ini": "text/plain",
+    ".cfg": "text/plain",
+}
+
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+REFUSED_IMAGE_TYPES = frozenset(
+    {"image/svg+xml", "image/bmp", "image/tiff", "image/vnd.microsoft.icon"}
+)
+AUDIO_FORMATS: dict[str, Literal["wav", "mp3"]] = {"audio/wav": "wav", "audio/mpeg": "mp3"}
+_TEXT_APPLICATION_TYPES = frozenset(
+    {
+        "application/json",
+        "application/jsonl",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/xml",
+        "application/javascript",
+        "application/x-sh",
+        "application/sql",
+    }
+)
+_SVG_START = re.compile(
+    rb"\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*(<!doctype[^>]*>\s*)?<svg[\s/>]", re.I | re.S
+)
+"""An SVG document's opening: optional XML declaration, comments and doctype, then ``<svg``."""
+
+
+_BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
+
+
+def _is_bmp(head: bytes) -> bool:
+    """A BMP file header: ``BM``, reserved zero bytes and a known DIB header size (so a text
+    that merely starts with "BM" is not taken for an image)."""
+    return (
+        len(head) >= 18
+        and head.startswith(b"BM")
+        and head[6:10] == b"\x00\x00\x00\x00"
+        and int.from_bytes(head[14:18], "little") in _BMP_HEADER_SIZES
+    )
+
+
+def sniff(data: bytes) -> str | None:
+    """The media type the first bytes of *data* announce, or None when they say nothing.
+
+    Recognises PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, SVG, PDF, WAV and MP3.
+    """
+    head = data[:32]
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "image/webp"
+    if head.startswith(b"RIFF") and head[8:12] == b"WAVE":
+        return "audio/wav"
+    if head.startswith(b"%PDF-"):
+        return "application/pdf"
+    if head.startswith(b"ID3") or (
+        len(head) > 1 and head[0] == 0xFF and head[1] in (0xFB, 0xF3, 0xF2)
+    ):
+        return "audio/mpeg"
+    if _is_bmp(head):
+        return "image/bmp"
+    if head.startswith((b"II*\x00", b"MM\x00*")):
+        return "image/tiff"
+    if head.startswith(b"\x00\x00\x01\x00"):
+        return "image/vnd.microsoft.icon"
+    if _SVG_START.match(data[:4096].removeprefix(b"\xef\xbb\xbf")):
+        return "image/svg+xml"
+    return None
+
+
+def _is_text(data: bytes) -> bool:
+    if b"\x00" in data[:8192]:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def media_type_for(name: str, data: bytes) -> str:
+    """The media type of an asset: the bytes' own when they announce one, else the
+    extension's for text, else ``text/plain`` for UTF-8 text, else
+    ``application/octet-stream``.
+
+    A binary extension whose bytes do not match (a ``.png`` holding text) follows the bytes.
+    """
+    sniffed = sniff(data)
+    if sniffed is not None:
+        return sniffed
+    by_extension = _EXTENSION_TYPES.get(posixpath.splitext(name)[1].lower())
+    if _is_text(data):
+        if by_extension is not None and is_text_type(by_extension):
+            return by_extension
+        return "text/plain"
+    return "application/octet-stream"
+
+
+def is_text_type(media_type: str) -> bool:
+    """Whether *media_type* names text: any ``text/*`` type, or a textual ``application/*``
+    one (JSON, JSON Lines, YAML, TOML, XML, JavaScript, shell, SQL)."""
+    return media_type.startswith("text/") or media_type in _TEXT_APPLICATION_TYPES
+
+
+# --- registry ----------------------------------------------------------------------------
+
+_REGISTRY: dict[str, Handler] = {}
+
+
+def _key(key: str) -> str:
+    key = key.strip().lower()
+    if not key:
+        raise ValueError("a handler key must be an extension ('.py') or a media type")
+    if "/" not in key and not key.startswith("."):
+        key = "." + key
+    return key
+
+
+def register_handler(key: str, handler: Handler) -> None:
+    """Register *handler* for an extension (``".py"``) or a media type (``"image/svg+xml"``).
+
+    It replaces any handler registered for the same key, and takes precedence over the
+    built-ins. Per-call ``handlers={...}`` passed to ``messages()`` take precedence over it.
+
+    :param key: an extension with or without the dot, or a media type; any case.
+    :param handler: a callable taking an :class:`Asset` and returning a part or parts.
+    """
+    _REGISTRY[_key(key)] = handler
+
+
+def unregister_handler(key: str) -> None:
+    """Remove the handler registered for *key*, if any."""
+    _REGISTRY.pop(_key(key), None)
+
+
+def registered_handlers() -> dict[str, Handler]:
+    """A copy of the registry, keys normalised (``".py"``, ``"image/png"``)."""
+    return dict(_REGISTRY)
+
+
+def _lookup(asset: Asset, table: Mapping[str, Handler]) -> Handler | None:
+    if not table:
+        return None
+    return table.get(asset.extension) or table.get(asset.media_type)
+
+
+def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) -> list[Part]:
+    """Turn *asset* into neutral parts with the first handler that applies.
+
+    :param overrides: per-call handlers, keyed like :func:`register_handler`.
+    :raises UnsupportedContentError: for refused image types (svg, bmp, tiff, ico) and for
+        bytes no handler takes.
+    :raises TypeError: when a handler returns something other than a part or a list of
+        parts.
+    """
+    table = {_key(key): value for key, value in (overrides or {}).items()}
+    handler = _lookup(asset, table) or _lookup(asset, _REGISTRY) or _builtin
+    result = handler(asset)
+    if isinstance(result, _PART_TYPES):
+        return [result]
+    if isinstance(result, (str, bytes)) or not isinstance(result, Sequence):
+        raise TypeError(
+            f"handler for {asset.name!r} returned {type(result).__name__}, not a part "
+            "or a sequence of parts"
+        )
+    parts = list(result)
+    for part in parts:
+        if not isinstance(part, _PART_TYPES):
+            raise TypeError(f"handler for {asset.name!r} returned {type(part).__name__}")
+    return parts
+
+
+_PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart)
+
+
+def _builtin(asset: Asset) -> Part:
+    media_type = asset.media_type
+    if media_type in IMAGE_TYPES:
+        return ImagePart(asset, media_type)
+    if media_type in REFUSED_IMAGE_TYPES:
+        raise asset.unsupported(
+            f"{media_type} images are not accepted by the chat providers",
+            hint="convert it to PNG or JPEG, or register a handler for it",
+        )
+    if media_type == "application/pdf":
+        return DocumentPart(asset, media_type)
+    audio_format = AUDIO_FORMATS.get(media_type)
+    if audio_format is not None:
+        return AudioPart(asset, audio_format)
+    if is_text_type(media_type):
+        return TextFilePart(asset, media_type, asset.text())
+    by_extension = _EXTENSION_TYPES.get(asset.extension)
+    if by_extension is not None and is_text_type(by_extension):
+        # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
+        raise asset.unsupported(
+            f"embed is named as {by_extension} but its bytes are not UTF-8 text",
+            hint="re-encode it as UTF-8, or register a handler for its extension",
+        )
+    raise asset.unsupported(
+        f"no handler for {media_type} content",
+        hint="register one with lmml_mdit.register_handler(extension, fn)",
+    )

@@ -1,0 +1,227 @@
+"""Import chat payloads: JSON values, files and JSONL datasets, into bundles."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ImportFormatError
+from ..jsonio import load_json
+from ..text import is_unicode
+from .detect import FORMATS, detect_format
+from .imported import Conversation
+from .providers import (
+    anthropic_reader as anthropic,
+)
+from .providers import (
+    gemini_reader as gemini,
+)
+from .providers import (
+    openai_reader as openai,
+)
+from .providers import (
+    openai_responses_reader as openai_responses,
+)
+from .providers import (
+    sharegpt,
+)
+from .writer import write_bundle
+
+if TYPE_CHECKING:
+    from ..bundle.bundle import Bundle
+
+__all__ = ["Progress", "import_messages", "import_path", "read_conversation"]
+
+Progress = Callable[..., None]
+"""A progress callback, called as ``progress(done, total, detail)``; *total* may be None."""
+
+_READERS: dict[str, Callable[[Any], Conversation]] = {
+    "openai": openai.read,
+    "openai-responses": openai_responses.read,
+    "anthropic": anthropic.read,
+    "gemini": gemini.read,
+    "sharegpt": sharegpt.read,
+}
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+MAX_DEPTH = 200
+"""How deep a payload may nest (lists and objects); chat payloads nest a few levels, and
+the JSON writers recurse once per level."""
+
+
+def _load_json(data: str | bytes) -> Any:
+    return load_json(
+        data,
+        error_class=ImportFormatError,
+        name=None,
+        subject="chat data",
+        hint="fix the JSON; for one conversation per line use a .jsonl file",
+        lone_surrogates=True,  # refused later, naming their place
+    )
+
+
+def _place(nodes: list[tuple[int, object, int]], index: int) -> str:
+    """The payload path (``messages[0].content``) of node *index*, from its parent links."""
+    steps: list[str] = []
+    while index > 0:
+        parent, key, _ = nodes[index]
+        steps.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+        index = parent
+    return "".join(reversed(steps)).lstrip(".") or "the payload"
+
+
+def _check_payload(data: Any) -> None:
+    """Refuse a string that is not valid Unicode, or nesting past :data:`MAX_DEPTH`,
+    anywhere in *data*, naming the place.
+
+    One walk over the payload, without recursion (payloads may nest deeply): each node
+    keeps only its parent's index, key and depth, so a path is spelled out only for the
+    error.
+
+    :raises ImportFormatError: for a key or value holding a lone surrogate, or a payload
+        nested too deeply.
+    """
+    values: list[Any] = [data]
+    nodes: list[tuple[int, object, int]] = [(-1, "", 0)]
+    for index, value in enumerate(values):  # the list grows while walked: breadth first
+        depth = nodes[index][2]
+        if isinstance(value, (dict, list, tuple)) and depth >= MAX_DEPTH:
+            raise ImportFormatError(
+                f"the payload nests deeper than {MAX_DEPTH} levels",
+                name=_place(nodes, index),
+                hint="a chat payload nests a few levels; check that this is the right data",
+            )
+        if isinstance(value, dict):
+            children: Any = value.items()
+        elif isinstance(value, (list, tuple)):
+            children = enumerate(value)
+        else:
+            if isinstance(value, str) and not is_unicode(value):
+                raise ImportFormatError(
+                    "a string holds a lone surrogate, which is not valid Unicode",
+                    name=_place(nodes, index),
+                    hint="fix the text (a \\udXXX escape without its pair) before importing",
+                )
+            continue
+        for key, child in children:
+            if isinstance(key, str) and not is_unicode(key):
+                raise ImportFormatError(
+                    "a key holds a lone surrogate, which is not valid Unicode",
+                    name=_place(nodes, index),
+                    hint="fix the key before importing",
+                )
+            values.append(child)
+            nodes.append((index, key, depth + 1))
+
+
+def read_conversation(data: Any, format: str | None = None) -> Conversation:
+    """Read a payload into the neutral :class:`~lmml_mdit.chat.imported.Conversation`.
+
+    :raises ImportFormatError: for an unknown format name or a payload that does not fit.
+    """
+    if isinstance(data, (str, bytes, bytearray)):
+        data = _load_json(bytes(data) if isinstance(data, bytearray) else data)
+    _check_payload(data)
+    chosen = format if format is not None else detect_format(data)
+    reader = _READERS.get(chosen)
+    if reader is None:
+        raise ImportFormatError(
+            f"unknown import format {chosen!r}", hint=f"use one of {', '.join(FORMATS)}"
+        )
+    return reader(data)
+
+
+def import_messages(data: Any, format: str | None = None, *, name: str = "conversation") -> Bundle:
+    """Import one conversation into a zip bundle held in memory.
+
+    :param data: the parsed JSON value (a messages list or a request body), or its JSON
+        text as ``str``/``bytes``.
+    :param format: ``openai``, ``openai-responses``, ``anthropic``, ``gemini`` or
+        ``sharegpt``; detected from the shape when left out.
+    :param name: the bundle name (the narrative becomes ``<name>.lmml``).
+    :raises ImportFormatError: when the format is unknown, ambiguous, or the data does not
+        fit it; the message names the place in the payload and the hint what to do.
+    """
+    return write_bundle(read_conversation(data, format), name=name)
+
+
+def _save(bundle: Bundle, target: Path) -> Path:
+    if target.suffix == ".lmml":
+        bundle = bundle.inline()
+    bundle.save(target)
+    return target
+
+
+def _located(error: ImportFormatError, file: str, line: int | None) -> ImportFormatError:
+    """*error* again, naming the file (and line), its place in the payload kept."""
+    message = f"{error.name}: {error.message}" if error.name else error.message
+    return ImportFormatError(
+        message, name=file, line=line, hint=error.hint, cli_hint=error.cli_hint
+    )
+
+
+def _report(progress: Progress | None, done: int, total: int | None, detail: str) -> None:
+    if progress is not None:
+        progress(done, total, detail)
+
+
+def import_path(
+    path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    format: str | None = None,
+    progress: Progress | None = None,
+) -> list[Path]:
+    """Import a chat file into bundles and return the paths written.
+
+    A ``.json`` file (or ``-`` for standard input) holds one conversation and is written to
+    *out* (``.lmmlz``; ``.lmml`` when it has no binary asset); when *out* is an existing
+    folder the bundle is ``<out>/<stem>.lmmlz``. A ``.jsonl``/``.ndjson`` file holds one
+    conversation per line; *out* is then a folder (created if needed) receiving one bundle
+    per non-blank line, named by its line number: ``000001.lmmlz``, ``000002.lmmlz``...
+
+    :param progress: called as ``progress(done, total, detail)`` after each bundle.
+    :raises ImportFormatError: for data that does not fit, naming the file and line.
+    :raises BundleError: when a bundle cannot be written.
+    """
+    source = Path(path)
+    target = Path(out)
+    if str(path) != "-" and source.suffix.lower() in _JSONL_SUFFIXES:
+        return _import_jsonl(source, target, format, progress)
+    raw = sys.stdin.buffer.read() if str(path) == "-" else source.read_bytes()
+    name = target.stem if target.suffix in (".lmml", ".lmmlz") else source.stem
+    try:
+        bundle = import_messages(_load_json(raw), format, name=name)
+    except ImportFormatError as error:
+        raise _located(error, str(source), error.line) from None
+    if target.is_dir():
+        target = target / f"{source.stem}.lmmlz"
+    written = [_save(bundle, target)]
+    _report(progress, 1, 1, str(target))
+    return written
+
+
+def _import_jsonl(
+    source: Path, folder: Path, format: str | None, progress: Progress | None
+) -> list[Path]:
+    if folder.suffix in (".lmml", ".lmmlz"):
+        raise ImportFormatError(
+            "a JSONL file imports into a folder, one bundle per line",
+            name=str(folder),
+            hint="give an output folder with -o",
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with source.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            stem = f"{number:06d}"
+            try:
+                bundle = import_messages(_load_json(line), format, name=stem)
+            except ImportFormatError as error:
+                raise _located(error, str(source), number) from None
+            written.append(_save(bundle, folder / f"{stem}.lmmlz"))
+            _report(progress, len(written), None, stem)
+    return written

@@ -1,0 +1,271 @@
+"""Chat-API payloads from a bundle: ``messages``, ``render_turns`` and ``to_request``.
+
+The work is done in three layers, each reading the layer below:
+
+1. :mod:`lmml_mdit.chat.content` cuts each turn into text and embed segments from the one token
+   stream and turns them into provider-neutral messages (handlers give the parts);
+2. :mod:`lmml_mdit.chat.providers` writes the neutral messages in one provider's JSON, raising
+   :class:`~lmml_mdit.errors.UnsupportedContentError` for any part a provider cannot take;
+3. this module picks the provider and maps the settings embed to request parameters.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
+from ..narrative.toolcalls import ToolCall
+from .content import Options, SystemContentWarning, UnknownSettingWarning, build_conversation
+from .providers import PROVIDER_TITLES, PROVIDERS, Payload, provider_module
+from .providers import openai as openai_chat
+
+__all__ = [
+    "PROVIDERS",
+    "MessageList",
+    "Payload",
+    "messages",
+    "render_payload",
+    "render_turns",
+    "request_params",
+    "sendable_settings",
+    "to_request",
+]
+
+_ALIASES = {
+    "max_completion_tokens": "max_tokens",
+    "max_output_tokens": "max_tokens",
+    "stop_sequences": "stop",
+}
+"""Settings spellings read as one LMML key (a provider's own spelling also works)."""
+
+_SKIPPED = frozenset({"model"})
+
+
+def render_payload(bundle: Any, provider: str = "openai", **options: Any) -> Payload:
+    """Render *bundle* for *provider*: messages, top-level system content and warnings.
+
+    :param provider: ``openai``, ``openai-responses``, ``anthropic`` or ``gemini``.
+    :param options: see :class:`~lmml_mdit.chat.content.Options`.
+    :raises DefectError: for an error-level defect in *bundle*, unless ``strict=False``.
+    :raises UnsupportedContentError: for content the provider cannot take.
+    """
+    module = provider_module(provider)
+    parsed = Options.from_kwargs(options)
+    conversation = build_conversation(bundle, parsed, _target(provider))
+    payload: Payload = module.export(conversation, parsed)
+    return payload
+
+
+def _target(provider: str) -> str:
+    return f"{PROVIDER_TITLES[provider]} ({provider})"
+
+
+class MessageList(list[dict[str, Any]]):
+    """What :func:`messages` returns: the provider's messages list, plus what travels
+    beside it.
+
+    It is a plain list of message dicts (JSON-serialisable, equal to a list with the same
+    items); the attributes say what the list itself cannot carry:
+
+    :ivar provider: the provider key.
+    :ivar system: the system content Anthropic and Gemini take outside the list (Anthropic:
+        a list of text blocks for ``system=``; Gemini: a ``Content`` dict for
+        ``config["system_instruction"]``), or None.
+    :ivar warnings: the omissions reported while rendering (``max_embed_bytes``).
+    """
+
+    provider: str
+    system: Any
+    warnings: list[str]
+
+    def __init__(self, payload: Payload) -> None:
+        super().__init__(payload.messages)
+        self.provider = payload.provider
+        self.system = payload.system
+        self.warnings = list(payload.warnings)
+
+
+def messages(bundle: Any, provider: str = "openai", **options: Any) -> MessageList:
+    """The list for *provider*'s messages field (``messages``, ``input`` or ``contents``).
+
+    Anthropic and Gemini keep system content outside that list. By default it is returned
+    on the result's ``system`` attribute (ready for Anthropic's ``system=`` or Gemini's
+    ``config["system_instruction"]``) with a :class:`~lmml_mdit.chat.content.SystemContentWarning`,
+    so it is never lost unnoticed; ``system="separate"`` does the same without the
+    warning, ``system="user"`` sends it as user content in the list, ``system="drop"``
+    leaves it out and ``system="raise"`` raises. :func:`to_request` places it for you.
+
+    A bundle with an error-level defect (what :meth:`~lmml_mdit.bundle.bundle.Bundle.validate`
+    reports with severity ``"error"``) is refused; ``strict=False`` sends it anyway, warning
+    each defect as a :class:`~lmml_mdit.bundle.bundle.DefectWarning`.
+
+    :raises DefectError: for an error-level defect, unless ``strict=False``.
+    :raises UnsupportedContentError: for content the provider cannot take, or, with
+        ``system="raise"``, system content the list cannot carry.
+    """
+    payload = render_payload(bundle, provider, **options)
+    if payload.system and options.get("system") is None:
+        warnings.warn(
+            SystemContentWarning(
+                f"{_target(provider)} keeps system content outside the messages list: it "
+                "is on the result's system attribute (pass system='separate' to silence "
+                "this, or system='user' / 'drop' / 'raise'; to_request() places it)"
+            ),
+            stacklevel=2,
+        )
+    if payload.system and options.get("system") == "raise":
+        line = _first_system_line(bundle, options.get("context", "system"))
+        raise UnsupportedContentError(
+            f"{_target(provider)} keeps system content outside the messages list",
+            name=getattr(bundle, "narrative_name", None),
+            line=line,
+            hint="use to_request(), or the default system='separate' (the result's "
+            "system attribute), or system='user' / system='drop'",
+        )
+    return MessageList(payload)
+
+
+def _first_system_line(bundle: Any, context: str) -> int | None:
+    """The line of the first turn that gives system content, for the error above."""
+    for turn in bundle.narrative.turns:
+        if turn.role == "system" or (turn.role == "context" and context == "system"):
+            line: int = turn.delimiter_line or turn.start_line
+            return line
+    return None  # pragma: no cover - render_payload found system content
+
+
+def render_turns(bundle: Any, **options: Any) -> list[dict[str, Any]]:
+    """Each turn as ``{"role": role, "content": [part, ...]}`` in OpenAI Chat Completions
+    form (the seed shape): one entry per non-empty turn, not merged, with no role limits.
+
+    An assistant turn's calls are listed under ``tool_calls``; a tool turn carries its
+    ``tool_call_id``. ``context`` turns follow the ``context`` option (``system`` by
+    default), system content the ``system`` option (kept as ``system`` turns by default).
+
+    :raises DefectError: for an error-level defect in *bundle*, unless ``strict=False``.
+    """
+    parsed = Options.from_kwargs(options)
+    out: list[dict[str, Any]] = []
+    for message in build_conversation(bundle, parsed, _target(openai_chat.PROVIDER)).messages:
+        content: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        for item in message.items:
+            if isinstance(item, ToolCall):
+                calls.append(openai_chat.tool_call(item))
+            else:
+                content.append(openai_chat.content_part(item, parsed))
+        entry: dict[str, Any] = {"role": message.role, "content": content}
+        if calls:
+            entry["tool_calls"] = calls
+        if message.call is not None:
+            entry["tool_call_id"] = message.call.id
+        out.append(entry)
+    return out
+
+
+def request_params(
+    settings: Mapping[str, Any] | None, provider: str, *, unknown: str = "pass"
+) -> dict[str, Any]:
+    """Map a settings mapping to *provider*'s request parameters.
+
+    ``temperature``, ``top_p``, ``top_k``, ``max_tokens`` (also spelled
+    ``max_completion_tokens``/``max_output_tokens``), ``stop`` (or ``stop_sequences``),
+    ``seed``, ``presence_penalty``, ``frequency_penalty`` and ``n`` go to the provider's
+    names; the provider's own parameter names pass as they are. ``model`` is read by
+    :func:`to_request`, not here.
+
+    :param unknown: ``"pass"`` copies other keys as they are; ``"warn"`` leaves them out
+        with an :class:`~lmml_mdit.chat.content.UnknownSettingWarning`; ``"error"`` raises.
+    :raises InvalidSettingsError: for a key the provider does not take, with
+        ``unknown="error"``.
+    """
+    module = provider_module(provider)
+    mapping: dict[str, str] = module.SETTINGS
+    native: frozenset[str] = module.NATIVE_SETTINGS
+    as_list: frozenset[str] = getattr(module, "LIST_SETTINGS", frozenset())
+    params: dict[str, Any] = {}
+    for key, value in (settings or {}).items():
+        if key in _SKIPPED:
+            continue
+        if key in native:
+            target = key
+        else:
+            lmml_key = _ALIASES.get(key, key)
+            mapped = mapping.get(lmml_key)
+            if mapped is None:
+                if unknown == "error":
+                    raise InvalidSettingsError(
+                        f"{PROVIDER_TITLES[provider]} ({provider}) has no parameter for "
+                        f"setting {key!r}",
+                        name=key,
+                        hint="remove it, or pass unknown_settings='pass' to send it as is",
+                        cli_hint="remove it, or add --unknown-settings pass to send it as is",
+                    )
+                if unknown == "warn":
+                    warnings.warn(
+                        UnknownSettingWarning(
+                            f"setting {key!r} left out: {PROVIDER_TITLES[provider]} "
+                            f"({provider}) has no parameter for it"
+                        ),
+                        stacklevel=3,
+                    )
+                    continue
+                target = key
+            else:
+                target = mapped
+        if target in as_list and isinstance(value, str):
+            value = [value]
+        params[target] = value
+    return params
+
+
+def sendable_settings(bundle: Any, *, strict: bool = True) -> dict[str, Any]:
+    """The bundle's settings for a request (a copy; empty without any).
+
+    :param strict: False gives no settings for invalid or unresolvable ones, which the
+        send check has already reported as a :class:`~lmml_mdit.bundle.bundle.DefectWarning`.
+    :raises BundleError: for invalid or unresolvable settings, when *strict*.
+    """
+    try:
+        return dict(getattr(bundle, "settings", None) or {})
+    except BundleError:
+        if strict:
+            raise
+        return {}
+
+
+def to_request(
+    bundle: Any, provider: str = "openai", model: str | None = None, **options: Any
+) -> dict[str, Any]:
+    """A complete request body for *provider*: model, messages and mapped settings.
+
+    The model is *model*, else the settings' ``model``; with neither, the body has no
+    ``model`` key. Pass ``settings={...}`` to add to or override the bundle's settings.
+
+    :raises DefectError: for a bundle with an error-level defect, unless ``strict=False``.
+    :raises InvalidSettingsError: for an unknown setting with ``unknown_settings="error"``,
+        or Anthropic without ``max_tokens``.
+    :raises UnsupportedContentError: for content the provider cannot take.
+    """
+    # Render first: it checks the options and refuses a defective bundle (strict) before
+    # the settings are read, so a broken settings embed is reported as validate does.
+    payload = render_payload(bundle, provider, **options)
+    parsed = Options.from_kwargs(options)
+    settings = sendable_settings(bundle, strict=parsed.strict)
+    if parsed.settings:
+        settings.update(parsed.settings)
+    params = request_params(settings, provider, unknown=parsed.unknown_settings)
+    chosen = model if model is not None else settings.get("model")
+    if provider == "anthropic" and "max_tokens" not in params:
+        raise InvalidSettingsError(
+            "Anthropic Messages requires max_tokens",
+            name="max_tokens",
+            hint="add max_tokens to the settings embed, or pass settings={'max_tokens': N}",
+            cli_hint="add max_tokens to the settings embed, or add --set max_tokens=N",
+        )
+    body: dict[str, Any] = provider_module(provider).request(
+        payload, None if chosen is None else str(chosen), params
+    )
+    return body

@@ -1,0 +1,152 @@
+"""What the provider writers share: capability errors, text-file text, call arguments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import InvalidToolCallError, UnsupportedContentError
+from ...narrative.toolcalls import ToolCall
+from ...text import backtick_fence
+from ..content import Message, Options
+from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+
+__all__ = [
+    "PROVIDER_TITLES",
+    "Payload",
+    "append_merged",
+    "arguments_object",
+    "describe",
+    "start_body",
+    "system_texts",
+    "text_file_text",
+    "text_mode",
+    "unsupported",
+]
+
+PROVIDER_TITLES = {
+    "openai": "OpenAI Chat Completions",
+    "openai-responses": "OpenAI Responses",
+    "anthropic": "Anthropic Messages",
+    "gemini": "Gemini",
+}
+
+
+def describe(part: Part) -> str:
+    """A few words naming what *part* holds, for error messages."""
+    if isinstance(part, ImagePart):
+        return f"an image ({part.media_type})"
+    if isinstance(part, DocumentPart):
+        return f"a document ({part.media_type})"
+    if isinstance(part, AudioPart):
+        return f"audio ({part.format})"
+    if isinstance(part, TextFilePart):
+        return f"a text file ({part.media_type})"
+    return "text"
+
+
+def unsupported(
+    part: ImagePart | DocumentPart | AudioPart | TextFilePart,
+    provider: str,
+    message: Message,
+    *,
+    hint: str | None = None,
+) -> UnsupportedContentError:
+    """The error for *part* that *provider* cannot take in *message*'s role."""
+    return part.asset.unsupported(
+        f"{PROVIDER_TITLES[provider]} ({provider}) cannot take {describe(part)} "
+        f"in a {message.role} message",
+        hint=hint or "move it to a user turn, pick another provider, or register a handler",
+    )
+
+
+def text_file_text(part: TextFilePart) -> str:
+    """A text file as Markdown: its name on a line, then its text in a code fence long
+    enough that no backtick run inside can close it."""
+    text = part.text[:-1] if part.text.endswith("\n") else part.text
+    fence = backtick_fence(text)
+    info = part.asset.extension.lstrip(".")
+    return f"{part.asset.name}:\n{fence}{info}\n{text}\n{fence}"
+
+
+def system_texts(message: Message, provider: str, *, hint: str | None = None) -> list[str]:
+    """The text of a system message for a provider that keeps system content apart (text
+    parts as they are, text files as :func:`text_file_text`).
+
+    :raises UnsupportedContentError: for any other part (an image, a document, audio).
+    """
+    texts: list[str] = []
+    for item in message.items:
+        if isinstance(item, TextPart):
+            texts.append(item.text)
+        elif isinstance(item, TextFilePart):
+            texts.append(text_file_text(item))
+        elif not isinstance(item, ToolCall):
+            raise unsupported(item, provider, message, hint=hint)
+    return texts
+
+
+def append_merged(
+    messages: list[dict[str, Any]], role: str, key: str, items: list[dict[str, Any]]
+) -> None:
+    """Append a message of *role* holding *items* under *key*, or extend the last message
+    when it has the same role (consecutive messages of one role become one)."""
+    if messages and messages[-1]["role"] == role:
+        messages[-1][key].extend(items)
+    else:
+        messages.append({"role": role, key: items})
+
+
+def start_body(model: str | None) -> dict[str, Any]:
+    """A request body's first key: ``model``, when one is given."""
+    return {} if model is None else {"model": model}
+
+
+def text_mode(options: Options, default: str) -> str:
+    """How text files go: the option when given, else the provider's *default*."""
+    return options.text_embeds or default
+
+
+def arguments_object(call: ToolCall, provider: str) -> dict[str, Any]:
+    """The call's arguments as the JSON object Anthropic and Gemini require.
+
+    :raises InvalidToolCallError: when the arguments are not a JSON object.
+    """
+    if isinstance(call.arguments, dict):
+        return call.arguments
+    raise InvalidToolCallError(
+        f"{PROVIDER_TITLES[provider]} ({provider}) needs the call's arguments as a JSON "
+        f"object, not {type(call.arguments).__name__}",
+        name=call.embed_name,
+        line=call.line,
+        hint="write the arguments as a JSON object",
+    )
+
+
+class Payload:
+    """One provider's rendering of a bundle.
+
+    :ivar provider: the provider key, e.g. ``"anthropic"``.
+    :ivar messages: the list for the provider's messages field (``messages``, ``input`` or
+        ``contents``).
+    :ivar system: top-level system content for providers that keep it outside the list
+        (Anthropic: a list of text blocks; Gemini: a ``Content`` dict), else None.
+    :ivar warnings: omissions reported while rendering (``max_embed_bytes``).
+    """
+
+    def __init__(
+        self,
+        provider: str,
+        messages: list[dict[str, Any]],
+        system: Any = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.messages = messages
+        self.system = system
+        self.warnings = warnings or []
+
+    def __repr__(self) -> str:
+        return (
+            f"Payload(provider={self.provider!r}, messages=<{len(self.messages)}>, "
+            f"system={'yes' if self.system else 'no'}, warnings={len(self.warnings)})"
+        )

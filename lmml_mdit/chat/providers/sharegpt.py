@@ -1,0 +1,175 @@
+"""ShareGPT conversations: import, and export (the messages module has no ShareGPT).
+
+Shape: ``{"conversations": [{"from": ..., "value": ...}, ...]}`` (or the bare list), with
+``from`` one of ``system``; ``human``/``user``; ``gpt``/``assistant``/``model``;
+``function_call`` (the value a JSON object ``{"name", "arguments"}``, or a list of them) and
+``observation``/``tool``/``function_response`` (a tool result, answering the earliest
+unanswered call). A top-level ``system`` string becomes the first ``system`` turn; other
+top-level keys (``id``, ``tools``, ...) are dataset fields, not request parameters: they are
+kept in ``manifest.json`` under ``"sharegpt"`` (so a provider export never sends them) and
+written back by :func:`export_sharegpt`.
+
+ShareGPT has no call ids, so imported calls get ``call_1``, ``call_2``, ... in order.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ...errors import ImportFormatError, UnsupportedContentError
+from ...jsonio import parse_json
+from ...model import Role
+from ..imported import (
+    Call,
+    ChatTurn,
+    Conversation,
+    Text,
+    as_text,
+    expect,
+    expect_items,
+    reject_unknown_keys,
+    shown_value,
+    split_body,
+)
+from ..reader import read_turns
+
+if TYPE_CHECKING:
+    from ...bundle.bundle import Bundle
+
+__all__ = ["MANIFEST_KEY", "export_sharegpt", "read"]
+
+MANIFEST_KEY = "sharegpt"
+"""The ``manifest.json`` key holding a ShareGPT record's other top-level fields."""
+
+_TEXT_ROLES: dict[str, Role] = {
+    "system": "system",
+    "human": "user",
+    "user": "user",
+    "gpt": "assistant",
+    "assistant": "assistant",
+    "model": "assistant",
+    "chatgpt": "assistant",
+}
+_CALL_ROLES = {"function_call", "tool_call"}
+_RESULT_ROLES = {"observation", "tool", "function_response", "function", "tool_response"}
+
+
+def _calls(value: Any, counter: list[int], *, where: str) -> list[Call]:
+    if isinstance(value, str):
+        try:
+            value = parse_json(value)
+        except ValueError:
+            raise ImportFormatError(
+                "a function_call value is not JSON",
+                name=where,
+                hint='write {"name": ..., "arguments": {...}}',
+            ) from None
+    items = value if isinstance(value, list) else [value]
+    calls: list[Call] = []
+    for item in items:
+        call = expect(item, dict, where=where)
+        counter[0] += 1
+        calls.append(
+            Call(
+                id=f"call_{counter[0]}",
+                name=expect(call.get("name"), str, where=where),
+                arguments=call.get("arguments", {}),
+            )
+        )
+    return calls
+
+
+def read_conversations(entries: Any, *, where: str = "conversations") -> list[ChatTurn]:
+    """Read a ShareGPT ``conversations`` list into turns."""
+    turns: list[ChatTurn] = []
+    open_calls: list[str] = []
+    counter = [0]
+    for here, entry in expect_items(entries, where=where):
+        source = as_text(entry.get("from", "")).lower()
+        value = entry.get("value", "")
+        reject_unknown_keys(entry, ("from", "value"), where=here)
+        if source in _TEXT_ROLES:
+            role = _TEXT_ROLES[source]
+            turns.append(ChatTurn(role, [Text(expect(value, str, where=here))]))
+        elif source in _CALL_ROLES:
+            calls = _calls(value, counter, where=here)
+            open_calls.extend(call.id for call in calls)
+            if turns and turns[-1].role == "assistant":
+                turns[-1].parts.extend(calls)
+            else:
+                turns.append(ChatTurn("assistant", list(calls)))
+        elif source in _RESULT_ROLES:
+            if not open_calls:
+                raise ImportFormatError(
+                    f"a {shown_value(source)} entry answers no earlier function_call",
+                    name=here,
+                    hint="put the function_call entry before its result",
+                )
+            if not isinstance(value, str):
+                value = json.dumps(value, ensure_ascii=False)
+            turns.append(ChatTurn("tool", [Text(value)], open_calls.pop(0)))
+        else:
+            raise ImportFormatError(
+                f"unknown 'from' value {shown_value(entry.get('from'))}",
+                name=here,
+                hint="use system, human, gpt, function_call or observation",
+            )
+    return turns
+
+
+def read(data: Any) -> Conversation:
+    """Read a ShareGPT record (or its bare ``conversations`` list).
+
+    :raises ImportFormatError: for anything outside the ShareGPT shape.
+    """
+    conversations, fields = split_body(
+        data,
+        "conversations",
+        missing="a ShareGPT record needs a 'conversations' list",
+        hint="give the record or its conversations list",
+    )
+    turns = read_conversations(conversations)
+    system = fields.pop("system", None)
+    if system:
+        turns.insert(0, ChatTurn("system", [Text(expect(system, str, where="system"))]))
+    return Conversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
+
+
+def export_sharegpt(bundle: Bundle) -> dict[str, Any]:
+    """Turn *bundle* into a ShareGPT record.
+
+    ``system`` and ``context`` turns become ``system`` entries, ``user`` ``human``,
+    ``assistant`` ``gpt`` (then one ``function_call`` entry per call, the value
+    ``{"name", "arguments"}`` as JSON text), ``tool`` ``observation``. The record fields
+    kept at import (``manifest.json``, key ``"sharegpt"``) are written beside
+    ``conversations``.
+
+    :raises UnsupportedContentError: for a turn holding an asset (ShareGPT is text only).
+    """
+    entries: list[dict[str, str]] = []
+    for turn in read_turns(bundle):
+        if turn.assets:
+            raise UnsupportedContentError(
+                f"ShareGPT cannot carry the asset {turn.assets[0]!r}",
+                name=turn.assets[0],
+                hint="export to a provider format, or remove the asset",
+            )
+        if turn.role in ("system", "context"):
+            entries.append({"from": "system", "value": turn.text})
+        elif turn.role == "user":
+            entries.append({"from": "human", "value": turn.text})
+        elif turn.role == "assistant":
+            if turn.text or not turn.calls:
+                entries.append({"from": "gpt", "value": turn.text})
+            for call in turn.calls:
+                payload = {"name": call.name, "arguments": call.arguments}
+                entries.append(
+                    {"from": "function_call", "value": json.dumps(payload, ensure_ascii=False)}
+                )
+        else:
+            entries.append({"from": "observation", "value": turn.text})
+    fields = (bundle.manifest or {}).get(MANIFEST_KEY)
+    record: dict[str, Any] = dict(fields) if isinstance(fields, dict) else {}
+    record.pop("conversations", None)
+    return {"conversations": entries, **record}

@@ -1,0 +1,315 @@
+"""Flattening a role/content message list for strict chat templates.
+
+Some chat templates refuse a ``system`` role; some insist that ``user`` and ``assistant``
+strictly alternate and that the conversation opens on ``user``. The functions here adapt a
+list of ``{"role", "content"}`` dicts to such templates. They are pure (the input is never
+changed) and idempotent (running one twice gives what running it once gave), and each does
+nothing to a list that already has the shape it produces.
+
+A message dict may carry an ``"author"`` key: the name :func:`merge_same_role` writes in
+front of each part (``"alice: ..."``) when a merged run holds more than one author. Text
+folded out of a ``system`` message never carries an author, so no label ever lands on
+system text. :func:`flatten` returns dicts without ``"author"``.
+
+Content is a string, or a list of content parts (``{"type": "text", "text": ...}`` and
+others); merging two list contents concatenates the lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import TranscriptTypeError
+
+__all__ = [
+    "OPENING_USER_PLACEHOLDER",
+    "SEPARATOR",
+    "ChatMessage",
+    "FlattenFlags",
+    "detect_template_flags",
+    "ensure_user_first",
+    "flatten",
+    "fold_system",
+    "merge_same_role",
+]
+
+ChatMessage = dict[str, Any]
+"""One message: ``role``, ``content`` (a string or a list of parts), optional ``author``."""
+
+SEPARATOR = "\n\n"
+"""What joins two merged or folded texts."""
+
+OPENING_USER_PLACEHOLDER = "(The conversation so far follows.)"
+"""The user turn :func:`ensure_user_first` inserts before a view that opens on the model."""
+
+_UNMERGED_ROLES = frozenset({"system", "tool"})
+"""Roles whose consecutive messages stay apart: each tool message answers its own call."""
+
+
+@dataclass(frozen=True)
+class FlattenFlags:
+    """What a chat template accepts.
+
+    :ivar supports_system_role: the template takes a ``system`` message.
+    :ivar requires_alternating_roles: the template needs ``user``/``assistant`` to alternate,
+        opening on ``user``.
+    """
+
+    supports_system_role: bool = True
+    requires_alternating_roles: bool = False
+
+
+def _checked(messages: object) -> Sequence[Mapping[str, Any]]:
+    """*messages* when it is a list of message dicts, so that bad input fails here, clearly,
+    and not deep inside a merge."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TranscriptTypeError(
+            f"messages must be a list of dicts, not {type(messages).__name__}",
+            hint='pass [{"role": "user", "content": "hi"}]',
+        )
+    for position, message in enumerate(messages):
+        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+            raise TranscriptTypeError(
+                f"message {position} must be a dict with a string role, not {message!r:.60}",
+                hint='pass {"role": "user", "content": "hi"}',
+            )
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise TranscriptTypeError(
+                f"message {position} content must be a string or a list of parts, "
+                f"not {type(content).__name__}"
+            )
+    return messages
+
+
+def _copy(message: Mapping[str, Any]) -> ChatMessage:
+    copied = dict(message)
+    content = copied.get("content")
+    if isinstance(content, list):
+        copied["content"] = list(content)
+    return copied
+
+
+def _parts(content: Any) -> list[Any]:
+    if isinstance(content, list):
+        return list(content)
+    return [{"type": "text", "text": str(content)}] if content else []
+
+
+def _is_empty(content: Any) -> bool:
+    return content is None or content == "" or content == []
+
+
+def _join(contents: Sequence[Any]) -> Any:
+    """Join contents with :data:`SEPARATOR`; empty ones are skipped."""
+    present = [content for content in contents if not _is_empty(content)]
+    if not present:
+        return ""
+    if all(isinstance(content, str) for content in present):
+        return SEPARATOR.join(present)
+    joined: list[Any] = []
+    for content in present:
+        if joined:
+            joined.append({"type": "text", "text": SEPARATOR})
+        joined.extend(_parts(content))
+    return joined
+
+
+def _labelled(author: str, content: Any) -> Any:
+    label = f"{author}: "
+    if isinstance(content, list):
+        return [{"type": "text", "text": label}, *content]
+    return label + str(content)
+
+
+def fold_system(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
+    """Fold system text into the opening user turn, for templates without a system role.
+
+    The leading ``system`` messages' texts are joined and put in front of the first message
+    when that is a ``user`` message; otherwise (the view opens on the model's own turn, or
+    is only system text) a ``user`` message holding the system text is put first. A
+    ``system`` message later in the list becomes a ``user`` message. Empty system texts add
+    nothing. The folded message has no ``"author"``, so no label lands on system text.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    :returns: a new list without any ``system`` message.
+    """
+    messages = _checked(messages)
+    index = 0
+    leading: list[Any] = []
+    while index < len(messages) and messages[index].get("role") == "system":
+        leading.append(messages[index].get("content", ""))
+        index += 1
+    rest: list[ChatMessage] = []
+    for message in messages[index:]:
+        copied = _copy(message)
+        if copied.get("role") == "system":
+            copied["role"] = "user"
+            copied.pop("author", None)
+        rest.append(copied)
+    system_text = _join(leading)
+    if _is_empty(system_text):
+        return rest
+    if rest and rest[0].get("role") == "user":
+        first = rest[0]
+        return [
+            {"role": "user", "content": _join([system_text, first.get("content", "")])},
+            *rest[1:],
+        ]
+    return [{"role": "user", "content": system_text}, *rest]
+
+
+_fold_system = fold_system  # flatten's flag of the same name shadows the function
+
+
+def merge_same_role(
+    messages: Sequence[Mapping[str, Any]], *, label_authors: bool = True
+) -> list[ChatMessage]:
+    """Merge each run of consecutive messages with the same role into one message.
+
+    ``system`` and ``tool`` messages are never merged (each tool message answers one call).
+    When a run holds more than one distinct author and *label_authors* is true, each part
+    is written as ``"{author}: {content}"``; a part without an author stays bare. A run of
+    one message is copied unchanged.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    :param label_authors: whether to label the parts of a run with several authors.
+    :returns: a new list in which no two neighbours share a mergeable role.
+    """
+    messages = _checked(messages)
+    merged: list[ChatMessage] = []
+    run: list[Mapping[str, Any]] = []
+
+    def close_run() -> None:
+        if not run:
+            return
+        if len(run) == 1:
+            merged.append(_copy(run[0]))
+        else:
+            authors = {message.get("author") for message in run} - {None, ""}
+            label = label_authors and len(authors) > 1
+            contents = [
+                _labelled(message["author"], message.get("content", ""))
+                if label and message.get("author")
+                else message.get("content", "")
+                for message in run
+            ]
+            merged.append({"role": run[0].get("role"), "content": _join(contents)})
+        run.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if run and (role != run[0].get("role") or role in _UNMERGED_ROLES):
+            close_run()
+        run.append(message)
+        if role in _UNMERGED_ROLES:
+            close_run()
+    close_run()
+    return merged
+
+
+def ensure_user_first(
+    messages: Sequence[Mapping[str, Any]], *, placeholder: str = OPENING_USER_PLACEHOLDER
+) -> list[ChatMessage]:
+    """Open the conversation (after a leading ``system`` message) on a ``user`` turn.
+
+    When the first message after an optional leading ``system`` message is not a ``user``
+    message, a ``user`` message holding *placeholder* is inserted before it. No existing
+    message changes role or text. An empty list, or one holding only a system message,
+    is returned as is.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    :param placeholder: the text of the inserted user turn.
+    """
+    messages = _checked(messages)
+    copied = [_copy(message) for message in messages]
+    lead = 1 if copied and copied[0].get("role") == "system" else 0
+    if len(copied) <= lead or copied[lead].get("role") == "user":
+        return copied
+    return [*copied[:lead], {"role": "user", "content": placeholder}, *copied[lead:]]
+
+
+def flatten(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    fold_system: bool = False,
+    merge: bool = False,
+    user_first: bool = False,
+    label_authors: bool = True,
+    placeholder: str = OPENING_USER_PLACEHOLDER,
+) -> list[ChatMessage]:
+    """Apply the selected flattening steps and drop the ``"author"`` keys.
+
+    The order makes labels honest: runs are merged (and labelled) first, then the system
+    text is folded in unlabelled, then the user opening is ensured. With *merge* a
+    ``system`` message after the opening becomes a ``user`` message, since strict templates
+    refuse a system message anywhere but first.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    :param fold_system: fold system text into the opening user turn (see
+        :func:`fold_system`).
+    :param merge: merge runs of the same role (see :func:`merge_same_role`).
+    :param user_first: open on a user turn (see :func:`ensure_user_first`).
+    :param label_authors: label the parts of a merged run that has several authors.
+    :param placeholder: the text of an inserted opening user turn.
+    """
+    messages = _checked(messages)
+    current = [_copy(message) for message in messages]
+    lead = 0
+    while lead < len(current) and current[lead].get("role") == "system":
+        lead += 1
+    if merge:
+        for message in current[lead:]:
+            if message.get("role") == "system":
+                message["role"] = "user"
+                message.pop("author", None)
+        current = current[:lead] + merge_same_role(current[lead:], label_authors=label_authors)
+    if fold_system:
+        current = _fold_system(current)
+    elif merge and lead > 1:
+        joined = _join([message.get("content", "") for message in current[:lead]])
+        current = [{"role": "system", "content": joined}, *current[lead:]]
+    if user_first:
+        current = ensure_user_first(current, placeholder=placeholder)
+    for message in current:
+        message.pop("author", None)
+    return current
+
+
+def detect_template_flags(
+    tokenizer: Any, *, render: Callable[..., Any] | None = None
+) -> FlattenFlags:
+    """Find what a tokenizer's chat template accepts by test-rendering two tiny views.
+
+    A template supports a system role when ``[system, user]`` renders; it requires
+    alternating roles when ``[user, user]`` fails to render. Only
+    ``tokenizer.apply_chat_template`` is used, with ``tokenize=False``.
+
+    :param tokenizer: any object with ``apply_chat_template``.
+    :param render: a replacement for ``tokenizer.apply_chat_template`` (for tests).
+    """
+    apply = render if render is not None else tokenizer.apply_chat_template
+
+    def renders(view: list[ChatMessage]) -> bool:
+        try:
+            apply(view, tokenize=False, add_generation_prompt=True)
+        except Exception:
+            # Any refusal counts: templates raise jinja errors, ValueError or their own.
+            return False
+        return True
+
+    supports_system = renders(
+        [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    )
+    strict = not renders([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
+    return FlattenFlags(supports_system_role=supports_system, requires_alternating_roles=strict)

@@ -1,0 +1,190 @@
+"""Write a :class:`~lmml_mdit.chat.imported.Conversation` as an LMML bundle.
+
+Layout (one block per part, blocks separated by a blank line)::
+
+    ## Turn 1 -- system
+
+    You are terse.
+
+    ## Turn 2 -- user
+
+    What is in this picture?
+
+    @3f1c0d9e2b7a4c55.png
+
+    ## Turn 3 -- assistant
+
+    @@@call_1.tool_call.json
+    {"id": "call_1", "name": "zoom", "arguments": {"factor": 2}}
+    @@@
+
+    ## Turn 4 -- tool
+
+    @call_1.tool_call.json
+
+    A cat.
+
+- text is escaped with :func:`~lmml_mdit.chat.escape.escape_text`, so it reads back as
+  itself and cannot forge turns, fences or references;
+- an asset becomes an archive entry named by its content, the first 16 hex digits of its
+  SHA-256 plus an extension from its media type, and a line ``@<name>`` where it stood;
+- a call becomes a fence from :func:`~lmml_mdit.narrative.toolcalls.tool_call_fence`; a ``tool``
+  turn starts with the reference to the fence of the call it answers;
+- request parameters other than the conversation are kept in ``settings.json``; record
+  fields that are not request parameters (ShareGPT's) in ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ..errors import ImportFormatError
+from ..narrative.toolcalls import tool_call_fence
+from .escape import escape_text
+from .imported import Asset, Call, ChatTurn, Conversation, Text, extension_for
+
+if TYPE_CHECKING:
+    from ..bundle.bundle import Bundle
+
+__all__ = [
+    "HASH_DIGITS",
+    "MANIFEST_ENTRY",
+    "SETTINGS_ENTRY",
+    "asset_name",
+    "write_bundle",
+    "write_narrative",
+]
+
+HASH_DIGITS = 16
+"""How many hex digits of the SHA-256 an asset name keeps (64 bits: collisions are not a
+practical concern within one conversation)."""
+
+SETTINGS_ENTRY = "settings.json"
+MANIFEST_ENTRY = "manifest.json"
+
+
+def asset_name(asset: Asset) -> str:
+    """The stable entry name of *asset*: a SHA-256 prefix plus its media type's extension."""
+    digest = hashlib.sha256(asset.data).hexdigest()[:HASH_DIGITS]
+    return digest + extension_for(asset.media_type)
+
+
+def _turn_blocks(
+    turn: ChatTurn,
+    entries: dict[str, bytes],
+    call_fences: dict[str, tuple[str, str]],
+    asset_names: Mapping[int, str],
+    names: frozenset[str],
+) -> list[str]:
+    blocks: list[str] = []
+    if turn.role == "tool":
+        fence = call_fences.get(turn.call_id or "")
+        if fence is None:
+            raise ImportFormatError(
+                f"a tool result answers call id {turn.call_id!r}, which no earlier assistant "
+                "turn made",
+                hint="include the assistant message with that tool call",
+            )
+        blocks.append("@" + fence[0])
+    for part in turn.parts:
+        if isinstance(part, Text):
+            text = escape_text(part.text, names)
+            if text:
+                blocks.append(text)
+        elif isinstance(part, Asset):
+            name = asset_names[id(part)]
+            entries[name] = part.data
+            blocks.append("@" + name)
+        elif isinstance(part, Call):
+            embed_name, fence_text = tool_call_fence(part.id, part.name, part.arguments)
+            if turn.role != "assistant":
+                raise ImportFormatError(
+                    f"tool call {part.id!r} outside an assistant turn",
+                    hint="tool calls belong to assistant messages",
+                )
+            for other_id, (other_name, _) in call_fences.items():
+                if other_name == embed_name:
+                    raise ImportFormatError(
+                        f"tool call ids {other_id!r} and {part.id!r} share the fence name "
+                        f"{embed_name!r}",
+                        hint="give every tool call in a conversation its own id",
+                    )
+            call_fences[part.id] = (embed_name, fence_text)
+            blocks.append(fence_text.rstrip("\n"))
+    return blocks
+
+
+def _json_entry(value: dict[str, object], name: str) -> bytes:
+    """The bytes of a JSON entry; refuses NaN and infinities, which JSON cannot hold (the
+    json module reads them, so a payload may carry them)."""
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise ImportFormatError(
+            f"a value is NaN or infinite, which {name} cannot hold",
+            name=name,
+            hint="give it a finite number, or remove it",
+        ) from None
+    return (text + "\n").encode("utf-8")
+
+
+def write_narrative(conversation: Conversation) -> tuple[str, dict[str, bytes]]:
+    """The narrative text and asset entries for *conversation*.
+
+    :raises ImportFormatError: for a tool result without its call, or clashing call ids.
+    """
+    text, entries, _ = _write(conversation)
+    return text, entries
+
+
+def _write(conversation: Conversation) -> tuple[str, dict[str, bytes], list[tuple[str, str]]]:
+    """The narrative, the entries and each turn's expected ``(role, text)``."""
+    expected: list[tuple[str, str]] = []
+    entries: dict[str, bytes] = {}
+    call_fences: dict[str, tuple[str, str]] = {}
+    sections: list[str] = []
+    # The reader knows every entry name, so text must not mention one unescaped.
+    # Each asset hashed once (by the identity of its part, alive while we write).
+    asset_names = {
+        id(part): asset_name(part)
+        for turn in conversation.turns
+        for part in turn.parts
+        if isinstance(part, Asset)
+    }
+    names = frozenset(asset_names.values())
+    for number, turn in enumerate(conversation.turns, start=1):
+        blocks = _turn_blocks(turn, entries, call_fences, asset_names, names)
+        expected.append((turn.role, "\n\n".join(blocks)))
+        heading = f"## Turn {number} -- {turn.role}"
+        sections.append("\n\n".join([heading, *blocks]))
+    if conversation.settings:
+        entries[SETTINGS_ENTRY] = _json_entry(conversation.settings, SETTINGS_ENTRY)
+    if conversation.metadata:
+        entries[MANIFEST_ENTRY] = _json_entry(conversation.metadata, MANIFEST_ENTRY)
+    text = "\n\n".join(sections) + "\n" if sections else ""
+    return text, entries, expected
+
+
+def write_bundle(conversation: Conversation, name: str = "conversation") -> Bundle:
+    """Build a zip bundle in memory for *conversation*.
+
+    :param name: the bundle name (without extension).
+    :raises ImportFormatError: when the conversation cannot be written (see
+        :func:`write_narrative`), or if the written narrative would not read back as the
+        same turns with the same text (a guard against a bug in the escaping).
+    """
+    from ..bundle.bundle import Bundle
+
+    text, entries, expected = _write(conversation)
+    bundle = Bundle.from_zip(name, text, entries)
+    turns = bundle.narrative.turns
+    if [(turn.role, turn.text) for turn in turns] != expected:
+        raise ImportFormatError(
+            "the written narrative does not read back as the same turns",
+            name=name,
+            hint="report this conversation as a bug in lmml_mdit.chat",
+        )
+    return bundle

@@ -1,0 +1,441 @@
+"""The narrative model: one markdown-it parse, read into embeds and turns.
+
+:func:`parse` runs the parser once; everything on :class:`Narrative` is read from the
+tokens and the per-parse results the plugin leaves in ``env``, never from a second scan of
+the raw text.
+
+Turn segmentation (RFC section 6, ``segment-turns``):
+
+- a top-level role delimiter (heading or ``<!-- role -->``) opens a turn; its own lines
+  belong to no turn;
+- text before the first delimiter is a ``context`` turn unless it is only whitespace;
+- consecutive delimiters with the same role open separate turns; an empty turn is kept;
+- a turn's text is its source lines verbatim, leading and trailing blank lines removed;
+- each embed is bound to the turn holding its first occurrence; one first named on a
+  delimiter line belongs to the turn that delimiter opens;
+- a front matter block at the top (a ``front_matter`` token: the default parser has
+  ``mdit_py_plugins.front_matter``) is metadata: like a delimiter line it belongs to no
+  turn, and the context turn starts after it. :attr:`Narrative.front_matter` keeps its
+  raw YAML text.
+
+
+Turn numbers (one numbering for ``lmml turns``, the preview, validation and errors, all
+through :func:`numbered_turns`): message turns count from 1 in document order, every role
+alike; the ``context`` turn, when there is one, is turn 0. So ``## Turn 1 -- user`` after a
+preamble is turn 1, as the Transcript and the importers number the headings they write.
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+import codecs
+import functools
+import itertools
+from collections.abc import Container, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, overload
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from ..errors import LmmlSyntaxError, MissingPluginError
+from ..model import Embed, Turn
+from ..syntax import (
+    DELIMITERS_KEY,
+    EMBEDS_KEY,
+    ESCAPES_KEY,
+    KNOWN_NAMES_KEY,
+    SOURCE_KEY,
+    DelimiterMode,
+    lmml_plugin,
+)
+from ..text import blank_edges, normalize_newlines
+
+__all__ = [
+    "CONTEXT_TURN_NUMBER",
+    "Narrative",
+    "decode_narrative",
+    "default_parser",
+    "numbered_turns",
+    "parse",
+    "turn_label",
+]
+
+
+GFM_RULES = ("table", "strikethrough")
+"""The GitHub-flavoured rules :func:`default_parser` enables on the ``commonmark`` preset."""
+
+
+@functools.cache
+def default_parser(
+    delimiters: DelimiterMode = "strict", references: Literal["assets", "any"] = "assets"
+) -> MarkdownIt:
+    """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
+    with GFM tables and strikethrough enabled (real chats use both), ``mdit_py_plugins.
+    front_matter`` (a leading ``---`` block is metadata) and the plugin. Known names go
+    through ``env``, so one parser serves every bundle.
+
+    :raises ValueError: for an option value outside its choices.
+    """
+    md = MarkdownIt("commonmark").enable(GFM_RULES).use(front_matter_plugin)
+    return md.use(lmml_plugin, delimiters=delimiters, references=references)
+
+
+def decode_narrative(data: bytes, *, name: str | None = None) -> str:
+    """Decode narrative bytes as UTF-8, skipping a BOM.
+
+    :raises LmmlSyntaxError: for invalid UTF-8, naming the byte offset and its line.
+    """
+    skipped = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return data[skipped:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = skipped + error.start  # counted in the bytes as given, BOM included
+        line = data.count(b"\n", 0, offset) + 1
+        raise LmmlSyntaxError(
+            f"invalid UTF-8 at byte offset {offset} ({error.reason})",
+            name=name,
+            line=line,
+            hint="save the narrative as UTF-8",
+        ) from None
+
+
+def _check_encodable(text: str, name: str | None) -> None:
+    """Refuse a ``str`` that no UTF-8 file could hold: one with a lone surrogate (the
+    leftover of a broken decode). Fence contents become bytes and bundles are saved as
+    UTF-8, so such text would fail later, far from its cause.
+
+    :raises LmmlSyntaxError: naming the line and column of the first lone surrogate.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        before = normalize_newlines(text[: error.start])
+        raise LmmlSyntaxError(
+            f"lone surrogate U+{ord(text[error.start]):04X} in the text: not valid Unicode",
+            name=name,
+            line=before.count("\n") + 1,
+            column=len(before) - before.rfind("\n"),
+            hint="decode the file strictly as UTF-8, or pass its bytes to parse()",
+        ) from None
+
+
+@dataclass(frozen=True)
+class Narrative:
+    """A parsed LMML narrative.
+
+    :ivar text: the narrative text as given (decoded, BOM removed).
+    :ivar tokens: the markdown-it token stream of the one parse.
+    :ivar embeds: every embed occurrence in document order.
+    :ivar turns: the role turns.
+    :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
+    :ivar front_matter: the raw YAML text of a leading ``---`` … ``---`` block (without
+        its marker lines), or None; its lines belong to no turn
+        (:attr:`lmml_mdit.bundle.bundle.Bundle.front_matter` decodes it).
+    :ivar escapes: the 1-based ``(line, column)`` of each LMML escape's backslash, in
+        document order: ``\\@`` anywhere, and the backslash that keeps a line from being a
+        role delimiter (``\\## user``, ``\\<!-- user -->``, a setext underline). Text
+        sent to a model, exported Markdown and the preview leave these backslashes out;
+        Markdown's own escapes (``\\*``) are not listed and stay.
+    """
+
+    text: str
+    tokens: list[Token] = field(repr=False)
+    embeds: tuple[Embed, ...]
+    turns: tuple[Turn, ...]
+    source: str = field(repr=False)
+    front_matter: str | None = field(default=None, repr=False)
+    escapes: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+
+    @functools.cached_property
+    def lines(self) -> tuple[str, ...]:
+        """``source`` split into lines, without line endings (split once, when first read:
+        a parse does not hold a string per line)."""
+        return tuple(_split_lines(self.source))
+
+    @property
+    def embed_names(self) -> tuple[str, ...]:
+        """Distinct embed names, in order of first occurrence."""
+        return tuple(self.first_embeds)
+
+    @functools.cached_property
+    def first_embeds(self) -> dict[str, Embed]:
+        """The first occurrence of each embed name, in document order."""
+        first: dict[str, Embed] = {}
+        for embed in self.embeds:
+            first.setdefault(embed.name, embed)
+        return first
+
+    @functools.cached_property
+    def escape_columns(self) -> dict[int, list[int]]:
+        """:attr:`escapes` by line: 0-based line -> the 0-based columns of its escape
+        backslashes, ascending (the form the writers of sent and exported text read)."""
+        columns: dict[int, list[int]] = {}
+        for line, column in self.escapes:
+            columns.setdefault(line - 1, []).append(column - 1)
+        return columns
+
+    def embed(self, name: str) -> Embed | None:
+        """The first occurrence of *name*, or None."""
+        return self.first_embeds.get(name)
+
+    @functools.cached_property
+    def _turn_numbers(self) -> dict[int, tuple[int, Turn]]:
+        # Keyed by start line, which no two turns share (a delimiter line is no turn's).
+        return {turn.start_line: (number, turn) for number, turn in numbered_turns(self.turns)}
+
+    def turn_number(self, turn: Turn) -> int:
+        """The number of *turn*, one of :attr:`turns` (see :func:`numbered_turns`).
+
+        :raises KeyError: for a turn that is not one of this narrative's.
+        """
+        found = self._turn_numbers.get(turn.start_line)
+        if found is None or found[1] != turn:
+            raise KeyError(f"not a turn of this narrative: {turn.role} at line {turn.start_line}")
+        return found[0]
+
+
+CONTEXT_TURN_NUMBER = 0
+"""The number of the ``context`` turn (the preamble before the first delimiter)."""
+
+
+def numbered_turns(turns: Sequence[Turn]) -> Iterator[tuple[int, Turn]]:
+    """Each turn with its number: message turns count from 1, every role alike, and a
+    leading ``context`` turn is :data:`CONTEXT_TURN_NUMBER`. The one numbering that
+    ``lmml turns``, the preview, validation and error messages use.
+
+    :param turns: a narrative's turns, in order (:attr:`Narrative.turns`).
+    """
+    first = CONTEXT_TURN_NUMBER if turns and turns[0].role == "context" else 1
+    return enumerate(turns, first)
+
+
+def turn_label(number: int, turn: Turn) -> str:
+    """How a message names a turn: ``turn 3 (tool)``, or ``the context turn``.
+
+    :param number: the turn's number (:func:`numbered_turns`).
+    """
+    if turn.role == "context":
+        return "the context turn"
+    return f"turn {number} ({turn.role})"
+
+
+def parse(
+    text: str | bytes,
+    *,
+    md: MarkdownIt | None = None,
+    name: str | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: Literal["assets", "any"] = "assets",
+    known_names: Container[str] | None = None,
+) -> Narrative:
+    """Parse an LMML narrative once and read its embeds and turns.
+
+    :param text: the narrative; bytes must be UTF-8 (a BOM is skipped).
+    :param md: a parser with :func:`~lmml_mdit.lmml_plugin` installed; defaults to
+        :func:`default_parser` for *delimiters* and *references*.
+    :param name: the file name, used in error messages.
+    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings (see
+        :doc:`/syntax`); give them to ``lmml_plugin`` instead when you pass *md*.
+    :param references: ``"assets"`` (default: a name needs an extension or must be known)
+        or ``"any"`` (RFC 4.1); likewise.
+    :param known_names: asset names that are references without an extension (a zip's
+        entry names); passed in ``env``, so they work with any *md*.
+    :raises LmmlSyntaxError: for invalid UTF-8 bytes, or a ``str`` holding a lone surrogate.
+    :raises MissingPluginError: if *md* lacks the plugin.
+    :raises TypeError: when *text* is neither ``str`` nor ``bytes`` (a ``bytearray``, a
+        file object, None): the message says what it takes.
+    :raises ValueError: for *delimiters* or *references* outside their choices, or not the
+        defaults together with *md* (whose plugin options decide).
+    """
+    if not isinstance(text, (str, bytes)):
+        raise TypeError(
+            "parse() takes the narrative as str or UTF-8 bytes, not "
+            f"{type(text).__name__} (read a file with lmml_mdit.open(), or pass bytes(...))"
+        )
+    if md is not None and (delimiters != "strict" or references != "assets"):
+        raise ValueError(
+            "parse(md=...) reads with md's own plugin options; pass delimiters= and "
+            "references= to lmml_plugin instead"
+        )
+    if isinstance(text, bytes):
+        text = decode_narrative(text, name=name)
+    else:
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        _check_encodable(text, name)
+    parser = md if md is not None else default_parser(delimiters, references)
+    env: dict[str, object] = {}
+    if known_names is not None:
+        env[KNOWN_NAMES_KEY] = known_names
+    tokens = parser.parse(text, env)
+    if EMBEDS_KEY not in env:
+        raise MissingPluginError(
+            "the parser given to lmml_mdit.parse() lacks lmml_plugin",
+            name=name,
+            hint="call md.use(lmml_mdit.lmml_plugin) first, or pass no parser",
+        )
+    source: str = env[SOURCE_KEY]  # type: ignore[assignment]
+    embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
+    found: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
+    escapes: list[tuple[int, int]] = env.get(ESCAPES_KEY, [])  # type: ignore[assignment]
+    turns = segment(_SourceLines(source), found, embeds, start=_body_start(tokens))
+    return Narrative(
+        text=text,
+        tokens=tokens,
+        embeds=tuple(embeds),
+        turns=tuple(turns),
+        source=source,
+        front_matter=_front_matter(tokens),
+        escapes=tuple(escapes),
+    )
+
+
+FRONT_MATTER_TOKEN = "front_matter"
+"""The token type ``mdit_py_plugins.front_matter`` gives a leading metadata block."""
+
+
+def _front_matter(tokens: Sequence[Token]) -> str | None:
+    """The YAML text of a leading front matter block, or None."""
+    if tokens and tokens[0].type == FRONT_MATTER_TOKEN:
+        return tokens[0].content
+    return None
+
+
+def _body_start(tokens: Sequence[Token]) -> int:
+    """The 0-based line after a leading front matter block, or 0 if there is none."""
+    if tokens and tokens[0].type == FRONT_MATTER_TOKEN and tokens[0].map:
+        return tokens[0].map[1]
+    return 0
+
+
+def _split_lines(source: str) -> list[str]:
+    lines = source.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+class _SourceLines(Sequence[str]):
+    """The lines of a normalized source, as :func:`_split_lines` gives them, read on demand
+    from their start offsets: 8 bytes a line where a tuple of strings costs about 60."""
+
+    def __init__(self, source: str) -> None:
+        starts = array.array("q", [0])
+        found = source.find("\n")
+        while found >= 0:
+            starts.append(found + 1)
+            found = source.find("\n", found + 1)
+        if starts[-1] == len(source):  # a final newline ends the last line, opens none
+            starts.pop()
+        self._source = source
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def _end(self, index: int) -> int:
+        """The offset just past line *index* (0 <= index < len), its newline left out."""
+        if index + 1 < len(self._starts):
+            return self._starts[index + 1] - 1
+        return len(self._source) - (1 if self._source.endswith("\n") else 0)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._source[self._starts[index] : self._end(index)]
+
+    def joined(self, first: int, last: int) -> str:
+        """``"\\n".join(self[first:last])``, sliced from the source in one piece."""
+        if first >= last:
+            return ""
+        return self._source[self._starts[first] : self._end(last - 1)]
+
+
+def _trimmed_text(lines: Sequence[str], start: int, end: int) -> str:
+    first, last = blank_edges(lines, start, end)
+    if isinstance(lines, _SourceLines):
+        return lines.joined(first, last)
+    return "\n".join(lines[first:last])
+
+
+def segment(
+    lines: Sequence[str],
+    delimiters: Sequence[Token],
+    embeds: Sequence[Embed],
+    *,
+    start: int = 0,
+) -> list[Turn]:
+    """Split *lines* into turns at *delimiters* and bind each embed's first occurrence.
+
+    :param lines: the normalized source lines.
+    :param delimiters: top-level delimiter tokens with ``map`` and ``meta["lmml_role"]``.
+    :param embeds: every embed occurrence in document order.
+    :param start: the 0-based line where the body starts (after a front matter block);
+        lines before it belong to no turn.
+    """
+    total = len(lines)
+    first_delimiter = _first_line(delimiters[0]) if delimiters else total
+    start = min(start, first_delimiter)
+    has_context = any(line.strip() for line in itertools.islice(lines, start, first_delimiter))
+
+    # An embed belongs to the last turn whose delimiter line (or, for the context turn,
+    # the body's first line) is at or before its line; so one on a delimiter line binds to
+    # the turn it opens.
+    anchors = [start] if has_context else []
+    anchors.extend(_first_line(token) for token in delimiters)
+    bound: dict[int, list[Embed]] = {}
+    seen: set[str] = set()
+    for embed in embeds:
+        if embed.name in seen:
+            continue
+        seen.add(embed.name)
+        slot = bisect.bisect_right(anchors, embed.line - 1) - 1
+        if slot >= 0:
+            bound.setdefault(slot, []).append(embed)
+
+    turns: list[Turn] = []
+    if has_context:
+        turns.append(
+            Turn(
+                role="context",
+                text=_trimmed_text(lines, start, first_delimiter),
+                embeds=tuple(bound.get(0, ())),
+                start_line=start + 1,
+                end_line=first_delimiter,
+            )
+        )
+    for index, token in enumerate(delimiters):
+        assert token.map is not None
+        start = token.map[1]
+        end = _first_line(delimiters[index + 1]) if index + 1 < len(delimiters) else total
+        turns.append(
+            Turn(
+                role=token.meta["lmml_role"],
+                text=_trimmed_text(lines, start, end),
+                embeds=tuple(bound.get(len(turns), ())),
+                start_line=start + 1,
+                end_line=end,
+                delimiter_line=token.map[0] + 1,
+                heading=token.meta.get("lmml_heading"),
+            )
+        )
+    return turns
+
+
+def _first_line(token: Token) -> int:
+    """The 0-based first line of a delimiter token."""
+    assert token.map is not None, "delimiter tokens always carry a map"
+    return token.map[0]

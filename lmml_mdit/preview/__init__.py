@@ -1,0 +1,2 @@
+"""The preview layer: what a person reads: the self-contained HTML preview and the plain
+Markdown export."""

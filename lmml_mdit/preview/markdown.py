@@ -1,0 +1,130 @@
+"""Plain Markdown export: a narrative with every embed replaced by a readable placeholder.
+
+Generic Markdown tools do not know LMML: an ``@@@name`` fence reads as a stray paragraph
+and an ``@name`` reference as a dangling mention. :func:`to_markdown` rewrites both into
+placeholders such as ``[Image: chart.png]`` or ``[Attachment: data.csv]``.
+
+The rewrite is driven by the parse, never by searching the text: each fence is located by
+its token's line span and each reference by the line and column of its
+:class:`~lmml_mdit.model.Embed`. So a
+``@name`` inside a code span or a code block stays as written, a name that is a prefix of
+another (``a.png`` and ``a.png.bak``) cannot be confused with it, and CRLF sources or
+one-line fences need no special case.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from markdown_it.token import Token
+
+from ..model import Embed
+from ..narrative.narrative import Narrative
+
+if TYPE_CHECKING:
+    from ..bundle.bundle import Bundle
+
+__all__ = ["IMAGE_EXTENSIONS", "placeholder", "to_markdown"]
+
+IMAGE_EXTENSIONS = frozenset(
+    {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".svg", ".avif", ".tif", ".tiff", ".ico"}
+)
+"""Extensions (lower case) whose embeds are shown as ``[Image: name]``."""
+
+
+def placeholder(name: str) -> str:
+    """The placeholder text for the embed *name*: ``[Image: name]`` for an image extension,
+    else ``[Attachment: name]``."""
+    extension = posixpath.splitext(name)[1].lower()
+    label = "Image" if extension in IMAGE_EXTENSIONS else "Attachment"
+    return f"[{label}: {name}]"
+
+
+def to_markdown(source: Bundle | Narrative) -> str:
+    """Export a bundle's narrative as plain Markdown.
+
+    Each inline fence (its opening line through its closing ``@@@``) becomes one
+    placeholder line at the fence's indentation and container prefix; each external
+    reference ``@name`` becomes a placeholder in place. An LMML escape's backslash
+    (:attr:`~lmml_mdit.narrative.narrative.Narrative.escapes`: ``\\@alice``, ``\\## user``) is left
+    out, so the reader sees ``@alice`` and the plain heading; Markdown's own escapes
+    (``\\*``) stay. Everything else, role headings and ``<!-- role -->`` comments
+    included, is kept verbatim. Line endings are ``\\n``.
+
+    :param source: a :class:`~lmml_mdit.bundle.bundle.Bundle` or a parsed
+        :class:`~lmml_mdit.narrative.narrative.Narrative`.
+    :returns: the Markdown text; it ends with a newline exactly when the narrative does.
+    """
+    narrative = source if isinstance(source, Narrative) else source.narrative
+    lines = narrative.lines
+    # line index -> list of (start column, end column, replacement), 0-based, end exclusive
+    spans: dict[int, list[tuple[int, int, str]]] = {}
+    dropped: set[int] = set()
+    for token in narrative.tokens:
+        if token.type == "lmml_embed":
+            _fence_edit(token, lines, spans, dropped)
+    for embed in narrative.embeds:
+        if not embed.is_inline:
+            _reference_edit(embed, lines, spans)
+    for index, columns in narrative.escape_columns.items():
+        spans.setdefault(index, []).extend(
+            (column, column + 1, "")
+            for column in columns
+            if lines[index][column : column + 1] == "\\"
+        )
+
+    out: list[str] = []
+    for index, line in enumerate(lines):
+        if index in dropped:
+            continue
+        edits = spans.get(index)
+        out.append(_edited(line, edits) if edits else line)
+    result = "\n".join(out)
+    if narrative.source.endswith("\n") and out:
+        result += "\n"
+    return result
+
+
+def _edited(line: str, edits: list[tuple[int, int, str]]) -> str:
+    """*line* with each ``(start, end, text)`` edit applied (the spans never overlap).
+
+    The pieces are joined once, so a line holding many references (a long table row) costs
+    time linear in its length, not one copy of the line per reference.
+    """
+    pieces: list[str] = []
+    position = 0
+    for start, end, text in sorted(edits):
+        pieces.append(line[position:start])
+        pieces.append(text)
+        position = end
+    pieces.append(line[position:])
+    return "".join(pieces)
+
+
+def _fence_edit(
+    token: Token,
+    lines: Sequence[str],
+    spans: dict[int, list[tuple[int, int, str]]],
+    dropped: set[int],
+) -> None:
+    assert token.map is not None, "fence tokens always carry a map"
+    first, stop = token.map
+    column = token.meta["column"] - 1
+    # The opening line keeps whatever precedes the @@@ (indentation, "> ", "- "); the
+    # fence's remaining lines, closing marker included, go away.
+    spans.setdefault(first, []).append((column, len(lines[first]), placeholder(token.info)))
+    dropped.update(range(first + 1, min(stop, len(lines))))
+
+
+def _reference_edit(
+    embed: Embed, lines: Sequence[str], spans: dict[int, list[tuple[int, int, str]]]
+) -> None:
+    index, start = embed.line - 1, embed.column - 1
+    marker = "@" + embed.name
+    if lines[index][start : start + len(marker)] != marker:
+        # The parser's positions always point at the marker; if they ever did not, leaving
+        # the reference readable beats corrupting the line.
+        return
+    spans.setdefault(index, []).append((start, start + len(marker), placeholder(embed.name)))
