@@ -1,0 +1,24 @@
+"""The names of LMML's file formats: the one place each is written.
+
+Every module that names a bundle's file suffix, the archive's reserved manifest entry or the
+zip signature imports it from here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+NARRATIVE_SUFFIX: Final = ".lmml"
+"""A bare narrative: LMML text, its assets beside it."""
+
+ARCHIVE_SUFFIX: Final = ".lmmlz"
+"""A zip archive holding the narrative and its assets."""
+
+BUNDLE_SUFFIXES: Final = (NARRATIVE_SUFFIX, ARCHIVE_SUFFIX)
+"""Both bundle suffixes, as :meth:`str.endswith` takes them."""
+
+MANIFEST_NAME: Final = "manifest.json"
+"""The reserved manifest entry of an archive (RFC 5)."""
+
+ZIP_SIGNATURES: Final = (b"PK\x03\x04", b"PK\x05\x06")
+"""How a zip file starts: a local file header, or the end record of an empty archive."""

@@ -1,0 +1,180 @@
+"""The package's layers: every import goes down the declared order, and no import cycles.
+
+The order is the one ``docs/architecture.md`` draws. A module's layer is its subpackage
+(``lmml_mdit.chat.content`` is in ``chat``); the top-level modules below every subpackage
+(``errors``, ``model``, ``text``, ...) are the ``foundation``; the package's ``__init__`` and
+``__main__`` are the ``surface`` that re-exports everything.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import lmml_mdit
+
+LAYERS = (
+    "foundation",
+    "syntax",
+    "narrative",
+    "bundle",
+    "chat",
+    "preview",
+    "transcript",
+    "cli",
+    "surface",
+)
+"""Bottom to top: a module may import its own layer and the layers before it."""
+
+DELEGATIONS = {
+    ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.outgoing"): "Bundle.messages, Bundle.to_request",
+    ("lmml_mdit.bundle.bundle", "lmml_mdit.preview.page"): "Bundle.render_html",
+}
+"""The upward imports allowed: thin methods that hand a bundle to the layer above, imported
+inside the method (so the lower layer loads without the upper one)."""
+
+PACKAGE = Path(lmml_mdit.__file__).parent
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str
+    target: str
+    line: int
+    nested: bool  # inside a function: runs on call, not on import
+
+
+def _modules() -> dict[str, Path]:
+    found = {"lmml_mdit": PACKAGE / "__init__.py"}
+    for info in pkgutil.walk_packages(lmml_mdit.__path__, "lmml_mdit."):
+        module = importlib.import_module(info.name)
+        assert module.__file__ is not None
+        found[info.name] = Path(module.__file__)
+    return found
+
+
+MODULES = _modules()
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    if module == "lmml_mdit" or parts[1] == "__main__":
+        return "surface"
+    if len(parts) == 2 and MODULES[module].name != "__init__.py":
+        return "foundation"
+    return parts[1]
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+    base = package.split(".")
+    base = base[: len(base) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def imports_of(module: str) -> Iterator[Import]:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    nested_lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    nested_lines.add(inner.lineno)
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            target = _absolute(module, node)
+            names = [target, *(f"{target}.{alias.name}" for alias in node.names)]
+        for name in names:
+            if name in MODULES and name != module:
+                yield Import(module, name, node.lineno, node.lineno in nested_lines)
+
+
+ALL_IMPORTS = [found for module in MODULES for found in imports_of(module)]
+
+
+def test_every_module_has_a_declared_layer() -> None:
+    assert {layer_of(module) for module in MODULES} <= set(LAYERS)
+
+
+def test_imports_only_go_down() -> None:
+    upward = [
+        f"{found.source}:{found.line} imports {found.target} "
+        f"({layer_of(found.source)} -> {layer_of(found.target)})"
+        for found in ALL_IMPORTS
+        if LAYERS.index(layer_of(found.target)) > LAYERS.index(layer_of(found.source))
+        and not (found.nested and (found.source, found.target) in DELEGATIONS)
+    ]
+    assert upward == []
+
+
+def test_every_delegation_is_still_used() -> None:
+    used = {(found.source, found.target) for found in ALL_IMPORTS if found.nested}
+    assert set(DELEGATIONS) <= used
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in sorted(edges.get(node, ())):
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle() -> None:
+    edges: dict[str, set[str]] = {module: set() for module in MODULES}
+    for found in ALL_IMPORTS:
+        if (found.source, found.target) not in DELEGATIONS:
+            edges[found.source].add(found.target)
+    assert _cycles(edges) == []
+
+
+@pytest.mark.parametrize(
+    ("edges", "expected"),
+    [
+        ({"a": {"b"}, "b": {"a"}}, [["a", "b"]]),
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]]),
+    ],
+)
+def test_the_cycle_finder_finds_cycles(
+    edges: dict[str, set[str]], expected: list[list[str]]
+) -> None:
+    assert _cycles(edges) == expected
