@@ -1,8 +1,48 @@
 """The errors lmml_mdit raises.
 
-Every error the library raises derives from :class:`LmmlError`, so one ``except LmmlError``
-catches them all. Each carries what a person needs to act: the *name* involved (a file, an
-entry, an embed), the *line* where known, and a *hint* saying what to do.
+Every error the library raises on user input derives from :class:`LmmlError`, so one
+``except LmmlError`` catches them all. Each carries what a person needs to act: the *name*
+involved (a file, an entry, an embed), the *line* where known, and a *hint* saying what to
+do. Some also derive from the builtin a caller would expect (shown in brackets), so
+``except FileNotFoundError`` or ``except TypeError`` keeps working. Arguments of the wrong
+type or value passed by code (not read from a file) raise ``TypeError``/``ValueError``, as
+Python's own functions do.
+
+The tree, in the order the classes are defined below::
+
+    LmmlError
+    ├── LmmlSyntaxError
+    ├── MissingPluginError [TypeError]
+    ├── BundleError
+    │   ├── BundleNotFoundError [FileNotFoundError]
+    │   ├── NotLmmlError
+    │   ├── InvalidZipError
+    │   ├── MissingNarrativeError
+    │   ├── UnsafeEntryError
+    │   ├── DuplicateEntryError
+    │   ├── CaseCollisionError
+    │   ├── SymlinkEntryError
+    │   ├── EncryptedEntryError
+    │   ├── LimitExceededError
+    │   ├── MissingEntryError
+    │   ├── UnresolvableReferenceError
+    │   ├── ConflictingEmbedError
+    │   ├── InvalidManifestError
+    │   ├── InvalidSettingsError
+    │   ├── NotInlinableError
+    │   ├── DefectError
+    │   └── WriteError [OSError]
+    ├── UnsupportedContentError
+    ├── EmbedBudgetError
+    ├── InvalidToolCallError
+    ├── ImportFormatError
+    └── TranscriptError
+        ├── ReadOnlyTranscriptError [TypeError]
+        ├── TranscriptTypeError [TypeError]
+        ├── TranscriptIndexError [IndexError]
+        ├── MessageNotFoundError [ValueError]
+        ├── TranscriptFormatError [ValueError]
+        └── ChatTemplateError
 """
 
 from __future__ import annotations
@@ -104,6 +144,10 @@ class LmmlSyntaxError(LmmlError):
     """The narrative cannot be read: invalid UTF-8, for example."""
 
 
+class MissingPluginError(LmmlError, TypeError):
+    """A parser handed to :func:`lmml_mdit.parse` lacks :func:`lmml_mdit.lmml_plugin`."""
+
+
 class BundleError(LmmlError):
     """A bundle cannot be opened, read or written."""
 
@@ -125,32 +169,6 @@ class BundleNotFoundError(BundleError, FileNotFoundError):
 class NotLmmlError(BundleError):
     """The file is something else (an image, a PDF, a zip without a narrative, a JSON chat
     payload); the message says what it is."""
-
-
-class DefectError(BundleError):
-    """A bundle with an error-level defect was asked to send (``messages()``,
-    ``to_request()``, ``render_turns()``): the error :meth:`Bundle.validate` reports.
-
-    :ivar issue: the :class:`~lmml_mdit.model.Issue` (its ``kind`` is also :attr:`kind`).
-    """
-
-    def __init__(self, issue: Issue, *, file: str | None = None) -> None:
-        self.issue = issue
-        super().__init__(
-            issue.message,
-            name=issue.name,
-            line=issue.line,
-            column=issue.column,
-            file=file,
-            kind=issue.kind,
-            hint="fix it, or pass strict=False to send anyway",
-            cli_hint="fix it, or add --force to send anyway",
-        )
-
-    def _message(self, cli: bool) -> str:
-        if cli and self.issue.cli_message is not None:
-            return self.issue.cli_message
-        return self.message
 
 
 class InvalidZipError(BundleError):
@@ -194,6 +212,10 @@ class UnresolvableReferenceError(BundleError):
     """An external reference in a bare ``.lmml`` has nothing to resolve against."""
 
 
+class ConflictingEmbedError(BundleError):
+    """One embed name stands for different bytes (two fences, or a fence and an entry)."""
+
+
 class InvalidManifestError(BundleError):
     """``manifest.json`` is not valid JSON or not a JSON object."""
 
@@ -206,16 +228,45 @@ class NotInlinableError(BundleError):
     """An asset cannot become an inline fence (binary, or not valid UTF-8 text)."""
 
 
+class DefectError(BundleError):
+    """A bundle with an error-level defect was asked to send (``messages()``,
+    ``to_request()``, ``render_turns()``): the error :meth:`Bundle.validate` reports.
+
+    :ivar issue: the :class:`~lmml_mdit.model.Issue` (its ``kind`` is also :attr:`kind`).
+    """
+
+    def __init__(self, issue: Issue, *, file: str | None = None) -> None:
+        self.issue = issue
+        super().__init__(
+            issue.message,
+            name=issue.name,
+            line=issue.line,
+            column=issue.column,
+            file=file,
+            kind=issue.kind,
+            hint="fix it, or pass strict=False to send anyway",
+            cli_hint="fix it, or add --force to send anyway",
+        )
+
+    def _message(self, cli: bool) -> str:
+        if cli and self.issue.cli_message is not None:
+            return self.issue.cli_message
+        return self.message
+
+
+class WriteError(BundleError, OSError):
+    """A file cannot be written: the destination is not a regular file (a folder, a device,
+    a FIFO, a socket), or its folder is missing, read-only or full. It names the
+    destination as given, never a temporary file, and is also an :class:`OSError`."""
+
+
 class UnsupportedContentError(LmmlError):
     """A provider cannot take an embed's content."""
 
 
-class TranscriptError(LmmlError):
-    """A transcript operation cannot be done."""
-
-
-class ImportFormatError(LmmlError):
-    """Chat data to import is not in the format given, or in none known."""
+class EmbedBudgetError(LmmlError):
+    """An embed does not fit the ``max_embed_bytes`` budget of its message and the caller
+    asked for omissions to raise."""
 
 
 class InvalidToolCallError(LmmlError):
@@ -223,9 +274,12 @@ class InvalidToolCallError(LmmlError):
     ``arguments``, or a ``tool`` turn does not answer a known call."""
 
 
-class EmbedBudgetError(LmmlError):
-    """An embed does not fit the ``max_embed_bytes`` budget of its message and the caller
-    asked for omissions to raise."""
+class ImportFormatError(LmmlError):
+    """Chat data to import is not in the format given, or in none known."""
+
+
+class TranscriptError(LmmlError):
+    """A transcript operation cannot be done."""
 
 
 class ReadOnlyTranscriptError(TranscriptError, TypeError):
@@ -252,17 +306,3 @@ class TranscriptFormatError(TranscriptError, ValueError):
 
 class ChatTemplateError(TranscriptError):
     """A tokenizer's chat template refused the rendered messages."""
-
-
-class MissingPluginError(LmmlError, TypeError):
-    """A parser handed to :func:`lmml_mdit.parse` lacks :func:`lmml_mdit.lmml_plugin`."""
-
-
-class ConflictingEmbedError(BundleError):
-    """One embed name stands for different bytes (two fences, or a fence and an entry)."""
-
-
-class WriteError(BundleError, OSError):
-    """A file cannot be written: the destination is not a regular file (a folder, a device,
-    a FIFO, a socket), or its folder is missing, read-only or full. It names the
-    destination as given, never a temporary file, and is also an :class:`OSError`."""

@@ -61,3 +61,54 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
         assert "no_such_name" in str(error)
     else:  # pragma: no cover
         raise AssertionError("expected AttributeError")
+
+
+def _drawn_tree() -> list[tuple[int, str, tuple[str, ...]]]:
+    """The tree in ``errors.py``'s docstring: (depth, class, builtin bases) per line."""
+    errors = importlib.import_module("lmml_mdit.errors")
+    assert errors.__doc__ is not None
+    drawing = errors.__doc__.split("::", 1)[1]
+    rows = []
+    for line in drawing.splitlines():
+        found = re.match(r"^(?P<lead>[ │├└─]*)(?P<name>\w+)(?: \[(?P<builtins>[\w, ]+)\])?$", line)
+        if found is None:
+            continue
+        depth = len(found["lead"]) // 4 - 1  # the drawing is indented one level
+        builtins = tuple(found["builtins"].split(", ")) if found["builtins"] else ()
+        rows.append((depth, found["name"], builtins))
+    return rows
+
+
+def test_the_error_tree_in_the_docstring_is_the_class_tree_in_file_order() -> None:
+    errors = importlib.import_module("lmml_mdit.errors")
+    classes = [value for value in vars(errors).values() if isinstance(value, type)]
+    drawn = _drawn_tree()
+    assert [name for _, name, _ in drawn] == [cls.__name__ for cls in classes]
+    parents: list[str] = []
+    for depth, name, builtins in drawn:
+        del parents[depth:]
+        cls = getattr(errors, name)
+        own_bases = [base.__name__ for base in cls.__bases__ if base.__module__ == errors.__name__]
+        assert own_bases == parents[-1:], name
+        assert tuple(base.__name__ for base in cls.__bases__ if base.__module__ == "builtins") == (
+            builtins if parents else ("Exception",)
+        ), name
+        parents.append(name)
+
+
+def test_the_api_table_is_the_surface() -> None:
+    """``API`` drives ``__all__``; the type checker's imports name the same names."""
+    table = {name for names in lmml_mdit.API.values() for name in names}
+    assert set(lmml_mdit.__all__) == (table - {"open"}) | {"__version__"}
+    source = Path(lmml_mdit.__file__).read_text(encoding="utf-8")
+    checked = source.split("if TYPE_CHECKING:", 1)[1].split("\nAPI", 1)[0]
+    eager = source.split("if TYPE_CHECKING:", 1)[0]
+    for module, names in lmml_mdit.API.items():
+        block = eager if module in (".errors", ".model") else checked
+        assert f"from {module} import" in block, module
+        for name in names:
+            assert re.search(rf"\b{name}\b", block), name
+            assert getattr(importlib.import_module(module, "lmml_mdit"), name) is getattr(
+                lmml_mdit, name
+            )
+    assert "open" not in lmml_mdit.__all__ and callable(lmml_mdit.open)
