@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ..syntax import DELIMITER_MODES, REFERENCE_MODES
+from .arguments import Arguments
 from .output import CliError
 
 __all__ = [
@@ -102,14 +103,14 @@ def add_syntax_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--delimiters",
         choices=DELIMITER_MODES,
-        default="strict",
+        default=Arguments.delimiters,
         help="role headings: strict (default: the heading is only the role, or "
         "'Turn N -- role' / 'NAME -- role') or loose (a role word anywhere in it)",
     )
     parser.add_argument(
         "--references",
         choices=REFERENCE_MODES,
-        default="assets",
+        default=Arguments.references,
         help="@name: assets (default: a name with an extension, or a file the bundle has) "
         "or any (every @name, as RFC 4.1 reads it)",
     )

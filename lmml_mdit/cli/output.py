@@ -35,7 +35,6 @@ __all__ = [
     "info",
     "issue_line",
     "one_line",
-    "refuse_extension",
     "save_bundle",
     "shown",
     "stdin_buffer",
@@ -243,9 +242,3 @@ def writing(dest: str) -> Iterator[None]:
     except OSError as error:
         reason = error.strerror or error_text(error)
         raise CliError(f"{dest}: cannot write: {reason}") from None
-
-
-def refuse_extension(dest: str, extension: str, reason: str) -> None:
-    """Fail when the file *dest* ends in *extension*: the command writes the other kind."""
-    if dest != STDIO and dest.lower().endswith(extension):
-        raise CliError(f"{dest}: {reason}")

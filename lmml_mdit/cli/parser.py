@@ -1,7 +1,8 @@
 """The ``lmml`` argument parser: every subcommand, its options and its help.
 
-The format and provider names the choices offer are defined once here (:data:`PROVIDERS`,
-:data:`EXPORT_PROVIDERS`, :data:`IMPORT_FORMATS`), as the chat layer names them.
+The chat format and provider names its choices offer are written in one place, here
+(:data:`PROVIDERS`, :data:`EXPORT_PROVIDERS`, :data:`IMPORT_FORMATS`), as the chat layer
+names them (a test checks they agree).
 """
 
 from __future__ import annotations
@@ -39,13 +40,13 @@ __all__ = [
 ]
 
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
-"""The providers ``lmml render`` accepts (those of the messages module)."""
+"""The providers ``lmml render`` accepts (those of :mod:`lmml_mdit.chat.outgoing`)."""
 
 EXPORT_PROVIDERS = (*PROVIDERS, "sharegpt")
-"""The targets ``lmml export`` accepts (those of the bridge)."""
+"""The targets ``lmml export`` accepts (those of :mod:`lmml_mdit.chat.export`)."""
 
 IMPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
-"""The formats ``lmml import`` reads (those of the bridge)."""
+"""The formats ``lmml import`` reads (those of :mod:`lmml_mdit.chat.detect`)."""
 
 COMMANDS: tuple[str, ...] = (
     "new",

@@ -19,7 +19,6 @@ from .output import (
     ensure_folder,
     info,
     issue_line,
-    refuse_extension,
     save_bundle,
     shown,
     stdout_text,
@@ -114,14 +113,19 @@ def destination(args: Arguments, extension: str, verb: str) -> str:
     return dest
 
 
+def _bundle_destination(args: Arguments, suffix: str, verb: str, kind: str) -> str:
+    """:func:`destination` for a command writing the bundle kind *suffix*, refusing a DEST
+    of the other kind: the file would not hold what its name says."""
+    dest = destination(args, suffix, verb)
+    other = NARRATIVE_SUFFIX if suffix == ARCHIVE_SUFFIX else ARCHIVE_SUFFIX
+    if dest != STDIO and dest.lower().endswith(other):
+        raise CliError(f"{dest}: {verb} writes {kind}; give a DEST ending in {suffix}")
+    return dest
+
+
 def cmd_pack(args: Arguments) -> int:
     """``lmml pack SRC [DEST]``: every inline fence becomes an archive entry."""
-    dest = destination(args, ARCHIVE_SUFFIX, "pack")
-    refuse_extension(
-        dest,
-        NARRATIVE_SUFFIX,
-        f"pack writes a {ARCHIVE_SUFFIX} archive; give a DEST ending in {ARCHIVE_SUFFIX}",
-    )
+    dest = _bundle_destination(args, ARCHIVE_SUFFIX, "pack", f"a {ARCHIVE_SUFFIX} archive")
     source = open_source(args.src, args)
     with source.about():
         missing = [i for i in source.bundle.validate() if i.kind == "missing_reference"]
@@ -142,12 +146,7 @@ def cmd_pack(args: Arguments) -> int:
 
 def cmd_inline(args: Arguments) -> int:
     """``lmml inline SRC [DEST]``: every referenced text asset becomes a fence."""
-    dest = destination(args, NARRATIVE_SUFFIX, "inline")
-    refuse_extension(
-        dest,
-        ARCHIVE_SUFFIX,
-        f"inline writes a bare {NARRATIVE_SUFFIX} file; give a DEST ending in {NARRATIVE_SUFFIX}",
-    )
+    dest = _bundle_destination(args, NARRATIVE_SUFFIX, "inline", f"a bare {NARRATIVE_SUFFIX} file")
     source = open_source(args.src, args)
     with source.about():
         inlined = source.bundle.inline(orphans=args.orphans)
