@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from _bundle_files import make_zip
 
-from lmml_mdit.cli import commands as cli
+from lmml_mdit import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -623,11 +623,11 @@ def test_cli_choices_match_the_modules() -> None:
     from lmml_mdit.chat.detect import FORMATS
     from lmml_mdit.chat.export import EXPORT_PROVIDERS
     from lmml_mdit.chat.outgoing import PROVIDERS
-    from lmml_mdit.cli import commands as cli
+    from lmml_mdit.cli import parser
 
-    assert tuple(cli.PROVIDERS) == tuple(PROVIDERS)
-    assert tuple(cli.EXPORT_PROVIDERS) == tuple(EXPORT_PROVIDERS)
-    assert tuple(cli.IMPORT_FORMATS) == tuple(FORMATS)
+    assert tuple(parser.PROVIDERS) == tuple(PROVIDERS)
+    assert tuple(parser.EXPORT_PROVIDERS) == tuple(EXPORT_PROVIDERS)
+    assert tuple(parser.IMPORT_FORMATS) == tuple(FORMATS)
 
 
 # -- import and export --------------------------------------------------------------------
@@ -950,7 +950,7 @@ def test_progress_only_on_a_terminal() -> None:
     finally:
         os.close(leader)
     assert result.returncode == 0
-    assert b"validating 2/2" in drawn
+    assert b"validating: 2/2" in drawn
     assert b"validating" not in result.stdout
     # The same run with stderr on a pipe draws nothing (test_validate_clean_examples).
 

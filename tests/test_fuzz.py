@@ -594,7 +594,7 @@ def _cli_folder(folder: Path) -> None:
 
 
 def _run_cli(arguments: list[str], stdin: bytes) -> tuple[int, bytes, bytes]:
-    from lmml_mdit.cli import commands as cli
+    from lmml_mdit import cli
 
     out, err = _Stream(), _Stream()
     saved = sys.stdin, sys.stdout, sys.stderr

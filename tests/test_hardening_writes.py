@@ -307,7 +307,7 @@ _PAUSED_SAVE = textwrap.dedent(
 
     packing._write_entry = slow_write_entry
     if sys.argv[1] == "cli":
-        from lmml_mdit.cli.commands import main
+        from lmml_mdit.cli import main
         sys.exit(main(["pack", sys.argv[3], sys.argv[2]]))
     Bundle.from_zip("x", "@a.txt @b.txt", {"a.txt": b"A" * 100000, "b.txt": b"B"}).save(
         sys.argv[2]
@@ -711,7 +711,7 @@ def test_control_characters_in_names_are_escaped_on_the_terminal(
 
 
 def test_one_function_escapes_names_for_the_terminal() -> None:
-    from lmml_mdit.cli.commands import shown
+    from lmml_mdit.cli import shown
 
     assert shown("plain name.txt") == "plain name.txt"
     assert shown("a\x1b[2Jb") == "a\\x1b[2Jb"

@@ -302,7 +302,7 @@ def test_a_file_object_is_read_in_bounded_chunks_and_stops_at_the_limit() -> Non
 def test_standard_input_is_read_under_the_same_limits(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lmml_mdit.cli import commands as cli
+    from lmml_mdit import cli
 
     stream = _Stream(Limits().max_narrative_bytes + 4 * STREAM_CHUNK)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(stream)))

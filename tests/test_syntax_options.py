@@ -15,10 +15,9 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 import lmml_mdit
-from lmml_mdit import lmml_plugin, parse, to_markdown
+from lmml_mdit import cli, lmml_plugin, parse, to_markdown
 from lmml_mdit.bundle.bundle import Bundle
 from lmml_mdit.chat.content import TextSegment, turn_segments
-from lmml_mdit.cli import commands as cli
 from lmml_mdit.errors import InvalidSettingsError
 from lmml_mdit.syntax import (
     EMBEDS_KEY,

@@ -186,18 +186,6 @@ def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result
         return None, f"{type(error).__name__}: {error}", ()
 
 
-class _TerminalProgress:
-    """A one-line counter on stderr, for a terminal."""
-
-    def __call__(self, done: int, total: int | None = None, detail: object = "") -> None:
-        sys.stderr.write(f"\rexporting: {done} bundles {str(detail)[-50:]:<50}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 def export_folder(
     folder: str | os.PathLike[str],
     provider: str,
@@ -216,8 +204,8 @@ def export_folder(
     :param out: the JSONL file, replaced atomically when done; ``-`` writes stdout.
     :param workers: processes to use; all cores (:func:`usable_cores`) by default, and
         never more than the cores or the bundles found (one bundle starts no pool).
-    :param progress: called as ``progress(done, None, path)`` per bundle; when None, a
-        counter is drawn on stderr if (and only if) stderr is a terminal.
+    :param progress: called as ``progress(done, None, path)`` per bundle (the caller
+        draws it; nothing is drawn without one).
     :param strict: True (default) reports a bundle with an error-level defect among the
         failures; False exports it anyway, listing each defect in
         :attr:`ExportReport.warnings`.
@@ -240,19 +228,16 @@ def export_folder(
         raise BundleError("not a folder", name=str(folder), hint="give a folder of bundles")
     cores = usable_cores()
     count = min(workers, cores) if workers and workers > 0 else cores
-    terminal = _TerminalProgress() if progress is None and sys.stderr.isatty() else None
     report = ExportReport(output=str(out))
     syntax = _Syntax(None if base_dir is None else os.fspath(base_dir), delimiters, references)
     if str(out) == "-":
-        _run(folder, provider, count, sys.stdout, report, progress or terminal, strict, syntax)
+        _run(folder, provider, count, sys.stdout, report, progress, strict, syntax)
     else:
         with atomic_write(out) as stream:
             handle = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
-            _run(folder, provider, count, handle, report, progress or terminal, strict, syntax)
+            _run(folder, provider, count, handle, report, progress, strict, syntax)
             handle.flush()
             handle.detach()  # the stream is atomic_write's to close
-    if terminal is not None:
-        terminal.close()
     return report
 
 

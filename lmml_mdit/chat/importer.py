@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ImportFormatError
 from ..jsonio import load_json
@@ -35,8 +35,14 @@ if TYPE_CHECKING:
 
 __all__ = ["Progress", "import_messages", "import_path", "read_conversation"]
 
-Progress = Callable[..., None]
-"""A progress callback, called as ``progress(done, total, detail)``; *total* may be None."""
+
+class Progress(Protocol):
+    """A progress callback: the library reports, the caller (the ``lmml`` command line)
+    draws. Called as ``progress(done, total, detail)`` after each item; *total* is None
+    when the count is not known in advance (a JSONL file is read as a stream)."""
+
+    def __call__(self, done: int, total: int | None, detail: str) -> None: ...
+
 
 _READERS: dict[str, Callable[[Any], Conversation]] = {
     "openai": openai.read,

@@ -1,0 +1,66 @@
+"""The parsed ``lmml`` command line, typed: one attribute per option of any subcommand.
+
+:func:`lmml_mdit.cli.parser.build_parser` parses into an :class:`Arguments`; a subcommand
+sets the options it has, and an option shared by only some subcommands (``--quiet``,
+``--in-place``, the syntax options) keeps the class default elsewhere, so a handler reads
+``args.quiet`` instead of probing for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Literal
+
+from ..syntax import DelimiterMode, ReferenceMode
+
+__all__ = ["Arguments", "Handler"]
+
+
+class Arguments(argparse.Namespace):
+    """What argparse found, an attribute per destination (see the parser for each help)."""
+
+    command: str
+    handler: Handler
+    # the bundle argument(s) and where output goes
+    path: str
+    paths: list[str]
+    src: str
+    dest: str | None
+    name: str
+    output: str | None
+    out: str
+    file: str
+    folder: str
+    jsonl: str
+    # render
+    provider: str
+    request: bool
+    model: str | None
+    max_embed_bytes: int | None
+    context: Literal["system", "user", "drop"] | None
+    system: Literal["separate", "user", "drop", "raise"] | None
+    attachment_lines: Literal["drop", "keep"] | None
+    on_omit: Literal["warn", "raise"] | None
+    text_embeds: Literal["text", "document"] | None
+    image_detail: Literal["auto", "low", "high"] | None
+    settings: list[tuple[str, object]] | None
+    unknown_settings: Literal["pass", "warn", "error"] | None
+    # the rest, one or a few commands each
+    strict: bool
+    allow_missing: bool
+    orphans: Literal["append", "drop", "error"]
+    format: str | None
+    workers: int | None
+    # shared by some subcommands only: the default stands for the others
+    json: bool = False
+    force: bool = False
+    quiet: bool = False
+    in_place: bool = False
+    base_dir: str | None = None
+    delimiters: DelimiterMode = "strict"
+    references: ReferenceMode = "assets"
+
+
+Handler = Callable[[Arguments], int]
+"""A subcommand: the parsed arguments in, the exit status out."""

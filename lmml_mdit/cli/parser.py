@@ -1,0 +1,394 @@
+"""The ``lmml`` argument parser: every subcommand, its options and its help.
+
+The chat format and provider names its choices offer are written in one place, here
+(:data:`PROVIDERS`, :data:`EXPORT_PROVIDERS`, :data:`IMPORT_FORMATS`), as the chat layer
+names them (a test checks they agree).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from .._version import __version__
+from .arguments import Arguments, Handler
+from .inspection import cmd_cat, cmd_info, cmd_ls, cmd_turns, cmd_validate
+from .interchange import cmd_export, cmd_import
+from .options import (
+    Parser,
+    UsageError,
+    add_base_dir,
+    add_bundle,
+    add_dest,
+    add_force,
+    add_json,
+    add_provider,
+    add_quiet,
+    add_syntax_options,
+    positive_int,
+)
+from .render import cmd_preview, cmd_render, parse_setting
+from .rewrite import cmd_inline, cmd_new, cmd_pack, cmd_to_md
+
+__all__ = [
+    "COMMANDS",
+    "EXPORT_PROVIDERS",
+    "IMPORT_FORMATS",
+    "PROVIDERS",
+    "build_parser",
+    "parse_arguments",
+]
+
+PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
+"""The providers ``lmml render`` accepts (those of :mod:`lmml_mdit.chat.outgoing`)."""
+
+EXPORT_PROVIDERS = (*PROVIDERS, "sharegpt")
+"""The targets ``lmml export`` accepts (those of :mod:`lmml_mdit.chat.export`)."""
+
+IMPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
+"""The formats ``lmml import`` reads (those of :mod:`lmml_mdit.chat.detect`)."""
+
+COMMANDS: tuple[str, ...] = (
+    "new",
+    "validate",
+    "render",
+    "turns",
+    "ls",
+    "cat",
+    "pack",
+    "inline",
+    "to-md",
+    "preview",
+    "info",
+    "import",
+    "export",
+)
+"""Every subcommand name, in help order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``lmml`` argument parser with every subcommand."""
+    parser = Parser(
+        prog="lmml",
+        description="Work with LMML bundles (.lmml narratives and .lmmlz archives).",
+        epilog=(
+            "examples:\n"
+            "  lmml validate examples/sales-review.lmmlz\n"
+            "  lmml render examples/sales-review.lmmlz --provider anthropic\n"
+            "  lmml COMMAND --help    (every command has its own help and example)"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"lmml {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def command(name: str, summary: str, example: str, handler: Handler) -> argparse.ArgumentParser:
+        command_parser = sub.add_parser(
+            name,
+            help=summary,
+            description=summary[0].upper() + summary[1:] + ".",
+            epilog=f"example:\n  {example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command_parser.set_defaults(handler=handler)
+        if handler in opens_bundles:
+            add_syntax_options(command_parser)
+        return command_parser
+
+    opens_bundles = {
+        cmd_validate,
+        cmd_render,
+        cmd_turns,
+        cmd_ls,
+        cmd_cat,
+        cmd_pack,
+        cmd_inline,
+        cmd_to_md,
+        cmd_preview,
+        cmd_info,
+        cmd_export,
+    }
+
+    p = command(
+        "new",
+        "write a starter narrative (never over an existing file)",
+        "lmml new notes/session     # creates notes/session.lmml",
+        cmd_new,
+    )
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        help="the file to create; .lmml is added unless it ends in .lmml or .lmmlz; "
+        "a .lmmlz path makes an archive; - prints the starter",
+    )
+    add_quiet(p)
+
+    p = command(
+        "validate",
+        "check bundles for authoring defects",
+        "lmml validate examples/*.lmml examples/*.lmmlz",
+        cmd_validate,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
+    add_json(p, "one JSON report on stdout")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 on warnings too (by default only an error-level defect fails)",
+    )
+    add_base_dir(p)
+
+    p = command(
+        "render",
+        "print a bundle's chat messages (or request body) as JSON",
+        "lmml render examples/sales-review.lmmlz --provider anthropic --request",
+        cmd_render,
+    )
+    add_bundle(p)
+    add_provider(p, PROVIDERS, "the API shape")
+    p.add_argument(
+        "--request",
+        action="store_true",
+        help="print the whole request body: messages plus settings as parameters",
+    )
+    p.add_argument("--model", help="the model name for --request")
+    p.add_argument(
+        "--max-embed-bytes",
+        type=positive_int,
+        metavar="N",
+        help="per-message payload budget; larger embeds are left out",
+    )
+    p.add_argument(
+        "--context",
+        choices=("system", "user", "drop"),
+        help="what the preamble (context turn) becomes (default: system)",
+    )
+    p.add_argument(
+        "--system",
+        choices=("separate", "user", "drop", "raise"),
+        help="system content anthropic and gemini keep outside the messages list: print "
+        '{"system": ..., "messages": [...]} (separate), send it as user content, drop it, or '
+        "fail (the default, unless --request)",
+    )
+    p.add_argument(
+        "--attachment-lines",
+        choices=("drop", "keep"),
+        help="a paragraph made only of references (@photo.png): leave it out, its parts "
+        "standing in its place (default), or keep it in the text before its parts",
+    )
+    p.add_argument(
+        "--on-omit",
+        choices=("warn", "raise"),
+        help="an embed over --max-embed-bytes: warn on stderr (default) or fail",
+    )
+    p.add_argument(
+        "--text-embeds",
+        choices=("text", "document"),
+        help="text assets as text parts or as the provider's document parts "
+        "(default: document for anthropic, text elsewhere)",
+    )
+    p.add_argument(
+        "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
+    )
+    p.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        action="append",
+        type=parse_setting,
+        metavar="KEY=VALUE",
+        help="with --request: a setting over the bundle's settings embed, the value read "
+        "as YAML (--set max_tokens=300); repeatable",
+    )
+    p.add_argument(
+        "--unknown-settings",
+        choices=("pass", "warn", "error"),
+        help="with --request: settings keys the provider does not name are passed as they "
+        "are (default), left out with a warning, or fail",
+    )
+    p.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="render even a bundle with an error-level defect (a missing reference, an "
+        "unclosed fence, ...), reporting each as a warning",
+    )
+    add_base_dir(p)
+
+    p = command(
+        "turns",
+        "list the turns: number, role, lines, characters, embeds",
+        "lmml turns examples/sales-review.lmml",
+        cmd_turns,
+    )
+    add_bundle(p)
+    add_json(p, "the rows as JSON")
+    add_base_dir(p)
+
+    p = command(
+        "ls",
+        "list assets with size, media type and sha256",
+        "lmml ls examples/sales-review.lmmlz",
+        cmd_ls,
+    )
+    add_bundle(p)
+    add_json(p, "the rows as JSON")
+    add_base_dir(p)
+
+    p = command(
+        "cat",
+        "write one asset's bytes to stdout",
+        "lmml cat examples/sales-review.lmmlz chart.png > chart.png",
+        cmd_cat,
+    )
+    add_bundle(p)
+    p.add_argument(
+        "name", metavar="NAME", help="the embed or entry name (the narrative's own name prints it)"
+    )
+    add_base_dir(p)
+
+    for name, extension, summary, example in (
+        (
+            "pack",
+            ".lmmlz",
+            "turn inline fences into archive entries (writes a .lmmlz)",
+            "lmml pack examples/sales-review.lmml /tmp/trip-report.lmmlz",
+        ),
+        (
+            "inline",
+            ".lmml",
+            "turn referenced text assets into fences (writes a .lmml)",
+            "lmml inline notes.lmmlz     # writes notes.lmml",
+        ),
+    ):
+        p = command(name, summary, example, cmd_pack if name == "pack" else cmd_inline)
+        add_bundle(p, "src")
+        add_dest(p, extension)
+        p.add_argument(
+            "--in-place", action="store_true", help="replace SRC itself (never done otherwise)"
+        )
+        add_force(p)
+        add_base_dir(p)
+        add_quiet(p)
+        if name == "pack":
+            p.add_argument(
+                "--allow-missing",
+                action="store_true",
+                help="pack even when a reference resolves to no file (it stays a reference)",
+            )
+        if name == "inline":
+            p.add_argument(
+                "--orphans",
+                choices=("append", "drop", "error"),
+                default="append",
+                help="archive entries the narrative never mentions: append them as fences at "
+                "the end (default), leave them out, or fail; either way they are named",
+            )
+
+    p = command(
+        "to-md",
+        "export plain Markdown, embeds replaced by [Image: x] placeholders",
+        "lmml to-md examples/sales-review.lmmlz -",
+        cmd_to_md,
+    )
+    add_bundle(p, "src")
+    add_dest(p, ".md")
+    add_force(p)
+    add_base_dir(p)
+    add_quiet(p)
+
+    p = command(
+        "preview",
+        "write a self-contained HTML preview",
+        "lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
+        cmd_preview,
+    )
+    add_bundle(p)
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.html",
+        help="where to write (default: PATH with .html; - for stdout)",
+    )
+    add_base_dir(p)
+    add_quiet(p)
+
+    p = command(
+        "info",
+        "summarise a bundle: kind, turns, embeds, entries, manifest, settings",
+        "lmml info examples/sales-review.lmmlz",
+        cmd_info,
+    )
+    add_bundle(p)
+    add_json(p, "the summary as JSON")
+    add_base_dir(p)
+
+    p = command(
+        "import",
+        "import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
+        "lmml import chat.json -o chat.lmmlz",
+        cmd_import,
+    )
+    p.add_argument(
+        "file", metavar="FILE", help="a .json conversation or a .jsonl dataset (- for stdin)"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        dest="out",
+        required=True,
+        metavar="OUT",
+        help="the bundle to write (.lmmlz, or .lmml when it has no binary asset); a folder "
+        "for JSONL input, one bundle per line",
+    )
+    p.add_argument(
+        "--format",
+        choices=IMPORT_FORMATS,
+        help="the input format (detected when omitted)",
+    )
+    add_quiet(p)
+
+    p = command(
+        "export",
+        "export a folder of bundles as one JSONL dataset",
+        "lmml export runs/ --provider openai --jsonl dataset.jsonl",
+        cmd_export,
+    )
+    p.add_argument("folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles")
+    add_provider(p, EXPORT_PROVIDERS, "the record shape: a provider's request body, or sharegpt")
+    p.add_argument(
+        "--jsonl", required=True, metavar="OUT", help="the JSONL file to write (- for stdout)"
+    )
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="worker processes (default: one per core; never more than the cores or the bundles)",
+    )
+    p.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="export bundles with an error-level defect too, reporting each defect as a "
+        "warning (by default each such bundle is a failure)",
+    )
+    add_base_dir(p)
+    add_quiet(p)
+
+    return parser
+
+
+def parse_arguments(arguments: Sequence[str]) -> Arguments:
+    """*arguments* (those after the program name) parsed into an :class:`Arguments`.
+
+    :raises UsageError: for a bad command line, unrecognised arguments included.
+    """
+    parsed = Arguments()  # filled in place
+    _, extra = build_parser().parse_known_args(arguments, parsed)
+    if extra:
+        raise UsageError(
+            f"{parsed.command}: unrecognized arguments: {' '.join(extra)} "
+            f"(see 'lmml {parsed.command} --help')"
+        )
+    return parsed

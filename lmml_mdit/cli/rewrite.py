@@ -1,0 +1,166 @@
+"""The commands that write a bundle in another form: ``new`` (a starter narrative),
+``pack`` (inline fences to archive entries), ``inline`` (text entries to fences) and
+``to-md`` (plain Markdown). Each writes SRC's sibling by default, never SRC itself
+unless ``--in-place``."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..atomic import atomic_write_bytes
+from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
+from ..syntax import role_word
+from .arguments import Arguments
+from .output import (
+    STDIO,
+    CliError,
+    deliver,
+    ensure_folder,
+    info,
+    issue_line,
+    save_bundle,
+    shown,
+    stdout_text,
+    writing,
+)
+from .sources import bundle_stem, open_source, same_file
+
+__all__ = ["cmd_inline", "cmd_new", "cmd_pack", "cmd_to_md", "destination"]
+
+
+def _starter(name: str) -> str:
+    # A title naming a role would itself be a role delimiter, so such names get a plain
+    # paragraph instead of a heading.
+    title = f"# {name}" if role_word(name) is None else f"**{name}**"
+    return (
+        f"{title}\n"
+        "\n"
+        "Context for the whole conversation goes here. Refer to an asset with `@name.ext`\n"
+        f"(in a {ARCHIVE_SUFFIX} it is an archive entry), or embed a text asset directly:\n"
+        "\n"
+        "@@@settings.yaml\n"
+        "temperature: 0.2\n"
+        "@@@\n"
+        "\n"
+        "## Turn 1 -- user\n"
+        "\n"
+        "Ask your question here.\n"
+        "\n"
+        "## Turn 2 -- assistant\n"
+        "\n"
+        "The answer goes here.\n"
+    )
+
+
+def cmd_new(args: Arguments) -> int:
+    """``lmml new PATH``: write a starter narrative, never over an existing file."""
+    path = args.path
+    if path == STDIO:
+        stdout_text(_starter("session"))
+        return 0
+    if not os.path.basename(path):
+        raise CliError(f"{path}: is a folder; give the new file's name (lmml new notes/session)")
+    if not path.lower().endswith(BUNDLE_SUFFIXES):
+        # As the reference's mix task: notes -> notes.lmml, x.txt -> x.txt.lmml.
+        path += NARRATIVE_SUFFIX
+    if os.path.lexists(path):
+        raise CliError(f"{path}: refusing to overwrite an existing file")
+    name = os.path.splitext(os.path.basename(path))[0]
+    text = _starter(name)
+    ensure_folder(path)
+    try:
+        with writing(path):
+            if path.lower().endswith(ARCHIVE_SUFFIX):
+                from ..bundle.bundle import Bundle
+
+                save_bundle(Bundle.from_zip(name, text, {}), path, exclusive=True)
+            else:
+                atomic_write_bytes(path, text.encode("utf-8"), exclusive=True)
+    except FileExistsError:
+        raise CliError(f"{path}: refusing to overwrite an existing file") from None
+    info(args, f"Created {path}")
+    return 0
+
+
+def destination(args: Arguments, extension: str, verb: str) -> str:
+    """Where ``pack``/``inline``/``to-md`` write: DEST, else SRC with *extension*.
+
+    Never the source itself unless ``--in-place``; and a default DEST (one the user did not
+    type) that already exists is kept unless ``--force``, since it may be someone's work.
+    """
+    src = args.src
+    dest = args.dest
+    if args.in_place:
+        if dest is not None:
+            raise CliError("give either DEST or --in-place, not both")
+        if src == STDIO:
+            raise CliError("--in-place needs a file, not standard input")
+        return src
+    defaulted = dest is None
+    if dest is None:
+        dest = STDIO if src == STDIO else bundle_stem(src) + extension
+    if dest == STDIO or not os.path.lexists(dest):
+        return dest
+    if src != STDIO and same_file(src, dest):
+        raise CliError(
+            f"{dest}: refusing to {verb} over the source (give another DEST, or --in-place)"
+        )
+    if defaulted and not args.force:
+        raise CliError(
+            f"{dest}: refusing to overwrite an existing file (give DEST explicitly, or --force)"
+        )
+    return dest
+
+
+def _bundle_destination(args: Arguments, suffix: str, verb: str, kind: str) -> str:
+    """:func:`destination` for a command writing the bundle kind *suffix*, refusing a DEST
+    of the other kind: the file would not hold what its name says."""
+    dest = destination(args, suffix, verb)
+    other = NARRATIVE_SUFFIX if suffix == ARCHIVE_SUFFIX else ARCHIVE_SUFFIX
+    if dest != STDIO and dest.lower().endswith(other):
+        raise CliError(f"{dest}: {verb} writes {kind}; give a DEST ending in {suffix}")
+    return dest
+
+
+def cmd_pack(args: Arguments) -> int:
+    """``lmml pack SRC [DEST]``: every inline fence becomes an archive entry."""
+    dest = _bundle_destination(args, ARCHIVE_SUFFIX, "pack", f"a {ARCHIVE_SUFFIX} archive")
+    source = open_source(args.src, args)
+    with source.about():
+        missing = [i for i in source.bundle.validate() if i.kind == "missing_reference"]
+    if missing and not args.allow_missing:
+        for issue in missing:
+            print(f"lmml: error: {issue_line(source.label, issue)}", file=sys.stderr)
+        print(
+            f"lmml: error: {shown(source.label)}: not packed: {len(missing)} reference(s) do not "
+            "resolve (add the files, give --base-dir DIR, or --allow-missing to pack anyway)",
+            file=sys.stderr,
+        )
+        return 1
+    with source.about():
+        packed = source.bundle.pack()
+        deliver(args, dest, packed, f"Packed {source.label} -> {dest}")
+    return 0
+
+
+def cmd_inline(args: Arguments) -> int:
+    """``lmml inline SRC [DEST]``: every referenced text asset becomes a fence."""
+    dest = _bundle_destination(args, NARRATIVE_SUFFIX, "inline", f"a bare {NARRATIVE_SUFFIX} file")
+    source = open_source(args.src, args)
+    with source.about():
+        inlined = source.bundle.inline(orphans=args.orphans)
+        deliver(args, dest, inlined, f"Inlined {source.label} -> {dest}")
+    return 0
+
+
+def cmd_to_md(args: Arguments) -> int:
+    """``lmml to-md SRC [DEST]``: plain Markdown with placeholders for embeds."""
+    from ..preview.markdown import to_markdown
+
+    dest = destination(args, ".md", "export")
+    source = open_source(args.src, args)
+    with source.about():
+        markdown = to_markdown(source.bundle).encode("utf-8")
+    deliver(args, dest, markdown, f"Exported {source.label} -> {dest}")
+    return 0
