@@ -32,6 +32,7 @@ from .._version import __version__
 from ..atomic import Terminated, atomic_write_bytes, terminate_cleanly
 from ..bundle.archive import unsafe_reason
 from ..errors import LmmlError, WriteError, location
+from ..media import media_type_for
 from ..syntax import DELIMITER_MODES, REFERENCE_MODES, DelimiterMode, ReferenceMode, role_word
 
 if TYPE_CHECKING:
@@ -403,18 +404,6 @@ def _require(module: str, command: str) -> None:
         raise CliError(f"'lmml {command}' needs lmml_mdit.{module}, which this build lacks")
 
 
-# -- media types --------------------------------------------------------------------------
-
-
-def media_type(name: str, data: bytes) -> str:
-    """The media type of an asset, as the messages module sees it: the bytes' own type
-    when they announce one, else the extension's
-    (see :func:`lmml_mdit.chat.handlers.media_type_for`)."""
-    from ..chat.handlers import media_type_for
-
-    return media_type_for(name, data)
-
-
 # -- commands -----------------------------------------------------------------------------
 
 
@@ -701,7 +690,7 @@ def _asset_row(kind: str, name: str, data: bytes) -> dict[str, Any]:
         "kind": kind,
         "name": name,
         "size": len(data),
-        "media_type": media_type(name, data),
+        "media_type": media_type_for(name, data),
         "sha256": hashlib.sha256(data).hexdigest(),
     }
 
