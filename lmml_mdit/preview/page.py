@@ -64,6 +64,7 @@ from ..media import (
 from ..model import Turn
 from ..narrative.images import image_asset_name, unsent_image_message, url_scheme
 from ..narrative.narrative import FRONT_MATTER_TOKEN, Narrative, numbered_turns
+from ..syntax.write import reference
 from ..text import is_unicode
 from .style import PREVIEW_CSS
 
@@ -382,7 +383,7 @@ def _chip(
 ) -> str:
     extra = f" {classes}" if classes else ""
     title_attr = f' title="{_attr(title)}"' if title else ""
-    shown = f"@{name}" if at else name
+    shown = reference(name) if at else name
     label_html = f'<span class="{label_class}">{html.escape(label)}</span>' if label else ""
     meta_html = f'<span class="lmml-chip-meta">{html.escape(meta)}</span>' if meta else ""
     return (
@@ -452,7 +453,7 @@ def _render_reference(
     if asset.too_large:
         return _chip(name, meta, classes="lmml-ref lmml-too-large", title="too large to preview")
     if is_image_type(asset.media_type) and asset.data is not None:
-        return _place_image(page, asset, caption=f"@{name}")
+        return _place_image(page, asset, caption=reference(name))
     text = _as_text(asset.data) if asset.data is not None else None
     if text is not None and is_text_type(asset.media_type):
         if asset.expansion_id is None:
