@@ -7,19 +7,15 @@ the same rule the segmenter uses when it cuts a turn's text out of the narrative
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 __all__ = [
     "as_turn_text",
-    "backtick_fence",
     "blank_edges",
     "is_unicode",
     "normalize_newlines",
     "trim_blank_lines",
 ]
-
-_BACKTICK_RUN = re.compile(r"`{3,}")
 
 
 def is_unicode(text: str) -> bool:
@@ -75,16 +71,6 @@ def trim_blank_lines(text: str) -> str:
     lines = text.split("\n")
     first, last = blank_edges(lines)
     return "\n".join(lines[first:last])
-
-
-def backtick_fence(text: str) -> str:
-    """The backtick run for a code fence around *text*: at least three, and longer than
-    any run inside, so no line of *text* can close the fence.
-
-    :param text: the text the fence will hold.
-    """
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def as_turn_text(text: str) -> str:

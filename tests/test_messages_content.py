@@ -19,13 +19,12 @@ from lmml_mdit.chat.content import (
 from lmml_mdit.chat.handlers import (
     Asset,
     TextPart,
-    media_type_for,
     register_handler,
-    sniff,
     unregister_handler,
 )
 from lmml_mdit.chat.outgoing import PROVIDERS, messages, render_payload, render_turns, to_request
 from lmml_mdit.errors import DefectError, EmbedBudgetError, LmmlError, UnsupportedContentError
+from lmml_mdit.media import media_type_for, sniff
 
 
 def _texts(message: dict[str, Any]) -> list[str]:

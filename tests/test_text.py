@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 from lmml_mdit.narrative.narrative import parse
 from lmml_mdit.text import (
     as_turn_text,
-    backtick_fence,
     blank_edges,
     normalize_newlines,
     trim_blank_lines,
@@ -73,27 +72,6 @@ def test_trim_blank_lines_is_idempotent_and_keeps_the_middle(text: str) -> None:
     assert trim_blank_lines(trimmed) == trimmed
     assert trimmed.strip() == text.strip()
     assert trimmed in text
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("", "```"),
-        ("a `b` c ``d``", "```"),
-        ("```py\nx\n```", "````"),
-        ("`````", "``````"),
-        ("```` and ```", "`````"),
-    ],
-)
-def test_backtick_fence(text: str, expected: str) -> None:
-    assert backtick_fence(text) == expected
-
-
-@given(st.text(alphabet="`a\n"))
-def test_backtick_fence_outruns_every_run(text: str) -> None:
-    fence = backtick_fence(text)
-    assert len(fence) >= 3 and set(fence) == {"`"}
-    assert fence not in text
 
 
 def test_as_turn_text_is_what_a_turn_reads_back() -> None:

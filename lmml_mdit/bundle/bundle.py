@@ -20,7 +20,6 @@ import warnings
 from collections.abc import Callable, Container, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Literal, TypeVar
 
-from ..chat.handlers import sniff
 from ..errors import (
     BundleError,
     BundleNotFoundError,
@@ -36,6 +35,7 @@ from ..errors import (
     UnsafeEntryError,
 )
 from ..jsonio import parse_json
+from ..media import SVG_TYPE, sniff
 from ..model import Embed, Issue
 from ..narrative.images import unsent_image_issues
 from ..narrative.narrative import Narrative, parse
@@ -1022,7 +1022,7 @@ def _not_lmml(data: bytes, display: str, *, path: str | None = None) -> NotLmmlE
     PDF, audio, or a JSON chat payload (the bridge's format guess); None for anything that
     may be a narrative, other JSON included."""
     kind = sniff(data)
-    if kind is not None and kind != "image/svg+xml":
+    if kind is not None and kind != SVG_TYPE:
         major, _, subtype = kind.partition("/")
         label = subtype.removeprefix("vnd.microsoft.").removeprefix("x-").upper()
         what = {"image": "image", "audio": "audio file"}.get(major, "document")

@@ -37,8 +37,11 @@ from ..errors import (
     NotInlinableError,
     UnsafeEntryError,
 )
+from ..media import is_compressed
 from ..model import Embed
 from ..narrative.narrative import Narrative, parse
+from ..syntax.fence import MARKER
+from ..syntax.write import check_fenceable, embed_fence, reference
 from .archive import Limits, check_entry_names, unsafe_reason
 from .bundle import (
     Bundle,
@@ -61,15 +64,6 @@ __all__ = [
     "save_bundle",
 ]
 
-MARKER = "@@@"
-# Extensions whose data is already compressed: stored as-is, deflating them wastes time.
-_STORED_EXTENSIONS = frozenset(
-    {
-        *(".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".gz", ".bz2", ".xz", ".zst"),
-        *(".7z", ".mp3", ".mp4", ".m4a", ".ogg", ".webm", ".pdf", ".docx", ".xlsx", ".pptx"),
-        ".lmmlz",
-    }
-)
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
@@ -187,8 +181,9 @@ def fence_text(name: str, data: bytes) -> str:
     Content without a final newline can only be kept byte for byte by closing on its last
     line (``last line@@@``), which :mod:`lmml_mdit.syntax.fence` reads back exactly.
 
-    :raises NotInlinableError: when *data* is binary, not UTF-8, holds carriage returns, or
-        has a line that is or ends with ``@@@``.
+    :raises NotInlinableError: when *data* is binary, not UTF-8, holds carriage returns,
+        has a line that is or ends with ``@@@``, or ends in a blank line without a newline
+        (:func:`lmml_mdit.syntax.write.check_fenceable`).
     """
     hint = "keep it as an archive entry (pack the bundle) instead of inlining it"
     try:
@@ -197,25 +192,10 @@ def fence_text(name: str, data: bytes) -> str:
         raise NotInlinableError(
             "the asset is binary (not valid UTF-8 text)", name=name, hint=hint
         ) from None
-    if "\x00" in content:
-        raise NotInlinableError("the asset is binary (it holds NUL bytes)", name=name, hint=hint)
-    if "\r" in content:
-        raise NotInlinableError(
-            "the asset holds carriage returns, which a narrative normalizes away",
-            name=name,
-            hint=hint + ", or convert it to LF line endings",
-        )
+    check_fenceable(name, content, hint=hint)
     if content.startswith("\ufeff"):
         raise NotInlinableError("the asset starts with a byte-order mark", name=name, hint=hint)
-    for index, line in enumerate(content.split("\n")):
-        if line.rstrip().endswith(MARKER):
-            raise NotInlinableError(
-                f"line {index + 1} of the asset is or ends with {MARKER}, which would close "
-                "the fence early",
-                name=name,
-                hint=hint,
-            )
-    return f"{MARKER}{name}\n{content}{MARKER}"
+    return embed_fence(name, content)
 
 
 def _embed_tokens(narrative: Narrative) -> list[Any]:
@@ -233,7 +213,7 @@ def _fences_to_references(lines: list[str], tokens: list[Any]) -> list[str]:
         start, end = token.map
         out.extend(lines[position:start])
         prefix = lines[start][: token.meta["column"] - 1]
-        out.append(f"{prefix}@{token.meta['name']}")
+        out.append(prefix + reference(token.meta["name"]))
         position = max(position, end)
     out.extend(lines[position:])
     return out
@@ -398,7 +378,7 @@ class _Layout:
         if embed.column > 4 or index not in self.paragraph_lines:
             return False  # cheap tests first: a long line holds many references
         line = self.lines[index]
-        return not line[: embed.column - 1].strip() and line.strip() == f"@{embed.name}"
+        return not line[: embed.column - 1].strip() and line.strip() == reference(embed.name)
 
     def placement(self, name: str, narrative: Narrative) -> tuple[int, str | None]:
         """Where the fence for *name* goes: the 0-based line, and when the fence replaces
@@ -678,8 +658,7 @@ def _write_zip(
 def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
     info.external_attr = 0o644 << 16
-    extension = os.path.splitext(name)[1].lower()
-    stored = extension in _STORED_EXTENSIONS or _deflates_past_the_ratio_limit(data)
+    stored = is_compressed(name) or _deflates_past_the_ratio_limit(data)
     info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
     archive.writestr(info, data)
 

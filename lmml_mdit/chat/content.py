@@ -47,6 +47,7 @@ from ..errors import (
     UnsupportedContentError,
     location,
 )
+from ..media import media_type_for
 from ..model import Embed, Turn
 from ..narrative.narrative import numbered_turns, turn_label
 from ..narrative.toolcalls import (
@@ -55,8 +56,9 @@ from ..narrative.toolcalls import (
     parse_tool_call,
     tool_result_reference,
 )
+from ..syntax.write import reference
 from ..text import blank_edges
-from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts, media_type_for
+from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -623,7 +625,7 @@ def _build_conversation(bundle: Any, options: Options, target: str | None) -> Co
             except BundleError:
                 if options.strict:
                     raise
-                placed = [TextPart(f"@{embed.name}")]  # reported by check_sendable
+                placed = [TextPart(reference(embed.name))]  # reported by check_sendable
             items.extend(placed)
         if items or call is not None:
             conversation.messages.append(Message(role, items, turn, call))
@@ -652,7 +654,7 @@ def _embed_items(
             _omit(conversation, embed, size, used, options, bundle)
             if segment.replaces_text:
                 # Its lines left the text for its part: say what was there.
-                return [TextPart(f"@{embed.name}")], used
+                return [TextPart(reference(embed.name))], used
             return [], used
         used += size
     return list(_parts(_resolve_asset(bundle, state, embed), options, target)), used

@@ -31,6 +31,7 @@ from ..errors import ImportFormatError
 from ..model import Embed
 from ..narrative.narrative import default_parser
 from ..syntax import DELIMITERS_KEY, EMBEDS_KEY, KNOWN_NAMES_KEY
+from ..syntax.write import escape_at
 from ..text import as_turn_text
 
 __all__ = ["escape_text", "normalize_text"]
@@ -48,9 +49,9 @@ normalize_text = as_turn_text
 """The text as a turn reads it back (:func:`lmml_mdit.text.as_turn_text`)."""
 
 
-def _insert(lines: list[str], line: int, column: int, text: str) -> None:
-    """Insert *text* before the 1-based *column* of 0-based *line*."""
-    lines[line] = lines[line][: column - 1] + text + lines[line][column - 1 :]
+def _escape(lines: list[str], line: int, column: int) -> None:
+    """Put the LMML escape before the 1-based *column* of 0-based *line*."""
+    lines[line] = escape_at(lines[line], column)
 
 
 def _escape_delimiter(lines: list[str], token: Token) -> None:
@@ -58,10 +59,10 @@ def _escape_delimiter(lines: list[str], token: Token) -> None:
     first, last = token.map[0], token.map[1] - 1
     if token.type == "lmml_role" or token.markup.startswith("#"):
         source = lines[first]
-        _insert(lines, first, len(source) - len(source.lstrip()) + 1, "\\")
+        _escape(lines, first, len(source) - len(source.lstrip()) + 1)
     else:  # setext: the underline is the last line of the heading
         source = lines[last]
-        _insert(lines, last, len(source) - len(source.lstrip()) + 1, "\\")
+        _escape(lines, last, len(source) - len(source.lstrip()) + 1)
 
 
 def _closer(tokens: list[Token], sentinel_line: int) -> str:
@@ -118,7 +119,7 @@ def escape_parsed(text: str, known_names: Container[str] | None = None) -> str:
         # Right to left within a line, so earlier columns stay valid.
         for embed in sorted(embeds, key=lambda e: (e.line, e.column), reverse=True):
             if embed.line - 1 < len(lines):
-                _insert(lines, embed.line - 1, embed.column, "\\")
+                _escape(lines, embed.line - 1, embed.column)
                 changed = True
         for token in delimiters:
             if token.map is not None and token.map[0] < len(lines):

@@ -13,7 +13,7 @@ Which handler runs, first match wins:
 
 The media type follows the bytes: a ``.png`` entry holding JPEG data is ``image/jpeg``; a
 ``.png`` holding UTF-8 text is ``text/plain``. The extension decides only when the bytes say
-nothing (text files).
+nothing (text files). :mod:`lmml_mdit.media` holds that policy.
 
 Every asset is base64-encoded at most once per bundle: :class:`Base64Cache` keeps the
 encoding of each name and counts how many encodings it really did.
@@ -22,13 +22,20 @@ encoding of each name and counts how many encodings it really did.
 from __future__ import annotations
 
 import base64
-import posixpath
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import UnsupportedContentError
+from ..media import (
+    AUDIO_FORMATS,
+    DOCUMENT_TYPES,
+    IMAGE_TYPES,
+    REFUSED_IMAGE_TYPES,
+    extension,
+    extension_type,
+    is_text_type,
+)
 from ..model import Embed
 
 __all__ = [
@@ -42,11 +49,8 @@ __all__ = [
     "TextFilePart",
     "TextPart",
     "build_parts",
-    "is_text_type",
-    "media_type_for",
     "register_handler",
     "registered_handlers",
-    "sniff",
     "unregister_handler",
 ]
 
@@ -77,7 +81,8 @@ class Asset:
 
     :ivar name: the embed name, e.g. ``charts/q3.png``.
     :ivar data: its bytes (an inline fence's UTF-8 text, or the archive entry).
-    :ivar media_type: the media type the bytes show (see :func:`media_type_for`).
+    :ivar media_type: the media type the bytes show (see
+        :func:`lmml_mdit.media.media_type_for`).
     :ivar embed: the first occurrence of the embed (for its line and column).
     """
 
@@ -90,7 +95,7 @@ class Asset:
     @property
     def extension(self) -> str:
         """The lower-case extension with its dot (``".png"``), or ``""``."""
-        return posixpath.splitext(self.name)[1].lower()
+        return extension(self.name)
 
     @property
     def base64(self) -> str:
@@ -172,160 +177,6 @@ Part = TextPart | ImagePart | DocumentPart | TextFilePart | AudioPart
 Handler = Callable[[Asset], Part | Sequence[Part]]
 """A handler: an :class:`Asset` in, one part or a sequence of parts out."""
 
-# --- media types -------------------------------------------------------------------------
-
-_EXTENSION_TYPES: dict[str, str] = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-    ".svg": "image/svg+xml",
-    ".bmp": "image/bmp",
-    ".tif": "image/tiff",
-    ".tiff": "image/tiff",
-    ".ico": "image/vnd.microsoft.icon",
-    ".pdf": "application/pdf",
-    ".wav": "audio/wav",
-    ".mp3": "audio/mpeg",
-    ".csv": "text/csv",
-    ".tsv": "text/tab-separated-values",
-    ".json": "application/json",
-    ".jsonl": "application/jsonl",
-    ".yaml": "application/yaml",
-    ".yml": "application/yaml",
-    ".toml": "application/toml",
-    ".xml": "application/xml",
-    ".md": "text/markdown",
-    ".markdown": "text/markdown",
-    ".txt": "text/plain",
-    ".log": "text/plain",
-    ".diff": "text/x-diff",
-    ".patch": "text/x-diff",
-    ".html": "text/html",
-    ".htm": "text/html",
-    ".css": "text/css",
-    ".py": "text/x-python",
-    ".js": "text/javascript",
-    ".ts": "text/x-typescript",
-    ".rs": "text/x-rust",
-    ".go": "text/x-go",
-    ".java": "text/x-java",
-    ".c": "text/x-c",
-    ".h": "text/x-c",
-    ".cpp": "text/x-c++",
-    ".rb": "text/x-ruby",
-    ".sh": "text/x-shellscript",
-    ".sql": "text/x-sql",
-    ".ini": "text/plain",
-    ".cfg": "text/plain",
-}
-
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-REFUSED_IMAGE_TYPES = frozenset(
-    {"image/svg+xml", "image/bmp", "image/tiff", "image/vnd.microsoft.icon"}
-)
-AUDIO_FORMATS: dict[str, Literal["wav", "mp3"]] = {"audio/wav": "wav", "audio/mpeg": "mp3"}
-_TEXT_APPLICATION_TYPES = frozenset(
-    {
-        "application/json",
-        "application/jsonl",
-        "application/yaml",
-        "application/x-yaml",
-        "application/toml",
-        "application/xml",
-        "application/javascript",
-        "application/x-sh",
-        "application/sql",
-    }
-)
-_SVG_START = re.compile(
-    rb"\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*(<!doctype[^>]*>\s*)?<svg[\s/>]", re.I | re.S
-)
-"""An SVG document's opening: optional XML declaration, comments and doctype, then ``<svg``."""
-
-
-_BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
-
-
-def _is_bmp(head: bytes) -> bool:
-    """A BMP file header: ``BM``, reserved zero bytes and a known DIB header size (so a text
-    that merely starts with "BM" is not taken for an image)."""
-    return (
-        len(head) >= 18
-        and head.startswith(b"BM")
-        and head[6:10] == b"\x00\x00\x00\x00"
-        and int.from_bytes(head[14:18], "little") in _BMP_HEADER_SIZES
-    )
-
-
-def sniff(data: bytes) -> str | None:
-    """The media type the first bytes of *data* announce, or None when they say nothing.
-
-    Recognises PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, SVG, PDF, WAV and MP3.
-    """
-    head = data[:32]
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
-        return "image/webp"
-    if head.startswith(b"RIFF") and head[8:12] == b"WAVE":
-        return "audio/wav"
-    if head.startswith(b"%PDF-"):
-        return "application/pdf"
-    if head.startswith(b"ID3") or (
-        len(head) > 1 and head[0] == 0xFF and head[1] in (0xFB, 0xF3, 0xF2)
-    ):
-        return "audio/mpeg"
-    if _is_bmp(head):
-        return "image/bmp"
-    if head.startswith((b"II*\x00", b"MM\x00*")):
-        return "image/tiff"
-    if head.startswith(b"\x00\x00\x01\x00"):
-        return "image/vnd.microsoft.icon"
-    if _SVG_START.match(data[:4096].removeprefix(b"\xef\xbb\xbf")):
-        return "image/svg+xml"
-    return None
-
-
-def _is_text(data: bytes) -> bool:
-    if b"\x00" in data[:8192]:
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def media_type_for(name: str, data: bytes) -> str:
-    """The media type of an asset: the bytes' own when they announce one, else the
-    extension's for text, else ``text/plain`` for UTF-8 text, else
-    ``application/octet-stream``.
-
-    A binary extension whose bytes do not match (a ``.png`` holding text) follows the bytes.
-    """
-    sniffed = sniff(data)
-    if sniffed is not None:
-        return sniffed
-    by_extension = _EXTENSION_TYPES.get(posixpath.splitext(name)[1].lower())
-    if _is_text(data):
-        if by_extension is not None and is_text_type(by_extension):
-            return by_extension
-        return "text/plain"
-    return "application/octet-stream"
-
-
-def is_text_type(media_type: str) -> bool:
-    """Whether *media_type* names text: any ``text/*`` type, or a textual ``application/*``
-    one (JSON, JSON Lines, YAML, TOML, XML, JavaScript, shell, SQL)."""
-    return media_type.startswith("text/") or media_type in _TEXT_APPLICATION_TYPES
-
-
 # --- registry ----------------------------------------------------------------------------
 
 _REGISTRY: dict[str, Handler] = {}
@@ -406,14 +257,14 @@ def _builtin(asset: Asset) -> Part:
             f"{media_type} images are not accepted by the chat providers",
             hint="convert it to PNG or JPEG, or register a handler for it",
         )
-    if media_type == "application/pdf":
+    if media_type in DOCUMENT_TYPES:
         return DocumentPart(asset, media_type)
     audio_format = AUDIO_FORMATS.get(media_type)
     if audio_format is not None:
         return AudioPart(asset, audio_format)
     if is_text_type(media_type):
         return TextFilePart(asset, media_type, asset.text())
-    by_extension = _EXTENSION_TYPES.get(asset.extension)
+    by_extension = extension_type(asset.name)
     if by_extension is not None and is_text_type(by_extension):
         # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
         raise asset.unsupported(

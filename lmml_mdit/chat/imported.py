@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import mimetypes
 import re
 import urllib.parse
 from collections.abc import Iterable, Iterator
@@ -32,7 +31,6 @@ __all__ = [
     "decode_data_uri",
     "expect",
     "expect_items",
-    "extension_for",
     "reject_unknown_keys",
     "split_body",
     "turns_of_message",
@@ -108,47 +106,6 @@ class Conversation:
     turns: list[ChatTurn] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
-
-
-_EXTENSIONS = {
-    "image/png": ".png",
-    "image/jpeg": ".jpg",
-    "image/jpg": ".jpg",
-    "image/gif": ".gif",
-    "image/webp": ".webp",
-    "image/heic": ".heic",
-    "image/heif": ".heif",
-    "image/svg+xml": ".svg",
-    "image/bmp": ".bmp",
-    "image/tiff": ".tiff",
-    "application/pdf": ".pdf",
-    "audio/wav": ".wav",
-    "audio/x-wav": ".wav",
-    "audio/wave": ".wav",
-    "audio/vnd.wave": ".wav",
-    "audio/mpeg": ".mp3",
-    "audio/mp3": ".mp3",
-    "audio/aac": ".aac",
-    "audio/ogg": ".ogg",
-    "audio/flac": ".flac",
-    "audio/aiff": ".aiff",
-    "video/mp4": ".mp4",
-    "text/plain": ".txt",
-    "text/csv": ".csv",
-    "text/markdown": ".md",
-    "text/html": ".html",
-    "application/json": ".json",
-}
-
-
-def extension_for(media_type: str) -> str:
-    """The file extension (with its dot) for *media_type*; ``.bin`` when none is known."""
-    media_type = media_type.split(";", 1)[0].strip().lower()
-    known = _EXTENSIONS.get(media_type)
-    if known is not None:
-        return known
-    guessed = mimetypes.guess_extension(media_type, strict=False)
-    return guessed if guessed else ".bin"
 
 
 def decode_base64(text: str, *, where: str) -> bytes:

@@ -42,9 +42,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import ImportFormatError
+from ..media import extension_for
 from ..narrative.toolcalls import tool_call_fence
+from ..syntax.write import reference
 from .escape import escape_text
-from .imported import Asset, Call, ChatTurn, Conversation, Text, extension_for
+from .imported import Asset, Call, ChatTurn, Conversation, Text
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
@@ -88,7 +90,7 @@ def _turn_blocks(
                 "turn made",
                 hint="include the assistant message with that tool call",
             )
-        blocks.append("@" + fence[0])
+        blocks.append(reference(fence[0]))
     for part in turn.parts:
         if isinstance(part, Text):
             text = escape_text(part.text, names)
@@ -97,7 +99,7 @@ def _turn_blocks(
         elif isinstance(part, Asset):
             name = asset_names[id(part)]
             entries[name] = part.data
-            blocks.append("@" + name)
+            blocks.append(reference(name))
         elif isinstance(part, Call):
             embed_name, fence_text = tool_call_fence(part.id, part.name, part.arguments)
             if turn.role != "assistant":

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bundle.archive import unsafe_reason
 from ..errors import LmmlError
+from ..media import media_type_for
 from .arguments import Arguments
 from .output import (
     STDIO,
@@ -31,22 +32,10 @@ if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
     from ..model import Issue
 
-__all__ = ["cmd_cat", "cmd_info", "cmd_ls", "cmd_turns", "cmd_validate", "media_type"]
+__all__ = ["cmd_cat", "cmd_info", "cmd_ls", "cmd_turns", "cmd_validate"]
 
 _Row = dict[str, Any]
 """One row of a listing, as ``--json`` prints it."""
-
-
-# -- media types: the one call into the media-type policy ---------------------------------
-
-
-def media_type(name: str, data: bytes) -> str:
-    """The media type of an asset, as the messages module sees it: the bytes' own type
-    when they announce one, else the extension's
-    (see :func:`lmml_mdit.chat.handlers.media_type_for`)."""
-    from ..chat.handlers import media_type_for
-
-    return media_type_for(name, data)
 
 
 # -- validate -----------------------------------------------------------------------------
@@ -201,7 +190,7 @@ def _asset_row(kind: str, name: str, data: bytes) -> _Row:
         "kind": kind,
         "name": name,
         "size": len(data),
-        "media_type": media_type(name, data),
+        "media_type": media_type_for(name, data),
         "sha256": hashlib.sha256(data).hexdigest(),
     }
 

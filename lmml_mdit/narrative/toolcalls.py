@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidToolCallError
 from ..jsonio import parse_json
 from ..model import Embed, Issue, Turn
+from ..syntax.write import embed_fence, reference
 from ..text import blank_edges
 from .narrative import numbered_turns, turn_label
 
@@ -109,7 +110,7 @@ def tool_call_fence(
         if key not in body:
             body[key] = value
     text = json.dumps(body, ensure_ascii=False)
-    return embed_name, f"@@@{embed_name}\n{text}\n@@@\n"
+    return embed_name, embed_fence(embed_name, text + "\n") + "\n"
 
 
 _CALL_SHAPE_HINT = 'write {"id": ..., "name": ..., "arguments": {...}}'
@@ -194,7 +195,7 @@ def tool_result_reference(turn: Turn, narrative: Narrative) -> tuple[str, int] |
     index = bisect.bisect_left(embeds, line, key=_embed_line)
     while index < len(embeds) and embeds[index].line == line:
         embed = embeds[index]
-        if embed.kind == "external" and text == "@" + embed.name:
+        if embed.kind == "external" and text == reference(embed.name):
             return (embed.name, line) if is_tool_call_name(embed.name) else None
         index += 1
     return None

@@ -14,31 +14,26 @@ one-line fences need no special case.
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from markdown_it.token import Token
 
+from ..media import IMAGE_EXTENSIONS, extension
 from ..model import Embed
 from ..narrative.narrative import Narrative
+from ..syntax.write import reference
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
 
-__all__ = ["IMAGE_EXTENSIONS", "placeholder", "to_markdown"]
-
-IMAGE_EXTENSIONS = frozenset(
-    {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".svg", ".avif", ".tif", ".tiff", ".ico"}
-)
-"""Extensions (lower case) whose embeds are shown as ``[Image: name]``."""
+__all__ = ["placeholder", "to_markdown"]
 
 
 def placeholder(name: str) -> str:
     """The placeholder text for the embed *name*: ``[Image: name]`` for an image extension,
     else ``[Attachment: name]``."""
-    extension = posixpath.splitext(name)[1].lower()
-    label = "Image" if extension in IMAGE_EXTENSIONS else "Attachment"
+    label = "Image" if extension(name) in IMAGE_EXTENSIONS else "Attachment"
     return f"[{label}: {name}]"
 
 
@@ -122,7 +117,7 @@ def _reference_edit(
     embed: Embed, lines: Sequence[str], spans: dict[int, list[tuple[int, int, str]]]
 ) -> None:
     index, start = embed.line - 1, embed.column - 1
-    marker = "@" + embed.name
+    marker = reference(embed.name)
     if lines[index][start : start + len(marker)] != marker:
         # The parser's positions always point at the marker; if they ever did not, leaving
         # the reference readable beats corrupting the line.

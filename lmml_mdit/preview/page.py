@@ -33,7 +33,6 @@ import base64
 import functools
 import html
 import json
-import mimetypes
 import os
 import re
 import types
@@ -48,11 +47,24 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from ..atomic import atomic_write_bytes
-from ..chat.handlers import is_text_type, sniff
 from ..errors import LmmlError
+from ..formats import ZIP_SIGNATURES
+from ..media import (
+    DOCUMENT_TYPES,
+    OCTET_STREAM,
+    PLAIN_TEXT,
+    SHOWN_IMAGE_TYPES,
+    SVG_TYPE,
+    ZIP_TYPE,
+    guess_type,
+    is_image_type,
+    is_text_type,
+    sniff,
+)
 from ..model import Turn
 from ..narrative.images import image_asset_name, unsent_image_message, url_scheme
 from ..narrative.narrative import FRONT_MATTER_TOKEN, Narrative, numbered_turns
+from ..syntax.write import reference
 from ..text import is_unicode
 from .style import PREVIEW_CSS
 
@@ -168,50 +180,25 @@ def sniff_media_type(data: bytes, name: str = "") -> str:
     """The media type of *data*: image formats by their signature, then text or binary.
 
     Images are recognised by content only (PNG, JPEG, GIF, WebP, SVG; see
-    :func:`lmml_mdit.chat.handlers.sniff`), never by name, so a mislabelled file is never shown as
-    an image. Other types fall back to the name's extension, then to ``application/pdf`` or
-    ``application/zip`` by signature, then to ``text/plain`` for UTF-8 without NUL bytes,
-    else ``application/octet-stream``.
+    :func:`lmml_mdit.media.sniff`), never by name, so a mislabelled file is never shown as
+    an image. Other types fall back to the name's extension (:func:`lmml_mdit.media.guess_type`),
+    then to ``application/pdf`` or ``application/zip`` by signature, then to ``text/plain``
+    for UTF-8 without NUL bytes, else ``application/octet-stream``.
 
     :param data: the asset's bytes.
     :param name: the asset's name, used for non-image types.
     """
     sniffed = sniff(data)
-    if sniffed in _SHOWN_IMAGE_TYPES:
+    if sniffed in SHOWN_IMAGE_TYPES:
         return sniffed
-    guessed = _guess_type(name)
-    if guessed is not None and not guessed.startswith("image/"):
+    guessed = guess_type(name)
+    if guessed is not None and not is_image_type(guessed):
         return guessed
-    if sniffed == "application/pdf":
+    if sniffed in DOCUMENT_TYPES:
         return sniffed
-    if data.startswith(b"PK\x03\x04"):
-        return "application/zip"
-    return "text/plain" if _as_text(data) is not None else "application/octet-stream"
-
-
-_SHOWN_IMAGE_TYPES = frozenset(
-    {"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"}
-)
-"""The sniffed image types the preview shows as ``data:`` URIs; every other is a chip."""
-
-
-_EXTRA_TYPES = {
-    ".yaml": "application/yaml",
-    ".yml": "application/yaml",
-    ".md": "text/markdown",
-    ".lmml": "text/markdown",
-    ".toml": "application/toml",
-    ".jsonl": "application/jsonl",
-}
-"""Types the platform's ``mimetypes`` table may lack, so every system reports the same."""
-
-
-def _guess_type(name: str) -> str | None:
-    extension = os.path.splitext(name)[1].lower()
-    if extension in _EXTRA_TYPES:
-        return _EXTRA_TYPES[extension]
-    guessed, _ = mimetypes.guess_type(name, strict=False)
-    return guessed
+    if data.startswith(ZIP_SIGNATURES):
+        return ZIP_TYPE
+    return PLAIN_TEXT if _as_text(data) is not None else OCTET_STREAM
 
 
 def _as_text(data: bytes) -> str | None:
@@ -337,7 +324,7 @@ class _Page:
                 asset.size = self.bundle.entry_size(name)
                 if asset.size > limit:
                     asset.too_large = True
-                    asset.media_type = _guess_type(name) or "application/octet-stream"
+                    asset.media_type = guess_type(name) or OCTET_STREAM
                     return asset
             data = self.bundle.embed(name)
         except LmmlError as error:
@@ -346,7 +333,7 @@ class _Page:
         asset.size = len(data)
         asset.media_type = sniff_media_type(data, name)
         asset.data = data
-        if asset.media_type.startswith("image/"):
+        if is_image_type(asset.media_type):
             asset.too_large = asset.size > self.max_image_bytes
         elif is_text_type(asset.media_type):
             asset.too_large = asset.size > self.max_text_bytes
@@ -396,7 +383,7 @@ def _chip(
 ) -> str:
     extra = f" {classes}" if classes else ""
     title_attr = f' title="{_attr(title)}"' if title else ""
-    shown = f"@{name}" if at else name
+    shown = reference(name) if at else name
     label_html = f'<span class="{label_class}">{html.escape(label)}</span>' if label else ""
     meta_html = f'<span class="lmml-chip-meta">{html.escape(meta)}</span>' if meta else ""
     return (
@@ -465,8 +452,8 @@ def _render_reference(
     meta = f"{asset.media_type} · {_format_size(asset.size)}"
     if asset.too_large:
         return _chip(name, meta, classes="lmml-ref lmml-too-large", title="too large to preview")
-    if asset.media_type.startswith("image/") and asset.data is not None:
-        return _place_image(page, asset, caption=f"@{name}")
+    if is_image_type(asset.media_type) and asset.data is not None:
+        return _place_image(page, asset, caption=reference(name))
     text = _as_text(asset.data) if asset.data is not None else None
     if text is not None and is_text_type(asset.media_type):
         if asset.expansion_id is None:
@@ -485,11 +472,11 @@ def _render_fence(
     name = token.info
     data = token.content.encode("utf-8")
     asset = _Asset(name, media_type=sniff_media_type(data, name), size=len(data), data=data)
-    if not is_text_type(asset.media_type) and not asset.media_type.startswith("image/"):
-        asset.media_type = "text/plain"  # a fence's content is always text
+    if not is_text_type(asset.media_type) and not is_image_type(asset.media_type):
+        asset.media_type = PLAIN_TEXT  # a fence's content is always text
     note = "" if token.meta.get("closed", True) else "unclosed: runs to the end of its block"
     out = ""
-    if asset.media_type == "image/svg+xml" and asset.size <= page.max_image_bytes:
+    if asset.media_type == SVG_TYPE and asset.size <= page.max_image_bytes:
         image = _place_image(page, asset, caption=name, at=False)
         out = f'<div class="lmml-fence-image">{image}</div>\n'
     page.assets.setdefault(name, asset)
@@ -814,7 +801,7 @@ def _assets_footer(bundle: PreviewSource) -> str:
             size = _format_size(bundle.entry_size(name))
         except LmmlError:
             size = "size unknown"
-        media_type = _guess_type(name) or "application/octet-stream"
+        media_type = guess_type(name) or OCTET_STREAM
         chips.append(f"<li>{_chip(name, f'{media_type} · {size}', at=False)}</li>")
     if not chips:
         return ""

@@ -89,7 +89,8 @@ from ..errors import (
 )
 from ..model import MESSAGE_ROLES, Embed, Turn
 from ..narrative.narrative import Narrative, parse
-from ..text import as_turn_text, backtick_fence, normalize_newlines
+from ..syntax.write import code_fence, embed_fence
+from ..text import as_turn_text, normalize_newlines
 from .transcript import Message, Pov, Transcript, _pov_roles, check_saveable, pinned_role
 
 if TYPE_CHECKING:
@@ -226,8 +227,7 @@ def _unescape(text: str) -> str:
 
 
 def _fence(content: str) -> str:
-    marks = backtick_fence(content)
-    return f"{marks}{CONTENT_FENCE_INFO}\n{content}\n{marks}"
+    return code_fence(content, CONTENT_FENCE_INFO)
 
 
 def _unfence(text: str) -> str | None:
@@ -1145,7 +1145,7 @@ def _inline_fence(name: str, data: bytes) -> str:
         ) from None
     # One shape serves all: after a final newline "@@@" is a closing line; otherwise it
     # closes the fence at the end of the last content line.
-    return f"@@@{name}\n{text}@@@\n"
+    return embed_fence(name, text) + "\n"
 
 
 def _fenced_in_content(narrative: Narrative, plans: Sequence[_Plan]) -> set[str]:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..chat.handlers import Asset, Base64Cache, Handler, TextPart, build_parts, media_type_for
+from ..chat.handlers import Asset, Base64Cache, Handler, TextPart, build_parts
+from ..media import media_type_for
 from ..narrative.narrative import parse
 
 __all__ = ["content_parts"]

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...errors import InvalidToolCallError, UnsupportedContentError
 from ...narrative.toolcalls import ToolCall
-from ...text import backtick_fence
+from ...syntax.write import code_fence
 from ..content import Message, Options
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
 
@@ -63,9 +63,8 @@ def text_file_text(part: TextFilePart) -> str:
     """A text file as Markdown: its name on a line, then its text in a code fence long
     enough that no backtick run inside can close it."""
     text = part.text[:-1] if part.text.endswith("\n") else part.text
-    fence = backtick_fence(text)
     info = part.asset.extension.lstrip(".")
-    return f"{part.asset.name}:\n{fence}{info}\n{text}\n{fence}"
+    return f"{part.asset.name}:\n{code_fence(text, info)}"
 
 
 def system_texts(message: Message, provider: str, *, hint: str | None = None) -> list[str]:

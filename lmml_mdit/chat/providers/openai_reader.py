@@ -12,6 +12,7 @@ from typing import Any
 
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
+from ...media import AUDIO_TYPES
 from ..imported import (
     Asset,
     Call,
@@ -31,7 +32,6 @@ from ..imported import (
 
 __all__ = ["audio_asset", "file_data_asset", "parse_arguments", "read"]
 
-_AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _SYSTEM_ROLES = ("system", "developer")  # a tuple: a role read from JSON may be unhashable
 # Keys that carry nothing when empty; any other unknown key is refused, never dropped.
 _EMPTY_OK = {"refusal", "audio", "function_call", "annotations", "tool_calls", "name"}
@@ -55,7 +55,7 @@ def audio_asset(part: dict[str, Any], *, where: str) -> Asset:
     base64 ``data`` in a ``format`` (``wav``, ``mp3``)."""
     audio = expect(part.get("input_audio"), dict, where=where)
     reject_unknown_keys(audio, ("data", "format"), where=where)
-    media_type = _AUDIO_TYPES.get(
+    media_type = AUDIO_TYPES.get(
         as_text(audio.get("format")), f"audio/{as_text(audio.get('format'))}"
     )
     return Asset(decode_base64(audio.get("data"), where=where), media_type)

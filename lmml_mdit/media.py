@@ -1,0 +1,353 @@
+"""The media-type policy: the one place that says what type a name or some bytes have.
+
+Every module that needs a media type reads it here: the messages (which handler a part
+gets), the preview (what it shows as an image or expands as text), the Markdown export
+(which placeholder an embed gets), packing (which entries are stored without
+compression), the chat readers (which extension an imported asset is named with) and the
+command line.
+
+- :func:`sniff` reads the magic bytes; :func:`media_type_for` decides an asset's type, the
+  bytes first and the extension only for text;
+- :data:`EXTENSION_TYPES` is the extension table, :func:`extension_type` reads it and
+  :func:`guess_type` falls back to the platform's table for names with no bytes at hand;
+- :func:`is_text_type`, :data:`IMAGE_TYPES`, :data:`REFUSED_IMAGE_TYPES`,
+  :data:`DOCUMENT_TYPES` and :data:`AUDIO_FORMATS` sort types into text, images the chat
+  providers accept or refuse, documents and audio;
+- :func:`extension_for` goes the other way, from a media type to an extension.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import posixpath
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final, Literal
+
+from .formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
+
+__all__ = [
+    "AUDIO_FORMATS",
+    "AUDIO_TYPES",
+    "COMPRESSED_EXTENSIONS",
+    "DOCUMENT_TYPES",
+    "EXTENSION_TYPES",
+    "IMAGE_EXTENSIONS",
+    "IMAGE_TYPES",
+    "OCTET_STREAM",
+    "PDF_TYPE",
+    "PLAIN_TEXT",
+    "REFUSED_IMAGE_TYPES",
+    "SHOWN_IMAGE_TYPES",
+    "SVG_TYPE",
+    "ZIP_TYPE",
+    "extension",
+    "extension_for",
+    "extension_type",
+    "guess_type",
+    "is_compressed",
+    "is_image_type",
+    "is_text",
+    "is_text_type",
+    "media_type_for",
+    "sniff",
+]
+
+OCTET_STREAM: Final = "application/octet-stream"
+"""The type of bytes nothing else describes."""
+
+PLAIN_TEXT: Final = "text/plain"
+"""The type of UTF-8 text nothing else describes."""
+
+SVG_TYPE: Final = "image/svg+xml"
+"""SVG: an image to look at, and XML text that may hold scripts."""
+
+PDF_TYPE: Final = "application/pdf"
+"""PDF, the one binary document type the chat providers take."""
+
+ZIP_TYPE: Final = "application/zip"
+"""A zip archive (see :data:`lmml_mdit.formats.ZIP_SIGNATURES`)."""
+
+EXTENSION_TYPES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        ".png": "image/png",
+        ".jpg": "image/jpeg",
+        ".jpeg": "image/jpeg",
+        ".gif": "image/gif",
+        ".webp": "image/webp",
+        ".avif": "image/avif",
+        ".svg": SVG_TYPE,
+        ".bmp": "image/bmp",
+        ".tiff": "image/tiff",
+        ".tif": "image/tiff",
+        ".ico": "image/vnd.microsoft.icon",
+        ".pdf": PDF_TYPE,
+        ".wav": "audio/wav",
+        ".mp3": "audio/mpeg",
+        ".csv": "text/csv",
+        ".tsv": "text/tab-separated-values",
+        ".json": "application/json",
+        ".jsonl": "application/jsonl",
+        ".yaml": "application/yaml",
+        ".yml": "application/yaml",
+        ".toml": "application/toml",
+        ".xml": "application/xml",
+        ".md": "text/markdown",
+        ".markdown": "text/markdown",
+        NARRATIVE_SUFFIX: "text/markdown",
+        ".txt": PLAIN_TEXT,
+        ".log": PLAIN_TEXT,
+        ".diff": "text/x-diff",
+        ".patch": "text/x-diff",
+        ".html": "text/html",
+        ".htm": "text/html",
+        ".css": "text/css",
+        ".py": "text/x-python",
+        ".js": "text/javascript",
+        ".ts": "text/x-typescript",
+        ".rs": "text/x-rust",
+        ".go": "text/x-go",
+        ".java": "text/x-java",
+        ".c": "text/x-c",
+        ".h": "text/x-c",
+        ".cpp": "text/x-c++",
+        ".rb": "text/x-ruby",
+        ".sh": "text/x-shellscript",
+        ".sql": "text/x-sql",
+        ".ini": PLAIN_TEXT,
+        ".cfg": PLAIN_TEXT,
+    }
+)
+"""The package's extension table (lower case, with the dot). Where two extensions share a
+type, the first is the one :func:`extension_for` gives (``.jpg``, ``.tiff``, ``.md``)."""
+
+IMAGE_TYPES: Final = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+"""The image types the chat providers accept."""
+
+REFUSED_IMAGE_TYPES: Final = frozenset(
+    {SVG_TYPE, "image/bmp", "image/tiff", "image/vnd.microsoft.icon"}
+)
+"""Image types :func:`sniff` recognises that the chat providers refuse."""
+
+SHOWN_IMAGE_TYPES: Final = IMAGE_TYPES | {SVG_TYPE}
+"""The sniffed image types a page may show through ``<img>`` (an SVG there runs no script)."""
+
+IMAGE_EXTENSIONS: Final = frozenset(
+    name for name, media_type in EXTENSION_TYPES.items() if media_type.startswith("image/")
+)
+"""The extensions whose names say "image"."""
+
+DOCUMENT_TYPES: Final = frozenset({PDF_TYPE})
+"""The binary document types the chat providers take as a document or file part."""
+
+AUDIO_FORMATS: Final[Mapping[str, Literal["wav", "mp3"]]] = MappingProxyType(
+    {"audio/wav": "wav", "audio/mpeg": "mp3"}
+)
+"""The audio types the chat providers take, and the format name they give each."""
+
+AUDIO_TYPES: Final[Mapping[str, str]] = MappingProxyType(
+    {audio_format: media_type for media_type, audio_format in AUDIO_FORMATS.items()}
+)
+"""The other way: the media type of each audio format name (``"wav"``, ``"mp3"``)."""
+
+_TEXT_APPLICATION_TYPES = frozenset(
+    {
+        "application/json",
+        "application/jsonl",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/xml",
+        "application/javascript",
+        "application/x-sh",
+        "application/sql",
+    }
+)
+
+COMPRESSED_EXTENSIONS: Final = frozenset(
+    {
+        *(".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".gz", ".bz2", ".xz", ".zst"),
+        *(".7z", ".mp3", ".mp4", ".m4a", ".ogg", ".webm", ".pdf", ".docx", ".xlsx", ".pptx"),
+        ARCHIVE_SUFFIX,
+    }
+)
+"""Extensions whose data is already compressed: deflating it again only wastes time."""
+
+_TYPE_ALIASES = {
+    # Types the chat formats name that the table spells another way, or does not hold.
+    "image/jpg": ".jpg",
+    "image/heic": ".heic",
+    "image/heif": ".heif",
+    "audio/x-wav": ".wav",
+    "audio/wave": ".wav",
+    "audio/vnd.wave": ".wav",
+    "audio/mp3": ".mp3",
+    "audio/aac": ".aac",
+    "audio/ogg": ".ogg",
+    "audio/flac": ".flac",
+    "audio/aiff": ".aiff",
+    "video/mp4": ".mp4",
+}
+_TYPE_EXTENSIONS: Mapping[str, str] = MappingProxyType(
+    {
+        **{media_type: name for name, media_type in reversed(list(EXTENSION_TYPES.items()))},
+        **_TYPE_ALIASES,
+    }
+)
+"""Each type's extension: the first the table gives it, or its alias."""
+
+_SVG_START = re.compile(
+    rb"\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*(<!doctype[^>]*>\s*)?<svg[\s/>]", re.I | re.S
+)
+"""An SVG document's opening: optional XML declaration, comments and doctype, then ``<svg``."""
+
+_BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
+
+
+def _is_bmp(head: bytes) -> bool:
+    """A BMP file header: ``BM``, reserved zero bytes and a known DIB header size (so a text
+    that merely starts with "BM" is not taken for an image)."""
+    return (
+        len(head) >= 18
+        and head.startswith(b"BM")
+        and head[6:10] == b"\x00\x00\x00\x00"
+        and int.from_bytes(head[14:18], "little") in _BMP_HEADER_SIZES
+    )
+
+
+def sniff(data: bytes) -> str | None:
+    """The media type the first bytes of *data* announce, or None when they say nothing.
+
+    Recognises PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, SVG, PDF, WAV and MP3.
+
+    :param data: the bytes, or at least their first 4 KiB.
+    """
+    head = data[:32]
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "image/webp"
+    if head.startswith(b"RIFF") and head[8:12] == b"WAVE":
+        return "audio/wav"
+    if head.startswith(b"%PDF-"):
+        return PDF_TYPE
+    if head.startswith(b"ID3") or (
+        len(head) > 1 and head[0] == 0xFF and head[1] in (0xFB, 0xF3, 0xF2)
+    ):
+        return "audio/mpeg"
+    if _is_bmp(head):
+        return "image/bmp"
+    if head.startswith((b"II*\x00", b"MM\x00*")):
+        return "image/tiff"
+    if head.startswith(b"\x00\x00\x01\x00"):
+        return "image/vnd.microsoft.icon"
+    if _SVG_START.match(data[:4096].removeprefix(b"\xef\xbb\xbf")):
+        return SVG_TYPE
+    return None
+
+
+def is_text(data: bytes) -> bool:
+    """Whether *data* reads as text: valid UTF-8 with no NUL byte in its first 8 KiB.
+
+    :param data: the bytes.
+    """
+    if b"\x00" in data[:8192]:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def extension(name: str) -> str:
+    """The lower-case extension of *name* with its dot (``".png"``), or ``""``.
+
+    :param name: a file or embed name (``/`` separates folders).
+    """
+    return posixpath.splitext(name)[1].lower()
+
+
+def extension_type(name: str) -> str | None:
+    """The type :data:`EXTENSION_TYPES` gives *name*'s extension, or None.
+
+    :param name: a file or embed name.
+    """
+    return EXTENSION_TYPES.get(extension(name))
+
+
+def guess_type(name: str) -> str | None:
+    """The type *name* suggests when no bytes are at hand: the package's table first (so
+    every system reports the same for the extensions it holds), then the platform's.
+
+    :param name: a file or embed name.
+    """
+    known = extension_type(name)
+    if known is not None:
+        return known
+    guessed, _ = mimetypes.guess_type(name, strict=False)
+    return guessed
+
+
+def media_type_for(name: str, data: bytes) -> str:
+    """The media type of an asset: the bytes' own when they announce one, else the
+    extension's for text, else ``text/plain`` for UTF-8 text, else
+    ``application/octet-stream``.
+
+    A binary extension whose bytes do not match (a ``.png`` holding text) follows the bytes.
+
+    :param name: the asset's name.
+    :param data: its bytes.
+    """
+    sniffed = sniff(data)
+    if sniffed is not None:
+        return sniffed
+    if is_text(data):
+        by_extension = extension_type(name)
+        if by_extension is not None and is_text_type(by_extension):
+            return by_extension
+        return PLAIN_TEXT
+    return OCTET_STREAM
+
+
+def is_text_type(media_type: str) -> bool:
+    """Whether *media_type* names text: any ``text/*`` type, or a textual ``application/*``
+    one (JSON, JSON Lines, YAML, TOML, XML, JavaScript, shell, SQL).
+
+    :param media_type: a media type, lower case.
+    """
+    return media_type.startswith("text/") or media_type in _TEXT_APPLICATION_TYPES
+
+
+def is_image_type(media_type: str) -> bool:
+    """Whether *media_type* names an image (any ``image/*`` type).
+
+    :param media_type: a media type, lower case.
+    """
+    return media_type.startswith("image/")
+
+
+def is_compressed(name: str) -> bool:
+    """Whether *name*'s extension is one of :data:`COMPRESSED_EXTENSIONS`.
+
+    :param name: a file or entry name.
+    """
+    return extension(name) in COMPRESSED_EXTENSIONS
+
+
+def extension_for(media_type: str) -> str:
+    """The file extension (with its dot) for *media_type*; ``.bin`` when none is known.
+
+    :param media_type: a media type, in any case, parameters (``; charset=...``) allowed.
+    """
+    media_type = media_type.split(";", 1)[0].strip().lower()
+    known = _TYPE_EXTENSIONS.get(media_type)
+    if known is not None:
+        return known
+    guessed = mimetypes.guess_extension(media_type, strict=False)
+    return guessed if guessed else ".bin"
