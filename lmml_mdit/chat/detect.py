@@ -22,20 +22,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ImportFormatError
+from .providers import FORMATS as _REGISTRY
+from .providers import IMPORT_FORMATS
 
 __all__ = ["FORMATS", "FORMAT_DESCRIPTIONS", "detect_format"]
 
-FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
-"""The formats :func:`~lmml_mdit.chat.importer.import_messages` reads."""
+FORMATS = IMPORT_FORMATS
+"""The formats :func:`~lmml_mdit.chat.importer.import_messages` reads (the registry's)."""
 
-FORMAT_DESCRIPTIONS = {
-    "openai": "an OpenAI chat",
-    "openai-responses": "an OpenAI Responses conversation",
-    "anthropic": "an Anthropic chat",
-    "gemini": "a Gemini chat",
-    "sharegpt": "a ShareGPT conversation",
-}
+FORMAT_DESCRIPTIONS = {name: found.description for name, found in _REGISTRY.items()}
 """Each format as a sentence names a payload in it ("looks like an OpenAI chat")."""
+
+_NAMED = f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]}"
 
 _RESPONSES_ITEMS = {"message", "function_call", "function_call_output", "reasoning"}
 _RESPONSES_PARTS = {"input_text", "output_text", "input_image", "input_file"}
@@ -101,7 +99,7 @@ def _describe(data: Any) -> str:
     return f"a {type(data).__name__}"
 
 
-def detect_format(data: Any) -> str:
+def detect_format(data: object) -> str:
     """The format of *data* (a parsed JSON value): one of :data:`FORMATS`.
 
     :raises ImportFormatError: when no format fits, or several do; the message says what was
@@ -129,9 +127,9 @@ def detect_format(data: Any) -> str:
             raise ImportFormatError(
                 f"cannot tell the chat format of {_describe(data)}",
                 hint="expected messages, input, contents or conversations; pass format= "
-                "(openai, openai-responses, anthropic, gemini or sharegpt)",
+                f"({_NAMED})",
                 cli_hint="expected messages, input, contents or conversations; give --format "
-                "(openai, openai-responses, anthropic, gemini or sharegpt)",
+                f"({_NAMED})",
             )
     elif isinstance(data, list):
         messages = data
@@ -148,8 +146,8 @@ def detect_format(data: Any) -> str:
             return "openai"
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
-            hint="pass format= (openai, openai-responses, anthropic, gemini or sharegpt)",
-            cli_hint="give --format (openai, openai-responses, anthropic, gemini or sharegpt)",
+            hint=f"pass format= ({_NAMED})",
+            cli_hint=f"give --format ({_NAMED})",
         )
     if len(found) > 1:
         raise ImportFormatError(
@@ -160,7 +158,7 @@ def detect_format(data: Any) -> str:
     if not found:
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
-            hint="pass format= (openai, openai-responses, anthropic, gemini or sharegpt)",
-            cli_hint="give --format (openai, openai-responses, anthropic, gemini or sharegpt)",
+            hint=f"pass format= ({_NAMED})",
+            cli_hint=f"give --format ({_NAMED})",
         )
     return found.pop()

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 from .._version import __version__
 from ..atomic import Terminated, atomic_write_bytes, terminate_cleanly
 from ..bundle.archive import unsafe_reason
+from ..chat.providers import EXPORT_PROVIDERS, IMPORT_FORMATS
+from ..chat.providers import PROVIDER_NAMES as PROVIDERS
 from ..errors import LmmlError, WriteError, location
 from ..syntax import DELIMITER_MODES, REFERENCE_MODES, DelimiterMode, ReferenceMode, role_word
 
@@ -43,14 +45,6 @@ __all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 STDIO = "-"
 """The path meaning standard input or standard output."""
 
-PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
-"""The providers ``lmml render`` accepts (those of the messages module)."""
-
-EXPORT_PROVIDERS = (*PROVIDERS, "sharegpt")
-"""The targets ``lmml export`` accepts (those of the bridge)."""
-
-IMPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
-"""The formats ``lmml import`` reads (those of the bridge)."""
 
 _DEBUG_VARIABLE = "LMML_DEBUG"
 
