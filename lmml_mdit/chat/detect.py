@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import ImportFormatError
 from .providers import FORMATS as _REGISTRY
-from .providers import IMPORT_FORMATS
+from .providers import IMPORT_FORMATS, anthropic, gemini, openai, openai_responses, sharegpt
 
 __all__ = ["FORMATS", "FORMAT_DESCRIPTIONS", "detect_format"]
 
@@ -51,27 +51,27 @@ _GEMINI_PART_KEYS = {
 }
 
 
-def _signals_of_message(message: Any, found: set[str]) -> None:
+def _signals_of_message(message: object, found: set[str]) -> None:
     if not isinstance(message, dict):
         return
     if "from" in message and "value" in message:
-        found.add("sharegpt")
+        found.add(sharegpt.NAME)
         return
     if "parts" in message or message.get("role") == "model":
-        found.add("gemini")
+        found.add(gemini.NAME)
         parts = message.get("parts")
         for part in parts if isinstance(parts, list) else []:
             if isinstance(part, dict) and _GEMINI_PART_KEYS & part.keys():
-                found.add("gemini")
+                found.add(gemini.NAME)
         return
     # Untrusted values: only a string can name a type (a list would not even hash).
     kind = message.get("type")
     if isinstance(kind, str) and kind in _RESPONSES_ITEMS:
-        found.add("openai-responses")
+        found.add(openai_responses.NAME)
     if "type" not in message and (
         message.get("tool_calls") or message.get("role") in ("tool", "developer", "system")
     ):
-        found.add("openai")
+        found.add(openai.NAME)
     content = message.get("content")
     if isinstance(content, list):
         for part in content:
@@ -81,16 +81,16 @@ def _signals_of_message(message: Any, found: set[str]) -> None:
             if not isinstance(part_type, str):
                 continue
             if part_type in _RESPONSES_PARTS:
-                found.add("openai-responses")
+                found.add(openai_responses.NAME)
             elif part_type in _ANTHROPIC_BLOCKS and (
                 "source" in part or part_type.startswith("tool")
             ):
-                found.add("anthropic")
+                found.add(anthropic.NAME)
             elif part_type in _OPENAI_PARTS:
-                found.add("openai")
+                found.add(openai.NAME)
 
 
-def _describe(data: Any) -> str:
+def _describe(data: object) -> str:
     if isinstance(data, dict):
         keys = ", ".join(sorted(map(str, data))[:8])
         return f"an object with keys {keys}" if keys else "an empty object"
@@ -109,12 +109,12 @@ def detect_format(data: object) -> str:
     messages: Any = None
     if isinstance(data, dict):
         if "conversations" in data:
-            found.add("sharegpt")
+            found.add(sharegpt.NAME)
         if "contents" in data or "system_instruction" in data or "systemInstruction" in data:
-            found.add("gemini")
+            found.add(gemini.NAME)
             messages = data.get("contents")
         if "input" in data or "instructions" in data:
-            found.add("openai-responses")
+            found.add(openai_responses.NAME)
             messages = data.get("input")
         if len(found) == 1:
             # The container's own keys are the strongest signal.
@@ -122,7 +122,7 @@ def detect_format(data: object) -> str:
         if "messages" in data:
             messages = data["messages"]
             if "system" in data:
-                found.add("anthropic")
+                found.add(anthropic.NAME)
         if not found and messages is None:
             raise ImportFormatError(
                 f"cannot tell the chat format of {_describe(data)}",
@@ -143,7 +143,7 @@ def detect_format(data: object) -> str:
             _signals_of_message(message, found)
     if isinstance(messages, list) and not found:
         if all(isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in messages):
-            return "openai"
+            return openai.NAME
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
             hint=f"pass format= ({_NAMED})",

@@ -51,7 +51,7 @@ def _place(nodes: list[tuple[int, object, int]], index: int) -> str:
     return "".join(reversed(steps)).lstrip(".") or "the payload"
 
 
-def _check_payload(data: Any) -> None:
+def _check_payload(data: object) -> None:
     """Refuse a string that is not valid Unicode, or nesting past :data:`MAX_DEPTH`,
     anywhere in *data*, naming the place.
 

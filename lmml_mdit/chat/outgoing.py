@@ -46,7 +46,9 @@ _ALIASES = {
 _SKIPPED = frozenset({"model"})
 
 
-def render_payload(bundle: BundleSource, provider: str = "openai", **options: object) -> Payload:
+def render_payload(
+    bundle: BundleSource, provider: str = openai_chat.NAME, **options: object
+) -> Payload:
     """Render *bundle* for *provider*: messages, top-level system content and warnings.
 
     :param provider: one of :data:`~lmml_mdit.chat.providers.PROVIDERS` (``openai``,
@@ -88,7 +90,9 @@ class MessageList(list[dict[str, Any]]):
         self.warnings = list(payload.warnings)
 
 
-def messages(bundle: BundleSource, provider: str = "openai", **options: object) -> MessageList:
+def messages(
+    bundle: BundleSource, provider: str = openai_chat.NAME, **options: object
+) -> MessageList:
     """The list for *provider*'s messages field (``messages``, ``input`` or ``contents``).
 
     Anthropic and Gemini keep system content outside that list. By default it is returned
@@ -237,7 +241,10 @@ def sendable_settings(bundle: BundleSource, *, strict: bool = True) -> dict[str,
 
 
 def to_request(
-    bundle: BundleSource, provider: str = "openai", model: str | None = None, **options: object
+    bundle: BundleSource,
+    provider: str = openai_chat.NAME,
+    model: str | None = None,
+    **options: object,
 ) -> dict[str, Any]:
     """A complete request body for *provider*: model, messages and mapped settings.
 

@@ -274,7 +274,7 @@ def _snake(key: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
 
 
-def _parts(raw_parts: Any, calls: _Calls, *, where: str) -> list[ImportedPart | ToolResult]:
+def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart | ToolResult]:
     parts: list[ImportedPart | ToolResult] = []
     for here, part in expect_items(raw_parts, where=where):
         inline = _get(part, "inline_data")

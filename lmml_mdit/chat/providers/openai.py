@@ -314,7 +314,7 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
     return parts
 
 
-def _tool_calls(raw: Any, *, where: str) -> list[Call]:
+def _tool_calls(raw: object, *, where: str) -> list[Call]:
     calls: list[Call] = []
     for index, item in enumerate(expect(raw, list, where=where)):
         here = f"{where}.tool_calls[{index}]"

@@ -58,7 +58,7 @@ _CALL_ROLES = {"function_call", "tool_call"}
 _RESULT_ROLES = {"observation", "tool", "function_response", "function", "tool_response"}
 
 
-def _calls(value: Any, counter: list[int], *, where: str) -> list[Call]:
+def _calls(value: object, counter: list[int], *, where: str) -> list[Call]:
     if isinstance(value, str):
         try:
             value = parse_json(value)
