@@ -27,7 +27,6 @@ __all__ = [
     "ChatFormat",
     "Payload",
     "Provider",
-    "chat_format",
     "provider",
 ]
 
@@ -61,7 +60,3 @@ def provider(name: str) -> Provider:
         raise ValueError(f"unknown provider {name!r}; choose one of {', '.join(PROVIDERS)}")
     return found
 
-
-def chat_format(name: str) -> ChatFormat | None:
-    """The chat format called *name*, or None when there is none."""
-    return FORMATS.get(name)
