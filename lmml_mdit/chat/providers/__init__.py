@@ -59,4 +59,3 @@ def provider(name: str) -> Provider:
     if found is None:
         raise ValueError(f"unknown provider {name!r}; choose one of {', '.join(PROVIDERS)}")
     return found
-
