@@ -16,7 +16,7 @@ parsed again.
   top-level paragraph made only of references whose parts go right after it (an
   attachment line such as ``@photo.png``) leaves the text as well: its parts stand in its
   place, so imported chats export back without extra ``@name`` lines.
-- **Messages.** Each turn becomes one provider-neutral :class:`Message`: ``context`` turns
+- **Messages.** Each turn becomes one provider-neutral :class:`OutgoingMessage`: ``context`` turns
   become ``system`` (or ``user``, or are dropped, by option), system content stays
   ``system`` (or becomes ``user``, or is dropped, by the ``system`` option), assistant
   ``*.tool_call.json``
@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..bundle.reserved import RESERVED_NAMES
+from ..bundle.source import BundleSource
 from ..errors import (
     BundleError,
     EmbedBudgetError,
@@ -68,13 +69,13 @@ if TYPE_CHECKING:
 __all__ = [
     "RESERVED_NAMES",
     "BundleState",
-    "Conversation",
     "EmbedOmittedWarning",
     "EmbedSegment",
     "Layout",
-    "Message",
     "MessageRole",
     "Options",
+    "OutgoingConversation",
+    "OutgoingMessage",
     "Segment",
     "SystemContentWarning",
     "TextSegment",
@@ -375,11 +376,11 @@ class BundleState:
         }
 
 
-_STATES: weakref.WeakKeyDictionary[Any, BundleState] = weakref.WeakKeyDictionary()
+_STATES: weakref.WeakKeyDictionary[BundleSource, BundleState] = weakref.WeakKeyDictionary()
 """Each bundle's state, freed with the bundle (a bundle's narrative never changes)."""
 
 
-def bundle_state(bundle: Any) -> BundleState:
+def bundle_state(bundle: BundleSource) -> BundleState:
     """The :class:`BundleState` of *bundle*, created on first use and freed with it."""
     try:
         state = _STATES.get(bundle)
@@ -492,7 +493,7 @@ Item = Part | ToolCall
 
 
 @dataclass
-class Message:
+class OutgoingMessage:
     """One provider-neutral message: a turn's parts in order.
 
     :ivar role: ``system``, ``user``, ``assistant`` or ``tool``.
@@ -508,14 +509,14 @@ class Message:
 
 
 @dataclass
-class Conversation:
+class OutgoingConversation:
     """The neutral messages of a bundle and the omissions reported on the way."""
 
-    messages: list[Message]
+    messages: list[OutgoingMessage]
     warnings: list[str] = field(default_factory=list)
 
 
-def _resolve_asset(bundle: Any, state: BundleState, embed: Embed) -> Asset:
+def _resolve_asset(bundle: BundleSource, state: BundleState, embed: Embed) -> Asset:
     asset = state.assets.get(embed.name)
     if asset is None:
         data = bundle.embed(embed.name)
@@ -530,15 +531,15 @@ def _resolve_asset(bundle: Any, state: BundleState, embed: Embed) -> Asset:
     return asset
 
 
-def _embed_size(bundle: Any, embed: Embed, state: BundleState) -> int:
+def _embed_size(bundle: BundleSource, embed: Embed, state: BundleState) -> int:
     asset = state.assets.get(embed.name)
     if asset is not None:
         return len(asset.data)
     if embed.is_inline and embed.content is not None:
         return len(embed.content)
-    if getattr(bundle, "kind", None) == "zip" and embed.name in getattr(bundle, "entries", ()):
+    if bundle.kind == "zip" and embed.name in bundle.entries:
         try:
-            return int(bundle.entry_size(embed.name))
+            return bundle.entry_size(embed.name)
         except LmmlError:
             pass
     return len(_resolve_asset(bundle, state, embed).data)
@@ -552,8 +553,10 @@ def _call(state: BundleState, embed: Embed) -> ToolCall:
     return call
 
 
-def build_conversation(bundle: Any, options: Options, target: str | None = None) -> Conversation:
-    """Turn every turn of *bundle* into a neutral :class:`Message`, in order.
+def build_conversation(
+    bundle: BundleSource, options: Options, target: str | None = None
+) -> OutgoingConversation:
+    """Turn every turn of *bundle* into a neutral :class:`OutgoingMessage`, in order.
 
     Empty turns (no text and no parts) give no message.
 
@@ -567,23 +570,21 @@ def build_conversation(bundle: Any, options: Options, target: str | None = None)
 
     Each error with a line names the bundle's narrative as its file (``chat.lmml:5:1: ...``).
     """
-    check_sendable = getattr(bundle, "check_sendable", None)
-    if check_sendable is not None:
-        check_sendable(strict=options.strict)
+    bundle.check_sendable(strict=options.strict)
     try:
         return _build_conversation(bundle, options, target)
     except LmmlError as error:
-        file_name = getattr(bundle, "file_name", None)
-        if isinstance(file_name, str):
-            error.locate(file_name)
+        error.locate(bundle.file_name)
         raise
 
 
-def _build_conversation(bundle: Any, options: Options, target: str | None) -> Conversation:
+def _build_conversation(
+    bundle: BundleSource, options: Options, target: str | None
+) -> OutgoingConversation:
     narrative = bundle.narrative
     state = bundle_state(bundle)
-    reserved = tuple(getattr(bundle, "RESERVED_NAMES", RESERVED_NAMES))
-    conversation = Conversation(messages=[])
+    reserved = bundle.RESERVED_NAMES
+    conversation = OutgoingConversation(messages=[])
     for number, turn in numbered_turns(narrative.turns):
         role: MessageRole
         if turn.role == "context":
@@ -628,17 +629,17 @@ def _build_conversation(bundle: Any, options: Options, target: str | None) -> Co
                 placed = [TextPart(reference(embed.name))]  # reported by check_sendable
             items.extend(placed)
         if items or call is not None:
-            conversation.messages.append(Message(role, items, turn, call))
+            conversation.messages.append(OutgoingMessage(role, items, turn, call))
     return conversation
 
 
 def _embed_items(
-    bundle: Any,
+    bundle: BundleSource,
     state: BundleState,
     segment: EmbedSegment,
     options: Options,
     target: str | None,
-    conversation: Conversation,
+    conversation: OutgoingConversation,
     used: int,
 ) -> tuple[list[Item], int]:
     """The items for one embed of a message whose embeds already hold *used* bytes, and the
@@ -705,17 +706,16 @@ def _answered_call(
 
 
 def _omit(
-    conversation: Conversation,
+    conversation: OutgoingConversation,
     embed: Embed,
     size: int,
     used: int,
     options: Options,
-    bundle: Any,
+    bundle: BundleSource,
 ) -> None:
     # Located FILE:LINE:COL as every other message, and worded for the API and the command
     # line alike: the budget, not the option's name.
-    file_name = getattr(bundle, "file_name", None)
-    where = location(file_name if isinstance(file_name, str) else "", embed.line, embed.column)
+    where = location(bundle.file_name, embed.line, embed.column)
     message = (
         f"{where}: {embed.name} ({size} bytes) left out: the "
         f"message already holds {used} of its {options.max_embed_bytes}-byte embed budget"

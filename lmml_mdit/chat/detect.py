@@ -22,20 +22,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ImportFormatError
+from .providers import FORMATS as _REGISTRY
+from .providers import IMPORT_FORMATS, anthropic, gemini, openai, openai_responses, sharegpt
 
 __all__ = ["FORMATS", "FORMAT_DESCRIPTIONS", "detect_format"]
 
-FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
-"""The formats :func:`~lmml_mdit.chat.importer.import_messages` reads."""
+FORMATS = IMPORT_FORMATS
+"""The formats :func:`~lmml_mdit.chat.importer.import_messages` reads (the registry's)."""
 
-FORMAT_DESCRIPTIONS = {
-    "openai": "an OpenAI chat",
-    "openai-responses": "an OpenAI Responses conversation",
-    "anthropic": "an Anthropic chat",
-    "gemini": "a Gemini chat",
-    "sharegpt": "a ShareGPT conversation",
-}
+FORMAT_DESCRIPTIONS = {name: found.description for name, found in _REGISTRY.items()}
 """Each format as a sentence names a payload in it ("looks like an OpenAI chat")."""
+
+_NAMED = f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]}"
 
 _RESPONSES_ITEMS = {"message", "function_call", "function_call_output", "reasoning"}
 _RESPONSES_PARTS = {"input_text", "output_text", "input_image", "input_file"}
@@ -53,27 +51,27 @@ _GEMINI_PART_KEYS = {
 }
 
 
-def _signals_of_message(message: Any, found: set[str]) -> None:
+def _signals_of_message(message: object, found: set[str]) -> None:
     if not isinstance(message, dict):
         return
     if "from" in message and "value" in message:
-        found.add("sharegpt")
+        found.add(sharegpt.NAME)
         return
     if "parts" in message or message.get("role") == "model":
-        found.add("gemini")
+        found.add(gemini.NAME)
         parts = message.get("parts")
         for part in parts if isinstance(parts, list) else []:
             if isinstance(part, dict) and _GEMINI_PART_KEYS & part.keys():
-                found.add("gemini")
+                found.add(gemini.NAME)
         return
     # Untrusted values: only a string can name a type (a list would not even hash).
     kind = message.get("type")
     if isinstance(kind, str) and kind in _RESPONSES_ITEMS:
-        found.add("openai-responses")
+        found.add(openai_responses.NAME)
     if "type" not in message and (
         message.get("tool_calls") or message.get("role") in ("tool", "developer", "system")
     ):
-        found.add("openai")
+        found.add(openai.NAME)
     content = message.get("content")
     if isinstance(content, list):
         for part in content:
@@ -83,16 +81,16 @@ def _signals_of_message(message: Any, found: set[str]) -> None:
             if not isinstance(part_type, str):
                 continue
             if part_type in _RESPONSES_PARTS:
-                found.add("openai-responses")
+                found.add(openai_responses.NAME)
             elif part_type in _ANTHROPIC_BLOCKS and (
                 "source" in part or part_type.startswith("tool")
             ):
-                found.add("anthropic")
+                found.add(anthropic.NAME)
             elif part_type in _OPENAI_PARTS:
-                found.add("openai")
+                found.add(openai.NAME)
 
 
-def _describe(data: Any) -> str:
+def _describe(data: object) -> str:
     if isinstance(data, dict):
         keys = ", ".join(sorted(map(str, data))[:8])
         return f"an object with keys {keys}" if keys else "an empty object"
@@ -101,7 +99,7 @@ def _describe(data: Any) -> str:
     return f"a {type(data).__name__}"
 
 
-def detect_format(data: Any) -> str:
+def detect_format(data: object) -> str:
     """The format of *data* (a parsed JSON value): one of :data:`FORMATS`.
 
     :raises ImportFormatError: when no format fits, or several do; the message says what was
@@ -111,12 +109,12 @@ def detect_format(data: Any) -> str:
     messages: Any = None
     if isinstance(data, dict):
         if "conversations" in data:
-            found.add("sharegpt")
+            found.add(sharegpt.NAME)
         if "contents" in data or "system_instruction" in data or "systemInstruction" in data:
-            found.add("gemini")
+            found.add(gemini.NAME)
             messages = data.get("contents")
         if "input" in data or "instructions" in data:
-            found.add("openai-responses")
+            found.add(openai_responses.NAME)
             messages = data.get("input")
         if len(found) == 1:
             # The container's own keys are the strongest signal.
@@ -124,14 +122,14 @@ def detect_format(data: Any) -> str:
         if "messages" in data:
             messages = data["messages"]
             if "system" in data:
-                found.add("anthropic")
+                found.add(anthropic.NAME)
         if not found and messages is None:
             raise ImportFormatError(
                 f"cannot tell the chat format of {_describe(data)}",
                 hint="expected messages, input, contents or conversations; pass format= "
-                "(openai, openai-responses, anthropic, gemini or sharegpt)",
+                f"({_NAMED})",
                 cli_hint="expected messages, input, contents or conversations; give --format "
-                "(openai, openai-responses, anthropic, gemini or sharegpt)",
+                f"({_NAMED})",
             )
     elif isinstance(data, list):
         messages = data
@@ -145,11 +143,11 @@ def detect_format(data: Any) -> str:
             _signals_of_message(message, found)
     if isinstance(messages, list) and not found:
         if all(isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in messages):
-            return "openai"
+            return openai.NAME
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
-            hint="pass format= (openai, openai-responses, anthropic, gemini or sharegpt)",
-            cli_hint="give --format (openai, openai-responses, anthropic, gemini or sharegpt)",
+            hint=f"pass format= ({_NAMED})",
+            cli_hint=f"give --format ({_NAMED})",
         )
     if len(found) > 1:
         raise ImportFormatError(
@@ -160,7 +158,7 @@ def detect_format(data: Any) -> str:
     if not found:
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
-            hint="pass format= (openai, openai-responses, anthropic, gemini or sharegpt)",
-            cli_hint="give --format (openai, openai-responses, anthropic, gemini or sharegpt)",
+            hint=f"pass format= ({_NAMED})",
+            cli_hint=f"give --format ({_NAMED})",
         )
     return found.pop()

@@ -20,17 +20,26 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..atomic import atomic_write
+from ..bundle.source import BundleSource
 from ..errors import BundleError, LmmlError
 from ..syntax import DelimiterMode, ReferenceMode
+from .content import Options
 from .importer import Progress
+from .outgoing import request_body
+from .providers import EXPORT_PROVIDERS, sharegpt
+from .providers import provider as find_provider
+
+if TYPE_CHECKING:
+    from ..bundle.bundle import Bundle
+
+    # The bundles opened here, and those Bundle.messages / Bundle.to_request hand to the
+    # chat layer, are taken as BundleSource: mypy checks that Bundle provides all of it.
+    _BUNDLE_IS_A_SOURCE: type[BundleSource] = Bundle
 
 __all__ = ["EXPORT_PROVIDERS", "ExportReport", "export_bundle", "export_folder", "iter_bundles"]
-
-EXPORT_PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
-"""The targets of :func:`export_folder`: the messages module's providers and ShareGPT."""
 
 _SUFFIXES = (".lmml", ".lmmlz")
 
@@ -101,7 +110,7 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def export_bundle(bundle: Any, provider: str, *, strict: bool = True) -> dict[str, Any]:
+def export_bundle(bundle: BundleSource, provider: str, *, strict: bool = True) -> dict[str, Any]:
     """One dataset record for *bundle*.
 
     For a messages provider this is the request body ``bundle.to_request(provider)`` gives
@@ -117,26 +126,13 @@ def export_bundle(bundle: Any, provider: str, *, strict: bool = True) -> dict[st
         :meth:`~lmml_mdit.bundle.bundle.Bundle.check_sendable`), unless *strict* is False.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
-    if provider == "sharegpt":
-        from .providers.sharegpt import export_sharegpt
-
-        # A defective bundle is a failure, not a dataset line (render_payload checks the
+    if provider == sharegpt.NAME:
+        # A defective bundle is a failure, not a dataset line (request_body checks the
         # other providers' bundles itself).
-        check_sendable = getattr(bundle, "check_sendable", None)
-        if check_sendable is not None:
-            check_sendable(strict=strict)
-        return export_sharegpt(bundle)
-    from .outgoing import render_payload, request_params, sendable_settings
-    from .providers import provider_module
-
-    payload = render_payload(bundle, provider, attachment_lines="drop", strict=strict)
-    settings = sendable_settings(bundle, strict=strict)
-    params = request_params(settings, provider)
-    model = settings.get("model")
-    body: dict[str, Any] = provider_module(provider).request(
-        payload, None if model is None else str(model), params
-    )
-    return body
+        bundle.check_sendable(strict=strict)
+        return sharegpt.export_sharegpt(bundle)
+    options = Options(attachment_lines="drop", strict=strict)
+    return request_body(bundle, find_provider(provider), options, live=False)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The provider-neutral conversation the importers produce and the writer consumes.
 
-Each importer reads one chat format into a :class:`Conversation`: a list of
-:class:`ChatTurn` values holding :class:`Text`, :class:`Asset` and :class:`Call` parts.
+Each importer reads one chat format into a :class:`ImportedConversation`: a list of
+:class:`ChatTurn` values holding :class:`Text`, :class:`ImportedAsset` and :class:`Call` parts.
 The writer then turns that into an LMML narrative and its assets, so the formats share one
 writer and one set of rules for names and escaping.
 """
@@ -14,17 +14,17 @@ import re
 import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from ..errors import ImportFormatError
 from ..model import Role
 
 __all__ = [
-    "Asset",
     "Call",
     "ChatTurn",
-    "Conversation",
-    "Part",
+    "ImportedAsset",
+    "ImportedConversation",
+    "ImportedPart",
     "Text",
     "ToolResult",
     "decode_base64",
@@ -46,7 +46,7 @@ class Text:
 
 
 @dataclass(frozen=True)
-class Asset:
+class ImportedAsset:
     """Binary or file content carried in a message (an image, a PDF, audio).
 
     :ivar data: the decoded bytes.
@@ -71,9 +71,9 @@ class Call:
     arguments: Any
 
 
-Part: TypeAlias = Text | Asset | Call
+ImportedPart: TypeAlias = Text | ImportedAsset | Call
 
-ToolResult: TypeAlias = tuple[str, list[Part]]
+ToolResult: TypeAlias = tuple[str, list[ImportedPart]]
 """A tool result inside a message (Anthropic, Gemini): the call id it answers and its parts."""
 
 
@@ -87,12 +87,12 @@ class ChatTurn:
     """
 
     role: Role
-    parts: list[Part] = field(default_factory=list)
+    parts: list[ImportedPart] = field(default_factory=list)
     call_id: str | None = None
 
 
 @dataclass
-class Conversation:
+class ImportedConversation:
     """A whole conversation read from one payload.
 
     :ivar turns: the turns in order.
@@ -108,7 +108,7 @@ class Conversation:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def decode_base64(text: str, *, where: str) -> bytes:
+def decode_base64(text: object, *, where: str) -> bytes:
     """Decode standard base64 (whitespace allowed), strictly.
 
     :param where: where the data sits in the payload, for the error message.
@@ -132,8 +132,8 @@ def decode_base64(text: str, *, where: str) -> bytes:
 _DATA_URI = re.compile(r"data:(?P<type>[^;,]*)(?P<params>(?:;[^;,]*)*),(?P<data>.*)", re.DOTALL)
 
 
-def decode_data_uri(uri: str, *, where: str) -> Asset:
-    """Decode a ``data:`` URI into an :class:`Asset`.
+def decode_data_uri(uri: object, *, where: str) -> ImportedAsset:
+    """Decode a ``data:`` URI into an :class:`ImportedAsset`.
 
     :raises ImportFormatError: for a remote URL (never fetched) or a malformed URI.
     """
@@ -152,7 +152,7 @@ def decode_data_uri(uri: str, *, where: str) -> Asset:
         data = decode_base64(match["data"], where=where)
     else:
         data = urllib.parse.unquote_to_bytes(match["data"])
-    return Asset(data=data, media_type=media_type)
+    return ImportedAsset(data=data, media_type=media_type)
 
 
 _LONG_INTEGER_BITS = 1024
@@ -160,7 +160,7 @@ _LONG_INTEGER_BITS = 1024
 Python's digit limit, ``str()`` and ``repr()`` of one raise instead of converting."""
 
 
-def shown_value(value: Any, limit: int = 80) -> str:
+def shown_value(value: object, limit: int = 80) -> str:
     """*value* from a payload as an error message quotes it: its ``repr`` cut to *limit*
     characters, an integer too long to print described by its size. Never raises, whatever
     the payload holds (a 5,000-digit ``role``, a structure that contains itself)."""
@@ -173,29 +173,31 @@ def shown_value(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     """*value* as a string to look up in a table of known names (roles, formats): itself
     when it is one, else :func:`shown_value` (which matches no name, and never raises as
     ``str()`` of a huge integer does)."""
     return value if isinstance(value, str) else shown_value(value)
 
 
-def expect(value: Any, kind: type | tuple[type, ...], *, where: str) -> Any:
+_Expected = TypeVar("_Expected")
+
+
+def expect(value: object, kind: type[_Expected], *, where: str) -> _Expected:
     """Return *value* when it is an instance of *kind*, else raise.
 
     :raises ImportFormatError: naming *where* and the type found.
     """
     if isinstance(value, kind):
         return value
-    names = " or ".join(k.__name__ for k in kind) if isinstance(kind, tuple) else kind.__name__
     raise ImportFormatError(
-        f"expected {names}, found {type(value).__name__}",
+        f"expected {kind.__name__}, found {type(value).__name__}",
         name=where,
         hint="check that the payload matches the format given",
     )
 
 
-def expect_items(value: Any, *, where: str) -> Iterator[tuple[str, Any]]:
+def expect_items(value: object, *, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """Each item of the list *value* with its location ``where[i]``; every item must be an
     object.
 
@@ -206,7 +208,7 @@ def expect_items(value: Any, *, where: str) -> Iterator[tuple[str, Any]]:
         yield here, expect(raw, dict, where=here)
 
 
-def reject_unknown_keys(mapping: dict[str, Any], known: Iterable[str], *, where: str) -> None:
+def reject_unknown_keys(mapping: dict[str, Any], known: Iterable[object], *, where: str) -> None:
     """Refuse a key outside *known*: nothing in a payload is dropped silently.
 
     :raises ImportFormatError: naming the first unknown key.
@@ -220,7 +222,7 @@ def reject_unknown_keys(mapping: dict[str, Any], known: Iterable[str], *, where:
             )
 
 
-def split_body(data: Any, key: str, *, missing: str, hint: str) -> tuple[Any, dict[str, Any]]:
+def split_body(data: object, key: str, *, missing: str, hint: str) -> tuple[object, dict[str, Any]]:
     """Split a request body into its conversation (the value under *key*) and the rest, the
     settings. Anything but an object is the conversation itself, with no settings.
 
@@ -237,12 +239,12 @@ def split_body(data: Any, key: str, *, missing: str, hint: str) -> tuple[Any, di
     return conversation, body
 
 
-def without_results(parts: Iterable[Part | ToolResult]) -> list[Part]:
+def without_results(parts: Iterable[ImportedPart | ToolResult]) -> list[ImportedPart]:
     """*parts* without the tool results (where a format allows none, e.g. a system prompt)."""
     return [part for part in parts if not isinstance(part, tuple)]
 
 
-def turns_of_message(role: Role, parts: Iterable[Part | ToolResult]) -> list[ChatTurn]:
+def turns_of_message(role: Role, parts: Iterable[ImportedPart | ToolResult]) -> list[ChatTurn]:
     """One message's parts as turns, in order: each tool result a ``tool`` turn of its own,
     each run of other parts a *role* turn; a message without parts one empty turn."""
     turns: list[ChatTurn] = []

@@ -4,30 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ImportFormatError
 from ..jsonio import load_json
 from ..text import is_unicode
-from .detect import FORMATS, detect_format
-from .imported import Conversation
-from .providers import (
-    anthropic_reader as anthropic,
-)
-from .providers import (
-    gemini_reader as gemini,
-)
-from .providers import (
-    openai_reader as openai,
-)
-from .providers import (
-    openai_responses_reader as openai_responses,
-)
-from .providers import (
-    sharegpt,
-)
+from .detect import detect_format
+from .imported import ImportedConversation
+from .providers import FORMATS
 from .writer import write_bundle
 
 if TYPE_CHECKING:
@@ -44,13 +29,6 @@ class Progress(Protocol):
     def __call__(self, done: int, total: int | None, detail: str) -> None: ...
 
 
-_READERS: dict[str, Callable[[Any], Conversation]] = {
-    "openai": openai.read,
-    "openai-responses": openai_responses.read,
-    "anthropic": anthropic.read,
-    "gemini": gemini.read,
-    "sharegpt": sharegpt.read,
-}
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MAX_DEPTH = 200
 """How deep a payload may nest (lists and objects); chat payloads nest a few levels, and
@@ -78,7 +56,7 @@ def _place(nodes: list[tuple[int, object, int]], index: int) -> str:
     return "".join(reversed(steps)).lstrip(".") or "the payload"
 
 
-def _check_payload(data: Any) -> None:
+def _check_payload(data: object) -> None:
     """Refuse a string that is not valid Unicode, or nesting past :data:`MAX_DEPTH`,
     anywhere in *data*, naming the place.
 
@@ -122,8 +100,8 @@ def _check_payload(data: Any) -> None:
             nodes.append((index, key, depth + 1))
 
 
-def read_conversation(data: Any, format: str | None = None) -> Conversation:
-    """Read a payload into the neutral :class:`~lmml_mdit.chat.imported.Conversation`.
+def read_conversation(data: object, format: str | None = None) -> ImportedConversation:
+    """Read a payload into the neutral :class:`~lmml_mdit.chat.imported.ImportedConversation`.
 
     :raises ImportFormatError: for an unknown format name or a payload that does not fit.
     """
@@ -131,15 +109,17 @@ def read_conversation(data: Any, format: str | None = None) -> Conversation:
         data = _load_json(bytes(data) if isinstance(data, bytearray) else data)
     _check_payload(data)
     chosen = format if format is not None else detect_format(data)
-    reader = _READERS.get(chosen)
-    if reader is None:
+    found = FORMATS.get(chosen)
+    if found is None:
         raise ImportFormatError(
             f"unknown import format {chosen!r}", hint=f"use one of {', '.join(FORMATS)}"
         )
-    return reader(data)
+    return found.read(data)
 
 
-def import_messages(data: Any, format: str | None = None, *, name: str = "conversation") -> Bundle:
+def import_messages(
+    data: object, format: str | None = None, *, name: str = "conversation"
+) -> Bundle:
     """Import one conversation into a zip bundle held in memory.
 
     :param data: the parsed JSON value (a messages list or a request body), or its JSON

@@ -15,11 +15,13 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
 from ..narrative.toolcalls import ToolCall
 from .content import Options, SystemContentWarning, UnknownSettingWarning, build_conversation
-from .providers import PROVIDER_TITLES, PROVIDERS, Payload, provider_module
+from .providers import PROVIDERS, Payload, Provider
 from .providers import openai as openai_chat
+from .providers import provider as find_provider
 
 __all__ = [
     "PROVIDERS",
@@ -28,6 +30,7 @@ __all__ = [
     "messages",
     "render_payload",
     "render_turns",
+    "request_body",
     "request_params",
     "sendable_settings",
     "to_request",
@@ -43,23 +46,23 @@ _ALIASES = {
 _SKIPPED = frozenset({"model"})
 
 
-def render_payload(bundle: Any, provider: str = "openai", **options: Any) -> Payload:
+def render_payload(
+    bundle: BundleSource, provider: str = openai_chat.NAME, **options: object
+) -> Payload:
     """Render *bundle* for *provider*: messages, top-level system content and warnings.
 
-    :param provider: ``openai``, ``openai-responses``, ``anthropic`` or ``gemini``.
+    :param provider: one of :data:`~lmml_mdit.chat.providers.PROVIDERS` (``openai``,
+        ``openai-responses``, ``anthropic``, ``gemini``).
     :param options: see :class:`~lmml_mdit.chat.content.Options`.
     :raises DefectError: for an error-level defect in *bundle*, unless ``strict=False``.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
-    module = provider_module(provider)
-    parsed = Options.from_kwargs(options)
-    conversation = build_conversation(bundle, parsed, _target(provider))
-    payload: Payload = module.export(conversation, parsed)
-    return payload
+    chosen = find_provider(provider)
+    return _render(bundle, chosen, Options.from_kwargs(options))
 
 
-def _target(provider: str) -> str:
-    return f"{PROVIDER_TITLES[provider]} ({provider})"
+def _render(bundle: BundleSource, chosen: Provider, options: Options) -> Payload:
+    return chosen.write(build_conversation(bundle, options, chosen.target), options)
 
 
 class MessageList(list[dict[str, Any]]):
@@ -87,7 +90,9 @@ class MessageList(list[dict[str, Any]]):
         self.warnings = list(payload.warnings)
 
 
-def messages(bundle: Any, provider: str = "openai", **options: Any) -> MessageList:
+def messages(
+    bundle: BundleSource, provider: str = openai_chat.NAME, **options: object
+) -> MessageList:
     """The list for *provider*'s messages field (``messages``, ``input`` or ``contents``).
 
     Anthropic and Gemini keep system content outside that list. By default it is returned
@@ -105,21 +110,23 @@ def messages(bundle: Any, provider: str = "openai", **options: Any) -> MessageLi
     :raises UnsupportedContentError: for content the provider cannot take, or, with
         ``system="raise"``, system content the list cannot carry.
     """
-    payload = render_payload(bundle, provider, **options)
-    if payload.system and options.get("system") is None:
+    chosen = find_provider(provider)
+    parsed = Options.from_kwargs(options)
+    payload = _render(bundle, chosen, parsed)
+    if payload.system and parsed.system is None:
         warnings.warn(
             SystemContentWarning(
-                f"{_target(provider)} keeps system content outside the messages list: it "
+                f"{chosen.target} keeps system content outside the messages list: it "
                 "is on the result's system attribute (pass system='separate' to silence "
                 "this, or system='user' / 'drop' / 'raise'; to_request() places it)"
             ),
             stacklevel=2,
         )
-    if payload.system and options.get("system") == "raise":
-        line = _first_system_line(bundle, options.get("context", "system"))
+    if payload.system and parsed.system == "raise":
+        line = _first_system_line(bundle, parsed.context)
         raise UnsupportedContentError(
-            f"{_target(provider)} keeps system content outside the messages list",
-            name=getattr(bundle, "narrative_name", None),
+            f"{chosen.target} keeps system content outside the messages list",
+            name=bundle.narrative_name,
             line=line,
             hint="use to_request(), or the default system='separate' (the result's "
             "system attribute), or system='user' / system='drop'",
@@ -127,16 +134,15 @@ def messages(bundle: Any, provider: str = "openai", **options: Any) -> MessageLi
     return MessageList(payload)
 
 
-def _first_system_line(bundle: Any, context: str) -> int | None:
+def _first_system_line(bundle: BundleSource, context: str) -> int | None:
     """The line of the first turn that gives system content, for the error above."""
     for turn in bundle.narrative.turns:
         if turn.role == "system" or (turn.role == "context" and context == "system"):
-            line: int = turn.delimiter_line or turn.start_line
-            return line
+            return turn.delimiter_line or turn.start_line
     return None  # pragma: no cover - render_payload found system content
 
 
-def render_turns(bundle: Any, **options: Any) -> list[dict[str, Any]]:
+def render_turns(bundle: BundleSource, **options: object) -> list[dict[str, Any]]:
     """Each turn as ``{"role": role, "content": [part, ...]}`` in OpenAI Chat Completions
     form (the seed shape): one entry per non-empty turn, not merged, with no role limits.
 
@@ -148,7 +154,7 @@ def render_turns(bundle: Any, **options: Any) -> list[dict[str, Any]]:
     """
     parsed = Options.from_kwargs(options)
     out: list[dict[str, Any]] = []
-    for message in build_conversation(bundle, parsed, _target(openai_chat.PROVIDER)).messages:
+    for message in build_conversation(bundle, parsed, openai_chat.PROVIDER.target).messages:
         content: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         for item in message.items:
@@ -181,10 +187,10 @@ def request_params(
     :raises InvalidSettingsError: for a key the provider does not take, with
         ``unknown="error"``.
     """
-    module = provider_module(provider)
-    mapping: dict[str, str] = module.SETTINGS
-    native: frozenset[str] = module.NATIVE_SETTINGS
-    as_list: frozenset[str] = getattr(module, "LIST_SETTINGS", frozenset())
+    chosen = find_provider(provider)
+    mapping = chosen.settings
+    native = chosen.native_settings
+    as_list = chosen.list_settings
     params: dict[str, Any] = {}
     for key, value in (settings or {}).items():
         if key in _SKIPPED:
@@ -197,8 +203,7 @@ def request_params(
             if mapped is None:
                 if unknown == "error":
                     raise InvalidSettingsError(
-                        f"{PROVIDER_TITLES[provider]} ({provider}) has no parameter for "
-                        f"setting {key!r}",
+                        f"{chosen.target} has no parameter for setting {key!r}",
                         name=key,
                         hint="remove it, or pass unknown_settings='pass' to send it as is",
                         cli_hint="remove it, or add --unknown-settings pass to send it as is",
@@ -206,8 +211,7 @@ def request_params(
                 if unknown == "warn":
                     warnings.warn(
                         UnknownSettingWarning(
-                            f"setting {key!r} left out: {PROVIDER_TITLES[provider]} "
-                            f"({provider}) has no parameter for it"
+                            f"setting {key!r} left out: {chosen.target} has no parameter for it"
                         ),
                         stacklevel=3,
                     )
@@ -221,7 +225,7 @@ def request_params(
     return params
 
 
-def sendable_settings(bundle: Any, *, strict: bool = True) -> dict[str, Any]:
+def sendable_settings(bundle: BundleSource, *, strict: bool = True) -> dict[str, Any]:
     """The bundle's settings for a request (a copy; empty without any).
 
     :param strict: False gives no settings for invalid or unresolvable ones, which the
@@ -229,7 +233,7 @@ def sendable_settings(bundle: Any, *, strict: bool = True) -> dict[str, Any]:
     :raises BundleError: for invalid or unresolvable settings, when *strict*.
     """
     try:
-        return dict(getattr(bundle, "settings", None) or {})
+        return dict(bundle.settings or {})
     except BundleError:
         if strict:
             raise
@@ -237,7 +241,10 @@ def sendable_settings(bundle: Any, *, strict: bool = True) -> dict[str, Any]:
 
 
 def to_request(
-    bundle: Any, provider: str = "openai", model: str | None = None, **options: Any
+    bundle: BundleSource,
+    provider: str = openai_chat.NAME,
+    model: str | None = None,
+    **options: object,
 ) -> dict[str, Any]:
     """A complete request body for *provider*: model, messages and mapped settings.
 
@@ -249,23 +256,39 @@ def to_request(
         or Anthropic without ``max_tokens``.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
-    # Render first: it checks the options and refuses a defective bundle (strict) before
-    # the settings are read, so a broken settings embed is reported as validate does.
-    payload = render_payload(bundle, provider, **options)
-    parsed = Options.from_kwargs(options)
-    settings = sendable_settings(bundle, strict=parsed.strict)
-    if parsed.settings:
-        settings.update(parsed.settings)
-    params = request_params(settings, provider, unknown=parsed.unknown_settings)
+    chosen = find_provider(provider)
+    return request_body(bundle, chosen, Options.from_kwargs(options), model=model)
+
+
+def request_body(
+    bundle: BundleSource,
+    provider: Provider,
+    options: Options,
+    *,
+    model: str | None = None,
+    live: bool = True,
+) -> dict[str, Any]:
+    """The request body for *provider*, from checked *options*: what :func:`to_request`
+    and a dataset export (:func:`~lmml_mdit.chat.export.export_bundle`) both write.
+
+    :param live: True checks the parameters a live request cannot go without (Anthropic's
+        ``max_tokens``); a dataset record (False) is not sent, so it need not have them.
+    :raises InvalidSettingsError: for a required parameter missing, when *live*.
+    """
+    # Render first: it refuses a defective bundle (strict) before the settings are read,
+    # so a broken settings embed is reported as validate does.
+    payload = _render(bundle, provider, options)
+    settings = sendable_settings(bundle, strict=options.strict)
+    if options.settings:
+        settings.update(options.settings)
+    params = request_params(settings, provider.name, unknown=options.unknown_settings)
     chosen = model if model is not None else settings.get("model")
-    if provider == "anthropic" and "max_tokens" not in params:
+    missing = sorted(provider.required_settings - params.keys()) if live else []
+    if missing:
         raise InvalidSettingsError(
-            "Anthropic Messages requires max_tokens",
-            name="max_tokens",
-            hint="add max_tokens to the settings embed, or pass settings={'max_tokens': N}",
-            cli_hint="add max_tokens to the settings embed, or add --set max_tokens=N",
+            f"{provider.title} requires {missing[0]}",
+            name=missing[0],
+            hint=f"add {missing[0]} to the settings embed, or pass settings={{'{missing[0]}': N}}",
+            cli_hint=f"add {missing[0]} to the settings embed, or add --set {missing[0]}=N",
         )
-    body: dict[str, Any] = provider_module(provider).request(
-        payload, None if chosen is None else str(chosen), params
-    )
-    return body
+    return provider.request(payload, None if chosen is None else str(chosen), params)

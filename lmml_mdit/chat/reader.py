@@ -24,7 +24,7 @@ from ..text import blank_edges
 from .content import without_escapes
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle.source import BundleSource
     from ..model import Role
 
 __all__ = ["ReadTurn", "read_turns"]
@@ -54,7 +54,7 @@ def _not_sent_as_text(name: str) -> bool:
     return is_tool_call_name(name) or name in RESERVED_NAMES
 
 
-def read_turns(bundle: Bundle) -> list[ReadTurn]:
+def read_turns(bundle: BundleSource) -> list[ReadTurn]:
     """The turns of *bundle*.
 
     :raises InvalidToolCallError: for a malformed tool-call fence.

@@ -1,4 +1,4 @@
-"""Write a :class:`~lmml_mdit.chat.imported.Conversation` as an LMML bundle.
+"""Write a :class:`~lmml_mdit.chat.imported.ImportedConversation` as an LMML bundle.
 
 Layout (one block per part, blocks separated by a blank line)::
 
@@ -46,7 +46,7 @@ from ..media import extension_for
 from ..narrative.toolcalls import tool_call_fence
 from ..syntax.write import reference
 from .escape import escape_text
-from .imported import Asset, Call, ChatTurn, Conversation, Text
+from .imported import Call, ChatTurn, ImportedAsset, ImportedConversation, Text
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
@@ -68,7 +68,7 @@ SETTINGS_ENTRY = "settings.json"
 MANIFEST_ENTRY = "manifest.json"
 
 
-def asset_name(asset: Asset) -> str:
+def asset_name(asset: ImportedAsset) -> str:
     """The stable entry name of *asset*: a SHA-256 prefix plus its media type's extension."""
     digest = hashlib.sha256(asset.data).hexdigest()[:HASH_DIGITS]
     return digest + extension_for(asset.media_type)
@@ -96,7 +96,7 @@ def _turn_blocks(
             text = escape_text(part.text, names)
             if text:
                 blocks.append(text)
-        elif isinstance(part, Asset):
+        elif isinstance(part, ImportedAsset):
             name = asset_names[id(part)]
             entries[name] = part.data
             blocks.append(reference(name))
@@ -133,7 +133,7 @@ def _json_entry(value: dict[str, object], name: str) -> bytes:
     return (text + "\n").encode("utf-8")
 
 
-def write_narrative(conversation: Conversation) -> tuple[str, dict[str, bytes]]:
+def write_narrative(conversation: ImportedConversation) -> tuple[str, dict[str, bytes]]:
     """The narrative text and asset entries for *conversation*.
 
     :raises ImportFormatError: for a tool result without its call, or clashing call ids.
@@ -142,7 +142,9 @@ def write_narrative(conversation: Conversation) -> tuple[str, dict[str, bytes]]:
     return text, entries
 
 
-def _write(conversation: Conversation) -> tuple[str, dict[str, bytes], list[tuple[str, str]]]:
+def _write(
+    conversation: ImportedConversation,
+) -> tuple[str, dict[str, bytes], list[tuple[str, str]]]:
     """The narrative, the entries and each turn's expected ``(role, text)``."""
     expected: list[tuple[str, str]] = []
     entries: dict[str, bytes] = {}
@@ -154,7 +156,7 @@ def _write(conversation: Conversation) -> tuple[str, dict[str, bytes], list[tupl
         id(part): asset_name(part)
         for turn in conversation.turns
         for part in turn.parts
-        if isinstance(part, Asset)
+        if isinstance(part, ImportedAsset)
     }
     names = frozenset(asset_names.values())
     for number, turn in enumerate(conversation.turns, start=1):
@@ -170,7 +172,7 @@ def _write(conversation: Conversation) -> tuple[str, dict[str, bytes], list[tupl
     return text, entries, expected
 
 
-def write_bundle(conversation: Conversation, name: str = "conversation") -> Bundle:
+def write_bundle(conversation: ImportedConversation, name: str = "conversation") -> Bundle:
     """Build a zip bundle in memory for *conversation*.
 
     :param name: the bundle name (without extension).

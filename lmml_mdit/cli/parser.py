@@ -1,8 +1,7 @@
 """The ``lmml`` argument parser: every subcommand, its options and its help.
 
-The chat format and provider names its choices offer are written in one place, here
-(:data:`PROVIDERS`, :data:`EXPORT_PROVIDERS`, :data:`IMPORT_FORMATS`), as the chat layer
-names them (a test checks they agree).
+The chat format and provider names its choices offer come from the chat layer's registry
+(:mod:`lmml_mdit.chat.providers`), the one list of them.
 """
 
 from __future__ import annotations
@@ -11,6 +10,8 @@ import argparse
 from collections.abc import Sequence
 
 from .._version import __version__
+from ..chat.providers import EXPORT_PROVIDERS, IMPORT_FORMATS
+from ..chat.providers import PROVIDER_NAMES as PROVIDERS
 from .arguments import Arguments, Handler
 from .inspection import cmd_cat, cmd_info, cmd_ls, cmd_turns, cmd_validate
 from .interchange import cmd_export, cmd_import
@@ -39,14 +40,6 @@ __all__ = [
     "parse_arguments",
 ]
 
-PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
-"""The providers ``lmml render`` accepts (those of :mod:`lmml_mdit.chat.outgoing`)."""
-
-EXPORT_PROVIDERS = (*PROVIDERS, "sharegpt")
-"""The targets ``lmml export`` accepts (those of :mod:`lmml_mdit.chat.export`)."""
-
-IMPORT_FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")
-"""The formats ``lmml import`` reads (those of :mod:`lmml_mdit.chat.detect`)."""
 
 COMMANDS: tuple[str, ...] = (
     "new",

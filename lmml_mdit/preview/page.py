@@ -38,7 +38,7 @@ import re
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import unquote
 
 from markdown_it.presets import commonmark
@@ -47,6 +47,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from ..atomic import atomic_write_bytes
+from ..bundle.source import BundleSource
 from ..errors import LmmlError
 from ..formats import ZIP_SIGNATURES
 from ..media import (
@@ -125,35 +126,9 @@ _HEADING_NUMBER = re.compile(r"\d+")
 _LINK_REL = "nofollow noopener noreferrer"
 
 
-class PreviewSource(Protocol):
-    """What the preview reads from a bundle (:class:`lmml_mdit.Bundle` provides all of it)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def narrative_name(self) -> str: ...
-
-    @property
-    def narrative(self) -> Narrative: ...
-
-    @property
-    def entries(self) -> tuple[str, ...]: ...
-
-    @property
-    def manifest(self) -> dict[str, Any] | None: ...
-
-    @property
-    def settings(self) -> dict[str, Any] | None: ...
-
-    def embed(self, name: str) -> bytes: ...
-
-    def entry_size(self, name: str) -> int: ...
-
-    def has_asset(self, name: str) -> bool: ...
+PreviewSource = BundleSource
+"""What the preview reads from a bundle: the bundle layer's
+:class:`~lmml_mdit.bundle.source.BundleSource` (:class:`lmml_mdit.Bundle` provides all of it)."""
 
 
 # --------------------------------------------------------------------------- URL safety
@@ -760,9 +735,9 @@ def _page_header(bundle: PreviewSource, narrative: Narrative, title: str) -> str
         counts[turn.role] = counts.get(turn.role, 0) + 1
     by_role = ", ".join(f"{role} {count}" for role, count in counts.items())
     turns = len(narrative.turns)
-    assets = [name for name in bundle.entries if name not in _reserved_names(bundle)]
+    assets = [name for name in bundle.entries if name not in bundle.RESERVED_NAMES]
     count = f"{len(assets)} asset{'s' * (len(assets) != 1)}"
-    if bundle.kind == "text" and getattr(bundle, "base_dir", None) is not None:
+    if bundle.kind == "text" and bundle.base_dir is not None:
         # A bare narrative has no entries: its assets are the files beside it it references.
         files = [
             name
@@ -786,13 +761,8 @@ def _page_header(bundle: PreviewSource, narrative: Narrative, title: str) -> str
     )
 
 
-def _reserved_names(bundle: PreviewSource) -> tuple[str, ...]:
-    reserved = getattr(bundle, "RESERVED_NAMES", ())
-    return tuple(reserved) if isinstance(reserved, tuple) else ()
-
-
 def _assets_footer(bundle: PreviewSource) -> str:
-    reserved = _reserved_names(bundle)
+    reserved = bundle.RESERVED_NAMES
     chips = []
     for name in bundle.entries:
         if name in reserved:

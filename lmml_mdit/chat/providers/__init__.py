@@ -1,34 +1,61 @@
-"""Provider writers: neutral messages in, each chat API's own JSON out.
+"""The chat formats: one module per format, each with a writer and a reader.
 
-Each module has ``PROVIDER`` (its key), ``export(conversation, options) -> Payload``,
-``request(payload, model, params) -> dict``, ``SETTINGS`` (LMML settings key -> parameter)
-and ``NATIVE_SETTINGS`` (parameters a settings embed may name directly).
+Each provider module (:mod:`~lmml_mdit.chat.providers.openai`,
+:mod:`~lmml_mdit.chat.providers.openai_responses`, :mod:`~lmml_mdit.chat.providers.anthropic`,
+:mod:`~lmml_mdit.chat.providers.gemini`) defines a :class:`~lmml_mdit.chat.providers.base.Provider`
+``PROVIDER``: its name and title, ``write`` (neutral messages to a payload), ``request`` (a
+payload to a request body), ``read`` (a payload to an imported conversation) and its
+settings map. :mod:`~lmml_mdit.chat.providers.sharegpt` defines a
+:class:`~lmml_mdit.chat.providers.base.ChatFormat` ``FORMAT`` (read; a bundle is written
+as ShareGPT by :func:`~lmml_mdit.chat.providers.sharegpt.export_sharegpt`).
+
+This registry is the one list of the format names: everything that names a format
+(``format=``, ``provider=``, the command line's choices) reads it from here.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
+from . import anthropic, gemini, openai, openai_responses, sharegpt
+from .base import ChatFormat, Payload, Provider
 
-from . import anthropic, gemini, openai, openai_responses
-from ._common import PROVIDER_TITLES, Payload
+__all__ = [
+    "EXPORT_PROVIDERS",
+    "FORMATS",
+    "IMPORT_FORMATS",
+    "PROVIDERS",
+    "PROVIDER_NAMES",
+    "ChatFormat",
+    "Payload",
+    "Provider",
+    "provider",
+]
 
-__all__ = ["PROVIDERS", "PROVIDER_TITLES", "Payload", "provider_module"]
-
-PROVIDERS: dict[str, ModuleType] = {
-    openai.PROVIDER: openai,
-    openai_responses.PROVIDER: openai_responses,
-    anthropic.PROVIDER: anthropic,
-    gemini.PROVIDER: gemini,
+PROVIDERS: dict[str, Provider] = {
+    module.PROVIDER.name: module.PROVIDER
+    for module in (openai, openai_responses, anthropic, gemini)
 }
-"""Provider key -> writer module."""
+"""The chat APIs written and read, by name: what ``messages()``/``to_request()`` take."""
+
+FORMATS: dict[str, ChatFormat] = {**PROVIDERS, sharegpt.FORMAT.name: sharegpt.FORMAT}
+"""Every chat format, by name: the providers, then ShareGPT."""
+
+PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDERS)
+"""The names ``provider=`` takes (``lmml render --provider``)."""
+
+IMPORT_FORMATS: tuple[str, ...] = tuple(FORMATS)
+"""The names ``format=`` takes (``lmml import --format``)."""
+
+EXPORT_PROVIDERS: tuple[str, ...] = tuple(FORMATS)
+"""The record shapes a dataset export writes (``lmml export --provider``): every format
+read is written too, the providers as request bodies and ShareGPT as records."""
 
 
-def provider_module(provider: str) -> ModuleType:
-    """The writer module of *provider*.
+def provider(name: str) -> Provider:
+    """The provider called *name*.
 
     :raises ValueError: for an unknown provider, listing the known ones.
     """
-    module = PROVIDERS.get(provider)
-    if module is None:
-        raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
-    return module
+    found = PROVIDERS.get(name)
+    if found is None:
+        raise ValueError(f"unknown provider {name!r}; choose one of {', '.join(PROVIDERS)}")
+    return found

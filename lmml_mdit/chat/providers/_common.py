@@ -7,12 +7,11 @@ from typing import Any
 from ...errors import InvalidToolCallError, UnsupportedContentError
 from ...narrative.toolcalls import ToolCall
 from ...syntax.write import code_fence
-from ..content import Message, Options
+from ..content import Options, OutgoingMessage
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from .base import ChatFormat
 
 __all__ = [
-    "PROVIDER_TITLES",
-    "Payload",
     "append_merged",
     "arguments_object",
     "describe",
@@ -22,13 +21,6 @@ __all__ = [
     "text_mode",
     "unsupported",
 ]
-
-PROVIDER_TITLES = {
-    "openai": "OpenAI Chat Completions",
-    "openai-responses": "OpenAI Responses",
-    "anthropic": "Anthropic Messages",
-    "gemini": "Gemini",
-}
 
 
 def describe(part: Part) -> str:
@@ -46,15 +38,14 @@ def describe(part: Part) -> str:
 
 def unsupported(
     part: ImagePart | DocumentPart | AudioPart | TextFilePart,
-    provider: str,
-    message: Message,
+    provider: ChatFormat,
+    message: OutgoingMessage,
     *,
     hint: str | None = None,
 ) -> UnsupportedContentError:
     """The error for *part* that *provider* cannot take in *message*'s role."""
     return part.asset.unsupported(
-        f"{PROVIDER_TITLES[provider]} ({provider}) cannot take {describe(part)} "
-        f"in a {message.role} message",
+        f"{provider.target} cannot take {describe(part)} in a {message.role} message",
         hint=hint or "move it to a user turn, pick another provider, or register a handler",
     )
 
@@ -67,7 +58,9 @@ def text_file_text(part: TextFilePart) -> str:
     return f"{part.asset.name}:\n{code_fence(text, info)}"
 
 
-def system_texts(message: Message, provider: str, *, hint: str | None = None) -> list[str]:
+def system_texts(
+    message: OutgoingMessage, provider: ChatFormat, *, hint: str | None = None
+) -> list[str]:
     """The text of a system message for a provider that keeps system content apart (text
     parts as they are, text files as :func:`text_file_text`).
 
@@ -105,7 +98,7 @@ def text_mode(options: Options, default: str) -> str:
     return options.text_embeds or default
 
 
-def arguments_object(call: ToolCall, provider: str) -> dict[str, Any]:
+def arguments_object(call: ToolCall, provider: ChatFormat) -> dict[str, Any]:
     """The call's arguments as the JSON object Anthropic and Gemini require.
 
     :raises InvalidToolCallError: when the arguments are not a JSON object.
@@ -113,39 +106,9 @@ def arguments_object(call: ToolCall, provider: str) -> dict[str, Any]:
     if isinstance(call.arguments, dict):
         return call.arguments
     raise InvalidToolCallError(
-        f"{PROVIDER_TITLES[provider]} ({provider}) needs the call's arguments as a JSON "
+        f"{provider.target} needs the call's arguments as a JSON "
         f"object, not {type(call.arguments).__name__}",
         name=call.embed_name,
         line=call.line,
         hint="write the arguments as a JSON object",
     )
-
-
-class Payload:
-    """One provider's rendering of a bundle.
-
-    :ivar provider: the provider key, e.g. ``"anthropic"``.
-    :ivar messages: the list for the provider's messages field (``messages``, ``input`` or
-        ``contents``).
-    :ivar system: top-level system content for providers that keep it outside the list
-        (Anthropic: a list of text blocks; Gemini: a ``Content`` dict), else None.
-    :ivar warnings: omissions reported while rendering (``max_embed_bytes``).
-    """
-
-    def __init__(
-        self,
-        provider: str,
-        messages: list[dict[str, Any]],
-        system: Any = None,
-        warnings: list[str] | None = None,
-    ) -> None:
-        self.provider = provider
-        self.messages = messages
-        self.system = system
-        self.warnings = warnings or []
-
-    def __repr__(self) -> str:
-        return (
-            f"Payload(provider={self.provider!r}, messages=<{len(self.messages)}>, "
-            f"system={'yes' if self.system else 'no'}, warnings={len(self.warnings)})"
-        )

@@ -1,4 +1,6 @@
-"""Anthropic Messages (``POST /v1/messages``) messages.
+"""Anthropic Messages (``POST /v1/messages``) messages: written and read.
+
+Writing (:func:`export`, then :func:`request`):
 
 - ``system`` (and ``context``) turns: text blocks in the top-level ``system`` parameter (in
   order); :func:`lmml_mdit.chat.outgoing.messages` refuses to drop them, use ``to_request``.
@@ -12,17 +14,44 @@
 
 Consecutive messages of one role are merged into one (the API would merge them anyway), so
 parallel tool results share the user message that follows the calls.
+
+Reading (:func:`read`): a ``messages`` list, or a request body with ``system``.
+
+Shapes read (``providers.md`` 1.3): top-level ``system`` (string or text blocks) as a
+``system`` turn; ``user``/``assistant`` messages with string content or ``text``,
+``image`` and ``document`` blocks (``base64`` or ``text`` sources), ``tool_use`` blocks
+(assistant) and ``tool_result`` blocks (a ``tool`` turn each, content a string or blocks).
+A user message that holds tool results and text becomes ``tool`` turns followed by a
+``user`` turn, in block order.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ImportFormatError
 from ...narrative.toolcalls import ToolCall
-from ..content import Conversation, Message, Options
+from ..content import Options, OutgoingConversation, OutgoingMessage
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..imported import (
+    Call,
+    ChatTurn,
+    ImportedAsset,
+    ImportedConversation,
+    ImportedPart,
+    Text,
+    ToolResult,
+    as_text,
+    decode_base64,
+    expect,
+    expect_items,
+    reject_unknown_keys,
+    shown_value,
+    split_body,
+    turns_of_message,
+    without_results,
+)
 from ._common import (
-    Payload,
     append_merged,
     arguments_object,
     start_body,
@@ -31,10 +60,11 @@ from ._common import (
     text_mode,
     unsupported,
 )
+from .base import Payload, Provider
 
-__all__ = ["PROVIDER", "export", "request"]
+__all__ = ["NAME", "PROVIDER", "export", "read", "request"]
 
-PROVIDER = "anthropic"
+NAME = "anthropic"
 
 SETTINGS = {
     "max_tokens": "max_tokens",
@@ -63,7 +93,7 @@ NATIVE_SETTINGS = frozenset(
 LIST_SETTINGS = frozenset({"stop_sequences"})
 
 
-def _block(part: Part, message: Message, options: Options) -> dict[str, Any]:
+def _block(part: Part, message: OutgoingMessage, options: Options) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, TextFilePart):
@@ -89,7 +119,7 @@ def _block(part: Part, message: Message, options: Options) -> dict[str, Any]:
     raise unsupported(part, PROVIDER, message, hint="Anthropic takes no audio input")
 
 
-def export(conversation: Conversation, options: Options) -> Payload:
+def export(conversation: OutgoingConversation, options: Options) -> Payload:
     """Write *conversation* as Anthropic ``messages`` plus top-level ``system`` blocks.
 
     :raises UnsupportedContentError: for audio, and for non-text parts in system or
@@ -141,7 +171,7 @@ def export(conversation: Conversation, options: Options) -> Payload:
                 result["content"] = content
             blocks = [result]
         append_merged(out, role, "content", blocks)
-    return Payload(PROVIDER, out, system or None, conversation.warnings)
+    return Payload(NAME, out, system or None, conversation.warnings)
 
 
 def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
@@ -154,3 +184,124 @@ def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict
     body["messages"] = payload.messages
     body.update(params)
     return body
+
+
+# Prompt-caching and citation switches steer the API, they hold no conversation content.
+_IGNORED_BLOCK_KEYS = {"cache_control", "citations"}
+
+
+def _check_keys(block: dict[str, Any], known: set[str], where: str) -> None:
+    reject_unknown_keys(block, known | _IGNORED_BLOCK_KEYS, where=where)
+
+
+def _source(block: dict[str, Any], where: str) -> ImportedAsset:
+    source = expect(block.get("source"), dict, where=where)
+    kind = source.get("type")
+    if kind == "base64":
+        media_type = expect(source.get("media_type"), str, where=where).lower()
+        return ImportedAsset(decode_base64(source.get("data"), where=where), media_type)
+    if kind == "text":
+        media_type = as_text(source.get("media_type", "text/plain")).lower()
+        return ImportedAsset(
+            expect(source.get("data"), str, where=where).encode("utf-8"), media_type
+        )
+    raise ImportFormatError(
+        f"unsupported source type {shown_value(kind)}",
+        name=where,
+        hint="URLs and file ids are not fetched; embed the bytes as a base64 source",
+    )
+
+
+def block_parts(
+    content: object, *, where: str, allow_tools: bool
+) -> list[ImportedPart | ToolResult]:
+    """Read a content string or block list; a tool result comes back as ``(id, parts)``."""
+    if isinstance(content, str):
+        return [Text(content)]
+    parts: list[ImportedPart | ToolResult] = []
+    for here, block in expect_items(content, where=where):
+        kind = block.get("type")
+        if kind == "text":
+            _check_keys(block, {"type", "text"}, here)
+            parts.append(Text(expect(block.get("text"), str, where=here)))
+        elif kind in ("image", "document"):
+            _check_keys(block, {"type", "source"}, here)
+            parts.append(_source(block, here))
+        elif kind == "tool_use" and allow_tools:
+            _check_keys(block, {"type", "id", "name", "input"}, here)
+            parts.append(
+                Call(
+                    id=expect(block.get("id"), str, where=here),
+                    name=expect(block.get("name"), str, where=here),
+                    arguments=expect(block.get("input", {}), dict, where=f"{here}.input"),
+                )
+            )
+        elif kind == "tool_result" and allow_tools:
+            _check_keys(block, {"type", "tool_use_id", "content", "is_error"}, here)
+            if block.get("is_error"):
+                raise ImportFormatError(
+                    "tool results marked is_error are not imported",
+                    name=here,
+                    hint="LMML has no error flag for results; state the error in the text",
+                )
+            inner = block_parts(
+                block.get("content", []), where=f"{here}.content", allow_tools=False
+            )
+            call_id = expect(block.get("tool_use_id"), str, where=here)
+            parts.append((call_id, without_results(inner)))
+        else:
+            raise ImportFormatError(
+                f"unsupported block type {shown_value(kind)}",
+                name=here,
+                hint="use text, image, document, tool_use or tool_result blocks",
+            )
+    return parts
+
+
+def read_messages(messages: object, *, where: str = "messages") -> list[ChatTurn]:
+    """Read an Anthropic ``messages`` list into turns."""
+    turns: list[ChatTurn] = []
+    for here, message in expect_items(messages, where=where):
+        role = message.get("role")
+        if role not in ("user", "assistant", "system"):
+            raise ImportFormatError(
+                f"unknown message role {shown_value(role)}", name=here, hint="use user or assistant"
+            )
+        reject_unknown_keys(message, ("role", "content"), where=here)
+        parts = block_parts(message.get("content"), where=f"{here}.content", allow_tools=True)
+        turns.extend(turns_of_message(role, parts))
+    return turns
+
+
+def read(data: object) -> ImportedConversation:
+    """Read a ``messages`` list, or a request body with ``messages`` and ``system``.
+
+    :raises ImportFormatError: for anything outside the Messages shapes.
+    """
+    messages, settings = split_body(
+        data,
+        "messages",
+        missing="an Anthropic request body needs a 'messages' list",
+        hint="give the messages list or a body with 'messages'",
+    )
+    turns = read_messages(messages)
+    system = settings.pop("system", None)
+    if system is not None:
+        parts = block_parts(system, where="system", allow_tools=False)
+        turns.insert(0, ChatTurn("system", without_results(parts)))
+    return ImportedConversation(turns, settings=settings)
+
+
+PROVIDER = Provider(
+    name=NAME,
+    title="Anthropic Messages",
+    description="an Anthropic chat",
+    read=read,
+    write=export,
+    request=request,
+    settings=SETTINGS,
+    native_settings=NATIVE_SETTINGS,
+    list_settings=LIST_SETTINGS,
+    required_settings=frozenset({"max_tokens"}),
+)
+"""Anthropic Messages, as the registry lists it."""

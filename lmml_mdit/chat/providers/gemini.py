@@ -1,4 +1,6 @@
-"""Gemini (``generateContent``; google-genai) contents.
+"""Gemini (``generateContent``; google-genai) contents: written and read.
+
+Writing (:func:`export`, then :func:`request`):
 
 The request is the keyword arguments of ``client.models.generate_content``: ``model``,
 ``contents`` and ``config`` (a ``GenerateContentConfig`` as a dict), in the SDK's
@@ -15,18 +17,51 @@ snake_case JSON form with base64 ``data`` strings (the SDK decodes them).
   ``inline_data`` parts.
 
 Consecutive contents of one role are merged into one.
+
+Reading (:func:`read`): ``generateContent`` payloads (``contents``), snake_case or
+camelCase.
+
+Shapes read (``providers.md`` 1.4): ``system_instruction``/``systemInstruction`` as a
+``system`` turn; ``contents`` with roles ``user`` and ``model`` (or ``function``/``tool``
+for responses); parts ``text``, ``inline_data``/``inlineData`` (``mime_type``/``mimeType``,
+base64 ``data``), ``function_call``/``functionCall`` and
+``function_response``/``functionResponse``.
+
+Calls without an ``id`` get a generated one, ``call_<n>`` (n counts the conversation's
+calls from 1, skipping ids already used); a response without an id answers the earliest
+unanswered call of the same name. A response's ``response`` object is written as its JSON
+text.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from ...errors import ImportFormatError
 from ...jsonio import parse_json
+from ...model import Role
 from ...narrative.toolcalls import ToolCall
-from ..content import Conversation, Options
+from ..content import Options, OutgoingConversation
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..imported import (
+    Call,
+    ChatTurn,
+    ImportedAsset,
+    ImportedConversation,
+    ImportedPart,
+    Text,
+    ToolResult,
+    as_text,
+    decode_base64,
+    expect,
+    expect_items,
+    shown_value,
+    split_body,
+    turns_of_message,
+    without_results,
+)
 from ._common import (
-    Payload,
     append_merged,
     arguments_object,
     start_body,
@@ -34,10 +69,11 @@ from ._common import (
     text_file_text,
     text_mode,
 )
+from .base import Payload, Provider
 
-__all__ = ["PROVIDER", "export", "request"]
+__all__ = ["NAME", "PROVIDER", "export", "read", "request"]
 
-PROVIDER = "gemini"
+NAME = "gemini"
 
 SETTINGS = {
     "temperature": "temperature",
@@ -101,7 +137,7 @@ def _response(texts: list[str]) -> dict[str, Any]:
     return {"output": text}
 
 
-def export(conversation: Conversation, options: Options) -> Payload:
+def export(conversation: OutgoingConversation, options: Options) -> Payload:
     """Write *conversation* as Gemini ``contents`` plus a system instruction.
 
     :raises UnsupportedContentError: for non-text parts in system turns.
@@ -151,7 +187,7 @@ def export(conversation: Conversation, options: Options) -> Payload:
             parts = [{"function_response": response}, *assets]
         append_merged(contents, role, "parts", parts)
     system = {"parts": system_parts} if system_parts else None
-    return Payload(PROVIDER, contents, system, conversation.warnings)
+    return Payload(NAME, contents, system, conversation.warnings)
 
 
 def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
@@ -165,3 +201,191 @@ def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict
     if config:
         body["config"] = config
     return body
+
+
+_ROLES: dict[str, Role] = {"user": "user", "model": "assistant", "function": "user", "tool": "user"}
+
+
+def _get(mapping: dict[str, Any], snake: str) -> Any:
+    """Read a key given in snake_case or in its camelCase spelling."""
+    if snake in mapping:
+        return mapping[snake]
+    head, *rest = snake.split("_")
+    return mapping.get(head + "".join(word.title() for word in rest))
+
+
+class _Calls:
+    """Assigns ids to calls and matches responses to them."""
+
+    def __init__(self, contents: list[Any]) -> None:
+        self.used: set[str] = set()
+        for content in contents:
+            # A pre-scan of untrusted data: malformed contents are reported by the reader.
+            parts = content.get("parts") if isinstance(content, dict) else None
+            for part in parts if isinstance(parts, list) else []:
+                call = _get(part, "function_call") if isinstance(part, dict) else None
+                if isinstance(call, dict) and isinstance(call.get("id"), str):
+                    self.used.add(call["id"])
+        self.count = 0
+        self.open: list[Call] = []
+
+    def new(self, name: str, arguments: Any, given: Any) -> Call:
+        self.count += 1
+        if isinstance(given, str) and given:
+            call_id = given
+        else:
+            call_id = f"call_{self.count}"
+            while call_id in self.used:
+                self.count += 1
+                call_id = f"call_{self.count}"
+            self.used.add(call_id)
+        call = Call(call_id, name, arguments)
+        self.open.append(call)
+        return call
+
+    def answer(self, name: str, given: Any, where: str) -> str:
+        for index, call in enumerate(self.open):
+            if (isinstance(given, str) and given and call.id == given) or (
+                not given and call.name == name
+            ):
+                del self.open[index]
+                return call.id
+        raise ImportFormatError(
+            f"function_response {shown_value(name)} answers no earlier function_call",
+            name=where,
+            hint="every function_response needs a function_call before it",
+        )
+
+
+def _check_keys(value: dict[str, Any], known: tuple[str, ...], *, where: str) -> None:
+    """Refuse a key outside *known* (each in snake_case or camelCase): nothing is dropped
+    silently, e.g. a ``function_response``'s multimodal ``parts``."""
+    allowed = set(known)
+    for key in value:
+        if _snake(as_text(key)) not in allowed:
+            raise ImportFormatError(
+                f"unsupported key {shown_value(key)}",
+                name=where,
+                hint=f"keep only {', '.join(known)}; nothing is dropped silently",
+            )
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+
+
+def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart | ToolResult]:
+    parts: list[ImportedPart | ToolResult] = []
+    for here, part in expect_items(raw_parts, where=where):
+        inline = _get(part, "inline_data")
+        call = _get(part, "function_call")
+        response = _get(part, "function_response")
+        if "text" in part:
+            parts.append(Text(expect(part["text"], str, where=here)))
+        elif inline is not None:
+            blob = expect(inline, dict, where=here)
+            _check_keys(blob, ("mime_type", "data"), where=here)
+            media_type = expect(_get(blob, "mime_type"), str, where=here).lower()
+            parts.append(ImportedAsset(decode_base64(blob.get("data"), where=here), media_type))
+        elif call is not None:
+            call = expect(call, dict, where=here)
+            _check_keys(call, ("id", "name", "args"), where=here)
+            name = expect(call.get("name"), str, where=here)
+            arguments = expect(call.get("args", {}), dict, where=f"{here}.args")
+            parts.append(calls.new(name, arguments, call.get("id")))
+        elif response is not None:
+            response = expect(response, dict, where=here)
+            _check_keys(response, ("id", "name", "response"), where=here)
+            name = expect(response.get("name"), str, where=here)
+            call_id = calls.answer(name, response.get("id"), here)
+            body = expect(response.get("response", {}), dict, where=f"{here}.response")
+            text = json.dumps(body, ensure_ascii=False)
+            parts.append((call_id, [Text(text)]))
+        else:
+            raise ImportFormatError(
+                f"unsupported part with keys {sorted(map(as_text, part))}",
+                name=here,
+                hint="use text, inline_data, function_call or function_response parts; "
+                "file_data URIs are not fetched",
+            )
+        if len(part) != 1:
+            raise ImportFormatError(
+                f"a part must hold exactly one field, found {sorted(map(as_text, part))}",
+                name=here,
+                hint="split it into one part per field",
+            )
+    return parts
+
+
+def read_contents(contents: object, *, where: str = "contents") -> list[ChatTurn]:
+    """Read a Gemini ``contents`` list into turns."""
+    items = expect(contents, list, where=where)
+    calls = _Calls(items)
+    turns: list[ChatTurn] = []
+    for here, content in expect_items(items, where=where):
+        role = _ROLES.get(as_text(content.get("role", "user")))
+        if role is None:
+            raise ImportFormatError(
+                f"unknown role {shown_value(content.get('role'))}",
+                name=here,
+                hint="use user or model",
+            )
+        parts = _parts(content.get("parts", []), calls, where=f"{here}.parts")
+        turns.extend(turns_of_message(role, parts))
+    return turns
+
+
+def read(data: object) -> ImportedConversation:
+    """Read a ``contents`` list, or a request body with ``contents``.
+
+    Both body shapes are read: the REST one (``systemInstruction``, ``generationConfig``)
+    and the Python SDK's ``generate_content`` keywords (``config`` holding
+    ``system_instruction`` and the parameters). Parameters from ``config`` or
+    ``generationConfig`` are kept flat in the settings, which is where the messages module's
+    ``to_request`` reads them back into ``config``.
+
+    :raises ImportFormatError: for anything outside the Gemini shapes.
+    """
+    contents, body = split_body(
+        data,
+        "contents",
+        missing="a Gemini request body needs a 'contents' list",
+        hint="give the contents list or a body with 'contents'",
+    )
+    turns = read_contents(contents)
+    settings: dict[str, Any] = {}
+    system: Any = None
+    for key in ("config", "generation_config", "generationConfig"):
+        if key in body:
+            config = dict(expect(body.pop(key), dict, where=key))
+            for spelling in ("system_instruction", "systemInstruction"):
+                if spelling in config:
+                    system = config.pop(spelling)
+            settings.update(config)
+    for spelling in ("system_instruction", "systemInstruction"):
+        if spelling in body:
+            system = body.pop(spelling)
+    settings = {**body, **settings}
+    if system is not None:
+        if isinstance(system, str):
+            system = {"parts": [{"text": system}]}
+        if isinstance(system, list):
+            system = {"parts": system}
+        instruction = expect(system, dict, where="system_instruction")
+        parts = _parts(instruction.get("parts", []), _Calls([]), where="system_instruction.parts")
+        turns.insert(0, ChatTurn("system", without_results(parts)))
+    return ImportedConversation(turns, settings=settings)
+
+
+PROVIDER = Provider(
+    name=NAME,
+    title="Gemini",
+    description="a Gemini chat",
+    read=read,
+    write=export,
+    request=request,
+    settings=SETTINGS,
+    native_settings=NATIVE_SETTINGS,
+    list_settings=LIST_SETTINGS,
+)
+"""Gemini, as the registry lists it."""

@@ -1,4 +1,6 @@
-"""OpenAI Responses (``POST /v1/responses``) input items.
+"""OpenAI Responses (``POST /v1/responses``) input items: written and read.
+
+Writing (:func:`export`, then :func:`request`):
 
 - ``system`` (and ``context``) turns: ``{"type": "message", "role": "system", "content":
   [input_text]}``, in place (the ``instructions`` parameter is left to the caller).
@@ -9,6 +11,15 @@
   call, in source order.
 - ``tool`` turns: ``function_call_output`` whose ``output`` is the text, or a list of
   ``input_text``/``input_image``/``input_file`` when the result has assets.
+
+Reading (:func:`read`): an ``input`` item list, or a request body holding one.
+
+Shapes read (``providers.md`` 1.2): ``instructions`` (a system turn first); ``message``
+items (the ``type`` may be left out) with string content or ``input_text``,
+``output_text``, ``input_image`` (data URI), ``input_file`` (``file_data``) and
+``input_audio`` parts; ``function_call`` items (joined to the assistant turn before them)
+and ``function_call_output`` items (a ``tool`` turn each) whose output is a string or a
+part list.
 """
 
 from __future__ import annotations
@@ -16,14 +27,32 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from ...errors import ImportFormatError
+from ...model import Role
 from ...narrative.toolcalls import ToolCall
-from ..content import Conversation, Message, Options
+from ..content import Options, OutgoingConversation, OutgoingMessage
 from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
-from ._common import Payload, start_body, text_file_text, text_mode, unsupported
+from ..imported import (
+    Call,
+    ChatTurn,
+    ImportedConversation,
+    ImportedPart,
+    Text,
+    as_text,
+    decode_data_uri,
+    expect,
+    expect_items,
+    reject_unknown_keys,
+    shown_value,
+    split_body,
+)
+from ._common import start_body, text_file_text, text_mode, unsupported
+from .base import Payload, Provider
+from .openai import audio_asset, file_data_asset, parse_arguments
 
-__all__ = ["PROVIDER", "export", "request"]
+__all__ = ["NAME", "PROVIDER", "export", "read", "request"]
 
-PROVIDER = "openai-responses"
+NAME = "openai-responses"
 
 SETTINGS = {
     "temperature": "temperature",
@@ -56,7 +85,7 @@ NATIVE_SETTINGS = frozenset(
 """Responses parameters a settings embed may give under their own names."""
 
 
-def _input_part(part: Part, message: Message, options: Options) -> dict[str, Any]:
+def _input_part(part: Part, message: OutgoingMessage, options: Options) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "input_text", "text": part.text}
     if isinstance(part, TextFilePart):
@@ -85,7 +114,7 @@ def _input_part(part: Part, message: Message, options: Options) -> dict[str, Any
     )
 
 
-def export(conversation: Conversation, options: Options) -> Payload:
+def export(conversation: OutgoingConversation, options: Options) -> Payload:
     """Write *conversation* as a Responses ``input`` item list.
 
     :raises UnsupportedContentError: for audio anywhere, and for non-text parts in system
@@ -140,7 +169,7 @@ def export(conversation: Conversation, options: Options) -> Payload:
             items.append(
                 {"type": "function_call_output", "call_id": message.call.id, "output": output}
             )
-    return Payload(PROVIDER, items, None, conversation.warnings)
+    return Payload(NAME, items, None, conversation.warnings)
 
 
 def _assistant_text(texts: list[str]) -> dict[str, Any]:
@@ -153,3 +182,129 @@ def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict
     body["input"] = payload.messages
     body.update(params)
     return body
+
+
+_ROLES: dict[str, Role] = {
+    "user": "user",
+    "assistant": "assistant",
+    "system": "system",
+    "developer": "system",
+}
+# Replay bookkeeping the API adds to output items; it carries no conversation content.
+_IGNORED_ITEM_KEYS = {"id", "status"}
+_ITEM_KEYS = {"type", "role", "content", "call_id", "name", "arguments", "output"}
+# A part's keys that are read; detail and filename are not kept (see the bridge docs).
+_PART_KEYS = {
+    "input_text": ("type", "text"),
+    "output_text": ("type", "text", "annotations", "logprobs"),
+    "input_image": ("type", "image_url", "detail"),
+    "input_file": ("type", "file_data", "filename", "file_id", "file_url", "detail"),
+    "input_audio": ("type", "input_audio"),
+}
+
+
+def content_parts(content: object, *, where: str) -> list[ImportedPart]:
+    """Read a Responses ``content`` or ``output`` (string or part list) into parts."""
+    if isinstance(content, str):
+        return [Text(content)]
+    parts: list[ImportedPart] = []
+    for here, part in expect_items(content, where=where):
+        kind = part.get("type")
+        reject_unknown_keys(part, _PART_KEYS.get(str(kind), ("type",)), where=here)
+        if kind in ("input_text", "output_text"):
+            for extra in ("annotations", "logprobs"):
+                if part.get(extra):
+                    raise ImportFormatError(
+                        f"output_text {extra} are not imported",
+                        name=here,
+                        hint=f"drop the {extra} first",
+                    )
+            parts.append(Text(expect(part.get("text"), str, where=here)))
+        elif kind == "input_image":
+            parts.append(decode_data_uri(part.get("image_url"), where=here))
+        elif kind == "input_file":
+            missing = "an input_file without file_data (a file id or URL) cannot be imported"
+            parts.append(file_data_asset(part, where=here, missing=missing))
+        elif kind == "input_audio":
+            parts.append(audio_asset(part, where=here))
+        else:
+            raise ImportFormatError(
+                f"unknown content part type {shown_value(kind)}",
+                name=here,
+                hint="use input_text, output_text, input_image, input_file or input_audio",
+            )
+    return parts
+
+
+def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
+    """Read a Responses ``input`` (string or item list) into turns."""
+    if isinstance(items, str):
+        return [ChatTurn("user", [Text(items)])]
+    turns: list[ChatTurn] = []
+    for here, item in expect_items(items, where=where):
+        kind = item.get("type", "message")
+        if kind == "message":
+            role = _ROLES.get(as_text(item.get("role")))
+            if role is None:
+                raise ImportFormatError(
+                    f"unknown message role {shown_value(item.get('role'))}",
+                    name=here,
+                    hint="use user, assistant, system or developer",
+                )
+            turns.append(
+                ChatTurn(role, content_parts(item.get("content"), where=f"{here}.content"))
+            )
+        elif kind == "function_call":
+            call = Call(
+                id=expect(item.get("call_id"), str, where=here),
+                name=expect(item.get("name"), str, where=here),
+                arguments=parse_arguments(item.get("arguments", "{}"), where=here),
+            )
+            if turns and turns[-1].role == "assistant":
+                turns[-1].parts.append(call)
+            else:
+                turns.append(ChatTurn("assistant", [call]))
+        elif kind == "function_call_output":
+            call_id = expect(item.get("call_id"), str, where=here)
+            turns.append(
+                ChatTurn("tool", content_parts(item.get("output"), where=f"{here}.output"), call_id)
+            )
+        else:
+            raise ImportFormatError(
+                f"unsupported input item type {shown_value(kind)}",
+                name=here,
+                hint="only message, function_call and function_call_output items are imported",
+            )
+        reject_unknown_keys(item, _ITEM_KEYS | _IGNORED_ITEM_KEYS, where=here)
+    return turns
+
+
+def read(data: object) -> ImportedConversation:
+    """Read an ``input`` list, or a request body with ``input``, into a conversation.
+
+    :raises ImportFormatError: for anything outside the Responses shapes.
+    """
+    items, settings = split_body(
+        data,
+        "input",
+        missing="a Responses request body needs an 'input'",
+        hint="give the input item list or a body with 'input'",
+    )
+    turns = read_items(items)
+    instructions = settings.pop("instructions", None)
+    if instructions is not None:
+        turns.insert(0, ChatTurn("system", [Text(expect(instructions, str, where="instructions"))]))
+    return ImportedConversation(turns, settings=settings)
+
+
+PROVIDER = Provider(
+    name=NAME,
+    title="OpenAI Responses",
+    description="an OpenAI Responses conversation",
+    read=read,
+    write=export,
+    request=request,
+    settings=SETTINGS,
+    native_settings=NATIVE_SETTINGS,
+)
+"""OpenAI Responses, as the registry lists it."""

@@ -23,7 +23,7 @@ from ...model import Role
 from ..imported import (
     Call,
     ChatTurn,
-    Conversation,
+    ImportedConversation,
     Text,
     as_text,
     expect,
@@ -33,11 +33,14 @@ from ..imported import (
     split_body,
 )
 from ..reader import read_turns
+from .base import ChatFormat
 
 if TYPE_CHECKING:
-    from ...bundle.bundle import Bundle
+    from ...bundle.source import BundleSource
 
-__all__ = ["MANIFEST_KEY", "export_sharegpt", "read"]
+__all__ = ["FORMAT", "MANIFEST_KEY", "NAME", "export_sharegpt", "read"]
+
+NAME = "sharegpt"
 
 MANIFEST_KEY = "sharegpt"
 """The ``manifest.json`` key holding a ShareGPT record's other top-level fields."""
@@ -55,7 +58,7 @@ _CALL_ROLES = {"function_call", "tool_call"}
 _RESULT_ROLES = {"observation", "tool", "function_response", "function", "tool_response"}
 
 
-def _calls(value: Any, counter: list[int], *, where: str) -> list[Call]:
+def _calls(value: object, counter: list[int], *, where: str) -> list[Call]:
     if isinstance(value, str):
         try:
             value = parse_json(value)
@@ -80,7 +83,7 @@ def _calls(value: Any, counter: list[int], *, where: str) -> list[Call]:
     return calls
 
 
-def read_conversations(entries: Any, *, where: str = "conversations") -> list[ChatTurn]:
+def read_conversations(entries: object, *, where: str = "conversations") -> list[ChatTurn]:
     """Read a ShareGPT ``conversations`` list into turns."""
     turns: list[ChatTurn] = []
     open_calls: list[str] = []
@@ -118,7 +121,7 @@ def read_conversations(entries: Any, *, where: str = "conversations") -> list[Ch
     return turns
 
 
-def read(data: Any) -> Conversation:
+def read(data: object) -> ImportedConversation:
     """Read a ShareGPT record (or its bare ``conversations`` list).
 
     :raises ImportFormatError: for anything outside the ShareGPT shape.
@@ -133,10 +136,10 @@ def read(data: Any) -> Conversation:
     system = fields.pop("system", None)
     if system:
         turns.insert(0, ChatTurn("system", [Text(expect(system, str, where="system"))]))
-    return Conversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
+    return ImportedConversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
 
 
-def export_sharegpt(bundle: Bundle) -> dict[str, Any]:
+def export_sharegpt(bundle: BundleSource) -> dict[str, Any]:
     """Turn *bundle* into a ShareGPT record.
 
     ``system`` and ``context`` turns become ``system`` entries, ``user`` ``human``,
@@ -173,3 +176,7 @@ def export_sharegpt(bundle: Bundle) -> dict[str, Any]:
     record: dict[str, Any] = dict(fields) if isinstance(fields, dict) else {}
     record.pop("conversations", None)
     return {"conversations": entries, **record}
+
+
+FORMAT = ChatFormat(name=NAME, title="ShareGPT", description="a ShareGPT conversation", read=read)
+"""ShareGPT, as the registry lists it: read here, written by :func:`export_sharegpt`."""

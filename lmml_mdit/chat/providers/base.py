@@ -1,0 +1,97 @@
+"""The typed interface every chat format implements: :class:`ChatFormat` and
+:class:`Provider`, and the :class:`Payload` a provider writes.
+
+A :class:`ChatFormat` is a format lmml_mdit reads (a payload into an
+:class:`~lmml_mdit.chat.imported.ImportedConversation`); a :class:`Provider` is a chat API it
+also writes (an :class:`~lmml_mdit.chat.content.OutgoingConversation` into a
+:class:`Payload`, then a request body). Each provider module defines one value of these;
+:mod:`lmml_mdit.chat.providers` lists them, and every format name comes from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..content import Options, OutgoingConversation
+    from ..imported import ImportedConversation
+
+__all__ = ["ChatFormat", "Payload", "Provider"]
+
+
+class Payload:
+    """One provider's rendering of a bundle.
+
+    :ivar provider: the provider key, e.g. ``"anthropic"``.
+    :ivar messages: the list for the provider's messages field (``messages``, ``input`` or
+        ``contents``).
+    :ivar system: top-level system content for providers that keep it outside the list
+        (Anthropic: a list of text blocks; Gemini: a ``Content`` dict), else None.
+    :ivar warnings: omissions reported while rendering (``max_embed_bytes``).
+    """
+
+    def __init__(
+        self,
+        provider: str,
+        messages: list[dict[str, Any]],
+        system: list[dict[str, Any]] | dict[str, Any] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.messages = messages
+        self.system = system
+        self.warnings = warnings or []
+
+    def __repr__(self) -> str:
+        return (
+            f"Payload(provider={self.provider!r}, messages=<{len(self.messages)}>, "
+            f"system={'yes' if self.system else 'no'}, warnings={len(self.warnings)})"
+        )
+
+
+@dataclass(frozen=True)
+class ChatFormat:
+    """A chat format lmml_mdit reads.
+
+    :ivar name: the format's key, e.g. ``"anthropic"`` (``format=``, ``--format``).
+    :ivar title: its name in messages, e.g. ``"Anthropic Messages"``.
+    :ivar description: a payload in it, as a sentence names one ("an Anthropic chat").
+    :ivar read: a parsed JSON payload (a messages list or a request body) into the
+        neutral conversation; raises :class:`~lmml_mdit.errors.ImportFormatError` for
+        anything outside the format's shapes.
+    """
+
+    name: str
+    title: str
+    description: str
+    read: Callable[[object], ImportedConversation]
+
+    @property
+    def target(self) -> str:
+        """The format as errors name it: ``"Anthropic Messages (anthropic)"``."""
+        return f"{self.title} ({self.name})"
+
+
+@dataclass(frozen=True)
+class Provider(ChatFormat):
+    """A chat API lmml_mdit writes as well as reads.
+
+    :ivar write: the neutral messages of a bundle into the provider's :class:`Payload`;
+        raises :class:`~lmml_mdit.errors.UnsupportedContentError` for a part the provider
+        cannot take.
+    :ivar request: a payload, a model (or None) and the mapped parameters into the
+        request body.
+    :ivar settings: LMML settings key -> the provider's parameter.
+    :ivar native_settings: the provider's parameters a settings embed may name directly.
+    :ivar list_settings: parameters the API takes as a list (a single value is wrapped).
+    :ivar required_settings: parameters a request cannot go without.
+    """
+
+    write: Callable[[OutgoingConversation, Options], Payload]
+    request: Callable[[Payload, str | None, dict[str, Any]], dict[str, Any]]
+    settings: Mapping[str, str]
+    native_settings: frozenset[str]
+    list_settings: frozenset[str] = frozenset()
+    required_settings: frozenset[str] = frozenset()
