@@ -24,7 +24,7 @@ from lmml_mdit.chat.providers import (
     Provider,
     provider,
 )
-from lmml_mdit.cli import commands
+from lmml_mdit.cli import parser
 from lmml_mdit.errors import InvalidSettingsError
 
 SETTINGS = b"model: m-1\nmax_tokens: 64\ntemperature: 0.5\nstop: END\n"
@@ -48,9 +48,9 @@ def test_the_registry_is_the_one_list_of_format_names() -> None:
     # Every other place that names the formats reads them from the registry.
     assert detect.FORMATS is IMPORT_FORMATS
     assert export.EXPORT_PROVIDERS is EXPORT_PROVIDERS
-    assert commands.PROVIDERS is PROVIDER_NAMES
-    assert commands.IMPORT_FORMATS is IMPORT_FORMATS
-    assert commands.EXPORT_PROVIDERS is EXPORT_PROVIDERS
+    assert parser.PROVIDERS is PROVIDER_NAMES
+    assert parser.IMPORT_FORMATS is IMPORT_FORMATS
+    assert parser.EXPORT_PROVIDERS is EXPORT_PROVIDERS
     assert set(detect.FORMAT_DESCRIPTIONS) == set(FORMATS)
 
 
