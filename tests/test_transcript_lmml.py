@@ -15,13 +15,9 @@ from lmml_mdit.bundle.bundle import open as open_bundle
 from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
 from lmml_mdit.narrative.narrative import parse
 from lmml_mdit.syntax.roles import role_word
-from lmml_mdit.transcript.lmml import (
-    CONTENT_FENCE_INFO,
-    decode_author,
-    encode_author,
-    transcript_from_bundle,
-)
-from lmml_mdit.transcript.transcript import Message, Transcript
+from lmml_mdit.transcript.encoding import CONTENT_FENCE_INFO, decode_author, encode_author
+from lmml_mdit.transcript.message import Message
+from lmml_mdit.transcript.transcript import Transcript
 
 PNG = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
@@ -589,4 +585,4 @@ def test_file_round_trip_is_lossless(tmp_path_factory: Any, transcript: Transcri
     path = tmp_path_factory.mktemp("rt") / "t.lmmlz"
     transcript.save(path)
     assert Transcript.load(path) == transcript
-    assert transcript_from_bundle(open_bundle(path)) == transcript
+    assert Transcript.from_bundle(open_bundle(path)) == transcript
