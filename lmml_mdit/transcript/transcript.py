@@ -8,8 +8,9 @@ everyone else's take ``others_role`` (``user``). Turns whose role is pinned keep
 every pov: an author (or ``metadata["role"]``) of ``system``, ``tool`` or ``context``.
 
 The class holds and edits the messages; each of its other jobs lives in a module of its
-own, which its methods call: rendering (:mod:`lmml_mdit.transcript.rendering`), the JSON
-file format (:mod:`lmml_mdit.transcript.jsonfile`), and LMML, read
+own: rendering from a pov in its base class
+(:class:`~lmml_mdit.transcript.rendering.Renderable`), and, called by its methods, the JSON
+file format (:mod:`lmml_mdit.transcript.jsonfile`) and LMML, read
 (:mod:`lmml_mdit.transcript.reading`) and written (:mod:`lmml_mdit.transcript.writing`).
 """
 
@@ -31,13 +32,11 @@ from ..errors import (
 from ..formats import BUNDLE_SUFFIXES
 from . import jsonfile, reading, writing
 from .message import Message, MessageRef, Pov, check_asset, check_message
-from .rendering import role_view, templated_view
+from .rendering import Renderable
 from .source import SourceNarrative
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
-    from ..chat.handlers import Handler
-    from ..chat.template import ChatMessage, ChatTokenizer
 
 __all__ = ["Transcript"]
 
@@ -58,12 +57,15 @@ def _metadata_arguments(keywords: dict[str, object]) -> dict[str, Any]:
     return {**explicit, **keywords}
 
 
-class Transcript:
+class Transcript(Renderable):
     """An ordered, editable list of :class:`Message` plus the assets they refer to.
 
     ``len``, iteration, ``t[i]`` (a :class:`Message`) and ``t[i:j]`` (a new
     :class:`Transcript` sharing the messages and copying the assets) work as on a list.
     Two transcripts are equal when their messages and assets are.
+
+    Rendering from a point of view (:meth:`render_roles`, :meth:`render_templated`) comes
+    from :class:`~lmml_mdit.transcript.rendering.Renderable`.
 
     :param messages: the initial messages (held by reference).
     :param assets: name -> bytes for every ``@name`` the contents use.
@@ -366,94 +368,6 @@ class Transcript:
         the same messages and assets.
         """
         return _ExtendedView(self, tuple(check_message(message) for message in extra))
-
-    # -- rendering -------------------------------------------------------------------
-
-    def render_roles(
-        self,
-        *,
-        pov: str | Pov,
-        parts: bool = False,
-        fold_system: bool = False,
-        merge: bool = False,
-        user_first: bool = False,
-        label_authors: bool | None = None,
-        handlers: Mapping[str, Handler] | None = None,
-    ) -> list[ChatMessage]:
-        """The turns as ``[{"role", "content"}]`` from *pov*'s point of view.
-
-        *pov*'s own turns take its ``self_role`` (``assistant`` for a name string), the
-        others' take ``others_role`` (``user``); pinned turns keep their role
-        (:data:`~lmml_mdit.transcript.message.PINNED_ROLES`). The flags select the
-        flattening steps of :func:`lmml_mdit.chat.template.flatten` for strict templates.
-
-        :param pov: a name, or any object with ``name``, ``self_role`` and ``others_role``.
-        :param parts: give each content as a list of content parts, every ``@name`` of a
-            carried asset turned into parts by :mod:`lmml_mdit.chat.handlers`.
-        :param label_authors: ``None`` labels parts only where a merged run has several
-            authors; ``True`` also prefixes every other author's unmerged turn with
-            ``"{author}: "``; ``False`` never labels.
-        :param handlers: per-call asset handlers for *parts* (see
-            :func:`lmml_mdit.chat.handlers.build_parts`).
-        :raises TranscriptTypeError: for a *pov* of the wrong shape.
-        """
-        return role_view(
-            self,
-            self.assets,
-            pov=pov,
-            parts=parts,
-            fold_system=fold_system,
-            merge=merge,
-            user_first=user_first,
-            label_authors=label_authors,
-            handlers=handlers,
-        )
-
-    def render_templated(
-        self,
-        *,
-        pov: str | Pov,
-        tokenizer: ChatTokenizer | None = None,
-        add_generation_prompt: bool = False,
-        tokenize: bool = False,
-        fold_system: bool | None = None,
-        merge: bool | None = None,
-        user_first: bool | None = None,
-        label_authors: bool | None = None,
-        **template_kwargs: object,
-    ) -> object:
-        """Render the turns through a tokenizer's chat template.
-
-        Only ``tokenizer.apply_chat_template`` is needed
-        (:class:`~lmml_mdit.chat.template.ChatTokenizer`: any object with it works; nothing
-        imports ``transformers``). Flattening flags left as ``None`` are detected from the
-        template (:func:`lmml_mdit.chat.template.detect_template_flags`): a template without a
-        system role gets *fold_system*, a strict one gets *merge* and *user_first*. Pass
-        ``False`` to see the raw role-swapped view.
-
-        :param pov: as for :meth:`render_roles`.
-        :param tokenizer: the tokenizer; defaults to ``pov.tokenizer``.
-        :param add_generation_prompt: append the template's assistant opening.
-        :param tokenize: return token ids instead of a string.
-        :param template_kwargs: forwarded to ``apply_chat_template`` (``tools``,
-            ``enable_thinking``, ``chat_template``, ...).
-        :returns: what ``apply_chat_template`` returns: the text, or the token ids.
-        :raises TranscriptTypeError: when there is no tokenizer with ``apply_chat_template``.
-        :raises ChatTemplateError: when the template refuses the messages.
-        """
-        return templated_view(
-            self,
-            self.assets,
-            pov=pov,
-            tokenizer=tokenizer,
-            add_generation_prompt=add_generation_prompt,
-            tokenize=tokenize,
-            fold_system=fold_system,
-            merge=merge,
-            user_first=user_first,
-            label_authors=label_authors,
-            template_kwargs=template_kwargs,
-        )
 
     # -- JSON files ------------------------------------------------------------------
 
