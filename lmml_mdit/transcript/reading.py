@@ -11,6 +11,7 @@ import copy
 import os
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from ..bundle.archive import unsafe_reason
 from ..errors import LmmlError
 from ..formats import MANIFEST_NAME
 from ..model import MESSAGE_ROLES
@@ -23,10 +24,10 @@ from .source import SourceNarrative, source_of
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
 
-__all__ = ["TranscriptParts", "read_bundle", "read_file"]
+__all__ = ["TranscriptContents", "read_bundle", "read_file"]
 
 
-class TranscriptParts(NamedTuple):
+class TranscriptContents(NamedTuple):
     """What a transcript is read as: its messages, its assets and, for a bundle, the
     narrative they came from."""
 
@@ -35,7 +36,7 @@ class TranscriptParts(NamedTuple):
     source: SourceNarrative | None
 
 
-def read_bundle(bundle: Bundle) -> TranscriptParts:
+def read_bundle(bundle: Bundle) -> TranscriptContents:
     """Read *bundle*'s turns as messages, and its assets.
 
     The narrative they were read from comes with them, so that
@@ -74,13 +75,11 @@ def read_bundle(bundle: Bundle) -> TranscriptParts:
         messages.append(Message(author, content, metadata))
         read.append((turn.heading, text, entry, closing))
     source = source_of(bundle, turns, skip, messages, read, assets, folder)
-    return TranscriptParts(messages, assets, source)
+    return TranscriptContents(messages, assets, source)
 
 
 def _assets(bundle: Bundle) -> tuple[dict[str, bytes], frozenset[str]]:
     """The assets a bundle holds, and those of them a text bundle read from its folder."""
-    from ..bundle.archive import unsafe_reason
-
     assets: dict[str, bytes] = {}
     for embed in bundle.narrative.embeds:
         name = embed.name
@@ -108,7 +107,7 @@ def _assets(bundle: Bundle) -> tuple[dict[str, bytes], frozenset[str]]:
 
 def read_file(
     path: str | os.PathLike[str], *, base_dir: str | os.PathLike[str] | Literal[False] | None = None
-) -> TranscriptParts:
+) -> TranscriptContents:
     """Read a ``.lmml`` or ``.lmmlz`` file as messages and assets (see :func:`read_bundle`).
 
     :param base_dir: the folder a ``.lmml``'s references resolve against: by default the

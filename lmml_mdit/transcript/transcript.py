@@ -421,7 +421,7 @@ class Transcript(Renderable):
         :raises TranscriptFormatError: when it is not UTF-8 JSON of this format and version.
         """
         if os.fspath(path).endswith(BUNDLE_SUFFIXES):
-            return cls._from_parts(reading.read_file(path, base_dir=base_dir))
+            return cls._from_contents(reading.read_file(path, base_dir=base_dir))
         messages, assets = jsonfile.read_file(path)
         return cls(messages, assets=assets)
 
@@ -437,12 +437,12 @@ class Transcript(Renderable):
         :raises TranscriptFormatError: for a malformed transcript record in ``manifest.json``.
         :raises InvalidManifestError: when ``manifest.json`` is not a JSON object.
         """
-        return cls._from_parts(reading.read_bundle(bundle))
+        return cls._from_contents(reading.read_bundle(bundle))
 
     @classmethod
-    def _from_parts(cls, parts: reading.TranscriptParts) -> Transcript:
-        transcript = cls(parts.messages, assets=parts.assets)
-        transcript._source = parts.source
+    def _from_contents(cls, contents: reading.TranscriptContents) -> Transcript:
+        transcript = cls(contents.messages, assets=contents.assets)
+        transcript._source = contents.source
         return transcript
 
     def to_bundle(
