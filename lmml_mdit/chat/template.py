@@ -51,8 +51,14 @@ _UNMERGED_ROLES = frozenset({"system", "tool"})
 
 class ChatTokenizer(Protocol):
     """What rendering through a chat template needs of a tokenizer: Hugging Face's
-    ``apply_chat_template`` (any object with that method will do; nothing here imports
-    ``transformers``)."""
+    ``apply_chat_template(conversation, *, tokenize=..., add_generation_prompt=..., **kwargs)``
+    (any object with that method will do; nothing here imports ``transformers``).
+
+    The protocol names only what every caller passes. A Hugging Face tokenizer also takes
+    the template's own keyword arguments (``tools``, ``chat_template``, ...), which a caller
+    may forward; a protocol spelling ``**kwargs`` out would match no tokenizer whose method
+    names its other parameters.
+    """
 
     def apply_chat_template(
         self,
@@ -61,7 +67,6 @@ class ChatTokenizer(Protocol):
         *,
         tokenize: bool = ...,
         add_generation_prompt: bool = ...,
-        **kwargs: object,
     ) -> object:
         """Render *conversation* with the template: a string, or token ids with *tokenize*."""
         ...
