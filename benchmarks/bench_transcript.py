@@ -20,7 +20,8 @@ import timeit
 from collections.abc import Callable
 
 import lmml_mdit
-from lmml_mdit.transcript.transcript import Message, Transcript
+from lmml_mdit.transcript.message import Message
+from lmml_mdit.transcript.transcript import Transcript
 
 SAVE_GOAL = 2.0
 MESSAGE_BYTES = 1_000_000

@@ -85,7 +85,8 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from .preview.markdown import to_markdown
     from .preview.page import render_html, write_preview
     from .syntax import lmml_plugin
-    from .transcript.transcript import Message, MessageRef, Transcript
+    from .transcript.message import Message, MessageRef
+    from .transcript.transcript import Transcript
 
 API: Final[dict[str, tuple[str, ...]]] = {
     ".errors": (
@@ -193,11 +194,11 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "write_preview",
     ),
     ".preview.markdown": ("to_markdown",),
-    ".transcript.transcript": (
+    ".transcript.message": (
         "Message",
         "MessageRef",
-        "Transcript",
     ),
+    ".transcript.transcript": ("Transcript",),
 }
 """Each public name by the module that defines it: the public surface, in layer order."""
 

@@ -9,7 +9,7 @@ refusal is a :class:`json.JSONDecodeError` at the offending place, so its line a
 are known.
 
 :func:`load_json` wraps it for the top-layer readers that load whole JSON files
-(:mod:`lmml_mdit.transcript.transcript` and :mod:`lmml_mdit.chat`), which sit side by side and so
+(:mod:`lmml_mdit.transcript.jsonfile` and :mod:`lmml_mdit.chat`), which sit side by side and so
 cannot import each other.
 """
 

@@ -15,13 +15,11 @@ from lmml_mdit.bundle.bundle import open as open_bundle
 from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
 from lmml_mdit.narrative.narrative import parse
 from lmml_mdit.syntax.roles import role_word
-from lmml_mdit.transcript.lmml import (
-    CONTENT_FENCE_INFO,
-    decode_author,
-    encode_author,
-    transcript_from_bundle,
-)
-from lmml_mdit.transcript.transcript import Message, Transcript
+from lmml_mdit.transcript.encoding import CONTENT_FENCE_INFO, decode_author, encode_author
+from lmml_mdit.transcript.message import Message
+from lmml_mdit.transcript.reading import read_bundle
+from lmml_mdit.transcript.transcript import Transcript
+from lmml_mdit.transcript.writing import narrative_text, write_bundle
 
 PNG = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
@@ -427,6 +425,26 @@ def test_unknown_kind() -> None:
         sample().to_bundle("s", kind="tar")  # type: ignore[arg-type]
 
 
+# --- below the Transcript class -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["zip", "text"])
+def test_reading_and_writing_work_on_messages_and_assets(kind: Any) -> None:
+    messages = [
+        Message("alice", "Look at @chart.png", {"n_tokens": 3}),
+        Message("bob", "## not a turn\n\nping @carol"),
+    ]
+    assets = {"chart.png": b"a,b\n1,2\n"}
+    bundle = write_bundle(messages, assets, "session", kind=kind)
+    contents = read_bundle(bundle)
+    assert contents.messages == messages
+    assert contents.assets == assets
+    assert contents.source is not None and contents.source.kind == kind
+    again = write_bundle(contents.messages, contents.assets, source=contents.source)
+    assert again.narrative.text == bundle.narrative.text
+    assert narrative_text(messages, assets) == Transcript(messages, assets=assets).to_lmml()
+
+
 # --- files --------------------------------------------------------------------------------
 
 
@@ -589,4 +607,4 @@ def test_file_round_trip_is_lossless(tmp_path_factory: Any, transcript: Transcri
     path = tmp_path_factory.mktemp("rt") / "t.lmmlz"
     transcript.save(path)
     assert Transcript.load(path) == transcript
-    assert transcript_from_bundle(open_bundle(path)) == transcript
+    assert Transcript.from_bundle(open_bundle(path)) == transcript

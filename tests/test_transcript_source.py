@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 
 import lmml_mdit
 import lmml_mdit.bundle.bundle
-import lmml_mdit.transcript.lmml
+import lmml_mdit.transcript.readback
 from lmml_mdit.bundle.bundle import Bundle
 from lmml_mdit.narrative.narrative import parse
-from lmml_mdit.transcript.transcript import Message, Transcript
+from lmml_mdit.transcript.message import Message
+from lmml_mdit.transcript.transcript import Transcript
 
 ENTRIES = {"chart.png": b"\x89PNG fake", "data.csv": b"a,b\n1,2\n"}
 
@@ -323,7 +324,7 @@ def test_to_bundle_parses_what_it_writes_once(monkeypatch: pytest.MonkeyPatch) -
         calls.append(len(text))
         return real(text, **options)
 
-    monkeypatch.setattr(lmml_mdit.transcript.lmml, "parse", counting)
+    monkeypatch.setattr(lmml_mdit.transcript.readback, "parse", counting)
     monkeypatch.setattr(lmml_mdit.bundle.bundle, "parse", counting)
     content = "Some *Markdown* with `code` and @chart.png.\n\n" * 2000
     transcript = Transcript(assets={"chart.png": b"P"})

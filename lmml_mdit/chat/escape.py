@@ -16,7 +16,7 @@ what the parser would misread is touched, and fixes each:
 The result is checked by parsing it again before a turn heading; the loop ends when the
 heading is read as the only delimiter and no embed is found.
 
-Not the transcript's escaping (:mod:`lmml_mdit.transcript.lmml`): that one is undone
+Not the transcript's escaping (:mod:`lmml_mdit.transcript.encoding`): that one is undone
 exactly on reading (its manifest records it); imported text has no manifest, so here only
 what the parser misreads is touched and the backslashes stay, read as Markdown escapes.
 """

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import TranscriptTypeError
 
@@ -27,6 +27,7 @@ __all__ = [
     "OPENING_USER_PLACEHOLDER",
     "SEPARATOR",
     "ChatMessage",
+    "ChatTokenizer",
     "FlattenFlags",
     "detect_template_flags",
     "ensure_user_first",
@@ -46,6 +47,29 @@ OPENING_USER_PLACEHOLDER = "(The conversation so far follows.)"
 
 _UNMERGED_ROLES = frozenset({"system", "tool"})
 """Roles whose consecutive messages stay apart: each tool message answers its own call."""
+
+
+class ChatTokenizer(Protocol):
+    """What rendering through a chat template needs of a tokenizer: Hugging Face's
+    ``apply_chat_template(conversation, *, tokenize=..., add_generation_prompt=..., **kwargs)``
+    (any object with that method will do; nothing here imports ``transformers``).
+
+    The protocol names only what every caller passes. A Hugging Face tokenizer also takes
+    the template's own keyword arguments (``tools``, ``chat_template``, ...), which a caller
+    may forward; a protocol spelling ``**kwargs`` out would match no tokenizer whose method
+    names its other parameters.
+    """
+
+    def apply_chat_template(
+        self,
+        conversation: list[ChatMessage],
+        /,
+        *,
+        tokenize: bool = ...,
+        add_generation_prompt: bool = ...,
+    ) -> object:
+        """Render *conversation* with the template: a string, or token ids with *tokenize*."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -287,7 +311,7 @@ def flatten(
 
 
 def detect_template_flags(
-    tokenizer: Any, *, render: Callable[..., Any] | None = None
+    tokenizer: ChatTokenizer, *, render: Callable[..., object] | None = None
 ) -> FlattenFlags:
     """Find what a tokenizer's chat template accepts by test-rendering two tiny views.
 
@@ -296,7 +320,8 @@ def detect_template_flags(
     ``tokenizer.apply_chat_template`` is used, with ``tokenize=False``.
 
     :param tokenizer: any object with ``apply_chat_template``.
-    :param render: a replacement for ``tokenizer.apply_chat_template`` (for tests).
+    :param render: a replacement for ``tokenizer.apply_chat_template``, called the same way
+        (with the keyword arguments a caller forwards to the template bound in, say).
     """
     apply = render if render is not None else tokenizer.apply_chat_template
 

@@ -1,278 +1,49 @@
-"""A conversation record you edit in code: :class:`Message` and :class:`Transcript`.
+"""A conversation record you edit in code: :class:`Transcript`.
 
-A transcript is a list of messages organised around their *author* (a name), plus the
-assets (name -> bytes) their Markdown content refers to with ``@name``. It stores no roles
-for the dialogue: roles come when it is rendered from a point of view (``pov``), where the
-pov's own turns take ``self_role`` (``assistant``) and everyone else's take ``others_role``
-(``user``). Turns whose role is pinned keep it for every pov: an author (or
-``metadata["role"]``) of ``system``, ``tool`` or ``context``.
+A transcript is a list of :class:`~lmml_mdit.transcript.message.Message` organised around
+their *author* (a name), plus the assets (name -> bytes) their Markdown content refers to
+with ``@name``. It stores no roles for the dialogue: roles come when it is rendered from a
+point of view (``pov``), where the pov's own turns take ``self_role`` (``assistant``) and
+everyone else's take ``others_role`` (``user``). Turns whose role is pinned keep it for
+every pov: an author (or ``metadata["role"]``) of ``system``, ``tool`` or ``context``.
 
-Writing to and reading from LMML lives in :mod:`lmml_mdit.transcript.lmml`; the JSON file
-format (``save``/``load``) lives here.
+The class holds and edits the messages; each of its other jobs lives in a module of its
+own: rendering from a pov in its base class
+(:class:`~lmml_mdit.transcript.rendering.Renderable`), and, called by its methods, the JSON
+file format (:mod:`lmml_mdit.transcript.jsonfile`) and LMML, read
+(:mod:`lmml_mdit.transcript.reading`) and written (:mod:`lmml_mdit.transcript.writing`).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import copy as _copy
-import json
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from ..atomic import atomic_write_bytes
-from ..bundle.archive import unsafe_reason
-from ..chat.template import ChatMessage, detect_template_flags, flatten
 from ..errors import (
-    ChatTemplateError,
     MessageNotFoundError,
     ReadOnlyTranscriptError,
     TranscriptError,
-    TranscriptFormatError,
     TranscriptIndexError,
     TranscriptTypeError,
 )
-from ..jsonio import load_json, number_text_problem
-from ..text import is_unicode
+from ..formats import BUNDLE_SUFFIXES
+from . import jsonfile, reading, writing
+from .message import Message, MessageRef, Pov, check_asset, check_message
+from .rendering import Renderable
+from .source import SourceNarrative
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
-    from .lmml import SourceNarrative
 
-__all__ = [
-    "PINNED_ROLES",
-    "SCHEMA_VERSION",
-    "Message",
-    "MessageRef",
-    "Pov",
-    "Transcript",
-    "check_metadata",
-    "check_saveable",
-]
-
-SCHEMA_VERSION = 1
-"""The version :meth:`Transcript.save` writes and the only one :meth:`Transcript.load` reads."""
-
-FORMAT_NAME = "lmml_mdit.transcript"
-"""The ``format`` field of a saved transcript file."""
-
-PINNED_ROLES: dict[str, str] = {"system": "system", "tool": "tool", "context": "system"}
-"""Roles rendered the same for every pov (``context``, the LMML preamble, renders as system,
-as :mod:`lmml_mdit.chat.outgoing` sends it by default)."""
+__all__ = ["Transcript"]
 
 READ_ONLY_HINT = "call .copy() for a mutable transcript"
 
 
-@dataclass
-class Message:
-    """One committed turn.
-
-    :ivar author: who wrote it: a participant name, or a role word (``user``, ``assistant``,
-        ``system``, ``tool``, ``context``) for turns read from a plain LMML document.
-    :ivar content: the visible Markdown text; ``@name`` refers to a transcript asset.
-    :ivar metadata: everything not authoritative (reasoning, token counts, tool trails),
-        JSON values only. ``metadata["role"]`` pins the turn's role (see
-        :data:`PINNED_ROLES`) and names the role its LMML heading gets.
-
-    Messages are mutable and held by reference: ``transcript[0].content = "..."`` edits the
-    transcript. Equality compares the three fields; :meth:`Transcript.resolve_index` finds a
-    message by identity instead.
-    """
-
-    author: str
-    content: str
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-MessageRef = Union[Message, int]  # noqa: UP007 - a runtime alias on Python 3.10
-"""A message position (negatives count from the end) or the :class:`Message` itself."""
-
-
-@runtime_checkable
-class Pov(Protocol):
-    """A point of view: a name and the roles its own and the others' turns take."""
-
-    name: str
-    self_role: str
-    others_role: str
-
-
-def _pov_roles(pov: object) -> tuple[str, str, str]:
-    if isinstance(pov, str):
-        return pov, "assistant", "user"
-    try:
-        name, self_role, others_role = pov.name, pov.self_role, pov.others_role  # type: ignore[attr-defined]
-    except AttributeError:
-        raise TranscriptTypeError(
-            f"pov must be a name or an object with name, self_role and others_role, "
-            f"not {type(pov).__name__}",
-            hint='pass pov="alice"',
-        ) from None
-    for value in (name, self_role, others_role):
-        if not isinstance(value, str):
-            raise TranscriptTypeError(
-                f"pov.name, pov.self_role and pov.others_role must be strings, "
-                f"not {type(value).__name__}"
-            )
-    return name, self_role, others_role
-
-
-def pinned_role(message: Message) -> str | None:
-    """The role *message* renders as for every pov, or None when it is swapped by pov."""
-    role = message.metadata.get("role")
-    if isinstance(role, str) and role in PINNED_ROLES:
-        return PINNED_ROLES[role]
-    return PINNED_ROLES.get(message.author)
-
-
-def _where(path: str) -> str:
-    return path or "metadata"
-
-
-MAX_METADATA_DEPTH = 100
-"""How deep metadata may nest (lists and dicts): the JSON reader and writer recurse once
-per level, so deeper values could not be saved and read back."""
-
-
-def _check_text(text: str, what: str) -> None:
-    if not is_unicode(text):
-        raise TranscriptFormatError(
-            f"{what} holds a lone surrogate, which is not valid Unicode",
-            hint="fix the text (the leftover of a broken decode) before saving",
-        )
-
-
-def _check_integer(value: int, where: str) -> None:
-    """Refuse an integer that would not read back: written longer than the JSON reader
-    takes (:func:`~lmml_mdit.jsonio.number_text_problem`), or past Python's digit limit
-    for ``str(int)``."""
-    if value.bit_length() < 3 * 640:  # far below any digit limit Python allows
-        return
-    try:
-        text: str | None = str(value)
-    except ValueError:
-        text = None
-    if text is None or number_text_problem(text) is not None:
-        digits = int(value.bit_length() * 0.30103) + 1  # without converting it
-        raise TranscriptFormatError(
-            f"{where} is an integer of about {digits} digits, which JSON cannot hold",
-            hint="store it as a string",
-        )
-
-
-def check_metadata(value: Any, path: str = "", depth: int = 0) -> None:
-    """Check that *value* survives a JSON round trip unchanged.
-
-    Allowed: ``None``, ``bool``, ``int`` (within Python's digit limit for ``str()``, past
-    which the json module can neither write nor read it), finite ``float``, ``str`` (valid
-    Unicode),
-    ``list`` and ``dict`` with string keys, nested at most :data:`MAX_METADATA_DEPTH`
-    levels. A tuple, a set, NaN or any other object would come back different (or not at
-    all), so it is refused.
-
-    :raises TranscriptFormatError: naming the path of the first value that is refused.
-    """
-    if isinstance(value, str):
-        _check_text(value, _where(path))
-        return
-    if value is None or isinstance(value, bool):
-        return
-    if isinstance(value, int):
-        _check_integer(value, _where(path))
-        return
-    if isinstance(value, (list, dict)) and depth >= MAX_METADATA_DEPTH:
-        raise TranscriptFormatError(
-            f"{_where(path)} nests deeper than {MAX_METADATA_DEPTH} levels",
-            hint="flatten the metadata, or store the deep value as a JSON string",
-        )
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise TranscriptFormatError(
-                f"{_where(path)} is {value!r}, which JSON cannot hold",
-                hint="store it as a string or None",
-            )
-        return
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            check_metadata(item, f"{path}[{index}]", depth + 1)
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TranscriptFormatError(
-                    f"{_where(path)} has a {type(key).__name__} key {key!r}; keys must be strings",
-                    hint="use string keys",
-                )
-            _check_text(key, f"a key of {_where(path)}")
-            check_metadata(item, f"{path}[{key!r}]", depth + 1)
-        return
-    raise TranscriptFormatError(
-        f"{_where(path)} is a {type(value).__name__}, which a JSON round trip would not give back",
-        hint="use a list, dict, str, number, bool or None",
-    )
-
-
-def _check_asset(name: object, data: object) -> None:
-    if not isinstance(name, str):
-        raise TranscriptTypeError(f"an asset name must be a str, not {type(name).__name__}")
-    reason = unsafe_reason(name)
-    if reason is None and not is_unicode(name):
-        reason = "the name holds a lone surrogate, which is not valid Unicode"
-    if reason is not None:
-        raise TranscriptError(f"unsafe asset name: {reason}", name=name)
-    if name == "manifest.json":
-        raise TranscriptError(
-            "manifest.json is reserved for the transcript's own metadata",
-            name=name,
-            hint="give the asset another name",
-        )
-    if not isinstance(data, (bytes, bytearray)):
-        raise TranscriptTypeError(f"asset data must be bytes, not {type(data).__name__}", name=name)
-
-
-def _check_message(message: object) -> Message:
-    if not isinstance(message, Message):
-        raise TranscriptTypeError(
-            f"a transcript holds Message objects, not {type(message).__name__}",
-            hint='build one with Message("alice", "text")',
-        )
-    if not isinstance(message.author, str) or not isinstance(message.content, str):
-        raise TranscriptTypeError(
-            f"a message's author and content must be strings, not "
-            f"{type(message.author).__name__} and {type(message.content).__name__}"
-        )
-    if not isinstance(message.metadata, dict):
-        raise TranscriptTypeError(
-            f"a message's metadata must be a dict, not {type(message.metadata).__name__}"
-        )
-    return message
-
-
-def check_saveable(message: Message, position: int) -> None:
-    """Check that *message* (changed in place since it was added, perhaps) can be written
-    and read back: string author and content, JSON-safe dict metadata.
-
-    :raises TranscriptFormatError: naming the message and what is wrong.
-    """
-    for label, value in (("author", message.author), ("content", message.content)):
-        if not isinstance(value, str):
-            raise TranscriptFormatError(
-                f"message {position} {label} is a {type(value).__name__}, not a string"
-            )
-        _check_text(value, f"message {position} {label}")
-    if not isinstance(message.metadata, dict):
-        raise TranscriptFormatError(
-            f"message {position} metadata is a {type(message.metadata).__name__}, not a dict",
-            hint="set message.metadata to a dict",
-        )
-    check_metadata(message.metadata, f"message {position} metadata")
-
-
-def _metadata_arguments(keywords: dict[str, Any]) -> dict[str, Any]:
+def _metadata_arguments(keywords: dict[str, object]) -> dict[str, Any]:
     """The metadata keyword arguments of append/edit: a ``metadata=`` mapping is merged in
     (so any key can be set), the other keywords override it."""
     explicit = keywords.pop("metadata", None)
@@ -286,12 +57,15 @@ def _metadata_arguments(keywords: dict[str, Any]) -> dict[str, Any]:
     return {**explicit, **keywords}
 
 
-class Transcript:
+class Transcript(Renderable):
     """An ordered, editable list of :class:`Message` plus the assets they refer to.
 
     ``len``, iteration, ``t[i]`` (a :class:`Message`) and ``t[i:j]`` (a new
     :class:`Transcript` sharing the messages and copying the assets) work as on a list.
     Two transcripts are equal when their messages and assets are.
+
+    Rendering from a point of view (:meth:`render_roles`, :meth:`render_templated`) comes
+    from :class:`~lmml_mdit.transcript.rendering.Renderable`.
 
     :param messages: the initial messages (held by reference).
     :param assets: name -> bytes for every ``@name`` the contents use.
@@ -302,10 +76,10 @@ class Transcript:
     def __init__(
         self, messages: Iterable[Message] = (), *, assets: Mapping[str, bytes] | None = None
     ) -> None:
-        self._messages: list[Message] = [_check_message(message) for message in messages]
+        self._messages: list[Message] = [check_message(message) for message in messages]
         self._assets: dict[str, bytes] = {}
         for name, data in (assets or {}).items():
-            _check_asset(name, data)
+            check_asset(name, data)
             self._assets[name] = bytes(data)
         # Bumped whenever turns are removed, so a with_extra() view can tell its base moved.
         self._generation = 0
@@ -382,6 +156,11 @@ class Transcript:
         :raises TranscriptIndexError: (an :class:`IndexError`) for an int out of range.
         :raises MessageNotFoundError: (a :class:`ValueError`) for a message not in it.
         """
+        return self._position(ref)
+
+    def _position(self, ref: object) -> int:
+        """:meth:`resolve_index` for any object (a keyword argument, say): the checks
+        refuse what is not a :class:`MessageRef`."""
         sequence = self._sequence()
         if isinstance(ref, Message):
             for position, message in enumerate(sequence):
@@ -412,7 +191,7 @@ class Transcript:
         """
         lines: list[str] = []
         for position, message in enumerate(self):
-            _check_message(message)  # its fields may have been changed in place
+            check_message(message)  # its fields may have been changed in place
             prefix = f"[{position}] "
             first, *rest = message.content.split("\n")
             lines.append(f"{prefix}{message.author}: {first}")
@@ -424,7 +203,7 @@ class Transcript:
     # -- editing ---------------------------------------------------------------------
 
     def append(
-        self, author: str | None = None, content: str | None = None, /, **metadata: Any
+        self, author: str | None = None, content: str | None = None, /, **metadata: object
     ) -> Message:
         """Append a turn and return it.
 
@@ -439,24 +218,26 @@ class Transcript:
             or ``metadata=`` is not a mapping.
         """
         messages = self._writable("append")
+        given_author: object = author
+        given_content: object = content
         if author is None and "author" in metadata:
-            author = metadata.pop("author")
+            given_author = metadata.pop("author")
         if content is None and "content" in metadata:
-            content = metadata.pop("content")
-        if not isinstance(author, str) or not isinstance(content, str):
+            given_content = metadata.pop("content")
+        if not isinstance(given_author, str) or not isinstance(given_content, str):
             raise TranscriptTypeError(
-                f"author and content must be strings, not {type(author).__name__} and "
-                f"{type(content).__name__}",
+                f"author and content must be strings, not {type(given_author).__name__} and "
+                f"{type(given_content).__name__}",
                 hint='call append("alice", "text", key=value)',
             )
-        message = Message(author, content, _metadata_arguments(metadata))
+        message = Message(given_author, given_content, _metadata_arguments(metadata))
         messages.append(message)
         return message
 
     def extend(self, messages: Iterable[Message]) -> Transcript:
         """Append existing :class:`Message` objects (by reference); return ``self``."""
         target = self._writable("extend")
-        target.extend(_check_message(message) for message in list(messages))
+        target.extend(check_message(message) for message in list(messages))
         return self
 
     def edit(
@@ -467,7 +248,7 @@ class Transcript:
         *,
         author: str | None = None,
         drop: Iterable[str] | str = (),
-        **metadata: Any,
+        **metadata: object,
     ) -> Message:
         """Edit a turn in place and return it.
 
@@ -483,17 +264,18 @@ class Transcript:
             ``metadata=`` that is not a mapping; see :meth:`resolve_index` for *ref*.
         """
         self._writable("edit")
+        given_ref: object = ref
         if ref is None and "ref" in metadata:
-            ref = metadata.pop("ref")
+            given_ref = metadata.pop("ref")
         for label, value in (("content", content), ("author", author)):
             if value is not None and not isinstance(value, str):
                 raise TranscriptTypeError(f"{label} must be a string, not {type(value).__name__}")
-        if ref is None:
+        if given_ref is None:
             raise TranscriptTypeError(
                 "edit needs the message to edit: an int or a Message", hint="edit(-1, 'text')"
             )
         updates = _metadata_arguments(metadata)
-        message = self._sequence()[self.resolve_index(ref)]
+        message = self._sequence()[self._position(given_ref)]
         if content is not None:
             message.content = content
         if author is not None:
@@ -546,7 +328,7 @@ class Transcript:
         :raises ReadOnlyTranscriptError: on a :meth:`with_extra` view.
         """
         self._writable("add_asset")
-        _check_asset(name, data)
+        check_asset(name, data)
         self._assets[name] = bytes(data)
 
     def remove_asset(self, name: str) -> None:
@@ -585,179 +367,28 @@ class Transcript:
         ``copy()`` gives a mutable transcript. A view compares equal to any transcript with
         the same messages and assets.
         """
-        return _ExtendedView(self, tuple(_check_message(message) for message in extra))
-
-    # -- rendering -------------------------------------------------------------------
-
-    def render_roles(
-        self,
-        *,
-        pov: str | Pov,
-        parts: bool = False,
-        fold_system: bool = False,
-        merge: bool = False,
-        user_first: bool = False,
-        label_authors: bool | None = None,
-        handlers: Mapping[str, Any] | None = None,
-    ) -> list[ChatMessage]:
-        """The turns as ``[{"role", "content"}]`` from *pov*'s point of view.
-
-        *pov*'s own turns take its ``self_role`` (``assistant`` for a name string), the
-        others' take ``others_role`` (``user``); pinned turns keep their role
-        (:data:`PINNED_ROLES`). The flags select the flattening steps of
-        :func:`lmml_mdit.chat.template.flatten` for strict templates.
-
-        :param pov: a name, or any object with ``name``, ``self_role`` and ``others_role``.
-        :param parts: give each content as a list of content parts, every ``@name`` of a
-            carried asset turned into parts by :mod:`lmml_mdit.chat.handlers`.
-        :param label_authors: ``None`` labels parts only where a merged run has several
-            authors; ``True`` also prefixes every other author's unmerged turn with
-            ``"{author}: "``; ``False`` never labels.
-        :param handlers: per-call asset handlers for *parts* (see
-            :func:`lmml_mdit.chat.handlers.build_parts`).
-        :raises TranscriptTypeError: for a *pov* of the wrong shape.
-        """
-        name, self_role, others_role = _pov_roles(pov)
-        rendered: list[ChatMessage] = []
-        cache: Any = None
-        if parts:
-            from ..chat.handlers import Base64Cache
-            from .parts import content_parts
-
-            cache = Base64Cache()
-        for message in self:
-            _check_message(message)  # its fields may have been changed in place
-            pinned = pinned_role(message)
-            author: str | None = None
-            if pinned is not None:
-                role = pinned
-            elif message.author == name:
-                role = self_role
-            else:
-                role = others_role
-                author = message.author
-            content: Any = message.content
-            if label_authors and author is not None:
-                content = f"{author}: {content}"
-                author = None
-            if parts:
-                content = content_parts(content, self.assets, handlers=handlers, cache=cache)
-            entry: ChatMessage = {"role": role, "content": content}
-            if author is not None and label_authors is not False:
-                entry["author"] = author
-            rendered.append(entry)
-        return flatten(
-            rendered,
-            fold_system=fold_system,
-            merge=merge,
-            user_first=user_first,
-            label_authors=label_authors is not False,
-        )
-
-    def render_templated(
-        self,
-        *,
-        pov: str | Pov,
-        tokenizer: Any = None,
-        add_generation_prompt: bool = False,
-        tokenize: bool = False,
-        fold_system: bool | None = None,
-        merge: bool | None = None,
-        user_first: bool | None = None,
-        label_authors: bool | None = None,
-        **template_kwargs: Any,
-    ) -> Any:
-        """Render the turns through a tokenizer's chat template.
-
-        Only ``tokenizer.apply_chat_template`` is needed (any object with it works; nothing
-        imports ``transformers``). Flattening flags left as ``None`` are detected from the
-        template (:func:`lmml_mdit.chat.template.detect_template_flags`): a template without a
-        system role gets *fold_system*, a strict one gets *merge* and *user_first*. Pass
-        ``False`` to see the raw role-swapped view.
-
-        :param pov: as for :meth:`render_roles`.
-        :param tokenizer: the tokenizer; defaults to ``pov.tokenizer``.
-        :param add_generation_prompt: append the template's assistant opening.
-        :param tokenize: return token ids instead of a string.
-        :param template_kwargs: forwarded to ``apply_chat_template`` (``tools``,
-            ``enable_thinking``, ``chat_template``, ...).
-        :raises TranscriptTypeError: when there is no tokenizer with ``apply_chat_template``.
-        :raises ChatTemplateError: when the template refuses the messages.
-        """
-        if tokenizer is None:
-            tokenizer = getattr(pov, "tokenizer", None)
-        apply = getattr(tokenizer, "apply_chat_template", None)
-        if not callable(apply):
-            raise TranscriptTypeError(
-                "render_templated needs a tokenizer: an object with apply_chat_template",
-                hint="pass tokenizer=AutoTokenizer.from_pretrained(...) or a pov with .tokenizer",
-            )
-        if fold_system is None or merge is None or user_first is None:
-            flags = detect_template_flags(
-                tokenizer, render=lambda view, **kw: apply(view, **kw, **template_kwargs)
-            )
-            if fold_system is None:
-                fold_system = not flags.supports_system_role
-            if merge is None:
-                merge = flags.requires_alternating_roles
-            if user_first is None:
-                user_first = flags.requires_alternating_roles
-        view = self.render_roles(
-            pov=pov,
-            fold_system=fold_system,
-            merge=merge,
-            user_first=user_first,
-            label_authors=label_authors,
-        )
-        try:
-            return apply(
-                view,
-                tokenize=tokenize,
-                add_generation_prompt=add_generation_prompt,
-                **template_kwargs,
-            )
-        except Exception as error:
-            raise ChatTemplateError(
-                f"the chat template refused the view: {error}",
-                hint="pass merge=True, user_first=True or fold_system=True (or leave them "
-                "None to detect them)",
-            ) from error
+        return _ExtendedView(self, tuple(check_message(message) for message in extra))
 
     # -- JSON files ------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form :meth:`save` writes (metadata deep-copied, assets base64).
+        """The JSON form :meth:`save` writes (metadata deep-copied, assets base64; see
+        :mod:`lmml_mdit.transcript.jsonfile`).
 
         :raises TranscriptFormatError: for metadata JSON cannot hold losslessly.
         """
-        messages = []
-        for position, message in enumerate(self):
-            check_saveable(message, position)
-            messages.append(
-                {
-                    "author": message.author,
-                    "content": message.content,
-                    "metadata": _copy.deepcopy(message.metadata),
-                }
-            )
-        return {
-            "format": FORMAT_NAME,
-            "schema_version": SCHEMA_VERSION,
-            "messages": messages,
-            "assets": {
-                name: base64.b64encode(data).decode("ascii") for name, data in self._assets.items()
-            },
-        }
+        return jsonfile.dump_data(self, self._assets)
 
     @classmethod
-    def from_dict(cls, data: Any, *, name: str | None = None) -> Transcript:
+    def from_dict(cls, data: object, *, name: str | None = None) -> Transcript:
         """Build a transcript from its JSON form, checking version and shape.
 
         :param name: the file name, for error messages.
         :raises TranscriptFormatError: for a wrong version, a missing or extra key, or a
             value of the wrong type.
         """
-        return _from_dict(cls, data, name)
+        messages, assets = jsonfile.load_data(data, name)
+        return cls(messages, assets=assets)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the transcript as UTF-8 JSON (:meth:`to_dict`), atomically.
@@ -770,11 +401,10 @@ class Transcript:
         :raises WriteError: (an :class:`OSError`) when *path* is not a regular file or the
             folder cannot be written; the old file is unchanged.
         """
-        if os.fspath(path).endswith((".lmml", ".lmmlz")):
+        if os.fspath(path).endswith(BUNDLE_SUFFIXES):
             self.save_lmml(path)
             return
-        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2, allow_nan=False)
-        atomic_write_bytes(path, (text + "\n").encode("utf-8"))
+        jsonfile.write_file(path, self.to_dict())
 
     @classmethod
     def load(
@@ -790,49 +420,30 @@ class Transcript:
         :raises TranscriptError: when the file cannot be read.
         :raises TranscriptFormatError: when it is not UTF-8 JSON of this format and version.
         """
-        name = os.fspath(path)
-        if name.endswith((".lmml", ".lmmlz")):
-            from .lmml import load_lmml
-
-            return load_lmml(path, base_dir=base_dir)
-        try:
-            with open(path, "rb") as stream:
-                raw = stream.read()
-        except OSError as error:
-            raise TranscriptError(
-                f"cannot read the transcript: {error.strerror or error}", name=name
-            ) from None
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            raise TranscriptFormatError(
-                f"invalid UTF-8 at byte offset {error.start}",
-                name=name,
-                line=raw.count(b"\n", 0, error.start) + 1,
-                hint="save transcripts with Transcript.save",
-            ) from None
-        data = load_json(
-            text,
-            error_class=TranscriptFormatError,
-            name=name,
-            subject="the transcript",
-            hint="save transcripts with Transcript.save",
-            lone_surrogates=True,  # refused later, naming their place
-        )
-        return _from_dict(cls, data, name)
+        if os.fspath(path).endswith(BUNDLE_SUFFIXES):
+            return cls._from_contents(reading.read_file(path, base_dir=base_dir))
+        messages, assets = jsonfile.read_file(path)
+        return cls(messages, assets=assets)
 
     # -- LMML ------------------------------------------------------------------------
 
     @classmethod
     def from_bundle(cls, bundle: Bundle) -> Transcript:
-        """Read a bundle's turns as messages (see :mod:`lmml_mdit.transcript.lmml`).
+        """Read a bundle's turns as messages (see :mod:`lmml_mdit.transcript.reading`).
 
         The transcript remembers the narrative, so that :meth:`to_bundle` and :meth:`save`
         write unedited turns back byte for byte.
-        """
-        from .lmml import transcript_from_bundle
 
-        return transcript_from_bundle(bundle)
+        :raises TranscriptFormatError: for a malformed transcript record in ``manifest.json``.
+        :raises InvalidManifestError: when ``manifest.json`` is not a JSON object.
+        """
+        return cls._from_contents(reading.read_bundle(bundle))
+
+    @classmethod
+    def _from_contents(cls, contents: reading.TranscriptContents) -> Transcript:
+        transcript = cls(contents.messages, assets=contents.assets)
+        transcript._source = contents.source
+        return transcript
 
     def to_bundle(
         self,
@@ -841,7 +452,8 @@ class Transcript:
         kind: Literal["zip", "text"] | None = None,
         pov: str | Pov | None = None,
     ) -> Bundle:
-        """Write the transcript as a bundle that :meth:`from_bundle` reads back equal.
+        """Write the transcript as a bundle that :meth:`from_bundle` reads back equal (see
+        :mod:`lmml_mdit.transcript.writing`).
 
         A transcript read with :meth:`from_bundle` is written back as it was read (same
         kind): unedited turns as their own lines, the manifest and other entries as they
@@ -856,24 +468,20 @@ class Transcript:
         :raises TranscriptFormatError: for metadata JSON cannot hold losslessly.
         :raises NotInlinableError: (text) for an asset a fence cannot hold exactly.
         """
-        from .lmml import transcript_to_bundle
-
-        return transcript_to_bundle(self, name, kind=kind, pov=pov)
+        return writing.write_bundle(
+            list(self), self.assets, name, source=self._source, kind=kind, pov=pov
+        )
 
     def to_lmml(self) -> str:
         """The LMML narrative of the turns: headings and contents, no manifest, no assets."""
-        from .lmml import narrative_text
-
-        return narrative_text(self)
+        return writing.narrative_text(list(self), self.assets)
 
     def save_lmml(self, path: str | os.PathLike[str]) -> None:
         """Save as ``.lmmlz`` (a zip bundle) or ``.lmml`` (text; assets as inline fences).
 
         :raises TranscriptError: for another extension.
         """
-        from .lmml import save_lmml
-
-        save_lmml(self, path)
+        writing.save_file(list(self), self.assets, path, source=self._source)
 
 
 class _ExtendedView(Transcript):
@@ -947,76 +555,3 @@ class _Concat(Sequence[Message]):
         for index in range(self._length):
             yield base[index]
         yield from self._extra
-
-
-_MESSAGE_KEYS = frozenset({"author", "content", "metadata"})
-_TOP_KEYS = frozenset({"format", "schema_version", "messages", "assets"})
-
-
-def _from_dict(cls: type[Transcript], data: Any, name: str | None) -> Transcript:
-    def fail(message: str) -> TranscriptFormatError:
-        return TranscriptFormatError(
-            message, name=name, hint="save transcripts with Transcript.save"
-        )
-
-    if not isinstance(data, dict):
-        raise fail(f"a transcript file holds a JSON object, not {type(data).__name__}")
-    version = data.get("schema_version")
-    if version is None:
-        raise fail("the transcript has no schema_version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise fail(f"schema_version must be an integer, not {version!r}")
-    if version != SCHEMA_VERSION:
-        raise TranscriptFormatError(
-            f"transcript schema_version {version} is not supported (this lmml_mdit reads "
-            f"{SCHEMA_VERSION})",
-            name=name,
-            hint="upgrade lmml_mdit" if version > SCHEMA_VERSION else "re-save it",
-        )
-    unknown = set(data) - _TOP_KEYS
-    if unknown:
-        raise fail(f"unknown top-level keys: {', '.join(sorted(unknown))}")
-    if data.get("format", FORMAT_NAME) != FORMAT_NAME:
-        raise fail(f"format is {data['format']!r}, not {FORMAT_NAME!r}")
-    raw_messages = data.get("messages")
-    if not isinstance(raw_messages, list):
-        raise fail("the transcript has no messages list")
-    messages: list[Message] = []
-    for position, raw in enumerate(raw_messages):
-        if not isinstance(raw, dict):
-            raise fail(f"message {position} is not an object")
-        missing = _MESSAGE_KEYS - set(raw)
-        if missing:
-            raise fail(f"message {position} lacks {', '.join(sorted(missing))}")
-        extra = set(raw) - _MESSAGE_KEYS
-        if extra:
-            raise fail(f"message {position} has unknown keys: {', '.join(sorted(extra))}")
-        author, content, metadata = raw["author"], raw["content"], raw["metadata"]
-        if not isinstance(author, str) or not isinstance(content, str):
-            raise fail(f"message {position}: author and content must be strings")
-        if not isinstance(metadata, dict):
-            raise fail(f"message {position}: metadata must be an object")
-        try:
-            # NaN, Infinity and lone surrogates ("\\udcff") parse (Python's json accepts
-            # them) but would not save again.
-            _check_text(author, f"message {position} author")
-            _check_text(content, f"message {position} content")
-            check_metadata(metadata, f"message {position} metadata")
-        except TranscriptFormatError as error:
-            raise fail(error.message) from None
-        messages.append(Message(author, content, _copy.deepcopy(metadata)))
-    raw_assets = data.get("assets", {})
-    if not isinstance(raw_assets, dict):
-        raise fail("assets must be an object of name -> base64")
-    assets: dict[str, bytes] = {}
-    for asset_name, encoded in raw_assets.items():
-        if not isinstance(encoded, str):
-            raise fail(f"asset {asset_name!r} is not a base64 string")
-        try:
-            assets[asset_name] = base64.b64decode(encoded, validate=True)
-        except (binascii.Error, ValueError):
-            raise fail(f"asset {asset_name!r} is not valid base64") from None
-    try:
-        return cls(messages, assets=assets)
-    except TranscriptError as error:
-        raise fail(error.message) from None
