@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit.bundle.bundle import open as open_bundle
+from lmml_mdit.bundle.sources import open_bundle
 from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.chat.importer import import_messages
 from lmml_mdit.errors import LmmlError

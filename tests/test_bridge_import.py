@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit.bundle.bundle import open as open_bundle
+from lmml_mdit.bundle.sources import open_bundle
 from lmml_mdit.chat.detect import detect_format
 from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.chat.importer import import_messages, import_path

@@ -189,8 +189,8 @@ class _Progress:
 
 def _save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
     """Save *bundle* to *dest* (``-`` for stdout, the narrative entry then named after the
-    bundle), atomically (see :func:`lmml_mdit.bundle.packing.save_bundle`)."""
-    from ..bundle.packing import bundle_bytes, save_bundle
+    bundle), atomically (see :func:`lmml_mdit.bundle.saving.save_bundle`)."""
+    from ..bundle.saving import bundle_bytes, save_bundle
 
     if dest == STDIO:
         suffix = ".lmmlz" if bundle.kind == "zip" else ".lmml"
@@ -356,7 +356,7 @@ def _open(path: str, args: argparse.Namespace) -> _Source:
     """Open the bundle *path* (``-`` for stdin) as the command's ``--base-dir``,
     ``--delimiters`` and ``--references`` say. A bare ``.lmml`` sees its own folder, as
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
-    from ..bundle.bundle import open as open_bundle
+    from ..chat.opening import open as open_bundle
 
     base_dir = _checked_base_dir(args)
     delimiters: DelimiterMode = getattr(args, "delimiters", "strict")
@@ -746,7 +746,7 @@ def _unknown_entry(source: _Source, name: str) -> str:
     bundle = source.bundle
     names = list(dict.fromkeys([*bundle.narrative.first_embeds, *bundle.entries]))
     known = [n for n in names if bundle.has_asset(n)]
-    from ..bundle.bundle import did_you_mean
+    from ..bundle.validation import did_you_mean
 
     guess = did_you_mean(bundle, name)
     listed = ", ".join([*known, bundle.narrative_name])

@@ -78,7 +78,6 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..bundle.reserved import MANIFEST_NAME
 from ..errors import (
     LmmlError,
     MissingEntryError,
@@ -87,6 +86,7 @@ from ..errors import (
     TranscriptFormatError,
     UnresolvableReferenceError,
 )
+from ..formats import MANIFEST_NAME
 from ..model import MESSAGE_ROLES, Embed, Turn
 from ..narrative.narrative import Narrative, parse
 from ..text import as_turn_text, backtick_fence, normalize_newlines
@@ -1122,7 +1122,7 @@ def _record(plans: Sequence[_Plan], source: SourceNarrative | None) -> dict[str,
 def _manifest_data(record: dict[str, Any] | None, source: SourceNarrative | None) -> bytes | None:
     """The ``manifest.json`` bytes to write: the source's as they were when the record is
     unchanged, else its other keys with the new record."""
-    from ..bundle.bundle import dump_manifest
+    from ..bundle.reserved import dump_manifest
 
     if source is None:
         return dump_manifest({MANIFEST_KEY: record})
@@ -1412,7 +1412,7 @@ def _check_fences(
 
     :raises NotInlinableError: naming the asset.
     """
-    from ..bundle.bundle import first_fences
+    from ..bundle.contents import first_fences
 
     first = first_fences(narrative)
     wanted = {asset: assets[asset] for asset in fences}
@@ -1683,7 +1683,7 @@ def load_lmml(
     :param base_dir: the folder a ``.lmml``'s references resolve against: by default the
         file's own folder; ``False`` for none.
     """
-    from ..bundle.bundle import open as open_bundle
+    from ..chat.opening import open as open_bundle
 
     folder = os.path.dirname(os.path.abspath(path)) if base_dir is None else base_dir
     bundle = open_bundle(path, base_dir=folder)
