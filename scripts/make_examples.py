@@ -297,7 +297,7 @@ def build() -> dict[str, bytes]:
 
 def verify(folder: Path, names: Sequence[str]) -> list[str]:
     """Open and validate each example with the library; the problems found."""
-    from lmml_mdit.bundle.sources import open_bundle
+    from lmml_mdit.chat.opening import open as open_bundle
 
     problems = []
     for name in names:

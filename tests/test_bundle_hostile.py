@@ -13,7 +13,7 @@ import pytest
 
 from lmml_mdit.bundle.archive import Limits, unsafe_reason
 from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.bundle.sources import open_bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     BundleError,
     CaseCollisionError,

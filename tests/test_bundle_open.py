@@ -14,7 +14,7 @@ import pytest
 from lmml_mdit.bundle.archive import Limits
 from lmml_mdit.bundle.bundle import Bundle
 from lmml_mdit.bundle.names import bundle_name, narrative_entry_name
-from lmml_mdit.bundle.sources import open_bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     LimitExceededError,
     MissingEntryError,

@@ -37,7 +37,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
 
 def test_a_path_resolves_against_its_own_folder_by_default(tmp_path: Path) -> None:
     path = write_chat(tmp_path, "## user\n\nSee @chart.png\n", **{"chart.png": PNG})
-    with sources.open_bundle(path) as bundle:
+    with lmml_mdit.open(path) as bundle:
         assert bundle.base_dir == str(tmp_path)
         assert bundle.embed("chart.png") == PNG
         assert bundle.validate() == []
@@ -46,7 +46,7 @@ def test_a_path_resolves_against_its_own_folder_by_default(tmp_path: Path) -> No
 
 def test_base_dir_false_turns_the_folder_off(tmp_path: Path) -> None:
     path = write_chat(tmp_path, "## user\n\nSee @chart.png\n", **{"chart.png": PNG})
-    bundle = sources.open_bundle(path, base_dir=False)
+    bundle = lmml_mdit.open(path, base_dir=False)
     assert bundle.base_dir is None
     with pytest.raises(UnresolvableReferenceError):
         bundle.embed("chart.png")
@@ -56,8 +56,8 @@ def test_base_dir_false_turns_the_folder_off(tmp_path: Path) -> None:
 def test_bytes_have_no_folder_unless_given(tmp_path: Path) -> None:
     (tmp_path / "chart.png").write_bytes(PNG)
     text = b"## user\n\n@chart.png\n"
-    assert sources.open_bundle(text).base_dir is None
-    assert sources.open_bundle(text, base_dir=tmp_path).embed("chart.png") == PNG
+    assert lmml_mdit.open(text).base_dir is None
+    assert lmml_mdit.open(text, base_dir=tmp_path).embed("chart.png") == PNG
 
 
 def test_the_default_folder_keeps_the_base_dir_safety(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_the_default_folder_keeps_the_base_dir_safety(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "link.png").symlink_to(outside)
     path = write_chat(folder, "## user\n\n@link.png and @../outside.png\n")
-    bundle = sources.open_bundle(path)
+    bundle = lmml_mdit.open(path)
     with pytest.raises(BundleError, match="outside"):
         bundle.embed("link.png")
     with pytest.raises(BundleError):
@@ -86,13 +86,13 @@ def test_known_names_reach_the_parser(tmp_path: Path, monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(sources, "parse", spy)
     path = write_chat(tmp_path, "## user\n\n@Dockerfile\n", Dockerfile=b"FROM x\n")
-    sources.open_bundle(path)
+    lmml_mdit.open(path)
     assert "Dockerfile" in seen[-1] and "Makefile" not in seen[-1]
     assert "../chat.lmml" not in seen[-1]
     zipped = make_zip(tmp_path / "z.lmmlz", "## user\n\n@Dockerfile\n", {"Dockerfile": b"x"})
-    sources.open_bundle(zipped).close()
+    lmml_mdit.open(zipped).close()
     assert seen[-1] == frozenset({"Dockerfile"})  # the narrative entry is no asset
-    sources.open_bundle(path, base_dir=False)
+    lmml_mdit.open(path, base_dir=False)
     assert seen[-1] is None
 
 
@@ -210,7 +210,7 @@ def test_warnings_alone_do_not_stop_the_send() -> None:
 
 def test_settings_lines_count_in_the_entry_they_lie_in(tmp_path: Path) -> None:
     path = make_zip(tmp_path / "s.lmmlz", "## user\n\nhi\n", {"settings.yaml": b"a: 1\nb: [1\n"})
-    with sources.open_bundle(path) as bundle:
+    with lmml_mdit.open(path) as bundle:
         [issue] = bundle.validate()
         assert (issue.kind, issue.file, issue.line) == ("invalid_settings", "settings.yaml", 3)
         assert bundle.location(issue) == "s.lmmlz!settings.yaml"
@@ -234,7 +234,7 @@ def test_a_near_miss_suggests_the_entry_and_says_how_to_escape(tmp_path: Path) -
     assert "did you mean screenshot.png?" in issue.message
     assert "\\@screenshot.pgn" in issue.message
     path = write_chat(tmp_path, "## user\n\n@chrat.png\n", **{"chart.png": PNG})
-    [issue] = sources.open_bundle(path).validate()
+    [issue] = lmml_mdit.open(path).validate()
     assert "did you mean chart.png?" in issue.message
 
 
@@ -260,7 +260,7 @@ def test_a_binary_file_says_what_it_is(tmp_path: Path, data: bytes, what: str) -
     path = tmp_path / "x.lmml"
     path.write_bytes(data)
     with pytest.raises(NotLmmlError, match=what):
-        sources.open_bundle(path)
+        lmml_mdit.open(path)
 
 
 def test_a_zip_without_a_narrative_says_so(tmp_path: Path) -> None:
@@ -268,7 +268,7 @@ def test_a_zip_without_a_narrative_says_so(tmp_path: Path) -> None:
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("a.txt", "x")
     with pytest.raises(MissingNarrativeError, match="zip archive without a narrative"):
-        sources.open_bundle(path)
+        lmml_mdit.open(path)
 
 
 def test_a_json_chat_says_to_import_it(tmp_path: Path) -> None:
@@ -288,12 +288,12 @@ def test_a_json_chat_says_to_import_it(tmp_path: Path) -> None:
 def test_resolution_errors_use_the_same_location_format(tmp_path: Path) -> None:
     path = write_chat(tmp_path, "## user\n\nsee @gone.png\n")
     with pytest.raises(LmmlError, match=r"^chat\.lmml:3:5: missing_reference: .*'gone\.png'"):
-        sources.open_bundle(path).embed("gone.png")
+        lmml_mdit.open(path).embed("gone.png")
     with pytest.raises(LmmlError, match=r"^chat\.lmml:3:5: missing_reference: .*@gone\.png"):
-        sources.open_bundle(path, base_dir=False).embed("gone.png")
+        lmml_mdit.open(path, base_dir=False).embed("gone.png")
     zipped = make_zip(tmp_path / "z.lmmlz", "## user\n\nsee @gone.png\n", {})
     with pytest.raises(LmmlError, match=r"^z\.lmmlz:3:5: missing_reference: "):
-        sources.open_bundle(zipped).embed("gone.png")
+        lmml_mdit.open(zipped).embed("gone.png")
     conflict = Bundle.from_text("c", "## user\n\n@@@a.txt\none\n@@@\n\n@@@a.txt\ntwo\n@@@\n")
     with pytest.raises(LmmlError, match=r"^c\.lmml:7:1: @@@a\.txt: "):
         conflict.pack()
@@ -301,7 +301,7 @@ def test_resolution_errors_use_the_same_location_format(tmp_path: Path) -> None:
 
 def test_text_nested_too_deeply_for_json_is_read_as_a_narrative() -> None:
     # The not-LMML check tries JSON; nesting past the json module's depth is no chat.
-    bundle = sources.open_bundle(b"[" * 100_000, name="deep.lmml")
+    bundle = lmml_mdit.open(b"[" * 100_000, name="deep.lmml")
     assert bundle.narrative.text == "[" * 100_000
 
 

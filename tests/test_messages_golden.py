@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from lmml_mdit.atomic import atomic_write_bytes
-from lmml_mdit.bundle.sources import open_bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.chat.outgoing import PROVIDERS, to_request
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ from openai.types.chat import ChatCompletionMessageParam, completion_create_para
 from openai.types.responses import ResponseInputParam, response_create_params
 from pydantic import TypeAdapter, ValidationError
 
-from lmml_mdit.bundle.sources import open_bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.chat.outgoing import messages, to_request
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -18,7 +18,7 @@ from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bun
 import lmml_mdit
 import lmml_mdit.preview.page as preview
 from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.bundle.sources import open_bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.preview.page import (
     CONTENT_SECURITY_POLICY,
     is_safe_url,
@@ -594,7 +594,6 @@ def test_without_pygments_installed_the_page_still_renders(tmp_path: Path) -> No
             import lmml_mdit
             from lmml_mdit.preview import page as preview
             from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.bundle.sources import open_bundle
 
             assert preview.PYGMENTS_AVAILABLE is False
             text = "## User\\n@@@a.py\\nif a < b: pass\\n@@@\\n\\n```python\\nx = 1\\n```\\n"

@@ -32,7 +32,7 @@ from .bundle import Bundle
 from .folder import FolderNames
 from .names import DEFAULT_NAME, bundle_name, narrative_entry_name
 
-__all__ = ["STREAM_CHUNK", "BaseDir", "BundleSource", "open_bundle"]
+__all__ = ["STREAM_CHUNK", "BaseDir", "BundleSource", "ParseOptions", "open_bundle"]
 
 BundleSource = str | os.PathLike[str] | bytes | IO[bytes]
 """What :func:`open_bundle` opens: a path, the bundle's bytes or a binary file object."""
@@ -139,7 +139,7 @@ def _zip_bundle(
     file_name: str | None,
     explicit_name: str | None,
     limits: Limits,
-    syntax: _SyntaxOptions,
+    syntax: ParseOptions,
 ) -> Bundle:
     members = archive.members
     given = explicit_name or file_name
@@ -196,8 +196,9 @@ def _zip_bundle(
 
 
 @dataclasses.dataclass(frozen=True)
-class _SyntaxOptions:
-    """The parse options :func:`open_bundle` passes on."""
+class ParseOptions:
+    """The options :func:`open_bundle` passes on to
+    :func:`~lmml_mdit.narrative.narrative.parse`."""
 
     delimiters: DelimiterMode = "strict"
     references: ReferenceMode = "assets"
@@ -209,7 +210,7 @@ def _text_bundle(
     stem: str,
     limits: Limits,
     base_dir: str | None,
-    syntax: _SyntaxOptions,
+    syntax: ParseOptions,
 ) -> Bundle:
     if len(data) > _narrative_cap(limits):
         raise _narrative_too_large(display, limits)
@@ -235,46 +236,19 @@ def _text_bundle(
 
 
 def open_bundle(
-    source: BundleSource,
-    *,
-    limits: Limits | None = None,
-    base_dir: BaseDir = None,
-    name: str | None = None,
-    delimiters: DelimiterMode = "strict",
-    references: ReferenceMode = "assets",
+    source: BundleSource, limits: Limits, base_dir: BaseDir, name: str | None, syntax: ParseOptions
 ) -> Bundle:
-    """Open a bundle from a path, bytes or a binary file object.
+    """Open a bundle from *source*, a path, bytes or a binary file object, as
+    :func:`lmml_mdit.open` describes (which gives the parameters their defaults, and also
+    tells a JSON chat payload apart).
 
-    Zip or text is decided by the first bytes (``PK\\x03\\x04`` or the empty-archive
-    ``PK\\x05\\x06``), never by the extension. A path's archive is read lazily: only the
-    central directory and the narrative are read now.
-
-    A bare ``.lmml`` opened from a path sees its own folder: its references resolve against
-    the files beside it (never outside that folder: no absolute names, no ``..``, no links
-    leading out), and those file names count as known asset names for the parser.
-
-    :param source: a path, the bundle's bytes, or a readable binary file object.
-    :param limits: safety limits (see :class:`~lmml_mdit.bundle.archive.Limits`); defaults
-        when None.
-    :param base_dir: for a text bundle, the folder to resolve external references against:
-        None (default) means the file's own folder for a path and none for bytes or a file
-        object; False means no folder at all.
-    :param name: the bundle or file name, when *source* is not a path (or to override it).
-    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings, as for
-        :func:`~lmml_mdit.narrative.narrative.parse`.
-    :param references: ``"assets"`` (default) or ``"any"``, as for
-        :func:`~lmml_mdit.narrative.narrative.parse`.
     :raises BundleNotFoundError: when the path does not exist (also a FileNotFoundError).
-    :raises NotLmmlError: when the file is plainly something else (an image, a PDF, audio);
-        :func:`lmml_mdit.open` also tells a JSON chat payload apart.
+    :raises NotLmmlError: when the file is plainly something else (an image, a PDF, audio).
     :raises MissingNarrativeError: when an archive's narrative entry cannot be found.
     :raises LmmlSyntaxError: when the narrative is not valid UTF-8.
     :raises BundleError: when the file cannot be read; see
-        :func:`lmml_mdit.bundle.archive.open_archive`
-        for every archive error.
+        :func:`lmml_mdit.bundle.archive.open_archive` for every archive error.
     """
-    limits = limits if limits is not None else Limits()
-    syntax = _SyntaxOptions(delimiters, references)
     base = os.fspath(base_dir) if base_dir is not None and base_dir is not False else None
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)

@@ -12,7 +12,7 @@ import re
 
 from ..bundle.archive import Limits
 from ..bundle.bundle import Bundle
-from ..bundle.sources import BaseDir, BundleSource, open_bundle
+from ..bundle.sources import BaseDir, BundleSource, ParseOptions, open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX
 from ..jsonio import parse_json
@@ -44,9 +44,6 @@ def open(
     the files beside it (never outside that folder: no absolute names, no ``..``, no links
     leading out), and those file names count as known asset names for the parser.
 
-    The parameters and errors are those of :func:`~lmml_mdit.bundle.sources.open_bundle`,
-    which does the opening; a JSON chat payload is refused besides.
-
     :param source: a path, the bundle's bytes, or a readable binary file object.
     :param limits: safety limits (see :class:`~lmml_mdit.Limits`); defaults when None.
     :param base_dir: for a text bundle, the folder to resolve external references against:
@@ -64,13 +61,13 @@ def open(
     :raises BundleError: when the file cannot be read; see
         :func:`lmml_mdit.bundle.archive.open_archive` for every archive error.
     """
+    # The bundle layer opens the bytes; a chat payload can only be told apart here.
     bundle = open_bundle(
         source,
-        limits=limits,
-        base_dir=base_dir,
-        name=name,
-        delimiters=delimiters,
-        references=references,
+        limits if limits is not None else Limits(),
+        base_dir,
+        name,
+        ParseOptions(delimiters, references),
     )
     path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
     error = chat_payload_error(bundle, path=path)
