@@ -14,7 +14,7 @@ from _bundle_files import make_zip, write_chat
 
 import lmml_mdit
 from lmml_mdit.bundle import bundle as bundles
-from lmml_mdit.bundle import sources
+from lmml_mdit.bundle import opening as bundle_opening
 from lmml_mdit.bundle.bundle import Bundle, DefectWarning
 from lmml_mdit.bundle.folder import FolderNames
 from lmml_mdit.chat.outgoing import messages, render_turns, to_request
@@ -78,13 +78,13 @@ def test_the_default_folder_keeps_the_base_dir_safety(tmp_path: Path) -> None:
 
 def test_known_names_reach_the_parser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Any] = []
-    real_parse = sources.parse
+    real_parse = bundle_opening.parse
 
     def spy(text: Any, **options: Any) -> Any:
         seen.append(options.get("known_names"))
         return real_parse(text, **options)
 
-    monkeypatch.setattr(sources, "parse", spy)
+    monkeypatch.setattr(bundle_opening, "parse", spy)
     path = write_chat(tmp_path, "## user\n\n@Dockerfile\n", Dockerfile=b"FROM x\n")
     lmml_mdit.open(path)
     assert "Dockerfile" in seen[-1] and "Makefile" not in seen[-1]

@@ -23,8 +23,8 @@ import lmml_mdit.bundle.archive as archives
 from lmml_mdit.bundle import reserved
 from lmml_mdit.bundle.archive import Limits, check_entry_names
 from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.opening import STREAM_CHUNK
 from lmml_mdit.bundle.reserved import MAX_YAML_BYTES, load_manifest, load_settings
-from lmml_mdit.bundle.sources import STREAM_CHUNK
 from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     CaseCollisionError,

@@ -3,7 +3,7 @@
 :class:`Bundle` holds the narrative and resolves embed names to bytes (a fence, an archive
 entry read lazily within the :class:`~lmml_mdit.bundle.archive.Limits`, or a file in a bare
 ``.lmml``'s folder) and decodes the reserved embeds. Its other work it hands down: opening
-is :mod:`~lmml_mdit.bundle.sources`, validation :mod:`~lmml_mdit.bundle.validation`,
+is :mod:`~lmml_mdit.bundle.opening`, validation :mod:`~lmml_mdit.bundle.validation`,
 rewriting :mod:`~lmml_mdit.bundle.packing` and writing :mod:`~lmml_mdit.bundle.saving`.
 """
 

@@ -1,6 +1,6 @@
 """Opening a file that should be a bundle, telling a chat payload apart: :func:`open`.
 
-The bundle layer opens the bytes (:func:`~lmml_mdit.bundle.sources.open_bundle`); only here,
+The bundle layer opens the bytes (:func:`~lmml_mdit.bundle.opening.open_bundle`); only here,
 where the chat formats are known, can a JSON file be recognised as a chat to import rather
 than read as a narrative that happens to hold JSON.
 """
@@ -12,7 +12,7 @@ import re
 
 from ..bundle.archive import Limits
 from ..bundle.bundle import Bundle
-from ..bundle.sources import BaseDir, BundleSource, ParseOptions, open_bundle
+from ..bundle.opening import BaseDir, BundleInput, ParseOptions, open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX
 from ..jsonio import parse_json
@@ -26,7 +26,7 @@ _LEADING_SPACE = re.compile(r"\s*")
 
 
 def open(
-    source: BundleSource,
+    source: BundleInput,
     *,
     limits: Limits | None = None,
     base_dir: BaseDir = None,

@@ -32,9 +32,9 @@ from .bundle import Bundle
 from .folder import FolderNames
 from .names import DEFAULT_NAME, bundle_name, narrative_entry_name
 
-__all__ = ["STREAM_CHUNK", "BaseDir", "BundleSource", "ParseOptions", "open_bundle"]
+__all__ = ["STREAM_CHUNK", "BaseDir", "BundleInput", "ParseOptions", "open_bundle"]
 
-BundleSource = str | os.PathLike[str] | bytes | IO[bytes]
+BundleInput = str | os.PathLike[str] | bytes | IO[bytes]
 """What :func:`open_bundle` opens: a path, the bundle's bytes or a binary file object."""
 BaseDir = str | os.PathLike[str] | Literal[False] | None
 """What :func:`open_bundle` takes as *base_dir*: a folder, None (a path's own folder) or False."""
@@ -236,7 +236,7 @@ def _text_bundle(
 
 
 def open_bundle(
-    source: BundleSource, limits: Limits, base_dir: BaseDir, name: str | None, syntax: ParseOptions
+    source: BundleInput, limits: Limits, base_dir: BaseDir, name: str | None, syntax: ParseOptions
 ) -> Bundle:
     """Open a bundle from *source*, a path, bytes or a binary file object, as
     :func:`lmml_mdit.open` describes (which gives the parameters their defaults, and also
