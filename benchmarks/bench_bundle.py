@@ -37,22 +37,21 @@ def peak():
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
-import lmml_mdit.bundle.bundle as bundles
-import lmml_mdit.bundle.packing  # noqa: F401
-import lmml_mdit.bundle.reserved  # noqa: F401
+import lmml_mdit.bundle.archive as archives
+import lmml_mdit.chat.opening as opening
 import lmml_mdit.narrative.toolcalls  # noqa: F401
 mode, path = sys.argv[1], sys.argv[2]
 started = time.perf_counter()
 if mode == "baseline":
     pass
 elif mode == "open-validate":
-    with bundles.open(path) as bundle:
+    with opening.open(path) as bundle:
         issues = bundle.validate()
         assert not issues, issues[:3]
         assert len(bundle.entries) > 0
 elif mode == "read-one":
-    limits = bundles.Limits(max_entry_size=1024 * 1024 * 1024)
-    with bundles.open(path, limits=limits) as bundle:
+    limits = archives.Limits(max_entry_size=1024 * 1024 * 1024)
+    with opening.open(path, limits=limits) as bundle:
         data = bundle.read("big.bin")
         assert len(data) > 0
 print(peak(), time.perf_counter() - started)

@@ -5,7 +5,8 @@ of the docs draws them):
 
 - :func:`lmml_plugin` (``syntax``) — the syntax as markdown-it rules;
 - :func:`parse` / :class:`Narrative` (``narrative``) — one parse read into embeds and turns;
-- :func:`open` / :class:`Bundle` (``bundle``) — ``.lmml`` and ``.lmmlz`` files and their assets;
+- :class:`Bundle` (``bundle``) — ``.lmml`` and ``.lmmlz`` files and their assets, opened by
+  :func:`open` (``chat``, which also tells a chat payload to import from a narrative);
 - :func:`render_turns` / :meth:`Bundle.messages` / :func:`import_messages` (``chat``) — chat-API
   payloads, both ways;
 - :func:`render_html` / :func:`to_markdown` (``preview``) — what a person reads;
@@ -61,7 +62,8 @@ from .errors import (
 from .model import ERROR_KINDS, MESSAGE_ROLES, ROLES, Embed, Issue, Role, Turn
 
 if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps them equal
-    from .bundle.bundle import Bundle, DefectWarning, Limits, open
+    from .bundle.archive import Limits
+    from .bundle.bundle import Bundle, DefectWarning
     from .bundle.packing import InlineReport, OrphanedEntryWarning
     from .chat.content import EmbedOmittedWarning, SystemContentWarning, UnknownSettingWarning
     from .chat.detect import detect_format
@@ -77,6 +79,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         unregister_handler,
     )
     from .chat.importer import import_messages, import_path
+    from .chat.opening import open
     from .chat.outgoing import MessageList, render_payload, render_turns, to_request
     from .chat.providers.sharegpt import export_sharegpt
     from .chat.template import FlattenFlags, detect_template_flags, flatten
@@ -143,11 +146,10 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "tool_call_fence",
         "tool_call_issues",
     ),
+    ".bundle.archive": ("Limits",),
     ".bundle.bundle": (
         "Bundle",
         "DefectWarning",
-        "Limits",
-        "open",
     ),
     ".bundle.packing": (
         "InlineReport",
@@ -184,6 +186,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "import_messages",
         "import_path",
     ),
+    ".chat.opening": ("open",),
     ".chat.export": (
         "ExportReport",
         "export_folder",

@@ -297,16 +297,16 @@ def build() -> dict[str, bytes]:
 
 def verify(folder: Path, names: Sequence[str]) -> list[str]:
     """Open and validate each example with the library; the problems found."""
-    import lmml_mdit.bundle.bundle as bundle_module
+    from lmml_mdit.chat.opening import open as open_bundle
 
     problems = []
     for name in names:
-        bundle = bundle_module.open(folder / name)
+        bundle = open_bundle(folder / name)
         problems += [
             f"{name}:{issue.line}: {issue.kind}: {issue.message}" for issue in bundle.validate()
         ]
-    zipped = bundle_module.open(folder / "sales-review.lmmlz")
-    bare = bundle_module.open(folder / "sales-review.lmml")
+    zipped = open_bundle(folder / "sales-review.lmmlz")
+    bare = open_bundle(folder / "sales-review.lmml")
     if [t.role for t in zipped.narrative.turns] != [t.role for t in bare.narrative.turns]:
         problems.append("sales-review: the two forms have different turns")
     for asset in ("settings.yaml", "sales.csv"):

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit.bundle.bundle import open as open_bundle
 from lmml_mdit.chat.detect import detect_format
 from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.chat.importer import import_messages, import_path
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.chat.providers.sharegpt import export_sharegpt
 from lmml_mdit.errors import ImportFormatError
 from lmml_mdit.narrative.toolcalls import tool_call_issues, tool_calls, tool_result_call

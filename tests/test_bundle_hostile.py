@@ -11,8 +11,9 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-import lmml_mdit.bundle.bundle as bundles
 from lmml_mdit.bundle.archive import Limits, unsafe_reason
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     BundleError,
     CaseCollisionError,
@@ -73,7 +74,7 @@ def test_each_hostile_archive_gives_its_own_error_and_writes_nothing(
     monkeypatch.chdir(work)
     before = _snapshot(tmp_path)
     with pytest.raises(error) as raised:
-        bundles.open(archive)
+        open_bundle(archive)
     assert type(raised.value) is error, "each case has its own error class, not a parent"
     if name is not None:
         assert raised.value.name == name
@@ -90,19 +91,19 @@ def test_hostile_bytes_fail_the_same_way_as_files(
     build: Callable[[], bytes], error: type[Exception]
 ) -> None:
     with pytest.raises(error):
-        bundles.open(build(), name="evil.lmmlz")
+        open_bundle(build(), name="evil.lmmlz")
 
 
 def test_unsafe_name_errors_say_what_to_do() -> None:
     with pytest.raises(UnsafeEntryError) as raised:
-        bundles.open(corpus.traversal(), name="evil.lmmlz")
+        open_bundle(corpus.traversal(), name="evil.lmmlz")
     assert raised.value.hint
     assert "'..'" in str(raised.value)
 
 
 def test_lying_size_bomb_stops_at_the_declared_size_without_inflating_it() -> None:
     data = corpus.bomb_lying_size(size=64 * MiB, declared=1000)
-    bundle = bundles.open(data, name="evil.lmmlz")
+    bundle = open_bundle(data, name="evil.lmmlz")
     assert bundle.entry_size("a.txt") == 1000
     tracemalloc.start()
     try:
@@ -119,7 +120,7 @@ def test_lying_size_bomb_stops_at_the_declared_size_without_inflating_it() -> No
 def test_lying_size_bomb_within_a_generous_declared_size_still_stops_at_max_entry_size() -> None:
     data = corpus.bomb_lying_size(size=32 * MiB, declared=3 * MiB)
     limits = Limits(max_entry_size=4 * MiB, max_ratio=10_000)
-    bundle = bundles.open(data, name="evil.lmmlz", limits=limits)
+    bundle = open_bundle(data, name="evil.lmmlz", limits=limits)
     tracemalloc.start()
     try:
         with pytest.raises(LimitExceededError):
@@ -132,13 +133,13 @@ def test_lying_size_bomb_within_a_generous_declared_size_still_stops_at_max_entr
 
 def test_high_ratio_is_refused_before_decompressing_and_names_the_limit() -> None:
     with pytest.raises(LimitExceededError) as raised:
-        bundles.open(corpus.bomb_high_ratio(), name="evil.lmmlz")
+        open_bundle(corpus.bomb_high_ratio(), name="evil.lmmlz")
     assert "max_ratio" in str(raised.value)
     assert "Limits(max_ratio" in (raised.value.hint or "")
 
 
 def test_high_ratio_opens_when_the_limit_is_raised() -> None:
-    bundle = bundles.open(
+    bundle = open_bundle(
         corpus.bomb_high_ratio(size=4 * MiB), name="evil.lmmlz", limits=Limits(max_ratio=5000)
     )
     assert bundle.read("a.txt") == bytes(4 * MiB)
@@ -146,10 +147,10 @@ def test_high_ratio_opens_when_the_limit_is_raised() -> None:
 
 def test_entry_count_limit() -> None:
     with pytest.raises(LimitExceededError) as raised:
-        bundles.open(corpus.too_many_entries(50), name="evil.lmmlz", limits=Limits(max_entries=20))
+        open_bundle(corpus.too_many_entries(50), name="evil.lmmlz", limits=Limits(max_entries=20))
     assert "max_entries" in str(raised.value)
     assert raised.value.name == "f19.txt", "the 21st entry (after the narrative) crosses it"
-    assert bundles.open(corpus.too_many_entries(10), name="evil.lmmlz").entries[:2] == (
+    assert open_bundle(corpus.too_many_entries(10), name="evil.lmmlz").entries[:2] == (
         "f0.txt",
         "f1.txt",
     )
@@ -158,20 +159,20 @@ def test_entry_count_limit() -> None:
 def test_entry_size_and_total_size_limits() -> None:
     data = corpus.normal_zip({"x.lmml": b"@a.bin @b.bin", "a.bin": b"a" * 600, "b.bin": b"b" * 600})
     with pytest.raises(LimitExceededError, match="max_entry_size"):
-        bundles.open(data, limits=Limits(max_entry_size=500))
+        open_bundle(data, limits=Limits(max_entry_size=500))
     with pytest.raises(LimitExceededError, match="max_total_size"):
-        bundles.open(data, limits=Limits(max_total_size=1000))
-    assert bundles.open(data, limits=Limits(max_total_size=2000)).read("b.bin") == b"b" * 600
+        open_bundle(data, limits=Limits(max_total_size=1000))
+    assert open_bundle(data, limits=Limits(max_total_size=2000)).read("b.bin") == b"b" * 600
 
 
 def test_damaged_entry_data_fails_its_crc_on_read() -> None:
-    bundle = bundles.open(corpus.damaged_data(), name="evil.lmmlz")
+    bundle = open_bundle(corpus.damaged_data(), name="evil.lmmlz")
     with pytest.raises(InvalidZipError, match="CRC"):
         bundle.read("a.txt")
 
 
 def test_local_header_name_differing_from_the_directory_is_refused_on_read() -> None:
-    bundle = bundles.open(corpus.local_name_mismatch(), name="evil.lmmlz")
+    bundle = open_bundle(corpus.local_name_mismatch(), name="evil.lmmlz")
     with pytest.raises(InvalidZipError, match="local header"):
         bundle.read("a.txt")
 
@@ -179,7 +180,7 @@ def test_local_header_name_differing_from_the_directory_is_refused_on_read() -> 
 def test_text_file_named_lmmlz_opens_as_text(tmp_path: Path) -> None:
     path = tmp_path / "notes.lmmlz"
     path.write_text("Just text, @a.txt\n", encoding="utf-8")
-    bundle = bundles.open(path)
+    bundle = open_bundle(path)
     assert bundle.kind == "text"
     assert bundle.name == "notes"
 
@@ -188,12 +189,12 @@ def test_truncated_file_named_lmmlz_is_invalid_zip(tmp_path: Path) -> None:
     path = tmp_path / "cut.lmmlz"
     path.write_bytes(corpus.truncated())
     with pytest.raises(InvalidZipError):
-        bundles.open(path)
+        open_bundle(path)
 
 
 def test_missing_narrative_lists_candidates() -> None:
     with pytest.raises(MissingNarrativeError) as raised:
-        bundles.open(corpus.two_narratives(), name="session.lmmlz")
+        open_bundle(corpus.two_narratives(), name="session.lmmlz")
     message = str(raised.value)
     assert "one.lmml" in message and "two.lmml" in message
     assert raised.value.name == "session.lmml"
@@ -201,7 +202,7 @@ def test_missing_narrative_lists_candidates() -> None:
 
 def test_invalid_utf8_narrative_names_its_line() -> None:
     with pytest.raises(LmmlSyntaxError) as raised:
-        bundles.open(corpus.invalid_utf8_narrative(), name="evil.lmmlz")
+        open_bundle(corpus.invalid_utf8_narrative(), name="evil.lmmlz")
     assert raised.value.line == 2
 
 
@@ -221,18 +222,18 @@ def test_safe_names(name: str) -> None:
 def test_from_zip_checks_names_up_front() -> None:
     """Reference B10."""
     with pytest.raises(UnsafeEntryError) as raised:
-        bundles.Bundle.from_zip("convo", "text", {"/etc/passwd": b"nope"})
+        Bundle.from_zip("convo", "text", {"/etc/passwd": b"nope"})
     assert raised.value.name == "/etc/passwd"
     with pytest.raises(CaseCollisionError):
-        bundles.Bundle.from_zip("convo", "text", {"a.txt": b"1", "A.txt": b"2"})
+        Bundle.from_zip("convo", "text", {"a.txt": b"1", "A.txt": b"2"})
     with pytest.raises(DuplicateEntryError):
-        bundles.Bundle.from_zip("convo", "text", {"convo.lmml": b"clash"})
+        Bundle.from_zip("convo", "text", {"convo.lmml": b"clash"})
 
 
 def test_closed_bundle_refuses_reads(tmp_path: Path) -> None:
     path = tmp_path / "x.lmmlz"
     path.write_bytes(corpus.normal_zip({"x.lmml": b"@a.txt", "a.txt": b"A"}))
-    with bundles.open(path) as bundle:
+    with open_bundle(path) as bundle:
         assert bundle.read("a.txt") == b"A"
     with pytest.raises(BundleError, match="closed"):
         bundle.read("a.txt")
@@ -240,7 +241,7 @@ def test_closed_bundle_refuses_reads(tmp_path: Path) -> None:
 
 def test_missing_file_is_a_bundle_error(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match="cannot read"):
-        bundles.open(tmp_path / "nope.lmmlz")
+        open_bundle(tmp_path / "nope.lmmlz")
     assert not os.path.exists(tmp_path / "nope.lmmlz")
 
 
@@ -262,7 +263,7 @@ def test_hostile_directories_are_refused_before_any_entry_is_read(
     narrative) is read or decompressed."""
     reads = corpus.record_entry_reads(monkeypatch)
     with pytest.raises(error):
-        bundles.open(build(), name="evil.lmmlz")
+        open_bundle(build(), name="evil.lmmlz")
     assert reads == []
 
 
@@ -270,13 +271,13 @@ def test_a_modest_bomb_is_refused_by_its_ratio_with_default_limits() -> None:
     """A megabyte of zeros deflates about 1000:1: far past 200:1, and past ratio_floor."""
     data = corpus.raw_zip([corpus.NARRATIVE, corpus.deflated("a.txt", bytes(1_000_000))])
     with pytest.raises(LimitExceededError, match="max_ratio") as raised:
-        bundles.open(data, name="evil.lmmlz")
+        open_bundle(data, name="evil.lmmlz")
     assert raised.value.name == "a.txt"
 
 
 def test_small_repetitive_files_are_exempt_from_the_ratio() -> None:
     data = corpus.raw_zip([corpus.NARRATIVE, corpus.deflated("a.txt", b"\n" * 20_000)])
-    assert bundles.open(data, name="evil.lmmlz").read("a.txt") == b"\n" * 20_000
+    assert open_bundle(data, name="evil.lmmlz").read("a.txt") == b"\n" * 20_000
 
 
 def test_every_limit_error_names_its_limit_and_says_how_to_raise_it() -> None:
@@ -288,6 +289,6 @@ def test_every_limit_error_names_its_limit_and_says_how_to_raise_it() -> None:
     }
     for limit, limits in cases.items():
         with pytest.raises(LimitExceededError) as raised:
-            bundles.open(data, limits=limits)
+            open_bundle(data, limits=limits)
         assert limit in str(raised.value)
         assert f"Limits({limit}=" in (raised.value.hint or "")

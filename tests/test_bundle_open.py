@@ -11,8 +11,10 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-import lmml_mdit.bundle.bundle as bundles
-from lmml_mdit.bundle.bundle import Bundle, bundle_name, narrative_entry_name
+from lmml_mdit.bundle.archive import Limits
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.names import bundle_name, narrative_entry_name
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     LimitExceededError,
     MissingEntryError,
@@ -24,7 +26,7 @@ from lmml_mdit.errors import (
 def test_b1_text_bundle_parses_the_narrative_and_has_no_entries(tmp_path: Path) -> None:
     path = tmp_path / "foo.lmml"
     path.write_text("Hello @image.png here.", encoding="utf-8")
-    bundle = bundles.open(path)
+    bundle = open_bundle(path)
     assert bundle.kind == "text"
     assert bundle.name == "foo"
     assert bundle.narrative_name == "foo.lmml"
@@ -37,7 +39,7 @@ def test_b2_external_reference_is_unresolvable_in_a_text_bundle(tmp_path: Path) 
     path = tmp_path / "foo.lmml"
     path.write_text("Hello @image.png here.", encoding="utf-8")
     with pytest.raises(UnresolvableReferenceError) as raised:
-        bundles.open(path, base_dir=False).embed("image.png")
+        open_bundle(path, base_dir=False).embed("image.png")
     assert raised.value.name == "image.png"
     assert (raised.value.line, raised.value.column) == (1, 7)
     assert "base_dir" in (raised.value.hint or "")
@@ -54,7 +56,7 @@ def test_b4_narrative_entry_is_the_basename_minus_z(tmp_path: Path) -> None:
     path.write_bytes(
         corpus.normal_zip({"convo.lmml": b"See @image.png.", "image.png": b"binarydata"})
     )
-    with bundles.open(path) as bundle:
+    with open_bundle(path) as bundle:
         assert bundle.kind == "zip"
         assert bundle.narrative.text == "See @image.png."
         assert bundle.entries == ("image.png",)
@@ -65,7 +67,7 @@ def test_b4_narrative_entry_is_the_basename_minus_z(tmp_path: Path) -> None:
 def test_b5_detection_by_content_a_zip_named_lmml_opens_as_zip(tmp_path: Path) -> None:
     path = tmp_path / "weird.lmml"
     path.write_bytes(corpus.normal_zip({"weird.lmml": b"See @a.png.", "a.png": b"data"}))
-    with bundles.open(path) as bundle:
+    with open_bundle(path) as bundle:
         assert bundle.kind == "zip"
         assert bundle.embed("a.png") == b"data"
 
@@ -76,7 +78,7 @@ def test_b6_differs_renamed_archive_falls_back_to_its_single_lmml_entry(tmp_path
     path.write_bytes(
         corpus.normal_zip({"not_the_expected_name.lmml": b"text @a.png", "a.png": b"x"})
     )
-    with bundles.open(path) as bundle:
+    with open_bundle(path) as bundle:
         assert bundle.name == "broken"
         assert bundle.narrative_name == "not_the_expected_name.lmml"
         assert bundle.narrative.text == "text @a.png"
@@ -85,21 +87,21 @@ def test_b6_differs_renamed_archive_falls_back_to_its_single_lmml_entry(tmp_path
 
 def test_bytes_archive_without_a_name_finds_its_narrative() -> None:
     data = corpus.normal_zip({"session.lmml": b"hi @a.txt", "a.txt": b"A"})
-    bundle = bundles.open(data)
+    bundle = open_bundle(data)
     assert (bundle.name, bundle.narrative_name) == ("session", "session.lmml")
-    assert bundles.open(io.BytesIO(data)).embed("a.txt") == b"A"
+    assert open_bundle(io.BytesIO(data)).embed("a.txt") == b"A"
 
 
 def test_derived_entry_wins_over_other_lmml_entries() -> None:
     data = corpus.normal_zip({"other.lmml": b"other", "convo.lmml": b"main"})
-    bundle = bundles.open(data, name="convo.lmmlz")
+    bundle = open_bundle(data, name="convo.lmmlz")
     assert bundle.narrative.text == "main"
     assert bundle.entries == ("other.lmml",)
 
 
 def test_nested_lmml_is_not_a_fallback_candidate() -> None:
     data = corpus.normal_zip({"sub/x.lmml": b"nested", "y.lmml": b"root"})
-    assert bundles.open(data, name="z.lmmlz").narrative.text == "root"
+    assert open_bundle(data, name="z.lmmlz").narrative.text == "root"
 
 
 def test_b8_b9_constructors_normalise_names() -> None:
@@ -151,7 +153,7 @@ def test_base_dir_resolves_inside_the_folder_only(tmp_path: Path) -> None:
     os.symlink(tmp_path / "secret.txt", folder / "link.txt")
     os.symlink(folder / "a.txt", folder / "inside-link.txt")
     text = "@a.txt @sub/b.txt @link.txt @inside-link.txt @nope.txt @../secret.txt"
-    bundle = bundles.open(text.encode(), name="x.lmml", base_dir=folder)
+    bundle = open_bundle(text.encode(), name="x.lmml", base_dir=folder)
     assert bundle.embed("a.txt") == b"A"
     assert bundle.embed("sub/b.txt") == b"B"
     assert bundle.embed("inside-link.txt") == b"A"
@@ -174,7 +176,7 @@ def test_base_dir_resolves_inside_the_folder_only(tmp_path: Path) -> None:
 
 def test_base_dir_file_is_held_to_max_entry_size(tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_bytes(b"x" * 100)
-    bundle = bundles.open(b"@big.txt", base_dir=tmp_path, limits=bundles.Limits(max_entry_size=10))
+    bundle = open_bundle(b"@big.txt", base_dir=tmp_path, limits=Limits(max_entry_size=10))
     with pytest.raises(LimitExceededError):
         bundle.embed("big.txt")
 
@@ -183,7 +185,7 @@ def test_text_narrative_is_held_to_max_entry_size(tmp_path: Path) -> None:
     path = tmp_path / "big.lmml"
     path.write_bytes(b"x" * 100)
     with pytest.raises(LimitExceededError):
-        bundles.open(path, limits=bundles.Limits(max_entry_size=10))
+        open_bundle(path, limits=Limits(max_entry_size=10))
 
 
 def test_entries_are_read_lazily(tmp_path: Path) -> None:
@@ -191,7 +193,7 @@ def test_entries_are_read_lazily(tmp_path: Path) -> None:
     front."""
     path = tmp_path / "evil.lmmlz"
     path.write_bytes(corpus.damaged_data())
-    with bundles.open(path) as bundle:
+    with open_bundle(path) as bundle:
         assert bundle.entries == ("a.txt",)
         assert bundle.entry_size("a.txt") == 6
 
@@ -199,7 +201,7 @@ def test_entries_are_read_lazily(tmp_path: Path) -> None:
 def test_bom_is_skipped_and_crlf_kept_in_text(tmp_path: Path) -> None:
     path = tmp_path / "x.lmml"
     path.write_bytes(b"\xef\xbb\xbfHello\r\n@@@a.txt\r\nx\r\n@@@\r\n")
-    bundle = bundles.open(path)
+    bundle = open_bundle(path)
     assert bundle.narrative.text.startswith("Hello\r\n")
     assert bundle.embed("a.txt") == b"x\n"
 
@@ -234,7 +236,7 @@ def test_delegating_methods_call_the_higher_modules(monkeypatch: pytest.MonkeyPa
 
 def test_directory_entries_are_not_assets() -> None:
     data = corpus.normal_zip({"x.lmml": b"@d/a.txt", "d/": b"", "d/a.txt": b"A"})
-    bundle = bundles.open(data)
+    bundle = open_bundle(data)
     assert bundle.entries == ("d/a.txt",)
     assert [issue.kind for issue in bundle.validate()] == ["no_turns"]  # no delimiter
 
@@ -243,21 +245,21 @@ def test_a_file_object_from_a_path_names_its_narrative_entry(tmp_path: Path) -> 
     """Two root .lmml entries: only the file's own name can pick the narrative."""
     path = tmp_path / "a.lmmlz"
     path.write_bytes(corpus.normal_zip({"a.lmml": b"A @x.txt", "b.lmml": b"B", "x.txt": b"X"}))
-    with path.open("rb") as stream, bundles.open(stream) as bundle:
+    with path.open("rb") as stream, open_bundle(stream) as bundle:
         assert (bundle.kind, bundle.name, bundle.narrative_name) == ("zip", "a", "a.lmml")
         assert bundle.entries == ("b.lmml", "x.txt")
         assert bundle.embed("x.txt") == b"X"
     with path.open("rb") as stream:
-        assert bundles.open(stream, name="b.lmmlz").narrative.text == "B"
+        assert open_bundle(stream, name="b.lmmlz").narrative.text == "B"
 
 
 def test_a_text_file_object_gets_its_name_from_the_file(tmp_path: Path) -> None:
     path = tmp_path / "notes.lmml"
     path.write_bytes(b"hello")
     with path.open("rb") as stream:
-        bundle = bundles.open(stream)
+        bundle = open_bundle(stream)
     assert (bundle.kind, bundle.name, bundle.narrative.text) == ("text", "notes", "hello")
-    assert bundles.open(io.BytesIO(b"hello")).name == "untitled"
+    assert open_bundle(io.BytesIO(b"hello")).name == "untitled"
 
 
 class _Trickle(io.RawIOBase):
@@ -277,24 +279,24 @@ class _Trickle(io.RawIOBase):
 
 def test_a_stream_giving_short_reads_is_read_to_its_end() -> None:
     data = corpus.normal_zip({"s.lmml": b"hi @a.txt", "a.txt": b"A" * 300})
-    bundle = bundles.open(_Trickle(data))  # type: ignore[arg-type]
+    bundle = open_bundle(_Trickle(data))  # type: ignore[arg-type]
     assert bundle.read("a.txt") == b"A" * 300
 
 
 def test_a_stream_larger_than_the_limits_is_refused() -> None:
-    limits = bundles.Limits(max_total_size=10)
+    limits = Limits(max_total_size=10)
     with pytest.raises(LimitExceededError, match="max_total_size"):
         # An archive's bytes: a narrative's stream stops earlier, at max_narrative_bytes.
-        bundles.open(io.BytesIO(b"PK\x03\x04" + b"x" * (65 * 1024 * 1024)), limits=limits)
+        open_bundle(io.BytesIO(b"PK\x03\x04" + b"x" * (65 * 1024 * 1024)), limits=limits)
 
 
 def test_wrong_source_types_are_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="path, bytes or a binary file object"):
-        bundles.open(42)  # type: ignore[arg-type]
+        open_bundle(42)  # type: ignore[arg-type]
     path = tmp_path / "t.lmml"
     path.write_text("text", encoding="utf-8")
     with path.open(encoding="utf-8") as text_stream, pytest.raises(TypeError, match="binary"):
-        bundles.open(text_stream)  # type: ignore[arg-type]
+        open_bundle(text_stream)  # type: ignore[arg-type]
 
 
 def test_an_empty_name_falls_back_to_untitled() -> None:
@@ -305,11 +307,11 @@ def test_an_empty_name_falls_back_to_untitled() -> None:
 @pytest.mark.parametrize("field", ["max_entries", "max_entry_size", "max_total_size", "max_ratio"])
 def test_limits_must_be_positive(field: str) -> None:
     with pytest.raises(ValueError, match=field):
-        bundles.Limits(**{field: 0})  # type: ignore[arg-type]
+        Limits(**{field: 0})  # type: ignore[arg-type]
 
 
 def test_limit_defaults_are_the_documented_ones() -> None:
-    limits = bundles.Limits()
+    limits = Limits()
     assert limits.max_entries == 10_000
     assert limits.max_entry_size == 512 * 1024 * 1024
     assert limits.max_total_size == 1024**3

@@ -11,10 +11,10 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-import lmml_mdit.bundle.bundle as bundles
 from lmml_mdit.atomic import atomic_write, atomic_write_bytes
-from lmml_mdit.bundle import packing
+from lmml_mdit.bundle import saving
 from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import BundleError, DuplicateEntryError
 
 
@@ -30,7 +30,7 @@ def test_b12_zip_entry_is_renamed_after_the_target(tmp_path: Path) -> None:
     with zipfile.ZipFile(path) as archive:
         assert archive.namelist() == ["renamed.lmml", "a.png"]
         assert archive.getinfo("a.png").compress_type == zipfile.ZIP_STORED
-    with bundles.open(path) as reopened:
+    with open_bundle(path) as reopened:
         assert (reopened.name, reopened.narrative_name) == ("renamed", "renamed.lmml")
         assert reopened.embed("a.png") == b"bytes"
 
@@ -38,10 +38,10 @@ def test_b12_zip_entry_is_renamed_after_the_target(tmp_path: Path) -> None:
 def test_saving_over_the_open_archive_itself(tmp_path: Path) -> None:
     path = tmp_path / "self.lmmlz"
     path.write_bytes(corpus.normal_zip({"self.lmml": b"@a.txt", "a.txt": b"A" * 1000}))
-    with bundles.open(path) as bundle:
+    with open_bundle(path) as bundle:
         bundle.save(path)
         assert bundle.read("a.txt") == b"A" * 1000  # still reads the file it opened
-    with bundles.open(path) as again:
+    with open_bundle(path) as again:
         assert again.read("a.txt") == b"A" * 1000
 
 
@@ -59,7 +59,7 @@ def test_b23_write_reopen_pack_inline_reopen(tmp_path: Path) -> None:
         {"doc.txt": b"Document content\n"},
     )
     bundle.save(tmp_path / "story.lmmlz")
-    with bundles.open(tmp_path / "story.lmmlz") as opened:
+    with open_bundle(tmp_path / "story.lmmlz") as opened:
         packed = opened.pack()
         assert packed.kind == "zip"
         assert "config.yaml" in packed.entries
@@ -68,7 +68,7 @@ def test_b23_write_reopen_pack_inline_reopen(tmp_path: Path) -> None:
     assert inlined.embed("doc.txt") == b"Document content\n"
     assert inlined.embed("config.yaml") == b"theme: dark\n"
     inlined.save(tmp_path / "story_inlined.lmml")
-    again = bundles.open(tmp_path / "story_inlined.lmml")
+    again = open_bundle(tmp_path / "story_inlined.lmml")
     assert [issue.kind for issue in again.validate()] == ["no_turns"]  # no delimiter
     assert again.embed("doc.txt") == b"Document content\n"
 
@@ -84,7 +84,7 @@ def test_save_keeps_recorded_digests_current_in_an_entry(tmp_path: Path) -> None
     )
     assert [issue.kind for issue in bundle.validate()] == ["integrity_mismatch", "no_turns"]
     bundle.save(tmp_path / "c.lmmlz")
-    with bundles.open(tmp_path / "c.lmmlz") as saved:
+    with open_bundle(tmp_path / "c.lmmlz") as saved:
         assert saved.manifest == {
             "schema": 1,
             "assets": {"a.txt": {"sha256": _digest(b"new"), "note": "kept"}},
@@ -96,7 +96,7 @@ def test_save_keeps_recorded_digests_current_in_an_inline_manifest(tmp_path: Pat
     manifest = json.dumps({"assets": {"a.txt": {"sha256": _digest(b"old")}}})
     text = f"Intro\n\n@@@manifest.json\n{manifest}\n@@@\n\n@@@a.txt\nnew\n@@@\n"
     Bundle.from_text("t", text).save(tmp_path / "t.lmml")
-    saved = bundles.open(tmp_path / "t.lmml")
+    saved = open_bundle(tmp_path / "t.lmml")
     assert saved.manifest == {"assets": {"a.txt": {"sha256": _digest(b"new\n")}}}
     assert [issue.kind for issue in saved.validate()] == ["no_turns"]
     assert saved.narrative.text.startswith("Intro\n\n@@@manifest.json\n{\n")
@@ -124,7 +124,7 @@ def test_atomic_write_replaces_or_leaves_the_target(tmp_path: Path) -> None:
 
 
 def test_failed_save_leaves_no_temporary_file(tmp_path: Path) -> None:
-    bundle = bundles.open(corpus.damaged_data(), name="evil.lmmlz")
+    bundle = open_bundle(corpus.damaged_data(), name="evil.lmmlz")
     with pytest.raises(Exception, match="CRC"):
         bundle.save(tmp_path / "evil.lmmlz")
     assert list(tmp_path.iterdir()) == []
@@ -158,20 +158,20 @@ def test_save_failing_midway_through_the_entries_leaves_the_old_file_intact(
 ) -> None:
     target = tmp_path / "s.lmmlz"
     before = _existing_archive(target)
-    real_write_entry = packing._write_entry
+    real_write_entry = saving._write_entry
 
     def write_then_fail(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
         if name == "b.txt":
             raise OSError(5, "Input/output error")
         real_write_entry(archive, name, data)
 
-    monkeypatch.setattr(packing, "_write_entry", write_then_fail)
+    monkeypatch.setattr(saving, "_write_entry", write_then_fail)
     bundle = Bundle.from_zip("new", "@a.txt @b.txt", {"a.txt": b"A" * 5000, "b.txt": b"B"})
     with pytest.raises(BundleError, match="Input/output"):
         bundle.save(target)
     assert target.read_bytes() == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["s.lmmlz"]
-    with bundles.open(target) as reopened:
+    with open_bundle(target) as reopened:
         assert reopened.narrative.text == "Old @a.txt"
 
 
@@ -204,7 +204,7 @@ def test_save_without_the_lmmlz_extension_still_reopens(tmp_path: Path) -> None:
     Bundle.from_zip("x", "See @a.txt", {"a.txt": b"A"}).save(target)
     with zipfile.ZipFile(target) as archive:
         assert archive.namelist()[0] == "archive.lmml"
-    with bundles.open(target) as reopened:
+    with open_bundle(target) as reopened:
         assert (reopened.kind, reopened.narrative.text) == ("zip", "See @a.txt")
 
 
@@ -217,4 +217,4 @@ def test_a_highly_compressible_asset_is_stored_so_the_bundle_reopens(tmp_path: P
     with zipfile.ZipFile(target) as archive:
         assert archive.getinfo("log.txt").compress_type == zipfile.ZIP_STORED
         assert archive.getinfo("big.lmml").compress_type == zipfile.ZIP_DEFLATED
-    assert bundles.open(target).read("log.txt") == log
+    assert open_bundle(target).read("log.txt") == log

@@ -14,7 +14,9 @@ from _bundle_files import make_zip, write_chat
 
 import lmml_mdit
 from lmml_mdit.bundle import bundle as bundles
+from lmml_mdit.bundle import opening as bundle_opening
 from lmml_mdit.bundle.bundle import Bundle, DefectWarning
+from lmml_mdit.bundle.folder import FolderNames
 from lmml_mdit.chat.outgoing import messages, render_turns, to_request
 from lmml_mdit.errors import (
     BundleError,
@@ -35,7 +37,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
 
 def test_a_path_resolves_against_its_own_folder_by_default(tmp_path: Path) -> None:
     path = write_chat(tmp_path, "## user\n\nSee @chart.png\n", **{"chart.png": PNG})
-    with bundles.open(path) as bundle:
+    with lmml_mdit.open(path) as bundle:
         assert bundle.base_dir == str(tmp_path)
         assert bundle.embed("chart.png") == PNG
         assert bundle.validate() == []
@@ -44,7 +46,7 @@ def test_a_path_resolves_against_its_own_folder_by_default(tmp_path: Path) -> No
 
 def test_base_dir_false_turns_the_folder_off(tmp_path: Path) -> None:
     path = write_chat(tmp_path, "## user\n\nSee @chart.png\n", **{"chart.png": PNG})
-    bundle = bundles.open(path, base_dir=False)
+    bundle = lmml_mdit.open(path, base_dir=False)
     assert bundle.base_dir is None
     with pytest.raises(UnresolvableReferenceError):
         bundle.embed("chart.png")
@@ -54,8 +56,8 @@ def test_base_dir_false_turns_the_folder_off(tmp_path: Path) -> None:
 def test_bytes_have_no_folder_unless_given(tmp_path: Path) -> None:
     (tmp_path / "chart.png").write_bytes(PNG)
     text = b"## user\n\n@chart.png\n"
-    assert bundles.open(text).base_dir is None
-    assert bundles.open(text, base_dir=tmp_path).embed("chart.png") == PNG
+    assert lmml_mdit.open(text).base_dir is None
+    assert lmml_mdit.open(text, base_dir=tmp_path).embed("chart.png") == PNG
 
 
 def test_the_default_folder_keeps_the_base_dir_safety(tmp_path: Path) -> None:
@@ -65,32 +67,32 @@ def test_the_default_folder_keeps_the_base_dir_safety(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "link.png").symlink_to(outside)
     path = write_chat(folder, "## user\n\n@link.png and @../outside.png\n")
-    bundle = bundles.open(path)
+    bundle = lmml_mdit.open(path)
     with pytest.raises(BundleError, match="outside"):
         bundle.embed("link.png")
     with pytest.raises(BundleError):
         bundle.embed("../outside.png")
-    assert "link.png" not in bundles._FolderNames(str(folder))
-    assert "../outside.png" not in bundles._FolderNames(str(folder))
+    assert "link.png" not in FolderNames(str(folder))
+    assert "../outside.png" not in FolderNames(str(folder))
 
 
 def test_known_names_reach_the_parser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Any] = []
-    real_parse = bundles.parse
+    real_parse = bundle_opening.parse
 
     def spy(text: Any, **options: Any) -> Any:
         seen.append(options.get("known_names"))
         return real_parse(text, **options)
 
-    monkeypatch.setattr(bundles, "parse", spy)
+    monkeypatch.setattr(bundle_opening, "parse", spy)
     path = write_chat(tmp_path, "## user\n\n@Dockerfile\n", Dockerfile=b"FROM x\n")
-    bundles.open(path)
+    lmml_mdit.open(path)
     assert "Dockerfile" in seen[-1] and "Makefile" not in seen[-1]
     assert "../chat.lmml" not in seen[-1]
     zipped = make_zip(tmp_path / "z.lmmlz", "## user\n\n@Dockerfile\n", {"Dockerfile": b"x"})
-    bundles.open(zipped).close()
+    lmml_mdit.open(zipped).close()
     assert seen[-1] == frozenset({"Dockerfile"})  # the narrative entry is no asset
-    bundles.open(path, base_dir=False)
+    lmml_mdit.open(path, base_dir=False)
     assert seen[-1] is None
 
 
@@ -181,13 +183,13 @@ def test_strict_false_sends_a_missing_reference_as_its_text() -> None:
 
 def test_validation_runs_once_per_bundle(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[Bundle] = []
-    real = bundles._validate
+    real = bundles.find_issues
 
     def counting(bundle: Bundle) -> list[Issue]:
         calls.append(bundle)
         return real(bundle)
 
-    monkeypatch.setattr(bundles, "_validate", counting)
+    monkeypatch.setattr(bundles, "find_issues", counting)
     bundle = Bundle.from_text("b", "## user\n\nhi\n")
     for _ in range(3):
         messages(bundle)
@@ -208,7 +210,7 @@ def test_warnings_alone_do_not_stop_the_send() -> None:
 
 def test_settings_lines_count_in_the_entry_they_lie_in(tmp_path: Path) -> None:
     path = make_zip(tmp_path / "s.lmmlz", "## user\n\nhi\n", {"settings.yaml": b"a: 1\nb: [1\n"})
-    with bundles.open(path) as bundle:
+    with lmml_mdit.open(path) as bundle:
         [issue] = bundle.validate()
         assert (issue.kind, issue.file, issue.line) == ("invalid_settings", "settings.yaml", 3)
         assert bundle.location(issue) == "s.lmmlz!settings.yaml"
@@ -232,7 +234,7 @@ def test_a_near_miss_suggests_the_entry_and_says_how_to_escape(tmp_path: Path) -
     assert "did you mean screenshot.png?" in issue.message
     assert "\\@screenshot.pgn" in issue.message
     path = write_chat(tmp_path, "## user\n\n@chrat.png\n", **{"chart.png": PNG})
-    [issue] = bundles.open(path).validate()
+    [issue] = lmml_mdit.open(path).validate()
     assert "did you mean chart.png?" in issue.message
 
 
@@ -258,7 +260,7 @@ def test_a_binary_file_says_what_it_is(tmp_path: Path, data: bytes, what: str) -
     path = tmp_path / "x.lmml"
     path.write_bytes(data)
     with pytest.raises(NotLmmlError, match=what):
-        bundles.open(path)
+        lmml_mdit.open(path)
 
 
 def test_a_zip_without_a_narrative_says_so(tmp_path: Path) -> None:
@@ -266,32 +268,32 @@ def test_a_zip_without_a_narrative_says_so(tmp_path: Path) -> None:
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("a.txt", "x")
     with pytest.raises(MissingNarrativeError, match="zip archive without a narrative"):
-        bundles.open(path)
+        lmml_mdit.open(path)
 
 
 def test_a_json_chat_says_to_import_it(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
     path.write_text(json.dumps({"messages": [{"role": "system", "content": "x"}]}))
     with pytest.raises(NotLmmlError, match="looks like an OpenAI chat; run `lmml import`"):
-        bundles.open(path)
+        lmml_mdit.open(path)
     gemini = json.dumps({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]})
     with pytest.raises(NotLmmlError, match="looks like a Gemini chat"):
-        bundles.open(gemini.encode())
+        lmml_mdit.open(gemini.encode())
     # JSON that is no chat, and a narrative that merely starts with a brace, stay narratives.
-    assert bundles.open(b'{"foo": 1}').narrative.text == '{"foo": 1}'
-    assert bundles.open(b"[]").narrative.text == "[]"
-    assert bundles.open(b"{curly} prose\n\n## user\nhi\n").narrative.turns
+    assert lmml_mdit.open(b'{"foo": 1}').narrative.text == '{"foo": 1}'
+    assert lmml_mdit.open(b"[]").narrative.text == "[]"
+    assert lmml_mdit.open(b"{curly} prose\n\n## user\nhi\n").narrative.turns
 
 
 def test_resolution_errors_use_the_same_location_format(tmp_path: Path) -> None:
     path = write_chat(tmp_path, "## user\n\nsee @gone.png\n")
     with pytest.raises(LmmlError, match=r"^chat\.lmml:3:5: missing_reference: .*'gone\.png'"):
-        bundles.open(path).embed("gone.png")
+        lmml_mdit.open(path).embed("gone.png")
     with pytest.raises(LmmlError, match=r"^chat\.lmml:3:5: missing_reference: .*@gone\.png"):
-        bundles.open(path, base_dir=False).embed("gone.png")
+        lmml_mdit.open(path, base_dir=False).embed("gone.png")
     zipped = make_zip(tmp_path / "z.lmmlz", "## user\n\nsee @gone.png\n", {})
     with pytest.raises(LmmlError, match=r"^z\.lmmlz:3:5: missing_reference: "):
-        bundles.open(zipped).embed("gone.png")
+        lmml_mdit.open(zipped).embed("gone.png")
     conflict = Bundle.from_text("c", "## user\n\n@@@a.txt\none\n@@@\n\n@@@a.txt\ntwo\n@@@\n")
     with pytest.raises(LmmlError, match=r"^c\.lmml:7:1: @@@a\.txt: "):
         conflict.pack()
@@ -299,12 +301,12 @@ def test_resolution_errors_use_the_same_location_format(tmp_path: Path) -> None:
 
 def test_text_nested_too_deeply_for_json_is_read_as_a_narrative() -> None:
     # The not-LMML check tries JSON; nesting past the json module's depth is no chat.
-    bundle = bundles.open(b"[" * 100_000, name="deep.lmml")
+    bundle = lmml_mdit.open(b"[" * 100_000, name="deep.lmml")
     assert bundle.narrative.text == "[" * 100_000
 
 
 def test_an_unresolvable_settings_reference_sent_anyway_gives_no_settings() -> None:
-    bundle = bundles.Bundle.from_text("t", "## user\nhi, with @settings.yaml\n")
-    with pytest.warns(bundles.DefectWarning):
+    bundle = Bundle.from_text("t", "## user\nhi, with @settings.yaml\n")
+    with pytest.warns(DefectWarning):
         body = bundle.to_request("openai", strict=False)
     assert set(body) == {"messages"}

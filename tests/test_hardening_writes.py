@@ -294,10 +294,10 @@ def test_cli_export_file_mode_follows_the_umask(tmp_path: Path) -> None:
 _PAUSED_SAVE = textwrap.dedent(
     """
     import sys, time
-    import lmml_mdit.bundle.packing as packing
+    import lmml_mdit.bundle.saving as saving
     from lmml_mdit import Bundle
 
-    real_write_entry = packing._write_entry
+    real_write_entry = saving._write_entry
 
     def slow_write_entry(archive, name, data):
         real_write_entry(archive, name, data)
@@ -305,7 +305,7 @@ _PAUSED_SAVE = textwrap.dedent(
             print("ready", flush=True)
             time.sleep(60)
 
-    packing._write_entry = slow_write_entry
+    saving._write_entry = slow_write_entry
     if sys.argv[1] == "cli":
         from lmml_mdit.cli import main
         sys.exit(main(["pack", sys.argv[3], sys.argv[2]]))

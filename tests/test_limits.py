@@ -20,11 +20,12 @@ from markdown_it import MarkdownIt
 
 import lmml_mdit
 import lmml_mdit.bundle.archive as archives
-import lmml_mdit.bundle.bundle as bundles
 from lmml_mdit.bundle import reserved
 from lmml_mdit.bundle.archive import Limits, check_entry_names
-from lmml_mdit.bundle.bundle import STREAM_CHUNK, Bundle
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.opening import STREAM_CHUNK
 from lmml_mdit.bundle.reserved import MAX_YAML_BYTES, load_manifest, load_settings
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     CaseCollisionError,
     InvalidManifestError,
@@ -204,19 +205,19 @@ def test_a_decoy_end_record_in_the_comment_is_counted_before_zipfile_reads_it(
 
     monkeypatch.setattr(archives.zipfile, "ZipFile", refuse)
     with pytest.raises(LimitExceededError, match="max_entries") as raised:
-        bundles.open(data, name="evil.lmmlz")
+        open_bundle(data, name="evil.lmmlz")
     assert raised.value.name == "x10000"
 
 
 def test_the_overlap_check_counts_the_local_name_and_extra_field() -> None:
     with pytest.raises(InvalidZipError, match="overlaps") as raised:
-        bundles.open(corpus.local_extra_overlap(), name="evil.lmmlz")
+        open_bundle(corpus.local_extra_overlap(), name="evil.lmmlz")
     assert raised.value.name == "a.txt"
 
 
 def test_canonically_caseless_unicode_twins_collide() -> None:
     with pytest.raises(CaseCollisionError):
-        bundles.open(corpus.unicode_caseless_twins(), name="evil.lmmlz")
+        open_bundle(corpus.unicode_caseless_twins(), name="evil.lmmlz")
     for first, second in (
         ("\u03aa\u0301.png", "\u0390.png"),  # Ϊ́ and ΐ
         ("\u00c5.png", "A\u030a.png"),  # Å composed and decomposed
@@ -272,9 +273,9 @@ def test_a_text_narrative_over_the_limit_is_refused(tmp_path: Path) -> None:
     path.write_bytes(text)
     for source in (str(path), text, io.BytesIO(text)):
         with pytest.raises(LimitExceededError, match="max_narrative_bytes") as raised:
-            bundles.open(source, limits=limits)
+            open_bundle(source, limits=limits)
         assert raised.value.hint and "max_narrative_bytes" in raised.value.hint
-    assert bundles.open(text[:1000], limits=limits).narrative.text == text[:1000].decode()
+    assert open_bundle(text[:1000], limits=limits).narrative.text == text[:1000].decode()
 
 
 def test_a_zip_narrative_over_the_limit_is_refused_before_it_is_inflated(
@@ -283,18 +284,18 @@ def test_a_zip_narrative_over_the_limit_is_refused_before_it_is_inflated(
     data = corpus.normal_zip({"big.lmml": b"Some words.\n" * 100, "a.txt": b"x"})
     reads = corpus.record_entry_reads(monkeypatch)
     with pytest.raises(LimitExceededError, match="max_narrative_bytes") as raised:
-        bundles.open(data, limits=Limits(max_narrative_bytes=1000))
+        open_bundle(data, limits=Limits(max_narrative_bytes=1000))
     assert raised.value.name == "big.lmml" and reads == []
 
 
 def test_a_file_object_is_read_in_bounded_chunks_and_stops_at_the_limit() -> None:
     stream = _Stream(10 * STREAM_CHUNK)
     with pytest.raises(LimitExceededError, match="max_narrative_bytes"):
-        bundles.open(stream, limits=Limits(max_narrative_bytes=2 * STREAM_CHUNK))
+        open_bundle(stream, limits=Limits(max_narrative_bytes=2 * STREAM_CHUNK))
     assert max(stream.asked) <= STREAM_CHUNK
     assert sum(stream.asked) <= 3 * STREAM_CHUNK, "stopped soon after the limit"
     small = _Stream(3 * STREAM_CHUNK + 5)
-    bundle = bundles.open(small, name="x.lmml")
+    bundle = open_bundle(small, name="x.lmml")
     assert len(bundle.narrative.text) == 3 * STREAM_CHUNK + 5
     assert max(small.asked) <= STREAM_CHUNK
 

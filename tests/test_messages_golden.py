@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from lmml_mdit.atomic import atomic_write_bytes
-from lmml_mdit.bundle import bundle as bundle_module
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.chat.outgoing import PROVIDERS, to_request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +24,7 @@ EXAMPLES = ["sales-review.lmmlz", "weather-tools.lmml"]
 
 
 def _request(example: str, provider: str) -> dict[str, Any]:
-    bundle = bundle_module.open(ROOT / "examples" / example)
+    bundle = open_bundle(ROOT / "examples" / example)
     extra: dict[str, Any] = {}
     if provider == "anthropic" and not (bundle.settings or {}).get("max_tokens"):
         extra["settings"] = {"max_tokens": 1024}

@@ -21,7 +21,7 @@ from openai.types.chat import ChatCompletionMessageParam, completion_create_para
 from openai.types.responses import ResponseInputParam, response_create_params
 from pydantic import TypeAdapter, ValidationError
 
-from lmml_mdit.bundle import bundle as bundle_module
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.chat.outgoing import messages, to_request
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -53,8 +53,8 @@ def _bundles() -> list[Any]:
     )
     assets = {"a.png": png(seed=1), "r.pdf": pdf(), "t.csv": b"a,b\n1,2\n", "chart.png": png(2, 2)}
     bundles = [
-        bundle_module.open(EXAMPLES / "sales-review.lmmlz"),
-        bundle_module.open(EXAMPLES / "weather-tools.lmml"),
+        open_bundle(EXAMPLES / "sales-review.lmmlz"),
+        open_bundle(EXAMPLES / "weather-tools.lmml"),
         zip_bundle(tools, assets, "tools"),
     ]
     return bundles

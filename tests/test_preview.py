@@ -16,9 +16,9 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bundle
 
 import lmml_mdit
-import lmml_mdit.bundle.bundle as bundle_module
 import lmml_mdit.preview.page as preview
 from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.preview.page import (
     CONTENT_SECURITY_POLICY,
     is_safe_url,
@@ -522,7 +522,7 @@ def test_write_preview_is_atomic_and_complete(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.lmml*")), ids=lambda p: p.name)
 def test_shipped_example_structure(path: Path) -> None:
-    with bundle_module.open(path, base_dir=path.parent) as bundle:
+    with open_bundle(path, base_dir=path.parent) as bundle:
         root = _page(bundle)
         narrative = bundle.narrative
         cards = _cards(root)
@@ -620,7 +620,7 @@ def test_cli_preview_writes_the_same_page_as_the_api(path: Path, tmp_path: Path)
     command = [sys.executable, "-m", "lmml_mdit", "preview", str(path), "-o", str(out)]
     result = subprocess.run(command, capture_output=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
-    with bundle_module.open(path) as bundle:
+    with open_bundle(path) as bundle:
         assert out.read_text(encoding="utf-8") == render_html(bundle)
     page = parse_document(out.read_text(encoding="utf-8"))
     assert page.mismatched == [] and page.root.find_all("script") == []

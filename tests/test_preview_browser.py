@@ -405,13 +405,13 @@ def test_sample_preview_in_the_browser(browser: Browser, tmp_path: Path) -> None
 
 def test_example_bundles_in_the_browser(browser: Browser, tmp_path: Path) -> None:
     """Each shipped example (``examples/*.lmmlz`` / ``*.lmml``) opens cleanly."""
-    import lmml_mdit.bundle.bundle as bundle_module
+    from lmml_mdit.chat.opening import open as open_bundle
 
     examples = sorted((ROOT / "examples").glob("*.lmml*"))
     assert examples, "examples/ holds no bundles"
     ARTIFACTS.mkdir(exist_ok=True)
     for example in examples:
-        with bundle_module.open(example, base_dir=example.parent) as bundle:
+        with open_bundle(example, base_dir=example.parent) as bundle:
             document = render_html(bundle)
         browser.open(_page_url(tmp_path, example.stem, document))
         assert browser.console_errors() == [], example.name

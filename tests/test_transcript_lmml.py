@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.bundle.bundle import open as open_bundle
+from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
 from lmml_mdit.narrative.narrative import parse
 from lmml_mdit.syntax.roles import role_word

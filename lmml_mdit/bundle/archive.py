@@ -37,10 +37,10 @@ from ..errors import (
     SymlinkEntryError,
     UnsafeEntryError,
 )
+from ..formats import ZIP_SIGNATURES
 from ..text import is_unicode
 
 __all__ = [
-    "ZIP_SIGNATURES",
     "Limits",
     "Member",
     "ZipArchive",
@@ -53,10 +53,6 @@ __all__ = [
 KiB = 1024
 MiB = 1024 * KiB
 GiB = 1024 * MiB
-
-ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
-"""The first four bytes of a zip archive: a local file header, or the end record of an
-empty archive."""
 
 _CHUNK = 256 * 1024
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")

@@ -1,84 +1,54 @@
 """Bundles: a narrative with its assets, as a bare ``.lmml`` or a ``.lmmlz`` archive.
 
-:func:`open` decides text or zip by the bytes (never by the extension), checks an archive's
-central directory before decompressing anything (see :mod:`lmml_mdit.bundle.archive`) and reads
-only the narrative up front; every other entry is decompressed when it is read, within the
-:class:`Limits`.
+:class:`Bundle` holds the narrative and resolves embed names to bytes (a fence, an archive
+entry read lazily within the :class:`~lmml_mdit.bundle.archive.Limits`, or a file in a bare
+``.lmml``'s folder) and decodes the reserved embeds. Its other work it hands down: opening
+is :mod:`~lmml_mdit.bundle.opening`, validation :mod:`~lmml_mdit.bundle.validation`,
+rewriting :mod:`~lmml_mdit.bundle.packing` and writing :mod:`~lmml_mdit.bundle.saving`.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
-import dataclasses
 import difflib
 import functools
-import hashlib
-import json
 import os
 import warnings
-from collections.abc import Callable, Container, Iterator, Mapping
-from typing import IO, TYPE_CHECKING, Any, Literal, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Literal, TypeVar
 
 from ..errors import (
     BundleError,
-    BundleNotFoundError,
     DefectError,
     InvalidManifestError,
     InvalidSettingsError,
     LimitExceededError,
-    LmmlError,
     MissingEntryError,
-    MissingNarrativeError,
-    NotLmmlError,
     UnresolvableReferenceError,
     UnsafeEntryError,
 )
-from ..jsonio import parse_json
-from ..media import SVG_TYPE, sniff
+from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..model import Embed, Issue
-from ..narrative.images import unsent_image_issues
 from ..narrative.narrative import Narrative, parse
-from ..narrative.toolcalls import tool_call_issues
-from ..syntax import delimiter_issues, writes_as_reference
-from ..syntax.reference import ReferenceMode
-from ..syntax.roles import DelimiterMode
-from .archive import (
-    LIMITS_CLI_HINT,
-    ZIP_SIGNATURES,
-    Limits,
-    ZipArchive,
-    check_entry_names,
-    is_zip,
-    open_archive,
-    unsafe_reason,
-)
+from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
+from .contents import BundleKind, entry_holding, first_fences
+from .folder import folder_files, path_under
+from .names import DEFAULT_NAME, bundle_name
+from .packing import InlineReport, inline_assets, pack_fences
 from .reserved import (
-    FRONT_MATTER_NAME,
-    MANIFEST_NAME,
     RESERVED_NAMES,
     SETTINGS_NAMES,
     load_front_matter,
     load_manifest,
     load_settings,
 )
+from .saving import save_bundle
+from .validation import find_issues, missing_wording
 
-if TYPE_CHECKING:
-    from .packing import InlineReport
+__all__ = ["Bundle", "DefectWarning"]
 
-__all__ = ["Bundle", "DefectWarning", "Limits", "bundle_name", "narrative_entry_name", "open"]
-
-BundleKind = Literal["text", "zip"]
 _ReferenceError = TypeVar("_ReferenceError", MissingEntryError, UnresolvableReferenceError)
-BaseDir = str | os.PathLike[str] | Literal[False] | None
-"""What :func:`open` takes as *base_dir*: a folder, None (a path's own folder) or False."""
-_TEXT_SUFFIX = ".lmml"
-_ZIP_SUFFIX = ".lmmlz"
-_DEFAULT_NAME = "untitled"
-# Archives read from a file object are held in memory; allow the directory's overhead.
-_STREAM_SLACK = 64 * 1024 * 1024
-STREAM_CHUNK = 1024 * 1024
-"""The most bytes :func:`open` asks a file object for at a time."""
 
 
 class DefectWarning(UserWarning):
@@ -92,35 +62,6 @@ class DefectWarning(UserWarning):
         super().__init__(error.format(hint=False))
         self.error = error
         self.issue = error.issue
-
-
-def bundle_name(name: str) -> str:
-    """A bundle name without folder or extension: ``a/session.lmmlz`` gives ``session``."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    lowered = base.lower()
-    for suffix in (_ZIP_SUFFIX, _TEXT_SUFFIX):
-        if lowered.endswith(suffix) and len(base) > len(suffix):
-            return base[: -len(suffix)]
-    return base
-
-
-def narrative_entry_name(file_name: str) -> str:
-    """The narrative entry an archive file should hold (RFC 3.2): the basename minus its
-    trailing ``z``; ``session.lmmlz`` gives ``session.lmml``; a name without the ``.lmmlz``
-    extension gets ``.lmml`` appended unless it already ends so."""
-    base = file_name.replace("\\", "/").rsplit("/", 1)[-1]
-    lowered = base.lower()
-    if lowered.endswith(_ZIP_SUFFIX):
-        return base[:-1]
-    if lowered.endswith(_TEXT_SUFFIX):
-        return base
-    return base + _TEXT_SUFFIX
-
-
-def _is_reference_name(name: str) -> bool:
-    """Whether ``@name`` can read back as a reference to exactly *name* once the reader
-    knows *name* (as a zip's entry names are known): the name's syntax alone."""
-    return writes_as_reference(name, frozenset({name}))
 
 
 def _unsafe_error(
@@ -140,8 +81,8 @@ def _unsafe_error(
 class Bundle:
     """A narrative and its assets.
 
-    Build one with :func:`open`, :meth:`from_text` or :meth:`from_zip`. A bundle opened from
-    a file keeps the file open for lazy reads; :meth:`close` it, or use ``with``.
+    Build one with :func:`lmml_mdit.open`, :meth:`from_text` or :meth:`from_zip`. A bundle
+    opened from a file keeps the file open for lazy reads; :meth:`close` it, or use ``with``.
 
     :ivar kind: ``"text"`` (a bare ``.lmml``) or ``"zip"`` (a ``.lmmlz``).
     :ivar name: the bundle name without extension, e.g. ``session``.
@@ -170,11 +111,11 @@ class Bundle:
         base_dir: str | None = None,
         file_name: str | None = None,
     ) -> None:
-        """Internal: use :func:`open`, :meth:`from_text` or :meth:`from_zip`.
+        """Internal: use :func:`lmml_mdit.open`, :meth:`from_text` or :meth:`from_zip`.
 
         *entries* maps names to bytes, or to None for an entry read lazily from *archive*.
         """
-        suffix = _ZIP_SUFFIX if kind == "zip" else _TEXT_SUFFIX
+        suffix = ARCHIVE_SUFFIX if kind == "zip" else NARRATIVE_SUFFIX
         self.file_name: str = file_name or (narrative_name if kind == "text" else name + suffix)
         self.kind: BundleKind = kind
         self.name = name
@@ -205,8 +146,8 @@ class Bundle:
             that checked what it wrote), so the text is not parsed twice.
         :param base_dir: a folder to resolve external references against.
         """
-        stem = bundle_name(name) or _DEFAULT_NAME
-        narrative_name = stem + _TEXT_SUFFIX
+        stem = bundle_name(name) or DEFAULT_NAME
+        narrative_name = stem + NARRATIVE_SUFFIX
         return cls(
             kind="text",
             name=stem,
@@ -234,8 +175,8 @@ class Bundle:
         :raises CaseCollisionError: for names differing only in case.
         :raises DuplicateEntryError: for an entry named like the narrative entry.
         """
-        stem = bundle_name(name) or _DEFAULT_NAME
-        narrative_name = stem + _TEXT_SUFFIX
+        stem = bundle_name(name) or DEFAULT_NAME
+        narrative_name = stem + NARRATIVE_SUFFIX
         check_entry_names([narrative_name, *entries])
         return cls(
             kind="zip",
@@ -284,7 +225,7 @@ class Bundle:
     ) -> _ReferenceError:
         """The error for the narrative's reference *name* that resolves to nothing, worded
         as ``validate`` reports it (``missing_reference``)."""
-        what, advice, cli_advice = _missing_wording(self, name)
+        what, advice, cli_advice = missing_wording(self, name)
         return error(
             what,
             name=name,
@@ -338,15 +279,9 @@ class Bundle:
         raise self._missing(name)
 
     @functools.cached_property
-    def _inline_embeds(self) -> dict[str, Embed]:
+    def fences(self) -> dict[str, Embed]:
+        """The first inline fence of each name, in document order."""
         return first_fences(self.narrative)
-
-    def _fences_differing_from_entries(self) -> Iterator[Embed]:
-        """The first fence of each name whose bytes differ from the entry of that name,
-        in document order (each such entry is read once)."""
-        for name, fence in self._inline_embeds.items():
-            if name in self._entries and self.read(name) != fence.content:
-                yield fence
 
     def _base_dir_path(self, name: str) -> str:
         """The real path of *name* under base_dir, refusing anything that leads outside."""
@@ -355,7 +290,7 @@ class Bundle:
         reason = unsafe_reason(name)
         if reason is not None:
             raise _unsafe_error(name, reason, line, column, self._file_of(line))
-        candidate = _path_under(os.path.realpath(self.base_dir), name)
+        candidate = path_under(os.path.realpath(self.base_dir), name)
         if candidate is None:
             raise UnsafeEntryError(
                 f"the reference {name!r} leads outside base_dir (through a symbolic link)",
@@ -388,8 +323,8 @@ class Bundle:
         archive entries, or the files in the folder of a text bundle, and the fences."""
         candidates: list[str] = list(self._entries)
         if self.kind == "text" and self.base_dir is not None:
-            candidates = _folder_files(self.base_dir, name)
-        candidates.extend(n for n in self._inline_embeds if n not in candidates)
+            candidates = folder_files(self.base_dir, name)
+        candidates.extend(n for n in self.fences if n not in candidates)
         candidates = [c for c in candidates if c not in (name, self.narrative_name)]
         close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
         return close[0] if close else None
@@ -397,19 +332,19 @@ class Bundle:
     def has_asset(self, name: str) -> bool:
         """Whether :meth:`embed` can resolve *name* (without reading any bytes)."""
         try:
-            self._resolve(name)
+            self.resolve(name)
         except BundleError:
             return False
         return True
 
-    def _resolve(self, name: str) -> Callable[[], bytes]:
+    def resolve(self, name: str) -> Callable[[], bytes]:
         """Find where :meth:`embed` gets *name*'s bytes, without reading them yet.
 
         :returns: a reader of the bytes: the first inline fence's, the zip entry's, or the
             base_dir file's.
         :raises BundleError: the errors :meth:`embed` names, for a name it cannot resolve.
         """
-        inline = self._inline_embeds.get(name)
+        inline = self.fences.get(name)
         if inline is not None:
             content = inline.content
             assert content is not None
@@ -447,7 +382,7 @@ class Bundle:
         :raises UnresolvableReferenceError: for an external reference in a bare ``.lmml``
             opened without ``base_dir``.
         """
-        return self._resolve(name)()
+        return self.resolve(name)()
 
     # -- reserved embeds ------------------------------------------------------------------
 
@@ -460,14 +395,9 @@ class Bundle:
         """The bytes of a reserved embed and the narrative line its content starts on."""
         if not self._has_reserved(name):
             return None
-        inline = self._inline_embeds.get(name)
+        inline = self.fences.get(name)
         line = inline.line + 1 if inline is not None else None
         return self.embed(name), line
-
-    def _entry_of(self, name: str) -> str | None:
-        """*name* when the reserved embed of that name is read from an archive entry (whose
-        lines its errors count), None when it is an inline fence or absent."""
-        return name if name not in self._inline_embeds and name in self._entries else None
 
     @contextlib.contextmanager
     def _locating(self, name: str) -> Iterator[None]:
@@ -476,7 +406,7 @@ class Bundle:
         try:
             yield
         except (InvalidManifestError, InvalidSettingsError) as error:
-            entry = self._entry_of(name)
+            entry = entry_holding(self, name)
             error.file = self.file_name if entry is None else f"{self.file_name}!{entry}"
             error.args = (error.format(),)  # str(error) reads the new location
             raise
@@ -564,14 +494,14 @@ class Bundle:
         present) ``unanswered_tool_call`` and ``unknown_tool_call_id``. Issues are ordered by
         line; those without a line (orphaned entries) come last.
         """
-        issues = _validate(self)
+        issues = find_issues(self)
         self._issues = tuple(issues)
         return issues
 
     @functools.cached_property
     def _issues(self) -> tuple[Issue, ...]:
         """The issues of the first validation, kept: the narrative never changes."""
-        return tuple(_validate(self))
+        return tuple(find_issues(self))
 
     def location(self, issue: Issue) -> str:
         """The file an issue's line counts in: :attr:`file_name`, or
@@ -615,15 +545,32 @@ class Bundle:
         :raises WriteError: when *path* is a folder, a device, a FIFO or a socket, or its
             folder cannot be written (missing, read-only, full); the old file is unchanged.
         """
-        from .packing import save_bundle
-
         save_bundle(self, os.fspath(path))
 
     def pack(self) -> Bundle:
-        """A zip bundle: every inline fence becomes an entry, replaced by a reference."""
-        from .packing import pack
+        """A zip bundle: every inline fence becomes an entry, replaced by a reference.
 
-        return pack(self)
+        Existing entries are all kept (unreferenced ones too); for a text bundle opened with
+        ``base_dir``, referenced files found there become entries as well. The packed
+        bundle reads its other entries from this bundle's archive file: close this one only
+        when done with both.
+
+        :raises UnsafeEntryError: for a fence name that cannot be an entry name.
+        :raises BundleError: for a fence name ``@name`` cannot express, or a rewrite that
+            would change the turns.
+        :raises ConflictingEmbedError: when fences, or a fence and an entry, disagree on
+            bytes.
+        """
+        narrative, added = pack_fences(self)
+        return Bundle(
+            kind="zip",
+            name=self.name,
+            narrative_name=self.name + NARRATIVE_SUFFIX,
+            narrative=narrative,
+            entries={**self._entries, **added},
+            archive=self._archive,
+            limits=self.limits,
+        )
 
     def inline(self, *, orphans: Literal["error", "append", "drop"] = "append") -> Bundle:
         """A text bundle: every referenced text asset becomes a fence.
@@ -632,21 +579,33 @@ class Bundle:
             (default) adds them as fences at the end, ``"drop"`` leaves them out, both
             listing them in the result's ``inline_report`` and warning with
             :class:`~lmml_mdit.bundle.packing.OrphanedEntryWarning`; ``"error"`` raises.
+        :raises NotInlinableError: naming a binary or unfenceable asset.
+        :raises MissingEntryError: for a reference to a missing entry (nothing is inlined).
+        :raises UnresolvableReferenceError: for a reference a bare ``.lmml`` cannot resolve.
+        :raises ConflictingEmbedError: when a fence and an entry of one name disagree.
+        :raises BundleError: for unreferenced entries with ``orphans="error"``.
         """
-        from .packing import inline
-
-        return inline(self, orphans=orphans)
+        narrative, report = inline_assets(self, orphans=orphans)
+        inlined = Bundle(
+            kind="text",
+            name=self.name,
+            narrative_name=self.name + NARRATIVE_SUFFIX,
+            narrative=narrative,
+            limits=self.limits,
+        )
+        inlined.inline_report = report
+        return inlined
 
     # -- delegations to higher modules ------------------------------------------------------
 
-    def messages(self, provider: str = "openai", **options: Any) -> list[dict[str, Any]]:
+    def messages(self, provider: str = "openai", **options: object) -> list[dict[str, Any]]:
         """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat.outgoing`)."""
         from ..chat.outgoing import messages  # imported here: messages sits above bundles
 
         return messages(self, provider, **options)
 
     def to_request(
-        self, provider: str = "openai", model: str | None = None, **options: Any
+        self, provider: str = "openai", model: str | None = None, **options: object
     ) -> dict[str, Any]:
         """A full chat request for *provider* (see :mod:`lmml_mdit.chat.outgoing`)."""
         from ..chat.outgoing import to_request  # imported here: messages sits above bundles
@@ -658,606 +617,3 @@ class Bundle:
         from ..preview.page import render_html  # imported here: the preview sits above bundles
 
         return render_html(self, fragment=True)
-
-
-def _issue(kind: str, embed: Embed | None, name: str, message: str) -> Issue:
-    return Issue(
-        kind=kind,
-        name=name,
-        line=embed.line if embed is not None else None,
-        column=embed.column if embed is not None else None,
-        message=message,
-    )
-
-
-def first_fences(narrative: Narrative) -> dict[str, Embed]:
-    """The first inline fence of each name, in document order."""
-    first: dict[str, Embed] = {}
-    for embed in narrative.embeds:
-        if embed.kind == "inline":
-            first.setdefault(embed.name, embed)
-    return first
-
-
-def _folder_files(root: str, name: str) -> list[str]:
-    """The names of the files beside where *name* would lie under *root* (for a
-    suggestion), as references would spell them."""
-    folder, _, _ = name.rpartition("/")
-    try:
-        listed = os.listdir(os.path.join(root, *folder.split("/")) if folder else root)
-    except OSError:
-        return []
-    prefix = folder + "/" if folder else ""
-    return [prefix + entry for entry in listed if not entry.startswith(".")]
-
-
-def did_you_mean(bundle: Bundle, name: str) -> str:
-    """``did you mean X? `` (ready to go before what to do) for the asset name *name* most
-    resembles (:meth:`Bundle.closest_asset`), or nothing."""
-    close = bundle.closest_asset(name)
-    return f"did you mean {close}? " if close else ""
-
-
-_ESCAPE_ADVICE = "if it is not meant as an asset, escape the mention as \\@{name}"
-
-
-def _unresolved_message(bundle: Bundle, name: str) -> tuple[str, str | None] | None:
-    """Why the reference *name* does not resolve, with the command line's wording when it
-    differs, or None when it resolves."""
-    try:
-        bundle._resolve(name)
-    except UnsafeEntryError:
-        # Names are checked before this, so only a base_dir link leading outside the folder
-        # is left: it looks present in a file browser, so say why it does not count.
-        return (
-            f"{name!r} leads outside the folder through a symbolic link; copy the file into "
-            "the folder instead of linking to it",
-            None,
-        )
-    except BundleError:
-        pass
-    else:
-        return None
-    what, advice, cli_advice = _missing_wording(bundle, name)
-    return f"{what}; {advice}", None if cli_advice is None else f"{what}; {cli_advice}"
-
-
-def _missing_wording(bundle: Bundle, name: str) -> tuple[str, str, str | None]:
-    """What ``missing_reference`` says about *name*, a reference that does not resolve:
-    what is wrong, what to do (a near-miss name, how to escape a mention), and what to do
-    in the command line's words when they differ. Validation and the error
-    :meth:`Bundle.embed` raises both use it."""
-    escape = _ESCAPE_ADVICE.format(name=name)
-    guess = did_you_mean(bundle, name)
-    if bundle.kind == "zip":
-        what = f"no archive entry {name!r}"
-        return what, f"{guess}add the file to the archive or fix the name; {escape}", None
-    if bundle.base_dir is not None:
-        what = f"no file {name!r} in the folder {bundle.base_dir}"
-        return what, f"{guess}add it or fix the name; {escape}", None
-    what = f"a bare .lmml read without a folder cannot resolve @{name}"
-    return (
-        what,
-        f"{guess}inline it as a @@@ fence, pack the bundle into a .lmmlz, or open it with "
-        f"base_dir=; {escape}",
-        f"{guess}inline it as a @@@ fence, or pass --base-dir DIR; {escape}",
-    )
-
-
-def _validate(bundle: Bundle) -> list[Issue]:
-    narrative = bundle.narrative
-    issues: list[Issue] = []
-    first = narrative.first_embeds
-    inline = bundle._inline_embeds
-    malformed: set[str] = set()
-
-    for name, embed in first.items():
-        reason = unsafe_reason(name)
-        if reason is not None:
-            malformed.add(name)
-            issues.append(
-                _issue(
-                    "malformed_embed_name",
-                    embed,
-                    name,
-                    f"{name!r} cannot be an archive entry name: {reason}; rename it to a "
-                    "relative name with '/' separators",
-                )
-            )
-        elif name in inline and not _is_reference_name(name):
-            malformed.add(name)
-            issues.append(
-                _issue(
-                    "malformed_embed_name",
-                    inline[name],
-                    name,
-                    f"{name!r} cannot be written as an @reference, so the fence cannot be "
-                    "packed; use letters, digits and _ . - / only, starting with a letter "
-                    "or digit and not ending in . - /",
-                )
-            )
-
-    tool_issues = tool_call_issues(narrative)
-    # A tool turn naming no known call is reported as unknown_tool_call_id, not twice.
-    unknown_calls = {i.name for i in tool_issues if i.kind == "unknown_tool_call_id"}
-    for name, embed in first.items():
-        if name in malformed or name in inline or name in unknown_calls:
-            continue
-        unresolved = _unresolved_message(bundle, name)
-        if unresolved is not None:
-            message, cli_message = unresolved
-            issue = _issue("missing_reference", embed, name, message)
-            issues.append(
-                issue
-                if cli_message is None
-                else dataclasses.replace(issue, cli_message=cli_message)
-            )
-
-    for name in bundle.entries:
-        if name not in first and name not in RESERVED_NAMES:
-            issues.append(
-                _issue(
-                    "orphaned_entry",
-                    None,
-                    name,
-                    f"the archive entry {name!r} is never mentioned in the narrative; "
-                    f"reference it as @{name} or remove it",
-                )
-            )
-
-    for embed in narrative.embeds:
-        if embed.kind != "inline":
-            continue
-        if not embed.closed:
-            issues.append(
-                _issue(
-                    "unclosed_embed",
-                    embed,
-                    embed.name,
-                    f"the fence @@@{embed.name} is never closed and runs to the end of its "
-                    "block; add a line holding only @@@ where its content ends",
-                )
-            )
-        if inline[embed.name].content != embed.content:
-            issues.append(
-                _issue(
-                    "conflicting_embed",
-                    embed,
-                    embed.name,
-                    f"this fence @@@{embed.name} holds different bytes from an earlier one "
-                    "of the same name; rename one or make them identical",
-                )
-            )
-    for fence in bundle._fences_differing_from_entries():
-        issues.append(
-            _issue(
-                "conflicting_embed",
-                fence,
-                fence.name,
-                f"the fence @@@{fence.name} and the archive entry {fence.name!r} hold "
-                "different bytes; rename one or make them identical",
-            )
-        )
-
-    issues.extend(_reserved_issues(bundle))
-    issues.extend(tool_issues)
-    issues.extend(unsent_image_issues(bundle))
-    issues.extend(delimiter_issues(narrative))
-    if narrative.text.strip() and all(turn.delimiter_line is None for turn in narrative.turns):
-        issues.append(
-            Issue(
-                "no_turns",
-                bundle.narrative_name,
-                None,
-                None,
-                "the narrative has no role delimiter, so it is all context (sent as one "
-                "system message); start each turn with a heading such as '## Turn 1 -- user'",
-            )
-        )
-    issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
-    return issues
-
-
-def _reserved_issue(bundle: Bundle, kind: str, name: str, error: BundleError) -> Issue:
-    """The issue for a reserved embed that does not decode, its line counted in the file it
-    lies in: the narrative for a fence, the entry itself for an archive entry."""
-    message = error.message + (f" ({error.hint})" if error.hint else "")
-    # A line without a known column (undecodable bytes, say) is pointed at from its start.
-    column = error.column if error.column is not None or error.line is None else 1
-    return Issue(kind, name, error.line, column, message, file=bundle._entry_of(name))
-
-
-def _reserved_issues(bundle: Bundle) -> list[Issue]:
-    issues: list[Issue] = []
-    manifest: dict[str, Any] | None = None
-    try:
-        manifest = bundle.manifest
-    except InvalidManifestError as error:
-        issues.append(_reserved_issue(bundle, "invalid_manifest", MANIFEST_NAME, error))
-    except BundleError:
-        pass  # an unresolvable manifest reference is already a missing_reference
-    try:
-        _ = bundle.front_matter
-    except InvalidSettingsError as error:
-        issues.append(_reserved_issue(bundle, "invalid_front_matter", FRONT_MATTER_NAME, error))
-    try:
-        _ = bundle.settings
-    except InvalidSettingsError as error:
-        if error.name != FRONT_MATTER_NAME:  # reported above
-            issues.append(
-                _reserved_issue(bundle, "invalid_settings", error.name or "settings", error)
-            )
-    except BundleError:
-        pass  # an unresolvable settings reference is already a missing_reference
-    for name, recorded in manifest_digests(manifest).items():
-        embed = bundle.narrative.embed(name)
-        try:
-            actual = sha256_hex(bundle.embed(name))
-        except BundleError:
-            issues.append(
-                _issue(
-                    "integrity_mismatch",
-                    embed,
-                    name,
-                    f"manifest.json records a sha256 for {name!r}, but the bundle has no such "
-                    "asset; add it or remove its record",
-                )
-            )
-            continue
-        if actual != recorded.lower():
-            issues.append(
-                _issue(
-                    "integrity_mismatch",
-                    embed,
-                    name,
-                    f"{name!r} has sha256 {actual}, but manifest.json records {recorded}; "
-                    "the asset changed: restore it, or save the bundle to record the new digest",
-                )
-            )
-    return issues
-
-
-def _read_stream(stream: IO[bytes], limits: Limits, name: str | None = None) -> bytes:
-    """Read a file object to its end, refusing more than the limits allow.
-
-    Reads in chunks of at most :data:`STREAM_CHUNK` bytes (a pipe or raw stream may also
-    return fewer than asked for). Once the first bytes tell a narrative from an archive,
-    a narrative stops at ``max_narrative_bytes``, an archive at ``max_total_size`` plus
-    room for its directory.
-
-    :param name: the name given to :func:`open`, for the error.
-    """
-    cap = limits.max_total_size + _STREAM_SLACK
-    data = bytearray()
-    decided = False
-    try:
-        while len(data) <= cap:
-            chunk = stream.read(min(STREAM_CHUNK, cap + 1 - len(data)))
-            if not chunk:
-                break
-            if not isinstance(chunk, (bytes, bytearray)):
-                raise TypeError(
-                    "open() needs a binary file object (opened with 'rb'), not a text one"
-                )
-            data += chunk
-            if not decided and len(data) >= len(ZIP_SIGNATURES[0]):
-                decided = True
-                if not is_zip(bytes(data[:4])):
-                    cap = min(cap, _narrative_cap(limits))
-    except OSError as error:
-        raise BundleError(
-            f"cannot read the stream: {error.strerror or error}",
-            name=_stream_name(stream),
-            hint="check the file object passed to open()",
-        ) from None
-    if len(data) > cap:
-        if decided and not is_zip(bytes(data[:4])):
-            raise _narrative_too_large(name or _stream_name(stream), limits)
-        raise LimitExceededError(
-            f"the stream is larger than max_total_size ({limits.max_total_size} bytes) "
-            "plus room for the archive's directory",
-            name=_stream_name(stream),
-            hint="pass a path instead, or raise lmml_mdit.Limits(max_total_size=...)",
-            cli_hint=LIMITS_CLI_HINT,
-        )
-    return bytes(data)
-
-
-def _narrative_cap(limits: Limits) -> int:
-    """The most bytes a narrative may have under *limits*."""
-    return min(limits.max_entry_size, limits.max_narrative_bytes)
-
-
-def _narrative_too_large(name: str | None, limits: Limits) -> LimitExceededError:
-    if limits.max_narrative_bytes <= limits.max_entry_size:
-        limit, value = "max_narrative_bytes", limits.max_narrative_bytes
-    else:
-        limit, value = "max_entry_size", limits.max_entry_size
-    return LimitExceededError(
-        f"the narrative is larger than {limit} ({value} bytes)",
-        name=name,
-        hint=f"pass lmml_mdit.Limits({limit}=...) to open() if you trust it",
-        cli_hint=LIMITS_CLI_HINT,
-    )
-
-
-def _stream_name(stream: IO[bytes]) -> str | None:
-    """The file name behind a file object opened from a path, so that its narrative entry
-    can be derived (RFC 3.2); None for in-memory streams and pseudo-names like <stdin>."""
-    raw = getattr(stream, "name", None)
-    if not isinstance(raw, str) or not raw or (raw.startswith("<") and raw.endswith(">")):
-        return None
-    return os.path.basename(raw) or None
-
-
-class _FolderNames:
-    """The names a folder's files answer to, as ``known_names`` for the parser: a name is
-    in it when it is a safe relative name of a regular file inside *root* (the same rule
-    :meth:`Bundle.embed` resolves by, links leading outside refused)."""
-
-    def __init__(self, root: str) -> None:
-        self.root = os.path.realpath(root)
-
-    def __contains__(self, name: object) -> bool:
-        if not isinstance(name, str) or unsafe_reason(name) is not None:
-            return False
-        candidate = _path_under(self.root, name)
-        return candidate is not None and os.path.isfile(candidate)
-
-
-def _path_under(root: str, name: str) -> str | None:
-    """The real path of the relative entry name *name* inside the real folder *root*, or
-    None when it leads outside (through a symbolic link) or is *root* itself.
-
-    :param name: a name :func:`~lmml_mdit.bundle.archive.unsafe_reason` accepts ('/' separators).
-    """
-    candidate = os.path.realpath(os.path.join(root, *name.split("/")))
-    if candidate == root or os.path.commonpath([root, candidate]) != root:
-        return None
-    return candidate
-
-
-def _not_lmml(data: bytes, display: str, *, path: str | None = None) -> NotLmmlError | None:
-    """The error for bytes that are plainly something other than a narrative: an image, a
-    PDF, audio, or a JSON chat payload (the bridge's format guess); None for anything that
-    may be a narrative, other JSON included."""
-    kind = sniff(data)
-    if kind is not None and kind != SVG_TYPE:
-        major, _, subtype = kind.partition("/")
-        label = subtype.removeprefix("vnd.microsoft.").removeprefix("x-").upper()
-        what = {"image": "image", "audio": "audio file"}.get(major, "document")
-        return NotLmmlError(
-            f"this is a {label} {what}, not an LMML narrative",
-            name=display,
-            hint="reference it from a narrative as @name instead",
-        )
-    stripped = data.lstrip()
-    if not stripped.startswith((b"{", b"[")):
-        return None
-    try:
-        value = parse_json(stripped)
-    except (ValueError, RecursionError):  # not JSON (or nested too deeply): a narrative
-        return None
-    if not value:
-        return None  # "[]" or "{}" is as much a (tiny) narrative as anything
-    try:
-        from ..chat.detect import FORMAT_DESCRIPTIONS, detect_format  # the bridge is above
-    except ImportError:  # pragma: no cover - a build without the bridge
-        return None
-    try:
-        chat = FORMAT_DESCRIPTIONS.get(detect_format(value), "a chat")
-    except LmmlError:
-        return None  # JSON, but no chat: Markdown text may hold anything
-    return NotLmmlError(
-        f"this is not an LMML narrative: it looks like {chat}; run `lmml import` to convert it",
-        name=display,
-        hint="or call lmml_mdit.chat.importer.import_path()",
-        # Bytes reach the command line only from standard input, which lmml import reads as -.
-        cli_hint=f"lmml import {path} -o {os.path.splitext(path)[0]}.lmmlz"
-        if path is not None
-        else "lmml import - -o chat.lmmlz",
-    )
-
-
-def _zip_bundle(
-    archive: ZipArchive,
-    file_name: str | None,
-    explicit_name: str | None,
-    limits: Limits,
-    syntax: _SyntaxOptions,
-) -> Bundle:
-    members = archive.members
-    given = explicit_name or file_name
-    wanted = narrative_entry_name(given) if given else None
-    if wanted is not None and wanted in members:
-        chosen = wanted
-    else:
-        candidates = [
-            entry for entry in members if "/" not in entry and entry.lower().endswith(_TEXT_SUFFIX)
-        ]
-        if not candidates:
-            raise MissingNarrativeError(
-                "this is a zip archive without a narrative (no .lmml entry at its root), "
-                "not an LMML bundle",
-                name=given,
-                hint="a .lmmlz holds its narrative as x.lmml beside the assets",
-            )
-        if len(candidates) != 1:
-            listed = ", ".join(candidates)
-            raise MissingNarrativeError(
-                f"no narrative entry {wanted!r} and {len(candidates)} root .lmml candidates "
-                f"({listed})"
-                if wanted
-                else f"cannot tell the narrative entry: {len(candidates)} root .lmml "
-                f"candidates ({listed})",
-                name=wanted,
-                hint="rename the archive after its narrative entry (x.lmmlz holds x.lmml), "
-                "or keep exactly one .lmml entry at the archive root",
-            )
-        chosen = candidates[0]
-    if archive.size(chosen) > _narrative_cap(limits):  # declared: refused before inflating
-        raise _narrative_too_large(chosen, limits)
-    known = frozenset(entry for entry in members if entry != chosen)
-    narrative = parse(
-        archive.read(chosen),
-        name=chosen,
-        known_names=known,
-        delimiters=syntax.delimiters,
-        references=syntax.references,
-    )
-    stem = bundle_name(explicit_name or file_name or chosen)
-    return Bundle(
-        kind="zip",
-        name=stem,
-        narrative_name=chosen,
-        narrative=narrative,
-        entries={entry: None for entry in members if entry != chosen},
-        archive=archive,
-        limits=limits,
-        file_name=file_name,
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class _SyntaxOptions:
-    """The parse options :func:`open` passes on."""
-
-    delimiters: DelimiterMode = "strict"
-    references: ReferenceMode = "assets"
-
-
-def _text_bundle(
-    data: bytes,
-    display: str,
-    stem: str,
-    limits: Limits,
-    base_dir: str | None,
-    syntax: _SyntaxOptions,
-    *,
-    path: str | None = None,
-) -> Bundle:
-    if len(data) > _narrative_cap(limits):
-        raise _narrative_too_large(display, limits)
-    other = _not_lmml(data, display, path=path)
-    if other is not None:
-        raise other
-    known: Container[str] | None = _FolderNames(base_dir) if base_dir is not None else None
-    return Bundle(
-        kind="text",
-        name=stem,
-        narrative_name=stem + _TEXT_SUFFIX,
-        narrative=parse(
-            data,
-            name=display,
-            known_names=known,
-            delimiters=syntax.delimiters,
-            references=syntax.references,
-        ),
-        limits=limits,
-        base_dir=base_dir,
-        file_name=display,
-    )
-
-
-def open(
-    source: str | os.PathLike[str] | bytes | IO[bytes],
-    *,
-    limits: Limits | None = None,
-    base_dir: BaseDir = None,
-    name: str | None = None,
-    delimiters: DelimiterMode = "strict",
-    references: ReferenceMode = "assets",
-) -> Bundle:
-    """Open a bundle from a path, bytes or a binary file object.
-
-    Zip or text is decided by the first bytes (``PK\\x03\\x04`` or the empty-archive
-    ``PK\\x05\\x06``), never by the extension. A path's archive is read lazily: only the
-    central directory and the narrative are read now.
-
-    A bare ``.lmml`` opened from a path sees its own folder: its references resolve against
-    the files beside it (never outside that folder: no absolute names, no ``..``, no links
-    leading out), and those file names count as known asset names for the parser.
-
-    :param source: a path, the bundle's bytes, or a readable binary file object.
-    :param limits: safety limits (see :class:`Limits`); defaults when None.
-    :param base_dir: for a text bundle, the folder to resolve external references against:
-        None (default) means the file's own folder for a path and none for bytes or a file
-        object; False means no folder at all.
-    :param name: the bundle or file name, when *source* is not a path (or to override it).
-    :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings, as for
-        :func:`~lmml_mdit.narrative.narrative.parse`.
-    :param references: ``"assets"`` (default) or ``"any"``, as for
-        :func:`~lmml_mdit.narrative.narrative.parse`.
-    :raises BundleNotFoundError: when the path does not exist (also a FileNotFoundError).
-    :raises NotLmmlError: when the file is plainly something else (an image, a PDF, a JSON
-        chat payload); :class:`MissingNarrativeError` for a zip without a narrative.
-    :raises MissingNarrativeError: when an archive's narrative entry cannot be found.
-    :raises LmmlSyntaxError: when the narrative is not valid UTF-8.
-    :raises BundleError: when the file cannot be read; see
-        :func:`lmml_mdit.bundle.archive.open_archive`
-        for every archive error.
-    """
-    limits = limits if limits is not None else Limits()
-    syntax = _SyntaxOptions(delimiters, references)
-    base = os.fspath(base_dir) if base_dir is not None and base_dir is not False else None
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        file_name = os.path.basename(path)
-        try:
-            with builtins.open(path, "rb") as stream:
-                head = stream.read(4)
-                if not is_zip(head):
-                    text = head + stream.read(_narrative_cap(limits) + 1 - len(head))
-        except FileNotFoundError:
-            raise BundleNotFoundError(
-                "cannot read the file: no such file",
-                name=path,
-                hint="check the path and the current folder",
-            ) from None
-        except OSError as error:
-            raise BundleError(
-                f"cannot read the file: {error.strerror}", name=path, hint="check the path"
-            ) from None
-        if is_zip(head):
-            return _zip_bundle(open_archive(path, limits), file_name, name, limits, syntax)
-        if base_dir is None:
-            base = os.path.dirname(os.path.abspath(path))
-        display = name or file_name
-        return _text_bundle(text, display, bundle_name(display), limits, base, syntax, path=path)
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    elif callable(getattr(source, "read", None)):
-        data = _read_stream(source, limits, name)
-        name = name or _stream_name(source)
-    else:
-        raise TypeError(
-            f"open() takes a path, bytes or a binary file object, not {type(source).__name__}"
-        )
-    if is_zip(data[:4]):
-        return _zip_bundle(open_archive(data, limits), None, name, limits, syntax)
-    stem = bundle_name(name) if name else _DEFAULT_NAME
-    return _text_bundle(data, name or stem + _TEXT_SUFFIX, stem, limits, base, syntax)
-
-
-def sha256_hex(data: bytes) -> str:
-    """The lowercase hex SHA-256 of *data* (the digest form ``manifest.json`` records)."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def manifest_digests(manifest: Mapping[str, Any] | None) -> dict[str, str]:
-    """The asset digests a manifest records: ``{"assets": {name: {"sha256": hex}}}``."""
-    if not manifest:
-        return {}
-    assets = manifest.get("assets")
-    if not isinstance(assets, dict):
-        return {}
-    return {
-        asset: record["sha256"]
-        for asset, record in assets.items()
-        if isinstance(record, dict) and isinstance(record.get("sha256"), str)
-    }
-
-
-def dump_manifest(manifest: Mapping[str, Any]) -> bytes:
-    """Serialise a manifest the way :meth:`Bundle.save` writes it."""
-    return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

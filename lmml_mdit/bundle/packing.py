@@ -1,4 +1,4 @@
-"""Packing, inlining and saving bundles, by rewriting lines at token positions.
+"""Packing and inlining bundles, by rewriting lines at token positions.
 
 Every rewrite works on the narrative's normalized source lines at the positions the parser
 recorded (``token.map``, :attr:`~lmml_mdit.model.Embed.line` and ``column``); nothing is
@@ -6,70 +6,56 @@ found by searching the text for strings. The result is parsed again and compared
 original (turn roles and headings, each turn's embed names, every embed's bytes), so a
 rewrite that would change the meaning raises instead of passing silently.
 
-- :func:`pack`: each inline fence becomes an archive entry, and the fence's lines become one
-  ``@name`` line in the same place (keeping the line's container prefix, such as ``> ``).
-- :func:`inline`: each externally referenced text asset becomes a fence. A reference that
-  stands alone on a line of a top-level paragraph is replaced by the fence in place (so
-  ``inline(pack(b))`` gives back ``b``'s text); otherwise the reference stays and the fence
-  is added after the top-level block holding it, in the same turn.
-- :func:`save_bundle`: atomic write, with manifest digests kept current.
+Each rewrite reads a bundle through :class:`~lmml_mdit.bundle.contents.BundleContents` and
+gives back the new narrative (and entries); :class:`~lmml_mdit.bundle.bundle.Bundle` makes
+the new bundle of them.
+
+- :func:`pack_fences`: each inline fence becomes an archive entry, and the fence's lines
+  become one ``@name`` line in the same place (keeping the line's container prefix, such
+  as ``> ``).
+- :func:`inline_assets`: each externally referenced text asset becomes a fence. A reference
+  that stands alone on a line of a top-level paragraph is replaced by the fence in place
+  (so inlining a packed bundle gives back the original text); otherwise the reference
+  stays and the fence is added after the top-level block holding it, in the same turn.
+- :func:`rewrite_fence`: every fence of one name holding other bytes.
 """
 
 from __future__ import annotations
 
-import copy
-import io
-import os
 import warnings
-import zipfile
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
-from ..atomic import atomic_write, atomic_write_bytes
 from ..errors import (
     BundleError,
     ConflictingEmbedError,
-    DuplicateEntryError,
-    InvalidManifestError,
     LmmlError,
     NotInlinableError,
     UnsafeEntryError,
 )
-from ..media import is_compressed
 from ..model import Embed
 from ..narrative.narrative import Narrative, parse
 from ..syntax.fence import MARKER
 from ..syntax.write import check_fenceable, embed_fence, reference
-from .archive import Limits, check_entry_names, unsafe_reason
-from .bundle import (
-    Bundle,
-    _is_reference_name,
-    dump_manifest,
-    first_fences,
-    manifest_digests,
-    narrative_entry_name,
-    sha256_hex,
-)
-from .reserved import MANIFEST_NAME, RESERVED_NAMES
+from .archive import unsafe_reason
+from .contents import BundleContents, fences_differing_from_entries, first_fences
+from .names import is_reference_name
+from .reserved import RESERVED_NAMES
 
 __all__ = [
     "InlineReport",
     "OrphanedEntryWarning",
-    "bundle_bytes",
     "fence_text",
-    "inline",
-    "pack",
-    "save_bundle",
+    "inline_assets",
+    "pack_fences",
+    "rewrite_fence",
 ]
-
-_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 @dataclass(frozen=True)
 class InlineReport:
-    """What :func:`inline` did with each asset.
+    """What :func:`inline_assets` did with each asset.
 
     :ivar inlined: referenced assets that became fences, in narrative order.
     :ivar appended: unreferenced entries appended as fences at the end (reserved entries
@@ -101,15 +87,18 @@ def _shape(narrative: Narrative) -> list[tuple[str, str | None, tuple[str, ...]]
 
 _Occurrence = tuple[Embed, object]
 """An embed in document order and what it stands for: its bytes, or ``("entry", name)``
-for an archive entry not read into memory (the same on both sides of a pack)."""
+for an archive entry the rewrite keeps as it is (not read: the same on both sides)."""
 
 
-def _occurrences(
-    narrative: Narrative, entries: Mapping[str, bytes | None], outside: Mapping[str, bytes]
-) -> list[_Occurrence]:
-    """Every embed of *narrative* with the bytes it resolves to: a fence its own content, a
-    reference the first fence of its name, else the entry, else *outside* (base_dir
-    files); None when it resolves to nothing."""
+def _kept_entry(name: str) -> object:
+    """What a reference to the archive entry *name* stands for, the entry being kept."""
+    return ("entry", name)
+
+
+def _occurrences(narrative: Narrative, values: Mapping[str, object]) -> list[_Occurrence]:
+    """Every embed of *narrative* with what it resolves to: a fence its own content, a
+    reference the first fence of its name, else its value in *values* (an entry or a
+    base_dir file); None when it resolves to nothing."""
     fences = first_fences(narrative)
     out: list[_Occurrence] = []
     for embed in narrative.embeds:
@@ -118,11 +107,8 @@ def _occurrences(
             value = embed.content
         elif embed.name in fences:
             value = fences[embed.name].content
-        elif embed.name in entries:
-            data = entries[embed.name]
-            value = data if data is not None else ("entry", embed.name)
         else:
-            value = outside.get(embed.name)
+            value = values.get(embed.name)
         out.append((embed, value))
     return out
 
@@ -220,7 +206,7 @@ def _fences_to_references(lines: list[str], tokens: list[Any]) -> list[str]:
 
 
 def _fence_error(
-    error: type[LmmlError], message: str, embed: Embed, hint: str, bundle: Bundle
+    error: type[LmmlError], message: str, embed: Embed, hint: str, bundle: BundleContents
 ) -> LmmlError:
     """*error* at *embed*'s place in *bundle*'s narrative, ``FILE:LINE:COL: message``."""
     return error(
@@ -233,10 +219,10 @@ def _fence_error(
     )
 
 
-def _refuse_entry_conflicts(bundle: Bundle) -> None:
+def _refuse_entry_conflicts(bundle: BundleContents) -> None:
     """:raises ConflictingEmbedError: for the first fence whose bytes differ from the
     archive entry of its name."""
-    for fence in bundle._fences_differing_from_entries():
+    for fence in fences_differing_from_entries(bundle):
         raise _fence_error(
             ConflictingEmbedError,
             "the fence and the archive entry of this name hold different bytes",
@@ -246,19 +232,16 @@ def _refuse_entry_conflicts(bundle: Bundle) -> None:
         )
 
 
-def pack(bundle: Bundle) -> Bundle:
-    """A zip bundle: every inline fence becomes an entry and its lines one ``@name`` line.
+def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
+    """The narrative of *bundle* packed: every inline fence's lines become one ``@name``
+    line; and the entries to add: each fence's bytes, and for a text bundle with a
+    ``base_dir`` the files referenced there (the existing entries are all kept).
 
-    Existing entries are all kept (unreferenced ones too); for a text bundle opened with
-    ``base_dir``, referenced files found there become entries as well.
-
-    :raises UnsafeEntryError: for a fence name that cannot be an entry name.
-    :raises BundleError: for a fence name ``@name`` cannot express, or a rewrite that would
-        change the turns.
-    :raises ConflictingEmbedError: when fences, or a fence and an entry, disagree on bytes.
+    :raises BundleError: the errors :meth:`Bundle.pack <lmml_mdit.bundle.bundle.Bundle.pack>`
+        names.
     """
     narrative = bundle.narrative
-    fences = bundle._inline_embeds
+    fences = bundle.fences
     for embed in narrative.embeds:
         if embed.kind != "inline":
             continue
@@ -271,7 +254,7 @@ def pack(bundle: Bundle) -> Bundle:
                 "rename the fence",
                 bundle,
             )
-        if not _is_reference_name(embed.name):
+        if not is_reference_name(embed.name):
             raise _fence_error(
                 BundleError,
                 "the fence's name cannot be written as an @reference",
@@ -289,52 +272,39 @@ def pack(bundle: Bundle) -> Bundle:
             )
     _refuse_entry_conflicts(bundle)
 
-    entries: dict[str, bytes | None] = dict(bundle._entries)
+    kept = {name: _kept_entry(name) for name in bundle.entries}
+    outside: dict[str, bytes] = {}  # base_dir files
     if bundle.kind == "text" and bundle.base_dir is not None:
         for name in narrative.first_embeds:
-            if name not in fences and name not in entries and bundle.has_asset(name):
-                entries[name] = bundle.embed(name)
+            if name not in fences and name not in kept and bundle.has_asset(name):
+                outside[name] = bundle.embed(name)
+    added = dict(outside)
     for name, fence in fences.items():
-        if name not in entries:
+        if name not in kept and name not in added:
             assert fence.content is not None  # None would mean "read from the archive"
-            entries[name] = fence.content
+            added[name] = fence.content
 
     lines, final_newline = _source_lines(narrative)
     text = _join(_fences_to_references(lines, _embed_tokens(narrative)), final_newline)
     # The packed bundle's reader knows its entry names, so a reference without an
     # extension (a fence named Makefile) reads back as a reference.
-    packed = parse(text, name=bundle.narrative_name, known_names=frozenset(entries))
+    packed = parse(text, name=bundle.narrative_name, known_names=frozenset({*kept, *added}))
     if _shape(packed) != _shape(narrative):
         raise BundleError(
             "packing would change the turns (a reference line joins a neighbouring block)",
             name=bundle.narrative_name,
             hint="put a blank line after each fence, then pack again",
         )
-    outside = {
-        name: data
-        for name, data in entries.items()
-        if data is not None and name not in bundle._entries and name not in fences
-    }
     # A fence whose name is also an archive entry holds the same bytes (checked above):
-    # compare the fence's bytes on both sides rather than reading the entry again.
-    packed_entries = {
-        name: fences[name].content if data is None and name in fences else data
-        for name, data in entries.items()
-    }
+    # compare the fence's bytes on both sides rather than reading the entry.
+    packed_values: dict[str, object] = {**kept, **added}
+    packed_values.update({name: fences[name].content for name in fences if name in kept})
     _verify_occurrences(
-        _occurrences(narrative, bundle._entries, outside),
-        _occurrences(packed, packed_entries, {}),
+        _occurrences(narrative, {**kept, **outside}),
+        _occurrences(packed, packed_values),
         bundle.narrative_name,
     )
-    return Bundle(
-        kind="zip",
-        name=bundle.name,
-        narrative_name=bundle.name + ".lmml",
-        narrative=packed,
-        entries=entries,
-        archive=bundle._archive,
-        limits=bundle.limits,
-    )
+    return packed, added
 
 
 def _top_level_blocks(narrative: Narrative) -> list[tuple[int, int, str]]:
@@ -405,22 +375,20 @@ class OrphanedEntryWarning(UserWarning):
     left out with ``orphans="drop"``; the warning names them)."""
 
 
-def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "append") -> Bundle:
-    """A text bundle in which every referenced text asset is an inline fence.
+def inline_assets(
+    bundle: BundleContents, *, orphans: Literal["error", "append", "drop"] = "append"
+) -> tuple[Narrative, InlineReport]:
+    """The narrative of *bundle* with every referenced text asset as an inline fence, and
+    what happened to each asset.
 
     References are kept (they resolve to the fence of the same name); a reference alone on
     a top-level paragraph line is replaced by its fence. Unreferenced reserved entries
     (``manifest.json``, settings) are appended as fences at the end. Other unreferenced
-    entries follow *orphans*. The result's ``inline_report`` says what happened.
+    entries follow *orphans*.
 
-    :param orphans: ``"append"`` (default) appends unreferenced entries as fences at the
-        end, ``"drop"`` leaves them out, both reporting them in ``inline_report`` and with an
-        :class:`OrphanedEntryWarning`; ``"error"`` raises instead.
-    :raises NotInlinableError: naming a binary or unfenceable asset.
-    :raises MissingEntryError: for a reference to a missing entry (nothing is inlined).
-    :raises UnresolvableReferenceError: for a reference a bare ``.lmml`` cannot resolve.
-    :raises ConflictingEmbedError: when a fence and an entry of one name disagree.
-    :raises BundleError: for unreferenced entries with ``orphans="error"``.
+    :param orphans: what to do with the entries the narrative never mentions, as for
+        :meth:`Bundle.inline <lmml_mdit.bundle.bundle.Bundle.inline>`, which names the
+        errors raised.
     """
     if orphans not in ("error", "append", "drop"):
         raise ValueError(f"orphans must be 'error', 'append' or 'drop', not {orphans!r}")
@@ -428,7 +396,7 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
     fences: dict[str, str] = {}
     originals: dict[str, bytes] = {}
     for name in narrative.first_embeds:
-        if name in bundle._inline_embeds:
+        if name in bundle.fences:
             continue
         data = bundle.embed(name)
         fences[name] = fence_text(name, data)
@@ -481,24 +449,16 @@ def inline(bundle: Bundle, *, orphans: Literal["error", "append", "drop"] = "app
     result = parse(text, name=bundle.narrative_name)
     _check_inlined(result, narrative, originals, appended, bundle.narrative_name)
     _verify_occurrences(
-        _occurrences(narrative, originals, {}),
-        _occurrences(result, {}, {}),
+        _occurrences(narrative, originals),
+        _occurrences(result, {}),
         bundle.narrative_name,
         added=originals,
     )
-    inlined = Bundle(
-        kind="text",
-        name=bundle.name,
-        narrative_name=bundle.name + ".lmml",
-        narrative=result,
-        limits=bundle.limits,
-    )
-    inlined.inline_report = InlineReport(
+    return result, InlineReport(
         inlined=tuple(fences),
         appended=tuple(appended),
         dropped=tuple(others) if orphans == "drop" else (),
     )
-    return inlined
 
 
 def _spliced(
@@ -551,7 +511,7 @@ def _check_inlined(
         )
 
 
-def _rewrite_fence(narrative: Narrative, name: str, data: bytes) -> str:
+def rewrite_fence(narrative: Narrative, name: str, data: bytes) -> str:
     """The narrative text with every fence named *name* holding *data* instead."""
     lines, final_newline = _source_lines(narrative)
     new_lines = fence_text(name, data).split("\n")
@@ -563,114 +523,3 @@ def _rewrite_fence(narrative: Narrative, name: str, data: bytes) -> str:
         following = _continuation(prefix)
         lines[start:end] = [prefix + new_lines[0], *(following + line for line in new_lines[1:])]
     return _join(lines, final_newline)
-
-
-def _current_manifest(bundle: Bundle) -> tuple[str, dict[str, bytes | None]]:
-    """The narrative text and entries to save, with recorded digests brought up to date."""
-    text = bundle.narrative.text
-    entries = dict(bundle._entries)
-    try:
-        manifest = bundle.manifest
-    except (InvalidManifestError, BundleError):
-        return text, entries
-    recorded = manifest_digests(manifest)
-    if not recorded or manifest is None:
-        return text, entries
-    manifest = copy.deepcopy(manifest)  # the bundle's own manifest stays as it was read
-    updated = False
-    assets = manifest["assets"]
-    for name, digest in recorded.items():
-        if not bundle.has_asset(name):
-            continue
-        actual = sha256_hex(bundle.embed(name))
-        if actual != digest:
-            assets[name] = {**assets[name], "sha256": actual}
-            updated = True
-    if not updated:
-        return text, entries
-    data = dump_manifest(manifest)
-    if MANIFEST_NAME in bundle._inline_embeds:
-        text = _rewrite_fence(bundle.narrative, MANIFEST_NAME, data)
-    elif MANIFEST_NAME in entries:
-        entries[MANIFEST_NAME] = data
-    return text, entries
-
-
-def save_bundle(bundle: Bundle, path: str, *, exclusive: bool = False) -> None:
-    """Write *bundle* to *path* atomically (see :meth:`Bundle.save`).
-
-    :param exclusive: never replace an existing file (see
-        :func:`lmml_mdit.atomic.atomic_write`).
-    :raises WriteError: when *path* is not a regular file or the folder cannot be written
-        (the target is left as it was).
-    :raises UnsafeEntryError: (and the other :func:`~lmml_mdit.bundle.archive.check_entry_names`
-        errors) for an archive :func:`lmml_mdit.open` would refuse.
-    """
-    text, entries = _current_manifest(bundle)
-    if bundle.kind == "text":
-        atomic_write_bytes(path, text.encode("utf-8"), exclusive=exclusive)
-        return
-    narrative_name = _checked_entry_names(path, entries)
-    with atomic_write(path, exclusive=exclusive) as stream:
-        _write_zip(bundle, stream, narrative_name, text, entries)
-
-
-def bundle_bytes(bundle: Bundle, file_name: str) -> bytes:
-    """The bytes :func:`save_bundle` would write to a file named *file_name* (for standard
-    output, where there is no file to name the narrative entry after)."""
-    text, entries = _current_manifest(bundle)
-    if bundle.kind == "text":
-        return text.encode("utf-8")
-    narrative_name = _checked_entry_names(file_name, entries)
-    buffer = io.BytesIO()
-    _write_zip(bundle, buffer, narrative_name, text, entries)
-    return buffer.getvalue()
-
-
-def _checked_entry_names(path: str, entries: dict[str, bytes | None]) -> str:
-    """The narrative entry name for a file at *path*, after checking it and every asset
-    name as :func:`lmml_mdit.open` will: an archive that would not open again is refused
-    before anything is written, naming the entry."""
-    narrative_name = narrative_entry_name(os.path.basename(path))
-    if narrative_name in entries:
-        raise DuplicateEntryError(
-            "an asset has the name the narrative entry needs",
-            name=narrative_name,
-            hint="rename that asset, or save under another file name",
-        )
-    check_entry_names([narrative_name, *entries])
-    return narrative_name
-
-
-def _write_zip(
-    bundle: Bundle,
-    stream: IO[bytes],
-    narrative_name: str,
-    text: str,
-    entries: dict[str, bytes | None],
-) -> None:
-    with zipfile.ZipFile(stream, "w") as archive:
-        _write_entry(archive, narrative_name, text.encode("utf-8"))
-        for name, data in entries.items():
-            _write_entry(archive, name, data if data is not None else bundle.read(name))
-
-
-def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
-    info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
-    info.external_attr = 0o644 << 16
-    stored = is_compressed(name) or _deflates_past_the_ratio_limit(data)
-    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
-    archive.writestr(info, data)
-
-
-def _deflates_past_the_ratio_limit(data: bytes) -> bool:
-    """Whether deflating *data* would cross half the default ``max_ratio``.
-
-    Such an entry (megabytes of one repeated line) is stored instead, so that a bundle this
-    library writes always opens again under the default :class:`~lmml_mdit.Limits`.
-    """
-    limits = Limits()
-    if len(data) <= limits.ratio_floor:
-        return False
-    compressed = len(zlib.compress(data, 6))
-    return len(data) > (limits.max_ratio // 2) * compressed

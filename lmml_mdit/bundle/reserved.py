@@ -17,29 +17,33 @@ numbers, ``NaN``, the infinities and lone surrogates, each with its line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
 from ..errors import InvalidManifestError, InvalidSettingsError, LmmlError
+from ..formats import MANIFEST_NAME
 from ..jsonio import number_text_problem, parse_json
 
 __all__ = [
     "FRONT_MATTER_NAME",
-    "MANIFEST_NAME",
     "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
     "RESERVED_NAMES",
     "SETTINGS_NAMES",
+    "dump_manifest",
     "load_front_matter",
     "load_manifest",
     "load_settings",
+    "manifest_digests",
+    "sha256_hex",
 ]
 
-MANIFEST_NAME = "manifest.json"
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 RESERVED_NAMES = (MANIFEST_NAME, *SETTINGS_NAMES)
 FRONT_MATTER_NAME = "front matter"
@@ -390,3 +394,28 @@ def load_front_matter(text: str) -> dict[str, Any]:
             hint="write the settings as 'key: value' lines indented under 'settings:'",
         )
     return value
+
+
+def sha256_hex(data: bytes) -> str:
+    """The lowercase hex SHA-256 of *data* (the digest form ``manifest.json`` records)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def manifest_digests(manifest: Mapping[str, object] | None) -> dict[str, str]:
+    """The asset digests a manifest records: ``{"assets": {name: {"sha256": hex}}}``."""
+    if not manifest:
+        return {}
+    assets = manifest.get("assets")
+    if not isinstance(assets, dict):
+        return {}
+    return {
+        asset: record["sha256"]
+        for asset, record in assets.items()
+        if isinstance(record, dict) and isinstance(record.get("sha256"), str)
+    }
+
+
+def dump_manifest(manifest: Mapping[str, object]) -> bytes:
+    """Serialise a manifest the way :meth:`Bundle.save <lmml_mdit.bundle.bundle.Bundle.save>`
+    writes it."""
+    return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

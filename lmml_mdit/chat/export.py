@@ -156,7 +156,7 @@ def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result
         import warnings
 
         from ..bundle.bundle import DefectWarning
-        from ..bundle.bundle import open as open_bundle
+        from .opening import open as open_bundle
 
         with (
             open_bundle(

@@ -233,7 +233,7 @@ def cmd_cat(args: Arguments) -> int:
 
 def _unknown_entry(source: Source, name: str) -> str:
     """Why ``lmml cat`` has nothing called *name*, listing what it does have."""
-    from ..bundle.bundle import did_you_mean
+    from ..bundle.validation import did_you_mean
 
     bundle = source.bundle
     names = list(dict.fromkeys([*bundle.narrative.first_embeds, *bundle.entries]))

@@ -166,8 +166,8 @@ def stdin_buffer() -> BinaryIO:
 def save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
     """Save *bundle* to *dest* (``-`` for stdout, the narrative entry then named after the
     bundle), atomically (see :func:`lmml_mdit.bundle.packing.save_bundle`)."""
-    from ..bundle.packing import bundle_bytes
-    from ..bundle.packing import save_bundle as save_to_file
+    from ..bundle.saving import bundle_bytes
+    from ..bundle.saving import save_bundle as save_to_file
 
     if dest == STDIO:
         suffix = ARCHIVE_SUFFIX if bundle.kind == "zip" else NARRATIVE_SUFFIX

@@ -118,7 +118,7 @@ def open_source(path: str, args: Arguments) -> Source:
     """Open the bundle *path* (``-`` for stdin) as the command's ``--base-dir``,
     ``--delimiters`` and ``--references`` say. A bare ``.lmml`` sees its own folder, as
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
-    from ..bundle.bundle import open as open_bundle
+    from ..chat.opening import open as open_bundle
 
     base_dir = checked_base_dir(args)
     if path == STDIO:

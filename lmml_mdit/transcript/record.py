@@ -104,7 +104,7 @@ def record_of(plans: Sequence[Plan], source: SourceNarrative | None) -> dict[str
 def manifest_data(record: dict[str, Any] | None, source: SourceNarrative | None) -> bytes | None:
     """The ``manifest.json`` bytes to write: the source's as they were when the record is
     unchanged, else its other keys with the new record."""
-    from ..bundle.bundle import dump_manifest
+    from ..bundle.reserved import dump_manifest
 
     if source is None:
         return dump_manifest({MANIFEST_KEY: record})

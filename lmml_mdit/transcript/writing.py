@@ -320,7 +320,7 @@ def _check_fences(
 
     :raises NotInlinableError: naming the asset.
     """
-    from ..bundle.bundle import first_fences
+    from ..bundle.contents import first_fences
 
     first = first_fences(narrative)
     wanted = {asset: assets[asset] for asset in fences}
