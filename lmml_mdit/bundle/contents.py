@@ -27,47 +27,65 @@ BundleKind = Literal["text", "zip"]
 
 class BundleContents(Protocol):
     """The read side of a bundle (:class:`lmml_mdit.Bundle` provides it): its narrative,
-    its entries and how an embed name resolves to bytes."""
+    its entries and how an embed name resolves to bytes.
+
+    Properties are read only; a class attribute or a cached property provides one.
+    """
 
     @property
-    def kind(self) -> BundleKind: ...
+    def kind(self) -> BundleKind:
+        """``"text"`` (a bare ``.lmml``) or ``"zip"`` (a ``.lmmlz``)."""
 
     @property
-    def narrative(self) -> Narrative: ...
+    def narrative(self) -> Narrative:
+        """The parsed narrative."""
 
     @property
-    def narrative_name(self) -> str: ...
+    def narrative_name(self) -> str:
+        """The narrative's entry (or file) name, e.g. ``session.lmml``."""
 
     @property
-    def file_name(self) -> str: ...
+    def file_name(self) -> str:
+        """The file name locations name (``FILE:LINE:COL``)."""
 
     @property
-    def base_dir(self) -> str | None: ...
+    def base_dir(self) -> str | None:
+        """For a text bundle, the folder references resolve against, or None."""
 
     @property
-    def entries(self) -> tuple[str, ...]: ...
+    def entries(self) -> tuple[str, ...]:
+        """Asset entry names in archive order (the narrative entry excluded)."""
 
     @property
-    def fences(self) -> Mapping[str, Embed]: ...
+    def fences(self) -> Mapping[str, Embed]:
+        """The first inline fence of each name."""
 
     @property
-    def manifest(self) -> dict[str, Any] | None: ...
+    def manifest(self) -> dict[str, Any] | None:
+        """The decoded ``manifest.json``, or None without one."""
 
     @property
-    def front_matter(self) -> dict[str, Any] | None: ...
+    def front_matter(self) -> dict[str, Any] | None:
+        """The decoded YAML front matter, or None without any."""
 
     @property
-    def settings(self) -> dict[str, Any] | None: ...
+    def settings(self) -> dict[str, Any] | None:
+        """The decoded settings, or None without any."""
 
-    def read(self, name: str) -> bytes: ...
+    def read(self, name: str) -> bytes:
+        """The bytes of the archive entry (or folder file) *name*."""
 
-    def resolve(self, name: str) -> Callable[[], bytes]: ...
+    def resolve(self, name: str) -> Callable[[], bytes]:
+        """How a reference to *name* is read, without reading it yet."""
 
-    def embed(self, name: str) -> bytes: ...
+    def embed(self, name: str) -> bytes:
+        """The bytes a reference to *name* resolves to (inline fence, entry or file)."""
 
-    def has_asset(self, name: str) -> bool: ...
+    def has_asset(self, name: str) -> bool:
+        """Whether a reference to *name* resolves."""
 
-    def closest_asset(self, name: str) -> str | None: ...
+    def closest_asset(self, name: str) -> str | None:
+        """The asset name *name* most resembles (for a suggestion), or None."""
 
 
 def first_fences(narrative: Narrative) -> dict[str, Embed]:
