@@ -148,7 +148,7 @@ def _locate(text: str) -> tuple[str, int]:
     return "the JSON holds a refused value", 0
 
 
-def parse_json(data: str | bytes, *, lone_surrogates: bool = False) -> Any:
+def parse_json(data: str | bytes, *, lone_surrogates: bool = False) -> object:
     """Parse *data* as strict JSON.
 
     :param data: JSON text, or UTF-8 bytes (a byte order mark is allowed).
@@ -193,7 +193,7 @@ def load_json(
     subject: str,
     hint: str,
     lone_surrogates: bool = False,
-) -> Any:
+) -> object:
     """Parse *data* with :func:`parse_json`.
 
     :param data: JSON text, or UTF-8 bytes.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,3 +179,62 @@ def test_the_cycle_finder_finds_cycles(
     edges: dict[str, set[str]], expected: list[list[str]]
 ) -> None:
     assert _cycles(edges) == expected
+
+
+_JSON_CONTAINER = re.compile(
+    r"(?:dict|Mapping|MutableMapping)\[str, Any\]|(?:list|Sequence|Iterator)\[Any\]"
+)
+
+
+def _bare_any(annotation: ast.expr | None) -> bool:
+    """Whether *annotation* holds ``Any`` other than as the values of a JSON container
+    (``dict[str, Any]``, ``list[Any]``: JSON going out, which callers index freely)."""
+    if annotation is None:
+        return False
+    return re.search(r"\bAny\b", _JSON_CONTAINER.sub("", ast.unparse(annotation))) is not None
+
+
+def _public_signatures() -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for module, path in MODULES.items():
+        if any(part.startswith("_") for part in module.split(".")[1:]):
+            continue
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        classes = [(node.name + ".", node.body) for node in body if isinstance(node, ast.ClassDef)]
+        for owner, members in [("", body), *classes]:
+            if owner.startswith("_"):
+                continue
+            for node in members:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    not node.name.startswith("_") or node.name == "__init__"
+                ):
+                    yield f"{module}:{owner}{node.name}", node
+
+
+def test_no_any_in_a_public_signature() -> None:
+    """Where layers meet the types are named (a Protocol, ``object`` for JSON coming in),
+    so mypy checks every seam."""
+    found = []
+    for where, function in _public_signatures():
+        arguments = function.args
+        every = [
+            *arguments.posonlyargs,
+            *arguments.args,
+            *arguments.kwonlyargs,
+            *([arguments.vararg] if arguments.vararg else []),
+            *([arguments.kwarg] if arguments.kwarg else []),
+        ]
+        untyped = [argument.arg for argument in every if _bare_any(argument.annotation)]
+        if _bare_any(function.returns):
+            untyped.append("return")
+        if untyped:
+            found.append(f"{where} {untyped}")
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("annotation", "bare"),
+    [("Any", True), ("dict[str, Any]", False), ("list[Any] | Any", True), ("object", False)],
+)
+def test_the_any_finder_finds_any(annotation: str, bare: bool) -> None:
+    expression = ast.parse(annotation, mode="eval").body
+    assert _bare_any(expression) is bare

@@ -668,3 +668,16 @@ def test_a_bare_narrative_shows_the_files_beside_it_and_counts_them(tmp_path: Pa
     alone = render_html(lmml_mdit.open(path, base_dir=False))
     (summary,) = parse_document(alone).root.find_all("p", "lmml-summary")
     assert summary.text.endswith("· 0 assets")
+
+
+def test_write_preview_options_are_render_html_options() -> None:
+    import inspect
+
+    from lmml_mdit.preview.page import PreviewOptions
+
+    keywords = [
+        name
+        for name, parameter in inspect.signature(render_html).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    assert list(PreviewOptions.__annotations__) == keywords

@@ -94,7 +94,7 @@ def call_slug(call_id: str) -> str:
 
 
 def tool_call_fence(
-    call_id: str, name: str, arguments: Any, *, extra: Mapping[str, Any] | None = None
+    call_id: str, name: str, arguments: object, *, extra: Mapping[str, Any] | None = None
 ) -> tuple[str, str]:
     """The embed name and the fence text (ending in a newline) for one call.
 

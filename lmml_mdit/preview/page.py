@@ -38,7 +38,7 @@ import re
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import unquote
 
 from markdown_it.presets import commonmark
@@ -80,6 +80,9 @@ except ImportError:  # pragma: no cover - exercised by monkeypatching PYGMENTS_A
 else:
     PYGMENTS_AVAILABLE = True
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11 on
+
 __all__ = [
     "CONTENT_SECURITY_POLICY",
     "DEFAULT_MAX_EMBEDDED_BYTES",
@@ -87,6 +90,7 @@ __all__ = [
     "DEFAULT_MAX_TEXT_BYTES",
     "MAX_HIGHLIGHT_CHARS",
     "SAFE_URL_SCHEMES",
+    "PreviewOptions",
     "PreviewSource",
     "is_safe_url",
     "render_html",
@@ -868,7 +872,21 @@ def render_html(
     )
 
 
-def write_preview(bundle: PreviewSource, path: str | os.PathLike[str], **options: Any) -> None:
+class PreviewOptions(TypedDict, total=False):
+    """The keyword options of :func:`render_html`, as :func:`write_preview` passes them on
+    (a test keeps the two lists equal)."""
+
+    title: str | None
+    fragment: bool
+    highlight: bool
+    max_image_bytes: int
+    max_text_bytes: int
+    max_embedded_bytes: int
+
+
+def write_preview(
+    bundle: PreviewSource, path: str | os.PathLike[str], **options: Unpack[PreviewOptions]
+) -> None:
     """Write :func:`render_html` of *bundle* to *path* atomically (see
     :func:`lmml_mdit.atomic.atomic_write`: a temporary file in the same folder, flushed and
     synced, then renamed over *path*; a symbolic link is written through).

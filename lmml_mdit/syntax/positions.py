@@ -17,14 +17,13 @@ fail too, columns are counted from the content line.
 
 from __future__ import annotations
 
-from typing import Any
-
 from markdown_it.token import Token
+from markdown_it.utils import EnvType
 
 from .keys import LINE_CURSOR_KEY, LINE_STARTS_KEY
 
 
-def _line_start(src: str, env: Any, line: int) -> int:
+def _line_start(src: str, env: EnvType, line: int) -> int:
     """Offset of 0-based *line* in *src*, stepping from the line asked for last.
 
     Lines are asked for in document order, so the steps add up to one pass over *src*;
@@ -46,7 +45,7 @@ def _line_start(src: str, env: Any, line: int) -> int:
     return offset
 
 
-def place_references(src: str, env: Any, parent: Token, refs: list[Token]) -> None:
+def place_references(src: str, env: EnvType, parent: Token, refs: list[Token]) -> None:
     """Set ``meta["line"]``, ``meta["column"]`` and ``map`` on each ref of *parent*.
 
     The refs come in content order, so one forward sweep over the content finds each ref's

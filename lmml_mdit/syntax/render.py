@@ -14,9 +14,9 @@ attributes follow ``data-lmml-*``, all escaped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererProtocol
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
@@ -35,7 +35,7 @@ def _attributes(token: Token, classes: str, data: str, value: str) -> str:
 
 
 def render_reference(
-    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    self: RendererProtocol, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     """Render an ``lmml_ref`` token."""
     token = tokens[idx]
@@ -44,7 +44,7 @@ def render_reference(
 
 
 def render_embed(
-    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    self: RendererProtocol, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     """Render an ``lmml_embed`` token."""
     token = tokens[idx]
@@ -59,7 +59,7 @@ def render_embed(
 
 
 def render_role(
-    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    self: RendererProtocol, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     """Render an ``lmml_role`` token."""
     token = tokens[idx]
