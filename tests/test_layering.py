@@ -238,3 +238,23 @@ def test_no_any_in_a_public_signature() -> None:
 def test_the_any_finder_finds_any(annotation: str, bare: bool) -> None:
     expression = ast.parse(annotation, mode="eval").body
     assert _bare_any(expression) is bare
+
+
+def test_the_architecture_page_draws_the_code() -> None:
+    """``docs/architecture.md`` lists every module once, under its own layer, the layers in
+    the declared order."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed: dict[str, str] = {}
+    sections: list[str] = []
+    layer = None
+    for line in page.splitlines():
+        heading = re.match(r"^### (\w+)$", line)
+        if heading:
+            layer = heading[1]
+            sections.append(layer)
+        row = re.match(r"^\| `(lmml_mdit[\w.]*)` \|", line)
+        if row and layer is not None:
+            assert row[1] not in listed, row[1]
+            listed[row[1]] = layer
+    assert sections == list(LAYERS)
+    assert listed == {module: layer_of(module) for module in MODULES}
