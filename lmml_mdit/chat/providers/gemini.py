@@ -341,7 +341,7 @@ def read(data: object) -> ImportedConversation:
     Both body shapes are read: the REST one (``systemInstruction``, ``generationConfig``)
     and the Python SDK's ``generate_content`` keywords (``config`` holding
     ``system_instruction`` and the parameters). Parameters from ``config`` or
-    ``generationConfig`` are kept flat in the settings, which is where the messages module's
+    ``generationConfig`` are kept flat in the settings, which is where chat.outgoing's
     ``to_request`` reads them back into ``config``.
 
     :raises ImportFormatError: for anything outside the Gemini shapes.

@@ -1,4 +1,4 @@
-"""ShareGPT conversations: import, and export (the messages module has no ShareGPT).
+"""ShareGPT conversations, read and written (records only: ShareGPT has no request body).
 
 Shape: ``{"conversations": [{"from": ..., "value": ...}, ...]}`` (or the bare list), with
 ``from`` one of ``system``; ``human``/``user``; ``gpt``/``assistant``/``model``;
