@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..atomic import atomic_write
 from ..bundle.source import BundleSource
 from ..errors import BundleError, LmmlError
+from ..formats import BUNDLE_SUFFIXES
 from ..syntax import DelimiterMode, ReferenceMode
 from .content import Options
 from .importer import Progress
@@ -40,8 +41,6 @@ if TYPE_CHECKING:
     _BUNDLE_IS_A_SOURCE: type[BundleSource] = Bundle
 
 __all__ = ["EXPORT_PROVIDERS", "ExportReport", "export_bundle", "export_folder", "iter_bundles"]
-
-_SUFFIXES = (".lmml", ".lmmlz")
 
 
 @dataclass
@@ -86,7 +85,7 @@ def iter_bundles(folder: str | os.PathLike[str]) -> Iterator[str]:
             stack.pop()
         elif os.path.isdir(path) and not os.path.islink(path):
             stack.append(_sorted_paths(path))
-        elif path.endswith(_SUFFIXES) and os.path.isfile(path):
+        elif path.endswith(BUNDLE_SUFFIXES) and os.path.isfile(path):
             yield path
 
 

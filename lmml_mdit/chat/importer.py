@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ImportFormatError
+from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ..jsonio import load_json
 from ..text import is_unicode
 from .detect import detect_format
@@ -134,7 +135,7 @@ def import_messages(
 
 
 def _save(bundle: Bundle, target: Path) -> Path:
-    if target.suffix == ".lmml":
+    if target.suffix == NARRATIVE_SUFFIX:
         bundle = bundle.inline()
     bundle.save(target)
     return target
@@ -176,7 +177,7 @@ def import_path(
     if str(path) != "-" and source.suffix.lower() in _JSONL_SUFFIXES:
         return _import_jsonl(source, target, format, progress)
     raw = sys.stdin.buffer.read() if str(path) == "-" else source.read_bytes()
-    name = target.stem if target.suffix in (".lmml", ".lmmlz") else source.stem
+    name = target.stem if target.suffix in BUNDLE_SUFFIXES else source.stem
     try:
         bundle = import_messages(_load_json(raw), format, name=name)
     except ImportFormatError as error:
@@ -191,7 +192,7 @@ def import_path(
 def _import_jsonl(
     source: Path, folder: Path, format: str | None, progress: Progress | None
 ) -> list[Path]:
-    if folder.suffix in (".lmml", ".lmmlz"):
+    if folder.suffix in BUNDLE_SUFFIXES:
         raise ImportFormatError(
             "a JSONL file imports into a folder, one bundle per line",
             name=str(folder),

@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import ImportFormatError
+from ..formats import MANIFEST_NAME
 from ..media import extension_for
 from ..narrative.toolcalls import tool_call_fence
 from ..syntax.write import reference
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HASH_DIGITS",
-    "MANIFEST_ENTRY",
     "SETTINGS_ENTRY",
     "asset_name",
     "write_bundle",
@@ -65,7 +65,6 @@ HASH_DIGITS = 16
 practical concern within one conversation)."""
 
 SETTINGS_ENTRY = "settings.json"
-MANIFEST_ENTRY = "manifest.json"
 
 
 def asset_name(asset: ImportedAsset) -> str:
@@ -167,7 +166,7 @@ def _write(
     if conversation.settings:
         entries[SETTINGS_ENTRY] = _json_entry(conversation.settings, SETTINGS_ENTRY)
     if conversation.metadata:
-        entries[MANIFEST_ENTRY] = _json_entry(conversation.metadata, MANIFEST_ENTRY)
+        entries[MANIFEST_NAME] = _json_entry(conversation.metadata, MANIFEST_NAME)
     text = "\n\n".join(sections) + "\n" if sections else ""
     return text, entries, expected
 

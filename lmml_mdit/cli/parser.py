@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..chat.providers import EXPORT_PROVIDERS, IMPORT_FORMATS
 from ..chat.providers import PROVIDER_NAMES as PROVIDERS
+from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from .arguments import Arguments, Handler
 from .inspection import cmd_cat, cmd_info, cmd_ls, cmd_turns, cmd_validate
 from .interchange import cmd_export, cmd_import
@@ -244,13 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
     for name, extension, summary, example in (
         (
             "pack",
-            ".lmmlz",
+            ARCHIVE_SUFFIX,
             "turn inline fences into archive entries (writes a .lmmlz)",
             "lmml pack examples/sales-review.lmml /tmp/trip-report.lmmlz",
         ),
         (
             "inline",
-            ".lmml",
+            NARRATIVE_SUFFIX,
             "turn referenced text assets into fences (writes a .lmml)",
             "lmml inline notes.lmmlz     # writes notes.lmml",
         ),
