@@ -35,6 +35,7 @@ from lmml_mdit.chat.tools import (
     ToolChoice,
     ToolSpec,
     choice_from_native,
+    choice_owner,
     choice_to_native,
     from_native,
     output_from_native,
@@ -551,6 +552,34 @@ def test_unconvertible_native_forms_are_kept_as_given() -> None:
     assert portable_settings({"tool_config": several}) == {"tool_config": several}
     json_mode = {"type": "json_object"}
     assert portable_settings({"response_format": json_mode}) == {"response_format": json_mode}
+
+
+@pytest.mark.parametrize(
+    ("choice", "owner"),
+    [
+        ({"type": "auto", "disable_parallel_tool_use": True}, "anthropic"),
+        ({"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": []}}, "openai"),
+        ({"type": "allowed_tools", "mode": "auto", "tools": []}, "openai-responses"),
+        ({"type": "file_search"}, "openai-responses"),
+    ],
+)
+def test_native_tool_choice_goes_to_its_provider_only(choice: object, owner: str) -> None:
+    assert choice_owner(choice) == owner
+    settings = {"max_tokens": 5, "tools": [{"name": "ping"}], "tool_choice": choice}
+    for provider in PROVIDER_NAMES:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            body = to_request(bundle_with(settings), provider, model="m")
+        where = body.get("config", body)
+        if provider == owner:
+            assert where["tool_choice"] == choice
+            assert not caught
+        else:
+            assert "tool_choice" not in where
+            (warning,) = caught
+            assert issubclass(warning.category, UnknownSettingWarning)
+            assert f"in {owner}'s form" in str(warning.message)
+        check_request(provider, body)
 
 
 def test_unknown_provider_is_refused() -> None:

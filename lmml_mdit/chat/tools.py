@@ -50,6 +50,7 @@ __all__ = [
     "ToolChoice",
     "ToolSpec",
     "choice_from_native",
+    "choice_owner",
     "choice_to_native",
     "from_native",
     "output_from_native",
@@ -589,6 +590,23 @@ def _named(name: object, where: Where) -> ToolChoice:
     return ToolChoice("required", name)
 
 
+def choice_owner(value: object) -> str | None:
+    """The provider whose own form a ``tool_choice`` with no portable equivalent is in,
+    from its shape, or None when the shape does not tell."""
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    if kind in ("auto", "any", "tool", "none"):
+        return _ANTHROPIC  # with disable_parallel_tool_use
+    if kind == "allowed_tools":
+        return _CHAT if "allowed_tools" in value else _RESPONSES
+    if kind == "custom":
+        return _CHAT if "custom" in value else _RESPONSES
+    if isinstance(kind, str):
+        return _RESPONSES  # a built-in tool: file_search, web_search_preview, mcp, ...
+    return None
+
+
 def choice_from_native(provider: str, value: object) -> ToolChoice | None:
     """*provider*'s tool choice read: ``tool_choice`` for OpenAI and Anthropic, Gemini's
     ``tool_config`` (``function_calling_config``, snake_case or camelCase).
@@ -813,7 +831,7 @@ def output_to_native(provider: str, output: OutputSchema) -> dict[str, Any]:
 class _Declared:
     tools: list[Tool] | None
     choice: ToolChoice | None
-    choice_native: tuple[str, Any] | None
+    choice_native: object
     output: OutputSchema | None
     rest: dict[str, Any]
 
@@ -842,11 +860,11 @@ def _declared(settings: Mapping[str, Any]) -> _Declared:
         rest.pop("response_format", None)
     tools = portable_tools(rest.pop("tools")) if "tools" in rest else None
     choice: ToolChoice | None = None
-    choice_native: tuple[str, Any] | None = None
+    choice_native: object = None
     if "tool_choice" in rest:
         choice = portable_choice(rest["tool_choice"])
         if choice is None:
-            choice_native = ("tool_choice", rest["tool_choice"])
+            choice_native = rest["tool_choice"]
         del rest["tool_choice"]
     config = _first(rest, "tool_config", "toolConfig")
     if config is not None:
@@ -887,7 +905,7 @@ def portable_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     if declared.choice is not None:
         out["tool_choice"] = declared.choice.portable()
     elif declared.choice_native is not None:
-        out["tool_choice"] = declared.choice_native[1]
+        out["tool_choice"] = declared.choice_native
     if declared.output is not None:
         out["response_format"] = declared.output.portable()
     return out
@@ -909,7 +927,14 @@ def provider_settings(settings: Mapping[str, Any], provider: str) -> dict[str, A
     if declared.choice is not None:
         out.update(choice_to_native(provider, declared.choice))
     elif declared.choice_native is not None:
-        out["tool_choice"] = declared.choice_native[1]
+        owner = choice_owner(declared.choice_native)
+        if owner in (None, provider):
+            out["tool_choice"] = declared.choice_native
+        else:
+            _warn(
+                f"tool_choice {declared.choice_native!r} left out: it is in {owner}'s form, "
+                f"{provider} has no equivalent"
+            )
     if declared.output is not None:
         for key, value in output_to_native(provider, declared.output).items():
             given = out.get(key)
