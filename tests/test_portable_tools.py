@@ -385,6 +385,10 @@ def test_import_from_each_provider_exports_to_every_other(source: str, target: s
     where = body.get("config", body)
     names = json.dumps(where["tools"])
     assert "get_weather" in names
+    if source == target:
+        # back to its own provider, the declaration is exactly what was imported
+        native = NATIVE_TOOLS[source].get("config", NATIVE_TOOLS[source])
+        assert {key: where[key] for key in native} == native
 
 
 def test_gemini_openapi_schema_and_camel_case_are_read() -> None:
