@@ -28,7 +28,7 @@ from pydantic import TypeAdapter
 from lmml_mdit.chat.content import UnknownSettingWarning
 from lmml_mdit.chat.importer import import_messages
 from lmml_mdit.chat.outgoing import to_request
-from lmml_mdit.chat.providers import PROVIDER_NAMES
+from lmml_mdit.chat.providers import PROVIDER_NAMES, PROVIDERS
 from lmml_mdit.chat.tools import (
     NativeTool,
     OutputSchema,
@@ -582,7 +582,7 @@ def test_native_tool_choice_goes_to_its_provider_only(choice: object, owner: str
             assert "tool_choice" not in where
             (warning,) = caught
             assert issubclass(warning.category, UnknownSettingWarning)
-            assert f"in {owner}'s form" in str(warning.message)
+            assert f"in {PROVIDERS[owner].title}'s form" in str(warning.message)
         check_request(provider, body)
 
 

@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from ..errors import InvalidSettingsError
 from .content import UnknownSettingWarning
-from .providers import anthropic, gemini, openai, openai_responses
+from .providers import PROVIDERS, anthropic, gemini, openai, openai_responses
 
 __all__ = [
     "CHOICE_MODES",
@@ -180,8 +180,9 @@ def _error(message: str, where: Where, hint: str = _HINT) -> InvalidSettingsErro
 
 
 def _tool_label(item: Mapping[str, Any], where: Where) -> str:
+    """The tool as an error names it (the error's ``name`` is its place)."""
     name = item.get("name")
-    return f"tool {name!r} ({where})" if isinstance(name, str) else where
+    return f"tool {name!r}" if isinstance(name, str) else f"the tool at {where}"
 
 
 def _object(value: object, what: str, where: Where) -> dict[str, Any]:
@@ -247,7 +248,7 @@ def _read_chat(item: dict[str, Any], where: Where) -> list[Tool]:
     label = _tool_label(given if isinstance(given, dict) else {}, where)
     function = _object(given, f"{label}: 'function'", f"{where}.function")
     if set(item) - {"type", "function"} or set(function) - _PORTABLE_KEYS:
-        return [NativeTool(_CHAT, item, label)]
+        return [NativeTool(_CHAT, item, f"{label} ({where})")]
     return [
         _spec(
             function.get("name"),
@@ -263,7 +264,7 @@ def _read_chat(item: dict[str, Any], where: Where) -> list[Tool]:
 def _read_responses(item: dict[str, Any], where: Where) -> list[Tool]:
     label = _tool_label(item, where)
     if set(item) - _PORTABLE_KEYS - {"type"}:
-        return [NativeTool(_RESPONSES, item, label)]
+        return [NativeTool(_RESPONSES, item, f"{label} ({where})")]
     return [
         _spec(
             item.get("name"),
@@ -285,7 +286,7 @@ def _read_anthropic(item: dict[str, Any], where: Where) -> list[Tool]:
         "input_schema",
         "strict",
     }:
-        return [NativeTool(_ANTHROPIC, item, label)]
+        return [NativeTool(_ANTHROPIC, item, f"{label} ({where})")]
     return [
         _spec(
             item.get("name"),
@@ -319,7 +320,9 @@ def _read_gemini(item: dict[str, Any], where: Where) -> list[Tool]:
             "parameters_json_schema",
             "parametersJsonSchema",
         } or (json_schema is not None and openapi is not None):
-            tools.append(NativeTool(_GEMINI, {"function_declarations": [declaration]}, label))
+            tools.append(
+                NativeTool(_GEMINI, {"function_declarations": [declaration]}, f"{label} ({here})")
+            )
             continue
         schema = json_schema if json_schema is not None else _from_openapi(openapi)
         tools.append(
@@ -518,7 +521,10 @@ def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[dict[st
                 else:
                     out.append(tool.value)
             else:
-                _warn(f"{tool.label} left out: it is a {tool.provider} tool, {provider} has none")
+                _warn(
+                    f"{tool.label} left out: it is {PROVIDERS[tool.provider].title}'s own, "
+                    f"{PROVIDERS[provider].title} has no such tool"
+                )
             continue
         if provider == _GEMINI:
             if tool.strict is not None:
@@ -932,8 +938,8 @@ def provider_settings(settings: Mapping[str, Any], provider: str) -> dict[str, A
             out["tool_choice"] = declared.choice_native
         else:
             _warn(
-                f"tool_choice {declared.choice_native!r} left out: it is in {owner}'s form, "
-                f"{provider} has no equivalent"
+                f"tool_choice {declared.choice_native!r} left out: it is in "
+                f"{PROVIDERS[owner].title}'s form, {PROVIDERS[provider].title} has no equivalent"
             )
     if declared.output is not None:
         for key, value in output_to_native(provider, declared.output).items():
