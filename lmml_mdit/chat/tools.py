@@ -522,8 +522,8 @@ def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[dict[st
                     out.append(tool.value)
             else:
                 _warn(
-                    f"{tool.label} left out: it is {PROVIDERS[tool.provider].title}'s own, "
-                    f"{PROVIDERS[provider].title} has no such tool"
+                    f"{tool.label} left out: a {PROVIDERS[tool.provider].title} tool, which "
+                    f"{PROVIDERS[provider].title} does not take"
                 )
             continue
         if provider == _GEMINI:
