@@ -7,13 +7,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import ImportFormatError
+from ..errors import ImportFormatError, InvalidSettingsError
 from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ..jsonio import load_json
 from ..text import is_unicode
 from .detect import detect_format
 from .imported import ImportedConversation
 from .providers import FORMATS
+from .tools import portable_settings
 from .writer import write_bundle
 
 if TYPE_CHECKING:
@@ -104,7 +105,12 @@ def _check_payload(data: object) -> None:
 def read_conversation(data: object, format: str | None = None) -> ImportedConversation:
     """Read a payload into the neutral :class:`~lmml_mdit.chat.imported.ImportedConversation`.
 
-    :raises ImportFormatError: for an unknown format name or a payload that does not fit.
+    Tools, tool choice and structured output in the payload's own form are stored in the
+    portable form (:func:`~lmml_mdit.chat.tools.portable_settings`), so the bundle sends
+    them to every provider.
+
+    :raises ImportFormatError: for an unknown format name, a payload that does not fit, or
+        a malformed tool, tool choice or output schema.
     """
     if isinstance(data, (str, bytes, bytearray)):
         data = _load_json(bytes(data) if isinstance(data, bytearray) else data)
@@ -115,7 +121,12 @@ def read_conversation(data: object, format: str | None = None) -> ImportedConver
         raise ImportFormatError(
             f"unknown import format {chosen!r}", hint=f"use one of {', '.join(FORMATS)}"
         )
-    return found.read(data)
+    conversation = found.read(data)
+    try:
+        conversation.settings = portable_settings(conversation.settings)
+    except InvalidSettingsError as error:
+        raise ImportFormatError(error.message, name=error.name, hint=error.hint) from None
+    return conversation
 
 
 def import_messages(

@@ -22,6 +22,7 @@ from .content import Options, SystemContentWarning, UnknownSettingWarning, build
 from .providers import PROVIDERS, Payload, Provider
 from .providers import openai as openai_chat
 from .providers import provider as find_provider
+from .tools import provider_settings
 
 __all__ = [
     "PROVIDERS",
@@ -180,14 +181,17 @@ def request_params(
     ``max_completion_tokens``/``max_output_tokens``), ``stop`` (or ``stop_sequences``),
     ``seed``, ``presence_penalty``, ``frequency_penalty`` and ``n`` go to the provider's
     names; the provider's own parameter names pass as they are. ``model`` is read by
-    :func:`to_request`, not here.
+    :func:`to_request`, not here. ``tools``, ``tool_choice`` and structured output
+    (``response_format`` / ``output_schema``), in the portable form or any provider's, are
+    written in *provider*'s form (:func:`~lmml_mdit.chat.tools.provider_settings`).
 
     :param unknown: ``"pass"`` copies other keys as they are; ``"warn"`` leaves them out
         with an :class:`~lmml_mdit.chat.content.UnknownSettingWarning`; ``"error"`` raises.
     :raises InvalidSettingsError: for a key the provider does not take, with
-        ``unknown="error"``.
+        ``unknown="error"``; for a malformed tool, tool choice or output schema.
     """
     chosen = find_provider(provider)
+    settings = provider_settings(settings or {}, chosen.name)
     mapping = chosen.settings
     native = chosen.native_settings
     as_list = chosen.list_settings
