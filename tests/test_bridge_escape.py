@@ -181,3 +181,15 @@ def test_sharegpt_mention_round_trips_unescaped() -> None:
     assert "@mentions and \\@notes.txt" in bundle.narrative.text  # only the reference
     record = export_sharegpt(bundle)
     assert record["conversations"][0]["value"] == value
+
+
+@pytest.mark.parametrize(
+    "value", ["user\n-\n-", "user\n=\n=", "## user\nfoo\n---", "user\n-\n-\n-"]
+)
+def test_an_escape_a_setext_heading_swallowed_is_still_an_lmml_escape(value: str) -> None:
+    """Escaping a role underline can make its line part of a setext heading (the next line
+    underlines both); the backslash is still the parser's, so the text comes back as given."""
+    bundle = import_messages({"conversations": [{"from": "human", "value": value}]}, "sharegpt")
+    assert [turn.role for turn in bundle.narrative.turns] == ["user"]
+    assert bundle.narrative.escapes
+    assert export_sharegpt(bundle)["conversations"][0]["value"] == value

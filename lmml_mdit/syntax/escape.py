@@ -1,9 +1,10 @@
 """LMML escapes: the backslashes that exist for the parser, not for the model.
 
-Grammar (inside a paragraph's inline content)::
+Grammar (inside the inline content of a top-level paragraph or setext heading)::
 
     lmml-escape     = "\\" "@"                          ; anywhere: \\@alice, \\@@@name
-                    / line-start "\\" delimiter-rest    ; top-level paragraphs only
+                    / line-start "\\" delimiter-rest    ; top-level paragraphs and setext
+                                                        ; headings only
     line-start      = start of a content line, after its leading spaces
     delimiter-rest  = the rest of the line, if the line without the backslash would be
                       a role delimiter: an ATX heading ("## user"), a role comment
@@ -94,13 +95,17 @@ def make_escape_rule(delimiters: DelimiterMode, markdown_escape: InlineRule) -> 
             if escaped in "-=":
                 first_underline = env.get(UNDERLINE_KEY) is not parent
                 env[UNDERLINE_KEY] = parent
-            # Delimiters are top level: only a top-level paragraph's line could have been one.
+            # Delimiters are top level: only a line of a top-level paragraph could have been
+            # one, or of a setext heading, which is a paragraph its escaped lines ran into.
             if (
                 parent is None
                 or parent.content is not src
                 or opener is None
-                or opener.type != "paragraph_open"
                 or opener.level != 0
+                or not (
+                    opener.type == "paragraph_open"
+                    or (opener.type == "heading_open" and opener.markup in ("=", "-"))
+                )
                 or not escapes_delimiter(src, pos, line_start, delimiters, first_underline)
             ):
                 return markdown_escape(state, silent)
