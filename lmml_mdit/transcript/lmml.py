@@ -426,13 +426,9 @@ def _style_of(narrative: Narrative, raw: Sequence[str]) -> _Style:
 def _fence_span(narrative: Narrative, name: str, start: int, end: int) -> tuple[int, int] | None:
     """The 0-based line span of the first top-level inline fence *name* in lines
     ``[start, end)``."""
-    for token in narrative.tokens:
-        if token.map is None or token.level != 0:
-            continue
-        if token.map[0] >= end:
-            break
-        if token.type == "lmml_embed" and token.map[0] >= start and token.info == name:
-            return token.map[0], token.map[1]
+    for fence in narrative.index.fences_in(start, end):
+        if fence.level == 0 and fence.name == name:
+            return fence.start, fence.end
     return None
 
 
@@ -744,17 +740,14 @@ def _attachment_lines(narrative: Narrative, region_end: int) -> int:
     """How many leading lines of the preamble are inline fences (and blank lines)."""
     position = 0
     lines = narrative.lines
-    for token in narrative.tokens:
-        if token.map is None or token.level != 0 or token.nesting == -1:
-            continue
-        start, end = token.map
-        if start >= region_end:
+    for block in narrative.index.blocks:
+        if block.start >= region_end:
             break
-        if any(line.strip() for line in lines[position:start]):
+        if any(line.strip() for line in lines[position : block.start]):
             break
-        if token.type != "lmml_embed":
+        if block.kind != "lmml_embed":
             break
-        position = end
+        position = block.end
     while position < region_end and not lines[position].strip():
         position += 1
     return position
@@ -957,7 +950,8 @@ def _hints(
 
 
 _OPEN_ENDED = frozenset({"fence", "html_block", "lmml_embed"})
-"""The top-level blocks that run to the end of the document when left unclosed."""
+"""The top-level blocks (:attr:`~lmml_mdit.narrative.index.Block.kind`) that run to the end
+of the document when left unclosed."""
 
 
 def _tail_is_open(narrative: Narrative) -> bool:
@@ -965,14 +959,10 @@ def _tail_is_open(narrative: Narrative) -> bool:
     unclosed code fence, HTML block or ``@@@`` fence). Only such a block is parsed again,
     from its first line, with a turn after it; any other block (a paragraph, a list, a
     quote) ends at the blank line before a top-level heading, and is not parsed again."""
-    start = None
-    for token in reversed(narrative.tokens):
-        if token.level == 0 and token.map is not None:
-            if token.type in _OPEN_ENDED:
-                start = token.map[0]
-            break
-    if start is None:
+    blocks = narrative.index.blocks
+    if not blocks or blocks[-1].kind not in _OPEN_ENDED:
         return False
+    start = blocks[-1].start
     tail = narrative.lines[start:]
     probe = parse("\n".join(tail) + "\n\n" + _SENTINEL)
     line = len(tail) + 2

@@ -1,0 +1,293 @@
+"""The structure of a narrative's token stream, read in one walk: :class:`StructureIndex`.
+
+Everything that needs to know where a block, a fence, a delimiter or an attachment line
+lies (the messages' segments, packing and inlining, the transcript writer, the preview,
+the Markdown export, the turn reader) reads it here, from
+:attr:`Narrative.index <lmml_mdit.narrative.narrative.Narrative.index>`, instead of walking
+the tokens again. The index is built on first use and kept with the narrative, so a parse
+that nobody asks about costs nothing more.
+
+Line numbers are 0-based and spans end-exclusive, as markdown-it's ``token.map``; columns
+are 1-based, as :class:`~lmml_mdit.model.Embed`'s. A token position is an index into
+``Narrative.tokens``; a turn position is an index into ``Narrative.turns``.
+
+- **Blocks**: each top-level block (the opening token, or the single token, of level 0
+  with a line map), in document order. Top-level blocks never overlap, so each line lies in
+  at most one; :meth:`StructureIndex.block_at` finds it by bisection.
+- **Fences**: each ``@@@name`` fence (``lmml_embed`` token) at any depth, in document order.
+- **Delimiters**: each role delimiter (a role heading or ``<!-- role -->``), in order.
+- **Attachment paragraphs**: each top-level paragraph made only of references and white
+  space (``@photo.png``, ``@a.png @b.png``), with the names it holds.
+- **References**: each ``@name`` occurrence (an external :class:`~lmml_mdit.model.Embed`,
+  with its line and column), in document order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from markdown_it.token import Token
+
+from ..model import Embed, Role, Turn
+
+__all__ = ["AttachmentParagraph", "Block", "Delimiter", "Fence", "StructureIndex"]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One top-level block.
+
+    :ivar kind: the block's token type without ``_open``: ``paragraph``, ``heading``,
+        ``blockquote``, ``bullet_list``, ``ordered_list``, ``table``, ``fence`` (a code
+        fence), ``code_block``, ``html_block``, ``hr``, ``lmml_embed`` (an ``@@@`` fence),
+        ``lmml_role`` (a comment delimiter), ``front_matter``, ...
+    :ivar start: its first line (0-based).
+    :ivar end: the line after its last (0-based, exclusive).
+    :ivar token: the position of its first token in ``Narrative.tokens``.
+    :ivar turn: the position in ``Narrative.turns`` of the turn whose region holds it; None
+        for a block in no turn (a delimiter, a front matter block).
+    """
+
+    kind: str
+    start: int
+    end: int
+    token: int
+    turn: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """One ``@@@name`` fence, at any depth.
+
+    :ivar name: the fence's name.
+    :ivar start: its opening line (0-based).
+    :ivar end: the line after its closing ``@@@`` (0-based, exclusive); for an unclosed
+        fence, the end of its container.
+    :ivar column: the 1-based column of its ``@@@`` (what precedes it on the opening line is
+        the container's prefix: indentation, a quote's ``>``, a list marker).
+    :ivar content: its content, as text.
+    :ivar closed: False for a fence that runs to the end of its container unclosed.
+    :ivar level: its nesting depth: 0 at the top level, more inside a quote or a list.
+    :ivar token: its token's position in ``Narrative.tokens``.
+    """
+
+    name: str
+    start: int
+    end: int
+    column: int
+    content: str
+    closed: bool
+    level: int
+    token: int
+
+
+@dataclass(frozen=True, slots=True)
+class Delimiter:
+    """One role delimiter: a role heading (ATX or setext) or a ``<!-- role -->`` comment.
+
+    :ivar role: the role it names.
+    :ivar kind: ``"heading"`` or ``"comment"``.
+    :ivar heading: a heading's text (``Turn 1 -- user``); None for a comment.
+    :ivar start: its first line (0-based).
+    :ivar end: the line after its last (0-based, exclusive): the turn it opens starts there.
+    :ivar token: its token's position in ``Narrative.tokens`` (``heading_open`` or
+        ``lmml_role``); a heading's text is the ``inline`` token after it, and its
+        ``heading_close`` the one after that.
+    :ivar turn: the position in ``Narrative.turns`` of the turn it opens.
+    """
+
+    role: Role
+    kind: Literal["heading", "comment"]
+    heading: str | None
+    start: int
+    end: int
+    token: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentParagraph:
+    """A top-level paragraph made only of references and white space (an attachment line
+    such as ``@photo.png``, or several references on one or more lines).
+
+    :ivar start: its first line (0-based).
+    :ivar end: the line after its last (0-based, exclusive).
+    :ivar names: the names it references, in order (a name may repeat).
+    :ivar turn: the position in ``Narrative.turns`` of the turn holding it, or None.
+    """
+
+    start: int
+    end: int
+    names: tuple[str, ...]
+    turn: int | None
+
+
+@dataclass(frozen=True)
+class StructureIndex:
+    """Where a narrative's blocks, fences, delimiters, attachment paragraphs and references
+    lie, read from its tokens in one walk (:meth:`from_tokens`).
+
+    :ivar blocks: the top-level blocks, in document order (ascending, never overlapping).
+    :ivar fences: every ``@@@name`` fence, at any depth, in document order.
+    :ivar delimiters: the role delimiters, in document order; the *n*-th opens the *n*-th
+        turn after the ``context`` turn, when there is one.
+    :ivar attachments: the top-level paragraphs made only of references, in order.
+    :ivar references: every ``@name`` reference (external embed), in document order.
+    """
+
+    blocks: tuple[Block, ...]
+    fences: tuple[Fence, ...]
+    delimiters: tuple[Delimiter, ...]
+    attachments: tuple[AttachmentParagraph, ...]
+    references: tuple[Embed, ...]
+
+    @classmethod
+    def from_tokens(
+        cls, tokens: Sequence[Token], turns: Sequence[Turn], embeds: Sequence[Embed]
+    ) -> StructureIndex:
+        """Read the index of a parse.
+
+        :param tokens: the token stream (``Narrative.tokens``).
+        :param turns: the turns segmented from it (``Narrative.turns``).
+        :param embeds: its embeds in document order (``Narrative.embeds``).
+        """
+        blocks: list[Block] = []
+        fences: list[Fence] = []
+        delimiters: list[Delimiter] = []
+        attachments: list[AttachmentParagraph] = []
+        holder = _TurnFinder(turns)
+        # The turn opened by the n-th delimiter: every turn but a leading context turn.
+        opened = 1 if turns and turns[0].delimiter_line is None else 0
+        for position, token in enumerate(tokens):
+            token_map = token.map
+            if token_map is None:
+                continue
+            start, end = token_map
+            if token.level == 0 and token.nesting != -1:
+                kind = token.type.removesuffix("_open")
+                turn = holder.turn_at(start)
+                blocks.append(Block(kind, start, end, position, turn))
+                role = token.meta.get("lmml_role") if token.meta else None
+                if role is not None and kind in ("heading", "lmml_role"):
+                    heading = kind == "heading"
+                    delimiters.append(
+                        Delimiter(
+                            role=role,
+                            kind="heading" if heading else "comment",
+                            heading=token.meta.get("lmml_heading") if heading else None,
+                            start=start,
+                            end=end,
+                            token=position,
+                            turn=opened + len(delimiters),
+                        )
+                    )
+                elif kind == "paragraph" and position + 1 < len(tokens):
+                    names = _attachment_names(tokens[position + 1])
+                    if names:
+                        attachments.append(AttachmentParagraph(start, end, names, turn))
+            if token.type == "lmml_embed":
+                meta = token.meta
+                fences.append(
+                    Fence(
+                        name=meta["name"],
+                        start=start,
+                        end=end,
+                        column=meta["column"],
+                        content=token.content,
+                        closed=meta["closed"],
+                        level=token.level,
+                        token=position,
+                    )
+                )
+        return cls(
+            blocks=tuple(blocks),
+            fences=tuple(fences),
+            delimiters=tuple(delimiters),
+            attachments=tuple(attachments),
+            references=tuple(embed for embed in embeds if not embed.is_inline),
+        )
+
+    @functools.cached_property
+    def _block_starts(self) -> list[int]:
+        return [block.start for block in self.blocks]
+
+    @functools.cached_property
+    def _fence_starts(self) -> list[int]:
+        return [fence.start for fence in self.fences]
+
+    @functools.cached_property
+    def _attachment_starts(self) -> list[int]:
+        return [paragraph.start for paragraph in self.attachments]
+
+    def block_at(self, line: int) -> Block | None:
+        """The top-level block holding the 0-based *line*, or None (a blank line, a line of
+        a delimiter's turn gap, a line past the end)."""
+        found = bisect.bisect_right(self._block_starts, line) - 1
+        if found >= 0 and self.blocks[found].end > line:
+            return self.blocks[found]
+        return None
+
+    def fences_in(self, start: int, end: int) -> Iterator[Fence]:
+        """The fences whose opening line lies in the 0-based lines ``[start, end)``, in
+        order (found by bisection, so visiting each turn's fences is linear overall)."""
+        found = bisect.bisect_left(self._fence_starts, start)
+        while found < len(self.fences) and self.fences[found].start < end:
+            yield self.fences[found]
+            found += 1
+
+    def attachments_in(self, start: int, end: int) -> Iterator[AttachmentParagraph]:
+        """The attachment paragraphs whose first line lies in the 0-based lines
+        ``[start, end)``, in order."""
+        found = bisect.bisect_left(self._attachment_starts, start)
+        while found < len(self.attachments) and self.attachments[found].start < end:
+            yield self.attachments[found]
+            found += 1
+
+    @functools.cached_property
+    def first_fences(self) -> dict[str, Fence]:
+        """The first fence of each name, in document order."""
+        first: dict[str, Fence] = {}
+        for fence in self.fences:
+            first.setdefault(fence.name, fence)
+        return first
+
+
+class _TurnFinder:
+    """The turn holding each line, for lines asked in ascending order: one pass over the
+    turns for the whole walk."""
+
+    __slots__ = ("_next", "_turns")
+
+    def __init__(self, turns: Sequence[Turn]) -> None:
+        self._turns = turns
+        self._next = 0
+
+    def turn_at(self, line: int) -> int | None:
+        """The position of the turn whose region (0-based lines ``[start_line - 1,
+        end_line)``) holds the 0-based *line*, or None."""
+        turns = self._turns
+        while self._next < len(turns) and turns[self._next].end_line <= line:
+            self._next += 1
+        if self._next < len(turns) and turns[self._next].start_line - 1 <= line:
+            return self._next
+        return None
+
+
+def _attachment_names(inline: Token) -> tuple[str, ...]:
+    """The reference names of a paragraph's ``inline`` token made only of references (and
+    white space), or ()."""
+    if inline.type != "inline" or not inline.meta or not inline.meta.get("lmml_refs"):
+        return ()
+    names: list[str] = []
+    for child in inline.children or ():
+        if child.type == "lmml_ref":
+            names.append(child.content)
+        elif child.type == "softbreak" or (child.type == "text" and not child.content.strip()):
+            continue
+        else:
+            return ()
+    return tuple(names)
