@@ -28,7 +28,7 @@ import bisect
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple, TypeVar
 
 from markdown_it.token import Token
 
@@ -37,8 +37,7 @@ from ..model import Embed, Role, Turn
 __all__ = ["AttachmentParagraph", "Block", "Delimiter", "Fence", "StructureIndex"]
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """One top-level block.
 
     :ivar kind: the block's token type without ``_open``: ``paragraph``, ``heading``,
@@ -59,8 +58,7 @@ class Block:
     turn: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Fence:
+class Fence(NamedTuple):
     """One ``@@@name`` fence, at any depth.
 
     :ivar name: the fence's name.
@@ -85,8 +83,7 @@ class Fence:
     token: int
 
 
-@dataclass(frozen=True, slots=True)
-class Delimiter:
+class Delimiter(NamedTuple):
     """One role delimiter: a role heading (ATX or setext) or a ``<!-- role -->`` comment.
 
     :ivar role: the role it names.
@@ -109,8 +106,7 @@ class Delimiter:
     turn: int
 
 
-@dataclass(frozen=True, slots=True)
-class AttachmentParagraph:
+class AttachmentParagraph(NamedTuple):
     """A top-level paragraph made only of references and white space (an attachment line
     such as ``@photo.png``, or several references on one or more lines).
 
@@ -159,48 +155,51 @@ class StructureIndex:
         fences: list[Fence] = []
         delimiters: list[Delimiter] = []
         attachments: list[AttachmentParagraph] = []
-        holder = _TurnFinder(turns)
         # The turn opened by the n-th delimiter: every turn but a leading context turn.
         opened = 1 if turns and turns[0].delimiter_line is None else 0
+        # Blocks come in line order, so one pass over the turns finds each block's turn:
+        # the first turn not ending before the block holds it if it starts at or before it.
+        turn_count = len(turns)
+        next_turn = 0
         for position, token in enumerate(tokens):
             token_map = token.map
-            if token_map is None:
+            if token_map is None:  # closing tokens (and table cells) carry no map
+                continue
+            if token.level != 0:
+                if token.type == "lmml_embed":
+                    fences.append(_fence(token, position))
+                continue
+            if token.nesting == -1:
                 continue
             start, end = token_map
-            if token.level == 0 and token.nesting != -1:
-                kind = token.type.removesuffix("_open")
-                turn = holder.turn_at(start)
-                blocks.append(Block(kind, start, end, position, turn))
-                role = token.meta.get("lmml_role") if token.meta else None
-                if role is not None and kind in ("heading", "lmml_role"):
-                    heading = kind == "heading"
-                    delimiters.append(
-                        Delimiter(
-                            role=role,
-                            kind="heading" if heading else "comment",
-                            heading=token.meta.get("lmml_heading") if heading else None,
-                            start=start,
-                            end=end,
-                            token=position,
-                            turn=opened + len(delimiters),
-                        )
-                    )
-                elif kind == "paragraph" and position + 1 < len(tokens):
-                    names = _attachment_names(tokens[position + 1])
-                    if names:
-                        attachments.append(AttachmentParagraph(start, end, names, turn))
-            if token.type == "lmml_embed":
-                meta = token.meta
-                fences.append(
-                    Fence(
-                        name=meta["name"],
+            while next_turn < turn_count and turns[next_turn].end_line <= start:
+                next_turn += 1
+            turn = (
+                next_turn
+                if next_turn < turn_count and turns[next_turn].start_line <= start + 1
+                else None
+            )
+            kind = token.type.removesuffix("_open")
+            blocks.append(Block(kind, start, end, position, turn))
+            if kind == "paragraph":
+                names = (
+                    _attachment_names(tokens[position + 1]) if position + 1 < len(tokens) else ()
+                )
+                if names:
+                    attachments.append(AttachmentParagraph(start, end, names, turn))
+            elif kind == "lmml_embed":
+                fences.append(_fence(token, position))
+            elif kind in ("heading", "lmml_role") and token.meta and "lmml_role" in token.meta:
+                heading = kind == "heading"
+                delimiters.append(
+                    Delimiter(
+                        role=token.meta["lmml_role"],
+                        kind="heading" if heading else "comment",
+                        heading=token.meta.get("lmml_heading") if heading else None,
                         start=start,
                         end=end,
-                        column=meta["column"],
-                        content=token.content,
-                        closed=meta["closed"],
-                        level=token.level,
                         token=position,
+                        turn=opened + len(delimiters),
                     )
                 )
         return cls(
@@ -224,8 +223,8 @@ class StructureIndex:
         return [paragraph.start for paragraph in self.attachments]
 
     def block_at(self, line: int) -> Block | None:
-        """The top-level block holding the 0-based *line*, or None (a blank line, a line of
-        a delimiter's turn gap, a line past the end)."""
+        """The top-level block holding the 0-based *line*, or None (a blank line between
+        blocks, a line past the end)."""
         found = bisect.bisect_right(self._block_starts, line) - 1
         if found >= 0 and self.blocks[found].end > line:
             return self.blocks[found]
@@ -234,18 +233,12 @@ class StructureIndex:
     def fences_in(self, start: int, end: int) -> Iterator[Fence]:
         """The fences whose opening line lies in the 0-based lines ``[start, end)``, in
         order (found by bisection, so visiting each turn's fences is linear overall)."""
-        found = bisect.bisect_left(self._fence_starts, start)
-        while found < len(self.fences) and self.fences[found].start < end:
-            yield self.fences[found]
-            found += 1
+        return _starting_in(self.fences, self._fence_starts, start, end)
 
     def attachments_in(self, start: int, end: int) -> Iterator[AttachmentParagraph]:
         """The attachment paragraphs whose first line lies in the 0-based lines
         ``[start, end)``, in order."""
-        found = bisect.bisect_left(self._attachment_starts, start)
-        while found < len(self.attachments) and self.attachments[found].start < end:
-            yield self.attachments[found]
-            found += 1
+        return _starting_in(self.attachments, self._attachment_starts, start, end)
 
     @functools.cached_property
     def first_fences(self) -> dict[str, Fence]:
@@ -256,25 +249,33 @@ class StructureIndex:
         return first
 
 
-class _TurnFinder:
-    """The turn holding each line, for lines asked in ascending order: one pass over the
-    turns for the whole walk."""
+_Spanned = TypeVar("_Spanned", Fence, AttachmentParagraph)
 
-    __slots__ = ("_next", "_turns")
 
-    def __init__(self, turns: Sequence[Turn]) -> None:
-        self._turns = turns
-        self._next = 0
+def _starting_in(
+    items: Sequence[_Spanned], starts: Sequence[int], start: int, end: int
+) -> Iterator[_Spanned]:
+    """The *items* (in line order, *starts* their first lines) whose first line lies in
+    ``[start, end)``: found by bisection, then read in order."""
+    found = bisect.bisect_left(starts, start)
+    while found < len(items) and items[found].start < end:
+        yield items[found]
+        found += 1
 
-    def turn_at(self, line: int) -> int | None:
-        """The position of the turn whose region (0-based lines ``[start_line - 1,
-        end_line)``) holds the 0-based *line*, or None."""
-        turns = self._turns
-        while self._next < len(turns) and turns[self._next].end_line <= line:
-            self._next += 1
-        if self._next < len(turns) and turns[self._next].start_line - 1 <= line:
-            return self._next
-        return None
+
+def _fence(token: Token, position: int) -> Fence:
+    meta = token.meta
+    assert token.map is not None, "fence tokens always carry a map"
+    return Fence(
+        name=meta["name"],
+        start=token.map[0],
+        end=token.map[1],
+        column=meta["column"],
+        content=token.content,
+        closed=meta["closed"],
+        level=token.level,
+        token=position,
+    )
 
 
 def _attachment_names(inline: Token) -> tuple[str, ...]:
