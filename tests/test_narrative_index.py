@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it.token import Token
@@ -13,6 +14,7 @@ from lmml_mdit import Embed, Narrative, parse
 from lmml_mdit.narrative.index import (
     AttachmentParagraph,
     Block,
+    Blocks,
     Delimiter,
     Fence,
     StructureIndex,
@@ -172,7 +174,8 @@ def test_references_are_the_external_embeds_in_order() -> None:
 
 def test_an_empty_narrative_has_an_empty_index() -> None:
     index = parse("").index
-    assert index == StructureIndex((), (), (), (), ())
+    assert index == StructureIndex(Blocks(), (), (), (), ())
+    assert list(index.blocks) == [] and list(index.references) == []
     assert index.block_at(0) is None
     assert list(index.fences_in(0, 10)) == []
 
@@ -340,3 +343,21 @@ def test_the_index_agrees_with_a_direct_token_walk(text: str) -> None:
         assert paragraph.turn == _turn_holding(narrative, paragraph.start)
 
     assert list(index.references) == [embed for embed in narrative.embeds if not embed.is_inline]
+    assert list(index.blocks) == [index.blocks[at] for at in range(len(index.blocks))]
+    assert index.blocks[1:] == list(index.blocks)[1:]
+
+
+def test_blocks_read_as_a_sequence() -> None:
+    blocks = _sample().index.blocks
+    assert len(blocks) == 13
+    assert blocks[-1] == Block("lmml_embed", 28, 31, blocks[-1].token, 3)
+    assert blocks[-1] == blocks[len(blocks) - 1]
+    assert blocks[:2] == [blocks[0], blocks[1]]
+    assert next(reversed(blocks)) == blocks[-1]
+    assert blocks[2] in blocks and blocks.index(blocks[2]) == 2
+    for wrong in (13, -14):
+        with pytest.raises(IndexError):
+            blocks[wrong]
+    assert blocks != list(blocks)  # equal only to another Blocks
+    assert blocks == _sample().index.blocks
+    assert repr(blocks).startswith("Blocks([Block(kind='front_matter', start=0, end=3")

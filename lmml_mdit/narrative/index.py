@@ -24,17 +24,18 @@ are 1-based, as :class:`~lmml_mdit.model.Embed`'s. A token position is an index 
 
 from __future__ import annotations
 
+import array
 import bisect
 import functools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Literal, NamedTuple, TypeVar
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple, TypeVar, overload
 
 from markdown_it.token import Token
 
 from ..model import Embed, Role, Turn
 
-__all__ = ["AttachmentParagraph", "Block", "Delimiter", "Fence", "StructureIndex"]
+__all__ = ["AttachmentParagraph", "Block", "Blocks", "Delimiter", "Fence", "StructureIndex"]
 
 
 class Block(NamedTuple):
@@ -122,6 +123,82 @@ class AttachmentParagraph(NamedTuple):
     turn: int | None
 
 
+class Blocks(Sequence[Block]):
+    """The top-level blocks of a narrative, in document order: a read-only sequence of
+    :class:`Block` held as columns of machine integers (about 40 bytes a block, where one
+    record object each costs about 200), each :class:`Block` made when it is read.
+
+    Two are equal when they hold the same blocks.
+    """
+
+    __slots__ = ("_ends", "_kinds", "_tokens", "_turns", "starts")
+
+    def __init__(self) -> None:
+        #: the blocks' first lines, ascending (what :meth:`StructureIndex.block_at` bisects).
+        self.starts = array.array("q")
+        self._ends = array.array("q")
+        self._tokens = array.array("q")
+        self._turns = array.array("q")  # -1: in no turn
+        self._kinds: list[str] = []
+
+    def _append(self, kind: str, start: int, end: int, token: int, turn: int | None) -> None:
+        self._kinds.append(kind)
+        self.starts.append(start)
+        self._ends.append(end)
+        self._tokens.append(token)
+        self._turns.append(-1 if turn is None else turn)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def _block(self, index: int) -> Block:
+        turn = self._turns[index]
+        return Block(
+            self._kinds[index],
+            self.starts[index],
+            self._ends[index],
+            self._tokens[index],
+            None if turn < 0 else turn,
+        )
+
+    @overload
+    def __getitem__(self, index: int) -> Block: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Block]: ...
+
+    def __getitem__(self, index: int | slice) -> Block | list[Block]:
+        if isinstance(index, slice):
+            return [self._block(at) for at in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._block(index)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Blocks):
+            return NotImplemented
+        return (self._kinds, self.starts, self._ends, self._tokens, self._turns) == (
+            other._kinds,
+            other.starts,
+            other._ends,
+            other._tokens,
+            other._turns,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, so never hashed
+
+    def __iter__(self) -> Iterator[Block]:
+        for kind, start, end, token, turn in zip(
+            self._kinds, self.starts, self._ends, self._tokens, self._turns, strict=True
+        ):
+            yield Block(kind, start, end, token, None if turn < 0 else turn)
+
+    def __repr__(self) -> str:
+        return f"Blocks({list(self)!r})"
+
+
 @dataclass(frozen=True)
 class StructureIndex:
     """Where a narrative's blocks, fences, delimiters, attachment paragraphs and references
@@ -132,14 +209,15 @@ class StructureIndex:
     :ivar delimiters: the role delimiters, in document order; the *n*-th opens the *n*-th
         turn after the ``context`` turn, when there is one.
     :ivar attachments: the top-level paragraphs made only of references, in order.
-    :ivar references: every ``@name`` reference (external embed), in document order.
+    :ivar embeds: every embed, in document order (``Narrative.embeds``; :attr:`references`
+        reads the references from it).
     """
 
-    blocks: tuple[Block, ...]
+    blocks: Blocks
     fences: tuple[Fence, ...]
     delimiters: tuple[Delimiter, ...]
     attachments: tuple[AttachmentParagraph, ...]
-    references: tuple[Embed, ...]
+    embeds: Sequence[Embed] = field(repr=False)
 
     @classmethod
     def from_tokens(
@@ -151,7 +229,9 @@ class StructureIndex:
         :param turns: the turns segmented from it (``Narrative.turns``).
         :param embeds: its embeds in document order (``Narrative.embeds``).
         """
-        blocks: list[Block] = []
+        blocks = Blocks()
+        add_block = blocks._append
+        kinds: dict[str, str] = {}  # token type -> kind: one string per kind, not per block
         fences: list[Fence] = []
         delimiters: list[Delimiter] = []
         attachments: list[AttachmentParagraph] = []
@@ -179,8 +259,10 @@ class StructureIndex:
                 if next_turn < turn_count and turns[next_turn].start_line <= start + 1
                 else None
             )
-            kind = token.type.removesuffix("_open")
-            blocks.append(Block(kind, start, end, position, turn))
+            kind = kinds.get(token.type)
+            if kind is None:
+                kind = kinds[token.type] = token.type.removesuffix("_open")
+            add_block(kind, start, end, position, turn)
             if kind == "paragraph":
                 names = (
                     _attachment_names(tokens[position + 1]) if position + 1 < len(tokens) else ()
@@ -203,16 +285,19 @@ class StructureIndex:
                     )
                 )
         return cls(
-            blocks=tuple(blocks),
+            blocks=blocks,
             fences=tuple(fences),
             delimiters=tuple(delimiters),
             attachments=tuple(attachments),
-            references=tuple(embed for embed in embeds if not embed.is_inline),
+            embeds=embeds,
         )
 
-    @functools.cached_property
-    def _block_starts(self) -> list[int]:
-        return [block.start for block in self.blocks]
+    @property
+    def references(self) -> Iterator[Embed]:
+        """Every ``@name`` reference (an external :class:`~lmml_mdit.model.Embed`, with its
+        line and column), in document order (read from :attr:`embeds` as it is iterated,
+        so the index holds no second list of them)."""
+        return (embed for embed in self.embeds if not embed.is_inline)
 
     @functools.cached_property
     def _fence_starts(self) -> list[int]:
@@ -225,9 +310,11 @@ class StructureIndex:
     def block_at(self, line: int) -> Block | None:
         """The top-level block holding the 0-based *line*, or None (a blank line between
         blocks, a line past the end)."""
-        found = bisect.bisect_right(self._block_starts, line) - 1
-        if found >= 0 and self.blocks[found].end > line:
-            return self.blocks[found]
+        found = bisect.bisect_right(self.blocks.starts, line) - 1
+        if found >= 0:
+            block = self.blocks[found]
+            if block.end > line:
+                return block
         return None
 
     def fences_in(self, start: int, end: int) -> Iterator[Fence]:
