@@ -14,9 +14,9 @@ from lmml_mdit import Embed, Narrative, parse
 from lmml_mdit.narrative.index import (
     AttachmentParagraph,
     Block,
-    Blocks,
     Delimiter,
     Fence,
+    Records,
     StructureIndex,
 )
 
@@ -127,11 +127,11 @@ def test_an_unclosed_fence_is_indexed_to_the_end() -> None:
 def test_delimiters_with_the_turns_they_open() -> None:
     narrative = _sample()
     delimiters = narrative.index.delimiters
-    assert delimiters == (
+    assert list(delimiters) == [
         Delimiter("user", "heading", "Turn 1 -- user", 5, 6, 4, 1),
         Delimiter("assistant", "comment", None, 15, 16, delimiters[1].token, 2),
         Delimiter("system", "heading", "System", 24, 26, delimiters[2].token, 3),
-    )
+    ]
     assert narrative.tokens[delimiters[1].token].type == "lmml_role"
     assert narrative.tokens[delimiters[2].token].type == "heading_open"
     for delimiter in delimiters:
@@ -174,7 +174,7 @@ def test_references_are_the_external_embeds_in_order() -> None:
 
 def test_an_empty_narrative_has_an_empty_index() -> None:
     index = parse("").index
-    assert index == StructureIndex(Blocks(), (), (), (), ())
+    assert index == StructureIndex(Records(Block), Records(Fence), Records(Delimiter), (), ())
     assert list(index.blocks) == [] and list(index.references) == []
     assert index.block_at(0) is None
     assert list(index.fences_in(0, 10)) == []
@@ -358,6 +358,7 @@ def test_blocks_read_as_a_sequence() -> None:
     for wrong in (13, -14):
         with pytest.raises(IndexError):
             blocks[wrong]
-    assert blocks != list(blocks)  # equal only to another Blocks
+    assert blocks != list(blocks)  # equal only to other records of the same kind
+    assert Records(Fence) != Records(Block)
     assert blocks == _sample().index.blocks
-    assert repr(blocks).startswith("Blocks([Block(kind='front_matter', start=0, end=3")
+    assert repr(blocks).startswith("Records([Block(kind='front_matter', start=0, end=3")

@@ -27,15 +27,15 @@ from __future__ import annotations
 import array
 import bisect
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, TypeVar, overload
+from typing import Any, Literal, NamedTuple, TypeVar, overload
 
 from markdown_it.token import Token
 
 from ..model import Embed, Role, Turn
 
-__all__ = ["AttachmentParagraph", "Block", "Blocks", "Delimiter", "Fence", "StructureIndex"]
+__all__ = ["AttachmentParagraph", "Block", "Delimiter", "Fence", "Records", "StructureIndex"]
 
 
 class Block(NamedTuple):
@@ -123,80 +123,86 @@ class AttachmentParagraph(NamedTuple):
     turn: int | None
 
 
-class Blocks(Sequence[Block]):
-    """The top-level blocks of a narrative, in document order: a read-only sequence of
-    :class:`Block` held as columns of machine integers (about 40 bytes a block, where one
-    record object each costs about 200), each :class:`Block` made when it is read.
+_Record = TypeVar("_Record", Block, Fence, Delimiter)
 
-    Two are equal when they hold the same blocks.
+_INTEGER_FIELDS = frozenset({"start", "end", "column", "level", "token", "turn"})
+"""The record fields held in arrays of machine integers (``turn`` may be None)."""
+
+_NO_TURN = -1
+"""How an integer column holds a ``turn`` of None."""
+
+
+class Records(Sequence[_Record]):
+    """A read-only sequence of records of one kind (:class:`Block`, :class:`Fence`,
+    :class:`Delimiter`), held as columns: the integer fields in arrays of machine integers,
+    the others in lists. A narrative has a block per paragraph and a delimiter per turn, and
+    a record object each, with its integers, costs about 200 bytes where the columns take
+    8 bytes a field; each record is made when it is read.
+
+    Two are equal when they hold the same records.
     """
 
-    __slots__ = ("_ends", "_kinds", "_tokens", "_turns", "starts")
+    __slots__ = ("_columns", "_record", "_turn")
 
-    def __init__(self) -> None:
-        #: the blocks' first lines, ascending (what :meth:`StructureIndex.block_at` bisects).
-        self.starts = array.array("q")
-        self._ends = array.array("q")
-        self._tokens = array.array("q")
-        self._turns = array.array("q")  # -1: in no turn
-        self._kinds: list[str] = []
+    def __init__(self, record: type[_Record]) -> None:
+        self._record: type[_Record] = record
+        self._columns: tuple[array.array[int] | list[object], ...] = tuple(
+            array.array("q") if name in _INTEGER_FIELDS else [] for name in record._fields
+        )
+        # The column of an optional turn, which holds _NO_TURN for None.
+        self._turn = record._fields.index("turn") if "turn" in record._fields else None
 
-    def _append(self, kind: str, start: int, end: int, token: int, turn: int | None) -> None:
-        self._kinds.append(kind)
-        self.starts.append(start)
-        self._ends.append(end)
-        self._tokens.append(token)
-        self._turns.append(-1 if turn is None else turn)
+    def _appenders(self) -> tuple[Callable[[Any], None], ...]:
+        """The ``append`` of each column, in field order: a record is added by passing each
+        field to its column's (an integer column takes :data:`_NO_TURN` for None)."""
+        return tuple(column.append for column in self._columns)
+
+    def _append(self, *values: object) -> None:
+        for append, value in zip(self._appenders(), values, strict=True):
+            append(value)
+
+    def starts(self) -> Sequence[int]:
+        """Each record's ``start`` field, in order (what a bisection searches)."""
+        column = self._columns[self._record._fields.index("start")]
+        assert isinstance(column, array.array)
+        return column
 
     def __len__(self) -> int:
-        return len(self._kinds)
+        return len(self._columns[0])
 
-    def _block(self, index: int) -> Block:
-        turn = self._turns[index]
-        return Block(
-            self._kinds[index],
-            self.starts[index],
-            self._ends[index],
-            self._tokens[index],
-            None if turn < 0 else turn,
-        )
+    def _read(self, index: int) -> _Record:
+        values = [column[index] for column in self._columns]
+        if self._turn is not None and values[self._turn] == _NO_TURN:
+            values[self._turn] = None
+        return self._record._make(values)
 
     @overload
-    def __getitem__(self, index: int) -> Block: ...
+    def __getitem__(self, index: int) -> _Record: ...
 
     @overload
-    def __getitem__(self, index: slice) -> list[Block]: ...
+    def __getitem__(self, index: slice) -> list[_Record]: ...
 
-    def __getitem__(self, index: int | slice) -> Block | list[Block]:
+    def __getitem__(self, index: int | slice) -> _Record | list[_Record]:
         if isinstance(index, slice):
-            return [self._block(at) for at in range(*index.indices(len(self)))]
+            return [self._read(at) for at in range(*index.indices(len(self)))]
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
-        return self._block(index)
+        return self._read(index)
+
+    def __iter__(self) -> Iterator[_Record]:
+        return (self._read(at) for at in range(len(self)))
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Blocks):
+        if not isinstance(other, Records):
             return NotImplemented
-        return (self._kinds, self.starts, self._ends, self._tokens, self._turns) == (
-            other._kinds,
-            other.starts,
-            other._ends,
-            other._tokens,
-            other._turns,
-        )
+        return (self._record, self._columns) == (other._record, other._columns)
 
     __hash__ = None  # type: ignore[assignment]  # compared by value, so never hashed
 
-    def __iter__(self) -> Iterator[Block]:
-        for kind, start, end, token, turn in zip(
-            self._kinds, self.starts, self._ends, self._tokens, self._turns, strict=True
-        ):
-            yield Block(kind, start, end, token, None if turn < 0 else turn)
-
     def __repr__(self) -> str:
-        return f"Blocks({list(self)!r})"
+        return f"Records({list(self)!r})"
 
 
 @dataclass(frozen=True)
@@ -213,9 +219,9 @@ class StructureIndex:
         reads the references from it).
     """
 
-    blocks: Blocks
-    fences: tuple[Fence, ...]
-    delimiters: tuple[Delimiter, ...]
+    blocks: Records[Block]
+    fences: Records[Fence]
+    delimiters: Records[Delimiter]
     attachments: tuple[AttachmentParagraph, ...]
     embeds: Sequence[Embed] = field(repr=False)
 
@@ -229,11 +235,11 @@ class StructureIndex:
         :param turns: the turns segmented from it (``Narrative.turns``).
         :param embeds: its embeds in document order (``Narrative.embeds``).
         """
-        blocks = Blocks()
-        add_block = blocks._append
+        blocks = Records(Block)
+        add_kind, add_start, add_end, add_token, add_turn = blocks._appenders()
         kinds: dict[str, str] = {}  # token type -> kind: one string per kind, not per block
-        fences: list[Fence] = []
-        delimiters: list[Delimiter] = []
+        fences = Records(Fence)
+        delimiters = Records(Delimiter)
         attachments: list[AttachmentParagraph] = []
         # The turn opened by the n-th delimiter: every turn but a leading context turn.
         opened = 1 if turns and turns[0].delimiter_line is None else 0
@@ -247,22 +253,23 @@ class StructureIndex:
                 continue
             if token.level != 0:
                 if token.type == "lmml_embed":
-                    fences.append(_fence(token, position))
+                    _add_fence(fences, token, position)
                 continue
             if token.nesting == -1:
                 continue
             start, end = token_map
             while next_turn < turn_count and turns[next_turn].end_line <= start:
                 next_turn += 1
-            turn = (
-                next_turn
-                if next_turn < turn_count and turns[next_turn].start_line <= start + 1
-                else None
-            )
+            held = next_turn < turn_count and turns[next_turn].start_line <= start + 1
+            turn = next_turn if held else None
             kind = kinds.get(token.type)
             if kind is None:
                 kind = kinds[token.type] = token.type.removesuffix("_open")
-            add_block(kind, start, end, position, turn)
+            add_kind(kind)
+            add_start(start)
+            add_end(end)
+            add_token(position)
+            add_turn(next_turn if held else _NO_TURN)
             if kind == "paragraph":
                 names = (
                     _attachment_names(tokens[position + 1]) if position + 1 < len(tokens) else ()
@@ -270,24 +277,22 @@ class StructureIndex:
                 if names:
                     attachments.append(AttachmentParagraph(start, end, names, turn))
             elif kind == "lmml_embed":
-                fences.append(_fence(token, position))
+                _add_fence(fences, token, position)
             elif kind in ("heading", "lmml_role") and token.meta and "lmml_role" in token.meta:
                 heading = kind == "heading"
-                delimiters.append(
-                    Delimiter(
-                        role=token.meta["lmml_role"],
-                        kind="heading" if heading else "comment",
-                        heading=token.meta.get("lmml_heading") if heading else None,
-                        start=start,
-                        end=end,
-                        token=position,
-                        turn=opened + len(delimiters),
-                    )
+                delimiters._append(
+                    token.meta["lmml_role"],
+                    "heading" if heading else "comment",
+                    token.meta.get("lmml_heading") if heading else None,
+                    start,
+                    end,
+                    position,
+                    opened + len(delimiters),
                 )
         return cls(
             blocks=blocks,
-            fences=tuple(fences),
-            delimiters=tuple(delimiters),
+            fences=fences,
+            delimiters=delimiters,
             attachments=tuple(attachments),
             embeds=embeds,
         )
@@ -300,17 +305,13 @@ class StructureIndex:
         return (embed for embed in self.embeds if not embed.is_inline)
 
     @functools.cached_property
-    def _fence_starts(self) -> list[int]:
-        return [fence.start for fence in self.fences]
-
-    @functools.cached_property
     def _attachment_starts(self) -> list[int]:
         return [paragraph.start for paragraph in self.attachments]
 
     def block_at(self, line: int) -> Block | None:
         """The top-level block holding the 0-based *line*, or None (a blank line between
         blocks, a line past the end)."""
-        found = bisect.bisect_right(self.blocks.starts, line) - 1
+        found = bisect.bisect_right(self.blocks.starts(), line) - 1
         if found >= 0:
             block = self.blocks[found]
             if block.end > line:
@@ -320,7 +321,7 @@ class StructureIndex:
     def fences_in(self, start: int, end: int) -> Iterator[Fence]:
         """The fences whose opening line lies in the 0-based lines ``[start, end)``, in
         order (found by bisection, so visiting each turn's fences is linear overall)."""
-        return _starting_in(self.fences, self._fence_starts, start, end)
+        return _starting_in(self.fences, self.fences.starts(), start, end)
 
     def attachments_in(self, start: int, end: int) -> Iterator[AttachmentParagraph]:
         """The attachment paragraphs whose first line lies in the 0-based lines
@@ -350,18 +351,18 @@ def _starting_in(
         found += 1
 
 
-def _fence(token: Token, position: int) -> Fence:
+def _add_fence(fences: Records[Fence], token: Token, position: int) -> None:
     meta = token.meta
     assert token.map is not None, "fence tokens always carry a map"
-    return Fence(
-        name=meta["name"],
-        start=token.map[0],
-        end=token.map[1],
-        column=meta["column"],
-        content=token.content,
-        closed=meta["closed"],
-        level=token.level,
-        token=position,
+    fences._append(
+        meta["name"],
+        token.map[0],
+        token.map[1],
+        meta["column"],
+        token.content,
+        meta["closed"],
+        token.level,
+        position,
     )
 
 
