@@ -353,6 +353,7 @@ def test_blocks_read_as_a_sequence() -> None:
     assert blocks[-1] == Block("lmml_embed", 28, 31, blocks[-1].token, 3)
     assert blocks[-1] == blocks[len(blocks) - 1]
     assert blocks[:2] == [blocks[0], blocks[1]]
+    assert blocks[::-3] == list(blocks)[::-3] and blocks[-2:] == list(blocks)[-2:]
     assert next(reversed(blocks)) == blocks[-1]
     assert blocks[2] in blocks and blocks.index(blocks[2]) == 2
     for wrong in (13, -14):

@@ -183,13 +183,12 @@ class Records(Sequence[_Record]):
     def __getitem__(self, index: slice) -> list[_Record]: ...
 
     def __getitem__(self, index: int | slice) -> _Record | list[_Record]:
-        if isinstance(index, slice):
-            return [self._read(at) for at in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._read(index)
+        # A range of the positions resolves a negative index and a slice, and raises
+        # IndexError out of range, as a list would.
+        positions = range(len(self))[index]
+        if isinstance(positions, range):
+            return [self._read(at) for at in positions]
+        return self._read(positions)
 
     def __iter__(self) -> Iterator[_Record]:
         return (self._read(at) for at in range(len(self)))
