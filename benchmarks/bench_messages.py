@@ -2,9 +2,10 @@
 
 A 2,000-turn transcript with 200 small PNG images (zip bundle). For each repetition a fresh
 bundle is built (its one parse happens then, and is not timed); the timed part is the first
-``messages()`` call, which reads ``bundle.narrative.tokens`` and encodes each image. The
-baseline is ``MarkdownIt("commonmark").parse`` of the narrative text. Prints both, their
-ratio (target: at most 1.5), and how many base64 encodings serving all four providers took
+``messages()`` call, which reads the narrative's structure index (built then, from
+``bundle.narrative.tokens``) and encodes each image. The baseline is
+``MarkdownIt("commonmark").parse`` of the narrative text. Prints both, their ratio
+(target: at most 1.5), and how many base64 encodings serving all four providers took
 (target: one per image).
 
 Run: ``python benchmarks/bench_messages.py [--turns 2000] [--images 200] [--repeat 5]``

@@ -23,9 +23,9 @@ the new bundle of them.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from ..errors import (
     BundleError,
@@ -35,6 +35,7 @@ from ..errors import (
     UnsafeEntryError,
 )
 from ..model import Embed
+from ..narrative.index import Fence
 from ..narrative.narrative import Narrative, parse
 from ..syntax.fence import MARKER
 from ..syntax.write import check_fenceable, embed_fence, reference
@@ -184,22 +185,18 @@ def fence_text(name: str, data: bytes) -> str:
     return embed_fence(name, content)
 
 
-def _embed_tokens(narrative: Narrative) -> list[Any]:
-    return [token for token in narrative.tokens if token.type == "lmml_embed"]
-
-
-def _fences_to_references(lines: list[str], tokens: list[Any]) -> list[str]:
-    """*lines* with each fence token's lines replaced by one ``@name`` line, keeping what
+def _fences_to_references(lines: list[str], fences: Sequence[Fence]) -> list[str]:
+    """*lines* with each fence's lines replaced by one ``@name`` line, keeping what
     precedes its ``@@@`` (indentation, ``> ``). Fences come in document order and never
     share a line, so one pass builds the result (slicing the list per fence was quadratic).
     """
     out: list[str] = []
     position = 0
-    for token in tokens:
-        start, end = token.map
+    for fence in fences:
+        start, end = fence.start, fence.end
         out.extend(lines[position:start])
-        prefix = lines[start][: token.meta["column"] - 1]
-        out.append(prefix + reference(token.meta["name"]))
+        prefix = lines[start][: fence.column - 1]
+        out.append(prefix + reference(fence.name))
         position = max(position, end)
     out.extend(lines[position:])
     return out
@@ -285,7 +282,7 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
             added[name] = fence.content
 
     lines, final_newline = _source_lines(narrative)
-    text = _join(_fences_to_references(lines, _embed_tokens(narrative)), final_newline)
+    text = _join(_fences_to_references(lines, narrative.index.fences), final_newline)
     # The packed bundle's reader knows its entry names, so a reference without an
     # extension (a fence named Makefile) reads back as a reference.
     packed = parse(text, name=bundle.narrative_name, known_names=frozenset({*kept, *added}))
@@ -307,32 +304,18 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     return packed, added
 
 
-def _top_level_blocks(narrative: Narrative) -> list[tuple[int, int, str]]:
-    """(first line, end line, type) of each top-level block, 0-based, end exclusive."""
-    blocks = []
-    for token in narrative.tokens:
-        if token.level == 0 and token.nesting >= 0 and token.map is not None:
-            blocks.append((token.map[0], token.map[1], token.type))
-    return blocks
-
-
 class _Layout:
     """Line lookups for placing fences, built once so that placing every fence costs time
-    linear in the narrative (a per-fence scan of all blocks and embeds was quadratic).
+    linear in the narrative (a per-fence scan of all blocks and embeds was quadratic); the
+    top-level blocks come from the narrative's structure index.
 
     Top-level blocks and turns do not overlap, so each line lies in at most one of each;
-    the first one wins should that ever not hold.
+    the first turn wins should that ever not hold.
     """
 
     def __init__(self, narrative: Narrative, lines: list[str]) -> None:
         self.lines = lines
-        self.block_end: dict[int, int] = {}
-        self.paragraph_lines: set[int] = set()
-        for first, end, kind in _top_level_blocks(narrative):
-            for index in range(first, end):
-                self.block_end.setdefault(index, end)
-                if kind == "paragraph_open":
-                    self.paragraph_lines.add(index)
+        self.structure = narrative.index
         self.turn_end: dict[int, int] = {}
         for turn in narrative.turns:
             for index in range(turn.start_line - 1, max(turn.end_line, turn.start_line)):
@@ -345,8 +328,11 @@ class _Layout:
     def _stands_alone(self, embed: Embed) -> bool:
         """Whether *embed* is a reference alone on a line of a top-level paragraph."""
         index = embed.line - 1
-        if embed.column > 4 or index not in self.paragraph_lines:
-            return False  # cheap tests first: a long line holds many references
+        if embed.column > 4:
+            return False  # the cheap test first: a long line holds many references
+        block = self.structure.block_at(index)
+        if block is None or block.kind != "paragraph":
+            return False
         line = self.lines[index]
         return not line[: embed.column - 1].strip() and line.strip() == reference(embed.name)
 
@@ -363,8 +349,9 @@ class _Layout:
             index = alone.line - 1
             return index, self.lines[index][: alone.column - 1]
         index = narrative.first_embeds[name].line - 1
-        if index in self.block_end:
-            return self.block_end[index], None
+        block = self.structure.block_at(index)
+        if block is not None:
+            return block.end, None
         if index in self.turn_end:
             return self.turn_end[index], None
         return len(self.lines), None
@@ -515,11 +502,11 @@ def rewrite_fence(narrative: Narrative, name: str, data: bytes) -> str:
     """The narrative text with every fence named *name* holding *data* instead."""
     lines, final_newline = _source_lines(narrative)
     new_lines = fence_text(name, data).split("\n")
-    for token in reversed(_embed_tokens(narrative)):
-        if token.meta["name"] != name:
+    for fence in reversed(narrative.index.fences):
+        if fence.name != name:
             continue
-        start, end = token.map
-        prefix = lines[start][: token.meta["column"] - 1]
+        start, end = fence.start, fence.end
+        prefix = lines[start][: fence.column - 1]
         following = _continuation(prefix)
         lines[start:end] = [prefix + new_lines[0], *(following + line for line in new_lines[1:])]
     return _join(lines, final_newline)

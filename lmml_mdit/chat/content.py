@@ -1,7 +1,7 @@
 """How a turn becomes content: ordered text and embed segments, then neutral messages.
 
-Everything here reads the narrative's one token stream (``narrative.tokens``); nothing is
-parsed again.
+Everything here reads the narrative's one parse, through its structure index
+(``narrative.index``: blocks, fences, attachment paragraphs); nothing is parsed again.
 
 - **Segments.** A turn's lines are cut at the end of each top-level block that mentions an
   embed the turn binds; the embed's part goes right there, after the block, so an image
@@ -31,7 +31,6 @@ parsed again.
 
 from __future__ import annotations
 
-import bisect
 import warnings
 import weakref
 from collections.abc import Mapping, Sequence
@@ -62,8 +61,6 @@ from ..text import blank_edges
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts
 
 if TYPE_CHECKING:
-    from markdown_it.token import Token
-
     from ..narrative.narrative import Narrative
 
 __all__ = [
@@ -71,7 +68,6 @@ __all__ = [
     "BundleState",
     "EmbedOmittedWarning",
     "EmbedSegment",
-    "Layout",
     "MessageRole",
     "Options",
     "OutgoingConversation",
@@ -133,102 +129,6 @@ class EmbedSegment:
 Segment = TextSegment | EmbedSegment
 
 
-@dataclass(frozen=True)
-class _Fence:
-    start: int  # 0-based first line
-    end: int  # 0-based line after the last
-    name: str
-    content: str
-    column: int
-
-
-@dataclass(frozen=True)
-class Layout:
-    """What segmentation needs from the token stream, read in one pass.
-
-    :ivar lines: the normalized source lines.
-    :ivar block_starts: 0-based first lines of the top-level blocks, ascending.
-    :ivar block_ends: the matching 0-based end lines (exclusive).
-    :ivar fences: every ``lmml_embed`` token (any depth), by first line.
-    :ivar first_inline_content: the content of the first fence of each name.
-    :ivar first_fence_line: the 0-based first line of the first fence of each name.
-    :ivar attachment_blocks: top-level paragraphs made only of references: first line ->
-        (end line, names).
-    :ivar escapes: 0-based line -> 0-based columns of the LMML escape backslashes on it.
-    """
-
-    lines: Sequence[str]
-    block_starts: list[int]
-    block_ends: list[int]
-    fences: list[_Fence]
-    fence_starts: list[int]
-    first_inline_content: dict[str, str]
-    first_fence_line: dict[str, int]
-    attachment_blocks: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
-    escapes: dict[int, list[int]] = field(default_factory=dict)
-
-    @classmethod
-    def from_narrative(cls, narrative: Narrative) -> Layout:
-        """Read the layout of *narrative*'s tokens."""
-        starts: list[int] = []
-        ends: list[int] = []
-        fences: list[_Fence] = []
-        first_inline: dict[str, str] = {}
-        first_fence: dict[str, int] = {}
-        attachments: dict[int, tuple[int, tuple[str, ...]]] = {}
-        previous: Token | None = None
-        for token in narrative.tokens:
-            token_map = token.map
-            if token_map is None:
-                continue
-            if (
-                token.type == "inline"
-                and previous is not None
-                and previous.type == "paragraph_open"
-                and previous.level == 0
-            ):
-                names = _attachment_names(token)
-                if names:
-                    attachments[token_map[0]] = (token_map[1], names)
-            previous = token
-            if token.level == 0 and token.nesting != -1:
-                starts.append(token_map[0])
-                ends.append(token_map[1])
-            if token.type == "lmml_embed":
-                name = token.meta["name"]
-                fences.append(
-                    _Fence(token_map[0], token_map[1], name, token.content, token.meta["column"])
-                )
-                first_inline.setdefault(name, token.content)
-                first_fence.setdefault(name, token_map[0])
-        return cls(
-            escapes=narrative.escape_columns,
-            lines=narrative.lines,
-            block_starts=starts,
-            block_ends=ends,
-            fences=fences,
-            fence_starts=[fence.start for fence in fences],
-            first_inline_content=first_inline,
-            first_fence_line=first_fence,
-            attachment_blocks=attachments,
-        )
-
-
-def _attachment_names(inline: Token) -> tuple[str, ...]:
-    """The reference names of a paragraph made only of references (and white space), or ()."""
-    if not inline.meta or not inline.meta.get("lmml_refs"):
-        return ()
-    names: list[str] = []
-    for child in inline.children or ():
-        if child.type == "lmml_ref":
-            names.append(child.content)
-        elif child.type == "softbreak" or (child.type == "text" and not child.content.strip()):
-            continue
-        else:
-            return ()
-    return tuple(names)
-
-
 def without_escapes(line: str, columns: Sequence[int]) -> str:
     """*line* without the backslashes at *columns* (0-based, ascending); a column that does
     not hold a backslash is left alone."""
@@ -248,43 +148,40 @@ def turn_segments(
     *,
     reserved: tuple[str, ...] = RESERVED_NAMES,
     skip_lines: frozenset[int] = frozenset(),
-    layout: Layout | None = None,
     drop_attachment_lines: bool = True,
 ) -> list[Segment]:
     """Cut *turn* into text and embed segments in source order.
 
+    The blocks, fences and attachment paragraphs come from the narrative's structure index
+    (:attr:`~lmml_mdit.narrative.narrative.Narrative.index`, read once per narrative).
+
     :param reserved: embed names never sent (their fences still leave the text).
     :param skip_lines: 1-based lines to leave out of the text (a tool turn's call line).
-    :param layout: the narrative's layout, if the caller has it (a bundle's
-        :class:`BundleState` keeps one); else it is read from the tokens.
     :param drop_attachment_lines: leave out paragraphs made only of references whose parts
         this turn places right after them (the default, as ``attachment_lines="drop"``).
     """
-    layout = layout or Layout.from_narrative(narrative)
-    lines = layout.lines
+    structure = narrative.index
+    lines = narrative.lines
+    escapes = narrative.escape_columns
     start, end = turn.start_line - 1, max(turn.end_line, turn.start_line - 1)
 
     # Lines that leave the text (None) or are replaced by a reference line (str).
     replaced: dict[int, str | None] = {line - 1: None for line in skip_lines}
-    index = bisect.bisect_left(layout.fence_starts, start)
-    while index < len(layout.fences) and layout.fences[index].start < end:
-        fence = layout.fences[index]
-        index += 1
+    for fence in structure.fences_in(start, end):
         first = narrative.first_embeds.get(fence.name)
+        first_fence = structure.first_fences[fence.name]
         is_first = first is not None and first.is_inline and first.line == fence.start + 1
         supplies_reference = (
             first is not None
             and not first.is_inline
-            and layout.first_inline_content.get(fence.name) == fence.content
-            and layout.first_fence_line.get(fence.name) == fence.start
+            and first_fence.content == fence.content
+            and first_fence.start == fence.start
         )
         if is_first or supplies_reference or fence.name in reserved:
             # The fence's content becomes the embed's part (placed at its first mention):
             # its lines leave the text so the content reaches the model once.
             replaced.update(dict.fromkeys(range(fence.start, fence.end)))
-        elif layout.first_inline_content.get(fence.name) == fence.content or (
-            first is not None and not first.is_inline
-        ):
+        elif first_fence.content == fence.content or (first is not None and not first.is_inline):
             # A repeat of content already sent: keep a readable reference in its place.
             prefix = lines[fence.start][: fence.column - 1]
             replaced.update(dict.fromkeys(range(fence.start + 1, fence.end)))
@@ -292,9 +189,8 @@ def turn_segments(
         # A later fence with different content stays as text: nothing is lost.
 
     bound = {embed.name for embed in turn.embeds if embed.name not in reserved}
-    for block_start, (block_end, names) in layout.attachment_blocks.items():
-        if not start <= block_start < end:
-            continue
+    for paragraph in structure.attachments_in(start, end):
+        block_start, block_end, names = paragraph.start, paragraph.end, paragraph.names
         # A paragraph naming only reserved embeds points at nothing the model receives (as
         # their fences leave the text); an attachment line may go when its parts follow it.
         only_reserved = all(name in reserved for name in names)
@@ -313,11 +209,8 @@ def turn_segments(
         if line < start:
             key = start  # named on the delimiter line: first in the turn
         else:
-            block = bisect.bisect_right(layout.block_starts, line) - 1
-            if block >= 0 and layout.block_ends[block] > line:
-                key = layout.block_ends[block]
-            else:
-                key = line + 1
+            block = structure.block_at(line)
+            key = block.end if block is not None else line + 1
         placements.setdefault(min(max(key, start), end), []).append(embed)
 
     segments: list[Segment] = []
@@ -345,7 +238,7 @@ def turn_segments(
                 continue
             if not pending:
                 pending_start = number
-            columns = layout.escapes.get(number)
+            columns = escapes.get(number)
             pending.append(without_escapes(lines[number], columns) if columns else lines[number])
         cursor = max(cursor, cut)
         if cut in placements:
@@ -363,11 +256,11 @@ def turn_segments(
 
 
 class BundleState:
-    """What one bundle keeps between ``messages()`` calls: the layout, the resolved assets,
-    the parsed calls and the base64 cache (so an asset is encoded once per bundle)."""
+    """What one bundle keeps between ``messages()`` calls: the resolved assets, the parsed
+    calls and the base64 cache (so an asset is encoded once per bundle); the narrative keeps
+    its own structure index."""
 
     def __init__(self, narrative: Narrative) -> None:
-        self.layout = Layout.from_narrative(narrative)
         self.base64 = Base64Cache()
         self.assets: dict[str, Asset] = {}
         self.calls: dict[str, ToolCall] = {}
@@ -606,7 +499,6 @@ def _build_conversation(
             turn,
             reserved=reserved,
             skip_lines=skip,
-            layout=state.layout,
             drop_attachment_lines=options.attachment_lines == "drop",
         )
         items: list[Item] = []

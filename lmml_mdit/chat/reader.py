@@ -62,9 +62,9 @@ def read_turns(bundle: BundleSource) -> list[ReadTurn]:
     narrative = bundle.narrative
     lines = narrative.lines
     fence_lines: set[int] = set()
-    for token in narrative.tokens:
-        if token.type == "lmml_embed" and token.map and _not_sent_as_text(token.info):
-            fence_lines.update(range(token.map[0], token.map[1]))
+    for fence in narrative.index.fences:
+        if _not_sent_as_text(fence.name):
+            fence_lines.update(range(fence.start, fence.end))
     escapes = narrative.escape_columns
     result: list[ReadTurn] = []
     for turn in narrative.turns:

@@ -52,6 +52,7 @@ from ..syntax import (
     lmml_plugin,
 )
 from ..text import blank_edges, normalize_newlines
+from .index import StructureIndex
 
 __all__ = [
     "CONTEXT_TURN_NUMBER",
@@ -154,6 +155,13 @@ class Narrative:
         """``source`` split into lines, without line endings (split once, when first read:
         a parse does not hold a string per line)."""
         return tuple(_split_lines(self.source))
+
+    @functools.cached_property
+    def index(self) -> StructureIndex:
+        """Where the blocks, fences, delimiters, attachment paragraphs and references lie
+        (:class:`~lmml_mdit.narrative.index.StructureIndex`), read from :attr:`tokens` in one
+        walk when first asked for and kept: every reader of the structure reads this."""
+        return StructureIndex.from_tokens(self.tokens, self.turns, self.embeds)
 
     @property
     def embed_names(self) -> tuple[str, ...]:

@@ -5,8 +5,9 @@ and an ``@name`` reference as a dangling mention. :func:`to_markdown` rewrites b
 placeholders such as ``[Image: chart.png]`` or ``[Attachment: data.csv]``.
 
 The rewrite is driven by the parse, never by searching the text: each fence is located by
-its token's line span and each reference by the line and column of its
-:class:`~lmml_mdit.model.Embed`. So a
+its line span and each reference by the line and column of its
+:class:`~lmml_mdit.model.Embed`, both read from the narrative's structure index
+(:attr:`~lmml_mdit.narrative.narrative.Narrative.index`). So a
 ``@name`` inside a code span or a code block stays as written, a name that is a prefix of
 another (``a.png`` and ``a.png.bak``) cannot be confused with it, and CRLF sources or
 one-line fences need no special case.
@@ -17,10 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
-
 from ..media import IMAGE_EXTENSIONS, extension
 from ..model import Embed
+from ..narrative.index import Fence
 from ..narrative.narrative import Narrative
 from ..syntax.write import reference
 
@@ -57,12 +57,11 @@ def to_markdown(source: Bundle | Narrative) -> str:
     # line index -> list of (start column, end column, replacement), 0-based, end exclusive
     spans: dict[int, list[tuple[int, int, str]]] = {}
     dropped: set[int] = set()
-    for token in narrative.tokens:
-        if token.type == "lmml_embed":
-            _fence_edit(token, lines, spans, dropped)
-    for embed in narrative.embeds:
-        if not embed.is_inline:
-            _reference_edit(embed, lines, spans)
+    structure = narrative.index
+    for fence in structure.fences:
+        _fence_edit(fence, lines, spans, dropped)
+    for embed in structure.references:
+        _reference_edit(embed, lines, spans)
     for index, columns in narrative.escape_columns.items():
         spans.setdefault(index, []).extend(
             (column, column + 1, "")
@@ -99,17 +98,16 @@ def _edited(line: str, edits: list[tuple[int, int, str]]) -> str:
 
 
 def _fence_edit(
-    token: Token,
+    fence: Fence,
     lines: Sequence[str],
     spans: dict[int, list[tuple[int, int, str]]],
     dropped: set[int],
 ) -> None:
-    assert token.map is not None, "fence tokens always carry a map"
-    first, stop = token.map
-    column = token.meta["column"] - 1
+    first, stop = fence.start, fence.end
+    column = fence.column - 1
     # The opening line keeps whatever precedes the @@@ (indentation, "> ", "- "); the
     # fence's remaining lines, closing marker included, go away.
-    spans.setdefault(first, []).append((column, len(lines[first]), placeholder(token.info)))
+    spans.setdefault(first, []).append((column, len(lines[first]), placeholder(fence.name)))
     dropped.update(range(first + 1, min(stop, len(lines))))
 
 

@@ -601,33 +601,23 @@ def _preview_renderer() -> RendererHTML:
 # --------------------------------------------------------------------------- page
 
 
-def _delimiter_positions(tokens: Sequence[Token]) -> list[int]:
-    return [
-        index
-        for index, token in enumerate(tokens)
-        if token.level == 0
-        and (
-            token.type == "lmml_role"
-            or (token.type == "heading_open" and "lmml_role" in (token.meta or {}))
-        )
-    ]
-
-
 def _turn_slices(
     narrative: Narrative,
 ) -> Iterator[tuple[int, Turn, int | None, list[Token]]]:
-    """Each turn with its number, its delimiter token's index and the tokens of its body."""
+    """Each turn with its number, its delimiter token's index and the tokens of its body
+    (the delimiters' token positions come from the narrative's structure index)."""
     tokens = narrative.tokens
-    positions = _delimiter_positions(tokens)
+    delimiters = narrative.index.delimiters
     numbered = list(numbered_turns(narrative.turns))
     if numbered and numbered[0][1].delimiter_line is None:
-        end = positions[0] if positions else len(tokens)
+        end = delimiters[0].token if delimiters else len(tokens)
         number, turn = numbered.pop(0)
         yield number, turn, None, tokens[:end]
-    for index, ((number, turn), position) in enumerate(zip(numbered, positions, strict=True)):
-        start = position + (3 if tokens[position].type == "heading_open" else 1)
-        end = positions[index + 1] if index + 1 < len(positions) else len(tokens)
-        yield number, turn, position, tokens[start:end]
+    for index, ((number, turn), delimiter) in enumerate(zip(numbered, delimiters, strict=True)):
+        # A heading's body starts after its inline and heading_close tokens.
+        start = delimiter.token + (3 if delimiter.kind == "heading" else 1)
+        end = delimiters[index + 1].token if index + 1 < len(delimiters) else len(tokens)
+        yield number, turn, delimiter.token, tokens[start:end]
 
 
 def _read_heading(text: str) -> tuple[bool, str | None]:

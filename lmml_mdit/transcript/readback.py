@@ -143,7 +143,8 @@ def _hints(
 
 
 _OPEN_ENDED = frozenset({"fence", "html_block", "lmml_embed"})
-"""The top-level blocks that run to the end of the document when left unclosed."""
+"""The top-level blocks (:attr:`~lmml_mdit.narrative.index.Block.kind`) that run to the end
+of the document when left unclosed."""
 
 
 def _tail_is_open(narrative: Narrative) -> bool:
@@ -151,14 +152,10 @@ def _tail_is_open(narrative: Narrative) -> bool:
     unclosed code fence, HTML block or ``@@@`` fence). Only such a block is parsed again,
     from its first line, with a turn after it; any other block (a paragraph, a list, a
     quote) ends at the blank line before a top-level heading, and is not parsed again."""
-    start = None
-    for token in reversed(narrative.tokens):
-        if token.level == 0 and token.map is not None:
-            if token.type in _OPEN_ENDED:
-                start = token.map[0]
-            break
-    if start is None:
+    blocks = narrative.index.blocks
+    if not blocks or blocks[-1].kind not in _OPEN_ENDED:
         return False
+    start = blocks[-1].start
     tail = narrative.lines[start:]
     probe = parse("\n".join(tail) + "\n\n" + _SENTINEL)
     line = len(tail) + 2

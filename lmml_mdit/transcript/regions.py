@@ -35,17 +35,14 @@ def _attachment_lines(narrative: Narrative, region_end: int) -> int:
     """How many leading lines of the preamble are inline fences (and blank lines)."""
     position = 0
     lines = narrative.lines
-    for token in narrative.tokens:
-        if token.map is None or token.level != 0 or token.nesting == -1:
-            continue
-        start, end = token.map
-        if start >= region_end:
+    for block in narrative.index.blocks:
+        if block.start >= region_end:
             break
-        if any(line.strip() for line in lines[position:start]):
+        if any(line.strip() for line in lines[position : block.start]):
             break
-        if token.type != "lmml_embed":
+        if block.kind != "lmml_embed":
             break
-        position = end
+        position = block.end
     while position < region_end and not lines[position].strip():
         position += 1
     return position

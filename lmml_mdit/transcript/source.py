@@ -212,13 +212,9 @@ def _style_of(narrative: Narrative, raw: Sequence[str]) -> Style:
 def _fence_span(narrative: Narrative, name: str, start: int, end: int) -> tuple[int, int] | None:
     """The 0-based line span of the first top-level inline fence *name* in lines
     ``[start, end)``."""
-    for token in narrative.tokens:
-        if token.map is None or token.level != 0:
-            continue
-        if token.map[0] >= end:
-            break
-        if token.type == "lmml_embed" and token.map[0] >= start and token.info == name:
-            return token.map[0], token.map[1]
+    for fence in narrative.index.fences_in(start, end):
+        if fence.level == 0 and fence.name == name:
+            return fence.start, fence.end
     return None
 
 
