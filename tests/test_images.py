@@ -218,8 +218,18 @@ _FRAGMENTS = st.sampled_from(
 def test_each_image_position_points_at_its_marker(fragments: list[str]) -> None:
     narrative = lmml_mdit.parse("## User\n" + "".join(fragments))
     for image in markdown_images(narrative):
-        line = narrative.lines[image.line - 1]
-        assert line[image.column - 1 :].startswith("![" + image.alt + "]"), (line, image)
+        # The alt text may run over several lines: read on from the marker's position.
+        rest = "\n".join(narrative.lines[image.line - 1 :])[image.column - 1 :]
+        assert rest.startswith("![" + image.alt + "]"), (rest[:80], image)
+
+
+def test_an_image_whose_alt_runs_over_lines_is_placed_at_its_marker() -> None:
+    narrative = lmml_mdit.parse("## User\n![a\n b](x.png) and ![c\\\nd](y.png)")
+    images = markdown_images(narrative)
+    assert [(image.alt, image.line, image.column) for image in images] == [
+        ("a\n b", 2, 1),
+        ("c\\\nd", 3, 16),
+    ]
 
 
 @pytest.mark.parametrize(
