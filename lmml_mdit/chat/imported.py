@@ -135,6 +135,7 @@ def decode_base64(text: object, *, where: str) -> bytes:
                 hint="check the encoding of the payload",
             )
         compact = compact.translate(_URL_SAFE)
+    if "=" not in compact:  # the URL-safe spelling may leave the padding out
         compact += "=" * (-len(compact) % 4)
     try:
         return base64.b64decode(compact, validate=True)
