@@ -473,3 +473,37 @@ def test_sharegpt_system_field_and_midway_system() -> None:
     record = export_sharegpt(bundle)
     assert record["conversations"][3] == source["conversations"][2]
     assert record["id"] == "conv-0042"
+
+
+def test_gemini_contents_mix_content_objects_strings_and_parts() -> None:
+    mixed = {
+        "contents": [
+            "Look:",
+            {"text": "two parts, one user content"},
+            {"role": "model", "parts": {"text": "Seen."}},
+            "Thanks.",
+        ],
+        "config": {"system_instruction": ["Be kind.", {"text": "Be brief."}]},
+    }
+    canonical = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "Look:"}, {"text": "two parts, one user content"}]},
+            {"role": "model", "parts": [{"text": "Seen."}]},
+            {"role": "user", "parts": [{"text": "Thanks."}]},
+        ],
+        "config": {"system_instruction": {"parts": [{"text": "Be kind."}, {"text": "Be brief."}]}},
+    }
+    same_bundle(import_messages(mixed, "gemini"), import_messages(canonical, "gemini"))
+
+
+@pytest.mark.parametrize("parts", ["x", 5, None, [["x"]]])
+def test_a_content_s_parts_must_be_part_objects(parts: object) -> None:
+    with pytest.raises(ImportFormatError):
+        import_messages({"contents": [{"role": "user", "parts": parts}]}, "gemini")
+
+
+def test_video_part_is_public() -> None:
+    import lmml_mdit
+
+    assert "VideoPart" in lmml_mdit.__all__
+    assert lmml_mdit.VideoPart.__module__ == "lmml_mdit.chat.handlers"

@@ -24,11 +24,11 @@ camelCase.
 Accepted forms (each read as its canonical form): ``contents`` as a list of Content
 objects, one Content object, a string (one user text part) or a list of strings and parts
 (consecutive ones one user Content, as the SDK groups them); ``parts`` as a list or one
-part, a string in it a text part; the REST API's camelCase keys anywhere in the settings
-(``generationConfig``'s ``maxOutputTokens``, ``stopSequences``, ``responseModalities``;
-``safetySettings``, ``toolConfig``, ...) read as the SDK's snake_case names, except inside
-values that are data rather than configuration (JSON Schemas, call arguments, labels);
-``tools`` as one Tool object or a list.
+part (the system instruction also as a string, or a list of strings); the REST API's
+camelCase keys anywhere in the settings (``generationConfig``'s ``maxOutputTokens``,
+``stopSequences``, ``responseModalities``; ``safetySettings``, ``toolConfig``, ...) read as
+the SDK's snake_case names, except inside values that are data rather than configuration
+(JSON Schemas, call arguments, labels); ``tools`` as one Tool object or a list.
 
 Shapes read (``providers.md`` 1.4): ``system_instruction``/``systemInstruction`` as a
 ``system`` turn; ``contents`` with roles ``user`` and ``model`` (or ``function``/``tool``
@@ -339,12 +339,14 @@ def _is_content(value: object) -> bool:
     return isinstance(value, dict) and ("parts" in value or "role" in value)
 
 
-def _part_list(parts: object) -> object:
-    """``parts`` as a list: one part is a list of it; a string in it is a text part."""
-    items = [parts] if isinstance(parts, (dict, str)) else parts
+def _part_list(parts: object, *, strings: bool = False) -> object:
+    """``parts`` as a list: one part (an object) is a list of it. With *strings* (a system
+    instruction, which the SDK takes as a list of strings), a string in the list is a text
+    part; a Content's own ``parts`` hold part objects only."""
+    items = [parts] if isinstance(parts, dict) else parts
     if not isinstance(items, list):
         return parts  # reported by the reader
-    return [{"text": item} if isinstance(item, str) else item for item in items]
+    return [{"text": item} if strings and isinstance(item, str) else item for item in items]
 
 
 def canonical_contents(contents: object) -> object:
@@ -470,7 +472,8 @@ def read(data: object) -> ImportedConversation:
         if isinstance(system, dict) and not _is_content(system):
             system = {"parts": [system]}  # one part
         instruction = expect(system, dict, where="system_instruction")
-        instruction = {**instruction, "parts": _part_list(instruction.get("parts", []))}
+        parts_given = instruction.get("parts", [])
+        instruction = {**instruction, "parts": _part_list(parts_given, strings=True)}
         parts = _parts(instruction.get("parts", []), _Calls([]), where="system_instruction.parts")
         turns.insert(0, ChatTurn("system", without_results(parts)))
     return ImportedConversation(turns, settings=settings)
