@@ -507,3 +507,17 @@ def test_video_part_is_public() -> None:
 
     assert "VideoPart" in lmml_mdit.__all__
     assert lmml_mdit.VideoPart.__module__ == "lmml_mdit.chat.handlers"
+
+
+def test_export_folder_reports_the_midway_system_turn(tmp_path: Path) -> None:
+    from lmml_mdit.chat.export import export_folder
+
+    (tmp_path / "chat.lmml").write_text(MIDWAY, encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    report = export_folder(str(tmp_path), "anthropic", str(out), workers=1)
+    assert report.ok and report.written == 1
+    ((path, text),) = report.warnings
+    assert path.endswith("chat.lmml")
+    assert "chat.lmml:13:1: turn 4 (system)" in text
+    line = json.loads(out.read_text(encoding="utf-8"))
+    assert f"{MIDWAY_SYSTEM_MARKER}\\nAnswer in French now." in json.dumps(line["messages"])
