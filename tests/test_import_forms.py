@@ -521,3 +521,72 @@ def test_export_folder_reports_the_midway_system_turn(tmp_path: Path) -> None:
     assert "chat.lmml:13:1: turn 4 (system)" in text
     line = json.loads(out.read_text(encoding="utf-8"))
     assert f"{MIDWAY_SYSTEM_MARKER}\\nAnswer in French now." in json.dumps(line["messages"])
+
+
+def _carriers(encoded: str) -> dict[str, Any]:
+    """One body per format where base64 appears, holding *encoded* PNG-typed bytes."""
+    uri = "data:image/png;base64," + encoded
+    return {
+        "openai": {
+            "messages": [
+                {"role": "user", "content": [{"type": "image_url", "image_url": {"url": uri}}]}
+            ]
+        },
+        "openai-audio": {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "input_audio", "input_audio": {"data": encoded, "format": "wav"}}
+                    ],
+                }
+            ]
+        },
+        "openai-responses": {
+            "input": [
+                {
+                    "role": "user",
+                    "content": [{"type": "input_image", "image_url": uri, "detail": "auto"}],
+                }
+            ]
+        },
+        "anthropic": {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "image",
+                            "source": {
+                                "type": "base64",
+                                "media_type": "image/png",
+                                "data": encoded,
+                            },
+                        }
+                    ],
+                }
+            ]
+        },
+        "gemini": {
+            "contents": [
+                {
+                    "role": "user",
+                    "parts": [{"inline_data": {"mime_type": "image/png", "data": encoded}}],
+                }
+            ]
+        },
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.binary(min_size=1, max_size=48), padded=st.booleans())
+def test_url_safe_base64_is_read_in_every_format(data: bytes, padded: bool) -> None:
+    url_safe = base64.urlsafe_b64encode(data).decode()
+    if not padded:
+        url_safe = url_safe.rstrip("=")
+    standard = _carriers(base64.b64encode(data).decode())
+    for key, body in _carriers(url_safe).items():
+        fmt = key.removesuffix("-audio")
+        imported = import_messages(body, fmt)
+        same_bundle(imported, import_messages(standard[key], fmt))
+        assert [imported.read(n) for n in imported.entries] == [data]
