@@ -30,13 +30,10 @@ from .handlers import TextPart
 from .providers._common import system_texts
 from .providers.base import Provider
 
-__all__ = ["MIDWAY_SYSTEM_MARKER", "SYSTEM_UP_FRONT", "place_midway_system"]
+__all__ = ["MIDWAY_SYSTEM_MARKER", "place_midway_system"]
 
 MIDWAY_SYSTEM_MARKER = "[system]"
 """The line that opens a mid-conversation system turn sent as user content."""
-
-SYSTEM_UP_FRONT = frozenset({"anthropic", "gemini"})
-"""The providers that take system content only before the conversation."""
 
 _DONE = {
     "user": f"sent at its place as user text opened by {MIDWAY_SYSTEM_MARKER!r}",
@@ -61,13 +58,14 @@ def place_midway_system(
     bundle: BundleSource,
 ) -> OutgoingConversation:
     """*conversation* with each system message past the start placed by
-    ``options.midway_system``, for a provider in :data:`SYSTEM_UP_FRONT` (any other
+    ``options.midway_system``, for a provider whose
+    :attr:`~lmml_mdit.chat.providers.base.Provider.system_up_front` is set (any other
     provider gets it unchanged).
 
     :raises UnsupportedContentError: with ``midway_system="raise"``, naming the first such
         turn; for a part other than text in one sent as user content.
     """
-    if provider.name not in SYSTEM_UP_FRONT:
+    if not provider.system_up_front:
         return conversation
     numbers = {id(turn): number for number, turn in numbered_turns(bundle.narrative.turns)}
     started = False

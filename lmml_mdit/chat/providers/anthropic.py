@@ -320,5 +320,6 @@ PROVIDER = Provider(
     native_settings=NATIVE_SETTINGS,
     list_settings=LIST_SETTINGS,
     required_settings=frozenset({"max_tokens"}),
+    system_up_front=True,
 )
 """Anthropic Messages, as the registry lists it."""

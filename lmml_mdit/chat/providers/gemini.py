@@ -489,5 +489,6 @@ PROVIDER = Provider(
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
     list_settings=LIST_SETTINGS,
+    system_up_front=True,
 )
 """Gemini, as the registry lists it."""
