@@ -229,7 +229,8 @@ _WEBM_DOCTYPE = b"\x42\x82\x84webm"
 
 
 def _video(head: bytes) -> str | None:
-    """The video type of an ISO base media (``ftyp`` box) or EBML header, or None."""
+    """The video type of an ISO base media (``ftyp`` box) or EBML header, or None (not
+    video, and no other type :func:`sniff` knows starts so)."""
     if head[4:8] == b"ftyp":
         brand = head[8:12]
         if brand == _QUICKTIME_BRAND:
@@ -261,9 +262,6 @@ def sniff(data: bytes) -> str | None:
 
     :param data: the bytes, or at least their first 4 KiB.
     """
-    video = _video(data[:64])
-    if video is not None:
-        return video
     head = data[:32]
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return "image/png"
@@ -287,6 +285,8 @@ def sniff(data: bytes) -> str | None:
         return "image/tiff"
     if head.startswith(b"\x00\x00\x01\x00"):
         return "image/vnd.microsoft.icon"
+    if head[4:8] == b"ftyp" or head.startswith(_EBML_MAGIC):
+        return _video(data[:64])
     if _SVG_START.match(data[:4096].removeprefix(b"\xef\xbb\xbf")):
         return SVG_TYPE
     return None
