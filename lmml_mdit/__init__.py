@@ -75,6 +75,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         ImagePart,
         TextFilePart,
         TextPart,
+        VideoPart,
         register_handler,
         unregister_handler,
     )
@@ -162,6 +163,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "ImagePart",
         "TextFilePart",
         "TextPart",
+        "VideoPart",
         "register_handler",
         "unregister_handler",
     ),

@@ -11,8 +11,8 @@ command line.
 - :data:`EXTENSION_TYPES` is the extension table, :func:`extension_type` reads it and
   :func:`guess_type` falls back to the platform's table for names with no bytes at hand;
 - :func:`is_text_type`, :data:`IMAGE_TYPES`, :data:`REFUSED_IMAGE_TYPES`,
-  :data:`DOCUMENT_TYPES` and :data:`AUDIO_FORMATS` sort types into text, images the chat
-  providers accept or refuse, documents and audio;
+  :data:`DOCUMENT_TYPES`, :data:`AUDIO_FORMATS` and :data:`VIDEO_TYPES` sort types into
+  text, images the chat providers accept or refuse, documents, audio and video;
 - :func:`extension_for` goes the other way, from a media type to an extension.
 """
 
@@ -41,6 +41,7 @@ __all__ = [
     "REFUSED_IMAGE_TYPES",
     "SHOWN_IMAGE_TYPES",
     "SVG_TYPE",
+    "VIDEO_TYPES",
     "ZIP_TYPE",
     "extension",
     "extension_for",
@@ -85,6 +86,9 @@ EXTENSION_TYPES: Final[Mapping[str, str]] = MappingProxyType(
         ".pdf": PDF_TYPE,
         ".wav": "audio/wav",
         ".mp3": "audio/mpeg",
+        ".mp4": "video/mp4",
+        ".webm": "video/webm",
+        ".mov": "video/quicktime",
         ".csv": "text/csv",
         ".tsv": "text/tab-separated-values",
         ".json": "application/json",
@@ -146,6 +150,10 @@ AUDIO_FORMATS: Final[Mapping[str, Literal["wav", "mp3"]]] = MappingProxyType(
 )
 """The audio types the chat providers take, and the format name they give each."""
 
+VIDEO_TYPES: Final = frozenset({"video/mp4", "video/webm", "video/quicktime"})
+"""The video types :func:`sniff` recognises (MP4, WebM, QuickTime ``.mov``); of the chat
+providers, Gemini takes them (inline data)."""
+
 AUDIO_TYPES: Final[Mapping[str, str]] = MappingProxyType(
     {audio_format: media_type for media_type, audio_format in AUDIO_FORMATS.items()}
 )
@@ -168,7 +176,8 @@ _TEXT_APPLICATION_TYPES = frozenset(
 COMPRESSED_EXTENSIONS: Final = frozenset(
     {
         *(".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".gz", ".bz2", ".xz", ".zst"),
-        *(".7z", ".mp3", ".mp4", ".m4a", ".ogg", ".webm", ".pdf", ".docx", ".xlsx", ".pptx"),
+        *(".7z", ".mp3", ".mp4", ".m4a", ".ogg", ".webm", ".mov", ".pdf", ".docx", ".xlsx"),
+        ".pptx",
         ARCHIVE_SUFFIX,
     }
 )
@@ -187,7 +196,6 @@ _TYPE_ALIASES = {
     "audio/ogg": ".ogg",
     "audio/flac": ".flac",
     "audio/aiff": ".aiff",
-    "video/mp4": ".mp4",
 }
 _TYPE_EXTENSIONS: Mapping[str, str] = MappingProxyType(
     {
@@ -204,6 +212,36 @@ _SVG_START = re.compile(
 
 _BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
 
+_QUICKTIME_BRAND = b"qt  "
+_MP4_BRANDS = frozenset(
+    {
+        *(b"isom", b"iso2", b"iso3", b"iso4", b"iso5", b"iso6", b"mp41", b"mp42"),
+        *(b"avc1", b"M4V ", b"M4VH", b"M4VP", b"dash", b"MSNV", b"3gp4", b"3gp5", b"3gp6"),
+        *(b"mmp4", b"f4v ", b"av01"),
+    }
+)
+"""The ISO base media ``ftyp`` major brands of MP4 video. Other brands of the same
+container (``M4A `` audio, ``heic`` images) are not video, so they are not listed."""
+
+_EBML_MAGIC = b"\x1a\x45\xdf\xa3"
+_WEBM_DOCTYPE = b"\x42\x82\x84webm"
+"""The EBML ``DocType`` element holding ``webm`` (Matroska files say ``matroska``)."""
+
+
+def _video(head: bytes) -> str | None:
+    """The video type of an ISO base media (``ftyp`` box) or EBML header, or None (not
+    video, and no other type :func:`sniff` knows starts so)."""
+    if head[4:8] == b"ftyp":
+        brand = head[8:12]
+        if brand == _QUICKTIME_BRAND:
+            return "video/quicktime"
+        if brand in _MP4_BRANDS:
+            return "video/mp4"
+        return None
+    if head.startswith(_EBML_MAGIC) and _WEBM_DOCTYPE in head[:64]:
+        return "video/webm"
+    return None
+
 
 def _is_bmp(head: bytes) -> bool:
     """A BMP file header: ``BM``, reserved zero bytes and a known DIB header size (so a text
@@ -219,7 +257,8 @@ def _is_bmp(head: bytes) -> bool:
 def sniff(data: bytes) -> str | None:
     """The media type the first bytes of *data* announce, or None when they say nothing.
 
-    Recognises PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, SVG, PDF, WAV and MP3.
+    Recognises PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, SVG, PDF, WAV, MP3, and MP4, WebM
+    and QuickTime video.
 
     :param data: the bytes, or at least their first 4 KiB.
     """
@@ -246,6 +285,8 @@ def sniff(data: bytes) -> str | None:
         return "image/tiff"
     if head.startswith(b"\x00\x00\x01\x00"):
         return "image/vnd.microsoft.icon"
+    if head[4:8] == b"ftyp" or head.startswith(_EBML_MAGIC):
+        return _video(data[:64])
     if _SVG_START.match(data[:4096].removeprefix(b"\xef\xbb\xbf")):
         return SVG_TYPE
     return None

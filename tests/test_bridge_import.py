@@ -131,9 +131,11 @@ def test_anthropic_text_document_becomes_a_text_asset() -> None:
         "system": "Be exact.",
     }
     bundle = import_messages(data)
-    (name,) = bundle.entries
+    (name,) = (entry for entry in bundle.entries if entry != "settings.json")
     assert name.endswith(".txt")
     assert bundle.read(name) == b"a,b\n1,2\n"
+    # The document form is recorded, so every export sends it as a document again.
+    assert bundle.settings == {"text_embeds": "document"}
 
 
 def test_responses_function_calls_join_the_assistant_turn() -> None:

@@ -17,6 +17,7 @@ from _messages_support import png, zip_bundle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lmml_mdit.chat.content import SystemContentWarning
 from lmml_mdit.chat.outgoing import messages, to_request
 
 Block = tuple[str, list[int]]  # ("para", images referenced) or ("fence", [])
@@ -80,13 +81,18 @@ def test_everything_appears_once_in_order(preamble: bool, spec: list[Any]) -> No
         warnings.simplefilter("error")  # no omissions without a budget
         chat = json.dumps(messages(bundle, "openai"), ensure_ascii=False)
         responses = json.dumps(messages(bundle, "openai-responses"), ensure_ascii=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         anthropic = to_request(bundle, "anthropic", settings={"max_tokens": 5})
         gemini = to_request(bundle, "gemini")
+    # The one report: a system turn after the start, sent at its place as user text.
+    assert all(isinstance(w.message, SystemContentWarning) for w in caught)
     for dumped in (chat, responses):
         positions = _positions(dumped, expected)
         assert positions == sorted(positions)
         assert "temperature" not in dumped  # the reserved settings fence is never sent
-    # Anthropic and Gemini lift system text to the top level: exactly once, order aside.
+    # Anthropic and Gemini lift leading system text to the top level and send a later
+    # system turn as user text at its place: exactly once, order aside.
     for request in (anthropic, gemini):
         dumped = json.dumps(request, ensure_ascii=False)
         _positions(dumped, expected)

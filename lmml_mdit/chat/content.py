@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RESERVED_NAMES",
+    "TEXT_EMBEDS_SETTING",
     "BundleState",
     "EmbedOmittedWarning",
     "EmbedSegment",
@@ -289,6 +290,7 @@ def bundle_state(bundle: BundleSource) -> BundleState:
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "context": ("system", "user", "drop"),
     "system": (None, "separate", "user", "drop", "raise"),
+    "midway_system": ("user", "hoist", "drop", "raise"),
     "attachment_lines": ("drop", "keep"),
     "on_omit": ("warn", "raise"),
     "image_detail": (None, "auto", "low", "high"),
@@ -297,6 +299,12 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "unknown_settings": ("pass", "warn", "error"),
     "strict": (True, False),
 }
+
+
+TEXT_EMBEDS_SETTING = "text_embeds"
+"""The settings key that gives the ``text_embeds`` option's default for one bundle (an
+import writes ``"document"`` for a text document, so it exports as a document again);
+never sent as a request parameter."""
 
 
 @dataclass(frozen=True)
@@ -314,6 +322,14 @@ class Options:
         as user content in the list; ``"drop"`` leaves it out; ``"raise"`` makes
         ``messages()`` raise :class:`UnsupportedContentError` when the list cannot carry
         it.
+    :ivar midway_system: with system content kept apart (``system`` None or
+        ``"separate"``), where a ``system`` turn after the conversation has started goes
+        for a provider that takes system content only up front (Anthropic, Gemini; see
+        :mod:`lmml_mdit.chat.midway`): ``"user"`` (default) sends it at its place as user
+        text opened by ``[system]``, ``"hoist"`` moves it up front, ``"drop"`` leaves it
+        out, each with a :class:`SystemContentWarning` naming the turn; ``"raise"``
+        raises :class:`UnsupportedContentError`. OpenAI Chat and Responses keep it in
+        place.
     :ivar max_embed_bytes: the embed bytes one message may carry; None for no limit.
     :ivar on_omit: ``"warn"`` (default) reports a left-out embed as an
         :class:`EmbedOmittedWarning`; ``"raise"`` raises :class:`EmbedBudgetError`.
@@ -322,7 +338,8 @@ class Options:
         and sends ``"auto"`` to Responses (which requires it).
     :ivar text_embeds: ``"text"`` sends text files as text parts headed by the file name,
         ``"document"`` as the provider's document part; None picks the provider's default
-        (``document`` for Anthropic, ``text`` elsewhere).
+        (the bundle's ``text_embeds`` setting when it has one, which an import writes
+        for a text document; else ``document`` for Anthropic, ``text`` elsewhere).
     :ivar tool_result_images: what OpenAI Chat Completions does with non-text parts of a
         tool result: ``"user-message"`` (default) moves them to a user message after the
         tool messages; ``"error"`` raises :class:`UnsupportedContentError`.
@@ -342,6 +359,7 @@ class Options:
 
     context: Literal["system", "user", "drop"] = "system"
     system: Literal["separate", "user", "drop", "raise"] | None = None
+    midway_system: Literal["user", "hoist", "drop", "raise"] = "user"
     max_embed_bytes: int | None = None
     on_omit: Literal["warn", "raise"] = "warn"
     handlers: Mapping[str, Handler] = field(default_factory=dict)

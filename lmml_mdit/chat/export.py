@@ -54,7 +54,9 @@ class ExportReport:
         order.
     :ivar warnings: ``(path, defect)`` for each error-level defect of a bundle exported
         anyway (``strict=False``), located ``FILE:LINE:COL: kind: message`` as
-        ``validate`` locates it, in walk order.
+        ``validate`` locates it, and for each system turn placed by the ``midway_system``
+        policy (a :class:`~lmml_mdit.chat.content.SystemContentWarning`'s text, located
+        the same way), in walk order.
     """
 
     output: str
@@ -155,6 +157,7 @@ def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result
         import warnings
 
         from ..bundle.bundle import DefectWarning
+        from .content import SystemContentWarning
         from .opening import open as open_bundle
 
         with (
@@ -171,8 +174,11 @@ def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result
             record = export_bundle(bundle, provider, strict=strict)
         defects = tuple(
             warning.message.error.format(cli=True, hint=False)
-            for warning in caught
             if isinstance(warning.message, DefectWarning)
+            else str(warning.message)
+            for warning in caught
+            # A mid-conversation system turn placed by midway_system is reported too.
+            if isinstance(warning.message, (DefectWarning, SystemContentWarning))
         )
         return json.dumps(record, ensure_ascii=False), None, defects
     except LmmlError as error:

@@ -2,7 +2,8 @@
 
 An :class:`Asset` is one resolved embed: its name, bytes and the media type its bytes show.
 A handler turns an asset into one or more neutral parts (:class:`TextPart`,
-:class:`ImagePart`, :class:`DocumentPart`, :class:`TextFilePart`, :class:`AudioPart`); the
+:class:`ImagePart`, :class:`DocumentPart`, :class:`TextFilePart`, :class:`AudioPart`,
+:class:`VideoPart`); the
 provider modules then write each neutral part in their own JSON shape.
 
 Which handler runs, first match wins:
@@ -32,6 +33,7 @@ from ..media import (
     DOCUMENT_TYPES,
     IMAGE_TYPES,
     REFUSED_IMAGE_TYPES,
+    VIDEO_TYPES,
     extension,
     extension_type,
     is_text_type,
@@ -48,6 +50,7 @@ __all__ = [
     "Part",
     "TextFilePart",
     "TextPart",
+    "VideoPart",
     "build_parts",
     "register_handler",
     "registered_handlers",
@@ -171,7 +174,16 @@ class AudioPart:
     format: Literal["wav", "mp3"]
 
 
-Part = TextPart | ImagePart | DocumentPart | TextFilePart | AudioPart
+@dataclass(frozen=True)
+class VideoPart:
+    """Video input (``video/mp4``, ``video/webm`` or ``video/quicktime``); Gemini takes it
+    as inline data, the other providers refuse it."""
+
+    asset: Asset
+    media_type: str
+
+
+Part = TextPart | ImagePart | DocumentPart | TextFilePart | AudioPart | VideoPart
 """A provider-neutral content part."""
 
 Handler = Callable[[Asset], Part | Sequence[Part]]
@@ -245,7 +257,7 @@ def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
     return parts
 
 
-_PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart)
+_PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart, VideoPart)
 
 
 def _builtin(asset: Asset) -> Part:
@@ -262,6 +274,8 @@ def _builtin(asset: Asset) -> Part:
     audio_format = AUDIO_FORMATS.get(media_type)
     if audio_format is not None:
         return AudioPart(asset, audio_format)
+    if media_type in VIDEO_TYPES:
+        return VideoPart(asset, media_type)
     if is_text_type(media_type):
         return TextFilePart(asset, media_type, asset.text())
     by_extension = extension_type(asset.name)

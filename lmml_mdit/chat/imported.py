@@ -33,6 +33,7 @@ __all__ = [
     "expect_items",
     "reject_unknown_keys",
     "split_body",
+    "tools_listed",
     "turns_of_message",
     "without_results",
 ]
@@ -108,8 +109,13 @@ class ImportedConversation:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
 def decode_base64(text: object, *, where: str) -> bytes:
-    """Decode standard base64 (whitespace allowed), strictly.
+    """Decode base64 (whitespace allowed), strictly: the standard alphabet, or the URL-safe
+    one (``-`` and ``_`` for ``+`` and ``/``, padding optional) that the Gemini REST API and
+    some SDKs write. One string may not mix the two alphabets.
 
     :param where: where the data sits in the payload, for the error message.
     :raises ImportFormatError: when *text* is not valid base64.
@@ -121,6 +127,16 @@ def decode_base64(text: object, *, where: str) -> bytes:
             hint="give the bytes as a base64 string",
         )
     compact = "".join(text.split())
+    if "-" in compact or "_" in compact:
+        if "+" in compact or "/" in compact:
+            raise ImportFormatError(
+                "invalid base64 data (it mixes the standard and the URL-safe alphabets)",
+                name=where,
+                hint="check the encoding of the payload",
+            )
+        compact = compact.translate(_URL_SAFE)
+    if "=" not in compact:  # the URL-safe spelling may leave the padding out
+        compact += "=" * (-len(compact) % 4)
     try:
         return base64.b64decode(compact, validate=True)
     except (binascii.Error, ValueError) as error:
@@ -237,6 +253,15 @@ def split_body(data: object, key: str, *, missing: str, hint: str) -> tuple[obje
     if conversation is None:
         raise ImportFormatError(missing, hint=hint)
     return conversation, body
+
+
+def tools_listed(settings: dict[str, Any]) -> dict[str, Any]:
+    """*settings* with a ``tools`` given as one object (the APIs take one) as a list of
+    it, the form every provider documents; other settings as they are."""
+    tools = settings.get("tools")
+    if isinstance(tools, dict):
+        return {**settings, "tools": [tools]}
+    return settings
 
 
 def without_results(parts: Iterable[ImportedPart | ToolResult]) -> list[ImportedPart]:

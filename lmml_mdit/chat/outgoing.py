@@ -11,6 +11,7 @@ The work is done in three layers, each reading the layer below:
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -18,7 +19,14 @@ from typing import Any
 from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
 from ..narrative.toolcalls import ToolCall
-from .content import Options, SystemContentWarning, UnknownSettingWarning, build_conversation
+from .content import (
+    TEXT_EMBEDS_SETTING,
+    Options,
+    SystemContentWarning,
+    UnknownSettingWarning,
+    build_conversation,
+)
+from .midway import place_midway_system
 from .providers import PROVIDERS, Payload, Provider
 from .providers import openai as openai_chat
 from .providers import provider as find_provider
@@ -44,7 +52,7 @@ _ALIASES = {
 }
 """Settings spellings read as one LMML key (a provider's own spelling also works)."""
 
-_SKIPPED = frozenset({"model"})
+_SKIPPED = frozenset({"model", TEXT_EMBEDS_SETTING})
 
 
 def render_payload(
@@ -63,7 +71,28 @@ def render_payload(
 
 
 def _render(bundle: BundleSource, chosen: Provider, options: Options) -> Payload:
-    return chosen.write(build_conversation(bundle, options, chosen.target), options)
+    conversation = build_conversation(bundle, options, chosen.target)
+    conversation = place_midway_system(conversation, chosen, options, bundle)
+    return chosen.write(conversation, _bundle_defaults(bundle, options))
+
+
+def _bundle_defaults(bundle: BundleSource, options: Options) -> Options:
+    """*options* with the bundle's ``text_embeds`` setting as that option's default.
+
+    :raises InvalidSettingsError: for a value other than ``text`` or ``document``.
+    """
+    if options.text_embeds is not None:
+        return options
+    value = sendable_settings(bundle, strict=options.strict).get(TEXT_EMBEDS_SETTING)
+    if value is None:
+        return options
+    if value not in ("text", "document"):
+        raise InvalidSettingsError(
+            f"setting {TEXT_EMBEDS_SETTING!r} must be 'text' or 'document', not {value!r}",
+            name=TEXT_EMBEDS_SETTING,
+            hint="give text or document, or remove it",
+        )
+    return dataclasses.replace(options, text_embeds=value)
 
 
 class MessageList(list[dict[str, Any]]):

@@ -31,7 +31,11 @@ Layout (one block per part, blocks separated by a blank line)::
 - a call becomes a fence from :func:`~lmml_mdit.narrative.toolcalls.tool_call_fence`; a ``tool``
   turn starts with the reference to the fence of the call it answers;
 - request parameters other than the conversation are kept in ``settings.json``; record
-  fields that are not request parameters (ShareGPT's) in ``manifest.json``.
+  fields that are not request parameters (ShareGPT's) in ``manifest.json``;
+- a text asset (every format carries one as a document or file part: Anthropic's
+  ``document`` with a ``text`` source, an OpenAI ``file``, a Gemini ``inline_data`` of a
+  text type) adds ``"text_embeds": "document"`` to ``settings.json`` (unless the payload
+  gave that key), so the export sends it as a document again, not as pasted text.
 """
 
 from __future__ import annotations
@@ -43,9 +47,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import ImportFormatError
 from ..formats import MANIFEST_NAME
-from ..media import extension_for
+from ..media import extension_for, is_text_type
 from ..narrative.toolcalls import tool_call_fence
 from ..syntax.write import reference
+from .content import TEXT_EMBEDS_SETTING
 from .escape import escape_text
 from .imported import Call, ChatTurn, ImportedAsset, ImportedConversation, Text
 
@@ -163,8 +168,16 @@ def _write(
         expected.append((turn.role, "\n\n".join(blocks)))
         heading = f"## Turn {number} -- {turn.role}"
         sections.append("\n\n".join([heading, *blocks]))
-    if conversation.settings:
-        entries[SETTINGS_ENTRY] = _json_entry(conversation.settings, SETTINGS_ENTRY)
+    settings = conversation.settings
+    if TEXT_EMBEDS_SETTING not in settings and any(
+        is_text_type(part.media_type.split(";", 1)[0].strip())
+        for turn in conversation.turns
+        for part in turn.parts
+        if isinstance(part, ImportedAsset)
+    ):
+        settings = {**settings, TEXT_EMBEDS_SETTING: "document"}
+    if settings:
+        entries[SETTINGS_ENTRY] = _json_entry(settings, SETTINGS_ENTRY)
     if conversation.metadata:
         entries[MANIFEST_NAME] = _json_entry(conversation.metadata, MANIFEST_NAME)
     text = "\n\n".join(sections) + "\n" if sections else ""

@@ -40,6 +40,7 @@ class Arguments(argparse.Namespace):
     max_embed_bytes: int | None
     context: Literal["system", "user", "drop"] | None
     system: Literal["separate", "user", "drop", "raise"] | None
+    midway_system: Literal["user", "hoist", "drop", "raise"] | None
     attachment_lines: Literal["drop", "keep"] | None
     on_omit: Literal["warn", "raise"] | None
     text_embeds: Literal["text", "document"] | None

@@ -166,6 +166,13 @@ def build_parser() -> argparse.ArgumentParser:
         "fail (the default, unless --request)",
     )
     p.add_argument(
+        "--midway-system",
+        choices=("user", "hoist", "drop", "raise"),
+        help="a system turn after the conversation has started, for anthropic and gemini "
+        "(system content up front only): send it as user text marked [system] at its place "
+        "(default), move it up front, drop it (each with a warning) or fail",
+    )
+    p.add_argument(
         "--attachment-lines",
         choices=("drop", "keep"),
         help="a paragraph made only of references (@photo.png): leave it out, its parts "

@@ -32,6 +32,7 @@ def cmd_render(args: Arguments) -> int:
             raise CliError("--set only applies with --request")
     given: dict[str, object] = {
         "context": args.context,
+        "midway_system": args.midway_system,
         "max_embed_bytes": args.max_embed_bytes,
         "on_omit": args.on_omit,
         "text_embeds": args.text_embeds,

@@ -8,7 +8,15 @@ from ...errors import InvalidToolCallError, UnsupportedContentError
 from ...narrative.toolcalls import ToolCall
 from ...syntax.write import code_fence
 from ..content import Options, OutgoingMessage
-from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..handlers import (
+    AudioPart,
+    DocumentPart,
+    ImagePart,
+    Part,
+    TextFilePart,
+    TextPart,
+    VideoPart,
+)
 from .base import ChatFormat
 
 __all__ = [
@@ -33,11 +41,13 @@ def describe(part: Part) -> str:
         return f"audio ({part.format})"
     if isinstance(part, TextFilePart):
         return f"a text file ({part.media_type})"
+    if isinstance(part, VideoPart):
+        return f"a video ({part.media_type})"
     return "text"
 
 
 def unsupported(
-    part: ImagePart | DocumentPart | AudioPart | TextFilePart,
+    part: ImagePart | DocumentPart | AudioPart | TextFilePart | VideoPart,
     provider: ChatFormat,
     message: OutgoingMessage,
     *,

@@ -6,7 +6,8 @@ Writing (:func:`export`, then :func:`request`):
   order); :func:`lmml_mdit.chat.outgoing.messages` refuses to drop them, use ``to_request``.
 - ``user`` turns: ``text``, ``image`` (base64 source with media type) and ``document`` blocks
   (PDF as a base64 source; text files as a ``text`` source titled by the file name, or as
-  text blocks with ``text_embeds="text"``). Audio raises: Anthropic takes no audio.
+  text blocks with ``text_embeds="text"``). Audio and video raise: Anthropic takes
+  neither.
 - ``assistant`` turns: ``text`` and ``tool_use`` blocks (``input`` is the arguments object).
   Images and documents raise: assistant content is text and tool use only.
 - ``tool`` turns: a ``tool_result`` block (text, image and document content) in a ``user``
@@ -32,7 +33,15 @@ from typing import Any
 from ...errors import ImportFormatError
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..handlers import (
+    AudioPart,
+    DocumentPart,
+    ImagePart,
+    Part,
+    TextFilePart,
+    TextPart,
+    VideoPart,
+)
 from ..imported import (
     Call,
     ChatTurn,
@@ -48,6 +57,7 @@ from ..imported import (
     reject_unknown_keys,
     shown_value,
     split_body,
+    tools_listed,
     turns_of_message,
     without_results,
 )
@@ -115,6 +125,8 @@ def _block(part: Part, message: OutgoingMessage, options: Options) -> dict[str, 
             "source": {"type": "base64", "media_type": part.media_type, "data": part.asset.base64},
             "title": part.asset.name,
         }
+    if isinstance(part, VideoPart):
+        raise unsupported(part, PROVIDER, message, hint="Anthropic takes no video input")
     assert isinstance(part, AudioPart)
     raise unsupported(part, PROVIDER, message, hint="Anthropic takes no audio input")
 
@@ -224,8 +236,13 @@ def block_parts(
         if kind == "text":
             _check_keys(block, {"type", "text"}, here)
             parts.append(Text(expect(block.get("text"), str, where=here)))
-        elif kind in ("image", "document"):
+        elif kind == "image":
             _check_keys(block, {"type", "source"}, here)
+            parts.append(_source(block, here))
+        elif kind == "document":
+            # The title is read, not kept, as a file's name is (the asset is named by its
+            # content); the export titles the document by that name.
+            _check_keys(block, {"type", "source", "title"}, here)
             parts.append(_source(block, here))
         elif kind == "tool_use" and allow_tools:
             _check_keys(block, {"type", "id", "name", "input"}, here)
@@ -289,7 +306,7 @@ def read(data: object) -> ImportedConversation:
     if system is not None:
         parts = block_parts(system, where="system", allow_tools=False)
         turns.insert(0, ChatTurn("system", without_results(parts)))
-    return ImportedConversation(turns, settings=settings)
+    return ImportedConversation(turns, settings=tools_listed(settings))
 
 
 PROVIDER = Provider(
@@ -303,5 +320,6 @@ PROVIDER = Provider(
     native_settings=NATIVE_SETTINGS,
     list_settings=LIST_SETTINGS,
     required_settings=frozenset({"max_tokens"}),
+    system_up_front=True,
 )
 """Anthropic Messages, as the registry lists it."""

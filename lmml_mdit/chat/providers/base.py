@@ -87,6 +87,9 @@ class Provider(ChatFormat):
     :ivar native_settings: the provider's parameters a settings embed may name directly.
     :ivar list_settings: parameters the API takes as a list (a single value is wrapped).
     :ivar required_settings: parameters a request cannot go without.
+    :ivar system_up_front: whether the provider takes system content only before the
+        conversation (outside its messages list), so a later system turn needs the
+        ``midway_system`` policy (:mod:`lmml_mdit.chat.midway`).
     """
 
     write: Callable[[OutgoingConversation, Options], Payload]
@@ -95,3 +98,4 @@ class Provider(ChatFormat):
     native_settings: frozenset[str]
     list_settings: frozenset[str] = frozenset()
     required_settings: frozenset[str] = frozenset()
+    system_up_front: bool = False

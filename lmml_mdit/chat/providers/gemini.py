@@ -7,7 +7,7 @@ The request is the keyword arguments of ``client.models.generate_content``: ``mo
 snake_case JSON form with base64 ``data`` strings (the SDK decodes them).
 
 - ``system`` (and ``context``) turns: ``config.system_instruction`` (text parts, in order).
-- ``user`` turns: ``text`` and ``inline_data`` parts (images, PDF, audio); text files as text
+- ``user`` turns: ``text`` and ``inline_data`` parts (images, PDF, audio, video); text files as text
   parts headed by the file name, or ``inline_data`` with their own media type with
   ``text_embeds="document"``.
 - ``assistant`` turns: role ``model``, ``text``, ``inline_data`` and ``function_call``
@@ -20,6 +20,15 @@ Consecutive contents of one role are merged into one.
 
 Reading (:func:`read`): ``generateContent`` payloads (``contents``), snake_case or
 camelCase.
+
+Accepted forms (each read as its canonical form): ``contents`` as a list of Content
+objects, one Content object, a string (one user text part) or a list of strings and parts
+(consecutive ones one user Content, as the SDK groups them); ``parts`` as a list or one
+part (the system instruction also as a string, or a list of strings); the REST API's
+camelCase keys anywhere in the settings (``generationConfig``'s ``maxOutputTokens``,
+``stopSequences``, ``responseModalities``; ``safetySettings``, ``toolConfig``, ...) read as
+the SDK's snake_case names, except inside values that are data rather than configuration
+(JSON Schemas, call arguments, labels); ``tools`` as one Tool object or a list.
 
 Shapes read (``providers.md`` 1.4): ``system_instruction``/``systemInstruction`` as a
 ``system`` turn; ``contents`` with roles ``user`` and ``model`` (or ``function``/``tool``
@@ -43,7 +52,15 @@ from ...jsonio import parse_json
 from ...model import Role
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation
-from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..handlers import (
+    AudioPart,
+    DocumentPart,
+    ImagePart,
+    Part,
+    TextFilePart,
+    TextPart,
+    VideoPart,
+)
 from ..imported import (
     Call,
     ChatTurn,
@@ -58,6 +75,7 @@ from ..imported import (
     expect_items,
     shown_value,
     split_body,
+    tools_listed,
     turns_of_message,
     without_results,
 )
@@ -120,7 +138,7 @@ def _part(part: Part, options: Options) -> dict[str, Any]:
         if text_mode(options, "text") == "document":
             return {"inline_data": {"mime_type": part.media_type, "data": part.asset.base64}}
         return {"text": text_file_text(part)}
-    if isinstance(part, (ImagePart, DocumentPart)):
+    if isinstance(part, (ImagePart, DocumentPart, VideoPart)):
         return {"inline_data": {"mime_type": part.media_type, "data": part.asset.base64}}
     assert isinstance(part, AudioPart)
     return {"inline_data": {"mime_type": part.asset.media_type, "data": part.asset.base64}}
@@ -317,9 +335,89 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
     return parts
 
 
+def _is_content(value: object) -> bool:
+    return isinstance(value, dict) and ("parts" in value or "role" in value)
+
+
+def _part_list(parts: object, *, strings: bool = False) -> object:
+    """``parts`` as a list: one part (an object) is a list of it. With *strings* (a system
+    instruction, which the SDK takes as a list of strings), a string in the list is a text
+    part; a Content's own ``parts`` hold part objects only."""
+    items = [parts] if isinstance(parts, dict) else parts
+    if not isinstance(items, list):
+        return parts  # reported by the reader
+    return [{"text": item} if strings and isinstance(item, str) else item for item in items]
+
+
+def canonical_contents(contents: object) -> object:
+    """*contents* in any form the API takes, as a list of Content objects whose ``parts``
+    are lists: one Content is a list of it; a string, or a run of strings and parts in a
+    list, one ``user`` Content (as the SDK groups them). Anything else is returned as it
+    is, for the reader to report."""
+    if isinstance(contents, (str, dict)):
+        contents = [contents]
+    if not isinstance(contents, list):
+        return contents
+    out: list[object] = []
+    pending: dict[str, Any] | None = None
+    for item in contents:
+        if _is_content(item):
+            assert isinstance(item, dict)
+            pending = None
+            out.append({**item, "parts": _part_list(item.get("parts", []))})
+        elif isinstance(item, (str, dict)):
+            if pending is None:
+                pending = {"role": "user", "parts": []}
+                out.append(pending)
+            pending["parts"].append({"text": item} if isinstance(item, str) else item)
+        else:
+            pending = None
+            out.append(item)
+    return out
+
+
+_DATA_VALUES = frozenset(
+    {
+        "response_schema",
+        "response_json_schema",
+        "parameters",
+        "parameters_json_schema",
+        "response",
+        "args",
+        "labels",
+        "metadata",
+    }
+)
+"""Settings keys whose values are data, not configuration: their own keys (a JSON Schema's
+``additionalProperties``, a call's arguments) are kept as written."""
+
+
+def snake_settings(value: object, *, where: str = "settings") -> object:
+    """*value* with every key in the REST API's camelCase spelled in the SDK's snake_case
+    (``maxOutputTokens`` -> ``max_output_tokens``), except inside :data:`_DATA_VALUES`.
+
+    :raises ImportFormatError: when one object gives a key in both spellings.
+    """
+    if isinstance(value, list):
+        return [snake_settings(item, where=f"{where}[{i}]") for i, item in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = _snake(key) if isinstance(key, str) else key
+        if name in out:
+            raise ImportFormatError(
+                f"{shown_value(key)} and {shown_value(name)} are one setting given twice",
+                name=where,
+                hint="keep one spelling",
+            )
+        out[name] = item if name in _DATA_VALUES else snake_settings(item, where=f"{where}.{name}")
+    return out
+
+
 def read_contents(contents: object, *, where: str = "contents") -> list[ChatTurn]:
-    """Read a Gemini ``contents`` list into turns."""
-    items = expect(contents, list, where=where)
+    """Read Gemini ``contents`` (any form :func:`canonical_contents` takes) into turns."""
+    items = expect(canonical_contents(contents), list, where=where)
     calls = _Calls(items)
     turns: list[ChatTurn] = []
     for here, content in expect_items(items, where=where):
@@ -365,13 +463,17 @@ def read(data: object) -> ImportedConversation:
     for spelling in ("system_instruction", "systemInstruction"):
         if spelling in body:
             system = body.pop(spelling)
-    settings = {**body, **settings}
+    settings = tools_listed(expect(snake_settings({**body, **settings}), dict, where="body"))
     if system is not None:
         if isinstance(system, str):
             system = {"parts": [{"text": system}]}
         if isinstance(system, list):
             system = {"parts": system}
+        if isinstance(system, dict) and not _is_content(system):
+            system = {"parts": [system]}  # one part
         instruction = expect(system, dict, where="system_instruction")
+        parts_given = instruction.get("parts", [])
+        instruction = {**instruction, "parts": _part_list(parts_given, strings=True)}
         parts = _parts(instruction.get("parts", []), _Calls([]), where="system_instruction.parts")
         turns.insert(0, ChatTurn("system", without_results(parts)))
     return ImportedConversation(turns, settings=settings)
@@ -387,5 +489,6 @@ PROVIDER = Provider(
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
     list_settings=LIST_SETTINGS,
+    system_up_front=True,
 )
 """Gemini, as the registry lists it."""

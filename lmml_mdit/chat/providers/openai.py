@@ -4,7 +4,8 @@ Writing (:func:`export`, then :func:`request`):
 
 - ``system`` (and ``context``) turns: ``{"role": "system", "content": [text parts]}``.
 - ``user`` turns: text, ``image_url`` (data URI), ``file`` (PDF as a data URI) and
-  ``input_audio`` (wav, mp3) parts; text files as text parts headed by the file name.
+  ``input_audio`` (wav, mp3) parts; text files as text parts headed by the file name, or as
+  ``file`` parts with their own media type with ``text_embeds="document"``. Video raises.
 - ``assistant`` turns: text parts, and ``tool_calls`` (arguments as a JSON string).
 - ``tool`` turns: ``{"role": "tool", "tool_call_id": ..., "content": ...}``, text only. Other
   parts of a tool result go, with ``tool_result_images="user-message"`` (the default), into
@@ -29,7 +30,7 @@ from ...jsonio import parse_json
 from ...media import AUDIO_TYPES
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..handlers import DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..handlers import DocumentPart, ImagePart, Part, TextFilePart, TextPart, VideoPart
 from ..imported import (
     Call,
     ChatTurn,
@@ -45,8 +46,9 @@ from ..imported import (
     reject_unknown_keys,
     shown_value,
     split_body,
+    tools_listed,
 )
-from ._common import start_body, text_file_text, unsupported
+from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
 
 __all__ = [
@@ -99,11 +101,20 @@ NATIVE_SETTINGS = frozenset(
 """Chat Completions parameters a settings embed may give under their own names."""
 
 
+def _file(part: DocumentPart | TextFilePart) -> dict[str, Any]:
+    return {
+        "file_data": part.asset.data_uri(part.media_type),
+        "filename": posixpath.basename(part.asset.name),
+    }
+
+
 def content_part(part: Part, options: Options) -> dict[str, Any]:
     """One neutral part as a Chat Completions user content part."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, TextFilePart):
+        if text_mode(options, "text") == "document":
+            return {"type": "file", "file": _file(part)}
         return {"type": "text", "text": text_file_text(part)}
     if isinstance(part, ImagePart):
         image: dict[str, Any] = {"url": part.asset.data_uri(part.media_type)}
@@ -111,13 +122,12 @@ def content_part(part: Part, options: Options) -> dict[str, Any]:
             image["detail"] = options.image_detail
         return {"type": "image_url", "image_url": image}
     if isinstance(part, DocumentPart):
-        return {
-            "type": "file",
-            "file": {
-                "file_data": part.asset.data_uri(part.media_type),
-                "filename": posixpath.basename(part.asset.name),
-            },
-        }
+        return {"type": "file", "file": _file(part)}
+    if isinstance(part, VideoPart):
+        raise part.asset.unsupported(
+            f"{PROVIDER.target} cannot take a video ({part.media_type})",
+            hint="Chat Completions takes no video input; use 'gemini'",
+        )
     return {
         "type": "input_audio",
         "input_audio": {"data": part.asset.base64, "format": part.format},
@@ -381,7 +391,7 @@ def read(data: object) -> ImportedConversation:
         missing="a Chat Completions request body needs a 'messages' list",
         hint="give the messages list or a body with 'messages'",
     )
-    return ImportedConversation(read_messages(messages), settings=settings)
+    return ImportedConversation(read_messages(messages), settings=tools_listed(settings))
 
 
 PROVIDER = Provider(

@@ -31,7 +31,15 @@ from ...errors import ImportFormatError
 from ...model import Role
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..handlers import AudioPart, DocumentPart, ImagePart, Part, TextFilePart, TextPart
+from ..handlers import (
+    AudioPart,
+    DocumentPart,
+    ImagePart,
+    Part,
+    TextFilePart,
+    TextPart,
+    VideoPart,
+)
 from ..imported import (
     Call,
     ChatTurn,
@@ -45,6 +53,7 @@ from ..imported import (
     reject_unknown_keys,
     shown_value,
     split_body,
+    tools_listed,
 )
 from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
@@ -108,6 +117,10 @@ def _input_part(part: Part, message: OutgoingMessage, options: Options) -> dict[
             "file_data": part.asset.data_uri(part.media_type),
             "filename": posixpath.basename(part.asset.name),
         }
+    if isinstance(part, VideoPart):
+        raise unsupported(
+            part, PROVIDER, message, hint="the Responses API takes no video input; use 'gemini'"
+        )
     assert isinstance(part, AudioPart)
     raise unsupported(
         part, PROVIDER, message, hint="the Responses API takes no audio input; use 'openai'"
@@ -294,7 +307,7 @@ def read(data: object) -> ImportedConversation:
     instructions = settings.pop("instructions", None)
     if instructions is not None:
         turns.insert(0, ChatTurn("system", [Text(expect(instructions, str, where="instructions"))]))
-    return ImportedConversation(turns, settings=settings)
+    return ImportedConversation(turns, settings=tools_listed(settings))
 
 
 PROVIDER = Provider(

@@ -1,0 +1,109 @@
+"""System turns past the start of a conversation, for providers that take system content
+only up front.
+
+Anthropic (the top-level ``system``) and Gemini (``system_instruction``) have no place for
+a system message between two other messages. A ``system`` turn that comes after a user,
+assistant or tool message goes where the ``midway_system`` option says, and each one is
+reported, never moved or lost silently:
+
+- ``"user"`` (default): it is sent at its place as user content, its text opened by the
+  line :data:`MIDWAY_SYSTEM_MARKER`, so the model still reads it where the conversation
+  put it;
+- ``"hoist"``: it joins the system content up front, after the leading system turns;
+- ``"drop"``: it is left out;
+- ``"raise"``: :class:`~lmml_mdit.errors.UnsupportedContentError` names its turn.
+
+The first three warn a :class:`~lmml_mdit.chat.content.SystemContentWarning` naming the
+turn (``chat.lmml:9:1: turn 4 (system) ...``) and list it in the payload's warnings.
+System turns before the first other message are the provider's system content, as ever.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..bundle.source import BundleSource
+from ..errors import UnsupportedContentError, location
+from ..narrative.narrative import numbered_turns, turn_label
+from .content import Options, OutgoingConversation, OutgoingMessage, SystemContentWarning
+from .handlers import TextPart
+from .providers._common import system_texts
+from .providers.base import Provider
+
+__all__ = ["MIDWAY_SYSTEM_MARKER", "place_midway_system"]
+
+MIDWAY_SYSTEM_MARKER = "[system]"
+"""The line that opens a mid-conversation system turn sent as user content."""
+
+_DONE = {
+    "user": f"sent at its place as user text opened by {MIDWAY_SYSTEM_MARKER!r}",
+    "hoist": "moved up front, into the system content",
+    "drop": "left out",
+}
+
+
+def _as_user(message: OutgoingMessage, provider: Provider) -> OutgoingMessage:
+    """The system *message* as one user text part opened by the marker line; system
+    content is text, so anything else is refused as it is up front."""
+    text = "\n\n".join(system_texts(message, provider))
+    return OutgoingMessage(
+        "user", [TextPart(f"{MIDWAY_SYSTEM_MARKER}\n{text}")], message.turn, message.call
+    )
+
+
+def place_midway_system(
+    conversation: OutgoingConversation,
+    provider: Provider,
+    options: Options,
+    bundle: BundleSource,
+) -> OutgoingConversation:
+    """*conversation* with each system message past the start placed by
+    ``options.midway_system``, for a provider whose
+    :attr:`~lmml_mdit.chat.providers.base.Provider.system_up_front` is set (any other
+    provider gets it unchanged).
+
+    :raises UnsupportedContentError: with ``midway_system="raise"``, naming the first such
+        turn; for a part other than text in one sent as user content.
+    """
+    if not provider.system_up_front:
+        return conversation
+    numbers = {id(turn): number for number, turn in numbered_turns(bundle.narrative.turns)}
+    started = False
+    leading: list[OutgoingMessage] = []
+    out: list[OutgoingMessage] = []
+    policy = options.midway_system
+    for message in conversation.messages:
+        if message.role != "system":
+            started = True
+            out.append(message)
+            continue
+        if not started:
+            out.append(message)
+            continue
+        turn = message.turn
+        line = turn.delimiter_line or turn.start_line
+        label = turn_label(numbers.get(id(turn), 0), turn)
+        if policy == "raise":
+            raise UnsupportedContentError(
+                f"{provider.target} takes system content only up front, and {label} comes "
+                "after the conversation has started",
+                name=bundle.narrative_name,
+                line=line,
+                column=1,
+                hint="pass midway_system='user', 'hoist' or 'drop', or move the turn up",
+                cli_hint="add --midway-system user, hoist or drop, or move the turn up",
+            )
+        text = (
+            f"{location(bundle.file_name, line, 1)}: {label} comes after the conversation "
+            f"has started, and {provider.target} takes system content only up front: "
+            f"{_DONE[policy]} (midway_system={policy!r})"
+        )
+        conversation.warnings.append(text)
+        warnings.warn(SystemContentWarning(text), stacklevel=5)
+        if policy == "user":
+            out.append(_as_user(message, provider))
+        elif policy == "hoist":
+            leading.append(message)
+    index = next((i for i, m in enumerate(out) if m.role != "system"), len(out))
+    messages = out[:index] + leading + out[index:]
+    return OutgoingConversation(messages, conversation.warnings)
