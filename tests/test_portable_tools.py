@@ -419,14 +419,15 @@ def test_gemini_openapi_schema_and_camel_case_are_read() -> None:
         "name": "f",
         "parameters": {"type": "object", "properties": {"q": {"type": ["string", "null"]}}},
     }
-    assert stored["tools"][1] == {"googleSearch": {}}
+    # REST camelCase is stored in the settings' snake_case, as the SDK spells it.
+    assert stored["tools"][1] == {"google_search": {}}
     assert stored["tool_choice"] == "auto"
     assert stored["response_format"] == {
         "schema": {"type": "object", "properties": {"n": {"type": "integer"}}}
     }
     body = to_request(import_messages(payload, "gemini"), "gemini", model="m")
     check_request("gemini", body)
-    assert body["config"]["tools"][1] == {"googleSearch": {}}
+    assert body["config"]["tools"][1] == {"google_search": {}}
 
 
 def test_built_in_tools_go_to_their_provider_only() -> None:
