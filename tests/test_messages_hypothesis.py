@@ -80,8 +80,10 @@ def test_everything_appears_once_in_order(preamble: bool, spec: list[Any]) -> No
         warnings.simplefilter("error")  # no omissions without a budget
         chat = json.dumps(messages(bundle, "openai"), ensure_ascii=False)
         responses = json.dumps(messages(bundle, "openai-responses"), ensure_ascii=False)
-        anthropic = to_request(bundle, "anthropic", settings={"max_tokens": 5})
-        gemini = to_request(bundle, "gemini")
+        anthropic = to_request(
+            bundle, "anthropic", model="m", settings={"max_tokens": 5}, unknown_settings="pass"
+        )
+        gemini = to_request(bundle, "gemini", model="m")
     for dumped in (chat, responses):
         positions = _positions(dumped, expected)
         assert positions == sorted(positions)

@@ -11,7 +11,7 @@ also writes (an :class:`~lmml_mdit.chat.content.OutgoingConversation` into a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -87,6 +87,12 @@ class Provider(ChatFormat):
     :ivar native_settings: the provider's parameters a settings embed may name directly.
     :ivar list_settings: parameters the API takes as a list (a single value is wrapped).
     :ivar required_settings: parameters a request cannot go without.
+    :ivar setting_defaults: the value a live request takes, with a
+        :class:`~lmml_mdit.chat.content.MissingSettingWarning`, for a required parameter the
+        settings do not give (Anthropic's ``max_tokens``); a required parameter without a
+        default is an :class:`~lmml_mdit.errors.InvalidSettingsError` when missing.
+    :ivar requires_model: whether the API's create call requires ``model`` (all but
+        OpenAI Responses, whose model may come from a stored prompt).
     """
 
     write: Callable[[OutgoingConversation, Options], Payload]
@@ -95,3 +101,5 @@ class Provider(ChatFormat):
     native_settings: frozenset[str]
     list_settings: frozenset[str] = frozenset()
     required_settings: frozenset[str] = frozenset()
+    setting_defaults: Mapping[str, Any] = field(default_factory=dict)
+    requires_model: bool = True
