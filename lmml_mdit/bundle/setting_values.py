@@ -212,6 +212,14 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
     the embed does not override (those are never sent). Settings that do not decode are
     left to the ``invalid_settings`` and ``invalid_front_matter`` issues.
     """
+    # The merged settings (decoded once, cached by the bundle) hold exactly the values
+    # checked below: when none is refused, nothing needs locating or decoding again.
+    try:
+        merged = bundle.settings
+    except BundleError:
+        return []  # reported as invalid_settings, invalid_front_matter or missing_reference
+    if not merged or not setting_problems(merged):
+        return []
     issues: list[Issue] = []
     overridden: set[str] = set()
     embedded = _embedded(bundle)
