@@ -86,7 +86,12 @@ def check_setting_values(settings: Mapping[str, Any], *, name: str = "settings")
     """
     problems = setting_problems(settings)
     if problems:
-        raise InvalidSettingsError(problem_message(problems[0]), name=name)
+        raise InvalidSettingsError(
+            problem_message(problems[0]),
+            name=name,
+            hint="fix the value passed in settings=",
+            cli_hint="fix the value given with --set",
+        )
 
 
 # --- where each value is -----------------------------------------------------------------
