@@ -65,7 +65,12 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from .bundle.archive import Limits
     from .bundle.bundle import Bundle, DefectWarning
     from .bundle.packing import InlineReport, OrphanedEntryWarning
-    from .chat.content import EmbedOmittedWarning, SystemContentWarning, UnknownSettingWarning
+    from .chat.content import (
+        EmbedOmittedWarning,
+        MissingSettingWarning,
+        SystemContentWarning,
+        UnknownSettingWarning,
+    )
     from .chat.detect import detect_format
     from .chat.export import ExportReport, export_folder
     from .chat.handlers import (
@@ -169,6 +174,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
     ),
     ".chat.content": (
         "EmbedOmittedWarning",
+        "MissingSettingWarning",
         "SystemContentWarning",
         "UnknownSettingWarning",
     ),

@@ -82,6 +82,7 @@ ERROR_KINDS: frozenset[str] = frozenset(
         "malformed_embed_name",
         "integrity_mismatch",
         "invalid_settings",
+        "invalid_setting",
         "invalid_manifest",
         "invalid_front_matter",
     }

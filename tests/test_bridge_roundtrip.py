@@ -181,8 +181,21 @@ def normalise_gemini(body: Any, *, generated_ids: bool) -> Any:
     return body
 
 
-def exported(bundle: Bundle, fmt: str) -> Any:
-    return to_request(bundle, fmt, attachment_lines="drop")
+PLACEHOLDER_MODEL = "placeholder-model"
+
+
+def exported(bundle: Bundle, fmt: str, **options: Any) -> Any:
+    """``to_request`` of *bundle* keeping every setting (``unknown_settings="pass"``, as a
+    dataset export does: a round trip loses nothing, even a parameter the installed SDK
+    does not declare). A corpus body without a model gets a placeholder (the providers'
+    create calls require one), taken out again for the comparison."""
+    given = (bundle.settings or {}).get("model")
+    model = None if given else PLACEHOLDER_MODEL
+    options.setdefault("unknown_settings", "pass")
+    body = to_request(bundle, fmt, model=model, attachment_lines="drop", **options)
+    if model is not None:
+        assert body.pop("model") == PLACEHOLDER_MODEL
+    return body
 
 
 def normalise(fmt: str, body: Any, *, source: Any) -> Any:
@@ -294,7 +307,7 @@ def test_tool_result_image_policy_per_provider() -> None:
     assert follow_up["role"] == "user"
     assert [part["type"] for part in follow_up["content"]] == ["text", "image_url"]
     with pytest.raises(UnsupportedContentError, match="tool message") as caught:
-        to_request(bundle, "openai", tool_result_images="error")
+        exported(bundle, "openai", tool_result_images="error")
     assert caught.value.name == "fce481932ea5d07a.png"
     output = next(
         item

@@ -138,6 +138,7 @@ DEFECTS = {
     "malformed_embed_name": ("## user\n\n@@@my notes.txt\nx\n@@@\n", {}),
     "invalid_settings": ("## user\n\nhi\n\n@@@settings.yaml\n- a list\n@@@\n", {}),
     "invalid_manifest": ("## user\n\nhi\n\n@@@manifest.json\n[1]\n@@@\n", {}),
+    "invalid_setting": ("## user\n\nhi\n\n@@@settings.yaml\ntemperature: hot\n@@@\n", {}),
     "integrity_mismatch": (
         "## user\n\n@a.txt\n",
         {
@@ -156,7 +157,7 @@ def test_each_error_level_defect_stops_every_send(kind: str) -> None:
     assert issue.kind == kind
     for send in (
         lambda **o: messages(bundle, **o),
-        lambda **o: to_request(bundle, "openai", **o),
+        lambda **o: to_request(bundle, "openai", model="m", **o),
         lambda **o: render_turns(bundle, **o),
         lambda **o: bundle.messages("anthropic", system="separate", **o),
     ):
@@ -193,7 +194,7 @@ def test_validation_runs_once_per_bundle(monkeypatch: pytest.MonkeyPatch) -> Non
     bundle = Bundle.from_text("b", "## user\n\nhi\n")
     for _ in range(3):
         messages(bundle)
-        to_request(bundle)
+        to_request(bundle, model="m")
     assert calls == [bundle]
 
 
@@ -308,5 +309,5 @@ def test_text_nested_too_deeply_for_json_is_read_as_a_narrative() -> None:
 def test_an_unresolvable_settings_reference_sent_anyway_gives_no_settings() -> None:
     bundle = Bundle.from_text("t", "## user\nhi, with @settings.yaml\n")
     with pytest.warns(DefectWarning):
-        body = bundle.to_request("openai", strict=False)
-    assert set(body) == {"messages"}
+        body = bundle.to_request("openai", model="m", strict=False)
+    assert set(body) == {"model", "messages"}

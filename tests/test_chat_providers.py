@@ -10,7 +10,7 @@ import pytest
 from lmml_mdit import Bundle
 from lmml_mdit.bundle.source import BundleSource
 from lmml_mdit.chat import detect, export
-from lmml_mdit.chat.content import Options
+from lmml_mdit.chat.content import MissingSettingWarning, Options
 from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.chat.importer import read_conversation
 from lmml_mdit.chat.outgoing import messages, request_body, to_request
@@ -24,8 +24,8 @@ from lmml_mdit.chat.providers import (
     Provider,
     provider,
 )
+from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
 from lmml_mdit.cli import parser
-from lmml_mdit.errors import InvalidSettingsError
 
 SETTINGS = b"model: m-1\nmax_tokens: 64\ntemperature: 0.5\nstop: END\n"
 
@@ -78,10 +78,12 @@ def test_an_unknown_provider_names_the_known_ones() -> None:
 
 @pytest.mark.parametrize("name", list(PROVIDERS))
 def test_to_request_and_the_dataset_export_build_the_same_body(name: str) -> None:
+    # A dataset line keeps every setting: it is to_request with unknown_settings="pass".
     bundle = _bundle()
-    body = to_request(bundle, name, attachment_lines="drop")
+    body = to_request(bundle, name, attachment_lines="drop", unknown_settings="pass")
     assert export_bundle(bundle, name) == body
-    assert body == request_body(bundle, PROVIDERS[name], Options(attachment_lines="drop"))
+    options = Options(attachment_lines="drop", unknown_settings="pass")
+    assert body == request_body(bundle, PROVIDERS[name], options)
     assert body["model"] == "m-1"
 
 
@@ -94,12 +96,14 @@ def test_list_settings_are_wrapped_as_the_provider_declares(name: str) -> None:
     assert stop == (["END"] if chosen.settings["stop"] in chosen.list_settings else "END")
 
 
-def test_a_required_setting_is_required_live_only() -> None:
+def test_a_required_setting_takes_its_default_live_only() -> None:
     bundle = _bundle(b"model: m-1\n")
     anthropic = PROVIDERS["anthropic"]
     assert anthropic.required_settings == {"max_tokens"}
-    with pytest.raises(InvalidSettingsError, match="Anthropic Messages requires max_tokens"):
-        to_request(bundle, "anthropic")
+    assert anthropic.setting_defaults == {"max_tokens": DEFAULT_MAX_TOKENS}
+    with pytest.warns(MissingSettingWarning, match="requires max_tokens and the settings give"):
+        body = to_request(bundle, "anthropic")
+    assert body["max_tokens"] == DEFAULT_MAX_TOKENS
     record = export_bundle(bundle, "anthropic")
     assert "max_tokens" not in record
     assert record == request_body(bundle, anthropic, Options(attachment_lines="drop"), live=False)

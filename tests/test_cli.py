@@ -510,10 +510,24 @@ def test_render_request_per_provider() -> None:
     body = json.loads(ok(run("render", ZIP_EXAMPLE, "--provider", "anthropic", "--request",
                              "--model", "claude-x")).stdout)  # fmt: skip
     assert body["model"] == "claude-x"
-    assert body["temperature"] == 0.2
     assert "system" in body
-    gemini = json.loads(ok(run("render", ZIP_EXAMPLE, "-p", "gemini", "--request")).stdout)
-    assert "contents" in gemini
+    # The Messages create call has no temperature: left out with a warning naming it, or
+    # kept with --unknown-settings pass.
+    assert "temperature" not in body
+    kept = json.loads(
+        ok(
+            run(
+                "render", ZIP_EXAMPLE, "-p", "anthropic", "--request",
+                "--model", "claude-x", "--unknown-settings", "pass",
+            )
+        ).stdout
+    )  # fmt: skip
+    assert kept["temperature"] == 0.2
+    gemini = json.loads(
+        ok(run("render", ZIP_EXAMPLE, "-p", "gemini", "--request", "--model", "g")).stdout
+    )
+    assert "contents" in gemini and gemini["config"]["temperature"] == 0.2
+    assert_error(run("render", ZIP_EXAMPLE, "-p", "gemini", "--request"), "--model NAME")
 
 
 def test_render_max_embed_bytes() -> None:
@@ -661,23 +675,32 @@ def test_import_errors(tmp_path: Path) -> None:
 
 
 def test_render_request_settings_overrides() -> None:
-    assert_error(run("render", TOOLS_EXAMPLE, "-p", "anthropic", "--request"), "max_tokens")
-    body = json.loads(
-        ok(
-            run(
-                "render",
-                TOOLS_EXAMPLE,
-                "-p",
-                "anthropic",
-                "--request",
-                "--set",
-                "max_tokens=300",
-                "--set",
-                "temperature=0.5",
-            )
-        ).stdout
+    defaulted = ok(run("render", TOOLS_EXAMPLE, "-p", "anthropic", "--request", "--model", "c"))
+    assert json.loads(defaulted.stdout)["max_tokens"] == 4096
+    assert b"lmml: warning: " in defaulted.stderr and b"max_tokens=4096" in defaulted.stderr
+    result = ok(
+        run(
+            "render",
+            TOOLS_EXAMPLE,
+            "-p",
+            "anthropic",
+            "--request",
+            "--model",
+            "c",
+            "--set",
+            "max_tokens=300",
+            "--set",
+            "temperature=0.5",
+        )
     )
-    assert body["max_tokens"] == 300 and body["temperature"] == 0.5
+    body = json.loads(result.stdout)
+    assert body["max_tokens"] == 300 and "temperature" not in body
+    assert b"setting 'temperature' left out" in result.stderr
+    assert_error(
+        run("render", TOOLS_EXAMPLE, "-p", "openai", "--request", "--model", "m",
+            "--set", "temperature=hot"),
+        "setting 'temperature' is \"hot\": it must be a number",
+    )  # fmt: skip
     kinds = [part["type"] for m in body["messages"] for part in m["content"]]
     assert "tool_use" in kinds and "tool_result" in kinds
     assert_error(run("render", TOOLS_EXAMPLE, "--set", "a=1"), "--request")

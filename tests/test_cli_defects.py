@@ -216,8 +216,8 @@ def test_hints_name_flags_not_python_arguments(tmp_path: Path) -> None:
     assert "--base-dir DIR" in line and "base_dir" not in line.replace("--base-dir", "")
     plain = tmp_path / "ok.lmml"
     plain.write_text("## user\n\nhi\n")
-    line = one_error(run("render", plain, "--request", "-p", "anthropic"), "--set max_tokens=N")
-    assert "settings={" not in line
+    line = one_error(run("render", plain, "--request", "-p", "anthropic"), "add --model NAME")
+    assert "model=" not in line
     odd = tmp_path / "odd.json"
     odd.write_text('{"foo": 1}')
     line = one_error(run("import", odd, "-o", tmp_path / "x.lmml"), "--format")

@@ -633,7 +633,7 @@ def test_set_values_yaml_cannot_give_as_json_are_one_line_errors(setting: str, r
 
 
 def test_set_still_takes_json_values() -> None:
-    result = run("render", TEXT_EXAMPLE, "--request", "--set", "temperature=0.5")
+    result = run("render", TEXT_EXAMPLE, "--request", "--model", "m", "--set", "temperature=0.5")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["temperature"] == 0.5
 

@@ -83,8 +83,10 @@ def test_everything_appears_once_in_order(preamble: bool, spec: list[Any]) -> No
         responses = json.dumps(messages(bundle, "openai-responses"), ensure_ascii=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        anthropic = to_request(bundle, "anthropic", settings={"max_tokens": 5})
-        gemini = to_request(bundle, "gemini")
+        anthropic = to_request(
+            bundle, "anthropic", model="m", settings={"max_tokens": 5}, unknown_settings="pass"
+        )
+        gemini = to_request(bundle, "gemini", model="m")
     # The one report: a system turn after the start, sent at its place as user text.
     assert all(isinstance(w.message, SystemContentWarning) for w in caught)
     for dumped in (chat, responses):

@@ -12,7 +12,11 @@ from _messages_support import pdf, png, text_bundle, wav, zip_bundle
 
 import lmml_mdit
 from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.content import SystemContentWarning, UnknownSettingWarning
+from lmml_mdit.chat.content import (
+    MissingSettingWarning,
+    SystemContentWarning,
+    UnknownSettingWarning,
+)
 from lmml_mdit.chat.outgoing import (
     PROVIDERS,
     MessageList,
@@ -21,6 +25,7 @@ from lmml_mdit.chat.outgoing import (
     render_turns,
     to_request,
 )
+from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
 from lmml_mdit.errors import (
     InvalidSettingsError,
     InvalidToolCallError,
@@ -309,8 +314,10 @@ def test_to_request_maps_settings_per_provider() -> None:
 
 
 def test_unknown_settings_pass_or_raise() -> None:
-    bundle = zip_bundle("## user\nhi\n", {"settings.json": b'{"top_k": 5, "wibble": 1}'})
-    assert to_request(bundle, "openai")["wibble"] == 1
+    bundle = zip_bundle(
+        "## user\nhi\n", {"settings.json": b'{"model": "m", "top_k": 5, "wibble": 1}'}
+    )
+    assert to_request(bundle, "openai", unknown_settings="pass")["wibble"] == 1
     assert to_request(bundle, "gemini")["config"]["top_k"] == 5
     with pytest.raises(InvalidSettingsError, match="'top_k'") as error:
         to_request(bundle, "openai", unknown_settings="error")
@@ -319,9 +326,40 @@ def test_unknown_settings_pass_or_raise() -> None:
         to_request(bundle, "gemini", unknown_settings="error")
 
 
-def test_anthropic_requires_max_tokens() -> None:
-    with pytest.raises(InvalidSettingsError, match="max_tokens"):
-        to_request(text_bundle("## user\nhi\n"), "anthropic", model="m")
+def test_unknown_settings_are_left_out_with_a_warning_by_default() -> None:
+    bundle = zip_bundle(
+        "## user\nhi\n", {"settings.json": b'{"model": "m", "top_k": 5, "wibble": 1}'}
+    )
+    with pytest.warns(UnknownSettingWarning) as caught:
+        body = to_request(bundle, "openai")
+    assert "wibble" not in body and "top_k" not in body
+    named = sorted(str(warning.message).split("'")[1] for warning in caught.list)
+    assert named == ["top_k", "wibble"]
+    with pytest.warns(UnknownSettingWarning, match="'wibble' left out: Gemini"):
+        gemini = to_request(bundle, "gemini")
+    assert gemini["config"] == {"top_k": 5}
+
+
+def test_anthropic_max_tokens_defaults_with_a_warning() -> None:
+    with pytest.warns(MissingSettingWarning, match="requires max_tokens") as caught:
+        body = to_request(text_bundle("## user\nhi\n"), "anthropic", model="m")
+    assert body["max_tokens"] == DEFAULT_MAX_TOKENS == 4096
+    assert f"max_tokens={DEFAULT_MAX_TOKENS}" in str(caught.list[0].message)
+
+
+def test_a_missing_model_is_an_error_where_the_create_call_requires_it() -> None:
+    bundle = text_bundle("## user\nhi\n")
+    for provider in ("openai", "anthropic", "gemini"):
+        with pytest.raises(InvalidSettingsError, match="requires a model") as error:
+            to_request(bundle, provider, settings={"max_tokens": 5})
+        assert error.value.name == "model" and "model=" in (error.value.hint or "")
+    with pytest.warns(MissingSettingWarning, match="no model given"):
+        body = to_request(bundle, "openai-responses")
+    assert "model" not in body
+    # The settings' model counts, and model= wins over it.
+    named = text_bundle("## user\nhi\n\n@@@settings.yaml\nmodel: from-settings\n@@@\n")
+    assert to_request(named, "openai")["model"] == "from-settings"
+    assert to_request(named, "gemini", model="given")["model"] == "given"
 
 
 def test_render_turns_seed_shape() -> None:

@@ -85,8 +85,7 @@ def test_anthropic_payload_validates(index: int) -> None:
             bundle,
             "anthropic",
             model="claude",
-            settings={"max_tokens": 99},
-            unknown_settings="warn",  # anthropic 2.14 has no temperature/top_p
+            settings={"max_tokens": 99},  # the default (anthropic 2.15 has no temperature)
         )
     for message in request["messages"]:
         check_strict(ANTHROPIC_MESSAGE, message)
@@ -101,7 +100,7 @@ def test_gemini_payload_validates(index: int) -> None:
 
 def test_gemini_inline_data_decodes_to_the_asset_bytes() -> None:
     image = png(3, 3)
-    request = to_request(zip_bundle("## user\n@a.png\n", {"a.png": image}), "gemini")
+    request = to_request(zip_bundle("## user\n@a.png\n", {"a.png": image}), "gemini", model="g")
     content = genai_types.Content.model_validate(request["contents"][0])
     # "@a.png" alone is an attachment line: the image part takes its place.
     assert content.parts is not None and content.parts[0].inline_data is not None
@@ -112,7 +111,7 @@ def test_audio_validates_where_taken() -> None:
     bundle = zip_bundle("## user\nlisten @s.wav\n", {"s.wav": wav()})
     for message in messages(bundle, "openai"):
         check_strict(CHAT_MESSAGE, message)
-    check_gemini(to_request(bundle, "gemini"))
+    check_gemini(to_request(bundle, "gemini", model="g"))
 
 
 def test_text_documents_validate() -> None:
@@ -120,7 +119,7 @@ def test_text_documents_validate() -> None:
     for message in messages(bundle, "anthropic"):
         check_strict(ANTHROPIC_MESSAGE, message)
     check_strict(RESPONSES_INPUT, messages(bundle, "openai-responses", text_embeds="document"))
-    check_gemini(to_request(bundle, "gemini", text_embeds="document"))
+    check_gemini(to_request(bundle, "gemini", model="g", text_embeds="document"))
 
 
 @pytest.mark.parametrize("index", [0, 1, 2])
@@ -231,7 +230,7 @@ def test_wrong_gemini_payload_fails(content: Any) -> None:
 
 def test_passed_through_unknown_setting_fails_the_sdk_type() -> None:
     bundle = zip_bundle("## user\nhi\n", {"settings.yaml": b"max_tokens: 5\ntemperature: 1\n"})
-    request = to_request(bundle, "anthropic", model="claude")
+    request = to_request(bundle, "anthropic", model="claude", unknown_settings="pass")
     assert request["temperature"] == 1
     with pytest.raises(AssertionError, match="dropped or changed"):
         check_strict(ANTHROPIC_REQUEST, request)

@@ -42,6 +42,7 @@ __all__ = [
     "load_settings",
     "manifest_digests",
     "sha256_hex",
+    "yaml_value_marks",
 ]
 
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
@@ -349,6 +350,39 @@ def _load_yaml(
             hint=f"write the {what} as 'key: value' lines",
         )
     return value
+
+
+def yaml_value_marks(text: str, depth: int) -> dict[tuple[str | int, ...], tuple[int, int]]:
+    """Where each value of the YAML document *text* starts, as a 0-based (line, column) by
+    its path of keys and indexes, down to *depth* levels: the node marks of the settings'
+    own bounded loader, so a document it reads is located as it was read.
+
+    :raises ValueError: for a document the loader refuses (``yaml.YAMLError`` is one).
+    """
+    marks: dict[tuple[str | int, ...], tuple[int, int]] = {}
+
+    def walk(node: yaml.Node, path: tuple[str | int, ...]) -> None:
+        marks.setdefault(path, (node.start_mark.line, node.start_mark.column))
+        if len(path) >= depth:
+            return
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE_TAG:
+                    walk(value_node, (*path, str(key_node.value)))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, (*path, index))
+
+    loader = _SettingsLoader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.YAMLError as problem:
+        raise ValueError(str(problem)) from None
+    finally:
+        loader.dispose()
+    if node is not None:
+        walk(node, ())
+    return marks
 
 
 def load_settings(data: bytes, *, name: str, line: int | None = None) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from .archive import unsafe_reason
 from .contents import BundleContents, entry_holding, fences_differing_from_entries
 from .names import is_reference_name
 from .reserved import FRONT_MATTER_NAME, RESERVED_NAMES, manifest_digests, sha256_hex
+from .setting_values import setting_issues
 
 __all__ = ["did_you_mean", "find_issues", "missing_wording"]
 
@@ -184,6 +185,7 @@ def find_issues(bundle: BundleContents) -> list[Issue]:
         )
 
     issues.extend(_reserved_issues(bundle))
+    issues.extend(setting_issues(bundle))
     issues.extend(tool_issues)
     issues.extend(unsent_image_issues(bundle))
     issues.extend(delimiter_issues(narrative))

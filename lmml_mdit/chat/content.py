@@ -70,6 +70,7 @@ __all__ = [
     "EmbedOmittedWarning",
     "EmbedSegment",
     "MessageRole",
+    "MissingSettingWarning",
     "Options",
     "OutgoingConversation",
     "OutgoingMessage",
@@ -97,6 +98,12 @@ class SystemContentWarning(UserWarning):
 
 class UnknownSettingWarning(UserWarning):
     """A setting the provider has no parameter for was left out of a request."""
+
+
+class MissingSettingWarning(UserWarning):
+    """A request went without a setting it usually has: a required parameter took its
+    documented default (Anthropic's ``max_tokens``), or a model the API does not require
+    was left out (OpenAI Responses)."""
 
 
 # --- segments ----------------------------------------------------------------------------
@@ -343,9 +350,10 @@ class Options:
     :ivar tool_result_images: what OpenAI Chat Completions does with non-text parts of a
         tool result: ``"user-message"`` (default) moves them to a user message after the
         tool messages; ``"error"`` raises :class:`UnsupportedContentError`.
-    :ivar unknown_settings: ``"pass"`` (default) copies settings keys the provider does not
-        name into the request; ``"warn"`` leaves them out with an
-        :class:`UnknownSettingWarning`; ``"error"`` raises :class:`InvalidSettingsError`.
+    :ivar unknown_settings: ``"warn"`` (default) leaves settings keys the provider has no
+        parameter for out of the request, each with an :class:`UnknownSettingWarning`
+        naming it, so the body is one the provider's SDK accepts; ``"pass"`` copies them
+        into the request as they are; ``"error"`` raises :class:`InvalidSettingsError`.
     :ivar settings: settings merged over the bundle's settings embed (``to_request`` only).
     :ivar attachment_lines: ``"drop"`` (default) leaves a paragraph made only of
         references (``@photo.png``, ``@a.png @b.png``) out of the text, the parts standing
@@ -366,7 +374,7 @@ class Options:
     image_detail: Literal["auto", "low", "high"] | None = None
     text_embeds: Literal["text", "document"] | None = None
     tool_result_images: Literal["user-message", "error"] = "user-message"
-    unknown_settings: Literal["pass", "warn", "error"] = "pass"
+    unknown_settings: Literal["pass", "warn", "error"] = "warn"
     settings: Mapping[str, Any] | None = None
     attachment_lines: Literal["keep", "drop"] = "drop"
     strict: bool = True

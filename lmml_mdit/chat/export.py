@@ -132,7 +132,9 @@ def export_bundle(bundle: BundleSource, provider: str, *, strict: bool = True) -
         # other providers' bundles itself).
         bundle.check_sendable(strict=strict)
         return sharegpt.export_sharegpt(bundle)
-    options = Options(attachment_lines="drop", strict=strict)
+    # A dataset line keeps every setting (a worker's warnings reach no one, so leaving one
+    # out would be silent): unknown settings pass as they are.
+    options = Options(attachment_lines="drop", strict=strict, unknown_settings="pass")
     return request_body(bundle, find_provider(provider), options, live=False)
 
 

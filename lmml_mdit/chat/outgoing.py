@@ -16,11 +16,13 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from ..bundle.setting_values import check_setting_values
 from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
 from ..narrative.toolcalls import ToolCall
 from .content import (
     TEXT_EMBEDS_SETTING,
+    MissingSettingWarning,
     Options,
     SystemContentWarning,
     UnknownSettingWarning,
@@ -202,7 +204,7 @@ def render_turns(bundle: BundleSource, **options: object) -> list[dict[str, Any]
 
 
 def request_params(
-    settings: Mapping[str, Any] | None, provider: str, *, unknown: str = "pass"
+    settings: Mapping[str, Any] | None, provider: str, *, unknown: str = "warn"
 ) -> dict[str, Any]:
     """Map a settings mapping to *provider*'s request parameters.
 
@@ -214,8 +216,9 @@ def request_params(
     (``response_format`` / ``output_schema``), in the portable form or any provider's, are
     written in *provider*'s form (:func:`~lmml_mdit.chat.tools.provider_settings`).
 
-    :param unknown: ``"pass"`` copies other keys as they are; ``"warn"`` leaves them out
-        with an :class:`~lmml_mdit.chat.content.UnknownSettingWarning`; ``"error"`` raises.
+    :param unknown: ``"warn"`` (default) leaves other keys out, each with an
+        :class:`~lmml_mdit.chat.content.UnknownSettingWarning` naming it; ``"pass"`` copies
+        them as they are; ``"error"`` raises.
     :raises InvalidSettingsError: for a key the provider does not take, with
         ``unknown="error"``; for a malformed tool, tool choice or output schema.
     """
@@ -244,7 +247,8 @@ def request_params(
                 if unknown == "warn":
                     warnings.warn(
                         UnknownSettingWarning(
-                            f"setting {key!r} left out: {chosen.target} has no parameter for it"
+                            f"setting {key!r} left out: {chosen.target} has no parameter "
+                            "for it (the unknown-settings choice 'pass' sends it as is)"
                         ),
                         stacklevel=3,
                     )
@@ -279,14 +283,28 @@ def to_request(
     model: str | None = None,
     **options: object,
 ) -> dict[str, Any]:
-    """A complete request body for *provider*: model, messages and mapped settings.
+    """A complete request body for *provider*: model, messages and mapped settings, one
+    the provider's official SDK accepts as the keyword arguments of its create call
+    (``client.chat.completions.create(**body)``, ``client.responses.create(**body)``,
+    ``client.messages.create(**body)``, ``client.models.generate_content(**body)``).
 
-    The model is *model*, else the settings' ``model``; with neither, the body has no
-    ``model`` key. Pass ``settings={...}`` to add to or override the bundle's settings.
+    The model is *model*, else the settings' ``model``. With neither, OpenAI Responses
+    (whose create call does not require one) gets a body without ``model`` and a
+    :class:`~lmml_mdit.chat.content.MissingSettingWarning`; the other providers require it,
+    so it is an :class:`~lmml_mdit.errors.InvalidSettingsError`. A setting the provider
+    has no parameter for is left out with an
+    :class:`~lmml_mdit.chat.content.UnknownSettingWarning` (``unknown_settings="pass"``
+    keeps it, ``"error"`` raises). Anthropic's required ``max_tokens`` is
+    :data:`~lmml_mdit.chat.providers.anthropic.DEFAULT_MAX_TOKENS` when the settings give
+    none, with a :class:`~lmml_mdit.chat.content.MissingSettingWarning`. Pass
+    ``settings={...}`` to add to or override the bundle's settings; their values are
+    checked as ``validate`` checks the bundle's.
 
-    :raises DefectError: for a bundle with an error-level defect, unless ``strict=False``.
-    :raises InvalidSettingsError: for an unknown setting with ``unknown_settings="error"``,
-        or Anthropic without ``max_tokens``.
+    :raises DefectError: for a bundle with an error-level defect (an ``invalid_setting``
+        among them), unless ``strict=False``.
+    :raises InvalidSettingsError: for no model where the provider requires one, an unknown
+        setting with ``unknown_settings="error"``, or a ``settings=`` value the settings
+        schema refuses.
     :raises UnsupportedContentError: for content the provider cannot take.
     """
     chosen = find_provider(provider)
@@ -304,10 +322,14 @@ def request_body(
     """The request body for *provider*, from checked *options*: what :func:`to_request`
     and a dataset export (:func:`~lmml_mdit.chat.export.export_bundle`) both write.
 
-    :param live: True checks the parameters a live request cannot go without (Anthropic's
-        ``max_tokens``); a dataset record (False) is not sent, so it need not have them.
-    :raises InvalidSettingsError: for a required parameter missing, when *live*.
+    :param live: True completes the body for a live request: the model the provider
+        requires, and a required parameter's default (Anthropic's ``max_tokens``); a
+        dataset record (False) is not sent, so it need not have them.
+    :raises InvalidSettingsError: for a missing model or required parameter without a
+        default, when *live*; for a ``settings=`` value the settings schema refuses.
     """
+    if options.settings:
+        check_setting_values(options.settings)
     # Render first: it refuses a defective bundle (strict) before the settings are read,
     # so a broken settings embed is reported as validate does.
     payload = _render(bundle, provider, options)
@@ -316,12 +338,47 @@ def request_body(
         settings.update(options.settings)
     params = request_params(settings, provider.name, unknown=options.unknown_settings)
     chosen = model if model is not None else settings.get("model")
-    missing = sorted(provider.required_settings - params.keys()) if live else []
-    if missing:
-        raise InvalidSettingsError(
-            f"{provider.title} requires {missing[0]}",
-            name=missing[0],
-            hint=f"add {missing[0]} to the settings embed, or pass settings={{'{missing[0]}': N}}",
-            cli_hint=f"add {missing[0]} to the settings embed, or add --set {missing[0]}=N",
-        )
+    if live:
+        _complete(provider, params, model_given=chosen is not None)
     return provider.request(payload, None if chosen is None else str(chosen), params)
+
+
+def _complete(provider: Provider, params: dict[str, Any], *, model_given: bool) -> None:
+    """Check a live request has what the provider's create call requires: a model, and
+    each required parameter, taking its default (with a warning) where it has one.
+
+    :raises InvalidSettingsError: for a missing model or required parameter the provider
+        cannot go without.
+    """
+    if not model_given and provider.requires_model:
+        raise InvalidSettingsError(
+            f"{provider.target} requires a model, and none is given",
+            name="model",
+            hint="pass model='NAME', or add 'model: NAME' to the settings embed",
+            cli_hint="add --model NAME, or 'model: NAME' to the settings embed",
+        )
+    if not model_given:
+        warnings.warn(
+            MissingSettingWarning(
+                f"no model given: the {provider.target} request has no 'model' (the API "
+                "then takes it from a stored prompt); name a model, or add 'model: NAME' to "
+                "the settings"
+            ),
+            stacklevel=4,
+        )
+    for name in sorted(provider.required_settings - params.keys()):
+        if name not in provider.setting_defaults:
+            raise InvalidSettingsError(
+                f"{provider.title} requires {name}",
+                name=name,
+                hint=f"add {name} to the settings embed, or pass settings={{'{name}': N}}",
+                cli_hint=f"add {name} to the settings embed, or add --set {name}=N",
+            )
+        params[name] = provider.setting_defaults[name]
+        warnings.warn(
+            MissingSettingWarning(
+                f"{provider.target} requires {name} and the settings give none: sending "
+                f"{name}={params[name]!r} (add {name} to the settings to choose)"
+            ),
+            stacklevel=4,
+        )

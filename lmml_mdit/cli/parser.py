@@ -205,8 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--unknown-settings",
         choices=("pass", "warn", "error"),
-        help="with --request: settings keys the provider does not name are passed as they "
-        "are (default), left out with a warning, or fail",
+        help="with --request: settings keys the provider has no parameter for are left out "
+        "with a warning (warn, the default), passed as they are (pass), or fail (error)",
     )
     p.add_argument(
         "-f",

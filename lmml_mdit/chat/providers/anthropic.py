@@ -76,6 +76,11 @@ __all__ = ["NAME", "PROVIDER", "export", "read", "request"]
 
 NAME = "anthropic"
 
+DEFAULT_MAX_TOKENS = 4096
+"""The ``max_tokens`` a live Messages request takes when the settings give none (the API
+requires it): enough for a long answer, within every current model's output limit. The
+request warns a :class:`~lmml_mdit.chat.content.MissingSettingWarning` when it is used."""
+
 SETTINGS = {
     "max_tokens": "max_tokens",
     "stop": "stop_sequences",
@@ -321,5 +326,6 @@ PROVIDER = Provider(
     list_settings=LIST_SETTINGS,
     required_settings=frozenset({"max_tokens"}),
     system_up_front=True,
+    setting_defaults={"max_tokens": DEFAULT_MAX_TOKENS},
 )
 """Anthropic Messages, as the registry lists it."""

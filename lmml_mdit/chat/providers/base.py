@@ -11,7 +11,7 @@ also writes (an :class:`~lmml_mdit.chat.content.OutgoingConversation` into a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -90,6 +90,12 @@ class Provider(ChatFormat):
     :ivar system_up_front: whether the provider takes system content only before the
         conversation (outside its messages list), so a later system turn needs the
         ``midway_system`` policy (:mod:`lmml_mdit.chat.midway`).
+    :ivar setting_defaults: the value a live request takes, with a
+        :class:`~lmml_mdit.chat.content.MissingSettingWarning`, for a required parameter the
+        settings do not give (Anthropic's ``max_tokens``); a required parameter without a
+        default is an :class:`~lmml_mdit.errors.InvalidSettingsError` when missing.
+    :ivar requires_model: whether the API's create call requires ``model`` (all but
+        OpenAI Responses, whose model may come from a stored prompt).
     """
 
     write: Callable[[OutgoingConversation, Options], Payload]
@@ -99,3 +105,5 @@ class Provider(ChatFormat):
     list_settings: frozenset[str] = frozenset()
     required_settings: frozenset[str] = frozenset()
     system_up_front: bool = False
+    setting_defaults: Mapping[str, Any] = field(default_factory=dict)
+    requires_model: bool = True

@@ -319,5 +319,6 @@ PROVIDER = Provider(
     request=request,
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
+    requires_model=False,
 )
 """OpenAI Responses, as the registry lists it."""

@@ -1,0 +1,273 @@
+"""Settings values checked against the settings schema, each problem located.
+
+The rules are those of ``lmml_mdit/schemas/settings.schema.json`` (interpreted by
+:func:`lmml_mdit.schema.schema_problems`): ``temperature`` a number from 0 to 2, ``top_p``
+from 0 to 1, ``max_tokens`` a positive integer, ``stop`` a string or a list of strings,
+``seed`` an integer, and so on; keys the schema does not list pass unchecked.
+
+:func:`setting_issues` gives validation one ``invalid_setting`` issue per value a provider
+would reject, at the line and column of that value: in the narrative for a settings fence or
+the front matter, in the entry for an archive entry. Positions come from the same bounded
+YAML loader the settings are read with (its node marks), or, for JSON, from a walk of the
+already-checked text that records where each value starts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+from ..errors import BundleError, InvalidSettingsError
+from ..model import Issue
+from ..schema import JsonPath, SchemaProblem, schema_problems, settings_schema
+from .contents import BundleContents, entry_holding
+from .reserved import (
+    FRONT_MATTER_FIRST_LINE,
+    FRONT_MATTER_NAME,
+    SETTINGS_NAMES,
+    load_settings,
+    yaml_value_marks,
+)
+
+__all__ = [
+    "INVALID_SETTING",
+    "check_setting_values",
+    "json_value_offsets",
+    "setting_issues",
+    "setting_problems",
+]
+
+INVALID_SETTING = "invalid_setting"
+"""The issue kind of a settings value the schema refuses."""
+
+_SHOWN_CHARS = 40
+_LOCATED_DEPTH = 3
+"""How deep positions are recorded: a key, an item of its list, a key of that item."""
+
+Position = tuple[int, int]
+"""A 0-based (line, column) inside a settings text."""
+
+
+def setting_problems(settings: Mapping[str, Any]) -> list[SchemaProblem]:
+    """Every value of *settings* the settings schema refuses, in order."""
+    return schema_problems(dict(settings), settings_schema())
+
+
+def _shown(value: object) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+def _dotted(path: JsonPath) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+    return out
+
+
+def problem_message(problem: SchemaProblem) -> str:
+    """The sentence an issue or error gives for *problem*."""
+    return (
+        f"setting {_dotted(problem.path)!r} is {_shown(problem.value)}: it {problem.problem}; "
+        "fix the value or remove the setting"
+    )
+
+
+def check_setting_values(settings: Mapping[str, Any], *, name: str = "settings") -> None:
+    """Refuse settings given in code or on the command line (``settings=``, ``--set``)
+    that the schema refuses, as :func:`setting_issues` reports those of a bundle.
+
+    :raises InvalidSettingsError: for the first refused value, named *name*.
+    """
+    problems = setting_problems(settings)
+    if problems:
+        raise InvalidSettingsError(
+            problem_message(problems[0]),
+            name=name,
+            hint="fix the value passed in settings=",
+            cli_hint="fix the value given with --set",
+        )
+
+
+# --- where each value is -----------------------------------------------------------------
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+_DECODER = json.JSONDecoder()
+
+
+def json_value_offsets(text: str, depth: int = _LOCATED_DEPTH) -> dict[JsonPath, int]:
+    """Where each value of the JSON document *text* starts (an offset into *text*), by its
+    path, down to *depth* levels; deeper values are skipped whole.
+
+    *text* must be JSON :func:`~lmml_mdit.jsonio.parse_json` accepted; a leading byte-order
+    mark is skipped.
+    """
+    offsets: dict[JsonPath, int] = {}
+
+    def walk(index: int, path: JsonPath) -> int:
+        index = _skip_space(text, index)
+        offsets[path] = index
+        opener = text[index : index + 1]
+        if opener not in ("{", "[") or len(path) >= depth:
+            return int(_DECODER.raw_decode(text, index)[1])
+        closer = "}" if opener == "{" else "]"
+        index = _skip_space(text, index + 1)
+        position = 0
+        while text[index] != closer:
+            if opener == "{":
+                key, index = scanstring(text, index + 1)
+                index = _skip_space(text, index) + 1  # the colon
+                index = walk(index, (*path, key))
+            else:
+                index = walk(index, (*path, position))
+                position += 1
+            index = _skip_space(text, index)
+            if text[index] == ",":
+                index = _skip_space(text, index + 1)
+        return index + 1
+
+    walk(1 if text.startswith("\ufeff") else 0, ())
+    return offsets
+
+
+def _json_positions(text: str) -> dict[JsonPath, Position]:
+    positions: dict[JsonPath, Position] = {}
+    for path, offset in json_value_offsets(text).items():
+        line = text.count("\n", 0, offset)
+        positions[path] = (line, offset - (text.rfind("\n", 0, offset) + 1))
+    return positions
+
+
+def _positions(text: str, json_text: bool) -> dict[JsonPath, Position]:
+    """The positions of *text*'s values; empty when *text* does not read (that is an
+    ``invalid_settings`` issue of its own)."""
+    try:
+        if json_text:
+            return _json_positions(text)
+        return yaml_value_marks(text, _LOCATED_DEPTH + 1)
+    except (ValueError, IndexError, RecursionError):
+        return {}
+
+
+# --- the issues ----------------------------------------------------------------------------
+
+
+def _located(
+    problems: list[SchemaProblem],
+    positions: Mapping[JsonPath, Position],
+    prefix: JsonPath,
+    *,
+    name: str,
+    first_line: int | None,
+    file: str | None,
+) -> list[Issue]:
+    """One issue per problem, at its value's position (or its nearest located parent's)."""
+    issues: list[Issue] = []
+    for problem in problems:
+        path = (*prefix, *problem.path)
+        while path not in positions and len(path) > len(prefix):
+            path = path[:-1]
+        position = positions.get(path)
+        if position is None:
+            line, column = (first_line or 1), 1
+        else:
+            line = position[0] + (1 if first_line is None else first_line)
+            column = position[1] + 1
+        issues.append(
+            Issue(INVALID_SETTING, name, line, column, problem_message(problem), file=file)
+        )
+    return issues
+
+
+def _embedded(bundle: BundleContents) -> tuple[str, bytes, int | None] | None:
+    """The one settings embed: its name, bytes and the narrative line its content starts on
+    (None for an entry of its own); None without one, with several, or unreadable (each
+    reported as ``invalid_settings`` or ``missing_reference``)."""
+    present = [
+        name
+        for name in SETTINGS_NAMES
+        if name in bundle.entries or name in bundle.narrative.first_embeds
+    ]
+    if len(present) != 1:
+        return None
+    name = present[0]
+    try:
+        data = bundle.embed(name)
+    except BundleError:
+        return None
+    fence = bundle.fences.get(name)
+    return name, data, (fence.line + 1 if fence is not None else None)
+
+
+def setting_issues(bundle: BundleContents) -> list[Issue]:
+    """An ``invalid_setting`` issue for each settings value the schema refuses.
+
+    The settings embed's values are checked, and the front matter's ``settings:`` values
+    the embed does not override (those are never sent). Settings that do not decode are
+    left to the ``invalid_settings`` and ``invalid_front_matter`` issues.
+    """
+    # The merged settings (decoded once, cached by the bundle) hold exactly the values
+    # checked below: when none is refused, nothing needs locating or decoding again.
+    try:
+        merged = bundle.settings
+    except BundleError:
+        return []  # reported as invalid_settings, invalid_front_matter or missing_reference
+    if not merged or not setting_problems(merged):
+        return []
+    issues: list[Issue] = []
+    overridden: set[str] = set()
+    embedded = _embedded(bundle)
+    if embedded is not None:
+        name, data, first_line = embedded
+        try:
+            values = load_settings(data, name=name, line=first_line)
+        except InvalidSettingsError:
+            values = None
+        if values is not None:
+            overridden = set(values)
+            problems = setting_problems(values)
+            if problems:
+                text = data.decode("utf-8-sig")
+                positions = _positions(text, name.lower().endswith(".json"))
+                issues.extend(
+                    _located(
+                        problems,
+                        positions,
+                        (),
+                        name=name,
+                        first_line=first_line,
+                        file=entry_holding(bundle, name),
+                    )
+                )
+    try:
+        front = bundle.front_matter
+    except InvalidSettingsError:
+        front = None
+    below = front.get("settings") if front is not None else None
+    if isinstance(below, dict):
+        kept = {key: value for key, value in below.items() if key not in overridden}
+        problems = setting_problems(kept)
+        if problems:
+            positions = _positions(bundle.narrative.front_matter or "", json_text=False)
+            issues.extend(
+                _located(
+                    problems,
+                    positions,
+                    ("settings",),
+                    name=FRONT_MATTER_NAME,
+                    first_line=FRONT_MATTER_FIRST_LINE,
+                    file=None,
+                )
+            )
+    return issues

@@ -1,0 +1,305 @@
+"""Settings values checked against the shipped settings schema: ``invalid_setting``.
+
+Each refused value is reported by ``validate`` at its own line and column, in YAML and JSON,
+inline, in an archive entry or in the front matter; the schemas ship with the package and are
+valid JSON Schema; and the checker agrees with a reference JSON Schema validator on
+generated settings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmml_mdit import Bundle
+from lmml_mdit.bundle.setting_values import INVALID_SETTING, json_value_offsets
+from lmml_mdit.chat.outgoing import to_request
+from lmml_mdit.errors import DefectError, InvalidSettingsError
+from lmml_mdit.model import ERROR_KINDS
+from lmml_mdit.schema import (
+    MANIFEST_SCHEMA_FILE,
+    SETTINGS_SCHEMA_FILE,
+    manifest_schema,
+    schema_problems,
+    settings_schema,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+INVALID = [
+    ("temperature: hot", "must be a number, not a string"),
+    ("temperature: true", "must be a number, not a boolean"),
+    ("temperature: 2.5", "must be at most 2"),
+    ("temperature: -0.1", "must be at least 0"),
+    ('max_tokens: "lots"', "must be an integer, not a string"),
+    ("max_tokens: -5", "must be at least 1"),
+    ("max_tokens: 0", "must be at least 1"),
+    ("max_tokens: 1.5", "must be an integer, not a number"),
+    ("max_output_tokens: []", "must be an integer, not a list"),
+    ("top_p: 3", "must be at most 1"),
+    ("top_k: 0", "must be at least 1"),
+    ("stop: 5", "must be a string or a list, not an integer"),
+    ("stop: {a: 1}", "must be a string or a list, not a mapping"),
+    ("seed: 1.5", "must be an integer, not a number"),
+    ("seed: abc", "must be an integer, not a string"),
+    ("presence_penalty: -3", "must be at least -2"),
+    ("frequency_penalty: 9", "must be at most 2"),
+    ("n: 0", "must be at least 1"),
+    ("model: 5", "must be a string, not an integer"),
+    ('model: ""', "must not be empty"),
+    ("tools: {}", "must be a list, not a mapping"),
+    ("tool_choice: 5", "must be a mapping or a string, not an integer"),
+    ("response_format: [1]", "must be a mapping or a string, not a list"),
+]
+
+
+def _only(bundle: Bundle) -> Any:
+    issues = [issue for issue in bundle.validate() if issue.kind == INVALID_SETTING]
+    assert len(issues) == 1, issues
+    return issues[0]
+
+
+def test_invalid_setting_stops_a_send() -> None:
+    assert INVALID_SETTING == "invalid_setting" and INVALID_SETTING in ERROR_KINDS
+
+
+@pytest.mark.parametrize(("line", "problem"), INVALID, ids=[line for line, _ in INVALID])
+def test_each_refused_value_in_an_inline_yaml_fence(line: str, problem: str) -> None:
+    text = f"## user\n\nhi\n\n@@@settings.yaml\n# sampling\n{line}\n@@@\n"
+    issue = _only(Bundle.from_text("b", text))
+    key = line.split(": ", 1)[0]
+    assert issue.severity == "error" and issue.name == "settings.yaml" and issue.file is None
+    assert (issue.line, issue.column) == (7, len(key) + 3)
+    assert problem in issue.message and f"setting '{key}'" in issue.message
+    assert "fix the value or remove the setting" in issue.message
+    # The same value in an archive entry is located in the entry.
+    entry = _only(Bundle.from_zip("z", "## user\n\nhi\n", {"settings.yml": f"{line}\n".encode()}))
+    assert (entry.file, entry.line, entry.column) == ("settings.yml", 1, len(key) + 3)
+    located = Bundle.from_zip("z", "## user\n\nhi\n", {"settings.yml": f"{line}\n".encode()})
+    assert located.location(entry) == "z.lmmlz!settings.yml"
+
+
+def test_list_items_are_located_each() -> None:
+    text = "## user\n\nhi\n\n@@@settings.yaml\nstop:\n  - END\n  - 5\n  - ok\n  - [x]\n@@@\n"
+    issues = [i for i in Bundle.from_text("b", text).validate() if i.kind == INVALID_SETTING]
+    assert [(i.line, i.column) for i in issues] == [(8, 5), (10, 5)]
+    assert "'stop[1]' is 5" in issues[0].message and "'stop[3]'" in issues[1].message
+
+
+def test_json_values_are_located_by_a_walk_of_the_text() -> None:
+    text = (
+        "## user\n\nhi\n\n@@@settings.json\n"
+        '{\n  "model": "m",\n    "temperature":   "hot",\n  "stop": ["a",\n  7]}\n@@@\n'
+    )
+    issues = [i for i in Bundle.from_text("b", text).validate() if i.kind == INVALID_SETTING]
+    assert [(i.line, i.column) for i in issues] == [(8, 22), (10, 3)]
+    entry = Bundle.from_zip("z", "## user\n\nhi\n", {"settings.json": b'{"top_p": 3}'})
+    assert (_only(entry).line, _only(entry).column) == (1, 11)
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=4),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+            ),
+            max_leaves=8,
+        ),
+        max_size=4,
+    ),
+    st.sampled_from([None, 0, 2]),
+)
+@settings(max_examples=60, deadline=None)
+def test_json_offsets_point_at_each_value(document: dict[str, Any], indent: int | None) -> None:
+    text = json.dumps(document, indent=indent)
+    decoder = json.JSONDecoder()
+    for path, offset in json_value_offsets(text, depth=8).items():
+        value: Any = document
+        for step in path:
+            value = value[step]
+        assert decoder.raw_decode(text, offset)[0] == value
+
+
+def test_front_matter_settings_are_located_in_the_narrative() -> None:
+    text = "---\ntitle: t\nsettings:\n  top_p: 3\n  seed: x\n---\n\n## user\n\nhi\n"
+    issues = [i for i in Bundle.from_text("b", text).validate() if i.kind == INVALID_SETTING]
+    assert [(i.name, i.line, i.column) for i in issues] == [
+        ("front matter", 4, 10),
+        ("front matter", 5, 9),
+    ]
+    # A front matter value the settings embed overrides is never sent: not reported.
+    embed = "\n@@@settings.yaml\ntop_p: 0.5\n@@@\n"
+    issues = Bundle.from_text("b", text + embed).validate()
+    issues = [i for i in issues if i.kind == INVALID_SETTING]
+    assert [(i.line, i.column, "'seed'" in i.message) for i in issues] == [(5, 9, True)]
+
+
+def test_valid_settings_and_unknown_keys_pass() -> None:
+    text = (
+        "## user\n\nhi\n\n@@@settings.yaml\nmodel: m\ntemperature: 0\ntop_p: 1\n"
+        "max_tokens: 4096\nstop: END\nseed: -3\nn: 2.0\nreasoning_effort: high\n"
+        "tools: []\ntool_choice: auto\nresponse_format: {type: json_object}\n@@@\n"
+    )
+    assert [i for i in Bundle.from_text("b", text).validate() if i.kind == INVALID_SETTING] == []
+
+
+def test_settings_that_do_not_decode_are_not_also_invalid_setting() -> None:
+    text = "## user\n\nhi\n\n@@@settings.yaml\ntemperature: [\n@@@\n"
+    kinds = [issue.kind for issue in Bundle.from_text("b", text).validate()]
+    assert "invalid_settings" in kinds and INVALID_SETTING not in kinds
+
+
+def test_a_refused_value_stops_the_send_and_settings_overrides_are_checked() -> None:
+    bundle = Bundle.from_text("b", "## user\n\nhi\n\n@@@settings.yaml\ntemperature: hot\n@@@\n")
+    with pytest.raises(DefectError, match=r"^b\.lmml:6:14: invalid_setting: "):
+        to_request(bundle, "openai", model="m")
+    clean = Bundle.from_text("c", "## user\n\nhi\n")
+    with pytest.raises(InvalidSettingsError, match="'top_p' is 3: it must be at most 1"):
+        to_request(clean, "openai", model="m", settings={"top_p": 3})
+
+
+def test_lmml_validate_prints_each_with_its_location(tmp_path: Path) -> None:
+    path = tmp_path / "s.lmml"
+    path.write_text(
+        "---\nsettings:\n  top_p: 3\n---\n\n## user\n\nhi\n\n"
+        '@@@settings.yaml\ntemperature: hot\nmax_tokens: "lots"\n@@@\n',
+        encoding="utf-8",
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "lmml_mdit", "validate", str(path)],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines == [
+        f"{path}:3:10: invalid_setting: setting 'top_p' is 3: it must be at most 1; "
+        "fix the value or remove the setting",
+        f"{path}:11:14: invalid_setting: setting 'temperature' is \"hot\": it must be a "
+        "number, not a string; fix the value or remove the setting",
+        f"{path}:12:13: invalid_setting: setting 'max_tokens' is \"lots\": it must be an "
+        "integer, not a string; fix the value or remove the setting",
+    ]
+
+
+# -- the schemas --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("file_name", [SETTINGS_SCHEMA_FILE, MANIFEST_SCHEMA_FILE])
+def test_the_schemas_ship_as_package_data_and_are_json_schema(file_name: str) -> None:
+    shipped = resources.files("lmml_mdit").joinpath("schemas").joinpath(file_name)
+    schema = json.loads(shipped.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    package_data = pyproject.split("[tool.setuptools.package-data]", 1)[1].split("[", 2)
+    assert '"schemas/*.schema.json"' in package_data[1]  # lmml_mdit = [...]
+    docs = (ROOT / "docs" / "bundles.md").read_text(encoding="utf-8")
+    assert f"../lmml_mdit/schemas/{file_name}" in docs  # the page includes the file itself
+
+
+def test_the_settings_schema_declares_the_tool_keys_permissively() -> None:
+    properties = settings_schema()["properties"]
+    assert {k: v for k, v in properties["tools"].items() if k != "description"} == {"type": "array"}
+    for key in ("tool_choice", "response_format", "output_schema"):
+        assert set(properties[key]["type"]) == {"object", "string"}
+    assert settings_schema()["additionalProperties"] is True
+
+
+def test_a_schema_keyword_the_checker_does_not_know_is_refused() -> None:
+    from lmml_mdit import schema as schema_module
+
+    with pytest.raises(ValueError, match="oneOf"):
+        schema_module._check_keywords({"properties": {"a": {"oneOf": []}}}, "x")
+
+
+def _values() -> st.SearchStrategy[Any]:
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-10, max_value=10_000)
+        | st.floats(allow_nan=False, allow_infinity=False, min_value=-5, max_value=5)
+        | st.sampled_from([0.0, 1.0, 2.0, -2.0, 0.5, 1.5, 2.5])
+        | st.text(max_size=5)
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=2)
+        ),
+        max_leaves=5,
+    )
+
+
+SETTINGS_KEYS = [*sorted(settings_schema()["properties"]), "other", "reasoning_effort"]
+
+
+@given(st.dictionaries(st.sampled_from(SETTINGS_KEYS), _values(), max_size=5))
+@settings(max_examples=250, deadline=None)
+def test_validate_agrees_with_a_reference_json_schema_validator(values: dict[str, Any]) -> None:
+    reference = jsonschema.Draft202012Validator(settings_schema())
+    accepted = reference.is_valid(values)
+    assert (schema_problems(values, settings_schema()) == []) == accepted
+    text = "## user\n\nhi\n\n@@@settings.json\n" + json.dumps(values, indent=1) + "\n@@@\n"
+    reported = [i for i in Bundle.from_text("b", text).validate() if i.kind == INVALID_SETTING]
+    assert (reported == []) == accepted
+    # Every refused top-level key is reported, at a line inside the fence.
+    refused = {error.absolute_path[0] for error in reference.iter_errors(values)}
+    assert {i.message.split("'")[1].split("[")[0] for i in reported} == refused
+    assert all(6 <= (i.line or 0) <= 6 + text.count("\n") for i in reported)
+
+
+@given(st.dictionaries(st.sampled_from(SETTINGS_KEYS), _values(), max_size=5))
+@settings(max_examples=80, deadline=None)
+def test_yaml_settings_are_checked_as_their_json_is(values: dict[str, Any]) -> None:
+    # Flow-style YAML of the values (JSON is mostly YAML): the verdict on what the YAML
+    # reads as (YAML 1.1 reads 1e-05 as a string), located on the one line.
+    text = "## user\n\nhi\n\n@@@settings.yaml\n" + json.dumps(values) + "\n@@@\n"
+    bundle = Bundle.from_text("b", text)
+    reported = [i for i in bundle.validate() if i.kind == INVALID_SETTING]
+    read = bundle.settings or {}
+    accepted = jsonschema.Draft202012Validator(settings_schema()).is_valid(read)
+    assert (reported == []) == accepted
+    assert all(i.line == 6 and (i.column or 0) >= 1 for i in reported)
+
+
+def test_integers_and_booleans_follow_json_schema() -> None:
+    schema = settings_schema()
+    assert schema_problems({"max_tokens": 5.0}, schema) == []  # 5.0 is an integer
+    assert schema_problems({"max_tokens": True}, schema) != []  # a boolean is not
+    assert not math.isnan(2.0) and schema_problems({"temperature": 2}, schema) == []
+
+
+def test_manifests_the_package_writes_follow_the_manifest_schema(tmp_path: Path) -> None:
+    recorded = json.dumps({"assets": {"a.txt": {"sha256": "0" * 64}}, "title": "t"})
+    bundle = Bundle.from_zip(
+        "m", "## user\n\n@a.txt\n", {"a.txt": b"x", "manifest.json": recorded.encode()}
+    )
+    bundle.save(tmp_path / "m.lmmlz")
+    import lmml_mdit
+
+    with lmml_mdit.open(tmp_path / "m.lmmlz") as saved:
+        manifest = saved.manifest
+    assert manifest is not None and manifest["assets"]["a.txt"]["sha256"] != "0" * 64
+    validator = jsonschema.Draft202012Validator(manifest_schema())
+    assert validator.is_valid(manifest)
+    assert schema_problems(manifest, manifest_schema()) == []
+    broken = {"assets": {"a.txt": {"sha256": "xyz"}}}
+    assert not validator.is_valid(broken)
+    assert [p.path for p in schema_problems(broken, manifest_schema())] == [
+        ("assets", "a.txt", "sha256")
+    ]
