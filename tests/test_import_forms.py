@@ -179,7 +179,7 @@ def test_mixed_base64_alphabets_and_double_spellings_are_refused() -> None:
 
 def test_rest_camel_case_settings_export_as_the_sdk_config() -> None:
     bundle = import_messages(load(FORMS / "gemini" / "rest_camel_case_config.json"))
-    body = to_request(bundle, "gemini")
+    body = to_request(bundle, "gemini", model="m")
     config = body["config"]
     assert config["max_output_tokens"] == 800
     assert config["stop_sequences"] == ["Title"]
@@ -271,7 +271,7 @@ def texts_of(value: Any) -> str:
 @pytest.mark.parametrize("provider", ["anthropic", "gemini"])
 def test_midway_default_sends_marked_user_text_at_its_place(provider: str) -> None:
     with pytest.warns(SystemContentWarning, match=r"chat\.lmmlz:13:1: turn 4 \(system\)"):
-        body = to_request(midway_bundle(), provider, settings={"max_tokens": 5})
+        body = to_request(midway_bundle(), provider, model="m", settings={"max_tokens": 5})
     validate_with_sdk(provider, body)
     listed = body["messages"] if provider == "anthropic" else body["contents"]
     dumped = texts_of(listed)
@@ -285,7 +285,7 @@ def test_midway_default_sends_marked_user_text_at_its_place(provider: str) -> No
 def test_midway_hoist_moves_it_up_front_with_a_warning(provider: str) -> None:
     with pytest.warns(SystemContentWarning, match="moved up front"):
         body = to_request(
-            midway_bundle(), provider, midway_system="hoist", settings={"max_tokens": 5}
+            midway_bundle(), provider, midway_system="hoist", settings={"max_tokens": 5}, model="m"
         )
     validate_with_sdk(provider, body)
     system = body["system"] if provider == "anthropic" else body["config"]["system_instruction"]
@@ -298,7 +298,7 @@ def test_midway_hoist_moves_it_up_front_with_a_warning(provider: str) -> None:
 def test_midway_drop_leaves_it_out_with_a_warning(provider: str) -> None:
     with pytest.warns(SystemContentWarning, match="left out") as caught:
         body = to_request(
-            midway_bundle(), provider, midway_system="drop", settings={"max_tokens": 5}
+            midway_bundle(), provider, midway_system="drop", settings={"max_tokens": 5}, model="m"
         )
     assert len(caught) == 1
     assert "French" not in texts_of(body)
@@ -308,7 +308,9 @@ def test_midway_drop_leaves_it_out_with_a_warning(provider: str) -> None:
 @pytest.mark.parametrize("provider", ["anthropic", "gemini"])
 def test_midway_raise_names_the_turn(provider: str) -> None:
     with pytest.raises(UnsupportedContentError) as caught:
-        to_request(midway_bundle(), provider, midway_system="raise", settings={"max_tokens": 5})
+        to_request(
+            midway_bundle(), provider, model="m", midway_system="raise", settings={"max_tokens": 5}
+        )
     assert caught.value.line == 13
     assert "turn 4 (system)" in str(caught.value)
 
@@ -323,7 +325,7 @@ def test_providers_with_in_list_system_keep_it_in_place(provider: str) -> None:
 
 def test_midway_system_option_is_checked() -> None:
     with pytest.raises(ValueError, match="midway_system"):
-        to_request(midway_bundle(), "anthropic", midway_system="top")
+        to_request(midway_bundle(), "anthropic", model="m", midway_system="top")
 
 
 def test_system_user_still_sends_every_system_turn_as_user() -> None:
@@ -346,6 +348,8 @@ def test_cli_midway_system(tmp_path: Path) -> None:
         "--provider",
         "gemini",
         "--request",
+        "--model",
+        "m",
     ]
     done = subprocess.run([*run, "--midway-system", "hoist"], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr
@@ -373,12 +377,12 @@ def test_video_is_sniffed_sent_to_gemini_and_refused_elsewhere(
     data = bundle.read(asset)
     assert sniff(data) == media_type == media_type_for(asset, data)
     assert media_type in VIDEO_TYPES
-    body = to_request(bundle, "gemini")
+    body = to_request(bundle, "gemini", model="m")
     validate_with_sdk("gemini", body)
     assert body["contents"] == source["contents"]
     for provider in ("openai", "openai-responses", "anthropic"):
         with pytest.raises(UnsupportedContentError, match="video") as caught:
-            to_request(bundle, provider, settings={"max_tokens": 5})
+            to_request(bundle, provider, model="m", settings={"max_tokens": 5})
         assert caught.value.name == asset
 
 
@@ -393,18 +397,18 @@ def test_not_every_iso_media_file_is_video() -> None:
 
 def test_text_documents_export_as_documents_to_their_own_provider(tmp_path: Path) -> None:
     gemini = reopened(import_messages(load(FORMS / "gemini" / "text_document.json")), tmp_path)
-    parts = to_request(gemini, "gemini")["contents"][0]["parts"]
+    parts = to_request(gemini, "gemini", model="m")["contents"][0]["parts"]
     assert parts[0]["inline_data"]["mime_type"] == "text/plain"
     chat = import_messages(load(FORMS / "openai" / "text_file.json"), "openai")
-    part = to_request(chat, "openai")["messages"][0]["content"][0]
+    part = to_request(chat, "openai", model="m")["messages"][0]["content"][0]
     assert part["type"] == "file"
     assert part["file"]["file_data"].startswith("data:text/plain;base64,")
     responses = import_messages(load(FORMS / "openai-responses" / "text_input_file.json"))
-    item = to_request(responses, "openai-responses")["input"][0]["content"][0]
+    item = to_request(responses, "openai-responses", model="m")["input"][0]["content"][0]
     assert item["type"] == "input_file"
     assert item["file_data"].startswith("data:text/markdown;base64,")
     anthropic = import_messages(load(FORMS / "anthropic" / "text_document_titled.json"))
-    block = to_request(anthropic, "anthropic")["messages"][0]["content"][0]
+    block = to_request(anthropic, "anthropic", model="m")["messages"][0]["content"][0]
     assert block["type"] == "document"
     assert block["source"] == {
         "type": "text",
@@ -415,9 +419,9 @@ def test_text_documents_export_as_documents_to_their_own_provider(tmp_path: Path
 
 def test_the_text_embeds_option_overrides_the_recorded_form() -> None:
     chat = import_messages(load(FORMS / "openai" / "text_file.json"), "openai")
-    part = to_request(chat, "openai", text_embeds="text")["messages"][0]["content"][0]
+    part = to_request(chat, "openai", model="m", text_embeds="text")["messages"][0]["content"][0]
     assert part["type"] == "text"
-    assert "text_embeds" not in to_request(chat, "openai")
+    assert "text_embeds" not in to_request(chat, "openai", model="m")
 
 
 def test_an_invalid_text_embeds_setting_is_refused() -> None:
@@ -434,12 +438,12 @@ def test_midway_round_trip_is_a_fixed_point(provider: str) -> None:
     # comes back as user text (never promoted to system, which would let user text forge
     # a system prompt), and the second export is the first.
     with pytest.warns(SystemContentWarning):
-        first = to_request(midway_bundle(), provider, settings={"max_tokens": 5})
+        first = to_request(midway_bundle(), provider, model="m", settings={"max_tokens": 5})
     again = import_messages(first, provider)
     assert [turn.role for turn in again.narrative.turns].count("system") == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        second = to_request(again, provider)
+        second = to_request(again, provider, model="m")
     # Up to normalisation 3: the marked text and the next user text are one run of blocks.
     assert joined(normalise(provider, second, source=first)) == joined(
         normalise(provider, first, source=first)
