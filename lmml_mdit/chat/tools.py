@@ -469,14 +469,8 @@ def from_native(provider: str, value: object) -> list[ToolSpec | NativeTool]:
 
 
 def _native_tool(provider: str, spec: ToolSpec) -> dict[str, Any]:
-    if provider == _CHAT:
-        function: dict[str, Any] = {"name": spec.name}
-        if spec.description is not None:
-            function["description"] = spec.description
-        function["parameters"] = spec.parameters
-        if spec.strict is not None:
-            function["strict"] = spec.strict
-        return {"type": "function", "function": function}
+    if provider == _CHAT:  # Chat's function object is the portable form itself
+        return {"type": "function", "function": spec.portable()}
     if provider == _RESPONSES:
         tool: dict[str, Any] = {"type": "function", "name": spec.name}
         if spec.description is not None:
