@@ -70,7 +70,7 @@ _ALLOWED_TAGS = frozenset(
 )
 
 
-class _Refused(yaml.YAMLError):
+class _RefusedSettings(yaml.YAMLError):
     """A document PyYAML could read but settings refuse; *mark* is where, if known."""
 
     def __init__(
@@ -120,12 +120,12 @@ class _SettingsLoader(yaml.SafeLoader):
         self._nodes += nodes
         self._bytes += size
         if self._nodes > MAX_YAML_NODES:
-            raise _Refused(
+            raise _RefusedSettings(
                 f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)",
                 mark,
             )
         if self._bytes > MAX_YAML_BYTES:
-            raise _Refused(
+            raise _RefusedSettings(
                 f"the document expands to more than {MAX_YAML_BYTES} characters of text "
                 "(an alias bomb?)",
                 mark,
@@ -139,13 +139,15 @@ class _SettingsLoader(yaml.SafeLoader):
             node = super().compose_node(parent, index)
             size = self._sizes.get(id(node))
             if size is None:  # the alias names a collection still being composed
-                raise _Refused("the document holds a recursive alias", mark)
+                raise _RefusedSettings("the document holds a recursive alias", mark)
             self._count(*size, mark)
             return node
         self._depth += 1
         try:
             if self._depth > MAX_YAML_DEPTH:
-                raise _Refused(f"the document nests deeper than {MAX_YAML_DEPTH} levels", mark)
+                raise _RefusedSettings(
+                    f"the document nests deeper than {MAX_YAML_DEPTH} levels", mark
+                )
             before = (self._nodes, self._bytes)
             value = getattr(event, "value", "")
             self._count(1, len(value) if isinstance(value, str) else 0, mark)
@@ -153,7 +155,9 @@ class _SettingsLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
         if node.tag not in _ALLOWED_TAGS:
-            raise _Refused(f"the tag {node.tag!r} is not allowed in settings", node.start_mark)
+            raise _RefusedSettings(
+                f"the tag {node.tag!r} is not allowed in settings", node.start_mark
+            )
         if event.anchor is not None:
             self._sizes[id(node)] = (self._nodes - before[0], self._bytes - before[1])
         return node
@@ -167,14 +171,14 @@ class _SettingsLoader(yaml.SafeLoader):
                 scalar = isinstance(key_node, yaml.ScalarNode)
                 key = self.construct_object(key_node) if scalar else None
                 if not isinstance(key, str):
-                    raise _Refused(
+                    raise _RefusedSettings(
                         f"the key {key_node.value if key is None else key!r} is not a "
                         "string; quote it",
                         key_node.start_mark,
                         "mapping keys must be strings",
                     )
                 if key in seen:
-                    raise _Refused(
+                    raise _RefusedSettings(
                         f"the key {key!r} appears twice in one mapping",
                         key_node.start_mark,
                         "remove or rename one of the two",
@@ -190,7 +194,7 @@ class _SettingsLoader(yaml.SafeLoader):
         _check_number_text(node)
         value = float(super().construct_yaml_float(node))
         if not math.isfinite(value):
-            raise _Refused(
+            raise _RefusedSettings(
                 f"the number {node.value} is not finite",
                 node.start_mark,
                 "settings take finite numbers; quote it to keep it as a string",
@@ -201,7 +205,7 @@ class _SettingsLoader(yaml.SafeLoader):
 def _check_number_text(node: yaml.ScalarNode) -> None:
     problem = number_text_problem(str(node.value))
     if problem is not None:
-        raise _Refused(problem, node.start_mark, "quote the number to keep it as a string")
+        raise _RefusedSettings(problem, node.start_mark, "quote the number to keep it as a string")
 
 
 _SettingsLoader.add_constructor("tag:yaml.org,2002:int", _SettingsLoader.construct_yaml_int)
@@ -298,9 +302,9 @@ def _yaml_error(
         message = f"not valid {what} YAML: {problem.problem or problem.context}"
         hint = _fix_yaml_hint(what)
     else:
-        mark = problem.mark if isinstance(problem, _Refused) else None
+        mark = problem.mark if isinstance(problem, _RefusedSettings) else None
         message = f"refused {what} YAML: {problem}"
-        hint = (problem.hint if isinstance(problem, _Refused) else None) or (
+        hint = (problem.hint if isinstance(problem, _RefusedSettings) else None) or (
             "simplify the document; aliases, deep nesting, numbers and custom tags are limited"
         )
     line = _content_line(first_line, mark.line) if mark is not None else first_line

@@ -252,7 +252,7 @@ def _code_block(code: str, *, filename: str | None, language: str | None, enable
 
 
 @dataclass
-class _Asset:
+class _ShownAsset:
     """What one embed name resolved to, computed once per page."""
 
     name: str
@@ -273,7 +273,7 @@ class _Page:
     max_image_bytes: int
     max_text_bytes: int
     max_embedded_bytes: int = DEFAULT_MAX_EMBEDDED_BYTES
-    assets: dict[str, _Asset] = field(default_factory=dict)
+    assets: dict[str, _ShownAsset] = field(default_factory=dict)
     pending: list[str] = field(default_factory=list)
     expansions: int = 0
     embedded_bytes: int = 0
@@ -289,14 +289,14 @@ class _Page:
         self.embedded_bytes += size
         return True
 
-    def asset(self, name: str) -> _Asset:
+    def asset(self, name: str) -> _ShownAsset:
         cached = self.assets.get(name)
         if cached is None:
             cached = self.assets[name] = self._resolve(name)
         return cached
 
-    def _resolve(self, name: str) -> _Asset:
-        asset = _Asset(name)
+    def _resolve(self, name: str) -> _ShownAsset:
+        asset = _ShownAsset(name)
         limit = max(self.max_image_bytes, self.max_text_bytes)
         try:
             if name in self.bundle.entries:
@@ -378,19 +378,19 @@ def _data_uri(media_type: str, data: bytes) -> str:
 _OVER_BUDGET = "not embedded: the page's budget for embedded assets (max_embedded_bytes) is spent"
 
 
-def _budget_chip(asset: _Asset, *, at: bool = True) -> str:
+def _budget_chip(asset: _ShownAsset, *, at: bool = True) -> str:
     meta = f"{asset.media_type} · {_format_size(asset.size)}"
     return _chip(asset.name, meta, classes="lmml-ref lmml-too-large", title=_OVER_BUDGET, at=at)
 
 
-def _place_image(page: _Page, asset: _Asset, *, caption: str, at: bool = True) -> str:
+def _place_image(page: _Page, asset: _ShownAsset, *, caption: str, at: bool = True) -> str:
     """The image where it is referenced, or a chip once the page's budget is spent."""
     if not page.spend(asset.size):
         return _budget_chip(asset, at=at)
     return _image_html(asset, caption=caption)
 
 
-def _image_html(asset: _Asset, *, caption: str) -> str:
+def _image_html(asset: _ShownAsset, *, caption: str) -> str:
     assert asset.data is not None
     describe = f"{asset.name} ({asset.media_type}, {_format_size(asset.size)})"
     return (
@@ -401,7 +401,7 @@ def _image_html(asset: _Asset, *, caption: str) -> str:
     )
 
 
-def _expansion(page: _Page, asset: _Asset, text: str, *, open_: bool, note: str = "") -> str:
+def _expansion(page: _Page, asset: _ShownAsset, text: str, *, open_: bool, note: str = "") -> str:
     expansion_id = page.next_expansion_id()
     asset.expansion_id = expansion_id
     lines = text.count("\n") + 1
@@ -450,7 +450,7 @@ def _render_fence(
     token = tokens[idx]
     name = token.info
     data = token.content.encode("utf-8")
-    asset = _Asset(name, media_type=sniff_media_type(data, name), size=len(data), data=data)
+    asset = _ShownAsset(name, media_type=sniff_media_type(data, name), size=len(data), data=data)
     if not is_text_type(asset.media_type) and not is_image_type(asset.media_type):
         asset.media_type = PLAIN_TEXT  # a fence's content is always text
     note = "" if token.meta.get("closed", True) else "unclosed: runs to the end of its block"
