@@ -107,7 +107,7 @@ TAKES = {
     "anthropic/url_sources.json": {"openai-responses", "gemini"},
     "anthropic/file_sources.json": set(),
     "gemini/file_data.json": {"openai-responses", "anthropic"},
-    "gemini/file_data_rest.json": {"openai-responses", "anthropic"},
+    "gemini/file_data_rest.json": set(),  # a video URL: only Gemini takes video
 }
 
 

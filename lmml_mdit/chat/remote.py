@@ -6,9 +6,11 @@ format spells a URL or a file id, and which it takes:
 - ``openai`` (Chat): an image URL as ``image_url.url``; an OpenAI file id of a file as
   ``file.file_id``; a file URL and an image file id are refused.
 - ``openai-responses``: ``input_image.image_url`` / ``input_file.file_url`` for URLs,
-  ``input_image.file_id`` / ``input_file.file_id`` for OpenAI file ids.
-- ``anthropic``: an ``image`` or ``document`` block with a ``url`` source, or a ``file``
-  source for an Anthropic file id.
+  ``input_image.file_id`` / ``input_file.file_id`` for OpenAI file ids; a file declared
+  audio or video is refused.
+- ``anthropic``: an ``image`` or ``document`` block with a ``url`` source (a document
+  declared of another type than PDF is refused), or a ``file`` source for an Anthropic
+  file id.
 - ``gemini``: ``file_data.file_uri`` (with ``mime_type`` when known) for a URL; a file id
   is refused.
 
@@ -23,6 +25,7 @@ from typing import Any
 
 from ..bundle.remote import RemoteAsset, RemoteKind
 from ..errors import ImportFormatError, UnsupportedContentError
+from ..media import PDF_TYPE, VIDEO_TYPES
 from .handlers import RemotePart
 
 __all__ = [
@@ -92,6 +95,13 @@ def _refuse(part: RemotePart, target: str, why: str) -> UnsupportedContentError:
     return part.asset.unsupported(f"{target} cannot take {what}: {why}", hint=_BYTES_HINT)
 
 
+def _is_media(remote: RemoteAsset) -> bool:
+    """Whether *remote* is declared audio or video (no OpenAI or Anthropic file part
+    takes them)."""
+    media_type = remote.media_type or ""
+    return media_type in VIDEO_TYPES or media_type.startswith(("video/", "audio/"))
+
+
 def openai_chat_part(part: RemotePart, target: str, detail: str | None) -> dict[str, Any]:
     """The Chat Completions content part for *part*.
 
@@ -121,6 +131,8 @@ def responses_part(part: RemotePart, target: str, detail: str) -> dict[str, Any]
     remote = part.remote
     if remote.url is None and remote.provider != "openai":
         raise _refuse(part, target, "the file id was issued by another provider")
+    if _is_media(remote):
+        raise _refuse(part, target, f"its input_file takes documents, not {remote.media_type}")
     if remote.kind == "image":
         key = "image_url" if remote.url is not None else "file_id"
         return {"type": "input_image", key: remote.url or remote.file_id, "detail": detail}
@@ -146,6 +158,9 @@ def anthropic_block(part: RemotePart, target: str) -> dict[str, Any]:
     source = anthropic_source(part.remote)
     if source is None:
         raise _refuse(part, target, "the file id was issued by another provider")
+    media_type = part.remote.media_type
+    if part.remote.kind == "file" and media_type not in (None, PDF_TYPE) and part.remote.url:
+        raise _refuse(part, target, f"a url document source is a PDF, not {media_type}")
     if part.remote.kind == "image":
         return {"type": "image", "source": source}
     return {"type": "document", "source": source}
