@@ -240,6 +240,13 @@ def test_a_malformed_entry_is_refused_on_export_and_flagged_in_the_preview() -> 
     assert info.value.name == "bad.remote.json" and info.value.line == 5
     markup = render_html(bundle)
     assert "lmml-missing" in markup and violations(markup, bundle) == []
+    (issue,) = bundle.validate()
+    assert (issue.kind, issue.name, issue.line, issue.severity) == (
+        "invalid_remote_asset",
+        "bad.remote.json",
+        5,
+        "warning",
+    )
 
 
 # -- validate and preview -----------------------------------------------------------------

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import BundleError
+from ..model import Issue
+from .contents import BundleContents
 
 __all__ = [
     "FILE_ID_PROVIDERS",
@@ -38,6 +40,7 @@ __all__ = [
     "link_target",
     "parse_remote",
     "remote_entry",
+    "remote_issues",
 ]
 
 REMOTE_SUFFIX = ".remote.json"
@@ -185,3 +188,24 @@ def link_target(url: str) -> str | None:
     if len(url) > MAX_URL_LENGTH or any(ord(char) <= 0x20 or ord(char) == 0x7F for char in url):
         return None
     return url if url.lower().startswith(_LINK_SCHEMES) else None
+
+
+def remote_issues(bundle: BundleContents) -> list[Issue]:
+    """One ``invalid_remote_asset`` issue (a warning: sending the asset raises
+    :class:`~lmml_mdit.errors.UnsupportedContentError` itself) per remote asset the
+    narrative references whose content is not the JSON object above; a reference that
+    resolves to nothing is ``missing_reference`` instead."""
+    issues: list[Issue] = []
+    for name, embed in bundle.narrative.first_embeds.items():
+        if not is_remote_name(name):
+            continue
+        try:
+            data = bundle.embed(name)
+        except BundleError:
+            continue  # reported as missing_reference
+        try:
+            parse_remote(data, name=name)
+        except BundleError as error:
+            message = f"{error.message}; {error.hint}" if error.hint else error.message
+            issues.append(Issue("invalid_remote_asset", name, embed.line, embed.column, message))
+    return issues
