@@ -191,6 +191,12 @@ def test_the_same_url_twice_is_one_entry() -> None:
     assert content[:2] == [text, part] and content[2:] == [{"type": "text", "text": f"@{name}"}]
 
 
+def test_an_input_image_with_both_a_url_and_an_id_is_refused() -> None:
+    part = {"type": "input_image", "image_url": "https://x/a.png", "file_id": "file-1"}
+    with pytest.raises(ImportFormatError, match="both image_url and file_id"):
+        import_messages([{"role": "user", "content": [part]}], "openai-responses")
+
+
 # -- the entry -----------------------------------------------------------------------------
 
 

@@ -239,9 +239,15 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
             parts.append(Text(expect(part.get("text"), str, where=here)))
         elif kind == "input_image":
             url = part.get("image_url")
-            if "file_id" in part and url is None:
+            if "file_id" in part and url is not None:
+                raise ImportFormatError(
+                    "an input_image gives both image_url and file_id",
+                    name=here,
+                    hint="keep one of them",
+                )
+            if "file_id" in part:
                 parts.append(read_file_id(part["file_id"], "image", "openai", where=here))
-            elif isinstance(url, str) and not url.startswith("data:") and "file_id" not in part:
+            elif isinstance(url, str) and not url.startswith("data:"):
                 parts.append(read_url(url, "image", where=here))
             else:
                 parts.append(decode_data_uri(url, where=here))
