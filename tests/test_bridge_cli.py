@@ -167,9 +167,9 @@ def test_cli_export_progress_only_on_a_terminal(imported: Path, tmp_path: Path) 
         ("[" * 100_000 + "]" * 100_000, "nests too deeply"),
         ('{"x": 1}', "format"),
         ('[{"role": "user", "content": [{"type": "image_url", "image_url": '
-         '{"url": "https://example.com/a.png"}}]}]', "messages[0].content[0]"),
+         '{"url": "https://example.com/a\\u0007.png"}}]}]', "messages[0].content[0]"),
     ],
-    ids=["deep", "unknown", "remote-url"],
+    ids=["deep", "unknown", "remote-url-control-character"],
 )  # fmt: skip
 def test_cli_import_errors_are_one_line(tmp_path: Path, content: str, fragment: str) -> None:
     source = tmp_path / "chat.json"

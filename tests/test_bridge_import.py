@@ -262,16 +262,17 @@ def test_invalid_base64_names_its_place() -> None:
     assert info.value.name == "messages[0].content[0]"
 
 
-def test_remote_urls_are_refused_not_fetched() -> None:
-    data = [
-        {
-            "role": "user",
-            "content": [{"type": "image_url", "image_url": {"url": "https://x/a.png"}}],
-        }
-    ]
-    with pytest.raises(ImportFormatError, match="data: URI") as info:
-        import_messages(data)
-    assert "not fetched" in (info.value.hint or "")
+def test_remote_urls_are_recorded_not_fetched() -> None:
+    # A URL imports as a remote asset (its entry records the URL); a malformed one is
+    # refused, naming its place.
+    part = {"type": "image_url", "image_url": {"url": "https://x/a.png"}}
+    bundle = import_messages([{"role": "user", "content": [part]}])
+    (name,) = [entry for entry in bundle.entries if entry.endswith(".remote.json")]
+    assert json.loads(bundle.embed(name)) == {"kind": "image", "url": "https://x/a.png"}
+    part["image_url"]["url"] = "https://x/\n.png"
+    with pytest.raises(ImportFormatError, match="control characters") as info:
+        import_messages([{"role": "user", "content": [part]}])
+    assert info.value.name == "messages[0].content[0]"
 
 
 def test_tool_result_without_its_call() -> None:

@@ -18,6 +18,7 @@ from ..syntax import delimiter_issues
 from .archive import unsafe_reason
 from .contents import BundleContents, entry_holding, fences_differing_from_entries
 from .names import is_reference_name
+from .remote import remote_issues
 from .reserved import FRONT_MATTER_NAME, RESERVED_NAMES, manifest_digests, sha256_hex
 from .setting_values import setting_issues
 
@@ -188,6 +189,7 @@ def find_issues(bundle: BundleContents) -> list[Issue]:
     issues.extend(setting_issues(bundle))
     issues.extend(tool_issues)
     issues.extend(unsent_image_issues(bundle))
+    issues.extend(remote_issues(bundle))
     issues.extend(delimiter_issues(narrative))
     if narrative.text.strip() and all(turn.delimiter_line is None for turn in narrative.turns):
         issues.append(

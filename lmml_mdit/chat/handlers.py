@@ -3,7 +3,7 @@
 An :class:`Asset` is one resolved embed: its name, bytes and the media type its bytes show.
 A handler turns an asset into one or more neutral parts (:class:`TextPart`,
 :class:`ImagePart`, :class:`DocumentPart`, :class:`TextFilePart`, :class:`AudioPart`,
-:class:`VideoPart`); the
+:class:`VideoPart`, :class:`RemotePart`); the
 provider modules then write each neutral part in their own JSON shape.
 
 Which handler runs, first match wins:
@@ -27,7 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..errors import UnsupportedContentError
+from ..bundle.remote import RemoteAsset, is_remote_name, parse_remote
+from ..errors import BundleError, UnsupportedContentError
 from ..media import (
     AUDIO_FORMATS,
     DOCUMENT_TYPES,
@@ -48,6 +49,7 @@ __all__ = [
     "Handler",
     "ImagePart",
     "Part",
+    "RemotePart",
     "TextFilePart",
     "TextPart",
     "VideoPart",
@@ -183,7 +185,17 @@ class VideoPart:
     media_type: str
 
 
-Part = TextPart | ImagePart | DocumentPart | TextFilePart | AudioPart | VideoPart
+@dataclass(frozen=True)
+class RemotePart:
+    """An image or file given by URL or file id (a ``*.remote.json`` asset, see
+    :mod:`lmml_mdit.bundle.remote`): sent as that URL or id where the provider takes it,
+    refused where it needs the bytes."""
+
+    asset: Asset
+    remote: RemoteAsset
+
+
+Part = TextPart | ImagePart | DocumentPart | TextFilePart | AudioPart | VideoPart | RemotePart
 """A provider-neutral content part."""
 
 Handler = Callable[[Asset], Part | Sequence[Part]]
@@ -240,6 +252,12 @@ def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
     :raises TypeError: when a handler returns something other than a part or a list of
         parts.
     """
+    if is_remote_name(asset.name):
+        # Where the bytes are, not bytes: no handler applies to it.
+        try:
+            return [RemotePart(asset, parse_remote(asset.data, name=asset.name))]
+        except BundleError as error:
+            raise asset.unsupported(error.message, hint=error.hint or "") from None
     table = {_key(key): value for key, value in (overrides or {}).items()}
     handler = _lookup(asset, table) or _lookup(asset, _REGISTRY) or _builtin
     result = handler(asset)
@@ -257,7 +275,7 @@ def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
     return parts
 
 
-_PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart, VideoPart)
+_PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart, VideoPart, RemotePart)
 
 
 def _builtin(asset: Asset) -> Part:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
 
+from ..bundle.remote import RemoteAsset
 from ..errors import ImportFormatError
 from ..model import Role
 
@@ -72,7 +73,9 @@ class Call:
     arguments: Any
 
 
-ImportedPart: TypeAlias = Text | ImportedAsset | Call
+ImportedPart: TypeAlias = Text | ImportedAsset | Call | RemoteAsset
+"""A part of an imported turn; a :class:`~lmml_mdit.bundle.remote.RemoteAsset` is an image
+or file given by URL or file id (recorded, never fetched)."""
 
 ToolResult: TypeAlias = tuple[str, list[ImportedPart]]
 """A tool result inside a message (Anthropic, Gemini): the call id it answers and its parts."""

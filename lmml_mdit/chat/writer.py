@@ -28,6 +28,9 @@ Layout (one block per part, blocks separated by a blank line)::
   itself and cannot forge turns, fences or references;
 - an asset becomes an archive entry named by its content, the first 16 hex digits of its
   SHA-256 plus an extension from its media type, and a line ``@<name>`` where it stood;
+- a remote asset (an image or file given by URL or file id) becomes an entry
+  ``<hash>.remote.json`` recording where it is (:mod:`lmml_mdit.bundle.remote`), and a
+  line ``@<name>`` where it stood;
 - a call becomes a fence from :func:`~lmml_mdit.narrative.toolcalls.tool_call_fence`; a ``tool``
   turn starts with the reference to the fence of the call it answers;
 - request parameters other than the conversation are kept in ``settings.json``; record
@@ -45,6 +48,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..bundle.remote import RemoteAsset, remote_entry
 from ..errors import ImportFormatError
 from ..formats import MANIFEST_NAME
 from ..media import extension_for, is_text_type
@@ -104,6 +108,10 @@ def _turn_blocks(
             name = asset_names[id(part)]
             entries[name] = part.data
             blocks.append(reference(name))
+        elif isinstance(part, RemoteAsset):
+            name, data = remote_entry(part)
+            entries[name] = data
+            blocks.append(reference(name))
         elif isinstance(part, Call):
             embed_name, fence_text = tool_call_fence(part.id, part.name, part.arguments)
             if turn.role != "assistant":
@@ -162,7 +170,12 @@ def _write(
         for part in turn.parts
         if isinstance(part, ImportedAsset)
     }
-    names = frozenset(asset_names.values())
+    names = frozenset(asset_names.values()) | {
+        remote_entry(part)[0]
+        for turn in conversation.turns
+        for part in turn.parts
+        if isinstance(part, RemoteAsset)
+    }
     for number, turn in enumerate(conversation.turns, start=1):
         blocks = _turn_blocks(turn, entries, call_fences, asset_names, names)
         expected.append((turn.role, "\n\n".join(blocks)))

@@ -47,6 +47,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from ..atomic import atomic_write_bytes
+from ..bundle.remote import is_remote_name, link_target, parse_remote
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
 from ..formats import ZIP_SIGNATURES
@@ -428,6 +429,8 @@ def _render_reference(
     asset = page.asset(name)
     if asset.error is not None:
         return _chip(name, "", classes="lmml-ref lmml-missing", label="missing", title=asset.error)
+    if is_remote_name(name) and asset.data is not None:
+        return _remote_html(name, asset.data)
     meta = f"{asset.media_type} · {_format_size(asset.size)}"
     if asset.too_large:
         return _chip(name, meta, classes="lmml-ref lmml-too-large", title="too large to preview")
@@ -441,6 +444,27 @@ def _render_reference(
             page.pending.append(_expansion(page, asset, text, open_=True))
         return _chip(name, meta, classes="lmml-ref lmml-asset-text")
     return _chip(name, meta, classes="lmml-ref lmml-asset-binary")
+
+
+_SHOWN_URL_CHARACTERS = 200
+"""How much of a remote asset's URL or id the page shows (the link goes to all of it)."""
+
+
+def _remote_html(name: str, data: bytes) -> str:
+    """A remote asset (see :mod:`lmml_mdit.bundle.remote`): a link to an ``https``/``http``
+    URL, anything else (a file id, another scheme) its text; never fetched."""
+    try:
+        remote = parse_remote(data, name=name)
+    except LmmlError as error:
+        return _chip(name, "", classes="lmml-ref lmml-missing", label="invalid", title=str(error))
+    where = remote.url if remote.url is not None else f"{remote.provider} file {remote.file_id}"
+    shown = where if len(where) <= _SHOWN_URL_CHARACTERS else where[:_SHOWN_URL_CHARACTERS] + "…"
+    label = f"[remote {remote.kind}: {html.escape(shown)}]"
+    target = link_target(remote.url) if remote.url is not None else None
+    attributes = f'class="lmml-remote" data-lmml-name="{_attr(name)}"'
+    if target is None:
+        return f"<span {attributes}>{label}</span>"
+    return f'<a {attributes} href="{_attr(target)}" rel="{_LINK_REL}">{label}</a>'
 
 
 def _render_fence(
@@ -458,6 +482,8 @@ def _render_fence(
     if asset.media_type == SVG_TYPE and asset.size <= page.max_image_bytes:
         image = _place_image(page, asset, caption=name, at=False)
         out = f'<div class="lmml-fence-image">{image}</div>\n'
+    if is_remote_name(name):
+        out = f'<div class="lmml-fence-remote">{_remote_html(name, data)}</div>\n'
     page.assets.setdefault(name, asset)
     return out + _expansion(page, asset, token.content, open_=True, note=note)
 

@@ -13,6 +13,7 @@ from ..handlers import (
     DocumentPart,
     ImagePart,
     Part,
+    RemotePart,
     TextFilePart,
     TextPart,
     VideoPart,
@@ -43,11 +44,13 @@ def describe(part: Part) -> str:
         return f"a text file ({part.media_type})"
     if isinstance(part, VideoPart):
         return f"a video ({part.media_type})"
+    if isinstance(part, RemotePart):
+        return f"a remote {part.remote.kind} ({part.remote.label})"
     return "text"
 
 
 def unsupported(
-    part: ImagePart | DocumentPart | AudioPart | TextFilePart | VideoPart,
+    part: ImagePart | DocumentPart | AudioPart | TextFilePart | VideoPart | RemotePart,
     provider: ChatFormat,
     message: OutgoingMessage,
     *,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...bundle.remote import RemoteAsset, RemoteKind
 from ...errors import ImportFormatError
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
@@ -38,6 +39,7 @@ from ..handlers import (
     DocumentPart,
     ImagePart,
     Part,
+    RemotePart,
     TextFilePart,
     TextPart,
     VideoPart,
@@ -61,6 +63,7 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
+from ..remote import anthropic_block, read_file_id, read_url
 from ._common import (
     append_merged,
     arguments_object,
@@ -111,6 +114,8 @@ LIST_SETTINGS = frozenset({"stop_sequences"})
 def _block(part: Part, message: OutgoingMessage, options: Options) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
+    if isinstance(part, RemotePart):
+        return anthropic_block(part, PROVIDER.target)
     if isinstance(part, TextFilePart):
         if text_mode(options, "document") == "document":
             return {
@@ -211,7 +216,7 @@ def _check_keys(block: dict[str, Any], known: set[str], where: str) -> None:
     reject_unknown_keys(block, known | _IGNORED_BLOCK_KEYS, where=where)
 
 
-def _source(block: dict[str, Any], where: str) -> ImportedAsset:
+def _source(block: dict[str, Any], where: str) -> ImportedAsset | RemoteAsset:
     source = expect(block.get("source"), dict, where=where)
     kind = source.get("type")
     if kind == "base64":
@@ -222,10 +227,17 @@ def _source(block: dict[str, Any], where: str) -> ImportedAsset:
         return ImportedAsset(
             expect(source.get("data"), str, where=where).encode("utf-8"), media_type
         )
+    remote_kind: RemoteKind = "image" if block.get("type") == "image" else "file"
+    if kind == "url":
+        reject_unknown_keys(source, ("type", "url"), where=where)
+        return read_url(source.get("url"), remote_kind, where=where)
+    if kind == "file":
+        reject_unknown_keys(source, ("type", "file_id"), where=where)
+        return read_file_id(source.get("file_id"), remote_kind, "anthropic", where=where)
     raise ImportFormatError(
         f"unsupported source type {shown_value(kind)}",
         name=where,
-        hint="URLs and file ids are not fetched; embed the bytes as a base64 source",
+        hint="use a base64, text, url or file source",
     )
 
 

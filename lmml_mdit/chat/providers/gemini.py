@@ -47,8 +47,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...bundle.remote import RemoteKind
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
+from ...media import is_image_type
 from ...model import Role
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation
@@ -57,6 +59,7 @@ from ..handlers import (
     DocumentPart,
     ImagePart,
     Part,
+    RemotePart,
     TextFilePart,
     TextPart,
     VideoPart,
@@ -79,6 +82,7 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
+from ..remote import gemini_part, read_url
 from ._common import (
     append_merged,
     arguments_object,
@@ -134,6 +138,8 @@ _SYSTEM_TEXT_ONLY = "a system instruction holds text only"
 def _part(part: Part, options: Options) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"text": part.text}
+    if isinstance(part, RemotePart):
+        return gemini_part(part, PROVIDER.target)
     if isinstance(part, TextFilePart):
         if text_mode(options, "text") == "document":
             return {"inline_data": {"mime_type": part.media_type, "data": part.asset.base64}}
@@ -298,6 +304,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
         inline = _get(part, "inline_data")
         call = _get(part, "function_call")
         response = _get(part, "function_response")
+        file_data = _get(part, "file_data")
         if "text" in part:
             parts.append(Text(expect(part["text"], str, where=here)))
         elif inline is not None:
@@ -305,6 +312,16 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
             _check_keys(blob, ("mime_type", "data"), where=here)
             media_type = expect(_get(blob, "mime_type"), str, where=here).lower()
             parts.append(ImportedAsset(decode_base64(blob.get("data"), where=here), media_type))
+        elif file_data is not None:
+            uri = expect(file_data, dict, where=here)
+            _check_keys(uri, ("file_uri", "mime_type"), where=here)
+            media_type = _get(uri, "mime_type")
+            kind: RemoteKind = (
+                "image"
+                if isinstance(media_type, str) and is_image_type(media_type.lower())
+                else "file"
+            )
+            parts.append(read_url(_get(uri, "file_uri"), kind, where=here, media_type=media_type))
         elif call is not None:
             call = expect(call, dict, where=here)
             _check_keys(call, ("id", "name", "args"), where=here)

@@ -30,7 +30,7 @@ from ...jsonio import parse_json
 from ...media import AUDIO_TYPES
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..handlers import DocumentPart, ImagePart, Part, TextFilePart, TextPart, VideoPart
+from ..handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart
 from ..imported import (
     Call,
     ChatTurn,
@@ -48,6 +48,7 @@ from ..imported import (
     split_body,
     tools_listed,
 )
+from ..remote import openai_chat_part, read_file_id, read_url
 from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
 
@@ -112,6 +113,8 @@ def content_part(part: Part, options: Options) -> dict[str, Any]:
     """One neutral part as a Chat Completions user content part."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
+    if isinstance(part, RemotePart):
+        return openai_chat_part(part, PROVIDER.target, options.image_detail)
     if isinstance(part, TextFilePart):
         if text_mode(options, "text") == "document":
             return {"type": "file", "file": _file(part)}
@@ -308,12 +311,20 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
             image = expect(part.get("image_url"), dict, where=here)
             # detail is not kept: LMML has no per-image detail (export's image_detail=).
             reject_unknown_keys(image, ("url", "detail"), where=here)
-            parts.append(decode_data_uri(image.get("url"), where=here))
+            url = image.get("url")
+            if isinstance(url, str) and not url.startswith("data:"):
+                parts.append(read_url(url, "image", where=here))
+            else:
+                parts.append(decode_data_uri(url, where=here))
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))
         elif kind == "file":
             file = expect(part.get("file"), dict, where=here)
-            missing = "a file part without file_data (a file id) cannot be imported"
+            if "file_data" not in file and "file_id" in file:
+                reject_unknown_keys(file, ("file_id", "filename"), where=here)
+                parts.append(read_file_id(file["file_id"], "file", "openai", where=here))
+                continue
+            missing = "a file part needs file_data or file_id"
             parts.append(file_data_asset(file, where=here, missing=missing))
         else:
             raise ImportFormatError(

@@ -36,6 +36,7 @@ from ..handlers import (
     DocumentPart,
     ImagePart,
     Part,
+    RemotePart,
     TextFilePart,
     TextPart,
     VideoPart,
@@ -55,6 +56,7 @@ from ..imported import (
     split_body,
     tools_listed,
 )
+from ..remote import read_file_id, read_url, responses_part
 from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
 from .openai import audio_asset, file_data_asset, parse_arguments
@@ -97,6 +99,8 @@ NATIVE_SETTINGS = frozenset(
 def _input_part(part: Part, message: OutgoingMessage, options: Options) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "input_text", "text": part.text}
+    if isinstance(part, RemotePart):
+        return responses_part(part, PROVIDER.target, options.image_detail or "auto")
     if isinstance(part, TextFilePart):
         if text_mode(options, "text") == "document":
             return {
@@ -210,7 +214,7 @@ _ITEM_KEYS = {"type", "role", "content", "call_id", "name", "arguments", "output
 _PART_KEYS = {
     "input_text": ("type", "text"),
     "output_text": ("type", "text", "annotations", "logprobs"),
-    "input_image": ("type", "image_url", "detail"),
+    "input_image": ("type", "image_url", "file_id", "detail"),
     "input_file": ("type", "file_data", "filename", "file_id", "file_url", "detail"),
     "input_audio": ("type", "input_audio"),
 }
@@ -234,9 +238,27 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
                     )
             parts.append(Text(expect(part.get("text"), str, where=here)))
         elif kind == "input_image":
-            parts.append(decode_data_uri(part.get("image_url"), where=here))
+            url = part.get("image_url")
+            if "file_id" in part and url is not None:
+                raise ImportFormatError(
+                    "an input_image gives both image_url and file_id",
+                    name=here,
+                    hint="keep one of them",
+                )
+            if "file_id" in part:
+                parts.append(read_file_id(part["file_id"], "image", "openai", where=here))
+            elif isinstance(url, str) and not url.startswith("data:"):
+                parts.append(read_url(url, "image", where=here))
+            else:
+                parts.append(decode_data_uri(url, where=here))
+        elif kind == "input_file" and "file_data" not in part and "file_url" in part:
+            reject_unknown_keys(part, ("type", "file_url", "filename"), where=here)
+            parts.append(read_url(part["file_url"], "file", where=here))
+        elif kind == "input_file" and "file_data" not in part and "file_id" in part:
+            reject_unknown_keys(part, ("type", "file_id", "filename"), where=here)
+            parts.append(read_file_id(part["file_id"], "file", "openai", where=here))
         elif kind == "input_file":
-            missing = "an input_file without file_data (a file id or URL) cannot be imported"
+            missing = "an input_file needs file_data, file_url or file_id"
             parts.append(file_data_asset(part, where=here, missing=missing))
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))

@@ -1,0 +1,211 @@
+"""Remote assets: an image or file a bundle names by URL or by a provider's file id.
+
+A remote asset is an entry (or an inline fence) whose name ends in
+:data:`REMOTE_SUFFIX` (``.remote.json``), referenced at its part's place like any asset
+(``@3f1c0d9e2b7a4c55.remote.json``). Its content is one JSON object, written by
+:func:`remote_entry` and read by :func:`parse_remote`::
+
+    {"kind": "image", "url": "https://example.com/cat.png", "media_type": "image/png"}
+    {"kind": "file", "file_id": "file-abc123", "provider": "openai"}
+
+- ``kind``: ``"image"`` or ``"file"`` (a document: a PDF, a text file, ...);
+- exactly one of ``url`` (a string of at most :data:`MAX_URL_LENGTH` characters, no
+  control characters) and ``file_id`` (with ``provider``, the chat format family that
+  issued it: ``openai`` or ``anthropic``);
+- ``media_type``: optional, the media type the payload declared.
+
+The bytes are never fetched: the entry records where they are. This module owns the
+convention; the chat layer reads and writes each provider's form of it, and the preview
+shows a URL as a link (:func:`link_target`: ``https`` and ``http`` only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import BundleError
+from ..model import Issue
+from .contents import BundleContents
+
+__all__ = [
+    "FILE_ID_PROVIDERS",
+    "MAX_URL_LENGTH",
+    "REMOTE_SUFFIX",
+    "RemoteAsset",
+    "RemoteKind",
+    "is_remote_name",
+    "link_target",
+    "parse_remote",
+    "remote_entry",
+    "remote_issues",
+]
+
+REMOTE_SUFFIX = ".remote.json"
+"""The end of every remote asset's name."""
+
+MAX_URL_LENGTH = 8192
+"""The longest URL or file id a remote asset holds, in characters (browsers and APIs
+refuse much longer ones)."""
+
+FILE_ID_PROVIDERS = ("openai", "anthropic")
+"""The providers that issue file ids (OpenAI's Files API serves Chat and Responses)."""
+
+_LINK_SCHEMES = ("https://", "http://")
+
+RemoteKind = Literal["image", "file"]
+
+
+@dataclass(frozen=True)
+class RemoteAsset:
+    """Where an image or file is, instead of its bytes.
+
+    :ivar kind: ``"image"`` or ``"file"``.
+    :ivar url: the URL, when the payload gave one.
+    :ivar file_id: the provider's file id, when the payload gave one.
+    :ivar provider: the provider that issued *file_id*.
+    :ivar media_type: the declared media type, lower case, or None.
+    """
+
+    kind: RemoteKind
+    url: str | None = None
+    file_id: str | None = None
+    provider: str | None = None
+    media_type: str | None = None
+
+    def __post_init__(self) -> None:
+        problem = _problem(self)
+        if problem is not None:
+            raise ValueError(problem)
+
+    @property
+    def label(self) -> str:
+        """What the asset points at, for messages: its URL or ``provider file id``."""
+        if self.url is not None:
+            return self.url if len(self.url) <= 80 else self.url[:77] + "..."
+        return f"{self.provider} file {self.file_id}"
+
+    def as_json(self) -> dict[str, str]:
+        """The entry's JSON object (keys with no value left out)."""
+        value: dict[str, str] = {"kind": self.kind}
+        for key in ("url", "file_id", "provider", "media_type"):
+            given = getattr(self, key)
+            if given is not None:
+                value[key] = given
+        return value
+
+
+def _clean(text: str) -> bool:
+    return 0 < len(text) <= MAX_URL_LENGTH and not any(
+        ord(char) < 0x20 or ord(char) == 0x7F for char in text
+    )
+
+
+def _problem(remote: RemoteAsset) -> str | None:
+    """Why *remote* is not a valid remote asset, or None."""
+    if remote.kind not in ("image", "file"):
+        return f"kind must be 'image' or 'file', not {remote.kind!r}"
+    if (remote.url is None) == (remote.file_id is None):
+        return "give exactly one of url and file_id"
+    for key in ("url", "file_id", "provider", "media_type"):
+        value = getattr(remote, key)
+        if value is not None and not isinstance(value, str):
+            return f"{key} must be a string"
+    if remote.url is not None and not _clean(remote.url):
+        return (
+            f"url must be 1 to {MAX_URL_LENGTH} characters without control characters "
+            f"(found {len(remote.url)} characters)"
+        )
+    if remote.file_id is not None:
+        if not _clean(remote.file_id):
+            return f"file_id must be 1 to {MAX_URL_LENGTH} characters without control characters"
+        if remote.provider not in FILE_ID_PROVIDERS:
+            return f"a file id needs provider one of {FILE_ID_PROVIDERS}, not {remote.provider!r}"
+    elif remote.provider is not None:
+        return "provider goes with file_id only"
+    if remote.media_type is not None and not _clean(remote.media_type):
+        return "media_type must be a short string without control characters"
+    return None
+
+
+def is_remote_name(name: str) -> bool:
+    """Whether the embed *name* is a remote asset's."""
+    return name.endswith(REMOTE_SUFFIX) and len(name) > len(REMOTE_SUFFIX)
+
+
+def remote_entry(remote: RemoteAsset) -> tuple[str, bytes]:
+    """The entry name and bytes for *remote*: named by the first 16 hex digits of the
+    SHA-256 of its JSON, so the same asset twice is one entry."""
+    data = (json.dumps(remote.as_json(), ensure_ascii=False, sort_keys=True) + "\n").encode()
+    return hashlib.sha256(data).hexdigest()[:16] + REMOTE_SUFFIX, data
+
+
+def parse_remote(data: bytes, *, name: str) -> RemoteAsset:
+    """Read a remote asset's entry.
+
+    :param name: the entry's name, for the error.
+    :raises BundleError: when *data* is not the JSON object described above.
+    """
+    hint = 'write {"kind": "image", "url": "https://..."} or {"kind": "file", "file_id": ...}'
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise BundleError(f"remote asset is not JSON ({error})", name=name, hint=hint) from None
+    if not isinstance(value, dict):
+        raise BundleError("remote asset must be a JSON object", name=name, hint=hint)
+    unknown = sorted(set(value) - {"kind", "url", "file_id", "provider", "media_type"})
+    if unknown:
+        raise BundleError(f"remote asset has unknown keys {unknown}", name=name, hint=hint)
+    fields: dict[str, str | None] = {}
+    for key in ("kind", "url", "file_id", "provider", "media_type"):
+        given = value.get(key)
+        if given is not None and not isinstance(given, str):
+            raise BundleError(f"remote asset's {key} must be a string", name=name, hint=hint)
+        fields[key] = given
+    kind: RemoteKind
+    given_kind = fields.pop("kind")
+    if given_kind == "image":
+        kind = "image"
+    elif given_kind == "file":
+        kind = "file"
+    else:
+        raise BundleError(
+            f"remote asset's kind must be 'image' or 'file', not {given_kind!r}",
+            name=name,
+            hint=hint,
+        )
+    try:
+        return RemoteAsset(kind=kind, **fields)
+    except ValueError as error:
+        raise BundleError(f"invalid remote asset: {error}", name=name, hint=hint) from None
+
+
+def link_target(url: str) -> str | None:
+    """*url* when the preview may link to it (``https`` or ``http``, no whitespace or
+    control characters anywhere), else None (shown as text)."""
+    if len(url) > MAX_URL_LENGTH or any(ord(char) <= 0x20 or ord(char) == 0x7F for char in url):
+        return None
+    return url if url.lower().startswith(_LINK_SCHEMES) else None
+
+
+def remote_issues(bundle: BundleContents) -> list[Issue]:
+    """One ``invalid_remote_asset`` issue (a warning: sending the asset raises
+    :class:`~lmml_mdit.errors.UnsupportedContentError` itself) per remote asset the
+    narrative references whose content is not the JSON object above; a reference that
+    resolves to nothing is ``missing_reference`` instead."""
+    issues: list[Issue] = []
+    for name, embed in bundle.narrative.first_embeds.items():
+        if not is_remote_name(name):
+            continue
+        try:
+            data = bundle.embed(name)
+        except BundleError:
+            continue  # reported as missing_reference
+        try:
+            parse_remote(data, name=name)
+        except BundleError as error:
+            message = f"{error.message}; {error.hint}" if error.hint else error.message
+            issues.append(Issue("invalid_remote_asset", name, embed.line, embed.column, message))
+    return issues
