@@ -21,6 +21,7 @@ against that provider's SDK request type: ``passed``, ``refused`` (an
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import re
@@ -148,9 +149,53 @@ def _default_model(body: dict[str, Any], source: dict[str, Any]) -> None:
         del body["model"]
 
 
+def _standard_base64(text: str) -> str:
+    """(10) URL-safe base64, padding optional, comes back in the standard alphabet."""
+    if not any(char in text for char in "-_") and len(text) % 4 == 0:
+        return text
+    padded = text + "=" * (-len(text) % 4)
+    return base64.b64encode(base64.urlsafe_b64decode(padded)).decode("ascii")
+
+
+def _data_uri(text: str) -> str:
+    head, comma, data = text.partition(",")
+    if text.startswith("data:") and head.endswith(";base64") and comma:
+        return f"{head},{_standard_base64(data)}"
+    return text
+
+
+_BLOB_KEYS = ("inline_data", "inlineData", "input_audio")
+
+
+def accepted_forms(value: Any) -> Any:
+    """(10) The accepted forms of docs/bridge.md come back canonical: base64 in the standard
+    alphabet wherever it appears (a ``base64`` source, a blob, audio, a data URI)."""
+    if isinstance(value, str):
+        return _data_uri(value)
+    if isinstance(value, list):
+        return [accepted_forms(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {key: accepted_forms(item) for key, item in value.items()}
+    if out.get("type") == "base64" and isinstance(out.get("data"), str):
+        out["data"] = _standard_base64(out["data"])
+    for key in _BLOB_KEYS:
+        blob = out.get(key)
+        if isinstance(blob, dict) and isinstance(blob.get("data"), str):
+            out[key] = {**blob, "data": _standard_base64(blob["data"])}
+    return out
+
+
+def _tools_list(settings: dict[str, Any]) -> None:
+    """(10) ``tools`` given as one object is a list of it."""
+    if isinstance(settings.get("tools"), dict):
+        settings["tools"] = [settings["tools"]]
+
+
 def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
-    body = as_body(body, "messages")
+    body = accepted_forms(as_body(body, "messages"))
     _default_model(body, as_body(source, "messages"))
+    _tools_list(body)
     if "max_tokens" in body:  # (9) sent under the current parameter name
         body["max_completion_tokens"] = body.pop("max_tokens")
     for message in body["messages"]:
@@ -174,8 +219,9 @@ def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
 
 
 def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
-    body = as_body(body, "input")
+    body = accepted_forms(as_body(body, "input"))
     _default_model(body, as_body(source, "input"))
+    _tools_list(body)
     items = body["input"]
     if isinstance(items, str):  # (2) a string input is one user message
         items = [{"role": "user", "content": items}]
@@ -212,9 +258,10 @@ def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
 
 
 def normalise_anthropic(body: Any, source: Any) -> dict[str, Any]:
-    body = as_body(body, "messages")
+    body = accepted_forms(as_body(body, "messages"))
     origin = as_body(source, "messages")
     _default_model(body, origin)
+    _tools_list(body)
     if "max_tokens" not in origin and body.get("max_tokens") == DEFAULT_MAX_TOKENS:
         del body["max_tokens"]  # (9) a live request takes the documented default
 
@@ -280,6 +327,26 @@ def _gemini_parts(parts: Any) -> list[Any]:
     return [{"text": part} if isinstance(part, str) else part for part in parts]
 
 
+def _gemini_contents(contents: Any) -> list[Any]:
+    """(10) ``contents`` as a list of Content objects: one Content or a string is a list of
+    it, and a run of strings and parts is one user Content (as the SDK groups them)."""
+    if not isinstance(contents, list):
+        return [contents]
+    out: list[Any] = []
+    run: list[Any] = []
+    for item in contents:
+        if isinstance(item, dict) and "parts" in item:
+            if run:
+                out.append({"role": "user", "parts": run})
+                run = []
+            out.append(item)
+        else:
+            run.append(item)
+    if run:
+        out.append({"role": "user", "parts": run})
+    return out
+
+
 def _gemini_content(content: Any) -> dict[str, Any]:
     if isinstance(content, str):
         return {"role": "user", "parts": [{"text": content}]}
@@ -290,21 +357,18 @@ def _gemini_content(content: Any) -> dict[str, Any]:
 
 
 def normalise_gemini(body: Any, source: Any) -> dict[str, Any]:
-    body = snake_keys(as_body(body, "contents"))
+    body = accepted_forms(snake_keys(as_body(body, "contents")))
     _default_model(body, snake_keys(as_body(source, "contents")))
     config = body.setdefault("config", {})
     config.update(body.pop("generation_config", {}))  # (6) parameters kept flat in config
     for key in _GEMINI_CONFIG_KEYS:
         if key in body:
             config[key] = body.pop(key)
-    contents = body["contents"]
-    body["contents"] = [
-        _gemini_content(content)
-        for content in (contents if isinstance(contents, list) else [contents])
-    ]
-    if "system_instruction" in config:
+    _tools_list(config)
+    body["contents"] = [_gemini_content(content) for content in _gemini_contents(body["contents"])]
+    if "system_instruction" in config:  # (10) a string, parts, one part or a Content
         system = config["system_instruction"]
-        parts = system["parts"] if isinstance(system, dict) else system
+        parts = system["parts"] if isinstance(system, dict) and "parts" in system else system
         config["system_instruction"] = {"parts": merged_text(_gemini_parts(parts))}
     for schema_key, json_key in (("response_schema", "response_json_schema"),):
         if schema_key in config:  # (8) sent as JSON Schema
@@ -343,21 +407,38 @@ def _json_schema(schema: Any) -> Any:
     return schema
 
 
+#: (7) The ``from`` values ShareGPT export writes, for each spelling docs/bridge.md reads.
+SHAREGPT_FROM = {
+    **dict.fromkeys(("system",), "system"),
+    **dict.fromkeys(("human", "user"), "human"),
+    **dict.fromkeys(("gpt", "assistant", "model", "chatgpt"), "gpt"),
+    **dict.fromkeys(("function_call", "tool_call"), "function_call"),
+    **dict.fromkeys(
+        ("observation", "tool", "function_response", "function", "tool_response"), "observation"
+    ),
+}
+
+
 def normalise_sharegpt(record: Any, source: Any) -> dict[str, Any]:
     record = as_body(record, "conversations")
     entries = record.pop("conversations")
     system = record.pop("system", None)
     if system is not None:  # (7) a top-level system string is the first system entry
         entries = [{"from": "system", "value": system}, *entries]
-    record["conversations"] = [
-        (
-            entry["from"],
-            parsed_arguments(entry["value"])
-            if entry["from"] == "function_call"
-            else entry["value"],
-        )
-        for entry in entries
-    ]
+    canonical: list[tuple[str, Any]] = []
+    for entry in entries:
+        role = SHAREGPT_FROM.get(entry["from"], entry["from"])
+        if role != "function_call":
+            canonical.append((role, entry["value"]))
+            continue
+        calls = entry["value"]
+        calls = parsed_arguments(calls) if isinstance(calls, str) else calls
+        for call in calls if isinstance(calls, list) else [calls]:  # (7) one entry per call
+            arguments = call.get("arguments") if isinstance(call, dict) else None
+            if isinstance(arguments, str):
+                call = {**call, "arguments": parsed_arguments(arguments)}
+            canonical.append((role, call))
+    record["conversations"] = canonical
     return record
 
 
