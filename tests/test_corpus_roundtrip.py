@@ -26,7 +26,8 @@ from corpus_roundtrip import (
     sdk_check,
 )
 
-from lmml_mdit.chat.providers import EXPORT_PROVIDERS
+from lmml_mdit.chat.providers import EXPORT_PROVIDERS, PROVIDER_NAMES
+from lmml_mdit.cli import main as lmml
 from lmml_mdit.errors import UnsupportedContentError
 
 BODIES = corpus()
@@ -76,6 +77,30 @@ def test_every_cross_export_passes_the_sdk_type_or_is_refused(fmt: str, path: Pa
             assert caught.value.name and caught.value.name in outcome.detail
             continue
         assert outcome.kind == "passed", f"{target}: {outcome.detail}"
+
+
+@pytest.mark.parametrize(("fmt", "path"), BODIES, ids=[f"{f}/{p.stem}" for f, p in BODIES])
+def test_the_command_line_gives_the_same_bodies(
+    fmt: str, path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `lmml import` (format detected) then `lmml render --request` to every provider: the
+    # body the API gives, or the refusal as one error line and exit status 2.
+    archive = tmp_path / "conversation.lmmlz"
+    assert lmml(["import", str(path), "-o", str(archive)]) == 0
+    bundle = reopened(load(path), fmt)
+    for target in PROVIDER_NAMES:
+        capsys.readouterr()
+        model = [] if (bundle.settings or {}).get("model") else ["--model", MODEL]
+        argv = ["render", str(archive), "-p", target, "--request", "--attachment-lines", "drop"]
+        status = lmml([*argv, *model])
+        out, err = capsys.readouterr()
+        try:
+            expected = export(bundle, target)
+        except UnsupportedContentError as error:
+            assert status == 2 and str(error.name) in err, (target, err)
+            continue
+        assert status == 0, (target, err)
+        assert json.loads(out) == expected, target
 
 
 def test_a_changed_body_is_not_taken_for_a_normalised_one(tmp_path: Path) -> None:
