@@ -8,7 +8,9 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
+import corpus_roundtrip
 import pytest
 from corpus_roundtrip import (
     EXPECTED_REFUSALS,
@@ -118,6 +120,32 @@ def test_a_changed_body_is_not_taken_for_a_normalised_one(tmp_path: Path) -> Non
     path = tmp_path / "body.json"
     path.write_text(json.dumps(source), encoding="utf-8")
     assert round_trip("openai", path).kind == "normalised"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "damage"),
+    [
+        ("openai", "parallel_tool_calls", lambda body: body["messages"][2]["tool_calls"].pop()),
+        ("anthropic", "pdf_document", lambda body: body["messages"][0]["content"].pop(0)),
+        ("gemini", "rest_generation_config", lambda body: body["config"].pop("top_k")),
+        ("openai-responses", "input_image_base64", lambda body: body.pop("model")),
+        ("sharegpt", "system_multiturn", lambda body: body.pop("id")),
+    ],
+)
+def test_round_trip_reports_an_export_that_loses_something(
+    fmt: str, name: str, damage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = Path(__file__).parent / "bridge_corpus" / "realistic" / fmt / f"{name}.json"
+    assert round_trip(fmt, path).kind in ("exact", "normalised")
+
+    def damaged(bundle: Any, provider: str, **options: Any) -> Any:
+        body = export(bundle, provider, **options)
+        damage(body)
+        return body
+
+    monkeypatch.setattr(corpus_roundtrip, "export", damaged)
+    outcome = round_trip(fmt, path)
+    assert outcome.kind == "lossy" and outcome.detail
 
 
 def test_sdk_check_refuses_what_the_create_call_would() -> None:
