@@ -1,0 +1,172 @@
+"""The realistic corpus (tests/bridge_corpus/realistic/): every body survives import, save,
+reopen and export to its own format, exactly or up to the documented normalisations, and
+every export to another provider passes that provider's SDK request type or is refused
+with a named UnsupportedContentError. The harness is tests/corpus_roundtrip.py."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import corpus_roundtrip
+import pytest
+from corpus_roundtrip import (
+    EXPECTED_REFUSALS,
+    MODEL,
+    NORMALISERS,
+    Outcome,
+    corpus,
+    cross_export,
+    export,
+    load,
+    reopened,
+    report,
+    round_trip,
+    run_corpus,
+    sdk_check,
+)
+
+from lmml_mdit.chat.providers import EXPORT_PROVIDERS, PROVIDER_NAMES
+from lmml_mdit.cli import main as lmml
+from lmml_mdit.errors import UnsupportedContentError
+
+BODIES = corpus()
+
+#: Cross exports known to fail the target's SDK type, each with the defect. Kept exact: a
+#: pair that starts passing, or a new failure, fails the test below.
+KNOWN_CROSS_DEFECTS: dict[tuple[str, str, str], str] = {
+    ("openai", "user_metadata_settings", "anthropic"): (
+        "OpenAI's free-form metadata is sent as Anthropic's metadata, which takes only user_id"
+    ),
+    ("openai-responses", "metadata_settings", "anthropic"): (
+        "OpenAI's free-form metadata is sent as Anthropic's metadata, which takes only user_id"
+    ),
+}
+
+
+def test_the_corpus_has_at_least_100_bodies_in_every_format() -> None:
+    assert len(BODIES) >= 100
+    for fmt in EXPORT_PROVIDERS:
+        assert sum(source == fmt for source, _ in BODIES) >= 10, fmt
+
+
+@pytest.mark.parametrize(("fmt", "path"), BODIES, ids=[f"{f}/{p.stem}" for f, p in BODIES])
+def test_round_trip_is_exact_or_normalised(fmt: str, path: Path) -> None:
+    outcome = round_trip(fmt, path)
+    key = f"{fmt}/{path.stem}"
+    if key in EXPECTED_REFUSALS:
+        assert outcome.kind == "refused" and EXPECTED_REFUSALS[key] in outcome.detail
+        return
+    assert outcome.kind in ("exact", "normalised"), outcome.detail
+
+
+@pytest.mark.parametrize(("fmt", "path"), BODIES, ids=[f"{f}/{p.stem}" for f, p in BODIES])
+def test_every_cross_export_passes_the_sdk_type_or_is_refused(fmt: str, path: Path) -> None:
+    bundle = reopened(load(path), fmt)
+    for target in EXPORT_PROVIDERS:
+        if target == fmt:
+            continue
+        outcome = cross_export(bundle, target)
+        known = KNOWN_CROSS_DEFECTS.get((fmt, path.stem, target))
+        if known is not None:
+            assert outcome.kind == "failed", f"{target} passes now: remove it from the table"
+            continue
+        if outcome.kind == "refused":
+            with pytest.raises(UnsupportedContentError) as caught:
+                export(bundle, target)
+            assert caught.value.name and caught.value.name in outcome.detail
+            continue
+        assert outcome.kind == "passed", f"{target}: {outcome.detail}"
+
+
+@pytest.mark.parametrize(("fmt", "path"), BODIES, ids=[f"{f}/{p.stem}" for f, p in BODIES])
+def test_the_command_line_gives_the_same_bodies(
+    fmt: str, path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `lmml import` (format detected) then `lmml render --request` to every provider: the
+    # body the API gives, or the refusal as one error line and exit status 2.
+    archive = tmp_path / "conversation.lmmlz"
+    assert lmml(["import", str(path), "-o", str(archive)]) == 0
+    bundle = reopened(load(path), fmt)
+    for target in PROVIDER_NAMES:
+        capsys.readouterr()
+        model = [] if (bundle.settings or {}).get("model") else ["--model", MODEL]
+        argv = ["render", str(archive), "-p", target, "--request", "--attachment-lines", "drop"]
+        status = lmml([*argv, *model])
+        out, err = capsys.readouterr()
+        try:
+            expected = export(bundle, target)
+        except UnsupportedContentError as error:
+            assert status == 2 and str(error.name) in err, (target, err)
+            continue
+        assert status == 0, (target, err)
+        assert json.loads(out) == expected, target
+
+
+def test_a_changed_body_is_not_taken_for_a_normalised_one(tmp_path: Path) -> None:
+    # The normalisers explain only the documented kinds: a body the export would change in
+    # another way (a word of text, an argument, a setting) is reported lossy.
+    source = load(Path(__file__).parent / "bridge_corpus/realistic/openai/parallel_tool_calls.json")
+    for change in (
+        lambda body: body["messages"][1].update(content="Compare the weather in Oslo."),
+        lambda body: body["messages"][2]["tool_calls"][0]["function"].update(arguments="{}"),
+        lambda body: body.update(temperature=0.5),
+    ):
+        changed = copy.deepcopy(source)
+        change(changed)
+        assert NORMALISERS["openai"](changed, changed) != NORMALISERS["openai"](source, source)
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(source), encoding="utf-8")
+    assert round_trip("openai", path).kind == "normalised"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "damage"),
+    [
+        ("openai", "parallel_tool_calls", lambda body: body["messages"][2]["tool_calls"].pop()),
+        ("anthropic", "pdf_document", lambda body: body["messages"][0]["content"].pop(0)),
+        ("gemini", "rest_generation_config", lambda body: body["config"].pop("top_k")),
+        ("openai-responses", "input_image_base64", lambda body: body.pop("model")),
+        ("sharegpt", "system_multiturn", lambda body: body.pop("id")),
+    ],
+)
+def test_round_trip_reports_an_export_that_loses_something(
+    fmt: str, name: str, damage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = Path(__file__).parent / "bridge_corpus" / "realistic" / fmt / f"{name}.json"
+    assert round_trip(fmt, path).kind in ("exact", "normalised")
+
+    def damaged(bundle: Any, provider: str, **options: Any) -> Any:
+        body = export(bundle, provider, **options)
+        damage(body)
+        return body
+
+    monkeypatch.setattr(corpus_roundtrip, "export", damaged)
+    outcome = round_trip(fmt, path)
+    assert outcome.kind == "lossy" and outcome.detail
+
+
+def test_sdk_check_refuses_what_the_create_call_would() -> None:
+    with pytest.raises(AssertionError, match="not parameters"):
+        sdk_check("openai", {"model": MODEL, "messages": [], "top_k": 3})
+    with pytest.raises(Exception, match="max_tokens"):
+        sdk_check("anthropic", {"model": MODEL, "messages": []})
+    with pytest.raises(Exception, match="Extra inputs"):
+        sdk_check(
+            "gemini", {"model": MODEL, "contents": [{"role": "user", "parts": [{"txt": "x"}]}]}
+        )
+
+
+def test_report_gives_the_counts() -> None:
+    run = run_corpus()
+    text = report(run)
+    kinds = [outcome.kind for outcome in run.trips.values()]
+    assert len(kinds) == len(BODIES)
+    assert "lossy" not in kinds
+    assert f"{kinds.count('exact'):>12}{kinds.count('normalised'):>12}" in text
+    assert "pass rate" in text
+    failed = {key for key, outcome in run.pairs.items() if outcome.kind == "failed"}
+    assert failed == set(KNOWN_CROSS_DEFECTS)
+    assert all(isinstance(o, Outcome) for o in run.pairs.values())
