@@ -10,7 +10,7 @@ import pytest
 from lmml_mdit import Bundle
 from lmml_mdit.bundle.source import BundleSource
 from lmml_mdit.chat import detect, export
-from lmml_mdit.chat.content import MissingSettingWarning, Options
+from lmml_mdit.chat.content import MissingSettingWarning, Options, UnknownSettingWarning
 from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.chat.importer import read_conversation
 from lmml_mdit.chat.outgoing import messages, request_body, to_request
@@ -154,3 +154,18 @@ def test_any_bundle_source_is_sent_as_the_bundle_is(name: str) -> None:
     assert to_request(source, name) == to_request(bundle, name)
     assert messages(source, name, system="separate") == messages(bundle, name, system="separate")
     assert export_bundle(source, name) == export_bundle(bundle, name)
+
+
+def test_a_native_setting_in_another_providers_shape_is_left_out_with_a_warning() -> None:
+    from lmml_mdit.chat.outgoing import request_params
+
+    with pytest.warns(UnknownSettingWarning, match="takes another shape"):
+        params = request_params({"metadata": {"trace": "x"}}, "anthropic")
+    assert "metadata" not in params
+    assert request_params({"metadata": {"user_id": "u1"}}, "anthropic") == {
+        "metadata": {"user_id": "u1"}
+    }
+    assert request_params({"metadata": {"trace": "x"}}, "anthropic", unknown="pass") == {
+        "metadata": {"trace": "x"}
+    }
+    assert request_params({"metadata": {"trace": "x"}}, "openai") == {"metadata": {"trace": "x"}}

@@ -36,14 +36,7 @@ BODIES = corpus()
 
 #: Cross exports known to fail the target's SDK type, each with the defect. Kept exact: a
 #: pair that starts passing, or a new failure, fails the test below.
-KNOWN_CROSS_DEFECTS: dict[tuple[str, str, str], str] = {
-    ("openai", "user_metadata_settings", "anthropic"): (
-        "OpenAI's free-form metadata is sent as Anthropic's metadata, which takes only user_id"
-    ),
-    ("openai-responses", "metadata_settings", "anthropic"): (
-        "OpenAI's free-form metadata is sent as Anthropic's metadata, which takes only user_id"
-    ),
-}
+KNOWN_CROSS_DEFECTS: dict[tuple[str, str, str], str] = {}
 
 
 def test_the_corpus_has_at_least_100_bodies_in_every_format() -> None:

@@ -231,7 +231,8 @@ def request_params(
     for key, value in (settings or {}).items():
         if key in _SKIPPED:
             continue
-        if key in native:
+        shape = chosen.native_shapes.get(key)
+        if key in native and (shape is None or shape(value)):
             target = key
         else:
             lmml_key = _ALIASES.get(key, key)
@@ -245,10 +246,15 @@ def request_params(
                         cli_hint="remove it, or add --unknown-settings pass to send it as is",
                     )
                 if unknown == "warn":
+                    why = (
+                        "takes another shape under that name"
+                        if key in native
+                        else "has no parameter for it"
+                    )
                     warnings.warn(
                         UnknownSettingWarning(
-                            f"setting {key!r} left out: {chosen.target} has no parameter "
-                            "for it (the unknown-settings choice 'pass' sends it as is)"
+                            f"setting {key!r} left out: {chosen.target} {why} (the "
+                            "unknown-settings choice 'pass' sends it as is)"
                         ),
                         stacklevel=3,
                     )

@@ -108,6 +108,13 @@ NATIVE_SETTINGS = frozenset(
 )
 """Messages parameters a settings embed may give under their own names."""
 
+
+def _is_messages_metadata(value: object) -> bool:
+    """Whether *value* is Messages ``metadata``: an object with at most ``user_id`` (OpenAI's
+    free-form ``metadata`` of the same name is not)."""
+    return isinstance(value, dict) and set(value) <= {"user_id"}
+
+
 LIST_SETTINGS = frozenset({"stop_sequences"})
 
 
@@ -339,5 +346,6 @@ PROVIDER = Provider(
     required_settings=frozenset({"max_tokens"}),
     system_up_front=True,
     setting_defaults={"max_tokens": DEFAULT_MAX_TOKENS},
+    native_shapes={"metadata": _is_messages_metadata},
 )
 """Anthropic Messages, as the registry lists it."""

@@ -96,6 +96,9 @@ class Provider(ChatFormat):
         default is an :class:`~lmml_mdit.errors.InvalidSettingsError` when missing.
     :ivar requires_model: whether the API's create call requires ``model`` (all but
         OpenAI Responses, whose model may come from a stored prompt).
+    :ivar native_shapes: for a native parameter whose shape differs between providers
+        under one name (``metadata``), the test a value must pass to be sent; one that
+        fails is an unknown setting for this provider (left out with a warning by default).
     """
 
     write: Callable[[OutgoingConversation, Options], Payload]
@@ -107,3 +110,4 @@ class Provider(ChatFormat):
     system_up_front: bool = False
     setting_defaults: Mapping[str, Any] = field(default_factory=dict)
     requires_model: bool = True
+    native_shapes: Mapping[str, Callable[[object], bool]] = field(default_factory=dict)
