@@ -50,6 +50,7 @@ from typing import Any
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...model import Role
+from ...narrative.native import NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation
 from ..handlers import (
@@ -67,6 +68,7 @@ from ..imported import (
     ImportedAsset,
     ImportedConversation,
     ImportedPart,
+    Native,
     Text,
     ToolResult,
     as_text,
@@ -79,6 +81,7 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
+from ..native import place_native
 from ._common import (
     append_merged,
     arguments_object,
@@ -183,19 +186,25 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                             }
                         }
                     )
+                elif isinstance(item, NativeItem):
+                    place_native(parts, item)
                 else:
                     parts.append(_part(item, options))
         elif message.role == "user":
-            parts = [
-                _part(item, options) for item in message.items if not isinstance(item, ToolCall)
-            ]
+            for item in message.items:
+                if isinstance(item, NativeItem):
+                    place_native(parts, item)
+                elif not isinstance(item, ToolCall):
+                    parts.append(_part(item, options))
         else:
             call = message.call
             assert call is not None
             texts = []
             assets: list[dict[str, Any]] = []
             for item in message.items:
-                if isinstance(item, TextPart):
+                if isinstance(item, NativeItem):
+                    place_native(assets, item)
+                elif isinstance(item, TextPart):
                     texts.append(item.text)
                 elif isinstance(item, TextFilePart) and text_mode(options, "text") == "text":
                     texts.append(text_file_text(item))
@@ -292,9 +301,25 @@ def _snake(key: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
 
 
+_SIGNATURE = "thought_signature"
+
+
 def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart | ToolResult]:
     parts: list[ImportedPart | ToolResult] = []
-    for here, part in expect_items(raw_parts, where=where):
+    for here, raw in expect_items(raw_parts, where=where):
+        if raw.get("thought"):  # a thought summary: kept whole, with its signature
+            parts.append(Native(NAME, "thought", raw))
+            continue
+        part = {key: value for key, value in raw.items() if _snake(as_text(key)) != _SIGNATURE}
+        signature = _get(raw, _SIGNATURE)
+        if (
+            signature is not None
+            and len(part) == 1
+            and "text" in part
+            and not expect(part["text"], str, where=here).strip()
+        ):
+            parts.append(Native(NAME, "text", raw))  # no text to hold the signature
+            continue
         inline = _get(part, "inline_data")
         call = _get(part, "function_call")
         response = _get(part, "function_response")
@@ -332,6 +357,8 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
                 name=here,
                 hint="split it into one part per field",
             )
+        if signature is not None:  # kept with the part it signs
+            parts.append(Native(NAME, "part", {_SIGNATURE: signature}))
     return parts
 
 
