@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_bridge_roundtrip import exported, normalise, validate_with_sdk
 
 import lmml_mdit
 from lmml_mdit import NativeItemDroppedWarning
 from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.detect import detect_format
 from lmml_mdit.chat.importer import import_messages
 from lmml_mdit.chat.outgoing import render_turns, to_request
 from lmml_mdit.chat.providers import PROVIDERS
@@ -220,3 +223,55 @@ def test_cli_export_warns_naming_each_item(
     )
     line = json.loads(same.read_text(encoding="utf-8"))
     assert line["input"][1]["type"] == "reasoning"
+
+
+def test_thinking_blocks_are_detected_as_anthropic() -> None:
+    path = CORPUS / "anthropic--thinking-tool-use.json"
+    source = json.loads(path.read_text(encoding="utf-8"))
+    assert detect_format(source["messages"]) == "anthropic"
+    reasoning = CORPUS / "openai-responses--reasoning-web-search.json"
+    items = json.loads(reasoning.read_text(encoding="utf-8"))["input"]
+    assert detect_format([item for item in items if item["type"] != "message"]) == (
+        "openai-responses"
+    )
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.from_regex(r"[a-z][a-z_]{0,15}", fullmatch=True).filter(
+        lambda kind: kind not in {"text", "image", "document", "tool_use", "tool_result"}
+    ),
+    extra=st.dictionaries(
+        st.text(min_size=1, max_size=8).filter(lambda key: key != "type"), JSON_VALUES, max_size=4
+    ),
+    text=st.text(max_size=40),
+)
+def test_any_unknown_block_comes_back_byte_for_byte(
+    kind: str, extra: dict[str, Any], text: str
+) -> None:
+    block = {"type": kind, **extra}
+    body = {
+        "max_tokens": 5,
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]},
+        ],
+    }
+    bundle = import_messages(body, "anthropic")
+    again = Bundle.from_zip("chat", bundle.narrative.source, {})  # the text alone carries it
+    sent = to_request(again, "anthropic", model="m")
+    assert json.dumps(sent["messages"][1]["content"][0]) == json.dumps(block)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        other = to_request(again, "gemini", model="m")
+    assert [w.category for w in caught] == [NativeItemDroppedWarning]
+    assert other["contents"][1]["parts"] == [{"text": "ok"}]
