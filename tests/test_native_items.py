@@ -21,7 +21,7 @@ from lmml_mdit.chat.importer import import_messages
 from lmml_mdit.chat.outgoing import render_turns, to_request
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.chat.providers.sharegpt import export_sharegpt
-from lmml_mdit.errors import UnsupportedContentError
+from lmml_mdit.errors import ImportFormatError, UnsupportedContentError
 from lmml_mdit.narrative.native import (
     NATIVE_PROVIDERS,
     is_native_name,
@@ -275,3 +275,36 @@ def test_any_unknown_block_comes_back_byte_for_byte(
         other = to_request(again, "gemini", model="m")
     assert [w.category for w in caught] == [NativeItemDroppedWarning]
     assert other["contents"][1]["parts"] == [{"text": "ok"}]
+
+
+def test_cli_render_and_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lmml_mdit.cli import main
+
+    path = CORPUS / "gemini--thought-signature-rest.json"
+    bundle_path = tmp_path / "g.lmmlz"
+    assert main(["import", str(path), "-o", str(bundle_path)]) == 0
+    assert main(["validate", str(bundle_path)]) == 0
+    capsys.readouterr()
+    assert main(["render", str(bundle_path), "--provider", "gemini", "--request"]) == 0
+    captured = capsys.readouterr()
+    body = json.loads(captured.out)
+    assert body["contents"][1]["parts"][1]["thought_signature"].startswith("CiUB")
+    assert "left out" not in captured.err
+    assert main(["render", str(bundle_path), "--provider", "openai", "--request"]) == 0
+    err = capsys.readouterr().err
+    for name in ("gemini.thought.1.json", "gemini.part.2.json", "gemini.text.4.json"):
+        assert name in err
+
+
+def test_a_signature_on_a_function_response_is_refused() -> None:
+    contents = [
+        {"role": "model", "parts": [{"function_call": {"name": "f", "args": {}}}]},
+        {
+            "role": "user",
+            "parts": [
+                {"function_response": {"name": "f", "response": {}}, "thought_signature": "AA"}
+            ],
+        },
+    ]
+    with pytest.raises(ImportFormatError, match="thought_signature"):
+        import_messages({"contents": contents}, "gemini")

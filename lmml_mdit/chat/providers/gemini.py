@@ -357,6 +357,12 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
                 name=here,
                 hint="split it into one part per field",
             )
+        if signature is not None and response is not None:
+            raise ImportFormatError(
+                "a thought_signature beside a function_response is not imported",
+                name=here,
+                hint="signatures belong to the model's parts; remove it from the response",
+            )
         if signature is not None:  # kept with the part it signs
             parts.append(Native(NAME, "part", {_SIGNATURE: signature}))
     return parts
