@@ -308,3 +308,20 @@ def test_a_signature_on_a_function_response_is_refused() -> None:
     ]
     with pytest.raises(ImportFormatError, match="thought_signature"):
         import_messages({"contents": contents}, "gemini")
+
+
+def test_a_packed_item_is_still_an_item() -> None:
+    item = {"type": "thinking", "thinking": "t", "signature": "s"}
+    bundle = Bundle.from_zip(
+        "chat",
+        "## user\n\nHi\n\n## assistant\n\n@anthropic.thinking.1.json\n\nOk.\n",
+        {"anthropic.thinking.1.json": json.dumps(item).encode()},
+    )
+    assert bundle.validate() == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the max_tokens default
+        body = to_request(bundle, "anthropic", model="m")
+    assert body["messages"][1]["content"] == [item, {"type": "text", "text": "Ok."}]
+    with pytest.warns(NativeItemDroppedWarning, match=r"anthropic\.thinking\.1\.json"):
+        other = to_request(bundle, "openai", model="m")
+    assert other["messages"][1]["content"] == [{"type": "text", "text": "Ok."}]

@@ -536,8 +536,9 @@ def _build_conversation(
                 items.append(TextPart(segment.text))
                 continue
             embed = segment.embed
-            if embed.is_inline and is_native_name(embed.name):
-                items.append(parse_native(embed))  # kept for its provider only
+            if is_native_name(embed.name):  # kept for its provider only
+                data = None if embed.is_inline else bundle.embed(embed.name)  # packed
+                items.append(parse_native(embed, data))
                 continue
             if role == "assistant" and embed.is_inline and is_tool_call_name(embed.name):
                 items.append(_call(state, embed))

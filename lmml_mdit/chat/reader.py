@@ -95,9 +95,9 @@ def read_turns(bundle: BundleSource) -> list[ReadTurn]:
             if not _not_sent_as_text(embed.name) and embed.name != answers
         ]
         natives = [
-            parse_native(embed)
+            parse_native(embed, None if embed.is_inline else bundle.embed(embed.name))
             for embed in turn.embeds
-            if embed.is_inline and is_native_name(embed.name)
+            if is_native_name(embed.name)
         ]
         text = "\n".join(kept[first:last])
         result.append(ReadTurn(turn.role, text, calls, answers, assets, natives))

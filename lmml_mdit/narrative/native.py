@@ -117,16 +117,19 @@ def native_fence(name: str, value: dict[str, Any]) -> str:
     return embed_fence(name, text + "\n") + "\n"
 
 
-def parse_native(embed: Embed) -> NativeItem:
-    """Read one native-item fence.
+def parse_native(embed: Embed, content: bytes | None = None) -> NativeItem:
+    """Read one native-item fence, or a reference to a packed one.
 
+    :param content: the entry's bytes, for a reference (``@anthropic.thinking.1.json``
+        after ``lmml pack``); an inline fence's own content otherwise.
     :raises UnsupportedContentError: when the fence is not one JSON object, located at it.
     """
     match = _NAME.fullmatch(embed.name)
     if match is None or match["provider"] not in NATIVE_PROVIDERS:
         raise ValueError(f"{embed.name!r} is not a native item name")
     try:
-        value = parse_json((embed.content or b"").decode("utf-8"))
+        data = content if content is not None else embed.content
+        value = parse_json((data or b"").decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         value = None
     if not isinstance(value, dict):
