@@ -86,6 +86,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         unregister_handler,
     )
     from .chat.importer import import_messages, import_path
+    from .chat.native import NativeItemDroppedWarning
     from .chat.opening import open
     from .chat.outgoing import MessageList, render_payload, render_turns, to_request
     from .chat.providers.sharegpt import export_sharegpt
@@ -180,6 +181,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "SystemContentWarning",
         "UnknownSettingWarning",
     ),
+    ".chat.native": ("NativeItemDroppedWarning",),
     ".chat.outgoing": (
         "MessageList",
         "render_payload",

@@ -6,11 +6,15 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 
 def materialize(value: Any) -> Any:
-    """*value* with pydantic's lazy iterators (``Iterable`` fields) turned into lists."""
+    """*value* with pydantic's lazy iterators (``Iterable`` fields) turned into lists, and
+    a union member the SDK types as a response model (Anthropic takes a replayed
+    ``ContentBlock`` beside its params) as the fields given."""
+    if isinstance(value, BaseModel):
+        return materialize(value.model_dump(exclude_unset=True))
     if isinstance(value, Iterator):
         return [materialize(item) for item in value]
     if isinstance(value, dict):

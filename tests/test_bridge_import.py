@@ -293,8 +293,9 @@ def test_duplicate_call_ids_refused() -> None:
 
 
 def test_unknown_key_is_refused_not_dropped() -> None:
-    with pytest.raises(ImportFormatError, match="unsupported key 'name'"):
-        import_messages([{"role": "user", "content": "hi", "name": "alice"}], "openai")
+    # A message's name is kept (a provider-specific item); a key no API defines is refused.
+    with pytest.raises(ImportFormatError, match="unsupported key 'nickname'"):
+        import_messages([{"role": "user", "content": "hi", "nickname": "alice"}], "openai")
 
 
 def test_unknown_format_name() -> None:

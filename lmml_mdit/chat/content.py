@@ -50,6 +50,7 @@ from ..errors import (
 from ..media import media_type_for
 from ..model import Embed, Turn
 from ..narrative.narrative import numbered_turns, turn_label
+from ..narrative.native import NativeItem, is_native_name, parse_native
 from ..narrative.toolcalls import (
     ToolCall,
     is_tool_call_name,
@@ -408,7 +409,7 @@ class Options:
         return cls(**options)
 
 
-Item = Part | ToolCall
+Item = Part | ToolCall | NativeItem
 
 
 @dataclass
@@ -416,7 +417,8 @@ class OutgoingMessage:
     """One provider-neutral message: a turn's parts in order.
 
     :ivar role: ``system``, ``user``, ``assistant`` or ``tool``.
-    :ivar items: text and embed parts, and (assistant) tool calls, in source order.
+    :ivar items: text and embed parts, (assistant) tool calls and provider-specific items
+        (:class:`~lmml_mdit.narrative.native.NativeItem`), in source order.
     :ivar turn: the turn it came from.
     :ivar call: for a ``tool`` message, the call it answers.
     """
@@ -534,6 +536,10 @@ def _build_conversation(
                 items.append(TextPart(segment.text))
                 continue
             embed = segment.embed
+            if is_native_name(embed.name):  # kept for its provider only
+                data = None if embed.is_inline else bundle.embed(embed.name)  # packed
+                items.append(parse_native(embed, data))
+                continue
             if role == "assistant" and embed.is_inline and is_tool_call_name(embed.name):
                 items.append(_call(state, embed))
                 continue

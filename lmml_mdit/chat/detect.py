@@ -6,9 +6,11 @@ Signals, strongest first:
 - ``contents``/``parts``, ``inline_data``/``inlineData``, ``function_call`` parts or the
   role ``model``: ``gemini``;
 - ``input``/``instructions``, or items typed ``message``, ``function_call``,
-  ``function_call_output``, or ``input_*``/``output_text`` parts: ``openai-responses``;
-- a top-level ``system`` beside ``messages``, or ``tool_use``, ``tool_result``, ``image``
-  or ``document`` blocks with a ``source``: ``anthropic``;
+  ``function_call_output``, ``reasoning``, ``web_search_call``, or ``input_*``/
+  ``output_text`` parts: ``openai-responses``;
+- a top-level ``system`` beside ``messages``, ``tool_use``, ``tool_result``, ``image``
+  or ``document`` blocks with a ``source``, or ``thinking``, ``redacted_thinking``,
+  ``server_tool_use``, ``web_search_tool_result`` blocks: ``anthropic``;
 - ``tool_calls``, ``tool``/``developer``/``system`` roles in ``messages``, or
   ``image_url``, ``input_audio``, ``file`` parts: ``openai``.
 
@@ -35,9 +37,22 @@ FORMAT_DESCRIPTIONS = {name: found.description for name, found in _REGISTRY.item
 
 _NAMED = f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]}"
 
-_RESPONSES_ITEMS = {"message", "function_call", "function_call_output", "reasoning"}
+_RESPONSES_ITEMS = {
+    "message",
+    "function_call",
+    "function_call_output",
+    "reasoning",
+    "web_search_call",
+}
 _RESPONSES_PARTS = {"input_text", "output_text", "input_image", "input_file"}
 _ANTHROPIC_BLOCKS = {"tool_use", "tool_result", "image", "document"}
+# Block types only the Messages API has (replayed thinking and server-side tools).
+_ANTHROPIC_ONLY_BLOCKS = {
+    "thinking",
+    "redacted_thinking",
+    "server_tool_use",
+    "web_search_tool_result",
+}
 _OPENAI_PARTS = {"image_url", "input_audio", "file", "refusal"}
 _GEMINI_PART_KEYS = {
     "inline_data",
@@ -82,8 +97,9 @@ def _signals_of_message(message: object, found: set[str]) -> None:
                 continue
             if part_type in _RESPONSES_PARTS:
                 found.add(openai_responses.NAME)
-            elif part_type in _ANTHROPIC_BLOCKS and (
-                "source" in part or part_type.startswith("tool")
+            elif part_type in _ANTHROPIC_ONLY_BLOCKS or (
+                part_type in _ANTHROPIC_BLOCKS
+                and ("source" in part or part_type.startswith("tool"))
             ):
                 found.add(anthropic.NAME)
             elif part_type in _OPENAI_PARTS:

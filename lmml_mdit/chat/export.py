@@ -160,6 +160,7 @@ def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result
 
         from ..bundle.bundle import DefectWarning
         from .content import SystemContentWarning
+        from .native import NativeItemDroppedWarning
         from .opening import open as open_bundle
 
         with (
@@ -179,8 +180,11 @@ def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result
             if isinstance(warning.message, DefectWarning)
             else str(warning.message)
             for warning in caught
-            # A mid-conversation system turn placed by midway_system is reported too.
-            if isinstance(warning.message, (DefectWarning, SystemContentWarning))
+            # A mid-conversation system turn placed by midway_system is reported too, and
+            # each provider-specific item left out.
+            if isinstance(
+                warning.message, (DefectWarning, SystemContentWarning, NativeItemDroppedWarning)
+            )
         )
         return json.dumps(record, ensure_ascii=False), None, defects
     except LmmlError as error:

@@ -26,6 +26,7 @@ __all__ = [
     "ImportedAsset",
     "ImportedConversation",
     "ImportedPart",
+    "Native",
     "Text",
     "ToolResult",
     "decode_base64",
@@ -73,9 +74,26 @@ class Call:
     arguments: Any
 
 
-ImportedPart: TypeAlias = Text | ImportedAsset | Call | RemoteAsset
+@dataclass(frozen=True)
+class Native:
+    """A provider-specific item, kept whole at its place (see
+    :mod:`lmml_mdit.narrative.native`).
+
+    :ivar provider: the chat format it came from.
+    :ivar kind: its type, or ``part`` / ``message`` for keys of the part before it or of
+        its message.
+    :ivar value: the JSON object, exactly as given.
+    """
+
+    provider: str
+    kind: str
+    value: dict[str, Any]
+
+
+ImportedPart: TypeAlias = Text | ImportedAsset | Call | RemoteAsset | Native
 """A part of an imported turn; a :class:`~lmml_mdit.bundle.remote.RemoteAsset` is an image
-or file given by URL or file id (recorded, never fetched)."""
+or file given by URL or file id (recorded, never fetched), a :class:`Native` a
+provider-specific item."""
 
 ToolResult: TypeAlias = tuple[str, list[ImportedPart]]
 """A tool result inside a message (Anthropic, Gemini): the call id it answers and its parts."""

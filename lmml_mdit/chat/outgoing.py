@@ -19,6 +19,7 @@ from typing import Any
 from ..bundle.setting_values import check_setting_values
 from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
+from ..narrative.native import NativeItem
 from ..narrative.toolcalls import ToolCall
 from .content import (
     TEXT_EMBEDS_SETTING,
@@ -29,6 +30,7 @@ from .content import (
     build_conversation,
 )
 from .midway import place_midway_system
+from .native import keep_native
 from .providers import PROVIDERS, Payload, Provider
 from .providers import openai as openai_chat
 from .providers import provider as find_provider
@@ -74,6 +76,7 @@ def render_payload(
 
 def _render(bundle: BundleSource, chosen: Provider, options: Options) -> Payload:
     conversation = build_conversation(bundle, options, chosen.target)
+    conversation = keep_native(conversation, chosen.name, chosen.target, bundle.file_name)
     conversation = place_midway_system(conversation, chosen, options, bundle)
     return chosen.write(conversation, _bundle_defaults(bundle, options))
 
@@ -186,13 +189,15 @@ def render_turns(bundle: BundleSource, **options: object) -> list[dict[str, Any]
     """
     parsed = Options.from_kwargs(options)
     out: list[dict[str, Any]] = []
-    for message in build_conversation(bundle, parsed, openai_chat.PROVIDER.target).messages:
+    target = openai_chat.PROVIDER.target
+    conversation = build_conversation(bundle, parsed, target)
+    for message in keep_native(conversation, None, target, bundle.file_name).messages:
         content: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         for item in message.items:
             if isinstance(item, ToolCall):
                 calls.append(openai_chat.tool_call(item))
-            else:
+            elif not isinstance(item, NativeItem):  # every native item was left out above
                 content.append(openai_chat.content_part(item, parsed))
         entry: dict[str, Any] = {"role": message.role, "content": content}
         if calls:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..bundle.reserved import RESERVED_NAMES
+from ..narrative.native import NativeItem, is_native_name, parse_native
 from ..narrative.toolcalls import (
     ToolCall,
     is_tool_call_name,
@@ -39,6 +40,7 @@ class ReadTurn:
     :ivar calls: the calls an assistant turn makes, in order.
     :ivar answers: for a ``tool`` turn, the fence name of the call it answers.
     :ivar assets: the names of the other embeds the turn binds (images, files).
+    :ivar natives: the provider-specific items the turn holds (their fences are not text).
     """
 
     role: Role
@@ -46,18 +48,20 @@ class ReadTurn:
     calls: list[ToolCall] = field(default_factory=list)
     answers: str | None = None
     assets: list[str] = field(default_factory=list)
+    natives: list[NativeItem] = field(default_factory=list)
 
 
 def _not_sent_as_text(name: str) -> bool:
-    """Whether an embed named *name* is structure, not content: a tool call or a reserved
-    entry."""
-    return is_tool_call_name(name) or name in RESERVED_NAMES
+    """Whether an embed named *name* is structure, not content: a tool call, a
+    provider-specific item or a reserved entry."""
+    return is_tool_call_name(name) or is_native_name(name) or name in RESERVED_NAMES
 
 
 def read_turns(bundle: BundleSource) -> list[ReadTurn]:
     """The turns of *bundle*.
 
     :raises InvalidToolCallError: for a malformed tool-call fence.
+    :raises UnsupportedContentError: for a provider-specific fence that is not a JSON object.
     """
     narrative = bundle.narrative
     lines = narrative.lines
@@ -90,5 +94,11 @@ def read_turns(bundle: BundleSource) -> list[ReadTurn]:
             for embed in turn.embeds
             if not _not_sent_as_text(embed.name) and embed.name != answers
         ]
-        result.append(ReadTurn(turn.role, "\n".join(kept[first:last]), calls, answers, assets))
+        natives = [
+            parse_native(embed, None if embed.is_inline else bundle.embed(embed.name))
+            for embed in turn.embeds
+            if is_native_name(embed.name)
+        ]
+        text = "\n".join(kept[first:last])
+        result.append(ReadTurn(turn.role, text, calls, answers, assets, natives))
     return result

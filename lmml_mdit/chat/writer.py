@@ -33,6 +33,9 @@ Layout (one block per part, blocks separated by a blank line)::
   line ``@<name>`` where it stood;
 - a call becomes a fence from :func:`~lmml_mdit.narrative.toolcalls.tool_call_fence`; a ``tool``
   turn starts with the reference to the fence of the call it answers;
+- a provider-specific item becomes a fence named by
+  :func:`~lmml_mdit.narrative.native.native_name` (``anthropic.thinking.1.json``), counted
+  over the conversation, holding its JSON where it stood;
 - request parameters other than the conversation are kept in ``settings.json``; record
   fields that are not request parameters (ShareGPT's) in ``manifest.json``;
 - a text asset (every format carries one as a document or file part: Anthropic's
@@ -52,11 +55,12 @@ from ..bundle.remote import RemoteAsset, remote_entry
 from ..errors import ImportFormatError
 from ..formats import MANIFEST_NAME
 from ..media import extension_for, is_text_type
+from ..narrative.native import native_fence, native_name
 from ..narrative.toolcalls import tool_call_fence
 from ..syntax.write import reference
 from .content import TEXT_EMBEDS_SETTING
 from .escape import escape_text
-from .imported import Call, ChatTurn, ImportedAsset, ImportedConversation, Text
+from .imported import Call, ChatTurn, ImportedAsset, ImportedConversation, Native, Text
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
@@ -88,6 +92,7 @@ def _turn_blocks(
     call_fences: dict[str, tuple[str, str]],
     asset_names: Mapping[int, str],
     names: frozenset[str],
+    natives: list[str],
 ) -> list[str]:
     blocks: list[str] = []
     if turn.role == "tool":
@@ -128,6 +133,10 @@ def _turn_blocks(
                     )
             call_fences[part.id] = (embed_name, fence_text)
             blocks.append(fence_text.rstrip("\n"))
+        elif isinstance(part, Native):
+            name = native_name(part.provider, part.kind, len(natives) + 1)
+            natives.append(name)
+            blocks.append(native_fence(name, part.value).rstrip("\n"))
     return blocks
 
 
@@ -176,8 +185,9 @@ def _write(
         for part in turn.parts
         if isinstance(part, RemoteAsset)
     }
+    natives: list[str] = []
     for number, turn in enumerate(conversation.turns, start=1):
-        blocks = _turn_blocks(turn, entries, call_fences, asset_names, names)
+        blocks = _turn_blocks(turn, entries, call_fences, asset_names, names, natives)
         expected.append((turn.role, "\n\n".join(blocks)))
         heading = f"## Turn {number} -- {turn.role}"
         sections.append("\n\n".join([heading, *blocks]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import InvalidToolCallError, UnsupportedContentError
+from ...narrative.native import NativeItem
 from ...narrative.toolcalls import ToolCall
 from ...syntax.write import code_fence
 from ..content import Options, OutgoingMessage
@@ -85,6 +86,14 @@ def system_texts(
             texts.append(item.text)
         elif isinstance(item, TextFilePart):
             texts.append(text_file_text(item))
+        elif isinstance(item, NativeItem):
+            raise UnsupportedContentError(
+                f"{provider.target} takes only text as system content, not {item.describe}",
+                name=item.embed_name,
+                line=item.line,
+                column=item.column,
+                hint="move the fence to a user or assistant turn, or remove it",
+            )
         elif not isinstance(item, ToolCall):
             raise unsupported(item, provider, message, hint=hint)
     return texts

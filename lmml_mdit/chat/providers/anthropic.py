@@ -32,6 +32,7 @@ from typing import Any
 
 from ...bundle.remote import RemoteAsset, RemoteKind
 from ...errors import ImportFormatError
+from ...narrative.native import NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
 from ..handlers import (
@@ -50,6 +51,7 @@ from ..imported import (
     ImportedAsset,
     ImportedConversation,
     ImportedPart,
+    Native,
     Text,
     ToolResult,
     as_text,
@@ -63,6 +65,7 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
+from ..native import place_native
 from ..remote import anthropic_block, read_file_id, read_url
 from ._common import (
     append_merged,
@@ -176,6 +179,8 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                             "input": arguments_object(item, PROVIDER),
                         }
                     )
+                elif isinstance(item, NativeItem):
+                    place_native(blocks, item)
                 elif isinstance(item, TextPart):
                     blocks.append({"type": "text", "text": item.text})
                 elif isinstance(item, TextFilePart):
@@ -183,19 +188,20 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                 else:
                     raise unsupported(item, PROVIDER, message)
         elif message.role == "user":
-            blocks = [
-                _block(item, message, options)
-                for item in message.items
-                if not isinstance(item, ToolCall)
-            ]
+            for item in message.items:
+                if isinstance(item, NativeItem):
+                    place_native(blocks, item)
+                elif not isinstance(item, ToolCall):
+                    blocks.append(_block(item, message, options))
         else:
             assert message.call is not None
             result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call.id}
-            content = [
-                _block(item, message, options)
-                for item in message.items
-                if not isinstance(item, ToolCall)
-            ]
+            content: list[dict[str, Any]] = []
+            for item in message.items:
+                if isinstance(item, NativeItem):
+                    place_native(content, item)
+                elif not isinstance(item, ToolCall):
+                    content.append(_block(item, message, options))
             if content:
                 result["content"] = content
             blocks = [result]
@@ -249,9 +255,15 @@ def _source(block: dict[str, Any], where: str) -> ImportedAsset | RemoteAsset:
 
 
 def block_parts(
-    content: object, *, where: str, allow_tools: bool
+    content: object, *, where: str, allow_tools: bool, allow_native: bool = True
 ) -> list[ImportedPart | ToolResult]:
-    """Read a content string or block list; a tool result comes back as ``(id, parts)``."""
+    """Read a content string or block list; a tool result comes back as ``(id, parts)``.
+
+    With *allow_native*, a block of another type (``thinking``, ``redacted_thinking``,
+    ``server_tool_use``, ``web_search_tool_result``, ...) is kept whole as a
+    :class:`~lmml_mdit.chat.imported.Native` item, and a text block's ``citations`` as the
+    keys of the part before (:mod:`lmml_mdit.narrative.native`).
+    """
     if isinstance(content, str):
         return [Text(content)]
     parts: list[ImportedPart | ToolResult] = []
@@ -259,7 +271,16 @@ def block_parts(
         kind = block.get("type")
         if kind == "text":
             _check_keys(block, {"type", "text"}, here)
-            parts.append(Text(expect(block.get("text"), str, where=here)))
+            text = expect(block.get("text"), str, where=here)
+            citations = block.get("citations")
+            if allow_native and isinstance(citations, list) and citations:
+                if text.strip():
+                    parts.append(Text(text))
+                    parts.append(Native(NAME, "part", {"citations": citations}))
+                else:  # no text to hold the keys: the block travels whole
+                    parts.append(Native(NAME, "text", block))
+            else:
+                parts.append(Text(text))
         elif kind == "image":
             _check_keys(block, {"type", "source"}, here)
             parts.append(_source(block, here))
@@ -290,6 +311,8 @@ def block_parts(
             )
             call_id = expect(block.get("tool_use_id"), str, where=here)
             parts.append((call_id, without_results(inner)))
+        elif allow_native and isinstance(kind, str) and kind:
+            parts.append(Native(NAME, kind, block))
         else:
             raise ImportFormatError(
                 f"unsupported block type {shown_value(kind)}",
@@ -328,7 +351,7 @@ def read(data: object) -> ImportedConversation:
     turns = read_messages(messages)
     system = settings.pop("system", None)
     if system is not None:
-        parts = block_parts(system, where="system", allow_tools=False)
+        parts = block_parts(system, where="system", allow_tools=False, allow_native=False)
         turns.insert(0, ChatTurn("system", without_results(parts)))
     return ImportedConversation(turns, settings=tools_listed(settings))
 

@@ -52,6 +52,7 @@ from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...media import is_image_type
 from ...model import Role
+from ...narrative.native import NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation
 from ..handlers import (
@@ -70,6 +71,7 @@ from ..imported import (
     ImportedAsset,
     ImportedConversation,
     ImportedPart,
+    Native,
     Text,
     ToolResult,
     as_text,
@@ -82,6 +84,7 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
+from ..native import place_native
 from ..remote import gemini_part, read_url
 from ._common import (
     append_merged,
@@ -189,19 +192,25 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                             }
                         }
                     )
+                elif isinstance(item, NativeItem):
+                    place_native(parts, item)
                 else:
                     parts.append(_part(item, options))
         elif message.role == "user":
-            parts = [
-                _part(item, options) for item in message.items if not isinstance(item, ToolCall)
-            ]
+            for item in message.items:
+                if isinstance(item, NativeItem):
+                    place_native(parts, item)
+                elif not isinstance(item, ToolCall):
+                    parts.append(_part(item, options))
         else:
             call = message.call
             assert call is not None
             texts = []
             assets: list[dict[str, Any]] = []
             for item in message.items:
-                if isinstance(item, TextPart):
+                if isinstance(item, NativeItem):
+                    place_native(assets, item)
+                elif isinstance(item, TextPart):
                     texts.append(item.text)
                 elif isinstance(item, TextFilePart) and text_mode(options, "text") == "text":
                     texts.append(text_file_text(item))
@@ -298,9 +307,25 @@ def _snake(key: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
 
 
+_SIGNATURE = "thought_signature"
+
+
 def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart | ToolResult]:
     parts: list[ImportedPart | ToolResult] = []
-    for here, part in expect_items(raw_parts, where=where):
+    for here, raw in expect_items(raw_parts, where=where):
+        if raw.get("thought"):  # a thought summary: kept whole, with its signature
+            parts.append(Native(NAME, "thought", raw))
+            continue
+        part = {key: value for key, value in raw.items() if _snake(as_text(key)) != _SIGNATURE}
+        signature = _get(raw, _SIGNATURE)
+        if (
+            signature is not None
+            and len(part) == 1
+            and "text" in part
+            and not expect(part["text"], str, where=here).strip()
+        ):
+            parts.append(Native(NAME, "text", raw))  # no text to hold the signature
+            continue
         inline = _get(part, "inline_data")
         call = _get(part, "function_call")
         response = _get(part, "function_response")
@@ -349,6 +374,14 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
                 name=here,
                 hint="split it into one part per field",
             )
+        if signature is not None and response is not None:
+            raise ImportFormatError(
+                "a thought_signature beside a function_response is not imported",
+                name=here,
+                hint="signatures belong to the model's parts; remove it from the response",
+            )
+        if signature is not None:  # kept with the part it signs
+            parts.append(Native(NAME, "part", {_SIGNATURE: signature}))
     return parts
 
 

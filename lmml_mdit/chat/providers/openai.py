@@ -28,6 +28,7 @@ from typing import Any
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...media import AUDIO_TYPES
+from ...narrative.native import PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
 from ..handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart
@@ -37,6 +38,7 @@ from ..imported import (
     ImportedAsset,
     ImportedConversation,
     ImportedPart,
+    Native,
     Text,
     as_text,
     decode_base64,
@@ -48,6 +50,7 @@ from ..imported import (
     split_body,
     tools_listed,
 )
+from ..native import message_keys, place_native
 from ..remote import openai_chat_part, read_file_id, read_url
 from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
@@ -151,6 +154,8 @@ def _text_only(message: OutgoingMessage, options: Options) -> list[dict[str, Any
     for item in message.items:
         if isinstance(item, (TextPart, TextFilePart)):
             parts.append(content_part(item, options))
+        elif isinstance(item, NativeItem):
+            place_native(parts, item)
         elif isinstance(item, ToolCall):  # pragma: no cover - only assistant turns hold calls
             continue
         else:
@@ -171,28 +176,32 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             out.append({"role": "user", "content": deferred})
             deferred = []
         if message.role == "system":
-            out.append({"role": "system", "content": _text_only(message, options)})
+            entry: dict[str, Any] = {"role": "system", "content": _text_only(message, options)}
+            out.append({**entry, **message_keys(message.items)})
         elif message.role == "user":
-            content = [
-                content_part(item, options)
-                for item in message.items
-                if not isinstance(item, ToolCall)
-            ]
-            out.append({"role": "user", "content": content})
+            content: list[dict[str, Any]] = []
+            for item in message.items:
+                if isinstance(item, NativeItem):
+                    place_native(content, item)
+                elif not isinstance(item, ToolCall):
+                    content.append(content_part(item, options))
+            out.append({"role": "user", "content": content, **message_keys(message.items)})
         elif message.role == "assistant":
             texts: list[dict[str, Any]] = []
             calls: list[dict[str, Any]] = []
             for item in message.items:
                 if isinstance(item, ToolCall):
                     calls.append(tool_call(item))
+                elif isinstance(item, NativeItem):
+                    place_native(calls if item.kind == PART_KEYS and calls else texts, item)
                 elif isinstance(item, (TextPart, TextFilePart)):
                     texts.append(content_part(item, options))
                 else:
                     raise unsupported(item, PROVIDER, message)
-            entry: dict[str, Any] = {"role": "assistant", "content": texts or None}
+            entry = {"role": "assistant", "content": texts or None}
             if calls:
                 entry["tool_calls"] = calls
-            out.append(entry)
+            out.append({**entry, **message_keys(message.items)})
         else:
             assert message.call is not None
             texts = []
@@ -200,6 +209,8 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             for item in message.items:
                 if isinstance(item, (TextPart, TextFilePart)):
                     texts.append(content_part(item, options))
+                elif isinstance(item, NativeItem):
+                    place_native(texts, item)
                 elif isinstance(item, ToolCall):  # pragma: no cover
                     continue
                 elif options.tool_result_images == "error":
@@ -357,22 +368,31 @@ def _tool_calls(raw: object, *, where: str) -> list[Call]:
     return calls
 
 
+def _named(message: dict[str, Any], where: str) -> list[ImportedPart]:
+    """A message's ``name`` (a participant's name) as a native ``message`` item, first in
+    its turn; nothing when it has none."""
+    name = message.get("name")
+    if not name:
+        return []
+    return [Native(NAME, "message", {"name": expect(name, str, where=f"{where}.name")})]
+
+
 def read_messages(messages: object, *, where: str = "messages") -> list[ChatTurn]:
     """Read a Chat Completions ``messages`` list into turns."""
     turns: list[ChatTurn] = []
     for here, message in expect_items(messages, where=where):
         role = message.get("role")
         if role in _SYSTEM_ROLES or role == "user":
-            _unexpected_keys(message, {"role", "content"}, here)
+            _unexpected_keys(message, {"role", "content", "name"}, here)
             turns.append(
                 ChatTurn(
                     "system" if role in _SYSTEM_ROLES else "user",
-                    content_parts(message.get("content"), where=here),
+                    _named(message, here) + content_parts(message.get("content"), where=here),
                 )
             )
         elif role == "assistant":
-            _unexpected_keys(message, {"role", "content", "tool_calls"}, here)
-            parts = content_parts(message.get("content"), where=here)
+            _unexpected_keys(message, {"role", "content", "tool_calls", "name"}, here)
+            parts = _named(message, here) + content_parts(message.get("content"), where=here)
             if message.get("tool_calls"):
                 parts.extend(_tool_calls(message["tool_calls"], where=here))
             turns.append(ChatTurn("assistant", parts))

@@ -29,6 +29,7 @@ from typing import Any
 
 from ...errors import ImportFormatError
 from ...model import Role
+from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
 from ..handlers import (
@@ -46,6 +47,7 @@ from ..imported import (
     ChatTurn,
     ImportedConversation,
     ImportedPart,
+    Native,
     Text,
     as_text,
     decode_data_uri,
@@ -56,6 +58,7 @@ from ..imported import (
     split_body,
     tools_listed,
 )
+from ..native import message_keys, place_native
 from ..remote import read_file_id, read_url, responses_part
 from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
@@ -139,21 +142,32 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     """
     items: list[dict[str, Any]] = []
     for message in conversation.messages:
+        keys = message_keys(message.items)
         if message.role in ("system", "user"):
             content: list[dict[str, Any]] = []
             for item in message.items:
                 if isinstance(item, ToolCall):  # pragma: no cover
                     continue
+                if isinstance(item, NativeItem):
+                    if item.kind in (PART_KEYS, MESSAGE_KEYS):
+                        place_native(content, item)
+                        continue
+                    if content:  # a whole item stands between two messages
+                        items.append({"type": "message", "role": message.role, "content": content})
+                        content = []
+                    place_native(items, item)
+                    continue
                 if message.role == "system" and not isinstance(item, (TextPart, TextFilePart)):
                     raise unsupported(item, PROVIDER, message)
                 content.append(_input_part(item, message, options))
-            items.append({"type": "message", "role": message.role, "content": content})
+            if content or not any(isinstance(item, NativeItem) for item in message.items):
+                items.append({"type": "message", "role": message.role, "content": content, **keys})
         elif message.role == "assistant":
-            texts: list[str] = []
+            texts: list[dict[str, Any]] = []
             for item in message.items:
                 if isinstance(item, ToolCall):
                     if texts:
-                        items.append(_assistant_text(texts))
+                        items.append(_assistant_text(texts, keys))
                         texts = []
                     items.append(
                         {
@@ -163,23 +177,36 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                             "arguments": item.arguments_json,
                         }
                     )
+                elif isinstance(item, NativeItem):
+                    if item.kind == PART_KEYS and texts:
+                        place_native(texts, item)
+                    elif item.kind == PART_KEYS:
+                        place_native(items, item)  # keys of the item before
+                    elif item.kind != MESSAGE_KEYS:
+                        if texts:
+                            items.append(_assistant_text(texts, keys))
+                            texts = []
+                        place_native(items, item)
                 elif isinstance(item, TextPart):
-                    texts.append(item.text)
+                    texts.append(_output_text(item.text))
                 elif isinstance(item, TextFilePart):
-                    texts.append(text_file_text(item))
+                    texts.append(_output_text(text_file_text(item)))
                 else:
                     raise unsupported(item, PROVIDER, message)
             if texts:
-                items.append(_assistant_text(texts))
+                items.append(_assistant_text(texts, keys))
         else:
             assert message.call is not None
-            parts = [
-                _input_part(item, message, options)
-                for item in message.items
-                if not isinstance(item, ToolCall)
-            ]
+            parts: list[dict[str, Any]] = []
+            for item in message.items:
+                if isinstance(item, NativeItem):
+                    place_native(parts, item)
+                elif not isinstance(item, ToolCall):
+                    parts.append(_input_part(item, message, options))
             output: str | list[dict[str, Any]]
-            if all(part["type"] == "input_text" for part in parts):
+            if all(
+                set(part) == {"type", "text"} and part["type"] == "input_text" for part in parts
+            ):
                 output = "\n\n".join(part["text"] for part in parts)
             else:
                 output = parts
@@ -189,8 +216,22 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     return Payload(NAME, items, None, conversation.warnings)
 
 
-def _assistant_text(texts: list[str]) -> dict[str, Any]:
-    return {"type": "message", "role": "assistant", "content": "\n\n".join(texts)}
+def _output_text(text: str) -> dict[str, Any]:
+    return {"type": "output_text", "text": text}
+
+
+def _assistant_text(texts: list[dict[str, Any]], keys: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message: its text as one string, or, when a part carries native keys
+    (``annotations``) or the message does (``id``, ``status``), as ``output_text`` parts,
+    the replayed output message the Responses API takes."""
+    if keys or any(set(text) != {"type", "text"} for text in texts):
+        parts = [{**text, "annotations": text.get("annotations", [])} for text in texts]
+        return {"type": "message", "role": "assistant", "content": parts, **keys}
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": "\n\n".join(t["text"] for t in texts),
+    }
 
 
 def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
@@ -229,14 +270,20 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
         kind = part.get("type")
         reject_unknown_keys(part, _PART_KEYS.get(str(kind), ("type",)), where=here)
         if kind in ("input_text", "output_text"):
-            for extra in ("annotations", "logprobs"):
-                if part.get(extra):
-                    raise ImportFormatError(
-                        f"output_text {extra} are not imported",
-                        name=here,
-                        hint=f"drop the {extra} first",
-                    )
-            parts.append(Text(expect(part.get("text"), str, where=here)))
+            if part.get("logprobs"):
+                raise ImportFormatError(
+                    "output_text logprobs are not imported",
+                    name=here,
+                    hint="drop the logprobs first",
+                )
+            text = expect(part.get("text"), str, where=here)
+            annotations = part.get("annotations")
+            if annotations and text.strip():
+                parts.extend([Text(text), Native(NAME, "part", {"annotations": annotations})])
+            elif annotations:  # no text to hold the keys: the part travels whole
+                parts.append(Native(NAME, "output_text", part))
+            else:
+                parts.append(Text(text))
         elif kind == "input_image":
             url = part.get("image_url")
             if "file_id" in part and url is not None:
@@ -286,9 +333,13 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
                     name=here,
                     hint="use user, assistant, system or developer",
                 )
-            turns.append(
-                ChatTurn(role, content_parts(item.get("content"), where=f"{here}.content"))
-            )
+            parts = content_parts(item.get("content"), where=f"{here}.content")
+            if any(isinstance(part, Native) for part in parts):
+                # A replayed output message: its id and status come back with its annotations.
+                kept: dict[str, Any] = {key: item[key] for key in ("id", "status") if key in item}
+                if kept:
+                    parts.insert(0, Native(NAME, "message", kept))
+            turns.append(ChatTurn(role, parts))
         elif kind == "function_call":
             call = Call(
                 id=expect(item.get("call_id"), str, where=here),
@@ -304,11 +355,19 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
             turns.append(
                 ChatTurn("tool", content_parts(item.get("output"), where=f"{here}.output"), call_id)
             )
+        elif isinstance(kind, str) and kind:
+            # reasoning, web_search_call and any other item: kept whole, in an assistant turn
+            native = Native(NAME, kind, item)
+            if turns and turns[-1].role == "assistant":
+                turns[-1].parts.append(native)
+            else:
+                turns.append(ChatTurn("assistant", [native]))
+            continue
         else:
             raise ImportFormatError(
                 f"unsupported input item type {shown_value(kind)}",
                 name=here,
-                hint="only message, function_call and function_call_output items are imported",
+                hint="use message, function_call, function_call_output or typed items",
             )
         reject_unknown_keys(item, _ITEM_KEYS | _IGNORED_ITEM_KEYS, where=here)
     return turns

@@ -32,6 +32,7 @@ from ..imported import (
     shown_value,
     split_body,
 )
+from ..native import warn_dropped
 from ..reader import read_turns
 from .base import ChatFormat
 
@@ -152,6 +153,10 @@ def export_sharegpt(bundle: BundleSource) -> dict[str, Any]:
     """
     entries: list[dict[str, str]] = []
     for turn in read_turns(bundle):
+        for item in turn.natives:
+            warn_dropped(item, FORMAT.target, bundle.file_name, stacklevel=2)
+        if turn.natives and not (turn.text or turn.calls or turn.answers):
+            continue  # a turn of provider-specific items only: nothing left to say
         if turn.assets:
             raise UnsupportedContentError(
                 f"ShareGPT cannot carry the asset {turn.assets[0]!r}",

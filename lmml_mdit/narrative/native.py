@@ -1,0 +1,150 @@
+"""Provider-specific items in LMML narratives: the native-item fence convention.
+
+Content a provider carries that has no portable meaning (a reasoning trace, a signature,
+a server-side tool item, a citation) travels as an inline JSON fence, named for the
+provider and the kind, at its place in the turn::
+
+    @@@anthropic.thinking.1.json
+    {"type": "thinking", "thinking": "Paris is in France.", "signature": "EqQB..."}
+    @@@
+
+The name is ``<provider>.<kind>.<n>.json``:
+
+- ``<provider>`` is the chat format that wrote the item (one of :data:`NATIVE_PROVIDERS`);
+- ``<kind>`` is the item's own type, as the provider names it (``thinking``,
+  ``redacted_thinking``, ``server_tool_use``, ``reasoning``, ``web_search_call``,
+  ``thought``), made filename-safe like a call slug; two kinds are reserved for keys that
+  belong to a neighbour rather than being an item of their own:
+
+  - ``part``: keys of the part just before the fence (a Gemini ``thought_signature`` beside
+    a text or a ``function_call``, Anthropic text ``citations``, Responses
+    ``annotations``);
+  - ``message``: keys of the message the fence stands in (OpenAI's message ``name``);
+
+- ``<n>`` counts the native items of the conversation from 1, in document order, so every
+  name is unique.
+
+The fence holds exactly one JSON object: the whole item, or for ``part`` / ``message``
+the extra keys. This module owns the naming and the reading; the chat layer writes the
+fences at import and puts each item back when exporting to the same provider.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UnsupportedContentError
+from ..jsonio import parse_json
+from ..model import Embed
+from ..syntax.write import embed_fence
+
+__all__ = [
+    "MESSAGE_KEYS",
+    "NATIVE_PROVIDERS",
+    "PART_KEYS",
+    "NativeItem",
+    "is_native_name",
+    "native_fence",
+    "native_name",
+    "parse_native",
+]
+
+NATIVE_PROVIDERS = frozenset({"openai", "openai-responses", "anthropic", "gemini"})
+"""The chat formats whose own items a narrative can carry (the registry's providers)."""
+
+PART_KEYS = "part"
+"""The kind of a fence holding extra keys of the part right before it."""
+
+MESSAGE_KEYS = "message"
+"""The kind of a fence holding extra keys of the message it stands in."""
+
+_NAME = re.compile(
+    r"(?P<provider>[a-z-]+)\.(?P<kind>[A-Za-z0-9_-]+)\.(?P<number>[1-9][0-9]*)\.json"
+)
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True)
+class NativeItem:
+    """One provider-specific item read from its fence.
+
+    :ivar provider: the chat format it belongs to, e.g. ``"anthropic"``.
+    :ivar kind: the kind in its name (``thinking``, ``part``, ``message``, ...).
+    :ivar value: the JSON object, exactly as read.
+    :ivar embed_name: the fence's name.
+    :ivar line: the 1-based line of the fence's ``@@@``.
+    :ivar column: the 1-based column of the fence's ``@@@``.
+    """
+
+    provider: str
+    kind: str
+    value: dict[str, Any]
+    embed_name: str
+    line: int
+    column: int
+
+    @property
+    def describe(self) -> str:
+        """The item as a warning names it: ``anthropic thinking (anthropic.thinking.1.json)``."""
+        return f"{self.provider} {self.kind} ({self.embed_name})"
+
+
+def native_name(provider: str, kind: str, number: int) -> str:
+    """The fence name of the *number*-th native item of a conversation.
+
+    :raises ValueError: for a provider outside :data:`NATIVE_PROVIDERS` or a number below 1.
+    """
+    if provider not in NATIVE_PROVIDERS:
+        raise ValueError(f"no native items for provider {provider!r}")
+    if number < 1:
+        raise ValueError(f"native items count from 1, not {number!r}")
+    slug = _UNSAFE.sub("_", kind) or "item"
+    return f"{provider}.{slug}.{number}.json"
+
+
+def is_native_name(name: str) -> bool:
+    """Whether *name* follows the ``<provider>.<kind>.<n>.json`` naming."""
+    match = _NAME.fullmatch(name)
+    return match is not None and match["provider"] in NATIVE_PROVIDERS
+
+
+def native_fence(name: str, value: dict[str, Any]) -> str:
+    """The fence text (ending in a newline) holding *value* as compact-spaced JSON."""
+    text = json.dumps(value, ensure_ascii=False)
+    return embed_fence(name, text + "\n") + "\n"
+
+
+def parse_native(embed: Embed, content: bytes | None = None) -> NativeItem:
+    """Read one native-item fence, or a reference to a packed one.
+
+    :param content: the entry's bytes, for a reference (``@anthropic.thinking.1.json``
+        after ``lmml pack``); an inline fence's own content otherwise.
+    :raises UnsupportedContentError: when the fence is not one JSON object, located at it.
+    """
+    match = _NAME.fullmatch(embed.name)
+    if match is None or match["provider"] not in NATIVE_PROVIDERS:
+        raise ValueError(f"{embed.name!r} is not a native item name")
+    try:
+        data = content if content is not None else embed.content
+        value = parse_json((data or b"").decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        raise UnsupportedContentError(
+            f"the native item fence {embed.name} must hold one JSON object",
+            name=embed.name,
+            line=embed.line,
+            column=embed.column,
+            hint="write the provider's item as a JSON object, or remove the fence",
+        )
+    return NativeItem(
+        provider=match["provider"],
+        kind=match["kind"],
+        value=value,
+        embed_name=embed.name,
+        line=embed.line,
+        column=embed.column,
+    )
