@@ -233,6 +233,8 @@ def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
         if item["type"] == "function_call":
             item["arguments"] = parsed_arguments(item["arguments"])
             continue
+        if item["type"] not in ("message", "function_call_output"):
+            continue  # a provider-specific item (reasoning, web_search_call) travels whole
         if item.get("role") == "developer":
             item["role"] = "system"  # (6)
         key = "content" if item["type"] == "message" else "output"
