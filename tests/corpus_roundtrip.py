@@ -56,6 +56,8 @@ from lmml_mdit.errors import LmmlError, UnsupportedContentError
 from lmml_mdit.formats import ARCHIVE_SUFFIX
 
 CORPUS = Path(__file__).parent / "bridge_corpus" / "realistic"
+NATIVE_CORPUS = Path(__file__).parent / "bridge_corpus" / "native"
+REMOTE_CORPUS = Path(__file__).parent / "bridge_corpus" / "remote"
 #: The model passed where a body names none (every SDK but Responses requires one).
 MODEL = "m"
 OPENAI, RESPONSES, ANTHROPIC, GEMINI, SHAREGPT = EXPORT_PROVIDERS
@@ -66,10 +68,15 @@ EXPECTED_REFUSALS: dict[str, str] = {}
 
 
 def corpus() -> list[tuple[str, Path]]:
-    """Every corpus body as ``(format, path)``, formats in registry order, paths sorted."""
-    return [
-        (fmt, path) for fmt in EXPORT_PROVIDERS for path in sorted((CORPUS / fmt).glob("*.json"))
-    ]
+    """Every corpus body as ``(format, path)``, formats in registry order, paths sorted: the
+    realistic bodies, then those of the provider-specific items (``native/FORMAT--CASE.json``)
+    and of the remote assets (``remote/FORMAT/CASE.json``), which their own tests also read."""
+    found: list[tuple[str, Path]] = []
+    for fmt in EXPORT_PROVIDERS:
+        found += [(fmt, path) for path in sorted((CORPUS / fmt).glob("*.json"))]
+        found += [(fmt, path) for path in sorted(NATIVE_CORPUS.glob(f"{fmt}--*.json"))]
+        found += [(fmt, path) for path in sorted((REMOTE_CORPUS / fmt).glob("*.json"))]
+    return found
 
 
 def load(path: Path) -> Any:
