@@ -3,9 +3,7 @@ documented in docs/bridge.md ("Round trip"). Each normalisation below is one of 
 
 from __future__ import annotations
 
-import copy
 import json
-import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 import pytest
 from _sdk_types import check_strict
 from anthropic.types import message_create_params
+from corpus_roundtrip import NORMALISERS
 from google.genai import types as genai_types
 from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
@@ -37,24 +36,7 @@ def load(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-# -- the documented normalisations --------------------------------------------------------
-# Each function returns the whole body (settings included), so nothing escapes comparison.
-# The numbers are those of docs/bridge.md, "Round trip"; key order (1) needs no code.
-
-
-def text_parts(parts: list[Any], key: str = "text") -> list[Any]:
-    """(3) Adjacent text parts are one run of blocks in LMML, joined by a blank line; empty
-    text parts are dropped."""
-    out: list[Any] = []
-    for part in parts:
-        if set(part) == {"type", key} and part["type"] in ("text", "input_text"):
-            if not part[key]:
-                continue
-            if out and set(out[-1]) == {"type", key} and out[-1]["type"] == part["type"]:
-                out[-1] = {**out[-1], key: out[-1][key] + "\n\n" + part[key]}
-                continue
-        out.append(part)
-    return out
+# The documented normalisations are the corpus harness's (tests/corpus_roundtrip.py).
 
 
 def parse_json_string(value: Any) -> Any:
@@ -63,122 +45,6 @@ def parse_json_string(value: Any) -> Any:
         return json.loads(value)
     except (TypeError, ValueError):
         return value
-
-
-def as_body(body: Any, key: str) -> dict[str, Any]:
-    """A bare list is the body's conversation key, with no settings."""
-    return copy.deepcopy(body) if isinstance(body, dict) else {key: copy.deepcopy(body)}
-
-
-def normalise_openai(body: Any) -> Any:
-    body = as_body(body, "messages")
-    for message in body["messages"]:
-        content = message.get("content")
-        if isinstance(content, str):  # (2) a string is one text part
-            content = [{"type": "text", "text": content}]
-        if isinstance(content, list):
-            for part in content:
-                if part["type"] == "file":
-                    part["file"].pop("filename", None)  # (5) the asset's name is sent
-                if part["type"] == "image_url":
-                    part["image_url"].pop("detail", None)  # (5) detail is not kept
-            message["content"] = text_parts(content) or None
-        if message["role"] == "developer":
-            message["role"] = "system"  # (6)
-        for call in message.get("tool_calls") or []:
-            call["function"]["arguments"] = parse_json_string(call["function"]["arguments"])
-    return body
-
-
-def normalise_responses(body: Any) -> Any:
-    body = as_body(body, "input")
-    items = body["input"]
-    if isinstance(items, str):  # (2) a string input is one user message
-        items = [{"role": "user", "content": items}]
-    instructions = body.pop("instructions", None)
-    if instructions is not None:  # (6) instructions come back as a system message item
-        items.insert(0, {"role": "system", "content": instructions})
-    for item in items:
-        item.setdefault("type", "message")
-        if item["type"] == "function_call":
-            item["arguments"] = parse_json_string(item["arguments"])
-            continue
-        key = "content" if item["type"] == "message" else "output"
-        content = item[key]
-        if isinstance(content, str):  # (2)
-            content = [{"type": "input_text", "text": content}]
-        for part in content:
-            if part["type"] == "output_text":  # (2) replayed assistant text is sent as text
-                part["type"] = "input_text"
-                if part.get("annotations") == []:
-                    del part["annotations"]
-            if part["type"] == "input_file":
-                part.pop("filename", None)  # (5)
-        item[key] = text_parts(content)
-    body["input"] = items
-    return body
-
-
-def normalise_anthropic(body: Any) -> Any:
-    body = as_body(body, "messages")
-
-    def blocks(content: Any) -> list[Any]:
-        if isinstance(content, str):  # (2)
-            content = [{"type": "text", "text": content}]
-        for block in content:
-            if block["type"] == "document":
-                block.pop("title", None)  # (5) titled with its asset name
-            if block["type"] == "tool_result":
-                if "content" in block:
-                    block["content"] = blocks(block["content"])
-                if block.get("is_error") is False:
-                    del block["is_error"]  # (5) the default
-        return text_parts(content)
-
-    if "system" in body:
-        body["system"] = blocks(body["system"])
-    merged: list[dict[str, Any]] = []
-    for message in body["messages"]:
-        content = blocks(message["content"])
-        if merged and merged[-1]["role"] == message["role"]:  # (6) same-role runs merged
-            merged[-1]["content"] = text_parts(merged[-1]["content"] + content)
-        else:
-            merged.append({"role": message["role"], "content": content})
-    body["messages"] = merged
-    return body
-
-
-def _snake(key: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", lambda m: "_" + m.group(1).lower(), key)
-
-
-def snake_keys(value: Any) -> Any:
-    """(6) camelCase (REST) keys come back snake_case; not inside the free-form args and
-    response objects."""
-    if isinstance(value, dict):
-        return {
-            _snake(k): (v if k in ("args", "response") else snake_keys(v)) for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [snake_keys(v) for v in value]
-    return value
-
-
-def normalise_gemini(body: Any, *, generated_ids: bool) -> Any:
-    body = snake_keys(as_body(body, "contents"))
-    system = body.pop("system_instruction", None)
-    if system is not None:  # (6) the system instruction comes back in config
-        body.setdefault("config", {})["system_instruction"] = system
-    config = body.get("config", {})
-    if "system_instruction" in config:
-        config["system_instruction"] = {"parts": text_parts(config["system_instruction"]["parts"])}
-    for content in body["contents"]:
-        for part in content["parts"]:
-            for key in ("function_call", "function_response"):
-                if key in part and generated_ids:
-                    part[key].pop("id", None)  # (7) ids generated on import
-        content["parts"] = text_parts(content["parts"])
-    return body
 
 
 PLACEHOLDER_MODEL = "placeholder-model"
@@ -199,14 +65,9 @@ def exported(bundle: Bundle, fmt: str, **options: Any) -> Any:
 
 
 def normalise(fmt: str, body: Any, *, source: Any) -> Any:
-    if fmt == "openai":
-        return normalise_openai(body)
-    if fmt == "openai-responses":
-        return normalise_responses(body)
-    if fmt == "anthropic":
-        return normalise_anthropic(body)
-    generated = '"id"' not in json.dumps(source)
-    return normalise_gemini(body, generated_ids=generated)
+    """*body* with the documented normalisations applied (the corpus harness's, one
+    function per kind of docs/bridge.md)."""
+    return NORMALISERS[fmt](body, source)
 
 
 # -- the SDK types ------------------------------------------------------------------------
