@@ -468,30 +468,28 @@ def from_native(provider: str, value: object) -> list[ToolSpec | NativeTool]:
 # --- tools: writing ----------------------------------------------------------------------
 
 
+_SCHEMA_KEYS = {
+    _CHAT: "parameters",
+    _RESPONSES: "parameters",
+    _ANTHROPIC: "input_schema",
+    _GEMINI: "parameters_json_schema",
+}
+"""Where each provider's function declaration holds the parameters' JSON Schema."""
+
+
 def _native_tool(provider: str, spec: ToolSpec) -> dict[str, Any]:
-    if provider == _CHAT:  # Chat's function object is the portable form itself
-        return {"type": "function", "function": spec.portable()}
-    if provider == _RESPONSES:
-        tool: dict[str, Any] = {"type": "function", "name": spec.name}
-        if spec.description is not None:
-            tool["description"] = spec.description
-        # Responses requires both keys, null allowed.
-        tool["parameters"] = spec.parameters
-        tool["strict"] = spec.strict
-        return tool
-    if provider == _ANTHROPIC:
-        tool = {"name": spec.name}
-        if spec.description is not None:
-            tool["description"] = spec.description
-        tool["input_schema"] = spec.parameters
-        if spec.strict is not None:
-            tool["strict"] = spec.strict
-        return tool
-    declaration: dict[str, Any] = {"name": spec.name}
+    tool: dict[str, Any] = {"name": spec.name}
     if spec.description is not None:
-        declaration["description"] = spec.description
-    declaration["parameters_json_schema"] = spec.parameters
-    return declaration
+        tool["description"] = spec.description
+    tool[_SCHEMA_KEYS[provider]] = spec.parameters
+    # Responses requires the key (null allowed); Gemini has no such flag.
+    if provider == _RESPONSES or (spec.strict is not None and provider != _GEMINI):
+        tool["strict"] = spec.strict
+    if provider == _CHAT:
+        return {"type": "function", "function": tool}
+    if provider == _RESPONSES:
+        return {"type": "function", **tool}
+    return tool
 
 
 def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[dict[str, Any]]:
