@@ -28,6 +28,10 @@ LAYERS = (
     "chat",
     "preview",
     "transcript",
+    "toolchain",
+    "dataset",
+    "ray",
+    "lsp",
     "cli",
     "surface",
 )
