@@ -374,3 +374,22 @@ def test_round_trips_keep_turns_and_bytes_for_fences_in_containers(
     assert shape(inlined.narrative) == shape(original.narrative)
     assert assets(inlined) == contents
     assert shape(inlined.pack().narrative) == shape(original.narrative)
+
+
+def test_pack_leaves_tool_calls_and_provider_items_in_the_narrative() -> None:
+    text = (
+        "## user\n\nWeather?\n\n## assistant\n\n"
+        '@@@anthropic.thinking.1.json\n{"type": "thinking", "thinking": "t", "signature": "s"}\n@@@\n\n'
+        '@@@call_1.tool_call.json\n{"id": "call_1", "name": "weather", "arguments": {}}\n@@@\n\n'
+        "@@@notes.txt\nkept as an entry\n@@@\n\n"
+        "## tool\n\n@call_1.tool_call.json\n\n18C\n"
+    )
+    bundle = Bundle.from_text("chat", text)
+    packed = bundle.pack()
+    assert packed.entries == ("notes.txt",)
+    assert "@@@call_1.tool_call.json" in packed.narrative.text
+    assert "@@@anthropic.thinking.1.json" in packed.narrative.text
+    assert packed.validate() == []
+    assert shape(packed.narrative) == shape(bundle.narrative)
+    tool_turn = packed.messages("openai")[-1]
+    assert tool_turn["role"] == "tool" and tool_turn["tool_call_id"] == "call_1"
