@@ -14,7 +14,6 @@ import contextlib
 import difflib
 import functools
 import os
-import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal, TypeVar
 
@@ -31,6 +30,7 @@ from ..errors import (
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
+from ..warn import warn
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
 from .contents import BundleKind, entry_holding, first_fences
 from .folder import folder_files, path_under
@@ -524,7 +524,7 @@ class Bundle:
             error = DefectError(issue, file=self.location(issue))
             if strict:
                 raise error
-            warnings.warn(DefectWarning(error), stacklevel=3)
+            warn(DefectWarning(error))
 
     # -- writing ----------------------------------------------------------------------------
 

@@ -22,7 +22,6 @@ the new bundle of them.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -41,6 +40,7 @@ from ..narrative.native import is_native_name
 from ..narrative.toolcalls import is_tool_call_name
 from ..syntax.fence import MARKER
 from ..syntax.write import check_fenceable, embed_fence, reference
+from ..warn import warn
 from .archive import unsafe_reason
 from .contents import BundleContents, fences_differing_from_entries, first_fences
 from .names import is_reference_name
@@ -418,11 +418,10 @@ def inline_assets(
         )
     if others:
         fate = "appended as fences at the end" if orphans == "append" else "left out"
-        warnings.warn(
+        warn(
             OrphanedEntryWarning(
                 f"entries the narrative never mentions, {fate}: {', '.join(others)}"
-            ),
-            stacklevel=3,
+            )
         )
     appended = reserved + (others if orphans == "append" else [])
     tail: list[str] = []

@@ -31,7 +31,6 @@ Everything here reads the narrative's one parse, through its structure index
 
 from __future__ import annotations
 
-import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +58,7 @@ from ..narrative.toolcalls import (
 )
 from ..syntax.write import reference
 from ..text import blank_edges
+from ..warn import warn
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts
 
 if TYPE_CHECKING:
@@ -655,4 +655,4 @@ def _omit(
             cli_hint="raise --max-embed-bytes, or drop --on-omit raise to leave it out",
         )
     conversation.warnings.append(message)
-    warnings.warn(EmbedOmittedWarning(message), stacklevel=5)
+    warn(EmbedOmittedWarning(message))

@@ -20,11 +20,10 @@ System turns before the first other message are the provider's system content, a
 
 from __future__ import annotations
 
-import warnings
-
 from ..bundle.source import BundleSource
 from ..errors import UnsupportedContentError, location
 from ..narrative.narrative import numbered_turns, turn_label
+from ..warn import warn
 from .content import Options, OutgoingConversation, OutgoingMessage, SystemContentWarning
 from .handlers import TextPart
 from .providers._common import system_texts
@@ -99,7 +98,7 @@ def place_midway_system(
             f"{_DONE[policy]} (midway_system={policy!r})"
         )
         conversation.warnings.append(text)
-        warnings.warn(SystemContentWarning(text), stacklevel=5)
+        warn(SystemContentWarning(text))
         if policy == "user":
             out.append(_as_user(message, provider))
         elif policy == "hoist":

@@ -10,11 +10,11 @@ left empty by that; the provider's writer puts its own items back where they sto
 from __future__ import annotations
 
 import copy
-import warnings
 from typing import Any
 
 from ..errors import UnsupportedContentError, location
 from ..narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
+from ..warn import warn
 from .content import Item, OutgoingConversation, OutgoingMessage
 
 __all__ = ["NativeItemDroppedWarning", "keep_native", "message_keys", "place_native"]
@@ -30,10 +30,10 @@ def dropped_message(item: NativeItem, target: str, file_name: str) -> str:
     return f"{where}: {item.describe} left out: {target} cannot take {item.provider} items"
 
 
-def warn_dropped(item: NativeItem, target: str, file_name: str, *, stacklevel: int = 2) -> str:
+def warn_dropped(item: NativeItem, target: str, file_name: str) -> str:
     """Warn that *item* is left out; returns the message."""
     message = dropped_message(item, target, file_name)
-    warnings.warn(NativeItemDroppedWarning(message), stacklevel=stacklevel + 1)
+    warn(NativeItemDroppedWarning(message))
     return message
 
 
@@ -55,7 +55,7 @@ def keep_native(
         dropped = False
         for item in message.items:
             if isinstance(item, NativeItem) and item.provider != provider:
-                conversation.warnings.append(warn_dropped(item, target, file_name, stacklevel=4))
+                conversation.warnings.append(warn_dropped(item, target, file_name))
                 dropped = True
             else:
                 items.append(item)

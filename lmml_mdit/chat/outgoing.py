@@ -12,7 +12,6 @@ The work is done in three layers, each reading the layer below:
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +20,7 @@ from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
 from ..narrative.native import NativeItem
 from ..narrative.toolcalls import ToolCall
+from ..warn import warn
 from .content import (
     TEXT_EMBEDS_SETTING,
     MissingSettingWarning,
@@ -149,13 +149,12 @@ def messages(
     parsed = Options.from_kwargs(options)
     payload = _render(bundle, chosen, parsed)
     if payload.system and parsed.system is None:
-        warnings.warn(
+        warn(
             SystemContentWarning(
                 f"{chosen.target} keeps system content outside the messages list: it "
                 "is on the result's system attribute (pass system='separate' to silence "
                 "this, or system='user' / 'drop' / 'raise'; to_request() places it)"
-            ),
-            stacklevel=2,
+            )
         )
     if payload.system and parsed.system == "raise":
         line = _first_system_line(bundle, parsed.context)
@@ -256,12 +255,11 @@ def request_params(
                         if key in native
                         else "has no parameter for it"
                     )
-                    warnings.warn(
+                    warn(
                         UnknownSettingWarning(
                             f"setting {key!r} left out: {chosen.target} {why} (the "
                             "unknown-settings choice 'pass' sends it as is)"
-                        ),
-                        stacklevel=3,
+                        )
                     )
                     continue
                 target = key
@@ -369,13 +367,12 @@ def _complete(provider: Provider, params: dict[str, Any], *, model_given: bool) 
             cli_hint="add --model NAME, or 'model: NAME' to the settings embed",
         )
     if not model_given:
-        warnings.warn(
+        warn(
             MissingSettingWarning(
                 f"no model given: the {provider.target} request has no 'model' (the API "
                 "then takes it from a stored prompt); name a model, or add 'model: NAME' to "
                 "the settings"
-            ),
-            stacklevel=4,
+            )
         )
     for name in sorted(provider.required_settings - params.keys()):
         if name not in provider.setting_defaults:
@@ -386,10 +383,9 @@ def _complete(provider: Provider, params: dict[str, Any], *, model_given: bool) 
                 cli_hint=f"add {name} to the settings embed, or add --set {name}=N",
             )
         params[name] = provider.setting_defaults[name]
-        warnings.warn(
+        warn(
             MissingSettingWarning(
                 f"{provider.target} requires {name} and the settings give none: sending "
                 f"{name}={params[name]!r} (add {name} to the settings to choose)"
-            ),
-            stacklevel=4,
+            )
         )

@@ -33,12 +33,12 @@ that refuses common JSON Schema (a list of types, ``const``).
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import InvalidSettingsError
+from ..warn import warn
 from .content import UnknownSettingWarning
 from .providers import PROVIDERS, anthropic, gemini, openai, openai_responses
 
@@ -530,7 +530,7 @@ def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[dict[st
 
 
 def _warn(message: str) -> None:
-    warnings.warn(UnknownSettingWarning(message), stacklevel=4)
+    warn(UnknownSettingWarning(message))
 
 
 def _check_provider(provider: str) -> None:

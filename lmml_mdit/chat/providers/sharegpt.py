@@ -154,7 +154,7 @@ def export_sharegpt(bundle: BundleSource) -> dict[str, Any]:
     entries: list[dict[str, str]] = []
     for turn in read_turns(bundle):
         for item in turn.natives:
-            warn_dropped(item, FORMAT.target, bundle.file_name, stacklevel=2)
+            warn_dropped(item, FORMAT.target, bundle.file_name)
         if turn.natives and not (turn.text or turn.calls or turn.answers):
             continue  # a turn of provider-specific items only: nothing left to say
         if turn.assets:

@@ -1,0 +1,46 @@
+"""Every warning of the package names the caller's file and line, whichever public function
+the call came through."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.chat.content import MissingSettingWarning, UnknownSettingWarning
+from lmml_mdit.chat.native import NativeItemDroppedWarning
+from lmml_mdit.chat.outgoing import to_request
+
+CHAT = (
+    "## user\n\nHi\n\n## assistant\n\n"
+    '@@@anthropic.thinking.1.json\n{"type": "thinking", "thinking": "t", "signature": "s"}\n@@@\n\n'
+    "Hello.\n"
+)
+
+
+def _caught(call: object) -> list[warnings.WarningMessage]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert callable(call)
+        call()
+    return caught
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: to_request(Bundle.from_text("c", CHAT), "openai", model="m", settings={"top_k": 3}),
+        lambda: Bundle.from_text("c", CHAT).to_request("openai", model="m", settings={"top_k": 3}),
+        lambda: Bundle.from_text("c", CHAT).to_request("anthropic", model="m"),
+        lambda: Bundle.from_text("c", CHAT).messages("gemini"),
+    ],
+)
+def test_warnings_point_at_the_caller(call: object) -> None:
+    caught = _caught(call)
+    assert caught
+    for found in caught:
+        assert issubclass(
+            found.category, (UnknownSettingWarning, MissingSettingWarning, NativeItemDroppedWarning)
+        )
+        assert found.filename == __file__, (found.filename, found.message)
