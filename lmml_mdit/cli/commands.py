@@ -25,7 +25,7 @@ from typing import TextIO
 
 from ..atomic import Terminated, terminate_cleanly
 from ..errors import LmmlError
-from .output import STDIO, CliError, error_text, shown, warn
+from .output import STDIO, CliError, error, error_text, warn
 from .parser import COMMANDS, parse_arguments
 
 __all__ = ["main"]
@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with terminate_cleanly():
             return _run(arguments)
     except Terminated as stop:
-        print(f"lmml: error: {stop}", file=sys.stderr)
+        error(str(stop))
         return int(stop.code or 1)
 
 
@@ -68,22 +68,21 @@ def _run(arguments: list[str]) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return args.handler(args)
-    except (LmmlError, OSError, CliError) as error:
-        if isinstance(error, BrokenPipeError):
+    except (LmmlError, OSError, CliError) as failure:
+        if isinstance(failure, BrokenPipeError):
             return _broken_pipe()
-        print(f"lmml: error: {shown(error_text(error))}", file=sys.stderr)
+        error(error_text(failure))
         return 2
     except KeyboardInterrupt:
-        print("lmml: error: interrupted", file=sys.stderr)
+        error("interrupted")
         return 130
-    except Exception as error:
+    except Exception as failure:
         # A bug, not bad input: still one line, but say so and offer the traceback.
         if os.environ.get(_DEBUG_VARIABLE):
             raise
-        print(
-            f"lmml: error: internal error ({type(error).__name__}: {shown(error_text(error))}); "
-            f"set {_DEBUG_VARIABLE}=1 for the traceback",
-            file=sys.stderr,
+        error(
+            f"internal error ({type(failure).__name__}: {error_text(failure)}); "
+            f"set {_DEBUG_VARIABLE}=1 for the traceback"
         )
         return 2
 

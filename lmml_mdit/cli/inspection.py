@@ -17,6 +17,7 @@ from .arguments import Arguments
 from .output import (
     STDIO,
     CliError,
+    error,
     error_text,
     issue_line,
     shown,
@@ -67,16 +68,16 @@ def cmd_validate(args: Arguments) -> int:
                 source = open_source(path, args)
                 with source.about():
                     issues = source.bundle.validate()
-            except (LmmlError, OSError, CliError) as error:
-                if isinstance(error, BrokenPipeError):
+            except (LmmlError, OSError, CliError) as failure:
+                if isinstance(failure, BrokenPipeError):
                     raise
                 progress.close()
                 status = 2
                 label = STDIN_LABEL if path == STDIO else path
-                message = located(label, error_text(error), (os.path.basename(path),))
+                message = located(label, error_text(failure), (os.path.basename(path),))
                 report.append({"path": path, "error": message, "issues": []})
                 if not args.json:
-                    print(f"lmml: error: {shown(message)}", file=sys.stderr)
+                    error(message)
                 continue
             progress.close()
             if any(args.strict or issue.severity == "error" for issue in issues):

@@ -5,10 +5,19 @@ JSONL dataset). The library does the work and reports progress; the counter is d
 from __future__ import annotations
 
 import os
-import sys
 
 from .arguments import Arguments
-from .output import STDIO, ensure_folder, info, one_line, shown, stdin_buffer, stdout_buffer
+from .output import (
+    STDIO,
+    ensure_folder,
+    error,
+    info,
+    one_line,
+    shown,
+    stdin_buffer,
+    stdout_buffer,
+    warn,
+)
 from .progress import ProgressLine
 from .sources import checked_base_dir, located
 
@@ -59,9 +68,9 @@ def cmd_export(args: Arguments) -> int:
             references=args.references,
         )
     for path, defect in report.warnings:
-        print(f"lmml: warning: {_about_bundle(path, defect)}", file=sys.stderr)
+        warn(_about_bundle(path, defect))
     for path, reason in report.failures:
-        print(f"lmml: error: {_about_bundle(path, reason)}", file=sys.stderr)
+        error(_about_bundle(path, reason))
     if args.jsonl != STDIO:
         info(
             args,

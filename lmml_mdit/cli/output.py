@@ -27,10 +27,12 @@ if TYPE_CHECKING:
     from ..model import Issue
 
 __all__ = [
+    "PROGRAM",
     "STDIO",
     "CliError",
     "deliver",
     "ensure_folder",
+    "error",
     "error_text",
     "info",
     "issue_line",
@@ -45,6 +47,9 @@ __all__ = [
     "warn",
     "writing",
 ]
+
+PROGRAM = "lmml"
+"""The command's name, as the console script installs it and as every message starts."""
 
 STDIO = "-"
 """The path meaning standard input or standard output."""
@@ -113,7 +118,12 @@ def info(args: Arguments, text: str) -> None:
 
 def warn(text: str) -> None:
     """One ``lmml: warning:`` line on stderr."""
-    print(f"lmml: warning: {shown(one_line(text))}", file=sys.stderr)
+    print(f"{PROGRAM}: warning: {shown(one_line(text))}", file=sys.stderr)
+
+
+def error(text: str) -> None:
+    """One ``lmml: error:`` line on stderr (the exit status is the caller's to choose)."""
+    print(f"{PROGRAM}: error: {shown(one_line(text))}", file=sys.stderr)
 
 
 # -- standard streams ---------------------------------------------------------------------

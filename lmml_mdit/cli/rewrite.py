@@ -6,7 +6,6 @@ unless ``--in-place``."""
 from __future__ import annotations
 
 import os
-import sys
 
 from ..atomic import atomic_write_bytes
 from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
@@ -17,10 +16,10 @@ from .output import (
     CliError,
     deliver,
     ensure_folder,
+    error,
     info,
     issue_line,
     save_bundle,
-    shown,
     stdout_text,
     writing,
 )
@@ -131,11 +130,10 @@ def cmd_pack(args: Arguments) -> int:
         missing = [i for i in source.bundle.validate() if i.kind == "missing_reference"]
     if missing and not args.allow_missing:
         for issue in missing:
-            print(f"lmml: error: {issue_line(source.label, issue)}", file=sys.stderr)
-        print(
-            f"lmml: error: {shown(source.label)}: not packed: {len(missing)} reference(s) do not "
-            "resolve (add the files, give --base-dir DIR, or --allow-missing to pack anyway)",
-            file=sys.stderr,
+            error(issue_line(source.label, issue))
+        error(
+            f"{source.label}: not packed: {len(missing)} reference(s) do not "
+            "resolve (add the files, give --base-dir DIR, or --allow-missing to pack anyway)"
         )
         return 1
     with source.about():

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..errors import LmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from .arguments import Arguments
-from .output import STDIO, CliError, error_text, shown, stdin_buffer
+from .output import STDIO, CliError, error_text, stdin_buffer, warn
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
@@ -98,10 +97,9 @@ def _check_archive(path: str) -> None:
     if head in ZIP_SIGNATURES:
         return
     what = "the file is empty" if not head else f"it starts with {head!r}"
-    print(
-        f"lmml: warning: {shown(path)}: not a zip archive ({what}); read as a bare narrative "
-        f"(rename it to {NARRATIVE_SUFFIX} if that is what it is)",
-        file=sys.stderr,
+    warn(
+        f"{path}: not a zip archive ({what}); read as a bare narrative "
+        f"(rename it to {NARRATIVE_SUFFIX} if that is what it is)"
     )
 
 
