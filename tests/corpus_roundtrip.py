@@ -110,22 +110,23 @@ def export(bundle: Bundle, provider: str, **options: Any) -> Any:
 
 
 def merged_text(parts: list[Any]) -> list[Any]:
-    """(3) Adjacent text parts come back as one, joined by a blank line; empty ones go."""
+    """(3) Adjacent text parts come back as one, joined by a blank line; empty ones go. A
+    caching breakpoint (Anthropic ``cache_control``) on the last of them stays on the joined
+    part, which caches the same prefix."""
     out: list[Any] = []
     for part in parts:
-        is_text = isinstance(part, dict) and (
-            set(part) == {"text"} or (set(part) == {"type", "text"} and part["type"] in _TEXT_TYPES)
-        )
+        keys = set(part) - {"cache_control"} if isinstance(part, dict) else set()
+        is_text = keys == {"text"} or (keys == {"type", "text"} and part["type"] in _TEXT_TYPES)
         if is_text:
-            if not part["text"]:
+            if not part["text"] and "cache_control" not in part:
                 continue
             previous = out[-1] if out else None
             if (
                 isinstance(previous, dict)
-                and set(previous) == set(part)
+                and set(previous) == keys
                 and previous.get("type") == part.get("type")
             ):
-                out[-1] = {**previous, "text": previous["text"] + "\n\n" + part["text"]}
+                out[-1] = {**part, "text": previous["text"] + "\n\n" + part["text"]}
                 continue
         out.append(part)
     return out
@@ -213,8 +214,6 @@ def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
             for part in content:
                 if part["type"] == "file":
                     part["file"].pop("filename", None)  # (5) named by its content hash
-                if part["type"] == "image_url":
-                    part["image_url"].pop("detail", None)  # (5) no per-image detail
             message["content"] = merged_text(content) or None
         if message["role"] == "developer":
             message["role"] = "system"  # (6)
@@ -256,7 +255,7 @@ def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
             if part["type"] == "input_file":
                 part.pop("filename", None)  # (5)
             if part["type"] == "input_image":
-                part.pop("detail", None)  # (5) export sends the required "auto"
+                part.setdefault("detail", "auto")  # (5) export sends the required "auto"
         item[key] = merged_text(content)
     body["input"] = items
     for tool in body.get("tools") or []:
@@ -278,7 +277,6 @@ def normalise_anthropic(body: Any, source: Any) -> dict[str, Any]:
         if isinstance(content, str):  # (2)
             content = [{"type": "text", "text": content}]
         for block in content:
-            block.pop("cache_control", None)  # (5) read, not kept
             if block["type"] == "document":
                 block.pop("title", None)  # (5) titled with its asset name
             if block["type"] == "tool_result":

@@ -309,7 +309,7 @@ def test_invalid_json_text() -> None:
     assert info.value.line == 1
 
 
-def test_anthropic_is_error_result_refused() -> None:
+def test_anthropic_is_error_result_is_kept() -> None:
     data = {
         "system": "s",
         "messages": [
@@ -325,8 +325,12 @@ def test_anthropic_is_error_result_refused() -> None:
             },
         ],
     }
-    with pytest.raises(ImportFormatError, match="is_error"):
-        import_messages(data)
+    bundle = import_messages(data)
+    assert "@@@anthropic.message.1.json" in bundle.narrative.text
+    assert bundle.validate() == []
+    result = bundle.messages("anthropic")[-1]["content"][0]
+    assert result["is_error"] is True
+    assert result["content"] == [{"type": "text", "text": "boom"}]
 
 
 @pytest.mark.parametrize(

@@ -379,7 +379,8 @@ def test_round_trips_keep_turns_and_bytes_for_fences_in_containers(
 def test_pack_leaves_tool_calls_and_provider_items_in_the_narrative() -> None:
     text = (
         "## user\n\nWeather?\n\n## assistant\n\n"
-        '@@@anthropic.thinking.1.json\n{"type": "thinking", "thinking": "t", "signature": "s"}\n@@@\n\n'
+        "@@@anthropic.thinking.1.json\n"
+        '{"type": "thinking", "thinking": "t", "signature": "s"}\n@@@\n\n'
         '@@@call_1.tool_call.json\n{"id": "call_1", "name": "weather", "arguments": {}}\n@@@\n\n'
         "@@@notes.txt\nkept as an entry\n@@@\n\n"
         "## tool\n\n@call_1.tool_call.json\n\n18C\n"

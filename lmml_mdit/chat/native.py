@@ -70,7 +70,8 @@ def keep_native(
 
 def place_native(parts: list[dict[str, Any]], item: NativeItem) -> None:
     """Put *item* back among a message's *parts* (the provider's JSON blocks so far): a
-    ``part`` fence's keys onto the last part, any other item appended whole. A ``message``
+    ``part`` fence's keys onto the last part (merged into its nested objects), any other
+    item appended whole. A ``message``
     fence is the message's (see :func:`message_keys`) and adds nothing here.
 
     :raises UnsupportedContentError: for a ``part`` fence with no part before it.
@@ -89,7 +90,18 @@ def place_native(parts: list[dict[str, Any]], item: NativeItem) -> None:
             column=item.column,
             hint="move the fence right after the text or tool call it belongs to",
         )
-    parts[-1].update(value)
+    _merge(parts[-1], value)
+
+
+def _merge(target: dict[str, Any], keys: dict[str, Any]) -> None:
+    """Add *keys* to *target*, merging into a nested object rather than replacing it (an
+    image's ``{"image_url": {"detail": "low"}}`` keeps the URL the writer put there)."""
+    for key, value in keys.items():
+        inner = target.get(key)
+        if isinstance(inner, dict) and isinstance(value, dict):
+            _merge(inner, value)
+        else:
+            target[key] = value
 
 
 def message_keys(items: list[Item]) -> dict[str, Any]:

@@ -28,11 +28,12 @@ A user message that holds tool results and text becomes ``tool`` turns followed 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ...bundle.remote import RemoteAsset, RemoteKind
 from ...errors import ImportFormatError
-from ...narrative.native import NativeItem
+from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
 from ..handlers import (
@@ -65,7 +66,7 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
-from ..native import place_native
+from ..native import message_keys, place_native
 from ..remote import anthropic_block, read_file_id, read_url
 from ._common import (
     append_merged,
@@ -164,8 +165,12 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
         blocks: list[dict[str, Any]] = []
         role = "user"
         if message.role == "system":
-            texts = system_texts(message, PROVIDER)
-            system.extend({"type": "text", "text": text} for text in texts)
+            for item in message.items:
+                if isinstance(item, NativeItem) and item.kind == PART_KEYS:
+                    place_native(system, item)  # a caching breakpoint on the block before
+                else:
+                    texts = system_texts(replace(message, items=[item]), PROVIDER)
+                    system.extend({"type": "text", "text": text} for text in texts)
             continue
         if message.role == "assistant":
             role = "assistant"
@@ -204,6 +209,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                     content.append(_block(item, message, options))
             if content:
                 result["content"] = content
+            result.update(message_keys(message.items))
             blocks = [result]
         append_merged(out, role, "content", blocks)
     return Payload(NAME, out, system or None, conversation.warnings)
@@ -221,8 +227,18 @@ def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict
     return body
 
 
-# Prompt-caching and citation switches steer the API, they hold no conversation content.
+# A document's citation switch steers the API and holds no conversation content; a block's
+# prompt-caching breakpoint (cache_control) is kept as keys of the part (see _part_keys).
 _IGNORED_BLOCK_KEYS = {"cache_control", "citations"}
+
+
+def _part_keys(block: dict[str, Any], keys: dict[str, Any] | None = None) -> list[Native]:
+    """The keys of *block* that travel in a ``part`` fence after it: *keys* (a text
+    block's citations) and its ``cache_control``."""
+    kept = dict(keys or {})
+    if "cache_control" in block:
+        kept["cache_control"] = block["cache_control"]
+    return [Native(NAME, PART_KEYS, kept)] if kept else []
 
 
 def _check_keys(block: dict[str, Any], known: set[str], where: str) -> None:
@@ -273,22 +289,25 @@ def block_parts(
             _check_keys(block, {"type", "text"}, here)
             text = expect(block.get("text"), str, where=here)
             citations = block.get("citations")
-            if allow_native and isinstance(citations, list) and citations:
-                if text.strip():
-                    parts.append(Text(text))
-                    parts.append(Native(NAME, "part", {"citations": citations}))
-                else:  # no text to hold the keys: the block travels whole
-                    parts.append(Native(NAME, "text", block))
+            cited = {"citations": citations} if isinstance(citations, list) and citations else {}
+            if allow_native and (cited or "cache_control" in block) and not text.strip():
+                parts.append(Native(NAME, "text", block))  # no text to hold the keys
             else:
                 parts.append(Text(text))
+                if allow_native:
+                    parts.extend(_part_keys(block, cited))
         elif kind == "image":
             _check_keys(block, {"type", "source"}, here)
             parts.append(_source(block, here))
+            if allow_native:
+                parts.extend(_part_keys(block))
         elif kind == "document":
             # The title is read, not kept, as a file's name is (the asset is named by its
             # content); the export titles the document by that name.
             _check_keys(block, {"type", "source", "title"}, here)
             parts.append(_source(block, here))
+            if allow_native:
+                parts.extend(_part_keys(block))
         elif kind == "tool_use" and allow_tools:
             _check_keys(block, {"type", "id", "name", "input"}, here)
             parts.append(
@@ -298,17 +317,22 @@ def block_parts(
                     arguments=expect(block.get("input", {}), dict, where=f"{here}.input"),
                 )
             )
+            if allow_native:
+                parts.extend(_part_keys(block))
         elif kind == "tool_result" and allow_tools:
             _check_keys(block, {"type", "tool_use_id", "content", "is_error"}, here)
-            if block.get("is_error"):
-                raise ImportFormatError(
-                    "tool results marked is_error are not imported",
-                    name=here,
-                    hint="LMML has no error flag for results; state the error in the text",
-                )
             inner = block_parts(
                 block.get("content", []), where=f"{here}.content", allow_tools=False
             )
+            # The error flag and a caching breakpoint are the result block's own keys: they
+            # travel as the keys of the tool turn's message, put back onto the block.
+            flags: dict[str, Any] = {
+                key: block[key] for key in ("is_error", "cache_control") if key in block
+            }
+            if flags.get("is_error") is False:
+                del flags["is_error"]  # the default, as if not given
+            if flags:
+                inner.insert(0, Native(NAME, MESSAGE_KEYS, flags))
             call_id = expect(block.get("tool_use_id"), str, where=here)
             parts.append((call_id, without_results(inner)))
         elif allow_native and isinstance(kind, str) and kind:
@@ -351,8 +375,17 @@ def read(data: object) -> ImportedConversation:
     turns = read_messages(messages)
     system = settings.pop("system", None)
     if system is not None:
-        parts = block_parts(system, where="system", allow_tools=False, allow_native=False)
-        turns.insert(0, ChatTurn("system", without_results(parts)))
+        parts = without_results(block_parts(system, where="system", allow_tools=False))
+        for part in parts:
+            # Only the keys of a text block (a caching breakpoint, citations) travel with
+            # system content; a block of another type has no place there.
+            if isinstance(part, Native) and part.kind != PART_KEYS:
+                raise ImportFormatError(
+                    f"unsupported system block type {shown_value(part.value.get('type'))}",
+                    name="system",
+                    hint="give system content as text blocks",
+                )
+        turns.insert(0, ChatTurn("system", parts))
     return ImportedConversation(turns, settings=tools_listed(settings))
 
 

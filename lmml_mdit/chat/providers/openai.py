@@ -320,13 +320,15 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
             )
         elif kind == "image_url":
             image = expect(part.get("image_url"), dict, where=here)
-            # detail is not kept: LMML has no per-image detail (export's image_detail=).
             reject_unknown_keys(image, ("url", "detail"), where=here)
             url = image.get("url")
             if isinstance(url, str) and not url.startswith("data:"):
                 parts.append(read_url(url, "image", where=here))
             else:
                 parts.append(decode_data_uri(url, where=here))
+            if "detail" in image:  # the image's own detail, put back onto it on export
+                detail = expect(image["detail"], str, where=f"{here}.image_url.detail")
+                parts.append(Native(NAME, PART_KEYS, {"image_url": {"detail": detail}}))
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))
         elif kind == "file":

@@ -66,6 +66,10 @@ from .openai import audio_asset, file_data_asset, parse_arguments
 
 __all__ = ["NAME", "PROVIDER", "export", "read", "request"]
 
+_DEFAULT_DETAIL = "auto"
+"""The ``detail`` an ``input_image`` is sent with when the options choose none (the API
+requires one)."""
+
 NAME = "openai-responses"
 
 SETTINGS = {
@@ -103,7 +107,7 @@ def _input_part(part: Part, message: OutgoingMessage, options: Options) -> dict[
     if isinstance(part, TextPart):
         return {"type": "input_text", "text": part.text}
     if isinstance(part, RemotePart):
-        return responses_part(part, PROVIDER.target, options.image_detail or "auto")
+        return responses_part(part, PROVIDER.target, options.image_detail or _DEFAULT_DETAIL)
     if isinstance(part, TextFilePart):
         if text_mode(options, "text") == "document":
             return {
@@ -116,7 +120,7 @@ def _input_part(part: Part, message: OutgoingMessage, options: Options) -> dict[
         return {
             "type": "input_image",
             "image_url": part.asset.data_uri(part.media_type),
-            "detail": options.image_detail or "auto",
+            "detail": options.image_detail or _DEFAULT_DETAIL,
         }
     if isinstance(part, DocumentPart):
         return {
@@ -251,7 +255,7 @@ _ROLES: dict[str, Role] = {
 # Replay bookkeeping the API adds to output items; it carries no conversation content.
 _IGNORED_ITEM_KEYS = {"id", "status"}
 _ITEM_KEYS = {"type", "role", "content", "call_id", "name", "arguments", "output"}
-# A part's keys that are read; detail and filename are not kept (see the bridge docs).
+# A part's keys that are read; filename is not kept (see the bridge docs).
 _PART_KEYS = {
     "input_text": ("type", "text"),
     "output_text": ("type", "text", "annotations", "logprobs"),
@@ -298,6 +302,10 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
                 parts.append(read_url(url, "image", where=here))
             else:
                 parts.append(decode_data_uri(url, where=here))
+            detail = part.get("detail", _DEFAULT_DETAIL)
+            if detail != _DEFAULT_DETAIL:  # "auto" is what the export sends anyway
+                detail = expect(detail, str, where=f"{here}.detail")
+                parts.append(Native(NAME, PART_KEYS, {"detail": detail}))
         elif kind == "input_file" and "file_data" not in part and "file_url" in part:
             reject_unknown_keys(part, ("type", "file_url", "filename"), where=here)
             parts.append(read_url(part["file_url"], "file", where=here))
