@@ -296,18 +296,27 @@ def test_cli_render_and_validate(tmp_path: Path, capsys: pytest.CaptureFixture[s
         assert name in err
 
 
-def test_a_signature_on_a_function_response_is_refused() -> None:
+def test_a_signature_on_a_function_response_comes_back_on_it() -> None:
     contents = [
-        {"role": "model", "parts": [{"function_call": {"name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"text": "Go"}]},
+        {"role": "model", "parts": [{"function_call": {"id": "c1", "name": "f", "args": {}}}]},
         {
             "role": "user",
             "parts": [
-                {"function_response": {"name": "f", "response": {}}, "thought_signature": "AA"}
+                {
+                    "function_response": {"id": "c1", "name": "f", "response": {"ok": 1}},
+                    "thought_signature": "AA",
+                }
             ],
         },
     ]
-    with pytest.raises(ImportFormatError, match="thought_signature"):
-        import_messages({"contents": contents}, "gemini")
+    bundle = import_messages({"contents": contents}, "gemini")
+    assert "@@@gemini.message.1.json" in bundle.narrative.text
+    assert bundle.validate() == []
+    body = to_request(bundle, "gemini", model="m")
+    assert body["contents"][2]["parts"] == contents[2]["parts"]
+    with pytest.warns(NativeItemDroppedWarning, match=r"gemini\.message\.1\.json"):
+        to_request(bundle, "openai", model="m")
 
 
 def test_a_packed_item_is_still_an_item() -> None:

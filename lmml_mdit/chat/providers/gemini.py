@@ -52,7 +52,7 @@ from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...media import is_image_type
 from ...model import Role
-from ...narrative.native import NativeItem
+from ...narrative.native import MESSAGE_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation
 from ..handlers import (
@@ -84,7 +84,7 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
-from ..native import place_native
+from ..native import message_keys, place_native
 from ..remote import gemini_part, read_url
 from ._common import (
     append_merged,
@@ -217,7 +217,9 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                 elif not isinstance(item, ToolCall):
                     assets.append(_part(item, options))
             response = {"id": call.id, "name": call.name, "response": _response(texts)}
-            parts = [{"function_response": response}, *assets]
+            # A tool turn's message keys (a signature given beside the response) are the
+            # function_response part's own.
+            parts = [{"function_response": response, **message_keys(message.items)}, *assets]
         append_merged(contents, role, "parts", parts)
     system = {"parts": system_parts} if system_parts else None
     return Payload(NAME, contents, system, conversation.warnings)
@@ -360,7 +362,10 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
             call_id = calls.answer(name, response.get("id"), here)
             body = expect(response.get("response", {}), dict, where=f"{here}.response")
             text = json.dumps(body, ensure_ascii=False)
-            parts.append((call_id, [Text(text)]))
+            result: list[ImportedPart] = [Text(text)]
+            if signature is not None:  # kept with the tool turn, put back on its part
+                result.insert(0, Native(NAME, MESSAGE_KEYS, {_SIGNATURE: signature}))
+            parts.append((call_id, result))
         else:
             raise ImportFormatError(
                 f"unsupported part with keys {sorted(map(as_text, part))}",
@@ -374,13 +379,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
                 name=here,
                 hint="split it into one part per field",
             )
-        if signature is not None and response is not None:
-            raise ImportFormatError(
-                "a thought_signature beside a function_response is not imported",
-                name=here,
-                hint="signatures belong to the model's parts; remove it from the response",
-            )
-        if signature is not None:  # kept with the part it signs
+        if signature is not None and response is None:  # kept with the part it signs
             parts.append(Native(NAME, "part", {_SIGNATURE: signature}))
     return parts
 
