@@ -48,6 +48,7 @@ The tree, in the order the classes are defined below::
 from __future__ import annotations
 
 import errno
+import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -64,6 +65,21 @@ def location(where: str, line: int | None, column: int | None) -> str:
         return where
     text = f"{where}:{line}" if where else f"line {line}"
     return f"{text}:{column}" if column is not None else text
+
+
+def file_location(bundle_file: str, inner: str | None, *, archive: bool) -> str:
+    """The file a line of a bundle counts in: *bundle_file* itself (*inner* None), an
+    archive entry as ``bundle.lmmlz!settings.yaml``, or a file beside a bare narrative
+    as its path (``chats/settings.yaml`` for ``chats/x.lmml``).
+
+    :param inner: the entry or file name the line counts in, or None for the narrative.
+    :param archive: whether *bundle_file* is an archive (else a bare narrative).
+    """
+    if inner is None:
+        return bundle_file
+    if archive:
+        return f"{bundle_file}!{inner}"
+    return os.path.join(os.path.dirname(bundle_file), inner)
 
 
 class LmmlError(Exception):

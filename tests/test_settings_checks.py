@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import lmml_mdit
 from lmml_mdit import Bundle
 from lmml_mdit.bundle.setting_values import INVALID_SETTING, json_value_offsets
 from lmml_mdit.chat.outgoing import to_request
@@ -303,3 +304,28 @@ def test_manifests_the_package_writes_follow_the_manifest_schema(tmp_path: Path)
     assert [p.path for p in schema_problems(broken, manifest_schema())] == [
         ("assets", "a.txt", "sha256")
     ]
+
+
+def test_a_settings_file_beside_a_narrative_is_named_as_the_place(tmp_path: Path) -> None:
+    """A line of a file beside a bare narrative counts in that file, and both the API and
+    the CLI name it by its path (not the narrative, not ``x.lmml!settings.yaml``)."""
+    (tmp_path / "x.lmml").write_text("## user\n\nHi @settings.yaml\n", encoding="utf-8")
+    (tmp_path / "settings.yaml").write_text("model: m\ntemperature: hot\n", encoding="utf-8")
+    bundle = lmml_mdit.open(tmp_path / "x.lmml")
+    (issue,) = bundle.validate()
+    assert (issue.kind, issue.file, issue.line, issue.column) == (
+        INVALID_SETTING,
+        "settings.yaml",
+        2,
+        14,
+    )
+    assert bundle.location(issue) == "settings.yaml"  # beside x.lmml, its file_name
+    done = subprocess.run(
+        [sys.executable, "-m", "lmml_mdit", "validate", "x.lmml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("settings.yaml:2:14: invalid_setting:")

@@ -26,6 +26,7 @@ from ..errors import (
     MissingEntryError,
     UnresolvableReferenceError,
     UnsafeEntryError,
+    file_location,
 )
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..model import Embed, Issue
@@ -406,8 +407,7 @@ class Bundle:
         try:
             yield
         except (InvalidManifestError, InvalidSettingsError) as error:
-            entry = entry_holding(self, name)
-            error.file = self.file_name if entry is None else f"{self.file_name}!{entry}"
+            error.file = self._file_holding(entry_holding(self, name))
             error.args = (error.format(),)  # str(error) reads the new location
             raise
 
@@ -504,9 +504,12 @@ class Bundle:
         return tuple(find_issues(self))
 
     def location(self, issue: Issue) -> str:
-        """The file an issue's line counts in: :attr:`file_name`, or
-        ``file_name!entry`` for a line inside an archive entry."""
-        return self.file_name if issue.file is None else f"{self.file_name}!{issue.file}"
+        """The file an issue's line counts in: :attr:`file_name`, ``file_name!entry`` for a
+        line inside an archive entry, or the path of a file beside a bare narrative."""
+        return self._file_holding(issue.file)
+
+    def _file_holding(self, inner: str | None) -> str:
+        return file_location(self.file_name, inner, archive=self.kind == "zip")
 
     def check_sendable(self, *, strict: bool = True) -> None:
         """Refuse to send a bundle with an error-level defect (:attr:`Issue.severity`).

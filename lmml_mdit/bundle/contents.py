@@ -107,6 +107,12 @@ def fences_differing_from_entries(bundle: BundleContents) -> Iterator[Embed]:
 
 
 def entry_holding(bundle: BundleContents, name: str) -> str | None:
-    """*name* when the embed of that name is read from an archive entry (whose lines its
-    errors count), None when it is an inline fence or absent."""
-    return name if name not in bundle.fences and name in bundle.entries else None
+    """*name* when the embed of that name is read from an archive entry or, for a bare
+    narrative, from a file beside it (whose lines its errors count); None when it is an
+    inline fence or absent (see :func:`~lmml_mdit.errors.file_location`)."""
+    if name in bundle.fences:
+        return None
+    if name in bundle.entries:
+        return name
+    beside = bundle.kind == "text" and bundle.base_dir is not None and bundle.has_asset(name)
+    return name if beside else None

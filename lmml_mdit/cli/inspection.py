@@ -87,7 +87,7 @@ def cmd_validate(args: Arguments) -> int:
             if args.json:
                 continue
             for issue in issues:
-                print(issue_line(source.label, issue))
+                print(issue_line(source.label, issue, archive=source.bundle.kind == "zip"))
             if not issues:
                 print(f"{shown(source.label)}: OK")
     if args.json:

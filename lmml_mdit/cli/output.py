@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..atomic import atomic_write_bytes
-from ..errors import LmmlError, WriteError, location
+from ..errors import LmmlError, WriteError, file_location, location
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from .arguments import Arguments
 
@@ -101,12 +101,11 @@ def error_text(error: BaseException) -> str:
     return one_line(str(error)) or type(error).__name__
 
 
-def issue_line(label: str, issue: Issue) -> str:
-    """``FILE:LINE:COL: kind: message``, FILE being *label* (or ``label!entry`` for a line
-    inside an archive entry), the message in the command line's words."""
-    where = location(
-        label if issue.file is None else f"{label}!{issue.file}", issue.line, issue.column
-    )
+def issue_line(label: str, issue: Issue, *, archive: bool = True) -> str:
+    """``FILE:LINE:COL: kind: message``, FILE being *label* (``label!entry`` for a line
+    inside an archive entry, the file's path for a file beside a bare narrative: *archive*
+    says which), the message in the command line's words."""
+    where = location(file_location(label, issue.file, archive=archive), issue.line, issue.column)
     return shown(f"{where}: {issue.kind}: {one_line(issue.cli_message or issue.message)}")
 
 

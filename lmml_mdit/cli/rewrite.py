@@ -130,7 +130,7 @@ def cmd_pack(args: Arguments) -> int:
         missing = [i for i in source.bundle.validate() if i.kind == "missing_reference"]
     if missing and not args.allow_missing:
         for issue in missing:
-            error(issue_line(source.label, issue))
+            error(issue_line(source.label, issue, archive=source.bundle.kind == "zip"))
         error(
             f"{source.label}: not packed: {len(missing)} reference(s) do not "
             "resolve (add the files, give --base-dir DIR, or --allow-missing to pack anyway)"
