@@ -299,6 +299,15 @@ async def test_invalid_utf8_on_disk_is_a_diagnostic(client: LanguageClient, fold
     document.close()
 
 
+async def test_ranges_count_utf16_units(client: LanguageClient, folder: Path) -> None:
+    document = Document(client, folder / "emoji.lmml", "## user\n\U0001f600 \u00e9 @gone.png\n")
+    (found,) = await document.open()
+    # The emoji takes two UTF-16 units, the accented letter one.
+    assert found.range.start == types.Position(line=1, character=5)
+    assert found.range.end == types.Position(line=1, character=5 + len("@gone.png"))
+    document.close()
+
+
 async def test_undecodable_text_from_the_client_is_a_diagnostic(
     client: LanguageClient, folder: Path
 ) -> None:

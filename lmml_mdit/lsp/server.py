@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
@@ -28,7 +29,7 @@ from .._version import __version__
 from .actions import code_actions
 from .completion import TRIGGER_CHARACTERS, complete
 from .diagnostics import SOURCE, diagnostics
-from .document import Analysis, analyse
+from .document import Analysis, analyse, path_of
 from .hover import hover
 from .navigation import definition, references
 from .outline import document_symbols, folding_ranges
@@ -138,11 +139,20 @@ class LmmlLanguageServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
 
-    def refresh(self) -> None:
-        """Analyse every open document again (files beside them may have changed)."""
-        self.analyses.clear()
+    def refresh(self, changed: Sequence[str]) -> None:
+        """Analyse again the open documents beside (or above) the files *changed* (URIs):
+        an asset they reference may have appeared or gone. A change to an open document's
+        own file is the editor's business, not news."""
+        paths = [path for path in map(path_of, changed) if path is not None]
         for uri in list(self.workspace.text_documents):
-            self.publish(uri)
+            analysis = self.analyses.get(uri)
+            folder = analysis.folder if analysis is not None else None
+            if folder is None or uri in changed:
+                continue
+            root = os.path.join(os.path.abspath(folder), "")
+            if any(os.path.abspath(path).startswith(root) for path in paths):
+                self.analyses.pop(uri, None)
+                self.publish(uri)
 
     def _cancel(self, uri: str) -> None:
         pending = self._pending.pop(uri, None)
@@ -243,7 +253,7 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @_guarded(server, "file change")
     def files_changed(params: types.DidChangeWatchedFilesParams) -> None:
-        server.refresh()
+        server.refresh([change.uri for change in params.changes])
 
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
