@@ -665,7 +665,8 @@ async def script_client() -> AsyncIterator[LanguageClient]:
     script = shutil.which("lmml", path=os.path.dirname(sys.executable)) or shutil.which("lmml")
     if script is None:
         pytest.fail("the lmml console script is not installed (pip install -e '.[test]')")
-    config = _config([script, "lsp"])
+    # As VS Code's client starts a stdio server: with --stdio.
+    config = _config([script, "lsp", "--stdio"])
     lsp_client = await config.start()
     assert isinstance(lsp_client, LanguageClient)
     await lsp_client.initialize_session(_initialize_params())

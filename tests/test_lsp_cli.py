@@ -30,6 +30,7 @@ def test_help_names_the_debounce_option() -> None:
     result = _run("-m", "lmml_mdit", "lsp", "--help")
     assert result.returncode == 0
     assert "usage: lmml lsp" in result.stdout and "--debounce SECONDS" in result.stdout
+    assert "--stdio" in result.stdout
 
 
 def test_a_bad_debounce_is_a_one_line_error() -> None:

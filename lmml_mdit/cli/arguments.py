@@ -54,6 +54,7 @@ class Arguments(argparse.Namespace):
     format: str | None
     workers: int | None
     debounce: float | None
+    stdio: bool
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False

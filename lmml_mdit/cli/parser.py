@@ -392,6 +392,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="wait this long after the last edit before checking the document again "
         "(default: a fraction of a second; a client's initializationOptions may set it)",
     )
+    p.add_argument(
+        "--stdio",
+        action="store_true",
+        help="talk over standard input and output (the only transport, and the default; "
+        "accepted because language clients pass it)",
+    )
 
     return parser
 

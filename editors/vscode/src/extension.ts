@@ -3,12 +3,7 @@
 // the server renders (its `lmml/preview` request).
 
 import * as vscode from "vscode";
-import {
-  LanguageClient,
-  LanguageClientOptions,
-  ServerOptions,
-  TransportKind,
-} from "vscode-languageclient/node";
+import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
 
 const LANGUAGE = "lmml";
 const PREVIEW_METHOD = "lmml/preview";
@@ -22,6 +17,7 @@ interface PreviewResult {
 }
 
 let client: LanguageClient | undefined;
+let watcher: vscode.FileSystemWatcher | undefined;
 let preview: Preview | undefined;
 
 /** The command that starts the server: `lmml.server.command`, else the configured Python
@@ -40,12 +36,12 @@ export function serverCommand(
   return { command: "lmml", args: ["lsp"] };
 }
 
-async function startClient(context: vscode.ExtensionContext): Promise<void> {
+async function startClient(): Promise<void> {
   const config = vscode.workspace.getConfiguration("lmml.server");
   const { command, args } = serverCommand(config);
-  const serverOptions: ServerOptions = { command, args, transport: TransportKind.stdio };
-  const watcher = vscode.workspace.createFileSystemWatcher("**/*");
-  context.subscriptions.push(watcher);
+  // No transport named: stdio, without the `--stdio` flag the client would add for one.
+  const serverOptions: ServerOptions = { command, args };
+  watcher = vscode.workspace.createFileSystemWatcher("**/*");
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ language: LANGUAGE }],
     initializationOptions: { debounce: config.get<number>("debounce", 0.3) },
@@ -67,6 +63,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
 async function stopClient(): Promise<void> {
   const running = client;
   client = undefined;
+  watcher?.dispose();
+  watcher = undefined;
   if (running) {
     await running.stop();
   }
@@ -165,16 +163,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("lmml.showPreview", showPreview),
     vscode.commands.registerCommand("lmml.restartServer", async () => {
       await stopClient();
-      await startClient(context);
+      await startClient();
     }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration("lmml.server")) {
         await stopClient();
-        await startClient(context);
+        await startClient();
       }
     }),
   );
-  await startClient(context);
+  await startClient();
 }
 
 export async function deactivate(): Promise<void> {
