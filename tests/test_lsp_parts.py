@@ -1,18 +1,26 @@
 """The language server's parts that need no client: positions in each encoding, image
-dimensions from headers, and the outline's words. (The server is driven end to end in
-tests/test_lsp.py.)"""
+dimensions from headers, the outline's words, and every feature on any document. (The
+server is driven end to end in tests/test_lsp.py.)"""
 
 from __future__ import annotations
 
 import struct
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lsprotocol import types
 
+from lmml_mdit.lsp.actions import code_actions
+from lmml_mdit.lsp.completion import complete
+from lmml_mdit.lsp.diagnostics import diagnostics
 from lmml_mdit.lsp.dimensions import image_dimensions
 from lmml_mdit.lsp.document import analyse, path_of
-from lmml_mdit.lsp.outline import first_words
+from lmml_mdit.lsp.hover import hover
+from lmml_mdit.lsp.navigation import definition, references
+from lmml_mdit.lsp.outline import document_symbols, first_words, folding_ranges
 from lmml_mdit.lsp.positions import Columns, units
+from lmml_mdit.lsp.preview import preview
 
 UTF8, UTF16, UTF32 = (
     types.PositionEncodingKind.Utf8,
@@ -131,3 +139,59 @@ def test_a_lone_surrogate_is_a_failure_not_an_exception() -> None:
     assert analysis.bundle is None and analysis.failure is not None
     assert analysis.failure.line == 2
     assert analysis.lines == ("## user", "bad \ud800 here")
+
+
+_FRAGMENTS = st.sampled_from(
+    [
+        "## Turn 1 -- user\n",
+        "## Turn 2: assistant\n",
+        "# asistant\n",
+        "<!-- system -->\n",
+        "@@@data.json\n",
+        "@@@\n",
+        '{"a": 1}\n',
+        "> @@@q.txt\n> quoted\n",
+        "- @@@item.py\n  x = 1\n",
+        "See @chart.png and @gone.pdf.\n",
+        "\\@escaped.png\n",
+        "`@code.png`\n",
+        "\U0001f600 @emoji.png\n",
+        "plain words\n",
+        "\n",
+        "---\ntitle: x\n---\n",
+        "setext\n===\n",
+        "tail@@@\n",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    parts=st.lists(_FRAGMENTS, max_size=12),
+    spots=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 40)), max_size=6),
+)
+def test_every_feature_answers_any_document(
+    tmp_path_factory: pytest.TempPathFactory,
+    parts: list[str],
+    spots: list[tuple[int, int]],
+) -> None:
+    """Whatever the text and wherever the cursor, each feature answers (no exception)."""
+    folder = tmp_path_factory.mktemp("any", numbered=True)
+    (folder / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    text = "".join(parts)
+    analysis = analyse((folder / "doc.lmml").as_uri(), text, 1)
+    columns = Columns(analysis.lines, UTF16)
+    diagnostics(analysis, columns)
+    narrative = analysis.narrative
+    if narrative is not None:
+        document_symbols(narrative, columns)
+        folding_ranges(narrative)
+    code_actions(analysis, columns, 0, len(analysis.lines))
+    for line, character in spots:
+        column = columns.column(types.Position(line=line, character=character))
+        hover(analysis, columns, line, column)
+        definition(analysis, columns, line, column)
+        references(analysis, columns, line, column, declaration=True)
+        current = Columns.of_line(line, columns.line(line)[:column], UTF16)
+        complete(analysis, current, line, column)
+    preview(analysis)
