@@ -53,6 +53,8 @@ class Arguments(argparse.Namespace):
     orphans: Literal["append", "drop", "error"]
     format: str | None
     workers: int | None
+    debounce: float | None
+    stdio: bool
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False

@@ -14,6 +14,7 @@ from ..chat.providers import EXPORT_PROVIDERS, IMPORT_FORMATS
 from ..chat.providers import PROVIDER_NAMES as PROVIDERS
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from .arguments import Arguments, Handler
+from .editor import cmd_lsp, seconds
 from .inspection import cmd_cat, cmd_info, cmd_ls, cmd_turns, cmd_validate
 from .interchange import cmd_export, cmd_import
 from .options import (
@@ -56,6 +57,7 @@ COMMANDS: tuple[str, ...] = (
     "info",
     "import",
     "export",
+    "lsp",
 )
 """Every subcommand name, in help order."""
 
@@ -376,6 +378,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_base_dir(p)
     add_quiet(p)
+
+    p = command(
+        "lsp",
+        "run the language server for editors (LSP over stdin and stdout)",
+        "lmml lsp     # started by the editor; see the Editors page of the docs",
+        cmd_lsp,
+    )
+    p.add_argument(
+        "--debounce",
+        type=seconds,
+        metavar="SECONDS",
+        help="wait this long after the last edit before checking the document again "
+        "(default: a fraction of a second; a client's initializationOptions may set it)",
+    )
+    p.add_argument(
+        "--stdio",
+        action="store_true",
+        help="talk over standard input and output (the only transport, and the default; "
+        "accepted because language clients pass it)",
+    )
 
     return parser
 

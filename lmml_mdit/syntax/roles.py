@@ -74,7 +74,16 @@ _TURN_SHAPED = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _ONE_WORD = re.compile(r"[^\W\d_]+")
-_ROLE_STAND_INS = frozenset({"bot", "ai", "human", "model", "developer", "function"})
+_STAND_IN_ROLES: dict[str, Role] = {
+    "bot": "assistant",
+    "ai": "assistant",
+    "model": "assistant",
+    "human": "user",
+    "developer": "system",
+    "function": "tool",
+}
+"""Words people write for a role, each with the role it usually stands for."""
+_ROLE_STAND_INS = frozenset(_STAND_IN_ROLES)
 COMMENT_OPEN = "<!--"
 COMMENT_CLOSE = "-->"
 
@@ -159,6 +168,26 @@ def _misspelt_role(word: str, *, long_only: bool = False) -> Role | None:
         if _edit_distance(lowered, role, limit) <= limit:
             return role
     return None
+
+
+def suggested_role(word: str) -> Role | None:
+    """The role a near-miss delimiter's *word* was likely meant as: the role it misspells
+    (``asistant``), or the one a stand-in usually names (``bot`` for assistant, ``human`` for
+    user), or None."""
+    return _misspelt_role(word) or _STAND_IN_ROLES.get(word.lower())
+
+
+def corrected_heading(text: str) -> str | None:
+    """The strict delimiter text a heading shaped like ``Turn N`` with another separator was
+    meant as (``Turn 1 -- user`` for ``Turn 1: user`` or ``Turn 1 - user``), or None when
+    *text* is not that shape or names no role after its separator."""
+    stripped = text.strip()
+    turn_shaped = _TURN_SHAPED.fullmatch(stripped) if stripped[:1] in "tT" else None
+    label = _TURN_LABEL.match(stripped)
+    if turn_shaped is None or label is None:
+        return None
+    role = _ROLES.get(turn_shaped.group(1).strip().lower())
+    return f"{label.group()} -- {role}" if role is not None else None
 
 
 def near_miss(text: str) -> str | None:

@@ -1,0 +1,172 @@
+"""Quick fixes for the issues validation reports.
+
+- ``unclosed_embed``: close the fence where its content ends (the container's prefix kept, so
+  a fence in a quote closes in the quote).
+- ``missing_reference``: change the name to the asset it most resembles ("did you mean
+  screenshot.png?", from :meth:`Bundle.closest_asset
+  <lmml_mdit.bundle.bundle.Bundle.closest_asset>`); create the missing file beside the
+  narrative; or escape the mention (``\\@name``) when it is not meant as an asset.
+- ``suspicious_delimiter``: put the role word it misspells or stands in for, or every role
+  when none is likely; or rewrite a ``Turn N`` heading's separator as a spaced ``--``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from lsprotocol import types
+
+from ..bundle.archive import unsafe_reason
+from ..bundle.bundle import Bundle
+from ..model import MESSAGE_ROLES, Issue
+from ..narrative.narrative import Narrative
+from ..syntax.fence import MARKER
+from ..syntax.roles import SUSPICIOUS_DELIMITER, corrected_heading, suggested_role
+from ..syntax.write import ESCAPE
+from .diagnostics import issue_diagnostic
+from .document import Analysis
+from .navigation import file_uri
+from .positions import Columns
+from .targets import mentions
+
+__all__ = ["code_actions"]
+
+_QUICK_FIX = types.CodeActionKind.QuickFix
+
+
+def code_actions(
+    analysis: Analysis, columns: Columns, first_line: int, last_line: int
+) -> list[types.CodeAction]:
+    """The quick fixes for the issues shown on the 0-based lines ``first_line`` to
+    ``last_line``."""
+    bundle = analysis.bundle
+    if bundle is None:
+        return []
+    found: list[types.CodeAction] = []
+    for issue in analysis.issues:
+        diagnostic = issue_diagnostic(issue, analysis, columns)
+        span = diagnostic.range
+        if span.end.line < first_line or span.start.line > last_line:
+            continue
+        for action in _fixes(issue, bundle, analysis, columns):
+            action.diagnostics = [diagnostic]
+            found.append(action)
+    return found
+
+
+def _action(
+    title: str, analysis: Analysis, edits: list[types.TextEdit], *, preferred: bool = False
+) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=_QUICK_FIX,
+        is_preferred=preferred or None,
+        edit=types.WorkspaceEdit(changes={analysis.uri: edits}),
+    )
+
+
+def _fixes(
+    issue: Issue, bundle: Bundle, analysis: Analysis, columns: Columns
+) -> Iterator[types.CodeAction]:
+    if issue.line is None:
+        return
+    if issue.kind == "unclosed_embed":
+        yield from _close_fence(issue, bundle.narrative, analysis, columns)
+    elif issue.kind == "missing_reference":
+        yield from _missing(issue, bundle, analysis, columns)
+    elif issue.kind == SUSPICIOUS_DELIMITER:
+        yield from _role_word(issue, bundle.narrative, analysis, columns)
+
+
+def _close_fence(
+    issue: Issue, narrative: Narrative, analysis: Analysis, columns: Columns
+) -> Iterator[types.CodeAction]:
+    assert issue.line is not None
+    for fence in narrative.index.fences_in(issue.line - 1, issue.line):
+        if fence.name != issue.name or fence.closed:
+            continue
+        opening = columns.line(fence.start)[: fence.column - 1]
+        # The container's prefix: a quote's ">" stays, a list marker becomes its indentation.
+        prefix = "".join(char if char in "> \t" else " " for char in opening)
+        lines = len(columns.lines)
+        if fence.end < lines:
+            at = columns.position(fence.end, 0)
+            new_text = f"{prefix}{MARKER}\n"
+        else:
+            at = columns.end_of(lines - 1)
+            ends_with_newline = analysis.text.endswith(("\n", "\r"))
+            new_text = f"{prefix}{MARKER}\n" if ends_with_newline else f"\n{prefix}{MARKER}"
+            if ends_with_newline:
+                at = types.Position(line=lines, character=0)
+        edit = types.TextEdit(range=types.Range(start=at, end=at), new_text=new_text)
+        yield _action(f"Close the fence @@@{fence.name}", analysis, [edit], preferred=True)
+        return
+
+
+def _missing(
+    issue: Issue, bundle: Bundle, analysis: Analysis, columns: Columns
+) -> Iterator[types.CodeAction]:
+    name = issue.name
+    every = [m for m in mentions(bundle.narrative, name) if m.kind == "reference"]
+    close = bundle.closest_asset(name)
+    if close is not None:
+        edits = [
+            types.TextEdit(range=columns.span(m.line, m.name_start, m.end), new_text=close)
+            for m in every
+        ]
+        yield _action(
+            f"Did you mean {close}? Change @{name} to @{close}", analysis, edits, preferred=True
+        )
+    if bundle.base_dir is not None and unsafe_reason(name) is None:
+        path = os.path.join(bundle.base_dir, *name.split("/"))
+        yield types.CodeAction(
+            title=f"Create the file {name} beside the narrative",
+            kind=_QUICK_FIX,
+            edit=types.WorkspaceEdit(
+                document_changes=[
+                    types.CreateFile(
+                        uri=file_uri(path),
+                        options=types.CreateFileOptions(ignore_if_exists=True),
+                    )
+                ]
+            ),
+        )
+    escapes = [
+        types.TextEdit(range=columns.span(m.line, m.start, m.start), new_text=ESCAPE) for m in every
+    ]
+    yield _action(f"Escape @{name}: it is not an asset", analysis, escapes)
+
+
+def _role_word(
+    issue: Issue, narrative: Narrative, analysis: Analysis, columns: Columns
+) -> Iterator[types.CodeAction]:
+    assert issue.line is not None
+    line = issue.line - 1
+    word = issue.name
+    if word.lower() in MESSAGE_ROLES:
+        # The role is right and the separator is not: rewrite the heading's text.
+        block = narrative.index.block_at(line)
+        if block is None or block.kind != "heading":
+            return
+        heading = narrative.tokens[block.token + 1].content.strip()
+        corrected = corrected_heading(heading)
+        at = columns.line(line).find(heading)
+        if corrected is None or at < 0:
+            return
+        edit = types.TextEdit(range=columns.span(line, at, at + len(heading)), new_text=corrected)
+        yield _action(f"Write the heading as '{corrected}'", analysis, [edit], preferred=True)
+        return
+    column = (issue.column or 1) - 1
+    if not columns.line(line).startswith(word, column):
+        return
+    span = columns.span(line, column, column + len(word))
+    meant = suggested_role(word)
+    for role in (meant,) if meant is not None else MESSAGE_ROLES:
+        assert role is not None
+        yield _action(
+            f"Change '{word}' to the role '{role}'",
+            analysis,
+            [types.TextEdit(range=span, new_text=role)],
+            preferred=meant is not None,
+        )

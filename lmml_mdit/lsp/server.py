@@ -1,0 +1,333 @@
+"""The language server: :class:`LmmlLanguageServer`, its features registered by
+:func:`build_server`, and :func:`serve` (what ``lmml lsp`` runs, over stdio).
+
+Each open document is analysed once per version (:func:`~.document.analyse`) and every
+request reads that analysis. Diagnostics are published when a document opens or is saved, and
+:attr:`LmmlLanguageServer.debounce` seconds after the last of a run of changes; completion
+reads the line being typed and the latest analysis, so typing never waits for a parse.
+
+No request stops the server: a handler that fails logs the traceback to the client
+(``window/logMessage``) and answers with an empty result; diagnostics that fail to compute
+become one diagnostic saying so.
+
+Initialisation options (``initializationOptions``): ``{"debounce": SECONDS}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from .._version import __version__
+from .actions import code_actions
+from .completion import TRIGGER_CHARACTERS, complete
+from .diagnostics import SOURCE, diagnostics
+from .document import Analysis, analyse, path_of
+from .hover import hover
+from .navigation import definition, references
+from .outline import document_symbols, folding_ranges
+from .positions import Columns
+from .preview import PREVIEW_METHOD, preview, preview_uri
+
+__all__ = ["DEFAULT_DEBOUNCE", "SERVER_NAME", "LmmlLanguageServer", "build_server", "serve"]
+
+SERVER_NAME = "lmml"
+"""The name the server gives the client."""
+
+DEFAULT_DEBOUNCE = 0.3
+"""Seconds to wait after a change before the document is analysed again."""
+
+_Params = TypeVar("_Params")
+_Result = TypeVar("_Result")
+
+
+class LmmlLanguageServer(LanguageServer):
+    """The LMML language server.
+
+    :param debounce: seconds to wait after a change before publishing diagnostics again
+        (0 publishes at once).
+    """
+
+    def __init__(self, debounce: float = DEFAULT_DEBOUNCE) -> None:
+        super().__init__(
+            SERVER_NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+        )
+        self.debounce = debounce
+        self.analyses: dict[str, Analysis] = {}
+        self._pending: dict[str, asyncio.TimerHandle] = {}
+
+    # -- analyses ------------------------------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        """The position encoding agreed with the client."""
+        return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+
+    def analysis(self, uri: str) -> Analysis:
+        """The analysis of the document *uri*'s current text (made now when its version has
+        none yet; a document the client never opened is read from disk)."""
+        document = self.workspace.get_text_document(uri)
+        text = document.source
+        cached = self.analyses.get(uri)
+        if cached is not None and cached.version == document.version and cached.text == text:
+            return cached
+        fresh = analyse(uri, text, document.version)
+        if uri in self.workspace.text_documents:
+            self.analyses[uri] = fresh
+        return fresh
+
+    def latest(self, uri: str) -> Analysis:
+        """The document's latest analysis, even if its text has changed since (made now when
+        there is none)."""
+        cached = self.analyses.get(uri)
+        return cached if cached is not None else self.analysis(uri)
+
+    def columns(self, analysis: Analysis) -> Columns:
+        """The positions of *analysis*'s lines in the client's units."""
+        return Columns(analysis.lines, self.encoding)
+
+    # -- diagnostics ---------------------------------------------------------------------
+
+    def publish(self, uri: str) -> None:
+        """Analyse *uri* now and publish its diagnostics."""
+        self._cancel(uri)
+        if uri not in self.workspace.text_documents:
+            return
+        version: int | None = None
+        try:
+            analysis = self.analysis(uri)
+            version = analysis.version
+            found = diagnostics(analysis, self.columns(analysis))
+        except Exception as error:
+            self.log_failure("diagnostics", uri)
+            start = types.Position(line=0, character=0)
+            found = [
+                types.Diagnostic(
+                    range=types.Range(start=start, end=start),
+                    message=f"internal error in the LMML language server ({type(error).__name__}: "
+                    f"{error}); the log has the traceback",
+                    severity=types.DiagnosticSeverity.Error,
+                    source=SOURCE,
+                )
+            ]
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
+        )
+
+    def schedule(self, uri: str) -> None:
+        """Publish *uri*'s diagnostics :attr:`debounce` seconds from now, unless another
+        change comes first (which schedules them again)."""
+        self._cancel(uri)
+        if self.debounce <= 0:
+            self.publish(uri)
+            return
+        loop = asyncio.get_running_loop()
+        self._pending[uri] = loop.call_later(self.debounce, self.publish, uri)
+
+    def forget(self, uri: str) -> None:
+        """Drop a closed document: no pending publication, no analysis, no diagnostics."""
+        self._cancel(uri)
+        self.analyses.pop(uri, None)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+
+    def refresh(self, changed: Sequence[str]) -> None:
+        """Analyse again the open documents beside (or above) the files *changed* (URIs):
+        an asset they reference may have appeared or gone. A change to an open document's
+        own file is the editor's business, not news."""
+        paths = [path for path in map(path_of, changed) if path is not None]
+        for uri in list(self.workspace.text_documents):
+            analysis = self.analyses.get(uri)
+            folder = analysis.folder if analysis is not None else None
+            if folder is None or uri in changed:
+                continue
+            root = os.path.join(os.path.abspath(folder), "")
+            if any(os.path.abspath(path).startswith(root) for path in paths):
+                self.analyses.pop(uri, None)
+                self.publish(uri)
+
+    def _cancel(self, uri: str) -> None:
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+
+    # -- failures ------------------------------------------------------------------------
+
+    def log_failure(self, what: str, uri: str | None) -> None:
+        """Log the exception being handled, with its traceback, to the client."""
+        about = f" for {uri}" if uri else ""
+        self.window_log_message(
+            types.LogMessageParams(
+                type=types.MessageType.Error,
+                message=f"lmml: {what} failed{about}:\n{traceback.format_exc()}",
+            )
+        )
+
+
+class _CustomParams(Protocol):
+    """The params of a request outside the protocol (a JSON object, as the JSON-RPC layer
+    makes attribute objects of them). Not ``object``: pygls passes the server as well to a
+    handler whose first parameter the server's type satisfies."""
+
+
+class _AtPosition(Protocol):
+    """What a request about one position holds."""
+
+    @property
+    def text_document(self) -> types.TextDocumentIdentifier: ...
+
+    @property
+    def position(self) -> types.Position: ...
+
+
+def _uri_of(params: object) -> str | None:
+    document = getattr(params, "text_document", None)
+    uri = getattr(document, "uri", None)
+    return uri if isinstance(uri, str) else preview_uri(params)
+
+
+def _guarded(
+    server: LmmlLanguageServer, what: str
+) -> Callable[[Callable[[_Params], _Result]], Callable[[_Params], _Result | None]]:
+    """A handler that answers None, the empty result (and logs why), instead of failing
+    the request."""
+
+    def wrap(handler: Callable[[_Params], _Result]) -> Callable[[_Params], _Result | None]:
+        @functools.wraps(handler)
+        def run(params: _Params) -> _Result | None:
+            try:
+                return handler(params)
+            except Exception:
+                server.log_failure(what, _uri_of(params))
+                return None
+
+        return run
+
+    return wrap
+
+
+def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
+    """A server with every feature registered.
+
+    :param debounce: see :class:`LmmlLanguageServer` (an initialisation option overrides it).
+    """
+    server = LmmlLanguageServer(debounce)
+
+    @server.feature(types.INITIALIZE)
+    @_guarded(server, "initialize")
+    def initialize(params: types.InitializeParams) -> None:
+        options = params.initialization_options
+        value = options.get("debounce") if isinstance(options, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            server.debounce = float(value)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @_guarded(server, "open")
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        server.publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @_guarded(server, "change")
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        server.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @_guarded(server, "save")
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        server.analyses.pop(params.text_document.uri, None)
+        server.publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @_guarded(server, "close")
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        server.forget(params.text_document.uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @_guarded(server, "file change")
+    def files_changed(params: types.DidChangeWatchedFilesParams) -> None:
+        server.refresh([change.uri for change in params.changes])
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS),
+    )
+    @_guarded(server, "completion")
+    def completion(params: types.CompletionParams) -> types.CompletionList | None:
+        uri = params.text_document.uri
+        document = server.workspace.get_text_document(uri)
+        line = params.position.line
+        lines = document.lines
+        text = lines[line].rstrip("\r\n") if line < len(lines) else ""
+        columns = Columns.of_line(line, text, server.encoding)
+        return complete(server.latest(uri), columns, line, columns.column(params.position))
+
+    def at(params: _AtPosition) -> tuple[Analysis, Columns, int, int]:
+        analysis = server.analysis(params.text_document.uri)
+        columns = server.columns(analysis)
+        return analysis, columns, params.position.line, columns.column(params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @_guarded(server, "hover")
+    def on_hover(params: types.HoverParams) -> types.Hover | None:
+        return hover(*at(params))
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @_guarded(server, "definition")
+    def on_definition(params: types.DefinitionParams) -> list[types.Location] | None:
+        return definition(*at(params))
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @_guarded(server, "references")
+    def on_references(params: types.ReferenceParams) -> list[types.Location] | None:
+        return references(*at(params), declaration=params.context.include_declaration)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @_guarded(server, "document symbols")
+    def on_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+        analysis = server.analysis(params.text_document.uri)
+        narrative = analysis.narrative
+        if narrative is None:
+            return []
+        return document_symbols(narrative, server.columns(analysis))
+
+    @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+    @_guarded(server, "folding ranges")
+    def on_folding(params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
+        narrative = server.analysis(params.text_document.uri).narrative
+        return folding_ranges(narrative) if narrative is not None else []
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    @_guarded(server, "code actions")
+    def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        analysis = server.analysis(params.text_document.uri)
+        span = params.range
+        return code_actions(analysis, server.columns(analysis), span.start.line, span.end.line)
+
+    @server.feature(PREVIEW_METHOD)
+    @_guarded(server, "preview")
+    def on_preview(params: _CustomParams) -> dict[str, Any] | None:
+        uri = preview_uri(params)
+        if uri is None:
+            raise ValueError(f"{PREVIEW_METHOD} takes {{'textDocument': {{'uri': URI}}}}")
+        return preview(server.analysis(uri))
+
+    return server
+
+
+def serve(debounce: float = DEFAULT_DEBOUNCE) -> None:
+    """Run the language server over standard input and output until the client exits.
+
+    :param debounce: see :class:`LmmlLanguageServer`.
+    """
+    build_server(debounce).start_io()

@@ -1,0 +1,732 @@
+"""The language server end to end: ``python -m lmml_mdit lsp`` (and the ``lmml lsp`` console
+script) started as a process and driven over stdio by pytest-lsp's client, with real LSP
+messages: diagnostics as edits add and remove defects, completion, hover, definition,
+references, the outline, folding, quick fixes, the ``lmml/preview`` request, and a server that
+survives a failing request and input that is no narrative.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import shutil
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import pytest_lsp
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+TIMEOUT = 20.0
+
+# A 3x2 PNG (its header is all the hover reads).
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEklEQVR4nGP4z8DAwMDAwMDAAAAd9gP9Bv2h"
+    "FwAAAABJRU5ErkJggg=="
+)
+
+
+def _server_env() -> dict[str, str]:
+    """The test's environment, with this tree first on the path (the server must run the
+    code under test, wherever the process starts)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def _initialize_params(**options: Any) -> types.InitializeParams:
+    return types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        initialization_options=options or None,
+    )
+
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+_PUBLISHED: dict[int, list[types.PublishDiagnosticsParams]] = {}
+"""Every publication each client received, in order (keyed by the client's id)."""
+
+
+def _log(client: LanguageClient) -> list[types.PublishDiagnosticsParams]:
+    return _PUBLISHED.setdefault(id(client), [])
+
+
+def _record(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+    client.diagnostics[params.uri] = params.diagnostics
+    _log(client).append(params)
+
+
+def _recording_client() -> LanguageClient:
+    """pytest-lsp's test client, keeping every publication (not only the last per URI), so
+    none is missed between two waits."""
+    client = LanguageClient(converter_factory=default_converter)
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, PUBLISH: _record})
+    return client
+
+
+def _config(command: list[str]) -> ClientServerConfig:
+    return ClientServerConfig(
+        server_command=command, client_factory=_recording_client, server_env=_server_env()
+    )
+
+
+@pytest_lsp.fixture(scope="module", config=_config([sys.executable, "-m", "lmml_mdit", "lsp"]))
+async def client(lsp_client: LanguageClient) -> AsyncIterator[None]:
+    # Diagnostics at once after each change, so the tests wait for nothing else.
+    await lsp_client.initialize_session(_initialize_params(debounce=0))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of assets beside the narratives the tests open."""
+    root = tmp_path_factory.mktemp("narratives")
+    (root / "screenshot.png").write_bytes(PNG)
+    (root / "notes.txt").write_text("first line\nsecond line\n", encoding="utf-8")
+    (root / "data").mkdir()
+    (root / "data" / "table.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    return root
+
+
+def _uri(path: Path) -> str:
+    return path.as_uri()
+
+
+class Document:
+    """One document open in the server, its text kept in step with the edits sent."""
+
+    def __init__(self, client: LanguageClient, path: Path, text: str) -> None:
+        self.client = client
+        self.path = path
+        self.uri = _uri(path)
+        self.text = text
+        self.version = 1
+
+    async def open(self) -> Sequence[types.Diagnostic]:
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=self.uri, language_id="lmml", version=self.version, text=self.text
+                )
+            )
+        )
+        return await published(self.client, self.uri, self.version)
+
+    async def edit(self, edits: Sequence[types.TextEdit]) -> Sequence[types.Diagnostic]:
+        """Apply *edits* here and send them as one incremental change each, in reverse
+        document order (so earlier positions stay valid), then wait for the diagnostics."""
+        self.version += 1
+        ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character))
+        changes = []
+        for edit in reversed(ordered):
+            self.text = apply_edit(self.text, edit)
+            changes.append(
+                types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text)
+            )
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=self.uri, version=self.version
+                ),
+                content_changes=changes,
+            )
+        )
+        return await published(self.client, self.uri, self.version)
+
+    async def insert(self, line: int, character: int, text: str) -> Sequence[types.Diagnostic]:
+        at = types.Position(line=line, character=character)
+        return await self.edit([types.TextEdit(range=types.Range(start=at, end=at), new_text=text)])
+
+    def close(self) -> None:
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=self.uri)
+            )
+        )
+
+    def identifier(self) -> types.TextDocumentIdentifier:
+        return types.TextDocumentIdentifier(uri=self.uri)
+
+    def at(self, needle: str, offset: int = 0) -> types.Position:
+        """The position *offset* characters into the first occurrence of *needle*."""
+        index = self.text.index(needle) + offset
+        before = self.text[:index]
+        return types.Position(line=before.count("\n"), character=index - (before.rfind("\n") + 1))
+
+
+def apply_edit(text: str, edit: types.TextEdit) -> str:
+    lines = text.split("\n")
+
+    def offset(position: types.Position) -> int:
+        return sum(len(line) + 1 for line in lines[: position.line]) + position.character
+
+    return text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
+
+
+async def published(
+    client: LanguageClient, uri: str, version: int | None = None, *, after: int = 0
+) -> Sequence[types.Diagnostic]:
+    """The diagnostics first published for *uri* at *version* (or at any version), among
+    the publications after the first *after*."""
+    log = _log(client)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TIMEOUT
+    while True:
+        for params in log[after:]:
+            if params.uri == uri and (version is None or params.version == version):
+                return list(params.diagnostics)
+        if loop.time() > deadline:
+            raise TimeoutError(f"no diagnostics for {uri} at version {version}")
+        await asyncio.sleep(0.01)
+
+
+def codes(diagnostics: Sequence[types.Diagnostic]) -> list[str]:
+    return [str(d.code) for d in diagnostics]
+
+
+NARRATIVE = """\
+## Turn 1 -- user
+Look at @screenshot.pgn and @notes.txt, please.
+
+## Turn 2 -- assistant
+Here is the summary:
+
+@@@summary.json
+{"ok": true}
+@@@
+
+See @summary.json again.
+"""
+
+
+# -- diagnostics ---------------------------------------------------------------------------
+
+
+async def test_diagnostics_on_open_name_range_severity_code_and_hint(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(client, folder / "open.lmml", NARRATIVE)
+    found = await document.open()
+    assert codes(found) == ["missing_reference"]
+    (missing,) = found
+    assert missing.severity == types.DiagnosticSeverity.Error
+    assert missing.source == "lmml"
+    start = document.at("@screenshot.pgn")
+    assert missing.range.start == start
+    assert missing.range.end.character == start.character + len("@screenshot.pgn")
+    assert "did you mean screenshot.png?" in missing.message
+    assert "escape the mention" in missing.message
+    document.close()
+
+
+async def test_edits_add_and_remove_defects(client: LanguageClient, folder: Path) -> None:
+    document = Document(client, folder / "edits.lmml", "## user\nHello.\n")
+    assert await document.open() == []
+    # An unclosed fence: an error at its @@@.
+    found = await document.insert(2, 0, "\n@@@config.yaml\nkey: 1\n")
+    assert codes(found) == ["unclosed_embed"]
+    assert found[0].severity == types.DiagnosticSeverity.Error
+    assert found[0].range.start == types.Position(line=3, character=0)
+    # Closing it removes the defect.
+    found = await document.insert(5, 0, "@@@\n")
+    assert found == []
+    # A near-miss role word: a warning on the word.
+    found = await document.insert(0, 0, "## Turn 0 -- asistant\nHi.\n\n")
+    assert codes(found) == ["suspicious_delimiter"]
+    assert found[0].severity == types.DiagnosticSeverity.Warning
+    assert found[0].range.start == types.Position(line=0, character=len("## Turn 0 -- "))
+    # Deleting the heading's line removes it again.
+    start, end = types.Position(line=0, character=0), types.Position(line=3, character=0)
+    found = await document.edit(
+        [types.TextEdit(range=types.Range(start=start, end=end), new_text="")]
+    )
+    assert found == []
+    assert document.text == "## user\nHello.\n\n@@@config.yaml\nkey: 1\n@@@\n"
+    document.close()
+
+
+async def test_one_character_edit_breaks_and_fixes_a_name(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(client, folder / "typo.lmml", "## user\nSee @notes.txt.\n")
+    assert await document.open() == []
+    found = await document.insert(1, len("See @notes"), "s")
+    assert codes(found) == ["missing_reference"]
+    assert "did you mean notes.txt?" in found[0].message
+    position = types.Position(line=1, character=len("See @notes"))
+    end = types.Position(line=1, character=len("See @notess"))
+    found = await document.edit(
+        [types.TextEdit(range=types.Range(start=position, end=end), new_text="")]
+    )
+    assert found == []
+    document.close()
+
+
+async def test_a_file_created_beside_is_seen_on_save(client: LanguageClient, folder: Path) -> None:
+    document = Document(client, folder / "created.lmml", "## user\nSee @later.md.\n")
+    assert codes(await document.open()) == ["missing_reference"]
+    (folder / "later.md").write_text("# later\n", encoding="utf-8")
+    mark = len(_log(client))
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=document.identifier())
+    )
+    assert await published(client, document.uri, after=mark) == []
+    document.close()
+
+
+async def test_invalid_utf8_on_disk_is_a_diagnostic(client: LanguageClient, folder: Path) -> None:
+    path = folder / "latin1.lmml"
+    data = "## user\ncaf\xe9 au lait\n".encode("latin-1")
+    path.write_bytes(data)
+    # What an editor shows: the bytes decoded with replacement characters.
+    document = Document(client, path, data.decode("utf-8", "replace"))
+    (found,) = await document.open()
+    assert found.severity == types.DiagnosticSeverity.Error
+    assert "invalid UTF-8 at byte offset 11" in found.message
+    assert found.range.start.line == 1
+    document.close()
+
+
+async def test_ranges_count_utf16_units(client: LanguageClient, folder: Path) -> None:
+    document = Document(client, folder / "emoji.lmml", "## user\n\U0001f600 \u00e9 @gone.png\n")
+    (found,) = await document.open()
+    # The emoji takes two UTF-16 units, the accented letter one.
+    assert found.range.start == types.Position(line=1, character=5)
+    assert found.range.end == types.Position(line=1, character=5 + len("@gone.png"))
+    document.close()
+
+
+async def test_undecodable_text_from_the_client_is_a_diagnostic(
+    client: LanguageClient, folder: Path
+) -> None:
+    # A client that passes the bytes it could not decode on as surrogate escapes.
+    document = Document(client, folder / "escaped.lmml", "## user\nbad \udcff byte\n")
+    (found,) = await document.open()
+    assert "invalid UTF-8" in found.message
+    assert found.range.start.line == 1
+    document.close()
+
+
+async def test_a_binary_file_is_a_diagnostic(client: LanguageClient, folder: Path) -> None:
+    path = folder / "picture.lmml"
+    path.write_bytes(PNG)
+    document = Document(client, path, PNG.decode("utf-8", "replace"))
+    (found,) = await document.open()
+    assert found.severity == types.DiagnosticSeverity.Error
+    assert "PNG image, not an LMML narrative" in found.message
+    # The server goes on answering.
+    assert (
+        await client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=document.identifier())
+        )
+        == []
+    )
+    document.close()
+
+
+# -- completion ----------------------------------------------------------------------------
+
+
+async def _complete(
+    client: LanguageClient, document: Document, position: types.Position
+) -> dict[str, types.CompletionItem]:
+    result = await client.text_document_completion_async(
+        types.CompletionParams(text_document=document.identifier(), position=position)
+    )
+    assert isinstance(result, types.CompletionList)
+    return {item.label: item for item in result.items}
+
+
+async def test_completion_after_at_offers_resolvable_names(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(client, folder / "complete.lmml", NARRATIVE)
+    await document.open()
+    await document.insert(2, 0, "And @\n")
+    items = await _complete(client, document, types.Position(line=2, character=len("And @")))
+    assert {"screenshot.png", "notes.txt", "summary.json", "data/"} <= set(items)
+    assert "complete.lmml" not in items
+    png = items["screenshot.png"]
+    assert png.detail == f"image/png, {len(PNG):,} bytes, file"
+    assert png.text_edit is not None and png.text_edit.new_text == "screenshot.png"
+    fence = items["summary.json"]
+    assert fence.detail == "application/json, 13 bytes, inline fence"
+    # Inside a folder: the files there.
+    await document.insert(2, len("And @"), "data/")
+    items = await _complete(client, document, types.Position(line=2, character=len("And @data/")))
+    assert "data/table.csv" in items
+    assert items["data/table.csv"].detail == "text/csv, 8 bytes, file"
+    document.close()
+
+
+async def test_completion_after_fence_marker_offers_unsupplied_names(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(client, folder / "unsupplied.lmml", NARRATIVE)
+    await document.open()
+    await document.insert(11, 0, "@@@\n")
+    items = await _complete(client, document, types.Position(line=11, character=3))
+    # screenshot.pgn is referenced and nothing supplies it; the rest resolve.
+    assert list(items) == ["screenshot.pgn"]
+    assert items["screenshot.pgn"].detail == "referenced on line 2, not supplied yet"
+    document.close()
+
+
+async def test_completion_on_a_heading_offers_delimiter_forms(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(client, folder / "heading.lmml", NARRATIVE)
+    await document.open()
+    await document.insert(11, 0, "\n## \n")
+    items = await _complete(client, document, types.Position(line=12, character=3))
+    assert {"Turn 3 -- user", "Turn 3 -- assistant", "Turn 3 -- system", "Turn 3 -- tool"} <= set(
+        items
+    )
+    assert {"user", "assistant", "system", "tool"} <= set(items)
+    edit = items["Turn 3 -- user"].text_edit
+    assert isinstance(edit, types.TextEdit)
+    found = await document.edit([edit])
+    assert document.text.endswith("## Turn 3 -- user\n")
+    # The new heading is a delimiter: only the narrative's one defect remains.
+    assert codes(found) == ["missing_reference"]
+    await document.insert(13, 0, "<!-- \n")
+    items = await _complete(client, document, types.Position(line=13, character=5))
+    assert "<!-- assistant -->" in items
+    document.close()
+
+
+# -- hover and navigation -----------------------------------------------------------------
+
+
+async def _hover(
+    client: LanguageClient, document: Document, position: types.Position
+) -> str | None:
+    result = await client.text_document_hover_async(
+        types.HoverParams(text_document=document.identifier(), position=position)
+    )
+    if result is None:
+        return None
+    assert isinstance(result.contents, types.MarkupContent)
+    return result.contents.value
+
+
+async def test_hover_describes_what_a_name_resolves_to(
+    client: LanguageClient, folder: Path
+) -> None:
+    text = NARRATIVE + "\nAlso @screenshot.png here.\n"
+    document = Document(client, folder / "hover.lmml", text)
+    await document.open()
+    image = await _hover(client, document, document.at("@screenshot.png", 3))
+    assert image is not None
+    assert "the file beside the narrative" in image
+    assert f"image/png, {len(PNG):,} bytes, 3×2 px" in image
+    notes = await _hover(client, document, document.at("@notes.txt", 1))
+    assert notes is not None and "first line\nsecond line" in notes
+    fence = await _hover(client, document, document.at("@summary.json again", 2))
+    assert fence is not None and "an inline fence on line 7" in fence and '{"ok": true}' in fence
+    on_fence = await _hover(client, document, document.at("@@@summary.json", 5))
+    assert on_fence == fence
+    missing = await _hover(client, document, document.at("@screenshot.pgn", 2))
+    assert missing is not None and "resolves to nothing" in missing
+    assert "did you mean screenshot.png?" in missing
+    assert await _hover(client, document, document.at("Look at")) is None
+    document.close()
+
+
+async def test_definition_and_references(client: LanguageClient, folder: Path) -> None:
+    document = Document(client, folder / "navigate.lmml", NARRATIVE)
+    await document.open()
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=document.identifier(), position=document.at("@summary.json again", 3)
+        )
+    )
+    assert isinstance(result, list)
+    (fence,) = result
+    assert fence.uri == document.uri
+    assert fence.range.start == document.at("@@@summary.json", 3)
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=document.identifier(), position=document.at("@notes.txt", 2)
+        )
+    )
+    assert isinstance(result, list)
+    (file,) = result
+    assert file.uri == (folder / "notes.txt").as_uri()
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=document.identifier(), position=document.at("@screenshot.pgn", 2)
+        )
+    )
+    assert result == []
+    every = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=document.identifier(),
+            position=document.at("@@@summary.json", 4),
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+    assert every is not None
+    assert [location.range.start for location in every] == [
+        document.at("@@@summary.json", 3),
+        document.at("@summary.json again", 1),
+    ]
+    only_mentions = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=document.identifier(),
+            position=document.at("@summary.json again", 1),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    assert only_mentions is not None and len(only_mentions) == 1
+    document.close()
+
+
+# -- outline -------------------------------------------------------------------------------
+
+
+async def test_document_symbols_and_folding(client: LanguageClient, folder: Path) -> None:
+    document = Document(client, folder / "outline.lmml", "Preamble text.\n\n" + NARRATIVE)
+    await document.open()
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=document.identifier())
+    )
+    assert symbols is not None
+    assert all(isinstance(symbol, types.DocumentSymbol) for symbol in symbols)
+    names = [symbol.name for symbol in symbols]  # type: ignore[union-attr]
+    assert names == [
+        "context: Preamble text.",
+        "user: Look at @screenshot.pgn and @notes.txt, please.",
+        "assistant: Here is the summary:",
+    ]
+    assistant = symbols[2]
+    assert isinstance(assistant, types.DocumentSymbol)
+    assert assistant.detail == "Turn 2 -- assistant"
+    assert assistant.range.start.line == 5 and assistant.range.end.line == 12
+    assert [child.name for child in assistant.children or []] == ["@@@summary.json"]
+    folds = await client.text_document_folding_range_async(
+        types.FoldingRangeParams(text_document=document.identifier())
+    )
+    assert folds is not None
+    assert [(fold.start_line, fold.end_line) for fold in folds] == [
+        (0, 1),
+        (2, 4),
+        (5, 12),
+        (8, 10),
+    ]
+    document.close()
+
+
+# -- code actions --------------------------------------------------------------------------
+
+
+async def _actions(
+    client: LanguageClient, document: Document, line: int
+) -> dict[str, types.CodeAction]:
+    at = types.Position(line=line, character=0)
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=document.identifier(),
+            range=types.Range(start=at, end=at),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert result is not None
+    return {action.title: action for action in result if isinstance(action, types.CodeAction)}
+
+
+def _edits(action: types.CodeAction, uri: str) -> list[types.TextEdit]:
+    assert action.edit is not None and action.edit.changes is not None
+    return list(action.edit.changes[uri])
+
+
+async def test_quick_fix_closes_an_unclosed_fence(client: LanguageClient, folder: Path) -> None:
+    document = Document(
+        client, folder / "unclosed.lmml", "## user\n> @@@quote.txt\n> quoted\n\nAfter.\n"
+    )
+    assert codes(await document.open()) == ["unclosed_embed"]
+    actions = await _actions(client, document, 1)
+    fix = actions["Close the fence @@@quote.txt"]
+    assert fix.is_preferred and fix.kind == types.CodeActionKind.QuickFix
+    assert fix.diagnostics and fix.diagnostics[0].code == "unclosed_embed"
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == "## user\n> @@@quote.txt\n> quoted\n> @@@\n\nAfter.\n"
+    document.close()
+
+
+async def test_quick_fix_closes_a_fence_running_to_the_end(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(client, folder / "unclosed-end.lmml", "## user\n@@@end.txt\nno newline")
+    assert codes(await document.open()) == ["unclosed_embed"]
+    fix = (await _actions(client, document, 1))["Close the fence @@@end.txt"]
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == "## user\n@@@end.txt\nno newline\n@@@"
+    document.close()
+
+
+async def test_quick_fixes_for_a_missing_reference(client: LanguageClient, folder: Path) -> None:
+    text = "## user\nLook at @screenshot.pgn, again @screenshot.pgn.\n"
+    document = Document(client, folder / "missing.lmml", text)
+    assert codes(await document.open()) == ["missing_reference"]
+    actions = await _actions(client, document, 1)
+    assert set(actions) == {
+        "Did you mean screenshot.png? Change @screenshot.pgn to @screenshot.png",
+        "Create the file screenshot.pgn beside the narrative",
+        "Escape @screenshot.pgn: it is not an asset",
+    }
+    create = actions["Create the file screenshot.pgn beside the narrative"]
+    assert create.edit is not None and create.edit.document_changes is not None
+    (operation,) = create.edit.document_changes
+    assert isinstance(operation, types.CreateFile)
+    assert operation.uri == (folder / "screenshot.pgn").as_uri()
+    escape = actions["Escape @screenshot.pgn: it is not an asset"]
+    assert await document.edit(_edits(escape, document.uri)) == []
+    assert document.text == "## user\nLook at \\@screenshot.pgn, again \\@screenshot.pgn.\n"
+    document.close()
+
+    document = Document(client, folder / "near-miss.lmml", text)
+    await document.open()
+    actions = await _actions(client, document, 1)
+    fix = actions["Did you mean screenshot.png? Change @screenshot.pgn to @screenshot.png"]
+    assert fix.is_preferred
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == "## user\nLook at @screenshot.png, again @screenshot.png.\n"
+    document.close()
+
+
+async def test_quick_fixes_for_near_miss_role_words(client: LanguageClient, folder: Path) -> None:
+    document = Document(
+        client, folder / "roles.lmml", "## Turn 1 -- usr\nHi.\n\n## Turn 2: assistant\nHello.\n"
+    )
+    assert codes(await document.open()) == [
+        "suspicious_delimiter",
+        "suspicious_delimiter",
+        "no_turns",
+    ]
+    fix = (await _actions(client, document, 0))["Change 'usr' to the role 'user'"]
+    assert fix.is_preferred
+    found = await document.edit(_edits(fix, document.uri))
+    assert codes(found) == ["suspicious_delimiter"]
+    fix = (await _actions(client, document, 3))["Write the heading as 'Turn 2 -- assistant'"]
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == "## Turn 1 -- user\nHi.\n\n## Turn 2 -- assistant\nHello.\n"
+    document.close()
+
+    document = Document(
+        client, folder / "stand-in.lmml", "## Turn 1 -- user\nHi.\n\n## Turn 2 -- bot\nHello.\n"
+    )
+    await document.open()
+    actions = await _actions(client, document, 3)
+    assert "Change 'bot' to the role 'assistant'" in actions
+    document.close()
+
+
+# -- preview -------------------------------------------------------------------------------
+
+
+async def test_preview_request_returns_the_html(client: LanguageClient, folder: Path) -> None:
+    document = Document(client, folder / "preview.lmml", NARRATIVE)
+    await document.open()
+    params = SimpleNamespace(textDocument={"uri": document.uri})
+    result = await client.protocol.send_request_async("lmml/preview", params)
+    assert result.uri == document.uri and result.version == 1 and result.error is None
+    assert result.html.lower().startswith("<!doctype html>")
+    assert "Here is the summary" in result.html
+    await document.insert(0, 0, "Fresh words.\n\n")
+    result = await client.protocol.send_request_async("lmml/preview", params)
+    assert result.version == 2 and "Fresh words." in result.html
+    document.close()
+
+
+# -- robustness ----------------------------------------------------------------------------
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def script_client() -> AsyncIterator[LanguageClient]:
+    """A server started as the ``lmml lsp`` console script, with its default debounce."""
+    script = shutil.which("lmml", path=os.path.dirname(sys.executable)) or shutil.which("lmml")
+    if script is None:
+        pytest.fail("the lmml console script is not installed (pip install -e '.[test]')")
+    # As VS Code's client starts a stdio server: with --stdio.
+    config = _config([script, "lsp", "--stdio"])
+    lsp_client = await config.start()
+    assert isinstance(lsp_client, LanguageClient)
+    await lsp_client.initialize_session(_initialize_params())
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_console_script_debounces_and_survives_failing_requests(
+    script_client: LanguageClient, folder: Path
+) -> None:
+    client = script_client
+    document = Document(client, folder / "script.lmml", "## user\nHi.\n")
+    assert await document.open() == []
+    # Three quick changes: one publication, for the last.
+    mark = len(_log(client))
+    for version, text in ((2, "@a.png "), (3, "@b.png "), (4, "@c.png ")):
+        at = types.Position(line=1, character=0)
+        document.version = version
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=document.uri, version=version
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=at, end=at), text=text
+                    )
+                ],
+            )
+        )
+    found = await published(client, document.uri, after=mark)
+    assert [params.version for params in _log(client)[mark:]] == [4]
+    assert [d.message.split("'")[1] for d in found] == ["c.png", "b.png", "a.png"]
+
+    # A request about a file that is not open and not on disk fails inside the server: it
+    # answers with nothing, logs why, and goes on serving.
+    gone = types.TextDocumentIdentifier(uri=(folder / "no-such-file.lmml").as_uri())
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=gone, position=types.Position(line=0, character=0))
+    )
+    assert hover is None
+    assert any(
+        "hover failed" in m.message and "FileNotFoundError" in m.message
+        for m in client.log_messages
+    )
+    # A preview request naming no document: the same.
+    assert (
+        await client.protocol.send_request_async("lmml/preview", SimpleNamespace(nothing=1)) is None
+    )
+    assert any("preview failed" in m.message for m in client.log_messages)
+    # Malformed params, written to the server's input as they come: the server goes on.
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": "malformed",
+            "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": document.uri}},
+        }
+    ).encode()
+    server = client._server
+    assert server is not None and server.stdin is not None
+    server.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    await server.stdin.drain()
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=document.identifier())
+    )
+    assert symbols is not None and len(symbols) == 1
+    document.close()

@@ -1,0 +1,197 @@
+"""The language server's parts that need no client: positions in each encoding, image
+dimensions from headers, the outline's words, and every feature on any document. (The
+server is driven end to end in tests/test_lsp.py.)"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+
+from lmml_mdit.lsp.actions import code_actions
+from lmml_mdit.lsp.completion import complete
+from lmml_mdit.lsp.diagnostics import diagnostics
+from lmml_mdit.lsp.dimensions import image_dimensions
+from lmml_mdit.lsp.document import analyse, path_of
+from lmml_mdit.lsp.hover import hover
+from lmml_mdit.lsp.navigation import definition, references
+from lmml_mdit.lsp.outline import document_symbols, first_words, folding_ranges
+from lmml_mdit.lsp.positions import Columns, units
+from lmml_mdit.lsp.preview import preview
+
+UTF8, UTF16, UTF32 = (
+    types.PositionEncodingKind.Utf8,
+    types.PositionEncodingKind.Utf16,
+    types.PositionEncodingKind.Utf32,
+)
+
+
+def test_units_per_encoding() -> None:
+    text = "a\u00e9\U0001f600"  # 1 + 2 + 4 bytes; 1 + 1 + 2 UTF-16 units; 3 code points
+    assert units(text, UTF8) == 7
+    assert units(text, UTF16) == 4
+    assert units(text, UTF32) == 3
+
+
+@pytest.mark.parametrize("encoding", [UTF8, UTF16, UTF32])
+def test_columns_round_trip(encoding: str) -> None:
+    lines = ["\U0001f600 see @x.png", "plain"]
+    columns = Columns(lines, encoding)
+    for column in range(len(lines[0]) + 1):
+        position = columns.position(0, column)
+        assert columns.column(position) == column
+    assert columns.position(0, 2).character == {UTF8: 5, UTF16: 3, UTF32: 2}[encoding]
+    # Past the end: clamped to the line; a line past the document's end is empty.
+    assert columns.column(types.Position(line=1, character=99)) == 5
+    assert columns.line(7) == ""
+
+
+def test_one_line_columns() -> None:
+    columns = Columns.of_line(3, "## Tu\U0001f600", UTF16)
+    assert columns.line(3) == "## Tu\U0001f600" and columns.line(2) == ""
+    assert columns.end_of(3).character == 7
+
+
+def _riff(chunk: bytes, body: bytes) -> bytes:
+    return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WEBP" + chunk + body
+
+
+@pytest.mark.parametrize(
+    ("head", "size"),
+    [
+        (b"GIF89a" + struct.pack("<HH", 10, 20) + b"\x00" * 8, (10, 20)),
+        (b"BM" + b"\x00" * 16 + struct.pack("<ii", 7, -9) + b"\x00" * 8, (7, 9)),
+        (
+            _riff(
+                b"VP8X",
+                struct.pack("<I", 10)
+                + b"\x00" * 4
+                + (99).to_bytes(3, "little")
+                + (49).to_bytes(3, "little"),
+            ),
+            (100, 50),
+        ),
+        (
+            _riff(
+                b"VP8L", struct.pack("<I", 5) + b"\x2f" + ((31) | (15 << 14)).to_bytes(4, "little")
+            ),
+            (32, 16),
+        ),
+        (
+            _riff(
+                b"VP8 ",
+                struct.pack("<I", 10) + b"\x00\x00\x00\x9d\x01\x2a" + struct.pack("<HH", 640, 480),
+            ),
+            (640, 480),
+        ),
+        (
+            b"\xff\xd8"
+            + b"\xff\xe0"
+            + struct.pack(">H", 16)
+            + b"JFIF\x00"
+            + b"\x00" * 9
+            + b"\xff\xc0"
+            + struct.pack(">HBHH", 17, 8, 300, 400)
+            + b"\x03",
+            (400, 300),
+        ),
+        (
+            b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", 3, 2),
+            (3, 2),
+        ),
+    ],
+    ids=["gif", "bmp", "webp-vp8x", "webp-vp8l", "webp-vp8", "jpeg", "png"],
+)
+def test_image_dimensions(head: bytes, size: tuple[int, int]) -> None:
+    assert image_dimensions(head) == size
+
+
+@pytest.mark.parametrize(
+    "head", [b"", b"GIF8", b"\xff\xd8\xff\xe0\x00", b"\x89PNG\r\n\x1a\n", b"%PDF-1.7"]
+)
+def test_no_dimensions_for_short_or_other_heads(head: bytes) -> None:
+    assert image_dimensions(head) is None
+
+
+def test_first_words() -> None:
+    assert first_words("\n\n  Hello   there,\nsecond line") == "Hello there,"
+    assert first_words("one two three four five six seven eight nine ten") == (
+        "one two three four five six seven eight"
+    )
+    long = first_words("x" * 100)
+    assert len(long) == 60 and long.endswith("…")
+    assert first_words("") == ""
+
+
+def test_an_unsaved_buffer_has_no_folder() -> None:
+    assert path_of("untitled:Untitled-1") is None
+    analysis = analyse("untitled:Untitled-1", "## user\nSee @chart.png.\n", 1)
+    assert analysis.folder is None and analysis.path is None
+    (issue,) = analysis.issues
+    assert issue.kind == "missing_reference"
+
+
+def test_a_lone_surrogate_is_a_failure_not_an_exception() -> None:
+    analysis = analyse("untitled:x", "## user\nbad \ud800 here\n", 1)
+    assert analysis.bundle is None and analysis.failure is not None
+    assert analysis.failure.line == 2
+    assert analysis.lines == ("## user", "bad \ud800 here")
+
+
+_FRAGMENTS = st.sampled_from(
+    [
+        "## Turn 1 -- user\n",
+        "## Turn 2: assistant\n",
+        "# asistant\n",
+        "<!-- system -->\n",
+        "@@@data.json\n",
+        "@@@\n",
+        '{"a": 1}\n',
+        "> @@@q.txt\n> quoted\n",
+        "- @@@item.py\n  x = 1\n",
+        "See @chart.png and @gone.pdf.\n",
+        "\\@escaped.png\n",
+        "`@code.png`\n",
+        "\U0001f600 @emoji.png\n",
+        "plain words\n",
+        "\n",
+        "---\ntitle: x\n---\n",
+        "setext\n===\n",
+        "tail@@@\n",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    parts=st.lists(_FRAGMENTS, max_size=12),
+    spots=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 40)), max_size=6),
+)
+def test_every_feature_answers_any_document(
+    tmp_path_factory: pytest.TempPathFactory,
+    parts: list[str],
+    spots: list[tuple[int, int]],
+) -> None:
+    """Whatever the text and wherever the cursor, each feature answers (no exception)."""
+    folder = tmp_path_factory.mktemp("any", numbered=True)
+    (folder / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    text = "".join(parts)
+    analysis = analyse((folder / "doc.lmml").as_uri(), text, 1)
+    columns = Columns(analysis.lines, UTF16)
+    diagnostics(analysis, columns)
+    narrative = analysis.narrative
+    if narrative is not None:
+        document_symbols(narrative, columns)
+        folding_ranges(narrative)
+    code_actions(analysis, columns, 0, len(analysis.lines))
+    for line, character in spots:
+        column = columns.column(types.Position(line=line, character=character))
+        hover(analysis, columns, line, column)
+        definition(analysis, columns, line, column)
+        references(analysis, columns, line, column, declaration=True)
+        current = Columns.of_line(line, columns.line(line)[:column], UTF16)
+        complete(analysis, current, line, column)
+    preview(analysis)

@@ -1,0 +1,133 @@
+"""The VS Code extension in ``editors/vscode``: its manifest, and its TextMate grammar run
+against the snapshot files by ``vscode-tmgrammar-snap`` (through ``npm run test:grammar``).
+
+The grammar tests need Node.js and npm. Under CI (the ``CI`` environment variable set, as
+``.ci/run`` sets it) a missing npm is a failure; elsewhere the test is skipped with that
+reason. The extension's packages are installed with ``npm ci`` when they are not there yet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTENSION = ROOT / "editors" / "vscode"
+GRAMMAR = EXTENSION / "syntaxes" / "lmml.tmLanguage.json"
+SNAPSHOTS = EXTENSION / "tests" / "snap"
+_NO_NPM = "npm is not installed (install Debian's 'nodejs' and 'npm' packages)"
+
+
+def _under_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def _require_npm() -> str:
+    """npm's path; a skip on a developer machine without it, a failure under CI."""
+    npm = shutil.which("npm")
+    if npm is not None:
+        return npm
+    if _under_ci():
+        pytest.fail(f"{_NO_NPM}; CI must run the grammar tests")
+    pytest.skip(_NO_NPM)
+
+
+def _manifest() -> dict[str, Any]:
+    manifest: dict[str, Any] = json.loads((EXTENSION / "package.json").read_text("utf-8"))
+    return manifest
+
+
+def _grammar() -> dict[str, Any]:
+    grammar: dict[str, Any] = json.loads(GRAMMAR.read_text("utf-8"))
+    return grammar
+
+
+def test_manifest_registers_the_language_grammar_and_settings() -> None:
+    manifest = _manifest()
+    contributes = manifest["contributes"]
+    (language,) = contributes["languages"]
+    assert language["id"] == "lmml" and language["extensions"] == [".lmml"]
+    (grammar,) = contributes["grammars"]
+    assert grammar["language"] == "lmml"
+    assert grammar["scopeName"] == _grammar()["scopeName"] == "text.lmml"
+    assert (EXTENSION / grammar["path"]).resolve() == GRAMMAR
+    settings = contributes["configuration"]["properties"]
+    assert {"lmml.server.command", "lmml.server.pythonPath", "lmml.server.debounce"} <= set(
+        settings
+    )
+    assert "vscode-languageclient" in manifest["dependencies"]
+    assert (EXTENSION / "package-lock.json").is_file()
+    assert (EXTENSION / "LICENSE").is_file()
+
+
+def test_every_embedded_scope_is_mapped_to_its_language() -> None:
+    """VS Code learns which language a fence's content is in from ``embeddedLanguages``:
+    every content scope the grammar gives must be there."""
+    text = GRAMMAR.read_text("utf-8")
+    scopes = set(re.findall(r"meta\.embedded\.block\.(\w+)", text)) - {"lmml"}
+    mapped = _manifest()["contributes"]["grammars"][0]["embeddedLanguages"]
+    assert {f"meta.embedded.block.{scope}" for scope in scopes} == set(mapped)
+    assert {"json", "yaml", "python"} <= scopes
+
+
+def test_snapshots_cover_every_construct() -> None:
+    snapshots = "\n".join(path.read_text("utf-8") for path in SNAPSHOTS.glob("*.snap"))
+    for scope in (
+        "meta.embedded.block.json string.quoted.double.json",
+        "meta.embedded.block.yaml entity.name.tag.yaml",
+        "meta.embedded.block.python storage.type.function.python",
+        "meta.embedded.block.lmml",
+        "punctuation.definition.embed.begin.lmml",
+        "punctuation.definition.embed.end.lmml",
+        "entity.name.embed.lmml",
+        "meta.reference.lmml entity.name.reference.lmml",
+        "constant.character.escape.lmml",
+        "markup.heading.role.lmml keyword.other.role.lmml",
+        "punctuation.separator.role.lmml",
+        "meta.role-delimiter.comment.lmml keyword.other.role.lmml",
+    ):
+        assert scope in snapshots, scope
+    # Ordinary headings and mentions that are no references stay Markdown's and text.
+    assert ">## System requirements\n#^^ text.lmml markup.heading.markdown" in snapshots
+    assert "bob@example.com" in snapshots
+
+
+def test_grammar_snapshots_pass() -> None:
+    npm = _require_npm()
+    if not (EXTENSION / "node_modules" / ".bin" / "vscode-tmgrammar-snap").exists():
+        installed = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=EXTENSION,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert installed.returncode == 0, installed.stderr[-2000:]
+    result = subprocess.run(
+        [npm, "run", "--silent", "test:grammar"],
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-3000:]
+    for source in sorted(SNAPSHOTS.glob("*.lmml")):
+        assert f"{source.relative_to(EXTENSION)} run successfully" in output
+
+
+def test_missing_npm_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must run the grammar tests"):
+        _require_npm()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="npm is not installed"):
+        _require_npm()
