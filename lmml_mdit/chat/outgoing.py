@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from ..bundle.inputs import INPUTS_KEY
 from ..bundle.setting_values import check_setting_values
 from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
@@ -56,7 +57,7 @@ _ALIASES = {
 }
 """Settings spellings read as one LMML key (a provider's own spelling also works)."""
 
-_SKIPPED = frozenset({"model", TEXT_EMBEDS_SETTING})
+_SKIPPED = frozenset({"model", TEXT_EMBEDS_SETTING, INPUTS_KEY})
 
 
 def render_payload(
