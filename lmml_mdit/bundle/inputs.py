@@ -29,13 +29,14 @@ reports about inputs come from :func:`input_issues`.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import binascii
+import dataclasses
+import functools
 import json
 import math
 import os
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -198,14 +199,7 @@ def declared_inputs(bundle: BundleContents) -> InputDeclarations:
     specs: dict[str, InputSpec] = {}
     issues: list[Issue] = []
     for where, declared, positions, first_line, file in _sources(bundle):
-
-        def locate(path: tuple[str, ...]) -> tuple[int, int]:
-            while path and path not in positions:
-                path = path[:-1]
-            found = positions.get(path)
-            if found is None:
-                return first_line, 1
-            return found[0] + first_line, found[1] + 1
+        locate = functools.partial(_locate, positions, first_line)
 
         if not isinstance(declared, dict):
             line, column = locate((INPUTS_KEY,))
@@ -241,6 +235,16 @@ def declared_inputs(bundle: BundleContents) -> InputDeclarations:
                 spec, where=where, line=line, column=column, file=file
             )
     return InputDeclarations(specs, tuple(issues))
+
+
+def _locate(positions: Positions, first_line: int, path: tuple[str, ...]) -> tuple[int, int]:
+    """The 1-based line and column of the value at *path* (or its nearest located parent)."""
+    while path and path not in positions:
+        path = path[:-1]
+    found = positions.get(path)
+    if found is None:
+        return first_line, 1
+    return found[0] + first_line, found[1] + 1
 
 
 def _read_declaration(name: str, declaration: object) -> tuple[InputSpec | None, str | None]:
@@ -304,8 +308,12 @@ def _read_declaration(name: str, declaration: object) -> tuple[InputSpec | None,
 
 
 def _is_name(name: str) -> bool:
-    return bool(name) and (name[0].isascii() and (name[0].isalpha() or name[0] == "_")) and all(
-        character.isascii() and (character.isalnum() or character in "_-") for character in name
+    return (
+        bool(name)
+        and (name[0].isascii() and (name[0].isalpha() or name[0] == "_"))
+        and all(
+            character.isascii() and (character.isalnum() or character in "_-") for character in name
+        )
     )
 
 
@@ -385,7 +393,14 @@ def field_value(value: object, fields: tuple[str, ...]) -> object:
     return value
 
 
-def _error(kind: str, spec: InputSpec | None, name: str, message: str, hint: str) -> InputError:
+def _error(
+    kind: str,
+    spec: InputSpec | None,
+    name: str,
+    message: str,
+    hint: str,
+    cli_hint: str | None = None,
+) -> InputError:
     return InputError(
         message,
         name=name,
@@ -394,14 +409,21 @@ def _error(kind: str, spec: InputSpec | None, name: str, message: str, hint: str
         file=spec.file if spec is not None else None,
         kind=kind,
         hint=hint,
+        cli_hint=cli_hint,
     )
 
 
 def bind_inputs(
-    declarations: InputDeclarations, values: Mapping[str, object] | None
+    declarations: InputDeclarations,
+    values: Mapping[str, object] | None,
+    *,
+    used: Container[str] | None = None,
 ) -> dict[str, object]:
     """The value of every declared input for one rendering: each given value checked, a
     default where none is given, and an input neither given nor required left out.
+
+    :param used: the inputs a placeholder uses, when known: a required input no
+        placeholder uses (an ``unused_input``) needs no value.
 
     :raises InputError: for a given name no input declares (``undeclared_input``), a
         required input without a value (``missing_input``) or a value its declaration
@@ -437,13 +459,15 @@ def bind_inputs(
             bound[name] = given[name]
         elif spec.has_default:
             bound[name] = spec.default
-        elif spec.required:
+        elif spec.required and (used is None or name in used):
             raise _error(
                 "missing_input",
                 spec,
                 name,
                 f"the required {spec.type} input {name!r} has no value",
                 f"pass inputs={{{name!r}: ...}}, or declare a default or 'required: false'",
+                f"add --input {name}=VALUE (or give it in --inputs / each --cases line), or "
+                "declare a default or 'required: false'",
             )
     return bound
 

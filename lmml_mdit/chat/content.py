@@ -602,7 +602,9 @@ def _build_conversation(
                 items.append(TextPart(segment.text))
                 continue
             if isinstance(segment, InputSegment):
-                placed, used = _input_items(bundle, segment.value, options, target, conversation, used)
+                placed, used = _input_items(
+                    bundle, segment.value, options, target, conversation, used
+                )
                 items.extend(placed)
                 continue
             embed = segment.embed
@@ -670,8 +672,8 @@ def _template_fills(
         name no input declares.
     """
     template = state.template
-    if template is None:
-        template = state.template = template_of(bundle)
+    if template is None or (options.inputs is not None and not template.declarations.specs):
+        template = state.template = template_of(bundle, values_given=options.inputs is not None)
     if not template.is_template and not options.inputs:
         return None, None
     bound = template.bind(options.inputs)

@@ -76,12 +76,14 @@ class Template:
     :ivar filled: the placeholders an input fills, in document order.
     :ivar escapes: the 0-based ``(line, column)`` of each ``\\{{`` backslash to leave out.
     :ivar fence_inputs: the embed fences holding placeholders of ``in_code`` inputs.
+    :ivar fence_names: the inputs those placeholders name.
     """
 
     declarations: InputDeclarations
     filled: tuple[Placeholder, ...]
     escapes: tuple[tuple[int, int], ...]
     fence_inputs: frozenset[str]
+    fence_names: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, bundle: BundleSource, declarations: InputDeclarations) -> Template:
@@ -90,6 +92,7 @@ class Template:
         specs = declarations.specs
         filled: list[Placeholder] = []
         fences: set[str] = set()
+        fence_names: set[str] = set()
         for placeholder in found.found:
             spec = declarations.fills(placeholder)
             if spec is None or (spec.is_asset and placeholder.context != "text"):
@@ -97,19 +100,16 @@ class Template:
             if placeholder.context == "fence":
                 assert placeholder.fence is not None
                 fences.add(placeholder.fence)
+                fence_names.add(placeholder.name)
             else:
                 filled.append(placeholder)
         escapes = tuple(
             (escape.line - 1, escape.column - 1)
             for escape in found.escapes
             if escape.context == "text"
-            or (
-                escape.context == "code"
-                and escape.name in specs
-                and specs[escape.name].in_code
-            )
+            or (escape.context == "code" and _in_code(specs, escape.name))
         )
-        return cls(declarations, tuple(filled), escapes, frozenset(fences))
+        return cls(declarations, tuple(filled), escapes, frozenset(fences), frozenset(fence_names))
 
     @property
     def is_template(self) -> bool:
@@ -119,7 +119,9 @@ class Template:
     def bind(self, values: Mapping[str, object] | None) -> dict[str, object]:
         """The checked value of each input for one rendering (see
         :func:`~lmml_mdit.bundle.inputs.bind_inputs`)."""
-        return bind_inputs(self.declarations, values)
+        used = {placeholder.name for placeholder in self.filled}
+        used.update(self.fence_names)
+        return bind_inputs(self.declarations, values, used=used)
 
     def fills(self, bound: Mapping[str, object], *, limit: int) -> dict[int, list[Edit]]:
         """The line edits that put *bound* values in place.
@@ -155,6 +157,11 @@ class Template:
     def fill_fence(self, content: bytes, bound: Mapping[str, object]) -> bytes:
         """An embed fence's content with its ``in_code`` inputs' values put in."""
         return fill_fence(content, self.declarations, bound)
+
+
+def _in_code(specs: Mapping[str, InputSpec], name: str | None) -> bool:
+    spec = specs.get(name) if name is not None else None
+    return spec is not None and spec.in_code
 
 
 def fill_fence(
@@ -222,9 +229,16 @@ def _read_file(spec: InputSpec, value: object, limit: int) -> InputFile:
     return read
 
 
-def template_of(bundle: BundleSource) -> Template:
-    """*bundle*'s :class:`Template`, from its declarations (read each call: the chat
-    state keeps the result per bundle)."""
+def template_of(bundle: BundleSource, *, values_given: bool = False) -> Template:
+    r"""*bundle*'s :class:`Template`, from its declarations (read each call: the chat
+    state keeps the result per bundle). A narrative without a placeholder or ``\{{`` has
+    nothing to fill, so its declarations are read only when values are given for them.
+
+    :param values_given: whether this rendering gives values.
+    """
     from ..bundle.inputs import declared_inputs
 
+    found = bundle.narrative.placeholders
+    if not found.found and not found.escapes and not values_given:
+        return Template(InputDeclarations(), (), (), frozenset())
     return Template.of(bundle, declared_inputs(bundle))

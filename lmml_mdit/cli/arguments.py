@@ -47,12 +47,16 @@ class Arguments(argparse.Namespace):
     image_detail: Literal["auto", "low", "high"] | None
     settings: list[tuple[str, object]] | None
     unknown_settings: Literal["pass", "warn", "error"] | None
+    input_values: list[str] | None = None
+    inputs_file: str | None = None
+    cases: str | None = None
     # the rest, one or a few commands each
     strict: bool
     allow_missing: bool
     orphans: Literal["append", "drop", "error"]
     format: str | None
     workers: int | None
+    template: bool = False
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False
