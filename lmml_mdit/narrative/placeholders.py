@@ -30,15 +30,15 @@ import bisect
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from markdown_it.token import Token
 
-if TYPE_CHECKING:
-    from .narrative import Narrative
+from .index import StructureIndex
 
 __all__ = [
     "OPEN",
+    "Parsed",
     "Placeholder",
     "PlaceholderContext",
     "PlaceholderEscape",
@@ -145,11 +145,31 @@ def _escaped(text: str, at: int, floor: int) -> bool:
     return count % 2 == 1
 
 
+class Parsed(Protocol):
+    """What the scan reads of a :class:`~lmml_mdit.narrative.narrative.Narrative`."""
+
+    @property
+    def source(self) -> str:
+        """The normalized text the token maps refer to."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        """*source* split into lines."""
+
+    @property
+    def tokens(self) -> Sequence[Token]:
+        """The full token stream."""
+
+    @property
+    def index(self) -> StructureIndex:
+        """The structure index of the stream."""
+
+
 class _Classifier:
     """What each line of a narrative is, for the placeholders on it: read from the tokens
     and the structure index once, when the narrative holds a ``{{`` at all."""
 
-    def __init__(self, narrative: Narrative) -> None:
+    def __init__(self, narrative: Parsed) -> None:
         tokens = narrative.tokens
         index = narrative.index
         self.skipped: set[int] = set()  # lines of no turn
@@ -246,7 +266,7 @@ def _line_starts(source: str) -> list[int]:
     return starts
 
 
-def find_placeholders(narrative: Narrative) -> Placeholders:
+def find_placeholders(narrative: Parsed) -> Placeholders:
     """Every placeholder and ``\\{{`` of *narrative* (what
     :attr:`~lmml_mdit.narrative.narrative.Narrative.placeholders` keeps)."""
     source = narrative.source
