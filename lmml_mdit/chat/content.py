@@ -268,6 +268,8 @@ def turn_segments(
                     if isinstance(piece, str):
                         pending.append(piece)
                         continue
+                    if piece.file is None:
+                        continue  # an optional asset input given no value
                     flush()
                     pending = []
                     pending_start = number
@@ -712,6 +714,7 @@ def _input_items(
     """The parts of an ``image`` or ``file`` input's value, held to the message's embed
     budget as an embed is; over it, an ``@name`` line says what was left out."""
     placeholder = value.placeholder
+    assert value.file is not None, "turn_segments places only given values"
     name, data = value.file.name, value.file.data
     embed = Embed(name, "external", None, placeholder.line, placeholder.column)
     if options.max_embed_bytes is not None:

@@ -52,12 +52,13 @@ class InputAsset:
 
     :ivar spec: the input's declaration.
     :ivar placeholder: where it stands.
-    :ivar file: the value, read.
+    :ivar file: the value, read; None for an optional input given no value (nothing is
+        attached, and a line holding only the placeholder leaves the text).
     """
 
     spec: InputSpec
     placeholder: Placeholder
-    file: InputFile
+    file: InputFile | None
 
 
 Edit = tuple[int, int, "str | InputAsset"]
@@ -139,7 +140,8 @@ class Template:
             spec = specs[placeholder.name]
             replacement: str | InputAsset
             if placeholder.name not in bound:
-                replacement = ""  # an optional input left without a value
+                # An optional input left without a value: no text, and no part.
+                replacement = InputAsset(spec, placeholder, None) if spec.is_asset else ""
             elif spec.is_asset:
                 read = files.get(spec.name)
                 if read is None:
