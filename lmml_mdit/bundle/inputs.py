@@ -356,10 +356,6 @@ def value_problem(spec: InputSpec, value: object) -> str | None:
     if kind == "object":
         if not isinstance(value, dict):
             return f"is {type_word(value)}, not an object (a mapping)"
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            return f"is not JSON ({error})"
         if spec.schema is not None:
             problems = schema_problems(value, spec.schema)
             if problems:
@@ -374,11 +370,26 @@ def value_problem(spec: InputSpec, value: object) -> str | None:
     return f"is {type_word(value)}; give a path, bytes or a data: URI"
 
 
-def input_text(value: object) -> str:
-    """A text value as it stands in a turn: a string as it is, anything else as JSON."""
+def input_text(value: object, name: str = "") -> str:
+    """A text value as it stands in a turn: a string as it is, anything else as JSON.
+
+    :raises InputError: (``invalid_input``) for a value JSON cannot write (a set, NaN).
+    """
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
+        return repr(value)  # what JSON writes, without the encoder's set-up per value
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InputError(
+            f"the value of {name or 'an input'!r} cannot be written as JSON ({error})",
+            name=name or None,
+            kind="invalid_input",
+            hint="give JSON values: strings, numbers, booleans, lists and mappings",
+        ) from None
 
 
 def field_value(value: object, fields: tuple[str, ...]) -> object:

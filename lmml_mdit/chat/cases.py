@@ -24,10 +24,12 @@ from typing import Any
 from ..bundle.bundle import Bundle
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
-from .outgoing import messages as render_messages
-from .outgoing import to_request
+from .content import Options
+from .outgoing import message_list, request_body
+from .providers import Provider
+from .providers import provider as find_provider
 
-__all__ = ["UNREAD_CASE", "CaseInput", "CaseResult", "UnreadCase", "render_case", "render_cases"]
+__all__ = ["UNREAD_CASE", "CaseInput", "CaseResult", "Rendering", "UnreadCase", "render_cases"]
 
 _CHUNK = 16
 """Cases sent to a worker at a time: enough to pay for the trip, few enough to stream."""
@@ -83,34 +85,67 @@ CaseInput = Mapping[str, object] | UnreadCase
 """A case's values, or why they could not be read."""
 
 
-def render_case(
-    bundle: BundleSource,
-    number: int,
-    case: CaseInput,
-    provider: str,
-    request: bool,
-    model: str | None,
-    options: Mapping[str, object],
-) -> CaseResult:
-    """Render one case; an :class:`~lmml_mdit.errors.LmmlError` becomes the result's error."""
-    if isinstance(case, UnreadCase):
-        return CaseResult(number, error=case.reason, kind=UNREAD_CASE, cli_error=case.reason)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            value: dict[str, Any] | list[dict[str, Any]]
-            if request:
-                value = to_request(bundle, provider, model=model, inputs=case, **options)
-            else:
-                value = list(render_messages(bundle, provider, inputs=case, **options))
-        except LmmlError as error:
-            error.locate(bundle.file_name)
-            return CaseResult(
-                number, error=error.format(), kind=error.kind, cli_error=error.format(cli=True)
-            )
-        except TypeError as error:  # a case that is not a mapping of names to values
-            return CaseResult(number, error=str(error), cli_error=str(error))
-    return CaseResult(number, value, warnings=tuple(str(w.message) for w in caught))
+@dataclass(frozen=True)
+class Rendering:
+    """How every case is rendered: the provider found and the options checked once.
+
+    :ivar provider: the chat format.
+    :ivar options: the checked options, without inputs.
+    :ivar request: whether a case gives its request body (else its messages list).
+    :ivar model: the model, for a request.
+    """
+
+    provider: Provider
+    options: Options
+    request: bool = True
+    model: str | None = None
+
+    @classmethod
+    def of(
+        cls, provider: str, request: bool, model: str | None, options: Mapping[str, object]
+    ) -> Rendering:
+        """Check *options* (the keyword options of ``messages()``) once.
+
+        :raises ValueError: for an unknown provider or an option value out of its choices.
+        :raises TypeError: for an unknown option.
+        """
+        return cls(find_provider(provider), Options.from_kwargs(options), request, model)
+
+    def case(self, bundle: BundleSource, number: int, case: CaseInput) -> CaseResult:
+        """Render one case; an :class:`~lmml_mdit.errors.LmmlError` becomes the result's
+        error."""
+        if isinstance(case, UnreadCase):
+            return CaseResult(number, error=case.reason, kind=UNREAD_CASE, cli_error=case.reason)
+        if not isinstance(case, Mapping):
+            reason = f"a case is a mapping of input names to values, not {type(case).__name__}"
+            return CaseResult(number, error=reason, cli_error=reason)
+        options = _with_inputs(self.options, case)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                value: dict[str, Any] | list[dict[str, Any]]
+                if self.request:
+                    value = request_body(bundle, self.provider, options, model=self.model)
+                else:
+                    value = list(message_list(bundle, self.provider, options))
+            except LmmlError as error:
+                error.locate(bundle.file_name)
+                return CaseResult(
+                    number,
+                    error=error.format(),
+                    kind=error.kind,
+                    cli_error=error.format(cli=True),
+                )
+        return CaseResult(number, value, warnings=tuple(str(w.message) for w in caught))
+
+
+def _with_inputs(options: Options, inputs: Mapping[str, object]) -> Options:
+    """*options* with these *inputs*: ``dataclasses.replace`` without its per-call field
+    introspection, which would cost a case more than its own values do."""
+    copied = object.__new__(Options)
+    copied.__dict__.update(options.__dict__)
+    object.__setattr__(copied, "inputs", inputs)
+    return copied
 
 
 def render_cases(
@@ -142,13 +177,11 @@ def render_cases(
         raise TypeError("render_cases() takes the inputs from the cases, not inputs=")
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise TypeError(f"processes must be a positive int, not {processes!r}")
-    from .providers import provider as find_provider
-
-    find_provider(provider)  # an unknown provider fails before any case
+    rendering = Rendering.of(provider, request, model, options)  # fails before any case
     numbered = enumerate(cases, 1)
     if processes == 1:
         for number, case in numbered:
-            yield render_case(bundle, number, case, provider, request, model, options)
+            yield rendering.case(bundle, number, case)
         return
     recipe = _BundleCopy.of(bundle)
     settings = (provider, request, model, dict(options))
@@ -198,13 +231,10 @@ _WORKER: dict[str, Any] = {}
 
 def _start_worker(recipe: _BundleCopy, settings: tuple[Any, ...]) -> None:
     _WORKER["bundle"] = recipe.open()
-    _WORKER["settings"] = settings
+    _WORKER["rendering"] = Rendering.of(*settings)
 
 
 def _render_chunk(chunk: list[tuple[int, CaseInput]]) -> list[CaseResult]:
     bundle = _WORKER["bundle"]
-    provider, request, model, options = _WORKER["settings"]
-    return [
-        render_case(bundle, number, case, provider, request, model, options)
-        for number, case in chunk
-    ]
+    rendering: Rendering = _WORKER["rendering"]
+    return [rendering.case(bundle, number, case) for number, case in chunk]

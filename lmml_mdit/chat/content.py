@@ -178,8 +178,9 @@ def turn_segments(
     :param skip_lines: 1-based lines to leave out of the text (a tool turn's call line).
     :param drop_attachment_lines: leave out paragraphs made only of references whose parts
         this turn places right after them (the default, as ``attachment_lines="drop"``).
-    :param fills: the edits that put a template's values into its lines
-        (:meth:`~lmml_mdit.chat.inputs.Template.fills`): a value's text replaces its
+    :param fills: the edits that put a template's values into its lines, by line
+        (:meth:`~lmml_mdit.chat.inputs.Template.fills`; only this turn's are looked up,
+        so a caller may pass just those, and None for none): a value's text replaces its
         placeholder as it is, and an ``image`` or ``file`` value cuts the text there for
         its part (a line holding only the placeholder leaves the text).
     """
@@ -263,6 +264,9 @@ def turn_segments(
                 pending_start = number
             columns = escapes.get(number)
             edits = fills.get(number) if fills else None
+            if isinstance(edits, str):
+                pending.append(edits)  # a finished line: its values in, escapes out
+                continue
             if edits:
                 for piece in edited_line(lines[number], columns or (), edits):
                     if isinstance(piece, str):
@@ -295,11 +299,13 @@ def edited_line(
     order, never overlapping): the text before, between and after each asset value, a
     piece of white space only at an asset left out (so a placeholder alone on its line
     takes no line of text)."""
-    changes = sorted(
-        [(column, column + 1, "") for column in escape_columns if line[column : column + 1] == "\\"]
-        + list(edits),
-        key=lambda change: change[0],
-    )
+    changes: Sequence[Edit] = edits
+    if escape_columns:
+        changes = sorted(
+            [(column, column + 1, "") for column in escape_columns if line[column] == "\\"]
+            + list(edits),
+            key=lambda change: change[0],
+        )
     pieces: list[str | InputAsset] = []
     text: list[str] = []
     position = 0
@@ -573,6 +579,8 @@ def _build_conversation(
     reserved = bundle.RESERVED_NAMES
     conversation = OutgoingConversation(messages=[])
     fills, filled_fence = _template_fills(bundle, state, options)
+    fill_lines = sorted(fills) if fills else []
+    next_fill = 0
     for number, turn in numbered_turns(narrative.turns):
         role: MessageRole
         if turn.role == "context":
@@ -589,13 +597,24 @@ def _build_conversation(
         skip: frozenset[int] = frozenset()
         if role == "tool":
             call, skip = _answered_call(narrative, turn, number, state)
+        turn_fills: dict[int, str | Sequence[Edit]] | None = None
+        if fills:
+            # Only this turn's edits: the turns and the edited lines both come in order.
+            first, last = turn.start_line - 1, max(turn.end_line, turn.start_line - 1)
+            while next_fill < len(fill_lines) and fill_lines[next_fill] < first:
+                next_fill += 1
+            while next_fill < len(fill_lines) and fill_lines[next_fill] < last:
+                if turn_fills is None:
+                    turn_fills = {}
+                turn_fills[fill_lines[next_fill]] = fills[fill_lines[next_fill]]
+                next_fill += 1
         segments = turn_segments(
             narrative,
             turn,
             reserved=reserved,
             skip_lines=skip,
             drop_attachment_lines=options.attachment_lines == "drop",
-            fills=fills,
+            fills=turn_fills,
         )
         items: list[Item] = []
         used = 0
@@ -681,7 +700,7 @@ def _template_fills(
     bound = template.bind(options.inputs)
     limits = getattr(bundle, "limits", None)  # a source without limits: the default ones
     limit = (limits if isinstance(limits, Limits) else Limits()).max_entry_size
-    fills = template.fills(bound, limit=limit)
+    fills = template.lines_for(bound, limit=limit)
     if not template.fence_inputs:
         return fills, None
     fences: dict[str, Asset | None] = {}

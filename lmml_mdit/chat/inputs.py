@@ -19,8 +19,9 @@ Per rendering only the values are checked and the edited lines written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import functools
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass, field
 
 from ..bundle.inputs import (
     InputDeclarations,
@@ -65,8 +66,9 @@ Edit = tuple[int, int, "str | InputAsset"]
 """One change to a source line: the 0-based columns ``[start, end)`` and what takes their
 place (a value's text, or an asset part)."""
 
-Fills = Mapping[int, Sequence[Edit]]
-"""The edits of one rendering, by 0-based line, each line's in column order."""
+Fills = Mapping[int, "str | Sequence[Edit]"]
+"""What one rendering makes of each edited line, by 0-based line: its finished text, or its
+edits in column order (a line with an asset value, which cuts the text there)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class Template:
     escapes: tuple[tuple[int, int], ...]
     fence_inputs: frozenset[str]
     fence_names: frozenset[str] = frozenset()
+    lines: tuple[str, ...] = field(default=(), repr=False)
+    lmml_escapes: Mapping[int, Sequence[int]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, bundle: BundleSource, declarations: InputDeclarations) -> Template:
@@ -110,7 +114,16 @@ class Template:
             if escape.context == "text"
             or (escape.context == "code" and _in_code(specs, escape.name))
         )
-        return cls(declarations, tuple(filled), escapes, frozenset(fences), frozenset(fence_names))
+        narrative = bundle.narrative
+        return cls(
+            declarations,
+            tuple(filled),
+            escapes,
+            frozenset(fences),
+            frozenset(fence_names),
+            lines=tuple(narrative.lines) if filled or escapes else (),
+            lmml_escapes=narrative.escape_columns,
+        )
 
     @property
     def is_template(self) -> bool:
@@ -120,12 +133,87 @@ class Template:
     def bind(self, values: Mapping[str, object] | None) -> dict[str, object]:
         """The checked value of each input for one rendering (see
         :func:`~lmml_mdit.bundle.inputs.bind_inputs`)."""
-        used = {placeholder.name for placeholder in self.filled}
-        used.update(self.fence_names)
-        return bind_inputs(self.declarations, values, used=used)
+        return bind_inputs(self.declarations, values, used=self.used)
 
-    def fills(self, bound: Mapping[str, object], *, limit: int) -> dict[int, list[Edit]]:
+    @functools.cached_property
+    def used(self) -> frozenset[str]:
+        """The inputs a placeholder this template fills names."""
+        return frozenset(placeholder.name for placeholder in self.filled) | self.fence_names
+
+    @functools.cached_property
+    def _text_lines(self) -> dict[int, tuple[str | tuple[InputSpec, Placeholder], ...]]:
+        """Each edited line that holds no asset input, compiled once: its text (LMML
+        escapes and ``\\{{`` backslashes already left out) between its placeholders."""
+        by_line: dict[int, list[tuple[int, int, str | tuple[InputSpec, Placeholder]]]] = {}
+        for line, column in self.escapes:
+            by_line.setdefault(line, []).append((column, column + 1, ""))
+        asset_lines: set[int] = set()
+        for line, start, end, spec, placeholder, is_asset in self._places:
+            if is_asset:
+                asset_lines.add(line)
+            by_line.setdefault(line, []).append((start, end, (spec, placeholder)))
+        compiled: dict[int, tuple[str | tuple[InputSpec, Placeholder], ...]] = {}
+        for line, changes in by_line.items():
+            if line in asset_lines:
+                continue
+            text = self.lines[line]
+            changes.extend(
+                (column, column + 1, "")
+                for column in self.lmml_escapes.get(line, ())
+                if text[column : column + 1] == "\\"
+            )
+            changes.sort(key=lambda change: change[0])
+            parts: list[str | tuple[InputSpec, Placeholder]] = []
+            position = 0
+            for start, end, slot in changes:
+                parts.append(text[position:start])
+                if not isinstance(slot, str):
+                    parts.append(slot)
+                position = end
+            parts.append(text[position:])
+            compiled[line] = tuple(part for part in parts if part != "")
+        return compiled
+
+    def lines_for(self, bound: Mapping[str, object], *, limit: int) -> dict[int, str | list[Edit]]:
+        """What each edited line becomes: its finished text, or, for a line holding an
+        ``image`` or ``file`` input, its edits (:meth:`fills`), cut there for the part.
+
+        :raises InputError: as :meth:`fills`.
+        """
+        texts: dict[tuple[str, tuple[str, ...]], str] = {}
+        out: dict[int, str | list[Edit]] = {}
+        for line, parts in self._text_lines.items():
+            pieces: list[str] = []
+            for part in parts:
+                if isinstance(part, str):
+                    pieces.append(part)
+                    continue
+                spec, placeholder = part
+                key = (spec.name, placeholder.fields)
+                text = texts.get(key)
+                if text is None:
+                    if spec.name not in bound:
+                        text = ""  # an optional input left without a value
+                    else:
+                        text = input_text(_value_at(spec, bound[spec.name], placeholder), spec.name)
+                    texts[key] = text
+                pieces.append(text)
+            out[line] = "".join(pieces)
+        if len(out) < len(self._edited_lines):
+            edits = self.fills(bound, limit=limit, lines=self._edited_lines - out.keys())
+            out.update(edits)
+        return out
+
+    @functools.cached_property
+    def _edited_lines(self) -> frozenset[int]:
+        return frozenset(line for line, *_ in self._places) | {line for line, _ in self.escapes}
+
+    def fills(
+        self, bound: Mapping[str, object], *, limit: int, lines: Set[int] | None = None
+    ) -> dict[int, list[Edit]]:
         """The line edits that put *bound* values in place.
+
+        :param lines: only these 0-based lines' edits (all by default).
 
         :param limit: the most bytes an ``image`` or ``file`` value may hold.
         :raises InputError: for a field that is not in its value, or an ``image`` or
@@ -133,28 +221,45 @@ class Template:
         """
         edits: dict[int, list[Edit]] = {}
         for line, column in self.escapes:
-            edits.setdefault(line, []).append((column, column + 1, ""))
+            if lines is None or line in lines:
+                edits.setdefault(line, []).append((column, column + 1, ""))
         files: dict[str, InputFile] = {}
-        specs = self.declarations.specs
-        for placeholder in self.filled:
-            spec = specs[placeholder.name]
+        for line, start, end, spec, placeholder, is_asset in self._places:
+            if lines is not None and line not in lines:
+                continue
             replacement: str | InputAsset
-            if placeholder.name not in bound:
+            name = spec.name
+            if name not in bound:
                 # An optional input left without a value: no text, and no part.
-                replacement = InputAsset(spec, placeholder, None) if spec.is_asset else ""
-            elif spec.is_asset:
-                read = files.get(spec.name)
+                replacement = InputAsset(spec, placeholder, None) if is_asset else ""
+            elif is_asset:
+                read = files.get(name)
                 if read is None:
-                    read = files[spec.name] = _read_file(spec, bound[spec.name], limit)
+                    read = files[name] = _read_file(spec, bound[name], limit)
                 replacement = InputAsset(spec, placeholder, read)
+            elif placeholder.fields:
+                replacement = input_text(_value_at(spec, bound[name], placeholder), name)
             else:
-                replacement = input_text(_value_at(spec, bound[spec.name], placeholder))
-            edits.setdefault(placeholder.line - 1, []).append(
-                (placeholder.column - 1, placeholder.end - 1, replacement)
-            )
-        for line_edits in edits.values():
-            line_edits.sort(key=lambda edit: edit[0])
+                replacement = input_text(bound[name], name)
+            found = edits.get(line)
+            if found is None:
+                edits[line] = [(start, end, replacement)]
+            else:
+                found.append((start, end, replacement))
+        if self.escapes:
+            for line_edits in edits.values():
+                line_edits.sort(key=lambda edit: edit[0])
         return edits
+
+    @functools.cached_property
+    def _places(self) -> tuple[tuple[int, int, int, InputSpec, Placeholder, bool], ...]:
+        """Each filled placeholder as ``(line, start, end, spec, placeholder, is_asset)``,
+        0-based, in document order (so a line's edits come in column order)."""
+        specs = self.declarations.specs
+        return tuple(
+            (p.line - 1, p.column - 1, p.end - 1, specs[p.name], p, specs[p.name].is_asset)
+            for p in self.filled
+        )
 
     def fill_fence(self, content: bytes, bound: Mapping[str, object]) -> bytes:
         """An embed fence's content with its ``in_code`` inputs' values put in."""
@@ -182,7 +287,7 @@ def fill_fence(
         if escaped:
             pieces.append(text[start + 1 : end])
         elif name in bound:
-            pieces.append(input_text(_value_at(spec, bound[name], None, fields)))
+            pieces.append(input_text(_value_at(spec, bound[name], None, fields), name))
         position = end
     pieces.append(text[position:])
     return "".join(pieces).encode("utf-8")

@@ -41,6 +41,7 @@ __all__ = [
     "PROVIDERS",
     "MessageList",
     "Payload",
+    "message_list",
     "messages",
     "render_payload",
     "render_turns",
@@ -146,8 +147,16 @@ def messages(
     :raises UnsupportedContentError: for content the provider cannot take, or, with
         ``system="raise"``, system content the list cannot carry.
     """
-    chosen = find_provider(provider)
-    parsed = Options.from_kwargs(options)
+    return message_list(bundle, find_provider(provider), Options.from_kwargs(options))
+
+
+def message_list(bundle: BundleSource, chosen: Provider, parsed: Options) -> MessageList:
+    """:func:`messages` with the provider found and the options checked (what a batch of
+    cases renders with, so each case skips both).
+
+    :raises DefectError: as :func:`messages`.
+    :raises UnsupportedContentError: as :func:`messages`.
+    """
     payload = _render(bundle, chosen, parsed)
     if payload.system and parsed.system is None:
         warnings.warn(
@@ -156,7 +165,7 @@ def messages(
                 "is on the result's system attribute (pass system='separate' to silence "
                 "this, or system='user' / 'drop' / 'raise'; to_request() places it)"
             ),
-            stacklevel=2,
+            stacklevel=3,
         )
     if payload.system and parsed.system == "raise":
         line = _first_system_line(bundle, parsed.context)
