@@ -154,3 +154,15 @@ def test_preview_shows_input_values(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     page = out.read_text()
     assert 'title="who">&lt;i&gt;Ada&lt;/i&gt;</mark>' in page
+
+
+def test_validate_checks_given_values(tmp_path: Path) -> None:
+    path = write_template(tmp_path)
+    assert run("validate", path).returncode == 0
+    result = run("validate", path, "--input", "n=2")
+    assert result.returncode == 1
+    assert f"{path}:3:8: missing_input: the required string input 'who'" in result.stdout
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"who": 3}))
+    wrong = run("validate", path, "--inputs", case)
+    assert wrong.returncode == 1 and "invalid_input" in wrong.stdout

@@ -139,6 +139,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 on warnings too (by default only an error-level defect fails)",
     )
+    p.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value, checked too (missing_input, invalid_input); repeatable",
+    )
+    p.add_argument(
+        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+    )
     add_base_dir(p)
 
     p = command(
