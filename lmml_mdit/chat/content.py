@@ -302,7 +302,11 @@ def edited_line(
     changes: Sequence[Edit] = edits
     if escape_columns:
         changes = sorted(
-            [(column, column + 1, "") for column in escape_columns if line[column] == "\\"]
+            [
+                (column, column + 1, "")
+                for column in escape_columns
+                if line[column : column + 1] == "\\"
+            ]
             + list(edits),
             key=lambda change: change[0],
         )
