@@ -265,12 +265,14 @@ def turn_segments(
             columns = escapes.get(number)
             edits = fills.get(number) if fills else None
             if isinstance(edits, str):
-                pending.append(edits)  # a finished line: its values in, escapes out
+                # A finished line (its values in, escapes out); a value's newlines make
+                # lines of it, so blank edges are trimmed as the turn's own are.
+                pending.extend(edits.split("\n") if "\n" in edits else (edits,))
                 continue
             if edits:
                 for piece in edited_line(lines[number], columns or (), edits):
                     if isinstance(piece, str):
-                        pending.append(piece)
+                        pending.extend(piece.split("\n"))
                         continue
                     if piece.file is None:
                         continue  # an optional asset input given no value
