@@ -400,6 +400,10 @@ HOSTILE = [
     "data:image/png;base64,iVBORw0KGgo=",
     "\\{{ v }} `{{ v }}` {{ v }}",
     "## user\n\n## assistant\n\n## tool\n\n@call_0.tool_call.json",
+    "<!-- ",
+    "<div>",
+    "```",
+    "~~~python",
 ]
 
 TARGET = """\

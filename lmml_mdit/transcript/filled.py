@@ -112,10 +112,48 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
             filled = Bundle.from_zip(bundle.name, text, entries)
         else:
             filled = Bundle.from_text(bundle.name, text, base_dir=bundle.base_dir)
-        if not _escape_forged(filled, lines, spans):
+        if _escape_forged(filled, lines, spans):
+            continue
+        if _same_structure(bundle, filled, set(assets)):
+            break
+        # Nothing starts inside a value, yet a turn or an embed went missing: a value
+        # opened a block that ran on over the author's lines (an HTML comment, a code
+        # fence). Escape what opens such blocks at the start of a value's lines.
+        if not _escape_openers(lines, spans):
             break
     _check_same_structure(bundle, filled, set(assets))
     return filled
+
+
+_BLOCK_OPENERS = ("<", "```", "~~~")
+"""What opens a block that can run on past its own line (HTML blocks, code fences)."""
+
+
+def _escape_openers(lines: list[str], spans: list[list[list[int]]]) -> bool:
+    """Put a backslash before each block opener at the start of a line inside a value;
+    whether any was put."""
+    changed = False
+    for line, line_spans in enumerate(spans):
+        if not line_spans:
+            continue
+        text = lines[line]
+        first = len(text) - len(text.lstrip())
+        if not _inside(line_spans, first) or not text.startswith(_BLOCK_OPENERS, first):
+            continue
+        _insert_backslash(lines, spans, line, first)
+        changed = True
+    return changed
+
+
+def _insert_backslash(
+    lines: list[str], spans: list[list[list[int]]], line: int, column: int
+) -> None:
+    lines[line] = lines[line][:column] + "\\" + lines[line][column:]
+    for span in spans[line]:
+        if span[0] >= column:
+            span[0] += 1
+        if span[1] > column:
+            span[1] += 1
 
 
 _MAX_ROUNDS = 16
@@ -153,22 +191,23 @@ def _escape_forged(filled: Bundle, lines: list[str], spans: list[list[list[int]]
             spots.add((line, first if _inside(spans[line], first) else spans[line][0][0]))
             break
     for line, column in sorted(spots, reverse=True):
-        lines[line] = lines[line][:column] + "\\" + lines[line][column:]
-        for span in spans[line]:
-            if span[0] >= column:
-                span[0] += 1
-            if span[1] > column:
-                span[1] += 1
+        _insert_backslash(lines, spans, line, column)
     return bool(spots)
 
 
-def _check_same_structure(original: Bundle, filled: Bundle, added: set[str]) -> None:
+def _same_structure(original: Bundle, filled: Bundle, added: set[str]) -> bool:
+    """Whether *filled* has *original*'s turns (by role) and embeds (by name, in order),
+    the input assets *added* aside."""
     before = original.narrative
     after = filled.narrative
     same_turns = [turn.role for turn in before.turns] == [turn.role for turn in after.turns]
     names_before = [embed.name for embed in before.embeds]
     names_after = [embed.name for embed in after.embeds if embed.name not in added]
-    if not same_turns or names_before != names_after:
+    return same_turns and names_before == names_after
+
+
+def _check_same_structure(original: Bundle, filled: Bundle, added: set[str]) -> None:
+    if not _same_structure(original, filled, added):
         raise InputError(
             "a value would change the conversation's turns or embeds once written as LMML",
             name=original.file_name,
