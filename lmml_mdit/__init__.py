@@ -35,6 +35,7 @@ from .errors import (
     EmbedBudgetError,
     EncryptedEntryError,
     ImportFormatError,
+    InputError,
     InvalidManifestError,
     InvalidSettingsError,
     InvalidToolCallError,
@@ -65,6 +66,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from .bundle.archive import Limits
     from .bundle.bundle import Bundle, DefectWarning
     from .bundle.packing import InlineReport, OrphanedEntryWarning
+    from .chat.cases import CaseResult, render_cases
     from .chat.content import (
         EmbedOmittedWarning,
         MissingSettingWarning,
@@ -111,6 +113,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "EmbedBudgetError",
         "EncryptedEntryError",
         "ImportFormatError",
+        "InputError",
         "InvalidManifestError",
         "InvalidSettingsError",
         "InvalidToolCallError",
@@ -204,6 +207,10 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "export_folder",
     ),
     ".chat.providers.sharegpt": ("export_sharegpt",),
+    ".chat.cases": (
+        "CaseResult",
+        "render_cases",
+    ),
     ".preview.page": (
         "render_html",
         "write_preview",

@@ -35,6 +35,7 @@ The tree, in the order the classes are defined below::
     ├── UnsupportedContentError
     ├── EmbedBudgetError
     ├── InvalidToolCallError
+    ├── InputError
     ├── ImportFormatError
     └── TranscriptError
         ├── ReadOnlyTranscriptError [TypeError]
@@ -288,6 +289,12 @@ class EmbedBudgetError(LmmlError):
 class InvalidToolCallError(LmmlError):
     """A ``*.tool_call.json`` fence is not a JSON object with ``id``, ``name`` and
     ``arguments``, or a ``tool`` turn does not answer a known call."""
+
+
+class InputError(LmmlError):
+    """A template's input value is missing, undeclared or of the wrong type (``inputs=``,
+    ``--input``, a ``--cases`` line); its :attr:`kind` is the ``validate`` kind
+    (``missing_input``, ``undeclared_input``, ``invalid_input``)."""
 
 
 class ImportFormatError(LmmlError):

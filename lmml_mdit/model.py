@@ -85,6 +85,8 @@ ERROR_KINDS: frozenset[str] = frozenset(
         "invalid_setting",
         "invalid_manifest",
         "invalid_front_matter",
+        "invalid_input",
+        "missing_input",
     }
 )
 """The issue kinds that stop a send (:attr:`Issue.severity` ``"error"``); every other kind

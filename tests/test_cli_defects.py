@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ZIP_EXAMPLE = ROOT / "examples" / "sales-review.lmmlz"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
 READING_COMMANDS = ("validate", "render", "turns", "ls", "cat", "pack", "inline", "to-md",
-                    "preview", "info", "export")  # fmt: skip
+                    "preview", "info", "export", "inputs")  # fmt: skip
 
 
 def run(

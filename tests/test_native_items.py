@@ -21,7 +21,7 @@ from lmml_mdit.chat.importer import import_messages
 from lmml_mdit.chat.outgoing import render_turns, to_request
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.chat.providers.sharegpt import export_sharegpt
-from lmml_mdit.errors import ImportFormatError, UnsupportedContentError
+from lmml_mdit.errors import UnsupportedContentError
 from lmml_mdit.narrative.native import (
     NATIVE_PROVIDERS,
     is_native_name,

@@ -483,8 +483,12 @@ class Bundle:
 
     # -- validation ------------------------------------------------------------------------
 
-    def validate(self) -> list[Issue]:
+    def validate(self, *, inputs: Mapping[str, object] | None = None) -> list[Issue]:
         """Cross-check narrative and entries (RFC 8); an empty list means clean.
+
+        A template's inputs (see :doc:`/templates`) add ``undeclared_input``,
+        ``unused_input`` and ``invalid_input``; given *inputs* (values for one rendering),
+        those values are checked too, adding ``missing_input`` and ``invalid_input``.
 
         Kinds: ``missing_reference``, ``orphaned_entry``, ``malformed_embed_name``,
         ``conflicting_embed``, ``unclosed_embed``, ``integrity_mismatch``,
@@ -494,6 +498,8 @@ class Bundle:
         present) ``unanswered_tool_call`` and ``unknown_tool_call_id``. Issues are ordered by
         line; those without a line (orphaned entries) come last.
         """
+        if inputs is not None:
+            return find_issues(self, inputs=inputs)
         issues = find_issues(self)
         self._issues = tuple(issues)
         return issues
@@ -602,7 +608,8 @@ class Bundle:
     # -- delegations to higher modules ------------------------------------------------------
 
     def messages(self, provider: str = "openai", **options: object) -> list[dict[str, Any]]:
-        """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat.outgoing`)."""
+        """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat.outgoing`); a
+        template's values go in ``inputs={...}`` (see :doc:`/templates`)."""
         from ..chat.outgoing import messages  # imported here: messages sits above bundles
 
         return messages(self, provider, **options)

@@ -37,6 +37,8 @@ __all__ = [
     "json_value_offsets",
     "setting_issues",
     "setting_problems",
+    "settings_embed_source",
+    "settings_value_positions",
 ]
 
 INVALID_SETTING = "invalid_setting"
@@ -271,3 +273,15 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
                 )
             )
     return issues
+
+
+def settings_embed_source(bundle: BundleContents) -> tuple[str, bytes, int | None] | None:
+    """The one settings embed's name, bytes and the narrative line its content starts on
+    (None for an entry of its own); None without one, with several, or unreadable."""
+    return _embedded(bundle)
+
+
+def settings_value_positions(text: str, *, json_text: bool) -> dict[JsonPath, Position]:
+    """Where each value of a settings text starts, as a 0-based (line, column) by its path
+    (four levels deep); empty when the text does not read."""
+    return _positions(text, json_text)

@@ -7,6 +7,7 @@ nothing, which validation and the error of :meth:`Bundle.embed
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import BundleError, InvalidManifestError, InvalidSettingsError, UnsafeEntryError
@@ -17,6 +18,7 @@ from ..narrative.toolcalls import tool_call_issues
 from ..syntax import delimiter_issues
 from .archive import unsafe_reason
 from .contents import BundleContents, entry_holding, fences_differing_from_entries
+from .inputs import declared_inputs, input_issues
 from .names import is_reference_name
 from .remote import remote_issues
 from .reserved import FRONT_MATTER_NAME, RESERVED_NAMES, manifest_digests, sha256_hex
@@ -88,9 +90,15 @@ def missing_wording(bundle: BundleContents, name: str) -> tuple[str, str, str | 
     )
 
 
-def find_issues(bundle: BundleContents) -> list[Issue]:
+def find_issues(
+    bundle: BundleContents, *, inputs: Mapping[str, object] | None = None
+) -> list[Issue]:
     """Every issue of *bundle*, ordered by line (those without a line last): what
-    :meth:`Bundle.validate <lmml_mdit.bundle.bundle.Bundle.validate>` reports."""
+    :meth:`Bundle.validate <lmml_mdit.bundle.bundle.Bundle.validate>` reports.
+
+    :param inputs: values for the bundle's template inputs, checked against their
+        declarations too (``missing_input``, ``invalid_input``); None checks none.
+    """
     narrative = bundle.narrative
     issues: list[Issue] = []
     first = narrative.first_embeds
@@ -191,6 +199,9 @@ def find_issues(bundle: BundleContents) -> list[Issue]:
     issues.extend(unsent_image_issues(bundle))
     issues.extend(remote_issues(bundle))
     issues.extend(delimiter_issues(narrative))
+    issues.extend(
+        input_issues(bundle, declared_inputs(bundle), narrative.placeholders.found, inputs)
+    )
     if narrative.text.strip() and all(turn.delimiter_line is None for turn in narrative.turns):
         issues.append(
             Issue(

@@ -32,10 +32,11 @@ Everything here reads the narrative's one parse, through its structure index
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..bundle.archive import Limits
 from ..bundle.reserved import RESERVED_NAMES
 from ..bundle.source import BundleSource
 from ..errors import (
@@ -60,6 +61,7 @@ from ..syntax.write import reference
 from ..text import blank_edges
 from ..warn import warn
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts
+from .inputs import Edit, Fills, InputAsset, Template, template_of
 
 if TYPE_CHECKING:
     from ..narrative.narrative import Narrative
@@ -135,7 +137,14 @@ class EmbedSegment:
     replaces_text: bool = False
 
 
-Segment = TextSegment | EmbedSegment
+@dataclass(frozen=True)
+class InputSegment:
+    """The place of an ``image`` or ``file`` input's value: where its placeholder stood."""
+
+    value: InputAsset
+
+
+Segment = TextSegment | EmbedSegment | InputSegment
 
 
 def without_escapes(line: str, columns: Sequence[int]) -> str:
@@ -158,6 +167,7 @@ def turn_segments(
     reserved: tuple[str, ...] = RESERVED_NAMES,
     skip_lines: frozenset[int] = frozenset(),
     drop_attachment_lines: bool = True,
+    fills: Fills | None = None,
 ) -> list[Segment]:
     """Cut *turn* into text and embed segments in source order.
 
@@ -168,6 +178,11 @@ def turn_segments(
     :param skip_lines: 1-based lines to leave out of the text (a tool turn's call line).
     :param drop_attachment_lines: leave out paragraphs made only of references whose parts
         this turn places right after them (the default, as ``attachment_lines="drop"``).
+    :param fills: the edits that put a template's values into its lines, by line
+        (:meth:`~lmml_mdit.chat.inputs.Template.fills`; only this turn's are looked up,
+        so a caller may pass just those, and None for none): a value's text replaces its
+        placeholder as it is, and an ``image`` or ``file`` value cuts the text there for
+        its part (a line holding only the placeholder leaves the text).
     """
     structure = narrative.index
     lines = narrative.lines
@@ -248,6 +263,24 @@ def turn_segments(
             if not pending:
                 pending_start = number
             columns = escapes.get(number)
+            edits = fills.get(number) if fills else None
+            if isinstance(edits, str):
+                # A finished line (its values in, escapes out); a value's newlines make
+                # lines of it, so blank edges are trimmed as the turn's own are.
+                pending.extend(edits.split("\n") if "\n" in edits else (edits,))
+                continue
+            if edits:
+                for piece in edited_line(lines[number], columns or (), edits):
+                    if isinstance(piece, str):
+                        pending.extend(piece.split("\n"))
+                        continue
+                    if piece.file is None:
+                        continue  # an optional asset input given no value
+                    flush()
+                    pending = []
+                    pending_start = number
+                    segments.append(InputSegment(piece))
+                continue
             pending.append(without_escapes(lines[number], columns) if columns else lines[number])
         cursor = max(cursor, cut)
         if cut in placements:
@@ -259,6 +292,44 @@ def turn_segments(
             )
     flush()
     return segments
+
+
+def edited_line(
+    line: str, escape_columns: Sequence[int], edits: Sequence[Edit]
+) -> list[str | InputAsset]:
+    """*line* with its LMML escapes' backslashes left out and *edits* made (both in column
+    order, never overlapping): the text before, between and after each asset value, a
+    piece of white space only at an asset left out (so a placeholder alone on its line
+    takes no line of text)."""
+    changes: Sequence[Edit] = edits
+    if escape_columns:
+        changes = sorted(
+            [
+                (column, column + 1, "")
+                for column in escape_columns
+                if line[column : column + 1] == "\\"
+            ]
+            + list(edits),
+            key=lambda change: change[0],
+        )
+    pieces: list[str | InputAsset] = []
+    text: list[str] = []
+    position = 0
+    for start, end, replacement in changes:
+        text.append(line[position:start])
+        position = end
+        if isinstance(replacement, str):
+            text.append(replacement)
+            continue
+        before = "".join(text)
+        if before.strip():
+            pieces.append(before)
+        pieces.append(replacement)
+        text = []
+    rest = "".join(text) + line[position:]
+    if rest.strip() or not pieces:
+        pieces.append(rest)
+    return pieces
 
 
 # --- per-bundle state --------------------------------------------------------------------
@@ -276,6 +347,7 @@ class BundleState:
         self.owners: dict[str, str] = {
             embed.name: turn.role for turn in narrative.turns for embed in turn.embeds
         }
+        self.template: Template | None = None  # the bundle's inputs, read on first use
 
 
 _STATES: weakref.WeakKeyDictionary[BundleSource, BundleState] = weakref.WeakKeyDictionary()
@@ -359,6 +431,11 @@ class Options:
     :ivar attachment_lines: ``"drop"`` (default) leaves a paragraph made only of
         references (``@photo.png``, ``@a.png @b.png``) out of the text, the parts standing
         in its place; ``"keep"`` sends it too, before its parts.
+    :ivar inputs: the values of a template's inputs (see :doc:`/templates`), by name;
+        each is checked against its declaration and put into the turns as text (an
+        ``image`` or ``file`` one as an asset part) after the parse, so no value can add
+        structure. None gives none: defaults are used, and a required input raises
+        :class:`~lmml_mdit.errors.InputError`.
     :ivar strict: True (default) refuses a bundle with an error-level defect (see
         :meth:`~lmml_mdit.bundle.bundle.Bundle.check_sendable`), raising
         :class:`~lmml_mdit.errors.DefectError`; False sends it anyway, warning a
@@ -379,6 +456,7 @@ class Options:
     settings: Mapping[str, Any] | None = None
     attachment_lines: Literal["keep", "drop"] = "drop"
     strict: bool = True
+    inputs: Mapping[str, object] | None = None
 
     @classmethod
     def from_kwargs(cls, options: Mapping[str, Any]) -> Options:
@@ -397,7 +475,7 @@ class Options:
         for key, choices in _CHOICES.items():
             if key in options and options[key] not in choices:
                 raise ValueError(f"{key} must be one of {choices!r}, not {options[key]!r}")
-        for key in ("settings", "handlers"):
+        for key in ("settings", "handlers", "inputs"):
             value = options.get(key)
             if value is not None and not isinstance(value, Mapping):
                 raise TypeError(f"{key} must be a mapping, not {type(value).__name__}")
@@ -506,6 +584,9 @@ def _build_conversation(
     state = bundle_state(bundle)
     reserved = bundle.RESERVED_NAMES
     conversation = OutgoingConversation(messages=[])
+    fills, filled_fence = _template_fills(bundle, state, options)
+    fill_lines = sorted(fills) if fills else []
+    next_fill = 0
     for number, turn in numbered_turns(narrative.turns):
         role: MessageRole
         if turn.role == "context":
@@ -522,18 +603,36 @@ def _build_conversation(
         skip: frozenset[int] = frozenset()
         if role == "tool":
             call, skip = _answered_call(narrative, turn, number, state)
+        turn_fills: dict[int, str | Sequence[Edit]] | None = None
+        if fills:
+            # Only this turn's edits: the turns and the edited lines both come in order.
+            first, last = turn.start_line - 1, max(turn.end_line, turn.start_line - 1)
+            while next_fill < len(fill_lines) and fill_lines[next_fill] < first:
+                next_fill += 1
+            while next_fill < len(fill_lines) and fill_lines[next_fill] < last:
+                if turn_fills is None:
+                    turn_fills = {}
+                turn_fills[fill_lines[next_fill]] = fills[fill_lines[next_fill]]
+                next_fill += 1
         segments = turn_segments(
             narrative,
             turn,
             reserved=reserved,
             skip_lines=skip,
             drop_attachment_lines=options.attachment_lines == "drop",
+            fills=turn_fills,
         )
         items: list[Item] = []
         used = 0
         for segment in segments:
             if isinstance(segment, TextSegment):
                 items.append(TextPart(segment.text))
+                continue
+            if isinstance(segment, InputSegment):
+                placed, used = _input_items(
+                    bundle, segment.value, options, target, conversation, used
+                )
+                items.extend(placed)
                 continue
             embed = segment.embed
             if is_native_name(embed.name):  # kept for its provider only
@@ -545,7 +644,7 @@ def _build_conversation(
                 continue
             try:
                 placed, used = _embed_items(
-                    bundle, state, segment, options, target, conversation, used
+                    bundle, state, segment, options, target, conversation, used, filled_fence
                 )
             except BundleError:
                 if options.strict:
@@ -565,16 +664,20 @@ def _embed_items(
     target: str | None,
     conversation: OutgoingConversation,
     used: int,
+    filled_fence: Callable[[Embed], Asset | None] | None = None,
 ) -> tuple[list[Item], int]:
     """The items for one embed of a message whose embeds already hold *used* bytes, and the
     bytes used after it: its parts, or, when it does not fit ``max_embed_bytes``, an
     ``@name`` line where its own lines left the text (nothing otherwise).
 
+    :param filled_fence: the asset of an embed fence with template values put in, or None
+        for one that holds none.
     :raises BundleError: for an embed that does not resolve.
     """
     embed = segment.embed
+    filled = filled_fence(embed) if filled_fence is not None else None
     if options.max_embed_bytes is not None:
-        size = _embed_size(bundle, embed, state)
+        size = len(filled.data) if filled is not None else _embed_size(bundle, embed, state)
         if used + size > options.max_embed_bytes:
             _omit(conversation, embed, size, used, options, bundle)
             if segment.replaces_text:
@@ -582,7 +685,70 @@ def _embed_items(
                 return [TextPart(reference(embed.name))], used
             return [], used
         used += size
-    return list(_parts(_resolve_asset(bundle, state, embed), options, target)), used
+    asset = filled if filled is not None else _resolve_asset(bundle, state, embed)
+    return list(_parts(asset, options, target)), used
+
+
+def _template_fills(
+    bundle: BundleSource, state: BundleState, options: Options
+) -> tuple[Fills | None, Callable[[Embed], Asset | None] | None]:
+    """The line edits of this rendering's input values, and the filler of embed fences
+    holding ``in_code`` inputs; (None, None) for a bundle that is no template.
+
+    :raises InputError: for a value its declaration refuses, a missing required one or a
+        name no input declares.
+    """
+    template = state.template
+    if template is None or (options.inputs is not None and not template.declarations.specs):
+        template = state.template = template_of(bundle, values_given=options.inputs is not None)
+    if not template.is_template and not options.inputs:
+        return None, None
+    bound = template.bind(options.inputs)
+    limits = getattr(bundle, "limits", None)  # a source without limits: the default ones
+    limit = (limits if isinstance(limits, Limits) else Limits()).max_entry_size
+    fills = template.lines_for(bound, limit=limit)
+    if not template.fence_inputs:
+        return fills, None
+    fences: dict[str, Asset | None] = {}
+
+    def filled_fence(embed: Embed) -> Asset | None:
+        if embed.name not in template.fence_inputs or not embed.is_inline:
+            return None
+        if embed.name not in fences:
+            data = template.fill_fence(embed.content or b"", bound)
+            fences[embed.name] = Asset(
+                name=embed.name,
+                data=data,
+                media_type=media_type_for(embed.name, data),
+                embed=embed,
+                cache=Base64Cache(),  # these bytes are this rendering's, not the bundle's
+            )
+        return fences[embed.name]
+
+    return fills, filled_fence
+
+
+def _input_items(
+    bundle: BundleSource,
+    value: InputAsset,
+    options: Options,
+    target: str | None,
+    conversation: OutgoingConversation,
+    used: int,
+) -> tuple[list[Item], int]:
+    """The parts of an ``image`` or ``file`` input's value, held to the message's embed
+    budget as an embed is; over it, an ``@name`` line says what was left out."""
+    placeholder = value.placeholder
+    assert value.file is not None, "turn_segments places only given values"
+    name, data = value.file.name, value.file.data
+    embed = Embed(name, "external", None, placeholder.line, placeholder.column)
+    if options.max_embed_bytes is not None:
+        if used + len(data) > options.max_embed_bytes:
+            _omit(conversation, embed, len(data), used, options, bundle)
+            return [TextPart(reference(name))], used
+        used += len(data)
+    asset = Asset(name, data, media_type_for(name, data), embed, Base64Cache())
+    return list(_parts(asset, options, target)), used
 
 
 def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from ..bundle.inputs import INPUTS_KEY
 from ..bundle.setting_values import check_setting_values
 from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
@@ -40,6 +41,7 @@ __all__ = [
     "PROVIDERS",
     "MessageList",
     "Payload",
+    "message_list",
     "messages",
     "render_payload",
     "render_turns",
@@ -56,7 +58,7 @@ _ALIASES = {
 }
 """Settings spellings read as one LMML key (a provider's own spelling also works)."""
 
-_SKIPPED = frozenset({"model", TEXT_EMBEDS_SETTING})
+_SKIPPED = frozenset({"model", TEXT_EMBEDS_SETTING, INPUTS_KEY})
 
 
 def render_payload(
@@ -145,8 +147,16 @@ def messages(
     :raises UnsupportedContentError: for content the provider cannot take, or, with
         ``system="raise"``, system content the list cannot carry.
     """
-    chosen = find_provider(provider)
-    parsed = Options.from_kwargs(options)
+    return message_list(bundle, find_provider(provider), Options.from_kwargs(options))
+
+
+def message_list(bundle: BundleSource, chosen: Provider, parsed: Options) -> MessageList:
+    """:func:`messages` with the provider found and the options checked (what a batch of
+    cases renders with, so each case skips both).
+
+    :raises DefectError: as :func:`messages`.
+    :raises UnsupportedContentError: as :func:`messages`.
+    """
     payload = _render(bundle, chosen, parsed)
     if payload.system and parsed.system is None:
         warn(

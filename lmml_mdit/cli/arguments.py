@@ -47,6 +47,9 @@ class Arguments(argparse.Namespace):
     image_detail: Literal["auto", "low", "high"] | None
     settings: list[tuple[str, object]] | None
     unknown_settings: Literal["pass", "warn", "error"] | None
+    input_values: list[str] | None = None
+    inputs_file: str | None = None
+    cases: str | None = None
     # the rest, one or a few commands each
     strict: bool
     allow_missing: bool
@@ -55,6 +58,7 @@ class Arguments(argparse.Namespace):
     workers: int | None
     debounce: float | None
     stdio: bool
+    template: bool = False
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False

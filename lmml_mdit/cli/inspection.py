@@ -28,6 +28,7 @@ from .output import (
 )
 from .progress import ProgressLine
 from .sources import STDIN_LABEL, Source, located, open_source
+from .templates import given_inputs
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
@@ -66,8 +67,9 @@ def cmd_validate(args: Arguments) -> int:
             progress.step(done, path)
             try:
                 source = open_source(path, args)
+                values = given_inputs(args, source)
                 with source.about():
-                    issues = source.bundle.validate()
+                    issues = source.bundle.validate(inputs=values)
             except (LmmlError, OSError, CliError) as failure:
                 if isinstance(failure, BrokenPipeError):
                     raise

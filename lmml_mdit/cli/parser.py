@@ -32,6 +32,7 @@ from .options import (
 )
 from .render import cmd_preview, cmd_render, parse_setting
 from .rewrite import cmd_inline, cmd_new, cmd_pack, cmd_to_md
+from .templates import cmd_inputs
 
 __all__ = [
     "COMMANDS",
@@ -58,6 +59,7 @@ COMMANDS: tuple[str, ...] = (
     "import",
     "export",
     "lsp",
+    "inputs",
 )
 """Every subcommand name, in help order."""
 
@@ -104,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_preview,
         cmd_info,
         cmd_export,
+        cmd_inputs,
     }
 
     p = command(
@@ -117,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="the file to create; .lmml is added unless it ends in .lmml or .lmmlz; "
         "a .lmmlz path makes an archive; - prints the starter",
+    )
+    p.add_argument(
+        "--template",
+        action="store_true",
+        help="write a template: a starter with declared inputs and their placeholders",
     )
     add_quiet(p)
 
@@ -132,6 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict",
         action="store_true",
         help="exit 1 on warnings too (by default only an error-level defect fails)",
+    )
+    p.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value, checked too (missing_input, invalid_input); repeatable",
+    )
+    p.add_argument(
+        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
     )
     add_base_dir(p)
 
@@ -217,7 +235,40 @@ def build_parser() -> argparse.ArgumentParser:
         help="render even a bundle with an error-level defect (a missing reference, an "
         "unclosed fence, ...), reporting each as a warning",
     )
+    p.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value (read as its declared type; NAME=@FILE reads a file, "
+        "an image or file input's bytes); repeatable",
+    )
+    p.add_argument(
+        "--inputs",
+        dest="inputs_file",
+        metavar="FILE",
+        help="a JSON object of template input values (--input flags win)",
+    )
+    p.add_argument(
+        "--cases",
+        metavar="FILE",
+        help="a JSONL file of input values: one rendering per line, written as JSON lines in "
+        "order; a failed line is reported and the rest go on (exit 1 at the end)",
+    )
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="with --cases: worker processes (default: one per core)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="where to write the JSON (default: stdout; with --cases, JSON lines)",
+    )
     add_base_dir(p)
+    add_quiet(p)
 
     p = command(
         "turns",
@@ -314,6 +365,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT.html",
         help="where to write (default: PATH with .html; - for stdout)",
     )
+    p.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value to show in place of its placeholder; repeatable",
+    )
+    p.add_argument(
+        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+    )
     add_base_dir(p)
     add_quiet(p)
 
@@ -398,6 +459,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="talk over standard input and output (the only transport, and the default; "
         "accepted because language clients pass it)",
     )
+
+    p = command(
+        "inputs",
+        "list a template's declared inputs and where each is used",
+        "lmml inputs support.lmml",
+        cmd_inputs,
+    )
+    add_bundle(p)
+    add_json(p, "the inputs as JSON")
+    add_base_dir(p)
 
     return parser
 

@@ -5,6 +5,7 @@ JSON) and ``preview`` (an HTML page); and the ``--set KEY=VALUE`` values
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import warnings
 from collections.abc import Sequence
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from .arguments import Arguments
 from .output import STDIO, CliError, deliver, stdout_json, warn
 from .sources import Source, bundle_stem, located, open_source, same_file
+from .templates import given_inputs
 
 __all__ = ["cmd_preview", "cmd_render", "parse_setting"]
 
@@ -43,7 +45,16 @@ def cmd_render(args: Arguments) -> int:
     }
     options = {name: value for name, value in given.items() if value is not None}
     options["strict"] = not args.force
+    if args.cases is not None:
+        from .templates import render_case_file
+
+        return render_case_file(args, options)
+    if args.workers is not None:
+        raise CliError("--workers only applies with --cases")
     source = open_source(args.path, args)
+    inputs = given_inputs(args, source)
+    if inputs is not None:
+        options["inputs"] = inputs
     result: object
     with source.about(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -66,6 +77,10 @@ def cmd_render(args: Arguments) -> int:
             else:
                 result = payload.messages
     _print_warnings(source, caught)
+    if args.output is not None and args.output != STDIO:
+        text = json.dumps(result, ensure_ascii=False, indent=2) + "\n"
+        deliver(args, args.output, text.encode("utf-8"), f"Wrote {args.output}")
+        return 0
     stdout_json(result)
     return 0
 
@@ -94,8 +109,9 @@ def cmd_preview(args: Arguments) -> int:
     if out != STDIO and args.path != STDIO and os.path.exists(out) and same_file(args.path, out):
         raise CliError(f"{out}: refusing to write the preview over the source")
     source = open_source(args.path, args)
+    inputs = given_inputs(args, source)
     with source.about():
-        page = render_html(source.bundle).encode("utf-8")
+        page = render_html(source.bundle, inputs=inputs).encode("utf-8")
     deliver(args, out, page, f"Wrote {out}")
     return 0
 

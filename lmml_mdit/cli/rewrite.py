@@ -28,6 +28,43 @@ from .sources import bundle_stem, open_source, same_file
 __all__ = ["cmd_inline", "cmd_new", "cmd_pack", "cmd_to_md", "destination"]
 
 
+def _template_starter(name: str) -> str:
+    """A starter template: declared inputs in the front matter, their placeholders in the
+    turns (see the templates page of the docs)."""
+    title = f"# {name}" if role_word(name) is None else f"**{name}**"
+    return (
+        "---\n"
+        "inputs:\n"
+        "  customer:\n"
+        "    type: string\n"
+        "    description: the customer's name\n"
+        "  question:\n"
+        "    type: string\n"
+        "    description: what the customer asks\n"
+        "  tone:\n"
+        "    type: string\n"
+        "    default: friendly\n"
+        "    description: how the answer should sound\n"
+        "  screenshot:\n"
+        "    type: image\n"
+        "    required: false\n"
+        "    description: a picture of the problem, attached where its placeholder stands\n"
+        "---\n"
+        f"{title}\n"
+        "\n"
+        "You answer support questions in a {{ tone }} tone. Placeholders are filled with\n"
+        "each case's values as plain text: render with\n"
+        "`lmml render THIS --input customer=Ada --input question=...`, or one request per\n"
+        "line of a JSONL file with `--cases cases.jsonl --request`.\n"
+        "\n"
+        "## Turn 1 -- user\n"
+        "\n"
+        "Hello, I am {{ customer }}. {{ question }}\n"
+        "\n"
+        "{{ screenshot }}\n"
+    )
+
+
 def _starter(name: str) -> str:
     # A title naming a role would itself be a role delimiter, so such names get a plain
     # paragraph instead of a heading.
@@ -55,8 +92,9 @@ def _starter(name: str) -> str:
 def cmd_new(args: Arguments) -> int:
     """``lmml new PATH``: write a starter narrative, never over an existing file."""
     path = args.path
+    starter = _template_starter if args.template else _starter
     if path == STDIO:
-        stdout_text(_starter("session"))
+        stdout_text(starter("session"))
         return 0
     if not os.path.basename(path):
         raise CliError(f"{path}: is a folder; give the new file's name (lmml new notes/session)")
@@ -66,7 +104,7 @@ def cmd_new(args: Arguments) -> int:
     if os.path.lexists(path):
         raise CliError(f"{path}: refusing to overwrite an existing file")
     name = os.path.splitext(os.path.basename(path))[0]
-    text = _starter(name)
+    text = starter(name)
     ensure_folder(path)
     try:
         with writing(path):

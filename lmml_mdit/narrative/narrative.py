@@ -53,6 +53,7 @@ from ..syntax import (
 )
 from ..text import blank_edges, normalize_newlines
 from .index import StructureIndex
+from .placeholders import Placeholders, find_placeholders
 
 __all__ = [
     "CONTEXT_TURN_NUMBER",
@@ -162,6 +163,12 @@ class Narrative:
         (:class:`~lmml_mdit.narrative.index.StructureIndex`), read from :attr:`tokens` in one
         walk when first asked for and kept: every reader of the structure reads this."""
         return StructureIndex.from_tokens(self.tokens, self.turns, self.embeds)
+
+    @functools.cached_property
+    def placeholders(self) -> Placeholders:
+        """The input placeholders (``{{ name }}``) and their escapes, found once when first
+        asked for (:mod:`lmml_mdit.narrative.placeholders`)."""
+        return find_placeholders(self)
 
     @property
     def embed_names(self) -> tuple[str, ...]:

@@ -68,6 +68,7 @@ from ..narrative.images import image_asset_name, unsent_image_message, url_schem
 from ..narrative.narrative import FRONT_MATTER_TOKEN, Narrative, numbered_turns
 from ..syntax.write import reference
 from ..text import is_unicode
+from .inputs import InputView
 from .style import PREVIEW_CSS
 
 try:  # Pygments is optional (extra "highlight"); without it code is plain escaped text.
@@ -282,6 +283,8 @@ class _Page:
     """One entry per link being rendered: None for an ``<a>`` written, else the text that
     closes a refused link (its destination, shown as text)."""
     known: dict[str, bool] = field(default_factory=dict)
+    inputs: InputView | None = None
+    """How the template's placeholders are shown; None for a narrative without any."""
 
     def spend(self, size: int) -> bool:
         """Take *size* bytes from the page's embedding budget; False when it is spent."""
@@ -552,6 +555,28 @@ def _render_link_open(
     return f'<a{attributes} rel="{_LINK_REL}">'
 
 
+def _render_text(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Text, with a template's placeholders highlighted (see :mod:`lmml_mdit.preview.inputs`)."""
+    content = tokens[idx].content
+    inputs = _page_of(env).inputs
+    shown = inputs.text(content) if inputs is not None else None
+    return shown if shown is not None else html.escape(content)
+
+
+def _render_code_inline(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """A code span, with the placeholders of ``in_code`` inputs highlighted."""
+    token = tokens[idx]
+    inputs = _page_of(env).inputs
+    shown = inputs.code(token.content) if inputs is not None else None
+    if shown is None:
+        return str(RendererHTML.code_inline(self, tokens, idx, options, env))
+    return f"<code{self.renderAttrs(token)}>{shown}</code>"
+
+
 def _render_link_close(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
@@ -604,6 +629,8 @@ _RULES: dict[str, Callable[..., str]] = {
     "image": _render_image,
     "link_open": _render_link_open,
     "link_close": _render_link_close,
+    "text": _render_text,
+    "code_inline": _render_code_inline,
     "html_block": _render_html_block,
     "html_inline": _render_html_inline,
     FRONT_MATTER_TOKEN: _render_nothing,
@@ -829,6 +856,7 @@ def render_html(
     max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES,
     max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
     max_embedded_bytes: int = DEFAULT_MAX_EMBEDDED_BYTES,
+    inputs: Mapping[str, object] | None = None,
 ) -> str:
     """Render *bundle* as one self-contained, script-free HTML page.
 
@@ -842,6 +870,10 @@ def render_html(
     :param max_embedded_bytes: the page's budget for asset bytes it copies in (every image
         shown, counted each time, and every text expansion); once spent, further assets
         are chips. The text of inline fences is part of the narrative and is not counted.
+    :param inputs: a template's input values (see :doc:`/templates`): each placeholder
+        is shown highlighted with its value, its default, or marked unfilled (without
+        values, defaults and unfilled marks only).
+    :raises InputError: for a value no input declares, or one its declaration refuses.
     :raises ValueError: for a negative size limit, or a title holding a lone surrogate.
     :raises TypeError: for a title that is not a str, or a size limit that is not an int.
     :raises LmmlError: only if the narrative itself cannot be read (assets that cannot be
@@ -856,6 +888,10 @@ def render_html(
         max_text_bytes=max_text_bytes,
         max_embedded_bytes=max_embedded_bytes,
     )
+    if inputs is not None and not isinstance(inputs, Mapping):
+        raise TypeError(f"inputs must be a mapping, not {type(inputs).__name__}")
+    if narrative.placeholders.found or inputs:
+        page.inputs = InputView(bundle, inputs)
     env: EnvType = {_CONTEXT_KEY: page}
     heading = title if title is not None else bundle.name
     cards: list[str] = []
@@ -898,6 +934,7 @@ class PreviewOptions(TypedDict, total=False):
     max_image_bytes: int
     max_text_bytes: int
     max_embedded_bytes: int
+    inputs: Mapping[str, object] | None
 
 
 def write_preview(

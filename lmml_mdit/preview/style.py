@@ -90,6 +90,11 @@ PREVIEW_CSS = (
   font-size: .85em; white-space: nowrap; }
 .lmml-preview .lmml-chip-name { font-family: ui-monospace, Menlo, Consolas, monospace; }
 .lmml-preview .lmml-chip-meta { color: #6b7280; margin-left: .35rem; }
+.lmml-preview mark.lmml-input { background: #ede9fe; color: inherit; border-radius: 3px;
+  padding: 0 .15rem; outline: 1px solid #c4b5fd; }
+.lmml-preview mark.lmml-input-default { background: #f5f3ff; outline-style: dashed; }
+.lmml-preview mark.lmml-input-unfilled, .lmml-preview mark.lmml-input-undeclared {
+  background: #fef2f2; color: #b91c1c; outline: 1px dashed #dc2626; }
 .lmml-preview .lmml-missing { border-color: #dc2626; background: #fef2f2; color: #b91c1c; }
 .lmml-preview .lmml-missing-label { font-weight: 700; text-transform: uppercase;
   font-size: .75em; margin-left: .35rem; }

@@ -428,16 +428,27 @@ class Transcript(Renderable):
     # -- LMML ------------------------------------------------------------------------
 
     @classmethod
-    def from_bundle(cls, bundle: Bundle) -> Transcript:
+    def from_bundle(
+        cls, bundle: Bundle, *, inputs: Mapping[str, object] | None = None
+    ) -> Transcript:
         """Read a bundle's turns as messages (see :mod:`lmml_mdit.transcript.reading`).
 
         The transcript remembers the narrative, so that :meth:`to_bundle` and :meth:`save`
         write unedited turns back byte for byte.
 
+        A template's values (see :doc:`/templates`) are written into the messages as
+        escaped text (an ``image`` or ``file`` one as an asset referenced where its
+        placeholder stood; :mod:`lmml_mdit.transcript.filled`); the transcript then
+        remembers the filled narrative.
+
+        :raises InputError: for values :meth:`Bundle.messages` would refuse.
+
         :raises TranscriptFormatError: for a malformed transcript record in ``manifest.json``.
         :raises InvalidManifestError: when ``manifest.json`` is not a JSON object.
         """
-        return cls._from_contents(reading.read_bundle(bundle))
+        from .filled import filled_bundle
+
+        return cls._from_contents(reading.read_bundle(filled_bundle(bundle, inputs)))
 
     @classmethod
     def _from_contents(cls, contents: reading.TranscriptContents) -> Transcript:

@@ -1,0 +1,240 @@
+"""Eval cases: one template bundle rendered once per set of input values, in order.
+
+:func:`render_cases` parses nothing per case: the bundle's narrative, its structure and
+its placeholders are read once, and each case only checks its values and writes the
+edited lines (:mod:`lmml_mdit.chat.inputs`). A case that fails (a missing or mistyped
+value, an unreadable image) gives a :class:`CaseResult` holding its error, and the next
+case goes on.
+
+With ``processes`` above 1 the cases are rendered in a pool of worker processes, each
+holding one copy of the bundle (its narrative and entries, read once), a bounded window of
+cases in flight: results still come out one by one, streaming, in the order the cases
+went in.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..bundle.bundle import Bundle
+from ..bundle.source import BundleSource
+from ..errors import LmmlError
+from .content import Options
+from .outgoing import message_list, request_body
+from .providers import Provider
+from .providers import provider as find_provider
+
+__all__ = ["UNREAD_CASE", "CaseInput", "CaseResult", "Rendering", "UnreadCase", "render_cases"]
+
+_CHUNK = 16
+"""Cases sent to a worker at a time: enough to pay for the trip, few enough to stream."""
+
+_WINDOW = 4
+"""Chunks in flight per worker process."""
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case rendered, or why it was not.
+
+    :ivar number: the case's 1-based position among the cases (its line in a JSONL file,
+        when the cases are its lines).
+    :ivar value: the request body (``request=True``) or the messages list; None when the
+        case failed.
+    :ivar error: the failure as one line (``FILE:LINE:COL: kind: message (hint)``), or
+        None.
+    :ivar kind: the failure's kind (``missing_input``, ``invalid_input``, ...), if it has
+        one.
+    :ivar warnings: what rendering the case warned about, one line each.
+    :ivar cli_error: :attr:`error` as the command line words it.
+    """
+
+    number: int
+    value: dict[str, Any] | list[dict[str, Any]] | None = None
+    error: str | None = None
+    kind: str | None = None
+    warnings: tuple[str, ...] = field(default=())
+    cli_error: str | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the case rendered."""
+        return self.error is None
+
+
+UNREAD_CASE = "unread_case"
+"""The :attr:`CaseResult.kind` of a case that could not be read."""
+
+
+@dataclass(frozen=True)
+class UnreadCase:
+    """A case that could not be read (a line that is no JSON object), and why.
+
+    :ivar reason: what is wrong with it, in one line.
+    """
+
+    reason: str
+
+
+CaseInput = Mapping[str, object] | UnreadCase
+"""A case's values, or why they could not be read."""
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """How every case is rendered: the provider found and the options checked once.
+
+    :ivar provider: the chat format.
+    :ivar options: the checked options, without inputs.
+    :ivar request: whether a case gives its request body (else its messages list).
+    :ivar model: the model, for a request.
+    """
+
+    provider: Provider
+    options: Options
+    request: bool = True
+    model: str | None = None
+
+    @classmethod
+    def of(
+        cls, provider: str, request: bool, model: str | None, options: Mapping[str, object]
+    ) -> Rendering:
+        """Check *options* (the keyword options of ``messages()``) once.
+
+        :raises ValueError: for an unknown provider or an option value out of its choices.
+        :raises TypeError: for an unknown option.
+        """
+        return cls(find_provider(provider), Options.from_kwargs(options), request, model)
+
+    def case(self, bundle: BundleSource, number: int, case: CaseInput) -> CaseResult:
+        """Render one case; an :class:`~lmml_mdit.errors.LmmlError` becomes the result's
+        error."""
+        if isinstance(case, UnreadCase):
+            return CaseResult(number, error=case.reason, kind=UNREAD_CASE, cli_error=case.reason)
+        if not isinstance(case, Mapping):
+            reason = f"a case is a mapping of input names to values, not {type(case).__name__}"
+            return CaseResult(number, error=reason, cli_error=reason)
+        options = _with_inputs(self.options, case)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                value: dict[str, Any] | list[dict[str, Any]]
+                if self.request:
+                    value = request_body(bundle, self.provider, options, model=self.model)
+                else:
+                    value = list(message_list(bundle, self.provider, options))
+            except LmmlError as error:
+                error.locate(bundle.file_name)
+                return CaseResult(
+                    number,
+                    error=error.format(),
+                    kind=error.kind,
+                    cli_error=error.format(cli=True),
+                )
+        return CaseResult(number, value, warnings=tuple(str(w.message) for w in caught))
+
+
+def _with_inputs(options: Options, inputs: Mapping[str, object]) -> Options:
+    """*options* with these *inputs*: ``dataclasses.replace`` without its per-call field
+    introspection, which would cost a case more than its own values do."""
+    copied = object.__new__(Options)
+    copied.__dict__.update(options.__dict__)
+    object.__setattr__(copied, "inputs", inputs)
+    return copied
+
+
+def render_cases(
+    bundle: BundleSource,
+    cases: Iterable[CaseInput],
+    provider: str = "openai",
+    *,
+    request: bool = True,
+    model: str | None = None,
+    processes: int = 1,
+    **options: object,
+) -> Iterator[CaseResult]:
+    """Render *bundle* once per case, yielding a :class:`CaseResult` per case in the order
+    the cases come (a generator: cases are read as results are taken).
+
+    :param cases: each case's input values, by name (see :doc:`/templates`).
+    :param provider: one of the chat formats, as for ``to_request``.
+    :param request: True (default) renders each case's whole request body
+        (``to_request``); False its messages list (``messages``).
+    :param model: the model, for a request.
+    :param processes: how many worker processes share the work; 1 (default) renders in
+        this process. A pool holds a copy of the bundle per worker, opened from its
+        narrative and entries with the default parse options.
+    :param options: the options of ``messages()``/``to_request()`` (not ``inputs``).
+    :raises TypeError: for ``inputs`` among *options*, or a *processes* below 1.
+    :raises ValueError: for an unknown provider.
+    """
+    if "inputs" in options:
+        raise TypeError("render_cases() takes the inputs from the cases, not inputs=")
+    if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
+        raise TypeError(f"processes must be a positive int, not {processes!r}")
+    rendering = Rendering.of(provider, request, model, options)  # fails before any case
+    numbered = enumerate(cases, 1)
+    if processes == 1:
+        for number, case in numbered:
+            yield rendering.case(bundle, number, case)
+        return
+    recipe = _BundleCopy.of(bundle)
+    settings = (provider, request, model, dict(options))
+    with concurrent.futures.ProcessPoolExecutor(
+        processes, initializer=_start_worker, initargs=(recipe, settings)
+    ) as pool:
+        pending: collections.deque[concurrent.futures.Future[list[CaseResult]]]
+        pending = collections.deque()
+        chunk: list[tuple[int, CaseInput]] = []
+        for number, case in numbered:
+            chunk.append((number, case))
+            if len(chunk) == _CHUNK:
+                pending.append(pool.submit(_render_chunk, chunk))
+                chunk = []
+                while len(pending) >= processes * _WINDOW:
+                    yield from pending.popleft().result()
+        if chunk:
+            pending.append(pool.submit(_render_chunk, chunk))
+        while pending:
+            yield from pending.popleft().result()
+
+
+@dataclass(frozen=True)
+class _BundleCopy:
+    """What a worker process needs to make its own copy of a bundle."""
+
+    kind: str
+    name: str
+    text: str
+    entries: dict[str, bytes]
+    base_dir: str | None
+
+    @classmethod
+    def of(cls, bundle: BundleSource) -> _BundleCopy:
+        entries = {name: bundle.read(name) for name in bundle.entries}
+        return cls(bundle.kind, bundle.name, bundle.narrative.text, entries, bundle.base_dir)
+
+    def open(self) -> Bundle:
+        if self.kind == "zip":
+            return Bundle.from_zip(self.name, self.text, self.entries)
+        return Bundle.from_text(self.name, self.text, base_dir=self.base_dir)
+
+
+_WORKER: dict[str, Any] = {}
+"""The worker process's bundle and rendering settings, set once by :func:`_start_worker`."""
+
+
+def _start_worker(recipe: _BundleCopy, settings: tuple[Any, ...]) -> None:
+    _WORKER["bundle"] = recipe.open()
+    _WORKER["rendering"] = Rendering.of(*settings)
+
+
+def _render_chunk(chunk: list[tuple[int, CaseInput]]) -> list[CaseResult]:
+    bundle = _WORKER["bundle"]
+    rendering: Rendering = _WORKER["rendering"]
+    return [rendering.case(bundle, number, case) for number, case in chunk]

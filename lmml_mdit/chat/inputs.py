@@ -1,0 +1,351 @@
+"""Template values put into a bundle's turns, after the one parse.
+
+The narrative is parsed once, with its placeholders in it
+(:mod:`lmml_mdit.narrative.placeholders`); the turns, embeds, references and tool calls
+are fixed by then. A rendering with values (``messages(provider, inputs={...})``) only
+edits the *lines* of text the turns already hold: each placeholder an input fills becomes
+the value's text, verbatim, and each ``\\{{`` loses its backslash. No value is parsed, so
+none can open a turn, an embed, a reference or a tool call: ``"## system"`` stays those
+characters inside the turn that held the placeholder.
+
+An ``image`` or ``file`` value becomes an asset part where its placeholder stands
+(:class:`InputAsset`); :mod:`lmml_mdit.chat.content` sends it through the same handlers,
+media-type checks and ``max_embed_bytes`` budget as a bundle asset.
+
+What can be worked out once per bundle is (:class:`Template`, kept in the bundle's chat
+state): the declarations, which placeholders they fill, and those placeholders by line.
+Per rendering only the values are checked and the edited lines written.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass, field
+
+from ..bundle.inputs import (
+    InputDeclarations,
+    InputFile,
+    InputSpec,
+    bind_inputs,
+    field_value,
+    input_file,
+    input_text,
+)
+from ..bundle.source import BundleSource
+from ..errors import InputError
+from ..media import IMAGE_TYPES, REFUSED_IMAGE_TYPES, media_type_for
+from ..narrative.placeholders import Placeholder, placeholder_spans
+
+__all__ = [
+    "Edit",
+    "Fills",
+    "InputAsset",
+    "Template",
+    "fill_fence",
+    "template_of",
+]
+
+
+@dataclass(frozen=True)
+class InputAsset:
+    """Where an ``image`` or ``file`` value is attached: its placeholder, and the bytes.
+
+    :ivar spec: the input's declaration.
+    :ivar placeholder: where it stands.
+    :ivar file: the value, read; None for an optional input given no value (nothing is
+        attached, and a line holding only the placeholder leaves the text).
+    """
+
+    spec: InputSpec
+    placeholder: Placeholder
+    file: InputFile | None
+
+
+Edit = tuple[int, int, "str | InputAsset"]
+"""One change to a source line: the 0-based columns ``[start, end)`` and what takes their
+place (a value's text, or an asset part)."""
+
+Fills = Mapping[int, "str | Sequence[Edit]"]
+"""What one rendering makes of each edited line, by 0-based line: its finished text, or its
+edits in column order (a line with an asset value, which cuts the text there)."""
+
+
+@dataclass(frozen=True)
+class Template:
+    """What a bundle's inputs need, worked out once per bundle.
+
+    :ivar declarations: the declared inputs.
+    :ivar filled: the placeholders an input fills, in document order.
+    :ivar escapes: the 0-based ``(line, column)`` of each ``\\{{`` backslash to leave out.
+    :ivar fence_inputs: the embed fences holding placeholders of ``in_code`` inputs.
+    :ivar fence_names: the inputs those placeholders name.
+    """
+
+    declarations: InputDeclarations
+    filled: tuple[Placeholder, ...]
+    escapes: tuple[tuple[int, int], ...]
+    fence_inputs: frozenset[str]
+    fence_names: frozenset[str] = frozenset()
+    lines: tuple[str, ...] = field(default=(), repr=False)
+    lmml_escapes: Mapping[int, Sequence[int]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, bundle: BundleSource, declarations: InputDeclarations) -> Template:
+        """The template of *bundle* with these *declarations*."""
+        found = bundle.narrative.placeholders
+        specs = declarations.specs
+        filled: list[Placeholder] = []
+        fences: set[str] = set()
+        fence_names: set[str] = set()
+        for placeholder in found.found:
+            spec = declarations.fills(placeholder)
+            if spec is None or (spec.is_asset and placeholder.context != "text"):
+                continue
+            if placeholder.context == "fence":
+                assert placeholder.fence is not None
+                fences.add(placeholder.fence)
+                fence_names.add(placeholder.name)
+            else:
+                filled.append(placeholder)
+        escapes = tuple(
+            (escape.line - 1, escape.column - 1)
+            for escape in found.escapes
+            if escape.context == "text"
+            or (escape.context == "code" and _in_code(specs, escape.name))
+        )
+        narrative = bundle.narrative
+        return cls(
+            declarations,
+            tuple(filled),
+            escapes,
+            frozenset(fences),
+            frozenset(fence_names),
+            lines=tuple(narrative.lines) if filled or escapes else (),
+            lmml_escapes=narrative.escape_columns,
+        )
+
+    @property
+    def is_template(self) -> bool:
+        """Whether the bundle declares inputs or writes ``\\{{`` (a rendering edits lines)."""
+        return bool(self.declarations.specs) or bool(self.escapes)
+
+    def bind(self, values: Mapping[str, object] | None) -> dict[str, object]:
+        """The checked value of each input for one rendering (see
+        :func:`~lmml_mdit.bundle.inputs.bind_inputs`)."""
+        return bind_inputs(self.declarations, values, used=self.used)
+
+    @functools.cached_property
+    def used(self) -> frozenset[str]:
+        """The inputs a placeholder this template fills names."""
+        return frozenset(placeholder.name for placeholder in self.filled) | self.fence_names
+
+    @functools.cached_property
+    def _text_lines(self) -> dict[int, tuple[str | tuple[InputSpec, Placeholder], ...]]:
+        """Each edited line that holds no asset input, compiled once: its text (LMML
+        escapes and ``\\{{`` backslashes already left out) between its placeholders."""
+        by_line: dict[int, list[tuple[int, int, str | tuple[InputSpec, Placeholder]]]] = {}
+        for line, column in self.escapes:
+            by_line.setdefault(line, []).append((column, column + 1, ""))
+        asset_lines: set[int] = set()
+        for line, start, end, spec, placeholder, is_asset in self._places:
+            if is_asset:
+                asset_lines.add(line)
+            by_line.setdefault(line, []).append((start, end, (spec, placeholder)))
+        compiled: dict[int, tuple[str | tuple[InputSpec, Placeholder], ...]] = {}
+        for line, changes in by_line.items():
+            if line in asset_lines:
+                continue
+            text = self.lines[line]
+            changes.extend(
+                (column, column + 1, "")
+                for column in self.lmml_escapes.get(line, ())
+                if text[column : column + 1] == "\\"
+            )
+            changes.sort(key=lambda change: change[0])
+            parts: list[str | tuple[InputSpec, Placeholder]] = []
+            position = 0
+            for start, end, slot in changes:
+                parts.append(text[position:start])
+                if not isinstance(slot, str):
+                    parts.append(slot)
+                position = end
+            parts.append(text[position:])
+            compiled[line] = tuple(part for part in parts if part != "")
+        return compiled
+
+    def lines_for(self, bound: Mapping[str, object], *, limit: int) -> dict[int, str | list[Edit]]:
+        """What each edited line becomes: its finished text, or, for a line holding an
+        ``image`` or ``file`` input, its edits (:meth:`fills`), cut there for the part.
+
+        :raises InputError: as :meth:`fills`.
+        """
+        texts: dict[tuple[str, tuple[str, ...]], str] = {}
+        out: dict[int, str | list[Edit]] = {}
+        for line, parts in self._text_lines.items():
+            pieces: list[str] = []
+            for part in parts:
+                if isinstance(part, str):
+                    pieces.append(part)
+                    continue
+                spec, placeholder = part
+                key = (spec.name, placeholder.fields)
+                text = texts.get(key)
+                if text is None:
+                    if spec.name not in bound:
+                        text = ""  # an optional input left without a value
+                    else:
+                        text = input_text(_value_at(spec, bound[spec.name], placeholder), spec.name)
+                    texts[key] = text
+                pieces.append(text)
+            out[line] = "".join(pieces)
+        if len(out) < len(self._edited_lines):
+            edits = self.fills(bound, limit=limit, lines=self._edited_lines - out.keys())
+            out.update(edits)
+        return out
+
+    @functools.cached_property
+    def _edited_lines(self) -> frozenset[int]:
+        return frozenset(line for line, *_ in self._places) | {line for line, _ in self.escapes}
+
+    def fills(
+        self, bound: Mapping[str, object], *, limit: int, lines: Set[int] | None = None
+    ) -> dict[int, list[Edit]]:
+        """The line edits that put *bound* values in place.
+
+        :param lines: only these 0-based lines' edits (all by default).
+
+        :param limit: the most bytes an ``image`` or ``file`` value may hold.
+        :raises InputError: for a field that is not in its value, or an ``image`` or
+            ``file`` value that does not read or is not of its type.
+        """
+        edits: dict[int, list[Edit]] = {}
+        for line, column in self.escapes:
+            if lines is None or line in lines:
+                edits.setdefault(line, []).append((column, column + 1, ""))
+        files: dict[str, InputFile] = {}
+        for line, start, end, spec, placeholder, is_asset in self._places:
+            if lines is not None and line not in lines:
+                continue
+            replacement: str | InputAsset
+            name = spec.name
+            if name not in bound:
+                # An optional input left without a value: no text, and no part.
+                replacement = InputAsset(spec, placeholder, None) if is_asset else ""
+            elif is_asset:
+                read = files.get(name)
+                if read is None:
+                    read = files[name] = _read_file(spec, bound[name], limit)
+                replacement = InputAsset(spec, placeholder, read)
+            elif placeholder.fields:
+                replacement = input_text(_value_at(spec, bound[name], placeholder), name)
+            else:
+                replacement = input_text(bound[name], name)
+            found = edits.get(line)
+            if found is None:
+                edits[line] = [(start, end, replacement)]
+            else:
+                found.append((start, end, replacement))
+        if self.escapes:
+            for line_edits in edits.values():
+                line_edits.sort(key=lambda edit: edit[0])
+        return edits
+
+    @functools.cached_property
+    def _places(self) -> tuple[tuple[int, int, int, InputSpec, Placeholder, bool], ...]:
+        """Each filled placeholder as ``(line, start, end, spec, placeholder, is_asset)``,
+        0-based, in document order (so a line's edits come in column order)."""
+        specs = self.declarations.specs
+        return tuple(
+            (p.line - 1, p.column - 1, p.end - 1, specs[p.name], p, specs[p.name].is_asset)
+            for p in self.filled
+        )
+
+    def fill_fence(self, content: bytes, bound: Mapping[str, object]) -> bytes:
+        """An embed fence's content with its ``in_code`` inputs' values put in."""
+        return fill_fence(content, self.declarations, bound)
+
+
+def _in_code(specs: Mapping[str, InputSpec], name: str | None) -> bool:
+    spec = specs.get(name) if name is not None else None
+    return spec is not None and spec.in_code
+
+
+def fill_fence(
+    content: bytes, declarations: InputDeclarations, bound: Mapping[str, object]
+) -> bytes:
+    """*content* (an embed fence's UTF-8 bytes) with each placeholder of an ``in_code``
+    text input replaced by its value and each ``\\{{`` of one by ``{{``."""
+    text = content.decode("utf-8")
+    pieces: list[str] = []
+    position = 0
+    for start, end, name, fields, escaped in placeholder_spans(text):
+        spec = declarations.specs.get(name)
+        if spec is None or not spec.in_code or spec.is_asset:
+            continue
+        pieces.append(text[position:start])
+        if escaped:
+            pieces.append(text[start + 1 : end])
+        elif name in bound:
+            pieces.append(input_text(_value_at(spec, bound[name], None, fields), name))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces).encode("utf-8")
+
+
+def _value_at(
+    spec: InputSpec,
+    value: object,
+    placeholder: Placeholder | None,
+    fields: tuple[str, ...] | None = None,
+) -> object:
+    keys = fields if fields is not None else (placeholder.fields if placeholder else ())
+    if not keys:
+        return value
+    try:
+        return field_value(value, keys)
+    except KeyError as missing:
+        path = ".".join((spec.name, *keys))
+        raise InputError(
+            f"{{{{ {path} }}}} reads the field {missing.args[0]!r}, which the value of "
+            f"{spec.name!r} does not have",
+            name=spec.name,
+            line=placeholder.line if placeholder else None,
+            column=placeholder.column if placeholder else None,
+            kind="invalid_input",
+            hint="give the value that field, or require it in the input's schema",
+        ) from None
+
+
+def _read_file(spec: InputSpec, value: object, limit: int) -> InputFile:
+    """Read an asset input's value and check an ``image`` is an image the providers take
+    (a refused one, an SVG say, is left to the handlers, which name the provider)."""
+    read = input_file(spec.name, value, limit=limit)
+    if spec.type == "image":
+        media_type = media_type_for(read.name, read.data)
+        if media_type not in IMAGE_TYPES and media_type not in REFUSED_IMAGE_TYPES:
+            raise InputError(
+                f"the image input {spec.name!r} holds {media_type} content, not an image",
+                name=spec.name,
+                line=spec.line,
+                column=spec.column,
+                file=spec.file,
+                kind="invalid_input",
+                hint="give a PNG, JPEG, GIF or WebP image, or declare the input 'type: file'",
+            )
+    return read
+
+
+def template_of(bundle: BundleSource, *, values_given: bool = False) -> Template:
+    r"""*bundle*'s :class:`Template`, from its declarations (read each call: the chat
+    state keeps the result per bundle). A narrative without a placeholder or ``\{{`` has
+    nothing to fill, so its declarations are read only when values are given for them.
+
+    :param values_given: whether this rendering gives values.
+    """
+    from ..bundle.inputs import declared_inputs
+
+    found = bundle.narrative.placeholders
+    if not found.found and not found.escapes and not values_given:
+        return Template(InputDeclarations(), (), (), frozenset())
+    return Template.of(bundle, declared_inputs(bundle))

@@ -1,0 +1,295 @@
+"""Template inputs on the command line: ``--input NAME=VALUE``, ``--inputs FILE``, the
+batch ``render --cases FILE`` and ``lmml inputs``.
+
+A ``--input`` value is read as its declared type says: a ``string`` as it is, a
+``number``, ``boolean`` or ``object`` as JSON (YAML-free: ``3``, ``true``, ``{"id": 7}``);
+``@PATH`` reads the file instead (its text, or for an ``image`` or ``file`` input the
+file itself), ``@@`` writing a literal ``@``. ``--inputs FILE`` and each line of
+``--cases FILE`` are JSON objects of values, by name (a case may wrap them as
+``{"inputs": {...}, ...}`` to carry fields of its own beside them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import LmmlError
+from .arguments import Arguments
+from .output import STDIO, CliError, error_text, stdout_buffer, stdout_json, warn, writing
+from .progress import ProgressLine
+from .sources import Source, located, open_source
+
+if TYPE_CHECKING:
+    from ..bundle.inputs import InputDeclarations
+    from ..chat.cases import CaseInput
+
+__all__ = ["cmd_inputs", "given_inputs", "read_cases", "render_case_file"]
+
+_CASE_WRAPPER = "inputs"
+"""The key a case line may hold its values under."""
+
+
+def _read_json_file(path: str, what: str) -> object:
+    from ..jsonio import parse_json
+
+    try:
+        with open(path, encoding="utf-8-sig") as stream:
+            text = stream.read()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not UTF-8"
+        raise CliError(f"{what} {path}: cannot read: {reason or error}") from None
+    try:
+        return parse_json(text)
+    except (ValueError, RecursionError) as error:
+        raise CliError(f"{what} {path}: not JSON: {error}") from None
+
+
+def _flag_value(declarations: InputDeclarations, text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` read as the input *NAME*'s declared type."""
+    name, equals, raw = text.partition("=")
+    name = name.strip()
+    if not equals or not name:
+        raise CliError(f"--input {text}: expected NAME=VALUE (or NAME=@FILE)")
+    spec = declarations.specs.get(name)
+    if spec is None:
+        declared = ", ".join(declarations.specs) or "none"
+        raise CliError(f"--input {name}: no input of that name is declared (declared: {declared})")
+    from_file = raw.startswith("@") and not raw.startswith("@@")
+    if raw.startswith("@@"):
+        raw = raw[1:]
+    if from_file:
+        path = raw[1:]
+        if spec.is_asset:
+            return name, path  # read by the renderer, as any path value is
+        try:
+            with open(path, encoding="utf-8") as stream:
+                raw = stream.read()
+        except (OSError, UnicodeDecodeError) as error:
+            reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+            raise CliError(f"--input {name}=@{path}: cannot read: {reason or error}") from None
+    if spec.type in ("string", "image", "file"):
+        return name, raw
+    from ..jsonio import parse_json
+
+    try:
+        return name, parse_json(raw)
+    except (ValueError, RecursionError):
+        raise CliError(
+            f"--input {name}: {raw[:40]!r} is not a JSON {spec.type} (write 3, true or "
+            '{"key": "value"})'
+        ) from None
+
+
+def given_inputs(args: Arguments, source: Source) -> dict[str, object] | None:
+    """The values ``--inputs FILE`` and ``--input NAME=VALUE`` give (the flags win), or
+    None when neither is given."""
+    if not args.inputs_file and not args.input_values:
+        return None
+    from ..bundle.inputs import declared_inputs
+
+    values: dict[str, object] = {}
+    if args.inputs_file:
+        loaded = _read_json_file(args.inputs_file, "--inputs")
+        if not isinstance(loaded, dict):
+            raise CliError(f"--inputs {args.inputs_file}: not a JSON object of input values")
+        values.update(_unwrapped(loaded, None))
+    if args.input_values:
+        with source.about():
+            declarations = declared_inputs(source.bundle)
+        for text in args.input_values:
+            name, value = _flag_value(declarations, text)
+            values[name] = value
+    return values
+
+
+def _unwrapped(case: dict[str, Any], declarations: InputDeclarations | None) -> dict[str, Any]:
+    """A case's values: the object itself, or its ``inputs`` object when it wraps them
+    (and no input is named ``inputs``)."""
+    wrapped = case.get(_CASE_WRAPPER)
+    named = declarations is not None and _CASE_WRAPPER in declarations.specs
+    if isinstance(wrapped, dict) and not named:
+        return dict(wrapped)
+    return case
+
+
+def read_cases(path: str, declarations: InputDeclarations) -> Iterator[CaseInput]:
+    """Each line of the JSONL file *path* as a case, read as it is reached; a line that
+    is not a JSON object becomes an :class:`~lmml_mdit.chat.cases.UnreadCase` (so the line
+    numbers stay the cases' numbers); a blank line is an empty case."""
+    from ..chat.cases import UnreadCase
+    from ..jsonio import parse_json
+
+    stream = sys.stdin.buffer if path == STDIO else open(path, "rb")  # noqa: SIM115
+    with stream:
+        for raw in stream:
+            try:
+                text = raw.decode("utf-8-sig").strip()
+            except UnicodeDecodeError:
+                yield UnreadCase("the line is not UTF-8")
+                continue
+            if not text:
+                yield UnreadCase("the line is blank; give a JSON object of input values")
+                continue
+            try:
+                case = parse_json(text)
+            except (ValueError, RecursionError) as error:
+                yield UnreadCase(f"not JSON: {error}")
+                continue
+            if not isinstance(case, dict):
+                yield UnreadCase("not a JSON object of input values")
+                continue
+            yield _unwrapped(case, declarations)
+
+
+def render_case_file(args: Arguments, options: dict[str, object]) -> int:
+    """``lmml render PATH --cases FILE``: one request body (or messages list) per case
+    line, written as JSON lines in the cases' order, on every core; a failed case is
+    reported with its line number and the rest go on (exit 1 at the end)."""
+    from ..bundle.inputs import declared_inputs
+    from ..chat.cases import UNREAD_CASE, render_cases
+
+    if args.input_values or args.inputs_file:
+        raise CliError("--cases gives each case's inputs; leave out --input and --inputs")
+    cases_path = args.cases
+    assert cases_path is not None  # called for --cases only
+    if cases_path != STDIO and not os.path.isfile(cases_path):
+        raise CliError(f"--cases {cases_path}: no such file")
+    source = open_source(args.path, args)
+    with source.about():
+        declarations = declared_inputs(source.bundle)
+    processes = max(1, min(os.cpu_count() or 1, args.workers or os.cpu_count() or 1))
+    label = "<stdin>" if cases_path == STDIO else cases_path
+    out = args.output if args.output is not None else STDIO
+    failed = 0
+    done = 0
+
+    def lines(results: Iterator[Any]) -> Iterator[bytes]:
+        nonlocal failed, done
+        with ProgressLine("render") as progress:
+            for result in results:
+                done += 1
+                progress.step(done, f"case {result.number}")
+                for text in result.warnings:
+                    progress.close()
+                    warn(f"{label}:{result.number}: {located(source.label, text)}")
+                if result.error is not None:
+                    failed += 1
+                    progress.close()
+                    reason = result.cli_error or result.error
+                    if result.kind != UNREAD_CASE:
+                        reason = located(source.label, reason, source.aliases)
+                    print(f"lmml: error: {label}:{result.number}: {reason}", file=sys.stderr)
+                    continue
+                yield (json.dumps(result.value, ensure_ascii=False) + "\n").encode("utf-8")
+
+    try:
+        results = render_cases(
+            source.bundle,
+            read_cases(cases_path, declarations),
+            args.provider,
+            request=args.request,
+            model=args.model,
+            processes=processes,
+            **options,
+        )
+        if out == STDIO:
+            sink = stdout_buffer()
+            for line in lines(results):
+                sink.write(line)
+            sink.flush()
+        else:
+            from ..atomic import atomic_write
+
+            with writing(out), atomic_write(out) as stream:
+                for line in lines(results):
+                    stream.write(line)
+    except OSError as error:
+        raise CliError(f"--cases {cases_path}: cannot read: {error.strerror or error}") from None
+    except LmmlError as error:
+        raise CliError(located(source.label, error_text(error), source.aliases)) from None
+    if failed:
+        print(f"lmml: {failed} of {done} cases failed", file=sys.stderr)
+        return 1
+    if out != STDIO and not args.quiet:
+        print(f"Wrote {done} cases to {out}", file=sys.stderr)
+    return 0
+
+
+def cmd_inputs(args: Arguments) -> int:
+    """``lmml inputs PATH``: the declared inputs (type, required or default, description)
+    and each line that uses them; undeclared placeholders too."""
+    from ..bundle.inputs import declared_inputs
+
+    source = open_source(args.path, args)
+    with source.about():
+        bundle = source.bundle
+        declarations = declared_inputs(bundle)
+        placeholders = bundle.narrative.placeholders.found
+    uses: dict[str, list[dict[str, object]]] = {}
+    for placeholder in placeholders:
+        spec = declarations.specs.get(placeholder.name)
+        if spec is not None and not spec.fills(placeholder):
+            continue
+        if spec is None and placeholder.context != "text":
+            continue
+        uses.setdefault(placeholder.name, []).append(
+            {
+                "line": placeholder.line,
+                "column": placeholder.column,
+                "placeholder": "{{ " + placeholder.path + " }}",
+                "context": placeholder.context,
+            }
+        )
+    rows: list[dict[str, object]] = []
+    for name, spec in declarations.specs.items():
+        row: dict[str, object] = {
+            "name": name,
+            "type": spec.type,
+            "required": spec.required,
+            "description": spec.description,
+            "declared": f"{source.label}{'!' + spec.file if spec.file else ''}:{spec.line}",
+            "used": uses.get(name, []),
+        }
+        if spec.has_default:
+            row["default"] = spec.default
+        if spec.in_code:
+            row["in_code"] = True
+        rows.append(row)
+    undeclared = {name: found for name, found in uses.items() if name not in declarations.specs}
+    if args.json:
+        stdout_json({"inputs": rows, "undeclared": undeclared})
+        return 0
+    for issue in declarations.issues:
+        warn(f"{source.label}:{issue.line}:{issue.column}: {issue.kind}: {issue.message}")
+    if not rows and not undeclared:
+        print(f"{source.label}: no inputs declared")
+        return 0
+    for row in rows:
+        need = (
+            "required"
+            if row["required"]
+            else (
+                f"default {json.dumps(row['default'], ensure_ascii=False)}"
+                if "default" in row
+                else "optional"
+            )
+        )
+        code = ", in code too" if row.get("in_code") else ""
+        print(f"{row['name']}  ({row['type']}, {need}{code})")
+        if row["description"]:
+            print(f"  {row['description']}")
+        used = _where(source.label, row["used"])
+        print(f"  used: {used}" if used else "  used: nowhere (unused_input)")
+    for name, found in undeclared.items():
+        print(f"{name}  (undeclared)")
+        print(f"  used: {_where(source.label, found)}")
+    return 0
+
+
+def _where(label: str, found: object) -> str:
+    assert isinstance(found, list)
+    return ", ".join(f"{label}:{use['line']}:{use['column']}" for use in found)

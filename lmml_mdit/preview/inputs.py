@@ -1,0 +1,174 @@
+"""Template inputs in the preview: each placeholder highlighted with its value, its default,
+or marked unfilled.
+
+The page renders the narrative's one token stream; a placeholder is still its ``{{ name }}``
+characters inside a text token there. :class:`InputView` knows, from the parse, which of
+those characters are placeholders and which a ``\\{{`` kept literal (Markdown has already
+dropped that backslash from the text token), by name and in document order, so the text
+rule can tell them apart as it meets them. Values are shown escaped, as text: a value never
+becomes markup in the page either.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import html
+from collections.abc import Mapping
+
+from ..bundle.inputs import (
+    InputDeclarations,
+    InputSpec,
+    declared_inputs,
+    field_value,
+    input_file,
+    input_text,
+    value_problem,
+)
+from ..bundle.source import BundleSource
+from ..errors import InputError, LmmlError
+from ..media import IMAGE_TYPES, media_type_for
+from ..narrative.placeholders import placeholder_spans
+
+__all__ = ["InputView"]
+
+_SHOWN_IMAGE_BYTES = 8 * 1024 * 1024
+"""The largest image value shown in the page (a larger one is a chip)."""
+
+
+class InputView:
+    """How one page shows a template's placeholders.
+
+    :param bundle: the bundle rendered.
+    :param values: the values given (checked: an undeclared name or a refused value
+        raises), or None to show defaults and unfilled placeholders only.
+    :raises InputError: for a value no input declares, or one its declaration refuses.
+    """
+
+    def __init__(self, bundle: BundleSource, values: Mapping[str, object] | None) -> None:
+        narrative = bundle.narrative
+        self.declarations: InputDeclarations = declared_inputs(bundle)
+        specs = self.declarations.specs
+        given = dict(values or {})
+        for name, value in given.items():
+            spec = specs.get(name)
+            if spec is None:
+                raise InputError(
+                    f"no input {name!r} is declared",
+                    name=name,
+                    kind="undeclared_input",
+                    hint="declare it under 'inputs:', or fix the name",
+                )
+            problem = value_problem(spec, value)
+            if problem is not None:
+                raise InputError(
+                    f"the value of the {spec.type} input {name!r} {problem}",
+                    name=name,
+                    line=spec.line,
+                    column=spec.column,
+                    file=spec.file,
+                    kind="invalid_input",
+                    hint="give a value of the declared type",
+                )
+        self.values = given
+        # Per name, in document order: whether each text occurrence of ``{{ name }}`` is a
+        # placeholder (True) or kept literal by a ``\\{{`` (False).
+        order: list[tuple[int, int, str, bool]] = []
+        found = narrative.placeholders
+        for placeholder in found.found:
+            if placeholder.context == "text":
+                order.append((placeholder.line, placeholder.column, placeholder.name, True))
+        for escape in found.escapes:
+            if escape.context == "text" and escape.name is not None:
+                order.append((escape.line, escape.column + 1, escape.name, False))
+        order.sort()
+        self._queues: dict[str, collections.deque[bool]] = {}
+        for _, _, name, real in order:
+            self._queues.setdefault(name, collections.deque()).append(real)
+
+    def text(self, content: str) -> str | None:
+        """The HTML of a text token holding placeholders, or None for one without."""
+        if "{{" not in content:
+            return None
+        pieces: list[str] = []
+        position = 0
+        for start, end, name, fields, escaped in placeholder_spans(content):
+            queue = self._queues.get(name)
+            real = bool(queue.popleft()) if queue else False
+            if escaped or not real:
+                continue
+            pieces.append(html.escape(content[position:start]))
+            pieces.append(self._shown(name, fields, content[start:end]))
+            position = end
+        if not pieces:
+            return None
+        pieces.append(html.escape(content[position:]))
+        return "".join(pieces)
+
+    def code(self, content: str) -> str | None:
+        """The HTML inside a code span holding placeholders of ``in_code`` inputs, or None."""
+        if "{{" not in content:
+            return None
+        specs = self.declarations.specs
+        pieces: list[str] = []
+        position = 0
+        for start, end, name, fields, escaped in placeholder_spans(content):
+            spec = specs.get(name)
+            if spec is None or not spec.in_code or spec.is_asset:
+                continue
+            pieces.append(html.escape(content[position:start]))
+            if escaped:
+                pieces.append(html.escape(content[start + 1 : end]))
+            else:
+                pieces.append(self._shown(name, fields, content[start:end]))
+            position = end
+        if not pieces:
+            return None
+        pieces.append(html.escape(content[position:]))
+        return "".join(pieces)
+
+    def _shown(self, name: str, fields: tuple[str, ...], written: str) -> str:
+        spec = self.declarations.specs.get(name)
+        if spec is None:
+            return _mark("lmml-input-undeclared", f"{name}: no input declares it", written)
+        if name in self.values:
+            return self._value(spec, self.values[name], fields, written, "")
+        if spec.has_default:
+            return self._value(spec, spec.default, fields, written, " lmml-input-default")
+        what = "required, no value" if spec.required else "optional, no value"
+        return _mark("lmml-input-unfilled", f"{name}: {what}", written)
+
+    def _value(
+        self, spec: InputSpec, value: object, fields: tuple[str, ...], written: str, extra: str
+    ) -> str:
+        title = f"{spec.name}{' (default)' if extra else ''}"
+        if spec.is_asset:
+            return self._asset(spec, value, title)
+        try:
+            shown = field_value(value, fields) if fields else value
+        except KeyError:
+            return _mark(
+                "lmml-input-unfilled", f"{spec.name}: the value has no such field", written
+            )
+        return _mark("lmml-input-filled" + extra, title, input_text(shown))
+
+    def _asset(self, spec: InputSpec, value: object, title: str) -> str:
+        try:
+            read = input_file(spec.name, value, limit=_SHOWN_IMAGE_BYTES)
+        except LmmlError as error:
+            return _mark("lmml-input-unfilled", f"{spec.name}: {error.message}", spec.name)
+        media_type = media_type_for(read.name, read.data)
+        if media_type in IMAGE_TYPES:
+            data = base64.b64encode(read.data).decode("ascii")
+            return (
+                f'<mark class="lmml-input lmml-input-filled" title="{html.escape(title)}">'
+                f'<img class="lmml-image" alt="{html.escape(read.name)}" '
+                f'src="data:{media_type};base64,{data}"></mark>'
+            )
+        return _mark("lmml-input-filled", title, f"{read.name} ({media_type}, {len(read.data)} B)")
+
+
+def _mark(kind: str, title: str, text: str) -> str:
+    return (
+        f'<mark class="lmml-input {kind}" title="{html.escape(title)}">{html.escape(text)}</mark>'
+    )

@@ -1,0 +1,216 @@
+"""A template's values written into its narrative, for :meth:`Transcript.from_bundle
+<lmml_mdit.transcript.transcript.Transcript.from_bundle>` with ``inputs=``.
+
+A transcript's messages hold LMML Markdown, so a value cannot go in as raw characters the
+way it goes into a request. It is written in, ``{{`` as ``\\{{``, and the narrative read
+again: every construct that starts inside a value (a reference, an embed fence, a role
+delimiter) gets the LMML escape's backslash, and it is read again until none does, so the
+value reads back as the same text and nothing else. An ``image`` or ``file`` value becomes
+an asset of the bundle, referenced where its placeholder stood. The filled narrative is
+finally checked to have exactly the original's turns and embeds (plus the input assets).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from ..bundle.bundle import Bundle
+from ..bundle.names import is_reference_name
+from ..chat.inputs import InputAsset, template_of
+from ..errors import InputError
+from ..media import extension_for, media_type_for
+from ..narrative.placeholders import OPEN
+from ..syntax.write import reference
+
+__all__ = ["filled_bundle"]
+
+
+def _asset_name(value: InputAsset, taken: set[str]) -> str:
+    """A name for an input's asset that a reference can write and no entry has."""
+    assert value.file is not None
+    name = value.file.name
+    if not is_reference_name(name) or name in taken:
+        name = value.spec.name + extension_for(media_type_for(name, value.file.data))
+    stem, extension = os.path.splitext(name)
+    count = 1
+    while name in taken or not is_reference_name(name):
+        count += 1
+        name = f"{stem or 'input'}-{count}{extension}"
+    taken.add(name)
+    return name
+
+
+def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle:
+    """*bundle* with its template's values written in (escaped), as a new bundle; *bundle*
+    itself when no values are given (its placeholders then stay as written).
+
+    :raises InputError: for values :meth:`Bundle.messages
+        <lmml_mdit.bundle.bundle.Bundle.messages>` would refuse, or (never expected) a
+        filled narrative whose turns or embeds differ from the original's.
+    """
+    if inputs is None:
+        return bundle  # read as written: the template stays a template
+    template = template_of(bundle, values_given=True)
+    try:
+        bound = template.bind(inputs)
+        fills = template.fills(bound, limit=bundle.limits.max_entry_size)
+    except InputError as error:
+        error.locate(bundle.file_name)
+        raise
+    narrative = bundle.narrative
+    assets: dict[str, bytes] = {}
+    taken = set(bundle.entries) | set(narrative.first_embeds)
+    written: dict[str, str] = {}
+    lines: list[str] = []
+    spans: list[list[list[int]]] = []  # per written line, its value spans [start, end)
+    for number, line in enumerate(narrative.lines):
+        edits = fills.get(number)
+        if not edits:
+            lines.append(line)
+            spans.append([])
+            continue
+        current: list[str] = []
+        current_spans: list[list[int]] = []
+        position = 0
+        for start, end, replacement in edits:
+            current.append(line[position:start])
+            position = end
+            if isinstance(replacement, str):
+                if end - start == 1 and line[start:end] == "\\":
+                    current.append("\\")  # a \{{ stays: a transcript keeps its escapes
+                    continue
+                value = replacement.replace(OPEN, "\\" + OPEN)
+            elif replacement.file is None:
+                continue  # an optional asset given no value
+            else:
+                name = written.get(replacement.spec.name)
+                if name is None:
+                    name = written[replacement.spec.name] = _asset_name(replacement, taken)
+                    assets[name] = replacement.file.data
+                current.append(reference(name))  # the bundle's own reference, not a value
+                continue
+            for index, piece in enumerate(value.split("\n")):
+                if index:
+                    lines.append("".join(current))
+                    spans.append(current_spans)
+                    current, current_spans = [], []
+                offset = sum(len(text) for text in current)
+                current.append(piece)
+                current_spans.append([offset, offset + len(piece)])
+        current.append(line[position:])
+        lines.append("".join(current))
+        spans.append(current_spans)
+    trailing = "\n" if narrative.source.endswith("\n") else ""
+    entries: dict[str, bytes] | None = None
+    if bundle.kind == "zip" or assets:
+        entries = {name: bundle.read(name) for name in bundle.entries}
+        entries.update(assets)
+    for _ in range(_MAX_ROUNDS):
+        text = "\n".join(lines) + trailing
+        if entries is not None:
+            filled = Bundle.from_zip(bundle.name, text, entries)
+        else:
+            filled = Bundle.from_text(bundle.name, text, base_dir=bundle.base_dir)
+        if _escape_forged(filled, lines, spans):
+            continue
+        if _same_structure(bundle, filled, set(assets)):
+            break
+        # Nothing starts inside a value, yet a turn or an embed went missing: a value
+        # opened a block that ran on over the author's lines (an HTML comment, a code
+        # fence). Escape what opens such blocks at the start of a value's lines.
+        if not _escape_openers(lines, spans):
+            break
+    _check_same_structure(bundle, filled, set(assets))
+    return filled
+
+
+_BLOCK_OPENERS = ("<", "```", "~~~")
+"""What opens a block that can run on past its own line (HTML blocks, code fences)."""
+
+
+def _escape_openers(lines: list[str], spans: list[list[list[int]]]) -> bool:
+    """Put a backslash before each block opener at the start of a line inside a value;
+    whether any was put."""
+    changed = False
+    for line, line_spans in enumerate(spans):
+        if not line_spans:
+            continue
+        text = lines[line]
+        first = len(text) - len(text.lstrip())
+        if not _inside(line_spans, first) or not text.startswith(_BLOCK_OPENERS, first):
+            continue
+        _insert_backslash(lines, spans, line, first)
+        changed = True
+    return changed
+
+
+def _insert_backslash(
+    lines: list[str], spans: list[list[list[int]]], line: int, column: int
+) -> None:
+    lines[line] = lines[line][:column] + "\\" + lines[line][column:]
+    for span in spans[line]:
+        if span[0] >= column:
+            span[0] += 1
+        if span[1] > column:
+            span[1] += 1
+
+
+_MAX_ROUNDS = 16
+"""How many times the filled narrative is read again after escaping what a value opened;
+each round escapes every construct found, so two or three rounds are the most seen."""
+
+
+def _inside(spans: list[list[int]], column: int) -> bool:
+    return any(start <= column < end for start, end in spans)
+
+
+def _escape_forged(filled: Bundle, lines: list[str], spans: list[list[list[int]]]) -> bool:
+    """Put a backslash before each construct of *filled* that starts inside a value (an
+    embed, a reference, a role delimiter), in *lines* (and its *spans*); whether any was."""
+    narrative = filled.narrative
+    spots: set[tuple[int, int]] = set()
+    for embed in narrative.embeds:
+        line, column = embed.line - 1, embed.column - 1
+        if line < len(spans) and _inside(spans[line], column):
+            spots.add((line, column))
+    for delimiter in narrative.index.delimiters:
+        last = delimiter.end - 1
+        if delimiter.end - delimiter.start > 1 and last < len(spans):
+            # A setext heading: the escape goes before its underline (``\\---``).
+            text = lines[last]
+            first = len(text) - len(text.lstrip())
+            if _inside(spans[last], first):
+                spots.add((last, first))
+                continue
+        for line in range(delimiter.start, delimiter.end):
+            if line >= len(spans) or not spans[line]:
+                continue
+            text = lines[line]
+            first = len(text) - len(text.lstrip())
+            spots.add((line, first if _inside(spans[line], first) else spans[line][0][0]))
+            break
+    for line, column in sorted(spots, reverse=True):
+        _insert_backslash(lines, spans, line, column)
+    return bool(spots)
+
+
+def _same_structure(original: Bundle, filled: Bundle, added: set[str]) -> bool:
+    """Whether *filled* has *original*'s turns (by role) and embeds (by name, in order),
+    the input assets *added* aside."""
+    before = original.narrative
+    after = filled.narrative
+    same_turns = [turn.role for turn in before.turns] == [turn.role for turn in after.turns]
+    names_before = [embed.name for embed in before.embeds]
+    names_after = [embed.name for embed in after.embeds if embed.name not in added]
+    return same_turns and names_before == names_after
+
+
+def _check_same_structure(original: Bundle, filled: Bundle, added: set[str]) -> None:
+    if not _same_structure(original, filled, added):
+        raise InputError(
+            "a value would change the conversation's turns or embeds once written as LMML",
+            name=original.file_name,
+            kind="invalid_input",
+            hint="report the value as a bug in lmml_mdit: values are escaped to stay text",
+        )
