@@ -468,3 +468,39 @@ def test_no_value_can_add_a_turn_an_embed_a_reference_or_a_tool_call(value: str)
     # And in the preview, as escaped text.
     page = render_html(bundle, inputs={"v": value}, fragment=True)
     assert page.count('class="lmml-turn ') == 4
+
+
+# --- a bundle that declares no inputs is no template ---------------------------------------
+
+JINJA_CHAT = """\
+## user
+
+How do I greet someone in Jinja? I tried `{{ name }}` and Hello {{ name }}!
+Escaping: \\{{ raw }} prints braces.
+
+## assistant
+
+Write Hello {{ user.name }}; the braces stay as you wrote them.
+"""
+
+
+def test_braces_in_a_bundle_without_inputs_are_ordinary_text() -> None:
+    """A chat about a template language is ordinary content: no issue, braces and
+    backslashes sent as written, no placeholder marks in the preview."""
+    bundle = Bundle.from_text("chat", JINJA_CHAT)
+    assert bundle.validate() == []
+    messages = bundle.messages("openai")
+    assert "Hello {{ name }}!\nEscaping: \\{{ raw }} prints braces." in texts(messages[0])[0]
+    assert texts(messages[1]) == ["Write Hello {{ user.name }}; the braces stay as you wrote them."]
+    assert "<mark class=\"lmml-input" not in render_html(bundle)
+
+
+def test_an_empty_inputs_declaration_makes_a_template() -> None:
+    bundle = Bundle.from_text("chat", "---\ninputs: {}\n---\n" + JINJA_CHAT)
+    kinds = [issue.kind for issue in bundle.validate()]
+    assert kinds == ["undeclared_input", "undeclared_input"]
+
+
+def test_values_for_a_bundle_without_inputs_are_refused() -> None:
+    with pytest.raises(InputError, match="name"):
+        Bundle.from_text("chat", JINJA_CHAT).messages("openai", inputs={"name": "Ada"})

@@ -126,10 +126,14 @@ class InputDeclarations:
     :ivar specs: the inputs by name, in declaration order.
     :ivar issues: an ``invalid_input`` issue for each malformed declaration (left out of
         :attr:`specs`).
+    :ivar declared: whether the bundle has an ``inputs:`` key at all, that is, whether it
+        is a template. In a bundle that is not, ``{{ ... }}`` and ``\{{`` are ordinary
+        text (a chat about Jinja or Handlebars stays as written, with no issue).
     """
 
     specs: Mapping[str, InputSpec] = field(default_factory=dict)
     issues: tuple[Issue, ...] = ()
+    declared: bool = False
 
     def fills(self, placeholder: Placeholder) -> InputSpec | None:
         """The input that fills *placeholder*, or None (undeclared, or in code)."""
@@ -198,7 +202,9 @@ def declared_inputs(bundle: BundleContents) -> InputDeclarations:
     a later one replacing an earlier of the same name), each located at its name."""
     specs: dict[str, InputSpec] = {}
     issues: list[Issue] = []
+    found = False
     for where, declared, positions, first_line, file in _sources(bundle):
+        found = True
         locate = functools.partial(_locate, positions, first_line)
 
         if not isinstance(declared, dict):
@@ -234,7 +240,7 @@ def declared_inputs(bundle: BundleContents) -> InputDeclarations:
             specs[spec.name] = dataclasses.replace(
                 spec, where=where, line=line, column=column, file=file
             )
-    return InputDeclarations(specs, tuple(issues))
+    return InputDeclarations(specs, tuple(issues), declared=found)
 
 
 def _locate(positions: Positions, first_line: int, path: tuple[str, ...]) -> tuple[int, int]:
@@ -575,7 +581,7 @@ def input_issues(
     for placeholder in placeholders:
         spec = specs.get(placeholder.name)
         if spec is None:
-            if placeholder.context == "text":
+            if placeholder.context == "text" and declarations.declared:
                 issues.append(
                     Issue(
                         "undeclared_input",

@@ -111,8 +111,11 @@ class Template:
         escapes = tuple(
             (escape.line - 1, escape.column - 1)
             for escape in found.escapes
-            if escape.context == "text"
-            or (escape.context == "code" and _in_code(specs, escape.name))
+            if declarations.declared
+            and (
+                escape.context == "text"
+                or (escape.context == "code" and _in_code(specs, escape.name))
+            )
         )
         narrative = bundle.narrative
         return cls(
