@@ -36,6 +36,7 @@ The tree, in the order the classes are defined below::
     ├── EmbedBudgetError
     ├── InvalidToolCallError
     ├── ImportFormatError
+    ├── FormatError
     └── TranscriptError
         ├── ReadOnlyTranscriptError [TypeError]
         ├── TranscriptTypeError [TypeError]
@@ -276,6 +277,11 @@ class InvalidToolCallError(LmmlError):
 
 class ImportFormatError(LmmlError):
     """Chat data to import is not in the format given, or in none known."""
+
+
+class FormatError(LmmlError):
+    """Formatting a narrative (``lmml fmt``, the mdformat plugin) would change its turns,
+    an embed, a reference or an escape, so it is left as it is."""
 
 
 class TranscriptError(LmmlError):

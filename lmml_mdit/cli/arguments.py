@@ -49,6 +49,7 @@ class Arguments(argparse.Namespace):
     unknown_settings: Literal["pass", "warn", "error"] | None
     # the rest, one or a few commands each
     strict: bool
+    check: bool
     allow_missing: bool
     orphans: Literal["append", "drop", "error"]
     format: str | None

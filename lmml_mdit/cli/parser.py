@@ -31,6 +31,7 @@ from .options import (
 )
 from .render import cmd_preview, cmd_render, parse_setting
 from .rewrite import cmd_inline, cmd_new, cmd_pack, cmd_to_md
+from .toolchain import cmd_fmt
 
 __all__ = [
     "COMMANDS",
@@ -56,6 +57,7 @@ COMMANDS: tuple[str, ...] = (
     "info",
     "import",
     "export",
+    "fmt",
 )
 """Every subcommand name, in help order."""
 
@@ -375,6 +377,26 @@ def build_parser() -> argparse.ArgumentParser:
         "warning (by default each such bundle is a failure)",
     )
     add_base_dir(p)
+    add_quiet(p)
+
+    p = command(
+        "fmt",
+        "format narratives with mdformat, every LMML construct kept as written",
+        "lmml fmt examples/ --check",
+        cmd_fmt,
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="bundles to format in place (.lmml, or the narrative inside a .lmmlz); a folder "
+        "means the bundles under it; - formats stdin to stdout",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 when a file would be reformatted",
+    )
     add_quiet(p)
 
     return parser
