@@ -6,8 +6,10 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pygments.plugin
 import pytest
 from _installed import ROOT, entry_points_text, metadata_folder, subprocess_env
 from hypothesis import given, settings
@@ -34,10 +36,21 @@ def marked(text: str, kind: _TokenType) -> list[str]:
     return [value for token_kind, value in tokens(text) if token_kind is kind]
 
 
+def _forget_plugins() -> None:
+    # Pygments caches what its entry points held when first asked (pygments >= 2.18).
+    cache_clear = getattr(pygments.plugin.iter_entry_points, "cache_clear", None)
+    if cache_clear is not None:
+        cache_clear()
+
+
 @pytest.fixture
-def installed(monkeypatch: pytest.MonkeyPatch) -> None:
+def installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The wheel's metadata first on the path, Pygments' plugin list read afresh."""
     monkeypatch.syspath_prepend(str(metadata_folder()))
     importlib.invalidate_caches()
+    _forget_plugins()
+    yield
+    _forget_plugins()
 
 
 def test_the_wheel_declares_the_entry_point() -> None:

@@ -107,6 +107,13 @@ def test_a_change_to_the_conversation_is_refused_with_its_line() -> None:
     assert str(caught.value).startswith("odd.lmml")
 
 
+def test_an_entity_that_would_make_or_break_a_reference_stays() -> None:
+    # Decoded, "&#95;" would glue "_" to the "@" (no reference) and "&#64;" would be one.
+    text = "&#95;@chart.png and &#64;report.pdf and &amp; &copy;\n"
+    assert format_text(text) == "&#95;@chart.png and &#64;report.pdf and & ©\n"
+    assert_kept(text, format_text(text))
+
+
 def test_wrapping_never_makes_a_fence() -> None:
     text = "# user\n\nwords words @@@notafence.txt more words here\n"
     for width in (5, 12, 30):
@@ -136,6 +143,10 @@ _words = st.sampled_from(
         "2.",
         "\\*",
         "--",
+        "&#95;@chart.png",
+        "&#64;chart.png",
+        "_em_@chart.png",
+        "[see @chart.png](u)",
     ]
 )
 _refs = st.sampled_from(["@chart.png", "@data.tar.gz", "@a_b.txt", "@scope/pkg.js", "@r.pdf."])

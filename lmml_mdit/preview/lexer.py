@@ -222,37 +222,34 @@ class LmmlLexer(Lexer):
             return
         yield from _merged(self._marked(start, tokens, spans))
 
-    def _marked(
-        self, start: int, tokens: TokenStream, spans: list[tuple[int, int, _TokenType]]
-    ) -> TokenStream:
-        for offset, token_type, value in tokens:
-            if _is_prose(token_type):
-                yield from self._split(start, offset, token_type, value, spans)
-            else:
-                yield start + offset, token_type, value
-
     @staticmethod
-    def _split(
-        base: int,
-        offset: int,
-        token_type: _TokenType,
-        value: str,
-        spans: list[tuple[int, int, _TokenType]],
+    def _marked(
+        start: int, tokens: TokenStream, spans: list[tuple[int, int, _TokenType]]
     ) -> TokenStream:
-        """*value* (at *offset*) with the parts inside *spans* given the spans' types."""
-        at = offset
-        stop = offset + len(value)
-        for span_start, span_end, span_type in spans:
-            if span_end <= at or span_start >= stop:
+        """*tokens* with the parts of prose tokens inside *spans* given the spans' types
+        (tokens and spans both in order, so one pass over each)."""
+        first = 0  # the first span that may still overlap a token
+        for offset, token_type, value in tokens:
+            stop = offset + len(value)
+            while first < len(spans) and spans[first][1] <= offset:
+                first += 1
+            if not _is_prose(token_type) or first == len(spans) or spans[first][0] >= stop:
+                yield start + offset, token_type, value
                 continue
-            if span_start > at:
-                yield base + at, token_type, value[at - offset : span_start - offset]
-                at = span_start
-            cut = min(span_end, stop)
-            yield base + at, span_type, value[at - offset : cut - offset]
-            at = cut
-        if at < stop:
-            yield base + at, token_type, value[at - offset :]
+            at = offset
+            index = first
+            while index < len(spans) and spans[index][0] < stop:
+                span_start, span_end, span_type = spans[index]
+                if span_start > at:
+                    yield start + at, token_type, value[at - offset : span_start - offset]
+                    at = span_start
+                cut = min(span_end, stop)
+                if cut > at:
+                    yield start + at, span_type, value[at - offset : cut - offset]
+                    at = cut
+                index += 1
+            if at < stop:
+                yield start + at, token_type, value[at - offset :]
 
     def _lmml_block(
         self, lines: list[str], offsets: list[int], first: int, end: int

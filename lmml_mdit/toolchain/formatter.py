@@ -15,7 +15,9 @@ mdformat's own rules; LMML itself is written back as it was:
   name that is a reference only in a ``.lmmlz`` (an entry without an extension) is kept
   too;
 - an LMML escape (``\\@``, or the backslash before a delimiter-shaped line) stays, where
-  mdformat alone would drop it and turn ``\\@chart.png`` into a reference;
+  mdformat alone would drop it and turn ``\\@chart.png`` into a reference; so does an
+  entity whose decoded character would make or break a reference (``&#64;x.png``,
+  ``&#95;@x.png``);
 - a role comment ``<!-- user -->`` is written as written (without its indentation); a role
   heading is a heading, which mdformat writes in ATX form (``user`` over ``===`` becomes
   ``# user``), still the same delimiter;
@@ -75,22 +77,35 @@ ESCAPE_TOKEN: Final = "lmml_escape"
 """The token type an LMML escape gets on mdformat's parser, so that markdown-it's
 ``text_join`` leaves it apart from the text around it (and so it is written back)."""
 
+VERBATIM_TOKEN: Final = "lmml_verbatim"
+"""The token type of an entity kept as written, where decoding it would make or break a
+reference."""
+
+ENTITY_TOKEN_INFO: Final = "entity"
+"""The ``info`` markdown-it gives the ``text_special`` token of an entity."""
+
 _CODE_INDENT = "    "
 
 
 def _keep_escapes(state: StateCore) -> None:
     """Core rule ``lmml_keep_escapes``, run before ``text_join``: an LMML escape's token
-    (a ``text_special`` the plugin marked) becomes an ``lmml_escape`` token."""
+    (a ``text_special`` the plugin marked) becomes an ``lmml_escape`` token, and an entity
+    that would start or end a reference once decoded (``&#64;x.png``, ``&#95;@x.png``)
+    an ``lmml_verbatim`` one; both are written as they were."""
     for token in state.tokens:
         if token.type != "inline" or not token.children:
             continue
-        for child in token.children:
-            if (
-                child.type == "text_special"
-                and child.info == ESCAPE_TOKEN_INFO
-                and child.meta.get("lmml_escape")
-            ):
+        children = token.children
+        for index, child in enumerate(children):
+            if child.type != "text_special":
+                continue
+            if child.info == ESCAPE_TOKEN_INFO and child.meta.get("lmml_escape"):
                 child.type = ESCAPE_TOKEN
+            elif child.info == ENTITY_TOKEN_INFO and (
+                child.content == SIGIL
+                or (index + 1 < len(children) and children[index + 1].type == "lmml_ref")
+            ):
+                child.type = VERBATIM_TOKEN
 
 
 def _complete_inlines(state: StateCore) -> None:
@@ -205,6 +220,7 @@ RENDERERS: Mapping[str, Render] = types.MappingProxyType(
         "lmml_ref": _render_reference,
         "lmml_role": _render_role,
         ESCAPE_TOKEN: _render_escape,
+        VERBATIM_TOKEN: _render_escape,
         "softbreak": _render_softbreak,
         FRONT_MATTER_TOKEN: _render_front_matter,
     }
@@ -243,11 +259,34 @@ def outline(narrative: Narrative) -> Outline:
     return (*(tuple(row) for row in rows), ("escapes", len(narrative.escapes)))
 
 
+def _shown_item(item: object) -> str:
+    if not isinstance(item, tuple):
+        return "nothing"
+    kind, name, content, _ = item
+    if kind == "inline" and isinstance(content, bytes):
+        return f"the fence {MARKER}{name} ({len(content)} bytes)"
+    return f"the reference {SIGIL}{name}"
+
+
 def _first_difference(before: Outline, after: Outline) -> str:
-    for index, (was, now) in enumerate(zip(before, after, strict=False)):
-        if was != now:
-            return f"part {index + 1} of the document would change from {was!r} to {now!r}"
-    return f"the document would have {len(after)} parts instead of {len(before)}"
+    """The first difference of two outlines, in words."""
+    *was_turns, (_, was_escapes) = before
+    *now_turns, (_, now_escapes) = after
+    if len(was_turns) != len(now_turns):
+        return f"it would have {len(now_turns)} turns instead of {len(was_turns)}"
+    for number, (was, now) in enumerate(zip(was_turns, now_turns, strict=True), 1):
+        if was[:2] != now[:2]:
+            return f"turn {number} ({was[0]}, {was[1]!r}) would become ({now[0]}, {now[1]!r})"
+        was_items, now_items = was[2:], now[2:]
+        for index in range(max(len(was_items), len(now_items))):
+            was_item = was_items[index] if index < len(was_items) else None
+            now_item = now_items[index] if index < len(now_items) else None
+            if was_item != now_item:
+                return (
+                    f"in turn {number} ({was[0]}), {_shown_item(was_item)} would become "
+                    f"{_shown_item(now_item)}"
+                )
+    return f"its LMML escapes would go from {was_escapes} to {now_escapes}"
 
 
 def _line_of_difference(before: Narrative, after: Narrative) -> int | None:
@@ -306,7 +345,7 @@ def format_text(
             "formatting would change the conversation: " + _first_difference(was, now),
             name=name,
             line=_line_of_difference(before, after),
-            hint="leave this file out of formatting, or simplify the Markdown at that "
-            "place (and report it: the formatter should keep every LMML construct)",
+            hint="leave this file out of formatting, or rewrite the Markdown around what "
+            "is named so that mdformat keeps it",
         )
     return formatted
