@@ -133,9 +133,16 @@ def update_mdit(mdit: MarkdownIt) -> None:
     mdit.core.ruler.before("text_join", "lmml_keep_escapes", _keep_escapes)
 
 
+_LINES_KEY = "lmml_format_lines"
+"""The ``env`` key of the source's lines, split once per rendering."""
+
+
 def _source_lines(context: RenderContext, first: int, last: int) -> str:
-    source: str = context.env[SOURCE_KEY]
-    return "\n".join(source.split("\n")[first:last])
+    lines: list[str] | None = context.env.get(_LINES_KEY)
+    if lines is None:
+        source: str = context.env[SOURCE_KEY]
+        lines = context.env[_LINES_KEY] = source.split("\n")
+    return "\n".join(lines[first:last])
 
 
 def _render_embed(node: RenderTreeNode, context: RenderContext) -> str:
