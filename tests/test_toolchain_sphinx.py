@@ -4,6 +4,7 @@ directive from reStructuredText and from MyST Markdown."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,10 @@ MYST_MD = """\
 ```{lmml} chat.lmml
 ```
 
+```{lmml} /archive.lmmlz
+:no-highlight:
+```
+
 ```{lmml}
 :title: Inline in MyST
 
@@ -66,9 +71,9 @@ temperature: 0.2
 CHAT = "## Turn 1 -- user\n\nLook at @note.txt.\n\n## Turn 2 -- assistant\n\nRead it.\n"
 
 
-def build(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
+def build(source: Path, out: Path, builder: str = "html") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-W", "-b", "html", str(source), str(out)],
+        [sys.executable, "-m", "sphinx", "-q", "-W", "-b", builder, str(source), str(out)],
         env=subprocess_env(),
         capture_output=True,
         text=True,
@@ -85,6 +90,7 @@ def project(tmp_path: Path) -> Path:
     (source / "myst.md").write_text(MYST_MD)
     (source / "chat.lmml").write_text(CHAT)
     (source / "note.txt").write_text("a note\n")
+    shutil.copy2(ROOT / "examples" / "sales-review.lmmlz", source / "archive.lmmlz")
     return source
 
 
@@ -100,7 +106,7 @@ def test_the_directive_renders_turn_cards_in_rst_and_myst(project: Path, tmp_pat
     index = (out / "index.html").read_text(encoding="utf-8")
     myst = (out / "myst.html").read_text(encoding="utf-8")
     assert len(previews(index)) == 2
-    assert len(previews(myst)) == 2
+    assert len(previews(myst)) == 3
     for fragment in previews(index) + previews(myst):
         assert "<style>" in fragment
         assert "<script" not in fragment
@@ -108,8 +114,19 @@ def test_the_directive_renders_turn_cards_in_rst_and_myst(project: Path, tmp_pat
     assert "From a file" in index and "Look at" in index and "a note" in index
     assert "Inline in rST" in index
     assert "Inline in MyST" in myst and "temperature" in myst
+    assert "Quarterly sales review" in myst  # the archive, its image as a data: URI
+    assert 'src="data:image/png;base64,' in myst
     # The lexer is registered for code blocks.
     assert '<span class="kp">user</span>' in index
+
+
+def test_other_builders_get_the_narrative_as_text(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "text"
+    run = build(project, out, "text")
+    assert run.returncode == 0, run.stderr
+    index = (out / "index.txt").read_text(encoding="utf-8")
+    assert "Look at @note.txt." in index and "Inline in rST, see @note.txt." in index
+    assert "lmml-preview" not in index
 
 
 def test_a_missing_file_fails_the_build_at_the_directive(project: Path, tmp_path: Path) -> None:
@@ -139,5 +156,8 @@ def test_myst_has_no_configuration_for_a_markdown_it_plugin(project: Path, tmp_p
 
 
 def test_this_projects_docs_show_the_examples() -> None:
-    page = (ROOT / "docs" / "toolchain.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8")
     assert "```{lmml} ../examples/sales-review.lmmlz" in page
+    assert "```{lmml} ../examples/weather-tools.lmml" in page
+    assert "extensions" in (ROOT / "docs" / "conf.py").read_text(encoding="utf-8")
+    assert '"lmml_mdit.toolchain.sphinx"' in (ROOT / "docs" / "conf.py").read_text()
