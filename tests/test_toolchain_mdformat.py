@@ -242,6 +242,51 @@ def test_generated_documents_keep_their_conversation(text: str) -> None:
     assert_kept(text, format_text(text))
 
 
+_TRICKY = st.sampled_from(
+    [
+        "&#95;@a.png",
+        "_a_@b.png",
+        "[see @a.png](u)",
+        "![alt @a.png](x.png)",
+        "## see @a.png",
+        "text  \nhard",
+        "1) one",
+        "> > deep @q.png",
+        "- > quote",
+        "***",
+        "text\n---",
+        "<span>@h.png</span>",
+        "<div>\n@x.png\n</div>",
+        "a\n@@@f.txt\nc\n@@@\nafter",
+        "x\n<!-- user -->\ny",
+        "user\n---",
+        "# user #",
+        "\\\\@a.png",
+        "@@x.png",
+        "(@p.png)",
+        "**@s.png**",
+        "@a.png@b.png",
+        "~~@d.png~~",
+        "    indented code @i.png",
+        "<https://x/@a.png>",
+        "https://m.social/@alice",
+        "\t@tab.png",
+        "@@@ spaced.txt \n content \n @@@ ",
+        "- a\n\n  b @l.png",
+        "## Turn 1: user",
+        "text \\\n more",
+        "@x.png_y",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_TRICKY, min_size=1, max_size=6), st.sampled_from(["\n", "\n\n"]))
+def test_tricky_neighbours_keep_their_conversation(parts: list[str], separator: str) -> None:
+    text = separator.join(parts) + "\n"
+    assert_kept(text, format_text(text))
+
+
 # --------------------------------------------------------------------------- through mdformat
 
 
