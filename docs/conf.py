@@ -10,7 +10,12 @@ copyright = "2026, The lmml_mdit developers"
 release = lmml_mdit.__version__
 version = release
 
-extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.viewcode"]
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.viewcode",
+    "lmml_mdit.toolchain.sphinx",
+]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 exclude_patterns = ["_build"]
 myst_enable_extensions = ["colon_fence", "deflist"]

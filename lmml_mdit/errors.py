@@ -37,6 +37,7 @@ The tree, in the order the classes are defined below::
     ├── InvalidToolCallError
     ├── InputError
     ├── ImportFormatError
+    ├── FormatError
     └── TranscriptError
         ├── ReadOnlyTranscriptError [TypeError]
         ├── TranscriptTypeError [TypeError]
@@ -299,6 +300,11 @@ class InputError(LmmlError):
 
 class ImportFormatError(LmmlError):
     """Chat data to import is not in the format given, or in none known."""
+
+
+class FormatError(LmmlError):
+    """Formatting a narrative (``lmml fmt``, the mdformat plugin) would change its turns,
+    an embed, a reference or an escape, so it is left as it is."""
 
 
 class TranscriptError(LmmlError):

@@ -492,7 +492,7 @@ def test_braces_in_a_bundle_without_inputs_are_ordinary_text() -> None:
     messages = bundle.messages("openai")
     assert "Hello {{ name }}!\nEscaping: \\{{ raw }} prints braces." in texts(messages[0])[0]
     assert texts(messages[1]) == ["Write Hello {{ user.name }}; the braces stay as you wrote them."]
-    assert "<mark class=\"lmml-input" not in render_html(bundle)
+    assert '<mark class="lmml-input' not in render_html(bundle)
 
 
 def test_an_empty_inputs_declaration_makes_a_template() -> None:

@@ -627,3 +627,10 @@ class Bundle:
         from ..preview.page import render_html  # imported here: the preview sits above bundles
 
         return render_html(self, fragment=True)
+
+    def _repr_markdown_(self) -> str:
+        """The notebook's Markdown view (see
+        :func:`lmml_mdit.preview.markdown.display_markdown`)."""
+        from ..preview.markdown import display_markdown  # the preview sits above bundles
+
+        return display_markdown(self)

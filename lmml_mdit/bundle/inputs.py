@@ -121,7 +121,7 @@ class InputSpec:
 
 @dataclass(frozen=True)
 class InputDeclarations:
-    """A bundle's declared inputs, and the issues of declarations that do not read.
+    r"""A bundle's declared inputs, and the issues of declarations that do not read.
 
     :ivar specs: the inputs by name, in declaration order.
     :ivar issues: an ``invalid_input`` issue for each malformed declaration (left out of

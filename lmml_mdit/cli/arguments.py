@@ -52,6 +52,7 @@ class Arguments(argparse.Namespace):
     cases: str | None = None
     # the rest, one or a few commands each
     strict: bool
+    check: bool
     allow_missing: bool
     orphans: Literal["append", "drop", "error"]
     format: str | None

@@ -33,6 +33,7 @@ from .options import (
 from .render import cmd_preview, cmd_render, parse_setting
 from .rewrite import cmd_inline, cmd_new, cmd_pack, cmd_to_md
 from .templates import cmd_inputs
+from .toolchain import cmd_fmt
 
 __all__ = [
     "COMMANDS",
@@ -60,6 +61,7 @@ COMMANDS: tuple[str, ...] = (
     "export",
     "lsp",
     "inputs",
+    "fmt",
 )
 """Every subcommand name, in help order."""
 
@@ -469,6 +471,26 @@ def build_parser() -> argparse.ArgumentParser:
     add_bundle(p)
     add_json(p, "the inputs as JSON")
     add_base_dir(p)
+
+    p = command(
+        "fmt",
+        "format narratives with mdformat, every LMML construct kept as written",
+        "lmml fmt examples/ --check",
+        cmd_fmt,
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="bundles to format in place (.lmml, or the narrative inside a .lmmlz); a folder "
+        "means the bundles under it; - formats stdin to stdout",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 when a file would be reformatted",
+    )
+    add_quiet(p)
 
     return parser
 

@@ -27,7 +27,7 @@ from ..syntax.write import reference
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
 
-__all__ = ["placeholder", "to_markdown"]
+__all__ = ["display_markdown", "placeholder", "to_markdown"]
 
 
 def placeholder(name: str) -> str:
@@ -35,6 +35,17 @@ def placeholder(name: str) -> str:
     else ``[Attachment: name]``."""
     label = "Image" if extension(name) in IMAGE_EXTENSIONS else "Attachment"
     return f"[{label}: {name}]"
+
+
+def display_markdown(source: Bundle | Narrative) -> str:
+    """The Markdown a notebook shows for a conversation (``_repr_markdown_``):
+    :func:`to_markdown`, except that each ``<!-- role -->`` delimiter, which a Markdown
+    view would hide as an HTML comment, is shown as its role in bold (``**assistant**``),
+    as the preview shows every turn's role.
+
+    :param source: a bundle or a parsed narrative.
+    """
+    return _export(source, show_comment_roles=True)
 
 
 def to_markdown(source: Bundle | Narrative) -> str:
@@ -52,6 +63,10 @@ def to_markdown(source: Bundle | Narrative) -> str:
         :class:`~lmml_mdit.narrative.narrative.Narrative`.
     :returns: the Markdown text; it ends with a newline exactly when the narrative does.
     """
+    return _export(source, show_comment_roles=False)
+
+
+def _export(source: Bundle | Narrative, *, show_comment_roles: bool) -> str:
     narrative = source if isinstance(source, Narrative) else source.narrative
     lines = narrative.lines
     # line index -> list of (start column, end column, replacement), 0-based, end exclusive
@@ -69,6 +84,12 @@ def to_markdown(source: Bundle | Narrative) -> str:
             if lines[index][column : column + 1] == "\\"
         )
 
+    if show_comment_roles:
+        for turn in narrative.turns:
+            if turn.delimiter_line is not None and turn.heading is None:
+                index = turn.delimiter_line - 1
+                # Blank lines around it: a comment may touch the paragraphs beside it.
+                spans[index] = [(0, len(lines[index]), f"\n**{turn.role}**\n")]
     out: list[str] = []
     for index, line in enumerate(lines):
         if index in dropped:

@@ -50,7 +50,7 @@ from ..atomic import atomic_write_bytes
 from ..bundle.remote import is_remote_name, link_target, parse_remote
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
-from ..formats import ZIP_SIGNATURES
+from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..media import (
     DOCUMENT_TYPES,
     OCTET_STREAM,
@@ -224,10 +224,18 @@ def _highlight(code: str, *, filename: str | None, language: str | None, enabled
 
 
 def _lexer(filename: str | None, language: str | None, code: str) -> Lexer | None:
+    # LMML source (an ``lmml`` code fence, a ``.lmml`` asset) gets the package's own lexer,
+    # installed entry point or not.
+    from .lexer import LEXER_ALIAS, LmmlLexer
+
     try:
         if language:
+            if language.lower() == LEXER_ALIAS:
+                return LmmlLexer()
             return get_lexer_by_name(language)
         if filename:
+            if filename.lower().endswith(NARRATIVE_SUFFIX):
+                return LmmlLexer()
             return get_lexer_for_filename(filename, code)
     except ClassNotFound:
         return None

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..errors import (
+    LmmlError,
     MessageNotFoundError,
     ReadOnlyTranscriptError,
     TranscriptError,
@@ -482,6 +483,26 @@ class Transcript(Renderable):
         return writing.write_bundle(
             list(self), self.assets, name, source=self._source, kind=kind, pov=pov
         )
+
+    def _repr_html_(self) -> str | None:
+        """The notebook view: the preview's turn cards of :meth:`to_bundle` (None, so the
+        notebook shows the text form instead, when the transcript cannot be written)."""
+        from ..preview.page import render_html
+
+        try:
+            return render_html(self.to_bundle(), fragment=True)
+        except LmmlError:
+            return None
+
+    def _repr_markdown_(self) -> str | None:
+        """The notebook's Markdown view of :meth:`to_bundle` (see
+        :func:`lmml_mdit.preview.markdown.display_markdown`), or None as for HTML."""
+        from ..preview.markdown import display_markdown
+
+        try:
+            return display_markdown(self.to_bundle())
+        except LmmlError:
+            return None
 
     def to_lmml(self) -> str:
         """The LMML narrative of the turns: headings and contents, no manifest, no assets."""

@@ -1,0 +1,121 @@
+"""The Sphinx extension: the ``lmml`` directive, and the ``lmml`` lexer for code blocks.
+
+Add ``"lmml_mdit.toolchain.sphinx"`` to ``extensions`` in ``conf.py``. The directive shows
+a conversation in the page as the preview's turn cards (:func:`lmml_mdit.render_html`
+with ``fragment=True``: its scoped stylesheet included, no script), from a file or from
+the directive's own content. In reStructuredText::
+
+    .. lmml:: ../examples/sales-review.lmmlz
+       :title: The sales review
+
+In MyST Markdown (MyST-Parser hands directives to Sphinx, so the same one serves)::
+
+    ```{lmml}
+    :title: Inline
+
+    ## Turn 1 -- user
+    Hello.
+    ```
+
+The file argument is relative to the document (or, starting with ``/``, to the source
+folder), as for ``literalinclude``; a ``.lmml`` resolves its references against its own
+folder. Options: ``:title:`` (the cards' heading; the bundle's name by default) and
+``:no-highlight:`` (code uncoloured). A bundle that cannot be read, or a directive with
+both or neither of a file and content, is an error of the build, located at the
+directive. Builders other than HTML get the narrative as an ``lmml`` literal block.
+
+The extension also registers :class:`~lmml_mdit.preview.lexer.LmmlLexer` as ``lmml``, so
+``` ```lmml ``` code blocks are highlighted whether or not the entry point is installed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx import addnodes
+from sphinx.util.docutils import SphinxDirective
+
+from .._version import __version__
+from ..bundle.bundle import Bundle
+from ..chat.opening import open as open_bundle
+from ..errors import LmmlError
+from ..preview.lexer import LEXER_ALIAS, LmmlLexer
+from ..preview.page import render_html
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
+
+__all__ = ["DIRECTIVE_NAME", "LmmlDirective", "setup"]
+
+DIRECTIVE_NAME = "lmml"
+"""The directive's name: ``.. lmml::`` and ``{lmml}``."""
+
+_INLINE_NAME = "conversation"
+
+
+class LmmlDirective(SphinxDirective):
+    """``.. lmml:: [FILE]``: a conversation as the preview's turn cards."""
+
+    has_content = True
+    required_arguments = 0
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, Callable[[str], object]]] = {
+        "title": directives.unchanged,
+        "no-highlight": directives.flag,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        """The cards as raw HTML (the source as a literal block for other builders)."""
+        if self.arguments and self.content:
+            raise self.error(f"{DIRECTIVE_NAME}: give a file or inline content, not both")
+        if not self.arguments and not self.content:
+            raise self.error(
+                f"{DIRECTIVE_NAME}: give a file (.. {DIRECTIVE_NAME}:: path.lmml) or the "
+                "narrative as the directive's content"
+            )
+        try:
+            bundle = self._bundle()
+            try:
+                page = render_html(
+                    bundle,
+                    title=self.options.get("title"),
+                    fragment=True,
+                    highlight="no-highlight" not in self.options,
+                )
+                source = bundle.narrative.text
+            finally:
+                bundle.close()
+        except LmmlError as error:
+            raise self.error(f"{DIRECTIVE_NAME}: {error}") from None
+        html = nodes.raw("", page, format="html")
+        others = addnodes.only(expr="not html")
+        others += nodes.literal_block(source, source, language=LEXER_ALIAS)
+        self.set_source_info(html)
+        return [html, others]
+
+    def _bundle(self) -> Bundle:
+        if self.arguments:
+            relative, path = self.env.relfn2path(self.arguments[0], self.env.docname)
+            self.env.note_dependency(relative)
+            if not os.path.isfile(path):
+                raise self.error(f"{DIRECTIVE_NAME}: {self.arguments[0]}: no such file")
+            return open_bundle(path)
+        text = "\n".join(self.content) + "\n"
+        folder = os.path.dirname(self.env.doc2path(self.env.docname))
+        return Bundle.from_text(_INLINE_NAME, text, base_dir=folder)
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    """Sphinx's hook: register the directive and the lexer.
+
+    :param app: the Sphinx application.
+    """
+    app.add_directive(DIRECTIVE_NAME, LmmlDirective)
+    app.add_lexer(LEXER_ALIAS, LmmlLexer)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

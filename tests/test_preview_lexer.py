@@ -1,0 +1,145 @@
+"""The Pygments lexer: found by Pygments through its entry point, LMML's constructs marked,
+and used by the preview for LMML source."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygments.plugin
+import pytest
+from _installed import ROOT, entry_points_text, metadata_folder, subprocess_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.token import Comment, Generic, Name, Text, _TokenType
+
+from lmml_mdit import Bundle, render_html
+from lmml_mdit.preview.lexer import (
+    EMBED_MARKER,
+    EMBED_NAME,
+    ESCAPE,
+    REFERENCE,
+    ROLE,
+    LmmlLexer,
+)
+
+
+def tokens(text: str) -> list[tuple[_TokenType, str]]:
+    return [(kind, value) for kind, value in LmmlLexer().get_tokens(text)]
+
+
+def marked(text: str, kind: _TokenType) -> list[str]:
+    return [value for token_kind, value in tokens(text) if token_kind is kind]
+
+
+def _forget_plugins() -> None:
+    # Pygments caches what its entry points held when first asked (pygments >= 2.18).
+    cache_clear = getattr(pygments.plugin.iter_entry_points, "cache_clear", None)
+    if cache_clear is not None:
+        cache_clear()
+
+
+@pytest.fixture
+def installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The wheel's metadata first on the path, Pygments' plugin list read afresh."""
+    monkeypatch.syspath_prepend(str(metadata_folder()))
+    importlib.invalidate_caches()
+    _forget_plugins()
+    yield
+    _forget_plugins()
+
+
+def test_the_wheel_declares_the_entry_point() -> None:
+    assert "[pygments.lexers]\nlmml = lmml_mdit.preview.lexer:LmmlLexer\n" in entry_points_text()
+
+
+def test_pygments_finds_the_lexer_by_name_and_file_name(installed: None) -> None:
+    assert isinstance(get_lexer_by_name("lmml"), LmmlLexer)
+    assert isinstance(get_lexer_for_filename("chat.lmml"), LmmlLexer)
+
+
+def test_pygmentize_highlights_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text("# user\n\nSee @chart.png.\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "pygments", "-l", "lmml", "-f", "html", str(path)],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert '<span class="nv">@chart.png</span>' in run.stdout
+    assert '<span class="kp">user</span>' in run.stdout
+
+
+def test_fence_content_is_highlighted_by_the_embeds_extension() -> None:
+    text = "@@@settings.yaml\ntemperature: 0.2\n@@@\n\n@@@tool.py\nimport os@@@\n"
+    found = tokens(text)
+    assert marked(text, EMBED_MARKER) == ["@@@"] * 4
+    assert marked(text, EMBED_NAME) == ["settings.yaml", "tool.py"]
+    assert (Name.Tag, "temperature") in found  # YAML's key
+    assert (Name.Namespace, "os") in found  # Python's import
+    assert "".join(value for _, value in found) == text
+
+
+def test_an_unknown_extension_is_plain_text_and_an_unclosed_fence_runs_to_the_end() -> None:
+    text = "@@@notes.unknownext\n# user\n*x*\n"
+    assert marked(text, EMBED_NAME) == ["notes.unknownext"]
+    assert marked(text, ROLE) == []  # content, not a delimiter
+    assert (Text, "# user\n*x*\n") in tokens(text)
+
+
+def test_references_and_escapes_are_marked_in_prose_only() -> None:
+    text = "See @chart.png, \\@skip.png, bob@example.com, @alice and `@code.png`.\n"
+    assert marked(text, REFERENCE) == ["@chart.png"]
+    assert marked(text, ESCAPE) == ["\\@"]
+
+
+def test_role_delimiters_are_marked() -> None:
+    text = (
+        "## Turn 1 -- user\n\nhi\n\n<!-- assistant -->\nok\n\n"
+        "System\n======\n\n### System requirements\n"
+    )
+    assert marked(text, ROLE) == ["user", "assistant", "System"]
+    kinds = dict((value, kind) for kind, value in tokens(text))
+    assert kinds["## Turn 1 -- "] is Generic.Heading
+    assert kinds["<!-- "] is Comment.Special
+
+
+def test_code_fences_are_markdown_not_lmml() -> None:
+    text = "```\n@@@a.txt\n# user\n```\n"
+    assert marked(text, EMBED_MARKER) == []
+    assert marked(text, ROLE) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="@#<>!-= \n\\`~abc.txyz*_", max_size=200))
+def test_tokens_cover_the_text_exactly(text: str) -> None:
+    offset = 0
+    for at, _, value in LmmlLexer().get_tokens_unprocessed(text):
+        assert at == offset
+        offset += len(value)
+    assert "".join(value for _, _, value in LmmlLexer().get_tokens_unprocessed(text)) == text
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.lmml")), ids=str)
+def test_examples_lex_whole(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    found = tokens(text)
+    assert "".join(value for _, value in found) == text
+    assert marked(text, ROLE)
+
+
+def test_the_preview_highlights_lmml_source() -> None:
+    narrative = "# user\n\n```lmml\n# assistant\n@@@a.py\nimport os\n@@@\n```\n\n@chat.lmml\n"
+    bundle = Bundle.from_zip("x", narrative, {"chat.lmml": b"## Turn 1 -- user\nSee @b.png.\n"})
+    page = render_html(bundle, fragment=True)
+    assert '<span class="kp">assistant</span>' in page
+    assert '<span class="k">@@@</span><span class="nl">a.py</span>' in page
+    assert '<span class="kn">import</span>' in page
+    assert '<span class="nv">@b.png</span>' in page  # the .lmml asset's expansion

@@ -1,0 +1,376 @@
+"""The mdformat plugin and ``lmml fmt``: Markdown formatted, every LMML construct kept.
+
+For every fixture, every shipped example and a generated corpus: the formatted text has
+the same turns, the same embeds with the same bytes, the same references and the same
+escapes as the input, and formatting it again changes nothing. mdformat itself is run
+through its API and its command line, finding the plugin by its entry point.
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import mdformat
+import mdformat.plugins
+import pytest
+from _installed import ROOT, entry_points_text, metadata_folder, subprocess_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_fixtures import load
+
+import lmml_mdit
+from lmml_mdit import FormatError, parse
+from lmml_mdit.cli import main
+from lmml_mdit.toolchain import formatter
+from lmml_mdit.toolchain.formatter import format_text, outline
+
+EXAMPLES = sorted((ROOT / "examples").glob("*.lmml"))
+FIXTURE_CASES = [
+    (f"{name}:{case_id}", text)
+    for name in ("syntax.md", "embeds.md", "turns.md", "rules.md")
+    for case_id, text, _ in load(name)
+]
+
+
+def assert_kept(text: str, formatted: str) -> None:
+    before, after = parse(text), parse(formatted)
+    assert outline(after) == outline(before)
+    assert [(t.role, t.heading) for t in after.turns] == [(t.role, t.heading) for t in before.turns]
+    assert [(e.kind, e.name, e.content) for e in after.embeds] == [
+        (e.kind, e.name, e.content) for e in before.embeds
+    ]
+    assert len(after.escapes) == len(before.escapes)
+    assert format_text(formatted) == formatted
+
+
+@pytest.mark.parametrize(("case", "text"), FIXTURE_CASES, ids=[case for case, _ in FIXTURE_CASES])
+def test_every_fixture_keeps_its_conversation(case: str, text: str) -> None:
+    assert_kept(text, format_text(text))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[path.name for path in EXAMPLES])
+def test_every_example_keeps_its_conversation(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert_kept(text, format_text(text))
+
+
+def test_the_shipped_archive_keeps_its_conversation() -> None:
+    with lmml_mdit.open(ROOT / "examples" / "sales-review.lmmlz") as bundle:
+        text = bundle.narrative.text
+        assert_kept(text, format_text(text, known_names=frozenset(bundle.entries)))
+
+
+def test_markdown_is_formatted_and_lmml_kept_byte_for_byte() -> None:
+    text = (
+        "---\ntitle: x\n---\n"
+        "User\n====\n"
+        "Look at \\@chart.png and @report.pdf_   and __bold__.\n"
+        "* one\n* two\n\n"
+        "@@@  notes.txt  \n  spaced *not* markdown  \n\n# assistant\n@@@   \n"
+        "> quoted\n> @@@q.txt\n>   kept  \n> @@@\n"
+        "<!--   assistant   -->\n"
+        "Text\n    @@@lazy.txt\n"
+    )
+    formatted = format_text(text)
+    assert formatted == (
+        "---\ntitle: x\n---\n\n"
+        "# User\n\n"
+        "Look at \\@chart.png and @report.pdf_ and __bold__.\n\n"
+        "- one\n- two\n\n"
+        "@@@  notes.txt  \n  spaced *not* markdown  \n\n# assistant\n@@@   \n\n"
+        "> quoted\n>\n> @@@q.txt\n>   kept  \n> @@@\n\n"
+        "<!--   assistant   -->\n\n"
+        "Text\n    @@@lazy.txt\n"
+    )
+    assert_kept(text, formatted)
+
+
+def test_mdformat_alone_would_damage_what_the_plugin_keeps() -> None:
+    # The reason for the plugin: plain mdformat drops the LMML escape (a reference appears)
+    # and reflows a fence's content as Markdown.
+    text = "# user\n\nSee \\@chart.png.\n\n@@@a.txt\n* x\n@@@\n"
+    plain = mdformat.text(text)
+    assert outline(parse(plain)) != outline(parse(text))
+    assert format_text(text) == text
+
+
+def test_a_change_to_the_conversation_is_refused_with_its_line() -> None:
+    # A multi-line setext heading becomes one ATX line, which is a delimiter.
+    text = "Intro\n\nTurn 1\n-- user\n======\n"
+    with pytest.raises(FormatError) as caught:
+        format_text(text, name="odd.lmml")
+    assert "would change" in str(caught.value)
+    assert str(caught.value).startswith("odd.lmml")
+
+
+def test_an_entity_that_would_make_or_break_a_reference_stays() -> None:
+    # Decoded, "&#95;" would glue "_" to the "@" (no reference) and "&#64;" would be one.
+    text = "&#95;@chart.png and &#64;report.pdf and &amp; &copy;\n"
+    assert format_text(text) == "&#95;@chart.png and &#64;report.pdf and & ©\n"
+    assert_kept(text, format_text(text))
+
+
+def test_wrapping_never_makes_a_fence() -> None:
+    text = "# user\n\nwords words @@@notafence.txt more words here\n"
+    for width in (5, 12, 30):
+        formatted = format_text(text, options={"wrap": width})
+        assert_kept(text, formatted)
+        assert format_text(formatted, options={"wrap": width}) == formatted
+
+
+# --------------------------------------------------------------------------- generated corpus
+
+_words = st.sampled_from(
+    [
+        "words",
+        "the",
+        "chart",
+        "*em*",
+        "__strong__",
+        "`code @z.png`",
+        "[link](u)",
+        "a_b",
+        "bob@example.com",
+        "@alice",
+        "x@@y",
+        "#tag",
+        "<b>",
+        "&amp;",
+        "2.",
+        "\\*",
+        "--",
+        "&#95;@chart.png",
+        "&#64;chart.png",
+        "_em_@chart.png",
+        "[see @chart.png](u)",
+    ]
+)
+_refs = st.sampled_from(["@chart.png", "@data.tar.gz", "@a_b.txt", "@scope/pkg.js", "@r.pdf."])
+_escapes = st.sampled_from(["\\@chart.png", "\\@@@x.txt", "\\@alice"])
+_line = st.lists(st.one_of(_words, _refs, _escapes), min_size=1, max_size=8).map(" ".join)
+_paragraph = st.lists(_line, min_size=1, max_size=3).map("\n".join)
+_delimiter = st.sampled_from(
+    [
+        "## Turn 1 -- user",
+        "# assistant",
+        "<!-- system -->",
+        "<!--  tool  -->",
+        "user\n====",
+        "### Assistant",
+        "## alice — user",
+        "### System requirements",
+        "## Turn 2 - user",
+    ]
+)
+_escaped_line = st.sampled_from(["\\## user", "\\<!-- user -->"])
+_content_line = st.sampled_from(
+    [
+        "plain",
+        "  indented",
+        "",
+        "* star",
+        "# user",
+        "<!-- user -->",
+        "@ref.png",
+        "\\@x",
+        "```",
+        "\ttab",
+        "trailing  ",
+        "1. one",
+        "> q",
+        "@@@ not closing here x",
+        "mid @@@ mark",
+    ]
+)
+_content = st.lists(_content_line, max_size=5).map(
+    lambda lines: "".join(f"{line}\n" for line in lines)
+)
+_name = st.sampled_from(["a.txt", "notes.md", "settings.yaml", "x.json", "deep/path.py"])
+
+
+@st.composite
+def _fence(draw: st.DrawFn) -> str:
+    name = draw(_name)
+    content = draw(_content)
+    opener = draw(st.sampled_from(["@@@", "@@@ ", " @@@"])) + name
+    if content and draw(st.booleans()):
+        return f"{opener}\n{content[:-1]}@@@"  # the tail close: content without a final LF
+    return f"{opener}\n{content}@@@"
+
+
+def _quoted(block: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in block.split("\n"))
+
+
+def _item(block: str) -> str:
+    lines = block.split("\n")
+    # The first line's own indentation would move the item's content column.
+    return "\n".join(
+        ["- " + lines[0].lstrip(" "), *(f"  {line}" if line else "" for line in lines[1:])]
+    )
+
+
+_inner = st.one_of(_paragraph, _fence())
+_block = st.one_of(
+    _paragraph,
+    _fence(),
+    _delimiter,
+    _escaped_line.map(lambda line: "text\n" + line),
+    _inner.map(_quoted),
+    _inner.map(_item),
+    _content.map(lambda content: f"```py\n{content}```"),
+)
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    blocks = draw(st.lists(_block, max_size=8))
+    separator = draw(st.sampled_from(["\n\n", "\n\n\n"]))
+    text = separator.join(blocks)
+    if draw(st.booleans()):
+        text += "\n\n@@@open.txt\nnever closed\n"  # an unclosed fence runs to the end
+    return text + "\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_generated_documents_keep_their_conversation(text: str) -> None:
+    assert_kept(text, format_text(text))
+
+
+_TRICKY = st.sampled_from(
+    [
+        "&#95;@a.png",
+        "_a_@b.png",
+        "[see @a.png](u)",
+        "![alt @a.png](x.png)",
+        "## see @a.png",
+        "text  \nhard",
+        "1) one",
+        "> > deep @q.png",
+        "- > quote",
+        "***",
+        "text\n---",
+        "<span>@h.png</span>",
+        "<div>\n@x.png\n</div>",
+        "a\n@@@f.txt\nc\n@@@\nafter",
+        "x\n<!-- user -->\ny",
+        "user\n---",
+        "# user #",
+        "\\\\@a.png",
+        "@@x.png",
+        "(@p.png)",
+        "**@s.png**",
+        "@a.png@b.png",
+        "~~@d.png~~",
+        "    indented code @i.png",
+        "<https://x/@a.png>",
+        "https://m.social/@alice",
+        "\t@tab.png",
+        "@@@ spaced.txt \n content \n @@@ ",
+        "- a\n\n  b @l.png",
+        "## Turn 1: user",
+        "text \\\n more",
+        "@x.png_y",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_TRICKY, min_size=1, max_size=6), st.sampled_from(["\n", "\n\n"]))
+def test_tricky_neighbours_keep_their_conversation(parts: list[str], separator: str) -> None:
+    text = separator.join(parts) + "\n"
+    assert_kept(text, format_text(text))
+
+
+# --------------------------------------------------------------------------- through mdformat
+
+
+@pytest.fixture
+def installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wheel's metadata first on the path, mdformat's plugin table read afresh."""
+    monkeypatch.syspath_prepend(str(metadata_folder()))
+    importlib.invalidate_caches()
+    for cached in ("PARSER_EXTENSIONS", "_PARSER_EXTENSION_DISTS"):
+        monkeypatch.delattr(mdformat.plugins, cached, raising=False)
+
+
+def test_the_wheel_declares_the_entry_point() -> None:
+    text = entry_points_text()
+    assert "[mdformat.parser_extension]\nlmml = lmml_mdit.toolchain.formatter\n" in text
+
+
+def test_mdformat_finds_the_plugin_by_its_entry_point(installed: None) -> None:
+    assert mdformat.plugins.PARSER_EXTENSIONS["lmml"] is formatter
+    assert "lmml-mdit" in {
+        name.replace("_", "-") for name in mdformat.plugins._PARSER_EXTENSION_DISTS
+    }
+    text = "# user\n\nSee \\@chart.png.\n\n@@@a.txt\n* x\n@@@\n\n* item\n"
+    formatted = mdformat.text(text, extensions={"lmml"})
+    assert formatted == "# user\n\nSee \\@chart.png.\n\n@@@a.txt\n* x\n@@@\n\n- item\n"
+
+
+def test_mdformat_command_line_formats_with_the_plugin(tmp_path: Path) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text("# user\n\nSee \\@chart.png.\n\n@@@a.txt\n* x\n@@@\n\n* item\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "mdformat", "--extensions", "lmml", str(path)],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert path.read_text() == "# user\n\nSee \\@chart.png.\n\n@@@a.txt\n* x\n@@@\n\n- item\n"
+
+
+# --------------------------------------------------------------------------- lmml fmt
+
+
+def test_lmml_fmt_check_then_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    messy = tmp_path / "messy.lmml"
+    messy.write_text("# user\n* a\n* b\n\n@@@x.txt\n  keep   me\n@@@\n")
+    tidy = tmp_path / "tidy.lmml"
+    tidy.write_text("# user\n\n- a\n")
+    before = messy.read_bytes()
+    assert main(["fmt", "--check", str(messy), str(tidy)]) == 1
+    assert messy.read_bytes() == before
+    assert "messy.lmml: would be reformatted" in capsys.readouterr().err
+    assert main(["fmt", str(tmp_path)]) == 0
+    assert messy.read_text() == "# user\n\n- a\n- b\n\n@@@x.txt\n  keep   me\n@@@\n"
+    assert main(["fmt", "--check", str(messy), str(tidy)]) == 0
+
+
+def test_lmml_fmt_rewrites_the_narrative_inside_an_archive(tmp_path: Path) -> None:
+    path = tmp_path / "chat.lmmlz"
+    narrative = "# user\n* look at @Dockerfile\n\n# assistant\nok\n"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("chat.lmml", narrative)
+        archive.writestr("Dockerfile", b"FROM scratch\n")
+        archive.writestr("img.png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    assert main(["fmt", "--check", str(path)]) == 1
+    assert main(["fmt", str(path)]) == 0
+    with lmml_mdit.open(path) as bundle:
+        assert bundle.narrative.text == "# user\n\n- look at @Dockerfile\n\n# assistant\n\nok\n"
+        assert bundle.read("Dockerfile") == b"FROM scratch\n"
+        assert bundle.read("img.png") == b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+        assert [embed.name for embed in bundle.narrative.embeds] == ["Dockerfile"]
+    assert main(["fmt", "--check", str(path)]) == 0
+
+
+def test_lmml_fmt_refuses_a_change_and_leaves_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "odd.lmml"
+    path.write_text("Intro\n\nTurn 1\n-- user\n======\n")
+    before = path.read_bytes()
+    assert main(["fmt", str(path)]) == 2
+    assert path.read_bytes() == before
+    err = capsys.readouterr().err
+    assert err.startswith(f"lmml: error: {path}:")
+    assert "would change the conversation" in err
+    assert "Traceback" not in err

@@ -1,0 +1,163 @@
+"""The Sphinx extension: a real ``sphinx-build -W`` of a sample project using the ``lmml``
+directive from reStructuredText and from MyST Markdown."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _installed import ROOT, subprocess_env
+
+CONF = (
+    'extensions = ["myst_parser", "lmml_mdit.toolchain.sphinx"]\n'
+    'source_suffix = {".rst": "restructuredtext", ".md": "markdown"}\n'
+    'html_theme = "alabaster"\n'
+)
+
+INDEX_RST = """\
+Sample
+======
+
+.. toctree::
+
+   myst
+
+.. lmml:: chat.lmml
+   :title: From a file
+
+.. lmml::
+
+   ## Turn 1 -- user
+
+   Inline in rST, see @note.txt.
+
+   ## Turn 2 -- assistant
+
+   Done.
+
+.. code-block:: lmml
+
+   # user
+   See @chart.png.
+"""
+
+MYST_MD = """\
+# MyST page
+
+```{lmml} chat.lmml
+```
+
+```{lmml} /archive.lmmlz
+:no-highlight:
+```
+
+```{lmml}
+:title: Inline in MyST
+
+# user
+
+Hello from MyST.
+
+@@@settings.yaml
+temperature: 0.2
+@@@
+```
+"""
+
+CHAT = "## Turn 1 -- user\n\nLook at @note.txt.\n\n## Turn 2 -- assistant\n\nRead it.\n"
+
+
+def build(source: Path, out: Path, builder: str = "html") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-W", "-b", builder, str(source), str(out)],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text(CONF)
+    (source / "index.rst").write_text(INDEX_RST)
+    (source / "myst.md").write_text(MYST_MD)
+    (source / "chat.lmml").write_text(CHAT)
+    (source / "note.txt").write_text("a note\n")
+    shutil.copy2(ROOT / "examples" / "sales-review.lmmlz", source / "archive.lmmlz")
+    return source
+
+
+def previews(html: str) -> list[str]:
+    """Each preview fragment of a page (from its div to the end of its main)."""
+    return re.findall(r'<div class="lmml-preview">.*?</main>', html, re.DOTALL)
+
+
+def test_the_directive_renders_turn_cards_in_rst_and_myst(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run = build(project, out)
+    assert run.returncode == 0, run.stderr
+    index = (out / "index.html").read_text(encoding="utf-8")
+    myst = (out / "myst.html").read_text(encoding="utf-8")
+    assert len(previews(index)) == 2
+    assert len(previews(myst)) == 3
+    for fragment in previews(index) + previews(myst):
+        assert "<style>" in fragment
+        assert "<script" not in fragment
+        assert 'class="lmml-turn' in fragment
+    assert "From a file" in index and "Look at" in index and "a note" in index
+    assert "Inline in rST" in index
+    assert "Inline in MyST" in myst and "temperature" in myst
+    assert "Quarterly sales review" in myst  # the archive, its image as a data: URI
+    assert 'src="data:image/png;base64,' in myst
+    # The lexer is registered for code blocks.
+    assert '<span class="kp">user</span>' in index
+
+
+def test_other_builders_get_the_narrative_as_text(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "text"
+    run = build(project, out, "text")
+    assert run.returncode == 0, run.stderr
+    index = (out / "index.txt").read_text(encoding="utf-8")
+    assert "Look at @note.txt." in index and "Inline in rST, see @note.txt." in index
+    assert "lmml-preview" not in index
+
+
+def test_a_missing_file_fails_the_build_at_the_directive(project: Path, tmp_path: Path) -> None:
+    (project / "index.rst").write_text("Sample\n======\n\n.. lmml:: gone.lmml\n")
+    (project / "myst.md").unlink()
+    run = build(project, tmp_path / "out")
+    assert run.returncode != 0
+    assert "index.rst:4" in run.stderr
+    assert "gone.lmml: no such file" in run.stderr
+
+
+def test_file_and_content_together_are_refused(project: Path, tmp_path: Path) -> None:
+    (project / "index.rst").write_text("Sample\n======\n\n.. lmml:: chat.lmml\n\n   # user\n")
+    (project / "myst.md").unlink()
+    run = build(project, tmp_path / "out")
+    assert run.returncode != 0
+    assert "not both" in run.stderr
+
+
+def test_myst_has_no_configuration_for_a_markdown_it_plugin(project: Path, tmp_path: Path) -> None:
+    # MyST builds its parser from a fixed list of extensions: naming the plugin there is a
+    # configuration warning, and the -W build fails (docs/toolchain.md says why).
+    (project / "conf.py").write_text(CONF + 'myst_enable_extensions = ["lmml"]\n')
+    run = build(project, tmp_path / "out")
+    assert run.returncode != 0
+    assert "'enable_extensions' items not recognised: {'lmml'}" in run.stderr
+
+
+def test_this_projects_docs_show_the_examples() -> None:
+    page = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8")
+    assert "```{lmml} ../examples/sales-review.lmmlz" in page
+    assert "```{lmml} ../examples/weather-tools.lmml" in page
+    assert "extensions" in (ROOT / "docs" / "conf.py").read_text(encoding="utf-8")
+    assert '"lmml_mdit.toolchain.sphinx"' in (ROOT / "docs" / "conf.py").read_text()
