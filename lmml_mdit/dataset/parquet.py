@@ -17,16 +17,13 @@ from typing import Literal
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..bundle.archive import Limits, unsafe_reason
-from ..bundle.bundle import Bundle
-from ..bundle.urls import is_url, local_path
+from ..bundle.archive import Limits
 from ..chat.importer import Progress
-from ..errors import BundleError, LmmlError, WriteError
-from ..formats import NARRATIVE_SUFFIX
+from ..errors import BundleError, WriteError
 from .arrow import BundleItem, to_arrow
-from .rows import row_bundle
+from .folders import ImportReport, write_rows
 from .schema import SCHEMA_VERSION_KEY
-from .storage import join, open_input, open_output
+from .storage import open_input, open_output
 
 __all__ = [
     "ImportReport",
@@ -162,26 +159,6 @@ def read_parquet(path: str | os.PathLike[str]) -> pa.Table:
         parquet.close()
 
 
-@dataclass
-class ImportReport:
-    """What :func:`import_parquet` did.
-
-    :ivar written: the bundle files written, in row order.
-    :ivar failures: ``(path, reason)`` of each row that gave no bundle.
-    """
-
-    written: list[str] = field(default_factory=list)
-    failures: list[tuple[str, str]] = field(default_factory=list)
-
-
-def _written_assets(bundle: Bundle, folder: str, relative: str) -> list[tuple[str, bytes]]:
-    """For a text bundle holding assets, the files to write beside it."""
-    if bundle.kind != "text":
-        return []
-    parent = relative.rsplit("/", 1)[0] + "/" if "/" in relative else ""
-    return [(parent + name, bundle.read(name)) for name in bundle.entries]
-
-
 def import_parquet(
     path: str | os.PathLike[str],
     folder: str | os.PathLike[str],
@@ -200,61 +177,5 @@ def import_parquet(
     :raises BundleError: for a file that is no Parquet file of conversation rows, an
         unsafe ``path`` (absolute, ``..``), or, with ``errors="raise"``, a failed row.
     """
-    target = os.fspath(folder)
-    report = ImportReport()
-    beside: dict[str, bytes] = {}
-    for batch in iter_parquet(path):
-        for row in batch.to_pylist():
-            relative = str(row.get("path") or str(row.get("name")) + NARRATIVE_SUFFIX)
-            reason = unsafe_reason(relative)
-            try:
-                if reason is not None:
-                    raise BundleError(
-                        f"the row's path is unsafe: {reason}",
-                        name=relative,
-                        hint="paths in the file must be relative, without '..'",
-                    )
-                bundle = row_bundle(row, limits)
-                files = _written_assets(bundle, target, relative)
-                for name, data in files:
-                    if beside.get(name, data) != data:
-                        raise BundleError(
-                            f"two bundles of this folder hold different files named {name!r}",
-                            name=relative,
-                            hint="import into separate folders",
-                        )
-                _write_bundle(bundle, join(target, relative), files, target)
-                beside.update(files)
-            except LmmlError as error:
-                if errors == "raise":
-                    raise
-                report.failures.append((relative, error.format(cli=True)))
-            else:
-                report.written.append(join(target, relative))
-            if progress is not None:
-                progress(len(report.written) + len(report.failures), None, relative)
-    return report
-
-
-def _write_bundle(bundle: Bundle, out: str, files: list[tuple[str, bytes]], folder: str) -> None:
-    local = out if not is_url(out) else local_path(out)
-    if local is not None:
-        os.makedirs(os.path.dirname(os.path.abspath(local)), exist_ok=True)
-        bundle.save(local)
-    else:
-        with open_output(out) as stream:
-            stream.write(_saved_bytes(bundle))
-    for name, data in files:
-        with open_output(join(folder, name)) as stream:
-            stream.write(data)
-
-
-def _saved_bytes(bundle: Bundle) -> bytes:
-    """The file :meth:`Bundle.save` writes, for a destination that is no local path."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as scratch:
-        path = os.path.join(scratch, bundle.file_name)
-        bundle.save(path)
-        with open(path, "rb") as stream:
-            return stream.read()
+    rows = (row for batch in iter_parquet(path) for row in batch.to_pylist())
+    return write_rows(rows, folder, limits=limits, progress=progress, errors=errors)
