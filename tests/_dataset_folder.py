@@ -4,12 +4,19 @@ and some broken archives (one in twenty)."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from lmml_mdit import Bundle, tool_call_fence
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
-"""The image each archive holds (a PNG signature, then bytes that do not compress)."""
+"""The image each archive holds (a PNG signature, then a kilobyte of pattern)."""
+
+
+def image(size: int) -> bytes:
+    """A PNG signature followed by *size* bytes that do not compress."""
+    return b"\x89PNG\r\n\x1a\n" + random.Random(size).randbytes(size)
+
 
 SHAPES = ("text", "image", "tool", "fence")
 
@@ -21,8 +28,9 @@ def bundle_shape(index: int) -> str:
     return SHAPES[index % len(SHAPES)]
 
 
-def write_bundle(folder: Path, index: int) -> Path:
-    """Bundle *index* under *folder* (ten subfolders share them), its path returned."""
+def write_bundle(folder: Path, index: int, picture: bytes = PNG) -> Path:
+    """Bundle *index* under *folder* (ten subfolders share them), its path returned; an
+    archive holds *picture* as its image."""
     sub = folder / f"g{index % 10}"
     sub.mkdir(parents=True, exist_ok=True)
     shape = bundle_shape(index)
@@ -34,7 +42,7 @@ def write_bundle(folder: Path, index: int) -> Path:
         Bundle.from_zip(
             path.name,
             f"## user\nWhat is in @img{index}.png?\n\n## assistant\nA test pattern ({index}).\n",
-            {f"img{index}.png": PNG},
+            {f"img{index}.png": picture},
         ).save(path)
     elif shape == "tool":
         path = sub / f"b{index}.lmml"
@@ -61,8 +69,8 @@ def write_bundle(folder: Path, index: int) -> Path:
     return path
 
 
-def write_folder(folder: Path, count: int) -> Path:
-    """*count* bundles under *folder*."""
+def write_folder(folder: Path, count: int, picture: bytes = PNG) -> Path:
+    """*count* bundles under *folder*, each archive holding *picture*."""
     for index in range(count):
-        write_bundle(folder, index)
+        write_bundle(folder, index, picture)
     return folder
