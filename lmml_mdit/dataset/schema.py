@@ -1,30 +1,21 @@
 """The Arrow schema of a conversation row: one bundle, one row.
 
-================  ==========================================  ===============================
-column            type                                        what it holds
-================  ==========================================  ===============================
-``name``          string                                      the bundle name (``session``)
-``path``          string                                      its path inside the dataset
-``source``        string (null)                               where it was read from
-``kind``          string (null)                               ``text`` or ``zip``
-``narrative_name`` string (null)                              ``session.lmml``
-``narrative``     large_string (null)                         the narrative, verbatim
-``delimiters``    string                                      the parse option it was read with
-``references``    string                                      likewise
-``turns``         list<struct>                                role, heading, lines, text, parts
-``settings``      large_string (null)                         the settings, as JSON
-``manifest``      large_string (null)                         ``manifest.json``, as JSON
-``front_matter``  large_string (null)                         the YAML front matter, as JSON
-``issues``        list<struct>                                what ``validate`` found
-``assets``        list<struct>                                name, type, size, digest, bytes
-                                                              or where they live
-``error``         struct (null)                               why the bundle could not be read
-``request_P``     large_string (null)                         provider P's request body, JSON
-``request_notes`` list<struct>                                payload failures and warnings
-================  ==========================================  ===============================
+The columns, in order (the datasets guide has the table, with every field):
 
-``request_P`` and ``request_notes`` are present only when providers are asked for. The
-schema's metadata carries ``lmml.schema_version``.
+- ``name``, ``path`` (inside the dataset), ``source`` (where it was read from, or null),
+  ``kind`` (``text`` or ``zip``), ``narrative_name``, ``narrative`` (verbatim), and the
+  parse options ``delimiters`` and ``references``;
+- ``turns``: role, heading, lines, text and the ordered ``parts`` (text, asset, tool call,
+  provider-specific item), each asset part naming its asset;
+- ``settings``, ``manifest``, ``front_matter``: decoded, as JSON text;
+- ``issues``: what ``validate`` found;
+- ``assets``: name, media type, size, SHA-256, and the bytes (``data``) or where they live
+  (``location``, and ``entry`` inside an archive);
+- ``error``: why the bundle could not be read (then the row holds nothing else);
+- with providers asked for, ``request_<provider>`` (the request body as JSON) each, and
+  ``request_notes``.
+
+The schema's metadata carries ``lmml.schema_version``.
 """
 
 from __future__ import annotations
