@@ -209,6 +209,26 @@ def test_bundle_objects_and_paths_mix(folder: Path) -> None:
     assert rows[0]["source"] is None and rows[1]["source"] == str(folder / "g0" / "b0.lmml")
 
 
+def test_local_sources_are_absolute(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(folder)
+    rows = to_arrow(["g0", "g1/b1.lmmlz"]).read_all().to_pylist()
+    assert rows[0]["source"] == str(folder / "g0" / "b0.lmml") and rows[0]["path"] == "b0.lmml"
+    assert rows[-1]["source"] == str(folder / "g1" / "b1.lmmlz")
+
+
+def test_the_cli_says_what_to_install_without_pyarrow(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name)
+    )
+    assert main(["export", str(tmp_path), "--parquet", str(tmp_path / "x.parquet")]) == 2
+    assert "pip install 'lmml-mdit[datasets]'" in capsys.readouterr().err
+
+
 # --- from_arrow -------------------------------------------------------------------------------
 
 

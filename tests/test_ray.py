@@ -50,8 +50,6 @@ def expected(folders: tuple[Path, Path]) -> pa.Table:
 @pytest.fixture(scope="module", params=["local", "two-node"])
 def cluster(request: pytest.FixtureRequest) -> Iterator[str]:
     """A running Ray cluster, local (2 CPUs) or two nodes (1 CPU each)."""
-    env = {"RAY_ENABLE_UV_RUN_RUNTIME_ENV": "0"}
-    os.environ.update(env)
     two_nodes: Cluster | None = None
     if request.param == "local":
         ray.init(

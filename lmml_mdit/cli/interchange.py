@@ -94,8 +94,22 @@ def _is_parquet(file: str) -> bool:
         return stream.read(len(PARQUET_SIGNATURE)) == PARQUET_SIGNATURE
 
 
+def _dataset_layer() -> None:
+    """Refuse clearly when the ``datasets`` extra (pyarrow) is not installed."""
+    import importlib.util
+
+    from ..errors import BundleError
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise BundleError(
+            "Parquet needs pyarrow, which is not installed",
+            hint="pip install 'lmml-mdit[datasets]'",
+        )
+
+
 def _import_parquet(args: Arguments) -> int:
     """``lmml import ROWS.parquet -o DIR``: each row's bundle written under DIR at its path."""
+    _dataset_layer()
     from ..dataset.parquet import import_parquet
 
     with ProgressLine("importing") as progress:
@@ -111,6 +125,7 @@ def _export_parquet(args: Arguments) -> int:
 
     A bundle that fails is a row holding its error, and reported; the exit status is then 1.
     """
+    _dataset_layer()
     from ..chat.export import usable_cores
     from ..dataset.parquet import write_parquet
     from ..dataset.storage import is_folder

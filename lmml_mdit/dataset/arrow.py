@@ -24,7 +24,7 @@ from ..errors import BundleError
 from ..syntax import DelimiterMode, ReferenceMode
 from .rows import OpenOptions, Row, bundle_row, error_row, row_bundle, source_row
 from .schema import ASSET_MODES, AssetMode, checked_providers, conversation_schema
-from .storage import is_folder, walk
+from .storage import absolute, is_folder, walk
 
 __all__ = [
     "ArrowInput",
@@ -71,7 +71,7 @@ def _default_path(source: str) -> str:
 def _one_row(item: BundleItem, path: str | None, options: OpenOptions) -> Row:
     if isinstance(item, Bundle):
         return bundle_row(item, path=path, options=options)
-    source = os.fspath(item)
+    source = absolute(item)
     return source_row(source, path or _default_path(source), options)
 
 
@@ -122,7 +122,7 @@ def _pooled(
             if isinstance(item, Bundle):
                 pending.append(next(_serial(iter([(item, path)]), options)))
             else:
-                source = os.fspath(item)
+                source = absolute(item)
                 pending.append(
                     pool.submit(_converted, source, path or _default_path(source), options)
                 )
@@ -187,7 +187,8 @@ def to_arrow(
     holds one batch at a time.
 
     :param bundles: bundles, paths or fsspec URLs of bundles, or folders to walk (a folder
-        may also be given alone); each path opens as :func:`lmml_mdit.open` opens it.
+        may also be given alone); each path opens as :func:`lmml_mdit.open` opens it, and
+        its ``source`` is the absolute path.
     :param providers: export providers (``"openai"``, ``"anthropic"``, ...) whose request
         body to add as a JSON column ``request_<provider>`` each.
     :param assets: ``"embed"`` puts each asset's bytes in the row; ``"reference"`` records
@@ -199,7 +200,8 @@ def to_arrow(
     :param references: likewise.
     :param errors: ``"row"`` (default) makes a bundle that fails a row holding its
         ``error``; ``"raise"`` raises a :class:`~lmml_mdit.errors.BundleError` instead.
-    :param workers: read paths in this many processes (default: this process only).
+    :param workers: read paths in this many processes (default: this process only; never
+        more than the CPUs this process may use).
     :param batch_rows: the most rows in one batch.
     :param batch_bytes: close a batch once its narratives and assets reach this many bytes.
     :raises BundleError: for an unknown provider or asset mode (at once), or, with
@@ -212,7 +214,7 @@ def to_arrow(
     chosen = checked_providers(providers)
     options = OpenOptions(
         limits=limits if limits is not None else Limits(),
-        base_dir=None if base_dir is None else os.fspath(base_dir),
+        base_dir=None if base_dir is None else absolute(base_dir),
         delimiters=delimiters,
         references=references,
         assets=assets,

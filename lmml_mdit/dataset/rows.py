@@ -125,7 +125,7 @@ def _asset_names(bundle: Bundle) -> list[str]:
     return [
         name
         for name, embed in bundle.narrative.first_embeds.items()
-        if not embed.is_inline and bundle.has_asset(name)
+        if not embed.is_inline and name not in bundle.fences and bundle.has_asset(name)
     ]
 
 

@@ -21,7 +21,7 @@ from ..chat.export import iter_bundles
 from ..errors import BundleError, WriteError
 from ..formats import BUNDLE_SUFFIXES
 
-__all__ = ["is_folder", "join", "open_input", "open_output", "relative_path", "walk"]
+__all__ = ["absolute", "is_folder", "join", "open_input", "open_output", "relative_path", "walk"]
 
 
 def _local(location: str) -> str | None:
@@ -29,6 +29,13 @@ def _local(location: str) -> str | None:
     if not is_url(location):
         return location
     return local_path(location)
+
+
+def absolute(location: str | os.PathLike[str]) -> str:
+    """*location* with a local path made absolute (a URL as it is), so that another
+    process, or another node's worker, started in another folder reads the same file."""
+    text = os.fspath(location)
+    return text if is_url(text) else os.path.abspath(text)
 
 
 def is_folder(location: str | os.PathLike[str]) -> bool:
@@ -42,11 +49,12 @@ def is_folder(location: str | os.PathLike[str]) -> bool:
 
 
 def walk(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
-    """Each bundle under *folder* as ``(source, relative path)``, sorted by path.
+    """Each bundle under *folder* as ``(source, relative path)``, sorted by path; a local
+    source is an absolute path.
 
     :raises BundleError: when *folder* is not a folder.
     """
-    text = os.fspath(folder)
+    text = absolute(folder)
     if not is_folder(text):
         raise BundleError("not a folder", name=text, hint="give a folder of bundles")
     local = _local(text)

@@ -17,6 +17,7 @@ from ray.data.block import BlockAccessor
 
 from ..bundle.archive import Limits
 from ..dataset.folders import ImportReport, write_rows
+from ..dataset.storage import absolute
 
 if TYPE_CHECKING:
     import ray.data
@@ -31,7 +32,7 @@ class LmmlDatasink(Datasink[ImportReport]):
     """
 
     def __init__(self, folder: str | os.PathLike[str], limits: Limits | None = None) -> None:
-        self._folder = os.fspath(folder)
+        self._folder = absolute(folder)
         self._limits = limits
         self.report = ImportReport()
 

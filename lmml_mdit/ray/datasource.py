@@ -22,7 +22,7 @@ from ..bundle.archive import Limits
 from ..dataset.arrow import DEFAULT_BATCH_ROWS, rows_to_batches
 from ..dataset.rows import OpenOptions, source_row
 from ..dataset.schema import ASSET_MODES, AssetMode, checked_providers, conversation_schema
-from ..dataset.storage import is_folder, walk
+from ..dataset.storage import absolute, is_folder, walk
 from ..errors import BundleError
 from ..syntax import DelimiterMode, ReferenceMode
 
@@ -47,7 +47,7 @@ def _sources(paths: PathInput) -> Iterator[tuple[str, str]]:
         [paths] if isinstance(paths, (str, os.PathLike)) else paths
     )
     for item in items:
-        text = os.fspath(item)
+        text = absolute(item)
         if is_folder(text):
             yield from walk(text)
         else:
@@ -166,7 +166,7 @@ def read_lmml(
         raise BundleError(f"unknown asset mode {assets!r}", hint="use 'embed' or 'reference'")
     options = OpenOptions(
         limits=limits if limits is not None else Limits(),
-        base_dir=None if base_dir is None else os.fspath(base_dir),
+        base_dir=None if base_dir is None else absolute(base_dir),
         delimiters=delimiters,
         references=references,
         assets=assets,
