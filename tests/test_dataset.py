@@ -301,6 +301,8 @@ def test_rows_are_held_to_the_limits_and_the_name_rules() -> None:
         from_arrow(hostile)
     with pytest.raises(BundleError, match="no narrative"):
         from_arrow(row_table(narrative=None))
+    with pytest.raises(BundleError, match="parse options"):
+        from_arrow(row_table(delimiters="sloppy"))
 
 
 # --- the round trip, as a property --------------------------------------------------------

@@ -351,9 +351,17 @@ def row_bundle(row: Mapping[str, Any], limits: Limits | None = None) -> Bundle:
             "fix the bundle and export it again, or pass errors='skip'",
             "fix the bundle and export it again",
         )
-    text, kind = row.get("narrative"), row.get("kind")
-    if not isinstance(text, str) or kind not in ("text", "zip"):
-        raise _row_error(row, "the row has no narrative or no kind (text or zip)")
+    text, kind, name = row.get("narrative"), row.get("kind"), row.get("name")
+    if not isinstance(text, str) or kind not in ("text", "zip") or not isinstance(name, str):
+        raise _row_error(row, "the row has no narrative, no name or no kind (text or zip)")
+    delimiters, references = row.get("delimiters") or "strict", row.get("references") or "assets"
+    if delimiters not in ("strict", "loose") or references not in ("assets", "any"):
+        raise _row_error(
+            row,
+            f"the row's parse options are not known: delimiters={delimiters!r}, "
+            f"references={references!r}",
+            "delimiters is 'strict' or 'loose', references 'assets' or 'any'",
+        )
     if len(text.encode("utf-8")) > min(limits.max_entry_size, limits.max_narrative_bytes):
         raise LimitExceededError(
             f"the narrative is over max_narrative_bytes ({limits.max_narrative_bytes} bytes)",
@@ -366,7 +374,7 @@ def row_bundle(row: Mapping[str, Any], limits: Limits | None = None) -> Bundle:
             f"the row holds more than max_entries ({limits.max_entries}) assets",
             name=str(row.get("path")),
         )
-    narrative_name = str(row.get("narrative_name") or str(row["name"]) + NARRATIVE_SUFFIX)
+    narrative_name = str(row.get("narrative_name") or name + NARRATIVE_SUFFIX)
     names = [str(asset["name"]) for asset in assets_column]
     check_entry_names([narrative_name, *names] if kind == "zip" else names)
     entries: dict[str, bytes] = {}
@@ -389,12 +397,12 @@ def row_bundle(row: Mapping[str, Any], limits: Limits | None = None) -> Bundle:
         text,
         name=narrative_name if kind == "zip" else file_name,
         known_names=known,
-        delimiters=row.get("delimiters") or "strict",
-        references=row.get("references") or "assets",
+        delimiters="loose" if delimiters == "loose" else "strict",
+        references="any" if references == "any" else "assets",
     )
     return Bundle(
         kind=kind,
-        name=str(row["name"]),
+        name=name,
         narrative_name=narrative_name,
         narrative=narrative,
         entries=entries,
