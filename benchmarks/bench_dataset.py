@@ -24,7 +24,7 @@ of starting a Ray Data job (planning, scheduling its read tasks: a few seconds),
 larger folder spreads thinner.
 
 Options: ``--sizes 2000 20000``, ``--modes one pool ray``, ``--workers 2``, ``--repeat N``
-(default 2), ``--address ADDR`` (run the Ray part on an existing
+(default 3), ``--address ADDR`` (run the Ray part on an existing
 cluster instead, ``auto`` for the one this machine belongs to), ``--folder DIR`` (read
 folders ``DIR/2000`` and ``DIR/20000`` instead of writing new ones under a temporary
 folder; with ``--write``, write them there first, for instance on storage every node of a
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs=2, default=[2000, 20000], metavar="N")
     parser.add_argument("--modes", nargs="+", choices=sorted(MODES), default=["one", "pool", "ray"])
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--address", help="an existing Ray cluster (default: start 2 CPUs)")
     parser.add_argument("--folder", type=Path, help="read DIR/<size> instead of writing them")
     parser.add_argument("--write", action="store_true", help="with --folder: write them first")

@@ -169,6 +169,8 @@ def test_a_hostile_archive_is_a_row_not_a_crashed_job(cluster: str, tmp_path: Pa
     got = rows_of(read_lmml([str(tmp_path / "bad.lmmlz"), str(tmp_path / "ok.lmmlz")])).to_pylist()
     assert [row["path"] for row in got] == ["bad.lmmlz", "ok.lmmlz"]
     assert got[0]["error"]["type"] == "InvalidZipError" and got[1]["error"] is None
+    # a file:// URL reads the same rows (memory:// lives in one process: no use to workers)
+    assert rows_of(read_lmml(tmp_path.as_uri())).to_pylist() == got
     limited = rows_of(read_lmml(str(tmp_path), limits=lmml_mdit.Limits(max_entry_size=1024)))
     [ok] = [row for row in limited.to_pylist() if row["path"] == "ok.lmmlz"]
     assert ok["error"]["type"] == "LimitExceededError"
