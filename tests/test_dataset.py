@@ -382,6 +382,18 @@ def test_parquet_through_memory_urls(folder: Path) -> None:
             assert content(got) == content(was)
 
 
+def test_a_write_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
+    def items() -> Any:
+        yield Bundle.from_text("a", "## user\nhi\n")
+        raise RuntimeError("the source went away")
+
+    for out in ("memory://fail/rows.parquet", str(tmp_path / "rows.parquet")):
+        with pytest.raises(RuntimeError, match="went away"):
+            write_parquet(items(), out, batch_rows=1)
+    assert not fsspec.filesystem("memory").exists("/fail/rows.parquet")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_parquet_files_of_something_else_are_refused(tmp_path: Path) -> None:
     (tmp_path / "x.parquet").write_bytes(b"not parquet at all")
     with pytest.raises(BundleError, match="not a Parquet file"):

@@ -53,6 +53,9 @@ class UrlFileSystem(Protocol):
     def unstrip_protocol(self, name: str) -> str:
         """*name* as a full URL of this filesystem."""
 
+    def rm(self, path: str) -> None:
+        """Remove the file *path*."""
+
 
 def is_url(source: object) -> bool:
     """Whether *source* is a string naming a URL (``scheme://...``) rather than a path."""

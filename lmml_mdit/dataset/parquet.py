@@ -9,6 +9,7 @@ URLs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -107,18 +108,24 @@ def write_parquet(
     return report
 
 
-def _parquet_file(path: str | os.PathLike[str]) -> pq.ParquetFile:
+@contextlib.contextmanager
+def _parquet_file(path: str | os.PathLike[str]) -> Iterator[pq.ParquetFile]:
+    """The Parquet file at *path*, its schema checked; the file is closed on leaving."""
     text = os.fspath(path)
     stream = open_input(text)
     try:
-        return pq.ParquetFile(stream)
-    except (pa.ArrowException, OSError) as error:
+        try:
+            parquet = pq.ParquetFile(stream)
+        except (pa.ArrowException, OSError) as error:
+            raise BundleError(
+                f"this is not a Parquet file of conversation rows ({error})",
+                name=text,
+                hint="give a file written by lmml export --parquet",
+            ) from None
+        _check_schema(text, parquet.schema_arrow)
+        yield parquet
+    finally:
         stream.close()
-        raise BundleError(
-            f"this is not a Parquet file of conversation rows ({error})",
-            name=text,
-            hint="give a file written by lmml export --parquet",
-        ) from None
 
 
 def _check_schema(path: str, schema: pa.Schema) -> None:
@@ -138,12 +145,8 @@ def iter_parquet(
 
     :raises BundleError: when it is no Parquet file of conversation rows.
     """
-    parquet = _parquet_file(path)
-    _check_schema(os.fspath(path), parquet.schema_arrow)
-    try:
+    with _parquet_file(path) as parquet:
         yield from parquet.iter_batches(batch_size=batch_rows)
-    finally:
-        parquet.close()
 
 
 def read_parquet(path: str | os.PathLike[str]) -> pa.Table:
@@ -151,12 +154,9 @@ def read_parquet(path: str | os.PathLike[str]) -> pa.Table:
 
     :raises BundleError: when it is no Parquet file of conversation rows.
     """
-    parquet = _parquet_file(path)
-    try:
-        _check_schema(os.fspath(path), parquet.schema_arrow)
-        return parquet.read()
-    finally:
-        parquet.close()
+    with _parquet_file(path) as parquet:
+        table: pa.Table = parquet.read()
+        return table
 
 
 def import_parquet(

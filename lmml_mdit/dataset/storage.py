@@ -112,8 +112,13 @@ def open_output(location: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise WriteError(f"cannot write: {error.strerror or error}", name=text) from None
     try:
         yield stream
-    finally:
+    except BaseException:
+        # Leave no partial file behind: the write failed midway.
         stream.close()
+        with contextlib.suppress(OSError):
+            fs.rm(path)
+        raise
+    stream.close()
 
 
 def open_input(location: str | os.PathLike[str]) -> SeekableFile:
