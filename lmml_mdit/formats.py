@@ -22,3 +22,9 @@ MANIFEST_NAME: Final = "manifest.json"
 
 ZIP_SIGNATURES: Final = (b"PK\x03\x04", b"PK\x05\x06")
 """How a zip file starts: a local file header, or the end record of an empty archive."""
+
+PARQUET_SUFFIX: Final = ".parquet"
+"""A Parquet file of conversation rows (``lmml export --parquet``)."""
+
+PARQUET_SIGNATURE: Final = b"PAR1"
+"""How a Parquet file starts (and ends)."""

@@ -26,6 +26,7 @@ import zipfile
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..errors import (
     BundleError,
@@ -43,6 +44,7 @@ from ..text import is_unicode
 __all__ = [
     "Limits",
     "Member",
+    "SeekableFile",
     "ZipArchive",
     "check_entry_names",
     "is_zip",
@@ -191,18 +193,45 @@ class Member:
     crc: int
 
 
+class SeekableFile(Protocol):
+    """A binary file object with random access: what an archive is read lazily through.
+
+    A file opened from a path is one; so is a file of any fsspec filesystem
+    (``fsspec.open(url, "rb")``), which is how archives behind a URL are read entry by
+    entry without downloading the whole file.
+    """
+
+    def read(self, size: int = -1, /) -> bytes:
+        """Up to *size* bytes from the current position."""
+
+    def seek(self, offset: int, whence: int = 0, /) -> int:
+        """Move to *offset* (from the start, the position or the end, by *whence*)."""
+
+    def tell(self) -> int:
+        """The current position."""
+
+    def close(self) -> None:
+        """Release the file."""
+
+
 class _Source:
     """Random access to the archive's bytes, from memory or from an open file."""
 
-    def __init__(self, data: bytes | None = None, path: str | None = None) -> None:
+    def __init__(
+        self, data: bytes | None = None, path: str | None = None, file: SeekableFile | None = None
+    ) -> None:
         self._data = data
-        self._file: io.BufferedReader | None = None
+        self._file: SeekableFile | None = None
         self._lock = threading.Lock()
         if path is not None:
-            file = open(path, "rb")  # noqa: SIM115 - closed by close() or the finalizer
+            opened = open(path, "rb")  # noqa: SIM115 - closed by close() or the finalizer
+            self._file = opened
+            self._finalizer = weakref.finalize(self, opened.close)
+            self.length = os.fstat(opened.fileno()).st_size
+        elif file is not None:
             self._file = file
             self._finalizer = weakref.finalize(self, file.close)
-            self.length = os.fstat(file.fileno()).st_size
+            self.length = file.seek(0, os.SEEK_END)
         else:
             assert data is not None
             self.length = len(data)
@@ -213,7 +242,7 @@ class _Source:
         if self._data is not None:
             return self._data[offset : offset + size]
         with self._lock:
-            if self._file is None or self._file.closed:
+            if self._file is None or not self._finalizer.alive:
                 raise BundleError(
                     "the archive has been closed", hint="open the bundle again to read it"
                 )
@@ -223,7 +252,7 @@ class _Source:
             raise InvalidZipError("the archive is truncated: a read runs past its end")
         return data
 
-    def file_object(self) -> io.BufferedReader | io.BytesIO:
+    def file_object(self) -> SeekableFile | io.BytesIO:
         if self._file is not None:
             return self._file
         assert self._data is not None
@@ -582,11 +611,12 @@ def _read_directory(source: _Source, limits: Limits) -> ZipArchive:
     return ZipArchive(source, members, limits)
 
 
-def open_archive(source: bytes | str, limits: Limits | None = None) -> ZipArchive:
+def open_archive(source: bytes | str | SeekableFile, limits: Limits | None = None) -> ZipArchive:
     """Check an archive's central directory and return it, decompressing nothing.
 
-    :param source: the archive's bytes, or the path of a file that is then kept open for
-        lazy reads (see :meth:`ZipArchive.close`).
+    :param source: the archive's bytes, the path of a file, or a seekable binary file
+        object (:class:`SeekableFile`, such as an fsspec file); a file is then kept open for
+        lazy reads and closed by :meth:`ZipArchive.close`.
     :param limits: the safety limits; :class:`Limits` defaults when None.
     :raises InvalidZipError: for a truncated or corrupt archive.
     :raises UnsafeEntryError: for an unsafe entry name.
@@ -598,7 +628,12 @@ def open_archive(source: bytes | str, limits: Limits | None = None) -> ZipArchiv
     :raises BundleError: for an unsupported compression method.
     """
     limits = limits if limits is not None else Limits()
-    stream = _Source(path=source) if isinstance(source, str) else _Source(data=source)
+    if isinstance(source, str):
+        stream = _Source(path=source)
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        stream = _Source(data=bytes(source))
+    else:
+        stream = _Source(file=source)
     try:
         return _read_directory(stream, limits)
     except BaseException:

@@ -354,10 +354,10 @@ class Bundle:
         reason = unsafe_reason(name)
         if reason is not None:
             raise _unsafe_error(name, reason, line, column, self._file_of(line))
-        if self.kind == "zip":
-            if name not in self._entries:
-                raise self._missing(name)
+        if name in self._entries:  # an archive entry, or a text bundle's asset held in memory
             return functools.partial(self.read, name)
+        if self.kind == "zip":
+            raise self._missing(name)
         if self.base_dir is not None:
             return functools.partial(self._read_file, name, self._base_dir_path(name))
         if line is not None:

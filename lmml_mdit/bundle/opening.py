@@ -31,11 +31,13 @@ from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, is_zip, open_archive
 from .bundle import Bundle
 from .folder import FolderNames
 from .names import DEFAULT_NAME, bundle_name, narrative_entry_name
+from .urls import is_url, local_path, open_url, url_basename
 
 __all__ = ["STREAM_CHUNK", "BaseDir", "BundleInput", "ParseOptions", "open_bundle"]
 
 BundleInput = str | os.PathLike[str] | bytes | IO[bytes]
-"""What :func:`open_bundle` opens: a path, the bundle's bytes or a binary file object."""
+"""What :func:`open_bundle` opens: a path or fsspec URL, the bundle's bytes or a binary file
+object."""
 BaseDir = str | os.PathLike[str] | Literal[False] | None
 """What :func:`open_bundle` takes as *base_dir*: a folder, None (a path's own folder) or False."""
 # Archives read from a file object are held in memory; allow the directory's overhead.
@@ -250,6 +252,12 @@ def open_bundle(
         :func:`lmml_mdit.bundle.archive.open_archive` for every archive error.
     """
     base = os.fspath(base_dir) if base_dir is not None and base_dir is not False else None
+    if is_url(source):
+        assert isinstance(source, str)
+        local = local_path(source)
+        if local is None:
+            return _url_bundle(source, limits, base, name, syntax)
+        source = local
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         file_name = os.path.basename(path)
@@ -287,3 +295,26 @@ def open_bundle(
         return _zip_bundle(open_archive(data, limits), None, name, limits, syntax)
     stem = bundle_name(name) if name else DEFAULT_NAME
     return _text_bundle(data, name or stem + NARRATIVE_SUFFIX, stem, limits, base, syntax)
+
+
+def _url_bundle(
+    url: str, limits: Limits, base: str | None, name: str | None, syntax: ParseOptions
+) -> Bundle:
+    """The bundle at an fsspec *url*: an archive read lazily through the filesystem's file
+    object (its directory now, each entry when read), a narrative read up to its limit.
+    A bare ``.lmml`` there sees no folder unless *base* names a local one."""
+    file_name = url_basename(url)
+    stream = open_url(url)
+    try:
+        head = stream.read(4)
+        if is_zip(head):
+            stream.seek(0)
+            archive = open_archive(stream, limits)  # owns the stream from here
+            return _zip_bundle(archive, file_name, name, limits, syntax)
+        text = head + stream.read(_narrative_cap(limits) + 1 - len(head))
+    except BaseException:
+        stream.close()
+        raise
+    stream.close()
+    display = name or file_name
+    return _text_bundle(text, display, bundle_name(display), limits, base, syntax)

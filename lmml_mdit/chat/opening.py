@@ -34,7 +34,7 @@ def open(
     delimiters: DelimiterMode = "strict",
     references: ReferenceMode = "assets",
 ) -> Bundle:
-    """Open a bundle from a path, bytes or a binary file object.
+    """Open a bundle from a path or fsspec URL, bytes or a binary file object.
 
     Zip or text is decided by the first bytes (``PK\\x03\\x04`` or the empty-archive
     ``PK\\x05\\x06``), never by the extension. A path's archive is read lazily: only the
@@ -44,7 +44,9 @@ def open(
     the files beside it (never outside that folder: no absolute names, no ``..``, no links
     leading out), and those file names count as known asset names for the parser.
 
-    :param source: a path, the bundle's bytes, or a readable binary file object.
+    :param source: a path, an fsspec URL (``memory://``, ``file://``, ``s3://``, ...: see
+        :mod:`lmml_mdit.bundle.urls`; an archive there is read entry by entry through the
+        filesystem's file object), the bundle's bytes, or a readable binary file object.
     :param limits: safety limits (see :class:`~lmml_mdit.Limits`); defaults when None.
     :param base_dir: for a text bundle, the folder to resolve external references against:
         None (default) means the file's own folder for a path and none for bytes or a file

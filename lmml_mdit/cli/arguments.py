@@ -32,7 +32,10 @@ class Arguments(argparse.Namespace):
     out: str
     file: str
     folder: str
-    jsonl: str
+    jsonl: str | None
+    parquet: str | None
+    payloads: list[str] | None
+    assets: Literal["embed", "reference"]
     # render
     provider: str
     request: bool

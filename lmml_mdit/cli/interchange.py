@@ -1,11 +1,13 @@
 """The commands that move conversations between LMML and the chat formats: ``import``
-(a chat JSON file or JSONL dataset to bundles) and ``export`` (a folder of bundles to one
-JSONL dataset). The library does the work and reports progress; the counter is drawn here."""
+(a chat JSON file or JSONL dataset to bundles, or a Parquet file of conversation rows back
+to a folder) and ``export`` (a folder of bundles to one JSONL dataset, or to Parquet rows).
+The library does the work and reports progress; the counter is drawn here."""
 
 from __future__ import annotations
 
 import os
 
+from ..formats import PARQUET_SIGNATURE, PARQUET_SUFFIX
 from .arguments import Arguments
 from .output import (
     STDIO,
@@ -29,6 +31,8 @@ def cmd_import(args: Arguments) -> int:
     from ..chat.importer import import_path
 
     output = args.out
+    if _is_parquet(args.file):
+        return _import_parquet(args)
     if args.file == STDIO:
         stdin_buffer()  # fail clearly when it is closed, before any work
     # Like every other writer here, create the output's folder; the importer expects it.
@@ -51,6 +55,9 @@ def cmd_export(args: Arguments) -> int:
     from ..chat.export import export_folder
 
     checked_base_dir(args)
+    if args.parquet is not None:
+        return _export_parquet(args)
+    assert args.jsonl is not None
     if args.jsonl != STDIO:
         ensure_folder(args.jsonl)
     else:
@@ -83,3 +90,76 @@ def cmd_export(args: Arguments) -> int:
 def _about_bundle(path: str, message: str) -> str:
     """*message* about the exported bundle *path*, shown safely, starting with the path."""
     return located(shown(path), shown(one_line(message)), (shown(os.path.basename(path)),))
+
+
+def _is_parquet(file: str) -> bool:
+    """Whether the input of ``lmml import`` is a Parquet file: by its suffix, or by its
+    first bytes for a local file."""
+    if file.lower().endswith(PARQUET_SUFFIX):
+        return True
+    if file == STDIO or not os.path.isfile(file):
+        return False
+    with open(file, "rb") as stream:
+        return stream.read(len(PARQUET_SIGNATURE)) == PARQUET_SIGNATURE
+
+
+def _dataset_layer() -> None:
+    """Refuse clearly when the ``datasets`` extra (pyarrow) is not installed."""
+    import importlib.util
+
+    from ..errors import BundleError
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise BundleError(
+            "Parquet needs pyarrow, which is not installed",
+            hint="pip install 'lmml-mdit[datasets]'",
+        )
+
+
+def _import_parquet(args: Arguments) -> int:
+    """``lmml import ROWS.parquet -o DIR``: each row's bundle written under DIR at its path."""
+    _dataset_layer()
+    from ..dataset.parquet import import_parquet
+
+    with ProgressLine("importing") as progress:
+        report = import_parquet(args.file, args.out, progress=progress)
+    for path, reason in report.failures:
+        print(f"lmml: error: {_about_bundle(path, reason)}", file=sys.stderr)
+    info(args, f"Imported {len(report.written)} bundle(s) from {args.file} into {args.out}")
+    return 1 if report.failures else 0
+
+
+def _export_parquet(args: Arguments) -> int:
+    """``lmml export DIR --parquet OUT``: a folder of bundles as Parquet conversation rows.
+
+    A bundle that fails is a row holding its error, and reported; the exit status is then 1.
+    """
+    _dataset_layer()
+    from ..chat.export import usable_cores
+    from ..dataset.parquet import write_parquet
+    from ..dataset.storage import is_folder
+    from ..errors import BundleError
+
+    assert args.parquet is not None
+    if not is_folder(args.folder):
+        raise BundleError("not a folder", name=args.folder, hint="give a folder of bundles")
+    with ProgressLine("exporting") as progress:
+        report = write_parquet(
+            args.folder,
+            args.parquet,
+            args.payloads,
+            progress=progress,
+            assets=args.assets,
+            workers=args.workers or usable_cores(),
+            base_dir=args.base_dir,
+            delimiters=args.delimiters,
+            references=args.references,
+        )
+    for path, reason in report.failures:
+        print(f"lmml: error: {_about_bundle(path, reason)}", file=sys.stderr)
+    info(
+        args,
+        f"Exported {report.rows - len(report.failures)} of {report.rows} bundle(s) from "
+        f"{args.folder} -> {args.parquet}",
+    )
+    return 1 if report.failures else 0

@@ -397,7 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_import,
     )
     p.add_argument(
-        "file", metavar="FILE", help="a .json conversation or a .jsonl dataset (- for stdin)"
+        "file",
+        metavar="FILE",
+        help="a .json conversation, a .jsonl dataset (- for stdin) or a .parquet file of "
+        "conversation rows",
     )
     p.add_argument(
         "-o",
@@ -406,7 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         metavar="OUT",
         help="the bundle to write (.lmmlz, or .lmml when it has no binary asset); a folder "
-        "for JSONL input, one bundle per line",
+        "for JSONL input, one bundle per line, and for Parquet input, each bundle at its path",
     )
     p.add_argument(
         "--format",
@@ -417,14 +420,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command(
         "export",
-        "export a folder of bundles as one JSONL dataset",
+        "export a folder of bundles as one JSONL dataset, or as Parquet rows",
         "lmml export runs/ --provider openai --jsonl dataset.jsonl",
         cmd_export,
     )
-    p.add_argument("folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles")
-    add_provider(p, EXPORT_PROVIDERS, "the record shape: a provider's request body, or sharegpt")
+    p.add_argument("folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)")
+    add_provider(p, EXPORT_PROVIDERS, "with --jsonl, the record shape: a request body, or sharegpt")
+    written = p.add_mutually_exclusive_group(required=True)
+    written.add_argument("--jsonl", metavar="OUT", help="the JSONL file to write (- for stdout)")
+    written.add_argument(
+        "--parquet",
+        metavar="OUT",
+        help="the Parquet file of conversation rows to write (a path or fsspec URL)",
+    )
     p.add_argument(
-        "--jsonl", required=True, metavar="OUT", help="the JSONL file to write (- for stdout)"
+        "--payload",
+        dest="payloads",
+        action="append",
+        choices=EXPORT_PROVIDERS,
+        metavar="P",
+        help="with --parquet, add provider P's request body as a column (repeatable)",
+    )
+    p.add_argument(
+        "--assets",
+        choices=("embed", "reference"),
+        default="embed",
+        help="with --parquet, store asset bytes in the rows (embed, the default) or where "
+        "they live (reference)",
     )
     p.add_argument(
         "--workers",

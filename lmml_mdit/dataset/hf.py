@@ -1,0 +1,89 @@
+"""Conversation rows for Hugging Face ``datasets``, and messages for chat templates.
+
+``datasets.Dataset.from_generator`` builds a dataset from a generator function; give it
+:func:`hf_rows` and the schema's features, and the folder is read one bundle at a time
+(``datasets`` writes its Arrow cache as rows arrive)::
+
+    from datasets import Dataset
+    from lmml_mdit.dataset.hf import hf_features, hf_rows
+
+    ds = Dataset.from_generator(hf_rows, gen_kwargs={"folder": "runs/"}, features=hf_features())
+
+:func:`template_messages` turns a row into the ``[{"role": ..., "content": ...}]`` list that
+``tokenizer.apply_chat_template`` takes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from ..bundle.archive import Limits
+from ..chat.template import ChatMessage
+from .arrow import iter_rows
+from .rows import OpenOptions, Row
+from .schema import AssetMode, checked_providers, conversation_schema
+
+__all__ = ["TEMPLATE_ROLES", "hf_features", "hf_rows", "template_messages"]
+
+TEMPLATE_ROLES: Mapping[str, str] = {
+    "context": "system",
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+}
+"""The chat-template role of each LMML role (a preamble is system text, as in requests)."""
+
+
+def hf_rows(
+    folder: str | os.PathLike[str],
+    providers: Sequence[str] | None = None,
+    assets: AssetMode = "embed",
+    limits: Limits | None = None,
+) -> Iterator[Row]:
+    """The conversation row of each bundle under *folder* (a path or URL), with a
+    ``messages`` column (:func:`template_messages`): a generator for
+    ``Dataset.from_generator`` (whose ``gen_kwargs`` these parameters are).
+
+    A bundle that fails is a row holding its ``error`` (and no messages).
+    """
+    options = OpenOptions(
+        limits=limits if limits is not None else Limits(),
+        assets=assets,
+        providers=checked_providers(providers),
+    )
+    for row in iter_rows(folder, options):
+        row["messages"] = template_messages(row)
+        yield row
+
+
+def hf_features(providers: Sequence[str] | None = None) -> object:
+    """The ``datasets.Features`` of :func:`hf_rows`: the conversation schema and
+    ``messages``, so every row is typed alike (a first row of nulls decides nothing).
+
+    Imports ``datasets``, which must be installed.
+    """
+    import pyarrow as pa
+    from datasets import Features
+
+    message = pa.struct([pa.field("role", pa.string()), pa.field("content", pa.large_string())])
+    schema = conversation_schema(providers).append(pa.field("messages", pa.list_(message)))
+    return Features.from_arrow_schema(schema)
+
+
+def template_messages(row: Mapping[str, Any]) -> list[ChatMessage]:
+    """A row's turns as chat-template messages: ``{"role", "content"}``, the content the
+    turn's text parts joined by a blank line (asset, tool-call and provider-specific parts
+    are left out), turns without text left out. Roles map by :data:`TEMPLATE_ROLES`.
+    """
+    messages: list[ChatMessage] = []
+    for turn in row.get("turns") or []:
+        texts = [part["text"] for part in turn["parts"] if part["type"] == "text"]
+        content = "\n\n".join(text for text in texts if text)
+        if content:
+            role = TEMPLATE_ROLES.get(turn["role"], turn["role"])
+            messages.append({"role": role, "content": content})
+    return messages

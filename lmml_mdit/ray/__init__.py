@@ -1,0 +1,43 @@
+"""Bundles on Ray Data: :func:`read_lmml`, :func:`write_lmml` and ``map_batches`` functions.
+
+Install the ``ray`` extra (``ray[data]``). Rows are the conversation rows of
+:mod:`lmml_mdit.dataset.schema`; Ray is imported with the first name used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+__all__ = [
+    "LmmlDatasink",
+    "LmmlDatasource",
+    "add_payloads",
+    "read_lmml",
+    "validate_batch",
+    "write_lmml",
+]
+
+if TYPE_CHECKING:
+    from .batches import add_payloads, validate_batch
+    from .datasink import LmmlDatasink, write_lmml
+    from .datasource import LmmlDatasource, read_lmml
+
+_NAMES = {
+    "LmmlDatasink": ".datasink",
+    "write_lmml": ".datasink",
+    "LmmlDatasource": ".datasource",
+    "read_lmml": ".datasource",
+    "add_payloads": ".batches",
+    "validate_batch": ".batches",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

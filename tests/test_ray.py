@@ -1,0 +1,176 @@
+"""Bundles on Ray Data, on a real local cluster started here: ``ray.init`` with 2 CPUs, then
+a two-node ``ray.cluster_utils.Cluster`` (one CPU each). Every test runs on both.
+
+The folder is 2,000 generated bundles (text, images, tool calls, inline fences, one in
+twenty broken). Ray's rows must equal the single-process ``to_arrow`` rows, row for row.
+
+Driver memory: the driver's resident set is sampled while it streams every row of the
+folder (``iter_batches``), and its growth over the baseline is compared between 200 and
+2,000 bundles (10x). The 2,000 bundles hold about 30 MiB of images, so a driver holding
+the rows would grow by at least that; a streaming one stays within the allowance. The
+check is fast because it reads the same folders the other tests read.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+import ray
+from _dataset_folder import image, write_folder
+from ray.cluster_utils import Cluster
+
+import lmml_mdit
+from lmml_mdit.dataset import from_arrow, to_arrow
+from lmml_mdit.ray import add_payloads, read_lmml, validate_batch, write_lmml
+
+PICTURE = image(64 * 1024)
+MiB = 1024 * 1024
+OBJECT_STORE = 256 * MiB
+ALLOWANCE = 12 * MiB
+"""How much more the driver may grow reading 2,000 bundles than reading 200."""
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    small = write_folder(tmp_path_factory.mktemp("small"), 200, PICTURE)
+    large = write_folder(tmp_path_factory.mktemp("large"), 2000, PICTURE)
+    return small, large
+
+
+@pytest.fixture(scope="module")
+def expected(folders: tuple[Path, Path]) -> pa.Table:
+    return to_arrow(folders[1]).read_all()
+
+
+@pytest.fixture(scope="module", params=["local", "two-node"])
+def cluster(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A running Ray cluster, local (2 CPUs) or two nodes (1 CPU each)."""
+    two_nodes: Cluster | None = None
+    if request.param == "local":
+        ray.init(
+            num_cpus=2,
+            object_store_memory=OBJECT_STORE,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
+    else:
+        two_nodes = Cluster(
+            initialize_head=True,
+            head_node_args={"num_cpus": 1, "object_store_memory": OBJECT_STORE},
+        )
+        two_nodes.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+        ray.init(address=two_nodes.address, log_to_driver=False)
+        two_nodes.wait_for_nodes()
+        assert len([node for node in ray.nodes() if node["Alive"]]) == 2
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True
+    context.enable_progress_bars = False
+    try:
+        yield request.param
+    finally:
+        ray.shutdown()
+        if two_nodes is not None:
+            two_nodes.shutdown()
+
+
+def rows_of(dataset: ray.data.Dataset) -> pa.Table:
+    return pa.concat_tables(dataset.iter_batches(batch_format="pyarrow", batch_size=None))
+
+
+def test_ray_rows_equal_to_arrow_row_for_row(
+    cluster: str, folders: tuple[Path, Path], expected: pa.Table
+) -> None:
+    got = rows_of(read_lmml(str(folders[1]), files_per_task=128))
+    assert got.num_rows == 2000
+    assert got.column_names == expected.column_names
+    assert got.to_pylist() == expected.to_pylist()
+    broken = [row for row in got.to_pylist() if row["error"] is not None]
+    assert len(broken) == 100 and {row["error"]["type"] for row in broken} == {"InvalidZipError"}
+
+
+def rss() -> int:
+    """The driver's resident set, in bytes."""
+    with open("/proc/self/statm", encoding="ascii") as stream:
+        return int(stream.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def driver_growth(folder: Path) -> int:
+    """How far the driver's resident set rises above its start while it streams every
+    row of *folder* (the batches are counted and let go, as a consumer would)."""
+    gc.collect()
+    start = peak = rss()
+    rows = 0
+    for batch in read_lmml(str(folder), files_per_task=64).iter_batches(
+        batch_format="pyarrow", batch_size=None
+    ):
+        rows += batch.num_rows
+        peak = max(peak, rss())
+        del batch
+    assert rows == sum(1 for _ in folder.rglob("*.lmml*"))
+    return peak - start
+
+
+def test_driver_memory_stays_flat_as_the_folder_grows_10x(
+    cluster: str, folders: tuple[Path, Path]
+) -> None:
+    small, large = folders
+    driver_growth(small)  # warm up: the first read loads Ray Data's own modules
+    grew_small = driver_growth(small)
+    grew_large = driver_growth(large)
+    images = sum(path.stat().st_size for path in large.rglob("*.lmmlz"))
+    assert images > 2 * ALLOWANCE  # holding the rows would show
+    assert grew_large - grew_small < ALLOWANCE, (grew_small, grew_large)
+
+
+def test_map_batches_add_payloads_and_validate(cluster: str, folders: tuple[Path, Path]) -> None:
+    small = folders[0]
+    dataset = (
+        read_lmml(str(small))
+        .map_batches(add_payloads, fn_kwargs={"providers": ["openai"]}, batch_format="pyarrow")
+        .map_batches(validate_batch, batch_format="pyarrow")
+    )
+    got = rows_of(dataset)
+    reference = to_arrow(small, providers=["openai"]).read_all()
+    assert got["request_openai"].to_pylist() == reference["request_openai"].to_pylist()
+    assert got["issues"].to_pylist() == reference["issues"].to_pylist()
+    assert got["ok"].to_pylist() == [error is None for error in reference["error"].to_pylist()]
+    failed = [row for row in got.to_pylist() if row["error"] is not None]
+    assert failed and all(row["request_notes"][0]["severity"] == "error" for row in failed)
+
+
+def test_write_lmml_writes_the_bundles_back(
+    cluster: str, folders: tuple[Path, Path], tmp_path: Path
+) -> None:
+    small = folders[0]
+    report = write_lmml(read_lmml(str(small)), tmp_path / "out")
+    assert len(report.written) == 190 and len(report.failures) == 10
+    assert all("holds no bundle" in reason for _, reason in report.failures)
+    originals = {row["path"]: row for row in to_arrow(small).read_all().to_pylist()}
+    for path in report.written:
+        relative = Path(path).relative_to(tmp_path / "out").as_posix()
+        with lmml_mdit.open(path) as bundle:
+            [back] = from_arrow(to_arrow([bundle]).read_all())
+            assert back.narrative.text == originals[relative]["narrative"]
+            assert [bundle.read(name) for name in bundle.entries] == [
+                asset["data"] for asset in originals[relative]["assets"]
+            ]
+
+
+def test_a_hostile_archive_is_a_row_not_a_crashed_job(cluster: str, tmp_path: Path) -> None:
+    lmml_mdit.Bundle.from_zip("ok", "## user\n@a.png\n", {"a.png": PICTURE}).save(
+        tmp_path / "ok.lmmlz"
+    )
+    (tmp_path / "bad.lmmlz").write_bytes(b"PK\x03\x04\x00\x00")
+    got = rows_of(read_lmml([str(tmp_path / "bad.lmmlz"), str(tmp_path / "ok.lmmlz")])).to_pylist()
+    assert [row["path"] for row in got] == ["bad.lmmlz", "ok.lmmlz"]
+    assert got[0]["error"]["type"] == "InvalidZipError" and got[1]["error"] is None
+    # a file:// URL reads the same rows (memory:// lives in one process: no use to workers)
+    assert rows_of(read_lmml(tmp_path.as_uri())).to_pylist() == got
+    limited = rows_of(read_lmml(str(tmp_path), limits=lmml_mdit.Limits(max_entry_size=1024)))
+    [ok] = [row for row in limited.to_pylist() if row["path"] == "ok.lmmlz"]
+    assert ok["error"]["type"] == "LimitExceededError"
