@@ -124,7 +124,7 @@ def _import_parquet(args: Arguments) -> int:
     with ProgressLine("importing") as progress:
         report = import_parquet(args.file, args.out, progress=progress)
     for path, reason in report.failures:
-        print(f"lmml: error: {_about_bundle(path, reason)}", file=sys.stderr)
+        error(_about_bundle(path, reason))
     info(args, f"Imported {len(report.written)} bundle(s) from {args.file} into {args.out}")
     return 1 if report.failures else 0
 
@@ -156,7 +156,7 @@ def _export_parquet(args: Arguments) -> int:
             references=args.references,
         )
     for path, reason in report.failures:
-        print(f"lmml: error: {_about_bundle(path, reason)}", file=sys.stderr)
+        error(_about_bundle(path, reason))
     info(
         args,
         f"Exported {report.rows - len(report.failures)} of {report.rows} bundle(s) from "

@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LmmlError
 from .arguments import Arguments
-from .output import STDIO, CliError, error_text, stdout_buffer, stdout_json, warn, writing
+from .output import (
+    PROGRAM,
+    STDIO,
+    CliError,
+    error,
+    error_text,
+    stdout_buffer,
+    stdout_json,
+    warn,
+    writing,
+)
 from .progress import ProgressLine
 from .sources import Source, located, open_source
 
@@ -182,7 +192,7 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
                     reason = result.cli_error or result.error
                     if result.kind != UNREAD_CASE:
                         reason = located(source.label, reason, source.aliases)
-                    print(f"lmml: error: {label}:{result.number}: {reason}", file=sys.stderr)
+                    error(f"{label}:{result.number}: {reason}")
                     continue
                 yield (json.dumps(result.value, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -207,12 +217,14 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
             with writing(out), atomic_write(out) as stream:
                 for line in lines(results):
                     stream.write(line)
-    except OSError as error:
-        raise CliError(f"--cases {cases_path}: cannot read: {error.strerror or error}") from None
-    except LmmlError as error:
-        raise CliError(located(source.label, error_text(error), source.aliases)) from None
+    except OSError as failure:
+        raise CliError(
+            f"--cases {cases_path}: cannot read: {failure.strerror or failure}"
+        ) from None
+    except LmmlError as failure:
+        raise CliError(located(source.label, error_text(failure), source.aliases)) from None
     if failed:
-        print(f"lmml: {failed} of {done} cases failed", file=sys.stderr)
+        print(f"{PROGRAM}: {failed} of {done} cases failed", file=sys.stderr)
         return 1
     if out != STDIO and not args.quiet:
         print(f"Wrote {done} cases to {out}", file=sys.stderr)

@@ -14,7 +14,17 @@ from ..atomic import atomic_write_bytes
 from ..errors import LmmlError
 from ..formats import BUNDLE_SUFFIXES
 from .arguments import Arguments
-from .output import STDIO, CliError, error_text, info, save_bundle, shown, stdout_text, writing
+from .output import (
+    STDIO,
+    CliError,
+    error,
+    error_text,
+    info,
+    save_bundle,
+    shown,
+    stdout_text,
+    writing,
+)
 from .sources import located, open_source
 
 __all__ = ["cmd_fmt"]
@@ -84,8 +94,8 @@ def cmd_fmt(args: Arguments) -> int:
     for path in paths:
         try:
             did_change = _format_one(path, args)
-        except (LmmlError, OSError, CliError) as error:
-            print(f"lmml: error: {shown(error_text(error))}", file=sys.stderr)
+        except (LmmlError, OSError, CliError) as failure:
+            error(error_text(failure))
             status = 2
             continue
         if did_change:

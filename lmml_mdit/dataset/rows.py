@@ -22,7 +22,7 @@ from ..bundle.archive import Limits, check_entry_names
 from ..bundle.bundle import Bundle
 from ..bundle.source import BundleSource
 from ..bundle.urls import is_url
-from ..chat.content import EmbedSegment, turn_segments
+from ..chat.content import EmbedSegment, TextSegment, turn_segments
 from ..chat.export import export_bundle
 from ..chat.opening import open as open_bundle
 from ..errors import BundleError, LimitExceededError, LmmlError
@@ -98,10 +98,12 @@ def _turns(bundle: Bundle) -> list[dict[str, Any]]:
                         "line": embed.line,
                     }
                 )
-            else:
+            elif isinstance(segment, TextSegment):
                 parts.append(
                     {"type": "text", "text": segment.text, "asset": None, "line": segment.line}
                 )
+            # An InputSegment stands only where a rendering gives a template's values; a
+            # row records the bundle as written, so none comes here.
         turns.append(
             {
                 "role": turn.role,
