@@ -78,6 +78,11 @@ def _unsafe_error(
     )
 
 
+CLOSEST_NAME_BUDGET = 5_000
+"""How many candidate names :meth:`Bundle.closest_asset` compares, over all the names it is
+asked about, before it stops suggesting (a comparison costs a few microseconds)."""
+
+
 class Bundle:
     """A narrative and its assets.
 
@@ -125,6 +130,8 @@ class Bundle:
         self.base_dir = base_dir
         self.inline_report: InlineReport | None = None
         self._entries: dict[str, bytes | None] = dict(entries or {})
+        self._closest: dict[str, str | None] = {}  # closest_asset's answers, by name
+        self._comparisons = 0  # how many names closest_asset has compared
         self._archive = archive
 
     # -- construction -------------------------------------------------------------------
@@ -320,14 +327,28 @@ class Bundle:
 
     def closest_asset(self, name: str) -> str | None:
         """The asset name *name* most resembles (for "did you mean"), or None: among the
-        archive entries, or the files in the folder of a text bundle, and the fences."""
+        archive entries, or the files in the folder of a text bundle, and the fences.
+
+        Each name is compared with every candidate, so the search is bounded: once a bundle
+        has spent :data:`CLOSEST_NAME_BUDGET` comparisons (a narrative with hundreds of
+        missing references among hundreds of assets), later names get None.
+        """
+        # Asked once per missing reference, and twice by validate (its message and the
+        # error resolve() builds): found once per name, each over a list built in one pass.
+        if name in self._closest:
+            return self._closest[name]
+        if self._comparisons >= CLOSEST_NAME_BUDGET:
+            return None
         candidates: list[str] = list(self._entries)
         if self.kind == "text" and self.base_dir is not None:
             candidates = folder_files(self.base_dir, name)
-        candidates.extend(n for n in self.fences if n not in candidates)
+        listed = set(candidates)
+        candidates.extend(n for n in self.fences if n not in listed)
         candidates = [c for c in candidates if c not in (name, self.narrative_name)]
+        self._comparisons += len(candidates)
         close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
-        return close[0] if close else None
+        self._closest[name] = result = close[0] if close else None
+        return result
 
     def has_asset(self, name: str) -> bool:
         """Whether :meth:`embed` can resolve *name* (without reading any bytes)."""
