@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import difflib
 import functools
 import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import (
     BundleError,
@@ -35,7 +34,6 @@ from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, uns
 from .contents import BundleKind, entry_holding, first_fences
 from .folder import folder_files, path_under
 from .names import DEFAULT_NAME, bundle_name
-from .packing import InlineReport, inline_assets, pack_fences
 from .reserved import (
     RESERVED_NAMES,
     SETTINGS_NAMES,
@@ -45,6 +43,9 @@ from .reserved import (
 )
 from .saving import save_bundle
 from .validation import find_issues, missing_wording
+
+if TYPE_CHECKING:
+    from .packing import InlineReport
 
 __all__ = ["Bundle", "DefectWarning"]
 
@@ -346,6 +347,8 @@ class Bundle:
         candidates.extend(n for n in self.fences if n not in listed)
         candidates = [c for c in candidates if c not in (name, self.narrative_name)]
         self._comparisons += len(candidates)
+        import difflib  # here: only a missing reference needs it, not opening a bundle
+
         close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
         self._closest[name] = result = close[0] if close else None
         return result
@@ -582,6 +585,8 @@ class Bundle:
         :raises ConflictingEmbedError: when fences, or a fence and an entry, disagree on
             bytes.
         """
+        from .packing import pack_fences  # here: opening a bundle does not need it
+
         narrative, added = pack_fences(self)
         return Bundle(
             kind="zip",
@@ -606,6 +611,8 @@ class Bundle:
         :raises ConflictingEmbedError: when a fence and an entry of one name disagree.
         :raises BundleError: for unreferenced entries with ``orphans="error"``.
         """
+        from .packing import inline_assets  # here: opening a bundle does not need it
+
         narrative, report = inline_assets(self, orphans=orphans)
         inlined = Bundle(
             kind="text",

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import linkify, replace, smartquotes, text_join
 from markdown_it.rules_core.state_core import StateCore
+from markdown_it.rules_inline import text as text_rule
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
@@ -136,9 +137,17 @@ class DeferredInlines:
         assert md is not None
         env = self._env
         parse_inline = md.inline.parse
+        # A content without any character an inline rule starts at is one text token: the
+        # text rule (markdown-it's first) takes all of it, and no other rule runs.
+        rules = md.inline.ruler.getRules("")
+        terminator = md.inline.terminator_re if rules and rules[0] is text_rule else None
         for token in inlines:
+            content = token.content
+            if terminator is not None and content and terminator.search(content) is None:
+                token.children = [Token("text", "", 0, content=content)]
+                continue
             token.children = []
-            parse_inline(token.content, md, env, token.children)
+            parse_inline(content, md, env, token.children)
         # The core rules after "inline", run on these tokens alone: each reads one inline
         # token at a time, so this is what the full parse's run gave them.
         state = StateCore("", md, env, inlines)

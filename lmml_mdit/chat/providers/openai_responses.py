@@ -32,6 +32,7 @@ from ...model import Role
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
+from ..format_names import OPENAI_RESPONSES
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -66,7 +67,7 @@ from .openai import audio_asset, file_data_asset, parse_arguments
 
 __all__ = ["NAME", "PROVIDER", "export", "read", "request"]
 
-NAME = "openai-responses"
+NAME = OPENAI_RESPONSES
 
 SETTINGS = {
     "temperature": "temperature",
