@@ -288,3 +288,13 @@ def test_generated_narratives_answer_the_same(blocks: list[str], separator: str)
     text = separator.join(blocks) + "\n"
     assert_same_parse(text, known_names={"a", "x"})
     assert_same_answers(text.encode())
+
+
+def test_a_pickled_narrative_carries_the_complete_stream() -> None:
+    import pickle
+
+    text = "## user\nPlain *text*.\n\nSee @a.png.\n"
+    narrative = parse(text)
+    copied = pickle.loads(pickle.dumps(narrative))
+    assert copied == narrative and copied.deferred is None
+    assert copied.tokens == parse(text, full_parse=True).tokens

@@ -171,6 +171,12 @@ class Narrative:
             self.deferred.complete()
         return self.parsed_tokens
 
+    def __getstate__(self) -> dict[str, object]:
+        # A parser does not pickle (its rules are closures): a pickled narrative carries
+        # its complete stream instead.
+        self.tokens  # noqa: B018  (reading it completes the stream)
+        return {**self.__dict__, "deferred": None}
+
     def inline_children(self, position: int) -> list[Token]:
         """The children of the ``inline`` token at *position* in :attr:`tokens`, parsed now
         if the parse left it for later (the other blocks stay as they are).
