@@ -298,3 +298,14 @@ def test_a_pickled_narrative_carries_the_complete_stream() -> None:
     copied = pickle.loads(pickle.dumps(narrative))
     assert copied == narrative and copied.deferred is None
     assert copied.tokens == parse(text, full_parse=True).tokens
+
+
+def test_a_new_trigger_takes_effect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another rule's trigger (a template placeholder, say) added to the one set makes
+    its blocks parsed up front."""
+    from lmml_mdit.syntax import triggers
+
+    text = "Hello {{name}}.\n"
+    assert not parse(text).parsed_tokens[1].children
+    monkeypatch.setattr(triggers, "INLINE_TRIGGERS", (*triggers.INLINE_TRIGGERS, "{{"))
+    assert parse(text).parsed_tokens[1].children

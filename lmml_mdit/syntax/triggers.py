@@ -33,17 +33,25 @@ def _by_first_character(triggers: tuple[str, ...]) -> tuple[tuple[str, tuple[str
     )
 
 
-_FIRST_CHARACTERS = _by_first_character(INLINE_TRIGGERS)
+_grouped: list[object] = [None, ()]
+"""The triggers last grouped, and their groups (regrouped when the set is replaced)."""
+
+
+def _groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if _grouped[0] is not INLINE_TRIGGERS:
+        _grouped[:] = [INLINE_TRIGGERS, _by_first_character(INLINE_TRIGGERS)]
+    return _grouped[1]  # type: ignore[return-value]
 
 
 def may_hold_lmml(content: str) -> bool:
-    """Whether the inline *content* holds one of :data:`INLINE_TRIGGERS`.
+    """Whether the inline *content* holds one of :data:`INLINE_TRIGGERS` (read at each
+    call, so a change of the set takes effect at the next parse).
 
     A content is searched for each trigger's first character first (most hold none of
     them), and only then for the triggers starting with it: a few scans of the content,
     each linear in its length.
     """
-    for first, triggers in _FIRST_CHARACTERS:
+    for first, triggers in _groups():
         if first in content and (not triggers or any(found in content for found in triggers)):
             return True
     return False
