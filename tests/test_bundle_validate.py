@@ -154,3 +154,20 @@ def test_the_error_embed_raises_for_a_missing_reference_reads_as_validate(tmp_pa
 
     page = render_html(bundle)
     assert "did you mean screenshot.png?" in page and "\\@screenshot.pgn" in page
+
+
+def test_the_did_you_mean_search_is_bounded() -> None:
+    """Each missing name is compared with every asset name: past a budget of comparisons
+    a bundle stops suggesting, so hundreds of missing references among hundreds of fences
+    validate in linear time, the first ones still with their suggestion."""
+    from lmml_mdit.bundle.bundle import CLOSEST_NAME_BUDGET
+
+    fences = "".join(f"@@@fence{i}.txt\nx\n@@@\n\n" for i in range(200))
+    mentions = "".join(f"See @fenc{i}.txt.\n\n" for i in range(200))
+    bundle = Bundle.from_text("b", fences + mentions)
+    missing = [issue for issue in bundle.validate() if issue.kind == "missing_reference"]
+    assert len(missing) == 200
+    suggested = [issue for issue in missing if "did you mean" in issue.message]
+    assert "did you mean fence0.txt?" in missing[0].message
+    assert 1 <= len(suggested) <= CLOSEST_NAME_BUDGET // 199 + 1
+    assert suggested == missing[: len(suggested)]

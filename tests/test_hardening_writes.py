@@ -924,3 +924,20 @@ def test_an_exclusive_copy_that_fails_leaves_nothing(
     with pytest.raises(OSError):
         atomic.atomic_write_bytes(target, b"## user\nhi\n", exclusive=True)
     assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_a_batch_syncs_each_folder_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside batched_folder_syncs every file is still fsynced and renamed into place, and
+    its folder is fsynced once, when the batch ends (not once per file)."""
+    import lmml_mdit.atomic as atomic
+
+    synced: list[str] = []
+    monkeypatch.setattr(atomic, "_fsync_folder", synced.append)
+    with atomic.batched_folder_syncs():
+        for number in range(5):
+            atomic.atomic_write_bytes(tmp_path / f"{number}.txt", b"x")
+        assert synced == []
+        assert sorted(path.name for path in tmp_path.iterdir()) == [f"{n}.txt" for n in range(5)]
+    assert synced == [str(tmp_path)]
+    atomic.atomic_write_bytes(tmp_path / "alone.txt", b"y")
+    assert synced == [str(tmp_path), str(tmp_path)]

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import difflib
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import (
     BundleError,
@@ -36,7 +35,6 @@ from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, uns
 from .contents import BundleKind, entry_holding, first_fences
 from .folder import folder_files, path_under
 from .names import DEFAULT_NAME, bundle_name
-from .packing import InlineReport, inline_assets, pack_fences
 from .reserved import (
     RESERVED_NAMES,
     SETTINGS_NAMES,
@@ -46,6 +44,9 @@ from .reserved import (
 )
 from .saving import save_bundle
 from .validation import find_issues, missing_wording
+
+if TYPE_CHECKING:
+    from .packing import InlineReport
 
 __all__ = ["Bundle", "DefectWarning"]
 
@@ -77,6 +78,11 @@ def _unsafe_error(
         kind="malformed_embed_name" if file else None,
         hint="use a relative name with '/' separators and no '..'",
     )
+
+
+CLOSEST_NAME_BUDGET = 5_000
+"""How many candidate names :meth:`Bundle.closest_asset` compares, over all the names it is
+asked about, before it stops suggesting (a comparison costs a few microseconds)."""
 
 
 class Bundle:
@@ -126,6 +132,8 @@ class Bundle:
         self.base_dir = base_dir
         self.inline_report: InlineReport | None = None
         self._entries: dict[str, bytes | None] = dict(entries or {})
+        self._closest: dict[str, str | None] = {}  # closest_asset's answers, by name
+        self._comparisons = 0  # how many names closest_asset has compared
         self._archive = archive
 
     # -- construction -------------------------------------------------------------------
@@ -321,14 +329,30 @@ class Bundle:
 
     def closest_asset(self, name: str) -> str | None:
         """The asset name *name* most resembles (for "did you mean"), or None: among the
-        archive entries, or the files in the folder of a text bundle, and the fences."""
+        archive entries, or the files in the folder of a text bundle, and the fences.
+
+        Each name is compared with every candidate, so the search is bounded: once a bundle
+        has spent :data:`CLOSEST_NAME_BUDGET` comparisons (a narrative with hundreds of
+        missing references among hundreds of assets), later names get None.
+        """
+        # Asked once per missing reference, and twice by validate (its message and the
+        # error resolve() builds): found once per name, each over a list built in one pass.
+        if name in self._closest:
+            return self._closest[name]
+        if self._comparisons >= CLOSEST_NAME_BUDGET:
+            return None
         candidates: list[str] = list(self._entries)
         if self.kind == "text" and self.base_dir is not None:
             candidates = folder_files(self.base_dir, name)
-        candidates.extend(n for n in self.fences if n not in candidates)
+        listed = set(candidates)
+        candidates.extend(n for n in self.fences if n not in listed)
         candidates = [c for c in candidates if c not in (name, self.narrative_name)]
+        self._comparisons += len(candidates)
+        import difflib  # here: only a missing reference needs it, not opening a bundle
+
         close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
-        return close[0] if close else None
+        self._closest[name] = result = close[0] if close else None
+        return result
 
     def has_asset(self, name: str) -> bool:
         """Whether :meth:`embed` can resolve *name* (without reading any bytes)."""
@@ -570,6 +594,8 @@ class Bundle:
         :raises ConflictingEmbedError: when fences, or a fence and an entry, disagree on
             bytes.
         """
+        from .packing import pack_fences  # here: opening a bundle does not need it
+
         narrative, added = pack_fences(self)
         return Bundle(
             kind="zip",
@@ -594,6 +620,8 @@ class Bundle:
         :raises ConflictingEmbedError: when a fence and an entry of one name disagree.
         :raises BundleError: for unreferenced entries with ``orphans="error"``.
         """
+        from .packing import inline_assets  # here: opening a bundle does not need it
+
         narrative, report = inline_assets(self, orphans=orphans)
         inlined = Bundle(
             kind="text",

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..atomic import batched_folder_syncs
 from ..errors import ImportFormatError, InvalidSettingsError
 from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ..jsonio import load_json
@@ -211,7 +212,8 @@ def _import_jsonl(
         )
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    with source.open("rb") as handle:
+    # One folder fsync for the whole batch: each bundle is still written atomically.
+    with source.open("rb") as handle, batched_folder_syncs():
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue

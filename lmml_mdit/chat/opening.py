@@ -18,7 +18,6 @@ from ..formats import ARCHIVE_SUFFIX
 from ..jsonio import parse_json
 from ..syntax.reference import ReferenceMode
 from ..syntax.roles import DelimiterMode
-from .detect import FORMAT_DESCRIPTIONS, detect_format
 
 __all__ = ["chat_payload_error", "open"]
 
@@ -100,6 +99,10 @@ def chat_payload_error(bundle: Bundle, *, path: str | None = None) -> NotLmmlErr
         return None
     if not value:
         return None  # "[]" or "{}" is as much a (tiny) narrative as anything
+    # Imported here: the chat formats are read only for a narrative that is JSON, so
+    # opening any other bundle does not pay for them.
+    from .detect import FORMAT_DESCRIPTIONS, detect_format
+
     try:
         chat = FORMAT_DESCRIPTIONS.get(detect_format(value), "a chat")
     except LmmlError:

@@ -10,8 +10,8 @@ import argparse
 from collections.abc import Sequence
 
 from .._version import __version__
-from ..chat.providers import EXPORT_PROVIDERS, IMPORT_FORMATS
-from ..chat.providers import PROVIDER_NAMES as PROVIDERS
+from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS
+from ..chat.format_names import PROVIDER_NAMES as PROVIDERS
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from .arguments import Arguments, Handler
 from .editor import cmd_lsp, seconds

@@ -39,6 +39,9 @@ __all__ = [
 UNSENT_IMAGE = "unsent_image"
 """The issue kind of a Markdown image naming a bundle asset (a warning)."""
 
+IMAGE_OPENER = "!["
+"""The text every Markdown image starts with (markdown-it's image rule reads it literally)."""
+
 
 class AssetLookup(Protocol):
     """What :func:`unsent_image_issues` reads from a bundle (:class:`lmml_mdit.Bundle`
@@ -135,10 +138,12 @@ def markdown_images(narrative: Narrative) -> Iterator[MarkdownImage]:
     hold images.
     """
     scratch: dict[str, object] = {}  # position caches shared by the whole walk
-    for token in narrative.tokens:
-        if token.type != "inline" or not token.children:
+    for position, token in enumerate(narrative.parsed_tokens):
+        # An image starts with a literal "![" in its block's content: only those blocks
+        # need their inline children (parsed now if the parse left them for later).
+        if token.type != "inline" or IMAGE_OPENER not in token.content:
             continue
-        images = list(_image_children(token.children))
+        images = list(_image_children(narrative.inline_children(position)))
         if not images:
             continue
         content = token.content

@@ -32,6 +32,7 @@ import bisect
 import codecs
 import functools
 import itertools
+import os
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, overload
@@ -43,11 +44,14 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from ..errors import LmmlSyntaxError, MissingPluginError
 from ..model import Embed, Turn
 from ..syntax import (
+    DEFERRED_KEY,
     DELIMITERS_KEY,
     EMBEDS_KEY,
     ESCAPES_KEY,
+    INLINE_ON_DEMAND_KEY,
     KNOWN_NAMES_KEY,
     SOURCE_KEY,
+    DeferredInlines,
     DelimiterMode,
     lmml_plugin,
 )
@@ -57,6 +61,7 @@ from .placeholders import Placeholders, find_placeholders
 
 __all__ = [
     "CONTEXT_TURN_NUMBER",
+    "FULL_PARSE_VARIABLE",
     "Narrative",
     "decode_narrative",
     "default_parser",
@@ -129,7 +134,10 @@ class Narrative:
     """A parsed LMML narrative.
 
     :ivar text: the narrative text as given (decoded, BOM removed).
-    :ivar tokens: the markdown-it token stream of the one parse.
+    :ivar parsed_tokens: the token stream as the parse left it: every block token complete
+        (types, attributes, maps, the plugin's ``meta``), but an ``inline`` token's
+        ``children`` only where the parse needed them (see :doc:`/performance`): read
+        :attr:`tokens` for the complete stream, or :meth:`inline_children` for one block.
     :ivar embeds: every embed occurrence in document order.
     :ivar turns: the role turns.
     :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
@@ -144,12 +152,42 @@ class Narrative:
     """
 
     text: str
-    tokens: list[Token] = field(repr=False)
+    parsed_tokens: list[Token] = field(repr=False, compare=False)
     embeds: tuple[Embed, ...]
     turns: tuple[Turn, ...]
     source: str = field(repr=False)
     front_matter: str | None = field(default=None, repr=False)
     escapes: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+    deferred: DeferredInlines | None = field(default=None, repr=False, compare=False)
+    """The inline tokens the parse left for later (None when it parsed them all)."""
+
+    @property
+    def tokens(self) -> list[Token]:
+        """The markdown-it token stream of the one parse, complete: every ``inline`` token
+        with its children, the same tokens, attributes and maps as a parse by
+        ``md.parse``. The inline contents the parse left for later are parsed the first
+        time this is read (rendering reads it; embeds, turns and payloads never need to).
+        """
+        if self.deferred is not None:
+            self.deferred.complete()
+        return self.parsed_tokens
+
+    def __getstate__(self) -> dict[str, object]:
+        # A parser does not pickle (its rules are closures): a pickled narrative carries
+        # its complete stream instead.
+        self.tokens  # noqa: B018  (reading it completes the stream)
+        return {**self.__dict__, "deferred": None}
+
+    def inline_children(self, position: int) -> list[Token]:
+        """The children of the ``inline`` token at *position* in :attr:`tokens`, parsed now
+        if the parse left it for later (the other blocks stay as they are).
+
+        :raises IndexError: for a position outside the stream.
+        """
+        token = self.parsed_tokens[position]
+        if self.deferred is not None:
+            self.deferred.parse(position)
+        return token.children or []
 
     @functools.cached_property
     def lines(self) -> tuple[str, ...]:
@@ -162,7 +200,7 @@ class Narrative:
         """Where the blocks, fences, delimiters, attachment paragraphs and references lie
         (:class:`~lmml_mdit.narrative.index.StructureIndex`), read from :attr:`tokens` in one
         walk when first asked for and kept: every reader of the structure reads this."""
-        return StructureIndex.from_tokens(self.tokens, self.turns, self.embeds)
+        return StructureIndex.from_tokens(self.parsed_tokens, self.turns, self.embeds)
 
     @functools.cached_property
     def placeholders(self) -> Placeholders:
@@ -245,8 +283,14 @@ def parse(
     delimiters: DelimiterMode = "strict",
     references: Literal["assets", "any"] = "assets",
     known_names: Container[str] | None = None,
+    full_parse: bool | None = None,
 ) -> Narrative:
     """Parse an LMML narrative once and read its embeds and turns.
+
+    Only the inline contents that can hold LMML are inline-parsed now; the rest waits for
+    a reader of the complete stream (:attr:`Narrative.tokens`), which then gets exactly the
+    tokens a full parse gives. The embeds, turns, escapes and everything read from them
+    are the same either way (see :doc:`/performance`).
 
     :param text: the narrative; bytes must be UTF-8 (a BOM is skipped).
     :param md: a parser with :func:`~lmml_mdit.lmml_plugin` installed; defaults to
@@ -258,6 +302,10 @@ def parse(
         or ``"any"`` (RFC 4.1); likewise.
     :param known_names: asset names that are references without an extension (a zip's
         entry names); passed in ``env``, so they work with any *md*.
+    :param full_parse: inline-parse every block up front (True) or only those that can
+        hold LMML (False); None (the default) reads the environment variable
+        :data:`FULL_PARSE_VARIABLE`: ``LMML_FULL_PARSE=1`` forces the full parse everywhere
+        (``lmml`` commands, bundles, workers), to compare or to rule the fast path out.
     :raises LmmlSyntaxError: for invalid UTF-8 bytes, or a ``str`` holding a lone surrogate.
     :raises MissingPluginError: if *md* lacks the plugin.
     :raises TypeError: when *text* is neither ``str`` nor ``bytes`` (a ``bytearray``, a
@@ -285,6 +333,10 @@ def parse(
     env: dict[str, object] = {}
     if known_names is not None:
         env[KNOWN_NAMES_KEY] = known_names
+    if full_parse is None:
+        full_parse = os.environ.get(FULL_PARSE_VARIABLE, "") not in ("", "0")
+    if not full_parse:
+        env[INLINE_ON_DEMAND_KEY] = True
     tokens = parser.parse(text, env)
     if EMBEDS_KEY not in env:
         raise MissingPluginError(
@@ -297,15 +349,34 @@ def parse(
     found: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
     escapes: list[tuple[int, int]] = env.get(ESCAPES_KEY, [])  # type: ignore[assignment]
     turns = segment(_SourceLines(source), found, embeds, start=_body_start(tokens))
+    left: Sequence[int] | None = env.pop(DEFERRED_KEY, None)  # type: ignore[assignment]
+    deferred = None
+    if left:
+        # The later inline parses need what the block parse left in env (link reference
+        # definitions, other plugins' state), not the plugin's results.
+        kept = {key: value for key, value in env.items() if key not in _RESULT_KEYS}
+        deferred = DeferredInlines(parser, kept, tokens, left)
     return Narrative(
         text=text,
-        tokens=tokens,
+        parsed_tokens=tokens,
         embeds=tuple(embeds),
         turns=tuple(turns),
         source=source,
         front_matter=_front_matter(tokens),
         escapes=tuple(escapes),
+        deferred=deferred,
     )
+
+
+FULL_PARSE_VARIABLE = "LMML_FULL_PARSE"
+"""The environment variable that, set to anything but ``0`` or nothing, makes :func:`parse`
+inline-parse every block up front (its *full_parse* default)."""
+
+_RESULT_KEYS = frozenset(
+    {DELIMITERS_KEY, EMBEDS_KEY, ESCAPES_KEY, SOURCE_KEY, KNOWN_NAMES_KEY, INLINE_ON_DEMAND_KEY}
+)
+"""The ``env`` keys of the plugin's own inputs and results, which later inline parses of
+the same text never read."""
 
 
 FRONT_MATTER_TOKEN = "front_matter"

@@ -157,8 +157,12 @@ class Parsed(Protocol):
         """*source* split into lines."""
 
     @property
-    def tokens(self) -> Sequence[Token]:
-        """The full token stream."""
+    def parsed_tokens(self) -> Sequence[Token]:
+        """The token stream as the parse left it (an ``inline`` token's children only where
+        the parse needed them)."""
+
+    def inline_children(self, position: int) -> list[Token]:
+        """The children of the ``inline`` token at *position*, parsed now if need be."""
 
     @property
     def index(self) -> StructureIndex:
@@ -170,7 +174,10 @@ class _Classifier:
     and the structure index once, when the narrative holds a ``{{`` at all."""
 
     def __init__(self, narrative: Parsed) -> None:
-        tokens = narrative.tokens
+        # Block tokens only: the inline children of a block are read (and parsed, if the
+        # parse left them for later) only for a block whose text holds a backtick and a
+        # placeholder, the one kind whose code spans can matter.
+        tokens = narrative.parsed_tokens
         index = narrative.index
         self.skipped: set[int] = set()  # lines of no turn
         self.code: set[int] = set()
@@ -191,12 +198,16 @@ class _Classifier:
         # the ones whose inline tokens hold any are found when a placeholder needs them.
         self.inline_starts: list[int] = []
         self.inline_blocks: list[tuple[int, int, bool]] = []
-        for token in tokens:
+        for position, token in enumerate(tokens):
             if token.type in ("fence", "code_block") and token.map:
                 self.code.update(range(*token.map))
             elif token.type == "inline" and token.map:
                 start, end = token.map
-                has_code = _holds_code_span(token)
+                has_code = (
+                    "`" in token.content
+                    and OPEN in token.content
+                    and _holds_code_span(narrative.inline_children(position))
+                )
                 if self.inline_blocks and self.inline_blocks[-1][0] == start:
                     previous = self.inline_blocks[-1]  # the cells of one table row
                     self.inline_blocks[-1] = (start, max(end, previous[1]), has_code or previous[2])
@@ -220,8 +231,8 @@ class _Classifier:
         return start, spans
 
 
-def _holds_code_span(token: Token) -> bool:
-    return any(child.type == "code_inline" for child in token.children or ())
+def _holds_code_span(children: Sequence[Token]) -> bool:
+    return any(child.type == "code_inline" for child in children)
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:

@@ -19,6 +19,7 @@ from .collect import (
     make_collect_rule,
     reset_scratch,
 )
+from .deferred import DEFERRED_KEY, INLINE_ON_DEMAND_KEY, DeferredInlines
 from .escape import make_escape_rule
 from .reference import (
     REFERENCE_MODES,
@@ -38,16 +39,21 @@ from .roles import (
     heading_role,
     role_word,
 )
+from .triggers import INLINE_TRIGGERS, may_hold_lmml
 
 __all__ = [
+    "DEFERRED_KEY",
     "DELIMITERS_KEY",
     "DELIMITER_MODES",
     "EMBEDS_KEY",
     "ESCAPES_KEY",
+    "INLINE_ON_DEMAND_KEY",
+    "INLINE_TRIGGERS",
     "KNOWN_NAMES_KEY",
     "REFERENCE_MODES",
     "SOURCE_KEY",
     "SUSPICIOUS_DELIMITER",
+    "DeferredInlines",
     "DelimiterMode",
     "ReferenceMode",
     "comment_role",
@@ -55,6 +61,7 @@ __all__ = [
     "has_extension",
     "heading_role",
     "lmml_plugin",
+    "may_hold_lmml",
     "reference_mode",
     "role_word",
     "writes_as_reference",

@@ -20,10 +20,16 @@ names a reference without an extension may have; it wins over the plugin's
 
 Each ``inline`` token holding references also gets ``meta["lmml_refs"]``, its ``lmml_ref``
 children in order, so a reader can skip the paragraphs that have none.
+
+With ``env["lmml_inline_on_demand"]`` set, the ``inline`` tokens whose content cannot hold
+LMML are left unparsed and listed in ``env["lmml_deferred_inlines"]`` (see :mod:`.deferred`);
+without it (any parse a user runs with the plugin) every token is parsed, as markdown-it's
+own ``inline`` rule does.
 """
 
 from __future__ import annotations
 
+import array
 import heapq
 from collections.abc import Callable, Container, Iterator
 from typing import Any, TypeVar
@@ -33,6 +39,7 @@ from markdown_it.token import Token
 
 from ..errors import LmmlSyntaxError
 from ..model import Embed
+from .deferred import DEFERRED_KEY, INLINE_ON_DEMAND_KEY, rules_after_inline
 from .keys import (
     FENCE_TOKENS_KEY,
     INLINE_PARENT_KEY,
@@ -44,6 +51,7 @@ from .keys import (
 )
 from .positions import place_references
 from .roles import DelimiterMode, heading_role, suspicious_heading
+from .triggers import may_hold_lmml
 
 EMBEDS_KEY = "lmml_embeds"
 DELIMITERS_KEY = "lmml_delimiters"
@@ -175,11 +183,21 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
         env.get(KNOWN_NAMES_KEY, known_names),
         frozenset(token.meta["name"] for token in fence_tokens),
     )
+    # Inline tokens that cannot hold LMML wait for a reader that wants them (see .deferred).
+    on_demand = bool(env.get(INLINE_ON_DEMAND_KEY)) and rules_after_inline(md) is not None
+    env.pop(DEFERRED_KEY, None)  # a reused env's, from an earlier parse
+    deferred = array.array("q")
     previous: Token | None = None
-    for token in state.tokens:
+    for position, token in enumerate(state.tokens):
         if token.type == "inline":
             if token.children is None:
                 token.children = []
+            if on_demand and not may_hold_lmml(token.content):
+                deferred.append(position)
+                if previous is not None and previous.type == "heading_open" and previous.level == 0:
+                    _mark_role_heading(previous, token, headings, mode)
+                previous = token
+                continue
             env[INLINE_PARENT_KEY] = token
             env[OPENER_KEY] = previous
             parse_inline(token.content, md, env, token.children)
@@ -202,6 +220,8 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
     env[DELIMITERS_KEY] = _in_document_order(comments, headings, _token_line)
     env[ESCAPES_KEY] = escapes
     env[SOURCE_KEY] = state.src
+    if deferred:
+        env[DEFERRED_KEY] = deferred
 
 
 def _escape_positions(found: list[Token]) -> Iterator[tuple[int, int]]:

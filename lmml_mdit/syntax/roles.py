@@ -255,10 +255,12 @@ def suspicious_heading(
 
 
 class _TokenSource(Protocol):
-    """What :func:`delimiter_issues` reads: a parse's tokens and its source lines."""
+    """What :func:`delimiter_issues` reads: a parse's tokens (block tokens suffice: their
+    ``meta`` is complete whether or not the inline children were parsed) and its source
+    lines."""
 
     @property
-    def tokens(self) -> Sequence[Token]: ...
+    def parsed_tokens(self) -> Sequence[Token]: ...
 
     @property
     def lines(self) -> Sequence[str]: ...
@@ -272,7 +274,7 @@ def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
         the word at fault (or of the heading).
     """
     issues: list[Issue] = []
-    for token in narrative.tokens:
+    for token in narrative.parsed_tokens:
         if token.type != "heading_open" or not token.meta:
             continue
         found = token.meta.get("lmml_suspicious")

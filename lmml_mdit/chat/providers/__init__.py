@@ -15,6 +15,7 @@ This registry is the one list of the format names: everything that names a forma
 
 from __future__ import annotations
 
+from ..format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PROVIDER_NAMES
 from . import anthropic, gemini, openai, openai_responses, sharegpt
 from .base import ChatFormat, Payload, Provider
 
@@ -39,15 +40,8 @@ PROVIDERS: dict[str, Provider] = {
 FORMATS: dict[str, ChatFormat] = {**PROVIDERS, sharegpt.FORMAT.name: sharegpt.FORMAT}
 """Every chat format, by name: the providers, then ShareGPT."""
 
-PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDERS)
-"""The names ``provider=`` takes (``lmml render --provider``)."""
-
-IMPORT_FORMATS: tuple[str, ...] = tuple(FORMATS)
-"""The names ``format=`` takes (``lmml import --format``)."""
-
-EXPORT_PROVIDERS: tuple[str, ...] = tuple(FORMATS)
-"""The record shapes a dataset export writes (``lmml export --provider``): every format
-read is written too, the providers as request bodies and ShareGPT as records."""
+if tuple(PROVIDERS) != PROVIDER_NAMES or tuple(FORMATS) != IMPORT_FORMATS:
+    raise RuntimeError("the format registry and lmml_mdit.chat.format_names disagree")
 
 
 def provider(name: str) -> Provider:

@@ -36,6 +36,7 @@ from ...errors import ImportFormatError
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
+from ..format_names import ANTHROPIC
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -81,7 +82,7 @@ from .base import Payload, Provider
 
 __all__ = ["NAME", "PROVIDER", "export", "read", "request"]
 
-NAME = "anthropic"
+NAME = ANTHROPIC
 
 DEFAULT_MAX_TOKENS = 4096
 """The ``max_tokens`` a live Messages request takes when the settings give none (the API

@@ -55,6 +55,7 @@ from ...model import Role
 from ...narrative.native import MESSAGE_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation
+from ..format_names import GEMINI
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -98,7 +99,7 @@ from .base import Payload, Provider
 
 __all__ = ["NAME", "PROVIDER", "export", "read", "request"]
 
-NAME = "gemini"
+NAME = GEMINI
 
 SETTINGS = {
     "temperature": "temperature",

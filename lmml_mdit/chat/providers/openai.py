@@ -31,6 +31,7 @@ from ...media import AUDIO_TYPES
 from ...narrative.native import PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
+from ..format_names import OPENAI
 from ..handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart
 from ..imported import (
     Call,
@@ -67,7 +68,7 @@ __all__ = [
     "request",
 ]
 
-NAME = "openai"
+NAME = OPENAI
 
 SETTINGS = {
     "temperature": "temperature",

@@ -32,6 +32,7 @@ from ...model import Role
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
+from ..format_names import OPENAI_RESPONSES
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -70,7 +71,7 @@ _DEFAULT_DETAIL = "auto"
 """The ``detail`` an ``input_image`` is sent with when the options choose none (the API
 requires one)."""
 
-NAME = "openai-responses"
+NAME = OPENAI_RESPONSES
 
 SETTINGS = {
     "temperature": "temperature",

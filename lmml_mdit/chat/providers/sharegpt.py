@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ImportFormatError, UnsupportedContentError
 from ...jsonio import parse_json
 from ...model import Role
+from ..format_names import SHAREGPT
 from ..imported import (
     Call,
     ChatTurn,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT", "MANIFEST_KEY", "NAME", "export_sharegpt", "read"]
 
-NAME = "sharegpt"
+NAME = SHAREGPT
 
 MANIFEST_KEY = "sharegpt"
 """The ``manifest.json`` key holding a ShareGPT record's other top-level fields."""
