@@ -20,7 +20,6 @@ first use. ``open`` is reachable as ``lmml_mdit.open`` but left out of ``__all__
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Final
 
 from ._version import __version__
@@ -61,6 +60,7 @@ from .errors import (
     UnsupportedContentError,
     WriteError,
 )
+from .lazy import lazy_attributes
 from .model import ERROR_KINDS, MESSAGE_ROLES, ROLES, Embed, Issue, Role, Turn
 
 if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps them equal
@@ -239,13 +239,7 @@ _LAZY: Final[dict[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 
 def __dir__() -> list[str]:

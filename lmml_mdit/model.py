@@ -125,3 +125,17 @@ class Issue:
         """``"error"`` for a kind in :data:`ERROR_KINDS` (it stops a send), else
         ``"warning"``."""
         return "error" if self.kind in ERROR_KINDS else "warning"
+
+    def record(self) -> dict[str, str | int | None]:
+        """The issue as a JSON object: ``kind``, ``severity``, ``name``, ``line``,
+        ``column``, ``file`` and ``message`` (what ``lmml validate --json`` prints, in the
+        command line's words there, and what a dataset row holds)."""
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "name": self.name,
+            "line": self.line,
+            "column": self.column,
+            "file": self.file,
+            "message": self.message,
+        }

@@ -44,15 +44,7 @@ _Row = dict[str, Any]
 
 
 def _issue_record(issue: Issue) -> _Row:
-    return {
-        "kind": issue.kind,
-        "severity": issue.severity,
-        "name": issue.name,
-        "file": issue.file,
-        "line": issue.line,
-        "column": issue.column,
-        "message": issue.cli_message or issue.message,
-    }
+    return {**issue.record(), "message": issue.cli_message or issue.message}
 
 
 def cmd_validate(args: Arguments) -> int:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..lazy import lazy_attributes
+
 __all__ = [
     "ASSET_MODES",
     "SCHEMA_VERSION",
@@ -38,14 +40,6 @@ _NAMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    # pyarrow is imported with the first name used, so ``import lmml_mdit.dataset.rows``
-    # (what a worker process needs) does not load it.
-    module = _NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+# pyarrow loads with the first name used, so ``import lmml_mdit.dataset.rows`` (what a
+# worker process needs) does not load it.
+__getattr__ = lazy_attributes(__name__, _NAMES)

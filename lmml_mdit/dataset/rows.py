@@ -158,18 +158,7 @@ def _assets(bundle: Bundle, source: str | None, mode: AssetMode) -> list[dict[st
 
 
 def _issues(bundle: Bundle) -> list[dict[str, Any]]:
-    return [
-        {
-            "kind": issue.kind,
-            "severity": issue.severity,
-            "name": issue.name,
-            "line": issue.line,
-            "column": issue.column,
-            "file": issue.file,
-            "message": issue.message,
-        }
-        for issue in bundle.validate()
-    ]
+    return [dict(issue.record()) for issue in bundle.validate()]
 
 
 def request_cells(bundle: BundleSource, providers: Sequence[str]) -> Row:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..lazy import lazy_attributes
+
 __all__ = [
     "LmmlDatasink",
     "LmmlDatasource",
@@ -32,12 +34,5 @@ _NAMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+# Ray and pyarrow load with the first name used, not with the package.
+__getattr__ = lazy_attributes(__name__, _NAMES)

@@ -71,20 +71,7 @@ def validate_batch(batch: pa.Table, limits: Limits | None = None) -> pa.Table:
             issues.append(row.get("issues") or [])
             ok.append(False)
             continue
-        issues.append(
-            [
-                {
-                    "kind": issue.kind,
-                    "severity": issue.severity,
-                    "name": issue.name,
-                    "line": issue.line,
-                    "column": issue.column,
-                    "file": issue.file,
-                    "message": issue.message,
-                }
-                for issue in found
-            ]
-        )
+        issues.append([dict(issue.record()) for issue in found])
         ok.append(all(issue.severity != "error" for issue in found))
     batch = _replaced(batch, "issues", pa.array(issues, pa.list_(ISSUE_TYPE)))
     return _replaced(batch, "ok", pa.array(ok, pa.bool_()))

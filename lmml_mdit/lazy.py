@@ -1,0 +1,29 @@
+"""Names a package imports on first use (PEP 562), so importing the package stays quick and
+an optional extra is loaded only by the code that needs it."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+
+__all__ = ["lazy_attributes"]
+
+
+def lazy_attributes(package: str, names: Mapping[str, str]) -> Callable[[str], object]:
+    """The module ``__getattr__`` of *package*: each name in *names* imported from its
+    module (relative to *package*) the first time it is read, then kept on the package.
+
+    :param package: the package's ``__name__``.
+    :param names: each name, by the module that defines it (``".arrow"``).
+    """
+
+    def __getattr__(name: str) -> object:
+        module = names.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, package), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
