@@ -25,7 +25,7 @@ from ..narrative.narrative import Narrative
 from ..syntax.write import reference
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle.source import BundleSource
 
 __all__ = ["display_markdown", "placeholder", "to_markdown"]
 
@@ -37,7 +37,7 @@ def placeholder(name: str) -> str:
     return f"[{label}: {name}]"
 
 
-def display_markdown(source: Bundle | Narrative) -> str:
+def display_markdown(source: BundleSource | Narrative) -> str:
     """The Markdown a notebook shows for a conversation (``_repr_markdown_``):
     :func:`to_markdown`, except that each ``<!-- role -->`` delimiter, which a Markdown
     view would hide as an HTML comment, is shown as its role in bold (``**assistant**``),
@@ -48,7 +48,7 @@ def display_markdown(source: Bundle | Narrative) -> str:
     return _export(source, show_comment_roles=True)
 
 
-def to_markdown(source: Bundle | Narrative) -> str:
+def to_markdown(source: BundleSource | Narrative) -> str:
     """Export a bundle's narrative as plain Markdown.
 
     Each inline fence (its opening line through its closing ``@@@``) becomes one
@@ -59,14 +59,14 @@ def to_markdown(source: Bundle | Narrative) -> str:
     (``\\*``) stay. Everything else, role headings and ``<!-- role -->`` comments
     included, is kept verbatim. Line endings are ``\\n``.
 
-    :param source: a :class:`~lmml_mdit.bundle.bundle.Bundle` or a parsed
+    :param source: a bundle (:class:`~lmml_mdit.bundle.source.BundleSource`) or a parsed
         :class:`~lmml_mdit.narrative.narrative.Narrative`.
     :returns: the Markdown text; it ends with a newline exactly when the narrative does.
     """
     return _export(source, show_comment_roles=False)
 
 
-def _export(source: Bundle | Narrative, *, show_comment_roles: bool) -> str:
+def _export(source: BundleSource | Narrative, *, show_comment_roles: bool) -> str:
     narrative = source if isinstance(source, Narrative) else source.narrative
     lines = narrative.lines
     # line index -> list of (start column, end column, replacement), 0-based, end exclusive
