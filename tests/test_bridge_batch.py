@@ -181,3 +181,48 @@ def test_output_replaced_atomically_no_temp_left(folder: Path, tmp_path: Path) -
     export_folder(folder, "openai", out, workers=2)
     assert out.read_text(encoding="utf-8") != "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bundles", "data.jsonl"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_unknown_settings_choice_reaches_each_line(tmp_path: Path, workers: int) -> None:
+    """A dataset line keeps every setting by default; ``warn`` leaves out what the provider
+    has no parameter for (reported per bundle), ``error`` fails the bundle."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    settings = "@@@settings.yaml\nmodel: m\nthinking: {type: enabled, budget_tokens: 1024}\n@@@\n"
+    for name in ("a", "b"):
+        (runs / f"{name}.lmml").write_text(settings + "\n## user\n\nHi\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+
+    report = export_folder(runs, "openai", out, workers=workers)
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [line["thinking"]["type"] for line in lines] == ["enabled", "enabled"]
+    assert report.warnings == []
+
+    report = export_folder(runs, "openai", out, workers=workers, unknown_settings="warn")
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert ["thinking" in line for line in lines] == [False, False]
+    assert len(report.warnings) == 2
+    assert all("'thinking' left out" in warning for _, warning in report.warnings)
+
+    report = export_folder(runs, "openai", out, workers=workers, unknown_settings="error")
+    assert report.written == 0
+    assert len(report.failures) == 2
+    assert all("thinking" in reason for _, reason in report.failures)
+
+
+def test_the_cli_takes_the_unknown_settings_choice(tmp_path: Path) -> None:
+    from lmml_mdit.cli import main
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.lmml").write_text(
+        "@@@settings.yaml\nmodel: m\nthinking: {type: enabled}\n@@@\n\n## user\n\nHi\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    args = ["export", str(runs), "--jsonl", str(out), "-q"]
+    assert main([*args, "--unknown-settings", "warn"]) == 0
+    assert "thinking" not in json.loads(out.read_text(encoding="utf-8"))
+    assert main(args) == 0
+    assert "thinking" in json.loads(out.read_text(encoding="utf-8"))

@@ -34,7 +34,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..bundle.archive import Limits
 from ..bundle.reserved import RESERVED_NAMES
@@ -81,10 +81,15 @@ __all__ = [
     "SystemContentWarning",
     "TextSegment",
     "UnknownSettingWarning",
+    "UnknownSettings",
     "build_conversation",
     "bundle_state",
     "turn_segments",
 ]
+
+UnknownSettings: TypeAlias = Literal["pass", "warn", "error"]
+"""What becomes of a setting the provider has no parameter for: sent as it is, left out with
+a warning, or refused."""
 
 
 MessageRole = Literal["system", "user", "assistant", "tool"]
@@ -452,7 +457,7 @@ class Options:
     image_detail: Literal["auto", "low", "high"] | None = None
     text_embeds: Literal["text", "document"] | None = None
     tool_result_images: Literal["user-message", "error"] = "user-message"
-    unknown_settings: Literal["pass", "warn", "error"] = "warn"
+    unknown_settings: UnknownSettings = "warn"
     settings: Mapping[str, Any] | None = None
     attachment_lines: Literal["keep", "drop"] = "drop"
     strict: bool = True

@@ -27,7 +27,7 @@ from ..bundle.source import BundleSource
 from ..errors import BundleError, LmmlError
 from ..formats import BUNDLE_SUFFIXES
 from ..syntax import DelimiterMode, ReferenceMode
-from .content import Options
+from .content import Options, UnknownSettings
 from .importer import Progress
 from .outgoing import request_body
 from .providers import EXPORT_PROVIDERS, sharegpt
@@ -111,7 +111,13 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def export_bundle(bundle: BundleSource, provider: str, *, strict: bool = True) -> dict[str, Any]:
+def export_bundle(
+    bundle: BundleSource,
+    provider: str,
+    *,
+    strict: bool = True,
+    unknown_settings: UnknownSettings = "pass",
+) -> dict[str, Any]:
     """One dataset record for *bundle*.
 
     For a messages provider this is the request body ``bundle.to_request(provider)`` gives
@@ -123,6 +129,10 @@ def export_bundle(bundle: BundleSource, provider: str, *, strict: bool = True) -
     :func:`~lmml_mdit.chat.providers.sharegpt.export_sharegpt`.
 
     :param strict: False exports a bundle with an error-level defect anyway, warning each.
+    :param unknown_settings: what becomes of a setting the provider has no parameter for:
+        ``"pass"`` (the default: a dataset line keeps every setting) sends it as it is,
+        ``"warn"`` leaves it out with an ``UnknownSettingWarning`` (the body then passes the
+        provider's SDK, as ``to_request`` gives by default), ``"error"`` refuses the bundle.
     :raises DefectError: for a bundle with an error-level defect (see
         :meth:`~lmml_mdit.bundle.bundle.Bundle.check_sendable`), unless *strict* is False.
     :raises UnsupportedContentError: for content the provider cannot take.
@@ -132,9 +142,7 @@ def export_bundle(bundle: BundleSource, provider: str, *, strict: bool = True) -
         # other providers' bundles itself).
         bundle.check_sendable(strict=strict)
         return sharegpt.export_sharegpt(bundle)
-    # A dataset line keeps every setting (a worker's warnings reach no one, so leaving one
-    # out would be silent): unknown settings pass as they are.
-    options = Options(attachment_lines="drop", strict=strict, unknown_settings="pass")
+    options = Options(attachment_lines="drop", strict=strict, unknown_settings=unknown_settings)
     return request_body(bundle, find_provider(provider), options, live=False)
 
 
@@ -152,14 +160,16 @@ _Result = tuple[str | None, str | None, tuple[str, ...]]
 bundle exported anyway."""
 
 
-def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result:
+def _convert(
+    path: str, provider: str, strict: bool, syntax: _Syntax, unknown_settings: UnknownSettings
+) -> _Result:
     """Worker: the JSON line for one bundle, or the reason it failed, and the defects sent
     anyway (all worded for the command line, its main reader)."""
     try:
         import warnings
 
         from ..bundle.bundle import DefectWarning
-        from .content import SystemContentWarning
+        from .content import SystemContentWarning, UnknownSettingWarning
         from .native import NativeItemDroppedWarning
         from .opening import open as open_bundle
 
@@ -174,16 +184,24 @@ def _convert(path: str, provider: str, strict: bool, syntax: _Syntax) -> _Result
         ):
             # A worker's warnings would reach no one: the defects go back with the result.
             warnings.simplefilter("always")
-            record = export_bundle(bundle, provider, strict=strict)
+            record = export_bundle(
+                bundle, provider, strict=strict, unknown_settings=unknown_settings
+            )
         defects = tuple(
             warning.message.error.format(cli=True, hint=False)
             if isinstance(warning.message, DefectWarning)
             else str(warning.message)
             for warning in caught
-            # A mid-conversation system turn placed by midway_system is reported too, and
-            # each provider-specific item left out.
+            # A mid-conversation system turn placed by midway_system is reported too, each
+            # provider-specific item left out, and each setting left out.
             if isinstance(
-                warning.message, (DefectWarning, SystemContentWarning, NativeItemDroppedWarning)
+                warning.message,
+                (
+                    DefectWarning,
+                    SystemContentWarning,
+                    NativeItemDroppedWarning,
+                    UnknownSettingWarning,
+                ),
             )
         )
         return json.dumps(record, ensure_ascii=False), None, defects
@@ -204,6 +222,7 @@ def export_folder(
     base_dir: str | os.PathLike[str] | None = None,
     delimiters: DelimiterMode = "strict",
     references: ReferenceMode = "assets",
+    unknown_settings: UnknownSettings = "pass",
 ) -> ExportReport:
     """Turn every bundle under *folder* into one JSONL line of *out*.
 
@@ -221,6 +240,8 @@ def export_folder(
     :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings, as for
         :func:`lmml_mdit.open`.
     :param references: ``"assets"`` (default) or ``"any"``, likewise.
+    :param unknown_settings: as for :func:`export_bundle`; each setting left out is listed in
+        :attr:`ExportReport.warnings`.
     :raises BundleError: for an unknown provider or a missing folder;
         :class:`~lmml_mdit.errors.WriteError` for an *out* that is not a regular file or
         cannot be written (the old file is then unchanged). A bundle that fails is reported
@@ -238,11 +259,27 @@ def export_folder(
     report = ExportReport(output=str(out))
     syntax = _Syntax(None if base_dir is None else os.fspath(base_dir), delimiters, references)
     if str(out) == "-":
-        _run(folder, provider, count, sys.stdout, report, progress, strict, syntax)
+        _run(
+            folder,
+            provider,
+            count,
+            sys.stdout,
+            report,
+            progress,
+            (strict, syntax, unknown_settings),
+        )
     else:
         with atomic_write(out) as stream:
             handle = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
-            _run(folder, provider, count, handle, report, progress, strict, syntax)
+            _run(
+                folder,
+                provider,
+                count,
+                handle,
+                report,
+                progress,
+                (strict, syntax, unknown_settings),
+            )
             handle.flush()
             handle.detach()  # the stream is atomic_write's to close
     return report
@@ -255,8 +292,7 @@ def _run(
     handle: IO[str],
     report: ExportReport,
     progress: Progress | None,
-    strict: bool,
-    syntax: _Syntax,
+    choices: tuple[bool, _Syntax, UnknownSettings],
 ) -> None:
     paths = iter_bundles(folder)
     # Look ahead by as many bundles as there could be workers, so a folder of fewer
@@ -265,7 +301,7 @@ def _run(
     if len(ahead) <= 1:
         for path in ahead:
             report.total += 1
-            _record(path, _convert(path, provider, strict, syntax), handle, report, progress)
+            _record(path, _convert(path, provider, *choices), handle, report, progress)
         return
     workers = min(workers, len(ahead))
     window = 2 * workers
@@ -278,7 +314,7 @@ def _run(
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for path in itertools.chain(ahead, paths):
             report.total += 1
-            pending.append((path, pool.submit(_convert, path, provider, strict, syntax)))
+            pending.append((path, pool.submit(_convert, path, provider, *choices)))
             if len(pending) >= window:
                 drain_one()
         while pending:

@@ -73,6 +73,7 @@ def cmd_export(args: Arguments) -> int:
             base_dir=args.base_dir,
             delimiters=args.delimiters,
             references=args.references,
+            unknown_settings=args.unknown_settings or "pass",
         )
     for path, defect in report.warnings:
         warn(_about_bundle(path, defect))

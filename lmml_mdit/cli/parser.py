@@ -461,6 +461,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="export bundles with an error-level defect too, reporting each defect as a "
         "warning (by default each such bundle is a failure)",
     )
+    p.add_argument(
+        "--unknown-settings",
+        choices=("pass", "warn", "error"),
+        help="with --jsonl: settings keys the provider has no parameter for are kept as they "
+        "are (pass, the default: a dataset line loses nothing), left out with a warning "
+        "(warn: each line then passes the provider's SDK), or fail the bundle (error)",
+    )
     add_base_dir(p)
     add_quiet(p)
 
