@@ -5,6 +5,7 @@ server is driven end to end in tests/test_lsp.py.)"""
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -195,3 +196,29 @@ def test_every_feature_answers_any_document(
         current = Columns.of_line(line, columns.line(line)[:column], UTF16)
         complete(analysis, current, line, column)
     preview(analysis)
+
+
+@pytest.mark.parametrize(
+    ("typed", "offered"),
+    [
+        ("See @ch", True),
+        ("@ch", True),
+        ("(@ch", True),
+        ("mail me at ada@ch", False),
+        ("a path/@ch", False),
+        ("https://x/@ch", False),
+        ("escaped \\@ch", False),
+        ("twice @@ch", False),
+    ],
+)
+def test_asset_names_are_offered_where_the_reference_rule_starts_one(
+    tmp_path: Path, typed: str, offered: bool
+) -> None:
+    """Completion after ``@`` follows the reference rule's own boundary
+    (``syntax.reference.may_start_reference``)."""
+    folder = tmp_path
+    (folder / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    analysis = analyse((folder / "doc.lmml").as_uri(), typed + "\n", 1)
+    current = Columns.of_line(0, typed, UTF16)
+    labels = [item.label for item in complete(analysis, current, 0, len(typed)).items]
+    assert ("chart.png" in labels) is offered

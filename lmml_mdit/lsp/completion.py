@@ -22,6 +22,7 @@ from ..bundle.folder import folder_files, path_under
 from ..media import guess_type, media_type_for
 from ..model import MESSAGE_ROLES
 from ..syntax.fence import MARKER
+from ..syntax.reference import SIGIL, may_start_reference
 from ..syntax.roles import COMMENT_CLOSE, COMMENT_OPEN
 from .document import Analysis
 from .positions import Columns
@@ -33,9 +34,8 @@ TRIGGER_CHARACTERS = ["@", "/", "#"]
 
 # What precedes the cursor, each read from one line only.
 _FENCE_OPENING = re.compile(r"[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*" + MARKER + r"[ \t]*(\S*)")
-# A reference starts at the start of the text or after a character that cannot be part of a
-# name, a mail address or a URL (see lmml_mdit.syntax.reference), and not after an escape.
-_REFERENCE_START = re.compile(r"(?:^|(?<=[^\w+\-.@\\/:]))@([\w./-]*)$")
+_PARTIAL_NAME = re.compile(r"[\w./-]*")
+"""What may follow the ``@`` of a reference being typed."""
 _HEADING = re.compile(r"( {0,3}#{1,6})(?:[ \t]|$)")
 _COMMENT = re.compile(r" {0,3}" + re.escape(COMMENT_OPEN))
 
@@ -53,10 +53,8 @@ def complete(analysis: Analysis, columns: Columns, line: int, column: int) -> ty
     fence = _FENCE_OPENING.fullmatch(before)
     if fence is not None:
         items = _unsupplied(analysis, columns.span(line, fence.start(1), column))
-    elif (reference := _REFERENCE_START.search(before)) is not None:
-        items = _assets(
-            analysis, reference.group(1), columns.span(line, reference.start(1), column)
-        )
+    elif (start := _reference_being_typed(before)) is not None:
+        items = _assets(analysis, before[start:], columns.span(line, start, column))
     elif (heading := _HEADING.match(text)) is not None:
         items = _heading_forms(analysis, line, columns.span(line, heading.end(1), len(text)))
     elif _COMMENT.match(text) is not None:
@@ -185,3 +183,15 @@ def _comment_forms(replace: types.Range) -> list[types.CompletionItem]:
         )
         for rank, role in enumerate(MESSAGE_ROLES)
     ]
+
+
+def _reference_being_typed(before: str) -> int | None:
+    """The column just after the ``@`` of a reference ending *before* (the line up to the
+    cursor), or None: the ``@`` must stand where the reference rule starts one, and not
+    be escaped."""
+    at = before.rfind(SIGIL)
+    if at < 0 or _PARTIAL_NAME.fullmatch(before, at + 1) is None:
+        return None
+    if at > 0 and before[at - 1] == "\\":
+        return None
+    return at + 1 if may_start_reference(before, at) else None

@@ -61,6 +61,16 @@ def _continues_word(char: str) -> bool:
     return char.isalnum() or char in _WORD_JOINERS
 
 
+def may_start_reference(text: str, pos: int, mode: ReferenceMode = "assets") -> bool:
+    """Whether the ``@`` at ``text[pos]`` stands where a reference can start: at the start
+    of the text or after a character that cannot be part of a word, a mail address or (in
+    ``"assets"`` mode) a path or URL. (An escaped ``\\@`` is the escape rule's.)"""
+    if pos == 0:
+        return True
+    before = text[pos - 1]
+    return not (_continues_word(before) or (mode == "assets" and before in _PATH_JOINERS))
+
+
 def match_reference_name(text: str, pos: int, end: int) -> str | None:
     """Return the reference name starting at ``text[pos]`` (just after the ``@``), or None."""
     match = _NAME.match(text, pos, end)
@@ -122,10 +132,8 @@ def make_reference_rule(mode: ReferenceMode) -> InlineRule:
         src = state.src
         if src[pos] != SIGIL:
             return False
-        if pos > 0:
-            before = src[pos - 1]
-            if _continues_word(before) or (assets and before in _PATH_JOINERS):
-                return False
+        if not may_start_reference(src, pos, mode):
+            return False
         env = state.env
         parent = env.get(INLINE_PARENT_KEY)
         if parent is None or parent.content is not src:
