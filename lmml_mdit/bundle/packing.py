@@ -36,8 +36,7 @@ from ..errors import (
 from ..model import Embed
 from ..narrative.index import Fence
 from ..narrative.narrative import Narrative, parse
-from ..narrative.native import is_native_name
-from ..narrative.toolcalls import is_tool_call_name
+from ..narrative.native import is_structure_name
 from ..syntax.fence import MARKER
 from ..syntax.write import check_fenceable, embed_fence, reference
 from ..warn import warn
@@ -187,15 +186,6 @@ def fence_text(name: str, data: bytes) -> str:
     return embed_fence(name, content)
 
 
-def stays_inline(name: str) -> bool:
-    """Whether the fence *name* is part of the conversation's structure rather than an
-    asset: a tool call or a provider-specific item. Packing leaves such a fence where it
-    stands, since a turn reads it from its fence (a reference to an entry of that name is
-    an ordinary asset).
-    """
-    return is_tool_call_name(name) or is_native_name(name)
-
-
 def _fences_to_references(lines: list[str], fences: Sequence[Fence]) -> list[str]:
     """*lines* with each fence's lines replaced by one ``@name`` line, keeping what
     precedes its ``@@@`` (indentation, ``> ``). Fences come in document order and never
@@ -204,7 +194,7 @@ def _fences_to_references(lines: list[str], fences: Sequence[Fence]) -> list[str
     out: list[str] = []
     position = 0
     for fence in fences:
-        if stays_inline(fence.name):
+        if is_structure_name(fence.name):
             continue
         start, end = fence.start, fence.end
         out.extend(lines[position:start])
@@ -244,7 +234,8 @@ def _refuse_entry_conflicts(bundle: BundleContents) -> None:
 
 def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     """The narrative of *bundle* packed: every inline fence's lines become one ``@name``
-    line, apart from the fences that :func:`stay inline <stays_inline>`; and the entries
+    line, apart from the conversation's structure (tool calls, provider-specific items:
+    :func:`~lmml_mdit.narrative.native.is_structure_name`), which stays; and the entries
     to add: each fence's bytes, and for a text bundle with a ``base_dir`` the files
     referenced there (the existing entries are all kept).
 
@@ -254,7 +245,7 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     narrative = bundle.narrative
     fences = bundle.fences
     for embed in narrative.embeds:
-        if embed.kind != "inline" or stays_inline(embed.name):
+        if embed.kind != "inline" or is_structure_name(embed.name):
             continue
         reason = unsafe_reason(embed.name)
         if reason is not None:
@@ -291,7 +282,7 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
                 outside[name] = bundle.embed(name)
     added = dict(outside)
     for name, fence in fences.items():
-        if name not in kept and name not in added and not stays_inline(name):
+        if name not in kept and name not in added and not is_structure_name(name):
             assert fence.content is not None  # None would mean "read from the archive"
             added[name] = fence.content
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..bundle.reserved import RESERVED_NAMES
-from ..narrative.native import NativeItem, is_native_name, parse_native
+from ..narrative.native import NativeItem, is_native_name, is_structure_name, parse_native
 from ..narrative.toolcalls import (
     ToolCall,
     is_tool_call_name,
@@ -54,7 +54,7 @@ class ReadTurn:
 def _not_sent_as_text(name: str) -> bool:
     """Whether an embed named *name* is structure, not content: a tool call, a
     provider-specific item or a reserved entry."""
-    return is_tool_call_name(name) or is_native_name(name) or name in RESERVED_NAMES
+    return is_structure_name(name) or name in RESERVED_NAMES
 
 
 def read_turns(bundle: BundleSource) -> list[ReadTurn]:

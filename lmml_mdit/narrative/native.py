@@ -40,6 +40,7 @@ from ..errors import UnsupportedContentError
 from ..jsonio import parse_json
 from ..model import Embed
 from ..syntax.write import embed_fence
+from .toolcalls import is_tool_call_name
 
 __all__ = [
     "MESSAGE_KEYS",
@@ -47,6 +48,7 @@ __all__ = [
     "PART_KEYS",
     "NativeItem",
     "is_native_name",
+    "is_structure_name",
     "native_fence",
     "native_name",
     "parse_native",
@@ -109,6 +111,13 @@ def is_native_name(name: str) -> bool:
     """Whether *name* follows the ``<provider>.<kind>.<n>.json`` naming."""
     match = _NAME.fullmatch(name)
     return match is not None and match["provider"] in NATIVE_PROVIDERS
+
+
+def is_structure_name(name: str) -> bool:
+    """Whether an embed named *name* is the conversation's structure rather than an asset:
+    a tool call (:mod:`.toolcalls`) or a provider-specific item. A turn reads such a fence
+    itself; it is never sent as an asset or as text, and packing leaves it in place."""
+    return is_tool_call_name(name) or is_native_name(name)
 
 
 def native_fence(name: str, value: dict[str, Any]) -> str:
