@@ -42,7 +42,7 @@ from typing import Any, Literal, get_args
 
 from ..errors import BundleError, InputError
 from ..model import Issue
-from ..narrative.placeholders import Placeholder
+from ..narrative.placeholders import Placeholder, Placeholders
 from ..schema import SCHEMA_KEYWORDS, schema_problems, type_word
 from .contents import BundleContents, entry_holding
 from .reserved import FRONT_MATTER_FIRST_LINE, FRONT_MATTER_NAME, load_settings
@@ -134,6 +134,12 @@ class InputDeclarations:
     specs: Mapping[str, InputSpec] = field(default_factory=dict)
     issues: tuple[Issue, ...] = ()
     declared: bool = False
+
+    def placeholders(self, found: Placeholders) -> Placeholders:
+        """The placeholders and escapes of *found* that take effect: all of them in a
+        template, none in a bundle that declares no inputs (the one place that rule lives;
+        validation, the chat layer and the preview read what this returns)."""
+        return found if self.declared else Placeholders()
 
     def fills(self, placeholder: Placeholder) -> InputSpec | None:
         """The input that fills *placeholder*, or None (undeclared, or in code)."""
@@ -581,7 +587,7 @@ def input_issues(
     for placeholder in placeholders:
         spec = specs.get(placeholder.name)
         if spec is None:
-            if placeholder.context == "text" and declarations.declared:
+            if placeholder.context == "text":
                 issues.append(
                     Issue(
                         "undeclared_input",

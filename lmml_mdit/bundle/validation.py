@@ -199,9 +199,9 @@ def find_issues(
     issues.extend(unsent_image_issues(bundle))
     issues.extend(remote_issues(bundle))
     issues.extend(delimiter_issues(narrative))
-    issues.extend(
-        input_issues(bundle, declared_inputs(bundle), narrative.placeholders.found, inputs)
-    )
+    declared = declared_inputs(bundle)
+    found = declared.placeholders(narrative.placeholders).found
+    issues.extend(input_issues(bundle, declared, found, inputs))
     if narrative.text.strip() and all(turn.delimiter_line is None for turn in narrative.turns):
         issues.append(
             Issue(

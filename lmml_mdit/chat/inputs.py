@@ -93,7 +93,7 @@ class Template:
     @classmethod
     def of(cls, bundle: BundleSource, declarations: InputDeclarations) -> Template:
         """The template of *bundle* with these *declarations*."""
-        found = bundle.narrative.placeholders
+        found = declarations.placeholders(bundle.narrative.placeholders)
         specs = declarations.specs
         filled: list[Placeholder] = []
         fences: set[str] = set()
@@ -111,11 +111,8 @@ class Template:
         escapes = tuple(
             (escape.line - 1, escape.column - 1)
             for escape in found.escapes
-            if declarations.declared
-            and (
-                escape.context == "text"
-                or (escape.context == "code" and _in_code(specs, escape.name))
-            )
+            if escape.context == "text"
+            or (escape.context == "code" and _in_code(specs, escape.name))
         )
         narrative = bundle.narrative
         return cls(

@@ -74,7 +74,7 @@ class InputView:
         # Per name, in document order: whether each text occurrence of ``{{ name }}`` is a
         # placeholder (True) or kept literal by a ``\\{{`` (False).
         order: list[tuple[int, int, str, bool]] = []
-        found = narrative.placeholders
+        found = self.declarations.placeholders(narrative.placeholders)
         for placeholder in found.found:
             if placeholder.context == "text":
                 order.append((placeholder.line, placeholder.column, placeholder.name, True))

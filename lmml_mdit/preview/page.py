@@ -899,10 +899,7 @@ def render_html(
     if inputs is not None and not isinstance(inputs, Mapping):
         raise TypeError(f"inputs must be a mapping, not {type(inputs).__name__}")
     if narrative.placeholders.found or inputs:
-        view = InputView(bundle, inputs)
-        # A bundle that declares no inputs is no template: its braces are shown as text.
-        if view.declarations.declared or inputs:
-            page.inputs = view
+        page.inputs = InputView(bundle, inputs)
     env: EnvType = {_CONTEXT_KEY: page}
     heading = title if title is not None else bundle.name
     cards: list[str] = []
