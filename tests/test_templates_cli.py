@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -166,3 +168,32 @@ def test_validate_checks_given_values(tmp_path: Path) -> None:
     case.write_text(json.dumps({"who": 3}))
     wrong = run("validate", path, "--inputs", case)
     assert wrong.returncode == 1 and "invalid_input" in wrong.stdout
+
+
+def test_render_cases_draws_progress_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a terminal, ``--cases`` draws one progress line (cleared at the end); off a
+    terminal (the subprocess tests above) it draws none."""
+    import io
+    import re
+
+    from lmml_mdit.cli import main
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    path = write_template(tmp_path)
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps({"who": f"w{n}"}) + "\n" for n in range(3)))
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    out = tmp_path / "requests.jsonl"
+    argv = ["render", str(path), "--cases", str(cases), "--request", "--model", "m"]
+    assert main([*argv, "-o", str(out), "--workers", "1"]) == 0
+    drawn = terminal.getvalue()
+    assert "\rrender: 1 case 1" in drawn and "\rrender: 3 case 3" in drawn
+    # The line is cleared before the closing message, which starts on a clean line.
+    assert re.search(r"\r {40,}\rWrote 3 cases to ", drawn), drawn
+    assert len(out.read_text().splitlines()) == 3
