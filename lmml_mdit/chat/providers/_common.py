@@ -8,7 +8,7 @@ from ...errors import InvalidToolCallError, UnsupportedContentError
 from ...narrative.native import NativeItem
 from ...narrative.toolcalls import ToolCall
 from ...syntax.write import code_fence
-from ..content import Options, OutgoingMessage
+from ..content import Item, Options, OutgoingMessage
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -26,6 +26,7 @@ __all__ = [
     "arguments_object",
     "describe",
     "start_body",
+    "system_text",
     "system_texts",
     "text_file_text",
     "text_mode",
@@ -80,23 +81,33 @@ def system_texts(
 
     :raises UnsupportedContentError: for any other part (an image, a document, audio).
     """
-    texts: list[str] = []
-    for item in message.items:
-        if isinstance(item, TextPart):
-            texts.append(item.text)
-        elif isinstance(item, TextFilePart):
-            texts.append(text_file_text(item))
-        elif isinstance(item, NativeItem):
-            raise UnsupportedContentError(
-                f"{provider.target} takes only text as system content, not {item.describe}",
-                name=item.embed_name,
-                line=item.line,
-                column=item.column,
-                hint="move the fence to a user or assistant turn, or remove it",
-            )
-        elif not isinstance(item, ToolCall):
-            raise unsupported(item, provider, message, hint=hint)
-    return texts
+    texts = (system_text(item, message, provider, hint=hint) for item in message.items)
+    return [text for text in texts if text is not None]
+
+
+def system_text(
+    item: Item, message: OutgoingMessage, provider: ChatFormat, *, hint: str | None = None
+) -> str | None:
+    """One item of the system *message* as text (None for a tool call, which adds none).
+
+    :raises UnsupportedContentError: for a part that is not text, or a provider-specific
+        item.
+    """
+    if isinstance(item, TextPart):
+        return item.text
+    if isinstance(item, TextFilePart):
+        return text_file_text(item)
+    if isinstance(item, NativeItem):
+        raise UnsupportedContentError(
+            f"{provider.target} takes only text as system content, not {item.describe}",
+            name=item.embed_name,
+            line=item.line,
+            column=item.column,
+            hint="move the fence to a user or assistant turn, or remove it",
+        )
+    if isinstance(item, ToolCall):
+        return None
+    raise unsupported(item, provider, message, hint=hint)
 
 
 def append_merged(

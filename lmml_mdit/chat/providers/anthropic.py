@@ -28,7 +28,6 @@ A user message that holds tool results and text becomes ``tool`` turns followed 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from ...bundle.remote import RemoteAsset, RemoteKind
@@ -73,7 +72,7 @@ from ._common import (
     append_merged,
     arguments_object,
     start_body,
-    system_texts,
+    system_text,
     text_file_text,
     text_mode,
     unsupported,
@@ -169,9 +168,8 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             for item in message.items:
                 if isinstance(item, NativeItem) and item.kind == PART_KEYS:
                     place_native(system, item)  # a caching breakpoint on the block before
-                else:
-                    texts = system_texts(replace(message, items=[item]), PROVIDER)
-                    system.extend({"type": "text", "text": text} for text in texts)
+                elif (text := system_text(item, message, PROVIDER)) is not None:
+                    system.append({"type": "text", "text": text})
             continue
         if message.role == "assistant":
             role = "assistant"
