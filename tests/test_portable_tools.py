@@ -7,14 +7,12 @@ Each body is checked strictly against the official SDK's own request type (see
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_lmml as run
 from _messages_support import zip_bundle
 from _sdk_types import check_strict
 from anthropic.types import message_create_params
@@ -47,8 +45,6 @@ from lmml_mdit.chat.tools import (
     to_native,
 )
 from lmml_mdit.errors import ImportFormatError, InvalidSettingsError
-
-ROOT = Path(__file__).resolve().parent.parent
 
 CHAT_REQUEST = TypeAdapter(completion_create_params.CompletionCreateParamsNonStreaming)
 RESPONSES_REQUEST = TypeAdapter(response_create_params.ResponseCreateParamsNonStreaming)
@@ -597,18 +593,6 @@ def test_unknown_provider_is_refused() -> None:
 
 
 # --- the command line --------------------------------------------------------------------
-
-
-def run(*args: object) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "lmml_mdit", *(str(arg) for arg in args)],
-        input=b"",
-        capture_output=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_cli_import_then_render_request_for_every_provider(tmp_path: Path) -> None:

@@ -5,13 +5,11 @@ with a named error where it needs the bytes; validated as resolved; shown as a s
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_lmml as run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bridge_roundtrip import PROVIDER_FORMATS, exported, normalise, validate_with_sdk
@@ -35,7 +33,6 @@ from lmml_mdit.errors import BundleError, ImportFormatError, UnsupportedContentE
 from lmml_mdit.preview.page import render_html
 
 CORPUS = Path(__file__).parent / "bridge_corpus" / "remote"
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def load(path: Path) -> Any:
@@ -354,18 +351,6 @@ def test_any_url_imports_safely_or_is_refused(url: str) -> None:
 
 
 # -- the command line ---------------------------------------------------------------------
-
-
-def run(*args: object) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "lmml_mdit", *(str(arg) for arg in args)],
-        input=b"",
-        capture_output=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
 
 
 def test_cli_import_then_export_and_validate(tmp_path: Path) -> None:

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _cli import run_lmml_text as run
 
-ROOT = Path(__file__).resolve().parent.parent
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
@@ -29,19 +27,6 @@ inputs:
 I am {{ who }}, n={{ n }}.
 {{ shot }}
 """
-
-
-def run(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "lmml_mdit", *(str(arg) for arg in args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=300,
-        check=False,
-    )
 
 
 def write_template(tmp_path: Path) -> Path:
