@@ -40,11 +40,11 @@ def test_arguments_are_typed_with_defaults_for_options_a_command_lacks() -> None
     assert isinstance(args, Arguments)
     assert (args.path, args.json, args.quiet, args.in_place) == ("x.lmml", False, False, False)
     assert (args.delimiters, args.references, args.base_dir) == ("strict", "assets", None)
-    assert args.handler.__name__ == "cmd_turns"
+    assert args.handler.name == "cmd_turns"
     args = parse_arguments(["to-md", "x.lmml", "-q", "--delimiters", "loose"])
     assert (args.quiet, args.in_place, args.delimiters, args.dest) == (True, False, "loose", None)
     args = parse_arguments(["render", "x.lmml", "--request", "--set", "max_tokens=300"])
-    assert args.handler is cmd_render
+    assert args.handler.resolve() is cmd_render
     assert args.settings == [("max_tokens", 300)]
 
 

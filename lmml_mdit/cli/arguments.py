@@ -9,19 +9,20 @@ sets the options it has, and an option shared by only some subcommands (``--quie
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 from typing import Literal
 
 from ..syntax import DelimiterMode, ReferenceMode
 
-__all__ = ["Arguments", "Handler"]
+__all__ = ["Arguments", "CommandHandler", "Handler"]
 
 
 class Arguments(argparse.Namespace):
     """What argparse found, an attribute per destination (see the parser for each help)."""
 
     command: str
-    handler: Handler
+    handler: CommandHandler
     # the bundle argument(s) and where output goes
     path: str
     paths: list[str]
@@ -75,3 +76,31 @@ class Arguments(argparse.Namespace):
 
 Handler = Callable[[Arguments], int]
 """A subcommand: the parsed arguments in, the exit status out."""
+
+
+class CommandHandler:
+    """A subcommand's function, named by its module in :mod:`lmml_mdit.cli` and imported
+    when the command runs, so that starting one command does not load every other one.
+
+    :param module: the module's name inside :mod:`lmml_mdit.cli` (``"inspection"``).
+    :param name: the function's name there (``"cmd_validate"``).
+    """
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"CommandHandler({self.module!r}, {self.name!r})"
+
+    def resolve(self) -> Handler:
+        """The function itself, its module imported on the first call."""
+        function: Handler = getattr(
+            importlib.import_module(f"{__package__}.{self.module}"), self.name
+        )
+        return function
+
+    def __call__(self, args: Arguments) -> int:
+        return self.resolve()(args)

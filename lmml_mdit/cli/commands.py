@@ -17,10 +17,11 @@ command runs, so ``lmml --help`` and the other commands start without loading th
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TextIO
 
 from ..atomic import Terminated, terminate_cleanly
@@ -64,10 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(arguments: list[str]) -> int:
     try:
-        args = parse_arguments(arguments)
+        with _collection_paused():
+            args = parse_arguments(arguments)
+            handler = args.handler.resolve()
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            return args.handler(args)
+            return handler(args)
     except (LmmlError, OSError, CliError) as failure:
         if isinstance(failure, BrokenPipeError):
             return _broken_pipe()
@@ -85,6 +88,21 @@ def _run(arguments: list[str]) -> int:
             f"set {_DEBUG_VARIABLE}=1 for the traceback"
         )
         return 2
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """No garbage collection while the command's modules load: importing them allocates
+    only objects that live as long as the process (modules, functions, classes), so the
+    thirty-odd collections the allocations would trigger find nothing and cost a
+    noticeable part of a short command's run."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _show_warning(

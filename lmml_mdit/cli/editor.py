@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
-import math
-
 from .arguments import Arguments
 from .output import CliError
 
-__all__ = ["cmd_lsp", "seconds"]
-
-
-def seconds(text: str) -> float:
-    """*text* as a number of seconds, 0 or more, for ``type=``.
-
-    :raises argparse.ArgumentTypeError: otherwise.
-    """
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds: {text!r}")
-    return value
+__all__ = ["cmd_lsp"]
 
 
 def cmd_lsp(args: Arguments) -> int:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -11,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..bundle.archive import unsafe_reason
+from ..bundle.reserved import sha256_hex
 from ..errors import LmmlError
 from ..media import media_type_for
 from .arguments import Arguments
@@ -186,7 +186,7 @@ def _asset_row(kind: str, name: str, data: bytes) -> _Row:
         "name": name,
         "size": len(data),
         "media_type": media_type_for(name, data),
-        "sha256": hashlib.sha256(data).hexdigest(),
+        "sha256": sha256_hex(data),
     }
 
 

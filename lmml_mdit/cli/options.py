@@ -4,6 +4,9 @@ the options several subcommands share, each written once."""
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -12,6 +15,7 @@ from .arguments import Arguments
 from .output import CliError
 
 __all__ = [
+    "HelpFormatter",
     "Parser",
     "UsageError",
     "add_base_dir",
@@ -22,12 +26,43 @@ __all__ = [
     "add_provider",
     "add_quiet",
     "add_syntax_options",
+    "parse_setting",
     "positive_int",
+    "seconds",
 ]
 
 
 class UsageError(CliError):
     """A bad command line (unknown flag, missing argument)."""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help laid out as written, as wide as the terminal.
+
+    The width is found here rather than by argparse, which imports :mod:`shutil` for it
+    (and with it three compression modules) every time a parser is built, help or not.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width or _terminal_width())
+
+
+def _terminal_width() -> int:
+    """``$COLUMNS``, else standard output's terminal width, else 80; less two, as argparse."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(columns, 1) - 2
 
 
 class Parser(argparse.ArgumentParser):
@@ -44,6 +79,20 @@ class Parser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         if self._intermixing or self._subparsers is not None:
             return super().parse_known_args(args, namespace)
+        # A command line the plain parse reads whole, it reads as the intermixed one does,
+        # and several times faster (the intermixed parse first formats the usage text);
+        # the intermixed parse is for the rest: a positional after an option, an error.
+        trial = argparse.Namespace(**vars(namespace)) if namespace is not None else None
+        try:
+            parsed, extra = super().parse_known_args(args, trial)
+        except UsageError:
+            pass
+        else:
+            if not extra:
+                if namespace is None:
+                    return parsed, extra
+                vars(namespace).update(vars(parsed))
+                return namespace, extra
         # parse_known_intermixed_args calls back here; the flag lets those calls through.
         self._intermixing = True
         try:
@@ -145,3 +194,89 @@ def positive_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
     return value
+
+
+def seconds(text: str) -> float:
+    """*text* as a number of seconds, 0 or more, for ``type=``.
+
+    :raises argparse.ArgumentTypeError: otherwise.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds: {text!r}")
+    return value
+
+
+_MAX_SETTING_DEPTH = 100
+"""How deeply a ``--set`` value may nest; real settings nest two or three levels."""
+
+_MAX_SETTING_ITEMS = 100_000
+"""How many values a ``--set`` value may hold once its YAML aliases are written out as
+copies, as the JSON request will (ten nested aliases of ten items are ten billion)."""
+
+
+def parse_setting(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` as ``(key, value)``, the value read as YAML (``max_tokens=300`` gives
+    the number 300, an empty value the empty string).
+
+    :raises argparse.ArgumentTypeError: without ``=`` or a key, or for a value that is no
+        JSON value (see :func:`_not_json`).
+    """
+    import yaml
+
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    parsed: object
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError:
+        parsed = value
+    except (RecursionError, ValueError, OverflowError) as error:
+        # PyYAML recurses once per nesting level and converts integers with int().
+        what = "nests too deeply" if isinstance(error, RecursionError) else "cannot be read"
+        raise argparse.ArgumentTypeError(f"{key.strip()}: the value {what}") from None
+    reason = _not_json(parsed)
+    if reason is not None:
+        raise argparse.ArgumentTypeError(
+            f"{key.strip()}: {reason}; a setting must be a JSON value (quote it to pass text: "
+            f"--set '{key.strip()}=\"...\"')"
+        )
+    return key.strip(), parsed
+
+
+def _not_json(value: object) -> str | None:
+    """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
+    non-finite float, a key that is not a string, a structure that contains itself, nests
+    past :data:`_MAX_SETTING_DEPTH` or holds more than :data:`_MAX_SETTING_ITEMS` values.
+    Walked without recursion, within that budget."""
+    pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
+    visited = 0
+    while pending:
+        item, depth, inside = pending.pop()
+        visited += 1
+        if visited > _MAX_SETTING_ITEMS:
+            return f"the value holds more than {_MAX_SETTING_ITEMS:,} items (aliases counted)"
+        if isinstance(item, (dict, list)):
+            if id(item) in inside:
+                return "the value contains itself"
+            if depth >= _MAX_SETTING_DEPTH:
+                return f"the value nests deeper than {_MAX_SETTING_DEPTH} levels"
+            children: list[object]
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return "a mapping key is not a string"
+                children = list(item.values())
+            else:
+                children = list(item)
+            below = inside | {id(item)}
+            pending.extend((child, depth + 1, below) for child in children)
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return f"{item} is not a JSON number"
+        elif item is not None and not isinstance(item, (str, int, bool)):
+            return f"a {type(item).__name__} is not a JSON value"
+    return None

@@ -13,11 +13,9 @@ from .._version import __version__
 from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS
 from ..chat.format_names import PROVIDER_NAMES as PROVIDERS
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
-from .arguments import Arguments, Handler
-from .editor import cmd_lsp, seconds
-from .inspection import cmd_cat, cmd_info, cmd_ls, cmd_turns, cmd_validate
-from .interchange import cmd_export, cmd_import
+from .arguments import Arguments, CommandHandler
 from .options import (
+    HelpFormatter,
     Parser,
     UsageError,
     add_base_dir,
@@ -28,12 +26,10 @@ from .options import (
     add_provider,
     add_quiet,
     add_syntax_options,
+    parse_setting,
     positive_int,
+    seconds,
 )
-from .render import cmd_preview, cmd_render, parse_setting
-from .rewrite import cmd_inline, cmd_new, cmd_pack, cmd_to_md
-from .templates import cmd_inputs
-from .toolchain import cmd_fmt
 
 __all__ = [
     "COMMANDS",
@@ -66,8 +62,35 @@ COMMANDS: tuple[str, ...] = (
 """Every subcommand name, in help order."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``lmml`` argument parser with every subcommand."""
+_HANDLER_MODULES: dict[str, str] = {
+    "cmd_validate": "inspection",
+    "cmd_turns": "inspection",
+    "cmd_ls": "inspection",
+    "cmd_cat": "inspection",
+    "cmd_info": "inspection",
+    "cmd_export": "interchange",
+    "cmd_import": "interchange",
+    "cmd_lsp": "editor",
+    "cmd_preview": "render",
+    "cmd_render": "render",
+    "cmd_inline": "rewrite",
+    "cmd_new": "rewrite",
+    "cmd_pack": "rewrite",
+    "cmd_to_md": "rewrite",
+    "cmd_inputs": "templates",
+    "cmd_fmt": "toolchain",
+}
+"""The module of :mod:`lmml_mdit.cli` each subcommand's function lives in: imported when
+that command runs, so ``lmml validate`` loads neither the preview nor import and export."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``lmml`` argument parser with every subcommand, or with *only* that one.
+
+    :param only: a subcommand's name: the parser then knows no other, which is how a
+        command line naming its subcommand is parsed (building all sixteen costs more
+        than some commands take to run).
+    """
     parser = Parser(
         prog="lmml",
         description="Work with LMML bundles (.lmml narratives and .lmmlz archives).",
@@ -77,232 +100,243 @@ def build_parser() -> argparse.ArgumentParser:
             "  lmml render examples/sales-review.lmmlz --provider anthropic\n"
             "  lmml COMMAND --help    (every command has its own help and example)"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"lmml {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    def command(name: str, summary: str, example: str, handler: Handler) -> argparse.ArgumentParser:
+    def wanted(name: str) -> bool:
+        return only is None or name == only
+
+    def command(name: str, summary: str, example: str, handler: str) -> argparse.ArgumentParser:
         command_parser = sub.add_parser(
             name,
             help=summary,
             description=summary[0].upper() + summary[1:] + ".",
             epilog=f"example:\n  {example}",
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=HelpFormatter,
         )
-        command_parser.set_defaults(handler=handler)
+        command_parser.set_defaults(handler=CommandHandler(_HANDLER_MODULES[handler], handler))
         if handler in opens_bundles:
             add_syntax_options(command_parser)
         return command_parser
 
     opens_bundles = {
-        cmd_validate,
-        cmd_render,
-        cmd_turns,
-        cmd_ls,
-        cmd_cat,
-        cmd_pack,
-        cmd_inline,
-        cmd_to_md,
-        cmd_preview,
-        cmd_info,
-        cmd_export,
-        cmd_inputs,
+        "cmd_validate",
+        "cmd_render",
+        "cmd_turns",
+        "cmd_ls",
+        "cmd_cat",
+        "cmd_pack",
+        "cmd_inline",
+        "cmd_to_md",
+        "cmd_preview",
+        "cmd_info",
+        "cmd_export",
+        "cmd_inputs",
     }
 
-    p = command(
-        "new",
-        "write a starter narrative (never over an existing file)",
-        "lmml new notes/session     # creates notes/session.lmml",
-        cmd_new,
-    )
-    p.add_argument(
-        "path",
-        metavar="PATH",
-        help="the file to create; .lmml is added unless it ends in .lmml or .lmmlz; "
-        "a .lmmlz path makes an archive; - prints the starter",
-    )
-    p.add_argument(
-        "--template",
-        action="store_true",
-        help="write a template: a starter with declared inputs and their placeholders",
-    )
-    add_quiet(p)
+    if wanted("new"):
+        p = command(
+            "new",
+            "write a starter narrative (never over an existing file)",
+            "lmml new notes/session     # creates notes/session.lmml",
+            "cmd_new",
+        )
+        p.add_argument(
+            "path",
+            metavar="PATH",
+            help="the file to create; .lmml is added unless it ends in .lmml or .lmmlz; "
+            "a .lmmlz path makes an archive; - prints the starter",
+        )
+        p.add_argument(
+            "--template",
+            action="store_true",
+            help="write a template: a starter with declared inputs and their placeholders",
+        )
+        add_quiet(p)
 
-    p = command(
-        "validate",
-        "check bundles for authoring defects",
-        "lmml validate examples/*.lmml examples/*.lmmlz",
-        cmd_validate,
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
-    add_json(p, "one JSON report on stdout")
-    p.add_argument(
-        "--strict",
-        action="store_true",
-        help="exit 1 on warnings too (by default only an error-level defect fails)",
-    )
-    p.add_argument(
-        "--input",
-        dest="input_values",
-        action="append",
-        metavar="NAME=VALUE",
-        help="a template input's value, checked too (missing_input, invalid_input); repeatable",
-    )
-    p.add_argument(
-        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
-    )
-    add_base_dir(p)
+    if wanted("validate"):
+        p = command(
+            "validate",
+            "check bundles for authoring defects",
+            "lmml validate examples/*.lmml examples/*.lmmlz",
+            "cmd_validate",
+        )
+        p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
+        add_json(p, "one JSON report on stdout")
+        p.add_argument(
+            "--strict",
+            action="store_true",
+            help="exit 1 on warnings too (by default only an error-level defect fails)",
+        )
+        p.add_argument(
+            "--input",
+            dest="input_values",
+            action="append",
+            metavar="NAME=VALUE",
+            help="a template input's value, checked too (missing_input, invalid_input); repeatable",
+        )
+        p.add_argument(
+            "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+        )
+        add_base_dir(p)
 
-    p = command(
-        "render",
-        "print a bundle's chat messages (or request body) as JSON",
-        "lmml render examples/sales-review.lmmlz --provider anthropic --request",
-        cmd_render,
-    )
-    add_bundle(p)
-    add_provider(p, PROVIDERS, "the API shape")
-    p.add_argument(
-        "--request",
-        action="store_true",
-        help="print the whole request body: messages plus settings as parameters",
-    )
-    p.add_argument("--model", help="the model name for --request")
-    p.add_argument(
-        "--max-embed-bytes",
-        type=positive_int,
-        metavar="N",
-        help="per-message payload budget; larger embeds are left out",
-    )
-    p.add_argument(
-        "--context",
-        choices=("system", "user", "drop"),
-        help="what the preamble (context turn) becomes (default: system)",
-    )
-    p.add_argument(
-        "--system",
-        choices=("separate", "user", "drop", "raise"),
-        help="system content anthropic and gemini keep outside the messages list: print "
-        '{"system": ..., "messages": [...]} (separate), send it as user content, drop it, or '
-        "fail (the default, unless --request)",
-    )
-    p.add_argument(
-        "--midway-system",
-        choices=("user", "hoist", "drop", "raise"),
-        help="a system turn after the conversation has started, for anthropic and gemini "
-        "(system content up front only): send it as user text marked [system] at its place "
-        "(default), move it up front, drop it (each with a warning) or fail",
-    )
-    p.add_argument(
-        "--attachment-lines",
-        choices=("drop", "keep"),
-        help="a paragraph made only of references (@photo.png): leave it out, its parts "
-        "standing in its place (default), or keep it in the text before its parts",
-    )
-    p.add_argument(
-        "--on-omit",
-        choices=("warn", "raise"),
-        help="an embed over --max-embed-bytes: warn on stderr (default) or fail",
-    )
-    p.add_argument(
-        "--text-embeds",
-        choices=("text", "document"),
-        help="text assets as text parts or as the provider's document parts "
-        "(default: document for anthropic, text elsewhere)",
-    )
-    p.add_argument(
-        "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
-    )
-    p.add_argument(
-        "-s",
-        "--set",
-        dest="settings",
-        action="append",
-        type=parse_setting,
-        metavar="KEY=VALUE",
-        help="with --request: a setting over the bundle's settings embed, the value read "
-        "as YAML (--set max_tokens=300); repeatable",
-    )
-    p.add_argument(
-        "--unknown-settings",
-        choices=("pass", "warn", "error"),
-        help="with --request: settings keys the provider has no parameter for are left out "
-        "with a warning (warn, the default), passed as they are (pass), or fail (error)",
-    )
-    p.add_argument(
-        "-f",
-        "--force",
-        action="store_true",
-        help="render even a bundle with an error-level defect (a missing reference, an "
-        "unclosed fence, ...), reporting each as a warning",
-    )
-    p.add_argument(
-        "--input",
-        dest="input_values",
-        action="append",
-        metavar="NAME=VALUE",
-        help="a template input's value (read as its declared type; NAME=@FILE reads a file, "
-        "an image or file input's bytes); repeatable",
-    )
-    p.add_argument(
-        "--inputs",
-        dest="inputs_file",
-        metavar="FILE",
-        help="a JSON object of template input values (--input flags win)",
-    )
-    p.add_argument(
-        "--cases",
-        metavar="FILE",
-        help="a JSONL file of input values: one rendering per line, written as JSON lines in "
-        "order; a failed line is reported and the rest go on (exit 1 at the end)",
-    )
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        metavar="N",
-        help="with --cases: worker processes (default: one per core)",
-    )
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="OUT",
-        help="where to write the JSON (default: stdout; with --cases, JSON lines)",
-    )
-    add_base_dir(p)
-    add_quiet(p)
+    if wanted("render"):
+        p = command(
+            "render",
+            "print a bundle's chat messages (or request body) as JSON",
+            "lmml render examples/sales-review.lmmlz --provider anthropic --request",
+            "cmd_render",
+        )
+        add_bundle(p)
+        add_provider(p, PROVIDERS, "the API shape")
+        p.add_argument(
+            "--request",
+            action="store_true",
+            help="print the whole request body: messages plus settings as parameters",
+        )
+        p.add_argument("--model", help="the model name for --request")
+        p.add_argument(
+            "--max-embed-bytes",
+            type=positive_int,
+            metavar="N",
+            help="per-message payload budget; larger embeds are left out",
+        )
+        p.add_argument(
+            "--context",
+            choices=("system", "user", "drop"),
+            help="what the preamble (context turn) becomes (default: system)",
+        )
+        p.add_argument(
+            "--system",
+            choices=("separate", "user", "drop", "raise"),
+            help="system content anthropic and gemini keep outside the messages list: print "
+            '{"system": ..., "messages": [...]} (separate), send it as user content, drop it, or '
+            "fail (the default, unless --request)",
+        )
+        p.add_argument(
+            "--midway-system",
+            choices=("user", "hoist", "drop", "raise"),
+            help="a system turn after the conversation has started, for anthropic and gemini "
+            "(system content up front only): send it as user text marked [system] at its place "
+            "(default), move it up front, drop it (each with a warning) or fail",
+        )
+        p.add_argument(
+            "--attachment-lines",
+            choices=("drop", "keep"),
+            help="a paragraph made only of references (@photo.png): leave it out, its parts "
+            "standing in its place (default), or keep it in the text before its parts",
+        )
+        p.add_argument(
+            "--on-omit",
+            choices=("warn", "raise"),
+            help="an embed over --max-embed-bytes: warn on stderr (default) or fail",
+        )
+        p.add_argument(
+            "--text-embeds",
+            choices=("text", "document"),
+            help="text assets as text parts or as the provider's document parts "
+            "(default: document for anthropic, text elsewhere)",
+        )
+        p.add_argument(
+            "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
+        )
+        p.add_argument(
+            "-s",
+            "--set",
+            dest="settings",
+            action="append",
+            type=parse_setting,
+            metavar="KEY=VALUE",
+            help="with --request: a setting over the bundle's settings embed, the value read "
+            "as YAML (--set max_tokens=300); repeatable",
+        )
+        p.add_argument(
+            "--unknown-settings",
+            choices=("pass", "warn", "error"),
+            help="with --request: settings keys the provider has no parameter for are left out "
+            "with a warning (warn, the default), passed as they are (pass), or fail (error)",
+        )
+        p.add_argument(
+            "-f",
+            "--force",
+            action="store_true",
+            help="render even a bundle with an error-level defect (a missing reference, an "
+            "unclosed fence, ...), reporting each as a warning",
+        )
+        p.add_argument(
+            "--input",
+            dest="input_values",
+            action="append",
+            metavar="NAME=VALUE",
+            help="a template input's value (read as its declared type; NAME=@FILE reads a file, "
+            "an image or file input's bytes); repeatable",
+        )
+        p.add_argument(
+            "--inputs",
+            dest="inputs_file",
+            metavar="FILE",
+            help="a JSON object of template input values (--input flags win)",
+        )
+        p.add_argument(
+            "--cases",
+            metavar="FILE",
+            help="a JSONL file of input values: one rendering per line, written as JSON lines in "
+            "order; a failed line is reported and the rest go on (exit 1 at the end)",
+        )
+        p.add_argument(
+            "--workers",
+            type=positive_int,
+            metavar="N",
+            help="with --cases: worker processes (default: one per core)",
+        )
+        p.add_argument(
+            "-o",
+            "--output",
+            metavar="OUT",
+            help="where to write the JSON (default: stdout; with --cases, JSON lines)",
+        )
+        add_base_dir(p)
+        add_quiet(p)
 
-    p = command(
-        "turns",
-        "list the turns: number, role, lines, characters, embeds",
-        "lmml turns examples/sales-review.lmml",
-        cmd_turns,
-    )
-    add_bundle(p)
-    add_json(p, "the rows as JSON")
-    add_base_dir(p)
+    if wanted("turns"):
+        p = command(
+            "turns",
+            "list the turns: number, role, lines, characters, embeds",
+            "lmml turns examples/sales-review.lmml",
+            "cmd_turns",
+        )
+        add_bundle(p)
+        add_json(p, "the rows as JSON")
+        add_base_dir(p)
 
-    p = command(
-        "ls",
-        "list assets with size, media type and sha256",
-        "lmml ls examples/sales-review.lmmlz",
-        cmd_ls,
-    )
-    add_bundle(p)
-    add_json(p, "the rows as JSON")
-    add_base_dir(p)
+    if wanted("ls"):
+        p = command(
+            "ls",
+            "list assets with size, media type and sha256",
+            "lmml ls examples/sales-review.lmmlz",
+            "cmd_ls",
+        )
+        add_bundle(p)
+        add_json(p, "the rows as JSON")
+        add_base_dir(p)
 
-    p = command(
-        "cat",
-        "write one asset's bytes to stdout",
-        "lmml cat examples/sales-review.lmmlz chart.png > chart.png",
-        cmd_cat,
-    )
-    add_bundle(p)
-    p.add_argument(
-        "name", metavar="NAME", help="the embed or entry name (the narrative's own name prints it)"
-    )
-    add_base_dir(p)
+    if wanted("cat"):
+        p = command(
+            "cat",
+            "write one asset's bytes to stdout",
+            "lmml cat examples/sales-review.lmmlz chart.png > chart.png",
+            "cmd_cat",
+        )
+        add_bundle(p)
+        p.add_argument(
+            "name",
+            metavar="NAME",
+            help="the embed or entry name (the narrative's own name prints it)",
+        )
+        add_base_dir(p)
 
     for name, extension, summary, example in (
         (
@@ -318,7 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
             "lmml inline notes.lmmlz     # writes notes.lmml",
         ),
     ):
-        p = command(name, summary, example, cmd_pack if name == "pack" else cmd_inline)
+        if not wanted(name):
+            continue
+        p = command(name, summary, example, "cmd_pack" if name == "pack" else "cmd_inline")
         add_bundle(p, "src")
         add_dest(p, extension)
         p.add_argument(
@@ -342,184 +378,199 @@ def build_parser() -> argparse.ArgumentParser:
                 "the end (default), leave them out, or fail; either way they are named",
             )
 
-    p = command(
-        "to-md",
-        "export plain Markdown, embeds replaced by [Image: x] placeholders",
-        "lmml to-md examples/sales-review.lmmlz -",
-        cmd_to_md,
-    )
-    add_bundle(p, "src")
-    add_dest(p, ".md")
-    add_force(p)
-    add_base_dir(p)
-    add_quiet(p)
+    if wanted("to-md"):
+        p = command(
+            "to-md",
+            "export plain Markdown, embeds replaced by [Image: x] placeholders",
+            "lmml to-md examples/sales-review.lmmlz -",
+            "cmd_to_md",
+        )
+        add_bundle(p, "src")
+        add_dest(p, ".md")
+        add_force(p)
+        add_base_dir(p)
+        add_quiet(p)
 
-    p = command(
-        "preview",
-        "write a self-contained HTML preview",
-        "lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
-        cmd_preview,
-    )
-    add_bundle(p)
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="OUT.html",
-        help="where to write (default: PATH with .html; - for stdout)",
-    )
-    p.add_argument(
-        "--input",
-        dest="input_values",
-        action="append",
-        metavar="NAME=VALUE",
-        help="a template input's value to show in place of its placeholder; repeatable",
-    )
-    p.add_argument(
-        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
-    )
-    add_base_dir(p)
-    add_quiet(p)
+    if wanted("preview"):
+        p = command(
+            "preview",
+            "write a self-contained HTML preview",
+            "lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
+            "cmd_preview",
+        )
+        add_bundle(p)
+        p.add_argument(
+            "-o",
+            "--output",
+            metavar="OUT.html",
+            help="where to write (default: PATH with .html; - for stdout)",
+        )
+        p.add_argument(
+            "--input",
+            dest="input_values",
+            action="append",
+            metavar="NAME=VALUE",
+            help="a template input's value to show in place of its placeholder; repeatable",
+        )
+        p.add_argument(
+            "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+        )
+        add_base_dir(p)
+        add_quiet(p)
 
-    p = command(
-        "info",
-        "summarise a bundle: kind, turns, embeds, entries, manifest, settings",
-        "lmml info examples/sales-review.lmmlz",
-        cmd_info,
-    )
-    add_bundle(p)
-    add_json(p, "the summary as JSON")
-    add_base_dir(p)
+    if wanted("info"):
+        p = command(
+            "info",
+            "summarise a bundle: kind, turns, embeds, entries, manifest, settings",
+            "lmml info examples/sales-review.lmmlz",
+            "cmd_info",
+        )
+        add_bundle(p)
+        add_json(p, "the summary as JSON")
+        add_base_dir(p)
 
-    p = command(
-        "import",
-        "import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
-        "lmml import chat.json -o chat.lmmlz",
-        cmd_import,
-    )
-    p.add_argument(
-        "file",
-        metavar="FILE",
-        help="a .json conversation, a .jsonl dataset (- for stdin) or a .parquet file of "
-        "conversation rows",
-    )
-    p.add_argument(
-        "-o",
-        "--output",
-        dest="out",
-        required=True,
-        metavar="OUT",
-        help="the bundle to write (.lmmlz, or .lmml when it has no binary asset); a folder "
-        "for JSONL input, one bundle per line, and for Parquet input, each bundle at its path",
-    )
-    p.add_argument(
-        "--format",
-        choices=IMPORT_FORMATS,
-        help="the input format (detected when omitted)",
-    )
-    add_quiet(p)
+    if wanted("import"):
+        p = command(
+            "import",
+            "import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
+            "lmml import chat.json -o chat.lmmlz",
+            "cmd_import",
+        )
+        p.add_argument(
+            "file",
+            metavar="FILE",
+            help="a .json conversation, a .jsonl dataset (- for stdin) or a .parquet file of "
+            "conversation rows",
+        )
+        p.add_argument(
+            "-o",
+            "--output",
+            dest="out",
+            required=True,
+            metavar="OUT",
+            help="the bundle to write (.lmmlz, or .lmml when it has no binary asset); a folder "
+            "for JSONL input, one bundle per line, and for Parquet input, each bundle at its path",
+        )
+        p.add_argument(
+            "--format",
+            choices=IMPORT_FORMATS,
+            help="the input format (detected when omitted)",
+        )
+        add_quiet(p)
 
-    p = command(
-        "export",
-        "export a folder of bundles as one JSONL dataset, or as Parquet rows",
-        "lmml export runs/ --provider openai --jsonl dataset.jsonl",
-        cmd_export,
-    )
-    p.add_argument("folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)")
-    add_provider(p, EXPORT_PROVIDERS, "with --jsonl, the record shape: a request body, or sharegpt")
-    written = p.add_mutually_exclusive_group(required=True)
-    written.add_argument("--jsonl", metavar="OUT", help="the JSONL file to write (- for stdout)")
-    written.add_argument(
-        "--parquet",
-        metavar="OUT",
-        help="the Parquet file of conversation rows to write (a path or fsspec URL)",
-    )
-    p.add_argument(
-        "--payload",
-        dest="payloads",
-        action="append",
-        choices=EXPORT_PROVIDERS,
-        metavar="P",
-        help="with --parquet, add provider P's request body as a column (repeatable)",
-    )
-    p.add_argument(
-        "--assets",
-        choices=("embed", "reference"),
-        default="embed",
-        help="with --parquet, store asset bytes in the rows (embed, the default) or where "
-        "they live (reference)",
-    )
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        metavar="N",
-        help="worker processes (default: one per core; never more than the cores or the bundles)",
-    )
-    p.add_argument(
-        "-f",
-        "--force",
-        action="store_true",
-        help="export bundles with an error-level defect too, reporting each defect as a "
-        "warning (by default each such bundle is a failure)",
-    )
-    p.add_argument(
-        "--unknown-settings",
-        choices=("pass", "warn", "error"),
-        help="with --jsonl: settings keys the provider has no parameter for are kept as they "
-        "are (pass, the default: a dataset line loses nothing), left out with a warning "
-        "(warn: each line then passes the provider's SDK), or fail the bundle (error)",
-    )
-    add_base_dir(p)
-    add_quiet(p)
+    if wanted("export"):
+        p = command(
+            "export",
+            "export a folder of bundles as one JSONL dataset, or as Parquet rows",
+            "lmml export runs/ --provider openai --jsonl dataset.jsonl",
+            "cmd_export",
+        )
+        p.add_argument(
+            "folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)"
+        )
+        add_provider(
+            p, EXPORT_PROVIDERS, "with --jsonl, the record shape: a request body, or sharegpt"
+        )
+        written = p.add_mutually_exclusive_group(required=True)
+        written.add_argument(
+            "--jsonl", metavar="OUT", help="the JSONL file to write (- for stdout)"
+        )
+        written.add_argument(
+            "--parquet",
+            metavar="OUT",
+            help="the Parquet file of conversation rows to write (a path or fsspec URL)",
+        )
+        p.add_argument(
+            "--payload",
+            dest="payloads",
+            action="append",
+            choices=EXPORT_PROVIDERS,
+            metavar="P",
+            help="with --parquet, add provider P's request body as a column (repeatable)",
+        )
+        p.add_argument(
+            "--assets",
+            choices=("embed", "reference"),
+            default="embed",
+            help="with --parquet, store asset bytes in the rows (embed, the default) or where "
+            "they live (reference)",
+        )
+        p.add_argument(
+            "--workers",
+            type=positive_int,
+            metavar="N",
+            help="worker processes (default: one per core; never more than the cores or the "
+            "bundles)",
+        )
+        p.add_argument(
+            "-f",
+            "--force",
+            action="store_true",
+            help="export bundles with an error-level defect too, reporting each defect as a "
+            "warning (by default each such bundle is a failure)",
+        )
+        p.add_argument(
+            "--unknown-settings",
+            choices=("pass", "warn", "error"),
+            help="with --jsonl: settings keys the provider has no parameter for are kept as they "
+            "are (pass, the default: a dataset line loses nothing), left out with a warning "
+            "(warn: each line then passes the provider's SDK), or fail the bundle (error)",
+        )
+        add_base_dir(p)
+        add_quiet(p)
 
-    p = command(
-        "lsp",
-        "run the language server for editors (LSP over stdin and stdout)",
-        "lmml lsp     # started by the editor; see the Editors page of the docs",
-        cmd_lsp,
-    )
-    p.add_argument(
-        "--debounce",
-        type=seconds,
-        metavar="SECONDS",
-        help="wait this long after the last edit before checking the document again "
-        "(default: a fraction of a second; a client's initializationOptions may set it)",
-    )
-    p.add_argument(
-        "--stdio",
-        action="store_true",
-        help="talk over standard input and output (the only transport, and the default; "
-        "accepted because language clients pass it)",
-    )
+    if wanted("lsp"):
+        p = command(
+            "lsp",
+            "run the language server for editors (LSP over stdin and stdout)",
+            "lmml lsp     # started by the editor; see the Editors page of the docs",
+            "cmd_lsp",
+        )
+        p.add_argument(
+            "--debounce",
+            type=seconds,
+            metavar="SECONDS",
+            help="wait this long after the last edit before checking the document again "
+            "(default: a fraction of a second; a client's initializationOptions may set it)",
+        )
+        p.add_argument(
+            "--stdio",
+            action="store_true",
+            help="talk over standard input and output (the only transport, and the default; "
+            "accepted because language clients pass it)",
+        )
 
-    p = command(
-        "inputs",
-        "list a template's declared inputs and where each is used",
-        "lmml inputs support.lmml",
-        cmd_inputs,
-    )
-    add_bundle(p)
-    add_json(p, "the inputs as JSON")
-    add_base_dir(p)
+    if wanted("inputs"):
+        p = command(
+            "inputs",
+            "list a template's declared inputs and where each is used",
+            "lmml inputs support.lmml",
+            "cmd_inputs",
+        )
+        add_bundle(p)
+        add_json(p, "the inputs as JSON")
+        add_base_dir(p)
 
-    p = command(
-        "fmt",
-        "format narratives with mdformat, every LMML construct kept as written",
-        "lmml fmt examples/ --check",
-        cmd_fmt,
-    )
-    p.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="bundles to format in place (.lmml, or the narrative inside a .lmmlz); a folder "
-        "means the bundles under it; - formats stdin to stdout",
-    )
-    p.add_argument(
-        "--check",
-        action="store_true",
-        help="change nothing; exit 1 when a file would be reformatted",
-    )
-    add_quiet(p)
+    if wanted("fmt"):
+        p = command(
+            "fmt",
+            "format narratives with mdformat, every LMML construct kept as written",
+            "lmml fmt examples/ --check",
+            "cmd_fmt",
+        )
+        p.add_argument(
+            "paths",
+            nargs="+",
+            metavar="PATH",
+            help="bundles to format in place (.lmml, or the narrative inside a .lmmlz); a folder "
+            "means the bundles under it; - formats stdin to stdout",
+        )
+        p.add_argument(
+            "--check",
+            action="store_true",
+            help="change nothing; exit 1 when a file would be reformatted",
+        )
+        add_quiet(p)
 
     return parser
 
@@ -530,7 +581,9 @@ def parse_arguments(arguments: Sequence[str]) -> Arguments:
     :raises UsageError: for a bad command line, unrecognised arguments included.
     """
     parsed = Arguments()  # filled in place
-    _, extra = build_parser().parse_known_args(arguments, parsed)
+    named = next((argument for argument in arguments if not argument.startswith("-")), None)
+    only = named if named in COMMANDS and arguments[0] == named else None
+    _, extra = build_parser(only).parse_known_args(arguments, parsed)
     if extra:
         raise UsageError(
             f"{parsed.command}: unrecognized arguments: {' '.join(extra)} "

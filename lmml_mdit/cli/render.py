@@ -4,7 +4,6 @@ JSON) and ``preview`` (an HTML page); and the ``--set KEY=VALUE`` values
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import warnings
@@ -15,7 +14,7 @@ from .output import STDIO, CliError, deliver, stdout_json, warn
 from .sources import Source, bundle_stem, located, open_source, same_file
 from .templates import given_inputs
 
-__all__ = ["cmd_preview", "cmd_render", "parse_setting"]
+__all__ = ["cmd_preview", "cmd_render"]
 
 
 def cmd_render(args: Arguments) -> int:
@@ -117,74 +116,3 @@ def cmd_preview(args: Arguments) -> int:
 
 
 # -- --set KEY=VALUE ----------------------------------------------------------------------
-
-_MAX_SETTING_DEPTH = 100
-"""How deeply a ``--set`` value may nest; real settings nest two or three levels."""
-
-_MAX_SETTING_ITEMS = 100_000
-"""How many values a ``--set`` value may hold once its YAML aliases are written out as
-copies, as the JSON request will (ten nested aliases of ten items are ten billion)."""
-
-
-def parse_setting(text: str) -> tuple[str, object]:
-    """``KEY=VALUE`` as ``(key, value)``, the value read as YAML (``max_tokens=300`` gives
-    the number 300, an empty value the empty string).
-
-    :raises argparse.ArgumentTypeError: without ``=`` or a key, or for a value that is no
-        JSON value (see :func:`_not_json`).
-    """
-    import yaml
-
-    key, equals, value = text.partition("=")
-    if not equals or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    parsed: object
-    try:
-        parsed = yaml.safe_load(value) if value.strip() else ""
-    except yaml.YAMLError:
-        parsed = value
-    except (RecursionError, ValueError, OverflowError) as error:
-        # PyYAML recurses once per nesting level and converts integers with int().
-        what = "nests too deeply" if isinstance(error, RecursionError) else "cannot be read"
-        raise argparse.ArgumentTypeError(f"{key.strip()}: the value {what}") from None
-    reason = _not_json(parsed)
-    if reason is not None:
-        raise argparse.ArgumentTypeError(
-            f"{key.strip()}: {reason}; a setting must be a JSON value (quote it to pass text: "
-            f"--set '{key.strip()}=\"...\"')"
-        )
-    return key.strip(), parsed
-
-
-def _not_json(value: object) -> str | None:
-    """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
-    non-finite float, a key that is not a string, a structure that contains itself, nests
-    past :data:`_MAX_SETTING_DEPTH` or holds more than :data:`_MAX_SETTING_ITEMS` values.
-    Walked without recursion, within that budget."""
-    pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
-    visited = 0
-    while pending:
-        item, depth, inside = pending.pop()
-        visited += 1
-        if visited > _MAX_SETTING_ITEMS:
-            return f"the value holds more than {_MAX_SETTING_ITEMS:,} items (aliases counted)"
-        if isinstance(item, (dict, list)):
-            if id(item) in inside:
-                return "the value contains itself"
-            if depth >= _MAX_SETTING_DEPTH:
-                return f"the value nests deeper than {_MAX_SETTING_DEPTH} levels"
-            children: list[object]
-            if isinstance(item, dict):
-                if not all(isinstance(key, str) for key in item):
-                    return "a mapping key is not a string"
-                children = list(item.values())
-            else:
-                children = list(item)
-            below = inside | {id(item)}
-            pending.extend((child, depth + 1, below) for child in children)
-        elif isinstance(item, float):
-            if item != item or item in (float("inf"), float("-inf")):
-                return f"{item} is not a JSON number"
-        elif item is not None and not isinstance(item, (str, int, bool)):
-            return f"a {type(item).__name__} is not a JSON value"
-    return None
