@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import stat
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -284,6 +282,8 @@ def _open_temporary(folder: str, name: str) -> tuple[int, str]:
         if claimed is not None:
             _sweep_stale(folder, name, claimed[1])
             return claimed
+    import tempfile  # imported when writing, so that commands which only read start faster
+
     return tempfile.mkstemp(dir=folder, prefix=f".{name}{TEMPORARY_MARK}-")
 
 
@@ -298,6 +298,8 @@ def _publish(temporary: str, real: str, *, exclusive: bool) -> None:
     except OSError:
         # A file system without hard links: exclusive creation is still no-clobber. The
         # copy is not atomic, so a copy that fails takes its partial file with it.
+        import shutil
+
         with open(temporary, "rb") as source, open(real, "xb") as sink:
             try:
                 shutil.copyfileobj(source, sink, 1 << 20)

@@ -28,7 +28,6 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 __all__ = [
@@ -98,6 +97,8 @@ def load_schema(file_name: str) -> Mapping[str, Any]:
     :raises FileNotFoundError: for a name the package does not ship.
     :raises ValueError: for a schema using a keyword the checker does not know.
     """
+    from importlib import resources  # costs more to import than the rest of validate
+
     text = resources.files(__package__ or "lmml_mdit").joinpath(_SCHEMAS_FOLDER).joinpath(file_name)
     schema: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
     _check_keywords(schema, file_name)

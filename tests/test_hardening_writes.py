@@ -16,6 +16,7 @@ import contextlib
 import errno
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -919,7 +920,7 @@ def test_an_exclusive_copy_that_fails_leaves_nothing(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "link", no_links)
-    monkeypatch.setattr(atomic.shutil, "copyfileobj", full_disk)
+    monkeypatch.setattr(shutil, "copyfileobj", full_disk)
     target = tmp_path / "new.lmml"
     with pytest.raises(OSError):
         atomic.atomic_write_bytes(target, b"## user\nhi\n", exclusive=True)

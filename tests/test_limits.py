@@ -11,6 +11,7 @@ import io
 import json
 import sys
 import tracemalloc
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,6 @@ import pytest
 from markdown_it import MarkdownIt
 
 import lmml_mdit
-import lmml_mdit.bundle.archive as archives
 from lmml_mdit.bundle import reserved
 from lmml_mdit.bundle.archive import Limits, check_entry_names
 from lmml_mdit.bundle.bundle import Bundle
@@ -203,7 +203,7 @@ def test_a_decoy_end_record_in_the_comment_is_counted_before_zipfile_reads_it(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("zipfile built the decoy directory before the limits ran")
 
-    monkeypatch.setattr(archives.zipfile, "ZipFile", refuse)
+    monkeypatch.setattr(zipfile, "ZipFile", refuse)
     with pytest.raises(LimitExceededError, match="max_entries") as raised:
         open_bundle(data, name="evil.lmmlz")
     assert raised.value.name == "x10000"

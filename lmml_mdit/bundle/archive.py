@@ -22,11 +22,10 @@ import struct
 import threading
 import unicodedata
 import weakref
-import zipfile
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import (
     BundleError,
@@ -40,6 +39,10 @@ from ..errors import (
 )
 from ..formats import ZIP_SIGNATURES
 from ..text import is_unicode
+
+if TYPE_CHECKING:
+    # zipfile is imported where an archive is read, so opening a bare .lmml never loads it.
+    import zipfile
 
 __all__ = [
     "Limits",
@@ -65,7 +68,6 @@ _ZIP64_END_RECORD = struct.Struct("<4sQ2H2L4Q")
 _FLAG_ENCRYPTED = 0x1
 _FLAG_STRONG_ENCRYPTION = 0x40
 _FLAG_UTF8 = 0x800
-_SUPPORTED_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -356,6 +358,8 @@ def _count_central_records(source: _Source, start: int, size: int, limits: Limit
 
 
 def _check_info(info: zipfile.ZipInfo, limits: Limits) -> None:
+    import zipfile
+
     name = info.orig_filename
     if info.flag_bits & (_FLAG_ENCRYPTED | _FLAG_STRONG_ENCRYPTION):
         raise EncryptedEntryError(
@@ -371,7 +375,7 @@ def _check_info(info: zipfile.ZipInfo, limits: Limits) -> None:
         )
     if name.endswith("/"):
         return
-    if info.compress_type not in _SUPPORTED_METHODS:
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         raise BundleError(
             f"the entry uses compression method {info.compress_type}, which is not supported",
             name=name,
@@ -477,6 +481,8 @@ class ZipArchive:
             limit, however its headers lie.
         :raises InvalidZipError: for damaged data (bad CRC, early end, truncation).
         """
+        import zipfile
+
         member = self.members[name]
         start = self._data_offset(member)
         if start + member.compress_size > self._source.length:
@@ -551,6 +557,8 @@ class ZipArchive:
 
 
 def _read_directory(source: _Source, limits: Limits) -> ZipArchive:
+    import zipfile
+
     directory_start, directory_size = _central_directory_span(source)
     _count_central_records(source, directory_start, directory_size, limits)
     try:

@@ -42,7 +42,6 @@ from .reserved import (
     load_manifest,
     load_settings,
 )
-from .saving import save_bundle
 from .validation import find_issues, missing_wording
 
 if TYPE_CHECKING:
@@ -578,6 +577,8 @@ class Bundle:
         :raises WriteError: when *path* is a folder, a device, a FIFO or a socket, or its
             folder cannot be written (missing, read-only, full); the old file is unchanged.
         """
+        from .saving import save_bundle  # writing is a job of its own: validate never loads it
+
         save_bundle(self, os.fspath(path))
 
     def pack(self) -> Bundle:

@@ -8,10 +8,20 @@ from typing import Final
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from ..syntax import writes_as_reference
 
-__all__ = ["DEFAULT_NAME", "bundle_name", "is_reference_name", "narrative_entry_name"]
+__all__ = [
+    "DEFAULT_NAME",
+    "REMOTE_SUFFIX",
+    "bundle_name",
+    "is_reference_name",
+    "is_remote_name",
+    "narrative_entry_name",
+]
 
 DEFAULT_NAME: Final = "untitled"
 """The name of a bundle given none (bytes or a stream without ``name=``)."""
+
+REMOTE_SUFFIX: Final = ".remote.json"
+"""The end of every remote asset's name (:mod:`lmml_mdit.bundle.remote`)."""
 
 
 def bundle_name(name: str) -> str:
@@ -41,3 +51,8 @@ def is_reference_name(name: str) -> bool:
     """Whether ``@name`` can read back as a reference to exactly *name* once the reader
     knows *name* (as a zip's entry names are known): the name's syntax alone."""
     return writes_as_reference(name, frozenset({name}))
+
+
+def is_remote_name(name: str) -> bool:
+    """Whether the embed *name* is a remote asset's."""
+    return name.endswith(REMOTE_SUFFIX) and len(name) > len(REMOTE_SUFFIX)

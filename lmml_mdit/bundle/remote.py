@@ -29,6 +29,7 @@ from typing import Literal
 from ..errors import BundleError
 from ..model import Issue
 from .contents import BundleContents
+from .names import REMOTE_SUFFIX, is_remote_name
 
 __all__ = [
     "FILE_ID_PROVIDERS",
@@ -42,9 +43,6 @@ __all__ = [
     "remote_entry",
     "remote_issues",
 ]
-
-REMOTE_SUFFIX = ".remote.json"
-"""The end of every remote asset's name."""
 
 MAX_URL_LENGTH = 8192
 """The longest URL or file id a remote asset holds, in characters (browsers and APIs
@@ -128,11 +126,6 @@ def _problem(remote: RemoteAsset) -> str | None:
     if remote.media_type is not None and not _clean(remote.media_type):
         return "media_type must be a short string without control characters"
     return None
-
-
-def is_remote_name(name: str) -> bool:
-    """Whether the embed *name* is a remote asset's."""
-    return name.endswith(REMOTE_SUFFIX) and len(name) > len(REMOTE_SUFFIX)
 
 
 def remote_entry(remote: RemoteAsset) -> tuple[str, bytes]:

@@ -17,7 +17,6 @@ numbers, ``NaN``, the infinities and lone surrogates, each with its line.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Mapping
@@ -436,6 +435,8 @@ def load_front_matter(text: str) -> dict[str, Any]:
 
 def sha256_hex(data: bytes) -> str:
     """The lowercase hex SHA-256 of *data* (the digest form ``manifest.json`` records)."""
+    import hashlib  # loading OpenSSL costs milliseconds a bare .lmml need not pay
+
     return hashlib.sha256(data).hexdigest()
 
 

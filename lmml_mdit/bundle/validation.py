@@ -14,15 +14,18 @@ from ..errors import BundleError, InvalidManifestError, InvalidSettingsError, Un
 from ..formats import MANIFEST_NAME
 from ..model import Embed, Issue
 from ..narrative.images import unsent_image_issues
-from ..narrative.toolcalls import tool_call_issues
+from ..narrative.narrative import Narrative
 from ..syntax import delimiter_issues
 from .archive import unsafe_reason
 from .contents import BundleContents, entry_holding, fences_differing_from_entries
-from .inputs import declared_inputs, input_issues
-from .names import is_reference_name
-from .remote import remote_issues
-from .reserved import FRONT_MATTER_NAME, RESERVED_NAMES, manifest_digests, sha256_hex
-from .setting_values import setting_issues
+from .names import is_reference_name, is_remote_name
+from .reserved import (
+    FRONT_MATTER_NAME,
+    RESERVED_NAMES,
+    SETTINGS_NAMES,
+    manifest_digests,
+    sha256_hex,
+)
 
 __all__ = ["did_you_mean", "find_issues", "missing_wording"]
 
@@ -90,6 +93,42 @@ def missing_wording(bundle: BundleContents, name: str) -> tuple[str, str, str | 
     )
 
 
+# The checks below the cross-check each read one kind of content; each is imported and run
+# only when the bundle holds that content, so that checking an ordinary narrative does not
+# load the modules for templates, settings, tool calls and remote assets (together about
+# a sixth of ``lmml validate``'s start-up). Each test is a superset of what its check
+# reads: it may run a check that finds nothing, never skip one that would find something.
+
+
+def _has_settings(bundle: BundleContents) -> bool:
+    """Whether *bundle* has settings to check (or settings that do not decode)."""
+    try:
+        return bool(bundle.settings)
+    except BundleError:
+        return True
+
+
+def _may_declare_inputs(bundle: BundleContents) -> bool:
+    """Whether *bundle* has a place to declare inputs: front matter or a settings embed.
+
+    Without either it is no template and, given no values, has no input issue.
+    """
+    narrative = bundle.narrative
+    return narrative.front_matter is not None or any(
+        name in bundle.entries or name in narrative.first_embeds for name in SETTINGS_NAMES
+    )
+
+
+def _may_hold_tool_calls(narrative: Narrative) -> bool:
+    """Whether *narrative* has a tool turn, or an inline fence in an assistant turn (where
+    every tool call is written)."""
+    return any(
+        turn.role == "tool"
+        or (turn.role == "assistant" and any(embed.is_inline for embed in turn.embeds))
+        for turn in narrative.turns
+    )
+
+
 def find_issues(
     bundle: BundleContents, *, inputs: Mapping[str, object] | None = None
 ) -> list[Issue]:
@@ -131,7 +170,11 @@ def find_issues(
                 )
             )
 
-    tool_issues = tool_call_issues(narrative)
+    tool_issues: list[Issue] = []
+    if _may_hold_tool_calls(narrative):
+        from ..narrative.toolcalls import tool_call_issues
+
+        tool_issues = tool_call_issues(narrative)
     # A tool turn naming no known call is reported as unknown_tool_call_id, not twice.
     unknown_calls = {i.name for i in tool_issues if i.kind == "unknown_tool_call_id"}
     for name, embed in first.items():
@@ -194,14 +237,23 @@ def find_issues(
         )
 
     issues.extend(_reserved_issues(bundle))
-    issues.extend(setting_issues(bundle))
+    if _has_settings(bundle):
+        from .setting_values import setting_issues
+
+        issues.extend(setting_issues(bundle))
     issues.extend(tool_issues)
     issues.extend(unsent_image_issues(bundle))
-    issues.extend(remote_issues(bundle))
+    if any(is_remote_name(name) for name in first):
+        from .remote import remote_issues
+
+        issues.extend(remote_issues(bundle))
     issues.extend(delimiter_issues(narrative))
-    declared = declared_inputs(bundle)
-    found = declared.placeholders(narrative.placeholders).found
-    issues.extend(input_issues(bundle, declared, found, inputs))
+    if inputs is not None or _may_declare_inputs(bundle):
+        from .inputs import declared_inputs, input_issues
+
+        declared = declared_inputs(bundle)
+        found = declared.placeholders(narrative.placeholders).found
+        issues.extend(input_issues(bundle, declared, found, inputs))
     if narrative.text.strip() and all(turn.delimiter_line is None for turn in narrative.turns):
         issues.append(
             Issue(

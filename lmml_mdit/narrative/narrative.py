@@ -35,7 +35,7 @@ import itertools
 import os
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -57,7 +57,9 @@ from ..syntax import (
 )
 from ..text import blank_edges, normalize_newlines
 from .index import StructureIndex
-from .placeholders import Placeholders, find_placeholders
+
+if TYPE_CHECKING:
+    from .placeholders import Placeholders
 
 __all__ = [
     "CONTEXT_TURN_NUMBER",
@@ -205,7 +207,10 @@ class Narrative:
     @functools.cached_property
     def placeholders(self) -> Placeholders:
         """The input placeholders (``{{ name }}``) and their escapes, found once when first
-        asked for (:mod:`lmml_mdit.narrative.placeholders`)."""
+        asked for (:mod:`lmml_mdit.narrative.placeholders`, imported then: only templates
+        read it)."""
+        from .placeholders import find_placeholders
+
         return find_placeholders(self)
 
     @property

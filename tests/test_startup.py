@@ -1,0 +1,149 @@
+"""What ``lmml`` loads to start: each command imports the modules its job needs, no more.
+
+Start-up time itself is measured by ``benchmarks/bench_startup.py``; these tests pin the
+structure that time rests on, in a fresh interpreter each.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lmml_mdit.cli.options import Parser
+from lmml_mdit.cli.parser import COMMANDS, build_parser, parse_arguments
+from tests._cli import ROOT
+
+_LOADED = """
+import json, sys
+from lmml_mdit.cli import main
+status = main(sys.argv[1:])
+print(json.dumps([status, sorted(sys.modules)]))
+"""
+
+
+def _loaded(*args: str) -> tuple[int, set[str], str]:
+    """The exit status of ``lmml ARGS``, the modules loaded by its end, and its output."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, *args],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+        check=True,
+    )
+    *output, last = done.stdout.splitlines()
+    status, modules = json.loads(last)
+    return status, set(modules), "\n".join(output)
+
+
+BARE = """## system
+Answer briefly.
+
+## user
+What does @notes.txt say?
+
+@@@notes.txt
+Three short lines.
+@@@
+
+## assistant
+It says to read it.
+"""
+
+NOT_FOR_A_BARE_NARRATIVE = {
+    # other commands and the layers above the bundle
+    "lmml_mdit.cli.interchange",
+    "lmml_mdit.cli.render",
+    "lmml_mdit.cli.rewrite",
+    "lmml_mdit.cli.toolchain",
+    "lmml_mdit.cli.editor",
+    "lmml_mdit.chat.outgoing",
+    "lmml_mdit.preview.page",
+    # writing, templates, settings, tool calls and remote assets
+    "lmml_mdit.bundle.saving",
+    "lmml_mdit.bundle.packing",
+    "lmml_mdit.bundle.inputs",
+    "lmml_mdit.narrative.placeholders",
+    "lmml_mdit.bundle.setting_values",
+    "lmml_mdit.schema",
+    "lmml_mdit.narrative.toolcalls",
+    "lmml_mdit.bundle.remote",
+    # what only archives, digests and writes need
+    "zipfile",
+    "hashlib",
+    "tempfile",
+    "shutil",
+    "importlib.resources",
+}
+
+
+def test_validating_a_bare_narrative_loads_only_what_it_reads(tmp_path: Path) -> None:
+    path = tmp_path / "small.lmml"
+    path.write_text(BARE, encoding="utf-8")
+    status, modules, _ = _loaded("validate", str(path))
+    assert status == 0
+    assert "lmml_mdit.bundle.validation" in modules  # the check itself did run
+    assert modules & NOT_FOR_A_BARE_NARRATIVE == set()
+
+
+@pytest.mark.parametrize(
+    ("content", "module", "kind"),
+    [
+        ("---\ninputs:\n  who: {type: string}\n---\n## user\nHi\n", "inputs", "unused_input"),
+        (
+            "---\nsettings:\n  temperature: 9\n---\n## user\nHi\n",
+            "setting_values",
+            "invalid_setting",
+        ),
+        ("## user\nHi\n\n## tool\n@call_1.tool_call.json\n", "toolcalls", "unknown_tool_call_id"),
+        (
+            '## user\n@x.remote.json\n\n@@@x.remote.json\n{"kind": 1}\n@@@\n',
+            "remote",
+            "invalid_remote_asset",
+        ),
+    ],
+)
+def test_each_check_loads_when_the_bundle_holds_its_content(
+    tmp_path: Path, content: str, module: str, kind: str
+) -> None:
+    path = tmp_path / "case.lmml"
+    path.write_text(content, encoding="utf-8")
+    _, modules, output = _loaded("validate", "--json", str(path))
+    assert any(name.endswith(f".{module}") for name in modules)
+    assert kind in {issue["kind"] for report in json.loads(output) for issue in report["issues"]}
+
+
+def test_a_named_command_builds_only_its_own_parser() -> None:
+    parser = build_parser("validate")
+    choices = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert list(choices) == ["validate"]
+    assert set(build_parser()._subparsers._group_actions[0].choices) == set(COMMANDS)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate", "a.lmml", "b.lmml", "--json"],
+        ["validate", "a.lmml", "--json", "b.lmml"],
+        ["validate", "--strict", "a.lmml"],
+        ["pack", "chat.lmml", "--force", "out.lmmlz"],
+        ["pack", "chat.lmml", "out.lmmlz", "--force"],
+        ["to-md", "x.lmml", "-q", "--delimiters", "loose"],
+        ["render", "x.lmml", "--request", "--set", "max_tokens=300", "--model", "m"],
+        ["render", "--provider", "anthropic", "x.lmml", "--set", "a=1", "--set", "b=2"],
+        ["export", "folder", "--jsonl", "out.jsonl", "--provider", "openai"],
+        ["cat", "x.lmmlz", "--base-dir", ".", "a.png"],
+    ],
+)
+def test_the_quick_parse_reads_every_line_as_the_intermixed_parse(argv: list[str]) -> None:
+    quick = parse_arguments(argv)
+    subparser = build_parser(argv[0])._subparsers._group_actions[0].choices[argv[0]]  # type: ignore[union-attr]
+    assert isinstance(subparser, Parser)
+    subparser._intermixing = True  # the intermixed parse alone
+    intermixed, extra = subparser.parse_known_intermixed_args(argv[1:])
+    assert extra == []
+    expected = {key: value for key, value in vars(intermixed).items() if key != "handler"}
+    assert {key: getattr(quick, key) for key in expected} == expected
