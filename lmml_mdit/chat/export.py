@@ -304,21 +304,42 @@ def _run(
             _record(path, _convert(path, provider, *choices), handle, report, progress)
         return
     workers = min(workers, len(ahead))
+    # Bundles go to the workers in chunks: a small bundle converts in about as long as a
+    # round trip to a worker takes, and this process (the third on two cores) would
+    # otherwise spend its time sending paths and receiving lines.
+    size = _CHUNK_BUNDLES
     window = 2 * workers
-    pending: deque[tuple[str, Future[_Result]]] = deque()
+    pending: deque[tuple[list[str], Future[list[_Result]]]] = deque()
 
     def drain_one() -> None:
-        path, future = pending.popleft()
-        _record(path, future.result(), handle, report, progress)
+        chunk, future = pending.popleft()
+        for path, result in zip(chunk, future.result(), strict=True):
+            _record(path, result, handle, report, progress)
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for path in itertools.chain(ahead, paths):
-            report.total += 1
-            pending.append((path, pool.submit(_convert, path, provider, *choices)))
+        remaining = itertools.chain(ahead, paths)
+        while chunk := list(itertools.islice(remaining, size)):
+            report.total += len(chunk)
+            pending.append((chunk, pool.submit(_convert_chunk, chunk, provider, *choices)))
             if len(pending) >= window:
                 drain_one()
         while pending:
             drain_one()
+
+
+_CHUNK_BUNDLES = 8
+"""How many bundles a worker converts per task (results still come back in folder order)."""
+
+
+def _convert_chunk(
+    paths: list[str],
+    provider: str,
+    strict: bool,
+    syntax: _Syntax,
+    unknown_settings: UnknownSettings,
+) -> list[_Result]:
+    """Worker: :func:`_convert` of each of *paths*, in order."""
+    return [_convert(path, provider, strict, syntax, unknown_settings) for path in paths]
 
 
 def _record(
