@@ -267,8 +267,8 @@ def request_params(
                     )
                     warn(
                         UnknownSettingWarning(
-                            f"setting {key!r} left out: {chosen.target} {why} (the "
-                            "unknown-settings choice 'pass' sends it as is)"
+                            f"setting {key!r} left out: {chosen.target} {why} (unknown "
+                            "settings 'pass' would send it as is)"
                         )
                     )
                     continue
