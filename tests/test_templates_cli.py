@@ -57,6 +57,31 @@ def test_render_reads_an_inputs_file_and_flags_win(tmp_path: Path) -> None:
     assert json.loads(result.stdout)[0]["content"][0]["text"] == "I am @Bo, n=3."
 
 
+def test_paths_in_a_values_file_are_read_beside_it(tmp_path: Path) -> None:
+    # As a bundle's assets sit beside its narrative, a case's images sit beside its file.
+    path = write_template(tmp_path)
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "shot.png").write_bytes(PNG)
+    (folder / "one.json").write_text(json.dumps({"who": "Ada", "shot": "shot.png"}))
+    (folder / "all.jsonl").write_text(
+        json.dumps({"who": "a", "shot": "shot.png"})
+        + "\n"
+        + json.dumps({"who": "b", "shot": str(folder / "shot.png")})
+        + "\n"
+    )
+    one = run("render", path, "--inputs", "cases/one.json", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert json.loads(one.stdout)[0]["content"][1]["type"] == "image_url"
+    every = run("render", path, "--cases", "cases/all.jsonl", cwd=tmp_path)
+    assert every.returncode == 0, every.stderr
+    parts = [json.loads(line)[0]["content"][1]["type"] for line in every.stdout.splitlines()]
+    assert parts == ["image_url", "image_url"]
+    # On the command line a path stays relative to the working directory.
+    flag = run("render", path, "--input", "who=x", "--input", "shot=@cases/shot.png", cwd=tmp_path)
+    assert flag.returncode == 0, flag.stderr
+
+
 def test_render_refuses_missing_and_bad_inputs_in_one_line(tmp_path: Path) -> None:
     path = write_template(tmp_path)
     missing = run("render", path)

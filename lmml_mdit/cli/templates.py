@@ -102,14 +102,14 @@ def given_inputs(args: Arguments, source: Source) -> dict[str, object] | None:
     from ..bundle.inputs import declared_inputs
 
     values: dict[str, object] = {}
+    with source.about():
+        declarations = declared_inputs(source.bundle)
     if args.inputs_file:
         loaded = _read_json_file(args.inputs_file, "--inputs")
         if not isinstance(loaded, dict):
             raise CliError(f"--inputs {args.inputs_file}: not a JSON object of input values")
-        values.update(_unwrapped(loaded, None))
+        values.update(_beside(args.inputs_file, _unwrapped(loaded, None), declarations))
     if args.input_values:
-        with source.about():
-            declarations = declared_inputs(source.bundle)
         for text in args.input_values:
             name, value = _flag_value(declarations, text)
             values[name] = value
@@ -152,7 +152,28 @@ def read_cases(path: str, declarations: InputDeclarations) -> Iterator[CaseInput
             if not isinstance(case, dict):
                 yield UnreadCase("not a JSON object of input values")
                 continue
-            yield _unwrapped(case, declarations)
+            yield _beside(path, _unwrapped(case, declarations), declarations)
+
+
+def _beside(file: str, values: dict[str, Any], declarations: InputDeclarations) -> dict[str, Any]:
+    """*values* read from *file*, the relative paths of its ``image`` and ``file`` inputs
+    made relative to that file's folder, as a bundle's assets are to its narrative (a path
+    on the command line stays relative to the working directory; standard input's too)."""
+    if file == STDIO:
+        return values
+    folder = os.path.dirname(file)
+    beside = dict(values)
+    for name, value in values.items():
+        spec = declarations.specs.get(name)
+        if (
+            spec is not None
+            and spec.is_asset
+            and isinstance(value, str)
+            and not value.startswith("data:")
+            and not os.path.isabs(value)
+        ):
+            beside[name] = os.path.join(folder, value)
+    return beside
 
 
 def render_case_file(args: Arguments, options: dict[str, object]) -> int:
