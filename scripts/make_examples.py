@@ -233,6 +233,7 @@ def weather_tools() -> str:
     it, in the tool-call convention."""
     call = {"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris", "unit": "C"}}
     return f"""<!-- system -->
+
 You are a weather assistant. Call a tool when you need live data.
 
 ## Turn 1 -- user

@@ -29,7 +29,7 @@ def test_a_bundle_displays_as_html_and_markdown() -> None:
         markdown = data[MARKDOWN]
     assert isinstance(markdown, str)
     # The comment delimiter, an invisible HTML comment in Markdown, shows its role.
-    assert markdown.startswith("\n**system**\n\nYou are a weather assistant.")
+    assert markdown.startswith("**system**\n\nYou are a weather assistant.")
     assert "[Attachment: call_1.tool_call.json]" in markdown
     assert "<!--" not in markdown
 

@@ -88,8 +88,11 @@ def _export(source: BundleSource | Narrative, *, show_comment_roles: bool) -> st
         for turn in narrative.turns:
             if turn.delimiter_line is not None and turn.heading is None:
                 index = turn.delimiter_line - 1
-                # Blank lines around it: a comment may touch the paragraphs beside it.
-                spans[index] = [(0, len(lines[index]), f"\n**{turn.role}**\n")]
+                # Blank lines around it where there are none: a comment may touch the
+                # paragraphs beside it.
+                before = "\n" if index > 0 and lines[index - 1].strip() else ""
+                after = "\n" if index + 1 < len(lines) and lines[index + 1].strip() else ""
+                spans[index] = [(0, len(lines[index]), f"{before}**{turn.role}**{after}")]
     out: list[str] = []
     for index, line in enumerate(lines):
         if index in dropped:
