@@ -728,11 +728,13 @@ def test_one_function_escapes_names_for_the_terminal() -> None:
 def _folder_of_bundles(folder: Path, count: int) -> Path:
     folder.mkdir()
     for index in range(count):
-        (folder / f"b{index}.lmml").write_text(f"## user\n\nhello {index}\n")
+        (folder / f"b{index:03d}.lmml").write_text(f"## user\n\nhello {index}\n")
     return folder
 
 
-@pytest.mark.parametrize(("bundles", "asked"), [(0, 64), (1, 64), (2, 64), (3, 2), (5, None)])
+@pytest.mark.parametrize(
+    ("bundles", "asked"), [(0, 64), (1, 64), (2, 64), (3, 2), (5, None), (37, 2)]
+)
 def test_export_never_starts_more_workers_than_cores_or_bundles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundles: int, asked: int | None
 ) -> None:

@@ -295,9 +295,9 @@ def _run(
     choices: tuple[bool, _Syntax, UnknownSettings],
 ) -> None:
     paths = iter_bundles(folder)
-    # Look ahead by as many bundles as there could be workers, so a folder of fewer
-    # bundles starts fewer processes (and one bundle none at all).
-    ahead = list(itertools.islice(paths, workers + 1))
+    # Look ahead by a full chunk for every worker, so a folder of fewer bundles starts
+    # fewer processes (one bundle none at all) and shares its bundles out evenly.
+    ahead = list(itertools.islice(paths, workers * _CHUNK_BUNDLES + 1))
     if len(ahead) <= 1:
         for path in ahead:
             report.total += 1
@@ -307,7 +307,7 @@ def _run(
     # Bundles go to the workers in chunks: a small bundle converts in about as long as a
     # round trip to a worker takes, and this process (the third on two cores) would
     # otherwise spend its time sending paths and receiving lines.
-    size = _CHUNK_BUNDLES
+    size = min(_CHUNK_BUNDLES, -(-len(ahead) // workers))
     window = 2 * workers
     pending: deque[tuple[list[str], Future[list[_Result]]]] = deque()
 
