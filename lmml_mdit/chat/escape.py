@@ -115,21 +115,27 @@ def escape_text(text: str, known_names: Container[str] | None = None) -> str:
     if len(normalized) <= size or "]:" in normalized or "@@@" in normalized:
         return escape_parsed(normalized, known_names)
     cuts = pieces.cut_offsets(normalized, 0, len(normalized), size)
-    bounds = [0, *cuts, len(normalized) + 1]
+    bounds = [pieces.Cut(0, 0, 0), *cuts, pieces.Cut(len(normalized) + 1, 0, 0)]
     escaped: list[str] = []
-    start = 0  # index into bounds of the piece's first line
-    end = 1
-    while start < len(bounds) - 1:
-        last = end == len(bounds) - 1
-        piece = normalized[bounds[start] : bounds[end] - 1]
-        body = _escape_lines(piece.split("\n"), known_names, close=last)
+    first, last = 0, 1  # the piece runs from bounds[first] to bounds[last]
+    while first < len(bounds) - 1:
+        cut = bounds[first]
+        context = normalized[cut.context_start : cut.context_end].split("\n")
+        piece = normalized[cut.offset : bounds[last].offset - 1]
+        lines = [*context, *piece.split("\n")] if cut.has_context else piece.split("\n")
+        body = _escape_lines(
+            lines,
+            known_names,
+            close=last == len(bounds) - 1,
+            context=len(context) if cut.has_context else 0,
+        )
         if body is None:  # still open at the cut: parse it again with more after it
-            tried = bounds[end] - bounds[start]
-            while end < len(bounds) - 1 and bounds[end] - bounds[start] < 2 * tried:
-                end += 1
+            tried = bounds[last].offset - cut.offset
+            while last < len(bounds) - 1 and bounds[last].offset - cut.offset < 2 * tried:
+                last += 1
             continue
         escaped.append(body)
-        start, end = end, end + 1
+        first, last = last, last + 1
     return "\n".join(escaped)
 
 
@@ -143,11 +149,15 @@ def escape_parsed(text: str, known_names: Container[str] | None = None) -> str:
 
 
 def _escape_lines(
-    lines: list[str], known_names: Container[str] | None, *, close: bool
+    lines: list[str], known_names: Container[str] | None, *, close: bool, context: int = 0
 ) -> str | None:
     """The escaped text of *lines* (changed in place); with *close* false, None when
     the text leaves a block open that would swallow a following heading (the caller
     cut it too early) instead of closing it.
+
+    :param context: how many of the first lines are only context (a table's header and
+        delimiter rows for a piece of its body): parsed, but neither escaped nor part of
+        the text returned.
 
     :raises ImportFormatError: if the text cannot be made safe.
     """
@@ -167,11 +177,11 @@ def _escape_lines(
         changed = False
         # Right to left within a line, so earlier columns stay valid.
         for embed in sorted(embeds, key=lambda e: (e.line, e.column), reverse=True):
-            if 0 <= embed.line - 1 - _BODY_LINE < len(lines):
+            if context <= embed.line - 1 - _BODY_LINE < len(lines):
                 _escape(lines, embed.line - 1 - _BODY_LINE, embed.column)
                 changed = True
         for token in delimiters:
-            if token.map is not None and 0 <= token.map[0] - _BODY_LINE < len(lines):
+            if token.map is not None and context <= token.map[0] - _BODY_LINE < len(lines):
                 _escape_delimiter(lines, token, _BODY_LINE)
                 changed = True
         if changed:
@@ -180,7 +190,7 @@ def _escape_lines(
             token.map is not None and token.map[0] == sentinel_line for token in delimiters
         )
         if sentinel_found:
-            return body
+            return "\n".join(lines[context:]) if context else body
         if not close:
             return None
         closer = _closer(tokens, sentinel_line)

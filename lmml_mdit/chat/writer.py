@@ -321,13 +321,17 @@ def _read_back_long(written: _Written, index: int, known: frozenset[str], name: 
     text = written.text
     role = written.roles[index]
     start, end = written.body(index)
-    bounds = [start, *pieces.cut_offsets(text, start, end), end + 1]
+    bounds = [pieces.Cut(start, 0, 0), *pieces.cut_offsets(text, start, end)]
+    bounds.append(pieces.Cut(end + 1, 0, 0))
     stand_in = turn_heading(1, role)
     first, last = 0, 1
     while first < len(bounds) - 1:
         final = last == len(bounds) - 1
+        cut = bounds[first]
         heading = written.heading(index) if first == 0 else stand_in
-        body = text[bounds[first] : bounds[last] - 1]
+        body = text[cut.offset : bounds[last].offset - 1]
+        if cut.has_context:  # a table's rows, after its header and delimiter rows
+            body = text[cut.context_start : cut.context_end] + "\n" + body
         if final:
             after, closing = _next_heading(written, index + 1)
         else:
@@ -339,8 +343,8 @@ def _read_back_long(written: _Written, index: int, known: frozenset[str], name: 
             continue
         if final or len(found) != 1 or found[0][0] != role:
             raise _not_read_back(name)
-        tried = bounds[last] - bounds[first]  # the heading after it was swallowed
-        while last < len(bounds) - 1 and bounds[last] - bounds[first] < 2 * tried:
+        tried = bounds[last].offset - cut.offset  # the heading after it was swallowed
+        while last < len(bounds) - 1 and bounds[last].offset - cut.offset < 2 * tried:
             last += 1
 
 
