@@ -216,10 +216,12 @@ def import_path(
     conversation per line; *out* is then a folder (created if needed) receiving one bundle
     per non-blank line, named by its line number: ``000001.lmmlz``, ``000002.lmmlz``...
 
-    A JSONL file is read a line at a time, and each line's JSON is dropped once read, so
-    memory follows the largest line, not the file (see :doc:`/limits`). A payload (a JSON
-    file, standard input, one line) larger than *limits*' ``max_total_size`` is refused
-    before it is held.
+    A JSONL file is read a line at a time, each line's JSON dropped once its conversation
+    is read, and each bundle is written with :func:`~lmml_mdit.chat.writer.save_conversation`,
+    which escapes and checks the narrative a bounded piece at a time: memory follows the
+    largest line, not the file, nor the whole parse of a narrative. A payload (a JSON
+    file, standard input, one line) is read in chunks, and one larger than the limits'
+    ``max_total_size`` (the most a bundle may hold) is refused before it is held.
 
     :param progress: called as ``progress(done, total, detail)`` after each bundle.
     :param limits: the limits payloads are read under (default :class:`Limits`).
