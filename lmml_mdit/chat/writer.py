@@ -59,7 +59,7 @@ from ..bundle.remote import RemoteAsset, remote_entry
 from ..bundle.reserved import load_manifest, manifest_digests
 from ..bundle.saving import save_archive
 from ..errors import ImportFormatError
-from ..formats import MANIFEST_NAME, NARRATIVE_SUFFIX
+from ..formats import MANIFEST_NAME
 from ..media import extension_for, is_text_type
 from ..narrative.narrative import parse
 from ..narrative.native import native_fence, native_name
@@ -385,5 +385,5 @@ def save_conversation(conversation: ImportedConversation, path: str) -> None:
         # Digests to bring up to date, perhaps of fences: the bundle's own save does it.
         write_bundle(conversation, name).save(path)
         return
-    _read_back(written, name + NARRATIVE_SUFFIX)
+    _read_back(written, name)
     save_archive(path, written.text, written.entries)
