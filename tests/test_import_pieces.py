@@ -290,3 +290,45 @@ def test_escape_module_parses_a_long_text_in_pieces(monkeypatch: pytest.MonkeyPa
     text = "\n".join(["@a.png"] * 10_000)
     assert escape_text(text) == "\n".join(["\\@a.png"] * 10_000)
     assert len(seen) > 1 and max(seen) * 8 <= 2 * pieces.PIECE_CHARACTERS
+
+
+MESSAGES = st.lists(
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["user", "assistant"]),
+            "content": st.lists(st.sampled_from(LINES), min_size=1, max_size=30).map(
+                lambda lines: "\n".join(lines).strip("\n") or "x"
+            ),
+        }
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(MESSAGES, st.sampled_from([1, 8, 40, 200]))
+def test_the_check_in_pieces_decides_as_the_whole_check(
+    messages: list[dict[str, str]], size: int
+) -> None:
+    # Unescaped, most such conversations do not read back: the check in pieces must
+    # refuse exactly those the check of the whole narrative refuses.
+    conversation = read_conversation(messages)
+    saved = writer.escape_text, pieces.PIECE_CHARACTERS
+    writer.escape_text = lambda text, names: text  # type: ignore[assignment]
+    try:
+        try:
+            writer.write_bundle(conversation, "x")
+            whole = True
+        except ImportFormatError:
+            whole = False
+        pieces.PIECE_CHARACTERS = size
+        written = writer._write(conversation)
+        try:
+            writer._read_back(written, "x")
+            cut = True
+        except ImportFormatError:
+            cut = False
+    finally:
+        writer.escape_text, pieces.PIECE_CHARACTERS = saved
+    assert cut == whole
