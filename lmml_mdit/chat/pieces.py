@@ -21,7 +21,15 @@ A cut before line *m* is one of:
   definition), and holds no character that opens an inline construct able to span lines
   (a code span, a link or image, raw HTML, an autolink). Such a paragraph is read line
   by line: its references, escapes and role headings (none) come out the same whether it
-  is parsed whole or in runs of lines.
+  is parsed whole or in runs of lines;
+- a **row cut**: between the body rows of a plain table (see :func:`cut_offsets`), the
+  piece after it parsed after the table's header and delimiter rows.
+
+Two things reach across any cut, and the callers handle them: a link reference
+definition (``[label]: url``) applies to the whole document, so a text holding ``]:`` is
+escaped whole; an ``@@@`` fence makes its name a known reference everywhere, so a text
+holding ``@@@`` is escaped whole too (turn delimiters, which the read-back check looks
+at, depend on neither).
 
 The blocks that run to a closing line are the one thing a cut cannot see. The caller
 proves each piece closed by parsing it followed by a blank line and a role heading: when
