@@ -13,7 +13,7 @@ import io
 import os
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import IO
 
 from ..atomic import atomic_write, atomic_write_bytes
@@ -26,7 +26,7 @@ from .names import narrative_entry_name
 from .packing import rewrite_fence
 from .reserved import dump_manifest, manifest_digests, sha256_hex
 
-__all__ = ["bundle_bytes", "save_bundle"]
+__all__ = ["bundle_bytes", "save_archive", "save_bundle"]
 
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -110,6 +110,23 @@ def _checked_entry_names(path: str, entries: tuple[str, ...]) -> str:
     return narrative_name
 
 
+def save_archive(path: str, text: str, entries: Mapping[str, bytes]) -> None:
+    """Write a zip bundle of the narrative *text* and the asset *entries* to *path*
+    atomically, as :func:`save_bundle` writes a zip bundle held in memory, without a
+    parsed narrative (an importer that checked what it wrote).
+
+    The caller keeps the digests a ``manifest.json`` entry records current (it writes
+    none, or hands a bundle to :func:`save_bundle`).
+
+    :raises WriteError: as :func:`save_bundle`.
+    :raises UnsafeEntryError: (and the other :func:`~lmml_mdit.bundle.archive.check_entry_names`
+        errors) for an archive :func:`lmml_mdit.open` would refuse.
+    """
+    narrative_name = _checked_entry_names(path, tuple(entries))
+    with atomic_write(path) as stream:
+        _write_entries(stream, narrative_name, text, entries.items())
+
+
 def _write_zip(
     bundle: BundleContents,
     stream: IO[bytes],
@@ -117,10 +134,18 @@ def _write_zip(
     text: str,
     replaced: Mapping[str, bytes],
 ) -> None:
+    entries = (
+        (name, replaced[name] if name in replaced else bundle.read(name)) for name in bundle.entries
+    )
+    _write_entries(stream, narrative_name, text, entries)
+
+
+def _write_entries(
+    stream: IO[bytes], narrative_name: str, text: str, entries: Iterable[tuple[str, bytes]]
+) -> None:
     with zipfile.ZipFile(stream, "w") as archive:
         _write_entry(archive, narrative_name, text.encode("utf-8"))
-        for name in bundle.entries:
-            data = replaced[name] if name in replaced else bundle.read(name)
+        for name, data in entries:
             _write_entry(archive, name, data)
 
 

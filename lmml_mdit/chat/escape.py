@@ -13,8 +13,8 @@ what the parser would misread is touched, and fixes each:
   comment ``\\<!--``: each stays a paragraph;
 - an unclosed code fence or HTML block gets its closing line appended.
 
-The result is checked by parsing it again before a turn heading; the loop ends when the
-heading is read as the only delimiter and no embed is found.
+The result is checked by parsing it again between two turn headings; the loop ends when
+the headings are read as the only delimiters and no embed is found.
 
 Not the transcript's escaping (:mod:`lmml_mdit.transcript.encoding`): that one is undone
 exactly on reading (its manifest records it); imported text has no manifest, so here only
@@ -33,11 +33,16 @@ from ..narrative.narrative import default_parser
 from ..syntax import DELIMITERS_KEY, EMBEDS_KEY, KNOWN_NAMES_KEY
 from ..syntax.write import escape_at
 from ..text import as_turn_text
+from . import pieces
 
 __all__ = ["escape_text", "normalize_text"]
 
 _SENTINEL = "## Turn 1 -- user"
 _HTML_CLOSERS = ("-->", "</pre>", "</script>", "</style>", "</textarea>", "?>", "]]>", ">")
+_EMPTY = f"{_SENTINEL}\n\n{_SENTINEL}\n"
+_BODY_LINE = 2
+"""The 0-based line where the text starts in the document parsed: after a heading and a
+blank line."""
 _MAX_ROUNDS = 64
 # Every construct above needs one of these characters: "@" (reference, fence), "#" (ATX
 # heading), "=" or "-" (setext underline), "<" (role comment, HTML block), "`" or "~"
@@ -54,9 +59,10 @@ def _escape(lines: list[str], line: int, column: int) -> None:
     lines[line] = escape_at(lines[line], column)
 
 
-def _escape_delimiter(lines: list[str], token: Token) -> None:
+def _escape_delimiter(lines: list[str], token: Token, offset: int) -> None:
+    """Escape the delimiter *token*, whose map counts *offset* lines before *lines*."""
     assert token.map is not None
-    first, last = token.map[0], token.map[1] - 1
+    first, last = token.map[0] - offset, token.map[1] - 1 - offset
     if token.type == "lmml_role" or token.markup.startswith("#"):
         source = lines[first]
         _escape(lines, first, len(source) - len(source.lstrip()) + 1)
@@ -91,6 +97,13 @@ def escape_text(text: str, known_names: Container[str] | None = None) -> str:
     """Return *text* normalised (:func:`normalize_text`) and escaped so that, placed as a
     turn's body, it is read back as one turn with exactly this text and no embeds.
 
+    A long text is parsed in pieces of about :data:`~lmml_mdit.chat.pieces.PIECE_CHARACTERS`,
+    cut where the parse cannot change (:mod:`lmml_mdit.chat.pieces`), so that memory stays
+    bounded by the piece, not the text; each piece but the last must be read closed (the
+    heading after it a delimiter), or it is parsed again together with what follows. A
+    text that may define link references (``]:``) or hold an ``@@@`` fence, whose names
+    reach every reference, is parsed whole.
+
     :param known_names: the asset names the bundle will hold (its reader knows them, so
         ``@name`` of one reads as a reference even without an extension).
     :raises ImportFormatError: if the text cannot be made safe (not expected to happen).
@@ -98,32 +111,78 @@ def escape_text(text: str, known_names: Container[str] | None = None) -> str:
     normalized = normalize_text(text)
     if _STRUCTURE_CHARACTERS.isdisjoint(normalized):
         return normalized
-    return escape_parsed(normalized, known_names)
+    size = pieces.PIECE_CHARACTERS
+    if len(normalized) <= size or "]:" in normalized or "@@@" in normalized:
+        return escape_parsed(normalized, known_names)
+    cuts = pieces.cut_offsets(normalized, 0, len(normalized), size)
+    bounds = [pieces.Cut(0, 0, 0), *cuts, pieces.Cut(len(normalized) + 1, 0, 0)]
+    escaped: list[str] = []
+    first, last = 0, 1  # the piece runs from bounds[first] to bounds[last]
+    while first < len(bounds) - 1:
+        cut = bounds[first]
+        context = normalized[cut.context_start : cut.context_end].split("\n")
+        piece = normalized[cut.offset : bounds[last].offset - 1]
+        lines = [*context, *piece.split("\n")] if cut.has_context else piece.split("\n")
+        body = _escape_lines(
+            lines,
+            known_names,
+            close=last == len(bounds) - 1,
+            context=len(context) if cut.has_context else 0,
+        )
+        if body is None:  # still open at the cut: parse it again with more after it
+            tried = bounds[last].offset - cut.offset
+            while last < len(bounds) - 1 and bounds[last].offset - cut.offset < 2 * tried:
+                last += 1
+            continue
+        escaped.append(body)
+        first, last = last, last + 1
+    return "\n".join(escaped)
 
 
 def escape_parsed(text: str, known_names: Container[str] | None = None) -> str:
-    """:func:`escape_text` without the shortcut for text free of structure characters."""
+    """:func:`escape_text` without the shortcut for text free of structure characters,
+    parsing the text whole."""
     lines = normalize_text(text).split("\n") if text.strip() else []
+    body = _escape_lines(lines, known_names, close=True)
+    assert body is not None  # with close=True it returns or raises
+    return body
+
+
+def _escape_lines(
+    lines: list[str], known_names: Container[str] | None, *, close: bool, context: int = 0
+) -> str | None:
+    """The escaped text of *lines* (changed in place); with *close* false, None when
+    the text leaves a block open that would swallow a following heading (the caller
+    cut it too early) instead of closing it.
+
+    :param context: how many of the first lines are only context (a table's header and
+        delimiter rows for a piece of its body): parsed, but neither escaped nor part of
+        the text returned.
+
+    :raises ImportFormatError: if the text cannot be made safe.
+    """
     parser = default_parser()
     for _ in range(_MAX_ROUNDS):
         body = "\n".join(lines)
-        document = f"{body}\n\n{_SENTINEL}\n" if lines else f"{_SENTINEL}\n"
+        # Between two headings, as it will stand: never at the document's start (where
+        # "---" would open front matter), and a block left open swallows the second.
+        document = f"{_SENTINEL}\n\n{body}\n\n{_SENTINEL}\n" if lines else _EMPTY
         env: dict[str, object] = {}
         if known_names is not None:
             env[KNOWN_NAMES_KEY] = known_names
         tokens = parser.parse(document, env)
-        sentinel_line = len(lines) + 1 if lines else 0
+        sentinel_line = _BODY_LINE + len(lines) + 1 if lines else _BODY_LINE
         embeds: list[Embed] = env[EMBEDS_KEY]  # type: ignore[assignment]
         delimiters: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
         changed = False
         # Right to left within a line, so earlier columns stay valid.
         for embed in sorted(embeds, key=lambda e: (e.line, e.column), reverse=True):
-            if embed.line - 1 < len(lines):
-                _escape(lines, embed.line - 1, embed.column)
+            if context <= embed.line - 1 - _BODY_LINE < len(lines):
+                _escape(lines, embed.line - 1 - _BODY_LINE, embed.column)
                 changed = True
         for token in delimiters:
-            if token.map is not None and token.map[0] < len(lines):
-                _escape_delimiter(lines, token)
+            if token.map is not None and context <= token.map[0] - _BODY_LINE < len(lines):
+                _escape_delimiter(lines, token, _BODY_LINE)
                 changed = True
         if changed:
             continue
@@ -131,7 +190,9 @@ def escape_parsed(text: str, known_names: Container[str] | None = None) -> str:
             token.map is not None and token.map[0] == sentinel_line for token in delimiters
         )
         if sentinel_found:
-            return body
+            return "\n".join(lines[context:]) if context else body
+        if not close:
+            return None
         closer = _closer(tokens, sentinel_line)
         if not closer:
             break

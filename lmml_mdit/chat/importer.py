@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..atomic import batched_folder_syncs
-from ..errors import ImportFormatError, InvalidSettingsError
+from ..bundle.archive import LIMITS_CLI_HINT, Limits
+from ..errors import ImportFormatError, InvalidSettingsError, LimitExceededError
 from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ..jsonio import load_json
 from ..text import is_unicode
@@ -16,7 +17,7 @@ from .detect import detect_format
 from .imported import ImportedConversation
 from .providers import FORMATS
 from .tools import portable_settings
-from .writer import write_bundle
+from .writer import save_conversation, write_bundle
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
@@ -166,11 +167,46 @@ def _report(progress: Progress | None, done: int, total: int | None, detail: str
         progress(done, total, detail)
 
 
+READ_CHUNK = 1024 * 1024
+"""The most bytes a payload is read at a time, from a file or standard input."""
+
+
+def _too_large(display: str, limits: Limits, line: int | None = None) -> LimitExceededError:
+    what = "a line" if line is not None else "the payload"
+    return LimitExceededError(
+        f"{what} is larger than max_total_size ({limits.max_total_size} bytes), the most "
+        "a bundle may hold",
+        name=display,
+        line=line,
+        hint="split the conversation, or pass limits=lmml_mdit.Limits(max_total_size=...) "
+        "if you trust the data",
+        cli_hint=LIMITS_CLI_HINT,
+    )
+
+
+def _read_payload(stream: IO[bytes], limits: Limits, display: str) -> bytes:
+    """A payload read to its end in chunks, refusing more than ``max_total_size`` bytes
+    before holding more than that (a pipe may not say how much is coming).
+
+    :raises LimitExceededError: for a longer payload.
+    """
+    cap = limits.max_total_size
+    data = bytearray()
+    while len(data) <= cap:
+        chunk = stream.read(min(READ_CHUNK, cap + 1 - len(data)))
+        if not chunk:
+            return bytes(data)
+        data += chunk
+    raise _too_large(display, limits)
+
+
 def import_path(
     path: str | os.PathLike[str],
     out: str | os.PathLike[str],
     format: str | None = None,
     progress: Progress | None = None,
+    *,
+    limits: Limits | None = None,
 ) -> list[Path]:
     """Import a chat file into bundles and return the paths written.
 
@@ -180,15 +216,29 @@ def import_path(
     conversation per line; *out* is then a folder (created if needed) receiving one bundle
     per non-blank line, named by its line number: ``000001.lmmlz``, ``000002.lmmlz``...
 
+    A JSONL file is read a line at a time, each line's JSON dropped once its conversation
+    is read, and each bundle is written with :func:`~lmml_mdit.chat.writer.save_conversation`,
+    which escapes and checks the narrative a bounded piece at a time: memory follows the
+    largest line, not the file, nor the whole parse of a narrative. A payload (a JSON
+    file, standard input, one line) is read in chunks, and one larger than the limits'
+    ``max_total_size`` (the most a bundle may hold) is refused before it is held.
+
     :param progress: called as ``progress(done, total, detail)`` after each bundle.
+    :param limits: the limits payloads are read under (default :class:`Limits`).
     :raises ImportFormatError: for data that does not fit, naming the file and line.
+    :raises LimitExceededError: for a payload over ``max_total_size``.
     :raises BundleError: when a bundle cannot be written.
     """
+    limits = limits if limits is not None else Limits()
     source = Path(path)
     target = Path(out)
     if str(path) != "-" and source.suffix.lower() in _JSONL_SUFFIXES:
-        return _import_jsonl(source, target, format, progress)
-    raw = sys.stdin.buffer.read() if str(path) == "-" else source.read_bytes()
+        return _import_jsonl(source, target, format, progress, limits)
+    if str(path) == "-":
+        raw = _read_payload(sys.stdin.buffer, limits, "-")
+    else:
+        with source.open("rb") as handle:
+            raw = _read_payload(handle, limits, str(source))
     name = target.stem if target.suffix in BUNDLE_SUFFIXES else source.stem
     try:
         bundle = import_messages(_load_json(raw), format, name=name)
@@ -202,7 +252,7 @@ def import_path(
 
 
 def _import_jsonl(
-    source: Path, folder: Path, format: str | None, progress: Progress | None
+    source: Path, folder: Path, format: str | None, progress: Progress | None, limits: Limits
 ) -> list[Path]:
     if folder.suffix in BUNDLE_SUFFIXES:
         raise ImportFormatError(
@@ -212,16 +262,26 @@ def _import_jsonl(
         )
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
+    cap = limits.max_total_size
     # One folder fsync for the whole batch: each bundle is still written atomically.
     with source.open("rb") as handle, batched_folder_syncs():
-        for number, line in enumerate(handle, start=1):
+        number = 0
+        while line := handle.readline(cap + 1):
+            number += 1
+            if len(line) > cap:
+                raise _too_large(str(source), limits, number)
             if not line.strip():
                 continue
             stem = f"{number:06d}"
+            target = folder / f"{stem}.lmmlz"
             try:
-                bundle = import_messages(_load_json(line), format, name=stem)
+                # The line and its JSON go as soon as the conversation is read.
+                conversation = read_conversation(_load_json(line), format)
+                del line
+                save_conversation(conversation, str(target))
             except ImportFormatError as error:
                 raise _located(error, str(source), number) from None
-            written.append(_save(bundle, folder / f"{stem}.lmmlz"))
+            del conversation
+            written.append(target)
             _report(progress, len(written), None, stem)
     return written

@@ -46,18 +46,27 @@ Layout (one block per part, blocks separated by a blank line)::
 
 from __future__ import annotations
 
+import array
 import hashlib
 import json
+import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..bundle.names import DEFAULT_NAME, bundle_name
 from ..bundle.remote import RemoteAsset, remote_entry
+from ..bundle.reserved import load_manifest, manifest_digests
+from ..bundle.saving import save_archive
 from ..errors import ImportFormatError
 from ..formats import MANIFEST_NAME
 from ..media import extension_for, is_text_type
+from ..narrative.narrative import parse
 from ..narrative.native import native_fence, native_name
 from ..narrative.toolcalls import tool_call_fence
 from ..syntax.write import reference
+from ..text import trim_blank_lines
+from . import pieces
 from .content import TEXT_EMBEDS_SETTING
 from .escape import escape_text
 from .imported import Call, ChatTurn, ImportedAsset, ImportedConversation, Native, Text
@@ -69,6 +78,8 @@ __all__ = [
     "HASH_DIGITS",
     "SETTINGS_ENTRY",
     "asset_name",
+    "save_conversation",
+    "turn_heading",
     "write_bundle",
     "write_narrative",
 ]
@@ -159,15 +170,41 @@ def write_narrative(conversation: ImportedConversation) -> tuple[str, dict[str, 
 
     :raises ImportFormatError: for a tool result without its call, or clashing call ids.
     """
-    text, entries, _ = _write(conversation)
-    return text, entries
+    written = _write(conversation)
+    return written.text, written.entries
 
 
-def _write(
-    conversation: ImportedConversation,
-) -> tuple[str, dict[str, bytes], list[tuple[str, str]]]:
-    """The narrative, the entries and each turn's expected ``(role, text)``."""
-    expected: list[tuple[str, str]] = []
+def turn_heading(number: int, role: str) -> str:
+    """The heading the writer opens turn *number* with: ``## Turn 3 -- tool``."""
+    return f"## Turn {number} -- {role}"
+
+
+@dataclass
+class _Written:
+    """A written narrative with its entries and where each turn's section starts."""
+
+    text: str
+    entries: dict[str, bytes]
+    roles: list[str]
+    starts: array.array[int]  # the offset of each turn's heading in text
+
+    def heading(self, index: int) -> str:
+        return turn_heading(index + 1, self.roles[index])
+
+    def body_text(self, index: int) -> str:
+        """The body of turn *index*: its blocks, as its turn reads back."""
+        start, end = self.body(index)
+        return self.text[start:end]
+
+    def body(self, index: int) -> tuple[int, int]:
+        """The offsets of turn *index*'s body (its blocks) in :attr:`text`."""
+        start = self.starts[index] + len(self.heading(index))
+        end = self.starts[index + 1] - 2 if index + 1 < len(self.starts) else len(self.text) - 1
+        return min(start + 2, end), end
+
+
+def _write(conversation: ImportedConversation) -> _Written:
+    """The narrative, the entries and where each turn stands."""
     entries: dict[str, bytes] = {}
     call_fences: dict[str, tuple[str, str]] = {}
     sections: list[str] = []
@@ -186,11 +223,17 @@ def _write(
         if isinstance(part, RemoteAsset)
     }
     natives: list[str] = []
+    roles: list[str] = []
+    starts = array.array("q")
+    offset = 0
     for number, turn in enumerate(conversation.turns, start=1):
         blocks = _turn_blocks(turn, entries, call_fences, asset_names, names, natives)
-        expected.append((turn.role, "\n\n".join(blocks)))
-        heading = f"## Turn {number} -- {turn.role}"
-        sections.append("\n\n".join([heading, *blocks]))
+        section = "\n\n".join([turn_heading(number, turn.role), *blocks])
+        del blocks
+        roles.append(turn.role)
+        starts.append(offset)
+        offset += len(section) + 2
+        sections.append(section)
     settings = conversation.settings
     if TEXT_EMBEDS_SETTING not in settings and any(
         is_text_type(part.media_type.split(";", 1)[0].strip())
@@ -204,7 +247,105 @@ def _write(
     if conversation.metadata:
         entries[MANIFEST_NAME] = _json_entry(conversation.metadata, MANIFEST_NAME)
     text = "\n\n".join(sections) + "\n" if sections else ""
-    return text, entries, expected
+    return _Written(text, entries, roles, starts)
+
+
+def _not_read_back(name: str) -> ImportFormatError:
+    return ImportFormatError(
+        "the written narrative does not read back as the same turns",
+        name=name,
+        hint="report this conversation as a bug in lmml_mdit.chat",
+    )
+
+
+def _read_back(written: _Written, name: str) -> None:
+    """Check that :attr:`_Written.text` reads back as the turns written, each with its
+    role and text, parsing it a bounded piece at a time (:mod:`lmml_mdit.chat.pieces`).
+
+    Each turn opens with a top-level heading, after which the parse starts afresh (the
+    heading closes every block): so a run of turns parsed alone, followed by the next
+    turn's heading, reads as in the whole text, and that heading read as a delimiter
+    proves the next run starts afresh too. A turn longer than a piece is parsed in pieces
+    of its own, each after a heading for its role.
+
+    :raises ImportFormatError: when a turn does not read back.
+    """
+    known = frozenset(written.entries)
+    count = len(written.roles)
+    size = pieces.PIECE_CHARACTERS
+    first = 0
+    while first < count:
+        last = first + 1  # one past the run's last turn
+        while last < count and _section_start(written, last + 1) - written.starts[first] <= size:
+            last += 1
+        if last == first + 1 and _section_start(written, last) - written.starts[first] > size:
+            _read_back_long(written, first, known, name)
+        else:
+            _read_back_run(written, first, last, known, name)
+        first = last
+
+
+def _section_start(written: _Written, index: int) -> int:
+    """Where turn *index* starts in the text; its length for the turn after the last."""
+    return written.starts[index] if index < len(written.starts) else len(written.text)
+
+
+def _next_heading(written: _Written, index: int) -> tuple[str, list[tuple[str, str]]]:
+    """The text that follows a run ending before turn *index* in a piece (the blank line
+    and that turn's heading, or the text's end) and the turn it reads as."""
+    if index < len(written.roles):
+        return "\n\n" + written.heading(index), [(written.roles[index], "")]
+    return "\n", []
+
+
+def _read_back_run(
+    written: _Written, first: int, last: int, known: frozenset[str], name: str
+) -> None:
+    """Check turns *first* to *last* (excluded), parsed together."""
+    text = written.text
+    end = written.starts[last] - 2 if last < len(written.roles) else len(text) - 1
+    after, closing = _next_heading(written, last)
+    piece = text[written.starts[first] : end] + after
+    expected = [(written.roles[index], written.body_text(index)) for index in range(first, last)]
+    turns = parse(piece, name=name, known_names=known).turns
+    if [(turn.role, turn.text) for turn in turns] != expected + closing:
+        raise _not_read_back(name)
+
+
+def _read_back_long(written: _Written, index: int, known: frozenset[str], name: str) -> None:
+    """Check turn *index*, longer than a piece, a piece of its body at a time.
+
+    A piece after the first follows a heading of the turn's role; a piece but the last
+    is followed by one. A piece whose heading after it is swallowed (a fence or HTML block
+    still open at the cut) is parsed again with more of the body."""
+    text = written.text
+    role = written.roles[index]
+    start, end = written.body(index)
+    bounds = [pieces.Cut(start, 0, 0), *pieces.cut_offsets(text, start, end)]
+    bounds.append(pieces.Cut(end + 1, 0, 0))
+    stand_in = turn_heading(1, role)
+    first, last = 0, 1
+    while first < len(bounds) - 1:
+        final = last == len(bounds) - 1
+        cut = bounds[first]
+        heading = written.heading(index) if first == 0 else stand_in
+        body = text[cut.offset : bounds[last].offset - 1]
+        if cut.has_context:  # a table's rows, after its header and delimiter rows
+            body = text[cut.context_start : cut.context_end] + "\n" + body
+        if final:
+            after, closing = _next_heading(written, index + 1)
+        else:
+            after, closing = "\n\n" + stand_in, [(role, "")]
+        turns = parse(f"{heading}\n\n{body}{after}", name=name, known_names=known).turns
+        found = [(turn.role, turn.text) for turn in turns]
+        if found == [(role, trim_blank_lines(body)), *closing]:
+            first, last = last, last + 1
+            continue
+        if final or len(found) != 1 or found[0][0] != role:
+            raise _not_read_back(name)
+        tried = bounds[last].offset - cut.offset  # the heading after it was swallowed
+        while last < len(bounds) - 1 and bounds[last].offset - cut.offset < 2 * tried:
+            last += 1
 
 
 def write_bundle(conversation: ImportedConversation, name: str = "conversation") -> Bundle:
@@ -217,13 +358,32 @@ def write_bundle(conversation: ImportedConversation, name: str = "conversation")
     """
     from ..bundle.bundle import Bundle
 
-    text, entries, expected = _write(conversation)
-    bundle = Bundle.from_zip(name, text, entries)
-    turns = bundle.narrative.turns
-    if [(turn.role, turn.text) for turn in turns] != expected:
-        raise ImportFormatError(
-            "the written narrative does not read back as the same turns",
-            name=name,
-            hint="report this conversation as a bug in lmml_mdit.chat",
-        )
+    written = _write(conversation)
+    bundle = Bundle.from_zip(name, written.text, written.entries)
+    expected = [(role, written.body_text(index)) for index, role in enumerate(written.roles)]
+    if [(turn.role, turn.text) for turn in bundle.narrative.turns] != expected:
+        raise _not_read_back(name)
     return bundle
+
+
+def save_conversation(conversation: ImportedConversation, path: str) -> None:
+    """Write *conversation* as a zip bundle to *path* (``.lmmlz``), named after it, as
+    ``write_bundle(conversation, name).save(path)`` would, in memory bounded by a piece of
+    the narrative rather than its whole parse: the narrative is checked a piece at a time
+    (the same guard as :func:`write_bundle`) and written without a parsed
+    :class:`~lmml_mdit.bundle.bundle.Bundle`.
+
+    *conversation* may be dropped by the caller once this returns; it is read only.
+
+    :raises ImportFormatError: as :func:`write_bundle`.
+    :raises BundleError: when the bundle cannot be written.
+    """
+    name = bundle_name(os.path.basename(path)) or DEFAULT_NAME
+    written = _write(conversation)
+    manifest = written.entries.get(MANIFEST_NAME)
+    if manifest is not None and manifest_digests(load_manifest(manifest)):
+        # Digests to bring up to date, perhaps of fences: the bundle's own save does it.
+        write_bundle(conversation, name).save(path)
+        return
+    _read_back(written, name)
+    save_archive(path, written.text, written.entries)
