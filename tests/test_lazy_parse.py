@@ -184,14 +184,25 @@ def test_zip_bundle_answers_the_same(tmp_path: Path) -> None:
 
 
 def test_the_fast_path_leaves_blocks_without_lmml_unparsed() -> None:
-    text = "## user\nPlain *text*.\n\nSee @a.png.\n\n## assistant\nMore `code`.\n"
+    text = (
+        "## user\nPlain *text*.\n\nSee @a.png.\n\nMail bob@example.com.\n\n"
+        "## assistant\nMore `code`.\n"
+    )
     narrative = parse(text)
     parsed = narrative.parsed_tokens
     inline = [at for at, token in enumerate(parsed) if token.type == "inline"]
     with_children = [at for at in inline if parsed[at].children]
-    assert [parsed[at].content for at in with_children] == ["See @a.png."]
+    # A block with a trigger but nothing the plugin makes a token for keeps the children
+    # of its parse; one with a reference waits, like the blocks without a trigger.
+    assert [parsed[at].content for at in with_children] == ["Mail bob@example.com."]
+    assert narrative.embeds[0].name == "a.png" and narrative.embeds[0].column == 5
     # One block on demand: the others stay as they are.
     assert narrative.inline_children(inline[1])[1].type == "em_open"
+    assert [child.type for child in narrative.inline_children(inline[2])] == [
+        "text",
+        "lmml_ref",
+        "text",
+    ]
     assert not parsed[inline[-1]].children
     assert narrative.tokens == parse(text, full_parse=True).tokens
     assert all(narrative.tokens[at].children for at in inline)

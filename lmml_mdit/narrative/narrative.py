@@ -44,6 +44,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from ..errors import LmmlSyntaxError, MissingPluginError
 from ..model import Embed, Turn
 from ..syntax import (
+    COLLECTED_KEY,
     DEFERRED_KEY,
     DELIMITERS_KEY,
     EMBEDS_KEY,
@@ -51,6 +52,7 @@ from ..syntax import (
     INLINE_ON_DEMAND_KEY,
     KNOWN_NAMES_KEY,
     SOURCE_KEY,
+    CollectedInlines,
     DeferredInlines,
     DelimiterMode,
     lmml_plugin,
@@ -200,7 +202,13 @@ class Narrative:
         """Where the blocks, fences, delimiters, attachment paragraphs and references lie
         (:class:`~lmml_mdit.narrative.index.StructureIndex`), read from :attr:`tokens` in one
         walk when first asked for and kept: every reader of the structure reads this."""
-        return StructureIndex.from_tokens(self.parsed_tokens, self.turns, self.embeds)
+        deferred = self.deferred
+        return StructureIndex.from_tokens(
+            self.parsed_tokens,
+            self.turns,
+            self.embeds,
+            attachment_names=None if deferred is None else deferred.attachment_names,
+        )
 
     @functools.cached_property
     def placeholders(self) -> Placeholders:
@@ -349,21 +357,25 @@ def parse(
     found: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
     escapes: list[tuple[int, int]] = env.get(ESCAPES_KEY, [])  # type: ignore[assignment]
     turns = segment(_SourceLines(source), found, embeds, start=_body_start(tokens))
-    left: Sequence[int] | None = env.pop(DEFERRED_KEY, None)  # type: ignore[assignment]
+    left: Sequence[int] = env.pop(DEFERRED_KEY, ())  # type: ignore[assignment]
+    collected: CollectedInlines | None = env.pop(COLLECTED_KEY, None)  # type: ignore[assignment]
+    all_embeds = tuple(embeds)
+    del embeds, env[EMBEDS_KEY]  # one sequence of them at a time
+    all_escapes = tuple(escapes)
     deferred = None
-    if left:
+    if left or collected is not None:
         # The later inline parses need what the block parse left in env (link reference
         # definitions, other plugins' state), not the plugin's results.
         kept = {key: value for key, value in env.items() if key not in _RESULT_KEYS}
-        deferred = DeferredInlines(parser, kept, tokens, left)
+        deferred = DeferredInlines(parser, kept, tokens, left, collected, all_embeds, all_escapes)
     return Narrative(
         text=text,
         parsed_tokens=tokens,
-        embeds=tuple(embeds),
+        embeds=all_embeds,
         turns=tuple(turns),
         source=source,
         front_matter=_front_matter(tokens),
-        escapes=tuple(escapes),
+        escapes=all_escapes,
         deferred=deferred,
     )
 
@@ -373,7 +385,15 @@ FULL_PARSE_VARIABLE = "LMML_FULL_PARSE"
 inline-parse every block up front (its *full_parse* default)."""
 
 _RESULT_KEYS = frozenset(
-    {DELIMITERS_KEY, EMBEDS_KEY, ESCAPES_KEY, SOURCE_KEY, KNOWN_NAMES_KEY, INLINE_ON_DEMAND_KEY}
+    {
+        DELIMITERS_KEY,
+        EMBEDS_KEY,
+        ESCAPES_KEY,
+        SOURCE_KEY,
+        KNOWN_NAMES_KEY,
+        INLINE_ON_DEMAND_KEY,
+        COLLECTED_KEY,
+    }
 )
 """The ``env`` keys of the plugin's own inputs and results, which later inline parses of
 the same text never read."""

@@ -31,17 +31,26 @@ from __future__ import annotations
 
 import array
 import heapq
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any, TypeVar
 
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from markdown_it.utils import EnvType
 
 from ..errors import LmmlSyntaxError
 from ..model import Embed
-from .deferred import DEFERRED_KEY, INLINE_ON_DEMAND_KEY, rules_after_inline
+from .deferred import (
+    COLLECTED_KEY,
+    DEFERRED_KEY,
+    INLINE_ON_DEMAND_KEY,
+    CollectedInlines,
+    records_in_place,
+    rules_after_inline,
+)
 from .keys import (
     FENCE_TOKENS_KEY,
+    FOUND_KEY,
     INLINE_PARENT_KEY,
     KNOWN_SCRATCH_KEY,
     NEW_REFS_KEY,
@@ -49,7 +58,7 @@ from .keys import (
     ROLE_TOKENS_KEY,
     SCRATCH_KEYS,
 )
-from .positions import place_references
+from .positions import FoundInline, place_offsets, place_references
 from .roles import DelimiterMode, heading_role, suspicious_heading
 from .triggers import may_hold_lmml
 
@@ -179,14 +188,19 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
     new_refs: list[Token] = []
     env[NEW_REFS_KEY] = new_refs
     fence_tokens: list[Token] = env.get(FENCE_TOKENS_KEY, [])
-    env[KNOWN_SCRATCH_KEY] = _KnownNames(
+    known = env[KNOWN_SCRATCH_KEY] = _KnownNames(
         env.get(KNOWN_NAMES_KEY, known_names),
         frozenset(token.meta["name"] for token in fence_tokens),
     )
     # Inline tokens that cannot hold LMML wait for a reader that wants them (see .deferred).
     on_demand = bool(env.get(INLINE_ON_DEMAND_KEY)) and rules_after_inline(md) is not None
     env.pop(DEFERRED_KEY, None)  # a reused env's, from an earlier parse
+    env.pop(COLLECTED_KEY, None)
     deferred = array.array("q")
+    # The others are parsed with the rules recording what they find (see _collect_found).
+    collected = CollectedInlines(known) if on_demand and records_in_place(md) else None
+    found = FoundInline()
+    src = state.src
     previous: Token | None = None
     for position, token in enumerate(state.tokens):
         if token.type == "inline":
@@ -200,10 +214,19 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
                 continue
             env[INLINE_PARENT_KEY] = token
             env[OPENER_KEY] = previous
-            parse_inline(token.content, md, env, token.children)
+            if collected is not None:
+                env[FOUND_KEY] = found
+                parse_inline(token.content, md, env, token.children)
+                if found:
+                    first_reference, first_escape = len(references), len(escapes)
+                    attachment = _collect_found(src, env, token, found, references, escapes)
+                    collected.add(position, first_reference, first_escape, attachment)
+                    found = FoundInline()
+            else:
+                parse_inline(token.content, md, env, token.children)
             if new_refs:
-                place_references(state.src, env, token, new_refs)
-                refs = [found for found in new_refs if found.type == "lmml_ref"]
+                place_references(src, env, token, new_refs)
+                refs = [ref for ref in new_refs if ref.type == "lmml_ref"]
                 if len(refs) != len(new_refs):
                     escapes.extend(_escape_positions(new_refs))
                 if refs:
@@ -216,12 +239,80 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
         previous = token
     fences = [_fence_embed(token) for token in fence_tokens]
     comments: list[Token] = env.get(ROLE_TOKENS_KEY, [])
-    env[EMBEDS_KEY] = _in_document_order(fences, references, _embed_position)
+    embeds = env[EMBEDS_KEY] = _in_document_order(fences, references, _embed_position)
     env[DELIMITERS_KEY] = _in_document_order(comments, headings, _token_line)
     env[ESCAPES_KEY] = escapes
-    env[SOURCE_KEY] = state.src
+    env[SOURCE_KEY] = src
     if deferred:
         env[DEFERRED_KEY] = deferred
+    if collected is not None and collected.positions:
+        if fences:
+            collected.count_fences(embeds)
+        env[COLLECTED_KEY] = collected
+
+
+def _collect_found(
+    src: str,
+    env: EnvType,
+    inline: Token,
+    found: FoundInline,
+    references: list[Embed],
+    escapes: list[tuple[int, int]],
+) -> int:
+    """Read what the rules recorded in one ``inline`` token (the fast parse): the embeds
+    and escapes it holds, in the order a full parse finds them; then let its children go,
+    to be parsed again in full when a reader asks for them
+    (:class:`.deferred.DeferredInlines`).
+
+    :returns: how many references the token holds if it holds only references and white
+        space (see :func:`_only_references`), else 0.
+
+    The children of the recording parse are markdown-it's own (the references are in the
+    text tokens), so they are dropped before the embeds are made: a paragraph of a
+    thousand references never holds a token for each.
+    """
+    names = found.names
+    attachment = _only_references(inline.children or (), names)
+    inline.children = []
+    for name, (line, column) in zip(
+        names, place_offsets(src, env, inline, found.offsets, found.lengths()), strict=True
+    ):
+        if name is None:
+            escapes.append((line, column))
+        else:
+            references.append(
+                Embed(name=name, kind="external", content=None, line=line, column=column)
+            )
+    return attachment
+
+
+def _only_references(children: Sequence[Token], names: Sequence[str | None]) -> int:
+    """How many references an ``inline`` token parsed with recording rules holds, if it
+    holds nothing but references and white space (what the index calls an attachment
+    paragraph, read from its complete children), else 0.
+
+    The references are in its text tokens, each ``@name`` all non-space: so the
+    non-space characters of its text must be exactly theirs.
+    """
+    expected = 0
+    references = 0
+    for name in names:
+        if name is not None:
+            expected += len(name) + 1
+            references += 1
+    if not references:
+        return 0
+    seen = 0
+    for child in children:
+        kind = child.type
+        if kind == "softbreak":
+            continue
+        if kind != "text" and kind != "text_special":
+            return 0
+        seen += len("".join(child.content.split()))
+        if seen > expected:
+            return 0
+    return references if seen == expected else 0
 
 
 def _escape_positions(found: list[Token]) -> Iterator[tuple[int, int]]:

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import array
 import bisect
+import heapq
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import linkify, replace, smartquotes, text_join
@@ -31,7 +32,25 @@ from markdown_it.rules_inline import text as text_rule
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
-__all__ = ["DEFERRED_KEY", "INLINE_ON_DEMAND_KEY", "DeferredInlines", "rules_after_inline"]
+from ..model import Embed
+from .keys import (
+    INLINE_PARENT_KEY,
+    KNOWN_SCRATCH_KEY,
+    NEW_REFS_KEY,
+    OPENER_KEY,
+    SCRATCH_KEYS,
+    UNDERLINE_KEY,
+)
+
+__all__ = [
+    "COLLECTED_KEY",
+    "DEFERRED_KEY",
+    "INLINE_ON_DEMAND_KEY",
+    "CollectedInlines",
+    "DeferredInlines",
+    "records_in_place",
+    "rules_after_inline",
+]
 
 INLINE_ON_DEMAND_KEY = "lmml_inline_on_demand"
 """An ``env`` key: when true, the core pass leaves for later the ``inline`` tokens that
@@ -40,6 +59,10 @@ cannot hold LMML (when the parser allows it, see :func:`rules_after_inline`)."""
 DEFERRED_KEY = "lmml_deferred_inlines"
 """An ``env`` key the core pass sets when it left tokens for later: their positions in the
 token stream, ascending (an ``array`` of integers)."""
+
+COLLECTED_KEY = "lmml_collected_inlines"
+"""An ``env`` key the core pass sets when it parsed tokens with recording rules: a
+:class:`CollectedInlines`."""
 
 CoreRule = Callable[[StateCore], None]
 
@@ -75,6 +98,75 @@ def rules_after_inline(md: MarkdownIt) -> tuple[CoreRule, ...] | None:
     return after
 
 
+def records_in_place(md: MarkdownIt) -> bool:
+    """Whether the plugin's rules may record the references and escapes they find instead
+    of making tokens for them (the fast parse, see :mod:`.collect`), leaving a reference's
+    text to the text around it: true unless a rule reads that text back. Of markdown-it's
+    rules only ``linkify`` does (it reads the scheme of a URL from the text before it),
+    and only when the parser's ``linkify`` option is on.
+    """
+    return not (md.options.get("linkify") and "linkify" in md.inline.ruler.get_active_rules())
+
+
+class CollectedInlines:
+    """The ``inline`` tokens of a fast parse that hold references or LMML escapes: parsed
+    up front with the rules recording what they found, then left without children until a
+    reader asks (:class:`DeferredInlines` parses them again, in full).
+
+    For each, the index of its first reference in the parse's embeds and of its first
+    escape in its escapes (the positions a full parse gives them), and the number of
+    references of a token made only of references and white space (0 for any other):
+    four integers a token, whatever it holds.
+
+    :param known: the names the parse's references could have without an extension.
+    """
+
+    __slots__ = ("attachments", "embed_starts", "escape_starts", "known", "positions")
+
+    def __init__(self, known: Container[str]) -> None:
+        self.known = known
+        self.positions = array.array("q")
+        self.embed_starts = array.array("q")
+        self.escape_starts = array.array("q")
+        self.attachments = array.array("q")
+
+    def add(self, position: int, first_reference: int, first_escape: int, only: int) -> None:
+        """Add the token at *position* (after every earlier one).
+
+        :param first_reference: how many references came before its own.
+        :param first_escape: how many escapes came before its own.
+        :param only: its number of references, if it holds nothing else (else 0).
+        """
+        self.positions.append(position)
+        self.embed_starts.append(first_reference)
+        self.escape_starts.append(first_escape)
+        self.attachments.append(only)
+
+    def count_fences(self, embeds: Sequence[Embed]) -> None:
+        """Turn the reference counts of :meth:`add` into indexes in *embeds*, the parse's
+        embeds in document order with the fences among the references."""
+        starts = self.embed_starts
+        at = 0
+        references = 0
+        for index, embed in enumerate(embeds):
+            if embed.is_inline:
+                continue
+            while at < len(starts) and starts[at] == references:
+                starts[at] = index
+                at += 1
+            references += 1
+        while at < len(starts):  # tokens after the last reference hold escapes only
+            starts[at] = len(embeds)
+            at += 1
+
+    def find(self, position: int) -> int | None:
+        """The index of the token at *position* among these, or None."""
+        found = bisect.bisect_left(self.positions, position)
+        if found < len(self.positions) and self.positions[found] == position:
+            return found
+        return None
+
+
 class DeferredInlines:
     """The ``inline`` tokens a parse left for later, parsed on demand.
 
@@ -84,12 +176,34 @@ class DeferredInlines:
     :param tokens: its token stream.
     :param positions: the positions in *tokens* of the ``inline`` tokens left for later,
         ascending (``env["lmml_deferred_inlines"]``).
+    :param collected: the tokens parsed with recording rules (``env["lmml_collected_inlines"]``),
+        also left for later.
+    :param embeds: the parse's embeds, in document order (where *collected* points).
+    :param escapes: the parse's escape positions, in document order (likewise).
     """
 
-    __slots__ = ("_done", "_env", "_lock", "_md", "_positions", "_rules", "_tokens")
+    __slots__ = (
+        "_collected",
+        "_done",
+        "_embeds",
+        "_env",
+        "_escapes",
+        "_lock",
+        "_md",
+        "_positions",
+        "_rules",
+        "_tokens",
+    )
 
     def __init__(
-        self, md: MarkdownIt, env: EnvType, tokens: list[Token], positions: Sequence[int]
+        self,
+        md: MarkdownIt,
+        env: EnvType,
+        tokens: list[Token],
+        positions: Sequence[int],
+        collected: CollectedInlines | None = None,
+        embeds: Sequence[Embed] = (),
+        escapes: Sequence[tuple[int, int]] = (),
     ) -> None:
         rules = rules_after_inline(md)
         if rules is None:
@@ -98,6 +212,13 @@ class DeferredInlines:
         self._env = env
         self._tokens = tokens
         self._positions = array.array("q", positions)
+        if collected is not None and collected.positions:
+            self._positions = array.array("q", heapq.merge(self._positions, collected.positions))
+        else:
+            collected = None
+        self._collected = collected
+        self._embeds = embeds
+        self._escapes = escapes
         self._done: set[int] = set()
         self._rules = rules
         self._lock = threading.Lock()
@@ -113,11 +234,27 @@ class DeferredInlines:
         found = bisect.bisect_left(self._positions, position)
         return found < len(self._positions) and self._positions[found] == position
 
+    def attachment_names(self, position: int) -> tuple[str, ...] | None:
+        """For an ``inline`` token parsed with recording rules and not yet again: the names
+        of its references if it holds nothing but references and white space, else ();
+        None for any other token (its children tell).
+        """
+        with self._lock:
+            collected = self._collected
+            if collected is None or not self._is_pending(position):
+                return None
+            index = collected.find(position)
+            if index is None:
+                return None
+            count = collected.attachments[index]
+            start = collected.embed_starts[index]
+            return tuple(embed.name for embed in self._embeds[start : start + count])
+
     def parse(self, position: int) -> None:
         """Parse the token at *position* if it was left for later (else do nothing)."""
         with self._lock:
             if self._is_pending(position):
-                self._parse([self._tokens[position]])
+                self._parse([position])
                 self._done.add(position)
 
     def complete(self) -> None:
@@ -126,22 +263,35 @@ class DeferredInlines:
             if self._md is None:
                 return
             done = self._done
-            self._parse([self._tokens[at] for at in self._positions if at not in done])
+            self._parse([at for at in self._positions if at not in done])
             self._md = None  # nothing left: let go of the parser, env and positions
             self._env = {}
             self._positions = array.array("q")
             self._done = set()
+            self._collected = None
+            self._embeds = ()
+            self._escapes = ()
 
-    def _parse(self, inlines: list[Token]) -> None:
+    def _parse(self, positions: list[int]) -> None:
         md = self._md
         assert md is not None
         env = self._env
+        tokens = self._tokens
+        collected = self._collected
         parse_inline = md.inline.parse
         # A content without any character an inline rule starts at is one text token: the
         # text rule (markdown-it's first) takes all of it, and no other rule runs.
         rules = md.inline.ruler.getRules("")
         terminator = md.inline.terminator_re if rules and rules[0] is text_rule else None
-        for token in inlines:
+        inlines: list[Token] = []
+        for position in positions:
+            token = tokens[position]
+            inlines.append(token)
+            index = None if collected is None else collected.find(position)
+            if index is not None:
+                assert collected is not None
+                self._parse_collected(token, position, collected, index)
+                continue
             content = token.content
             if terminator is not None and content and terminator.search(content) is None:
                 token.children = [Token("text", "", 0, content=content)]
@@ -153,3 +303,48 @@ class DeferredInlines:
         state = StateCore("", md, env, inlines)
         for rule in self._rules:
             rule(state)
+
+    def _parse_collected(
+        self, token: Token, position: int, collected: CollectedInlines, index: int
+    ) -> None:
+        """Parse a token the fast parse read with recording rules, as the full parse does:
+        with the plugin's rules making their tokens, which get the positions the fast
+        parse found for them."""
+        md = self._md
+        assert md is not None
+        env = self._env
+        refs: list[Token] = []
+        env[INLINE_PARENT_KEY] = token
+        env[OPENER_KEY] = self._tokens[position - 1] if position else None
+        env[KNOWN_SCRATCH_KEY] = collected.known
+        env[NEW_REFS_KEY] = refs
+        env.pop(UNDERLINE_KEY, None)
+        try:
+            token.children = []
+            md.inline.parse(token.content, md, env, token.children)
+        finally:
+            for key in SCRATCH_KEYS:
+                env.pop(key, None)
+        embeds = self._embeds
+        next_embed = collected.embed_starts[index]
+        next_escape = collected.escape_starts[index]
+        references: list[Token] = []
+        line_map: list[int] = []
+        for ref in refs:
+            if ref.type == "lmml_ref":
+                while embeds[next_embed].is_inline:  # never between a token's references
+                    next_embed += 1
+                embed = embeds[next_embed]
+                next_embed += 1
+                line, column = embed.line, embed.column
+                references.append(ref)
+            else:
+                line, column = self._escapes[next_escape]
+                next_escape += 1
+            ref.meta["line"] = line
+            ref.meta["column"] = column
+            if not line_map or line_map[1] != line:
+                line_map = [line - 1, line]
+            ref.map = line_map
+        if references:
+            token.meta["lmml_refs"] = references
