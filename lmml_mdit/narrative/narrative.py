@@ -138,8 +138,10 @@ class Narrative:
     :ivar text: the narrative text as given (decoded, BOM removed).
     :ivar parsed_tokens: the token stream as the parse left it: every block token complete
         (types, attributes, maps, the plugin's ``meta``), but an ``inline`` token's
-        ``children`` only where the parse needed them (see :doc:`/performance`): read
-        :attr:`tokens` for the complete stream, or :meth:`inline_children` for one block.
+        ``children`` only where the fast parse kept them (blocks with an ``@`` or a
+        backslash trigger and no reference or LMML escape in them; see
+        :doc:`/performance`): read :attr:`tokens` for the complete stream, or
+        :meth:`inline_children` for one block.
     :ivar embeds: every embed occurrence in document order.
     :ivar turns: the role turns.
     :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
@@ -295,9 +297,10 @@ def parse(
 ) -> Narrative:
     """Parse an LMML narrative once and read its embeds and turns.
 
-    Only the inline contents that can hold LMML are inline-parsed now; the rest waits for
-    a reader of the complete stream (:attr:`Narrative.tokens`), which then gets exactly the
-    tokens a full parse gives. The embeds, turns, escapes and everything read from them
+    Only the inline contents that can hold LMML are inline-parsed now, and those without a
+    token per reference (the rules record where each one is); the rest waits for a reader
+    of the complete stream (:attr:`Narrative.tokens`), which then gets exactly the tokens a
+    full parse gives. The embeds, turns, escapes and everything read from them
     are the same either way (see :doc:`/performance`).
 
     :param text: the narrative; bytes must be UTF-8 (a BOM is skipped).
@@ -360,7 +363,6 @@ def parse(
     left: Sequence[int] = env.pop(DEFERRED_KEY, ())  # type: ignore[assignment]
     collected: CollectedInlines | None = env.pop(COLLECTED_KEY, None)  # type: ignore[assignment]
     all_embeds = tuple(embeds)
-    del embeds, env[EMBEDS_KEY]  # one sequence of them at a time
     all_escapes = tuple(escapes)
     deferred = None
     if left or collected is not None:

@@ -25,6 +25,18 @@ With ``env["lmml_inline_on_demand"]`` set, the ``inline`` tokens whose content c
 LMML are left unparsed and listed in ``env["lmml_deferred_inlines"]`` (see :mod:`.deferred`);
 without it (any parse a user runs with the plugin) every token is parsed, as markdown-it's
 own ``inline`` rule does.
+
+With it set, the other tokens are parsed with the reference and escape rules *recording*
+(when the parser allows it, :func:`.deferred.records_in_place`): each rule notes the offset
+of what it found (and a reference's name) in a :class:`.positions.FoundInline` instead of
+making a token, and a reference's text stays text, so the children of that parse are those
+bare markdown-it makes. Every other inline rule runs as always, so the finds are exactly
+the references and escapes a full parse makes tokens for. The pass turns them into embeds
+and escape positions, notes whether the token holds only references (an attachment
+paragraph, :func:`_only_references`), and drops the children: the token is listed in
+``env["lmml_collected_inlines"]`` (a :class:`.deferred.CollectedInlines`) and parsed again
+in full when a reader asks for it. A token whose trigger found nothing keeps its children,
+which are then those of a full parse.
 """
 
 from __future__ import annotations
@@ -219,8 +231,13 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
                 parse_inline(token.content, md, env, token.children)
                 if found:
                     first_reference, first_escape = len(references), len(escapes)
-                    attachment = _collect_found(src, env, token, found, references, escapes)
-                    collected.add(position, first_reference, first_escape, attachment)
+                    only = _collect_found(src, env, token, found, references, escapes)
+                    collected.add(
+                        position,
+                        first_reference,
+                        first_escape if len(escapes) > first_escape else None,
+                        only,
+                    )
                     found = FoundInline()
             else:
                 parse_inline(token.content, md, env, token.children)
@@ -258,14 +275,14 @@ def _collect_found(
     found: FoundInline,
     references: list[Embed],
     escapes: list[tuple[int, int]],
-) -> int:
+) -> bool:
     """Read what the rules recorded in one ``inline`` token (the fast parse): the embeds
     and escapes it holds, in the order a full parse finds them; then let its children go,
     to be parsed again in full when a reader asks for them
     (:class:`.deferred.DeferredInlines`).
 
-    :returns: how many references the token holds if it holds only references and white
-        space (see :func:`_only_references`), else 0.
+    :returns: whether the token holds references and nothing but white space besides
+        (see :func:`_only_references`).
 
     The children of the recording parse are markdown-it's own (the references are in the
     text tokens), so they are dropped before the embeds are made: a paragraph of a
@@ -286,33 +303,33 @@ def _collect_found(
     return attachment
 
 
-def _only_references(children: Sequence[Token], names: Sequence[str | None]) -> int:
-    """How many references an ``inline`` token parsed with recording rules holds, if it
-    holds nothing but references and white space (what the index calls an attachment
-    paragraph, read from its complete children), else 0.
+def _only_references(children: Sequence[Token], names: Sequence[str | None]) -> bool:
+    """Whether an ``inline`` token parsed with recording rules holds references and
+    nothing but white space besides (what the index calls an attachment paragraph, read
+    from its complete children).
 
     The references are in its text tokens, each ``@name`` all non-space: so the
     non-space characters of its text must be exactly theirs.
     """
     expected = 0
-    references = 0
+    references = False
     for name in names:
         if name is not None:
             expected += len(name) + 1
-            references += 1
+            references = True
     if not references:
-        return 0
+        return False
     seen = 0
     for child in children:
         kind = child.type
         if kind == "softbreak":
             continue
         if kind != "text" and kind != "text_special":
-            return 0
+            return False
         seen += len("".join(child.content.split()))
         if seen > expected:
-            return 0
-    return references if seen == expected else 0
+            return False
+    return seen == expected
 
 
 def _escape_positions(found: list[Token]) -> Iterator[tuple[int, int]]:

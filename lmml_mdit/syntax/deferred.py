@@ -8,6 +8,11 @@ empty ``children`` list and its position goes to ``env["lmml_deferred_inlines"]`
 so the parse's results are complete without them; :class:`DeferredInlines` parses them
 later, one by one or all at once, into exactly the children a full parse gives them.
 
+The tokens the core pass parsed with recording rules (:class:`CollectedInlines`, see
+:mod:`.collect`) wait here too: they are parsed again with the plugin's rules making their
+tokens, and those tokens get the source positions the first parse found (the embeds and
+escapes of the parse, in order), so their children are those of a full parse.
+
 That holds while each ``inline`` token's children depend only on its content, the parser
 and the ``env`` the block parse left (link reference definitions): true of markdown-it's
 own inline rules, the plugin's, and the core rules markdown-it runs after ``inline``
@@ -23,7 +28,7 @@ import array
 import bisect
 import heapq
 import threading
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import linkify, replace, smartquotes, text_join
@@ -113,34 +118,50 @@ class CollectedInlines:
     up front with the rules recording what they found, then left without children until a
     reader asks (:class:`DeferredInlines` parses them again, in full).
 
-    For each, the index of its first reference in the parse's embeds and of its first
-    escape in its escapes (the positions a full parse gives them), and the number of
-    references of a token made only of references and white space (0 for any other):
-    four integers a token, whatever it holds.
+    For each, the index of its first reference in the parse's embeds (the references of a
+    token follow each other there, as a full parse finds them), and whether it holds only
+    references and white space; for the few with escapes, the index of the first in the
+    parse's escapes. Seventeen bytes a token, whatever it holds.
 
     :param known: the names the parse's references could have without an extension.
     """
 
-    __slots__ = ("attachments", "embed_starts", "escape_starts", "known", "positions")
+    __slots__ = (
+        "embed_starts",
+        "escape_positions",
+        "escape_starts",
+        "known",
+        "only_references",
+        "positions",
+    )
 
     def __init__(self, known: Container[str]) -> None:
         self.known = known
         self.positions = array.array("q")
         self.embed_starts = array.array("q")
+        self.only_references = bytearray()
+        self.escape_positions = array.array("q")
         self.escape_starts = array.array("q")
-        self.attachments = array.array("q")
 
-    def add(self, position: int, first_reference: int, first_escape: int, only: int) -> None:
+    def add(
+        self,
+        position: int,
+        first_reference: int,
+        first_escape: int | None = None,
+        only_references: bool = False,
+    ) -> None:
         """Add the token at *position* (after every earlier one).
 
         :param first_reference: how many references came before its own.
-        :param first_escape: how many escapes came before its own.
-        :param only: its number of references, if it holds nothing else (else 0).
+        :param first_escape: how many escapes came before its own, if it holds any.
+        :param only_references: whether it holds references and nothing else.
         """
         self.positions.append(position)
         self.embed_starts.append(first_reference)
-        self.escape_starts.append(first_escape)
-        self.attachments.append(only)
+        self.only_references.append(only_references)
+        if first_escape is not None:
+            self.escape_positions.append(position)
+            self.escape_starts.append(first_escape)
 
     def count_fences(self, embeds: Sequence[Embed]) -> None:
         """Turn the reference counts of :meth:`add` into indexes in *embeds*, the parse's
@@ -161,10 +182,27 @@ class CollectedInlines:
 
     def find(self, position: int) -> int | None:
         """The index of the token at *position* among these, or None."""
-        found = bisect.bisect_left(self.positions, position)
-        if found < len(self.positions) and self.positions[found] == position:
-            return found
-        return None
+        return _index_of(self.positions, position)
+
+    def first_escape(self, position: int) -> int:
+        """The index in the parse's escapes of the first escape of the token at
+        *position* (one that holds escapes)."""
+        index = _index_of(self.escape_positions, position)
+        return 0 if index is None else self.escape_starts[index]
+
+    def reference_names(self, index: int, embeds: Sequence[Embed]) -> Iterator[str]:
+        """The names of the references of the *index*-th token, read from *embeds*."""
+        start = self.embed_starts[index]
+        after = self.embed_starts[index + 1] if index + 1 < len(self.positions) else len(embeds)
+        # Only fences stand between one token's references and the next token's.
+        return (embed.name for embed in embeds[start:after] if not embed.is_inline)
+
+
+def _index_of(ascending: Sequence[int], value: int) -> int | None:
+    found = bisect.bisect_left(ascending, value)
+    if found < len(ascending) and ascending[found] == value:
+        return found
+    return None
 
 
 class DeferredInlines:
@@ -212,11 +250,7 @@ class DeferredInlines:
         self._env = env
         self._tokens = tokens
         self._positions = array.array("q", positions)
-        if collected is not None and collected.positions:
-            self._positions = array.array("q", heapq.merge(self._positions, collected.positions))
-        else:
-            collected = None
-        self._collected = collected
+        self._collected = collected if collected is not None and collected.positions else None
         self._embeds = embeds
         self._escapes = escapes
         self._done: set[int] = set()
@@ -231,8 +265,9 @@ class DeferredInlines:
     def _is_pending(self, position: int) -> bool:
         if self._md is None or position in self._done:
             return False
-        found = bisect.bisect_left(self._positions, position)
-        return found < len(self._positions) and self._positions[found] == position
+        if _index_of(self._positions, position) is not None:
+            return True
+        return self._collected is not None and self._collected.find(position) is not None
 
     def attachment_names(self, position: int) -> tuple[str, ...] | None:
         """For an ``inline`` token parsed with recording rules and not yet again: the names
@@ -246,9 +281,9 @@ class DeferredInlines:
             index = collected.find(position)
             if index is None:
                 return None
-            count = collected.attachments[index]
-            start = collected.embed_starts[index]
-            return tuple(embed.name for embed in self._embeds[start : start + count])
+            if not collected.only_references[index]:
+                return ()
+            return tuple(collected.reference_names(index, self._embeds))
 
     def parse(self, position: int) -> None:
         """Parse the token at *position* if it was left for later (else do nothing)."""
@@ -263,7 +298,9 @@ class DeferredInlines:
             if self._md is None:
                 return
             done = self._done
-            self._parse([at for at in self._positions if at not in done])
+            collected = () if self._collected is None else self._collected.positions
+            left = heapq.merge(self._positions, collected)
+            self._parse([at for at in left if at not in done])
             self._md = None  # nothing left: let go of the parser, env and positions
             self._env = {}
             self._positions = array.array("q")
@@ -327,7 +364,7 @@ class DeferredInlines:
                 env.pop(key, None)
         embeds = self._embeds
         next_embed = collected.embed_starts[index]
-        next_escape = collected.escape_starts[index]
+        next_escape = -1  # read when the first escape comes
         references: list[Token] = []
         line_map: list[int] = []
         for ref in refs:
@@ -339,6 +376,8 @@ class DeferredInlines:
                 line, column = embed.line, embed.column
                 references.append(ref)
             else:
+                if next_escape < 0:
+                    next_escape = collected.first_escape(position)
                 line, column = self._escapes[next_escape]
                 next_escape += 1
             ref.meta["line"] = line

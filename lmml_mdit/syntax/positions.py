@@ -6,7 +6,8 @@ The plugin's core pass (:mod:`.collect`) tells the reference rule which ``inline
 it is parsing (``env[INLINE_PARENT_KEY]``, see :mod:`.keys`); the rule records each new
 reference's offset in that content (``meta["pos"]``) in ``env[NEW_REFS_KEY]``, and
 :func:`place_references` then maps them to 1-based source lines and columns. Only inline
-tokens that hold references pay for the mapping.
+tokens that hold references pay for the mapping. In the fast parse the rules record
+offsets instead of tokens (:class:`FoundInline`), which :func:`place_offsets` maps alike.
 
 Columns count characters. A content line is found in its source line by text search (its
 leading whitespace left out, since markdown-it may have rewritten it). Where the content
