@@ -353,6 +353,10 @@ RECORDED = {
         "\\@x\n\n@@@f.txt\nx\n@@@\n\n@a.png \\@y @b.png\n\n@@@g.txt\n@@@\n\n@c.png @d.png\n\n\\@z\n"
     ),
     "known names": "@alice and @a, @x and @x.png, bob@a.png\n",
+    "plain lines": (
+        "See @a.png and @b.png.\nx @a.png \n\t @b.png\t\n  @c.png.\n@d.png/ @e.png- @f.png@g.png\n"
+        "a * b _ c ` d ~ e [ f ] g ! h < i @h.png\n"
+    ),
     "tabs and indentation": "- \t@a.png\n\n  \t@b.png\n\n>\t@c.png\n",
 }
 
@@ -422,9 +426,11 @@ def test_the_fast_parse_makes_no_token_per_reference(monkeypatch: pytest.MonkeyP
     assert len(pushed) == len(bare_pushed)
     assert len(narrative.embeds) == 2 * lines + 2
     assert not any(token.children for token in narrative.parsed_tokens if token.type == "inline")
-    pushed.clear()
     complete = narrative.tokens
-    assert pushed.count("lmml_ref") == 2 * lines + 2
+    references = [
+        child for token in complete if token.type == "inline" for child in token.children or ()
+    ]
+    assert [child.type for child in references].count("lmml_ref") == 2 * lines + 2
     assert complete == parse(text, full_parse=True).tokens
 
 
@@ -461,3 +467,38 @@ def test_the_fast_parse_peaks_near_bare_markdown_it() -> None:
             tracemalloc.stop()
 
     assert peak(lambda: parse(text)) <= 1.25 * peak(lambda: bare.parse(text))
+
+
+def _plain_text() -> st.SearchStrategy[str]:
+    """Paragraphs of text and references with the characters the ``newline`` rule and the
+    text around a reference are sensitive to (spaces and tabs at both ends of a line,
+    delimiters that stay text, punctuation a name ends at)."""
+    piece = st.sampled_from(
+        [
+            *("@a.png", "@b.png.", "@c.png,", "x@d.png", "@e.png/", "@x", "@@f.png", "@"),
+            *("word", "*", "_", "`", "~", "[", "]", "!", "<", ">", "&", "(", ")", "\\"),
+            *(".", '"q"', "--"),
+        ]
+    )
+    gap = st.sampled_from(["", " ", "  ", "\t", " \t", "\t "])
+    line = st.lists(st.tuples(gap, piece), min_size=1, max_size=6).map(
+        lambda pairs: "".join(space + word for space, word in pairs)
+    )
+    return st.lists(st.tuples(line, gap), min_size=1, max_size=5).map(
+        lambda lines: "\n".join(text + end for text, end in lines)
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_plain_text(), st.sampled_from(["", "> ", "- ", "| x |\n|---|\n| "]))
+def test_generated_reference_lines_answer_the_same(text: str, container: str) -> None:
+    """Blocks of text and references, rebuilt from their offsets or parsed again: the
+    complete stream of a full parse, block by block and all at once."""
+    text = container + text + "\n"
+    assert_same_parse(text, known_names={"x"})
+    assert_same_parse(text, md=TYPOGRAPHER)
+    fast = parse(text, known_names={"x"})
+    full = parse(text, full_parse=True, known_names={"x"})
+    for position, token in enumerate(full.tokens):
+        if token.type == "inline":
+            assert fast.inline_children(position) == token.children

@@ -231,7 +231,7 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
                 parse_inline(token.content, md, env, token.children)
                 if found:
                     first_reference, first_escape = len(references), len(escapes)
-                    only = _collect_found(src, env, token, found, references, escapes)
+                    only = _collect_found(src, env, token, found, collected, references, escapes)
                     collected.add(
                         position,
                         first_reference,
@@ -273,13 +273,15 @@ def _collect_found(
     env: EnvType,
     inline: Token,
     found: FoundInline,
+    collected: CollectedInlines,
     references: list[Embed],
     escapes: list[tuple[int, int]],
 ) -> bool:
     """Read what the rules recorded in one ``inline`` token (the fast parse): the embeds
     and escapes it holds, in the order a full parse finds them; then let its children go,
     to be parsed again in full when a reader asks for them
-    (:class:`.deferred.DeferredInlines`).
+    (:class:`.deferred.DeferredInlines`), or rebuilt from the offsets of its references
+    when its children were plain lines of text (:func:`_plain_lines`).
 
     :returns: whether the token holds references and nothing but white space besides
         (see :func:`_only_references`).
@@ -289,8 +291,12 @@ def _collect_found(
     thousand references never holds a token for each.
     """
     names = found.names
-    attachment = _only_references(inline.children or (), names)
+    children = inline.children or []
+    attachment = _only_references(children, names)
+    if None not in names and _plain_lines(children, inline.content):
+        collected.add_plain(found.offsets)
     inline.children = []
+    del children
     for name, (line, column) in zip(
         names, place_offsets(src, env, inline, found.offsets, found.lengths()), strict=True
     ):
@@ -301,6 +307,53 @@ def _collect_found(
                 Embed(name=name, kind="external", content=None, line=line, column=column)
             )
     return attachment
+
+
+def _plain_lines(children: Sequence[Token], content: str) -> bool:
+    """Whether the *children* of a parse of *content* with recording rules are plain lines
+    of text: for each line of the content a ``text`` token holding the line as the
+    ``newline`` rule leaves it (the spaces and tabs at the start of a line after the first
+    skipped, one space before a line break dropped), unless that is empty, and a
+    ``softbreak`` between lines.
+
+    Then the children of the full parse are the same lines cut at each reference, a
+    ``text`` token for each piece that is not empty and an ``lmml_ref`` token for each
+    reference (:meth:`.deferred.DeferredInlines` builds them so, without parsing again):
+    no rule but ``text``, ``newline`` and the reference rule acted, and the text left
+    between two references is exactly what a full parse leaves.
+    """
+    at = 0
+    count = len(children)
+    start = 0
+    first = True
+    while True:
+        if not first:
+            while start < len(content) and content[start] in " \t":
+                start += 1
+        newline = content.find("\n", start)
+        last = newline < 0
+        end = len(content) if last else newline
+        if not last and end > start and content[end - 1] == " ":
+            end -= 1
+        if end > start:
+            if at >= count:
+                return False
+            child = children[at]
+            at += 1
+            text = child.content
+            if (
+                child.type != "text"
+                or len(text) != end - start
+                or not content.startswith(text, start)
+            ):
+                return False
+        if last:
+            return at == count
+        if at >= count or children[at].type != "softbreak":
+            return False
+        at += 1
+        start = newline + 1
+        first = False
 
 
 def _only_references(children: Sequence[Token], names: Sequence[str | None]) -> bool:

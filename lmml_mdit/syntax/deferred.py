@@ -46,6 +46,7 @@ from .keys import (
     SCRATCH_KEYS,
     UNDERLINE_KEY,
 )
+from .reference import SIGIL, match_reference_name
 
 __all__ = [
     "COLLECTED_KEY",
@@ -132,6 +133,9 @@ class CollectedInlines:
         "escape_starts",
         "known",
         "only_references",
+        "plain_offsets",
+        "plain_positions",
+        "plain_starts",
         "positions",
     )
 
@@ -142,6 +146,17 @@ class CollectedInlines:
         self.only_references = bytearray()
         self.escape_positions = array.array("q")
         self.escape_starts = array.array("q")
+        self.plain_positions = array.array("q")
+        self.plain_starts = array.array("q")
+        self.plain_offsets = array.array("q")
+
+    def add_plain(self, offsets: Sequence[int]) -> None:
+        """Note that the token :meth:`add` adds next is plain lines of text, with its
+        references at *offsets* in its content (see :func:`.collect._plain_lines`): it is
+        rebuilt from them, not parsed again."""
+        self.plain_positions.append(-1)  # the position comes with add()
+        self.plain_starts.append(len(self.plain_offsets))
+        self.plain_offsets.extend(offsets)
 
     def add(
         self,
@@ -156,6 +171,8 @@ class CollectedInlines:
         :param first_escape: how many escapes came before its own, if it holds any.
         :param only_references: whether it holds references and nothing else.
         """
+        if self.plain_positions and self.plain_positions[-1] == -1:
+            self.plain_positions[-1] = position
         self.positions.append(position)
         self.embed_starts.append(first_reference)
         self.only_references.append(only_references)
@@ -189,6 +206,20 @@ class CollectedInlines:
         *position* (one that holds escapes)."""
         index = _index_of(self.escape_positions, position)
         return 0 if index is None else self.escape_starts[index]
+
+    def plain_references(self, position: int) -> Sequence[int] | None:
+        """The offsets of the references of the token at *position*, if it is plain lines
+        of text (see :meth:`add_plain`), else None."""
+        index = _index_of(self.plain_positions, position)
+        if index is None:
+            return None
+        start = self.plain_starts[index]
+        after = (
+            self.plain_starts[index + 1]
+            if index + 1 < len(self.plain_starts)
+            else len(self.plain_offsets)
+        )
+        return self.plain_offsets[start:after]
 
     def reference_names(self, index: int, embeds: Sequence[Embed]) -> Iterator[str]:
         """The names of the references of the *index*-th token, read from *embeds*."""
@@ -344,24 +375,15 @@ class DeferredInlines:
     def _parse_collected(
         self, token: Token, position: int, collected: CollectedInlines, index: int
     ) -> None:
-        """Parse a token the fast parse read with recording rules, as the full parse does:
-        with the plugin's rules making their tokens, which get the positions the fast
-        parse found for them."""
-        md = self._md
-        assert md is not None
-        env = self._env
-        refs: list[Token] = []
-        env[INLINE_PARENT_KEY] = token
-        env[OPENER_KEY] = self._tokens[position - 1] if position else None
-        env[KNOWN_SCRATCH_KEY] = collected.known
-        env[NEW_REFS_KEY] = refs
-        env.pop(UNDERLINE_KEY, None)
-        try:
-            token.children = []
-            md.inline.parse(token.content, md, env, token.children)
-        finally:
-            for key in SCRATCH_KEYS:
-                env.pop(key, None)
+        """Parse a token the fast parse read with recording rules, as the full parse does
+        (or rebuild it, when it was plain lines of text): its reference and escape tokens
+        get the positions the fast parse found for them."""
+        offsets = collected.plain_references(position)
+        if offsets is not None:
+            token.children = _plain_children(token.content, offsets)
+            refs = [child for child in token.children if child.type == "lmml_ref"]
+        else:
+            refs = self._parse_with_tokens(token, position, collected)
         embeds = self._embeds
         next_embed = collected.embed_starts[index]
         next_escape = -1  # read when the first escape comes
@@ -387,3 +409,71 @@ class DeferredInlines:
             ref.map = line_map
         if references:
             token.meta["lmml_refs"] = references
+
+    def _parse_with_tokens(
+        self, token: Token, position: int, collected: CollectedInlines
+    ) -> list[Token]:
+        """Parse *token* as the core pass of a full parse does, with the plugin's rules
+        making their tokens; return those tokens (references and escapes), in order."""
+        md = self._md
+        assert md is not None
+        env = self._env
+        refs: list[Token] = []
+        env[INLINE_PARENT_KEY] = token
+        env[OPENER_KEY] = self._tokens[position - 1] if position else None
+        env[KNOWN_SCRATCH_KEY] = collected.known
+        env[NEW_REFS_KEY] = refs
+        env.pop(UNDERLINE_KEY, None)
+        try:
+            token.children = []
+            md.inline.parse(token.content, md, env, token.children)
+        finally:
+            for key in SCRATCH_KEYS:
+                env.pop(key, None)
+        return refs
+
+
+def _plain_children(content: str, offsets: Sequence[int]) -> list[Token]:
+    """The children a full parse gives a *content* whose recording parse gave plain lines
+    of text (see :func:`.collect._plain_lines`), its references at *offsets*: each line as
+    the ``newline`` rule leaves it, cut at the references, with a ``softbreak`` between
+    lines. A reference's ``meta`` gets its name and offset here, its position later."""
+    children: list[Token] = []
+    at = 0
+    count = len(offsets)
+    start = 0
+    first = True
+    while True:
+        if not first:
+            while start < len(content) and content[start] in " \t":
+                start += 1
+        newline = content.find("\n", start)
+        last = newline < 0
+        end = len(content) if last else newline
+        if not last and end > start and content[end - 1] == " ":
+            end -= 1
+        while at < count and offsets[at] < end:
+            offset = offsets[at]
+            at += 1
+            if offset > start:
+                children.append(Token("text", "", 0, content=content[start:offset]))
+            name = match_reference_name(content, offset + 1, end)
+            assert name is not None, "a recorded reference has a name"
+            children.append(
+                Token(
+                    "lmml_ref",
+                    "",
+                    0,
+                    content=name,
+                    markup=SIGIL,
+                    meta={"name": name, "pos": offset},
+                )
+            )
+            start = offset + 1 + len(name)
+        if end > start:
+            children.append(Token("text", "", 0, content=content[start:end]))
+        if last:
+            return children
+        children.append(Token("softbreak", "br", 0))
+        start = newline + 1
+        first = False
