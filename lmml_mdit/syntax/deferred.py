@@ -341,11 +341,15 @@ class DeferredInlines:
             self._escapes = ()
 
     def _parse(self, positions: list[int]) -> None:
+        """Parse the tokens at *positions* (ascending)."""
         md = self._md
         assert md is not None
         env = self._env
         tokens = self._tokens
         collected = self._collected
+        # The recorded tokens among them, met in order: one step each, no search.
+        recorded: Sequence[int] = () if collected is None else collected.positions
+        next_recorded = bisect.bisect_left(recorded, positions[0]) if positions else 0
         parse_inline = md.inline.parse
         # A content without any character an inline rule starts at is one text token: the
         # text rule (markdown-it's first) takes all of it, and no other rule runs.
@@ -355,10 +359,11 @@ class DeferredInlines:
         for position in positions:
             token = tokens[position]
             inlines.append(token)
-            index = None if collected is None else collected.find(position)
-            if index is not None:
+            while next_recorded < len(recorded) and recorded[next_recorded] < position:
+                next_recorded += 1
+            if next_recorded < len(recorded) and recorded[next_recorded] == position:
                 assert collected is not None
-                self._parse_collected(token, position, collected, index)
+                self._parse_collected(token, position, collected, next_recorded)
                 continue
             content = token.content
             if terminator is not None and content and terminator.search(content) is None:
