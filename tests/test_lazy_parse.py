@@ -437,10 +437,12 @@ def test_the_fast_parse_makes_no_token_per_reference(monkeypatch: pytest.MonkeyP
 def test_a_recorded_find_costs_two_words() -> None:
     """What the fast parse keeps while it reads one block: an offset and a name per find,
     no object of its own."""
+    from lmml_mdit.syntax import CollectedInlines
     from lmml_mdit.syntax.positions import FoundInline
 
     found = FoundInline()
     assert not hasattr(found, "__dict__")
+    assert not hasattr(CollectedInlines(()), "__dict__")
     found.offsets.append(4)
     found.names.append("a.png")
     found.offsets.append(9)

@@ -231,12 +231,13 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
                 parse_inline(token.content, md, env, token.children)
                 if found:
                     first_reference, first_escape = len(references), len(escapes)
-                    only = _collect_found(src, env, token, found, collected, references, escapes)
+                    only, plain = _collect_found(src, env, token, found, references, escapes)
                     collected.add(
                         position,
                         first_reference,
                         first_escape if len(escapes) > first_escape else None,
                         only,
+                        found.offsets if plain else None,
                     )
                     found = FoundInline()
             else:
@@ -273,28 +274,26 @@ def _collect_found(
     env: EnvType,
     inline: Token,
     found: FoundInline,
-    collected: CollectedInlines,
     references: list[Embed],
     escapes: list[tuple[int, int]],
-) -> bool:
+) -> tuple[bool, bool]:
     """Read what the rules recorded in one ``inline`` token (the fast parse): the embeds
     and escapes it holds, in the order a full parse finds them; then let its children go,
     to be parsed again in full when a reader asks for them
     (:class:`.deferred.DeferredInlines`), or rebuilt from the offsets of its references
     when its children were plain lines of text (:func:`_plain_lines`).
 
-    :returns: whether the token holds references and nothing but white space besides
-        (see :func:`_only_references`).
-
     The children of the recording parse are markdown-it's own (the references are in the
     text tokens), so they are dropped before the embeds are made: a paragraph of a
     thousand references never holds a token for each.
+
+    :returns: whether the token holds references and nothing but white space besides
+        (see :func:`_only_references`), and whether its children were plain lines.
     """
     names = found.names
     children = inline.children or []
     attachment = _only_references(children, names)
-    if None not in names and _plain_lines(children, inline.content):
-        collected.add_plain(found.offsets)
+    plain = None not in names and _plain_lines(children, inline.content)
     inline.children = []
     del children
     for name, (line, column) in zip(
@@ -306,7 +305,7 @@ def _collect_found(
             references.append(
                 Embed(name=name, kind="external", content=None, line=line, column=column)
             )
-    return attachment
+    return attachment, plain
 
 
 def _plain_lines(children: Sequence[Token], content: str) -> bool:
