@@ -504,3 +504,18 @@ def test_generated_reference_lines_answer_the_same(text: str, container: str) ->
     for position, token in enumerate(full.tokens):
         if token.type == "inline":
             assert fast.inline_children(position) == token.children
+
+
+def test_attachment_paragraphs_are_read_without_their_tokens() -> None:
+    """The structure index tells attachment paragraphs of recorded blocks from what the
+    recording parse saw, leaving their tokens unparsed; once parsed, from the tokens."""
+    text = "@a.png @b.png\n@c.png\n\nSee @d.png\n\n@e.png  \n@f.png\n"
+    narrative = parse(text)
+    names = [paragraph.names for paragraph in narrative.index.attachments]
+    assert names == [("a.png", "b.png", "c.png")]
+    assert narrative.deferred is not None and narrative.deferred.pending
+    assert not any(token.children for token in narrative.parsed_tokens)
+    narrative.inline_children(1)
+    assert narrative.deferred.attachment_names(1) is None  # its children tell now
+    assert narrative.deferred.attachment_names(4) == ()
+    assert parse(text, full_parse=True).index == narrative.index
