@@ -34,6 +34,7 @@ from typing import Any, Literal, NamedTuple, TypeVar, overload
 from markdown_it.token import Token
 
 from ..model import Embed, Role, Turn
+from ..syntax.reference import SIGIL
 
 __all__ = ["AttachmentParagraph", "Block", "Delimiter", "Fence", "Records", "StructureIndex"]
 
@@ -280,13 +281,19 @@ class StructureIndex:
             add_token(position)
             add_turn(next_turn if held else _NO_TURN)
             if kind == "paragraph":
-                names = None if attachment_names is None else attachment_names(position + 1)
+                inline = tokens[position + 1] if position + 1 < len(tokens) else None
+                names = None
+                # Only a paragraph with an "@" and no children yet can be a recorded one:
+                # the others are told apart without asking.
+                if (
+                    attachment_names is not None
+                    and inline is not None
+                    and not inline.children
+                    and SIGIL in inline.content
+                ):
+                    names = attachment_names(position + 1)
                 if names is None:
-                    names = (
-                        _attachment_names(tokens[position + 1])
-                        if position + 1 < len(tokens)
-                        else ()
-                    )
+                    names = _attachment_names(inline) if inline is not None else ()
                 if names:
                     attachments.append(AttachmentParagraph(start, end, names, turn))
             elif kind == "lmml_embed":
