@@ -27,7 +27,7 @@ from test_fixtures import fixture_input
 
 import lmml_mdit
 from lmml_mdit import lmml_plugin, parse
-from lmml_mdit.narrative.narrative import FULL_PARSE_VARIABLE
+from lmml_mdit.narrative.narrative import FULL_PARSE_VARIABLE, GFM_RULES
 from lmml_mdit.syntax import INLINE_TRIGGERS, may_hold_lmml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,14 +184,25 @@ def test_zip_bundle_answers_the_same(tmp_path: Path) -> None:
 
 
 def test_the_fast_path_leaves_blocks_without_lmml_unparsed() -> None:
-    text = "## user\nPlain *text*.\n\nSee @a.png.\n\n## assistant\nMore `code`.\n"
+    text = (
+        "## user\nPlain *text*.\n\nSee @a.png.\n\nMail bob@example.com.\n\n"
+        "## assistant\nMore `code`.\n"
+    )
     narrative = parse(text)
     parsed = narrative.parsed_tokens
     inline = [at for at, token in enumerate(parsed) if token.type == "inline"]
     with_children = [at for at in inline if parsed[at].children]
-    assert [parsed[at].content for at in with_children] == ["See @a.png."]
+    # A block with a trigger but nothing the plugin makes a token for keeps the children
+    # of its parse; one with a reference waits, like the blocks without a trigger.
+    assert [parsed[at].content for at in with_children] == ["Mail bob@example.com."]
+    assert narrative.embeds[0].name == "a.png" and narrative.embeds[0].column == 5
     # One block on demand: the others stay as they are.
     assert narrative.inline_children(inline[1])[1].type == "em_open"
+    assert [child.type for child in narrative.inline_children(inline[2])] == [
+        "text",
+        "lmml_ref",
+        "text",
+    ]
     assert not parsed[inline[-1]].children
     assert narrative.tokens == parse(text, full_parse=True).tokens
     assert all(narrative.tokens[at].children for at in inline)
@@ -309,3 +320,202 @@ def test_a_new_trigger_takes_effect(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not parse(text).parsed_tokens[1].children
     monkeypatch.setattr(triggers, "INLINE_TRIGGERS", (*triggers.INLINE_TRIGGERS, "{{"))
     assert parse(text).parsed_tokens[1].children
+
+
+# The fast parse reads the blocks that hold references or LMML escapes with the rules
+# recording what they find instead of making tokens; each case below must give what the
+# full parse gives, tokens, embeds, escapes and the structure index alike.
+RECORDED = {
+    "code span": "See `@a.png` and @b.png, then `x @c.png y`.\n",
+    "autolinks": "Mail <mailto:x@a.png>, <http://h.example/@a.png> and @b.png.\n",
+    "inline html": '<span title="@a.png">@b.png</span> <!-- @c.png --> @d.png\n',
+    "link label": "[see @a.png](http://x.example) and [@b.png *em*][r]\n\n[r]: http://y.example\n",
+    "link destination": "[x](@a.png) [y](<@b.png> '@c.png') [z](u \"t @d.png\") @e.png\n",
+    "image alt": "![alt @a.png](@b.png) ![@c.png][r] @d.png\n\n[r]: @e.png\n",
+    "escapes": "\\@a.png @b.png \\\\@c.png \\\\\\@d.png\n\\## user\n\\<!-- user -->\n",
+    "setext escape": "user\n\\---\n@a.png\n\\===\n",
+    "emphasis across": "*see @a.png and* @b.png **@c.png _@d.png_** *@e.png\n",
+    "strikethrough": "~~@a.png~~ ~@b.png~ @c.png\n",
+    "entities": "&#64;a.png &amp;@b.png @c.png&#32;@d.png\n",
+    "hard breaks": "@a.png  \n@b.png\\\n@c.png\n\n@d.png \n@e.png\n",
+    "attachment look-alikes": (
+        "@a.png @b.png\n\n@a.png &#32; @b.png\n\n@a.png &nbsp; @b.png\n\n@a.png x\n\n"
+        "@a.png *b*\n\n[@a.png](u)\n\n@a.png \\@b.png\n\n @a.png\n@b.png \n\n\\@x\n"
+    ),
+    "containers": "> @a.png\n> - @b.png `@c.png`\n>   @d.png\n\n1. *@e.png*\n   > @f.png\n",
+    "headings": "## user @a.png\n\n# Turn 1 -- user\nSee @b.png\n\nuser @c.png\n===\n",
+    "table": (
+        "| @a.png | `@b.png` |\n|---|---|\n| \\| @c.png | *@d.png* \\| @e.png |\n"
+        "| @a.png | @a.png |\n| x @f.png | [@g.png](u) |\n"
+    ),
+    "fences among references": "@a.png\n\n@@@f.txt\n@x.png\n@@@\n\nsee @f.txt and @b.png\n",
+    "escapes between fences": (
+        "\\@x\n\n@@@f.txt\nx\n@@@\n\n@a.png \\@y @b.png\n\n@@@g.txt\n@@@\n\n@c.png @d.png\n\n\\@z\n"
+    ),
+    "known names": "@alice and @a, @x and @x.png, bob@a.png\n",
+    "plain lines": (
+        "See @a.png and @b.png.\nx @a.png \n\t @b.png\t\n  @c.png.\n@d.png/ @e.png- @f.png@g.png\n"
+        "a * b _ c ` d ~ e [ f ] g ! h < i @h.png\n"
+    ),
+    "tabs and indentation": "- \t@a.png\n\n  \t@b.png\n\n>\t@c.png\n",
+}
+
+
+@pytest.mark.parametrize("text", list(RECORDED.values()), ids=list(RECORDED))
+def test_recorded_blocks_answer_the_same(text: str) -> None:
+    assert_same_parse(text, known_names={"a", "x"})
+    assert_same_parse(text, references="any")
+    assert_same_parse(text, delimiters="loose")
+    assert_same_answers(text.encode())
+
+
+@pytest.mark.parametrize("text", list(RECORDED.values()), ids=list(RECORDED))
+def test_recorded_blocks_complete_one_at_a_time(text: str) -> None:
+    """Each block parsed on demand, in any order, is the block of a full parse."""
+    fast = parse(text, known_names={"a", "x"})
+    full = parse(text, full_parse=True, known_names={"a", "x"})
+    inline = [at for at, token in enumerate(full.tokens) if token.type == "inline"]
+    for position in reversed(inline):
+        assert fast.inline_children(position) == full.tokens[position].children
+        assert fast.parsed_tokens[position] == full.tokens[position]
+    assert fast.tokens == full.tokens
+
+
+def test_linkify_keeps_making_reference_tokens() -> None:
+    """markdown-it's linkify rule reads the scheme of a URL from the text before it, so a
+    parser with linkify on keeps one token per reference (a recorded reference's text
+    would be read as a scheme: ``@a_http://x.example``)."""
+    md = MarkdownIt("gfm-like").use(lmml_plugin, references="any")
+    text = "See @a_http://x.example and @b.png www.example.com\n\nPlain.\n"
+    narrative = parse(text, md=md)
+    assert narrative.deferred is not None
+    children = narrative.parsed_tokens[1].children or []
+    assert [child.type for child in children if child.type == "lmml_ref"] == ["lmml_ref"] * 2
+    assert narrative.tokens == md.parse(text)
+    assert [embed.name for embed in narrative.embeds] == ["a_http", "b.png"]
+
+
+def _pushed_tokens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The type of every inline token pushed from now on."""
+    from markdown_it.rules_inline import StateInline
+
+    pushed: list[str] = []
+    push = StateInline.push
+
+    def counting_push(self: StateInline, ttype: str, tag: str, nesting: Any) -> Any:
+        pushed.append(ttype)
+        return push(self, ttype, tag, nesting)
+
+    monkeypatch.setattr(StateInline, "push", counting_push)
+    return pushed
+
+
+def test_the_fast_parse_makes_no_token_per_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A paragraph of 2,000 references: the fast parse pushes the inline tokens bare
+    markdown-it pushes (text and softbreak), none for a reference, and keeps none; the
+    complete stream has them all."""
+    lines = 1_000
+    text = "See @a.png and @b.png.\n" * lines + "\n| @a.png | b |\n|---|---|\n| @b.png | c |\n"
+    pushed = _pushed_tokens(monkeypatch)
+    bare = MarkdownIt("commonmark").enable(GFM_RULES)
+    bare.parse(text)
+    bare_pushed = list(pushed)
+    pushed.clear()
+    narrative = parse(text)
+    assert "lmml_ref" not in pushed
+    assert len(pushed) == len(bare_pushed)
+    assert len(narrative.embeds) == 2 * lines + 2
+    assert not any(token.children for token in narrative.parsed_tokens if token.type == "inline")
+    complete = narrative.tokens
+    references = [
+        child for token in complete if token.type == "inline" for child in token.children or ()
+    ]
+    assert [child.type for child in references].count("lmml_ref") == 2 * lines + 2
+    assert complete == parse(text, full_parse=True).tokens
+
+
+def test_a_recorded_find_costs_two_words() -> None:
+    """What the fast parse keeps while it reads one block: an offset and a name per find,
+    no object of its own."""
+    from lmml_mdit.syntax import CollectedInlines
+    from lmml_mdit.syntax.positions import FoundInline
+
+    found = FoundInline()
+    assert not hasattr(found, "__dict__")
+    assert not hasattr(CollectedInlines(()), "__dict__")
+    found.offsets.append(4)
+    found.names.append("a.png")
+    found.offsets.append(9)
+    found.names.append(None)
+    assert len(found) == 2 and list(found.lengths()) == [6, 2]
+
+
+def test_the_fast_parse_peaks_near_bare_markdown_it() -> None:
+    """Peak traced memory of the fast parse of one paragraph of references, against bare
+    markdown-it-py with the same grammar (memory, not time: the same on any machine)."""
+    import gc
+    import tracemalloc
+
+    text = "See @a.png and @b.png.\n" * 4_000
+    bare = MarkdownIt("commonmark").enable(GFM_RULES)
+
+    def peak(function: Callable[[], object]) -> int:
+        gc.collect()
+        tracemalloc.start()
+        try:
+            function()
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert peak(lambda: parse(text)) <= 1.25 * peak(lambda: bare.parse(text))
+
+
+def _plain_text() -> st.SearchStrategy[str]:
+    """Paragraphs of text and references with the characters the ``newline`` rule and the
+    text around a reference are sensitive to (spaces and tabs at both ends of a line,
+    delimiters that stay text, punctuation a name ends at)."""
+    piece = st.sampled_from(
+        [
+            *("@a.png", "@b.png.", "@c.png,", "x@d.png", "@e.png/", "@x", "@@f.png", "@"),
+            *("word", "*", "_", "`", "~", "[", "]", "!", "<", ">", "&", "(", ")", "\\"),
+            *(".", '"q"', "--"),
+        ]
+    )
+    gap = st.sampled_from(["", " ", "  ", "\t", " \t", "\t "])
+    line = st.lists(st.tuples(gap, piece), min_size=1, max_size=6).map(
+        lambda pairs: "".join(space + word for space, word in pairs)
+    )
+    return st.lists(st.tuples(line, gap), min_size=1, max_size=5).map(
+        lambda lines: "\n".join(text + end for text, end in lines)
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_plain_text(), st.sampled_from(["", "> ", "- ", "| x |\n|---|\n| "]))
+def test_generated_reference_lines_answer_the_same(text: str, container: str) -> None:
+    """Blocks of text and references, rebuilt from their offsets or parsed again: the
+    complete stream of a full parse, block by block and all at once."""
+    text = container + text + "\n"
+    assert_same_parse(text, known_names={"x"})
+    assert_same_parse(text, md=TYPOGRAPHER)
+    fast = parse(text, known_names={"x"})
+    full = parse(text, full_parse=True, known_names={"x"})
+    for position, token in enumerate(full.tokens):
+        if token.type == "inline":
+            assert fast.inline_children(position) == token.children
+
+
+def test_attachment_paragraphs_are_read_without_their_tokens() -> None:
+    """The structure index tells attachment paragraphs of recorded blocks from what the
+    recording parse saw, leaving their tokens unparsed; once parsed, from the tokens."""
+    text = "@a.png @b.png\n@c.png\n\nSee @d.png\n\n@e.png  \n@f.png\n"
+    narrative = parse(text)
+    names = [paragraph.names for paragraph in narrative.index.attachments]
+    assert names == [("a.png", "b.png", "c.png")]
+    assert narrative.deferred is not None and narrative.deferred.pending
+    assert not any(token.children for token in narrative.parsed_tokens)
+    narrative.inline_children(1)
+    assert narrative.deferred.attachment_names(1) is None  # its children tell now
+    assert narrative.deferred.attachment_names(4) == ()
+    assert parse(text, full_parse=True).index == narrative.index

@@ -88,8 +88,9 @@ class Limits:
     :ivar max_narrative_bytes: largest narrative, in bytes: a bare ``.lmml`` file, an
         archive's narrative entry (checked on its declared size, before decompressing) or
         standard input. Parsing holds the tokens of the whole narrative, from about 20
-        times its size for prose up to about 150 times for text made of ``@name``
-        references, so the default (32 MiB) keeps the worst case to a few gigabytes.
+        times its size for prose, about 90 times for text made of ``@name`` references,
+        up to about 160 times for a table, so the default (32 MiB) keeps the worst case
+        to a few gigabytes.
     """
 
     max_entries: int = 10_000

@@ -34,6 +34,7 @@ from typing import Any, Literal, NamedTuple, TypeVar, overload
 from markdown_it.token import Token
 
 from ..model import Embed, Role, Turn
+from ..syntax.reference import SIGIL
 
 __all__ = ["AttachmentParagraph", "Block", "Delimiter", "Fence", "Records", "StructureIndex"]
 
@@ -226,13 +227,23 @@ class StructureIndex:
 
     @classmethod
     def from_tokens(
-        cls, tokens: Sequence[Token], turns: Sequence[Turn], embeds: Sequence[Embed]
+        cls,
+        tokens: Sequence[Token],
+        turns: Sequence[Turn],
+        embeds: Sequence[Embed],
+        *,
+        attachment_names: Callable[[int], tuple[str, ...] | None] | None = None,
     ) -> StructureIndex:
         """Read the index of a parse.
 
-        :param tokens: the token stream (``Narrative.tokens``).
+        :param tokens: the token stream (``Narrative.tokens``, or the stream as the parse
+            left it, ``Narrative.parsed_tokens``).
         :param turns: the turns segmented from it (``Narrative.turns``).
         :param embeds: its embeds in document order (``Narrative.embeds``).
+        :param attachment_names: for the position of an ``inline`` token whose children
+            are still to be parsed, the reference names of an attachment paragraph (or ()
+            for any other paragraph); None where the children tell
+            (:meth:`~lmml_mdit.syntax.deferred.DeferredInlines.attachment_names`).
         """
         blocks = Records(Block)
         add_kind, add_start, add_end, add_token, add_turn = blocks._appenders()
@@ -270,9 +281,19 @@ class StructureIndex:
             add_token(position)
             add_turn(next_turn if held else _NO_TURN)
             if kind == "paragraph":
-                names = (
-                    _attachment_names(tokens[position + 1]) if position + 1 < len(tokens) else ()
-                )
+                inline = tokens[position + 1] if position + 1 < len(tokens) else None
+                names = None
+                # Only a paragraph with an "@" and no children yet can be a recorded one:
+                # the others are told apart without asking.
+                if (
+                    attachment_names is not None
+                    and inline is not None
+                    and not inline.children
+                    and SIGIL in inline.content
+                ):
+                    names = attachment_names(position + 1)
+                if names is None:
+                    names = _attachment_names(inline) if inline is not None else ()
                 if names:
                     attachments.append(AttachmentParagraph(start, end, names, turn))
             elif kind == "lmml_embed":

@@ -44,6 +44,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from ..errors import LmmlSyntaxError, MissingPluginError
 from ..model import Embed, Turn
 from ..syntax import (
+    COLLECTED_KEY,
     DEFERRED_KEY,
     DELIMITERS_KEY,
     EMBEDS_KEY,
@@ -51,6 +52,7 @@ from ..syntax import (
     INLINE_ON_DEMAND_KEY,
     KNOWN_NAMES_KEY,
     SOURCE_KEY,
+    CollectedInlines,
     DeferredInlines,
     DelimiterMode,
     lmml_plugin,
@@ -138,8 +140,10 @@ class Narrative:
     :ivar text: the narrative text as given (decoded, BOM removed).
     :ivar parsed_tokens: the token stream as the parse left it: every block token complete
         (types, attributes, maps, the plugin's ``meta``), but an ``inline`` token's
-        ``children`` only where the parse needed them (see :doc:`/performance`): read
-        :attr:`tokens` for the complete stream, or :meth:`inline_children` for one block.
+        ``children`` only where the fast parse kept them (blocks with an ``@`` or a
+        backslash trigger and no reference or LMML escape in them; see
+        :doc:`/performance`): read :attr:`tokens` for the complete stream, or
+        :meth:`inline_children` for one block.
     :ivar embeds: every embed occurrence in document order.
     :ivar turns: the role turns.
     :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
@@ -202,7 +206,13 @@ class Narrative:
         """Where the blocks, fences, delimiters, attachment paragraphs and references lie
         (:class:`~lmml_mdit.narrative.index.StructureIndex`), read from :attr:`tokens` in one
         walk when first asked for and kept: every reader of the structure reads this."""
-        return StructureIndex.from_tokens(self.parsed_tokens, self.turns, self.embeds)
+        deferred = self.deferred
+        return StructureIndex.from_tokens(
+            self.parsed_tokens,
+            self.turns,
+            self.embeds,
+            attachment_names=None if deferred is None else deferred.attachment_names,
+        )
 
     @functools.cached_property
     def placeholders(self) -> Placeholders:
@@ -292,9 +302,10 @@ def parse(
 ) -> Narrative:
     """Parse an LMML narrative once and read its embeds and turns.
 
-    Only the inline contents that can hold LMML are inline-parsed now; the rest waits for
-    a reader of the complete stream (:attr:`Narrative.tokens`), which then gets exactly the
-    tokens a full parse gives. The embeds, turns, escapes and everything read from them
+    Only the inline contents that can hold LMML are inline-parsed now, and those without a
+    token per reference (the rules record where each one is); the rest waits for a reader
+    of the complete stream (:attr:`Narrative.tokens`), which then gets exactly the tokens a
+    full parse gives. The embeds, turns, escapes and everything read from them
     are the same either way (see :doc:`/performance`).
 
     :param text: the narrative; bytes must be UTF-8 (a BOM is skipped).
@@ -354,21 +365,24 @@ def parse(
     found: list[Token] = env[DELIMITERS_KEY]  # type: ignore[assignment]
     escapes: list[tuple[int, int]] = env.get(ESCAPES_KEY, [])  # type: ignore[assignment]
     turns = segment(_SourceLines(source), found, embeds, start=_body_start(tokens))
-    left: Sequence[int] | None = env.pop(DEFERRED_KEY, None)  # type: ignore[assignment]
+    left: Sequence[int] = env.pop(DEFERRED_KEY, ())  # type: ignore[assignment]
+    collected: CollectedInlines | None = env.pop(COLLECTED_KEY, None)  # type: ignore[assignment]
+    all_embeds = tuple(embeds)
+    all_escapes = tuple(escapes)
     deferred = None
-    if left:
+    if left or collected is not None:
         # The later inline parses need what the block parse left in env (link reference
         # definitions, other plugins' state), not the plugin's results.
         kept = {key: value for key, value in env.items() if key not in _RESULT_KEYS}
-        deferred = DeferredInlines(parser, kept, tokens, left)
+        deferred = DeferredInlines(parser, kept, tokens, left, collected, all_embeds, all_escapes)
     return Narrative(
         text=text,
         parsed_tokens=tokens,
-        embeds=tuple(embeds),
+        embeds=all_embeds,
         turns=tuple(turns),
         source=source,
         front_matter=_front_matter(tokens),
-        escapes=tuple(escapes),
+        escapes=all_escapes,
         deferred=deferred,
     )
 
@@ -378,7 +392,15 @@ FULL_PARSE_VARIABLE = "LMML_FULL_PARSE"
 inline-parse every block up front (its *full_parse* default)."""
 
 _RESULT_KEYS = frozenset(
-    {DELIMITERS_KEY, EMBEDS_KEY, ESCAPES_KEY, SOURCE_KEY, KNOWN_NAMES_KEY, INLINE_ON_DEMAND_KEY}
+    {
+        DELIMITERS_KEY,
+        EMBEDS_KEY,
+        ESCAPES_KEY,
+        SOURCE_KEY,
+        KNOWN_NAMES_KEY,
+        INLINE_ON_DEMAND_KEY,
+        COLLECTED_KEY,
+    }
 )
 """The ``env`` keys of the plugin's own inputs and results, which later inline parses of
 the same text never read."""

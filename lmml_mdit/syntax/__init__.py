@@ -19,7 +19,13 @@ from .collect import (
     make_collect_rule,
     reset_scratch,
 )
-from .deferred import DEFERRED_KEY, INLINE_ON_DEMAND_KEY, DeferredInlines
+from .deferred import (
+    COLLECTED_KEY,
+    DEFERRED_KEY,
+    INLINE_ON_DEMAND_KEY,
+    CollectedInlines,
+    DeferredInlines,
+)
 from .escape import make_escape_rule
 from .reference import (
     REFERENCE_MODES,
@@ -42,6 +48,7 @@ from .roles import (
 from .triggers import INLINE_TRIGGERS, may_hold_lmml
 
 __all__ = [
+    "COLLECTED_KEY",
     "DEFERRED_KEY",
     "DELIMITERS_KEY",
     "DELIMITER_MODES",
@@ -53,6 +60,7 @@ __all__ = [
     "REFERENCE_MODES",
     "SOURCE_KEY",
     "SUSPICIOUS_DELIMITER",
+    "CollectedInlines",
     "DeferredInlines",
     "DelimiterMode",
     "ReferenceMode",

@@ -25,23 +25,44 @@ With ``env["lmml_inline_on_demand"]`` set, the ``inline`` tokens whose content c
 LMML are left unparsed and listed in ``env["lmml_deferred_inlines"]`` (see :mod:`.deferred`);
 without it (any parse a user runs with the plugin) every token is parsed, as markdown-it's
 own ``inline`` rule does.
+
+With it set, the other tokens are parsed with the reference and escape rules *recording*
+(when the parser allows it, :func:`.deferred.records_in_place`): each rule notes the offset
+of what it found (and a reference's name) in a :class:`.positions.FoundInline` instead of
+making a token, and a reference's text stays text, so the children of that parse are those
+bare markdown-it makes. Every other inline rule runs as always, so the finds are exactly
+the references and escapes a full parse makes tokens for. The pass turns them into embeds
+and escape positions, notes whether the token holds only references (an attachment
+paragraph, :func:`_only_references`), and drops the children: the token is listed in
+``env["lmml_collected_inlines"]`` (a :class:`.deferred.CollectedInlines`) and parsed again
+in full when a reader asks for it. A token whose trigger found nothing keeps its children,
+which are then those of a full parse.
 """
 
 from __future__ import annotations
 
 import array
 import heapq
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any, TypeVar
 
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from markdown_it.utils import EnvType
 
 from ..errors import LmmlSyntaxError
 from ..model import Embed
-from .deferred import DEFERRED_KEY, INLINE_ON_DEMAND_KEY, rules_after_inline
+from .deferred import (
+    COLLECTED_KEY,
+    DEFERRED_KEY,
+    INLINE_ON_DEMAND_KEY,
+    CollectedInlines,
+    records_in_place,
+    rules_after_inline,
+)
 from .keys import (
     FENCE_TOKENS_KEY,
+    FOUND_KEY,
     INLINE_PARENT_KEY,
     KNOWN_SCRATCH_KEY,
     NEW_REFS_KEY,
@@ -49,7 +70,7 @@ from .keys import (
     ROLE_TOKENS_KEY,
     SCRATCH_KEYS,
 )
-from .positions import place_references
+from .positions import FoundInline, place_offsets, place_references
 from .roles import DelimiterMode, heading_role, suspicious_heading
 from .triggers import may_hold_lmml
 
@@ -179,14 +200,19 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
     new_refs: list[Token] = []
     env[NEW_REFS_KEY] = new_refs
     fence_tokens: list[Token] = env.get(FENCE_TOKENS_KEY, [])
-    env[KNOWN_SCRATCH_KEY] = _KnownNames(
+    known = env[KNOWN_SCRATCH_KEY] = _KnownNames(
         env.get(KNOWN_NAMES_KEY, known_names),
         frozenset(token.meta["name"] for token in fence_tokens),
     )
     # Inline tokens that cannot hold LMML wait for a reader that wants them (see .deferred).
     on_demand = bool(env.get(INLINE_ON_DEMAND_KEY)) and rules_after_inline(md) is not None
     env.pop(DEFERRED_KEY, None)  # a reused env's, from an earlier parse
+    env.pop(COLLECTED_KEY, None)
     deferred = array.array("q")
+    # The others are parsed with the rules recording what they find (see _collect_found).
+    collected = CollectedInlines(known) if on_demand and records_in_place(md) else None
+    found = FoundInline()
+    src = state.src
     previous: Token | None = None
     for position, token in enumerate(state.tokens):
         if token.type == "inline":
@@ -200,10 +226,25 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
                 continue
             env[INLINE_PARENT_KEY] = token
             env[OPENER_KEY] = previous
-            parse_inline(token.content, md, env, token.children)
+            if collected is not None:
+                env[FOUND_KEY] = found
+                parse_inline(token.content, md, env, token.children)
+                if found:
+                    first_reference, first_escape = len(references), len(escapes)
+                    only, plain = _collect_found(src, env, token, found, references, escapes)
+                    collected.add(
+                        position,
+                        first_reference,
+                        first_escape if len(escapes) > first_escape else None,
+                        only,
+                        found.offsets if plain else None,
+                    )
+                    found = FoundInline()
+            else:
+                parse_inline(token.content, md, env, token.children)
             if new_refs:
-                place_references(state.src, env, token, new_refs)
-                refs = [found for found in new_refs if found.type == "lmml_ref"]
+                place_references(src, env, token, new_refs)
+                refs = [ref for ref in new_refs if ref.type == "lmml_ref"]
                 if len(refs) != len(new_refs):
                     escapes.extend(_escape_positions(new_refs))
                 if refs:
@@ -216,12 +257,131 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
         previous = token
     fences = [_fence_embed(token) for token in fence_tokens]
     comments: list[Token] = env.get(ROLE_TOKENS_KEY, [])
-    env[EMBEDS_KEY] = _in_document_order(fences, references, _embed_position)
+    embeds = env[EMBEDS_KEY] = _in_document_order(fences, references, _embed_position)
     env[DELIMITERS_KEY] = _in_document_order(comments, headings, _token_line)
     env[ESCAPES_KEY] = escapes
-    env[SOURCE_KEY] = state.src
+    env[SOURCE_KEY] = src
     if deferred:
         env[DEFERRED_KEY] = deferred
+    if collected is not None and collected.positions:
+        if fences:
+            collected.count_fences(embeds)
+        env[COLLECTED_KEY] = collected
+
+
+def _collect_found(
+    src: str,
+    env: EnvType,
+    inline: Token,
+    found: FoundInline,
+    references: list[Embed],
+    escapes: list[tuple[int, int]],
+) -> tuple[bool, bool]:
+    """Read what the rules recorded in one ``inline`` token (the fast parse): the embeds
+    and escapes it holds, in the order a full parse finds them; then let its children go,
+    to be parsed again in full when a reader asks for them
+    (:class:`.deferred.DeferredInlines`), or rebuilt from the offsets of its references
+    when its children were plain lines of text (:func:`_plain_lines`).
+
+    The children of the recording parse are markdown-it's own (the references are in the
+    text tokens), so they are dropped before the embeds are made: a paragraph of a
+    thousand references never holds a token for each.
+
+    :returns: whether the token holds references and nothing but white space besides
+        (see :func:`_only_references`), and whether its children were plain lines.
+    """
+    names = found.names
+    children = inline.children or []
+    attachment = _only_references(children, names)
+    plain = None not in names and _plain_lines(children, inline.content)
+    inline.children = []
+    del children
+    for name, (line, column) in zip(
+        names, place_offsets(src, env, inline, found.offsets, found.lengths()), strict=True
+    ):
+        if name is None:
+            escapes.append((line, column))
+        else:
+            references.append(
+                Embed(name=name, kind="external", content=None, line=line, column=column)
+            )
+    return attachment, plain
+
+
+def _plain_lines(children: Sequence[Token], content: str) -> bool:
+    """Whether the *children* of a parse of *content* with recording rules are plain lines
+    of text: for each line of the content a ``text`` token holding the line as the
+    ``newline`` rule leaves it (the spaces and tabs at the start of a line after the first
+    skipped, one space before a line break dropped), unless that is empty, and a
+    ``softbreak`` between lines.
+
+    Then the children of the full parse are the same lines cut at each reference, a
+    ``text`` token for each piece that is not empty and an ``lmml_ref`` token for each
+    reference (:meth:`.deferred.DeferredInlines` builds them so, without parsing again):
+    no rule but ``text``, ``newline`` and the reference rule acted, and the text left
+    between two references is exactly what a full parse leaves.
+    """
+    at = 0
+    count = len(children)
+    start = 0
+    first = True
+    while True:
+        if not first:
+            while start < len(content) and content[start] in " \t":
+                start += 1
+        newline = content.find("\n", start)
+        last = newline < 0
+        end = len(content) if last else newline
+        if not last and end > start and content[end - 1] == " ":
+            end -= 1
+        if end > start:
+            if at >= count:
+                return False
+            child = children[at]
+            at += 1
+            text = child.content
+            if (
+                child.type != "text"
+                or len(text) != end - start
+                or not content.startswith(text, start)
+            ):
+                return False
+        if last:
+            return at == count
+        if at >= count or children[at].type != "softbreak":
+            return False
+        at += 1
+        start = newline + 1
+        first = False
+
+
+def _only_references(children: Sequence[Token], names: Sequence[str | None]) -> bool:
+    """Whether an ``inline`` token parsed with recording rules holds references and
+    nothing but white space besides (what the index calls an attachment paragraph, read
+    from its complete children).
+
+    The references are in its text tokens, each ``@name`` all non-space: so the
+    non-space characters of its text must be exactly theirs.
+    """
+    expected = 0
+    references = False
+    for name in names:
+        if name is not None:
+            expected += len(name) + 1
+            references = True
+    if not references:
+        return False
+    seen = 0
+    for child in children:
+        kind = child.type
+        if kind == "softbreak":
+            continue
+        if kind != "text" and kind != "text_special":
+            return False
+        seen += len("".join(child.content.split()))
+        if seen > expected:
+            return False
+    return seen == expected
 
 
 def _escape_positions(found: list[Token]) -> Iterator[tuple[int, int]]:

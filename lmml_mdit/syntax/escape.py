@@ -28,7 +28,8 @@ import re
 
 from markdown_it.rules_inline import StateInline
 
-from .keys import INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY, UNDERLINE_KEY
+from .keys import FOUND_KEY, INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY, UNDERLINE_KEY
+from .positions import FoundInline
 from .reference import InlineRule
 from .roles import DelimiterMode, comment_role, heading_role
 
@@ -114,10 +115,16 @@ def make_escape_rule(delimiters: DelimiterMode, markdown_escape: InlineRule) -> 
             token.content = escaped
             token.markup = "\\" + escaped
             token.info = ESCAPE_TOKEN_INFO
-            parent = state.env.get(INLINE_PARENT_KEY)
+            env = state.env
+            parent = env.get(INLINE_PARENT_KEY)
             if parent is not None and parent.content is src:
-                token.meta = {"pos": pos, "lmml_escape": True}
-                state.env[NEW_REFS_KEY].append(token)
+                found: FoundInline | None = env.get(FOUND_KEY)
+                if found is None:
+                    token.meta = {"pos": pos, "lmml_escape": True}
+                    env[NEW_REFS_KEY].append(token)
+                else:  # the fast parse: the position alone (see .collect)
+                    found.offsets.append(pos)
+                    found.names.append(None)
         state.pos = pos + 2
         return True
 

@@ -10,6 +10,9 @@ INLINE_PARENT_KEY = "_lmml_inline_parent"
 """The ``inline`` token whose content the inline rules are parsing."""
 NEW_REFS_KEY = "_lmml_new_refs"
 """The ``lmml_ref`` tokens made while parsing that content."""
+FOUND_KEY = "_lmml_found"
+"""Set in the fast parse only: the :class:`~.positions.FoundInline` in which the rules record
+the references and LMML escapes of that content instead of making tokens for them."""
 FENCE_TOKENS_KEY = "_lmml_fence_tokens"
 """Every ``lmml_embed`` token, in the order the block rule made them."""
 ROLE_TOKENS_KEY = "_lmml_role_tokens"
@@ -35,6 +38,7 @@ SCRATCH_KEYS = (
     OPENER_KEY,
     INLINE_PARENT_KEY,
     NEW_REFS_KEY,
+    FOUND_KEY,
     FENCE_TOKENS_KEY,
     ROLE_TOKENS_KEY,
     LINE_STARTS_KEY,

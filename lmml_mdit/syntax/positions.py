@@ -6,7 +6,8 @@ The plugin's core pass (:mod:`.collect`) tells the reference rule which ``inline
 it is parsing (``env[INLINE_PARENT_KEY]``, see :mod:`.keys`); the rule records each new
 reference's offset in that content (``meta["pos"]``) in ``env[NEW_REFS_KEY]``, and
 :func:`place_references` then maps them to 1-based source lines and columns. Only inline
-tokens that hold references pay for the mapping.
+tokens that hold references pay for the mapping. In the fast parse the rules record
+offsets instead of tokens (:class:`FoundInline`), which :func:`place_offsets` maps alike.
 
 Columns count characters. A content line is found in its source line by text search (its
 leading whitespace left out, since markdown-it may have rewritten it). Where the content
@@ -16,6 +17,9 @@ fail too, columns are counted from the content line.
 """
 
 from __future__ import annotations
+
+import array
+from collections.abc import Iterable, Iterator, Sequence
 
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
@@ -45,18 +49,80 @@ def _line_start(src: str, env: EnvType, line: int) -> int:
     return offset
 
 
+class FoundInline:
+    """What the plugin's inline rules found in one ``inline`` token's content when they
+    record instead of making tokens (the fast parse, see :mod:`.collect`): each reference
+    and LMML escape as its offset in the content, in the order the rules met them.
+
+    Two machine words a find, where a token costs about 260 bytes.
+
+    :ivar offsets: the offset of each find's first character (``@`` or ``\\``).
+    :ivar names: each find's reference name, or None for an escape.
+    """
+
+    __slots__ = ("names", "offsets")
+
+    def __init__(self) -> None:
+        self.offsets = array.array("q")
+        self.names: list[str | None] = []
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def lengths(self) -> Iterator[int]:
+        """Each find's length in the content: ``@`` and its name, or the two characters of
+        an escape."""
+        return (2 if name is None else len(name) + 1 for name in self.names)
+
+
 def place_references(src: str, env: EnvType, parent: Token, refs: list[Token]) -> None:
     """Set ``meta["line"]``, ``meta["column"]`` and ``map`` on each ref of *parent*.
 
-    The refs come in content order, so one forward sweep over the content finds each ref's
-    line; each source line is searched once. Work is linear in the content's length plus
-    the number of refs, however many refs share a line. Memory is what the refs keep:
-    refs on one line share their ``map`` list and line number.
+    The refs come in content order (``meta["pos"]``); see :func:`place_offsets`. Refs on one
+    line share their ``map`` list and line number.
+    """
+    cursor = env.get(LINE_CURSOR_KEY)
+    previous = cursor[2] if cursor else 0  # the line number given out last, as an int
+    placed = place_offsets(
+        src, env, parent, [ref.meta["pos"] for ref in refs], [_literal_length(ref) for ref in refs]
+    )
+    line_map: list[int] = []
+    for ref, (line_number, column) in zip(refs, placed, strict=True):
+        meta = ref.meta
+        meta["line"] = line_number
+        meta["column"] = column
+        if not line_map or line_map[1] != line_number:
+            line_map = [previous if previous == line_number - 1 else line_number - 1, line_number]
+            previous = line_number
+        ref.map = line_map  # shared by the refs of one line: a map is read, never changed
+
+
+def _literal_length(ref: Token) -> int:
+    """The length of *ref*'s own text in its content (``@name``, ``\\@``; 0 for a marker
+    without text of its own)."""
+    if ref.meta.get("lmml_escape"):
+        return len(ref.markup)
+    return len(ref.markup) + len(ref.content)
+
+
+def place_offsets(
+    src: str, env: EnvType, parent: Token, offsets: Sequence[int], lengths: Iterable[int]
+) -> Iterator[tuple[int, int]]:
+    """The 1-based source ``(line, column)`` of each offset in *parent*'s content.
+
+    The offsets come in content order, so one forward sweep over the content finds each
+    one's line; each source line is searched once. Work is linear in the content's length
+    plus the number of offsets, however many share a line.
+
+    :param offsets: offsets in ``parent.content``, ascending.
+    :param lengths: the length of the text at each offset that is its own (``@name``, an
+        escape's ``\\@``), searched in the source line when the content line is not its
+        source line's text; 0 for a marker without text of its own.
     """
     content = parent.content
     first_line = parent.map[0] if parent.map else 0
     # How far the last source line searched has been searched, [line, offset in it], and
-    # the last 1-based line number given out (the next line's map starts with that int).
+    # the last 1-based line number given out (line numbers of one line are one int).
     cursor: list[int] = env.setdefault(LINE_CURSOR_KEY, [-1, 0, 0])
     counted_to = 0  # content offset up to which newlines are counted
     content_line = 0  # 0-based line of the content at counted_to
@@ -65,9 +131,7 @@ def place_references(src: str, env: EnvType, parent: Token, refs: list[Token]) -
     offset_in_source: int | None = 0
     start = end = 0
     line_number = 0
-    line_map: list[int] = []
-    for ref in refs:
-        pos: int = ref.meta["pos"]
+    for pos, length in zip(offsets, lengths, strict=True):
         if pos < counted_to:  # never seen in practice; count again from the start
             counted_to, content_line, line_start, placed_line = 0, 0, 0, -1
         last_newline = content.rfind("\n", counted_to, pos)
@@ -95,30 +159,30 @@ def place_references(src: str, env: EnvType, parent: Token, refs: list[Token]) -
                 offset_in_source = None  # the content line is not its source line's text
             line_number = first_line + content_line + 1
             previous = cursor[2]
-            line_map = [previous if previous == line_number - 1 else line_number - 1, line_number]
+            if previous == line_number:
+                line_number = previous  # the one int of this line number
             cursor[2] = line_number
-        ref.meta["line"] = line_number
         if offset_in_source is not None:
-            ref.meta["column"] = offset_in_source + (pos - line_start) + 1
+            yield line_number, offset_in_source + (pos - line_start) + 1
         else:
             line_end = content.find("\n", pos)
             tail = content[pos : len(content) if line_end < 0 else line_end]
-            column = _search_column(src, cursor, ref, tail, line_number - 1, start, end)
-            ref.meta["column"] = column if column is not None else pos - line_start + 1
-        ref.map = line_map  # shared by the refs of one line: a map is read, never changed
+            literal = content[pos : pos + length]
+            column = _search_column(src, cursor, literal, tail, line_number - 1, start, end)
+            yield line_number, column if column is not None else pos - line_start + 1
 
 
 def _search_column(
-    src: str, cursor: list[int], ref: Token, tail: str, source_line: int, start: int, end: int
+    src: str, cursor: list[int], literal: str, tail: str, source_line: int, start: int, end: int
 ) -> int | None:
-    """The 1-based column of *ref*'s own source text (``@name``, or ``\\@`` for an escape;
-    for a position marker without text of its own, *tail*, the content from it to the end of
-    its line) in the source line ``src[start:end]``, searched from that line's cursor (so
-    refs on one line are found left to right), or None when it is not there.
+    """The 1-based column of a find's own source text, *literal* (``@name``, or ``\\@`` for
+    an escape; for a position marker without text of its own, *tail*, the content from it
+    to the end of its line) in the source line ``src[start:end]``, searched from that
+    line's cursor (so finds on one line are found left to right), or None when it is not
+    there.
 
     :param cursor: the sweep's ``[line, offset searched to, last line number]``.
     """
-    literal = ref.markup if ref.meta.get("lmml_escape") else ref.markup + ref.content
     step = len(literal)
     if not literal:
         # A cell's content holds "|" only where its source has "\|": search up to there,

@@ -31,7 +31,10 @@ text is parsed apart and holds no references either.
 
 Token: ``lmml_ref`` (inline, nesting 0), ``content`` and ``meta["name"]`` = name,
 ``markup`` = ``"@"``; the plugin's position pass adds ``meta["line"]``/``meta["column"]``
-(1-based) and ``map``.
+(1-based) and ``map``. In the fast parse of :func:`lmml_mdit.parse` the rule makes no
+token: it records the reference's offset and name (:class:`.positions.FoundInline`) and
+leaves its text to the text token around it, as markdown-it alone would read it; the
+block's tokens are made when a reader asks for them (see :mod:`.collect`).
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ from typing import Literal
 
 from markdown_it.rules_inline import StateInline
 
-from .keys import INLINE_PARENT_KEY, KNOWN_SCRATCH_KEY, NEW_REFS_KEY
+from .keys import FOUND_KEY, INLINE_PARENT_KEY, KNOWN_SCRATCH_KEY, NEW_REFS_KEY
+from .positions import FoundInline
 
 SIGIL = "@"
 ReferenceMode = Literal["assets", "any"]
@@ -146,13 +150,22 @@ def make_reference_rule(mode: ReferenceMode) -> InlineRule:
             known: Container[str] | None = env.get(KNOWN_SCRATCH_KEY)
             if known is None or name not in known:
                 return False
+        end = pos + 1 + len(name)
         if not silent:
-            token = state.push("lmml_ref", "", 0)
-            token.content = name
-            token.markup = SIGIL
-            token.meta = {"name": name, "pos": pos}
-            env[NEW_REFS_KEY].append(token)
-        state.pos = pos + 1 + len(name)
+            found: FoundInline | None = env.get(FOUND_KEY)
+            if found is None:
+                token = state.push("lmml_ref", "", 0)
+                token.content = name
+                token.markup = SIGIL
+                token.meta = {"name": name, "pos": pos}
+                env[NEW_REFS_KEY].append(token)
+            else:
+                # The fast parse: the reference stays text, as markdown-it alone reads it,
+                # and only its offset and name are kept (see .collect).
+                found.offsets.append(pos)
+                found.names.append(name)
+                state.append_pending(src[pos:end])
+        state.pos = end
         return True
 
     return embed_reference
