@@ -57,6 +57,7 @@ from .deferred import (
     DEFERRED_KEY,
     INLINE_ON_DEMAND_KEY,
     CollectedInlines,
+    plain_line_spans,
     records_in_place,
     rules_after_inline,
 )
@@ -323,17 +324,7 @@ def _plain_lines(children: Sequence[Token], content: str) -> bool:
     """
     at = 0
     count = len(children)
-    start = 0
-    first = True
-    while True:
-        if not first:
-            while start < len(content) and content[start] in " \t":
-                start += 1
-        newline = content.find("\n", start)
-        last = newline < 0
-        end = len(content) if last else newline
-        if not last and end > start and content[end - 1] == " ":
-            end -= 1
+    for start, end, last in plain_line_spans(content):
         if end > start:
             if at >= count:
                 return False
@@ -351,8 +342,7 @@ def _plain_lines(children: Sequence[Token], content: str) -> bool:
         if at >= count or children[at].type != "softbreak":
             return False
         at += 1
-        start = newline + 1
-        first = False
+    return False  # not reached: the last span ends the walk
 
 
 def _only_references(children: Sequence[Token], names: Sequence[str | None]) -> bool:

@@ -53,6 +53,7 @@ __all__ = [
     "INLINE_ON_DEMAND_KEY",
     "CollectedInlines",
     "DeferredInlines",
+    "plain_line_spans",
     "records_in_place",
     "rules_after_inline",
 ]
@@ -449,17 +450,7 @@ def _plain_children(content: str, offsets: Sequence[int]) -> list[Token]:
     children: list[Token] = []
     at = 0
     count = len(offsets)
-    start = 0
-    first = True
-    while True:
-        if not first:
-            while start < len(content) and content[start] in " \t":
-                start += 1
-        newline = content.find("\n", start)
-        last = newline < 0
-        end = len(content) if last else newline
-        if not last and end > start and content[end - 1] == " ":
-            end -= 1
+    for start, end, last in plain_line_spans(content):
         while at < count and offsets[at] < end:
             offset = offsets[at]
             at += 1
@@ -480,8 +471,28 @@ def _plain_children(content: str, offsets: Sequence[int]) -> list[Token]:
             start = offset + 1 + len(name)
         if end > start:
             children.append(Token("text", "", 0, content=content[start:end]))
+        if not last:
+            children.append(Token("softbreak", "br", 0))
+    return children
+
+
+def plain_line_spans(content: str) -> Iterator[tuple[int, int, bool]]:
+    """Each line of an inline *content* as markdown-it's ``newline`` rule leaves its text:
+    ``(start, end, last)``, the spaces and tabs at the start of a line after the first
+    skipped and one space before a line break dropped (*end* may equal *start*)."""
+    start = 0
+    first = True
+    while True:
+        if not first:
+            while start < len(content) and content[start] in " \t":
+                start += 1
+        newline = content.find("\n", start)
+        last = newline < 0
+        end = len(content) if last else newline
+        if not last and end > start and content[end - 1] == " ":
+            end -= 1
+        yield start, end, last
         if last:
-            return children
-        children.append(Token("softbreak", "br", 0))
+            return
         start = newline + 1
         first = False
