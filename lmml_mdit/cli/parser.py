@@ -63,25 +63,26 @@ COMMANDS: tuple[str, ...] = (
 
 
 _HANDLER_MODULES: dict[str, str] = {
-    "cmd_validate": "inspection",
-    "cmd_turns": "inspection",
-    "cmd_ls": "inspection",
-    "cmd_cat": "inspection",
-    "cmd_info": "inspection",
-    "cmd_export": "interchange",
-    "cmd_import": "interchange",
-    "cmd_lsp": "editor",
-    "cmd_preview": "render",
-    "cmd_render": "render",
-    "cmd_inline": "rewrite",
-    "cmd_new": "rewrite",
-    "cmd_pack": "rewrite",
-    "cmd_to_md": "rewrite",
-    "cmd_inputs": "templates",
-    "cmd_fmt": "toolchain",
+    "new": "rewrite",
+    "validate": "inspection",
+    "render": "render",
+    "turns": "inspection",
+    "ls": "inspection",
+    "cat": "inspection",
+    "pack": "rewrite",
+    "inline": "rewrite",
+    "to-md": "rewrite",
+    "preview": "render",
+    "info": "inspection",
+    "import": "interchange",
+    "export": "interchange",
+    "lsp": "editor",
+    "inputs": "templates",
+    "fmt": "toolchain",
 }
-"""The module of :mod:`lmml_mdit.cli` each subcommand's function lives in: imported when
-that command runs, so ``lmml validate`` loads neither the preview nor import and export."""
+"""The module of :mod:`lmml_mdit.cli` each subcommand's function (``cmd_`` and its name,
+``-`` written ``_``) lives in: imported when that command runs, so ``lmml validate`` loads
+neither the preview nor import and export."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -109,7 +110,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     def wanted(name: str) -> bool:
         return only is None or name == only
 
-    def command(name: str, summary: str, example: str, handler: str) -> argparse.ArgumentParser:
+    def command(name: str, summary: str, example: str) -> argparse.ArgumentParser:
         command_parser = sub.add_parser(
             name,
             help=summary,
@@ -117,24 +118,25 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             epilog=f"example:\n  {example}",
             formatter_class=HelpFormatter,
         )
-        command_parser.set_defaults(handler=CommandHandler(_HANDLER_MODULES[handler], handler))
-        if handler in opens_bundles:
+        function = "cmd_" + name.replace("-", "_")
+        command_parser.set_defaults(handler=CommandHandler(_HANDLER_MODULES[name], function))
+        if name in opens_bundles:
             add_syntax_options(command_parser)
         return command_parser
 
     opens_bundles = {
-        "cmd_validate",
-        "cmd_render",
-        "cmd_turns",
-        "cmd_ls",
-        "cmd_cat",
-        "cmd_pack",
-        "cmd_inline",
-        "cmd_to_md",
-        "cmd_preview",
-        "cmd_info",
-        "cmd_export",
-        "cmd_inputs",
+        "validate",
+        "render",
+        "turns",
+        "ls",
+        "cat",
+        "pack",
+        "inline",
+        "to-md",
+        "preview",
+        "info",
+        "export",
+        "inputs",
     }
 
     if wanted("new"):
@@ -142,7 +144,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "new",
             "write a starter narrative (never over an existing file)",
             "lmml new notes/session     # creates notes/session.lmml",
-            "cmd_new",
         )
         p.add_argument(
             "path",
@@ -162,7 +163,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "validate",
             "check bundles for authoring defects",
             "lmml validate examples/*.lmml examples/*.lmmlz",
-            "cmd_validate",
         )
         p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
         add_json(p, "one JSON report on stdout")
@@ -188,7 +188,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "render",
             "print a bundle's chat messages (or request body) as JSON",
             "lmml render examples/sales-review.lmmlz --provider anthropic --request",
-            "cmd_render",
         )
         add_bundle(p)
         add_provider(p, PROVIDERS, "the API shape")
@@ -306,7 +305,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "turns",
             "list the turns: number, role, lines, characters, embeds",
             "lmml turns examples/sales-review.lmml",
-            "cmd_turns",
         )
         add_bundle(p)
         add_json(p, "the rows as JSON")
@@ -317,7 +315,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "ls",
             "list assets with size, media type and sha256",
             "lmml ls examples/sales-review.lmmlz",
-            "cmd_ls",
         )
         add_bundle(p)
         add_json(p, "the rows as JSON")
@@ -328,7 +325,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "cat",
             "write one asset's bytes to stdout",
             "lmml cat examples/sales-review.lmmlz chart.png > chart.png",
-            "cmd_cat",
         )
         add_bundle(p)
         p.add_argument(
@@ -354,7 +350,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     ):
         if not wanted(name):
             continue
-        p = command(name, summary, example, "cmd_pack" if name == "pack" else "cmd_inline")
+        p = command(name, summary, example)
         add_bundle(p, "src")
         add_dest(p, extension)
         p.add_argument(
@@ -383,7 +379,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "to-md",
             "export plain Markdown, embeds replaced by [Image: x] placeholders",
             "lmml to-md examples/sales-review.lmmlz -",
-            "cmd_to_md",
         )
         add_bundle(p, "src")
         add_dest(p, ".md")
@@ -396,7 +391,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "preview",
             "write a self-contained HTML preview",
             "lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
-            "cmd_preview",
         )
         add_bundle(p)
         p.add_argument(
@@ -423,7 +417,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "info",
             "summarise a bundle: kind, turns, embeds, entries, manifest, settings",
             "lmml info examples/sales-review.lmmlz",
-            "cmd_info",
         )
         add_bundle(p)
         add_json(p, "the summary as JSON")
@@ -434,7 +427,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "import",
             "import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
             "lmml import chat.json -o chat.lmmlz",
-            "cmd_import",
         )
         p.add_argument(
             "file",
@@ -463,7 +455,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "export",
             "export a folder of bundles as one JSONL dataset, or as Parquet rows",
             "lmml export runs/ --provider openai --jsonl dataset.jsonl",
-            "cmd_export",
         )
         p.add_argument(
             "folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)"
@@ -524,7 +515,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "lsp",
             "run the language server for editors (LSP over stdin and stdout)",
             "lmml lsp     # started by the editor; see the Editors page of the docs",
-            "cmd_lsp",
         )
         p.add_argument(
             "--debounce",
@@ -545,7 +535,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "inputs",
             "list a template's declared inputs and where each is used",
             "lmml inputs support.lmml",
-            "cmd_inputs",
         )
         add_bundle(p)
         add_json(p, "the inputs as JSON")
@@ -556,7 +545,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "fmt",
             "format narratives with mdformat, every LMML construct kept as written",
             "lmml fmt examples/ --check",
-            "cmd_fmt",
         )
         p.add_argument(
             "paths",
