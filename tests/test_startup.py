@@ -116,6 +116,30 @@ def test_each_check_loads_when_the_bundle_holds_its_content(
     assert kind in {issue["kind"] for report in json.loads(output) for issue in report["issues"]}
 
 
+def test_every_command_names_a_function_that_exists() -> None:
+    for name in COMMANDS:
+        subparser = build_parser(name)._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
+        command_handler = subparser.get_default("handler")
+        assert callable(command_handler.resolve()), name
+
+
+def test_a_plain_command_line_skips_the_intermixed_parse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[object] = []
+    intermixed = Parser.parse_known_intermixed_args
+
+    def counted(self: Parser, *args: object, **kwargs: object) -> object:
+        calls.append(args)
+        return intermixed(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Parser, "parse_known_intermixed_args", counted)
+    assert parse_arguments(["validate", "a.lmml", "--json"]).paths == ["a.lmml"]
+    assert calls == []  # read whole by the plain parse
+    assert parse_arguments(["pack", "a.lmml", "--force", "b.lmmlz"]).dest == "b.lmmlz"
+    assert len(calls) == 1  # a positional after an option needs the intermixed one
+
+
 def test_a_named_command_builds_only_its_own_parser() -> None:
     parser = build_parser("validate")
     choices = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
