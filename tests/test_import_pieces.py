@@ -237,6 +237,25 @@ def test_import_memory_is_bounded_by_the_largest_line(line: str, tmp_path: Path)
     assert peak <= 50 * len(big)
 
 
+def test_import_of_a_long_message_stays_within_twenty_times_its_line(tmp_path: Path) -> None:
+    # The bound, on a line long enough that a piece's fixed cost does not count:
+    # one message of 600 KB of prose (a whole parse of it costs over 30 times the line).
+    line = "Some plain words here and there, in a sentence."
+    warm = tmp_path / "warm.jsonl"
+    warm.write_bytes(chat_line(line, 2_000))
+    import_path(warm, tmp_path / "warm")
+    source = tmp_path / "chats.jsonl"
+    big = chat_line(line, 600_000 // len(line))
+    source.write_bytes(chat_line("hi", 1) + big)
+    tracemalloc.start()
+    try:
+        import_path(source, tmp_path / "out")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 20 * len(big)
+
+
 class _Stdin:
     def __init__(self, data: bytes) -> None:
         self.buffer = _Recording(data)
