@@ -32,7 +32,7 @@ from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
 from ..warn import warn
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
-from .contents import BundleKind, entry_holding, first_fences
+from .contents import BundleKind, entry_holding, first_fences, has_reserved
 from .folder import folder_files, path_under
 from .names import DEFAULT_NAME, bundle_name
 from .reserved import (
@@ -413,7 +413,7 @@ class Bundle:
     def _has_reserved(self, name: str) -> bool:
         """Whether the bundle has the reserved embed *name*: an entry, or mentioned in the
         narrative (as a fence, or a reference that must then resolve)."""
-        return name in self._entries or name in self.narrative.first_embeds
+        return has_reserved(self, name)
 
     def _reserved_source(self, name: str) -> tuple[bytes, int | None] | None:
         """The bytes of a reserved embed and the narrative line its content starts on."""

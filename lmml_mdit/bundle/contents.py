@@ -19,6 +19,7 @@ __all__ = [
     "entry_holding",
     "fences_differing_from_entries",
     "first_fences",
+    "has_reserved",
 ]
 
 BundleKind = Literal["text", "zip"]
@@ -104,6 +105,13 @@ def fences_differing_from_entries(bundle: BundleContents) -> Iterator[Embed]:
     for name, fence in bundle.fences.items():
         if name in entries and bundle.read(name) != fence.content:
             yield fence
+
+
+def has_reserved(bundle: BundleContents, name: str) -> bool:
+    """Whether *bundle* has the reserved embed *name* (a manifest or settings name): an
+    entry, or mentioned in the narrative (as a fence, or a reference that must then
+    resolve)."""
+    return name in bundle.entries or name in bundle.narrative.first_embeds
 
 
 def entry_holding(bundle: BundleContents, name: str) -> str | None:

@@ -17,7 +17,12 @@ from ..narrative.images import unsent_image_issues
 from ..narrative.narrative import Narrative
 from ..syntax import delimiter_issues
 from .archive import unsafe_reason
-from .contents import BundleContents, entry_holding, fences_differing_from_entries
+from .contents import (
+    BundleContents,
+    entry_holding,
+    fences_differing_from_entries,
+    has_reserved,
+)
 from .names import is_reference_name, is_remote_name
 from .reserved import (
     FRONT_MATTER_NAME,
@@ -113,9 +118,8 @@ def _may_declare_inputs(bundle: BundleContents) -> bool:
 
     Without either it is no template and, given no values, has no input issue.
     """
-    narrative = bundle.narrative
-    return narrative.front_matter is not None or any(
-        name in bundle.entries or name in narrative.first_embeds for name in SETTINGS_NAMES
+    return bundle.narrative.front_matter is not None or any(
+        has_reserved(bundle, name) for name in SETTINGS_NAMES
     )
 
 
