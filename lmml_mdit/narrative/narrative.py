@@ -57,6 +57,7 @@ from ..syntax import (
     DelimiterMode,
     lmml_plugin,
 )
+from ..syntax.links import LinkParser
 from ..text import blank_edges, normalize_newlines
 from .index import StructureIndex
 
@@ -90,7 +91,7 @@ def default_parser(
 
     :raises ValueError: for an option value outside its choices.
     """
-    md = MarkdownIt("commonmark").enable(GFM_RULES).use(front_matter_plugin)
+    md = LinkParser("commonmark").enable(GFM_RULES).use(front_matter_plugin)
     return md.use(lmml_plugin, delimiters=delimiters, references=references)
 
 
