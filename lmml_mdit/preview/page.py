@@ -649,11 +649,49 @@ _RULES: dict[str, Callable[..., str]] = {
 }
 
 
+class _PageRenderer(RendererHTML):
+    """markdown-it's HTML renderer, the same output with less work per token: a token's
+    rule is looked up once, and a tag without attributes skips the attribute loop. A page
+    renders every token of the narrative, so these are a tenth of its time."""
+
+    @staticmethod
+    def renderAttrs(token: Token) -> str:
+        return RendererHTML.renderAttrs(token) if token.attrs else ""
+
+    def render(self, tokens: Sequence[Token], options: OptionsDict, env: EnvType) -> str:
+        rules = self.rules
+        render_inline = self.renderInline
+        out: list[str] = []
+        for index, token in enumerate(tokens):
+            token_type = token.type
+            if token_type == "inline":
+                if token.children:
+                    out.append(render_inline(token.children, options, env))
+                continue
+            rule = rules.get(token_type)
+            if rule is None:
+                out.append(self.renderToken(tokens, index, options, env))
+            else:
+                out.append(rule(tokens, index, options, env))
+        return "".join(out)
+
+    def renderInline(self, tokens: Sequence[Token], options: OptionsDict, env: EnvType) -> str:
+        rules = self.rules
+        out: list[str] = []
+        for index, token in enumerate(tokens):
+            rule = rules.get(token.type)
+            if rule is None:
+                out.append(self.renderToken(tokens, index, options, env))
+            else:
+                out.append(rule(tokens, index, options, env))
+        return "".join(out)
+
+
 @functools.cache
 def _preview_renderer() -> RendererHTML:
     """The renderer of the narrative's tokens: markdown-it's HTML renderer with the rules
     above. Shared and stateless: per-page state lives in ``env["lmml_preview"]``."""
-    renderer = RendererHTML()
+    renderer = _PageRenderer()
     for token_type, rule in _RULES.items():
         renderer.rules[token_type] = types.MethodType(rule, renderer)
     return renderer
