@@ -110,6 +110,27 @@ def test_segments_keep_source_lines() -> None:
     assert segments[2] == TextSegment("beta", 5)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## user\n\nalpha @a.png\n\nbeta\n",
+        "Be brief.\n\n## user\n\n\n@a.png @b.png\n\nafter\n\n\n## assistant\nok\n",
+        "## user\n- one @a.png\n- two\n\n> quote @b.png\n\n## user\n@a.png\n",
+        "## user\nsee @b.png and @a.png on one line\n  indented\n\n",
+        "## user\n\n\n\n## assistant\n\n",
+    ],
+)
+def test_a_plain_turn_is_cut_as_the_line_by_line_walk_cuts_it(text: str) -> None:
+    """A turn with nothing to leave out or edit is cut from slices of its lines; a line to
+    skip outside every turn sends it through the walk line by line instead."""
+    bundle = zip_bundle(text, {"a.png": png(), "b.png": png(seed=1)})
+    narrative = bundle.narrative
+    elsewhere = frozenset({len(narrative.lines) + 10})
+    for turn in narrative.turns:
+        sliced = turn_segments(narrative, turn)
+        assert sliced == turn_segments(narrative, turn, skip_lines=elsewhere)
+
+
 def test_budget_omits_and_warns() -> None:
     text = "## user\n@a.png @b.png\n"
     big, small = png(40, 40, 1), png(1, 1, 2)

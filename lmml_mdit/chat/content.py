@@ -254,6 +254,17 @@ def turn_segments(
     cut_points = sorted(placements)
     if not cut_points or cut_points[-1] != end:
         cut_points.append(end)
+    if not replaced and not escapes and not fills:
+        # Every line is sent as written (the common turn): each run between cuts is one
+        # slice of the lines, and every cut but the turn's end places embeds.
+        cursor = start
+        for cut in cut_points:
+            first, last = blank_edges(lines, cursor, cut) if cursor < cut else (cut, cut)
+            if first < last:
+                segments.append(TextSegment("\n".join(lines[first:last]), first + 1))
+            cursor = max(cursor, cut)
+            segments.extend(EmbedSegment(embed, False) for embed in placements.get(cut, ()))
+        return segments
     cursor = start
     for cut in cut_points:
         for number in range(cursor, cut):

@@ -143,7 +143,7 @@ class Records(Sequence[_Record]):
     Two are equal when they hold the same records.
     """
 
-    __slots__ = ("_columns", "_record", "_turn")
+    __slots__ = ("_appends", "_columns", "_record", "_turn")
 
     def __init__(self, record: type[_Record]) -> None:
         self._record: type[_Record] = record
@@ -152,14 +152,17 @@ class Records(Sequence[_Record]):
         )
         # The column of an optional turn, which holds _NO_TURN for None.
         self._turn = record._fields.index("turn") if "turn" in record._fields else None
+        self._appends: tuple[Callable[[Any], None], ...] = tuple(
+            column.append for column in self._columns
+        )
 
     def _appenders(self) -> tuple[Callable[[Any], None], ...]:
         """The ``append`` of each column, in field order: a record is added by passing each
         field to its column's (an integer column takes :data:`_NO_TURN` for None)."""
-        return tuple(column.append for column in self._columns)
+        return self._appends
 
     def _append(self, *values: object) -> None:
-        for append, value in zip(self._appenders(), values, strict=True):
+        for append, value in zip(self._appends, values, strict=True):
             append(value)
 
     def starts(self) -> Sequence[int]:
@@ -258,14 +261,12 @@ class StructureIndex:
         turn_count = len(turns)
         next_turn = 0
         for position, token in enumerate(tokens):
-            token_map = token.map
-            if token_map is None:  # closing tokens (and table cells) carry no map
-                continue
-            if token.level != 0:
-                if token.type == "lmml_embed":
+            if token.level:  # most tokens: only a fence is read below the top level
+                if token.type == "lmml_embed" and token.map is not None:
                     _add_fence(fences, token, position)
                 continue
-            if token.nesting == -1:
+            token_map = token.map
+            if token_map is None or token.nesting == -1:  # closing tokens carry no map
                 continue
             start, end = token_map
             while next_turn < turn_count and turns[next_turn].end_line <= start:
