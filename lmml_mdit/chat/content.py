@@ -259,9 +259,9 @@ def turn_segments(
         # slice of the lines, and every cut but the turn's end places embeds.
         cursor = start
         for cut in cut_points:
-            first, last = blank_edges(lines, cursor, cut) if cursor < cut else (cut, cut)
-            if first < last:
-                segments.append(TextSegment("\n".join(lines[first:last]), first + 1))
+            top, bottom = blank_edges(lines, cursor, cut) if cursor < cut else (cut, cut)
+            if top < bottom:
+                segments.append(TextSegment("\n".join(lines[top:bottom]), top + 1))
             cursor = max(cursor, cut)
             segments.extend(EmbedSegment(embed, False) for embed in placements.get(cut, ()))
         return segments
