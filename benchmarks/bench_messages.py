@@ -16,7 +16,7 @@ docs/performance.md), and ``render_html(lmml_mdit.open(path))``, the preview pag
 one parse (target: at most 1.5). Each ratio is printed with its goal; the script exits 1 when one is
 missed.
 
-Run: ``python benchmarks/bench_messages.py [--turns 2000] [--images 200] [--repeat 5]``
+Run: ``python benchmarks/bench_messages.py [--turns 2000] [--images 200] [--repeat 9]``
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--images", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=9)
     args = parser.parse_args(argv)
 
     text, entries = transcript(args.turns, args.images)

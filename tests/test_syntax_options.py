@@ -28,6 +28,11 @@ from lmml_mdit.syntax import (
     heading_role,
     writes_as_reference,
 )
+from lmml_mdit.syntax.roles import (
+    could_be_strict_delimiter,
+    strict_heading_role,
+    suspicious_heading,
+)
 
 CHAT = "## Turn 1 -- user\ncc @alice, see @chart.png\n\n### System requirements\n\nok\n"
 
@@ -311,3 +316,44 @@ def test_a_near_miss_says_what_is_off(heading: str, word: str, says: str) -> Non
     assert says in issue.message
     if word in ("user", "assistant"):  # the role is right: never called "not a role"
         assert "not a role" not in issue.message
+
+
+_HEADING_WORDS = st.sampled_from(
+    [
+        "Turn",
+        "turn",
+        "tool",
+        "user",
+        "User",
+        "asistant",
+        "assistant",
+        "bot",
+        "1",
+        "2:",
+        "--",
+        "\u2013",
+        "\u2014",
+        "-",
+        ":",
+        "|",
+        "Message",
+        "from",
+        "the",
+        "systen",
+        "Notes",
+        "",
+    ]
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_HEADING_WORDS, max_size=5), st.sampled_from([" ", "", "\t", "  "]))
+def test_a_heading_the_quick_test_passes_over_is_neither_delimiter_nor_near_miss(
+    words: list[str], separator: str
+) -> None:
+    """The strict parse skips the role checks of a heading ``could_be_strict_delimiter``
+    refuses: neither check could have found anything in it."""
+    text = separator.join(words)
+    if not could_be_strict_delimiter(text):
+        assert strict_heading_role(text) is None
+        assert suspicious_heading(text, "strict", None) is None

@@ -18,18 +18,24 @@ from .roles import role_comment
 
 BlockRule = Callable[[StateBlock, int, int, bool], bool]
 
+_FIRST_CHARACTERS = frozenset("@<")
+"""What a line the rule may claim starts with: ``@`` (a fence), ``<`` (a role comment)."""
+
 
 def make_block_rule(*, fences: bool, roles: bool) -> BlockRule:
     """The ``lmml_block`` rule: ``@@@name`` fences (if *fences*) and ``<!-- role -->``
     delimiters (if *roles*)."""
 
     def lmml_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-        start = state.bMarks[start_line] + state.tShift[start_line]
-        first = state.src[start : start + 1]
+        # Called on every line a paragraph continues to: one index and one set test.
+        try:
+            first = state.src[state.bMarks[start_line] + state.tShift[start_line]]
+        except IndexError:  # a blank last line with no newline
+            return False
+        if first not in _FIRST_CHARACTERS:
+            return False
         if first == "@":
             return fences and embed_fence(state, start_line, end_line, silent)
-        if first == "<":
-            return roles and role_comment(state, start_line, end_line, silent)
-        return False
+        return roles and role_comment(state, start_line, end_line, silent)
 
     return lmml_block

@@ -72,7 +72,7 @@ from .keys import (
     SCRATCH_KEYS,
 )
 from .positions import FoundInline, place_offsets, place_references
-from .roles import DelimiterMode, heading_role, suspicious_heading
+from .roles import DelimiterMode, could_be_strict_delimiter, heading_role, suspicious_heading
 from .triggers import may_hold_lmml
 
 EMBEDS_KEY = "lmml_embeds"
@@ -131,6 +131,8 @@ def _mark_role_heading(
     heading_open: Token, inline: Token, delimiters: list[Token], mode: DelimiterMode
 ) -> None:
     text = inline.content
+    if mode == "strict" and not could_be_strict_delimiter(text):
+        return
     role = heading_role(text, mode)
     if role is not None:
         heading_open.meta["lmml_role"] = role

@@ -132,6 +132,14 @@ def strict_heading_role(text: str) -> Role | None:
     return _ROLES.get(match.group(2).lower())
 
 
+def could_be_strict_delimiter(text: str) -> bool:
+    """False only for a heading text that is neither a strict delimiter nor a near miss
+    (:func:`near_miss`): one that starts with no ``t``, holds a space and no dash. Most
+    headings are such, and this tells them apart in one scan."""
+    stripped = text.strip()
+    return stripped[:1] in ("t", "T") or " " not in stripped or _has_dash(stripped)
+
+
 def _has_dash(text: str) -> bool:
     return "--" in text or "\u2013" in text or "\u2014" in text
 
