@@ -34,6 +34,7 @@ holds the two equal on generated URLs.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from markdown_it import MarkdownIt
@@ -44,18 +45,23 @@ __all__ = ["LinkParser", "normalize_link"]
 _PCHAR = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})"
 _LABEL = r"[A-Za-z0-9-]{1,63}"
 
-_SIMPLE_URL = re.compile(
-    rf"""
-    (?:
-        https?://(?P<host>{_LABEL}(?:\.{_LABEL})*)(?::[0-9]{{1,5}})?(?:/(?:{_PCHAR}|/)*)?
-      | (?:{_PCHAR}(?:{_PCHAR}|/)*|/(?:{_PCHAR}(?:{_PCHAR}|/)*)?)?
+
+@functools.cache
+def _simple_url() -> re.Pattern[str]:
+    """The grammar above: a URL markdown-it's normalization returns unchanged (compiled
+    at the first link, not when a command that reads none starts)."""
+    return re.compile(
+        rf"""
+        (?:
+            https?://(?P<host>{_LABEL}(?:\.{_LABEL})*)(?::[0-9]{{1,5}})?(?:/(?:{_PCHAR}|/)*)?
+          | (?:{_PCHAR}(?:{_PCHAR}|/)*|/(?:{_PCHAR}(?:{_PCHAR}|/)*)?)?
+        )
+        (?:\?(?:{_PCHAR}|[/?])*)?
+        (?:\#(?:{_PCHAR}|[/?])*)?
+        """,
+        re.VERBOSE,
     )
-    (?:\?(?:{_PCHAR}|[/?])*)?
-    (?:\#(?:{_PCHAR}|[/?])*)?
-    """,
-    re.VERBOSE,
-)
-"""The grammar above: a URL markdown-it's normalization returns unchanged."""
+
 
 _MAX_HOST = 255
 """The longest host name ``mdurl.parse`` keeps (a longer one is dropped)."""
@@ -64,7 +70,7 @@ _MAX_HOST = 255
 def normalize_link(url: str) -> str:
     """What markdown-it's ``normalizeLink`` makes of *url*: *url* itself when it is a simple
     URL (see the module's grammar), else markdown-it's own answer."""
-    simple = _SIMPLE_URL.fullmatch(url)
+    simple = _simple_url().fullmatch(url)
     if simple is not None:
         host = simple.group("host")
         if host is None or len(host) <= _MAX_HOST:
