@@ -12,10 +12,9 @@ markdown-it:
 
    simple-url = absolute / relative
    absolute   = ( "http:" / "https:" ) "//" host [ ":" 1*5DIGIT ] [ "/" path ] [ tail ]
-   relative   = [ path-start path ] [ tail ]   ; never starts with "//"
+   relative   = [ pchar path / "/" [ pchar path ] ] [ tail ]   ; never starts with "//"
    host       = label *( "." label )           ; at most 255 characters
    label      = 1*63( ALPHA / DIGIT / "-" )
-   path-start = pchar / "."                    ; not "/" followed by "/"
    path       = *( pchar / "/" )
    tail       = [ "?" *( pchar / "/" / "?" ) ] [ "#" *( pchar / "/" / "?" ) ]
    pchar      = ALPHA / DIGIT / "-" / "." / "_" / "~" / "!" / "$" / "&" / "'" / "(" / ")"
