@@ -114,28 +114,18 @@ def escape_text(text: str, known_names: Container[str] | None = None) -> str:
     size = pieces.PIECE_CHARACTERS
     if len(normalized) <= size or "]:" in normalized or "@@@" in normalized:
         return escape_parsed(normalized, known_names)
-    cuts = pieces.cut_offsets(normalized, 0, len(normalized), size)
-    bounds = [pieces.Cut(0, 0, 0), *cuts, pieces.Cut(len(normalized) + 1, 0, 0)]
     escaped: list[str] = []
-    first, last = 0, 1  # the piece runs from bounds[first] to bounds[last]
-    while first < len(bounds) - 1:
-        cut = bounds[first]
-        context = normalized[cut.context_start : cut.context_end].split("\n")
-        piece = normalized[cut.offset : bounds[last].offset - 1]
-        lines = [*context, *piece.split("\n")] if cut.has_context else piece.split("\n")
-        body = _escape_lines(
-            lines,
-            known_names,
-            close=last == len(bounds) - 1,
-            context=len(context) if cut.has_context else 0,
-        )
-        if body is None:  # still open at the cut: parse it again with more after it
-            tried = bounds[last].offset - cut.offset
-            while last < len(bounds) - 1 and bounds[last].offset - cut.offset < 2 * tried:
-                last += 1
-            continue
+
+    def read(piece: pieces.Piece) -> bool:
+        context = piece.context.split("\n") if piece.context else []
+        lines = [*context, *piece.text.split("\n")]
+        body = _escape_lines(lines, known_names, close=piece.final, context=len(context))
+        if body is None:  # still open at the cut: to be read again with more after it
+            return False
         escaped.append(body)
-        first, last = last, last + 1
+        return True
+
+    pieces.read_in_pieces(normalized, 0, len(normalized), read, size)
     return "\n".join(escaped)
 
 

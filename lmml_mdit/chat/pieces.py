@@ -42,13 +42,14 @@ the cut.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from markdown_it.rules_block.table import escapedSplit
 
 from ..narrative.narrative import default_parser
 
-__all__ = ["LOCAL_LINE", "PIECE_CHARACTERS", "Cut", "cut_offsets"]
+__all__ = ["LOCAL_LINE", "PIECE_CHARACTERS", "Cut", "Piece", "cut_offsets", "read_in_pieces"]
 
 PIECE_CHARACTERS = 8_192
 """The size of text (in characters) parsed at once when a text is parsed in pieces: a
@@ -70,10 +71,6 @@ class Cut(NamedTuple):
     offset: int
     context_start: int
     context_end: int
-
-    @property
-    def has_context(self) -> bool:
-        return self.context_start != self.context_end
 
 
 def _row_cells(row: str) -> int:
@@ -169,3 +166,50 @@ def cut_offsets(text: str, start: int, end: int, spacing: int = PIECE_CHARACTERS
     if kind in ("local", "table"):
         cuts.extend(tentative)
     return cuts
+
+
+class Piece(NamedTuple):
+    """A piece of a region to parse alone (:func:`read_in_pieces`).
+
+    :ivar start: the offset of its first line in the text.
+    :ivar text: its lines, the newline after the last left out.
+    :ivar context: a table's header and delimiter rows to parse it after (a piece cut
+        between the table's rows), or "".
+    :ivar final: whether it ends the region.
+    """
+
+    start: int
+    text: str
+    context: str
+    final: bool
+
+
+def read_in_pieces(
+    text: str,
+    start: int,
+    end: int,
+    read: Callable[[Piece], bool],
+    spacing: int = PIECE_CHARACTERS,
+) -> None:
+    """Call *read* on each piece of ``text[start:end]`` (a region of whole lines, cut at
+    :func:`cut_offsets`), in order.
+
+    *read* returns False when a piece was open at its cut (the heading parsed after it
+    was swallowed by a fence or HTML block): the piece is then read again with what
+    follows it, at least doubled, until it reads closed. The final piece has nothing
+    after it to take: *read* accepts it or raises.
+    """
+    bounds = [Cut(start, start, start), *cut_offsets(text, start, end, spacing)]
+    bounds.append(Cut(end + 1, end + 1, end + 1))
+    first, last = 0, 1  # the piece runs from bounds[first] to bounds[last]
+    while first < len(bounds) - 1:
+        cut = bounds[first]
+        final = last == len(bounds) - 1
+        piece_text = text[cut.offset : bounds[last].offset - 1]
+        if read(Piece(cut.offset, piece_text, text[cut.context_start : cut.context_end], final)):
+            first, last = last, last + 1
+            continue
+        assert not final, "the final piece is read closed or refused"
+        tried = bounds[last].offset - cut.offset
+        while last < len(bounds) - 1 and bounds[last].offset - cut.offset < 2 * tried:
+            last += 1

@@ -321,31 +321,25 @@ def _read_back_long(written: _Written, index: int, known: frozenset[str], name: 
     text = written.text
     role = written.roles[index]
     start, end = written.body(index)
-    bounds = [pieces.Cut(start, 0, 0), *pieces.cut_offsets(text, start, end)]
-    bounds.append(pieces.Cut(end + 1, 0, 0))
     stand_in = turn_heading(1, role)
-    first, last = 0, 1
-    while first < len(bounds) - 1:
-        final = last == len(bounds) - 1
-        cut = bounds[first]
-        heading = written.heading(index) if first == 0 else stand_in
-        body = text[cut.offset : bounds[last].offset - 1]
-        if cut.has_context:  # a table's rows, after its header and delimiter rows
-            body = text[cut.context_start : cut.context_end] + "\n" + body
-        if final:
+
+    def read(piece: pieces.Piece) -> bool:
+        heading = written.heading(index) if piece.start == start else stand_in
+        # A piece cut between a table's rows follows the table's header and delimiter rows.
+        body = f"{piece.context}\n{piece.text}" if piece.context else piece.text
+        if piece.final:
             after, closing = _next_heading(written, index + 1)
         else:
             after, closing = "\n\n" + stand_in, [(role, "")]
         turns = parse(f"{heading}\n\n{body}{after}", name=name, known_names=known).turns
         found = [(turn.role, turn.text) for turn in turns]
         if found == [(role, trim_blank_lines(body)), *closing]:
-            first, last = last, last + 1
-            continue
-        if final or len(found) != 1 or found[0][0] != role:
+            return True
+        if piece.final or len(found) != 1 or found[0][0] != role:
             raise _not_read_back(name)
-        tried = bounds[last].offset - cut.offset  # the heading after it was swallowed
-        while last < len(bounds) - 1 and bounds[last].offset - cut.offset < 2 * tried:
-            last += 1
+        return False  # the heading after it was swallowed: read it with more of the body
+
+    pieces.read_in_pieces(text, start, end, read)
 
 
 def write_bundle(conversation: ImportedConversation, name: str = "conversation") -> Bundle:
