@@ -219,42 +219,37 @@ def test_import_never_parses_the_whole_narrative(
     assert [len(lmml_mdit.open(path).messages()) for path in written] == [2, 2]
 
 
-@pytest.mark.parametrize("line", ["@a.png", "| @a.png | @b.png |"])
-def test_import_memory_is_bounded_by_the_largest_line(line: str, tmp_path: Path) -> None:
-    # A parse costs 300 to 450 times such a line; held a piece at a time, the import as
-    # a whole stays near 20 times (the bound here leaves room for a piece's fixed cost).
+def _import_peak(tmp_path: Path, line: str, characters: int) -> tuple[int, int]:
+    """The peak memory of importing a JSONL file whose largest line holds one message of
+    *line* repeated to about *characters*, after a warm-up import (modules loaded, parsers
+    built); and that line's size in bytes."""
     warm = tmp_path / "warm.jsonl"
     warm.write_bytes(chat_line(line, 2_000))
-    import_path(warm, tmp_path / "warm")  # modules loaded, parsers built
+    import_path(warm, tmp_path / "warm")
     source = tmp_path / "chats.jsonl"
-    big = chat_line(line, 100_000 // len(line))
+    big = chat_line(line, characters // len(line))
     source.write_bytes(chat_line("hi", 1) + big)
     tracemalloc.start()
     try:
         import_path(source, tmp_path / "out")
-        peak = tracemalloc.get_traced_memory()[1]
+        return tracemalloc.get_traced_memory()[1], len(big)
     finally:
         tracemalloc.stop()
-    assert peak <= 50 * len(big)
+
+
+@pytest.mark.parametrize("line", ["@a.png", "| @a.png | @b.png |"])
+def test_import_memory_is_bounded_by_the_largest_line(line: str, tmp_path: Path) -> None:
+    # A parse costs 300 to 450 times such a line; held a piece at a time, the import as
+    # a whole stays near 20 times (the bound here leaves room for a piece's fixed cost).
+    peak, size = _import_peak(tmp_path, line, 100_000)
+    assert peak <= 50 * size
 
 
 def test_import_of_a_long_message_stays_within_twenty_times_its_line(tmp_path: Path) -> None:
     # The issue's bound, on a line long enough that a piece's fixed cost does not count:
     # one message of 600 KB of prose (a whole parse of it costs over 30 times the line).
-    line = "Some plain words here and there, in a sentence."
-    warm = tmp_path / "warm.jsonl"
-    warm.write_bytes(chat_line(line, 2_000))
-    import_path(warm, tmp_path / "warm")
-    source = tmp_path / "chats.jsonl"
-    big = chat_line(line, 600_000 // len(line))
-    source.write_bytes(chat_line("hi", 1) + big)
-    tracemalloc.start()
-    try:
-        import_path(source, tmp_path / "out")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak <= 20 * len(big)
+    peak, size = _import_peak(tmp_path, "Some plain words here and there, in a sentence.", 600_000)
+    assert peak <= 20 * size
 
 
 class _Stdin:
