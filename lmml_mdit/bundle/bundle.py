@@ -32,12 +32,11 @@ from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
 from ..warn import warn
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
-from .contents import BundleKind, entry_holding, first_fences, has_reserved
+from .contents import BundleKind, entry_holding, first_fences, has_reserved, settings_embeds
 from .folder import folder_files, path_under
 from .names import DEFAULT_NAME, bundle_name
 from .reserved import (
     RESERVED_NAMES,
-    SETTINGS_NAMES,
     load_front_matter,
     load_manifest,
     load_settings,
@@ -410,14 +409,9 @@ class Bundle:
 
     # -- reserved embeds ------------------------------------------------------------------
 
-    def _has_reserved(self, name: str) -> bool:
-        """Whether the bundle has the reserved embed *name*: an entry, or mentioned in the
-        narrative (as a fence, or a reference that must then resolve)."""
-        return has_reserved(self, name)
-
     def _reserved_source(self, name: str) -> tuple[bytes, int | None] | None:
         """The bytes of a reserved embed and the narrative line its content starts on."""
-        if not self._has_reserved(name):
+        if not has_reserved(self, name):
             return None
         inline = self.fences.get(name)
         line = inline.line + 1 if inline is not None else None
@@ -489,7 +483,7 @@ class Bundle:
         return {**below, **(embedded or {})}
 
     def _embedded_settings(self) -> dict[str, Any] | None:
-        present = [name for name in SETTINGS_NAMES if self._has_reserved(name)]
+        present = settings_embeds(self)
         if not present:
             return None
         if len(present) > 1:

@@ -12,6 +12,7 @@ from typing import Any, Literal, Protocol
 
 from ..model import Embed
 from ..narrative.narrative import Narrative
+from .reserved import SETTINGS_NAMES
 
 __all__ = [
     "BundleContents",
@@ -20,6 +21,7 @@ __all__ = [
     "fences_differing_from_entries",
     "first_fences",
     "has_reserved",
+    "settings_embeds",
 ]
 
 BundleKind = Literal["text", "zip"]
@@ -112,6 +114,13 @@ def has_reserved(bundle: BundleContents, name: str) -> bool:
     entry, or mentioned in the narrative (as a fence, or a reference that must then
     resolve)."""
     return name in bundle.entries or name in bundle.narrative.first_embeds
+
+
+def settings_embeds(bundle: BundleContents) -> list[str]:
+    """The settings embeds *bundle* has (:func:`has_reserved`), in the order of
+    :data:`~lmml_mdit.bundle.reserved.SETTINGS_NAMES`: one at most, in a bundle that
+    reads."""
+    return [name for name in SETTINGS_NAMES if has_reserved(bundle, name)]
 
 
 def entry_holding(bundle: BundleContents, name: str) -> str | None:

@@ -22,11 +22,10 @@ from typing import Any
 from ..errors import BundleError, InvalidSettingsError
 from ..model import Issue
 from ..schema import JsonPath, SchemaProblem, schema_problems, settings_schema
-from .contents import BundleContents, entry_holding, has_reserved
+from .contents import BundleContents, entry_holding, settings_embeds
 from .reserved import (
     FRONT_MATTER_FIRST_LINE,
     FRONT_MATTER_NAME,
-    SETTINGS_NAMES,
     load_settings,
     yaml_value_marks,
 )
@@ -196,7 +195,7 @@ def _embedded(bundle: BundleContents) -> tuple[str, bytes, int | None] | None:
     """The one settings embed: its name, bytes and the narrative line its content starts on
     (None for an entry of its own); None without one, with several, or unreadable (each
     reported as ``invalid_settings`` or ``missing_reference``)."""
-    present = [name for name in SETTINGS_NAMES if has_reserved(bundle, name)]
+    present = settings_embeds(bundle)
     if len(present) != 1:
         return None
     name = present[0]

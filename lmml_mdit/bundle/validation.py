@@ -21,13 +21,12 @@ from .contents import (
     BundleContents,
     entry_holding,
     fences_differing_from_entries,
-    has_reserved,
+    settings_embeds,
 )
 from .names import is_reference_name, is_remote_name
 from .reserved import (
     FRONT_MATTER_NAME,
     RESERVED_NAMES,
-    SETTINGS_NAMES,
     manifest_digests,
     sha256_hex,
 )
@@ -118,9 +117,7 @@ def _may_declare_inputs(bundle: BundleContents) -> bool:
 
     Without either it is no template and, given no values, has no input issue.
     """
-    return bundle.narrative.front_matter is not None or any(
-        has_reserved(bundle, name) for name in SETTINGS_NAMES
-    )
+    return bundle.narrative.front_matter is not None or bool(settings_embeds(bundle))
 
 
 def _may_hold_tool_calls(narrative: Narrative) -> bool:
