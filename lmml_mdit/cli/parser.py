@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from .._version import __version__
 from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS
@@ -41,48 +42,39 @@ __all__ = [
 ]
 
 
-COMMANDS: tuple[str, ...] = (
-    "new",
-    "validate",
-    "render",
-    "turns",
-    "ls",
-    "cat",
-    "pack",
-    "inline",
-    "to-md",
-    "preview",
-    "info",
-    "import",
-    "export",
-    "lsp",
-    "inputs",
-    "fmt",
-)
-"""Every subcommand name, in help order."""
+class _Command(NamedTuple):
+    """What the parser knows of a subcommand besides its options."""
+
+    module: str
+    """The module of :mod:`lmml_mdit.cli` its function (``cmd_`` and its name, ``-``
+    written ``_``) lives in: imported when the command runs, so ``lmml validate`` loads
+    neither the preview nor import and export."""
+    opens_bundles: bool
+    """Whether it reads bundles, and so takes the syntax options."""
 
 
-_HANDLER_MODULES: dict[str, str] = {
-    "new": "rewrite",
-    "validate": "inspection",
-    "render": "render",
-    "turns": "inspection",
-    "ls": "inspection",
-    "cat": "inspection",
-    "pack": "rewrite",
-    "inline": "rewrite",
-    "to-md": "rewrite",
-    "preview": "render",
-    "info": "inspection",
-    "import": "interchange",
-    "export": "interchange",
-    "lsp": "editor",
-    "inputs": "templates",
-    "fmt": "toolchain",
+_COMMAND_TABLE: dict[str, _Command] = {
+    "new": _Command("rewrite", opens_bundles=False),
+    "validate": _Command("inspection", opens_bundles=True),
+    "render": _Command("render", opens_bundles=True),
+    "turns": _Command("inspection", opens_bundles=True),
+    "ls": _Command("inspection", opens_bundles=True),
+    "cat": _Command("inspection", opens_bundles=True),
+    "pack": _Command("rewrite", opens_bundles=True),
+    "inline": _Command("rewrite", opens_bundles=True),
+    "to-md": _Command("rewrite", opens_bundles=True),
+    "preview": _Command("render", opens_bundles=True),
+    "info": _Command("inspection", opens_bundles=True),
+    "import": _Command("interchange", opens_bundles=False),
+    "export": _Command("interchange", opens_bundles=True),
+    "lsp": _Command("editor", opens_bundles=False),
+    "inputs": _Command("templates", opens_bundles=True),
+    "fmt": _Command("toolchain", opens_bundles=False),
 }
-"""The module of :mod:`lmml_mdit.cli` each subcommand's function (``cmd_`` and its name,
-``-`` written ``_``) lives in: imported when that command runs, so ``lmml validate`` loads
-neither the preview nor import and export."""
+"""Every subcommand, in help order."""
+
+COMMANDS: tuple[str, ...] = tuple(_COMMAND_TABLE)
+"""Every subcommand name, in help order."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -118,26 +110,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             epilog=f"example:\n  {example}",
             formatter_class=HelpFormatter,
         )
+        known = _COMMAND_TABLE[name]
         function = "cmd_" + name.replace("-", "_")
-        command_parser.set_defaults(handler=CommandHandler(_HANDLER_MODULES[name], function))
-        if name in opens_bundles:
+        command_parser.set_defaults(handler=CommandHandler(known.module, function))
+        if known.opens_bundles:
             add_syntax_options(command_parser)
         return command_parser
-
-    opens_bundles = {
-        "validate",
-        "render",
-        "turns",
-        "ls",
-        "cat",
-        "pack",
-        "inline",
-        "to-md",
-        "preview",
-        "info",
-        "export",
-        "inputs",
-    }
 
     if wanted("new"):
         p = command(
