@@ -1,6 +1,6 @@
 """The commands that present a bundle: ``render`` (chat messages or a request body as
-JSON) and ``preview`` (an HTML page); and the ``--set KEY=VALUE`` values
-``render --request`` takes."""
+JSON) and ``preview`` (an HTML page). The ``--set KEY=VALUE`` values ``render --request``
+takes are read by :func:`lmml_mdit.cli.options.parse_setting`."""
 
 from __future__ import annotations
 
@@ -113,6 +113,3 @@ def cmd_preview(args: Arguments) -> int:
         page = render_html(source.bundle, inputs=inputs).encode("utf-8")
     deliver(args, out, page, f"Wrote {out}")
     return 0
-
-
-# -- --set KEY=VALUE ----------------------------------------------------------------------
