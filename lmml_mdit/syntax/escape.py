@@ -123,8 +123,7 @@ def make_escape_rule(delimiters: DelimiterMode, markdown_escape: InlineRule) -> 
                     token.meta = {"pos": pos, "lmml_escape": True}
                     env[NEW_REFS_KEY].append(token)
                 else:  # the fast parse: the position alone (see .collect)
-                    found.offsets.append(pos)
-                    found.names.append(None)
+                    found.add(pos, None)
         state.pos = pos + 2
         return True
 

@@ -69,6 +69,11 @@ class FoundInline:
     def __len__(self) -> int:
         return len(self.names)
 
+    def add(self, offset: int, name: str | None) -> None:
+        """Record a find at *offset*: a reference called *name*, or an escape (None)."""
+        self.offsets.append(offset)
+        self.names.append(name)
+
     def lengths(self) -> Iterator[int]:
         """Each find's length in the content: ``@`` and its name, or the two characters of
         an escape."""

@@ -162,8 +162,7 @@ def make_reference_rule(mode: ReferenceMode) -> InlineRule:
             else:
                 # The fast parse: the reference stays text, as markdown-it alone reads it,
                 # and only its offset and name are kept (see .collect).
-                found.offsets.append(pos)
-                found.names.append(name)
+                found.add(pos, name)
                 state.append_pending(src[pos:end])
         state.pos = end
         return True
