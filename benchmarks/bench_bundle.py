@@ -24,6 +24,8 @@ import tempfile
 import time
 import zipfile
 
+from goals import exit_status
+
 MB = 1024 * 1024
 OPEN_GOAL_MB = 30
 """Peak RSS of open + validate above the baseline, for any number of assets."""
@@ -132,11 +134,7 @@ def main() -> int:
             if above > COPIES_GOAL * options.big_mb * MB:
                 missed.append(f"read one {'deflate' if deflate else 'stored'}")
             os.unlink(big)
-    if missed:
-        print(f"missed {len(missed)} goals: {', '.join(missed)}")
-        return 1
-    print("every figure within its goal")
-    return 0
+    return exit_status(missed, "every figure within its goal")
 
 
 if __name__ == "__main__":

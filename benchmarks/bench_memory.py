@@ -55,6 +55,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from goals import exit_status
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -198,11 +199,7 @@ def main() -> int:
                         f"{mdit} {ratio:6.2f}x <= {goal:g}x {verdict} {note}".rstrip(),
                         flush=True,
                     )
-    if missed:
-        print(f"missed {len(missed)} goals: {', '.join(missed)}")
-        return 1
-    print("every ratio within its goal")
-    return 0
+    return exit_status(missed, "every ratio within its goal")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ import time
 import timeit
 from collections.abc import Callable
 
+from goals import exit_status
+
 import lmml_mdit
 from lmml_mdit.transcript.message import Message
 from lmml_mdit.transcript.transcript import Transcript
@@ -109,11 +111,7 @@ def main() -> int:
     longer = build(2000)
     rt_long = per_call(lambda: Transcript.from_bundle(longer.to_bundle("b")), 1) / 2000
     print(f"round trip per turn, 2000 vs 200 turns: {rt_long / rt_plain:.2f}x")
-    missed = save_ratios(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
-    if missed:
-        print(f"missed {len(missed)} goals: {', '.join(missed)}")
-        return 1
-    return 0
+    return exit_status(save_ratios(int(sys.argv[1]) if len(sys.argv) > 1 else 3))
 
 
 if __name__ == "__main__":
