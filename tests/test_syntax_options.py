@@ -357,3 +357,21 @@ def test_a_heading_the_quick_test_passes_over_is_neither_delimiter_nor_near_miss
     if not could_be_strict_delimiter(text):
         assert strict_heading_role(text) is None
         assert suspicious_heading(text, "strict", None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "could"),
+    [
+        ("Message 1 from the team", False),
+        ("Release notes for 2.0", False),
+        ("user", True),
+        ("Turn 3 -- bot", True),
+        ("Notes -- assistant", True),
+        ("asistant", True),
+        ("Turn 2: user", True),
+    ],
+)
+def test_the_quick_heading_test_passes_over_ordinary_headings_only(text: str, could: bool) -> None:
+    """The skip is real (an ordinary heading is passed over), and never taken for a
+    delimiter or a near miss."""
+    assert could_be_strict_delimiter(text) is could
