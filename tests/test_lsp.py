@@ -609,7 +609,7 @@ async def test_quick_fixes_for_a_missing_reference(client: LanguageClient, folde
 
 async def test_quick_fixes_for_near_miss_role_words(client: LanguageClient, folder: Path) -> None:
     document = Document(
-        client, folder / "roles.lmml", "## Turn 1 -- usr\nHi.\n\n## Turn 2: assistant\nHello.\n"
+        client, folder / "roles.lmml", "## Turn 1 -- usr\nHi.\n\n## Turn 2 | assistant\nHello.\n"
     )
     assert codes(await document.open()) == [
         "suspicious_delimiter",

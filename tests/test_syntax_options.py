@@ -303,10 +303,12 @@ def test_invalid_front_matter_is_located_in_the_narrative_and_named_for_what_it_
     [
         ("## Turn 2 -- asistant", "asistant", "is not a role (did you mean assistant?)"),
         ("## systm", "systm", "is not a role (did you mean system?)"),
-        ("## Turn 3 -- bot", "bot", "'bot' is not a role, so"),
-        ("## Turn 2 - assistant", "assistant", "its separator is not a spaced '--'"),
-        ("## Turn 2: user", "user", "write '## Turn N -- user'"),
-        ("## Turn 2 --assistant", "assistant", "its separator is not a spaced '--'"),
+        ("## Turn 3 -- bot", "bot", "'bot' is not a role (did you mean assistant?), so"),
+        ("## Turn 2 | assistant", "assistant", "its separator is none of '-', '--', ':'"),
+        ("## Turn 2 :: user", "user", "did you mean '## Turn N -- user'?"),
+        ("## Turn 2 --- assistant", "assistant", "its separator is none of '-', '--', ':'"),
+        ("**Assistant:**", "Assistant", "looks like a role label but is no delimiter"),
+        ("<!-- asistant -->", "asistant", "(did you mean '<!-- assistant -->'?)"),
     ],
 )
 def test_a_near_miss_says_what_is_off(heading: str, word: str, says: str) -> None:

@@ -72,7 +72,15 @@ from .keys import (
     SCRATCH_KEYS,
 )
 from .positions import FoundInline, place_offsets, place_references
-from .roles import DelimiterMode, could_be_strict_delimiter, heading_role, suspicious_heading
+from .roles import (
+    COMMENT_OPEN,
+    DelimiterMode,
+    comment_near_miss,
+    could_be_strict_delimiter,
+    heading_role,
+    label_near_miss,
+    suspicious_heading,
+)
 from .triggers import may_hold_lmml
 
 EMBEDS_KEY = "lmml_embeds"
@@ -141,6 +149,19 @@ def _mark_role_heading(
     suspicious = suspicious_heading(text, mode, role)
     if suspicious is not None:
         heading_open.meta["lmml_suspicious"] = suspicious
+
+
+def _mark_block(opener: Token, inline: Token, delimiters: list[Token], mode: DelimiterMode) -> None:
+    """Mark the top-level block *opener* whose inline content is *inline*: a role heading
+    (:func:`_mark_role_heading`), or a paragraph shaped like a role label."""
+    if opener.level != 0:
+        return
+    if opener.type == "heading_open":
+        _mark_role_heading(opener, inline, delimiters, mode)
+    elif opener.type == "paragraph_open":
+        suspicious = label_near_miss(inline.content)
+        if suspicious is not None:
+            opener.meta["lmml_suspicious"] = suspicious
 
 
 class _KnownNames:
@@ -223,8 +244,8 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
                 token.children = []
             if on_demand and not may_hold_lmml(token.content):
                 deferred.append(position)
-                if previous is not None and previous.type == "heading_open" and previous.level == 0:
-                    _mark_role_heading(previous, token, headings, mode)
+                if previous is not None:
+                    _mark_block(previous, token, headings, mode)
                 previous = token
                 continue
             env[INLINE_PARENT_KEY] = token
@@ -255,8 +276,17 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
                     references.extend(_reference_embed(ref) for ref in refs)
                 new_refs = []
                 env[NEW_REFS_KEY] = new_refs
-            if previous is not None and previous.type == "heading_open" and previous.level == 0:
-                _mark_role_heading(previous, token, headings, mode)
+            if previous is not None:
+                _mark_block(previous, token, headings, mode)
+        elif (
+            token.type == "html_block"
+            and token.level == 0
+            and token.content.startswith(COMMENT_OPEN)
+            and token.content.count("\n") <= 1
+        ):
+            suspicious = comment_near_miss(token.content)
+            if suspicious is not None:
+                token.meta["lmml_suspicious"] = suspicious
         previous = token
     fences = [_fence_embed(token) for token in fence_tokens]
     comments: list[Token] = env.get(ROLE_TOKENS_KEY, [])

@@ -5,13 +5,18 @@ an embed). A heading's *text* is its inline content, leading and trailing white 
 removed; roles and ``Turn`` match in any case::
 
     heading-delimiter = ATX or setext heading whose text is a delimiter-text
-    delimiter-text    = role / label 1*WSP dash 1*WSP role          ; strict (default)
+    delimiter-text    = role [*WSP ":"]                               ; "User", "User:"
+                      / turn-label *WSP turn-sep *WSP role            ; "Turn 1: user"
+                      / label 1*WSP dash 1*WSP role                   ; strict (default)
+    turn-label        = "Turn" 1*WSP 1*DIGIT
+    turn-sep          = "-" / "--" / ":" / U+2013 / U+2014            ; spaces optional
     label             = 1*CHAR ending in a non-space character        ; "Turn 3", "alice"
     dash              = "--" / U+2013 / U+2014                        ; "--", en or em dash
     comment-delimiter = 0*3SP "<!--" *WSP role *WSP "-->" *WSP EOL
     role              = "user" / "assistant" / "system" / "tool"
 
-So ``# Assistant``, ``### system``, ``## Turn 2 -- user`` (RFC 6.1), ``## alice -- assistant``
+So ``# Assistant``, ``## User:``, ``### system``, ``## Turn 2 -- user`` (RFC 6.1),
+``## Turn 1 - user``, ``## Turn 2: assistant``, ``## Turn 3—user``, ``## alice -- assistant``
 and ``## Turn 2 — user`` are delimiters; ``### System requirements``, ``## User guide`` and
 ``### Tool comparison`` are ordinary headings. The label runs to the *last* spaced dash.
 
@@ -25,18 +30,24 @@ A comment delimiter is recognised whether or not the ``html`` option is on, and 
 interrupt a paragraph. It becomes an ``lmml_role`` token; a heading delimiter stays a
 ``heading_open`` token. Both get ``meta["lmml_role"]``.
 
-**Near misses.** A top-level heading that is no delimiter but is shaped like one gets
+**Near misses.** A top-level block that is no delimiter but is shaped like one gets
 ``meta["lmml_suspicious"]`` = ``(word, message)`` (reported by :func:`delimiter_issues` as
-``suspicious_delimiter``):
+``suspicious_delimiter``, with a did-you-mean):
 
-- ``Turn N <dash> X`` where X is not a role (``## Turn 3 -- bot``), and ``Turn N`` followed by
-  another separator and a role (``## Turn 1 - user``, ``## Turn 1: user``);
-- ``label <dash> word`` where the word is a misspelt role (within 1 edit of ``user`` or
-  ``tool``, 2 of ``assistant`` or ``system``, and not holding the role itself, as
-  ``users`` or ``systemd`` do) or a common stand-in for one (``bot``, ``ai``, ``human``,
-  ``model``, ``developer``, ``function``);
+- a heading ``Turn N <separator> X`` where X is not a role (``## Turn 3 -- bot``), or where
+  the separator is none of ``turn-sep`` (``## Turn 1 | user``);
+- a heading ``label <dash> word`` where the word is a misspelt role (within 1 edit of
+  ``user`` or ``tool``, 2 of ``assistant`` or ``system``, and not holding the role itself,
+  as ``users`` or ``systemd`` do) or a common stand-in for one (``bot``, ``ai``, ``human``,
+  ``model``, ``developer``, ``function``, ``chatgpt``, ``claude``, ``gemini``, ...);
 - a one-word heading of five letters or more within 2 edits of ``assistant`` or ``system``
-  (``## Asistant``), and not holding the role itself;
+  (``## Asistant``), and not holding the role itself; a one-word heading ending in a colon
+  that is a misspelt role or a stand-in (``## Usr:``, ``## Human:``);
+- a top-level paragraph whose first line is only a role label, bold or plain
+  (:func:`label_near_miss`: ``**Assistant:**``, ``User:``, ``ChatGPT said:``), or that
+  starts with a bold one (``**User:** how do I ...``);
+- a top-level comment line holding a misspelt role or a stand-in (``<!-- asistant -->``,
+  ``<!-- bot -->``, ``<!-- user: -->``);
 - with ``delimiters="loose"``: every heading that became a delimiter though its text holds
   more than the role (``### System requirements``).
 """
@@ -68,9 +79,13 @@ _DASH = r"(?:--|\u2013|\u2014)"
 # label, the last spaced dash, one word: the strict form and its near misses.
 _LABELLED = re.compile(r"(.*\S)[ \t]+" + _DASH + r"[ \t]+(\w+)", re.DOTALL)
 _TURN_LABEL = re.compile(r"turn[ \t]+\d+", re.IGNORECASE)
+# "Turn N", one separator of turn-sep, the rest: a delimiter when the rest is a role.
+_TURN_FORM = re.compile(
+    r"(turn[ \t]+\d+)[ \t]*(?:--|-|:|\u2013|\u2014)[ \t]*(.*)", re.IGNORECASE | re.DOTALL
+)
 # "Turn N" followed by any separator: shaped like RFC 6.1, even when the form is off.
 _TURN_SHAPED = re.compile(
-    r"turn[ \t]+\d+[ \t]*(?:" + _DASH + r"|[-:|\u2012\u2015]+)[ \t]*(.*)",
+    r"turn[ \t]+\d+[ \t]*[-:|\u2012-\u2015]+[ \t]*(.*)",
     re.IGNORECASE | re.DOTALL,
 )
 _ONE_WORD = re.compile(r"[^\W\d_]+")
@@ -81,9 +96,20 @@ _STAND_IN_ROLES: dict[str, Role] = {
     "human": "user",
     "developer": "system",
     "function": "tool",
+    "chatgpt": "assistant",
+    "gpt": "assistant",
+    "claude": "assistant",
+    "gemini": "assistant",
+    "copilot": "assistant",
 }
 """Words people write for a role, each with the role it usually stands for."""
 _ROLE_STAND_INS = frozenset(_STAND_IN_ROLES)
+_LABEL_STAND_INS: dict[str, Role] = {**_STAND_IN_ROLES, "you": "user", "me": "user"}
+"""The stand-ins a chat copied from a web page labels its speakers with (``You said:``)."""
+_TEXT_LABELS = frozenset({"user", "assistant", "human", "ai", "chatgpt", "claude", "gemini"})
+"""The labels a plain line ``Label: text`` is taken as a near miss for."""
+_MAX_LABEL = 40
+"""The longest first line a label paragraph can have, in characters."""
 COMMENT_OPEN = "<!--"
 COMMENT_CLOSE = "-->"
 
@@ -123,8 +149,18 @@ def strict_heading_role(text: str) -> Role | None:
     role = _ROLES.get(stripped.lower())
     if role is not None:
         return role
-    # Cheap tests first: most headings hold no dash and end in no role at all.
-    if not stripped or not stripped[-1].isalpha() or not _has_dash(stripped):
+    if stripped.endswith(":"):
+        return _ROLES.get(stripped[:-1].rstrip().lower())
+    # Cheap tests first: most headings end in no role at all.
+    if not stripped or not stripped[-1].isalpha():
+        return None
+    if stripped[:1] in ("t", "T"):
+        turn = _TURN_FORM.fullmatch(stripped)
+        if turn is not None:
+            role = _ROLES.get(turn.group(2).lower())
+            if role is not None:
+                return role
+    if not _has_dash(stripped):
         return None
     match = _LABELLED.fullmatch(stripped)
     if match is None:
@@ -134,10 +170,15 @@ def strict_heading_role(text: str) -> Role | None:
 
 def could_be_strict_delimiter(text: str) -> bool:
     """False only for a heading text that is neither a strict delimiter nor a near miss
-    (:func:`near_miss`): one that starts with no ``t``, holds a space and no dash. Most
-    headings are such, and this tells them apart in one scan."""
+    (:func:`near_miss`): one that starts with no ``t``, holds a space and no dash, and does
+    not end in a colon. Most headings are such, and this tells them apart in one scan."""
     stripped = text.strip()
-    return stripped[:1] in ("t", "T") or " " not in stripped or _has_dash(stripped)
+    return (
+        stripped[:1] in ("t", "T")
+        or " " not in stripped
+        or stripped.endswith(":")
+        or _has_dash(stripped)
+    )
 
 
 def _has_dash(text: str) -> bool:
@@ -214,6 +255,11 @@ def near_miss(text: str) -> str | None:
         if word.lower() in _ROLE_STAND_INS or _misspelt_role(word) is not None:
             return word
         return None
+    if stripped.endswith(":"):
+        word = stripped[:-1].rstrip()
+        if _ONE_WORD.fullmatch(word) is not None and suggested_role(word) is not None:
+            return word
+        return None
     one_word = (
         len(stripped) >= 5 and " " not in stripped and _ONE_WORD.fullmatch(stripped) is not None
     )
@@ -241,11 +287,11 @@ def suspicious_heading(
         if named is not None:
             # The role is right; what is off is the separator ("Turn 2 - user", "Turn 2: user").
             return word, (
-                f"the heading {shown!r} looks like a role delimiter but its separator is not "
-                f"a spaced '--' (or en or em dash), so it is an ordinary heading; write "
-                f"'## Turn N -- {named}', or reword the heading"
+                f"the heading {shown!r} looks like a role delimiter but its separator is none "
+                f"of '-', '--', ':', en or em dash, so it is an ordinary heading (did you "
+                f"mean '## Turn N -- {named}'?); write that, or reword the heading"
             )
-        meant = _misspelt_role(word)
+        meant = suggested_role(word)
         guess = f" (did you mean {meant}?)" if meant is not None else ""
         return word, (
             f"the heading {shown!r} looks like a role delimiter but {word!r} is not a "
@@ -262,6 +308,108 @@ def suspicious_heading(
     return None
 
 
+def _label_role(label: str) -> Role | None:
+    """The role a speaker label (``Assistant``, ``ChatGPT said``, ``Asistant``) names, or
+    None for a word that is no label."""
+    lowered = label.lower()
+    if lowered.endswith(" said"):
+        lowered = lowered[: -len(" said")].rstrip()
+    if lowered in _ROLES:
+        return _ROLES[lowered]
+    if _ONE_WORD.fullmatch(lowered) is None:
+        return None
+    return _LABEL_STAND_INS.get(lowered) or _misspelt_role(lowered)
+
+
+def _unwrapped(text: str) -> tuple[str, bool]:
+    """*text* without the emphasis markers around it (``**``, ``__``, ``*``, ``_``), and
+    whether it had them."""
+    for marker in ("**", "__", "*", "_"):
+        if len(text) > 2 * len(marker) and text.startswith(marker) and text.endswith(marker):
+            return text[len(marker) : -len(marker)].strip(), True
+    return text, False
+
+
+def _label_message(shown: str, word: str, role: Role) -> str:
+    return (
+        f"the line {shown!r} looks like a role label but is no delimiter, so what follows "
+        f"stays in the turn before it (did you mean '## {role}'?); write the label as a "
+        "heading on its own line, or reword it"
+    )
+
+
+def label_near_miss(content: str) -> tuple[str, str] | None:
+    """Why a top-level paragraph whose inline content is *content* looks like a role
+    label that is no delimiter: ``(word at fault, message)``, or None.
+
+    A paragraph is a near miss when its first line is only a label, bold or plain
+    (``**Assistant:**``, ``**User**``, ``User:``, ``ChatGPT said:``), or when it starts with
+    a bold label (``**User:** how do I ...``) or with ``Label:`` for a chat speaker
+    (``User: hi``, ``Human: hi``). A first line that is a comment holding a misspelt role
+    or a stand-in (``<!-- asistant -->``, with ``html`` off) is one too.
+    """
+    end = content.find("\n", 0, _MAX_LABEL + 1)
+    first = content[: _MAX_LABEL + 1] if end < 0 else content[:end]
+    first = first.strip()
+    if not first:
+        return None
+    if first.startswith(COMMENT_OPEN):
+        return comment_near_miss(first) if end >= 0 or len(content) <= _MAX_LABEL else None
+    whole = end >= 0 or len(content) <= _MAX_LABEL
+    if whole and (first.endswith(":") or first[0] in "*_"):
+        # The first line alone: "**Assistant:**", "**Assistant**:", "User:", "**User**".
+        inner, emphasised = _unwrapped(first[:-1].rstrip() if first.endswith(":") else first)
+        if inner.endswith(":"):
+            inner = inner[:-1].rstrip()
+        if emphasised or first.endswith(":"):
+            role = _label_role(inner)
+            if role is not None:
+                return inner, _label_message(first, inner, role)
+    if first[:2] in ("**", "__"):
+        # A bold label leading a line of text: "**User:** how do I ...".
+        close = first.find(first[:2], 2)
+        if 2 < close <= 24:
+            inner = first[2:close].strip()
+            after = first[close + 2 :]
+            if inner.endswith(":") or after.startswith(":"):
+                inner = inner.rstrip(":").rstrip()
+                role = _label_role(inner)
+                if role is not None:
+                    return inner, _label_message(first[: close + 3].strip(), inner, role)
+        return None
+    colon = first.find(":", 0, 24)
+    if colon > 0 and first[:colon].lower() in _TEXT_LABELS:
+        inner = first[:colon]
+        role = _label_role(inner)
+        if role is not None:
+            return inner, _label_message(first[: colon + 1], inner, role)
+    return None
+
+
+def comment_near_miss(line: str) -> tuple[str, str] | None:
+    """Why a comment line (``<!-- asistant -->``, ``<!-- bot -->``, ``<!-- user: -->``)
+    looks like a comment delimiter that is none: ``(word at fault, message)``, or None."""
+    text = line.strip()
+    if not (text.startswith(COMMENT_OPEN) and text.endswith(COMMENT_CLOSE)):
+        return None
+    inner = text[len(COMMENT_OPEN) : -len(COMMENT_CLOSE)].strip()
+    word = inner[:-1].rstrip() if inner.endswith(":") else inner
+    if not word or len(word) > 24 or _ONE_WORD.fullmatch(word) is None:
+        return None
+    lowered = word.lower()
+    if lowered in ("you", "me"):
+        return None
+    role = _ROLES.get(lowered) if word != inner else None
+    meant = role or suggested_role(word)
+    if meant is None:
+        return None
+    return word, (
+        f"the comment {text!r} looks like a role delimiter but {inner!r} is not a role "
+        f"(did you mean '<!-- {meant} -->'?), so it is an ordinary comment; write the role "
+        "alone, or reword the comment"
+    )
+
+
 class _TokenSource(Protocol):
     """What :func:`delimiter_issues` reads: a parse's tokens (block tokens suffice: their
     ``meta`` is complete whether or not the inline children were parsed) and its source
@@ -275,7 +423,8 @@ class _TokenSource(Protocol):
 
 
 def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
-    """A ``suspicious_delimiter`` issue (a warning) for each heading the parse marked.
+    """A ``suspicious_delimiter`` issue for each block the parse marked (a heading, a
+    label paragraph or a comment).
 
     :param narrative: a :class:`~lmml_mdit.narrative.narrative.Narrative` (its tokens and lines).
     :returns: the issues in document order, each with the heading's line and the column of
@@ -283,7 +432,7 @@ def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
     """
     issues: list[Issue] = []
     for token in narrative.parsed_tokens:
-        if token.type != "heading_open" or not token.meta:
+        if not token.meta or token.level != 0:
             continue
         found = token.meta.get("lmml_suspicious")
         if found is None or token.map is None:
