@@ -248,13 +248,16 @@ class NotInlinableError(BundleError):
 
 class DefectError(BundleError):
     """A bundle with an error-level defect was asked to send (``messages()``,
-    ``to_request()``, ``render_turns()``): the error :meth:`Bundle.validate` reports.
+    ``to_request()``, ``render_turns()``): the error :meth:`Bundle.validate` reports. (A
+    warning-level defect every send reports is carried in one too, inside a
+    ``DefectWarning``, and raised by ``lmml render --strict``.)
 
     :ivar issue: the :class:`~lmml_mdit.model.Issue` (its ``kind`` is also :attr:`kind`).
     """
 
     def __init__(self, issue: Issue, *, file: str | None = None) -> None:
         self.issue = issue
+        refused = issue.severity == "error"
         super().__init__(
             issue.message,
             name=issue.name,
@@ -262,8 +265,8 @@ class DefectError(BundleError):
             column=issue.column,
             file=file,
             kind=issue.kind,
-            hint="fix it, or pass strict=False to send anyway",
-            cli_hint="fix it, or add --force to send anyway",
+            hint="fix it, or pass strict=False to send anyway" if refused else None,
+            cli_hint="fix it, or add --force to send anyway" if refused else None,
         )
 
     def _message(self, cli: bool) -> str:

@@ -9,6 +9,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .severity import ERROR_KINDS, Severity, severity_of
+
+__all__ = [
+    "ERROR_KINDS",
+    "MESSAGE_ROLES",
+    "ROLES",
+    "Embed",
+    "EmbedKind",
+    "Issue",
+    "Role",
+    "Severity",
+    "Turn",
+]
+
 Role = Literal["context", "user", "assistant", "system", "tool"]
 """A turn's role: ``context`` is the synthetic preamble, the rest are message roles."""
 
@@ -74,27 +88,6 @@ class Turn:
     heading: str | None = None
 
 
-ERROR_KINDS: frozenset[str] = frozenset(
-    {
-        "unclosed_embed",
-        "missing_reference",
-        "conflicting_embed",
-        "malformed_embed_name",
-        "integrity_mismatch",
-        "invalid_settings",
-        "invalid_setting",
-        "invalid_manifest",
-        "invalid_front_matter",
-        "invalid_input",
-        "missing_input",
-    }
-)
-"""The issue kinds that stop a send (:attr:`Issue.severity` ``"error"``); every other kind
-is a warning."""
-
-Severity = Literal["error", "warning"]
-
-
 @dataclass(frozen=True)
 class Issue:
     """One authoring defect found by validation.
@@ -122,9 +115,9 @@ class Issue:
 
     @property
     def severity(self) -> Severity:
-        """``"error"`` for a kind in :data:`ERROR_KINDS` (it stops a send), else
-        ``"warning"``."""
-        return "error" if self.kind in ERROR_KINDS else "warning"
+        """The kind's severity in the one table, :data:`lmml_mdit.severity.KIND_RULES`:
+        ``"error"`` stops a send, ``"warning"`` does not."""
+        return severity_of(self.kind)
 
     def record(self) -> dict[str, str | int | None]:
         """The issue as a JSON object: ``kind``, ``severity``, ``name``, ``line``,

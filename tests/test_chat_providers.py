@@ -146,6 +146,9 @@ class _Delegate:
     def check_sendable(self, *, strict: bool = True) -> None:
         self._bundle.check_sendable(strict=strict)
 
+    def warn_defects(self) -> None:
+        self._bundle.warn_defects()
+
 
 @pytest.mark.parametrize("name", list(PROVIDERS))
 def test_any_bundle_source_is_sent_as_the_bundle_is(name: str) -> None:

@@ -322,7 +322,10 @@ def test_errors_raised_while_rendering_are_located_in_the_narrative(tmp_path: Pa
         "## user\n\nlook @chart.png\n\n## assistant\n\n@@@c1.tool_call.json\n"
         '{"id": "c1", "name": "f"\n@@@\n'
     )
-    line = one_error(run("render", path), f"lmml: error: {path}:7:1: tool call is not valid JSON")
+    line = one_error(
+        run("render", path),
+        f"lmml: error: {path}:7:1: invalid_tool_call: tool call is not valid JSON",
+    )
     assert "c1.tool_call.json:" not in line
     path.write_text("## user\n\nlook @chart.png\n")
     line = one_error(

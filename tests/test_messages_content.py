@@ -213,10 +213,12 @@ def test_png_holding_jpeg_is_sent_as_jpeg() -> None:
 )
 def test_refused_image_types(name: str, data: bytes) -> None:
     bundle = zip_bundle(f"## user\nsee\n@{name}\n", {name: data})
-    with pytest.raises(UnsupportedContentError, match="not accepted") as error:
+    with pytest.raises(UnsupportedContentError, match="accept no") as error:
         messages(bundle)
     assert error.value.name == name and error.value.line == 3
+    assert f"cannot take {name} (image/" in error.value.message
     assert error.value.hint and "register a handler" in error.value.hint
+    assert error.value.hint.startswith("convert it to PNG")
 
 
 def test_binary_without_handler_is_refused() -> None:
@@ -334,7 +336,9 @@ def test_refused_content_names_the_provider(provider: str) -> None:
     with pytest.raises(UnsupportedContentError) as error:
         render_payload(bundle, provider)
     assert error.value.name == "logo.svg" and error.value.line == 3
-    assert f"({provider}) cannot take this embed: image/svg+xml" in error.value.message
+    # It names the embed, its media type, the provider and the fix (issue 26).
+    assert f"({provider}) cannot take logo.svg (image/svg+xml): " in error.value.message
+    assert error.value.hint is not None and error.value.hint.startswith("convert it to PNG")
     blob = zip_bundle("## user\n@blob.bin\n", {"blob.bin": b"\x00\x01\xfe"})
     with pytest.raises(UnsupportedContentError, match=rf"\({provider}\) cannot take"):
         messages(blob, provider)

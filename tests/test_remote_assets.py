@@ -17,7 +17,7 @@ from test_preview_xss import violations
 from xss_corpus import parse_document
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.bundle import Bundle, DefectWarning
 from lmml_mdit.bundle.remote import (
     MAX_URL_LENGTH,
     REMOTE_SUFFIX,
@@ -29,7 +29,7 @@ from lmml_mdit.bundle.remote import (
 from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.chat.importer import import_messages, import_path
 from lmml_mdit.chat.providers.sharegpt import export_sharegpt
-from lmml_mdit.errors import BundleError, ImportFormatError, UnsupportedContentError
+from lmml_mdit.errors import BundleError, DefectError, ImportFormatError, UnsupportedContentError
 from lmml_mdit.preview.page import render_html
 
 CORPUS = Path(__file__).parent / "bridge_corpus" / "remote"
@@ -138,7 +138,7 @@ def test_other_providers_take_the_url_or_refuse_clearly(
         assert not expected, str(error)
         assert error.name in remotes and error.line is not None
         assert _pointers(remotes[error.name])[:40] in error.message
-        assert "cannot take a remote" in error.message and error.hint
+        assert f"cannot take {error.name}, a remote" in error.message and error.hint
         return
     assert expected, f"{provider} was expected to refuse"
     validate_with_sdk(provider, body, bundle.settings)
@@ -238,9 +238,15 @@ def test_a_malformed_entry_is_refused_on_export_and_flagged_in_the_preview() -> 
     bundle = Bundle.from_zip(
         "chat", "## user\n\nLook:\n\n@bad.remote.json\n", {"bad.remote.json": b'{"kind": 1}'}
     )
-    with pytest.raises(UnsupportedContentError, match="kind") as info:
+    # What a send refuses, validate reports as an error (issue 26): the refusal is that
+    # defect, and strict=False sends the reference as written, warning it.
+    with pytest.raises(DefectError, match="kind") as info:
         bundle.to_request("openai", model="m")
+    assert info.value.kind == "invalid_remote_asset"
     assert info.value.name == "bad.remote.json" and info.value.line == 5
+    with pytest.warns(DefectWarning, match="invalid_remote_asset"):
+        body = bundle.to_request("openai", model="m", strict=False)
+    assert body["messages"][0]["content"][-1] == {"type": "text", "text": "@bad.remote.json"}
     markup = render_html(bundle)
     assert "lmml-missing" in markup and violations(markup, bundle) == []
     (issue,) = bundle.validate()
@@ -248,7 +254,7 @@ def test_a_malformed_entry_is_refused_on_export_and_flagged_in_the_preview() -> 
         "invalid_remote_asset",
         "bad.remote.json",
         5,
-        "warning",
+        "error",
     )
 
 
@@ -369,4 +375,4 @@ def test_cli_import_then_export_and_validate(tmp_path: Path) -> None:
     )
     result = run("export", tmp_path, "--provider", "anthropic", "--jsonl", tmp_path / "b.jsonl")
     stderr = result.stderr.decode()
-    assert result.returncode == 1 and "cannot take a remote image" in stderr
+    assert result.returncode == 1 and ", a remote image" in stderr

@@ -30,6 +30,7 @@ from ..errors import (
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
+from ..severity import WARNED_KINDS
 from ..warn import warn
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
 from .contents import BundleKind, entry_holding, first_fences, has_reserved, settings_embeds
@@ -52,7 +53,9 @@ _ReferenceError = TypeVar("_ReferenceError", MissingEntryError, UnresolvableRefe
 
 
 class DefectWarning(UserWarning):
-    """An error-level defect in a bundle sent anyway (``strict=False``, ``--force``).
+    """An error-level defect in a bundle sent anyway (``strict=False``, ``--force``), or a
+    warning-level one every command that sends or shows a bundle reports
+    (:data:`lmml_mdit.severity.WARNED_KINDS`: ``suspicious_delimiter``).
 
     :ivar error: the :class:`~lmml_mdit.errors.DefectError` a strict send would raise.
     :ivar issue: its :class:`~lmml_mdit.model.Issue`.
@@ -535,7 +538,8 @@ class Bundle:
         return file_location(self.file_name, inner, archive=self.kind == "zip")
 
     def check_sendable(self, *, strict: bool = True) -> None:
-        """Refuse to send a bundle with an error-level defect (:attr:`Issue.severity`).
+        """Refuse to send a bundle with an error-level defect (:attr:`Issue.severity`), and
+        warn each defect every send reports (:meth:`warn_defects`).
 
         Validation runs once per bundle; later calls reuse its result.
 
@@ -551,6 +555,16 @@ class Bundle:
             if strict:
                 raise error
             warn(DefectWarning(error))
+        self.warn_defects()
+
+    def warn_defects(self) -> None:
+        """Warn a :class:`DefectWarning` for each warning-level defect every command that
+        sends or shows a bundle reports (:data:`lmml_mdit.severity.WARNED_KINDS`, such as
+        ``suspicious_delimiter``). ``warnings.simplefilter("error", DefectWarning)`` makes
+        each one raise."""
+        for issue in self._issues:
+            if issue.kind in WARNED_KINDS:
+                warn(DefectWarning(DefectError(issue, file=self.location(issue))))
 
     # -- writing ----------------------------------------------------------------------------
 

@@ -33,3 +33,6 @@ class BundleSource(BundleContents, Protocol):
 
     def check_sendable(self, *, strict: bool = True) -> None:
         """Refuse (or, not *strict*, warn) an error-level defect before sending."""
+
+    def warn_defects(self) -> None:
+        """Warn each defect every command that sends or shows a bundle reports."""

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..bundle.archive import Limits
+from ..bundle.names import is_remote_name
 from ..bundle.reserved import RESERVED_NAMES
 from ..bundle.source import BundleSource
 from ..errors import (
@@ -52,6 +53,7 @@ from ..model import Embed, Turn
 from ..narrative.narrative import numbered_turns, turn_label
 from ..narrative.native import NativeItem, is_native_name, parse_native
 from ..narrative.toolcalls import (
+    TOOL_CALL_SUFFIX,
     ToolCall,
     is_tool_call_name,
     parse_tool_call,
@@ -560,12 +562,29 @@ def _embed_size(bundle: BundleSource, embed: Embed, state: BundleState) -> int:
     return len(_resolve_asset(bundle, state, embed).data)
 
 
-def _call(state: BundleState, embed: Embed) -> ToolCall:
+def _call(state: BundleState, embed: Embed, strict: bool = True) -> ToolCall:
+    """The call the fence *embed* makes; a malformed one, not *strict* (sent anyway, its
+    ``invalid_tool_call`` warned by ``check_sendable``), as a call of the fence name's id
+    with no function name and no arguments (what every provider can carry).
+
+    :raises InvalidToolCallError: for a malformed fence, when *strict*.
+    """
     call = state.calls.get(embed.name)
     if call is None:
-        call = parse_tool_call(embed)
+        try:
+            call = parse_tool_call(embed)
+        except InvalidToolCallError:
+            if strict:
+                raise
+            call = ToolCall(_call_id(embed.name), "", {}, embed.name, embed.line)
         state.calls[embed.name] = call
     return call
+
+
+def _call_id(name: str) -> str:
+    """The id a call fence's name gives when its JSON does not (``call_1`` for
+    ``call_1.tool_call.json``)."""
+    return name[: -len(TOOL_CALL_SUFFIX)] if name.endswith(TOOL_CALL_SUFFIX) else name
 
 
 def build_conversation(
@@ -618,7 +637,7 @@ def _build_conversation(
         call: ToolCall | None = None
         skip: frozenset[int] = frozenset()
         if role == "tool":
-            call, skip = _answered_call(narrative, turn, number, state)
+            call, skip = _answered_call(narrative, turn, number, state, options.strict)
         turn_fills: dict[int, str | Sequence[Edit]] | None = None
         if fills:
             # Only this turn's edits: the turns and the edited lines both come in order.
@@ -656,7 +675,7 @@ def _build_conversation(
                 items.append(parse_native(embed, data))
                 continue
             if role == "assistant" and embed.is_inline and is_tool_call_name(embed.name):
-                items.append(_call(state, embed))
+                items.append(_call(state, embed, options.strict))
                 continue
             try:
                 placed, used = _embed_items(
@@ -666,6 +685,11 @@ def _build_conversation(
                 if options.strict:
                     raise
                 placed = [TextPart(reference(embed.name))]  # reported by check_sendable
+            except UnsupportedContentError:
+                if options.strict or not is_remote_name(embed.name):
+                    raise
+                # invalid_remote_asset, an error check_sendable reported: sent as written
+                placed = [TextPart(reference(embed.name))]
             items.extend(placed)
         if items or call is not None:
             conversation.messages.append(OutgoingMessage(role, items, turn, call))
@@ -768,14 +792,15 @@ def _input_items(
 
 
 def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:
-    """The asset's parts; a handler's refusal is re-raised naming the provider."""
+    """The asset's parts; a handler's refusal is re-raised naming the provider, the embed
+    and its media type (its hint, the fix, kept)."""
     try:
         return build_parts(asset, options.handlers)
     except UnsupportedContentError as error:
         if target is None:
             raise
         raise UnsupportedContentError(
-            f"{target} cannot take this embed: {error.message}",
+            f"{target} cannot take {asset.name} ({asset.media_type}): {error.message}",
             name=error.name,
             line=error.line,
             column=error.column,
@@ -784,13 +809,21 @@ def _parts(asset: Asset, options: Options, target: str | None) -> list[Part]:
 
 
 def _answered_call(
-    narrative: Narrative, turn: Turn, number: int, state: BundleState
+    narrative: Narrative, turn: Turn, number: int, state: BundleState, strict: bool = True
 ) -> tuple[ToolCall, frozenset[int]]:
-    """The call the tool turn *turn* (turn *number*) answers, and its reference line."""
+    """The call the tool turn *turn* (turn *number*) answers, and its reference line.
+
+    Not *strict* (sent anyway, the ``unknown_tool_call_id`` warned by ``check_sendable``),
+    a turn naming no known call answers the id its reference names (none without one).
+
+    :raises InvalidToolCallError: for a turn naming no known call, when *strict*.
+    """
     reference = tool_result_reference(turn, narrative)
     line = turn.delimiter_line or turn.start_line
     label = turn_label(number, turn)
     if reference is None:
+        if not strict:
+            return ToolCall("", "", None, "", line), frozenset()
         raise InvalidToolCallError(
             f"{label} does not start with a reference to the call it answers",
             line=line,
@@ -801,6 +834,10 @@ def _answered_call(
     first = narrative.first_embeds.get(name)
     owner = state.owners.get(name)
     if first is None or not first.is_inline or owner != "assistant":
+        if not strict:
+            return ToolCall(_call_id(name), "", None, name, reference_line), frozenset(
+                {reference_line}
+            )
         raise InvalidToolCallError(
             f"{label} answers {name}, which no assistant turn defines",
             name=name,
@@ -808,7 +845,7 @@ def _answered_call(
             column=1,
             hint="define the call as an inline fence in the assistant turn before it",
         )
-    return _call(state, first), frozenset({reference_line})
+    return _call(state, first, strict), frozenset({reference_line})
 
 
 def _omit(

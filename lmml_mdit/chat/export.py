@@ -161,7 +161,12 @@ bundle exported anyway."""
 
 
 def _convert(
-    path: str, provider: str, strict: bool, syntax: _Syntax, unknown_settings: UnknownSettings
+    path: str,
+    provider: str,
+    strict: bool,
+    strict_warnings: bool,
+    syntax: _Syntax,
+    unknown_settings: UnknownSettings,
 ) -> _Result:
     """Worker: the JSON line for one bundle, or the reason it failed, and the defects sent
     anyway (all worded for the command line, its main reader)."""
@@ -184,6 +189,8 @@ def _convert(
         ):
             # A worker's warnings would reach no one: the defects go back with the result.
             warnings.simplefilter("always")
+            if strict_warnings:
+                warnings.simplefilter("error", DefectWarning)
             record = export_bundle(
                 bundle, provider, strict=strict, unknown_settings=unknown_settings
             )
@@ -205,6 +212,8 @@ def _convert(
             )
         )
         return json.dumps(record, ensure_ascii=False), None, defects
+    except DefectWarning as raised:  # strict_warnings: the bundle is a failure
+        return None, raised.error.format(cli=True), ()
     except LmmlError as error:
         return None, error.format(cli=True), ()
     except Exception as error:  # a failing bundle must not stop the rest
@@ -223,6 +232,7 @@ def export_folder(
     delimiters: DelimiterMode = "strict",
     references: ReferenceMode = "assets",
     unknown_settings: UnknownSettings = "pass",
+    strict_warnings: bool = False,
 ) -> ExportReport:
     """Turn every bundle under *folder* into one JSONL line of *out*.
 
@@ -241,6 +251,10 @@ def export_folder(
         :func:`lmml_mdit.open`.
     :param references: ``"assets"`` (default) or ``"any"``, likewise.
     :param unknown_settings: as for :func:`export_bundle`; each setting left out is listed in
+        :attr:`ExportReport.warnings`.
+    :param strict_warnings: True reports a bundle with a warning every send reports
+        (:data:`lmml_mdit.severity.WARNED_KINDS`: a suspicious delimiter) among the
+        failures too (``lmml export --strict``); by default it is listed in
         :attr:`ExportReport.warnings`.
     :raises BundleError: for an unknown provider or a missing folder;
         :class:`~lmml_mdit.errors.WriteError` for an *out* that is not a regular file or
@@ -266,7 +280,7 @@ def export_folder(
             sys.stdout,
             report,
             progress,
-            (strict, syntax, unknown_settings),
+            (strict, strict_warnings, syntax, unknown_settings),
         )
     else:
         with atomic_write(out) as stream:
@@ -278,7 +292,7 @@ def export_folder(
                 handle,
                 report,
                 progress,
-                (strict, syntax, unknown_settings),
+                (strict, strict_warnings, syntax, unknown_settings),
             )
             handle.flush()
             handle.detach()  # the stream is atomic_write's to close
@@ -292,7 +306,7 @@ def _run(
     handle: IO[str],
     report: ExportReport,
     progress: Progress | None,
-    choices: tuple[bool, _Syntax, UnknownSettings],
+    choices: tuple[bool, bool, _Syntax, UnknownSettings],
 ) -> None:
     paths = iter_bundles(folder)
     # Look ahead by a full chunk for every worker, so a folder of fewer bundles starts
@@ -335,11 +349,15 @@ def _convert_chunk(
     paths: list[str],
     provider: str,
     strict: bool,
+    strict_warnings: bool,
     syntax: _Syntax,
     unknown_settings: UnknownSettings,
 ) -> list[_Result]:
     """Worker: :func:`_convert` of each of *paths*, in order."""
-    return [_convert(path, provider, strict, syntax, unknown_settings) for path in paths]
+    return [
+        _convert(path, provider, strict, strict_warnings, syntax, unknown_settings)
+        for path in paths
+    ]
 
 
 def _record(

@@ -284,8 +284,9 @@ def _builtin(asset: Asset) -> Part:
         return ImagePart(asset, media_type)
     if media_type in REFUSED_IMAGE_TYPES:
         raise asset.unsupported(
-            f"{media_type} images are not accepted by the chat providers",
-            hint="convert it to PNG or JPEG, or register a handler for it",
+            f"the chat providers accept no {media_type} images",
+            hint=f"convert it to PNG, or register a handler for {media_type} with "
+            "lmml_mdit.register_handler",
         )
     if media_type in DOCUMENT_TYPES:
         return DocumentPart(asset, media_type)

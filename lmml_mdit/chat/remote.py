@@ -91,7 +91,7 @@ def read_file_id(file_id: object, kind: RemoteKind, provider: str, *, where: str
 
 def _refuse(part: RemotePart, target: str, why: str) -> UnsupportedContentError:
     remote = part.remote
-    what = f"a remote {remote.kind} ({remote.label})"
+    what = f"{part.asset.name}, a remote {remote.kind} ({remote.label})"
     return part.asset.unsupported(f"{target} cannot take {what}: {why}", hint=_BYTES_HINT)
 
 

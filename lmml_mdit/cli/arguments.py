@@ -55,7 +55,7 @@ class Arguments(argparse.Namespace):
     inputs_file: str | None = None
     cases: str | None = None
     # the rest, one or a few commands each
-    strict: bool
+    strict: bool = False
     check: bool
     allow_missing: bool
     orphans: Literal["append", "drop", "error"]

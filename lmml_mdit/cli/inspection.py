@@ -152,9 +152,13 @@ def _turn_rows(bundle: Bundle) -> list[_Row]:
 
 def cmd_turns(args: Arguments) -> int:
     """``lmml turns PATH``: one row per turn."""
+    from .render import caught_warnings, print_warnings
+
     source = open_source(args.path, args)
-    with source.about():
+    with source.about(), caught_warnings() as caught:
         rows = _turn_rows(source.bundle)
+        source.bundle.warn_defects()
+    print_warnings(source, caught)
     header = ["#", "role", "lines", "span", "characters", "embeds"]
     return _print_rows(args, rows, header, _turn_cells, right={0, 2, 4})
 

@@ -11,6 +11,7 @@ from ..formats import PARQUET_SIGNATURE, PARQUET_SUFFIX
 from .arguments import Arguments
 from .output import (
     STDIO,
+    CliError,
     ensure_folder,
     error,
     info,
@@ -55,6 +56,8 @@ def cmd_export(args: Arguments) -> int:
     from ..chat.export import export_folder
 
     checked_base_dir(args)
+    if args.strict and args.force:
+        raise CliError("--strict and --force cannot be given together")
     if args.parquet is not None:
         return _export_parquet(args)
     assert args.jsonl is not None
@@ -74,6 +77,7 @@ def cmd_export(args: Arguments) -> int:
             delimiters=args.delimiters,
             references=args.references,
             unknown_settings=args.unknown_settings or "pass",
+            strict_warnings=args.strict,
         )
     for path, defect in report.warnings:
         warn(_about_bundle(path, defect))

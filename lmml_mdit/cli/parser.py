@@ -244,6 +244,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "unclosed fence, ...), reporting each as a warning",
         )
         p.add_argument(
+            "--strict",
+            action="store_true",
+            help="fail on a warning every send reports too (a suspicious delimiter), not only "
+            "on an error-level defect",
+        )
+        p.add_argument(
             "--input",
             dest="input_values",
             action="append",
@@ -477,6 +483,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             action="store_true",
             help="export bundles with an error-level defect too, reporting each defect as a "
             "warning (by default each such bundle is a failure)",
+        )
+        p.add_argument(
+            "--strict",
+            action="store_true",
+            help="a bundle with a warning every send reports (a suspicious delimiter) is a "
+            "failure too",
         )
         p.add_argument(
             "--unknown-settings",

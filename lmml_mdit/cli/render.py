@@ -4,17 +4,18 @@ takes are read by :func:`lmml_mdit.cli.options.parse_setting`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .arguments import Arguments
 from .output import STDIO, CliError, deliver, stdout_json, warn
 from .sources import Source, bundle_stem, located, open_source, same_file
 from .templates import given_inputs
 
-__all__ = ["cmd_preview", "cmd_render"]
+__all__ = ["caught_warnings", "cmd_preview", "cmd_render", "print_warnings"]
 
 
 def cmd_render(args: Arguments) -> int:
@@ -43,6 +44,8 @@ def cmd_render(args: Arguments) -> int:
         "settings": dict(args.settings) if args.settings else None,
     }
     options = {name: value for name, value in given.items() if value is not None}
+    if args.strict and args.force:
+        raise CliError("--strict and --force cannot be given together")
     options["strict"] = not args.force
     if args.cases is not None:
         from .templates import render_case_file
@@ -55,8 +58,7 @@ def cmd_render(args: Arguments) -> int:
     if inputs is not None:
         options["inputs"] = inputs
     result: object
-    with source.about(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with source.about(), caught_warnings(strict=args.strict) as caught:
         if args.request:
             if args.system is not None:
                 options["system"] = args.system
@@ -75,7 +77,7 @@ def cmd_render(args: Arguments) -> int:
                 )
             else:
                 result = payload.messages
-    _print_warnings(source, caught)
+    print_warnings(source, caught)
     if args.output is not None and args.output != STDIO:
         text = json.dumps(result, ensure_ascii=False, indent=2) + "\n"
         deliver(args, args.output, text.encode("utf-8"), f"Wrote {args.output}")
@@ -84,7 +86,24 @@ def cmd_render(args: Arguments) -> int:
     return 0
 
 
-def _print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) -> None:
+@contextlib.contextmanager
+def caught_warnings(*, strict: bool = False) -> Iterator[list[warnings.WarningMessage]]:
+    """Every library warning raised in the block, for :func:`print_warnings`; with
+    *strict* (``--strict``), a :class:`DefectWarning` fails the block instead, as the
+    :class:`~lmml_mdit.errors.DefectError` it carries."""
+    from ..bundle.bundle import DefectWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if strict:
+            warnings.simplefilter("error", DefectWarning)
+        try:
+            yield caught
+        except DefectWarning as raised:
+            raise raised.error from None
+
+
+def print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) -> None:
     """Each caught library warning as one ``lmml: warning:`` line about the bundle as typed;
     a defect sent anyway (``--force``) located as ``validate`` locates it."""
     from ..bundle.bundle import DefectWarning
@@ -109,7 +128,8 @@ def cmd_preview(args: Arguments) -> int:
         raise CliError(f"{out}: refusing to write the preview over the source")
     source = open_source(args.path, args)
     inputs = given_inputs(args, source)
-    with source.about():
+    with source.about(), caught_warnings() as caught:
         page = render_html(source.bundle, inputs=inputs).encode("utf-8")
+    print_warnings(source, caught)
     deliver(args, out, page, f"Wrote {out}")
     return 0

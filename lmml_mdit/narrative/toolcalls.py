@@ -220,64 +220,85 @@ def tool_result_call(turn: Turn, narrative: Narrative) -> ToolCall | None:
 
 
 def tool_call_issues(narrative: Narrative) -> list[Issue]:
-    """Validation issues of the tool-call convention, sorted by line.
+    """Validation issues of the tool-call convention, sorted by line (each an error: a
+    provider refuses such a conversation).
 
     - ``invalid_tool_call``: a call fence that is not the expected JSON object;
-    - ``unknown_tool_call_id``: a ``tool`` turn that names no call of an assistant turn;
-    - ``unanswered_tool_call``: a call no ``tool`` turn answers.
+    - ``unknown_tool_call_id``: a ``tool`` turn that names no call an earlier assistant
+      turn makes;
+    - ``unanswered_tool_call``: a call no ``tool`` turn answers before the next ``user``
+      turn (or the end).
     """
     issues: list[Issue] = []
-    calls: dict[str, ToolCall] = {}
-    for embed in _call_embeds(narrative):
-        try:
-            calls[embed.name] = parse_tool_call(embed)
-        except InvalidToolCallError as error:
-            issues.append(
-                Issue("invalid_tool_call", embed.name, embed.line, embed.column, error.message)
-            )
-            calls.setdefault(embed.name, ToolCall("", "", None, embed.name, embed.line))
-    answered: set[str] = set()
-    for number, turn in numbered_turns(narrative.turns):
-        if turn.role != "tool":
-            continue
-        reference = tool_result_reference(turn, narrative)
-        line = turn.delimiter_line or turn.start_line
-        if reference is None:
-            issues.append(
-                Issue(
-                    "unknown_tool_call_id",
-                    "",
-                    line,
-                    1,  # the turn's first line: its delimiter, or its text
-                    f"{turn_label(number, turn)} does not start with a reference to the call "
-                    "it answers (a line holding only @<id>.tool_call.json)",
-                )
-            )
-        elif reference[0] not in calls:
-            issues.append(
-                Issue(
-                    "unknown_tool_call_id",
-                    reference[0],
-                    reference[1],
-                    1,  # a line holding only the reference
-                    f"{turn_label(number, turn)} answers {reference[0]}, which no assistant "
-                    "turn defines",
-                )
-            )
-        else:
-            answered.add(reference[0])
-    for name, call in calls.items():
-        if name not in answered:
+    made: dict[str, ToolCall] = {}  # the calls of the turns read so far
+    pending: dict[str, ToolCall] = {}  # those not answered yet
+
+    def close_pending(before: int | None) -> None:
+        for name, call in pending.items():
+            where = f" before the user turn at line {before}" if before is not None else ""
             issues.append(
                 Issue(
                     "unanswered_tool_call",
                     name,
                     call.line,
                     _fence_column(narrative, name),
-                    f"tool call {call.id or name} has no tool turn answering it "
-                    f"(add a tool turn starting with @{name})",
+                    f"tool call {call.id or name} has no tool turn answering it{where} "
+                    f"(add a tool turn starting with @{name} right after its assistant turn)",
                 )
             )
+        pending.clear()
+
+    for number, turn in numbered_turns(narrative.turns):
+        if turn.role == "user":
+            close_pending(turn.delimiter_line or turn.start_line)
+        elif turn.role == "assistant":
+            for embed in turn.embeds:
+                if not (embed.is_inline and is_tool_call_name(embed.name)):
+                    continue
+                try:
+                    call = parse_tool_call(embed)
+                except InvalidToolCallError as error:
+                    issues.append(
+                        Issue(
+                            "invalid_tool_call",
+                            embed.name,
+                            embed.line,
+                            embed.column,
+                            error.message,
+                        )
+                    )
+                    call = ToolCall("", "", None, embed.name, embed.line)
+                if embed.name not in made:
+                    made[embed.name] = call
+                    pending[embed.name] = call
+        elif turn.role == "tool":
+            reference = tool_result_reference(turn, narrative)
+            line = turn.delimiter_line or turn.start_line
+            if reference is None:
+                issues.append(
+                    Issue(
+                        "unknown_tool_call_id",
+                        "",
+                        line,
+                        1,  # the turn's first line: its delimiter, or its text
+                        f"{turn_label(number, turn)} does not start with a reference to the "
+                        "call it answers (a line holding only @<id>.tool_call.json)",
+                    )
+                )
+            elif reference[0] not in made:
+                issues.append(
+                    Issue(
+                        "unknown_tool_call_id",
+                        reference[0],
+                        reference[1],
+                        1,  # a line holding only the reference
+                        f"{turn_label(number, turn)} answers {reference[0]}, which no earlier "
+                        "assistant turn defines",
+                    )
+                )
+            else:
+                pending.pop(reference[0], None)
+    close_pending(None)
     issues.sort(key=lambda issue: (issue.line is None, issue.line or 0))
     return issues
 

@@ -780,7 +780,7 @@ def _render_turn(
         f'<span class="lmml-turn-lines">{html.escape(lines)}</span></header>\n'
     )
     after_header = page.flush()
-    content = renderer.render(body, _OPTIONS, env) if body else ""
+    content = _render_body(renderer, body, env) if body else ""
     content += page.flush()
     if not content.strip():
         content = '<p class="lmml-empty">(empty turn)</p>\n'
@@ -790,6 +790,34 @@ def _render_turn(
         f' data-lmml-role="{html.escape(role)}">\n{header}{after_header}'
         f'<div class="lmml-turn-body">\n{content}</div>\n</section>\n'
     )
+
+
+def _render_body(renderer: RendererHTML, body: list[Token], env: EnvType) -> str:
+    """A turn's blocks as HTML, each top-level block shaped like a delimiter that is none
+    (``meta["lmml_suspicious"]``, see :mod:`lmml_mdit.syntax.roles`) preceded by a visible
+    mark saying why, at its line."""
+    marked = [
+        index
+        for index, token in enumerate(body)
+        if token.level == 0 and token.meta and "lmml_suspicious" in token.meta
+    ]
+    if not marked:
+        return renderer.render(body, _OPTIONS, env)
+    parts: list[str] = []
+    start = 0
+    for index in marked:
+        parts.append(renderer.render(body[start:index], _OPTIONS, env))
+        token = body[index]
+        _, message = token.meta["lmml_suspicious"]
+        line = token.map[0] + 1 if token.map else 0
+        parts.append(
+            f'<p class="lmml-suspicious" role="note" data-lmml-line="{line}">'
+            '<span class="lmml-suspicious-label">suspicious delimiter</span> '
+            f"{html.escape(f'line {line}: {message}')}</p>\n"
+        )
+        start = index
+    parts.append(renderer.render(body[start:], _OPTIONS, env))
+    return "".join(parts)
 
 
 def _summary_value(value: object, limit: int = 300) -> str:
@@ -927,6 +955,7 @@ def render_html(
     """
     _check_arguments(title, max_image_bytes, max_text_bytes, max_embedded_bytes)
     narrative = bundle.narrative
+    bundle.warn_defects()
     page = _Page(
         bundle=bundle,
         highlight=highlight,

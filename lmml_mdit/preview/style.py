@@ -115,6 +115,10 @@ PREVIEW_CSS = (
   color: #4b5563; }
 .lmml-preview .lmml-unsent-label { font-weight: 700; text-transform: uppercase;
   font-size: .75em; margin-left: .35rem; color: #374151; }
+.lmml-preview .lmml-suspicious { border-left: 4px solid #b45309; background: #fffbeb;
+  color: #78350f; padding: .3em .6em; margin: .5em 0; font-size: .9em; }
+.lmml-preview .lmml-suspicious-label { font-weight: 700; text-transform: uppercase;
+  font-size: .8em; margin-right: .4em; }
 .lmml-preview .lmml-raw-html { font-family: ui-monospace, Menlo, Consolas, monospace;
   font-size: .9em; color: #6b7280; }
 .lmml-preview pre.lmml-raw-html { white-space: pre-wrap; }

@@ -22,7 +22,10 @@ folder), as for ``literalinclude``; a ``.lmml`` resolves its references against 
 folder. Options: ``:title:`` (the cards' heading; the bundle's name by default) and
 ``:no-highlight:`` (code uncoloured). A bundle that cannot be read, or a directive with
 both or neither of a file and content, is an error of the build, located at the
-directive. Builders other than HTML get the narrative as an ``lmml`` literal block.
+directive. Each defect ``lmml validate`` finds is reported at the directive with the
+severity the one table gives it (:data:`lmml_mdit.severity.KIND_RULES`): an error-level
+defect as a build error, a warning as a build warning. Builders other than HTML get the
+narrative as an ``lmml`` literal block.
 
 The extension also registers :class:`~lmml_mdit.preview.lexer.LmmlLexer` as ``lmml``, so
 ``` ```lmml ``` code blocks are highlighted whether or not the entry point is installed.
@@ -31,18 +34,20 @@ The extension also registers :class:`~lmml_mdit.preview.lexer.LmmlLexer` as ``lm
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from .._version import __version__
-from ..bundle.bundle import Bundle
+from ..bundle.bundle import Bundle, DefectWarning
 from ..chat.opening import open as open_bundle
-from ..errors import LmmlError
+from ..errors import LmmlError, location
 from ..preview.lexer import LEXER_ALIAS, LmmlLexer
 from ..preview.page import render_html
 
@@ -56,6 +61,7 @@ DIRECTIVE_NAME = "lmml"
 """The directive's name: ``.. lmml::`` and ``{lmml}``."""
 
 _INLINE_NAME = "conversation"
+_LOGGER = logging.getLogger(__name__)
 
 
 class LmmlDirective(SphinxDirective):
@@ -82,12 +88,16 @@ class LmmlDirective(SphinxDirective):
         try:
             bundle = self._bundle()
             try:
-                page = render_html(
-                    bundle,
-                    title=self.options.get("title"),
-                    fragment=True,
-                    highlight="no-highlight" not in self.options,
-                )
+                self._report_issues(bundle)
+                with warnings.catch_warnings():
+                    # Reported above, with the severity of each: not again as a warning.
+                    warnings.simplefilter("ignore", DefectWarning)
+                    page = render_html(
+                        bundle,
+                        title=self.options.get("title"),
+                        fragment=True,
+                        highlight="no-highlight" not in self.options,
+                    )
                 source = bundle.narrative.text
             finally:
                 bundle.close()
@@ -98,6 +108,18 @@ class LmmlDirective(SphinxDirective):
         others += nodes.literal_block(source, source, language=LEXER_ALIAS)
         self.set_source_info(html)
         return [html, others]
+
+    def _report_issues(self, bundle: Bundle) -> None:
+        """Each defect of *bundle*, located at the directive: an error-level one as a build
+        error, a warning as a build warning (as ``lmml validate`` judges them)."""
+        directive = (self.env.docname, self.lineno)
+        for issue in bundle.validate():
+            where = location(bundle.location(issue), issue.line, issue.column)
+            text = f"{DIRECTIVE_NAME}: {where}: {issue.kind}: {issue.message}"
+            if issue.severity == "error":
+                _LOGGER.error(text, location=directive)
+            else:
+                _LOGGER.warning(text, location=directive)
 
     def _bundle(self) -> Bundle:
         if self.arguments:
