@@ -22,7 +22,7 @@ from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.chat.importer import import_messages
 from lmml_mdit.chat.outgoing import to_request
 from lmml_mdit.chat.providers.sharegpt import export_sharegpt
-from lmml_mdit.errors import InvalidToolCallError, UnsupportedContentError
+from lmml_mdit.errors import DefectError, InvalidToolCallError, UnsupportedContentError
 
 CORPUS = Path(__file__).parent / "bridge_corpus"
 PROVIDER_FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
@@ -149,7 +149,7 @@ def test_every_export_fits_the_sdk_types_or_is_refused(fmt: str, path: Path, pro
     bundle = import_messages(load(path), fmt)
     try:
         body = export_bundle(bundle, provider)
-    except (UnsupportedContentError, InvalidToolCallError) as error:
+    except (UnsupportedContentError, InvalidToolCallError, DefectError) as error:
         assert error.name and error.hint
         return
     validate_with_sdk(provider, body, bundle.settings)

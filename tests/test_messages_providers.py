@@ -27,6 +27,7 @@ from lmml_mdit.chat.outgoing import (
 )
 from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
 from lmml_mdit.errors import (
+    DefectError,
     InvalidSettingsError,
     InvalidToolCallError,
     UnsupportedContentError,
@@ -192,19 +193,23 @@ def test_string_arguments_go_verbatim_to_openai_and_raise_for_anthropic() -> Non
 
 
 def test_tool_turn_without_a_call_reference_raises() -> None:
-    with pytest.raises(InvalidToolCallError, match="does not start with a reference") as error:
+    # A defect validate reports as an error: the send is refused with it (issue 26).
+    with pytest.raises(DefectError, match="does not start with a reference") as error:
         bundle = text_bundle("## user\nq\n\n## tool\nsome result\n")
         messages(bundle)
     assert (error.value.line, error.value.column) == (4, 1)
-    assert str(error.value).startswith(f"{bundle.file_name}:4:1: turn 2 (tool) ")
-    with pytest.raises(InvalidToolCallError, match="no assistant turn defines") as error:
+    assert error.value.kind == "unknown_tool_call_id"
+    assert str(error.value).startswith(
+        f"{bundle.file_name}:4:1: unknown_tool_call_id: turn 2 (tool) "
+    )
+    with pytest.raises(DefectError, match="no earlier assistant turn defines") as error:
         messages(text_bundle("## user\nq\n\n## tool\n@zz.tool_call.json\n\nres\n"))
     assert (error.value.line, error.value.column) == (5, 1)
 
 
 def test_malformed_call_fence_raises() -> None:
     text = "## assistant\n@@@k.tool_call.json\n[1, 2]\n@@@\n"
-    with pytest.raises(InvalidToolCallError, match="not a JSON object"):
+    with pytest.raises(DefectError, match="invalid_tool_call: tool call is not a JSON object"):
         messages(text_bundle(text))
 
 

@@ -13,7 +13,7 @@ from xss_corpus import parse_document, sample_bundle
 
 import lmml_mdit
 from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.errors import InvalidToolCallError
+from lmml_mdit.errors import DefectError
 from lmml_mdit.narrative.narrative import CONTEXT_TURN_NUMBER, numbered_turns, turn_label
 from lmml_mdit.preview.page import render_html
 
@@ -83,7 +83,7 @@ def test_cli_preview_validate_and_errors_agree(tmp_path: Path) -> None:
     assert _card_anchors(bundle) == [_anchor(number) for number in expected]
     (issue,) = [i for i in bundle.validate() if i.kind == "unknown_tool_call_id"]
     assert issue.message.startswith("turn 4 (tool) does not start with a reference")
-    with pytest.raises(InvalidToolCallError, match=r"turn 4 \(tool\) does not start"):
+    with pytest.raises(DefectError, match=r"turn 4 \(tool\) does not start"):
         bundle.messages("openai")
 
 
@@ -92,7 +92,7 @@ def test_a_tool_turn_naming_an_unknown_call_is_named_by_its_number() -> None:
     bundle = Bundle.from_text("t", text)
     (issue,) = [i for i in bundle.validate() if i.kind == "unknown_tool_call_id"]
     assert issue.message.startswith("turn 2 (tool) answers nope.tool_call.json")
-    with pytest.raises(InvalidToolCallError, match=r"turn 2 \(tool\) answers nope"):
+    with pytest.raises(DefectError, match=r"turn 2 \(tool\) answers nope"):
         bundle.messages("openai")
 
 

@@ -538,16 +538,17 @@ class Bundle:
         return file_location(self.file_name, inner, archive=self.kind == "zip")
 
     def check_sendable(self, *, strict: bool = True) -> None:
-        """Refuse to send a bundle with an error-level defect (:attr:`Issue.severity`), and
-        warn each defect every send reports (:meth:`warn_defects`).
+        """Warn each defect every send reports (:meth:`warn_defects`), then refuse to send a
+        bundle with an error-level defect (:attr:`Issue.severity`).
 
         Validation runs once per bundle; later calls reuse its result.
 
         :param strict: when False, warn a :class:`~lmml_mdit.errors.DefectWarning` for each
             error-level defect instead of raising.
         :raises DefectError: for the first error-level defect, as :meth:`validate` reports
-            it, located ``FILE:LINE:COL``.
+            it, located ``FILE:LINE:COL`` (after the warnings: a refusal hides none).
         """
+        self.warn_defects()
         for issue in self._issues:
             if issue.severity != "error":
                 continue
@@ -555,7 +556,6 @@ class Bundle:
             if strict:
                 raise error
             warn(DefectWarning(error))
-        self.warn_defects()
 
     def warn_defects(self) -> None:
         """Warn a :class:`DefectWarning` for each warning-level defect every command that

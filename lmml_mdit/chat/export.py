@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import sys
+import warnings
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -169,13 +170,11 @@ def _convert(
     unknown_settings: UnknownSettings,
 ) -> _Result:
     """Worker: the JSON line for one bundle, or the reason it failed, and the defects sent
-    anyway (all worded for the command line, its main reader)."""
-    try:
-        import warnings
+    anyway or found before the failure (all worded for the command line, its main reader)."""
+    from ..bundle.bundle import DefectWarning
 
-        from ..bundle.bundle import DefectWarning
-        from .content import SystemContentWarning, UnknownSettingWarning
-        from .native import NativeItemDroppedWarning
+    caught: list[warnings.WarningMessage] = []
+    try:
         from .opening import open as open_bundle
 
         with (
@@ -194,30 +193,33 @@ def _convert(
             record = export_bundle(
                 bundle, provider, strict=strict, unknown_settings=unknown_settings
             )
-        defects = tuple(
-            warning.message.error.format(cli=True, hint=False)
-            if isinstance(warning.message, DefectWarning)
-            else str(warning.message)
-            for warning in caught
-            # A mid-conversation system turn placed by midway_system is reported too, each
-            # provider-specific item left out, and each setting left out.
-            if isinstance(
-                warning.message,
-                (
-                    DefectWarning,
-                    SystemContentWarning,
-                    NativeItemDroppedWarning,
-                    UnknownSettingWarning,
-                ),
-            )
-        )
-        return json.dumps(record, ensure_ascii=False), None, defects
+        return json.dumps(record, ensure_ascii=False), None, _reported(caught)
     except DefectWarning as raised:  # strict_warnings: the bundle is a failure
-        return None, raised.error.format(cli=True), ()
+        return None, raised.error.format(cli=True), _reported(caught)
     except LmmlError as error:
-        return None, error.format(cli=True), ()
+        return None, error.format(cli=True), _reported(caught)
     except Exception as error:  # a failing bundle must not stop the rest
         return None, f"{type(error).__name__}: {error}", ()
+
+
+def _reported(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:
+    """The caught warnings an export reports, each as one line: the defects (sent anyway,
+    or every send reports), each system turn placed by midway_system, each
+    provider-specific item left out, and each setting left out."""
+    from ..bundle.bundle import DefectWarning
+    from .content import SystemContentWarning, UnknownSettingWarning
+    from .native import NativeItemDroppedWarning
+
+    return tuple(
+        warning.message.error.format(cli=True, hint=False)
+        if isinstance(warning.message, DefectWarning)
+        else str(warning.message)
+        for warning in caught
+        if isinstance(
+            warning.message,
+            (DefectWarning, SystemContentWarning, NativeItemDroppedWarning, UnknownSettingWarning),
+        )
+    )
 
 
 def export_folder(

@@ -58,26 +58,29 @@ def cmd_render(args: Arguments) -> int:
     if inputs is not None:
         options["inputs"] = inputs
     result: object
-    with source.about(), caught_warnings(strict=args.strict) as caught:
-        if args.request:
-            if args.system is not None:
-                options["system"] = args.system
-            result = to_request(source.bundle, args.provider, model=args.model, **options)
-        else:
-            if args.system not in (None, "separate"):
-                options["system"] = args.system
-            payload = render_payload(source.bundle, args.provider, **options)
-            if payload.system and args.system == "separate":
-                result = {"system": payload.system, "messages": payload.messages}
-            elif payload.system:
-                raise CliError(
-                    f"{source.label}: {args.provider} keeps system content outside the "
-                    "messages list (add --request for the whole request body, or --system "
-                    "separate|user|drop)"
-                )
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with source.about(), caught_warnings(strict=args.strict) as caught:
+            if args.request:
+                if args.system is not None:
+                    options["system"] = args.system
+                result = to_request(source.bundle, args.provider, model=args.model, **options)
             else:
-                result = payload.messages
-    print_warnings(source, caught)
+                if args.system not in (None, "separate"):
+                    options["system"] = args.system
+                payload = render_payload(source.bundle, args.provider, **options)
+                if payload.system and args.system == "separate":
+                    result = {"system": payload.system, "messages": payload.messages}
+                elif payload.system:
+                    raise CliError(
+                        f"{source.label}: {args.provider} keeps system content outside the "
+                        "messages list (add --request for the whole request body, or --system "
+                        "separate|user|drop)"
+                    )
+                else:
+                    result = payload.messages
+    finally:
+        print_warnings(source, caught)  # a refusal still shows what was found before it
     if args.output is not None and args.output != STDIO:
         text = json.dumps(result, ensure_ascii=False, indent=2) + "\n"
         deliver(args, args.output, text.encode("utf-8"), f"Wrote {args.output}")

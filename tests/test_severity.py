@@ -1,0 +1,224 @@
+"""One severity for each issue kind, everywhere (issue 26): the table in
+:mod:`lmml_mdit.severity` is the one ``docs/errors.md`` prints, and for each kind a bundle
+holding it gets the same verdict from the API, ``validate``, the pre-commit hook, ``render``
+and ``export`` (each run in process, as typed)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import warnings
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+import lmml_mdit
+from lmml_mdit.bundle.bundle import DefectWarning
+from lmml_mdit.cli import main
+from lmml_mdit.errors import DefectError
+from lmml_mdit.severity import ERROR_KINDS, KIND_RULES, WARNED_KINDS, severity_of
+
+ROOT = Path(__file__).resolve().parent.parent
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+TEMPLATE = (
+    "---\ninputs:\n  topic:\n    type: string\n{extra}---\n"
+    "## user\nTell me about {{{{ topic }}}}.{more}\n"
+)
+_ROW = re.compile(r"^\| `(\w+)` \| (error|warning) \| (refused|warned|validated) \|$", re.MULTILINE)
+
+
+def test_the_docs_print_the_table() -> None:
+    page = (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")
+    printed = {kind: (severity, on_send) for kind, severity, on_send in _ROW.findall(page)}
+    assert printed == dict(KIND_RULES)
+
+
+def test_errors_are_refused_and_warnings_are_not() -> None:
+    errors = {kind for kind, (severity, _) in KIND_RULES.items() if severity == "error"}
+    assert errors == ERROR_KINDS
+    assert all(KIND_RULES[kind] == ("error", "refused") for kind in ERROR_KINDS)
+    assert {"suspicious_delimiter"} == WARNED_KINDS
+    assert severity_of("a_kind_no_one_made") == "warning"
+    # What a provider refuses is an error (issue 26).
+    for kind in ("invalid_tool_call", "unknown_tool_call_id", "unanswered_tool_call"):
+        assert kind in ERROR_KINDS
+
+
+def _zip(path: Path, narrative: str, entries: dict[str, str]) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(path.stem + ".lmml", narrative)
+        for name, data in entries.items():
+            archive.writestr(name, data)
+
+
+def sample(kind: str, folder: Path) -> Path:
+    """A bundle in *folder* whose defect is *kind*: its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def text(body: str) -> Path:
+        (folder / "chat.lmml").write_text(body, encoding="utf-8")
+        return folder / "chat.lmml"
+
+    if kind == "unclosed_embed":
+        return text("## user\n\n@@@note.txt\nhello\n")
+    if kind == "missing_reference":
+        return text("## user\n\nsee @gone.png\n")
+    if kind == "conflicting_embed":
+        return text("## user\n\n@@@a.txt\none\n@@@\n\n@@@a.txt\ntwo\n@@@\n")
+    if kind == "malformed_embed_name":
+        return text("## user\n\n@@@a..b/../c.txt\nx\n@@@\n")
+    if kind == "integrity_mismatch":
+        path = folder / "chat.lmmlz"
+        manifest = {"assets": {"a.txt": {"sha256": "0" * 64}}}
+        _zip(path, "## user\n\n@a.txt\n", {"a.txt": "hi\n", "manifest.json": json.dumps(manifest)})
+        return path
+    if kind == "invalid_manifest":
+        path = folder / "chat.lmmlz"
+        _zip(path, "## user\n\nhi\n", {"manifest.json": "[1, 2"})
+        return path
+    if kind == "invalid_settings":
+        return text("## user\n\nhi\n\n@@@settings.yaml\ntemperature: [oops\n@@@\n")
+    if kind == "invalid_setting":
+        return text("## user\n\nhi\n\n@@@settings.yaml\ntemperature: hot\n@@@\n")
+    if kind == "invalid_front_matter":
+        return text("---\ntitle: [oops\n---\n## user\n\nhi\n")
+    if kind == "invalid_input":
+        return text(TEMPLATE.format(extra="    default: 3\n", more=""))
+    if kind == "invalid_tool_call":
+        return text(
+            '## user\n\nq\n\n## assistant\n\n@@@c1.tool_call.json\n{"id": "c1"\n@@@\n\n'
+            "## tool\n\n@c1.tool_call.json\n\nok\n"
+        )
+    if kind == "unknown_tool_call_id":
+        return text("## user\n\nq\n\n## tool\n\n@zz.tool_call.json\n\nres\n")
+    if kind == "unanswered_tool_call":
+        return text(
+            "## user\n\nq\n\n## assistant\n\n@@@c1.tool_call.json\n"
+            '{"id": "c1", "name": "f", "arguments": {}}\n@@@\n\n## user\n\nnext\n'
+        )
+    if kind == "invalid_remote_asset":
+        (folder / "bad.remote.json").write_text('{"kind": 1}')
+        return text("## user\n\nLook:\n\n@bad.remote.json\n")
+    if kind == "suspicious_delimiter":
+        return text("## user\n\nhi\n\n**Assistant:**\n\nhello\n")
+    if kind == "orphaned_entry":
+        path = folder / "chat.lmmlz"
+        _zip(path, "## user\n\nhi\n", {"extra.txt": "x"})
+        return path
+    if kind == "unsent_image":
+        (folder / "chart.png").write_bytes(PNG)
+        return text("## user\n\n![chart](chart.png)\n")
+    if kind == "undeclared_input":
+        return text(TEMPLATE.format(extra="    default: cats\n", more=" And {{ other }}."))
+    if kind == "unused_input":
+        spare = "    default: cats\n  spare:\n    type: string\n    required: false\n"
+        return text(TEMPLATE.format(extra=spare, more=""))
+    if kind == "no_turns":
+        return text("just some notes\n")
+    raise KeyError(kind)
+
+
+KINDS = [kind for kind in KIND_RULES if kind != "missing_input"]
+
+
+def _kinds(path: Path) -> dict[str, str]:
+    with lmml_mdit.open(path) as bundle:
+        return {issue.kind: issue.severity for issue in bundle.validate()}
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str]:
+    capsys.readouterr()
+    status = main([str(arg) for arg in args])
+    return status, capsys.readouterr().err
+
+
+def _hook_entry() -> list[str]:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    [entry] = [hook["entry"] for hook in hooks if hook["id"] == "lmml-validate"]
+    command = shlex.split(entry)
+    assert command[0] == "lmml"
+    return command[1:]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_kind_gets_one_verdict_from_every_command(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    severity, on_send = KIND_RULES[kind]
+    path = sample(kind, tmp_path / "bundles")
+    found = _kinds(path)
+    assert found[kind] == severity
+    error = severity == "error"
+
+    # validate and the pre-commit hook: exit 1 exactly for an error.
+    status, _ = _cli(capsys, "validate", path)
+    assert status == (1 if error else 0)
+    hook, _ = _cli(capsys, *_hook_entry(), path)
+    assert hook == status
+
+    # render: refused with the kind named; --force sends it, reporting it as a warning.
+    status, err = _cli(capsys, "render", path)
+    if error:
+        assert status == 2 and f": {kind}: " in err and "lmml: error: " in err
+        status, err = _cli(capsys, "render", "--force", path)
+        assert status == 0, err
+        assert re.search(rf"^lmml: warning: .*: {kind}: ", err, re.MULTILINE), err
+    else:
+        assert status == 0, err
+        assert (f": {kind}: " in err) == (on_send == "warned")
+        status, err = _cli(capsys, "render", "--strict", path)
+        assert status == (2 if on_send == "warned" else 0), err
+
+    # export: the bundle is a failure exactly when render refuses it.
+    out = tmp_path / "out.jsonl"
+    status, err = _cli(capsys, "export", path.parent, "--provider", "openai", "--jsonl", out)
+    if error:
+        assert status == 1 and f": {kind}: " in err
+        status, err = _cli(
+            capsys, "export", path.parent, "--provider", "openai", "--jsonl", out, "--force"
+        )
+        assert status == 0 and re.search(rf"^lmml: warning: .*: {kind}: ", err, re.MULTILINE)
+    else:
+        assert status == 0, err
+        assert (f": {kind}: " in err) == (on_send == "warned")
+        status, err = _cli(
+            capsys, "export", path.parent, "--provider", "openai", "--jsonl", out, "--strict"
+        )
+        assert status == (1 if on_send == "warned" else 0), err
+
+    # The API: messages() refuses an error and sends it with strict=False, warning it.
+    with lmml_mdit.open(path) as bundle:
+        if error:
+            with pytest.raises(DefectError) as refused:
+                bundle.messages("openai")
+            assert refused.value.kind == kind
+            with pytest.warns(DefectWarning) as caught:
+                bundle.messages("openai", strict=False)
+        else:
+            with warnings.catch_warnings(record=True) as caught_list:
+                warnings.simplefilter("always")
+                bundle.messages("openai")
+            caught = caught_list  # type: ignore[assignment]
+        reported = {w.message.issue.kind for w in caught if isinstance(w.message, DefectWarning)}
+        assert (kind in reported) == (error or on_send == "warned")
+
+
+def test_missing_input_is_an_error_given_values(tmp_path: Path) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text(TEMPLATE.format(extra="", more=""), encoding="utf-8")
+    with lmml_mdit.open(path) as bundle:
+        [issue] = bundle.validate(inputs={})
+        assert (issue.kind, issue.severity) == ("missing_input", "error")
+    assert main(["validate", "--inputs", str(_inputs(tmp_path, {})), str(path)]) == 1
+
+
+def _inputs(folder: Path, values: dict[str, object]) -> Path:
+    path = folder / "inputs.json"
+    path.write_text(json.dumps(values), encoding="utf-8")
+    return path
