@@ -79,8 +79,9 @@ def test_cli_validate_reports_tool_call_issues(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     result = run("validate", "--json", path)
-    assert result.returncode == 0  # warnings: reported, not failing unless --strict
-    assert run("validate", "--strict", path).returncode == 1
+    # Errors (issue 26): a provider refuses such a conversation, and so does render.
+    assert result.returncode == 1
+    assert run("render", path).returncode == 2
     [report] = json.loads(result.stdout)
     kinds = {(issue["kind"], issue["line"], issue["column"]) for issue in report["issues"]}
     assert ("unanswered_tool_call", 5, 1) in kinds

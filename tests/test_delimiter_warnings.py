@@ -1,0 +1,140 @@
+"""Every command that sends or shows a bundle reports each ``suspicious_delimiter``
+(issue 26): one ``lmml: warning:`` line for the CLI, a ``DefectWarning`` for the API, a mark
+in the preview at that line; ``render --strict`` and ``export --strict`` fail on it."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+from lmml_mdit.bundle.bundle import Bundle, DefectWarning
+from lmml_mdit.cli import main
+from lmml_mdit.errors import DefectError
+from lmml_mdit.preview.page import render_html
+
+CHAT = "## Turn 1 - user\n\nhi\n\n**Assistant:**\n\nhello\n\n## Turn 3: user\n\nthanks\n"
+"""Two new delimiter forms, and a bold label between them (line 5, column 3)."""
+
+
+def _defects(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in caught if isinstance(w.message, DefectWarning)]
+
+
+def test_the_api_warns_each_near_miss_on_every_send_and_show() -> None:
+    bundle = Bundle.from_text("chat", CHAT)
+    assert [t.role for t in bundle.narrative.turns] == ["user", "user"]
+    for send in (
+        lambda: bundle.messages("openai"),
+        lambda: bundle.to_request("anthropic", model="m"),
+        lambda: render_html(bundle),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            send()
+        [text] = _defects(caught)
+        assert text.startswith("chat.lmml:5:3: suspicious_delimiter: the line '**Assistant:**'")
+        assert "did you mean '## assistant'?" in text
+
+
+def test_a_warning_filter_turns_the_near_miss_into_a_refusal() -> None:
+    bundle = Bundle.from_text("chat", CHAT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DefectWarning)
+        with pytest.raises(DefectWarning) as raised:
+            bundle.messages("openai")
+    assert isinstance(raised.value.error, DefectError)
+    assert raised.value.issue.kind == "suspicious_delimiter"
+
+
+def test_the_preview_marks_the_line() -> None:
+    page = render_html(Bundle.from_text("chat", CHAT))
+    marks = re.findall(
+        r'<p class="lmml-suspicious"[^>]*data-lmml-line="(\d+)"[^>]*>(.*?)</p>', page
+    )
+    assert [line for line, _ in marks] == ["5"]
+    assert "suspicious delimiter" in marks[0][1] and "did you mean" in marks[0][1]
+    # The mark stands in the first turn's card, just before the label it is about.
+    card = page[page.index('id="turn-1"') : page.index('id="turn-2"')]
+    assert card.index("lmml-suspicious") < card.index("<strong>Assistant:</strong>")
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> Path:
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    path = folder / "chat.lmml"
+    path.write_text(CHAT, encoding="utf-8")
+    return path
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    capsys.readouterr()
+    status = main([str(arg) for arg in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["render"],
+        ["render", "--request", "--provider", "gemini", "--model", "m"],
+        ["preview", "-o", "-"],
+        ["turns"],
+    ],
+    ids=["render", "render-request", "preview", "turns"],
+)
+def test_each_command_prints_one_warning_line(
+    command: list[str], chat: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = _run(capsys, *command, chat)
+    assert status == 0 and out
+    assert err.splitlines() == [
+        f"lmml: warning: {chat}:5:3: suspicious_delimiter: the line '**Assistant:**' looks "
+        "like a role label but is no delimiter, so what follows stays in the turn before it "
+        "(did you mean '## assistant'?); write the label as a heading on its own line, or "
+        "reword it"
+    ]
+
+
+def test_export_reports_it_and_strict_fails(chat: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = chat.parent.parent / "out.jsonl"
+    status, _, err = _run(capsys, "export", chat.parent, "--provider", "openai", "--jsonl", out)
+    assert status == 0 and out.read_text(encoding="utf-8").count("\n") == 1
+    [line] = [line for line in err.splitlines() if "suspicious_delimiter" in line]
+    assert line.startswith(f"lmml: warning: {chat}:5:3: suspicious_delimiter: the line ")
+    out.unlink()
+    status, _, err = _run(
+        capsys, "export", chat.parent, "--provider", "openai", "--jsonl", out, "--strict"
+    )
+    assert status == 1 and "lmml: error: " in err and "suspicious_delimiter" in err
+    assert out.read_text(encoding="utf-8") == ""
+
+
+def test_render_strict_fails_and_writes_nothing(
+    chat: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = _run(capsys, "render", "--strict", chat)
+    assert status == 2 and out == ""
+    assert err.splitlines() == [
+        f"lmml: error: {chat}:5:3: suspicious_delimiter: the line '**Assistant:**' looks like "
+        "a role label but is no delimiter, so what follows stays in the turn before it (did "
+        "you mean '## assistant'?); write the label as a heading on its own line, or reword it"
+    ]
+    status, _, err = _run(capsys, "render", "--strict", "--force", chat)
+    assert status == 2 and "cannot be given together" in err
+
+
+def test_a_refused_send_still_reports_the_near_miss(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text(CHAT + "\nsee @gone.png\n", encoding="utf-8")
+    status, _, err = _run(capsys, "render", path)
+    lines = err.splitlines()
+    assert status == 2 and len(lines) == 2
+    assert lines[0].startswith(f"lmml: warning: {path}:5:3: suspicious_delimiter: ")
+    assert lines[1].startswith(f"lmml: error: {path}:13:5: missing_reference: ")
