@@ -161,3 +161,23 @@ def test_this_projects_docs_show_the_examples() -> None:
     assert "```{lmml} ../examples/weather-tools.lmml" in page
     assert "extensions" in (ROOT / "docs" / "conf.py").read_text(encoding="utf-8")
     assert '"lmml_mdit.toolchain.sphinx"' in (ROOT / "docs" / "conf.py").read_text()
+
+
+def test_defects_are_reported_at_the_directive_with_the_tables_severity(
+    project: Path, tmp_path: Path
+) -> None:
+    # The same verdict as lmml validate (issue 26): a warning is a build warning, an error a
+    # build error, each located at the directive and naming its kind.
+    (project / "myst.md").unlink()
+    (project / "index.rst").write_text(
+        "Sample\n======\n\n.. lmml::\n\n   ## Turn 1 -- user\n\n   hi\n\n   **Assistant:**\n\n"
+        "   hello\n"
+    )
+    run = build(project, tmp_path / "warned")
+    assert run.returncode != 0  # -W
+    assert re.search(r"index\.rst:4: WARNING: lmml: .*suspicious_delimiter: ", run.stderr)
+    (project / "index.rst").write_text(
+        "Sample\n======\n\n.. lmml::\n\n   ## Turn 1 -- user\n\n   see @gone.png\n"
+    )
+    run = build(project, tmp_path / "refused")
+    assert re.search(r"index\.rst:4: ERROR: lmml: .*missing_reference: ", run.stderr), run.stderr
