@@ -31,6 +31,7 @@ from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
 from ..severity import WARNED_KINDS
+from ..syntax import delimiter_issues
 from ..warn import warn
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
 from .contents import BundleKind, entry_holding, first_fences, has_reserved, settings_embeds
@@ -562,7 +563,10 @@ class Bundle:
         sends or shows a bundle reports (:data:`lmml_mdit.severity.WARNED_KINDS`, such as
         ``suspicious_delimiter``). ``warnings.simplefilter("error", DefectWarning)`` makes
         each one raise."""
-        for issue in self._issues:
+        # The warned kinds are the delimiter ones (tests/test_severity.py holds this): a
+        # bundle not yet validated (the preview, turns) reads them without validating.
+        issues = self.__dict__.get("_issues") or delimiter_issues(self.narrative)
+        for issue in issues:
             if issue.kind in WARNED_KINDS:
                 warn(DefectWarning(DefectError(issue, file=self.location(issue))))
 

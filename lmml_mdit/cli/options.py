@@ -153,8 +153,9 @@ def add_syntax_options(parser: argparse.ArgumentParser) -> None:
         "--delimiters",
         choices=DELIMITER_MODES,
         default=Arguments.delimiters,
-        help="role headings: strict (default: the heading is only the role, or "
-        "'Turn N -- role' / 'NAME -- role') or loose (a role word anywhere in it)",
+        help="role headings: strict (default: the heading is only the role, 'Role:', "
+        "'Turn N' with any of - -- : en/em dash then the role, or 'NAME -- role') or loose "
+        "(a role word anywhere in it)",
     )
     parser.add_argument(
         "--references",
