@@ -348,6 +348,10 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
     (``User: hi``, ``Human: hi``). A first line that is a comment holding a misspelt role
     or a stand-in (``<!-- asistant -->``, with ``html`` off) is one too.
     """
+    # Most paragraphs start with neither emphasis nor a comment and have no colon near the
+    # start: one C-level scan passes them over.
+    if content[:1] not in ("*", "_", "<") and content.find(":", 0, _MAX_LABEL + 1) < 0:
+        return None
     end = content.find("\n", 0, _MAX_LABEL + 1)
     first = content[: _MAX_LABEL + 1] if end < 0 else content[:end]
     first = first.strip()
