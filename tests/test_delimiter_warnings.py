@@ -138,3 +138,22 @@ def test_a_refused_send_still_reports_the_near_miss(
     assert status == 2 and len(lines) == 2
     assert lines[0].startswith(f"lmml: warning: {path}:5:3: suspicious_delimiter: ")
     assert lines[1].startswith(f"lmml: error: {path}:13:5: missing_reference: ")
+
+
+def test_near_misses_are_the_same_through_every_parse() -> None:
+    """The fast parse (inline content parsed on demand), the full parse and a user's own
+    pipeline with the plugin mark the same near misses, with html on or off."""
+    from markdown_it import MarkdownIt
+
+    from lmml_mdit import lmml_plugin, parse
+    from lmml_mdit.syntax import delimiter_issues
+
+    chats = Path(__file__).resolve().parent / "pasted_chats"
+    texts = [path.read_text(encoding="utf-8") for path in sorted(chats.glob("*.lmml"))]
+    texts.append("<!-- asistant -->\nhi\n\n<!-- bot -->\n\n**User:** @x.png here\n")
+    for text in texts:
+        fast = delimiter_issues(parse(text))
+        assert fast == delimiter_issues(parse(text, full_parse=True))
+        for preset in ("commonmark", "gfm-like"):
+            md = MarkdownIt(preset).use(lmml_plugin)
+            assert delimiter_issues(parse(text, md=md)) == fast
