@@ -634,6 +634,24 @@ async def test_quick_fixes_for_near_miss_role_words(client: LanguageClient, fold
     document.close()
 
 
+async def test_a_speaker_label_is_rewritten_as_the_heading_it_stands_for(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(
+        client,
+        folder / "labels.lmml",
+        "## Turn 1 -- user\nHi.\n\n**Assistant:**\nHello.\n\n**User:** thanks\n",
+    )
+    assert codes(await document.open()) == ["suspicious_delimiter", "suspicious_delimiter"]
+    fix = (await _actions(client, document, 3))["Write the label as the heading '## assistant'"]
+    assert fix.is_preferred
+    assert codes(await document.edit(_edits(fix, document.uri))) == ["suspicious_delimiter"]
+    fix = (await _actions(client, document, 6))["Write the label as the heading '## user'"]
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == "## Turn 1 -- user\nHi.\n\n## assistant\nHello.\n\n## user\n\nthanks\n"
+    document.close()
+
+
 # -- preview -------------------------------------------------------------------------------
 
 

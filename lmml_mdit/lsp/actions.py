@@ -7,7 +7,8 @@
   <lmml_mdit.bundle.bundle.Bundle.closest_asset>`); create the missing file beside the
   narrative; or escape the mention (``\\@name``) when it is not meant as an asset.
 - ``suspicious_delimiter``: put the role word it misspells or stands in for, or every role
-  when none is likely; or rewrite a ``Turn N`` heading's separator as a spaced ``--``.
+  when none is likely; or rewrite a ``Turn N`` heading's separator as a spaced ``--``; or
+  write a speaker label (``**Assistant:**``, ``You said:``) as the heading it stands for.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from ..bundle.bundle import Bundle
 from ..model import MESSAGE_ROLES, Issue
 from ..narrative.narrative import Narrative
 from ..syntax.fence import MARKER
-from ..syntax.roles import SUSPICIOUS_DELIMITER, corrected_heading, suggested_role
+from ..syntax.roles import (
+    COMMENT_OPEN,
+    SUSPICIOUS_DELIMITER,
+    corrected_heading,
+    label_role,
+    suggested_role,
+)
 from ..syntax.write import ESCAPE
 from .diagnostics import issue_diagnostic
 from .document import Analysis
@@ -144,9 +151,13 @@ def _role_word(
     assert issue.line is not None
     line = issue.line - 1
     word = issue.name
+    block = narrative.index.block_at(line)
+    label = block is not None and block.kind == "paragraph"
+    if label and not columns.line(line).lstrip().startswith(COMMENT_OPEN):
+        yield from _label_heading(issue, line, analysis, columns)
+        return
     if word.lower() in MESSAGE_ROLES:
         # The role is right and the separator is not: rewrite the heading's text.
-        block = narrative.index.block_at(line)
         if block is None or block.kind != "heading":
             return
         heading = narrative.tokens[block.token + 1].content.strip()
@@ -170,3 +181,27 @@ def _role_word(
             [types.TextEdit(range=span, new_text=role)],
             preferred=meant is not None,
         )
+
+
+def _label_heading(
+    issue: Issue, line: int, analysis: Analysis, columns: Columns
+) -> Iterator[types.CodeAction]:
+    """A speaker label leading a paragraph (``**User:** hi``, ``You said:``) rewritten as the
+    heading it stands for, the text after it kept as the turn's first paragraph."""
+    role = label_role(issue.name)
+    text = columns.line(line)
+    column = (issue.column or 1) - 1
+    if role is None or not text.startswith(issue.name, column):
+        return
+    end = column + len(issue.name)
+    marker = text[:column].strip()
+    if marker and text.startswith(marker, end):
+        end += len(marker)  # "**User**:"
+    if text.startswith(":", end):
+        end += 1
+    if marker and text.startswith(marker, end):
+        end += len(marker)  # "**User:**"
+    rest = text[end:].strip()
+    new_text = f"## {role}" + (f"\n\n{rest}" if rest else "")
+    edit = types.TextEdit(range=columns.span(line, 0, len(text)), new_text=new_text)
+    yield _action(f"Write the label as the heading '## {role}'", analysis, [edit], preferred=True)

@@ -308,7 +308,7 @@ def suspicious_heading(
     return None
 
 
-def _label_role(label: str) -> Role | None:
+def label_role(label: str) -> Role | None:
     """The role a speaker label (``Assistant``, ``ChatGPT said``, ``Asistant``) names, or
     None for a word that is no label."""
     lowered = label.lower()
@@ -366,7 +366,7 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
         if inner.endswith(":"):
             inner = inner[:-1].rstrip()
         if emphasised or first.endswith(":"):
-            role = _label_role(inner)
+            role = label_role(inner)
             if role is not None:
                 return inner, _label_message(first, inner, role)
     if first[:2] in ("**", "__"):
@@ -377,14 +377,14 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
             after = first[close + 2 :]
             if inner.endswith(":") or after.startswith(":"):
                 inner = inner.rstrip(":").rstrip()
-                role = _label_role(inner)
+                role = label_role(inner)
                 if role is not None:
                     return inner, _label_message(first[: close + 3].strip(), inner, role)
         return None
     colon = first.find(":", 0, 24)
     if colon > 0 and first[:colon].lower() in _TEXT_LABELS:
         inner = first[:colon]
-        role = _label_role(inner)
+        role = label_role(inner)
         if role is not None:
             return inner, _label_message(first[: colon + 1], inner, role)
     return None
