@@ -377,3 +377,34 @@ def test_the_quick_heading_test_passes_over_ordinary_headings_only(text: str, co
     """The skip is real (an ordinary heading is passed over), and never taken for a
     delimiter or a near miss."""
     assert could_be_strict_delimiter(text) is could
+
+
+_ROLE_CASES = st.sampled_from(["user", "User", "ASSISTANT", "assistant", "System", "tool"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10_000),
+    st.sampled_from(["-", "--", ":", "\u2013", "\u2014"]),
+    st.sampled_from(["", " ", "  ", "\t"]),
+    st.sampled_from(["", " ", "  ", "\t"]),
+    _ROLE_CASES,
+    st.sampled_from(["Turn", "turn", "TURN"]),
+)
+def test_turn_n_with_any_separator_then_a_role_is_a_delimiter(
+    number: int, separator: str, before: str, after: str, role: str, turn: str
+) -> None:
+    """Issue 26: the ``Turn N`` prefix leaves no doubt, whatever the separator and spaces."""
+    text = f"{turn} {number}{before}{separator}{after}{role}"
+    assert could_be_strict_delimiter(text)
+    assert strict_heading_role(text) == role.lower()
+    assert suspicious_heading(text, "strict", role.lower()) is None  # type: ignore[arg-type]
+    narrative = parse(f"## {text}\nhello\n")
+    assert [(t.role, t.delimiter_line) for t in narrative.turns] == [(role.lower(), 1)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ROLE_CASES, st.sampled_from(["", " ", "  "]), st.sampled_from(["#", "##", "######"]))
+def test_a_role_and_a_colon_is_a_delimiter(role: str, space: str, level: str) -> None:
+    narrative = parse(f"{level} {role}{space}:\nhello\n")
+    assert [(t.role, t.delimiter_line) for t in narrative.turns] == [(role.lower(), 1)]
