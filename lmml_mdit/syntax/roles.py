@@ -108,6 +108,9 @@ _LABEL_STAND_INS: dict[str, Role] = {**_STAND_IN_ROLES, "you": "user", "me": "us
 """The stand-ins a chat copied from a web page labels its speakers with (``You said:``)."""
 _TEXT_LABELS = frozenset({"user", "assistant", "human", "ai", "chatgpt", "claude", "gemini"})
 """The labels a plain line ``Label: text`` is taken as a near miss for."""
+_CHAT_SPEAKERS = _TEXT_LABELS | {"bot", "gpt", "copilot", "you", "me"}
+"""The labels a bold ``**Label:** text`` is taken as a near miss for (with the misspelt
+``user`` and ``assistant``)."""
 _MAX_LABEL = 40
 """The longest first line a label paragraph can have, in characters."""
 COMMENT_OPEN = "<!--"
@@ -330,7 +333,20 @@ def _unwrapped(text: str) -> tuple[str, bool]:
     return text, False
 
 
-def _label_message(shown: str, word: str, role: Role) -> str:
+def _speaker_role(label: str) -> Role | None:
+    """The role of a label that names a chat speaker (``User``, ``Human``, ``ChatGPT said``,
+    ``Usr``), or None: ``Tool``, ``System`` and ``Model`` lead ordinary prose too
+    (``**Tool:** pytest``)."""
+    role = label_role(label)
+    if role is None:
+        return None
+    base = label.lower().removesuffix(" said").rstrip()
+    if base in _CHAT_SPEAKERS:
+        return role
+    return role if role in ("user", "assistant") and base not in _LABEL_STAND_INS else None
+
+
+def _label_message(shown: str, role: Role) -> str:
     return (
         f"the line {shown!r} looks like a role label but is no delimiter, so what follows "
         f"stays in the turn before it (did you mean '## {role}'?); write the label as a "
@@ -344,9 +360,10 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
 
     A paragraph is a near miss when its first line is only a label, bold or plain
     (``**Assistant:**``, ``**User**``, ``User:``, ``ChatGPT said:``), or when it starts with
-    a bold label (``**User:** how do I ...``) or with ``Label:`` for a chat speaker
-    (``User: hi``, ``Human: hi``). A first line that is a comment holding a misspelt role
-    or a stand-in (``<!-- asistant -->``, with ``html`` off) is one too.
+    a chat speaker's label, bold (``**User:** how do I ...``) or plain (``User: hi``,
+    ``Human: hi``): ``**Tool:** pytest`` and ``**Model:** GPT-4`` are prose. A first line
+    that is a comment holding a misspelt role or a stand-in (``<!-- asistant -->``, with
+    ``html`` off) is one too.
     """
     # Most paragraphs start with neither emphasis nor a comment and have no colon near the
     # start: one C-level scan passes them over.
@@ -368,7 +385,7 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
         if emphasised or first.endswith(":"):
             role = label_role(inner)
             if role is not None:
-                return inner, _label_message(first, inner, role)
+                return inner, _label_message(first, role)
     if first[:2] in ("**", "__"):
         # A bold label leading a line of text: "**User:** how do I ...".
         close = first.find(first[:2], 2)
@@ -377,16 +394,16 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
             after = first[close + 2 :]
             if inner.endswith(":") or after.startswith(":"):
                 inner = inner.rstrip(":").rstrip()
-                role = label_role(inner)
+                role = _speaker_role(inner)
                 if role is not None:
-                    return inner, _label_message(first[: close + 3].strip(), inner, role)
+                    return inner, _label_message(first[: close + 3].strip(), role)
         return None
     colon = first.find(":", 0, 24)
     if colon > 0 and first[:colon].lower() in _TEXT_LABELS:
         inner = first[:colon]
         role = label_role(inner)
         if role is not None:
-            return inner, _label_message(first[: colon + 1], inner, role)
+            return inner, _label_message(first[: colon + 1], role)
     return None
 
 
