@@ -514,10 +514,12 @@ class Bundle:
         Kinds: ``missing_reference``, ``orphaned_entry``, ``malformed_embed_name``,
         ``conflicting_embed``, ``unclosed_embed``, ``integrity_mismatch``,
         ``invalid_manifest``, ``invalid_settings``, ``invalid_front_matter``,
-        ``suspicious_delimiter`` (a heading shaped like a delimiter that is none, or a loose
-        one holding more than the role), and (when :mod:`lmml_mdit.narrative.toolcalls` is
-        present) ``unanswered_tool_call`` and ``unknown_tool_call_id``. Issues are ordered by
-        line; those without a line (orphaned entries) come last.
+        ``suspicious_delimiter`` (a heading, label line or comment shaped like a delimiter
+        that is none, or a loose one holding more than the role), ``invalid_tool_call``,
+        ``unanswered_tool_call``, ``unknown_tool_call_id``, ``invalid_remote_asset``,
+        ``unsent_image`` and ``no_turns``; each kind's severity is the one
+        :data:`lmml_mdit.severity.KIND_RULES` gives it. Issues are ordered by line; those
+        without a line (orphaned entries) come last.
         """
         if inputs is not None:
             return find_issues(self, inputs=inputs)
