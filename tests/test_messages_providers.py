@@ -89,6 +89,9 @@ def test_capability_grid(provider: str, role: str, name: str) -> None:
         assert error.value.name == name
         assert error.value.line == line
         assert f"({provider})" in error.value.message
+        # FILE:LINE:COL names the narrative; the message names the embed.
+        assert str(error.value).startswith(f"{bundle.file_name}:{line}:")
+        assert name in error.value.message
         assert role in error.value.message
     else:
         payload = render_payload(bundle, provider)

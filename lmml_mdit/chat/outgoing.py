@@ -18,7 +18,7 @@ from typing import Any
 from ..bundle.inputs import INPUTS_KEY
 from ..bundle.setting_values import check_setting_values
 from ..bundle.source import BundleSource
-from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
+from ..errors import BundleError, InvalidSettingsError, LmmlError, UnsupportedContentError
 from ..narrative.native import NativeItem
 from ..narrative.toolcalls import ToolCall
 from ..warn import warn
@@ -79,8 +79,12 @@ def render_payload(
 def _render(bundle: BundleSource, chosen: Provider, options: Options) -> Payload:
     conversation = build_conversation(bundle, options, chosen.target)
     conversation = keep_native(conversation, chosen.name, chosen.target, bundle.file_name)
-    conversation = place_midway_system(conversation, chosen, options, bundle)
-    return chosen.write(conversation, _bundle_defaults(bundle, options))
+    try:
+        conversation = place_midway_system(conversation, chosen, options, bundle)
+        return chosen.write(conversation, _bundle_defaults(bundle, options))
+    except LmmlError as error:
+        error.locate(bundle.file_name)  # a part's line counts in the narrative
+        raise
 
 
 def _bundle_defaults(bundle: BundleSource, options: Options) -> Options:

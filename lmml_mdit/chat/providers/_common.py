@@ -60,7 +60,8 @@ def unsupported(
 ) -> UnsupportedContentError:
     """The error for *part* that *provider* cannot take in *message*'s role."""
     return part.asset.unsupported(
-        f"{provider.target} cannot take {describe(part)} in a {message.role} message",
+        f"{provider.target} cannot take {part.asset.name}, {describe(part)}, "
+        f"in a {message.role} message",
         hint=hint or "move it to a user turn, pick another provider, or register a handler",
     )
 
