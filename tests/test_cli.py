@@ -678,6 +678,8 @@ def test_render_request_settings_overrides() -> None:
     defaulted = ok(run("render", TOOLS_EXAMPLE, "-p", "anthropic", "--request", "--model", "c"))
     assert json.loads(defaulted.stdout)["max_tokens"] == 4096
     assert b"lmml: warning: " in defaulted.stderr and b"max_tokens=4096" in defaulted.stderr
+    assert b"--set max_tokens=N" in defaulted.stderr  # the hint in the command line's words
+    assert b"settings={" not in defaulted.stderr
     result = ok(
         run(
             "render",

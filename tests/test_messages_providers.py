@@ -348,6 +348,7 @@ def test_anthropic_max_tokens_defaults_with_a_warning() -> None:
         body = to_request(text_bundle("## user\nhi\n"), "anthropic", model="m")
     assert body["max_tokens"] == DEFAULT_MAX_TOKENS == 4096
     assert f"max_tokens={DEFAULT_MAX_TOKENS}" in str(caught.list[0].message)
+    assert "settings={'max_tokens': N}" in str(caught.list[0].message)
 
 
 def test_a_missing_model_is_an_error_where_the_create_call_requires_it() -> None:

@@ -397,9 +397,11 @@ def _complete(provider: Provider, params: dict[str, Any], *, model_given: bool) 
                 cli_hint=f"add {name} to the settings embed, or add --set {name}=N",
             )
         params[name] = provider.setting_defaults[name]
+        sending = f"{provider.target} requires {name} and the settings give none: sending "
+        sending += f"{name}={params[name]!r}"
         warn(
             MissingSettingWarning(
-                f"{provider.target} requires {name} and the settings give none: sending "
-                f"{name}={params[name]!r} (add {name} to the settings to choose)"
+                f"{sending} (add {name} to the settings, or pass settings={{'{name}': N}})",
+                cli_message=f"{sending} (add --set {name}=N, or {name} to the settings embed)",
             )
         )
