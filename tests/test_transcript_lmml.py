@@ -161,9 +161,9 @@ def test_tool_call_fences_round_trip_verbatim() -> None:
         "## Turn 2 -- tool\n\n@call_1.tool_call.json\n\nSunny.\n"
     )
     transcript = Transcript.from_bundle(Bundle.from_text("s", text))
-    # Written as a zip (another kind than read), the turns are rendered afresh.
+    # Written as a zip, the narrative read from the text bundle is kept as it was.
     bundle = transcript.to_bundle("s", kind="zip")
-    assert bundle.narrative.text == text + "\n"
+    assert bundle.narrative.text == text
     assert Transcript.from_bundle(bundle) == transcript
     # Written as the text bundle it was read from, nothing changes.
     assert transcript.to_bundle("s").narrative.text == text
@@ -265,7 +265,12 @@ def test_references_resolved_beside_a_text_bundle_are_carried(tmp_path: Path) ->
     assert dict(transcript.assets) == {"notes.txt": b"DATA"}
     assert transcript[0].content == "read @notes.txt and @gone.txt"
     again = transcript.to_bundle("doc", kind="zip")
-    assert "read @notes.txt and \\@gone.txt" in again.narrative.text
+    # As an archive, the narrative is kept as written (the missing @gone.txt too).
+    assert again.narrative.text == "## user\nread @notes.txt and @gone.txt\n"
+    assert again.entries == ("notes.txt",)
+    edited = transcript.copy()
+    edited[0].content += "!"
+    assert "read @notes.txt and \\@gone.txt!" in edited.to_bundle("doc", kind="zip").narrative.text
     assert Transcript.from_bundle(again) == transcript
     # As the text bundle it was read from, the file is written back as it was.
     assert transcript.to_bundle().narrative.text == "## user\nread @notes.txt and @gone.txt\n"

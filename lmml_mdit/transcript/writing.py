@@ -15,6 +15,7 @@ call) stay there and are not repeated.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -146,7 +147,7 @@ def write_bundle(
     if kind not in ("zip", "text"):
         raise TranscriptError(f"kind must be 'zip' or 'text', not {kind!r}")
     if source is not None and source.kind != kind:
-        source = None  # another kind: written afresh
+        source = _as_archive(source) if kind == "zip" else None  # else written afresh
     if name is None:
         name = source.name if source is not None else ""
     roles = pov_roles(pov) if pov is not None else None
@@ -176,6 +177,16 @@ def write_bundle(
     return bundle
 
 
+def _as_archive(source: SourceNarrative) -> SourceNarrative | None:
+    """A ``.lmml`` *source* as the source of a ``.lmmlz`` holding the same narrative, byte
+    for byte: its inline fences stay where they stand, the files read from its folder
+    become entries. None (written afresh) when its narrative holds a ``manifest.json``
+    fence, which an archive keeps as an entry."""
+    if source.manifest_bytes is not None:
+        return None
+    return dataclasses.replace(source, kind="zip", base_dir=None, entries=(), folder=frozenset())
+
+
 def _zip_bundle(
     name: str, plans: list[Plan], assets: Mapping[str, bytes], source: SourceNarrative | None
 ) -> Bundle:
@@ -196,6 +207,9 @@ def _zip_bundle(
             elif entry in assets:
                 entries[entry] = assets[entry]
         inline = _fenced_in_content(narrative, plans) | source.head_fences
+        for plan in plans:
+            if plan.kept is not None:
+                inline |= plan.kept.fences  # kept lines keep their fences (a .lmml's)
     else:
         assert manifest is not None
         entries[MANIFEST_NAME] = manifest
