@@ -146,11 +146,7 @@ def _fence_text(fence: Fence, lines: Sequence[str]) -> str:
     """What a fence becomes: a text asset its name and a code block holding its text (each
     following line under the container's prefix), anything else a placeholder."""
     name = fence.name
-    if (
-        is_structure_name(name)
-        or name in RESERVED_NAMES
-        or extension(name) in IMAGE_EXTENSIONS
-    ):
+    if is_structure_name(name) or name in RESERVED_NAMES or extension(name) in IMAGE_EXTENSIONS:
         return placeholder(name)
     text = fence.content[:-1] if fence.content.endswith("\n") else fence.content
     block = f"{name}:\n{code_fence(text, _info(name))}"
