@@ -206,8 +206,12 @@ def settle(
         text, layouts = render_plans(plans, style, head() if callable(head) else head, fences)
         narrative = _parse(text, assets)
         findings = _check(narrative, plans, layouts, assets)
-        if not findings and plans and plans[-1].kept is None and _tail_is_open(narrative):
-            findings.faults[len(plans) - 1] = "turn"
+        last = plans[-1] if plans else None
+        # A last content followed by its closing fences is checked by them: an open block
+        # would have swallowed them, and the check above would have found it.
+        if not findings and last is not None and last.kept is None and not last.attachments:
+            if _tail_is_open(narrative):
+                findings.faults[len(plans) - 1] = "turn"
         if not findings:
             return text, narrative
         for position, fault in findings.faults.items():

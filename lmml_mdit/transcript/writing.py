@@ -224,12 +224,14 @@ def _text_head(
     orphans: Sequence[str],
     fences: Mapping[str, str],
 ) -> str:
-    """The lines before the first turn: the manifest fence and the fences of assets no
-    turn references (a source's own head kept, its manifest fence replaced in place)."""
+    """The lines before the first turn: the fences of assets no turn references, after
+    the manifest fence when it goes there (*manifest* not None; a source's own head kept,
+    its manifest fence replaced in place)."""
     added = [fences[orphan] for orphan in orphans]
     if source is None:
-        assert manifest is not None
-        return _inline_fence(MANIFEST_NAME, manifest) + "".join(added) + "\n"
+        opening = _inline_fence(MANIFEST_NAME, manifest) if manifest is not None else ""
+        head = opening + "".join(added)
+        return head + "\n" if head else ""
     lines = raw_lines(source.head)
     if manifest is not None and manifest != source.manifest_bytes:
         fence = _inline_fence(MANIFEST_NAME, manifest).replace("\n", source.style.newline)
@@ -267,11 +269,29 @@ def _text_narrative(
     for asset in guessed:
         fences[asset] = _inline_fence(asset, assets[asset]).replace("\n", newline)
     manifest: bytes | None = None
+    # The record closes the file, after the last turn (a closing fence of that turn, which
+    # reading cuts off), unless the source keeps its manifest fence before the first turn
+    # (as 0.2 wrote it). The assets no turn references stay before the first turn, where
+    # they are sent as context, not as part of the last message.
+    at_end = bool(plans) and (source is None or source.head_manifest is None)
+    tail: list[str] = []
 
     def head() -> str:
-        nonlocal manifest
-        manifest = manifest_data(record_of(plans, source), source)
-        return _text_head(source, manifest, orphans, fences)
+        nonlocal manifest, tail
+        last = plans[-1] if plans else None
+        if last is not None and tail:
+            last.attachments = tuple(name for name in last.attachments if name not in tail)
+        tail = []
+        record = record_of(plans, source)
+        if last is None or not at_end or record is None:
+            manifest = manifest_data(record, source)
+            return _text_head(source, manifest, orphans, fences)
+        tail = [MANIFEST_NAME]
+        last.attachments = (*last.attachments, *tail)
+        manifest = manifest_data(record_of(plans, source), source, compact=True)
+        assert manifest is not None
+        fences[MANIFEST_NAME] = _inline_fence(MANIFEST_NAME, manifest).replace("\n", newline)
+        return _text_head(source, None, orphans, fences)
 
     for _ in range(len(plans) + 3):
         text, narrative = settle(plans, assets, style, head, fences)
@@ -286,9 +306,11 @@ def _text_narrative(
         for asset in outside:
             if asset not in fences:
                 fences[asset] = _inline_fence(asset, assets[asset]).replace("\n", newline)
-        before = [plan.attachments for plan in plans]
+        before = [tuple(name for name in plan.attachments if name not in tail) for plan in plans]
         left = _attach(narrative, plans, outside)
         if before == [plan.attachments for plan in plans] and left == orphans:
+            if tail:
+                plans[-1].attachments = (*plans[-1].attachments, *tail)  # as recorded
             written = {asset: assets[asset] for asset in outside}
             if manifest is not None and manifest != (source.manifest_bytes if source else None):
                 written[MANIFEST_NAME] = manifest
@@ -337,7 +359,7 @@ def _check_fences(
     from ..bundle.contents import first_fences
 
     first = first_fences(narrative)
-    wanted = {asset: assets[asset] for asset in fences}
+    wanted = {asset: assets[asset] for asset in fences if asset != MANIFEST_NAME}
     if manifest is not None:
         wanted[MANIFEST_NAME] = manifest
     for asset, data in wanted.items():
