@@ -209,9 +209,9 @@ def settle(
         last = plans[-1] if plans else None
         # A last content followed by its closing fences is checked by them: an open block
         # would have swallowed them, and the check above would have found it.
-        if not findings and last is not None and last.kept is None and not last.attachments:
-            if _tail_is_open(narrative):
-                findings.faults[len(plans) - 1] = "turn"
+        open_end = last is not None and last.kept is None and not last.attachments
+        if not findings and open_end and _tail_is_open(narrative):
+            findings.faults[len(plans) - 1] = "turn"
         if not findings:
             return text, narrative
         for position, fault in findings.faults.items():
