@@ -2,7 +2,8 @@
 
 ``manifest.json`` holds, under :data:`MANIFEST_KEY` (``"transcript"``), one entry per
 message: its author, metadata, heading, encoding, the SHA-256 of the turn text as written,
-the closing asset fences (``"attachments"``, in a ``.lmml``), and the exact content when the
+the closing fences (``"attachments"``, in a ``.lmml``: assets, and for the last message the
+manifest's own fence, which closes the file), and the exact content when the
 turn text does not give it back (blank lines at the edges, carriage returns). Reading
 trusts an entry only as far as the narrative agrees with it: the author when the heading is
 unchanged; the stored content when the turn text's digest is unchanged and writing that
