@@ -70,3 +70,20 @@ def test_an_imported_lmml_opens_with_its_first_turn(tmp_path: Path) -> None:
     with lmml_mdit.open(out) as bundle:
         assert bundle.validate() == []
         assert lmml_mdit.export_sharegpt(bundle) == SHAREGPT
+
+
+def test_a_written_lmml_saved_as_lmmlz_moves_its_record_into_the_archive(tmp_path: Path) -> None:
+    transcript = Transcript()
+    transcript.append("user", "Hello @notes.txt", x=1)
+    transcript.append("assistant", "Hi")
+    transcript.add_asset("notes.txt", b"some notes\n")
+    transcript.save(tmp_path / "c.lmml")
+    text = (tmp_path / "c.lmml").read_text(encoding="utf-8")
+    Transcript.load(tmp_path / "c.lmml").save(tmp_path / "c.lmmlz")
+    with lmml_mdit.open(tmp_path / "c.lmmlz") as bundle:
+        # The same lines, byte for byte, up to the record, which is now an entry.
+        assert text.startswith(bundle.narrative.text)
+        assert text[len(bundle.narrative.text) :].startswith("@@@manifest.json\n")
+        assert bundle.entries == ("manifest.json",)
+        assert bundle.validate() == []
+    assert Transcript.load(tmp_path / "c.lmmlz") == transcript

@@ -182,9 +182,12 @@ def write_bundle(
 def _as_archive(source: SourceNarrative) -> SourceNarrative | None:
     """A ``.lmml`` *source* as the source of a ``.lmmlz`` holding the same narrative, byte
     for byte: its inline fences stay where they stand, the files read from its folder
-    become entries. None (written afresh) when its narrative holds a ``manifest.json``
-    fence, which an archive keeps as an entry."""
-    if source.manifest_bytes is not None:
+    become entries, the record closing it an archive entry. None (written afresh) when a
+    ``manifest.json`` fence stands elsewhere in it (before the first turn, as 0.2 wrote it),
+    which an archive keeps as an entry."""
+    if source.head_manifest is not None or any(
+        MANIFEST_NAME in origin.fences for origin in source.origins.values()
+    ):
         return None
     return dataclasses.replace(source, kind="zip", base_dir=None, entries=(), folder=frozenset())
 
