@@ -453,7 +453,8 @@ def test_to_md_reference_case(tmp_path: Path) -> None:
     source.write_text("@@@config.yaml\nkey: val\n@@@")
     result = ok(run("to-md", source))
     assert "Exported" in result.stderr.decode()
-    assert (tmp_path / "convo.md").read_text() == "[Attachment: config.yaml]"
+    # An inline text asset keeps its text, as a fenced block under its name.
+    assert (tmp_path / "convo.md").read_text() == "config.yaml:\n```yaml\nkey: val\n```"
 
 
 def test_to_md_placeholders_follow_the_parse() -> None:
@@ -678,6 +679,8 @@ def test_render_request_settings_overrides() -> None:
     defaulted = ok(run("render", TOOLS_EXAMPLE, "-p", "anthropic", "--request", "--model", "c"))
     assert json.loads(defaulted.stdout)["max_tokens"] == 4096
     assert b"lmml: warning: " in defaulted.stderr and b"max_tokens=4096" in defaulted.stderr
+    assert b"--set max_tokens=N" in defaulted.stderr  # the hint in the command line's words
+    assert b"settings={" not in defaulted.stderr
     result = ok(
         run(
             "render",

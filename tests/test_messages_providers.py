@@ -90,6 +90,9 @@ def test_capability_grid(provider: str, role: str, name: str) -> None:
         assert error.value.name == name
         assert error.value.line == line
         assert f"({provider})" in error.value.message
+        # FILE:LINE:COL names the narrative; the message names the embed.
+        assert str(error.value).startswith(f"{bundle.file_name}:{line}:")
+        assert name in error.value.message
         assert role in error.value.message
     else:
         payload = render_payload(bundle, provider)
@@ -350,6 +353,7 @@ def test_anthropic_max_tokens_defaults_with_a_warning() -> None:
         body = to_request(text_bundle("## user\nhi\n"), "anthropic", model="m")
     assert body["max_tokens"] == DEFAULT_MAX_TOKENS == 4096
     assert f"max_tokens={DEFAULT_MAX_TOKENS}" in str(caught.list[0].message)
+    assert "settings={'max_tokens': N}" in str(caught.list[0].message)
 
 
 def test_a_missing_model_is_an_error_where_the_create_call_requires_it() -> None:

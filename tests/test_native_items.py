@@ -334,3 +334,21 @@ def test_a_packed_item_is_still_an_item() -> None:
     with pytest.warns(NativeItemDroppedWarning, match=r"anthropic\.thinking\.1\.json"):
         other = to_request(bundle, "openai", model="m")
     assert other["messages"][1]["content"] == [{"type": "text", "text": "Ok."}]
+
+
+@pytest.mark.parametrize(
+    ("path", "target", "item"),
+    [
+        ("openai--message-name.json", "anthropic", "openai message key 'name'"),
+        ("gemini--thought-signature-sdk.json", "openai", "gemini part key 'thought_signature'"),
+        ("anthropic--web-search-citations.json", "gemini", "anthropic part key 'citations'"),
+    ],
+)
+def test_a_dropped_key_is_named_itself(path: str, target: str, item: str) -> None:
+    source = CORPUS / path
+    bundle = import_messages(json.loads(source.read_text(encoding="utf-8")), source_format(source))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        to_request(bundle, target, model="m")
+    dropped = [str(w.message) for w in caught if w.category is NativeItemDroppedWarning]
+    assert any(f"{item} (" in message and "left out" in message for message in dropped), dropped

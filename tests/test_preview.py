@@ -178,8 +178,7 @@ def test_the_page_never_numbers_a_turn_against_the_authors_heading() -> None:
 
 def test_markdown_is_the_narratives_commonmark_and_raw_html_is_text() -> None:
     # The page renders the narrative's own tokens (commonmark with GFM tables and
-    # strikethrough): what is not Markdown to that parse (task boxes) is shown as the text
-    # it is.
+    # strikethrough); GFM task items are disabled checkboxes, as in 0.1.
     root = _page(sample_bundle())
     user = _cards(root)[2]
     (table,) = user.find_all("table")
@@ -187,9 +186,13 @@ def test_markdown_is_the_narratives_commonmark_and_raw_html_is_text() -> None:
     assert [s.text for s in user.find_all("s")] == ["draft"]
     assert "|------|" not in user.text and "~~" not in user.text
     assistant = _cards(root)[3]
-    assert assistant.find_all("input") == []
+    boxes = assistant.find_all("input")
+    assert [(box.get("checked"), box.get("disabled")) for box in boxes] == [
+        ("checked", "disabled"),
+        (None, "disabled"),
+    ]
     items = [li.text for li in assistant.find_all("li")]
-    assert items == ["[x] read the chart", "[ ] rerun plot.py"]
+    assert items == [" read the chart", " rerun plot.py"]
     last = _cards(root)[5]
     assert last.find_all("b") == []
     assert "Raw <b>HTML</b> stays text." in last.text

@@ -14,6 +14,7 @@ check is fast because it reads the same folders the other tests read.
 from __future__ import annotations
 
 import gc
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,13 @@ from ray.cluster_utils import Cluster
 
 import lmml_mdit
 from lmml_mdit.dataset import from_arrow, to_arrow
-from lmml_mdit.ray import add_payloads, read_lmml, validate_batch, write_lmml
+from lmml_mdit.ray import (
+    add_payloads,
+    read_lmml,
+    render_case_batch,
+    validate_batch,
+    write_lmml,
+)
 
 PICTURE = image(64 * 1024)
 MiB = 1024 * 1024
@@ -174,3 +181,61 @@ def test_a_hostile_archive_is_a_row_not_a_crashed_job(cluster: str, tmp_path: Pa
     limited = rows_of(read_lmml(str(tmp_path), limits=lmml_mdit.Limits(max_entry_size=1024)))
     [ok] = [row for row in limited.to_pylist() if row["path"] == "ok.lmmlz"]
     assert ok["error"]["type"] == "LimitExceededError"
+
+
+TEMPLATE = """---
+inputs:
+  customer: {type: string}
+  count: {type: number, default: 1}
+---
+## Turn 1 -- user
+
+Hello, I am {{ customer }} and I ordered {{ count }} kettles.
+"""
+
+
+def test_map_batches_renders_eval_cases(cluster: str, tmp_path: Path) -> None:
+    template = tmp_path / "support.lmml"
+    template.write_text(TEMPLATE, encoding="utf-8")
+    cases: list[dict[str, object]] = [
+        {"customer": f"c{number}", "count": number} for number in range(24)
+    ]
+    cases[7] = {"count": 3}  # no customer: this row holds its error
+    cases[9] = {"customer": "d"}  # a null count: its default
+    (tmp_path / "cases.jsonl").write_text(
+        "".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8"
+    )
+    expected = list(lmml_mdit.render_cases(lmml_mdit.open(template), cases, model="m"))
+    for source in (str(template), template.read_bytes()):
+        dataset = ray.data.read_json(str(tmp_path / "cases.jsonl")).map_batches(
+            render_case_batch,
+            fn_kwargs={"template": source, "model": "m", "name": "support.lmml"},
+            batch_format="pyarrow",
+            batch_size=5,
+        )
+        got = rows_of(dataset).to_pylist()
+        assert len(got) == len(cases)
+        for row, result in zip(got, expected, strict=True):
+            body = row["request_openai"]
+            assert (json.loads(body) if body is not None else None) == result.value
+            assert row["case_error"] == result.error and row["case_kind"] == result.kind
+        assert [row["case_kind"] for row in got if row["case_error"]] == ["missing_input"]
+        assert "I am d and I ordered 1 kettles" in got[9]["request_openai"]
+        assert "I am c3 and I ordered 3 kettles" in got[3]["request_openai"]
+
+
+def test_render_case_batch_on_a_plain_arrow_batch() -> None:
+    # No cluster: the function works on any Arrow batch.
+    batch = pa.table({"customer": ["Ada", None]})
+    out = render_case_batch(batch, TEMPLATE.encode(), "anthropic", request=False)
+    assert out.column_names == ["customer", "messages_anthropic", "case_error", "case_kind",
+                                "case_warnings"]  # fmt: skip
+    first, second = out.to_pylist()
+    assert json.loads(first["messages_anthropic"])[0]["content"][0]["text"].startswith(
+        "Hello, I am Ada and I ordered 1"
+    )
+    assert second["messages_anthropic"] is None and second["case_kind"] == "missing_input"
+    with pytest.raises(TypeError, match="inputs"):
+        render_case_batch(batch, TEMPLATE.encode(), inputs={"customer": "x"})
+    with pytest.raises(ValueError):
+        render_case_batch(batch, TEMPLATE.encode(), "nope")

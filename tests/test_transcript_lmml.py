@@ -161,9 +161,9 @@ def test_tool_call_fences_round_trip_verbatim() -> None:
         "## Turn 2 -- tool\n\n@call_1.tool_call.json\n\nSunny.\n"
     )
     transcript = Transcript.from_bundle(Bundle.from_text("s", text))
-    # Written as a zip (another kind than read), the turns are rendered afresh.
+    # Written as a zip, the narrative read from the text bundle is kept as it was.
     bundle = transcript.to_bundle("s", kind="zip")
-    assert bundle.narrative.text == text + "\n"
+    assert bundle.narrative.text == text
     assert Transcript.from_bundle(bundle) == transcript
     # Written as the text bundle it was read from, nothing changes.
     assert transcript.to_bundle("s").narrative.text == text
@@ -265,7 +265,12 @@ def test_references_resolved_beside_a_text_bundle_are_carried(tmp_path: Path) ->
     assert dict(transcript.assets) == {"notes.txt": b"DATA"}
     assert transcript[0].content == "read @notes.txt and @gone.txt"
     again = transcript.to_bundle("doc", kind="zip")
-    assert "read @notes.txt and \\@gone.txt" in again.narrative.text
+    # As an archive, the narrative is kept as written (the missing @gone.txt too).
+    assert again.narrative.text == "## user\nread @notes.txt and @gone.txt\n"
+    assert again.entries == ("notes.txt",)
+    edited = transcript.copy()
+    edited[0].content += "!"
+    assert "read @notes.txt and \\@gone.txt!" in edited.to_bundle("doc", kind="zip").narrative.text
     assert Transcript.from_bundle(again) == transcript
     # As the text bundle it was read from, the file is written back as it was.
     assert transcript.to_bundle().narrative.text == "## user\nread @notes.txt and @gone.txt\n"
@@ -371,9 +376,8 @@ def test_text_form_layout() -> None:
     bundle = transcript.to_bundle("s", kind="text")
     assert bundle.kind == "text"
     text = bundle.narrative.text
-    # The manifest and the unreferenced assets open the document...
-    assert text.startswith("@@@manifest.json\n{")
-    assert "@@@notes.txt\nno final newline@@@\n" in text
+    # The unreferenced assets open the document (they are sent as context there)...
+    assert text.startswith("@@@notes.txt\nno final newline@@@\n")
     assert "@@@empty.txt\n@@@\n" in text
     assert "@@@odd.txt\nends in @@@ and spaces  @@@\n\nSet the scene.\n\n## Turn 2" in text
     # ...and a referenced asset closes the turn that first references it.
@@ -381,8 +385,13 @@ def test_text_form_layout() -> None:
         "## Turn 3 -- user\n\nPlot it. @chart.png\n\n@@@chart.png\nnot really an image\n@@@\n\n"
         "## Turn 4"
     ) in text
+    # ...and the record closes it, in one compact fence after the last turn.
+    last = text.rindex("## Turn")
+    assert "\n\n@@@manifest.json\n{" in text[last:]
+    assert text.endswith("}\n@@@\n\n") and "@@@manifest.json" not in text[:last]
     record = bundle.manifest["transcript"]["messages"]  # type: ignore[index]
     assert record[2]["attachments"] == ["chart.png"]
+    assert record[-1]["attachments"][-1] == "manifest.json"
     assert [embed.name for embed in bundle.narrative.turns[2].embeds] == ["chart.png"]
     assert Transcript.from_bundle(bundle) == transcript
 
@@ -403,7 +412,7 @@ def test_text_form_sends_assets_with_the_turn_that_references_them() -> None:
 def test_text_form_without_the_manifest_keeps_closing_fences_in_content() -> None:
     transcript = Transcript([Message("user", "Read @n.txt")], assets={"n.txt": b"hi\n"})
     text = transcript.to_bundle("s", kind="text").narrative.text
-    body = text[text.index("## Turn 1") :]
+    body = text[text.index("## Turn 1") : text.index("@@@manifest.json")]
     read = Transcript.from_bundle(Bundle.from_text("s", body))
     assert read[0].content == "Read @n.txt\n\n@@@n.txt\nhi\n@@@"
     assert read.assets == {"n.txt": b"hi\n"}
@@ -464,8 +473,67 @@ def test_save_and_load_lmml(tmp_path: Path) -> None:
     transcript.add_asset("chart.png", b"text stand-in\n")
     path = tmp_path / "run.lmml"
     transcript.save_lmml(path)
-    assert path.read_text(encoding="utf-8").startswith("@@@manifest.json\n")
+    # A reader sees the conversation first; the record closes the file.
+    written = path.read_text(encoding="utf-8")
+    assert written.startswith("Set the scene.\n\n## Turn 2 -- system\n")
+    assert written.count("@@@manifest.json") == 1
+    assert written.rindex("@@@manifest.json") > written.rindex("## Turn")
     assert Transcript.load(path) == transcript
+    transcript.save_lmml(tmp_path / "again.lmml")
+    Transcript.load(path).save_lmml(path)
+    assert path.read_bytes() == (tmp_path / "again.lmml").read_bytes()  # no edit, same bytes
+
+
+FILE_02 = """\
+@@@manifest.json
+{
+  "transcript": {
+    "version": 1,
+    "messages": [
+      {
+        "author": "user",
+        "metadata": {"k": 1},
+        "heading": "Turn 1 -- user",
+        "sha256": "185f8db32271fe25f561a6fc938b2e264306ec304eda518007d1764826381969"
+      },
+      {
+        "author": "assistant",
+        "metadata": {},
+        "heading": "Turn 2 -- assistant",
+        "sha256": "3639efcd08abb273b1619e82e78c29a7df02c1051b1820e99fc395dcaa3326b8"
+      }
+    ]
+  }
+}
+@@@
+@@@orphan.txt
+orph
+@@@
+
+## Turn 1 -- user
+
+Hello
+
+## Turn 2 -- assistant
+
+Hi
+"""
+"""A ``.lmml`` as lmml_mdit 0.2 wrote it: the record before the first turn."""
+
+
+def test_a_file_written_by_0_2_keeps_loading(tmp_path: Path) -> None:
+    path = tmp_path / "old.lmml"
+    path.write_text(FILE_02, encoding="utf-8")
+    transcript = Transcript.load(path)
+    assert list(transcript) == [Message("user", "Hello", {"k": 1}), Message("assistant", "Hi")]
+    assert transcript.assets == {"orphan.txt": b"orph\n"}
+    transcript.save(path)
+    assert path.read_text(encoding="utf-8") == FILE_02  # no edit, same bytes
+    transcript[1].content = "Hi there"
+    transcript.save(path)
+    again = Transcript.load(path)
+    assert again == transcript
+    assert path.read_text(encoding="utf-8").startswith("@@@manifest.json\n")  # kept in place
 
 
 def test_save_lmml_needs_an_lmml_extension(tmp_path: Path) -> None:

@@ -276,12 +276,34 @@ def test_removed_and_reordered_turns() -> None:
     assert Transcript.from_bundle(bundle) == reordered
 
 
-def test_another_kind_is_written_afresh() -> None:
+def test_a_text_bundle_written_as_an_archive_keeps_its_narrative() -> None:
     transcript = read(HAND_WRITTEN, "text")
     bundle = transcript.to_bundle(kind="zip")
     assert bundle.kind == "zip"
-    assert bundle.narrative.text != HAND_WRITTEN
+    assert bundle.narrative.text == HAND_WRITTEN
     assert Transcript.from_bundle(bundle) == transcript
+
+
+def test_load_lmml_save_lmmlz_keeps_the_narrative_byte_for_byte(tmp_path: Path) -> None:
+    text = (
+        "# Notes\r\n\r\nSome preamble.\r\n\r\n### User\r\nHello  there @a.txt\r\n\r\n"
+        "@@@a.txt\r\nattached\r\n@@@\r\n\r\n<!-- assistant -->\r\nHi! @beside.txt\r\n\r\n"
+        "## Turn 3 -- user\r\nbye"
+    )
+    (tmp_path / "x.lmml").write_bytes(text.encode())
+    (tmp_path / "beside.txt").write_bytes(b"beside\n")
+    transcript = Transcript.load(tmp_path / "x.lmml")
+    transcript.save(tmp_path / "x.lmmlz")
+    with lmml_mdit.open(tmp_path / "x.lmmlz") as bundle:
+        assert bundle.narrative.text == text
+        assert bundle.entries == ("beside.txt",)  # the file beside it, now an entry
+        assert bundle.validate() == []
+    assert Transcript.load(tmp_path / "x.lmmlz") == transcript
+    transcript.append("assistant", "More.")
+    transcript.save(tmp_path / "y.lmmlz")
+    with lmml_mdit.open(tmp_path / "y.lmmlz") as bundle:
+        assert bundle.narrative.text.startswith(text)  # the new turn follows, in its style
+        assert "\r\n## Turn 4 -- assistant\r\nMore.\r\n" in bundle.narrative.text
 
 
 # --- what load returns is what the narrative says ------------------------------------------

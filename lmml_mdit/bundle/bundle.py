@@ -622,13 +622,18 @@ class Bundle:
             limits=self.limits,
         )
 
-    def inline(self, *, orphans: Literal["error", "append", "drop"] = "append") -> Bundle:
+    def inline(
+        self, *, orphans: Literal["error", "append", "drop"] = "append", keep_binary: bool = False
+    ) -> Bundle:
         """A text bundle: every referenced text asset becomes a fence.
 
         :param orphans: what to do with entries the narrative never mentions: ``"append"``
             (default) adds them as fences at the end, ``"drop"`` leaves them out, both
             listing them in the result's ``inline_report`` and warning with
             :class:`~lmml_mdit.bundle.packing.OrphanedEntryWarning`; ``"error"`` raises.
+        :param keep_binary: leave each asset no fence can hold (a binary one) an archive
+            entry: when there is one, the result is a zip bundle holding those entries (and
+            ``manifest.json`` and the settings as entries), its text assets as fences.
         :raises NotInlinableError: naming a binary or unfenceable asset.
         :raises MissingEntryError: for a reference to a missing entry (nothing is inlined).
         :raises UnresolvableReferenceError: for a reference a bare ``.lmml`` cannot resolve.
@@ -637,14 +642,28 @@ class Bundle:
         """
         from .packing import inline_assets  # here: opening a bundle does not need it
 
-        narrative, report = inline_assets(self, orphans=orphans)
-        inlined = Bundle(
-            kind="text",
-            name=self.name,
-            narrative_name=self.name + NARRATIVE_SUFFIX,
-            narrative=narrative,
-            limits=self.limits,
-        )
+        narrative, report = inline_assets(self, orphans=orphans, keep_binary=keep_binary)
+        if report.kept:
+            inlined = Bundle(
+                kind="zip",
+                name=self.name,
+                narrative_name=self.name + NARRATIVE_SUFFIX,
+                narrative=narrative,
+                entries={
+                    name: self._entries[name] if name in self._entries else self.embed(name)
+                    for name in report.kept
+                },
+                archive=self._archive,
+                limits=self.limits,
+            )
+        else:
+            inlined = Bundle(
+                kind="text",
+                name=self.name,
+                narrative_name=self.name + NARRATIVE_SUFFIX,
+                narrative=narrative,
+                limits=self.limits,
+            )
         inlined.inline_report = report
         return inlined
 

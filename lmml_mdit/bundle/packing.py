@@ -63,11 +63,14 @@ class InlineReport:
     :ivar appended: unreferenced entries appended as fences at the end (reserved entries
         such as ``manifest.json`` always are; others with ``orphans="append"``).
     :ivar dropped: unreferenced entries left out (``orphans="drop"``).
+    :ivar kept: assets no fence can hold (binary ones), kept as archive entries
+        (``keep_binary=True``).
     """
 
     inlined: tuple[str, ...] = ()
     appended: tuple[str, ...] = ()
     dropped: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
 
 
 def _source_lines(narrative: Narrative) -> tuple[list[str], bool]:
@@ -178,7 +181,10 @@ def fence_text(name: str, data: bytes) -> str:
         content = data.decode("utf-8")
     except UnicodeDecodeError:
         raise NotInlinableError(
-            "the asset is binary (not valid UTF-8 text)", name=name, hint=hint
+            "the asset is binary (not valid UTF-8 text)",
+            name=name,
+            hint=hint,
+            cli_hint="give --keep-binary to keep it as an archive entry, or pack the bundle",
         ) from None
     check_fenceable(name, content, hint=hint)
     if content.startswith("\ufeff"):
@@ -368,7 +374,10 @@ class OrphanedEntryWarning(UserWarning):
 
 
 def inline_assets(
-    bundle: BundleContents, *, orphans: Literal["error", "append", "drop"] = "append"
+    bundle: BundleContents,
+    *,
+    orphans: Literal["error", "append", "drop"] = "append",
+    keep_binary: bool = False,
 ) -> tuple[Narrative, InlineReport]:
     """The narrative of *bundle* with every referenced text asset as an inline fence, and
     what happened to each asset.
@@ -381,23 +390,38 @@ def inline_assets(
     :param orphans: what to do with the entries the narrative never mentions, as for
         :meth:`Bundle.inline <lmml_mdit.bundle.bundle.Bundle.inline>`, which names the
         errors raised.
+    :param keep_binary: leave each asset no fence can hold (a binary one) as it is, an
+        entry, listed in the report's ``kept``; reserved entries then stay entries too.
     """
     if orphans not in ("error", "append", "drop"):
         raise ValueError(f"orphans must be 'error', 'append' or 'drop', not {orphans!r}")
     narrative = bundle.narrative
     fences: dict[str, str] = {}
     originals: dict[str, bytes] = {}
+    kept: list[str] = []
     for name in narrative.first_embeds:
         if name in bundle.fences:
             continue
         data = bundle.embed(name)
-        fences[name] = fence_text(name, data)
+        try:
+            fences[name] = fence_text(name, data)
+        except NotInlinableError:
+            if not keep_binary:
+                raise
+            kept.append(name)
+            continue
         originals[name] = data
     _refuse_entry_conflicts(bundle)
 
     unreferenced = [name for name in bundle.entries if name not in narrative.first_embeds]
     reserved = [name for name in unreferenced if name in RESERVED_NAMES]
     others = [name for name in unreferenced if name not in RESERVED_NAMES]
+    if keep_binary:
+        kept.extend(name for name in others if not _fenceable(name, bundle.read(name)))
+        others = [name for name in others if name not in kept]
+        if kept:
+            kept.extend(reserved)  # an archive keeps its bookkeeping as entries
+            reserved = []
     if others and orphans == "error":
         raise BundleError(
             f"entries the narrative never mentions: {', '.join(others)}",
@@ -449,7 +473,17 @@ def inline_assets(
         inlined=tuple(fences),
         appended=tuple(appended),
         dropped=tuple(others) if orphans == "drop" else (),
+        kept=tuple(kept),
     )
+
+
+def _fenceable(name: str, data: bytes) -> bool:
+    """Whether a fence can hold *data* exactly."""
+    try:
+        fence_text(name, data)
+    except NotInlinableError:
+        return False
+    return True
 
 
 def _spliced(

@@ -113,7 +113,15 @@ class UnknownSettingWarning(UserWarning):
 class MissingSettingWarning(UserWarning):
     """A request went without a setting it usually has: a required parameter took its
     documented default (Anthropic's ``max_tokens``), or a model the API does not require
-    was left out (OpenAI Responses)."""
+    was left out (OpenAI Responses).
+
+    :ivar cli_message: the message as the command line words it (naming flags such as
+        ``--set max_tokens=N``), or None when it is the same.
+    """
+
+    def __init__(self, message: str, *, cli_message: str | None = None) -> None:
+        super().__init__(message)
+        self.cli_message = cli_message
 
 
 # --- segments ----------------------------------------------------------------------------

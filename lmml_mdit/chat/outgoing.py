@@ -18,7 +18,7 @@ from typing import Any
 from ..bundle.inputs import INPUTS_KEY
 from ..bundle.setting_values import check_setting_values
 from ..bundle.source import BundleSource
-from ..errors import BundleError, InvalidSettingsError, UnsupportedContentError
+from ..errors import BundleError, InvalidSettingsError, LmmlError, UnsupportedContentError
 from ..narrative.native import NativeItem
 from ..narrative.toolcalls import ToolCall
 from ..warn import warn
@@ -79,8 +79,12 @@ def render_payload(
 def _render(bundle: BundleSource, chosen: Provider, options: Options) -> Payload:
     conversation = build_conversation(bundle, options, chosen.target)
     conversation = keep_native(conversation, chosen.name, chosen.target, bundle.file_name)
-    conversation = place_midway_system(conversation, chosen, options, bundle)
-    return chosen.write(conversation, _bundle_defaults(bundle, options))
+    try:
+        conversation = place_midway_system(conversation, chosen, options, bundle)
+        return chosen.write(conversation, _bundle_defaults(bundle, options))
+    except LmmlError as error:
+        error.locate(bundle.file_name)  # a part's line counts in the narrative
+        raise
 
 
 def _bundle_defaults(bundle: BundleSource, options: Options) -> Options:
@@ -393,9 +397,11 @@ def _complete(provider: Provider, params: dict[str, Any], *, model_given: bool) 
                 cli_hint=f"add {name} to the settings embed, or add --set {name}=N",
             )
         params[name] = provider.setting_defaults[name]
+        sending = f"{provider.target} requires {name} and the settings give none: sending "
+        sending += f"{name}={params[name]!r}"
         warn(
             MissingSettingWarning(
-                f"{provider.target} requires {name} and the settings give none: sending "
-                f"{name}={params[name]!r} (add {name} to the settings to choose)"
+                f"{sending} (add {name} to the settings, or pass settings={{'{name}': N}})",
+                cli_message=f"{sending} (add --set {name}=N, or {name} to the settings embed)",
             )
         )

@@ -37,7 +37,8 @@ Layout (one block per part, blocks separated by a blank line)::
   :func:`~lmml_mdit.narrative.native.native_name` (``anthropic.thinking.1.json``), counted
   over the conversation, holding its JSON where it stood;
 - request parameters other than the conversation are kept in ``settings.json``; record
-  fields that are not request parameters (ShareGPT's) in ``manifest.json``;
+  fields that are not request parameters (ShareGPT's) in ``manifest.json`` (one compact
+  line: written as a ``.lmml``, it is one fence after the last turn);
 - a text asset (every format carries one as a document or file part: Anthropic's
   ``document`` with a ``text`` source, an OpenAI ``file``, a Gemini ``inline_data`` of a
   text type) adds ``"text_embeds": "document"`` to ``settings.json`` (unless the payload
@@ -151,11 +152,14 @@ def _turn_blocks(
     return blocks
 
 
-def _json_entry(value: dict[str, object], name: str) -> bytes:
-    """The bytes of a JSON entry; refuses NaN and infinities, which JSON cannot hold (the
-    json module reads them, so a payload may carry them)."""
+def _json_entry(value: dict[str, object], name: str, *, compact: bool = False) -> bytes:
+    """The bytes of a JSON entry (*compact*: one line); refuses NaN and infinities, which
+    JSON cannot hold (the json module reads them, so a payload may carry them)."""
+    indent, separators = (None, (",", ":")) if compact else (2, None)
     try:
-        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+        text = json.dumps(
+            value, indent=indent, separators=separators, ensure_ascii=False, allow_nan=False
+        )
     except ValueError:
         raise ImportFormatError(
             f"a value is NaN or infinite, which {name} cannot hold",
@@ -245,7 +249,8 @@ def _write(conversation: ImportedConversation) -> _Written:
     if settings:
         entries[SETTINGS_ENTRY] = _json_entry(settings, SETTINGS_ENTRY)
     if conversation.metadata:
-        entries[MANIFEST_NAME] = _json_entry(conversation.metadata, MANIFEST_NAME)
+        # Bookkeeping: one compact line, closing a .lmml as one fence after the last turn.
+        entries[MANIFEST_NAME] = _json_entry(conversation.metadata, MANIFEST_NAME, compact=True)
     text = "\n\n".join(sections) + "\n" if sections else ""
     return _Written(text, entries, roles, starts)
 

@@ -59,6 +59,7 @@ class Arguments(argparse.Namespace):
     check: bool
     allow_missing: bool
     orphans: Literal["append", "drop", "error"]
+    keep_binary: bool
     format: str | None
     workers: int | None
     debounce: float | None

@@ -113,8 +113,10 @@ def _show_warning(
     file: TextIO | None = None,
     line: str | None = None,
 ) -> None:
-    """Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:`` line."""
-    warn(str(message))
+    """Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:`` line,
+    in the command line's words where the warning has them."""
+    cli_message = getattr(message, "cli_message", None)
+    warn(cli_message if isinstance(cli_message, str) else str(message))
 
 
 def _broken_pipe() -> int:

@@ -357,6 +357,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 help="archive entries the narrative never mentions: append them as fences at "
                 "the end (default), leave them out, or fail; either way they are named",
             )
+            p.add_argument(
+                "--keep-binary",
+                action="store_true",
+                help="inline the text assets and keep each binary one as an archive entry "
+                "(writes a .lmmlz when there is one)",
+            )
 
     if wanted("to-md"):
         p = command(

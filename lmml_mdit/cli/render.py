@@ -110,11 +110,14 @@ def print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) ->
     """Each caught library warning as one ``lmml: warning:`` line about the bundle as typed;
     a defect sent anyway (``--force``) located as ``validate`` locates it."""
     from ..bundle.bundle import DefectWarning
+    from ..chat.content import MissingSettingWarning
 
     for warning in caught:
         message = warning.message
         if isinstance(message, DefectWarning):
             text = message.error.format(cli=True, hint=False)
+        elif isinstance(message, MissingSettingWarning) and message.cli_message is not None:
+            text = message.cli_message
         else:
             text = str(message)
         warn(located(source.label, text, source.aliases))

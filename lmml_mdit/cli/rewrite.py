@@ -181,11 +181,19 @@ def cmd_pack(args: Arguments) -> int:
 
 
 def cmd_inline(args: Arguments) -> int:
-    """``lmml inline SRC [DEST]``: every referenced text asset becomes a fence."""
-    dest = _bundle_destination(args, NARRATIVE_SUFFIX, "inline", f"a bare {NARRATIVE_SUFFIX} file")
+    """``lmml inline SRC [DEST]``: every referenced text asset becomes a fence; with
+    ``--keep-binary`` each binary asset stays an archive entry (a ``.lmmlz`` then)."""
+    if not args.keep_binary:
+        dest = _bundle_destination(
+            args, NARRATIVE_SUFFIX, "inline", f"a bare {NARRATIVE_SUFFIX} file"
+        )
     source = open_source(args.src, args)
     with source.about():
-        inlined = source.bundle.inline(orphans=args.orphans)
+        inlined = source.bundle.inline(orphans=args.orphans, keep_binary=args.keep_binary)
+        if args.keep_binary:
+            suffix = ARCHIVE_SUFFIX if inlined.kind == "zip" else NARRATIVE_SUFFIX
+            kind = f"a {ARCHIVE_SUFFIX} archive" if inlined.kind == "zip" else "a bare file"
+            dest = _bundle_destination(args, suffix, "inline --keep-binary", kind)
         deliver(args, dest, inlined, f"Inlined {source.label} -> {dest}")
     return 0
 

@@ -90,6 +90,7 @@ def cmd_fmt(args: Arguments) -> int:
         raise CliError(_INSTALL_HINT) from None
     status = 0
     changed = 0
+    failed = 0
     paths = _bundle_paths(args.paths)
     for path in paths:
         try:
@@ -97,6 +98,7 @@ def cmd_fmt(args: Arguments) -> int:
         except (LmmlError, OSError, CliError) as failure:
             error(error_text(failure))
             status = 2
+            failed += 1
             continue
         if did_change:
             changed += 1
@@ -105,6 +107,8 @@ def cmd_fmt(args: Arguments) -> int:
                 status = max(status, 1)
             elif path != STDIO:
                 info(args, f"{path}: reformatted")
+    if failed == len(paths):
+        return status  # each failure said so in its one line; there is nothing to sum up
     if not args.check:
         info(args, f"{changed} of {len(paths)} file(s) reformatted")
     elif not changed and status == 0:

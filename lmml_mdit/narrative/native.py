@@ -90,7 +90,13 @@ class NativeItem:
 
     @property
     def describe(self) -> str:
-        """The item as a warning names it: ``anthropic thinking (anthropic.thinking.1.json)``."""
+        """The item as a warning names it: ``anthropic thinking (anthropic.thinking.1.json)``;
+        for keys of a part or a message, the keys themselves:
+        ``gemini part key 'thought_signature' (gemini.part.2.json)``."""
+        if self.kind in (PART_KEYS, MESSAGE_KEYS) and self.value:
+            noun = "key" if len(self.value) == 1 else "keys"
+            keys = ", ".join(repr(key) for key in self.value)
+            return f"{self.provider} {self.kind} {noun} {keys} ({self.embed_name})"
         return f"{self.provider} {self.kind} ({self.embed_name})"
 
 

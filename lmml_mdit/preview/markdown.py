@@ -1,8 +1,11 @@
-"""Plain Markdown export: a narrative with every embed replaced by a readable placeholder.
+"""Plain Markdown export: a narrative with every embed replaced by something readable.
 
 Generic Markdown tools do not know LMML: an ``@@@name`` fence reads as a stray paragraph
-and an ``@name`` reference as a dangling mention. :func:`to_markdown` rewrites both into
-placeholders such as ``[Image: chart.png]`` or ``[Attachment: data.csv]``.
+and an ``@name`` reference as a dangling mention. :func:`to_markdown` rewrites a
+reference into a placeholder such as ``[Image: chart.png]`` or ``[Attachment: data.csv]``,
+and an inline text asset into its name and its text as a code block (a fence of the
+conversation's structure, a tool call or a provider-specific item, of the bookkeeping,
+``manifest.json`` and the settings, or of an image becomes a placeholder too).
 
 The rewrite is driven by the parse, never by searching the text: each fence is located by
 its line span and each reference by the line and column of its
@@ -18,11 +21,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..bundle.reserved import RESERVED_NAMES
 from ..media import IMAGE_EXTENSIONS, extension
 from ..model import Embed
 from ..narrative.index import Fence
 from ..narrative.narrative import Narrative
-from ..syntax.write import reference
+from ..narrative.native import is_structure_name
+from ..syntax.write import code_fence, reference
 
 if TYPE_CHECKING:
     from ..bundle.source import BundleSource
@@ -51,9 +56,11 @@ def display_markdown(source: BundleSource | Narrative) -> str:
 def to_markdown(source: BundleSource | Narrative) -> str:
     """Export a bundle's narrative as plain Markdown.
 
-    Each inline fence (its opening line through its closing ``@@@``) becomes one
-    placeholder line at the fence's indentation and container prefix; each external
-    reference ``@name`` becomes a placeholder in place. An LMML escape's backslash
+    Each inline fence of a text asset (its opening line through its closing ``@@@``)
+    becomes its name (``notes.txt:``) and its text in a code block, at the fence's
+    indentation and container prefix; any other fence (a tool call, a provider-specific
+    item, ``manifest.json``, the settings, an image) one placeholder line; each external
+    reference ``@name`` a placeholder in place. An LMML escape's backslash
     (:attr:`~lmml_mdit.narrative.narrative.Narrative.escapes`: ``\\@alice``, ``\\## user``) is left
     out, so the reader sees ``@alice`` and the plain heading; Markdown's own escapes
     (``\\*``) stay. Everything else, role headings and ``<!-- role -->`` comments
@@ -131,8 +138,28 @@ def _fence_edit(
     column = fence.column - 1
     # The opening line keeps whatever precedes the @@@ (indentation, "> ", "- "); the
     # fence's remaining lines, closing marker included, go away.
-    spans.setdefault(first, []).append((column, len(lines[first]), placeholder(fence.name)))
+    spans.setdefault(first, []).append((column, len(lines[first]), _fence_text(fence, lines)))
     dropped.update(range(first + 1, min(stop, len(lines))))
+
+
+def _fence_text(fence: Fence, lines: Sequence[str]) -> str:
+    """What a fence becomes: a text asset its name and a code block holding its text (each
+    following line under the container's prefix), anything else a placeholder."""
+    name = fence.name
+    if is_structure_name(name) or name in RESERVED_NAMES or extension(name) in IMAGE_EXTENSIONS:
+        return placeholder(name)
+    text = fence.content[:-1] if fence.content.endswith("\n") else fence.content
+    block = f"{name}:\n{code_fence(text, _info(name))}"
+    prefix = lines[fence.start][: fence.column - 1]
+    following = "".join(char if char in "> \t" else " " for char in prefix)
+    return f"\n{following}".join(block.split("\n"))
+
+
+def _info(name: str) -> str:
+    """A code block's info string for *name*: its extension (``py``), if one a backtick
+    fence can carry."""
+    info = extension(name).lstrip(".")
+    return info if info.isalnum() else ""
 
 
 def _reference_edit(

@@ -293,6 +293,8 @@ class _Page:
     known: dict[str, bool] = field(default_factory=dict)
     inputs: InputView | None = None
     """How the template's placeholders are shown; None for a narrative without any."""
+    tasks: _Tasks | None = None
+    """Where the GFM task items and their lists stand, found on the first list."""
 
     def spend(self, size: int) -> bool:
         """Take *size* bytes from the page's embedding budget; False when it is spent."""
@@ -595,6 +597,81 @@ def _render_link_close(
     return "</a>" if closing is None else closing
 
 
+_TASK = re.compile(r"\[[ xX]\][ \t\n\v\f\r]")
+"""A GFM task item's opening: ``[ ]``, ``[x]`` or ``[X]``, then whitespace."""
+
+
+@dataclass
+class _Tasks:
+    """The token indices of the task items (``- [x] done``) and of the lists holding one."""
+
+    items: set[int]
+    lists: set[int]
+
+
+def _find_tasks(tokens: Sequence[Token]) -> _Tasks:
+    """The task items of *tokens* (a list item whose first paragraph opens with a task
+    box, as GitHub reads it) and the lists holding them, in one pass."""
+    tasks = _Tasks(set(), set())
+    open_lists: list[int] = []
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            open_lists.append(index)
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            if open_lists:
+                open_lists.pop()
+        elif (
+            kind == "list_item_open"
+            and index + 2 < len(tokens)
+            and tokens[index + 1].type == "paragraph_open"
+            and tokens[index + 2].type == "inline"
+            and _TASK.match(tokens[index + 2].content)
+        ):
+            tasks.items.add(index)
+            if open_lists:
+                tasks.lists.add(open_lists[-1])
+    return tasks
+
+
+def _tasks_of(page: _Page, tokens: Sequence[Token]) -> _Tasks:
+    if page.tasks is None:
+        page.tasks = _find_tasks(tokens)
+    return page.tasks
+
+
+def _render_list_open(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """A list, marked ``contains-task-list`` when an item of it is a task."""
+    opened = self.renderToken(tokens, idx, options, env)
+    if idx in _tasks_of(_page_of(env), tokens).lists:
+        opened = opened.replace(">", ' class="contains-task-list">', 1)
+    return opened
+
+
+def _render_list_item_open(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """A list item, marked ``task-list-item`` when it is a task."""
+    opened = self.renderToken(tokens, idx, options, env)
+    if idx in _tasks_of(_page_of(env), tokens).items:
+        opened = opened.replace(">", ' class="task-list-item">', 1)
+    return opened
+
+
+def _task_inline(
+    renderer: RendererHTML, children: list[Token], options: OptionsDict, env: EnvType
+) -> str:
+    """A task item's text: a disabled checkbox (checked for ``[x]``), then the text after
+    the box. The shared tokens are read, never changed: the first is copied, cut."""
+    first = children[0]
+    checked = ' checked="checked"' if first.content[1] in "xX" else ""
+    box = f'<input class="task-list-item-checkbox"{checked} disabled="disabled" type="checkbox">'
+    rest = first.copy(content=first.content[3:])
+    return box + renderer.renderInline([rest, *children[1:]], options, env)
+
+
 def _render_html_block(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
@@ -642,6 +719,9 @@ _RULES: dict[str, Callable[..., str]] = {
     "html_block": _render_html_block,
     "html_inline": _render_html_inline,
     FRONT_MATTER_TOKEN: _render_nothing,
+    "bullet_list_open": _render_list_open,
+    "ordered_list_open": _render_list_open,
+    "list_item_open": _render_list_item_open,
     "paragraph_close": _render_block_close,
     "heading_close": _render_block_close,
     "th_close": _render_block_close,
@@ -665,8 +745,19 @@ class _PageRenderer(RendererHTML):
         for index, token in enumerate(tokens):
             token_type = token.type
             if token_type == "inline":
-                if token.children:
-                    out.append(render_inline(token.children, options, env))
+                children = token.children
+                if not children:
+                    continue
+                if (
+                    index >= 2
+                    and tokens[index - 2].type == "list_item_open"
+                    and children[0].type == "text"
+                    and _TASK.match(children[0].content + " ") is not None
+                    and index - 2 in _tasks_of(_page_of(env), tokens).items
+                ):
+                    out.append(_task_inline(self, children, options, env))
+                else:
+                    out.append(render_inline(children, options, env))
                 continue
             rule = rules.get(token_type)
             if rule is None:

@@ -15,12 +15,13 @@ __all__ = [
     "LmmlDatasource",
     "add_payloads",
     "read_lmml",
+    "render_case_batch",
     "validate_batch",
     "write_lmml",
 ]
 
 if TYPE_CHECKING:
-    from .batches import add_payloads, validate_batch
+    from .batches import add_payloads, render_case_batch, validate_batch
     from .datasink import LmmlDatasink, write_lmml
     from .datasource import LmmlDatasource, read_lmml
 
@@ -31,6 +32,7 @@ _NAMES = {
     "read_lmml": ".datasource",
     "add_payloads": ".batches",
     "validate_batch": ".batches",
+    "render_case_batch": ".batches",
 }
 
 

@@ -8,22 +8,45 @@ memory (:func:`~lmml_mdit.dataset.rows.row_bundle`, held to the limits):
 - :func:`validate_batch` validates each bundle again (rows read elsewhere, or after a
   change of the validation rules) and adds ``ok``: no error, no error-level issue.
 
-Rendering eval cases from a template's inputs is a function of the same shape, added with
-the template inputs. Nothing here imports Ray: the functions work on any Arrow batch.
+:func:`render_case_batch` works on a batch of another kind: eval cases, one row per case
+and one column per input (``ray.data.read_json("cases.jsonl")`` gives such rows), each
+rendered from one template bundle as :func:`~lmml_mdit.render_cases` renders it. Nothing
+here imports Ray: the functions work on any Arrow batch.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from ..bundle.archive import Limits
+from ..bundle.bundle import Bundle
+from ..chat.cases import CaseResult, Rendering
 from ..dataset.rows import Row, request_cells, row_bundle
 from ..dataset.schema import ISSUE_TYPE, NOTE_TYPE, checked_providers, request_column
 from ..errors import LmmlError
 
-__all__ = ["add_payloads", "validate_batch"]
+__all__ = [
+    "CASE_ERROR",
+    "CASE_KIND",
+    "CASE_WARNINGS",
+    "add_payloads",
+    "render_case_batch",
+    "validate_batch",
+]
+
+CASE_ERROR = "case_error"
+"""The column of a case's failure (``FILE:LINE:COL: kind: message``), null when it rendered."""
+
+CASE_KIND = "case_kind"
+"""The column of a failed case's kind (``missing_input``, ``invalid_input``, ...)."""
+
+CASE_WARNINGS = "case_warnings"
+"""The column of what rendering a case warned about, one line each."""
 
 
 def add_payloads(
@@ -82,3 +105,85 @@ def _replaced(table: pa.Table, name: str, values: pa.Array) -> pa.Table:
     if name in table.column_names:
         return table.set_column(table.column_names.index(name), name, values)
     return table.append_column(name, values)
+
+
+Template = str | os.PathLike[str] | bytes
+"""A template bundle as :func:`render_case_batch` takes it: a path or fsspec URL every
+worker can read, or the bundle file's bytes."""
+
+_OPENED: list[tuple[tuple[object, ...], Bundle]] = []
+"""The template this worker process opened last, with the key it was opened for."""
+
+
+def _template(template: Template, limits: Limits | None, name: str | None) -> Bundle:
+    """*template* opened once per worker process (the batches of a job share it)."""
+    source = template if isinstance(template, bytes) else os.fspath(template)
+    key = (source, limits, name)
+    if _OPENED and _OPENED[0][0] == key:
+        return _OPENED[0][1]
+    from ..chat.opening import open as open_bundle
+
+    bundle = open_bundle(source, limits=limits, name=name)
+    if _OPENED:
+        _OPENED.pop()[1].close()
+    _OPENED.append((key, bundle))
+    return bundle
+
+
+def render_case_batch(
+    batch: pa.Table,
+    template: Template,
+    provider: str = "openai",
+    *,
+    request: bool = True,
+    model: str | None = None,
+    limits: Limits | None = None,
+    name: str | None = None,
+    **options: object,
+) -> pa.Table:
+    """*batch* (one eval case per row, one column per input; a null cell is a value not
+    given) with each case rendered from *template*: a ``request_<provider>`` column (with
+    ``request=False``, ``messages_<provider>``) holding the request body or messages list
+    as JSON, null for a case that failed, and :data:`CASE_ERROR`, :data:`CASE_KIND` and
+    :data:`CASE_WARNINGS`. A failed case is a row holding its error, never a failed batch.
+
+    For ``Dataset.map_batches(render_case_batch, batch_format="pyarrow",
+    fn_kwargs={"template": "s3://evals/support.lmml", "model": "gpt-4o"})``.
+
+    :param template: the template bundle: a path or URL every worker reads, or its bytes;
+        each worker process opens it once.
+    :param provider: the chat format, as for :func:`~lmml_mdit.render_cases`.
+    :param request: True (default) for request bodies, False for messages lists.
+    :param model: the model, for a request.
+    :param limits: the limits the template is opened with.
+    :param name: the template's file name, as errors name it (for bytes; a path's own
+        name otherwise).
+    :param options: the options of ``messages()`` / ``to_request()`` (not ``inputs``).
+    :raises TypeError: for ``inputs`` among *options*, or an unknown option.
+    :raises ValueError: for an unknown provider.
+    :raises LmmlError: when the template cannot be opened (every case needs it).
+    """
+    if "inputs" in options:
+        raise TypeError("render_case_batch() takes the inputs from the batch, not inputs=")
+    rendering = Rendering.of(provider, request, model, options)
+    bundle = _template(template, limits, name)
+    results: list[CaseResult] = []
+    for number, row in enumerate(batch.to_pylist(), 1):
+        case = {name: value for name, value in row.items() if value is not None}
+        results.append(rendering.case(bundle, number, case))
+    column = (request_column if request else _messages_column)(rendering.provider.name)
+    values = [_json(result.value) if result.ok else None for result in results]
+    batch = _replaced(batch, column, pa.array(values, pa.large_string()))
+    batch = _replaced(batch, CASE_ERROR, pa.array([r.error for r in results], pa.string()))
+    batch = _replaced(batch, CASE_KIND, pa.array([r.kind for r in results], pa.string()))
+    warned = [list(result.warnings) for result in results]
+    return _replaced(batch, CASE_WARNINGS, pa.array(warned, pa.list_(pa.string())))
+
+
+def _messages_column(provider: str) -> str:
+    """The column holding *provider*'s messages list: ``messages_openai``."""
+    return f"messages_{provider}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)

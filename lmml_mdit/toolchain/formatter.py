@@ -25,7 +25,10 @@ mdformat's own rules; LMML itself is written back as it was:
 - a paragraph line that would open a fence once mdformat strips its indentation (a lazy
   continuation line ``    @@@name``, or a line mdformat's wrapping starts with ``@@@``) is
   indented by four spaces, which keeps it paragraph text, as mdformat does for lines that
-  would start an HTML block.
+  would start an HTML block; a paragraph whose first line is a bare ``@@@`` keeps its line
+  break there when wrapping (joined, ``@@@ words`` would open a fence);
+- a leading byte-order mark is skipped, as :func:`~lmml_mdit.parse` skips it, so a
+  delimiter on the first line stays a delimiter.
 
 :func:`format_text` is the library call (and ``lmml fmt`` the command): mdformat with this
 plugin, then a check that the result has the same turns, embeds (with the same bytes),
@@ -118,6 +121,13 @@ def _complete_inlines(state: StateCore) -> None:
             md.inline.parse(token.content, md, state.env, token.children)
 
 
+def _skip_bom(state: StateCore) -> None:
+    """Core rule ``lmml_bom``: a leading byte-order mark is skipped, as
+    :func:`~lmml_mdit.parse` skips it, so a delimiter on the first line stays one."""
+    if state.src.startswith("\ufeff"):
+        state.src = state.src[1:]
+
+
 def update_mdit(mdit: MarkdownIt) -> None:
     """mdformat's hook: install the LMML rules (and front matter) on its parser.
 
@@ -126,6 +136,8 @@ def update_mdit(mdit: MarkdownIt) -> None:
 
     :param mdit: mdformat's parser (changed in place).
     """
+    if "lmml_bom" not in mdit.core.ruler.get_all_rules():
+        mdit.core.ruler.before("normalize", "lmml_bom", _skip_bom)
     if FRONT_MATTER_TOKEN not in mdit.block.ruler.get_all_rules():
         mdit.use(front_matter_plugin)
     mdit.use(lmml_plugin, references="any")
@@ -185,10 +197,27 @@ def _ends_escaped_line(node: RenderTreeNode) -> bool:
     return False
 
 
+def _ends_bare_marker(node: RenderTreeNode) -> bool:
+    """Whether the softbreak *node* ends a paragraph's first line that is a bare ``@@@``,
+    which joined to the next line would open a fence (``@@@ more words``)."""
+    sibling = node.previous_sibling
+    return (
+        sibling is not None
+        and sibling.previous_sibling is None
+        and sibling.type == "text"
+        and sibling.content.strip() == MARKER
+    )
+
+
 def _render_softbreak(node: RenderTreeNode, context: RenderContext) -> str:
     """mdformat's soft break, except around an escaped delimiter line, which wrapping
-    must neither join to another line nor move (the line break stays)."""
-    if context.do_wrap and (_starts_escaped_line(node.next_sibling) or _ends_escaped_line(node)):
+    must neither join to another line nor move, and after a paragraph's bare ``@@@``
+    first line (the line break stays)."""
+    if context.do_wrap and (
+        _starts_escaped_line(node.next_sibling)
+        or _ends_escaped_line(node)
+        or _ends_bare_marker(node)
+    ):
         return "\n"
     from mdformat.renderer import DEFAULT_RENDERERS
 

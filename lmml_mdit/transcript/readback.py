@@ -206,7 +206,11 @@ def settle(
         text, layouts = render_plans(plans, style, head() if callable(head) else head, fences)
         narrative = _parse(text, assets)
         findings = _check(narrative, plans, layouts, assets)
-        if not findings and plans and plans[-1].kept is None and _tail_is_open(narrative):
+        last = plans[-1] if plans else None
+        # A last content followed by its closing fences is checked by them: an open block
+        # would have swallowed them, and the check above would have found it.
+        open_end = last is not None and last.kept is None and not last.attachments
+        if not findings and open_end and _tail_is_open(narrative):
             findings.faults[len(plans) - 1] = "turn"
         if not findings:
             return text, narrative

@@ -2,7 +2,8 @@
 
 ``manifest.json`` holds, under :data:`MANIFEST_KEY` (``"transcript"``), one entry per
 message: its author, metadata, heading, encoding, the SHA-256 of the turn text as written,
-the closing asset fences (``"attachments"``, in a ``.lmml``), and the exact content when the
+the closing fences (``"attachments"``, in a ``.lmml``: assets, and for the last message the
+manifest's own fence, which closes the file), and the exact content when the
 turn text does not give it back (blank lines at the edges, carriage returns). Reading
 trusts an entry only as far as the narrative agrees with it: the author when the heading is
 unchanged; the stored content when the turn text's digest is unchanged and writing that
@@ -15,6 +16,7 @@ and role (``metadata["role"]`` for a named author) and the turn text is the cont
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -101,19 +103,30 @@ def record_of(plans: Sequence[Plan], source: SourceNarrative | None) -> dict[str
     return {"version": TRANSCRIPT_LMML_VERSION, "messages": [_entry(plan) for plan in plans]}
 
 
-def manifest_data(record: dict[str, Any] | None, source: SourceNarrative | None) -> bytes | None:
+def manifest_data(
+    record: dict[str, Any] | None, source: SourceNarrative | None, *, compact: bool = False
+) -> bytes | None:
     """The ``manifest.json`` bytes to write: the source's as they were when the record is
-    unchanged, else its other keys with the new record."""
+    unchanged, else its other keys with the new record.
+
+    :param compact: one line of JSON (the fence closing a ``.lmml``), else indented.
+    """
     from ..bundle.reserved import dump_manifest
 
+    dump = _compact if compact else dump_manifest
     if source is None:
-        return dump_manifest({MANIFEST_KEY: record})
+        return dump({MANIFEST_KEY: record})
     old = source.manifest
     if record is None or (old is not None and old.get(MANIFEST_KEY) == record):
         return source.manifest_bytes
     manifest = copy.deepcopy(old) if old is not None else {}
     manifest[MANIFEST_KEY] = record
-    return dump_manifest(manifest)
+    return dump(manifest)
+
+
+def _compact(manifest: Mapping[str, object]) -> bytes:
+    """A manifest as one line of JSON."""
+    return (json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
 
 def record_entries(bundle: Bundle) -> list[dict[str, Any]] | None:

@@ -218,6 +218,16 @@ def _fence_span(narrative: Narrative, name: str, start: int, end: int) -> tuple[
     return None
 
 
+def _tail(narrative: Narrative, start: int, end: int) -> tuple[int, frozenset[str]] | None:
+    """Where the record's fence closing the file starts in lines ``[start, end)`` of the
+    last turn, and the names of the fences from there on; None without it."""
+    span = _fence_span(narrative, MANIFEST_NAME, start, end)
+    if span is None:
+        return None
+    names = {fence.name for fence in narrative.index.fences_in(span[0], end) if fence.level == 0}
+    return span[0], frozenset(names)
+
+
 def source_of(
     bundle: Bundle,
     turns: Sequence[Turn],
@@ -244,6 +254,12 @@ def source_of(
         for turn in turns
     ]
     ends = [*starts[1:], len(raw)] if starts else []
+    tail: frozenset[str] = frozenset()
+    if turns and MANIFEST_NAME in read[-1][3]:
+        # The record closes the file: the last turn's lines stop before it.
+        found = _tail(narrative, starts[-1], ends[-1])
+        if found is not None:
+            ends[-1], tail = found
     origins: dict[int, Origin] = {}
     embed_lines = [embed.line for embed in narrative.embeds]
     for message, turn, start, end, (heading, text, entry, closing) in zip(
@@ -265,7 +281,7 @@ def source_of(
             raw="".join(raw[start:end]),
             text=text,
             fences=fences,
-            attachments=closing,
+            attachments=tuple(name for name in closing if name not in tail),
             entry=copy.deepcopy(entry),
         )
     head_end = starts[0] if starts else len(raw)

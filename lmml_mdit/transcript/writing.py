@@ -6,15 +6,18 @@ parse. The record goes in ``manifest.json`` (:mod:`lmml_mdit.transcript.record`)
 
 **Assets.** A ``.lmmlz`` stores each asset as an entry. A ``.lmml`` holds each asset as an
 inline fence closing the turn that first references it (so the asset binds to that turn, as
-with an entry), the manifest and unreferenced assets as inline fences before the first
-turn; the record lists each turn's closing fences (``"attachments"``) so reading cuts them
-off. An asset that is not UTF-8 text a fence can hold exactly raises
+with an entry), unreferenced assets as inline fences before the first turn, and the
+manifest as one compact fence after the last turn (a reader sees the first turn first); the
+record lists each turn's closing fences (``"attachments"``, the manifest's among the last
+turn's) so reading cuts them off. A source that keeps its manifest before the first turn
+(as 0.2 wrote it) keeps it there. An asset that is not UTF-8 text a fence can hold exactly raises
 :class:`~lmml_mdit.errors.NotInlinableError`. Asset fences already inside a content (a tool
 call) stay there and are not repeated.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -146,7 +149,7 @@ def write_bundle(
     if kind not in ("zip", "text"):
         raise TranscriptError(f"kind must be 'zip' or 'text', not {kind!r}")
     if source is not None and source.kind != kind:
-        source = None  # another kind: written afresh
+        source = _as_archive(source) if kind == "zip" else None  # else written afresh
     if name is None:
         name = source.name if source is not None else ""
     roles = pov_roles(pov) if pov is not None else None
@@ -176,6 +179,19 @@ def write_bundle(
     return bundle
 
 
+def _as_archive(source: SourceNarrative) -> SourceNarrative | None:
+    """A ``.lmml`` *source* as the source of a ``.lmmlz`` holding the same narrative, byte
+    for byte: its inline fences stay where they stand, the files read from its folder
+    become entries, the record closing it an archive entry. None (written afresh) when a
+    ``manifest.json`` fence stands elsewhere in it (before the first turn, as 0.2 wrote it),
+    which an archive keeps as an entry."""
+    if source.head_manifest is not None or any(
+        MANIFEST_NAME in origin.fences for origin in source.origins.values()
+    ):
+        return None
+    return dataclasses.replace(source, kind="zip", base_dir=None, entries=(), folder=frozenset())
+
+
 def _zip_bundle(
     name: str, plans: list[Plan], assets: Mapping[str, bytes], source: SourceNarrative | None
 ) -> Bundle:
@@ -196,6 +212,9 @@ def _zip_bundle(
             elif entry in assets:
                 entries[entry] = assets[entry]
         inline = _fenced_in_content(narrative, plans) | source.head_fences
+        for plan in plans:
+            if plan.kept is not None:
+                inline |= plan.kept.fences  # kept lines keep their fences (a .lmml's)
     else:
         assert manifest is not None
         entries[MANIFEST_NAME] = manifest
@@ -210,12 +229,14 @@ def _text_head(
     orphans: Sequence[str],
     fences: Mapping[str, str],
 ) -> str:
-    """The lines before the first turn: the manifest fence and the fences of assets no
-    turn references (a source's own head kept, its manifest fence replaced in place)."""
+    """The lines before the first turn: the fences of assets no turn references, after
+    the manifest fence when it goes there (*manifest* not None; a source's own head kept,
+    its manifest fence replaced in place)."""
     added = [fences[orphan] for orphan in orphans]
     if source is None:
-        assert manifest is not None
-        return _inline_fence(MANIFEST_NAME, manifest) + "".join(added) + "\n"
+        opening = _inline_fence(MANIFEST_NAME, manifest) if manifest is not None else ""
+        head = opening + "".join(added)
+        return head + "\n" if head else ""
     lines = raw_lines(source.head)
     if manifest is not None and manifest != source.manifest_bytes:
         fence = _inline_fence(MANIFEST_NAME, manifest).replace("\n", source.style.newline)
@@ -253,11 +274,29 @@ def _text_narrative(
     for asset in guessed:
         fences[asset] = _inline_fence(asset, assets[asset]).replace("\n", newline)
     manifest: bytes | None = None
+    # The record closes the file, after the last turn (a closing fence of that turn, which
+    # reading cuts off), unless the source keeps its manifest fence before the first turn
+    # (as 0.2 wrote it). The assets no turn references stay before the first turn, where
+    # they are sent as context, not as part of the last message.
+    at_end = bool(plans) and (source is None or source.head_manifest is None)
+    tail: list[str] = []
 
     def head() -> str:
-        nonlocal manifest
-        manifest = manifest_data(record_of(plans, source), source)
-        return _text_head(source, manifest, orphans, fences)
+        nonlocal manifest, tail
+        last = plans[-1] if plans else None
+        if last is not None and tail:
+            last.attachments = tuple(name for name in last.attachments if name not in tail)
+        tail = []
+        record = record_of(plans, source)
+        if last is None or not at_end or record is None:
+            manifest = manifest_data(record, source)
+            return _text_head(source, manifest, orphans, fences)
+        tail = [MANIFEST_NAME]
+        last.attachments = (*last.attachments, *tail)
+        manifest = manifest_data(record_of(plans, source), source, compact=True)
+        assert manifest is not None
+        fences[MANIFEST_NAME] = _inline_fence(MANIFEST_NAME, manifest).replace("\n", newline)
+        return _text_head(source, None, orphans, fences)
 
     for _ in range(len(plans) + 3):
         text, narrative = settle(plans, assets, style, head, fences)
@@ -272,9 +311,11 @@ def _text_narrative(
         for asset in outside:
             if asset not in fences:
                 fences[asset] = _inline_fence(asset, assets[asset]).replace("\n", newline)
-        before = [plan.attachments for plan in plans]
+        before = [tuple(name for name in plan.attachments if name not in tail) for plan in plans]
         left = _attach(narrative, plans, outside)
         if before == [plan.attachments for plan in plans] and left == orphans:
+            if tail:
+                plans[-1].attachments = (*plans[-1].attachments, *tail)  # as recorded
             written = {asset: assets[asset] for asset in outside}
             if manifest is not None and manifest != (source.manifest_bytes if source else None):
                 written[MANIFEST_NAME] = manifest
@@ -323,7 +364,7 @@ def _check_fences(
     from ..bundle.contents import first_fences
 
     first = first_fences(narrative)
-    wanted = {asset: assets[asset] for asset in fences}
+    wanted = {asset: assets[asset] for asset in fences if asset != MANIFEST_NAME}
     if manifest is not None:
         wanted[MANIFEST_NAME] = manifest
     for asset, data in wanted.items():
