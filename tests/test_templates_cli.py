@@ -59,15 +59,18 @@ def test_render_reads_an_inputs_file_and_flags_win(tmp_path: Path) -> None:
 
 def test_paths_in_a_values_file_are_read_beside_it(tmp_path: Path) -> None:
     # As a bundle's assets sit beside its narrative, a case's images sit beside its file.
+    # (inside that folder: an absolute path, a ".." or a link leading out is refused)
     path = write_template(tmp_path)
     folder = tmp_path / "cases"
     folder.mkdir()
     (folder / "shot.png").write_bytes(PNG)
+    (folder / "sub").mkdir()
+    (folder / "sub" / "shot.png").write_bytes(PNG)
     (folder / "one.json").write_text(json.dumps({"who": "Ada", "shot": "shot.png"}))
     (folder / "all.jsonl").write_text(
         json.dumps({"who": "a", "shot": "shot.png"})
         + "\n"
-        + json.dumps({"who": "b", "shot": str(folder / "shot.png")})
+        + json.dumps({"who": "b", "shot": "sub/shot.png"})
         + "\n"
     )
     one = run("render", path, "--inputs", "cases/one.json", cwd=tmp_path)

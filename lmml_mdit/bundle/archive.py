@@ -50,6 +50,7 @@ __all__ = [
     "SeekableFile",
     "ZipArchive",
     "check_entry_names",
+    "collision_key",
     "is_zip",
     "open_archive",
     "unsafe_reason",
@@ -147,6 +148,12 @@ def _collision_key(name: str) -> str:
     caseless matching (Unicode 3.13, D146), so ``Ϊ́`` and ``ΐ``, or ``ﬁ`` and ``FI``, meet."""
     folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFD", name).casefold())
     return unicodedata.normalize("NFKD", folded.casefold())
+
+
+def collision_key(name: str) -> str:
+    """The form *name* shares with every name a case-insensitive file system takes for
+    the same file (case and Unicode form folded)."""
+    return _collision_key(name)
 
 
 def check_entry_names(names: Iterable[str]) -> None:

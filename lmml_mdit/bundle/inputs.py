@@ -35,6 +35,7 @@ import functools
 import json
 import math
 import os
+import stat
 import urllib.parse
 from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -44,7 +45,9 @@ from ..errors import BundleError, InputError
 from ..model import Issue
 from ..narrative.placeholders import Placeholder, Placeholders
 from ..schema import SCHEMA_KEYWORDS, schema_problems, type_word
+from .archive import unsafe_reason
 from .contents import BundleContents, entry_holding
+from .folder import path_under
 from .reserved import FRONT_MATTER_FIRST_LINE, FRONT_MATTER_NAME, load_settings
 from .setting_values import settings_embed_source, settings_value_positions
 
@@ -55,6 +58,7 @@ __all__ = [
     "InputFile",
     "InputSpec",
     "InputType",
+    "ValuesPath",
     "bind_inputs",
     "declared_inputs",
     "input_file",
@@ -158,6 +162,29 @@ class InputFile:
 
     name: str
     data: bytes
+
+
+@dataclass(frozen=True)
+class ValuesPath:
+    """An ``image`` or ``file`` path read from a values file (``--inputs``, a ``--cases``
+    line, a case given to :func:`~lmml_mdit.chat.cases.render_cases`): it names a file
+    inside *folder* under the rules a bundle's references follow (see :doc:`/templates`).
+
+    :ivar path: the path as the values file writes it.
+    :ivar folder: the folder it must lie in.
+    :ivar file: the values file, for the error; None when the values come from code.
+    :ivar line: the 1-based line of the value in *file*, where known.
+    :ivar column: the 1-based column, where known.
+    """
+
+    path: str
+    folder: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def __fspath__(self) -> str:
+        return self.path
 
 
 # --- declarations --------------------------------------------------------------------------
@@ -512,19 +539,12 @@ def input_file(name: str, value: object, *, limit: int) -> InputFile:
         data = bytes(value)
     elif isinstance(value, str) and value.startswith("data:"):
         data = _data_uri(name, value)
+    elif isinstance(value, ValuesPath):
+        data = _read_regular(name, _contained(name, value), limit, value)
+        asset_name = os.path.basename(value.path.rstrip("/")) or name
     elif isinstance(value, (str, os.PathLike)):
         path = os.fspath(value)
-        try:
-            with open(path, "rb") as stream:
-                data = stream.read(limit + 1)
-        except OSError as error:
-            raise InputError(
-                f"the input {name!r} names the file {path!r}, which cannot be read "
-                f"({error.strerror or error})",
-                name=name,
-                kind="invalid_input",
-                hint="give the path of a readable file, bytes or a data: URI",
-            ) from None
+        data = _read_regular(name, path, limit, None)
         asset_name = os.path.basename(os.path.normpath(path)) or name
     else:
         raise InputError(
@@ -543,6 +563,65 @@ def input_file(name: str, value: object, *, limit: int) -> InputFile:
     if asset_name is None:
         asset_name = name + extension_for(media_type_for(name, data))
     return InputFile(asset_name, data)
+
+
+def _contained(name: str, value: ValuesPath) -> str:
+    """The real path *value* names inside its folder, under the rules of a bundle's
+    references: relative, ``/`` separators, no ``..``, no link leading out.
+
+    :raises InputError: naming the values file, the line and the rule broken.
+    """
+    reason = unsafe_reason(value.path)
+    if reason is None:
+        found = path_under(os.path.realpath(value.folder or os.curdir), value.path)
+        if found is not None:
+            return found
+        reason = "it leads outside the folder through a symbolic link"
+    raise InputError(
+        f"the {name!r} path {value.path!r} is refused: {reason}; a path in a values file "
+        f"names a file inside {value.folder or '.'!r}",
+        name=name,
+        file=value.file,
+        line=value.line,
+        column=value.column,
+        kind="invalid_input",
+        hint="write it relative to the values file's folder (or --base-dir), or give the "
+        "file itself with --input NAME=@PATH",
+    )
+
+
+def _read_regular(name: str, path: str, limit: int, given: ValuesPath | None) -> bytes:
+    """At most *limit* + 1 bytes of the regular file *path* (opened without waiting, so a
+    FIFO or a device is refused rather than read)."""
+    file, line, column = (given.file, given.line, given.column) if given else (None, None, None)
+    shown = given.path if given is not None else path
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise InputError(
+            f"the input {name!r} names the file {shown!r}, which cannot be read "
+            f"({error.strerror or error})",
+            name=name,
+            kind="invalid_input",
+            hint="give the path of a readable file, bytes or a data: URI",
+            file=file,
+            line=line,
+            column=column,
+        ) from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise InputError(
+            f"the input {name!r} names {shown!r}, which is not a regular file (a "
+            "folder, a FIFO or a device)",
+            name=name,
+            kind="invalid_input",
+            hint="give the path of a regular file",
+            file=file,
+            line=line,
+            column=column,
+        )
+    with os.fdopen(descriptor, "rb") as stream:
+        return stream.read(limit + 1)
 
 
 def _data_uri(name: str, uri: str) -> bytes:

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import dataclasses
+import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..bundle.bundle import Bundle
+from ..bundle.inputs import ValuesPath
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
 from .content import Options
@@ -93,12 +96,17 @@ class Rendering:
     :ivar options: the checked options, without inputs.
     :ivar request: whether a case gives its request body (else its messages list).
     :ivar model: the model, for a request.
+    :ivar asset_inputs: the ``image`` and ``file`` inputs, whose path values name files
+        inside :attr:`folder`.
+    :ivar folder: the folder a case's paths lie in.
     """
 
     provider: Provider
     options: Options
     request: bool = True
     model: str | None = None
+    asset_inputs: frozenset[str] = frozenset()
+    folder: str = ""
 
     @classmethod
     def of(
@@ -119,7 +127,7 @@ class Rendering:
         if not isinstance(case, Mapping):
             reason = f"a case is a mapping of input names to values, not {type(case).__name__}"
             return CaseResult(number, error=reason, cli_error=reason)
-        options = _with_inputs(self.options, case)
+        options = _with_inputs(self.options, self._contained(case))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -137,6 +145,17 @@ class Rendering:
                     cli_error=error.format(cli=True),
                 )
         return CaseResult(number, value, warnings=tuple(str(w.message) for w in caught))
+
+    def _contained(self, case: Mapping[str, object]) -> Mapping[str, object]:
+        """*case* with each path of an asset input held inside :attr:`folder`."""
+        paths = {
+            name: ValuesPath(os.fspath(value), self.folder)
+            for name in self.asset_inputs
+            if isinstance(value := case.get(name), (str, os.PathLike))
+            and not isinstance(value, ValuesPath)
+            and not (isinstance(value, str) and value.startswith("data:"))
+        }
+        return {**case, **paths} if paths else case
 
 
 def _with_inputs(options: Options, inputs: Mapping[str, object]) -> Options:
@@ -156,6 +175,7 @@ def render_cases(
     request: bool = True,
     model: str | None = None,
     processes: int = 1,
+    base_dir: str | os.PathLike[str] | None = None,
     **options: object,
 ) -> Iterator[CaseResult]:
     """Render *bundle* once per case, yielding a :class:`CaseResult` per case in the order
@@ -169,6 +189,10 @@ def render_cases(
     :param processes: how many worker processes share the work; 1 (default) renders in
         this process. A pool holds a copy of the bundle per worker, opened from its
         narrative and entries with the default parse options.
+    :param base_dir: the folder a case's ``image`` or ``file`` path names a file inside,
+        under the rules of a bundle's references (relative, no ``..``, no link leading
+        out, a regular file); by default the bundle's folder, or the working directory.
+        Bytes and ``data:`` URIs are taken as they are.
     :param options: the options of ``messages()``/``to_request()`` (not ``inputs``).
     :raises TypeError: for ``inputs`` among *options*, or a *processes* below 1.
     :raises ValueError: for an unknown provider.
@@ -177,7 +201,7 @@ def render_cases(
         raise TypeError("render_cases() takes the inputs from the cases, not inputs=")
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise TypeError(f"processes must be a positive int, not {processes!r}")
-    rendering = Rendering.of(provider, request, model, options)  # fails before any case
+    rendering = _contained(Rendering.of(provider, request, model, options), bundle, base_dir)
     numbered = enumerate(cases, 1)
     if processes == 1:
         for number, case in numbered:
@@ -185,8 +209,9 @@ def render_cases(
         return
     recipe = _BundleCopy.of(bundle)
     settings = (provider, request, model, dict(options))
+    paths = (rendering.asset_inputs, rendering.folder)
     with concurrent.futures.ProcessPoolExecutor(
-        processes, initializer=_start_worker, initargs=(recipe, settings)
+        processes, initializer=_start_worker, initargs=(recipe, settings, paths)
     ) as pool:
         pending: collections.deque[concurrent.futures.Future[list[CaseResult]]]
         pending = collections.deque()
@@ -202,6 +227,19 @@ def render_cases(
             pending.append(pool.submit(_render_chunk, chunk))
         while pending:
             yield from pending.popleft().result()
+
+
+def _contained(
+    rendering: Rendering, bundle: BundleSource, base_dir: str | os.PathLike[str] | None
+) -> Rendering:
+    """*rendering* holding the paths of *bundle*'s asset inputs inside *base_dir* (by
+    default the bundle's folder)."""
+    from ..bundle.inputs import declared_inputs
+
+    specs = declared_inputs(bundle).specs
+    assets = frozenset(name for name, spec in specs.items() if spec.is_asset)
+    folder = os.fspath(base_dir) if base_dir is not None else bundle.base_dir or ""
+    return dataclasses.replace(rendering, asset_inputs=assets, folder=folder)
 
 
 @dataclass(frozen=True)
@@ -229,9 +267,13 @@ _WORKER: dict[str, Any] = {}
 """The worker process's bundle and rendering settings, set once by :func:`_start_worker`."""
 
 
-def _start_worker(recipe: _BundleCopy, settings: tuple[Any, ...]) -> None:
+def _start_worker(
+    recipe: _BundleCopy, settings: tuple[Any, ...], paths: tuple[frozenset[str], str]
+) -> None:
     _WORKER["bundle"] = recipe.open()
-    _WORKER["rendering"] = Rendering.of(*settings)
+    _WORKER["rendering"] = dataclasses.replace(
+        Rendering.of(*settings), asset_inputs=paths[0], folder=paths[1]
+    )
 
 
 def _render_chunk(chunk: list[tuple[int, CaseInput]]) -> list[CaseResult]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LmmlError
@@ -43,7 +43,8 @@ _CASE_WRAPPER = "inputs"
 """The key a case line may hold its values under."""
 
 
-def _read_json_file(path: str, what: str) -> object:
+def _read_json_file(path: str, what: str) -> tuple[object, str]:
+    """The JSON value of the file *path*, and its text."""
     from ..jsonio import parse_json
 
     try:
@@ -53,7 +54,7 @@ def _read_json_file(path: str, what: str) -> object:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8"
         raise CliError(f"{what} {path}: cannot read: {reason or error}") from None
     try:
-        return parse_json(text)
+        return parse_json(text), text
     except (ValueError, RecursionError) as error:
         raise CliError(f"{what} {path}: not JSON: {error}") from None
 
@@ -105,10 +106,20 @@ def given_inputs(args: Arguments, source: Source) -> dict[str, object] | None:
     with source.about():
         declarations = declared_inputs(source.bundle)
     if args.inputs_file:
-        loaded = _read_json_file(args.inputs_file, "--inputs")
+        from ..bundle.setting_values import settings_value_positions
+
+        loaded, text = _read_json_file(args.inputs_file, "--inputs")
         if not isinstance(loaded, dict):
             raise CliError(f"--inputs {args.inputs_file}: not a JSON object of input values")
-        values.update(_beside(args.inputs_file, _unwrapped(loaded, None), declarations))
+        values.update(
+            _beside(
+                args.inputs_file,
+                _unwrapped(loaded, None),
+                declarations,
+                args.base_dir,
+                settings_value_positions(text, json_text=True),
+            )
+        )
     if args.input_values:
         for text in args.input_values:
             name, value = _flag_value(declarations, text)
@@ -126,7 +137,9 @@ def _unwrapped(case: dict[str, Any], declarations: InputDeclarations | None) -> 
     return case
 
 
-def read_cases(path: str, declarations: InputDeclarations) -> Iterator[CaseInput]:
+def read_cases(
+    path: str, declarations: InputDeclarations, base_dir: str | None = None
+) -> Iterator[CaseInput]:
     """Each line of the JSONL file *path* as a case, read as it is reached; a line that
     is not a JSON object becomes an :class:`~lmml_mdit.chat.cases.UnreadCase` (so the line
     numbers stay the cases' numbers); a blank line is an empty case."""
@@ -135,7 +148,7 @@ def read_cases(path: str, declarations: InputDeclarations) -> Iterator[CaseInput
 
     stream = sys.stdin.buffer if path == STDIO else open(path, "rb")  # noqa: SIM115
     with stream:
-        for raw in stream:
+        for number, raw in enumerate(stream, 1):
             try:
                 text = raw.decode("utf-8-sig").strip()
             except UnicodeDecodeError:
@@ -152,27 +165,42 @@ def read_cases(path: str, declarations: InputDeclarations) -> Iterator[CaseInput
             if not isinstance(case, dict):
                 yield UnreadCase("not a JSON object of input values")
                 continue
-            yield _beside(path, _unwrapped(case, declarations), declarations)
+            yield _beside(path, _unwrapped(case, declarations), declarations, base_dir, number)
 
 
-def _beside(file: str, values: dict[str, Any], declarations: InputDeclarations) -> dict[str, Any]:
-    """*values* read from *file*, the relative paths of its ``image`` and ``file`` inputs
-    made relative to that file's folder, as a bundle's assets are to its narrative (a path
-    on the command line stays relative to the working directory; standard input's too)."""
-    if file == STDIO:
-        return values
-    folder = os.path.dirname(file)
+def _beside(
+    file: str,
+    values: dict[str, Any],
+    declarations: InputDeclarations,
+    base_dir: str | None,
+    where: int | Mapping[tuple[str | int, ...], tuple[int, int]],
+) -> dict[str, Any]:
+    """*values* read from *file*, each path of an ``image`` or ``file`` input made a
+    :class:`~lmml_mdit.bundle.inputs.ValuesPath` inside *base_dir*, or else that file's
+    folder (the working directory for standard input), as a bundle's references are.
+
+    :param where: the line of every value (a case's line), or the 0-based places of the
+        values by their path in the file.
+    """
+    from ..bundle.inputs import ValuesPath
+
+    folder = base_dir if base_dir is not None else "" if file == STDIO else os.path.dirname(file)
+    label = "<stdin>" if file == STDIO else file
     beside = dict(values)
     for name, value in values.items():
         spec = declarations.specs.get(name)
-        if (
-            spec is not None
-            and spec.is_asset
-            and isinstance(value, str)
-            and not value.startswith("data:")
-            and not os.path.isabs(value)
-        ):
-            beside[name] = os.path.join(folder, value)
+        if spec is None or not spec.is_asset or not isinstance(value, str):
+            continue
+        if value.startswith("data:"):
+            continue
+        line: int | None
+        column: int | None
+        if isinstance(where, int):
+            line, column = where, None
+        else:
+            place = where.get((name,)) or where.get((_CASE_WRAPPER, name))
+            line, column = (place[0] + 1, place[1] + 1) if place else (None, None)
+        beside[name] = ValuesPath(value, folder, label, line, column)
     return beside
 
 
@@ -211,7 +239,10 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
                     failed += 1
                     progress.close()
                     reason = result.cli_error or result.error
-                    if result.kind != UNREAD_CASE:
+                    here = f"{label}:{result.number}: "  # a path the case file holds
+                    if reason.startswith(here):
+                        reason = reason[len(here) :]
+                    elif result.kind != UNREAD_CASE:
                         reason = located(source.label, reason, source.aliases)
                     error(f"{label}:{result.number}: {reason}")
                     continue
@@ -220,11 +251,12 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
     try:
         results = render_cases(
             source.bundle,
-            read_cases(cases_path, declarations),
+            read_cases(cases_path, declarations, args.base_dir),
             args.provider,
             request=args.request,
             model=args.model,
             processes=processes,
+            base_dir=args.base_dir,
             **options,
         )
         if out == STDIO:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..bundle.archive import Limits, unsafe_reason
+from ..bundle.archive import Limits, collision_key, unsafe_reason
 from ..bundle.bundle import Bundle
 from ..bundle.urls import is_url, local_path
 from ..chat.importer import Progress
@@ -23,7 +23,7 @@ from ..formats import NARRATIVE_SUFFIX
 from .rows import row_bundle
 from .storage import join, open_output
 
-__all__ = ["ImportReport", "write_rows"]
+__all__ = ["ImportReport", "colliding_rows", "row_path", "write_rows"]
 
 
 @dataclass
@@ -41,6 +41,77 @@ class ImportReport:
     def ok(self) -> bool:
         """Whether every row was written."""
         return not self.failures
+
+
+def row_path(row: Mapping[str, Any]) -> str:
+    """The path a row's bundle is written at, inside the folder."""
+    return str(row.get("path") or str(row.get("name")) + NARRATIVE_SUFFIX)
+
+
+def _case_blind(folder: str) -> bool:
+    """Whether the local *folder* (or its nearest existing parent) tells names apart by
+    case only as one name; False for a URL."""
+    local = folder if not is_url(folder) else local_path(folder)
+    if local is None:
+        return False
+    probe = os.path.abspath(local)
+    while not os.path.isdir(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    try:
+        with tempfile.NamedTemporaryFile(prefix="lmml-Case-", dir=probe) as marker:
+            folder_name, base = os.path.split(marker.name)
+            return os.path.exists(os.path.join(folder_name, base.swapcase()))
+    except OSError:
+        return False
+
+
+def colliding_rows(rows: Iterable[Mapping[str, Any]], folder: str) -> dict[int, str]:
+    """The rows (0-based, in order) whose files would overwrite one another's under
+    *folder*, each with why: two bundles at one path, a bundle at a path another row's
+    asset is written to, or two assets at one path with different bytes (by ``sha256``).
+    Names are compared case-insensitively where *folder*'s file system is.
+
+    :param rows: each row's ``path``, ``name``, ``kind`` and its assets' ``name`` and
+        ``sha256`` (nothing more is read).
+    """
+    blind = _case_blind(folder)
+    key = collision_key if blind else (lambda name: name)
+    bundles: dict[str, tuple[int, str]] = {}
+    assets: dict[str, tuple[int, str, object]] = {}
+    refused: dict[int, str] = {}
+
+    def refuse(first: int, second: int, reason: str) -> None:
+        refused.setdefault(first, reason)
+        refused.setdefault(second, reason)
+
+    for index, row in enumerate(rows):
+        relative = row_path(row)
+        if unsafe_reason(relative) is not None:
+            continue  # refused when written, with its own reason
+        at = key(relative)
+        if at in bundles or at in assets:
+            other = bundles[at][0] if at in bundles else assets[at][0]
+            refuse(other, index, f"its path {relative!r} is also written by row {other + 1}")
+        else:
+            bundles[at] = (index, relative)
+        if row.get("kind") != "text":
+            continue
+        parent = relative.rsplit("/", 1)[0] + "/" if "/" in relative else ""
+        for asset in row.get("assets") or ():
+            if not isinstance(asset, Mapping):
+                continue
+            name = parent + str(asset.get("name"))
+            at = key(name)
+            if at in bundles:
+                other = bundles[at][0]
+                if other != index:
+                    refuse(other, index, f"its file {name!r} is row {other + 1}'s bundle")
+            elif at in assets and assets[at][2] != asset.get("sha256"):
+                other = assets[at][0]
+                refuse(other, index, f"its file {name!r} differs from row {other + 1}'s")
+            else:
+                assets.setdefault(at, (index, name, asset.get("sha256")))
+    return refused
 
 
 def _beside(bundle: Bundle, relative: str) -> list[tuple[str, bytes]]:
@@ -81,6 +152,7 @@ def write_rows(
     progress: Progress | None = None,
     errors: Literal["report", "raise"] = "report",
     report: ImportReport | None = None,
+    refused: Mapping[int, str] | None = None,
 ) -> ImportReport:
     """Write the bundle of each row under *folder* (a path or URL) at the row's ``path``.
 
@@ -91,14 +163,22 @@ def write_rows(
         bundle's row, an unsafe path, a digest mismatch) in :attr:`ImportReport.failures`
         and goes on; ``"raise"`` raises its error.
     :param report: a report to add to (default: a new one).
+    :param refused: rows (0-based) not to write, with why (:func:`colliding_rows`): each
+        is a failure of the report.
     :raises BundleError: with ``errors="raise"``, for the first row that gives no bundle.
     """
     target = os.fspath(folder)
     report = report if report is not None else ImportReport()
     beside: dict[str, bytes] = {}
-    for row in rows:
-        relative = str(row.get("path") or str(row.get("name")) + NARRATIVE_SUFFIX)
+    for index, row in enumerate(rows):
+        relative = row_path(row)
         try:
+            if refused and index in refused:
+                raise BundleError(
+                    f"the row is not written: {refused[index]}, which would overwrite it",
+                    name=relative,
+                    hint="give each row its own path; nothing of either row was written",
+                )
             reason = unsafe_reason(relative)
             if reason is not None:
                 raise BundleError(
@@ -121,6 +201,16 @@ def write_rows(
             if errors == "raise":
                 raise
             report.failures.append((relative, error.format(cli=True)))
+        except (TypeError, ValueError, KeyError, AttributeError, OSError, RecursionError) as error:
+            # A row of the wrong shape, or a path the file system refuses (too deep, too long).
+            failure = BundleError(
+                f"the row cannot be written: {error}",
+                name=relative,
+                hint="check the row's columns against the conversation schema",
+            )
+            if errors == "raise":
+                raise failure from None
+            report.failures.append((relative, failure.format(cli=True)))
         else:
             report.written.append(join(target, relative))
         if progress is not None:

@@ -22,7 +22,7 @@ from ..bundle.archive import Limits
 from ..chat.importer import Progress
 from ..errors import BundleError, WriteError
 from .arrow import BundleItem, to_arrow
-from .folders import ImportReport, write_rows
+from .folders import ImportReport, colliding_rows, write_rows
 from .schema import SCHEMA_VERSION_KEY
 from .storage import open_input, open_output
 
@@ -174,8 +174,131 @@ def import_parquet(
 
     :param errors: ``"report"`` (default) lists a failed row in
         :attr:`ImportReport.failures` and goes on; ``"raise"`` raises.
+    Before anything is written, every path the rows would write is checked against every
+    other (case-insensitively where the folder's file system is): colliding rows are
+    failures, and nothing overwrites anything. Row groups are read one at a time, each
+    only after the sizes its metadata declares pass *limits* (``max_ratio`` per column,
+    the rows' sizes in total), and a row whose narrative or assets are over the limits is
+    a failure before its values are decoded.
+
     :raises BundleError: for a file that is no Parquet file of conversation rows, an
         unsafe ``path`` (absolute, ``..``), or, with ``errors="raise"``, a failed row.
     """
-    rows = (row for batch in iter_parquet(path) for row in batch.to_pylist())
-    return write_rows(rows, folder, limits=limits, progress=progress, errors=errors)
+    limits = limits if limits is not None else Limits()
+    text = os.fspath(path)
+    with _parquet_file(path) as parquet:
+        refused = colliding_rows(_path_rows(parquet), os.fspath(folder))
+    report = ImportReport()
+    with _parquet_file(path) as parquet:
+        rows = _guarded_rows(parquet, text, limits, report)
+        return write_rows(
+            rows,
+            folder,
+            limits=limits,
+            progress=progress,
+            errors=errors,
+            report=report,
+            refused=refused,
+        )
+
+
+_PATH_COLUMNS = ("path", "name", "kind", "assets.list.element.name", "assets.list.element.sha256")
+"""The columns that say where a row's files are written (all :func:`colliding_rows`
+reads)."""
+
+
+def _path_rows(parquet: pq.ParquetFile) -> Iterator[dict[str, object]]:
+    """Each row's path columns, a row group at a time (no narrative or asset bytes read)."""
+    names = set(parquet.schema_arrow.names)
+    columns = [column for column in _PATH_COLUMNS if column.split(".", 1)[0] in names]
+    for batch in parquet.iter_batches(columns=columns):
+        yield from batch.to_pylist()
+
+
+def _declared_problem(parquet: pq.ParquetFile, group: int, limits: Limits) -> str | None:
+    """Why row group *group* must not be read, from the sizes its metadata declares: a
+    column chunk that decompresses more than ``max_ratio`` times its stored size (past
+    ``ratio_floor``), or a row group larger than its rows may hold."""
+    meta = parquet.metadata.row_group(group)
+    total = 0
+    for index in range(meta.num_columns):
+        column = meta.column(index)
+        size, stored = column.total_uncompressed_size, max(column.total_compressed_size, 1)
+        total += size
+        if size > limits.ratio_floor and size > stored * limits.max_ratio:
+            return (
+                f"the column {column.path_in_schema} declares {size} bytes stored in "
+                f"{stored}, more than max_ratio ({limits.max_ratio}) times"
+            )
+    ceiling = meta.num_rows * (limits.max_total_size + 4 * limits.max_narrative_bytes)
+    if total > ceiling:
+        return f"it declares {total} bytes, more than its {meta.num_rows} rows may hold"
+    return None
+
+
+def _guarded_rows(
+    parquet: pq.ParquetFile, path: str, limits: Limits, report: ImportReport
+) -> Iterator[dict[str, object]]:
+    """The rows, one row group in memory at a time; a row group whose declared sizes are
+    refused, and a row whose narrative or asset bytes are over the limits (their lengths
+    read from Arrow before the values become Python objects), are failures of *report*."""
+    for group in range(parquet.metadata.num_row_groups):
+        problem = _declared_problem(parquet, group, limits)
+        if problem is not None:
+            report.failures.append(
+                (
+                    f"{path}#row-group-{group + 1}",
+                    f"the row group is not read: {problem} (pass limits=Limits(...) if you "
+                    "trust the file)",
+                )
+            )
+            continue
+        table = parquet.read_row_group(group)
+        for batch in table.to_batches(max_chunksize=64):
+            over = _oversized(batch, limits)
+            for index in range(batch.num_rows):
+                if index in over:
+                    report.failures.append((over[index][0], over[index][1]))
+                    continue
+                yield batch.slice(index, 1).to_pylist()[0]
+        del table
+
+
+def _oversized(batch: pa.RecordBatch, limits: Limits) -> dict[int, tuple[str, str]]:
+    """The rows of *batch* whose narrative or one asset's bytes are over the limits, by
+    index, with their path and why; read from Arrow's lengths, nothing decoded."""
+    import pyarrow.compute as pc
+
+    names = batch.schema.names
+    paths = batch.column("path").to_pylist() if "path" in names else [None] * batch.num_rows
+    over: dict[int, tuple[str, str]] = {}
+
+    def note(index: int, reason: str) -> None:
+        over.setdefault(index, (str(paths[index]), reason))
+
+    column = batch.column("narrative")
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        cap = min(limits.max_entry_size, limits.max_narrative_bytes)
+        for index, length in enumerate(pc.binary_length(column).to_pylist()):
+            if length is not None and length > cap:
+                note(index, f"its narrative is over max_narrative_bytes ({cap} bytes)")
+    if "assets" in names:
+        assets = batch.column("assets")
+        if pa.types.is_list(assets.type) and pa.types.is_struct(assets.type.value_type):
+            fields = [field.name for field in assets.type.value_type]
+            if "data" in fields:
+                flat = pc.list_flatten(assets)
+                parents = pc.list_parent_indices(assets).to_pylist()
+                lengths = pc.binary_length(flat.field("data")).to_pylist()
+                totals: dict[int, int] = {}
+                for parent, length in zip(parents, lengths, strict=True):
+                    if length is None:
+                        continue
+                    totals[parent] = totals.get(parent, 0) + length
+                    if length > limits.max_entry_size:
+                        note(parent, f"an asset is over max_entry_size ({limits.max_entry_size})")
+                    elif totals[parent] > limits.max_total_size:
+                        note(
+                            parent, f"its assets are over max_total_size ({limits.max_total_size})"
+                        )
+    return over

@@ -89,12 +89,17 @@ ENTITY_TOKEN_INFO: Final = "entity"
 
 _CODE_INDENT = "    "
 
+_BRACE_ESCAPE = "\\{"
+"""The escape that keeps ``\\{{`` literal braces in a template: mdformat alone drops it
+(``{`` is nothing to Markdown), which would turn the braces into a placeholder."""
+
 
 def _keep_escapes(state: StateCore) -> None:
     """Core rule ``lmml_keep_escapes``, run before ``text_join``: an LMML escape's token
-    (a ``text_special`` the plugin marked) becomes an ``lmml_escape`` token, and an entity
-    that would start or end a reference once decoded (``&#64;x.png``, ``&#95;@x.png``)
-    an ``lmml_verbatim`` one; both are written as they were."""
+    (a ``text_special`` the plugin marked) and a ``\\{`` escape become ``lmml_escape``
+    tokens, written as they were (mdformat alone drops them, which turns ``\\@chart.png``
+    into a reference and ``\\{{`` into a placeholder); an entity that would start or end a
+    reference once decoded (``&#64;x.png``, ``&#95;@x.png``) an ``lmml_verbatim`` one."""
     for token in state.tokens:
         if token.type != "inline" or not token.children:
             continue
@@ -102,13 +107,30 @@ def _keep_escapes(state: StateCore) -> None:
         for index, child in enumerate(children):
             if child.type != "text_special":
                 continue
-            if child.info == ESCAPE_TOKEN_INFO and child.meta.get("lmml_escape"):
+            if child.info == ESCAPE_TOKEN_INFO and (
+                child.meta.get("lmml_escape") or child.markup == _BRACE_ESCAPE
+            ):
                 child.type = ESCAPE_TOKEN
             elif child.info == ENTITY_TOKEN_INFO and (
                 child.content == SIGIL
                 or (index + 1 < len(children) and children[index + 1].type == "lmml_ref")
             ):
                 child.type = VERBATIM_TOKEN
+
+
+def _inline_links(state: StateCore) -> None:
+    """Core rule ``lmml_inline_links``: a reference-style link or image is written in its
+    inline form (``[text](href "title")``), since mdformat gathers every definition at the
+    end of the document, which moves it out of its turn into the last one."""
+    pending = [token for token in state.tokens if token.type == "inline" and token.children]
+    while pending:
+        for child in pending.pop().children or ():
+            if child.type == "link_open" or (
+                child.type == "image" and '"' not in str(child.attrs.get("title", ""))
+            ):
+                child.meta.pop("label", None)
+            if child.children:
+                pending.append(child)
 
 
 def _complete_inlines(state: StateCore) -> None:
@@ -143,6 +165,7 @@ def update_mdit(mdit: MarkdownIt) -> None:
     mdit.use(lmml_plugin, references="any")
     mdit.core.ruler.after("inline", "lmml_inline_children", _complete_inlines)
     mdit.core.ruler.before("text_join", "lmml_keep_escapes", _keep_escapes)
+    mdit.core.ruler.after("lmml_inline_children", "lmml_inline_links", _inline_links)
 
 
 _LINES_KEY = "lmml_format_lines"
@@ -263,36 +286,103 @@ RENDERERS: Mapping[str, Render] = types.MappingProxyType(
 )
 """mdformat's renderers for the plugin's tokens (and front matter), by token type."""
 
-POSTPROCESSORS: Mapping[str, Postprocess] = types.MappingProxyType({"paragraph": _guard_paragraph})
-"""mdformat's postprocessors: a paragraph's lines kept from opening a fence."""
+
+def _join_placeholders(text: str, node: RenderTreeNode, context: RenderContext) -> str:
+    """With wrapping on, the spaces inside a ``{{ name }}`` are no places to break a line
+    (a placeholder split over two lines is no placeholder)."""
+    if not context.do_wrap or "{{" not in text:
+        return text
+    from mdformat.renderer._context import WRAP_POINT
+
+    pieces: list[str] = []
+    position = 0
+    while (start := text.find("{{", position)) != -1:
+        end = text.find("}}", start + 2)
+        if end == -1:
+            break
+        pieces.append(text[position:start])
+        pieces.append(text[start:end].replace(WRAP_POINT, " "))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+POSTPROCESSORS: Mapping[str, Postprocess] = types.MappingProxyType(
+    {"paragraph": _guard_paragraph, "text": _join_placeholders}
+)
+"""mdformat's postprocessors: a paragraph's lines kept from opening a fence, and a
+placeholder from being wrapped."""
 
 
 # --------------------------------------------------------------------------- the library call
 
 
 Outline = tuple[tuple[object, ...], ...]
-"""What formatting keeps: each turn (role, heading) with the embeds and references in it,
-in document order, and the number of LMML escapes."""
+"""What formatting keeps, per turn: its role and heading, then the parts of
+:data:`OUTLINE_PARTS` in that order."""
+
+OUTLINE_PARTS: Final = ("embeds", "escapes", "placeholders", "text")
+"""The parts of a turn :func:`outline` lists after its role and heading: its embeds and
+references (kind, name, a fence's bytes, whether it closes), the characters its LMML
+escapes keep, its placeholders and ``\\{{`` escapes, and the text it sends, as Markdown
+reads it (its HTML, runs of white space made one space)."""
+
+
+def _meaning(md: MarkdownIt, text: str) -> str:
+    """*text* as Markdown reads it: its HTML, each run of white space one space, none at
+    the edges of a paragraph or before the end of code (mdformat rewraps, reindents and
+    closes an open code fence; none of that changes what a reader is sent)."""
+    html = " ".join(md.render(text).split())
+    for spaced, kept in (("<p> ", "<p>"), (" </p>", "</p>"), (" </code>", "</code>")):
+        html = html.replace(spaced, kept)
+    return html
 
 
 def outline(narrative: Narrative) -> Outline:
-    """What :func:`format_text` must keep of *narrative*: per turn its role and heading
-    text, then each embed in it in document order (kind, name, and a fence's bytes and
-    whether it closes), and last the number of LMML escapes.
+    """What :func:`format_text` must keep of *narrative*: per turn its role and heading,
+    then its embeds, escapes, placeholders and text (see :data:`OUTLINE_PARTS`).
 
     :param narrative: a parse.
     """
+    from ..narrative.narrative import default_parser
+
     turns = narrative.turns
     starts = [turn.delimiter_line or turn.start_line for turn in turns]
-    rows: list[list[object]] = [[turn.role, turn.heading] for turn in turns]
+    count = max(len(turns), 1)
+    embeds: list[list[object]] = [[] for _ in range(count)]
+    escapes: list[list[str]] = [[] for _ in range(count)]
+    placeholders: list[list[object]] = [[] for _ in range(count)]
+
+    def turn_of(line: int) -> int:
+        return max(bisect.bisect_right(starts, line) - 1, 0)
+
     for embed in narrative.embeds:
-        at = max(bisect.bisect_right(starts, embed.line) - 1, 0)
-        item = (embed.kind, embed.name, embed.content, embed.closed)
-        if rows:
-            rows[at].append(item)
-        else:
-            rows.append(["context", None, item])
-    return (*(tuple(row) for row in rows), ("escapes", len(narrative.escapes)))
+        embeds[turn_of(embed.line)].append((embed.kind, embed.name, embed.content, embed.closed))
+    lines = narrative.lines
+    for line, column in narrative.escapes:
+        escapes[turn_of(line)].append(lines[line - 1][column : column + 1])
+    found = narrative.placeholders
+    for placeholder in found.found:
+        placeholders[turn_of(placeholder.line)].append(
+            (placeholder.path, placeholder.context, placeholder.fence)
+        )
+    for escape in found.escapes:
+        placeholders[turn_of(escape.line)].append(("\\{{", escape.context, escape.name))
+    md = default_parser(references="any")
+    heads: list[tuple[object, ...]] = [(turn.role, turn.heading) for turn in turns] or [
+        ("context", None)
+    ]
+    texts = [_meaning(md, turn.text) for turn in turns] or [""]
+    return tuple(
+        (
+            *heads[index],
+            tuple(embeds[index]),
+            "".join(escapes[index]),
+            tuple(placeholders[index]),
+            texts[index],
+        )
+        for index in range(count)
+    )
 
 
 def _shown_item(item: object) -> str:
@@ -306,32 +396,45 @@ def _shown_item(item: object) -> str:
 
 def _first_difference(before: Outline, after: Outline) -> str:
     """The first difference of two outlines, in words."""
-    *was_turns, (_, was_escapes) = before
-    *now_turns, (_, now_escapes) = after
-    if len(was_turns) != len(now_turns):
-        return f"it would have {len(now_turns)} turns instead of {len(was_turns)}"
-    for number, (was, now) in enumerate(zip(was_turns, now_turns, strict=True), 1):
+    if len(before) != len(after):
+        return f"it would have {len(after)} turns instead of {len(before)}"
+    for number, (was, now) in enumerate(zip(before, after, strict=True), 1):
         if was[:2] != now[:2]:
             return f"turn {number} ({was[0]}, {was[1]!r}) would become ({now[0]}, {now[1]!r})"
-        was_items, now_items = was[2:], now[2:]
-        for index in range(max(len(was_items), len(now_items))):
-            was_item = was_items[index] if index < len(was_items) else None
-            now_item = now_items[index] if index < len(now_items) else None
+        where = f"in turn {number} ({was[0]}), "
+        was_embeds, now_embeds = was[2], now[2]
+        assert isinstance(was_embeds, tuple) and isinstance(now_embeds, tuple)
+        for index in range(max(len(was_embeds), len(now_embeds))):
+            was_item = was_embeds[index] if index < len(was_embeds) else None
+            now_item = now_embeds[index] if index < len(now_embeds) else None
             if was_item != now_item:
-                return (
-                    f"in turn {number} ({was[0]}), {_shown_item(was_item)} would become "
-                    f"{_shown_item(now_item)}"
-                )
-    return f"its LMML escapes would go from {was_escapes} to {now_escapes}"
+                return f"{where}{_shown_item(was_item)} would become {_shown_item(now_item)}"
+        if was[3] != now[3]:
+            return f"{where}the LMML escapes would keep {now[3]!r} instead of {was[3]!r}"
+        if was[4] != now[4]:
+            return f"{where}the placeholders would be {_shown(now[4])} instead of {_shown(was[4])}"
+        if was[5] != now[5]:
+            return f"{where}the text sent would read differently as Markdown"
+    return "nothing"
 
 
-def _line_of_difference(before: Narrative, after: Narrative) -> int | None:
+def _shown(placeholders: object) -> str:
+    assert isinstance(placeholders, tuple)
+    return ", ".join(str(found[0]) for found in placeholders) or "none"
+
+
+def _line_of_difference(before: Narrative, after: Narrative, at: str) -> int | None:
     for was, now in zip(before.embeds, after.embeds, strict=False):
         if (was.kind, was.name, was.content) != (now.kind, now.name, now.content):
             return was.line
     for was_turn, now_turn in zip(before.turns, after.turns, strict=False):
         if (was_turn.role, was_turn.heading) != (now_turn.role, now_turn.heading):
             return was_turn.delimiter_line
+    if at.startswith("in turn "):
+        number = int(at[len("in turn ") :].split(" ", 1)[0])
+        if number <= len(before.turns):
+            turn = before.turns[number - 1]
+            return turn.delimiter_line or turn.start_line
     return None
 
 
@@ -345,6 +448,30 @@ def _register() -> None:
         import sys
 
         extensions[EXTENSION_NAME] = sys.modules[__name__]  # type: ignore[index]
+
+
+_PASSES: Final = 3
+"""How many times mdformat may rewrite a text before its output must stop changing."""
+
+
+def _settled(text: str, options: dict[str, object], name: str | None) -> str:
+    """mdformat's output for *text*, formatted again until it no longer changes (mdformat
+    alone can write ``\\_`` one time and drop it the next), so formatting is idempotent.
+
+    :raises FormatError: when it has not settled after :data:`_PASSES` passes.
+    """
+    import mdformat
+
+    for _ in range(_PASSES):
+        formatted: str = mdformat.text(text, options=options, extensions=[EXTENSION_NAME])
+        if formatted == text:
+            return formatted
+        text = formatted
+    raise FormatError(
+        f"formatting does not settle: mdformat rewrites its own output {_PASSES} times over",
+        name=name,
+        hint="leave this file out of formatting",
+    )
 
 
 def format_text(
@@ -363,24 +490,22 @@ def format_text(
         ``.lmmlz``'s entries), for the check.
     :returns: the formatted narrative, ending in one newline (empty for an empty one).
     :raises FormatError: when formatting would change the turns, an embed's bytes, a
-        reference or an escape (the text is then best left as it is), naming the first
-        difference.
+        reference, an escape, a placeholder or the text a turn sends (the text is then
+        best left as it is), naming the first difference; or when mdformat's output does
+        not settle.
     :raises LmmlSyntaxError: for a text holding a lone surrogate.
     """
-    import mdformat
-
     before = parse(text, name=name, known_names=known_names)
     _register()
-    formatted = mdformat.text(
-        before.source, options=dict(options or {}), extensions=[EXTENSION_NAME]
-    )
+    formatted = _settled(before.source, dict(options or {}), name)
     after = parse(formatted, name=name, known_names=known_names)
     was, now = outline(before), outline(after)
     if was != now:
+        difference = _first_difference(was, now)
         raise FormatError(
-            "formatting would change the conversation: " + _first_difference(was, now),
+            "formatting would change the conversation: " + difference,
             name=name,
-            line=_line_of_difference(before, after),
+            line=_line_of_difference(before, after, difference),
             hint="leave this file out of formatting, or rewrite the Markdown around what "
             "is named so that mdformat keeps it",
         )
