@@ -30,7 +30,7 @@ from ..errors import (
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
-from ..warn import warn
+from ..warn import LmmlWarning, warn
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
 from .contents import BundleKind, entry_holding, first_fences, has_reserved, settings_embeds
 from .folder import folder_files, path_under
@@ -48,10 +48,17 @@ if TYPE_CHECKING:
 
 __all__ = ["Bundle", "DefectWarning"]
 
+if TYPE_CHECKING:
+    # Pyright reads a ``functools.cached_property`` as the descriptor, not as the read-only
+    # property it provides, so a Bundle would not match BundleSource in users' strict checks.
+    _cached_property = property
+else:
+    _cached_property = functools.cached_property
+
 _ReferenceError = TypeVar("_ReferenceError", MissingEntryError, UnresolvableReferenceError)
 
 
-class DefectWarning(UserWarning):
+class DefectWarning(LmmlWarning):
     """An error-level defect in a bundle sent anyway (``strict=False``, ``--force``).
 
     :ivar error: the :class:`~lmml_mdit.errors.DefectError` a strict send would raise.
@@ -285,7 +292,7 @@ class Bundle:
             return os.stat(self._base_dir_path(name)).st_size
         raise self._missing(name)
 
-    @functools.cached_property
+    @_cached_property
     def fences(self) -> dict[str, Embed]:
         """The first inline fence of each name, in document order."""
         return first_fences(self.narrative)
@@ -428,7 +435,7 @@ class Bundle:
             error.args = (error.format(),)  # str(error) reads the new location
             raise
 
-    @functools.cached_property
+    @_cached_property
     def manifest(self) -> dict[str, Any] | None:
         """The decoded ``manifest.json`` (inline fence or entry), or None without one.
 
@@ -443,7 +450,7 @@ class Bundle:
         with self._locating(MANIFEST_NAME):
             return load_manifest(data, line=line)
 
-    @functools.cached_property
+    @_cached_property
     def front_matter(self) -> dict[str, Any] | None:
         """The narrative's YAML front matter (a leading ``---`` … ``---`` block) decoded as
         a mapping, or None without one. It is metadata: never a turn, never sent.
@@ -464,7 +471,7 @@ class Bundle:
             error.locate(self.file_name)  # its lines are the narrative's
             raise
 
-    @functools.cached_property
+    @_cached_property
     def settings(self) -> dict[str, Any] | None:
         """The decoded settings, from ``settings.yaml``, ``settings.yml`` or
         ``settings.json`` (whichever the bundle has), merged over the ``settings:`` mapping

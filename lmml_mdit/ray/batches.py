@@ -15,6 +15,7 @@ the template inputs. Nothing here imports Ray: the functions work on any Arrow b
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -77,7 +78,7 @@ def validate_batch(batch: pa.Table, limits: Limits | None = None) -> pa.Table:
     return _replaced(batch, "ok", pa.array(ok, pa.bool_()))
 
 
-def _replaced(table: pa.Table, name: str, values: pa.Array) -> pa.Table:
+def _replaced(table: pa.Table, name: str, values: pa.Array[Any]) -> pa.Table:
     """*table* with column *name* set to *values* (replaced in place, or appended)."""
     if name in table.column_names:
         return table.set_column(table.column_names.index(name), name, values)

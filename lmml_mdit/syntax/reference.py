@@ -46,6 +46,7 @@ from typing import Literal
 
 from markdown_it.rules_inline import StateInline
 
+from .compat import append_pending
 from .keys import FOUND_KEY, INLINE_PARENT_KEY, KNOWN_SCRATCH_KEY, NEW_REFS_KEY
 from .positions import FoundInline
 
@@ -163,7 +164,7 @@ def make_reference_rule(mode: ReferenceMode) -> InlineRule:
                 # The fast parse: the reference stays text, as markdown-it alone reads it,
                 # and only its offset and name are kept (see .collect).
                 found.add(pos, name)
-                state.append_pending(src[pos:end])
+                append_pending(state, src[pos:end])
         state.pos = end
         return True
 
