@@ -21,58 +21,15 @@ so that ``from lmml_mdit import *`` does not shadow the builtin.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from ._version import __version__
-from .errors import (
-    BundleError,
-    BundleNotFoundError,
-    CaseCollisionError,
-    ChatTemplateError,
-    ConflictingEmbedError,
-    DefectError,
-    DuplicateEntryError,
-    EmbedBudgetError,
-    EncryptedEntryError,
-    FormatError,
-    ImportFormatError,
-    InputError,
-    InvalidManifestError,
-    InvalidSettingsError,
-    InvalidToolCallError,
-    InvalidZipError,
-    LimitExceededError,
-    LmmlError,
-    LmmlSyntaxError,
-    MessageNotFoundError,
-    MissingEntryError,
-    MissingNarrativeError,
-    MissingPluginError,
-    NotInlinableError,
-    NotLmmlError,
-    ReadOnlyTranscriptError,
-    SymlinkEntryError,
-    TranscriptError,
-    TranscriptFormatError,
-    TranscriptIndexError,
-    TranscriptTypeError,
-    UnresolvableReferenceError,
-    UnsafeEntryError,
-    UnsupportedContentError,
-    WriteError,
-)
 from .lazy import lazy_attributes
-from .model import (
-    ERROR_KINDS,
-    MESSAGE_ROLES,
-    ROLES,
-    Embed,
-    Issue,
-    Role,
-    Turn,
-)
+
+# Not ``typing.TYPE_CHECKING``: importing typing costs ``lmml --version`` a tenth of its time.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps them equal
+    from typing import Final
+
     from .bundle.archive import Limits
     from .bundle.bundle import (
         Bundle,
@@ -126,6 +83,52 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         FlattenFlags,
         detect_template_flags,
         flatten,
+    )
+    from .errors import (
+        BundleError,
+        BundleNotFoundError,
+        CaseCollisionError,
+        ChatTemplateError,
+        ConflictingEmbedError,
+        DefectError,
+        DuplicateEntryError,
+        EmbedBudgetError,
+        EncryptedEntryError,
+        FormatError,
+        ImportFormatError,
+        InputError,
+        InvalidManifestError,
+        InvalidSettingsError,
+        InvalidToolCallError,
+        InvalidZipError,
+        LimitExceededError,
+        LmmlError,
+        LmmlSyntaxError,
+        MessageNotFoundError,
+        MissingEntryError,
+        MissingNarrativeError,
+        MissingPluginError,
+        NotInlinableError,
+        NotLmmlError,
+        ReadOnlyTranscriptError,
+        SymlinkEntryError,
+        TranscriptError,
+        TranscriptFormatError,
+        TranscriptIndexError,
+        TranscriptTypeError,
+        UnresolvableReferenceError,
+        UnsafeEntryError,
+        UnsupportedContentError,
+        WriteError,
+    )
+    from .model import (
+        ERROR_KINDS,
+        MESSAGE_ROLES,
+        ROLES,
+        Embed,
+        Issue,
+        Role,
+        Turn,
     )
     from .narrative.narrative import (
         Narrative,
@@ -274,14 +277,9 @@ API: Final[dict[str, tuple[str, ...]]] = {
 }
 """Each public name by the module that defines it: the public surface, in layer order."""
 
-_EAGER: Final = (".errors", ".model")
-"""Modules imported with the package: the error tree and the values a parse yields are light."""
-
-# Everything else is imported on first use (PEP 562), so ``import lmml_mdit`` and the
-# ``lmml`` command stay quick: a command loads only the layers it needs.
-_LAZY: Final[dict[str, str]] = {
-    name: module for module, names in API.items() if module not in _EAGER for name in names
-}
+# Every name is imported on first use (PEP 562), so ``import lmml_mdit`` and the ``lmml``
+# command stay quick: a command loads only the layers it needs.
+_LAZY: Final[dict[str, str]] = {name: module for module, names in API.items() for name in names}
 
 
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -3,3 +3,6 @@
 from __future__ import annotations
 
 __version__ = "0.3.0"
+
+VERSION_LINE = f"lmml {__version__}"
+"""What ``lmml --version`` prints."""
