@@ -565,6 +565,11 @@ class Bundle:
         """Write the bundle atomically: a text bundle as UTF-8, a zip bundle as an archive
         whose narrative entry is named after *path* (``out.lmmlz`` holds ``out.lmml``).
 
+        *path* may be an fsspec URL, as :func:`lmml_mdit.open` takes: ``file://`` is the
+        local path (written atomically), ``memory://``, ``s3://`` and any installed
+        filesystem are written through fsspec, whole once closed where the filesystem
+        works so (object stores, memory), with a failed write's partial file removed.
+
         Digests recorded in ``manifest.json`` are brought up to date. Only a regular file is
         replaced (a symbolic link is written through, keeping the link); a replaced file
         keeps its permissions. An archive :func:`open` would refuse is never written.
