@@ -135,7 +135,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.address:
                 ray.init(address=args.address, log_to_driver=False)
             else:
-                ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
+                ray.init(
+                    address="local",  # its own cluster, not one that happens to be running
+                    num_cpus=args.workers,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                )
             ray.data.DataContext.get_current().enable_progress_bars = False
 
         print(f"\n{'way':14} {'bundles':>8} {'seconds':>9} {'rows/s':>9} {'cost µs':>10}")

@@ -19,12 +19,17 @@ import sys
 
 from datasets import Dataset
 
-from lmml_mdit.dataset.hf import hf_features, hf_rows
+from lmml_mdit.dataset.hf import hf_features, hf_fingerprint, hf_rows
 
 
 def build(folder: str) -> Dataset:
     """The dataset of the bundles under *folder*, failed bundles left out."""
-    rows = Dataset.from_generator(hf_rows, gen_kwargs={"folder": folder}, features=hf_features())
+    rows = Dataset.from_generator(
+        hf_rows,
+        gen_kwargs={"folder": folder},
+        features=hf_features(),
+        fingerprint=hf_fingerprint(folder),  # a changed folder is a new dataset, not the cache
+    )
     for row in rows.filter(lambda row: row["error"] is not None):
         print(f"skipped {row['path']}: {row['error']['message']}", file=sys.stderr)
     return rows.filter(lambda row: row["error"] is None)

@@ -13,61 +13,36 @@ of the docs draws them):
 - :class:`Transcript` (``transcript``) — conversations edited in code;
 - ``lmml`` (``cli``) — the command line.
 
-:data:`API` is the one table of the public surface: it drives ``__all__`` and the imports on
-first use. ``open`` is reachable as ``lmml_mdit.open`` but left out of ``__all__``, so that
-``from lmml_mdit import *`` does not shadow the builtin.
+:data:`API` is the table of the public surface: it drives the imports on first use, and the
+explicit imports for type checkers and the literal ``__all__`` name the same names (a test
+keeps them equal). ``open`` is reachable as ``lmml_mdit.open`` but left out of ``__all__``,
+so that ``from lmml_mdit import *`` does not shadow the builtin.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from ._version import __version__
-from .errors import (
-    BundleError,
-    BundleNotFoundError,
-    CaseCollisionError,
-    ChatTemplateError,
-    ConflictingEmbedError,
-    DefectError,
-    DuplicateEntryError,
-    EmbedBudgetError,
-    EncryptedEntryError,
-    FormatError,
-    ImportFormatError,
-    InputError,
-    InvalidManifestError,
-    InvalidSettingsError,
-    InvalidToolCallError,
-    InvalidZipError,
-    LimitExceededError,
-    LmmlError,
-    LmmlSyntaxError,
-    MessageNotFoundError,
-    MissingEntryError,
-    MissingNarrativeError,
-    MissingPluginError,
-    NotInlinableError,
-    NotLmmlError,
-    ReadOnlyTranscriptError,
-    SymlinkEntryError,
-    TranscriptError,
-    TranscriptFormatError,
-    TranscriptIndexError,
-    TranscriptTypeError,
-    UnresolvableReferenceError,
-    UnsafeEntryError,
-    UnsupportedContentError,
-    WriteError,
-)
 from .lazy import lazy_attributes
-from .model import ERROR_KINDS, MESSAGE_ROLES, ROLES, Embed, Issue, Role, Turn
+
+# Not ``typing.TYPE_CHECKING``: importing typing costs ``lmml --version`` a tenth of its time.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps them equal
+    from typing import Final
+
     from .bundle.archive import Limits
-    from .bundle.bundle import Bundle, DefectWarning
-    from .bundle.packing import InlineReport, OrphanedEntryWarning
-    from .chat.cases import CaseResult, render_cases
+    from .bundle.bundle import (
+        Bundle,
+        DefectWarning,
+    )
+    from .bundle.packing import (
+        InlineReport,
+        OrphanedEntryWarning,
+    )
+    from .chat.cases import (
+        CaseResult,
+        render_cases,
+    )
     from .chat.content import (
         EmbedOmittedWarning,
         MissingSettingWarning,
@@ -75,7 +50,10 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         UnknownSettingWarning,
     )
     from .chat.detect import detect_format
-    from .chat.export import ExportReport, export_folder
+    from .chat.export import (
+        ExportReport,
+        export_folder,
+    )
     from .chat.handlers import (
         Asset,
         AudioPart,
@@ -88,19 +66,91 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         register_handler,
         unregister_handler,
     )
-    from .chat.importer import import_messages, import_path
+    from .chat.importer import (
+        import_messages,
+        import_path,
+    )
     from .chat.native import NativeItemDroppedWarning
-    from .chat.opening import open
-    from .chat.outgoing import MessageList, render_payload, render_turns, to_request
+    from .chat.opening import open as open
+    from .chat.outgoing import (
+        MessageList,
+        render_payload,
+        render_turns,
+        to_request,
+    )
     from .chat.providers.sharegpt import export_sharegpt
-    from .chat.template import FlattenFlags, detect_template_flags, flatten
-    from .narrative.narrative import Narrative, parse
-    from .narrative.toolcalls import ToolCall, tool_call_fence, tool_call_issues
+    from .chat.template import (
+        FlattenFlags,
+        detect_template_flags,
+        flatten,
+    )
+    from .errors import (
+        BundleError,
+        BundleNotFoundError,
+        CaseCollisionError,
+        ChatTemplateError,
+        ConflictingEmbedError,
+        DefectError,
+        DuplicateEntryError,
+        EmbedBudgetError,
+        EncryptedEntryError,
+        FormatError,
+        ImportFormatError,
+        InputError,
+        InvalidManifestError,
+        InvalidSettingsError,
+        InvalidToolCallError,
+        InvalidZipError,
+        LimitExceededError,
+        LmmlError,
+        LmmlSyntaxError,
+        MessageNotFoundError,
+        MissingEntryError,
+        MissingNarrativeError,
+        MissingPluginError,
+        NotInlinableError,
+        NotLmmlError,
+        ReadOnlyTranscriptError,
+        SymlinkEntryError,
+        TranscriptError,
+        TranscriptFormatError,
+        TranscriptIndexError,
+        TranscriptTypeError,
+        UnresolvableReferenceError,
+        UnsafeEntryError,
+        UnsupportedContentError,
+        WriteError,
+    )
+    from .model import (
+        ERROR_KINDS,
+        MESSAGE_ROLES,
+        ROLES,
+        Embed,
+        Issue,
+        Role,
+        Turn,
+    )
+    from .narrative.narrative import (
+        Narrative,
+        parse,
+    )
+    from .narrative.toolcalls import (
+        ToolCall,
+        tool_call_fence,
+        tool_call_issues,
+    )
     from .preview.markdown import to_markdown
-    from .preview.page import render_html, write_preview
+    from .preview.page import (
+        render_html,
+        write_preview,
+    )
     from .syntax import lmml_plugin
-    from .transcript.message import Message, MessageRef
+    from .transcript.message import (
+        Message,
+        MessageRef,
+    )
     from .transcript.transcript import Transcript
+    from .warn import LmmlWarning
 
 API: Final[dict[str, tuple[str, ...]]] = {
     ".errors": (
@@ -149,6 +199,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "Role",
         "Turn",
     ),
+    ".warn": ("LmmlWarning",),
     ".syntax": ("lmml_plugin",),
     ".narrative.narrative": (
         "Narrative",
@@ -226,17 +277,9 @@ API: Final[dict[str, tuple[str, ...]]] = {
 }
 """Each public name by the module that defines it: the public surface, in layer order."""
 
-_EAGER: Final = (".errors", ".model")
-"""Modules imported with the package: the error tree and the values a parse yields are light."""
-
-_NOT_STARRED: Final = frozenset({"open"})
-"""Names left out of ``__all__``: ``open`` would shadow the builtin on ``import *``."""
-
-# Everything else is imported on first use (PEP 562), so ``import lmml_mdit`` and the
-# ``lmml`` command stay quick: a command loads only the layers it needs.
-_LAZY: Final[dict[str, str]] = {
-    name: module for module, names in API.items() if module not in _EAGER for name in names
-}
+# Every name is imported on first use (PEP 562), so ``import lmml_mdit`` and the ``lmml``
+# command stay quick: a command loads only the layers it needs.
+_LAZY: Final[dict[str, str]] = {name: module for module, names in API.items() for name in names}
 
 
 __getattr__ = lazy_attributes(__name__, _LAZY)
@@ -246,6 +289,98 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-__all__ = sorted(
-    [name for names in API.values() for name in names if name not in _NOT_STARRED] + ["__version__"]
-)
+# Written out (not computed) so that type checkers read it; tests/test_package.py keeps it equal
+# to API less ``open``.
+__all__ = [
+    "ERROR_KINDS",
+    "MESSAGE_ROLES",
+    "ROLES",
+    "Asset",
+    "AudioPart",
+    "Bundle",
+    "BundleError",
+    "BundleNotFoundError",
+    "CaseCollisionError",
+    "CaseResult",
+    "ChatTemplateError",
+    "ConflictingEmbedError",
+    "DefectError",
+    "DefectWarning",
+    "DocumentPart",
+    "DuplicateEntryError",
+    "Embed",
+    "EmbedBudgetError",
+    "EmbedOmittedWarning",
+    "EncryptedEntryError",
+    "ExportReport",
+    "FlattenFlags",
+    "FormatError",
+    "ImagePart",
+    "ImportFormatError",
+    "InlineReport",
+    "InputError",
+    "InvalidManifestError",
+    "InvalidSettingsError",
+    "InvalidToolCallError",
+    "InvalidZipError",
+    "Issue",
+    "LimitExceededError",
+    "Limits",
+    "LmmlError",
+    "LmmlSyntaxError",
+    "LmmlWarning",
+    "Message",
+    "MessageList",
+    "MessageNotFoundError",
+    "MessageRef",
+    "MissingEntryError",
+    "MissingNarrativeError",
+    "MissingPluginError",
+    "MissingSettingWarning",
+    "Narrative",
+    "NativeItemDroppedWarning",
+    "NotInlinableError",
+    "NotLmmlError",
+    "OrphanedEntryWarning",
+    "ReadOnlyTranscriptError",
+    "RemotePart",
+    "Role",
+    "SymlinkEntryError",
+    "SystemContentWarning",
+    "TextFilePart",
+    "TextPart",
+    "ToolCall",
+    "Transcript",
+    "TranscriptError",
+    "TranscriptFormatError",
+    "TranscriptIndexError",
+    "TranscriptTypeError",
+    "Turn",
+    "UnknownSettingWarning",
+    "UnresolvableReferenceError",
+    "UnsafeEntryError",
+    "UnsupportedContentError",
+    "VideoPart",
+    "WriteError",
+    "__version__",
+    "detect_format",
+    "detect_template_flags",
+    "export_folder",
+    "export_sharegpt",
+    "flatten",
+    "import_messages",
+    "import_path",
+    "lmml_plugin",
+    "parse",
+    "register_handler",
+    "render_cases",
+    "render_html",
+    "render_payload",
+    "render_turns",
+    "to_markdown",
+    "to_request",
+    "tool_call_fence",
+    "tool_call_issues",
+    "unregister_handler",
+    "write_preview",
+]

@@ -2,4 +2,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
+
+VERSION_LINE = f"lmml {__version__}"
+"""What ``lmml --version`` prints."""

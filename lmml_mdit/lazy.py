@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping
+
+TYPE_CHECKING = False  # not typing's: the package imports this module at start-up
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 __all__ = ["lazy_attributes"]
 

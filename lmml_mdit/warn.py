@@ -3,7 +3,8 @@
 A warning raised deep inside the package (a setting left out while a request is built, an
 item dropped while messages are written) is about the caller's call, so it names the
 caller's file and line whatever path led to it: a fixed ``stacklevel`` would point inside
-the package as soon as the call came through another public function.
+the package as soon as the call came through another public function. Every warning class
+of the package derives from :class:`LmmlWarning`, so one filter silences or raises them all.
 """
 
 from __future__ import annotations
@@ -11,7 +12,13 @@ from __future__ import annotations
 import sys
 import warnings
 
-__all__ = ["warn"]
+__all__ = ["LmmlWarning", "warn"]
+
+
+class LmmlWarning(UserWarning):
+    """The base of every warning lmml_mdit issues:
+    ``warnings.filterwarnings("ignore", category=lmml_mdit.LmmlWarning)`` silences them all."""
+
 
 _PACKAGE = __name__.partition(".")[0]
 

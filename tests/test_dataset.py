@@ -34,7 +34,7 @@ from lmml_mdit.dataset import (
     to_arrow,
     write_parquet,
 )
-from lmml_mdit.dataset.hf import hf_features, hf_rows, template_messages
+from lmml_mdit.dataset.hf import hf_features, hf_fingerprint, hf_rows, template_messages
 from lmml_mdit.dataset.parquet import import_parquet
 from lmml_mdit.errors import (
     BundleError,
@@ -577,3 +577,81 @@ def test_the_example_script_builds_a_dataset(folder: Path, tmp_path: Path) -> No
 
     saved = load_from_disk(str(tmp_path / "ds"))
     assert saved.num_rows == 38 and "messages" in saved.column_names
+
+
+def test_a_changed_folder_gives_a_new_dataset_not_the_cached_one(tmp_path: Path) -> None:
+    """The recipe of docs/datasets.md: without the listing's fingerprint ``datasets`` hands
+    back its cache, keyed by the folder's name alone, after a bundle is added."""
+    from datasets import Dataset
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "a.lmml").write_text("## user\nHi.\n", encoding="utf-8")
+    cache = str(tmp_path / "cache")
+
+    def build(**fingerprint: str) -> Dataset:
+        return Dataset.from_generator(
+            hf_rows,
+            gen_kwargs={"folder": str(folder)},
+            features=hf_features(),
+            cache_dir=cache,
+            **fingerprint,
+        )
+
+    first = hf_fingerprint(folder)
+    assert build(fingerprint=first).num_rows == 1
+    assert hf_fingerprint(folder) == first  # nothing changed: the cache serves
+    assert build().num_rows == 1
+    (folder / "b.lmml").write_text("## user\nHello.\n", encoding="utf-8")
+    assert build().num_rows == 1  # the default key: stale rows, without a word
+    second = hf_fingerprint(folder)
+    assert second != first
+    assert build(fingerprint=second).num_rows == 2
+    (folder / "b.lmml").write_text("## user\nHello again.\n", encoding="utf-8")
+    assert hf_fingerprint(folder) != second  # a changed bundle too
+    assert hf_fingerprint(folder, providers=["openai"]) != hf_fingerprint(folder)
+
+
+def test_the_fingerprint_lists_url_folders_too(tmp_path: Path) -> None:
+    fs = fsspec.filesystem("memory")
+    base = f"memory://fingerprint-{tmp_path.name}"
+    Bundle.from_text("a", "## user\nHi.\n").save(f"{base}/a.lmml")
+    first = hf_fingerprint(base)
+    Bundle.from_text("b", "## user\nHello.\n").save(f"{base}/sub/b.lmml")
+    assert hf_fingerprint(base) != first
+    fs.rm(f"/fingerprint-{tmp_path.name}", recursive=True)
+
+
+def test_bundle_save_takes_the_urls_open_takes(tmp_path: Path) -> None:
+    base = f"memory://save-{tmp_path.name}"
+    archive = Bundle.from_text("chat", "## user\nLook at @a.png.\n\n@@@a.txt\nnote\n@@@\n")
+    archive.pack().save(f"{base}/out/chat.lmmlz")
+    again = lmml_mdit.open(f"{base}/out/chat.lmmlz")
+    assert again.kind == "zip" and again.narrative_name == "chat.lmml"
+    assert again.embed("a.txt") == b"note\n"
+    text = Bundle.from_text("t", "## user\nHi.\n")
+    text.save(f"{base}/t.lmml")
+    assert lmml_mdit.open(f"{base}/t.lmml").narrative.source == "## user\nHi.\n"
+    local = tmp_path / "local.lmml"
+    text.save(local.as_uri())  # file:// is the local path, written atomically
+    assert local.read_text(encoding="utf-8") == "## user\nHi.\n"
+    assert list(tmp_path.iterdir()) == [local]
+
+
+def test_a_url_write_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
+    from lmml_mdit.bundle.urls import url_output
+
+    url = f"memory://broken-{tmp_path.name}/y.lmmlz"
+    with pytest.raises(RuntimeError, match="cut"), url_output(url) as stream:
+        stream.write(b"partial")
+        raise RuntimeError("cut")
+    fs = fsspec.filesystem("memory")
+    assert not fs.exists(f"/broken-{tmp_path.name}/y.lmmlz")
+    bundle = Bundle.from_text("x", "## user\n\n@@@n.txt\nhi\n@@@\n").pack()
+    bundle.save(url)
+    before = fs.cat_file(f"/broken-{tmp_path.name}/y.lmmlz")
+    from lmml_mdit.bundle.saving import save_bundle
+
+    with pytest.raises(lmml_mdit.WriteError, match="already there"):
+        save_bundle(Bundle.from_text("z", "## user\nOther.\n"), url, exclusive=True)
+    assert fs.cat_file(f"/broken-{tmp_path.name}/y.lmmlz") == before

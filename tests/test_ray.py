@@ -60,6 +60,7 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[str]:
     two_nodes: Cluster | None = None
     if request.param == "local":
         ray.init(
+            address="local",  # a cluster of its own, never one that happens to be running
             num_cpus=2,
             object_store_memory=OBJECT_STORE,
             include_dashboard=False,

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from lmml_mdit._version import VERSION_LINE
 from lmml_mdit.cli.options import Parser
-from lmml_mdit.cli.parser import COMMANDS, build_parser, parse_arguments
+from lmml_mdit.cli.parser import COMMANDS, SUMMARIES, build_parser, parse_arguments
 from tests._cli import ROOT
 
 _LOADED = """
@@ -171,3 +172,34 @@ def test_the_quick_parse_reads_every_line_as_the_intermixed_parse(argv: list[str
     assert extra == []
     expected = {key: value for key, value in vars(intermixed).items() if key != "handler"}
     assert {key: getattr(quick, key) for key in expected} == expected
+
+
+def test_version_and_help_load_the_argument_parser_alone() -> None:
+    status, modules, output = _loaded("--version")
+    assert status == 0 and output == VERSION_LINE
+    assert {name for name in modules if name.startswith("lmml_mdit")} == {
+        "lmml_mdit",
+        "lmml_mdit._version",
+        "lmml_mdit.cli",
+        "lmml_mdit.cli.launch",
+        "lmml_mdit.lazy",
+    }
+    status, modules, output = _loaded("--help")
+    assert status == 0 and output.strip() == build_parser().format_help().strip()
+    assert {"markdown_it", "lmml_mdit.syntax", "lmml_mdit.model", "lmml_mdit.errors"}.isdisjoint(
+        modules
+    )
+    assert "lmml_mdit.cli.commands" not in modules
+
+
+def test_the_summaries_are_the_whole_parser_s_help() -> None:
+    assert build_parser(SUMMARIES).format_help() == build_parser().format_help()
+
+
+@pytest.mark.parametrize(
+    "argv", [["validate", "--help"], ["--bogus", "--help"], ["--version", "x"]]
+)
+def test_other_help_and_version_lines_run_as_before(argv: list[str]) -> None:
+    status, modules, _ = _loaded(*argv)
+    assert status in (0, 2)
+    assert "lmml_mdit.cli.parser" in modules

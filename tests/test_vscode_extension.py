@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +132,55 @@ def test_missing_npm_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="npm is not installed"):
         _require_npm()
+
+
+_SHIPPED = {
+    "extension/package.json",
+    "extension/out/extension.js",
+    "extension/syntaxes/lmml.tmLanguage.json",
+    "extension/language-configuration.json",
+    "extension/README.md",
+    "extension/LICENSE.txt",
+}
+"""What the ``.vsix`` holds besides its own manifest: one bundled script and the files VS
+Code reads, no sources, tests, maps or ``node_modules``."""
+
+
+def test_the_vsix_ships_one_bundled_script_and_no_development_files(tmp_path: Path) -> None:
+    npm = _require_npm()
+    if not (EXTENSION / "node_modules" / ".bin" / "esbuild").exists():
+        installed = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=EXTENSION,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert installed.returncode == 0, installed.stderr[-2000:]
+    vsix = tmp_path / "lmml.vsix"
+    packaged = subprocess.run(
+        [
+            npm,
+            "exec",
+            "--",
+            "vsce",
+            "package",
+            "--no-dependencies",
+            "--allow-missing-repository",
+            "--out",
+            str(vsix),
+        ],
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )  # vscode:prepublish type-checks and bundles first
+    assert packaged.returncode == 0, (packaged.stdout + packaged.stderr)[-3000:]
+    with zipfile.ZipFile(vsix) as archive:
+        names = set(archive.namelist()) - {"extension.vsixmanifest", "[Content_Types].xml"}
+        script = archive.read("extension/out/extension.js").decode("utf-8")
+    assert names == _SHIPPED
+    required = set(re.findall(r"require\(\"([^\"]+)\"\)", script))
+    assert "vscode" in required  # the one module left outside the bundle: VS Code's own
+    assert all(name == "vscode" or name.startswith("node:") or "/" not in name for name in required)
+    assert "vscode-languageclient" not in required

@@ -32,7 +32,7 @@ from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
 from ..severity import WARNED_KINDS
 from ..syntax import delimiter_issues
-from ..warn import warn
+from ..warn import LmmlWarning, warn
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
 from .contents import BundleKind, entry_holding, first_fences, has_reserved, settings_embeds
 from .folder import folder_files, path_under
@@ -50,10 +50,17 @@ if TYPE_CHECKING:
 
 __all__ = ["Bundle", "DefectWarning"]
 
+if TYPE_CHECKING:
+    # Pyright reads a ``functools.cached_property`` as the descriptor, not as the read-only
+    # property it provides, so a Bundle would not match BundleSource in users' strict checks.
+    _cached_property = property
+else:
+    _cached_property = functools.cached_property
+
 _ReferenceError = TypeVar("_ReferenceError", MissingEntryError, UnresolvableReferenceError)
 
 
-class DefectWarning(UserWarning):
+class DefectWarning(LmmlWarning):
     """An error-level defect in a bundle sent anyway (``strict=False``, ``--force``), or a
     warning-level one every command that sends or shows a bundle reports
     (:data:`lmml_mdit.severity.WARNED_KINDS`: ``suspicious_delimiter``).
@@ -289,7 +296,7 @@ class Bundle:
             return os.stat(self._base_dir_path(name)).st_size
         raise self._missing(name)
 
-    @functools.cached_property
+    @_cached_property
     def fences(self) -> dict[str, Embed]:
         """The first inline fence of each name, in document order."""
         return first_fences(self.narrative)
@@ -432,7 +439,7 @@ class Bundle:
             error.args = (error.format(),)  # str(error) reads the new location
             raise
 
-    @functools.cached_property
+    @_cached_property
     def manifest(self) -> dict[str, Any] | None:
         """The decoded ``manifest.json`` (inline fence or entry), or None without one.
 
@@ -447,7 +454,7 @@ class Bundle:
         with self._locating(MANIFEST_NAME):
             return load_manifest(data, line=line)
 
-    @functools.cached_property
+    @_cached_property
     def front_matter(self) -> dict[str, Any] | None:
         """The narrative's YAML front matter (a leading ``---`` … ``---`` block) decoded as
         a mapping, or None without one. It is metadata: never a turn, never sent.
@@ -468,7 +475,7 @@ class Bundle:
             error.locate(self.file_name)  # its lines are the narrative's
             raise
 
-    @functools.cached_property
+    @_cached_property
     def settings(self) -> dict[str, Any] | None:
         """The decoded settings, from ``settings.yaml``, ``settings.yml`` or
         ``settings.json`` (whichever the bundle has), merged over the ``settings:`` mapping
@@ -577,6 +584,11 @@ class Bundle:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the bundle atomically: a text bundle as UTF-8, a zip bundle as an archive
         whose narrative entry is named after *path* (``out.lmmlz`` holds ``out.lmml``).
+
+        *path* may be an fsspec URL, as :func:`lmml_mdit.open` takes: ``file://`` is the
+        local path (written atomically), ``memory://``, ``s3://`` and any installed
+        filesystem are written through fsspec, whole once closed where the filesystem
+        works so (object stores, memory), with a failed write's partial file removed.
 
         Digests recorded in ``manifest.json`` are brought up to date. Only a regular file is
         replaced (a symbolic link is written through, keeping the link); a replaced file

@@ -39,7 +39,7 @@ from ..narrative.narrative import Narrative, parse
 from ..narrative.native import is_structure_name
 from ..syntax.fence import MARKER
 from ..syntax.write import check_fenceable, embed_fence, reference
-from ..warn import warn
+from ..warn import LmmlWarning, warn
 from .archive import unsafe_reason
 from .contents import BundleContents, fences_differing_from_entries, first_fences
 from .names import is_reference_name
@@ -368,7 +368,7 @@ class _Layout:
         return len(self.lines), None
 
 
-class OrphanedEntryWarning(UserWarning):
+class OrphanedEntryWarning(LmmlWarning):
     """``inline()`` met entries the narrative never mentions (kept as fences at the end, or
     left out with ``orphans="drop"``; the warning names them)."""
 

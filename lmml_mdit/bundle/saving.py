@@ -25,6 +25,7 @@ from .contents import BundleContents
 from .names import narrative_entry_name
 from .packing import rewrite_fence
 from .reserved import dump_manifest, manifest_digests, sha256_hex
+from .urls import is_url, local_path, url_basename, url_output
 
 __all__ = ["bundle_bytes", "save_archive", "save_bundle"]
 
@@ -65,7 +66,8 @@ def _current_manifest(bundle: BundleContents) -> tuple[str, dict[str, bytes]]:
 
 def save_bundle(bundle: BundleContents, path: str, *, exclusive: bool = False) -> None:
     """Write *bundle* to *path* atomically (see
-    :meth:`Bundle.save <lmml_mdit.bundle.bundle.Bundle.save>`).
+    :meth:`Bundle.save <lmml_mdit.bundle.bundle.Bundle.save>`); *path* may be an fsspec URL
+    (:func:`lmml_mdit.bundle.urls.url_output`; a ``file://`` URL is its local path).
 
     :param exclusive: never replace an existing file (see
         :func:`lmml_mdit.atomic.atomic_write`).
@@ -74,6 +76,14 @@ def save_bundle(bundle: BundleContents, path: str, *, exclusive: bool = False) -
     :raises UnsafeEntryError: (and the other :func:`~lmml_mdit.bundle.archive.check_entry_names`
         errors) for an archive :func:`lmml_mdit.open` would refuse.
     """
+    if is_url(path):
+        local = local_path(path)
+        if local is None:
+            data = bundle_bytes(bundle, url_basename(path))
+            with url_output(path, exclusive=exclusive) as stream:
+                stream.write(data)
+            return
+        path = local
     text, replaced = _current_manifest(bundle)
     if bundle.kind == "text":
         atomic_write_bytes(path, text.encode("utf-8"), exclusive=exclusive)

@@ -10,12 +10,14 @@ name, so a bare ``.lmml`` still sees its folder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from typing import Protocol
+from collections.abc import Iterator
+from typing import BinaryIO, Protocol, cast
 from urllib.parse import unquote, urlsplit
 
-from ..errors import BundleError, BundleNotFoundError
+from ..errors import BundleError, BundleNotFoundError, WriteError
 from .archive import SeekableFile
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "local_path",
     "open_url",
     "url_basename",
+    "url_output",
 ]
 
 # Two letters at least, so a Windows drive ("C:\\x", "C://x") is never taken for a scheme.
@@ -55,6 +58,12 @@ class UrlFileSystem(Protocol):
 
     def rm(self, path: str) -> None:
         """Remove the file *path*."""
+
+    def exists(self, path: str) -> bool:
+        """Whether there is a file or folder at *path*."""
+
+    def info(self, path: str) -> dict[str, object]:
+        """What the filesystem knows of *path*: ``size`` and, by filesystem, its time."""
 
 
 def is_url(source: object) -> bool:
@@ -120,3 +129,42 @@ def open_url(url: str) -> SeekableFile:
         raise BundleError(
             f"cannot read the file: {error.strerror or error}", name=url, hint="check the URL"
         ) from None
+
+
+@contextlib.contextmanager
+def url_output(url: str, *, exclusive: bool = False) -> Iterator[BinaryIO]:
+    """A binary stream that becomes the file at *url* (not a ``file://`` one: those are
+    local paths, written atomically by :mod:`lmml_mdit.atomic`) when the block ends without
+    an error; a write that fails midway removes what it wrote.
+
+    Whether readers can see a half-written file is the filesystem's: object stores
+    (``s3://``, ``gs://``) and ``memory://`` show a file once it is closed; a network
+    filesystem that writes in place may show it growing.
+
+    :param exclusive: refuse when a file is already there (checked before writing, which
+        a filesystem without an atomic "create if absent" cannot do better).
+    :raises WriteError: when it cannot be written.
+    """
+    fs, path = filesystem(url)
+    parent = path.rsplit("/", 1)[0] if "/" in path else ""
+    try:
+        if exclusive and fs.exists(path):
+            raise WriteError("a file is already there", name=url, hint="choose another name")
+        if parent:
+            fs.makedirs(parent, exist_ok=True)
+        stream = cast(BinaryIO, fs.open(path, "wb"))
+    except OSError as error:
+        raise WriteError(f"cannot write: {error.strerror or error}", name=url) from None
+    try:
+        yield stream
+    except BaseException:
+        stream.close()
+        with contextlib.suppress(OSError):
+            fs.rm(path)
+        raise
+    try:
+        stream.close()
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            fs.rm(path)
+        raise WriteError(f"cannot write: {error.strerror or error}", name=url) from None

@@ -61,7 +61,7 @@ from ..narrative.toolcalls import (
 )
 from ..syntax.write import reference
 from ..text import blank_edges
-from ..warn import warn
+from ..warn import LmmlWarning, warn
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts
 from .inputs import Edit, Fills, InputAsset, Template, template_of
 
@@ -97,20 +97,20 @@ a warning, or refused."""
 MessageRole = Literal["system", "user", "assistant", "tool"]
 
 
-class EmbedOmittedWarning(UserWarning):
+class EmbedOmittedWarning(LmmlWarning):
     """An embed was left out of a message because it did not fit ``max_embed_bytes``."""
 
 
-class SystemContentWarning(UserWarning):
+class SystemContentWarning(LmmlWarning):
     """``messages()`` for Anthropic or Gemini kept system content out of the list (on the
     result's ``system`` attribute) without being told where it goes."""
 
 
-class UnknownSettingWarning(UserWarning):
+class UnknownSettingWarning(LmmlWarning):
     """A setting the provider has no parameter for was left out of a request."""
 
 
-class MissingSettingWarning(UserWarning):
+class MissingSettingWarning(LmmlWarning):
     """A request went without a setting it usually has: a required parameter took its
     documented default (Anthropic's ``max_tokens``), or a model the API does not require
     was left out (OpenAI Responses).

@@ -14,13 +14,13 @@ from typing import Any
 
 from ..errors import UnsupportedContentError, location
 from ..narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
-from ..warn import warn
+from ..warn import LmmlWarning, warn
 from .content import Item, OutgoingConversation, OutgoingMessage
 
 __all__ = ["NativeItemDroppedWarning", "keep_native", "message_keys", "place_native"]
 
 
-class NativeItemDroppedWarning(UserWarning):
+class NativeItemDroppedWarning(LmmlWarning):
     """A provider-specific item was left out of an export to a provider that cannot take it."""
 
 

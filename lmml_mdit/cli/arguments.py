@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable
 from typing import Literal
 
-from ..syntax import DelimiterMode, ReferenceMode
+from ..modes import DelimiterMode, ReferenceMode
 
 __all__ = ["Arguments", "CommandHandler", "Handler"]
 

@@ -21,6 +21,7 @@ from ..atomic import atomic_write_bytes
 from ..errors import LmmlError, WriteError, file_location, location
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from .arguments import Arguments
+from .failure import CliError as CliError
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
@@ -53,10 +54,6 @@ PROGRAM = "lmml"
 
 STDIO = "-"
 """The path meaning standard input or standard output."""
-
-
-class CliError(Exception):
-    """A failure the CLI reports as one ``lmml: error:`` line and exit status 2."""
 
 
 # -- text on a terminal -------------------------------------------------------------------

@@ -7,10 +7,10 @@ The chat format and provider names its choices offer come from the chat layer's 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, cast
 
-from .._version import __version__
+from .._version import VERSION_LINE
 from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS
 from ..chat.format_names import PROVIDER_NAMES as PROVIDERS
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
@@ -76,6 +76,17 @@ _COMMAND_TABLE: dict[str, _Command] = {
 COMMANDS: tuple[str, ...] = tuple(_COMMAND_TABLE)
 """Every subcommand name, in help order."""
 
+SUMMARIES = "--help"
+"""``build_parser(SUMMARIES)``: every subcommand's one-line summary and nothing of its
+options, which is all ``lmml --help`` prints (and a sixth of the cost of the whole tree)."""
+
+
+class _Unbuilt:
+    """Stands for a subcommand's parser in the summaries: every call on it does nothing."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
+        return lambda *args, **kwargs: self
+
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``lmml`` argument parser with every subcommand, or with *only* that one.
@@ -95,14 +106,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         ),
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"lmml {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION_LINE)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     def wanted(name: str) -> bool:
-        return only is None or name == only
+        return only is None or only == SUMMARIES or name == only
 
     def command(name: str, summary: str, example: str) -> argparse.ArgumentParser:
+        if only == SUMMARIES:
+            sub._choices_actions.append(sub._ChoicesPseudoAction(name, (), summary))
+            return cast(argparse.ArgumentParser, _Unbuilt())
         command_parser = sub.add_parser(
             name,
             help=summary,

@@ -5,9 +5,18 @@
 (``datasets`` writes its Arrow cache as rows arrive)::
 
     from datasets import Dataset
-    from lmml_mdit.dataset.hf import hf_features, hf_rows
+    from lmml_mdit.dataset.hf import hf_features, hf_fingerprint, hf_rows
 
-    ds = Dataset.from_generator(hf_rows, gen_kwargs={"folder": "runs/"}, features=hf_features())
+    ds = Dataset.from_generator(
+        hf_rows,
+        gen_kwargs={"folder": "runs/"},
+        features=hf_features(),
+        fingerprint=hf_fingerprint("runs/"),
+    )
+
+``datasets`` keeps the built dataset in its cache under a fingerprint; by default that
+hashes the generator and its arguments, which for a folder is its name alone, so a bundle
+added later would not be seen. :func:`hf_fingerprint` hashes the folder's listing instead.
 
 :func:`template_messages` turns a row into the ``[{"role": ..., "content": ...}]`` list that
 ``tokenizer.apply_chat_template`` takes.
@@ -15,17 +24,22 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from .._version import __version__
 from ..bundle.archive import Limits
+from ..bundle.urls import filesystem, is_url, local_path
 from ..chat.template import ChatMessage
 from .arrow import iter_rows
 from .rows import OpenOptions, Row
-from .schema import AssetMode, checked_providers, conversation_schema
+from .schema import SCHEMA_VERSION, AssetMode, checked_providers, conversation_schema
+from .storage import walk
 
-__all__ = ["TEMPLATE_ROLES", "hf_features", "hf_rows", "template_messages"]
+__all__ = ["TEMPLATE_ROLES", "hf_features", "hf_fingerprint", "hf_rows", "template_messages"]
 
 TEMPLATE_ROLES: Mapping[str, str] = {
     "context": "system",
@@ -58,6 +72,57 @@ def hf_rows(
     for row in iter_rows(folder, options):
         row["messages"] = template_messages(row)
         yield row
+
+
+def hf_fingerprint(
+    folder: str | os.PathLike[str],
+    providers: Sequence[str] | None = None,
+    assets: AssetMode = "embed",
+    limits: Limits | None = None,
+) -> str:
+    """The ``fingerprint=`` for ``Dataset.from_generator(hf_rows, ...)`` over *folder* (a
+    path or URL) with these options: a digest of the folder's listing (every bundle's
+    relative path, size and modification time), the options, this package's version and
+    the schema's, so that a bundle added, removed or changed gives another dataset instead
+    of the cached one.
+
+    The files beside a bare ``.lmml`` that it references are not listed: touch the
+    narrative (or rebuild with a new ``cache_dir``) after changing only those.
+    """
+    entries = []
+    for source, relative in walk(folder):
+        size, modified = _size_and_time(source)
+        entries.append([relative, size, modified])
+    options = {
+        "providers": list(checked_providers(providers)),
+        "assets": assets,
+        "limits": repr(limits if limits is not None else Limits()),
+    }
+    described = {
+        "lmml_mdit": __version__,
+        "schema": SCHEMA_VERSION,
+        "options": options,
+        "bundles": entries,
+    }
+    text = json.dumps(described, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+_TIME_KEYS = ("mtime", "LastModified", "last_modified", "updated", "modified", "created", "ETag")
+"""Where fsspec filesystems keep a file's time (or, for some stores, a version tag)."""
+
+
+def _size_and_time(source: str) -> tuple[int, str]:
+    """The size and modification time (or version tag) of the bundle at *source*."""
+    local = local_path(source) if is_url(source) else source
+    if local is not None:
+        stat = os.stat(local)
+        return stat.st_size, str(stat.st_mtime_ns)
+    fs, path = filesystem(source)
+    info = fs.info(path)
+    size = info.get("size")
+    stamp = next((info[key] for key in _TIME_KEYS if info.get(key) is not None), "")
+    return int(size) if isinstance(size, int) else -1, str(stamp)
 
 
 def hf_features(providers: Sequence[str] | None = None) -> object:

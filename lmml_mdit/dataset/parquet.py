@@ -13,7 +13,7 @@ import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -25,6 +25,9 @@ from .arrow import BundleItem, to_arrow
 from .folders import ImportReport, colliding_rows, write_rows
 from .schema import SCHEMA_VERSION_KEY
 from .storage import open_input, open_output
+
+Compression: TypeAlias = Literal["zstd", "snappy", "gzip", "brotli", "lz4", "none"]
+"""A Parquet codec."""
 
 __all__ = [
     "ImportReport",
@@ -60,7 +63,7 @@ def write_parquet(
     out: str | os.PathLike[str],
     providers: Iterable[str] | None = None,
     *,
-    compression: str = "zstd",
+    compression: Compression = "zstd",
     progress: Progress | None = None,
     **options: object,
 ) -> ParquetReport:
@@ -100,9 +103,9 @@ def write_parquet(
                 ):
                     report.rows += 1
                     if failure is not None:
-                        report.failures.append((path, failure["message"]))
+                        report.failures.append((str(path), str(failure["message"])))
                     if progress is not None:
-                        progress(report.rows, None, path)
+                        progress(report.rows, None, str(path))
         finally:
             writer.close()
     return report
@@ -115,7 +118,7 @@ def _parquet_file(path: str | os.PathLike[str]) -> Iterator[pq.ParquetFile]:
     stream = open_input(text)
     try:
         try:
-            parquet = pq.ParquetFile(stream)
+            parquet = pq.ParquetFile(stream)  # type: ignore[arg-type,unused-ignore]
         except (pa.ArrowException, OSError) as error:
             raise BundleError(
                 f"this is not a Parquet file of conversation rows ({error})",

@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 from ..atomic import atomic_write
 from ..bundle.archive import SeekableFile
-from ..bundle.urls import filesystem, is_url, local_path
+from ..bundle.urls import filesystem, is_url, local_path, url_output
 from ..chat.export import iter_bundles
-from ..errors import BundleError, WriteError
+from ..errors import BundleError
 from ..formats import BUNDLE_SUFFIXES
 
 __all__ = ["absolute", "is_folder", "join", "open_input", "open_output", "relative_path", "walk"]
@@ -102,23 +102,8 @@ def open_output(location: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         with atomic_write(local) as stream:
             yield stream
         return
-    fs, path = filesystem(text)
-    parent = path.rsplit("/", 1)[0] if "/" in path else ""
-    try:
-        if parent:
-            fs.makedirs(parent, exist_ok=True)
-        stream = cast(BinaryIO, fs.open(path, "wb"))
-    except OSError as error:
-        raise WriteError(f"cannot write: {error.strerror or error}", name=text) from None
-    try:
+    with url_output(text) as stream:
         yield stream
-    except BaseException:
-        # Leave no partial file behind: the write failed midway.
-        stream.close()
-        with contextlib.suppress(OSError):
-            fs.rm(path)
-        raise
-    stream.close()
 
 
 def open_input(location: str | os.PathLike[str]) -> SeekableFile:

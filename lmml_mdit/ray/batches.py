@@ -100,7 +100,7 @@ def validate_batch(batch: pa.Table, limits: Limits | None = None) -> pa.Table:
     return _replaced(batch, "ok", pa.array(ok, pa.bool_()))
 
 
-def _replaced(table: pa.Table, name: str, values: pa.Array) -> pa.Table:
+def _replaced(table: pa.Table, name: str, values: pa.Array[Any]) -> pa.Table:
     """*table* with column *name* set to *values* (replaced in place, or appended)."""
     if name in table.column_names:
         return table.set_column(table.column_names.index(name), name, values)

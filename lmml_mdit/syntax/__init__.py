@@ -19,6 +19,7 @@ from .collect import (
     make_collect_rule,
     reset_scratch,
 )
+from .compat import add_terminator_char
 from .deferred import (
     COLLECTED_KEY,
     DEFERRED_KEY,
@@ -130,7 +131,7 @@ def lmml_plugin(
         rule = make_block_rule(fences=fences, roles=roles)
         md.block.ruler.before("html_block", "lmml_block", rule, {"alt": _BLOCK_ALTS})
     if mode is not None:
-        md.inline.add_terminator_char(SIGIL)
+        add_terminator_char(md, SIGIL)
         md.inline.ruler.push("lmml_ref", make_reference_rule(mode))
     # The escape rule is wrapped, not preceded: other positions pay no extra call, and
     # disabling "escape" (the "zero" preset) disables LMML escapes too. A parser without

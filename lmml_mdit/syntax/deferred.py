@@ -37,6 +37,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
 from ..model import Embed
+from .compat import terminator_pattern
 from .keys import (
     INLINE_PARENT_KEY,
     KNOWN_SCRATCH_KEY,
@@ -358,7 +359,7 @@ class DeferredInlines:
         # A content without any character an inline rule starts at is one text token: the
         # text rule (markdown-it's first) takes all of it, and no other rule runs.
         rules = md.inline.ruler.getRules("")
-        terminator = md.inline.terminator_re if rules and rules[0] is text_rule else None
+        terminator = terminator_pattern(md) if rules and rules[0] is text_rule else None
         inlines: list[Token] = []
         for position in positions:
             token = tokens[position]

@@ -42,16 +42,16 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Container
-from typing import Literal
 
 from markdown_it.rules_inline import StateInline
 
+from ..modes import REFERENCE_MODES as REFERENCE_MODES
+from ..modes import ReferenceMode as ReferenceMode
+from .compat import append_pending
 from .keys import FOUND_KEY, INLINE_PARENT_KEY, KNOWN_SCRATCH_KEY, NEW_REFS_KEY
 from .positions import FoundInline
 
 SIGIL = "@"
-ReferenceMode = Literal["assets", "any"]
-REFERENCE_MODES: tuple[ReferenceMode, ...] = ("assets", "any")
 _NAME = re.compile(r"[^\W_][\w./-]*")
 _TRAILING_PUNCTUATION = "./-"
 _WORD_JOINERS = frozenset("_+-.@")
@@ -163,7 +163,7 @@ def make_reference_rule(mode: ReferenceMode) -> InlineRule:
                 # The fast parse: the reference stays text, as markdown-it alone reads it,
                 # and only its offset and name are kept (see .collect).
                 found.add(pos, name)
-                state.append_pending(src[pos:end])
+                append_pending(state, src[pos:end])
         state.pos = end
         return True
 

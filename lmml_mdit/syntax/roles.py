@@ -56,16 +56,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from typing import Protocol
 
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
 from ..model import MESSAGE_ROLES, Issue, Role
+from ..modes import DELIMITER_MODES as DELIMITER_MODES
+from ..modes import DelimiterMode as DelimiterMode
 from .keys import ROLE_TOKENS_KEY
 
-DelimiterMode = Literal["strict", "loose"]
-DELIMITER_MODES: tuple[DelimiterMode, ...] = ("strict", "loose")
 SUSPICIOUS_DELIMITER = "suspicious_delimiter"
 """The :class:`~lmml_mdit.model.Issue` kind of a near-miss delimiter heading."""
 

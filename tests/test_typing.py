@@ -1,0 +1,78 @@
+"""A user's code type-checks: tests/typing/readme_tour.py (the README's API tour) passes
+``mypy --strict`` and pyright in strict mode, with lmml_mdit found as an installed package
+would be."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAM = ROOT / "tests" / "typing" / "readme_tour.py"
+
+
+def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=600,
+        check=False,
+    )
+
+
+def test_the_readme_tour_passes_mypy_strict(tmp_path: Path) -> None:
+    done = _run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",  # the package's own errors are its own check's
+            "--python-executable",
+            sys.executable,
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(PROGRAM),
+        ],
+        tmp_path,
+        MYPYPATH=str(ROOT),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_readme_tour_passes_pyright_strict(tmp_path: Path) -> None:
+    config = {"typeCheckingMode": "strict", "extraPaths": [str(ROOT)], "pythonVersion": "3.10"}
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    done = _run(
+        [
+            sys.executable,
+            "-m",
+            "pyright",
+            "--project",
+            str(tmp_path / "pyrightconfig.json"),
+            "--pythonpath",
+            sys.executable,
+            str(PROGRAM),
+        ],
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"\b0 errors, 0 warnings", done.stdout), done.stdout
+
+
+def test_the_program_follows_the_readme_tour() -> None:
+    """Each public name the README's tour calls is one the program calls too."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tour = readme.split("## A short API tour", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    tour = re.sub(r"#.*", "", tour)  # the comments' own examples are not calls
+    program = PROGRAM.read_text(encoding="utf-8")
+    names = set(re.findall(r"lmml_mdit\.(\w+)", tour)) | set(re.findall(r"\.(\w+)\(", tour))
+    missing = sorted(name for name in names if not re.search(rf"\b{name}\b", program))
+    assert missing == []
