@@ -156,17 +156,7 @@ class _Run:
 
     def body(self) -> dict[str, Any]:
         """The request body of the next round, as ``to_request`` builds it."""
-        request_options = dict(self.options.request_options)
-        if self.tools is not None:
-            settings = dict(request_options.get("settings") or {})
-            settings.setdefault("tools", self.tools)
-            request_options["settings"] = settings
-        return to_request(
-            self.document.bundle(),
-            self.options.provider,
-            model=self.options.model,
-            **request_options,
-        )
+        return _request(self.document, self.options, self.tools)
 
     def emit(self, event: ReplyEvent) -> None:
         self.attempt_events.append(event)
@@ -244,8 +234,15 @@ class _Run:
         """Append the reply; the tool calls it makes."""
         self.rounds += 1
         if not exchange.complete:
-            failure = Failure("connection", message="the stream ended before the reply did")
-            raise self.error(failure)
+            cut = StreamCutError(
+                f"the reply from {self.url} ended before the provider finished it",
+                name=self.file,
+                hint="nothing was written; run again (--keep-partial writes what arrived)",
+            )
+            cut.partial = "".join(exchange.text)
+            if self.options.keep_partial:
+                self.keep_partial()
+            raise cut
         conversation = read_conversation(exchange.payload, self.options.provider)
         parts = [part for turn in conversation.turns for part in turn.parts]
         parts = [
@@ -361,6 +358,19 @@ class _Run:
         return ""
 
 
+def _request(
+    document: Document, options: RunOptions, tools: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    """The body ``to_request`` builds for the document as it now reads, with *tools* (the
+    settings' declarations plus the given functions') when there are any."""
+    request_options = dict(options.request_options)
+    if tools is not None:
+        settings = dict(request_options.get("settings") or {})
+        settings.setdefault("tools", tools)
+        request_options["settings"] = settings
+    return to_request(document.bundle(), options.provider, model=options.model, **request_options)
+
+
 def _extra(sdk: str) -> str:
     return {"google-genai": "gemini"}.get(sdk, sdk)
 
@@ -473,3 +483,10 @@ async def _asend(state: _Run, body: Mapping[str, Any]) -> tuple[Exchange, float]
             await asyncio.sleep(wait or 0.0)
             attempt += 1
 
+
+
+def dry_run_body(bundle: Bundle, options: RunOptions) -> dict[str, Any]:
+    """The first request body a run would send, built without a client or a key."""
+    functions = _functions(options.tools)
+    tools = declared_tools(bundle.settings, functions) if functions else None
+    return _request(Document.of(bundle), options, tools)

@@ -1,0 +1,614 @@
+"""``lmml run`` and ``send``: the official SDKs against a loopback server speaking each
+provider's wire protocol (JSON and server-sent events), the file after the run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import _run_tools
+import pytest
+from _wire_server import (
+    BUILDERS,
+    Drop,
+    Json,
+    Said,
+    Sse,
+    WireServer,
+    base_url,
+    error_body,
+    openai_chat,
+)
+
+import lmml_mdit
+from lmml_mdit import Transcript
+from lmml_mdit.cli import main
+from lmml_mdit.errors import (
+    MissingCredentialsError,
+    ProviderConnectionError,
+    ProviderError,
+    StreamCutError,
+    ToolLoadError,
+)
+from lmml_mdit.run import TextDelta, ToolCallEvent
+
+PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
+
+CHAT = (
+    "@@@settings.yaml\nmodel: m1\nmax_tokens: 50\n@@@\n\n"
+    "## system\n\nBe brief.\n\n## Turn 1 -- user\n\nWhat is the weather in Paris?\n"
+)
+
+
+@pytest.fixture(scope="module")
+def module_server() -> Iterator[WireServer]:
+    server = WireServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def server(module_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:
+    module_server.requests.clear()
+    module_server.answers.clear()
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.setenv(name, "test-key")
+    return module_server
+
+
+def _chat(tmp_path: Path, text: str = CHAT) -> Path:
+    path = tmp_path / "chat.lmml"
+    path.write_bytes(text.encode())
+    return path
+
+
+def _camel(value: Any) -> Any:
+    """JSON keys in the camelCase the Gemini REST API spells them in."""
+    if isinstance(value, dict):
+        return {
+            "".join(w.title() if i else w for i, w in enumerate(k.split("_"))): _camel(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_camel(item) for item in value]
+    return value
+
+
+def assert_sent(provider: str, received: dict[str, Any], body: dict[str, Any]) -> None:
+    """The request the server received is the body ``to_request`` built (for Gemini, the
+    SDK's keyword arguments as the REST API spells them)."""
+    body = json.loads(json.dumps(body))
+    if provider != "gemini":
+        sent = {k: v for k, v in received.items() if k not in ("stream", "stream_options")}
+        assert sent == body
+        return
+    assert received["contents"] == _camel(body["contents"])
+    config = body.get("config", {})
+    if "system_instruction" in config:
+        assert received["systemInstruction"] == _camel(config["system_instruction"])
+    if "max_output_tokens" in config:
+        assert received["generationConfig"]["maxOutputTokens"] == config["max_output_tokens"]
+    if "tools" in config:
+        names = [d["name"] for t in config["tools"] for d in t["function_declarations"]]
+        assert [d["name"] for t in received["tools"] for d in t["functionDeclarations"]] == names
+
+
+def _run(server: WireServer, provider: str, *args: object) -> int:
+    return main(["run", *map(str, args), "-p", provider, "--base-url", base_url(server, provider)])
+
+
+# -- one reply, every provider, streamed and not ------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_run_sends_the_request_body_and_appends_the_reply(
+    tmp_path: Path,
+    server: WireServer,
+    provider: str,
+    stream: bool,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = _chat(tmp_path)
+    expected = lmml_mdit.open(path).to_request(provider)
+    server.script(BUILDERS[provider](Said(["Sunny", " and mild, see @x.png."]), stream=stream))
+    flags = [] if stream else ["--no-stream"]
+    assert _run(server, provider, path, *flags) == 0
+    out = capsys.readouterr()
+    assert "Sunny and mild, see @x.png." in out.out
+    assert "wrote the reply" in out.err
+    (request,) = server.requests
+    assert_sent(provider, request.body, expected)
+    if provider == "gemini":
+        assert request.path.endswith("streamGenerateContent" if stream else "generateContent")
+        assert request.query == ({"alt": ["sse"]} if stream else {})
+    else:
+        assert request.body.get("stream", False) is stream
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT)  # every byte above the reply as it was
+    assert text[len(CHAT) :].startswith(
+        "\n## Turn 2 -- assistant\n\nSunny and mild, see \\@x.png.\n"
+    )
+    bundle = lmml_mdit.open(path)
+    assert bundle.narrative.turns[-1].role == "assistant"
+    (record,) = bundle.manifest["lmml_run"]
+    assert record["provider"] == provider
+    assert record["model"] == "test-model"
+    assert record["input_tokens"] == 11 and record["output_tokens"] == 7
+    assert record["turn"] == 3 and record["latency_ms"] >= 0
+    assert record["finish_reason"] in ("stop", "end_turn", "STOP", "completed")
+    assert record["request_id"]
+    # The reply goes back on the next request as the assistant's message.
+    body = bundle.to_request(provider)
+    assert "Sunny and mild, see @x.png." in json.dumps(body)
+
+
+def test_the_output_option_leaves_the_source_alone(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    out = tmp_path / "out.lmml"
+    server.script(openai_chat(Said(["Hi"]), stream=True))
+    assert _run(server, "openai", path, "-o", out, "-q") == 0
+    assert path.read_text(encoding="utf-8") == CHAT
+    assert out.read_text(encoding="utf-8").startswith(CHAT + "\n## Turn 2 -- assistant\n\nHi\n")
+
+
+def test_a_second_run_moves_the_metadata_below_the_new_reply(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["One"]), stream=True), openai_chat(Said(["Two"]), stream=False))
+    assert _run(server, "openai", path, "-q") == 0
+    assert _run(server, "openai", path, "-q", "--no-stream") == 0
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT + "\n## Turn 2 -- assistant\n\nOne\n\n## Turn 3 -- assistant\n\nTwo\n")
+    assert text.count("@@@manifest.json") == 1
+    assert [r["turn"] for r in lmml_mdit.open(path).manifest["lmml_run"]] == [3, 4]
+    # The second request carried the first reply, and no metadata.
+    second = server.requests[1].body["messages"]
+    assert second[-1]["role"] == "assistant"
+    assert "lmml_run" not in json.dumps(second)
+
+
+def test_comment_delimiters_are_followed(tmp_path: Path, server: WireServer) -> None:
+    source = "<!-- system -->\n\nBe brief.\n\n<!-- user -->\n\nHi\n"
+    path = _chat(tmp_path, source)
+    server.script(openai_chat(Said(["Hello"]), stream=True))
+    assert _run(server, "openai", path, "--model", "m", "-q") == 0
+    assert path.read_text(encoding="utf-8").startswith(source + "\n<!-- assistant -->\n\nHello\n")
+
+
+def test_dry_run_prints_the_body_and_sends_nothing(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    assert main(["run", str(path), "-p", "anthropic", "--dry-run"]) == 0
+    assert json.loads(capsys.readouterr().out) == lmml_mdit.open(path).to_request("anthropic")
+    assert server.requests == []
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+# -- tools ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_tool_round_runs_the_function_and_sends_the_result(
+    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    _run_tools.CALLS.clear()
+    server.script(
+        BUILDERS[provider](
+            Said(["Let me look."], [("call_7", "get_weather", {"city": "Paris"})]), stream=True
+        ),
+        BUILDERS[provider](Said(["It is sunny, 21 C."]), stream=True),
+    )
+    code = _run(server, provider, path, "--tool", "_run_tools:get_weather", "--yes")
+    assert code == 0
+    out = capsys.readouterr().out
+    assert '[tool call] get_weather({"city": "Paris"})' in out
+    assert _run_tools.CALLS == [("get_weather", {"city": "Paris", "unit": "C"})]
+    first, second = (request.body for request in server.requests)
+    # The function's declaration comes from its signature and docstring.
+    declared = json.dumps(first)
+    assert "The weather in a city right now." in declared and '"unit"' in declared
+    # The second request carries the call and its result, as to_request builds it.
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT)
+    bundle = lmml_mdit.open(path)
+    assert [turn.role for turn in bundle.narrative.turns][-3:] == ["assistant", "tool", "assistant"]
+    assert bundle.validate() == []
+    if provider == "gemini":
+        assert "Sunny, 21 C in Paris" in json.dumps(second)
+    else:
+        rebuilt = bundle.to_request(provider, settings={"tools": json.loads(json.dumps(
+            [ {"name": "get_weather", "description": "The weather in a city right now.",
+               "parameters": {"type": "object", "properties": {"city": {"type": "string"},
+               "unit": {"type": "string"}}, "required": ["city"]}}]))})
+        trimmed = json.loads(json.dumps(rebuilt))
+        key = "input" if provider == "openai-responses" else "messages"
+        sent = second[key]
+        assert sent == trimmed[key][: len(sent)]
+    assert "call_7.tool_call.json" in text or provider == "gemini"
+    assert "Sunny, 21 C in Paris" in text
+    records = bundle.manifest["lmml_run"]
+    assert [r["turn"] for r in records] == [3, 5]
+
+
+def test_without_tools_a_tool_call_is_written_and_the_run_stops(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        openai_chat(Said([], [("call_1", "get_weather", {"city": "Oslo"})]), stream=True)
+    )
+    assert _run(server, "openai", path) == 0
+    assert "no tools were given, so the run stops here" in capsys.readouterr().err
+    text = path.read_text(encoding="utf-8")
+    assert '@@@call_1.tool_call.json\n{"id": "call_1", "name": "get_weather"' in text
+    assert len(server.requests) == 1
+
+
+def test_a_failing_tool_becomes_an_error_result(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        BUILDERS["anthropic"](Said([], [("toolu_1", "broken", {"city": "Rome"})]), stream=True),
+        BUILDERS["anthropic"](Said(["The service is down."]), stream=True),
+    )
+    assert _run(server, "anthropic", path, "--tool", "_run_tools:broken", "--yes", "-q") == 0
+    second = server.requests[1].body["messages"]
+    result = second[-1]["content"][0]
+    assert result["type"] == "tool_result"
+    assert "RuntimeError: the service for Rome is down" in json.dumps(result)
+    assert path.read_text(encoding="utf-8").rstrip().endswith("@@@")
+
+
+def test_max_rounds_bounds_the_tool_rounds(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    calls = [
+        openai_chat(Said([], [(f"call_{n}", "get_weather", {"city": "Rome"})]), stream=True)
+        for n in range(3)
+    ]
+    server.script(*calls)
+    code = _run(
+        server, "openai", path, "--tool", "_run_tools:get_weather", "--yes", "--max-rounds", "2"
+    )
+    assert code == 0
+    assert len(server.requests) == 2
+
+
+def test_without_a_terminal_or_yes_a_tool_call_is_declined(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    _run_tools.CALLS.clear()
+    server.script(
+        openai_chat(Said([], [("call_1", "get_weather", {"city": "Rome"})]), stream=True),
+        openai_chat(Said(["OK"]), stream=True),
+    )
+    assert _run(server, "openai", path, "--tool", "_run_tools:get_weather") == 0
+    assert _run_tools.CALLS == []
+    assert "pass --yes" in capsys.readouterr().err
+    assert "declined" in json.dumps(server.requests[1].body["messages"][-1])
+
+
+def test_a_bad_tool_spec_is_a_local_error(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    assert _run(server, "openai", path, "--tool", "no_such_module_x:f") == 2
+    assert "cannot import 'no_such_module_x'" in capsys.readouterr().err
+    with pytest.raises(ToolLoadError):
+        lmml_mdit.open(path).send("openai", tools=None) if False else _load("nope")
+
+
+def _load(spec: str) -> object:
+    from lmml_mdit.run.tools import load_tool
+
+    return load_tool(spec)
+
+
+# -- errors and faults --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_400_shows_the_providers_message_and_the_file(
+    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(Json(error_body(provider, 400, "max_tokens is too large"), status=400))
+    assert _run(server, provider, path) == 1
+    err = capsys.readouterr().err
+    assert "chat.lmml" in err and "(400)" in err and "max_tokens is too large" in err
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_401_names_the_key_variable(
+    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(Json(error_body(provider, 401, "invalid x-api-key"), status=401))
+    assert _run(server, provider, path) == 1
+    err = capsys.readouterr().err
+    variable = "OPENAI_API_KEY" if provider == "openai" else "ANTHROPIC_API_KEY"
+    assert "(401)" in err and variable in err and "--api-key" in err
+
+
+def test_a_missing_key_names_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    path = _chat(tmp_path)
+    assert main(["run", str(path), "-p", "gemini"]) == 2
+    assert "GEMINI_API_KEY or GOOGLE_API_KEY" in capsys.readouterr().err
+    with pytest.raises(MissingCredentialsError):
+        lmml_mdit.open(path).send("gemini")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_429_and_500_are_retried_honouring_retry_after(
+    tmp_path: Path, server: WireServer, provider: str
+) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        Json(error_body(provider, 429, "slow down"), status=429, headers={"retry-after": "0"}),
+        Json(error_body(provider, 500, "oops"), status=500),
+        BUILDERS[provider](Said(["Finally"]), stream=True),
+    )
+    assert _run(server, provider, path, "--backoff", "0.01", "-q") == 0
+    assert len(server.requests) == 3
+    assert "Finally" in path.read_text(encoding="utf-8")
+
+
+def test_retries_give_up_with_the_status(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(*[Json(error_body("openai", 503, "overloaded"), status=503)] * 3)
+    assert _run(server, "openai", path, "--retries", "2", "--backoff", "0.01") == 1
+    assert len(server.requests) == 3
+    assert "(503)" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+def test_retry_after_is_waited_for(tmp_path: Path, server: WireServer) -> None:
+    import time
+
+    path = _chat(tmp_path)
+    server.script(
+        Json(error_body("openai", 429, "wait"), status=429, headers={"retry-after": "0.3"}),
+        openai_chat(Said(["ok"]), stream=False),
+    )
+    started = time.perf_counter()
+    assert _run(server, "openai", path, "--backoff", "0", "-q", "--no-stream") == 0
+    assert time.perf_counter() - started >= 0.3
+
+
+def test_connection_refused_names_the_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = _chat(tmp_path)
+    url = f"http://127.0.0.1:{port}/v1"
+    assert main(["run", str(path), "--base-url", url]) == 1
+    assert url in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT
+    with pytest.raises(ProviderConnectionError, match=str(port)):
+        lmml_mdit.open(path).send("openai", base_url=url)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_stream_cut_midway_leaves_the_file_as_it_was(
+    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    answer = BUILDERS[provider](Said(["Half", " of", " it", " and", " more"]), stream=True)
+    assert isinstance(answer, Sse)
+    answer.cut_after = 3
+    server.script(answer)
+    assert _run(server, provider, path) == 1
+    out = capsys.readouterr()
+    assert "Half" in out.out  # the partial reply is printed
+    assert "mid-reply" in out.err
+    assert path.read_text(encoding="utf-8") == CHAT
+    assert len(server.requests) == 1  # a cut stream is not sent again
+
+
+def test_keep_partial_writes_the_cut_reply_marked_incomplete(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    answer = openai_chat(Said(["Half", " of", " it"]), stream=True)
+    assert isinstance(answer, Sse)
+    answer.cut_after = 3
+    server.script(answer)
+    assert _run(server, "openai", path, "--keep-partial", "-q") == 1
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT + "\n## Turn 2 -- assistant\n\nHalf of\n")
+    (record,) = lmml_mdit.open(path).manifest["lmml_run"]
+    assert record["incomplete"] is True
+
+
+def test_a_dropped_connection_is_a_connection_error(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(Drop())
+    assert _run(server, "anthropic", path) == 1
+    assert server.url in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+def test_ctrl_c_mid_stream_leaves_the_file_and_exits_130(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["a", "b", "c"]), stream=True))
+    original = sys.stdout.write
+    seen = []
+
+    def interrupt(text: str) -> int:
+        seen.append(text)
+        if text == "b":
+            raise KeyboardInterrupt
+        return original(text)
+
+    sys.stdout.write = interrupt  # type: ignore[method-assign]
+    try:
+        code = _run(server, "openai", path)
+    finally:
+        sys.stdout.write = original  # type: ignore[method-assign]
+    assert code == 130
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+def test_a_timeout_is_reported_with_the_url(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    path = _chat(tmp_path)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    try:
+        assert main(["run", str(path), "--base-url", url, "--timeout", "0.3"]) == 1
+    finally:
+        listener.close()
+    err = capsys.readouterr().err
+    assert "timed out" in err and url in err
+
+
+# -- the API ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_bundle_send_returns_the_reply_and_leaves_the_bundle(
+    tmp_path: Path, server: WireServer, provider: str
+) -> None:
+    path = _chat(tmp_path)
+    bundle = lmml_mdit.open(path)
+    server.script(
+        BUILDERS[provider](Said(["A", "B"], [("call_3", "get_weather", {"city": "Nice"})]), stream=True)
+    )
+    reply = bundle.send(provider, stream=True, base_url=base_url(server, provider))
+    assert reply.text == "AB"
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("get_weather", {"city": "Nice"})]
+    events = list(reply)
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["A", "B"]
+    assert [e.name for e in events if isinstance(e, ToolCallEvent)] == ["get_weather"]
+    assert reply.usage.input_tokens == 11 and reply.usage.output_tokens == 7
+    assert reply.raw is not None
+    assert reply.stopped is not None
+    assert "## Turn 2 -- assistant" in reply.lmml
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+def test_a_client_the_caller_built_is_used(tmp_path: Path, server: WireServer) -> None:
+    import openai
+
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="mine", max_retries=0)
+    server.script(openai_chat(Said(["mine"]), stream=False))
+    reply = lmml_mdit.open(_chat(tmp_path)).send("openai", client=client)
+    assert reply.text == "mine"
+    assert server.requests[0].headers["authorization"] == "Bearer mine"
+
+
+def test_tools_from_the_api_and_the_settings_declaration(
+    tmp_path: Path, server: WireServer
+) -> None:
+    declared = CHAT.replace(
+        "max_tokens: 50\n",
+        "max_tokens: 50\ntools:\n  - name: get_weather\n    description: Declared.\n"
+        "    parameters: {type: object, properties: {city: {type: string}}}\n",
+    )
+    path = _chat(tmp_path, declared)
+    server.script(
+        openai_chat(Said([], [("c1", "get_weather", {"city": "Lyon"})]), stream=False),
+        openai_chat(Said(["Done"]), stream=False),
+    )
+    reply = lmml_mdit.open(path).send(
+        "openai", tools=[_run_tools.get_weather], base_url=server.url + "/v1"
+    )
+    assert reply.text == "Done" and reply.rounds == 2
+    assert [run.result for run in reply.tool_runs] == ["Sunny, 21 C in Lyon"]
+    tools = server.requests[0].body["tools"]
+    assert [t["function"]["description"] for t in tools] == ["Declared."]
+    assert [turn.role for turn in reply.turns] == ["assistant", "tool", "assistant"]
+
+
+def test_transcript_send_appends_the_reply(tmp_path: Path, server: WireServer) -> None:
+    transcript = Transcript.load(_chat(tmp_path))
+    before = len(transcript)
+    server.script(BUILDERS["anthropic"](Said(["Hello from the transcript"]), stream=True))
+    reply = transcript.send("anthropic", stream=True, base_url=server.url)
+    assert len(transcript) == before + 1
+    last = transcript[-1]
+    assert (last.author, last.content) == ("assistant", "Hello from the transcript")
+    assert last.metadata["lmml_run"]["provider"] == "anthropic"
+    assert reply.metadata["output_tokens"] == 7
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_asend(tmp_path: Path, server: WireServer, provider: str) -> None:
+    bundle = lmml_mdit.open(_chat(tmp_path))
+
+    async def go() -> list[str]:
+        replies = []
+        for stream in (True, False):
+            server.script(BUILDERS[provider](Said(["async", " reply"]), stream=stream))
+            reply = await bundle.asend(provider, stream=stream, base_url=base_url(server, provider))
+            replies.append(reply.text)
+        return replies
+
+    assert asyncio.run(go()) == ["async reply", "async reply"]
+    assert_sent(provider, server.requests[1].body, bundle.to_request(provider))
+
+
+def test_transcript_asend(tmp_path: Path, server: WireServer) -> None:
+    transcript = Transcript.load(_chat(tmp_path))
+    server.script(openai_chat(Said(["hi"]), stream=True))
+    asyncio.run(transcript.asend("openai", stream=True, base_url=server.url + "/v1"))
+    assert transcript[-1].content == "hi"
+
+
+def test_anthropic_thinking_is_kept_as_a_native_item_and_sent_back(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    said = Said(["Answer"], thinking=("Let me think.", "sig-123"))
+    server.script(BUILDERS["anthropic"](said, stream=True))
+    assert _run(server, "anthropic", path, "-q") == 0
+    text = path.read_text(encoding="utf-8")
+    assert "@@@anthropic.thinking.1.json" in text
+    body = lmml_mdit.open(path).to_request("anthropic")
+    blocks = body["messages"][-1]["content"]
+    assert blocks[0] == {"type": "thinking", "thinking": "Let me think.", "signature": "sig-123"}
+
+
+def test_clients_are_reused_per_provider_and_base_url(tmp_path: Path, server: WireServer) -> None:
+    from lmml_mdit.run import loop
+
+    bundle = lmml_mdit.open(_chat(tmp_path))
+    server.script(*(openai_chat(Said(["x"]), stream=False) for _ in range(2)))
+    bundle.send("openai", base_url=server.url + "/v1")
+    count = len(loop._CLIENTS)
+    bundle.send("openai", base_url=server.url + "/v1")
+    assert len(loop._CLIENTS) == count
+
+
+_ = threading
