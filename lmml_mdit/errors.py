@@ -373,4 +373,3 @@ class StreamCutError(RunError):
 
 class ToolLoadError(RunError):
     """A ``--tool MODULE:FUNCTION`` cannot be imported, or is not a function."""
-

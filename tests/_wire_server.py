@@ -83,8 +83,10 @@ class WireServer:
                         body,
                     )
                 )
-                answer = server.answers.popleft() if server.answers else Json(
-                    {"error": {"message": "no scripted answer"}}, status=500
+                answer = (
+                    server.answers.popleft()
+                    if server.answers
+                    else Json({"error": {"message": "no scripted answer"}}, status=500)
                 )
                 server._answer(self, answer)
 
@@ -199,7 +201,9 @@ def openai_chat(said: Said, *, stream: bool) -> Answer:
                         {
                             "index": 0,
                             "delta": {
-                                "tool_calls": [{**head, "function": {"name": name, "arguments": ""}}]
+                                "tool_calls": [
+                                    {**head, "function": {"name": name, "arguments": ""}}
+                                ]
                             },
                         }
                     ],
@@ -208,8 +212,12 @@ def openai_chat(said: Said, *, stream: bool) -> Answer:
         )
         for start in range(0, len(text), 5):
             delta = {"index": index, "function": {"arguments": text[start : start + 5]}}
-            events.append((None, {**chunk, "choices": [{"index": 0, "delta": {"tool_calls": [delta]}}]}))
-    events.append((None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}))
+            events.append(
+                (None, {**chunk, "choices": [{"index": 0, "delta": {"tool_calls": [delta]}}]})
+            )
+    events.append(
+        (None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    )
     events.append((None, {**chunk, "choices": [], "usage": usage}))
     return Sse(events, done_marker=True)
 
@@ -217,7 +225,9 @@ def openai_chat(said: Said, *, stream: bool) -> Answer:
 def anthropic(said: Said, *, stream: bool) -> Answer:
     content: list[dict[str, Any]] = []
     if said.thinking is not None:
-        content.append({"type": "thinking", "thinking": said.thinking[0], "signature": said.thinking[1]})
+        content.append(
+            {"type": "thinking", "thinking": said.thinking[0], "signature": said.thinking[1]}
+        )
     if said.pieces:
         content.append({"type": "text", "text": "".join(said.pieces)})
     for call_id, name, arguments in said.calls:
@@ -261,7 +271,12 @@ def anthropic(said: Said, *, stream: bool) -> Answer:
             start = {"type": kind, "id": block["id"], "name": block["name"], "input": {}}
         if kind == "thinking":
             start = {"type": kind, "thinking": "", "signature": ""}
-        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": start},
+            )
+        )
         deltas: list[dict[str, Any]] = []
         if kind == "text":
             deltas = [{"type": "text_delta", "text": piece} for piece in said.pieces]
@@ -277,7 +292,12 @@ def anthropic(said: Said, *, stream: bool) -> Answer:
                 {"type": "signature_delta", "signature": block["signature"]},
             ]
         for delta in deltas:
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+            events.append(
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                )
+            )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     events.append(
         (
@@ -305,7 +325,11 @@ def gemini(said: Said, *, stream: bool) -> Answer:
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
         if finish:
             candidate["finishReason"] = "STOP"
-        found: dict[str, Any] = {"candidates": [candidate], "modelVersion": said.model, "responseId": "resp_gem"}
+        found: dict[str, Any] = {
+            "candidates": [candidate],
+            "modelVersion": said.model,
+            "responseId": "resp_gem",
+        }
         if finish:
             found["usageMetadata"] = usage
         return found
@@ -366,7 +390,10 @@ def openai_responses(said: Said, *, stream: bool) -> Answer:
         return Json(whole)
     started = {**whole, "status": "in_progress", "output": [], "usage": None}
     events: list[tuple[str | None, Any]] = [
-        ("response.created", {"type": "response.created", "sequence_number": 0, "response": started})
+        (
+            "response.created",
+            {"type": "response.created", "sequence_number": 0, "response": started},
+        )
     ]
     sequence = 1
 
@@ -377,7 +404,11 @@ def openai_responses(said: Said, *, stream: bool) -> Answer:
 
     for index, item in enumerate(output):
         if item["type"] == "message":
-            add("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []})
+            add(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "content": []},
+            )
             for piece in said.pieces:
                 add(
                     "response.output_text.delta",
@@ -389,7 +420,11 @@ def openai_responses(said: Said, *, stream: bool) -> Answer:
                 )
             add("response.output_item.done", output_index=index, item=item)
         else:
-            add("response.output_item.added", output_index=index, item={**item, "arguments": "", "status": "in_progress"})
+            add(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "arguments": "", "status": "in_progress"},
+            )
             add(
                 "response.function_call_arguments.delta",
                 item_id=item["id"],

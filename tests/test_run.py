@@ -4,9 +4,10 @@ provider's wire protocol (JSON and server-sent events), the file after the run."
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import json
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,13 +32,22 @@ from lmml_mdit.cli import main
 from lmml_mdit.errors import (
     MissingCredentialsError,
     ProviderConnectionError,
-    ProviderError,
-    StreamCutError,
     ToolLoadError,
 )
 from lmml_mdit.run import TextDelta, ToolCallEvent
+from lmml_mdit.run.tools import load_tool
 
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
+
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "The weather in a city right now.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+        "required": ["city"],
+    },
+}
 
 CHAT = (
     "@@@settings.yaml\nmodel: m1\nmax_tokens: 50\n@@@\n\n"
@@ -148,9 +158,7 @@ def test_run_sends_the_request_body_and_appends_the_reply(
     assert "Sunny and mild, see @x.png." in json.dumps(body)
 
 
-def test_the_output_option_leaves_the_source_alone(
-    tmp_path: Path, server: WireServer
-) -> None:
+def test_the_output_option_leaves_the_source_alone(tmp_path: Path, server: WireServer) -> None:
     path = _chat(tmp_path)
     out = tmp_path / "out.lmml"
     server.script(openai_chat(Said(["Hi"]), stream=True))
@@ -167,7 +175,9 @@ def test_a_second_run_moves_the_metadata_below_the_new_reply(
     assert _run(server, "openai", path, "-q") == 0
     assert _run(server, "openai", path, "-q", "--no-stream") == 0
     text = path.read_text(encoding="utf-8")
-    assert text.startswith(CHAT + "\n## Turn 2 -- assistant\n\nOne\n\n## Turn 3 -- assistant\n\nTwo\n")
+    assert text.startswith(
+        CHAT + "\n## Turn 2 -- assistant\n\nOne\n\n## Turn 3 -- assistant\n\nTwo\n"
+    )
     assert text.count("@@@manifest.json") == 1
     assert [r["turn"] for r in lmml_mdit.open(path).manifest["lmml_run"]] == [3, 4]
     # The second request carried the first reply, and no metadata.
@@ -227,10 +237,7 @@ def test_a_tool_round_runs_the_function_and_sends_the_result(
     if provider == "gemini":
         assert "Sunny, 21 C in Paris" in json.dumps(second)
     else:
-        rebuilt = bundle.to_request(provider, settings={"tools": json.loads(json.dumps(
-            [ {"name": "get_weather", "description": "The weather in a city right now.",
-               "parameters": {"type": "object", "properties": {"city": {"type": "string"},
-               "unit": {"type": "string"}}, "required": ["city"]}}]))})
+        rebuilt = bundle.to_request(provider, settings={"tools": [WEATHER_TOOL]})
         trimmed = json.loads(json.dumps(rebuilt))
         key = "input" if provider == "openai-responses" else "messages"
         sent = second[key]
@@ -245,9 +252,7 @@ def test_without_tools_a_tool_call_is_written_and_the_run_stops(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _chat(tmp_path)
-    server.script(
-        openai_chat(Said([], [("call_1", "get_weather", {"city": "Oslo"})]), stream=True)
-    )
+    server.script(openai_chat(Said([], [("call_1", "get_weather", {"city": "Oslo"})]), stream=True))
     assert _run(server, "openai", path) == 0
     assert "no tools were given, so the run stops here" in capsys.readouterr().err
     text = path.read_text(encoding="utf-8")
@@ -304,14 +309,16 @@ def test_a_bad_tool_spec_is_a_local_error(
     path = _chat(tmp_path)
     assert _run(server, "openai", path, "--tool", "no_such_module_x:f") == 2
     assert "cannot import 'no_such_module_x'" in capsys.readouterr().err
-    with pytest.raises(ToolLoadError):
-        lmml_mdit.open(path).send("openai", tools=None) if False else _load("nope")
+    assert path.read_text(encoding="utf-8") == CHAT
+    assert _run(server, "openai", path, "--tool", "_run_tools:nothing_here") == 2
+    assert "has no 'nothing_here'" in capsys.readouterr().err
+    with pytest.raises(ToolLoadError, match="MODULE:FUNCTION"):
+        load_tool("nope")
 
 
-def _load(spec: str) -> object:
-    from lmml_mdit.run.tools import load_tool
-
-    return load_tool(spec)
+def test_a_tool_spec_without_a_function_is_refused() -> None:
+    with pytest.raises(ToolLoadError, match="MODULE:FUNCTION"):
+        load_tool("nope")
 
 
 # -- errors and faults --------------------------------------------------------------------
@@ -503,7 +510,9 @@ def test_bundle_send_returns_the_reply_and_leaves_the_bundle(
     path = _chat(tmp_path)
     bundle = lmml_mdit.open(path)
     server.script(
-        BUILDERS[provider](Said(["A", "B"], [("call_3", "get_weather", {"city": "Nice"})]), stream=True)
+        BUILDERS[provider](
+            Said(["A", "B"], [("call_3", "get_weather", {"city": "Nice"})]), stream=True
+        )
     )
     reply = bundle.send(provider, stream=True, base_url=base_url(server, provider))
     assert reply.text == "AB"
@@ -611,4 +620,97 @@ def test_clients_are_reused_per_provider_and_base_url(tmp_path: Path, server: Wi
     assert len(loop._CLIENTS) == count
 
 
-_ = threading
+# -- tracing --------------------------------------------------------------------------------
+
+_SUBPROCESS = """
+import sys
+sys.path.insert(0, {tests!r})
+from lmml_mdit.cli import main
+code = main(["run", {path!r}, "--base-url", {url!r}] + {extra!r})
+print("otel-loaded" if any(m.startswith("opentelemetry") for m in sys.modules) else "otel-off")
+sys.exit(code)
+"""
+
+
+def _in_subprocess(path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    tests = str(Path(__file__).parent)
+    script = _SUBPROCESS.format(tests=tests, path=str(path), url=url, extra=list(extra))
+    env = dict(os.environ, PYTHONPATH=str(Path(tests).parent), OPENAI_API_KEY="k")
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_nothing_of_opentelemetry_is_imported_when_tracing_is_off(
+    tmp_path: Path, server: WireServer
+) -> None:
+    server.script(openai_chat(Said(["quiet"]), stream=True))
+    done = _in_subprocess(_chat(tmp_path), server.url + "/v1")
+    assert done.returncode == 0, done.stderr
+    assert "otel-off" in done.stdout
+
+
+def test_trace_console_prints_the_genai_spans(tmp_path: Path, server: WireServer) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    server.script(
+        openai_chat(Said([], [("call_1", "get_weather", {"city": "Oslo"})]), stream=True),
+        openai_chat(Said(["Sunny"]), stream=True),
+    )
+    done = _in_subprocess(
+        _chat(tmp_path),
+        server.url + "/v1",
+        "--trace",
+        "console",
+        "--tool",
+        "_run_tools:get_weather",
+        "--yes",
+    )
+    assert done.returncode == 0, done.stderr
+    err = done.stderr
+    for name in ('"chat m1"', '"execute_tool get_weather"', '"invoke_agent lmml"'):
+        assert name in err
+    for attribute in (
+        '"gen_ai.operation.name": "chat"',
+        '"gen_ai.provider.name": "openai"',
+        '"gen_ai.request.model": "m1"',
+        '"gen_ai.response.model": "test-model"',
+        '"gen_ai.usage.input_tokens": 11',
+        '"gen_ai.usage.output_tokens": 7',
+        '"gen_ai.tool.name": "get_weather"',
+    ):
+        assert attribute in err
+    assert '"gen_ai.response.finish_reasons": [\n' in err or "finish_reasons" in err
+
+
+def test_spans_nest_a_tool_under_the_run(tmp_path: Path, server: WireServer) -> None:
+    sdk = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = sdk.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    original = trace.get_tracer
+    trace.get_tracer = lambda *args, **kwargs: tracer  # type: ignore[assignment]
+    try:
+        server.script(
+            BUILDERS["anthropic"](Said([], [("t1", "get_weather", {"city": "Bern"})]), stream=True),
+            BUILDERS["anthropic"](Said(["Cold"]), stream=True),
+        )
+        lmml_mdit.open(_chat(tmp_path)).send(
+            "anthropic", stream=True, base_url=server.url, tools=[_run_tools.get_weather]
+        )
+    finally:
+        trace.get_tracer = original  # type: ignore[assignment]
+    spans = {span.name: span for span in exporter.get_finished_spans()}
+    run, tool = spans["invoke_agent lmml"], spans["execute_tool get_weather"]
+    chats = [span for span in exporter.get_finished_spans() if span.name == "chat m1"]
+    assert len(chats) == 2
+    assert tool.parent.span_id == run.context.span_id
+    assert all(chat.parent.span_id == run.context.span_id for chat in chats)
+    attributes = dict(chats[0].attributes)
+    assert attributes["gen_ai.provider.name"] == "anthropic"
+    assert attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
+    assert attributes["gen_ai.usage.output_tokens"] == 7

@@ -176,4 +176,3 @@ async def asend_transcript(transcript: Transcript, provider: str, **options: obj
     reply = await asend(transcript.to_bundle(), provider, **options)  # type: ignore[arg-type]
     _append(transcript, reply)
     return reply
-

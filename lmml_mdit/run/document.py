@@ -70,9 +70,9 @@ class Document:
                 document.text = text[:start].rstrip() + "\n"
             elif end is not None:
                 document._head_fence = (start, end)
-        document._calls = {
-            name for name in bundle.fences if is_tool_call_name(name)
-        } | {call_slug(call.id) for call in _tool_calls(bundle)}
+        document._calls = {name for name in bundle.fences if is_tool_call_name(name)} | {
+            call_slug(call.id) for call in _tool_calls(bundle)
+        }
         document._natives = sum(1 for name in bundle.fences if is_native_name(name))
         document._turns = sum(1 for turn in narrative.turns if turn.role != "context")
         document._number = _last_number(bundle)
@@ -94,7 +94,9 @@ class Document:
         self._calls.add(call_slug(candidate))
         return candidate
 
-    def add(self, turn: ChatTurn, *, provider: str, metadata: Mapping[str, Any] | None = None) -> str:
+    def add(
+        self, turn: ChatTurn, *, provider: str, metadata: Mapping[str, Any] | None = None
+    ) -> str:
         """Append *turn* in the file's style and return the LMML written."""
         style = _style_of(self.bundle().narrative, raw_lines(self.text))
         self._turns += 1

@@ -30,10 +30,11 @@ from ..errors import (
     RunError,
     StreamCutError,
 )
-from .trace import Span, span as trace_span
 from .document import Document
 from .reply import Reply, ReplyEvent, ToolRun, Usage
 from .tools import Tool, declared_tools, tool_result
+from .trace import Span
+from .trace import span as trace_span
 
 __all__ = ["Approve", "RunOptions", "arun", "run"]
 
@@ -188,7 +189,7 @@ class _Run:
             return None
         if failure.retry_after is not None:
             return min(failure.retry_after, MAX_DELAY)
-        backoff = self.options.backoff * (2**attempt)
+        backoff: float = self.options.backoff * 2.0**attempt
         return min(backoff + random.uniform(0, backoff / 4), MAX_DELAY)
 
     def error(self, failure: Failure) -> RunError:
@@ -253,7 +254,9 @@ class _Run:
         ]
         message = ChatTurn("assistant", parts)
         metadata = self.metadata(exchange, latency)
-        self.lmml.append(self.document.add(message, provider=self.options.provider, metadata=metadata))
+        self.lmml.append(
+            self.document.add(message, provider=self.options.provider, metadata=metadata)
+        )
         self.turns.append(message)
         self.events.extend(self.attempt_events)
         self.input_tokens += exchange.input_tokens or 0
@@ -296,7 +299,9 @@ class _Run:
         text = "".join(e.text for e in self.attempt_events if hasattr(e, "text"))
         metadata = {"provider": self.options.provider, "incomplete": True}
         message = ChatTurn("assistant", [Text(text)] if text else [])
-        self.lmml.append(self.document.add(message, provider=self.options.provider, metadata=metadata))
+        self.lmml.append(
+            self.document.add(message, provider=self.options.provider, metadata=metadata)
+        )
         self.turns.append(message)
         self.commit()
 
@@ -482,7 +487,6 @@ async def _asend(state: _Run, body: Mapping[str, Any]) -> tuple[Exchange, float]
                 _give_up(state, failure)
             await asyncio.sleep(wait or 0.0)
             attempt += 1
-
 
 
 def dry_run_body(bundle: Bundle, options: RunOptions) -> dict[str, Any]:

@@ -110,7 +110,9 @@ def declared_tools(
     not declare, or None when nothing is added."""
     existing: Sequence[Any] = (settings or {}).get("tools") or []
     named = {tool.get("name") for tool in existing if isinstance(tool, Mapping)}
-    added = [tool_definition(name, function) for name, function in functions.items() if name not in named]
+    added = [
+        tool_definition(name, function) for name, function in functions.items() if name not in named
+    ]
     return [*existing, *added] if added else None
 
 

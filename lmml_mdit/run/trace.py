@@ -29,6 +29,18 @@ class _Off:
         return None
 
 
+class _Live:
+    """A recording span: a None value is left out, as the conventions leave it."""
+
+    def __init__(self, span: Any) -> None:
+        self._span = span
+
+    def set_attribute(self, key: str, value: object) -> object:
+        if value is not None:
+            self._span.set_attribute(key, value)
+        return None
+
+
 def enabled() -> bool:
     """Whether spans are recorded: OpenTelemetry's API is loaded."""
     return "opentelemetry.trace" in sys.modules
@@ -48,7 +60,7 @@ def span(name: str, attributes: Mapping[str, Any], *, client: bool = False) -> I
     values = {key: value for key, value in attributes.items() if value is not None}
     with tracer.start_as_current_span(name, kind=kind, attributes=values) as current:
         try:
-            yield current
+            yield _Live(current)
         except BaseException as error:
             current.set_attribute("error.type", type(error).__name__)
             current.set_status(trace.Status(trace.StatusCode.ERROR, str(error)[:200]))

@@ -124,7 +124,12 @@ class AnthropicSender:
     default_url = "https://api.anthropic.com"
 
     def client(
-        self, *, base_url: str | None, api_key: str | None, timeout: float | None, asynchronous: bool
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        timeout: float | None,
+        asynchronous: bool,
     ) -> object:
         import anthropic
 
@@ -153,7 +158,9 @@ class AnthropicSender:
             )
         return None
 
-    def call(self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit) -> Exchange:
+    def call(
+        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+    ) -> Exchange:
         api: Any = client
         create = api.messages.create
         if not stream:

@@ -97,7 +97,12 @@ class GeminiSender:
     default_url = "https://generativelanguage.googleapis.com"
 
     def client(
-        self, *, base_url: str | None, api_key: str | None, timeout: float | None, asynchronous: bool
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        timeout: float | None,
+        asynchronous: bool,
     ) -> object:
         from google import genai
         from google.genai import types
@@ -126,7 +131,9 @@ class GeminiSender:
             return Failure("connection", message=str(error) or type(error).__name__)
         return None
 
-    def call(self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit) -> Exchange:
+    def call(
+        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+    ) -> Exchange:
         api: Any = client
         gathered = _Gathered(emit)
         if not stream:

@@ -120,7 +120,12 @@ class OpenAIResponsesSender:
     default_url = "https://api.openai.com/v1"
 
     def client(
-        self, *, base_url: str | None, api_key: str | None, timeout: float | None, asynchronous: bool
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        timeout: float | None,
+        asynchronous: bool,
     ) -> object:
         return openai_client(
             base_url=base_url, api_key=api_key, timeout=timeout, asynchronous=asynchronous
@@ -129,7 +134,9 @@ class OpenAIResponsesSender:
     def failure(self, error: BaseException) -> Failure | None:
         return openai_failure(error)
 
-    def call(self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit) -> Exchange:
+    def call(
+        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+    ) -> Exchange:
         api: Any = client
         create = api.responses.create
         if not stream:

@@ -105,12 +105,19 @@ class Sender(Protocol):
     """Where the SDK sends requests when no base URL is given."""
 
     def client(
-        self, *, base_url: str | None, api_key: str | None, timeout: float | None, asynchronous: bool
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        timeout: float | None,
+        asynchronous: bool,
     ) -> object:
         """A new SDK client (its own retries off: the run loop retries)."""
         ...
 
-    def call(self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit) -> Exchange:
+    def call(
+        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+    ) -> Exchange:
         """Send *body* and return the reply."""
         ...
 
@@ -186,4 +193,3 @@ def sender(name: str) -> Sender:
         raise ValueError(f"no sender for provider {name!r}; choose one of {', '.join(_MODULES)}")
     found: Sender = importlib.import_module(f"{__package__}.{module}").SENDER
     return found
-
