@@ -4,9 +4,9 @@ provider's wire protocol (JSON and server-sent events), the file after the run."
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
