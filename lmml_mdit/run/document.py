@@ -29,7 +29,7 @@ from ..narrative.toolcalls import call_slug, is_tool_call_name, tool_call_fence
 from ..syntax.write import embed_fence, reference
 from ..transcript.message import Message
 from ..transcript.plans import _styled_delimiter
-from ..transcript.source import NUMBERED_HEADING, _style_of, raw_lines
+from ..transcript.source import NUMBERED_HEADING, Style, _style_of, raw_lines
 
 __all__ = ["RUN_KEY", "Document"]
 
@@ -54,6 +54,7 @@ class Document:
     _turns: int = 0
     _number: int = 0
     _current: Bundle | None = None
+    _style: Style | None = None  # the delimiter style, read once: new turns keep it
 
     @classmethod
     def of(cls, bundle: Bundle) -> Document:
@@ -98,7 +99,9 @@ class Document:
         self, turn: ChatTurn, *, provider: str, metadata: Mapping[str, Any] | None = None
     ) -> str:
         """Append *turn* in the file's style and return the LMML written."""
-        style = _style_of(self.bundle().narrative, raw_lines(self.text))
+        if self._style is None:
+            self._style = _style_of(self.bundle().narrative, raw_lines(self.text))
+        style = self._style
         self._turns += 1
         self._number += 1
         role = turn.role
