@@ -714,3 +714,46 @@ def test_spans_nest_a_tool_under_the_run(tmp_path: Path, server: WireServer) -> 
     assert attributes["gen_ai.provider.name"] == "anthropic"
     assert attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
     assert attributes["gen_ai.usage.output_tokens"] == 7
+
+
+def test_an_archive_gets_the_reply_in_its_narrative_and_the_metadata_in_its_manifest(
+    tmp_path: Path, server: WireServer
+) -> None:
+    import shutil
+    import zipfile
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "sales-review.lmmlz"
+    path = tmp_path / "copy.lmmlz"
+    shutil.copy(example, path)
+    before = lmml_mdit.open(path)
+    narrative = before.narrative.text
+    server.script(BUILDERS["gemini"](Said(["Zip", " reply"]), stream=True))
+    assert _run(server, "gemini", path, "--model", "m", "-q") == 0
+    after = lmml_mdit.open(path)
+    assert after.narrative.text.startswith(narrative)
+    assert (
+        after.narrative.text[len(narrative) :]
+        .lstrip("\n")
+        .startswith("## Turn 6 -- assistant\n\nZip reply\n")
+    )
+    assert after.manifest["lmml_run"][0]["provider"] == "gemini"
+    assert after.manifest["title"] == before.manifest["title"]
+
+    def assets(archive: Path) -> list[str]:
+        return sorted(n for n in zipfile.ZipFile(archive).namelist() if not n.endswith(".lmml"))
+
+    assert assets(path) == assets(example)
+    assert after.validate() == []
+
+
+def test_keep_partial_on_ctrl_c_writes_what_arrived(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["first", " second", " third"]), stream=True))
+
+    def stop(event: object) -> None:
+        if isinstance(event, TextDelta) and event.text == " second":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        lmml_mdit.open(path).send("openai", stream=True, base_url=server.url + "/v1", on_event=stop)
+    assert path.read_text(encoding="utf-8") == CHAT  # send() never writes the file

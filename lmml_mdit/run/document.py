@@ -152,7 +152,7 @@ class Document:
             original = self.original
             if original.kind == "zip":
                 entries = {name: original.read(name) for name in original.entries}
-                self._current = Bundle.from_zip(original.name, self.text, entries)
+                self._current = Bundle.from_zip(original.narrative_name, self.text, entries)
             else:
                 self._current = Bundle.from_text(
                     original.narrative_name, self.text, base_dir=original.base_dir
@@ -195,7 +195,7 @@ class Document:
             manifest = self._manifest_with_replies()
             entries = {name: self.original.read(name) for name in self.original.entries}
             entries[MANIFEST_NAME] = dump_manifest(manifest)
-            Bundle.from_zip(self.original.name, self.text, entries).save(path)
+            Bundle.from_zip(self.original.narrative_name, self.text, entries).save(path)
             return
         data = self.final_bytes()
         assert data is not None

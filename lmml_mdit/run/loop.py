@@ -148,7 +148,7 @@ class _Run:
             except ImportError:
                 raise RunError(
                     f"sending to {options.provider} needs the {self.sender.sdk} package",
-                    hint=f"pip install 'lmml_mdit[{_extra(self.sender.sdk)}]'",
+                    hint=f"pip install 'lmml-mdit[{self.sender.extra}]'",
                 ) from None
             _CLIENTS[cache] = client
         return client
@@ -374,10 +374,6 @@ def _request(
         settings.setdefault("tools", tools)
         request_options["settings"] = settings
     return to_request(document.bundle(), options.provider, model=options.model, **request_options)
-
-
-def _extra(sdk: str) -> str:
-    return {"google-genai": "gemini"}.get(sdk, sdk)
 
 
 def _run_span(state: _Run) -> Any:

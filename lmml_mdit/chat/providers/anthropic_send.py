@@ -120,6 +120,7 @@ class AnthropicSender:
     name = "anthropic"
     key_variables = ("ANTHROPIC_API_KEY",)
     sdk = "anthropic"
+    extra = "anthropic"
     otel_name = "anthropic"
     default_url = "https://api.anthropic.com"
 

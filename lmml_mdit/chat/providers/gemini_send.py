@@ -37,6 +37,7 @@ class _Gathered:
         self.parts: list[dict[str, Any]] = []
         self.raw: list[object] = []
         self.text: list[str] = []
+        self.calls = 0
         self.exchange = Exchange({}, complete=False)
 
     def add(self, response: Any) -> None:
@@ -73,7 +74,10 @@ class _Gathered:
             self.emit(TextDelta(text))
         call = part.get("function_call")
         if isinstance(call, Mapping):
-            self.emit(ToolCallEvent(call.get("id") or "", call.get("name", ""), call.get("args")))
+            self.calls += 1
+            # Without an id, the importer numbers the calls of the reply the same way.
+            call_id = call.get("id") or f"call_{self.calls}"
+            self.emit(ToolCallEvent(call_id, call.get("name", ""), call.get("args")))
         self.parts.append(dict(part))
 
     def finish(self) -> Exchange:
@@ -93,6 +97,7 @@ class GeminiSender:
     name = "gemini"
     key_variables = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     sdk = "google-genai"
+    extra = "gemini"
     otel_name = "gcp.gemini"
     default_url = "https://generativelanguage.googleapis.com"
 

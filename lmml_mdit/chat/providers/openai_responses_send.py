@@ -116,6 +116,7 @@ class OpenAIResponsesSender:
     name = "openai-responses"
     key_variables = KEY_VARIABLES
     sdk = "openai"
+    extra = "openai"
     otel_name = "openai"
     default_url = "https://api.openai.com/v1"
 

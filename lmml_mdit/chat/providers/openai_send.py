@@ -169,6 +169,7 @@ class OpenAIChatSender:
     name = "openai"
     key_variables = KEY_VARIABLES
     sdk = "openai"
+    extra = "openai"
     otel_name = "openai"
     default_url = "https://api.openai.com/v1"
 

@@ -98,7 +98,9 @@ class Sender(Protocol):
     key_variables: tuple[str, ...]
     """The environment variables the SDK reads its key from, in its order."""
     sdk: str
-    """The SDK's distribution name (and the extra that installs it)."""
+    """The SDK's distribution name."""
+    extra: str
+    """The ``lmml_mdit`` extra that installs the SDK."""
     otel_name: str
     """The provider's ``gen_ai.provider.name`` in the OpenTelemetry conventions."""
     default_url: str
