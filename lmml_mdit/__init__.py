@@ -11,6 +11,8 @@ of the docs draws them):
   payloads, both ways;
 - :func:`render_html` / :func:`to_markdown` (``preview``) — what a person reads;
 - :class:`Transcript` (``transcript``) — conversations edited in code;
+- :meth:`Bundle.send` / :class:`Reply` (``run``) — a conversation sent through the
+  provider's SDK, the reply read back;
 - ``lmml`` (``cli``) — the command line.
 
 :data:`API` is the one table of the public surface: it drives ``__all__`` and the imports on
@@ -44,13 +46,19 @@ from .errors import (
     LmmlError,
     LmmlSyntaxError,
     MessageNotFoundError,
+    MissingCredentialsError,
     MissingEntryError,
     MissingNarrativeError,
     MissingPluginError,
     NotInlinableError,
     NotLmmlError,
+    ProviderConnectionError,
+    ProviderError,
     ReadOnlyTranscriptError,
+    RunError,
+    StreamCutError,
     SymlinkEntryError,
+    ToolLoadError,
     TranscriptError,
     TranscriptFormatError,
     TranscriptIndexError,
@@ -98,6 +106,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from .narrative.toolcalls import ToolCall, tool_call_fence, tool_call_issues
     from .preview.markdown import to_markdown
     from .preview.page import render_html, write_preview
+    from .run.reply import Reply
     from .syntax import lmml_plugin
     from .transcript.message import Message, MessageRef
     from .transcript.transcript import Transcript
@@ -124,13 +133,19 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "LmmlError",
         "LmmlSyntaxError",
         "MessageNotFoundError",
+        "MissingCredentialsError",
         "MissingEntryError",
         "MissingNarrativeError",
         "MissingPluginError",
         "NotInlinableError",
         "NotLmmlError",
+        "ProviderConnectionError",
+        "ProviderError",
         "ReadOnlyTranscriptError",
+        "RunError",
+        "StreamCutError",
         "SymlinkEntryError",
+        "ToolLoadError",
         "TranscriptError",
         "TranscriptFormatError",
         "TranscriptIndexError",
@@ -223,6 +238,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "MessageRef",
     ),
     ".transcript.transcript": ("Transcript",),
+    ".run.reply": ("Reply",),
 }
 """Each public name by the module that defines it: the public surface, in layer order."""
 
