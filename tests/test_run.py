@@ -32,6 +32,7 @@ from lmml_mdit.cli import main
 from lmml_mdit.errors import (
     MissingCredentialsError,
     ProviderConnectionError,
+    RunError,
     ToolLoadError,
 )
 from lmml_mdit.run import TextDelta, ToolCallEvent
@@ -757,3 +758,35 @@ def test_keep_partial_on_ctrl_c_writes_what_arrived(tmp_path: Path, server: Wire
     with pytest.raises(KeyboardInterrupt):
         lmml_mdit.open(path).send("openai", stream=True, base_url=server.url + "/v1", on_event=stop)
     assert path.read_text(encoding="utf-8") == CHAT  # send() never writes the file
+
+
+def test_on_a_terminal_a_tool_call_is_asked_for(
+    tmp_path: Path,
+    server: WireServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import io
+
+    answers = io.StringIO("n\ny\n")
+    answers.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(sys, "stdin", answers)
+    _run_tools.CALLS.clear()
+    path = _chat(tmp_path)
+    server.script(
+        openai_chat(Said([], [("call_1", "get_weather", {"city": "Rome"})]), stream=True),
+        openai_chat(Said([], [("call_2", "get_weather", {"city": "Oslo"})]), stream=True),
+        openai_chat(Said(["Done"]), stream=True),
+    )
+    assert _run(server, "openai", path, "--tool", "_run_tools:get_weather") == 0
+    assert 'run get_weather({"city": "Rome"})? [y/N]' in capsys.readouterr().err
+    assert _run_tools.CALLS == [("get_weather", {"city": "Oslo", "unit": "C"})]
+    assert "declined" in json.dumps(server.requests[1].body["messages"][-1])
+
+
+def test_a_missing_sdk_names_the_extra(
+    tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    with pytest.raises(RunError, match=r"pip install 'lmml-mdit\[anthropic\]'"):
+        lmml_mdit.open(_chat(tmp_path)).send("anthropic", base_url=server.url + "/no-sdk")
