@@ -157,7 +157,9 @@ class Said:
     input_tokens: int = 11
     output_tokens: int = 7
     model: str = "test-model"
-    thinking: tuple[str, str] | None = None  # (text, signature), Anthropic
+    thinking: tuple[str, str] | None = None
+    """(text, signature): an Anthropic thinking block, an OpenAI Responses reasoning item
+    (its summary and encrypted content), a Gemini thought signature (the signature)."""
 
 
 def openai_chat(said: Said, *, stream: bool) -> Answer:
@@ -334,11 +336,13 @@ def gemini(said: Said, *, stream: bool) -> Answer:
             found["usageMetadata"] = usage
         return found
 
+    signed = {"thoughtSignature": said.thinking[1]} if said.thinking is not None else {}
     if not stream:
-        text = [{"text": "".join(said.pieces)}] if said.pieces else []
+        text = [{"text": "".join(said.pieces), **signed}] if said.pieces else []
         return Json(response([*text, *calls], True))
     events: list[tuple[str | None, Any]] = [
-        (None, response([{"text": piece}], False)) for piece in said.pieces
+        (None, response([{"text": piece, **(signed if not n else {})}], False))
+        for n, piece in enumerate(said.pieces)
     ]
     events.append((None, response(calls, True)))
     return Sse(events)
@@ -347,6 +351,15 @@ def gemini(said: Said, *, stream: bool) -> Answer:
 def openai_responses(said: Said, *, stream: bool) -> Answer:
     text = "".join(said.pieces)
     output: list[dict[str, Any]] = []
+    if said.thinking is not None:
+        output.append(
+            {
+                "type": "reasoning",
+                "id": "rs_1",
+                "summary": [{"type": "summary_text", "text": said.thinking[0]}],
+                "encrypted_content": said.thinking[1],
+            }
+        )
     if said.pieces:
         output.append(
             {
@@ -403,7 +416,10 @@ def openai_responses(said: Said, *, stream: bool) -> Answer:
         sequence += 1
 
     for index, item in enumerate(output):
-        if item["type"] == "message":
+        if item["type"] == "reasoning":
+            add("response.output_item.added", output_index=index, item=item)
+            add("response.output_item.done", output_index=index, item=item)
+        elif item["type"] == "message":
             add(
                 "response.output_item.added",
                 output_index=index,

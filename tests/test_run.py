@@ -790,3 +790,35 @@ def test_a_missing_sdk_names_the_extra(
     monkeypatch.setitem(sys.modules, "anthropic", None)
     with pytest.raises(RunError, match=r"pip install 'lmml-mdit\[anthropic\]'"):
         lmml_mdit.open(_chat(tmp_path)).send("anthropic", base_url=server.url + "/no-sdk")
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize(
+    ("provider", "fence"),
+    [
+        ("openai-responses", "@@@openai-responses.reasoning.1.json"),
+        ("gemini", "@@@gemini.part.1.json"),
+    ],
+)
+def test_reasoning_items_and_thought_signatures_go_back_to_their_provider(
+    tmp_path: Path, server: WireServer, provider: str, fence: str, stream: bool
+) -> None:
+    import base64
+
+    signature = base64.b64encode(b"opaque-signature").decode()
+    path = _chat(tmp_path)
+    said = Said(["Answer"], thinking=("Thought it over.", signature))
+    server.script(BUILDERS[provider](said, stream=stream))
+    flags = [] if stream else ["--no-stream"]
+    assert _run(server, provider, path, "-q", *flags) == 0
+    text = path.read_text(encoding="utf-8")
+    assert fence in text
+    body = json.loads(json.dumps(lmml_mdit.open(path).to_request(provider)))
+    if provider == "openai-responses":
+        reasoning = [item for item in body["input"] if item.get("type") == "reasoning"]
+        assert reasoning and reasoning[0]["encrypted_content"] == signature
+        assert reasoning[0]["id"] == "rs_1"
+    else:
+        parts = body["contents"][-1]["parts"]
+        assert parts[0]["text"] == "Answer"
+        assert parts[0]["thought_signature"] == signature
