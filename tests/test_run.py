@@ -822,3 +822,21 @@ def test_reasoning_items_and_thought_signatures_go_back_to_their_provider(
         parts = body["contents"][-1]["parts"]
         assert parts[0]["text"] == "Answer"
         assert parts[0]["thought_signature"] == signature
+
+
+def test_an_otlp_endpoint_without_the_exporter_is_said_and_the_run_goes_on(
+    tmp_path: Path,
+    server: WireServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["traced?"]), stream=True))
+    assert _run(server, "openai", path) == 0
+    err = capsys.readouterr().err
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT is set" in err and "not traced" in err
+    assert main(["run", str(path), "--trace", "otlp", "--dry-run"]) == 2
+    assert "--trace otlp needs" in capsys.readouterr().err

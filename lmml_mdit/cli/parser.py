@@ -609,7 +609,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "--trace",
             choices=("console", "otlp"),
             help="record OpenTelemetry spans: print them (console) or send them to the "
-            "collector the OTEL_EXPORTER_OTLP_* variables name (otlp)",
+            "collector the OTEL_EXPORTER_OTLP_* variables name (otlp, the default when "
+            "OTEL_EXPORTER_OTLP_ENDPOINT is set)",
         )
         p.add_argument(
             "-o",

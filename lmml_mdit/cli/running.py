@@ -10,6 +10,7 @@ local error, 130 interrupted.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,34 @@ def _asker(args: Arguments) -> object:
     return approve
 
 
+_OTLP_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+_OTLP_PACKAGES = "opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http"
+
+
+def _start_tracing(args: Arguments) -> None:
+    """``--trace console`` prints spans; ``--trace otlp``, or an OTLP endpoint in the
+    standard ``OTEL_EXPORTER_OTLP_*`` variables, sends them to that collector."""
+    if args.trace == "console":
+        from ..run.trace import setup_console
+
+        try:
+            setup_console()
+        except ImportError:
+            raise CliError("--trace console needs opentelemetry-sdk (the trace extra)") from None
+        return
+    variable = next((name for name in _OTLP_VARIABLES if os.environ.get(name)), None)
+    if args.trace != "otlp" and variable is None:
+        return
+    from ..run.trace import setup_otlp
+
+    try:
+        setup_otlp()
+    except ImportError:
+        if args.trace == "otlp":
+            raise CliError(f"--trace otlp needs {_OTLP_PACKAGES}") from None
+        warn(f"{variable} is set, but sending spans there needs {_OTLP_PACKAGES}: not traced")
+
+
 def cmd_run(args: Arguments) -> int:
     """``lmml run PATH``: see the module's docstring."""
     from ..run.loop import RunOptions, run
@@ -63,19 +92,7 @@ def cmd_run(args: Arguments) -> int:
 
     if args.path == STDIO and args.output is None and not args.dry_run:
         raise CliError("lmml run -: a conversation read from stdin needs -o OUT to write to")
-    if args.trace == "console":
-        from ..run.trace import setup_console
-
-        setup_console()
-    elif args.trace == "otlp":
-        from ..run.trace import setup_otlp
-
-        try:
-            setup_otlp()
-        except ImportError:
-            raise CliError(
-                "--trace otlp needs opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http"
-            ) from None
+    _start_tracing(args)
     tools = {}
     for spec in args.tool_specs or []:
         function = load_tool(spec)
