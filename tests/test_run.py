@@ -840,3 +840,23 @@ def test_an_otlp_endpoint_without_the_exporter_is_said_and_the_run_goes_on(
     assert "OTEL_EXPORTER_OTLP_ENDPOINT is set" in err and "not traced" in err
     assert main(["run", str(path), "--trace", "otlp", "--dry-run"]) == 2
     assert "--trace otlp needs" in capsys.readouterr().err
+
+
+def test_gemini_calls_without_ids_get_one_fence_each_across_rounds(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        BUILDERS["gemini"](Said([], [("", "get_weather", {"city": "Rome"})]), stream=True),
+        BUILDERS["gemini"](Said([], [("", "get_weather", {"city": "Oslo"})]), stream=True),
+        BUILDERS["gemini"](Said(["Both sunny."]), stream=True),
+    )
+    assert _run(server, "gemini", path, "--tool", "_run_tools:get_weather", "--yes", "-q") == 0
+    text = path.read_text(encoding="utf-8")
+    assert "@@@call_1.tool_call.json" in text and "@@@call_1_2.tool_call.json" in text
+    bundle = lmml_mdit.open(path)
+    assert bundle.validate() == []
+    roles = [turn.role for turn in bundle.narrative.turns][-5:]
+    assert roles == ["assistant", "tool", "assistant", "tool", "assistant"]
+    third = json.dumps(server.requests[2].body)
+    assert "Sunny, 21 C in Rome" in third and "Sunny, 21 C in Oslo" in third

@@ -25,7 +25,7 @@ from ..chat.imported import Call, ChatTurn, ImportedAsset, Native, Text
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..narrative.native import is_native_name, native_fence, native_name
-from ..narrative.toolcalls import call_slug, is_tool_call_name, tool_call_fence
+from ..narrative.toolcalls import call_slug, tool_call_fence
 from ..syntax.write import embed_fence, reference
 from ..transcript.message import Message
 from ..transcript.plans import _styled_delimiter
@@ -71,9 +71,7 @@ class Document:
                 document.text = text[:start].rstrip() + "\n"
             elif end is not None:
                 document._head_fence = (start, end)
-        document._calls = {name for name in bundle.fences if is_tool_call_name(name)} | {
-            call_slug(call.id) for call in _tool_calls(bundle)
-        }
+        document._calls = {call_slug(call.id) for call in _tool_calls(bundle)}
         document._natives = sum(1 for name in bundle.fences if is_native_name(name))
         document._turns = sum(1 for turn in narrative.turns if turn.role != "context")
         document._number = _last_number(bundle)
