@@ -860,3 +860,20 @@ def test_gemini_calls_without_ids_get_one_fence_each_across_rounds(
     assert roles == ["assistant", "tool", "assistant", "tool", "assistant"]
     third = json.dumps(server.requests[2].body)
     assert "Sunny, 21 C in Rome" in third and "Sunny, 21 C in Oslo" in third
+
+
+def test_a_crlf_file_keeps_its_line_endings_over_two_runs(
+    tmp_path: Path, server: WireServer
+) -> None:
+    source = "## user\r\n\r\nHi there\r\n"
+    path = _chat(tmp_path, source)
+    for _ in range(2):
+        server.script(openai_chat(Said(["Line one\n\nLine two"]), stream=True))
+        assert _run(server, "openai", path, "--model", "m", "-q") == 0
+    data = path.read_bytes()
+    assert data.startswith(source.encode())
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    assert data.count(b"@@@manifest.json") == 1
+    bundle = lmml_mdit.open(path)
+    assert bundle.validate() == []
+    assert [turn.role for turn in bundle.narrative.turns] == ["user", "assistant", "assistant"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,8 +34,6 @@ __all__ = ["RUN_KEY", "Document"]
 
 RUN_KEY = "lmml_run"
 """The ``manifest.json`` key holding one entry per reply a run wrote."""
-
-_FENCE_END = re.compile(r"@@@[ \t]*\r?\n?")
 
 
 @dataclass
@@ -66,9 +63,10 @@ class Document:
         fence = bundle.fences.get(MANIFEST_NAME)
         if bundle.kind == "text" and fence is not None and fence.content is not None:
             start = _line_offset(text, fence.line)
-            end = _fence_end(text, start, fence.content)
+            end = _fence_end(text, start)
             if end is not None and not text[end:].strip() and _after_last_turn(bundle, fence.line):
-                document.text = text[:start].rstrip() + "\n"
+                before = text[:start]
+                document.text = before.rstrip() + ("\r\n" if before.endswith("\r\n") else "\n")
             elif end is not None:
                 document._head_fence = (start, end)
         document._calls = {call_slug(call.id) for call in _tool_calls(bundle)}
@@ -107,11 +105,11 @@ class Document:
         body = self._body(turn, provider)
         newline = style.newline
         parts = [delimiter, *body]
-        written = (newline + newline).join(parts) if style.gap else newline.join(parts)
-        separator = newline if style.sep else ""
+        written = "\n\n".join(parts) if style.gap else "\n".join(parts)
+        separator = "\n" if style.sep else ""
         if self.text and not self.text.endswith(("\n", "\r")):
-            separator = newline + separator
-        addition = separator + written.replace("\n", newline) + newline
+            separator = "\n" + separator
+        addition = (separator + written + "\n").replace("\n", newline)
         self.text += addition
         self._added.append(addition)
         if metadata is not None:
@@ -183,7 +181,9 @@ class Document:
             fence = self._manifest_fence(manifest)
             text = text[:start] + fence + "\n" + text[end:]
         elif self.replies or RUN_KEY in manifest:
-            text = text.rstrip("\r\n") + "\n\n" + self._manifest_fence(manifest) + "\n"
+            newline = self._style.newline if self._style is not None else "\n"
+            fence = ("\n\n" + self._manifest_fence(manifest) + "\n").replace("\n", newline)
+            text = text.rstrip("\r\n") + fence
         return text.encode("utf-8")
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -210,14 +210,17 @@ def _line_offset(text: str, line: int) -> int:
     return offset
 
 
-def _fence_end(text: str, start: int, content: bytes) -> int | None:
-    """The offset after the closing ``@@@`` line of the fence opening at *start*."""
-    opening_end = text.find("\n", start)
-    if opening_end < 0:
-        return None
-    after_content = opening_end + 1 + len(content.decode("utf-8"))
-    match = _FENCE_END.match(text, after_content)
-    return match.end() if match is not None else None
+def _fence_end(text: str, start: int) -> int | None:
+    """The offset after the closing ``@@@`` line of the fence opening at *start* (a fence's
+    content holds no line that is only ``@@@``: that line closes it)."""
+    position = text.find("\n", start)
+    while position >= 0:
+        following = text.find("\n", position + 1)
+        line = text[position + 1 : following if following >= 0 else len(text)]
+        if line.rstrip("\r").rstrip(" \t") == "@@@":
+            return following + 1 if following >= 0 else len(text)
+        position = following
+    return None
 
 
 def _after_last_turn(bundle: Bundle, line: int) -> bool:
