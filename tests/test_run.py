@@ -877,3 +877,21 @@ def test_a_crlf_file_keeps_its_line_endings_over_two_runs(
     bundle = lmml_mdit.open(path)
     assert bundle.validate() == []
     assert [turn.role for turn in bundle.narrative.turns] == ["user", "assistant", "assistant"]
+
+
+def test_a_manifest_at_the_head_is_updated_where_it_stands(
+    tmp_path: Path, server: WireServer
+) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples" / "sales-review.lmml"
+    source = example.read_text(encoding="utf-8")
+    path = _chat(tmp_path, source)
+    server.script(openai_chat(Said(["A reply"]), stream=True))
+    assert _run(server, "openai", path, "--model", "m", "-q") == 0
+    text = path.read_text(encoding="utf-8")
+    closing = source.index("\n}\n@@@\n")  # the end of the manifest fence's JSON
+    assert text.startswith(source[:closing] + ',\n  "lmml_run": [\n    {"turn": 6')
+    rest = source[closing + len("\n}\n@@@\n") :]
+    assert text.endswith(rest + "\n## Turn 6 -- assistant\n\nA reply\n")
+    bundle = lmml_mdit.open(path)
+    assert bundle.validate() == []
+    assert bundle.manifest["title"] == "Quarterly sales review"

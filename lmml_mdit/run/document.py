@@ -18,7 +18,6 @@ from typing import Any
 
 from ..atomic import atomic_write_bytes
 from ..bundle.bundle import Bundle
-from ..bundle.reserved import dump_manifest
 from ..chat.escape import escape_text
 from ..chat.imported import Call, ChatTurn, ImportedAsset, Native, Text
 from ..errors import LmmlError, RunError
@@ -164,13 +163,7 @@ class Document:
         return manifest
 
     def _manifest_fence(self, manifest: Mapping[str, Any]) -> str:
-        """The manifest as a fence: one line per reply entry under :data:`RUN_KEY`."""
-        others = {key: value for key, value in manifest.items() if key != RUN_KEY}
-        lines = [json.dumps(entry, ensure_ascii=False) for entry in manifest[RUN_KEY]]
-        head = json.dumps(others, ensure_ascii=False)[1:-1]
-        opening = "{" + (head + ", " if head else "") + json.dumps(RUN_KEY) + ": ["
-        body = opening + "\n" + ",\n".join(lines) + "\n]}\n"
-        return embed_fence(MANIFEST_NAME, body)
+        return embed_fence(MANIFEST_NAME, _manifest_text(manifest))
 
     def final_bytes(self) -> bytes | None:
         """The whole file as it is to be written (None for an archive: see :meth:`save`)."""
@@ -192,12 +185,24 @@ class Document:
         if self.original.kind == "zip":
             manifest = self._manifest_with_replies()
             entries = {name: self.original.read(name) for name in self.original.entries}
-            entries[MANIFEST_NAME] = dump_manifest(manifest)
+            entries[MANIFEST_NAME] = _manifest_text(manifest).encode("utf-8")
             Bundle.from_zip(self.original.narrative_name, self.text, entries).save(path)
             return
         data = self.final_bytes()
         assert data is not None
         atomic_write_bytes(path, data)
+
+
+def _manifest_text(manifest: Mapping[str, Any]) -> str:
+    """The manifest's JSON: its other keys as ``Bundle.save`` writes them (indented by two),
+    then one line per reply under :data:`RUN_KEY`."""
+    others = {key: value for key, value in manifest.items() if key != RUN_KEY}
+    lines = [json.dumps(entry, ensure_ascii=False) for entry in manifest[RUN_KEY]]
+    if not others:
+        return f"{{{json.dumps(RUN_KEY)}: [\n" + ",\n".join(lines) + "\n]}\n"
+    head = json.dumps(others, indent=2, ensure_ascii=False)[: -len("\n}")]
+    replies = ",\n".join("    " + line for line in lines)
+    return f"{head},\n  {json.dumps(RUN_KEY)}: [\n{replies}\n  ]\n}}\n"
 
 
 def _line_offset(text: str, line: int) -> int:
