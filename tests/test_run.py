@@ -895,3 +895,24 @@ def test_a_manifest_at_the_head_is_updated_where_it_stands(
     bundle = lmml_mdit.open(path)
     assert bundle.validate() == []
     assert bundle.manifest["title"] == "Quarterly sales review"
+
+
+def test_ctrl_c_with_keep_partial_writes_what_arrived(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["a", "b", "c"]), stream=True))
+    original = sys.stdout.write
+
+    def interrupt(text: str) -> int:
+        if text == "b":
+            raise KeyboardInterrupt
+        return original(text)
+
+    sys.stdout.write = interrupt  # type: ignore[method-assign]
+    try:
+        code = _run(server, "openai", path, "--keep-partial")
+    finally:
+        sys.stdout.write = original  # type: ignore[method-assign]
+    assert code == 130
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT + "\n## Turn 2 -- assistant\n\nab\n")
+    assert lmml_mdit.open(path).manifest["lmml_run"][0]["incomplete"] is True
