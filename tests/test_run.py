@@ -208,20 +208,25 @@ def test_dry_run_prints_the_body_and_sends_nothing(
 # -- tools ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_tool_round_runs_the_function_and_sends_the_result(
-    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    server: WireServer,
+    provider: str,
+    stream: bool,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     path = _chat(tmp_path)
     _run_tools.CALLS.clear()
     server.script(
         BUILDERS[provider](
-            Said(["Let me look."], [("call_7", "get_weather", {"city": "Paris"})]), stream=True
+            Said(["Let me look."], [("call_7", "get_weather", {"city": "Paris"})]), stream=stream
         ),
-        BUILDERS[provider](Said(["It is sunny, 21 C."]), stream=True),
+        BUILDERS[provider](Said(["It is sunny, 21 C."]), stream=stream),
     )
-    code = _run(server, provider, path, "--tool", "_run_tools:get_weather", "--yes")
-    assert code == 0
+    flags = ["--tool", "_run_tools:get_weather", "--yes"] + ([] if stream else ["--no-stream"])
+    assert _run(server, provider, path, *flags) == 0
     out = capsys.readouterr().out
     assert '[tool call] get_weather({"city": "Paris"})' in out
     assert _run_tools.CALLS == [("get_weather", {"city": "Paris", "unit": "C"})]

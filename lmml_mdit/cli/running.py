@@ -22,7 +22,7 @@ from .sources import open_source
 if TYPE_CHECKING:
     from ..chat.imported import Call
     from ..run.document import Document
-    from ..run.reply import ReplyEvent
+    from ..run.reply import Reply, ReplyEvent
 
 __all__ = ["cmd_run"]
 
@@ -36,6 +36,22 @@ def _show(event: ReplyEvent) -> None:
         arguments = json.dumps(event.arguments, ensure_ascii=False)
         sys.stdout.write(f"\n[tool call] {event.name}({arguments})\n")
     sys.stdout.flush()
+
+
+def _show_turns(reply: Reply) -> None:
+    """Each assistant message of the run, whole (``--no-stream``): its text, its calls."""
+    from ..chat.imported import Call, Text
+
+    for turn in reply.turns:
+        if turn.role != "assistant":
+            continue
+        text = "".join(part.text for part in turn.parts if isinstance(part, Text))
+        if text:
+            sys.stdout.write(text + "\n")
+        for part in turn.parts:
+            if isinstance(part, Call):
+                arguments = json.dumps(part.arguments, ensure_ascii=False)
+                sys.stdout.write(f"[tool call] {part.name}({arguments})\n")
 
 
 def _asker(args: Arguments) -> object:
@@ -140,9 +156,7 @@ def cmd_run(args: Arguments) -> int:
             error(error_text(failure))
             return 1
     if args.no_stream:
-        sys.stdout.write(reply.text + ("\n" if reply.text else ""))
-        for call in reply.tool_calls:
-            sys.stdout.write(f"[tool call] {call.name}({json.dumps(call.arguments)})\n")
+        _show_turns(reply)
     else:
         sys.stdout.write("\n")
     sys.stdout.flush()
