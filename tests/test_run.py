@@ -720,6 +720,8 @@ def test_spans_nest_a_tool_under_the_run(tmp_path: Path, server: WireServer) -> 
     assert attributes["gen_ai.provider.name"] == "anthropic"
     assert attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
     assert attributes["gen_ai.usage.output_tokens"] == 7
+    assert attributes["server.address"] == "127.0.0.1"
+    assert attributes["server.port"] == server.port
 
 
 def test_an_archive_gets_the_reply_in_its_narrative_and_the_metadata_in_its_manifest(

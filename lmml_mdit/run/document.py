@@ -90,9 +90,7 @@ class Document:
         self._calls.add(call_slug(candidate))
         return candidate
 
-    def add(
-        self, turn: ChatTurn, *, provider: str, metadata: Mapping[str, Any] | None = None
-    ) -> str:
+    def add(self, turn: ChatTurn, *, metadata: Mapping[str, Any] | None = None) -> str:
         """Append *turn* in the file's style and return the LMML written."""
         if self._style is None:
             self._style = _style_of(self.bundle().narrative, raw_lines(self.text))
@@ -101,7 +99,7 @@ class Document:
         self._number += 1
         role = turn.role
         _, delimiter = _styled_delimiter(Message(role, ""), role, self._number, style)
-        body = self._body(turn, provider)
+        body = self._body(turn)
         newline = style.newline
         parts = [delimiter, *body]
         written = "\n\n".join(parts) if style.gap else "\n".join(parts)
@@ -116,7 +114,7 @@ class Document:
         self._current = None
         return written + "\n"
 
-    def _body(self, turn: ChatTurn, provider: str) -> list[str]:
+    def _body(self, turn: ChatTurn) -> list[str]:
         blocks: list[str] = []
         if turn.role == "tool" and turn.call_id is not None:
             blocks.append(reference(call_slug(turn.call_id) + ".tool_call.json"))

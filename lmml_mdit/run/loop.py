@@ -14,6 +14,7 @@ import asyncio
 import os
 import random
 import time
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -165,11 +166,13 @@ class _Run:
             self.options.on_event(event)
 
     def span_attributes(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        where = urllib.parse.urlsplit(self.url)
         return {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": self.sender.otel_name,
             "gen_ai.request.model": body.get("model") or self.options.model,
-            "server.address": self.url,
+            "server.address": where.hostname,
+            "server.port": where.port,
         }
 
     def failed(self, error: Exception) -> tuple[Failure, float | None]:
@@ -254,9 +257,7 @@ class _Run:
         ]
         message = ChatTurn("assistant", parts)
         metadata = self.metadata(exchange, latency)
-        self.lmml.append(
-            self.document.add(message, provider=self.options.provider, metadata=metadata)
-        )
+        self.lmml.append(self.document.add(message, metadata=metadata))
         self.turns.append(message)
         self.events.extend(self.attempt_events)
         self.input_tokens += exchange.input_tokens or 0
@@ -299,9 +300,7 @@ class _Run:
         text = "".join(e.text for e in self.attempt_events if hasattr(e, "text"))
         metadata = {"provider": self.options.provider, "incomplete": True}
         message = ChatTurn("assistant", [Text(text)] if text else [])
-        self.lmml.append(
-            self.document.add(message, provider=self.options.provider, metadata=metadata)
-        )
+        self.lmml.append(self.document.add(message, metadata=metadata))
         self.turns.append(message)
         self.commit()
 
@@ -328,7 +327,7 @@ class _Run:
                     result, failed = tool_result(function, call.arguments)
             self.tool_runs.append(ToolRun(call, result, failed))
             turn = ChatTurn("tool", [Text(result)], call_id=call.id)
-            self.lmml.append(self.document.add(turn, provider=self.options.provider))
+            self.lmml.append(self.document.add(turn))
             self.turns.append(turn)
         return True
 
