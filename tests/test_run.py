@@ -923,3 +923,13 @@ def test_ctrl_c_with_keep_partial_writes_what_arrived(tmp_path: Path, server: Wi
     text = path.read_text(encoding="utf-8")
     assert text.startswith(CHAT + "\n## Turn 2 -- assistant\n\nab\n")
     assert lmml_mdit.open(path).manifest["lmml_run"][0]["incomplete"] is True
+
+
+def test_max_rounds_zero_is_refused(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(server, "openai", _chat(tmp_path), "--max-rounds", "0") == 2
+    assert "--max-rounds must be 1 or more" in capsys.readouterr().err
+    assert server.requests == []
+    with pytest.raises(ValueError, match="max_rounds"):
+        lmml_mdit.open(_chat(tmp_path)).send("openai", max_rounds=0)

@@ -106,6 +106,8 @@ def cmd_run(args: Arguments) -> int:
     from ..run.loop import RunOptions, run
     from ..run.tools import load_tool
 
+    if args.max_rounds < 1:
+        raise CliError("--max-rounds must be 1 or more (one request, then one per tool round)")
     if args.path == STDIO and args.output is None and not args.dry_run:
         raise CliError("lmml run -: a conversation read from stdin needs -o OUT to write to")
     _start_tracing(args)
@@ -129,7 +131,7 @@ def cmd_run(args: Arguments) -> int:
         model=args.model,
         stream=not args.no_stream,
         tools=tools or None,
-        max_rounds=max(1, args.max_rounds),
+        max_rounds=args.max_rounds,
         base_url=args.base_url,
         api_key=args.api_key,
         timeout=args.timeout,
