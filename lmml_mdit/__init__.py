@@ -11,6 +11,8 @@ of the docs draws them):
   payloads, both ways;
 - :func:`render_html` / :func:`to_markdown` (``preview``) — what a person reads;
 - :class:`Transcript` (``transcript``) — conversations edited in code;
+- :meth:`Bundle.send` / :class:`Reply` (``run``) — a conversation sent through the
+  provider's SDK, the reply read back;
 - ``lmml`` (``cli``) — the command line.
 
 :data:`API` is the table of the public surface: it drives the imports on first use, and the
@@ -105,13 +107,19 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         LmmlError,
         LmmlSyntaxError,
         MessageNotFoundError,
+        MissingCredentialsError,
         MissingEntryError,
         MissingNarrativeError,
         MissingPluginError,
         NotInlinableError,
         NotLmmlError,
+        ProviderConnectionError,
+        ProviderError,
         ReadOnlyTranscriptError,
+        RunError,
+        StreamCutError,
         SymlinkEntryError,
+        ToolLoadError,
         TranscriptError,
         TranscriptFormatError,
         TranscriptIndexError,
@@ -144,6 +152,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         render_html,
         write_preview,
     )
+    from .run.reply import Reply
     from .syntax import lmml_plugin
     from .transcript.message import (
         Message,
@@ -174,13 +183,19 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "LmmlError",
         "LmmlSyntaxError",
         "MessageNotFoundError",
+        "MissingCredentialsError",
         "MissingEntryError",
         "MissingNarrativeError",
         "MissingPluginError",
         "NotInlinableError",
         "NotLmmlError",
+        "ProviderConnectionError",
+        "ProviderError",
         "ReadOnlyTranscriptError",
+        "RunError",
+        "StreamCutError",
         "SymlinkEntryError",
+        "ToolLoadError",
         "TranscriptError",
         "TranscriptFormatError",
         "TranscriptIndexError",
@@ -274,6 +289,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "MessageRef",
     ),
     ".transcript.transcript": ("Transcript",),
+    ".run.reply": ("Reply",),
 }
 """Each public name by the module that defines it: the public surface, in layer order."""
 
@@ -333,6 +349,7 @@ __all__ = [
     "MessageList",
     "MessageNotFoundError",
     "MessageRef",
+    "MissingCredentialsError",
     "MissingEntryError",
     "MissingNarrativeError",
     "MissingPluginError",
@@ -342,14 +359,20 @@ __all__ = [
     "NotInlinableError",
     "NotLmmlError",
     "OrphanedEntryWarning",
+    "ProviderConnectionError",
+    "ProviderError",
     "ReadOnlyTranscriptError",
     "RemotePart",
+    "Reply",
     "Role",
+    "RunError",
+    "StreamCutError",
     "SymlinkEntryError",
     "SystemContentWarning",
     "TextFilePart",
     "TextPart",
     "ToolCall",
+    "ToolLoadError",
     "Transcript",
     "TranscriptError",
     "TranscriptFormatError",

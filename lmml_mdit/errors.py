@@ -38,13 +38,19 @@ The tree, in the order the classes are defined below::
     ├── InputError
     ├── ImportFormatError
     ├── FormatError
-    └── TranscriptError
-        ├── ReadOnlyTranscriptError [TypeError]
-        ├── TranscriptTypeError [TypeError]
-        ├── TranscriptIndexError [IndexError]
-        ├── MessageNotFoundError [ValueError]
-        ├── TranscriptFormatError [ValueError]
-        └── ChatTemplateError
+    ├── TranscriptError
+    │   ├── ReadOnlyTranscriptError [TypeError]
+    │   ├── TranscriptTypeError [TypeError]
+    │   ├── TranscriptIndexError [IndexError]
+    │   ├── MessageNotFoundError [ValueError]
+    │   ├── TranscriptFormatError [ValueError]
+    │   └── ChatTemplateError
+    └── RunError
+        ├── MissingCredentialsError
+        ├── ProviderError
+        ├── ProviderConnectionError
+        ├── StreamCutError
+        └── ToolLoadError
 """
 
 from __future__ import annotations
@@ -338,3 +344,35 @@ class TranscriptFormatError(TranscriptError, ValueError):
 
 class ChatTemplateError(TranscriptError):
     """A tokenizer's chat template refused the rendered messages."""
+
+
+class RunError(LmmlError):
+    """Sending a conversation to a provider (``send``, ``lmml run``) failed."""
+
+
+class MissingCredentialsError(RunError):
+    """No API key: the provider's SDK found none in its environment variable, and no
+    client or key was given."""
+
+
+class ProviderError(RunError):
+    """The provider refused the request (a 4xx, or a 429 or 5xx after the retries); its
+    :attr:`status` is the HTTP status and the message is the provider's own."""
+
+    status: int | None = None
+
+
+class ProviderConnectionError(RunError):
+    """The provider could not be reached (connection refused, DNS, a timeout); the
+    message names the URL."""
+
+
+class StreamCutError(RunError):
+    """The connection failed while a reply was streaming; what arrived is in
+    :attr:`partial` (text), and nothing was written unless asked."""
+
+    partial: str = ""
+
+
+class ToolLoadError(RunError):
+    """A ``--tool MODULE:FUNCTION`` cannot be imported, or is not a function."""

@@ -27,7 +27,7 @@ ZIP_EXAMPLE = EXAMPLES / "sales-review.lmmlz"
 TEXT_EXAMPLE = EXAMPLES / "sales-review.lmml"
 TOOLS_EXAMPLE = EXAMPLES / "weather-tools.lmml"
 COMMANDS = ("new", "validate", "render", "turns", "ls", "cat", "pack", "inline", "to-md",
-            "preview", "info", "import", "export", "lsp", "inputs", "fmt")  # fmt: skip
+            "preview", "info", "import", "export", "lsp", "inputs", "fmt", "run")  # fmt: skip
 
 
 def run(

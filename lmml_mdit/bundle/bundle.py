@@ -13,7 +13,7 @@ import builtins
 import contextlib
 import functools
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import (
@@ -46,6 +46,7 @@ from .reserved import (
 from .validation import find_issues, missing_wording
 
 if TYPE_CHECKING:
+    from ..run.reply import Reply
     from .packing import InlineReport
 
 __all__ = ["Bundle", "DefectWarning"]
@@ -695,6 +696,58 @@ class Bundle:
         from ..chat.outgoing import to_request  # imported here: messages sits above bundles
 
         return to_request(self, provider, model=model, **options)
+
+    def send(
+        self,
+        provider: str = "openai",
+        *,
+        model: str | None = None,
+        client: object = None,
+        stream: bool = False,
+        tools: Mapping[str, Callable[..., object]] | Sequence[Callable[..., object]] | None = None,
+        max_rounds: int = 8,
+        **options: object,
+    ) -> Reply:
+        """Send the request ``to_request`` builds through the provider's SDK and return
+        the :class:`~lmml_mdit.run.Reply` (see :mod:`lmml_mdit.run` and :doc:`/run`); the
+        bundle is left as it is."""
+        from ..run.api import send  # imported here: running sits above bundles
+
+        return send(
+            self,
+            provider,
+            model=model,
+            client=client,
+            stream=stream,
+            tools=tools,
+            max_rounds=max_rounds,
+            **options,  # type: ignore[arg-type]
+        )
+
+    async def asend(
+        self,
+        provider: str = "openai",
+        *,
+        model: str | None = None,
+        client: object = None,
+        stream: bool = False,
+        tools: Mapping[str, Callable[..., object]] | Sequence[Callable[..., object]] | None = None,
+        max_rounds: int = 8,
+        **options: object,
+    ) -> Reply:
+        """:meth:`send` with the SDK's asyncio client."""
+        from ..run.api import asend  # imported here: running sits above bundles
+
+        return await asend(
+            self,
+            provider,
+            model=model,
+            client=client,
+            stream=stream,
+            tools=tools,
+            max_rounds=max_rounds,
+            **options,  # type: ignore[arg-type]
+        )
 
     def _repr_html_(self) -> str:
         """The notebook preview (see :mod:`lmml_mdit.preview.page`)."""

@@ -65,6 +65,19 @@ class Arguments(argparse.Namespace):
     debounce: float | None
     stdio: bool
     template: bool = False
+    # run
+    base_url: str | None = None
+    api_key: str | None = None
+    no_stream: bool = False
+    tool_specs: list[str] | None = None
+    max_rounds: int = 8
+    yes: bool = False
+    retries: int = 3
+    backoff: float = 0.5
+    timeout: float | None = None
+    keep_partial: bool = False
+    trace: Literal["console", "otlp"] | None = None
+    dry_run: bool = False
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False

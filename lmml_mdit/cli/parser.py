@@ -70,6 +70,7 @@ _COMMAND_TABLE: dict[str, _Command] = {
     "lsp": _Command("editor", opens_bundles=False),
     "inputs": _Command("templates", opens_bundles=True),
     "fmt": _Command("toolchain", opens_bundles=False),
+    "run": _Command("running", opens_bundles=True),
 }
 """Every subcommand, in help order."""
 
@@ -568,6 +569,108 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             action="store_true",
             help="change nothing; exit 1 when a file would be reformatted",
         )
+        add_quiet(p)
+
+    if wanted("run"):
+        p = command(
+            "run",
+            "send the conversation to a model, stream the reply, append it to the file",
+            "lmml run chat.lmml --provider openai --model gpt-4o-mini",
+        )
+        add_bundle(p)
+        add_provider(p, PROVIDERS, "the API to send to")
+        p.add_argument("--model", help="the model (default: the settings' model)")
+        p.add_argument(
+            "--base-url",
+            metavar="URL",
+            help="a server speaking the provider's protocol (Ollama, vLLM, LM Studio, "
+            "llama.cpp's server, a LiteLLM proxy); a key is then optional",
+        )
+        p.add_argument(
+            "--api-key",
+            metavar="KEY",
+            help="the API key (default: the SDK's environment variable, such as OPENAI_API_KEY)",
+        )
+        p.add_argument(
+            "--no-stream",
+            action="store_true",
+            help="wait for the whole reply instead of printing it as it arrives",
+        )
+        p.add_argument(
+            "--tool",
+            dest="tool_specs",
+            action="append",
+            metavar="MODULE:FUNCTION",
+            help="a Python function the model may call (declared by the settings' tool of its "
+            "name, else by its signature and docstring); repeatable",
+        )
+        p.add_argument(
+            "--max-rounds",
+            type=positive_int,
+            default=8,
+            metavar="N",
+            help="at most N requests in one run, with tool calls answered in between (default: 8)",
+        )
+        p.add_argument(
+            "-y", "--yes", action="store_true", help="run tool calls without asking first"
+        )
+        p.add_argument(
+            "--retries",
+            type=positive_int,
+            default=3,
+            metavar="N",
+            help="retries of a 429 or 5xx answer, with exponential backoff honouring Retry-After "
+            "(default: 3)",
+        )
+        p.add_argument(
+            "--backoff",
+            type=seconds,
+            default=0.5,
+            metavar="SECONDS",
+            help="the first retry's delay, doubled for each next one (default: 0.5)",
+        )
+        p.add_argument(
+            "--timeout", type=seconds, metavar="SECONDS", help="the limit for each request"
+        )
+        p.add_argument(
+            "--keep-partial",
+            action="store_true",
+            help="when the stream is cut or interrupted, write what arrived, marked incomplete",
+        )
+        p.add_argument(
+            "--trace",
+            choices=("console", "otlp"),
+            help="record OpenTelemetry spans: print them (console) or send them to the "
+            "collector the OTEL_EXPORTER_OTLP_* variables name (otlp, the default when "
+            "OTEL_EXPORTER_OTLP_ENDPOINT is set)",
+        )
+        p.add_argument(
+            "-o",
+            "--output",
+            metavar="OUT",
+            help="write the conversation with the reply to OUT, leaving PATH as it is",
+        )
+        p.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print the request body that would be sent, and send nothing",
+        )
+        p.add_argument(
+            "-s",
+            "--set",
+            dest="settings",
+            action="append",
+            type=parse_setting,
+            metavar="KEY=VALUE",
+            help="a setting over the bundle's settings embed, the value read as YAML; repeatable",
+        )
+        p.add_argument(
+            "-f",
+            "--force",
+            action="store_true",
+            help="send even a bundle with an error-level defect, reporting each as a warning",
+        )
+        add_base_dir(p)
         add_quiet(p)
 
     return parser

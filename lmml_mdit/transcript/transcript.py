@@ -38,6 +38,7 @@ from .source import SourceNarrative
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
+    from ..run.reply import Reply
 
 __all__ = ["Transcript"]
 
@@ -483,6 +484,21 @@ class Transcript(Renderable):
         return writing.write_bundle(
             list(self), self.assets, name, source=self._source, kind=kind, pov=pov
         )
+
+    def send(self, provider: str = "openai", **options: object) -> Reply:
+        """Send the transcript (as :meth:`to_bundle` writes it) through the provider's SDK,
+        append the reply and any tool turns, and return the
+        :class:`~lmml_mdit.run.Reply`; takes :meth:`Bundle.send
+        <lmml_mdit.bundle.bundle.Bundle.send>`'s options (see :doc:`/run`)."""
+        from ..run.api import send_transcript  # imported here: running sits above
+
+        return send_transcript(self, provider, **options)
+
+    async def asend(self, provider: str = "openai", **options: object) -> Reply:
+        """:meth:`send` with the SDK's asyncio client."""
+        from ..run.api import asend_transcript  # imported here: running sits above
+
+        return await asend_transcript(self, provider, **options)
 
     def _repr_html_(self) -> str | None:
         """The notebook view: the preview's turn cards of :meth:`to_bundle` (None, so the

@@ -1,0 +1,197 @@
+"""What sending a request through a provider's official SDK gives back, whatever the provider.
+
+Each provider's ``*_send`` module implements :class:`Sender`: it makes the SDK client,
+sends a body :func:`~lmml_mdit.chat.outgoing.to_request` built (streamed or not), reports
+the text and the tool calls as they arrive, and returns an :class:`Exchange`: the reply in
+the provider's own payload form (read back by the provider's importer), with its usage.
+It also reads the SDK's exceptions as a :class:`Failure`, so the run loop retries and
+reports them the same way for every provider.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+__all__ = [
+    "Emit",
+    "Exchange",
+    "Failure",
+    "Sender",
+    "TextDelta",
+    "ToolCallEvent",
+    "retry_after_seconds",
+    "sender",
+    "split_known",
+]
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the reply's text, as it streamed in."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """A tool call of the reply, reported once it is complete.
+
+    :ivar arguments: the parsed JSON arguments, or the raw string when it is not JSON.
+    """
+
+    id: str
+    name: str
+    arguments: Any
+
+
+Emit = Callable[[TextDelta | ToolCallEvent], None]
+"""Where a sender reports the reply's events as they arrive."""
+
+
+@dataclass
+class Exchange:
+    """One reply, read from the SDK's response or from its stream.
+
+    :ivar payload: the reply as a payload of the provider's own import format
+        (``{"messages": [...]}``, ``{"contents": [...]}``, ``{"input": [...]}``).
+    :ivar raw: the SDK's response object (or the list of its stream's events).
+    :ivar complete: False when the stream ended before the provider finished.
+    """
+
+    payload: dict[str, Any]
+    raw: object = None
+    model: str | None = None
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    request_id: str | None = None
+    complete: bool = True
+    text: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An SDK exception, read: what happened and whether to try again.
+
+    :ivar kind: ``status`` (the provider answered with an error status), ``connection``
+        (it could not be reached) or ``timeout``.
+    :ivar status: the HTTP status, for ``status``.
+    :ivar message: the provider's own message.
+    :ivar retry_after: the seconds its ``Retry-After`` header asks for, if any.
+    """
+
+    kind: Literal["status", "connection", "timeout"]
+    status: int | None = None
+    message: str = ""
+    retry_after: float | None = None
+
+
+class Sender(Protocol):
+    """One provider's direction out: its SDK, called with a request body."""
+
+    name: str
+    key_variables: tuple[str, ...]
+    """The environment variables the SDK reads its key from, in its order."""
+    sdk: str
+    """The SDK's distribution name."""
+    extra: str
+    """The ``lmml_mdit`` extra that installs the SDK."""
+    otel_name: str
+    """The provider's ``gen_ai.provider.name`` in the OpenTelemetry conventions."""
+    default_url: str
+    """Where the SDK sends requests when no base URL is given."""
+
+    def client(
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        timeout: float | None,
+        asynchronous: bool,
+    ) -> object:
+        """A new SDK client (its own retries off: the run loop retries)."""
+        ...
+
+    def call(
+        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+    ) -> Exchange:
+        """Send *body* and return the reply."""
+        ...
+
+    async def acall(
+        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+    ) -> Exchange:
+        """Send *body* with the asyncio client and return the reply."""
+        ...
+
+    def failure(self, error: BaseException) -> Failure | None:
+        """*error* read as a failure, or None when it is not the SDK's."""
+        ...
+
+
+def split_known(method: Callable[..., object], body: Mapping[str, Any]) -> dict[str, Any]:
+    """*body* as keyword arguments of the SDK's *method*: keys it has no parameter for go in
+    ``extra_body``, so a setting passed through (``unknown_settings="pass"``) is still sent."""
+    import inspect
+
+    parameters = inspect.signature(method).parameters
+    known = {key: value for key, value in body.items() if key in parameters}
+    extra = {key: value for key, value in body.items() if key not in parameters}
+    if extra:
+        known["extra_body"] = extra
+    return known
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """The delay a ``Retry-After`` (or ``retry-after-ms``) header asks for, in seconds."""
+    if headers is None:
+        return None
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return None if parsed is None else max(0.0, parsed.timestamp() - time.time())
+
+
+def parse_arguments(text: str) -> object:
+    """Tool-call arguments as streamed (a JSON string), parsed; the raw text when not JSON."""
+    try:
+        return json.loads(text) if text else {}
+    except ValueError:
+        return text
+
+
+_MODULES = {
+    "openai": "openai_send",
+    "openai-responses": "openai_responses_send",
+    "anthropic": "anthropic_send",
+    "gemini": "gemini_send",
+}
+
+
+def sender(name: str) -> Sender:
+    """The :class:`Sender` of provider *name* (its module imported now, its SDK on first use).
+
+    :raises ValueError: for a provider nothing sends to.
+    """
+    import importlib
+
+    module = _MODULES.get(name)
+    if module is None:
+        raise ValueError(f"no sender for provider {name!r}; choose one of {', '.join(_MODULES)}")
+    found: Sender = importlib.import_module(f"{__package__}.{module}").SENDER
+    return found

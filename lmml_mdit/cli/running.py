@@ -1,0 +1,172 @@
+"""``lmml run``: send a conversation, stream the reply, append it to the file.
+
+The reply streams to stdout as it arrives (a tool call is shown once complete); messages
+go to stderr. The file is written atomically after each complete round, so Ctrl-C or a
+network failure leaves it as the last complete round left it (exactly as it was, for a
+one-round run). Exit status: 0 sent and written, 1 refused by the provider or cut off, 2 a
+local error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from ..errors import ProviderConnectionError, ProviderError, StreamCutError
+from .arguments import Arguments
+from .output import STDIO, CliError, error, error_text, info, stdout_json, warn
+from .sources import open_source
+
+if TYPE_CHECKING:
+    from ..chat.imported import Call
+    from ..run.document import Document
+    from ..run.reply import Reply, ReplyEvent
+
+__all__ = ["cmd_run"]
+
+
+def _show(event: ReplyEvent) -> None:
+    from ..run.reply import TextDelta
+
+    if isinstance(event, TextDelta):
+        sys.stdout.write(event.text)
+    else:
+        arguments = json.dumps(event.arguments, ensure_ascii=False)
+        sys.stdout.write(f"\n[tool call] {event.name}({arguments})\n")
+    sys.stdout.flush()
+
+
+def _show_turns(reply: Reply) -> None:
+    """Each assistant message of the run, whole (``--no-stream``): its text, its calls."""
+    from ..chat.imported import Call, Text
+
+    for turn in reply.turns:
+        if turn.role != "assistant":
+            continue
+        text = "".join(part.text for part in turn.parts if isinstance(part, Text))
+        if text:
+            sys.stdout.write(text + "\n")
+        for part in turn.parts:
+            if isinstance(part, Call):
+                arguments = json.dumps(part.arguments, ensure_ascii=False)
+                sys.stdout.write(f"[tool call] {part.name}({arguments})\n")
+
+
+def _asker(args: Arguments) -> object:
+    """The approval asked before each tool call: none with --yes; a question on a terminal;
+    else every call declined (nobody to ask)."""
+    if args.yes:
+        return None
+    interactive = sys.stdin is not None and sys.stdin.isatty()
+
+    def approve(call: Call) -> bool:
+        if not interactive:
+            warn(f"tool call {call.name} not run: no terminal to ask on (pass --yes to allow)")
+            return False
+        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        sys.stderr.write(f"lmml: run {call.name}({arguments})? [y/N] ")
+        sys.stderr.flush()
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+    return approve
+
+
+_OTLP_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+_OTLP_PACKAGES = "opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http"
+
+
+def _start_tracing(args: Arguments) -> None:
+    """``--trace console`` prints spans; ``--trace otlp``, or an OTLP endpoint in the
+    standard ``OTEL_EXPORTER_OTLP_*`` variables, sends them to that collector."""
+    if args.trace == "console":
+        from ..run.trace import setup_console
+
+        try:
+            setup_console()
+        except ImportError:
+            raise CliError("--trace console needs opentelemetry-sdk (the trace extra)") from None
+        return
+    variable = next((name for name in _OTLP_VARIABLES if os.environ.get(name)), None)
+    if args.trace != "otlp" and variable is None:
+        return
+    from ..run.trace import setup_otlp
+
+    try:
+        setup_otlp()
+    except ImportError:
+        if args.trace == "otlp":
+            raise CliError(f"--trace otlp needs {_OTLP_PACKAGES}") from None
+        warn(f"{variable} is set, but sending spans there needs {_OTLP_PACKAGES}: not traced")
+
+
+def cmd_run(args: Arguments) -> int:
+    """``lmml run PATH``: see the module's docstring."""
+    from ..run.loop import RunOptions, run
+    from ..run.tools import load_tool
+
+    if args.max_rounds < 1:
+        raise CliError("--max-rounds must be 1 or more (one request, then one per tool round)")
+    if args.path == STDIO and args.output is None and not args.dry_run:
+        raise CliError("lmml run -: a conversation read from stdin needs -o OUT to write to")
+    _start_tracing(args)
+    tools = {}
+    for spec in args.tool_specs or []:
+        function = load_tool(spec)
+        tools[spec.rpartition(":")[2].rpartition(".")[2]] = function
+    source = open_source(args.path, args)
+    request_options: dict[str, object] = {"strict": not args.force}
+    if args.settings:
+        request_options["settings"] = dict(args.settings)
+    destination = args.output if args.output is not None else args.path
+    written: list[Document] = []
+
+    def commit(document: Document) -> None:
+        document.save(destination)
+        written.append(document)
+
+    options = RunOptions(
+        args.provider,
+        model=args.model,
+        stream=not args.no_stream,
+        tools=tools or None,
+        max_rounds=args.max_rounds,
+        base_url=args.base_url,
+        api_key=args.api_key,
+        timeout=args.timeout,
+        retries=args.retries,
+        backoff=args.backoff,
+        approve=_asker(args),  # type: ignore[arg-type]
+        on_event=_show if not args.no_stream else None,
+        keep_partial=args.keep_partial,
+        commit=commit,
+        request_options=request_options,
+    )
+    with source.about():
+        if args.dry_run:
+            from ..run.loop import dry_run_body
+
+            stdout_json(dry_run_body(source.bundle, options))
+            return 0
+        try:
+            reply = run(source.bundle, options)
+        except (ProviderError, ProviderConnectionError, StreamCutError) as failure:
+            sys.stdout.write("\n" if not args.no_stream else "")
+            if written:
+                info(args, f"wrote the rounds before the failure to {destination}")
+            error(error_text(failure))
+            return 1
+    if args.no_stream:
+        _show_turns(reply)
+    else:
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+    if reply.stopped:
+        warn(reply.stopped)
+    tokens = ""
+    if reply.usage.input_tokens is not None:
+        tokens = f", {reply.usage.input_tokens} in / {reply.usage.output_tokens} out tokens"
+    rounds = f"{reply.rounds} rounds" if reply.rounds > 1 else "the reply"
+    info(args, f"wrote {rounds} to {destination} ({reply.model or args.provider}{tokens})")
+    return 0

@@ -1,0 +1,178 @@
+"""``send`` and ``asend``: a bundle or a transcript sent to a provider, the reply returned.
+
+:meth:`Bundle.send <lmml_mdit.bundle.bundle.Bundle.send>` and
+:meth:`Transcript.send <lmml_mdit.transcript.transcript.Transcript.send>` call these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..chat.imported import Call, Native, Text
+from .loop import DEFAULT_BACKOFF, DEFAULT_RETRIES, Approve, RunOptions, arun, run
+from .reply import Reply, ReplyEvent
+from .tools import Tool
+
+if TYPE_CHECKING:
+    from ..bundle.bundle import Bundle
+    from ..transcript.transcript import Transcript
+
+__all__ = ["asend", "asend_transcript", "send", "send_transcript"]
+
+
+def _options(
+    provider: str,
+    *,
+    model: str | None,
+    client: object,
+    stream: bool,
+    tools: Mapping[str, Tool] | Sequence[Tool] | None,
+    max_rounds: int,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float | None,
+    retries: int,
+    backoff: float,
+    on_event: Callable[[ReplyEvent], None] | None,
+    approve: Approve | None,
+    request_options: dict[str, Any],
+) -> RunOptions:
+    if max_rounds < 1:
+        raise ValueError(f"max_rounds must be at least 1, not {max_rounds!r}")
+    if retries < 0:
+        raise ValueError(f"retries must be 0 or more, not {retries!r}")
+    return RunOptions(
+        provider,
+        model=model,
+        client=client,
+        stream=stream,
+        tools=tools,
+        max_rounds=max_rounds,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout,
+        retries=retries,
+        backoff=backoff,
+        on_event=on_event,
+        approve=approve,
+        request_options=request_options,
+    )
+
+
+def send(
+    bundle: Bundle,
+    provider: str = "openai",
+    *,
+    model: str | None = None,
+    client: object = None,
+    stream: bool = False,
+    tools: Mapping[str, Tool] | Sequence[Tool] | None = None,
+    max_rounds: int = 8,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    timeout: float | None = None,
+    retries: int = DEFAULT_RETRIES,
+    backoff: float = DEFAULT_BACKOFF,
+    on_event: Callable[[ReplyEvent], None] | None = None,
+    approve: Approve | None = None,
+    **request_options: object,
+) -> Reply:
+    """Send *bundle*'s request (``to_request(provider, model=model, **request_options)``)
+    and return the reply; with *tools*, answer its tool calls and send again, up to
+    *max_rounds*. The bundle is left as it is: :attr:`Reply.lmml` is the text of the new
+    turns, :attr:`Reply.turns` the turns."""
+    options = _options(
+        provider,
+        model=model,
+        client=client,
+        stream=stream,
+        tools=tools,
+        max_rounds=max_rounds,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout,
+        retries=retries,
+        backoff=backoff,
+        on_event=on_event,
+        approve=approve,
+        request_options=dict(request_options),
+    )
+    return run(bundle, options)
+
+
+async def asend(
+    bundle: Bundle,
+    provider: str = "openai",
+    *,
+    model: str | None = None,
+    client: object = None,
+    stream: bool = False,
+    tools: Mapping[str, Tool] | Sequence[Tool] | None = None,
+    max_rounds: int = 8,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    timeout: float | None = None,
+    retries: int = DEFAULT_RETRIES,
+    backoff: float = DEFAULT_BACKOFF,
+    on_event: Callable[[ReplyEvent], None] | None = None,
+    approve: Approve | None = None,
+    **request_options: object,
+) -> Reply:
+    """:func:`send` with the SDK's asyncio client (``client=`` takes an async one)."""
+    options = _options(
+        provider,
+        model=model,
+        client=client,
+        stream=stream,
+        tools=tools,
+        max_rounds=max_rounds,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout,
+        retries=retries,
+        backoff=backoff,
+        on_event=on_event,
+        approve=approve,
+        request_options=dict(request_options),
+    )
+    return await arun(bundle, options)
+
+
+def _append(transcript: Transcript, reply: Reply) -> None:
+    """The reply's turns appended as messages: text as content; tool calls, tool results'
+    call ids, provider items and the reply's metadata in each message's metadata."""
+    last = reply.turns[-1] if reply.turns else None
+    for turn in reply.turns:
+        metadata: dict[str, Any] = {"role": turn.role}
+        calls = [
+            {"id": part.id, "name": part.name, "arguments": part.arguments}
+            for part in turn.parts
+            if isinstance(part, Call)
+        ]
+        natives = [part.value for part in turn.parts if isinstance(part, Native)]
+        if calls:
+            metadata["tool_calls"] = calls
+        if natives:
+            metadata["native"] = natives
+        if turn.call_id is not None:
+            metadata["tool_call_id"] = turn.call_id
+        if turn is last or (turn.role == "assistant" and turn is reply.message):
+            metadata["lmml_run"] = reply.metadata
+        text = "".join(part.text for part in turn.parts if isinstance(part, Text))
+        transcript.append(turn.role, text, metadata=metadata)
+
+
+def send_transcript(transcript: Transcript, provider: str, **options: object) -> Reply:
+    """Send *transcript* (as :meth:`~Transcript.to_bundle` writes it) and append the reply
+    and any tool turns to it."""
+    reply = send(transcript.to_bundle(), provider, **options)  # type: ignore[arg-type]
+    _append(transcript, reply)
+    return reply
+
+
+async def asend_transcript(transcript: Transcript, provider: str, **options: object) -> Reply:
+    """:func:`send_transcript` with the asyncio client."""
+    reply = await asend(transcript.to_bundle(), provider, **options)  # type: ignore[arg-type]
+    _append(transcript, reply)
+    return reply

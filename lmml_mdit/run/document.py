@@ -1,0 +1,251 @@
+"""The file a run extends: new turns appended as LMML text, the replies' metadata recorded.
+
+New turns are written after the narrative's last byte, in its own delimiter style (the
+Transcript's style: :func:`lmml_mdit.transcript.source` reads it), so every byte above
+stays as it was. A reply's metadata (provider, model, finish reason, tokens, latency,
+request id) goes in ``manifest.json`` under :data:`RUN_KEY`, one compact line per reply: a
+``manifest.json`` fence at the end of the narrative (moved below each new reply), the
+manifest fence a ``.lmml`` already has (updated in place), or a ``.lmmlz``'s entry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..atomic import atomic_write_bytes
+from ..bundle.bundle import Bundle
+from ..chat.escape import escape_text
+from ..chat.imported import Call, ChatTurn, ImportedAsset, Native, Text
+from ..errors import LmmlError, RunError
+from ..formats import MANIFEST_NAME
+from ..narrative.native import is_native_name, native_fence, native_name
+from ..narrative.toolcalls import call_slug, tool_call_fence
+from ..syntax.write import embed_fence, reference
+from ..transcript.message import Message
+from ..transcript.plans import _styled_delimiter
+from ..transcript.source import NUMBERED_HEADING, Style, _style_of, raw_lines
+
+__all__ = ["RUN_KEY", "Document"]
+
+RUN_KEY = "lmml_run"
+"""The ``manifest.json`` key holding one entry per reply a run wrote."""
+
+
+@dataclass
+class Document:
+    """A bundle's narrative, extended turn by turn; :meth:`bundle` is it as it now reads."""
+
+    original: Bundle
+    text: str
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    manifest: dict[str, Any] | None = None
+    _added: list[str] = field(default_factory=list)
+    _head_fence: tuple[int, int] | None = None  # a manifest fence above the turns, offsets
+    _calls: set[str] = field(default_factory=set)
+    _natives: int = 0
+    _turns: int = 0
+    _number: int = 0
+    _current: Bundle | None = None
+    _style: Style | None = None  # the delimiter style, read once: new turns keep it
+
+    @classmethod
+    def of(cls, bundle: Bundle) -> Document:
+        """The document of *bundle*: its narrative with a trailing metadata fence cut off."""
+        narrative = bundle.narrative
+        text = narrative.text
+        manifest = bundle.manifest
+        document = cls(bundle, text, manifest=dict(manifest) if manifest is not None else None)
+        fence = bundle.fences.get(MANIFEST_NAME)
+        if bundle.kind == "text" and fence is not None and fence.content is not None:
+            start = _line_offset(text, fence.line)
+            end = _fence_end(text, start)
+            if end is not None and not text[end:].strip() and _after_last_turn(bundle, fence.line):
+                before = text[:start]
+                document.text = before.rstrip() + ("\r\n" if before.endswith("\r\n") else "\n")
+            elif end is not None:
+                document._head_fence = (start, end)
+        document._calls = {call_slug(call.id) for call in _tool_calls(bundle)}
+        document._natives = sum(1 for name in bundle.fences if is_native_name(name))
+        document._turns = sum(1 for turn in narrative.turns if turn.role != "context")
+        document._number = _last_number(bundle)
+        document._current = bundle if document.text == text else None
+        return document
+
+    @property
+    def changed(self) -> bool:
+        """Whether any turn was added."""
+        return bool(self._added)
+
+    def unique_call_id(self, call_id: str) -> str:
+        """*call_id*, or a variant of it when a call of the file already has its fence name
+        (a provider without call ids gets ids numbered per reply)."""
+        candidate, counter = call_id, 1
+        while call_slug(candidate) in self._calls:
+            counter += 1
+            candidate = f"{call_id}_{counter}"
+        self._calls.add(call_slug(candidate))
+        return candidate
+
+    def add(self, turn: ChatTurn, *, metadata: Mapping[str, Any] | None = None) -> str:
+        """Append *turn* in the file's style and return the LMML written."""
+        if self._style is None:
+            self._style = _style_of(self.bundle().narrative, raw_lines(self.text))
+        style = self._style
+        self._turns += 1
+        self._number += 1
+        role = turn.role
+        _, delimiter = _styled_delimiter(Message(role, ""), role, self._number, style)
+        body = self._body(turn)
+        newline = style.newline
+        parts = [delimiter, *body]
+        written = "\n\n".join(parts) if style.gap else "\n".join(parts)
+        separator = "\n" if style.sep else ""
+        if self.text and not self.text.endswith(("\n", "\r")):
+            separator = "\n" + separator
+        addition = (separator + written + "\n").replace("\n", newline)
+        self.text += addition
+        self._added.append(addition)
+        if metadata is not None:
+            self.replies.append({"turn": self._turns, **metadata})
+        self._current = None
+        return written + "\n"
+
+    def _body(self, turn: ChatTurn) -> list[str]:
+        blocks: list[str] = []
+        if turn.role == "tool" and turn.call_id is not None:
+            blocks.append(reference(call_slug(turn.call_id) + ".tool_call.json"))
+        names = frozenset(self.bundle().entries) | frozenset(self.bundle().fences)
+        for part in turn.parts:
+            if isinstance(part, Text):
+                text = escape_text(part.text, names)
+                if text:
+                    blocks.append(text)
+            elif isinstance(part, Call):
+                _, fence = tool_call_fence(part.id, part.name, part.arguments)
+                blocks.append(fence.rstrip("\n"))
+            elif isinstance(part, Native):
+                self._natives += 1
+                name = native_name(part.provider, part.kind, self._natives)
+                blocks.append(native_fence(name, part.value).rstrip("\n"))
+            elif isinstance(part, ImportedAsset):
+                raise RunError(
+                    f"the reply holds a {part.media_type} part, which a run cannot write yet",
+                    name=self.original.file_name,
+                    hint="ask for a text reply",
+                )
+        return blocks
+
+    def bundle(self) -> Bundle:
+        """The bundle as the document now reads (parsed again after each added turn)."""
+        if self._current is None:
+            original = self.original
+            if original.kind == "zip":
+                entries = {name: original.read(name) for name in original.entries}
+                self._current = Bundle.from_zip(original.narrative_name, self.text, entries)
+            else:
+                self._current = Bundle.from_text(
+                    original.narrative_name, self.text, base_dir=original.base_dir
+                )
+            self._current.file_name = original.file_name
+        return self._current
+
+    def _manifest_with_replies(self) -> dict[str, Any]:
+        manifest = dict(self.manifest or {})
+        previous = manifest.get(RUN_KEY)
+        entries = list(previous) if isinstance(previous, list) else []
+        manifest[RUN_KEY] = [*entries, *self.replies]
+        return manifest
+
+    def _manifest_fence(self, manifest: Mapping[str, Any]) -> str:
+        return embed_fence(MANIFEST_NAME, _manifest_text(manifest))
+
+    def final_bytes(self) -> bytes | None:
+        """The whole file as it is to be written (None for an archive: see :meth:`save`)."""
+        manifest = self._manifest_with_replies()
+        text = self.text
+        if self._head_fence is not None:
+            start, end = self._head_fence
+            fence = self._manifest_fence(manifest)
+            text = text[:start] + fence + "\n" + text[end:]
+        elif self.replies or RUN_KEY in manifest:
+            newline = self._style.newline if self._style is not None else "\n"
+            fence = ("\n\n" + self._manifest_fence(manifest) + "\n").replace("\n", newline)
+            text = text.rstrip("\r\n") + fence
+        return text.encode("utf-8")
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the document to *path*, atomically: a ``.lmml`` as text, an archive with
+        its manifest entry updated."""
+        if self.original.kind == "zip":
+            manifest = self._manifest_with_replies()
+            entries = {name: self.original.read(name) for name in self.original.entries}
+            entries[MANIFEST_NAME] = _manifest_text(manifest).encode("utf-8")
+            Bundle.from_zip(self.original.narrative_name, self.text, entries).save(path)
+            return
+        data = self.final_bytes()
+        assert data is not None
+        atomic_write_bytes(path, data)
+
+
+def _manifest_text(manifest: Mapping[str, Any]) -> str:
+    """The manifest's JSON: its other keys as ``Bundle.save`` writes them (indented by two),
+    then one line per reply under :data:`RUN_KEY`."""
+    others = {key: value for key, value in manifest.items() if key != RUN_KEY}
+    lines = [json.dumps(entry, ensure_ascii=False) for entry in manifest[RUN_KEY]]
+    if not others:
+        return f"{{{json.dumps(RUN_KEY)}: [\n" + ",\n".join(lines) + "\n]}\n"
+    head = json.dumps(others, indent=2, ensure_ascii=False)[: -len("\n}")]
+    replies = ",\n".join("    " + line for line in lines)
+    return f"{head},\n  {json.dumps(RUN_KEY)}: [\n{replies}\n  ]\n}}\n"
+
+
+def _line_offset(text: str, line: int) -> int:
+    offset = 0
+    for _ in range(line - 1):
+        found = text.find("\n", offset)
+        if found < 0:
+            return len(text)
+        offset = found + 1
+    return offset
+
+
+def _fence_end(text: str, start: int) -> int | None:
+    """The offset after the closing ``@@@`` line of the fence opening at *start* (a fence's
+    content holds no line that is only ``@@@``: that line closes it)."""
+    position = text.find("\n", start)
+    while position >= 0:
+        following = text.find("\n", position + 1)
+        line = text[position + 1 : following if following >= 0 else len(text)]
+        if line.rstrip("\r").rstrip(" \t") == "@@@":
+            return following + 1 if following >= 0 else len(text)
+        position = following
+    return None
+
+
+def _after_last_turn(bundle: Bundle, line: int) -> bool:
+    turns = [turn for turn in bundle.narrative.turns if turn.delimiter_line is not None]
+    return bool(turns) and turns[-1].delimiter_line is not None and line > turns[-1].delimiter_line
+
+
+def _tool_calls(bundle: Bundle) -> Sequence[Any]:
+    from ..narrative.toolcalls import tool_calls
+
+    try:
+        return tool_calls(bundle.narrative)
+    except LmmlError:
+        return []
+
+
+def _last_number(bundle: Bundle) -> int:
+    """The number the last ``Turn N`` heading gave, plus the turns after it; else the count
+    of turns."""
+    turns = [turn for turn in bundle.narrative.turns if turn.role != "context"]
+    for back, turn in enumerate(reversed(turns)):
+        match = NUMBERED_HEADING.fullmatch((turn.heading or "").strip())
+        if match is not None:
+            return int(match.group(1)) + back
+    return len(turns)

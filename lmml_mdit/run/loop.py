@@ -1,0 +1,491 @@
+"""The run loop: a bundle's request sent, its reply read and appended, tools answered.
+
+One round builds the body :func:`~lmml_mdit.chat.outgoing.to_request` builds, sends it
+through the provider's :class:`~lmml_mdit.chat.providers.sending.Sender` (retrying a 429
+or 5xx with exponential backoff that honours ``Retry-After``), reads the reply with the
+provider's importer and appends it to the :class:`~lmml_mdit.run.document.Document`. A
+reply with tool calls runs the functions, appends their results as tool turns and sends
+again, up to ``max_rounds``. :func:`run` and :func:`arun` differ only in how they wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..bundle.bundle import Bundle
+from ..chat.imported import Call, ChatTurn, Text
+from ..chat.importer import read_conversation
+from ..chat.outgoing import to_request
+from ..chat.providers.sending import Exchange, Failure, Sender, sender
+from ..errors import (
+    MissingCredentialsError,
+    ProviderConnectionError,
+    ProviderError,
+    RunError,
+    StreamCutError,
+)
+from .document import Document
+from .reply import Reply, ReplyEvent, ToolRun, Usage
+from .tools import Tool, declared_tools, tool_result
+from .trace import Span
+from .trace import span as trace_span
+
+__all__ = ["Approve", "RunOptions", "arun", "run"]
+
+Approve = Callable[[Call], bool]
+"""Asked before each tool call runs; False sends the model a refusal instead."""
+
+DEFAULT_RETRIES = 3
+DEFAULT_BACKOFF = 0.5
+MAX_DELAY = 60.0
+
+_CLIENTS: dict[tuple[object, ...], object] = {}
+
+
+@dataclass
+class RunOptions:
+    """What a run takes besides the bundle (see :meth:`Bundle.send
+    <lmml_mdit.bundle.bundle.Bundle.send>` for each)."""
+
+    provider: str
+    model: str | None = None
+    client: object = None
+    stream: bool = False
+    tools: Mapping[str, Tool] | Sequence[Tool] | None = None
+    max_rounds: int = 8
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float | None = None
+    retries: int = DEFAULT_RETRIES
+    backoff: float = DEFAULT_BACKOFF
+    approve: Approve | None = None
+    on_event: Callable[[ReplyEvent], None] | None = None
+    keep_partial: bool = False
+    commit: Callable[[Document], None] | None = None
+    request_options: dict[str, Any] = field(default_factory=dict)
+
+
+def _functions(tools: Mapping[str, Tool] | Sequence[Tool] | None) -> dict[str, Tool]:
+    if tools is None:
+        return {}
+    if isinstance(tools, Mapping):
+        return dict(tools)
+    return {getattr(function, "__name__", repr(function)): function for function in tools}
+
+
+def _transport(error: BaseException) -> Failure | None:
+    """An HTTP library's error the SDK let through (a stream read cut mid-way)."""
+    names = {cls.__name__ for cls in type(error).__mro__}
+    if "TimeoutException" in names:
+        return Failure("timeout", message=str(error) or type(error).__name__)
+    if names & {"TransportError", "StreamError", "RemoteProtocolError"}:
+        return Failure("connection", message=str(error) or type(error).__name__)
+    return None
+
+
+class _Run:
+    """The state of one run, shared by the sync and the asyncio loop."""
+
+    def __init__(self, bundle: Bundle, options: RunOptions, *, asynchronous: bool) -> None:
+        self.options = options
+        self.sender: Sender = sender(options.provider)
+        self.document = Document.of(bundle)
+        self.functions = _functions(options.tools)
+        self.tools = declared_tools(bundle.settings, self.functions) if self.functions else None
+        self.client = self._client(asynchronous)
+        self.file = bundle.file_name
+        self.turns: list[ChatTurn] = []
+        self.events: list[ReplyEvent] = []
+        self.tool_runs: list[ToolRun] = []
+        self.lmml: list[str] = []
+        self.attempt_events: list[ReplyEvent] = []
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.counted = False
+        self.reply: Reply | None = None
+        self.rounds = 0
+
+    # -- the client --------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        found = self.options.base_url or getattr(self.client, "base_url", None)
+        return str(found or self.sender.default_url)
+
+    def _client(self, asynchronous: bool) -> object:
+        options = self.options
+        if options.client is not None:
+            return options.client
+        key = options.api_key
+        if key is None and not any(os.environ.get(name) for name in self.sender.key_variables):
+            if options.base_url is None:
+                names = " or ".join(self.sender.key_variables)
+                raise MissingCredentialsError(
+                    f"no API key for {options.provider}: {names} is not set",
+                    hint=f"set {names}, or pass api_key= or a client=",
+                    cli_hint=f"set {names}, or pass --api-key; a local server takes --base-url",
+                )
+            key = "unused"  # a local server (Ollama, vLLM, llama.cpp) takes any key
+        scope: object = None
+        if asynchronous:
+            scope = id(asyncio.get_running_loop())
+        cache = (self.sender.sdk, options.base_url, key, options.timeout, asynchronous, scope)
+        client = _CLIENTS.get(cache)
+        if client is None:
+            try:
+                client = self.sender.client(
+                    base_url=options.base_url,
+                    api_key=key,
+                    timeout=options.timeout,
+                    asynchronous=asynchronous,
+                )
+            except ImportError:
+                raise RunError(
+                    f"sending to {options.provider} needs the {self.sender.sdk} package",
+                    hint=f"pip install 'lmml-mdit[{self.sender.extra}]'",
+                ) from None
+            _CLIENTS[cache] = client
+        return client
+
+    # -- one round ---------------------------------------------------------------------
+
+    def body(self) -> dict[str, Any]:
+        """The request body of the next round, as ``to_request`` builds it."""
+        return _request(self.document, self.options, self.tools)
+
+    def emit(self, event: ReplyEvent) -> None:
+        self.attempt_events.append(event)
+        if self.options.on_event is not None:
+            self.options.on_event(event)
+
+    def span_attributes(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        where = urllib.parse.urlsplit(self.url)
+        return {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": self.sender.otel_name,
+            "gen_ai.request.model": body.get("model") or self.options.model,
+            "server.address": where.hostname,
+            "server.port": where.port,
+        }
+
+    def failed(self, error: Exception) -> tuple[Failure, float | None]:
+        """*error* read as a failure, and the delay before trying again (None: do not)."""
+        failure = self.sender.failure(error) or _transport(error)
+        if failure is None:
+            raise error
+        if self.attempt_events or failure.kind != "status":
+            return failure, None
+        status = failure.status or 0
+        if status != 429 and status < 500:
+            return failure, None
+        return failure, 0.0
+
+    def delay(self, failure: Failure, attempt: int) -> float | None:
+        if attempt >= self.options.retries:
+            return None
+        if failure.retry_after is not None:
+            return min(failure.retry_after, MAX_DELAY)
+        backoff: float = self.options.backoff * 2.0**attempt
+        return min(backoff + random.uniform(0, backoff / 4), MAX_DELAY)
+
+    def error(self, failure: Failure) -> RunError:
+        """The error a failure ends the run with (a stream cut keeps what arrived)."""
+        if self.attempt_events:
+            partial = "".join(e.text for e in self.attempt_events if hasattr(e, "text"))
+            cut = StreamCutError(
+                f"the connection to {self.url} failed mid-reply: {failure.message}",
+                name=self.file,
+                hint="nothing was written; run again (--keep-partial writes what arrived)",
+            )
+            cut.partial = partial
+            return cut
+        if failure.kind != "status":
+            what = "timed out" if failure.kind == "timeout" else "cannot be reached"
+            return ProviderConnectionError(
+                f"{self.url} {what}: {failure.message}",
+                name=self.file,
+                hint="check the base URL and that the server runs; timeout= raises the limit",
+                cli_hint="check --base-url and that the server runs; --timeout raises the limit",
+            )
+        status = failure.status
+        hint, cli_hint = "fix the request and run again", None
+        if status in (401, 403):
+            names = " or ".join(self.sender.key_variables)
+            hint = f"check the key in {names}, or pass api_key="
+            cli_hint = f"check the key in {names}, or pass --api-key"
+        elif status == 429 or (status or 0) >= 500:
+            hint = "the provider is busy or failing; try again later (retries= tries more)"
+            cli_hint = "the provider is busy or failing; try again later (--retries tries more)"
+        elif status == 404:
+            hint = "check the model name and the base URL"
+        refused = ProviderError(
+            f"{self.options.provider} refused the request ({status}): {failure.message}",
+            name=self.file,
+            hint=hint,
+            cli_hint=cli_hint,
+        )
+        refused.status = status
+        return refused
+
+    def received(self, exchange: Exchange, latency: float, span: Span) -> list[Call]:
+        """Append the reply; the tool calls it makes."""
+        self.rounds += 1
+        if not exchange.complete:
+            cut = StreamCutError(
+                f"the reply from {self.url} ended before the provider finished it",
+                name=self.file,
+                hint="nothing was written; run again (--keep-partial writes what arrived)",
+            )
+            cut.partial = "".join(exchange.text)
+            if self.options.keep_partial:
+                self.keep_partial()
+            raise cut
+        conversation = read_conversation(exchange.payload, self.options.provider)
+        parts = [part for turn in conversation.turns for part in turn.parts]
+        parts = [
+            Call(self.document.unique_call_id(part.id), part.name, part.arguments)
+            if isinstance(part, Call)
+            else part
+            for part in parts
+        ]
+        message = ChatTurn("assistant", parts)
+        metadata = self.metadata(exchange, latency)
+        self.lmml.append(self.document.add(message, metadata=metadata))
+        self.turns.append(message)
+        self.events.extend(self.attempt_events)
+        self.input_tokens += exchange.input_tokens or 0
+        self.output_tokens += exchange.output_tokens or 0
+        self.counted = self.counted or exchange.input_tokens is not None
+        span.set_attribute("gen_ai.response.model", exchange.model)
+        span.set_attribute("gen_ai.response.finish_reasons", [exchange.finish_reason or ""])
+        if exchange.request_id:
+            span.set_attribute("gen_ai.response.id", exchange.request_id)
+        if exchange.input_tokens is not None:
+            span.set_attribute("gen_ai.usage.input_tokens", exchange.input_tokens)
+        if exchange.output_tokens is not None:
+            span.set_attribute("gen_ai.usage.output_tokens", exchange.output_tokens)
+        self.reply = Reply(
+            message,
+            self.options.provider,
+            model=exchange.model,
+            finish_reason=exchange.finish_reason,
+            latency=latency,
+            request_id=exchange.request_id,
+            raw=exchange.raw,
+            metadata=metadata,
+        )
+        return [part for part in parts if isinstance(part, Call)]
+
+    def metadata(self, exchange: Exchange, latency: float) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "provider": self.options.provider,
+            "model": exchange.model,
+            "finish_reason": exchange.finish_reason,
+            "input_tokens": exchange.input_tokens,
+            "output_tokens": exchange.output_tokens,
+            "latency_ms": round(latency * 1000),
+            "request_id": exchange.request_id,
+        }
+        return {key: value for key, value in found.items() if value is not None}
+
+    def keep_partial(self) -> None:
+        """Append what a cut stream delivered, marked incomplete, and commit it."""
+        text = "".join(e.text for e in self.attempt_events if hasattr(e, "text"))
+        metadata = {"provider": self.options.provider, "incomplete": True}
+        message = ChatTurn("assistant", [Text(text)] if text else [])
+        self.lmml.append(self.document.add(message, metadata=metadata))
+        self.turns.append(message)
+        self.commit()
+
+    def answer(self, calls: list[Call]) -> bool:
+        """Run the tools the calls name and append their results; False when the run
+        stops here (no tools given)."""
+        if not self.functions:
+            return False
+        for call in calls:
+            function = self.functions.get(call.name)
+            with trace_span(
+                f"execute_tool {call.name}",
+                {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": call.name,
+                    "gen_ai.tool.call.id": call.id,
+                },
+            ):
+                if function is None:
+                    result, failed = f"error: no tool named {call.name!r} is available", True
+                elif self.options.approve is not None and not self.options.approve(call):
+                    result, failed = "error: the user declined to run this tool call", True
+                else:
+                    result, failed = tool_result(function, call.arguments)
+            self.tool_runs.append(ToolRun(call, result, failed))
+            turn = ChatTurn("tool", [Text(result)], call_id=call.id)
+            self.lmml.append(self.document.add(turn))
+            self.turns.append(turn)
+        return True
+
+    def commit(self) -> None:
+        if self.options.commit is not None and self.document.changed:
+            self.options.commit(self.document)
+
+    def result(self, stopped: str | None) -> Reply:
+        assert self.reply is not None
+        reply = self.reply
+        reply.turns = self.turns
+        reply.events = self.events
+        reply.tool_runs = self.tool_runs
+        reply.lmml = "".join(self.lmml)
+        reply.rounds = self.rounds
+        reply.stopped = stopped
+        reply.usage = Usage(
+            self.input_tokens if self.counted else None,
+            self.output_tokens if self.counted else None,
+        )
+        return reply
+
+    def stop_reason(self, calls: list[Call], round_number: int) -> str | None:
+        """Why the run ends after this round (None: send again)."""
+        if not calls:
+            return None
+        if not self.functions:
+            names = ", ".join(call.name for call in calls)
+            return f"the reply calls {names}; no tools were given, so the run stops here"
+        if round_number >= self.options.max_rounds:
+            return f"stopped after {self.options.max_rounds} rounds with tool calls unanswered"
+        return ""
+
+
+def _request(
+    document: Document, options: RunOptions, tools: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    """The body ``to_request`` builds for the document as it now reads, with *tools* (the
+    settings' declarations plus the given functions') when there are any."""
+    request_options = dict(options.request_options)
+    if tools is not None:
+        settings = dict(request_options.get("settings") or {})
+        settings.setdefault("tools", tools)
+        request_options["settings"] = settings
+    return to_request(document.bundle(), options.provider, model=options.model, **request_options)
+
+
+def _run_span(state: _Run) -> Any:
+    return trace_span(
+        "invoke_agent lmml",
+        {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": "lmml",
+            "gen_ai.provider.name": state.sender.otel_name,
+            "gen_ai.request.model": state.options.model,
+        },
+    )
+
+
+def run(bundle: Bundle, options: RunOptions) -> Reply:
+    """Send *bundle*, round after round, and return the last reply (see :class:`_Run`)."""
+    state = _Run(bundle, options, asynchronous=False)
+    with _run_span(state):
+        for round_number in range(1, max(1, options.max_rounds) + 1):
+            body = state.body()
+            with trace_span(
+                f"chat {body.get('model') or ''}".strip(), state.span_attributes(body), client=True
+            ) as span:
+                exchange, latency = _send(state, body)
+                calls = state.received(exchange, latency, span)
+            stopped = state.stop_reason(calls, round_number)
+            if stopped == "":
+                state.answer(calls)
+            state.commit()
+            if stopped != "":
+                return state.result(stopped)
+    return state.result(None)
+
+
+def _send(state: _Run, body: Mapping[str, Any]) -> tuple[Exchange, float]:
+    attempt = 0
+    while True:
+        state.attempt_events = []
+        started = time.perf_counter()
+        try:
+            exchange = state.sender.call(
+                state.client, body, stream=state.options.stream, emit=state.emit
+            )
+            return exchange, time.perf_counter() - started
+        except KeyboardInterrupt:
+            if state.options.keep_partial and state.attempt_events:
+                state.keep_partial()
+            raise
+        except RunError:
+            raise
+        except Exception as error:
+            failure, retry = state.failed(error)
+            wait = None if retry is None else state.delay(failure, attempt)
+            if wait is None:
+                _give_up(state, failure)
+            time.sleep(wait or 0.0)
+            attempt += 1
+
+
+def _give_up(state: _Run, failure: Failure) -> None:
+    error = state.error(failure)
+    if isinstance(error, StreamCutError) and state.options.keep_partial:
+        state.keep_partial()
+    raise error from None
+
+
+async def arun(bundle: Bundle, options: RunOptions) -> Reply:
+    """:func:`run` with the SDK's asyncio client."""
+    state = _Run(bundle, options, asynchronous=True)
+    with _run_span(state):
+        for round_number in range(1, max(1, options.max_rounds) + 1):
+            body = state.body()
+            with trace_span(
+                f"chat {body.get('model') or ''}".strip(), state.span_attributes(body), client=True
+            ) as span:
+                exchange, latency = await _asend(state, body)
+                calls = state.received(exchange, latency, span)
+            stopped = state.stop_reason(calls, round_number)
+            if stopped == "":
+                state.answer(calls)
+            state.commit()
+            if stopped != "":
+                return state.result(stopped)
+    return state.result(None)
+
+
+async def _asend(state: _Run, body: Mapping[str, Any]) -> tuple[Exchange, float]:
+    attempt = 0
+    while True:
+        state.attempt_events = []
+        started = time.perf_counter()
+        try:
+            exchange = await state.sender.acall(
+                state.client, body, stream=state.options.stream, emit=state.emit
+            )
+            return exchange, time.perf_counter() - started
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            if state.options.keep_partial and state.attempt_events:
+                state.keep_partial()
+            raise
+        except RunError:
+            raise
+        except Exception as error:
+            failure, retry = state.failed(error)
+            wait = None if retry is None else state.delay(failure, attempt)
+            if wait is None:
+                _give_up(state, failure)
+            await asyncio.sleep(wait or 0.0)
+            attempt += 1
+
+
+def dry_run_body(bundle: Bundle, options: RunOptions) -> dict[str, Any]:
+    """The first request body a run would send, built without a client or a key."""
+    functions = _functions(options.tools)
+    tools = declared_tools(bundle.settings, functions) if functions else None
+    return _request(Document.of(bundle), options, tools)

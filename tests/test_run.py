@@ -1,0 +1,935 @@
+"""``lmml run`` and ``send``: the official SDKs against a loopback server speaking each
+provider's wire protocol (JSON and server-sent events), the file after the run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import _run_tools
+import pytest
+from _wire_server import (
+    BUILDERS,
+    Drop,
+    Json,
+    Said,
+    Sse,
+    WireServer,
+    base_url,
+    error_body,
+    openai_chat,
+)
+
+import lmml_mdit
+from lmml_mdit import Transcript
+from lmml_mdit.cli import main
+from lmml_mdit.errors import (
+    MissingCredentialsError,
+    ProviderConnectionError,
+    RunError,
+    ToolLoadError,
+)
+from lmml_mdit.run import TextDelta, ToolCallEvent
+from lmml_mdit.run.tools import load_tool
+
+PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
+
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "The weather in a city right now.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+        "required": ["city"],
+    },
+}
+
+CHAT = (
+    "@@@settings.yaml\nmodel: m1\nmax_tokens: 50\n@@@\n\n"
+    "## system\n\nBe brief.\n\n## Turn 1 -- user\n\nWhat is the weather in Paris?\n"
+)
+
+
+@pytest.fixture(scope="module")
+def module_server() -> Iterator[WireServer]:
+    server = WireServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def server(module_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:
+    module_server.requests.clear()
+    module_server.answers.clear()
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.setenv(name, "test-key")
+    return module_server
+
+
+def _chat(tmp_path: Path, text: str = CHAT) -> Path:
+    path = tmp_path / "chat.lmml"
+    path.write_bytes(text.encode())
+    return path
+
+
+def _camel(value: Any) -> Any:
+    """JSON keys in the camelCase the Gemini REST API spells them in."""
+    if isinstance(value, dict):
+        return {
+            "".join(w.title() if i else w for i, w in enumerate(k.split("_"))): _camel(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_camel(item) for item in value]
+    return value
+
+
+def assert_sent(provider: str, received: dict[str, Any], body: dict[str, Any]) -> None:
+    """The request the server received is the body ``to_request`` built (for Gemini, the
+    SDK's keyword arguments as the REST API spells them)."""
+    body = json.loads(json.dumps(body))
+    if provider != "gemini":
+        sent = {k: v for k, v in received.items() if k not in ("stream", "stream_options")}
+        assert sent == body
+        return
+    assert received["contents"] == _camel(body["contents"])
+    config = body.get("config", {})
+    if "system_instruction" in config:
+        assert received["systemInstruction"] == _camel(config["system_instruction"])
+    if "max_output_tokens" in config:
+        assert received["generationConfig"]["maxOutputTokens"] == config["max_output_tokens"]
+    if "tools" in config:
+        names = [d["name"] for t in config["tools"] for d in t["function_declarations"]]
+        assert [d["name"] for t in received["tools"] for d in t["functionDeclarations"]] == names
+
+
+def _run(server: WireServer, provider: str, *args: object) -> int:
+    return main(["run", *map(str, args), "-p", provider, "--base-url", base_url(server, provider)])
+
+
+# -- one reply, every provider, streamed and not ------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_run_sends_the_request_body_and_appends_the_reply(
+    tmp_path: Path,
+    server: WireServer,
+    provider: str,
+    stream: bool,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = _chat(tmp_path)
+    expected = lmml_mdit.open(path).to_request(provider)
+    server.script(BUILDERS[provider](Said(["Sunny", " and mild, see @x.png."]), stream=stream))
+    flags = [] if stream else ["--no-stream"]
+    assert _run(server, provider, path, *flags) == 0
+    out = capsys.readouterr()
+    assert "Sunny and mild, see @x.png." in out.out
+    assert "wrote the reply" in out.err
+    (request,) = server.requests
+    assert_sent(provider, request.body, expected)
+    if provider == "gemini":
+        assert request.path.endswith("streamGenerateContent" if stream else "generateContent")
+        assert request.query == ({"alt": ["sse"]} if stream else {})
+    else:
+        assert request.body.get("stream", False) is stream
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT)  # every byte above the reply as it was
+    assert text[len(CHAT) :].startswith(
+        "\n## Turn 2 -- assistant\n\nSunny and mild, see \\@x.png.\n"
+    )
+    bundle = lmml_mdit.open(path)
+    assert bundle.narrative.turns[-1].role == "assistant"
+    (record,) = bundle.manifest["lmml_run"]
+    assert record["provider"] == provider
+    assert record["model"] == "test-model"
+    assert record["input_tokens"] == 11 and record["output_tokens"] == 7
+    assert record["turn"] == 3 and record["latency_ms"] >= 0
+    assert record["finish_reason"] in ("stop", "end_turn", "STOP", "completed")
+    assert record["request_id"]
+    # The reply goes back on the next request as the assistant's message.
+    body = bundle.to_request(provider)
+    assert "Sunny and mild, see @x.png." in json.dumps(body)
+
+
+def test_the_output_option_leaves_the_source_alone(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    out = tmp_path / "out.lmml"
+    server.script(openai_chat(Said(["Hi"]), stream=True))
+    assert _run(server, "openai", path, "-o", out, "-q") == 0
+    assert path.read_text(encoding="utf-8") == CHAT
+    assert out.read_text(encoding="utf-8").startswith(CHAT + "\n## Turn 2 -- assistant\n\nHi\n")
+
+
+def test_a_second_run_moves_the_metadata_below_the_new_reply(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["One"]), stream=True), openai_chat(Said(["Two"]), stream=False))
+    assert _run(server, "openai", path, "-q") == 0
+    assert _run(server, "openai", path, "-q", "--no-stream") == 0
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(
+        CHAT + "\n## Turn 2 -- assistant\n\nOne\n\n## Turn 3 -- assistant\n\nTwo\n"
+    )
+    assert text.count("@@@manifest.json") == 1
+    assert [r["turn"] for r in lmml_mdit.open(path).manifest["lmml_run"]] == [3, 4]
+    # The second request carried the first reply, and no metadata.
+    second = server.requests[1].body["messages"]
+    assert second[-1]["role"] == "assistant"
+    assert "lmml_run" not in json.dumps(second)
+
+
+def test_comment_delimiters_are_followed(tmp_path: Path, server: WireServer) -> None:
+    source = "<!-- system -->\n\nBe brief.\n\n<!-- user -->\n\nHi\n"
+    path = _chat(tmp_path, source)
+    server.script(openai_chat(Said(["Hello"]), stream=True))
+    assert _run(server, "openai", path, "--model", "m", "-q") == 0
+    assert path.read_text(encoding="utf-8").startswith(source + "\n<!-- assistant -->\n\nHello\n")
+
+
+def test_dry_run_prints_the_body_and_sends_nothing(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    assert main(["run", str(path), "-p", "anthropic", "--dry-run"]) == 0
+    assert json.loads(capsys.readouterr().out) == lmml_mdit.open(path).to_request("anthropic")
+    assert server.requests == []
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+# -- tools ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_tool_round_runs_the_function_and_sends_the_result(
+    tmp_path: Path,
+    server: WireServer,
+    provider: str,
+    stream: bool,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = _chat(tmp_path)
+    _run_tools.CALLS.clear()
+    server.script(
+        BUILDERS[provider](
+            Said(["Let me look."], [("call_7", "get_weather", {"city": "Paris"})]), stream=stream
+        ),
+        BUILDERS[provider](Said(["It is sunny, 21 C."]), stream=stream),
+    )
+    flags = ["--tool", "_run_tools:get_weather", "--yes"] + ([] if stream else ["--no-stream"])
+    assert _run(server, provider, path, *flags) == 0
+    out = capsys.readouterr().out
+    assert '[tool call] get_weather({"city": "Paris"})' in out
+    assert _run_tools.CALLS == [("get_weather", {"city": "Paris", "unit": "C"})]
+    first, second = (request.body for request in server.requests)
+    # The function's declaration comes from its signature and docstring.
+    declared = json.dumps(first)
+    assert "The weather in a city right now." in declared and '"unit"' in declared
+    # The second request carries the call and its result, as to_request builds it.
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT)
+    bundle = lmml_mdit.open(path)
+    assert [turn.role for turn in bundle.narrative.turns][-3:] == ["assistant", "tool", "assistant"]
+    assert bundle.validate() == []
+    if provider == "gemini":
+        assert "Sunny, 21 C in Paris" in json.dumps(second)
+    else:
+        rebuilt = bundle.to_request(provider, settings={"tools": [WEATHER_TOOL]})
+        trimmed = json.loads(json.dumps(rebuilt))
+        key = "input" if provider == "openai-responses" else "messages"
+        sent = second[key]
+        assert sent == trimmed[key][: len(sent)]
+    assert "call_7.tool_call.json" in text or provider == "gemini"
+    assert "Sunny, 21 C in Paris" in text
+    records = bundle.manifest["lmml_run"]
+    assert [r["turn"] for r in records] == [3, 5]
+
+
+def test_without_tools_a_tool_call_is_written_and_the_run_stops(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said([], [("call_1", "get_weather", {"city": "Oslo"})]), stream=True))
+    assert _run(server, "openai", path) == 0
+    assert "no tools were given, so the run stops here" in capsys.readouterr().err
+    text = path.read_text(encoding="utf-8")
+    assert '@@@call_1.tool_call.json\n{"id": "call_1", "name": "get_weather"' in text
+    assert len(server.requests) == 1
+
+
+def test_a_failing_tool_becomes_an_error_result(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        BUILDERS["anthropic"](Said([], [("toolu_1", "broken", {"city": "Rome"})]), stream=True),
+        BUILDERS["anthropic"](Said(["The service is down."]), stream=True),
+    )
+    assert _run(server, "anthropic", path, "--tool", "_run_tools:broken", "--yes", "-q") == 0
+    second = server.requests[1].body["messages"]
+    result = second[-1]["content"][0]
+    assert result["type"] == "tool_result"
+    assert "RuntimeError: the service for Rome is down" in json.dumps(result)
+    assert path.read_text(encoding="utf-8").rstrip().endswith("@@@")
+
+
+def test_max_rounds_bounds_the_tool_rounds(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    calls = [
+        openai_chat(Said([], [(f"call_{n}", "get_weather", {"city": "Rome"})]), stream=True)
+        for n in range(3)
+    ]
+    server.script(*calls)
+    code = _run(
+        server, "openai", path, "--tool", "_run_tools:get_weather", "--yes", "--max-rounds", "2"
+    )
+    assert code == 0
+    assert len(server.requests) == 2
+
+
+def test_without_a_terminal_or_yes_a_tool_call_is_declined(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    _run_tools.CALLS.clear()
+    server.script(
+        openai_chat(Said([], [("call_1", "get_weather", {"city": "Rome"})]), stream=True),
+        openai_chat(Said(["OK"]), stream=True),
+    )
+    assert _run(server, "openai", path, "--tool", "_run_tools:get_weather") == 0
+    assert _run_tools.CALLS == []
+    assert "pass --yes" in capsys.readouterr().err
+    assert "declined" in json.dumps(server.requests[1].body["messages"][-1])
+
+
+def test_a_bad_tool_spec_is_a_local_error(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    assert _run(server, "openai", path, "--tool", "no_such_module_x:f") == 2
+    assert "cannot import 'no_such_module_x'" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT
+    assert _run(server, "openai", path, "--tool", "_run_tools:nothing_here") == 2
+    assert "has no 'nothing_here'" in capsys.readouterr().err
+    with pytest.raises(ToolLoadError, match="MODULE:FUNCTION"):
+        load_tool("nope")
+
+
+def test_a_tool_spec_without_a_function_is_refused() -> None:
+    with pytest.raises(ToolLoadError, match="MODULE:FUNCTION"):
+        load_tool("nope")
+
+
+# -- errors and faults --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_400_shows_the_providers_message_and_the_file(
+    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(Json(error_body(provider, 400, "max_tokens is too large"), status=400))
+    assert _run(server, provider, path) == 1
+    err = capsys.readouterr().err
+    assert "chat.lmml" in err and "(400)" in err and "max_tokens is too large" in err
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_401_names_the_key_variable(
+    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(Json(error_body(provider, 401, "invalid x-api-key"), status=401))
+    assert _run(server, provider, path) == 1
+    err = capsys.readouterr().err
+    variable = "OPENAI_API_KEY" if provider == "openai" else "ANTHROPIC_API_KEY"
+    assert "(401)" in err and variable in err and "--api-key" in err
+
+
+def test_a_missing_key_names_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    path = _chat(tmp_path)
+    assert main(["run", str(path), "-p", "gemini"]) == 2
+    assert "GEMINI_API_KEY or GOOGLE_API_KEY" in capsys.readouterr().err
+    with pytest.raises(MissingCredentialsError):
+        lmml_mdit.open(path).send("gemini")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_429_and_500_are_retried_honouring_retry_after(
+    tmp_path: Path, server: WireServer, provider: str
+) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        Json(error_body(provider, 429, "slow down"), status=429, headers={"retry-after": "0"}),
+        Json(error_body(provider, 500, "oops"), status=500),
+        BUILDERS[provider](Said(["Finally"]), stream=True),
+    )
+    assert _run(server, provider, path, "--backoff", "0.01", "-q") == 0
+    assert len(server.requests) == 3
+    assert "Finally" in path.read_text(encoding="utf-8")
+
+
+def test_retries_give_up_with_the_status(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(*[Json(error_body("openai", 503, "overloaded"), status=503)] * 3)
+    assert _run(server, "openai", path, "--retries", "2", "--backoff", "0.01") == 1
+    assert len(server.requests) == 3
+    assert "(503)" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+def test_retry_after_is_waited_for(tmp_path: Path, server: WireServer) -> None:
+    import time
+
+    path = _chat(tmp_path)
+    server.script(
+        Json(error_body("openai", 429, "wait"), status=429, headers={"retry-after": "0.3"}),
+        openai_chat(Said(["ok"]), stream=False),
+    )
+    started = time.perf_counter()
+    assert _run(server, "openai", path, "--backoff", "0", "-q", "--no-stream") == 0
+    assert time.perf_counter() - started >= 0.3
+
+
+def test_connection_refused_names_the_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = _chat(tmp_path)
+    url = f"http://127.0.0.1:{port}/v1"
+    assert main(["run", str(path), "--base-url", url]) == 1
+    assert url in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT
+    with pytest.raises(ProviderConnectionError, match=str(port)):
+        lmml_mdit.open(path).send("openai", base_url=url)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_stream_cut_midway_leaves_the_file_as_it_was(
+    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    answer = BUILDERS[provider](Said(["Half", " of", " it", " and", " more"]), stream=True)
+    assert isinstance(answer, Sse)
+    answer.cut_after = 3
+    server.script(answer)
+    assert _run(server, provider, path) == 1
+    out = capsys.readouterr()
+    assert "Half" in out.out  # the partial reply is printed
+    assert "mid-reply" in out.err
+    assert path.read_text(encoding="utf-8") == CHAT
+    assert len(server.requests) == 1  # a cut stream is not sent again
+
+
+def test_keep_partial_writes_the_cut_reply_marked_incomplete(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    answer = openai_chat(Said(["Half", " of", " it"]), stream=True)
+    assert isinstance(answer, Sse)
+    answer.cut_after = 3
+    server.script(answer)
+    assert _run(server, "openai", path, "--keep-partial", "-q") == 1
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT + "\n## Turn 2 -- assistant\n\nHalf of\n")
+    (record,) = lmml_mdit.open(path).manifest["lmml_run"]
+    assert record["incomplete"] is True
+
+
+def test_a_dropped_connection_is_a_connection_error(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(Drop())
+    assert _run(server, "anthropic", path) == 1
+    assert server.url in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+def test_ctrl_c_mid_stream_leaves_the_file_and_exits_130(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["a", "b", "c"]), stream=True))
+    original = sys.stdout.write
+    seen = []
+
+    def interrupt(text: str) -> int:
+        seen.append(text)
+        if text == "b":
+            raise KeyboardInterrupt
+        return original(text)
+
+    sys.stdout.write = interrupt  # type: ignore[method-assign]
+    try:
+        code = _run(server, "openai", path)
+    finally:
+        sys.stdout.write = original  # type: ignore[method-assign]
+    assert code == 130
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+def test_a_timeout_is_reported_with_the_url(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    path = _chat(tmp_path)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    try:
+        assert main(["run", str(path), "--base-url", url, "--timeout", "0.3"]) == 1
+    finally:
+        listener.close()
+    err = capsys.readouterr().err
+    assert "timed out" in err and url in err
+
+
+# -- the API ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_bundle_send_returns_the_reply_and_leaves_the_bundle(
+    tmp_path: Path, server: WireServer, provider: str
+) -> None:
+    path = _chat(tmp_path)
+    bundle = lmml_mdit.open(path)
+    server.script(
+        BUILDERS[provider](
+            Said(["A", "B"], [("call_3", "get_weather", {"city": "Nice"})]), stream=True
+        )
+    )
+    reply = bundle.send(provider, stream=True, base_url=base_url(server, provider))
+    assert reply.text == "AB"
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("get_weather", {"city": "Nice"})]
+    events = list(reply)
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["A", "B"]
+    assert [e.name for e in events if isinstance(e, ToolCallEvent)] == ["get_weather"]
+    assert reply.usage.input_tokens == 11 and reply.usage.output_tokens == 7
+    assert reply.raw is not None
+    assert reply.stopped is not None
+    assert "## Turn 2 -- assistant" in reply.lmml
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
+def test_a_client_the_caller_built_is_used(tmp_path: Path, server: WireServer) -> None:
+    import openai
+
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="mine", max_retries=0)
+    server.script(openai_chat(Said(["mine"]), stream=False))
+    reply = lmml_mdit.open(_chat(tmp_path)).send("openai", client=client)
+    assert reply.text == "mine"
+    assert server.requests[0].headers["authorization"] == "Bearer mine"
+
+
+def test_tools_from_the_api_and_the_settings_declaration(
+    tmp_path: Path, server: WireServer
+) -> None:
+    declared = CHAT.replace(
+        "max_tokens: 50\n",
+        "max_tokens: 50\ntools:\n  - name: get_weather\n    description: Declared.\n"
+        "    parameters: {type: object, properties: {city: {type: string}}}\n",
+    )
+    path = _chat(tmp_path, declared)
+    server.script(
+        openai_chat(Said([], [("c1", "get_weather", {"city": "Lyon"})]), stream=False),
+        openai_chat(Said(["Done"]), stream=False),
+    )
+    reply = lmml_mdit.open(path).send(
+        "openai", tools=[_run_tools.get_weather], base_url=server.url + "/v1"
+    )
+    assert reply.text == "Done" and reply.rounds == 2
+    assert [run.result for run in reply.tool_runs] == ["Sunny, 21 C in Lyon"]
+    tools = server.requests[0].body["tools"]
+    assert [t["function"]["description"] for t in tools] == ["Declared."]
+    assert [turn.role for turn in reply.turns] == ["assistant", "tool", "assistant"]
+
+
+def test_transcript_send_appends_the_reply(tmp_path: Path, server: WireServer) -> None:
+    transcript = Transcript.load(_chat(tmp_path))
+    before = len(transcript)
+    server.script(BUILDERS["anthropic"](Said(["Hello from the transcript"]), stream=True))
+    reply = transcript.send("anthropic", stream=True, base_url=server.url)
+    assert len(transcript) == before + 1
+    last = transcript[-1]
+    assert (last.author, last.content) == ("assistant", "Hello from the transcript")
+    assert last.metadata["lmml_run"]["provider"] == "anthropic"
+    assert reply.metadata["output_tokens"] == 7
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_asend(tmp_path: Path, server: WireServer, provider: str) -> None:
+    bundle = lmml_mdit.open(_chat(tmp_path))
+
+    async def go() -> list[str]:
+        replies = []
+        for stream in (True, False):
+            server.script(BUILDERS[provider](Said(["async", " reply"]), stream=stream))
+            reply = await bundle.asend(provider, stream=stream, base_url=base_url(server, provider))
+            replies.append(reply.text)
+        return replies
+
+    assert asyncio.run(go()) == ["async reply", "async reply"]
+    assert_sent(provider, server.requests[1].body, bundle.to_request(provider))
+
+
+def test_transcript_asend(tmp_path: Path, server: WireServer) -> None:
+    transcript = Transcript.load(_chat(tmp_path))
+    server.script(openai_chat(Said(["hi"]), stream=True))
+    asyncio.run(transcript.asend("openai", stream=True, base_url=server.url + "/v1"))
+    assert transcript[-1].content == "hi"
+
+
+def test_anthropic_thinking_is_kept_as_a_native_item_and_sent_back(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    said = Said(["Answer"], thinking=("Let me think.", "sig-123"))
+    server.script(BUILDERS["anthropic"](said, stream=True))
+    assert _run(server, "anthropic", path, "-q") == 0
+    text = path.read_text(encoding="utf-8")
+    assert "@@@anthropic.thinking.1.json" in text
+    body = lmml_mdit.open(path).to_request("anthropic")
+    blocks = body["messages"][-1]["content"]
+    assert blocks[0] == {"type": "thinking", "thinking": "Let me think.", "signature": "sig-123"}
+
+
+def test_clients_are_reused_per_provider_and_base_url(tmp_path: Path, server: WireServer) -> None:
+    from lmml_mdit.run import loop
+
+    bundle = lmml_mdit.open(_chat(tmp_path))
+    server.script(*(openai_chat(Said(["x"]), stream=False) for _ in range(2)))
+    bundle.send("openai", base_url=server.url + "/v1")
+    count = len(loop._CLIENTS)
+    bundle.send("openai", base_url=server.url + "/v1")
+    assert len(loop._CLIENTS) == count
+
+
+# -- tracing --------------------------------------------------------------------------------
+
+_SUBPROCESS = """
+import sys
+sys.path.insert(0, {tests!r})
+from lmml_mdit.cli import main
+code = main(["run", {path!r}, "--base-url", {url!r}] + {extra!r})
+print("otel-loaded" if any(m.startswith("opentelemetry") for m in sys.modules) else "otel-off")
+sys.exit(code)
+"""
+
+
+def _in_subprocess(path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    tests = str(Path(__file__).parent)
+    script = _SUBPROCESS.format(tests=tests, path=str(path), url=url, extra=list(extra))
+    env = dict(os.environ, PYTHONPATH=str(Path(tests).parent), OPENAI_API_KEY="k")
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_nothing_of_opentelemetry_is_imported_when_tracing_is_off(
+    tmp_path: Path, server: WireServer
+) -> None:
+    server.script(openai_chat(Said(["quiet"]), stream=True))
+    done = _in_subprocess(_chat(tmp_path), server.url + "/v1")
+    assert done.returncode == 0, done.stderr
+    assert "otel-off" in done.stdout
+
+
+def test_trace_console_prints_the_genai_spans(tmp_path: Path, server: WireServer) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    server.script(
+        openai_chat(Said([], [("call_1", "get_weather", {"city": "Oslo"})]), stream=True),
+        openai_chat(Said(["Sunny"]), stream=True),
+    )
+    done = _in_subprocess(
+        _chat(tmp_path),
+        server.url + "/v1",
+        "--trace",
+        "console",
+        "--tool",
+        "_run_tools:get_weather",
+        "--yes",
+    )
+    assert done.returncode == 0, done.stderr
+    err = done.stderr
+    for name in ('"chat m1"', '"execute_tool get_weather"', '"invoke_agent lmml"'):
+        assert name in err
+    for attribute in (
+        '"gen_ai.operation.name": "chat"',
+        '"gen_ai.provider.name": "openai"',
+        '"gen_ai.request.model": "m1"',
+        '"gen_ai.response.model": "test-model"',
+        '"gen_ai.usage.input_tokens": 11',
+        '"gen_ai.usage.output_tokens": 7',
+        '"gen_ai.tool.name": "get_weather"',
+    ):
+        assert attribute in err
+    assert '"gen_ai.response.finish_reasons": [\n' in err or "finish_reasons" in err
+
+
+def test_spans_nest_a_tool_under_the_run(tmp_path: Path, server: WireServer) -> None:
+    sdk = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = sdk.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    original = trace.get_tracer
+    trace.get_tracer = lambda *args, **kwargs: tracer  # type: ignore[assignment]
+    try:
+        server.script(
+            BUILDERS["anthropic"](Said([], [("t1", "get_weather", {"city": "Bern"})]), stream=True),
+            BUILDERS["anthropic"](Said(["Cold"]), stream=True),
+        )
+        lmml_mdit.open(_chat(tmp_path)).send(
+            "anthropic", stream=True, base_url=server.url, tools=[_run_tools.get_weather]
+        )
+    finally:
+        trace.get_tracer = original  # type: ignore[assignment]
+    spans = {span.name: span for span in exporter.get_finished_spans()}
+    run, tool = spans["invoke_agent lmml"], spans["execute_tool get_weather"]
+    chats = [span for span in exporter.get_finished_spans() if span.name == "chat m1"]
+    assert len(chats) == 2
+    assert tool.parent.span_id == run.context.span_id
+    assert all(chat.parent.span_id == run.context.span_id for chat in chats)
+    attributes = dict(chats[0].attributes)
+    assert attributes["gen_ai.provider.name"] == "anthropic"
+    assert attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
+    assert attributes["gen_ai.usage.output_tokens"] == 7
+    assert attributes["server.address"] == "127.0.0.1"
+    assert attributes["server.port"] == server.port
+
+
+def test_an_archive_gets_the_reply_in_its_narrative_and_the_metadata_in_its_manifest(
+    tmp_path: Path, server: WireServer
+) -> None:
+    import shutil
+    import zipfile
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "sales-review.lmmlz"
+    path = tmp_path / "copy.lmmlz"
+    shutil.copy(example, path)
+    before = lmml_mdit.open(path)
+    narrative = before.narrative.text
+    server.script(BUILDERS["gemini"](Said(["Zip", " reply"]), stream=True))
+    assert _run(server, "gemini", path, "--model", "m", "-q") == 0
+    after = lmml_mdit.open(path)
+    assert after.narrative.text.startswith(narrative)
+    assert (
+        after.narrative.text[len(narrative) :]
+        .lstrip("\n")
+        .startswith("## Turn 6 -- assistant\n\nZip reply\n")
+    )
+    assert after.manifest["lmml_run"][0]["provider"] == "gemini"
+    assert after.manifest["title"] == before.manifest["title"]
+
+    def assets(archive: Path) -> list[str]:
+        return sorted(n for n in zipfile.ZipFile(archive).namelist() if not n.endswith(".lmml"))
+
+    assert assets(path) == assets(example)
+    assert after.validate() == []
+
+
+def test_keep_partial_on_ctrl_c_writes_what_arrived(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["first", " second", " third"]), stream=True))
+
+    def stop(event: object) -> None:
+        if isinstance(event, TextDelta) and event.text == " second":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        lmml_mdit.open(path).send("openai", stream=True, base_url=server.url + "/v1", on_event=stop)
+    assert path.read_text(encoding="utf-8") == CHAT  # send() never writes the file
+
+
+def test_on_a_terminal_a_tool_call_is_asked_for(
+    tmp_path: Path,
+    server: WireServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import io
+
+    answers = io.StringIO("n\ny\n")
+    answers.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(sys, "stdin", answers)
+    _run_tools.CALLS.clear()
+    path = _chat(tmp_path)
+    server.script(
+        openai_chat(Said([], [("call_1", "get_weather", {"city": "Rome"})]), stream=True),
+        openai_chat(Said([], [("call_2", "get_weather", {"city": "Oslo"})]), stream=True),
+        openai_chat(Said(["Done"]), stream=True),
+    )
+    assert _run(server, "openai", path, "--tool", "_run_tools:get_weather") == 0
+    assert 'run get_weather({"city": "Rome"})? [y/N]' in capsys.readouterr().err
+    assert _run_tools.CALLS == [("get_weather", {"city": "Oslo", "unit": "C"})]
+    assert "declined" in json.dumps(server.requests[1].body["messages"][-1])
+
+
+def test_a_missing_sdk_names_the_extra(
+    tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    with pytest.raises(RunError, match=r"pip install 'lmml-mdit\[anthropic\]'"):
+        lmml_mdit.open(_chat(tmp_path)).send("anthropic", base_url=server.url + "/no-sdk")
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize(
+    ("provider", "fence"),
+    [
+        ("openai-responses", "@@@openai-responses.reasoning.1.json"),
+        ("gemini", "@@@gemini.part.1.json"),
+    ],
+)
+def test_reasoning_items_and_thought_signatures_go_back_to_their_provider(
+    tmp_path: Path, server: WireServer, provider: str, fence: str, stream: bool
+) -> None:
+    import base64
+
+    signature = base64.b64encode(b"opaque-signature").decode()
+    path = _chat(tmp_path)
+    said = Said(["Answer"], thinking=("Thought it over.", signature))
+    server.script(BUILDERS[provider](said, stream=stream))
+    flags = [] if stream else ["--no-stream"]
+    assert _run(server, provider, path, "-q", *flags) == 0
+    text = path.read_text(encoding="utf-8")
+    assert fence in text
+    body = json.loads(json.dumps(lmml_mdit.open(path).to_request(provider)))
+    if provider == "openai-responses":
+        reasoning = [item for item in body["input"] if item.get("type") == "reasoning"]
+        assert reasoning and reasoning[0]["encrypted_content"] == signature
+        assert reasoning[0]["id"] == "rs_1"
+    else:
+        parts = body["contents"][-1]["parts"]
+        assert parts[0]["text"] == "Answer"
+        assert parts[0]["thought_signature"] == signature
+
+
+def test_an_otlp_endpoint_without_the_exporter_is_said_and_the_run_goes_on(
+    tmp_path: Path,
+    server: WireServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["traced?"]), stream=True))
+    assert _run(server, "openai", path) == 0
+    err = capsys.readouterr().err
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT is set" in err and "not traced" in err
+    assert main(["run", str(path), "--trace", "otlp", "--dry-run"]) == 2
+    assert "--trace otlp needs" in capsys.readouterr().err
+
+
+def test_gemini_calls_without_ids_get_one_fence_each_across_rounds(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        BUILDERS["gemini"](Said([], [("", "get_weather", {"city": "Rome"})]), stream=True),
+        BUILDERS["gemini"](Said([], [("", "get_weather", {"city": "Oslo"})]), stream=True),
+        BUILDERS["gemini"](Said(["Both sunny."]), stream=True),
+    )
+    assert _run(server, "gemini", path, "--tool", "_run_tools:get_weather", "--yes", "-q") == 0
+    text = path.read_text(encoding="utf-8")
+    assert "@@@call_1.tool_call.json" in text and "@@@call_1_2.tool_call.json" in text
+    bundle = lmml_mdit.open(path)
+    assert bundle.validate() == []
+    roles = [turn.role for turn in bundle.narrative.turns][-5:]
+    assert roles == ["assistant", "tool", "assistant", "tool", "assistant"]
+    third = json.dumps(server.requests[2].body)
+    assert "Sunny, 21 C in Rome" in third and "Sunny, 21 C in Oslo" in third
+
+
+def test_a_crlf_file_keeps_its_line_endings_over_two_runs(
+    tmp_path: Path, server: WireServer
+) -> None:
+    source = "## user\r\n\r\nHi there\r\n"
+    path = _chat(tmp_path, source)
+    for _ in range(2):
+        server.script(openai_chat(Said(["Line one\n\nLine two"]), stream=True))
+        assert _run(server, "openai", path, "--model", "m", "-q") == 0
+    data = path.read_bytes()
+    assert data.startswith(source.encode())
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    assert data.count(b"@@@manifest.json") == 1
+    bundle = lmml_mdit.open(path)
+    assert bundle.validate() == []
+    assert [turn.role for turn in bundle.narrative.turns] == ["user", "assistant", "assistant"]
+
+
+def test_a_manifest_at_the_head_is_updated_where_it_stands(
+    tmp_path: Path, server: WireServer
+) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples" / "sales-review.lmml"
+    source = example.read_text(encoding="utf-8")
+    path = _chat(tmp_path, source)
+    server.script(openai_chat(Said(["A reply"]), stream=True))
+    assert _run(server, "openai", path, "--model", "m", "-q") == 0
+    text = path.read_text(encoding="utf-8")
+    closing = source.index("\n}\n@@@\n")  # the end of the manifest fence's JSON
+    assert text.startswith(source[:closing] + ',\n  "lmml_run": [\n    {"turn": 6')
+    rest = source[closing + len("\n}\n@@@\n") :]
+    assert text.endswith(rest + "\n## Turn 6 -- assistant\n\nA reply\n")
+    bundle = lmml_mdit.open(path)
+    assert bundle.validate() == []
+    assert bundle.manifest["title"] == "Quarterly sales review"
+
+
+def test_ctrl_c_with_keep_partial_writes_what_arrived(tmp_path: Path, server: WireServer) -> None:
+    path = _chat(tmp_path)
+    server.script(openai_chat(Said(["a", "b", "c"]), stream=True))
+    original = sys.stdout.write
+
+    def interrupt(text: str) -> int:
+        if text == "b":
+            raise KeyboardInterrupt
+        return original(text)
+
+    sys.stdout.write = interrupt  # type: ignore[method-assign]
+    try:
+        code = _run(server, "openai", path, "--keep-partial")
+    finally:
+        sys.stdout.write = original  # type: ignore[method-assign]
+    assert code == 130
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(CHAT + "\n## Turn 2 -- assistant\n\nab\n")
+    assert lmml_mdit.open(path).manifest["lmml_run"][0]["incomplete"] is True
+
+
+def test_max_rounds_zero_is_refused(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(server, "openai", _chat(tmp_path), "--max-rounds", "0") == 2
+    assert "--max-rounds must be 1 or more" in capsys.readouterr().err
+    assert server.requests == []
+    with pytest.raises(ValueError, match="max_rounds"):
+        lmml_mdit.open(_chat(tmp_path)).send("openai", max_rounds=0)
