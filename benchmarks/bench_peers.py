@@ -29,7 +29,13 @@ faster), with its goal (≥ 1.0); the script exits 1 when one is missed.
 
 The peers are in the ``bench`` extra: ``pip install -e '.[bench]'``.
 
-Run: ``python benchmarks/bench_peers.py [--rounds 45] [--sizes 3,200,2000] [--only NAME]``
+lmml_mdit keeps the parse of an archive's narrative for the next open of the same bytes
+(``lmml_mdit.narrative.narrative.parse_shared``), as an application that reads its prompt
+file for each request would; ``--parse-anew`` parses it on every open instead, to see the
+figures without that.
+
+Run: ``python benchmarks/bench_peers.py [--rounds 45] [--sizes 3,200,2000] [--only NAME]
+[--parse-anew]``
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ from goals import exit_status
 
 import lmml_mdit
 from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.narrative.narrative import _parsed
 
 MODEL = "gpt-4o"
 TEMPERATURE = 0.2
@@ -192,6 +199,12 @@ def write_files(folder: Path, turns: list[Turn], images: dict[str, bytes]) -> di
 
 def lmml_request(path: Path, images: list[str]) -> dict[str, Any]:
     return lmml_mdit.to_request(lmml_mdit.open(path), "openai")
+
+
+def lmml_request_unshared(path: Path, images: list[str]) -> dict[str, Any]:
+    """:func:`lmml_request` with the narrative parsed anew (no parse kept from before)."""
+    _parsed.clear()
+    return lmml_request(path, images)
 
 
 def dotprompt_request(path: Path, images: list[str]) -> dict[str, Any]:
@@ -340,7 +353,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=45)
     parser.add_argument("--sizes", default="3,200,2000")
     parser.add_argument("--only", default="", help="comma-separated peers (default: all)")
+    parser.add_argument(
+        "--parse-anew",
+        action="store_true",
+        help="parse the narrative on every open (keep no parse from one open to the next)",
+    )
     args = parser.parse_args(argv)
+    if args.parse_anew:
+        TOOLS["lmml_mdit"] = lmml_request_unshared
     warnings.filterwarnings("ignore", message="The function `loads` is in beta")
     sizes = [int(size) for size in args.sizes.split(",")]
     only = [name for name in args.only.split(",") if name]
