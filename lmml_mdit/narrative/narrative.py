@@ -58,6 +58,7 @@ from ..syntax import (
     DelimiterMode,
     lmml_plugin,
 )
+from ..syntax.blocks import DispatchingBlockParser
 from ..syntax.links import LinkParser
 from ..text import blank_edges, normalize_newlines
 from .index import StructureIndex
@@ -89,11 +90,14 @@ def default_parser(
     """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
     with GFM tables and strikethrough enabled (real chats use both), ``mdit_py_plugins.
     front_matter`` (a leading ``---`` block is metadata) and the plugin. Known names go
-    through ``env``, so one parser serves every bundle.
+    through ``env``, so one parser serves every bundle. Its block parser tries at each
+    line only the rules that can start there
+    (:class:`~lmml_mdit.syntax.blocks.DispatchingBlockParser`); its tokens are markdown-it's.
 
     :raises ValueError: for an option value outside its choices.
     """
     md = LinkParser("commonmark").enable(GFM_RULES).use(front_matter_plugin)
+    md.block = DispatchingBlockParser(md.block)
     return md.use(lmml_plugin, delimiters=delimiters, references=references)
 
 
