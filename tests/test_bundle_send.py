@@ -84,7 +84,14 @@ def test_known_names_reach_the_parser(tmp_path: Path, monkeypatch: pytest.Monkey
         seen.append(options.get("known_names"))
         return real_parse(text, **options)
 
+    real_shared = bundle_opening.parse_shared
+
+    def shared_spy(data: Any, **options: Any) -> Any:  # an archive's narrative
+        seen.append(options.get("known_names"))
+        return real_shared(data, **options)
+
     monkeypatch.setattr(bundle_opening, "parse", spy)
+    monkeypatch.setattr(bundle_opening, "parse_shared", shared_spy)
     path = write_chat(tmp_path, "## user\n\n@Dockerfile\n", Dockerfile=b"FROM x\n")
     lmml_mdit.open(path)
     assert "Dockerfile" in seen[-1] and "Makefile" not in seen[-1]

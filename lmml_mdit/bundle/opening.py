@@ -24,7 +24,7 @@ from ..errors import (
 )
 from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..media import SVG_TYPE, sniff
-from ..narrative.narrative import parse
+from ..narrative.narrative import parse, parse_shared
 from ..syntax.reference import ReferenceMode
 from ..syntax.roles import DelimiterMode
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, is_zip, open_archive
@@ -177,7 +177,7 @@ def _zip_bundle(
     if archive.size(chosen) > _narrative_cap(limits):  # declared: refused before inflating
         raise _narrative_too_large(chosen, limits)
     known = frozenset(entry for entry in members if entry != chosen)
-    narrative = parse(
+    narrative = parse_shared(
         archive.read(chosen),
         name=chosen,
         known_names=known,

@@ -17,6 +17,7 @@ numbers, ``NaN``, the infinities and lone surrogates, each with its line.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Mapping
@@ -318,10 +319,93 @@ def _fix_yaml_hint(what: str) -> str:
     return "fix the YAML between the --- lines"
 
 
+try:
+    import yaml.cyaml as _cyaml
+except ImportError:  # PyYAML built without libyaml
+    _cyaml = None  # type: ignore[assignment]
+_CParser: Any = getattr(_cyaml, "CParser", None)
+
+
+def _fast_loader_class() -> type[_SettingsLoader] | None:
+    """The settings loader with libyaml's C scanner and parser under it, when PyYAML was
+    built with libyaml: the same composer (and so the same limits), constructors and
+    resolvers, only the events come from C."""
+    if _CParser is None:
+        return None
+    composer = yaml.composer.Composer
+
+    class FastSettingsLoader(_CParser, _SettingsLoader):  # type: ignore[misc]
+        # CParser has a C composer of its own; the bounded Python one must compose.
+        check_node = composer.check_node
+        get_node = composer.get_node
+        get_single_node = composer.get_single_node
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            self._depth = 0
+            self._nodes = 0
+            self._bytes = 0
+            self._sizes = {}
+
+    return FastSettingsLoader
+
+
+_FastSettingsLoader = _fast_loader_class()
+
+_MEMO_MAX_BYTES = 64 * 1024
+"""The largest YAML document whose decoded value is kept for the next read of the same bytes."""
+
+_memo: dict[tuple[bytes, str, int | None, str], dict[str, Any]] = {}
+
+
 def _load_yaml(
     data: bytes, name: str, first_line: int | None, *, what: str = "settings"
 ) -> dict[str, Any]:
+    """The decoded document (a fresh copy): read once for the same bytes, name and line
+    (validation, the inputs and the request each read a bundle's settings), and read with
+    the C scanner where PyYAML has it."""
+    key = (data, name, first_line, what)
+    known = _memo.get(key)
+    if known is None:
+        known = _read_yaml(data, name, first_line, what=what)
+        if len(data) <= _MEMO_MAX_BYTES:
+            if len(_memo) >= 32:
+                _memo.pop(next(iter(_memo)))
+            _memo[key] = known
+    return copy.deepcopy(known)
+
+
+def _read_yaml(
+    data: bytes, name: str, first_line: int | None, *, what: str = "settings"
+) -> dict[str, Any]:
     text = _decode_text(data, InvalidSettingsError, name, first_line)
+    if _FastSettingsLoader is not None and not yaml.reader.Reader.NON_PRINTABLE.search(text):
+        try:
+            return _compose_and_build(_FastSettingsLoader(text), what)
+        except Exception:
+            pass  # any refusal is read again below, for PyYAML's own words and marks
+    return _read_yaml_python(text, name, first_line, what)
+
+
+def _compose_and_build(loader: _SettingsLoader, what: str) -> dict[str, Any]:
+    """The document *loader* reads, when it reads as a mapping; raises otherwise."""
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}
+        value = loader.construct_document(node)
+        _check_keys(value)
+    finally:
+        loader.dispose()
+    if not isinstance(value, dict):
+        raise TypeError(what)
+    return value
+
+
+def _read_yaml_python(text: str, name: str, first_line: int | None, what: str) -> dict[str, Any]:
     try:
         loader = _SettingsLoader(text)
     except yaml.reader.ReaderError as problem:

@@ -41,6 +41,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from .._version import __version__
 from ..errors import LmmlSyntaxError, MissingPluginError
 from ..model import Embed, Turn
 from ..syntax import (
@@ -57,6 +58,7 @@ from ..syntax import (
     DelimiterMode,
     lmml_plugin,
 )
+from ..syntax.blocks import DispatchingBlockParser
 from ..syntax.links import LinkParser
 from ..text import blank_edges, normalize_newlines
 from .index import StructureIndex
@@ -72,6 +74,7 @@ __all__ = [
     "default_parser",
     "numbered_turns",
     "parse",
+    "parse_shared",
     "turn_label",
 ]
 
@@ -87,11 +90,14 @@ def default_parser(
     """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
     with GFM tables and strikethrough enabled (real chats use both), ``mdit_py_plugins.
     front_matter`` (a leading ``---`` block is metadata) and the plugin. Known names go
-    through ``env``, so one parser serves every bundle.
+    through ``env``, so one parser serves every bundle. Its block parser tries at each
+    line only the rules that can start there
+    (:class:`~lmml_mdit.syntax.blocks.DispatchingBlockParser`); its tokens are markdown-it's.
 
     :raises ValueError: for an option value outside its choices.
     """
     md = LinkParser("commonmark").enable(GFM_RULES).use(front_matter_plugin)
+    md.block = DispatchingBlockParser(md.block)
     return md.use(lmml_plugin, delimiters=delimiters, references=references)
 
 
@@ -386,6 +392,50 @@ def parse(
         escapes=all_escapes,
         deferred=deferred,
     )
+
+
+PARSE_CACHE_BYTES = 4 * 1024 * 1024
+"""Most narrative bytes :func:`parse_shared` keeps parsed at once (the oldest go first)."""
+
+_parsed: dict[tuple[bytes, tuple[object, ...]], Narrative] = {}
+
+
+def parse_shared(
+    data: bytes,
+    *,
+    name: str | None,
+    known_names: frozenset[str],
+    delimiters: DelimiterMode,
+    references: Literal["assets", "any"],
+) -> Narrative:
+    """:func:`parse` of an archive's narrative, kept for the next archive with the same
+    narrative bytes, entry names, options and library version: the parse (and what is read
+    from it once, the structure index, the placeholders) is done once, and every bundle
+    opened from those bytes shares the one :class:`Narrative`, which no reader changes.
+    At most :data:`PARSE_CACHE_BYTES` of narratives are kept; a failed parse is not.
+    """
+    full = os.environ.get(FULL_PARSE_VARIABLE, "") not in ("", "0")
+    key = (data, (__version__, name, known_names, delimiters, references, full))
+    narrative = _parsed.pop(key, None)
+    if narrative is None:
+        narrative = parse(
+            data,
+            name=name,
+            known_names=known_names,
+            delimiters=delimiters,
+            references=references,
+            full_parse=full,
+        )
+        if len(data) > PARSE_CACHE_BYTES:
+            return narrative
+        kept = sum(len(other[0]) for other in _parsed)
+        for other in list(_parsed):
+            if kept + len(data) <= PARSE_CACHE_BYTES:
+                break
+            kept -= len(other[0])
+            del _parsed[other]
+    _parsed[key] = narrative  # the newest last
+    return narrative
 
 
 FULL_PARSE_VARIABLE = "LMML_FULL_PARSE"

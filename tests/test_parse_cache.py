@@ -1,0 +1,79 @@
+"""Bundles opened from the same archive bytes share one parse, and answer as fresh ones do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _messages_support import png, zip_bundle
+from test_lazy_parse import _answers, full_parse
+
+import lmml_mdit
+from lmml_mdit.narrative import narrative as narrative_module
+
+NARRATIVE = (
+    "---\ntitle: t\n---\n## system\nBe *brief*.\n\n## user\nLook at @cat.png, and "
+    "![alt](cat.png) *here*.\n\n[ref]: https://example.com\n\n## assistant\nA [cat][ref], "
+    "**surely**.\n\n- one\n- two\n\n## user\nAnd @notes.txt? \\@not a reference\n"
+)
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> bytes:
+    path = tmp_path / "case.lmmlz"
+    entries = {"cat.png": png(), "notes.txt": b"notes\n", "settings.yaml": b"temperature: 0.5\n"}
+    zip_bundle(NARRATIVE, entries).save(path)
+    return path.read_bytes()
+
+
+def test_a_shared_parse_answers_as_a_fresh_one(archive: bytes) -> None:
+    narrative_module._parsed.clear()
+    first = _answers(archive, "case.lmmlz")  # parses, then completes the stream (preview)
+    again = _answers(archive, "case.lmmlz")  # the same narrative, already completed
+    narrative_module._parsed.clear()
+    fresh = _answers(archive, "case.lmmlz")
+    with full_parse(True):
+        full = _answers(archive, "case.lmmlz")
+    for key in fresh:
+        assert first[key] == fresh[key] == again[key] == full[key], key
+
+
+def test_bundles_from_the_same_bytes_share_the_narrative(archive: bytes) -> None:
+    narrative_module._parsed.clear()
+    one = lmml_mdit.open(archive, name="case.lmmlz")
+    two = lmml_mdit.open(archive, name="case.lmmlz")
+    assert one is not two and one.narrative is two.narrative
+    assert one.to_request("openai", model="m") == two.to_request("openai", model="m")
+
+
+def test_the_key_holds_the_bytes_options_environment_and_version(
+    archive: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    narrative_module._parsed.clear()
+    first = lmml_mdit.open(archive, name="case.lmmlz").narrative
+    loose = lmml_mdit.open(archive, name="case.lmmlz", delimiters="loose").narrative
+    with full_parse(True):
+        full = lmml_mdit.open(archive, name="case.lmmlz").narrative
+    other = tmp_path / "other.lmmlz"
+    zip_bundle(NARRATIVE, {"cat.png": png()}).save(other)  # other entry names
+    fewer = lmml_mdit.open(other).narrative
+    monkeypatch.setattr(narrative_module, "__version__", "0.0.0-other")
+    newer = lmml_mdit.open(archive, name="case.lmmlz").narrative
+    assert len({id(first), id(loose), id(full), id(fewer), id(newer)}) == 5
+    assert first.embeds == full.embeds == newer.embeds
+    assert fewer.embeds != first.embeds or fewer.turns == first.turns
+
+
+def test_the_cache_keeps_a_bounded_number_of_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    narrative_module._parsed.clear()
+    monkeypatch.setattr(narrative_module, "PARSE_CACHE_BYTES", 100)
+    share = narrative_module.parse_shared
+    options = {"name": "x.lmml", "known_names": frozenset(), "delimiters": "strict"}
+    for index in range(5):
+        share(
+            f"## user\nturn {index}, thirty bytes long\n".encode(), references="assets", **options
+        )  # type: ignore[arg-type]
+    kept = sum(len(key[0]) for key in narrative_module._parsed)
+    assert 0 < kept <= 100 and len(narrative_module._parsed) == 2
+    share(b"x" * 200, references="assets", **options)  # type: ignore[arg-type]
+    assert len(narrative_module._parsed) == 2  # too large to keep: nothing evicted for it
