@@ -315,7 +315,8 @@ def parse(
     :param name: the file name, used in error messages.
     :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings (see
         :doc:`/syntax`); give them to ``lmml_plugin`` instead when you pass *md*.
-    :param references: ``"assets"`` (default: a name needs an extension or must be known)
+    :param references: ``"assets"`` (default: a name needs a known file extension, or must
+        be known)
         or ``"any"`` (RFC 4.1); likewise.
     :param known_names: asset names that are references without an extension (a zip's
         entry names); passed in ``env``, so they work with any *md*.

@@ -113,7 +113,8 @@ def lmml_plugin(
     :param md: the parser to extend (changed in place).
     :param fences: recognise ``@@@name`` inline embed fences.
     :param references: recognise ``@name`` external references: ``True`` or ``"assets"``
-        (a name needs an extension, or must be known), ``"any"`` (RFC 4.1 as written), or
+        (a name needs a file extension the library knows, or must be known), ``"any"``
+        (RFC 4.1 as written), or
         ``False`` (off).
     :param roles: recognise ``<!-- role -->`` comment delimiters (role headings are always
         marked, since they stay ordinary headings).
