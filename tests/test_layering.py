@@ -41,6 +41,7 @@ DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.outgoing"): "Bundle.messages, Bundle.to_request",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview.page"): "Bundle.render_html",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview.markdown"): "Bundle._repr_markdown_",
+    ("lmml_mdit.syntax.frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
 }
 """The upward imports allowed: thin methods that hand a bundle to the layer above, imported
 inside the method (so the lower layer loads without the upper one)."""

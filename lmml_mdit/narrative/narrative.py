@@ -13,8 +13,8 @@ Turn segmentation (RFC section 6, ``segment-turns``):
 - a turn's text is its source lines verbatim, leading and trailing blank lines removed;
 - each embed is bound to the turn holding its first occurrence; one first named on a
   delimiter line belongs to the turn that delimiter opens;
-- a front matter block at the top (a ``front_matter`` token: the default parser has
-  ``mdit_py_plugins.front_matter``) is metadata: like a delimiter line it belongs to no
+- a front matter block at the top (a ``front_matter`` token: the plugin recognises it,
+  in any parser) is metadata: like a delimiter line it belongs to no
   turn, and the context turn starts after it. :attr:`Narrative.front_matter` keeps its
   raw YAML text.
 
@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Literal, overload
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..errors import LmmlSyntaxError, MissingPluginError
 from ..model import Embed, Turn
@@ -49,6 +48,8 @@ from ..syntax import (
     DELIMITERS_KEY,
     EMBEDS_KEY,
     ESCAPES_KEY,
+    FRONT_MATTER_KEY,
+    FRONT_MATTER_TOKEN,
     INLINE_ON_DEMAND_KEY,
     KNOWN_NAMES_KEY,
     SOURCE_KEY,
@@ -85,13 +86,13 @@ def default_parser(
     delimiters: DelimiterMode = "strict", references: Literal["assets", "any"] = "assets"
 ) -> MarkdownIt:
     """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
-    with GFM tables and strikethrough enabled (real chats use both), ``mdit_py_plugins.
-    front_matter`` (a leading ``---`` block is metadata) and the plugin. Known names go
+    with GFM tables and strikethrough enabled (real chats use both) and the plugin (which
+    reads a leading ``---`` block as front matter). Known names go
     through ``env``, so one parser serves every bundle.
 
     :raises ValueError: for an option value outside its choices.
     """
-    md = LinkParser("commonmark").enable(GFM_RULES).use(front_matter_plugin)
+    md = LinkParser("commonmark").enable(GFM_RULES)
     return md.use(lmml_plugin, delimiters=delimiters, references=references)
 
 
@@ -402,14 +403,11 @@ _RESULT_KEYS = frozenset(
         KNOWN_NAMES_KEY,
         INLINE_ON_DEMAND_KEY,
         COLLECTED_KEY,
+        FRONT_MATTER_KEY,
     }
 )
 """The ``env`` keys of the plugin's own inputs and results, which later inline parses of
 the same text never read."""
-
-
-FRONT_MATTER_TOKEN = "front_matter"
-"""The token type ``mdit_py_plugins.front_matter`` gives a leading metadata block."""
 
 
 def _front_matter(tokens: Sequence[Token]) -> str | None:
