@@ -13,7 +13,10 @@ command line.
 - :func:`is_text_type`, :data:`IMAGE_TYPES`, :data:`REFUSED_IMAGE_TYPES`,
   :data:`DOCUMENT_TYPES`, :data:`AUDIO_FORMATS` and :data:`VIDEO_TYPES` sort types into
   text, images the chat providers accept or refuse, documents, audio and video;
-- :func:`extension_for` goes the other way, from a media type to an extension.
+- :func:`extension_for` goes the other way, from a media type to an extension;
+- :data:`FILE_EXTENSIONS` are the extensions that make ``@name.ext`` a reference (the
+  table's, and the common document, data, code and archive ones), :func:`is_file_name`
+  reads them.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import mimetypes
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Final, Literal
 
@@ -33,6 +36,8 @@ __all__ = [
     "COMPRESSED_EXTENSIONS",
     "DOCUMENT_TYPES",
     "EXTENSION_TYPES",
+    "FILE_EXTENSIONS",
+    "FILE_EXTENSION_GROUPS",
     "IMAGE_EXTENSIONS",
     "IMAGE_TYPES",
     "OCTET_STREAM",
@@ -41,6 +46,7 @@ __all__ = [
     "REFUSED_IMAGE_TYPES",
     "SHOWN_IMAGE_TYPES",
     "SVG_TYPE",
+    "TYPO_EXTENSIONS",
     "VIDEO_TYPES",
     "ZIP_TYPE",
     "extension",
@@ -48,6 +54,7 @@ __all__ = [
     "extension_type",
     "guess_type",
     "is_compressed",
+    "is_file_name",
     "is_image_type",
     "is_text",
     "is_text_type",
@@ -182,6 +189,69 @@ COMPRESSED_EXTENSIONS: Final = frozenset(
     }
 )
 """Extensions whose data is already compressed: deflating it again only wastes time."""
+
+FILE_EXTENSION_GROUPS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {
+        "media": (
+            *EXTENSION_TYPES,
+            *(".heic", ".heif", ".jfif", ".m4a", ".ogg", ".oga", ".opus", ".flac", ".aac"),
+            *(".aiff", ".mkv", ".avi", ".m4v"),
+        ),
+        "documents": (
+            *(".doc", ".docx", ".odt", ".ods", ".odp", ".rtf", ".xls", ".xlsx", ".xlsm"),
+            *(".ppt", ".pptx", ".epub", ".tex", ".bib", ".rst", ".adoc", ".ipynb", ".eml"),
+        ),
+        "data": (
+            *(".ndjson", ".parquet", ".arrow", ".feather", ".avro", ".orc", ".npy", ".npz"),
+            *(".pkl", ".pickle", ".h5", ".hdf5", ".sqlite", ".sqlite3", ".db", ".dat"),
+            *(".bin", ".msgpack", ".geojson", ".safetensors", ".onnx", ".pt", ".ckpt"),
+            *(".lock", ".conf", ".proto", ".bak", ".orig", ".tmp", ".out"),
+        ),
+        "code": (
+            *(".pyi", ".ipy", ".jsx", ".tsx", ".mjs", ".cjs", ".hpp", ".cc", ".cxx", ".cs"),
+            *(".kt", ".kts", ".swift", ".php", ".scala", ".lua", ".hs", ".ex", ".exs"),
+            *(".erl", ".clj", ".dart", ".vue", ".svelte", ".zig", ".jl", ".ps1", ".bat"),
+            *(".bash", ".zsh", ".fish", ".scss", ".sass", ".less", ".graphql", ".gql"),
+            *(".tf", ".nix", ".gradle", ".mk", ".cmake", ".dockerfile", ".ml", ".fs"),
+            *(".sol", ".vb", ".asm", ".wasm", ".jsonc", ".json5"),
+        ),
+        "archives": (
+            *(".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".jar"),
+            *(".whl", ".deb", ".rpm", ".dmg", ".iso", ARCHIVE_SUFFIX),
+        ),
+    }
+)
+"""The extensions that say "a file", by group (lower case, with the dot): with the default
+``references="assets"``, ``@name.ext`` is a reference when ``.ext`` is one of them (see
+:doc:`/syntax`). Words that follow a dot in handles, domains and code (``.com``, ``.dev``,
+``.route``, ``.design``) are left out on purpose."""
+
+FILE_EXTENSIONS: Final = frozenset(
+    extension for group in FILE_EXTENSION_GROUPS.values() for extension in group
+)
+"""Every extension of :data:`FILE_EXTENSION_GROUPS`."""
+
+_NOT_TYPOS = frozenset({".sam", ".dot", ".ios", ".mel", ".goa", ".cio", ".gog", ".arr", ".rel"})
+"""Words and common names among the swapped extensions: never taken for a typo."""
+
+
+def _swapped(extension: str) -> Iterator[str]:
+    """*extension* with two adjacent characters swapped, each way it can be."""
+    for at in range(1, len(extension) - 1):
+        yield extension[:at] + extension[at + 1] + extension[at] + extension[at + 2 :]
+
+
+TYPO_EXTENSIONS: Final = (
+    frozenset(
+        typo for extension in FILE_EXTENSIONS if len(extension) > 3 for typo in _swapped(extension)
+    )
+    - FILE_EXTENSIONS
+    - _NOT_TYPOS
+)
+"""Extensions of three or more characters with two adjacent ones swapped (``.pgn``,
+``.josn``): a name ending in one is taken for a file whose name was mistyped, so that it is
+reported as missing (with a did-you-mean), never silently read as a mention."""
+
 
 _TYPE_ALIASES = {
     # Types the chat formats name that the table spells another way, or does not hold.
@@ -379,6 +449,20 @@ def is_compressed(name: str) -> bool:
     :param name: a file or entry name.
     """
     return extension(name) in COMPRESSED_EXTENSIONS
+
+
+def is_file_name(name: str) -> bool:
+    """Whether *name* ends in one of :data:`FILE_EXTENSIONS`, in any case (``chart.PNG``,
+    ``data.tar.gz``; not ``john.smith``, ``v1.2`` nor ``types/node``), or in one of their
+    :data:`TYPO_EXTENSIONS` (``chart.pgn``).
+
+    :param name: a reference or file name (``/`` separates folders).
+    """
+    dot = name.rfind(".")
+    if dot < 0:
+        return False
+    extension = name[dot:].lower()
+    return extension in FILE_EXTENSIONS or extension in TYPO_EXTENSIONS
 
 
 def extension_for(media_type: str) -> str:

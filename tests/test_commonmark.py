@@ -18,7 +18,10 @@ from lmml_mdit import lmml_plugin, parse
 SPEC = Path(__file__).parent / "data" / "commonmark-spec.json"
 EXAMPLES: list[dict[str, Any]] = json.loads(SPEC.read_text(encoding="utf-8"))
 
-WITH_PLUGIN = MarkdownIt("commonmark").use(lmml_plugin)
+WITH_PLUGIN = MarkdownIt("commonmark").use(lmml_plugin, front_matter=False)
+"""Front matter is LMML (a leading ``---`` block is metadata): compared with it off, the
+plugin changes nothing; :func:`test_front_matter_changes_only_the_examples_it_opens`
+covers it on."""
 WITHOUT_PLUGIN = MarkdownIt("commonmark")
 
 
@@ -32,6 +35,17 @@ def test_all_examples_present() -> None:
 def test_plugin_changes_nothing(example: dict[str, Any]) -> None:
     markdown = example["markdown"]
     assert WITH_PLUGIN.render(markdown) == WITHOUT_PLUGIN.render(markdown)
+
+
+def test_front_matter_changes_only_the_examples_it_opens() -> None:
+    full = MarkdownIt("commonmark").use(lmml_plugin)
+    changed = [
+        e["example"]
+        for e in EXAMPLES
+        if full.render(e["markdown"]) != WITH_PLUGIN.render(e["markdown"])
+    ]
+    assert changed == [96, 98]
+    assert all(EXAMPLES[n - 1]["markdown"].startswith("---\n") for n in changed)
 
 
 @pytest.mark.parametrize(

@@ -44,6 +44,7 @@ DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview.markdown"): "Bundle._repr_markdown_",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run.api"): "Bundle.send, Bundle.asend",
     ("lmml_mdit.transcript.transcript", "lmml_mdit.run.api"): "Transcript.send, Transcript.asend",
+    ("lmml_mdit.syntax.frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
 }
 """The upward imports allowed: thin methods that hand a bundle to the layer above, imported
 inside the method (so the lower layer loads without the upper one)."""

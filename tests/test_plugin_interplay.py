@@ -245,7 +245,8 @@ def test_rule_names() -> None:
     rules = MarkdownIt().use(lmml_plugin).get_all_rules()
     assert rules["block"].index("lmml_block") == rules["block"].index("html_block") - 1
     assert rules["inline"][-1] == "lmml_ref"
-    assert rules["core"][:4] == ["normalize", "lmml_reset", "block", "inline"]
+    assert rules["core"][:5] == ["normalize", "lmml_reset", "block", "lmml_front_matter", "inline"]
+    assert rules["block"].index("front_matter") == rules["block"].index("table") - 1
 
 
 def test_disable_rules_by_name() -> None:

@@ -7,6 +7,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from lmml_mdit.errors import NotInlinableError
+from lmml_mdit.media import FILE_EXTENSIONS
 from lmml_mdit.narrative.narrative import parse
 from lmml_mdit.syntax import writes_as_reference
 from lmml_mdit.syntax.write import (
@@ -21,8 +22,12 @@ from lmml_mdit.syntax.write import (
 
 HINT = "do something else"
 
-names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,12}\.[a-z]{1,4}", fullmatch=True)
-"""Embed names as the writers produce them (also valid reference names)."""
+names = st.builds(
+    str.__add__,
+    st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,12}", fullmatch=True),
+    st.sampled_from(sorted(FILE_EXTENSIONS)),
+)
+"""Embed names as the writers produce them (also valid reference names: a known extension)."""
 
 
 def _fenceable(name: str, content: str) -> bool:

@@ -178,18 +178,26 @@ def find_issues(
         tool_issues = tool_call_issues(narrative)
     # A tool turn naming no known call is reported as unknown_tool_call_id, not twice.
     unknown_calls = {i.name for i in tool_issues if i.kind == "unknown_tool_call_id"}
-    for name, embed in first.items():
+    # Each name is resolved once; every place it is referenced is reported (an editor
+    # marks each one, and fixing the first must not reveal the next).
+    missing: dict[str, tuple[str, str | None]] = {}
+    for name in first:
         if name in malformed or name in inline or name in unknown_calls:
             continue
         unresolved = _unresolved_message(bundle, name)
         if unresolved is not None:
-            message, cli_message = unresolved
-            issue = _issue("missing_reference", embed, name, message)
-            issues.append(
-                issue
-                if cli_message is None
-                else dataclasses.replace(issue, cli_message=cli_message)
-            )
+            missing[name] = unresolved
+    if missing:
+        for embed in narrative.embeds:
+            wording = missing.get(embed.name) if embed.kind == "external" else None
+            if wording is not None:
+                message, cli_message = wording
+                issue = _issue("missing_reference", embed, embed.name, message)
+                issues.append(
+                    issue
+                    if cli_message is None
+                    else dataclasses.replace(issue, cli_message=cli_message)
+                )
 
     for name in bundle.entries:
         if name not in first and name not in RESERVED_NAMES:

@@ -20,6 +20,7 @@ from .output import (
     error,
     error_text,
     issue_line,
+    missing_summary,
     shown,
     stdout_buffer,
     stdout_bytes,
@@ -54,6 +55,7 @@ def cmd_validate(args: Arguments) -> int:
     stdout_buffer()  # the report goes there: fail before any work when it is closed
     status = 0
     report: list[_Row] = []
+    found: list[Issue] = []
     with ProgressLine("validating", len(args.paths)) as progress:
         for done, path in enumerate(args.paths, 1):
             progress.step(done, path)
@@ -76,6 +78,7 @@ def cmd_validate(args: Arguments) -> int:
             progress.close()
             if any(args.strict or issue.severity == "error" for issue in issues):
                 status = max(status, 1)
+            found.extend(issues)
             records = [_issue_record(issue) for issue in issues]
             report.append({"path": path, "error": None, "issues": records})
             if args.json:
@@ -91,6 +94,9 @@ def cmd_validate(args: Arguments) -> int:
         if count:
             files = sum(1 for entry in report if entry["issues"])
             print(f"{count} issue(s) found in {files} file(s)", file=sys.stderr)
+        missing = missing_summary(found)
+        if missing is not None:
+            print(missing, file=sys.stderr)
     return status
 
 

@@ -182,8 +182,8 @@ def add_syntax_options(parser: argparse.ArgumentParser) -> None:
         "--references",
         choices=REFERENCE_MODES,
         default=Arguments.references,
-        help="@name: assets (default: a name with an extension, or a file the bundle has) "
-        "or any (every @name, as RFC 4.1 reads it)",
+        help="@name: assets (default: a name with a known file extension, such as "
+        "@chart.png, or a file the bundle has) or any (every @name, as RFC 4.1 reads it)",
     )
 
 

@@ -13,7 +13,8 @@ import errno
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -37,6 +38,7 @@ __all__ = [
     "error_text",
     "info",
     "issue_line",
+    "missing_summary",
     "one_line",
     "save_bundle",
     "shown",
@@ -104,6 +106,18 @@ def issue_line(label: str, issue: Issue, *, archive: bool = True) -> str:
     says which), the message in the command line's words."""
     where = location(file_location(label, issue.file, archive=archive), issue.line, issue.column)
     return shown(f"{where}: {issue.kind}: {one_line(issue.cli_message or issue.message)}")
+
+
+def missing_summary(issues: Iterable[Issue]) -> str | None:
+    """``N missing reference(s): a.png (3), b.csv (1)``: how many places name each missing
+    asset, most first (then by name), or None when fewer than two issues are
+    ``missing_reference`` (one is its own summary)."""
+    counts = Counter(issue.name for issue in issues if issue.kind == "missing_reference")
+    if counts.total() < 2:
+        return None
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    names = ", ".join(f"{name} ({count})" for name, count in ranked)
+    return shown(f"{counts.total()} missing reference(s): {names}")
 
 
 def info(args: Arguments, text: str) -> None:

@@ -10,8 +10,9 @@ import os
 import warnings
 from collections.abc import Iterator, Sequence
 
+from ..errors import DefectError
 from .arguments import Arguments
-from .output import STDIO, CliError, deliver, stdout_json, warn
+from .output import STDIO, CliError, deliver, error_text, missing_summary, stdout_json, warn
 from .sources import Source, bundle_stem, located, open_source, same_file
 from .templates import given_inputs
 
@@ -60,7 +61,11 @@ def cmd_render(args: Arguments) -> int:
     result: object
     caught: list[warnings.WarningMessage] = []
     try:
-        with source.about(), caught_warnings(strict=args.strict) as caught:
+        with (
+            source.about(),
+            _missing_counted(source),
+            caught_warnings(strict=args.strict) as caught,
+        ):
             if args.request:
                 if args.system is not None:
                     options["system"] = args.system
@@ -106,21 +111,43 @@ def caught_warnings(*, strict: bool = False) -> Iterator[list[warnings.WarningMe
             raise raised.error from None
 
 
+@contextlib.contextmanager
+def _missing_counted(source: Source) -> Iterator[None]:
+    """A refusal for a missing reference also counts every missing reference by name, in
+    its one line (the refusal names only the first place)."""
+    try:
+        yield
+    except DefectError as refused:
+        summary = None
+        if refused.kind == "missing_reference":
+            summary = missing_summary(source.bundle.validate())
+        if summary is None:
+            raise
+        text = located(source.label, error_text(refused), source.aliases)
+        raise CliError(f"{text}; {summary}") from None
+
+
 def print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) -> None:
     """Each caught library warning as one ``lmml: warning:`` line about the bundle as typed;
-    a defect sent anyway (``--force``) located as ``validate`` locates it."""
+    a defect sent anyway (``--force``) located as ``validate`` locates it, and the missing
+    references counted by name."""
     from ..bundle.bundle import DefectWarning
     from ..chat.content import MissingSettingWarning
 
+    sent_anyway = []
     for warning in caught:
         message = warning.message
         if isinstance(message, DefectWarning):
             text = message.error.format(cli=True, hint=False)
+            sent_anyway.append(message.error.issue)
         elif isinstance(message, MissingSettingWarning) and message.cli_message is not None:
             text = message.cli_message
         else:
             text = str(message)
         warn(located(source.label, text, source.aliases))
+    summary = missing_summary(sent_anyway)
+    if summary is not None:
+        warn(f"{source.label}: {summary}")
 
 
 def cmd_preview(args: Arguments) -> int:

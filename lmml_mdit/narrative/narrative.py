@@ -13,8 +13,8 @@ Turn segmentation (RFC section 6, ``segment-turns``):
 - a turn's text is its source lines verbatim, leading and trailing blank lines removed;
 - each embed is bound to the turn holding its first occurrence; one first named on a
   delimiter line belongs to the turn that delimiter opens;
-- a front matter block at the top (a ``front_matter`` token: the default parser has
-  ``mdit_py_plugins.front_matter``) is metadata: like a delimiter line it belongs to no
+- a front matter block at the top (a ``front_matter`` token: the plugin recognises it,
+  in any parser) is metadata: like a delimiter line it belongs to no
   turn, and the context turn starts after it. :attr:`Narrative.front_matter` keeps its
   raw YAML text.
 
@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Literal, overload
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .._version import __version__
 from ..errors import LmmlSyntaxError, MissingPluginError
@@ -50,6 +49,8 @@ from ..syntax import (
     DELIMITERS_KEY,
     EMBEDS_KEY,
     ESCAPES_KEY,
+    FRONT_MATTER_KEY,
+    FRONT_MATTER_TOKEN,
     INLINE_ON_DEMAND_KEY,
     KNOWN_NAMES_KEY,
     SOURCE_KEY,
@@ -88,15 +89,15 @@ def default_parser(
     delimiters: DelimiterMode = "strict", references: Literal["assets", "any"] = "assets"
 ) -> MarkdownIt:
     """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
-    with GFM tables and strikethrough enabled (real chats use both), ``mdit_py_plugins.
-    front_matter`` (a leading ``---`` block is metadata) and the plugin. Known names go
-    through ``env``, so one parser serves every bundle. Its block parser tries at each
-    line only the rules that can start there
-    (:class:`~lmml_mdit.syntax.blocks.DispatchingBlockParser`); its tokens are markdown-it's.
+    with GFM tables and strikethrough enabled (real chats use both) and the plugin (which
+    reads a leading ``---`` block as front matter). Known names go through ``env``, so one
+    parser serves every bundle. Its block parser tries at each line only the rules that can
+    start there (:class:`~lmml_mdit.syntax.blocks.DispatchingBlockParser`); its tokens are
+    markdown-it's.
 
     :raises ValueError: for an option value outside its choices.
     """
-    md = LinkParser("commonmark").enable(GFM_RULES).use(front_matter_plugin)
+    md = LinkParser("commonmark").enable(GFM_RULES)
     md.block = DispatchingBlockParser(md.block)
     return md.use(lmml_plugin, delimiters=delimiters, references=references)
 
@@ -321,7 +322,8 @@ def parse(
     :param name: the file name, used in error messages.
     :param delimiters: ``"strict"`` (default) or ``"loose"`` role headings (see
         :doc:`/syntax`); give them to ``lmml_plugin`` instead when you pass *md*.
-    :param references: ``"assets"`` (default: a name needs an extension or must be known)
+    :param references: ``"assets"`` (default: a name needs a known file extension, or must
+        be known)
         or ``"any"`` (RFC 4.1); likewise.
     :param known_names: asset names that are references without an extension (a zip's
         entry names); passed in ``env``, so they work with any *md*.
@@ -451,14 +453,11 @@ _RESULT_KEYS = frozenset(
         KNOWN_NAMES_KEY,
         INLINE_ON_DEMAND_KEY,
         COLLECTED_KEY,
+        FRONT_MATTER_KEY,
     }
 )
 """The ``env`` keys of the plugin's own inputs and results, which later inline parses of
 the same text never read."""
-
-
-FRONT_MATTER_TOKEN = "front_matter"
-"""The token type ``mdit_py_plugins.front_matter`` gives a leading metadata block."""
 
 
 def _front_matter(tokens: Sequence[Token]) -> str | None:

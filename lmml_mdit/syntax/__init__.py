@@ -28,6 +28,7 @@ from .deferred import (
     DeferredInlines,
 )
 from .escape import make_escape_rule
+from .frontmatter import FRONT_MATTER_KEY, FRONT_MATTER_TOKEN, add_front_matter
 from .reference import (
     REFERENCE_MODES,
     SIGIL,
@@ -55,6 +56,8 @@ __all__ = [
     "DELIMITER_MODES",
     "EMBEDS_KEY",
     "ESCAPES_KEY",
+    "FRONT_MATTER_KEY",
+    "FRONT_MATTER_TOKEN",
     "INLINE_ON_DEMAND_KEY",
     "INLINE_TRIGGERS",
     "KNOWN_NAMES_KEY",
@@ -102,19 +105,22 @@ def lmml_plugin(
     roles: bool = True,
     delimiters: DelimiterMode = "strict",
     known_names: Container[str] | None = None,
+    front_matter: bool = True,
 ) -> None:
-    """Add LMML to a markdown-it parser: ``@@@name`` fences, ``@name`` references and role
-    delimiters, with their render rules and per-parse results in ``env``.
+    """Add LMML to a markdown-it parser: front matter, ``@@@name`` fences, ``@name``
+    references and role delimiters, with their render rules and per-parse results in ``env``.
 
     Works on any preset, with or without ``html``. After ``md.parse(text, env)``,
     ``env["lmml_embeds"]`` holds every :class:`~lmml_mdit.model.Embed` in document order,
     ``env["lmml_delimiters"]`` the top-level delimiter tokens and ``env["lmml_escapes"]``
-    the positions of LMML escapes.
+    the positions of LMML escapes, and ``env["lmml_front_matter"]`` the mapping of a leading
+    ``---`` … ``---`` block (one ``front_matter`` token that renders to nothing).
 
     :param md: the parser to extend (changed in place).
     :param fences: recognise ``@@@name`` inline embed fences.
     :param references: recognise ``@name`` external references: ``True`` or ``"assets"``
-        (a name needs an extension, or must be known), ``"any"`` (RFC 4.1 as written), or
+        (a name needs a file extension the library knows, or must be known), ``"any"``
+        (RFC 4.1 as written), or
         ``False`` (off).
     :param roles: recognise ``<!-- role -->`` comment delimiters (role headings are always
         marked, since they stay ordinary headings).
@@ -122,11 +128,15 @@ def lmml_plugin(
         ``label -- role``) or ``"loose"`` (a role word anywhere in it, the 0.1 rule).
     :param known_names: asset names (any container: a set, an archive's entries) that are
         references without an extension; ``env["lmml_known_names"]`` overrides it per parse.
+    :param front_matter: recognise a leading ``---`` … ``---`` block as front matter (the
+        ``mdit_py_plugins.front_matter`` rule, added unless *md* has it already).
     :raises ValueError: for a *references* or *delimiters* value outside the choices.
     """
     mode = reference_mode(references)
     if delimiters not in DELIMITER_MODES:
         raise ValueError(f"delimiters must be 'strict' or 'loose', not {delimiters!r}")
+    if front_matter:
+        add_front_matter(md)
     if fences or roles:
         rule = make_block_rule(fences=fences, roles=roles)
         md.block.ruler.before("html_block", "lmml_block", rule, {"alt": _BLOCK_ALTS})

@@ -8,18 +8,22 @@ Grammar::
     name       = (letter / digit) *(letter / digit / "_" / "." / "-" / "/")
                  ; trailing ".", "-" and "/" are never part of the name
 
-With ``references="assets"`` (the default) a name is a reference only when it is an asset
+With ``references="assets"`` (the default) a name is a reference only when it is a file
 name::
 
-    asset-name = name-with-extension / known-name
-    name-with-extension = name whose final "." is followed by 1*(letter / digit) to its end
+    asset-name = file-name / known-name
+    file-name  = name whose final "." and what follows it, in any case, is one of the
+                 extensions the library knows (lmml_mdit.media.FILE_EXTENSIONS: the media
+                 table's and the common document, data, code and archive extensions),
+                 or a typo of one (two adjacent characters swapped: ``.pgn``)
     known-name = a name in the caller's known asset names (``known_names``, or
-                 ``env["lmml_known_names"]``), or the name of an ``@@@`` fence of the same
-                 document
+                 ``env["lmml_known_names"]``: a zip's entries, the files beside a bare
+                 ``.lmml``), or the name of an ``@@@`` fence of the same document
 
-Read literally: ``@chart.png``, ``@data.tar.gz``, ``@report.v2.pdf`` and ``@scope/pkg.js``
-have an extension; ``@alice-dev``, ``@here``, ``@5pm``, ``@types/node`` (no ``.`` at all),
-``@a.b/c`` (``/`` after the final ``.``), ``@staticmethod`` and ``@Builder`` have none, so
+Read literally: ``@chart.png``, ``@data.tar.gz``, ``@notes.md``, ``@main.py`` and
+``@scope/pkg.js`` are file names; ``@john.smith``, ``@app.route``, ``@v1.2``,
+``@Builder.Default``, ``@emma.design`` (no known extension), ``@alice-dev``, ``@5pm``,
+``@types/node`` (no ``.`` at all) and ``@a.b/c`` (``/`` after the final ``.``) are not, so
 they are references only when known. An ``@`` right after ``/`` or ``:`` starts no reference
 (``https://mastodon.social/@alice``). ``references="any"`` keeps the RFC 4.1 rule as written
 (every name is a reference, whatever follows a ``/`` or ``:``).
@@ -45,6 +49,7 @@ from collections.abc import Callable, Container
 
 from markdown_it.rules_inline import StateInline
 
+from ..media import is_file_name
 from ..modes import REFERENCE_MODES as REFERENCE_MODES
 from ..modes import ReferenceMode as ReferenceMode
 from .compat import append_pending
@@ -86,13 +91,11 @@ def match_reference_name(text: str, pos: int, end: int) -> str | None:
 
 
 def has_extension(name: str) -> bool:
-    """Whether *name* ends in an extension: a final ``.`` followed by letters and digits
-    only (``chart.png``, ``data.tar.gz``; not ``types/node`` nor ``a.b/c``)."""
-    dot = name.rfind(".")
-    if dot < 0:
-        return False
-    extension = name[dot + 1 :]
-    return extension.isalnum() and "_" not in extension
+    """Whether *name* ends in a file extension the library knows
+    (:data:`~lmml_mdit.media.FILE_EXTENSIONS`, in any case): ``chart.png``,
+    ``data.tar.gz``, ``main.py``; not ``john.smith``, ``app.route``, ``v1.2``, ``types/node``
+    nor ``a.b/c``."""
+    return is_file_name(name)
 
 
 def is_asset_reference(
@@ -146,7 +149,7 @@ def make_reference_rule(mode: ReferenceMode) -> InlineRule:
         name = match_reference_name(src, pos + 1, state.posMax)
         if name is None:
             return False
-        if assets and not has_extension(name):
+        if assets and not is_file_name(name):
             known: Container[str] | None = env.get(KNOWN_SCRATCH_KEY)
             if known is None or name not in known:
                 return False

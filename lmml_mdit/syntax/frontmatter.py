@@ -1,0 +1,69 @@
+"""Front matter: a leading ``---`` … ``---`` block is LMML metadata, in any pipeline.
+
+Grammar (``mdit_py_plugins.front_matter``, installed by the plugin unless the parser has it)::
+
+    front-matter = "---" EOL *line "---" EOL     ; the document's first line, nowhere else
+
+Token: ``front_matter`` (block, hidden), ``content`` = the YAML text between the lines; it
+renders to nothing. After the parse ``env["lmml_front_matter"]`` (:data:`FRONT_MATTER_KEY`)
+holds its mapping, decoded with the settings' bounded loader; the key is absent when the
+document has no front matter, and None when its YAML does not decode (validation reports
+that as ``invalid_front_matter``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from ..errors import LmmlError
+
+__all__ = ["FRONT_MATTER_KEY", "FRONT_MATTER_TOKEN", "add_front_matter", "decode_front_matter"]
+
+FRONT_MATTER_KEY = "lmml_front_matter"
+"""The ``env`` key of the decoded front matter mapping."""
+
+FRONT_MATTER_TOKEN = "front_matter"
+"""The token type of a leading metadata block."""
+
+
+def add_front_matter(md: MarkdownIt) -> None:
+    """Recognise front matter on *md* (unless a plugin already does) and record its
+    mapping in ``env`` after the block pass."""
+    if FRONT_MATTER_TOKEN not in md.block.ruler.get_all_rules():
+        md.use(front_matter_plugin)
+        md.add_render_rule(FRONT_MATTER_TOKEN, _render_nothing)
+    md.core.ruler.after("block", "lmml_front_matter", _record_front_matter)
+
+
+def _render_nothing(
+    self: object, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    return ""
+
+
+def decode_front_matter(text: str) -> dict[str, Any] | None:
+    """The mapping of the front matter *text*, or None when it does not decode."""
+    # The one loader of front matter is the bundle layer's (settings' limits and types);
+    # imported here, in the one delegation of the syntax layer, so plain Markdown never
+    # loads it.
+    from ..bundle.reserved import load_front_matter
+
+    try:
+        return load_front_matter(text)
+    except LmmlError:
+        return None
+
+
+def _record_front_matter(state: StateCore) -> None:
+    tokens = state.tokens
+    if tokens and tokens[0].type == FRONT_MATTER_TOKEN:
+        state.env[FRONT_MATTER_KEY] = decode_front_matter(tokens[0].content)
+    else:
+        state.env.pop(FRONT_MATTER_KEY, None)
