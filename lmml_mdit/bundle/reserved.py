@@ -373,7 +373,7 @@ def _load_yaml(
         known = _read_yaml(data, name, first_line, what=what)
         if len(data) <= _MEMO_MAX_BYTES:
             if len(_memo) >= 32:
-                _memo.pop(next(iter(_memo)))
+                _memo.pop(next(iter(_memo), key), None)  # the oldest, if still there
             _memo[key] = known
     return copy.deepcopy(known)
 

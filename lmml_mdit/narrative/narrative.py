@@ -430,12 +430,13 @@ def parse_shared(
         )
         if len(data) > PARSE_CACHE_BYTES:
             return narrative
-        kept = sum(len(other[0]) for other in _parsed)
-        for other in list(_parsed):
+        held = list(_parsed)  # a snapshot: another thread may add or drop one meanwhile
+        kept = sum(len(other[0]) for other in held)
+        for other in held:
             if kept + len(data) <= PARSE_CACHE_BYTES:
                 break
             kept -= len(other[0])
-            del _parsed[other]
+            _parsed.pop(other, None)  # another thread may have dropped it
     _parsed[key] = narrative  # the newest last
     return narrative
 
