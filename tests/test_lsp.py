@@ -580,7 +580,8 @@ async def test_quick_fix_closes_a_fence_running_to_the_end(
 async def test_quick_fixes_for_a_missing_reference(client: LanguageClient, folder: Path) -> None:
     text = "## user\nLook at @screenshot.pgn, again @screenshot.pgn.\n"
     document = Document(client, folder / "missing.lmml", text)
-    assert codes(await document.open()) == ["missing_reference"]
+    # Each place is marked, not only the first (issue 26).
+    assert codes(await document.open()) == ["missing_reference", "missing_reference"]
     actions = await _actions(client, document, 1)
     assert set(actions) == {
         "Did you mean screenshot.png? Change @screenshot.pgn to @screenshot.png",

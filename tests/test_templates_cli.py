@@ -78,7 +78,9 @@ def test_paths_in_a_values_file_are_read_beside_it(tmp_path: Path) -> None:
     assert json.loads(one.stdout)[0]["content"][1]["type"] == "image_url"
     every = run("render", path, "--cases", "cases/all.jsonl", cwd=tmp_path)
     assert every.returncode == 0, every.stderr
-    parts = [json.loads(line)[0]["content"][1]["type"] for line in every.stdout.splitlines()]
+    parts = [
+        json.loads(line)["messages"][0]["content"][1]["type"] for line in every.stdout.splitlines()
+    ]
     assert parts == ["image_url", "image_url"]
     # On the command line a path stays relative to the working directory.
     flag = run("render", path, "--input", "who=x", "--input", "shot=@cases/shot.png", cwd=tmp_path)
@@ -115,7 +117,13 @@ def test_render_cases_writes_one_request_per_line_in_order(tmp_path: Path) -> No
     assert errors[0].startswith(f"lmml: error: {cases}:4: {path}:3:8: invalid_input:")
     assert errors[1].startswith(f"lmml: error: {cases}:8: not JSON")
     assert len(errors) == 2 and "2 of 30 cases failed" in result.stderr
-    bodies = [json.loads(line) for line in out.read_text().splitlines()]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    # Line N of the output is case N: a failed case's line carries its error instead.
+    assert [record["case"] for record in records] == list(range(1, 31))
+    assert records[3]["kind"] == "invalid_input" and "request" not in records[3]
+    assert records[3]["error"].startswith(f"{path}:3:8: invalid_input:")
+    assert records[7]["kind"] == "unread_case" and records[7]["error"].startswith("not JSON")
+    bodies = [record["request"] for record in records if "request" in record]
     assert len(bodies) == 28
     whos = [body["messages"][0]["content"][0]["text"] for body in bodies]
     expected = [f"I am w{n}, n=1." for n in range(30) if n not in (3, 7, 9)]
@@ -131,7 +139,9 @@ def test_render_cases_to_stdout_and_success(tmp_path: Path) -> None:
     result = run("render", path, "--cases", cases)
     assert result.returncode == 0, result.stderr
     rendered = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [r[0]["content"][0]["text"] for r in rendered] == ["I am a, n=1.", "I am b, n=1."]
+    assert [r["case"] for r in rendered] == [1, 2]
+    texts = [r["messages"][0]["content"][0]["text"] for r in rendered]
+    assert texts == ["I am a, n=1.", "I am b, n=1."]
     both = run("render", path, "--cases", cases, "--input", "who=x")
     assert both.returncode == 2 and "leave out --input" in both.stderr
 

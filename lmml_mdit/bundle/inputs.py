@@ -12,7 +12,8 @@ A bundle declares its inputs under ``inputs:`` in the front matter, or in the se
 
 Each declaration is a mapping (or just its type, ``customer: string``) with
 
-- ``type``: ``string``, ``number``, ``boolean``, ``object``, ``image`` or ``file``;
+- ``type``: ``string``, ``number``, ``integer`` (a JSON integer within
+  :data:`MAX_INTEGER`), ``boolean``, ``object``, ``image`` or ``file``;
 - ``required`` (a boolean; true unless a ``default`` is given) or ``default`` (a value of
   the type; ``image`` and ``file`` take none);
 - ``description``: text for a person;
@@ -70,7 +71,7 @@ __all__ = [
 INPUTS_KEY = "inputs"
 """The front matter and settings key that declares the inputs (never sent as a setting)."""
 
-InputType = Literal["string", "number", "boolean", "object", "image", "file"]
+InputType = Literal["string", "number", "integer", "boolean", "object", "image", "file"]
 INPUT_TYPES: tuple[str, ...] = get_args(InputType)
 ASSET_TYPES = frozenset({"image", "file"})
 """The input types whose value becomes an asset part rather than text."""
@@ -86,7 +87,8 @@ class InputSpec:
     """One declared input.
 
     :ivar name: its name, as placeholders write it.
-    :ivar type: ``string``, ``number``, ``boolean``, ``object``, ``image`` or ``file``.
+    :ivar type: ``string``, ``number``, ``integer``, ``boolean``, ``object``, ``image`` or
+        ``file``.
     :ivar required: whether a value must be given.
     :ivar default: the value used when none is given (when :attr:`has_default`).
     :ivar description: what it is, for a person; or None.
@@ -381,6 +383,23 @@ def _schema_problem(schema: object) -> str | None:
 # --- values ---------------------------------------------------------------------------------
 
 
+MAX_INTEGER = 2**53 - 1
+"""The largest ``integer`` input (and the smallest is its negative): the integers every JSON
+reader holds exactly (a double's 53-bit mantissa; JavaScript's ``Number.MAX_SAFE_INTEGER``)."""
+
+
+def _integer_problem(value: object) -> str | None:
+    """Why *value* is no ``integer`` input: a JSON integer (``3``, or ``3.0`` as JSON
+    Schema reads it) within :data:`MAX_INTEGER` either way, or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"is {type_word(value)}, not an integer"
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return f"is {value!r}, not an integer"
+    if abs(value) > MAX_INTEGER:
+        return f"is out of range: an integer is at most {MAX_INTEGER} either side of 0"
+    return None
+
+
 def value_problem(spec: InputSpec, value: object) -> str | None:
     """Why *value* cannot be *spec*'s (worded to follow "the value"), or None."""
     kind = spec.type
@@ -390,6 +409,8 @@ def value_problem(spec: InputSpec, value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return f"is {type_word(value)}, not a number"
         return None if math.isfinite(value) else "is not a finite number"
+    if kind == "integer":
+        return _integer_problem(value)
     if kind == "boolean":
         return None if isinstance(value, bool) else f"is {type_word(value)}, not a boolean"
     if kind == "object":

@@ -69,6 +69,15 @@ class CaseResult:
         """Whether the case rendered."""
         return self.error is None
 
+    def record(self) -> dict[str, Any]:
+        """The case as one JSON object, what ``lmml render --cases`` writes as its line:
+        ``{"case": N, "request": body}`` (or ``"messages": list``), or for a failed case
+        ``{"case": N, "error": line, "kind": kind}``."""
+        if self.error is not None:
+            return {"case": self.number, "error": self.error, "kind": self.kind}
+        key = "request" if isinstance(self.value, dict) else "messages"
+        return {"case": self.number, key: self.value}
+
 
 UNREAD_CASE = "unread_case"
 """The :attr:`CaseResult.kind` of a case that could not be read."""

@@ -2,7 +2,8 @@
 batch ``render --cases FILE`` and ``lmml inputs``.
 
 A ``--input`` value is read as its declared type says: a ``string`` as it is, a
-``number``, ``boolean`` or ``object`` as JSON (YAML-free: ``3``, ``true``, ``{"id": 7}``);
+``number``, ``integer``, ``boolean`` or ``object`` as JSON (YAML-free: ``3``, ``true``,
+``{"id": 7}``);
 ``@PATH`` reads the file instead (its text, or for an ``image`` or ``file`` input the
 file itself), ``@@`` writing a literal ``@``. ``--inputs FILE`` and each line of
 ``--cases FILE`` are JSON objects of values, by name (a case may wrap them as
@@ -25,6 +26,7 @@ from .output import (
     CliError,
     error,
     error_text,
+    issue_line,
     stdout_buffer,
     stdout_json,
     warn,
@@ -95,16 +97,34 @@ def _flag_value(declarations: InputDeclarations, text: str) -> tuple[str, object
         ) from None
 
 
+def declared(source: Source) -> InputDeclarations:
+    """The inputs *source*'s bundle declares; a front matter that does not parse is refused
+    as itself (``FILE:3:22: invalid_front_matter: ...``), never left to surface later as
+    "no input of that name is declared".
+
+    :raises CliError: for that front matter.
+    """
+    from ..bundle.inputs import declared_inputs
+
+    bundle = source.bundle
+    try:
+        _ = bundle.front_matter
+    except LmmlError:
+        found = [issue for issue in bundle.validate() if issue.kind == "invalid_front_matter"]
+        if not found:
+            raise
+        raise CliError(issue_line(source.label, found[0])) from None
+    with source.about():
+        return declared_inputs(bundle)
+
+
 def given_inputs(args: Arguments, source: Source) -> dict[str, object] | None:
     """The values ``--inputs FILE`` and ``--input NAME=VALUE`` give (the flags win), or
     None when neither is given."""
     if not args.inputs_file and not args.input_values:
         return None
-    from ..bundle.inputs import declared_inputs
-
     values: dict[str, object] = {}
-    with source.about():
-        declarations = declared_inputs(source.bundle)
+    declarations = declared(source)
     if args.inputs_file:
         from ..bundle.setting_values import settings_value_positions
 
@@ -205,10 +225,10 @@ def _beside(
 
 
 def render_case_file(args: Arguments, options: dict[str, object]) -> int:
-    """``lmml render PATH --cases FILE``: one request body (or messages list) per case
-    line, written as JSON lines in the cases' order, on every core; a failed case is
-    reported with its line number and the rest go on (exit 1 at the end)."""
-    from ..bundle.inputs import declared_inputs
+    """``lmml render PATH --cases FILE``: one output line per case line, in the cases'
+    order, on every core: ``{"case": N, "request": ...}`` (or ``"messages"``), or for a
+    failed case ``{"case": N, "error": ..., "kind": ...}``, also reported on stderr; the
+    rest go on (exit 1 at the end)."""
     from ..chat.cases import UNREAD_CASE, render_cases
 
     if args.input_values or args.inputs_file:
@@ -218,8 +238,7 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
     if cases_path != STDIO and not os.path.isfile(cases_path):
         raise CliError(f"--cases {cases_path}: no such file")
     source = open_source(args.path, args)
-    with source.about():
-        declarations = declared_inputs(source.bundle)
+    declarations = declared(source)
     processes = max(1, min(os.cpu_count() or 1, args.workers or os.cpu_count() or 1))
     label = "<stdin>" if cases_path == STDIO else cases_path
     out = args.output if args.output is not None else STDIO
@@ -235,6 +254,7 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
                 for text in result.warnings:
                     progress.close()
                     warn(f"{label}:{result.number}: {located(source.label, text)}")
+                record = result.record()
                 if result.error is not None:
                     failed += 1
                     progress.close()
@@ -245,8 +265,8 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
                     elif result.kind != UNREAD_CASE:
                         reason = located(source.label, reason, source.aliases)
                     error(f"{label}:{result.number}: {reason}")
-                    continue
-                yield (json.dumps(result.value, ensure_ascii=False) + "\n").encode("utf-8")
+                    record["error"] = reason  # line N of the output is case N, failed or not
+                yield (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
 
     try:
         results = render_cases(
@@ -287,12 +307,10 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
 def cmd_inputs(args: Arguments) -> int:
     """``lmml inputs PATH``: the declared inputs (type, required or default, description)
     and each line that uses them; undeclared placeholders too."""
-    from ..bundle.inputs import declared_inputs
-
     source = open_source(args.path, args)
+    declarations = declared(source)
     with source.about():
         bundle = source.bundle
-        declarations = declared_inputs(bundle)
         placeholders = bundle.narrative.placeholders.found
     uses: dict[str, list[dict[str, object]]] = {}
     for placeholder in placeholders:

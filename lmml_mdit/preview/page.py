@@ -65,7 +65,8 @@ from ..media import (
 )
 from ..model import Turn
 from ..narrative.images import image_asset_name, unsent_image_message, url_scheme
-from ..narrative.narrative import FRONT_MATTER_TOKEN, Narrative, numbered_turns
+from ..narrative.narrative import Narrative, numbered_turns
+from ..syntax import FRONT_MATTER_TOKEN
 from ..syntax.write import reference
 from ..text import is_unicode
 from .inputs import InputView

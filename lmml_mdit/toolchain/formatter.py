@@ -49,8 +49,8 @@ from markdown_it.rules_core import StateCore
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..errors import FormatError
-from ..narrative.narrative import FRONT_MATTER_TOKEN, Narrative, parse
-from ..syntax import SOURCE_KEY, lmml_plugin
+from ..narrative.narrative import Narrative, parse
+from ..syntax import FRONT_MATTER_TOKEN, SOURCE_KEY, lmml_plugin
 from ..syntax.escape import ESCAPE_TOKEN_INFO
 from ..syntax.fence import MARKER
 from ..syntax.reference import SIGIL
