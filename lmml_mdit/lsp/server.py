@@ -18,14 +18,19 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import stat
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
 
 from .._version import __version__
+from ..bundle.archive import Limits
 from .actions import code_actions
 from .completion import TRIGGER_CHARACTERS, complete
 from .diagnostics import SOURCE, diagnostics
@@ -70,10 +75,52 @@ class LmmlLanguageServer(LanguageServer):
         """The position encoding agreed with the client."""
         return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
 
+    def document(self, uri: str) -> TextDocument:
+        """The document *uri*: the one the client has open, or else a regular file inside
+        a workspace folder, read within ``max_narrative_bytes``.
+
+        :raises JsonRpcInvalidParams: for any other URI (a file outside the workspace
+            folders, a FIFO, a device, a folder, a file over the limit, another scheme).
+        """
+        opened: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
+        if opened is not None:
+            return opened
+        return TextDocument(uri, source=self._read_closed(uri))
+
+    def _read_closed(self, uri: str) -> str:
+        path = path_of(uri)
+        if path is None:
+            raise _refused(uri, "it is not open and not a file: URI")
+        real = os.path.realpath(path)
+        roots = [
+            os.path.realpath(root)
+            for root in (path_of(folder.uri) for folder in self.workspace.folders.values())
+            if root is not None
+        ]
+        if self.workspace.root_path and not roots:
+            roots.append(os.path.realpath(self.workspace.root_path))
+        if not any(real != root and os.path.commonpath([root, real]) == root for root in roots):
+            raise _refused(uri, "it is not open and lies outside the workspace folders")
+        limit = Limits().max_narrative_bytes
+        try:
+            descriptor = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError as error:
+            raise _refused(uri, f"it cannot be read ({error.strerror or error})") from None
+        with os.fdopen(descriptor, "rb") as stream:
+            status = os.fstat(descriptor)
+            if not stat.S_ISREG(status.st_mode):
+                raise _refused(uri, "it is not a regular file")
+            if status.st_size > limit:
+                raise _refused(uri, f"it is over max_narrative_bytes ({limit} bytes)")
+            data = stream.read(limit + 1)
+        if len(data) > limit:
+            raise _refused(uri, f"it is over max_narrative_bytes ({limit} bytes)")
+        return data.decode("utf-8", errors="replace")
+
     def analysis(self, uri: str) -> Analysis:
         """The analysis of the document *uri*'s current text (made now when its version has
-        none yet; a document the client never opened is read from disk)."""
-        document = self.workspace.get_text_document(uri)
+        none yet; see :meth:`document` for a document the client never opened)."""
+        document = self.document(uri)
         text = document.source
         cached = self.analyses.get(uri)
         if cached is not None and cached.version == document.version and cached.text == text:
@@ -188,6 +235,11 @@ class _AtPosition(Protocol):
     def position(self) -> types.Position: ...
 
 
+def _refused(uri: str, reason: str) -> JsonRpcInvalidParams:
+    """The error response to a request on a document the server does not read."""
+    return JsonRpcInvalidParams(f"lmml: {uri} is not read: {reason}")
+
+
 def _uri_of(params: object) -> str | None:
     document = getattr(params, "text_document", None)
     uri = getattr(document, "uri", None)
@@ -205,6 +257,8 @@ def _guarded(
         def run(params: _Params) -> _Result | None:
             try:
                 return handler(params)
+            except JsonRpcException:
+                raise  # an error response, by design
             except Exception:
                 server.log_failure(what, _uri_of(params))
                 return None
@@ -262,7 +316,7 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     @_guarded(server, "completion")
     def completion(params: types.CompletionParams) -> types.CompletionList | None:
         uri = params.text_document.uri
-        document = server.workspace.get_text_document(uri)
+        document = server.document(uri)
         line = params.position.line
         lines = document.lines
         text = lines[line].rstrip("\r\n") if line < len(lines) else ""
