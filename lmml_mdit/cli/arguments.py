@@ -58,6 +58,7 @@ class Arguments(argparse.Namespace):
     strict: bool
     check: bool
     allow_missing: bool
+    allow_remote: bool = False
     orphans: Literal["append", "drop", "error"]
     format: str | None
     workers: int | None
