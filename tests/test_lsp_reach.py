@@ -87,3 +87,48 @@ def test_the_preview_of_etc_passwd_is_an_error_response_not_a_page(tmp_path: Pat
                 position=types.Position(line=0, character=0),
             )
         )
+
+
+def _message(body: dict[str, object]) -> bytes:
+    import json
+
+    data = json.dumps(body).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(data) + data
+
+
+def test_the_server_survives_oversize_and_malformed_input_and_answers_invalid_params() -> None:
+    import subprocess
+    import sys
+
+    stream = (
+        b"Content-Length: 99999999999\r\n\r\n"  # over MAX_MESSAGE_BYTES: refused unread
+        + b"not a header at all\r\n"
+        + b"X" * 20_000  # a header line over MAX_HEADER_BYTES
+        + b"\r\n"
+        + _message(
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+        )
+        + _message(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "textDocument/hover",
+                "params": {"textDocument": 7},
+            }
+        )
+        + _message({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+        + _message({"jsonrpc": "2.0", "method": "exit"})
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "lmml_mdit", "lsp"],
+        input=stream,
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    out = done.stdout
+    assert b'"id": 1, "jsonrpc": "2.0", "result": {"capabilities"' in out
+    assert b'"code": -32602' in out and b'"id": 2}' in out
+    assert b'"id": 3, "jsonrpc": "2.0", "result": null' in out
+    assert b"MemoryError" not in done.stderr and b"OverflowError" not in done.stderr

@@ -19,13 +19,16 @@ import asyncio
 import functools
 import os
 import stat
+import sys
+import threading
 import traceback
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, Protocol, TypeVar, cast
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
@@ -379,9 +382,80 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     return server
 
 
+MAX_MESSAGE_BYTES: Final = 4 * Limits().max_narrative_bytes
+"""The largest message body the server reads (a ``Content-Length`` above it is refused
+without reading the body): room for the largest narrative, JSON-escaped."""
+
+MAX_HEADER_BYTES: Final = 8 * 1024
+"""The longest header line the server reads; a longer one is read in pieces, none
+matching a header, so it is skipped."""
+
+_REFUSED_BODY: Final = b"\x00refused"
+"""What the reader hands pygls for a refused body: no JSON, so pygls logs it and reads on."""
+
+
+class _BoundedReader(StdinAsyncReader):
+    """Standard input for pygls's message loop, within :data:`MAX_HEADER_BYTES` a line and
+    :data:`MAX_MESSAGE_BYTES` a body."""
+
+    def readline(self) -> Awaitable[bytes]:
+        loop: asyncio.AbstractEventLoop = self.loop
+        return loop.run_in_executor(self.executor, self.stdin.readline, MAX_HEADER_BYTES)
+
+    def readexactly(self, n: int) -> Awaitable[bytes]:
+        if n > MAX_MESSAGE_BYTES:
+            future: asyncio.Future[bytes] = self.loop.create_future()
+            future.set_result(_REFUSED_BODY)
+            return future
+        return super().readexactly(n)
+
+
+def _answer_invalid_requests(server: LmmlLanguageServer) -> None:
+    """Make a request whose params do not read get a JSON-RPC error response (pygls only
+    logs it, leaving the client waiting)."""
+    protocol = server.protocol
+    structure = protocol.structure_message
+
+    def answering(data: Any) -> Any:
+        try:
+            return structure(data)
+        except JsonRpcException as failure:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                error = types.ResponseError(
+                    code=failure.code, message=f"lmml: {data['method']}: {failure.message}"
+                )
+                protocol._send_response(data["id"], error=error)
+            raise
+
+    protocol.structure_message = answering  # type: ignore[method-assign]
+
+
 def serve(debounce: float = DEFAULT_DEBOUNCE) -> None:
     """Run the language server over standard input and output until the client exits.
 
+    A message over :data:`MAX_MESSAGE_BYTES` or a malformed header is logged and skipped;
+    the server reads on.
+
     :param debounce: see :class:`LmmlLanguageServer`.
     """
-    build_server(debounce).start_io()
+    server = build_server(debounce)
+    stop = threading.Event()
+    server._stop_event = stop
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    reader = _BoundedReader(sys.stdin.buffer, server.thread_pool)
+    _answer_invalid_requests(server)
+    try:
+        asyncio.run(
+            run_async(
+                stop_event=stop,
+                reader=reader,
+                protocol=server.protocol,
+                error_handler=server.report_server_error,
+            )
+        )
+    except BrokenPipeError:
+        pass  # the client is gone
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        cast("Callable[[], object]", server.shutdown)()
