@@ -118,3 +118,46 @@ def test_a_wrongly_typed_row_and_a_deep_path_are_reported_and_the_rest_imported(
     pq.write_table(changed.replace_schema_metadata(table.schema.metadata), typed)
     report = import_parquet(typed, tmp_path / "out2")
     assert len(report.failures) == 3 and not report.written
+
+
+def _referenced_rows(tmp_path: Path) -> pa.Table:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.lmml").write_text("## user\n\nfirst @pic.txt\n", encoding="utf-8")
+    (source / "pic.txt").write_text("picture text", encoding="utf-8")
+    write_parquet(source, tmp_path / "ref.parquet", assets="reference")
+    return read_parquet(tmp_path / "ref.parquet")
+
+
+def _with_location(table: pa.Table, location: str, out: Path) -> Path:
+    rows = table.to_pylist()
+    rows[0]["assets"][0]["location"] = location
+    changed = pa.Table.from_pylist(rows, schema=table.schema)
+    pq.write_table(changed, out)
+    return out
+
+
+def test_a_fifo_location_is_refused_without_hanging(tmp_path: Path) -> None:
+    import os
+
+    table = _referenced_rows(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    rows = _with_location(table, str(fifo), tmp_path / "fifo.parquet")
+    report = import_parquet(rows, tmp_path / "out")
+    assert not report.written
+    assert "not a regular file" in report.failures[0][1]
+
+
+def test_a_url_location_is_fetched_only_when_allowed(tmp_path: Path) -> None:
+    import fsspec
+
+    table = _referenced_rows(tmp_path)
+    with fsspec.open("memory://harden/pic.txt", "wb") as stream:
+        stream.write(b"picture text")
+    rows = _with_location(table, "memory://harden/pic.txt", tmp_path / "url.parquet")
+    refused = import_parquet(rows, tmp_path / "out")
+    assert not refused.written and "not fetched" in refused.failures[0][1]
+    assert main(["import", str(rows), "-o", str(tmp_path / "cli")]) == 1
+    allowed = import_parquet(rows, tmp_path / "out2", allow_remote=True)
+    assert allowed.ok and len(allowed.written) == 1

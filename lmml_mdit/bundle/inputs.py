@@ -46,6 +46,7 @@ from ..errors import BundleError, InputError
 from ..model import Issue
 from ..narrative.placeholders import Placeholder, Placeholders
 from ..schema import SCHEMA_KEYWORDS, schema_problems, type_word
+from ..text import is_unicode
 from .archive import unsafe_reason
 from .contents import BundleContents, entry_holding
 from .folder import path_under
@@ -402,6 +403,10 @@ def _integer_problem(value: object) -> str | None:
 
 def value_problem(spec: InputSpec, value: object) -> str | None:
     """Why *value* cannot be *spec*'s (worded to follow "the value"), or None."""
+    if not _encodable(value):
+        return "holds a lone surrogate, which is not valid Unicode (no UTF-8 request holds it)"
+    if isinstance(value, int) and not isinstance(value, bool) and not _fits_float(value):
+        return "is a number too large for JSON readers (beyond a double's range)"
     kind = spec.type
     if kind == "string":
         return None if isinstance(value, str) else f"is {type_word(value)}, not a string"
@@ -428,6 +433,30 @@ def value_problem(spec: InputSpec, value: object) -> str | None:
     if isinstance(value, str):
         return None if value else "is empty; give a path, bytes or a data: URI"
     return f"is {type_word(value)}; give a path, bytes or a data: URI"
+
+
+def _fits_float(value: int) -> bool:
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
+
+
+def _encodable(value: object) -> bool:
+    """Whether every string in *value* (keys and values, nested) is valid Unicode."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if not is_unicode(item):
+                return False
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return True
 
 
 def input_text(value: object, name: str = "") -> str:

@@ -58,6 +58,7 @@ class Arguments(argparse.Namespace):
     strict: bool = False
     check: bool
     allow_missing: bool
+    allow_remote: bool = False
     orphans: Literal["append", "drop", "error"]
     keep_binary: bool
     format: str | None

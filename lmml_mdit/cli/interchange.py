@@ -127,7 +127,9 @@ def _import_parquet(args: Arguments) -> int:
     from ..dataset.parquet import import_parquet
 
     with ProgressLine("importing") as progress:
-        report = import_parquet(args.file, args.out, progress=progress)
+        report = import_parquet(
+            args.file, args.out, progress=progress, allow_remote=args.allow_remote
+        )
     for path, reason in report.failures:
         error(_about_bundle(path, reason))
     info(args, f"Imported {len(report.written)} bundle(s) from {args.file} into {args.out}")

@@ -449,6 +449,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "for JSONL input, one bundle per line, and for Parquet input, each bundle at its path",
         )
         p.add_argument(
+            "--allow-remote",
+            action="store_true",
+            help="for Parquet input, fetch an asset whose location is a URL (by default only "
+            "a local regular file is read)",
+        )
+        p.add_argument(
             "--format",
             choices=IMPORT_FORMATS,
             help="the input format (detected when omitted)",

@@ -104,6 +104,8 @@ def cmd_new(args: Arguments) -> int:
     if os.path.lexists(path):
         raise CliError(f"{path}: refusing to overwrite an existing file")
     name = os.path.splitext(os.path.basename(path))[0]
+    # A file name need not be UTF-8 (its bytes arrive as surrogates); the text must be.
+    name = os.fsencode(name).decode("utf-8", "replace")
     text = starter(name)
     ensure_folder(path)
     try:

@@ -153,6 +153,7 @@ def write_rows(
     errors: Literal["report", "raise"] = "report",
     report: ImportReport | None = None,
     refused: Mapping[int, str] | None = None,
+    allow_remote: bool = True,
 ) -> ImportReport:
     """Write the bundle of each row under *folder* (a path or URL) at the row's ``path``.
 
@@ -165,6 +166,8 @@ def write_rows(
     :param report: a report to add to (default: a new one).
     :param refused: rows (0-based) not to write, with why (:func:`colliding_rows`): each
         is a failure of the report.
+    :param allow_remote: whether an asset's ``location`` may be a URL (else only a local
+        regular file).
     :raises BundleError: with ``errors="raise"``, for the first row that gives no bundle.
     """
     target = os.fspath(folder)
@@ -186,7 +189,7 @@ def write_rows(
                     name=relative,
                     hint="paths in the rows must be relative, without '..'",
                 )
-            bundle = row_bundle(row, limits)
+            bundle = row_bundle(row, limits, allow_remote=allow_remote)
             files = _beside(bundle, relative)
             for name, data in files:
                 if beside.get(name, data) != data:

@@ -169,6 +169,7 @@ def import_parquet(
     limits: Limits | None = None,
     progress: Progress | None = None,
     errors: Literal["report", "raise"] = "report",
+    allow_remote: bool = False,
 ) -> ImportReport:
     """Write each bundle of a Parquet file of conversation rows under *folder* (a path or
     URL), at its ``path``: archives as archives, bare narratives with the files they
@@ -202,6 +203,7 @@ def import_parquet(
             errors=errors,
             report=report,
             refused=refused,
+            allow_remote=allow_remote,
         )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -277,10 +278,12 @@ def _row_error(
     )
 
 
-def _asset_bytes(row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limits) -> bytes:
+def _asset_bytes(
+    row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limits, allow_remote: bool
+) -> bytes:
     data = asset.get("data")
     if data is None:
-        data = _referenced(row, asset, limits)
+        data = _referenced(row, asset, limits, allow_remote)
     if len(data) > limits.max_entry_size:
         raise LimitExceededError(
             f"the asset {asset['name']!r} is over max_entry_size ({limits.max_entry_size} bytes)",
@@ -296,11 +299,32 @@ def _asset_bytes(row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limit
     return bytes(data)
 
 
-def _referenced(row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limits) -> bytes:
-    """The bytes of an asset stored as a reference: an archive entry or a file."""
+def _referenced(
+    row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limits, allow_remote: bool
+) -> bytes:
+    """The bytes of an asset stored as a reference: an archive entry or a file (a local
+    regular file, or a URL when *allow_remote*)."""
     location, entry = asset.get("location"), asset.get("entry")
     if not isinstance(location, str):
         raise _row_error(row, f"the asset {asset['name']!r} has neither data nor a location")
+    if is_url(location) and not allow_remote:
+        raise _row_error(
+            row,
+            f"the asset {asset['name']!r} lives at the URL {location}, which is not fetched",
+            "pass allow_remote=True to fetch the row's URLs",
+            "add --allow-remote to fetch the row's URLs",
+        )
+    if not is_url(location):
+        try:
+            is_regular = stat.S_ISREG(os.stat(location).st_mode)
+        except OSError as error:
+            raise _row_error(
+                row, f"cannot read the asset at {location}: {error.strerror or error}"
+            ) from None
+        if not is_regular:
+            raise _row_error(
+                row, f"the asset {asset['name']!r} location {location} is not a regular file"
+            )
     if entry is not None:
         with open_bundle(location, limits=limits) as archive:
             return archive.read(str(entry))
@@ -314,7 +338,10 @@ def _referenced(row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limits
             stream.close()
     else:
         try:
-            with open(location, "rb") as stream:
+            descriptor = os.open(location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(descriptor, "rb") as stream:
+                if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                    raise OSError(f"{location} is not a regular file")
                 data = stream.read(limits.max_entry_size + 1)
         except OSError as error:
             raise _row_error(
@@ -323,7 +350,9 @@ def _referenced(row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limits
     return bytes(data)
 
 
-def row_bundle(row: Mapping[str, Any], limits: Limits | None = None) -> Bundle:
+def row_bundle(
+    row: Mapping[str, Any], limits: Limits | None = None, *, allow_remote: bool = True
+) -> Bundle:
     """The bundle a row holds, rebuilt in memory: the same kind, name, narrative (parsed
     with the same options and known names) and assets, byte for byte.
 
@@ -371,7 +400,7 @@ def row_bundle(row: Mapping[str, Any], limits: Limits | None = None) -> Bundle:
     entries: dict[str, bytes] = {}
     total = 0
     for asset in assets_column:
-        data = _asset_bytes(row, asset, limits)
+        data = _asset_bytes(row, asset, limits, allow_remote)
         total += len(data)
         if total > limits.max_total_size:
             raise LimitExceededError(

@@ -18,14 +18,22 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import stat
+import sys
+import threading
 import traceback
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, Protocol, TypeVar, cast
+from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
 
 from .._version import __version__
+from ..bundle.archive import Limits
 from .actions import code_actions
 from .completion import TRIGGER_CHARACTERS, complete
 from .diagnostics import SOURCE, diagnostics
@@ -70,10 +78,52 @@ class LmmlLanguageServer(LanguageServer):
         """The position encoding agreed with the client."""
         return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
 
+    def document(self, uri: str) -> TextDocument:
+        """The document *uri*: the one the client has open, or else a regular file inside
+        a workspace folder, read within ``max_narrative_bytes``.
+
+        :raises JsonRpcInvalidParams: for any other URI (a file outside the workspace
+            folders, a FIFO, a device, a folder, a file over the limit, another scheme).
+        """
+        opened: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
+        if opened is not None:
+            return opened
+        return TextDocument(uri, source=self._read_closed(uri))
+
+    def _read_closed(self, uri: str) -> str:
+        path = path_of(uri)
+        if path is None:
+            raise _refused(uri, "it is not open and not a file: URI")
+        real = os.path.realpath(path)
+        roots = [
+            os.path.realpath(root)
+            for root in (path_of(folder.uri) for folder in self.workspace.folders.values())
+            if root is not None
+        ]
+        if self.workspace.root_path and not roots:
+            roots.append(os.path.realpath(self.workspace.root_path))
+        if not any(real != root and os.path.commonpath([root, real]) == root for root in roots):
+            raise _refused(uri, "it is not open and lies outside the workspace folders")
+        limit = Limits().max_narrative_bytes
+        try:
+            descriptor = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError as error:
+            raise _refused(uri, f"it cannot be read ({error.strerror or error})") from None
+        with os.fdopen(descriptor, "rb") as stream:
+            status = os.fstat(descriptor)
+            if not stat.S_ISREG(status.st_mode):
+                raise _refused(uri, "it is not a regular file")
+            if status.st_size > limit:
+                raise _refused(uri, f"it is over max_narrative_bytes ({limit} bytes)")
+            data = stream.read(limit + 1)
+        if len(data) > limit:
+            raise _refused(uri, f"it is over max_narrative_bytes ({limit} bytes)")
+        return data.decode("utf-8", errors="replace")
+
     def analysis(self, uri: str) -> Analysis:
         """The analysis of the document *uri*'s current text (made now when its version has
-        none yet; a document the client never opened is read from disk)."""
-        document = self.workspace.get_text_document(uri)
+        none yet; see :meth:`document` for a document the client never opened)."""
+        document = self.document(uri)
         text = document.source
         cached = self.analyses.get(uri)
         if cached is not None and cached.version == document.version and cached.text == text:
@@ -188,6 +238,11 @@ class _AtPosition(Protocol):
     def position(self) -> types.Position: ...
 
 
+def _refused(uri: str, reason: str) -> JsonRpcInvalidParams:
+    """The error response to a request on a document the server does not read."""
+    return JsonRpcInvalidParams(f"lmml: {uri} is not read: {reason}")
+
+
 def _uri_of(params: object) -> str | None:
     document = getattr(params, "text_document", None)
     uri = getattr(document, "uri", None)
@@ -205,6 +260,8 @@ def _guarded(
         def run(params: _Params) -> _Result | None:
             try:
                 return handler(params)
+            except JsonRpcException:
+                raise  # an error response, by design
             except Exception:
                 server.log_failure(what, _uri_of(params))
                 return None
@@ -262,7 +319,7 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     @_guarded(server, "completion")
     def completion(params: types.CompletionParams) -> types.CompletionList | None:
         uri = params.text_document.uri
-        document = server.workspace.get_text_document(uri)
+        document = server.document(uri)
         line = params.position.line
         lines = document.lines
         text = lines[line].rstrip("\r\n") if line < len(lines) else ""
@@ -325,9 +382,80 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     return server
 
 
+MAX_MESSAGE_BYTES: Final = 4 * Limits().max_narrative_bytes
+"""The largest message body the server reads (a ``Content-Length`` above it is refused
+without reading the body): room for the largest narrative, JSON-escaped."""
+
+MAX_HEADER_BYTES: Final = 8 * 1024
+"""The longest header line the server reads; a longer one is read in pieces, none
+matching a header, so it is skipped."""
+
+_REFUSED_BODY: Final = b"\x00refused"
+"""What the reader hands pygls for a refused body: no JSON, so pygls logs it and reads on."""
+
+
+class _BoundedReader(StdinAsyncReader):
+    """Standard input for pygls's message loop, within :data:`MAX_HEADER_BYTES` a line and
+    :data:`MAX_MESSAGE_BYTES` a body."""
+
+    def readline(self) -> Awaitable[bytes]:
+        loop: asyncio.AbstractEventLoop = self.loop
+        return loop.run_in_executor(self.executor, self.stdin.readline, MAX_HEADER_BYTES)
+
+    def readexactly(self, n: int) -> Awaitable[bytes]:
+        if n > MAX_MESSAGE_BYTES:
+            future: asyncio.Future[bytes] = self.loop.create_future()
+            future.set_result(_REFUSED_BODY)
+            return future
+        return super().readexactly(n)
+
+
+def _answer_invalid_requests(server: LmmlLanguageServer) -> None:
+    """Make a request whose params do not read get a JSON-RPC error response (pygls only
+    logs it, leaving the client waiting)."""
+    protocol = server.protocol
+    structure = protocol.structure_message
+
+    def answering(data: Any) -> Any:
+        try:
+            return structure(data)
+        except JsonRpcException as failure:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                error = types.ResponseError(
+                    code=failure.code, message=f"lmml: {data['method']}: {failure.message}"
+                )
+                protocol._send_response(data["id"], error=error)
+            raise
+
+    protocol.structure_message = answering  # type: ignore[method-assign]
+
+
 def serve(debounce: float = DEFAULT_DEBOUNCE) -> None:
     """Run the language server over standard input and output until the client exits.
 
+    A message over :data:`MAX_MESSAGE_BYTES` or a malformed header is logged and skipped;
+    the server reads on.
+
     :param debounce: see :class:`LmmlLanguageServer`.
     """
-    build_server(debounce).start_io()
+    server = build_server(debounce)
+    stop = threading.Event()
+    server._stop_event = stop
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    reader = _BoundedReader(sys.stdin.buffer, server.thread_pool)
+    _answer_invalid_requests(server)
+    try:
+        asyncio.run(
+            run_async(
+                stop_event=stop,
+                reader=reader,
+                protocol=server.protocol,
+                error_handler=server.report_server_error,
+            )
+        )
+    except BrokenPipeError:
+        pass  # the client is gone
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        cast("Callable[[], object]", server.shutdown)()

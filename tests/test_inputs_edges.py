@@ -1,0 +1,44 @@
+"""Edge values through the API and the command line: a number beyond a double, a lone
+surrogate, a file name that is not UTF-8."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import lmml_mdit
+from lmml_mdit.cli import main
+from lmml_mdit.errors import InputError
+
+TEMPLATE = (
+    "---\ninputs: {n: number, s: string, o: object}\n---\n## user\n\n{{ n }} {{ s }} {{ o }}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("values", "name", "words"),
+    [
+        ({"n": 10**400, "s": "x", "o": {}}, "n", "too large"),
+        ({"n": 1, "s": "\udcff", "o": {}}, "s", "lone surrogate"),
+        ({"n": 1, "s": "x", "o": {"k": ["\ud800"]}}, "o", "lone surrogate"),
+    ],
+)
+def test_unwritable_values_are_input_errors_naming_the_input(
+    values: dict[str, object], name: str, words: str
+) -> None:
+    bundle = lmml_mdit.Bundle.from_text("t.lmml", TEMPLATE)
+    with pytest.raises(InputError, match=words) as caught:
+        bundle.to_request("openai", model="m", inputs=values)
+    assert caught.value.name == name
+    results = list(lmml_mdit.render_cases(bundle, [values], model="m"))
+    assert results[0].kind == "invalid_input"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX file names are bytes")
+def test_new_takes_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    path = os.path.join(os.fsdecode(tmp_path), os.fsdecode(b"\xff\xfe-chat.lmml"))
+    assert main(["new", path, "-q"]) == 0
+    with open(path, encoding="utf-8") as stream:
+        assert stream.read().startswith("# \ufffd\ufffd-chat")
