@@ -36,8 +36,8 @@ from goals import exit_status
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 1.5
 QUICK_GOAL = 1.3
-SCRIPT = "import re, sys; from lmml_mdit.cli import main; sys.exit(main())"
-"""What the ``lmml`` script pip writes runs (it imports ``re`` for its own use)."""
+SCRIPT = "import sys; from lmml_mdit.cli import main; sys.exit(main())"
+"""What the ``lmml`` script pip writes runs."""
 YARDSTICK = "import markdown_it, yaml; markdown_it.MarkdownIt('commonmark').parse('x')"
 SMALL = """## system
 Answer briefly.
