@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from .chat.content import (
         EmbedOmittedWarning,
         MissingSettingWarning,
+        SettingRangeWarning,
         SystemContentWarning,
         UnknownSettingWarning,
     )
@@ -183,6 +184,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
     ".chat.content": (
         "EmbedOmittedWarning",
         "MissingSettingWarning",
+        "SettingRangeWarning",
         "SystemContentWarning",
         "UnknownSettingWarning",
     ),

@@ -78,6 +78,7 @@ __all__ = [
     "OutgoingConversation",
     "OutgoingMessage",
     "Segment",
+    "SettingRangeWarning",
     "SystemContentWarning",
     "TextSegment",
     "UnknownSettingWarning",
@@ -106,6 +107,11 @@ class SystemContentWarning(UserWarning):
 
 class UnknownSettingWarning(UserWarning):
     """A setting the provider has no parameter for was left out of a request."""
+
+
+class SettingRangeWarning(UserWarning):
+    """A number setting outside the range the provider's API reference gives was sent as
+    given (the warning names the rule)."""
 
 
 class MissingSettingWarning(UserWarning):
