@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from .chat.content import (
         EmbedOmittedWarning,
         MissingSettingWarning,
+        SettingRangeWarning,
         SystemContentWarning,
         UnknownSettingWarning,
     )
@@ -249,6 +250,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
     ".chat.content": (
         "EmbedOmittedWarning",
         "MissingSettingWarning",
+        "SettingRangeWarning",
         "SystemContentWarning",
         "UnknownSettingWarning",
     ),

@@ -32,6 +32,7 @@ from typing import Any
 
 __all__ = [
     "MANIFEST_SCHEMA_FILE",
+    "RANGES_KEYWORD",
     "SCHEMA_KEYWORDS",
     "SETTINGS_SCHEMA_FILE",
     "JsonPath",
@@ -51,7 +52,11 @@ MANIFEST_SCHEMA_FILE = "manifest.schema.json"
 
 _SCHEMAS_FOLDER = "schemas"
 
-_ANNOTATIONS = frozenset({"$schema", "title", "description", "$comment"})
+RANGES_KEYWORD = "x-provider-ranges"
+"""The settings schema's annotation of a number setting: each provider's range (``minimum``,
+``maximum``) from its API reference. A value outside one is a warning, not a problem."""
+
+_ANNOTATIONS = frozenset({"$schema", "title", "description", "$comment", RANGES_KEYWORD})
 SCHEMA_KEYWORDS = _ANNOTATIONS | frozenset(
     {
         "type",

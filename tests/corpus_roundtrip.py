@@ -336,17 +336,18 @@ def _gemini_parts(parts: Any) -> list[Any]:
 
 def _gemini_contents(contents: Any) -> list[Any]:
     """(10) ``contents`` as a list of Content objects: one Content or a string is a list of
-    it, and a run of strings and parts is one user Content (as the SDK groups them)."""
+    it, a list inside the list is one user Content, and a run of strings and parts is one
+    user Content (as the SDK groups them)."""
     if not isinstance(contents, list):
         return [contents]
     out: list[Any] = []
     run: list[Any] = []
     for item in contents:
-        if isinstance(item, dict) and "parts" in item:
+        if isinstance(item, list) or (isinstance(item, dict) and "parts" in item):
             if run:
                 out.append({"role": "user", "parts": run})
                 run = []
-            out.append(item)
+            out.append({"role": "user", "parts": item} if isinstance(item, list) else item)
         else:
             run.append(item)
     if run:
@@ -372,7 +373,15 @@ def normalise_gemini(body: Any, source: Any) -> dict[str, Any]:
         if key in body:
             config[key] = body.pop(key)
     _tools_list(config)
-    body["contents"] = [_gemini_content(content) for content in _gemini_contents(body["contents"])]
+    contents: list[Any] = []
+    for content in _gemini_contents(body["contents"]):
+        content = _gemini_content(content)
+        if contents and contents[-1]["role"] == content["role"]:  # (6) one role's run merged
+            merged = contents[-1]["parts"] + content["parts"]
+            contents[-1] = {**contents[-1], "parts": merged_text(merged)}
+        else:
+            contents.append(content)
+    body["contents"] = contents
     if "system_instruction" in config:  # (10) a string, parts, one part or a Content
         system = config["system_instruction"]
         parts = system["parts"] if isinstance(system, dict) and "parts" in system else system
@@ -382,7 +391,9 @@ def normalise_gemini(body: Any, source: Any) -> dict[str, Any]:
             config[json_key] = _json_schema(config.pop(schema_key))
     for tool in config.get("tools") or []:
         for declaration in tool.get("function_declarations") or []:
-            if "parameters" in declaration:  # (8)
+            parameters = declaration.get("parameters")
+            upper = isinstance(parameters, dict) and str(parameters.get("type", "")).isupper()
+            if "parameters" in declaration and not upper:  # (8); OpenAPI-style types kept
                 declaration["parameters_json_schema"] = _json_schema(declaration.pop("parameters"))
             declaration.setdefault("parameters_json_schema", EMPTY_SCHEMA)
     if not config:

@@ -437,18 +437,18 @@ def test_replayed_output_text_with_empty_logprobs_is_read() -> None:
 
 def test_gemini_unread_fields_are_refused_not_dropped() -> None:
     call = {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]}
-    response = {
-        "name": "f",
-        "response": {"ok": True},
-        "parts": [{"inlineData": {"mimeType": "image/png", "data": b64(PNG)}}],
-    }
+    response = {"name": "f", "response": {"ok": True}, "unknownField": 1}
     data = {"contents": [call, {"role": "user", "parts": [{"functionResponse": response}]}]}
-    with pytest.raises(ImportFormatError, match="unsupported key 'parts'") as info:
+    with pytest.raises(ImportFormatError, match="unsupported key 'unknownField'") as info:
         import_messages(data)
     assert info.value.name == "contents[1].parts[0]"
-    blob = {"mime_type": "image/png", "data": b64(PNG), "display_name": "x.png"}
-    with pytest.raises(ImportFormatError, match="display_name"):
+    blob = {"mime_type": "image/png", "data": b64(PNG), "label": "x.png"}
+    with pytest.raises(ImportFormatError, match="label"):
         import_messages({"contents": [{"role": "user", "parts": [{"inline_data": blob}]}]})
+    inside = {"name": "f", "response": {}, "parts": [{"text": "t"}]}
+    data = {"contents": [call, {"role": "user", "parts": [{"functionResponse": inside}]}]}
+    with pytest.raises(ImportFormatError, match="inline_data or file_data"):
+        import_messages(data)
 
 
 def test_arguments_too_deep_to_parse_are_kept_verbatim() -> None:

@@ -355,3 +355,26 @@ def test_detect_template_flags(system: bool, strict: bool) -> None:
 def test_bad_messages_are_refused_clearly(step: Any, messages: Any, pattern: str) -> None:
     with pytest.raises(TranscriptTypeError, match=pattern):
         step(messages)
+
+
+class _Rendering:
+    """A tokenizer stand-in rendering with a fixed function."""
+
+    def __init__(self, render: Any) -> None:
+        self.render = render
+
+    def apply_chat_template(self, messages: list[dict[str, Any]], **_: Any) -> str:
+        return str(self.render(messages))
+
+
+def test_a_template_that_drops_the_system_text_gets_it_folded() -> None:
+    # Renders a system message without error but writes a fixed prompt in its place.
+    overriding = _Rendering(
+        lambda ms: "".join(
+            "<sys>You are a helpful assistant.</sys>" if m["role"] == "system" else m["content"]
+            for m in ms
+        )
+    )
+    keeping = _Rendering(lambda ms: "".join(f"<{m['role']}>{m['content']}" for m in ms))
+    assert detect_template_flags(overriding) == FlattenFlags(False, False)
+    assert detect_template_flags(keeping) == FlattenFlags(True, False)

@@ -412,9 +412,17 @@ def test_gemini_openapi_schema_and_camel_case_are_read() -> None:
         "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
     }
     stored = dict(import_messages(payload, "gemini").settings or {})
-    assert stored["tools"][0] == {
-        "name": "f",
-        "parameters": {"type": "object", "properties": {"q": {"type": ["string", "null"]}}},
+    # An OpenAPI-style schema (upper-case types) is kept as written: Gemini gets it back as
+    # its parameters, every other provider as JSON Schema.
+    openapi = {"type": "OBJECT", "properties": {"q": {"type": "STRING", "nullable": True}}}
+    assert stored["tools"][0] == {"name": "f", "parameters": openapi}
+    (spec,) = [tool for tool in portable_tools(stored["tools"]) if isinstance(tool, ToolSpec)]
+    assert to_native("gemini", [spec]) == [
+        {"function_declarations": [{"name": "f", "parameters": openapi}]}
+    ]
+    assert to_native("openai", [spec])[0]["function"]["parameters"] == {
+        "type": "object",
+        "properties": {"q": {"type": ["string", "null"]}},
     }
     # REST camelCase is stored in the settings' snake_case, as the SDK spells it.
     assert stored["tools"][1] == {"google_search": {}}

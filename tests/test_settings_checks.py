@@ -1,4 +1,6 @@
-"""Settings values checked against the shipped settings schema: ``invalid_setting``.
+"""Settings values checked against the shipped settings schema: ``invalid_setting`` for a
+value of the wrong type, ``setting_out_of_range`` (a warning) and a ``SettingRangeWarning``
+on send for a number outside a provider's range.
 
 Each refused value is reported by ``validate`` at its own line and column, in YAML and JSON,
 inline, in an archive entry or in the front matter; the schemas ship with the package and are
@@ -24,7 +26,12 @@ from hypothesis import strategies as st
 
 import lmml_mdit
 from lmml_mdit import Bundle
-from lmml_mdit.bundle.setting_values import INVALID_SETTING, json_value_offsets
+from lmml_mdit.bundle.setting_values import (
+    INVALID_SETTING,
+    SETTING_OUT_OF_RANGE,
+    json_value_offsets,
+)
+from lmml_mdit.chat.content import SettingRangeWarning
 from lmml_mdit.chat.outgoing import to_request
 from lmml_mdit.errors import DefectError, InvalidSettingsError
 from lmml_mdit.model import ERROR_KINDS
@@ -41,22 +48,13 @@ ROOT = Path(__file__).resolve().parent.parent
 INVALID = [
     ("temperature: hot", "must be a number, not a string"),
     ("temperature: true", "must be a number, not a boolean"),
-    ("temperature: 2.5", "must be at most 2"),
-    ("temperature: -0.1", "must be at least 0"),
     ('max_tokens: "lots"', "must be an integer, not a string"),
-    ("max_tokens: -5", "must be at least 1"),
-    ("max_tokens: 0", "must be at least 1"),
     ("max_tokens: 1.5", "must be an integer, not a number"),
     ("max_output_tokens: []", "must be an integer, not a list"),
-    ("top_p: 3", "must be at most 1"),
-    ("top_k: 0", "must be at least 1"),
     ("stop: 5", "must be a string or a list, not an integer"),
     ("stop: {a: 1}", "must be a string or a list, not a mapping"),
     ("seed: 1.5", "must be an integer, not a number"),
     ("seed: abc", "must be an integer, not a string"),
-    ("presence_penalty: -3", "must be at least -2"),
-    ("frequency_penalty: 9", "must be at most 2"),
-    ("n: 0", "must be at least 1"),
     ("model: 5", "must be a string, not an integer"),
     ('model: ""', "must not be empty"),
     ("tools: {}", "must be a list, not a mapping"),
@@ -65,10 +63,71 @@ INVALID = [
 ]
 
 
-def _only(bundle: Bundle) -> Any:
-    issues = [issue for issue in bundle.validate() if issue.kind == INVALID_SETTING]
+def _only(bundle: Bundle, kind: str = INVALID_SETTING) -> Any:
+    issues = [issue for issue in bundle.validate() if issue.kind == kind]
     assert len(issues) == 1, issues
     return issues[0]
+
+
+#: Numbers no provider's API reference takes: a warning at validation, located.
+NO_PROVIDER_TAKES = [
+    ("temperature: 2.5", "openai: 0 to 2; openai-responses: 0 to 2; anthropic: 0 to 1"),
+    ("temperature: -0.1", "gemini: 0 to 2"),
+    ("top_p: 3", "anthropic: 0 to 1; gemini: 0 to 1"),
+]
+
+#: Numbers some provider takes: no issue, a SettingRangeWarning naming the rule when sent
+#: to a provider that does not (and the value sent as given).
+SOME_PROVIDER_TAKES = [
+    ("max_completion_tokens", 0, "anthropic", "max_tokens", "at least 1"),
+    ("max_tokens", -5, "anthropic", "max_tokens", "at least 1"),
+    ("presence_penalty", -3, "openai", "presence_penalty", "-2 to 2"),
+    ("frequency_penalty", 9, "openai", "frequency_penalty", "-2 to 2"),
+    ("n", 0, "openai", "n", "1 to 128"),
+    ("n", 129, "openai", "n", "1 to 128"),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "rules"), NO_PROVIDER_TAKES, ids=[x for x, _ in NO_PROVIDER_TAKES]
+)
+def test_a_number_no_provider_takes_is_a_located_warning(line: str, rules: str) -> None:
+    text = f"## user\n\nhi\n\n@@@settings.yaml\n# sampling\n{line}\n@@@\n"
+    bundle = Bundle.from_text("b", text)
+    issue = _only(bundle, SETTING_OUT_OF_RANGE)
+    assert issue.severity == "warning" and (issue.line, issue.column) == (7, line.index(":") + 3)
+    assert rules in issue.message and "every provider's API reference" in issue.message
+    assert not [i for i in bundle.validate() if i.severity == "error"]
+    with pytest.warns(SettingRangeWarning, match="openai's API reference"):
+        body = to_request(bundle, "openai", model="m")  # not a defect: sent as given
+    key, value = line.split(": ")
+    assert body[key] == float(value)
+
+
+@pytest.mark.parametrize(("key", "value", "provider", "sent_as", "rule"), SOME_PROVIDER_TAKES)
+def test_a_number_outside_one_providers_range_warns_when_sent_there(
+    key: str, value: float, provider: str, sent_as: str, rule: str
+) -> None:
+    bundle = Bundle.from_text("b", f"## user\n\nhi\n\n@@@settings.yaml\n{key}: {value}\n@@@\n")
+    assert bundle.validate() == []
+    with pytest.warns(SettingRangeWarning) as caught:
+        body = to_request(bundle, provider, model="m")
+    (warning,) = [w for w in caught if w.category is SettingRangeWarning]
+    assert f"setting '{key}' is {value}" in str(warning.message)
+    assert f"{provider}'s API reference gives ({rule})" in str(warning.message)
+    assert body[sent_as] == value
+
+
+def test_max_completion_tokens_zero_is_no_defect_for_openai() -> None:
+    bundle = Bundle.from_zip(
+        "z", "## user\n\nhi\n", {"settings.json": b'{"max_completion_tokens": 0}'}
+    )
+    assert bundle.validate() == []
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SettingRangeWarning)
+        assert to_request(bundle, "openai", model="m")["max_completion_tokens"] == 0
 
 
 def test_invalid_setting_stops_a_send() -> None:
@@ -105,7 +164,7 @@ def test_json_values_are_located_by_a_walk_of_the_text() -> None:
     )
     issues = [i for i in Bundle.from_text("b", text).validate() if i.kind == INVALID_SETTING]
     assert [(i.line, i.column) for i in issues] == [(8, 22), (10, 3)]
-    entry = Bundle.from_zip("z", "## user\n\nhi\n", {"settings.json": b'{"top_p": 3}'})
+    entry = Bundle.from_zip("z", "## user\n\nhi\n", {"settings.json": b'{"top_p": "3"}'})
     assert (_only(entry).line, _only(entry).column) == (1, 11)
 
 
@@ -136,7 +195,7 @@ def test_json_offsets_point_at_each_value(document: dict[str, Any], indent: int 
 
 
 def test_front_matter_settings_are_located_in_the_narrative() -> None:
-    text = "---\ntitle: t\nsettings:\n  top_p: 3\n  seed: x\n---\n\n## user\n\nhi\n"
+    text = "---\ntitle: t\nsettings:\n  top_p: no\n  seed: x\n---\n\n## user\n\nhi\n"
     issues = [i for i in Bundle.from_text("b", text).validate() if i.kind == INVALID_SETTING]
     assert [(i.name, i.line, i.column) for i in issues] == [
         ("front matter", 4, 10),
@@ -169,8 +228,8 @@ def test_a_refused_value_stops_the_send_and_settings_overrides_are_checked() -> 
     with pytest.raises(DefectError, match=r"^b\.lmml:6:14: invalid_setting: "):
         to_request(bundle, "openai", model="m")
     clean = Bundle.from_text("c", "## user\n\nhi\n")
-    with pytest.raises(InvalidSettingsError, match="'top_p' is 3: it must be at most 1"):
-        to_request(clean, "openai", model="m", settings={"top_p": 3})
+    with pytest.raises(InvalidSettingsError, match="'top_p' is \"3\": it must be a number"):
+        to_request(clean, "openai", model="m", settings={"top_p": "3"})
 
 
 def test_lmml_validate_prints_each_with_its_location(tmp_path: Path) -> None:
@@ -188,8 +247,9 @@ def test_lmml_validate_prints_each_with_its_location(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
     assert lines == [
-        f"{path}:3:10: invalid_setting: setting 'top_p' is 3: it must be at most 1; "
-        "fix the value or remove the setting",
+        f"{path}:3:10: setting_out_of_range: setting 'top_p' is 3: it is outside the range "
+        "every provider's API reference gives (openai: 0 to 1; openai-responses: 0 to 1; "
+        "anthropic: 0 to 1; gemini: 0 to 1); fix the value or remove the setting",
         f"{path}:11:14: invalid_setting: setting 'temperature' is \"hot\": it must be a "
         "number, not a string; fix the value or remove the setting",
         f"{path}:12:13: invalid_setting: setting 'max_tokens' is \"lots\": it must be an "

@@ -1,9 +1,11 @@
 """Settings values checked against the settings schema, each problem located.
 
 The rules are those of ``lmml_mdit/schemas/settings.schema.json`` (interpreted by
-:func:`lmml_mdit.schema.schema_problems`): ``temperature`` a number from 0 to 2, ``top_p``
-from 0 to 1, ``max_tokens`` a positive integer, ``stop`` a string or a list of strings,
-``seed`` an integer, and so on; keys the schema does not list pass unchecked.
+:func:`lmml_mdit.schema.schema_problems`): ``temperature`` a number, ``max_tokens`` an
+integer, ``stop`` a string or a list of strings, ``seed`` an integer, and so on (the types
+the providers' SDKs take); keys the schema does not list pass unchecked. Ranges are each
+provider's own (the schema's ``x-provider-ranges``, from the API references): a number
+outside one is a warning naming that rule (:func:`range_problems`), never a refusal.
 
 :func:`setting_issues` gives validation one ``invalid_setting`` issue per value a provider
 would reject, at the line and column of that value: in the narrative for a settings fence or
@@ -21,7 +23,7 @@ from typing import Any
 
 from ..errors import BundleError, InvalidSettingsError
 from ..model import Issue
-from ..schema import JsonPath, SchemaProblem, schema_problems, settings_schema
+from ..schema import RANGES_KEYWORD, JsonPath, SchemaProblem, schema_problems, settings_schema
 from .contents import BundleContents, entry_holding, settings_embeds
 from .reserved import (
     FRONT_MATTER_FIRST_LINE,
@@ -32,8 +34,11 @@ from .reserved import (
 
 __all__ = [
     "INVALID_SETTING",
+    "SETTING_OUT_OF_RANGE",
     "check_setting_values",
     "json_value_offsets",
+    "problem_message",
+    "range_problems",
     "setting_issues",
     "setting_problems",
     "settings_embed_source",
@@ -42,6 +47,10 @@ __all__ = [
 
 INVALID_SETTING = "invalid_setting"
 """The issue kind of a settings value the schema refuses."""
+
+SETTING_OUT_OF_RANGE = "setting_out_of_range"
+"""The issue kind (a warning) of a number outside every range the providers' API references
+give; a value outside only some of them is reported when it is sent to one of those."""
 
 _SHOWN_CHARS = 40
 _LOCATED_DEPTH = 3
@@ -54,6 +63,44 @@ Position = tuple[int, int]
 def setting_problems(settings: Mapping[str, Any]) -> list[SchemaProblem]:
     """Every value of *settings* the settings schema refuses, in order."""
     return schema_problems(dict(settings), settings_schema())
+
+
+def _range_text(rule: Mapping[str, float]) -> str:
+    low, high = rule.get("minimum"), rule.get("maximum")
+    if low is not None and high is not None:
+        return f"{low:g} to {high:g}"
+    return f"at least {low:g}" if low is not None else f"at most {high:g}"
+
+
+def _outside(number: float, rule: Mapping[str, float]) -> bool:
+    return number < rule.get("minimum", number) or number > rule.get("maximum", number)
+
+
+def range_problems(settings: Mapping[str, Any], provider: str | None = None) -> list[SchemaProblem]:
+    """Each number in *settings* outside the range *provider*'s API reference gives (the
+    schema's ``x-provider-ranges``), its rule named; with no *provider*, each number no
+    provider takes (a provider without a rule for the key takes any). Values of the wrong
+    type are left to :func:`setting_problems`."""
+    properties: Mapping[str, Any] = settings_schema().get("properties", {})
+    everyone = {name for schema in properties.values() for name in schema.get(RANGES_KEYWORD, {})}
+    problems: list[SchemaProblem] = []
+    for key, value in settings.items():
+        rules: Mapping[str, Mapping[str, float]] = properties.get(key, {}).get(RANGES_KEYWORD, {})
+        if not rules or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        broken = {name: rule for name, rule in rules.items() if _outside(value, rule)}
+        if provider is not None and provider in broken:
+            problem = (
+                f"is outside the range {provider}'s API reference gives "
+                f"({_range_text(broken[provider])}); it is sent as given"
+            )
+        elif provider is None and broken.keys() == everyone:
+            given = "; ".join(f"{name}: {_range_text(rule)}" for name, rule in rules.items())
+            problem = f"is outside the range every provider's API reference gives ({given})"
+        else:
+            continue
+        problems.append(SchemaProblem((key,), value, problem))
+    return problems
 
 
 def _shown(value: object) -> str:
@@ -172,6 +219,7 @@ def _located(
     name: str,
     first_line: int | None,
     file: str | None,
+    kind: str = INVALID_SETTING,
 ) -> list[Issue]:
     """One issue per problem, at its value's position (or its nearest located parent's)."""
     issues: list[Issue] = []
@@ -185,9 +233,7 @@ def _located(
         else:
             line = position[0] + (1 if first_line is None else first_line)
             column = position[1] + 1
-        issues.append(
-            Issue(INVALID_SETTING, name, line, column, problem_message(problem), file=file)
-        )
+        issues.append(Issue(kind, name, line, column, problem_message(problem), file=file))
     return issues
 
 
@@ -207,8 +253,18 @@ def _embedded(bundle: BundleContents) -> tuple[str, bytes, int | None] | None:
     return name, data, (fence.line + 1 if fence is not None else None)
 
 
+def _problems(values: Mapping[str, Any]) -> list[tuple[str, list[SchemaProblem]]]:
+    """The values' problems by issue kind: refused ones, then ranges no provider takes."""
+    found = [
+        (INVALID_SETTING, setting_problems(values)),
+        (SETTING_OUT_OF_RANGE, range_problems(values)),
+    ]
+    return [(kind, problems) for kind, problems in found if problems]
+
+
 def setting_issues(bundle: BundleContents) -> list[Issue]:
-    """An ``invalid_setting`` issue for each settings value the schema refuses.
+    """An ``invalid_setting`` issue for each settings value the schema refuses, and a
+    ``setting_out_of_range`` warning for each number outside every provider's range.
 
     The settings embed's values are checked, and the front matter's ``settings:`` values
     the embed does not override (those are never sent). Settings that do not decode are
@@ -220,7 +276,7 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
         merged = bundle.settings
     except BundleError:
         return []  # reported as invalid_settings, invalid_front_matter or missing_reference
-    if not merged or not setting_problems(merged):
+    if not merged or not _problems(merged):
         return []
     issues: list[Issue] = []
     overridden: set[str] = set()
@@ -233,10 +289,11 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
             values = None
         if values is not None:
             overridden = set(values)
-            problems = setting_problems(values)
-            if problems:
+            found = _problems(values)
+            if found:
                 text = data.decode("utf-8-sig")
                 positions = _positions(text, name.lower().endswith(".json"))
+            for kind, problems in found:
                 issues.extend(
                     _located(
                         problems,
@@ -245,6 +302,7 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
                         name=name,
                         first_line=first_line,
                         file=entry_holding(bundle, name),
+                        kind=kind,
                     )
                 )
     try:
@@ -254,9 +312,10 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
     below = front.get("settings") if front is not None else None
     if isinstance(below, dict):
         kept = {key: value for key, value in below.items() if key not in overridden}
-        problems = setting_problems(kept)
-        if problems:
+        found = _problems(kept)
+        if found:
             positions = _positions(bundle.narrative.front_matter or "", json_text=False)
+        for kind, problems in found:
             issues.extend(
                 _located(
                     problems,
@@ -265,6 +324,7 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
                     name=FRONT_MATTER_NAME,
                     first_line=FRONT_MATTER_FIRST_LINE,
                     file=None,
+                    kind=kind,
                 )
             )
     return issues

@@ -80,6 +80,7 @@ __all__ = [
     "OutgoingConversation",
     "OutgoingMessage",
     "Segment",
+    "SettingRangeWarning",
     "SystemContentWarning",
     "TextSegment",
     "UnknownSettingWarning",
@@ -108,6 +109,11 @@ class SystemContentWarning(LmmlWarning):
 
 class UnknownSettingWarning(LmmlWarning):
     """A setting the provider has no parameter for was left out of a request."""
+
+
+class SettingRangeWarning(LmmlWarning):
+    """A number setting outside the range the provider's API reference gives was sent as
+    given (the warning names the rule)."""
 
 
 class MissingSettingWarning(LmmlWarning):

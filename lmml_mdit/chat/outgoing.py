@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bundle.inputs import INPUTS_KEY
-from ..bundle.setting_values import check_setting_values
+from ..bundle.setting_values import check_setting_values, problem_message, range_problems
 from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, LmmlError, UnsupportedContentError
 from ..narrative.native import NativeItem
@@ -26,6 +26,7 @@ from .content import (
     TEXT_EMBEDS_SETTING,
     MissingSettingWarning,
     Options,
+    SettingRangeWarning,
     SystemContentWarning,
     UnknownSettingWarning,
     build_conversation,
@@ -234,6 +235,10 @@ def request_params(
     (``response_format`` / ``output_schema``), in the portable form or any provider's, are
     written in *provider*'s form (:func:`~lmml_mdit.chat.tools.provider_settings`).
 
+    A number outside the range *provider*'s API reference gives (the settings schema's
+    ``x-provider-ranges``) is sent as given, with a
+    :class:`~lmml_mdit.chat.content.SettingRangeWarning` naming the rule.
+
     :param unknown: ``"warn"`` (default) leaves other keys out, each with an
         :class:`~lmml_mdit.chat.content.UnknownSettingWarning` naming it; ``"pass"`` copies
         them as they are; ``"error"`` raises.
@@ -241,6 +246,9 @@ def request_params(
         ``unknown="error"``; for a malformed tool, tool choice or output schema.
     """
     chosen = find_provider(provider)
+    out_of_range = {
+        problem.path[0]: problem for problem in range_problems(settings or {}, chosen.name)
+    }
     settings = provider_settings(settings or {}, chosen.name)
     mapping = chosen.settings
     native = chosen.native_settings
@@ -282,6 +290,8 @@ def request_params(
         if target in as_list and isinstance(value, str):
             value = [value]
         params[target] = value
+        if key in out_of_range:  # sent as given: the provider's rule is named
+            warn(SettingRangeWarning(problem_message(out_of_range[key])))
     return params
 
 

@@ -310,14 +310,21 @@ def flatten(
     return current
 
 
+_SYSTEM_PROBE = "Probe system text 7f3a: answer in English."
+"""The system text :func:`detect_template_flags` looks for in the rendered probe."""
+
+
 def detect_template_flags(
     tokenizer: ChatTokenizer, *, render: Callable[..., object] | None = None
 ) -> FlattenFlags:
     """Find what a tokenizer's chat template accepts by test-rendering two tiny views.
 
-    A template supports a system role when ``[system, user]`` renders; it requires
-    alternating roles when ``[user, user]`` fails to render. Only
-    ``tokenizer.apply_chat_template`` is used, with ``tokenize=False``.
+    A template supports a system role when ``[system, user]`` renders with the system
+    text in the prompt (a template that renders a system message but drops or replaces
+    its text, as some DeepSeek R1 distills and Yi templates do, does not: its system text
+    is then folded into the first user turn); it requires alternating roles when
+    ``[user, user]`` fails to render. Only ``tokenizer.apply_chat_template`` is used, with
+    ``tokenize=False``.
 
     :param tokenizer: any object with ``apply_chat_template``.
     :param render: a replacement for ``tokenizer.apply_chat_template``, called the same way
@@ -325,16 +332,17 @@ def detect_template_flags(
     """
     apply = render if render is not None else tokenizer.apply_chat_template
 
-    def renders(view: list[ChatMessage]) -> bool:
+    def renders(view: list[ChatMessage], *, showing: str | None = None) -> bool:
         try:
-            apply(view, tokenize=False, add_generation_prompt=True)
+            prompt = apply(view, tokenize=False, add_generation_prompt=True)
         except Exception:
             # Any refusal counts: templates raise jinja errors, ValueError or their own.
             return False
-        return True
+        return showing is None or (isinstance(prompt, str) and showing in prompt)
 
     supports_system = renders(
-        [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+        [{"role": "system", "content": _SYSTEM_PROBE}, {"role": "user", "content": "u"}],
+        showing=_SYSTEM_PROBE,
     )
     strict = not renders([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
     return FlattenFlags(supports_system_role=supports_system, requires_alternating_roles=strict)

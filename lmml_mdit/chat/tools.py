@@ -94,20 +94,24 @@ class ToolSpec:
     :ivar parameters: the JSON Schema of its arguments (an object schema).
     :ivar strict: whether the provider must follow the schema exactly, or None (the
         provider's default).
+    :ivar nulls: the optional keys (``description``, ``strict``) the tool gave as
+        ``null``: a null is written back as null where the provider takes one, and an
+        absent key stays absent.
     """
 
     name: str
     description: str | None = None
     parameters: dict[str, Any] = field(default_factory=lambda: dict(_EMPTY_OBJECT))
     strict: bool | None = None
+    nulls: frozenset[str] = frozenset()
 
     def portable(self) -> dict[str, Any]:
         """The tool as a ``tools`` item of the portable settings."""
         out: dict[str, Any] = {"name": self.name}
-        if self.description is not None:
+        if self.description is not None or "description" in self.nulls:
             out["description"] = self.description
         out["parameters"] = self.parameters
-        if self.strict is not None:
+        if self.strict is not None or "strict" in self.nulls:
             out["strict"] = self.strict
         return out
 
@@ -201,6 +205,23 @@ def _optional(value: object, kind: type, what: str, where: Where) -> Any:
 # --- tools: reading ----------------------------------------------------------------------
 
 
+_NULLABLE = ("description", "strict")
+
+
+def _nulls(mapping: Mapping[str, Any]) -> frozenset[str]:
+    """The optional keys *mapping* gives as ``null``."""
+    return frozenset(key for key in _NULLABLE if key in mapping and mapping[key] is None)
+
+
+def _is_openapi(schema: object) -> bool:
+    """Whether *schema* is written in Gemini's OpenAPI subset (upper-case types such as
+    ``"OBJECT"``), which JSON Schema never uses."""
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    return isinstance(kind, str) and kind.isupper()
+
+
 def _spec(
     name: object,
     description: object,
@@ -208,6 +229,7 @@ def _spec(
     strict: object,
     where: Where,
     label: str,
+    nulls: frozenset[str] = frozenset(),
 ) -> ToolSpec:
     if not isinstance(name, str):
         raise _error(f"{label}: 'name' must be a string, not {type(name).__name__}", where)
@@ -222,7 +244,7 @@ def _spec(
         schema = dict(_EMPTY_OBJECT)
     else:
         schema = _object(parameters, f"{label}: 'parameters'", f"{where}.parameters")
-        if schema.get("type", "object") != "object":
+        if schema.get("type", "object") not in ("object", "OBJECT"):
             raise _error(
                 f"{label}: 'parameters' must describe an object (type 'object'), not "
                 f"{schema.get('type')!r}",
@@ -230,7 +252,7 @@ def _spec(
                 hint="wrap the argument in an object schema's properties",
             )
     flag = _optional(strict, bool, f"{label}: 'strict'", f"{where}.strict")
-    return ToolSpec(name, text, schema, flag)
+    return ToolSpec(name, text, schema, flag, nulls)
 
 
 def _check_keys(item: Mapping[str, Any], known: frozenset[str], label: str, where: Where) -> None:
@@ -257,6 +279,7 @@ def _read_chat(item: dict[str, Any], where: Where) -> list[Tool]:
             function.get("strict"),
             f"{where}.function",
             label,
+            _nulls(function),
         )
     ]
 
@@ -273,6 +296,7 @@ def _read_responses(item: dict[str, Any], where: Where) -> list[Tool]:
             item.get("strict"),
             where,
             label,
+            _nulls(item) - {"strict"},  # Responses sends strict: null for "not given"
         )
     ]
 
@@ -295,6 +319,7 @@ def _read_anthropic(item: dict[str, Any], where: Where) -> list[Tool]:
             item.get("strict"),
             where,
             label,
+            _nulls(item),
         )
     ]
 
@@ -324,10 +349,21 @@ def _read_gemini(item: dict[str, Any], where: Where) -> list[Tool]:
                 NativeTool(_GEMINI, {"function_declarations": [declaration]}, f"{label} ({here})")
             )
             continue
-        schema = json_schema if json_schema is not None else _from_openapi(openapi)
+        # An OpenAPI-style schema (upper-case types) is kept as written: Gemini gets it
+        # back as its ``parameters``, every other provider as JSON Schema.
+        if json_schema is not None or _is_openapi(openapi):
+            schema = json_schema if json_schema is not None else openapi
+        else:
+            schema = _from_openapi(openapi)
         tools.append(
             _spec(
-                declaration.get("name"), declaration.get("description"), schema, None, here, label
+                declaration.get("name"),
+                declaration.get("description"),
+                schema,
+                None,
+                here,
+                label,
+                _nulls(declaration) - {"strict"},
             )
         )
     rest = {k: v for k, v in item.items() if k != key}
@@ -415,6 +451,7 @@ def _read_item(item: object, where: Where) -> list[Tool]:
             tool.get("strict"),
             where,
             label,
+            _nulls(tool),
         )
     ]
 
@@ -479,11 +516,25 @@ _SCHEMA_KEYS = {
 
 def _native_tool(provider: str, spec: ToolSpec) -> dict[str, Any]:
     tool: dict[str, Any] = {"name": spec.name}
-    if spec.description is not None:
+    # Only Responses (and Gemini) type the description as nullable.
+    if spec.description is not None or (
+        "description" in spec.nulls and provider in (_RESPONSES, _GEMINI)
+    ):
         tool["description"] = spec.description
-    tool[_SCHEMA_KEYS[provider]] = spec.parameters
-    # Responses requires the key (null allowed); Gemini has no such flag.
-    if provider == _RESPONSES or (spec.strict is not None and provider != _GEMINI):
+    if _is_openapi(spec.parameters):
+        # Written in Gemini's OpenAPI subset: Gemini takes it as written.
+        if provider == _GEMINI:
+            tool["parameters"] = spec.parameters
+        else:
+            tool[_SCHEMA_KEYS[provider]] = _from_openapi(spec.parameters)
+    else:
+        tool[_SCHEMA_KEYS[provider]] = spec.parameters
+    # Responses requires the key (null allowed), Chat takes a null; Gemini has no such flag.
+    if (
+        provider == _RESPONSES
+        or (spec.strict is not None and provider != _GEMINI)
+        or ("strict" in spec.nulls and provider == _CHAT)
+    ):
         tool["strict"] = spec.strict
     if provider == _CHAT:
         return {"type": "function", "function": tool}

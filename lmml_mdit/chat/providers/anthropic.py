@@ -209,6 +209,17 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             if content:
                 result["content"] = content
             result.update(message_keys(message.items))
+            if len(out) > 1 and out[-1]["role"] == "user" and out[-2]["role"] == "assistant":
+                # The API takes a call's results first in the user message after it: user
+                # text placed between a call and its result (a system turn there) follows
+                # the results, so the call/result pair stays intact.
+                held = out[-1]["content"]
+                first = next(
+                    (i for i, block in enumerate(held) if block.get("type") != "tool_result"),
+                    len(held),
+                )
+                held.insert(first, result)
+                continue
             blocks = [result]
         append_merged(out, role, "content", blocks)
     return Payload(NAME, out, system or None, conversation.warnings)
@@ -302,11 +313,15 @@ def block_parts(
                 parts.extend(_part_keys(block))
         elif kind == "document":
             # The title is read, not kept, as a file's name is (the asset is named by its
-            # content); the export titles the document by that name.
-            _check_keys(block, {"type", "source", "title"}, here)
+            # content); the export titles the document by that name. Its context and
+            # citation switch are the document's own keys.
+            _check_keys(block, {"type", "source", "title", "context"}, here)
             parts.append(_source(block, here))
             if allow_native:
-                parts.extend(_part_keys(block))
+                own: dict[str, Any] = {
+                    key: block[key] for key in ("context", "citations") if key in block
+                }
+                parts.extend(_part_keys(block, own))
         elif kind == "tool_use" and allow_tools:
             _check_keys(block, {"type", "id", "name", "input"}, here)
             parts.append(

@@ -52,7 +52,7 @@ from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...media import is_image_type
 from ...model import Role
-from ...narrative.native import MESSAGE_KEYS, NativeItem
+from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation
 from ..format_names import GEMINI
@@ -217,10 +217,22 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                     texts.append(text_file_text(item))
                 elif not isinstance(item, ToolCall):
                     assets.append(_part(item, options))
-            response = {"id": call.id, "name": call.name, "response": _response(texts)}
+            response: dict[str, Any] = {
+                "id": call.id,
+                "name": call.name,
+                "response": _response(texts),
+            }
             # A tool turn's message keys (a signature given beside the response) are the
-            # function_response part's own.
-            parts = [{"function_response": response, **message_keys(message.items)}, *assets]
+            # function_response part's own; its "function_response" keys are the response's
+            # own, and a "parts" list among them takes the result's assets.
+            keys = message_keys(message.items)
+            inner = keys.pop("function_response", None)
+            if isinstance(inner, dict):
+                response.update({key: value for key, value in inner.items() if key != "parts"})
+                if "parts" in inner:
+                    response["parts"] = assets
+                    assets = []
+            parts = [{"function_response": response, **keys}, *assets]
         append_merged(contents, role, "parts", parts)
     system = {"parts": system_parts} if system_parts else None
     return Payload(NAME, contents, system, conversation.warnings)
@@ -335,21 +347,9 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
         file_data = _get(part, "file_data")
         if "text" in part:
             parts.append(Text(expect(part["text"], str, where=here)))
-        elif inline is not None:
-            blob = expect(inline, dict, where=here)
-            _check_keys(blob, ("mime_type", "data"), where=here)
-            media_type = expect(_get(blob, "mime_type"), str, where=here).lower()
-            parts.append(ImportedAsset(decode_base64(blob.get("data"), where=here), media_type))
-        elif file_data is not None:
-            uri = expect(file_data, dict, where=here)
-            _check_keys(uri, ("file_uri", "mime_type"), where=here)
-            media_type = _get(uri, "mime_type")
-            kind: RemoteKind = (
-                "image"
-                if isinstance(media_type, str) and is_image_type(media_type.lower())
-                else "file"
-            )
-            parts.append(read_url(_get(uri, "file_uri"), kind, where=here, media_type=media_type))
+        elif inline is not None or file_data is not None:
+            found = _media(part, where=here)
+            parts.extend(found if isinstance(found, list) else [found])
         elif call is not None:
             call = expect(call, dict, where=here)
             _check_keys(call, ("id", "name", "args"), where=here)
@@ -357,16 +357,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
             arguments = expect(call.get("args", {}), dict, where=f"{here}.args")
             parts.append(calls.new(name, arguments, call.get("id")))
         elif response is not None:
-            response = expect(response, dict, where=here)
-            _check_keys(response, ("id", "name", "response"), where=here)
-            name = expect(response.get("name"), str, where=here)
-            call_id = calls.answer(name, response.get("id"), here)
-            body = expect(response.get("response", {}), dict, where=f"{here}.response")
-            text = json.dumps(body, ensure_ascii=False)
-            result: list[ImportedPart] = [Text(text)]
-            if signature is not None:  # kept with the tool turn, put back on its part
-                result.insert(0, Native(NAME, MESSAGE_KEYS, {_SIGNATURE: signature}))
-            parts.append((call_id, result))
+            parts.append(_function_response(response, signature, calls, where=here))
         else:
             raise ImportFormatError(
                 f"unsupported part with keys {sorted(map(as_text, part))}",
@@ -385,6 +376,73 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
     return parts
 
 
+def _media(part: dict[str, Any], *, where: str) -> list[ImportedPart] | ImportedPart:
+    """An ``inline_data`` part's asset, or a ``file_data`` part's remote asset; a
+    ``display_name`` (which a function response's parts carry) follows as its keys."""
+    inline = _get(part, "inline_data")
+    if inline is not None:
+        blob = expect(inline, dict, where=where)
+        _check_keys(blob, ("mime_type", "data", "display_name"), where=where)
+        media_type = expect(_get(blob, "mime_type"), str, where=where).lower()
+        found: ImportedPart = ImportedAsset(
+            decode_base64(blob.get("data"), where=where), media_type
+        )
+        key, given = "inline_data", blob
+    else:
+        uri = expect(_get(part, "file_data"), dict, where=where)
+        _check_keys(uri, ("file_uri", "mime_type", "display_name"), where=where)
+        media_type = _get(uri, "mime_type")
+        kind: RemoteKind = (
+            "image" if isinstance(media_type, str) and is_image_type(media_type.lower()) else "file"
+        )
+        found = read_url(_get(uri, "file_uri"), kind, where=where, media_type=media_type)
+        key, given = "file_data", uri
+    display_name = _get(given, "display_name")
+    if display_name is None:
+        return found
+    return [found, Native(NAME, PART_KEYS, {key: {"display_name": display_name}})]
+
+
+_RESPONSE_KEYS = ("id", "name", "response", "parts", "will_continue", "scheduling")
+"""A ``FunctionResponse``'s fields; those beyond id, name and response go to the record."""
+
+
+def _function_response(raw: object, signature: object, calls: _Calls, *, where: str) -> ToolResult:
+    """A ``function_response`` as a tool result: the ``response`` object as JSON text, then
+    the assets of its ``parts`` (inline data, file URIs). Its other fields, and a marker
+    that the assets were inside it, go to the tool turn's record (a ``message`` fence)."""
+    response = expect(raw, dict, where=where)
+    _check_keys(response, _RESPONSE_KEYS, where=where)
+    name = expect(response.get("name"), str, where=where)
+    call_id = calls.answer(name, response.get("id"), where)
+    body = expect(response.get("response", {}), dict, where=f"{where}.response")
+    result: list[ImportedPart] = [Text(json.dumps(body, ensure_ascii=False))]
+    record: dict[str, Any] = {}
+    if signature is not None:  # put back on the function_response part
+        record[_SIGNATURE] = signature
+    inner = {
+        _snake(as_text(key)): value
+        for key, value in response.items()
+        if _snake(as_text(key)) in _RESPONSE_KEYS[3:]
+    }
+    if "parts" in inner:
+        for here, part in expect_items(inner["parts"], where=f"{where}.parts"):
+            if _get(part, "inline_data") is None and _get(part, "file_data") is None:
+                raise ImportFormatError(
+                    f"unsupported function response part with keys {sorted(map(as_text, part))}",
+                    name=here,
+                    hint="a function response's parts hold inline_data or file_data",
+                )
+            found = _media(part, where=here)
+            result.extend(found if isinstance(found, list) else [found])
+        inner["parts"] = []  # the assets above go back inside the function_response
+    if inner:
+        record["function_response"] = inner
+    if record:
+        result.insert(0, Native(NAME, MESSAGE_KEYS, record))
+    return call_id, result
+
+
 def _is_content(value: object) -> bool:
     return isinstance(value, dict) and ("parts" in value or "role" in value)
 
@@ -400,10 +458,11 @@ def _part_list(parts: object, *, strings: bool = False) -> object:
 
 
 def canonical_contents(contents: object) -> object:
-    """*contents* in any form the API takes, as a list of Content objects whose ``parts``
-    are lists: one Content is a list of it; a string, or a run of strings and parts in a
-    list, one ``user`` Content (as the SDK groups them). Anything else is returned as it
-    is, for the reader to report."""
+    """*contents* in any form the SDK takes, as a list of Content objects whose ``parts``
+    are lists: one Content is a list of it; a list of strings and parts inside the list is
+    one ``user`` Content; a string, or a run of strings and parts, one Content (``model``
+    for a run of function calls, else ``user``), as the SDK groups them. Anything else is
+    returned as it is, for the reader to report."""
     if isinstance(contents, (str, dict)):
         contents = [contents]
     if not isinstance(contents, list):
@@ -415,11 +474,16 @@ def canonical_contents(contents: object) -> object:
             assert isinstance(item, dict)
             pending = None
             out.append({**item, "parts": _part_list(item.get("parts", []))})
+        elif isinstance(item, list):
+            pending = None
+            out.append({"role": "user", "parts": _part_list(item, strings=True)})
         elif isinstance(item, (str, dict)):
-            if pending is None:
-                pending = {"role": "user", "parts": []}
+            part = {"text": item} if isinstance(item, str) else item
+            role = "model" if _get(part, "function_call") is not None else "user"
+            if pending is None or pending["role"] != role:
+                pending = {"role": role, "parts": []}
                 out.append(pending)
-            pending["parts"].append({"text": item} if isinstance(item, str) else item)
+            pending["parts"].append(part)
         else:
             pending = None
             out.append(item)

@@ -216,7 +216,12 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             else:
                 output = parts
             items.append(
-                {"type": "function_call_output", "call_id": message.call.id, "output": output}
+                {
+                    "type": "function_call_output",
+                    "call_id": message.call.id,
+                    "output": output,
+                    **keys,
+                }
             )
     return Payload(NAME, items, None, conversation.warnings)
 
@@ -253,9 +258,11 @@ _ROLES: dict[str, Role] = {
     "system": "system",
     "developer": "system",
 }
-# Replay bookkeeping the API adds to output items; it carries no conversation content.
-_IGNORED_ITEM_KEYS = {"id", "status"}
 _ITEM_KEYS = {"type", "role", "content", "call_id", "name", "arguments", "output"}
+# The other fields the API reference documents on input items: the replay bookkeeping of
+# output items (``id``, ``status``) and an assistant message's ``phase``. Each is kept in
+# the item's record (a ``message`` fence, or a ``part`` fence after a call) and sent back.
+_RECORD_KEYS = ("id", "status", "phase")
 # A part's keys that are read; filename is not kept (see the bridge docs).
 _PART_KEYS = {
     "input_text": ("type", "text"),
@@ -307,15 +314,11 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
             if detail != _DEFAULT_DETAIL:  # "auto" is what the export sends anyway
                 detail = expect(detail, str, where=f"{here}.detail")
                 parts.append(Native(NAME, PART_KEYS, {"detail": detail}))
-        elif kind == "input_file" and "file_data" not in part and "file_url" in part:
-            reject_unknown_keys(part, ("type", "file_url", "filename"), where=here)
-            parts.append(read_url(part["file_url"], "file", where=here))
-        elif kind == "input_file" and "file_data" not in part and "file_id" in part:
-            reject_unknown_keys(part, ("type", "file_id", "filename"), where=here)
-            parts.append(read_file_id(part["file_id"], "file", "openai", where=here))
         elif kind == "input_file":
-            missing = "an input_file needs file_data, file_url or file_id"
-            parts.append(file_data_asset(part, where=here, missing=missing))
+            parts.append(_input_file(part, where=here))
+            if "detail" in part:  # an input_file has no default detail: kept as given
+                detail = expect(part["detail"], str, where=f"{here}.detail")
+                parts.append(Native(NAME, PART_KEYS, {"detail": detail}))
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))
         else:
@@ -325,6 +328,23 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
                 hint="use input_text, output_text, input_image, input_file or input_audio",
             )
     return parts
+
+
+def _input_file(part: dict[str, Any], *, where: str) -> ImportedPart:
+    """An ``input_file``'s content: its bytes, or the URL or file id it names."""
+    if "file_data" not in part and "file_url" in part:
+        reject_unknown_keys(part, ("type", "file_url", "filename", "detail"), where=where)
+        return read_url(part["file_url"], "file", where=where)
+    if "file_data" not in part and "file_id" in part:
+        reject_unknown_keys(part, ("type", "file_id", "filename", "detail"), where=where)
+        return read_file_id(part["file_id"], "file", "openai", where=where)
+    missing = "an input_file needs file_data, file_url or file_id"
+    return file_data_asset(part, where=where, missing=missing)
+
+
+def _record(item: dict[str, Any]) -> dict[str, Any]:
+    """The documented fields of *item* beyond its content (:data:`_RECORD_KEYS`)."""
+    return {key: item[key] for key in _RECORD_KEYS if key in item}
 
 
 def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
@@ -343,11 +363,8 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
                     hint="use user, assistant, system or developer",
                 )
             parts = content_parts(item.get("content"), where=f"{here}.content")
-            if any(isinstance(part, Native) for part in parts):
-                # A replayed output message: its id and status come back with its annotations.
-                kept: dict[str, Any] = {key: item[key] for key in ("id", "status") if key in item}
-                if kept:
-                    parts.insert(0, Native(NAME, "message", kept))
+            if _record(item):  # its id, status and phase come back on the message
+                parts.insert(0, Native(NAME, MESSAGE_KEYS, _record(item)))
             turns.append(ChatTurn(role, parts))
         elif kind == "function_call":
             call = Call(
@@ -355,15 +372,19 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
                 name=expect(item.get("name"), str, where=here),
                 arguments=parse_arguments(item.get("arguments", "{}"), where=here),
             )
+            made: list[ImportedPart] = [call]
+            if _record(item):  # the call item's own id and status, put back on it
+                made.append(Native(NAME, PART_KEYS, _record(item)))
             if turns and turns[-1].role == "assistant":
-                turns[-1].parts.append(call)
+                turns[-1].parts.extend(made)
             else:
-                turns.append(ChatTurn("assistant", [call]))
+                turns.append(ChatTurn("assistant", made))
         elif kind == "function_call_output":
             call_id = expect(item.get("call_id"), str, where=here)
-            turns.append(
-                ChatTurn("tool", content_parts(item.get("output"), where=f"{here}.output"), call_id)
-            )
+            output = content_parts(item.get("output"), where=f"{here}.output")
+            if _record(item):
+                output.insert(0, Native(NAME, MESSAGE_KEYS, _record(item)))
+            turns.append(ChatTurn("tool", output, call_id))
         elif isinstance(kind, str) and kind:
             # reasoning, web_search_call and any other item: kept whole, in an assistant turn
             native = Native(NAME, kind, item)
@@ -378,7 +399,7 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
                 name=here,
                 hint="use message, function_call, function_call_output or typed items",
             )
-        reject_unknown_keys(item, _ITEM_KEYS | _IGNORED_ITEM_KEYS, where=here)
+        reject_unknown_keys(item, _ITEM_KEYS | set(_RECORD_KEYS), where=here)
     return turns
 
 
