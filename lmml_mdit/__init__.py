@@ -368,6 +368,7 @@ __all__ = [
     "Reply",
     "Role",
     "RunError",
+    "SettingRangeWarning",
     "StreamCutError",
     "SymlinkEntryError",
     "SystemContentWarning",
