@@ -342,6 +342,15 @@ def test_from_arrow_inverts_to_arrow(originals: list[Bundle]) -> None:
     assert to_arrow(back).read_all().to_pylist() == table.to_pylist()
 
 
+def test_an_entry_shadowed_by_a_fence_keeps_its_own_bytes() -> None:
+    """A fence and an entry of one name: the fence is in the narrative, and the row keeps
+    the entry's bytes, so the bundle comes back as it was (found by the property above)."""
+    original = Bundle.from_zip("a", "## user\n\n@@@a.png\n\n@@@\n", {"a.png": b""})
+    (back,) = from_arrow(to_arrow([original]).read_all())
+    assert content(back) == content(original)
+    assert back.read("a.png") == b"" and back.embed("a.png") == original.embed("a.png")
+
+
 # --- Parquet ---------------------------------------------------------------------------------
 
 

@@ -134,8 +134,11 @@ def _asset_names(bundle: Bundle) -> list[str]:
 
 def _assets(bundle: Bundle, source: str | None, mode: AssetMode) -> list[dict[str, Any]]:
     assets: list[dict[str, Any]] = []
+    entries = frozenset(bundle.entries)
     for name in _asset_names(bundle):
-        data = bundle.embed(name)
+        # An entry's own bytes, even where an inline fence of its name shadows it: the row
+        # must give back the bundle it came from (the fence is in the narrative).
+        data = bundle.read(name) if name in entries else bundle.embed(name)
         location: str | None = None
         entry: str | None = None
         if mode == "reference" and source is not None:
