@@ -42,3 +42,16 @@ def test_new_takes_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     assert main(["new", path, "-q"]) == 0
     with open(path, encoding="utf-8") as stream:
         assert stream.read().startswith("# \ufffd\ufffd-chat")
+
+
+def test_deep_flow_yaml_is_refused_where_the_depth_is_crossed_not_after_a_full_scan() -> None:
+    from lmml_mdit.bundle.reserved import load_settings
+    from lmml_mdit.errors import InvalidSettingsError
+
+    # Open brackets, then a token no scanner accepts: refused at the 65th bracket, before
+    # the scanner reads on (each open bracket keeps a key pending, so PyYAML alone scans
+    # ahead, here to the '@', at a cost that grows with the square of the brackets).
+    data = b"[" * 100 + b" @x"
+    with pytest.raises(InvalidSettingsError, match="nests deeper than 64") as caught:
+        load_settings(data, name="settings.yaml", line=1)
+    assert ":1:65:" in str(caught.value)

@@ -116,6 +116,16 @@ class _SettingsLoader(yaml.SafeLoader):
         # The expanded (nodes, characters) of each finished node an alias may name.
         self._sizes: dict[int, tuple[int, int]] = {}
 
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        """Refuse flow nesting past :data:`MAX_YAML_DEPTH` as the scanner meets it: each
+        open ``[`` or ``{`` keeps a possible key pending, so the scanner would otherwise
+        read the whole document before the composer saw its first node."""
+        if self.flow_level >= MAX_YAML_DEPTH:
+            raise _RefusedSettings(
+                f"the document nests deeper than {MAX_YAML_DEPTH} levels", self.get_mark()
+            )
+        super().fetch_flow_collection_start(TokenClass)
+
     def _count(self, nodes: int, size: int, mark: yaml.Mark) -> None:
         self._nodes += nodes
         self._bytes += size

@@ -176,8 +176,6 @@ def import_parquet(
     reference beside them, so ``lmml export DIR --parquet X`` then ``lmml import X -o DIR2``
     gives back the tree.
 
-    :param errors: ``"report"`` (default) lists a failed row in
-        :attr:`ImportReport.failures` and goes on; ``"raise"`` raises.
     Before anything is written, every path the rows would write is checked against every
     other (case-insensitively where the folder's file system is): colliding rows are
     failures, and nothing overwrites anything. Row groups are read one at a time, each
@@ -185,6 +183,10 @@ def import_parquet(
     the rows' sizes in total), and a row whose narrative or assets are over the limits is
     a failure before its values are decoded.
 
+    :param errors: ``"report"`` (default) lists a failed row in
+        :attr:`ImportReport.failures` and goes on; ``"raise"`` raises.
+    :param allow_remote: whether an asset stored by reference may be fetched from a URL
+        (its ``location``); by default only a local regular file is read.
     :raises BundleError: for a file that is no Parquet file of conversation rows, an
         unsafe ``path`` (absolute, ``..``), or, with ``errors="raise"``, a failed row.
     """
