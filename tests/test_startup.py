@@ -95,7 +95,7 @@ def test_validating_a_bare_narrative_loads_only_what_it_reads(tmp_path: Path) ->
     [
         ("---\ninputs:\n  who: {type: string}\n---\n## user\nHi\n", "inputs", "unused_input"),
         (
-            "---\nsettings:\n  temperature: 9\n---\n## user\nHi\n",
+            "---\nsettings:\n  temperature: hot\n---\n## user\nHi\n",
             "setting_values",
             "invalid_setting",
         ),

@@ -132,7 +132,7 @@ def content_part(part: Part, options: Options) -> dict[str, Any]:
         return {"type": "file", "file": _file(part)}
     if isinstance(part, VideoPart):
         raise part.asset.unsupported(
-            f"{PROVIDER.target} cannot take a video ({part.media_type})",
+            f"{PROVIDER.target} cannot take {part.asset.name}, a video ({part.media_type})",
             hint="Chat Completions takes no video input; use 'gemini'",
         )
     return {
