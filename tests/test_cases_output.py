@@ -136,3 +136,22 @@ def test_a_front_matter_that_does_not_parse_is_reported_as_itself(
     out, err = capsys.readouterr()
     assert f"{path}:3:21: invalid_front_matter:" in out + err
     assert "no input of that name" not in out + err
+
+
+def test_render_cases_words_a_missing_setting_as_the_command_line_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Anthropic's max_tokens took its default: the hint names the flag, as plain render's does.
+    path = _write(tmp_path)
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"who": "a"}) + "\n")
+    argv = ["render", str(path), "--cases", str(cases), "-p", "anthropic", "--request"]
+    assert cli.main([*argv, "--model", "m", "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["request"]["max_tokens"] == 4096
+    assert "--set max_tokens=N" in err
+    assert "settings={" not in err
+    (result,) = lmml_mdit.render_cases(
+        lmml_mdit.open(path), [{"who": "a"}], provider="anthropic", model="m"
+    )
+    assert any("settings={" in text for text in result.warnings)  # the API's own wording

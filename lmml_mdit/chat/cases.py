@@ -55,6 +55,8 @@ class CaseResult:
         one.
     :ivar warnings: what rendering the case warned about, one line each.
     :ivar cli_error: :attr:`error` as the command line words it.
+    :ivar cli_warnings: :attr:`warnings` as the command line words them (naming flags such
+        as ``--set max_tokens=N`` where a warning has such a wording).
     """
 
     number: int
@@ -63,6 +65,7 @@ class CaseResult:
     kind: str | None = None
     warnings: tuple[str, ...] = field(default=())
     cli_error: str | None = field(default=None, repr=False)
+    cli_warnings: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def ok(self) -> bool:
@@ -153,7 +156,12 @@ class Rendering:
                     kind=error.kind,
                     cli_error=error.format(cli=True),
                 )
-        return CaseResult(number, value, warnings=tuple(str(w.message) for w in caught))
+        return CaseResult(
+            number,
+            value,
+            warnings=tuple(str(w.message) for w in caught),
+            cli_warnings=tuple(_cli_wording(w.message) for w in caught),
+        )
 
     def _contained(self, case: Mapping[str, object]) -> Mapping[str, object]:
         """*case* with each path of an asset input held inside :attr:`folder`."""
@@ -289,3 +297,9 @@ def _render_chunk(chunk: list[tuple[int, CaseInput]]) -> list[CaseResult]:
     bundle = _WORKER["bundle"]
     rendering: Rendering = _WORKER["rendering"]
     return [rendering.case(bundle, number, case) for number, case in chunk]
+
+
+def _cli_wording(message: Warning | str) -> str:
+    """A caught warning as the command line words it (its ``cli_message`` where it has one)."""
+    cli_message = getattr(message, "cli_message", None)
+    return cli_message if isinstance(cli_message, str) else str(message)

@@ -251,7 +251,7 @@ def render_case_file(args: Arguments, options: dict[str, object]) -> int:
             for result in results:
                 done += 1
                 progress.step(done, f"case {result.number}")
-                for text in result.warnings:
+                for text in result.cli_warnings or result.warnings:
                     progress.close()
                     warn(f"{label}:{result.number}: {located(source.label, text)}")
                 record = result.record()
