@@ -349,3 +349,33 @@ def test_long_code_is_shown_unhighlighted() -> None:
             page = render_html(Bundle.from_text("x", narrative), fragment=True)
             assert ('<span class="mi">1</span>' in page) is coloured, narrative[:20]
             assert ("x = 1\nx = 1" in page) is not coloured
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## user\nhi\n\n@@@settings.yaml\n{items}\n@@@\n",
+        "---\n{items}\n---\n## user\nhi\n",
+    ],
+    ids=["settings", "front-matter"],
+)
+def test_a_long_yaml_array_is_refused_before_it_is_composed(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Settings and front matter are mappings: an array at the top (0.35 MB here) is refused
+    # at its first event, never composed item by item (that took seconds, read four times).
+    import yaml
+
+    composed: list[object] = []
+    original = yaml.composer.Composer.compose_sequence_node
+
+    def counting(self: yaml.composer.Composer, anchor: object) -> object:
+        composed.append(anchor)
+        return original(self, anchor)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(yaml.composer.Composer, "compose_sequence_node", counting)
+    items = "\n".join(f"- {i}" for i in range(45_000))
+    issues = Bundle.from_text("x", text.format(items=items)).validate()
+    assert [issue.kind for issue in issues][:1] in (["invalid_settings"], ["invalid_front_matter"])
+    assert "top level" in issues[0].message and "array" in issues[0].message
+    assert composed == []

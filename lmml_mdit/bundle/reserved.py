@@ -81,6 +81,15 @@ class _RefusedSettings(yaml.YAMLError):
         self.hint = hint
 
 
+class _ArrayAtTop(yaml.YAMLError):
+    """The document's top level is a sequence: refused at its first event, before the
+    sequence is composed (settings and front matter are mappings)."""
+
+    def __init__(self, mark: yaml.Mark) -> None:
+        super().__init__("array")
+        self.mark = mark
+
+
 _JSON_TYPE_NAMES = {
     type(None): "null",
     bool: "boolean",
@@ -145,6 +154,8 @@ class _SettingsLoader(yaml.SafeLoader):
         event: Any = self.peek_event()  # type: ignore[no-untyped-call]
         mark: yaml.Mark = event.start_mark
         node: Any
+        if parent is None and self._depth == 0 and isinstance(event, yaml.SequenceStartEvent):
+            raise _ArrayAtTop(mark)
         if isinstance(event, yaml.AliasEvent):
             node = super().compose_node(parent, index)
             size = self._sizes.get(id(node))
@@ -433,20 +444,29 @@ def _read_yaml_python(text: str, name: str, first_line: int | None, what: str) -
             return {}
         value = loader.construct_document(node)
         _check_keys(value)
+    except _ArrayAtTop as top:
+        raise _not_a_mapping("array", top.mark, name, first_line, what) from None
     except (yaml.YAMLError, RecursionError, ValueError) as problem:
         # ValueError: a malformed number PyYAML's resolver let through (``0b``, ``0x_``).
         raise _yaml_error(problem, name, first_line, what) from None
     finally:
         loader.dispose()
     if not isinstance(value, dict):
-        raise InvalidSettingsError(
-            f"the top level of the {what} is a YAML {_type_name(value)}, not a mapping",
-            name=name,
-            line=_content_line(first_line, node.start_mark.line),
-            column=node.start_mark.column + 1,
-            hint=f"write the {what} as 'key: value' lines",
-        )
+        raise _not_a_mapping(_type_name(value), node.start_mark, name, first_line, what)
     return value
+
+
+def _not_a_mapping(
+    type_name: str, mark: yaml.Mark, name: str, first_line: int | None, what: str
+) -> InvalidSettingsError:
+    """The error for a document whose top level is a *type_name*, not a mapping."""
+    return InvalidSettingsError(
+        f"the top level of the {what} is a YAML {type_name}, not a mapping",
+        name=name,
+        line=_content_line(first_line, mark.line),
+        column=mark.column + 1,
+        hint=f"write the {what} as 'key: value' lines",
+    )
 
 
 def yaml_value_marks(text: str, depth: int) -> dict[tuple[str | int, ...], tuple[int, int]]:
