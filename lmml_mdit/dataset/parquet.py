@@ -13,7 +13,7 @@ import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -283,7 +283,8 @@ def _oversized(batch: pa.RecordBatch, limits: Limits) -> dict[int, tuple[str, st
     def note(index: int, reason: str) -> None:
         over.setdefault(index, (str(paths[index]), reason))
 
-    column = batch.column("narrative")
+    # The stubs type a column by its Arrow type, known here only at run time.
+    column: Any = batch.column("narrative")
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         cap = min(limits.max_entry_size, limits.max_narrative_bytes)
         for index, length in enumerate(pc.binary_length(column).to_pylist()):
@@ -294,12 +295,12 @@ def _oversized(batch: pa.RecordBatch, limits: Limits) -> dict[int, tuple[str, st
         if pa.types.is_list(assets.type) and pa.types.is_struct(assets.type.value_type):
             fields = [field.name for field in assets.type.value_type]
             if "data" in fields:
-                flat = pc.list_flatten(assets)
-                parents = pc.list_parent_indices(assets).to_pylist()
-                lengths = pc.binary_length(flat.field("data")).to_pylist()
+                flat: Any = pc.list_flatten(assets)
+                parents: list[int | None] = pc.list_parent_indices(assets).to_pylist()
+                lengths: list[int | None] = pc.binary_length(flat.field("data")).to_pylist()
                 totals: dict[int, int] = {}
                 for parent, length in zip(parents, lengths, strict=True):
-                    if length is None:
+                    if parent is None or length is None:
                         continue
                     totals[parent] = totals.get(parent, 0) + length
                     if length > limits.max_entry_size:
