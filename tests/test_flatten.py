@@ -17,6 +17,7 @@ from lmml_mdit.chat.template import (
     ensure_user_first,
     flatten,
     fold_system,
+    fold_tools,
     merge_same_role,
 )
 from lmml_mdit.errors import TranscriptTypeError
@@ -378,3 +379,43 @@ def test_a_template_that_drops_the_system_text_gets_it_folded() -> None:
     keeping = _Rendering(lambda ms: "".join(f"<{m['role']}>{m['content']}" for m in ms))
     assert detect_template_flags(overriding) == FlattenFlags(False, False)
     assert detect_template_flags(keeping) == FlattenFlags(True, False)
+
+
+TOOL_CONVERSATION = [
+    msg("system", "You check the weather."),
+    msg("user", "Weather in Paris?"),
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+            }
+        ],
+    },
+    {"role": "tool", "name": "get_weather", "content": "18C and sunny"},
+    msg("system", "Answer in French."),
+    msg("assistant", "Il fait 18 degres."),
+]
+
+
+def test_fold_tools_writes_calls_and_results_as_text() -> None:
+    out = fold_tools(TOOL_CONVERSATION)
+    assert out[2] == msg("assistant", '[tool call get_weather: {"city": "Paris"}]')
+    assert out[3] == msg("user", "[tool result get_weather]\n18C and sunny")
+    assert fold_tools(out) == out  # idempotent
+    assert TOOL_CONVERSATION[3]["role"] == "tool"  # the input is not changed
+
+
+def test_a_strict_template_without_a_tool_role_renders_every_text() -> None:
+    strict = _Template(system=False, strict=True)  # refuses system, needs alternation
+    view = flatten(
+        TOOL_CONVERSATION, fold_tools=True, fold_system=True, merge=True, user_first=True
+    )
+    assert all(m["role"] in ("user", "assistant") for m in view)
+    assert all(a["role"] != b["role"] for a, b in pairwise(view)) and view[0]["role"] == "user"
+    prompt = strict.apply_chat_template(view)
+    for text in ("You check the weather.", "Weather in Paris?", "get_weather", '"Paris"',
+                 "18C and sunny", "Answer in French.", "Il fait 18 degres."):  # fmt: skip
+        assert text in prompt

@@ -17,6 +17,7 @@ others); merging two list contents concatenates the lists.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -33,6 +34,7 @@ __all__ = [
     "ensure_user_first",
     "flatten",
     "fold_system",
+    "fold_tools",
     "merge_same_role",
 ]
 
@@ -187,7 +189,56 @@ def fold_system(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
     return [{"role": "user", "content": system_text}, *rest]
 
 
-_fold_system = fold_system  # flatten's flag of the same name shadows the function
+_fold_system = fold_system  # flatten's flags of the same names shadow the functions
+
+
+def _call_text(call: Mapping[str, Any]) -> str:
+    given = call.get("function")
+    function: Mapping[str, Any] = given if isinstance(given, Mapping) else call
+    name = function.get("name", "")
+    arguments = function.get("arguments", {})
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return f"[tool call {name}: {arguments}]"
+
+
+def fold_tools(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
+    """Write tool calls and results as text, for templates that know no ``tool`` role or
+    ``tool_calls``.
+
+    An assistant message's ``tool_calls`` become lines ``[tool call NAME: ARGUMENTS]``
+    after its text (the arguments as JSON); a ``tool`` message becomes a ``user`` message
+    ``[tool result NAME]`` followed by its content (``NAME`` is the message's ``name``, or
+    its ``tool_call_id``, or left out). Other messages are copied unchanged.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: for messages that are not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    """
+    messages = _checked(messages)
+    out: list[ChatMessage] = []
+    for message in messages:
+        copied = _copy(message)
+        calls = copied.pop("tool_calls", None)
+        if copied.get("role") == "assistant" and isinstance(calls, list) and calls:
+            lines = SEPARATOR.join(_call_text(call) for call in calls if isinstance(call, Mapping))
+            copied["content"] = _join([copied.get("content"), lines])
+        elif copied.get("role") == "tool":
+            label = copied.pop("name", None) or copied.get("tool_call_id")
+            copied.pop("tool_call_id", None)
+            head = f"[tool result {label}]" if label else "[tool result]"
+            content = copied.get("content")
+            if isinstance(content, list):
+                copied = {"role": "user", "content": [{"type": "text", "text": head}, *content]}
+            else:
+                copied = {"role": "user", "content": f"{head}\n{content or ''}".rstrip("\n")}
+        elif calls is not None:
+            copied["tool_calls"] = calls
+        out.append(copied)
+    return out
+
+
+_fold_tools = fold_tools
 
 
 def merge_same_role(
@@ -264,6 +315,7 @@ def ensure_user_first(
 def flatten(
     messages: Sequence[Mapping[str, Any]],
     *,
+    fold_tools: bool = False,
     fold_system: bool = False,
     merge: bool = False,
     user_first: bool = False,
@@ -280,6 +332,8 @@ def flatten(
     :param messages: the messages; not changed.
     :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
         ``role`` and a string, list or None ``content``.
+    :param fold_tools: write tool calls and results as text first (see
+        :func:`fold_tools`), for templates that know no tool role.
     :param fold_system: fold system text into the opening user turn (see
         :func:`fold_system`).
     :param merge: merge runs of the same role (see :func:`merge_same_role`).
@@ -288,7 +342,7 @@ def flatten(
     :param placeholder: the text of an inserted opening user turn.
     """
     messages = _checked(messages)
-    current = [_copy(message) for message in messages]
+    current = _fold_tools(messages) if fold_tools else [_copy(message) for message in messages]
     lead = 0
     while lead < len(current) and current[lead].get("role") == "system":
         lead += 1
