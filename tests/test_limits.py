@@ -379,3 +379,42 @@ def test_a_long_yaml_array_is_refused_before_it_is_composed(
     assert [issue.kind for issue in issues][:1] in (["invalid_settings"], ["invalid_front_matter"])
     assert "top level" in issues[0].message and "array" in issues[0].message
     assert composed == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a: [" + ",".join("1" for _ in range(reserved.MAX_YAML_NODES)) + "]",
+        "a:\n" + "\n".join("- 1" for _ in range(reserved.MAX_YAML_NODES)),
+        "\n".join(f"k{i}: 1" for i in range(reserved.MAX_YAML_NODES // 2 + 1)),
+    ],
+    ids=["flow", "block", "keys"],
+)
+def test_a_yaml_document_over_the_node_limit_is_refused_before_it_is_composed(
+    body: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Refused where the Python reader refuses it (same message, line and column), but from
+    # the parser's events: nothing is composed, and the refusal is not worked out again.
+    import yaml
+
+    try:
+        reserved._read_yaml_python(f"{body}\n", "settings.yaml", 4, "settings")
+    except InvalidSettingsError as refused:
+        expected = (str(refused), refused.line, refused.column)
+    composed: list[object] = []
+    original = yaml.composer.Composer.compose_node
+
+    def counting(self: yaml.composer.Composer, parent: object, index: object) -> object:
+        composed.append(index)
+        return original(self, parent, index)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(yaml.composer.Composer, "compose_node", counting)
+    bundle = Bundle.from_text("x", f"## user\nhi\n\n@@@settings.yaml\n{body}\n@@@\n")
+    for _ in range(2):
+        (issue,) = [issue for issue in bundle.validate() if issue.kind == "invalid_settings"]
+        assert "more than 100000 nodes" in issue.message
+        with pytest.raises(InvalidSettingsError) as raised:
+            load_settings(f"{body}\n".encode(), name="settings.yaml", line=4)
+        assert (str(raised.value), raised.value.line, raised.value.column) == expected
+    if reserved._FastSettingsLoader is not None:
+        assert composed == []

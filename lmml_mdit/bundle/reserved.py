@@ -106,6 +106,21 @@ def _type_name(value: Any) -> str:
     return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
 
 
+def _check_size(nodes: int, size: int, mark: Any) -> None:
+    """Refuse a document that has expanded to more than the node or text limits (*mark*:
+    where, a PyYAML or libyaml mark)."""
+    if nodes > MAX_YAML_NODES:
+        raise _RefusedSettings(
+            f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)", mark
+        )
+    if size > MAX_YAML_BYTES:
+        raise _RefusedSettings(
+            f"the document expands to more than {MAX_YAML_BYTES} characters of text "
+            "(an alias bomb?)",
+            mark,
+        )
+
+
 class _SettingsLoader(yaml.SafeLoader):
     """A safe loader that bounds the document while composing it, before anything is built.
 
@@ -138,17 +153,7 @@ class _SettingsLoader(yaml.SafeLoader):
     def _count(self, nodes: int, size: int, mark: yaml.Mark) -> None:
         self._nodes += nodes
         self._bytes += size
-        if self._nodes > MAX_YAML_NODES:
-            raise _RefusedSettings(
-                f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)",
-                mark,
-            )
-        if self._bytes > MAX_YAML_BYTES:
-            raise _RefusedSettings(
-                f"the document expands to more than {MAX_YAML_BYTES} characters of text "
-                "(an alias bomb?)",
-                mark,
-            )
+        _check_size(self._nodes, self._bytes, mark)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event: Any = self.peek_event()  # type: ignore[no-untyped-call]
@@ -382,6 +387,10 @@ _MEMO_MAX_BYTES = 64 * 1024
 _memo: dict[tuple[bytes, str, int | None, str], dict[str, Any]] = {}
 
 
+_refused: dict[tuple[bytes, str, int | None, str], InvalidSettingsError] = {}
+"""The last few documents refused, by the same key: a refusal is not worked out again."""
+
+
 def _load_yaml(
     data: bytes, name: str, first_line: int | None, *, what: str = "settings"
 ) -> dict[str, Any]:
@@ -389,9 +398,18 @@ def _load_yaml(
     (validation, the inputs and the request each read a bundle's settings), and read with
     the C scanner where PyYAML has it."""
     key = (data, name, first_line, what)
+    refused = _refused.get(key)
+    if refused is not None:
+        raise copy.copy(refused)
     known = _memo.get(key)
     if known is None:
-        known = _read_yaml(data, name, first_line, what=what)
+        try:
+            known = _read_yaml(data, name, first_line, what=what)
+        except InvalidSettingsError as refusal:
+            if len(_refused) >= 8:
+                _refused.pop(next(iter(_refused), key), None)
+            _refused[key] = copy.copy(refusal)
+            raise
         if len(data) <= _MEMO_MAX_BYTES:
             if len(_memo) >= 32:
                 _memo.pop(next(iter(_memo), key), None)  # the oldest, if still there
@@ -404,11 +422,56 @@ def _read_yaml(
 ) -> dict[str, Any]:
     text = _decode_text(data, InvalidSettingsError, name, first_line)
     if _FastSettingsLoader is not None and not yaml.reader.Reader.NON_PRINTABLE.search(text):
+        oversized = _oversized_events(text)
+        if oversized is not None:
+            raise _yaml_error(oversized, name, first_line, what)
         try:
             return _compose_and_build(_FastSettingsLoader(text), what)
         except Exception:
             pass  # any refusal is read again below, for PyYAML's own words and marks
     return _read_yaml_python(text, name, first_line, what)
+
+
+def _oversized_events(text: str) -> _RefusedSettings | None:
+    """The composer's own size refusal, found from libyaml's events alone before anything
+    is composed, for a plain document (no alias, tag or deep nesting before the limit,
+    a mapping at the top): it counts each node and its text as the composer would. None
+    when the document stays within the limits or is not plain; the composer decides then."""
+    loader = _CParser(text)
+    nodes = size = depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+                continue
+            if isinstance(event, yaml.DocumentStartEvent) and nodes:
+                return None  # a second document: the composer refuses that first
+            if not isinstance(event, yaml.NodeEvent):
+                continue
+            starts = isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent))
+            if isinstance(event, yaml.AliasEvent) or event.anchor is not None:
+                return None
+            if getattr(event, "tag", None) is not None:
+                return None
+            if nodes == 0 and not isinstance(event, yaml.MappingStartEvent):
+                return None
+            if depth + 1 > MAX_YAML_DEPTH:
+                return None
+            value = getattr(event, "value", "")
+            nodes += 1
+            size += len(value) if isinstance(value, str) else 0
+            try:
+                _check_size(nodes, size, event.start_mark)
+            except _RefusedSettings as refusal:
+                return refusal
+            if starts:
+                depth += 1
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    return None
 
 
 def _compose_and_build(loader: _SettingsLoader, what: str) -> dict[str, Any]:
