@@ -942,6 +942,8 @@ def test_ctrl_c_is_one_line() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        # SIGINT as a terminal delivers it, though a background run of the suite ignores it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # Wait until it blocks reading standard input (asleep twice in a row, well after start).
     deadline = time.monotonic() + 30

@@ -317,6 +317,16 @@ _PAUSED_SAVE = textwrap.dedent(
 )
 
 
+def _default_signals() -> None:
+    """In the child: SIGINT and SIGHUP as a terminal delivers them, whatever this run
+    inherited (a background job ignores SIGINT, ``nohup`` SIGHUP, and the child would
+    rightly keep ignoring them)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _paused_save(target: Path, how: str = "api") -> subprocess.Popen[bytes]:
     source = target.parent / "src.lmml"
     source.write_text("## user\n\n@@@a.txt\nA\n@@@\n\n@@@b.txt\nB\n@@@\n")
@@ -326,6 +336,7 @@ def _paused_save(target: Path, how: str = "api") -> subprocess.Popen[bytes]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        preexec_fn=_default_signals,
     )
     assert process.stdout is not None
     assert process.stdout.readline() == b"ready\n"
