@@ -156,3 +156,14 @@ def test_formatting_keeps_the_parse_of_generated_narratives(
     assert [p.path for p in after.placeholders.found] == [p.path for p in before.placeholders.found]
     assert len(after.placeholders.escapes) == len(before.placeholders.escapes)
     assert format_text(formatted, options=options) == formatted
+
+
+def test_wrapping_keeps_an_escaped_placeholder_on_one_line() -> None:
+    # Found by the property test: the spaces inside ``\{{ name }}`` were wrap points (its
+    # text starts at the second brace), and the check refused the file.
+    text = (
+        "---\ninputs: {name: string}\n---\n## user\n\n## user\n\nword word word word \\{{ name }}\n"
+    )
+    formatted = format_text(text, options={"wrap": 30})
+    assert "\\{{ name }}" in formatted
+    assert formatted.endswith("word word word word\n\\{{ name }}\n")

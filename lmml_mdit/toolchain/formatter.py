@@ -289,13 +289,19 @@ RENDERERS: Mapping[str, Render] = types.MappingProxyType(
 
 def _join_placeholders(text: str, node: RenderTreeNode, context: RenderContext) -> str:
     """With wrapping on, the spaces inside a ``{{ name }}`` are no places to break a line
-    (a placeholder split over two lines is no placeholder)."""
-    if not context.do_wrap or "{{" not in text:
+    (a placeholder split over two lines is no placeholder), nor those inside an escaped
+    ``\\{{ name }}``, whose text starts at its second brace (the first is an escape)."""
+    if not context.do_wrap or "}}" not in text:
         return text
     from mdformat.renderer._context import WRAP_POINT
 
     pieces: list[str] = []
     position = 0
+    if text.startswith("{") and not text.startswith("{{"):
+        end = text.find("}}")
+        if "{{" not in text[:end]:
+            pieces.append(text[:end].replace(WRAP_POINT, " "))
+            position = end
     while (start := text.find("{{", position)) != -1:
         end = text.find("}}", start + 2)
         if end == -1:
@@ -420,7 +426,13 @@ def _first_difference(before: Outline, after: Outline) -> str:
 
 def _shown(placeholders: object) -> str:
     assert isinstance(placeholders, tuple)
-    return ", ".join(str(found[0]) for found in placeholders) or "none"
+    return ", ".join(_shown_placeholder(found) for found in placeholders) or "none"
+
+
+def _shown_placeholder(found: tuple[object, ...]) -> str:
+    """One placeholder (or ``\\{{`` escape) of an outline as written: its opening and name."""
+    name = found[-1] if len(found) > 1 else None
+    return f"{found[0]} {name} }}}}" if isinstance(name, str) else f"{found[0]} with no name"
 
 
 def _line_of_difference(before: Narrative, after: Narrative, at: str) -> int | None:
