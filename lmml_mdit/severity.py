@@ -55,6 +55,7 @@ KIND_RULES: Mapping[str, tuple[Severity, OnSend]] = MappingProxyType(
         "suspicious_delimiter": ("warning", "warned"),
         "orphaned_entry": ("warning", "validated"),
         "unsent_image": ("warning", "validated"),
+        "setting_out_of_range": ("warning", "validated"),
         "undeclared_input": ("warning", "validated"),
         "unused_input": ("warning", "validated"),
         "no_turns": ("warning", "validated"),

@@ -111,6 +111,8 @@ def sample(kind: str, folder: Path) -> Path:
         path = folder / "chat.lmmlz"
         _zip(path, "## user\n\nhi\n", {"extra.txt": "x"})
         return path
+    if kind == "setting_out_of_range":
+        return text("## user\n\nhi\n\n@@@settings.yaml\ntemperature: 2.5\n@@@\n")
     if kind == "unsent_image":
         (folder / "chart.png").write_bytes(PNG)
         return text("## user\n\n![chart](chart.png)\n")
@@ -222,3 +224,23 @@ def _inputs(folder: Path, values: dict[str, object]) -> Path:
     path = folder / "inputs.json"
     path.write_text(json.dumps(values), encoding="utf-8")
     return path
+
+
+def test_every_kind_validation_finds_is_in_the_table() -> None:
+    # A kind missing from the table would be judged a warning by default, without a row in
+    # the docs: every kind that validation can find has its row.
+    from lmml_mdit.bundle.setting_values import SETTING_OUT_OF_RANGE
+    from lmml_mdit.severity import KIND_RULES
+
+    texts = [
+        "---\nsettings:\n  temperature: 2.5\n---\n## user\nHi\n",
+        "---\nsettings:\n  temperature: hot\n---\n## user\nHi @x.png\n",
+        "Asistant:\n\nno turns here\n",
+        "## user\nHi\n\n## tool\n@call_1.tool_call.json\n",
+        "---\ninputs: [\n---\n## user\nHi\n",
+    ]
+    found = {
+        issue.kind for text in texts for issue in lmml_mdit.Bundle.from_text("x", text).validate()
+    }
+    assert SETTING_OUT_OF_RANGE in found
+    assert found <= set(KIND_RULES)
