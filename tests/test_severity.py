@@ -244,3 +244,23 @@ def test_every_kind_validation_finds_is_in_the_table() -> None:
     }
     assert SETTING_OUT_OF_RANGE in found
     assert found <= set(KIND_RULES)
+
+
+@pytest.mark.parametrize("command", ["preview", "turns"])
+def test_the_commands_that_show_a_bundle_report_what_render_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    broken = tmp_path / "broken.lmml"
+    broken.write_text("---\ninputs: [\n---\n## user\nhi @gone.png and @gone.png\n")
+    out = ["-o", str(tmp_path / "page.html")] if command == "preview" else []
+    status, err = _cli(capsys, command, broken, *out)
+    assert status == 0  # shown all the same
+    assert f"lmml: warning: {broken}:2:10: invalid_front_matter: " in err
+    assert err.count(": missing_reference: ") == 2
+    assert "2 missing reference(s): gone.png (2)" in err
+    status, refused = _cli(capsys, "render", broken)
+    assert status == 2 and "invalid_front_matter" in refused
+    clean = tmp_path / "clean.lmml"
+    clean.write_text("## user\nhi\n")
+    status, err = _cli(capsys, command, clean, *out)
+    assert status == 0 and "warning" not in err

@@ -158,13 +158,14 @@ def _turn_rows(bundle: Bundle) -> list[_Row]:
 
 def cmd_turns(args: Arguments) -> int:
     """``lmml turns PATH``: one row per turn."""
-    from .render import caught_warnings, print_warnings
+    from .render import caught_warnings, print_warnings, report_refusals
 
     source = open_source(args.path, args)
     with source.about(), caught_warnings() as caught:
         rows = _turn_rows(source.bundle)
         source.bundle.warn_defects()
     print_warnings(source, caught)
+    report_refusals(source)
     header = ["#", "role", "lines", "span", "characters", "embeds"]
     return _print_rows(args, rows, header, _turn_cells, right={0, 2, 4})
 

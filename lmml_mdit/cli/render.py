@@ -12,11 +12,20 @@ from collections.abc import Iterator, Sequence
 
 from ..errors import DefectError
 from .arguments import Arguments
-from .output import STDIO, CliError, deliver, error_text, missing_summary, stdout_json, warn
+from .output import (
+    STDIO,
+    CliError,
+    deliver,
+    error_text,
+    issue_line,
+    missing_summary,
+    stdout_json,
+    warn,
+)
 from .sources import Source, bundle_stem, located, open_source, same_file
 from .templates import given_inputs
 
-__all__ = ["caught_warnings", "cmd_preview", "cmd_render", "print_warnings"]
+__all__ = ["caught_warnings", "cmd_preview", "cmd_render", "print_warnings", "report_refusals"]
 
 
 def cmd_render(args: Arguments) -> int:
@@ -150,6 +159,22 @@ def print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) ->
         warn(f"{source.label}: {summary}")
 
 
+def report_refusals(source: Source) -> None:
+    """For a command that shows a bundle (``preview``, ``turns``): one ``lmml: warning:``
+    line for each error-level defect, which a send would refuse, as ``validate`` words it
+    (what one command refuses, every command reports), and the missing references counted
+    by name."""
+    from ..severity import ERROR_KINDS
+
+    with source.about():
+        refused = [issue for issue in source.bundle.validate() if issue.kind in ERROR_KINDS]
+    for issue in refused:
+        warn(issue_line(source.label, issue, archive=source.bundle.kind == "zip"))
+    summary = missing_summary(refused)
+    if summary is not None:
+        warn(f"{source.label}: {summary}")
+
+
 def cmd_preview(args: Arguments) -> int:
     """``lmml preview PATH [-o OUT.html]``: one self-contained HTML page."""
     from ..preview.page import render_html
@@ -164,5 +189,6 @@ def cmd_preview(args: Arguments) -> int:
     with source.about(), caught_warnings() as caught:
         page = render_html(source.bundle, inputs=inputs).encode("utf-8")
     print_warnings(source, caught)
+    report_refusals(source)
     deliver(args, out, page, f"Wrote {out}")
     return 0
