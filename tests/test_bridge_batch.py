@@ -137,7 +137,7 @@ class _RecordingPool:
 def test_in_flight_window_is_bounded(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(export_module, "ProcessPoolExecutor", _RecordingPool)
+    monkeypatch.setattr(export_module, "process_pool", _RecordingPool)
     _RecordingPool.largest = 0
     report = export_folder(folder, "gemini", tmp_path / "g.jsonl", workers=3)
     assert report.written == COUNT

@@ -167,3 +167,5 @@ def test_wrapping_keeps_an_escaped_placeholder_on_one_line() -> None:
     formatted = format_text(text, options={"wrap": 30})
     assert "\\{{ name }}" in formatted
     assert formatted.endswith("word word word word\n\\{{ name }}\n")
+    two = text.replace("word word word word \\{{ name }}", "word word \\{{ name }} \\{{ name }}")
+    assert format_text(two, options={"wrap": 30}).endswith("word word \\{{ name }}\n\\{{ name }}\n")

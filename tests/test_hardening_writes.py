@@ -760,7 +760,7 @@ def test_export_never_starts_more_workers_than_cores_or_bundles(
             started.append(max_workers or 0)
             super().__init__(max_workers=max_workers, **kwargs)
 
-    monkeypatch.setattr(export_module, "ProcessPoolExecutor", CountingPool)
+    monkeypatch.setattr(export_module, "process_pool", CountingPool)
     folder = _folder_of_bundles(tmp_path / "in", bundles)
     report = export_module.export_folder(folder, "openai", tmp_path / "out.jsonl", workers=asked)
     assert report.written == bundles

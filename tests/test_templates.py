@@ -504,3 +504,23 @@ def test_an_empty_inputs_declaration_makes_a_template() -> None:
 def test_values_for_a_bundle_without_inputs_are_refused() -> None:
     with pytest.raises(InputError, match="name"):
         Bundle.from_text("chat", JINJA_CHAT).messages("openai", inputs={"name": "Ada"})
+
+
+def test_render_cases_forks_no_worker_while_a_thread_runs() -> None:
+    # A fork copies locks another thread may hold (Python 3.12+ warns; a child could die):
+    # with a thread running, the workers come from a forkserver and still render in order.
+    import threading
+
+    from lmml_mdit.workers import process_pool
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, daemon=True)
+    thread.start()
+    try:
+        with process_pool(1) as pool:
+            assert pool._mp_context.get_start_method() == "forkserver"
+        results = list(render_cases(template(), CASES[:4], model="m", processes=2))
+        assert [r.number for r in results] == [1, 2, 3, 4] and all(r.ok for r in results)
+    finally:
+        stop.set()
+        thread.join()

@@ -27,6 +27,7 @@ from ..bundle.bundle import Bundle
 from ..bundle.inputs import ValuesPath
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
+from ..workers import process_pool
 from .content import Options
 from .outgoing import message_list, request_body
 from .providers import Provider
@@ -227,9 +228,7 @@ def render_cases(
     recipe = _BundleCopy.of(bundle)
     settings = (provider, request, model, dict(options))
     paths = (rendering.asset_inputs, rendering.folder)
-    with concurrent.futures.ProcessPoolExecutor(
-        processes, initializer=_start_worker, initargs=(recipe, settings, paths)
-    ) as pool:
+    with process_pool(processes, _start_worker, (recipe, settings, paths)) as pool:
         pending: collections.deque[concurrent.futures.Future[list[CaseResult]]]
         pending = collections.deque()
         chunk: list[tuple[int, CaseInput]] = []

@@ -19,7 +19,7 @@ import sys
 import warnings
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from ..bundle.source import BundleSource
 from ..errors import BundleError, LmmlError
 from ..formats import BUNDLE_SUFFIXES
 from ..syntax import DelimiterMode, ReferenceMode
+from ..workers import process_pool
 from .content import Options, UnknownSettings
 from .importer import Progress
 from .outgoing import request_body
@@ -332,7 +333,7 @@ def _run(
         for path, result in zip(chunk, future.result(), strict=True):
             _record(path, result, handle, report, progress)
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with process_pool(workers) as pool:
         remaining = itertools.chain(ahead, paths)
         while chunk := list(itertools.islice(remaining, size)):
             report.total += len(chunk)

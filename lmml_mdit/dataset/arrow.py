@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from typing import Literal, TypeAlias
 
 import pyarrow as pa
@@ -22,6 +22,7 @@ from ..bundle.bundle import Bundle
 from ..chat.export import usable_cores
 from ..errors import BundleError
 from ..syntax import DelimiterMode, ReferenceMode
+from ..workers import process_pool
 from .rows import OpenOptions, Row, bundle_row, error_row, row_bundle, source_row
 from .schema import ASSET_MODES, AssetMode, checked_providers, conversation_schema
 from .storage import absolute, is_folder, walk
@@ -117,7 +118,7 @@ def _pooled(
     bundle object, already open here, is read in this process in its turn)."""
     window = 2 * workers
     pending: deque[Future[Row] | Row] = deque()
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with process_pool(workers) as pool:
         for item, path in items:
             if isinstance(item, Bundle):
                 pending.append(next(_serial(iter([(item, path)]), options)))
