@@ -426,9 +426,12 @@ def _read_yaml(
         if oversized is not None:
             raise _yaml_error(oversized, name, first_line, what)
         try:
-            return _compose_and_build(_FastSettingsLoader(text), what)
+            value, _ = _compose_and_build(_FastSettingsLoader(text))
         except Exception:
             pass  # any refusal is read again below, for PyYAML's own words and marks
+        else:
+            if isinstance(value, dict):
+                return value  # anything else is read again below, for its mark
     return _read_yaml_python(text, name, first_line, what)
 
 
@@ -474,19 +477,18 @@ def _oversized_events(text: str) -> _RefusedSettings | None:
     return None
 
 
-def _compose_and_build(loader: _SettingsLoader, what: str) -> dict[str, Any]:
-    """The document *loader* reads, when it reads as a mapping; raises otherwise."""
+def _compose_and_build(loader: _SettingsLoader) -> tuple[object, yaml.Node | None]:
+    """The document *loader* reads (``{}`` when empty) and its top node; the loader is
+    disposed of."""
     try:
         node = loader.get_single_node()
         if node is None:
-            return {}
+            return {}, None
         value = loader.construct_document(node)
         _check_keys(value)
     finally:
         loader.dispose()
-    if not isinstance(value, dict):
-        raise TypeError(what)
-    return value
+    return value, node
 
 
 def _read_yaml_python(text: str, name: str, first_line: int | None, what: str) -> dict[str, Any]:
@@ -502,19 +504,14 @@ def _read_yaml_python(text: str, name: str, first_line: int | None, what: str) -
             + (", or write the settings as settings.json" if what == "settings" else ""),
         ) from None
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return {}
-        value = loader.construct_document(node)
-        _check_keys(value)
+        value, node = _compose_and_build(loader)
     except _ArrayAtTop as top:
         raise _not_a_mapping("array", top.mark, name, first_line, what) from None
     except (yaml.YAMLError, RecursionError, ValueError) as problem:
         # ValueError: a malformed number PyYAML's resolver let through (``0b``, ``0x_``).
         raise _yaml_error(problem, name, first_line, what) from None
-    finally:
-        loader.dispose()
     if not isinstance(value, dict):
+        assert node is not None  # an empty document reads as {}
         raise _not_a_mapping(_type_name(value), node.start_mark, name, first_line, what)
     return value
 
