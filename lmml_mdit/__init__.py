@@ -154,6 +154,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         write_preview,
     )
     from .run.reply import Reply
+    from .run.stream import AsyncReplyStream, ReplyStream
     from .syntax import lmml_plugin
     from .transcript.message import (
         Message,
@@ -292,6 +293,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
     ),
     ".transcript.transcript": ("Transcript",),
     ".run.reply": ("Reply",),
+    ".run.stream": ("AsyncReplyStream", "ReplyStream"),
 }
 """Each public name by the module that defines it: the public surface, in layer order."""
 
@@ -314,6 +316,7 @@ __all__ = [
     "MESSAGE_ROLES",
     "ROLES",
     "Asset",
+    "AsyncReplyStream",
     "AudioPart",
     "Bundle",
     "BundleError",
@@ -366,6 +369,7 @@ __all__ = [
     "ReadOnlyTranscriptError",
     "RemotePart",
     "Reply",
+    "ReplyStream",
     "Role",
     "RunError",
     "SettingRangeWarning",

@@ -36,6 +36,11 @@ class Sse:
     cut_after: int | None = None
     done_marker: bool = False  # OpenAI Chat Completions ends with ``data: [DONE]``
     headers: dict[str, str] = field(default_factory=dict)
+    # Before event number ``hold_before``, wait (10 s at most) for ``gate``; ``released``
+    # then says whether the client opened it in time.
+    hold_before: int | None = None
+    gate: threading.Event | None = None
+    released: bool | None = None
 
 
 @dataclass
@@ -133,6 +138,8 @@ class WireServer:
             handler.wfile.flush()
 
         for number, (event, data) in enumerate(answer.events):
+            if number == answer.hold_before and answer.gate is not None:
+                answer.released = answer.gate.wait(10)
             if answer.cut_after is not None and number >= answer.cut_after:
                 handler.close_connection = True
                 handler.connection.shutdown(socket.SHUT_RDWR)

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -599,6 +600,114 @@ def test_transcript_asend(tmp_path: Path, server: WireServer) -> None:
     server.script(openai_chat(Said(["hi"]), stream=True))
     asyncio.run(transcript.asend("openai", stream=True, base_url=server.url + "/v1"))
     assert transcript[-1].content == "hi"
+
+
+# -- live streams ----------------------------------------------------------------------------
+
+
+def _held(provider: str, said: Said) -> tuple[Sse, threading.Event]:
+    """*said* as *provider*'s stream, held before its last event until the gate opens."""
+    answer = BUILDERS[provider](said, stream=True)
+    assert isinstance(answer, Sse)
+    gate = threading.Event()
+    answer.hold_before, answer.gate = len(answer.events) - 1, gate
+    return answer, gate
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_stream_yields_each_event_before_the_provider_has_finished(
+    tmp_path: Path, server: WireServer, provider: str
+) -> None:
+    answer, gate = _held(provider, Said(["Hel", "lo", " there"]))
+    server.script(answer)
+    bundle = lmml_mdit.open(_chat(tmp_path))
+    texts = []
+    with bundle.stream(provider, base_url=base_url(server, provider)) as stream:
+        for event in stream:
+            assert isinstance(event, TextDelta)
+            texts.append(event.text)
+            gate.set()  # the server sends the rest only now
+        reply = stream.reply()
+    assert answer.released is True  # the first event came while the server held the rest
+    assert "".join(texts) == reply.text == "Hello there"
+    assert reply.usage.output_tokens == 7
+    assert_sent(provider, server.requests[0].body, bundle.to_request(provider))
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_an_async_stream_yields_each_event_before_the_provider_has_finished(
+    tmp_path: Path, server: WireServer, provider: str
+) -> None:
+    answer, gate = _held(provider, Said(["as", "ync"], [("c9", "get_weather", {"city": "Rome"})]))
+    server.script(answer)
+    bundle = lmml_mdit.open(_chat(tmp_path))
+
+    async def go() -> tuple[list[object], lmml_mdit.Reply]:
+        events: list[object] = []
+        async with bundle.astream(provider, base_url=base_url(server, provider)) as stream:
+            async for event in stream:
+                events.append(event)
+                gate.set()
+            return events, await stream.reply()
+
+    events, reply = asyncio.run(go())
+    assert answer.released is True
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["as", "ync"]
+    assert [e.name for e in events if isinstance(e, ToolCallEvent)] == ["get_weather"]
+    assert reply.text == "async" and reply.tool_calls[0].arguments == {"city": "Rome"}
+
+
+def test_a_transcript_stream_appends_the_reply_when_it_ends(
+    tmp_path: Path, server: WireServer
+) -> None:
+    transcript = Transcript.load(_chat(tmp_path))
+    before = len(transcript)
+    answer, gate = _held("openai", Said(["one", " two"]))
+    server.script(answer)
+    stream = transcript.stream("openai", base_url=server.url + "/v1")
+    for _ in stream:
+        assert len(transcript) == before  # nothing is appended while the reply streams
+        gate.set()
+    assert stream.reply().text == "one two"
+    assert len(transcript) == before + 1 and transcript[-1].content == "one two"
+
+
+def test_an_abandoned_stream_appends_nothing(tmp_path: Path, server: WireServer) -> None:
+    transcript = Transcript.load(_chat(tmp_path))
+    before = len(transcript)
+    answer, gate = _held("anthropic", Said(["a", "b", "c"]))
+    server.script(answer)
+    with transcript.stream("anthropic", base_url=server.url) as stream:
+        for _ in stream:
+            break
+        gate.set()
+    assert len(transcript) == before
+    with pytest.raises(RuntimeError, match="closed before its reply"):
+        stream.reply()
+
+
+def test_a_stream_cut_is_raised_where_the_iteration_reaches_it(
+    tmp_path: Path, server: WireServer
+) -> None:
+    answer = openai_chat(Said(["partial", " text", " more"]), stream=True)
+    assert isinstance(answer, Sse)
+    answer.cut_after = 2
+    server.script(answer)
+    stream = lmml_mdit.open(_chat(tmp_path)).stream("openai", base_url=server.url + "/v1")
+    seen = []
+    with pytest.raises(RunError):
+        for event in stream:
+            seen.append(event)
+    assert seen  # what arrived before the cut was yielded
+    with pytest.raises(RunError):
+        stream.reply()
+
+
+def test_a_stream_takes_neither_stream_nor_on_event(tmp_path: Path) -> None:
+    bundle = lmml_mdit.open(_chat(tmp_path))
+    for option in ({"stream": False}, {"on_event": print}):
+        with pytest.raises(TypeError, match="takes no"):
+            bundle.stream("openai", **option)
 
 
 def test_anthropic_thinking_is_kept_as_a_native_item_and_sent_back(

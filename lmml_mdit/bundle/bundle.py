@@ -47,6 +47,7 @@ from .validation import find_issues, missing_wording
 
 if TYPE_CHECKING:
     from ..run.reply import Reply
+    from ..run.stream import AsyncReplyStream, ReplyStream
     from .packing import InlineReport
 
 __all__ = ["Bundle", "DefectWarning"]
@@ -748,6 +749,20 @@ class Bundle:
             max_rounds=max_rounds,
             **options,  # type: ignore[arg-type]
         )
+
+    def stream(self, provider: str = "openai", **options: object) -> ReplyStream:
+        """:meth:`send` with ``stream=True``, read live: iterate the
+        :class:`~lmml_mdit.run.ReplyStream` for the text and tool calls as they arrive, then
+        call its ``reply()``; takes :meth:`send`'s options but ``stream`` and ``on_event``."""
+        from ..run.api import stream  # imported here: running sits above bundles
+
+        return stream(self, provider, **options)
+
+    def astream(self, provider: str = "openai", **options: object) -> AsyncReplyStream:
+        """:meth:`stream` with the SDK's asyncio client: ``async for`` its events."""
+        from ..run.api import astream  # imported here: running sits above bundles
+
+        return astream(self, provider, **options)
 
     def _repr_html_(self) -> str:
         """The notebook preview (see :mod:`lmml_mdit.preview.page`)."""

@@ -12,13 +12,23 @@ from typing import TYPE_CHECKING, Any
 from ..chat.imported import Call, Native, Text
 from .loop import DEFAULT_BACKOFF, DEFAULT_RETRIES, Approve, RunOptions, arun, run
 from .reply import Reply, ReplyEvent
+from .stream import AsyncReplyStream, ReplyStream
 from .tools import Tool
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
     from ..transcript.transcript import Transcript
 
-__all__ = ["asend", "asend_transcript", "send", "send_transcript"]
+__all__ = [
+    "asend",
+    "asend_transcript",
+    "astream",
+    "astream_transcript",
+    "send",
+    "send_transcript",
+    "stream",
+    "stream_transcript",
+]
 
 
 def _options(
@@ -176,3 +186,53 @@ async def asend_transcript(transcript: Transcript, provider: str, **options: obj
     reply = await asend(transcript.to_bundle(), provider, **options)  # type: ignore[arg-type]
     _append(transcript, reply)
     return reply
+
+
+def _streamed(options: dict[str, object]) -> dict[str, object]:
+    """*options* of a stream, which takes every option of :func:`send` but these two."""
+    for taken in ("stream", "on_event"):
+        if taken in options:
+            raise TypeError(
+                f"a stream takes no {taken!r}: it streams, and iterating it is its events"
+            )
+    return options
+
+
+def stream(bundle: Bundle, provider: str = "openai", **options: object) -> ReplyStream:
+    """*bundle* sent as :func:`send` sends it with ``stream=True``, its events read live by
+    iterating the returned :class:`~lmml_mdit.run.stream.ReplyStream`."""
+    kept = _streamed(options)
+    return ReplyStream(
+        lambda report: send(bundle, provider, stream=True, on_event=report, **kept)  # type: ignore[arg-type]
+    )
+
+
+def astream(bundle: Bundle, provider: str = "openai", **options: object) -> AsyncReplyStream:
+    """:func:`stream` with the SDK's asyncio client."""
+    kept = _streamed(options)
+    return AsyncReplyStream(
+        lambda report: asend(bundle, provider, stream=True, on_event=report, **kept)  # type: ignore[arg-type]
+    )
+
+
+def stream_transcript(transcript: Transcript, provider: str, **options: object) -> ReplyStream:
+    """:func:`stream` of *transcript*; the reply and any tool turns are appended to it when
+    the stream ends (not when it is abandoned or fails)."""
+    kept = _streamed(options)
+    bundle = transcript.to_bundle()
+    return ReplyStream(
+        lambda report: send(bundle, provider, stream=True, on_event=report, **kept),  # type: ignore[arg-type]
+        finish=lambda reply: _append(transcript, reply),
+    )
+
+
+def astream_transcript(
+    transcript: Transcript, provider: str, **options: object
+) -> AsyncReplyStream:
+    """:func:`stream_transcript` with the SDK's asyncio client."""
+    kept = _streamed(options)
+    bundle = transcript.to_bundle()
+    return AsyncReplyStream(
+        lambda report: asend(bundle, provider, stream=True, on_event=report, **kept),  # type: ignore[arg-type]
+        finish=lambda reply: _append(transcript, reply),
+    )

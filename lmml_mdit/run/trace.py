@@ -82,7 +82,7 @@ def setup_otlp() -> None:
     """Send spans to the OTLP collector the standard ``OTEL_EXPORTER_OTLP_*`` variables
     name (``lmml run --trace otlp``)."""
     from opentelemetry import trace
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # type: ignore[import-not-found]
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # type: ignore[import-not-found,unused-ignore]
         OTLPSpanExporter,
     )
     from opentelemetry.sdk.trace import TracerProvider

@@ -39,6 +39,7 @@ from .source import SourceNarrative
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
     from ..run.reply import Reply
+    from ..run.stream import AsyncReplyStream, ReplyStream
 
 __all__ = ["Transcript"]
 
@@ -499,6 +500,20 @@ class Transcript(Renderable):
         from ..run.api import asend_transcript  # imported here: running sits above
 
         return await asend_transcript(self, provider, **options)
+
+    def stream(self, provider: str = "openai", **options: object) -> ReplyStream:
+        """:meth:`send` read live (see :meth:`Bundle.stream
+        <lmml_mdit.bundle.bundle.Bundle.stream>`): the reply and any tool turns are appended
+        when the stream ends, not when it is abandoned or fails."""
+        from ..run.api import stream_transcript  # imported here: running sits above
+
+        return stream_transcript(self, provider, **options)
+
+    def astream(self, provider: str = "openai", **options: object) -> AsyncReplyStream:
+        """:meth:`stream` with the SDK's asyncio client."""
+        from ..run.api import astream_transcript  # imported here: running sits above
+
+        return astream_transcript(self, provider, **options)
 
     def _repr_html_(self) -> str | None:
         """The notebook view: the preview's turn cards of :meth:`to_bundle` (None, so the
