@@ -4,6 +4,7 @@ provider's wire protocol (JSON and server-sent events), the file after the run."
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import os
 import subprocess
@@ -747,10 +748,13 @@ sys.exit(code)
 """
 
 
-def _in_subprocess(path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def _in_subprocess(
+    path: Path, url: str, *extra: str, environment: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     tests = str(Path(__file__).parent)
     script = _SUBPROCESS.format(tests=tests, path=str(path), url=url, extra=list(extra))
     env = dict(os.environ, PYTHONPATH=str(Path(tests).parent), OPENAI_API_KEY="k")
+    env.update(environment or {})
     return subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
     )
@@ -795,6 +799,99 @@ def test_trace_console_prints_the_genai_spans(tmp_path: Path, server: WireServer
     ):
         assert attribute in err
     assert '"gen_ai.response.finish_reasons": [\n' in err or "finish_reasons" in err
+
+
+class _Collector:
+    """An OTLP/HTTP trace receiver on 127.0.0.1: each export request, decoded."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+        self.exports: list[tuple[str, Any]] = []
+        collector = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                data = self.rfile.read(int(self.headers.get("content-length") or 0))
+                if self.headers.get("content-encoding") == "gzip":
+                    data = gzip.decompress(data)
+                request = trace_service_pb2.ExportTraceServiceRequest()
+                request.ParseFromString(data)
+                collector.exports.append((self.path, request))
+                self.send_response(200)
+                self.send_header("content-type", "application/x-protobuf")
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._http.server_address[1]}"
+        threading.Thread(target=self._http.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self._http.shutdown()
+        self._http.server_close()
+
+
+def _value(any_value: Any) -> object:
+    kind = any_value.WhichOneof("value")
+    if kind == "array_value":
+        return [_value(item) for item in any_value.array_value.values]
+    return getattr(any_value, kind) if kind else None
+
+
+@pytest.mark.parametrize(
+    "variable", ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]
+)
+def test_the_standard_otel_variables_send_the_spans_to_an_otlp_collector(
+    tmp_path: Path, server: WireServer, variable: str
+) -> None:
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    collector = _Collector()
+    server.script(
+        openai_chat(Said([], [("call_1", "get_weather", {"city": "Oslo"})]), stream=True),
+        openai_chat(Said(["Sunny"]), stream=True),
+    )
+    endpoint = collector.url + ("/v1/traces" if variable.endswith("TRACES_ENDPOINT") else "")
+    try:
+        done = _in_subprocess(
+            _chat(tmp_path),
+            server.url + "/v1",
+            "--tool",
+            "_run_tools:get_weather",
+            "--yes",
+            environment={variable: endpoint, "OTEL_SERVICE_NAME": "lmml-otlp-test"},
+        )
+    finally:
+        collector.close()
+    assert done.returncode == 0, done.stderr
+    assert collector.exports and {path for path, _ in collector.exports} == {"/v1/traces"}
+    spans: dict[str, Any] = {}
+    for _, request in collector.exports:
+        for resource_spans in request.resource_spans:
+            resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
+            assert resource["service.name"] == "lmml-otlp-test"
+            for scope_spans in resource_spans.scope_spans:
+                for span in scope_spans.spans:
+                    spans[span.name] = span
+    assert set(spans) == {"chat m1", "execute_tool get_weather", "invoke_agent lmml"}
+    run = spans["invoke_agent lmml"]
+    tool = spans["execute_tool get_weather"]
+    assert spans["chat m1"].parent_span_id == run.span_id == tool.parent_span_id
+    assert len({span.trace_id for span in spans.values()}) == 1
+    chat = {a.key: _value(a.value) for a in spans["chat m1"].attributes}
+    assert chat["gen_ai.operation.name"] == "chat"
+    assert chat["gen_ai.provider.name"] == "openai"
+    assert chat["gen_ai.request.model"] == "m1"
+    assert chat["gen_ai.response.model"] == "test-model"
+    assert chat["gen_ai.usage.input_tokens"] == 11
+    assert chat["gen_ai.usage.output_tokens"] == 7
+    assert chat["gen_ai.response.finish_reasons"]
+    assert {a.key: _value(a.value) for a in tool.attributes}["gen_ai.tool.name"] == "get_weather"
 
 
 def test_spans_nest_a_tool_under_the_run(tmp_path: Path, server: WireServer) -> None:
