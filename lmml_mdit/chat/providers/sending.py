@@ -1,6 +1,6 @@
 """What sending a request through a provider's official SDK gives back, whatever the provider.
 
-Each provider's ``*_send`` module implements :class:`Sender`: it makes the SDK client,
+Each provider's module implements :class:`Sender` (its ``SENDER``): it makes the SDK client,
 sends a body :func:`~lmml_mdit.chat.outgoing.to_request` built (streamed or not), reports
 the text and the tool calls as they arrive, and returns an :class:`Exchange`: the reply in
 the provider's own payload form (read back by the provider's importer), with its usage.
@@ -176,10 +176,10 @@ def parse_arguments(text: str) -> object:
 
 
 _MODULES = {
-    "openai": "openai_send",
-    "openai-responses": "openai_responses_send",
-    "anthropic": "anthropic_send",
-    "gemini": "gemini_send",
+    "openai": "openai",
+    "openai-responses": "openai_responses",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
 }
 
 
