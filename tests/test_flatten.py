@@ -337,7 +337,11 @@ class _Template:
 )
 def test_detect_template_flags(system: bool, strict: bool) -> None:
     tokenizer = _Template(system=system, strict=strict)
-    assert detect_template_flags(tokenizer) == FlattenFlags(system, strict)
+    # The stand-in shows no tool calls (it joins the contents), and a system message
+    # midway whenever it takes one at all.
+    assert detect_template_flags(tokenizer) == FlattenFlags(
+        system, strict, supports_tool_calls=False, supports_system_midway=system
+    )
     assert all(
         call == {"tokenize": False, "add_generation_prompt": True} for call in tokenizer.calls
     )
@@ -377,8 +381,29 @@ def test_a_template_that_drops_the_system_text_gets_it_folded() -> None:
         )
     )
     keeping = _Rendering(lambda ms: "".join(f"<{m['role']}>{m['content']}" for m in ms))
-    assert detect_template_flags(overriding) == FlattenFlags(False, False)
-    assert detect_template_flags(keeping) == FlattenFlags(True, False)
+    # Neither shows a tool call's name (only contents), so both get their tools folded.
+    assert detect_template_flags(overriding) == FlattenFlags(
+        False, False, supports_tool_calls=False, supports_system_midway=False
+    )
+    assert detect_template_flags(keeping) == FlattenFlags(True, False, supports_tool_calls=False)
+
+
+def test_tool_calls_and_a_later_system_message_are_detected() -> None:
+    def shows_all(ms: list[dict[str, Any]]) -> str:
+        return "".join(
+            f"<{m['role']}>{m['content']}{m.get('tool_calls', '')}{m.get('name', '')}" for m in ms
+        )
+
+    def first_system_only(ms: list[dict[str, Any]]) -> str:
+        system = [m["content"] for m in ms if m["role"] == "system"][-1:]  # the last one wins
+        return "".join(system) + "".join(m["content"] for m in ms if m["role"] != "system")
+
+    assert detect_template_flags(_Rendering(shows_all)) == FlattenFlags()
+    flags = detect_template_flags(_Rendering(first_system_only))
+    assert flags.supports_system_role and not flags.supports_system_midway
+    view = flatten(TOOL_CONVERSATION, flags=flags)
+    assert [m["role"] for m in view] == ["system", "user", "assistant", "user", "user", "assistant"]
+    assert view[3]["content"].startswith("[tool result get_weather]")
 
 
 TOOL_CONVERSATION = [

@@ -76,8 +76,11 @@ def dialogue() -> Transcript:
 
 
 def test_flags_detected_from_real_templates(chatml: Any, strict: Any) -> None:
-    assert detect_template_flags(chatml) == FlattenFlags(True, False)
-    assert detect_template_flags(strict) == FlattenFlags(False, True)
+    # Neither writes a message's tool_calls, so tool calls are folded into text for both.
+    assert detect_template_flags(chatml) == FlattenFlags(True, False, supports_tool_calls=False)
+    assert detect_template_flags(strict) == FlattenFlags(
+        False, True, supports_tool_calls=False, supports_system_midway=False
+    )
 
 
 def test_chatml_renders_the_role_swapped_view(chatml: Any) -> None:

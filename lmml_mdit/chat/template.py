@@ -78,13 +78,21 @@ class ChatTokenizer(Protocol):
 class FlattenFlags:
     """What a chat template accepts.
 
-    :ivar supports_system_role: the template takes a ``system`` message.
+    :ivar supports_system_role: the template takes a ``system`` message (and shows its
+        text).
     :ivar requires_alternating_roles: the template needs ``user``/``assistant`` to alternate,
         opening on ``user``.
+    :ivar supports_tool_calls: the template shows an assistant message's ``tool_calls`` and
+        a ``tool`` message's result; without it they are written as text
+        (:func:`fold_tools`).
+    :ivar supports_system_midway: the template shows a ``system`` message after the
+        conversation has begun; without it such a message becomes a ``user`` message.
     """
 
     supports_system_role: bool = True
     requires_alternating_roles: bool = False
+    supports_tool_calls: bool = True
+    supports_system_midway: bool = True
 
 
 def _checked(messages: object) -> Sequence[Mapping[str, Any]]:
@@ -315,21 +323,28 @@ def ensure_user_first(
 def flatten(
     messages: Sequence[Mapping[str, Any]],
     *,
+    flags: FlattenFlags | None = None,
     fold_tools: bool = False,
     fold_system: bool = False,
     merge: bool = False,
     user_first: bool = False,
+    system_midway_as_user: bool = False,
     label_authors: bool = True,
     placeholder: str = OPENING_USER_PLACEHOLDER,
 ) -> list[ChatMessage]:
     """Apply the selected flattening steps and drop the ``"author"`` keys.
 
     The order makes labels honest: runs are merged (and labelled) first, then the system
-    text is folded in unlabelled, then the user opening is ensured. With *merge* a
-    ``system`` message after the opening becomes a ``user`` message, since strict templates
-    refuse a system message anywhere but first.
+    text is folded in unlabelled, then the user opening is ensured. With *merge* (or
+    *system_midway_as_user*) a ``system`` message after the opening becomes a ``user``
+    message, since strict templates refuse a system message anywhere but first.
 
     :param messages: the messages; not changed.
+    :param flags: what a template accepts (:func:`detect_template_flags`): each step it
+        needs is added to the ones selected by the other parameters (tools folded without
+        ``supports_tool_calls``, system text folded without ``supports_system_role``,
+        later system messages made user messages without ``supports_system_midway``,
+        merged and opened on ``user`` with ``requires_alternating_roles``).
     :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
         ``role`` and a string, list or None ``content``.
     :param fold_tools: write tool calls and results as text first (see
@@ -340,17 +355,26 @@ def flatten(
     :param user_first: open on a user turn (see :func:`ensure_user_first`).
     :param label_authors: label the parts of a merged run that has several authors.
     :param placeholder: the text of an inserted opening user turn.
+    :param system_midway_as_user: make a ``system`` message after the opening a ``user``
+        message.
     """
     messages = _checked(messages)
+    if flags is not None:
+        fold_tools = fold_tools or not flags.supports_tool_calls
+        fold_system = fold_system or not flags.supports_system_role
+        system_midway_as_user = system_midway_as_user or not flags.supports_system_midway
+        merge = merge or flags.requires_alternating_roles
+        user_first = user_first or flags.requires_alternating_roles
     current = _fold_tools(messages) if fold_tools else [_copy(message) for message in messages]
     lead = 0
     while lead < len(current) and current[lead].get("role") == "system":
         lead += 1
-    if merge:
+    if merge or system_midway_as_user:
         for message in current[lead:]:
             if message.get("role") == "system":
                 message["role"] = "user"
                 message.pop("author", None)
+    if merge:
         current = current[:lead] + merge_same_role(current[lead:], label_authors=label_authors)
     if fold_system:
         current = _fold_system(current)
@@ -367,18 +391,41 @@ def flatten(
 _SYSTEM_PROBE = "Probe system text 7f3a: answer in English."
 """The system text :func:`detect_template_flags` looks for in the rendered probe."""
 
+_MIDWAY_PROBE = "Probe midway text 9c1e: keep it short."
+"""The text of the system message it puts after the conversation's start."""
+
+_TOOL_PROBE: list[ChatMessage] = [
+    {"role": "user", "content": "u"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "probe7f3a",  # nine letters and digits, as Mistral's templates demand
+                "type": "function",
+                "function": {"name": "probe_tool_7f3a", "arguments": {"probe": "arg-7f3a"}},
+            }
+        ],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "probe7f3a",
+        "name": "probe_tool_7f3a",
+        "content": "Probe result 7f3a",
+    },
+]
+"""The tool round :func:`detect_template_flags` renders: its name, argument and result must
+all show."""
+
 
 def detect_template_flags(
     tokenizer: ChatTokenizer, *, render: Callable[..., object] | None = None
 ) -> FlattenFlags:
-    """Find what a tokenizer's chat template accepts by test-rendering two tiny views.
-
-    A template supports a system role when ``[system, user]`` renders with the system
-    text in the prompt (a template that renders a system message but drops or replaces
-    its text, as some DeepSeek R1 distills and Yi templates do, does not: its system text
-    is then folded into the first user turn); it requires alternating roles when
-    ``[user, user]`` fails to render. Only ``tokenizer.apply_chat_template`` is used, with
-    ``tokenize=False``.
+    """Find what a tokenizer's chat template accepts by rendering four small probes: a
+    system message, two user turns in a row, a tool call with its result, and a system
+    message midway (each must render with its text in the prompt; any exception counts as
+    a refusal). The probes are described in the Transcript page of the docs. Only
+    ``tokenizer.apply_chat_template`` is used, with ``tokenize=False``.
 
     :param tokenizer: any object with ``apply_chat_template``.
     :param render: a replacement for ``tokenizer.apply_chat_template``, called the same way
@@ -386,17 +433,33 @@ def detect_template_flags(
     """
     apply = render if render is not None else tokenizer.apply_chat_template
 
-    def renders(view: list[ChatMessage], *, showing: str | None = None) -> bool:
+    def renders(view: list[ChatMessage], *, showing: Sequence[str] = ()) -> bool:
         try:
             prompt = apply(view, tokenize=False, add_generation_prompt=True)
         except Exception:
             # Any refusal counts: templates raise jinja errors, ValueError or their own.
             return False
-        return showing is None or (isinstance(prompt, str) and showing in prompt)
+        return not showing or (isinstance(prompt, str) and all(s in prompt for s in showing))
 
     supports_system = renders(
         [{"role": "system", "content": _SYSTEM_PROBE}, {"role": "user", "content": "u"}],
-        showing=_SYSTEM_PROBE,
+        showing=[_SYSTEM_PROBE],
     )
     strict = not renders([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
-    return FlattenFlags(supports_system_role=supports_system, requires_alternating_roles=strict)
+    midway = supports_system and renders(
+        [
+            {"role": "system", "content": _SYSTEM_PROBE},
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b"},
+            {"role": "system", "content": _MIDWAY_PROBE},
+            {"role": "user", "content": "c"},
+        ],
+        showing=[_SYSTEM_PROBE, _MIDWAY_PROBE],  # the later one may not replace the first
+    )
+    tools = renders(_TOOL_PROBE, showing=["probe_tool_7f3a", "arg-7f3a", "Probe result 7f3a"])
+    return FlattenFlags(
+        supports_system_role=supports_system,
+        requires_alternating_roles=strict,
+        supports_tool_calls=tools,
+        supports_system_midway=midway,
+    )

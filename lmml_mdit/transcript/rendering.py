@@ -118,7 +118,8 @@ class Renderable:
         (:class:`~lmml_mdit.chat.template.ChatTokenizer`: any object with it works; nothing
         imports ``transformers``). Flattening flags left as ``None`` are detected from the
         template (:func:`lmml_mdit.chat.template.detect_template_flags`): a template without a
-        system role gets *fold_system*, a strict one gets *merge* and *user_first*. Pass
+        system role gets *fold_system*, a strict one gets *merge* and *user_first*, one that
+        drops a system message after the start gets it as a user message. Pass
         ``False`` to see the raw role-swapped view.
 
         :param pov: as for :meth:`render_roles`.
@@ -139,6 +140,7 @@ class Renderable:
                 "render_templated needs a tokenizer: an object with apply_chat_template",
                 hint="pass tokenizer=AutoTokenizer.from_pretrained(...) or a pov with .tokenizer",
             )
+        flags = None
         if fold_system is None or merge is None or user_first is None:
             flags = detect_template_flags(
                 tokenizer, render=lambda view, **kw: apply(view, **kw, **template_kwargs)
@@ -156,6 +158,8 @@ class Renderable:
             user_first=user_first,
             label_authors=label_authors,
         )
+        if flags is not None and not flags.supports_system_midway:
+            view = flatten(view, system_midway_as_user=True)  # a later system text would be lost
         try:
             return apply(
                 view,

@@ -1,0 +1,134 @@
+"""A tool-using conversation through 86 real chat templates, each rendered by transformers'
+own ``apply_chat_template`` after ``flatten`` with the flags detected from the template:
+every message's text, the tool call and its result must appear in the prompt.
+
+The templates are in ``tests/data/chat_templates.json``, with their source named there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lmml_mdit.chat.template import detect_template_flags, flatten
+
+DATA = json.loads((Path(__file__).parent / "data" / "chat_templates.json").read_text("utf-8"))
+TEMPLATES: list[dict[str, str]] = DATA["templates"]
+
+
+def _ids() -> list[str]:
+    seen: Counter[str] = Counter()
+    ids = []
+    for entry in TEMPLATES:
+        seen[entry["model"]] += 1
+        count = seen[entry["model"]]
+        ids.append(entry["model"] + (f"#{count}" if count > 1 else ""))
+    return ids
+
+
+CONVERSATION: list[dict[str, Any]] = [
+    {"role": "system", "content": "You check the weather for travellers."},
+    {"role": "user", "content": "What is the weather in Paris today?"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "call12345",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": {"city": "Lyon"}},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call12345", "name": "get_weather", "content": "18C, sunny"},
+    {"role": "assistant", "content": "It is 18C and sunny in Paris."},
+    {"role": "system", "content": "From now on, answer in French."},
+    {"role": "user", "content": "And tomorrow?"},
+]
+TEXTS = (
+    "You check the weather for travellers.",
+    "What is the weather in Paris today?",
+    "get_weather",
+    "Lyon",
+    "18C, sunny",
+    "It is 18C and sunny in Paris.",
+    "From now on, answer in French.",
+    "And tomorrow?",
+)
+
+TEMPLATE_INPUTS: dict[str, dict[str, object]] = {
+    # Firefunction's template reads two inputs of its own, which its callers pass.
+    "firefunction-v2:70b": {"functions": "[]", "datetime": "2026-12-05"},
+}
+
+STRICT_FAMILIES = (
+    "llama2",
+    "mistral:",
+    "mixtral",
+    "gemma2",
+    "gemma3",
+    "command-r",
+    "phi3",
+    "olmo2",
+    "tinyllama",
+    "falcon2",
+    "deepseek-coder",
+    "deepseek-r1",
+    "yi:",
+)
+"""The families the fidelity issue names: templates that need strict alternation, know no
+tool role, or drop a system text."""
+
+
+@pytest.fixture(scope="module")
+def core() -> Any:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.WordLevelTrainer(special_tokens=["[UNK]", "<s>", "</s>"])
+    tokenizer.train_from_iterator(["a few words"], trainer)
+    return tokenizer
+
+
+class _WithInputs:
+    """A tokenizer whose template also gets *inputs* (as a caller forwards them)."""
+
+    def __init__(self, tokenizer: Any, inputs: dict[str, object]) -> None:
+        self._tokenizer = tokenizer
+        self._inputs = inputs
+
+    def apply_chat_template(self, conversation: list[dict[str, Any]], **options: Any) -> Any:
+        return self._tokenizer.apply_chat_template(conversation, **options, **self._inputs)
+
+
+def test_the_data_holds_every_family_the_issue_names() -> None:
+    models = [entry["model"] for entry in TEMPLATES]
+    assert len(TEMPLATES) >= 30
+    for family in STRICT_FAMILIES:
+        assert any(model.startswith(family) for model in models), family
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_the_conversation_renders_losslessly(core: Any, entry: dict[str, str]) -> None:
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = _WithInputs(
+        PreTrainedTokenizerFast(
+            tokenizer_object=core,
+            chat_template=entry["chat_template"],
+            unk_token="[UNK]",
+            bos_token="<s>",
+            eos_token="</s>",
+        ),
+        TEMPLATE_INPUTS.get(entry["model"], {}),
+    )
+    flags = detect_template_flags(tokenizer)
+    view = flatten(CONVERSATION, flags=flags)
+    prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
+    assert isinstance(prompt, str)
+    assert [text for text in TEXTS if text not in prompt] == [], flags
