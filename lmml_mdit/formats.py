@@ -6,7 +6,9 @@ zip signature imports it from here.
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
+if TYPE_CHECKING:
+    from typing import Final
 
 NARRATIVE_SUFFIX: Final = ".lmml"
 """A bare narrative: LMML text, its assets beside it."""

@@ -11,9 +11,12 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Callable
-from typing import Literal
 
-from ..modes import DelimiterMode, ReferenceMode
+TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from ..modes import DelimiterMode, ReferenceMode
 
 __all__ = ["Arguments", "CommandHandler", "Handler"]
 

@@ -4,15 +4,17 @@ the options several subcommands share, each written once."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import NoReturn
 
 from ..modes import DELIMITER_MODES, REFERENCE_MODES
 from .arguments import Arguments
 from .failure import CliError
+
+TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import NoReturn
 
 __all__ = [
     "HelpFormatter",
@@ -227,7 +229,7 @@ def seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value < 0:
+    if not 0 <= value < float("inf"):  # NaN fails both comparisons
         raise argparse.ArgumentTypeError(f"must be 0 or more seconds: {text!r}")
     return value
 

@@ -7,8 +7,6 @@ The chat format and provider names its choices offer come from the chat layer's 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
-from typing import NamedTuple, cast
 
 from .._version import VERSION_LINE
 from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS
@@ -32,6 +30,10 @@ from .options import (
     seconds,
 )
 
+TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
 __all__ = [
     "COMMANDS",
     "EXPORT_PROVIDERS",
@@ -42,15 +44,18 @@ __all__ = [
 ]
 
 
-class _Command(NamedTuple):
+class _Command:
     """What the parser knows of a subcommand besides its options."""
 
-    module: str
-    """The module of :mod:`lmml_mdit.cli` its function (``cmd_`` and its name, ``-``
-    written ``_``) lives in: imported when the command runs, so ``lmml validate`` loads
-    neither the preview nor import and export."""
-    opens_bundles: bool
-    """Whether it reads bundles, and so takes the syntax options."""
+    __slots__ = ("module", "opens_bundles")
+
+    def __init__(self, module: str, *, opens_bundles: bool) -> None:
+        self.module = module
+        """The module of :mod:`lmml_mdit.cli` its function (``cmd_`` and its name, ``-``
+        written ``_``) lives in: imported when the command runs, so ``lmml validate`` loads
+        neither the preview nor import and export."""
+        self.opens_bundles = opens_bundles
+        """Whether it reads bundles, and so takes the syntax options."""
 
 
 _COMMAND_TABLE: dict[str, _Command] = {
@@ -117,7 +122,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     def command(name: str, summary: str, example: str) -> argparse.ArgumentParser:
         if only == SUMMARIES:
             sub._choices_actions.append(sub._ChoicesPseudoAction(name, (), summary))
-            return cast(argparse.ArgumentParser, _Unbuilt())
+            return _Unbuilt()  # type: ignore[return-value]
         command_parser = sub.add_parser(
             name,
             help=summary,
