@@ -535,6 +535,21 @@ def test_bundle_send_returns_the_reply_and_leaves_the_bundle(
     assert path.read_text(encoding="utf-8") == CHAT
 
 
+@pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.parametrize(
+    ("provider", "request_id"),
+    [("openai", "req_test"), ("openai-responses", "req_test"), ("anthropic", "req_ant")],
+)
+def test_the_request_id_is_read_from_the_providers_own_header(
+    tmp_path: Path, server: WireServer, provider: str, request_id: str, stream: bool
+) -> None:
+    server.script(BUILDERS[provider](Said(["x"]), stream=stream))
+    reply = lmml_mdit.open(_chat(tmp_path)).send(
+        provider, stream=stream, base_url=base_url(server, provider)
+    )
+    assert reply.request_id == request_id == reply.metadata["request_id"]
+
+
 def test_a_client_the_caller_built_is_used(tmp_path: Path, server: WireServer) -> None:
     import openai
 

@@ -91,8 +91,9 @@ from .sending import (
     Failure,
     TextDelta,
     ToolCallEvent,
+    asend_events,
     retry_after_seconds,
-    split_known,
+    send_events,
 )
 from .sending import parse_arguments as streamed_arguments
 
@@ -525,12 +526,6 @@ class _Gathered:
         return self.exchange
 
 
-def _request_id(stream: object) -> str | None:
-    response = getattr(stream, "response", None)
-    headers = getattr(response, "headers", None)
-    return None if headers is None else headers.get("request-id")
-
-
 class AnthropicSender:
     """Anthropic Messages: ``api.messages.create``."""
 
@@ -580,28 +575,27 @@ class AnthropicSender:
         self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
-        create = api.messages.create
-        if not stream:
-            return _whole(create(**split_known(create, body)))
-        gathered = _Gathered(emit)
-        with create(**split_known(create, {**body, "stream": True})) as opened:
-            for event in opened:
-                gathered.add(event)
-            return gathered.finish(_request_id(opened))
+        return send_events(
+            api.messages.create,
+            body,
+            stream={**body, "stream": True} if stream else None,
+            whole=_whole,
+            gathering=lambda: _Gathered(emit),
+            request_id_header="request-id",
+        )
 
     async def acall(
         self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
-        create = api.messages.create
-        if not stream:
-            return _whole(await create(**split_known(create, body)))
-        gathered = _Gathered(emit)
-        opened = await create(**split_known(create, {**body, "stream": True}))
-        async with opened:
-            async for event in opened:
-                gathered.add(event)
-            return gathered.finish(_request_id(opened))
+        return await asend_events(
+            api.messages.create,
+            body,
+            stream={**body, "stream": True} if stream else None,
+            whole=_whole,
+            gathering=lambda: _Gathered(emit),
+            request_id_header="request-id",
+        )
 
 
 SENDER = AnthropicSender()

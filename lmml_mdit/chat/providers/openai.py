@@ -29,7 +29,7 @@ gathered into the same message (text deltas joined, tool-call deltas joined by t
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ...errors import ImportFormatError
@@ -68,8 +68,9 @@ from .sending import (
     Failure,
     TextDelta,
     ToolCallEvent,
+    asend_events,
     retry_after_seconds,
-    split_known,
+    send_events,
 )
 from .sending import parse_arguments as streamed_arguments
 
@@ -601,12 +602,6 @@ def _stream_options(body: Mapping[str, Any]) -> dict[str, Any]:
     return arguments
 
 
-def _request_id(stream: object) -> str | None:
-    response = getattr(stream, "response", None)
-    headers = getattr(response, "headers", None)
-    return None if headers is None else headers.get("x-request-id")
-
-
 class OpenAIChatSender:
     """OpenAI Chat Completions: ``api.chat.completions.create``."""
 
@@ -636,29 +631,25 @@ class OpenAIChatSender:
         self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
-        create = api.chat.completions.create
-        if not stream:
-            return _whole(create(**split_known(create, body)))
-        gathered = _Gathered(emit)
-        chunks: Iterable[Any] = create(**split_known(create, _stream_options(body)))
-        with chunks as opened:  # type: ignore[attr-defined]
-            for chunk in opened:
-                gathered.add(chunk)
-            return gathered.finish(_request_id(opened))
+        return send_events(
+            api.chat.completions.create,
+            body,
+            stream=_stream_options(body) if stream else None,
+            whole=_whole,
+            gathering=lambda: _Gathered(emit),
+        )
 
     async def acall(
         self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
-        create = api.chat.completions.create
-        if not stream:
-            return _whole(await create(**split_known(create, body)))
-        gathered = _Gathered(emit)
-        opened = await create(**split_known(create, _stream_options(body)))
-        async with opened:
-            async for chunk in opened:
-                gathered.add(chunk)
-            return gathered.finish(_request_id(opened))
+        return await asend_events(
+            api.chat.completions.create,
+            body,
+            stream=_stream_options(body) if stream else None,
+            whole=_whole,
+            gathering=lambda: _Gathered(emit),
+        )
 
 
 SENDER = OpenAIChatSender()

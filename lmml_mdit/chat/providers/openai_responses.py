@@ -85,7 +85,8 @@ from .sending import (
     Failure,
     TextDelta,
     ToolCallEvent,
-    split_known,
+    asend_events,
+    send_events,
 )
 from .sending import parse_arguments as streamed_arguments
 
@@ -542,12 +543,6 @@ class _Gathered:
         return self.exchange
 
 
-def _request_id(stream: object) -> str | None:
-    response = getattr(stream, "response", None)
-    headers = getattr(response, "headers", None)
-    return None if headers is None else headers.get("x-request-id")
-
-
 class OpenAIResponsesSender:
     """OpenAI Responses: ``api.responses.create``."""
 
@@ -577,28 +572,25 @@ class OpenAIResponsesSender:
         self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
-        create = api.responses.create
-        if not stream:
-            return _whole(create(**split_known(create, body)))
-        gathered = _Gathered(emit)
-        with create(**split_known(create, {**body, "stream": True})) as opened:
-            for event in opened:
-                gathered.add(event)
-            return gathered.finish(_request_id(opened))
+        return send_events(
+            api.responses.create,
+            body,
+            stream={**body, "stream": True} if stream else None,
+            whole=_whole,
+            gathering=lambda: _Gathered(emit),
+        )
 
     async def acall(
         self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
-        create = api.responses.create
-        if not stream:
-            return _whole(await create(**split_known(create, body)))
-        gathered = _Gathered(emit)
-        opened = await create(**split_known(create, {**body, "stream": True}))
-        async with opened:
-            async for event in opened:
-                gathered.add(event)
-            return gathered.finish(_request_id(opened))
+        return await asend_events(
+            api.responses.create,
+            body,
+            stream={**body, "stream": True} if stream else None,
+            whole=_whole,
+            gathering=lambda: _Gathered(emit),
+        )
 
 
 SENDER = OpenAIResponsesSender()

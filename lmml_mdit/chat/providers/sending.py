@@ -21,12 +21,16 @@ __all__ = [
     "Emit",
     "Exchange",
     "Failure",
+    "Gathering",
     "Sender",
     "TextDelta",
     "ToolCallEvent",
+    "asend_events",
     "retry_after_seconds",
+    "send_events",
     "sender",
     "split_known",
+    "stream_request_id",
 ]
 
 
@@ -132,6 +136,67 @@ class Sender(Protocol):
     def failure(self, error: BaseException) -> Failure | None:
         """*error* read as a failure, or None when it is not the SDK's."""
         ...
+
+
+class Gathering(Protocol):
+    """A stream's events gathered into one reply, each event reported as it arrives."""
+
+    def add(self, event: Any) -> None:
+        """Take one event of the stream."""
+        ...
+
+    def finish(self, request_id: str | None) -> Exchange:
+        """The reply, once the stream has ended."""
+        ...
+
+
+def stream_request_id(stream: object, header: str = "x-request-id") -> str | None:
+    """The request id *header* of an SDK stream's HTTP response, if it has one."""
+    response = getattr(stream, "response", None)
+    headers = getattr(response, "headers", None)
+    return None if headers is None else headers.get(header)
+
+
+def send_events(
+    create: Callable[..., Any],
+    body: Mapping[str, Any],
+    *,
+    stream: Mapping[str, Any] | None,
+    whole: Callable[[Any], Exchange],
+    gathering: Callable[[], Gathering],
+    request_id_header: str = "x-request-id",
+) -> Exchange:
+    """Call an SDK's *create* with *body*: the whole reply read by *whole*, or, with the
+    *stream* body, each event of the stream gathered (the shared form of the SDKs whose
+    stream is a context manager yielding server-sent events; its request id is read from
+    the *request_id_header* of the response)."""
+    if stream is None:
+        return whole(create(**split_known(create, body)))
+    gathered = gathering()
+    with create(**split_known(create, stream)) as opened:
+        for event in opened:
+            gathered.add(event)
+        return gathered.finish(stream_request_id(opened, request_id_header))
+
+
+async def asend_events(
+    create: Callable[..., Any],
+    body: Mapping[str, Any],
+    *,
+    stream: Mapping[str, Any] | None,
+    whole: Callable[[Any], Exchange],
+    gathering: Callable[[], Gathering],
+    request_id_header: str = "x-request-id",
+) -> Exchange:
+    """:func:`send_events` with the SDK's asyncio client."""
+    if stream is None:
+        return whole(await create(**split_known(create, body)))
+    gathered = gathering()
+    opened = await create(**split_known(create, stream))
+    async with opened:
+        async for event in opened:
+            gathered.add(event)
+        return gathered.finish(stream_request_id(opened, request_id_header))
 
 
 def split_known(method: Callable[..., object], body: Mapping[str, Any]) -> dict[str, Any]:
