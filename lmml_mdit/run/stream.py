@@ -36,6 +36,16 @@ class _End:
     error: BaseException | None
 
 
+def _outcome(end: _End | None) -> Reply:
+    """The reply a stream ended with; its error raised, or the closing said, instead."""
+    assert end is not None
+    if end.error is not None:
+        raise end.error
+    if end.reply is None:
+        raise RuntimeError("the stream was closed before its reply arrived")
+    return end.reply
+
+
 class ReplyStream:
     """A send in progress: iterate it for its events as they arrive (text pieces and each
     complete tool call, over every round), then call :meth:`reply`.
@@ -69,7 +79,7 @@ class ReplyStream:
 
     def __iter__(self) -> Iterator[ReplyEvent]:
         if self._end is not None:
-            self._raise_or_return()
+            _outcome(self._end)
             return
         if self._thread is None:
             self._thread = threading.Thread(target=self._work, name="lmml-stream", daemon=True)
@@ -85,21 +95,13 @@ class ReplyStream:
         self._end = end
         if end.reply is not None and self._finish is not None and not self._abandoned.is_set():
             self._finish(end.reply)
-        self._raise_or_return()
-
-    def _raise_or_return(self) -> Reply:
-        assert self._end is not None
-        if self._end.error is not None:
-            raise self._end.error
-        if self._end.reply is None:
-            raise RuntimeError("the stream was closed before its reply arrived")
-        return self._end.reply
+        _outcome(self._end)
 
     def reply(self) -> Reply:
         """The reply, once the stream has ended (the events not yet read are skipped)."""
         for _ in self:
             pass
-        return self._raise_or_return()
+        return _outcome(self._end)
 
     def close(self) -> None:
         """Abandon the send if it is still running; nothing of it is written."""
@@ -145,7 +147,7 @@ class AsyncReplyStream:
 
     async def __aiter__(self) -> AsyncIterator[ReplyEvent]:
         if self._end is not None:
-            self._raise_or_return()
+            _outcome(self._end)
             return
         if self._events is None:
             self._events = asyncio.Queue()
@@ -156,23 +158,15 @@ class AsyncReplyStream:
                 self._end = item
                 if item.reply is not None and self._finish is not None:
                     self._finish(item.reply)
-                self._raise_or_return()
+                _outcome(self._end)
                 return
             yield item
-
-    def _raise_or_return(self) -> Reply:
-        assert self._end is not None
-        if self._end.error is not None:
-            raise self._end.error
-        if self._end.reply is None:
-            raise RuntimeError("the stream was closed before its reply arrived")
-        return self._end.reply
 
     async def reply(self) -> Reply:
         """The reply, once the stream has ended (the events not yet read are skipped)."""
         async for _ in self:
             pass
-        return self._raise_or_return()
+        return _outcome(self._end)
 
     async def aclose(self) -> None:
         """Abandon the send if it is still running (it is cancelled); nothing is written."""
