@@ -33,24 +33,11 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from typing import Final
 
     from .bundle.archive import Limits
-    from .bundle.bundle import (
-        Bundle,
-        DefectWarning,
-    )
-    from .bundle.packing import (
-        InlineReport,
-        OrphanedEntryWarning,
-    )
+    from .bundle.bundle import Bundle
+    from .bundle.packing import InlineReport
     from .chat.cases import (
         CaseResult,
         render_cases,
-    )
-    from .chat.content import (
-        EmbedOmittedWarning,
-        MissingSettingWarning,
-        SettingRangeWarning,
-        SystemContentWarning,
-        UnknownSettingWarning,
     )
     from .chat.detect import detect_format
     from .chat.export import (
@@ -73,7 +60,6 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         import_messages,
         import_path,
     )
-    from .chat.native import NativeItemDroppedWarning
     from .chat.opening import open as open
     from .chat.outgoing import (
         MessageList,
@@ -94,8 +80,10 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         ChatTemplateError,
         ConflictingEmbedError,
         DefectError,
+        DefectWarning,
         DuplicateEntryError,
         EmbedBudgetError,
+        EmbedOmittedWarning,
         EncryptedEntryError,
         FormatError,
         ImportFormatError,
@@ -107,24 +95,31 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         LimitExceededError,
         LmmlError,
         LmmlSyntaxError,
+        LmmlWarning,
         MessageNotFoundError,
         MissingCredentialsError,
         MissingEntryError,
         MissingNarrativeError,
         MissingPluginError,
+        MissingSettingWarning,
+        NativeItemDroppedWarning,
         NotInlinableError,
         NotLmmlError,
+        OrphanedEntryWarning,
         ProviderConnectionError,
         ProviderError,
         ReadOnlyTranscriptError,
         RunError,
+        SettingRangeWarning,
         StreamCutError,
         SymlinkEntryError,
+        SystemContentWarning,
         ToolLoadError,
         TranscriptError,
         TranscriptFormatError,
         TranscriptIndexError,
         TranscriptTypeError,
+        UnknownSettingWarning,
         UnresolvableReferenceError,
         UnsafeEntryError,
         UnsupportedContentError,
@@ -161,7 +156,6 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         MessageRef,
     )
     from .transcript.transcript import Transcript
-    from .warn import LmmlWarning
 
 API: Final[dict[str, tuple[str, ...]]] = {
     ".errors": (
@@ -171,8 +165,10 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "ChatTemplateError",
         "ConflictingEmbedError",
         "DefectError",
+        "DefectWarning",
         "DuplicateEntryError",
         "EmbedBudgetError",
+        "EmbedOmittedWarning",
         "EncryptedEntryError",
         "FormatError",
         "ImportFormatError",
@@ -184,24 +180,31 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "LimitExceededError",
         "LmmlError",
         "LmmlSyntaxError",
+        "LmmlWarning",
         "MessageNotFoundError",
         "MissingCredentialsError",
         "MissingEntryError",
         "MissingNarrativeError",
         "MissingPluginError",
+        "MissingSettingWarning",
+        "NativeItemDroppedWarning",
         "NotInlinableError",
         "NotLmmlError",
+        "OrphanedEntryWarning",
         "ProviderConnectionError",
         "ProviderError",
         "ReadOnlyTranscriptError",
         "RunError",
+        "SettingRangeWarning",
         "StreamCutError",
         "SymlinkEntryError",
+        "SystemContentWarning",
         "ToolLoadError",
         "TranscriptError",
         "TranscriptFormatError",
         "TranscriptIndexError",
         "TranscriptTypeError",
+        "UnknownSettingWarning",
         "UnresolvableReferenceError",
         "UnsafeEntryError",
         "UnsupportedContentError",
@@ -216,7 +219,6 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "Role",
         "Turn",
     ),
-    ".warn": ("LmmlWarning",),
     ".syntax": ("lmml_plugin",),
     ".narrative.narrative": (
         "Narrative",
@@ -228,14 +230,8 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "tool_call_issues",
     ),
     ".bundle.archive": ("Limits",),
-    ".bundle.bundle": (
-        "Bundle",
-        "DefectWarning",
-    ),
-    ".bundle.packing": (
-        "InlineReport",
-        "OrphanedEntryWarning",
-    ),
+    ".bundle.bundle": ("Bundle",),
+    ".bundle.packing": ("InlineReport",),
     ".chat.handlers": (
         "Asset",
         "AudioPart",
@@ -248,14 +244,6 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "register_handler",
         "unregister_handler",
     ),
-    ".chat.content": (
-        "EmbedOmittedWarning",
-        "MissingSettingWarning",
-        "SettingRangeWarning",
-        "SystemContentWarning",
-        "UnknownSettingWarning",
-    ),
-    ".chat.native": ("NativeItemDroppedWarning",),
     ".chat.outgoing": (
         "MessageList",
         "render_payload",

@@ -51,6 +51,19 @@ The tree, in the order the classes are defined below::
         ├── ProviderConnectionError
         ├── StreamCutError
         └── ToolLoadError
+
+The warnings, all below, derive from :class:`LmmlWarning` (a ``UserWarning``), so one
+filter silences or raises them all::
+
+    LmmlWarning
+    ├── DefectWarning
+    ├── OrphanedEntryWarning
+    ├── NativeItemDroppedWarning
+    ├── EmbedOmittedWarning
+    ├── SystemContentWarning
+    ├── UnknownSettingWarning
+    ├── SettingRangeWarning
+    └── MissingSettingWarning
 """
 
 from __future__ import annotations
@@ -376,3 +389,67 @@ class StreamCutError(RunError):
 
 class ToolLoadError(RunError):
     """A ``--tool MODULE:FUNCTION`` cannot be imported, or is not a function."""
+
+
+# --- warnings ----------------------------------------------------------------------------
+
+
+class LmmlWarning(UserWarning):
+    """The base of every warning lmml_mdit issues:
+    ``warnings.filterwarnings("ignore", category=lmml_mdit.LmmlWarning)`` silences them all."""
+
+
+class DefectWarning(LmmlWarning):
+    """An error-level defect in a bundle sent anyway (``strict=False``, ``--force``), or a
+    warning-level one every command that sends or shows a bundle reports
+    (:data:`lmml_mdit.severity.WARNED_KINDS`: ``suspicious_delimiter``).
+
+    :ivar error: the :class:`~lmml_mdit.errors.DefectError` a strict send would raise.
+    :ivar issue: its :class:`~lmml_mdit.model.Issue`.
+    """
+
+    def __init__(self, error: DefectError) -> None:
+        super().__init__(error.format(hint=False))
+        self.error = error
+        self.issue = error.issue
+
+
+class OrphanedEntryWarning(LmmlWarning):
+    """``inline()`` met entries the narrative never mentions (kept as fences at the end, or
+    left out with ``orphans="drop"``; the warning names them)."""
+
+
+class NativeItemDroppedWarning(LmmlWarning):
+    """A provider-specific item was left out of an export to a provider that cannot take it."""
+
+
+class EmbedOmittedWarning(LmmlWarning):
+    """An embed was left out of a message because it did not fit ``max_embed_bytes``."""
+
+
+class SystemContentWarning(LmmlWarning):
+    """``messages()`` for Anthropic or Gemini kept system content out of the list (on the
+    result's ``system`` attribute) without being told where it goes."""
+
+
+class UnknownSettingWarning(LmmlWarning):
+    """A setting the provider has no parameter for was left out of a request."""
+
+
+class SettingRangeWarning(LmmlWarning):
+    """A number setting outside the range the provider's API reference gives was sent as
+    given (the warning names the rule)."""
+
+
+class MissingSettingWarning(LmmlWarning):
+    """A request went without a setting it usually has: a required parameter took its
+    documented default (Anthropic's ``max_tokens``), or a model the API does not require
+    was left out (OpenAI Responses).
+
+    :ivar cli_message: the message as the command line words it (naming flags such as
+        ``--set max_tokens=N``), or None when it is the same.
+    """
+
+    def __init__(self, message: str, *, cli_message: str | None = None) -> None:
+        super().__init__(message)
+        self.cli_message = cli_message

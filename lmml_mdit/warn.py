@@ -12,12 +12,9 @@ from __future__ import annotations
 import sys
 import warnings
 
+from .errors import LmmlWarning
+
 __all__ = ["LmmlWarning", "warn"]
-
-
-class LmmlWarning(UserWarning):
-    """The base of every warning lmml_mdit issues:
-    ``warnings.filterwarnings("ignore", category=lmml_mdit.LmmlWarning)`` silences them all."""
 
 
 _PACKAGE = __name__.partition(".")[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
@@ -24,7 +25,23 @@ def test_every_export_resolves_to_an_api_object_after_all_submodules_load() -> N
 def test_every_error_derives_from_lmml_error() -> None:
     errors = importlib.import_module("lmml_mdit.errors")
     classes = [value for value in vars(errors).values() if isinstance(value, type)]
-    assert all(issubclass(cls, lmml_mdit.LmmlError) for cls in classes)
+    warnings = [cls for cls in classes if issubclass(cls, Warning)]
+    assert len(warnings) == 9  # every warning class of the package lives here too
+    assert all(issubclass(cls, lmml_mdit.LmmlWarning) for cls in warnings)
+    assert all(issubclass(cls, lmml_mdit.LmmlError) for cls in classes if cls not in warnings)
+
+
+def test_every_warning_class_is_in_errors() -> None:
+    """One module holds every error and warning class; the others only import them."""
+    package = Path(lmml_mdit.__file__).parent
+    for path in package.rglob("*.py"):
+        if path.name == "errors.py" and path.parent == package:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                bases = {ast.unparse(base) for base in node.bases}
+                assert not any(base.endswith("Warning") for base in bases), (path, node.name)
 
 
 def test_every_error_class_is_used_by_the_package() -> None:
@@ -91,7 +108,11 @@ def test_the_error_tree_in_the_docstring_is_the_class_tree_in_file_order() -> No
         own_bases = [base.__name__ for base in cls.__bases__ if base.__module__ == errors.__name__]
         assert own_bases == parents[-1:], name
         assert tuple(base.__name__ for base in cls.__bases__ if base.__module__ == "builtins") == (
-            builtins if parents else ("Exception",)
+            builtins
+            if parents
+            else ("UserWarning",)
+            if issubclass(cls, Warning)
+            else ("Exception",)
         ), name
         parents.append(name)
 

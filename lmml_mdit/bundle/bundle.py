@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from ..errors import (
     BundleError,
     DefectError,
+    DefectWarning,
     InvalidManifestError,
     InvalidSettingsError,
     LimitExceededError,
@@ -32,7 +33,7 @@ from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
 from ..severity import WARNED_KINDS
 from ..syntax import delimiter_issues
-from ..warn import LmmlWarning, warn
+from ..warn import warn
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
 from .contents import BundleKind, entry_holding, first_fences, has_reserved, settings_embeds
 from .folder import folder_files, path_under
@@ -60,21 +61,6 @@ else:
     _cached_property = functools.cached_property
 
 _ReferenceError = TypeVar("_ReferenceError", MissingEntryError, UnresolvableReferenceError)
-
-
-class DefectWarning(LmmlWarning):
-    """An error-level defect in a bundle sent anyway (``strict=False``, ``--force``), or a
-    warning-level one every command that sends or shows a bundle reports
-    (:data:`lmml_mdit.severity.WARNED_KINDS`: ``suspicious_delimiter``).
-
-    :ivar error: the :class:`~lmml_mdit.errors.DefectError` a strict send would raise.
-    :ivar issue: its :class:`~lmml_mdit.model.Issue`.
-    """
-
-    def __init__(self, error: DefectError) -> None:
-        super().__init__(error.format(hint=False))
-        self.error = error
-        self.issue = error.issue
 
 
 def _unsafe_error(

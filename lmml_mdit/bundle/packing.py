@@ -31,6 +31,7 @@ from ..errors import (
     ConflictingEmbedError,
     LmmlError,
     NotInlinableError,
+    OrphanedEntryWarning,
     UnsafeEntryError,
 )
 from ..model import Embed
@@ -39,7 +40,7 @@ from ..narrative.narrative import Narrative, parse
 from ..narrative.native import is_structure_name
 from ..syntax.fence import MARKER
 from ..syntax.write import check_fenceable, embed_fence, reference
-from ..warn import LmmlWarning, warn
+from ..warn import warn
 from .archive import unsafe_reason
 from .contents import BundleContents, fences_differing_from_entries, first_fences
 from .names import is_reference_name
@@ -366,11 +367,6 @@ class _Layout:
         if index in self.turn_end:
             return self.turn_end[index], None
         return len(self.lines), None
-
-
-class OrphanedEntryWarning(LmmlWarning):
-    """``inline()`` met entries the narrative never mentions (kept as fences at the end, or
-    left out with ``orphans="drop"``; the warning names them)."""
 
 
 def inline_assets(

@@ -43,8 +43,13 @@ from ..bundle.source import BundleSource
 from ..errors import (
     BundleError,
     EmbedBudgetError,
+    EmbedOmittedWarning,
     InvalidToolCallError,
     LmmlError,
+    MissingSettingWarning,
+    SettingRangeWarning,
+    SystemContentWarning,
+    UnknownSettingWarning,
     UnsupportedContentError,
     location,
 )
@@ -61,7 +66,7 @@ from ..narrative.toolcalls import (
 )
 from ..syntax.write import reference
 from ..text import blank_edges
-from ..warn import LmmlWarning, warn
+from ..warn import warn
 from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts
 from .inputs import Edit, Fills, InputAsset, Template, template_of
 
@@ -96,38 +101,6 @@ a warning, or refused."""
 
 
 MessageRole = Literal["system", "user", "assistant", "tool"]
-
-
-class EmbedOmittedWarning(LmmlWarning):
-    """An embed was left out of a message because it did not fit ``max_embed_bytes``."""
-
-
-class SystemContentWarning(LmmlWarning):
-    """``messages()`` for Anthropic or Gemini kept system content out of the list (on the
-    result's ``system`` attribute) without being told where it goes."""
-
-
-class UnknownSettingWarning(LmmlWarning):
-    """A setting the provider has no parameter for was left out of a request."""
-
-
-class SettingRangeWarning(LmmlWarning):
-    """A number setting outside the range the provider's API reference gives was sent as
-    given (the warning names the rule)."""
-
-
-class MissingSettingWarning(LmmlWarning):
-    """A request went without a setting it usually has: a required parameter took its
-    documented default (Anthropic's ``max_tokens``), or a model the API does not require
-    was left out (OpenAI Responses).
-
-    :ivar cli_message: the message as the command line words it (naming flags such as
-        ``--set max_tokens=N``), or None when it is the same.
-    """
-
-    def __init__(self, message: str, *, cli_message: str | None = None) -> None:
-        super().__init__(message)
-        self.cli_message = cli_message
 
 
 # --- segments ----------------------------------------------------------------------------

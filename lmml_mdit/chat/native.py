@@ -12,16 +12,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..errors import UnsupportedContentError, location
+from ..errors import NativeItemDroppedWarning, UnsupportedContentError, location
 from ..narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
-from ..warn import LmmlWarning, warn
+from ..warn import warn
 from .content import Item, OutgoingConversation, OutgoingMessage
 
 __all__ = ["NativeItemDroppedWarning", "keep_native", "message_keys", "place_native"]
-
-
-class NativeItemDroppedWarning(LmmlWarning):
-    """A provider-specific item was left out of an export to a provider that cannot take it."""
 
 
 def dropped_message(item: NativeItem, target: str, file_name: str) -> str:

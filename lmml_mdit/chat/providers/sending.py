@@ -141,7 +141,7 @@ class Sender(Protocol):
 class Gathering(Protocol):
     """A stream's events gathered into one reply, each event reported as it arrives."""
 
-    def add(self, event: Any) -> None:
+    def add(self, event: object) -> None:
         """Take one event of the stream."""
         ...
 
@@ -158,11 +158,11 @@ def stream_request_id(stream: object, header: str = "x-request-id") -> str | Non
 
 
 def send_events(
-    create: Callable[..., Any],
+    create: Callable[..., object],
     body: Mapping[str, Any],
     *,
     stream: Mapping[str, Any] | None,
-    whole: Callable[[Any], Exchange],
+    whole: Callable[[object], Exchange],
     gathering: Callable[[], Gathering],
     request_id_header: str = "x-request-id",
 ) -> Exchange:
@@ -173,26 +173,29 @@ def send_events(
     if stream is None:
         return whole(create(**split_known(create, body)))
     gathered = gathering()
-    with create(**split_known(create, stream)) as opened:
+    events: Any = create(**split_known(create, stream))  # the SDK's stream
+    with events as opened:
         for event in opened:
             gathered.add(event)
         return gathered.finish(stream_request_id(opened, request_id_header))
 
 
 async def asend_events(
-    create: Callable[..., Any],
+    create: Callable[..., object],
     body: Mapping[str, Any],
     *,
     stream: Mapping[str, Any] | None,
-    whole: Callable[[Any], Exchange],
+    whole: Callable[[object], Exchange],
     gathering: Callable[[], Gathering],
     request_id_header: str = "x-request-id",
 ) -> Exchange:
     """:func:`send_events` with the SDK's asyncio client."""
     if stream is None:
-        return whole(await create(**split_known(create, body)))
+        reply: Any = create(**split_known(create, body))  # the SDK's coroutine
+        return whole(await reply)
     gathered = gathering()
-    opened = await create(**split_known(create, stream))
+    started: Any = create(**split_known(create, stream))
+    opened = await started
     async with opened:
         async for event in opened:
             gathered.add(event)
