@@ -53,6 +53,7 @@ TYPED_DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run.reply"): "the type Bundle.send returns",
     ("lmml_mdit.transcript.transcript", "lmml_mdit.run.reply"): "the type Transcript.send returns",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run.stream"): "Bundle.stream returns",
+    ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.content"): "Bundle.messages' typed options",
     ("lmml_mdit.transcript.transcript", "lmml_mdit.run.stream"): "Transcript.stream returns",
 }
 """Upward imports for the type checker only (under ``if TYPE_CHECKING:``, never run): the

@@ -76,3 +76,51 @@ def test_the_program_follows_the_readme_tour() -> None:
     names = set(re.findall(r"lmml_mdit\.(\w+)", tour)) | set(re.findall(r"\.(\w+)\(", tour))
     missing = sorted(name for name in names if not re.search(rf"\b{name}\b", program))
     assert missing == []
+
+
+MISTAKES = """
+import lmml_mdit
+
+bundle = lmml_mdit.open("chat.lmml")
+bundle.messages("anthropic", contxt="user")
+bundle.to_request("openai", system="top")
+lmml_mdit.render_payload(bundle, "gemini", strict="yes")
+"""
+
+
+def test_a_misspelt_or_wrong_option_is_a_type_error(tmp_path: Path) -> None:
+    """The request options are typed keywords: mypy names each mistake of a caller."""
+    program = tmp_path / "mistakes.py"
+    program.write_text(MISTAKES, encoding="utf-8")
+    done = _run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "--python-executable",
+            sys.executable,
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(program),
+        ],
+        tmp_path,
+        MYPYPATH=str(ROOT),
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert 'Unexpected keyword argument "contxt"' in done.stdout, done.stdout
+    for line in (6, 7):
+        assert f"mistakes.py:{line}: error" in done.stdout, done.stdout
+
+
+def test_the_typed_options_are_the_checked_ones() -> None:
+    """``RequestOptions`` (for type checkers) and ``Options`` (checked at run time) name the
+    same options."""
+    import dataclasses
+
+    from lmml_mdit.chat.content import Options, RequestOptions
+
+    assert set(RequestOptions.__annotations__) == {
+        field.name for field in dataclasses.fields(Options)
+    }

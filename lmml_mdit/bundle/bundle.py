@@ -47,6 +47,9 @@ from .reserved import (
 from .validation import find_issues, missing_wording
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..chat.content import RequestOptions
     from ..run.reply import Reply
     from ..run.stream import AsyncReplyStream, ReplyStream
     from .packing import InlineReport
@@ -669,7 +672,9 @@ class Bundle:
 
     # -- delegations to higher modules ------------------------------------------------------
 
-    def messages(self, provider: str = "openai", **options: object) -> list[dict[str, Any]]:
+    def messages(
+        self, provider: str = "openai", **options: Unpack[RequestOptions]
+    ) -> list[dict[str, Any]]:
         """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat.outgoing`); a
         template's values go in ``inputs={...}`` (see :doc:`/templates`)."""
         from ..chat.outgoing import messages  # imported here: messages sits above bundles
@@ -677,7 +682,7 @@ class Bundle:
         return messages(self, provider, **options)
 
     def to_request(
-        self, provider: str = "openai", model: str | None = None, **options: object
+        self, provider: str = "openai", model: str | None = None, **options: Unpack[RequestOptions]
     ) -> dict[str, Any]:
         """A full chat request for *provider* (see :mod:`lmml_mdit.chat.outgoing`)."""
         from ..chat.outgoing import to_request  # imported here: messages sits above bundles

@@ -21,7 +21,7 @@ import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bundle.bundle import Bundle
 from ..bundle.inputs import ValuesPath
@@ -32,6 +32,11 @@ from .content import Options
 from .outgoing import message_list, request_body
 from .providers import Provider
 from .providers import provider as find_provider
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .content import RequestOptions
 
 __all__ = ["UNREAD_CASE", "CaseInput", "CaseResult", "Rendering", "UnreadCase", "render_cases"]
 
@@ -194,7 +199,7 @@ def render_cases(
     model: str | None = None,
     processes: int = 1,
     base_dir: str | os.PathLike[str] | None = None,
-    **options: object,
+    **options: Unpack[RequestOptions],
 ) -> Iterator[CaseResult]:
     """Render *bundle* once per case, yielding a :class:`CaseResult` per case in the order
     the cases come (a generator: cases are read as results are taken).

@@ -34,7 +34,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 from ..bundle.archive import Limits
 from ..bundle.names import is_remote_name
@@ -84,6 +84,7 @@ __all__ = [
     "Options",
     "OutgoingConversation",
     "OutgoingMessage",
+    "RequestOptions",
     "Segment",
     "SettingRangeWarning",
     "SystemContentWarning",
@@ -390,6 +391,28 @@ TEXT_EMBEDS_SETTING = "text_embeds"
 """The settings key that gives the ``text_embeds`` option's default for one bundle (an
 import writes ``"document"`` for a text document, so it exports as a document again);
 never sent as a request parameter."""
+
+
+class RequestOptions(TypedDict, total=False):
+    """The options of ``messages()``, ``render_turns()``, ``render_payload()`` and
+    ``to_request()`` as keyword arguments (``**options: Unpack[RequestOptions]``), so a type
+    checker catches a misspelt name or a wrong value; :class:`Options` describes each and
+    checks them at run time. A test keeps the two equal."""
+
+    context: Literal["system", "user", "drop"]
+    system: Literal["separate", "user", "drop", "raise"] | None
+    midway_system: Literal["user", "hoist", "drop", "raise"]
+    max_embed_bytes: int | None
+    on_omit: Literal["warn", "raise"]
+    handlers: Mapping[str, Handler]
+    image_detail: Literal["auto", "low", "high"] | None
+    text_embeds: Literal["text", "document"] | None
+    tool_result_images: Literal["user-message", "error"]
+    unknown_settings: UnknownSettings
+    settings: Mapping[str, object] | None
+    attachment_lines: Literal["keep", "drop"]
+    strict: bool
+    inputs: Mapping[str, object] | None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bundle.inputs import INPUTS_KEY
 from ..bundle.setting_values import check_setting_values, problem_message, range_problems
@@ -37,6 +37,11 @@ from .providers import PROVIDERS, Payload, Provider
 from .providers import openai as openai_chat
 from .providers import provider as find_provider
 from .tools import provider_settings
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .content import RequestOptions
 
 __all__ = [
     "PROVIDERS",
@@ -63,7 +68,7 @@ _SKIPPED = frozenset({"model", TEXT_EMBEDS_SETTING, INPUTS_KEY})
 
 
 def render_payload(
-    bundle: BundleSource, provider: str = openai_chat.NAME, **options: object
+    bundle: BundleSource, provider: str = openai_chat.NAME, **options: Unpack[RequestOptions]
 ) -> Payload:
     """Render *bundle* for *provider*: messages, top-level system content and warnings.
 
@@ -133,7 +138,7 @@ class MessageList(list[dict[str, Any]]):
 
 
 def messages(
-    bundle: BundleSource, provider: str = openai_chat.NAME, **options: object
+    bundle: BundleSource, provider: str = openai_chat.NAME, **options: Unpack[RequestOptions]
 ) -> MessageList:
     """The list for *provider*'s messages field (``messages``, ``input`` or ``contents``).
 
@@ -191,7 +196,7 @@ def _first_system_line(bundle: BundleSource, context: str) -> int | None:
     return None  # pragma: no cover - render_payload found system content
 
 
-def render_turns(bundle: BundleSource, **options: object) -> list[dict[str, Any]]:
+def render_turns(bundle: BundleSource, **options: Unpack[RequestOptions]) -> list[dict[str, Any]]:
     """Each turn as ``{"role": role, "content": [part, ...]}`` in OpenAI Chat Completions
     form (the seed shape): one entry per non-empty turn, not merged, with no role limits.
 
@@ -314,7 +319,7 @@ def to_request(
     bundle: BundleSource,
     provider: str = openai_chat.NAME,
     model: str | None = None,
-    **options: object,
+    **options: Unpack[RequestOptions],
 ) -> dict[str, Any]:
     """A complete request body for *provider*: model, messages and mapped settings, one
     the provider's official SDK accepts as the keyword arguments of its create call

@@ -9,6 +9,7 @@ import json
 import os
 import warnings
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, cast
 
 from ..errors import DefectError
 from .arguments import Arguments
@@ -24,6 +25,9 @@ from .output import (
 )
 from .sources import Source, bundle_stem, located, open_source, same_file
 from .templates import given_inputs
+
+if TYPE_CHECKING:
+    from ..chat.content import RequestOptions
 
 __all__ = ["caught_warnings", "cmd_preview", "cmd_render", "print_warnings", "report_refusals"]
 
@@ -53,7 +57,8 @@ def cmd_render(args: Arguments) -> int:
         "unknown_settings": args.unknown_settings,
         "settings": dict(args.settings) if args.settings else None,
     }
-    options = {name: value for name, value in given.items() if value is not None}
+    # argparse's choices checked each value: the command line is where untyped text turns typed
+    options = cast("RequestOptions", {k: v for k, v in given.items() if v is not None})
     if args.strict and args.force:
         raise CliError("--strict and --force cannot be given together")
     options["strict"] = not args.force

@@ -38,6 +38,7 @@ from .sources import Source, located, open_source
 if TYPE_CHECKING:
     from ..bundle.inputs import InputDeclarations
     from ..chat.cases import CaseInput
+    from ..chat.content import RequestOptions
 
 __all__ = ["cmd_inputs", "given_inputs", "read_cases", "render_case_file"]
 
@@ -224,7 +225,7 @@ def _beside(
     return beside
 
 
-def render_case_file(args: Arguments, options: dict[str, object]) -> int:
+def render_case_file(args: Arguments, options: RequestOptions) -> int:
     """``lmml render PATH --cases FILE``: one output line per case line, in the cases'
     order, on every core: ``{"case": N, "request": ...}`` (or ``"messages"``), or for a
     failed case ``{"case": N, "error": ..., "kind": ...}``, also reported on stderr; the
