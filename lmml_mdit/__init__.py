@@ -125,6 +125,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         UnsupportedContentError,
         WriteError,
     )
+    from .jsontypes import JSONMapping, JSONObject
     from .model import (
         ERROR_KINDS,
         MESSAGE_ROLES,
@@ -209,6 +210,10 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "UnsafeEntryError",
         "UnsupportedContentError",
         "WriteError",
+    ),
+    ".jsontypes": (
+        "JSONMapping",
+        "JSONObject",
     ),
     ".model": (
         "ERROR_KINDS",
@@ -333,6 +338,8 @@ __all__ = [
     "InvalidToolCallError",
     "InvalidZipError",
     "Issue",
+    "JSONMapping",
+    "JSONObject",
     "LimitExceededError",
     "Limits",
     "LmmlError",

@@ -23,6 +23,7 @@ from json.scanner import NUMBER_RE
 from typing import Any
 
 from .errors import LmmlError
+from .jsontypes import JSONObject
 from .text import is_unicode
 
 __all__ = ["MAX_NUMBER_DIGITS", "load_json", "number_text_problem", "parse_json"]
@@ -72,7 +73,7 @@ def _parse_constant(constant: str) -> Any:
     raise _Refused(f"{constant} is not a JSON number")
 
 
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> JSONObject:
     value = dict(pairs)
     if len(value) != len(pairs):
         raise _Refused("a key appears twice in one object")

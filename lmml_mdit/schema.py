@@ -26,9 +26,9 @@ import functools
 import json
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from .jsontypes import JSONMapping, JSONObject
 
 __all__ = [
     "MANIFEST_SCHEMA_FILE",
@@ -96,7 +96,7 @@ class SchemaProblem:
 
 
 @functools.cache
-def load_schema(file_name: str) -> Mapping[str, Any]:
+def load_schema(file_name: str) -> JSONMapping:
     """The shipped schema *file_name* (read once), checked to use only :data:`SCHEMA_KEYWORDS`.
 
     :raises FileNotFoundError: for a name the package does not ship.
@@ -105,22 +105,22 @@ def load_schema(file_name: str) -> Mapping[str, Any]:
     from importlib import resources  # costs more to import than the rest of validate
 
     text = resources.files(__package__ or "lmml_mdit").joinpath(_SCHEMAS_FOLDER).joinpath(file_name)
-    schema: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+    schema: JSONObject = json.loads(text.read_text(encoding="utf-8"))
     _check_keywords(schema, file_name)
     return schema
 
 
-def settings_schema() -> Mapping[str, Any]:
+def settings_schema() -> JSONMapping:
     """The settings schema (``lmml_mdit/schemas/settings.schema.json``)."""
     return load_schema(SETTINGS_SCHEMA_FILE)
 
 
-def manifest_schema() -> Mapping[str, Any]:
+def manifest_schema() -> JSONMapping:
     """The manifest schema (``lmml_mdit/schemas/manifest.schema.json``)."""
     return load_schema(MANIFEST_SCHEMA_FILE)
 
 
-def _check_keywords(schema: Mapping[str, Any], where: str) -> None:
+def _check_keywords(schema: JSONMapping, where: str) -> None:
     unknown = sorted(set(schema) - SCHEMA_KEYWORDS)
     if unknown:
         raise ValueError(f"{where} uses keywords the checker does not know: {unknown}")
@@ -178,9 +178,7 @@ def _bound(bound: float) -> str:
     return repr(int(bound)) if isinstance(bound, float) and bound.is_integer() else repr(bound)
 
 
-def schema_problems(
-    value: object, schema: Mapping[str, Any], path: JsonPath = ()
-) -> list[SchemaProblem]:
+def schema_problems(value: object, schema: JSONMapping, path: JsonPath = ()) -> list[SchemaProblem]:
     """Every way *value* breaks *schema*, in document order; empty when it conforms.
 
     A value of the wrong type gets that one problem (its range is not checked too).
@@ -228,7 +226,7 @@ def schema_problems(
         missing = [key for key in schema.get("required", ()) if key not in value]
         if missing:
             fail(f"must have {_either([repr(key) for key in missing])}")
-        properties: Mapping[str, Any] = schema.get("properties", {})
+        properties: JSONMapping = schema.get("properties", {})
         extra = schema.get("additionalProperties", True)
         for key, item in value.items():
             sub = properties.get(key, extra)

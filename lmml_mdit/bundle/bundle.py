@@ -14,7 +14,7 @@ import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from ..errors import (
     BundleError,
@@ -29,6 +29,7 @@ from ..errors import (
     file_location,
 )
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
+from ..jsontypes import JSONObject
 from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
 from ..severity import WARNED_KINDS
@@ -431,7 +432,7 @@ class Bundle:
             raise
 
     @_cached_property
-    def manifest(self) -> dict[str, Any] | None:
+    def manifest(self) -> JSONObject | None:
         """The decoded ``manifest.json`` (inline fence or entry), or None without one.
 
         :raises InvalidManifestError: when it is not a JSON object.
@@ -446,7 +447,7 @@ class Bundle:
             return load_manifest(data, line=line)
 
     @_cached_property
-    def front_matter(self) -> dict[str, Any] | None:
+    def front_matter(self) -> JSONObject | None:
         """The narrative's YAML front matter (a leading ``---`` … ``---`` block) decoded as
         a mapping, or None without one. It is metadata: never a turn, never sent.
 
@@ -467,7 +468,7 @@ class Bundle:
             raise
 
     @_cached_property
-    def settings(self) -> dict[str, Any] | None:
+    def settings(self) -> JSONObject | None:
         """The decoded settings, from ``settings.yaml``, ``settings.yml`` or
         ``settings.json`` (whichever the bundle has), merged over the ``settings:`` mapping
         of the front matter (the embed wins a conflicting key), or None without either.
@@ -476,7 +477,7 @@ class Bundle:
             settings embed, or an invalid front matter.
         """
         front = self.front_matter
-        below: dict[str, Any] | None = None
+        below: JSONObject | None = None
         if front is not None and "settings" in front:
             below = dict(front["settings"])
         embedded = self._embedded_settings()
@@ -484,7 +485,7 @@ class Bundle:
             return embedded
         return {**below, **(embedded or {})}
 
-    def _embedded_settings(self) -> dict[str, Any] | None:
+    def _embedded_settings(self) -> JSONObject | None:
         present = settings_embeds(self)
         if not present:
             return None
@@ -674,7 +675,7 @@ class Bundle:
 
     def messages(
         self, provider: str = "openai", **options: Unpack[RequestOptions]
-    ) -> list[dict[str, Any]]:
+    ) -> list[JSONObject]:
         """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat.outgoing`); a
         template's values go in ``inputs={...}`` (see :doc:`/templates`)."""
         from ..chat.outgoing import messages  # imported here: messages sits above bundles
@@ -683,7 +684,7 @@ class Bundle:
 
     def to_request(
         self, provider: str = "openai", model: str | None = None, **options: Unpack[RequestOptions]
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         """A full chat request for *provider* (see :mod:`lmml_mdit.chat.outgoing`)."""
         from ..chat.outgoing import to_request  # imported here: messages sits above bundles
 

@@ -8,8 +8,9 @@ back into its internals.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
+from ..jsontypes import JSONObject
 from ..model import Embed
 from ..narrative.narrative import Narrative
 from .reserved import SETTINGS_NAMES
@@ -64,15 +65,15 @@ class BundleContents(Protocol):
         """The first inline fence of each name."""
 
     @property
-    def manifest(self) -> dict[str, Any] | None:
+    def manifest(self) -> JSONObject | None:
         """The decoded ``manifest.json``, or None without one."""
 
     @property
-    def front_matter(self) -> dict[str, Any] | None:
+    def front_matter(self) -> JSONObject | None:
         """The decoded YAML front matter, or None without any."""
 
     @property
-    def settings(self) -> dict[str, Any] | None:
+    def settings(self) -> JSONObject | None:
         """The decoded settings, or None without any."""
 
     def read(self, name: str) -> bytes:

@@ -40,9 +40,10 @@ import stat
 import urllib.parse
 from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from ..errors import BundleError, InputError
+from ..jsontypes import JSONMapping
 from ..model import Issue
 from ..narrative.placeholders import Placeholder, Placeholders
 from ..schema import SCHEMA_KEYWORDS, schema_problems, type_word
@@ -108,7 +109,7 @@ class InputSpec:
     default: object = None
     has_default: bool = False
     description: str | None = None
-    schema: Mapping[str, Any] | None = field(default=None, repr=False)
+    schema: JSONMapping | None = field(default=None, repr=False)
     in_code: bool = False
     where: str = FRONT_MATTER_NAME
     line: int | None = None

@@ -28,6 +28,7 @@ import yaml
 from ..errors import InvalidManifestError, InvalidSettingsError, LmmlError
 from ..formats import MANIFEST_NAME
 from ..jsonio import number_text_problem, parse_json
+from ..jsontypes import JSONObject
 
 __all__ = [
     "FRONT_MATTER_NAME",
@@ -276,7 +277,7 @@ def _content_line(first_line: int | None, offset: int) -> int | None:
 
 def _load_json(
     data: bytes, error: type[LmmlError], name: str, first_line: int | None
-) -> dict[str, Any]:
+) -> JSONObject:
     text = _decode_text(data, error, name, first_line)
     try:
         value = parse_json(text)
@@ -304,9 +305,7 @@ def _load_json(
     return value
 
 
-def load_manifest(
-    data: bytes, *, name: str = MANIFEST_NAME, line: int | None = None
-) -> dict[str, Any]:
+def load_manifest(data: bytes, *, name: str = MANIFEST_NAME, line: int | None = None) -> JSONObject:
     """Decode a ``manifest.json`` embed.
 
     :param data: the embed's bytes.
@@ -384,7 +383,7 @@ _FastSettingsLoader = _fast_loader_class()
 _MEMO_MAX_BYTES = 64 * 1024
 """The largest YAML document whose decoded value is kept for the next read of the same bytes."""
 
-_memo: dict[tuple[bytes, str, int | None, str], dict[str, Any]] = {}
+_memo: dict[tuple[bytes, str, int | None, str], JSONObject] = {}
 
 
 _refused: dict[tuple[bytes, str, int | None, str], InvalidSettingsError] = {}
@@ -393,7 +392,7 @@ _refused: dict[tuple[bytes, str, int | None, str], InvalidSettingsError] = {}
 
 def _load_yaml(
     data: bytes, name: str, first_line: int | None, *, what: str = "settings"
-) -> dict[str, Any]:
+) -> JSONObject:
     """The decoded document (a fresh copy): read once for the same bytes, name and line
     (validation, the inputs and the request each read a bundle's settings), and read with
     the C scanner where PyYAML has it."""
@@ -419,7 +418,7 @@ def _load_yaml(
 
 def _read_yaml(
     data: bytes, name: str, first_line: int | None, *, what: str = "settings"
-) -> dict[str, Any]:
+) -> JSONObject:
     text = _decode_text(data, InvalidSettingsError, name, first_line)
     if _FastSettingsLoader is not None and not yaml.reader.Reader.NON_PRINTABLE.search(text):
         oversized = _oversized_events(text)
@@ -491,7 +490,7 @@ def _compose_and_build(loader: _SettingsLoader) -> tuple[object, yaml.Node | Non
     return value, node
 
 
-def _read_yaml_python(text: str, name: str, first_line: int | None, what: str) -> dict[str, Any]:
+def _read_yaml_python(text: str, name: str, first_line: int | None, what: str) -> JSONObject:
     try:
         loader = _SettingsLoader(text)
     except yaml.reader.ReaderError as problem:
@@ -562,7 +561,7 @@ def yaml_value_marks(text: str, depth: int) -> dict[tuple[str | int, ...], tuple
     return marks
 
 
-def load_settings(data: bytes, *, name: str, line: int | None = None) -> dict[str, Any]:
+def load_settings(data: bytes, *, name: str, line: int | None = None) -> JSONObject:
     """Decode a settings embed; the format follows the name's extension.
 
     An empty or comment-only YAML document gives ``{}``.
@@ -585,7 +584,7 @@ def load_settings(data: bytes, *, name: str, line: int | None = None) -> dict[st
     )
 
 
-def load_front_matter(text: str) -> dict[str, Any]:
+def load_front_matter(text: str) -> JSONObject:
     """Decode a narrative's YAML front matter with the settings' loader and limits.
 
     :param text: the YAML between the ``---`` lines (it starts on narrative line 2).

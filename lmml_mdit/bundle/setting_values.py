@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Any
 
 from ..errors import BundleError, InvalidSettingsError
+from ..jsontypes import JSONMapping
 from ..model import Issue
 from ..schema import RANGES_KEYWORD, JsonPath, SchemaProblem, schema_problems, settings_schema
 from .contents import BundleContents, entry_holding, settings_embeds
@@ -60,7 +60,7 @@ Position = tuple[int, int]
 """A 0-based (line, column) inside a settings text."""
 
 
-def setting_problems(settings: Mapping[str, Any]) -> list[SchemaProblem]:
+def setting_problems(settings: JSONMapping) -> list[SchemaProblem]:
     """Every value of *settings* the settings schema refuses, in order."""
     return schema_problems(dict(settings), settings_schema())
 
@@ -76,12 +76,12 @@ def _outside(number: float, rule: Mapping[str, float]) -> bool:
     return number < rule.get("minimum", number) or number > rule.get("maximum", number)
 
 
-def range_problems(settings: Mapping[str, Any], provider: str | None = None) -> list[SchemaProblem]:
+def range_problems(settings: JSONMapping, provider: str | None = None) -> list[SchemaProblem]:
     """Each number in *settings* outside the range *provider*'s API reference gives (the
     schema's ``x-provider-ranges``), its rule named; with no *provider*, each number no
     provider takes (a provider without a rule for the key takes any). Values of the wrong
     type are left to :func:`setting_problems`."""
-    properties: Mapping[str, Any] = settings_schema().get("properties", {})
+    properties: JSONMapping = settings_schema().get("properties", {})
     everyone = {name for schema in properties.values() for name in schema.get(RANGES_KEYWORD, {})}
     problems: list[SchemaProblem] = []
     for key, value in settings.items():
@@ -126,7 +126,7 @@ def problem_message(problem: SchemaProblem) -> str:
     )
 
 
-def check_setting_values(settings: Mapping[str, Any], *, name: str = "settings") -> None:
+def check_setting_values(settings: JSONMapping, *, name: str = "settings") -> None:
     """Refuse settings given in code or on the command line (``settings=``, ``--set``)
     that the schema refuses, as :func:`setting_issues` reports those of a bundle.
 
@@ -253,7 +253,7 @@ def _embedded(bundle: BundleContents) -> tuple[str, bytes, int | None] | None:
     return name, data, (fence.line + 1 if fence is not None else None)
 
 
-def _problems(values: Mapping[str, Any]) -> list[tuple[str, list[SchemaProblem]]]:
+def _problems(values: JSONMapping) -> list[tuple[str, list[SchemaProblem]]]:
     """The values' problems by issue kind: refused ones, then ranges no provider takes."""
     found = [
         (INVALID_SETTING, setting_problems(values)),

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 from ..errors import BundleError, InvalidManifestError, InvalidSettingsError, UnsafeEntryError
 from ..formats import MANIFEST_NAME
+from ..jsontypes import JSONObject
 from ..model import Embed, Issue
 from ..narrative.images import unsent_image_issues
 from ..narrative.narrative import Narrative
@@ -289,7 +289,7 @@ def _reserved_issue(bundle: BundleContents, kind: str, name: str, error: BundleE
 
 def _reserved_issues(bundle: BundleContents) -> list[Issue]:
     issues: list[Issue] = []
-    manifest: dict[str, Any] | None = None
+    manifest: JSONObject | None = None
     try:
         manifest = bundle.manifest
     except InvalidManifestError as error:

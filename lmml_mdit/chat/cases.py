@@ -27,6 +27,7 @@ from ..bundle.bundle import Bundle
 from ..bundle.inputs import ValuesPath
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
+from ..jsontypes import JSONObject
 from ..workers import process_pool
 from .content import Options
 from .outgoing import message_list, request_body
@@ -66,7 +67,7 @@ class CaseResult:
     """
 
     number: int
-    value: dict[str, Any] | list[dict[str, Any]] | None = None
+    value: JSONObject | list[JSONObject] | None = None
     error: str | None = None
     kind: str | None = None
     warnings: tuple[str, ...] = field(default=())
@@ -78,7 +79,7 @@ class CaseResult:
         """Whether the case rendered."""
         return self.error is None
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JSONObject:
         """The case as one JSON object, what ``lmml render --cases`` writes as its line:
         ``{"case": N, "request": body}`` (or ``"messages": list``), or for a failed case
         ``{"case": N, "error": line, "kind": kind}``."""
@@ -149,7 +150,7 @@ class Rendering:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                value: dict[str, Any] | list[dict[str, Any]]
+                value: JSONObject | list[JSONObject]
                 if self.request:
                     value = request_body(bundle, self.provider, options, model=self.model)
                 else:
@@ -284,7 +285,7 @@ class _BundleCopy:
         return Bundle.from_text(self.name, self.text, base_dir=self.base_dir)
 
 
-_WORKER: dict[str, Any] = {}
+_WORKER: JSONObject = {}
 """The worker process's bundle and rendering settings, set once by :func:`_start_worker`."""
 
 

@@ -53,6 +53,7 @@ from ..errors import (
     UnsupportedContentError,
     location,
 )
+from ..jsontypes import JSONMapping
 from ..media import media_type_for
 from ..model import Embed, Turn
 from ..narrative.narrative import numbered_turns, turn_label
@@ -481,13 +482,13 @@ class Options:
     text_embeds: Literal["text", "document"] | None = None
     tool_result_images: Literal["user-message", "error"] = "user-message"
     unknown_settings: UnknownSettings = "warn"
-    settings: Mapping[str, Any] | None = None
+    settings: JSONMapping | None = None
     attachment_lines: Literal["keep", "drop"] = "drop"
     strict: bool = True
     inputs: Mapping[str, object] | None = None
 
     @classmethod
-    def from_kwargs(cls, options: Mapping[str, Any]) -> Options:
+    def from_kwargs(cls, options: JSONMapping) -> Options:
         """Check option names and values.
 
         :raises TypeError: for an unknown option name, or ``settings``/``handlers`` that

@@ -21,12 +21,13 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from ..atomic import atomic_write
 from ..bundle.source import BundleSource
 from ..errors import BundleError, LmmlError
 from ..formats import BUNDLE_SUFFIXES
+from ..jsontypes import JSONObject
 from ..syntax import DelimiterMode, ReferenceMode
 from ..workers import process_pool
 from .content import Options, UnknownSettings
@@ -119,7 +120,7 @@ def export_bundle(
     *,
     strict: bool = True,
     unknown_settings: UnknownSettings = "pass",
-) -> dict[str, Any]:
+) -> JSONObject:
     """One dataset record for *bundle*.
 
     For a messages provider this is the request body ``bundle.to_request(provider)`` gives

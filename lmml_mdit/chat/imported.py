@@ -18,6 +18,7 @@ from typing import Any, TypeAlias, TypeVar
 
 from ..bundle.remote import RemoteAsset
 from ..errors import ImportFormatError
+from ..jsontypes import JSONObject
 from ..model import Role
 
 __all__ = [
@@ -87,7 +88,7 @@ class Native:
 
     provider: str
     kind: str
-    value: dict[str, Any]
+    value: JSONObject
 
 
 ImportedPart: TypeAlias = Text | ImportedAsset | Call | RemoteAsset | Native
@@ -126,8 +127,8 @@ class ImportedConversation:
     """
 
     turns: list[ChatTurn] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
-    metadata: dict[str, Any] = field(default_factory=dict)
+    settings: JSONObject = field(default_factory=dict)
+    metadata: JSONObject = field(default_factory=dict)
 
 
 _URL_SAFE = str.maketrans("-_", "+/")
@@ -234,7 +235,7 @@ def expect(value: object, kind: type[_Expected], *, where: str) -> _Expected:
     )
 
 
-def expect_items(value: object, *, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def expect_items(value: object, *, where: str) -> Iterator[tuple[str, JSONObject]]:
     """Each item of the list *value* with its location ``where[i]``; every item must be an
     object.
 
@@ -245,7 +246,7 @@ def expect_items(value: object, *, where: str) -> Iterator[tuple[str, dict[str, 
         yield here, expect(raw, dict, where=here)
 
 
-def reject_unknown_keys(mapping: dict[str, Any], known: Iterable[object], *, where: str) -> None:
+def reject_unknown_keys(mapping: JSONObject, known: Iterable[object], *, where: str) -> None:
     """Refuse a key outside *known*: nothing in a payload is dropped silently.
 
     :raises ImportFormatError: naming the first unknown key.
@@ -259,7 +260,7 @@ def reject_unknown_keys(mapping: dict[str, Any], known: Iterable[object], *, whe
             )
 
 
-def split_body(data: object, key: str, *, missing: str, hint: str) -> tuple[object, dict[str, Any]]:
+def split_body(data: object, key: str, *, missing: str, hint: str) -> tuple[object, JSONObject]:
     """Split a request body into its conversation (the value under *key*) and the rest, the
     settings. Anything but an object is the conversation itself, with no settings.
 
@@ -276,7 +277,7 @@ def split_body(data: object, key: str, *, missing: str, hint: str) -> tuple[obje
     return conversation, body
 
 
-def tools_listed(settings: dict[str, Any]) -> dict[str, Any]:
+def tools_listed(settings: JSONObject) -> JSONObject:
     """*settings* with a ``tools`` given as one object (the APIs take one) as a list of
     it, the form every provider documents; other settings as they are."""
     tools = settings.get("tools")

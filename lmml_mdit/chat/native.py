@@ -10,9 +10,9 @@ left empty by that; the provider's writer puts its own items back where they sto
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from ..errors import NativeItemDroppedWarning, UnsupportedContentError, location
+from ..jsontypes import JSONObject
 from ..narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ..warn import warn
 from .content import Item, OutgoingConversation, OutgoingMessage
@@ -64,7 +64,7 @@ def keep_native(
     return conversation
 
 
-def place_native(parts: list[dict[str, Any]], item: NativeItem) -> None:
+def place_native(parts: list[JSONObject], item: NativeItem) -> None:
     """Put *item* back among a message's *parts* (the provider's JSON blocks so far): a
     ``part`` fence's keys onto the last part (merged into its nested objects), any other
     item appended whole. A ``message``
@@ -89,7 +89,7 @@ def place_native(parts: list[dict[str, Any]], item: NativeItem) -> None:
     _merge(parts[-1], value)
 
 
-def _merge(target: dict[str, Any], keys: dict[str, Any]) -> None:
+def _merge(target: JSONObject, keys: JSONObject) -> None:
     """Add *keys* to *target*, merging into a nested object rather than replacing it (an
     image's ``{"image_url": {"detail": "low"}}`` keeps the URL the writer put there)."""
     for key, value in keys.items():
@@ -100,9 +100,9 @@ def _merge(target: dict[str, Any], keys: dict[str, Any]) -> None:
             target[key] = value
 
 
-def message_keys(items: list[Item]) -> dict[str, Any]:
+def message_keys(items: list[Item]) -> JSONObject:
     """The keys the ``message`` fences among *items* add to their message."""
-    keys: dict[str, Any] = {}
+    keys: JSONObject = {}
     for item in items:
         if isinstance(item, NativeItem) and item.kind == MESSAGE_KEYS:
             keys.update(copy.deepcopy(item.value))

@@ -12,13 +12,13 @@ The work is done in three layers, each reading the layer below:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..bundle.inputs import INPUTS_KEY
 from ..bundle.setting_values import check_setting_values, problem_message, range_problems
 from ..bundle.source import BundleSource
 from ..errors import BundleError, InvalidSettingsError, LmmlError, UnsupportedContentError
+from ..jsontypes import JSONMapping, JSONObject
 from ..narrative.native import NativeItem
 from ..narrative.toolcalls import ToolCall
 from ..warn import warn
@@ -112,7 +112,7 @@ def _bundle_defaults(bundle: BundleSource, options: Options) -> Options:
     return dataclasses.replace(options, text_embeds=value)
 
 
-class MessageList(list[dict[str, Any]]):
+class MessageList(list[JSONObject]):
     """What :func:`messages` returns: the provider's messages list, plus what travels
     beside it.
 
@@ -196,7 +196,7 @@ def _first_system_line(bundle: BundleSource, context: str) -> int | None:
     return None  # pragma: no cover - render_payload found system content
 
 
-def render_turns(bundle: BundleSource, **options: Unpack[RequestOptions]) -> list[dict[str, Any]]:
+def render_turns(bundle: BundleSource, **options: Unpack[RequestOptions]) -> list[JSONObject]:
     """Each turn as ``{"role": role, "content": [part, ...]}`` in OpenAI Chat Completions
     form (the seed shape): one entry per non-empty turn, not merged, with no role limits.
 
@@ -207,18 +207,18 @@ def render_turns(bundle: BundleSource, **options: Unpack[RequestOptions]) -> lis
     :raises DefectError: for an error-level defect in *bundle*, unless ``strict=False``.
     """
     parsed = Options.from_kwargs(options)
-    out: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
     target = openai_chat.PROVIDER.target
     conversation = build_conversation(bundle, parsed, target)
     for message in keep_native(conversation, None, target, bundle.file_name).messages:
-        content: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
+        content: list[JSONObject] = []
+        calls: list[JSONObject] = []
         for item in message.items:
             if isinstance(item, ToolCall):
                 calls.append(openai_chat.tool_call(item))
             elif not isinstance(item, NativeItem):  # every native item was left out above
                 content.append(openai_chat.content_part(item, parsed))
-        entry: dict[str, Any] = {"role": message.role, "content": content}
+        entry: JSONObject = {"role": message.role, "content": content}
         if calls:
             entry["tool_calls"] = calls
         if message.call is not None:
@@ -228,8 +228,8 @@ def render_turns(bundle: BundleSource, **options: Unpack[RequestOptions]) -> lis
 
 
 def request_params(
-    settings: Mapping[str, Any] | None, provider: str, *, unknown: str = "warn"
-) -> dict[str, Any]:
+    settings: JSONMapping | None, provider: str, *, unknown: str = "warn"
+) -> JSONObject:
     """Map a settings mapping to *provider*'s request parameters.
 
     ``temperature``, ``top_p``, ``top_k``, ``max_tokens`` (also spelled
@@ -258,7 +258,7 @@ def request_params(
     mapping = chosen.settings
     native = chosen.native_settings
     as_list = chosen.list_settings
-    params: dict[str, Any] = {}
+    params: JSONObject = {}
     for key, value in (settings or {}).items():
         if key in _SKIPPED:
             continue
@@ -300,7 +300,7 @@ def request_params(
     return params
 
 
-def sendable_settings(bundle: BundleSource, *, strict: bool = True) -> dict[str, Any]:
+def sendable_settings(bundle: BundleSource, *, strict: bool = True) -> JSONObject:
     """The bundle's settings for a request (a copy; empty without any).
 
     :param strict: False gives no settings for invalid or unresolvable ones, which the
@@ -320,7 +320,7 @@ def to_request(
     provider: str = openai_chat.NAME,
     model: str | None = None,
     **options: Unpack[RequestOptions],
-) -> dict[str, Any]:
+) -> JSONObject:
     """A complete request body for *provider*: model, messages and mapped settings, one
     the provider's official SDK accepts as the keyword arguments of its create call
     (``client.chat.completions.create(**body)``, ``client.responses.create(**body)``,
@@ -356,7 +356,7 @@ def request_body(
     *,
     model: str | None = None,
     live: bool = True,
-) -> dict[str, Any]:
+) -> JSONObject:
     """The request body for *provider*, from checked *options*: what :func:`to_request`
     and a dataset export (:func:`~lmml_mdit.chat.export.export_bundle`) both write.
 
@@ -381,7 +381,7 @@ def request_body(
     return provider.request(payload, None if chosen is None else str(chosen), params)
 
 
-def _complete(provider: Provider, params: dict[str, Any], *, model_given: bool) -> None:
+def _complete(provider: Provider, params: JSONObject, *, model_given: bool) -> None:
     """Check a live request has what the provider's create call requires: a model, and
     each required parameter, taking its default (with a warning) where it has one.
 

@@ -21,10 +21,9 @@ another provider. Nothing is ever fetched.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..bundle.remote import RemoteAsset, RemoteKind
 from ..errors import ImportFormatError, UnsupportedContentError
+from ..jsontypes import JSONObject
 from ..media import PDF_TYPE, VIDEO_TYPES
 from .handlers import RemotePart
 
@@ -102,7 +101,7 @@ def _is_media(remote: RemoteAsset) -> bool:
     return media_type in VIDEO_TYPES or media_type.startswith(("video/", "audio/"))
 
 
-def openai_chat_part(part: RemotePart, target: str, detail: str | None) -> dict[str, Any]:
+def openai_chat_part(part: RemotePart, target: str, detail: str | None) -> JSONObject:
     """The Chat Completions content part for *part*.
 
     :raises UnsupportedContentError: for a file URL, an image file id, or an id not
@@ -112,7 +111,7 @@ def openai_chat_part(part: RemotePart, target: str, detail: str | None) -> dict[
     if remote.url is not None:
         if remote.kind != "image":
             raise _refuse(part, target, "its file parts take the bytes or a file id, not a URL")
-        image: dict[str, Any] = {"url": remote.url}
+        image: JSONObject = {"url": remote.url}
         if detail is not None:
             image["detail"] = detail
         return {"type": "image_url", "image_url": image}
@@ -123,7 +122,7 @@ def openai_chat_part(part: RemotePart, target: str, detail: str | None) -> dict[
     return {"type": "file", "file": {"file_id": remote.file_id}}
 
 
-def responses_part(part: RemotePart, target: str, detail: str) -> dict[str, Any]:
+def responses_part(part: RemotePart, target: str, detail: str) -> JSONObject:
     """The Responses input part for *part*.
 
     :raises UnsupportedContentError: for an id not OpenAI's.
@@ -141,7 +140,7 @@ def responses_part(part: RemotePart, target: str, detail: str) -> dict[str, Any]
     return {"type": "input_file", "file_id": remote.file_id}
 
 
-def anthropic_source(remote: RemoteAsset) -> dict[str, Any] | None:
+def anthropic_source(remote: RemoteAsset) -> JSONObject | None:
     """The Anthropic ``source`` of *remote*, or None when Anthropic cannot take it."""
     if remote.url is not None:
         return {"type": "url", "url": remote.url}
@@ -150,7 +149,7 @@ def anthropic_source(remote: RemoteAsset) -> dict[str, Any] | None:
     return None
 
 
-def anthropic_block(part: RemotePart, target: str) -> dict[str, Any]:
+def anthropic_block(part: RemotePart, target: str) -> JSONObject:
     """The Anthropic ``image`` or ``document`` block for *part*.
 
     :raises UnsupportedContentError: for an id not Anthropic's.
@@ -166,7 +165,7 @@ def anthropic_block(part: RemotePart, target: str) -> dict[str, Any]:
     return {"type": "document", "source": source}
 
 
-def gemini_part(part: RemotePart, target: str) -> dict[str, Any]:
+def gemini_part(part: RemotePart, target: str) -> JSONObject:
     """The Gemini ``file_data`` part for *part*.
 
     :raises UnsupportedContentError: for a file id (Gemini takes a URI, not an id).
@@ -174,7 +173,7 @@ def gemini_part(part: RemotePart, target: str) -> dict[str, Any]:
     remote = part.remote
     if remote.url is None:
         raise _refuse(part, target, "Gemini takes a file_data URI, not another provider's id")
-    file_data: dict[str, Any] = {"file_uri": remote.url}
+    file_data: JSONObject = {"file_uri": remote.url}
     if remote.media_type is not None:
         file_data["mime_type"] = remote.media_type
     return {"file_data": file_data}

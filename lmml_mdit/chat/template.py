@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..errors import TranscriptTypeError
+from ..jsontypes import JSONMapping, JSONObject
 
 __all__ = [
     "OPENING_USER_PLACEHOLDER",
@@ -38,7 +39,7 @@ __all__ = [
     "merge_same_role",
 ]
 
-ChatMessage = dict[str, Any]
+ChatMessage = JSONObject
 """One message: ``role``, ``content`` (a string or a list of parts), optional ``author``."""
 
 SEPARATOR = "\n\n"
@@ -95,7 +96,7 @@ class FlattenFlags:
     supports_system_midway: bool = True
 
 
-def _checked(messages: object) -> Sequence[Mapping[str, Any]]:
+def _checked(messages: object) -> Sequence[JSONMapping]:
     """*messages* when it is a list of message dicts, so that bad input fails here, clearly,
     and not deep inside a merge."""
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
@@ -118,7 +119,7 @@ def _checked(messages: object) -> Sequence[Mapping[str, Any]]:
     return messages
 
 
-def _copy(message: Mapping[str, Any]) -> ChatMessage:
+def _copy(message: JSONMapping) -> ChatMessage:
     copied = dict(message)
     content = copied.get("content")
     if isinstance(content, list):
@@ -158,7 +159,7 @@ def _labelled(author: str, content: Any) -> Any:
     return label + str(content)
 
 
-def fold_system(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
+def fold_system(messages: Sequence[JSONMapping]) -> list[ChatMessage]:
     """Fold system text into the opening user turn, for templates without a system role.
 
     The leading ``system`` messages' texts are joined and put in front of the first message
@@ -200,9 +201,9 @@ def fold_system(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
 _fold_system = fold_system  # flatten's flags of the same names shadow the functions
 
 
-def _call_text(call: Mapping[str, Any]) -> str:
+def _call_text(call: JSONMapping) -> str:
     given = call.get("function")
-    function: Mapping[str, Any] = given if isinstance(given, Mapping) else call
+    function: JSONMapping = given if isinstance(given, Mapping) else call
     name = function.get("name", "")
     arguments = function.get("arguments", {})
     if not isinstance(arguments, str):
@@ -210,7 +211,7 @@ def _call_text(call: Mapping[str, Any]) -> str:
     return f"[tool call {name}: {arguments}]"
 
 
-def fold_tools(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
+def fold_tools(messages: Sequence[JSONMapping]) -> list[ChatMessage]:
     """Write tool calls and results as text, for templates that know no ``tool`` role or
     ``tool_calls``.
 
@@ -250,7 +251,7 @@ _fold_tools = fold_tools
 
 
 def merge_same_role(
-    messages: Sequence[Mapping[str, Any]], *, label_authors: bool = True
+    messages: Sequence[JSONMapping], *, label_authors: bool = True
 ) -> list[ChatMessage]:
     """Merge each run of consecutive messages with the same role into one message.
 
@@ -267,7 +268,7 @@ def merge_same_role(
     """
     messages = _checked(messages)
     merged: list[ChatMessage] = []
-    run: list[Mapping[str, Any]] = []
+    run: list[JSONMapping] = []
 
     def close_run() -> None:
         if not run:
@@ -298,7 +299,7 @@ def merge_same_role(
 
 
 def ensure_user_first(
-    messages: Sequence[Mapping[str, Any]], *, placeholder: str = OPENING_USER_PLACEHOLDER
+    messages: Sequence[JSONMapping], *, placeholder: str = OPENING_USER_PLACEHOLDER
 ) -> list[ChatMessage]:
     """Open the conversation (after a leading ``system`` message) on a ``user`` turn.
 
@@ -321,7 +322,7 @@ def ensure_user_first(
 
 
 def flatten(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[JSONMapping],
     *,
     flags: FlattenFlags | None = None,
     fold_tools: bool = False,

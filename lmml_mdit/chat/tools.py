@@ -33,11 +33,11 @@ that refuses common JSON Schema (a list of types, ``const``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import InvalidSettingsError
+from ..jsontypes import JSONMapping, JSONObject
 from ..warn import warn
 from .content import UnknownSettingWarning
 from .providers import PROVIDERS, anthropic, gemini, openai, openai_responses
@@ -76,7 +76,7 @@ DEFAULT_OUTPUT_NAME = "response"
 """The structured-output name Chat and Responses require, when the settings give none."""
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
+_EMPTY_OBJECT: JSONObject = {"type": "object", "properties": {}}
 _PORTABLE_KEYS = frozenset({"name", "description", "parameters", "strict"})
 _OUTPUT_KEYS = frozenset({"schema", "name", "strict", "description"})
 _GEMINI_TOOL_KEYS = ("function_declarations", "functionDeclarations")
@@ -101,13 +101,13 @@ class ToolSpec:
 
     name: str
     description: str | None = None
-    parameters: dict[str, Any] = field(default_factory=lambda: dict(_EMPTY_OBJECT))
+    parameters: JSONObject = field(default_factory=lambda: dict(_EMPTY_OBJECT))
     strict: bool | None = None
     nulls: frozenset[str] = frozenset()
 
-    def portable(self) -> dict[str, Any]:
+    def portable(self) -> JSONObject:
         """The tool as a ``tools`` item of the portable settings."""
-        out: dict[str, Any] = {"name": self.name}
+        out: JSONObject = {"name": self.name}
         if self.description is not None or "description" in self.nulls:
             out["description"] = self.description
         out["parameters"] = self.parameters
@@ -126,7 +126,7 @@ class NativeTool:
     """
 
     provider: str
-    value: dict[str, Any]
+    value: JSONObject
     label: str
 
 
@@ -142,7 +142,7 @@ class ToolChoice:
     mode: Literal["auto", "none", "required"]
     name: str | None = None
 
-    def portable(self) -> str | dict[str, Any]:
+    def portable(self) -> str | JSONObject:
         """The choice as the portable ``tool_choice`` setting."""
         return self.mode if self.name is None else {"name": self.name}
 
@@ -158,14 +158,14 @@ class OutputSchema:
     :ivar description: what the output is for, or None.
     """
 
-    schema: dict[str, Any]
+    schema: JSONObject
     name: str | None = None
     strict: bool | None = None
     description: str | None = None
 
-    def portable(self) -> dict[str, Any]:
+    def portable(self) -> JSONObject:
         """The schema as the portable ``response_format`` setting."""
-        out: dict[str, Any] = {"schema": self.schema}
+        out: JSONObject = {"schema": self.schema}
         for key in ("name", "strict", "description"):
             value = getattr(self, key)
             if value is not None:
@@ -183,13 +183,13 @@ def _error(message: str, where: Where, hint: str = _HINT) -> InvalidSettingsErro
     return InvalidSettingsError(message, name=where, hint=hint)
 
 
-def _tool_label(item: Mapping[str, Any], where: Where) -> str:
+def _tool_label(item: JSONMapping, where: Where) -> str:
     """The tool as an error names it (the error's ``name`` is its place)."""
     name = item.get("name")
     return f"tool {name!r}" if isinstance(name, str) else f"the tool at {where}"
 
 
-def _object(value: object, what: str, where: Where) -> dict[str, Any]:
+def _object(value: object, what: str, where: Where) -> JSONObject:
     if not isinstance(value, dict):
         raise _error(f"{what} must be a JSON object, not {type(value).__name__}", where)
     return value
@@ -208,7 +208,7 @@ def _optional(value: object, kind: type, what: str, where: Where) -> Any:
 _NULLABLE = ("description", "strict")
 
 
-def _nulls(mapping: Mapping[str, Any]) -> frozenset[str]:
+def _nulls(mapping: JSONMapping) -> frozenset[str]:
     """The optional keys *mapping* gives as ``null``."""
     return frozenset(key for key in _NULLABLE if key in mapping and mapping[key] is None)
 
@@ -255,7 +255,7 @@ def _spec(
     return ToolSpec(name, text, schema, flag, nulls)
 
 
-def _check_keys(item: Mapping[str, Any], known: frozenset[str], label: str, where: Where) -> None:
+def _check_keys(item: JSONMapping, known: frozenset[str], label: str, where: Where) -> None:
     for key in item:
         if key not in known:
             raise _error(
@@ -265,7 +265,7 @@ def _check_keys(item: Mapping[str, Any], known: frozenset[str], label: str, wher
             )
 
 
-def _read_chat(item: dict[str, Any], where: Where) -> list[Tool]:
+def _read_chat(item: JSONObject, where: Where) -> list[Tool]:
     given = item.get("function")
     label = _tool_label(given if isinstance(given, dict) else {}, where)
     function = _object(given, f"{label}: 'function'", f"{where}.function")
@@ -284,7 +284,7 @@ def _read_chat(item: dict[str, Any], where: Where) -> list[Tool]:
     ]
 
 
-def _read_responses(item: dict[str, Any], where: Where) -> list[Tool]:
+def _read_responses(item: JSONObject, where: Where) -> list[Tool]:
     label = _tool_label(item, where)
     if set(item) - _PORTABLE_KEYS - {"type"}:
         return [NativeTool(_RESPONSES, item, f"{label} ({where})")]
@@ -301,7 +301,7 @@ def _read_responses(item: dict[str, Any], where: Where) -> list[Tool]:
     ]
 
 
-def _read_anthropic(item: dict[str, Any], where: Where) -> list[Tool]:
+def _read_anthropic(item: JSONObject, where: Where) -> list[Tool]:
     label = _tool_label(item, where)
     if item.get("type", "custom") != "custom" or set(item) - {
         "type",
@@ -324,7 +324,7 @@ def _read_anthropic(item: dict[str, Any], where: Where) -> list[Tool]:
     ]
 
 
-def _read_gemini(item: dict[str, Any], where: Where) -> list[Tool]:
+def _read_gemini(item: JSONObject, where: Where) -> list[Tool]:
     key = next(key for key in _GEMINI_TOOL_KEYS if key in item)
     declarations = item[key]
     if not isinstance(declarations, list):
@@ -372,7 +372,7 @@ def _read_gemini(item: dict[str, Any], where: Where) -> list[Tool]:
     return tools
 
 
-def _first(mapping: Mapping[str, Any], *keys: str) -> Any:
+def _first(mapping: JSONMapping, *keys: str) -> Any:
     for key in keys:
         if key in mapping:
             return mapping[key]
@@ -401,7 +401,7 @@ def _from_openapi(schema: object) -> object:
         return [_from_openapi(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for key, value in schema.items():
         target = _OPENAPI_KEYS.get(str(key), str(key))
         if key in ("properties", "defs", "$defs"):
@@ -514,8 +514,8 @@ _SCHEMA_KEYS = {
 """Where each provider's function declaration holds the parameters' JSON Schema."""
 
 
-def _native_tool(provider: str, spec: ToolSpec) -> dict[str, Any]:
-    tool: dict[str, Any] = {"name": spec.name}
+def _native_tool(provider: str, spec: ToolSpec) -> JSONObject:
+    tool: JSONObject = {"name": spec.name}
     # Only Responses (and Gemini) type the description as nullable.
     if spec.description is not None or (
         "description" in spec.nulls and provider in (_RESPONSES, _GEMINI)
@@ -543,7 +543,7 @@ def _native_tool(provider: str, spec: ToolSpec) -> dict[str, Any]:
     return tool
 
 
-def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[dict[str, Any]]:
+def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[JSONObject]:
     """*tools* as *provider*'s ``tools`` parameter.
 
     Gemini gets one tool object holding every function declaration, then its built-in
@@ -554,8 +554,8 @@ def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[dict[st
     :raises InvalidSettingsError: for an unknown provider.
     """
     _check_provider(provider)
-    out: list[dict[str, Any]] = []
-    declarations: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
+    declarations: list[JSONObject] = []
     for tool in tools:
         if isinstance(tool, NativeTool):
             if tool.provider == provider:
@@ -691,7 +691,7 @@ def choice_from_native(provider: str, value: object) -> ToolChoice | None:
     return None
 
 
-def choice_to_native(provider: str, choice: ToolChoice) -> dict[str, Any]:
+def choice_to_native(provider: str, choice: ToolChoice) -> JSONObject:
     """*choice* as *provider*'s parameter: ``{name: value}`` (``tool_choice``, or
     Gemini's ``tool_config``), to merge into a request's parameters.
 
@@ -709,7 +709,7 @@ def choice_to_native(provider: str, choice: ToolChoice) -> dict[str, Any]:
         if name is not None:
             return {"tool_choice": {"type": "tool", "name": name}}
         return {"tool_choice": {"type": {"required": "any"}.get(choice.mode, choice.mode)}}
-    calling: dict[str, Any] = {"mode": {"required": "ANY"}.get(choice.mode, choice.mode.upper())}
+    calling: JSONObject = {"mode": {"required": "ANY"}.get(choice.mode, choice.mode.upper())}
     if name is not None:
         calling["allowed_function_names"] = [name]
     return {"tool_config": {"function_calling_config": calling}}
@@ -718,7 +718,7 @@ def choice_to_native(provider: str, choice: ToolChoice) -> dict[str, Any]:
 # --- structured output -------------------------------------------------------------------
 
 
-def _output(raw: Mapping[str, Any], where: Where) -> OutputSchema:
+def _output(raw: JSONMapping, where: Where) -> OutputSchema:
     schema = _object(raw.get("schema"), f"'{where}.schema'", f"{where}.schema")
     name = _optional(raw.get("name"), str, f"'{where}.name'", f"{where}.name")
     if name is not None and not _NAME.fullmatch(name):
@@ -731,7 +731,7 @@ def _output(raw: Mapping[str, Any], where: Where) -> OutputSchema:
     )
 
 
-def portable_output(settings: Mapping[str, Any]) -> OutputSchema | None:
+def portable_output(settings: JSONMapping) -> OutputSchema | None:
     """The structured output the portable keys declare: ``output_schema`` (a JSON
     Schema) or ``response_format`` (portable, or Chat's ``json_schema`` form).
 
@@ -768,7 +768,7 @@ def portable_output(settings: Mapping[str, Any]) -> OutputSchema | None:
     return _output(raw, "response_format")
 
 
-def _check_output_keys(raw: Mapping[str, Any], where: Where) -> None:
+def _check_output_keys(raw: JSONMapping, where: Where) -> None:
     for key in raw:
         if key not in _OUTPUT_KEYS:
             raise _error(
@@ -779,8 +779,8 @@ def _check_output_keys(raw: Mapping[str, Any], where: Where) -> None:
 
 
 def output_from_native(
-    provider: str, settings: Mapping[str, Any]
-) -> tuple[OutputSchema | None, dict[str, Any]]:
+    provider: str, settings: JSONMapping
+) -> tuple[OutputSchema | None, JSONObject]:
     """*provider*'s structured-output parameters read out of *settings*.
 
     :returns: the schema (or None) and the settings without the parameters read (a
@@ -821,8 +821,8 @@ def output_from_native(
 
 
 def _nested_output(
-    rest: dict[str, Any], key: str, inner: str
-) -> tuple[OutputSchema | None, dict[str, Any]]:
+    rest: JSONObject, key: str, inner: str
+) -> tuple[OutputSchema | None, JSONObject]:
     holder = rest.get(key)
     if not isinstance(holder, dict) or not isinstance(holder.get(inner), dict):
         return None, rest
@@ -838,7 +838,7 @@ def _nested_output(
     return found, rest
 
 
-def output_to_native(provider: str, output: OutputSchema) -> dict[str, Any]:
+def output_to_native(provider: str, output: OutputSchema) -> JSONObject:
     """*output* as *provider*'s parameters (to merge into a request's).
 
     Anthropic's ``output_config.format`` has no name, strict flag or description, nor has
@@ -849,7 +849,7 @@ def output_to_native(provider: str, output: OutputSchema) -> dict[str, Any]:
     """
     _check_provider(provider)
     if provider == _CHAT:
-        json_schema: dict[str, Any] = {"name": output.name or DEFAULT_OUTPUT_NAME}
+        json_schema: JSONObject = {"name": output.name or DEFAULT_OUTPUT_NAME}
         if output.description is not None:
             json_schema["description"] = output.description
         json_schema["schema"] = output.schema
@@ -857,7 +857,7 @@ def output_to_native(provider: str, output: OutputSchema) -> dict[str, Any]:
             json_schema["strict"] = output.strict
         return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
     if provider == _RESPONSES:
-        form: dict[str, Any] = {"type": "json_schema", "name": output.name or DEFAULT_OUTPUT_NAME}
+        form: JSONObject = {"type": "json_schema", "name": output.name or DEFAULT_OUTPUT_NAME}
         if output.description is not None:
             form["description"] = output.description
         form["schema"] = output.schema
@@ -882,10 +882,10 @@ class _Declared:
     choice: ToolChoice | None
     choice_native: object
     output: OutputSchema | None
-    rest: dict[str, Any]
+    rest: JSONObject
 
 
-def _declared(settings: Mapping[str, Any]) -> _Declared:
+def _declared(settings: JSONMapping) -> _Declared:
     """Everything *settings* declare about tools and output, in whichever form, and the
     settings left."""
     rest = dict(settings)
@@ -939,7 +939,7 @@ def _declared(settings: Mapping[str, Any]) -> _Declared:
     return _Declared(tools, choice, choice_native, output, rest)
 
 
-def portable_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+def portable_settings(settings: JSONMapping) -> JSONObject:
     """*settings* with tools, tool choice and structured output in the portable form (what
     an import writes to the bundle's settings); every other key as it is.
 
@@ -960,7 +960,7 @@ def portable_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def provider_settings(settings: Mapping[str, Any], provider: str) -> dict[str, Any]:
+def provider_settings(settings: JSONMapping, provider: str) -> JSONObject:
     """*settings* with tools, tool choice and structured output in *provider*'s own
     parameters; every other key as it is (a Responses ``text`` or Anthropic
     ``output_config`` given beside a schema is merged with it).

@@ -7,11 +7,12 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..bundle.archive import unsafe_reason
 from ..bundle.reserved import sha256_hex
 from ..errors import LmmlError
+from ..jsontypes import JSONObject
 from ..media import media_type_for
 from .arguments import Arguments
 from .output import (
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["cmd_cat", "cmd_info", "cmd_ls", "cmd_turns", "cmd_validate"]
 
-_Row = dict[str, Any]
+_Row = JSONObject
 """One row of a listing, as ``--json`` prints it."""
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LmmlError
+from ..jsontypes import JSONObject
 from .arguments import Arguments
 from .output import (
     PROGRAM,
@@ -148,7 +149,7 @@ def given_inputs(args: Arguments, source: Source) -> dict[str, object] | None:
     return values
 
 
-def _unwrapped(case: dict[str, Any], declarations: InputDeclarations | None) -> dict[str, Any]:
+def _unwrapped(case: JSONObject, declarations: InputDeclarations | None) -> JSONObject:
     """A case's values: the object itself, or its ``inputs`` object when it wraps them
     (and no input is named ``inputs``)."""
     wrapped = case.get(_CASE_WRAPPER)
@@ -191,11 +192,11 @@ def read_cases(
 
 def _beside(
     file: str,
-    values: dict[str, Any],
+    values: JSONObject,
     declarations: InputDeclarations,
     base_dir: str | None,
     where: int | Mapping[tuple[str | int, ...], tuple[int, int]],
-) -> dict[str, Any]:
+) -> JSONObject:
     """*values* read from *file*, each path of an ``image`` or ``file`` input made a
     :class:`~lmml_mdit.bundle.inputs.ValuesPath` inside *base_dir*, or else that file's
     folder (the working directory for standard input), as a bundle's references are.

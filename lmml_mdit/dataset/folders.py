@@ -12,7 +12,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ..bundle.archive import Limits, collision_key, unsafe_reason
 from ..bundle.bundle import Bundle
@@ -20,6 +20,7 @@ from ..bundle.urls import is_url, local_path
 from ..chat.importer import Progress
 from ..errors import BundleError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
+from ..jsontypes import JSONMapping
 from .rows import row_bundle
 from .storage import join, open_output
 
@@ -43,7 +44,7 @@ class ImportReport:
         return not self.failures
 
 
-def row_path(row: Mapping[str, Any]) -> str:
+def row_path(row: JSONMapping) -> str:
     """The path a row's bundle is written at, inside the folder."""
     return str(row.get("path") or str(row.get("name")) + NARRATIVE_SUFFIX)
 
@@ -65,7 +66,7 @@ def _case_blind(folder: str) -> bool:
         return False
 
 
-def colliding_rows(rows: Iterable[Mapping[str, Any]], folder: str) -> dict[int, str]:
+def colliding_rows(rows: Iterable[JSONMapping], folder: str) -> dict[int, str]:
     """The rows (0-based, in order) whose files would overwrite one another's under
     *folder*, each with why: two bundles at one path, a bundle at a path another row's
     asset is written to, or two assets at one path with different bytes (by ``sha256``).
@@ -145,7 +146,7 @@ def _write_bundle(bundle: Bundle, out: str, files: list[tuple[str, bytes]], fold
 
 
 def write_rows(
-    rows: Iterable[Mapping[str, Any]],
+    rows: Iterable[JSONMapping],
     folder: str | os.PathLike[str],
     *,
     limits: Limits | None = None,

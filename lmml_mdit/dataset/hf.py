@@ -28,12 +28,12 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from .._version import __version__
 from ..bundle.archive import Limits
 from ..bundle.urls import filesystem, is_url, local_path
 from ..chat.template import ChatMessage
+from ..jsontypes import JSONMapping
 from .arrow import iter_rows
 from .rows import OpenOptions, Row
 from .schema import SCHEMA_VERSION, AssetMode, checked_providers, conversation_schema
@@ -139,7 +139,7 @@ def hf_features(providers: Sequence[str] | None = None) -> object:
     return Features.from_arrow_schema(schema)
 
 
-def template_messages(row: Mapping[str, Any]) -> list[ChatMessage]:
+def template_messages(row: JSONMapping) -> list[ChatMessage]:
     """A row's turns as chat-template messages: ``{"role", "content"}``, the content the
     turn's text parts joined by a blank line (asset, tool-call and provider-specific parts
     are left out), turns without text left out. Roles map by :data:`TEMPLATE_ROLES`.

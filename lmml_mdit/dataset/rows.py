@@ -15,9 +15,8 @@ import json
 import os
 import stat
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..bundle.archive import Limits, check_entry_names
 from ..bundle.bundle import Bundle
@@ -28,6 +27,7 @@ from ..chat.export import export_bundle
 from ..chat.opening import open as open_bundle
 from ..errors import BundleError, LimitExceededError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
+from ..jsontypes import JSONMapping, JSONObject
 from ..media import media_type_for
 from ..narrative.narrative import parse
 from ..narrative.native import is_native_name
@@ -37,7 +37,7 @@ from .schema import AssetMode, request_column
 
 __all__ = ["OpenOptions", "Row", "bundle_row", "error_row", "row_bundle", "source_row"]
 
-Row = dict[str, Any]
+Row = JSONObject
 """One conversation row, as :func:`bundle_row` gives it (column name to value)."""
 
 
@@ -83,11 +83,11 @@ def _part_type(name: str) -> str:
     return "asset"
 
 
-def _turns(bundle: Bundle) -> list[dict[str, Any]]:
+def _turns(bundle: Bundle) -> list[JSONObject]:
     narrative = bundle.narrative
-    turns: list[dict[str, Any]] = []
+    turns: list[JSONObject] = []
     for turn in narrative.turns:
-        parts: list[dict[str, Any]] = []
+        parts: list[JSONObject] = []
         for segment in turn_segments(narrative, turn, drop_attachment_lines=False):
             if isinstance(segment, EmbedSegment):
                 embed = segment.embed
@@ -132,8 +132,8 @@ def _asset_names(bundle: Bundle) -> list[str]:
     ]
 
 
-def _assets(bundle: Bundle, source: str | None, mode: AssetMode) -> list[dict[str, Any]]:
-    assets: list[dict[str, Any]] = []
+def _assets(bundle: Bundle, source: str | None, mode: AssetMode) -> list[JSONObject]:
+    assets: list[JSONObject] = []
     entries = frozenset(bundle.entries)
     for name in _asset_names(bundle):
         # An entry's own bytes, even where an inline fence of its name shadows it: the row
@@ -161,7 +161,7 @@ def _assets(bundle: Bundle, source: str | None, mode: AssetMode) -> list[dict[st
     return assets
 
 
-def _issues(bundle: Bundle) -> list[dict[str, Any]]:
+def _issues(bundle: Bundle) -> list[JSONObject]:
     return [dict(issue.record()) for issue in bundle.validate()]
 
 
@@ -274,16 +274,14 @@ def source_row(source: str, path: str, options: OpenOptions) -> Row:
 
 
 def _row_error(
-    row: Mapping[str, Any], message: str, hint: str | None = None, cli_hint: str | None = None
+    row: JSONMapping, message: str, hint: str | None = None, cli_hint: str | None = None
 ) -> BundleError:
     return BundleError(
         message, name=str(row.get("path") or row.get("name")), hint=hint, cli_hint=cli_hint
     )
 
 
-def _asset_bytes(
-    row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limits, allow_remote: bool
-) -> bytes:
+def _asset_bytes(row: JSONMapping, asset: JSONMapping, limits: Limits, allow_remote: bool) -> bytes:
     data = asset.get("data")
     if data is None:
         data = _referenced(row, asset, limits, allow_remote)
@@ -302,9 +300,7 @@ def _asset_bytes(
     return bytes(data)
 
 
-def _referenced(
-    row: Mapping[str, Any], asset: Mapping[str, Any], limits: Limits, allow_remote: bool
-) -> bytes:
+def _referenced(row: JSONMapping, asset: JSONMapping, limits: Limits, allow_remote: bool) -> bytes:
     """The bytes of an asset stored as a reference: an archive entry or a file (a local
     regular file, or a URL when *allow_remote*)."""
     location, entry = asset.get("location"), asset.get("entry")
@@ -354,7 +350,7 @@ def _referenced(
 
 
 def row_bundle(
-    row: Mapping[str, Any], limits: Limits | None = None, *, allow_remote: bool = True
+    row: JSONMapping, limits: Limits | None = None, *, allow_remote: bool = True
 ) -> Bundle:
     """The bundle a row holds, rebuilt in memory: the same kind, name, narrative (parsed
     with the same options and known names) and assets, byte for byte.

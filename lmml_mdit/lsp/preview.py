@@ -9,8 +9,8 @@ Params: ``{"textDocument": {"uri": URI}}`` (or ``{"uri": URI}``). Result: ``{"ur
 from __future__ import annotations
 
 import html
-from typing import Any
 
+from ..jsontypes import JSONObject
 from ..preview.page import render_html
 from .document import Analysis
 
@@ -34,7 +34,7 @@ def _field(value: object, name: str) -> object:
     return getattr(value, name, None)
 
 
-def preview(analysis: Analysis) -> dict[str, Any]:
+def preview(analysis: Analysis) -> JSONObject:
     """The preview of *analysis*'s document."""
     error: str | None = None
     if analysis.bundle is None:

@@ -34,6 +34,7 @@ from pygls.workspace import TextDocument
 
 from .._version import __version__
 from ..bundle.archive import Limits
+from ..jsontypes import JSONObject
 from .actions import code_actions
 from .completion import TRIGGER_CHARACTERS, complete
 from .diagnostics import SOURCE, diagnostics
@@ -373,7 +374,7 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
 
     @server.feature(PREVIEW_METHOD)
     @_guarded(server, "preview")
-    def on_preview(params: _CustomParams) -> dict[str, Any] | None:
+    def on_preview(params: _CustomParams) -> JSONObject | None:
         uri = preview_uri(params)
         if uri is None:
             raise ValueError(f"{PREVIEW_METHOD} takes {{'textDocument': {{'uri': URI}}}}")

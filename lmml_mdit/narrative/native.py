@@ -34,10 +34,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import UnsupportedContentError
 from ..jsonio import parse_json
+from ..jsontypes import JSONObject
 from ..model import Embed
 from ..syntax.write import embed_fence
 from .toolcalls import is_tool_call_name
@@ -83,7 +83,7 @@ class NativeItem:
 
     provider: str
     kind: str
-    value: dict[str, Any]
+    value: JSONObject
     embed_name: str
     line: int
     column: int
@@ -126,7 +126,7 @@ def is_structure_name(name: str) -> bool:
     return is_tool_call_name(name) or is_native_name(name)
 
 
-def native_fence(name: str, value: dict[str, Any]) -> str:
+def native_fence(name: str, value: JSONObject) -> str:
     """The fence text (ending in a newline) holding *value* as compact-spaced JSON."""
     text = json.dumps(value, ensure_ascii=False)
     return embed_fence(name, text + "\n") + "\n"

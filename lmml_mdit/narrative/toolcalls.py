@@ -19,12 +19,12 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidToolCallError
 from ..jsonio import parse_json
+from ..jsontypes import JSONMapping, JSONObject
 from ..model import Embed, Issue, Turn
 from ..syntax.write import embed_fence, reference
 from ..text import blank_edges
@@ -69,7 +69,7 @@ class ToolCall:
     arguments: Any
     embed_name: str
     line: int
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: JSONMapping = field(default_factory=dict)
 
     @property
     def arguments_json(self) -> str:
@@ -94,7 +94,7 @@ def call_slug(call_id: str) -> str:
 
 
 def tool_call_fence(
-    call_id: str, name: str, arguments: object, *, extra: Mapping[str, Any] | None = None
+    call_id: str, name: str, arguments: object, *, extra: JSONMapping | None = None
 ) -> tuple[str, str]:
     """The embed name and the fence text (ending in a newline) for one call.
 
@@ -105,7 +105,7 @@ def tool_call_fence(
         three required ones.
     """
     embed_name = call_slug(call_id) + TOOL_CALL_SUFFIX
-    body: dict[str, Any] = {"id": call_id, "name": name, "arguments": arguments}
+    body: JSONObject = {"id": call_id, "name": name, "arguments": arguments}
     for key, value in (extra or {}).items():
         if key not in body:
             body[key] = value

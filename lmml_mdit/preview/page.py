@@ -38,7 +38,7 @@ import re
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 from urllib.parse import unquote
 
 from markdown_it.presets import commonmark
@@ -51,6 +51,7 @@ from ..bundle.remote import is_remote_name, link_target, parse_remote
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
 from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
+from ..jsontypes import JSONMapping
 from ..media import (
     DOCUMENT_TYPES,
     OCTET_STREAM,
@@ -917,7 +918,7 @@ def _summary_value(value: object, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _meta_section(title: str, read: Callable[[], Mapping[str, Any] | None]) -> str:
+def _meta_section(title: str, read: Callable[[], JSONMapping | None]) -> str:
     try:
         values = read()
     except LmmlError as error:

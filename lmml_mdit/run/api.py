@@ -7,9 +7,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..chat.imported import Call, Native, Text
+from ..jsontypes import JSONObject
 from .loop import DEFAULT_BACKOFF, DEFAULT_RETRIES, Approve, RunOptions, arun, run
 from .reply import Reply, ReplyEvent
 from .stream import AsyncReplyStream, ReplyStream
@@ -46,7 +47,7 @@ def _options(
     backoff: float,
     on_event: Callable[[ReplyEvent], None] | None,
     approve: Approve | None,
-    request_options: dict[str, Any],
+    request_options: JSONObject,
 ) -> RunOptions:
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, not {max_rounds!r}")
@@ -154,7 +155,7 @@ def _append(transcript: Transcript, reply: Reply) -> None:
     call ids, provider items and the reply's metadata in each message's metadata."""
     last = reply.turns[-1] if reply.turns else None
     for turn in reply.turns:
-        metadata: dict[str, Any] = {"role": turn.role}
+        metadata: JSONObject = {"role": turn.role}
         calls = [
             {"id": part.id, "name": part.name, "arguments": part.arguments}
             for part in turn.parts

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from ..chat.escape import escape_text
 from ..chat.imported import Call, ChatTurn, ImportedAsset, Native, Text
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
+from ..jsontypes import JSONMapping, JSONObject
 from ..narrative.native import is_native_name, native_fence, native_name
 from ..narrative.toolcalls import call_slug, tool_call_fence
 from ..syntax.write import embed_fence, reference
@@ -41,8 +42,8 @@ class Document:
 
     original: Bundle
     text: str
-    replies: list[dict[str, Any]] = field(default_factory=list)
-    manifest: dict[str, Any] | None = None
+    replies: list[JSONObject] = field(default_factory=list)
+    manifest: JSONObject | None = None
     _added: list[str] = field(default_factory=list)
     _head_fence: tuple[int, int] | None = None  # a manifest fence above the turns, offsets
     _calls: set[str] = field(default_factory=set)
@@ -90,7 +91,7 @@ class Document:
         self._calls.add(call_slug(candidate))
         return candidate
 
-    def add(self, turn: ChatTurn, *, metadata: Mapping[str, Any] | None = None) -> str:
+    def add(self, turn: ChatTurn, *, metadata: JSONMapping | None = None) -> str:
         """Append *turn* in the file's style and return the LMML written."""
         if self._style is None:
             self._style = _style_of(self.bundle().narrative, raw_lines(self.text))
@@ -153,14 +154,14 @@ class Document:
             self._current.file_name = original.file_name
         return self._current
 
-    def _manifest_with_replies(self) -> dict[str, Any]:
+    def _manifest_with_replies(self) -> JSONObject:
         manifest = dict(self.manifest or {})
         previous = manifest.get(RUN_KEY)
         entries = list(previous) if isinstance(previous, list) else []
         manifest[RUN_KEY] = [*entries, *self.replies]
         return manifest
 
-    def _manifest_fence(self, manifest: Mapping[str, Any]) -> str:
+    def _manifest_fence(self, manifest: JSONMapping) -> str:
         return embed_fence(MANIFEST_NAME, _manifest_text(manifest))
 
     def final_bytes(self) -> bytes | None:
@@ -191,7 +192,7 @@ class Document:
         atomic_write_bytes(path, data)
 
 
-def _manifest_text(manifest: Mapping[str, Any]) -> str:
+def _manifest_text(manifest: JSONMapping) -> str:
     """The manifest's JSON: its other keys as ``Bundle.save`` writes them (indented by two),
     then one line per reply under :data:`RUN_KEY`."""
     others = {key: value for key, value in manifest.items() if key != RUN_KEY}

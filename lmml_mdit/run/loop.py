@@ -31,6 +31,7 @@ from ..errors import (
     RunError,
     StreamCutError,
 )
+from ..jsontypes import JSONMapping, JSONObject
 from .document import Document
 from .reply import Reply, ReplyEvent, ToolRun, Usage
 from .tools import Tool, declared_tools, tool_result
@@ -69,7 +70,7 @@ class RunOptions:
     on_event: Callable[[ReplyEvent], None] | None = None
     keep_partial: bool = False
     commit: Callable[[Document], None] | None = None
-    request_options: dict[str, Any] = field(default_factory=dict)
+    request_options: JSONObject = field(default_factory=dict)
 
 
 def _functions(tools: Mapping[str, Tool] | Sequence[Tool] | None) -> dict[str, Tool]:
@@ -156,7 +157,7 @@ class _Run:
 
     # -- one round ---------------------------------------------------------------------
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> JSONObject:
         """The request body of the next round, as ``to_request`` builds it."""
         return _request(self.document, self.options, self.tools)
 
@@ -165,7 +166,7 @@ class _Run:
         if self.options.on_event is not None:
             self.options.on_event(event)
 
-    def span_attributes(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def span_attributes(self, body: JSONMapping) -> JSONObject:
         where = urllib.parse.urlsplit(self.url)
         return {
             "gen_ai.operation.name": "chat",
@@ -283,8 +284,8 @@ class _Run:
         )
         return [part for part in parts if isinstance(part, Call)]
 
-    def metadata(self, exchange: Exchange, latency: float) -> dict[str, Any]:
-        found: dict[str, Any] = {
+    def metadata(self, exchange: Exchange, latency: float) -> JSONObject:
+        found: JSONObject = {
             "provider": self.options.provider,
             "model": exchange.model,
             "finish_reason": exchange.finish_reason,
@@ -362,9 +363,7 @@ class _Run:
         return ""
 
 
-def _request(
-    document: Document, options: RunOptions, tools: list[dict[str, Any]] | None
-) -> dict[str, Any]:
+def _request(document: Document, options: RunOptions, tools: list[JSONObject] | None) -> JSONObject:
     """The body ``to_request`` builds for the document as it now reads, with *tools* (the
     settings' declarations plus the given functions') when there are any."""
     request_options = dict(options.request_options)
@@ -407,7 +406,7 @@ def run(bundle: Bundle, options: RunOptions) -> Reply:
     return state.result(None)
 
 
-def _send(state: _Run, body: Mapping[str, Any]) -> tuple[Exchange, float]:
+def _send(state: _Run, body: JSONMapping) -> tuple[Exchange, float]:
     attempt = 0
     while True:
         state.attempt_events = []
@@ -459,7 +458,7 @@ async def arun(bundle: Bundle, options: RunOptions) -> Reply:
     return state.result(None)
 
 
-async def _asend(state: _Run, body: Mapping[str, Any]) -> tuple[Exchange, float]:
+async def _asend(state: _Run, body: JSONMapping) -> tuple[Exchange, float]:
     attempt = 0
     while True:
         state.attempt_events = []
@@ -484,7 +483,7 @@ async def _asend(state: _Run, body: Mapping[str, Any]) -> tuple[Exchange, float]
             attempt += 1
 
 
-def dry_run_body(bundle: Bundle, options: RunOptions) -> dict[str, Any]:
+def dry_run_body(bundle: Bundle, options: RunOptions) -> JSONObject:
     """The first request body a run would send, built without a client or a key."""
     functions = _functions(options.tools)
     tools = declared_tools(bundle.settings, functions) if functions else None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..chat.imported import Call, ChatTurn, Text
 from ..chat.providers.sending import TextDelta, ToolCallEvent
+from ..jsontypes import JSONObject
 
 __all__ = ["Reply", "ReplyEvent", "TextDelta", "ToolCallEvent", "ToolRun", "Usage"]
 
@@ -61,7 +61,7 @@ class Reply:
     turns: list[ChatTurn] = field(default_factory=list)
     events: list[ReplyEvent] = field(default_factory=list)
     tool_runs: list[ToolRun] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: JSONObject = field(default_factory=dict)
     lmml: str = ""
     rounds: int = 1
     complete: bool = True

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ToolLoadError
+from ..jsontypes import JSONMapping, JSONObject
 
 __all__ = ["Tool", "load_tool", "tool_definition", "tool_result"]
 
@@ -63,7 +64,7 @@ def load_tool(spec: str) -> Tool:
     return found
 
 
-def _schema(annotation: object) -> dict[str, Any]:
+def _schema(annotation: object) -> JSONObject:
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         options = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
@@ -74,20 +75,20 @@ def _schema(annotation: object) -> dict[str, Any]:
     kind = _JSON_TYPES.get(base)
     if kind is None:
         return {}
-    schema: dict[str, Any] = {"type": kind}
+    schema: JSONObject = {"type": kind}
     arguments = typing.get_args(annotation)
     if kind == "array" and arguments:
         schema["items"] = _schema(arguments[0])
     return schema
 
 
-def tool_definition(name: str, function: Tool) -> dict[str, Any]:
+def tool_definition(name: str, function: Tool) -> JSONObject:
     """The portable declaration (``name``, ``description``, ``parameters``) of *function*."""
     try:
         hints = typing.get_type_hints(function)
     except (NameError, TypeError):
         hints = {}
-    properties: dict[str, Any] = {}
+    properties: JSONObject = {}
     required: list[str] = []
     for parameter in inspect.signature(function).parameters.values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
@@ -95,7 +96,7 @@ def tool_definition(name: str, function: Tool) -> dict[str, Any]:
         properties[parameter.name] = _schema(hints.get(parameter.name, parameter.annotation))
         if parameter.default is parameter.empty:
             required.append(parameter.name)
-    definition: dict[str, Any] = {"name": name}
+    definition: JSONObject = {"name": name}
     doc = inspect.getdoc(function)
     if doc:
         definition["description"] = doc.split("\n\n", 1)[0].replace("\n", " ")
@@ -104,8 +105,8 @@ def tool_definition(name: str, function: Tool) -> dict[str, Any]:
 
 
 def declared_tools(
-    settings: Mapping[str, Any] | None, functions: Mapping[str, Tool]
-) -> list[dict[str, Any]] | None:
+    settings: JSONMapping | None, functions: Mapping[str, Tool]
+) -> list[JSONObject] | None:
     """The ``tools`` setting with a declaration added for each function the settings do
     not declare, or None when nothing is added."""
     existing: Sequence[Any] = (settings or {}).get("tools") or []

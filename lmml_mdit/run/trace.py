@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, Protocol
+
+from ..jsontypes import JSONMapping
 
 __all__ = ["Span", "enabled", "setup_console", "setup_otlp", "span"]
 
@@ -47,7 +49,7 @@ def enabled() -> bool:
 
 
 @contextlib.contextmanager
-def span(name: str, attributes: Mapping[str, Any], *, client: bool = False) -> Iterator[Span]:
+def span(name: str, attributes: JSONMapping, *, client: bool = False) -> Iterator[Span]:
     """A span named *name* around the block (a do-nothing one when tracing is off); an
     exception leaving the block marks it failed, with ``error.type``."""
     if not enabled():

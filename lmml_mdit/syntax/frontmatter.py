@@ -14,7 +14,6 @@ that as ``invalid_front_matter``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -23,6 +22,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..errors import LmmlError
+from ..jsontypes import JSONObject
 
 __all__ = ["FRONT_MATTER_KEY", "FRONT_MATTER_TOKEN", "add_front_matter", "decode_front_matter"]
 
@@ -48,7 +48,7 @@ def _render_nothing(
     return ""
 
 
-def decode_front_matter(text: str) -> dict[str, Any] | None:
+def decode_front_matter(text: str) -> JSONObject | None:
     """The mapping of the front matter *text*, or None when it does not decode."""
     # The one loader of front matter is the bundle layer's (settings' limits and types);
     # imported here, in the one delegation of the syntax layer, so plain Markdown never

@@ -14,11 +14,11 @@ import copy
 import json
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from ..atomic import atomic_write_bytes
 from ..errors import TranscriptError, TranscriptFormatError
 from ..jsonio import load_json
+from ..jsontypes import JSONMapping, JSONObject
 from .message import Message, check_asset, check_metadata, check_saveable, check_text
 
 __all__ = ["FORMAT_NAME", "SCHEMA_VERSION", "dump_data", "load_data", "read_file", "write_file"]
@@ -32,7 +32,7 @@ FORMAT_NAME = "lmml_mdit.transcript"
 _HINT = "save transcripts with Transcript.save"
 
 
-def dump_data(messages: Iterable[Message], assets: Mapping[str, bytes]) -> dict[str, Any]:
+def dump_data(messages: Iterable[Message], assets: Mapping[str, bytes]) -> JSONObject:
     """The JSON form of *messages* and *assets* (metadata deep-copied, assets base64).
 
     :raises TranscriptFormatError: for metadata JSON cannot hold losslessly.
@@ -55,7 +55,7 @@ def dump_data(messages: Iterable[Message], assets: Mapping[str, bytes]) -> dict[
     }
 
 
-def write_file(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
+def write_file(path: str | os.PathLike[str], data: JSONMapping) -> None:
     """Write *data* (from :func:`dump_data`) to *path* as UTF-8 JSON, atomically.
 
     :raises WriteError: (an :class:`OSError`) when *path* is not a regular file or the

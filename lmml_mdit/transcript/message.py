@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Protocol, Union, runtime_checkable
 
 from ..bundle.archive import unsafe_reason
 from ..errors import TranscriptError, TranscriptFormatError, TranscriptTypeError
 from ..formats import MANIFEST_NAME
 from ..jsonio import number_text_problem
+from ..jsontypes import JSONObject
 from ..text import is_unicode
 
 __all__ = [
@@ -57,7 +58,7 @@ class Message:
 
     author: str
     content: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: JSONObject = field(default_factory=dict)
 
 
 MessageRef = Union[Message, int]  # noqa: UP007 - a runtime alias on Python 3.10

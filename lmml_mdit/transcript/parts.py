@@ -12,9 +12,9 @@ stays plain text.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..chat.handlers import Asset, Base64Cache, Handler, TextPart, build_parts
+from ..jsontypes import JSONObject
 from ..media import media_type_for
 from ..narrative.narrative import parse
 
@@ -27,7 +27,7 @@ def content_parts(
     *,
     handlers: Mapping[str, Handler] | None = None,
     cache: Base64Cache | None = None,
-) -> list[dict[str, Any]]:
+) -> list[JSONObject]:
     """Cut *content* into text parts and the parts of the carried assets it references.
 
     :param content: the message's Markdown.
@@ -47,7 +47,7 @@ def content_parts(
     for line in narrative.lines:
         line_starts.append(line_starts[-1] + len(line) + 1)
 
-    parts: list[dict[str, Any]] = []
+    parts: list[JSONObject] = []
     done = 0
     seen: set[str] = set()
     for embed in narrative.embeds:

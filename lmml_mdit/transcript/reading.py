@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from ..bundle.archive import unsafe_reason
 from ..errors import LmmlError
 from ..formats import MANIFEST_NAME
+from ..jsontypes import JSONObject
 from ..model import MESSAGE_ROLES
 from .encoding import decode_author
 from .message import Message
@@ -54,14 +55,14 @@ def read_bundle(bundle: Bundle) -> TranscriptContents:
     embed_lines = [embed.line for embed in narrative.embeds]
     assets, folder = _assets(bundle)
     messages: list[Message] = []
-    read: list[tuple[str | None, str, dict[str, Any] | None, tuple[str, ...]]] = []
+    read: list[tuple[str | None, str, JSONObject | None, tuple[str, ...]]] = []
     for position, turn in enumerate(turns):
         entry = entries[position] if entries is not None else None
         closing = tuple(entry.get("attachments", ())) if entry is not None else ()
         text = turn_text(narrative, turn, skip, closing, embed_lines)
         named = decode_author(turn.heading, turn.role) if turn.role != "context" else None
         author = named if named is not None else turn.role
-        metadata: dict[str, Any] = {"role": turn.role} if named is not None else {}
+        metadata: JSONObject = {"role": turn.role} if named is not None else {}
         content = text
         if entry is not None:
             metadata = copy.deepcopy(entry["metadata"])

@@ -18,10 +18,11 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import TranscriptFormatError
 from ..formats import MANIFEST_NAME
+from ..jsontypes import JSONMapping, JSONObject
 from ..text import as_turn_text
 from .encoding import (
     ENCODINGS,
@@ -54,7 +55,7 @@ TRANSCRIPT_LMML_VERSION = 1
 """The version of that record."""
 
 
-def _entry(plan: Plan) -> dict[str, Any]:
+def _entry(plan: Plan) -> JSONObject:
     """The record entry of a written *plan* (a kept one's entry as it was read)."""
     kept = plan.kept
     if kept is not None and kept.entry is not None:
@@ -66,7 +67,7 @@ def _entry(plan: Plan) -> dict[str, Any]:
     message = plan.message
     expected = plan.expected
     encoding: Encoding = plan.encoding if kept is None else "verbatim"
-    entry: dict[str, Any] = {
+    entry: JSONObject = {
         "author": message.author,
         "metadata": copy.deepcopy(message.metadata),
         "heading": plan.heading,
@@ -96,7 +97,7 @@ def _reads_back_alone(plan: Plan) -> bool:
     return message.author == author and message.metadata == metadata
 
 
-def record_of(plans: Sequence[Plan], source: SourceNarrative | None) -> dict[str, Any] | None:
+def record_of(plans: Sequence[Plan], source: SourceNarrative | None) -> JSONObject | None:
     """The transcript record, or None when a hand-written file needs none."""
     if source is not None and not source.recorded and all(map(_reads_back_alone, plans)):
         return None
@@ -104,7 +105,7 @@ def record_of(plans: Sequence[Plan], source: SourceNarrative | None) -> dict[str
 
 
 def manifest_data(
-    record: dict[str, Any] | None, source: SourceNarrative | None, *, compact: bool = False
+    record: JSONObject | None, source: SourceNarrative | None, *, compact: bool = False
 ) -> bytes | None:
     """The ``manifest.json`` bytes to write: the source's as they were when the record is
     unchanged, else its other keys with the new record.
@@ -129,7 +130,7 @@ def _compact(manifest: Mapping[str, object]) -> bytes:
     return (json.dumps(manifest, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
 
-def record_entries(bundle: Bundle) -> list[dict[str, Any]] | None:
+def record_entries(bundle: Bundle) -> list[JSONObject] | None:
     """The entries of *bundle*'s transcript record, one per message; None without one.
 
     :raises TranscriptFormatError: for a malformed record.
@@ -173,7 +174,7 @@ def record_entries(bundle: Bundle) -> list[dict[str, Any]] | None:
     return entries
 
 
-def recorded_content(text: str, entry: Mapping[str, Any]) -> str:
+def recorded_content(text: str, entry: JSONMapping) -> str:
     """A message's content from its turn text and record entry.
 
     The narrative is what is sent and shown, so it decides: the entry's exact content is

@@ -19,10 +19,11 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import MissingEntryError, UnresolvableReferenceError
 from ..formats import MANIFEST_NAME
+from ..jsontypes import JSONObject
 from ..model import Turn
 from ..narrative.narrative import Narrative
 from .message import Message
@@ -69,7 +70,7 @@ class Origin:
 
     author: str
     content: str
-    metadata: dict[str, Any]
+    metadata: JSONObject
     role: str  # "context" for the preamble
     heading: str | None
     delimiter: str | None  # the delimiter's own lines, None for the preamble
@@ -77,7 +78,7 @@ class Origin:
     text: str  # the turn text as read (closing attachment fences cut off)
     fences: frozenset[str]  # names of the inline fences in ``raw``
     attachments: tuple[str, ...]  # the closing fences the record lists
-    entry: dict[str, Any] | None  # the record entry it was read with
+    entry: JSONObject | None  # the record entry it was read with
 
     def matches(self, message: Message) -> bool:
         """Whether *message* is still as it was read."""
@@ -108,7 +109,7 @@ class SourceNarrative:
     entries: tuple[str, ...]  # a zip's entry names, in archive order
     assets: dict[str, bytes]
     folder: frozenset[str]  # assets a text bundle resolved from its folder
-    manifest: dict[str, Any] | None
+    manifest: JSONObject | None
     manifest_bytes: bytes | None
     recorded: bool  # the messages were read with a transcript record
     style: Style
@@ -178,7 +179,7 @@ def _style_of(narrative: Narrative, raw: Sequence[str]) -> Style:
     if not delimited:
         return style
     last = delimited[-1]
-    changes: dict[str, Any] = {"comment": last.heading is None}
+    changes: JSONObject = {"comment": last.heading is None}
     headed = [turn for turn in delimited if turn.heading is not None]
     if headed:
         turn = headed[-1]
@@ -233,7 +234,7 @@ def source_of(
     turns: Sequence[Turn],
     skip: int,
     messages: Sequence[Message],
-    read: Sequence[tuple[str | None, str, dict[str, Any] | None, tuple[str, ...]]],
+    read: Sequence[tuple[str | None, str, JSONObject | None, tuple[str, ...]]],
     assets: dict[str, bytes],
     folder: frozenset[str],
 ) -> SourceNarrative | None:

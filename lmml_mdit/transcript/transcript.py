@@ -20,7 +20,7 @@ import copy as _copy
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 from ..errors import (
     LmmlError,
@@ -31,6 +31,7 @@ from ..errors import (
     TranscriptTypeError,
 )
 from ..formats import BUNDLE_SUFFIXES
+from ..jsontypes import JSONObject
 from . import jsonfile, reading, writing
 from .message import Message, MessageRef, Pov, check_asset, check_message
 from .rendering import Renderable
@@ -46,7 +47,7 @@ __all__ = ["Transcript"]
 READ_ONLY_HINT = "call .copy() for a mutable transcript"
 
 
-def _metadata_arguments(keywords: dict[str, object]) -> dict[str, Any]:
+def _metadata_arguments(keywords: dict[str, object]) -> JSONObject:
     """The metadata keyword arguments of append/edit: a ``metadata=`` mapping is merged in
     (so any key can be set), the other keywords override it."""
     explicit = keywords.pop("metadata", None)
@@ -374,7 +375,7 @@ class Transcript(Renderable):
 
     # -- JSON files ------------------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The JSON form :meth:`save` writes (metadata deep-copied, assets base64; see
         :mod:`lmml_mdit.transcript.jsonfile`).
 

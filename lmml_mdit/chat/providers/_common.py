@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...errors import InvalidToolCallError, UnsupportedContentError
+from ...jsontypes import JSONObject
 from ...narrative.native import NativeItem
 from ...narrative.toolcalls import ToolCall
 from ...syntax.write import code_fence
@@ -111,9 +110,7 @@ def system_text(
     raise unsupported(item, provider, message, hint=hint)
 
 
-def append_merged(
-    messages: list[dict[str, Any]], role: str, key: str, items: list[dict[str, Any]]
-) -> None:
+def append_merged(messages: list[JSONObject], role: str, key: str, items: list[JSONObject]) -> None:
     """Append a message of *role* holding *items* under *key*, or extend the last message
     when it has the same role (consecutive messages of one role become one)."""
     if messages and messages[-1]["role"] == role:
@@ -122,7 +119,7 @@ def append_merged(
         messages.append({"role": role, key: items})
 
 
-def start_body(model: str | None) -> dict[str, Any]:
+def start_body(model: str | None) -> JSONObject:
     """A request body's first key: ``model``, when one is given."""
     return {} if model is None else {"model": model}
 
@@ -132,7 +129,7 @@ def text_mode(options: Options, default: str) -> str:
     return options.text_embeds or default
 
 
-def arguments_object(call: ToolCall, provider: ChatFormat) -> dict[str, Any]:
+def arguments_object(call: ToolCall, provider: ChatFormat) -> JSONObject:
     """The call's arguments as the JSON object Anthropic and Gemini require.
 
     :raises InvalidToolCallError: when the arguments are not a JSON object.

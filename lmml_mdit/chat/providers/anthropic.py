@@ -39,6 +39,7 @@ from typing import Any
 
 from ...bundle.remote import RemoteAsset, RemoteKind
 from ...errors import ImportFormatError
+from ...jsontypes import JSONMapping, JSONObject
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
@@ -140,7 +141,7 @@ def _is_messages_metadata(value: object) -> bool:
 LIST_SETTINGS = frozenset({"stop_sequences"})
 
 
-def _block(part: Part, message: OutgoingMessage, options: Options) -> dict[str, Any]:
+def _block(part: Part, message: OutgoingMessage, options: Options) -> JSONObject:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, RemotePart):
@@ -177,10 +178,10 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
         assistant turns.
     :raises InvalidToolCallError: for call arguments that are not a JSON object.
     """
-    system: list[dict[str, Any]] = []
-    out: list[dict[str, Any]] = []
+    system: list[JSONObject] = []
+    out: list[JSONObject] = []
     for message in conversation.messages:
-        blocks: list[dict[str, Any]] = []
+        blocks: list[JSONObject] = []
         role = "user"
         if message.role == "system":
             for item in message.items:
@@ -217,8 +218,8 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                     blocks.append(_block(item, message, options))
         else:
             assert message.call is not None
-            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call.id}
-            content: list[dict[str, Any]] = []
+            result: JSONObject = {"type": "tool_result", "tool_use_id": message.call.id}
+            content: list[JSONObject] = []
             for item in message.items:
                 if isinstance(item, NativeItem):
                     place_native(content, item)
@@ -243,7 +244,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     return Payload(NAME, out, system or None, conversation.warnings)
 
 
-def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
+def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObject:
     """The Messages request body (``system`` at the top level)."""
     body = start_body(model)
     if "max_tokens" in params:
@@ -260,7 +261,7 @@ def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict
 _IGNORED_BLOCK_KEYS = {"cache_control", "citations"}
 
 
-def _part_keys(block: dict[str, Any], keys: dict[str, Any] | None = None) -> list[Native]:
+def _part_keys(block: JSONObject, keys: JSONObject | None = None) -> list[Native]:
     """The keys of *block* that travel in a ``part`` fence after it: *keys* (a text
     block's citations) and its ``cache_control``."""
     kept = dict(keys or {})
@@ -269,11 +270,11 @@ def _part_keys(block: dict[str, Any], keys: dict[str, Any] | None = None) -> lis
     return [Native(NAME, PART_KEYS, kept)] if kept else []
 
 
-def _check_keys(block: dict[str, Any], known: set[str], where: str) -> None:
+def _check_keys(block: JSONObject, known: set[str], where: str) -> None:
     reject_unknown_keys(block, known | _IGNORED_BLOCK_KEYS, where=where)
 
 
-def _source(block: dict[str, Any], where: str) -> ImportedAsset | RemoteAsset:
+def _source(block: JSONObject, where: str) -> ImportedAsset | RemoteAsset:
     source = expect(block.get("source"), dict, where=where)
     kind = source.get("type")
     if kind == "base64":
@@ -336,7 +337,7 @@ def block_parts(
             _check_keys(block, {"type", "source", "title", "context"}, here)
             parts.append(_source(block, here))
             if allow_native:
-                own: dict[str, Any] = {
+                own: JSONObject = {
                     key: block[key] for key in ("context", "citations") if key in block
                 }
                 parts.extend(_part_keys(block, own))
@@ -358,7 +359,7 @@ def block_parts(
             )
             # The error flag and a caching breakpoint are the result block's own keys: they
             # travel as the keys of the tool turn's message, put back onto the block.
-            flags: dict[str, Any] = {
+            flags: JSONObject = {
                 key: block[key] for key in ("is_error", "cache_control") if key in block
             }
             if flags.get("is_error") is False:
@@ -442,7 +443,7 @@ PROVIDER = Provider(
 # -- sent through the SDK ------------------------------------------------------------------
 
 
-def _usage(exchange: Exchange, usage: Mapping[str, Any] | None) -> None:
+def _usage(exchange: Exchange, usage: JSONMapping | None) -> None:
     if not usage:
         return
     if usage.get("input_tokens") is not None:
@@ -469,7 +470,7 @@ class _Gathered:
 
     def __init__(self, emit: Emit) -> None:
         self.emit = emit
-        self.blocks: dict[int, dict[str, Any]] = {}
+        self.blocks: dict[int, JSONObject] = {}
         self.partial_json: dict[int, list[str]] = {}
         self.events: list[object] = []
         self.text: list[str] = []
@@ -501,7 +502,7 @@ class _Gathered:
         elif kind == "message_stop":
             self.exchange.complete = True
 
-    def _delta(self, index: int, delta: Mapping[str, Any]) -> None:
+    def _delta(self, index: int, delta: JSONMapping) -> None:
         block = self.blocks.setdefault(index, {})
         kind = delta.get("type")
         if kind == "text_delta":
@@ -571,9 +572,7 @@ class AnthropicSender:
             )
         return None
 
-    def call(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
-    ) -> Exchange:
+    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
         api: Any = client
         return send_events(
             api.messages.create,
@@ -585,7 +584,7 @@ class AnthropicSender:
         )
 
     async def acall(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
         return await asend_events(

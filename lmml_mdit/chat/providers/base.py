@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ...jsontypes import JSONMapping, JSONObject
 
 if TYPE_CHECKING:
     from ..content import Options, OutgoingConversation
@@ -35,8 +37,8 @@ class Payload:
     def __init__(
         self,
         provider: str,
-        messages: list[dict[str, Any]],
-        system: list[dict[str, Any]] | dict[str, Any] | None = None,
+        messages: list[JSONObject],
+        system: list[JSONObject] | JSONObject | None = None,
         warnings: list[str] | None = None,
     ) -> None:
         self.provider = provider
@@ -102,12 +104,12 @@ class Provider(ChatFormat):
     """
 
     write: Callable[[OutgoingConversation, Options], Payload]
-    request: Callable[[Payload, str | None, dict[str, Any]], dict[str, Any]]
+    request: Callable[[Payload, str | None, JSONObject], JSONObject]
     settings: Mapping[str, str]
     native_settings: frozenset[str]
     list_settings: frozenset[str] = frozenset()
     required_settings: frozenset[str] = frozenset()
     system_up_front: bool = False
-    setting_defaults: Mapping[str, Any] = field(default_factory=dict)
+    setting_defaults: JSONMapping = field(default_factory=dict)
     requires_model: bool = True
     native_shapes: Mapping[str, Callable[[object], bool]] = field(default_factory=dict)

@@ -58,6 +58,7 @@ from typing import Any
 from ...bundle.remote import RemoteKind
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
+from ...jsontypes import JSONMapping, JSONObject
 from ...media import is_image_type
 from ...model import Role
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
@@ -148,7 +149,7 @@ LIST_SETTINGS = frozenset({"stop_sequences"})
 _SYSTEM_TEXT_ONLY = "a system instruction holds text only"
 
 
-def _part(part: Part, options: Options) -> dict[str, Any]:
+def _part(part: Part, options: Options) -> JSONObject:
     if isinstance(part, TextPart):
         return {"text": part.text}
     if isinstance(part, RemotePart):
@@ -163,7 +164,7 @@ def _part(part: Part, options: Options) -> dict[str, Any]:
     return {"inline_data": {"mime_type": part.asset.media_type, "data": part.asset.base64}}
 
 
-def _response(texts: list[str]) -> dict[str, Any]:
+def _response(texts: list[str]) -> JSONObject:
     text = "\n\n".join(texts)
     try:
         value = parse_json(text)
@@ -180,10 +181,10 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     :raises UnsupportedContentError: for non-text parts in system turns.
     :raises InvalidToolCallError: for call arguments that are not a JSON object.
     """
-    system_parts: list[dict[str, Any]] = []
-    contents: list[dict[str, Any]] = []
+    system_parts: list[JSONObject] = []
+    contents: list[JSONObject] = []
     for message in conversation.messages:
-        parts: list[dict[str, Any]] = []
+        parts: list[JSONObject] = []
         role = "user"
         if message.role == "system":
             texts = system_texts(message, PROVIDER, hint=_SYSTEM_TEXT_ONLY)
@@ -216,7 +217,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             call = message.call
             assert call is not None
             texts = []
-            assets: list[dict[str, Any]] = []
+            assets: list[JSONObject] = []
             for item in message.items:
                 if isinstance(item, NativeItem):
                     place_native(assets, item)
@@ -226,7 +227,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                     texts.append(text_file_text(item))
                 elif not isinstance(item, ToolCall):
                     assets.append(_part(item, options))
-            response: dict[str, Any] = {
+            response: JSONObject = {
                 "id": call.id,
                 "name": call.name,
                 "response": _response(texts),
@@ -247,11 +248,11 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     return Payload(NAME, contents, system, conversation.warnings)
 
 
-def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
+def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObject:
     """The ``generate_content`` keyword arguments: model, contents and config."""
     body = start_body(model)
     body["contents"] = payload.messages
-    config: dict[str, Any] = {}
+    config: JSONObject = {}
     if payload.system:
         config["system_instruction"] = payload.system
     config.update(params)
@@ -263,7 +264,7 @@ def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict
 _ROLES: dict[str, Role] = {"user": "user", "model": "assistant", "function": "user", "tool": "user"}
 
 
-def _get(mapping: dict[str, Any], snake: str) -> Any:
+def _get(mapping: JSONObject, snake: str) -> Any:
     """Read a key given in snake_case or in its camelCase spelling."""
     if snake in mapping:
         return mapping[snake]
@@ -314,7 +315,7 @@ class _Calls:
         )
 
 
-def _check_keys(value: dict[str, Any], known: tuple[str, ...], *, where: str) -> None:
+def _check_keys(value: JSONObject, known: tuple[str, ...], *, where: str) -> None:
     """Refuse a key outside *known* (each in snake_case or camelCase): nothing is dropped
     silently, e.g. a ``function_response``'s multimodal ``parts``."""
     allowed = set(known)
@@ -385,7 +386,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
     return parts
 
 
-def _media(part: dict[str, Any], *, where: str) -> list[ImportedPart] | ImportedPart:
+def _media(part: JSONObject, *, where: str) -> list[ImportedPart] | ImportedPart:
     """An ``inline_data`` part's asset, or a ``file_data`` part's remote asset; a
     ``display_name`` (which a function response's parts carry) follows as its keys."""
     inline = _get(part, "inline_data")
@@ -426,7 +427,7 @@ def _function_response(raw: object, signature: object, calls: _Calls, *, where: 
     call_id = calls.answer(name, response.get("id"), where)
     body = expect(response.get("response", {}), dict, where=f"{where}.response")
     result: list[ImportedPart] = [Text(json.dumps(body, ensure_ascii=False))]
-    record: dict[str, Any] = {}
+    record: JSONObject = {}
     if signature is not None:  # put back on the function_response part
         record[_SIGNATURE] = signature
     inner = {
@@ -477,7 +478,7 @@ def canonical_contents(contents: object) -> object:
     if not isinstance(contents, list):
         return contents
     out: list[object] = []
-    pending: dict[str, Any] | None = None
+    pending: JSONObject | None = None
     for item in contents:
         if _is_content(item):
             assert isinstance(item, dict)
@@ -525,7 +526,7 @@ def snake_settings(value: object, *, where: str = "settings") -> object:
         return [snake_settings(item, where=f"{where}[{i}]") for i, item in enumerate(value)]
     if not isinstance(value, dict):
         return value
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for key, item in value.items():
         name = _snake(key) if isinstance(key, str) else key
         if name in out:
@@ -574,7 +575,7 @@ def read(data: object) -> ImportedConversation:
         hint="give the contents list or a body with 'contents'",
     )
     turns = read_contents(contents)
-    settings: dict[str, Any] = {}
+    settings: JSONObject = {}
     system: Any = None
     for key in ("config", "generation_config", "generationConfig"):
         if key in body:
@@ -620,7 +621,7 @@ PROVIDER = Provider(
 # -- sent through the SDK ------------------------------------------------------------------
 
 
-def _usage(exchange: Exchange, usage: Mapping[str, Any] | None) -> None:
+def _usage(exchange: Exchange, usage: JSONMapping | None) -> None:
     if usage:
         exchange.input_tokens = usage.get("prompt_token_count", exchange.input_tokens)
         exchange.output_tokens = usage.get("candidates_token_count", exchange.output_tokens)
@@ -638,7 +639,7 @@ class _Gathered:
 
     def __init__(self, emit: Emit) -> None:
         self.emit = emit
-        self.parts: list[dict[str, Any]] = []
+        self.parts: list[JSONObject] = []
         self.raw: list[object] = []
         self.text: list[str] = []
         self.calls = 0
@@ -658,7 +659,7 @@ class _Gathered:
             self.exchange.finish_reason = candidate["finish_reason"]
             self.exchange.complete = True
 
-    def _part(self, part: dict[str, Any]) -> None:
+    def _part(self, part: JSONObject) -> None:
         text = part.get("text")
         if isinstance(text, str) and set(part) <= {"text", "thought"}:
             if not part.get("thought"):
@@ -691,7 +692,7 @@ class _Gathered:
         return self.exchange
 
 
-def _arguments(body: Mapping[str, Any]) -> dict[str, Any]:
+def _arguments(body: JSONMapping) -> JSONObject:
     return {key: body[key] for key in ("model", "contents", "config") if key in body}
 
 
@@ -740,9 +741,7 @@ class GeminiSender:
             return Failure("connection", message=str(error) or type(error).__name__)
         return None
 
-    def call(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
-    ) -> Exchange:
+    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
         api: Any = client
         gathered = _Gathered(emit)
         if not stream:
@@ -754,7 +753,7 @@ class GeminiSender:
         return gathered.finish()
 
     async def acall(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
         gathered = _Gathered(emit)

@@ -34,6 +34,7 @@ from typing import Any
 
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
+from ...jsontypes import JSONMapping, JSONObject
 from ...media import AUDIO_TYPES
 from ...narrative.native import PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
@@ -128,14 +129,14 @@ NATIVE_SETTINGS = frozenset(
 """Chat Completions parameters a settings embed may give under their own names."""
 
 
-def _file(part: DocumentPart | TextFilePart) -> dict[str, Any]:
+def _file(part: DocumentPart | TextFilePart) -> JSONObject:
     return {
         "file_data": part.asset.data_uri(part.media_type),
         "filename": posixpath.basename(part.asset.name),
     }
 
 
-def content_part(part: Part, options: Options) -> dict[str, Any]:
+def content_part(part: Part, options: Options) -> JSONObject:
     """One neutral part as a Chat Completions user content part."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
@@ -146,7 +147,7 @@ def content_part(part: Part, options: Options) -> dict[str, Any]:
             return {"type": "file", "file": _file(part)}
         return {"type": "text", "text": text_file_text(part)}
     if isinstance(part, ImagePart):
-        image: dict[str, Any] = {"url": part.asset.data_uri(part.media_type)}
+        image: JSONObject = {"url": part.asset.data_uri(part.media_type)}
         if options.image_detail is not None:
             image["detail"] = options.image_detail
         return {"type": "image_url", "image_url": image}
@@ -163,7 +164,7 @@ def content_part(part: Part, options: Options) -> dict[str, Any]:
     }
 
 
-def tool_call(call: ToolCall) -> dict[str, Any]:
+def tool_call(call: ToolCall) -> JSONObject:
     """One call as an assistant ``tool_calls`` entry."""
     return {
         "id": call.id,
@@ -172,8 +173,8 @@ def tool_call(call: ToolCall) -> dict[str, Any]:
     }
 
 
-def _text_only(message: OutgoingMessage, options: Options) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
+def _text_only(message: OutgoingMessage, options: Options) -> list[JSONObject]:
+    parts: list[JSONObject] = []
     for item in message.items:
         if isinstance(item, (TextPart, TextFilePart)):
             parts.append(content_part(item, options))
@@ -192,17 +193,17 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     :raises UnsupportedContentError: for parts a role cannot hold (images in system or
         assistant messages; tool-result images with ``tool_result_images="error"``).
     """
-    out: list[dict[str, Any]] = []
-    deferred: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
+    deferred: list[JSONObject] = []
     for message in conversation.messages:
         if message.role != "tool" and deferred:
             out.append({"role": "user", "content": deferred})
             deferred = []
         if message.role == "system":
-            entry: dict[str, Any] = {"role": "system", "content": _text_only(message, options)}
+            entry: JSONObject = {"role": "system", "content": _text_only(message, options)}
             out.append({**entry, **message_keys(message.items)})
         elif message.role == "user":
-            content: list[dict[str, Any]] = []
+            content: list[JSONObject] = []
             for item in message.items:
                 if isinstance(item, NativeItem):
                     place_native(content, item)
@@ -210,8 +211,8 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                     content.append(content_part(item, options))
             out.append({"role": "user", "content": content, **message_keys(message.items)})
         elif message.role == "assistant":
-            texts: list[dict[str, Any]] = []
-            calls: list[dict[str, Any]] = []
+            texts: list[JSONObject] = []
+            calls: list[JSONObject] = []
             for item in message.items:
                 if isinstance(item, ToolCall):
                     calls.append(tool_call(item))
@@ -228,7 +229,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
         else:
             assert message.call is not None
             texts = []
-            others: list[dict[str, Any]] = []
+            others: list[JSONObject] = []
             for item in message.items:
                 if isinstance(item, (TextPart, TextFilePart)):
                     texts.append(content_part(item, options))
@@ -257,7 +258,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     return Payload(NAME, out, None, conversation.warnings)
 
 
-def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
+def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObject:
     """The Chat Completions request body."""
     body = start_body(model)
     body["messages"] = payload.messages
@@ -283,7 +284,7 @@ def parse_arguments(text: object, *, where: str) -> object:
         return text
 
 
-def audio_asset(part: dict[str, Any], *, where: str) -> ImportedAsset:
+def audio_asset(part: JSONObject, *, where: str) -> ImportedAsset:
     """The asset of an ``input_audio`` part (Chat Completions and Responses alike):
     base64 ``data`` in a ``format`` (``wav``, ``mp3``)."""
     audio = expect(part.get("input_audio"), dict, where=where)
@@ -294,7 +295,7 @@ def audio_asset(part: dict[str, Any], *, where: str) -> ImportedAsset:
     return ImportedAsset(decode_base64(audio.get("data"), where=where), media_type)
 
 
-def file_data_asset(file: dict[str, Any], *, where: str, missing: str) -> ImportedAsset:
+def file_data_asset(file: JSONObject, *, where: str, missing: str) -> ImportedAsset:
     """The asset of a file part (Chat Completions and Responses alike): its ``file_data``
     data URI. A file id or URL is never fetched.
 
@@ -312,7 +313,7 @@ def file_data_asset(file: dict[str, Any], *, where: str, missing: str) -> Import
     return decode_data_uri(file["file_data"], where=where)
 
 
-def _unexpected_keys(message: dict[str, Any], known: set[str], where: str) -> None:
+def _unexpected_keys(message: JSONObject, known: set[str], where: str) -> None:
     for key, value in message.items():
         if key in known or (key in _EMPTY_OK and not value):
             continue
@@ -393,7 +394,7 @@ def _tool_calls(raw: object, *, where: str) -> list[Call]:
     return calls
 
 
-def _named(message: dict[str, Any], where: str) -> list[ImportedPart]:
+def _named(message: JSONObject, where: str) -> list[ImportedPart]:
     """A message's ``name`` (a participant's name) as a native ``message`` item, first in
     its turn; nothing when it has none."""
     name = message.get("name")
@@ -506,13 +507,13 @@ def openai_failure(error: BaseException) -> Failure | None:
     return None
 
 
-def _usage(exchange: Exchange, usage: Mapping[str, Any] | None) -> None:
+def _usage(exchange: Exchange, usage: JSONMapping | None) -> None:
     if usage:
         exchange.input_tokens = usage.get("prompt_tokens")
         exchange.output_tokens = usage.get("completion_tokens")
 
 
-def _message(message: Mapping[str, Any]) -> dict[str, Any]:
+def _message(message: JSONMapping) -> JSONObject:
     """The reply message as the importer takes it: null fields and empty lists left out."""
     kept = {
         key: value
@@ -578,7 +579,7 @@ class _Gathered:
             )
 
     def finish(self, request_id: str | None) -> Exchange:
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.text)}
+        message: JSONObject = {"role": "assistant", "content": "".join(self.text)}
         if self.calls:
             message["tool_calls"] = [
                 {
@@ -595,7 +596,7 @@ class _Gathered:
         return self.exchange
 
 
-def _stream_options(body: Mapping[str, Any]) -> dict[str, Any]:
+def _stream_options(body: JSONMapping) -> JSONObject:
     arguments = dict(body)
     arguments["stream"] = True
     arguments.setdefault("stream_options", {"include_usage": True})
@@ -627,9 +628,7 @@ class OpenAIChatSender:
     def failure(self, error: BaseException) -> Failure | None:
         return openai_failure(error)
 
-    def call(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
-    ) -> Exchange:
+    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
         api: Any = client
         return send_events(
             api.chat.completions.create,
@@ -640,7 +639,7 @@ class OpenAIChatSender:
         )
 
     async def acall(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
         return await asend_events(

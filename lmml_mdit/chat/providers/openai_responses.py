@@ -32,10 +32,10 @@ finished items (``response.output_item.done``) are what arrived.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
 from typing import Any
 
 from ...errors import ImportFormatError
+from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
@@ -129,7 +129,7 @@ NATIVE_SETTINGS = frozenset(
 """Responses parameters a settings embed may give under their own names."""
 
 
-def _input_part(part: Part, message: OutgoingMessage, options: Options) -> dict[str, Any]:
+def _input_part(part: Part, message: OutgoingMessage, options: Options) -> JSONObject:
     if isinstance(part, TextPart):
         return {"type": "input_text", "text": part.text}
     if isinstance(part, RemotePart):
@@ -170,11 +170,11 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     :raises UnsupportedContentError: for audio anywhere, and for non-text parts in system
         or assistant messages.
     """
-    items: list[dict[str, Any]] = []
+    items: list[JSONObject] = []
     for message in conversation.messages:
         keys = message_keys(message.items)
         if message.role in ("system", "user"):
-            content: list[dict[str, Any]] = []
+            content: list[JSONObject] = []
             for item in message.items:
                 if isinstance(item, ToolCall):  # pragma: no cover
                     continue
@@ -193,7 +193,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             if content or not any(isinstance(item, NativeItem) for item in message.items):
                 items.append({"type": "message", "role": message.role, "content": content, **keys})
         elif message.role == "assistant":
-            texts: list[dict[str, Any]] = []
+            texts: list[JSONObject] = []
             for item in message.items:
                 if isinstance(item, ToolCall):
                     if texts:
@@ -227,13 +227,13 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                 items.append(_assistant_text(texts, keys))
         else:
             assert message.call is not None
-            parts: list[dict[str, Any]] = []
+            parts: list[JSONObject] = []
             for item in message.items:
                 if isinstance(item, NativeItem):
                     place_native(parts, item)
                 elif not isinstance(item, ToolCall):
                     parts.append(_input_part(item, message, options))
-            output: str | list[dict[str, Any]]
+            output: str | list[JSONObject]
             if all(
                 set(part) == {"type", "text"} and part["type"] == "input_text" for part in parts
             ):
@@ -251,11 +251,11 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     return Payload(NAME, items, None, conversation.warnings)
 
 
-def _output_text(text: str) -> dict[str, Any]:
+def _output_text(text: str) -> JSONObject:
     return {"type": "output_text", "text": text}
 
 
-def _assistant_text(texts: list[dict[str, Any]], keys: dict[str, Any]) -> dict[str, Any]:
+def _assistant_text(texts: list[JSONObject], keys: JSONObject) -> JSONObject:
     """An assistant message: its text as one string, or, when a part carries native keys
     (``annotations``) or the message does (``id``, ``status``), as ``output_text`` parts,
     the replayed output message the Responses API takes."""
@@ -269,7 +269,7 @@ def _assistant_text(texts: list[dict[str, Any]], keys: dict[str, Any]) -> dict[s
     }
 
 
-def request(payload: Payload, model: str | None, params: dict[str, Any]) -> dict[str, Any]:
+def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObject:
     """The Responses request body."""
     body = start_body(model)
     body["input"] = payload.messages
@@ -355,7 +355,7 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
     return parts
 
 
-def _input_file(part: dict[str, Any], *, where: str) -> ImportedPart:
+def _input_file(part: JSONObject, *, where: str) -> ImportedPart:
     """An ``input_file``'s content: its bytes, or the URL or file id it names."""
     if "file_data" not in part and "file_url" in part:
         reject_unknown_keys(part, ("type", "file_url", "filename", "detail"), where=where)
@@ -367,7 +367,7 @@ def _input_file(part: dict[str, Any], *, where: str) -> ImportedPart:
     return file_data_asset(part, where=where, missing=missing)
 
 
-def _record(item: dict[str, Any]) -> dict[str, Any]:
+def _record(item: JSONObject) -> JSONObject:
     """The documented fields of *item* beyond its content (:data:`_RECORD_KEYS`)."""
     return {key: item[key] for key in _RECORD_KEYS if key in item}
 
@@ -466,7 +466,7 @@ PROVIDER = Provider(
 _ITEM_KEYS_DROPPED = ("status",)
 
 
-def _item(item: Mapping[str, Any]) -> dict[str, Any]:
+def _item(item: JSONMapping) -> JSONObject:
     kept = {key: value for key, value in item.items() if key not in _ITEM_KEYS_DROPPED}
     if kept.get("type") == "message":
         kept.pop("id", None)
@@ -479,7 +479,7 @@ def _item(item: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def _read(exchange: Exchange, data: Mapping[str, Any]) -> None:
+def _read(exchange: Exchange, data: JSONMapping) -> None:
     exchange.model = data.get("model") or exchange.model
     exchange.request_id = exchange.request_id or data.get("id")
     usage = data.get("usage") or {}
@@ -499,7 +499,7 @@ def _whole(response: Any) -> Exchange:
 class _Gathered:
     def __init__(self, emit: Emit) -> None:
         self.emit = emit
-        self.items: dict[int, dict[str, Any]] = {}
+        self.items: dict[int, JSONObject] = {}
         self.events: list[object] = []
         self.text: list[str] = []
         self.exchange = Exchange({}, complete=False)
@@ -568,9 +568,7 @@ class OpenAIResponsesSender:
     def failure(self, error: BaseException) -> Failure | None:
         return openai_failure(error)
 
-    def call(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
-    ) -> Exchange:
+    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
         api: Any = client
         return send_events(
             api.responses.create,
@@ -581,7 +579,7 @@ class OpenAIResponsesSender:
         )
 
     async def acall(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
     ) -> Exchange:
         api: Any = client
         return await asend_events(

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ...jsontypes import JSONMapping, JSONObject
+
 __all__ = [
     "Emit",
     "Exchange",
@@ -67,7 +69,7 @@ class Exchange:
     :ivar complete: False when the stream ended before the provider finished.
     """
 
-    payload: dict[str, Any]
+    payload: JSONObject
     raw: object = None
     model: str | None = None
     finish_reason: str | None = None
@@ -121,14 +123,12 @@ class Sender(Protocol):
         """A new SDK client (its own retries off: the run loop retries)."""
         ...
 
-    def call(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
-    ) -> Exchange:
+    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
         """Send *body* and return the reply."""
         ...
 
     async def acall(
-        self, client: object, body: Mapping[str, Any], *, stream: bool, emit: Emit
+        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
     ) -> Exchange:
         """Send *body* with the asyncio client and return the reply."""
         ...
@@ -159,9 +159,9 @@ def stream_request_id(stream: object, header: str = "x-request-id") -> str | Non
 
 def send_events(
     create: Callable[..., object],
-    body: Mapping[str, Any],
+    body: JSONMapping,
     *,
-    stream: Mapping[str, Any] | None,
+    stream: JSONMapping | None,
     whole: Callable[[object], Exchange],
     gathering: Callable[[], Gathering],
     request_id_header: str = "x-request-id",
@@ -182,9 +182,9 @@ def send_events(
 
 async def asend_events(
     create: Callable[..., object],
-    body: Mapping[str, Any],
+    body: JSONMapping,
     *,
-    stream: Mapping[str, Any] | None,
+    stream: JSONMapping | None,
     whole: Callable[[object], Exchange],
     gathering: Callable[[], Gathering],
     request_id_header: str = "x-request-id",
@@ -202,7 +202,7 @@ async def asend_events(
         return gathered.finish(stream_request_id(opened, request_id_header))
 
 
-def split_known(method: Callable[..., object], body: Mapping[str, Any]) -> dict[str, Any]:
+def split_known(method: Callable[..., object], body: JSONMapping) -> JSONObject:
     """*body* as keyword arguments of the SDK's *method*: keys it has no parameter for go in
     ``extra_body``, so a setting passed through (``unknown_settings="pass"``) is still sent."""
     import inspect

@@ -15,10 +15,11 @@ ShareGPT has no call ids, so imported calls get ``call_1``, ``call_2``, ... in o
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...errors import ImportFormatError, UnsupportedContentError
 from ...jsonio import parse_json
+from ...jsontypes import JSONObject
 from ...model import Role
 from ..format_names import SHAREGPT
 from ..imported import (
@@ -141,7 +142,7 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
 
 
-def export_sharegpt(bundle: BundleSource) -> dict[str, Any]:
+def export_sharegpt(bundle: BundleSource) -> JSONObject:
     """Turn *bundle* into a ShareGPT record.
 
     ``system`` and ``context`` turns become ``system`` entries, ``user`` ``human``,
@@ -179,7 +180,7 @@ def export_sharegpt(bundle: BundleSource) -> dict[str, Any]:
         else:
             entries.append({"from": "observation", "value": turn.text})
     fields = (bundle.manifest or {}).get(MANIFEST_KEY)
-    record: dict[str, Any] = dict(fields) if isinstance(fields, dict) else {}
+    record: JSONObject = dict(fields) if isinstance(fields, dict) else {}
     record.pop("conversations", None)
     return {"conversations": entries, **record}
 
