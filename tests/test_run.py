@@ -1154,3 +1154,23 @@ def test_max_rounds_zero_is_refused(
     assert server.requests == []
     with pytest.raises(ValueError, match="max_rounds"):
         lmml_mdit.open(_chat(tmp_path)).send("openai", max_rounds=0)
+
+
+def test_otel_traces_exporter_turns_otlp_on_and_none_turns_it_off(
+    tmp_path: Path,
+    server: WireServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
+    path = _chat(tmp_path)
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "otlp")
+    server.script(openai_chat(Said(["on"]), stream=True))
+    assert _run(server, "openai", path) == 0
+    assert "OTEL_TRACES_EXPORTER is set" in capsys.readouterr().err
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "none")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+    server.script(openai_chat(Said(["off"]), stream=True))
+    assert _run(server, "openai", path) == 0
+    assert "not traced" not in capsys.readouterr().err

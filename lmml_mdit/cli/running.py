@@ -88,7 +88,12 @@ def _start_tracing(args: Arguments) -> None:
         except ImportError:
             raise CliError("--trace console needs opentelemetry-sdk (the trace extra)") from None
         return
+    exporters = os.environ.get("OTEL_TRACES_EXPORTER", "").lower()
     variable = next((name for name in _OTLP_VARIABLES if os.environ.get(name)), None)
+    if "otlp" in exporters.split(","):
+        variable = variable or "OTEL_TRACES_EXPORTER"
+    elif exporters == "none":
+        variable = None
     if args.trace != "otlp" and variable is None:
         return
     from ..run.trace import setup_otlp
