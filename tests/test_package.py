@@ -154,3 +154,16 @@ def test_the_api_table_is_the_surface() -> None:
                 lmml_mdit, name
             )
     assert "open" not in lmml_mdit.__all__ and callable(lmml_mdit.open)
+
+
+def test_the_errors_page_lists_every_warning() -> None:
+    """Each warning class has its row in the table of docs/errors.md."""
+    errors = importlib.import_module("lmml_mdit.errors")
+    page = (Path(__file__).parent.parent / "docs" / "errors.md").read_text(encoding="utf-8")
+    warnings = [
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type) and issubclass(value, lmml_mdit.LmmlWarning)
+    ]
+    missing = [name for name in warnings if name != "LmmlWarning" and f"| `{name}` |" not in page]
+    assert missing == []
