@@ -238,7 +238,9 @@ def test_nul_becomes_replacement_character() -> None:
 def test_errors_derive_from_lmml_error() -> None:
     for name in dir(lmml_mdit.errors):
         value = getattr(lmml_mdit.errors, name)
-        if isinstance(value, type) and issubclass(value, Exception):
+        if isinstance(value, type) and issubclass(value, Warning):
+            assert issubclass(value, lmml_mdit.LmmlWarning), name  # the warnings live here too
+        elif isinstance(value, type) and issubclass(value, Exception):
             assert issubclass(value, LmmlError), name
 
 
