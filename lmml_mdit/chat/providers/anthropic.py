@@ -34,7 +34,7 @@ sent through the ``anthropic`` SDK and the reply read back. The reply's content 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
 from ...bundle.remote import RemoteAsset, RemoteKind
@@ -88,17 +88,16 @@ from ._common import (
 from .base import Payload, Provider
 from .sending import (
     Emit,
+    EventSender,
     Exchange,
-    Failure,
     TextDelta,
     ToolCallEvent,
-    asend_events,
-    retry_after_seconds,
-    send_events,
+    openai_style_client,
+    openai_style_failure,
 )
 from .sending import parse_arguments as streamed_arguments
 
-__all__ = ["NAME", "PROVIDER", "SENDER", "AnthropicSender", "export", "read", "request"]
+__all__ = ["NAME", "PROVIDER", "SENDER", "export", "read", "request"]
 
 NAME = ANTHROPIC
 
@@ -527,74 +526,18 @@ class _Gathered:
         return self.exchange
 
 
-class AnthropicSender:
-    """Anthropic Messages: ``api.messages.create``."""
-
-    name = "anthropic"
-    key_variables = ("ANTHROPIC_API_KEY",)
-    sdk = "anthropic"
-    extra = "anthropic"
-    otel_name = "anthropic"
-    default_url = "https://api.anthropic.com"
-
-    def client(
-        self,
-        *,
-        base_url: str | None,
-        api_key: str | None,
-        timeout: float | None,
-        asynchronous: bool,
-    ) -> object:
-        import anthropic
-
-        factory = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
-        return factory(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
-
-    def failure(self, error: BaseException) -> Failure | None:
-        import anthropic
-
-        if isinstance(error, anthropic.APITimeoutError):
-            return Failure("timeout", message=str(error))
-        if isinstance(error, anthropic.APIConnectionError):
-            return Failure("connection", message=str(error))
-        if isinstance(error, anthropic.APIStatusError):
-            message = error.message
-            body = error.body
-            if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
-                found = body["error"].get("message")
-                if isinstance(found, str):
-                    message = found
-            return Failure(
-                "status",
-                status=error.status_code,
-                message=message,
-                retry_after=retry_after_seconds(error.response.headers),
-            )
-        return None
-
-    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
-        api: Any = client
-        return send_events(
-            api.messages.create,
-            body,
-            stream={**body, "stream": True} if stream else None,
-            whole=_whole,
-            gathering=lambda: _Gathered(emit),
-            request_id_header="request-id",
-        )
-
-    async def acall(
-        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
-    ) -> Exchange:
-        api: Any = client
-        return await asend_events(
-            api.messages.create,
-            body,
-            stream={**body, "stream": True} if stream else None,
-            whole=_whole,
-            gathering=lambda: _Gathered(emit),
-            request_id_header="request-id",
-        )
-
-
-SENDER = AnthropicSender()
+SENDER = EventSender(
+    name=NAME,
+    key_variables=("ANTHROPIC_API_KEY",),
+    sdk="anthropic",
+    extra="anthropic",
+    otel_name="anthropic",
+    default_url="https://api.anthropic.com",
+    make_client=openai_style_client("anthropic", "Anthropic", "AsyncAnthropic"),
+    read_failure=openai_style_failure("anthropic"),
+    create=attrgetter("messages.create"),
+    whole=_whole,
+    gathering=_Gathered,
+    request_id_header="request-id",
+)
+"""Anthropic Messages sent through ``api.messages.create``."""

@@ -29,7 +29,7 @@ gathered into the same message (text deltas joined, tool-call deltas joined by t
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
 from ...errors import ImportFormatError
@@ -65,13 +65,12 @@ from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
 from .sending import (
     Emit,
+    EventSender,
     Exchange,
-    Failure,
     TextDelta,
     ToolCallEvent,
-    asend_events,
-    retry_after_seconds,
-    send_events,
+    openai_style_client,
+    openai_style_failure,
 )
 from .sending import parse_arguments as streamed_arguments
 
@@ -79,7 +78,6 @@ __all__ = [
     "NAME",
     "PROVIDER",
     "SENDER",
-    "OpenAIChatSender",
     "audio_asset",
     "content_part",
     "export",
@@ -470,41 +468,11 @@ PROVIDER = Provider(
 KEY_VARIABLES = ("OPENAI_API_KEY",)
 
 
-def openai_client(
-    *, base_url: str | None, api_key: str | None, timeout: float | None, asynchronous: bool
-) -> object:
-    """An ``openai`` client with the SDK's own retries off."""
-    import openai
+openai_client = openai_style_client("openai", "OpenAI", "AsyncOpenAI")
+"""An ``openai`` client with the SDK's own retries off."""
 
-    factory = openai.AsyncOpenAI if asynchronous else openai.OpenAI
-    return factory(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
-
-
-def openai_failure(error: BaseException) -> Failure | None:
-    """An ``openai`` exception read as a :class:`~.sending.Failure`."""
-    import openai
-
-    if isinstance(error, openai.APITimeoutError):
-        return Failure("timeout", message=str(error))
-    if isinstance(error, openai.APIConnectionError):
-        return Failure("connection", message=str(error))
-    if isinstance(error, openai.APIStatusError):
-        body = error.body
-        message = error.message
-        if isinstance(body, Mapping):
-            found = body.get("message")
-            inner = body.get("error")
-            if isinstance(inner, Mapping):
-                found = inner.get("message", found)
-            if isinstance(found, str):
-                message = found
-        return Failure(
-            "status",
-            status=error.status_code,
-            message=message,
-            retry_after=retry_after_seconds(error.response.headers),
-        )
-    return None
+openai_failure = openai_style_failure("openai")
+"""An ``openai`` exception read as a :class:`~.sending.Failure`."""
 
 
 def _usage(exchange: Exchange, usage: JSONMapping | None) -> None:
@@ -603,52 +571,18 @@ def _stream_options(body: JSONMapping) -> JSONObject:
     return arguments
 
 
-class OpenAIChatSender:
-    """OpenAI Chat Completions: ``api.chat.completions.create``."""
-
-    name = "openai"
-    key_variables = KEY_VARIABLES
-    sdk = "openai"
-    extra = "openai"
-    otel_name = "openai"
-    default_url = "https://api.openai.com/v1"
-
-    def client(
-        self,
-        *,
-        base_url: str | None,
-        api_key: str | None,
-        timeout: float | None,
-        asynchronous: bool,
-    ) -> object:
-        return openai_client(
-            base_url=base_url, api_key=api_key, timeout=timeout, asynchronous=asynchronous
-        )
-
-    def failure(self, error: BaseException) -> Failure | None:
-        return openai_failure(error)
-
-    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
-        api: Any = client
-        return send_events(
-            api.chat.completions.create,
-            body,
-            stream=_stream_options(body) if stream else None,
-            whole=_whole,
-            gathering=lambda: _Gathered(emit),
-        )
-
-    async def acall(
-        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
-    ) -> Exchange:
-        api: Any = client
-        return await asend_events(
-            api.chat.completions.create,
-            body,
-            stream=_stream_options(body) if stream else None,
-            whole=_whole,
-            gathering=lambda: _Gathered(emit),
-        )
-
-
-SENDER = OpenAIChatSender()
+SENDER = EventSender(
+    name=NAME,
+    key_variables=KEY_VARIABLES,
+    sdk="openai",
+    extra="openai",
+    otel_name="openai",
+    default_url="https://api.openai.com/v1",
+    make_client=openai_client,
+    read_failure=openai_failure,
+    create=attrgetter("chat.completions.create"),
+    whole=_whole,
+    gathering=_Gathered,
+    stream_body=_stream_options,
+)
+"""OpenAI Chat Completions sent through ``api.chat.completions.create``."""

@@ -32,6 +32,7 @@ finished items (``response.output_item.done``) are what arrived.
 from __future__ import annotations
 
 import posixpath
+from operator import attrgetter
 from typing import Any
 
 from ...errors import ImportFormatError
@@ -81,16 +82,14 @@ from .openai import (
 )
 from .sending import (
     Emit,
+    EventSender,
     Exchange,
-    Failure,
     TextDelta,
     ToolCallEvent,
-    asend_events,
-    send_events,
 )
 from .sending import parse_arguments as streamed_arguments
 
-__all__ = ["NAME", "PROVIDER", "SENDER", "OpenAIResponsesSender", "export", "read", "request"]
+__all__ = ["NAME", "PROVIDER", "SENDER", "export", "read", "request"]
 
 _DEFAULT_DETAIL = "auto"
 """The ``detail`` an ``input_image`` is sent with when the options choose none (the API
@@ -543,52 +542,17 @@ class _Gathered:
         return self.exchange
 
 
-class OpenAIResponsesSender:
-    """OpenAI Responses: ``api.responses.create``."""
-
-    name = "openai-responses"
-    key_variables = KEY_VARIABLES
-    sdk = "openai"
-    extra = "openai"
-    otel_name = "openai"
-    default_url = "https://api.openai.com/v1"
-
-    def client(
-        self,
-        *,
-        base_url: str | None,
-        api_key: str | None,
-        timeout: float | None,
-        asynchronous: bool,
-    ) -> object:
-        return openai_client(
-            base_url=base_url, api_key=api_key, timeout=timeout, asynchronous=asynchronous
-        )
-
-    def failure(self, error: BaseException) -> Failure | None:
-        return openai_failure(error)
-
-    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
-        api: Any = client
-        return send_events(
-            api.responses.create,
-            body,
-            stream={**body, "stream": True} if stream else None,
-            whole=_whole,
-            gathering=lambda: _Gathered(emit),
-        )
-
-    async def acall(
-        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
-    ) -> Exchange:
-        api: Any = client
-        return await asend_events(
-            api.responses.create,
-            body,
-            stream={**body, "stream": True} if stream else None,
-            whole=_whole,
-            gathering=lambda: _Gathered(emit),
-        )
-
-
-SENDER = OpenAIResponsesSender()
+SENDER = EventSender(
+    name=NAME,
+    key_variables=KEY_VARIABLES,
+    sdk="openai",
+    extra="openai",
+    otel_name="openai",
+    default_url="https://api.openai.com/v1",
+    make_client=openai_client,
+    read_failure=openai_failure,
+    create=attrgetter("responses.create"),
+    whole=_whole,
+    gathering=_Gathered,
+)
+"""OpenAI Responses sent through ``api.responses.create``."""

@@ -11,6 +11,7 @@ reports them the same way for every provider.
 from __future__ import annotations
 
 import email.utils
+import importlib
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -21,18 +22,20 @@ from ...jsontypes import JSONMapping, JSONObject
 
 __all__ = [
     "Emit",
+    "EventSender",
     "Exchange",
     "Failure",
     "Gathering",
     "Sender",
     "TextDelta",
     "ToolCallEvent",
-    "asend_events",
+    "openai_style_client",
+    "openai_style_failure",
     "retry_after_seconds",
-    "send_events",
     "sender",
     "split_known",
     "stream_request_id",
+    "with_stream",
 ]
 
 
@@ -157,49 +160,131 @@ def stream_request_id(stream: object, header: str = "x-request-id") -> str | Non
     return None if headers is None else headers.get(header)
 
 
-def send_events(
-    create: Callable[..., object],
-    body: JSONMapping,
-    *,
-    stream: JSONMapping | None,
-    whole: Callable[[object], Exchange],
-    gathering: Callable[[], Gathering],
-    request_id_header: str = "x-request-id",
-) -> Exchange:
-    """Call an SDK's *create* with *body*: the whole reply read by *whole*, or, with the
-    *stream* body, each event of the stream gathered (the shared form of the SDKs whose
-    stream is a context manager yielding server-sent events; its request id is read from
-    the *request_id_header* of the response)."""
-    if stream is None:
-        return whole(create(**split_known(create, body)))
-    gathered = gathering()
-    events: Any = create(**split_known(create, stream))  # the SDK's stream
-    with events as opened:
-        for event in opened:
-            gathered.add(event)
-        return gathered.finish(stream_request_id(opened, request_id_header))
+def openai_style_client(package: str, sync_class: str, async_class: str) -> Callable[..., object]:
+    """The client maker of an SDK shaped like ``openai`` and ``anthropic``: *package*'s
+    *sync_class* or *async_class* (imported on first use), its own retries off."""
+
+    def make(
+        *, base_url: str | None, api_key: str | None, timeout: float | None, asynchronous: bool
+    ) -> object:
+        sdk = importlib.import_module(package)
+        factory = getattr(sdk, async_class if asynchronous else sync_class)
+        made: object = factory(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
+        return made
+
+    return make
 
 
-async def asend_events(
-    create: Callable[..., object],
-    body: JSONMapping,
-    *,
-    stream: JSONMapping | None,
-    whole: Callable[[object], Exchange],
-    gathering: Callable[[], Gathering],
-    request_id_header: str = "x-request-id",
-) -> Exchange:
-    """:func:`send_events` with the SDK's asyncio client."""
-    if stream is None:
-        reply: Any = create(**split_known(create, body))  # the SDK's coroutine
-        return whole(await reply)
-    gathered = gathering()
-    started: Any = create(**split_known(create, stream))
-    opened = await started
-    async with opened:
-        async for event in opened:
-            gathered.add(event)
-        return gathered.finish(stream_request_id(opened, request_id_header))
+def openai_style_failure(package: str) -> Callable[[BaseException], Failure | None]:
+    """The failure reader of an SDK shaped like ``openai`` and ``anthropic``: its
+    ``APITimeoutError``, ``APIConnectionError`` and ``APIStatusError`` (the provider's own
+    message taken from the body's ``error.message``, else its ``message``)."""
+
+    def read(error: BaseException) -> Failure | None:
+        sdk: Any = importlib.import_module(package)
+        if isinstance(error, sdk.APITimeoutError):
+            return Failure("timeout", message=str(error))
+        if isinstance(error, sdk.APIConnectionError):
+            return Failure("connection", message=str(error))
+        if not isinstance(error, sdk.APIStatusError):
+            return None
+        failed: Any = error
+        message = failed.message
+        body = failed.body
+        if isinstance(body, Mapping):
+            found = body.get("message")
+            inner = body.get("error")
+            if isinstance(inner, Mapping):
+                found = inner.get("message", found)
+            if isinstance(found, str):
+                message = found
+        return Failure(
+            "status",
+            status=failed.status_code,
+            message=message,
+            retry_after=retry_after_seconds(failed.response.headers),
+        )
+
+    return read
+
+
+def with_stream(body: JSONMapping) -> JSONObject:
+    """*body* asking for a stream: ``"stream": true``."""
+    return {**body, "stream": True}
+
+
+@dataclass(frozen=True)
+class EventSender:
+    """The :class:`Sender` of an SDK whose ``create`` method takes the body as keyword
+    arguments and, streamed, yields server-sent events inside a context manager (OpenAI
+    Chat Completions and Responses, Anthropic Messages). The provider module gives its
+    names, its SDK's client and failure readers, and how its reply and its events are read.
+
+    :ivar create: the SDK's method, found on a client (``attrgetter("messages.create")``).
+    :ivar whole: the reply read from the SDK's whole response.
+    :ivar gathering: a new gatherer of one stream's events, reporting to the given emit.
+    :ivar stream_body: the body that asks for a stream.
+    :ivar request_id_header: the response header carrying the provider's request id.
+    """
+
+    name: str
+    key_variables: tuple[str, ...]
+    sdk: str
+    extra: str
+    otel_name: str
+    default_url: str
+    make_client: Callable[..., object]
+    read_failure: Callable[[BaseException], Failure | None]
+    create: Callable[[object], Callable[..., object]]
+    whole: Callable[[object], Exchange]
+    gathering: Callable[[Emit], Gathering]
+    stream_body: Callable[[JSONMapping], JSONMapping] = with_stream
+    request_id_header: str = "x-request-id"
+
+    def client(
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        timeout: float | None,
+        asynchronous: bool,
+    ) -> object:
+        """A new SDK client (its own retries off: the run loop retries)."""
+        return self.make_client(
+            base_url=base_url, api_key=api_key, timeout=timeout, asynchronous=asynchronous
+        )
+
+    def failure(self, error: BaseException) -> Failure | None:
+        """*error* read as a failure, or None when it is not the SDK's."""
+        return self.read_failure(error)
+
+    def call(self, client: object, body: JSONMapping, *, stream: bool, emit: Emit) -> Exchange:
+        """Send *body*: the whole reply, or each event of its stream gathered."""
+        create = self.create(client)
+        if not stream:
+            return self.whole(create(**split_known(create, body)))
+        gathered = self.gathering(emit)
+        events: Any = create(**split_known(create, self.stream_body(body)))  # the SDK's stream
+        with events as opened:
+            for event in opened:
+                gathered.add(event)
+            return gathered.finish(stream_request_id(opened, self.request_id_header))
+
+    async def acall(
+        self, client: object, body: JSONMapping, *, stream: bool, emit: Emit
+    ) -> Exchange:
+        """:meth:`call` with the SDK's asyncio client."""
+        create = self.create(client)
+        if not stream:
+            reply: Any = create(**split_known(create, body))  # the SDK's coroutine
+            return self.whole(await reply)
+        gathered = self.gathering(emit)
+        started: Any = create(**split_known(create, self.stream_body(body)))
+        opened = await started
+        async with opened:
+            async for event in opened:
+                gathered.add(event)
+            return gathered.finish(stream_request_id(opened, self.request_id_header))
 
 
 def split_known(method: Callable[..., object], body: JSONMapping) -> JSONObject:
@@ -256,8 +341,6 @@ def sender(name: str) -> Sender:
 
     :raises ValueError: for a provider nothing sends to.
     """
-    import importlib
-
     module = _MODULES.get(name)
     if module is None:
         raise ValueError(f"no sender for provider {name!r}; choose one of {', '.join(_MODULES)}")
