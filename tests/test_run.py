@@ -1052,14 +1052,20 @@ def test_reasoning_items_and_thought_signatures_go_back_to_their_provider(
         assert parts[0]["thought_signature"] == signature
 
 
+@pytest.fixture
+def without_otlp_exporter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenTelemetry's SDK present, its OTLP exporter missing: an export is only announced."""
+    pytest.importorskip("opentelemetry.sdk")
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
+
+
+@pytest.mark.usefixtures("without_otlp_exporter")
 def test_an_otlp_endpoint_without_the_exporter_is_said_and_the_run_goes_on(
     tmp_path: Path,
     server: WireServer,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pytest.importorskip("opentelemetry.sdk")
-    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
     path = _chat(tmp_path)
     server.script(openai_chat(Said(["traced?"]), stream=True))
@@ -1156,14 +1162,13 @@ def test_max_rounds_zero_is_refused(
         lmml_mdit.open(_chat(tmp_path)).send("openai", max_rounds=0)
 
 
+@pytest.mark.usefixtures("without_otlp_exporter")
 def test_otel_traces_exporter_turns_otlp_on_and_none_turns_it_off(
     tmp_path: Path,
     server: WireServer,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pytest.importorskip("opentelemetry.sdk")
-    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
     path = _chat(tmp_path)
     monkeypatch.setenv("OTEL_TRACES_EXPORTER", "otlp")
     server.script(openai_chat(Said(["on"]), stream=True))

@@ -27,8 +27,9 @@ def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProce
     )
 
 
-def test_the_readme_tour_passes_mypy_strict(tmp_path: Path) -> None:
-    done = _run(
+def _mypy_strict(program: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``mypy --strict`` on a user's *program*, lmml_mdit found as an installed package."""
+    return _run(
         [
             sys.executable,
             "-m",
@@ -39,11 +40,15 @@ def test_the_readme_tour_passes_mypy_strict(tmp_path: Path) -> None:
             sys.executable,
             "--cache-dir",
             str(tmp_path / "cache"),
-            str(PROGRAM),
+            str(program),
         ],
         tmp_path,
         MYPYPATH=str(ROOT),
     )
+
+
+def test_the_readme_tour_passes_mypy_strict(tmp_path: Path) -> None:
+    done = _mypy_strict(PROGRAM, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -92,22 +97,7 @@ def test_a_misspelt_or_wrong_option_is_a_type_error(tmp_path: Path) -> None:
     """The request options are typed keywords: mypy names each mistake of a caller."""
     program = tmp_path / "mistakes.py"
     program.write_text(MISTAKES, encoding="utf-8")
-    done = _run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--follow-imports=silent",
-            "--python-executable",
-            sys.executable,
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            str(program),
-        ],
-        tmp_path,
-        MYPYPATH=str(ROOT),
-    )
+    done = _mypy_strict(program, tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert 'Unexpected keyword argument "contxt"' in done.stdout, done.stdout
     for line in (6, 7):
