@@ -698,8 +698,33 @@ def test_an_abandoned_stream_appends_nothing(tmp_path: Path, server: WireServer)
             break
         gate.set()
     assert len(transcript) == before
+    # Leaving the block ended the send: its worker thread is gone, its stream closed.
+    assert not any(t.name == "lmml-stream" and t.is_alive() for t in threading.enumerate())
     with pytest.raises(RuntimeError, match="closed before its reply"):
         stream.reply()
+
+
+def test_an_abandoned_async_stream_is_cancelled_and_appends_nothing(
+    tmp_path: Path, server: WireServer
+) -> None:
+    transcript = Transcript.load(_chat(tmp_path))
+    before = len(transcript)
+    answer, gate = _held("openai", Said(["a", "b", "c"]))
+    server.script(answer)
+
+    async def go() -> list[object]:
+        seen: list[object] = []
+        async with transcript.astream("openai", base_url=server.url + "/v1") as stream:
+            async for event in stream:
+                seen.append(event)
+                break
+        gate.set()
+        with pytest.raises(RuntimeError, match="closed before its reply"):
+            await stream.reply()
+        return seen
+
+    assert len(asyncio.run(go())) == 1
+    assert len(transcript) == before
 
 
 def test_a_stream_cut_is_raised_where_the_iteration_reaches_it(

@@ -285,7 +285,7 @@ class _BundleCopy:
         return Bundle.from_text(self.name, self.text, base_dir=self.base_dir)
 
 
-_WORKER: JSONObject = {}
+_WORKER: dict[str, Any] = {}  # a worker process's bundle and rendering
 """The worker process's bundle and rendering settings, set once by :func:`_start_worker`."""
 
 

@@ -488,7 +488,7 @@ class Options:
     inputs: Mapping[str, object] | None = None
 
     @classmethod
-    def from_kwargs(cls, options: JSONMapping) -> Options:
+    def from_kwargs(cls, options: Mapping[str, object]) -> Options:
         """Check option names and values.
 
         :raises TypeError: for an unknown option name, or ``settings``/``handlers`` that
@@ -513,7 +513,7 @@ class Options:
             not isinstance(budget, int) or isinstance(budget, bool) or budget < 0
         ):
             raise ValueError(f"max_embed_bytes must be a non-negative int, not {budget!r}")
-        return cls(**options)
+        return cls(**options)  # type: ignore[arg-type]  # each value checked above
 
 
 Item = Part | ToolCall | NativeItem

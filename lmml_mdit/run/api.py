@@ -47,7 +47,7 @@ def _options(
     backoff: float,
     on_event: Callable[[ReplyEvent], None] | None,
     approve: Approve | None,
-    request_options: JSONObject,
+    request_options: dict[str, object],
 ) -> RunOptions:
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, not {max_rounds!r}")
@@ -189,41 +189,60 @@ async def asend_transcript(transcript: Transcript, provider: str, **options: obj
     return reply
 
 
-def _streamed(options: dict[str, object]) -> dict[str, object]:
-    """*options* of a stream, which takes every option of :func:`send` but these two."""
+def _live(
+    bundle: Bundle,
+    provider: str,
+    options: dict[str, object],
+    finish: Callable[[Reply], None] | None = None,
+) -> ReplyStream:
+    """*bundle* sent as :func:`send` sends it, streamed, its events handed to a
+    :class:`ReplyStream`; *finish* gets the reply once the stream has ended."""
+    _refuse_stream_options(options)
+    return ReplyStream(
+        lambda report: send(bundle, provider, stream=True, on_event=report, **options),  # type: ignore[arg-type]
+        finish=finish,
+    )
+
+
+def _alive(
+    bundle: Bundle,
+    provider: str,
+    options: dict[str, object],
+    finish: Callable[[Reply], None] | None = None,
+) -> AsyncReplyStream:
+    """:func:`_live` with the SDK's asyncio client."""
+    _refuse_stream_options(options)
+    return AsyncReplyStream(
+        lambda report: asend(bundle, provider, stream=True, on_event=report, **options),  # type: ignore[arg-type]
+        finish=finish,
+    )
+
+
+def _refuse_stream_options(options: dict[str, object]) -> None:
+    """A stream takes every option of :func:`send` but ``stream`` and ``on_event``."""
     for taken in ("stream", "on_event"):
         if taken in options:
             raise TypeError(
                 f"a stream takes no {taken!r}: it streams, and iterating it is its events"
             )
-    return options
 
 
 def stream(bundle: Bundle, provider: str = "openai", **options: object) -> ReplyStream:
     """*bundle* sent as :func:`send` sends it with ``stream=True``, its events read live by
     iterating the returned :class:`~lmml_mdit.run.stream.ReplyStream`."""
-    kept = _streamed(options)
-    return ReplyStream(
-        lambda report: send(bundle, provider, stream=True, on_event=report, **kept)  # type: ignore[arg-type]
-    )
+    return _live(bundle, provider, options)
 
 
 def astream(bundle: Bundle, provider: str = "openai", **options: object) -> AsyncReplyStream:
     """:func:`stream` with the SDK's asyncio client."""
-    kept = _streamed(options)
-    return AsyncReplyStream(
-        lambda report: asend(bundle, provider, stream=True, on_event=report, **kept)  # type: ignore[arg-type]
-    )
+    return _alive(bundle, provider, options)
 
 
 def stream_transcript(transcript: Transcript, provider: str, **options: object) -> ReplyStream:
     """:func:`stream` of *transcript*; the reply and any tool turns are appended to it when
     the stream ends (not when it is abandoned or fails)."""
-    kept = _streamed(options)
-    bundle = transcript.to_bundle()
-    return ReplyStream(
-        lambda report: send(bundle, provider, stream=True, on_event=report, **kept),  # type: ignore[arg-type]
-        finish=lambda reply: _append(transcript, reply),
+    return _live(
+        transcript.to_bundle(), provider, options, lambda reply: _append(transcript, reply)
     )
 
 
@@ -231,9 +250,6 @@ def astream_transcript(
     transcript: Transcript, provider: str, **options: object
 ) -> AsyncReplyStream:
     """:func:`stream_transcript` with the SDK's asyncio client."""
-    kept = _streamed(options)
-    bundle = transcript.to_bundle()
-    return AsyncReplyStream(
-        lambda report: asend(bundle, provider, stream=True, on_event=report, **kept),  # type: ignore[arg-type]
-        finish=lambda reply: _append(transcript, reply),
+    return _alive(
+        transcript.to_bundle(), provider, options, lambda reply: _append(transcript, reply)
     )

@@ -17,7 +17,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..bundle.bundle import Bundle
 from ..chat.imported import Call, ChatTurn, Text
@@ -37,6 +37,9 @@ from .reply import Reply, ReplyEvent, ToolRun, Usage
 from .tools import Tool, declared_tools, tool_result
 from .trace import Span
 from .trace import span as trace_span
+
+if TYPE_CHECKING:
+    from ..chat.content import RequestOptions
 
 __all__ = ["Approve", "RunOptions", "arun", "run"]
 
@@ -70,7 +73,7 @@ class RunOptions:
     on_event: Callable[[ReplyEvent], None] | None = None
     keep_partial: bool = False
     commit: Callable[[Document], None] | None = None
-    request_options: JSONObject = field(default_factory=dict)
+    request_options: Mapping[str, object] = field(default_factory=dict)
 
 
 def _functions(tools: Mapping[str, Tool] | Sequence[Tool] | None) -> dict[str, Tool]:
@@ -367,11 +370,11 @@ def _request(document: Document, options: RunOptions, tools: list[JSONObject] | 
     """The body ``to_request`` builds for the document as it now reads, with *tools* (the
     settings' declarations plus the given functions') when there are any."""
     request_options = dict(options.request_options)
-    if tools is not None:
-        settings = dict(request_options.get("settings") or {})
-        settings.setdefault("tools", tools)
-        request_options["settings"] = settings
-    return to_request(document.bundle(), options.provider, model=options.model, **request_options)
+    given = request_options.get("settings") or {}
+    if tools is not None and isinstance(given, Mapping):  # not a mapping: to_request says so
+        request_options["settings"] = {"tools": tools, **given}
+    checked = cast("RequestOptions", request_options)  # to_request checks each at run time
+    return to_request(document.bundle(), options.provider, model=options.model, **checked)
 
 
 def _run_span(state: _Run) -> Any:
