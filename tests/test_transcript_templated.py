@@ -208,3 +208,22 @@ def test_render_templated_on_a_with_extra_view(chatml: Any) -> None:
     assert view.render_templated(pov="alice", tokenizer=chatml).endswith(
         "<|im_start|>user\nbye<|im_end|>\n"
     )
+
+
+def test_a_template_that_keeps_one_system_message_gets_the_later_one_as_user() -> None:
+    """Yi's real template shows only the first system message; the later one is not lost."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "chat_templates.json").read_text("utf-8"))
+    yi = next(t["chat_template"] for t in data["templates"] if t["model"] == "yi:6b")
+    transcript = dialogue()
+    transcript.append("system", "Answer in French.")
+    transcript.append("bob", "hello again")
+    text = transcript.render_templated(pov="alice", tokenizer=tiny_tokenizer(yi))
+    assert isinstance(text, str)
+    assert "Be brief." in text and "Answer in French." in text
+    raw = transcript.render_templated(
+        pov="alice", tokenizer=tiny_tokenizer(yi), fold_system=False, merge=False, user_first=False
+    )
+    assert isinstance(raw, str) and "Answer in French." not in raw  # what detection prevents

@@ -41,6 +41,7 @@ class Renderable:
         fold_system: bool = False,
         merge: bool = False,
         user_first: bool = False,
+        system_midway_as_user: bool = False,
         label_authors: bool | None = None,
         handlers: Mapping[str, Handler] | None = None,
     ) -> list[ChatMessage]:
@@ -96,6 +97,7 @@ class Renderable:
             fold_system=fold_system,
             merge=merge,
             user_first=user_first,
+            system_midway_as_user=system_midway_as_user,
             label_authors=label_authors is not False,
         )
 
@@ -156,10 +158,10 @@ class Renderable:
             fold_system=fold_system,
             merge=merge,
             user_first=user_first,
+            # a template that would drop a later system text gets it as a user message
+            system_midway_as_user=flags is not None and not flags.supports_system_midway,
             label_authors=label_authors,
         )
-        if flags is not None and not flags.supports_system_midway:
-            view = flatten(view, system_midway_as_user=True)  # a later system text would be lost
         try:
             return apply(
                 view,
