@@ -28,6 +28,7 @@ gathered into the same message (text deltas joined, tool-call deltas joined by t
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from operator import attrgetter
 from typing import Any
@@ -84,6 +85,7 @@ __all__ = [
     "file_data_asset",
     "openai_client",
     "openai_failure",
+    "openai_sender",
     "parse_arguments",
     "read",
     "request",
@@ -571,8 +573,8 @@ def _stream_options(body: JSONMapping) -> JSONObject:
     return arguments
 
 
-SENDER = EventSender(
-    name=NAME,
+openai_sender = functools.partial(
+    EventSender,
     key_variables=KEY_VARIABLES,
     sdk="openai",
     extra="openai",
@@ -580,6 +582,11 @@ SENDER = EventSender(
     default_url="https://api.openai.com/v1",
     make_client=openai_client,
     read_failure=openai_failure,
+)
+"""An :class:`~.sending.EventSender` through the ``openai`` SDK, given the rest."""
+
+SENDER = openai_sender(
+    name=NAME,
     create=attrgetter("chat.completions.create"),
     whole=_whole,
     gathering=_Gathered,

@@ -73,16 +73,13 @@ from ..remote import read_file_id, read_url, responses_part
 from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
 from .openai import (
-    KEY_VARIABLES,
     audio_asset,
     file_data_asset,
-    openai_client,
-    openai_failure,
+    openai_sender,
     parse_arguments,
 )
 from .sending import (
     Emit,
-    EventSender,
     Exchange,
     TextDelta,
     ToolCallEvent,
@@ -542,15 +539,8 @@ class _Gathered:
         return self.exchange
 
 
-SENDER = EventSender(
+SENDER = openai_sender(
     name=NAME,
-    key_variables=KEY_VARIABLES,
-    sdk="openai",
-    extra="openai",
-    otel_name="openai",
-    default_url="https://api.openai.com/v1",
-    make_client=openai_client,
-    read_failure=openai_failure,
     create=attrgetter("responses.create"),
     whole=_whole,
     gathering=_Gathered,
