@@ -2,7 +2,8 @@
 
 :mod:`~lmml_mdit.cli.launch` is the entry point (:func:`main`: help and the version from the
 parser alone), :mod:`~lmml_mdit.cli.commands` runs everything else,
-:mod:`~lmml_mdit.cli.parser` builds the argument tree from the pieces in
+:mod:`~lmml_mdit.cli.parser` builds the argument tree of the subcommands listed in
+:mod:`~lmml_mdit.cli.table` from the pieces in
 :mod:`~lmml_mdit.cli.options` into a typed :mod:`~lmml_mdit.cli.arguments` namespace; the
 subcommands live by concern in :mod:`~lmml_mdit.cli.inspection` (validate, turns, ls, cat,
 info), :mod:`~lmml_mdit.cli.render` (render, preview), :mod:`~lmml_mdit.cli.rewrite` (new,

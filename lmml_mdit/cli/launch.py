@@ -27,9 +27,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(VERSION_LINE)
         return 0
     if arguments in (["--help"], ["-h"]):
-        from .parser import SUMMARIES, build_parser
+        from .table import summary_parser
 
-        build_parser(SUMMARIES).print_help()
+        summary_parser().print_help()
         return 0
     if "--" not in arguments and _ANSWERED_BY_THE_PARSER.intersection(arguments):
         status = _parser_answer(arguments)

@@ -7,8 +7,6 @@ import argparse
 import os
 import sys
 
-from ..modes import DELIMITER_MODES, REFERENCE_MODES
-from .arguments import Arguments
 from .failure import CliError
 
 TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
@@ -27,7 +25,6 @@ __all__ = [
     "add_json",
     "add_provider",
     "add_quiet",
-    "add_syntax_options",
     "parse_setting",
     "positive_int",
     "seconds",
@@ -167,25 +164,6 @@ def add_base_dir(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="resolve a bare .lmml's @references against files in DIR (never outside it; "
         "default: the .lmml file's own folder)",
-    )
-
-
-def add_syntax_options(parser: argparse.ArgumentParser) -> None:
-    """``--delimiters`` and ``--references``, for every command that opens a bundle."""
-    parser.add_argument(
-        "--delimiters",
-        choices=DELIMITER_MODES,
-        default=Arguments.delimiters,
-        help="role headings: strict (default: the heading is only the role, 'Role:', "
-        "'Turn N' with any of - -- : en/em dash then the role, or 'NAME -- role') or loose "
-        "(a role word anywhere in it)",
-    )
-    parser.add_argument(
-        "--references",
-        choices=REFERENCE_MODES,
-        default=Arguments.references,
-        help="@name: assets (default: a name with a known file extension, such as "
-        "@chart.png, or a file the bundle has) or any (every @name, as RFC 4.1 reads it)",
     )
 
 

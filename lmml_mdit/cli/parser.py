@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import argparse
 
-from .._version import VERSION_LINE
 from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS
 from ..chat.format_names import PROVIDER_NAMES as PROVIDERS
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
+from ..modes import DELIMITER_MODES, REFERENCE_MODES
 from .arguments import Arguments, CommandHandler
 from .options import (
     HelpFormatter,
-    Parser,
     UsageError,
     add_base_dir,
     add_bundle,
@@ -24,15 +23,15 @@ from .options import (
     add_json,
     add_provider,
     add_quiet,
-    add_syntax_options,
     parse_setting,
     positive_int,
     seconds,
 )
+from .table import COMMANDS, TABLE, summary_parser, top_parser
 
-TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
+TYPE_CHECKING = False  # not typing's, which a subcommand's ``--help`` would pay for
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
 __all__ = [
     "COMMANDS",
@@ -44,105 +43,42 @@ __all__ = [
 ]
 
 
-class _Command:
-    """What the parser knows of a subcommand besides its options."""
-
-    __slots__ = ("module", "opens_bundles")
-
-    def __init__(self, module: str, *, opens_bundles: bool) -> None:
-        self.module = module
-        """The module of :mod:`lmml_mdit.cli` its function (``cmd_`` and its name, ``-``
-        written ``_``) lives in: imported when the command runs, so ``lmml validate`` loads
-        neither the preview nor import and export."""
-        self.opens_bundles = opens_bundles
-        """Whether it reads bundles, and so takes the syntax options."""
-
-
-_COMMAND_TABLE: dict[str, _Command] = {
-    "new": _Command("rewrite", opens_bundles=False),
-    "validate": _Command("inspection", opens_bundles=True),
-    "render": _Command("render", opens_bundles=True),
-    "turns": _Command("inspection", opens_bundles=True),
-    "ls": _Command("inspection", opens_bundles=True),
-    "cat": _Command("inspection", opens_bundles=True),
-    "pack": _Command("rewrite", opens_bundles=True),
-    "inline": _Command("rewrite", opens_bundles=True),
-    "to-md": _Command("rewrite", opens_bundles=True),
-    "preview": _Command("render", opens_bundles=True),
-    "info": _Command("inspection", opens_bundles=True),
-    "import": _Command("interchange", opens_bundles=False),
-    "export": _Command("interchange", opens_bundles=True),
-    "lsp": _Command("editor", opens_bundles=False),
-    "inputs": _Command("templates", opens_bundles=True),
-    "fmt": _Command("toolchain", opens_bundles=False),
-    "run": _Command("running", opens_bundles=True),
-}
-"""Every subcommand, in help order."""
-
-COMMANDS: tuple[str, ...] = tuple(_COMMAND_TABLE)
-"""Every subcommand name, in help order."""
-
 SUMMARIES = "--help"
 """``build_parser(SUMMARIES)``: every subcommand's one-line summary and nothing of its
-options, which is all ``lmml --help`` prints (and a sixth of the cost of the whole tree)."""
-
-
-class _Unbuilt:
-    """Stands for a subcommand's parser in the summaries: every call on it does nothing."""
-
-    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
-        return lambda *args, **kwargs: self
+options, which is all ``lmml --help`` prints (:func:`~lmml_mdit.cli.table.summary_parser`)."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``lmml`` argument parser with every subcommand, or with *only* that one.
 
     :param only: a subcommand's name: the parser then knows no other, which is how a
-        command line naming its subcommand is parsed (building all sixteen costs more
-        than some commands take to run).
+        command line naming its subcommand is parsed (building all of them costs more
+        than some commands take to run); :data:`SUMMARIES` for the top-level help alone.
     """
-    parser = Parser(
-        prog="lmml",
-        description="Work with LMML bundles (.lmml narratives and .lmmlz archives).",
-        epilog=(
-            "examples:\n"
-            "  lmml validate examples/sales-review.lmmlz\n"
-            "  lmml render examples/sales-review.lmmlz --provider anthropic\n"
-            "  lmml COMMAND --help    (every command has its own help and example)"
-        ),
-        formatter_class=HelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=VERSION_LINE)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
+    if only == SUMMARIES:
+        return summary_parser()
+    parser, sub = top_parser()
 
     def wanted(name: str) -> bool:
-        return only is None or only == SUMMARIES or name == only
+        return only is None or name == only
 
-    def command(name: str, summary: str, example: str) -> argparse.ArgumentParser:
-        if only == SUMMARIES:
-            sub._choices_actions.append(sub._ChoicesPseudoAction(name, (), summary))
-            return _Unbuilt()  # type: ignore[return-value]
+    def command(name: str) -> argparse.ArgumentParser:
+        known = TABLE[name]
         command_parser = sub.add_parser(
             name,
-            help=summary,
-            description=summary[0].upper() + summary[1:] + ".",
-            epilog=f"example:\n  {example}",
+            help=known.summary,
+            description=known.summary[0].upper() + known.summary[1:] + ".",
+            epilog=f"example:\n  {known.example}",
             formatter_class=HelpFormatter,
         )
-        known = _COMMAND_TABLE[name]
         function = "cmd_" + name.replace("-", "_")
         command_parser.set_defaults(handler=CommandHandler(known.module, function))
         if known.opens_bundles:
-            add_syntax_options(command_parser)
+            _add_syntax_options(command_parser)
         return command_parser
 
     if wanted("new"):
-        p = command(
-            "new",
-            "write a starter narrative (never over an existing file)",
-            "lmml new notes/session     # creates notes/session.lmml",
-        )
+        p = command("new")
         p.add_argument(
             "path",
             metavar="PATH",
@@ -157,11 +93,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_quiet(p)
 
     if wanted("validate"):
-        p = command(
-            "validate",
-            "check bundles for authoring defects",
-            "lmml validate examples/*.lmml examples/*.lmmlz",
-        )
+        p = command("validate")
         p.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
         add_json(p, "one JSON report on stdout")
         p.add_argument(
@@ -182,11 +114,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_base_dir(p)
 
     if wanted("render"):
-        p = command(
-            "render",
-            "print a bundle's chat messages (or request body) as JSON",
-            "lmml render examples/sales-review.lmmlz --provider anthropic --request",
-        )
+        p = command("render")
         add_bundle(p)
         add_provider(p, PROVIDERS, "the API shape")
         p.add_argument(
@@ -305,31 +233,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_quiet(p)
 
     if wanted("turns"):
-        p = command(
-            "turns",
-            "list the turns: number, role, lines, characters, embeds",
-            "lmml turns examples/sales-review.lmml",
-        )
+        p = command("turns")
         add_bundle(p)
         add_json(p, "the rows as JSON")
         add_base_dir(p)
 
     if wanted("ls"):
-        p = command(
-            "ls",
-            "list assets with size, media type and sha256",
-            "lmml ls examples/sales-review.lmmlz",
-        )
+        p = command("ls")
         add_bundle(p)
         add_json(p, "the rows as JSON")
         add_base_dir(p)
 
     if wanted("cat"):
-        p = command(
-            "cat",
-            "write one asset's bytes to stdout",
-            "lmml cat examples/sales-review.lmmlz chart.png > chart.png",
-        )
+        p = command("cat")
         add_bundle(p)
         p.add_argument(
             "name",
@@ -338,23 +254,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
         add_base_dir(p)
 
-    for name, extension, summary, example in (
-        (
-            "pack",
-            ARCHIVE_SUFFIX,
-            "turn inline fences into archive entries (writes a .lmmlz)",
-            "lmml pack examples/sales-review.lmml /tmp/trip-report.lmmlz",
-        ),
-        (
-            "inline",
-            NARRATIVE_SUFFIX,
-            "turn referenced text assets into fences (writes a .lmml)",
-            "lmml inline notes.lmmlz     # writes notes.lmml",
-        ),
-    ):
+    for name, extension in (("pack", ARCHIVE_SUFFIX), ("inline", NARRATIVE_SUFFIX)):
         if not wanted(name):
             continue
-        p = command(name, summary, example)
+        p = command(name)
         add_bundle(p, "src")
         add_dest(p, extension)
         p.add_argument(
@@ -385,11 +288,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             )
 
     if wanted("to-md"):
-        p = command(
-            "to-md",
-            "export plain Markdown, embeds replaced by [Image: x] placeholders",
-            "lmml to-md examples/sales-review.lmmlz -",
-        )
+        p = command("to-md")
         add_bundle(p, "src")
         add_dest(p, ".md")
         add_force(p)
@@ -397,11 +296,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_quiet(p)
 
     if wanted("preview"):
-        p = command(
-            "preview",
-            "write a self-contained HTML preview",
-            "lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
-        )
+        p = command("preview")
         add_bundle(p)
         p.add_argument(
             "-o",
@@ -423,21 +318,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_quiet(p)
 
     if wanted("info"):
-        p = command(
-            "info",
-            "summarise a bundle: kind, turns, embeds, entries, manifest, settings",
-            "lmml info examples/sales-review.lmmlz",
-        )
+        p = command("info")
         add_bundle(p)
         add_json(p, "the summary as JSON")
         add_base_dir(p)
 
     if wanted("import"):
-        p = command(
-            "import",
-            "import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
-            "lmml import chat.json -o chat.lmmlz",
-        )
+        p = command("import")
         p.add_argument(
             "file",
             metavar="FILE",
@@ -467,11 +354,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_quiet(p)
 
     if wanted("export"):
-        p = command(
-            "export",
-            "export a folder of bundles as one JSONL dataset, or as Parquet rows",
-            "lmml export runs/ --provider openai --jsonl dataset.jsonl",
-        )
+        p = command("export")
         p.add_argument(
             "folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)"
         )
@@ -533,11 +416,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_quiet(p)
 
     if wanted("lsp"):
-        p = command(
-            "lsp",
-            "run the language server for editors (LSP over stdin and stdout)",
-            "lmml lsp     # started by the editor; see the Editors page of the docs",
-        )
+        p = command("lsp")
         p.add_argument(
             "--debounce",
             type=seconds,
@@ -553,21 +432,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
 
     if wanted("inputs"):
-        p = command(
-            "inputs",
-            "list a template's declared inputs and where each is used",
-            "lmml inputs support.lmml",
-        )
+        p = command("inputs")
         add_bundle(p)
         add_json(p, "the inputs as JSON")
         add_base_dir(p)
 
     if wanted("fmt"):
-        p = command(
-            "fmt",
-            "format narratives with mdformat, every LMML construct kept as written",
-            "lmml fmt examples/ --check",
-        )
+        p = command("fmt")
         p.add_argument(
             "paths",
             nargs="+",
@@ -583,11 +454,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_quiet(p)
 
     if wanted("run"):
-        p = command(
-            "run",
-            "send the conversation to a model, stream the reply, append it to the file",
-            "lmml run chat.lmml --provider openai --model gpt-4o-mini",
-        )
+        p = command("run")
         add_bundle(p)
         add_provider(p, PROVIDERS, "the API to send to")
         p.add_argument("--model", help="the model (default: the settings' model)")
@@ -685,6 +552,25 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_quiet(p)
 
     return parser
+
+
+def _add_syntax_options(parser: argparse.ArgumentParser) -> None:
+    """``--delimiters`` and ``--references``, for every command that opens a bundle."""
+    parser.add_argument(
+        "--delimiters",
+        choices=DELIMITER_MODES,
+        default=Arguments.delimiters,
+        help="role headings: strict (default: the heading is only the role, 'Role:', "
+        "'Turn N' with any of - -- : en/em dash then the role, or 'NAME -- role') or loose "
+        "(a role word anywhere in it)",
+    )
+    parser.add_argument(
+        "--references",
+        choices=REFERENCE_MODES,
+        default=Arguments.references,
+        help="@name: assets (default: a name with a known file extension, such as "
+        "@chart.png, or a file the bundle has) or any (every @name, as RFC 4.1 reads it)",
+    )
 
 
 def parse_arguments(arguments: Sequence[str]) -> Arguments:
