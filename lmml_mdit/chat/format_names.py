@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "ANTHROPIC",
+    "DEFAULT_PROVIDER",
     "EXPORT_PROVIDERS",
     "GEMINI",
     "IMPORT_FORMATS",
@@ -23,6 +24,9 @@ OPENAI_RESPONSES = "openai-responses"
 ANTHROPIC = "anthropic"
 GEMINI = "gemini"
 SHAREGPT = "sharegpt"
+
+DEFAULT_PROVIDER = OPENAI
+"""The provider ``provider=`` and ``--provider`` default to."""
 
 PROVIDER_NAMES: tuple[str, ...] = (OPENAI, OPENAI_RESPONSES, ANTHROPIC, GEMINI)
 """The names ``provider=`` takes (``lmml render --provider``), in the registry's order."""

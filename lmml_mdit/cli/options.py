@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 
+from ..chat.format_names import DEFAULT_PROVIDER
 from ..modes import DELIMITER_MODES, REFERENCE_MODES
 from .arguments import Arguments
 from .failure import CliError
@@ -154,7 +155,7 @@ def add_provider(parser: argparse.ArgumentParser, choices: Sequence[str], what: 
     parser.add_argument(
         "-p",
         "--provider",
-        default="openai",
+        default=DEFAULT_PROVIDER,
         choices=choices,
         help=f"{what} (default: openai)",
     )
