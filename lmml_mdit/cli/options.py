@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from ..chat.format_names import DEFAULT_PROVIDER
+from ..chat.format_names import DEFAULT_PROVIDER, PluginChoices
 from ..modes import DELIMITER_MODES, REFERENCE_MODES
 from .arguments import Arguments
 from .failure import CliError
@@ -150,13 +150,16 @@ def add_json(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what}")
 
 
-def add_provider(parser: argparse.ArgumentParser, choices: Sequence[str], what: str) -> None:
-    """``-p/--provider``, one of *choices*, openai by default."""
+def add_provider(
+    parser: argparse.ArgumentParser, choices: Sequence[str], what: str, *, plugins: bool = False
+) -> None:
+    """``-p/--provider``, one of *choices* (and with *plugins*, an installed plugin's
+    name), openai by default."""
     parser.add_argument(
         "-p",
         "--provider",
         default=DEFAULT_PROVIDER,
-        choices=choices,
+        choices=PluginChoices(tuple(choices)) if plugins else choices,
         help=f"{what} (default: openai)",
     )
 
