@@ -64,7 +64,8 @@ def _load_plugins() -> None:
             _left_out(f"{where} was left out: loading it raised {type(error).__name__}: {error}")
             continue
         if not isinstance(found, ChatFormat):
-            _left_out(f"{where} was left out: it is a {type(found).__name__}, not a ChatFormat")
+            kind = type(found).__name__
+            _left_out(f"{where} was left out: it is of type {kind}, not a ChatFormat")
             continue
         if found.name != point.name:
             _left_out(f"{where} was left out: the format it loads is named {found.name!r}")
