@@ -63,7 +63,8 @@ filter silences or raises them all::
     ├── SystemContentWarning
     ├── UnknownSettingWarning
     ├── SettingRangeWarning
-    └── MissingSettingWarning
+    ├── MissingSettingWarning
+    └── ProviderPluginWarning
 """
 
 from __future__ import annotations
@@ -453,3 +454,9 @@ class MissingSettingWarning(LmmlWarning):
     def __init__(self, message: str, *, cli_message: str | None = None) -> None:
         super().__init__(message)
         self.cli_message = cli_message
+
+
+class ProviderPluginWarning(LmmlWarning):
+    """An installed chat format plugin (entry point group ``lmml_mdit.providers``) was left
+    out: it failed to load, is not a format, or takes a name already registered. The message
+    names the entry point."""

@@ -306,15 +306,9 @@ NAMING_A_FORMAT_TODAY = frozenset(
     {
         "lmml_mdit.bundle.bundle",
         "lmml_mdit.bundle.remote",
-        "lmml_mdit.chat.cases",
         "lmml_mdit.chat.format_names",
-        "lmml_mdit.chat.remote",
-        "lmml_mdit.cli.options",
         "lmml_mdit.narrative.native",
-        "lmml_mdit.ray.batches",
-        "lmml_mdit.run.api",
         "lmml_mdit.syntax.roles",
-        "lmml_mdit.transcript.transcript",
     }
 )
 

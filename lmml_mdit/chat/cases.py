@@ -30,6 +30,7 @@ from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..workers import process_pool
 from .content import Options
+from .format_names import DEFAULT_PROVIDER
 from .outgoing import message_list, request_body
 from .providers import Provider
 from .providers import provider as find_provider
@@ -194,7 +195,7 @@ def _with_inputs(options: Options, inputs: Mapping[str, object]) -> Options:
 def render_cases(
     bundle: BundleSource,
     cases: Iterable[CaseInput],
-    provider: str = "openai",
+    provider: str = DEFAULT_PROVIDER,
     *,
     request: bool = True,
     model: str | None = None,

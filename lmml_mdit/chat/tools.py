@@ -968,6 +968,8 @@ def provider_settings(settings: JSONMapping, provider: str) -> JSONObject:
     :raises InvalidSettingsError: for a malformed tool, choice or schema, or an unknown
         provider.
     """
+    if provider not in _PROVIDERS and provider in PROVIDERS:
+        return _plugin_settings(settings, provider)
     _check_provider(provider)
     declared = _declared(settings)
     out = declared.rest
@@ -989,3 +991,17 @@ def provider_settings(settings: JSONMapping, provider: str) -> JSONObject:
             given = out.get(key)
             out[key] = {**given, **value} if isinstance(given, dict) else value
     return out
+
+
+def _plugin_settings(settings: JSONMapping, provider: str) -> JSONObject:
+    """*settings* for an installed plugin's provider, which takes no tools, tool choice or
+    structured output (their translations are the built-in providers')."""
+    declared = _declared(settings)
+    given = (declared.tools, declared.choice, declared.choice_native, declared.output)
+    if any(value is not None for value in given):
+        raise _error(
+            f"{PROVIDERS[provider].title} takes no tools, tool_choice or response_format",
+            "provider",
+            hint="leave them out of the settings for this provider",
+        )
+    return declared.rest

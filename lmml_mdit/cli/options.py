@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 
+from ..chat.format_names import DEFAULT_PROVIDER, PluginChoices
 from .failure import CliError
 
 TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
@@ -146,13 +147,16 @@ def add_json(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what}")
 
 
-def add_provider(parser: argparse.ArgumentParser, choices: Sequence[str], what: str) -> None:
-    """``-p/--provider``, one of *choices*, openai by default."""
+def add_provider(
+    parser: argparse.ArgumentParser, choices: Sequence[str], what: str, *, plugins: bool = False
+) -> None:
+    """``-p/--provider``, one of *choices* (and with *plugins*, an installed plugin's
+    name), openai by default."""
     parser.add_argument(
         "-p",
         "--provider",
-        default="openai",
-        choices=choices,
+        default=DEFAULT_PROVIDER,
+        choices=PluginChoices(tuple(choices)) if plugins else choices,
         help=f"{what} (default: openai)",
     )
 

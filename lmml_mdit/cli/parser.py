@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS
+from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PluginChoices
 from ..chat.format_names import PROVIDER_NAMES as PROVIDERS
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from ..modes import DELIMITER_MODES, REFERENCE_MODES
@@ -116,7 +116,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     if wanted("render"):
         p = command("render")
         add_bundle(p)
-        add_provider(p, PROVIDERS, "the API shape")
+        add_provider(p, PROVIDERS, "the API shape", plugins=True)
         p.add_argument(
             "--request",
             action="store_true",
@@ -348,7 +348,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
         p.add_argument(
             "--format",
-            choices=IMPORT_FORMATS,
+            choices=PluginChoices(IMPORT_FORMATS),
             help="the input format (detected when omitted)",
         )
         add_quiet(p)

@@ -26,6 +26,7 @@ import pyarrow as pa
 from ..bundle.archive import Limits
 from ..bundle.bundle import Bundle
 from ..chat.cases import CaseResult, Rendering
+from ..chat.format_names import DEFAULT_PROVIDER
 from ..dataset.rows import Row, request_cells, row_bundle
 from ..dataset.schema import ISSUE_TYPE, NOTE_TYPE, checked_providers, request_column
 from ..errors import LmmlError
@@ -50,7 +51,7 @@ CASE_WARNINGS = "case_warnings"
 
 
 def add_payloads(
-    batch: pa.Table, providers: Sequence[str] = ("openai",), limits: Limits | None = None
+    batch: pa.Table, providers: Sequence[str] = (DEFAULT_PROVIDER,), limits: Limits | None = None
 ) -> pa.Table:
     """*batch* with a ``request_<provider>`` column per provider (its request body as
     JSON, null when the bundle cannot be sent to it) and ``request_notes`` (why, and each
@@ -133,7 +134,7 @@ def _template(template: Template, limits: Limits | None, name: str | None) -> Bu
 def render_case_batch(
     batch: pa.Table,
     template: Template,
-    provider: str = "openai",
+    provider: str = DEFAULT_PROVIDER,
     *,
     request: bool = True,
     model: str | None = None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..chat.format_names import DEFAULT_PROVIDER
 from ..chat.imported import Call, Native, Text
 from ..jsontypes import JSONObject
 from .loop import DEFAULT_BACKOFF, DEFAULT_RETRIES, Approve, RunOptions, arun, run
@@ -73,7 +74,7 @@ def _options(
 
 def send(
     bundle: Bundle,
-    provider: str = "openai",
+    provider: str = DEFAULT_PROVIDER,
     *,
     model: str | None = None,
     client: object = None,
@@ -114,7 +115,7 @@ def send(
 
 async def asend(
     bundle: Bundle,
-    provider: str = "openai",
+    provider: str = DEFAULT_PROVIDER,
     *,
     model: str | None = None,
     client: object = None,
@@ -227,13 +228,15 @@ def _refuse_stream_options(options: dict[str, object]) -> None:
             )
 
 
-def stream(bundle: Bundle, provider: str = "openai", **options: object) -> ReplyStream:
+def stream(bundle: Bundle, provider: str = DEFAULT_PROVIDER, **options: object) -> ReplyStream:
     """*bundle* sent as :func:`send` sends it with ``stream=True``, its events read live by
     iterating the returned :class:`~lmml_mdit.run.stream.ReplyStream`."""
     return _live(bundle, provider, options)
 
 
-def astream(bundle: Bundle, provider: str = "openai", **options: object) -> AsyncReplyStream:
+def astream(
+    bundle: Bundle, provider: str = DEFAULT_PROVIDER, **options: object
+) -> AsyncReplyStream:
     """:func:`stream` with the SDK's asyncio client."""
     return _alive(bundle, provider, options)
 

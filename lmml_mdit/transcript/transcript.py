@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, overload
 
+from ..chat.format_names import DEFAULT_PROVIDER
 from ..errors import (
     LmmlError,
     MessageNotFoundError,
@@ -487,7 +488,7 @@ class Transcript(Renderable):
             list(self), self.assets, name, source=self._source, kind=kind, pov=pov
         )
 
-    def send(self, provider: str = "openai", **options: object) -> Reply:
+    def send(self, provider: str = DEFAULT_PROVIDER, **options: object) -> Reply:
         """Send the transcript (as :meth:`to_bundle` writes it) through the provider's SDK,
         append the reply and any tool turns, and return the
         :class:`~lmml_mdit.run.Reply`; takes :meth:`Bundle.send
@@ -496,13 +497,13 @@ class Transcript(Renderable):
 
         return send_transcript(self, provider, **options)
 
-    async def asend(self, provider: str = "openai", **options: object) -> Reply:
+    async def asend(self, provider: str = DEFAULT_PROVIDER, **options: object) -> Reply:
         """:meth:`send` with the SDK's asyncio client."""
         from ..run.api import asend_transcript  # imported here: running sits above
 
         return await asend_transcript(self, provider, **options)
 
-    def stream(self, provider: str = "openai", **options: object) -> ReplyStream:
+    def stream(self, provider: str = DEFAULT_PROVIDER, **options: object) -> ReplyStream:
         """:meth:`send` read live (see :meth:`Bundle.stream
         <lmml_mdit.bundle.bundle.Bundle.stream>`): the reply and any tool turns are appended
         when the stream ends, not when it is abandoned or fails."""
@@ -510,7 +511,7 @@ class Transcript(Renderable):
 
         return stream_transcript(self, provider, **options)
 
-    def astream(self, provider: str = "openai", **options: object) -> AsyncReplyStream:
+    def astream(self, provider: str = DEFAULT_PROVIDER, **options: object) -> AsyncReplyStream:
         """:meth:`stream` with the SDK's asyncio client."""
         from ..run.api import astream_transcript  # imported here: running sits above
 

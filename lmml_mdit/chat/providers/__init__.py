@@ -15,7 +15,10 @@ This registry is the one list of the format names: everything that names a forma
 
 from __future__ import annotations
 
-from ..format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PROVIDER_NAMES
+import warnings
+
+from ...errors import ProviderPluginWarning
+from ..format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PLUGIN_GROUP, PROVIDER_NAMES
 from . import anthropic, gemini, openai, openai_responses, sharegpt
 from .base import ChatFormat, Payload, Provider
 
@@ -42,6 +45,41 @@ FORMATS: dict[str, ChatFormat] = {**PROVIDERS, sharegpt.FORMAT.name: sharegpt.FO
 
 if tuple(PROVIDERS) != PROVIDER_NAMES or tuple(FORMATS) != IMPORT_FORMATS:
     raise RuntimeError("the format registry and lmml_mdit.chat.format_names disagree")
+
+
+def _load_plugins() -> None:
+    """Add the formats installed packages register in :data:`PLUGIN_GROUP`; one that fails
+    to load, is not a format or takes a registered name is left out with a
+    :class:`~lmml_mdit.errors.ProviderPluginWarning` naming its entry point."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=PLUGIN_GROUP):
+        where = f"the chat format plugin {point.name} = {point.value} ({PLUGIN_GROUP})"
+        if point.name in FORMATS:
+            _left_out(f"{where} was left out: the name {point.name} is taken")
+            continue
+        try:
+            found = point.load()
+        except Exception as error:  # the plugin's own failure: reported, never raised
+            _left_out(f"{where} was left out: loading it raised {type(error).__name__}: {error}")
+            continue
+        if not isinstance(found, ChatFormat):
+            kind = type(found).__name__
+            _left_out(f"{where} was left out: it is of type {kind}, not a ChatFormat")
+            continue
+        if found.name != point.name:
+            _left_out(f"{where} was left out: the format it loads is named {found.name!r}")
+            continue
+        FORMATS[found.name] = found
+        if isinstance(found, Provider):
+            PROVIDERS[found.name] = found
+
+
+def _left_out(message: str) -> None:
+    warnings.warn(message, ProviderPluginWarning, stacklevel=3)
+
+
+_load_plugins()
 
 
 def provider(name: str) -> Provider:

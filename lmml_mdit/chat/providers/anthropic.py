@@ -40,6 +40,7 @@ from typing import Any
 from ...bundle.remote import RemoteAsset, RemoteKind
 from ...errors import ImportFormatError
 from ...jsontypes import JSONMapping, JSONObject
+from ...media import PDF_TYPE
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
@@ -75,7 +76,7 @@ from ..imported import (
     without_results,
 )
 from ..native import message_keys, place_native
-from ..remote import anthropic_block, read_file_id, read_url
+from ..remote import read_file_id, read_url, refuse_remote
 from ._common import (
     append_merged,
     arguments_object,
@@ -541,3 +542,28 @@ SENDER = EventSender(
     request_id_header="request-id",
 )
 """Anthropic Messages sent through ``api.messages.create``."""
+
+
+def anthropic_source(remote: RemoteAsset) -> JSONObject | None:
+    """The Anthropic ``source`` of *remote*, or None when Anthropic cannot take it."""
+    if remote.url is not None:
+        return {"type": "url", "url": remote.url}
+    if remote.provider == NAME:
+        return {"type": "file", "file_id": remote.file_id}
+    return None
+
+
+def anthropic_block(part: RemotePart, target: str) -> JSONObject:
+    """The Anthropic ``image`` or ``document`` block for *part*.
+
+    :raises UnsupportedContentError: for an id not Anthropic's.
+    """
+    source = anthropic_source(part.remote)
+    if source is None:
+        raise refuse_remote(part, target, "the file id was issued by another provider")
+    media_type = part.remote.media_type
+    if part.remote.kind == "file" and media_type not in (None, PDF_TYPE) and part.remote.url:
+        raise refuse_remote(part, target, f"a url document source is a PDF, not {media_type}")
+    if part.remote.kind == "image":
+        return {"type": "image", "source": source}
+    return {"type": "document", "source": source}

@@ -95,7 +95,7 @@ from ..imported import (
     without_results,
 )
 from ..native import message_keys, place_native
-from ..remote import gemini_part, read_url
+from ..remote import read_url, refuse_remote
 from ._common import (
     append_merged,
     arguments_object,
@@ -767,3 +767,17 @@ class GeminiSender:
 
 
 SENDER = GeminiSender()
+
+
+def gemini_part(part: RemotePart, target: str) -> JSONObject:
+    """The Gemini ``file_data`` part for *part*.
+
+    :raises UnsupportedContentError: for a file id (Gemini takes a URI, not an id).
+    """
+    remote = part.remote
+    if remote.url is None:
+        raise refuse_remote(part, target, "Gemini takes a file_data URI, not another provider's id")
+    file_data: JSONObject = {"file_uri": remote.url}
+    if remote.media_type is not None:
+        file_data["mime_type"] = remote.media_type
+    return {"file_data": file_data}

@@ -61,7 +61,7 @@ from ..imported import (
     tools_listed,
 )
 from ..native import message_keys, place_native
-from ..remote import openai_chat_part, read_file_id, read_url
+from ..remote import read_file_id, read_url, refuse_remote
 from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
 from .sending import (
@@ -593,3 +593,26 @@ SENDER = openai_sender(
     stream_body=_stream_options,
 )
 """OpenAI Chat Completions sent through ``api.chat.completions.create``."""
+
+
+def openai_chat_part(part: RemotePart, target: str, detail: str | None) -> JSONObject:
+    """The Chat Completions content part for *part*.
+
+    :raises UnsupportedContentError: for a file URL, an image file id, or an id not
+        OpenAI's.
+    """
+    remote = part.remote
+    if remote.url is not None:
+        if remote.kind != "image":
+            raise refuse_remote(
+                part, target, "its file parts take the bytes or a file id, not a URL"
+            )
+        image: JSONObject = {"url": remote.url}
+        if detail is not None:
+            image["detail"] = detail
+        return {"type": "image_url", "image_url": image}
+    if remote.provider != NAME:
+        raise refuse_remote(part, target, "the file id was issued by another provider")
+    if remote.kind != "file":
+        raise refuse_remote(part, target, "an image_url part takes a URL, not a file id")
+    return {"type": "file", "file": {"file_id": remote.file_id}}

@@ -41,7 +41,7 @@ from ...model import Role
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..format_names import OPENAI_RESPONSES
+from ..format_names import OPENAI, OPENAI_RESPONSES
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -69,7 +69,7 @@ from ..imported import (
     tools_listed,
 )
 from ..native import message_keys, place_native
-from ..remote import read_file_id, read_url, responses_part
+from ..remote import is_audio_or_video, read_file_id, read_url, refuse_remote
 from ._common import start_body, text_file_text, text_mode, unsupported
 from .base import Payload, Provider
 from .openai import (
@@ -546,3 +546,23 @@ SENDER = openai_sender(
     gathering=_Gathered,
 )
 """OpenAI Responses sent through ``api.responses.create``."""
+
+
+def responses_part(part: RemotePart, target: str, detail: str) -> JSONObject:
+    """The Responses input part for *part*.
+
+    :raises UnsupportedContentError: for an id not OpenAI's.
+    """
+    remote = part.remote
+    if remote.url is None and remote.provider != OPENAI:  # the ids are the Files API's
+        raise refuse_remote(part, target, "the file id was issued by another provider")
+    if is_audio_or_video(remote):
+        raise refuse_remote(
+            part, target, f"its input_file takes documents, not {remote.media_type}"
+        )
+    if remote.kind == "image":
+        key = "image_url" if remote.url is not None else "file_id"
+        return {"type": "input_image", key: remote.url or remote.file_id, "detail": detail}
+    if remote.url is not None:
+        return {"type": "input_file", "file_url": remote.url}
+    return {"type": "input_file", "file_id": remote.file_id}
