@@ -14,6 +14,8 @@ from .assertions import (
     judge_verdict,
     read_expect,
 )
+from .runner import Summary, aevaluate
+from .targets import Target
 
 __all__ = [
     "KINDS",
@@ -21,7 +23,10 @@ __all__ = [
     "Assertion",
     "Call",
     "Judge",
+    "Summary",
+    "Target",
     "Verdict",
+    "aevaluate",
     "check",
     "judge_prompt",
     "judge_verdict",

@@ -1,0 +1,121 @@
+"""``aevaluate`` through the real OpenAI SDK against the loopback server: rows checked, the
+cache (a rerun sends nothing, a changed case sends one), a failed send resumed without a
+resend, a malformed expect refused before anything is sent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _wire_server import Drop, Said, WireServer, openai_chat
+
+import lmml_mdit
+from lmml_mdit import ExpectError
+from lmml_mdit.eval.runner import Summary, aevaluate
+from lmml_mdit.eval.targets import Target
+
+TEMPLATE = """\
+---
+inputs:
+  city: string
+expect:
+  - contains: Paris
+---
+## user
+
+What is the capital of {{ city }}?
+"""
+
+
+@pytest.fixture(scope="module")
+def module_server() -> Iterator[WireServer]:
+    server = WireServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def server(module_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:
+    module_server.requests.clear()
+    module_server.answers.clear()
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return module_server
+
+
+def _files(tmp_path: Path, cases: list[dict[str, object]]) -> tuple[lmml_mdit.Bundle, Path]:
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
+    return lmml_mdit.open(tmp_path / "t.lmml"), path
+
+
+def _said(text: str) -> object:
+    return openai_chat(Said([text]), stream=False)
+
+
+def _run(bundle: lmml_mdit.Bundle, cases: Path, server: WireServer, out: Path) -> Summary:
+    target = Target("openai", "m", server.url + "/v1")
+    return asyncio.run(
+        aevaluate(bundle, cases, [target], out, cache=out.parent / "cache", retries=0)
+    )
+
+
+def _rows(out: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+CASES: list[dict[str, object]] = [
+    {"city": "France"},
+    {"city": "Peru", "expect": [{"equals": "Lima"}, {"max-tokens": 5}]},
+]
+
+
+def test_rows_hold_each_verdict_and_the_cache_answers_a_rerun(
+    tmp_path: Path, server: WireServer
+) -> None:
+    bundle, cases = _files(tmp_path, CASES)
+    server.script(_said("Paris."), _said("Lima"))
+    summary = _run(bundle, cases, server, tmp_path / "a.jsonl")
+    assert (summary.rows, summary.passed, summary.cached, summary.errors) == (2, 1, 0, [])
+    first, second = _rows(tmp_path / "a.jsonl")
+    assert first["answer"] == "Paris." and first["passed"] is True
+    assert "capital of France" in json.dumps(first["request"])
+    assert second["assertions"] == [
+        {"kind": "equals", "passed": True, "reason": "equal"},
+        {"kind": "max-tokens", "passed": False, "reason": "7 tokens > 5"},
+    ]
+    assert second["inputs"] == {"city": "Peru"} and second["output_tokens"] == 7
+    assert len(server.requests) == 2
+    again = _run(bundle, cases, server, tmp_path / "b.jsonl")
+    assert (again.rows, again.cached, len(server.requests)) == (2, 2, 2)
+    _, cases = _files(tmp_path, [CASES[0], {"city": "Chile"}])
+    server.script(_said("Santiago"))
+    changed = _run(bundle, cases, server, tmp_path / "c.jsonl")
+    assert (changed.rows, changed.cached, len(server.requests)) == (2, 1, 3)
+
+
+def test_a_failed_send_gets_no_row_and_a_rerun_sends_only_it(
+    tmp_path: Path, server: WireServer
+) -> None:
+    bundle, cases = _files(tmp_path, CASES)
+    server.script(_said("Paris"), Drop())
+    out = tmp_path / "out.jsonl"
+    summary = _run(bundle, cases, server, out)
+    assert summary.rows == 1 and len(summary.errors) == 1
+    assert f"{cases}:2: openai:m@" in summary.errors[0]
+    server.script(_said("Lima"))
+    resumed = _run(bundle, cases, server, out)
+    assert (resumed.rows, resumed.skipped, len(server.requests)) == (1, 1, 3)
+    assert [row["case"] for row in _rows(out)] == [1, 2]
+
+
+def test_a_malformed_expect_is_refused_before_anything_is_sent(
+    tmp_path: Path, server: WireServer
+) -> None:
+    bundle, cases = _files(tmp_path, [CASES[0], {"city": "x", "expect": [{"contain": "x"}]}])
+    with pytest.raises(ExpectError, match=r"cases\.jsonl:2: unknown assertion 'contain'"):
+        _run(bundle, cases, server, tmp_path / "out.jsonl")
+    assert server.requests == []
