@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _wire_server import Drop, Said, WireServer, openai_chat
+from _wire_server import Answer, Drop, Said, WireServer, openai_chat
 
 import lmml_mdit
 from lmml_mdit import ExpectError
@@ -52,14 +52,16 @@ def _files(tmp_path: Path, cases: list[dict[str, object]]) -> tuple[lmml_mdit.Bu
     return lmml_mdit.open(tmp_path / "t.lmml"), path
 
 
-def _said(text: str) -> object:
+def _said(text: str) -> Answer:
     return openai_chat(Said([text]), stream=False)
 
 
 def _run(bundle: lmml_mdit.Bundle, cases: Path, server: WireServer, out: Path) -> Summary:
     target = Target("openai", "m", server.url + "/v1")
     return asyncio.run(
-        aevaluate(bundle, cases, [target], out, cache=out.parent / "cache", retries=0)
+        aevaluate(
+            bundle, cases, [target], out, cache=out.parent / "cache", retries=0, concurrency=1
+        )
     )
 
 
