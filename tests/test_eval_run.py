@@ -14,6 +14,7 @@ from _wire_server import Answer, Drop, Said, WireServer, openai_chat
 
 import lmml_mdit
 from lmml_mdit import ExpectError
+from lmml_mdit.cli import main
 from lmml_mdit.eval.runner import Summary, aevaluate
 from lmml_mdit.eval.targets import Target
 
@@ -121,3 +122,33 @@ def test_a_malformed_expect_is_refused_before_anything_is_sent(
     with pytest.raises(ExpectError, match=r"cases\.jsonl:2: unknown assertion 'contain'"):
         _run(bundle, cases, server, tmp_path / "out.jsonl")
     assert server.requests == []
+
+
+def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _files(tmp_path, CASES)
+    server.script(_said("Paris"), _said("Lima"))
+    out = tmp_path / "out.jsonl"
+    target = f"openai:m@{server.url}/v1"
+    args = [
+        "eval",
+        str(tmp_path / "t.lmml"),
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--target",
+        target,
+        "--concurrency",
+        "1",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 1  # case 2 said 7 tokens, over its max-tokens 5
+    assert "2 row(s): 1 passed, 1 failed, 0 from the cache" in capsys.readouterr().err
+    assert main([*args, "--fail-under", "0.5"]) == 0  # resumed: both rows are there
+    assert "2 already in" in capsys.readouterr().err
+    assert len(server.requests) == 2
+    assert main([*args, "--rate", "openai:other=5/min"]) == 2
+    assert "which is no --target" in capsys.readouterr().err
+    assert main([*args[:-2], "--out", str(tmp_path / "b.jsonl"), "--target", "nobody:x"]) == 2
+    assert "no sender for provider 'nobody'" in capsys.readouterr().err
