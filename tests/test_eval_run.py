@@ -145,7 +145,11 @@ def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
     ]
     assert main(args) == 1  # case 2 said 7 tokens, over its max-tokens 5
     assert "2 row(s): 1 passed, 1 failed, 0 from the cache" in capsys.readouterr().err
-    assert main([*args, "--fail-under", "0.5"]) == 0  # resumed: both rows are there
+    report = tmp_path / "report.html"
+    assert main([*args, "--fail-under", "0.5", "--report", str(report)]) == 0  # resumed
+    page = report.read_text(encoding="utf-8")
+    assert page.count("<details") == 2 and "<script" not in page
+    assert "max-tokens</b>: 7 tokens &gt; 5" in page and "1/2 (50%)" in page
     assert "2 already in" in capsys.readouterr().err
     assert len(server.requests) == 2
     assert main([*args, "--rate", "openai:other=5/min"]) == 2

@@ -87,6 +87,7 @@ class Arguments(argparse.Namespace):
     concurrency: int = 8
     rates: list[tuple[str, float]] | None = None
     results: str | None = None
+    report: str | None = None
     cache: str | None = None
     no_cache: bool = False
     fail_under: float | None = None

@@ -76,6 +76,10 @@ def cmd_eval(args: Arguments) -> int:
     )
     for line in summary.errors:
         error(line)
+    if args.report is not None:
+        from ..eval.report import write_report
+
+        write_report(out, args.report)
     failed = summary.rows - summary.passed
     info(
         args,

@@ -726,6 +726,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "+ .results.jsonl)",
         )
         p.add_argument(
+            "--report",
+            metavar="REPORT.html",
+            help="write a self-contained HTML page of the results: cases by targets",
+        )
+        p.add_argument(
             "--cache",
             metavar="DIR",
             help="the answer cache (default: .lmml-eval-cache beside CASES)",
