@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +21,8 @@ from lmml_mdit import ExpectError
 from lmml_mdit.cli import main
 from lmml_mdit.eval.runner import Summary, aevaluate
 from lmml_mdit.eval.targets import Target
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TEMPLATE = """\
 ---
@@ -156,3 +162,42 @@ def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
     assert "which is no --target" in capsys.readouterr().err
     assert main([*args[:-2], "--out", str(tmp_path / "b.jsonl"), "--target", "nobody:x"]) == 2
     assert "no sender for provider 'nobody'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kill_after", [3, 17])
+def test_killed_mid_run_and_started_again_it_loses_no_case(
+    tmp_path: Path, server: WireServer, kill_after: int
+) -> None:
+    """SIGKILL once the server has seen *kill_after* requests; the rerun completes the rows:
+    each case once, and no more sends than cases plus the two that may have been in flight."""
+    total = 40
+    _files(tmp_path, [{"city": f"c{n}"} for n in range(total)])
+    server.script(*[_said("Paris") for _ in range(total + 10)])
+    out = tmp_path / "out.jsonl"
+    args = [
+        "eval",
+        str(tmp_path / "t.lmml"),
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--target",
+        f"openai:m@{server.url}/v1",
+        "--concurrency",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    child = subprocess.Popen([sys.executable, "-m", "lmml_mdit", *args], env=env)
+    deadline = time.monotonic() + 60
+    while len(server.requests) < kill_after and child.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    child.kill()
+    child.wait()
+    before = len(server.requests)
+    assert main(args) == 0
+    cases = [int(str(row["case"])) for row in _rows(out)]
+    assert sorted(cases) == list(range(1, total + 1))
+    assert len(server.requests) <= total + 2
+    assert before < total  # the kill came mid-run
