@@ -201,3 +201,17 @@ def test_killed_mid_run_and_started_again_it_loses_no_case(
     assert sorted(cases) == list(range(1, total + 1))
     assert len(server.requests) <= total + 2
     assert before < total  # the kill came mid-run
+
+
+def test_a_rate_spaces_the_requests_to_its_target(tmp_path: Path, server: WireServer) -> None:
+    bundle, cases = _files(tmp_path, [{"city": f"c{n}"} for n in range(5)])
+    server.script(*[_said("Paris") for _ in range(5)])
+    target = Target("openai", "m", server.url + "/v1")
+    started = time.monotonic()
+    summary = asyncio.run(
+        aevaluate(
+            bundle, cases, [target], tmp_path / "o.jsonl", concurrency=5, rates={str(target): 600}
+        )
+    )
+    assert summary.rows == 5
+    assert time.monotonic() - started >= 0.4  # four gaps of 60/600 s between five starts
