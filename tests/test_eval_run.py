@@ -207,11 +207,20 @@ def test_a_rate_spaces_the_requests_to_its_target(tmp_path: Path, server: WireSe
     bundle, cases = _files(tmp_path, [{"city": f"c{n}"} for n in range(5)])
     server.script(*[_said("Paris") for _ in range(5)])
     target = Target("openai", "m", server.url + "/v1")
+    seen: list[tuple[int, int | None, str]] = []
     started = time.monotonic()
     summary = asyncio.run(
         aevaluate(
-            bundle, cases, [target], tmp_path / "o.jsonl", concurrency=5, rates={str(target): 600}
+            bundle,
+            cases,
+            [target],
+            tmp_path / "o.jsonl",
+            concurrency=5,
+            rates={str(target): 600},
+            progress=lambda done, total, detail: seen.append((done, total, detail)),
         )
     )
     assert summary.rows == 5
+    assert [(done, total) for done, total, _ in seen] == [(n, 5) for n in range(1, 6)]
+    assert seen[-1][2].startswith("0 failed, 0 errors, 0 cached, ETA 0 s")
     assert time.monotonic() - started >= 0.4  # four gaps of 60/600 s between five starts

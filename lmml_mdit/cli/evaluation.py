@@ -37,6 +37,7 @@ def cmd_eval(args: Arguments) -> int:
     from ..eval.targets import Target
     from .failure import CliError
     from .output import error, info
+    from .progress import ProgressLine
     from .sources import bundle_stem, open_source
 
     if args.cases is None:
@@ -60,20 +61,22 @@ def cmd_eval(args: Arguments) -> int:
         else args.cache
         or os.path.join(os.path.dirname(os.path.abspath(args.cases)), ".lmml-eval-cache")
     )
-    summary = asyncio.run(
-        aevaluate(
-            source.bundle,
-            args.cases,
-            targets,
-            out,
-            cache=cache,
-            refresh=args.no_cache,
-            concurrency=args.concurrency,
-            rates=dict(args.rates or []),
-            judge=judge,
-            retries=args.retries,
+    with ProgressLine("eval") as progress:
+        summary = asyncio.run(
+            aevaluate(
+                source.bundle,
+                args.cases,
+                targets,
+                out,
+                cache=cache,
+                refresh=args.no_cache,
+                concurrency=args.concurrency,
+                rates=dict(args.rates or []),
+                judge=judge,
+                retries=args.retries,
+                progress=progress,
+            )
         )
-    )
     for line in summary.errors:
         error(line)
     if args.report is not None:

@@ -22,7 +22,7 @@ from ..bundle.bundle import Bundle
 from ..chat.cases import Rendering
 from ..chat.imported import Call as ImportedCall
 from ..chat.imported import Text
-from ..chat.importer import read_conversation
+from ..chat.importer import Progress, read_conversation
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run.loop import RunOptions, asend_body
@@ -112,6 +112,24 @@ class _Run:
     judge: Target | None
     summary: Summary
     paces: dict[str, _Pace]
+    progress: Progress | None = None
+    total: int = 0
+    done: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def step(self) -> None:
+        """One case and target finished: report it."""
+        self.done += 1
+        if self.progress is None:
+            return
+        summary = self.summary
+        rate = self.done / max(time.monotonic() - self.started, 1e-9)
+        left = (self.total - self.done) / rate
+        detail = (
+            f"{summary.rows - summary.passed} failed, {len(summary.errors)} errors, "
+            f"{summary.cached} cached, ETA {left:.0f} s"
+        )
+        self.progress(self.done, self.total, detail)
 
     async def _send(self, body: JSONObject, target: Target) -> tuple[JSONObject, bool]:
         """The stored answer for *body* at *target*, sent for when not cached."""
@@ -145,6 +163,14 @@ class _Run:
         return "".join(part.text for part in reply.message.parts if isinstance(part, Text))
 
     async def one(
+        self, number: int, inputs: JSONObject, expect: tuple[Assertion, ...], target: Target
+    ) -> None:
+        try:
+            await self._one(number, inputs, expect, target)
+        finally:
+            self.step()
+
+    async def _one(
         self, number: int, inputs: JSONObject, expect: tuple[Assertion, ...], target: Target
     ) -> None:
         rendering = Rendering.of(target.provider, True, target.model, {})
@@ -201,6 +227,7 @@ async def aevaluate(
     rates: Mapping[str, float] | None = None,
     judge: Target | None = None,
     retries: int = 2,
+    progress: Progress | None = None,
 ) -> Summary:
     """Send every case of *cases* (JSONL) rendered from *bundle* to every target, check the
     answers, append a row per case and target to *out*; rows already in *out* are skipped.
@@ -209,6 +236,7 @@ async def aevaluate(
     :param refresh: send again even when cached (the new answer replaces the old).
     :param rates: requests per minute, by target text.
     :param judge: the target of ``judge`` assertions naming none (default: the first).
+    :param progress: called after each case and target (done, total, detail).
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     """
     if not targets:
@@ -218,11 +246,14 @@ async def aevaluate(
     path = os.fspath(cases)
     front = bundle.front_matter or {}
     default = read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
+    count = 0
     for number, case in _cases(path):  # every expect checked before anything is sent
+        count += 1
         if isinstance(case, dict):
             _expect(case, default, path, number)
     summary = Summary()
     done = done_rows(out)
+    total = count * len(targets) - len(done)
     with ResultsWriter(out) as writer:
         run = _Run(
             bundle,
@@ -235,6 +266,8 @@ async def aevaluate(
             judge,
             summary,
             {name: _Pace(rate) for name, rate in (rates or {}).items()},
+            progress,
+            total,
         )
         pending: set[asyncio.Task[None]] = set()
         for number, case in _cases(path):
