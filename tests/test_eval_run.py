@@ -149,7 +149,17 @@ def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
         "--out",
         str(out),
     ]
-    assert main(args) == 1  # case 2 said 7 tokens, over its max-tokens 5
+    saved = tmp_path / "saved"
+    assert main([*args, "--save-conversations", str(saved)]) == 1  # case 2: 7 > 5 tokens
+    conversation = lmml_mdit.open(
+        saved / f"case-1-openai_m_http___127.0.0.1_{server.port}_v1.lmmlz"
+    )
+    messages = conversation.messages("openai")
+    assert "Paris" in json.dumps(messages[-1]["content"])
+    assert [message["role"] for message in messages] == [
+        "user",
+        "assistant",
+    ]
     assert "2 row(s): 1 passed, 1 failed, 0 from the cache" in capsys.readouterr().err
     report = tmp_path / "report.html"
     assert main([*args, "--fail-under", "0.5", "--report", str(report)]) == 0  # resumed

@@ -88,6 +88,7 @@ class Arguments(argparse.Namespace):
     rates: list[tuple[str, float]] | None = None
     results: str | None = None
     report: str | None = None
+    save_conversations: str | None = None
     cache: str | None = None
     no_cache: bool = False
     fail_under: float | None = None

@@ -75,6 +75,7 @@ def cmd_eval(args: Arguments) -> int:
                 judge=judge,
                 retries=args.retries,
                 progress=progress,
+                conversations=args.save_conversations,
             )
         )
     for line in summary.errors:

@@ -731,6 +731,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help="write a self-contained HTML page of the results: cases by targets",
         )
         p.add_argument(
+            "--save-conversations",
+            metavar="DIR",
+            help="write each case's conversation with its answer appended, as a bundle in DIR",
+        )
+        p.add_argument(
             "--cache",
             metavar="DIR",
             help="the answer cache (default: .lmml-eval-cache beside CASES)",

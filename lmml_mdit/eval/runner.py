@@ -23,6 +23,7 @@ from ..chat.cases import Rendering
 from ..chat.imported import Call as ImportedCall
 from ..chat.imported import Text
 from ..chat.importer import Progress, read_conversation
+from ..chat.writer import write_bundle
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run.loop import RunOptions, asend_body
@@ -114,6 +115,7 @@ class _Run:
     paces: dict[str, _Pace]
     progress: Progress | None = None
     total: int = 0
+    conversations: str | None = None
     done: int = 0
     started: float = field(default_factory=time.monotonic)
 
@@ -152,6 +154,17 @@ class _Run:
         if self.cache is not None:
             self.cache.put(key, stored)
         return stored, False
+
+    def _save(self, number: int, target: Target, body: JSONObject, payload: JSONObject) -> None:
+        """Write the case's conversation, its answer appended, as a bundle."""
+        assert self.conversations is not None
+        conversation = read_conversation(body, target.provider)
+        conversation.turns.extend(read_conversation(payload, target.provider).turns)
+        slug = "".join(c if c.isalnum() or c in "-." else "_" for c in str(target))
+        name = f"case-{number}-{slug}"
+        bundle = write_bundle(conversation, name=name)
+        os.makedirs(self.conversations, exist_ok=True)
+        bundle.save(os.path.join(self.conversations, f"{name}.lmmlz"))
 
     async def _judge(self, prompt: str, target: str | None) -> str:
         chosen = Target.parse(target) if target else self.judge or self.targets[0]
@@ -210,6 +223,8 @@ class _Run:
                 "cached": cached,
             }
         )
+        if self.conversations is not None:
+            self._save(number, target, rendered.value, payload)
         self.summary.rows += 1
         self.summary.passed += passed
         self.summary.cached += cached
@@ -228,6 +243,7 @@ async def aevaluate(
     judge: Target | None = None,
     retries: int = 2,
     progress: Progress | None = None,
+    conversations: str | os.PathLike[str] | None = None,
 ) -> Summary:
     """Send every case of *cases* (JSONL) rendered from *bundle* to every target, check the
     answers, append a row per case and target to *out*; rows already in *out* are skipped.
@@ -236,6 +252,8 @@ async def aevaluate(
     :param refresh: send again even when cached (the new answer replaces the old).
     :param rates: requests per minute, by target text.
     :param judge: the target of ``judge`` assertions naming none (default: the first).
+    :param conversations: a folder to write each case's conversation to, its answer
+        appended, as ``case-N-TARGET.lmmlz``.
     :param progress: called after each case and target (done, total, detail).
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     """
@@ -268,6 +286,7 @@ async def aevaluate(
             {name: _Pace(rate) for name, rate in (rates or {}).items()},
             progress,
             total,
+            None if conversations is None else os.fspath(conversations),
         )
         pending: set[asyncio.Task[None]] = set()
         for number, case in _cases(path):
