@@ -234,3 +234,16 @@ def test_a_rate_spaces_the_requests_to_its_target(tmp_path: Path, server: WireSe
     assert [(done, total) for done, total, _ in seen] == [(n, 5) for n in range(1, 6)]
     assert seen[-1][2].startswith("0 failed, 0 errors, 0 cached, ETA 0 s")
     assert time.monotonic() - started >= 0.4  # four gaps of 60/600 s between five starts
+
+
+def test_a_judge_is_asked_through_its_own_target(tmp_path: Path, server: WireServer) -> None:
+    rubric = {"judge": {"rubric": "Names the capital?", "target": f"openai:judge@{server.url}/v1"}}
+    bundle, cases = _files(tmp_path, [{"city": "France", "expect": [rubric]}])
+    server.script(_said("Paris"), _said("PASS\nit names Paris"))
+    summary = _run(bundle, cases, server, tmp_path / "out.jsonl")
+    assert (summary.rows, summary.passed) == (1, 1)
+    (row,) = _rows(tmp_path / "out.jsonl")
+    assert row["assertions"] == [{"kind": "judge", "passed": True, "reason": "it names Paris"}]
+    sent = server.requests[1].body
+    assert sent["model"] == "judge" and "Names the capital?" in json.dumps(sent)
+    assert "Paris" in json.dumps(sent["messages"])
