@@ -247,3 +247,20 @@ def test_a_judge_is_asked_through_its_own_target(tmp_path: Path, server: WireSer
     sent = server.requests[1].body
     assert sent["model"] == "judge" and "Names the capital?" in json.dumps(sent)
     assert "Paris" in json.dumps(sent["messages"])
+
+
+def test_a_tool_call_in_the_answer_is_checked(tmp_path: Path, server: WireServer) -> None:
+    want = {"tool-call": {"name": "capital", "arguments": {"country": "France"}}}
+    bundle, cases = _files(
+        tmp_path, [{"city": "France", "expect": [want]}, {"city": "Peru", "expect": [want]}]
+    )
+    server.script(
+        openai_chat(Said(calls=[("c1", "capital", {"country": "France"})]), stream=False),
+        openai_chat(Said(calls=[("c2", "capital", {"country": "Chile"})]), stream=False),
+    )
+    summary = _run(bundle, cases, server, tmp_path / "out.jsonl")
+    first, second = _rows(tmp_path / "out.jsonl")
+    assert first["passed"] is True and second["passed"] is False
+    assert first["calls"] == [{"name": "capital", "arguments": {"country": "France"}}]
+    assert "'capital' country='Chile', not 'France'" in json.dumps(second["assertions"])
+    assert summary.rows == 2
