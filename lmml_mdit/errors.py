@@ -45,12 +45,13 @@ The tree, in the order the classes are defined below::
     │   ├── MessageNotFoundError [ValueError]
     │   ├── TranscriptFormatError [ValueError]
     │   └── ChatTemplateError
-    └── RunError
-        ├── MissingCredentialsError
-        ├── ProviderError
-        ├── ProviderConnectionError
-        ├── StreamCutError
-        └── ToolLoadError
+    ├── RunError
+    │   ├── MissingCredentialsError
+    │   ├── ProviderError
+    │   ├── ProviderConnectionError
+    │   ├── StreamCutError
+    │   └── ToolLoadError
+    └── ExpectError
 
 The warnings, all below, derive from :class:`LmmlWarning` (a ``UserWarning``), so one
 filter silences or raises them all::
@@ -393,6 +394,11 @@ class ToolLoadError(RunError):
 
 
 # --- warnings ----------------------------------------------------------------------------
+
+
+class ExpectError(LmmlError):
+    """An ``expect`` list is malformed or names an unknown assertion (checked before anything
+    is sent; names the cases file and line)."""
 
 
 class LmmlWarning(UserWarning):

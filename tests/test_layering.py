@@ -31,6 +31,7 @@ LAYERS = (
     "run",
     "toolchain",
     "dataset",
+    "eval",
     "ray",
     "lsp",
     "cli",

@@ -82,6 +82,17 @@ class Arguments(argparse.Namespace):
     keep_partial: bool = False
     trace: Literal["console", "otlp"] | None = None
     dry_run: bool = False
+    # eval
+    targets: list[str]
+    concurrency: int = 8
+    rates: list[tuple[str, float]] | None = None
+    results: str | None = None
+    report: str | None = None
+    save_conversations: str | None = None
+    cache: str | None = None
+    no_cache: bool = False
+    fail_under: float | None = None
+    judge: str | None = None
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False

@@ -551,6 +551,79 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_base_dir(p)
         add_quiet(p)
 
+    if wanted("eval"):
+        from .evaluation import rate
+
+        p = command("eval")
+        add_bundle(p)
+        p.add_argument("--cases", metavar="CASES", help="the cases, one JSON object a line")
+        p.add_argument(
+            "--target",
+            dest="targets",
+            action="append",
+            required=True,
+            metavar="PROVIDER:MODEL[@URL]",
+            help="where to send every case; repeatable",
+        )
+        p.add_argument(
+            "--concurrency",
+            type=positive_int,
+            default=8,
+            metavar="N",
+            help="at most N requests in flight (default: 8)",
+        )
+        p.add_argument(
+            "--rate",
+            dest="rates",
+            action="append",
+            type=rate,
+            metavar="TARGET=N/min",
+            help="at most N requests a minute to TARGET; repeatable",
+        )
+        p.add_argument(
+            "--out",
+            dest="results",
+            metavar="RESULTS",
+            help="the results file, appended to and resumed (default: CASES' stem "
+            "+ .results.jsonl)",
+        )
+        p.add_argument(
+            "--report",
+            metavar="REPORT.html",
+            help="write a self-contained HTML page of the results: cases by targets",
+        )
+        p.add_argument(
+            "--save-conversations",
+            metavar="DIR",
+            help="write each case's conversation with its answer appended, as a bundle in DIR",
+        )
+        p.add_argument(
+            "--cache",
+            metavar="DIR",
+            help="the answer cache (default: .lmml-eval-cache beside CASES)",
+        )
+        p.add_argument(
+            "--no-cache", action="store_true", help="send every case again, refreshing the cache"
+        )
+        p.add_argument(
+            "--fail-under",
+            type=float,
+            metavar="RATE",
+            help="exit 1 only when the pass rate (0 to 1) is under RATE",
+        )
+        p.add_argument(
+            "--judge", metavar="PROVIDER:MODEL[@URL]", help="the target of judge assertions"
+        )
+        p.add_argument(
+            "--retries",
+            type=positive_int,
+            default=3,
+            metavar="N",
+            help="retries of a 429 or 5xx answer (default: 3)",
+        )
+        add_base_dir(p)
+        add_quiet(p)
+
     return parser
 
 

@@ -136,6 +136,12 @@ TABLE: dict[str, Command] = {
         summary="send the conversation to a model, stream the reply, append it to the file",
         example="lmml run chat.lmml --provider openai --model gpt-4o-mini",
     ),
+    "eval": Command(
+        "evaluation",
+        opens_bundles=True,
+        summary="send every case to every target and check the answers against their expect",
+        example="lmml eval prompt.lmml --cases cases.jsonl --target openai:gpt-4o-mini",
+    ),
 }
 """Every subcommand, in help order."""
 

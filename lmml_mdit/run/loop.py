@@ -94,27 +94,18 @@ def _transport(error: BaseException) -> Failure | None:
     return None
 
 
-class _Run:
-    """The state of one run, shared by the sync and the asyncio loop."""
+class _Link:
+    """A provider's client and the retry policy of a run: what sending one body needs."""
 
-    def __init__(self, bundle: Bundle, options: RunOptions, *, asynchronous: bool) -> None:
+    def __init__(self, options: RunOptions, file: str | None, *, asynchronous: bool) -> None:
         self.options = options
         self.sender: Sender = sender(options.provider)
-        self.document = Document.of(bundle)
-        self.functions = _functions(options.tools)
-        self.tools = declared_tools(bundle.settings, self.functions) if self.functions else None
         self.client = self._client(asynchronous)
-        self.file = bundle.file_name
-        self.turns: list[ChatTurn] = []
-        self.events: list[ReplyEvent] = []
-        self.tool_runs: list[ToolRun] = []
-        self.lmml: list[str] = []
+        self.file = file
         self.attempt_events: list[ReplyEvent] = []
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.counted = False
-        self.reply: Reply | None = None
-        self.rounds = 0
+
+    def keep_partial(self) -> None:
+        """Keep what arrived of a cut reply: a bare body has nowhere to keep it."""
 
     # -- the client --------------------------------------------------------------------
 
@@ -157,12 +148,6 @@ class _Run:
                 ) from None
             _CLIENTS[cache] = client
         return client
-
-    # -- one round ---------------------------------------------------------------------
-
-    def body(self) -> JSONObject:
-        """The request body of the next round, as ``to_request`` builds it."""
-        return _request(self.document, self.options, self.tools)
 
     def emit(self, event: ReplyEvent) -> None:
         self.attempt_events.append(event)
@@ -237,6 +222,31 @@ class _Run:
         )
         refused.status = status
         return refused
+
+
+class _Run(_Link):
+    """The state of one run, shared by the sync and the asyncio loop."""
+
+    def __init__(self, bundle: Bundle, options: RunOptions, *, asynchronous: bool) -> None:
+        super().__init__(options, bundle.file_name, asynchronous=asynchronous)
+        self.document = Document.of(bundle)
+        self.functions = _functions(options.tools)
+        self.tools = declared_tools(bundle.settings, self.functions) if self.functions else None
+        self.turns: list[ChatTurn] = []
+        self.events: list[ReplyEvent] = []
+        self.tool_runs: list[ToolRun] = []
+        self.lmml: list[str] = []
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.counted = False
+        self.reply: Reply | None = None
+        self.rounds = 0
+
+    # -- one round ---------------------------------------------------------------------
+
+    def body(self) -> JSONObject:
+        """The request body of the next round, as ``to_request`` builds it."""
+        return _request(self.document, self.options, self.tools)
 
     def received(self, exchange: Exchange, latency: float, span: Span) -> list[Call]:
         """Append the reply; the tool calls it makes."""
@@ -409,7 +419,7 @@ def run(bundle: Bundle, options: RunOptions) -> Reply:
     return state.result(None)
 
 
-def _send(state: _Run, body: JSONMapping) -> tuple[Exchange, float]:
+def _send(state: _Link, body: JSONMapping) -> tuple[Exchange, float]:
     attempt = 0
     while True:
         state.attempt_events = []
@@ -434,7 +444,7 @@ def _send(state: _Run, body: JSONMapping) -> tuple[Exchange, float]:
             attempt += 1
 
 
-def _give_up(state: _Run, failure: Failure) -> None:
+def _give_up(state: _Link, failure: Failure) -> None:
     error = state.error(failure)
     if isinstance(error, StreamCutError) and state.options.keep_partial:
         state.keep_partial()
@@ -461,7 +471,7 @@ async def arun(bundle: Bundle, options: RunOptions) -> Reply:
     return state.result(None)
 
 
-async def _asend(state: _Run, body: JSONMapping) -> tuple[Exchange, float]:
+async def _asend(state: _Link, body: JSONMapping) -> tuple[Exchange, float]:
     attempt = 0
     while True:
         state.attempt_events = []
@@ -484,6 +494,14 @@ async def _asend(state: _Run, body: JSONMapping) -> tuple[Exchange, float]:
                 _give_up(state, failure)
             await asyncio.sleep(wait or 0.0)
             attempt += 1
+
+
+async def asend_body(
+    body: JSONMapping, options: RunOptions, *, file: str | None = None
+) -> tuple[Exchange, float]:
+    """Send *body* as it is, once (no tools, one round), retrying as a run does; the reply
+    and the seconds it took. *file* names what the body came from in errors."""
+    return await _asend(_Link(options, file, asynchronous=True), body)
 
 
 def dry_run_body(bundle: Bundle, options: RunOptions) -> JSONObject:

@@ -1,0 +1,98 @@
+"""``lmml eval PATH --cases CASES --target T...``: every case against every target, each
+answer checked against its ``expect``; exit 1 when a check fails."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+
+TYPE_CHECKING = False  # not typing's: the parser imports this module for rate()
+if TYPE_CHECKING:
+    from .arguments import Arguments
+
+__all__ = ["cmd_eval", "rate"]
+
+
+def rate(text: str) -> tuple[str, float]:
+    """``TARGET=N/min`` (or ``N/s``) as (target, requests per minute), for ``type=``.
+
+    :raises argparse.ArgumentTypeError: otherwise.
+    """
+    target, equals, amount = text.rpartition("=")
+    number, slash, unit = amount.partition("/")
+    per = {"min": 1.0, "s": 60.0}.get(unit.strip())
+    try:
+        value = float(number)
+    except ValueError:
+        value = 0.0
+    if not equals or not target or not slash or per is None or not value > 0:
+        raise argparse.ArgumentTypeError(f"a rate is TARGET=N/min or TARGET=N/s, not {text!r}")
+    return target, value * per
+
+
+def cmd_eval(args: Arguments) -> int:
+    """``lmml eval PATH``: see the module's docstring."""
+    from ..eval.runner import aevaluate
+    from ..eval.targets import Target
+    from .failure import CliError
+    from .output import error, info
+    from .progress import ProgressLine
+    from .sources import bundle_stem, open_source
+
+    if args.cases is None:
+        raise CliError("lmml eval: give the cases with --cases CASES.jsonl")
+    try:
+        targets = [Target.parse(text) for text in args.targets]
+        judge = None if args.judge is None else Target.parse(args.judge)
+    except ValueError as bad:
+        raise CliError(f"lmml eval: {bad}") from None
+    if args.fail_under is not None and not 0.0 <= args.fail_under <= 1.0:
+        raise CliError("lmml eval: --fail-under is a pass rate between 0 and 1")
+    names = {str(target) for target in targets}
+    for name, _ in args.rates or []:
+        if name not in names:
+            raise CliError(f"lmml eval: --rate names {name!r}, which is no --target")
+    source = open_source(args.path, args)
+    out = args.results or f"{bundle_stem(args.cases)}.results.jsonl"
+    cache = (
+        None
+        if args.no_cache
+        else args.cache
+        or os.path.join(os.path.dirname(os.path.abspath(args.cases)), ".lmml-eval-cache")
+    )
+    with ProgressLine("eval") as progress:
+        summary = asyncio.run(
+            aevaluate(
+                source.bundle,
+                args.cases,
+                targets,
+                out,
+                cache=cache,
+                refresh=args.no_cache,
+                concurrency=args.concurrency,
+                rates=dict(args.rates or []),
+                judge=judge,
+                retries=args.retries,
+                progress=progress,
+                conversations=args.save_conversations,
+            )
+        )
+    for line in summary.errors:
+        error(line)
+    if args.report is not None:
+        from ..eval.report import write_report
+
+        write_report(out, args.report)
+    failed = summary.rows - summary.passed
+    info(
+        args,
+        f"{summary.rows} row(s): {summary.passed} passed, {failed} failed, "
+        f"{summary.cached} from the cache, {summary.skipped} already in {out}; "
+        f"pass rate {summary.pass_rate:.1%}",
+    )
+    if summary.errors:
+        return 1
+    if args.fail_under is not None:
+        return 1 if summary.pass_rate < args.fail_under else 0
+    return 1 if failed else 0

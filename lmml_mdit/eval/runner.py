@@ -1,0 +1,313 @@
+"""The evaluation: every case of a template against every target, checked, cached and
+resumable.
+
+Cases stream from a JSONL file twice: once to check every ``expect`` (nothing is sent
+when one is malformed), then to send. At most ``concurrency`` requests are in flight, and
+as many cases are held; a target's rate limit spaces the starts of its requests. Each
+answer goes to the cache before its row goes to the results file, so a run killed at any
+moment and started again sends nothing twice: a written row is skipped, an answer without
+its row is taken from the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..bundle.bundle import Bundle
+from ..chat.cases import Rendering
+from ..chat.imported import Call as ImportedCall
+from ..chat.imported import Text
+from ..chat.importer import Progress, read_conversation
+from ..chat.writer import write_bundle
+from ..errors import LmmlError
+from ..jsontypes import JSONObject
+from ..run.loop import RunOptions, asend_body
+from ..transcript.transcript import Transcript
+from .assertions import Answer, Assertion, Call, Verdict, check, read_expect
+from .cache import AnswerCache, request_key
+from .results import ResultsWriter, done_rows
+from .targets import Target
+
+__all__ = ["Summary", "aevaluate"]
+
+
+@dataclass
+class Summary:
+    """What a run did: rows written, passed, answered from the cache, and the cases that
+    got no row (a render or send error), one line each."""
+
+    rows: int = 0
+    passed: int = 0
+    cached: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def pass_rate(self) -> float:
+        """Passed rows over rows written (1.0 with none)."""
+        return self.passed / self.rows if self.rows else 1.0
+
+
+def _cases(path: str) -> Iterator[tuple[int, JSONObject | str]]:
+    """Each line's number and its object, or why it is none."""
+    with open(path, "rb") as stream:
+        for number, line in enumerate(stream, 1):
+            try:
+                value = json.loads(line)
+            except ValueError as error:
+                yield number, f"not JSON: {error}"
+                continue
+            yield number, value if isinstance(value, dict) else "not a JSON object of inputs"
+
+
+def _expect(
+    case: Mapping[str, object], default: tuple[Assertion, ...], path: str, line: int
+) -> tuple[Assertion, ...]:
+    if "expect" not in case:
+        return default
+    return read_expect(case["expect"], file=path, line=line)
+
+
+class _Pace:
+    """Spaces the starts of one target's requests to at most *per_minute*."""
+
+    def __init__(self, per_minute: float) -> None:
+        self.gap = 60.0 / per_minute
+        self.next = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self.lock:
+            now = time.monotonic()
+            if self.next > now:
+                await asyncio.sleep(self.next - now)
+            self.next = max(now, self.next) + self.gap
+
+
+def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | None) -> Answer:
+    conversation = read_conversation(payload, provider)
+    parts = [part for turn in conversation.turns for part in turn.parts]
+    text = "".join(part.text for part in parts if isinstance(part, Text))
+    calls = tuple(
+        Call(part.name, part.arguments if isinstance(part.arguments, dict) else {})
+        for part in parts
+        if isinstance(part, ImportedCall)
+    )
+    return Answer(text, calls, latency, tokens)
+
+
+@dataclass
+class _Run:
+    bundle: Bundle
+    cases_path: str
+    targets: Sequence[Target]
+    writer: ResultsWriter
+    cache: AnswerCache | None
+    refresh: bool
+    retries: int
+    judge: Target | None
+    summary: Summary
+    paces: dict[str, _Pace]
+    progress: Progress | None = None
+    total: int = 0
+    conversations: str | None = None
+    done: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def step(self) -> None:
+        """One case and target finished: report it."""
+        self.done += 1
+        if self.progress is None:
+            return
+        summary = self.summary
+        rate = self.done / max(time.monotonic() - self.started, 1e-9)
+        left = (self.total - self.done) / rate
+        detail = (
+            f"{summary.rows - summary.passed} failed, {len(summary.errors)} errors, "
+            f"{summary.cached} cached, ETA {left:.0f} s"
+        )
+        self.progress(self.done, self.total, detail)
+
+    async def _send(self, body: JSONObject, target: Target) -> tuple[JSONObject, bool]:
+        """The stored answer for *body* at *target*, sent for when not cached."""
+        key = request_key(body, target)
+        if self.cache is not None and not self.refresh:
+            found = self.cache.get(key)
+            if found is not None:
+                return found, True
+        pace = self.paces.get(str(target))
+        if pace is not None:
+            await pace.wait()
+        options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
+        exchange, latency = await asend_body(body, options, file=self.cases_path)
+        stored: JSONObject = {
+            "payload": exchange.payload,
+            "latency": latency,
+            "input_tokens": exchange.input_tokens,
+            "output_tokens": exchange.output_tokens,
+        }
+        if self.cache is not None:
+            self.cache.put(key, stored)
+        return stored, False
+
+    def _save(self, number: int, target: Target, body: JSONObject, payload: JSONObject) -> None:
+        """Write the case's conversation, its answer appended, as a bundle."""
+        assert self.conversations is not None
+        conversation = read_conversation(body, target.provider)
+        conversation.turns.extend(read_conversation(payload, target.provider).turns)
+        slug = "".join(c if c.isalnum() or c in "-." else "_" for c in str(target))
+        name = f"case-{number}-{slug}"
+        bundle = write_bundle(conversation, name=name)
+        os.makedirs(self.conversations, exist_ok=True)
+        bundle.save(os.path.join(self.conversations, f"{name}.lmmlz"))
+
+    async def _judge(self, prompt: str, target: str | None) -> str:
+        chosen = Target.parse(target) if target else self.judge or self.targets[0]
+        transcript = Transcript()
+        transcript.append("user", prompt)
+        reply = await transcript.asend(
+            chosen.provider, model=chosen.model, base_url=chosen.base_url, retries=self.retries
+        )
+        return "".join(part.text for part in reply.message.parts if isinstance(part, Text))
+
+    async def one(
+        self, number: int, inputs: JSONObject, expect: tuple[Assertion, ...], target: Target
+    ) -> None:
+        try:
+            await self._one(number, inputs, expect, target)
+        finally:
+            self.step()
+
+    async def _one(
+        self, number: int, inputs: JSONObject, expect: tuple[Assertion, ...], target: Target
+    ) -> None:
+        rendering = Rendering.of(target.provider, True, target.model, {})
+        rendered = rendering.case(self.bundle, number, inputs)
+        where = f"{self.cases_path}:{number}: {target}"
+        if not isinstance(rendered.value, dict):
+            self.summary.errors.append(f"{where}: {rendered.error}")
+            return
+        try:
+            stored, cached = await self._send(rendered.value, target)
+        except LmmlError as error:
+            self.summary.errors.append(f"{where}: {error.format(hint=False)}")
+            return
+        payload = stored["payload"]
+        latency, tokens = stored["latency"], stored["output_tokens"]
+        assert isinstance(payload, dict) and isinstance(latency, (int, float))
+        answer = _answer(
+            payload, target.provider, float(latency), tokens if isinstance(tokens, int) else None
+        )
+        verdicts: list[Verdict] = await check(expect, answer, self._judge)
+        passed = all(verdict.passed for verdict in verdicts)
+        self.writer.write(
+            {
+                "case": number,
+                "target": str(target),
+                "inputs": inputs,
+                "request": rendered.value,
+                "answer": answer.text,
+                "calls": [{"name": c.name, "arguments": c.arguments} for c in answer.calls],
+                "assertions": [
+                    {"kind": v.kind, "passed": v.passed, "reason": v.reason} for v in verdicts
+                ],
+                "passed": passed,
+                "input_tokens": stored["input_tokens"],
+                "output_tokens": tokens,
+                "latency": latency,
+                "cached": cached,
+            }
+        )
+        if self.conversations is not None:
+            self._save(number, target, rendered.value, payload)
+        self.summary.rows += 1
+        self.summary.passed += passed
+        self.summary.cached += cached
+
+
+async def aevaluate(
+    bundle: Bundle,
+    cases: str | os.PathLike[str],
+    targets: Sequence[Target],
+    out: str | os.PathLike[str],
+    *,
+    cache: str | os.PathLike[str] | None = None,
+    refresh: bool = False,
+    concurrency: int = 8,
+    rates: Mapping[str, float] | None = None,
+    judge: Target | None = None,
+    retries: int = 2,
+    progress: Progress | None = None,
+    conversations: str | os.PathLike[str] | None = None,
+) -> Summary:
+    """Send every case of *cases* (JSONL) rendered from *bundle* to every target, check the
+    answers, append a row per case and target to *out*; rows already in *out* are skipped.
+
+    :param cache: the answer cache's folder (None: no cache).
+    :param refresh: send again even when cached (the new answer replaces the old).
+    :param rates: requests per minute, by target text.
+    :param judge: the target of ``judge`` assertions naming none (default: the first).
+    :param conversations: a folder to write each case's conversation to, its answer
+        appended, as ``case-N-TARGET.lmmlz``.
+    :param progress: called after each case and target (done, total, detail).
+    :raises ExpectError: a malformed ``expect`` (before anything is sent).
+    """
+    if not targets:
+        raise ValueError("give at least one target")
+    if concurrency < 1:
+        raise ValueError("concurrency is at least 1")
+    path = os.fspath(cases)
+    front = bundle.front_matter or {}
+    default = read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
+    count = 0
+    for number, case in _cases(path):  # every expect checked before anything is sent
+        count += 1
+        if isinstance(case, dict):
+            _expect(case, default, path, number)
+    summary = Summary()
+    done = done_rows(out)
+    total = count * len(targets) - len(done)
+    with ResultsWriter(out) as writer:
+        run = _Run(
+            bundle,
+            path,
+            targets,
+            writer,
+            None if cache is None else AnswerCache(cache),
+            refresh,
+            retries,
+            judge,
+            summary,
+            {name: _Pace(rate) for name, rate in (rates or {}).items()},
+            progress,
+            total,
+            None if conversations is None else os.fspath(conversations),
+        )
+        pending: set[asyncio.Task[None]] = set()
+        for number, case in _cases(path):
+            if isinstance(case, str):
+                summary.errors.append(f"{path}:{number}: {case}")
+                continue
+            expect = _expect(case, default, path, number)
+            inputs = {key: value for key, value in case.items() if key != "expect"}
+            for target in targets:
+                if (number, str(target)) in done:
+                    summary.skipped += 1
+                    continue
+                while len(pending) >= concurrency:
+                    finished, pending = await asyncio.wait(
+                        pending, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    for task in finished:
+                        task.result()
+                pending.add(asyncio.create_task(run.one(number, inputs, expect, target)))
+        while pending:
+            finished, pending = await asyncio.wait(pending)
+            for task in finished:
+                task.result()
+    return summary

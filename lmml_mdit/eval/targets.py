@@ -1,0 +1,37 @@
+"""A target: ``provider:model`` with an optional ``@base_url``, read and written back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..chat.providers.sending import sender
+
+__all__ = ["Target"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a case is sent: a provider that sends, its model, and its base URL if any."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Target:
+        """Read ``provider:model[@base_url]`` (``openai:llama3@http://localhost:11434/v1``).
+
+        :raises ValueError: no model, or a provider nothing sends to.
+        """
+        spec, at, url = text.partition("@")
+        provider, colon, model = spec.partition(":")
+        if not colon or not provider or not model:
+            raise ValueError(f"a target is PROVIDER:MODEL[@BASE_URL], not {text!r}")
+        if at and not url.startswith(("http://", "https://")):
+            raise ValueError(f"a target's base URL starts with http:// or https://, not {url!r}")
+        sender(provider)  # raises ValueError, naming the providers that send
+        return cls(provider, model, url if at else None)
+
+    def __str__(self) -> str:
+        text = f"{self.provider}:{self.model}"
+        return f"{text}@{self.base_url}" if self.base_url else text

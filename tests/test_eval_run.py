@@ -1,0 +1,266 @@
+"""``aevaluate`` through the real OpenAI SDK against the loopback server: rows checked, the
+cache (a rerun sends nothing, a changed case sends one), a failed send resumed without a
+resend, a malformed expect refused before anything is sent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _wire_server import Answer, Drop, Said, WireServer, openai_chat
+
+import lmml_mdit
+from lmml_mdit import ExpectError
+from lmml_mdit.cli import main
+from lmml_mdit.eval.runner import Summary, aevaluate
+from lmml_mdit.eval.targets import Target
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TEMPLATE = """\
+---
+inputs:
+  city: string
+expect:
+  - contains: Paris
+---
+## user
+
+What is the capital of {{ city }}?
+"""
+
+
+@pytest.fixture(scope="module")
+def module_server() -> Iterator[WireServer]:
+    server = WireServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def server(module_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:
+    module_server.requests.clear()
+    module_server.answers.clear()
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return module_server
+
+
+def _files(tmp_path: Path, cases: list[dict[str, object]]) -> tuple[lmml_mdit.Bundle, Path]:
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
+    return lmml_mdit.open(tmp_path / "t.lmml"), path
+
+
+def _said(text: str) -> Answer:
+    return openai_chat(Said([text]), stream=False)
+
+
+def _run(bundle: lmml_mdit.Bundle, cases: Path, server: WireServer, out: Path) -> Summary:
+    target = Target("openai", "m", server.url + "/v1")
+    return asyncio.run(
+        aevaluate(
+            bundle, cases, [target], out, cache=out.parent / "cache", retries=0, concurrency=1
+        )
+    )
+
+
+def _rows(out: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+CASES: list[dict[str, object]] = [
+    {"city": "France"},
+    {"city": "Peru", "expect": [{"equals": "Lima"}, {"max-tokens": 5}]},
+]
+
+
+def test_rows_hold_each_verdict_and_the_cache_answers_a_rerun(
+    tmp_path: Path, server: WireServer
+) -> None:
+    bundle, cases = _files(tmp_path, CASES)
+    server.script(_said("Paris."), _said("Lima"))
+    summary = _run(bundle, cases, server, tmp_path / "a.jsonl")
+    assert (summary.rows, summary.passed, summary.cached, summary.errors) == (2, 1, 0, [])
+    first, second = _rows(tmp_path / "a.jsonl")
+    assert first["answer"] == "Paris." and first["passed"] is True
+    assert "capital of France" in json.dumps(first["request"])
+    assert second["assertions"] == [
+        {"kind": "equals", "passed": True, "reason": "equal"},
+        {"kind": "max-tokens", "passed": False, "reason": "7 tokens > 5"},
+    ]
+    assert second["inputs"] == {"city": "Peru"} and second["output_tokens"] == 7
+    assert len(server.requests) == 2
+    again = _run(bundle, cases, server, tmp_path / "b.jsonl")
+    assert (again.rows, again.cached, len(server.requests)) == (2, 2, 2)
+    _, cases = _files(tmp_path, [CASES[0], {"city": "Chile"}])
+    server.script(_said("Santiago"))
+    changed = _run(bundle, cases, server, tmp_path / "c.jsonl")
+    assert (changed.rows, changed.cached, len(server.requests)) == (2, 1, 3)
+
+
+def test_a_failed_send_gets_no_row_and_a_rerun_sends_only_it(
+    tmp_path: Path, server: WireServer
+) -> None:
+    bundle, cases = _files(tmp_path, CASES)
+    server.script(_said("Paris"), Drop())
+    out = tmp_path / "out.jsonl"
+    summary = _run(bundle, cases, server, out)
+    assert summary.rows == 1 and len(summary.errors) == 1
+    assert f"{cases}:2: openai:m@" in summary.errors[0]
+    server.script(_said("Lima"))
+    resumed = _run(bundle, cases, server, out)
+    assert (resumed.rows, resumed.skipped, len(server.requests)) == (1, 1, 3)
+    assert [row["case"] for row in _rows(out)] == [1, 2]
+
+
+def test_a_malformed_expect_is_refused_before_anything_is_sent(
+    tmp_path: Path, server: WireServer
+) -> None:
+    bundle, cases = _files(tmp_path, [CASES[0], {"city": "x", "expect": [{"contain": "x"}]}])
+    with pytest.raises(ExpectError, match=r"cases\.jsonl:2: unknown assertion 'contain'"):
+        _run(bundle, cases, server, tmp_path / "out.jsonl")
+    assert server.requests == []
+
+
+def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _files(tmp_path, CASES)
+    server.script(_said("Paris"), _said("Lima"))
+    out = tmp_path / "out.jsonl"
+    target = f"openai:m@{server.url}/v1"
+    args = [
+        "eval",
+        str(tmp_path / "t.lmml"),
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--target",
+        target,
+        "--concurrency",
+        "1",
+        "--out",
+        str(out),
+    ]
+    saved = tmp_path / "saved"
+    assert main([*args, "--save-conversations", str(saved)]) == 1  # case 2: 7 > 5 tokens
+    conversation = lmml_mdit.open(
+        saved / f"case-1-openai_m_http___127.0.0.1_{server.port}_v1.lmmlz"
+    )
+    messages = conversation.messages("openai")
+    assert "Paris" in json.dumps(messages[-1]["content"])
+    assert [message["role"] for message in messages] == [
+        "user",
+        "assistant",
+    ]
+    assert "2 row(s): 1 passed, 1 failed, 0 from the cache" in capsys.readouterr().err
+    report = tmp_path / "report.html"
+    assert main([*args, "--fail-under", "0.5", "--report", str(report)]) == 0  # resumed
+    page = report.read_text(encoding="utf-8")
+    assert page.count("<details") == 2 and "<script" not in page
+    assert "max-tokens</b>: 7 tokens &gt; 5" in page and "1/2 (50%)" in page
+    assert "2 already in" in capsys.readouterr().err
+    assert len(server.requests) == 2
+    assert main([*args, "--rate", "openai:other=5/min"]) == 2
+    assert "which is no --target" in capsys.readouterr().err
+    assert main([*args[:-2], "--out", str(tmp_path / "b.jsonl"), "--target", "nobody:x"]) == 2
+    assert "no sender for provider 'nobody'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kill_after", [3, 17])
+def test_killed_mid_run_and_started_again_it_loses_no_case(
+    tmp_path: Path, server: WireServer, kill_after: int
+) -> None:
+    """SIGKILL once the server has seen *kill_after* requests; the rerun completes the rows:
+    each case once, and no more sends than cases plus the two that may have been in flight."""
+    total = 40
+    _files(tmp_path, [{"city": f"c{n}"} for n in range(total)])
+    server.script(*[_said("Paris") for _ in range(total + 10)])
+    out = tmp_path / "out.jsonl"
+    args = [
+        "eval",
+        str(tmp_path / "t.lmml"),
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--target",
+        f"openai:m@{server.url}/v1",
+        "--concurrency",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    child = subprocess.Popen([sys.executable, "-m", "lmml_mdit", *args], env=env)
+    deadline = time.monotonic() + 60
+    while len(server.requests) < kill_after and child.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    child.kill()
+    child.wait()
+    before = len(server.requests)
+    assert main(args) == 0
+    cases = [int(str(row["case"])) for row in _rows(out)]
+    assert sorted(cases) == list(range(1, total + 1))
+    assert len(server.requests) <= total + 2
+    assert before < total  # the kill came mid-run
+
+
+def test_a_rate_spaces_the_requests_to_its_target(tmp_path: Path, server: WireServer) -> None:
+    bundle, cases = _files(tmp_path, [{"city": f"c{n}"} for n in range(5)])
+    server.script(*[_said("Paris") for _ in range(5)])
+    target = Target("openai", "m", server.url + "/v1")
+    seen: list[tuple[int, int | None, str]] = []
+    started = time.monotonic()
+    summary = asyncio.run(
+        aevaluate(
+            bundle,
+            cases,
+            [target],
+            tmp_path / "o.jsonl",
+            concurrency=5,
+            rates={str(target): 600},
+            progress=lambda done, total, detail: seen.append((done, total, detail)),
+        )
+    )
+    assert summary.rows == 5
+    assert [(done, total) for done, total, _ in seen] == [(n, 5) for n in range(1, 6)]
+    assert seen[-1][2].startswith("0 failed, 0 errors, 0 cached, ETA 0 s")
+    assert time.monotonic() - started >= 0.4  # four gaps of 60/600 s between five starts
+
+
+def test_a_judge_is_asked_through_its_own_target(tmp_path: Path, server: WireServer) -> None:
+    rubric = {"judge": {"rubric": "Names the capital?", "target": f"openai:judge@{server.url}/v1"}}
+    bundle, cases = _files(tmp_path, [{"city": "France", "expect": [rubric]}])
+    server.script(_said("Paris"), _said("PASS\nit names Paris"))
+    summary = _run(bundle, cases, server, tmp_path / "out.jsonl")
+    assert (summary.rows, summary.passed) == (1, 1)
+    (row,) = _rows(tmp_path / "out.jsonl")
+    assert row["assertions"] == [{"kind": "judge", "passed": True, "reason": "it names Paris"}]
+    sent = server.requests[1].body
+    assert sent["model"] == "judge" and "Names the capital?" in json.dumps(sent)
+    assert "Paris" in json.dumps(sent["messages"])
+
+
+def test_a_tool_call_in_the_answer_is_checked(tmp_path: Path, server: WireServer) -> None:
+    want = {"tool-call": {"name": "capital", "arguments": {"country": "France"}}}
+    bundle, cases = _files(
+        tmp_path, [{"city": "France", "expect": [want]}, {"city": "Peru", "expect": [want]}]
+    )
+    server.script(
+        openai_chat(Said(calls=[("c1", "capital", {"country": "France"})]), stream=False),
+        openai_chat(Said(calls=[("c2", "capital", {"country": "Chile"})]), stream=False),
+    )
+    summary = _run(bundle, cases, server, tmp_path / "out.jsonl")
+    first, second = _rows(tmp_path / "out.jsonl")
+    assert first["passed"] is True and second["passed"] is False
+    assert first["calls"] == [{"name": "capital", "arguments": {"country": "France"}}]
+    assert "'capital' country='Chile', not 'France'" in json.dumps(second["assertions"])
+    assert summary.rows == 2
