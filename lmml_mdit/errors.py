@@ -38,6 +38,7 @@ The tree, in the order the classes are defined below::
     ├── InputError
     ├── ImportFormatError
     ├── FormatError
+    ├── PromptFileError
     ├── TranscriptError
     │   ├── ReadOnlyTranscriptError [TypeError]
     │   ├── TranscriptTypeError [TypeError]
@@ -63,7 +64,8 @@ filter silences or raises them all::
     ├── SystemContentWarning
     ├── UnknownSettingWarning
     ├── SettingRangeWarning
-    └── MissingSettingWarning
+    ├── MissingSettingWarning
+    └── PromptFileWarning
 """
 
 from __future__ import annotations
@@ -329,6 +331,11 @@ class FormatError(LmmlError):
     an embed, a reference or an escape, so it is left as it is."""
 
 
+class PromptFileError(LmmlError):
+    """A prompt file (Prompty, dotprompt, ``.prompt.yml``, LangChain JSON) holds what the
+    other side cannot hold: logic LMML lacks, or what the written format lacks."""
+
+
 class TranscriptError(LmmlError):
     """A transcript operation cannot be done."""
 
@@ -453,3 +460,8 @@ class MissingSettingWarning(LmmlWarning):
     def __init__(self, message: str, *, cli_message: str | None = None) -> None:
         super().__init__(message)
         self.cli_message = cli_message
+
+
+class PromptFileWarning(LmmlWarning):
+    """Converting a prompt file kept something as it was (an unknown model parameter) or,
+    with ``lossy``, left out what the written format cannot hold; the message names it."""

@@ -72,6 +72,7 @@ _COMMAND_TABLE: dict[str, _Command] = {
     "info": _Command("inspection", opens_bundles=True),
     "import": _Command("interchange", opens_bundles=False),
     "export": _Command("interchange", opens_bundles=True),
+    "convert": _Command("interchange", opens_bundles=False),
     "lsp": _Command("editor", opens_bundles=False),
     "inputs": _Command("templates", opens_bundles=True),
     "fmt": _Command("toolchain", opens_bundles=False),
@@ -463,6 +464,26 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "--format",
             choices=IMPORT_FORMATS,
             help="the input format (detected when omitted)",
+        )
+        add_quiet(p)
+
+    if wanted("convert"):
+        p = command(
+            "convert",
+            "convert a prompt file (Prompty) to LMML, or LMML to one",
+            "lmml convert chat.prompty chat.lmml",
+        )
+        p.add_argument("src", metavar="SRC", help="a prompt file, or a .lmml/.lmmlz bundle")
+        p.add_argument(
+            "dest",
+            metavar="DEST",
+            help="the file to write; its extension names the format (.lmml, .lmmlz, .prompty)",
+        )
+        p.add_argument(
+            "--lossy",
+            action="store_true",
+            help="leave out what DEST's format cannot hold, with a warning per item, instead "
+            "of refusing",
         )
         add_quiet(p)
 
