@@ -187,3 +187,87 @@ def test_hostile_text_stays_text(tmp_path: Path, pieces: list[str]) -> None:
     with lmml_mdit.open(str(tmp_path / "h.lmml")) as bundle:
         assert [turn.role for turn in bundle.narrative.turns] == ["user"]
         assert bundle.narrative.embeds == ()
+
+
+DOTPROMPT = DATA / "dotprompt"
+
+
+def test_real_dotprompt_becomes_a_template_and_round_trips(tmp_path: Path) -> None:
+    target = tmp_path / "example.lmml"
+    convert(DOTPROMPT / "example.prompt", target)
+    with lmml_mdit.open(str(target)) as bundle:
+        assert bundle.validate() == []
+        assert bundle.settings == {"model": "gemini-2.5-flash"}
+    messages = _messages(target, {"text": "Long story."})
+    assert [message["role"] for message in messages] == ["user", "assistant"]  # type: ignore[index]
+    assert "Long story." in str(messages[0])
+    back = tmp_path / "back.prompt"
+    convert(target, back)
+    again = tmp_path / "again.prompt"
+    convert(back, tmp_path / "again.lmml")
+    convert(tmp_path / "again.lmml", again)
+    assert back.read_text("utf-8") == again.read_text("utf-8")
+    assert '{{role "model"}}\nYes, I understand.' in back.read_text("utf-8")
+
+
+def test_dotprompt_picoschema_config_and_escapes(tmp_path: Path) -> None:
+    source = tmp_path / "p.prompt"
+    source.write_text(
+        "---\nmodel: googleai/gemini-1.5-flash\nconfig:\n  maxOutputTokens: 100\n  safety: x\n"
+        "input:\n  schema:\n    name: string\n    age?: integer, the age\n  default:\n"
+        '    name: World\n---\n{{role "system"}}\nLiteral \\{{x}}.\n{{role "user"}}\n'
+        "Hi {{name}}, {{age}}\n",
+        "utf-8",
+    )
+    with pytest.warns(PromptFileWarning, match="safety"):
+        convert(source, tmp_path / "p.lmml")
+    with lmml_mdit.open(str(tmp_path / "p.lmml")) as bundle:
+        assert bundle.settings == {
+            "model": "googleai/gemini-1.5-flash",
+            "max_tokens": 100,
+            "safety": "x",
+        }
+        inputs = (bundle.front_matter or {})["inputs"]
+        assert inputs["age"] == {"type": "integer", "description": "the age", "required": False}
+        assert inputs["name"] == {"type": "string", "default": "World"}
+    messages = _messages(tmp_path / "p.lmml", {"age": 3})
+    assert "Literal {{x}}." in str(messages[0])
+    assert "Hi World, 3" in str(messages[1])
+
+
+@pytest.mark.parametrize(
+    ("body", "construct"),
+    [
+        ("{{#if x}}y{{/if}}", "block helper"),
+        ("{{>prompting_docs}}", "partial"),
+        ("{{history}}", "history helper"),
+        ("{{{raw}}}", "triple-brace"),
+        ("{{media url=photo}}", "media from an input"),
+        ("{{json data}}", "helper"),
+    ],
+)
+def test_dotprompt_logic_is_refused(tmp_path: Path, body: str, construct: str) -> None:
+    source = tmp_path / "x.prompt"
+    source.write_text(f'---\nmodel: m\n---\n{{{{role "user"}}}}\nhello\n{body}\n', "utf-8")
+    with pytest.raises(PromptFileError, match=construct) as raised:
+        convert(source, tmp_path / "x.lmml")
+    assert raised.value.line == 6
+
+
+def test_dotprompt_media_is_bundled_and_cases_are_lossy(tmp_path: Path) -> None:
+    (tmp_path / "cat.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    source = tmp_path / "m.prompt"
+    source.write_text('{{role "user"}}\nLook: {{media url="cat.png"}}\n', "utf-8")
+    assert detect_prompt_format(str(source)) == "dotprompt"
+    convert(source, tmp_path / "m.lmmlz")
+    with lmml_mdit.open(str(tmp_path / "m.lmmlz")) as bundle:
+        assert bundle.read("cat.png").startswith(b"\x89PNG")
+    (tmp_path / "m.cases.jsonl").write_text('{"a": 1}\n', "utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(PromptFileError, match="no test data"):
+        convert(tmp_path / "m.lmmlz", out / "m.prompt")
+    with pytest.warns(PromptFileWarning, match="case 1"):
+        convert(tmp_path / "m.lmmlz", out / "m.prompt", lossy=True)
+    assert '{{media url="cat.png"}}' in (out / "m.prompt").read_text("utf-8")
+    assert (out / "cat.png").exists()

@@ -470,14 +470,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     if wanted("convert"):
         p = command(
             "convert",
-            "convert a prompt file (Prompty) to LMML, or LMML to one",
+            "convert a prompt file (Prompty, dotprompt) to LMML, or LMML to one",
             "lmml convert chat.prompty chat.lmml",
         )
         p.add_argument("src", metavar="SRC", help="a prompt file, or a .lmml/.lmmlz bundle")
         p.add_argument(
             "dest",
             metavar="DEST",
-            help="the file to write; its extension names the format (.lmml, .lmmlz, .prompty)",
+            help="the file to write; its extension names the format (.lmml, .lmmlz, .prompty, "
+            ".prompt)",
         )
         p.add_argument(
             "--lossy",

@@ -1,4 +1,5 @@
-"""Other prompt-file formats in and out of LMML: Prompty (``.prompty``) so far.
+"""Other prompt-file formats in and out of LMML: Prompty (``.prompty``) and
+dotprompt (``.prompt``).
 
 :func:`import_prompt_file` writes a prompt file as an LMML template (and its test data as a
 cases file beside it); :func:`convert` goes either way, a prompt file to LMML or an LMML
@@ -14,12 +15,12 @@ from pathlib import Path
 from ..atomic import atomic_write_bytes
 from ..errors import PromptFileError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
-from . import _prompty
+from . import _dotprompt, _prompty
 from ._shared import Prompt, lmml_text, read_bundle
 
 __all__ = ["PROMPT_FORMATS", "cases_path", "convert", "detect_prompt_format", "import_prompt_file"]
 
-_FORMATS = {"prompty": _prompty}
+_FORMATS = {"prompty": _prompty, "dotprompt": _dotprompt}
 PROMPT_FORMATS: tuple[str, ...] = tuple(_FORMATS)
 """The prompt-file format names :func:`convert` and ``lmml import`` know."""
 

@@ -98,12 +98,13 @@ def scan_placeholders(
     first_line: int,
     *,
     openers: tuple[tuple[str, str], ...],
-    name_of: object = None,
+    backslash: bool = False,
 ) -> str:
     """*text* with each ``{{ expression }}`` that names a value written ``{{ name }}``;
     anything else a template engine would run is refused, naming *file*, its line and the
     construct. *openers* pairs each other opening mark with what it is
-    (``("{%", "a Jinja statement")``)."""
+    (``("{%", "a Jinja statement")``). With *backslash*, ``\\{{`` is literal text (as in
+    Handlebars and LMML), kept as written."""
     out: list[str] = []
     position = 0
     while True:
@@ -112,6 +113,10 @@ def scan_placeholders(
             out.append(text[position:])
             return "".join(out)
         start, opener, what = found
+        if backslash and start > 0 and text[start - 1] == "\\":
+            out.append(text[position : start + 2])
+            position = start + 2
+            continue
         line = first_line + text.count("\n", 0, start)
         if opener != "{{":
             raise refuse(
