@@ -271,3 +271,63 @@ def test_dotprompt_media_is_bundled_and_cases_are_lossy(tmp_path: Path) -> None:
         convert(tmp_path / "m.lmmlz", out / "m.prompt", lossy=True)
     assert '{{media url="cat.png"}}' in (out / "m.prompt").read_text("utf-8")
     assert (out / "cat.png").exists()
+
+
+GITHUB = DATA / "github"
+
+
+def test_real_github_prompt_file_becomes_a_template_and_round_trips(tmp_path: Path) -> None:
+    target = tmp_path / "s.lmml"
+    convert(GITHUB / "s.prompt.yml", target)
+    with lmml_mdit.open(str(target)) as bundle:
+        assert bundle.validate() == []
+        assert bundle.settings == {"model": "openai/gpt-4o-mini", "temperature": 0.5}
+        assert (bundle.front_matter or {})["inputs"] == {"input": {"type": "string"}}
+    messages = _messages(target, {"input": "A long text."})
+    assert "<text>\nA long text.\n</text>" in str(messages[1]).replace("\\n", "\n")
+    back = tmp_path / "back.prompt.yml"
+    convert(target, back)
+    import yaml
+
+    original = yaml.safe_load((GITHUB / "s.prompt.yml").read_text("utf-8"))
+    written = yaml.safe_load(back.read_text("utf-8"))
+    original["messages"][1]["content"] = (
+        original["messages"][1]["content"].replace("{{input}}", "{{ input }}").rstrip("\n")
+    )
+    assert written == original
+
+
+def test_github_test_data_becomes_cases_and_logic_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "t.prompt.yml"
+    source.write_text(
+        "model: openai/gpt-4.1\nmodelParameters:\n  maxTokens: 50\nmessages:\n"
+        "  - role: user\n    content: 'Translate {{text}}'\ntestData:\n"
+        "  - text: hola\n    expected: hello\nevaluators:\n  - name: e\n"
+        "    string:\n      contains: hello\n",
+        "utf-8",
+    )
+    written = convert(source, tmp_path / "t.lmml")
+    assert json.loads(written[1].read_text("utf-8")) == {"text": "hola"}
+    with lmml_mdit.open(str(written[0])) as bundle:
+        assert bundle.settings == {"model": "openai/gpt-4.1", "max_tokens": 50}
+    back = tmp_path / "back.prompt.yml"
+    convert(written[0], back)
+    assert "evaluators" in back.read_text("utf-8")
+    assert "maxTokens: 50" in back.read_text("utf-8")
+    bad = tmp_path / "bad.prompt.yml"
+    bad.write_text("messages:\n  - role: user\n    content: '{{#each x}}y{{/each}}'\n", "utf-8")
+    with pytest.raises(PromptFileError, match="block helper") as raised:
+        convert(bad, tmp_path / "bad.lmml")
+    assert raised.value.line == 3
+
+
+def test_github_prompt_file_cannot_hold_typed_inputs_or_media(tmp_path: Path) -> None:
+    source = tmp_path / "x.lmml"
+    source.write_text(
+        "---\ninputs:\n  n: {type: integer, default: 2}\n---\n\n## Turn 1 -- user\n\n{{ n }}\n",
+        "utf-8",
+    )
+    with pytest.raises(PromptFileError, match="input 'n'"):
+        convert(source, tmp_path / "x.prompt.yml")
+    with pytest.warns(PromptFileWarning, match="input 'n'"):
+        convert(source, tmp_path / "x.prompt.yml", lossy=True)

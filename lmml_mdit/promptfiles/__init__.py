@@ -1,5 +1,5 @@
-"""Other prompt-file formats in and out of LMML: Prompty (``.prompty``) and
-dotprompt (``.prompt``).
+"""Other prompt-file formats in and out of LMML: Prompty (``.prompty``),
+dotprompt (``.prompt``) and GitHub Models prompt files (``.prompt.yml``).
 
 :func:`import_prompt_file` writes a prompt file as an LMML template (and its test data as a
 cases file beside it); :func:`convert` goes either way, a prompt file to LMML or an LMML
@@ -15,12 +15,12 @@ from pathlib import Path
 from ..atomic import atomic_write_bytes
 from ..errors import PromptFileError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
-from . import _dotprompt, _prompty
+from . import _dotprompt, _github, _prompty
 from ._shared import Prompt, lmml_text, read_bundle
 
 __all__ = ["PROMPT_FORMATS", "cases_path", "convert", "detect_prompt_format", "import_prompt_file"]
 
-_FORMATS = {"prompty": _prompty, "dotprompt": _dotprompt}
+_FORMATS = {"prompty": _prompty, "dotprompt": _dotprompt, "github": _github}
 PROMPT_FORMATS: tuple[str, ...] = tuple(_FORMATS)
 """The prompt-file format names :func:`convert` and ``lmml import`` know."""
 
@@ -31,6 +31,8 @@ def detect_prompt_format(path: str) -> str | None:
     """The prompt format of the file *path*: by its extension, else by its content (for a
     local file); None when it is none of them."""
     lowered = path.lower()
+    if lowered.endswith(_github.SUFFIXES):
+        return "github"
     for name, module in _FORMATS.items():
         if lowered.endswith(module.SUFFIX):
             return name
@@ -171,6 +173,8 @@ def convert(
 
 def _target_format(target: str) -> str | None:
     lowered = target.lower()
+    if lowered.endswith(_github.SUFFIXES):
+        return "github"
     return next(
         (name for name, module in _FORMATS.items() if lowered.endswith(module.SUFFIX)), None
     )

@@ -281,6 +281,18 @@ def local_file(reference: str, base: str) -> str | None:
     return os.path.normpath(os.path.join(base, path))
 
 
+class _Dumper(yaml.SafeDumper):
+    """Safe YAML writing, text of several lines as a literal block."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
 def dump_yaml(value: object) -> str:
     """*value* as block YAML, keys in their order, text as written."""
-    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=1_000_000)
+    return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
