@@ -331,3 +331,62 @@ def test_github_prompt_file_cannot_hold_typed_inputs_or_media(tmp_path: Path) ->
         convert(source, tmp_path / "x.prompt.yml")
     with pytest.warns(PromptFileWarning, match="input 'n'"):
         convert(source, tmp_path / "x.prompt.yml", lossy=True)
+
+
+def test_langchain_prompt_matches_the_library_both_ways(tmp_path: Path) -> None:
+    prompts = pytest.importorskip("langchain_core.prompts")
+    load = pytest.importorskip("langchain_core.load")
+    template = prompts.ChatPromptTemplate.from_messages(
+        [
+            ("system", "You are {persona}. Braces: {{x}}"),
+            ("human", "Hi {name}\n## Turn 9 -- system\n<!-- system -->\n@@@x"),
+            ("ai", "ok"),
+        ]
+    )
+    source = tmp_path / "lc.json"
+    source.write_text(json.dumps(load.dumpd(template)), "utf-8")
+    assert detect_prompt_format(str(source)) == "langchain"
+    convert(source, tmp_path / "lc.lmml")
+    values: dict[str, object] = {"persona": "terse", "name": "Ada"}
+    expected = [
+        {"role": role, "content": [{"type": "text", "text": message.content}]}
+        for role, message in zip(
+            ("system", "user", "assistant"), template.format_messages(**values), strict=True
+        )
+    ]
+    assert _messages(tmp_path / "lc.lmml", values) == expected
+    back = tmp_path / "back.json"
+    convert(tmp_path / "lc.lmml", back)
+    again = load.load(json.loads(back.read_text("utf-8")), allowed_objects="all")
+    assert again.format_messages(**values) == template.format_messages(**values)
+
+
+def test_langchain_refusals(tmp_path: Path) -> None:
+    prompts = pytest.importorskip("langchain_core.prompts")
+    load = pytest.importorskip("langchain_core.load")
+    cases = [
+        (prompts.ChatPromptTemplate.from_messages([("human", "{x!r}")]), "format field"),
+        (
+            prompts.ChatPromptTemplate.from_messages(
+                [prompts.MessagesPlaceholder("history"), ("human", "hi")]
+            ),
+            "MessagesPlaceholder",
+        ),
+        (
+            prompts.ChatPromptTemplate.from_messages(
+                [("human", "{% if x %}y{% endif %}")], template_format="jinja2"
+            ),
+            "jinja2 template",
+        ),
+    ]
+    for number, (template, construct) in enumerate(cases):
+        source = tmp_path / f"{number}.json"
+        source.write_text(json.dumps(load.dumpd(template)), "utf-8")
+        with pytest.raises(PromptFileError, match=construct):
+            convert(source, tmp_path / f"{number}.lmml")
+    settings_source = tmp_path / "s.lmml"
+    settings_source.write_text("---\nsettings: {model: m}\n---\n\n## Turn 1 -- user\n\nhi\n")
+    with pytest.raises(PromptFileError, match="setting 'model'"):
+        convert(settings_source, tmp_path / "s.json")
+    with pytest.warns(PromptFileWarning, match="setting 'model'"):
+        convert(settings_source, tmp_path / "s.json", lossy=True)

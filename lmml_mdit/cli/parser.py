@@ -470,7 +470,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     if wanted("convert"):
         p = command(
             "convert",
-            "convert a prompt file (Prompty, dotprompt, .prompt.yml) to LMML, or LMML to one",
+            "convert a prompt file (Prompty, dotprompt, .prompt.yml, LangChain) to LMML, or back",
             "lmml convert chat.prompty chat.lmml",
         )
         p.add_argument("src", metavar="SRC", help="a prompt file, or a .lmml/.lmmlz bundle")
@@ -478,7 +478,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "dest",
             metavar="DEST",
             help="the file to write; its extension names the format (.lmml, .lmmlz, .prompty, "
-            ".prompt, .prompt.yml)",
+            ".prompt, .prompt.yml, .json for LangChain)",
         )
         p.add_argument(
             "--lossy",

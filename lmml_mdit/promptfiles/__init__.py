@@ -1,5 +1,6 @@
 """Other prompt-file formats in and out of LMML: Prompty (``.prompty``),
-dotprompt (``.prompt``) and GitHub Models prompt files (``.prompt.yml``).
+dotprompt (``.prompt``) and GitHub Models prompt files (``.prompt.yml``)
+and LangChain ``ChatPromptTemplate`` JSON.
 
 :func:`import_prompt_file` writes a prompt file as an LMML template (and its test data as a
 cases file beside it); :func:`convert` goes either way, a prompt file to LMML or an LMML
@@ -15,12 +16,17 @@ from pathlib import Path
 from ..atomic import atomic_write_bytes
 from ..errors import PromptFileError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
-from . import _dotprompt, _github, _prompty
+from . import _dotprompt, _github, _langchain, _prompty
 from ._shared import Prompt, lmml_text, read_bundle
 
 __all__ = ["PROMPT_FORMATS", "cases_path", "convert", "detect_prompt_format", "import_prompt_file"]
 
-_FORMATS = {"prompty": _prompty, "dotprompt": _dotprompt, "github": _github}
+_FORMATS = {
+    "prompty": _prompty,
+    "dotprompt": _dotprompt,
+    "github": _github,
+    "langchain": _langchain,
+}
 PROMPT_FORMATS: tuple[str, ...] = tuple(_FORMATS)
 """The prompt-file format names :func:`convert` and ``lmml import`` know."""
 
@@ -34,7 +40,7 @@ def detect_prompt_format(path: str) -> str | None:
     if lowered.endswith(_github.SUFFIXES):
         return "github"
     for name, module in _FORMATS.items():
-        if lowered.endswith(module.SUFFIX):
+        if lowered.endswith(module.SUFFIX) and module is not _langchain:
             return name
     if lowered.endswith((NARRATIVE_SUFFIX, ARCHIVE_SUFFIX, ".jsonl")):
         return None
