@@ -390,3 +390,45 @@ def test_langchain_refusals(tmp_path: Path) -> None:
         convert(settings_source, tmp_path / "s.json")
     with pytest.warns(PromptFileWarning, match="setting 'model'"):
         convert(settings_source, tmp_path / "s.json", lossy=True)
+
+
+def test_prompty_messages_match_the_prompty_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prompty = pytest.importorskip("prompty")
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "unused")
+    values: dict[str, object] = {"firstName": "Ada", "lastName": "Byron", "question": "Why?"}
+    for name in ("basic.prompty", "shorthand_model_string.prompty"):
+        convert(PROMPTY / name, tmp_path / f"{name}.lmml")
+        theirs = prompty.prepare(prompty.load(str(PROMPTY / name)), values)
+        expected = [
+            {"role": message.role, "content": [{"type": "text", "text": message.parts[0].value}]}
+            for message in theirs
+        ]
+        used = {k: v for k, v in values.items() if f"{{{{{k}}}}}" in (PROMPTY / name).read_text()}
+        assert _messages(tmp_path / f"{name}.lmml", used) == expected
+
+
+def test_dotprompt_messages_match_dotpromptz(tmp_path: Path) -> None:
+    dotpromptz = pytest.importorskip("dotpromptz")
+    import asyncio
+
+    source = DOTPROMPT / "example.prompt"
+    convert(source, tmp_path / "e.lmml")
+    from dotpromptz.typing import DataArgument
+
+    rendered = asyncio.run(
+        dotpromptz.Dotprompt().render(
+            source.read_text("utf-8"), DataArgument(input={"text": "Story."})
+        )
+    )
+    expected = [
+        {
+            "role": "assistant" if message.role.value == "model" else message.role.value,
+            # LMML trims a turn's leading and trailing blank lines (a documented normalisation)
+            "content": [{"type": "text", "text": message.content[0].text.strip("\n")}],
+        }
+        for message in rendered.messages
+    ]
+    assert _messages(tmp_path / "e.lmml", {"text": "Story."}) == expected

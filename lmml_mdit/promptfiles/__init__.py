@@ -17,7 +17,7 @@ from ..atomic import atomic_write_bytes
 from ..errors import PromptFileError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from . import _dotprompt, _github, _langchain, _prompty
-from ._shared import Prompt, lmml_text, read_bundle
+from ._shared import Prompt, declare_used, lmml_text, read_bundle
 
 __all__ = ["PROMPT_FORMATS", "cases_path", "convert", "detect_prompt_format", "import_prompt_file"]
 
@@ -77,7 +77,9 @@ def _read_prompt(path: str, format: str | None) -> tuple[str, Prompt]:
         raise PromptFileError(
             f"not valid UTF-8 at byte offset {problem.start}", name=path, hint="save it as UTF-8"
         ) from None
-    return name, _FORMATS[name].read(text, path)
+    prompt = _FORMATS[name].read(text, path)
+    declare_used(prompt)
+    return name, prompt
 
 
 def cases_path(bundle_path: str) -> str:

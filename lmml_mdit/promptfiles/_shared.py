@@ -296,3 +296,19 @@ _Dumper.add_representer(str, _text)
 def dump_yaml(value: object) -> str:
     """*value* as block YAML, keys in their order, text as written."""
     return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
+
+
+def declare_used(prompt: Prompt) -> None:
+    """Declare as a ``string`` input each placeholder the turns use and nothing declares
+    (the formats render such a name as text)."""
+    for _, text in prompt.turns:
+        position = 0
+        while (start := text.find("{{ ", position)) >= 0:
+            end = text.find(" }}", start)
+            if end < 0:
+                break
+            name = text[start + 3 : end].split(".")[0]
+            escaped = start > 0 and text[start - 1] == "\\"
+            if not escaped and name.isidentifier() and name not in prompt.inputs:
+                prompt.inputs[name] = {"type": "string"}
+            position = end + 3
