@@ -432,3 +432,19 @@ def test_dotprompt_messages_match_dotpromptz(tmp_path: Path) -> None:
         for message in rendered.messages
     ]
     assert _messages(tmp_path / "e.lmml", {"text": "Story."}) == expected
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.one_of(_HOSTILE, st.text(alphabet="ab #@<!->`=\n", max_size=20)), max_size=6))
+def test_hostile_text_survives_every_format_and_back(tmp_path: Path, pieces: list[str]) -> None:
+    text = "\n".join(pieces).replace("{", "").replace(":", "").replace("}", "")
+    source = tmp_path / "h.prompty"
+    source.write_text(f"---\nname: h\n---\nuser:\nstart\n{text}\nend\n", "utf-8")
+    convert(source, tmp_path / "h.lmml")
+    expected = _messages(tmp_path / "h.lmml", {})
+    for target in ("h.prompt", "h.prompt.yml", "h.json", "h2.prompty"):
+        convert(tmp_path / "h.lmml", tmp_path / target)
+        convert(tmp_path / target, tmp_path / "back.lmml")
+        assert _messages(tmp_path / "back.lmml", {}) == expected, target
