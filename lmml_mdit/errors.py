@@ -38,6 +38,7 @@ The tree, in the order the classes are defined below::
     ├── InputError
     ├── ImportFormatError
     ├── FormatError
+    ├── PromptFileError
     ├── TranscriptError
     │   ├── ReadOnlyTranscriptError [TypeError]
     │   ├── TranscriptTypeError [TypeError]
@@ -65,7 +66,8 @@ filter silences or raises them all::
     ├── UnknownSettingWarning
     ├── SettingRangeWarning
     ├── MissingSettingWarning
-    └── ProviderPluginWarning
+    ├── ProviderPluginWarning
+    └── PromptFileWarning
 """
 
 from __future__ import annotations
@@ -331,6 +333,11 @@ class FormatError(LmmlError):
     an embed, a reference or an escape, so it is left as it is."""
 
 
+class PromptFileError(LmmlError):
+    """A prompt file (Prompty, dotprompt, ``.prompt.yml``, LangChain JSON) holds what the
+    other side cannot hold: logic LMML lacks, or what the written format lacks."""
+
+
 class TranscriptError(LmmlError):
     """A transcript operation cannot be done."""
 
@@ -466,3 +473,8 @@ class ProviderPluginWarning(LmmlWarning):
     """An installed chat format plugin (entry point group ``lmml_mdit.providers``) was left
     out: it failed to load, is not a format, or takes a name already registered. The message
     names the entry point."""
+
+
+class PromptFileWarning(LmmlWarning):
+    """Converting a prompt file kept something as it was (an unknown model parameter) or,
+    with ``lossy``, left out what the written format cannot hold; the message names it."""

@@ -30,6 +30,7 @@ LAYERS = (
     "transcript",
     "run",
     "toolchain",
+    "promptfiles",
     "dataset",
     "eval",
     "ray",

@@ -57,6 +57,7 @@ class Arguments(argparse.Namespace):
     input_values: list[str] | None = None
     inputs_file: str | None = None
     cases: str | None = None
+    lossy: bool = False
     # the rest, one or a few commands each
     strict: bool = False
     check: bool

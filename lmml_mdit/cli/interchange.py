@@ -24,7 +24,7 @@ from .output import (
 from .progress import ProgressLine
 from .sources import checked_base_dir, located
 
-__all__ = ["cmd_export", "cmd_import"]
+__all__ = ["cmd_convert", "cmd_export", "cmd_import"]
 
 
 def cmd_import(args: Arguments) -> int:
@@ -34,6 +34,8 @@ def cmd_import(args: Arguments) -> int:
     output = args.out
     if _is_parquet(args.file):
         return _import_parquet(args)
+    if _prompt_format(args.file) is not None:
+        return _import_prompt_file(args)
     if args.file == STDIO:
         stdin_buffer()  # fail clearly when it is closed, before any work
     # Like every other writer here, create the output's folder; the importer expects it.
@@ -170,3 +172,33 @@ def _export_parquet(args: Arguments) -> int:
         f"{args.folder} -> {args.parquet}",
     )
     return 1 if report.failures else 0
+
+
+def _prompt_format(file: str) -> str | None:
+    """The prompt-file format of ``lmml import``'s input, or None for chat data."""
+    if file == STDIO:
+        return None
+    from ..promptfiles import detect_prompt_format
+
+    return detect_prompt_format(file)
+
+
+def _import_prompt_file(args: Arguments) -> int:
+    """``lmml import FILE.prompty -o OUT``: a prompt file as an LMML template."""
+    from ..promptfiles import import_prompt_file
+
+    ensure_folder(args.out)
+    written = import_prompt_file(args.file, args.out)
+    info(args, f"Imported {args.file} -> {', '.join(str(path) for path in written)}")
+    return 0
+
+
+def cmd_convert(args: Arguments) -> int:
+    """``lmml convert SRC DEST``: a prompt file to LMML, LMML to a prompt file."""
+    from ..promptfiles import convert
+
+    assert args.dest is not None
+    ensure_folder(args.dest)
+    written = convert(args.src, args.dest, lossy=args.lossy)
+    info(args, f"Converted {args.src} -> {', '.join(str(path) for path in written)}")
+    return 0

@@ -353,6 +353,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
         add_quiet(p)
 
+    if wanted("convert"):
+        p = command("convert")
+        p.add_argument("src", metavar="SRC", help="a prompt file, or a .lmml/.lmmlz bundle")
+        p.add_argument(
+            "dest",
+            metavar="DEST",
+            help="the file to write; its extension names the format (.lmml, .lmmlz, .prompty, "
+            ".prompt, .prompt.yml, .json for LangChain)",
+        )
+        p.add_argument(
+            "--lossy",
+            action="store_true",
+            help="leave out what DEST's format cannot hold, with a warning per item, instead "
+            "of refusing",
+        )
+        add_quiet(p)
+
     if wanted("export"):
         p = command("export")
         p.add_argument(

@@ -112,6 +112,13 @@ TABLE: dict[str, Command] = {
         summary="export a folder of bundles as one JSONL dataset, or as Parquet rows",
         example="lmml export runs/ --provider openai --jsonl dataset.jsonl",
     ),
+    "convert": Command(
+        "interchange",
+        opens_bundles=False,
+        summary="convert a prompt file (Prompty, dotprompt, .prompt.yml, LangChain) to LMML, "
+        "or back",
+        example="lmml convert chat.prompty chat.lmml",
+    ),
     "lsp": Command(
         "editor",
         opens_bundles=False,

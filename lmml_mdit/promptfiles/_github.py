@@ -1,0 +1,148 @@
+"""GitHub Models prompt files (``.prompt.yml``): one YAML document with ``messages``,
+``model``, ``modelParameters``, ``testData`` and ``evaluators``; read and written."""
+
+from __future__ import annotations
+
+from ..bundle.reserved import load_front_matter
+from ..errors import InvalidSettingsError
+from ._shared import ROLES, Prompt, dump_yaml, known_settings, refuse, scan_placeholders, warn
+
+NAME = "GitHub Models prompt file"
+META_KEY = "github_models"
+SUFFIX = ".prompt.yml"
+SUFFIXES = (".prompt.yml", ".prompt.yaml")
+
+_PARAMETERS = {
+    "maxTokens": "max_tokens",
+    "topP": "top_p",
+    "maxCompletionTokens": "max_completion_tokens",
+}
+"""``modelParameters`` names and the LMML settings they are."""
+_PARAMETER_NAMES = {setting: name for name, setting in _PARAMETERS.items()}
+_KEPT = ("name", "description", "testData", "evaluators", "responseFormat", "jsonSchema")
+
+
+def looks_like(text: str) -> bool:
+    """Whether *text* reads as a ``.prompt.yml``: top-level ``messages:`` with roles."""
+    head = text[:65536]
+    return not head.startswith("---") and "\nmessages:" in "\n" + head and "role:" in head
+
+
+def read(text: str, file: str) -> Prompt:
+    """The prompt a ``.prompt.yml`` holds."""
+    try:
+        document = load_front_matter(text.removeprefix("\ufeff"))
+    except InvalidSettingsError as error:
+        line = error.line - 1 if error.line is not None else None
+        raise refuse(error.message, file, line, error.hint) from None
+    prompt = Prompt()
+    meta: dict[str, object] = {}
+    known = known_settings()
+    for key, value in document.items():
+        if key == "model":
+            prompt.settings["model"] = value
+        elif key == "modelParameters":
+            if not isinstance(value, dict):
+                raise refuse("modelParameters is not a mapping", file, None)
+            for name, item in value.items():
+                setting = _PARAMETERS.get(str(name), str(name))
+                if setting not in known:
+                    warn(f"{file}: the parameter {name!r} has no LMML name; kept as a setting")
+                prompt.settings[setting] = item
+        elif key == "messages":
+            _read_messages(value, text, prompt, file)
+        elif key in _KEPT:
+            meta[key] = value
+        else:
+            warn(f"{file}: the key {key!r} is kept as metadata, unused by LMML")
+            meta[key] = value
+    rows = meta.get("testData")
+    for case in rows if isinstance(rows, list) else []:
+        if isinstance(case, dict):
+            prompt.cases.append({k: v for k, v in case.items() if k in prompt.inputs})
+    prompt.meta = {META_KEY: meta} if meta else {}
+    return prompt
+
+
+def _read_messages(value: object, text: str, prompt: Prompt, file: str) -> None:
+    if not isinstance(value, list):
+        raise refuse("messages is not a list", file, None)
+    for index, message in enumerate(value):
+        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+            raise refuse(f"messages[{index}] has no text content", file, None)
+        role = message.get("role")
+        if role not in ROLES:
+            raise refuse(f"messages[{index}] has the role {role!r}, which has no LMML turn", file)
+        content = message["content"]
+        line = _line_of(text, content)
+        checked = scan_placeholders(content, file, line, openers=())
+        for name in _names(checked):
+            prompt.inputs.setdefault(name.split(".")[0], {"type": "string"})
+        prompt.turns.append((str(role), checked.strip("\n")))
+
+
+def _line_of(text: str, content: str) -> int:
+    """The line where *content*'s first line stands in the file, or 1."""
+    first = content.split("\n", 1)[0].strip()
+    index = text.find(first) if first else -1
+    return text.count("\n", 0, index) + 1 if index >= 0 else 1
+
+
+def _names(text: str) -> list[str]:
+    names: list[str] = []
+    position = 0
+    while (start := text.find("{{ ", position)) >= 0:
+        end = text.find(" }}", start)
+        if end < 0:
+            break
+        names.append(text[start + 3 : end])
+        position = end + 3
+    return names
+
+
+def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
+    """*prompt* as a ``.prompt.yml`` text (the format holds no media)."""
+    kept = prompt.meta.get(META_KEY)
+    meta = dict(kept) if isinstance(kept, dict) else {}
+    document: dict[str, object] = {}
+    for key in ("name", "description"):
+        if key in meta:
+            document[key] = meta.pop(key)
+    settings = dict(prompt.settings)
+    if "model" in settings:
+        document["model"] = settings.pop("model")
+    if settings:
+        document["modelParameters"] = {
+            _PARAMETER_NAMES.get(key, key): item for key, item in settings.items()
+        }
+    for name, spec in prompt.inputs.items():
+        extra = sorted(key for key in spec if key != "type")
+        if spec.get("type", "string") != "string" or extra:
+            what = ", ".join([f"type {spec.get('type')}", *extra])
+            _lossy(f"the declaration of the input {name!r} ({what})", file, lossy)
+    messages: list[dict[str, object]] = []
+    for role, text in prompt.turns:
+        for line in text.split("\n"):
+            if line.startswith("@") and line[1:] in prompt.assets:
+                _lossy(f"the asset {line[1:]} (no media)", file, lossy)
+        content = "\n".join(
+            line
+            for line in text.split("\n")
+            if not (line.startswith("@") and line[1:] in prompt.assets)
+        )
+        if "\\{{" in content:
+            raise refuse("the text holds literal '{{', which the format cannot escape", file)
+        messages.append({"role": role, "content": content})
+    document["messages"] = messages
+    if "testData" not in meta and prompt.cases:
+        document["testData"] = prompt.cases
+    document.update(meta)
+    return dump_yaml(document), {}
+
+
+def _lossy(item: str, file: str, lossy: bool) -> None:
+    if not lossy:
+        raise refuse(
+            f"a {NAME} cannot hold {item}", file, None, "convert with --lossy to leave it out"
+        )
+    warn(f"{file}: a {NAME} cannot hold {item}; left out")

@@ -1,0 +1,368 @@
+"""Prompty (``.prompty``): YAML front matter (model, inputs, sample), then ``role:``
+sections; read into a :class:`~._shared.Prompt` and written from one."""
+
+from __future__ import annotations
+
+import os
+
+from ._shared import (
+    Prompt,
+    dump_yaml,
+    known_settings,
+    local_file,
+    refuse,
+    scan_placeholders,
+    split_front_matter,
+    warn,
+)
+
+NAME = "Prompty"
+META_KEY = "prompty"
+SUFFIX = ".prompty"
+
+_JINJA = (("{%", "a Jinja statement"), ("{#", "a Jinja comment"))
+_ROLES = {"system": "system", "user": "user", "assistant": "assistant"}
+_OTHER_ROLES = frozenset({"function", "tool", "developer"})
+_INPUT_TYPES = {
+    "string": "string",
+    "str": "string",
+    "number": "number",
+    "float": "number",
+    "integer": "integer",
+    "int": "integer",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "object": "object",
+}
+_DESCRIPTIVE = frozenset(
+    {"name", "description", "authors", "version", "tags", "metadata", "template"}
+)
+"""Keys kept as metadata without a warning: they describe the prompt, or (``template``)
+were read to know its template language."""
+_MODEL_KEYS = ("azure_deployment", "name", "model")
+_OPTIONS = {
+    "maxOutputTokens": "max_tokens",
+    "topP": "top_p",
+    "topK": "top_k",
+    "frequencyPenalty": "frequency_penalty",
+    "presencePenalty": "presence_penalty",
+    "stopSequences": "stop",
+}
+"""Prompty 2's camel-case ``model.options`` names and the LMML settings they are."""
+_OPTION_NAMES = {setting: option for option, setting in _OPTIONS.items()}
+
+
+def looks_like(text: str) -> bool:
+    """Whether *text* reads as a Prompty file: front matter, then a role line."""
+    if not text.lstrip("\ufeff").startswith("---"):
+        return False
+    return any(_role_of(line) is not None for line in text.splitlines()[:2000])
+
+
+def _role_of(line: str) -> str | None:
+    stripped = line.strip().lstrip("#").strip()
+    if not stripped.endswith(":"):
+        return None
+    word = stripped[:-1].strip().lower()
+    return word if word in _ROLES or word in _OTHER_ROLES else None
+
+
+def read(text: str, file: str) -> Prompt:
+    """The prompt a ``.prompty`` file holds; its media resolved beside *file*."""
+    front, body, first_line = split_front_matter(text, file)
+    prompt = Prompt()
+    meta: dict[str, object] = {}
+    for key, value in front.items():
+        if key == "model":
+            _read_model(value, prompt, meta, file)
+        elif key == "inputs":
+            _read_inputs(value, prompt, file)
+        elif key == "inputSchema":
+            properties = value.get("properties") if isinstance(value, dict) else None
+            _read_inputs(properties, prompt, file)
+            meta[key] = {"properties": []}  # written back in this form
+        elif key == "sample":
+            if not isinstance(value, dict):
+                raise refuse(
+                    "the sample is not a mapping of input values (a file reference?)",
+                    file,
+                    None,
+                    "give the sample inline as a mapping",
+                )
+            prompt.cases.append(dict(value))
+        else:
+            if key not in _DESCRIPTIVE:
+                warn(f"{file}: the Prompty key {key!r} is kept as metadata, unused by LMML")
+            meta[key] = value
+    mustache = _template_format(meta) == "mustache"
+    openers = () if mustache else _JINJA
+    _read_body(body, first_line, prompt, file, openers)
+    prompt.meta = {META_KEY: meta}
+    return prompt
+
+
+def _template_format(meta: dict[str, object]) -> str:
+    template = meta.get("template")
+    if isinstance(template, dict):
+        template = template.get("format") or template.get("type")
+    if isinstance(template, dict):
+        template = template.get("kind")
+    return str(template or "jinja2").lower()
+
+
+def _read_model(value: object, prompt: Prompt, meta: dict[str, object], file: str) -> None:
+    if isinstance(value, str):
+        prompt.settings["model"] = value
+        meta["model"] = {"id": value}
+        return
+    if not isinstance(value, dict):
+        raise refuse("model is neither a name nor a mapping", file, None)
+    kept = {key: item for key, item in value.items() if key not in ("parameters", "options")}
+    configuration = value.get("configuration") or value.get("connection")
+    name = value.get("id")
+    if isinstance(configuration, dict):
+        name = next((configuration[key] for key in _MODEL_KEYS if key in configuration), name)
+    if isinstance(name, str):
+        prompt.settings["model"] = name
+    known = known_settings()
+    parameters = value.get("parameters", value.get("options")) or {}
+    if not isinstance(parameters, dict):
+        raise refuse("model parameters are not a mapping", file, None)
+    for key, item in parameters.items():
+        key = _OPTIONS.get(key, key) if "options" in value else key
+        if key not in known:
+            warn(f"{file}: the model parameter {key!r} has no LMML name; kept as a setting")
+        prompt.settings[key] = item
+    if "options" in value:
+        kept["options"] = {}  # written back as Prompty 2 options
+    meta["model"] = kept
+
+
+def _read_inputs(value: object, prompt: Prompt, file: str) -> None:
+    if isinstance(value, list):
+        value = {
+            str(item.get("name")): {k: v for k, v in item.items() if k != "name"}
+            for item in value
+            if isinstance(item, dict)
+        }
+    if not isinstance(value, dict):
+        raise refuse("inputs is not a mapping", file, None)
+    sample: dict[str, object] = {}
+    for name, spec in value.items():
+        if not str(name).isidentifier():
+            raise refuse(f"the input name {name!r} is not a placeholder name", file, None)
+        if not isinstance(spec, dict):
+            spec = {"type": _type_of_value(spec, name, file), "sample": spec}
+        kind = str(spec.get("type", spec.get("kind", "string"))).lower()
+        if kind not in _INPUT_TYPES:
+            raise refuse(
+                f"the input {name!r} has the type {kind!r}, which LMML has no type for",
+                file,
+                None,
+                "declare it as a string, number, integer, boolean or object",
+            )
+        declared: dict[str, object] = {"type": _INPUT_TYPES[kind]}
+        for key in ("description", "default"):
+            if key in spec:
+                declared[key] = spec[key]
+        if "required" in spec and "default" not in spec:
+            declared["required"] = bool(spec["required"])
+        if "sample" in spec:
+            sample[name] = spec["sample"]
+        prompt.inputs[name] = declared
+    if sample:
+        prompt.cases.append(sample)
+
+
+def _type_of_value(value: object, name: str, file: str) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    raise refuse(f"the input {name!r} has a value of no LMML type", file, None)
+
+
+def _read_body(
+    body: str,
+    first_line: int,
+    prompt: Prompt,
+    file: str,
+    openers: tuple[tuple[str, str], ...],
+) -> None:
+    role: str | None = None
+    lines: list[str] = []
+    start = first_line
+    base = os.path.dirname(os.path.abspath(file))
+
+    def close() -> None:
+        text = "\n".join(lines).strip("\n")
+        if role is None and not text.strip():
+            return
+        text = scan_placeholders(text, file, start, openers=openers)
+        text = _media(text, file, start, prompt, base)
+        prompt.turns.append((role or "system", text))
+
+    for offset, line in enumerate(body.split("\n")):
+        found = _role_of(line)
+        if found is None:
+            lines.append(line)
+            continue
+        if found in _OTHER_ROLES:
+            raise refuse(
+                f"the role {found!r} has no LMML turn here",
+                file,
+                first_line + offset,
+                "use system, user or assistant",
+            )
+        close()
+        role, lines, start = _ROLES[found], [], first_line + offset + 1
+    close()
+
+
+def _media(text: str, file: str, first_line: int, prompt: Prompt, base: str) -> str:
+    """Each line that is only a Markdown image of a local file becomes ``@name``, the file
+    bundled; an image elsewhere is refused (its text would be sent, not the image)."""
+    out: list[str] = []
+    for offset, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if "![" not in line:
+            out.append(line)
+            continue
+        if not (stripped.startswith("![") and stripped.endswith(")") and "](" in stripped):
+            raise refuse(
+                "an image inside a line of text",
+                file,
+                first_line + offset,
+                "put the image on a line of its own",
+            )
+        source = stripped[stripped.index("](") + 2 : -1].strip()
+        path = local_file(source, base)
+        if path is None or not os.path.isfile(path):
+            raise refuse(
+                f"the image {source!r} is not a local file to bundle",
+                file,
+                first_line + offset,
+                "download it beside the prompt file and name it by its path",
+            )
+        name = _asset_name(os.path.basename(path), prompt)
+        with open(path, "rb") as stream:
+            prompt.assets[name] = stream.read()
+        out.append(f"@{name}")
+    return "\n".join(out)
+
+
+def _asset_name(base: str, prompt: Prompt) -> str:
+    name, number = base, 1
+    stem, dot, extension = base.rpartition(".")
+    while name in prompt.assets:
+        number += 1
+        name = f"{stem}-{number}{dot}{extension}" if dot else f"{base}-{number}"
+    return name
+
+
+def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
+    """*prompt* as a ``.prompty`` text, and the media files to write beside it."""
+    front: dict[str, object] = {}
+    kept = prompt.meta.get(META_KEY)
+    meta = dict(kept) if isinstance(kept, dict) else {}
+    for key in ("name", "description", "authors"):
+        if key in meta:
+            front[key] = meta.pop(key)
+    model = _written_model(prompt, meta)
+    if model:
+        front["model"] = model
+    if prompt.inputs:
+        inputs = _written_inputs(prompt, file, lossy)
+        if "inputSchema" in meta:
+            listed = [{"name": name, **_kind(spec)} for name, spec in inputs.items()]
+            meta["inputSchema"] = {"properties": listed}
+        else:
+            front["inputs"] = inputs
+    if prompt.cases:
+        front["sample"] = prompt.cases[0]
+        for number in range(2, len(prompt.cases) + 1):
+            _lossy(f"case {number} (Prompty holds one sample)", file, lossy)
+    front.update(meta)
+    sections: list[str] = []
+    for role, text in prompt.turns:
+        sections.append(f"{role}:\n{_written_text(text, file, frozenset(prompt.assets))}")
+    head = f"---\n{dump_yaml(front)}---\n" if front else "---\n---\n"
+    return head + "\n\n".join(sections) + "\n", dict(prompt.assets)
+
+
+def _written_model(prompt: Prompt, meta: dict[str, object]) -> dict[str, object]:
+    model = meta.pop("model", None)
+    written: dict[str, object] = dict(model) if isinstance(model, dict) else {"api": "chat"}
+    settings = dict(prompt.settings)
+    name = settings.pop("model", None)
+    if name is not None:
+        configuration = written.get("configuration")
+        if isinstance(configuration, dict):
+            configuration = dict(configuration)
+            key = next((key for key in _MODEL_KEYS if key in configuration), None)
+            if key is None and "id" in written:
+                written["id"] = name
+            else:
+                configuration[key or "name"] = name
+            written["configuration"] = configuration
+        elif "id" in written or configuration is None:
+            written["id"] = name
+    if "options" in written:
+        written["options"] = {_OPTION_NAMES.get(key, key): item for key, item in settings.items()}
+    elif settings:
+        written["parameters"] = settings
+    return written if (name is not None or settings or model) else {}
+
+
+def _kind(spec: object) -> dict[str, object]:
+    """A declaration in Prompty 2's form: ``kind`` for ``type``."""
+    assert isinstance(spec, dict)
+    return {("kind" if key == "type" else key): value for key, value in spec.items()}
+
+
+def _written_inputs(prompt: Prompt, file: str, lossy: bool) -> dict[str, object]:
+    inputs: dict[str, object] = {}
+    for name, spec in prompt.inputs.items():
+        kind = spec.get("type", "string")
+        if kind in ("image", "file"):
+            _lossy(f"the {kind} input {name!r}", file, lossy)
+            continue
+        inputs[name] = {key: value for key, value in spec.items() if key != "schema"}
+        if "schema" in spec:
+            _lossy(f"the schema of the input {name!r}", file, lossy)
+    return inputs
+
+
+def _written_text(text: str, file: str, assets: frozenset[str]) -> str:
+    """LMML turn text as a Prompty section: references as images; a line Prompty would
+    read as a role, or Jinja it would run, is refused."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if _role_of(line) is not None:
+            raise refuse(
+                f"the line {line.strip()!r} would start a new Prompty message",
+                file,
+                None,
+                "reword it",
+            )
+        if line.startswith("@") and line[1:] in assets:
+            out.append(f"![{line[1:]}]({line[1:]})")
+            continue
+        out.append(line)
+    written = "\n".join(out)
+    scan_placeholders(written, file, 1, openers=_JINJA)
+    return written
+
+
+def _lossy(item: str, file: str, lossy: bool) -> None:
+    if not lossy:
+        raise refuse(
+            f"{NAME} cannot hold {item}", file, None, "convert with --lossy to leave it out"
+        )
+    warn(f"{file}: {NAME} cannot hold {item}; left out")

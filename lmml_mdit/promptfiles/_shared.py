@@ -1,0 +1,314 @@
+"""What every prompt-file format shares: the prompt read from one, written as LMML, and
+read back from an LMML bundle; placeholders scanned; refusals and lossy warnings."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import yaml
+
+from ..bundle.reserved import load_front_matter
+from ..chat.content import without_escapes
+from ..chat.escape import escape_text
+from ..errors import InvalidSettingsError, PromptFileError, PromptFileWarning
+from ..schema import settings_schema
+from ..text import normalize_newlines, trim_blank_lines
+
+if TYPE_CHECKING:
+    from ..bundle.bundle import Bundle
+
+ROLES = ("system", "user", "assistant")
+"""The roles every prompt format here holds; LMML's others (``tool``) are refused."""
+
+LMML_INPUT_TYPES = ("string", "number", "integer", "boolean", "object", "image", "file")
+
+
+@dataclass
+class Asset:
+    """A local media file a prompt names: *name* its entry in the bundle."""
+
+    name: str
+    data: bytes
+
+
+@dataclass
+class Prompt:
+    """A prompt file's content in LMML's terms.
+
+    :ivar turns: ``(role, text)`` with placeholders written ``{{ name }}``; an asset stands
+        on a line of its own as ``@name`` (the only structure the text may hold).
+    :ivar settings: the LMML settings (model and parameters).
+    :ivar inputs: the typed input declarations, as a template's ``inputs:`` holds them.
+    :ivar cases: test data: one mapping of input values per case.
+    :ivar assets: the media the turns reference, bundled.
+    :ivar meta: each format's own keys kept as they were (name, description), under the
+        format's key (``prompty``): front matter metadata in LMML, never sent.
+    """
+
+    turns: list[tuple[str, str]] = field(default_factory=list)
+    settings: dict[str, object] = field(default_factory=dict)
+    inputs: dict[str, dict[str, object]] = field(default_factory=dict)
+    cases: list[dict[str, object]] = field(default_factory=list)
+    assets: dict[str, bytes] = field(default_factory=dict)
+    meta: dict[str, object] = field(default_factory=dict)
+
+
+def known_settings() -> frozenset[str]:
+    """The setting names LMML's settings schema knows."""
+    properties = settings_schema().get("properties")
+    return frozenset(properties) if isinstance(properties, dict) else frozenset()
+
+
+def warn(message: str) -> None:
+    """One :class:`PromptFileWarning` naming one item."""
+    warnings.warn(message, PromptFileWarning, stacklevel=3)
+
+
+def refuse(
+    message: str, file: str, line: int | None = None, hint: str | None = None
+) -> PromptFileError:
+    """The error for *message* about *file* at *line*."""
+    return PromptFileError(message, name=file, line=line, hint=hint)
+
+
+def split_front_matter(text: str, file: str) -> tuple[dict[str, object], str, int]:
+    """A ``---`` front matter decoded with the project's safe YAML limits, the body after
+    it, and the body's first 1-based line. A file without one is all body."""
+    text = normalize_newlines(text).removeprefix("\ufeff")
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return {}, text, 1
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() == "---":
+            yaml_text = "\n".join(lines[1:index])
+            try:
+                front = load_front_matter(yaml_text)
+            except InvalidSettingsError as error:
+                raise refuse(error.message, file, error.line, error.hint) from None
+            return dict(front), "\n".join(lines[index + 1 :]), index + 2
+    raise refuse("the front matter has no closing '---' line", file, 1, "close it with ---")
+
+
+def scan_placeholders(
+    text: str,
+    file: str,
+    first_line: int,
+    *,
+    openers: tuple[tuple[str, str], ...],
+    backslash: bool = False,
+) -> str:
+    """*text* with each ``{{ expression }}`` that names a value written ``{{ name }}``;
+    anything else a template engine would run is refused, naming *file*, its line and the
+    construct. *openers* pairs each other opening mark with what it is
+    (``("{%", "a Jinja statement")``). With *backslash*, ``\\{{`` is literal text (as in
+    Handlebars and LMML), kept as written."""
+    out: list[str] = []
+    position = 0
+    while True:
+        found = _next_opener(text, position, openers)
+        if found is None:
+            out.append(text[position:])
+            return "".join(out)
+        start, opener, what = found
+        if backslash and start > 0 and text[start - 1] == "\\":
+            out.append(text[position : start + 2])
+            position = start + 2
+            continue
+        line = first_line + text.count("\n", 0, start)
+        if opener != "{{":
+            raise refuse(
+                f"{what} ({_snippet(text, start)}) has no LMML equivalent",
+                file,
+                line,
+                "LMML templates only fill {{ name }} placeholders; write the logic out",
+            )
+        end = text.find("}}", start + 2)
+        if end < 0:
+            raise refuse("a '{{' is never closed", file, line, "close it with }}")
+        expression = text[start + 2 : end].strip()
+        if not is_dotted_name(expression):
+            raise refuse(
+                f"the expression {{{{{expression}}}}} is logic or a helper LMML lacks",
+                file,
+                line,
+                "LMML templates only fill {{ name }} or {{ name.field }}",
+            )
+        out.append(text[position:start])
+        out.append(f"{{{{ {expression} }}}}")
+        position = end + 2
+
+
+def _next_opener(
+    text: str, position: int, openers: tuple[tuple[str, str], ...]
+) -> tuple[int, str, str] | None:
+    best: tuple[int, str, str] | None = None
+    for opener, what in (("{{", "a placeholder"), *openers):
+        index = text.find(opener, position)
+        if index >= 0 and (best is None or index < best[0]):
+            best = (index, opener, what)
+    if best is not None and best[1] == "{{" and text.startswith("{{{", best[0]):
+        return best[0], "{{{", "an unescaped triple-brace expression"
+    if best is not None and best[1] == "{{":
+        inner = text[best[0] + 2 : best[0] + 3].strip() or text[best[0] + 2 :].lstrip()[:1]
+        marks = {
+            "#": "a block helper or section",
+            "/": "a block end",
+            "^": "an inverted section",
+            ">": "a partial",
+            "!": "a template comment",
+            "&": "an unescaped expression",
+        }
+        if inner[:1] in marks:
+            return best[0], inner[:1], marks[inner[:1]]
+    return best
+
+
+def _snippet(text: str, start: int) -> str:
+    end = text.find("\n", start)
+    piece = text[start : end if end >= 0 else len(text)]
+    return piece if len(piece) <= 40 else piece[:39] + "…"
+
+
+def is_dotted_name(expression: str) -> bool:
+    """Whether *expression* is ``name`` or ``name.field.more``: identifiers only."""
+    parts = expression.split(".")
+    return bool(expression) and all(part.isidentifier() for part in parts)
+
+
+def lmml_text(prompt: Prompt) -> str:
+    """*prompt* as an LMML narrative: front matter with settings and typed inputs, then one
+    turn per message, each text escaped as import escapes it."""
+    front: dict[str, object] = {"inputs": prompt.inputs}
+    if prompt.settings:
+        front["settings"] = prompt.settings
+    front.update(prompt.meta)
+    blocks = ["---\n" + dump_yaml(front) + "---"]
+    known = frozenset(prompt.assets)
+    for number, (role, text) in enumerate(prompt.turns, 1):
+        blocks.append(f"## Turn {number} -- {role}")
+        body = _escaped_body(text, known)
+        if body:
+            blocks.append(body)
+    return "\n\n".join(blocks) + "\n"
+
+
+def _escaped_body(text: str, assets: frozenset[str]) -> str:
+    """The text escaped, its asset lines (``@name`` for a bundled asset) kept as references."""
+    out: list[str] = []
+    chunk: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("@") and line[1:] in assets:
+            if chunk:
+                out.append(escape_text("\n".join(chunk)))
+                chunk = []
+            out.append(line)
+        else:
+            chunk.append(line)
+    if chunk:
+        out.append(escape_text("\n".join(chunk)))
+    return trim_blank_lines("\n\n".join(piece for piece in out if piece))
+
+
+def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
+    """The prompt an LMML bundle holds, for the writer of *target* (a format's name):
+    turns with their sent text, settings, inputs and referenced assets. A role or an embed
+    the prompt formats cannot hold is refused, or left out with a warning when *lossy*."""
+    prompt = Prompt()
+    front = bundle.front_matter or {}
+    inputs = front.get("inputs")
+    if isinstance(inputs, dict):
+        prompt.inputs = {
+            key: dict(value) if isinstance(value, dict) else {"type": value}
+            for key, value in inputs.items()
+        }
+    prompt.meta = {key: value for key, value in front.items() if key not in ("inputs", "settings")}
+    prompt.settings = dict(bundle.settings or {})
+    prompt.settings.pop("inputs", None)
+    narrative = bundle.narrative
+    lines = narrative.source.split("\n")
+    escapes = narrative.escape_columns
+    for turn in narrative.turns:
+        where = f"turn at line {turn.delimiter_line or turn.start_line}"
+        if turn.role not in ROLES:
+            _drop(f"a {turn.role} turn ({where})", target, bundle.file_name, lossy, turn.start_line)
+            continue
+        embeds = {embed.name: embed for embed in turn.embeds}
+        kept: list[str] = []
+        for offset in range(turn.start_line - 1, turn.end_line):
+            line = lines[offset]
+            stripped = line.strip()
+            if stripped.startswith("@") and stripped[1:] in embeds:
+                name = stripped[1:]
+                embed = embeds[name]
+                if embed.kind != "external" or not bundle.has_asset(name):
+                    _drop(
+                        f"the embed {name} ({where})", target, bundle.file_name, lossy, offset + 1
+                    )
+                    continue
+                prompt.assets[name] = bundle.resolve(name)()
+                kept.append(f"@{name}")
+                continue
+            if any(embed.line == offset + 1 for embed in embeds.values()):
+                _drop(
+                    f"an embed inside the text ({where}, line {offset + 1})",
+                    target,
+                    bundle.file_name,
+                    lossy,
+                    offset + 1,
+                )
+                continue
+            kept.append(without_escapes(line, escapes.get(offset, ())))
+        prompt.turns.append((turn.role, trim_blank_lines("\n".join(kept))))
+    return prompt
+
+
+def _drop(item: str, target: str, file: str, lossy: bool, line: int | None) -> None:
+    if not lossy:
+        raise refuse(
+            f"{target} cannot hold {item}", file, line, "remove it, or convert with --lossy"
+        )
+    warn(f"{file}: {target} cannot hold {item}; left out")
+
+
+def local_file(reference: str, base: str) -> str | None:
+    """The local file a media reference names, relative to *base*, or None for a URL."""
+    if "://" in reference or reference.startswith("data:"):
+        return None
+    path = reference.removeprefix("file:") if reference.startswith("file:") else reference
+    return os.path.normpath(os.path.join(base, path))
+
+
+class _Dumper(yaml.SafeDumper):
+    """Safe YAML writing, text of several lines as a literal block."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def dump_yaml(value: object) -> str:
+    """*value* as block YAML, keys in their order, text as written."""
+    return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
+
+
+def declare_used(prompt: Prompt) -> None:
+    """Declare as a ``string`` input each placeholder the turns use and nothing declares
+    (the formats render such a name as text)."""
+    for _, text in prompt.turns:
+        position = 0
+        while (start := text.find("{{ ", position)) >= 0:
+            end = text.find(" }}", start)
+            if end < 0:
+                break
+            name = text[start + 3 : end].split(".")[0]
+            escaped = start > 0 and text[start - 1] == "\\"
+            if not escaped and name.isidentifier() and name not in prompt.inputs:
+                prompt.inputs[name] = {"type": "string"}
+            position = end + 3
