@@ -26,7 +26,7 @@ def test_every_error_derives_from_lmml_error() -> None:
     errors = importlib.import_module("lmml_mdit.errors")
     classes = [value for value in vars(errors).values() if isinstance(value, type)]
     warnings = [cls for cls in classes if issubclass(cls, Warning)]
-    assert len(warnings) == 10  # every warning class of the package lives here too
+    assert lmml_mdit.LmmlWarning in warnings  # the others live here too (the next test)
     assert all(issubclass(cls, lmml_mdit.LmmlWarning) for cls in warnings)
     assert all(issubclass(cls, lmml_mdit.LmmlError) for cls in classes if cls not in warnings)
 

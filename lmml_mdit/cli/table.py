@@ -106,18 +106,18 @@ TABLE: dict[str, Command] = {
         summary="import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
         example="lmml import chat.json -o chat.lmmlz",
     ),
-    "export": Command(
-        "interchange",
-        opens_bundles=True,
-        summary="export a folder of bundles as one JSONL dataset, or as Parquet rows",
-        example="lmml export runs/ --provider openai --jsonl dataset.jsonl",
-    ),
     "convert": Command(
         "interchange",
         opens_bundles=False,
         summary="convert a prompt file (Prompty, dotprompt, .prompt.yml, LangChain) to LMML, "
         "or back",
         example="lmml convert chat.prompty chat.lmml",
+    ),
+    "export": Command(
+        "interchange",
+        opens_bundles=True,
+        summary="export a folder of bundles as one JSONL dataset, or as Parquet rows",
+        example="lmml export runs/ --provider openai --jsonl dataset.jsonl",
     ),
     "lsp": Command(
         "editor",
