@@ -9,6 +9,7 @@ from ._shared import (
     Prompt,
     dump_yaml,
     known_settings,
+    leave_out,
     local_file,
     refuse,
     scan_placeholders,
@@ -226,7 +227,7 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
     if prompt.inputs:
         front["input"] = _written_input(prompt, file, lossy)
     for number in range(1, len(prompt.cases) + 1):
-        _lossy(f"case {number} (dotprompt holds no test data)", file, lossy)
+        leave_out(NAME, f"case {number} (dotprompt holds no test data)", file, lossy)
     kept = prompt.meta.get(META_KEY)
     if isinstance(kept, dict):
         front.update(kept)
@@ -245,10 +246,10 @@ def _written_input(prompt: Prompt, file: str, lossy: bool) -> dict[str, object]:
     for name, spec in prompt.inputs.items():
         kind = str(spec.get("type", "string"))
         if kind in ("image", "file"):
-            _lossy(f"the {kind} input {name!r}", file, lossy)
+            leave_out(NAME, f"the {kind} input {name!r}", file, lossy)
             continue
         if "schema" in spec:
-            _lossy(f"the schema of the input {name!r}", file, lossy)
+            leave_out(NAME, f"the schema of the input {name!r}", file, lossy)
         optional = spec.get("required") is False or "default" in spec
         description = spec.get("description")
         schema[f"{name}?" if optional else name] = f"{kind}, {description}" if description else kind
@@ -273,11 +274,3 @@ def _written_text(text: str, file: str, assets: frozenset[str]) -> str:
             raise refuse(f"the text holds dotprompt's {found[2]} helper", file, None, "reword it")
         position = found[1]
     return written
-
-
-def _lossy(item: str, file: str, lossy: bool) -> None:
-    if not lossy:
-        raise refuse(
-            f"{NAME} cannot hold {item}", file, None, "convert with --lossy to leave it out"
-        )
-    warn(f"{file}: {NAME} cannot hold {item}; left out")

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from ..bundle.reserved import load_front_matter
 from ..errors import InvalidSettingsError
-from ._shared import ROLES, Prompt, dump_yaml, known_settings, refuse, scan_placeholders, warn
+from ._shared import (
+    ROLES,
+    Prompt,
+    dump_yaml,
+    known_settings,
+    leave_out,
+    refuse,
+    scan_placeholders,
+    warn,
+)
 
 NAME = "GitHub Models prompt file"
 META_KEY = "github_models"
@@ -119,12 +128,12 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         extra = sorted(key for key in spec if key != "type")
         if spec.get("type", "string") != "string" or extra:
             what = ", ".join([f"type {spec.get('type')}", *extra])
-            _lossy(f"the declaration of the input {name!r} ({what})", file, lossy)
+            leave_out(f"a {NAME}", f"the declaration of the input {name!r} ({what})", file, lossy)
     messages: list[dict[str, object]] = []
     for role, text in prompt.turns:
         for line in text.split("\n"):
             if line.startswith("@") and line[1:] in prompt.assets:
-                _lossy(f"the asset {line[1:]} (no media)", file, lossy)
+                leave_out(f"a {NAME}", f"the asset {line[1:]} (no media)", file, lossy)
         content = "\n".join(
             line
             for line in text.split("\n")
@@ -138,11 +147,3 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         document["testData"] = prompt.cases
     document.update(meta)
     return dump_yaml(document), {}
-
-
-def _lossy(item: str, file: str, lossy: bool) -> None:
-    if not lossy:
-        raise refuse(
-            f"a {NAME} cannot hold {item}", file, None, "convert with --lossy to leave it out"
-        )
-    warn(f"{file}: a {NAME} cannot hold {item}; left out")

@@ -7,7 +7,7 @@ import json
 
 from ..errors import PromptFileError
 from ..jsonio import load_json
-from ._shared import Prompt, refuse, scan_placeholders, warn
+from ._shared import Prompt, leave_out, refuse, scan_placeholders
 
 NAME = "LangChain ChatPromptTemplate"
 SUFFIX = ".json"
@@ -145,14 +145,19 @@ def _template(text: str, style: str, file: str, index: int) -> str:
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
     """*prompt* as serialized ``ChatPromptTemplate`` JSON (f-string templates)."""
     for key in prompt.settings:
-        _lossy(f"the setting {key!r} (a prompt template holds no model settings)", file, lossy)
+        leave_out(
+            f"a {NAME}",
+            f"the setting {key!r} (a prompt template holds no model settings)",
+            file,
+            lossy,
+        )
     for number in range(1, len(prompt.cases) + 1):
-        _lossy(f"case {number} (no test data)", file, lossy)
+        leave_out(f"a {NAME}", f"case {number} (no test data)", file, lossy)
     partial: dict[str, object] = {}
     variables: list[str] = []
     for name, spec in prompt.inputs.items():
         if spec.get("type", "string") != "string":
-            _lossy(f"the type of the input {name!r}", file, lossy)
+            leave_out(f"a {NAME}", f"the type of the input {name!r}", file, lossy)
         if "default" in spec:
             partial[name] = spec["default"]
         else:
@@ -162,7 +167,7 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         lines = []
         for line in text.split("\n"):
             if line.startswith("@") and line[1:] in prompt.assets:
-                _lossy(f"the asset {line[1:]}", file, lossy)
+                leave_out(f"a {NAME}", f"the asset {line[1:]}", file, lossy)
                 continue
             lines.append(line)
         template, names = _f_string("\n".join(lines), file)
@@ -221,11 +226,3 @@ def _constructor(identifier: list[str], kwargs: dict[str, object], name: str | N
     if name is not None:
         document["name"] = name
     return document
-
-
-def _lossy(item: str, file: str, lossy: bool) -> None:
-    if not lossy:
-        raise refuse(
-            f"a {NAME} cannot hold {item}", file, None, "convert with --lossy to leave it out"
-        )
-    warn(f"{file}: a {NAME} cannot hold {item}; left out")

@@ -9,6 +9,7 @@ from ._shared import (
     Prompt,
     dump_yaml,
     known_settings,
+    leave_out,
     local_file,
     refuse,
     scan_placeholders,
@@ -287,7 +288,7 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
     if prompt.cases:
         front["sample"] = prompt.cases[0]
         for number in range(2, len(prompt.cases) + 1):
-            _lossy(f"case {number} (Prompty holds one sample)", file, lossy)
+            leave_out(NAME, f"case {number} (Prompty holds one sample)", file, lossy)
     front.update(meta)
     sections: list[str] = []
     for role, text in prompt.turns:
@@ -331,11 +332,11 @@ def _written_inputs(prompt: Prompt, file: str, lossy: bool) -> dict[str, object]
     for name, spec in prompt.inputs.items():
         kind = spec.get("type", "string")
         if kind in ("image", "file"):
-            _lossy(f"the {kind} input {name!r}", file, lossy)
+            leave_out(NAME, f"the {kind} input {name!r}", file, lossy)
             continue
         inputs[name] = {key: value for key, value in spec.items() if key != "schema"}
         if "schema" in spec:
-            _lossy(f"the schema of the input {name!r}", file, lossy)
+            leave_out(NAME, f"the schema of the input {name!r}", file, lossy)
     return inputs
 
 
@@ -358,11 +359,3 @@ def _written_text(text: str, file: str, assets: frozenset[str]) -> str:
     written = "\n".join(out)
     scan_placeholders(written, file, 1, openers=_JINJA)
     return written
-
-
-def _lossy(item: str, file: str, lossy: bool) -> None:
-    if not lossy:
-        raise refuse(
-            f"{NAME} cannot hold {item}", file, None, "convert with --lossy to leave it out"
-        )
-    warn(f"{file}: {NAME} cannot hold {item}; left out")

@@ -74,6 +74,16 @@ def refuse(
     return PromptFileError(message, name=file, line=line, hint=hint)
 
 
+def leave_out(holder: str, item: str, file: str, lossy: bool) -> None:
+    """Refuse *item*, which *holder* (the format written) cannot hold; with *lossy*, warn
+    that it is left out instead."""
+    if not lossy:
+        raise refuse(
+            f"{holder} cannot hold {item}", file, None, "convert with --lossy to leave it out"
+        )
+    warn(f"{file}: {holder} cannot hold {item}; left out")
+
+
 def split_front_matter(text: str, file: str) -> tuple[dict[str, object], str, int]:
     """A ``---`` front matter decoded with the project's safe YAML limits, the body after
     it, and the body's first 1-based line. A file without one is all body."""
