@@ -32,6 +32,7 @@ from ..jsontypes import JSONObject
 
 __all__ = [
     "FRONT_MATTER_NAME",
+    "TEXT_EMBEDS_SETTING",
     "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
@@ -48,6 +49,10 @@ __all__ = [
 
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 RESERVED_NAMES = (MANIFEST_NAME, *SETTINGS_NAMES)
+TEXT_EMBEDS_SETTING = "text_embeds"
+"""The settings key that gives the ``text_embeds`` option's default for one bundle (an
+import writes ``"document"`` for a text document, so it exports as a document again);
+never sent as a request parameter."""
 FRONT_MATTER_NAME = "front matter"
 """The name errors and issues give a narrative's YAML front matter."""
 FRONT_MATTER_FIRST_LINE = 2
