@@ -32,12 +32,12 @@ from ..jsontypes import JSONObject
 
 __all__ = [
     "FRONT_MATTER_NAME",
-    "TEXT_EMBEDS_SETTING",
     "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
     "RESERVED_NAMES",
     "SETTINGS_NAMES",
+    "TEXT_EMBEDS_SETTING",
     "dump_manifest",
     "load_front_matter",
     "load_manifest",

@@ -68,7 +68,7 @@ from ..narrative.toolcalls import (
 from ..syntax.write import reference
 from ..text import blank_edges
 from ..warn import warn
-from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts
+from .handlers import Asset, Base64Cache, Handler, Part, TextFilePart, TextPart, build_parts
 from .inputs import Edit, Fills, InputAsset, InputMessages, Template, template_of
 
 if TYPE_CHECKING:
@@ -387,8 +387,6 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "unknown_settings": ("pass", "warn", "error"),
     "strict": (True, False),
 }
-
-
 
 
 class RequestOptions(TypedDict, total=False):
@@ -785,9 +783,20 @@ def _template_fills(
 
 def _spliced(value: InputMessages, options: Options, target: str | None) -> list[OutgoingMessage]:
     """The messages of a ``messages`` input's conversation, rendered with this rendering's
-    options (and no values: the conversation is no template)."""
+    options (and no values: the conversation is no template), its text files marked
+    with its own ``text_embeds`` setting (used where the rendering gives none)."""
     assert value.bundle is not None, "turn_segments places only given values"
-    return build_conversation(value.bundle, replace(options, inputs=None), target).messages
+    messages = build_conversation(value.bundle, replace(options, inputs=None), target).messages
+    own = (value.bundle.settings or {}).get(TEXT_EMBEDS_SETTING)
+    if own == "text" or own == "document":
+        # An imported text document stays a document, as it does exported on its own,
+        # unless this rendering says how text files go.
+        for message in messages:
+            message.items = [
+                replace(item, mode=own) if isinstance(item, TextFilePart) else item
+                for item in message.items
+            ]
+    return messages
 
 
 def _input_items(

@@ -22,6 +22,7 @@ from ..bundle.inputs import (
     value_problem,
     values_file_path,
 )
+from ..bundle.reserved import TEXT_EMBEDS_SETTING
 from ..bundle.source import BundleSource
 from ..errors import InputError, LmmlError
 from ..model import Issue
@@ -144,7 +145,7 @@ def _from_file(spec: InputSpec, value: str | os.PathLike[str], limits: Limits) -
 
     try:
         bundle = open_bundle(path, limits=limits)
-        declared = sorted(bundle.settings or {})
+        declared = sorted(set(bundle.settings or {}) - {TEXT_EMBEDS_SETTING})
         if declared_inputs(bundle).declared:
             declared.append("inputs")
     except LmmlError as error:
