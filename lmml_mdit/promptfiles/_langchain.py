@@ -61,8 +61,8 @@ def read(text: str, file: str) -> Prompt:
         if kind == _PLACEHOLDER:
             line = "{{ " + _conversation_input(prompt, message, file, index) + " }}"
             if prompt.turns:
-                role, text = prompt.turns[-1]
-                prompt.turns[-1] = (role, f"{text}\n\n{line}" if text else line)
+                last_role, text = prompt.turns[-1]
+                prompt.turns[-1] = (last_role, f"{text}\n\n{line}" if text else line)
             else:
                 waiting.append(line)
             continue
