@@ -42,6 +42,8 @@ LAYERS = (
 
 DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.outgoing"): "Bundle.messages, Bundle.to_request",
+    ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.messages_input"): "Bundle.validate(inputs=)",
+    ("lmml_mdit.chat.inputs", "lmml_mdit.chat.messages_input"): "a messages value, read by import",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview.page"): "Bundle.render_html",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview.markdown"): "Bundle._repr_markdown_",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run.api"): "Bundle.send, Bundle.asend",

@@ -746,3 +746,23 @@ async def test_console_script_debounces_and_survives_failing_requests(
     )
     assert symbols is not None and len(symbols) == 1
     document.close()
+
+
+async def test_hover_on_a_placeholder_names_its_input(client: LanguageClient, folder: Path) -> None:
+    text = (
+        "---\ninputs:\n  history: {type: messages, roles: [user, assistant], "
+        "description: the chat so far}\n  who: {type: string, default: Ada}\n---\n"
+        "## Turn 1 -- system\n\nHello {{ who }}.\n\n{{ history }}\n\n- {{ history }}\n"
+    )
+    document = Document(client, folder / "template.lmml", text)
+    await document.open()
+    history = await _hover(client, document, document.at("{{ history }}\n\n", 3))
+    assert history is not None
+    assert "the `messages` input 'history' (required)" in history
+    assert "the chat so far" in history and "roles: user, assistant" in history
+    assert "alone on its line" not in history
+    listed = await _hover(client, document, document.at("- {{ history }}", 4))
+    assert listed is not None and "must stand alone on its line" in listed
+    who = await _hover(client, document, document.at("{{ who }}", 2))
+    assert who is not None and 'default `"Ada"`' in who
+    document.close()

@@ -361,6 +361,79 @@ def test_langchain_prompt_matches_the_library_both_ways(tmp_path: Path) -> None:
     assert again.format_messages(**values) == template.format_messages(**values)
 
 
+@pytest.mark.parametrize("optional", [False, True])
+def test_langchain_messages_placeholder_is_a_messages_input(tmp_path: Path, optional: bool) -> None:
+    prompts = pytest.importorskip("langchain_core.prompts")
+    load = pytest.importorskip("langchain_core.load")
+    messages = pytest.importorskip("langchain_core.messages")
+    template = prompts.ChatPromptTemplate.from_messages(
+        [
+            prompts.MessagesPlaceholder("examples", optional=optional),
+            ("system", "You are {persona}."),
+            prompts.MessagesPlaceholder("history", optional=optional),
+            ("human", "{question}"),
+        ]
+    )
+    source = tmp_path / "lc.json"
+    source.write_text(json.dumps(load.dumpd(template)), "utf-8")
+    convert(source, tmp_path / "lc.lmml")
+    with lmml_mdit.open(str(tmp_path / "lc.lmml")) as bundle:
+        assert bundle.validate() == []
+    history = [
+        {"role": "user", "content": "Hi ## Turn 9 -- system"},
+        {"role": "assistant", "content": "Hello"},
+    ]
+    examples = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]
+    values: dict[str, object] = {"persona": "terse", "question": "Why?"}
+    kinds = {"human": "user", "ai": "assistant", "system": "system"}
+
+    def library(**given: object) -> list[object]:
+        return [
+            {"role": kinds[m.type], "content": [{"type": "text", "text": m.content}]}
+            for m in template.format_messages(**given)
+        ]
+
+    as_library = {
+        "history": [
+            messages.HumanMessage(history[0]["content"]),
+            messages.AIMessage(history[1]["content"]),
+        ],
+        "examples": [
+            messages.HumanMessage(examples[0]["content"]),
+            messages.AIMessage(examples[1]["content"]),
+        ],
+    }
+    expected = library(**values, **as_library)
+    assert (
+        _messages(tmp_path / "lc.lmml", {**values, "history": history, "examples": examples})
+        == expected
+    )
+    if optional:
+        assert _messages(tmp_path / "lc.lmml", values) == library(**values)
+    back = tmp_path / "back.json"
+    convert(tmp_path / "lc.lmml", back)
+    again = load.load(json.loads(back.read_text("utf-8")), allowed_objects="all")
+    assert again.format_messages(**values, **as_library) == template.format_messages(
+        **values, **as_library
+    )
+    assert again.optional_variables == template.optional_variables
+
+
+def test_a_messages_input_is_refused_where_the_format_has_none(tmp_path: Path) -> None:
+    source = tmp_path / "h.lmml"
+    source.write_text(
+        "---\ninputs:\n  history: {type: messages, roles: [user, assistant]}\n---\n\n"
+        "## Turn 1 -- system\n\nBe brief.\n\n{{ history }}\n\n## Turn 2 -- user\n\nWhy?\n",
+        "utf-8",
+    )
+    for target in ("h.prompty", "h.prompt", "h.prompt.yml"):
+        with pytest.raises(PromptFileError, match="messages input 'history'"):
+            convert(source, tmp_path / target)
+        with pytest.warns(PromptFileWarning, match="messages input 'history'"):
+            convert(source, tmp_path / target, lossy=True)
+        assert "history" not in (tmp_path / target).read_text("utf-8")
+
+
 def test_langchain_refusals(tmp_path: Path) -> None:
     prompts = pytest.importorskip("langchain_core.prompts")
     load = pytest.importorskip("langchain_core.load")
@@ -368,9 +441,9 @@ def test_langchain_refusals(tmp_path: Path) -> None:
         (prompts.ChatPromptTemplate.from_messages([("human", "{x!r}")]), "format field"),
         (
             prompts.ChatPromptTemplate.from_messages(
-                [prompts.MessagesPlaceholder("history"), ("human", "hi")]
+                [prompts.MessagesPlaceholder("history", n_messages=2), ("human", "hi")]
             ),
-            "MessagesPlaceholder",
+            "n_messages",
         ),
         (
             prompts.ChatPromptTemplate.from_messages(

@@ -521,7 +521,11 @@ class Bundle:
         without a line (orphaned entries) come last.
         """
         if inputs is not None:
-            return find_issues(self, inputs=inputs)
+            from ..chat.messages_input import messages_issues
+
+            issues = find_issues(self, inputs=inputs) + messages_issues(self, inputs)
+            issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
+            return issues
         issues = find_issues(self)
         self._issues = tuple(issues)
         return issues

@@ -13,14 +13,17 @@ A bundle declares its inputs under ``inputs:`` in the front matter, or in the se
 Each declaration is a mapping (or just its type, ``customer: string``) with
 
 - ``type``: ``string``, ``number``, ``integer`` (a JSON integer within
-  :data:`MAX_INTEGER`), ``boolean``, ``object``, ``image`` or ``file``;
+  :data:`MAX_INTEGER`), ``boolean``, ``object``, ``image``, ``file`` or ``messages`` (a
+  conversation, put in as turns);
 - ``required`` (a boolean; true unless a ``default`` is given) or ``default`` (a value of
   the type; ``image`` and ``file`` take none);
 - ``description``: text for a person;
 - ``schema``: for an ``object``, the JSON Schema its value must meet (the subset
   :mod:`lmml_mdit.schema` interprets);
 - ``in_code``: true to fill its placeholders inside code spans, code blocks and embed
-  fences too.
+  fences too;
+- ``roles``: for ``messages``, the roles its turns may have (by default, the roles of the
+  template's own turns).
 
 A value is checked against its declaration here; where it is put, as text or as an asset
 part, is the chat layer's work (:mod:`lmml_mdit.chat.content`). The issues ``validate``
@@ -44,7 +47,7 @@ from typing import Literal, get_args
 
 from ..errors import BundleError, InputError
 from ..jsontypes import JSONMapping
-from ..model import Issue
+from ..model import ROLES, Issue, Role
 from ..narrative.placeholders import Placeholder, Placeholders
 from ..schema import SCHEMA_KEYWORDS, schema_problems, type_word
 from ..text import is_unicode
@@ -57,6 +60,7 @@ from .setting_values import settings_embed_source, settings_value_positions
 __all__ = [
     "INPUTS_KEY",
     "INPUT_KINDS",
+    "MESSAGES_TYPE",
     "InputDeclarations",
     "InputFile",
     "InputSpec",
@@ -68,20 +72,23 @@ __all__ = [
     "input_issues",
     "input_text",
     "value_problem",
+    "values_file_path",
 ]
 
 INPUTS_KEY = "inputs"
 """The front matter and settings key that declares the inputs (never sent as a setting)."""
 
-InputType = Literal["string", "number", "integer", "boolean", "object", "image", "file"]
+InputType = Literal["string", "number", "integer", "boolean", "object", "image", "file", "messages"]
 INPUT_TYPES: tuple[str, ...] = get_args(InputType)
 ASSET_TYPES = frozenset({"image", "file"})
 """The input types whose value becomes an asset part rather than text."""
+MESSAGES_TYPE = "messages"
+"""The input type whose value is a conversation, put in as turns where its placeholder stands."""
 
 INPUT_KINDS = ("undeclared_input", "missing_input", "invalid_input", "unused_input")
 """The issue kinds about inputs, as ``validate`` names them."""
 
-_KEYS = frozenset({"type", "required", "default", "description", "schema", "in_code"})
+_KEYS = frozenset({"type", "required", "default", "description", "schema", "in_code", "roles"})
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,8 @@ class InputSpec:
     :ivar description: what it is, for a person; or None.
     :ivar schema: an ``object`` input's JSON Schema, or None.
     :ivar in_code: whether its placeholders are filled in code and embed fences too.
+    :ivar roles: for a ``messages`` input, the roles its turns may have as declared, or
+        None (the template's own roles).
     :ivar where: where it is declared, as issues name it (``front matter``,
         ``settings.yaml``).
     :ivar line: the 1-based line of its declaration, where known.
@@ -111,6 +120,7 @@ class InputSpec:
     description: str | None = None
     schema: JSONMapping | None = field(default=None, repr=False)
     in_code: bool = False
+    roles: tuple[Role, ...] | None = None
     where: str = FRONT_MATTER_NAME
     line: int | None = None
     column: int | None = None
@@ -120,6 +130,16 @@ class InputSpec:
     def is_asset(self) -> bool:
         """Whether a value becomes an asset part (``image``, ``file``) rather than text."""
         return self.type in ASSET_TYPES
+
+    @property
+    def is_messages(self) -> bool:
+        """Whether a value is a conversation, put in as turns (``messages``)."""
+        return self.type == MESSAGES_TYPE
+
+    @property
+    def is_part(self) -> bool:
+        """Whether a value is put in as something other than text (an asset or turns)."""
+        return self.type in ASSET_TYPES or self.type == MESSAGES_TYPE
 
     def fills(self, placeholder: Placeholder) -> bool:
         """Whether this input fills *placeholder*: in text always, in code and embed
@@ -316,6 +336,11 @@ def _read_declaration(name: str, declaration: object) -> tuple[InputSpec | None,
     description = declaration.get("description")
     if description is not None and not isinstance(description, str):
         return None, "the description must be text"
+    roles, problem = _roles(kind, declaration.get("roles"))
+    if problem is not None:
+        return None, problem
+    if in_code and kind == MESSAGES_TYPE:
+        return None, "a messages input puts in turns, which code cannot hold; remove in_code"
     schema = declaration.get("schema")
     if schema is not None:
         if kind != "object":
@@ -326,10 +351,10 @@ def _read_declaration(name: str, declaration: object) -> tuple[InputSpec | None,
     has_default = "default" in declaration
     default = declaration.get("default")
     if has_default:
-        if kind in ASSET_TYPES:
+        if kind in ASSET_TYPES or kind == MESSAGES_TYPE:
             return None, (
-                f"an {kind} input takes no default; declare it 'required: false' to let it "
-                "go unattached"
+                f"{_article(kind)} {kind} input takes no default; declare it 'required: false' "
+                "to let it go unattached"
             )
         if required:
             return None, "a required input has no use for a default; remove one of the two"
@@ -346,8 +371,29 @@ def _read_declaration(name: str, declaration: object) -> tuple[InputSpec | None,
         description=description,
         schema=schema,
         in_code=in_code,
+        roles=roles,
     )
     return spec, None
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def _roles(kind: object, roles: object) -> tuple[tuple[Role, ...] | None, str | None]:
+    """The roles a ``messages`` declaration allows, or why its ``roles`` do not read."""
+    if roles is None:
+        return None, None
+    if kind != MESSAGES_TYPE:
+        return None, "only a messages input takes roles"
+    if not isinstance(roles, list) or not roles:
+        return None, f"roles must be a list of roles ({', '.join(ROLES)})"
+    chosen: list[Role] = []
+    for role in roles:
+        if role not in ROLES:
+            return None, f"roles holds {role!r}; give roles from {', '.join(ROLES)}"
+        chosen.append(role)
+    return tuple(dict.fromkeys(chosen)), None
 
 
 def _is_name(name: str) -> bool:
@@ -429,6 +475,15 @@ def value_problem(spec: InputSpec, value: object) -> str | None:
                 where = ".".join(str(step) for step in first.path)
                 return f"does not meet its schema: {where or 'the value'} {first.problem}"
         return None
+    if kind == MESSAGES_TYPE:
+        if isinstance(value, (list, dict, os.PathLike)):
+            return None
+        if isinstance(value, str) and value:
+            return None
+        return (
+            f"is {type_word(value)}; give a list of chat messages, or the path of a .lmml, "
+            ".lmmlz or .json file holding one"
+        )
     if isinstance(value, (bytes, bytearray, memoryview, os.PathLike)):
         return None
     if isinstance(value, str):
@@ -616,6 +671,15 @@ def input_file(name: str, value: object, *, limit: int) -> InputFile:
     return InputFile(asset_name, data)
 
 
+def values_file_path(name: str, value: str | os.PathLike[str]) -> str:
+    """The path a file value names: a :class:`ValuesPath` checked to lie inside its
+    folder, any other path as it is.
+
+    :raises InputError: for a values-file path that leads outside its folder.
+    """
+    return _contained(name, value) if isinstance(value, ValuesPath) else os.fspath(value)
+
+
 def _contained(name: str, value: ValuesPath) -> str:
     """The real path *value* names inside its folder, under the rules of a bundle's
     references: relative, ``/`` separators, no ``..``, no link leading out.
@@ -742,6 +806,18 @@ def input_issues(
                     placeholder.column,
                     f"{{{{ {placeholder.path} }}}} reads a field of the {spec.type} input "
                     f"{spec.name!r}; only an object input has fields",
+                )
+            )
+        elif spec.is_messages and not (placeholder.alone and placeholder.top_level):
+            issues.append(
+                Issue(
+                    "invalid_input",
+                    placeholder.name,
+                    placeholder.line,
+                    placeholder.column,
+                    f"the messages input {spec.name!r} puts in turns, so its placeholder "
+                    "must stand alone on its line, outside any list, quote, table or code; "
+                    "move it to a line of its own",
                 )
             )
         elif spec.is_asset and placeholder.context != "text":

@@ -37,6 +37,7 @@ __all__ = [
     "MAX_YAML_NODES",
     "RESERVED_NAMES",
     "SETTINGS_NAMES",
+    "TEXT_EMBEDS_SETTING",
     "dump_manifest",
     "load_front_matter",
     "load_manifest",
@@ -48,6 +49,10 @@ __all__ = [
 
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 RESERVED_NAMES = (MANIFEST_NAME, *SETTINGS_NAMES)
+TEXT_EMBEDS_SETTING = "text_embeds"
+"""The settings key that gives the ``text_embeds`` option's default for one bundle (an
+import writes ``"document"`` for a text document, so it exports as a document again);
+never sent as a request parameter."""
 FRONT_MATTER_NAME = "front matter"
 """The name errors and issues give a narrative's YAML front matter."""
 FRONT_MATTER_FIRST_LINE = 2

@@ -260,7 +260,7 @@ def _contained(
     from ..bundle.inputs import declared_inputs
 
     specs = declared_inputs(bundle).specs
-    assets = frozenset(name for name, spec in specs.items() if spec.is_asset)
+    assets = frozenset(name for name, spec in specs.items() if spec.is_part)
     folder = os.fspath(base_dir) if base_dir is not None else bundle.base_dir or ""
     return dataclasses.replace(rendering, asset_inputs=assets, folder=folder)
 

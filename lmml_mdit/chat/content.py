@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 from ..bundle.archive import Limits
 from ..bundle.names import is_remote_name
-from ..bundle.reserved import RESERVED_NAMES
+from ..bundle.reserved import RESERVED_NAMES, TEXT_EMBEDS_SETTING
 from ..bundle.source import BundleSource
 from ..errors import (
     BundleError,
@@ -68,8 +68,8 @@ from ..narrative.toolcalls import (
 from ..syntax.write import reference
 from ..text import blank_edges
 from ..warn import warn
-from .handlers import Asset, Base64Cache, Handler, Part, TextPart, build_parts
-from .inputs import Edit, Fills, InputAsset, Template, template_of
+from .handlers import Asset, Base64Cache, Handler, Part, TextFilePart, TextPart, build_parts
+from .inputs import Edit, Fills, InputAsset, InputMessages, Template, template_of
 
 if TYPE_CHECKING:
     from ..narrative.narrative import Narrative
@@ -135,9 +135,10 @@ class EmbedSegment:
 
 @dataclass(frozen=True)
 class InputSegment:
-    """The place of an ``image`` or ``file`` input's value: where its placeholder stood."""
+    """The place of an ``image`` or ``file`` input's value, or of a ``messages`` input's
+    turns: where its placeholder stood."""
 
-    value: InputAsset
+    value: InputAsset | InputMessages
 
 
 Segment = TextSegment | EmbedSegment | InputSegment
@@ -281,8 +282,8 @@ def turn_segments(
                     if isinstance(piece, str):
                         pending.extend(piece.split("\n"))
                         continue
-                    if piece.file is None:
-                        continue  # an optional asset input given no value
+                    if (piece.bundle if isinstance(piece, InputMessages) else piece.file) is None:
+                        continue  # an optional input given no value
                     flush()
                     pending = []
                     pending_start = number
@@ -303,7 +304,7 @@ def turn_segments(
 
 def edited_line(
     line: str, escape_columns: Sequence[int], edits: Sequence[Edit]
-) -> list[str | InputAsset]:
+) -> list[str | InputAsset | InputMessages]:
     """*line* with its LMML escapes' backslashes left out and *edits* made (both in column
     order, never overlapping): the text before, between and after each asset value, a
     piece of white space only at an asset left out (so a placeholder alone on its line
@@ -319,7 +320,7 @@ def edited_line(
             + list(edits),
             key=lambda change: change[0],
         )
-    pieces: list[str | InputAsset] = []
+    pieces: list[str | InputAsset | InputMessages] = []
     text: list[str] = []
     position = 0
     for start, end, replacement in changes:
@@ -386,12 +387,6 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "unknown_settings": ("pass", "warn", "error"),
     "strict": (True, False),
 }
-
-
-TEXT_EMBEDS_SETTING = "text_embeds"
-"""The settings key that gives the ``text_embeds`` option's default for one bundle (an
-import writes ``"document"`` for a text document, so it exports as a document again);
-never sent as a request parameter."""
 
 
 class RequestOptions(TypedDict, total=False):
@@ -675,9 +670,16 @@ def _build_conversation(
                 items.append(TextPart(segment.text))
                 continue
             if isinstance(segment, InputSegment):
-                placed, used = _input_items(
-                    bundle, segment.value, options, target, conversation, used
-                )
+                value = segment.value
+                if isinstance(value, InputMessages):
+                    # The input's turns go here: the turn so far is one message, its own
+                    # conversation the next ones, and the rest of the turn another.
+                    if items or call is not None:
+                        conversation.messages.append(OutgoingMessage(role, items, turn, call))
+                    items, used, call = [], 0, None
+                    conversation.messages.extend(_spliced(value, options, target))
+                    continue
+                placed, used = _input_items(bundle, value, options, target, conversation, used)
                 items.extend(placed)
                 continue
             embed = segment.embed
@@ -777,6 +779,24 @@ def _template_fills(
         return fences[embed.name]
 
     return fills, filled_fence
+
+
+def _spliced(value: InputMessages, options: Options, target: str | None) -> list[OutgoingMessage]:
+    """The messages of a ``messages`` input's conversation, rendered with this rendering's
+    options (and no values: the conversation is no template), its text files marked
+    with its own ``text_embeds`` setting (used where the rendering gives none)."""
+    assert value.bundle is not None, "turn_segments places only given values"
+    messages = build_conversation(value.bundle, replace(options, inputs=None), target).messages
+    own = (value.bundle.settings or {}).get(TEXT_EMBEDS_SETTING)
+    if own == "text" or own == "document":
+        # An imported text document stays a document, as it does exported on its own,
+        # unless this rendering says how text files go.
+        for message in messages:
+            message.items = [
+                replace(item, mode=own) if isinstance(item, TextFilePart) else item
+                for item in message.items
+            ]
+    return messages
 
 
 def _input_items(

@@ -161,11 +161,15 @@ class TextFilePart:
 
     Providers send it as a text part headed by the file name, or as their text-document
     part when asked (``text_embeds="document"``).
+
+    :ivar mode: how its own conversation sends it when the rendering says nothing (a
+        ``messages`` input's imported document), or None.
     """
 
     asset: Asset
     media_type: str
     text: str
+    mode: Literal["text", "document"] | None = None
 
 
 @dataclass(frozen=True)

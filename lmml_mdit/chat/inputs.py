@@ -10,7 +10,10 @@ characters inside the turn that held the placeholder.
 
 An ``image`` or ``file`` value becomes an asset part where its placeholder stands
 (:class:`InputAsset`); :mod:`lmml_mdit.chat.content` sends it through the same handlers,
-media-type checks and ``max_embed_bytes`` budget as a bundle asset.
+media-type checks and ``max_embed_bytes`` budget as a bundle asset. A ``messages`` value
+becomes turns there (:class:`InputMessages`, read by :mod:`lmml_mdit.chat.messages_input`,
+imported when a rendering needs it: reading goes through the importers, which sit above
+this module).
 
 What can be worked out once per bundle is (:class:`Template`, kept in the bundle's chat
 state): the declarations, which placeholders they fill, and those placeholders by line.
@@ -23,6 +26,8 @@ import functools
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
+from ..bundle.archive import Limits
+from ..bundle.bundle import Bundle
 from ..bundle.inputs import (
     InputDeclarations,
     InputFile,
@@ -41,6 +46,7 @@ __all__ = [
     "Edit",
     "Fills",
     "InputAsset",
+    "InputMessages",
     "Template",
     "fill_fence",
     "template_of",
@@ -62,7 +68,22 @@ class InputAsset:
     file: InputFile | None
 
 
-Edit = tuple[int, int, "str | InputAsset"]
+@dataclass(frozen=True)
+class InputMessages:
+    """Where a ``messages`` value's turns go: its placeholder, and the conversation.
+
+    :ivar spec: the input's declaration.
+    :ivar placeholder: where it stands (alone on its line, at the top level).
+    :ivar bundle: the conversation as a bundle of its own; None for an optional input given
+        no value (nothing is put in, and the line leaves the text).
+    """
+
+    spec: InputSpec
+    placeholder: Placeholder
+    bundle: Bundle | None
+
+
+Edit = tuple[int, int, "str | InputAsset | InputMessages"]
 """One change to a source line: the 0-based columns ``[start, end)`` and what takes their
 place (a value's text, or an asset part)."""
 
@@ -89,6 +110,8 @@ class Template:
     fence_names: frozenset[str] = frozenset()
     lines: tuple[str, ...] = field(default=(), repr=False)
     lmml_escapes: Mapping[int, Sequence[int]] = field(default_factory=dict, repr=False)
+    roles: frozenset[str] = frozenset()
+    """The roles of the template's own turns (what a ``messages`` input takes by default)."""
 
     @classmethod
     def of(cls, bundle: BundleSource, declarations: InputDeclarations) -> Template:
@@ -100,7 +123,7 @@ class Template:
         fence_names: set[str] = set()
         for placeholder in found.found:
             spec = declarations.fills(placeholder)
-            if spec is None or (spec.is_asset and placeholder.context != "text"):
+            if spec is None or (spec.is_part and placeholder.context != "text"):
                 continue
             if placeholder.context == "fence":
                 assert placeholder.fence is not None
@@ -123,6 +146,7 @@ class Template:
             frozenset(fence_names),
             lines=tuple(narrative.lines) if filled or escapes else (),
             lmml_escapes=narrative.escape_columns,
+            roles=frozenset(turn.role for turn in narrative.turns),
         )
 
     @property
@@ -224,12 +248,23 @@ class Template:
             if lines is None or line in lines:
                 edits.setdefault(line, []).append((column, column + 1, ""))
         files: dict[str, InputFile] = {}
+        conversations: dict[str, Bundle] = {}
         for line, start, end, spec, placeholder, is_asset in self._places:
             if lines is not None and line not in lines:
                 continue
-            replacement: str | InputAsset
+            replacement: str | InputAsset | InputMessages
             name = spec.name
-            if name not in bound:
+            if spec.is_messages:
+                from .messages_input import read_messages  # reads through import: see above
+
+                _check_alone(spec, placeholder)
+                held = conversations.get(name)
+                if held is None and name in bound:
+                    held = conversations[name] = read_messages(
+                        spec, bound[name], roles=self.roles, limits=Limits(max_entry_size=limit)
+                    )
+                replacement = InputMessages(spec, placeholder, held)
+            elif name not in bound:
                 # An optional input left without a value: no text, and no part.
                 replacement = InputAsset(spec, placeholder, None) if is_asset else ""
             elif is_asset:
@@ -257,7 +292,7 @@ class Template:
         0-based, in document order (so a line's edits come in column order)."""
         specs = self.declarations.specs
         return tuple(
-            (p.line - 1, p.column - 1, p.end - 1, specs[p.name], p, specs[p.name].is_asset)
+            (p.line - 1, p.column - 1, p.end - 1, specs[p.name], p, specs[p.name].is_part)
             for p in self.filled
         )
 
@@ -281,7 +316,7 @@ def fill_fence(
     position = 0
     for start, end, name, fields, escaped in placeholder_spans(text):
         spec = declarations.specs.get(name)
-        if spec is None or not spec.in_code or spec.is_asset:
+        if spec is None or not spec.in_code or spec.is_part:
             continue
         pieces.append(text[position:start])
         if escaped:
@@ -315,6 +350,21 @@ def _value_at(
             kind="invalid_input",
             hint="give the value that field, or require it in the input's schema",
         ) from None
+
+
+def _check_alone(spec: InputSpec, placeholder: Placeholder) -> None:
+    """Refuse a ``messages`` placeholder that shares its line or stands in a container."""
+    if placeholder.alone and placeholder.top_level and not placeholder.fields:
+        return
+    raise InputError(
+        f"the messages input {spec.name!r} puts in turns, so its placeholder must stand "
+        "alone on its line, outside any list, quote or table",
+        name=spec.name,
+        line=placeholder.line,
+        column=placeholder.column,
+        kind="invalid_input",
+        hint="move {{ " + spec.name + " }} to a line of its own at the top level",
+    )
 
 
 def _read_file(spec: InputSpec, value: object, limit: int) -> InputFile:

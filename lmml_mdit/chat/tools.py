@@ -36,10 +36,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..errors import InvalidSettingsError
+from ..errors import InvalidSettingsError, UnknownSettingWarning
 from ..jsontypes import JSONMapping, JSONObject
 from ..warn import warn
-from .content import UnknownSettingWarning
 from .providers import PROVIDERS, anthropic, gemini, openai, openai_responses
 
 __all__ = [

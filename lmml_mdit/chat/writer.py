@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 
 from ..bundle.names import DEFAULT_NAME, bundle_name
 from ..bundle.remote import RemoteAsset, remote_entry
-from ..bundle.reserved import load_manifest, manifest_digests
+from ..bundle.reserved import TEXT_EMBEDS_SETTING, load_manifest, manifest_digests
 from ..bundle.saving import save_archive
 from ..errors import ImportFormatError
 from ..formats import MANIFEST_NAME
@@ -68,7 +68,6 @@ from ..narrative.toolcalls import tool_call_fence
 from ..syntax.write import reference
 from ..text import trim_blank_lines
 from . import pieces
-from .content import TEXT_EMBEDS_SETTING
 from .escape import escape_text
 from .imported import Call, ChatTurn, ImportedAsset, ImportedConversation, Native, Text
 

@@ -78,7 +78,7 @@ def _flag_value(declarations: InputDeclarations, text: str) -> tuple[str, object
         raw = raw[1:]
     if from_file:
         path = raw[1:]
-        if spec.is_asset:
+        if spec.is_part:
             return name, path  # read by the renderer, as any path value is
         try:
             with open(path, encoding="utf-8") as stream:
@@ -89,6 +89,14 @@ def _flag_value(declarations: InputDeclarations, text: str) -> tuple[str, object
     if spec.type in ("string", "image", "file"):
         return name, raw
     from ..jsonio import parse_json
+
+    if spec.is_messages:
+        # A messages list written as JSON, or else the path of a file holding one.
+        try:
+            found = parse_json(raw)
+        except (ValueError, RecursionError):
+            return name, raw
+        return name, found if isinstance(found, (list, dict)) else raw
 
     try:
         return name, parse_json(raw)
@@ -211,7 +219,7 @@ def _beside(
     beside = dict(values)
     for name, value in values.items():
         spec = declarations.specs.get(name)
-        if spec is None or not spec.is_asset or not isinstance(value, str):
+        if spec is None or not spec.is_part or not isinstance(value, str):
             continue
         if value.startswith("data:"):
             continue
@@ -343,6 +351,8 @@ def cmd_inputs(args: Arguments) -> int:
             row["default"] = spec.default
         if spec.in_code:
             row["in_code"] = True
+        if spec.roles is not None:
+            row["roles"] = list(spec.roles)
         rows.append(row)
     undeclared = {name: found for name, found in uses.items() if name not in declarations.specs}
     if args.json:
@@ -364,6 +374,8 @@ def cmd_inputs(args: Arguments) -> int:
             )
         )
         code = ", in code too" if row.get("in_code") else ""
+        roles = row.get("roles")
+        code += f", roles {' '.join(roles)}" if isinstance(roles, list) else ""
         print(f"{row['name']}  ({row['type']}, {need}{code})")
         if row["description"]:
             print(f"  {row['description']}")

@@ -1,16 +1,22 @@
-"""Hover over a reference or a fence name: what it resolves to, or why it does not."""
+"""Hover over a reference or a fence name (what it resolves to, or why it does not), or
+over a template placeholder (the input it names)."""
 
 from __future__ import annotations
 
+import json
+
 from lsprotocol import types
 
+from ..bundle.bundle import Bundle
+from ..bundle.inputs import InputSpec, declared_inputs
+from ..narrative.placeholders import Placeholder
 from ..syntax.write import code_fence
 from .assets import AssetInfo, describe
 from .document import Analysis
 from .positions import Columns
 from .targets import mention_at
 
-__all__ = ["hover", "hover_text"]
+__all__ = ["hover", "hover_text", "placeholder_text"]
 
 _SOURCES = {
     "fence": "an inline fence on line {line}",
@@ -33,11 +39,55 @@ def hover_text(info: AssetInfo) -> str:
     return "\n\n".join(parts)
 
 
+def placeholder_text(placeholder: Placeholder, spec: InputSpec | None) -> str:
+    """The Markdown a hover shows for *placeholder*, filled by the input *spec* (or None)."""
+    title = f"**{{{{ {placeholder.path} }}}}**"
+    if spec is None:
+        return f"{title}: no input declares {placeholder.name!r}; it is sent as written"
+    if spec.required:
+        need = "required"
+    elif spec.has_default:
+        need = f"default `{json.dumps(spec.default, ensure_ascii=False)}`"
+    else:
+        need = "optional"
+    parts = [f"{title}: the `{spec.type}` input {spec.name!r} ({need})"]
+    if spec.description:
+        parts.append(spec.description)
+    if spec.is_messages:
+        roles = ", ".join(spec.roles) if spec.roles is not None else "the template's own roles"
+        parts.append(f"Its value's messages are put in here as turns (roles: {roles}).")
+        if not (placeholder.alone and placeholder.top_level):
+            parts.append("It must stand alone on its line, outside any list, quote or table.")
+    return "\n\n".join(parts)
+
+
+def _placeholder_at(bundle: Bundle, line: int, column: int) -> Placeholder | None:
+    """The text placeholder of a template at the 0-based *line* and *column*, or None."""
+    found = bundle.narrative.placeholders.found
+    if not found:
+        return None
+    for placeholder in found:
+        if placeholder.line - 1 == line and placeholder.column - 1 <= column < placeholder.end - 1:
+            return placeholder if placeholder.context == "text" else None
+    return None
+
+
 def hover(analysis: Analysis, columns: Columns, line: int, column: int) -> types.Hover | None:
     """The hover at the 0-based code point *column* of *line*, or None off any mention."""
     bundle = analysis.bundle
     if bundle is None:
         return None
+    placeholder = _placeholder_at(bundle, line, column)
+    if placeholder is not None:
+        declarations = declared_inputs(bundle)
+        if declarations.declared:
+            return types.Hover(
+                contents=types.MarkupContent(
+                    kind=types.MarkupKind.Markdown,
+                    value=placeholder_text(placeholder, declarations.specs.get(placeholder.name)),
+                ),
+                range=columns.span(line, placeholder.column - 1, placeholder.end - 1),
+            )
     found = mention_at(bundle.narrative, line, column)
     if found is None:
         return None

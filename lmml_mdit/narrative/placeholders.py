@@ -71,6 +71,8 @@ class Placeholder:
     :ivar fence: the embed fence holding it, for the ``"fence"`` context.
     :ivar alone: whether it is all its line holds (white space aside): an image or file
         input written so attaches without leaving an empty line.
+    :ivar top_level: whether its line is in a paragraph at the top level of the document
+        (in no list, block quote or table): where a ``messages`` input may stand.
     """
 
     name: str
@@ -81,6 +83,7 @@ class Placeholder:
     context: PlaceholderContext
     fence: str | None = None
     alone: bool = False
+    top_level: bool = False
 
     @property
     def path(self) -> str:
@@ -198,11 +201,14 @@ class _Classifier:
         # the ones whose inline tokens hold any are found when a placeholder needs them.
         self.inline_starts: list[int] = []
         self.inline_blocks: list[tuple[int, int, bool]] = []
+        self.top_lines: set[int] = set()  # lines of top-level paragraphs
         for position, token in enumerate(tokens):
             if token.type in ("fence", "code_block") and token.map:
                 self.code.update(range(*token.map))
             elif token.type == "inline" and token.map:
                 start, end = token.map
+                if token.level == 1 and tokens[position - 1].type == "paragraph_open":
+                    self.top_lines.update(range(start, end))
                 has_code = (
                     "`" in token.content
                     and OPEN in token.content
@@ -330,6 +336,7 @@ def find_placeholders(narrative: Parsed) -> Placeholders:
                     context=context,
                     fence=fence,
                     alone=not text[:column].strip() and not text[end:].strip(),
+                    top_level=line in kinds.top_lines,
                 )
             )
         at = source.find(OPEN, following)

@@ -16,6 +16,7 @@ import collections
 import html
 from collections.abc import Mapping
 
+from ..bundle.archive import Limits
 from ..bundle.inputs import (
     InputDeclarations,
     InputSpec,
@@ -26,9 +27,10 @@ from ..bundle.inputs import (
     value_problem,
 )
 from ..bundle.source import BundleSource
+from ..chat.messages_input import read_messages
 from ..errors import InputError, LmmlError
 from ..media import IMAGE_TYPES, media_type_for
-from ..narrative.placeholders import placeholder_spans
+from ..narrative.placeholders import Placeholder, placeholder_spans
 
 __all__ = ["InputView"]
 
@@ -71,18 +73,19 @@ class InputView:
                     hint="give a value of the declared type",
                 )
         self.values = given
-        # Per name, in document order: whether each text occurrence of ``{{ name }}`` is a
-        # placeholder (True) or kept literal by a ``\\{{`` (False).
-        order: list[tuple[int, int, str, bool]] = []
+        self.roles = frozenset(turn.role for turn in narrative.turns)
+        # Per name, in document order: each text occurrence of ``{{ name }}`` that is a
+        # placeholder, or None for one kept literal by a ``\\{{``.
+        order: list[tuple[int, int, str, Placeholder | None]] = []
         found = self.declarations.placeholders(narrative.placeholders)
         for placeholder in found.found:
             if placeholder.context == "text":
-                order.append((placeholder.line, placeholder.column, placeholder.name, True))
+                order.append((placeholder.line, placeholder.column, placeholder.name, placeholder))
         for escape in found.escapes:
             if escape.context == "text" and escape.name is not None:
-                order.append((escape.line, escape.column + 1, escape.name, False))
-        order.sort()
-        self._queues: dict[str, collections.deque[bool]] = {}
+                order.append((escape.line, escape.column + 1, escape.name, None))
+        order.sort(key=lambda item: item[:2])
+        self._queues: dict[str, collections.deque[Placeholder | None]] = {}
         for _, _, name, real in order:
             self._queues.setdefault(name, collections.deque()).append(real)
 
@@ -94,11 +97,21 @@ class InputView:
         position = 0
         for start, end, name, fields, escaped in placeholder_spans(content):
             queue = self._queues.get(name)
-            real = bool(queue.popleft()) if queue else False
-            if escaped or not real:
+            real = queue.popleft() if queue else None
+            if escaped or real is None:
                 continue
             pieces.append(html.escape(content[position:start]))
-            pieces.append(self._shown(name, fields, content[start:end]))
+            spec = self.declarations.specs.get(name)
+            if spec is not None and spec.is_messages and not (real.alone and real.top_level):
+                pieces.append(
+                    _mark(
+                        "lmml-input-unfilled",
+                        f"{name}: a messages placeholder stands alone on its line",
+                        content[start:end],
+                    )
+                )
+            else:
+                pieces.append(self._shown(name, fields, content[start:end]))
             position = end
         if not pieces:
             return None
@@ -142,6 +155,8 @@ class InputView:
         self, spec: InputSpec, value: object, fields: tuple[str, ...], written: str, extra: str
     ) -> str:
         title = f"{spec.name}{' (default)' if extra else ''}"
+        if spec.is_messages:
+            return self._messages(spec, value, title)
         if spec.is_asset:
             return self._asset(spec, value, title)
         try:
@@ -166,6 +181,25 @@ class InputView:
                 f'src="data:{media_type};base64,{data}"></mark>'
             )
         return _mark("lmml-input-filled", title, f"{read.name} ({media_type}, {len(read.data)} B)")
+
+    def _messages(self, spec: InputSpec, value: object, title: str) -> str:
+        """The turns a ``messages`` value puts in, each its role and text (escaped), inside
+        one mark that says they come from the input."""
+        try:
+            conversation = read_messages(spec, value, roles=self.roles, limits=Limits())
+        except LmmlError as error:
+            return _mark("lmml-input-unfilled", f"{spec.name}: {error.message}", spec.name)
+        turns = conversation.narrative.turns
+        shown = "".join(
+            f'<span class="lmml-input-turn" data-role="{turn.role}">'
+            f'<span class="lmml-input-role">{turn.role}</span>{html.escape(turn.text)}</span>'
+            for turn in turns
+        )
+        label = f"{title}: {len(turns)} turn{'s' if len(turns) != 1 else ''} from this input"
+        return (
+            f'<mark class="lmml-input lmml-input-filled lmml-input-messages" '
+            f'title="{html.escape(label)}">{shown}</mark>'
+        )
 
 
 def _mark(kind: str, title: str, text: str) -> str:

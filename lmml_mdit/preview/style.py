@@ -93,6 +93,10 @@ PREVIEW_CSS = (
 .lmml-preview mark.lmml-input { background: #ede9fe; color: inherit; border-radius: 3px;
   padding: 0 .15rem; outline: 1px solid #c4b5fd; }
 .lmml-preview mark.lmml-input-default { background: #f5f3ff; outline-style: dashed; }
+.lmml-preview mark.lmml-input-messages { display: block; padding: .25rem .5rem; }
+.lmml-preview .lmml-input-turn { display: block; white-space: pre-wrap; margin: .25rem 0; }
+.lmml-preview .lmml-input-role { font-weight: 700; text-transform: uppercase;
+  font-size: .75em; margin-right: .35rem; }
 .lmml-preview mark.lmml-input-unfilled, .lmml-preview mark.lmml-input-undeclared {
   background: #fef2f2; color: #b91c1c; outline: 1px dashed #dc2626; }
 .lmml-preview .lmml-missing { border-color: #dc2626; background: #fef2f2; color: #b91c1c; }

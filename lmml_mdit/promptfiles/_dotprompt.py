@@ -15,6 +15,7 @@ from ._shared import (
     scan_placeholders,
     split_front_matter,
     warn,
+    without_conversations,
 )
 
 NAME = "dotprompt"
@@ -218,6 +219,7 @@ def _media(argument: str, file: str, line: int, prompt: Prompt, base: str) -> st
 
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
     """*prompt* as a ``.prompt`` text, and the media files to write beside it."""
+    prompt = without_conversations(prompt, NAME, file, lossy)
     front: dict[str, object] = {}
     settings = dict(prompt.settings)
     if "model" in settings:

@@ -14,6 +14,7 @@ from ._shared import (
     refuse,
     scan_placeholders,
     warn,
+    without_conversations,
 )
 
 NAME = "GitHub Models prompt file"
@@ -111,6 +112,7 @@ def _names(text: str) -> list[str]:
 
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
     """*prompt* as a ``.prompt.yml`` text (the format holds no media)."""
+    prompt = without_conversations(prompt, f"a {NAME}", file, lossy)
     kept = prompt.meta.get(META_KEY)
     meta = dict(kept) if isinstance(kept, dict) else {}
     document: dict[str, object] = {}

@@ -1,5 +1,6 @@
 """A LangChain ``ChatPromptTemplate`` in its serialized JSON form (``dumpd``): message
-prompt templates with f-string or mustache text; read and written."""
+prompt templates with f-string or mustache text, and ``MessagesPlaceholder`` as a
+``messages`` input; read and written."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 
 from ..errors import PromptFileError
 from ..jsonio import load_json
-from ._shared import Prompt, leave_out, refuse, scan_placeholders
+from ._shared import Prompt, leave_out, refuse, scan_placeholders, spaced_placeholder
 
 NAME = "LangChain ChatPromptTemplate"
 SUFFIX = ".json"
@@ -22,6 +23,9 @@ _ROLES = {
     "HumanMessage": "user",
     "AIMessage": "assistant",
 }
+_PLACEHOLDER = "MessagesPlaceholder"
+_HISTORY_ROLES = ["system", "user", "assistant", "tool"]
+"""What a ``MessagesPlaceholder`` takes: any message, so every role."""
 _CLASSES = {
     "system": "SystemMessagePromptTemplate",
     "user": "HumanMessagePromptTemplate",
@@ -49,20 +53,22 @@ def read(text: str, file: str) -> Prompt:
     kwargs = _mapping(document.get("kwargs"), file, "kwargs")
     prompt = Prompt()
     partial = _mapping(kwargs.get("partial_variables") or {}, file, "partial_variables")
+    waiting: list[str] = []  # placeholders before the first turn: they open the next one
     for index, item in enumerate(_list(kwargs.get("messages"))):
         message = _mapping(item, file, f"messages[{index}]")
         identifier = _list(message.get("id")) or [""]
         kind = str(identifier[-1])
+        if kind == _PLACEHOLDER:
+            line = "{{ " + _conversation_input(prompt, message, file, index) + " }}"
+            if prompt.turns:
+                last_role, text = prompt.turns[-1]
+                prompt.turns[-1] = (last_role, f"{text}\n\n{line}" if text else line)
+            else:
+                waiting.append(line)
+            continue
         role = _ROLES.get(kind)
         if role is None:
-            raise refuse(
-                f"messages[{index}] is a {kind}, which LMML has no turn for here",
-                file,
-                None,
-                "a MessagesPlaceholder is a conversation input, not supported yet"
-                if kind == "MessagesPlaceholder"
-                else None,
-            )
+            raise refuse(f"messages[{index}] is a {kind}, which LMML has no turn for here", file)
         inner = _mapping(message.get("kwargs"), file, f"messages[{index}].kwargs")
         if kind.endswith("PromptTemplate"):
             template = _mapping(inner.get("prompt"), file, f"messages[{index}].prompt")
@@ -79,14 +85,41 @@ def read(text: str, file: str) -> Prompt:
             if not isinstance(content, str):
                 raise refuse(f"messages[{index}] content is not text", file)
             converted = content.replace("{{", "\\{{")  # literal text: braces kept
+        if waiting:
+            converted = "\n\n".join([*waiting, converted] if converted else waiting)
+            waiting = []
         prompt.turns.append((role, converted))
+    if waiting:
+        prompt.turns.append(("user", "\n\n".join(waiting)))
     for name in _list(kwargs.get("input_variables")):
-        prompt.inputs[str(name)] = {"type": "string"}
+        prompt.inputs.setdefault(str(name), {"type": "string"})
     for name, value in partial.items():
+        if prompt.inputs.get(name, {}).get("type") == "messages":
+            continue  # an optional placeholder's empty list
         if not isinstance(value, str):
             raise refuse(f"the partial variable {name!r} is not text", file)
         prompt.inputs[str(name)] = {"type": "string", "default": value}
     return prompt
+
+
+def _conversation_input(prompt: Prompt, message: dict[str, object], file: str, index: int) -> str:
+    """Declare the ``messages`` input a ``MessagesPlaceholder`` stands for; its name."""
+    inner = _mapping(message.get("kwargs"), file, f"messages[{index}].kwargs")
+    name = inner.get("variable_name")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise refuse(f"messages[{index}] names no variable LMML can declare", file)
+    if inner.get("n_messages") is not None:
+        raise refuse(
+            f"messages[{index}] keeps only the last n_messages, logic LMML lacks",
+            file,
+            None,
+            "give the messages to keep as the value instead",
+        )
+    declaration: dict[str, object] = {"type": "messages", "roles": list(_HISTORY_ROLES)}
+    if inner.get("optional") is True:
+        declaration["required"] = False
+    prompt.inputs[name] = declaration
+    return name
 
 
 def _list(value: object) -> list[object]:
@@ -155,44 +188,81 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         leave_out(f"a {NAME}", f"case {number} (no test data)", file, lossy)
     partial: dict[str, object] = {}
     variables: list[str] = []
+    optional: list[str] = []
     for name, spec in prompt.inputs.items():
+        if spec.get("type") == "messages":
+            if spec.get("required", True) is False:
+                optional.append(name)
+                partial[name] = []
+            else:
+                variables.append(name)
+            continue
         if spec.get("type", "string") != "string":
             leave_out(f"a {NAME}", f"the type of the input {name!r}", file, lossy)
         if "default" in spec:
             partial[name] = spec["default"]
         else:
             variables.append(name)
+    conversations = {
+        "{{ " + name + " }}"
+        for name, spec in prompt.inputs.items()
+        if spec.get("type") == "messages"
+    }
     messages: list[object] = []
     for role, text in prompt.turns:
-        lines = []
+        lines: list[str] = []
         for line in text.split("\n"):
             if line.startswith("@") and line[1:] in prompt.assets:
                 leave_out(f"a {NAME}", f"the asset {line[1:]}", file, lossy)
-                continue
-            lines.append(line)
-        template, names = _f_string("\n".join(lines), file)
-        messages.append(
-            _constructor(
-                ["langchain", "prompts", "chat", _CLASSES[role]],
-                {
-                    "prompt": _constructor(
-                        _PROMPT_ID,
-                        {
-                            "input_variables": sorted(names),
-                            "template": template,
-                            "template_format": "f-string",
-                        },
-                        "PromptTemplate",
-                    )
-                },
-                None,
-            )
-        )
+            else:
+                lines.append(line)
+        # A messages placeholder alone on its line splits the turn there.
+        pieces: list[list[str]] = [[]]
+        names: list[str] = []
+        for line in lines:
+            if spaced_placeholder(line) in conversations:
+                names.append(spaced_placeholder(line)[3:-3])
+                pieces.append([])
+            else:
+                pieces[-1].append(line)
+        if not names:
+            messages.append(_message(role, "\n".join(lines), file))
+            continue
+        for index, piece in enumerate(pieces):
+            if "\n".join(piece).strip():
+                messages.append(_message(role, "\n".join(piece).strip("\n"), file))
+            if index < len(names):
+                arguments = {"variable_name": names[index], "optional": names[index] in optional}
+                messages.append(
+                    _constructor(["langchain", "prompts", "chat", _PLACEHOLDER], arguments, None)
+                )
     kwargs: dict[str, object] = {"input_variables": sorted(variables), "messages": messages}
+    if optional:
+        kwargs["optional_variables"] = sorted(optional)
     if partial:
         kwargs["partial_variables"] = partial
     document = _constructor(_CHAT_ID, kwargs, "ChatPromptTemplate")
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n", {}
+
+
+def _message(role: str, text: str, file: str) -> object:
+    """One message prompt template of *role* holding the LMML *text*."""
+    template, names = _f_string(text, file)
+    return _constructor(
+        ["langchain", "prompts", "chat", _CLASSES[role]],
+        {
+            "prompt": _constructor(
+                _PROMPT_ID,
+                {
+                    "input_variables": sorted(names),
+                    "template": template,
+                    "template_format": "f-string",
+                },
+                "PromptTemplate",
+            )
+        },
+        None,
+    )
 
 
 def _f_string(text: str, file: str) -> tuple[str, set[str]]:

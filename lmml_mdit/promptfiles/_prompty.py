@@ -15,6 +15,7 @@ from ._shared import (
     scan_placeholders,
     split_front_matter,
     warn,
+    without_conversations,
 )
 
 NAME = "Prompty"
@@ -269,6 +270,7 @@ def _asset_name(base: str, prompt: Prompt) -> str:
 
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
     """*prompt* as a ``.prompty`` text, and the media files to write beside it."""
+    prompt = without_conversations(prompt, NAME, file, lossy)
     front: dict[str, object] = {}
     kept = prompt.meta.get(META_KEY)
     meta = dict(kept) if isinstance(kept, dict) else {}

@@ -3,6 +3,7 @@ read back from an LMML bundle; placeholders scanned; refusals and lossy warnings
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -82,6 +83,36 @@ def leave_out(holder: str, item: str, file: str, lossy: bool) -> None:
             f"{holder} cannot hold {item}", file, None, "convert with --lossy to leave it out"
         )
     warn(f"{file}: {holder} cannot hold {item}; left out")
+
+
+def without_conversations(prompt: Prompt, holder: str, file: str, lossy: bool) -> Prompt:
+    """*prompt* without its ``messages`` inputs and their placeholder lines, for a format
+    with no conversation input: each refused, or left out with a warning when *lossy*."""
+    names = [name for name, spec in prompt.inputs.items() if spec.get("type") == "messages"]
+    if not names:
+        return prompt
+    for name in names:
+        leave_out(
+            holder, f"the messages input {name!r} (a conversation put in as turns)", file, lossy
+        )
+    lines = {"{{ " + name + " }}" for name in names}
+    turns = [
+        (
+            role,
+            "\n".join(line for line in text.split("\n") if spaced_placeholder(line) not in lines),
+        )
+        for role, text in prompt.turns
+    ]
+    inputs = {name: spec for name, spec in prompt.inputs.items() if name not in names}
+    return dataclasses.replace(prompt, turns=turns, inputs=inputs)
+
+
+def spaced_placeholder(line: str) -> str:
+    """A placeholder line as ``{{ name }}`` (one space inside the braces), else *line*."""
+    inner = line.strip()
+    if inner.startswith("{{") and inner.endswith("}}"):
+        return "{{ " + inner[2:-2].strip() + " }}"
+    return line
 
 
 def split_front_matter(text: str, file: str) -> tuple[dict[str, object], str, int]:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from ..bundle.bundle import Bundle
 from ..bundle.names import is_reference_name
-from ..chat.inputs import InputAsset, template_of
+from ..chat.inputs import InputAsset, InputMessages, template_of
 from ..errors import InputError
 from ..media import extension_for, media_type_for
 from ..narrative.placeholders import OPEN
@@ -81,6 +81,20 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                     current.append("\\")  # a \{{ stays: a transcript keeps its escapes
                     continue
                 value = replacement.replace(OPEN, "\\" + OPEN)
+            elif isinstance(replacement, InputMessages):
+                if replacement.bundle is None:
+                    continue  # an optional conversation given no value
+                raise InputError(
+                    f"the messages input {replacement.spec.name!r} cannot be written into a "
+                    "Transcript yet",
+                    name=replacement.spec.name,
+                    line=replacement.placeholder.line,
+                    column=replacement.placeholder.column,
+                    file=bundle.file_name,
+                    kind="invalid_input",
+                    hint="render it with messages() or to_request(), or give the Transcript "
+                    "the conversation's turns with its own methods",
+                )
             elif replacement.file is None:
                 continue  # an optional asset given no value
             else:

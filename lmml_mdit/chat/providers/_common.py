@@ -124,9 +124,10 @@ def start_body(model: str | None) -> JSONObject:
     return {} if model is None else {"model": model}
 
 
-def text_mode(options: Options, default: str) -> str:
-    """How text files go: the option when given, else the provider's *default*."""
-    return options.text_embeds or default
+def text_mode(options: Options, default: str, part: TextFilePart) -> str:
+    """How the text file *part* goes: the option when given, else the part's own
+    conversation's mode, else the provider's *default*."""
+    return options.text_embeds or part.mode or default
 
 
 def arguments_object(call: ToolCall, provider: ChatFormat) -> JSONObject:

@@ -147,7 +147,7 @@ def _block(part: Part, message: OutgoingMessage, options: Options) -> JSONObject
     if isinstance(part, RemotePart):
         return anthropic_block(part, PROVIDER.target)
     if isinstance(part, TextFilePart):
-        if text_mode(options, "document") == "document":
+        if text_mode(options, "document", part) == "document":
             return {
                 "type": "document",
                 "source": {"type": "text", "media_type": "text/plain", "data": part.text},

@@ -155,7 +155,7 @@ def _part(part: Part, options: Options) -> JSONObject:
     if isinstance(part, RemotePart):
         return gemini_part(part, PROVIDER.target)
     if isinstance(part, TextFilePart):
-        if text_mode(options, "text") == "document":
+        if text_mode(options, "text", part) == "document":
             return {"inline_data": {"mime_type": part.media_type, "data": part.asset.base64}}
         return {"text": text_file_text(part)}
     if isinstance(part, (ImagePart, DocumentPart, VideoPart)):
@@ -223,7 +223,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                     place_native(assets, item)
                 elif isinstance(item, TextPart):
                     texts.append(item.text)
-                elif isinstance(item, TextFilePart) and text_mode(options, "text") == "text":
+                elif isinstance(item, TextFilePart) and text_mode(options, "text", item) == "text":
                     texts.append(text_file_text(item))
                 elif not isinstance(item, ToolCall):
                     assets.append(_part(item, options))

@@ -143,7 +143,7 @@ def content_part(part: Part, options: Options) -> JSONObject:
     if isinstance(part, RemotePart):
         return openai_chat_part(part, PROVIDER.target, options.image_detail)
     if isinstance(part, TextFilePart):
-        if text_mode(options, "text") == "document":
+        if text_mode(options, "text", part) == "document":
             return {"type": "file", "file": _file(part)}
         return {"type": "text", "text": text_file_text(part)}
     if isinstance(part, ImagePart):

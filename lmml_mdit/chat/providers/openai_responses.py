@@ -131,7 +131,7 @@ def _input_part(part: Part, message: OutgoingMessage, options: Options) -> JSONO
     if isinstance(part, RemotePart):
         return responses_part(part, PROVIDER.target, options.image_detail or _DEFAULT_DETAIL)
     if isinstance(part, TextFilePart):
-        if text_mode(options, "text") == "document":
+        if text_mode(options, "text", part) == "document":
             return {
                 "type": "input_file",
                 "file_data": part.asset.data_uri(part.media_type),
