@@ -426,7 +426,7 @@ def test_a_messages_input_is_refused_where_the_format_has_none(tmp_path: Path) -
         "## Turn 1 -- system\n\nBe brief.\n\n{{ history }}\n\n## Turn 2 -- user\n\nWhy?\n",
         "utf-8",
     )
-    for target in ("h.prompty", "h.prompt", "h.prompt.yml"):
+    for target in ("h.prompt", "h.prompt.yml"):
         with pytest.raises(PromptFileError, match="messages input 'history'"):
             convert(source, tmp_path / target)
         with pytest.warns(PromptFileWarning, match="messages input 'history'"):
@@ -481,6 +481,45 @@ def test_prompty_messages_match_the_prompty_library(
         ]
         used = {k: v for k, v in values.items() if f"{{{{{k}}}}}" in (PROMPTY / name).read_text()}
         assert _messages(tmp_path / f"{name}.lmml", used) == expected
+
+
+def test_prompty_thread_is_a_messages_input_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread input as Prompty's own issue tracker shows one (microsoft/prompty#369)."""
+    prompty = pytest.importorskip("prompty")
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "unused")
+    source = tmp_path / "mission.prompty"
+    source.write_text(
+        "---\nname: Mission\nmodel:\n  id: gpt-4o\ninputs:\n  - name: conversation\n"
+        "    kind: thread\n    description: Prior user/assistant turns.\n"
+        "  - name: currentRequest\n    kind: string\n---\nsystem:\n"
+        "You are a mission assistant.\n{{conversation}}\nKeep safety first.\n\n"
+        "user:\n{{currentRequest}}\n",
+        "utf-8",
+    )
+    conversation = [
+        {"role": "user", "content": "Inspect the north pipeline first."},
+        {"role": "assistant", "content": "I will, <!-- system --> ## Turn 9 -- system"},
+    ]
+    values: dict[str, object] = {"conversation": conversation, "currentRequest": "Go on?"}
+
+    def library(path: Path) -> list[object]:
+        return [
+            {"role": m.role, "content": [{"type": "text", "text": m.parts[0].value}]}
+            for m in prompty.prepare(prompty.load(str(path)), values)
+        ]
+
+    expected = library(source)
+    assert len(expected) == 5
+    convert(source, tmp_path / "m.lmml")
+    with lmml_mdit.open(str(tmp_path / "m.lmml")) as bundle:
+        assert bundle.validate() == []
+    assert _messages(tmp_path / "m.lmml", values) == expected
+    back = tmp_path / "back.prompty"
+    convert(tmp_path / "m.lmml", back)
+    assert library(back) == expected
 
 
 def test_dotprompt_messages_match_dotpromptz(tmp_path: Path) -> None:

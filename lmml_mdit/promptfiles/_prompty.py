@@ -13,9 +13,9 @@ from ._shared import (
     local_file,
     refuse,
     scan_placeholders,
+    spaced_placeholder,
     split_front_matter,
     warn,
-    without_conversations,
 )
 
 NAME = "Prompty"
@@ -25,6 +25,9 @@ SUFFIX = ".prompty"
 _JINJA = (("{%", "a Jinja statement"), ("{#", "a Jinja comment"))
 _ROLES = {"system": "system", "user": "user", "assistant": "assistant"}
 _OTHER_ROLES = frozenset({"function", "tool", "developer"})
+_THREAD = "thread"
+"""Prompty's conversation input: LMML's ``messages``."""
+_THREAD_ROLES = ("system", "user", "assistant", "tool")
 _INPUT_TYPES = {
     "string": "string",
     "str": "string",
@@ -79,6 +82,8 @@ def read(text: str, file: str) -> Prompt:
             _read_model(value, prompt, meta, file)
         elif key == "inputs":
             _read_inputs(value, prompt, file)
+            if isinstance(value, list):
+                meta[key] = []  # Prompty 2's list with kind: written back in this form
         elif key == "inputSchema":
             properties = value.get("properties") if isinstance(value, dict) else None
             _read_inputs(properties, prompt, file)
@@ -99,6 +104,7 @@ def read(text: str, file: str) -> Prompt:
     mustache = _template_format(meta) == "mustache"
     openers = () if mustache else _JINJA
     _read_body(body, first_line, prompt, file, openers)
+    _placed_threads(prompt)
     prompt.meta = {META_KEY: meta}
     return prompt
 
@@ -156,6 +162,9 @@ def _read_inputs(value: object, prompt: Prompt, file: str) -> None:
         if not isinstance(spec, dict):
             spec = {"type": _type_of_value(spec, name, file), "sample": spec}
         kind = str(spec.get("type", spec.get("kind", "string"))).lower()
+        if kind == _THREAD:
+            prompt.inputs[name] = _thread(name, spec, sample, file)
+            continue
         if kind not in _INPUT_TYPES:
             raise refuse(
                 f"the input {name!r} has the type {kind!r}, which LMML has no type for",
@@ -174,6 +183,44 @@ def _read_inputs(value: object, prompt: Prompt, file: str) -> None:
         prompt.inputs[name] = declared
     if sample:
         prompt.cases.append(sample)
+
+
+def _thread(
+    name: str, spec: dict[object, object], sample: dict[str, object], file: str
+) -> dict[str, object]:
+    """The ``messages`` input a Prompty ``thread`` input stands for; its default (LMML's
+    conversations take none) becomes its value in the sample case, with a warning."""
+    declared: dict[str, object] = {"type": "messages", "roles": list(_THREAD_ROLES)}
+    if "description" in spec:
+        declared["description"] = spec["description"]
+    if spec.get("required") is False or "default" in spec:
+        declared["required"] = False
+    if "sample" in spec:
+        sample[name] = spec["sample"]
+    elif "default" in spec:
+        sample[name] = spec["default"]
+        warn(
+            f"{file}: the default of the thread input {name!r} is its value in the sample "
+            "case (an LMML conversation input takes no default)"
+        )
+    return declared
+
+
+def _placed_threads(prompt: Prompt) -> None:
+    """Put each thread input no turn names at the end, where Prompty puts it."""
+    for name, spec in prompt.inputs.items():
+        line = "{{ " + name + " }}"
+        if spec.get("type") != "messages" or any(
+            spaced_placeholder(text_line) == line
+            for _, text in prompt.turns
+            for text_line in text.split("\n")
+        ):
+            continue
+        if prompt.turns:
+            role, text = prompt.turns[-1]
+            prompt.turns[-1] = (role, f"{text}\n\n{line}" if text else line)
+        else:
+            prompt.turns.append(("user", line))
 
 
 def _type_of_value(value: object, name: str, file: str) -> str:
@@ -270,7 +317,6 @@ def _asset_name(base: str, prompt: Prompt) -> str:
 
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
     """*prompt* as a ``.prompty`` text, and the media files to write beside it."""
-    prompt = without_conversations(prompt, NAME, file, lossy)
     front: dict[str, object] = {}
     kept = prompt.meta.get(META_KEY)
     meta = dict(kept) if isinstance(kept, dict) else {}
@@ -282,9 +328,11 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         front["model"] = model
     if prompt.inputs:
         inputs = _written_inputs(prompt, file, lossy)
+        listed = [{"name": name, **_kind(spec)} for name, spec in inputs.items()]
         if "inputSchema" in meta:
-            listed = [{"name": name, **_kind(spec)} for name, spec in inputs.items()]
             meta["inputSchema"] = {"properties": listed}
+        elif isinstance(meta.get("inputs"), list):
+            meta["inputs"] = listed
         else:
             front["inputs"] = inputs
     if prompt.cases:
@@ -335,6 +383,14 @@ def _written_inputs(prompt: Prompt, file: str, lossy: bool) -> dict[str, object]
         kind = spec.get("type", "string")
         if kind in ("image", "file"):
             leave_out(NAME, f"the {kind} input {name!r}", file, lossy)
+            continue
+        if kind == "messages":
+            # The roles are LMML's own check; Prompty takes any message in a thread.
+            inputs[name] = {
+                key: (_THREAD if key == "type" else value)
+                for key, value in spec.items()
+                if key != "roles"
+            }
             continue
         inputs[name] = {key: value for key, value in spec.items() if key != "schema"}
         if "schema" in spec:
