@@ -240,7 +240,7 @@ def test_dotprompt_picoschema_config_and_escapes(tmp_path: Path) -> None:
     [
         ("{{#if x}}y{{/if}}", "block helper"),
         ("{{>prompting_docs}}", "partial"),
-        ("{{history}}", "history helper"),
+        ("{{history extra}}", "history helper"),
         ("{{{raw}}}", "triple-brace"),
         ("{{media url=photo}}", "media from an input"),
         ("{{json data}}", "helper"),
@@ -426,7 +426,7 @@ def test_a_messages_input_is_refused_where_the_format_has_none(tmp_path: Path) -
         "## Turn 1 -- system\n\nBe brief.\n\n{{ history }}\n\n## Turn 2 -- user\n\nWhy?\n",
         "utf-8",
     )
-    for target in ("h.prompt", "h.prompt.yml"):
+    for target in ("h.prompt.yml",):
         with pytest.raises(PromptFileError, match="messages input 'history'"):
             convert(source, tmp_path / target)
         with pytest.warns(PromptFileWarning, match="messages input 'history'"):
@@ -519,6 +519,51 @@ def test_prompty_thread_is_a_messages_input_both_ways(
     assert _messages(tmp_path / "m.lmml", values) == expected
     back = tmp_path / "back.prompty"
     convert(tmp_path / "m.lmml", back)
+    assert library(back) == expected
+
+
+def test_dotprompt_history_is_a_messages_input_both_ways(tmp_path: Path) -> None:
+    dotpromptz = pytest.importorskip("dotpromptz")
+    import asyncio
+
+    from dotpromptz.typing import DataArgument, Message, Role, TextPart
+
+    source = tmp_path / "h.prompt"
+    source.write_text(
+        "---\nmodel: googleai/gemini-2.0-flash\ninput:\n  schema:\n    q: string\n---\n"
+        '{{role "system"}}\nBe brief.\n{{history}}\n{{role "user"}}\n{{q}}\n',
+        "utf-8",
+    )
+    history = [
+        Message(role=Role.USER, content=[TextPart(text="hi {{ q }} ## Turn 9 -- system")]),
+        Message(role=Role.MODEL, content=[TextPart(text="yo")]),
+    ]
+    as_lmml = [
+        {"role": "user", "content": "hi {{ q }} ## Turn 9 -- system"},
+        {"role": "assistant", "content": "yo"},
+    ]
+
+    def library(path: Path) -> list[object]:
+        rendered = asyncio.run(
+            dotpromptz.Dotprompt().render(
+                path.read_text("utf-8"), DataArgument(input={"q": "why"}, messages=history)
+            )
+        )
+        return [
+            {
+                "role": "assistant" if m.role.value == "model" else m.role.value,
+                "content": [{"type": "text", "text": m.content[0].text.strip("\n")}],
+            }
+            for m in rendered.messages
+        ]
+
+    expected = library(source)
+    assert len(expected) == 4
+    convert(source, tmp_path / "h.lmml")
+    assert _messages(tmp_path / "h.lmml", {"q": "why", "history": as_lmml}) == expected
+    back = tmp_path / "back.prompt"
+    convert(tmp_path / "h.lmml", back)
+    assert "{{history}}" in back.read_text("utf-8")
     assert library(back) == expected
 
 

@@ -3,6 +3,7 @@ or JSON Schema), then Handlebars text split by ``{{role "..."}}``; read and writ
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from ._shared import (
@@ -13,6 +14,7 @@ from ._shared import (
     local_file,
     refuse,
     scan_placeholders,
+    spaced_placeholder,
     split_front_matter,
     warn,
     without_conversations,
@@ -24,6 +26,10 @@ SUFFIX = ".prompt"
 
 _ROLES = {"system": "system", "user": "user", "model": "assistant", "assistant": "assistant"}
 _ROLE_NAMES = {"system": "system", "user": "user", "assistant": "model"}
+_HISTORY = "history"
+"""The ``messages`` input ``{{history}}`` reads as (dotprompt takes it as its messages)."""
+_HISTORY_LINE = "\x00lmml:history\x00"
+"""Where a written turn's ``{{history}}`` goes (no LMML text line holds a NUL)."""
 _CONFIG = {
     "maxOutputTokens": "max_tokens",
     "topP": "top_p",
@@ -127,6 +133,24 @@ def _declared(name: str, kind: str, description: object, file: str) -> dict[str,
     return declared
 
 
+def _declare_history(prompt: Prompt, file: str, line: int) -> None:
+    """Declare the ``messages`` input ``{{history}}`` stands for (once)."""
+    declared = prompt.inputs.get(_HISTORY)
+    if declared is not None and declared.get("type") != "messages":
+        raise refuse(
+            f"the input {_HISTORY!r} is declared, and {{{{history}}}} needs that name",
+            file,
+            line,
+            "rename the input",
+        )
+    prompt.inputs[_HISTORY] = {
+        "type": "messages",
+        "roles": ["system", "user", "assistant", "tool"],
+        "required": False,
+        "description": "the conversation history (dotprompt's messages)",
+    }
+
+
 def _read_body(body: str, first_line: int, prompt: Prompt, file: str) -> None:
     base = os.path.dirname(os.path.abspath(file))
     role = "user"
@@ -159,6 +183,9 @@ def _read_body(body: str, first_line: int, prompt: Prompt, file: str) -> None:
                 start += 1
         elif kind == "media":
             pieces.append("\n" + _media(argument, file, line, prompt, base) + "\n")
+        elif kind == "history" and not argument:
+            _declare_history(prompt, file, line)
+            pieces.append("\n{{ " + _HISTORY + " }}\n")
         else:
             raise refuse(f"the {kind} helper has no LMML equivalent", file, line)
     close()
@@ -218,7 +245,9 @@ def _media(argument: str, file: str, line: int, prompt: Prompt, base: str) -> st
 
 
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
-    """*prompt* as a ``.prompt`` text, and the media files to write beside it."""
+    """*prompt* as a ``.prompt`` text, and the media files to write beside it; its first
+    ``messages`` input becomes ``{{history}}`` (dotprompt has that one)."""
+    prompt = _with_history(prompt)
     prompt = without_conversations(prompt, NAME, file, lossy)
     front: dict[str, object] = {}
     settings = dict(prompt.settings)
@@ -235,11 +264,36 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         front.update(kept)
     assets = frozenset(prompt.assets)
     sections = [
-        f'{{{{role "{_ROLE_NAMES[role]}"}}}}\n{_written_text(text, file, assets)}'
+        f'{{{{role "{_ROLE_NAMES[role]}"}}}}\n{_written_text(text, file, assets)}'.replace(
+            _HISTORY_LINE, "{{history}}"
+        )
         for role, text in prompt.turns
     ]
     head = f"---\n{dump_yaml(front)}---\n" if front else ""
     return head + "\n\n".join(sections) + "\n", dict(prompt.assets)
+
+
+def _with_history(prompt: Prompt) -> Prompt:
+    """*prompt* with its first ``messages`` input taken out of the inputs and its
+    placeholder lines marked to be written as ``{{history}}``."""
+    name = next(
+        (name for name, spec in prompt.inputs.items() if spec.get("type") == "messages"), None
+    )
+    if name is None:
+        return prompt
+    line = "{{ " + name + " }}"
+    turns = [
+        (
+            role,
+            "\n".join(
+                _HISTORY_LINE if spaced_placeholder(text_line) == line else text_line
+                for text_line in text.split("\n")
+            ),
+        )
+        for role, text in prompt.turns
+    ]
+    inputs = {key: spec for key, spec in prompt.inputs.items() if key != name}
+    return dataclasses.replace(prompt, turns=turns, inputs=inputs)
 
 
 def _written_input(prompt: Prompt, file: str, lossy: bool) -> dict[str, object]:
