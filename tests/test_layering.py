@@ -59,6 +59,8 @@ TYPED_DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run.stream"): "Bundle.stream returns",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.content"): "Bundle.messages' typed options",
     ("lmml_mdit.transcript.transcript", "lmml_mdit.run.stream"): "Transcript.stream returns",
+    ("lmml_mdit.bundle.bundle", "lmml_mdit.run.api"): "Bundle.send's typed options",
+    ("lmml_mdit.transcript.transcript", "lmml_mdit.run.api"): "Transcript.send's typed options",
 }
 """Upward imports for the type checker only (under ``if TYPE_CHECKING:``, never run): the
 return types of the delegations."""

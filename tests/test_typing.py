@@ -90,6 +90,9 @@ bundle = lmml_mdit.open("chat.lmml")
 bundle.messages("anthropic", contxt="user")
 bundle.to_request("openai", system="top")
 lmml_mdit.render_payload(bundle, "gemini", strict="yes")
+bundle.send("openai", retrys=2)
+bundle.stream("openai", stream=True)
+lmml_mdit.Transcript.from_bundle(bundle).send("openai", timeout="soon")
 """
 
 
@@ -100,8 +103,30 @@ def test_a_misspelt_or_wrong_option_is_a_type_error(tmp_path: Path) -> None:
     done = _mypy_strict(program, tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert 'Unexpected keyword argument "contxt"' in done.stdout, done.stdout
-    for line in (6, 7):
+    assert 'Unexpected keyword argument "retrys"' in done.stdout, done.stdout
+    assert 'Unexpected keyword argument "stream"' in done.stdout, done.stdout
+    for line in (6, 7, 10):
         assert f"mistakes.py:{line}: error" in done.stdout, done.stdout
+
+
+def test_the_typed_send_options_are_the_parameters_of_send() -> None:
+    """``SendOptions`` (for type checkers) names exactly what ``send`` takes: its own
+    parameters and the request options; ``StreamOptions`` all of them but two."""
+    import inspect
+
+    from lmml_mdit.chat.content import RequestOptions
+    from lmml_mdit.run.api import SendOptions, StreamOptions, send
+
+    own = {
+        name
+        for name, parameter in inspect.signature(send).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    assert set(SendOptions.__annotations__) == own | set(RequestOptions.__annotations__)
+    assert set(SendOptions.__annotations__) - set(StreamOptions.__annotations__) == {
+        "stream",
+        "on_event",
+    }
 
 
 def test_the_typed_options_are_the_checked_ones() -> None:

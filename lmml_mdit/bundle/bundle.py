@@ -13,7 +13,7 @@ import builtins
 import contextlib
 import functools
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from ..errors import (
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ..chat.content import RequestOptions
+    from ..run.api import SendOptions, StreamOptions
     from ..run.reply import Reply
     from ..run.stream import AsyncReplyStream, ReplyStream
     from .packing import InlineReport
@@ -694,59 +695,21 @@ class Bundle:
 
         return to_request(self, provider, model=model, **options)
 
-    def send(
-        self,
-        provider: str = "openai",
-        *,
-        model: str | None = None,
-        client: object = None,
-        stream: bool = False,
-        tools: Mapping[str, Callable[..., object]] | Sequence[Callable[..., object]] | None = None,
-        max_rounds: int = 8,
-        **options: object,
-    ) -> Reply:
+    def send(self, provider: str = "openai", **options: Unpack[SendOptions]) -> Reply:
         """Send the request ``to_request`` builds through the provider's SDK and return
         the :class:`~lmml_mdit.run.Reply` (see :mod:`lmml_mdit.run` and :doc:`/run`); the
-        bundle is left as it is."""
+        bundle is left as it is. The options are :func:`lmml_mdit.run.send`'s."""
         from ..run.api import send  # imported here: running sits above bundles
 
-        return send(
-            self,
-            provider,
-            model=model,
-            client=client,
-            stream=stream,
-            tools=tools,
-            max_rounds=max_rounds,
-            **options,  # type: ignore[arg-type]
-        )
+        return send(self, provider, **options)
 
-    async def asend(
-        self,
-        provider: str = "openai",
-        *,
-        model: str | None = None,
-        client: object = None,
-        stream: bool = False,
-        tools: Mapping[str, Callable[..., object]] | Sequence[Callable[..., object]] | None = None,
-        max_rounds: int = 8,
-        **options: object,
-    ) -> Reply:
+    async def asend(self, provider: str = "openai", **options: Unpack[SendOptions]) -> Reply:
         """:meth:`send` with the SDK's asyncio client."""
         from ..run.api import asend  # imported here: running sits above bundles
 
-        return await asend(
-            self,
-            provider,
-            model=model,
-            client=client,
-            stream=stream,
-            tools=tools,
-            max_rounds=max_rounds,
-            **options,  # type: ignore[arg-type]
-        )
+        return await asend(self, provider, **options)
 
-    def stream(self, provider: str = "openai", **options: object) -> ReplyStream:
+    def stream(self, provider: str = "openai", **options: Unpack[StreamOptions]) -> ReplyStream:
         """:meth:`send` with ``stream=True``, read live: iterate the
         :class:`~lmml_mdit.run.ReplyStream` for the text and tool calls as they arrive, then
         call its ``reply()``; takes :meth:`send`'s options but ``stream`` and ``on_event``."""
@@ -754,7 +717,9 @@ class Bundle:
 
         return stream(self, provider, **options)
 
-    def astream(self, provider: str = "openai", **options: object) -> AsyncReplyStream:
+    def astream(
+        self, provider: str = "openai", **options: Unpack[StreamOptions]
+    ) -> AsyncReplyStream:
         """:meth:`stream` with the SDK's asyncio client: ``async for`` its events."""
         from ..run.api import astream  # imported here: running sits above bundles
 

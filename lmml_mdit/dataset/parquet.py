@@ -21,9 +21,10 @@ import pyarrow.parquet as pq
 from ..bundle.archive import Limits
 from ..chat.importer import Progress
 from ..errors import BundleError, WriteError
-from .arrow import BundleItem, to_arrow
+from ..syntax import DelimiterMode, ReferenceMode
+from .arrow import DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, BundleItem, to_arrow
 from .folders import ImportReport, colliding_rows, write_rows
-from .schema import SCHEMA_VERSION_KEY
+from .schema import SCHEMA_VERSION_KEY, AssetMode
 from .storage import open_input, open_output
 
 Compression: TypeAlias = Literal["zstd", "snappy", "gzip", "brotli", "lz4", "none"]
@@ -65,7 +66,15 @@ def write_parquet(
     *,
     compression: Compression = "zstd",
     progress: Progress | None = None,
-    **options: object,
+    assets: AssetMode = "embed",
+    limits: Limits | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
+    errors: Literal["row", "raise"] = "row",
+    workers: int | None = None,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
 ) -> ParquetReport:
     """Write bundles to the Parquet file *out* (a path, replaced atomically, or a URL).
 
@@ -74,8 +83,8 @@ def write_parquet(
     :param providers: request columns to add, as for ``to_arrow``.
     :param compression: the Parquet codec.
     :param progress: called as ``progress(done, None, path)`` after each row.
-    :param options: the other keyword arguments of ``to_arrow`` (``assets``, ``limits``,
-        ``workers``, ``batch_rows``, ...).
+    :param assets: and the options after it: as for ``to_arrow`` (not used for a reader
+        it made).
     :raises BundleError: as ``to_arrow`` raises.
     :raises WriteError: when *out* cannot be written (a local file is then unchanged).
     """
@@ -85,7 +94,15 @@ def write_parquet(
         reader = to_arrow(
             bundles,
             None if providers is None else list(providers),
-            **options,  # type: ignore[arg-type]
+            assets=assets,
+            limits=limits,
+            base_dir=base_dir,
+            delimiters=delimiters,
+            references=references,
+            errors=errors,
+            workers=workers,
+            batch_rows=batch_rows,
+            batch_bytes=batch_bytes,
         )
     report = ParquetReport(output=os.fspath(out))
     with open_output(out) as stream:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -30,6 +30,11 @@ from ..chat.format_names import DEFAULT_PROVIDER
 from ..dataset.rows import Row, request_cells, row_bundle
 from ..dataset.schema import ISSUE_TYPE, NOTE_TYPE, checked_providers, request_column
 from ..errors import LmmlError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..chat.content import RequestOptions
 
 __all__ = [
     "CASE_ERROR",
@@ -140,7 +145,7 @@ def render_case_batch(
     model: str | None = None,
     limits: Limits | None = None,
     name: str | None = None,
-    **options: object,
+    **options: Unpack[RequestOptions],
 ) -> pa.Table:
     """*batch* (one eval case per row, one column per input; a null cell is a value not
     given) with each case rendered from *template*: a ``request_<provider>`` column (with

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..chat.content import RequestOptions
 from ..chat.format_names import DEFAULT_PROVIDER
 from ..chat.imported import Call, Native, Text
 from ..jsontypes import JSONObject
@@ -18,10 +19,14 @@ from .stream import AsyncReplyStream, ReplyStream
 from .tools import Tool
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ..bundle.bundle import Bundle
     from ..transcript.transcript import Transcript
 
 __all__ = [
+    "SendOptions",
+    "StreamOptions",
     "asend",
     "asend_transcript",
     "astream",
@@ -31,6 +36,31 @@ __all__ = [
     "stream",
     "stream_transcript",
 ]
+
+
+class StreamOptions(RequestOptions, total=False):
+    """The keyword options of ``stream()`` and ``astream()`` (``**options:
+    Unpack[StreamOptions]``), so a type checker catches a misspelt one: those of
+    ``to_request()`` and of :func:`send` but ``stream`` and ``on_event``."""
+
+    model: str | None
+    client: object
+    tools: Mapping[str, Tool] | Sequence[Tool] | None
+    max_rounds: int
+    base_url: str | None
+    api_key: str | None
+    timeout: float | None
+    retries: int
+    backoff: float
+    approve: Approve | None
+
+
+class SendOptions(StreamOptions, total=False):
+    """The keyword options of ``Transcript.send()`` and ``asend()``: every option of
+    :func:`send`."""
+
+    stream: bool
+    on_event: Callable[[ReplyEvent], None] | None
 
 
 def _options(
@@ -88,7 +118,7 @@ def send(
     backoff: float = DEFAULT_BACKOFF,
     on_event: Callable[[ReplyEvent], None] | None = None,
     approve: Approve | None = None,
-    **request_options: object,
+    **request_options: Unpack[RequestOptions],
 ) -> Reply:
     """Send *bundle*'s request (``to_request(provider, model=model, **request_options)``)
     and return the reply; with *tools*, answer its tool calls and send again, up to
@@ -129,7 +159,7 @@ async def asend(
     backoff: float = DEFAULT_BACKOFF,
     on_event: Callable[[ReplyEvent], None] | None = None,
     approve: Approve | None = None,
-    **request_options: object,
+    **request_options: Unpack[RequestOptions],
 ) -> Reply:
     """:func:`send` with the SDK's asyncio client (``client=`` takes an async one)."""
     options = _options(
@@ -175,17 +205,19 @@ def _append(transcript: Transcript, reply: Reply) -> None:
         transcript.append(turn.role, text, metadata=metadata)
 
 
-def send_transcript(transcript: Transcript, provider: str, **options: object) -> Reply:
+def send_transcript(transcript: Transcript, provider: str, **options: Unpack[SendOptions]) -> Reply:
     """Send *transcript* (as :meth:`~Transcript.to_bundle` writes it) and append the reply
     and any tool turns to it."""
-    reply = send(transcript.to_bundle(), provider, **options)  # type: ignore[arg-type]
+    reply = send(transcript.to_bundle(), provider, **options)
     _append(transcript, reply)
     return reply
 
 
-async def asend_transcript(transcript: Transcript, provider: str, **options: object) -> Reply:
+async def asend_transcript(
+    transcript: Transcript, provider: str, **options: Unpack[SendOptions]
+) -> Reply:
     """:func:`send_transcript` with the asyncio client."""
-    reply = await asend(transcript.to_bundle(), provider, **options)  # type: ignore[arg-type]
+    reply = await asend(transcript.to_bundle(), provider, **options)
     _append(transcript, reply)
     return reply
 
@@ -193,14 +225,14 @@ async def asend_transcript(transcript: Transcript, provider: str, **options: obj
 def _live(
     bundle: Bundle,
     provider: str,
-    options: dict[str, object],
+    options: StreamOptions,
     finish: Callable[[Reply], None] | None = None,
 ) -> ReplyStream:
     """*bundle* sent as :func:`send` sends it, streamed, its events handed to a
     :class:`ReplyStream`; *finish* gets the reply once the stream has ended."""
     _refuse_stream_options(options)
     return ReplyStream(
-        lambda report: send(bundle, provider, stream=True, on_event=report, **options),  # type: ignore[arg-type]
+        lambda report: send(bundle, provider, stream=True, on_event=report, **options),
         finish=finish,
     )
 
@@ -208,18 +240,18 @@ def _live(
 def _alive(
     bundle: Bundle,
     provider: str,
-    options: dict[str, object],
+    options: StreamOptions,
     finish: Callable[[Reply], None] | None = None,
 ) -> AsyncReplyStream:
     """:func:`_live` with the SDK's asyncio client."""
     _refuse_stream_options(options)
     return AsyncReplyStream(
-        lambda report: asend(bundle, provider, stream=True, on_event=report, **options),  # type: ignore[arg-type]
+        lambda report: asend(bundle, provider, stream=True, on_event=report, **options),
         finish=finish,
     )
 
 
-def _refuse_stream_options(options: dict[str, object]) -> None:
+def _refuse_stream_options(options: Mapping[str, object]) -> None:
     """A stream takes every option of :func:`send` but ``stream`` and ``on_event``."""
     for taken in ("stream", "on_event"):
         if taken in options:
@@ -228,20 +260,24 @@ def _refuse_stream_options(options: dict[str, object]) -> None:
             )
 
 
-def stream(bundle: Bundle, provider: str = DEFAULT_PROVIDER, **options: object) -> ReplyStream:
+def stream(
+    bundle: Bundle, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
+) -> ReplyStream:
     """*bundle* sent as :func:`send` sends it with ``stream=True``, its events read live by
     iterating the returned :class:`~lmml_mdit.run.stream.ReplyStream`."""
     return _live(bundle, provider, options)
 
 
 def astream(
-    bundle: Bundle, provider: str = DEFAULT_PROVIDER, **options: object
+    bundle: Bundle, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
 ) -> AsyncReplyStream:
     """:func:`stream` with the SDK's asyncio client."""
     return _alive(bundle, provider, options)
 
 
-def stream_transcript(transcript: Transcript, provider: str, **options: object) -> ReplyStream:
+def stream_transcript(
+    transcript: Transcript, provider: str, **options: Unpack[StreamOptions]
+) -> ReplyStream:
     """:func:`stream` of *transcript*; the reply and any tool turns are appended to it when
     the stream ends (not when it is abandoned or fails)."""
     return _live(
@@ -250,7 +286,7 @@ def stream_transcript(transcript: Transcript, provider: str, **options: object) 
 
 
 def astream_transcript(
-    transcript: Transcript, provider: str, **options: object
+    transcript: Transcript, provider: str, **options: Unpack[StreamOptions]
 ) -> AsyncReplyStream:
     """:func:`stream_transcript` with the SDK's asyncio client."""
     return _alive(

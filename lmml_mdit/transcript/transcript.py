@@ -39,7 +39,10 @@ from .rendering import Renderable
 from .source import SourceNarrative
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ..bundle.bundle import Bundle
+    from ..run.api import SendOptions, StreamOptions
     from ..run.reply import Reply
     from ..run.stream import AsyncReplyStream, ReplyStream
 
@@ -488,7 +491,7 @@ class Transcript(Renderable):
             list(self), self.assets, name, source=self._source, kind=kind, pov=pov
         )
 
-    def send(self, provider: str = DEFAULT_PROVIDER, **options: object) -> Reply:
+    def send(self, provider: str = DEFAULT_PROVIDER, **options: Unpack[SendOptions]) -> Reply:
         """Send the transcript (as :meth:`to_bundle` writes it) through the provider's SDK,
         append the reply and any tool turns, and return the
         :class:`~lmml_mdit.run.Reply`; takes :meth:`Bundle.send
@@ -497,13 +500,17 @@ class Transcript(Renderable):
 
         return send_transcript(self, provider, **options)
 
-    async def asend(self, provider: str = DEFAULT_PROVIDER, **options: object) -> Reply:
+    async def asend(
+        self, provider: str = DEFAULT_PROVIDER, **options: Unpack[SendOptions]
+    ) -> Reply:
         """:meth:`send` with the SDK's asyncio client."""
         from ..run.api import asend_transcript  # imported here: running sits above
 
         return await asend_transcript(self, provider, **options)
 
-    def stream(self, provider: str = DEFAULT_PROVIDER, **options: object) -> ReplyStream:
+    def stream(
+        self, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
+    ) -> ReplyStream:
         """:meth:`send` read live (see :meth:`Bundle.stream
         <lmml_mdit.bundle.bundle.Bundle.stream>`): the reply and any tool turns are appended
         when the stream ends, not when it is abandoned or fails."""
@@ -511,7 +518,9 @@ class Transcript(Renderable):
 
         return stream_transcript(self, provider, **options)
 
-    def astream(self, provider: str = DEFAULT_PROVIDER, **options: object) -> AsyncReplyStream:
+    def astream(
+        self, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
+    ) -> AsyncReplyStream:
         """:meth:`stream` with the SDK's asyncio client."""
         from ..run.api import astream_transcript  # imported here: running sits above
 
