@@ -20,15 +20,14 @@ from dataclasses import dataclass, field
 
 from ..bundle.bundle import Bundle
 from ..chat.cases import Rendering
-from ..chat.imported import Call as ImportedCall
-from ..chat.imported import Text
+from ..chat.imported import Call, Text
 from ..chat.importer import Progress, read_conversation
 from ..chat.writer import write_bundle
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run.loop import RunOptions, asend_body
 from ..transcript.transcript import Transcript
-from .assertions import Answer, Assertion, Call, Verdict, check, read_expect
+from .assertions import Answer, Assertion, Verdict, check, read_expect
 from .cache import AnswerCache, request_key
 from .results import ResultsWriter, done_rows
 from .targets import Target
@@ -93,11 +92,7 @@ def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | No
     conversation = read_conversation(payload, provider)
     parts = [part for turn in conversation.turns for part in turn.parts]
     text = "".join(part.text for part in parts if isinstance(part, Text))
-    calls = tuple(
-        Call(part.name, part.arguments if isinstance(part.arguments, dict) else {})
-        for part in parts
-        if isinstance(part, ImportedCall)
-    )
+    calls = tuple(part for part in parts if isinstance(part, Call))
     return Answer(text, calls, latency, tokens)
 
 
