@@ -159,3 +159,44 @@ def test_a_folder_of_bundles_is_one_case_each(
     assert main(args) == 0 and len(server.requests) == 2  # resumed: nothing sent
     assert main(["eval", str(tmp_path / "out.jsonl"), "--target", target]) == 2
     assert "a folder of bundles" in capsys.readouterr().err
+
+
+def test_parquet_results_are_written_whole_from_a_resumable_journal(
+    tmp_path: Path, server: WireServer
+) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    (tmp_path / "cases.csv").write_text(CSV, encoding="utf-8")
+    out = tmp_path / "results.parquet"
+    args = [
+        "eval",
+        str(tmp_path / "t.lmml"),
+        "--cases",
+        str(tmp_path / "cases.csv"),
+        "--target",
+        f"openai:m@{server.url}/v1",
+        "--concurrency",
+        "1",
+        "--retries",
+        "0",
+        "--out",
+        str(out),
+    ]
+    server.script(_said("Paris"), _said("Lima"))  # the third send finds no answer: no row
+    assert main(args) == 1
+    journal = tmp_path / "results.parquet.journal.jsonl"
+    assert pq.read_table(out).num_rows == 2 and len(journal.read_text().splitlines()) == 2
+    server.script(_said("Santiago"))
+    report = tmp_path / "report.html"
+    assert main([*args, "--report", str(report)]) == 0  # resumed: only case 5 sent, passes
+    assert len(server.requests) == 4  # 2, the failed one, then only the missing case
+    table = pq.read_table(out)
+    assert table.column("case").to_pylist() == [2, 4, 5]
+    assert json.loads(table.column("inputs")[2].as_py()) == {"city": "Chile"}
+    assert table.column("assertions")[1].as_py()[1] == {
+        "kind": "max-tokens",
+        "passed": False,
+        "reason": "7 tokens > 5",
+    }
+    assert table.column("bundle").null_count == 3
+    assert report.read_text(encoding="utf-8").count("<details") == 3

@@ -89,8 +89,9 @@ def cmd_eval(args: Arguments) -> int:
         error(line)
     if args.report is not None:
         from ..eval.report import write_report
+        from ..eval.results import journal_path
 
-        write_report(out, args.report)
+        write_report(journal_path(out), args.report)
     failed = summary.rows - summary.passed
     info(
         args,

@@ -29,7 +29,7 @@ from ..transcript.transcript import Transcript
 from .assertions import Answer, Assertion, Verdict, check, read_expect
 from .cache import AnswerCache, request_key
 from .cases import iter_bundle_cases, iter_cases
-from .results import ResultsWriter, done_rows
+from .results import ResultsWriter, done_rows, journal_path, write_parquet_results
 from .targets import Target
 
 __all__ = ["Summary", "aevaluate"]
@@ -271,6 +271,8 @@ async def aevaluate(
 ) -> Summary:
     """Send every case of *cases* rendered from *bundle* to every target, check the
     answers, append a row per case and target to *out*; rows already in *out* are skipped.
+    For a ``.parquet`` *out* the rows go to its journal (``OUT.journal.jsonl``) and *out*
+    is written whole from it at the end.
 
     :param cases: a JSONL, CSV or Parquet file, or ``hf:NAME`` / ``hf:FOLDER`` (see
         :func:`~lmml_mdit.eval.cases.iter_cases`); None: *bundle* is the path of a folder
@@ -304,9 +306,10 @@ async def aevaluate(
         if isinstance(case, dict):
             _expect(case, default, path, number)
     summary = Summary()
-    done = done_rows(out)
+    journal = journal_path(out)
+    done = done_rows(journal)
     total = count * len(targets) - len(done)
-    with ResultsWriter(out) as writer:
+    with ResultsWriter(journal) as writer:
         run = _Run(
             path,
             targets,
@@ -346,4 +349,6 @@ async def aevaluate(
             finished, pending = await asyncio.wait(pending)
             for task in finished:
                 task.result()
+    if journal != os.fspath(out):
+        write_parquet_results(journal, out)
     return summary
