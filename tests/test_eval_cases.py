@@ -200,3 +200,51 @@ def test_parquet_results_are_written_whole_from_a_resumable_journal(
     }
     assert table.column("bundle").null_count == 3
     assert report.read_text(encoding="utf-8").count("<details") == 3
+
+
+@pytest.mark.parametrize("cases", ["capitals.cases.jsonl", "capitals.cases.csv"])
+def test_the_worked_example(
+    tmp_path: Path, server: WireServer, cases: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """examples/capitals.lmml and its cases, as docs/eval.md runs them."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    server.script(
+        _said("Paris"),
+        _said("Lima, of course"),  # 7 tokens: fails max-tokens 5
+        _said("Tokyo."),
+        _said("Sydney"),
+        _said("FAIL\nit names Sydney"),  # the judge's reply
+        _said("Rome"),
+    )
+    out = tmp_path / "results.jsonl"
+    url = f"{server.url}/v1"
+    args = [
+        "eval",
+        str(examples / "capitals.lmml"),
+        "--cases",
+        str(examples / cases),
+        "--target",
+        f"openai:small@{url}",
+        "--judge",
+        f"openai:judge@{url}",
+        "--concurrency",
+        "1",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--out",
+        str(out),
+        "--report",
+        str(tmp_path / "report.html"),
+    ]
+    assert main(args) == 1
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    verdicts = [[(a["kind"], a["passed"]) for a in row["assertions"]] for row in rows]
+    assert verdicts == [
+        [("equals", True)],
+        [("contains", True), ("max-tokens", False)],
+        [("regex", True), ("not-contains", True)],
+        [("judge", False), ("not-contains", False)],
+        [("max-latency", True)],
+    ]
+    assert "5 row(s): 3 passed, 2 failed" in capsys.readouterr().err
+    assert server.requests[4].body["model"] == "judge"
