@@ -248,3 +248,35 @@ def test_the_worked_example(
     ]
     assert "5 row(s): 3 passed, 2 failed" in capsys.readouterr().err
     assert server.requests[4].body["model"] == "judge"
+
+
+def test_a_parquet_file_of_bundles_is_one_case_each(tmp_path: Path, server: WireServer) -> None:
+    pytest.importorskip("pyarrow")
+    from lmml_mdit.dataset import write_parquet
+    from lmml_mdit.eval.report import write_report
+
+    folder = tmp_path / "bundles"
+    folder.mkdir()
+    (folder / "a.lmml").write_text(
+        "---\nexpect: [{contains: Paris}]\n---\n## user\n\nCapital of France?\n", encoding="utf-8"
+    )
+    (folder / "b.lmml").write_text("## user\n\nCapital of <Peru>?\n", encoding="utf-8")
+    write_parquet(folder, tmp_path / "bundles.parquet")
+    server.script(_said("Paris"), _said("Lima"))
+    out = tmp_path / "out.jsonl"
+    summary = asyncio.run(
+        aevaluate(
+            tmp_path / "bundles.parquet",
+            None,
+            [Target("openai", "m", server.url + "/v1")],
+            out,
+            concurrency=1,
+        )
+    )
+    assert (summary.rows, summary.passed, summary.errors) == (2, 2, [])
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(row["case"], row["bundle"]) for row in rows] == [(1, "a.lmml"), (2, "b.lmml")]
+    assert "Capital of <Peru>?" in json.dumps(rows[1]["request"])
+    write_report(out, tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<th>case 1: a.lmml</th>" in page and "<th>case 2: b.lmml</th>" in page
