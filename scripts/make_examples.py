@@ -20,6 +20,9 @@ What it writes:
   ``.lmml`` cannot hold binary files, so the two lines that reference the PNG and the PDF
   name them in plain words instead (see ``docs/examples.md``).
 - ``weather-tools.lmml``: a tool call and its result in the tool-call convention.
+- ``capitals.lmml`` with ``capitals.cases.jsonl`` and ``capitals.cases.csv``: a template
+  with a default ``expect`` and its cases, each with assertions of its own, for
+  ``lmml eval`` (see ``docs/eval.md``).
 
 After writing, every example is opened with :func:`lmml_mdit.open` and validated; the
 script fails if one has a defect.
@@ -28,6 +31,7 @@ script fails if one has a defect.
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
 import io
 import json
@@ -263,6 +267,54 @@ It is sunny in Paris: 21 °C with a light westerly wind.
 # -- writing ------------------------------------------------------------------------------
 
 
+CAPITALS_TEMPLATE = """\
+---
+inputs:
+  country: string
+expect:
+  - max-latency: 30
+---
+## system
+
+Answer with the capital's name only.
+
+## user
+
+What is the capital of {{ country }}?
+"""
+
+CAPITALS_CASES = (
+    {"country": "France", "expect": [{"equals": "Paris"}]},
+    {"country": "Peru", "expect": [{"contains": "Lima"}, {"max-tokens": 5}]},
+    {"country": "Japan", "expect": [{"regex": "^Tokyo\\.?$"}, {"not-contains": "Kyoto"}]},
+    {
+        "country": "Australia",
+        "expect": [
+            {"judge": "The answer names Canberra, not Sydney."},
+            {"not-contains": "Sydney"},
+        ],
+    },
+    {"country": "Italy"},
+)
+"""The cases of ``capitals.lmml``: one line of ``capitals.cases.jsonl`` each (the last
+has no ``expect``: the template's default applies)."""
+
+
+def capitals_cases_jsonl() -> bytes:
+    return "".join(json.dumps(case) + "\n" for case in CAPITALS_CASES).encode("utf-8")
+
+
+def capitals_cases_csv() -> bytes:
+    """The same cases as CSV: a ``country`` column, the ``expect`` lists as JSON text."""
+    stream = io.StringIO()
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(["country", "expect"])
+    for case in CAPITALS_CASES:
+        expect = case.get("expect")
+        writer.writerow([case["country"], "" if expect is None else json.dumps(expect)])
+    return stream.getvalue().encode("utf-8")
+
+
 def build_zip(narrative_name: str, narrative: str, entries: Sequence[tuple[str, bytes]]) -> bytes:
     """A deterministic zip: narrative first, then *entries* in order, fixed metadata."""
     buffer = io.BytesIO()
@@ -293,6 +345,9 @@ def build() -> dict[str, bytes]:
         "sales-review.lmmlz": build_zip("sales-review.lmml", sales_review(archive=True), assets),
         "sales-review.lmml": sales_review(archive=False).encode("utf-8"),
         "weather-tools.lmml": weather_tools().encode("utf-8"),
+        "capitals.lmml": CAPITALS_TEMPLATE.encode("utf-8"),
+        "capitals.cases.jsonl": capitals_cases_jsonl(),
+        "capitals.cases.csv": capitals_cases_csv(),
     }
 
 
@@ -302,6 +357,8 @@ def verify(folder: Path, names: Sequence[str]) -> list[str]:
 
     problems = []
     for name in names:
+        if not name.endswith((".lmml", ".lmmlz")):
+            continue  # a cases file
         bundle = open_bundle(folder / name)
         problems += [
             f"{name}:{issue.line}: {issue.kind}: {issue.message}" for issue in bundle.validate()

@@ -15,12 +15,15 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
 
 
 @dataclass
@@ -58,6 +61,8 @@ class Request:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: Any
+    at: float = 0.0
+    """When it arrived (``time.monotonic()`` as the request line was read)."""
 
 
 class WireServer:
@@ -75,6 +80,7 @@ class WireServer:
                 pass
 
             def do_POST(self) -> None:
+                arrived = time.monotonic()
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 parts = urlsplit(self.path)
@@ -86,6 +92,7 @@ class WireServer:
                         parse_qs(parts.query),
                         {k.lower(): v for k, v in self.headers.items()},
                         body,
+                        arrived,
                     )
                 )
                 answer = (
@@ -150,6 +157,28 @@ class WireServer:
             chunk("data: [DONE]\n\n")
         handler.wfile.write(b"0\r\n\r\n")
         handler.wfile.flush()
+
+
+# -- the fixtures (tests/conftest.py hands them to every test module) ---------------------
+
+
+@pytest.fixture(scope="module")
+def wire_server() -> Iterator[WireServer]:
+    """One server for a test module."""
+    server = WireServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def server(wire_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:
+    """The module's server with no request seen and no answer scripted, and a test key for
+    each provider in the environment."""
+    wire_server.requests.clear()
+    wire_server.answers.clear()
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.setenv(name, "test-key")
+    return wire_server
 
 
 # -- one reply in each provider's wire format --------------------------------------------

@@ -602,7 +602,14 @@ def test_examples_rebuild_identically(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, result.stderr.decode()
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == ["sales-review.lmml", "sales-review.lmmlz", "weather-tools.lmml"]
+    assert names == [
+        "capitals.cases.csv",
+        "capitals.cases.jsonl",
+        "capitals.lmml",
+        "sales-review.lmml",
+        "sales-review.lmmlz",
+        "weather-tools.lmml",
+    ]
     for name in names:
         rebuilt = (tmp_path / "a" / name).read_bytes()
         assert rebuilt == (tmp_path / "b" / name).read_bytes()

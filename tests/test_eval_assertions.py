@@ -31,15 +31,17 @@ def verdicts(expect: object, answer: Answer, judge: object = None) -> list[Verdi
         ({"json-schema": PERSON}, Answer('{"name": "Ada"}'), Answer('{"name": 3}')),
         (
             {"tool-call": {"name": "weather", "arguments": {"city": "Paris"}}},
-            Answer("", (Call("clock", {}), Call("weather", {"city": "Paris", "days": 2}))),
-            Answer("", (Call("weather", {"city": "Lyon"}),)),
+            Answer(
+                "", (Call("c", "clock", {}), Call("c", "weather", {"city": "Paris", "days": 2}))
+            ),
+            Answer("", (Call("c", "weather", {"city": "Lyon"}),)),
         ),
         (
             {"tool-call": {"name": "weather", "schema": PERSON}},
-            Answer("", (Call("weather", {"name": "x"}),)),
-            Answer("", (Call("weather", {}),)),
+            Answer("", (Call("c", "weather", {"name": "x"}),)),
+            Answer("", (Call("c", "weather", {}),)),
         ),
-        ({"tool-call": "weather"}, Answer("", (Call("weather", {}),)), Answer("no call")),
+        ({"tool-call": "weather"}, Answer("", (Call("c", "weather", {}),)), Answer("no call")),
         ({"max-latency": 1.5}, Answer("x", latency=1.5), Answer("x", latency=1.6)),
         ({"max-tokens": 10}, Answer("x", tokens=10), Answer("x", tokens=11)),
     ],
@@ -61,7 +63,7 @@ def test_failure_reasons_say_what_was_found() -> None:
             {"tool-call": {"name": "weather", "arguments": {"city": "Paris"}}},
             {"max-tokens": 5},
         ],
-        Answer('{"name": 3}', (Call("weather", {"city": "Lyon"}),)),
+        Answer('{"name": 3}', (Call("c", "weather", {"city": "Lyon"}),)),
     )
     assert "name" in schema.reason and "string" in schema.reason
     assert "'Lyon'" in call.reason

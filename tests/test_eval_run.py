@@ -5,16 +5,16 @@ resend, a malformed expect refused before anything is sent."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _wire_server import Answer, Drop, Said, WireServer, openai_chat
+from _wire_server import Answer, Drop, Json, Said, WireServer, openai_chat
 
 import lmml_mdit
 from lmml_mdit import ExpectError
@@ -35,21 +35,6 @@ expect:
 
 What is the capital of {{ city }}?
 """
-
-
-@pytest.fixture(scope="module")
-def module_server() -> Iterator[WireServer]:
-    server = WireServer()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def server(module_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:
-    module_server.requests.clear()
-    module_server.answers.clear()
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    return module_server
 
 
 def _files(tmp_path: Path, cases: list[dict[str, object]]) -> tuple[lmml_mdit.Bundle, Path]:
@@ -214,11 +199,12 @@ def test_killed_mid_run_and_started_again_it_loses_no_case(
 
 
 def test_a_rate_spaces_the_requests_to_its_target(tmp_path: Path, server: WireServer) -> None:
+    """At 300/min the server sees one request every 0.2 s, by its own clock, though five
+    could be in flight at once."""
     bundle, cases = _files(tmp_path, [{"city": f"c{n}"} for n in range(5)])
     server.script(*[_said("Paris") for _ in range(5)])
     target = Target("openai", "m", server.url + "/v1")
     seen: list[tuple[int, int | None, str]] = []
-    started = time.monotonic()
     summary = asyncio.run(
         aevaluate(
             bundle,
@@ -226,14 +212,17 @@ def test_a_rate_spaces_the_requests_to_its_target(tmp_path: Path, server: WireSe
             [target],
             tmp_path / "o.jsonl",
             concurrency=5,
-            rates={str(target): 600},
+            rates={str(target): 300},
             progress=lambda done, total, detail: seen.append((done, total, detail)),
         )
     )
     assert summary.rows == 5
     assert [(done, total) for done, total, _ in seen] == [(n, 5) for n in range(1, 6)]
     assert seen[-1][2].startswith("0 failed, 0 errors, 0 cached, ETA 0 s")
-    assert time.monotonic() - started >= 0.4  # four gaps of 60/600 s between five starts
+    arrivals = sorted(request.at for request in server.requests)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+    assert len(gaps) == 4 and min(gaps) >= 0.1, gaps  # 0.2 s apart, less the client's jitter
+    assert arrivals[-1] - arrivals[0] >= 0.7, gaps
 
 
 def test_a_judge_is_asked_through_its_own_target(tmp_path: Path, server: WireServer) -> None:
@@ -264,3 +253,24 @@ def test_a_tool_call_in_the_answer_is_checked(tmp_path: Path, server: WireServer
     assert first["calls"] == [{"name": "capital", "arguments": {"country": "France"}}]
     assert "'capital' country='Chile', not 'France'" in json.dumps(second["assertions"])
     assert summary.rows == 2
+
+
+def test_tool_call_arguments_that_are_no_json_object_fail_with_what_they_are(
+    tmp_path: Path, server: WireServer
+) -> None:
+    want = {"tool-call": {"name": "capital", "arguments": {"country": "France"}}}
+    bundle, cases = _files(tmp_path, [{"city": "France", "expect": [want]}])
+    answer = openai_chat(Said(calls=[("c1", "capital", {})]), stream=False)
+    assert isinstance(answer, Json)
+    raw = "country=France; " + "x" * 200
+    answer.body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = raw
+    server.script(answer)
+    summary = _run(bundle, cases, server, tmp_path / "out.jsonl")
+    (row,) = _rows(tmp_path / "out.jsonl")
+    assert (summary.rows, summary.passed, row["passed"]) == (1, 0, False)
+    assertions = row["assertions"]
+    assert isinstance(assertions, list) and len(assertions) == 1
+    reason = str(assertions[0]["reason"])
+    assert reason.startswith("'capital' arguments are not a JSON object: 'country=France; xxx")
+    assert reason.endswith("…'") and len(reason) < 140
+    assert row["calls"] == [{"name": "capital", "arguments": raw}]  # kept as it came, no {}

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,22 +55,6 @@ CHAT = (
     "@@@settings.yaml\nmodel: m1\nmax_tokens: 50\n@@@\n\n"
     "## system\n\nBe brief.\n\n## Turn 1 -- user\n\nWhat is the weather in Paris?\n"
 )
-
-
-@pytest.fixture(scope="module")
-def module_server() -> Iterator[WireServer]:
-    server = WireServer()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def server(module_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:
-    module_server.requests.clear()
-    module_server.answers.clear()
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
-        monkeypatch.setenv(name, "test-key")
-    return module_server
 
 
 def _chat(tmp_path: Path, text: str = CHAT) -> Path:

@@ -33,6 +33,8 @@ def rate(text: str) -> tuple[str, float]:
 
 def cmd_eval(args: Arguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
+    from ..bundle.bundle import Bundle
+    from ..eval.cases import HF_PREFIX
     from ..eval.runner import aevaluate
     from ..eval.targets import Target
     from .failure import CliError
@@ -40,8 +42,6 @@ def cmd_eval(args: Arguments) -> int:
     from .progress import ProgressLine
     from .sources import bundle_stem, open_source
 
-    if args.cases is None:
-        raise CliError("lmml eval: give the cases with --cases CASES.jsonl")
     try:
         targets = [Target.parse(text) for text in args.targets]
         judge = None if args.judge is None else Target.parse(args.judge)
@@ -53,18 +53,25 @@ def cmd_eval(args: Arguments) -> int:
     for name, _ in args.rates or []:
         if name not in names:
             raise CliError(f"lmml eval: --rate names {name!r}, which is no --target")
-    source = open_source(args.path, args)
-    out = args.results or f"{bundle_stem(args.cases)}.results.jsonl"
+    if args.cases is None:  # PATH is a folder (or Parquet file) of bundles, each one case
+        template: Bundle | str = args.path
+        beside = args.path
+    else:
+        template = open_source(args.path, args).bundle
+        beside = args.cases.removeprefix(HF_PREFIX)
+        if args.cases.startswith(HF_PREFIX) and not os.path.isdir(beside):
+            beside = os.path.basename(beside.partition(":")[0])  # a Hub name: here
+    out = args.results or f"{bundle_stem(beside.rstrip('/' + os.sep))}.results.jsonl"
     cache = (
         None
         if args.no_cache
         else args.cache
-        or os.path.join(os.path.dirname(os.path.abspath(args.cases)), ".lmml-eval-cache")
+        or os.path.join(os.path.dirname(os.path.abspath(beside)), ".lmml-eval-cache")
     )
     with ProgressLine("eval") as progress:
         summary = asyncio.run(
             aevaluate(
-                source.bundle,
+                template,
                 args.cases,
                 targets,
                 out,
@@ -82,8 +89,9 @@ def cmd_eval(args: Arguments) -> int:
         error(line)
     if args.report is not None:
         from ..eval.report import write_report
+        from ..eval.results import journal_path
 
-        write_report(out, args.report)
+        write_report(journal_path(out), args.report)
     failed = summary.rows - summary.passed
     info(
         args,

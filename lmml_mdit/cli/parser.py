@@ -573,7 +573,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
         p = command("eval")
         add_bundle(p)
-        p.add_argument("--cases", metavar="CASES", help="the cases, one JSON object a line")
+        p.add_argument(
+            "--cases",
+            metavar="CASES",
+            help="the cases: a JSONL, CSV or Parquet file, or hf:NAME / hf:FOLDER "
+            "(none: PATH is a folder of bundles, each one case)",
+        )
         p.add_argument(
             "--target",
             dest="targets",

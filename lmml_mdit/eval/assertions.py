@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..chat.imported import Call
 from ..errors import ExpectError
-from ..jsontypes import JSONObject
 
 __all__ = [
     "KINDS",
@@ -50,19 +50,12 @@ _HINT = "write expect as a list of one-key mappings, e.g. [{contains: Paris}]; s
 
 
 @dataclass(frozen=True)
-class Call:
-    """One tool call in an answer: the function's name and its arguments."""
-
-    name: str
-    arguments: JSONObject
-
-
-@dataclass(frozen=True)
 class Answer:
     """What a target answered, as the assertions see it.
 
     :ivar text: the answer's text (its text parts joined).
-    :ivar calls: the tool calls it made.
+    :ivar calls: the tool calls it made, as the importer read them (arguments that are
+        not a JSON object stay as they came, and fail a ``tool-call`` check).
     :ivar latency: seconds from sending to the whole answer.
     :ivar tokens: the output tokens the provider reported, if it did.
     """
@@ -230,6 +223,9 @@ def _check_call(call: Call, want: Mapping[str, object]) -> str | None:
     """Why *call* does not match *want*, or None when it does."""
     if call.name != want["name"]:
         return f"called {call.name!r}"
+    if not isinstance(call.arguments, Mapping):
+        raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        return f"{call.name!r} arguments are not a JSON object: {_short(raw)}"
     if "schema" in want:
         problem = _schema_errors(call.arguments, want["schema"])
         return None if problem is None else f"{call.name!r} arguments: {problem}"

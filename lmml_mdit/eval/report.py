@@ -58,11 +58,17 @@ def _cell(row: dict[str, object]) -> str:
     )
 
 
+def _named(name: object) -> str:
+    """A bundle case's name after its number (cases from a cases file have none)."""
+    return f": {html.escape(str(name))}" if name else ""
+
+
 def report_html(rows: list[dict[str, object]], title: str = "Evaluation") -> str:
     """The page for *rows* (results rows, as written by the evaluation)."""
     targets = list(dict.fromkeys(str(row["target"]) for row in rows))
     cases = sorted({int(str(row["case"])) for row in rows})
     grid = {(int(str(row["case"])), str(row["target"])): row for row in rows}
+    names = {int(str(row["case"])): row.get("bundle") for row in rows}
     by_target: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row in rows:
@@ -77,7 +83,7 @@ def report_html(rows: list[dict[str, object]], title: str = "Evaluation") -> str
     head = "".join(f"<th>{html.escape(target)}</th>" for target in targets)
     rates = "".join(f"<td>{_rate(*by_target[target])}</td>" for target in targets)
     body = "".join(
-        f"<tr><th>case {case}</th>"
+        f"<tr><th>case {case}{_named(names.get(case))}</th>"
         + "".join(
             f"<td>{_cell(grid[(case, target)])}</td>" if (case, target) in grid else "<td>–</td>"
             for target in targets

@@ -4,6 +4,10 @@ Each row goes out in one ``write`` and is flushed to disk before the next, so a 
 at any moment leaves whole rows and at most one cut last line. :func:`done_rows` reads a
 file back for a resumed run: the (case, target) pairs already written, the cut line
 dropped.
+
+Results asked for as Parquet (a ``.parquet`` name) are written as JSON lines to the
+journal beside it (:func:`journal_path`), the run's memory, and the Parquet file is written
+whole from the journal at the end of each run (:func:`write_parquet_results`).
 """
 
 from __future__ import annotations
@@ -12,11 +16,89 @@ import json
 import os
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
+from ..atomic import atomic_write
 from ..errors import LmmlError
 from ..jsontypes import JSONMapping
 
-__all__ = ["ResultsWriter", "done_rows"]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["ResultsWriter", "done_rows", "journal_path", "write_parquet_results"]
+
+_JSON_COLUMNS = ("inputs", "request", "calls")
+"""Columns whose values vary in shape from row to row: JSON text in a Parquet file."""
+
+_BATCH_ROWS = 256
+"""Journal rows converted to Parquet at a time."""
+
+
+def journal_path(out: str | os.PathLike[str]) -> str:
+    """Where the rows of *out* are appended: *out* itself, or for a ``.parquet`` file its
+    journal ``OUT.journal.jsonl`` beside it."""
+    text = os.fspath(out)
+    return text + ".journal.jsonl" if text.lower().endswith(".parquet") else text
+
+
+def _schema() -> pa.Schema:
+    import pyarrow as pa
+
+    verdict = pa.struct([("kind", pa.string()), ("passed", pa.bool_()), ("reason", pa.string())])
+    return pa.schema(
+        [  # type: ignore[arg-type,unused-ignore]
+            pa.field("case", pa.int64()),
+            pa.field("bundle", pa.string()),
+            pa.field("target", pa.string()),
+            pa.field("inputs", pa.string()),
+            pa.field("request", pa.string()),
+            pa.field("answer", pa.string()),
+            pa.field("calls", pa.string()),
+            pa.field("assertions", pa.list_(verdict)),
+            pa.field("passed", pa.bool_()),
+            pa.field("input_tokens", pa.int64()),
+            pa.field("output_tokens", pa.int64()),
+            pa.field("latency", pa.float64()),
+            pa.field("cached", pa.bool_()),
+        ]
+    )
+
+
+def write_parquet_results(journal: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
+    """Write every row of *journal* to the Parquet file *out*, atomically, a batch of rows
+    at a time; ``inputs``, ``request`` and ``calls`` as JSON text. Returns the rows.
+
+    :raises LmmlError: without pyarrow (the ``datasets`` extra).
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise LmmlError(
+            "writing Parquet results needs pyarrow",
+            name=os.fspath(out),
+            hint="install it: pip install 'lmml-mdit[datasets]', or name a .jsonl file",
+        ) from None
+    schema = _schema()
+    names = schema.names
+    count = 0
+    with atomic_write(out) as stream, pq.ParquetWriter(stream, schema) as writer:
+        batch: list[dict[str, object]] = []
+        with open(journal, encoding="utf-8") as rows:
+            for line in rows:
+                if not line.strip():
+                    continue
+                row = json.loads(line)
+                for key in _JSON_COLUMNS:
+                    row[key] = json.dumps(row.get(key), ensure_ascii=False)
+                batch.append({name: row.get(name) for name in names})
+                if len(batch) == _BATCH_ROWS:
+                    writer.write_batch(pa.RecordBatch.from_pylist(batch, schema=schema))
+                    count, batch = count + len(batch), []
+        if batch or not count:
+            writer.write_batch(pa.RecordBatch.from_pylist(batch, schema=schema))
+            count += len(batch)
+    return count
 
 
 def done_rows(path: str | os.PathLike[str]) -> set[tuple[int, str]]:

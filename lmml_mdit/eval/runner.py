@@ -1,18 +1,17 @@
 """The evaluation: every case of a template against every target, checked, cached and
 resumable.
 
-Cases stream from a JSONL file twice: once to check every ``expect`` (nothing is sent
-when one is malformed), then to send. At most ``concurrency`` requests are in flight, and
-as many cases are held; a target's rate limit spaces the starts of its requests. Each
-answer goes to the cache before its row goes to the results file, so a run killed at any
-moment and started again sends nothing twice: a written row is skipped, an answer without
-its row is taken from the cache.
+Cases stream from their source (:mod:`lmml_mdit.eval.cases`) twice: once to check every
+``expect`` (nothing is sent when one is malformed), then to send. At most
+``concurrency`` requests are in flight, and as many cases are held; a target's rate limit
+spaces the starts of its requests. Each answer goes to the cache before its row goes to the
+results file, so a run killed at any moment and started again sends nothing twice: a
+written row is skipped, an answer without its row is taken from the cache.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,17 +19,17 @@ from dataclasses import dataclass, field
 
 from ..bundle.bundle import Bundle
 from ..chat.cases import Rendering
-from ..chat.imported import Call as ImportedCall
-from ..chat.imported import Text
+from ..chat.imported import Call, Text
 from ..chat.importer import Progress, read_conversation
 from ..chat.writer import write_bundle
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run.loop import RunOptions, asend_body
 from ..transcript.transcript import Transcript
-from .assertions import Answer, Assertion, Call, Verdict, check, read_expect
+from .assertions import Answer, Assertion, Verdict, check, read_expect
 from .cache import AnswerCache, request_key
-from .results import ResultsWriter, done_rows
+from .cases import iter_bundle_cases, iter_cases
+from .results import ResultsWriter, done_rows, journal_path, write_parquet_results
 from .targets import Target
 
 __all__ = ["Summary", "aevaluate"]
@@ -51,18 +50,6 @@ class Summary:
     def pass_rate(self) -> float:
         """Passed rows over rows written (1.0 with none)."""
         return self.passed / self.rows if self.rows else 1.0
-
-
-def _cases(path: str) -> Iterator[tuple[int, JSONObject | str]]:
-    """Each line's number and its object, or why it is none."""
-    with open(path, "rb") as stream:
-        for number, line in enumerate(stream, 1):
-            try:
-                value = json.loads(line)
-            except ValueError as error:
-                yield number, f"not JSON: {error}"
-                continue
-            yield number, value if isinstance(value, dict) else "not a JSON object of inputs"
 
 
 def _expect(
@@ -93,17 +80,41 @@ def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | No
     conversation = read_conversation(payload, provider)
     parts = [part for turn in conversation.turns for part in turn.parts]
     text = "".join(part.text for part in parts if isinstance(part, Text))
-    calls = tuple(
-        Call(part.name, part.arguments if isinstance(part.arguments, dict) else {})
-        for part in parts
-        if isinstance(part, ImportedCall)
-    )
+    calls = tuple(part for part in parts if isinstance(part, Call))
     return Answer(text, calls, latency, tokens)
+
+
+_Item = tuple[int, Bundle | None, JSONObject | str, tuple[Assertion, ...], str | None]
+"""A case: its number, its bundle, its values (or why it has none), its default ``expect``
+and, when the case is a bundle of a folder, that bundle's name."""
+
+
+def _items(bundle: Bundle | str, cases: str | None) -> Iterator[_Item]:
+    """Each case of *cases* rendered from *bundle*; with no cases, each bundle under the
+    folder (or Parquet file) *bundle* names."""
+    if cases is None:
+        assert isinstance(bundle, str)
+        for number, name, opened in iter_bundle_cases(bundle):
+            if isinstance(opened, str):
+                yield number, None, opened, (), name
+                continue
+            default = _default(opened)
+            yield number, opened, {}, default, name
+        return
+    assert isinstance(bundle, Bundle)
+    default = _default(bundle)
+    for number, case in iter_cases(cases):
+        yield number, bundle, case, default, None
+
+
+def _default(bundle: Bundle) -> tuple[Assertion, ...]:
+    """The ``expect`` of *bundle*'s front matter, the default of its cases."""
+    front = bundle.front_matter or {}
+    return read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
 
 
 @dataclass
 class _Run:
-    bundle: Bundle
     cases_path: str
     targets: Sequence[Target]
     writer: ResultsWriter
@@ -176,18 +187,30 @@ class _Run:
         return "".join(part.text for part in reply.message.parts if isinstance(part, Text))
 
     async def one(
-        self, number: int, inputs: JSONObject, expect: tuple[Assertion, ...], target: Target
+        self,
+        number: int,
+        bundle: Bundle,
+        inputs: JSONObject,
+        expect: tuple[Assertion, ...],
+        target: Target,
+        name: str | None,
     ) -> None:
         try:
-            await self._one(number, inputs, expect, target)
+            await self._one(number, bundle, inputs, expect, target, name)
         finally:
             self.step()
 
     async def _one(
-        self, number: int, inputs: JSONObject, expect: tuple[Assertion, ...], target: Target
+        self,
+        number: int,
+        bundle: Bundle,
+        inputs: JSONObject,
+        expect: tuple[Assertion, ...],
+        target: Target,
+        name: str | None,
     ) -> None:
         rendering = Rendering.of(target.provider, True, target.model, {})
-        rendered = rendering.case(self.bundle, number, inputs)
+        rendered = rendering.case(bundle, number, inputs)
         where = f"{self.cases_path}:{number}: {target}"
         if not isinstance(rendered.value, dict):
             self.summary.errors.append(f"{where}: {rendered.error}")
@@ -208,6 +231,7 @@ class _Run:
         self.writer.write(
             {
                 "case": number,
+                "bundle": name,
                 "target": str(target),
                 "inputs": inputs,
                 "request": rendered.value,
@@ -231,8 +255,8 @@ class _Run:
 
 
 async def aevaluate(
-    bundle: Bundle,
-    cases: str | os.PathLike[str],
+    bundle: Bundle | str | os.PathLike[str],
+    cases: str | os.PathLike[str] | None,
     targets: Sequence[Target],
     out: str | os.PathLike[str],
     *,
@@ -245,8 +269,14 @@ async def aevaluate(
     progress: Progress | None = None,
     conversations: str | os.PathLike[str] | None = None,
 ) -> Summary:
-    """Send every case of *cases* (JSONL) rendered from *bundle* to every target, check the
+    """Send every case of *cases* rendered from *bundle* to every target, check the
     answers, append a row per case and target to *out*; rows already in *out* are skipped.
+    For a ``.parquet`` *out* the rows go to its journal (``OUT.journal.jsonl``) and *out*
+    is written whole from it at the end.
+
+    :param cases: a JSONL, CSV or Parquet file, or ``hf:NAME`` / ``hf:FOLDER`` (see
+        :func:`~lmml_mdit.eval.cases.iter_cases`); None: *bundle* is the path of a folder
+        of bundles (or a Parquet file of them), each bundle one case.
 
     :param cache: the answer cache's folder (None: no cache).
     :param refresh: send again even when cached (the new answer replaces the old).
@@ -261,20 +291,26 @@ async def aevaluate(
         raise ValueError("give at least one target")
     if concurrency < 1:
         raise ValueError("concurrency is at least 1")
-    path = os.fspath(cases)
-    front = bundle.front_matter or {}
-    default = read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
+    source: Bundle | str
+    if cases is None:
+        if isinstance(bundle, Bundle):
+            raise ValueError("with no cases, give the path of a folder of bundles")
+        path = source = os.fspath(bundle)
+    else:
+        if not isinstance(bundle, Bundle):
+            raise ValueError("with cases, give the template bundle")
+        source, path = bundle, os.fspath(cases)
     count = 0
-    for number, case in _cases(path):  # every expect checked before anything is sent
-        count += 1
+    for number, _, case, default, _ in _items(source, None if cases is None else path):
+        count += 1  # every expect checked before anything is sent
         if isinstance(case, dict):
             _expect(case, default, path, number)
     summary = Summary()
-    done = done_rows(out)
+    journal = journal_path(out)
+    done = done_rows(journal)
     total = count * len(targets) - len(done)
-    with ResultsWriter(out) as writer:
+    with ResultsWriter(journal) as writer:
         run = _Run(
-            bundle,
             path,
             targets,
             writer,
@@ -289,9 +325,10 @@ async def aevaluate(
             None if conversations is None else os.fspath(conversations),
         )
         pending: set[asyncio.Task[None]] = set()
-        for number, case in _cases(path):
-            if isinstance(case, str):
-                summary.errors.append(f"{path}:{number}: {case}")
+        for number, opened, case, default, name in _items(source, None if cases is None else path):
+            if isinstance(case, str) or opened is None:
+                where = path if name is None else f"{path}/{name}"
+                summary.errors.append(f"{where}:{number}: {case}")
                 continue
             expect = _expect(case, default, path, number)
             inputs = {key: value for key, value in case.items() if key != "expect"}
@@ -305,9 +342,13 @@ async def aevaluate(
                     )
                     for task in finished:
                         task.result()
-                pending.add(asyncio.create_task(run.one(number, inputs, expect, target)))
+                pending.add(
+                    asyncio.create_task(run.one(number, opened, inputs, expect, target, name))
+                )
         while pending:
             finished, pending = await asyncio.wait(pending)
             for task in finished:
                 task.result()
+    if journal != os.fspath(out):
+        write_parquet_results(journal, out)
     return summary

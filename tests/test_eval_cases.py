@@ -1,0 +1,282 @@
+"""Cases in every form ``lmml eval`` reads (CSV, Parquet, ``hf:`` datasets, a folder of
+bundles), run through the real OpenAI SDK against the loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _wire_server import Answer, Said, WireServer, openai_chat
+
+import lmml_mdit
+from lmml_mdit import ExpectError
+from lmml_mdit.cli import main
+from lmml_mdit.errors import InputError
+from lmml_mdit.eval.cases import iter_cases
+from lmml_mdit.eval.runner import Summary, aevaluate
+from lmml_mdit.eval.targets import Target
+
+TEMPLATE = """\
+---
+inputs:
+  city: string
+---
+## user
+
+What is the capital of {{ city }}?
+"""
+
+CSV = """\
+city,expect
+France,"[{""contains"": ""Paris""}]"
+Peru,"- equals: Lima
+- max-tokens: 5"
+Chile,
+"""
+
+
+def _said(text: str) -> Answer:
+    return openai_chat(Said([text]), stream=False)
+
+
+def _run(
+    tmp_path: Path, cases: str | Path, server: WireServer
+) -> tuple[Summary, list[dict[str, Any]]]:
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    summary = asyncio.run(
+        aevaluate(
+            lmml_mdit.open(tmp_path / "t.lmml"),
+            cases,
+            [Target("openai", "m", server.url + "/v1")],
+            out,
+            retries=0,
+            concurrency=1,
+        )
+    )
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return summary, rows
+
+
+def test_csv_cases_with_expect_as_json_or_yaml_text(tmp_path: Path, server: WireServer) -> None:
+    (tmp_path / "cases.csv").write_text(CSV, encoding="utf-8")
+    server.script(_said("Paris"), _said("Lima"), _said("Santiago"))
+    summary, rows = _run(tmp_path, tmp_path / "cases.csv", server)
+    assert (summary.rows, summary.passed) == (3, 2)
+    assert [row["case"] for row in rows] == [2, 4, 5]  # the line each row ends on
+    assert [row["inputs"] for row in rows] == [{"city": c} for c in ("France", "Peru", "Chile")]
+    assert [a["kind"] for a in rows[1]["assertions"]] == ["equals", "max-tokens"]
+    assert rows[2]["assertions"] == []  # an empty cell: no expect
+
+
+def test_csv_problems_name_the_file_and_line(tmp_path: Path, server: WireServer) -> None:
+    path = tmp_path / "cases.csv"
+    path.write_text('city,expect\nFrance,"[{contain: x}]"\n', encoding="utf-8")
+    with pytest.raises(ExpectError, match=r"cases\.csv:2: unknown assertion 'contain'"):
+        _run(tmp_path, path, server)
+    path.write_text('city,expect\nFrance,"[{a: b"\n', encoding="utf-8")
+    with pytest.raises(ExpectError, match=r"cases\.csv:2: the expect cell is neither JSON"):
+        _run(tmp_path, path, server)
+    path.write_text("city\nFrance,extra\n", encoding="utf-8")
+    assert list(iter_cases(path)) == [(2, "more cells than the header names")]
+    assert server.requests == []
+    with pytest.raises(InputError, match="no such cases file"):
+        list(iter_cases(tmp_path / "none.csv"))
+
+
+def test_parquet_cases_stream_by_row_batches(tmp_path: Path, server: WireServer) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    cities = [f"c{n}" for n in range(150)]
+    expects = ['[{"contains": "Paris"}]'] + [None] * 149
+    table = pa.table({"city": cities, "expect": expects})
+    pq.write_table(table, tmp_path / "cases.parquet", row_group_size=50)
+    read = list(iter_cases(tmp_path / "cases.parquet"))
+    assert [number for number, _ in read] == list(range(1, 151))
+    assert read[0][1] == {"city": "c0", "expect": [{"contains": "Paris"}]}
+    assert read[149][1] == {"city": "c149"}
+    pq.write_table(table.slice(0, 2), tmp_path / "two.parquet")
+    server.script(_said("Paris"), _said("Lima"))
+    summary, rows = _run(tmp_path, tmp_path / "two.parquet", server)
+    assert (summary.rows, summary.passed, [row["case"] for row in rows]) == (2, 2, [1, 2])
+    bad = pa.table({"city": ["x", "y"], "expect": [None, "[{regex: '('}]"]})
+    pq.write_table(bad, tmp_path / "bad.parquet")
+    with pytest.raises(ExpectError, match=r"bad\.parquet:2: "):
+        _run(tmp_path, tmp_path / "bad.parquet", server)
+    (tmp_path / "not.parquet").write_bytes(b"not parquet")
+    with pytest.raises(InputError, match="not a Parquet file"):
+        list(iter_cases(tmp_path / "not.parquet"))
+    assert len(server.requests) == 2
+
+
+def test_hf_cases_from_a_saved_dataset_and_a_folder_of_data_files(
+    tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    rows = {"city": ["France", "Peru"], "expect": [[{"contains": "Paris"}], None]}
+    datasets.Dataset.from_dict(rows).save_to_disk(str(tmp_path / "saved"))
+    read = list(iter_cases(f"hf:{tmp_path / 'saved'}"))
+    assert read == [
+        (1, {"city": "France", "expect": [{"contains": "Paris"}]}),
+        (2, {"city": "Peru"}),
+    ]
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "train.jsonl").write_text(
+        '{"city": "France"}\n{"city": "Chile"}\n', encoding="utf-8"
+    )
+    assert [case for _, case in iter_cases(f"hf:{tmp_path / 'files'}")] == [
+        {"city": "France"},
+        {"city": "Chile"},
+    ]
+    server.script(_said("Paris"), _said("Lima"))
+    summary, _ = _run(tmp_path, f"hf:{tmp_path / 'saved'}", server)
+    assert (summary.rows, summary.passed) == (2, 2)
+
+
+def test_a_folder_of_bundles_is_one_case_each(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "bundles"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.lmml").write_text(
+        "---\nexpect:\n  - contains: Paris\n---\n## user\n\nCapital of France?\n", encoding="utf-8"
+    )
+    (folder / "sub" / "b.lmml").write_text("## user\n\nCapital of Peru?\n", encoding="utf-8")
+    server.script(_said("Paris"), _said("Lima"))
+    out = tmp_path / "out.jsonl"
+    target = f"openai:m@{server.url}/v1"
+    args = ["eval", str(folder), "--target", target, "--concurrency", "1", "--out", str(out)]
+    assert main(args) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(row["case"], row["bundle"]) for row in rows] == [(1, "a.lmml"), (2, "sub/b.lmml")]
+    assert "Capital of Peru?" in json.dumps(rows[1]["request"])
+    assert rows[0]["assertions"][0]["passed"] is True and rows[1]["assertions"] == []
+    assert main(args) == 0 and len(server.requests) == 2  # resumed: nothing sent
+    assert main(["eval", str(tmp_path / "out.jsonl"), "--target", target]) == 2
+    assert "a folder of bundles" in capsys.readouterr().err
+
+
+def test_parquet_results_are_written_whole_from_a_resumable_journal(
+    tmp_path: Path, server: WireServer
+) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    (tmp_path / "cases.csv").write_text(CSV, encoding="utf-8")
+    out = tmp_path / "results.parquet"
+    args = [
+        "eval",
+        str(tmp_path / "t.lmml"),
+        "--cases",
+        str(tmp_path / "cases.csv"),
+        "--target",
+        f"openai:m@{server.url}/v1",
+        "--concurrency",
+        "1",
+        "--retries",
+        "0",
+        "--out",
+        str(out),
+    ]
+    server.script(_said("Paris"), _said("Lima"))  # the third send finds no answer: no row
+    assert main(args) == 1
+    journal = tmp_path / "results.parquet.journal.jsonl"
+    assert pq.read_table(out).num_rows == 2 and len(journal.read_text().splitlines()) == 2
+    server.script(_said("Santiago"))
+    report = tmp_path / "report.html"
+    assert main([*args, "--report", str(report)]) == 0  # resumed: only case 5 sent, passes
+    assert len(server.requests) == 4  # 2, the failed one, then only the missing case
+    table = pq.read_table(out)
+    assert table.column("case").to_pylist() == [2, 4, 5]
+    assert json.loads(table.column("inputs")[2].as_py()) == {"city": "Chile"}
+    assert table.column("assertions")[1].as_py()[1] == {
+        "kind": "max-tokens",
+        "passed": False,
+        "reason": "7 tokens > 5",
+    }
+    assert table.column("bundle").null_count == 3
+    assert report.read_text(encoding="utf-8").count("<details") == 3
+
+
+@pytest.mark.parametrize("cases", ["capitals.cases.jsonl", "capitals.cases.csv"])
+def test_the_worked_example(
+    tmp_path: Path, server: WireServer, cases: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """examples/capitals.lmml and its cases, as docs/eval.md runs them."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    server.script(
+        _said("Paris"),
+        _said("Lima, of course"),  # 7 tokens: fails max-tokens 5
+        _said("Tokyo."),
+        _said("Sydney"),
+        _said("FAIL\nit names Sydney"),  # the judge's reply
+        _said("Rome"),
+    )
+    out = tmp_path / "results.jsonl"
+    url = f"{server.url}/v1"
+    args = [
+        "eval",
+        str(examples / "capitals.lmml"),
+        "--cases",
+        str(examples / cases),
+        "--target",
+        f"openai:small@{url}",
+        "--judge",
+        f"openai:judge@{url}",
+        "--concurrency",
+        "1",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--out",
+        str(out),
+        "--report",
+        str(tmp_path / "report.html"),
+    ]
+    assert main(args) == 1
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    verdicts = [[(a["kind"], a["passed"]) for a in row["assertions"]] for row in rows]
+    assert verdicts == [
+        [("equals", True)],
+        [("contains", True), ("max-tokens", False)],
+        [("regex", True), ("not-contains", True)],
+        [("judge", False), ("not-contains", False)],
+        [("max-latency", True)],
+    ]
+    assert "5 row(s): 3 passed, 2 failed" in capsys.readouterr().err
+    assert server.requests[4].body["model"] == "judge"
+
+
+def test_a_parquet_file_of_bundles_is_one_case_each(tmp_path: Path, server: WireServer) -> None:
+    pytest.importorskip("pyarrow")
+    from lmml_mdit.dataset import write_parquet
+    from lmml_mdit.eval.report import write_report
+
+    folder = tmp_path / "bundles"
+    folder.mkdir()
+    (folder / "a.lmml").write_text(
+        "---\nexpect: [{contains: Paris}]\n---\n## user\n\nCapital of France?\n", encoding="utf-8"
+    )
+    (folder / "b.lmml").write_text("## user\n\nCapital of <Peru>?\n", encoding="utf-8")
+    write_parquet(folder, tmp_path / "bundles.parquet")
+    server.script(_said("Paris"), _said("Lima"))
+    out = tmp_path / "out.jsonl"
+    summary = asyncio.run(
+        aevaluate(
+            tmp_path / "bundles.parquet",
+            None,
+            [Target("openai", "m", server.url + "/v1")],
+            out,
+            concurrency=1,
+        )
+    )
+    assert (summary.rows, summary.passed, summary.errors) == (2, 2, [])
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(row["case"], row["bundle"]) for row in rows] == [(1, "a.lmml"), (2, "b.lmml")]
+    assert "Capital of <Peru>?" in json.dumps(rows[1]["request"])
+    write_report(out, tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<th>case 1: a.lmml</th>" in page and "<th>case 2: b.lmml</th>" in page
