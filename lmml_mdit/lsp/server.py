@@ -129,7 +129,7 @@ class LmmlLanguageServer(LanguageServer):
         cached = self.analyses.get(uri)
         if cached is not None and cached.version == document.version and cached.text == text:
             return cached
-        fresh = analyse(uri, text, document.version)
+        fresh = analyse(uri, text, document.version, cached)
         if uri in self.workspace.text_documents:
             self.analyses[uri] = fresh
         return fresh

@@ -1,0 +1,116 @@
+"""The language server's re-parse after an edit equals a full parse of the edited text."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmml_mdit.narrative.incremental import parse_tracked, reparse
+
+PIECES = [
+    "## Turn 1 -- user\n",
+    "## Turn 2 -- assistant\n",
+    "<!-- assistant -->\n",
+    "<!-- user -->\n",
+    "Some words with @chart.png and *emphasis*.\n",
+    "A line naming @snippet.json, a fence name.\n",
+    "\n",
+    "\n\n",
+    "- item one\n- item two @notes.txt\n",
+    "  continued item\n",
+    "```python\nprint(1)\n",
+    "```\n",
+    "> quoted @chart.png\n",
+    "[x]: /url\n",
+    "see [x] here\n",
+    '@@@snippet.json\n{"a": 1}\n@@@\n',
+    "@@@other.txt\n",
+    "@@@\n",
+    "---\n",
+    "title: t\n",
+    "| a | b |\n|---|---|\n| 1 | 2 |\n",
+    "\\## not a delimiter\n",
+    "Setext\n===\n",
+    "    indented code\n",
+    "<div>\nhtml\n</div>\n",
+]
+EDITS = [
+    "",
+    "\n",
+    "\n\n",
+    "```\n",
+    "## ",
+    "# ",
+    "@@@",
+    "@@@\n",
+    "x",
+    "- ",
+    "> ",
+    "<!-- user -->\n",
+    "---\n",
+    "[y]: /u\n",
+    "|---|\n",
+]
+
+
+def _document(parts: list[str]) -> str:
+    return "".join(parts)
+
+
+@st.composite
+def _edited(draw: st.DrawFn) -> tuple[str, str]:
+    text = _document(draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=30)))
+    start = draw(st.integers(0, len(text)))
+    end = draw(st.integers(start, min(len(text), start + draw(st.integers(0, 12)))))
+    insert = draw(st.sampled_from(EDITS))
+    return text, text[:start] + insert + text[end:]
+
+
+def _same(one: object, other: object) -> None:
+    assert one == other
+
+
+@settings(max_examples=400, deadline=None)
+@given(_edited())
+def test_reparse_equals_a_full_parse(case: tuple[str, str]) -> None:
+    before, after = case
+    previous = parse_tracked(before)
+    again = reparse(previous, after)
+    full = parse_tracked(after)
+    got, want = again.narrative, full.narrative
+    assert [t.as_dict() for t in got.tokens] == [t.as_dict() for t in want.tokens]
+    assert got.embeds == want.embeds
+    assert got.turns == want.turns
+    assert got.escapes == want.escapes
+    assert got.front_matter == want.front_matter
+    assert got.source == want.source
+    assert again.starts == full.starts
+    assert again.positions == full.positions
+    assert again.fences == full.fences
+    assert again.line_starts == full.line_starts
+    assert [d.map for d in again.delimiters] == [d.map for d in full.delimiters]
+
+
+def test_an_edit_in_a_long_document_is_parsed_in_part() -> None:
+    text = "".join(f"## Turn {n} -- user\nWords @chart.png {n}.\n\n" for n in range(1, 60))
+    previous = parse_tracked(text)
+    edited = text.replace("Words @chart.png 30.", "Words @chart.png 30!\n\nMore.")
+    again = reparse(previous, edited)
+    assert again.incremental
+    full = parse_tracked(edited)
+    assert [t.as_dict() for t in again.narrative.tokens] == [
+        t.as_dict() for t in full.narrative.tokens
+    ]
+    assert again.narrative.turns == full.narrative.turns
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=20, max_size=60), st.data())
+def test_reparse_of_longer_documents_equals_a_full_parse(
+    parts: list[str], data: st.DataObject
+) -> None:
+    text = "".join(parts)
+    start = data.draw(st.integers(len(text) // 2, len(text)))
+    end = data.draw(st.integers(start, min(len(text), start + 10)))
+    after = text[:start] + data.draw(st.sampled_from(EDITS)) + text[end:]
+    test_reparse_equals_a_full_parse.hypothesis.inner_test((text, after))  # type: ignore[attr-defined]
