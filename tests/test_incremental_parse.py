@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lmml_mdit.lsp.document import analyse
 from lmml_mdit.narrative.incremental import parse_tracked, reparse
 
 PIECES = [
@@ -114,3 +118,31 @@ def test_reparse_of_longer_documents_equals_a_full_parse(
     end = data.draw(st.integers(start, min(len(text), start + 10)))
     after = text[:start] + data.draw(st.sampled_from(EDITS)) + text[end:]
     test_reparse_equals_a_full_parse.hypothesis.inner_test((text, after))  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("incremental")
+    (root / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(16))
+    (root / "notes.txt").write_text("notes\n", encoding="utf-8")
+    return root
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=_edited())
+def test_the_server_analysis_after_an_edit_equals_a_fresh_one(
+    folder: Path, case: tuple[str, str]
+) -> None:
+    before, after = case
+    uri = (folder / "doc.lmml").as_uri()
+    first = analyse(uri, before, 1)
+    second = analyse(uri, after, 2, first)
+    third = analyse(uri, after + "More @notes.txt and @gone.png.\n", 3, second)
+    for got, text in ((second, after), (third, after + "More @notes.txt and @gone.png.\n")):
+        fresh = analyse(uri, text, 9)
+        assert got.issues == fresh.issues
+        assert repr(got.failure) == repr(fresh.failure)
+        if fresh.narrative is not None:
+            assert got.narrative is not None
+            assert got.narrative.turns == fresh.narrative.turns
+            assert got.narrative.embeds == fresh.narrative.embeds

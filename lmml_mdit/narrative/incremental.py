@@ -8,7 +8,7 @@ the first changed line, and stops at the first block of the window that starts e
 where an old block started (shifted by the lines the edit added or removed) past the edit;
 the old tokens, embeds, escapes and delimiters from there on are kept (their lines shifted)
 and the turns are segmented again in one linear pass. The result equals a full parse of
-the new text; wherever that is not certain it is one (see :doc:`/lsp`):
+the new text; wherever that is not certain it is one (see :doc:`/editors`):
 link reference definitions anywhere, a window reaching the first block (front matter),
 a change to the set of fence names (they are known names for every ``@name``), and a
 window that finds no old block to stop at within half the document.
