@@ -62,8 +62,8 @@ def _document(parts: list[str]) -> str:
 
 
 @st.composite
-def _edited(draw: st.DrawFn) -> tuple[str, str]:
-    text = _document(draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=30)))
+def _edited(draw: st.DrawFn, min_size: int = 1) -> tuple[str, str]:
+    text = _document(draw(st.lists(st.sampled_from(PIECES), min_size=min_size, max_size=40)))
     start = draw(st.integers(0, len(text)))
     end = draw(st.integers(start, min(len(text), start + draw(st.integers(0, 12)))))
     insert = draw(st.sampled_from(EDITS))
@@ -129,7 +129,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @settings(max_examples=150, deadline=None)
-@given(case=_edited())
+@given(case=_edited(min_size=15))
 def test_the_server_analysis_after_an_edit_equals_a_fresh_one(
     folder: Path, case: tuple[str, str]
 ) -> None:
