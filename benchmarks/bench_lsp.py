@@ -10,11 +10,15 @@ diagnostics are not empty):
 - ``lsp``: the real server (``python -m lmml_mdit lsp``, debounce 0) with the document open,
   from sending a one-character incremental change to receiving the diagnostics for that
   version: transport, applying the edit, the parse, validation and converting every issue;
-- bare markdown-it-py's ``MarkdownIt("commonmark").parse`` of the same text, for scale.
+- ``parse``: bare markdown-it-py's ``MarkdownIt("commonmark").parse`` of the same text (a
+  full parse).
 
 Each figure is the median of *reps* wall-clock runs (the server is another process, so CPU
-time of this one would not count its work); the validate runs and the edits alternate, so
-drift on a busy machine hits both. Goal: lsp / validate <= 2.0; the script exits 1 on a miss.
+time of this one would not count its work); the validate runs, the bare parses and the edits
+alternate, so drift on a busy machine hits all three. The first edit after opening parses
+the document once in full (the server keeps that parse to re-parse only the blocks around
+later edits: see docs/editors.md), so it is not timed. Goals: lsp / validate <= 2.0 and
+lsp / parse <= 0.3 (issue 33); the script exits 1 on a miss.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from goals import exit_status
 from lsprotocol import types
 from markdown_it import MarkdownIt
 from pygls.lsp.client import LanguageClient
@@ -36,6 +41,7 @@ from pygls.lsp.client import LanguageClient
 import lmml_mdit
 
 GOAL = 2.0
+PARSE_GOAL = 0.3
 ROOT = Path(__file__).resolve().parent.parent
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
@@ -72,7 +78,9 @@ def _validate_once(path: Path) -> float:
     return time.perf_counter() - start
 
 
-async def _measure(path: Path, text: str, reps: int) -> tuple[list[float], list[float]]:
+async def _measure(
+    path: Path, text: str, reps: int
+) -> tuple[list[float], list[float], list[float]]:
     client = LanguageClient("bench-lsp", "1")
     arrived: dict[int, float] = {}
     received = asyncio.Event()
@@ -109,8 +117,14 @@ async def _measure(path: Path, text: str, reps: int) -> tuple[list[float], list[
     middle = text.count("\n") // 2
     validate_times: list[float] = []
     edit_times: list[float] = []
-    for version in range(2, reps + 2):
-        validate_times.append(_validate_once(path))
+    parse_times: list[float] = []
+    bare = MarkdownIt("commonmark")
+    for version in range(2, reps + 3):
+        if version > 2:  # the first edit makes the parse later edits start from
+            validate_times.append(_validate_once(path))
+            start = time.perf_counter()
+            bare.parse(text)
+            parse_times.append(time.perf_counter() - start)
         at = types.Position(line=middle, character=0)
         sent = time.perf_counter()
         client.text_document_did_change(
@@ -123,11 +137,13 @@ async def _measure(path: Path, text: str, reps: int) -> tuple[list[float], list[
                 ],
             )
         )
-        edit_times.append(await wait_for(version) - sent)
+        elapsed = await wait_for(version) - sent
+        if version > 2:
+            edit_times.append(elapsed)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return validate_times, edit_times
+    return validate_times, edit_times, parse_times
 
 
 def main() -> int:
@@ -142,25 +158,29 @@ def main() -> int:
         (root / "notes.txt").write_text("notes\n", encoding="utf-8")
         path = root / "big.lmml"
         path.write_text(text, encoding="utf-8")
-        bare = MarkdownIt("commonmark")
-        start = time.perf_counter()
-        bare.parse(text)
-        bare_time = time.perf_counter() - start
-        validate_times, edit_times = asyncio.run(_measure(path, text, options.reps))
+        validate_times, edit_times, parse_times = asyncio.run(_measure(path, text, options.reps))
+    bare_time = statistics.median(parse_times)
     validate_time = statistics.median(validate_times)
     edit_time = statistics.median(edit_times)
     ratio = edit_time / validate_time
     print(f"narrative: {len(text.encode()) / 1e6:.2f} MB, {text.count(chr(10)):,} lines")
-    print(f"bare markdown-it-py parse:      {bare_time * 1000:8.1f} ms")
     runs = f"(median of {len(edit_times)})"
+    print(f"bare markdown-it-py parse:      {bare_time * 1000:8.1f} ms {runs}")
     print(f"validate (open + validate):     {validate_time * 1000:8.1f} ms {runs}")
     print(f"lsp: one-character edit -> diagnostics: {edit_time * 1000:8.1f} ms {runs}")
     print(f"ratio lsp / validate: {ratio:.2f} (goal <= {GOAL})")
+    parse_ratio = edit_time / bare_time
+    print(f"ratio lsp / bare markdown-it-py parse: {parse_ratio:.2f} (goal <= {PARSE_GOAL})")
     print(f"ratio validate / bare markdown-it-py: {validate_time / bare_time:.2f} (for scale)")
-    if ratio > GOAL:
-        print("MISS: diagnostics after an edit take more than the goal allows", file=sys.stderr)
-        return 1
-    return 0
+    missed = [
+        name
+        for name, value, goal in (
+            ("lsp/validate", ratio, GOAL),
+            ("lsp/parse", parse_ratio, PARSE_GOAL),
+        )
+        if value > goal
+    ]
+    return exit_status(missed)
 
 
 if __name__ == "__main__":

@@ -765,4 +765,37 @@ async def test_hover_on_a_placeholder_names_its_input(client: LanguageClient, fo
     assert listed is not None and "must stand alone on its line" in listed
     who = await _hover(client, document, document.at("{{ who }}", 2))
     assert who is not None and 'default `"Ada"`' in who
+
+
+async def test_edits_to_a_long_narrative_give_the_diagnostics_of_a_fresh_open(
+    client: LanguageClient, folder: Path
+) -> None:
+    # The server parses again only the blocks around each edit: what it publishes must be
+    # what opening the edited text afresh publishes.
+    turns = []
+    for number in range(1, 41):
+        role = "user" if number % 2 else "assistant"
+        turns.append(f"## Turn {number} -- {role}\nLook at @screenshot.png, turn {number}.\n\n")
+        if number % 7 == 0:
+            turns.append(f'@@@snippet{number}.json\n{{"n": {number}}}\n@@@\n\n')
+    document = Document(client, folder / "long-edited.lmml", "".join(turns))
+    assert await document.open() == []
+    middle = document.text.count("\n") // 2
+    edits = [
+        (middle, 0, "A missing @gone.png here.\n"),
+        (middle + 1, 0, "\n"),
+        (middle, 0, "```\n"),
+        (middle + 6, 0, "```\n"),
+        (middle - 3, 0, "## Turn 99 -- tool\n"),
+        (middle + 10, 0, "@@@open.txt\nnever closed\n"),
+        (middle + 2, 0, "- a list @notes.txt\n"),
+    ]
+    for number, (line, character, text) in enumerate(edits):
+        found = await document.insert(line, character, text)
+        fresh = Document(client, folder / f"long-fresh-{number}.lmml", document.text)
+        expected = await fresh.open()
+        fresh.close()
+        assert [(d.range, d.message, d.code) for d in found] == [
+            (d.range, d.message, d.code) for d in expected
+        ]
     document.close()

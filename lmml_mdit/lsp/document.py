@@ -17,10 +17,14 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
 from ..bundle.bundle import Bundle
+from ..bundle.folder import FolderNames
+from ..bundle.opening import _narrative_cap, _not_lmml
+from ..chat.opening import chat_payload_error
 from ..chat.opening import open as open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..model import Issue
+from ..narrative.incremental import Tracked, parse_tracked, reparse
 from ..narrative.narrative import Narrative, parse
 from ..text import normalize_newlines
 
@@ -65,6 +69,8 @@ class Analysis:
     failure: LmmlError | None = None
     issues: tuple[Issue, ...] = ()
     _lines: tuple[str, ...] = field(default=(), repr=False)
+    tracked: Tracked | None = field(default=None, repr=False, compare=False)
+    """The parse an edit re-parses in part (see :func:`analyse`), or None."""
 
     @property
     def narrative(self) -> Narrative | None:
@@ -83,13 +89,24 @@ class Analysis:
         return self.bundle.base_dir if self.bundle is not None else None
 
 
-def analyse(uri: str, text: str, version: int | None = None) -> Analysis:
+def analyse(
+    uri: str, text: str, version: int | None = None, previous: Analysis | None = None
+) -> Analysis:
     """Open *text*, the document at *uri*, as a bundle and validate it.
+
+    Given the *previous* analysis of an earlier text of the same document (a bare
+    narrative that opened), only the blocks around the edit are parsed again
+    (:mod:`lmml_mdit.narrative.incremental`): the bundle and issues are those of a full open.
 
     :param uri: the document's URI (a ``file:`` URI gives it a folder and a name).
     :param text: its current text.
     :param version: the client's version of it.
+    :param previous: the analysis of the document's text before the edit, or None.
     """
+    if previous is not None:
+        again = _analyse_again(previous, uri, text, version)
+        if again is not None:
+            return again
     path = path_of(uri)
     folder = os.path.dirname(path) if path is not None else None
     if folder is not None and not os.path.isdir(folder):
@@ -108,6 +125,47 @@ def analyse(uri: str, text: str, version: int | None = None) -> Analysis:
     except LmmlError as error:
         failure, issues = error, ()
     return Analysis(uri, version, text, path, bundle, failure, issues)
+
+
+def _analyse_again(previous: Analysis, uri: str, text: str, version: int | None) -> Analysis | None:
+    """The analysis of *text* re-parsed in part from *previous*, or None where only a full
+    open gives the same answer (no bundle before, an archive, a payload, an undecodable
+    file, a text over the size limit)."""
+    old = previous.bundle
+    if old is None or old.kind != "text" or previous.failure is not None or previous.uri != uri:
+        return None
+    if _REPLACEMENT in text or text.lstrip()[:1] in ("{", "[") or text.startswith("\ufeff"):
+        return None
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    if len(data) > _narrative_cap(old.limits) or _not_lmml(data, old.file_name or "") is not None:
+        return None
+    tracked = previous.tracked
+    if tracked is None:
+        tracked = parse_tracked(previous.text, known_names=_known(old.base_dir), name=old.file_name)
+    tracked = reparse(tracked, text, name=old.file_name)
+    bundle = Bundle(
+        kind="text",
+        name=old.name,
+        narrative_name=old.narrative_name,
+        narrative=tracked.narrative,
+        limits=old.limits,
+        base_dir=old.base_dir,
+        file_name=old.file_name,
+    )
+    if chat_payload_error(bundle, path=previous.path) is not None:
+        return None
+    try:
+        issues = tuple(bundle.validate())
+    except LmmlError as error:
+        return Analysis(uri, version, text, previous.path, bundle, error, (), tracked=tracked)
+    return Analysis(uri, version, text, previous.path, bundle, None, issues, tracked=tracked)
+
+
+def _known(base_dir: str | None) -> FolderNames | None:
+    return FolderNames(base_dir) if base_dir is not None else None
 
 
 def _open(text: str, name: str, path: str | None, folder: str | None) -> Bundle:

@@ -129,7 +129,10 @@ class LmmlLanguageServer(LanguageServer):
         cached = self.analyses.get(uri)
         if cached is not None and cached.version == document.version and cached.text == text:
             return cached
-        fresh = analyse(uri, text, document.version)
+        # The re-parse reuses (and shifts) the cached parse's tokens: once started, the cached
+        # analysis is spent, even if this one fails.
+        self.analyses.pop(uri, None)
+        fresh = analyse(uri, text, document.version, cached)
         if uri in self.workspace.text_documents:
             self.analyses[uri] = fresh
         return fresh

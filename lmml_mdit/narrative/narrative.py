@@ -362,6 +362,16 @@ def parse(
         full_parse = os.environ.get(FULL_PARSE_VARIABLE, "") not in ("", "0")
     if not full_parse:
         env[INLINE_ON_DEMAND_KEY] = True
+    return parse_in(parser, text, env, name)
+
+
+def parse_in(parser: MarkdownIt, text: str, env: dict[str, object], name: str | None) -> Narrative:
+    """The narrative of *text* (decoded, checked) parsed by *parser* in *env*, which keeps
+    what the parse left there (link reference definitions, the delimiter tokens): the one
+    step :func:`parse` and the language server's re-parse after an edit share.
+
+    :raises MissingPluginError: if *parser* lacks the plugin.
+    """
     tokens = parser.parse(text, env)
     if EMBEDS_KEY not in env:
         raise MissingPluginError(
