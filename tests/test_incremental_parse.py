@@ -146,3 +146,25 @@ def test_the_server_analysis_after_an_edit_equals_a_fresh_one(
             assert got.narrative is not None
             assert got.narrative.turns == fresh.narrative.turns
             assert got.narrative.embeds == fresh.narrative.embeds
+
+
+def test_a_file_appearing_beside_the_document_is_seen_by_the_next_edit(tmp_path: Path) -> None:
+    """A name without an extension is an asset only when a file of that name is beside the
+    document: the blocks kept from the last parse were read when it was not there, so the
+    next edit parses everything again (the server is told of no file changes)."""
+    text = "".join(f"## Turn {n} -- user\n\nRead @notes for {n}.\n\n" for n in range(1, 40))
+    uri = (tmp_path / "doc.lmml").as_uri()
+    opened = analyse(uri, text, 1)
+    text = text.replace("Read @notes for 10.", "Read @notes for ten.")
+    first = analyse(uri, text, 2, opened)  # the first edit parses in full, keeping the parse
+    assert first.narrative is not None and first.narrative.embeds == ()
+    (tmp_path / "notes").write_text("the notes\n", encoding="utf-8")
+    edited = text.replace("Read @notes for 30.", "Read @notes for thirty.")
+    second = analyse(uri, edited, 3, first)
+    fresh = analyse(uri, edited, 9)
+    assert second.narrative is not None and fresh.narrative is not None
+    assert second.narrative.embeds == fresh.narrative.embeds != ()
+    assert second.issues == fresh.issues
+    # and with the folder unchanged, the edit after it is parsed in part again
+    tracked = parse_tracked(edited, known_names=None)
+    assert reparse(tracked, edited.replace("thirty", "30")).incremental

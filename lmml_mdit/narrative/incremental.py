@@ -70,17 +70,44 @@ class Tracked:
     line_starts: list[int]
     known_names: Container[str] | None
     incremental: bool = False
+    answers: dict[str, bool] = dataclasses.field(default_factory=dict)
+    """Each name the parse asked *known_names* about, and the answer (a folder's files can
+    change between two edits: a changed answer means a full parse)."""
+
+
+class _Asked:
+    """Known names that remember each answer they gave (see :attr:`Tracked.answers`)."""
+
+    def __init__(self, base: Container[str] | None) -> None:
+        self._base = base
+        self.answers: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        if self._base is None or not isinstance(name, str):
+            return False
+        found = self.answers.get(name)
+        if found is None:
+            found = self.answers[name] = name in self._base
+        return found
 
 
 class _Known:
     """Known names: a folder's files and the document's fence names."""
 
-    def __init__(self, base: Container[str] | None, fences: frozenset[str]) -> None:
+    def __init__(self, base: _Asked, fences: frozenset[str]) -> None:
         self._base = base
         self._fences = fences
 
     def __contains__(self, name: object) -> bool:
-        return name in self._fences or (self._base is not None and name in self._base)
+        return name in self._fences or name in self._base
+
+
+def _answers_hold(previous: Tracked) -> bool:
+    """Whether the folder still answers every name the last parse asked about as it did."""
+    known = previous.known_names
+    return known is None or all(
+        (name in known) == answer for name, answer in previous.answers.items()
+    )
 
 
 def _line_starts(source: str) -> list[int]:
@@ -125,7 +152,8 @@ def parse_tracked(
     if text.startswith("\ufeff"):
         text = text[1:]
     _check_encodable(text, name)
-    narrative, env = _run(text, known_names, name)
+    asked = _Asked(known_names)
+    narrative, env = _run(text, asked if known_names is not None else None, name)
     starts, positions = _block_starts(narrative.parsed_tokens)
     return Tracked(
         narrative,
@@ -136,6 +164,7 @@ def parse_tracked(
         _fence_names(narrative.embeds),
         _line_starts(narrative.source),
         known_names,
+        answers=asked.answers,
     )
 
 
@@ -171,7 +200,7 @@ def reparse(previous: Tracked, text: str, *, name: str | None = None) -> Tracked
         text = text[1:]
     _check_encodable(text, name)
     known = previous.known_names
-    if previous.definitions or "\r" in text or "\0" in text:
+    if previous.definitions or "\r" in text or "\0" in text or not _answers_hold(previous):
         return parse_tracked(text, known_names=known, name=name)
     found = _splice(previous, text, name)
     return found if found is not None else parse_tracked(text, known_names=known, name=name)
@@ -235,8 +264,8 @@ def _try_window(
 ) -> Tracked | Literal[False] | None:
     """The spliced parse, None to try a larger window, False to parse it all."""
     window = new[window_from:window_to]
-    known = _Known(previous.known_names, previous.fences)
-    part, env = _run(window, known, name)
+    asked = _Asked(previous.known_names)
+    part, env = _run(window, _Known(asked, previous.fences), name)
     if env.get("references"):
         return False
     tokens = part.parsed_tokens
@@ -343,6 +372,7 @@ def _try_window(
         line_starts,
         previous.known_names,
         incremental=True,
+        answers={**previous.answers, **asked.answers},
     )
 
 
