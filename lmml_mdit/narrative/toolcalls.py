@@ -20,7 +20,7 @@ import bisect
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidToolCallError
 from ..jsonio import parse_json
@@ -66,7 +66,7 @@ class ToolCall:
 
     id: str
     name: str
-    arguments: Any
+    arguments: object
     embed_name: str
     line: int
     extra: JSONMapping = field(default_factory=dict)
