@@ -153,6 +153,10 @@ def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
     assert "max-tokens</b>: 7 tokens &gt; 5" in page and "1/2 (50%)" in page
     assert "2 already in" in capsys.readouterr().err
     assert len(server.requests) == 2
+    # resumed without a threshold: the failure written by the first run still counts
+    assert main(args) == 1
+    assert "2 already in" in (said := capsys.readouterr().err) and "(1 failed)" in said
+    assert "pass rate 50.0% over all rows" in said and len(server.requests) == 2
     assert main([*args, "--rate", "openai:other=5/min"]) == 2
     assert "which is no --target" in capsys.readouterr().err
     assert main([*args[:-2], "--out", str(tmp_path / "b.jsonl"), "--target", "nobody:x"]) == 2

@@ -63,13 +63,13 @@ def test_the_cache_key_is_the_exact_request_and_target(tmp_path: Path) -> None:
 
 def test_results_resume_after_a_cut_line(tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
-    assert done_rows(out) == set()
+    assert done_rows(out) == {}
     with ResultsWriter(out) as writer:
-        writer.write({"case": 1, "target": "openai:m", "answer": "é"})
+        writer.write({"case": 1, "target": "openai:m", "answer": "é", "passed": True})
         writer.write({"case": 2, "target": "openai:m"})
     with open(out, "ab") as stream:
         stream.write(b'{"case": 3, "tar')  # killed mid-row
-    assert done_rows(out) == {(1, "openai:m"), (2, "openai:m")}
+    assert done_rows(out) == {(1, "openai:m"): True, (2, "openai:m"): False}
     assert out.read_bytes().endswith(b"}\n")
     with ResultsWriter(out) as writer:
         writer.write({"case": 3, "target": "openai:m"})

@@ -92,12 +92,13 @@ def cmd_eval(args: Arguments) -> int:
         from ..eval.results import journal_path
 
         write_report(journal_path(out), args.report)
-    failed = summary.rows - summary.passed
+    failed = summary.failed
+    earlier = summary.skipped - summary.skipped_passed
     info(
         args,
-        f"{summary.rows} row(s): {summary.passed} passed, {failed} failed, "
-        f"{summary.cached} from the cache, {summary.skipped} already in {out}; "
-        f"pass rate {summary.pass_rate:.1%}",
+        f"{summary.rows} row(s): {summary.passed} passed, {summary.rows - summary.passed} "
+        f"failed, {summary.cached} from the cache; {summary.skipped} already in {out} "
+        f"({earlier} failed); pass rate {summary.pass_rate:.1%} over all rows",
     )
     if summary.errors:
         return 1

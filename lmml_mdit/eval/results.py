@@ -101,22 +101,23 @@ def write_parquet_results(journal: str | os.PathLike[str], out: str | os.PathLik
     return count
 
 
-def done_rows(path: str | os.PathLike[str]) -> set[tuple[int, str]]:
-    """The (case, target) pairs of *path*'s whole rows; a cut last line is cut off the
-    file, so appending goes on after the last whole row. A missing file has none."""
+def done_rows(path: str | os.PathLike[str]) -> dict[tuple[int, str], bool]:
+    """The (case, target) pairs of *path*'s whole rows, each with whether the row passed; a
+    cut last line is cut off the file, so appending goes on after the last whole row. A
+    missing file has none."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
-        return set()
+        return {}
     whole = data.rfind(b"\n") + 1
     if whole < len(data):
         with open(path, "r+b") as stream:
             stream.truncate(whole)
-    done: set[tuple[int, str]] = set()
+    done: dict[tuple[int, str], bool] = {}
     for number, line in enumerate(data[:whole].splitlines(), 1):
         try:
             row = json.loads(line)
-            done.add((int(row["case"]), str(row["target"])))
+            done[(int(row["case"]), str(row["target"]))] = row.get("passed") is True
         except (ValueError, TypeError, KeyError):
             raise LmmlError(
                 "not a results row of lmml eval",

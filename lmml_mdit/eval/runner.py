@@ -37,19 +37,28 @@ __all__ = ["Summary", "aevaluate"]
 
 @dataclass
 class Summary:
-    """What a run did: rows written, passed, answered from the cache, and the cases that
-    got no row (a render or send error), one line each."""
+    """What a run did: rows written, passed, answered from the cache, rows already in the
+    results (and how many of those passed), and the cases that got no row (a render or send
+    error), one line each."""
 
     rows: int = 0
     passed: int = 0
     cached: int = 0
     skipped: int = 0
+    skipped_passed: int = 0
     errors: list[str] = field(default_factory=list)
 
     @property
+    def failed(self) -> int:
+        """Failed rows of the whole results: this run's and those already there."""
+        return self.rows - self.passed + self.skipped - self.skipped_passed
+
+    @property
     def pass_rate(self) -> float:
-        """Passed rows over rows written (1.0 with none)."""
-        return self.passed / self.rows if self.rows else 1.0
+        """Passed rows over every row of the results, this run's and those already there
+        (1.0 with none)."""
+        total = self.rows + self.skipped
+        return (self.passed + self.skipped_passed) / total if total else 1.0
 
 
 def _expect(
@@ -333,8 +342,10 @@ async def aevaluate(
             expect = _expect(case, default, path, number)
             inputs = {key: value for key, value in case.items() if key != "expect"}
             for target in targets:
-                if (number, str(target)) in done:
+                earlier = done.get((number, str(target)))
+                if earlier is not None:
                     summary.skipped += 1
+                    summary.skipped_passed += earlier
                     continue
                 while len(pending) >= concurrency:
                     finished, pending = await asyncio.wait(
