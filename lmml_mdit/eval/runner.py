@@ -135,7 +135,7 @@ class _Run:
 
     async def _send(self, body: JSONObject, target: Target) -> tuple[JSONObject, bool]:
         """The stored answer for *body* at *target*, sent for when not cached."""
-        key = request_key(body, target)
+        key = "" if self.cache is None else request_key(body, target)
         if self.cache is not None and not self.refresh:
             found = self.cache.get(key)
             if found is not None:
