@@ -186,17 +186,33 @@ class _Run:
     async def _one(
         self, number: int, inputs: JSONObject, expect: tuple[Assertion, ...], target: Target
     ) -> None:
+        row = await self.row(number, inputs, expect, target)
+        if row is not None:
+            self.writer.write(row)
+            self.count(row)
+
+    def count(self, row: JSONObject) -> None:
+        """Add a written *row* to the summary."""
+        self.summary.rows += 1
+        self.summary.passed += row["passed"] is True
+        self.summary.cached += row["cached"] is True
+
+    async def row(
+        self, number: int, inputs: JSONObject, expect: tuple[Assertion, ...], target: Target
+    ) -> JSONObject | None:
+        """Evaluate one case against one target: its results row, or None (the error is in
+        the summary)."""
         rendering = Rendering.of(target.provider, True, target.model, {})
         rendered = rendering.case(self.bundle, number, inputs)
         where = f"{self.cases_path}:{number}: {target}"
         if not isinstance(rendered.value, dict):
             self.summary.errors.append(f"{where}: {rendered.error}")
-            return
+            return None
         try:
             stored, cached = await self._send(rendered.value, target)
         except LmmlError as error:
             self.summary.errors.append(f"{where}: {error.format(hint=False)}")
-            return
+            return None
         payload = stored["payload"]
         latency, tokens = stored["latency"], stored["output_tokens"]
         assert isinstance(payload, dict) and isinstance(latency, (int, float))
@@ -205,29 +221,25 @@ class _Run:
         )
         verdicts: list[Verdict] = await check(expect, answer, self._judge)
         passed = all(verdict.passed for verdict in verdicts)
-        self.writer.write(
-            {
-                "case": number,
-                "target": str(target),
-                "inputs": inputs,
-                "request": rendered.value,
-                "answer": answer.text,
-                "calls": [{"name": c.name, "arguments": c.arguments} for c in answer.calls],
-                "assertions": [
-                    {"kind": v.kind, "passed": v.passed, "reason": v.reason} for v in verdicts
-                ],
-                "passed": passed,
-                "input_tokens": stored["input_tokens"],
-                "output_tokens": tokens,
-                "latency": latency,
-                "cached": cached,
-            }
-        )
+        row: JSONObject = {
+            "case": number,
+            "target": str(target),
+            "inputs": inputs,
+            "request": rendered.value,
+            "answer": answer.text,
+            "calls": [{"name": c.name, "arguments": c.arguments} for c in answer.calls],
+            "assertions": [
+                {"kind": v.kind, "passed": v.passed, "reason": v.reason} for v in verdicts
+            ],
+            "passed": passed,
+            "input_tokens": stored["input_tokens"],
+            "output_tokens": tokens,
+            "latency": latency,
+            "cached": cached,
+        }
         if self.conversations is not None:
             self._save(number, target, rendered.value, payload)
-        self.summary.rows += 1
-        self.summary.passed += passed
-        self.summary.cached += cached
+        return row
 
 
 async def aevaluate(
