@@ -15,6 +15,7 @@ from _wire_server import Said, WireServer, openai_chat
 from ray.cluster_utils import Cluster
 
 import lmml_mdit
+from lmml_mdit.cli import main
 from lmml_mdit.eval.runner import aevaluate
 from lmml_mdit.eval.targets import Target
 from lmml_mdit.ray import eval_batches
@@ -36,7 +37,7 @@ DIFFERS = ("latency", "cached")
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[None]:
+def cluster() -> Iterator[str]:
     nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     try:
         nodes.add_node(num_cpus=1)
@@ -44,7 +45,7 @@ def cluster() -> Iterator[None]:
         nodes.wait_for_nodes()
         assert len([node for node in ray.nodes() if node["Alive"]]) == 2  # type: ignore[no-untyped-call]
         ray.data.DataContext.get_current().enable_progress_bars = False
-        yield
+        yield nodes.address
     finally:
         ray.shutdown()
         nodes.shutdown()  # type: ignore[no-untyped-call]
@@ -56,7 +57,7 @@ def _rows(path: Path) -> list[dict[str, object]]:
 
 
 def test_eval_batches_rows_equal_the_one_process_run(
-    cluster: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     server = WireServer()
@@ -87,5 +88,14 @@ def test_eval_batches_rows_equal_the_one_process_run(
         assert (again.rows, again.cached, len(server.requests)) == (6, 6, 12)
         resumed = eval_batches(template, cases, [target], out, cache=tmp_path / "cache")
         assert (resumed.rows, resumed.skipped) == (0, 6)
+        ray.shutdown()  # the command joins the cluster itself
+        by_cli = tmp_path / "cli.jsonl"
+        arguments = [str(template), "--cases", str(cases), "--target", str(target)]
+        arguments += ["--cache", str(tmp_path / "cli-cache"), "--out", str(by_cli)]
+        for _ in range(len(CITIES)):
+            server.script(openai_chat(Said(["Paris"]), stream=False))
+        code = main(["eval", *arguments, "--ray", cluster, "--concurrency", "3", "-q"])
+        assert code == 1  # the Lima case fails
+        assert _rows(by_cli) == expected and len(server.requests) == 18
     finally:
         server.close()
