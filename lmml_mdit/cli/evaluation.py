@@ -53,7 +53,13 @@ def _on_ray(
         ) from None
     from ..ray.evaluation import eval_batches
 
-    ray.init(address=args.ray, log_to_driver=False)
+    try:
+        ray.init(address=args.ray, log_to_driver=False)
+    except (ConnectionError, ValueError) as failure:
+        raise CliError(
+            f"lmml eval --ray {args.ray}: cannot join the cluster ({failure}); start one "
+            "with `ray start --head` or give its address, HOST:6379"
+        ) from None
     try:
         return eval_batches(
             os.path.abspath(args.path),
