@@ -94,6 +94,7 @@ class Arguments(argparse.Namespace):
     no_cache: bool = False
     fail_under: float | None = None
     judge: str | None = None
+    ray: str | None = None
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False

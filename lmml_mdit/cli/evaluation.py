@@ -9,6 +9,8 @@ import os
 
 TYPE_CHECKING = False  # not typing's: the parser imports this module for rate()
 if TYPE_CHECKING:
+    from ..eval.runner import Summary
+    from ..eval.targets import Target
     from .arguments import Arguments
 
 __all__ = ["cmd_eval", "rate"]
@@ -29,6 +31,49 @@ def rate(text: str) -> tuple[str, float]:
     if not equals or not target or not slash or per is None or not value > 0:
         raise argparse.ArgumentTypeError(f"a rate is TARGET=N/min or TARGET=N/s, not {text!r}")
     return target, value * per
+
+
+def _on_ray(
+    args: Arguments, targets: list[Target], out: str, cache: str | None, judge: Target | None
+) -> Summary:
+    """The evaluation on the Ray cluster at ``--ray``."""
+    from .failure import CliError
+
+    if args.rates or args.save_conversations:
+        raise CliError("lmml eval: --rate and --save-conversations do not work with --ray yet")
+    if not os.path.isfile(args.path) or args.cases is None:
+        raise CliError(
+            "lmml eval --ray: PATH is a template file and --cases a file every worker can read"
+        )
+    try:
+        import ray
+    except ImportError:
+        raise CliError(
+            "lmml eval --ray: install the ray extra (pip install 'lmml-mdit[ray]')"
+        ) from None
+    from ..ray.evaluation import eval_batches
+
+    try:
+        ray.init(address=args.ray, log_to_driver=False)
+    except (ConnectionError, ValueError) as failure:
+        raise CliError(
+            f"lmml eval --ray {args.ray}: cannot join the cluster ({failure}); start one "
+            "with `ray start --head` or give its address, HOST:6379"
+        ) from None
+    try:
+        return eval_batches(
+            os.path.abspath(args.path),
+            os.path.abspath(args.cases),
+            targets,
+            out,
+            cache=None if cache is None else os.path.abspath(cache),
+            refresh=args.no_cache,
+            concurrency=args.concurrency,
+            judge=judge,
+            retries=args.retries,
+        )
+    finally:
+        ray.shutdown()
 
 
 def cmd_eval(args: Arguments) -> int:
@@ -68,23 +113,26 @@ def cmd_eval(args: Arguments) -> int:
         else args.cache
         or os.path.join(os.path.dirname(os.path.abspath(beside)), ".lmml-eval-cache")
     )
-    with ProgressLine("eval") as progress:
-        summary = asyncio.run(
-            aevaluate(
-                template,
-                args.cases,
-                targets,
-                out,
-                cache=cache,
-                refresh=args.no_cache,
-                concurrency=args.concurrency,
-                rates=dict(args.rates or []),
-                judge=judge,
-                retries=args.retries,
-                progress=progress,
-                conversations=args.save_conversations,
+    if args.ray is not None:
+        summary = _on_ray(args, targets, out, cache, judge)
+    else:
+        with ProgressLine("eval") as progress:
+            summary = asyncio.run(
+                aevaluate(
+                    template,
+                    args.cases,
+                    targets,
+                    out,
+                    cache=cache,
+                    refresh=args.no_cache,
+                    concurrency=args.concurrency,
+                    rates=dict(args.rates or []),
+                    judge=judge,
+                    retries=args.retries,
+                    progress=progress,
+                    conversations=args.save_conversations,
+                )
             )
-        )
     for line in summary.errors:
         error(line)
     if args.report is not None:

@@ -643,6 +643,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             metavar="N",
             help="retries of a 429 or 5xx answer (default: 3)",
         )
+        p.add_argument(
+            "--ray",
+            metavar="ADDRESS",
+            help="evaluate on the Ray cluster at ADDRESS ('auto': the running one); "
+            "--concurrency is then per target across the cluster",
+        )
         add_base_dir(p)
         add_quiet(p)
 

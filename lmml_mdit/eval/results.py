@@ -129,7 +129,8 @@ def done_rows(path: str | os.PathLike[str]) -> dict[tuple[int, str], bool]:
 
 
 class ResultsWriter:
-    """Appends rows to a JSONL file, each flushed and synced as it is written."""
+    """Appends rows to a JSONL file, each in one ``write`` as it comes (a killed process
+    loses no written row: the kernel holds it), synced to disk once at the end."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
@@ -140,11 +141,13 @@ class ResultsWriter:
         view = memoryview(line)
         while view:
             view = view[os.write(self._descriptor, view) :]
-        os.fsync(self._descriptor)
 
     def close(self) -> None:
-        """Close the file."""
-        os.close(self._descriptor)
+        """Sync and close the file."""
+        try:
+            os.fsync(self._descriptor)
+        finally:
+            os.close(self._descriptor)
 
     def __enter__(self) -> ResultsWriter:
         return self

@@ -155,7 +155,7 @@ class _Run:
 
     async def _send(self, body: JSONObject, target: Target) -> tuple[JSONObject, bool]:
         """The stored answer for *body* at *target*, sent for when not cached."""
-        key = request_key(body, target)
+        key = "" if self.cache is None else request_key(body, target)
         if self.cache is not None and not self.refresh:
             found = self.cache.get(key)
             if found is not None:
@@ -218,17 +218,39 @@ class _Run:
         target: Target,
         name: str | None,
     ) -> None:
+        row = await self.row(number, bundle, inputs, expect, target, name)
+        if row is not None:
+            self.writer.write(row)
+            self.count(row)
+
+    def count(self, row: JSONObject) -> None:
+        """Add a written *row* to the summary."""
+        self.summary.rows += 1
+        self.summary.passed += row["passed"] is True
+        self.summary.cached += row["cached"] is True
+
+    async def row(
+        self,
+        number: int,
+        bundle: Bundle,
+        inputs: JSONObject,
+        expect: tuple[Assertion, ...],
+        target: Target,
+        name: str | None = None,
+    ) -> JSONObject | None:
+        """Evaluate one case (of *bundle*, named *name* when each bundle is a case) against
+        one target: its results row, or None (the error is in the summary)."""
         rendering = Rendering.of(target.provider, True, target.model, {})
         rendered = rendering.case(bundle, number, inputs)
         where = f"{self.cases_path}:{number}: {target}"
         if not isinstance(rendered.value, dict):
             self.summary.errors.append(f"{where}: {rendered.error}")
-            return
+            return None
         try:
             stored, cached = await self._send(rendered.value, target)
         except LmmlError as error:
             self.summary.errors.append(f"{where}: {error.format(hint=False)}")
-            return
+            return None
         payload = stored["payload"]
         latency, tokens = stored["latency"], stored["output_tokens"]
         assert isinstance(payload, dict) and isinstance(latency, (int, float))
@@ -237,30 +259,26 @@ class _Run:
         )
         verdicts: list[Verdict] = await check(expect, answer, self._judge)
         passed = all(verdict.passed for verdict in verdicts)
-        self.writer.write(
-            {
-                "case": number,
-                "bundle": name,
-                "target": str(target),
-                "inputs": inputs,
-                "request": rendered.value,
-                "answer": answer.text,
-                "calls": [{"name": c.name, "arguments": c.arguments} for c in answer.calls],
-                "assertions": [
-                    {"kind": v.kind, "passed": v.passed, "reason": v.reason} for v in verdicts
-                ],
-                "passed": passed,
-                "input_tokens": stored["input_tokens"],
-                "output_tokens": tokens,
-                "latency": latency,
-                "cached": cached,
-            }
-        )
+        row: JSONObject = {
+            "case": number,
+            "bundle": name,
+            "target": str(target),
+            "inputs": inputs,
+            "request": rendered.value,
+            "answer": answer.text,
+            "calls": [{"name": c.name, "arguments": c.arguments} for c in answer.calls],
+            "assertions": [
+                {"kind": v.kind, "passed": v.passed, "reason": v.reason} for v in verdicts
+            ],
+            "passed": passed,
+            "input_tokens": stored["input_tokens"],
+            "output_tokens": tokens,
+            "latency": latency,
+            "cached": cached,
+        }
         if self.conversations is not None:
             self._save(number, target, rendered.value, payload)
-        self.summary.rows += 1
-        self.summary.passed += passed
-        self.summary.cached += cached
+        return row
 
 
 async def aevaluate(

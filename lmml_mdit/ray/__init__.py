@@ -14,6 +14,7 @@ __all__ = [
     "LmmlDatasink",
     "LmmlDatasource",
     "add_payloads",
+    "eval_batches",
     "read_lmml",
     "render_case_batch",
     "validate_batch",
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from .batches import add_payloads, render_case_batch, validate_batch
     from .datasink import LmmlDatasink, write_lmml
     from .datasource import LmmlDatasource, read_lmml
+    from .evaluation import eval_batches
 
 _NAMES = {
     "LmmlDatasink": ".datasink",
@@ -33,6 +35,7 @@ _NAMES = {
     "add_payloads": ".batches",
     "validate_batch": ".batches",
     "render_case_batch": ".batches",
+    "eval_batches": ".evaluation",
 }
 
 

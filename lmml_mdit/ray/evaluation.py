@@ -1,0 +1,197 @@
+"""``lmml eval`` over a Ray Data dataset: :func:`eval_batches`.
+
+The driver checks every ``expect`` first (nothing is sent on an error), leaves out the
+rows already in the results file, and makes a dataset of one row per case and target in
+case order. Workers (``map_batches`` with a bounded pool of actors) each open the
+template once and evaluate their batch as :func:`~lmml_mdit.eval.aevaluate` does, through
+the same answer cache folder. A target's requests across the whole cluster are held to
+``concurrency`` by one Ray actor per target acting as a semaphore. The driver writes the
+rows it gets back, in case order, to the results file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ..bundle.bundle import Bundle
+from ..eval.assertions import read_expect
+from ..eval.cache import AnswerCache
+from ..eval.cases import iter_cases
+from ..eval.results import ResultsWriter, done_rows
+from ..eval.runner import Summary, _expect, _Run
+from ..eval.targets import Target
+from ..jsontypes import JSONObject
+from .batches import Template, _template
+
+__all__ = ["eval_batches"]
+
+
+class _Gate:
+    """At most *size* holders at once (a Ray async actor: one per target)."""
+
+    def __init__(self, size: int) -> None:
+        self.free = asyncio.Semaphore(size)
+
+    async def acquire(self) -> None:
+        await self.free.acquire()
+
+    def release(self) -> None:
+        self.free.release()
+
+
+class _Evaluator:
+    """A worker: the template opened once, each batch of (case, target) rows evaluated."""
+
+    def __init__(
+        self,
+        template: Template,
+        cases: str,
+        gates: dict[str, Any],
+        cache: str | None,
+        refresh: bool,
+        retries: int,
+        judge: str | None,
+    ) -> None:
+        self.bundle: Bundle = _template(template, None, None)
+        self.cases = cases
+        self.gates = gates
+        self.cache = None if cache is None else AnswerCache(cache)
+        self.refresh = refresh
+        self.retries = retries
+        self.judge = None if judge is None else Target.parse(judge)
+        front = self.bundle.front_matter or {}
+        self.default = (
+            read_expect(front["expect"], file=self.bundle.file_name) if "expect" in front else ()
+        )
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list[str | None]]:
+        return asyncio.run(self._batch(batch))
+
+    async def _batch(self, batch: dict[str, Any]) -> dict[str, list[str | None]]:
+        targets = [Target.parse(str(text)) for text in batch["target"]]
+        summary = Summary()
+        run = _Run(
+            self.cases,
+            targets,
+            None,  # type: ignore[arg-type]  # rows go back to the driver
+            self.cache,
+            self.refresh,
+            self.retries,
+            self.judge,
+            summary,
+            {},
+        )
+
+        async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None]:
+            found: JSONObject = json.loads(case)
+            expect = _expect(found, self.default, self.cases, number)
+            inputs = {key: value for key, value in found.items() if key != "expect"}
+            gate = self.gates[str(target)]
+            await gate.acquire.remote()
+            errors = len(summary.errors)
+            try:
+                row = await run.row(number, self.bundle, inputs, expect, target)
+            finally:
+                gate.release.remote()
+            if row is None:
+                return None, summary.errors[errors]
+            return json.dumps(row, ensure_ascii=False), None
+
+        done = await asyncio.gather(
+            *(
+                one(int(number), str(case), target)
+                for number, case, target in zip(
+                    batch["case"], batch["inputs"], targets, strict=True
+                )
+            )
+        )
+        return {"row": [row for row, _ in done], "error": [error for _, error in done]}
+
+
+def eval_batches(
+    template: str | os.PathLike[str],
+    cases: str | os.PathLike[str],
+    targets: Sequence[Target],
+    out: str | os.PathLike[str],
+    *,
+    cache: str | os.PathLike[str] | None = None,
+    refresh: bool = False,
+    concurrency: int = 8,
+    workers: int = 2,
+    batch_size: int = 16,
+    judge: Target | None = None,
+    retries: int = 2,
+) -> Summary:
+    """:func:`~lmml_mdit.eval.aevaluate` on the Ray cluster ``ray.init`` joined: every case
+    of *cases* (JSONL) rendered from *template* (a path every worker reads) against every
+    target, at most *concurrency* requests in flight per target across the cluster, rows
+    appended to *out* in case order; rows already in *out* are skipped.
+
+    :param cache: the answer cache's folder; every worker must see the same folder (a
+        shared file system), or each node keeps a cache of its own.
+    :param workers: the actors evaluating batches (each opens the template once).
+    :raises ExpectError: a malformed ``expect`` (before anything is sent).
+    """
+    import ray
+
+    if not targets:
+        raise ValueError("give at least one target")
+    if concurrency < 1 or workers < 1:
+        raise ValueError("concurrency and workers are at least 1")
+    path = os.fspath(cases)
+    source = os.fspath(template)
+    bundle = _template(source, None, None)
+    front = bundle.front_matter or {}
+    default = read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
+    summary = Summary()
+    items: list[dict[str, object]] = []
+    done = done_rows(out)
+    for number, case in iter_cases(path):  # every expect checked before anything is sent
+        if isinstance(case, str):
+            summary.errors.append(f"{path}:{number}: {case}")
+            continue
+        _expect(case, default, path, number)
+        for target in targets:
+            earlier = done.get((number, str(target)))
+            if earlier is not None:
+                summary.skipped += 1
+                summary.skipped_passed += earlier
+                continue
+            items.append({"case": number, "inputs": json.dumps(case), "target": str(target)})
+    if not items:
+        return summary
+    gate = ray.remote(_Gate)
+    gates = {str(target): gate.remote(concurrency) for target in targets}
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True  # rows come back in case order
+    dataset = ray.data.from_items(items).map_batches(
+        _Evaluator,
+        batch_size=batch_size,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=workers),
+        fn_constructor_kwargs={
+            "template": source,
+            "cases": path,
+            "gates": gates,
+            "cache": None if cache is None else os.fspath(cache),
+            "refresh": refresh,
+            "retries": retries,
+            "judge": str(judge or targets[0]),
+        },
+    )
+    with ResultsWriter(out) as writer:
+        for batch in dataset.iter_batches(batch_format="numpy"):
+            for row, error in zip(batch["row"], batch["error"], strict=True):
+                if row is None:
+                    summary.errors.append(str(error))
+                    continue
+                value: JSONObject = json.loads(str(row))
+                writer.write(value)
+                summary.rows += 1
+                summary.passed += value["passed"] is True
+                summary.cached += value["cached"] is True
+    return summary

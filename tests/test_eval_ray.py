@@ -1,0 +1,101 @@
+"""``lmml_mdit.ray.eval_batches`` on a real two-node Ray cluster (``ray.cluster_utils``:
+two raylets, one CPU each) against the loopback server through the real OpenAI SDK: its
+rows equal the one-process ``aevaluate`` run's, row for row."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import ray
+from _wire_server import Said, WireServer, openai_chat
+from ray.cluster_utils import Cluster
+
+import lmml_mdit
+from lmml_mdit.cli import main
+from lmml_mdit.eval.runner import aevaluate
+from lmml_mdit.eval.targets import Target
+from lmml_mdit.ray import eval_batches
+
+TEMPLATE = """\
+---
+inputs:
+  city: string
+expect:
+  - contains: Paris
+---
+## user
+
+What is the capital of {{ city }}?
+"""
+CITIES = ["France", "Peru", "Chile", "Spain", "Italy", "Japan"]
+DIFFERS = ("latency", "cached")
+"""Fields that legitimately differ: the time a send took, and whether the cache answered."""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        nodes.add_node(num_cpus=1)
+        ray.init(address=nodes.address, log_to_driver=False)
+        nodes.wait_for_nodes()
+        assert len([node for node in ray.nodes() if node["Alive"]]) == 2  # type: ignore[no-untyped-call]
+        ray.data.DataContext.get_current().enable_progress_bars = False
+        yield nodes.address
+    finally:
+        ray.shutdown()
+        nodes.shutdown()  # type: ignore[no-untyped-call]
+
+
+def _rows(path: Path) -> list[dict[str, object]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [{k: v for k, v in row.items() if k not in DIFFERS} for row in rows]
+
+
+def test_eval_batches_rows_equal_the_one_process_run(
+    cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server = WireServer()
+    try:
+        template = tmp_path / "t.lmml"
+        template.write_text(TEMPLATE, encoding="utf-8")
+        cases = tmp_path / "cases.jsonl"
+        lines: list[dict[str, object]] = [{"city": city} for city in CITIES]
+        lines[1]["expect"] = [{"equals": "Lima"}]
+        cases.write_text("".join(json.dumps(case) + "\n" for case in lines), encoding="utf-8")
+        target = Target("openai", "m", server.url + "/v1")
+        for _ in range(2 * len(CITIES)):
+            server.script(openai_chat(Said(["Paris"]), stream=False))
+        bundle = lmml_mdit.open(template)
+        one = tmp_path / "one.jsonl"
+        asyncio.run(aevaluate(bundle, cases, [target], one, retries=0, concurrency=1))
+        out = tmp_path / "ray.jsonl"
+        summary = eval_batches(
+            template, cases, [target], out, cache=tmp_path / "cache", concurrency=2, batch_size=2
+        )
+        assert (summary.rows, summary.passed, summary.errors) == (6, 5, [])
+        assert len(server.requests) == 12
+        expected = sorted(_rows(one), key=lambda row: row["case"])  # type: ignore[arg-type, return-value]
+        assert _rows(out) == expected
+        again = eval_batches(
+            template, cases, [target], tmp_path / "again.jsonl", cache=tmp_path / "cache"
+        )
+        assert (again.rows, again.cached, len(server.requests)) == (6, 6, 12)
+        resumed = eval_batches(template, cases, [target], out, cache=tmp_path / "cache")
+        assert (resumed.rows, resumed.skipped) == (0, 6)
+        ray.shutdown()  # the command joins the cluster itself
+        by_cli = tmp_path / "cli.jsonl"
+        arguments = [str(template), "--cases", str(cases), "--target", str(target)]
+        arguments += ["--cache", str(tmp_path / "cli-cache"), "--out", str(by_cli)]
+        for _ in range(len(CITIES)):
+            server.script(openai_chat(Said(["Paris"]), stream=False))
+        code = main(["eval", *arguments, "--ray", cluster, "--concurrency", "3", "-q"])
+        assert code == 1  # the Lima case fails
+        assert _rows(by_cli) == expected and len(server.requests) == 18
+    finally:
+        server.close()
