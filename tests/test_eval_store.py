@@ -81,3 +81,24 @@ def test_a_foreign_results_file_is_refused_with_its_line(tmp_path: Path) -> None
     out.write_text('{"case": 1, "target": "t"}\nhello\n', encoding="utf-8")
     with pytest.raises(LmmlError, match=f"^{re.escape(os.fspath(out))}:2: not a results row"):
         done_rows(out)
+
+
+def test_rows_are_synced_within_a_second_and_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lmml_mdit.eval import results
+
+    synced: list[int] = []
+    clock = [100.0]
+    monkeypatch.setattr(results.os, "fsync", synced.append)
+    monkeypatch.setattr(results.time, "monotonic", lambda: clock[0])
+    with ResultsWriter(tmp_path / "r.jsonl") as writer:
+        writer.write({"case": 1, "target": "t"})
+        clock[0] += 0.5
+        writer.write({"case": 2, "target": "t"})
+        assert synced == []  # not yet a second since the last sync
+        clock[0] += 0.6
+        writer.write({"case": 3, "target": "t"})
+        assert len(synced) == 1
+    assert len(synced) == 2  # and once at the end
+    assert len(done_rows(tmp_path / "r.jsonl")) == 3

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -128,19 +129,30 @@ def done_rows(path: str | os.PathLike[str]) -> dict[tuple[int, str], bool]:
     return done
 
 
+SYNC_SECONDS = 1.0
+"""The longest a written row waits to be synced to disk (a power loss loses at most the
+rows of that last second; a killed process loses none)."""
+
+
 class ResultsWriter:
     """Appends rows to a JSONL file, each in one ``write`` as it comes (a killed process
-    loses no written row: the kernel holds it), synced to disk once at the end."""
+    loses no written row: the kernel holds it), synced to disk at most
+    :data:`SYNC_SECONDS` after a row and at the end."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        self._synced = time.monotonic()
 
     def write(self, row: JSONMapping) -> None:
-        """Append *row* as one line."""
+        """Append *row* as one line (and sync, when the last sync is a second old)."""
         line = json.dumps(row, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
         view = memoryview(line)
         while view:
             view = view[os.write(self._descriptor, view) :]
+        now = time.monotonic()
+        if now - self._synced >= SYNC_SECONDS:
+            os.fsync(self._descriptor)
+            self._synced = now
 
     def close(self) -> None:
         """Sync and close the file."""
