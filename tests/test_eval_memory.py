@@ -16,6 +16,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from _eval_template import TEMPLATE
 
 import lmml_mdit
 import lmml_mdit.eval.runner as runner
@@ -24,18 +25,6 @@ from lmml_mdit.eval.cases import iter_cases
 from lmml_mdit.eval.targets import Target
 from lmml_mdit.jsontypes import JSONMapping
 from lmml_mdit.run.loop import RunOptions
-
-TEMPLATE = """\
----
-inputs:
-  city: string
-expect:
-  - contains: Paris
----
-## user
-
-What is the capital of {{ city }}?
-"""
 
 
 async def _instant(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import ray
+from _eval_template import TEMPLATE
 from _wire_server import Said, WireServer, openai_chat
 from ray.cluster_utils import Cluster
 
@@ -20,17 +21,6 @@ from lmml_mdit.eval.runner import aevaluate
 from lmml_mdit.eval.targets import Target
 from lmml_mdit.ray import eval_batches
 
-TEMPLATE = """\
----
-inputs:
-  city: string
-expect:
-  - contains: Paris
----
-## user
-
-What is the capital of {{ city }}?
-"""
 CITIES = ["France", "Peru", "Chile", "Spain", "Italy", "Japan"]
 DIFFERS = ("latency", "cached")
 """Fields that legitimately differ: the time a send took, and whether the cache answered."""

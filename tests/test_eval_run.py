@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _eval_template import TEMPLATE
 from _wire_server import Answer, Drop, Json, Said, WireServer, openai_chat
 
 import lmml_mdit
@@ -23,18 +24,6 @@ from lmml_mdit.eval.runner import Summary, aevaluate
 from lmml_mdit.eval.targets import Target
 
 ROOT = Path(__file__).resolve().parent.parent
-
-TEMPLATE = """\
----
-inputs:
-  city: string
-expect:
-  - contains: Paris
----
-## user
-
-What is the capital of {{ city }}?
-"""
 
 
 def _files(tmp_path: Path, cases: list[dict[str, object]]) -> tuple[lmml_mdit.Bundle, Path]:

@@ -71,6 +71,7 @@ __all__ = [
     "input_file",
     "input_issues",
     "input_text",
+    "misplaced_messages",
     "value_problem",
     "values_file_path",
 ]
@@ -808,16 +809,14 @@ def input_issues(
                     f"{spec.name!r}; only an object input has fields",
                 )
             )
-        elif spec.is_messages and not (placeholder.alone and placeholder.top_level):
+        elif spec.is_messages and not placeholder.holds_turns:
             issues.append(
                 Issue(
                     "invalid_input",
                     placeholder.name,
                     placeholder.line,
                     placeholder.column,
-                    f"the messages input {spec.name!r} puts in turns, so its placeholder "
-                    "must stand alone on its line, outside any list, quote, table or code; "
-                    "move it to a line of its own",
+                    misplaced_messages(spec.name) + "; move it to a line of its own",
                 )
             )
         elif spec.is_asset and placeholder.context != "text":
@@ -847,6 +846,15 @@ def input_issues(
     if values is not None:
         issues.extend(_value_issues(declarations, values))
     return issues
+
+
+def misplaced_messages(name: str) -> str:
+    """Why a ``messages`` input's placeholder cannot stand where it does (it does not
+    :attr:`~lmml_mdit.narrative.placeholders.Placeholder.holds_turns`)."""
+    return (
+        f"the messages input {name!r} puts in turns, so its placeholder must stand alone on "
+        "its line, outside any list, quote, table or code"
+    )
 
 
 def _value_issues(declarations: InputDeclarations, values: Mapping[str, object]) -> list[Issue]:

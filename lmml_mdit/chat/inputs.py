@@ -36,6 +36,7 @@ from ..bundle.inputs import (
     field_value,
     input_file,
     input_text,
+    misplaced_messages,
 )
 from ..bundle.source import BundleSource
 from ..errors import InputError
@@ -354,11 +355,10 @@ def _value_at(
 
 def _check_alone(spec: InputSpec, placeholder: Placeholder) -> None:
     """Refuse a ``messages`` placeholder that shares its line or stands in a container."""
-    if placeholder.alone and placeholder.top_level and not placeholder.fields:
+    if placeholder.holds_turns:
         return
     raise InputError(
-        f"the messages input {spec.name!r} puts in turns, so its placeholder must stand "
-        "alone on its line, outside any list, quote or table",
+        misplaced_messages(spec.name),
         name=spec.name,
         line=placeholder.line,
         column=placeholder.column,

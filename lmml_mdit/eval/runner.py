@@ -205,23 +205,12 @@ class _Run:
         name: str | None,
     ) -> None:
         try:
-            await self._one(number, bundle, inputs, expect, target, name)
+            row = await self.row(number, bundle, inputs, expect, target, name)
+            if row is not None:
+                self.writer.write(row)
+                self.count(row)
         finally:
             self.step()
-
-    async def _one(
-        self,
-        number: int,
-        bundle: Bundle,
-        inputs: JSONObject,
-        expect: tuple[Assertion, ...],
-        target: Target,
-        name: str | None,
-    ) -> None:
-        row = await self.row(number, bundle, inputs, expect, target, name)
-        if row is not None:
-            self.writer.write(row)
-            self.count(row)
 
     def count(self, row: JSONObject) -> None:
         """Add a written *row* to the summary."""

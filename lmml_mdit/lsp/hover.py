@@ -8,7 +8,7 @@ import json
 from lsprotocol import types
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import InputSpec, declared_inputs
+from ..bundle.inputs import InputSpec, declared_inputs, misplaced_messages
 from ..narrative.placeholders import Placeholder
 from ..syntax.write import code_fence
 from .assets import AssetInfo, describe
@@ -56,8 +56,9 @@ def placeholder_text(placeholder: Placeholder, spec: InputSpec | None) -> str:
     if spec.is_messages:
         roles = ", ".join(spec.roles) if spec.roles is not None else "the template's own roles"
         parts.append(f"Its value's messages are put in here as turns (roles: {roles}).")
-        if not (placeholder.alone and placeholder.top_level):
-            parts.append("It must stand alone on its line, outside any list, quote or table.")
+        if not placeholder.holds_turns:
+            why = misplaced_messages(spec.name)
+            parts.append(why[:1].upper() + why[1:] + ".")
     return "\n\n".join(parts)
 
 

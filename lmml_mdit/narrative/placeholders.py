@@ -86,6 +86,12 @@ class Placeholder:
     top_level: bool = False
 
     @property
+    def holds_turns(self) -> bool:
+        """Whether it can stand for turns (a ``messages`` input): a bare name alone on its
+        line, at the top level."""
+        return self.alone and self.top_level and not self.fields
+
+    @property
     def path(self) -> str:
         """``name.field`` as written, without braces or spaces."""
         return ".".join((self.name, *self.fields))

@@ -24,6 +24,7 @@ from ..bundle.inputs import (
     field_value,
     input_file,
     input_text,
+    misplaced_messages,
     value_problem,
 )
 from ..bundle.source import BundleSource
@@ -102,13 +103,9 @@ class InputView:
                 continue
             pieces.append(html.escape(content[position:start]))
             spec = self.declarations.specs.get(name)
-            if spec is not None and spec.is_messages and not (real.alone and real.top_level):
+            if spec is not None and spec.is_messages and not real.holds_turns:
                 pieces.append(
-                    _mark(
-                        "lmml-input-unfilled",
-                        f"{name}: a messages placeholder stands alone on its line",
-                        content[start:end],
-                    )
+                    _mark("lmml-input-unfilled", misplaced_messages(name), content[start:end])
                 )
             else:
                 pieces.append(self._shown(name, fields, content[start:end]))
