@@ -5,13 +5,11 @@ them; no script runs, every cell is there and opens without JavaScript, the CSP 
 from __future__ import annotations
 
 import asyncio
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _wire_server import Said, WireServer, openai_chat
-from test_preview_browser import Browser, _require_chromium
+from test_preview_browser import Browser
 from xss_corpus import CASES, SENTINEL
 
 import lmml_mdit
@@ -32,17 +30,6 @@ expect:
 
 Say something about {{ city }}.
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = _require_chromium()
-    with tempfile.TemporaryDirectory(prefix="lmml-chromium-") as profile:
-        instance = Browser(executable, profile)
-        try:
-            yield instance
-        finally:
-            instance.close()
 
 
 def test_the_report_in_chromium(browser: Browser, tmp_path: Path, server: WireServer) -> None:
