@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 from _eval_template import TEMPLATE
-from _wire_server import Answer, Drop, Json, Said, WireServer, openai_chat
+from _wire_server import Answer, Drop, Json, Request, Said, WireServer, openai_chat
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import lmml_mdit
 from lmml_mdit import ExpectError
@@ -189,6 +191,81 @@ def test_killed_mid_run_and_started_again_it_loses_no_case(
     assert sorted(cases) == list(range(1, total + 1))
     assert len(server.requests) <= total + 2
     assert before < total  # the kill came mid-run
+
+
+def _city(request: Request) -> str:
+    """The case a request the server received was for (its ``c{n}`` city)."""
+    text = json.dumps(request.body)
+    start = text.index("capital of ") + len("capital of ")
+    return text[start : text.index("?", start)]
+
+
+@settings(
+    max_examples=5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    derandomize=True,
+)
+@given(
+    kills=st.lists(st.integers(0, 12), min_size=1, max_size=3),
+    concurrency=st.integers(1, 4),
+    cached=st.booleans(),
+)
+def test_killed_at_random_points_no_case_is_lost_and_none_finished_is_sent_again(
+    tmp_path_factory: pytest.TempPathFactory,
+    server: WireServer,
+    kills: list[int],
+    concurrency: int,
+    cached: bool,
+) -> None:
+    """Killed (SIGKILL) after a random number of further requests, again and again, then
+    run to the end: every case has exactly one row, a case whose row was written before a
+    kill is never sent after it, and the only sends beyond one per case are those in flight
+    at a kill (at most the concurrency each time)."""
+    server.requests.clear()
+    server.answers.clear()
+    folder = tmp_path_factory.mktemp("killed")
+    total = 24
+    _files(folder, [{"city": f"c{n}"} for n in range(total)])
+    server.script(*[_said("Paris") for _ in range(total * 3)])
+    out = folder / "out.jsonl"
+    args = [
+        "eval",
+        str(folder / "t.lmml"),
+        "--cases",
+        str(folder / "cases.jsonl"),
+        "--target",
+        f"openai:m@{server.url}/v1",
+        "--concurrency",
+        str(concurrency),
+        "--out",
+        str(out),
+        "--quiet",
+        *(["--cache", str(folder / "cache")] if cached else ["--no-cache"]),
+    ]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    finished_before: list[tuple[int, set[str]]] = []  # (requests seen, cities with a row)
+    for more in kills:
+        child = subprocess.Popen([sys.executable, "-m", "lmml_mdit", *args], env=env)
+        wanted = len(server.requests) + more
+        deadline = time.monotonic() + 60
+        while len(server.requests) < wanted and child.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.002)
+        child.kill()
+        child.wait()
+        rows = _rows(out) if out.exists() else []
+        cities = {str(row["inputs"]["city"]) for row in rows}  # type: ignore[index]
+        finished_before.append((len(server.requests), cities))
+    assert main(args) == 0
+    rows = _rows(out)
+    assert sorted(int(str(row["case"])) for row in rows) == list(range(1, total + 1))
+    sent = [_city(request) for request in server.requests]
+    for seen, cities in finished_before:
+        again = {city for city in sent[seen:] if city in cities}
+        assert not again, f"finished before a kill, sent again: {sorted(again)}"
+    assert len(sent) - len(set(sent)) <= len(kills) * concurrency
+    assert set(sent) == {f"c{n}" for n in range(total)}
 
 
 def test_a_rate_spaces_the_requests_to_its_target(tmp_path: Path, server: WireServer) -> None:

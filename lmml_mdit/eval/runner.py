@@ -21,10 +21,11 @@ from ..bundle.bundle import Bundle
 from ..chat.cases import Rendering
 from ..chat.imported import Call, Text
 from ..chat.importer import Progress, read_conversation
+from ..chat.providers import FORMATS
 from ..chat.writer import write_bundle
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
-from ..run.loop import RunOptions, asend_body
+from ..run.loop import BodySender, RunOptions
 from ..transcript.transcript import Transcript
 from .assertions import Answer, Assertion, Verdict, check, read_expect
 from .cache import AnswerCache, request_key
@@ -86,7 +87,7 @@ class _Pace:
 
 
 def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | None) -> Answer:
-    conversation = read_conversation(payload, provider)
+    conversation = FORMATS[provider].read(payload)  # the SDK's reply, read as it came
     parts = [part for turn in conversation.turns for part in turn.parts]
     text = "".join(part.text for part in parts if isinstance(part, Text))
     calls = tuple(part for part in parts if isinstance(part, Call))
@@ -138,6 +139,8 @@ class _Run:
     conversations: str | None = None
     done: int = 0
     started: float = field(default_factory=time.monotonic)
+    senders: dict[str, BodySender] = field(default_factory=dict)
+    renderings: dict[str, Rendering] = field(default_factory=dict)
 
     def step(self) -> None:
         """One case and target finished: report it."""
@@ -163,8 +166,11 @@ class _Run:
         pace = self.paces.get(str(target))
         if pace is not None:
             await pace.wait()
-        options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
-        exchange, latency = await asend_body(body, options, file=self.cases_path)
+        sender = self.senders.get(str(target))
+        if sender is None:
+            options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
+            sender = self.senders[str(target)] = BodySender(options, file=self.cases_path)
+        exchange, latency = await sender.send(body)
         stored: JSONObject = {
             "payload": exchange.payload,
             "latency": latency,
@@ -229,7 +235,10 @@ class _Run:
     ) -> JSONObject | None:
         """Evaluate one case (of *bundle*, named *name* when each bundle is a case) against
         one target: its results row, or None (the error is in the summary)."""
-        rendering = Rendering.of(target.provider, True, target.model, {})
+        rendering = self.renderings.get(str(target))
+        if rendering is None:
+            rendering = Rendering.of(target.provider, True, target.model, {})
+            self.renderings[str(target)] = rendering
         rendered = rendering.case(bundle, number, inputs)
         where = f"{self.cases_path}:{number}: {target}"
         if not isinstance(rendered.value, dict):

@@ -11,6 +11,7 @@ again, up to ``max_rounds``. :func:`run` and :func:`arun` differ only in how the
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import random
 import time
@@ -496,12 +497,27 @@ async def _asend(state: _Link, body: JSONMapping) -> tuple[Exchange, float]:
             attempt += 1
 
 
+class BodySender:
+    """Sends request bodies as they are to one provider (no tools, one round each) through
+    one client, retrying as a run does; made inside the event loop that sends."""
+
+    def __init__(self, options: RunOptions, *, file: str | None = None) -> None:
+        self._link = _Link(options, file, asynchronous=True)
+
+    async def send(self, body: JSONMapping) -> tuple[Exchange, float]:
+        """Send *body* once; the reply and the seconds it took. *file* names what the body
+        came from in errors."""
+        link = copy.copy(self._link)  # each send its own attempt, one client for all
+        link.attempt_events = []
+        return await _asend(link, body)
+
+
 async def asend_body(
     body: JSONMapping, options: RunOptions, *, file: str | None = None
 ) -> tuple[Exchange, float]:
     """Send *body* as it is, once (no tools, one round), retrying as a run does; the reply
     and the seconds it took. *file* names what the body came from in errors."""
-    return await _asend(_Link(options, file, asynchronous=True), body)
+    return await BodySender(options, file=file).send(body)
 
 
 def dry_run_body(bundle: Bundle, options: RunOptions) -> JSONObject:

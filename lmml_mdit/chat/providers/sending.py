@@ -11,6 +11,7 @@ reports them the same way for every provider.
 from __future__ import annotations
 
 import email.utils
+import functools
 import importlib
 import json
 import time
@@ -288,16 +289,50 @@ class EventSender:
 
 
 def split_known(method: Callable[..., object], body: JSONMapping) -> JSONObject:
-    """*body* as keyword arguments of the SDK's *method*: keys it has no parameter for go in
-    ``extra_body``, so a setting passed through (``unknown_settings="pass"``) is still sent."""
-    import inspect
+    """*body* as keyword arguments of the SDK's *method*, handed over as it is.
 
-    parameters = inspect.signature(method).parameters
-    known = {key: value for key, value in body.items() if key in parameters}
-    extra = {key: value for key, value in body.items() if key not in parameters}
+    A list (the messages, the tools) goes in ``extra_body``, which the SDK sends untouched,
+    so it does not walk the conversation against its parameter types on every request; a
+    required parameter given that way is passed the SDK's ``NOT_GIVEN``. Other values the
+    method has a parameter for stay keyword arguments (the SDK reads some: ``stream``,
+    ``max_tokens``, ``model``). Keys it has no parameter for also go in ``extra_body``, so a
+    setting passed through (``unknown_settings="pass"``) is still sent."""
+    parameters, required = _parameters(method)
+    known: JSONObject = {}
+    extra: JSONObject = {}
+    for key, value in body.items():
+        if key in parameters and not isinstance(value, list):
+            known[key] = value
+        else:
+            extra[key] = value
+    missing = [name for name in required if name not in known]
+    if missing:
+        unset: Any = importlib.import_module(method.__module__.partition(".")[0]).NOT_GIVEN
+        known.update(dict.fromkeys(missing, unset))
     if extra:
         known["extra_body"] = extra
     return known
+
+
+@functools.lru_cache(maxsize=64)
+def _signature(function: Callable[..., object]) -> tuple[frozenset[str], tuple[str, ...]]:
+    import inspect
+
+    parameters = inspect.signature(function).parameters
+    required = tuple(
+        name
+        for name, parameter in parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        and parameter.default is inspect.Parameter.empty
+    )
+    return frozenset(parameters), required
+
+
+def _parameters(method: Callable[..., object]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The names *method* takes, and the keyword-only ones it requires (its signature read
+    once per SDK function, not per request)."""
+    function = getattr(method, "__func__", method)
+    return _signature(function)
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
