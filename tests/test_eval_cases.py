@@ -87,6 +87,64 @@ def test_csv_problems_name_the_file_and_line(tmp_path: Path, server: WireServer)
         list(iter_cases(tmp_path / "none.csv"))
 
 
+TYPED = """\
+---
+inputs:
+  city: string
+  count:
+    type: integer
+    default: 2
+  formal: boolean
+  extra:
+    type: object
+    required: false
+---
+## user
+
+Name {{ count }} sights of {{ city }} (formal: {{ formal }}, {{ extra.tone }}).
+"""
+
+
+def test_csv_cells_are_read_as_the_inputs_declared_types(
+    tmp_path: Path, server: WireServer
+) -> None:
+    """``3`` fills an integer input, ``true`` a boolean, JSON an object; an empty cell of a
+    typed input is not given (its default applies); a cell that is not of its type is that
+    case's error, with the column, and gets no row."""
+    (tmp_path / "t.lmml").write_text(TYPED, encoding="utf-8")
+    path = tmp_path / "cases.csv"
+    path.write_text(
+        'city,count,formal,extra\nRome,3,true,"{""tone"": ""dry""}"\n,,false,\nOslo,three,true,\n',
+        encoding="utf-8",
+    )
+    bundle = lmml_mdit.open(tmp_path / "t.lmml")
+    from lmml_mdit.bundle.inputs import declared_inputs
+
+    read = list(iter_cases(path, declared_inputs(bundle)))
+    assert read[0] == (2, {"city": "Rome", "count": 3, "formal": True, "extra": {"tone": "dry"}})
+    assert read[1] == (3, {"city": "", "formal": False})  # a string cell stays, even empty
+    assert read[2] == (
+        4,
+        "column 'count': 'three' is not a JSON integer (write 3, true or {\"key\": \"value\"})",
+    )
+    assert next(iter_cases(path))[1] == {  # without declarations: text as read
+        "city": "Rome",
+        "count": "3",
+        "formal": "true",
+        "extra": '{"tone": "dry"}',
+    }
+    server.script(_said("Colosseum"), _said("none"))
+    out = tmp_path / "out.jsonl"
+    summary = asyncio.run(
+        aevaluate(bundle, path, [Target("openai", "m", server.url + "/v1")], out, retries=0)
+    )
+    assert summary.rows == 2 and len(summary.errors) == 1
+    assert "cases.csv:4" in summary.errors[0] and "'three'" in summary.errors[0]
+    sent = [json.dumps(request.body) for request in server.requests]
+    assert "Name 3 sights of Rome (formal: true, dry)" in sent[0]
+    assert "Name 2 sights of  (formal: false" in sent[1]
+
+
 def test_parquet_cases_stream_by_row_batches(tmp_path: Path, server: WireServer) -> None:
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")

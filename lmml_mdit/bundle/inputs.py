@@ -147,6 +147,30 @@ class InputSpec:
         fences only when declared ``in_code``."""
         return placeholder.context == "text" or self.in_code
 
+    def from_text(self, text: str) -> object:
+        """A value given as text (a command-line flag, a CSV cell) read as this input's
+        type: as it is for ``string``, ``image`` and ``file`` (a path); JSON for the
+        others, where a ``messages`` text that is not a JSON list or object is a path.
+
+        :raises ValueError: for text that is not JSON where JSON is needed, saying what
+            to write.
+        """
+        if self.type in ("string", *ASSET_TYPES):
+            return text
+        from ..jsonio import parse_json
+
+        try:
+            found = parse_json(text)
+        except (ValueError, RecursionError):
+            if self.is_messages:
+                return text
+            raise ValueError(
+                f'{text[:40]!r} is not a JSON {self.type} (write 3, true or {{"key": "value"}})'
+            ) from None
+        if self.is_messages and not isinstance(found, (list, dict)):
+            return text
+        return found
+
 
 @dataclass(frozen=True)
 class InputDeclarations:

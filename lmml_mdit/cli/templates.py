@@ -86,25 +86,10 @@ def _flag_value(declarations: InputDeclarations, text: str) -> tuple[str, object
         except (OSError, UnicodeDecodeError) as error:
             reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
             raise CliError(f"--input {name}=@{path}: cannot read: {reason or error}") from None
-    if spec.type in ("string", "image", "file"):
-        return name, raw
-    from ..jsonio import parse_json
-
-    if spec.is_messages:
-        # A messages list written as JSON, or else the path of a file holding one.
-        try:
-            found = parse_json(raw)
-        except (ValueError, RecursionError):
-            return name, raw
-        return name, found if isinstance(found, (list, dict)) else raw
-
     try:
-        return name, parse_json(raw)
-    except (ValueError, RecursionError):
-        raise CliError(
-            f"--input {name}: {raw[:40]!r} is not a JSON {spec.type} (write 3, true or "
-            '{"key": "value"})'
-        ) from None
+        return name, spec.from_text(raw)
+    except ValueError as error:
+        raise CliError(f"--input {name}: {error}") from None
 
 
 def declared(source: Source) -> InputDeclarations:

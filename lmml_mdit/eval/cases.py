@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 import yaml
 
 from ..bundle.bundle import Bundle
+from ..bundle.inputs import InputDeclarations
 from ..chat.export import iter_bundles
 from ..chat.opening import open as open_bundle
 from ..errors import ExpectError, InputError, LmmlError
@@ -35,8 +36,15 @@ CaseRow = tuple[int, JSONObject | str]
 """A case's number and its values, or why it has none."""
 
 
-def iter_cases(cases: str | os.PathLike[str]) -> Iterator[CaseRow]:
+def iter_cases(
+    cases: str | os.PathLike[str], inputs: InputDeclarations | None = None
+) -> Iterator[CaseRow]:
     """Each case of *cases* with its number, or why that case could not be read.
+
+    A CSV cell of a column that names one of *inputs* is read as that input's type
+    (:meth:`~lmml_mdit.bundle.inputs.InputSpec.from_text`: ``3`` an integer, ``true`` a
+    boolean, JSON an object); an empty cell of an input that is not a ``string`` is not
+    given. Other cells, and every cell without *inputs*, stay text.
 
     :raises InputError: when *cases* cannot be read at all (no such file, not Parquet, a
         CSV quoting error), naming the file and line.
@@ -49,7 +57,7 @@ def iter_cases(cases: str | os.PathLike[str]) -> Iterator[CaseRow]:
         raise InputError("no such cases file", name=text, hint="give a JSONL, CSV or Parquet file")
     suffix = os.path.splitext(text)[1].lower()
     if suffix == ".csv":
-        return _values(text, _csv(text), cells=True)
+        return _values(text, _csv(text), cells=True, typed=inputs)
     if suffix == ".parquet":
         return _values(text, _parquet(text), cells=True)
     return _jsonl(text)
@@ -138,9 +146,14 @@ def _hf(source: str) -> Iterator[tuple[int, Mapping[str, object] | str]]:
 
 
 def _values(
-    label: str, rows: Iterator[tuple[int, Mapping[str, object] | str]], *, cells: bool = False
+    label: str,
+    rows: Iterator[tuple[int, Mapping[str, object] | str]],
+    *,
+    cells: bool = False,
+    typed: InputDeclarations | None = None,
 ) -> Iterator[CaseRow]:
-    """Each row as JSON values (its ``expect`` text read, when *cells* hold text)."""
+    """Each row as JSON values (its ``expect`` text read, when *cells* hold text; its
+    text cells read as the *typed* inputs they give)."""
     for number, row in rows:
         if isinstance(row, str):
             yield number, row
@@ -152,6 +165,15 @@ def _values(
                 continue
             if key == "expect" and isinstance(value, str) and cells:
                 value = _expect_text(value, label, number)
+            spec = None if typed is None else typed.specs.get(str(key))
+            if spec is not None and isinstance(value, str):
+                if value == "" and spec.type != "string":
+                    continue  # an empty cell: not given (the default applies)
+                try:
+                    value = spec.from_text(value)
+                except ValueError as error:
+                    problem = f"column {key!r}: {error}"
+                    break
             try:
                 json.dumps(value)
             except (TypeError, ValueError):

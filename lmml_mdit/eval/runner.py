@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..bundle.bundle import Bundle
+from ..bundle.inputs import declared_inputs
 from ..chat.cases import Rendering
 from ..chat.imported import Call, Text
 from ..chat.importer import Progress, read_conversation
@@ -113,7 +114,7 @@ def _items(bundle: Bundle | str, cases: str | None) -> Iterator[_Item]:
         return
     assert isinstance(bundle, Bundle)
     default = _default(bundle)
-    for number, case in iter_cases(cases):
+    for number, case in iter_cases(cases, declared_inputs(bundle)):
         yield number, bundle, case, default, None
 
 

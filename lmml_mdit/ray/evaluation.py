@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..bundle.bundle import Bundle
+from ..bundle.inputs import declared_inputs
 from ..eval.assertions import read_expect
 from ..eval.cache import AnswerCache
 from ..eval.cases import iter_cases
@@ -150,7 +151,8 @@ def eval_batches(
     summary = Summary()
     items: list[dict[str, object]] = []
     done = done_rows(out)
-    for number, case in iter_cases(path):  # every expect checked before anything is sent
+    # every expect checked before anything is sent
+    for number, case in iter_cases(path, declared_inputs(bundle)):
         if isinstance(case, str):
             summary.errors.append(f"{path}:{number}: {case}")
             continue
