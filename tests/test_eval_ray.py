@@ -1,6 +1,7 @@
 """``lmml_mdit.ray.eval_batches`` on a real two-node Ray cluster (``ray.cluster_utils``:
 two raylets, one CPU each) against the loopback server through the real OpenAI SDK: its
-rows equal the one-process ``aevaluate`` run's, row for row."""
+rows equal the one-process ``aevaluate`` run's, row for row, and both nodes sent (each
+node's environment holds its own API key, and the server sees both)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,18 @@ from lmml_mdit.eval.targets import Target
 from lmml_mdit.ray import eval_batches
 
 CITIES = ["France", "Peru", "Chile", "Spain", "Italy", "Japan"]
+NODE_KEYS = ("head-node", "worker-node")
+"""The API key each node's environment holds, so the server tells the nodes apart."""
 DIFFERS = ("latency", "cached")
 """Fields that legitimately differ: the time a send took, and whether the cache answered."""
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    head, worker = ({"OPENAI_API_KEY": key} for key in NODE_KEYS)
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "env_vars": head})
     try:
-        nodes.add_node(num_cpus=1)
+        nodes.add_node(num_cpus=1, env_vars=worker)
         ray.init(address=nodes.address, log_to_driver=False)
         nodes.wait_for_nodes()
         assert len([node for node in ray.nodes() if node["Alive"]]) == 2  # type: ignore[no-untyped-call]
@@ -70,6 +74,9 @@ def test_eval_batches_rows_equal_the_one_process_run(
         )
         assert (summary.rows, summary.passed, summary.errors) == (6, 5, [])
         assert len(server.requests) == 12
+        # Each node's workers send the key of its own environment: both nodes sent.
+        keys = {request.headers["authorization"] for request in server.requests[6:]}
+        assert keys == {f"Bearer {node}" for node in NODE_KEYS}
         expected = sorted(_rows(one), key=lambda row: row["case"])  # type: ignore[arg-type, return-value]
         assert _rows(out) == expected
         again = eval_batches(
