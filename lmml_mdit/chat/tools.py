@@ -25,9 +25,13 @@ The portable settings keys:
 
 :func:`portable_settings` rewrites a settings mapping in the portable form (what an import
 stores); :func:`provider_settings` rewrites it in one provider's form (what a request
-sends). Gemini takes JSON Schema as ``parameters_json_schema`` and
-``response_json_schema``: its ``parameters`` and ``response_schema`` are an OpenAPI subset
-that refuses common JSON Schema (a list of types, ``const``).
+sends). Each provider's own shapes are read and written by its
+:class:`~lmml_mdit.chat.providers.base.ToolFormat` (``PROVIDERS[name].tools``, defined in
+its module); the portable classes live in :mod:`lmml_mdit.chat.tool_model`.
+
+Gemini takes JSON Schema as ``parameters_json_schema`` and ``response_json_schema``: its
+``parameters`` and ``response_schema`` are an OpenAPI subset that refuses common JSON
+Schema (a list of types, ``const``).
 """
 
 from __future__ import annotations
