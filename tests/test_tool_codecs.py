@@ -4,12 +4,15 @@ the public API; one without a codec refuses them clearly."""
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import lmml_mdit.chat
 from lmml_mdit import Bundle, import_messages
 from lmml_mdit.chat.handlers import TextPart
 from lmml_mdit.chat.imported import ChatTurn, ImportedConversation, Text
@@ -155,3 +158,19 @@ def test_a_provider_without_a_codec_refuses_tools_by_name(
         _bundle(PORTABLE).to_request("toy", model="m")
     body = _bundle({"temperature": 0.5}).to_request("toy", model="m")
     assert body["temperature"] == 0.5
+
+
+def test_the_portable_modules_reach_a_provider_only_through_the_registry() -> None:
+    """``chat.tools`` and ``chat.tool_model`` import no provider module: every provider's
+    shapes are its codec's, found in ``PROVIDERS``."""
+    chat = Path(lmml_mdit.chat.__file__).parent
+    allowed = {"providers", "providers.base"}
+    for name in ("tools.py", "tool_model.py"):
+        tree = ast.parse((chat / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                module = node.module or ""
+                if module.startswith("providers"):
+                    assert module in allowed, f"{name} imports .{module}"
+                    if module == "providers":
+                        assert {alias.name for alias in node.names} <= {"PROVIDERS"}, name
