@@ -1,6 +1,6 @@
 """The typed interface every chat format implements: :class:`ChatFormat` and
-:class:`Provider`, the :class:`Payload` a provider writes and the :class:`ToolFormat` it reads and
-writes tools with.
+:class:`Provider`, the :class:`Payload` a provider writes, and the :class:`ToolFormat` it
+reads and writes tools with.
 
 A :class:`ChatFormat` is a format lmml_mdit reads (a payload into an
 :class:`~lmml_mdit.chat.imported.ImportedConversation`); a :class:`Provider` is a chat API it
