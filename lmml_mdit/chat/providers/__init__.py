@@ -20,7 +20,7 @@ import warnings
 from ...errors import ProviderPluginWarning
 from ..format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PLUGIN_GROUP, PROVIDER_NAMES
 from . import anthropic, gemini, openai, openai_responses, sharegpt
-from .base import ChatFormat, Payload, Provider
+from .base import ChatFormat, Payload, Provider, ToolFormat
 
 __all__ = [
     "EXPORT_PROVIDERS",
@@ -31,6 +31,7 @@ __all__ = [
     "ChatFormat",
     "Payload",
     "Provider",
+    "ToolFormat",
     "provider",
 ]
 

@@ -34,6 +34,8 @@ sent through the ``anthropic`` SDK and the reply read back. The reply's content 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
@@ -77,6 +79,19 @@ from ..imported import (
 )
 from ..native import message_keys, place_native
 from ..remote import read_file_id, read_url, refuse_remote
+from ..tool_model import (
+    NativeTool,
+    OutputSchema,
+    Tool,
+    ToolChoice,
+    ToolSpec,
+    json_parameters,
+    nested_output,
+    nulls,
+    schema_only,
+    tool_label,
+    tool_spec,
+)
 from ._common import (
     append_merged,
     arguments_object,
@@ -86,7 +101,7 @@ from ._common import (
     text_mode,
     unsupported,
 )
-from .base import Payload, Provider
+from .base import Payload, Provider, ToolFormat
 from .sending import (
     Emit,
     EventSender,
@@ -422,6 +437,84 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(turns, settings=tools_listed(settings))
 
 
+# -- tools, tool choice and structured output ----------------------------------------------
+
+
+_TOOL_KEYS = frozenset({"type", "name", "description", "input_schema", "strict"})
+_SERVER_TOOL = re.compile(r"_\d{8}$")
+"""Anthropic's server tools are versioned by date (``web_search_20250305``)."""
+
+
+def _read_tool(item: JSONObject, where: str) -> list[Tool] | None:
+    """A custom tool (``input_schema``) or a server tool."""
+    kind = item.get("type")
+    if "input_schema" not in item and not (
+        isinstance(kind, str) and (kind == "custom" or _SERVER_TOOL.search(kind))
+    ):
+        return None
+    label = tool_label(item, where)
+    if item.get("type", "custom") != "custom" or set(item) - _TOOL_KEYS:
+        return [NativeTool(NAME, item, f"{label} ({where})")]
+    return [
+        tool_spec(
+            item.get("name"),
+            item.get("description"),
+            item.get("input_schema"),
+            item.get("strict"),
+            where,
+            label,
+            nulls(item),
+        )
+    ]
+
+
+def _write_tools(tools: Iterable[ToolSpec | NativeTool]) -> list[JSONObject]:
+    out: list[JSONObject] = []
+    for tool in tools:
+        if isinstance(tool, NativeTool):
+            out.append(tool.value)
+            continue
+        written: JSONObject = {"name": tool.name}
+        if tool.description is not None:
+            written["description"] = tool.description
+        written["input_schema"] = json_parameters(tool)
+        if tool.strict is not None:
+            written["strict"] = tool.strict
+        out.append(written)
+    return out
+
+
+def _write_choice(choice: ToolChoice) -> JSONObject:
+    if choice.name is not None:
+        return {"tool_choice": {"type": "tool", "name": choice.name}}
+    return {"tool_choice": {"type": {"required": "any"}.get(choice.mode, choice.mode)}}
+
+
+def _owns_choice(value: JSONMapping) -> bool:
+    return value.get("type") in ("auto", "any", "tool", "none")  # with disable_parallel_tool_use
+
+
+def _read_output(rest: JSONObject) -> tuple[OutputSchema | None, JSONObject]:
+    return nested_output(rest, "output_config", "format")
+
+
+def _write_output(output: OutputSchema) -> JSONObject:
+    schema = schema_only(output, "Anthropic")
+    return {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
+
+
+TOOLS = ToolFormat(
+    read_tool=_read_tool,
+    write_tools=_write_tools,
+    write_choice=_write_choice,
+    write_output=_write_output,
+    owns_choice=_owns_choice,
+    read_output=_read_output,
+    precedence=1,
+)
+"""Anthropic's tools, ``tool_choice`` and ``output_config.format``."""
+
+
 PROVIDER = Provider(
     name=NAME,
     title="Anthropic Messages",
@@ -436,6 +529,7 @@ PROVIDER = Provider(
     system_up_front=True,
     setting_defaults={"max_tokens": DEFAULT_MAX_TOKENS},
     native_shapes={"metadata": _is_messages_metadata},
+    tools=TOOLS,
 )
 """Anthropic Messages, as the registry lists it."""
 

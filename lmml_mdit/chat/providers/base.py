@@ -1,5 +1,6 @@
 """The typed interface every chat format implements: :class:`ChatFormat` and
-:class:`Provider`, and the :class:`Payload` a provider writes.
+:class:`Provider`, the :class:`Payload` a provider writes, and the :class:`ToolFormat` it
+reads and writes tools with.
 
 A :class:`ChatFormat` is a format lmml_mdit reads (a payload into an
 :class:`~lmml_mdit.chat.imported.ImportedConversation`); a :class:`Provider` is a chat API it
@@ -10,7 +11,7 @@ also writes (an :class:`~lmml_mdit.chat.content.OutgoingConversation` into a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,8 +20,9 @@ from ...jsontypes import JSONMapping, JSONObject
 if TYPE_CHECKING:
     from ..content import Options, OutgoingConversation
     from ..imported import ImportedConversation
+    from ..tool_model import NativeTool, OutputSchema, Tool, ToolChoice, ToolSpec
 
-__all__ = ["ChatFormat", "Payload", "Provider"]
+__all__ = ["ChatFormat", "Payload", "Provider", "ToolFormat"]
 
 
 class Payload:
@@ -76,6 +78,53 @@ class ChatFormat:
         return f"{self.title} ({self.name})"
 
 
+def _never(value: JSONMapping) -> bool:
+    return False
+
+
+def _no_builtin(item: JSONObject, where: str) -> NativeTool | None:
+    return None
+
+
+@dataclass(frozen=True)
+class ToolFormat:
+    """A provider's tools, tool choice and structured output, read and written
+    (:mod:`lmml_mdit.chat.tools` takes them through it).
+
+    :ivar read_tool: a ``tools`` item (a JSON object) at a place (``tools[0]``) read as
+        tools when it is in the provider's form of a function tool, else None.
+    :ivar write_tools: the provider's ``tools`` parameter for the given tools, in order
+        (portable ones and its own :class:`~lmml_mdit.chat.tools.NativeTool`; another
+        provider's were left out before).
+    :ivar write_choice: a tool choice as the provider's parameters (``{"tool_choice": ...}``).
+    :ivar write_output: structured output as the provider's parameters.
+    :ivar read_builtin: a ``tools`` item no provider's ``read_tool`` took, kept as the
+        provider's built-in tool when it is in the provider's shape, else None.
+    :ivar read_choice: the provider's own tool-choice parameter (under *choice_keys*) read,
+        None when it has no portable equivalent; None when the provider's choice is
+        ``tool_choice`` in a form the portable reader takes.
+    :ivar choice_keys: the settings keys *read_choice* reads, first the one errors name.
+    :ivar owns_choice: whether a ``tool_choice`` with no portable equivalent is in the
+        provider's form (it is then sent to that provider only).
+    :ivar read_output: the provider's own structured-output parameters read out of a copy
+        of the settings: the schema (or None) and the settings left; None when the
+        provider takes structured output as ``response_format``.
+    :ivar precedence: the order readers try an item or a choice in (highest first, then
+        the registry's order), for the shapes several providers share.
+    """
+
+    read_tool: Callable[[JSONObject, str], list[Tool] | None]
+    write_tools: Callable[[Iterable[ToolSpec | NativeTool]], list[JSONObject]]
+    write_choice: Callable[[ToolChoice], JSONObject]
+    write_output: Callable[[OutputSchema], JSONObject]
+    read_builtin: Callable[[JSONObject, str], NativeTool | None] = _no_builtin
+    read_choice: Callable[[object], ToolChoice | None] | None = None
+    choice_keys: tuple[str, ...] = ()
+    owns_choice: Callable[[JSONMapping], bool] = _never
+    read_output: Callable[[JSONObject], tuple[OutputSchema | None, JSONObject]] | None = None
+    precedence: int = 0
+
+
 @dataclass(frozen=True)
 class Provider(ChatFormat):
     """A chat API lmml_mdit writes as well as reads.
@@ -101,6 +150,8 @@ class Provider(ChatFormat):
     :ivar native_shapes: for a native parameter whose shape differs between providers
         under one name (``metadata``), the test a value must pass to be sent; one that
         fails is an unknown setting for this provider (left out with a warning by default).
+    :ivar tools: how the provider reads and writes tools, tool choice and structured
+        output, or None when it takes none of them.
     """
 
     write: Callable[[OutgoingConversation, Options], Payload]
@@ -113,3 +164,4 @@ class Provider(ChatFormat):
     setting_defaults: JSONMapping = field(default_factory=dict)
     requires_model: bool = True
     native_shapes: Mapping[str, Callable[[object], bool]] = field(default_factory=dict)
+    tools: ToolFormat | None = None

@@ -52,7 +52,7 @@ one content (adjacent text parts joined, function calls kept whole).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ...bundle.remote import RemoteKind
@@ -96,6 +96,25 @@ from ..imported import (
 )
 from ..native import message_keys, place_native
 from ..remote import read_url, refuse_remote
+from ..tool_model import (
+    PORTABLE_KEYS,
+    NativeTool,
+    OutputSchema,
+    Tool,
+    ToolChoice,
+    ToolSpec,
+    first,
+    from_openapi,
+    is_openapi,
+    json_object,
+    left_out,
+    named_choice,
+    nulls,
+    schema_only,
+    settings_error,
+    tool_label,
+    tool_spec,
+)
 from ._common import (
     append_merged,
     arguments_object,
@@ -104,7 +123,7 @@ from ._common import (
     text_file_text,
     text_mode,
 )
-from .base import Payload, Provider
+from .base import Payload, Provider, ToolFormat
 from .sending import Emit, Exchange, Failure, TextDelta, ToolCallEvent, retry_after_seconds
 
 __all__ = ["NAME", "PROVIDER", "SENDER", "GeminiSender", "export", "read", "request"]
@@ -603,6 +622,173 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(turns, settings=settings)
 
 
+# -- tools, tool choice and structured output ----------------------------------------------
+
+
+_TOOL_KEYS = ("function_declarations", "functionDeclarations")
+_DECLARATION_KEYS = frozenset(
+    {"name", "description", "parameters", "parameters_json_schema", "parametersJsonSchema"}
+)
+
+
+def _read_tool(item: JSONObject, where: str) -> list[Tool] | None:
+    """A tool object holding function declarations, and its other keys."""
+    key = next((key for key in _TOOL_KEYS if key in item), None)
+    if key is None:
+        return None
+    declarations = item[key]
+    if not isinstance(declarations, list):
+        raise settings_error(
+            f"{where}: '{key}' must be a list, not {type(declarations).__name__}", f"{where}.{key}"
+        )
+    tools: list[Tool] = []
+    for index, raw in enumerate(declarations):
+        here = f"{where}.{key}[{index}]"
+        declaration = json_object(raw, f"{here}: a function declaration", here)
+        label = tool_label(declaration, here)
+        json_schema = first(declaration, "parameters_json_schema", "parametersJsonSchema")
+        openapi = declaration.get("parameters")
+        if set(declaration) - _DECLARATION_KEYS or (
+            json_schema is not None and openapi is not None
+        ):
+            tools.append(
+                NativeTool(NAME, {"function_declarations": [declaration]}, f"{label} ({here})")
+            )
+            continue
+        # An OpenAPI-style schema (upper-case types) is kept as written: Gemini gets it
+        # back as its ``parameters``, every other provider as JSON Schema.
+        if json_schema is not None or is_openapi(openapi):
+            schema = json_schema if json_schema is not None else openapi
+        else:
+            schema = from_openapi(openapi)
+        tools.append(
+            tool_spec(
+                declaration.get("name"),
+                declaration.get("description"),
+                schema,
+                None,
+                here,
+                label,
+                nulls(declaration) - {"strict"},
+            )
+        )
+    rest = {k: v for k, v in item.items() if k != key}
+    if rest:
+        tools.append(NativeTool(NAME, rest, f"{where} ({', '.join(sorted(rest))})"))
+    return tools
+
+
+def _read_builtin(item: JSONObject, where: str) -> NativeTool | None:
+    """A built-in tool: an object keyed by the tool (``{"google_search": {}}``)."""
+    if item.get("type") is not None or not item or set(item) & PORTABLE_KEYS:
+        return None
+    return NativeTool(NAME, item, f"{', '.join(sorted(item))} tool ({where})")
+
+
+def _write_tools(tools: Iterable[ToolSpec | NativeTool]) -> list[JSONObject]:
+    """One tool object holding every function declaration, then the built-in tools."""
+    out: list[JSONObject] = []
+    declarations: list[JSONObject] = []
+    for tool in tools:
+        if isinstance(tool, NativeTool):
+            if list(tool.value) == ["function_declarations"]:
+                declarations.extend(tool.value["function_declarations"])
+            else:
+                out.append(tool.value)
+            continue
+        if tool.strict is not None:
+            left_out(f"tool {tool.name!r}: 'strict' left out: Gemini has no strict flag")
+        declaration: JSONObject = {"name": tool.name}
+        if tool.description is not None or "description" in tool.nulls:
+            declaration["description"] = tool.description
+        if is_openapi(tool.parameters):
+            declaration["parameters"] = tool.parameters  # its OpenAPI subset, as written
+        else:
+            declaration["parameters_json_schema"] = tool.parameters
+        declarations.append(declaration)
+    if declarations:
+        out.insert(0, {"function_declarations": declarations})
+    return out
+
+
+def _read_choice(value: object) -> ToolChoice | None:
+    """``tool_config.function_calling_config``, snake_case or camelCase; None for
+    ``VALIDATED`` mode or ``ANY`` restricted to several names."""
+    config = json_object(value, "'tool_config'", "tool_config")
+    if set(config) - {"function_calling_config", "functionCallingConfig"}:
+        return None
+    calling = json_object(
+        first(config, "function_calling_config", "functionCallingConfig") or {},
+        "'tool_config.function_calling_config'",
+        "tool_config.function_calling_config",
+    )
+    if set(calling) - {"mode", "allowed_function_names", "allowedFunctionNames"}:
+        return None
+    mode = str(calling.get("mode", "AUTO")).upper()
+    names = first(calling, "allowed_function_names", "allowedFunctionNames")
+    if mode == "AUTO" and not names:
+        return ToolChoice("auto")
+    if mode == "NONE" and not names:
+        return ToolChoice("none")
+    if mode == "ANY":
+        if not names:
+            return ToolChoice("required")
+        if isinstance(names, list) and len(names) == 1:
+            return named_choice(
+                names[0], "tool_config.function_calling_config.allowed_function_names"
+            )
+    return None
+
+
+def _write_choice(choice: ToolChoice) -> JSONObject:
+    calling: JSONObject = {"mode": {"required": "ANY"}.get(choice.mode, choice.mode.upper())}
+    if choice.name is not None:
+        calling["allowed_function_names"] = [choice.name]
+    return {"tool_config": {"function_calling_config": calling}}
+
+
+_OUTPUT_KEYS = (
+    "response_mime_type",
+    "responseMimeType",
+    "response_json_schema",
+    "responseJsonSchema",
+    "response_schema",
+    "responseSchema",
+)
+
+
+def _read_output(rest: JSONObject) -> tuple[OutputSchema | None, JSONObject]:
+    """``response_mime_type`` JSON with ``response_json_schema`` or ``response_schema``."""
+    mime = first(rest, "response_mime_type", "responseMimeType")
+    json_schema = first(rest, "response_json_schema", "responseJsonSchema")
+    openapi = first(rest, "response_schema", "responseSchema")
+    if mime != "application/json" or (json_schema is None) == (openapi is None):
+        return None, rest
+    schema = json_schema if json_schema is not None else from_openapi(openapi)
+    for key in _OUTPUT_KEYS:
+        rest.pop(key, None)
+    return OutputSchema(json_object(schema, "'response_json_schema'", "response_json_schema")), rest
+
+
+def _write_output(output: OutputSchema) -> JSONObject:
+    schema = schema_only(output, "Gemini")
+    return {"response_mime_type": "application/json", "response_json_schema": schema}
+
+
+TOOLS = ToolFormat(
+    read_tool=_read_tool,
+    write_tools=_write_tools,
+    write_choice=_write_choice,
+    write_output=_write_output,
+    read_builtin=_read_builtin,
+    read_choice=_read_choice,
+    choice_keys=("tool_config", "toolConfig"),
+    read_output=_read_output,
+    precedence=2,
+)
+"""Gemini's function declarations, ``tool_config`` and JSON response schema."""
+
+
 PROVIDER = Provider(
     name=NAME,
     title="Gemini",
@@ -614,6 +800,7 @@ PROVIDER = Provider(
     native_settings=NATIVE_SETTINGS,
     list_settings=LIST_SETTINGS,
     system_up_front=True,
+    tools=TOOLS,
 )
 """Gemini, as the registry lists it."""
 

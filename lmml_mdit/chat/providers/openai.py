@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
@@ -62,8 +63,22 @@ from ..imported import (
 )
 from ..native import message_keys, place_native
 from ..remote import read_file_id, read_url, refuse_remote
+from ..tool_model import (
+    DEFAULT_OUTPUT_NAME,
+    PORTABLE_KEYS,
+    NativeTool,
+    OutputSchema,
+    Tool,
+    ToolChoice,
+    ToolSpec,
+    json_object,
+    json_parameters,
+    nulls,
+    tool_label,
+    tool_spec,
+)
 from ._common import start_body, text_file_text, text_mode, unsupported
-from .base import Payload, Provider
+from .base import Payload, Provider, ToolFormat
 from .sending import (
     Emit,
     EventSender,
@@ -451,6 +466,88 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(read_messages(messages), settings=tools_listed(settings))
 
 
+# -- tools, tool choice and structured output ----------------------------------------------
+
+
+def _read_tool(item: JSONObject, where: str) -> list[Tool] | None:
+    """A function tool in Chat's form (``{"type": "function", "function": {...}}``)."""
+    if "function" not in item or item.get("type") not in (None, "function"):
+        return None
+    given = item.get("function")
+    label = tool_label(given if isinstance(given, dict) else {}, where)
+    function = json_object(given, f"{label}: 'function'", f"{where}.function")
+    if set(item) - {"type", "function"} or set(function) - PORTABLE_KEYS:
+        return [NativeTool(NAME, item, f"{label} ({where})")]
+    return [
+        tool_spec(
+            function.get("name"),
+            function.get("description"),
+            function.get("parameters"),
+            function.get("strict"),
+            f"{where}.function",
+            label,
+            nulls(function),
+        )
+    ]
+
+
+def _read_builtin(item: JSONObject, where: str) -> NativeTool | None:
+    """A custom tool, its definition under ``custom``."""
+    kind = item.get("type")
+    if kind is None or "custom" not in item:
+        return None
+    return NativeTool(NAME, item, f"{kind!s} tool ({where})")
+
+
+def _write_tools(tools: Iterable[ToolSpec | NativeTool]) -> list[JSONObject]:
+    out: list[JSONObject] = []
+    for tool in tools:
+        if isinstance(tool, NativeTool):
+            out.append(tool.value)
+            continue
+        function: JSONObject = {"name": tool.name}
+        if tool.description is not None:
+            function["description"] = tool.description
+        function["parameters"] = json_parameters(tool)
+        if tool.strict is not None or "strict" in tool.nulls:
+            function["strict"] = tool.strict
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def _write_choice(choice: ToolChoice) -> JSONObject:
+    if choice.name is None:
+        return {"tool_choice": choice.mode}
+    return {"tool_choice": {"type": "function", "function": {"name": choice.name}}}
+
+
+def _owns_choice(value: JSONMapping) -> bool:
+    kind = value.get("type")
+    return kind in ("allowed_tools", "custom") and kind in value
+
+
+def _write_output(output: OutputSchema) -> JSONObject:
+    json_schema: JSONObject = {"name": output.name or DEFAULT_OUTPUT_NAME}
+    if output.description is not None:
+        json_schema["description"] = output.description
+    json_schema["schema"] = output.schema
+    if output.strict is not None:
+        json_schema["strict"] = output.strict
+    return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
+
+
+TOOLS = ToolFormat(
+    read_tool=_read_tool,
+    write_tools=_write_tools,
+    write_choice=_write_choice,
+    write_output=_write_output,
+    read_builtin=_read_builtin,
+    owns_choice=_owns_choice,
+    precedence=3,
+)
+"""Chat's tools; its structured output is ``response_format``, read as the portable one."""
+
+
 PROVIDER = Provider(
     name=NAME,
     title="OpenAI Chat Completions",
@@ -460,6 +557,7 @@ PROVIDER = Provider(
     request=request,
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
+    tools=TOOLS,
 )
 """OpenAI Chat Completions, as the registry lists it."""
 

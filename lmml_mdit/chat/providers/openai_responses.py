@@ -32,6 +32,7 @@ finished items (``response.output_item.done``) are what arrived.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
@@ -70,8 +71,22 @@ from ..imported import (
 )
 from ..native import message_keys, place_native
 from ..remote import is_audio_or_video, read_file_id, read_url, refuse_remote
+from ..tool_model import (
+    DEFAULT_OUTPUT_NAME,
+    PORTABLE_KEYS,
+    NativeTool,
+    OutputSchema,
+    Tool,
+    ToolChoice,
+    ToolSpec,
+    json_parameters,
+    nested_output,
+    nulls,
+    tool_label,
+    tool_spec,
+)
 from ._common import start_body, text_file_text, text_mode, unsupported
-from .base import Payload, Provider
+from .base import Payload, Provider, ToolFormat
 from .openai import (
     audio_asset,
     file_data_asset,
@@ -442,6 +457,88 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(turns, settings=tools_listed(settings))
 
 
+# -- tools, tool choice and structured output ----------------------------------------------
+
+
+def _read_tool(item: JSONObject, where: str) -> list[Tool] | None:
+    """A function tool in Responses' form (``{"type": "function", "name": ...}``)."""
+    if item.get("type") != "function":
+        return None
+    label = tool_label(item, where)
+    if set(item) - PORTABLE_KEYS - {"type"}:
+        return [NativeTool(NAME, item, f"{label} ({where})")]
+    return [
+        tool_spec(
+            item.get("name"),
+            item.get("description"),
+            item.get("parameters"),
+            item.get("strict"),
+            where,
+            label,
+            nulls(item) - {"strict"},  # Responses sends strict: null for "not given"
+        )
+    ]
+
+
+def _read_builtin(item: JSONObject, where: str) -> NativeTool | None:
+    """A built-in tool (``web_search``, ``file_search``, ``mcp``, ...)."""
+    kind = item.get("type")
+    if kind is None:
+        return None
+    return NativeTool(NAME, item, f"{kind!s} tool ({where})")
+
+
+def _write_tools(tools: Iterable[ToolSpec | NativeTool]) -> list[JSONObject]:
+    out: list[JSONObject] = []
+    for tool in tools:
+        if isinstance(tool, NativeTool):
+            out.append(tool.value)
+            continue
+        function: JSONObject = {"name": tool.name}
+        if tool.description is not None or "description" in tool.nulls:
+            function["description"] = tool.description
+        function["parameters"] = json_parameters(tool)
+        function["strict"] = tool.strict  # required (null allowed)
+        out.append({"type": "function", **function})
+    return out
+
+
+def _write_choice(choice: ToolChoice) -> JSONObject:
+    name = choice.name
+    return {"tool_choice": choice.mode if name is None else {"type": "function", "name": name}}
+
+
+def _owns_choice(value: JSONMapping) -> bool:
+    """Any typed choice the other providers leave: a built-in tool, ``allowed_tools``, ..."""
+    return isinstance(value.get("type"), str)
+
+
+def _read_output(rest: JSONObject) -> tuple[OutputSchema | None, JSONObject]:
+    return nested_output(rest, "text", "format")
+
+
+def _write_output(output: OutputSchema) -> JSONObject:
+    form: JSONObject = {"type": "json_schema", "name": output.name or DEFAULT_OUTPUT_NAME}
+    if output.description is not None:
+        form["description"] = output.description
+    form["schema"] = output.schema
+    if output.strict is not None:
+        form["strict"] = output.strict
+    return {"text": {"format": form}}
+
+
+TOOLS = ToolFormat(
+    read_tool=_read_tool,
+    write_tools=_write_tools,
+    write_choice=_write_choice,
+    write_output=_write_output,
+    read_builtin=_read_builtin,
+    owns_choice=_owns_choice,
+    read_output=_read_output,
+)
+"""Responses' tools and ``text.format``; its readers go last (a typed item is its own)."""
+
+
 PROVIDER = Provider(
     name=NAME,
     title="OpenAI Responses",
@@ -452,6 +549,7 @@ PROVIDER = Provider(
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
     requires_model=False,
+    tools=TOOLS,
 )
 """OpenAI Responses, as the registry lists it."""
 
