@@ -84,9 +84,10 @@ from ._common import (
     system_text,
     text_file_text,
     text_mode,
+    typed_parts,
     unsupported,
 )
-from .base import Payload, Provider
+from .base import Detection, Payload, Provider
 from .sending import (
     Emit,
     EventSender,
@@ -422,6 +423,33 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(turns, settings=tools_listed(settings))
 
 
+# -- detected ------------------------------------------------------------------------------
+
+_SIGNAL_BLOCKS = frozenset({"tool_use", "tool_result", "image", "document"})
+_OWN_BLOCKS = frozenset(
+    {"thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result"}
+)
+"""Block types only the Messages API has (replayed thinking and server-side tools)."""
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    return any(
+        kind in _OWN_BLOCKS
+        or (kind in _SIGNAL_BLOCKS and ("source" in part or kind.startswith("tool")))
+        for kind, part in typed_parts(message)
+    )
+
+
+DETECTION = Detection(
+    strength=20,
+    messages_key="messages",
+    beside_messages=frozenset({"system"}),
+    message=_shows_format,
+)
+"""A top-level ``system`` beside ``messages``, tool blocks, sourced image or document blocks,
+or the blocks only the Messages API has."""
+
+
 PROVIDER = Provider(
     name=NAME,
     title="Anthropic Messages",
@@ -436,6 +464,7 @@ PROVIDER = Provider(
     system_up_front=True,
     setting_defaults={"max_tokens": DEFAULT_MAX_TOKENS},
     native_shapes={"metadata": _is_messages_metadata},
+    detection=DETECTION,
 )
 """Anthropic Messages, as the registry lists it."""
 

@@ -104,7 +104,7 @@ from ._common import (
     text_file_text,
     text_mode,
 )
-from .base import Payload, Provider
+from .base import Detection, Payload, Provider
 from .sending import Emit, Exchange, Failure, TextDelta, ToolCallEvent, retry_after_seconds
 
 __all__ = ["NAME", "PROVIDER", "SENDER", "GeminiSender", "export", "read", "request"]
@@ -603,6 +603,24 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(turns, settings=settings)
 
 
+# -- detected ------------------------------------------------------------------------------
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    return "parts" in message or message.get("role") == "model"
+
+
+DETECTION = Detection(
+    strength=40,
+    body_keys=frozenset({"contents", "system_instruction", "systemInstruction"}),
+    messages_key="contents",
+    message=_shows_format,
+    exclusive=True,
+)
+"""A body's ``contents`` or system instruction, or messages with ``parts`` or the role
+``model``."""
+
+
 PROVIDER = Provider(
     name=NAME,
     title="Gemini",
@@ -614,6 +632,7 @@ PROVIDER = Provider(
     native_settings=NATIVE_SETTINGS,
     list_settings=LIST_SETTINGS,
     system_up_front=True,
+    detection=DETECTION,
 )
 """Gemini, as the registry lists it."""
 

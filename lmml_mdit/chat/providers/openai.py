@@ -62,8 +62,8 @@ from ..imported import (
 )
 from ..native import message_keys, place_native
 from ..remote import read_file_id, read_url, refuse_remote
-from ._common import start_body, text_file_text, text_mode, unsupported
-from .base import Payload, Provider
+from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
+from .base import Detection, Payload, Provider
 from .sending import (
     Emit,
     EventSender,
@@ -451,6 +451,24 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(read_messages(messages), settings=tools_listed(settings))
 
 
+# -- detected ------------------------------------------------------------------------------
+
+_SIGNAL_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    if "type" not in message and (
+        message.get("tool_calls") or message.get("role") in ("tool", "developer", "system")
+    ):
+        return True
+    return any(kind in _SIGNAL_PARTS for kind, _ in typed_parts(message))
+
+
+DETECTION = Detection(strength=10, messages_key="messages", message=_shows_format, plain=True)
+"""``tool_calls``, ``tool``/``developer``/``system`` roles or OpenAI's own parts; and a plain
+list of user and assistant messages, which reads the same in Anthropic's format."""
+
+
 PROVIDER = Provider(
     name=NAME,
     title="OpenAI Chat Completions",
@@ -460,6 +478,7 @@ PROVIDER = Provider(
     request=request,
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
+    detection=DETECTION,
 )
 """OpenAI Chat Completions, as the registry lists it."""
 

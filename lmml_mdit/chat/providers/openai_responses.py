@@ -70,8 +70,8 @@ from ..imported import (
 )
 from ..native import message_keys, place_native
 from ..remote import is_audio_or_video, read_file_id, read_url, refuse_remote
-from ._common import start_body, text_file_text, text_mode, unsupported
-from .base import Payload, Provider
+from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
+from .base import Detection, Payload, Provider
 from .openai import (
     audio_asset,
     file_data_asset,
@@ -442,6 +442,30 @@ def read(data: object) -> ImportedConversation:
     return ImportedConversation(turns, settings=tools_listed(settings))
 
 
+# -- detected ------------------------------------------------------------------------------
+
+_SIGNAL_ITEMS = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "web_search_call"}
+)
+_SIGNAL_PARTS = frozenset({"input_text", "output_text", "input_image", "input_file"})
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    kind = message.get("type")
+    if isinstance(kind, str) and kind in _SIGNAL_ITEMS:
+        return True
+    return any(kind in _SIGNAL_PARTS for kind, _ in typed_parts(message))
+
+
+DETECTION = Detection(
+    strength=30,
+    body_keys=frozenset({"input", "instructions"}),
+    messages_key="input",
+    message=_shows_format,
+)
+"""A body's ``input``/``instructions``, typed items, or ``input_*``/``output_text`` parts."""
+
+
 PROVIDER = Provider(
     name=NAME,
     title="OpenAI Responses",
@@ -452,6 +476,7 @@ PROVIDER = Provider(
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
     requires_model=False,
+    detection=DETECTION,
 )
 """OpenAI Responses, as the registry lists it."""
 
