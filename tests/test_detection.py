@@ -17,6 +17,7 @@ from lmml_mdit.jsontypes import JSONMapping
 
 NAMED = "openai, openai-responses, anthropic, gemini or sharegpt"
 EXPECTED = "expected messages, input, contents or conversations"
+WITH_TOY = "openai, openai-responses, anthropic, gemini, sharegpt or toy"
 
 
 @pytest.mark.parametrize(
@@ -151,7 +152,7 @@ def test_its_signals_beside_a_built_in_format_are_ambiguous() -> None:
     with pytest.raises(lmml_mdit.ImportFormatError) as info:
         lmml_mdit.detect_format({"foo": 1})
     assert info.value.hint == (
-        f"expected messages, input, contents, conversations or lines; pass format= ({NAMED})"
+        f"expected messages, input, contents, conversations or lines; pass format= ({WITH_TOY})"
     )
 
 
@@ -162,5 +163,5 @@ def test_a_format_without_detection_is_imported_only_when_named(
     monkeypatch.setitem(FORMATS, silent.name, silent)
     with pytest.raises(lmml_mdit.ImportFormatError) as info:
         lmml_mdit.import_messages({"lines": LINES})
-    assert info.value.hint == f"{EXPECTED}; pass format= ({NAMED})"
+    assert info.value.hint == f"{EXPECTED}; pass format= ({WITH_TOY})"
     assert len(lmml_mdit.import_messages({"lines": LINES}, "toy").narrative.turns) == 2

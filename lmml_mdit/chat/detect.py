@@ -20,8 +20,6 @@ FORMATS = IMPORT_FORMATS
 FORMAT_DESCRIPTIONS = {name: found.description for name, found in _REGISTRY.items()}
 """Each format as a sentence names a payload in it ("looks like an OpenAI chat")."""
 
-_NAMED = f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]}"
-
 _PLAIN_ROLES = ("user", "assistant")
 
 
@@ -52,6 +50,7 @@ def detect_format(data: object) -> str:
         seen and the hint how to choose (``format=``).
     """
     ranked = _ranked()
+    named = _either(list(_REGISTRY))
     found: set[str] = set()
     messages: object = None
     if isinstance(data, dict):
@@ -76,8 +75,8 @@ def detect_format(data: object) -> str:
             expected = _either(list(dict.fromkeys(key for key in keys if key is not None)))
             raise ImportFormatError(
                 f"cannot tell the chat format of {_describe(data)}",
-                hint=f"expected {expected}; pass format= ({_NAMED})",
-                cli_hint=f"expected {expected}; give --format ({_NAMED})",
+                hint=f"expected {expected}; pass format= ({named})",
+                cli_hint=f"expected {expected}; give --format ({named})",
             )
     elif isinstance(data, list):
         messages = data
@@ -103,8 +102,8 @@ def detect_format(data: object) -> str:
                 return plain
             raise ImportFormatError(
                 f"cannot tell the chat format of {_describe(data)}",
-                hint=f"pass format= ({_NAMED})",
-                cli_hint=f"give --format ({_NAMED})",
+                hint=f"pass format= ({named})",
+                cli_hint=f"give --format ({named})",
             )
     if len(found) > 1:
         raise ImportFormatError(
@@ -115,7 +114,7 @@ def detect_format(data: object) -> str:
     if not found:
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
-            hint=f"pass format= ({_NAMED})",
-            cli_hint=f"give --format ({_NAMED})",
+            hint=f"pass format= ({named})",
+            cli_hint=f"give --format ({named})",
         )
     return found.pop()

@@ -447,7 +447,8 @@ def read(data: object) -> ImportedConversation:
 _SIGNAL_ITEMS = frozenset(
     {"message", "function_call", "function_call_output", "reasoning", "web_search_call"}
 )
-_SIGNAL_PARTS = frozenset({"input_text", "output_text", "input_image", "input_file"})
+_SIGNAL_PARTS = frozenset(_PART_KEYS) - {"input_audio"}
+"""The parts only Responses reads (Chat Completions has ``input_audio`` too)."""
 
 
 def _shows_format(message: JSONMapping) -> bool:
