@@ -19,7 +19,7 @@ TOY = '''
 
 from lmml_mdit.chat.handlers import TextPart
 from lmml_mdit.chat.imported import ChatTurn, ImportedConversation, Text
-from lmml_mdit.chat.providers import Payload, Provider
+from lmml_mdit.chat.providers import Detection, Payload, Provider
 from lmml_mdit.errors import ImportFormatError
 
 
@@ -51,6 +51,7 @@ PROVIDER = Provider(
     request=request,
     settings={"temperature": "temperature"},
     native_settings=frozenset(),
+    detection=Detection(body_keys=frozenset({"lines"}), messages_key="lines"),
 )
 
 BROKEN = 42
@@ -140,6 +141,10 @@ def test_an_installed_provider_renders_and_imports_from_the_command_line(
     assert imported.returncode == 0, imported.stderr
     text = (tmp_path / "back.lmml").read_text(encoding="utf-8")
     assert "Hello there." in text and "Hi." in text
+    # Its own detection: the body's "lines" name it without --format.
+    detected = _lmml(installed, "import", "toy.json", "-o", "detected.lmml", cwd=tmp_path)
+    assert detected.returncode == 0, detected.stderr
+    assert (tmp_path / "detected.lmml").read_text(encoding="utf-8") == text
 
 
 def test_broken_and_conflicting_plugins_are_named_in_a_warning_not_a_traceback(

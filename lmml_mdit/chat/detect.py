@@ -1,31 +1,16 @@
 """Tell which chat format a payload is in, from its shape alone.
 
-Signals, strongest first:
-
-- a record with ``conversations``, or entries with ``from``/``value``: ``sharegpt``;
-- ``contents``/``parts``, ``inline_data``/``inlineData``, ``function_call`` parts or the
-  role ``model``: ``gemini``;
-- ``input``/``instructions``, or items typed ``message``, ``function_call``,
-  ``function_call_output``, ``reasoning``, ``web_search_call``, or ``input_*``/
-  ``output_text`` parts: ``openai-responses``;
-- a top-level ``system`` beside ``messages``, ``tool_use``, ``tool_result``, ``image``
-  or ``document`` blocks with a ``source``, or ``thinking``, ``redacted_thinking``,
-  ``server_tool_use``, ``web_search_tool_result`` blocks: ``anthropic``;
-- ``tool_calls``, ``tool``/``developer``/``system`` roles in ``messages``, or
-  ``image_url``, ``input_audio``, ``file`` parts: ``openai``.
-
-A plain list of ``user``/``assistant`` messages with string content reads the same in the
-OpenAI and the Anthropic formats, so it is taken as ``openai``. Signals of two formats at
-once are refused as ambiguous.
+Each registered format brings its own signals (its :class:`~.providers.base.Detection`);
+this module weighs them, strongest first, and refuses a payload that shows none or two.
+The rules are in ``docs/bridge.md`` ("Detection").
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import ImportFormatError
 from .providers import FORMATS as _REGISTRY
-from .providers import IMPORT_FORMATS, anthropic, gemini, openai, openai_responses, sharegpt
+from .providers import IMPORT_FORMATS
+from .providers.base import Detection
 
 __all__ = ["FORMATS", "FORMAT_DESCRIPTIONS", "detect_format"]
 
@@ -35,75 +20,17 @@ FORMATS = IMPORT_FORMATS
 FORMAT_DESCRIPTIONS = {name: found.description for name, found in _REGISTRY.items()}
 """Each format as a sentence names a payload in it ("looks like an OpenAI chat")."""
 
-_NAMED = f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]}"
-
-_RESPONSES_ITEMS = {
-    "message",
-    "function_call",
-    "function_call_output",
-    "reasoning",
-    "web_search_call",
-}
-_RESPONSES_PARTS = {"input_text", "output_text", "input_image", "input_file"}
-_ANTHROPIC_BLOCKS = {"tool_use", "tool_result", "image", "document"}
-# Block types only the Messages API has (replayed thinking and server-side tools).
-_ANTHROPIC_ONLY_BLOCKS = {
-    "thinking",
-    "redacted_thinking",
-    "server_tool_use",
-    "web_search_tool_result",
-}
-_OPENAI_PARTS = {"image_url", "input_audio", "file", "refusal"}
-_GEMINI_PART_KEYS = {
-    "inline_data",
-    "inlineData",
-    "function_call",
-    "functionCall",
-    "function_response",
-    "functionResponse",
-    "file_data",
-    "fileData",
-}
+_PLAIN_ROLES = ("user", "assistant")
 
 
-def _signals_of_message(message: object, found: set[str]) -> None:
-    if not isinstance(message, dict):
-        return
-    if "from" in message and "value" in message:
-        found.add(sharegpt.NAME)
-        return
-    if "parts" in message or message.get("role") == "model":
-        found.add(gemini.NAME)
-        parts = message.get("parts")
-        for part in parts if isinstance(parts, list) else []:
-            if isinstance(part, dict) and _GEMINI_PART_KEYS & part.keys():
-                found.add(gemini.NAME)
-        return
-    # Untrusted values: only a string can name a type (a list would not even hash).
-    kind = message.get("type")
-    if isinstance(kind, str) and kind in _RESPONSES_ITEMS:
-        found.add(openai_responses.NAME)
-    if "type" not in message and (
-        message.get("tool_calls") or message.get("role") in ("tool", "developer", "system")
-    ):
-        found.add(openai.NAME)
-    content = message.get("content")
-    if isinstance(content, list):
-        for part in content:
-            if not isinstance(part, dict):
-                continue
-            part_type = part.get("type")
-            if not isinstance(part_type, str):
-                continue
-            if part_type in _RESPONSES_PARTS:
-                found.add(openai_responses.NAME)
-            elif part_type in _ANTHROPIC_ONLY_BLOCKS or (
-                part_type in _ANTHROPIC_BLOCKS
-                and ("source" in part or part_type.startswith("tool"))
-            ):
-                found.add(anthropic.NAME)
-            elif part_type in _OPENAI_PARTS:
-                found.add(openai.NAME)
+def _ranked() -> list[tuple[str, Detection]]:
+    """The registered formats that can be detected, strongest first."""
+    found = [(name, chat.detection) for name, chat in _REGISTRY.items() if chat.detection]
+    return sorted(found, key=lambda pair: -pair[1].strength)
+
+
+def _either(names: list[str]) -> str:
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def _describe(data: object) -> str:
@@ -116,36 +43,40 @@ def _describe(data: object) -> str:
 
 
 def detect_format(data: object) -> str:
-    """The format of *data* (a parsed JSON value): one of :data:`FORMATS`.
+    """The format of *data* (a parsed JSON value): one of :data:`FORMATS`, or a plugin's
+    format that brings its detection.
 
     :raises ImportFormatError: when no format fits, or several do; the message says what was
         seen and the hint how to choose (``format=``).
     """
+    ranked = _ranked()
+    named = _either(list(_REGISTRY))
     found: set[str] = set()
-    messages: Any = None
+    messages: object = None
     if isinstance(data, dict):
-        if "conversations" in data:
-            found.add(sharegpt.NAME)
-        if "contents" in data or "system_instruction" in data or "systemInstruction" in data:
-            found.add(gemini.NAME)
-            messages = data.get("contents")
-        if "input" in data or "instructions" in data:
-            found.add(openai_responses.NAME)
-            messages = data.get("input")
+        for name, detection in ranked:
+            if not detection.body_keys.isdisjoint(data):
+                found.add(name)
+                if detection.messages_key is not None:
+                    messages = data.get(detection.messages_key)
         if len(found) == 1:
             # The container's own keys are the strongest signal.
             return found.pop()
-        if "messages" in data:
-            messages = data["messages"]
-            if "system" in data:
-                found.add(anthropic.NAME)
+        for name, detection in ranked:
+            key = detection.messages_key
+            if key is None or key not in data:
+                continue
+            if not detection.body_keys:
+                messages = data[key]
+            if not detection.beside_messages.isdisjoint(data):
+                found.add(name)
         if not found and messages is None:
+            keys = [chat.detection.messages_key for chat in _REGISTRY.values() if chat.detection]
+            expected = _either(list(dict.fromkeys(key for key in keys if key is not None)))
             raise ImportFormatError(
                 f"cannot tell the chat format of {_describe(data)}",
-                hint="expected messages, input, contents or conversations; pass format= "
-                f"({_NAMED})",
-                cli_hint="expected messages, input, contents or conversations; give --format "
-                f"({_NAMED})",
+                hint=f"expected {expected}; pass format= ({named})",
+                cli_hint=f"expected {expected}; give --format ({named})",
             )
     elif isinstance(data, list):
         messages = data
@@ -156,15 +87,24 @@ def detect_format(data: object) -> str:
         )
     if isinstance(messages, list):
         for message in messages:
-            _signals_of_message(message, found)
-    if isinstance(messages, list) and not found:
-        if all(isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in messages):
-            return openai.NAME
-        raise ImportFormatError(
-            f"cannot tell the chat format of {_describe(data)}",
-            hint=f"pass format= ({_NAMED})",
-            cli_hint=f"give --format ({_NAMED})",
-        )
+            if not isinstance(message, dict):
+                continue
+            for name, detection in ranked:
+                if detection.message is not None and detection.message(message):
+                    found.add(name)
+                    if detection.exclusive:
+                        break
+        if not found:
+            plain = next((name for name, detection in ranked if detection.plain), None)
+            if plain is not None and all(
+                isinstance(m, dict) and m.get("role") in _PLAIN_ROLES for m in messages
+            ):
+                return plain
+            raise ImportFormatError(
+                f"cannot tell the chat format of {_describe(data)}",
+                hint=f"pass format= ({named})",
+                cli_hint=f"give --format ({named})",
+            )
     if len(found) > 1:
         raise ImportFormatError(
             f"ambiguous chat format: {_describe(data)} looks like {' and '.join(sorted(found))}",
@@ -174,7 +114,7 @@ def detect_format(data: object) -> str:
     if not found:
         raise ImportFormatError(
             f"cannot tell the chat format of {_describe(data)}",
-            hint=f"pass format= ({_NAMED})",
-            cli_hint=f"give --format ({_NAMED})",
+            hint=f"pass format= ({named})",
+            cli_hint=f"give --format ({named})",
         )
     return found.pop()

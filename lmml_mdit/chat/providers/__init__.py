@@ -20,7 +20,7 @@ import warnings
 from ...errors import ProviderPluginWarning
 from ..format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PLUGIN_GROUP, PROVIDER_NAMES
 from . import anthropic, gemini, openai, openai_responses, sharegpt
-from .base import ChatFormat, Payload, Provider, ToolFormat
+from .base import ChatFormat, Detection, Payload, Provider, ToolFormat
 
 __all__ = [
     "EXPORT_PROVIDERS",
@@ -29,6 +29,7 @@ __all__ = [
     "PROVIDERS",
     "PROVIDER_NAMES",
     "ChatFormat",
+    "Detection",
     "Payload",
     "Provider",
     "ToolFormat",

@@ -1,9 +1,12 @@
-"""What the provider writers share: capability errors, text-file text, call arguments."""
+"""What the provider modules share: capability errors, text-file text, call arguments,
+the typed parts detection looks at."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ...errors import InvalidToolCallError, UnsupportedContentError
-from ...jsontypes import JSONObject
+from ...jsontypes import JSONMapping, JSONObject
 from ...narrative.native import NativeItem
 from ...narrative.toolcalls import ToolCall
 from ...syntax.write import code_fence
@@ -29,6 +32,7 @@ __all__ = [
     "system_texts",
     "text_file_text",
     "text_mode",
+    "typed_parts",
     "unsupported",
 ]
 
@@ -122,6 +126,15 @@ def append_merged(messages: list[JSONObject], role: str, key: str, items: list[J
 def start_body(model: str | None) -> JSONObject:
     """A request body's first key: ``model``, when one is given."""
     return {} if model is None else {"model": model}
+
+
+def typed_parts(message: JSONMapping) -> Iterator[tuple[str, JSONMapping]]:
+    """The parts of a message's ``content`` list that name a ``type`` (a string: the values
+    are untrusted), each with its type."""
+    content = message.get("content")
+    for part in content if isinstance(content, list) else ():
+        if isinstance(part, dict) and isinstance(part.get("type"), str):
+            yield part["type"], part
 
 
 def text_mode(options: Options, default: str, part: TextFilePart) -> str:

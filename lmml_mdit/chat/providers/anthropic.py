@@ -99,9 +99,10 @@ from ._common import (
     system_text,
     text_file_text,
     text_mode,
+    typed_parts,
     unsupported,
 )
-from .base import Payload, Provider, ToolFormat
+from .base import Detection, Payload, Provider, ToolFormat
 from .sending import (
     Emit,
     EventSender,
@@ -513,6 +514,31 @@ TOOLS = ToolFormat(
     precedence=1,
 )
 """Anthropic's tools, ``tool_choice`` and ``output_config.format``."""
+# -- detected ------------------------------------------------------------------------------
+
+_SIGNAL_BLOCKS = frozenset({"tool_use", "tool_result", "image", "document"})
+_OWN_BLOCKS = frozenset(
+    {"thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result"}
+)
+"""Block types only the Messages API has (replayed thinking and server-side tools)."""
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    return any(
+        kind in _OWN_BLOCKS
+        or (kind in _SIGNAL_BLOCKS and ("source" in part or kind.startswith("tool")))
+        for kind, part in typed_parts(message)
+    )
+
+
+DETECTION = Detection(
+    strength=20,
+    messages_key="messages",
+    beside_messages=frozenset({"system"}),
+    message=_shows_format,
+)
+"""A top-level ``system`` beside ``messages``, tool blocks, sourced image or document blocks,
+or the blocks only the Messages API has."""
 
 
 PROVIDER = Provider(
@@ -530,6 +556,7 @@ PROVIDER = Provider(
     setting_defaults={"max_tokens": DEFAULT_MAX_TOKENS},
     native_shapes={"metadata": _is_messages_metadata},
     tools=TOOLS,
+    detection=DETECTION,
 )
 """Anthropic Messages, as the registry lists it."""
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..imported import ImportedConversation
     from ..tool_model import NativeTool, OutputSchema, Tool, ToolChoice, ToolSpec
 
-__all__ = ["ChatFormat", "Payload", "Provider", "ToolFormat"]
+__all__ = ["ChatFormat", "Detection", "Payload", "Provider", "ToolFormat"]
 
 
 class Payload:
@@ -56,6 +56,32 @@ class Payload:
 
 
 @dataclass(frozen=True)
+class Detection:
+    """How a payload shows a chat format, for :func:`~lmml_mdit.chat.detect.detect_format`
+    (the rules: ``docs/bridge.md``, "Detection").
+
+    :ivar strength: the format's rank among the signals, strongest first (ties in the
+        registry's order).
+    :ivar body_keys: top-level keys of a request body that show the format; alone, they decide.
+    :ivar messages_key: where a body holds the messages; a format without body keys is
+        shown by this key alone, looked at after the body keys.
+    :ivar beside_messages: top-level keys that show the format beside its messages.
+    :ivar message: whether one message (a JSON object) shows the format.
+    :ivar exclusive: a message that shows the format is not looked at for weaker ones.
+    :ivar plain: a list of ``user``/``assistant`` messages with no signal is taken as this
+        format (the first such format).
+    """
+
+    strength: int = 0
+    body_keys: frozenset[str] = frozenset()
+    messages_key: str | None = None
+    beside_messages: frozenset[str] = frozenset()
+    message: Callable[[JSONMapping], bool] | None = None
+    exclusive: bool = False
+    plain: bool = False
+
+
+@dataclass(frozen=True)
 class ChatFormat:
     """A chat format lmml_mdit reads.
 
@@ -65,12 +91,15 @@ class ChatFormat:
     :ivar read: a parsed JSON payload (a messages list or a request body) into the
         neutral conversation; raises :class:`~lmml_mdit.errors.ImportFormatError` for
         anything outside the format's shapes.
+    :ivar detection: how a payload shows the format; without it, the format is imported
+        only when named (``format=``).
     """
 
     name: str
     title: str
     description: str
     read: Callable[[object], ImportedConversation]
+    detection: Detection | None = field(default=None, kw_only=True)
 
     @property
     def target(self) -> str:

@@ -123,7 +123,7 @@ from ._common import (
     text_file_text,
     text_mode,
 )
-from .base import Payload, Provider, ToolFormat
+from .base import Detection, Payload, Provider, ToolFormat
 from .sending import Emit, Exchange, Failure, TextDelta, ToolCallEvent, retry_after_seconds
 
 __all__ = ["NAME", "PROVIDER", "SENDER", "GeminiSender", "export", "read", "request"]
@@ -787,6 +787,22 @@ TOOLS = ToolFormat(
     precedence=2,
 )
 """Gemini's function declarations, ``tool_config`` and JSON response schema."""
+# -- detected ------------------------------------------------------------------------------
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    return "parts" in message or message.get("role") == "model"
+
+
+DETECTION = Detection(
+    strength=40,
+    body_keys=frozenset({"contents", "system_instruction", "systemInstruction"}),
+    messages_key="contents",
+    message=_shows_format,
+    exclusive=True,
+)
+"""A body's ``contents`` or system instruction, or messages with ``parts`` or the role
+``model``."""
 
 
 PROVIDER = Provider(
@@ -801,6 +817,7 @@ PROVIDER = Provider(
     list_settings=LIST_SETTINGS,
     system_up_front=True,
     tools=TOOLS,
+    detection=DETECTION,
 )
 """Gemini, as the registry lists it."""
 

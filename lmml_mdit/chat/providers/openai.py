@@ -77,8 +77,8 @@ from ..tool_model import (
     tool_label,
     tool_spec,
 )
-from ._common import start_body, text_file_text, text_mode, unsupported
-from .base import Payload, Provider, ToolFormat
+from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
+from .base import Detection, Payload, Provider, ToolFormat
 from .sending import (
     Emit,
     EventSender,
@@ -546,6 +546,22 @@ TOOLS = ToolFormat(
     precedence=3,
 )
 """Chat's tools; its structured output is ``response_format``, read as the portable one."""
+# -- detected ------------------------------------------------------------------------------
+
+_SIGNAL_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    if "type" not in message and (
+        message.get("tool_calls") or message.get("role") in ("tool", "developer", "system")
+    ):
+        return True
+    return any(kind in _SIGNAL_PARTS for kind, _ in typed_parts(message))
+
+
+DETECTION = Detection(strength=10, messages_key="messages", message=_shows_format, plain=True)
+"""``tool_calls``, ``tool``/``developer``/``system`` roles or OpenAI's own parts; and a plain
+list of user and assistant messages, which reads the same in Anthropic's format."""
 
 
 PROVIDER = Provider(
@@ -558,6 +574,7 @@ PROVIDER = Provider(
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
     tools=TOOLS,
+    detection=DETECTION,
 )
 """OpenAI Chat Completions, as the registry lists it."""
 

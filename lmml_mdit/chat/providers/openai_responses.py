@@ -85,8 +85,8 @@ from ..tool_model import (
     tool_label,
     tool_spec,
 )
-from ._common import start_body, text_file_text, text_mode, unsupported
-from .base import Payload, Provider, ToolFormat
+from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
+from .base import Detection, Payload, Provider, ToolFormat
 from .openai import (
     audio_asset,
     file_data_asset,
@@ -537,6 +537,29 @@ TOOLS = ToolFormat(
     read_output=_read_output,
 )
 """Responses' tools and ``text.format``; its readers go last (a typed item is its own)."""
+# -- detected ------------------------------------------------------------------------------
+
+_SIGNAL_ITEMS = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "web_search_call"}
+)
+_SIGNAL_PARTS = frozenset(_PART_KEYS) - {"input_audio"}
+"""The parts only Responses reads (Chat Completions has ``input_audio`` too)."""
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    kind = message.get("type")
+    if isinstance(kind, str) and kind in _SIGNAL_ITEMS:
+        return True
+    return any(kind in _SIGNAL_PARTS for kind, _ in typed_parts(message))
+
+
+DETECTION = Detection(
+    strength=30,
+    body_keys=frozenset({"input", "instructions"}),
+    messages_key="input",
+    message=_shows_format,
+)
+"""A body's ``input``/``instructions``, typed items, or ``input_*``/``output_text`` parts."""
 
 
 PROVIDER = Provider(
@@ -550,6 +573,7 @@ PROVIDER = Provider(
     native_settings=NATIVE_SETTINGS,
     requires_model=False,
     tools=TOOLS,
+    detection=DETECTION,
 )
 """OpenAI Responses, as the registry lists it."""
 

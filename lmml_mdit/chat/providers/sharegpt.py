@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import ImportFormatError, UnsupportedContentError
 from ...jsonio import parse_json
-from ...jsontypes import JSONObject
+from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
 from ..format_names import SHAREGPT
 from ..imported import (
@@ -36,7 +36,7 @@ from ..imported import (
 )
 from ..native import warn_dropped
 from ..reader import read_turns
-from .base import ChatFormat
+from .base import ChatFormat, Detection
 
 if TYPE_CHECKING:
     from ...bundle.source import BundleSource
@@ -185,5 +185,28 @@ def export_sharegpt(bundle: BundleSource) -> JSONObject:
     return {"conversations": entries, **record}
 
 
-FORMAT = ChatFormat(name=NAME, title="ShareGPT", description="a ShareGPT conversation", read=read)
+# -- detected ------------------------------------------------------------------------------
+
+
+def _shows_format(message: JSONMapping) -> bool:
+    return "from" in message and "value" in message
+
+
+DETECTION = Detection(
+    strength=50,
+    body_keys=frozenset({"conversations"}),
+    messages_key="conversations",
+    message=_shows_format,
+    exclusive=True,
+)
+"""A record's ``conversations``, or ``from``/``value`` entries."""
+
+
+FORMAT = ChatFormat(
+    name=NAME,
+    title="ShareGPT",
+    description="a ShareGPT conversation",
+    read=read,
+    detection=DETECTION,
+)
 """ShareGPT, as the registry lists it: read here, written by :func:`export_sharegpt`."""
