@@ -24,12 +24,10 @@ from lmml_mdit.chat.providers.sending import Exchange
 from lmml_mdit.eval.cases import iter_cases
 from lmml_mdit.eval.targets import Target
 from lmml_mdit.jsontypes import JSONMapping
-from lmml_mdit.run.loop import RunOptions
+from lmml_mdit.run.loop import BodySender
 
 
-async def _instant(
-    body: JSONMapping, options: RunOptions, *, file: str | None = None
-) -> tuple[Exchange, float]:
+async def _instant(sender: BodySender, body: JSONMapping) -> tuple[Exchange, float]:
     reply = {"messages": [{"role": "assistant", "content": "Paris"}]}
     return Exchange(reply, input_tokens=3, output_tokens=1), 0.0
 
@@ -66,7 +64,7 @@ def _peak(tmp_path: Path, count: int) -> int:
 def test_memory_is_bounded_by_the_concurrency_not_the_cases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(runner, "asend_body", _instant)
+    monkeypatch.setattr(BodySender, "send", _instant)
     _peak(tmp_path, 50)  # imports and first-use caches out of the way
     small = _peak(tmp_path, 1_000)
     large = _peak(tmp_path, 5_000)

@@ -280,6 +280,49 @@ class _Run:
         return row
 
 
+_Job = tuple[int, Bundle, JSONObject, tuple[Assertion, ...], Target, str | None]
+"""A case and target to evaluate: the arguments of :meth:`_Run.one`."""
+
+
+def _jobs(
+    run: _Run, done: Mapping[tuple[int, str], bool], items: Iterator[_Item], path: str
+) -> Iterator[_Job]:
+    """Each case and target still to evaluate; a case that could not be read goes to the
+    summary's errors, a row already written to its skipped."""
+    summary = run.summary
+    for number, opened, case, default, name in items:
+        if isinstance(case, str) or opened is None:
+            where = path if name is None else f"{path}/{name}"
+            summary.errors.append(f"{where}:{number}: {case}")
+            continue
+        expect = _expect(case, default, path, number)
+        inputs = {key: value for key, value in case.items() if key != "expect"}
+        for target in run.targets:
+            earlier = done.get((number, str(target)))
+            if earlier is not None:
+                summary.skipped += 1
+                summary.skipped_passed += earlier
+                continue
+            yield number, opened, inputs, expect, target, name
+
+
+async def _drain(run: _Run, jobs: Iterator[_Job], concurrency: int) -> None:
+    """Evaluate *jobs* with *concurrency* workers taking the next job as each finishes one
+    (the iterator never awaits, so they share it safely); the first error stops them all."""
+
+    async def worker() -> None:
+        for job in jobs:
+            await run.one(*job)
+
+    workers = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
+    try:
+        await asyncio.gather(*workers)
+    except BaseException:
+        for started in workers:
+            started.cancel()
+        raise
+
+
 async def aevaluate(
     bundle: Bundle | str | os.PathLike[str],
     cases: str | os.PathLike[str] | None,
@@ -350,33 +393,8 @@ async def aevaluate(
             total,
             None if conversations is None else os.fspath(conversations),
         )
-        pending: set[asyncio.Task[None]] = set()
-        for number, opened, case, default, name in _items(source, None if cases is None else path):
-            if isinstance(case, str) or opened is None:
-                where = path if name is None else f"{path}/{name}"
-                summary.errors.append(f"{where}:{number}: {case}")
-                continue
-            expect = _expect(case, default, path, number)
-            inputs = {key: value for key, value in case.items() if key != "expect"}
-            for target in targets:
-                earlier = done.get((number, str(target)))
-                if earlier is not None:
-                    summary.skipped += 1
-                    summary.skipped_passed += earlier
-                    continue
-                while len(pending) >= concurrency:
-                    finished, pending = await asyncio.wait(
-                        pending, return_when=asyncio.FIRST_COMPLETED
-                    )
-                    for task in finished:
-                        task.result()
-                pending.add(
-                    asyncio.create_task(run.one(number, opened, inputs, expect, target, name))
-                )
-        while pending:
-            finished, pending = await asyncio.wait(pending)
-            for task in finished:
-                task.result()
+        jobs = _jobs(run, done, _items(source, None if cases is None else path), path)
+        await _drain(run, jobs, concurrency)
     if journal != os.fspath(out):
         write_parquet_results(journal, out)
     return summary
