@@ -6,6 +6,7 @@ node's environment holds its own API key, and the server sees both)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,8 +92,21 @@ def test_eval_batches_rows_equal_the_one_process_run(
         arguments += ["--cache", str(tmp_path / "cli-cache"), "--out", str(by_cli)]
         for _ in range(len(CITIES)):
             server.script(openai_chat(Said(["Paris"]), stream=False))
-        code = main(["eval", *arguments, "--ray", cluster, "--concurrency", "3", "-q"])
+        saved = tmp_path / "saved"
+        paced = ["--rate", f"{target}=300/min", "--save-conversations", str(saved)]
+        code = main(["eval", *arguments, "--ray", cluster, "--concurrency", "3", "-q", *paced])
         assert code == 1  # the Lima case fails
         assert _rows(by_cli) == expected and len(server.requests) == 18
+        # --rate: one gate actor paces the target for the whole cluster, 0.2 s apart by the
+        # server's clock (less the jitter of reaching it from two nodes)
+        arrivals = sorted(request.at for request in server.requests[12:])
+        gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+        assert min(gaps) >= 0.1 and arrivals[-1] - arrivals[0] >= 0.9, gaps
+        # --save-conversations: each case's conversation with its answer, written by workers
+        written = sorted(path.name for path in saved.iterdir())
+        assert len(written) == len(CITIES) and all(n.endswith(".lmmlz") for n in written)
+        peru = lmml_mdit.open(next(saved.glob("case-2-*.lmmlz"))).messages("openai")
+        assert [m["role"] for m in peru] == ["user", "assistant"]
+        assert "Peru" in json.dumps(peru[0]["content"])
     finally:
         server.close()

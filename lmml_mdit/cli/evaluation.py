@@ -39,8 +39,6 @@ def _on_ray(
     """The evaluation on the Ray cluster at ``--ray``."""
     from .failure import CliError
 
-    if args.rates or args.save_conversations:
-        raise CliError("lmml eval: --rate and --save-conversations do not work with --ray yet")
     if not os.path.isfile(args.path) or args.cases is None:
         raise CliError(
             "lmml eval --ray: PATH is a template file and --cases a file every worker can read"
@@ -71,6 +69,12 @@ def _on_ray(
             concurrency=args.concurrency,
             judge=judge,
             retries=args.retries,
+            rates=dict(args.rates or []),
+            conversations=(
+                None
+                if args.save_conversations is None
+                else os.path.abspath(args.save_conversations)
+            ),
         )
     finally:
         ray.shutdown()

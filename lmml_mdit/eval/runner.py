@@ -16,6 +16,7 @@ import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..bundle.bundle import Bundle
 from ..bundle.inputs import declared_inputs
@@ -69,6 +70,12 @@ def _expect(
     if "expect" not in case:
         return default
     return read_expect(case["expect"], file=path, line=line)
+
+
+class _Waits(Protocol):
+    """What spaces one target's requests: ``wait`` returns when the next may start."""
+
+    async def wait(self) -> None: ...
 
 
 class _Pace:
@@ -134,7 +141,7 @@ class _Run:
     retries: int
     judge: Target | None
     summary: Summary
-    paces: dict[str, _Pace]
+    paces: Mapping[str, _Waits]
     progress: Progress | None = None
     total: int = 0
     conversations: str | None = None
@@ -164,13 +171,13 @@ class _Run:
             found = self.cache.get(key)
             if found is not None:
                 return found, True
+        sender = self.senders.get(str(target))
+        if sender is None:  # the client made before the pace: the wait ends in the send
+            options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
+            sender = self.senders[str(target)] = BodySender(options, file=self.cases_path)
         pace = self.paces.get(str(target))
         if pace is not None:
             await pace.wait()
-        sender = self.senders.get(str(target))
-        if sender is None:
-            options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
-            sender = self.senders[str(target)] = BodySender(options, file=self.cases_path)
         exchange, latency = await sender.send(body)
         stored: JSONObject = {
             "payload": exchange.payload,

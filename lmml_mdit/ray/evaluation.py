@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..bundle.bundle import Bundle
@@ -23,7 +23,7 @@ from ..eval.assertions import read_expect
 from ..eval.cache import AnswerCache
 from ..eval.cases import iter_cases
 from ..eval.results import ResultsWriter, done_rows
-from ..eval.runner import Summary, _expect, _Run
+from ..eval.runner import Summary, _expect, _Pace, _Run
 from ..eval.targets import Target
 from ..jsontypes import JSONObject
 from .batches import Template, _template
@@ -32,16 +32,33 @@ __all__ = ["eval_batches"]
 
 
 class _Gate:
-    """At most *size* holders at once (a Ray async actor: one per target)."""
+    """At most *size* holders at once, their starts spaced to *per_minute* when given (a
+    Ray async actor: one per target, so one clock paces the whole cluster)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, per_minute: float | None = None) -> None:
         self.free = asyncio.Semaphore(size)
+        self.pace = None if per_minute is None else _Pace(per_minute)
 
     async def acquire(self) -> None:
         await self.free.acquire()
 
+    async def wait(self) -> None:
+        """Return when the next request may start (at once with no rate)."""
+        if self.pace is not None:
+            await self.pace.wait()
+
     def release(self) -> None:
         self.free.release()
+
+
+class _RemotePace:
+    """A target's pace kept by its gate actor: the worker asks it right before a send."""
+
+    def __init__(self, gate: Any) -> None:
+        self.gate = gate
+
+    async def wait(self) -> None:
+        await self.gate.wait.remote()
 
 
 class _Evaluator:
@@ -56,10 +73,14 @@ class _Evaluator:
         refresh: bool,
         retries: int,
         judge: str | None,
+        conversations: str | None = None,
+        paced: Sequence[str] = (),
     ) -> None:
         self.bundle: Bundle = _template(template, None, None)
+        self.conversations = conversations
         self.cases = cases
         self.gates = gates
+        self.paced = {name: gates[name] for name in paced}
         self.cache = None if cache is None else AnswerCache(cache)
         self.refresh = refresh
         self.retries = retries
@@ -84,7 +105,8 @@ class _Evaluator:
             self.retries,
             self.judge,
             summary,
-            {},
+            {name: _RemotePace(gate) for name, gate in self.paced.items()},
+            conversations=self.conversations,
         )
 
         async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None]:
@@ -126,6 +148,8 @@ def eval_batches(
     batch_size: int = 16,
     judge: Target | None = None,
     retries: int = 2,
+    rates: Mapping[str, float] | None = None,
+    conversations: str | os.PathLike[str] | None = None,
 ) -> Summary:
     """:func:`~lmml_mdit.eval.aevaluate` on the Ray cluster ``ray.init`` joined: every case
     of *cases* (JSONL) rendered from *template* (a path every worker reads) against every
@@ -135,6 +159,11 @@ def eval_batches(
     :param cache: the answer cache's folder; every worker must see the same folder (a
         shared file system), or each node keeps a cache of its own.
     :param workers: the actors evaluating batches (each opens the template once).
+    :param rates: requests per minute, by target text: the starts of a target's requests
+        across the whole cluster are spaced by its one gate actor.
+    :param conversations: a folder every worker can write to (a shared file system), where
+        each case's conversation is written with its answer appended, as
+        ``case-N-TARGET.lmmlz``.
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     """
     import ray
@@ -167,7 +196,8 @@ def eval_batches(
     if not items:
         return summary
     gate = ray.remote(_Gate)
-    gates = {str(target): gate.remote(concurrency) for target in targets}
+    paced = rates or {}
+    gates = {str(target): gate.remote(concurrency, paced.get(str(target))) for target in targets}
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True  # rows come back in case order
     dataset = ray.data.from_items(items).map_batches(
@@ -183,6 +213,8 @@ def eval_batches(
             "refresh": refresh,
             "retries": retries,
             "judge": str(judge or targets[0]),
+            "conversations": None if conversations is None else os.fspath(conversations),
+            "paced": [name for name in gates if name in paced],
         },
     )
     with ResultsWriter(out) as writer:
