@@ -298,20 +298,31 @@ def split_known(method: Callable[..., object], body: JSONMapping) -> JSONObject:
     ``max_tokens``, ``model``). Keys it has no parameter for also go in ``extra_body``, so a
     setting passed through (``unknown_settings="pass"``) is still sent."""
     parameters, required = _parameters(method)
+    unset = _not_given(method) if "extra_body" in parameters else None
     known: JSONObject = {}
     extra: JSONObject = {}
     for key, value in body.items():
-        if key in parameters and not isinstance(value, list):
-            known[key] = value
-        else:
+        handed = "extra_body" in parameters and isinstance(value, list)
+        if key not in parameters or (handed and (key not in required or unset is not None)):
             extra[key] = value
-    missing = [name for name in required if name not in known]
-    if missing:
-        unset: Any = importlib.import_module(method.__module__.partition(".")[0]).NOT_GIVEN
-        known.update(dict.fromkeys(missing, unset))
+        else:
+            known[key] = value
+    for name in required:
+        if name not in known and name in extra:
+            known[name] = unset
     if extra:
         known["extra_body"] = extra
     return known
+
+
+def _not_given(method: Callable[..., object]) -> object | None:
+    """The ``NOT_GIVEN`` of the SDK *method* belongs to, or None when it has none."""
+    package = getattr(method, "__module__", "").partition(".")[0]
+    try:
+        found: object | None = getattr(importlib.import_module(package), "NOT_GIVEN", None)
+    except ImportError:
+        return None
+    return found
 
 
 @functools.lru_cache(maxsize=64)
