@@ -1,33 +1,9 @@
 """Template inputs: the ``inputs:`` declarations of a bundle, and the values given for them.
 
-A bundle declares its inputs under ``inputs:`` in the front matter, or in the settings
-(the settings embed, or the front matter's ``settings:``), by name::
-
-    inputs:
-      customer: {type: string, description: the customer's name}
-      order: {type: object, schema: {type: object, required: [id]}}
-      tone: {type: string, default: friendly}
-      screenshot: {type: image, required: false}
-      snippet: {type: string, in_code: true}
-
-Each declaration is a mapping (or just its type, ``customer: string``) with
-
-- ``type``: ``string``, ``number``, ``integer`` (a JSON integer within
-  :data:`MAX_INTEGER`), ``boolean``, ``object``, ``image``, ``file`` or ``messages`` (a
-  conversation, put in as turns);
-- ``required`` (a boolean; true unless a ``default`` is given) or ``default`` (a value of
-  the type; ``image`` and ``file`` take none);
-- ``description``: text for a person;
-- ``schema``: for an ``object``, the JSON Schema its value must meet (the subset
-  :mod:`lmml_mdit.schema` interprets);
-- ``in_code``: true to fill its placeholders inside code spans, code blocks and embed
-  fences too;
-- ``roles``: for ``messages``, the roles its turns may have (by default, the roles of the
-  template's own turns).
-
-A value is checked against its declaration here; where it is put, as text or as an asset
-part, is the chat layer's work (:mod:`lmml_mdit.chat.content`). The issues ``validate``
-reports about inputs come from :func:`input_issues`.
+Declarations are read from the front matter or the settings and each value is checked
+against its declaration here; where a value is put is the chat layer's work
+(:mod:`lmml_mdit.chat.content`), and the issues ``validate`` reports about inputs come from
+:func:`input_issues`. The keys: docs/templates.md, "Declaring inputs".
 """
 
 from __future__ import annotations

@@ -1,32 +1,10 @@
 """How a turn becomes content: ordered text and embed segments, then neutral messages.
 
-Everything here reads the narrative's one parse, through its structure index
-(``narrative.index``: blocks, fences, attachment paragraphs); nothing is parsed again.
-
-- **Segments.** A turn's lines are cut at the end of each top-level block that mentions an
-  embed the turn binds; the embed's part goes right there, after the block, so an image
-  stays next to the words about it. An inline fence's own lines leave the text (its part
-  takes its place), so its content reaches the model once. A later fence repeating an
-  earlier one's name and content becomes a plain ``@name`` line. References stay in the
-  text as written; an LMML escape's backslash (``\\@alice``, ``\\## user``, listed in
-  :attr:`~lmml_mdit.narrative.narrative.Narrative.escapes`) is left out, since it exists for the
-  parser, not the model. Reserved embeds (``manifest.json``, ``settings.*``) are never sent, and
-  a reserved fence's lines leave the text too, and so does a paragraph made only of
-  references to reserved embeds. With ``attachment_lines="drop"`` (the default), a
-  top-level paragraph made only of references whose parts go right after it (an
-  attachment line such as ``@photo.png``) leaves the text as well: its parts stand in its
-  place, so imported chats export back without extra ``@name`` lines.
-- **Messages.** Each turn becomes one provider-neutral :class:`OutgoingMessage`: ``context`` turns
-  become ``system`` (or ``user``, or are dropped, by option), system content stays
-  ``system`` (or becomes ``user``, or is dropped, by the ``system`` option), assistant
-  ``*.tool_call.json``
-  fences become :class:`~lmml_mdit.narrative.toolcalls.ToolCall` items and a ``tool`` turn
-  carries the
-  call it answers. Embeds become parts through :mod:`lmml_mdit.chat.handlers`.
-- **Budget.** ``max_embed_bytes`` bounds the embed bytes of one message; an embed that would
-  cross it is left out and reported (an :class:`EmbedOmittedWarning`, or
-  :class:`~lmml_mdit.errors.EmbedBudgetError` with ``on_omit="raise"``). A left-out inline
-  fence leaves an ``@name`` line in its place, so the text still says what was there.
+It reads the narrative's one parse through its structure index: a turn is cut after each
+top-level block that mentions an embed, escapes, fence lines, reserved embeds and
+attachment lines leave the text, each turn becomes an :class:`OutgoingMessage`, and
+``max_embed_bytes`` bounds the embed bytes of a message (:class:`EmbedOmittedWarning`).
+See docs/messages.md, "How a turn becomes content" and "Payload budget".
 """
 
 from __future__ import annotations

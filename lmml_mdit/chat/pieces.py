@@ -1,42 +1,9 @@
 """Where a text written into a turn may be parsed in pieces, with the same answer.
 
-The importer escapes each message (:mod:`lmml_mdit.chat.escape`) and then reads what it
-wrote back (:mod:`lmml_mdit.chat.writer`), both with the LMML parser. A parse holds the
-tokens of all it is given, 30 to 300 times the text's size, so a long message is parsed
-a piece at a time, cut only at a line where the parse of the text up to it cannot depend
-on what follows it, nor the parse after it on what came before (a *reset point*).
-
-A cut before line *m* is one of:
-
-- a **block cut**: line *m - 1* is blank and line *m* begins with a character that
-  starts a block of its own after a blank line (not a space, a tab, a digit, ``-``,
-  ``+``, ``*`` or ``>``, which could continue a list, a block quote or an indented code
-  block); a blank line ends every other open block, except those that run until their
-  closing line (a code fence, an ``@@@`` fence, an HTML block such as ``<pre>`` or
-  ``<!--``);
-- a **line cut**: inside a run of non-blank *local lines*, between blank lines, where
-  every line is local (:data:`LOCAL_LINE`): it starts no block and continues none in
-  another way than as a paragraph line (no leading space, no ``#``, ``>``, list marker,
-  thematic break, setext underline, table delimiter row, fence, HTML or link reference
-  definition), and holds no character that opens an inline construct able to span lines
-  (a code span, a link or image, raw HTML, an autolink). Such a paragraph is read line
-  by line: its references, escapes and role headings (none) come out the same whether it
-  is parsed whole or in runs of lines;
-- a **row cut**: between the body rows of a plain table (see :func:`cut_offsets`), the
-  piece after it parsed after the table's header and delimiter rows.
-
-Two things reach across any cut, and the callers handle them: a link reference
-definition (``[label]: url``) applies to the whole document, so a text holding ``]:`` is
-escaped whole; an ``@@@`` fence makes its name a known reference everywhere, so a text
-holding ``@@@`` is escaped whole too (turn delimiters, which the read-back check looks
-at, depend on neither).
-
-The blocks that run to a closing line are the one thing a cut cannot see. The caller
-proves each piece closed by parsing it followed by a blank line and a role heading: when
-that heading is read as a delimiter, nothing was open at the cut, and the text after the
-cut starts fresh. A block's end is decided by the line that ends it (a table's by at most
-the line after), so a piece parsed alone yields the same blocks as the whole text up to
-the cut.
+The importer escapes and reads back a long message a piece at a time, cut only at a
+*reset point*: a block cut, a line cut between plain paragraph lines, or a row cut in a
+table (:func:`cut_offsets`). The caller proves each piece closed by parsing it followed by
+a blank line and a role heading. See docs/bridge.md, "Memory".
 """
 
 from __future__ import annotations

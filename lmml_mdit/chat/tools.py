@@ -1,37 +1,11 @@
 """Tools and structured output declared once, in the settings, for every provider.
 
-The portable settings keys:
-
-``tools``
-    A list of function tools, each ``{"name": ..., "description": ..., "parameters":
-    {JSON Schema}, "strict": bool}`` (only ``name`` is required; ``parameters`` defaults
-    to an object schema with no properties). An item may also be given in any provider's
-    own form (Chat ``{"type": "function", "function": {...}}``, Responses ``{"type":
-    "function", "name": ...}``, Anthropic ``{"name": ..., "input_schema": ...}``, Gemini
-    ``{"function_declarations": [...]}``); it is read as the same :class:`ToolSpec`.
-    A provider's built-in tool (Responses ``web_search``, an Anthropic server tool, Gemini
-    ``google_search``), or a function tool with keys of its provider's own, is a
-    :class:`NativeTool`: it is sent unchanged to its provider and left out, with an
-    :class:`~lmml_mdit.chat.content.UnknownSettingWarning`, for every other one.
-``tool_choice``
-    ``"auto"``, ``"none"``, ``"required"``, a tool's name, or ``{"name": X}``; any
-    provider's own form is read too (Gemini's is ``tool_config``).
-``response_format`` / ``output_schema``
-    Structured output: ``response_format`` is ``{"schema": {JSON Schema}, "name": ...,
-    "strict": bool, "description": ...}`` (or Chat's own ``{"type": "json_schema",
-    "json_schema": {...}}``); ``output_schema`` is the JSON Schema alone. Responses
-    ``text.format``, Anthropic ``output_config.format`` and Gemini ``response_mime_type`` +
-    ``response_json_schema`` (or ``response_schema``) are read too.
-
-:func:`portable_settings` rewrites a settings mapping in the portable form (what an import
-stores); :func:`provider_settings` rewrites it in one provider's form (what a request
-sends). Each provider's own shapes are read and written by its
-:class:`~lmml_mdit.chat.providers.base.ToolFormat` (``PROVIDERS[name].tools``, defined in
-its module); the portable classes live in :mod:`lmml_mdit.chat.tool_model`.
-
-Gemini takes JSON Schema as ``parameters_json_schema`` and ``response_json_schema``: its
-``parameters`` and ``response_schema`` are an OpenAPI subset that refuses common JSON
-Schema (a list of types, ``const``).
+The portable keys are ``tools``, ``tool_choice`` and ``response_format`` /
+``output_schema`` (any provider's own form is read too). :func:`portable_settings` rewrites
+settings in the portable form (what an import stores), :func:`provider_settings` in one
+provider's form (what a request sends), through each provider's
+:class:`~lmml_mdit.chat.providers.base.ToolFormat`. See docs/messages.md, "Tools and
+structured output".
 """
 
 from __future__ import annotations

@@ -1,48 +1,9 @@
 """Write a :class:`~lmml_mdit.chat.imported.ImportedConversation` as an LMML bundle.
 
-Layout (one block per part, blocks separated by a blank line)::
-
-    ## Turn 1 -- system
-
-    You are terse.
-
-    ## Turn 2 -- user
-
-    What is in this picture?
-
-    @3f1c0d9e2b7a4c55.png
-
-    ## Turn 3 -- assistant
-
-    @@@call_1.tool_call.json
-    {"id": "call_1", "name": "zoom", "arguments": {"factor": 2}}
-    @@@
-
-    ## Turn 4 -- tool
-
-    @call_1.tool_call.json
-
-    A cat.
-
-- text is escaped with :func:`~lmml_mdit.chat.escape.escape_text`, so it reads back as
-  itself and cannot forge turns, fences or references;
-- an asset becomes an archive entry named by its content, the first 16 hex digits of its
-  SHA-256 plus an extension from its media type, and a line ``@<name>`` where it stood;
-- a remote asset (an image or file given by URL or file id) becomes an entry
-  ``<hash>.remote.json`` recording where it is (:mod:`lmml_mdit.bundle.remote`), and a
-  line ``@<name>`` where it stood;
-- a call becomes a fence from :func:`~lmml_mdit.narrative.toolcalls.tool_call_fence`; a ``tool``
-  turn starts with the reference to the fence of the call it answers;
-- a provider-specific item becomes a fence named by
-  :func:`~lmml_mdit.narrative.native.native_name` (``anthropic.thinking.1.json``), counted
-  over the conversation, holding its JSON where it stood;
-- request parameters other than the conversation are kept in ``settings.json``; record
-  fields that are not request parameters (ShareGPT's) in ``manifest.json`` (one compact
-  line: written as a ``.lmml``, it is one fence after the last turn);
-- a text asset (every format carries one as a document or file part: Anthropic's
-  ``document`` with a ``text`` source, an OpenAI ``file``, a Gemini ``inline_data`` of a
-  text type) adds ``"text_embeds": "document"`` to ``settings.json`` (unless the payload
-  gave that key), so the export sends it as a document again, not as pasted text.
+One ``## Turn N -- role`` turn per message, one block per part: escaped text, ``@name``
+lines for assets (named by content) and remote assets, tool-call fences and provider items
+as fences; other request parameters go to ``settings.json``, other record fields to
+``manifest.json``. See docs/bridge.md, "The narrative written" and "Remote assets".
 """
 
 from __future__ import annotations

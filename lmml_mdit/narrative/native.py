@@ -1,32 +1,10 @@
 """Provider-specific items in LMML narratives: the native-item fence convention.
 
-Content a provider carries that has no portable meaning (a reasoning trace, a signature,
-a server-side tool item, a citation) travels as an inline JSON fence, named for the
-provider and the kind, at its place in the turn::
-
-    @@@anthropic.thinking.1.json
-    {"type": "thinking", "thinking": "Paris is in France.", "signature": "EqQB..."}
-    @@@
-
-The name is ``<provider>.<kind>.<n>.json``:
-
-- ``<provider>`` is the chat format that wrote the item (one of :data:`NATIVE_PROVIDERS`);
-- ``<kind>`` is the item's own type, as the provider names it (``thinking``,
-  ``redacted_thinking``, ``server_tool_use``, ``reasoning``, ``web_search_call``,
-  ``thought``), made filename-safe like a call slug; two kinds are reserved for keys that
-  belong to a neighbour rather than being an item of their own:
-
-  - ``part``: keys of the part just before the fence (a Gemini ``thought_signature`` beside
-    a text or a ``function_call``, Anthropic text ``citations``, Responses
-    ``annotations``);
-  - ``message``: keys of the message the fence stands in (OpenAI's message ``name``);
-
-- ``<n>`` counts the native items of the conversation from 1, in document order, so every
-  name is unique.
-
-The fence holds exactly one JSON object: the whole item, or for ``part`` / ``message``
-the extra keys. This module owns the naming and the reading; the chat layer writes the
-fences at import and puts each item back when exporting to the same provider.
+An item with no portable meaning (a reasoning trace, a signature, a citation) travels as
+an inline JSON fence ``<provider>.<kind>.<n>.json`` at its place in the turn (reserved
+kinds ``part`` and ``message`` hold a neighbour's extra keys). This module owns the naming
+and the reading; the chat layer writes and exports the fences. See docs/bridge.md,
+"Provider-specific items".
 """
 
 from __future__ import annotations

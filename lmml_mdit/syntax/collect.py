@@ -1,42 +1,11 @@
 """The plugin's core pass: parse the inlines and gather the per-parse results.
 
-It stands in for markdown-it's core ``inline`` rule, so the one walk over the block tokens
-that parses each ``inline`` token also finds the references and role headings; the block
-rules list their fence and comment tokens in ``env`` as they make them. Plain Markdown pays
-one more comparison per ``inline`` token and nothing more. It stores:
-
-- ``env["lmml_embeds"]``: every :class:`~lmml_mdit.model.Embed`, in document order;
-- ``env["lmml_delimiters"]``: the top-level delimiter tokens (``heading_open`` with a role
-  word, ``lmml_role``), each with ``meta["lmml_role"]``; a role heading also gets
-  ``meta["lmml_heading"]``, its text;
-- ``env["lmml_source"]``: the normalized source the token maps refer to;
-- ``env["lmml_escapes"]``: the 1-based ``(line, column)`` of each LMML escape backslash
-  (see :mod:`.escape`), in document order.
-
-It reads ``env["lmml_known_names"]`` (:data:`KNOWN_NAMES_KEY`), when present, as the asset
-names a reference without an extension may have; it wins over the plugin's
-``known_names``. A top-level heading that is no delimiter but looks like one gets
-``meta["lmml_suspicious"]`` (see :mod:`.roles`).
-
-Each ``inline`` token holding references also gets ``meta["lmml_refs"]``, its ``lmml_ref``
-children in order, so a reader can skip the paragraphs that have none.
-
-With ``env["lmml_inline_on_demand"]`` set, the ``inline`` tokens whose content cannot hold
-LMML are left unparsed and listed in ``env["lmml_deferred_inlines"]`` (see :mod:`.deferred`);
-without it (any parse a user runs with the plugin) every token is parsed, as markdown-it's
-own ``inline`` rule does.
-
-With it set, the other tokens are parsed with the reference and escape rules *recording*
-(when the parser allows it, :func:`.deferred.records_in_place`): each rule notes the offset
-of what it found (and a reference's name) in a :class:`.positions.FoundInline` instead of
-making a token, and a reference's text stays text, so the children of that parse are those
-bare markdown-it makes. Every other inline rule runs as always, so the finds are exactly
-the references and escapes a full parse makes tokens for. The pass turns them into embeds
-and escape positions, notes whether the token holds only references (an attachment
-paragraph, :func:`_only_references`), and drops the children: the token is listed in
-``env["lmml_collected_inlines"]`` (a :class:`.deferred.CollectedInlines`) and parsed again
-in full when a reader asks for it. A token whose trigger found nothing keeps its children,
-which are then those of a full parse.
+It stands in for markdown-it's core ``inline`` rule: the one walk that parses each
+``inline`` token also finds the references and role headings, and fills the ``env`` keys
+listed in docs/syntax.md, "Results in env". With ``env["lmml_inline_on_demand"]`` set (the
+fast parse of :func:`lmml_mdit.parse`) blocks without a trigger are deferred and the rest
+recorded, not tokenized (:mod:`.deferred`); see docs/performance.md, "Parse only what can
+change the answer".
 """
 
 from __future__ import annotations

@@ -1,34 +1,10 @@
 """Link destinations normalized without a URL parse where the parse changes nothing.
 
-markdown-it normalizes every link, image and link-definition destination
-(``MarkdownIt.normalizeLink``): it parses the URL (``mdurl.parse``), re-encodes a
-non-ASCII host name, formats the parts back together and percent-encodes what is left. That
-is about ten microseconds a link, a fifth of a whole parse of a chat that links in every
-turn, and for the URLs chats are made of it returns the URL it was given.
-:func:`normalize_link` returns a *simple URL* as it is and hands every other one to
-markdown-it:
-
-.. code-block:: text
-
-   simple-url = absolute / relative
-   absolute   = ( "http:" / "https:" ) "//" host [ ":" 1*5DIGIT ] [ "/" path ] [ tail ]
-   relative   = [ pchar path / "/" [ pchar path ] ] [ tail ]   ; never starts with "//"
-   host       = label *( "." label )           ; at most 255 characters
-   label      = 1*63( ALPHA / DIGIT / "-" )
-   path       = *( pchar / "/" )
-   tail       = [ "?" *( pchar / "/" / "?" ) ] [ "#" *( pchar / "/" / "?" ) ]
-   pchar      = ALPHA / DIGIT / "-" / "." / "_" / "~" / "!" / "$" / "&" / "'" / "(" / ")"
-              / "*" / "+" / "," / ";" / "=" / "%" HEXDIG HEXDIG
-
-Such a URL reads back from ``mdurl.parse`` part for part (no ``:`` or ``@`` outside the
-scheme, so no other scheme, user or port is found; a host markdown-it accepts label by
-label and keeps whole), its host is ASCII (nothing to re-encode), and each of its characters
-is one ``mdurl.encode`` keeps, so markdown-it's answer is the URL itself. A property test
-holds the two equal on generated URLs.
-
-:class:`LinkParser` is markdown-it's parser with this normalization; the parser
-:func:`lmml_mdit.parse` builds for itself is one (a parser of the user's own keeps its
-``normalizeLink``).
+:func:`normalize_link` returns a *simple URL* as it is (markdown-it's answer for it is the
+URL itself) and hands every other one to markdown-it's ``normalizeLink``;
+:class:`LinkParser`, the parser :func:`lmml_mdit.parse` builds for itself, uses it. The
+grammar and why it is safe: docs/performance.md, "Link destinations: normalized without a
+URL parse".
 """
 
 from __future__ import annotations

@@ -1,44 +1,10 @@
-"""The external reference: ``@name``.
+"""The external reference: ``@name``, an ``lmml_ref`` token.
 
-Grammar::
-
-    reference  = boundary "@" name
-    boundary   = start of the inline content / a character that is not a letter, digit,
-                 "_", "+", "-", ".", "@", and (references="assets") not "/" or ":"
-    name       = (letter / digit) *(letter / digit / "_" / "." / "-" / "/")
-                 ; trailing ".", "-" and "/" are never part of the name
-
-With ``references="assets"`` (the default) a name is a reference only when it is a file
-name::
-
-    asset-name = file-name / known-name
-    file-name  = name whose final "." and what follows it, in any case, is one of the
-                 extensions the library knows (lmml_mdit.media.FILE_EXTENSIONS: the media
-                 table's and the common document, data, code and archive extensions),
-                 or a typo of one (two adjacent characters swapped: ``.pgn``)
-    known-name = a name in the caller's known asset names (``known_names``, or
-                 ``env["lmml_known_names"]``: a zip's entries, the files beside a bare
-                 ``.lmml``), or the name of an ``@@@`` fence of the same document
-
-Read literally: ``@chart.png``, ``@data.tar.gz``, ``@notes.md``, ``@main.py`` and
-``@scope/pkg.js`` are file names; ``@john.smith``, ``@app.route``, ``@v1.2``,
-``@Builder.Default``, ``@emma.design`` (no known extension), ``@alice-dev``, ``@5pm``,
-``@types/node`` (no ``.`` at all) and ``@a.b/c`` (``/`` after the final ``.``) are not, so
-they are references only when known. An ``@`` right after ``/`` or ``:`` starts no reference
-(``https://mastodon.social/@alice``). ``references="any"`` keeps the RFC 4.1 rule as written
-(every name is a reference, whatever follows a ``/`` or ``:``).
-
-So ``bob@example.com`` and ``a@@b`` hold no reference, and ``Attached: @report.pdf.`` names
-``report.pdf``. ``\\@`` escapes (see :mod:`.escape`). Code spans, autolinks, raw HTML and
-link destinations are consumed by their own rules before this one sees an ``@``; image alt
-text is parsed apart and holds no references either.
-
-Token: ``lmml_ref`` (inline, nesting 0), ``content`` and ``meta["name"]`` = name,
-``markup`` = ``"@"``; the plugin's position pass adds ``meta["line"]``/``meta["column"]``
-(1-based) and ``map``. In the fast parse of :func:`lmml_mdit.parse` the rule makes no
-token: it records the reference's offset and name (:class:`.positions.FoundInline`) and
-leaves its text to the text token around it, as markdown-it alone would read it; the
-block's tokens are made when a reader asks for them (see :mod:`.collect`).
+By default (``references="assets"``) a name is a reference only when it is a file name or a
+known asset name; ``references="any"`` keeps the RFC 4.1 rule. In the fast parse of
+:func:`lmml_mdit.parse` the rule records the reference (:class:`.positions.FoundInline`)
+instead of making a token (see :mod:`.collect`). Grammar and examples: docs/syntax.md,
+"External reference"; the recording: docs/performance.md.
 """
 
 from __future__ import annotations

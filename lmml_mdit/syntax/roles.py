@@ -1,55 +1,10 @@
 """Role delimiters: the headings and comments that split a narrative into turns.
 
-Grammar (top level of the document only; never inside a block quote, a list item, code or
-an embed). A heading's *text* is its inline content, leading and trailing white space
-removed; roles and ``Turn`` match in any case::
-
-    heading-delimiter = ATX or setext heading whose text is a delimiter-text
-    delimiter-text    = role [*WSP ":"]                               ; "User", "User:"
-                      / turn-label *WSP turn-sep *WSP role            ; "Turn 1: user"
-                      / label 1*WSP dash 1*WSP role                   ; strict (default)
-    turn-label        = "Turn" 1*WSP 1*DIGIT
-    turn-sep          = "-" / "--" / ":" / U+2013 / U+2014            ; spaces optional
-    label             = 1*CHAR ending in a non-space character        ; "Turn 3", "alice"
-    dash              = "--" / U+2013 / U+2014                        ; "--", en or em dash
-    comment-delimiter = 0*3SP "<!--" *WSP role *WSP "-->" *WSP EOL
-    role              = "user" / "assistant" / "system" / "tool"
-
-So ``# Assistant``, ``## User:``, ``### system``, ``## Turn 2 -- user`` (RFC 6.1),
-``## Turn 1 - user``, ``## Turn 2: assistant``, ``## Turn 3—user``, ``## alice -- assistant``
-and ``## Turn 2 — user`` are delimiters; ``### System requirements``, ``## User guide`` and
-``### Tool comparison`` are ordinary headings. The label runs to the *last* spaced dash.
-
-With ``delimiters="loose"`` a heading is a delimiter when its text holds a role word
-anywhere (the 0.1 rule)::
-
-    loose-delimiter-text = *CHAR role-word *CHAR
-    role-word            = the first run of letters that is a role
-
-A comment delimiter is recognised whether or not the ``html`` option is on, and may
-interrupt a paragraph. It becomes an ``lmml_role`` token; a heading delimiter stays a
-``heading_open`` token. Both get ``meta["lmml_role"]``.
-
-**Near misses.** A top-level block that is no delimiter but is shaped like one gets
-``meta["lmml_suspicious"]`` = ``(word, message)`` (reported by :func:`delimiter_issues` as
-``suspicious_delimiter``, with a did-you-mean):
-
-- a heading ``Turn N <separator> X`` where X is not a role (``## Turn 3 -- bot``), or where
-  the separator is none of ``turn-sep`` (``## Turn 1 | user``);
-- a heading ``label <dash> word`` where the word is a misspelt role (within 1 edit of
-  ``user`` or ``tool``, 2 of ``assistant`` or ``system``, and not holding the role itself,
-  as ``users`` or ``systemd`` do) or a common stand-in for one (``bot``, ``ai``, ``human``,
-  ``model``, ``developer``, ``function``, ``chatgpt``, ``claude``, ``gemini``, ...);
-- a one-word heading of five letters or more within 2 edits of ``assistant`` or ``system``
-  (``## Asistant``), and not holding the role itself; a one-word heading ending in a colon
-  that is a misspelt role or a stand-in (``## Usr:``, ``## Human:``);
-- a top-level paragraph whose first line is only a role label, bold or plain
-  (:func:`label_near_miss`: ``**Assistant:**``, ``User:``, ``ChatGPT said:``), or that
-  starts with a bold one (``**User:** how do I ...``);
-- a top-level comment line holding a misspelt role or a stand-in (``<!-- asistant -->``,
-  ``<!-- bot -->``, ``<!-- user: -->``);
-- with ``delimiters="loose"``: every heading that became a delimiter though its text holds
-  more than the role (``### System requirements``).
+A top-level heading or ``<!-- role -->`` comment that is a delimiter gets
+``meta["lmml_role"]``; one shaped like a delimiter but none gets ``meta["lmml_suspicious"]``,
+reported by :func:`delimiter_issues` as ``suspicious_delimiter``. The grammar (strict and
+``delimiters="loose"``) and the near misses are in docs/syntax.md, "Role delimiters" and
+"Near misses: suspicious_delimiter".
 """
 
 from __future__ import annotations

@@ -1,40 +1,10 @@
 """The mdformat plugin: LMML formatted by mdformat, its constructs kept as written.
 
-mdformat (the Markdown formatter built on markdown-it-py) finds this module through its
-``mdformat.parser_extension`` entry point, named ``lmml``; ``mdformat --extensions lmml``
-or ``mdformat.text(text, extensions={"lmml"})`` uses it. It follows mdformat's plugin
-interface: :func:`update_mdit` installs :func:`~lmml_mdit.lmml_plugin` on mdformat's
-parser, :data:`RENDERERS` writes the plugin's tokens back and :data:`POSTPROCESSORS`
-guards what mdformat writes around them. The Markdown around LMML is formatted by
-mdformat's own rules; LMML itself is written back as it was:
-
-- an ``@@@`` fence at the top level is its source lines, byte for byte; one inside a block
-  quote or a list item keeps its opening line and content byte for byte, and its closing
-  marker is written ``@@@`` (the container's prefix on each line is mdformat's);
-- a reference is ``@`` and its name as written; every syntactic ``@name`` is kept, so a
-  name that is a reference only in a ``.lmmlz`` (an entry without an extension) is kept
-  too;
-- an LMML escape (``\\@``, or the backslash before a delimiter-shaped line) stays, where
-  mdformat alone would drop it and turn ``\\@chart.png`` into a reference; so does an
-  entity whose decoded character would make or break a reference (``&#64;x.png``,
-  ``&#95;@x.png``);
-- a role comment ``<!-- user -->`` is written as written (without its indentation); a role
-  heading is a heading, which mdformat writes in ATX form (``user`` over ``===`` becomes
-  ``# user``), still the same delimiter;
-- a front matter block is kept as written;
-- a paragraph line that would open a fence once mdformat strips its indentation (a lazy
-  continuation line ``    @@@name``, or a line mdformat's wrapping starts with ``@@@``) is
-  indented by four spaces, which keeps it paragraph text, as mdformat does for lines that
-  would start an HTML block; a paragraph whose first line is a bare ``@@@`` keeps its line
-  break there when wrapping (joined, ``@@@ words`` would open a fence);
-- a leading byte-order mark is skipped, as :func:`~lmml_mdit.parse` skips it, so a
-  delimiter on the first line stays a delimiter.
-
-:func:`format_text` is the library call (and ``lmml fmt`` the command): mdformat with this
-plugin, then a check that the result has the same turns, embeds (with the same bytes),
-references and escapes as the input; a document whose Markdown mdformat cannot rewrite
-without changing one of them is refused with :class:`~lmml_mdit.errors.FormatError`
-naming the first difference, never rewritten.
+mdformat finds it through its ``mdformat.parser_extension`` entry point ``lmml``:
+:func:`update_mdit` installs :func:`~lmml_mdit.lmml_plugin`, :data:`RENDERERS` writes the
+plugin's tokens back and :data:`POSTPROCESSORS` guards what mdformat writes around them.
+:func:`format_text` (``lmml fmt``) refuses with :class:`~lmml_mdit.errors.FormatError` any
+result that parses differently. See docs/toolchain.md, "The mdformat plugin".
 """
 
 from __future__ import annotations

@@ -1,34 +1,10 @@
 """The Sphinx extension: the ``lmml`` directive, and the ``lmml`` lexer for code blocks.
 
 Add ``"lmml_mdit.toolchain.sphinx"`` to ``extensions`` in ``conf.py``. The directive shows
-a conversation in the page as the preview's turn cards (:func:`lmml_mdit.render_html`
-with ``fragment=True``: its scoped stylesheet included, no script), from a file or from
-the directive's own content. In reStructuredText::
-
-    .. lmml:: ../examples/sales-review.lmmlz
-       :title: The sales review
-
-In MyST Markdown (MyST-Parser hands directives to Sphinx, so the same one serves)::
-
-    ```{lmml}
-    :title: Inline
-
-    ## Turn 1 -- user
-    Hello.
-    ```
-
-The file argument is relative to the document (or, starting with ``/``, to the source
-folder), as for ``literalinclude``; a ``.lmml`` resolves its references against its own
-folder. Options: ``:title:`` (the cards' heading; the bundle's name by default) and
-``:no-highlight:`` (code uncoloured). A bundle that cannot be read, or a directive with
-both or neither of a file and content, is an error of the build, located at the
-directive. Each defect ``lmml validate`` finds is reported at the directive with the
-severity the one table gives it (:data:`lmml_mdit.severity.KIND_RULES`): an error-level
-defect as a build error, a warning as a build warning. Builders other than HTML get the
-narrative as an ``lmml`` literal block.
-
-The extension also registers :class:`~lmml_mdit.preview.lexer.LmmlLexer` as ``lmml``, so
-``` ```lmml ``` code blocks are highlighted whether or not the entry point is installed.
+a conversation, from a file or its own content, as the preview's turn cards
+(:func:`lmml_mdit.render_html` with ``fragment=True``) and reports each defect ``lmml
+validate`` finds at the directive, with its severity. See docs/toolchain.md, "Sphinx and
+MyST: the lmml directive".
 """
 
 from __future__ import annotations
