@@ -2,27 +2,8 @@
 
 :func:`parse` runs the parser once; everything on :class:`Narrative` is read from the
 tokens and the per-parse results the plugin leaves in ``env``, never from a second scan of
-the raw text.
-
-Turn segmentation (RFC section 6, ``segment-turns``):
-
-- a top-level role delimiter (heading or ``<!-- role -->``) opens a turn; its own lines
-  belong to no turn;
-- text before the first delimiter is a ``context`` turn unless it is only whitespace;
-- consecutive delimiters with the same role open separate turns; an empty turn is kept;
-- a turn's text is its source lines verbatim, leading and trailing blank lines removed;
-- each embed is bound to the turn holding its first occurrence; one first named on a
-  delimiter line belongs to the turn that delimiter opens;
-- a front matter block at the top (a ``front_matter`` token: the plugin recognises it,
-  in any parser) is metadata: like a delimiter line it belongs to no
-  turn, and the context turn starts after it. :attr:`Narrative.front_matter` keeps its
-  raw YAML text.
-
-
-Turn numbers (one numbering for ``lmml turns``, the preview, validation and errors, all
-through :func:`numbered_turns`): message turns count from 1 in document order, every role
-alike; the ``context`` turn, when there is one, is turn 0. So ``## Turn 1 -- user`` after a
-preamble is turn 1, as the Transcript and the importers number the headings they write.
+the raw text. Turns are segmented as RFC section 6 says and numbered once, by
+:func:`numbered_turns`. See docs/narrative.md, "Segmentation" and "Turn numbers".
 """
 
 from __future__ import annotations

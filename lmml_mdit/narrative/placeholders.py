@@ -1,27 +1,9 @@
 """Input placeholders: where ``{{ name }}`` and ``{{ name.field }}`` stand in a narrative.
 
-Grammar (within one line)::
-
-    placeholder = "{{" *WSP path *WSP "}}"
-    path        = name *("." name)
-    name        = (ALPHA / "_") *(ALPHA / DIGIT / "_" / "-")
-    escape      = "\\{{"                      ; writes a literal "{{"
-
-Anything else between braces (``{{ x | upper }}``, ``{{}}``) is no placeholder and stays
-text. A placeholder is found once, in the one parse, and never changes the parse: the
-narrative's turns, embeds and references are what they are with or without values, which
-is what makes a value unable to add structure (values are put in later, as text, by
-:mod:`lmml_mdit.chat.content`).
-
-Each placeholder records its *context*: ``"text"`` in a turn's Markdown, ``"code"`` in a
-code span, fenced or indented code block, ``"fence"`` in an ``@@@name`` embed fence's
-content. Only text placeholders are filled unless the input is declared ``in_code: true``
-(that choice is the bundle's, :mod:`lmml_mdit.bundle.inputs`). Lines that belong to no
-turn (the front matter, a role delimiter's line) hold none.
-
-The scan is linear: a ``str.find`` for ``{{`` over the source, an anchored match at each
-hit, and, for a paragraph whose inline tokens hold a code span, one pass over its
-backtick runs.
+Each placeholder is found in the one parse, in a linear scan, with its *context*
+(``"text"``, ``"code"`` or ``"fence"``), and never changes the parse; values are put in
+later, as text, by :mod:`lmml_mdit.chat.content`. Grammar and rules: docs/templates.md,
+"Placeholders".
 """
 
 from __future__ import annotations

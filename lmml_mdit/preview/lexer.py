@@ -1,26 +1,10 @@
 """The Pygments lexer for LMML source: Markdown, with LMML's constructs marked.
 
-Pygments finds it through its ``pygments.lexers`` entry point (alias ``lmml``, file names
-``*.lmml``), so ``pygmentize -l lmml``, Sphinx's ``` ```lmml ``` blocks and
-``pygments.lexers.get_lexer_by_name("lmml")`` use it once the package is installed; the
-preview uses it directly for LMML source it shows (a ``.lmml`` asset, an ``lmml`` code
-fence).
-
-What it marks, line by line as the parser reads the document's top level:
-
-- an ``@@@name`` fence: the markers as :data:`EMBED_MARKER`, the name as :data:`EMBED_NAME`,
-  and the content highlighted by the lexer Pygments finds for the name (``settings.yaml``
-  as YAML, ``tool.py`` as Python; plain text when none);
-- a role delimiter (an ATX or one-line setext heading that is one, or ``<!-- role -->``):
-  the line as a heading or a comment, the role word as :data:`ROLE`;
-- a reference ``@name.ext`` as :data:`REFERENCE` and an escape ``\\@`` as :data:`ESCAPE`,
-  in Markdown text outside code;
-- everything else by Pygments' own Markdown lexer (code fences included, whose lines are
-  never read as LMML).
-
-Limits: it reads lines, not a parse: fences and delimiters inside block quotes and list
-items are left to the Markdown lexer, and a name without an extension is marked only as
-the Markdown lexer marks any ``@mention``.
+Found through the ``pygments.lexers`` entry point (alias ``lmml``) and used by the preview
+for LMML source it shows. It marks ``@@@`` fences (:data:`EMBED_MARKER`,
+:data:`EMBED_NAME`, the content in the lexer its name picks), role delimiters
+(:data:`ROLE`), references (:data:`REFERENCE`) and escapes (:data:`ESCAPE`) line by line;
+the rest is Pygments' Markdown lexer. See docs/toolchain.md, "The Pygments lexer".
 """
 
 from __future__ import annotations

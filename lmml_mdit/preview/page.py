@@ -1,30 +1,11 @@
 """A self-contained, safe HTML preview of an LMML bundle.
 
-:func:`render_html` turns a bundle into one HTML page: a header with the bundle's name and
-a summary of its manifest and settings, then one card per turn. The page needs no network
-and no JavaScript: the stylesheet is inline, images are ``data:`` URIs and collapsible
-content uses ``<details>``.
-
-The page renders the narrative's own token stream, :attr:`Narrative.tokens
-<lmml_mdit.narrative.narrative.Narrative.tokens>`: the one parse that validation and the messages
-read, so an HTML block, a reference or a delimiter means the same in all three. Nothing is
-parsed again. The page shows what the model gets: a Markdown image is text to LMML, so it
-is marked "not sent" (see :mod:`lmml_mdit.narrative.images`), never shown as if it were attached.
-
-Transcripts are untrusted input, so the page is built defensively, at render time:
-
-- raw HTML (HTML blocks and inline HTML, which the narrative parser reads as such) is shown
-  as escaped text, as the model receives it; role comments are LMML delimiters and become
-  turn headers;
-- link and image destinations pass :func:`is_safe_url`: only ``http``, ``https``,
-  ``mailto``, ``tel`` and scheme-less URLs; ``javascript:``, ``vbscript:``, ``data:``,
-  ``file:`` and every other scheme are refused (the Markdown stays as text);
-- the only ``data:`` URIs are the ones the preview writes itself, for assets whose bytes
-  sniff as PNG, JPEG, GIF, WebP or SVG; SVG is only ever shown through ``<img>``, where a
-  browser never runs its scripts;
-- every name, title, alt text and manifest value is escaped, in text and in attributes;
-- the page carries a Content-Security-Policy that forbids scripts, plugins, frames and
-  every network fetch.
+:func:`render_html` turns a bundle into one page (a header, then one card per turn) that
+needs no network and no JavaScript. It renders the narrative's own tokens
+(:attr:`Narrative.tokens <lmml_mdit.narrative.narrative.Narrative.tokens>`), parsing
+nothing again, and treats the transcript as untrusted: raw HTML shown as text, links
+through :func:`is_safe_url`, a Content-Security-Policy. See docs/preview.md, "Safety" and
+"How it works".
 """
 
 from __future__ import annotations

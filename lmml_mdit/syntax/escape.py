@@ -1,25 +1,9 @@
 """LMML escapes: the backslashes that exist for the parser, not for the model.
 
-Grammar (inside the inline content of a top-level paragraph or setext heading)::
-
-    lmml-escape     = "\\" "@"                          ; anywhere: \\@alice, \\@@@name
-                    / line-start "\\" delimiter-rest    ; top-level paragraphs and setext
-                                                        ; headings only
-    line-start      = start of a content line, after its leading spaces
-    delimiter-rest  = the rest of the line, if the line without the backslash would be
-                      a role delimiter: an ATX heading ("## user"), a role comment
-                      ("<!-- user -->"), or a setext underline ("---", "===") under text
-                      that is a role heading
-
-Every other backslash escape (``\\*``, ``\\#`` before an ordinary heading) is Markdown's
-own and stays as written everywhere. The rule takes the place of markdown-it's ``escape``
-rule and keeps its name (so disabling ``escape`` disables both, as the ``zero`` preset
-does): every other escape goes to the original rule, and for an LMML escape it makes
-exactly the token ``escape`` would (``text_special``, so the HTML is the same with the
-plugin on and off) and records the backslash's position: the plugin's core
-pass turns these into 1-based ``(line, column)`` pairs in ``env["lmml_escapes"]``, which
-:attr:`lmml_mdit.narrative.narrative.Narrative.escapes` keeps, so the text sent to a model, the
-exported Markdown and the preview leave these backslashes out.
+``\\@`` anywhere, and a backslash before a line that would otherwise be a role delimiter.
+The rule takes the place of markdown-it's ``escape`` rule (keeping its name), makes the
+token ``escape`` would and records each backslash's position for ``env["lmml_escapes"]``.
+Grammar: docs/syntax.md, "LMML escapes".
 """
 
 from __future__ import annotations

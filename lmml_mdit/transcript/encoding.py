@@ -1,26 +1,10 @@
 """How a transcript message's author and content are spelled in LMML, and read back.
 
-**Headings.** Each message becomes one turn opened by an ATX heading the segmenter reads
-back:
-
-- ``## Turn 3 -- assistant`` when the author is the role itself (``assistant``);
-- ``## alice -- assistant`` when the author is a name. The label before the last ``" -- "``
-  is the author, escaped so that the role-word rule still finds the turn's role: every
-  backslash is doubled, every role word in the name (``user``, ``assistant``, ``system``,
-  ``tool``, any case, as a whole word) gets a backslash after its first letter
-  (``u\\ser``), an ``@`` becomes ``\\@`` (no reference), and a name that reads
-  ``Turn <n>`` gets ``T\\urn``. Reading drops each escaping backslash. A name that cannot
-  sit on one heading line (empty, surrounded by spaces, control characters) gets the
-  ``Turn <n>`` form and is kept only in the manifest.
-
-**Content.** A message's Markdown is written in one of three :data:`ENCODINGS`:
-*verbatim*; *escaped*, a backslash before every line start (after up to three spaces) that
-could open a heading, an HTML block or comment, an ``@@@`` fence, a code fence or a setext
-underline, and before every line start that already is a backslash (reading removes one
-backslash at each such line start), with a backslash before the ``@`` of each reference
-that names nothing carried; or *fenced*, wrapped in a code fence with the info string
-:data:`CONTENT_FENCE_INFO` and a backtick run longer than any in the content. Which one a
-message needs is found by parsing what was written (:mod:`lmml_mdit.transcript.readback`).
+An author is a heading ``## Turn 3 -- assistant`` or ``## alice -- assistant`` (the name
+escaped so the role is still found); a content is written in one of three
+:data:`ENCODINGS` (verbatim, escaped, or fenced with :data:`CONTENT_FENCE_INFO`), the one
+the read-back check (:mod:`lmml_mdit.transcript.readback`) needs. See docs/transcript.md,
+"To and from LMML".
 """
 
 from __future__ import annotations
