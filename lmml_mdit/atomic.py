@@ -1,24 +1,10 @@
 """Atomic file writes: a reader sees the old file or the new one, never half of either.
 
-:func:`atomic_write` is the one way this package writes a file (bundles, previews,
-transcripts, exports and every CLI output). It writes to a temporary file in the target's
-own folder (so the final rename stays on one file system), flushes and fsyncs it, then
-moves it over the target with :func:`os.replace`. If anything fails on the way, the
-temporary file is removed and the target is left as it was.
-
-What it guarantees besides atomicity:
-
-- Only a regular file is ever replaced. A character device (``/dev/null``), a FIFO, a
-  socket or a folder at the destination is refused with :class:`WriteError`.
-- A symbolic link is written through: the link stays and its target is replaced.
-- A replaced file keeps its permission bits; a new file gets ``0o666`` under the umask.
-- The temporary file is named ``.NAME.lmml-tmp-K`` (:data:`TEMPORARY_MARK`) next to the
-  target, and is locked while in use. One killed outright (``kill -9``, a power cut) is
-  found and removed by the next write of the same destination. SIGTERM and SIGHUP clean
-  up like Ctrl-C: they raise :class:`Terminated` in the main thread while a write is
-  running, so the temporary file goes before the process exits.
-- Every failure is a :class:`WriteError` naming the destination, never the temporary
-  file (a full disk reads ``out.lmmlz: cannot write: No space left on device``).
+:func:`atomic_write` is the one way this package writes a file: a locked temporary file
+(:data:`TEMPORARY_MARK`) in the target's folder, fsynced, then :func:`os.replace`; on any
+failure, Ctrl-C or SIGTERM (:class:`Terminated`) it is removed and the target left as it
+was, and the error is a :class:`WriteError` naming the destination. See docs/bundles.md,
+"Writing: save(path)".
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """The media-type policy: the one place that says what type a name or some bytes have.
 
-Every module that needs a media type reads it here: the messages (which handler a part
-gets), the preview (what it shows as an image or expands as text), the Markdown export
-(which placeholder an embed gets), packing (which entries are stored without
-compression), the chat readers (which extension an imported asset is named with) and the
-command line.
-
-- :func:`sniff` reads the magic bytes; :func:`media_type_for` decides an asset's type, the
-  bytes first and the extension only for text;
-- :data:`EXTENSION_TYPES` is the extension table, :func:`extension_type` reads it and
-  :func:`guess_type` falls back to the platform's table for names with no bytes at hand;
-- :func:`is_text_type`, :data:`IMAGE_TYPES`, :data:`REFUSED_IMAGE_TYPES`,
-  :data:`DOCUMENT_TYPES`, :data:`AUDIO_FORMATS` and :data:`VIDEO_TYPES` sort types into
-  text, images the chat providers accept or refuse, documents, audio and video;
-- :func:`extension_for` goes the other way, from a media type to an extension;
-- :data:`FILE_EXTENSIONS` are the extensions that make ``@name.ext`` a reference (the
-  table's, and the common document, data, code and archive ones), :func:`is_file_name`
-  reads them.
+Every module that needs a media type reads it here. :func:`sniff` reads the magic bytes and
+:func:`media_type_for` decides an asset's type, the bytes first and the extension only for
+text; :data:`EXTENSION_TYPES` and :func:`extension_for` map extensions and types both
+ways; :data:`FILE_EXTENSIONS` are the extensions that make ``@name.ext`` a reference (see
+docs/syntax.md, "External reference").
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """The JSON Schemas the package ships, and the checker that applies them.
 
-Two schemas ship as package data, under ``lmml_mdit/schemas/``: :data:`SETTINGS_SCHEMA_FILE`
-for the settings embed (and a front matter's ``settings:``) and :data:`MANIFEST_SCHEMA_FILE`
-for ``manifest.json``. They are the one source of the rules: validation checks a value by
-interpreting the schema (:func:`schema_problems`), so the schema and ``validate`` cannot
-disagree.
-
-The interpreter covers the subset of JSON Schema (2020-12) the shipped schemas use, and
-refuses any other keyword rather than ignore it:
-
-- assertions: ``type`` (a name or a list of names), ``enum``, ``minimum``, ``maximum``,
-  ``exclusiveMinimum``, ``exclusiveMaximum``, ``minLength``, ``pattern``, ``minItems``,
-  ``maxItems``, ``required``;
-- applicators: ``items`` (one schema for every item), ``properties``,
-  ``additionalProperties`` (a boolean or a schema);
-- annotations, which check nothing: ``$schema``, ``title``, ``description``, ``$comment``.
-
-As JSON Schema has it, a boolean is neither an ``integer`` nor a ``number``, and a number
-with no fractional part (``2.0``) is an ``integer``.
+:data:`SETTINGS_SCHEMA_FILE` (the settings) and :data:`MANIFEST_SCHEMA_FILE`
+(``manifest.json``) are the one source of their rules: :func:`schema_problems` checks a
+value by interpreting the schema, in the subset of JSON Schema 2020-12 the shipped schemas
+use, and refuses any other keyword rather than ignore it. See docs/bundles.md, "Settings
+values and the schemas".
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Packing and inlining bundles, by rewriting lines at token positions.
 
-Every rewrite works on the narrative's normalized source lines at the positions the parser
-recorded (``token.map``, :attr:`~lmml_mdit.model.Embed.line` and ``column``); nothing is
-found by searching the text for strings. The result is parsed again and compared with the
-original (turn roles and headings, each turn's embed names, every embed's bytes), so a
-rewrite that would change the meaning raises instead of passing silently.
-
-Each rewrite reads a bundle through :class:`~lmml_mdit.bundle.contents.BundleContents` and
-gives back the new narrative (and entries); :class:`~lmml_mdit.bundle.bundle.Bundle` makes
-the new bundle of them.
-
-- :func:`pack_fences`: each inline fence becomes an archive entry, and the fence's lines
-  become one ``@name`` line in the same place (keeping the line's container prefix, such
-  as ``> ``).
-- :func:`inline_assets`: each externally referenced text asset becomes a fence. A reference
-  that stands alone on a line of a top-level paragraph is replaced by the fence in place
-  (so inlining a packed bundle gives back the original text); otherwise the reference
-  stays and the fence is added after the top-level block holding it, in the same turn.
-- :func:`rewrite_fence`: every fence of one name holding other bytes.
+:func:`pack_fences`, :func:`inline_assets` and :func:`rewrite_fence` rewrite the
+narrative's normalized source lines at the positions the parser recorded, never by
+searching the text; the result is parsed again and compared with the original, so a
+rewrite that would change the meaning raises. See docs/bundles.md, "Packing and inlining".
 """
 
 from __future__ import annotations

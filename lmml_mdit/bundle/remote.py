@@ -1,22 +1,9 @@
 """Remote assets: an image or file a bundle names by URL or by a provider's file id.
 
-A remote asset is an entry (or an inline fence) whose name ends in
-:data:`REMOTE_SUFFIX` (``.remote.json``), referenced at its part's place like any asset
-(``@3f1c0d9e2b7a4c55.remote.json``). Its content is one JSON object, written by
-:func:`remote_entry` and read by :func:`parse_remote`::
-
-    {"kind": "image", "url": "https://example.com/cat.png", "media_type": "image/png"}
-    {"kind": "file", "file_id": "file-abc123", "provider": "openai"}
-
-- ``kind``: ``"image"`` or ``"file"`` (a document: a PDF, a text file, ...);
-- exactly one of ``url`` (a string of at most :data:`MAX_URL_LENGTH` characters, no
-  control characters) and ``file_id`` (with ``provider``, the chat format family that
-  issued it: ``openai`` or ``anthropic``);
-- ``media_type``: optional, the media type the payload declared.
-
-The bytes are never fetched: the entry records where they are. This module owns the
-convention; the chat layer reads and writes each provider's form of it, and the preview
-shows a URL as a link (:func:`link_target`: ``https`` and ``http`` only).
+A remote asset is an entry or fence named ``*.remote.json`` (:data:`REMOTE_SUFFIX`) holding
+one JSON object (``kind``, then ``url`` or ``file_id`` with ``provider``, optionally
+``media_type``), written by :func:`remote_entry` and read by :func:`parse_remote`; its
+bytes are never fetched. See docs/bridge.md, "Remote assets".
 """
 
 from __future__ import annotations

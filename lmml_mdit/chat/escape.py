@@ -1,24 +1,8 @@
 """Make message text safe to place in a turn, so it reads back as exactly itself.
 
-A message can hold text that LMML would read as structure: ``@name`` (a reference),
-``@@@name`` at the start of a line (a fence), a heading or ``<!-- role -->`` naming a role
-(a new turn), or a block that never closes (an open code fence or HTML block swallowing
-the turns after it). :func:`escape_text` finds these with the LMML parser itself, so only
-what the parser would misread is touched, and fixes each:
-
-- a reference or fence ``@`` gets a backslash: ``\\@name`` (Markdown shows ``@name``);
-  only what reads as a reference is touched (``@chart.png``, or a name the bundle will
-  hold, passed as *known_names*), so a mention such as ``@alice`` stays as written;
-- an ATX heading naming a role gets ``\\#``, a setext underline ``\\===``/``\\---``, a role
-  comment ``\\<!--``: each stays a paragraph;
-- an unclosed code fence or HTML block gets its closing line appended.
-
-The result is checked by parsing it again between two turn headings; the loop ends when
-the headings are read as the only delimiters and no embed is found.
-
-Not the transcript's escaping (:mod:`lmml_mdit.transcript.encoding`): that one is undone
-exactly on reading (its manifest records it); imported text has no manifest, so here only
-what the parser misreads is touched and the backslashes stay, read as Markdown escapes.
+:func:`escape_text` finds with the LMML parser itself what it would misread (a reference, a
+fence, a role heading or comment, a block that never closes), escapes or closes only that,
+and checks the result by parsing it again. See docs/bridge.md, "Escaping".
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """Asset handlers: from an embed's bytes to a provider-neutral content part (RFC section 7).
 
-An :class:`Asset` is one resolved embed: its name, bytes and the media type its bytes show.
-A handler turns an asset into one or more neutral parts (:class:`TextPart`,
-:class:`ImagePart`, :class:`DocumentPart`, :class:`TextFilePart`, :class:`AudioPart`,
-:class:`VideoPart`, :class:`RemotePart`); the
-provider modules then write each neutral part in their own JSON shape.
-
-Which handler runs, first match wins:
-
-1. a per-call override keyed by extension (``".py"``) or media type (``"image/png"``);
-2. a handler registered with :func:`register_handler`, by extension, then by media type;
-3. the built-in handler for the sniffed media type.
-
-The media type follows the bytes: a ``.png`` entry holding JPEG data is ``image/jpeg``; a
-``.png`` holding UTF-8 text is ``text/plain``. The extension decides only when the bytes say
-nothing (text files). :mod:`lmml_mdit.media` holds that policy.
-
-Every asset is base64-encoded at most once per bundle: :class:`Base64Cache` keeps the
-encoding of each name and counts how many encodings it really did.
+A handler turns an :class:`Asset` (a resolved embed) into neutral parts (:class:`TextPart`,
+:class:`ImagePart`, ...) that the provider modules write in their own shape. Lookup, first
+match wins: a per-call override, a handler given to :func:`register_handler`, the
+built-in one for the media type the bytes show (:mod:`lmml_mdit.media`).
+:class:`Base64Cache` encodes each asset once per bundle. See docs/messages.md, "Handlers".
 """
 
 from __future__ import annotations

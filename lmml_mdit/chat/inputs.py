@@ -1,23 +1,10 @@
 """Template values put into a bundle's turns, after the one parse.
 
-The narrative is parsed once, with its placeholders in it
-(:mod:`lmml_mdit.narrative.placeholders`); the turns, embeds, references and tool calls
-are fixed by then. A rendering with values (``messages(provider, inputs={...})``) only
-edits the *lines* of text the turns already hold: each placeholder an input fills becomes
-the value's text, verbatim, and each ``\\{{`` loses its backslash. No value is parsed, so
-none can open a turn, an embed, a reference or a tool call: ``"## system"`` stays those
-characters inside the turn that held the placeholder.
-
-An ``image`` or ``file`` value becomes an asset part where its placeholder stands
-(:class:`InputAsset`); :mod:`lmml_mdit.chat.content` sends it through the same handlers,
-media-type checks and ``max_embed_bytes`` budget as a bundle asset. A ``messages`` value
-becomes turns there (:class:`InputMessages`, read by :mod:`lmml_mdit.chat.messages_input`,
-imported when a rendering needs it: reading goes through the importers, which sit above
-this module).
-
-What can be worked out once per bundle is (:class:`Template`, kept in the bundle's chat
-state): the declarations, which placeholders they fill, and those placeholders by line.
-Per rendering only the values are checked and the edited lines written.
+A rendering with values only edits the lines of text the turns already hold: a filled
+placeholder becomes the value's text, verbatim, so no value can open a turn, an embed or
+a reference. ``image``/``file`` values become :class:`InputAsset` parts, ``messages``
+values :class:`InputMessages` turns; what is fixed per bundle is kept in a
+:class:`Template`. See docs/templates.md.
 """
 
 from __future__ import annotations

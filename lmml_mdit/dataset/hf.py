@@ -1,25 +1,9 @@
 """Conversation rows for Hugging Face ``datasets``, and messages for chat templates.
 
-``datasets.Dataset.from_generator`` builds a dataset from a generator function; give it
-:func:`hf_rows` and the schema's features, and the folder is read one bundle at a time
-(``datasets`` writes its Arrow cache as rows arrive)::
-
-    from datasets import Dataset
-    from lmml_mdit.dataset.hf import hf_features, hf_fingerprint, hf_rows
-
-    ds = Dataset.from_generator(
-        hf_rows,
-        gen_kwargs={"folder": "runs/"},
-        features=hf_features(),
-        fingerprint=hf_fingerprint("runs/"),
-    )
-
-``datasets`` keeps the built dataset in its cache under a fingerprint; by default that
-hashes the generator and its arguments, which for a folder is its name alone, so a bundle
-added later would not be seen. :func:`hf_fingerprint` hashes the folder's listing instead.
-
-:func:`template_messages` turns a row into the ``[{"role": ..., "content": ...}]`` list that
-``tokenizer.apply_chat_template`` takes.
+:func:`hf_rows` and :func:`hf_features` feed ``datasets.Dataset.from_generator`` one bundle
+at a time; :func:`hf_fingerprint` hashes the folder's listing so a bundle added later is
+seen; :func:`template_messages` gives ``tokenizer.apply_chat_template`` its list. See
+docs/datasets.md, "Hugging Face datasets".
 """
 
 from __future__ import annotations

@@ -1,25 +1,10 @@
 """The structure of a narrative's token stream, read in one walk: :class:`StructureIndex`.
 
-Everything that needs to know where a block, a fence, a delimiter or an attachment line
-lies (the messages' segments, packing and inlining, the transcript writer, the preview,
-the Markdown export, the turn reader) reads it here, from
-:attr:`Narrative.index <lmml_mdit.narrative.narrative.Narrative.index>`, instead of walking
-the tokens again. The index is built on first use and kept with the narrative, so a parse
-that nobody asks about costs nothing more.
-
-Line numbers are 0-based and spans end-exclusive, as markdown-it's ``token.map``; columns
-are 1-based, as :class:`~lmml_mdit.model.Embed`'s. A token position is an index into
-``Narrative.tokens``; a turn position is an index into ``Narrative.turns``.
-
-- **Blocks**: each top-level block (the opening token, or the single token, of level 0
-  with a line map), in document order. Top-level blocks never overlap, so each line lies in
-  at most one; :meth:`StructureIndex.block_at` finds it by bisection.
-- **Fences**: each ``@@@name`` fence (``lmml_embed`` token) at any depth, in document order.
-- **Delimiters**: each role delimiter (a role heading or ``<!-- role -->``), in order.
-- **Attachment paragraphs**: each top-level paragraph made only of references and white
-  space (``@photo.png``, ``@a.png @b.png``), with the names it holds.
-- **References**: each ``@name`` occurrence (an external :class:`~lmml_mdit.model.Embed`,
-  with its line and column), in document order.
+Where each top-level block, ``@@@`` fence, role delimiter, attachment paragraph and
+reference lies, built on first use of
+:attr:`Narrative.index <lmml_mdit.narrative.narrative.Narrative.index>` and kept, so every
+reader of the structure uses it instead of walking the tokens again. See docs/narrative.md,
+"The structure index".
 """
 
 from __future__ import annotations

@@ -1,25 +1,10 @@
 """Inline tokens parsed on demand: :class:`DeferredInlines`.
 
 With ``env["lmml_inline_on_demand"]`` set (:data:`INLINE_ON_DEMAND_KEY`; :func:`lmml_mdit.
-parse` sets it), the plugin's core pass (:mod:`.collect`) parses only the ``inline`` tokens
-whose content may hold LMML (:func:`.triggers.may_hold_lmml`); every other one keeps an
-empty ``children`` list and its position goes to ``env["lmml_deferred_inlines"]``
-(:data:`DEFERRED_KEY`). Their embeds, escapes and delimiters are those of no inline rule,
-so the parse's results are complete without them; :class:`DeferredInlines` parses them
-later, one by one or all at once, into exactly the children a full parse gives them.
-
-The tokens the core pass parsed with recording rules (:class:`CollectedInlines`, see
-:mod:`.collect`) wait here too: they are parsed again with the plugin's rules making their
-tokens, and those tokens get the source positions the first parse found (the embeds and
-escapes of the parse, in order), so their children are those of a full parse.
-
-That holds while each ``inline`` token's children depend only on its content, the parser
-and the ``env`` the block parse left (link reference definitions): true of markdown-it's
-own inline rules, the plugin's, and the core rules markdown-it runs after ``inline``
-(``linkify``, ``replacements``, ``smartquotes``, ``text_join``), which treat each
-``inline`` token alone. :func:`rules_after_inline` tells whether a parser is made only of
-such rules; the core pass parses every token up front when it is not (a footnote plugin,
-say, whose tail rule reads what its inline rule gathered across blocks).
+parse` sets it), the ``inline`` tokens that cannot hold LMML, and those parsed with
+recording rules (:class:`CollectedInlines`), wait here and are parsed later into exactly
+the children a full parse gives them. :func:`rules_after_inline` tells whether a parser
+allows it. See docs/performance.md, "Parse only what can change the answer".
 """
 
 from __future__ import annotations

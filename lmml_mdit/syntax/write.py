@@ -1,21 +1,10 @@
 """Writing LMML: the inverse of the rules, for every module that writes a narrative.
 
 What the rules read, these functions write, so that the text reads back as what was meant:
-
-- :func:`embed_fence` writes an ``@@@name`` fence (see :mod:`.fence`) and
-  :func:`check_fenceable` refuses content no fence can give back exactly;
-- :func:`code_fence` writes a Markdown code fence whose marker no line of its content can
-  close (:func:`code_fence_marker`);
-- :func:`reference` writes ``@name`` (see :mod:`.reference`) and :func:`escape_at` puts the
-  LMML escape (see :mod:`.escape`) before an ``@`` or a delimiter line that must stay text.
-
-Grammar of what is written::
-
-    embed-fence = "@@@" name LF content "@@@"   ; closes on its own line when content is
-                                                ; empty or ends with LF, else on its last line
-    code-fence  = marker info LF content LF marker
-    marker      = 3*"`" / 3*"~"                 ; longer than any run of its character inside
-    reference   = "@" name
+``@@@name`` fences (:func:`embed_fence`, refusing content no fence gives back with
+:func:`check_fenceable`), Markdown code fences no content line can close
+(:func:`code_fence`), references (:func:`reference`) and LMML escapes (:func:`escape_at`).
+See docs/syntax.md, "Writing LMML".
 """
 
 from __future__ import annotations
