@@ -1,20 +1,10 @@
 """One severity for each issue kind: the table every command reads.
 
-``validate`` (its exit status), ``render``, ``export``, the language server, the pre-commit
-hook and the Sphinx directive all judge an :class:`~lmml_mdit.model.Issue` by this table
-alone, so the same file gets the same verdict from each. ``docs/errors.md`` prints it, and a
-test keeps the two equal.
-
-Each kind has a severity and what a send (``messages()``, ``to_request()``, ``lmml render``,
-``lmml export``) does with it:
-
-- ``refused``: an error. The send is refused with a
-  :class:`~lmml_mdit.errors.DefectError`; ``strict=False`` (``--force``) sends anyway,
-  warning a :class:`~lmml_mdit.bundle.bundle.DefectWarning` for it.
-- ``warned``: a warning every command that sends or shows a bundle reports (a
-  ``DefectWarning``, one ``lmml: warning:`` line; ``render --strict`` fails on it).
-- ``validated``: a warning ``validate`` and the language server report; a send goes on
-  without a word.
+``validate``, ``render``, ``export``, the language server, the pre-commit hook and the
+Sphinx directive judge an :class:`~lmml_mdit.model.Issue` by :data:`KIND_RULES` alone, so
+the same file gets the same verdict from each: ``refused``, ``warned`` or ``validated``.
+docs/errors.md prints the table ("One severity for each kind"), and a test keeps the two
+equal.
 """
 
 from __future__ import annotations

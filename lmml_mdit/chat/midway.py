@@ -1,21 +1,10 @@
 """System turns past the start of a conversation, for providers that take system content
 only up front.
 
-Anthropic (the top-level ``system``) and Gemini (``system_instruction``) have no place for
-a system message between two other messages. A ``system`` turn that comes after a user,
-assistant or tool message goes where the ``midway_system`` option says, and each one is
-reported, never moved or lost silently:
-
-- ``"user"`` (default): it is sent at its place as user content, its text opened by the
-  line :data:`MIDWAY_SYSTEM_MARKER`, so the model still reads it where the conversation
-  put it;
-- ``"hoist"``: it joins the system content up front, after the leading system turns;
-- ``"drop"``: it is left out;
-- ``"raise"``: :class:`~lmml_mdit.errors.UnsupportedContentError` names its turn.
-
-The first three warn a :class:`~lmml_mdit.chat.content.SystemContentWarning` naming the
-turn (``chat.lmml:9:1: turn 4 (system) ...``) and list it in the payload's warnings.
-System turns before the first other message are the provider's system content, as ever.
+For Anthropic and Gemini a ``system`` turn after another message goes where the
+``midway_system`` option says (``"user"`` at its place, opened by
+:data:`MIDWAY_SYSTEM_MARKER`; ``"hoist"``; ``"drop"``; ``"raise"``), each one reported.
+See docs/bridge.md, "System turns in the middle of a conversation".
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """The Arrow schema of a conversation row: one bundle, one row.
 
-The columns, in order (the datasets guide has the table, with every field):
-
-- ``name``, ``path`` (inside the dataset), ``source`` (where it was read from, or null),
-  ``kind`` (``text`` or ``zip``), ``narrative_name``, ``narrative`` (verbatim), and the
-  parse options ``delimiters`` and ``references``;
-- ``turns``: role, heading, lines, text and the ordered ``parts`` (text, asset, tool call,
-  provider-specific item), each asset part naming its asset;
-- ``settings``, ``manifest``, ``front_matter``: decoded, as JSON text;
-- ``issues``: what ``validate`` found;
-- ``assets``: name, media type, size, SHA-256, and the bytes (``data``) or where they live
-  (``location``, and ``entry`` inside an archive);
-- ``error``: why the bundle could not be read (then the row holds nothing else);
-- with providers asked for, ``request_<provider>`` (the request body as JSON) each, and
-  ``request_notes``.
-
-The schema's metadata carries ``lmml.schema_version``.
+The columns (name and source, the narrative, its turns and their ordered parts, settings,
+manifest, front matter, issues, assets, a read error, and ``request_<provider>`` columns
+when asked for) and the metadata ``lmml.schema_version`` are listed, with every field, in
+docs/datasets.md.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """Plain Markdown export: a narrative with every embed replaced by something readable.
 
-Generic Markdown tools do not know LMML: an ``@@@name`` fence reads as a stray paragraph
-and an ``@name`` reference as a dangling mention. :func:`to_markdown` rewrites a
-reference into a placeholder such as ``[Image: chart.png]`` or ``[Attachment: data.csv]``,
-and an inline text asset into its name and its text as a code block (a fence of the
-conversation's structure, a tool call or a provider-specific item, of the bookkeeping,
-``manifest.json`` and the settings, or of an image becomes a placeholder too).
-
-The rewrite is driven by the parse, never by searching the text: each fence is located by
-its line span and each reference by the line and column of its
-:class:`~lmml_mdit.model.Embed`, both read from the narrative's structure index
-(:attr:`~lmml_mdit.narrative.narrative.Narrative.index`). So a
-``@name`` inside a code span or a code block stays as written, a name that is a prefix of
-another (``a.png`` and ``a.png.bak``) cannot be confused with it, and CRLF sources or
-one-line fences need no special case.
+:func:`to_markdown` turns each reference into a placeholder (``[Image: chart.png]``), an
+inline text asset into its name and a code block, and every other fence into a
+placeholder, at the positions the structure index holds, never by searching the text.
+See docs/cli.md, "lmml to-md".
 """
 
 from __future__ import annotations

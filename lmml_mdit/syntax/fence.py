@@ -1,21 +1,9 @@
-"""The inline embed fence: ``@@@name`` … ``@@@``.
+"""The inline embed fence: ``@@@name`` … ``@@@``, an ``lmml_embed`` token.
 
-Grammar (per line, after the container's own prefix such as ``> `` or list indentation)::
-
-    fence        = open-line *content-line close
-    open-line    = 0*3SP "@@@" *WSP name *WSP EOL      ; name is not empty
-    close        = close-line / tail-close
-    close-line   = *WSP "@@@" *WSP EOL                 ; content ends with the newline before it
-    tail-close   = content-text "@@@" *WSP EOL         ; content ends just before "@@@"
-
-The content is every character after the opening line up to the closing marker, verbatim:
-no escaping, no Markdown, no references. A fence may interrupt a paragraph and works inside
-block quotes and list items. Without a closing marker it runs to the end of its container and
-its token records ``meta["closed"] = False``.
-
-Token: ``lmml_embed`` (block, nesting 0), ``info`` and ``meta["name"]`` = name,
-``content`` = content, ``map`` = the lines it spans, ``meta["line"]``/``meta["column"]``
-(1-based) = where the ``@@@`` stands.
+The content is every character between the opening line and the closing marker, verbatim;
+a fence may interrupt a paragraph and works inside block quotes and list items, and an
+unclosed one runs to the end of its container (``meta["closed"] = False``). Grammar:
+docs/syntax.md, "Inline embed fence"; the token's fields: "Tokens".
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """Source positions for references.
 
-markdown-it gives inline tokens no positions: their ``pos`` is relative to the parent
-``inline`` token's content, whose lines have had container prefixes and indentation removed.
-The plugin's core pass (:mod:`.collect`) tells the reference rule which ``inline`` token
-it is parsing (``env[INLINE_PARENT_KEY]``, see :mod:`.keys`); the rule records each new
-reference's offset in that content (``meta["pos"]``) in ``env[NEW_REFS_KEY]``, and
-:func:`place_references` then maps them to 1-based source lines and columns. Only inline
-tokens that hold references pay for the mapping. In the fast parse the rules record
-offsets instead of tokens (:class:`FoundInline`), which :func:`place_offsets` maps alike.
-
-Columns count characters. A content line is found in its source line by text search (its
-leading whitespace left out, since markdown-it may have rewritten it). Where the content
-differs from its source line (a GFM table cell, whose ``\\|`` markdown-it turns into
-``|``), each reference's own source text is searched instead, left to right; should that
-fail too, columns are counted from the content line.
+markdown-it gives inline tokens no source positions, so the reference rule records each
+reference's offset in its ``inline`` token's content (or, in the fast parse, a
+:class:`FoundInline`), and :func:`place_references` / :func:`place_offsets` map them to
+1-based source lines and columns, in one forward sweep per token that holds references.
+See docs/syntax.md, "Positions and limits".
 """
 
 from __future__ import annotations
