@@ -1,18 +1,9 @@
 """The reserved embeds (RFC 5): ``manifest.json`` and ``settings.yaml|.yml|.json``.
 
-Both decode to plain JSON-like values (dicts, lists, strings, numbers, booleans, ``None``).
-JSON ``null`` and YAML ``null``/``~`` are both ``None``.
-
-YAML is read by PyYAML's safe loader, narrowed further: no object construction (only the
-core tags), no timestamps (they stay strings), no ``!!binary``/``!!set``/``!!omap``, at most
-:data:`MAX_YAML_DEPTH` levels of nesting, and at most :data:`MAX_YAML_NODES` nodes counted
-and :data:`MAX_YAML_BYTES` characters of scalar text, both counted with every alias expanded
-while the document is composed, so an alias bomb ("billion laughs") is refused before
-anything is built. Mapping keys must be strings and distinct; numbers are written with at most
-:data:`~lmml_mdit.jsonio.MAX_NUMBER_DIGITS` characters (in any base) and floats are finite.
-
-JSON is read by :func:`lmml_mdit.jsonio.parse_json`, which refuses duplicate keys, over-long
-numbers, ``NaN``, the infinities and lone surrogates, each with its line.
+Both decode to plain JSON-like values. YAML is read by PyYAML's safe loader, narrowed
+further (core tags only, :data:`MAX_YAML_DEPTH`, and :data:`MAX_YAML_NODES` /
+:data:`MAX_YAML_BYTES` counted with aliases expanded, so an alias bomb is refused); JSON by
+:func:`lmml_mdit.jsonio.parse_json`. See docs/bundles.md, "Reserved embeds".
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """Flattening a role/content message list for strict chat templates.
 
-Some chat templates refuse a ``system`` role; some insist that ``user`` and ``assistant``
-strictly alternate and that the conversation opens on ``user``. The functions here adapt a
-list of ``{"role", "content"}`` dicts to such templates. They are pure (the input is never
-changed) and idempotent (running one twice gives what running it once gave), and each does
-nothing to a list that already has the shape it produces.
-
-A message dict may carry an ``"author"`` key: the name :func:`merge_same_role` writes in
-front of each part (``"alice: ..."``) when a merged run holds more than one author. Text
-folded out of a ``system`` message never carries an author, so no label ever lands on
-system text. :func:`flatten` returns dicts without ``"author"``.
-
-Content is a string, or a list of content parts (``{"type": "text", "text": ...}`` and
-others); merging two list contents concatenates the lists.
+Pure, idempotent functions that adapt ``[{"role", "content", "author"?}]`` lists to
+templates that refuse a ``system`` role or require ``user``/``assistant`` to alternate
+from ``user``; :func:`flatten` applies every step needed. See docs/transcript.md,
+"Flattening".
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Parse a narrative again after an edit, re-parsing only the top-level blocks around it.
 
-:func:`parse_tracked` parses a text completely (every ``inline`` token parsed) and keeps
-what a later :func:`reparse` needs: the top-level block starts, the delimiter tokens, whether
-the text defines link references, the names of its ``@@@`` fences. :func:`reparse` finds
-the lines an edit changed, parses a window of lines starting three top-level blocks before
-the first changed line, and stops at the first block of the window that starts exactly
-where an old block started (shifted by the lines the edit added or removed) past the edit;
-the old tokens, embeds, escapes and delimiters from there on are kept (their lines shifted)
-and the turns are segmented again in one linear pass. The result equals a full parse of
-the new text; wherever that is not certain it is one (see :doc:`/editors`):
-link reference definitions anywhere, a window reaching the first block (front matter),
-a change to the set of fence names (they are known names for every ``@name``), and a
-window that finds no old block to stop at within half the document.
+:func:`parse_tracked` parses a text completely and keeps what :func:`reparse` needs;
+:func:`reparse` parses a window of blocks around the edit and keeps the old tokens past it.
+The result equals a full parse of the new text, and is one wherever that is not certain.
+See docs/editors.md (the language server's incremental parse).
 """
 
 from __future__ import annotations

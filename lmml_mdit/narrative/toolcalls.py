@@ -1,17 +1,9 @@
 """Tool calls and tool results in LMML narratives (the issue-8 convention).
 
-A call is an inline JSON fence in an ``assistant`` turn named ``<slug>.tool_call.json``::
-
-    @@@call_1.tool_call.json
-    {"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}
-    @@@
-
-A ``tool`` turn answers one call: its first non-blank line is only a reference to the call's
-fence (``@call_1.tool_call.json``); the rest of the turn is the result, its references being
-result assets.
-
-This module reads calls and results from a :class:`~lmml_mdit.narrative.narrative.Narrative`, writes
-call fences (:func:`tool_call_fence`) and finds the two tool-call validation issues.
+A call is an inline ``<slug>.tool_call.json`` fence in an ``assistant`` turn; a ``tool``
+turn answering it starts with a reference to that fence. This module reads calls and
+results from a :class:`~lmml_mdit.narrative.narrative.Narrative`, writes call fences
+(:func:`tool_call_fence`) and finds the tool-call validation issues. See docs/toolcalls.md.
 """
 
 from __future__ import annotations

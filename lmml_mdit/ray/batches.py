@@ -1,17 +1,9 @@
 """Functions for ``Dataset.map_batches(..., batch_format="pyarrow")`` over conversation rows.
 
-Each takes a batch as an Arrow table and gives one back, rebuilding each row's bundle in
-memory (:func:`~lmml_mdit.dataset.rows.row_bundle`, held to the limits):
-
-- :func:`add_payloads` adds a provider's request body per row, as ``to_arrow(providers=)``
-  does (``fn_kwargs={"providers": ["openai"]}``);
-- :func:`validate_batch` validates each bundle again (rows read elsewhere, or after a
-  change of the validation rules) and adds ``ok``: no error, no error-level issue.
-
-:func:`render_case_batch` works on a batch of another kind: eval cases, one row per case
-and one column per input (``ray.data.read_json("cases.jsonl")`` gives such rows), each
-rendered from one template bundle as :func:`~lmml_mdit.render_cases` renders it. Nothing
-here imports Ray: the functions work on any Arrow batch.
+:func:`add_payloads` adds request bodies, :func:`validate_batch` validates each bundle
+again, and :func:`render_case_batch` renders a batch of eval cases from one template.
+Nothing here imports Ray: the functions work on any Arrow batch. See docs/datasets.md,
+"Ray Data".
 """
 
 from __future__ import annotations

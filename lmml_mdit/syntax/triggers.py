@@ -1,17 +1,9 @@
 """What makes an ``inline`` token worth parsing up front: the inline triggers.
 
-:func:`lmml_mdit.parse` parses the inline content of a block only when something in it can
-change what the narrative says (its embeds, its escapes); the rest is parsed when a reader
-asks for the complete token stream (:attr:`~lmml_mdit.narrative.narrative.Narrative.tokens`).
-A block can hold LMML only if its content holds one of :data:`INLINE_TRIGGERS`, each the
-shortest text one of the plugin's inline rules reacts to:
-
-- ``@``: the start of an ``@name`` reference (:mod:`.reference`) and of the ``\\@`` escape;
-- ``\\#``, ``\\<``, ``\\-``, ``\\=``: an LMML escape of a line that would otherwise be a role
-  delimiter (:mod:`.escape`).
-
-A rule added to the plugin's inline parse adds the text it starts with here (and nowhere
-else), so that the blocks it reacts to keep being parsed up front.
+A block can hold LMML only if its content holds one of :data:`INLINE_TRIGGERS` (``@``,
+``\\#``, ``\\<``, ``\\-``, ``\\=``); :func:`lmml_mdit.parse` parses the rest when a reader
+asks. A rule added to the plugin's inline parse adds the text it starts with here, and
+nowhere else. See docs/performance.md, "Parse only what can change the answer".
 """
 
 from __future__ import annotations

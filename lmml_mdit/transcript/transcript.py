@@ -1,17 +1,9 @@
 """A conversation record you edit in code: :class:`Transcript`.
 
-A transcript is a list of :class:`~lmml_mdit.transcript.message.Message` organised around
-their *author* (a name), plus the assets (name -> bytes) their Markdown content refers to
-with ``@name``. It stores no roles for the dialogue: roles come when it is rendered from a
-point of view (``pov``), where the pov's own turns take ``self_role`` (``assistant``) and
-everyone else's take ``others_role`` (``user``). Turns whose role is pinned keep it for
-every pov: an author (or ``metadata["role"]``) of ``system``, ``tool`` or ``context``.
-
-The class holds and edits the messages; each of its other jobs lives in a module of its
-own: rendering from a pov in its base class
-(:class:`~lmml_mdit.transcript.rendering.Renderable`), and, called by its methods, the JSON
-file format (:mod:`lmml_mdit.transcript.jsonfile`) and LMML, read
-(:mod:`lmml_mdit.transcript.reading`) and written (:mod:`lmml_mdit.transcript.writing`).
+Messages organised around their *author*, plus the assets their content refers to; roles
+come only when it is rendered from a point of view (``pov``). The class holds and edits the
+messages; rendering (:class:`~lmml_mdit.transcript.rendering.Renderable`), the JSON file
+format and LMML reading and writing live in modules of their own. See docs/transcript.md.
 """
 
 from __future__ import annotations

@@ -2,17 +2,9 @@
 
 Each message is planned (:mod:`lmml_mdit.transcript.plans`), written, and checked by one
 parse of the whole narrative (:mod:`lmml_mdit.transcript.readback`); the bundle gets that
-parse. The record goes in ``manifest.json`` (:mod:`lmml_mdit.transcript.record`).
-
-**Assets.** A ``.lmmlz`` stores each asset as an entry. A ``.lmml`` holds each asset as an
-inline fence closing the turn that first references it (so the asset binds to that turn, as
-with an entry), unreferenced assets as inline fences before the first turn, and the
-manifest as one compact fence after the last turn (a reader sees the first turn first); the
-record lists each turn's closing fences (``"attachments"``, the manifest's among the last
-turn's) so reading cuts them off. A source that keeps its manifest before the first turn
-(as 0.2 wrote it) keeps it there. An asset that is not UTF-8 text a fence can hold exactly raises
-:class:`~lmml_mdit.errors.NotInlinableError`. Asset fences already inside a content (a tool
-call) stay there and are not repeated.
+parse, and the record goes in ``manifest.json`` (:mod:`lmml_mdit.transcript.record`). A
+``.lmmlz`` stores assets as entries, a ``.lmml`` as fences. See docs/transcript.md, "To and
+from LMML".
 """
 
 from __future__ import annotations
