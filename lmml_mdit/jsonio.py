@@ -1,16 +1,9 @@
 """Parse JSON text strictly, turning every way it can fail into one clear :class:`LmmlError`.
 
-:func:`parse_json` is the one JSON reader of the library (the reserved embeds, tool-call
-fences, transcript files, chat imports). Beyond the grammar it refuses what would make a
-small file costly or lossy later: a key repeated in one object, an integer of more than
-:data:`MAX_NUMBER_DIGITS` digits, a number too long or too large for a finite float,
-``NaN`` and the infinities, and a ``\\uXXXX`` escape that leaves a lone surrogate. Each
-refusal is a :class:`json.JSONDecodeError` at the offending place, so its line and column
-are known.
-
-:func:`load_json` wraps it for the top-layer readers that load whole JSON files
-(:mod:`lmml_mdit.transcript.jsonfile` and :mod:`lmml_mdit.chat`), which sit side by side and so
-cannot import each other.
+:func:`parse_json` is the library's one JSON reader: beyond the grammar it refuses repeated
+keys, integers over :data:`MAX_NUMBER_DIGITS` digits, non-finite numbers and lone
+surrogates, each a :class:`json.JSONDecodeError` at its place. :func:`load_json` wraps it
+for the top-layer readers of whole JSON files.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Settings values checked against the settings schema, each problem located.
 
-The rules are those of ``lmml_mdit/schemas/settings.schema.json`` (interpreted by
-:func:`lmml_mdit.schema.schema_problems`): ``temperature`` a number, ``max_tokens`` an
-integer, ``stop`` a string or a list of strings, ``seed`` an integer, and so on (the types
-the providers' SDKs take); keys the schema does not list pass unchecked. Ranges are each
-provider's own (the schema's ``x-provider-ranges``, from the API references): a number
-outside one is a warning naming that rule (:func:`range_problems`), never a refusal.
-
-:func:`setting_issues` gives validation one ``invalid_setting`` issue per value a provider
-would reject, at the line and column of that value: in the narrative for a settings fence or
-the front matter, in the entry for an archive entry. Positions come from the same bounded
-YAML loader the settings are read with (its node marks), or, for JSON, from a walk of the
-already-checked text that records where each value starts.
+:func:`setting_issues` gives validation one ``invalid_setting`` issue per value the schema
+refuses, at its line and column (from the bounded YAML loader's marks, or a walk of the
+JSON text); :func:`range_problems` reads the providers' ranges (``x-provider-ranges``), a
+warning, never a refusal. See docs/bundles.md, "Settings values and the schemas".
 """
 
 from __future__ import annotations

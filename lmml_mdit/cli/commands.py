@@ -1,17 +1,9 @@
 """The ``lmml`` command line: :func:`main` parses the arguments and runs the subcommand.
 
-One subcommand per job, each a small function taking the parsed arguments and returning
-the exit status (see :mod:`lmml_mdit.cli.parser` for the table). Every failure ends as one
-line ``lmml: error: ...`` on stderr with exit status 2, never a traceback; ``lmml
-validate`` uses 1 for "an error-level defect found" (any defect with ``--strict``) and
-``lmml export`` for "some bundles failed".
-
-Data goes to stdout (JSON, asset bytes, Markdown), confirmations and progress to stderr,
-so ``lmml render x.lmmlz | jq`` and ``lmml cat x.lmmlz a.png > a.png`` stay clean. A path
-of ``-`` reads standard input or writes standard output where that makes sense.
-
-The layers above the bundle (messages, preview, import and export) are imported when their
-command runs, so ``lmml --help`` and the other commands start without loading them.
+One small function per subcommand, taking the parsed arguments and returning the exit
+status (the table is in :mod:`lmml_mdit.cli.parser`). Every failure is one ``lmml: error:``
+line, data goes to stdout and messages to stderr, and the layers above the bundle are
+imported only when their command runs. See docs/cli.md.
 """
 
 from __future__ import annotations

@@ -2,15 +2,8 @@
 :func:`build_server`, and :func:`serve` (what ``lmml lsp`` runs, over stdio).
 
 Each open document is analysed once per version (:func:`~.document.analyse`) and every
-request reads that analysis. Diagnostics are published when a document opens or is saved, and
-:attr:`LmmlLanguageServer.debounce` seconds after the last of a run of changes; completion
-reads the line being typed and the latest analysis, so typing never waits for a parse.
-
-No request stops the server: a handler that fails logs the traceback to the client
-(``window/logMessage``) and answers with an empty result; diagnostics that fail to compute
-become one diagnostic saying so.
-
-Initialisation options (``initializationOptions``): ``{"debounce": SECONDS}``.
+request reads that analysis; diagnostics are debounced, and no failing request stops the
+server. See docs/editors.md, "The language server".
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """markdown-it's block parse, trying at each line only the rules that can start there.
 
-markdown-it tries every block rule in order at the start of each block until one matches;
-most fail at once on the line's first character (a heading needs ``#``, a fence a backtick
-or tilde), but each failing call still costs a function call, a debug-log call and a few
-lookups, and a chat's lines are mostly paragraph text that every rule is tried on.
 :class:`DispatchingBlockParser` keeps markdown-it's loop and rules and skips only a call
-that cannot succeed: a rule of markdown-it's own whose first character the line does not
-start with (or, for ``lheading``, a paragraph without a ``-`` or ``=`` line to underline
-it). Every other rule, a plugin's among them, is tried as before and in the same order, so
-the tokens are those of markdown-it's loop (``tests/test_block_dispatch.py`` compares
-the two on the CommonMark examples and on generated documents). Only the parser
-:func:`lmml_mdit.parse` builds for itself uses it.
+to one of markdown-it's own rules that cannot succeed on the line's first character; the
+tokens are those of markdown-it's loop. Only the parser :func:`lmml_mdit.parse` builds for
+itself uses it. See docs/performance.md, "Block rules tried only where they can start".
 """
 
 from __future__ import annotations

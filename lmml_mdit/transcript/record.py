@@ -1,16 +1,9 @@
 """The transcript's own record in ``manifest.json``, written and read.
 
-``manifest.json`` holds, under :data:`MANIFEST_KEY` (``"transcript"``), one entry per
-message: its author, metadata, heading, encoding, the SHA-256 of the turn text as written,
-the closing fences (``"attachments"``, in a ``.lmml``: assets, and for the last message the
-manifest's own fence, which closes the file), and the exact content when the
-turn text does not give it back (blank lines at the edges, carriage returns). Reading
-trusts an entry only as far as the narrative agrees with it: the author when the heading is
-unchanged; the stored content when the turn text's digest is unchanged and writing that
-content gives this very turn text (what is sent and shown decides); a recorded
-``metadata["role"]`` contradicting the heading gives way to it. An edited turn is read
-from the narrative. Without a manifest (a hand-written document) the heading gives author
-and role (``metadata["role"]`` for a named author) and the turn text is the content.
+Under :data:`MANIFEST_KEY` (``"transcript"``), one entry per message: author, metadata,
+heading, encoding, the digest of the turn text, the closing fences and, where the text does
+not give it back, the exact content. Reading trusts an entry only as far as the narrative
+agrees with it. See docs/transcript.md, "What the narrative says wins".
 """
 
 from __future__ import annotations
