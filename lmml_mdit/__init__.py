@@ -1,24 +1,11 @@
 """lmml_mdit: LMML (Language Model Markup Language) for markdown-it-py.
 
-The package is layered; each layer imports only the layers below it (the Architecture page
-of the docs draws them):
-
-- :func:`lmml_plugin` (``syntax``) — the syntax as markdown-it rules;
-- :func:`parse` / :class:`Narrative` (``narrative``) — one parse read into embeds and turns;
-- :class:`Bundle` (``bundle``) — ``.lmml`` and ``.lmmlz`` files and their assets, opened by
-  :func:`open` (``chat``, which also tells a chat payload to import from a narrative);
-- :func:`render_turns` / :meth:`Bundle.messages` / :func:`import_messages` (``chat``) — chat-API
-  payloads, both ways;
-- :func:`render_html` / :func:`to_markdown` (``preview``) — what a person reads;
-- :class:`Transcript` (``transcript``) — conversations edited in code;
-- :meth:`Bundle.send` / :class:`Reply` (``run``) — a conversation sent through the
-  provider's SDK, the reply read back;
-- ``lmml`` (``cli``) — the command line.
-
-:data:`API` is the table of the public surface: it drives the imports on first use, and the
-explicit imports for type checkers and the literal ``__all__`` name the same names (a test
-keeps them equal). ``open`` is reachable as ``lmml_mdit.open`` but left out of ``__all__``,
-so that ``from lmml_mdit import *`` does not shadow the builtin.
+Start with :func:`lmml_plugin` (the syntax as markdown-it rules), :func:`parse` (one parse
+read into embeds and turns), :func:`open` / :class:`Bundle` (``.lmml`` and ``.lmmlz``
+files), :meth:`Bundle.messages` / :func:`import_messages` (chat payloads, both ways) and
+:class:`Transcript`. :data:`API` is the table of the public surface: it drives the imports
+on first use, and a test keeps it, the type checkers' imports and ``__all__`` equal. The
+layers are drawn in docs/architecture.md.
 """
 
 from __future__ import annotations
