@@ -1,15 +1,9 @@
 """Safe reading of ``.lmmlz`` zip archives (RFC 9).
 
-Everything about an archive is checked on its central directory before a single entry is
-decompressed: the entry count, every name (:func:`unsafe_reason`), duplicates, names that
-differ only in case, symbolic links, encryption, the compression method, the declared
-sizes and compression ratios, and overlapping entries. Reading an entry afterwards is a
-bounded streaming read: the compressed bytes are inflated chunk by chunk and the output is
-counted, so an entry whose declared size lies stops at the limit instead of filling memory.
-Nothing is ever written to disk.
-
-The central directory itself is read with :mod:`zipfile`; entry data is read here, since
-:mod:`zipfile` trusts the declared sizes.
+Everything about an archive is checked on its central directory (read with
+:mod:`zipfile`) before a single entry is decompressed; an entry is then read here, not by
+:mod:`zipfile`, which trusts the declared sizes: a bounded streaming read whose output is
+counted, never written to disk. See docs/bundles.md, "Hostile archives and limits".
 """
 
 from __future__ import annotations

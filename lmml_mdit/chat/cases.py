@@ -1,15 +1,10 @@
 """Eval cases: one template bundle rendered once per set of input values, in order.
 
-:func:`render_cases` parses nothing per case: the bundle's narrative, its structure and
-its placeholders are read once, and each case only checks its values and writes the
-edited lines (:mod:`lmml_mdit.chat.inputs`). A case that fails (a missing or mistyped
-value, an unreadable image) gives a :class:`CaseResult` holding its error, and the next
-case goes on.
-
-With ``processes`` above 1 the cases are rendered in a pool of worker processes, each
-holding one copy of the bundle (its narrative and entries, read once), a bounded window of
-cases in flight: results still come out one by one, streaming, in the order the cases
-went in.
+:func:`render_cases` reads the narrative, its structure and its placeholders once; each
+case only checks its values and writes the edited lines (:mod:`lmml_mdit.chat.inputs`), and
+a failed case gives a :class:`CaseResult` holding its error. With ``processes`` above 1 a
+pool of workers renders them, streaming results in order. See docs/templates.md, "Where to
+call it".
 """
 
 from __future__ import annotations

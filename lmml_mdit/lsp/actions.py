@@ -1,14 +1,9 @@
 """Quick fixes for the issues validation reports.
 
-- ``unclosed_embed``: close the fence where its content ends (the container's prefix kept, so
-  a fence in a quote closes in the quote).
-- ``missing_reference``: change the name to the asset it most resembles ("did you mean
-  screenshot.png?", from :meth:`Bundle.closest_asset
-  <lmml_mdit.bundle.bundle.Bundle.closest_asset>`); create the missing file beside the
-  narrative; or escape the mention (``\\@name``) when it is not meant as an asset.
-- ``suspicious_delimiter``: put the role word it misspells or stands in for, or every role
-  when none is likely; or rewrite a ``Turn N`` heading's separator as a spaced ``--``; or
-  write a speaker label (``**Assistant:**``, ``You said:``) as the heading it stands for.
+``unclosed_embed``: close the fence; ``missing_reference``: the closest asset's name
+(:meth:`Bundle.closest_asset <lmml_mdit.bundle.bundle.Bundle.closest_asset>`), a new file
+beside the narrative, or an escape; ``suspicious_delimiter``: the role meant, a spaced
+``--`` separator, or the heading a speaker label stands for. See docs/editors.md.
 """
 
 from __future__ import annotations

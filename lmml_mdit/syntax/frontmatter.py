@@ -1,14 +1,9 @@
 """Front matter: a leading ``---`` … ``---`` block is LMML metadata, in any pipeline.
 
-Grammar (``mdit_py_plugins.front_matter``, installed by the plugin unless the parser has it)::
-
-    front-matter = "---" EOL *line "---" EOL     ; the document's first line, nowhere else
-
-Token: ``front_matter`` (block, hidden), ``content`` = the YAML text between the lines; it
-renders to nothing. After the parse ``env["lmml_front_matter"]`` (:data:`FRONT_MATTER_KEY`)
-holds its mapping, decoded with the settings' bounded loader; the key is absent when the
-document has no front matter, and None when its YAML does not decode (validation reports
-that as ``invalid_front_matter``).
+:func:`add_front_matter` installs ``mdit_py_plugins.front_matter`` unless the parser has it,
+with a render rule that writes nothing and a core rule that puts the block's decoded
+mapping in ``env["lmml_front_matter"]`` (:data:`FRONT_MATTER_KEY`). See docs/syntax.md,
+"Front matter" and "Results in env".
 """
 
 from __future__ import annotations

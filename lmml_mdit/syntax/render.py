@@ -1,14 +1,9 @@
 """Default HTML for the plugin's tokens; each can be replaced with ``md.add_render_rule``.
 
-- ``lmml_ref``: ``<span class="lmml-ref" data-lmml-name="NAME">@NAME</span>``
-- ``lmml_embed``: ``<figure class="lmml-embed" data-lmml-name="NAME"><figcaption>NAME
-  </figcaption><pre><code>CONTENT</code></pre></figure>`` (class ``lmml-unclosed`` added for a
-  fence without its closing ``@@@``)
-- ``lmml_role``: ``<div class="lmml-role" data-lmml-role="ROLE">ROLE</div>``
-
-Every name and all content is HTML-escaped. Attributes another plugin set on the token
-(``mdit_py_plugins.attrs``: ``{.cls #id}``) are kept: classes join the plugin's own, other
-attributes follow ``data-lmml-*``, all escaped.
+``lmml_ref`` renders as a ``span``, ``lmml_embed`` as a ``figure`` (``lmml-unclosed`` for a
+fence without its closing ``@@@``) and ``lmml_role`` as a ``div``, every name and all
+content escaped and another plugin's attributes kept. The markup: docs/syntax.md,
+"Rendering".
 """
 
 from __future__ import annotations

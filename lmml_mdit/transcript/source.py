@@ -1,14 +1,9 @@
 """The file a transcript was read from: :class:`SourceNarrative`.
 
-:func:`lmml_mdit.transcript.reading.read_bundle` keeps a :class:`SourceNarrative` for the
-transcript it reads: the narrative's lines, each message's lines (its delimiter line, its
-text, and what follows up to the next turn) and the bundle's other parts. Writing the same
-kind again, an unedited message (author, content and metadata as read) is written as those
-lines, byte for byte; an edited or new one is rendered in the file's own :class:`Style`
-(the last delimiter's form, level, dash, case and spacing, and the file's line ending).
-The record is written where the file had one, or where the narrative alone would not give
-a message back; ``manifest.json`` keeps its other keys, and every other entry stays as it
-was.
+Kept by :func:`lmml_mdit.transcript.reading.read_bundle`: the narrative's lines, each
+message's lines and the bundle's other parts, so writing the same kind again gives an
+unedited message back byte for byte and an edited or new one in the file's own
+:class:`Style`. See docs/transcript.md, "A hand-written file stays as it was".
 """
 
 from __future__ import annotations
