@@ -1,12 +1,8 @@
 """Chat-API payloads from a bundle: ``messages``, ``render_turns`` and ``to_request``.
 
-The work is done in three layers, each reading the layer below:
-
-1. :mod:`lmml_mdit.chat.content` cuts each turn into text and embed segments from the one token
-   stream and turns them into provider-neutral messages (handlers give the parts);
-2. :mod:`lmml_mdit.chat.providers` writes the neutral messages in one provider's JSON, raising
-   :class:`~lmml_mdit.errors.UnsupportedContentError` for any part a provider cannot take;
-3. this module picks the provider and maps the settings embed to request parameters.
+:mod:`lmml_mdit.chat.content` makes provider-neutral messages, the provider modules write
+them in their JSON; this module picks the provider and maps the settings embed to request
+parameters. See docs/messages.md.
 """
 
 from __future__ import annotations

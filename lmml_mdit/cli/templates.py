@@ -1,13 +1,9 @@
 """Template inputs on the command line: ``--input NAME=VALUE``, ``--inputs FILE``, the
 batch ``render --cases FILE`` and ``lmml inputs``.
 
-A ``--input`` value is read as its declared type says: a ``string`` as it is, a
-``number``, ``integer``, ``boolean`` or ``object`` as JSON (YAML-free: ``3``, ``true``,
-``{"id": 7}``);
-``@PATH`` reads the file instead (its text, or for an ``image`` or ``file`` input the
-file itself), ``@@`` writing a literal ``@``. ``--inputs FILE`` and each line of
-``--cases FILE`` are JSON objects of values, by name (a case may wrap them as
-``{"inputs": {...}, ...}`` to carry fields of its own beside them).
+A ``--input`` value is read as its declared type says (``@PATH`` reads a file, ``@@`` a
+literal ``@``); ``--inputs FILE`` and each ``--cases`` line are JSON objects of values. See
+docs/templates.md, "On the command line".
 """
 
 from __future__ import annotations

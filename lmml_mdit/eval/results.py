@@ -1,13 +1,9 @@
 """The results file: one JSON line per case and target, appended as each is done.
 
-Each row goes out in one ``write`` and is flushed to disk before the next, so a run killed
-at any moment leaves whole rows and at most one cut last line. :func:`done_rows` reads a
-file back for a resumed run: the (case, target) pairs already written, the cut line
-dropped.
-
-Results asked for as Parquet (a ``.parquet`` name) are written as JSON lines to the
-journal beside it (:func:`journal_path`), the run's memory, and the Parquet file is written
-whole from the journal at the end of each run (:func:`write_parquet_results`).
+Each row goes out in one ``write``, so a killed run leaves whole rows; :func:`done_rows`
+reads a file back for a resumed run. Parquet results are journalled as JSON lines beside
+the file (:func:`journal_path`) and written whole at the end of each run
+(:func:`write_parquet_results`). See docs/eval.md, "Parquet results".
 """
 
 from __future__ import annotations

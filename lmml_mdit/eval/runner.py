@@ -1,12 +1,9 @@
 """The evaluation: every case of a template against every target, checked, cached and
 resumable.
 
-Cases stream from their source (:mod:`lmml_mdit.eval.cases`) twice: once to check every
-``expect`` (nothing is sent when one is malformed), then to send. At most
-``concurrency`` requests are in flight, and as many cases are held; a target's rate limit
-spaces the starts of its requests. Each answer goes to the cache before its row goes to the
-results file, so a run killed at any moment and started again sends nothing twice: a
-written row is skipped, an answer without its row is taken from the cache.
+Cases stream from their source twice: once to check every ``expect``, then to send, at
+most ``concurrency`` in flight. Each answer goes to the cache before its row goes to the
+results file, so a rerun of a killed run sends nothing twice. See docs/eval.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Completion: asset names after ``@``, names still to supply after ``@@@``, and the role
 delimiter forms on a heading or comment line.
 
-- After ``@`` (where a reference can start): every name that resolves, the document's inline
-  fences and the files beside the narrative (a folder offered as ``name/``), each with its
-  media type and size.
-- After ``@@@`` opening a line: the names the document references that nothing supplies yet
-  (no fence, no file), so the fence supplies one.
-- On a heading line: ``Turn N -- role`` (N the number the turn would get) and the bare role,
-  for each role; on a line starting ``<!--``: ``<!-- role -->``.
+After ``@`` every name that resolves (with its media type and size); after ``@@@`` the
+referenced names nothing supplies yet; on a heading ``Turn N -- role`` and the bare role,
+on ``<!--`` a role comment. See docs/editors.md, "The language server".
 """
 
 from __future__ import annotations

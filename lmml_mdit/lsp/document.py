@@ -2,11 +2,9 @@
 the file, and the issues :meth:`Bundle.validate <lmml_mdit.bundle.bundle.Bundle.validate>`
 finds in it.
 
-A document with a ``file:`` URI resolves its ``@references`` against the files beside it, as
-the command line does for a ``.lmml`` path; any other document (an unsaved buffer) has no
-folder. Text that is no narrative does not raise: the failure is kept, for a diagnostic.
-An editor shows a file that is not valid UTF-8 with replacement characters; when the text
-holds one and the file on disk does not decode, the file's own bytes are what is reported.
+A ``file:`` document resolves references against the files beside it; an unsaved buffer
+has no folder. Text that is no narrative does not raise: the failure is kept, for a
+diagnostic. See docs/editors.md, "The language server".
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Markdown images in a narrative: what they name, and why none is sent to the model.
 
-A Markdown image (``![alt](chart.png)``) is text to LMML: the messages carry its source
-text, never the file it names; only an ``@chart.png`` reference attaches an asset. When an
-image names an asset the bundle has (an archive entry, an inline fence, or a file in the
-folder of a bare ``.lmml``), the author almost certainly meant to send it, so
-:func:`unsent_image_issues` reports each such image as an ``unsent_image`` warning and the
-preview marks it "not sent" instead of showing it.
-
-Everything here reads the narrative's one token stream; nothing is parsed again.
+A Markdown image is text to LMML; when it names an asset the bundle has,
+:func:`unsent_image_issues` reports it as ``unsent_image`` (and the preview marks it "not
+sent"), read from the narrative's one token stream. See docs/syntax.md, "Markdown images
+are text, not references".
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Template inputs in the preview: each placeholder highlighted with its value, its default,
 or marked unfilled.
 
-The page renders the narrative's one token stream; a placeholder is still its ``{{ name }}``
-characters inside a text token there. :class:`InputView` knows, from the parse, which of
-those characters are placeholders and which a ``\\{{`` kept literal (Markdown has already
-dropped that backslash from the text token), by name and in document order, so the text
-rule can tell them apart as it meets them. Values are shown escaped, as text: a value never
-becomes markup in the page either.
+:class:`InputView` knows from the parse which characters of a text token are placeholders
+and which a ``\\{{`` kept literal, so the text rule can tell them apart; values are shown
+escaped, as text. See docs/templates.md, "Where to call it".
 """
 
 from __future__ import annotations

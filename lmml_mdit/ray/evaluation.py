@@ -1,12 +1,9 @@
 """``lmml eval`` over a Ray Data dataset: :func:`eval_batches`.
 
-The driver checks every ``expect`` first (nothing is sent on an error), leaves out the
-rows already in the results file, and makes a dataset of one row per case and target in
-case order. Workers (``map_batches`` with a bounded pool of actors) each open the
-template once and evaluate their batch as :func:`~lmml_mdit.eval.aevaluate` does, through
-the same answer cache folder. A target's requests across the whole cluster are held to
-``concurrency`` by one Ray actor per target acting as a semaphore. The driver writes the
-rows it gets back, in case order, to the results file.
+The driver checks every ``expect`` first, leaves out the rows already written, and makes
+one row per case and target; a bounded pool of actors evaluates the batches as
+:func:`~lmml_mdit.eval.aevaluate` does, one actor per target holding its concurrency, and
+the driver writes the rows back in case order. See docs/eval.md.
 """
 
 from __future__ import annotations

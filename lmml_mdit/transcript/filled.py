@@ -1,13 +1,10 @@
 """A template's values written into its narrative, for :meth:`Transcript.from_bundle
 <lmml_mdit.transcript.transcript.Transcript.from_bundle>` with ``inputs=``.
 
-A transcript's messages hold LMML Markdown, so a value cannot go in as raw characters the
-way it goes into a request. It is written in, ``{{`` as ``\\{{``, and the narrative read
-again: every construct that starts inside a value (a reference, an embed fence, a role
-delimiter) gets the LMML escape's backslash, and it is read again until none does, so the
-value reads back as the same text and nothing else. An ``image`` or ``file`` value becomes
-an asset of the bundle, referenced where its placeholder stood. The filled narrative is
-finally checked to have exactly the original's turns and embeds (plus the input assets).
+Each value is written in and the narrative read again, escaping every construct that
+starts inside a value until none does, so the value reads back as the same text; an
+``image`` or ``file`` value becomes an asset. The result is checked to have exactly the
+original's turns and embeds (plus the input assets). See docs/templates.md.
 """
 
 from __future__ import annotations

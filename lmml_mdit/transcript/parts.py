@@ -1,12 +1,9 @@
 """A transcript message's Markdown as content parts (``render_roles(..., parts=True)``).
 
-The content is parsed once with the LMML parser. Its text stays as written (references
-included), cut right after the first reference to each asset the transcript carries; that
-asset's parts go there, built by :mod:`lmml_mdit.chat.handlers` (so registered and per-call
-handlers apply) and written in the OpenAI Chat Completions part shape by
-:func:`lmml_mdit.chat.providers.openai.content_part` (``{"type": "text", ...}``,
-``{"type": "image_url", ...}``, ...). A reference to a name the transcript does not carry
-stays plain text.
+The content is parsed once; its text stays as written, cut right after the first reference
+to each asset the transcript carries, where that asset's parts go (built by
+:mod:`lmml_mdit.chat.handlers`, in the OpenAI Chat part shape). See docs/transcript.md,
+"Rendering from a point of view".
 """
 
 from __future__ import annotations
