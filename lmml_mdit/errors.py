@@ -1,12 +1,8 @@
 """The errors lmml_mdit raises.
 
-Every error the library raises on user input derives from :class:`LmmlError`, so one
-``except LmmlError`` catches them all. Each carries what a person needs to act: the *name*
-involved (a file, an entry, an embed), the *line* where known, and a *hint* saying what to
-do. Some also derive from the builtin a caller would expect (shown in brackets), so
-``except FileNotFoundError`` or ``except TypeError`` keeps working. Arguments of the wrong
-type or value passed by code (not read from a file) raise ``TypeError``/``ValueError``, as
-Python's own functions do.
+Every error the library raises on user input derives from :class:`LmmlError` and carries
+what a person needs to act (name, line, hint; see docs/errors.md). Some also derive from
+the builtin a caller would expect, shown in brackets.
 
 The tree, in the order the classes are defined below::
 
