@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.model import Issue
+from lmml_mdit import Bundle, Issue
 
 
 def kinds(issues: list[Issue]) -> set[tuple[str, str]]:
