@@ -20,12 +20,12 @@ import pytest
 from markdown_it import MarkdownIt
 
 import lmml_mdit
+from lmml_mdit import Bundle, Limits
+from lmml_mdit import open as open_bundle
 from lmml_mdit.bundle import reserved
-from lmml_mdit.bundle.archive import Limits, check_entry_names
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.archive import check_entry_names
 from lmml_mdit.bundle.opening import STREAM_CHUNK
 from lmml_mdit.bundle.reserved import MAX_YAML_BYTES, load_manifest, load_settings
-from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     CaseCollisionError,
     InvalidManifestError,
