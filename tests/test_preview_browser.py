@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 from xss_corpus import CASES, RENDER_TIME_CASES, SENTINEL, sample_bundle
 
-from lmml_mdit.preview.page import render_html, write_preview
+from lmml_mdit import render_html, write_preview
 
 pytestmark = pytest.mark.browser
 
