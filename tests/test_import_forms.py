@@ -511,7 +511,7 @@ def test_video_part_is_public() -> None:
 
 
 def test_export_folder_reports_the_midway_system_turn(tmp_path: Path) -> None:
-    from lmml_mdit.chat.export import export_folder
+    from lmml_mdit import export_folder
 
     (tmp_path / "chat.lmml").write_text(MIDWAY, encoding="utf-8")
     out = tmp_path / "out.jsonl"

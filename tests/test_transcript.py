@@ -587,7 +587,7 @@ def test_render_roles_parts_through_the_handlers() -> None:
 
 
 def test_render_roles_parts_with_a_custom_handler() -> None:
-    from lmml_mdit.chat.handlers import TextPart
+    from lmml_mdit import TextPart
 
     transcript = Transcript(assets={"data.bin": b"\x00\x01"})
     transcript.append("bob", "@data.bin")
