@@ -405,7 +405,7 @@ def test_sample_preview_in_the_browser(browser: Browser, tmp_path: Path) -> None
 
 def test_example_bundles_in_the_browser(browser: Browser, tmp_path: Path) -> None:
     """Each shipped example (``examples/*.lmmlz`` / ``*.lmml``) opens cleanly."""
-    from lmml_mdit.chat.opening import open as open_bundle
+    from lmml_mdit import open as open_bundle
 
     examples = sorted((ROOT / "examples").glob("*.lmml*"))
     assert examples, "examples/ holds no bundles"
