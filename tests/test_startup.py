@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from lmml_mdit._version import VERSION_LINE
-from lmml_mdit.cli import build_parser
 from lmml_mdit.cli.options import Parser
-from lmml_mdit.cli.parser import COMMANDS, SUMMARIES, parse_arguments
+from lmml_mdit.cli.parser import COMMANDS, SUMMARIES, build_parser, parse_arguments
 from tests._cli import ROOT
 
 _LOADED = """
