@@ -6,7 +6,7 @@ import struct
 import zlib
 from collections.abc import Mapping
 
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle
 
 
 def png(width: int = 1, height: int = 1, seed: int = 0) -> bytes:

@@ -46,12 +46,9 @@ from openai.types.responses import response_create_params
 from pydantic import TypeAdapter, ValidationError
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.importer import import_messages
-from lmml_mdit.chat.outgoing import to_request
+from lmml_mdit import Bundle, export_sharegpt, import_messages, to_request
 from lmml_mdit.chat.providers import EXPORT_PROVIDERS
 from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
-from lmml_mdit.chat.providers.sharegpt import export_sharegpt
 from lmml_mdit.errors import LmmlError, UnsupportedContentError
 from lmml_mdit.formats import ARCHIVE_SUFFIX
 

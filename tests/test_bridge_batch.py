@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from lmml_mdit import export_folder, import_messages
 from lmml_mdit.chat import export as export_module
-from lmml_mdit.chat.export import export_folder, iter_bundles
-from lmml_mdit.chat.importer import import_messages
+from lmml_mdit.chat.export import iter_bundles
 from lmml_mdit.errors import BundleError
 
 PNG = base64.b64decode(

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from lmml_mdit import import_messages
+from lmml_mdit import open as open_bundle
 from lmml_mdit.chat.export import export_bundle
-from lmml_mdit.chat.importer import import_messages
-from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import LmmlError
 
 ROOT = Path(__file__).resolve().parent.parent

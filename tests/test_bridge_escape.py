@@ -8,10 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lmml_mdit import export_sharegpt, import_messages, parse
 from lmml_mdit.chat.escape import escape_parsed, escape_text, normalize_text
-from lmml_mdit.chat.importer import import_messages
-from lmml_mdit.chat.providers.sharegpt import export_sharegpt
-from lmml_mdit.narrative.narrative import parse
 
 # Characters that build LMML and Markdown structure, plus plain letters.
 STRUCTURE = st.sampled_from(

@@ -10,13 +10,11 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit.chat.detect import detect_format
+from lmml_mdit import detect_format, export_sharegpt, import_messages, import_path, tool_call_issues
+from lmml_mdit import open as open_bundle
 from lmml_mdit.chat.export import export_bundle
-from lmml_mdit.chat.importer import import_messages, import_path
-from lmml_mdit.chat.opening import open as open_bundle
-from lmml_mdit.chat.providers.sharegpt import export_sharegpt
 from lmml_mdit.errors import ImportFormatError
-from lmml_mdit.narrative.toolcalls import tool_call_issues, tool_calls, tool_result_call
+from lmml_mdit.narrative.toolcalls import tool_calls, tool_result_call
 
 CORPUS = Path(__file__).parent / "bridge_corpus"
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")

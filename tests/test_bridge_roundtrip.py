@@ -17,11 +17,8 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle, export_sharegpt, import_messages, to_request
 from lmml_mdit.chat.export import export_bundle
-from lmml_mdit.chat.importer import import_messages
-from lmml_mdit.chat.outgoing import to_request
-from lmml_mdit.chat.providers.sharegpt import export_sharegpt
 from lmml_mdit.errors import DefectError, InvalidToolCallError, UnsupportedContentError
 
 CORPUS = Path(__file__).parent / "bridge_corpus"

@@ -11,9 +11,9 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-from lmml_mdit.bundle.archive import Limits, unsafe_reason
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.opening import open as open_bundle
+from lmml_mdit import Bundle, Limits
+from lmml_mdit import open as open_bundle
+from lmml_mdit.bundle.archive import unsafe_reason
 from lmml_mdit.errors import (
     BundleError,
     CaseCollisionError,

@@ -11,10 +11,9 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
-from lmml_mdit.bundle.archive import Limits
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle, Limits
+from lmml_mdit import open as open_bundle
 from lmml_mdit.bundle.names import bundle_name, narrative_entry_name
-from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     LimitExceededError,
     MissingEntryError,

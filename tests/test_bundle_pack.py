@@ -7,8 +7,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.bundle.packing import InlineReport, OrphanedEntryWarning, fence_text
+from lmml_mdit import Bundle, InlineReport, Narrative, OrphanedEntryWarning
+from lmml_mdit.bundle.packing import fence_text
 from lmml_mdit.errors import (
     BundleError,
     ConflictingEmbedError,
@@ -17,7 +17,6 @@ from lmml_mdit.errors import (
     UnresolvableReferenceError,
     UnsafeEntryError,
 )
-from lmml_mdit.narrative.narrative import Narrative
 
 
 def shape(narrative: Narrative) -> list[tuple[str, str | None, tuple[str, ...]]]:

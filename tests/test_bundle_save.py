@@ -11,10 +11,10 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
+from lmml_mdit import Bundle
+from lmml_mdit import open as open_bundle
 from lmml_mdit.atomic import atomic_write, atomic_write_bytes
 from lmml_mdit.bundle import saving
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import BundleError, DuplicateEntryError
 
 

@@ -13,11 +13,11 @@ import pytest
 from _bundle_files import make_zip, write_chat
 
 import lmml_mdit
+from lmml_mdit import ERROR_KINDS, Bundle, DefectWarning, Issue, render_turns, to_request
 from lmml_mdit.bundle import bundle as bundles
 from lmml_mdit.bundle import opening as bundle_opening
-from lmml_mdit.bundle.bundle import Bundle, DefectWarning
 from lmml_mdit.bundle.folder import FolderNames
-from lmml_mdit.chat.outgoing import messages, render_turns, to_request
+from lmml_mdit.chat.outgoing import messages
 from lmml_mdit.errors import (
     BundleError,
     BundleNotFoundError,
@@ -27,7 +27,6 @@ from lmml_mdit.errors import (
     NotLmmlError,
     UnresolvableReferenceError,
 )
-from lmml_mdit.model import ERROR_KINDS, Issue
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
 

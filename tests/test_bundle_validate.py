@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.model import Issue
+from lmml_mdit import Bundle, Issue
 
 
 def kinds(issues: list[Issue]) -> set[tuple[str, str]]:
@@ -150,7 +149,7 @@ def test_the_error_embed_raises_for_a_missing_reference_reads_as_validate(tmp_pa
     assert "--base-dir DIR" in raised.value.format(cli=True)
     assert "base_dir=" not in raised.value.format(cli=True)
     assert "escape the mention as \\@screenshot.pgn" in str(raised.value)
-    from lmml_mdit.preview.page import render_html
+    from lmml_mdit import render_html
 
     page = render_html(bundle)
     assert "did you mean screenshot.png?" in page and "\\@screenshot.pgn" in page

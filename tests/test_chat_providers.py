@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit import Bundle
+from lmml_mdit import Bundle, MissingSettingWarning, UnknownSettingWarning, to_request
 from lmml_mdit.bundle.source import BundleSource
 from lmml_mdit.chat import detect, export
-from lmml_mdit.chat.content import MissingSettingWarning, Options, UnknownSettingWarning
+from lmml_mdit.chat.content import Options
 from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.chat.importer import read_conversation
-from lmml_mdit.chat.outgoing import messages, request_body, to_request
+from lmml_mdit.chat.outgoing import messages, request_body
 from lmml_mdit.chat.providers import (
     EXPORT_PROVIDERS,
     FORMATS,

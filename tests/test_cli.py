@@ -643,8 +643,7 @@ def test_render_reads_stdin() -> None:
 
 def test_cli_choices_match_the_modules() -> None:
     from lmml_mdit.chat.detect import FORMATS
-    from lmml_mdit.chat.export import EXPORT_PROVIDERS
-    from lmml_mdit.chat.outgoing import PROVIDERS
+    from lmml_mdit.chat.providers import EXPORT_PROVIDERS, PROVIDERS
     from lmml_mdit.cli import parser
 
     assert tuple(parser.PROVIDERS) == tuple(PROVIDERS)

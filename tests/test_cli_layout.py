@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lmml_mdit.chat.export import export_folder
-from lmml_mdit.chat.importer import import_path
+from lmml_mdit import export_folder, import_path
 from lmml_mdit.cli import build_parser, main, shown
 from lmml_mdit.cli.arguments import Arguments
 from lmml_mdit.cli.parser import COMMANDS, parse_arguments

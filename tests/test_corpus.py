@@ -13,8 +13,7 @@ import pytest
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from lmml_mdit import lmml_plugin, parse
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle, lmml_plugin, parse
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 FILES = sorted(CORPUS.glob("*.md"))

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lmml_mdit.bundle.bundle import Bundle, DefectWarning
+from lmml_mdit import Bundle, DefectWarning, render_html
 from lmml_mdit.cli import main
 from lmml_mdit.errors import DefectError
-from lmml_mdit.preview.page import render_html
 
 CHAT = "## Turn 1 - user\n\nhi\n\n**Assistant:**\n\nhello\n\n## Turn 3: user\n\nthanks\n"
 """Two new delimiter forms, and a bold label between them (line 5, column 3)."""

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from lmml_mdit.chat.handlers import register_handler, registered_handlers, unregister_handler
+from lmml_mdit import register_handler, unregister_handler
+from lmml_mdit.chat.handlers import registered_handlers
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

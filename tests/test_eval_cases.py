@@ -15,9 +15,8 @@ import lmml_mdit
 from lmml_mdit import ExpectError
 from lmml_mdit.cli import main
 from lmml_mdit.errors import InputError
+from lmml_mdit.eval import Summary, Target, aevaluate
 from lmml_mdit.eval.cases import iter_cases
-from lmml_mdit.eval.runner import Summary, aevaluate
-from lmml_mdit.eval.targets import Target
 
 TEMPLATE = """\
 ---

@@ -21,8 +21,8 @@ from _eval_template import TEMPLATE
 import lmml_mdit
 import lmml_mdit.eval.runner as runner
 from lmml_mdit.chat.providers.sending import Exchange
+from lmml_mdit.eval import Target
 from lmml_mdit.eval.cases import iter_cases
-from lmml_mdit.eval.targets import Target
 from lmml_mdit.jsontypes import JSONMapping
 from lmml_mdit.run.loop import BodySender
 

@@ -19,8 +19,7 @@ from ray.cluster_utils import Cluster
 
 import lmml_mdit
 from lmml_mdit.cli import main
-from lmml_mdit.eval.runner import aevaluate
-from lmml_mdit.eval.targets import Target
+from lmml_mdit.eval import Target, aevaluate
 from lmml_mdit.ray import eval_batches
 
 CITIES = ["France", "Peru", "Chile", "Spain", "Italy", "Japan"]

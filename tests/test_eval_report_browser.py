@@ -13,9 +13,8 @@ from test_preview_browser import Browser
 from xss_corpus import CASES, SENTINEL
 
 import lmml_mdit
+from lmml_mdit.eval import Target, aevaluate
 from lmml_mdit.eval.report import write_report
-from lmml_mdit.eval.runner import aevaluate
-from lmml_mdit.eval.targets import Target
 
 pytestmark = pytest.mark.browser
 

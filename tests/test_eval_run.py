@@ -22,8 +22,7 @@ from hypothesis import strategies as st
 import lmml_mdit
 from lmml_mdit import ExpectError
 from lmml_mdit.cli import main
-from lmml_mdit.eval.runner import Summary, aevaluate
-from lmml_mdit.eval.targets import Target
+from lmml_mdit.eval import Summary, Target, aevaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from lmml_mdit import LmmlError
+from lmml_mdit.eval import Target
 from lmml_mdit.eval.cache import AnswerCache, request_key
 from lmml_mdit.eval.results import ResultsWriter, done_rows
-from lmml_mdit.eval.targets import Target
 
 
 @pytest.mark.parametrize(

@@ -503,7 +503,7 @@ def _write(writer: str, target: Path, source_folder: Path) -> None:
         chat.append("user", "hi")
         chat.save(target if writer == "transcript" else target.with_name(target.name + ".lmmlz"))
     else:
-        from lmml_mdit.chat.export import export_folder
+        from lmml_mdit import export_folder
 
         export_folder(source_folder, "openai", target, workers=1)
 

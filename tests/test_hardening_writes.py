@@ -122,7 +122,7 @@ def _kind(path: Path) -> int:
 
 def _library_writers() -> dict[str, Callable[[Path], None]]:
     def export(path: Path) -> None:
-        from lmml_mdit.chat.export import export_folder
+        from lmml_mdit import export_folder
 
         folder = path.parent / "bundles"
         folder.mkdir(exist_ok=True)
@@ -669,7 +669,7 @@ HUGE = 10**5000
     ],
 )
 def test_huge_integers_in_roles_are_import_errors(data: Any, format: str | None) -> None:
-    from lmml_mdit.chat.importer import import_messages
+    from lmml_mdit import import_messages
 
     with pytest.raises(lmml_mdit.ImportFormatError) as raised:
         import_messages(data, format=format)
@@ -801,7 +801,8 @@ def test_export_walks_a_folder_tree_of_any_depth(
     request.addfinalizer(lambda: _remove_chain(str(folder), depth))
     Path(leaf, "x.lmml").write_text("## user\n\nat the bottom\n")
     (folder / "a.lmml").write_text("## user\n\nat the top\n")
-    from lmml_mdit.chat.export import export_folder, iter_bundles
+    from lmml_mdit import export_folder
+    from lmml_mdit.chat.export import iter_bundles
 
     found = list(iter_bundles(folder))
     assert [Path(path).name for path in found] == ["a.lmml", "x.lmml"]

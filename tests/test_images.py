@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle
 from lmml_mdit.narrative.images import (
     UNSENT_IMAGE,
     image_asset_name,

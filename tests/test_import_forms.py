@@ -16,14 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bridge_roundtrip import normalise, validate_with_sdk
 
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.content import SystemContentWarning
+from lmml_mdit import Bundle, SystemContentWarning, export_sharegpt, import_messages, to_request
+from lmml_mdit import open as open_bundle
 from lmml_mdit.chat.export import export_bundle
-from lmml_mdit.chat.importer import import_messages
 from lmml_mdit.chat.midway import MIDWAY_SYSTEM_MARKER
-from lmml_mdit.chat.opening import open as open_bundle
-from lmml_mdit.chat.outgoing import messages, to_request
-from lmml_mdit.chat.providers.sharegpt import export_sharegpt
+from lmml_mdit.chat.outgoing import messages
 from lmml_mdit.errors import ImportFormatError, UnsupportedContentError
 from lmml_mdit.media import VIDEO_TYPES, media_type_for, sniff
 
@@ -514,7 +511,7 @@ def test_video_part_is_public() -> None:
 
 
 def test_export_folder_reports_the_midway_system_turn(tmp_path: Path) -> None:
-    from lmml_mdit.chat.export import export_folder
+    from lmml_mdit import export_folder
 
     (tmp_path / "chat.lmml").write_text(MIDWAY, encoding="utf-8")
     out = tmp_path / "out.jsonl"

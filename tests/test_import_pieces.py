@@ -15,13 +15,12 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 import lmml_mdit
-from lmml_mdit.bundle.archive import Limits
+from lmml_mdit import Limits, import_messages, import_path, parse
 from lmml_mdit.chat import escape, importer, pieces, writer
 from lmml_mdit.chat.escape import escape_parsed, escape_text
-from lmml_mdit.chat.importer import import_messages, import_path, read_conversation
+from lmml_mdit.chat.importer import read_conversation
 from lmml_mdit.chat.writer import save_conversation
 from lmml_mdit.errors import ImportFormatError, LimitExceededError
-from lmml_mdit.narrative.narrative import parse
 
 # Whole lines that build block and inline structure: runs of them cut in pieces must read
 # as the whole text does.

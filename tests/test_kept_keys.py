@@ -14,8 +14,7 @@ import pytest
 from _messages_support import png
 from test_bridge_roundtrip import exported, validate_with_sdk
 
-from lmml_mdit import NativeItemDroppedWarning
-from lmml_mdit.chat.importer import import_messages
+from lmml_mdit import NativeItemDroppedWarning, import_messages
 from lmml_mdit.errors import ImportFormatError
 
 DATA_URI = "data:image/png;base64," + base64.b64encode(png()).decode()

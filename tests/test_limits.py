@@ -20,12 +20,12 @@ import pytest
 from markdown_it import MarkdownIt
 
 import lmml_mdit
+from lmml_mdit import Bundle, Limits
+from lmml_mdit import open as open_bundle
 from lmml_mdit.bundle import reserved
-from lmml_mdit.bundle.archive import Limits, check_entry_names
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle.archive import check_entry_names
 from lmml_mdit.bundle.opening import STREAM_CHUNK
 from lmml_mdit.bundle.reserved import MAX_YAML_BYTES, load_manifest, load_settings
-from lmml_mdit.chat.opening import open as open_bundle
 from lmml_mdit.errors import (
     CaseCollisionError,
     InvalidManifestError,
@@ -340,7 +340,8 @@ def _peak(function: Any, text: str) -> int:
 
 def test_long_code_is_shown_unhighlighted() -> None:
     pytest.importorskip("pygments")
-    from lmml_mdit.preview.page import MAX_HIGHLIGHT_CHARS, render_html
+    from lmml_mdit import render_html
+    from lmml_mdit.preview.page import MAX_HIGHLIGHT_CHARS
 
     short = "x = 1\n" * 10
     long = "x = 1\n" * (MAX_HIGHLIGHT_CHARS // 6 + 1)

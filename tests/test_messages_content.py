@@ -8,21 +8,20 @@ from typing import Any
 import pytest
 from _messages_support import jpeg_header, pdf, png, text_bundle, wav, zip_bundle
 
-from lmml_mdit.bundle.bundle import DefectWarning
-from lmml_mdit.chat.content import (
-    EmbedOmittedWarning,
-    EmbedSegment,
-    TextSegment,
-    bundle_state,
-    turn_segments,
-)
-from lmml_mdit.chat.handlers import (
+from lmml_mdit import (
     Asset,
+    DefectWarning,
+    EmbedOmittedWarning,
     TextPart,
     register_handler,
+    render_payload,
+    render_turns,
+    to_request,
     unregister_handler,
 )
-from lmml_mdit.chat.outgoing import PROVIDERS, messages, render_payload, render_turns, to_request
+from lmml_mdit.chat.content import EmbedSegment, TextSegment, bundle_state, turn_segments
+from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.errors import DefectError, EmbedBudgetError, LmmlError, UnsupportedContentError
 from lmml_mdit.media import media_type_for, sniff
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from lmml_mdit import open as open_bundle
+from lmml_mdit import to_request
 from lmml_mdit.atomic import atomic_write_bytes
-from lmml_mdit.chat.opening import open as open_bundle
-from lmml_mdit.chat.outgoing import PROVIDERS, to_request
+from lmml_mdit.chat.providers import PROVIDERS
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -17,8 +17,8 @@ from _messages_support import png, zip_bundle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit.chat.content import SystemContentWarning
-from lmml_mdit.chat.outgoing import messages, to_request
+from lmml_mdit import SystemContentWarning, to_request
+from lmml_mdit.chat.outgoing import messages
 
 Block = tuple[str, list[int]]  # ("para", images referenced) or ("fence", [])
 

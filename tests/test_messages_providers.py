@@ -11,20 +11,18 @@ import pytest
 from _messages_support import pdf, png, text_bundle, wav, zip_bundle
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.content import (
+from lmml_mdit import (
+    Bundle,
+    MessageList,
     MissingSettingWarning,
     SystemContentWarning,
     UnknownSettingWarning,
-)
-from lmml_mdit.chat.outgoing import (
-    PROVIDERS,
-    MessageList,
-    messages,
     render_payload,
     render_turns,
     to_request,
 )
+from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
 from lmml_mdit.errors import (
     DefectError,

@@ -21,8 +21,9 @@ from openai.types.chat import ChatCompletionMessageParam, completion_create_para
 from openai.types.responses import ResponseInputParam, response_create_params
 from pydantic import TypeAdapter, ValidationError
 
-from lmml_mdit.chat.opening import open as open_bundle
-from lmml_mdit.chat.outgoing import messages, to_request
+from lmml_mdit import open as open_bundle
+from lmml_mdit import to_request
+from lmml_mdit.chat.outgoing import messages
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

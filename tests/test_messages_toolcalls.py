@@ -6,13 +6,10 @@ import json
 
 import pytest
 
+from lmml_mdit import ToolCall, parse, tool_call_fence, tool_call_issues
 from lmml_mdit.errors import InvalidToolCallError
-from lmml_mdit.narrative.narrative import parse
 from lmml_mdit.narrative.toolcalls import (
-    ToolCall,
     call_slug,
-    tool_call_fence,
-    tool_call_issues,
     tool_calls,
     tool_result_call,
     tool_result_reference,

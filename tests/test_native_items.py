@@ -14,13 +14,17 @@ from hypothesis import strategies as st
 from test_bridge_roundtrip import exported, normalise, validate_with_sdk
 
 import lmml_mdit
-from lmml_mdit import NativeItemDroppedWarning
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.detect import detect_format
-from lmml_mdit.chat.importer import import_messages
-from lmml_mdit.chat.outgoing import render_turns, to_request
+from lmml_mdit import (
+    Bundle,
+    NativeItemDroppedWarning,
+    detect_format,
+    export_sharegpt,
+    import_messages,
+    render_html,
+    render_turns,
+    to_request,
+)
 from lmml_mdit.chat.providers import PROVIDERS
-from lmml_mdit.chat.providers.sharegpt import export_sharegpt
 from lmml_mdit.errors import UnsupportedContentError
 from lmml_mdit.narrative.native import (
     NATIVE_PROVIDERS,
@@ -29,7 +33,6 @@ from lmml_mdit.narrative.native import (
     parse_native,
 )
 from lmml_mdit.narrative.toolcalls import TOOL_CALL_SUFFIX
-from lmml_mdit.preview.page import render_html
 
 CORPUS = Path(__file__).parent / "bridge_corpus" / "native"
 BODIES = sorted(CORPUS.glob("*.json"))

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lmml_mdit.bundle.archive import Limits
+from lmml_mdit import Limits
 from lmml_mdit.cli import main
 from lmml_mdit.dataset import read_parquet, write_parquet
 from lmml_mdit.dataset.parquet import import_parquet

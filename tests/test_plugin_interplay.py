@@ -29,9 +29,8 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from mdit_py_plugins.texmath import texmath_plugin
 from mdit_py_plugins.wordcount import wordcount_plugin
 
-from lmml_mdit import LmmlSyntaxError, lmml_plugin, parse
+from lmml_mdit import Embed, LmmlSyntaxError, lmml_plugin, parse
 from lmml_mdit.errors import MissingPluginError
-from lmml_mdit.model import Embed
 
 Plugin = Callable[[MarkdownIt], None]
 EmbedRow = tuple[str, str, int, int]

@@ -13,8 +13,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from test_fixtures import load
 
 import lmml_mdit
-from lmml_mdit import lmml_plugin, parse
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle, lmml_plugin, parse
 from lmml_mdit.errors import LmmlError
 from lmml_mdit.syntax import FRONT_MATTER_KEY
 

@@ -23,10 +23,7 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
-from lmml_mdit.bundle.bundle import DefectWarning
-from lmml_mdit.chat.content import UnknownSettingWarning
-from lmml_mdit.chat.importer import import_messages
-from lmml_mdit.chat.outgoing import to_request
+from lmml_mdit import DefectWarning, UnknownSettingWarning, import_messages, to_request
 from lmml_mdit.chat.providers import PROVIDER_NAMES, PROVIDERS
 from lmml_mdit.chat.tools import (
     NativeTool,

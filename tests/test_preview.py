@@ -18,17 +18,10 @@ from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bun
 
 import lmml_mdit
 import lmml_mdit.preview.page as preview
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.opening import open as open_bundle
-from lmml_mdit.preview.page import (
-    CONTENT_SECURITY_POLICY,
-    is_safe_url,
-    render_html,
-    sniff_media_type,
-    write_preview,
-)
+from lmml_mdit import Bundle, lmml_plugin, render_html, write_preview
+from lmml_mdit import open as open_bundle
+from lmml_mdit.preview.page import CONTENT_SECURITY_POLICY, is_safe_url, sniff_media_type
 from lmml_mdit.preview.style import PREVIEW_CSS
-from lmml_mdit.syntax import lmml_plugin
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

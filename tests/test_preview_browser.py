@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 from xss_corpus import CASES, RENDER_TIME_CASES, SENTINEL, sample_bundle
 
-from lmml_mdit.preview.page import render_html, write_preview
+from lmml_mdit import render_html, write_preview
 
 pytestmark = pytest.mark.browser
 
@@ -405,7 +405,7 @@ def test_sample_preview_in_the_browser(browser: Browser, tmp_path: Path) -> None
 
 def test_example_bundles_in_the_browser(browser: Browser, tmp_path: Path) -> None:
     """Each shipped example (``examples/*.lmmlz`` / ``*.lmml``) opens cleanly."""
-    from lmml_mdit.chat.opening import open as open_bundle
+    from lmml_mdit import open as open_bundle
 
     examples = sorted((ROOT / "examples").glob("*.lmml*"))
     assert examples, "examples/ holds no bundles"

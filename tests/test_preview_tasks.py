@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from test_preview_browser import Browser, browser  # noqa: F401  (the module's fixture)
 
-from lmml_mdit import render_html
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle, render_html
 
 TEXT = (
     "## Turn 1 -- user\n\n"

@@ -17,7 +17,14 @@ from test_preview_xss import violations
 from xss_corpus import parse_document
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle, DefectWarning
+from lmml_mdit import (
+    Bundle,
+    DefectWarning,
+    export_sharegpt,
+    import_messages,
+    import_path,
+    render_html,
+)
 from lmml_mdit.bundle.remote import (
     MAX_URL_LENGTH,
     REMOTE_SUFFIX,
@@ -27,10 +34,7 @@ from lmml_mdit.bundle.remote import (
     remote_entry,
 )
 from lmml_mdit.chat.export import export_bundle
-from lmml_mdit.chat.importer import import_messages, import_path
-from lmml_mdit.chat.providers.sharegpt import export_sharegpt
 from lmml_mdit.errors import BundleError, DefectError, ImportFormatError, UnsupportedContentError
-from lmml_mdit.preview.page import render_html
 
 CORPUS = Path(__file__).parent / "bridge_corpus" / "remote"
 

@@ -26,8 +26,7 @@ from typing import Any
 import pytest
 from test_fixtures import load
 
-from lmml_mdit import parse, to_markdown
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle, parse, to_markdown
 from lmml_mdit.chat.content import TextSegment, turn_segments
 from lmml_mdit.errors import LmmlError
 

@@ -32,10 +32,8 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.content import MissingSettingWarning, UnknownSettingWarning
-from lmml_mdit.chat.opening import open as open_bundle
-from lmml_mdit.chat.outgoing import to_request
+from lmml_mdit import Bundle, MissingSettingWarning, UnknownSettingWarning, to_request
+from lmml_mdit import open as open_bundle
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
 from lmml_mdit.errors import InvalidSettingsError

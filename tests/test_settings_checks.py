@@ -25,16 +25,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lmml_mdit
-from lmml_mdit import Bundle
+from lmml_mdit import ERROR_KINDS, Bundle, SettingRangeWarning, to_request
 from lmml_mdit.bundle.setting_values import (
     INVALID_SETTING,
     SETTING_OUT_OF_RANGE,
     json_value_offsets,
 )
-from lmml_mdit.chat.content import SettingRangeWarning
-from lmml_mdit.chat.outgoing import to_request
 from lmml_mdit.errors import DefectError, InvalidSettingsError
-from lmml_mdit.model import ERROR_KINDS
 from lmml_mdit.schema import (
     MANIFEST_SCHEMA_FILE,
     SETTINGS_SCHEMA_FILE,

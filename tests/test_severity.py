@@ -16,10 +16,10 @@ import pytest
 import yaml
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import DefectWarning
+from lmml_mdit import ERROR_KINDS, DefectWarning
 from lmml_mdit.cli import main
 from lmml_mdit.errors import DefectError
-from lmml_mdit.severity import ERROR_KINDS, KIND_RULES, WARNED_KINDS, severity_of
+from lmml_mdit.severity import KIND_RULES, WARNED_KINDS, severity_of
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG = bytes.fromhex(

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from lmml_mdit import parse
 from lmml_mdit.errors import NotInlinableError
 from lmml_mdit.media import FILE_EXTENSIONS
-from lmml_mdit.narrative.narrative import parse
 from lmml_mdit.syntax import writes_as_reference
 from lmml_mdit.syntax.write import (
     ESCAPE,

@@ -16,6 +16,7 @@ from markdown_it.utils import read_fixture_file
 
 import lmml_mdit
 from lmml_mdit import (
+    ERROR_KINDS,
     Bundle,
     EmbedOmittedWarning,
     InputError,
@@ -25,7 +26,6 @@ from lmml_mdit import (
     render_cases,
     render_html,
 )
-from lmml_mdit.model import ERROR_KINDS
 from lmml_mdit.text import blank_edges
 
 PNG = base64.b64decode(

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmml_mdit.narrative.narrative import parse
+from lmml_mdit import parse
 from lmml_mdit.text import (
     as_turn_text,
     blank_edges,

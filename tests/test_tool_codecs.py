@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 import lmml_mdit.chat
-from lmml_mdit import Bundle, import_messages
-from lmml_mdit.chat.handlers import TextPart
+from lmml_mdit import Bundle, TextPart, import_messages
 from lmml_mdit.chat.imported import ChatTurn, ImportedConversation, Text
 from lmml_mdit.chat.providers import FORMATS, PROVIDERS, Payload, Provider, ToolFormat
 from lmml_mdit.chat.tools import NativeTool, OutputSchema, ToolChoice, ToolSpec

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from lmml_mdit import Message, Transcript
 from lmml_mdit.chat.template import OPENING_USER_PLACEHOLDER
 from lmml_mdit.errors import (
     LmmlError,
@@ -21,8 +22,6 @@ from lmml_mdit.errors import (
     TranscriptTypeError,
 )
 from lmml_mdit.transcript.jsonfile import SCHEMA_VERSION
-from lmml_mdit.transcript.message import Message
-from lmml_mdit.transcript.transcript import Transcript
 
 PNG = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
@@ -588,7 +587,7 @@ def test_render_roles_parts_through_the_handlers() -> None:
 
 
 def test_render_roles_parts_with_a_custom_handler() -> None:
-    from lmml_mdit.chat.handlers import TextPart
+    from lmml_mdit import TextPart
 
     transcript = Transcript(assets={"data.bin": b"\x00\x01"})
     transcript.append("bob", "@data.bin")

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lmml_mdit import Transcript
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle, Transcript
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(32)
 HEAD = "---\ninputs:\n  q: {type: string}\n---\n## Turn 1 -- user\n\n"

@@ -15,10 +15,7 @@ from hypothesis import strategies as st
 import lmml_mdit
 import lmml_mdit.bundle.bundle
 import lmml_mdit.transcript.readback
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.narrative.narrative import parse
-from lmml_mdit.transcript.message import Message
-from lmml_mdit.transcript.transcript import Transcript
+from lmml_mdit import Bundle, Message, Transcript, parse
 
 ENTRIES = {"chart.png": b"\x89PNG fake", "data.csv": b"a,b\n1,2\n"}
 

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
+from lmml_mdit import Message, Transcript
 from lmml_mdit.chat.template import OPENING_USER_PLACEHOLDER, FlattenFlags, detect_template_flags
 from lmml_mdit.errors import ChatTemplateError, TranscriptTypeError
-from lmml_mdit.transcript.message import Message
-from lmml_mdit.transcript.transcript import Transcript
 
 CHATML = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"

@@ -12,10 +12,9 @@ import pytest
 from xss_corpus import parse_document, sample_bundle
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle, render_html
 from lmml_mdit.errors import DefectError
 from lmml_mdit.narrative.narrative import CONTEXT_TURN_NUMBER, numbered_turns, turn_label
-from lmml_mdit.preview.page import render_html
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

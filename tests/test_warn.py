@@ -7,10 +7,13 @@ import warnings
 
 import pytest
 
-from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.chat.content import MissingSettingWarning, UnknownSettingWarning
-from lmml_mdit.chat.native import NativeItemDroppedWarning
-from lmml_mdit.chat.outgoing import to_request
+from lmml_mdit import (
+    Bundle,
+    MissingSettingWarning,
+    NativeItemDroppedWarning,
+    UnknownSettingWarning,
+    to_request,
+)
 
 CHAT = (
     "## user\n\nHi\n\n## assistant\n\n"

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit import Bundle
 
 SENTINEL = "__xss"
 JS = "window.__xss=1"
