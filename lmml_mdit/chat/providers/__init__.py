@@ -21,6 +21,7 @@ from ...errors import ProviderPluginWarning
 from ..format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PLUGIN_GROUP, PROVIDER_NAMES
 from . import anthropic, gemini, openai, openai_responses, sharegpt
 from .base import ChatFormat, Detection, Payload, Provider, ToolFormat
+from .sending import Sender
 
 __all__ = [
     "EXPORT_PROVIDERS",
@@ -28,12 +29,14 @@ __all__ = [
     "IMPORT_FORMATS",
     "PROVIDERS",
     "PROVIDER_NAMES",
+    "SENDERS",
     "ChatFormat",
     "Detection",
     "Payload",
     "Provider",
     "ToolFormat",
     "provider",
+    "sender",
 ]
 
 PROVIDERS: dict[str, Provider] = {
@@ -44,6 +47,11 @@ PROVIDERS: dict[str, Provider] = {
 
 FORMATS: dict[str, ChatFormat] = {**PROVIDERS, sharegpt.FORMAT.name: sharegpt.FORMAT}
 """Every chat format, by name: the providers, then ShareGPT."""
+
+SENDERS: dict[str, Sender] = {
+    module.PROVIDER.name: module.SENDER for module in (openai, openai_responses, anthropic, gemini)
+}
+"""The providers that send (:func:`sender`), by name: each one's module's ``SENDER``."""
 
 if tuple(PROVIDERS) != PROVIDER_NAMES or tuple(FORMATS) != IMPORT_FORMATS:
     raise RuntimeError("the format registry and lmml_mdit.chat.format_names disagree")
@@ -92,4 +100,16 @@ def provider(name: str) -> Provider:
     found = PROVIDERS.get(name)
     if found is None:
         raise ValueError(f"unknown provider {name!r}; choose one of {', '.join(PROVIDERS)}")
+    return found
+
+
+def sender(name: str) -> Sender:
+    """The :class:`~lmml_mdit.chat.providers.sending.Sender` of provider *name* (its SDK
+    imported on first use).
+
+    :raises ValueError: for a provider nothing sends to.
+    """
+    found = SENDERS.get(name)
+    if found is None:
+        raise ValueError(f"no sender for provider {name!r}; choose one of {', '.join(SENDERS)}")
     return found
