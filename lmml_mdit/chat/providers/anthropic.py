@@ -117,6 +117,8 @@ from .sending import parse_arguments as streamed_arguments
 __all__ = ["NAME", "PROVIDER", "SENDER", "export", "read", "request"]
 
 NAME = ANTHROPIC
+ORDER = 30
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 DEFAULT_MAX_TOKENS = 4096
 """The ``max_tokens`` a live Messages request takes when the settings give none (the API

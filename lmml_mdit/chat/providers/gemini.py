@@ -129,6 +129,8 @@ from .sending import Emit, Exchange, Failure, TextDelta, ToolCallEvent, retry_af
 __all__ = ["NAME", "PROVIDER", "SENDER", "GeminiSender", "export", "read", "request"]
 
 NAME = GEMINI
+ORDER = 40
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 SETTINGS = {
     "temperature": "temperature",

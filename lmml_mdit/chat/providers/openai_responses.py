@@ -108,6 +108,8 @@ _DEFAULT_DETAIL = "auto"
 requires one)."""
 
 NAME = OPENAI_RESPONSES
+ORDER = 20
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 SETTINGS = {
     "temperature": "temperature",

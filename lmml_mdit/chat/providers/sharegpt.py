@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT", "MANIFEST_KEY", "NAME", "export_sharegpt", "read"]
 
 NAME = SHAREGPT
+ORDER = 90
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 MANIFEST_KEY = "sharegpt"
 """The ``manifest.json`` key holding a ShareGPT record's other top-level fields."""
