@@ -1,27 +1,21 @@
-"""The names of the built-in chat formats that other modules use, apart from the formats.
+"""The format names needed without loading any format: the default provider, and the
+entry point group of the plugins.
 
-Each provider module takes its ``NAME`` from here, and the default provider is one of them;
-the lists of names (``PROVIDER_NAMES``, ``IMPORT_FORMATS``) are the registry's
-(:mod:`lmml_mdit.chat.providers`), which finds the format modules itself.
+Each format module holds its own ``NAME``; the lists of names (``PROVIDER_NAMES``,
+``IMPORT_FORMATS``) are the registry's (:mod:`lmml_mdit.chat.providers`), which finds the
+format modules itself.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "ANTHROPIC",
     "DEFAULT_PROVIDER",
-    "GEMINI",
     "OPENAI",
-    "OPENAI_RESPONSES",
     "PLUGIN_GROUP",
-    "SHAREGPT",
 ]
 
 OPENAI = "openai"
-OPENAI_RESPONSES = "openai-responses"
-ANTHROPIC = "anthropic"
-GEMINI = "gemini"
-SHAREGPT = "sharegpt"
+"""The OpenAI Chat Completions format's name (its module's ``NAME``)."""
 
 DEFAULT_PROVIDER = OPENAI
 """The provider ``provider=`` and ``--provider`` default to."""
