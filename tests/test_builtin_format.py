@@ -45,6 +45,14 @@ CHECKS = textwrap.dedent(
 )
 
 
+def _plant(tmp_path: Path, *names: str) -> None:
+    """A copy of the package under ``tmp_path/site`` with the toy module added as *names*."""
+    copy = tmp_path / "site" / "lmml_mdit"
+    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in names:
+        (copy / "chat" / "providers" / name).write_text(TOY + "\nORDER = 50\n", encoding="utf-8")
+
+
 def test_a_format_module_planted_in_the_package_is_a_built_in_format(tmp_path: Path) -> None:
     copy = tmp_path / "site" / "lmml_mdit"
     shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -80,3 +88,17 @@ def test_a_format_module_planted_in_the_package_is_a_built_in_format(tmp_path: P
         timeout=120,
     )
     assert "--provider {openai,openai-responses,anthropic,gemini,toy}" in listed.stdout
+
+
+def test_two_format_modules_of_one_name_are_refused_on_import(tmp_path: Path) -> None:
+    _plant(tmp_path, "toy.py", "toy_copy.py")
+    done = subprocess.run(
+        [sys.executable, "-c", "import lmml_mdit.chat.providers"],
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "two format modules define the format named toy" in done.stderr

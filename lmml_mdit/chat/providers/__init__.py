@@ -49,6 +49,10 @@ def _format_modules() -> list[ModuleType]:
         module = importlib.import_module(info.name)
         if hasattr(module, "PROVIDER") or hasattr(module, "FORMAT"):
             found.append(module)
+    names = [(getattr(module, "PROVIDER", None) or module.FORMAT).name for module in found]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise RuntimeError(f"two format modules define the format named {', '.join(repeated)}")
     return sorted(found, key=lambda module: (module.ORDER, module.__name__))
 
 
