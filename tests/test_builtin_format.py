@@ -54,9 +54,7 @@ def _plant(tmp_path: Path, *names: str) -> None:
 
 
 def test_a_format_module_planted_in_the_package_is_a_built_in_format(tmp_path: Path) -> None:
-    copy = tmp_path / "site" / "lmml_mdit"
-    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (copy / "chat" / "providers" / "toy.py").write_text(TOY + "\nORDER = 50\n", encoding="utf-8")
+    _plant(tmp_path, "toy.py")
     (tmp_path / "toy.json").write_text(
         json.dumps(
             {"lines": [{"who": "user", "say": "Hello there."}, {"who": "assistant", "say": "Hi."}]}
