@@ -4,18 +4,20 @@ the options several subcommands share, each written once."""
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 
-from ..chat.format_names import DEFAULT_PROVIDER, PluginChoices
+from ..chat.format_names import DEFAULT_PROVIDER, PLUGIN_GROUP
 from .failure import CliError
 
 TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from typing import NoReturn
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Literal, NoReturn
 
 __all__ = [
+    "FormatChoices",
     "HelpFormatter",
     "Parser",
     "UsageError",
@@ -147,16 +149,48 @@ def add_json(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what}")
 
 
-def add_provider(
-    parser: argparse.ArgumentParser, choices: Sequence[str], what: str, *, plugins: bool = False
-) -> None:
-    """``-p/--provider``, one of *choices* (and with *plugins*, an installed plugin's
-    name), openai by default."""
+class FormatChoices:
+    """A command line option's choices: the registry's built-in format names (*kind*:
+    ``providers`` or ``formats``, every format read), then with *plugins* the installed
+    plugins' names. The registry is loaded when a name is checked or the choices are listed,
+    never to build the parser; the plugins' names are read (once) only for another name."""
+
+    def __init__(self, kind: Literal["providers", "formats"], *, plugins: bool = False) -> None:
+        self.kind = kind
+        self.plugins = plugins
+
+    def builtin(self) -> tuple[str, ...]:
+        """The built-in names, in the registry's order."""
+        from ..chat import providers
+
+        return providers.PROVIDER_NAMES if self.kind == "providers" else providers.IMPORT_FORMATS
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.builtin() or (self.plugins and name in plugin_names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*self.builtin(), *(plugin_names() if self.plugins else ())))
+
+
+@functools.cache
+def plugin_names() -> tuple[str, ...]:
+    """The names installed packages register in the plugin entry point group, sorted,
+    leaving out the built-in ones, read from the packages' metadata without loading any."""
+    from importlib.metadata import entry_points
+
+    from ..chat.providers import IMPORT_FORMATS
+
+    names = {point.name for point in entry_points(group=PLUGIN_GROUP)}
+    return tuple(sorted(names - set(IMPORT_FORMATS)))
+
+
+def add_provider(parser: argparse.ArgumentParser, choices: FormatChoices, what: str) -> None:
+    """``-p/--provider``, one of *choices*, openai by default."""
     parser.add_argument(
         "-p",
         "--provider",
         default=DEFAULT_PROVIDER,
-        choices=PluginChoices(tuple(choices)) if plugins else choices,
+        choices=choices,
         help=f"{what} (default: openai)",
     )
 

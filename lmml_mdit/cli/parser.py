@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..chat.format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PluginChoices
-from ..chat.format_names import PROVIDER_NAMES as PROVIDERS
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from ..modes import DELIMITER_MODES, REFERENCE_MODES
 from .arguments import Arguments, CommandHandler
 from .options import (
+    FormatChoices,
     HelpFormatter,
     UsageError,
     add_base_dir,
@@ -35,12 +34,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMANDS",
-    "EXPORT_PROVIDERS",
-    "IMPORT_FORMATS",
-    "PROVIDERS",
     "build_parser",
     "parse_arguments",
 ]
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``PROVIDERS``, ``IMPORT_FORMATS`` and ``EXPORT_PROVIDERS``: the registry's names, read
+    when asked for (building the parser loads no format)."""
+    if name not in ("PROVIDERS", "IMPORT_FORMATS", "EXPORT_PROVIDERS"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..chat import providers
+
+    found: tuple[str, ...] = getattr(providers, "PROVIDER_NAMES" if name == "PROVIDERS" else name)
+    return found
 
 
 SUMMARIES = "--help"
@@ -116,7 +123,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     if wanted("render"):
         p = command("render")
         add_bundle(p)
-        add_provider(p, PROVIDERS, "the API shape", plugins=True)
+        add_provider(p, FormatChoices("providers", plugins=True), "the API shape")
         p.add_argument(
             "--request",
             action="store_true",
@@ -348,7 +355,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
         p.add_argument(
             "--format",
-            choices=PluginChoices(IMPORT_FORMATS),
+            choices=FormatChoices("formats", plugins=True),
             help="the input format (detected when omitted)",
         )
         add_quiet(p)
@@ -376,7 +383,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)"
         )
         add_provider(
-            p, EXPORT_PROVIDERS, "with --jsonl, the record shape: a request body, or sharegpt"
+            p,
+            FormatChoices("formats"),
+            "with --jsonl, the record shape: a request body, or sharegpt",
         )
         written = p.add_mutually_exclusive_group(required=True)
         written.add_argument(
@@ -391,7 +400,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "--payload",
             dest="payloads",
             action="append",
-            choices=EXPORT_PROVIDERS,
+            choices=FormatChoices("formats"),
             metavar="P",
             help="with --parquet, add provider P's request body as a column (repeatable)",
         )
@@ -473,7 +482,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     if wanted("run"):
         p = command("run")
         add_bundle(p)
-        add_provider(p, PROVIDERS, "the API to send to")
+        add_provider(p, FormatChoices("providers"), "the API to send to")
         p.add_argument("--model", help="the model (default: the settings' model)")
         p.add_argument(
             "--base-url",

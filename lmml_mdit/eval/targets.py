@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..chat.providers.sending import sender
+from ..chat.providers import sender
 
 __all__ = ["Target"]
 

@@ -24,7 +24,8 @@ from ..bundle.bundle import Bundle
 from ..chat.imported import Call, ChatTurn, Text
 from ..chat.importer import read_conversation
 from ..chat.outgoing import to_request
-from ..chat.providers.sending import Exchange, Failure, Sender, sender
+from ..chat.providers import sender
+from ..chat.providers.sending import Exchange, Failure, Sender
 from ..errors import (
     MissingCredentialsError,
     ProviderConnectionError,

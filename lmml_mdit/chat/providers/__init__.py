@@ -1,13 +1,11 @@
-"""The chat formats: one module per format, each with a writer and a reader.
+"""The chat formats: one module per format, found in this package, and the registry of them.
 
-Each provider module (:mod:`~lmml_mdit.chat.providers.openai`,
-:mod:`~lmml_mdit.chat.providers.openai_responses`, :mod:`~lmml_mdit.chat.providers.anthropic`,
-:mod:`~lmml_mdit.chat.providers.gemini`) defines a :class:`~lmml_mdit.chat.providers.base.Provider`
-``PROVIDER``: its name and title, ``write`` (neutral messages to a payload), ``request`` (a
-payload to a request body), ``read`` (a payload to an imported conversation) and its
-settings map. :mod:`~lmml_mdit.chat.providers.sharegpt` defines a
-:class:`~lmml_mdit.chat.providers.base.ChatFormat` ``FORMAT`` (read; a bundle is written
-as ShareGPT by :func:`~lmml_mdit.chat.providers.sharegpt.export_sharegpt`).
+Every public module of this package that defines a format is one: a
+:class:`~lmml_mdit.chat.providers.base.Provider` ``PROVIDER`` (a chat API, written and read:
+:mod:`~lmml_mdit.chat.providers.openai`, :mod:`~lmml_mdit.chat.providers.anthropic`, ...)
+or a :class:`~lmml_mdit.chat.providers.base.ChatFormat` ``FORMAT`` (read only:
+:mod:`~lmml_mdit.chat.providers.sharegpt`), with ``ORDER``, its place in the lists (lowest
+first), and, to send, a :class:`~lmml_mdit.chat.providers.sending.Sender` ``SENDER``.
 
 This registry is the one list of the format names: everything that names a format
 (``format=``, ``provider=``, the command line's choices) reads it from here.
@@ -15,12 +13,15 @@ This registry is the one list of the format names: everything that names a forma
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import warnings
+from types import ModuleType
 
 from ...errors import ProviderPluginWarning
-from ..format_names import EXPORT_PROVIDERS, IMPORT_FORMATS, PLUGIN_GROUP, PROVIDER_NAMES
-from . import anthropic, gemini, openai, openai_responses, sharegpt
+from ..format_names import PLUGIN_GROUP
 from .base import ChatFormat, Detection, Payload, Provider, ToolFormat
+from .sending import Sender
 
 __all__ = [
     "EXPORT_PROVIDERS",
@@ -28,25 +29,60 @@ __all__ = [
     "IMPORT_FORMATS",
     "PROVIDERS",
     "PROVIDER_NAMES",
+    "SENDERS",
     "ChatFormat",
     "Detection",
     "Payload",
     "Provider",
     "ToolFormat",
     "provider",
+    "sender",
 ]
 
+
+def _format_modules() -> list[ModuleType]:
+    """The modules of this package that define a format, by their ``ORDER`` (then name)."""
+    found = []
+    for info in pkgutil.iter_modules(__path__, f"{__name__}."):
+        if info.name.rpartition(".")[2].startswith("_"):
+            continue
+        module = importlib.import_module(info.name)
+        if hasattr(module, "PROVIDER") or hasattr(module, "FORMAT"):
+            found.append(module)
+    names = [(getattr(module, "PROVIDER", None) or module.FORMAT).name for module in found]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise RuntimeError(f"two format modules define the format named {', '.join(repeated)}")
+    return sorted(found, key=lambda module: (module.ORDER, module.__name__))
+
+
+_BUILT_IN = _format_modules()
+
 PROVIDERS: dict[str, Provider] = {
-    module.PROVIDER.name: module.PROVIDER
-    for module in (openai, openai_responses, anthropic, gemini)
+    module.PROVIDER.name: module.PROVIDER for module in _BUILT_IN if hasattr(module, "PROVIDER")
 }
 """The chat APIs written and read, by name: what ``messages()``/``to_request()`` take."""
 
-FORMATS: dict[str, ChatFormat] = {**PROVIDERS, sharegpt.FORMAT.name: sharegpt.FORMAT}
-"""Every chat format, by name: the providers, then ShareGPT."""
+FORMATS: dict[str, ChatFormat] = {
+    **PROVIDERS,
+    **{module.FORMAT.name: module.FORMAT for module in _BUILT_IN if hasattr(module, "FORMAT")},
+}
+"""Every chat format, by name: the providers, then the formats only read (ShareGPT)."""
 
-if tuple(PROVIDERS) != PROVIDER_NAMES or tuple(FORMATS) != IMPORT_FORMATS:
-    raise RuntimeError("the format registry and lmml_mdit.chat.format_names disagree")
+SENDERS: dict[str, Sender] = {
+    module.PROVIDER.name: module.SENDER for module in _BUILT_IN if hasattr(module, "SENDER")
+}
+"""The providers that send (:func:`sender`), by name: each one's module's ``SENDER``."""
+
+PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDERS)
+"""The names ``provider=`` takes (``lmml render --provider``), built-in ones, in order."""
+
+IMPORT_FORMATS: tuple[str, ...] = tuple(FORMATS)
+"""The names ``format=`` takes (``lmml import --format``): the providers, then the rest."""
+
+EXPORT_PROVIDERS: tuple[str, ...] = IMPORT_FORMATS
+"""The record shapes a dataset export writes (``lmml export --provider``): every format
+read is written too, the providers as request bodies and ShareGPT as records."""
 
 
 def _load_plugins() -> None:
@@ -92,4 +128,16 @@ def provider(name: str) -> Provider:
     found = PROVIDERS.get(name)
     if found is None:
         raise ValueError(f"unknown provider {name!r}; choose one of {', '.join(PROVIDERS)}")
+    return found
+
+
+def sender(name: str) -> Sender:
+    """The :class:`~lmml_mdit.chat.providers.sending.Sender` of provider *name* (its SDK
+    imported on first use).
+
+    :raises ValueError: for a provider nothing sends to.
+    """
+    found = SENDERS.get(name)
+    if found is None:
+        raise ValueError(f"no sender for provider {name!r}; choose one of {', '.join(SENDERS)}")
     return found

@@ -46,7 +46,6 @@ from ...media import PDF_TYPE
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..format_names import ANTHROPIC
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -116,7 +115,9 @@ from .sending import parse_arguments as streamed_arguments
 
 __all__ = ["NAME", "PROVIDER", "SENDER", "export", "read", "request"]
 
-NAME = ANTHROPIC
+NAME = "anthropic"
+ORDER = 30
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 DEFAULT_MAX_TOKENS = 4096
 """The ``max_tokens`` a live Messages request takes when the settings give none (the API

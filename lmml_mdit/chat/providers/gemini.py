@@ -64,7 +64,6 @@ from ...model import Role
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation
-from ..format_names import GEMINI
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -128,7 +127,9 @@ from .sending import Emit, Exchange, Failure, TextDelta, ToolCallEvent, retry_af
 
 __all__ = ["NAME", "PROVIDER", "SENDER", "GeminiSender", "export", "read", "request"]
 
-NAME = GEMINI
+NAME = "gemini"
+ORDER = 40
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 SETTINGS = {
     "temperature": "temperature",

@@ -107,6 +107,8 @@ __all__ = [
 ]
 
 NAME = OPENAI
+ORDER = 10
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 SETTINGS = {
     "temperature": "temperature",

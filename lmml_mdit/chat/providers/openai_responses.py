@@ -42,7 +42,7 @@ from ...model import Role
 from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..format_names import OPENAI, OPENAI_RESPONSES
+from ..format_names import OPENAI
 from ..handlers import (
     AudioPart,
     DocumentPart,
@@ -107,7 +107,9 @@ _DEFAULT_DETAIL = "auto"
 """The ``detail`` an ``input_image`` is sent with when the options choose none (the API
 requires one)."""
 
-NAME = OPENAI_RESPONSES
+NAME = "openai-responses"
+ORDER = 20
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 SETTINGS = {
     "temperature": "temperature",

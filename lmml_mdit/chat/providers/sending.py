@@ -33,7 +33,6 @@ __all__ = [
     "openai_style_client",
     "openai_style_failure",
     "retry_after_seconds",
-    "sender",
     "split_known",
     "stream_request_id",
     "with_stream",
@@ -372,23 +371,3 @@ def parse_arguments(text: str) -> object:
         return json.loads(text) if text else {}
     except ValueError:
         return text
-
-
-_MODULES = {
-    "openai": "openai",
-    "openai-responses": "openai_responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-}
-
-
-def sender(name: str) -> Sender:
-    """The :class:`Sender` of provider *name* (its module imported now, its SDK on first use).
-
-    :raises ValueError: for a provider nothing sends to.
-    """
-    module = _MODULES.get(name)
-    if module is None:
-        raise ValueError(f"no sender for provider {name!r}; choose one of {', '.join(_MODULES)}")
-    found: Sender = importlib.import_module(f"{__package__}.{module}").SENDER
-    return found

@@ -21,7 +21,6 @@ from ...errors import ImportFormatError, UnsupportedContentError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
-from ..format_names import SHAREGPT
 from ..imported import (
     Call,
     ChatTurn,
@@ -43,7 +42,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT", "MANIFEST_KEY", "NAME", "export_sharegpt", "read"]
 
-NAME = SHAREGPT
+NAME = "sharegpt"
+ORDER = 90
+"""Where the registry lists this format: by ``ORDER``, lowest first."""
 
 MANIFEST_KEY = "sharegpt"
 """The ``manifest.json`` key holding a ShareGPT record's other top-level fields."""
