@@ -96,11 +96,13 @@ def test_eval_batches_rows_equal_the_one_process_run(
         code = main(["eval", *arguments, "--ray", cluster, "--concurrency", "3", "-q", *paced])
         assert code == 1  # the Lima case fails
         assert _rows(by_cli) == expected and len(server.requests) == 18
-        # --rate: one gate actor paces the target for the whole cluster, 0.2 s apart by the
-        # server's clock (less the jitter of reaching it from two nodes)
+        # --rate: one gate actor paces the target for the whole cluster: starts 0.2 s apart,
+        # so by the server's clock the six span about a second, less the jitter of reaching it from
+        # two nodes (a worker's first connection is slower), and never three come in one gap
         arrivals = sorted(request.at for request in server.requests[12:])
         gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
-        assert min(gaps) >= 0.1 and arrivals[-1] - arrivals[0] >= 0.9, gaps
+        assert arrivals[-1] - arrivals[0] >= 0.75, gaps
+        assert all(a + b >= 0.15 for a, b in itertools.pairwise(gaps)), gaps
         # --save-conversations: each case's conversation with its answer, written by workers
         written = sorted(path.name for path in saved.iterdir())
         assert len(written) == len(CITIES) and all(n.endswith(".lmmlz") for n in written)
