@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -272,6 +273,14 @@ def json_parameters(spec: ToolSpec) -> JSONObject:
 
 
 # --- tool choice and structured output ---------------------------------------------------
+
+
+def written_in_order(
+    tools: Iterable[ToolSpec | NativeTool], write: Callable[[ToolSpec], JSONObject]
+) -> list[JSONObject]:
+    """A ``tools`` parameter: each portable tool written by *write*, each native one as it
+    is, in order."""
+    return [tool.value if isinstance(tool, NativeTool) else write(tool) for tool in tools]
 
 
 def named_choice(name: object, where: Where) -> ToolChoice:

@@ -90,6 +90,7 @@ from ..tool_model import (
     schema_only,
     tool_label,
     tool_spec,
+    written_in_order,
 )
 from ._common import (
     append_merged,
@@ -470,20 +471,18 @@ def _read_tool(item: JSONObject, where: str) -> list[Tool] | None:
     ]
 
 
+def _write_tool(tool: ToolSpec) -> JSONObject:
+    written: JSONObject = {"name": tool.name}
+    if tool.description is not None:
+        written["description"] = tool.description
+    written["input_schema"] = json_parameters(tool)
+    if tool.strict is not None:
+        written["strict"] = tool.strict
+    return written
+
+
 def _write_tools(tools: Iterable[ToolSpec | NativeTool]) -> list[JSONObject]:
-    out: list[JSONObject] = []
-    for tool in tools:
-        if isinstance(tool, NativeTool):
-            out.append(tool.value)
-            continue
-        written: JSONObject = {"name": tool.name}
-        if tool.description is not None:
-            written["description"] = tool.description
-        written["input_schema"] = json_parameters(tool)
-        if tool.strict is not None:
-            written["strict"] = tool.strict
-        out.append(written)
-    return out
+    return written_in_order(tools, _write_tool)
 
 
 def _write_choice(choice: ToolChoice) -> JSONObject:
@@ -515,6 +514,8 @@ TOOLS = ToolFormat(
     precedence=1,
 )
 """Anthropic's tools, ``tool_choice`` and ``output_config.format``."""
+
+
 # -- detected ------------------------------------------------------------------------------
 
 _SIGNAL_BLOCKS = frozenset({"tool_use", "tool_result", "image", "document"})

@@ -788,6 +788,8 @@ TOOLS = ToolFormat(
     precedence=2,
 )
 """Gemini's function declarations, ``tool_config`` and JSON response schema."""
+
+
 # -- detected ------------------------------------------------------------------------------
 
 

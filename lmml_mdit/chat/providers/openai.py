@@ -76,6 +76,7 @@ from ..tool_model import (
     nulls,
     tool_label,
     tool_spec,
+    written_in_order,
 )
 from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
 from .base import Detection, Payload, Provider, ToolFormat
@@ -501,20 +502,18 @@ def _read_builtin(item: JSONObject, where: str) -> NativeTool | None:
     return NativeTool(NAME, item, f"{kind!s} tool ({where})")
 
 
+def _write_tool(tool: ToolSpec) -> JSONObject:
+    function: JSONObject = {"name": tool.name}
+    if tool.description is not None:
+        function["description"] = tool.description
+    function["parameters"] = json_parameters(tool)
+    if tool.strict is not None or "strict" in tool.nulls:
+        function["strict"] = tool.strict
+    return {"type": "function", "function": function}
+
+
 def _write_tools(tools: Iterable[ToolSpec | NativeTool]) -> list[JSONObject]:
-    out: list[JSONObject] = []
-    for tool in tools:
-        if isinstance(tool, NativeTool):
-            out.append(tool.value)
-            continue
-        function: JSONObject = {"name": tool.name}
-        if tool.description is not None:
-            function["description"] = tool.description
-        function["parameters"] = json_parameters(tool)
-        if tool.strict is not None or "strict" in tool.nulls:
-            function["strict"] = tool.strict
-        out.append({"type": "function", "function": function})
-    return out
+    return written_in_order(tools, _write_tool)
 
 
 def _write_choice(choice: ToolChoice) -> JSONObject:
@@ -548,6 +547,8 @@ TOOLS = ToolFormat(
     precedence=3,
 )
 """Chat's tools; its structured output is ``response_format``, read as the portable one."""
+
+
 # -- detected ------------------------------------------------------------------------------
 
 _SIGNAL_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})

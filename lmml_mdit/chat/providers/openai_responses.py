@@ -84,6 +84,7 @@ from ..tool_model import (
     nulls,
     tool_label,
     tool_spec,
+    written_in_order,
 )
 from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
 from .base import Detection, Payload, Provider, ToolFormat
@@ -490,19 +491,17 @@ def _read_builtin(item: JSONObject, where: str) -> NativeTool | None:
     return NativeTool(NAME, item, f"{kind!s} tool ({where})")
 
 
+def _write_tool(tool: ToolSpec) -> JSONObject:
+    function: JSONObject = {"type": "function", "name": tool.name}
+    if tool.description is not None or "description" in tool.nulls:
+        function["description"] = tool.description
+    function["parameters"] = json_parameters(tool)
+    function["strict"] = tool.strict  # required (null allowed)
+    return function
+
+
 def _write_tools(tools: Iterable[ToolSpec | NativeTool]) -> list[JSONObject]:
-    out: list[JSONObject] = []
-    for tool in tools:
-        if isinstance(tool, NativeTool):
-            out.append(tool.value)
-            continue
-        function: JSONObject = {"name": tool.name}
-        if tool.description is not None or "description" in tool.nulls:
-            function["description"] = tool.description
-        function["parameters"] = json_parameters(tool)
-        function["strict"] = tool.strict  # required (null allowed)
-        out.append({"type": "function", **function})
-    return out
+    return written_in_order(tools, _write_tool)
 
 
 def _write_choice(choice: ToolChoice) -> JSONObject:
@@ -539,6 +538,8 @@ TOOLS = ToolFormat(
     read_output=_read_output,
 )
 """Responses' tools and ``text.format``; its readers go last (a typed item is its own)."""
+
+
 # -- detected ------------------------------------------------------------------------------
 
 _SIGNAL_ITEMS = frozenset(
