@@ -153,6 +153,29 @@ def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
     assert "no sender for provider 'nobody'" in capsys.readouterr().err
 
 
+def _killable(folder: Path, server: WireServer, concurrency: int, out: Path) -> list[str]:
+    """The ``lmml eval`` arguments of the kill tests: the folder's template and cases."""
+    return [
+        "eval",
+        str(folder / "t.lmml"),
+        "--cases",
+        str(folder / "cases.jsonl"),
+        "--target",
+        f"openai:m@{server.url}/v1",
+        "--concurrency",
+        str(concurrency),
+        "--out",
+        str(out),
+        "--quiet",
+    ]
+
+
+def _child(args: list[str]) -> subprocess.Popen[bytes]:
+    """``lmml`` with *args* in a process of its own, to be killed."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, "-m", "lmml_mdit", *args], env=env)
+
+
 @pytest.mark.parametrize("kill_after", [3, 17])
 def test_killed_mid_run_and_started_again_it_loses_no_case(
     tmp_path: Path, server: WireServer, kill_after: int
@@ -163,21 +186,8 @@ def test_killed_mid_run_and_started_again_it_loses_no_case(
     _files(tmp_path, [{"city": f"c{n}"} for n in range(total)])
     server.script(*[_said("Paris") for _ in range(total + 10)])
     out = tmp_path / "out.jsonl"
-    args = [
-        "eval",
-        str(tmp_path / "t.lmml"),
-        "--cases",
-        str(tmp_path / "cases.jsonl"),
-        "--target",
-        f"openai:m@{server.url}/v1",
-        "--concurrency",
-        "2",
-        "--out",
-        str(out),
-        "--quiet",
-    ]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    child = subprocess.Popen([sys.executable, "-m", "lmml_mdit", *args], env=env)
+    args = _killable(tmp_path, server, 2, out)
+    child = _child(args)
     deadline = time.monotonic() + 60
     while len(server.requests) < kill_after and child.poll() is None:
         assert time.monotonic() < deadline
@@ -232,24 +242,11 @@ def test_killed_at_random_points_no_case_is_lost_and_none_finished_is_sent_again
     _files(folder, [{"city": f"c{n}"} for n in range(total)])
     server.script(*[_said("Paris") for _ in range(total * 3)])
     out = folder / "out.jsonl"
-    args = [
-        "eval",
-        str(folder / "t.lmml"),
-        "--cases",
-        str(folder / "cases.jsonl"),
-        "--target",
-        f"openai:m@{server.url}/v1",
-        "--concurrency",
-        str(concurrency),
-        "--out",
-        str(out),
-        "--quiet",
-        *(["--cache", str(folder / "cache")] if cached else ["--no-cache"]),
-    ]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    args = _killable(folder, server, concurrency, out)
+    args += ["--cache", str(folder / "cache")] if cached else ["--no-cache"]
     finished_before: list[tuple[int, set[str]]] = []  # (requests seen, cities with a row)
     for more in kills:
-        child = subprocess.Popen([sys.executable, "-m", "lmml_mdit", *args], env=env)
+        child = _child(args)
         wanted = len(server.requests) + more
         deadline = time.monotonic() + 60
         while len(server.requests) < wanted and child.poll() is None:
