@@ -114,7 +114,7 @@ from .sending import (
 )
 from .sending import parse_arguments as streamed_arguments
 
-__all__ = ["NAME", "PROVIDER", "SENDER", "export", "read", "request"]
+__all__ = ["DEFAULT_MAX_TOKENS", "NAME", "PROVIDER", "SENDER", "export", "read", "request"]
 
 NAME = "anthropic"
 ORDER = 30
