@@ -357,8 +357,6 @@ def _private_reaches() -> set[tuple[str, str]]:
 # wants a public name in its own package).
 REACHING_INTO_PRIVATES_TODAY = frozenset(
     {
-        ("lmml_mdit.lsp.document", "lmml_mdit.bundle.opening._narrative_cap"),
-        ("lmml_mdit.lsp.document", "lmml_mdit.bundle.opening._not_lmml"),
         ("lmml_mdit.run.document", "lmml_mdit.transcript.plans._styled_delimiter"),
         ("lmml_mdit.run.document", "lmml_mdit.transcript.source._style_of"),
     }
