@@ -1,7 +1,8 @@
-"""The names of LMML's file formats: the one place each is written.
+"""The names of LMML's file formats, and the chat format a request defaults to: the one
+place each is written.
 
-Every module that names a bundle's file suffix, the archive's reserved manifest entry or the
-zip signature imports it from here.
+Every module that names a bundle's file suffix, the archive's reserved manifest entry, the
+zip signature or the default provider imports it from here.
 """
 
 from __future__ import annotations
@@ -30,3 +31,10 @@ PARQUET_SUFFIX: Final = ".parquet"
 
 PARQUET_SIGNATURE: Final = b"PAR1"
 """How a Parquet file starts (and ends)."""
+
+OPENAI: Final = "openai"
+"""The OpenAI Chat Completions format's name (its module's ``NAME``)."""
+
+DEFAULT_PROVIDER: Final = OPENAI
+"""The provider ``provider=`` and ``--provider`` default to. Here, below every layer, so
+that a bundle's own methods default to it as the layers above do."""

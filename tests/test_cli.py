@@ -642,13 +642,12 @@ def test_render_reads_stdin() -> None:
 
 
 def test_cli_choices_match_the_modules() -> None:
-    from lmml_mdit.chat.detect import FORMATS
-    from lmml_mdit.chat.providers import EXPORT_PROVIDERS, PROVIDERS
+    from lmml_mdit.chat.providers import EXPORT_PROVIDERS, IMPORT_FORMATS, PROVIDERS
     from lmml_mdit.cli import parser
 
     assert tuple(parser.PROVIDERS) == tuple(PROVIDERS)
     assert tuple(parser.EXPORT_PROVIDERS) == tuple(EXPORT_PROVIDERS)
-    assert tuple(parser.IMPORT_FORMATS) == tuple(FORMATS)
+    assert tuple(parser.IMPORT_FORMATS) == tuple(IMPORT_FORMATS)
 
 
 # -- import and export --------------------------------------------------------------------

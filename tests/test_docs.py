@@ -236,3 +236,70 @@ def test_the_checker_catches_false_claims(tmp_path: Path) -> None:
     with pytest.raises(AssertionError, match="printed"):
         run_console(console, tmp_path)
     assert output_pattern(["{", "  ...", "}"]).fullmatch('{\n  "a": 1,\n  "b": 2\n}')
+
+
+def private_imports(block: Block) -> list[str]:
+    """The imports of *block* (a ``python`` block) that reach past the public surface: a
+    name from a module that is neither ``lmml_mdit`` nor a package exporting it in its
+    ``__all__``."""
+    import importlib
+
+    found = []
+    for node in ast.walk(ast.parse(block.text)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if alias.name.startswith("lmml_mdit.")]
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("lmml_mdit"):
+            continue
+        module = importlib.import_module(node.module or "")
+        package = module.__file__ is not None and Path(module.__file__).name == "__init__.py"
+        exported = getattr(module, "__all__", ()) if package else ()
+        found += [f"{node.module}.{a.name}" for a in node.names if a.name not in exported]
+    return found
+
+
+def test_examples_import_from_the_public_surface() -> None:
+    """A page's example imports each name from ``lmml_mdit`` or its package's ``__init__``,
+    never from the module that happens to define it today (skipped blocks included)."""
+    reaching = [
+        f"{block.page}:{block.line}: {name}"
+        for page in PAGES
+        for block in fenced_blocks(page)
+        if block.language == "python"
+        for name in private_imports(block)
+    ]
+    assert reaching == []
+
+
+DOTTED_NAME = re.compile(r"`(lmml_mdit(?:\.\w+)+)(?:\(\))?`")
+
+
+def test_a_dotted_name_in_the_docs_is_exported_where_it_says() -> None:
+    """A page's `lmml_mdit.module.NAME` is an attribute of that module, listed in its
+    ``__all__`` (the package root lists its own names in ``API``)."""
+    import importlib
+
+    import lmml_mdit
+    from lmml_mdit.chat.format_names import PLUGIN_GROUP
+
+    wrong = []
+    for page in PAGES:
+        for found in DOTTED_NAME.finditer(page.read_text(encoding="utf-8")):
+            dotted = found[1]
+            if dotted == PLUGIN_GROUP:  # the entry point group, named like a module
+                continue
+            parts = dotted.split(".")
+            for end in range(len(parts), 0, -1):
+                try:
+                    module = importlib.import_module(".".join(parts[:end]))
+                except ImportError:
+                    continue
+                break
+            if end == len(parts):
+                continue
+            name = parts[end]
+            exported = hasattr(module, name) and (
+                module is lmml_mdit or name in getattr(module, "__all__", (name,))
+            )
+            if not exported:
+                wrong.append(f"{page.name}: {dotted}")
+    assert wrong == []

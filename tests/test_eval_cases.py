@@ -338,3 +338,30 @@ def test_a_parquet_file_of_bundles_is_one_case_each(tmp_path: Path, server: Wire
     write_report(out, tmp_path / "report.html")
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "<th>case 1: a.lmml</th>" in page and "<th>case 2: b.lmml</th>" in page
+
+
+def test_the_job_plan_skips_written_rows_and_reports_unreadable_cases(tmp_path: Path) -> None:
+    """``plan_jobs``, which ``aevaluate`` and ``eval_batches`` both run: each readable case
+    against each target, a row already written skipped and counted with its verdict, an
+    unreadable case an error; every case's own ``expect`` or the template's."""
+    from _eval_template import TEMPLATE as EXPECTING  # its front matter expects Paris
+
+    from lmml_mdit.eval import Job, count_cases, plan_jobs
+
+    (tmp_path / "t.lmml").write_text(EXPECTING, encoding="utf-8")
+    bundle = lmml_mdit.open(tmp_path / "t.lmml")
+    cases = tmp_path / "cases.jsonl"
+    lines = ['{"city": "France"}', "not json", '{"city": "Peru", "expect": [{"equals": "Lima"}]}']
+    cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first, second = Target("openai", "a"), Target("anthropic", "b")
+    summary = Summary()
+    done = {(1, str(first)): True, (3, str(second)): False}
+    jobs = list(plan_jobs(bundle, cases, [first, second], done, summary))
+    assert [(job.number, job.target) for job in jobs] == [(1, second), (3, first)]
+    assert all(isinstance(job, Job) and job.bundle is bundle for job in jobs)
+    assert jobs[1].inputs == {"city": "Peru"}
+    assert [a.kind for a in jobs[0].expect] == ["contains"]  # the template's
+    assert [a.kind for a in jobs[1].expect] == ["equals"]  # its own
+    assert (summary.skipped, summary.skipped_passed, summary.rows) == (2, 1, 0)
+    assert len(summary.errors) == 1 and summary.errors[0].startswith(f"{cases}:2: ")
+    assert count_cases(bundle, cases) == 3

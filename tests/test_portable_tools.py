@@ -460,6 +460,75 @@ def test_built_in_tools_go_to_their_provider_only() -> None:
         assert all("left out" in message for message in messages)
 
 
+CHAT_CUSTOM_TOOL = {
+    "type": "custom",
+    "custom": {
+        "name": "run_sql",
+        "description": "Runs one SQL statement",
+        "format": {
+            "type": "grammar",
+            "grammar": {"syntax": "regex", "definition": "SELECT [a-z_, ]+ FROM [a-z_]+"},
+        },
+    },
+}
+"""A Chat Completions custom tool (free-form input, here held to a grammar)."""
+
+
+def test_a_chat_custom_tool_is_chats_own_and_round_trips() -> None:
+    (read,) = portable_tools([CHAT_CUSTOM_TOOL])
+    assert read == NativeTool("openai", CHAT_CUSTOM_TOOL, "custom tool 'run_sql' (tools[0])")
+    payload = {
+        "model": "m",
+        "max_tokens": 10,
+        "messages": [{"role": "user", "content": "Count the users"}],
+        "tools": [CHAT_CUSTOM_TOOL],
+    }
+    bundle = import_messages(payload, "openai")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        body = to_request(bundle, "openai", model="m")
+    check_request("openai", body)
+    assert body["tools"] == [CHAT_CUSTOM_TOOL]
+    for provider in PROVIDER_NAMES:
+        if provider == "openai":
+            continue
+        with pytest.warns(UnknownSettingWarning, match="custom tool.*left out.*OpenAI Chat"):
+            body = to_request(bundle, provider, model="m")
+        assert "run_sql" not in json.dumps(body)
+
+
+RESPONSES_CUSTOM_TOOL = {
+    "type": "custom",
+    "name": "run_sql",
+    "description": "Runs one SQL statement",
+    "format": {"type": "grammar", "syntax": "regex", "definition": "SELECT [a-z_]+ FROM [a-z_]+"},
+}
+"""A Responses custom tool: Chat's, flat (no ``custom`` object, no ``input_schema``)."""
+
+
+def test_a_responses_custom_tool_is_responses_own_and_round_trips() -> None:
+    (read,) = portable_tools([RESPONSES_CUSTOM_TOOL])
+    assert read == NativeTool("openai-responses", RESPONSES_CUSTOM_TOOL, "custom tool (tools[0])")
+    payload = {
+        "model": "m",
+        "max_output_tokens": 10,
+        "input": [{"role": "user", "content": "Count the users"}],
+        "tools": [RESPONSES_CUSTOM_TOOL],
+    }
+    bundle = import_messages(payload, "openai-responses")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        body = to_request(bundle, "openai-responses", model="m")
+    check_request("openai-responses", body)
+    assert body["tools"] == [RESPONSES_CUSTOM_TOOL]
+    for provider in PROVIDER_NAMES:
+        if provider == "openai-responses":
+            continue
+        with pytest.warns(UnknownSettingWarning, match="custom tool.*left out.*OpenAI Responses"):
+            body = to_request(bundle, provider, model="m")
+        assert "run_sql" not in json.dumps(body)
+
+
 def test_provider_specific_keys_keep_a_tool_native() -> None:
     tool = {"name": "f", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}
     (read,) = portable_tools([tool])

@@ -140,3 +140,61 @@ def test_the_typed_options_are_the_checked_ones() -> None:
     assert set(RequestOptions.__annotations__) == {
         field.name for field in dataclasses.fields(Options)
     }
+
+
+LAZY_NAMES = """
+import argparse
+
+from lmml_mdit.cli import build_parser, shown
+
+parser: argparse.ArgumentParser = build_parser("render")
+text: str = shown("name\\x1b[2J")
+"""
+
+
+def test_a_lazily_imported_name_has_its_real_type(tmp_path: Path) -> None:
+    """A name a package imports on first use (``lmml_mdit.cli.build_parser``) is typed as
+    its definition, not as what the module ``__getattr__`` returns."""
+    program = tmp_path / "lazy_names.py"
+    program.write_text(LAZY_NAMES, encoding="utf-8")
+    done = _mypy_strict(program, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _typing_only_names(path: Path) -> set[str]:
+    """The names *path* imports under ``if TYPE_CHECKING:``."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom):
+                    found.update(alias.asname or alias.name for alias in inner.names)
+    return found
+
+
+def test_every_lazily_imported_name_is_imported_for_type_checkers() -> None:
+    """Each package whose ``__getattr__`` imports names on first use imports the same
+    names under ``if TYPE_CHECKING:``, so a type checker sees their real types."""
+    import importlib
+    import pkgutil
+
+    import lmml_mdit
+
+    packages = ["lmml_mdit"] + [
+        info.name for info in pkgutil.walk_packages(lmml_mdit.__path__, "lmml_mdit.") if info.ispkg
+    ]
+    checked = []
+    for name in packages:
+        package = importlib.import_module(name)
+        getter = vars(package).get("__getattr__")
+        cells = getattr(getter, "__closure__", None) or ()
+        lazy = [cell.cell_contents for cell in cells if isinstance(cell.cell_contents, dict)]
+        if not lazy:
+            continue
+        assert package.__file__ is not None
+        missing = set(lazy[0]) - _typing_only_names(Path(package.__file__))
+        assert not missing, f"{name}: {sorted(missing)}"
+        checked.append(name)
+    assert {"lmml_mdit", "lmml_mdit.cli", "lmml_mdit.dataset", "lmml_mdit.ray"} <= set(checked)

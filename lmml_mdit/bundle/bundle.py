@@ -28,7 +28,7 @@ from ..errors import (
     UnsafeEntryError,
     file_location,
 )
-from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
+from ..formats import ARCHIVE_SUFFIX, DEFAULT_PROVIDER, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..jsontypes import JSONObject
 from ..model import Embed, Issue
 from ..narrative.narrative import Narrative, parse
@@ -679,7 +679,7 @@ class Bundle:
     # -- delegations to higher modules ------------------------------------------------------
 
     def messages(
-        self, provider: str = "openai", **options: Unpack[RequestOptions]
+        self, provider: str = DEFAULT_PROVIDER, **options: Unpack[RequestOptions]
     ) -> list[JSONObject]:
         """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat.outgoing`); a
         template's values go in ``inputs={...}`` (see :doc:`/templates`)."""
@@ -688,14 +688,17 @@ class Bundle:
         return messages(self, provider, **options)
 
     def to_request(
-        self, provider: str = "openai", model: str | None = None, **options: Unpack[RequestOptions]
+        self,
+        provider: str = DEFAULT_PROVIDER,
+        model: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> JSONObject:
         """A full chat request for *provider* (see :mod:`lmml_mdit.chat.outgoing`)."""
         from ..chat.outgoing import to_request  # imported here: messages sits above bundles
 
         return to_request(self, provider, model=model, **options)
 
-    def send(self, provider: str = "openai", **options: Unpack[SendOptions]) -> Reply:
+    def send(self, provider: str = DEFAULT_PROVIDER, **options: Unpack[SendOptions]) -> Reply:
         """Send the request ``to_request`` builds through the provider's SDK and return
         the :class:`~lmml_mdit.run.Reply` (see :mod:`lmml_mdit.run` and :doc:`/run`); the
         bundle is left as it is. The options are :func:`lmml_mdit.run.send`'s."""
@@ -703,13 +706,17 @@ class Bundle:
 
         return send(self, provider, **options)
 
-    async def asend(self, provider: str = "openai", **options: Unpack[SendOptions]) -> Reply:
+    async def asend(
+        self, provider: str = DEFAULT_PROVIDER, **options: Unpack[SendOptions]
+    ) -> Reply:
         """:meth:`send` with the SDK's asyncio client."""
         from ..run.api import asend  # imported here: running sits above bundles
 
         return await asend(self, provider, **options)
 
-    def stream(self, provider: str = "openai", **options: Unpack[StreamOptions]) -> ReplyStream:
+    def stream(
+        self, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
+    ) -> ReplyStream:
         """:meth:`send` with ``stream=True``, read live: iterate the
         :class:`~lmml_mdit.run.ReplyStream` for the text and tool calls as they arrive, then
         call its ``reply()``; takes :meth:`send`'s options but ``stream`` and ``on_event``."""
@@ -718,7 +725,7 @@ class Bundle:
         return stream(self, provider, **options)
 
     def astream(
-        self, provider: str = "openai", **options: Unpack[StreamOptions]
+        self, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
     ) -> AsyncReplyStream:
         """:meth:`stream` with the SDK's asyncio client: ``async for`` its events."""
         from ..run.api import astream  # imported here: running sits above bundles

@@ -33,7 +33,15 @@ from .folder import FolderNames
 from .names import DEFAULT_NAME, bundle_name, narrative_entry_name
 from .urls import is_url, local_path, open_url, url_basename
 
-__all__ = ["STREAM_CHUNK", "BaseDir", "BundleInput", "ParseOptions", "open_bundle"]
+__all__ = [
+    "STREAM_CHUNK",
+    "BaseDir",
+    "BundleInput",
+    "ParseOptions",
+    "narrative_cap",
+    "not_lmml",
+    "open_bundle",
+]
 
 BundleInput = str | os.PathLike[str] | bytes | IO[bytes]
 """What :func:`open_bundle` opens: a path or fsspec URL, the bundle's bytes or a binary file
@@ -72,7 +80,7 @@ def _read_stream(stream: IO[bytes], limits: Limits, name: str | None = None) -> 
             if not decided and len(data) >= len(ZIP_SIGNATURES[0]):
                 decided = True
                 if not is_zip(bytes(data[:4])):
-                    cap = min(cap, _narrative_cap(limits))
+                    cap = min(cap, narrative_cap(limits))
     except OSError as error:
         raise BundleError(
             f"cannot read the stream: {error.strerror or error}",
@@ -92,7 +100,7 @@ def _read_stream(stream: IO[bytes], limits: Limits, name: str | None = None) -> 
     return bytes(data)
 
 
-def _narrative_cap(limits: Limits) -> int:
+def narrative_cap(limits: Limits) -> int:
     """The most bytes a narrative may have under *limits*."""
     return min(limits.max_entry_size, limits.max_narrative_bytes)
 
@@ -119,7 +127,7 @@ def _stream_name(stream: IO[bytes]) -> str | None:
     return os.path.basename(raw) or None
 
 
-def _not_lmml(data: bytes, display: str) -> NotLmmlError | None:
+def not_lmml(data: bytes, display: str) -> NotLmmlError | None:
     """The error for bytes that are plainly something other than a narrative: an image, a
     PDF, audio; None for anything that may be a narrative. (Whether JSON text is a chat
     payload to import is told above, by :func:`lmml_mdit.open`.)"""
@@ -174,7 +182,7 @@ def _zip_bundle(
                 "or keep exactly one .lmml entry at the archive root",
             )
         chosen = candidates[0]
-    if archive.size(chosen) > _narrative_cap(limits):  # declared: refused before inflating
+    if archive.size(chosen) > narrative_cap(limits):  # declared: refused before inflating
         raise _narrative_too_large(chosen, limits)
     known = frozenset(entry for entry in members if entry != chosen)
     narrative = parse_shared(
@@ -214,9 +222,9 @@ def _text_bundle(
     base_dir: str | None,
     syntax: ParseOptions,
 ) -> Bundle:
-    if len(data) > _narrative_cap(limits):
+    if len(data) > narrative_cap(limits):
         raise _narrative_too_large(display, limits)
-    other = _not_lmml(data, display)
+    other = not_lmml(data, display)
     if other is not None:
         raise other
     known: Container[str] | None = FolderNames(base_dir) if base_dir is not None else None
@@ -265,7 +273,7 @@ def open_bundle(
             with builtins.open(path, "rb") as stream:
                 head = stream.read(4)
                 if not is_zip(head):
-                    text = head + stream.read(_narrative_cap(limits) + 1 - len(head))
+                    text = head + stream.read(narrative_cap(limits) + 1 - len(head))
         except FileNotFoundError:
             raise BundleNotFoundError(
                 "cannot read the file: no such file",
@@ -311,7 +319,7 @@ def _url_bundle(
             stream.seek(0)
             archive = open_archive(stream, limits)  # owns the stream from here
             return _zip_bundle(archive, file_name, name, limits, syntax)
-        text = head + stream.read(_narrative_cap(limits) + 1 - len(head))
+        text = head + stream.read(narrative_cap(limits) + 1 - len(head))
     except BaseException:
         stream.close()
         raise

@@ -9,13 +9,9 @@ from __future__ import annotations
 
 from ..errors import ImportFormatError
 from .providers import FORMATS as _REGISTRY
-from .providers import IMPORT_FORMATS
 from .providers.base import Detection
 
-__all__ = ["FORMATS", "FORMAT_DESCRIPTIONS", "detect_format"]
-
-FORMATS = IMPORT_FORMATS
-"""The formats :func:`~lmml_mdit.chat.importer.import_messages` reads (the registry's)."""
+__all__ = ["FORMAT_DESCRIPTIONS", "detect_format"]
 
 FORMAT_DESCRIPTIONS = {name: found.description for name, found in _REGISTRY.items()}
 """Each format as a sentence names a payload in it ("looks like an OpenAI chat")."""
@@ -43,8 +39,9 @@ def _describe(data: object) -> str:
 
 
 def detect_format(data: object) -> str:
-    """The format of *data* (a parsed JSON value): one of :data:`FORMATS`, or a plugin's
-    format that brings its detection.
+    """The format of *data* (a parsed JSON value): the name of a format of the registry
+    (:data:`~lmml_mdit.chat.providers.FORMATS`, the plugins' included) that brings its
+    detection.
 
     :raises ImportFormatError: when no format fits, or several do; the message says what was
         seen and the hint how to choose (``format=``).

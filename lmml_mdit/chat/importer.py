@@ -22,7 +22,14 @@ from .writer import save_conversation, write_bundle
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
 
-__all__ = ["Progress", "import_messages", "import_path", "read_conversation"]
+__all__ = [
+    "MAX_DEPTH",
+    "READ_CHUNK",
+    "Progress",
+    "import_messages",
+    "import_path",
+    "read_conversation",
+]
 
 
 class Progress(Protocol):

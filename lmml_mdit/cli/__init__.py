@@ -13,5 +13,10 @@ from .launch import main
 
 __all__ = ["build_parser", "main", "shown"]
 
+TYPE_CHECKING = False  # not typing's, as in the package root: ``lmml --version`` stays quick
+if TYPE_CHECKING:  # the lazy names below, with their real types for type checkers
+    from .output import shown
+    from .parser import build_parser
+
 # The entry point is light (``lmml --version`` loads the parser alone); the rest on first use.
 __getattr__ = lazy_attributes(__name__, {"build_parser": ".parser", "shown": ".output"})

@@ -17,6 +17,10 @@ __all__ = [
     "SCHEMA_VERSION",
     "conversation_schema",
     "from_arrow",
+    "hf_features",
+    "hf_fingerprint",
+    "hf_rows",
+    "import_parquet",
     "iter_from_arrow",
     "read_parquet",
     "to_arrow",
@@ -25,7 +29,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .arrow import from_arrow, iter_from_arrow, to_arrow
-    from .parquet import read_parquet, write_parquet
+    from .hf import hf_features, hf_fingerprint, hf_rows
+    from .parquet import import_parquet, read_parquet, write_parquet
     from .schema import ASSET_MODES, SCHEMA_VERSION, conversation_schema
 
 _NAMES = {
@@ -37,6 +42,10 @@ _NAMES = {
     "to_arrow": ".arrow",
     "read_parquet": ".parquet",
     "write_parquet": ".parquet",
+    "import_parquet": ".parquet",
+    "hf_features": ".hf",
+    "hf_fingerprint": ".hf",
+    "hf_rows": ".hf",
 }
 
 

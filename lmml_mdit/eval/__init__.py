@@ -14,7 +14,8 @@ from .assertions import (
     judge_verdict,
     read_expect,
 )
-from .runner import Summary, aevaluate
+from .jobs import Job, Summary, case_expect, count_cases, default_expect, plan_jobs
+from .runner import Evaluator, Pace, Waits, aevaluate
 from .targets import Target
 
 __all__ = [
@@ -22,13 +23,21 @@ __all__ = [
     "Answer",
     "Assertion",
     "Call",
+    "Evaluator",
+    "Job",
     "Judge",
+    "Pace",
     "Summary",
     "Target",
     "Verdict",
+    "Waits",
     "aevaluate",
+    "case_expect",
     "check",
+    "count_cases",
+    "default_expect",
     "judge_prompt",
     "judge_verdict",
+    "plan_jobs",
     "read_expect",
 ]

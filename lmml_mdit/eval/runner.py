@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import declared_inputs
 from ..chat.cases import Rendering
 from ..chat.imported import Call, Text
 from ..chat.importer import Progress, read_conversation
@@ -26,56 +25,22 @@ from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run.loop import BodySender, RunOptions
 from ..transcript.transcript import Transcript
-from .assertions import Answer, Assertion, Verdict, check, read_expect
+from .assertions import Answer, Verdict, check
 from .cache import AnswerCache, request_key
-from .cases import iter_bundle_cases, iter_cases
+from .jobs import Job, Summary, count_cases, plan_jobs
 from .results import ResultsWriter, done_rows, journal_path, write_parquet_results
 from .targets import Target
 
-__all__ = ["Summary", "aevaluate"]
+__all__ = ["Evaluator", "Pace", "Summary", "Waits", "aevaluate"]
 
 
-@dataclass
-class Summary:
-    """What a run did: rows written, passed, answered from the cache, rows already in the
-    results (and how many of those passed), and the cases that got no row (a render or send
-    error), one line each."""
-
-    rows: int = 0
-    passed: int = 0
-    cached: int = 0
-    skipped: int = 0
-    skipped_passed: int = 0
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def failed(self) -> int:
-        """Failed rows of the whole results: this run's and those already there."""
-        return self.rows - self.passed + self.skipped - self.skipped_passed
-
-    @property
-    def pass_rate(self) -> float:
-        """Passed rows over every row of the results, this run's and those already there
-        (1.0 with none)."""
-        total = self.rows + self.skipped
-        return (self.passed + self.skipped_passed) / total if total else 1.0
-
-
-def _expect(
-    case: Mapping[str, object], default: tuple[Assertion, ...], path: str, line: int
-) -> tuple[Assertion, ...]:
-    if "expect" not in case:
-        return default
-    return read_expect(case["expect"], file=path, line=line)
-
-
-class _Waits(Protocol):
+class Waits(Protocol):
     """What spaces one target's requests: ``wait`` returns when the next may start."""
 
     async def wait(self) -> None: ...
 
 
-class _Pace:
+class Pace:
     """Spaces the starts of one target's requests to at most *per_minute*."""
 
     def __init__(self, per_minute: float) -> None:
@@ -99,67 +64,28 @@ def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | No
     return Answer(text, calls, latency, tokens)
 
 
-_Item = tuple[int, Bundle | None, JSONObject | str, tuple[Assertion, ...], str | None]
-"""A case: its number, its bundle, its values (or why it has none), its default ``expect``
-and, when the case is a bundle of a folder, that bundle's name."""
-
-
-def _items(bundle: Bundle | str, cases: str | None) -> Iterator[_Item]:
-    """Each case of *cases* rendered from *bundle*; with no cases, each bundle under the
-    folder (or Parquet file) *bundle* names."""
-    if cases is None:
-        assert isinstance(bundle, str)
-        for number, name, opened in iter_bundle_cases(bundle):
-            if isinstance(opened, str):
-                yield number, None, opened, (), name
-                continue
-            default = _default(opened)
-            yield number, opened, {}, default, name
-        return
-    assert isinstance(bundle, Bundle)
-    default = _default(bundle)
-    for number, case in iter_cases(cases, declared_inputs(bundle)):
-        yield number, bundle, case, default, None
-
-
-def _default(bundle: Bundle) -> tuple[Assertion, ...]:
-    """The ``expect`` of *bundle*'s front matter, the default of its cases."""
-    front = bundle.front_matter or {}
-    return read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
-
-
 @dataclass
-class _Run:
+class Evaluator:
+    """Evaluates one :class:`~lmml_mdit.eval.jobs.Job` into its results row: the request
+    rendered, answered from the cache or sent (paced, retried), checked, and the
+    conversation saved when asked; a case that gets no row goes to the summary's errors.
+
+    :ivar cases_path: the cases file (or folder), named in errors.
+    :ivar judge: the target of ``judge`` assertions naming none.
+    :ivar paces: what spaces each target's requests, by target text.
+    :ivar conversations: a folder to write each case's conversation to, or None.
+    """
+
     cases_path: str
-    targets: Sequence[Target]
-    writer: ResultsWriter
     cache: AnswerCache | None
     refresh: bool
     retries: int
-    judge: Target | None
+    judge: Target
     summary: Summary
-    paces: Mapping[str, _Waits]
-    progress: Progress | None = None
-    total: int = 0
+    paces: Mapping[str, Waits]
     conversations: str | None = None
-    done: int = 0
-    started: float = field(default_factory=time.monotonic)
-    senders: dict[str, BodySender] = field(default_factory=dict)
-    renderings: dict[str, Rendering] = field(default_factory=dict)
-
-    def step(self) -> None:
-        """One case and target finished: report it."""
-        self.done += 1
-        if self.progress is None:
-            return
-        summary = self.summary
-        rate = self.done / max(time.monotonic() - self.started, 1e-9)
-        left = (self.total - self.done) / rate
-        detail = (
-            f"{summary.rows - summary.passed} failed, {len(summary.errors)} errors, "
-            f"{summary.cached} cached, ETA {left:.0f} s"
-        )
-        self.progress(self.done, self.total, detail)
+    _senders: dict[str, BodySender] = field(default_factory=dict, init=False, repr=False)
+    _renderings: dict[str, Rendering] = field(default_factory=dict, init=False, repr=False)
 
     async def _send(self, body: JSONObject, target: Target) -> tuple[JSONObject, bool]:
         """The stored answer for *body* at *target*, sent for when not cached."""
@@ -168,10 +94,10 @@ class _Run:
             found = self.cache.get(key)
             if found is not None:
                 return found, True
-        sender = self.senders.get(str(target))
+        sender = self._senders.get(str(target))
         if sender is None:  # the client made before the pace: the wait ends in the send
             options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
-            sender = self.senders[str(target)] = BodySender(options, file=self.cases_path)
+            sender = self._senders[str(target)] = BodySender(options, file=self.cases_path)
         pace = self.paces.get(str(target))
         if pace is not None:
             await pace.wait()
@@ -198,7 +124,7 @@ class _Run:
         bundle.save(os.path.join(self.conversations, f"{name}.lmmlz"))
 
     async def _judge(self, prompt: str, target: str | None) -> str:
-        chosen = Target.parse(target) if target else self.judge or self.targets[0]
+        chosen = Target.parse(target) if target else self.judge
         transcript = Transcript()
         transcript.append("user", prompt)
         reply = await transcript.asend(
@@ -206,45 +132,14 @@ class _Run:
         )
         return "".join(part.text for part in reply.message.parts if isinstance(part, Text))
 
-    async def one(
-        self,
-        number: int,
-        bundle: Bundle,
-        inputs: JSONObject,
-        expect: tuple[Assertion, ...],
-        target: Target,
-        name: str | None,
-    ) -> None:
-        try:
-            row = await self.row(number, bundle, inputs, expect, target, name)
-            if row is not None:
-                self.writer.write(row)
-                self.count(row)
-        finally:
-            self.step()
-
-    def count(self, row: JSONObject) -> None:
-        """Add a written *row* to the summary."""
-        self.summary.rows += 1
-        self.summary.passed += row["passed"] is True
-        self.summary.cached += row["cached"] is True
-
-    async def row(
-        self,
-        number: int,
-        bundle: Bundle,
-        inputs: JSONObject,
-        expect: tuple[Assertion, ...],
-        target: Target,
-        name: str | None = None,
-    ) -> JSONObject | None:
-        """Evaluate one case (of *bundle*, named *name* when each bundle is a case) against
-        one target: its results row, or None (the error is in the summary)."""
-        rendering = self.renderings.get(str(target))
+    async def row(self, job: Job) -> JSONObject | None:
+        """*job*'s results row, or None (the error is in the summary)."""
+        number, target, inputs = job.number, job.target, job.inputs
+        rendering = self._renderings.get(str(target))
         if rendering is None:
             rendering = Rendering.of(target.provider, True, target.model, {})
-            self.renderings[str(target)] = rendering
-        rendered = rendering.case(bundle, number, inputs)
+            self._renderings[str(target)] = rendering
+        rendered = rendering.case(job.bundle, number, inputs)
         where = f"{self.cases_path}:{number}: {target}"
         if not isinstance(rendered.value, dict):
             self.summary.errors.append(f"{where}: {rendered.error}")
@@ -260,11 +155,11 @@ class _Run:
         answer = _answer(
             payload, target.provider, float(latency), tokens if isinstance(tokens, int) else None
         )
-        verdicts: list[Verdict] = await check(expect, answer, self._judge)
+        verdicts: list[Verdict] = await check(job.expect, answer, self._judge)
         passed = all(verdict.passed for verdict in verdicts)
         row: JSONObject = {
             "case": number,
-            "bundle": name,
+            "bundle": job.name,
             "target": str(target),
             "inputs": inputs,
             "request": rendered.value,
@@ -284,39 +179,49 @@ class _Run:
         return row
 
 
-_Job = tuple[int, Bundle, JSONObject, tuple[Assertion, ...], Target, str | None]
-"""A case and target to evaluate: the arguments of :meth:`_Run.one`."""
+@dataclass
+class _Run:
+    """The jobs of one :func:`aevaluate`: each evaluated, its row written and counted, and
+    the progress reported."""
+
+    evaluator: Evaluator
+    writer: ResultsWriter
+    progress: Progress | None = None
+    total: int = 0
+    done: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    async def one(self, job: Job) -> None:
+        try:
+            row = await self.evaluator.row(job)
+            if row is not None:
+                self.writer.write(row)
+                self.evaluator.summary.add(row)
+        finally:
+            self.step()
+
+    def step(self) -> None:
+        """One case and target finished: report it."""
+        self.done += 1
+        if self.progress is None:
+            return
+        summary = self.evaluator.summary
+        rate = self.done / max(time.monotonic() - self.started, 1e-9)
+        left = (self.total - self.done) / rate
+        detail = (
+            f"{summary.rows - summary.passed} failed, {len(summary.errors)} errors, "
+            f"{summary.cached} cached, ETA {left:.0f} s"
+        )
+        self.progress(self.done, self.total, detail)
 
 
-def _jobs(
-    run: _Run, done: Mapping[tuple[int, str], bool], items: Iterator[_Item], path: str
-) -> Iterator[_Job]:
-    """Each case and target still to evaluate; a case that could not be read goes to the
-    summary's errors, a row already written to its skipped."""
-    summary = run.summary
-    for number, opened, case, default, name in items:
-        if isinstance(case, str) or opened is None:
-            where = path if name is None else f"{path}/{name}"
-            summary.errors.append(f"{where}:{number}: {case}")
-            continue
-        expect = _expect(case, default, path, number)
-        inputs = {key: value for key, value in case.items() if key != "expect"}
-        for target in run.targets:
-            earlier = done.get((number, str(target)))
-            if earlier is not None:
-                summary.skipped += 1
-                summary.skipped_passed += earlier
-                continue
-            yield number, opened, inputs, expect, target, name
-
-
-async def _drain(run: _Run, jobs: Iterator[_Job], concurrency: int) -> None:
+async def _drain(run: _Run, jobs: Iterator[Job], concurrency: int) -> None:
     """Evaluate *jobs* with *concurrency* workers taking the next job as each finishes one
     (the iterator never awaits, so they share it safely); the first error stops them all."""
 
     async def worker() -> None:
         for job in jobs:
-            await run.one(*job)
+            await run.one(job)
 
     workers = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
     try:
@@ -373,31 +278,25 @@ async def aevaluate(
         if not isinstance(bundle, Bundle):
             raise ValueError("with cases, give the template bundle")
         source, path = bundle, os.fspath(cases)
-    count = 0
-    for number, _, case, default, _ in _items(source, None if cases is None else path):
-        count += 1  # every expect checked before anything is sent
-        if isinstance(case, dict):
-            _expect(case, default, path, number)
+    given = None if cases is None else path
+    count = count_cases(source, given)  # every expect checked before anything is sent
     summary = Summary()
     journal = journal_path(out)
     done = done_rows(journal)
     total = count * len(targets) - len(done)
+    evaluator = Evaluator(
+        path,
+        None if cache is None else AnswerCache(cache),
+        refresh,
+        retries,
+        judge or targets[0],
+        summary,
+        {name: Pace(rate) for name, rate in (rates or {}).items()},
+        None if conversations is None else os.fspath(conversations),
+    )
     with ResultsWriter(journal) as writer:
-        run = _Run(
-            path,
-            targets,
-            writer,
-            None if cache is None else AnswerCache(cache),
-            refresh,
-            retries,
-            judge,
-            summary,
-            {name: _Pace(rate) for name, rate in (rates or {}).items()},
-            progress,
-            total,
-            None if conversations is None else os.fspath(conversations),
-        )
-        jobs = _jobs(run, done, _items(source, None if cases is None else path), path)
+        run = _Run(evaluator, writer, progress, total)
+        jobs = plan_jobs(source, given, targets, done, summary)
         await _drain(run, jobs, concurrency)
     if journal != os.fspath(out):
         write_parquet_results(journal, out)

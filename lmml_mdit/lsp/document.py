@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from ..bundle.bundle import Bundle
 from ..bundle.folder import FolderNames
-from ..bundle.opening import _narrative_cap, _not_lmml
+from ..bundle.opening import narrative_cap, not_lmml
 from ..chat.opening import chat_payload_error
 from ..chat.opening import open as open_bundle
 from ..errors import LmmlError, NotLmmlError
@@ -138,7 +138,7 @@ def _analyse_again(previous: Analysis, uri: str, text: str, version: int | None)
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None
-    if len(data) > _narrative_cap(old.limits) or _not_lmml(data, old.file_name or "") is not None:
+    if len(data) > narrative_cap(old.limits) or not_lmml(data, old.file_name or "") is not None:
         return None
     tracked = previous.tracked
     if tracked is None:

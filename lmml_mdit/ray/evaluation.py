@@ -15,13 +15,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import declared_inputs
-from ..eval.assertions import read_expect
+from ..eval import (
+    Evaluator,
+    Job,
+    Pace,
+    Summary,
+    Target,
+    case_expect,
+    default_expect,
+    plan_jobs,
+)
 from ..eval.cache import AnswerCache
-from ..eval.cases import iter_cases
 from ..eval.results import ResultsWriter, done_rows
-from ..eval.runner import Summary, _expect, _Pace, _Run
-from ..eval.targets import Target
 from ..jsontypes import JSONObject
 from .batches import Template, _template
 
@@ -34,7 +39,7 @@ class _Gate:
 
     def __init__(self, size: int, per_minute: float | None = None) -> None:
         self.free = asyncio.Semaphore(size)
-        self.pace = None if per_minute is None else _Pace(per_minute)
+        self.pace = None if per_minute is None else Pace(per_minute)
 
     async def acquire(self) -> None:
         await self.free.acquire()
@@ -69,7 +74,7 @@ class _Evaluator:
         cache: str | None,
         refresh: bool,
         retries: int,
-        judge: str | None,
+        judge: str,
         conversations: str | None = None,
         paced: Sequence[str] = (),
     ) -> None:
@@ -81,11 +86,8 @@ class _Evaluator:
         self.cache = None if cache is None else AnswerCache(cache)
         self.refresh = refresh
         self.retries = retries
-        self.judge = None if judge is None else Target.parse(judge)
-        front = self.bundle.front_matter or {}
-        self.default = (
-            read_expect(front["expect"], file=self.bundle.file_name) if "expect" in front else ()
-        )
+        self.judge = Target.parse(judge)
+        self.default = default_expect(self.bundle)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[str | None]]:
         return asyncio.run(self._batch(batch))
@@ -93,28 +95,26 @@ class _Evaluator:
     async def _batch(self, batch: dict[str, Any]) -> dict[str, list[str | None]]:
         targets = [Target.parse(str(text)) for text in batch["target"]]
         summary = Summary()
-        run = _Run(
+        evaluator = Evaluator(  # rows go back to the driver
             self.cases,
-            targets,
-            None,  # type: ignore[arg-type]  # rows go back to the driver
             self.cache,
             self.refresh,
             self.retries,
             self.judge,
             summary,
             {name: _RemotePace(gate) for name, gate in self.paced.items()},
-            conversations=self.conversations,
+            self.conversations,
         )
 
         async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None]:
-            found: JSONObject = json.loads(case)
-            expect = _expect(found, self.default, self.cases, number)
-            inputs = {key: value for key, value in found.items() if key != "expect"}
+            values: JSONObject = json.loads(case)
+            expect = case_expect(values, self.default, self.cases, number)
+            job = Job(number, self.bundle, values, expect, target)
             gate = self.gates[str(target)]
             await gate.acquire.remote()
             errors = len(summary.errors)
             try:
-                row = await run.row(number, self.bundle, inputs, expect, target)
+                row = await evaluator.row(job)
             finally:
                 gate.release.remote()
             if row is None:
@@ -172,24 +172,12 @@ def eval_batches(
     path = os.fspath(cases)
     source = os.fspath(template)
     bundle = _template(source, None, None)
-    front = bundle.front_matter or {}
-    default = read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
     summary = Summary()
-    items: list[dict[str, object]] = []
-    done = done_rows(out)
     # every expect checked before anything is sent
-    for number, case in iter_cases(path, declared_inputs(bundle)):
-        if isinstance(case, str):
-            summary.errors.append(f"{path}:{number}: {case}")
-            continue
-        _expect(case, default, path, number)
-        for target in targets:
-            earlier = done.get((number, str(target)))
-            if earlier is not None:
-                summary.skipped += 1
-                summary.skipped_passed += earlier
-                continue
-            items.append({"case": number, "inputs": json.dumps(case), "target": str(target)})
+    items = [
+        {"case": job.number, "inputs": json.dumps(job.values), "target": str(job.target)}
+        for job in plan_jobs(bundle, path, targets, done_rows(out), summary)
+    ]
     if not items:
         return summary
     gate = ray.remote(_Gate)
@@ -222,7 +210,5 @@ def eval_batches(
                     continue
                 value: JSONObject = json.loads(str(row))
                 writer.write(value)
-                summary.rows += 1
-                summary.passed += value["passed"] is True
-                summary.cached += value["cached"] is True
+                summary.add(value)
     return summary

@@ -48,6 +48,7 @@ from .roles import (
     role_word,
 )
 from .triggers import INLINE_TRIGGERS, may_hold_lmml
+from .write import check_fenceable, code_fence, embed_fence, reference
 
 __all__ = [
     "COLLECTED_KEY",
@@ -68,12 +69,16 @@ __all__ = [
     "DeferredInlines",
     "DelimiterMode",
     "ReferenceMode",
+    "check_fenceable",
+    "code_fence",
     "comment_role",
     "delimiter_issues",
+    "embed_fence",
     "has_extension",
     "heading_role",
     "lmml_plugin",
     "may_hold_lmml",
+    "reference",
     "reference_mode",
     "role_word",
     "writes_as_reference",

@@ -78,7 +78,8 @@ PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDERS)
 """The names ``provider=`` takes (``lmml render --provider``), built-in ones, in order."""
 
 IMPORT_FORMATS: tuple[str, ...] = tuple(FORMATS)
-"""The names ``format=`` takes (``lmml import --format``): the providers, then the rest."""
+"""The built-in names ``format=`` takes (``lmml import --format``): the providers, then
+the rest. A plugin's format is taken too: :data:`FORMATS` holds every name."""
 
 EXPORT_PROVIDERS: tuple[str, ...] = IMPORT_FORMATS
 """The record shapes a dataset export writes (``lmml export --provider``): every format

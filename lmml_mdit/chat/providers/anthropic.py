@@ -114,7 +114,7 @@ from .sending import (
 )
 from .sending import parse_arguments as streamed_arguments
 
-__all__ = ["NAME", "PROVIDER", "SENDER", "export", "read", "request"]
+__all__ = ["DEFAULT_MAX_TOKENS", "NAME", "PROVIDER", "SENDER", "export", "read", "request"]
 
 NAME = "anthropic"
 ORDER = 30
@@ -449,11 +449,10 @@ _SERVER_TOOL = re.compile(r"_\d{8}$")
 
 
 def _read_tool(item: JSONObject, where: str) -> list[Tool] | None:
-    """A custom tool (``input_schema``) or a server tool."""
+    """A custom tool (``input_schema``, which Anthropic's custom tools always carry: a
+    ``"type": "custom"`` tool without one is Responses') or a server tool."""
     kind = item.get("type")
-    if "input_schema" not in item and not (
-        isinstance(kind, str) and (kind == "custom" or _SERVER_TOOL.search(kind))
-    ):
+    if "input_schema" not in item and not (isinstance(kind, str) and _SERVER_TOOL.search(kind)):
         return None
     label = tool_label(item, where)
     if item.get("type", "custom") != "custom" or set(item) - _TOOL_KEYS:

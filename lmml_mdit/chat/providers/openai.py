@@ -473,7 +473,14 @@ def read(data: object) -> ImportedConversation:
 
 
 def _read_tool(item: JSONObject, where: str) -> list[Tool] | None:
-    """A function tool in Chat's form (``{"type": "function", "function": {...}}``)."""
+    """A function tool in Chat's form (``{"type": "function", "function": {...}}``), or
+    Chat's own custom tool (``{"type": "custom", "custom": {...}}``, kept as it is: read
+    here, before Anthropic's reader takes its ``"type": "custom"`` for its own)."""
+    if item.get("type") == "custom" and "custom" in item:
+        given = item["custom"]
+        name = given.get("name") if isinstance(given, dict) else None
+        label = f"custom tool {name!r}" if isinstance(name, str) else "custom tool"
+        return [NativeTool(NAME, item, f"{label} ({where})")]
     if "function" not in item or item.get("type") not in (None, "function"):
         return None
     given = item.get("function")
@@ -492,14 +499,6 @@ def _read_tool(item: JSONObject, where: str) -> list[Tool] | None:
             nulls(function),
         )
     ]
-
-
-def _read_builtin(item: JSONObject, where: str) -> NativeTool | None:
-    """A custom tool, its definition under ``custom``."""
-    kind = item.get("type")
-    if kind is None or "custom" not in item:
-        return None
-    return NativeTool(NAME, item, f"{kind!s} tool ({where})")
 
 
 def _write_tool(tool: ToolSpec) -> JSONObject:
@@ -542,7 +541,6 @@ TOOLS = ToolFormat(
     write_tools=_write_tools,
     write_choice=_write_choice,
     write_output=_write_output,
-    read_builtin=_read_builtin,
     owns_choice=_owns_choice,
     precedence=3,
 )

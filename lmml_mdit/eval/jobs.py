@@ -1,0 +1,172 @@
+"""The jobs of an evaluation and its tally: each case against each target, the rows
+already written left out (:func:`plan_jobs`), each case's ``expect`` read or its bundle's
+default (:func:`case_expect`), and what the run did (:class:`Summary`).
+
+:func:`~lmml_mdit.eval.aevaluate` and :func:`~lmml_mdit.ray.eval_batches` both plan with
+these, so a resumed run skips, counts and reports the same on one machine and on a cluster.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..bundle.bundle import Bundle
+from ..bundle.inputs import declared_inputs
+from ..jsontypes import JSONMapping, JSONObject
+from .assertions import Assertion, read_expect
+from .cases import iter_bundle_cases, iter_cases
+from .targets import Target
+
+__all__ = ["Job", "Summary", "case_expect", "count_cases", "default_expect", "plan_jobs"]
+
+
+@dataclass
+class Summary:
+    """What a run did: rows written, passed, answered from the cache, rows already in the
+    results (and how many of those passed), and the cases that got no row (a render or send
+    error), one line each."""
+
+    rows: int = 0
+    passed: int = 0
+    cached: int = 0
+    skipped: int = 0
+    skipped_passed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> int:
+        """Failed rows of the whole results: this run's and those already there."""
+        return self.rows - self.passed + self.skipped - self.skipped_passed
+
+    @property
+    def pass_rate(self) -> float:
+        """Passed rows over every row of the results, this run's and those already there
+        (1.0 with none)."""
+        total = self.rows + self.skipped
+        return (self.passed + self.skipped_passed) / total if total else 1.0
+
+    def add(self, row: JSONMapping) -> None:
+        """Count a results *row* this run wrote."""
+        self.rows += 1
+        self.passed += row["passed"] is True
+        self.cached += row["cached"] is True
+
+
+@dataclass(frozen=True)
+class Job:
+    """One case against one target.
+
+    :ivar number: the case's number (its line, row or bundle).
+    :ivar bundle: the template (or, with no cases, the case's own bundle).
+    :ivar values: the case as read, its ``expect`` included.
+    :ivar expect: the assertions its answer is checked against.
+    :ivar target: where it is sent.
+    :ivar name: the bundle's name when each bundle of a folder is a case.
+    """
+
+    number: int
+    bundle: Bundle
+    values: JSONObject
+    expect: tuple[Assertion, ...]
+    target: Target
+    name: str | None = None
+
+    @property
+    def inputs(self) -> JSONObject:
+        """The case's values but its ``expect``: what fills the template."""
+        return {key: value for key, value in self.values.items() if key != "expect"}
+
+
+def case_expect(
+    values: Mapping[str, object], default: tuple[Assertion, ...], path: str, number: int
+) -> tuple[Assertion, ...]:
+    """The assertions of case *number* of *path*: its own ``expect``, or *default*.
+
+    :raises ExpectError: a malformed ``expect``, naming *path* and the case's line.
+    """
+    if "expect" not in values:
+        return default
+    return read_expect(values["expect"], file=path, line=number)
+
+
+def default_expect(bundle: Bundle) -> tuple[Assertion, ...]:
+    """The ``expect`` of *bundle*'s front matter: the default of its cases."""
+    front = bundle.front_matter or {}
+    return read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
+
+
+_Case = tuple[int, Bundle | None, JSONObject | str, tuple[Assertion, ...], str | None]
+"""A case: its number, its bundle, its values (or why it has none), its default ``expect``
+and, when the case is a bundle of a folder, that bundle's name."""
+
+
+def _cases(bundle: Bundle | str, cases: str | None) -> Iterator[_Case]:
+    """Each case of *cases* rendered from *bundle*; with no cases, each bundle under the
+    folder (or Parquet file) *bundle* names."""
+    if cases is None:
+        assert isinstance(bundle, str)
+        for number, name, opened in iter_bundle_cases(bundle):
+            if isinstance(opened, str):
+                yield number, None, opened, (), name
+                continue
+            yield number, opened, {}, default_expect(opened), name
+        return
+    assert isinstance(bundle, Bundle)
+    default = default_expect(bundle)
+    for number, case in iter_cases(cases, declared_inputs(bundle)):
+        yield number, bundle, case, default, None
+
+
+def _path(bundle: Bundle | str, cases: str | os.PathLike[str] | None) -> str:
+    if cases is not None:
+        return os.fspath(cases)
+    assert isinstance(bundle, str), "with no cases, the path of a folder of bundles"
+    return bundle
+
+
+def count_cases(bundle: Bundle | str, cases: str | os.PathLike[str] | None) -> int:
+    """The number of cases, every ``expect`` read (so a malformed one stops the run before
+    anything is sent). *bundle* and *cases* are as :func:`plan_jobs` takes them.
+
+    :raises ExpectError: a malformed ``expect``.
+    """
+    path = _path(bundle, cases)
+    count = 0
+    for number, _, case, default, _ in _cases(bundle, None if cases is None else path):
+        count += 1
+        if isinstance(case, dict):
+            case_expect(case, default, path, number)
+    return count
+
+
+def plan_jobs(
+    bundle: Bundle | str,
+    cases: str | os.PathLike[str] | None,
+    targets: Sequence[Target],
+    done: Mapping[tuple[int, str], bool],
+    summary: Summary,
+) -> Iterator[Job]:
+    """Each case of *cases* (rendered from the template *bundle*) against each of
+    *targets*, streamed; with no *cases*, *bundle* is the path of a folder (or Parquet
+    file) of bundles, each one case. A case that cannot be read goes to *summary*'s errors;
+    a pair in *done* (the rows already written, each with whether it passed) to its
+    skipped.
+
+    :raises ExpectError: a malformed ``expect``, when its case is reached.
+    """
+    path = _path(bundle, cases)
+    for number, opened, case, default, name in _cases(bundle, None if cases is None else path):
+        if isinstance(case, str) or opened is None:
+            where = path if name is None else f"{path}/{name}"
+            summary.errors.append(f"{where}:{number}: {case}")
+            continue
+        expect = case_expect(case, default, path, number)
+        for target in targets:
+            earlier = done.get((number, str(target)))
+            if earlier is not None:
+                summary.skipped += 1
+                summary.skipped_passed += earlier
+                continue
+            yield Job(number, opened, case, expect, target, name)
