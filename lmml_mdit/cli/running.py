@@ -9,6 +9,7 @@ local error, 130 interrupted.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -16,8 +17,19 @@ from typing import TYPE_CHECKING
 
 from ..errors import ProviderConnectionError, ProviderError, StreamCutError
 from .arguments import Arguments
+from .options import (
+    FormatChoices,
+    add_base_dir,
+    add_bundle,
+    add_provider,
+    add_quiet,
+    parse_setting,
+    positive_int,
+    seconds,
+)
 from .output import STDIO, CliError, error, error_text, info, stdout_json, warn
 from .sources import open_source
+from .table import command
 
 if TYPE_CHECKING:
     from ..chat.imported import Call
@@ -106,6 +118,112 @@ def _start_tracing(args: Arguments) -> None:
         warn(f"{variable} is set, but sending spans there needs {_OTLP_PACKAGES}: not traced")
 
 
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml run``'s own options."""
+    add_bundle(parser)
+    add_provider(parser, FormatChoices("providers"), "the API to send to")
+    parser.add_argument("--model", help="the model (default: the settings' model)")
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="a server speaking the provider's protocol (Ollama, vLLM, LM Studio, "
+        "llama.cpp's server, a LiteLLM proxy); a key is then optional",
+    )
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="the API key (default: the SDK's environment variable, such as OPENAI_API_KEY)",
+    )
+    parser.add_argument(
+        "--no-stream",
+        action="store_true",
+        help="wait for the whole reply instead of printing it as it arrives",
+    )
+    parser.add_argument(
+        "--tool",
+        dest="tool_specs",
+        action="append",
+        metavar="MODULE:FUNCTION",
+        help="a Python function the model may call (declared by the settings' tool of its "
+        "name, else by its signature and docstring); repeatable",
+    )
+    parser.add_argument(
+        "--max-rounds",
+        type=positive_int,
+        default=8,
+        metavar="N",
+        help="at most N requests in one run, with tool calls answered in between (default: 8)",
+    )
+    parser.add_argument(
+        "-y", "--yes", action="store_true", help="run tool calls without asking first"
+    )
+    parser.add_argument(
+        "--retries",
+        type=positive_int,
+        default=3,
+        metavar="N",
+        help="retries of a 429 or 5xx answer, with exponential backoff honouring Retry-After "
+        "(default: 3)",
+    )
+    parser.add_argument(
+        "--backoff",
+        type=seconds,
+        default=0.5,
+        metavar="SECONDS",
+        help="the first retry's delay, doubled for each next one (default: 0.5)",
+    )
+    parser.add_argument(
+        "--timeout", type=seconds, metavar="SECONDS", help="the limit for each request"
+    )
+    parser.add_argument(
+        "--keep-partial",
+        action="store_true",
+        help="when the stream is cut or interrupted, write what arrived, marked incomplete",
+    )
+    parser.add_argument(
+        "--trace",
+        choices=("console", "otlp"),
+        help="record OpenTelemetry spans: print them (console) or send them to the "
+        "collector the OTEL_EXPORTER_OTLP_* variables name (otlp, the default when "
+        "OTEL_EXPORTER_OTLP_ENDPOINT is set)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the conversation with the reply to OUT, leaving PATH as it is",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the request body that would be sent, and send nothing",
+    )
+    parser.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        action="append",
+        type=parse_setting,
+        metavar="KEY=VALUE",
+        help="a setting over the bundle's settings embed, the value read as YAML; repeatable",
+    )
+    parser.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="send even a bundle with an error-level defect, reporting each as a warning",
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=180,
+    summary="send the conversation to a model, stream the reply, append it to the file",
+    example="lmml run chat.lmml --provider openai --model gpt-4o-mini",
+    opens_bundles=True,
+    options=_run_options,
+)
 def cmd_run(args: Arguments) -> int:
     """``lmml run PATH``: see the module's docstring."""
     from ..run.loop import RunOptions, run
