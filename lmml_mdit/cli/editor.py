@@ -9,7 +9,14 @@ from .options import seconds
 from .output import CliError
 from .table import command
 
-__all__ = ["cmd_lsp"]
+__all__ = ["LspArguments", "cmd_lsp"]
+
+
+class LspArguments(Arguments):
+    """``lmml lsp``'s own options, typed (the parser sets each)."""
+
+    debounce: float | None
+    stdio: bool
 
 
 def _lsp_options(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +42,7 @@ def _lsp_options(parser: argparse.ArgumentParser) -> None:
     example="lmml lsp     # started by the editor; see the Editors page of the docs",
     options=_lsp_options,
 )
-def cmd_lsp(args: Arguments) -> int:
+def cmd_lsp(args: LspArguments) -> int:
     """``lmml lsp``: serve LSP on stdio until the client exits; 0 then.
 
     The server needs the ``lsp`` extra; without it this fails with the command to install it.

@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import os
 
+from .arguments import Arguments
 from .options import add_base_dir, add_bundle, add_quiet, positive_int
 from .table import command
 
@@ -14,9 +15,8 @@ TYPE_CHECKING = False  # not typing's: parsing an eval command line imports this
 if TYPE_CHECKING:
     from ..eval.runner import Summary
     from ..eval.targets import Target
-    from .arguments import Arguments
 
-__all__ = ["cmd_eval", "rate"]
+__all__ = ["EvalArguments", "cmd_eval", "rate"]
 
 
 def rate(text: str) -> tuple[str, float]:
@@ -37,7 +37,7 @@ def rate(text: str) -> tuple[str, float]:
 
 
 def _on_ray(
-    args: Arguments, targets: list[Target], out: str, cache: str | None, judge: Target | None
+    args: EvalArguments, targets: list[Target], out: str, cache: str | None, judge: Target | None
 ) -> Summary:
     """The evaluation on the Ray cluster at ``--ray``."""
     from .failure import CliError
@@ -81,6 +81,22 @@ def _on_ray(
         )
     finally:
         ray.shutdown()
+
+
+class EvalArguments(Arguments):
+    """``lmml eval``'s own options, typed (the parser sets each)."""
+
+    targets: list[str]
+    concurrency: int
+    rates: list[tuple[str, float]] | None
+    results: str | None
+    report: str | None
+    save_conversations: str | None
+    cache: str | None
+    no_cache: bool
+    fail_under: float | None
+    judge: str | None
+    ray: str | None
 
 
 def _eval_options(parser: argparse.ArgumentParser) -> None:
@@ -172,7 +188,7 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
     opens_bundles=True,
     options=_eval_options,
 )
-def cmd_eval(args: Arguments) -> int:
+def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
     from ..bundle.bundle import Bundle
     from ..eval.cases import HF_PREFIX

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
     from ..model import Issue
 
-__all__ = ["cmd_cat", "cmd_info", "cmd_ls", "cmd_turns", "cmd_validate"]
+__all__ = ["CatArguments", "cmd_cat", "cmd_info", "cmd_ls", "cmd_turns", "cmd_validate"]
 
 _Row = JSONObject
 """One row of a listing, as ``--json`` prints it."""
@@ -283,6 +283,12 @@ def _asset_cells(row: _Row) -> list[str]:
 # -- cat ----------------------------------------------------------------------------------
 
 
+class CatArguments(Arguments):
+    """``lmml cat``'s own options, typed (the parser sets each)."""
+
+    name: str
+
+
 def _cat_options(parser: argparse.ArgumentParser) -> None:
     """``lmml cat``'s own options."""
     add_bundle(parser)
@@ -301,7 +307,7 @@ def _cat_options(parser: argparse.ArgumentParser) -> None:
     opens_bundles=True,
     options=_cat_options,
 )
-def cmd_cat(args: Arguments) -> int:
+def cmd_cat(args: CatArguments) -> int:
     """``lmml cat PATH NAME``: one asset's bytes (or the narrative's) to stdout."""
     source = open_source(args.path, args)
     bundle = source.bundle

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Literal
 
 from ..formats import PARQUET_SIGNATURE, PARQUET_SUFFIX
 from .arguments import Arguments
@@ -27,7 +28,23 @@ from .progress import ProgressLine
 from .sources import checked_base_dir, located
 from .table import command
 
-__all__ = ["cmd_convert", "cmd_export", "cmd_import"]
+__all__ = [
+    "ConvertArguments",
+    "ExportArguments",
+    "ImportArguments",
+    "cmd_convert",
+    "cmd_export",
+    "cmd_import",
+]
+
+
+class ImportArguments(Arguments):
+    """``lmml import``'s own options, typed (the parser sets each)."""
+
+    file: str
+    out: str
+    allow_remote: bool
+    format: str | None
 
 
 def _import_options(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +84,7 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
     example="lmml import chat.json -o chat.lmmlz",
     options=_import_options,
 )
-def cmd_import(args: Arguments) -> int:
+def cmd_import(args: ImportArguments) -> int:
     """``lmml import FILE -o OUT``: chat data (OpenAI, Anthropic, Gemini, ShareGPT) to LMML."""
     from ..chat.importer import import_path
 
@@ -87,6 +104,16 @@ def cmd_import(args: Arguments) -> int:
     else:
         info(args, f"Imported {len(written)} bundle(s) from {args.file} into {output}")
     return 0
+
+
+class ExportArguments(Arguments):
+    """``lmml export``'s own options, typed (the parser sets each)."""
+
+    folder: str
+    jsonl: str | None
+    parquet: str | None
+    payloads: list[str] | None
+    assets: Literal["embed", "reference"]
 
 
 def _export_options(parser: argparse.ArgumentParser) -> None:
@@ -157,7 +184,7 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
     opens_bundles=True,
     options=_export_options,
 )
-def cmd_export(args: Arguments) -> int:
+def cmd_export(args: ExportArguments) -> int:
     """``lmml export DIR --provider P --jsonl OUT``: a folder of bundles as a JSONL dataset.
 
     A bundle that fails is reported (``lmml: error: PATH: reason``) and skipped; the exit
@@ -231,7 +258,7 @@ def _dataset_layer() -> None:
         )
 
 
-def _import_parquet(args: Arguments) -> int:
+def _import_parquet(args: ImportArguments) -> int:
     """``lmml import ROWS.parquet -o DIR``: each row's bundle written under DIR at its path."""
     _dataset_layer()
     from ..dataset.parquet import import_parquet
@@ -246,7 +273,7 @@ def _import_parquet(args: Arguments) -> int:
     return 1 if report.failures else 0
 
 
-def _export_parquet(args: Arguments) -> int:
+def _export_parquet(args: ExportArguments) -> int:
     """``lmml export DIR --parquet OUT``: a folder of bundles as Parquet conversation rows.
 
     A bundle that fails is a row holding its error, and reported; the exit status is then 1.
@@ -291,7 +318,7 @@ def _prompt_format(file: str) -> str | None:
     return detect_prompt_format(file)
 
 
-def _import_prompt_file(args: Arguments) -> int:
+def _import_prompt_file(args: ImportArguments) -> int:
     """``lmml import FILE.prompty -o OUT``: a prompt file as an LMML template."""
     from ..promptfiles import import_prompt_file
 
@@ -299,6 +326,12 @@ def _import_prompt_file(args: Arguments) -> int:
     written = import_prompt_file(args.file, args.out)
     info(args, f"Imported {args.file} -> {', '.join(str(path) for path in written)}")
     return 0
+
+
+class ConvertArguments(Arguments):
+    """``lmml convert``'s own options, typed (the parser sets each)."""
+
+    lossy: bool
 
 
 def _convert_options(parser: argparse.ArgumentParser) -> None:
@@ -325,7 +358,7 @@ def _convert_options(parser: argparse.ArgumentParser) -> None:
     example="lmml convert chat.prompty chat.lmml",
     options=_convert_options,
 )
-def cmd_convert(args: Arguments) -> int:
+def cmd_convert(args: ConvertArguments) -> int:
     """``lmml convert SRC DEST``: a prompt file to LMML, LMML to a prompt file."""
     from ..promptfiles import convert
 

@@ -10,7 +10,7 @@ import json
 import os
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from ..errors import DefectError
 from .arguments import Arguments
@@ -40,7 +40,28 @@ from .templates import given_inputs
 if TYPE_CHECKING:
     from ..chat.content import RequestOptions
 
-__all__ = ["caught_warnings", "cmd_preview", "cmd_render", "print_warnings", "report_refusals"]
+__all__ = [
+    "RenderArguments",
+    "caught_warnings",
+    "cmd_preview",
+    "cmd_render",
+    "print_warnings",
+    "report_refusals",
+]
+
+
+class RenderArguments(Arguments):
+    """``lmml render``'s own options, typed (the parser sets each)."""
+
+    request: bool
+    max_embed_bytes: int | None
+    context: Literal["system", "user", "drop"] | None
+    system: Literal["separate", "user", "drop", "raise"] | None
+    midway_system: Literal["user", "hoist", "drop", "raise"] | None
+    attachment_lines: Literal["drop", "keep"] | None
+    on_omit: Literal["warn", "raise"] | None
+    text_embeds: Literal["text", "document"] | None
+    image_detail: Literal["auto", "low", "high"] | None
 
 
 def _render_options(parser: argparse.ArgumentParser) -> None:
@@ -170,7 +191,7 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
     opens_bundles=True,
     options=_render_options,
 )
-def cmd_render(args: Arguments) -> int:
+def cmd_render(args: RenderArguments) -> int:
     """``lmml render PATH``: the chat messages, or the whole request body, as JSON.
 
     Omissions (an embed over ``--max-embed-bytes``) are printed as ``lmml: warning:``

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Literal
 
 from ..atomic import atomic_write_bytes
 from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
@@ -28,7 +29,16 @@ from .output import (
 from .sources import bundle_stem, open_source, same_file
 from .table import command
 
-__all__ = ["cmd_inline", "cmd_new", "cmd_pack", "cmd_to_md", "destination"]
+__all__ = [
+    "InlineArguments",
+    "NewArguments",
+    "PackArguments",
+    "cmd_inline",
+    "cmd_new",
+    "cmd_pack",
+    "cmd_to_md",
+    "destination",
+]
 
 
 def _template_starter(name: str) -> str:
@@ -92,6 +102,12 @@ def _starter(name: str) -> str:
     )
 
 
+class NewArguments(Arguments):
+    """``lmml new``'s own options, typed (the parser sets each)."""
+
+    template: bool
+
+
 def _new_options(parser: argparse.ArgumentParser) -> None:
     """``lmml new``'s own options."""
     parser.add_argument(
@@ -114,7 +130,7 @@ def _new_options(parser: argparse.ArgumentParser) -> None:
     example="lmml new notes/session     # creates notes/session.lmml",
     options=_new_options,
 )
-def cmd_new(args: Arguments) -> int:
+def cmd_new(args: NewArguments) -> int:
     """``lmml new PATH``: write a starter narrative, never over an existing file."""
     path = args.path
     starter = _template_starter if args.template else _starter
@@ -200,6 +216,12 @@ def _rewritten_options(parser: argparse.ArgumentParser, extension: str) -> None:
     add_quiet(parser)
 
 
+class PackArguments(Arguments):
+    """``lmml pack``'s own options, typed (the parser sets each)."""
+
+    allow_missing: bool
+
+
 def _pack_options(parser: argparse.ArgumentParser) -> None:
     """``lmml pack``'s own options."""
     _rewritten_options(parser, ARCHIVE_SUFFIX)
@@ -217,7 +239,7 @@ def _pack_options(parser: argparse.ArgumentParser) -> None:
     opens_bundles=True,
     options=_pack_options,
 )
-def cmd_pack(args: Arguments) -> int:
+def cmd_pack(args: PackArguments) -> int:
     """``lmml pack SRC [DEST]``: every inline fence becomes an archive entry."""
     dest = _bundle_destination(args, ARCHIVE_SUFFIX, "pack", f"a {ARCHIVE_SUFFIX} archive")
     source = open_source(args.src, args)
@@ -235,6 +257,13 @@ def cmd_pack(args: Arguments) -> int:
         packed = source.bundle.pack()
         deliver(args, dest, packed, f"Packed {source.label} -> {dest}")
     return 0
+
+
+class InlineArguments(Arguments):
+    """``lmml inline``'s own options, typed (the parser sets each)."""
+
+    orphans: Literal["append", "drop", "error"]
+    keep_binary: bool
 
 
 def _inline_options(parser: argparse.ArgumentParser) -> None:
@@ -262,7 +291,7 @@ def _inline_options(parser: argparse.ArgumentParser) -> None:
     opens_bundles=True,
     options=_inline_options,
 )
-def cmd_inline(args: Arguments) -> int:
+def cmd_inline(args: InlineArguments) -> int:
     """``lmml inline SRC [DEST]``: every referenced text asset becomes a fence; with
     ``--keep-binary`` each binary asset stays an archive entry (a ``.lmmlz`` then)."""
     if not args.keep_binary:

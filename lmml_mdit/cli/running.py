@@ -13,7 +13,7 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import ProviderConnectionError, ProviderError, StreamCutError
 from .arguments import Arguments
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..run.document import Document
     from ..run.reply import Reply, ReplyEvent
 
-__all__ = ["cmd_run"]
+__all__ = ["RunArguments", "cmd_run"]
 
 
 def _show(event: ReplyEvent) -> None:
@@ -66,7 +66,7 @@ def _show_turns(reply: Reply) -> None:
                 sys.stdout.write(f"[tool call] {part.name}({arguments})\n")
 
 
-def _asker(args: Arguments) -> object:
+def _asker(args: RunArguments) -> object:
     """The approval asked before each tool call: none with --yes; a question on a terminal;
     else every call declined (nobody to ask)."""
     if args.yes:
@@ -89,7 +89,7 @@ _OTLP_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_END
 _OTLP_PACKAGES = "opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http"
 
 
-def _start_tracing(args: Arguments) -> None:
+def _start_tracing(args: RunArguments) -> None:
     """``--trace console`` prints spans; ``--trace otlp``, or an OTLP endpoint in the
     standard ``OTEL_EXPORTER_OTLP_*`` variables, sends them to that collector."""
     if args.trace == "console":
@@ -116,6 +116,22 @@ def _start_tracing(args: Arguments) -> None:
         if args.trace == "otlp":
             raise CliError(f"--trace otlp needs {_OTLP_PACKAGES}") from None
         warn(f"{variable} is set, but sending spans there needs {_OTLP_PACKAGES}: not traced")
+
+
+class RunArguments(Arguments):
+    """``lmml run``'s own options, typed (the parser sets each)."""
+
+    base_url: str | None
+    api_key: str | None
+    no_stream: bool
+    tool_specs: list[str] | None
+    max_rounds: int
+    yes: bool
+    backoff: float
+    timeout: float | None
+    keep_partial: bool
+    trace: Literal["console", "otlp"] | None
+    dry_run: bool
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -224,7 +240,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     opens_bundles=True,
     options=_run_options,
 )
-def cmd_run(args: Arguments) -> int:
+def cmd_run(args: RunArguments) -> int:
     """``lmml run PATH``: see the module's docstring."""
     from ..run.loop import RunOptions, run
     from ..run.tools import load_tool

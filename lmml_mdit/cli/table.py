@@ -86,13 +86,15 @@ def command(
     opens_bundles: bool = False,
     options: Callable[[argparse.ArgumentParser], None] | None = None,
 ) -> Callable[[Callable[[Parsed], int]], Callable[[Parsed], int]]:
-    """Declare the decorated ``cmd_<name>(args)`` a subcommand; the function is unchanged,
-    and *args* may be a subclass of :class:`~lmml_mdit.cli.arguments.Arguments` typing the
-    command's own options.
+    """Declare the decorated ``cmd_<name>(args)`` a subcommand; the function is unchanged.
+    Its *args* may be typed as a subclass of :class:`~lmml_mdit.cli.arguments.Arguments`
+    naming the command's own options, without defaults: the parser sets each (the object
+    it fills is an ``Arguments``).
 
     *order* (its place in ``lmml --help``) and *summary* must be literals: ``lmml --help``
-    reads them from the source. *opens_bundles*: the command reads bundles, and so takes ``--delimiters`` and
-    ``--references``. *options* adds the command's own options to its parser.
+    reads them from the source. *opens_bundles*: the command reads bundles, and so takes
+    ``--delimiters`` and ``--references``. *options* adds the command's own options to its
+    parser. The decorator starts its line and is the function's last.
     """
 
     def declare(function: Callable[[Parsed], int]) -> Callable[[Parsed], int]:

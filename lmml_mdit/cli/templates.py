@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ..bundle.inputs import InputDeclarations
     from ..chat.cases import CaseInput
     from ..chat.content import RequestOptions
+    from .render import RenderArguments
 
 __all__ = ["cmd_inputs", "given_inputs", "read_cases", "render_case_file"]
 
@@ -218,7 +219,7 @@ def _beside(
     return beside
 
 
-def render_case_file(args: Arguments, options: RequestOptions) -> int:
+def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     """``lmml render PATH --cases FILE``: one output line per case line, in the cases'
     order, on every core: ``{"case": N, "request": ...}`` (or ``"messages"``), or for a
     failed case ``{"case": N, "error": ..., "kind": ...}``, also reported on stderr; the

@@ -30,7 +30,7 @@ from .output import (
 from .sources import located, open_source
 from .table import command
 
-__all__ = ["cmd_fmt"]
+__all__ = ["FmtArguments", "cmd_fmt"]
 
 _INSTALL_HINT = "lmml fmt needs mdformat: pip install 'lmml-mdit[mdformat]'"
 
@@ -52,7 +52,7 @@ def _bundle_paths(paths: list[str]) -> list[str]:
     return found
 
 
-def _format_one(path: str, args: Arguments) -> bool:
+def _format_one(path: str, args: FmtArguments) -> bool:
     """Format the bundle at *path*; whether it changed (or, with ``--check``, would)."""
     from ..bundle.bundle import Bundle
     from ..toolchain.formatter import format_text
@@ -84,6 +84,12 @@ def _format_one(path: str, args: Arguments) -> bool:
     return True
 
 
+class FmtArguments(Arguments):
+    """``lmml fmt``'s own options, typed (the parser sets each)."""
+
+    check: bool
+
+
 def _fmt_options(parser: argparse.ArgumentParser) -> None:
     """``lmml fmt``'s own options."""
     parser.add_argument(
@@ -107,7 +113,7 @@ def _fmt_options(parser: argparse.ArgumentParser) -> None:
     example="lmml fmt examples/ --check",
     options=_fmt_options,
 )
-def cmd_fmt(args: Arguments) -> int:
+def cmd_fmt(args: FmtArguments) -> int:
     """``lmml fmt PATH... [--check]``: format bundles in place (with ``--check``, only say
     which would change: exit 1 if any would)."""
     try:
