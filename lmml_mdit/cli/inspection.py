@@ -10,11 +10,8 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..bundle.archive import unsafe_reason
-from ..bundle.reserved import sha256_hex
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
-from ..media import media_type_for
 from .arguments import Arguments
 from .options import add_base_dir, add_bundle, add_json
 from .output import (
@@ -239,6 +236,10 @@ def _asset_rows(bundle: Bundle) -> Iterator[_Row]:
 
 
 def _asset_row(kind: str, name: str, data: bytes) -> _Row:
+    # Imported here (and unsafe_reason in cmd_cat), so that ``lmml ls --help`` loads no YAML.
+    from ..bundle.reserved import sha256_hex
+    from ..media import media_type_for
+
     return {
         "kind": kind,
         "name": name,
@@ -309,6 +310,8 @@ def _cat_options(parser: argparse.ArgumentParser) -> None:
 )
 def cmd_cat(args: CatArguments) -> int:
     """``lmml cat PATH NAME``: one asset's bytes (or the narrative's) to stdout."""
+    from ..bundle.archive import unsafe_reason
+
     source = open_source(args.path, args)
     bundle = source.bundle
     with source.about():

@@ -11,7 +11,6 @@ from typing import Literal
 
 from ..atomic import atomic_write_bytes
 from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
-from ..syntax import role_word
 from .arguments import Arguments
 from .options import add_base_dir, add_bundle, add_dest, add_force, add_quiet
 from .output import (
@@ -44,7 +43,7 @@ __all__ = [
 def _template_starter(name: str) -> str:
     """A starter template: declared inputs in the front matter, their placeholders in the
     turns (see the templates page of the docs)."""
-    title = f"# {name}" if role_word(name) is None else f"**{name}**"
+    title = _title(name)
     return (
         "---\n"
         "inputs:\n"
@@ -78,10 +77,16 @@ def _template_starter(name: str) -> str:
     )
 
 
+def _title(name: str) -> str:
+    """The starter's title line. A title naming a role would itself be a role delimiter,
+    so such names get a plain paragraph instead of a heading."""
+    from ..syntax import role_word  # here, so that `lmml new --help` loads no parser
+
+    return f"# {name}" if role_word(name) is None else f"**{name}**"
+
+
 def _starter(name: str) -> str:
-    # A title naming a role would itself be a role delimiter, so such names get a plain
-    # paragraph instead of a heading.
-    title = f"# {name}" if role_word(name) is None else f"**{name}**"
+    title = _title(name)
     return (
         f"{title}\n"
         "\n"

@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..chat.opening import open as open_bundle
 from ..errors import LmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from .arguments import Arguments
@@ -117,6 +116,9 @@ def open_source(path: str, args: Arguments) -> Source:
     """Open the bundle *path* (``-`` for stdin) as the command's ``--base-dir``,
     ``--delimiters`` and ``--references`` say. A bare ``.lmml`` sees its own folder, as
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
+    # Imported here, so that a command's module (and with it its --help) loads no parser.
+    from ..chat.opening import open as open_bundle
+
     base_dir = checked_base_dir(args)
     if path == STDIO:
         aliases = tuple(_STDIN_NAME + suffix for suffix in (ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ""))
