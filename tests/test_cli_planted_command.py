@@ -114,3 +114,29 @@ def test_a_command_module_planted_in_the_package_is_a_command(tmp_path: Path) ->
     ]
     status, _, error = runs["unknown"]
     assert status == 2 and error.startswith("lmml: error: toy: unrecognized arguments: --bogus")
+
+
+def test_the_summaries_read_from_the_sources_follow_an_edit(tmp_path: Path) -> None:
+    copy = tmp_path / "site" / "lmml_mdit"
+    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    toy = copy / "cli" / "toy.py"
+    toy.write_text(TOY, encoding="utf-8")
+
+    def listing() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", "from lmml_mdit.cli import main; main(['--help'])"],
+            env={"PYTHONPATH": str(tmp_path / "site"), "COLUMNS": "100", "PATH": ""},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return done.stdout
+
+    assert "    toy       print a greeting, as many times as asked\n" in listing()
+    assert list((copy / "cli" / "__pycache__").glob("lmml-commands.*"))  # kept for next time
+    toy.write_text(TOY.replace("print a greeting, ", "print a hello, "), encoding="utf-8")
+    assert "    toy       print a hello, as many times as asked\n" in listing()
+    toy.unlink()
+    assert "toy" not in listing()

@@ -11,7 +11,10 @@ that command's module alone.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import marshal
 import os
+import sys
 
 from .._version import VERSION_LINE
 from .options import HelpFormatter, Parser
@@ -113,20 +116,27 @@ def command(
 
 
 def modules() -> dict[str, str]:
-    """Every subcommand's name and the module it lives in, read from the sources (a plain
-    text search, nothing parsed or imported), in no particular order.
+    """Every subcommand's name and the module it lives in, in no particular order: from the
+    cache :func:`summaries` keeps, else by a plain text search of the sources (nothing
+    parsed or imported).
 
     :raises RuntimeError: for a name two functions declare.
     """
     if not _MODULES:
-        for module, source in _sources():
+        key, sources = _stamps()
+        cached = _cached(key)
+        if cached is not None:
+            _MODULES.update((name, module) for _, name, module, _ in cached)
+        for module, source in _sources(sources) if cached is None else ():
             for name, _ in _declarations(module, source):
-                if name in _MODULES:
-                    raise RuntimeError(
-                        f"the command {name} is declared twice ({_MODULES[name]}, {module})"
-                    )
-                _MODULES[name] = module
+                _add_module(name, module)
     return _MODULES
+
+
+def _add_module(name: str, module: str) -> None:
+    if _MODULES.get(name, module) != module:
+        raise RuntimeError(f"the command {name} is declared twice ({_MODULES[name]}, {module})")
+    _MODULES[name] = module
 
 
 def declared(name: str) -> Command:
@@ -143,11 +153,26 @@ def declared(name: str) -> Command:
 
 def summaries() -> list[tuple[str, str]]:
     """Every subcommand's name and summary, in help order, read from the literal arguments
-    of the decorators in the sources: no command's module is imported."""
+    of the decorators in the sources (no command's module is imported) and cached beside
+    the package's bytecode until a module of the package changes."""
+    key, sources = _stamps()
+    found = _cached(key)
+    if found is None:
+        found = _read(sources)
+        _store(key, found)
+    return [(name, summary) for _, name, _, summary in found]
+
+
+_Listing = list[tuple[int, str, str, str]]
+"""Every subcommand's order, name, module and summary, in help order."""
+
+
+def _read(sources: list[str]) -> _Listing:
+    """The commands *sources* (paths) declare, read with :mod:`ast`."""
     import ast
 
-    found: list[tuple[int, str, str]] = []
-    for module, source in _sources():
+    found = []
+    for module, source in _sources(sources):
         for name, written in _declarations(module, source):
             call = ast.parse(written, mode="eval").body
             given = {
@@ -155,21 +180,72 @@ def summaries() -> list[tuple[str, str]]:
                 for keyword in (call.keywords if isinstance(call, ast.Call) else ())
                 if keyword.arg in ("order", "summary")
             }
-            found.append((given["order"], name, given["summary"]))
-    return [(name, summary) for _, name, summary in sorted(found)]
+            _add_module(name, module)
+            found.append((given["order"], name, module, given["summary"]))
+    return sorted(found)
 
 
-def _sources() -> list[tuple[str, str]]:
-    """The public modules of this package that declare a command, and their sources."""
-    folder = os.path.dirname(__file__)
+def _stamps() -> tuple[tuple[tuple[str, int, int], ...], list[str]]:
+    """The package's public modules as (name, modification time, size), which the cache is
+    valid for, and their paths."""
+    stamps = []
+    paths = []
+    with os.scandir(os.path.dirname(__file__)) as entries:
+        for entry in entries:
+            if entry.name.startswith("_") or not entry.name.endswith(".py"):
+                continue
+            found = entry.stat()
+            stamps.append((entry.name, found.st_mtime_ns, found.st_size))
+            paths.append(entry.path)
+    return tuple(sorted(stamps)), sorted(paths)
+
+
+def _cache_path() -> str:
+    """Where :func:`summaries` keeps what it read: where the bytecode of this package goes."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    if sys.pycache_prefix:
+        folder = os.path.join(sys.pycache_prefix, folder.lstrip(os.sep))
+    return os.path.join(folder, f"lmml-commands.{sys.implementation.cache_tag}.marshal")
+
+
+def _cached(key: tuple[tuple[str, int, int], ...]) -> _Listing | None:
+    """The listing cached for the modules as *key* stamps them, or None."""
+    try:
+        with open(_cache_path(), "rb") as file:
+            stored = marshal.load(file)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key):
+        return None
+    listing: _Listing = stored[1]
+    return listing
+
+
+def _store(key: tuple[tuple[str, int, int], ...], listing: _Listing) -> None:
+    """Keep *listing* for the modules as *key* stamps them; quietly not, where the folder
+    cannot be written (as Python's own bytecode)."""
+    if sys.dont_write_bytecode:
+        return
+    path = _cache_path()
+    partial = f"{path}.{os.getpid()}"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(partial, "wb") as file:
+            marshal.dump((key, listing), file)
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+
+
+def _sources(paths: list[str]) -> list[tuple[str, str]]:
+    """Those of *paths* that declare a command: their module names and sources."""
     found = []
-    for entry in sorted(os.listdir(folder)):
-        if entry.startswith("_") or not entry.endswith(".py"):
-            continue
-        with open(os.path.join(folder, entry), encoding="utf-8") as file:
+    for path in paths:
+        with open(path, encoding="utf-8") as file:
             source = file.read()
         if _DECORATOR in source:
-            found.append((entry.removesuffix(".py"), source))
+            found.append((os.path.basename(path).removesuffix(".py"), source))
     return found
 
 
