@@ -140,3 +140,24 @@ def test_the_summaries_read_from_the_sources_follow_an_edit(tmp_path: Path) -> N
     assert "    toy       print a hello, as many times as asked\n" in listing()
     toy.unlink()
     assert "toy" not in listing()
+
+
+def test_a_declaration_help_cannot_read_is_refused_by_name(tmp_path: Path) -> None:
+    copy = tmp_path / "site" / "lmml_mdit"
+    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (copy / "cli" / "toy.py").write_text(
+        TOY.replace("order=25", "order=ORDER").replace(
+            "class ToyArguments", "ORDER = 25\n\n\nclass ToyArguments"
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "from lmml_mdit.cli import main; main(['--help'])"],
+        env={"PYTHONPATH": str(tmp_path / "site"), "PATH": ""},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert "toy: the @command of toy needs a literal order and summary" in done.stderr

@@ -169,18 +169,28 @@ _Listing = list[tuple[int, str, str, str]]
 
 
 def _read(sources: list[str]) -> _Listing:
-    """The commands *sources* (paths) declare, read with :mod:`ast`."""
+    """The commands *sources* (paths) declare, read with :mod:`ast`.
+
+    :raises RuntimeError: for a declaration whose order or summary is no literal.
+    """
     import ast
 
     found = []
     for module, source in _sources(sources):
         for name, written in _declarations(module, source):
             call = ast.parse(written, mode="eval").body
-            given = {
-                keyword.arg: ast.literal_eval(keyword.value)
-                for keyword in (call.keywords if isinstance(call, ast.Call) else ())
-                if keyword.arg in ("order", "summary")
-            }
+            try:
+                given = {
+                    keyword.arg: ast.literal_eval(keyword.value)
+                    for keyword in (call.keywords if isinstance(call, ast.Call) else ())
+                    if keyword.arg in ("order", "summary")
+                }
+            except ValueError:
+                given = {}
+            if not (isinstance(given.get("order"), int) and isinstance(given.get("summary"), str)):
+                raise RuntimeError(
+                    f"{module}: the @command of {name} needs a literal order and summary"
+                )
             _add_module(name, module)
             found.append((given["order"], name, module, given["summary"]))
     return sorted(found)
