@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import LmmlError
@@ -65,13 +64,19 @@ def about(label: str, aliases: Sequence[str] = ()) -> Iterator[None]:
         raise CliError(located(label, error_text(error), aliases)) from None
 
 
-@dataclass(frozen=True)
 class Source:
-    """An opened bundle and how to name it in messages."""
+    """An opened bundle and how to name it in messages.
 
-    bundle: Bundle
-    label: str
-    aliases: tuple[str, ...] = ()
+    A plain class, not a dataclass: :mod:`dataclasses` loads :mod:`inspect`, which every
+    command's ``--help`` would then pay for (this module is imported with the command's).
+    """
+
+    __slots__ = ("aliases", "bundle", "label")
+
+    def __init__(self, bundle: Bundle, label: str, aliases: tuple[str, ...] = ()) -> None:
+        self.bundle = bundle
+        self.label = label
+        self.aliases = aliases
 
     @contextlib.contextmanager
     def about(self) -> Iterator[None]:
