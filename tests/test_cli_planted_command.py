@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 from tests._cli import ROOT
@@ -161,3 +162,23 @@ def test_a_declaration_help_cannot_read_is_refused_by_name(tmp_path: Path) -> No
     )
     assert done.returncode != 0
     assert "toy: the @command of toy needs a literal order and summary" in done.stderr
+
+
+def test_a_package_imported_from_a_zip_archive_finds_its_commands(tmp_path: Path) -> None:
+    archive = tmp_path / "site.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        for path in sorted((ROOT / "lmml_mdit").rglob("*.py")):
+            packed.write(path, path.relative_to(ROOT).as_posix())
+        packed.writestr("lmml_mdit/cli/toy.py", TOY)
+    done = subprocess.run(
+        [sys.executable, "-c", CHECKS],
+        env={"PYTHONPATH": str(archive), "COLUMNS": "100", "PATH": ""},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(done.stdout)
+    assert "    toy       print a greeting, as many times as asked\n" in runs["help"][1]
+    assert runs["toy"] == [0, "HELLO\nHELLO\n", ""]

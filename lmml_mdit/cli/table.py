@@ -124,7 +124,11 @@ def modules() -> dict[str, str]:
     :raises RuntimeError: for a name two functions declare.
     """
     if not _MODULES:
-        key, sources = _stamps()
+        stamped = _stamps()
+        if stamped is None:
+            _MODULES.update((name, module) for _, name, module, _ in _imported())
+            return _MODULES
+        key, sources = stamped
         cached = _cached(key)
         if cached is not None:
             _MODULES.update((name, module) for _, name, module, _ in cached)
@@ -156,7 +160,10 @@ def summaries() -> list[tuple[str, str]]:
     """Every subcommand's name and summary, in help order, read from the literal arguments
     of the decorators in the sources (no command's module is imported) and cached beside
     the package's bytecode until a module of the package changes."""
-    key, sources = _stamps()
+    stamped = _stamps()
+    if stamped is None:
+        return [(name, summary) for _, name, _, summary in _imported()]
+    key, sources = stamped
     found = _cached(key)
     if found is None:
         found = _read(sources)
@@ -196,12 +203,30 @@ def _read(sources: list[str]) -> _Listing:
     return sorted(found)
 
 
-def _stamps() -> tuple[tuple[tuple[str, int, int], ...], list[str]]:
+def _imported() -> _Listing:
+    """The commands every public module of this package declares, each module imported:
+    for a package whose sources are not files in a folder (imported from a zip archive)."""
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(sys.modules[__package__].__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__package__}.{info.name}")
+    return sorted(
+        (known.order, name, known.module, known.summary) for name, known in _DECLARED.items()
+    )
+
+
+def _stamps() -> tuple[tuple[tuple[str, int, int], ...], list[str]] | None:
     """The package's public modules as (name, modification time, size), which the cache is
-    valid for, and their paths."""
+    valid for, and their paths; None when the package is not a folder (a zip archive)."""
     stamps = []
     paths = []
-    with os.scandir(os.path.dirname(__file__)) as entries:
+    try:
+        listing = os.scandir(os.path.dirname(__file__))
+    except OSError:
+        return None
+    with listing as entries:
         for entry in entries:
             if entry.name.startswith("_") or not entry.name.endswith(".py"):
                 continue
