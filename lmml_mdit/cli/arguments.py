@@ -1,9 +1,12 @@
-"""The parsed ``lmml`` command line, typed: one attribute per option of any subcommand.
+"""The parsed ``lmml`` command line, typed: one attribute per option several subcommands
+share.
 
 :func:`lmml_mdit.cli.parser.build_parser` parses into an :class:`Arguments`; a subcommand
 sets the options it has, and an option shared by only some subcommands (``--quiet``,
 ``--in-place``, the syntax options) keeps the class default elsewhere, so a handler reads
-``args.quiet`` instead of probing for it.
+``args.quiet`` instead of probing for it. The options one subcommand alone has are typed
+by a subclass beside it, in its own module (``RenderArguments`` in
+:mod:`~lmml_mdit.cli.render`).
 """
 
 from __future__ import annotations
@@ -31,70 +34,18 @@ class Arguments(argparse.Namespace):
     paths: list[str]
     src: str
     dest: str | None
-    name: str
     output: str | None
-    out: str
-    file: str
-    folder: str
-    jsonl: str | None
-    parquet: str | None
-    payloads: list[str] | None
-    assets: Literal["embed", "reference"]
-    # render
+    # sending and rendering (render, run, export, eval)
     provider: str
-    request: bool
     model: str | None
-    max_embed_bytes: int | None
-    context: Literal["system", "user", "drop"] | None
-    system: Literal["separate", "user", "drop", "raise"] | None
-    midway_system: Literal["user", "hoist", "drop", "raise"] | None
-    attachment_lines: Literal["drop", "keep"] | None
-    on_omit: Literal["warn", "raise"] | None
-    text_embeds: Literal["text", "document"] | None
-    image_detail: Literal["auto", "low", "high"] | None
     settings: list[tuple[str, object]] | None
     unknown_settings: Literal["pass", "warn", "error"] | None
     input_values: list[str] | None = None
     inputs_file: str | None = None
     cases: str | None = None
-    lossy: bool = False
-    # the rest, one or a few commands each
     strict: bool = False
-    check: bool
-    allow_missing: bool
-    allow_remote: bool = False
-    orphans: Literal["append", "drop", "error"]
-    keep_binary: bool
-    format: str | None
     workers: int | None
-    debounce: float | None
-    stdio: bool
-    template: bool = False
-    # run
-    base_url: str | None = None
-    api_key: str | None = None
-    no_stream: bool = False
-    tool_specs: list[str] | None = None
-    max_rounds: int = 8
-    yes: bool = False
     retries: int = 3
-    backoff: float = 0.5
-    timeout: float | None = None
-    keep_partial: bool = False
-    trace: Literal["console", "otlp"] | None = None
-    dry_run: bool = False
-    # eval
-    targets: list[str]
-    concurrency: int = 8
-    rates: list[tuple[str, float]] | None = None
-    results: str | None = None
-    report: str | None = None
-    save_conversations: str | None = None
-    cache: str | None = None
-    no_cache: bool = False
-    fail_under: float | None = None
-    judge: str | None = None
-    ray: str | None = None
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False

@@ -1,9 +1,9 @@
 """The ``lmml`` command line: :func:`main` parses the arguments and runs the subcommand.
 
 One small function per subcommand, taking the parsed arguments and returning the exit
-status (the table is in :mod:`lmml_mdit.cli.parser`). Every failure is one ``lmml: error:``
-line, data goes to stdout and messages to stderr, and the layers above the bundle are
-imported only when their command runs. See docs/cli.md.
+status (each declared in its own module, see :mod:`lmml_mdit.cli.table`). Every failure
+is one ``lmml: error:`` line, data goes to stdout and messages to stderr, and the layers
+above the bundle are imported only when their command runs. See docs/cli.md.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import TextIO
 from ..atomic import Terminated, terminate_cleanly
 from ..errors import LmmlError
 from .output import STDIO, CliError, error, error_text, warn
-from .parser import COMMANDS, parse_arguments
+from .parser import parse_arguments
+from .table import modules
 
 __all__ = ["main"]
 
@@ -30,7 +31,7 @@ def _shortcut(argv: list[str]) -> list[str]:
     """``lmml FILE`` (a path where the command goes) means ``lmml turns FILE``."""
     if (
         argv
-        and argv[0] not in COMMANDS
+        and argv[0] not in modules()
         and (argv[0] == STDIO or (not argv[0].startswith("-") and os.path.isfile(argv[0])))
     ):
         return ["turns", *argv]

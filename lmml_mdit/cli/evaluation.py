@@ -7,13 +7,16 @@ import argparse
 import asyncio
 import os
 
-TYPE_CHECKING = False  # not typing's: the parser imports this module for rate()
+from .arguments import Arguments
+from .options import add_base_dir, add_bundle, add_quiet, positive_int
+from .table import command
+
+TYPE_CHECKING = False  # not typing's: parsing an eval command line imports this module
 if TYPE_CHECKING:
     from ..eval.runner import Summary
     from ..eval.targets import Target
-    from .arguments import Arguments
 
-__all__ = ["cmd_eval", "rate"]
+__all__ = ["EvalArguments", "cmd_eval", "rate"]
 
 
 def rate(text: str) -> tuple[str, float]:
@@ -34,7 +37,7 @@ def rate(text: str) -> tuple[str, float]:
 
 
 def _on_ray(
-    args: Arguments, targets: list[Target], out: str, cache: str | None, judge: Target | None
+    args: EvalArguments, targets: list[Target], out: str, cache: str | None, judge: Target | None
 ) -> Summary:
     """The evaluation on the Ray cluster at ``--ray``."""
     from .failure import CliError
@@ -80,7 +83,112 @@ def _on_ray(
         ray.shutdown()
 
 
-def cmd_eval(args: Arguments) -> int:
+class EvalArguments(Arguments):
+    """``lmml eval``'s own options, typed (the parser sets each)."""
+
+    targets: list[str]
+    concurrency: int
+    rates: list[tuple[str, float]] | None
+    results: str | None
+    report: str | None
+    save_conversations: str | None
+    cache: str | None
+    no_cache: bool
+    fail_under: float | None
+    judge: str | None
+    ray: str | None
+
+
+def _eval_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml eval``'s own options."""
+    add_bundle(parser)
+    parser.add_argument(
+        "--cases",
+        metavar="CASES",
+        help="the cases: a JSONL, CSV or Parquet file, or hf:NAME / hf:FOLDER "
+        "(none: PATH is a folder of bundles, each one case)",
+    )
+    parser.add_argument(
+        "--target",
+        dest="targets",
+        action="append",
+        required=True,
+        metavar="PROVIDER:MODEL[@URL]",
+        help="where to send every case; repeatable",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=8,
+        metavar="N",
+        help="at most N requests in flight (default: 8)",
+    )
+    parser.add_argument(
+        "--rate",
+        dest="rates",
+        action="append",
+        type=rate,
+        metavar="TARGET=N/min",
+        help="at most N requests a minute to TARGET; repeatable",
+    )
+    parser.add_argument(
+        "--out",
+        dest="results",
+        metavar="RESULTS",
+        help="the results file, appended to and resumed (default: CASES' stem + .results.jsonl)",
+    )
+    parser.add_argument(
+        "--report",
+        metavar="REPORT.html",
+        help="write a self-contained HTML page of the results: cases by targets",
+    )
+    parser.add_argument(
+        "--save-conversations",
+        metavar="DIR",
+        help="write each case's conversation with its answer appended, as a bundle in DIR",
+    )
+    parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="the answer cache (default: .lmml-eval-cache beside CASES)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="send every case again, refreshing the cache"
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=float,
+        metavar="RATE",
+        help="exit 1 only when the pass rate (0 to 1) is under RATE",
+    )
+    parser.add_argument(
+        "--judge", metavar="PROVIDER:MODEL[@URL]", help="the target of judge assertions"
+    )
+    parser.add_argument(
+        "--retries",
+        type=positive_int,
+        default=3,
+        metavar="N",
+        help="retries of a 429 or 5xx answer (default: 3)",
+    )
+    parser.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="evaluate on the Ray cluster at ADDRESS ('auto': the running one); "
+        "--concurrency is then per target across the cluster",
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=190,
+    summary="send every case to every target and check the answers against their expect",
+    example="lmml eval prompt.lmml --cases cases.jsonl --target openai:gpt-4o-mini",
+    opens_bundles=True,
+    options=_eval_options,
+)
+def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
     from ..bundle.bundle import Bundle
     from ..eval.cases import HF_PREFIX

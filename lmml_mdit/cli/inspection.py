@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..bundle.archive import unsafe_reason
-from ..bundle.reserved import sha256_hex
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
-from ..media import media_type_for
 from .arguments import Arguments
+from .options import add_base_dir, add_bundle, add_json
 from .output import (
     STDIO,
     CliError,
@@ -30,13 +29,14 @@ from .output import (
 )
 from .progress import ProgressLine
 from .sources import STDIN_LABEL, Source, located, open_source
+from .table import command
 from .templates import given_inputs
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
     from ..model import Issue
 
-__all__ = ["cmd_cat", "cmd_info", "cmd_ls", "cmd_turns", "cmd_validate"]
+__all__ = ["CatArguments", "cmd_cat", "cmd_info", "cmd_ls", "cmd_turns", "cmd_validate"]
 
 _Row = JSONObject
 """One row of a listing, as ``--json`` prints it."""
@@ -49,6 +49,35 @@ def _issue_record(issue: Issue) -> _Row:
     return {**issue.record(), "message": issue.cli_message or issue.message}
 
 
+def _validate_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml validate``'s own options."""
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
+    add_json(parser, "one JSON report on stdout")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 on warnings too (by default only an error-level defect fails)",
+    )
+    parser.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value, checked too (missing_input, invalid_input); repeatable",
+    )
+    parser.add_argument(
+        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+    )
+    add_base_dir(parser)
+
+
+@command(
+    order=20,
+    summary="check bundles for authoring defects",
+    example="lmml validate examples/*.lmml examples/*.lmmlz",
+    opens_bundles=True,
+    options=_validate_options,
+)
 def cmd_validate(args: Arguments) -> int:
     """``lmml validate PATH...``: 0 when no error-level defect was found (warnings are still
     printed), 1 when one was (or, with ``--strict``, any defect), 2 when a file could not be
@@ -157,6 +186,20 @@ def _turn_rows(bundle: Bundle) -> list[_Row]:
     return rows
 
 
+def _turns_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml turns``'s own options."""
+    add_bundle(parser)
+    add_json(parser, "the rows as JSON")
+    add_base_dir(parser)
+
+
+@command(
+    order=40,
+    summary="list the turns: number, role, lines, characters, embeds",
+    example="lmml turns examples/sales-review.lmml",
+    opens_bundles=True,
+    options=_turns_options,
+)
 def cmd_turns(args: Arguments) -> int:
     """``lmml turns PATH``: one row per turn."""
     from .render import caught_warnings, print_warnings, report_refusals
@@ -193,6 +236,10 @@ def _asset_rows(bundle: Bundle) -> Iterator[_Row]:
 
 
 def _asset_row(kind: str, name: str, data: bytes) -> _Row:
+    # Imported here (and unsafe_reason in cmd_cat), so that ``lmml ls --help`` loads no YAML.
+    from ..bundle.reserved import sha256_hex
+    from ..media import media_type_for
+
     return {
         "kind": kind,
         "name": name,
@@ -202,6 +249,20 @@ def _asset_row(kind: str, name: str, data: bytes) -> _Row:
     }
 
 
+def _ls_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml ls``'s own options."""
+    add_bundle(parser)
+    add_json(parser, "the rows as JSON")
+    add_base_dir(parser)
+
+
+@command(
+    order=50,
+    summary="list assets with size, media type and sha256",
+    example="lmml ls examples/sales-review.lmmlz",
+    opens_bundles=True,
+    options=_ls_options,
+)
 def cmd_ls(args: Arguments) -> int:
     """``lmml ls PATH``: every asset with size, media type and sha256."""
     source = open_source(args.path, args)
@@ -223,8 +284,34 @@ def _asset_cells(row: _Row) -> list[str]:
 # -- cat ----------------------------------------------------------------------------------
 
 
-def cmd_cat(args: Arguments) -> int:
+class CatArguments(Arguments):
+    """``lmml cat``'s own options, typed (the parser sets each)."""
+
+    name: str
+
+
+def _cat_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml cat``'s own options."""
+    add_bundle(parser)
+    parser.add_argument(
+        "name",
+        metavar="NAME",
+        help="the embed or entry name (the narrative's own name prints it)",
+    )
+    add_base_dir(parser)
+
+
+@command(
+    order=60,
+    summary="write one asset's bytes to stdout",
+    example="lmml cat examples/sales-review.lmmlz chart.png > chart.png",
+    opens_bundles=True,
+    options=_cat_options,
+)
+def cmd_cat(args: CatArguments) -> int:
     """``lmml cat PATH NAME``: one asset's bytes (or the narrative's) to stdout."""
+    from ..bundle.archive import unsafe_reason
+
     source = open_source(args.path, args)
     bundle = source.bundle
     with source.about():
@@ -253,6 +340,20 @@ def _unknown_entry(source: Source, name: str) -> str:
 # -- info ---------------------------------------------------------------------------------
 
 
+def _info_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml info``'s own options."""
+    add_bundle(parser)
+    add_json(parser, "the summary as JSON")
+    add_base_dir(parser)
+
+
+@command(
+    order=110,
+    summary="summarise a bundle: kind, turns, embeds, entries, manifest, settings",
+    example="lmml info examples/sales-review.lmmlz",
+    opens_bundles=True,
+    options=_info_options,
+)
 def cmd_info(args: Arguments) -> int:
     """``lmml info PATH``: a short summary of a bundle."""
     source = open_source(args.path, args)

@@ -5,10 +5,13 @@ The library does the work and reports progress; the counter is drawn here."""
 
 from __future__ import annotations
 
+import argparse
 import os
+from typing import Literal
 
 from ..formats import PARQUET_SIGNATURE, PARQUET_SUFFIX
 from .arguments import Arguments
+from .options import FormatChoices, add_base_dir, add_provider, add_quiet, positive_int
 from .output import (
     STDIO,
     CliError,
@@ -23,11 +26,65 @@ from .output import (
 )
 from .progress import ProgressLine
 from .sources import checked_base_dir, located
+from .table import command
 
-__all__ = ["cmd_convert", "cmd_export", "cmd_import"]
+__all__ = [
+    "ConvertArguments",
+    "ExportArguments",
+    "ImportArguments",
+    "cmd_convert",
+    "cmd_export",
+    "cmd_import",
+]
 
 
-def cmd_import(args: Arguments) -> int:
+class ImportArguments(Arguments):
+    """``lmml import``'s own options, typed (the parser sets each)."""
+
+    file: str
+    out: str
+    allow_remote: bool
+    format: str | None
+
+
+def _import_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml import``'s own options."""
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="a .json conversation, a .jsonl dataset (- for stdin) or a .parquet file of "
+        "conversation rows",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        dest="out",
+        required=True,
+        metavar="OUT",
+        help="the bundle to write (.lmmlz, or .lmml when it has no binary asset); a folder "
+        "for JSONL input, one bundle per line, and for Parquet input, each bundle at its path",
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="for Parquet input, fetch an asset whose location is a URL (by default only "
+        "a local regular file is read)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FormatChoices("formats", plugins=True),
+        help="the input format (detected when omitted)",
+    )
+    add_quiet(parser)
+
+
+@command(
+    order=120,
+    summary="import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
+    example="lmml import chat.json -o chat.lmmlz",
+    options=_import_options,
+)
+def cmd_import(args: ImportArguments) -> int:
     """``lmml import FILE -o OUT``: chat data (OpenAI, Anthropic, Gemini, ShareGPT) to LMML."""
     from ..chat.importer import import_path
 
@@ -49,7 +106,85 @@ def cmd_import(args: Arguments) -> int:
     return 0
 
 
-def cmd_export(args: Arguments) -> int:
+class ExportArguments(Arguments):
+    """``lmml export``'s own options, typed (the parser sets each)."""
+
+    folder: str
+    jsonl: str | None
+    parquet: str | None
+    payloads: list[str] | None
+    assets: Literal["embed", "reference"]
+
+
+def _export_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml export``'s own options."""
+    parser.add_argument(
+        "folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)"
+    )
+    add_provider(
+        parser,
+        FormatChoices("formats"),
+        "with --jsonl, the record shape: a request body, or sharegpt",
+    )
+    written = parser.add_mutually_exclusive_group(required=True)
+    written.add_argument("--jsonl", metavar="OUT", help="the JSONL file to write (- for stdout)")
+    written.add_argument(
+        "--parquet",
+        metavar="OUT",
+        help="the Parquet file of conversation rows to write (a path or fsspec URL)",
+    )
+    parser.add_argument(
+        "--payload",
+        dest="payloads",
+        action="append",
+        choices=FormatChoices("formats"),
+        metavar="P",
+        help="with --parquet, add provider P's request body as a column (repeatable)",
+    )
+    parser.add_argument(
+        "--assets",
+        choices=("embed", "reference"),
+        default="embed",
+        help="with --parquet, store asset bytes in the rows (embed, the default) or where "
+        "they live (reference)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="worker processes (default: one per core; never more than the cores or the bundles)",
+    )
+    parser.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="export bundles with an error-level defect too, reporting each defect as a "
+        "warning (by default each such bundle is a failure)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="a bundle with a warning every send reports (a suspicious delimiter) is a failure too",
+    )
+    parser.add_argument(
+        "--unknown-settings",
+        choices=("pass", "warn", "error"),
+        help="with --jsonl: settings keys the provider has no parameter for are kept as they "
+        "are (pass, the default: a dataset line loses nothing), left out with a warning "
+        "(warn: each line then passes the provider's SDK), or fail the bundle (error)",
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=140,
+    summary="export a folder of bundles as one JSONL dataset, or as Parquet rows",
+    example="lmml export runs/ --provider openai --jsonl dataset.jsonl",
+    opens_bundles=True,
+    options=_export_options,
+)
+def cmd_export(args: ExportArguments) -> int:
     """``lmml export DIR --provider P --jsonl OUT``: a folder of bundles as a JSONL dataset.
 
     A bundle that fails is reported (``lmml: error: PATH: reason``) and skipped; the exit
@@ -123,7 +258,7 @@ def _dataset_layer() -> None:
         )
 
 
-def _import_parquet(args: Arguments) -> int:
+def _import_parquet(args: ImportArguments) -> int:
     """``lmml import ROWS.parquet -o DIR``: each row's bundle written under DIR at its path."""
     _dataset_layer()
     from ..dataset.parquet import import_parquet
@@ -138,7 +273,7 @@ def _import_parquet(args: Arguments) -> int:
     return 1 if report.failures else 0
 
 
-def _export_parquet(args: Arguments) -> int:
+def _export_parquet(args: ExportArguments) -> int:
     """``lmml export DIR --parquet OUT``: a folder of bundles as Parquet conversation rows.
 
     A bundle that fails is a row holding its error, and reported; the exit status is then 1.
@@ -183,7 +318,7 @@ def _prompt_format(file: str) -> str | None:
     return detect_prompt_format(file)
 
 
-def _import_prompt_file(args: Arguments) -> int:
+def _import_prompt_file(args: ImportArguments) -> int:
     """``lmml import FILE.prompty -o OUT``: a prompt file as an LMML template."""
     from ..promptfiles import import_prompt_file
 
@@ -193,7 +328,37 @@ def _import_prompt_file(args: Arguments) -> int:
     return 0
 
 
-def cmd_convert(args: Arguments) -> int:
+class ConvertArguments(Arguments):
+    """``lmml convert``'s own options, typed (the parser sets each)."""
+
+    lossy: bool
+
+
+def _convert_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml convert``'s own options."""
+    parser.add_argument("src", metavar="SRC", help="a prompt file, or a .lmml/.lmmlz bundle")
+    parser.add_argument(
+        "dest",
+        metavar="DEST",
+        help="the file to write; its extension names the format (.lmml, .lmmlz, .prompty, "
+        ".prompt, .prompt.yml, .json for LangChain)",
+    )
+    parser.add_argument(
+        "--lossy",
+        action="store_true",
+        help="leave out what DEST's format cannot hold, with a warning per item, instead "
+        "of refusing",
+    )
+    add_quiet(parser)
+
+
+@command(
+    order=130,
+    summary="convert a prompt file (Prompty, dotprompt, .prompt.yml, LangChain) to LMML, or back",
+    example="lmml convert chat.prompty chat.lmml",
+    options=_convert_options,
+)
+def cmd_convert(args: ConvertArguments) -> int:
     """``lmml convert SRC DEST``: a prompt file to LMML, LMML to a prompt file."""
     from ..promptfiles import convert
 

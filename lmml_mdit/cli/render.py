@@ -4,15 +4,25 @@ takes are read by :func:`lmml_mdit.cli.options.parse_setting`."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from ..errors import DefectError
 from .arguments import Arguments
+from .options import (
+    FormatChoices,
+    add_base_dir,
+    add_bundle,
+    add_provider,
+    add_quiet,
+    parse_setting,
+    positive_int,
+)
 from .output import (
     STDIO,
     CliError,
@@ -24,15 +34,164 @@ from .output import (
     warn,
 )
 from .sources import Source, bundle_stem, located, open_source, same_file
+from .table import command
 from .templates import given_inputs
 
 if TYPE_CHECKING:
     from ..chat.content import RequestOptions
 
-__all__ = ["caught_warnings", "cmd_preview", "cmd_render", "print_warnings", "report_refusals"]
+__all__ = [
+    "RenderArguments",
+    "caught_warnings",
+    "cmd_preview",
+    "cmd_render",
+    "print_warnings",
+    "report_refusals",
+]
 
 
-def cmd_render(args: Arguments) -> int:
+class RenderArguments(Arguments):
+    """``lmml render``'s own options, typed (the parser sets each)."""
+
+    request: bool
+    max_embed_bytes: int | None
+    context: Literal["system", "user", "drop"] | None
+    system: Literal["separate", "user", "drop", "raise"] | None
+    midway_system: Literal["user", "hoist", "drop", "raise"] | None
+    attachment_lines: Literal["drop", "keep"] | None
+    on_omit: Literal["warn", "raise"] | None
+    text_embeds: Literal["text", "document"] | None
+    image_detail: Literal["auto", "low", "high"] | None
+
+
+def _render_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml render``'s own options."""
+    add_bundle(parser)
+    add_provider(parser, FormatChoices("providers", plugins=True), "the API shape")
+    parser.add_argument(
+        "--request",
+        action="store_true",
+        help="print the whole request body: messages plus settings as parameters",
+    )
+    parser.add_argument("--model", help="the model name for --request")
+    parser.add_argument(
+        "--max-embed-bytes",
+        type=positive_int,
+        metavar="N",
+        help="per-message payload budget; larger embeds are left out",
+    )
+    parser.add_argument(
+        "--context",
+        choices=("system", "user", "drop"),
+        help="what the preamble (context turn) becomes (default: system)",
+    )
+    parser.add_argument(
+        "--system",
+        choices=("separate", "user", "drop", "raise"),
+        help="system content anthropic and gemini keep outside the messages list: print "
+        '{"system": ..., "messages": [...]} (separate), send it as user content, drop it, or '
+        "fail (the default, unless --request)",
+    )
+    parser.add_argument(
+        "--midway-system",
+        choices=("user", "hoist", "drop", "raise"),
+        help="a system turn after the conversation has started, for anthropic and gemini "
+        "(system content up front only): send it as user text marked [system] at its place "
+        "(default), move it up front, drop it (each with a warning) or fail",
+    )
+    parser.add_argument(
+        "--attachment-lines",
+        choices=("drop", "keep"),
+        help="a paragraph made only of references (@photo.png): leave it out, its parts "
+        "standing in its place (default), or keep it in the text before its parts",
+    )
+    parser.add_argument(
+        "--on-omit",
+        choices=("warn", "raise"),
+        help="an embed over --max-embed-bytes: warn on stderr (default) or fail",
+    )
+    parser.add_argument(
+        "--text-embeds",
+        choices=("text", "document"),
+        help="text assets as text parts or as the provider's document parts "
+        "(default: document for anthropic, text elsewhere)",
+    )
+    parser.add_argument(
+        "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
+    )
+    parser.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        action="append",
+        type=parse_setting,
+        metavar="KEY=VALUE",
+        help="with --request: a setting over the bundle's settings embed, the value read "
+        "as YAML (--set max_tokens=300); repeatable",
+    )
+    parser.add_argument(
+        "--unknown-settings",
+        choices=("pass", "warn", "error"),
+        help="with --request: settings keys the provider has no parameter for are left out "
+        "with a warning (warn, the default), passed as they are (pass), or fail (error)",
+    )
+    parser.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="render even a bundle with an error-level defect (a missing reference, an "
+        "unclosed fence, ...), reporting each as a warning",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on a warning every send reports too (a suspicious delimiter), not only "
+        "on an error-level defect",
+    )
+    parser.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value (read as its declared type; NAME=@FILE reads a file, "
+        "an image or file input's bytes); repeatable",
+    )
+    parser.add_argument(
+        "--inputs",
+        dest="inputs_file",
+        metavar="FILE",
+        help="a JSON object of template input values (--input flags win)",
+    )
+    parser.add_argument(
+        "--cases",
+        metavar="FILE",
+        help="a JSONL file of input values: one rendering per line, written as JSON lines in "
+        "order; a failed line is reported and the rest go on (exit 1 at the end)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="with --cases: worker processes (default: one per core)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="where to write the JSON (default: stdout; with --cases, JSON lines)",
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=30,
+    summary="print a bundle's chat messages (or request body) as JSON",
+    example="lmml render examples/sales-review.lmmlz --provider anthropic --request",
+    opens_bundles=True,
+    options=_render_options,
+)
+def cmd_render(args: RenderArguments) -> int:
     """``lmml render PATH``: the chat messages, or the whole request body, as JSON.
 
     Omissions (an embed over ``--max-embed-bytes``) are printed as ``lmml: warning:``
@@ -180,6 +339,36 @@ def report_refusals(source: Source) -> None:
         warn(f"{source.label}: {summary}")
 
 
+def _preview_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml preview``'s own options."""
+    add_bundle(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.html",
+        help="where to write (default: PATH with .html; - for stdout)",
+    )
+    parser.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value to show in place of its placeholder; repeatable",
+    )
+    parser.add_argument(
+        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=100,
+    summary="write a self-contained HTML preview",
+    example="lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
+    opens_bundles=True,
+    options=_preview_options,
+)
 def cmd_preview(args: Arguments) -> int:
     """``lmml preview PATH [-o OUT.html]``: one self-contained HTML page."""
     from ..preview.page import render_html

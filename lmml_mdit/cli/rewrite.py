@@ -5,12 +5,14 @@ unless ``--in-place``."""
 
 from __future__ import annotations
 
+import argparse
 import os
+from typing import Literal
 
 from ..atomic import atomic_write_bytes
 from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
-from ..syntax import role_word
 from .arguments import Arguments
+from .options import add_base_dir, add_bundle, add_dest, add_force, add_quiet
 from .output import (
     STDIO,
     CliError,
@@ -24,14 +26,24 @@ from .output import (
     writing,
 )
 from .sources import bundle_stem, open_source, same_file
+from .table import command
 
-__all__ = ["cmd_inline", "cmd_new", "cmd_pack", "cmd_to_md", "destination"]
+__all__ = [
+    "InlineArguments",
+    "NewArguments",
+    "PackArguments",
+    "cmd_inline",
+    "cmd_new",
+    "cmd_pack",
+    "cmd_to_md",
+    "destination",
+]
 
 
 def _template_starter(name: str) -> str:
     """A starter template: declared inputs in the front matter, their placeholders in the
     turns (see the templates page of the docs)."""
-    title = f"# {name}" if role_word(name) is None else f"**{name}**"
+    title = _title(name)
     return (
         "---\n"
         "inputs:\n"
@@ -65,10 +77,16 @@ def _template_starter(name: str) -> str:
     )
 
 
+def _title(name: str) -> str:
+    """The starter's title line. A title naming a role would itself be a role delimiter,
+    so such names get a plain paragraph instead of a heading."""
+    from ..syntax import role_word  # here, so that `lmml new --help` loads no parser
+
+    return f"# {name}" if role_word(name) is None else f"**{name}**"
+
+
 def _starter(name: str) -> str:
-    # A title naming a role would itself be a role delimiter, so such names get a plain
-    # paragraph instead of a heading.
-    title = f"# {name}" if role_word(name) is None else f"**{name}**"
+    title = _title(name)
     return (
         f"{title}\n"
         "\n"
@@ -89,7 +107,35 @@ def _starter(name: str) -> str:
     )
 
 
-def cmd_new(args: Arguments) -> int:
+class NewArguments(Arguments):
+    """``lmml new``'s own options, typed (the parser sets each)."""
+
+    template: bool
+
+
+def _new_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml new``'s own options."""
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="the file to create; .lmml is added unless it ends in .lmml or .lmmlz; "
+        "a .lmmlz path makes an archive; - prints the starter",
+    )
+    parser.add_argument(
+        "--template",
+        action="store_true",
+        help="write a template: a starter with declared inputs and their placeholders",
+    )
+    add_quiet(parser)
+
+
+@command(
+    order=10,
+    summary="write a starter narrative (never over an existing file)",
+    example="lmml new notes/session     # creates notes/session.lmml",
+    options=_new_options,
+)
+def cmd_new(args: NewArguments) -> int:
     """``lmml new PATH``: write a starter narrative, never over an existing file."""
     path = args.path
     starter = _template_starter if args.template else _starter
@@ -162,7 +208,43 @@ def _bundle_destination(args: Arguments, suffix: str, verb: str, kind: str) -> s
     return dest
 
 
-def cmd_pack(args: Arguments) -> int:
+def _rewritten_options(parser: argparse.ArgumentParser, extension: str) -> None:
+    """The options ``pack`` and ``inline`` share: SRC, DEST (SRC with *extension* by
+    default), ``--in-place``, ``--force``, ``--base-dir`` and ``--quiet``."""
+    add_bundle(parser, "src")
+    add_dest(parser, extension)
+    parser.add_argument(
+        "--in-place", action="store_true", help="replace SRC itself (never done otherwise)"
+    )
+    add_force(parser)
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+class PackArguments(Arguments):
+    """``lmml pack``'s own options, typed (the parser sets each)."""
+
+    allow_missing: bool
+
+
+def _pack_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml pack``'s own options."""
+    _rewritten_options(parser, ARCHIVE_SUFFIX)
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="pack even when a reference resolves to no file (it stays a reference)",
+    )
+
+
+@command(
+    order=70,
+    summary="turn inline fences into archive entries (writes a .lmmlz)",
+    example="lmml pack examples/sales-review.lmml /tmp/trip-report.lmmlz",
+    opens_bundles=True,
+    options=_pack_options,
+)
+def cmd_pack(args: PackArguments) -> int:
     """``lmml pack SRC [DEST]``: every inline fence becomes an archive entry."""
     dest = _bundle_destination(args, ARCHIVE_SUFFIX, "pack", f"a {ARCHIVE_SUFFIX} archive")
     source = open_source(args.src, args)
@@ -182,7 +264,39 @@ def cmd_pack(args: Arguments) -> int:
     return 0
 
 
-def cmd_inline(args: Arguments) -> int:
+class InlineArguments(Arguments):
+    """``lmml inline``'s own options, typed (the parser sets each)."""
+
+    orphans: Literal["append", "drop", "error"]
+    keep_binary: bool
+
+
+def _inline_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml inline``'s own options."""
+    _rewritten_options(parser, NARRATIVE_SUFFIX)
+    parser.add_argument(
+        "--orphans",
+        choices=("append", "drop", "error"),
+        default="append",
+        help="archive entries the narrative never mentions: append them as fences at "
+        "the end (default), leave them out, or fail; either way they are named",
+    )
+    parser.add_argument(
+        "--keep-binary",
+        action="store_true",
+        help="inline the text assets and keep each binary one as an archive entry "
+        "(writes a .lmmlz when there is one)",
+    )
+
+
+@command(
+    order=80,
+    summary="turn referenced text assets into fences (writes a .lmml)",
+    example="lmml inline notes.lmmlz     # writes notes.lmml",
+    opens_bundles=True,
+    options=_inline_options,
+)
+def cmd_inline(args: InlineArguments) -> int:
     """``lmml inline SRC [DEST]``: every referenced text asset becomes a fence; with
     ``--keep-binary`` each binary asset stays an archive entry (a ``.lmmlz`` then)."""
     if not args.keep_binary:
@@ -200,6 +314,22 @@ def cmd_inline(args: Arguments) -> int:
     return 0
 
 
+def _to_md_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml to-md``'s own options."""
+    add_bundle(parser, "src")
+    add_dest(parser, ".md")
+    add_force(parser)
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=90,
+    summary="export plain Markdown, embeds replaced by [Image: x] placeholders",
+    example="lmml to-md examples/sales-review.lmmlz -",
+    opens_bundles=True,
+    options=_to_md_options,
+)
 def cmd_to_md(args: Arguments) -> int:
     """``lmml to-md SRC [DEST]``: plain Markdown with placeholders for embeds."""
     from ..preview.markdown import to_markdown

@@ -9,22 +9,34 @@ local error, 130 interrupted.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import ProviderConnectionError, ProviderError, StreamCutError
 from .arguments import Arguments
+from .options import (
+    FormatChoices,
+    add_base_dir,
+    add_bundle,
+    add_provider,
+    add_quiet,
+    parse_setting,
+    positive_int,
+    seconds,
+)
 from .output import STDIO, CliError, error, error_text, info, stdout_json, warn
 from .sources import open_source
+from .table import command
 
 if TYPE_CHECKING:
     from ..chat.imported import Call
     from ..run.document import Document
     from ..run.reply import Reply, ReplyEvent
 
-__all__ = ["cmd_run"]
+__all__ = ["RunArguments", "cmd_run"]
 
 
 def _show(event: ReplyEvent) -> None:
@@ -54,7 +66,7 @@ def _show_turns(reply: Reply) -> None:
                 sys.stdout.write(f"[tool call] {part.name}({arguments})\n")
 
 
-def _asker(args: Arguments) -> object:
+def _asker(args: RunArguments) -> object:
     """The approval asked before each tool call: none with --yes; a question on a terminal;
     else every call declined (nobody to ask)."""
     if args.yes:
@@ -77,7 +89,7 @@ _OTLP_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_END
 _OTLP_PACKAGES = "opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http"
 
 
-def _start_tracing(args: Arguments) -> None:
+def _start_tracing(args: RunArguments) -> None:
     """``--trace console`` prints spans; ``--trace otlp``, or an OTLP endpoint in the
     standard ``OTEL_EXPORTER_OTLP_*`` variables, sends them to that collector."""
     if args.trace == "console":
@@ -106,7 +118,129 @@ def _start_tracing(args: Arguments) -> None:
         warn(f"{variable} is set, but sending spans there needs {_OTLP_PACKAGES}: not traced")
 
 
-def cmd_run(args: Arguments) -> int:
+class RunArguments(Arguments):
+    """``lmml run``'s own options, typed (the parser sets each)."""
+
+    base_url: str | None
+    api_key: str | None
+    no_stream: bool
+    tool_specs: list[str] | None
+    max_rounds: int
+    yes: bool
+    backoff: float
+    timeout: float | None
+    keep_partial: bool
+    trace: Literal["console", "otlp"] | None
+    dry_run: bool
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml run``'s own options."""
+    add_bundle(parser)
+    add_provider(parser, FormatChoices("providers"), "the API to send to")
+    parser.add_argument("--model", help="the model (default: the settings' model)")
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="a server speaking the provider's protocol (Ollama, vLLM, LM Studio, "
+        "llama.cpp's server, a LiteLLM proxy); a key is then optional",
+    )
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="the API key (default: the SDK's environment variable, such as OPENAI_API_KEY)",
+    )
+    parser.add_argument(
+        "--no-stream",
+        action="store_true",
+        help="wait for the whole reply instead of printing it as it arrives",
+    )
+    parser.add_argument(
+        "--tool",
+        dest="tool_specs",
+        action="append",
+        metavar="MODULE:FUNCTION",
+        help="a Python function the model may call (declared by the settings' tool of its "
+        "name, else by its signature and docstring); repeatable",
+    )
+    parser.add_argument(
+        "--max-rounds",
+        type=positive_int,
+        default=8,
+        metavar="N",
+        help="at most N requests in one run, with tool calls answered in between (default: 8)",
+    )
+    parser.add_argument(
+        "-y", "--yes", action="store_true", help="run tool calls without asking first"
+    )
+    parser.add_argument(
+        "--retries",
+        type=positive_int,
+        default=3,
+        metavar="N",
+        help="retries of a 429 or 5xx answer, with exponential backoff honouring Retry-After "
+        "(default: 3)",
+    )
+    parser.add_argument(
+        "--backoff",
+        type=seconds,
+        default=0.5,
+        metavar="SECONDS",
+        help="the first retry's delay, doubled for each next one (default: 0.5)",
+    )
+    parser.add_argument(
+        "--timeout", type=seconds, metavar="SECONDS", help="the limit for each request"
+    )
+    parser.add_argument(
+        "--keep-partial",
+        action="store_true",
+        help="when the stream is cut or interrupted, write what arrived, marked incomplete",
+    )
+    parser.add_argument(
+        "--trace",
+        choices=("console", "otlp"),
+        help="record OpenTelemetry spans: print them (console) or send them to the "
+        "collector the OTEL_EXPORTER_OTLP_* variables name (otlp, the default when "
+        "OTEL_EXPORTER_OTLP_ENDPOINT is set)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write the conversation with the reply to OUT, leaving PATH as it is",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the request body that would be sent, and send nothing",
+    )
+    parser.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        action="append",
+        type=parse_setting,
+        metavar="KEY=VALUE",
+        help="a setting over the bundle's settings embed, the value read as YAML; repeatable",
+    )
+    parser.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="send even a bundle with an error-level defect, reporting each as a warning",
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=180,
+    summary="send the conversation to a model, stream the reply, append it to the file",
+    example="lmml run chat.lmml --provider openai --model gpt-4o-mini",
+    opens_bundles=True,
+    options=_run_options,
+)
+def cmd_run(args: RunArguments) -> int:
     """``lmml run PATH``: see the module's docstring."""
     from ..run.loop import RunOptions, run
     from ..run.tools import load_tool

@@ -11,10 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..chat.opening import open as open_bundle
 from ..errors import LmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from .arguments import Arguments
@@ -66,13 +64,19 @@ def about(label: str, aliases: Sequence[str] = ()) -> Iterator[None]:
         raise CliError(located(label, error_text(error), aliases)) from None
 
 
-@dataclass(frozen=True)
 class Source:
-    """An opened bundle and how to name it in messages."""
+    """An opened bundle and how to name it in messages.
 
-    bundle: Bundle
-    label: str
-    aliases: tuple[str, ...] = ()
+    A plain class, not a dataclass: :mod:`dataclasses` loads :mod:`inspect`, which every
+    command's ``--help`` would then pay for (this module is imported with the command's).
+    """
+
+    __slots__ = ("aliases", "bundle", "label")
+
+    def __init__(self, bundle: Bundle, label: str, aliases: tuple[str, ...] = ()) -> None:
+        self.bundle = bundle
+        self.label = label
+        self.aliases = aliases
 
     @contextlib.contextmanager
     def about(self) -> Iterator[None]:
@@ -117,6 +121,9 @@ def open_source(path: str, args: Arguments) -> Source:
     """Open the bundle *path* (``-`` for stdin) as the command's ``--base-dir``,
     ``--delimiters`` and ``--references`` say. A bare ``.lmml`` sees its own folder, as
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
+    # Imported here, so that a command's module (and with it its --help) loads no parser.
+    from ..chat.opening import open as open_bundle
+
     base_dir = checked_base_dir(args)
     if path == STDIO:
         aliases = tuple(_STDIN_NAME + suffix for suffix in (ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ""))

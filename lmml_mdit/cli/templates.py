@@ -8,6 +8,7 @@ docs/templates.md, "On the command line".
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from .arguments import Arguments
+from .options import add_base_dir, add_bundle, add_json
 from .output import (
     PROGRAM,
     STDIO,
@@ -31,11 +33,13 @@ from .output import (
 )
 from .progress import ProgressLine
 from .sources import Source, located, open_source
+from .table import command
 
 if TYPE_CHECKING:
     from ..bundle.inputs import InputDeclarations
     from ..chat.cases import CaseInput
     from ..chat.content import RequestOptions
+    from .render import RenderArguments
 
 __all__ = ["cmd_inputs", "given_inputs", "read_cases", "render_case_file"]
 
@@ -215,7 +219,7 @@ def _beside(
     return beside
 
 
-def render_case_file(args: Arguments, options: RequestOptions) -> int:
+def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     """``lmml render PATH --cases FILE``: one output line per case line, in the cases'
     order, on every core: ``{"case": N, "request": ...}`` (or ``"messages"``), or for a
     failed case ``{"case": N, "error": ..., "kind": ...}``, also reported on stderr; the
@@ -295,6 +299,20 @@ def render_case_file(args: Arguments, options: RequestOptions) -> int:
     return 0
 
 
+def _inputs_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml inputs``'s own options."""
+    add_bundle(parser)
+    add_json(parser, "the inputs as JSON")
+    add_base_dir(parser)
+
+
+@command(
+    order=160,
+    summary="list a template's declared inputs and where each is used",
+    example="lmml inputs support.lmml",
+    opens_bundles=True,
+    options=_inputs_options,
+)
 def cmd_inputs(args: Arguments) -> int:
     """``lmml inputs PATH``: the declared inputs (type, required or default, description)
     and each line that uses them; undeclared placeholders too."""

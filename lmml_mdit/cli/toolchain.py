@@ -7,6 +7,7 @@ the optional extra ``mdformat``, imported only when the command runs.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -14,6 +15,7 @@ from ..atomic import atomic_write_bytes
 from ..errors import LmmlError
 from ..formats import BUNDLE_SUFFIXES
 from .arguments import Arguments
+from .options import add_quiet
 from .output import (
     STDIO,
     CliError,
@@ -26,8 +28,9 @@ from .output import (
     writing,
 )
 from .sources import located, open_source
+from .table import command
 
-__all__ = ["cmd_fmt"]
+__all__ = ["FmtArguments", "cmd_fmt"]
 
 _INSTALL_HINT = "lmml fmt needs mdformat: pip install 'lmml-mdit[mdformat]'"
 
@@ -49,7 +52,7 @@ def _bundle_paths(paths: list[str]) -> list[str]:
     return found
 
 
-def _format_one(path: str, args: Arguments) -> bool:
+def _format_one(path: str, args: FmtArguments) -> bool:
     """Format the bundle at *path*; whether it changed (or, with ``--check``, would)."""
     from ..bundle.bundle import Bundle
     from ..toolchain.formatter import format_text
@@ -81,7 +84,36 @@ def _format_one(path: str, args: Arguments) -> bool:
     return True
 
 
-def cmd_fmt(args: Arguments) -> int:
+class FmtArguments(Arguments):
+    """``lmml fmt``'s own options, typed (the parser sets each)."""
+
+    check: bool
+
+
+def _fmt_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml fmt``'s own options."""
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="bundles to format in place (.lmml, or the narrative inside a .lmmlz); a folder "
+        "means the bundles under it; - formats stdin to stdout",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 when a file would be reformatted",
+    )
+    add_quiet(parser)
+
+
+@command(
+    order=170,
+    summary="format narratives with mdformat, every LMML construct kept as written",
+    example="lmml fmt examples/ --check",
+    options=_fmt_options,
+)
+def cmd_fmt(args: FmtArguments) -> int:
     """``lmml fmt PATH... [--check]``: format bundles in place (with ``--check``, only say
     which would change: exit 1 if any would)."""
     try:

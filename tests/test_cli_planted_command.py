@@ -1,0 +1,184 @@
+"""A command is its module: a toy command planted as one more module of :mod:`lmml_mdit.cli`
+(in a copy of the package, no other file changed) is listed by ``lmml --help`` in its
+place, without being imported, and has its own help, options, errors and exit status."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+from tests._cli import ROOT
+
+TOY = textwrap.dedent(
+    '''
+    """``lmml toy``: a greeting, as many times as asked."""
+
+    from __future__ import annotations
+
+    import argparse
+
+    from .arguments import Arguments
+    from .options import add_quiet, positive_int
+    from .table import command
+
+
+    class ToyArguments(Arguments):
+        """``lmml toy``'s own options, typed."""
+
+        times: int
+        shout: bool
+
+
+    def _toy_options(parser: argparse.ArgumentParser) -> None:
+        """``lmml toy``'s own options."""
+        parser.add_argument(
+            "--times", type=positive_int, default=1, metavar="N", help="greetings (default: 1)"
+        )
+        parser.add_argument("--shout", action="store_true", help="greet in capitals")
+        add_quiet(parser)
+
+
+    @command(
+        order=25,
+        summary="print a greeting, "
+        "as many times as asked",
+        example="lmml toy --times 2",
+        options=_toy_options,
+    )
+    def cmd_toy(args: ToyArguments) -> int:
+        """``lmml toy``: the greeting; exit 1 when asked for none."""
+        greeting = "HELLO" if args.shout else "hello"
+        print("\\n".join([greeting] * args.times))
+        return 0 if args.times else 1
+    '''
+)
+
+CHECKS = textwrap.dedent(
+    """
+    import contextlib, io, json, sys
+    from lmml_mdit.cli import main
+
+    def run(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(list(argv))
+        return [status, out.getvalue(), err.getvalue()]
+
+    runs = {"help": run("--help")}
+    runs["imported_for_help"] = "lmml_mdit.cli.toy" in sys.modules
+    runs["toy_help"] = run("toy", "--help")
+    runs["toy"] = run("toy", "--times", "2", "--shout")
+    runs["none"] = run("toy", "--times", "0")
+    runs["bad"] = run("toy", "--times", "x")
+    runs["unknown"] = run("toy", "--bogus")
+    print(json.dumps(runs))
+    """
+)
+
+
+def test_a_command_module_planted_in_the_package_is_a_command(tmp_path: Path) -> None:
+    copy = tmp_path / "site" / "lmml_mdit"
+    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (copy / "cli" / "toy.py").write_text(TOY, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", CHECKS],
+        env={"PYTHONPATH": str(tmp_path / "site"), "COLUMNS": "100", "PATH": ""},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(done.stdout)
+    status, listing, _ = runs["help"]
+    assert status == 0 and not runs["imported_for_help"]
+    commands = [line.split()[0] for line in listing.splitlines() if line.startswith("    ")]
+    assert commands[:3] == ["new", "validate", "toy"]  # its order, 25, after validate's 20
+    assert "    toy       print a greeting, as many times as asked\n" in listing
+    status, toy_help, _ = runs["toy_help"]
+    assert status == 0
+    assert toy_help.startswith("usage: lmml toy [-h] [--times N] [--shout] [-q]\n")
+    assert "Print a greeting, as many times as asked." in toy_help
+    assert "--times N    greetings (default: 1)" in toy_help
+    assert toy_help.endswith("example:\n  lmml toy --times 2\n")
+    assert runs["toy"] == [0, "HELLO\nHELLO\n", ""]
+    assert runs["none"] == [1, "\n", ""]
+    assert runs["bad"] == [
+        2,
+        "",
+        "lmml: error: toy: argument --times: not a whole number: 'x' (see 'lmml toy --help')\n",
+    ]
+    status, _, error = runs["unknown"]
+    assert status == 2 and error.startswith("lmml: error: toy: unrecognized arguments: --bogus")
+
+
+def test_the_summaries_read_from_the_sources_follow_an_edit(tmp_path: Path) -> None:
+    copy = tmp_path / "site" / "lmml_mdit"
+    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    toy = copy / "cli" / "toy.py"
+    toy.write_text(TOY, encoding="utf-8")
+
+    def listing() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", "from lmml_mdit.cli import main; main(['--help'])"],
+            env={"PYTHONPATH": str(tmp_path / "site"), "COLUMNS": "100", "PATH": ""},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return done.stdout
+
+    assert "    toy       print a greeting, as many times as asked\n" in listing()
+    assert list((copy / "cli" / "__pycache__").glob("lmml-commands.*"))  # kept for next time
+    toy.write_text(TOY.replace("print a greeting, ", "print a hello, "), encoding="utf-8")
+    assert "    toy       print a hello, as many times as asked\n" in listing()
+    toy.unlink()
+    assert "toy" not in listing()
+
+
+def test_a_declaration_help_cannot_read_is_refused_by_name(tmp_path: Path) -> None:
+    copy = tmp_path / "site" / "lmml_mdit"
+    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (copy / "cli" / "toy.py").write_text(
+        TOY.replace("order=25", "order=ORDER").replace(
+            "class ToyArguments", "ORDER = 25\n\n\nclass ToyArguments"
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "from lmml_mdit.cli import main; main(['--help'])"],
+        env={"PYTHONPATH": str(tmp_path / "site"), "PATH": ""},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert "toy: the @command of toy needs a literal order and summary" in done.stderr
+
+
+def test_a_package_imported_from_a_zip_archive_finds_its_commands(tmp_path: Path) -> None:
+    archive = tmp_path / "site.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        for path in sorted((ROOT / "lmml_mdit").rglob("*.py")):
+            packed.write(path, path.relative_to(ROOT).as_posix())
+        packed.writestr("lmml_mdit/cli/toy.py", TOY)
+    done = subprocess.run(
+        [sys.executable, "-c", CHECKS],
+        env={"PYTHONPATH": str(archive), "COLUMNS": "100", "PATH": ""},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(done.stdout)
+    assert "    toy       print a greeting, as many times as asked\n" in runs["help"][1]
+    assert runs["toy"] == [0, "HELLO\nHELLO\n", ""]
