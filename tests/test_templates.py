@@ -102,7 +102,7 @@ def test_a_placeholder_alone_on_its_line_is_marked() -> None:
 
 
 def test_declarations_read_from_front_matter_settings_fence_and_entry() -> None:
-    from lmml_mdit.bundle.inputs import declared_inputs
+    from lmml_mdit.templates import declared_inputs
 
     front = declared_inputs(template())
     assert list(front.specs) == ["customer", "count", "urgent", "order", "shot"]
@@ -524,3 +524,16 @@ def test_render_cases_forks_no_worker_while_a_thread_runs() -> None:
     finally:
         stop.set()
         thread.join()
+
+
+def test_the_inputs_old_path_keeps_every_name() -> None:
+    """``lmml_mdit.bundle.inputs`` (where 0.2 documented ``InputSpec``) hands out the very
+    objects of :mod:`lmml_mdit.templates`."""
+    import lmml_mdit.bundle.inputs as old
+    import lmml_mdit.templates as new
+
+    assert "InputSpec" in old.__all__
+    for name in old.__all__:
+        assert getattr(old, name) is getattr(new, name), name
+    with pytest.raises(AttributeError):
+        _ = old.no_such_name  # type: ignore[attr-defined]

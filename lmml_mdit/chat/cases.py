@@ -1,7 +1,7 @@
 """Eval cases: one template bundle rendered once per set of input values, in order.
 
 :func:`render_cases` reads the narrative, its structure and its placeholders once; each
-case only checks its values and writes the edited lines (:mod:`lmml_mdit.chat.inputs`), and
+case only checks its values and writes the edited lines (:mod:`lmml_mdit.templates`), and
 a failed case gives a :class:`CaseResult` holding its error. With ``processes`` above 1 a
 pool of workers renders them, streaming results in order. See docs/templates.md, "Where to
 call it".
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import ValuesPath
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
+from ..templates import ValuesPath
 from ..workers import process_pool
 from .content import Options
 from .format_names import DEFAULT_PROVIDER
@@ -252,7 +252,7 @@ def _contained(
 ) -> Rendering:
     """*rendering* holding the paths of *bundle*'s asset inputs inside *base_dir* (by
     default the bundle's folder)."""
-    from ..bundle.inputs import declared_inputs
+    from ..templates import declared_inputs
 
     specs = declared_inputs(bundle).specs
     assets = frozenset(name for name, spec in specs.items() if spec.is_part)

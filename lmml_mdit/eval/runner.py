@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import declared_inputs
 from ..chat.cases import Rendering
 from ..chat.imported import Call, Text
 from ..chat.importer import Progress, read_conversation
@@ -25,6 +24,7 @@ from ..chat.writer import write_bundle
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run.loop import BodySender, RunOptions
+from ..templates import declared_inputs
 from ..transcript.transcript import Transcript
 from .assertions import Answer, Assertion, Verdict, check, read_expect
 from .cache import AnswerCache, request_key

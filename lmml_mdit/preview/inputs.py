@@ -14,7 +14,12 @@ import html
 from collections.abc import Mapping
 
 from ..bundle.archive import Limits
-from ..bundle.inputs import (
+from ..bundle.source import BundleSource
+from ..chat.messages_input import read_messages
+from ..errors import InputError, LmmlError
+from ..media import IMAGE_TYPES, media_type_for
+from ..narrative.placeholders import Placeholder, placeholder_spans
+from ..templates import (
     InputDeclarations,
     InputSpec,
     declared_inputs,
@@ -24,11 +29,6 @@ from ..bundle.inputs import (
     misplaced_messages,
     value_problem,
 )
-from ..bundle.source import BundleSource
-from ..chat.messages_input import read_messages
-from ..errors import InputError, LmmlError
-from ..media import IMAGE_TYPES, media_type_for
-from ..narrative.placeholders import Placeholder, placeholder_spans
 
 __all__ = ["InputView"]
 

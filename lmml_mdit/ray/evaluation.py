@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import declared_inputs
 from ..eval.assertions import read_expect
 from ..eval.cache import AnswerCache
 from ..eval.cases import iter_cases
@@ -23,6 +22,7 @@ from ..eval.results import ResultsWriter, done_rows
 from ..eval.runner import Summary, _expect, _Pace, _Run
 from ..eval.targets import Target
 from ..jsontypes import JSONObject
+from ..templates import declared_inputs
 from .batches import Template, _template
 
 __all__ = ["eval_batches"]

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 
 from ..bundle.bundle import Bundle
 from ..bundle.names import is_reference_name
-from ..chat.inputs import InputAsset, InputMessages, template_of
 from ..errors import InputError
 from ..media import extension_for, media_type_for
 from ..narrative.placeholders import OPEN
 from ..syntax.write import reference
+from ._fill import InputAsset, InputMessages, template_of
 
 __all__ = ["filled_bundle"]
 
