@@ -29,6 +29,7 @@ __all__ = [
     "InputFile",
     "ValuesPath",
     "bind_inputs",
+    "checked_values",
     "field_value",
     "input_file",
     "input_text",
@@ -211,6 +212,57 @@ def _error(
     )
 
 
+def _checked_mapping(values: object) -> Mapping[str, object]:
+    if values is not None and not isinstance(values, Mapping):
+        raise TypeError(f"inputs must be a mapping of names to values, not {type(values).__name__}")
+    return values or {}
+
+
+def _check_declared(declarations: InputDeclarations, given: Mapping[str, object]) -> None:
+    specs = declarations.specs
+    for name in given:
+        if name not in specs:
+            declared = ", ".join(specs) or "none"
+            raise _error(
+                "undeclared_input",
+                None,
+                str(name),
+                f"no input {name!r} is declared (declared: {declared})",
+                "declare it under 'inputs:' in the front matter or the settings, or fix the name",
+            )
+
+
+def _check_value(spec: InputSpec, value: object) -> None:
+    problem = value_problem(spec, value)
+    if problem is not None:
+        raise _error(
+            "invalid_input",
+            spec,
+            spec.name,
+            f"the value of the {spec.type} input {spec.name!r} {problem}",
+            "give a value of the declared type",
+        )
+
+
+def checked_values(
+    declarations: InputDeclarations, values: Mapping[str, object] | None
+) -> dict[str, object]:
+    """The values given, each checked as :func:`bind_inputs` checks it, with no default
+    added and none required (what the preview shows: a placeholder without a value is
+    marked unfilled).
+
+    :raises InputError: for a given name no input declares (``undeclared_input``) or a
+        value its declaration refuses (``invalid_input``).
+    :raises TypeError: when *values* is not a mapping.
+    """
+    given = _checked_mapping(values)
+    _check_declared(declarations, given)
+    for name, spec in declarations.specs.items():
+        if name in given:
+            _check_value(spec, given[name])
+    return dict(given)
+
+
 def bind_inputs(
     declarations: InputDeclarations,
     values: Mapping[str, object] | None,
@@ -228,32 +280,12 @@ def bind_inputs(
         refuses (``invalid_input``), located at the declaration.
     :raises TypeError: when *values* is not a mapping.
     """
-    if values is not None and not isinstance(values, Mapping):
-        raise TypeError(f"inputs must be a mapping of names to values, not {type(values).__name__}")
-    given = values or {}
-    specs = declarations.specs
-    for name in given:
-        if name not in specs:
-            declared = ", ".join(specs) or "none"
-            raise _error(
-                "undeclared_input",
-                None,
-                str(name),
-                f"no input {name!r} is declared (declared: {declared})",
-                "declare it under 'inputs:' in the front matter or the settings, or fix the name",
-            )
+    given = _checked_mapping(values)
+    _check_declared(declarations, given)
     bound: dict[str, object] = {}
-    for name, spec in specs.items():
+    for name, spec in declarations.specs.items():
         if name in given:
-            problem = value_problem(spec, given[name])
-            if problem is not None:
-                raise _error(
-                    "invalid_input",
-                    spec,
-                    name,
-                    f"the value of the {spec.type} input {name!r} {problem}",
-                    "give a value of the declared type",
-                )
+            _check_value(spec, given[name])
             bound[name] = given[name]
         elif spec.has_default:
             bound[name] = spec.default

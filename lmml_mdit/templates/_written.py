@@ -16,8 +16,8 @@ from ..bundle.bundle import Bundle
 from ..bundle.names import is_reference_name
 from ..errors import InputError
 from ..media import extension_for, media_type_for
-from ..narrative.placeholders import OPEN
 from ..syntax.write import reference
+from ._declarations import InputDeclarations
 from ._fill import InputAsset, InputMessages, template_of
 
 __all__ = ["filled_bundle"]
@@ -77,7 +77,7 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                 if end - start == 1 and line[start:end] == "\\":
                     current.append("\\")  # a \{{ stays: a transcript keeps its escapes
                     continue
-                value = replacement.replace(OPEN, "\\" + OPEN)
+                value = replacement
             elif isinstance(replacement, InputMessages):
                 if replacement.bundle is None:
                     continue  # an optional conversation given no value
@@ -123,7 +123,7 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
             filled = Bundle.from_zip(bundle.name, text, entries)
         else:
             filled = Bundle.from_text(bundle.name, text, base_dir=bundle.base_dir)
-        if _escape_forged(filled, lines, spans):
+        if _escape_forged(filled, template.declarations, lines, spans):
             continue
         if _same_structure(bundle, filled, set(assets)):
             break
@@ -176,13 +176,27 @@ def _inside(spans: list[list[int]], column: int) -> bool:
     return any(start <= column < end for start, end in spans)
 
 
-def _escape_forged(filled: Bundle, lines: list[str], spans: list[list[list[int]]]) -> bool:
+def _escape_forged(
+    filled: Bundle,
+    declarations: InputDeclarations,
+    lines: list[str],
+    spans: list[list[list[int]]],
+) -> bool:
     """Put a backslash before each construct of *filled* that starts inside a value (an
-    embed, a reference, a role delimiter), in *lines* (and its *spans*); whether any was."""
+    embed, a reference, a placeholder, a role delimiter), in *lines* (and its *spans*);
+    whether any was."""
     narrative = filled.narrative
     spots: set[tuple[int, int]] = set()
     for embed in narrative.embeds:
         line, column = embed.line - 1, embed.column - 1
+        if line < len(spans) and _inside(spans[line], column):
+            spots.add((line, column))
+    for placeholder in narrative.placeholders.found:
+        # A {{ name }} in text, or in code where an in_code input would fill it (a {{ that
+        # opens no placeholder, or one in code no input fills, stays as the value wrote it).
+        if placeholder.context != "text" and declarations.fills(placeholder) is None:
+            continue
+        line, column = placeholder.line - 1, placeholder.column - 1
         if line < len(spans) and _inside(spans[line], column):
             spots.add((line, column))
     for delimiter in narrative.index.delimiters:
