@@ -1,10 +1,12 @@
 """A template's values written into its narrative, for :meth:`Transcript.from_bundle
 <lmml_mdit.transcript.transcript.Transcript.from_bundle>` with ``inputs=``.
 
-Each value is written in and the narrative read again, escaping every construct that
-starts inside a value until none does, so the value reads back as the same text; an
-``image`` or ``file`` value becomes an asset. The result is checked to have exactly the
-original's turns and embeds (plus the input assets). See docs/templates.md.
+The lines are those of the one filling (:meth:`Template.fills
+<lmml_mdit.templates.Template.fills>`); each is written in and the narrative read again,
+escaping every construct that starts inside a value until none does, so the bundle sends
+what ``messages(inputs=...)`` sends (but for the text no turn holds: docs/templates.md,
+"Limits"); an ``image`` or ``file`` value becomes an asset. The result is checked to have
+exactly the original's turns and embeds (plus the input assets).
 """
 
 from __future__ import annotations
