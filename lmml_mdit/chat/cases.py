@@ -22,7 +22,7 @@ from ..bundle.bundle import Bundle
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
-from ..templates import ValuesPath
+from ..templates import held_in_folder
 from ..workers import process_pool
 from .content import Options
 from .format_names import DEFAULT_PROVIDER
@@ -168,14 +168,7 @@ class Rendering:
 
     def _contained(self, case: Mapping[str, object]) -> Mapping[str, object]:
         """*case* with each path of an asset input held inside :attr:`folder`."""
-        paths = {
-            name: ValuesPath(os.fspath(value), self.folder)
-            for name in self.asset_inputs
-            if isinstance(value := case.get(name), (str, os.PathLike))
-            and not isinstance(value, ValuesPath)
-            and not (isinstance(value, str) and value.startswith("data:"))
-        }
-        return {**case, **paths} if paths else case
+        return held_in_folder(case, self.asset_inputs, self.folder)
 
 
 def _with_inputs(options: Options, inputs: Mapping[str, object]) -> Options:

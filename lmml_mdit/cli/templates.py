@@ -166,34 +166,27 @@ def _beside(
     declarations: InputDeclarations,
     base_dir: str | None,
     where: int | Mapping[tuple[str | int, ...], tuple[int, int]],
-) -> JSONObject:
-    """*values* read from *file*, each path of an ``image`` or ``file`` input made a
-    :class:`~lmml_mdit.templates.ValuesPath` inside *base_dir*, or else that file's
-    folder (the working directory for standard input), as a bundle's references are.
+) -> Mapping[str, object]:
+    """*values* read from *file*, each path of an ``image`` or ``file`` input held inside
+    *base_dir*, or else that file's folder (the working directory for standard input), as
+    a bundle's references are (:func:`~lmml_mdit.templates.held_in_folder`).
 
     :param where: the line of every value (a case's line), or the 0-based places of the
         values by their path in the file.
     """
-    from ..templates import ValuesPath
+    from ..templates import held_in_folder
 
     folder = base_dir if base_dir is not None else "" if file == STDIO else os.path.dirname(file)
-    label = "<stdin>" if file == STDIO else file
-    beside = dict(values)
-    for name, value in values.items():
-        spec = declarations.specs.get(name)
-        if spec is None or not spec.is_part or not isinstance(value, str):
-            continue
-        if value.startswith("data:"):
-            continue
-        line: int | None
-        column: int | None
+
+    def place(name: str) -> tuple[int | None, int | None]:
         if isinstance(where, int):
-            line, column = where, None
-        else:
-            place = where.get((name,)) or where.get((_CASE_WRAPPER, name))
-            line, column = (place[0] + 1, place[1] + 1) if place else (None, None)
-        beside[name] = ValuesPath(value, folder, label, line, column)
-    return beside
+            return where, None
+        found = where.get((name,)) or where.get((_CASE_WRAPPER, name))
+        return (found[0] + 1, found[1] + 1) if found else (None, None)
+
+    paths = [name for name, spec in declarations.specs.items() if spec.is_part]
+    label = "<stdin>" if file == STDIO else file
+    return held_in_folder(values, paths, folder, file=label, place=place)
 
 
 def render_case_file(args: Arguments, options: RequestOptions) -> int:

@@ -10,7 +10,7 @@ import math
 import os
 import stat
 import urllib.parse
-from collections.abc import Container, Mapping
+from collections.abc import Callable, Collection, Container, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,7 @@ __all__ = [
     "bind_inputs",
     "checked_values",
     "field_value",
+    "held_in_folder",
     "input_file",
     "input_text",
     "value_problem",
@@ -352,6 +353,34 @@ def values_file_path(name: str, value: str | os.PathLike[str]) -> str:
     :raises InputError: for a values-file path that leads outside its folder.
     """
     return _contained(name, value) if isinstance(value, ValuesPath) else os.fspath(value)
+
+
+def held_in_folder(
+    values: Mapping[str, object],
+    names: Collection[str],
+    folder: str,
+    *,
+    file: str | None = None,
+    place: Callable[[str], tuple[int | None, int | None]] | None = None,
+) -> Mapping[str, object]:
+    """*values* with the path of each input in *names* (a ``str`` or path-like, not a
+    ``data:`` URI, not already held) made a :class:`ValuesPath` inside *folder*: what a
+    values file (``--inputs``, a ``--cases`` line) or a case of ``render_cases`` gives.
+
+    :param names: the inputs whose value may be a path (``image``, ``file``, ``messages``).
+    :param file: the values file, for the error.
+    :param place: the 1-based line and column of an input's value in *file*.
+    """
+    paths: dict[str, object] = {}
+    for name in names:
+        value = values.get(name)
+        if not isinstance(value, (str, os.PathLike)) or isinstance(value, ValuesPath):
+            continue
+        if isinstance(value, str) and value.startswith("data:"):
+            continue
+        line, column = place(name) if place is not None else (None, None)
+        paths[name] = ValuesPath(os.fspath(value), folder, file, line, column)
+    return {**values, **paths} if paths else values
 
 
 def _contained(name: str, value: ValuesPath) -> str:
