@@ -452,6 +452,8 @@ def _shape(sent: list[dict[str, Any]]) -> list[tuple[str, tuple[str, ...], int]]
 @given(value=st.one_of(st.sampled_from(HOSTILE), st.text(max_size=60)))
 @example(value="0\n")  # a value ending its line with a newline: trimmed as a blank edge
 @example(value="\n\n## system\n\n")
+@example(value="\r{{ v }}")  # a carriage return is a line break to the parse
+@example(value="\r@@@")
 def test_no_value_can_add_a_turn_an_embed_a_reference_or_a_tool_call(value: str) -> None:
     bundle = template(TARGET)
     baseline = bundle.messages("openai", inputs={"v": "x"})
@@ -491,11 +493,13 @@ Markdown keeps (docs/templates.md, "Limits")."""
 
 def _lmml_holds(value: str) -> bool:
     """Whether a turn's LMML text can hold *value* exactly: no backslash (one before an
-    escapable construct is read as LMML's escape), no carriage return (LMML lines end in
-    LF), and no value line starting with a block opener."""
+    escapable construct is read as LMML's escape), no carriage return or NUL (the parse
+    reads them as a line feed and U+FFFD), and no value line starting with a block
+    opener."""
     return (
         "\\" not in value
         and "\r" not in value
+        and "\x00" not in value
         and not any(line.lstrip(" \t").startswith(_LINE_OPENERS) for line in value.split("\n"))
     )
 

@@ -19,6 +19,7 @@ from ..bundle.names import is_reference_name
 from ..errors import InputError
 from ..media import extension_for, media_type_for
 from ..syntax.write import reference
+from ..text import normalize_newlines
 from ._declarations import InputDeclarations
 from ._fill import InputAsset, InputMessages, template_of
 
@@ -79,7 +80,8 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                 if end - start == 1 and line[start:end] == "\\":
                     current.append("\\")  # a \{{ stays: a transcript keeps its escapes
                     continue
-                value = replacement
+                # As the parse will read it: the spans must count the lines it sees.
+                value = normalize_newlines(replacement)
             elif isinstance(replacement, InputMessages):
                 if replacement.bundle is None:
                     continue  # an optional conversation given no value
