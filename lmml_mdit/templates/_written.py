@@ -204,21 +204,16 @@ def _escape_forged(
         if line < len(spans) and _inside(spans[line], column):
             spots.add((line, column))
     for delimiter in narrative.index.delimiters:
-        last = delimiter.end - 1
-        if delimiter.end - delimiter.start > 1 and last < len(spans):
-            # A setext heading: the escape goes before its underline (``\\---``).
-            text = lines[last]
-            first = len(text) - len(text.lstrip())
-            if _inside(spans[last], first):
-                spots.add((last, first))
-                continue
-        for line in range(delimiter.start, delimiter.end):
-            if line >= len(spans) or not spans[line]:
-                continue
-            text = lines[line]
-            first = len(text) - len(text.lstrip())
-            spots.add((line, first if _inside(spans[line], first) else spans[line][0][0]))
-            break
+        held = range(delimiter.start, min(delimiter.end, len(spans)))
+        if not any(spans[line] for line in held):
+            continue  # the template's own delimiter
+        # LMML's own escape, which the sent text leaves out: a backslash before the line
+        # that would be a delimiter (a setext heading's underline, ``\\---``), even where
+        # the template wrote that line's start and the value only its role.
+        setext = delimiter.kind == "heading" and delimiter.end - delimiter.start > 1
+        line = delimiter.end - 1 if setext else delimiter.start
+        text = lines[line]
+        spots.add((line, len(text) - len(text.lstrip())))
     for line, column in sorted(spots, reverse=True):
         _insert_backslash(lines, spans, line, column)
     return bool(spots)
