@@ -10,7 +10,7 @@ import pytest
 
 import lmml_mdit
 from lmml_mdit import cli
-from lmml_mdit.bundle.inputs import MAX_INTEGER
+from lmml_mdit.templates import MAX_INTEGER
 
 TEMPLATE = """\
 ---

@@ -117,7 +117,7 @@ def test_csv_cells_are_read_as_the_inputs_declared_types(
         encoding="utf-8",
     )
     bundle = lmml_mdit.open(tmp_path / "t.lmml")
-    from lmml_mdit.bundle.inputs import declared_inputs
+    from lmml_mdit.templates import declared_inputs
 
     read = list(iter_cases(path, declared_inputs(bundle)))
     assert read[0] == (2, {"city": "Rome", "count": 3, "formal": True, "extra": {"tone": "dry"}})

@@ -25,6 +25,7 @@ LAYERS = (
     "syntax",
     "narrative",
     "bundle",
+    "templates",
     "chat",
     "preview",
     "transcript",
@@ -43,7 +44,11 @@ LAYERS = (
 DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.outgoing"): "Bundle.messages, Bundle.to_request",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.messages_input"): "Bundle.validate(inputs=)",
-    ("lmml_mdit.chat.inputs", "lmml_mdit.chat.messages_input"): "a messages value, read by import",
+    (
+        "lmml_mdit.templates._fill",
+        "lmml_mdit.chat.messages_input",
+    ): "a messages value, read by import",
+    ("lmml_mdit.bundle.validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview.page"): "Bundle.render_html",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview.markdown"): "Bundle._repr_markdown_",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run.api"): "Bundle.send, Bundle.asend",
@@ -55,6 +60,7 @@ inside the method (so the lower layer loads without the upper one)."""
 
 TYPED_DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run.reply"): "the type Bundle.send returns",
+    ("lmml_mdit.bundle.inputs", "lmml_mdit.templates"): "the templates' names at their old path",
     ("lmml_mdit.transcript.transcript", "lmml_mdit.run.reply"): "the type Transcript.send returns",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run.stream"): "Bundle.stream returns",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.content"): "Bundle.messages' typed options",

@@ -66,7 +66,7 @@ NOT_FOR_A_BARE_NARRATIVE = {
     # writing, templates, settings, tool calls and remote assets
     "lmml_mdit.bundle.saving",
     "lmml_mdit.bundle.packing",
-    "lmml_mdit.bundle.inputs",
+    "lmml_mdit.templates",
     "lmml_mdit.narrative.placeholders",
     "lmml_mdit.bundle.setting_values",
     "lmml_mdit.schema",
@@ -93,7 +93,7 @@ def test_validating_a_bare_narrative_loads_only_what_it_reads(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("content", "module", "kind"),
     [
-        ("---\ninputs:\n  who: {type: string}\n---\n## user\nHi\n", "inputs", "unused_input"),
+        ("---\ninputs:\n  who: {type: string}\n---\n## user\nHi\n", "_issues", "unused_input"),
         (
             "---\nsettings:\n  temperature: hot\n---\n## user\nHi\n",
             "setting_values",

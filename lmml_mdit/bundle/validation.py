@@ -258,7 +258,7 @@ def find_issues(
         issues.extend(remote_issues(bundle))
     issues.extend(delimiter_issues(narrative))
     if inputs is not None or _may_declare_inputs(bundle):
-        from .inputs import declared_inputs, input_issues
+        from ..templates import declared_inputs, input_issues
 
         declared = declared_inputs(bundle)
         found = declared.placeholders(narrative.placeholders).found

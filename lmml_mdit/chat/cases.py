@@ -1,7 +1,7 @@
 """Eval cases: one template bundle rendered once per set of input values, in order.
 
 :func:`render_cases` reads the narrative, its structure and its placeholders once; each
-case only checks its values and writes the edited lines (:mod:`lmml_mdit.chat.inputs`), and
+case only checks its values and writes the edited lines (:mod:`lmml_mdit.templates`), and
 a failed case gives a :class:`CaseResult` holding its error. With ``processes`` above 1 a
 pool of workers renders them, streaming results in order. See docs/templates.md, "Where to
 call it".
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import ValuesPath
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
+from ..templates import held_in_folder
 from ..workers import process_pool
 from .content import Options
 from .format_names import DEFAULT_PROVIDER
@@ -168,14 +168,7 @@ class Rendering:
 
     def _contained(self, case: Mapping[str, object]) -> Mapping[str, object]:
         """*case* with each path of an asset input held inside :attr:`folder`."""
-        paths = {
-            name: ValuesPath(os.fspath(value), self.folder)
-            for name in self.asset_inputs
-            if isinstance(value := case.get(name), (str, os.PathLike))
-            and not isinstance(value, ValuesPath)
-            and not (isinstance(value, str) and value.startswith("data:"))
-        }
-        return {**case, **paths} if paths else case
+        return held_in_folder(case, self.asset_inputs, self.folder)
 
 
 def _with_inputs(options: Options, inputs: Mapping[str, object]) -> Options:
@@ -252,7 +245,7 @@ def _contained(
 ) -> Rendering:
     """*rendering* holding the paths of *bundle*'s asset inputs inside *base_dir* (by
     default the bundle's folder)."""
-    from ..bundle.inputs import declared_inputs
+    from ..templates import declared_inputs
 
     specs = declared_inputs(bundle).specs
     assets = frozenset(name for name, spec in specs.items() if spec.is_part)

@@ -44,10 +44,10 @@ from ..narrative.toolcalls import (
     tool_result_reference,
 )
 from ..syntax.write import reference
+from ..templates import Edit, Fills, InputAsset, InputMessages, Template, template_of
 from ..text import blank_edges
 from ..warn import warn
 from .handlers import Asset, Base64Cache, Handler, Part, TextFilePart, TextPart, build_parts
-from .inputs import Edit, Fills, InputAsset, InputMessages, Template, template_of
 
 if TYPE_CHECKING:
     from ..narrative.narrative import Narrative
@@ -154,7 +154,7 @@ def turn_segments(
     :param drop_attachment_lines: leave out paragraphs made only of references whose parts
         this turn places right after them (the default, as ``attachment_lines="drop"``).
     :param fills: the edits that put a template's values into its lines, by line
-        (:meth:`~lmml_mdit.chat.inputs.Template.fills`; only this turn's are looked up,
+        (:meth:`~lmml_mdit.templates.Template.fills`; only this turn's are looked up,
         so a caller may pass just those, and None for none): a value's text replaces its
         placeholder as it is, and an ``image`` or ``file`` value cuts the text there for
         its part (a line holding only the placeholder leaves the text).

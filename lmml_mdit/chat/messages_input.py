@@ -15,17 +15,17 @@ from collections.abc import Mapping, Set
 
 from ..bundle.archive import Limits
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import (
+from ..bundle.reserved import TEXT_EMBEDS_SETTING
+from ..bundle.source import BundleSource
+from ..errors import InputError, LmmlError
+from ..model import Issue
+from ..templates import (
     InputSpec,
     ValuesPath,
     declared_inputs,
     value_problem,
     values_file_path,
 )
-from ..bundle.reserved import TEXT_EMBEDS_SETTING
-from ..bundle.source import BundleSource
-from ..errors import InputError, LmmlError
-from ..model import Issue
 
 __all__ = ["MESSAGES_SUFFIXES", "messages_issues", "read_messages"]
 

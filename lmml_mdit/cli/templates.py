@@ -36,9 +36,9 @@ from .sources import Source, located, open_source
 from .table import command
 
 if TYPE_CHECKING:
-    from ..bundle.inputs import InputDeclarations
     from ..chat.cases import CaseInput
     from ..chat.content import RequestOptions
+    from ..templates import InputDeclarations
     from .render import RenderArguments
 
 __all__ = ["cmd_inputs", "given_inputs", "read_cases", "render_case_file"]
@@ -65,31 +65,12 @@ def _read_json_file(path: str, what: str) -> tuple[object, str]:
 
 def _flag_value(declarations: InputDeclarations, text: str) -> tuple[str, object]:
     """``NAME=VALUE`` read as the input *NAME*'s declared type."""
-    name, equals, raw = text.partition("=")
-    name = name.strip()
-    if not equals or not name:
-        raise CliError(f"--input {text}: expected NAME=VALUE (or NAME=@FILE)")
-    spec = declarations.specs.get(name)
-    if spec is None:
-        declared = ", ".join(declarations.specs) or "none"
-        raise CliError(f"--input {name}: no input of that name is declared (declared: {declared})")
-    from_file = raw.startswith("@") and not raw.startswith("@@")
-    if raw.startswith("@@"):
-        raw = raw[1:]
-    if from_file:
-        path = raw[1:]
-        if spec.is_part:
-            return name, path  # read by the renderer, as any path value is
-        try:
-            with open(path, encoding="utf-8") as stream:
-                raw = stream.read()
-        except (OSError, UnicodeDecodeError) as error:
-            reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
-            raise CliError(f"--input {name}=@{path}: cannot read: {reason or error}") from None
+    from ..templates import assigned_value
+
     try:
-        return name, spec.from_text(raw)
+        return assigned_value(declarations, text)
     except ValueError as error:
-        raise CliError(f"--input {name}: {error}") from None
+        raise CliError(f"--input {error}") from None
 
 
 def declared(source: Source) -> InputDeclarations:
@@ -99,7 +80,7 @@ def declared(source: Source) -> InputDeclarations:
 
     :raises CliError: for that front matter.
     """
-    from ..bundle.inputs import declared_inputs
+    from ..templates import declared_inputs
 
     bundle = source.bundle
     try:
@@ -189,34 +170,27 @@ def _beside(
     declarations: InputDeclarations,
     base_dir: str | None,
     where: int | Mapping[tuple[str | int, ...], tuple[int, int]],
-) -> JSONObject:
-    """*values* read from *file*, each path of an ``image`` or ``file`` input made a
-    :class:`~lmml_mdit.bundle.inputs.ValuesPath` inside *base_dir*, or else that file's
-    folder (the working directory for standard input), as a bundle's references are.
+) -> Mapping[str, object]:
+    """*values* read from *file*, each path of an ``image`` or ``file`` input held inside
+    *base_dir*, or else that file's folder (the working directory for standard input), as
+    a bundle's references are (:func:`~lmml_mdit.templates.held_in_folder`).
 
     :param where: the line of every value (a case's line), or the 0-based places of the
         values by their path in the file.
     """
-    from ..bundle.inputs import ValuesPath
+    from ..templates import held_in_folder
 
     folder = base_dir if base_dir is not None else "" if file == STDIO else os.path.dirname(file)
-    label = "<stdin>" if file == STDIO else file
-    beside = dict(values)
-    for name, value in values.items():
-        spec = declarations.specs.get(name)
-        if spec is None or not spec.is_part or not isinstance(value, str):
-            continue
-        if value.startswith("data:"):
-            continue
-        line: int | None
-        column: int | None
+
+    def place(name: str) -> tuple[int | None, int | None]:
         if isinstance(where, int):
-            line, column = where, None
-        else:
-            place = where.get((name,)) or where.get((_CASE_WRAPPER, name))
-            line, column = (place[0] + 1, place[1] + 1) if place else (None, None)
-        beside[name] = ValuesPath(value, folder, label, line, column)
-    return beside
+            return where, None
+        found = where.get((name,)) or where.get((_CASE_WRAPPER, name))
+        return (found[0] + 1, found[1] + 1) if found else (None, None)
+
+    paths = [name for name, spec in declarations.specs.items() if spec.is_part]
+    label = "<stdin>" if file == STDIO else file
+    return held_in_folder(values, paths, folder, file=label, place=place)
 
 
 def render_case_file(args: RenderArguments, options: RequestOptions) -> int:

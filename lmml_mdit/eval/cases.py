@@ -18,11 +18,11 @@ from collections.abc import Iterator, Mapping
 import yaml
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import InputDeclarations
 from ..chat.export import iter_bundles
 from ..chat.opening import open as open_bundle
 from ..errors import ExpectError, InputError, LmmlError
 from ..jsontypes import JSONObject
+from ..templates import InputDeclarations
 
 __all__ = ["HF_PREFIX", "iter_bundle_cases", "iter_cases"]
 
@@ -42,7 +42,7 @@ def iter_cases(
     """Each case of *cases* with its number, or why that case could not be read.
 
     A CSV cell of a column that names one of *inputs* is read as that input's type
-    (:meth:`~lmml_mdit.bundle.inputs.InputSpec.from_text`: ``3`` an integer, ``true`` a
+    (:meth:`~lmml_mdit.templates.InputSpec.from_text`: ``3`` an integer, ``true`` a
     boolean, JSON an object); an empty cell of an input that is not a ``string`` is not
     given. Other cells, and every cell without *inputs*, stay text.
 

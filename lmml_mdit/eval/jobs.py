@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import declared_inputs
 from ..jsontypes import JSONMapping, JSONObject
+from ..templates import declared_inputs
 from .assertions import Assertion, read_expect
 from .cases import iter_bundle_cases, iter_cases
 from .targets import Target

@@ -8,9 +8,9 @@ import json
 from lsprotocol import types
 
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import InputSpec, declared_inputs, misplaced_messages
 from ..narrative.placeholders import Placeholder
 from ..syntax.write import code_fence
+from ..templates import InputSpec, declared_inputs, misplaced_messages
 from .assets import AssetInfo, describe
 from .document import Analysis
 from .positions import Columns

@@ -14,21 +14,21 @@ import html
 from collections.abc import Mapping
 
 from ..bundle.archive import Limits
-from ..bundle.inputs import (
+from ..bundle.source import BundleSource
+from ..chat.messages_input import read_messages
+from ..errors import LmmlError
+from ..media import IMAGE_TYPES, media_type_for
+from ..narrative.placeholders import Placeholder, placeholder_spans
+from ..templates import (
     InputDeclarations,
     InputSpec,
+    checked_values,
     declared_inputs,
     field_value,
     input_file,
     input_text,
     misplaced_messages,
-    value_problem,
 )
-from ..bundle.source import BundleSource
-from ..chat.messages_input import read_messages
-from ..errors import InputError, LmmlError
-from ..media import IMAGE_TYPES, media_type_for
-from ..narrative.placeholders import Placeholder, placeholder_spans
 
 __all__ = ["InputView"]
 
@@ -48,29 +48,7 @@ class InputView:
     def __init__(self, bundle: BundleSource, values: Mapping[str, object] | None) -> None:
         narrative = bundle.narrative
         self.declarations: InputDeclarations = declared_inputs(bundle)
-        specs = self.declarations.specs
-        given = dict(values or {})
-        for name, value in given.items():
-            spec = specs.get(name)
-            if spec is None:
-                raise InputError(
-                    f"no input {name!r} is declared",
-                    name=name,
-                    kind="undeclared_input",
-                    hint="declare it under 'inputs:', or fix the name",
-                )
-            problem = value_problem(spec, value)
-            if problem is not None:
-                raise InputError(
-                    f"the value of the {spec.type} input {name!r} {problem}",
-                    name=name,
-                    line=spec.line,
-                    column=spec.column,
-                    file=spec.file,
-                    kind="invalid_input",
-                    hint="give a value of the declared type",
-                )
-        self.values = given
+        self.values = checked_values(self.declarations, values)
         self.roles = frozenset(turn.role for turn in narrative.turns)
         # Per name, in document order: each text occurrence of ``{{ name }}`` that is a
         # placeholder, or None for one kept literal by a ``\\{{``.

@@ -438,7 +438,7 @@ class Transcript(Renderable):
 
         A template's values (see :doc:`/templates`) are written into the messages as
         escaped text (an ``image`` or ``file`` one as an asset referenced where its
-        placeholder stood; :mod:`lmml_mdit.transcript.filled`); the transcript then
+        placeholder stood; :func:`lmml_mdit.templates.filled_bundle`); the transcript then
         remembers the filled narrative.
 
         :raises InputError: for values :meth:`Bundle.messages` would refuse.
@@ -446,7 +446,7 @@ class Transcript(Renderable):
         :raises TranscriptFormatError: for a malformed transcript record in ``manifest.json``.
         :raises InvalidManifestError: when ``manifest.json`` is not a JSON object.
         """
-        from .filled import filled_bundle
+        from ..templates import filled_bundle
 
         return cls._from_contents(reading.read_bundle(filled_bundle(bundle, inputs)))
 

@@ -1,10 +1,12 @@
 """A template's values written into its narrative, for :meth:`Transcript.from_bundle
 <lmml_mdit.transcript.transcript.Transcript.from_bundle>` with ``inputs=``.
 
-Each value is written in and the narrative read again, escaping every construct that
-starts inside a value until none does, so the value reads back as the same text; an
-``image`` or ``file`` value becomes an asset. The result is checked to have exactly the
-original's turns and embeds (plus the input assets). See docs/templates.md.
+The lines are those of the one filling (:meth:`Template.fills
+<lmml_mdit.templates.Template.fills>`); each is written in and the narrative read again,
+escaping every construct that starts inside a value until none does, so the bundle sends
+what ``messages(inputs=...)`` sends (but for the text no turn holds: docs/templates.md,
+"Limits"); an ``image`` or ``file`` value becomes an asset. The result is checked to have
+exactly the original's turns and embeds (plus the input assets).
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from collections.abc import Mapping
 
 from ..bundle.bundle import Bundle
 from ..bundle.names import is_reference_name
-from ..chat.inputs import InputAsset, InputMessages, template_of
 from ..errors import InputError
 from ..media import extension_for, media_type_for
-from ..narrative.placeholders import OPEN
 from ..syntax.write import reference
+from ..text import normalize_newlines
+from ._declarations import InputDeclarations
+from ._fill import InputAsset, InputMessages, template_of
 
 __all__ = ["filled_bundle"]
 
@@ -77,7 +80,8 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                 if end - start == 1 and line[start:end] == "\\":
                     current.append("\\")  # a \{{ stays: a transcript keeps its escapes
                     continue
-                value = replacement.replace(OPEN, "\\" + OPEN)
+                # As the parse will read it: the spans must count the lines it sees.
+                value = normalize_newlines(replacement)
             elif isinstance(replacement, InputMessages):
                 if replacement.bundle is None:
                     continue  # an optional conversation given no value
@@ -123,7 +127,7 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
             filled = Bundle.from_zip(bundle.name, text, entries)
         else:
             filled = Bundle.from_text(bundle.name, text, base_dir=bundle.base_dir)
-        if _escape_forged(filled, lines, spans):
+        if _escape_forged(filled, template.declarations, lines, spans):
             continue
         if _same_structure(bundle, filled, set(assets)):
             break
@@ -167,40 +171,51 @@ def _insert_backslash(
             span[1] += 1
 
 
-_MAX_ROUNDS = 16
-"""How many times the filled narrative is read again after escaping what a value opened;
-each round escapes every construct found, so two or three rounds are the most seen."""
+_MAX_ROUNDS = 64
+"""How many times the filled narrative is read again after escaping what a value opened
+(as many as :func:`lmml_mdit.chat.escape.escape_text` allows). Each round escapes every
+construct found, so two or three rounds are usual; but an inline fence a value opens hides
+the next one behind it, so values holding many ``@@@`` lines take a round for each."""
 
 
 def _inside(spans: list[list[int]], column: int) -> bool:
     return any(start <= column < end for start, end in spans)
 
 
-def _escape_forged(filled: Bundle, lines: list[str], spans: list[list[list[int]]]) -> bool:
+def _escape_forged(
+    filled: Bundle,
+    declarations: InputDeclarations,
+    lines: list[str],
+    spans: list[list[list[int]]],
+) -> bool:
     """Put a backslash before each construct of *filled* that starts inside a value (an
-    embed, a reference, a role delimiter), in *lines* (and its *spans*); whether any was."""
+    embed, a reference, a placeholder, a role delimiter), in *lines* (and its *spans*);
+    whether any was."""
     narrative = filled.narrative
     spots: set[tuple[int, int]] = set()
     for embed in narrative.embeds:
         line, column = embed.line - 1, embed.column - 1
         if line < len(spans) and _inside(spans[line], column):
             spots.add((line, column))
+    for placeholder in narrative.placeholders.found:
+        # A {{ name }} in text, or in code where an in_code input would fill it (a {{ that
+        # opens no placeholder, or one in code no input fills, stays as the value wrote it).
+        if placeholder.context != "text" and declarations.fills(placeholder) is None:
+            continue
+        line, column = placeholder.line - 1, placeholder.column - 1
+        if line < len(spans) and _inside(spans[line], column):
+            spots.add((line, column))
     for delimiter in narrative.index.delimiters:
-        last = delimiter.end - 1
-        if delimiter.end - delimiter.start > 1 and last < len(spans):
-            # A setext heading: the escape goes before its underline (``\\---``).
-            text = lines[last]
-            first = len(text) - len(text.lstrip())
-            if _inside(spans[last], first):
-                spots.add((last, first))
-                continue
-        for line in range(delimiter.start, delimiter.end):
-            if line >= len(spans) or not spans[line]:
-                continue
-            text = lines[line]
-            first = len(text) - len(text.lstrip())
-            spots.add((line, first if _inside(spans[line], first) else spans[line][0][0]))
-            break
+        held = range(delimiter.start, min(delimiter.end, len(spans)))
+        if not any(spans[line] for line in held):
+            continue  # the template's own delimiter
+        # LMML's own escape, which the sent text leaves out: a backslash before the line
+        # that would be a delimiter (a setext heading's underline, ``\\---``), even where
+        # the template wrote that line's start and the value only its role.
+        setext = delimiter.kind == "heading" and delimiter.end - delimiter.start > 1
+        line = delimiter.end - 1 if setext else delimiter.start
+        text = lines[line]
+        spots.add((line, len(text) - len(text.lstrip())))
     for line, column in sorted(spots, reverse=True):
         _insert_backslash(lines, spans, line, column)
     return bool(spots)

@@ -15,20 +15,13 @@ from dataclasses import dataclass, field
 
 from ..bundle.archive import Limits
 from ..bundle.bundle import Bundle
-from ..bundle.inputs import (
-    InputDeclarations,
-    InputFile,
-    InputSpec,
-    bind_inputs,
-    field_value,
-    input_file,
-    input_text,
-    misplaced_messages,
-)
 from ..bundle.source import BundleSource
 from ..errors import InputError
 from ..media import IMAGE_TYPES, REFUSED_IMAGE_TYPES, media_type_for
 from ..narrative.placeholders import Placeholder, placeholder_spans
+from ._declarations import InputDeclarations, InputSpec, declared_inputs
+from ._issues import misplaced_messages
+from ._values import InputFile, bind_inputs, field_value, input_file, input_text
 
 __all__ = [
     "Edit",
@@ -144,7 +137,7 @@ class Template:
 
     def bind(self, values: Mapping[str, object] | None) -> dict[str, object]:
         """The checked value of each input for one rendering (see
-        :func:`~lmml_mdit.bundle.inputs.bind_inputs`)."""
+        :func:`~lmml_mdit.templates.bind_inputs`)."""
         return bind_inputs(self.declarations, values, used=self.used)
 
     @functools.cached_property
@@ -243,7 +236,7 @@ class Template:
             replacement: str | InputAsset | InputMessages
             name = spec.name
             if spec.is_messages:
-                from .messages_input import read_messages  # reads through import: see above
+                from ..chat.messages_input import read_messages  # read through import
 
                 _check_alone(spec, placeholder)
                 held = conversations.get(name)
@@ -380,8 +373,6 @@ def template_of(bundle: BundleSource, *, values_given: bool = False) -> Template
 
     :param values_given: whether this rendering gives values.
     """
-    from ..bundle.inputs import declared_inputs
-
     found = bundle.narrative.placeholders
     if not found.found and not found.escapes and not values_given:
         return Template(InputDeclarations(), (), (), frozenset())

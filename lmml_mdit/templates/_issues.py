@@ -1,0 +1,148 @@
+"""The issues ``validate`` reports about a template's inputs: declarations, placeholders and,
+when given, values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..bundle.contents import BundleContents
+from ..model import Issue
+from ..narrative.placeholders import Placeholder
+from ._declarations import InputDeclarations
+from ._values import value_problem
+
+__all__ = ["input_issues", "misplaced_messages"]
+
+
+def input_issues(
+    bundle: BundleContents,
+    declarations: InputDeclarations,
+    placeholders: tuple[Placeholder, ...],
+    values: Mapping[str, object] | None = None,
+) -> list[Issue]:
+    """The issues ``validate`` reports about inputs: malformed declarations and fields into
+    non-objects (``invalid_input``), placeholders no input declares (``undeclared_input``),
+    declared inputs no placeholder uses (``unused_input``); and, when *values* are given,
+    what :func:`bind_inputs` would refuse (``missing_input``, ``invalid_input``,
+    ``undeclared_input``)."""
+    issues = list(declarations.issues)
+    specs = declarations.specs
+    used: set[str] = set()
+    for placeholder in placeholders:
+        spec = specs.get(placeholder.name)
+        if spec is None:
+            if placeholder.context == "text":
+                issues.append(
+                    Issue(
+                        "undeclared_input",
+                        placeholder.name,
+                        placeholder.line,
+                        placeholder.column,
+                        f"the placeholder {{{{ {placeholder.path} }}}} names no declared "
+                        "input, so it is sent as written; declare it under 'inputs:' in the "
+                        "front matter, or write \\{{ for literal braces",
+                    )
+                )
+            continue
+        if not spec.fills(placeholder):
+            continue
+        used.add(spec.name)
+        if placeholder.fields and spec.type != "object":
+            issues.append(
+                Issue(
+                    "invalid_input",
+                    placeholder.name,
+                    placeholder.line,
+                    placeholder.column,
+                    f"{{{{ {placeholder.path} }}}} reads a field of the {spec.type} input "
+                    f"{spec.name!r}; only an object input has fields",
+                )
+            )
+        elif spec.is_messages and not placeholder.holds_turns:
+            issues.append(
+                Issue(
+                    "invalid_input",
+                    placeholder.name,
+                    placeholder.line,
+                    placeholder.column,
+                    misplaced_messages(spec.name) + "; move it to a line of its own",
+                )
+            )
+        elif spec.is_asset and placeholder.context != "text":
+            issues.append(
+                Issue(
+                    "invalid_input",
+                    placeholder.name,
+                    placeholder.line,
+                    placeholder.column,
+                    f"the {spec.type} input {spec.name!r} stands in code, where no asset can "
+                    "be attached; move the placeholder out of the code",
+                )
+            )
+    for name, spec in specs.items():
+        if name not in used:
+            issues.append(
+                Issue(
+                    "unused_input",
+                    name,
+                    spec.line,
+                    spec.column,
+                    f"the input {name!r} is declared but no placeholder uses it; write "
+                    f"{{{{ {name} }}}} where it goes, or remove the declaration",
+                    file=spec.file,
+                )
+            )
+    if values is not None:
+        issues.extend(_value_issues(declarations, values))
+    return issues
+
+
+def misplaced_messages(name: str) -> str:
+    """Why a ``messages`` input's placeholder cannot stand where it does (it does not
+    :attr:`~lmml_mdit.narrative.placeholders.Placeholder.holds_turns`)."""
+    return (
+        f"the messages input {name!r} puts in turns, so its placeholder must stand alone on "
+        "its line, outside any list, quote, table or code"
+    )
+
+
+def _value_issues(declarations: InputDeclarations, values: Mapping[str, object]) -> list[Issue]:
+    issues: list[Issue] = []
+    specs = declarations.specs
+    for name in values:
+        if name not in specs:
+            issues.append(
+                Issue(
+                    "undeclared_input",
+                    str(name),
+                    None,
+                    None,
+                    f"a value is given for {name!r}, which no input declares",
+                )
+            )
+    for name, spec in specs.items():
+        if name in values:
+            problem = value_problem(spec, values[name])
+            if problem is not None:
+                issues.append(
+                    Issue(
+                        "invalid_input",
+                        name,
+                        spec.line,
+                        spec.column,
+                        f"the value given for the {spec.type} input {name!r} {problem}",
+                        file=spec.file,
+                    )
+                )
+        elif spec.required:
+            issues.append(
+                Issue(
+                    "missing_input",
+                    name,
+                    spec.line,
+                    spec.column,
+                    f"the required {spec.type} input {name!r} has no value; give one",
+                    file=spec.file,
+                )
+            )
+    return issues
