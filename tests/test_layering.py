@@ -23,6 +23,7 @@ import lmml_mdit
 LAYERS = (
     "foundation",
     "syntax",
+    "conversation",
     "narrative",
     "bundle",
     "chat",
@@ -311,8 +312,8 @@ def _modules_naming(names: frozenset[str]) -> set[str]:
 NAMING_A_FORMAT_TODAY = frozenset(
     {
         "lmml_mdit.bundle.bundle",
-        "lmml_mdit.bundle.remote",
         "lmml_mdit.chat.format_names",
+        "lmml_mdit.conversation._remote",
         "lmml_mdit.narrative.native",
         "lmml_mdit.syntax.roles",
     }
