@@ -19,22 +19,23 @@ MESSAGE_KEYS = "message"
 
 @dataclass(frozen=True)
 class NativeItem:
-    """One provider-specific item read from its fence.
+    """One provider-specific item: read from its fence, or from a payload.
 
     :ivar provider: the chat format it belongs to, e.g. ``"anthropic"``.
-    :ivar kind: the kind in its name (``thinking``, ``part``, ``message``, ...).
+    :ivar kind: the kind in its name (``thinking``, ...), or ``part`` / ``message`` for
+        keys of the part before it or of its message.
     :ivar value: the JSON object, exactly as read.
-    :ivar embed_name: the fence's name.
-    :ivar line: the 1-based line of the fence's ``@@@``.
-    :ivar column: the 1-based column of the fence's ``@@@``.
+    :ivar embed_name: the fence's name; ``""`` for an item not read from a fence.
+    :ivar line: the 1-based line of the fence's ``@@@``; ``0`` without a fence.
+    :ivar column: the 1-based column of the fence's ``@@@``; ``0`` without a fence.
     """
 
     provider: str
     kind: str
     value: JSONObject
-    embed_name: str
-    line: int
-    column: int
+    embed_name: str = ""
+    line: int = 0
+    column: int = 0
 
     @property
     def describe(self) -> str:
@@ -48,17 +49,6 @@ class NativeItem:
         return f"{self.provider} {self.kind} ({self.embed_name})"
 
 
-@dataclass(frozen=True)
-class Native:
-    """A provider-specific item, kept whole at its place (see
-    :mod:`lmml_mdit.narrative.native`).
-
-    :ivar provider: the chat format it came from.
-    :ivar kind: its type, or ``part`` / ``message`` for keys of the part before it or of
-        its message.
-    :ivar value: the JSON object, exactly as given.
-    """
-
-    provider: str
-    kind: str
-    value: JSONObject
+Native = NativeItem
+"""The name import gave a native item before the two directions shared one class:
+``Native(provider, kind, value)``."""
