@@ -102,7 +102,8 @@ class Asset:
 
 @dataclass(frozen=True)
 class TextPart:
-    """Plain text (turn text, or text a custom handler produced)."""
+    """Plain text, kept verbatim (turn text, text a custom handler produced, or a run of
+    an imported message's text)."""
 
     text: str
 
@@ -172,13 +173,6 @@ Part = TextPart | ImagePart | DocumentPart | TextFilePart | AudioPart | VideoPar
 
 
 @dataclass(frozen=True)
-class Text:
-    """A run of message text, kept verbatim."""
-
-    text: str
-
-
-@dataclass(frozen=True)
 class ImportedAsset:
     """Binary or file content carried in a message (an image, a PDF, audio).
 
@@ -188,3 +182,8 @@ class ImportedAsset:
 
     data: bytes
     media_type: str
+
+
+Text = TextPart
+"""The name import gave a run of text before the two directions shared one class:
+``Text(text)``."""
