@@ -41,12 +41,14 @@ class NativeItem:
     def describe(self) -> str:
         """The item as a warning names it: ``anthropic thinking (anthropic.thinking.1.json)``;
         for keys of a part or a message, the keys themselves:
-        ``gemini part key 'thought_signature' (gemini.part.2.json)``."""
+        ``gemini part key 'thought_signature' (gemini.part.2.json)``; an item with no
+        fence without the name."""
+        where = f" ({self.embed_name})" if self.embed_name else ""
         if self.kind in (PART_KEYS, MESSAGE_KEYS) and self.value:
             noun = "key" if len(self.value) == 1 else "keys"
             keys = ", ".join(repr(key) for key in self.value)
-            return f"{self.provider} {self.kind} {noun} {keys} ({self.embed_name})"
-        return f"{self.provider} {self.kind} ({self.embed_name})"
+            return f"{self.provider} {self.kind} {noun} {keys}{where}"
+        return f"{self.provider} {self.kind}{where}"
 
 
 Native = NativeItem
