@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..bundle.names import DEFAULT_NAME, bundle_name
-from ..bundle.remote import RemoteAsset, remote_entry
+from ..bundle.remote import remote_entry
 from ..bundle.reserved import TEXT_EMBEDS_SETTING, load_manifest, manifest_digests
 from ..bundle.saving import save_archive
 from ..conversation import (
@@ -25,6 +25,7 @@ from ..conversation import (
     ImportedAsset,
     ImportedConversation,
     NativeItem,
+    RemoteAsset,
     TextPart,
     ToolCall,
 )

@@ -39,29 +39,34 @@ from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
-from ...bundle.remote import RemoteAsset, RemoteKind
-from ...errors import ImportFormatError
-from ...jsontypes import JSONMapping, JSONObject
-from ...media import PDF_TYPE
-from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
-from ...narrative.toolcalls import ToolCall
-from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..handlers import (
+from ...conversation import (
+    MESSAGE_KEYS,
+    PART_KEYS,
     AudioPart,
+    ChatTurn,
     DocumentPart,
     ImagePart,
-    Part,
-    RemotePart,
-    TextFilePart,
-    TextPart,
-    VideoPart,
-)
-from ..imported import (
-    ChatTurn,
     ImportedAsset,
     ImportedConversation,
     ImportedPart,
+    NativeItem,
+    OutgoingConversation,
+    OutgoingMessage,
+    Part,
+    RemoteAsset,
+    RemoteKind,
+    RemotePart,
+    TextFilePart,
+    TextPart,
+    ToolCall,
     ToolResult,
+    VideoPart,
+)
+from ...errors import ImportFormatError
+from ...jsontypes import JSONMapping, JSONObject
+from ...media import PDF_TYPE
+from ..content import Options
+from ..imported import (
     as_text,
     decode_base64,
     expect,

@@ -55,31 +55,34 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ...bundle.remote import RemoteKind
+from ...conversation import (
+    MESSAGE_KEYS,
+    PART_KEYS,
+    AudioPart,
+    ChatTurn,
+    DocumentPart,
+    ImagePart,
+    ImportedAsset,
+    ImportedConversation,
+    ImportedPart,
+    NativeItem,
+    OutgoingConversation,
+    Part,
+    RemoteKind,
+    RemotePart,
+    TextFilePart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    VideoPart,
+)
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...media import is_image_type
 from ...model import Role
-from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
-from ...narrative.toolcalls import ToolCall
-from ..content import Options, OutgoingConversation
-from ..handlers import (
-    AudioPart,
-    DocumentPart,
-    ImagePart,
-    Part,
-    RemotePart,
-    TextFilePart,
-    TextPart,
-    VideoPart,
-)
+from ..content import Options
 from ..imported import (
-    ChatTurn,
-    ImportedAsset,
-    ImportedConversation,
-    ImportedPart,
-    ToolResult,
     as_text,
     decode_base64,
     expect,

@@ -36,27 +36,31 @@ from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
-from ...errors import ImportFormatError
-from ...jsontypes import JSONMapping, JSONObject
-from ...model import Role
-from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
-from ...narrative.toolcalls import ToolCall
-from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..format_names import OPENAI
-from ..handlers import (
+from ...conversation import (
+    MESSAGE_KEYS,
+    PART_KEYS,
     AudioPart,
+    ChatTurn,
     DocumentPart,
     ImagePart,
+    ImportedConversation,
+    ImportedPart,
+    NativeItem,
+    OutgoingConversation,
+    OutgoingMessage,
     Part,
     RemotePart,
     TextFilePart,
     TextPart,
+    ToolCall,
     VideoPart,
 )
+from ...errors import ImportFormatError
+from ...jsontypes import JSONMapping, JSONObject
+from ...model import Role
+from ..content import Options
+from ..format_names import OPENAI
 from ..imported import (
-    ChatTurn,
-    ImportedConversation,
-    ImportedPart,
     as_text,
     decode_data_uri,
     expect,

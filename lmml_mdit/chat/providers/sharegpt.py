@@ -17,21 +17,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ...conversation import TextPart, ToolCall
+from ...conversation import ChatTurn, ImportedConversation, TextPart, ToolCall
 from ...errors import ImportFormatError, UnsupportedContentError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
-from ..imported import (
-    ChatTurn,
-    ImportedConversation,
-    as_text,
-    expect,
-    expect_items,
-    reject_unknown_keys,
-    shown_value,
-    split_body,
-)
+from ..imported import as_text, expect, expect_items, reject_unknown_keys, shown_value, split_body
 from ..native import warn_dropped
 from ..reader import read_turns
 from .base import ChatFormat, Detection
