@@ -18,7 +18,18 @@ from ..bundle.archive import Limits
 from ..bundle.names import is_remote_name
 from ..bundle.reserved import RESERVED_NAMES, TEXT_EMBEDS_SETTING
 from ..bundle.source import BundleSource
-from ..conversation import Item, MessageRole, OutgoingConversation, OutgoingMessage
+from ..conversation import (
+    Asset,
+    Base64Cache,
+    Item,
+    MessageRole,
+    OutgoingConversation,
+    OutgoingMessage,
+    Part,
+    TextFilePart,
+    TextPart,
+    ToolCall,
+)
 from ..errors import (
     BundleError,
     EmbedBudgetError,
@@ -39,7 +50,6 @@ from ..narrative.narrative import numbered_turns, turn_label
 from ..narrative.native import is_native_name, parse_native
 from ..narrative.toolcalls import (
     TOOL_CALL_SUFFIX,
-    ToolCall,
     is_tool_call_name,
     parse_tool_call,
     tool_result_reference,
@@ -47,7 +57,7 @@ from ..narrative.toolcalls import (
 from ..syntax.write import reference
 from ..text import blank_edges
 from ..warn import warn
-from .handlers import Asset, Base64Cache, Handler, Part, TextFilePart, TextPart, build_parts
+from .handlers import Handler, build_parts
 from .inputs import Edit, Fills, InputAsset, InputMessages, Template, template_of
 
 if TYPE_CHECKING:
