@@ -1,9 +1,12 @@
-"""The provider-neutral conversation the importers produce and the writer consumes.
+"""What the importers share: decoding base64 and data URIs, checking a payload's shape,
+splitting a message into turns.
 
-Each importer reads one chat format into a :class:`ImportedConversation`: a list of
-:class:`ChatTurn` values holding :class:`Text`, :class:`ImportedAsset` and :class:`Call` parts.
-The writer then turns that into an LMML narrative and its assets, so the formats share one
-writer and one set of rules for names and escaping.
+Each importer reads one chat format into an
+:class:`~lmml_mdit.conversation.ImportedConversation` of
+:class:`~lmml_mdit.conversation.ChatTurn` values (the model lives in
+:mod:`lmml_mdit.conversation`; its import names ``Text``, ``Call``, ``Native``, ... stay
+importable from here). The import writer then turns that into an LMML narrative and its
+assets, so the formats share one writer and one set of rules for names and escaping.
 """
 
 from __future__ import annotations
