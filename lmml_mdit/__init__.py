@@ -32,14 +32,6 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         export_folder,
     )
     from .chat.handlers import (
-        Asset,
-        AudioPart,
-        DocumentPart,
-        ImagePart,
-        RemotePart,
-        TextFilePart,
-        TextPart,
-        VideoPart,
         register_handler,
         unregister_handler,
     )
@@ -59,6 +51,17 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         FlattenFlags,
         detect_template_flags,
         flatten,
+    )
+    from .conversation import (
+        Asset,
+        AudioPart,
+        DocumentPart,
+        ImagePart,
+        RemotePart,
+        TextFilePart,
+        TextPart,
+        ToolCall,
+        VideoPart,
     )
     from .errors import (
         BundleError,
@@ -131,7 +134,6 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         parse,
     )
     from .narrative.toolcalls import (
-        ToolCall,
         tool_call_fence,
         tool_call_issues,
     )
@@ -220,19 +222,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "Turn",
     ),
     ".syntax": ("lmml_plugin",),
-    ".narrative.narrative": (
-        "Narrative",
-        "parse",
-    ),
-    ".narrative.toolcalls": (
-        "ToolCall",
-        "tool_call_fence",
-        "tool_call_issues",
-    ),
-    ".bundle.archive": ("Limits",),
-    ".bundle.bundle": ("Bundle",),
-    ".bundle.packing": ("InlineReport",),
-    ".chat.handlers": (
+    ".conversation": (
         "Asset",
         "AudioPart",
         "DocumentPart",
@@ -241,6 +231,20 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "TextFilePart",
         "TextPart",
         "VideoPart",
+        "ToolCall",
+    ),
+    ".narrative.narrative": (
+        "Narrative",
+        "parse",
+    ),
+    ".narrative.toolcalls": (
+        "tool_call_fence",
+        "tool_call_issues",
+    ),
+    ".bundle.archive": ("Limits",),
+    ".bundle.bundle": ("Bundle",),
+    ".bundle.packing": ("InlineReport",),
+    ".chat.handlers": (
         "register_handler",
         "unregister_handler",
     ),

@@ -505,9 +505,11 @@ def test_a_content_s_parts_must_be_part_objects(parts: object) -> None:
 
 def test_video_part_is_public() -> None:
     import lmml_mdit
+    from lmml_mdit import conversation
+    from lmml_mdit.chat import handlers
 
     assert "VideoPart" in lmml_mdit.__all__
-    assert lmml_mdit.VideoPart.__module__ == "lmml_mdit.chat.handlers"
+    assert lmml_mdit.VideoPart is conversation.VideoPart is handlers.VideoPart
 
 
 def test_export_folder_reports_the_midway_system_turn(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ import lmml_mdit
 LAYERS = (
     "foundation",
     "syntax",
+    "conversation",
     "narrative",
     "bundle",
     "templates",
@@ -319,7 +320,7 @@ NAMING_A_FORMAT_TODAY = {
     "lmml_mdit.formats": "the default provider, written once below every layer, so that "
     "Bundle's methods (bundle layer) and chat.format_names (the CLI's start-up) share it "
     "without loading a format",
-    "lmml_mdit.bundle.remote": "FILE_ID_PROVIDERS: the services that issue the file ids a "
+    "lmml_mdit.conversation._remote": "FILE_ID_PROVIDERS: the services that issue the file ids a "
     "remote asset holds (OpenAI's Files API for Chat and Responses, Anthropic's), checked by "
     "Bundle.validate before any format loads",
     "lmml_mdit.narrative.native": "NATIVE_PROVIDERS: the names a native item's fence may "

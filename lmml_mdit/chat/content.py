@@ -18,6 +18,18 @@ from ..bundle.archive import Limits
 from ..bundle.names import is_remote_name
 from ..bundle.reserved import RESERVED_NAMES, TEXT_EMBEDS_SETTING
 from ..bundle.source import BundleSource
+from ..conversation import (
+    Asset,
+    Base64Cache,
+    Item,
+    MessageRole,
+    OutgoingConversation,
+    OutgoingMessage,
+    Part,
+    TextFilePart,
+    TextPart,
+    ToolCall,
+)
 from ..errors import (
     BundleError,
     EmbedBudgetError,
@@ -35,10 +47,9 @@ from ..jsontypes import JSONMapping
 from ..media import media_type_for
 from ..model import Embed, Turn
 from ..narrative.narrative import numbered_turns, turn_label
-from ..narrative.native import NativeItem, is_native_name, parse_native
+from ..narrative.native import is_native_name, parse_native
 from ..narrative.toolcalls import (
     TOOL_CALL_SUFFIX,
-    ToolCall,
     is_tool_call_name,
     parse_tool_call,
     tool_result_reference,
@@ -47,7 +58,7 @@ from ..syntax.write import reference
 from ..templates import Edit, Fills, InputAsset, InputMessages, Template, template_of
 from ..text import blank_edges
 from ..warn import warn
-from .handlers import Asset, Base64Cache, Handler, Part, TextFilePart, TextPart, build_parts
+from .handlers import Handler, build_parts
 
 if TYPE_CHECKING:
     from ..narrative.narrative import Narrative
@@ -58,6 +69,7 @@ __all__ = [
     "BundleState",
     "EmbedOmittedWarning",
     "EmbedSegment",
+    "Item",
     "MessageRole",
     "MissingSettingWarning",
     "Options",
@@ -78,9 +90,6 @@ __all__ = [
 UnknownSettings: TypeAlias = Literal["pass", "warn", "error"]
 """What becomes of a setting the provider has no parameter for: sent as it is, left out with
 a warning, or refused."""
-
-
-MessageRole = Literal["system", "user", "assistant", "tool"]
 
 
 # --- segments ----------------------------------------------------------------------------
@@ -487,34 +496,6 @@ class Options:
         ):
             raise ValueError(f"max_embed_bytes must be a non-negative int, not {budget!r}")
         return cls(**options)  # type: ignore[arg-type]  # each value checked above
-
-
-Item = Part | ToolCall | NativeItem
-
-
-@dataclass
-class OutgoingMessage:
-    """One provider-neutral message: a turn's parts in order.
-
-    :ivar role: ``system``, ``user``, ``assistant`` or ``tool``.
-    :ivar items: text and embed parts, (assistant) tool calls and provider-specific items
-        (:class:`~lmml_mdit.narrative.native.NativeItem`), in source order.
-    :ivar turn: the turn it came from.
-    :ivar call: for a ``tool`` message, the call it answers.
-    """
-
-    role: MessageRole
-    items: list[Item]
-    turn: Turn
-    call: ToolCall | None = None
-
-
-@dataclass
-class OutgoingConversation:
-    """The neutral messages of a bundle and the omissions reported on the way."""
-
-    messages: list[OutgoingMessage]
-    warnings: list[str] = field(default_factory=list)
 
 
 def _resolve_asset(bundle: BundleSource, state: BundleState, embed: Embed) -> Asset:

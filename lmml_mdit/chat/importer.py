@@ -9,12 +9,12 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..atomic import batched_folder_syncs
 from ..bundle.archive import LIMITS_CLI_HINT, Limits
+from ..conversation import ImportedConversation
 from ..errors import ImportFormatError, InvalidSettingsError, LimitExceededError
 from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ..jsonio import load_json
 from ..text import is_unicode
 from .detect import detect_format
-from .imported import ImportedConversation
 from .providers import FORMATS
 from .tools import portable_settings
 from .writer import save_conversation, write_bundle

@@ -10,11 +10,11 @@ See docs/bridge.md, "System turns in the middle of a conversation".
 from __future__ import annotations
 
 from ..bundle.source import BundleSource
+from ..conversation import OutgoingConversation, OutgoingMessage, TextPart
 from ..errors import UnsupportedContentError, location
 from ..narrative.narrative import numbered_turns, turn_label
 from ..warn import warn
-from .content import Options, OutgoingConversation, OutgoingMessage, SystemContentWarning
-from .handlers import TextPart
+from .content import Options, SystemContentWarning
 from .providers._common import system_texts
 from .providers.base import Provider
 

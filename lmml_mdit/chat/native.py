@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import copy
 
+from ..conversation import (
+    MESSAGE_KEYS,
+    PART_KEYS,
+    Item,
+    NativeItem,
+    OutgoingConversation,
+    OutgoingMessage,
+)
 from ..errors import NativeItemDroppedWarning, UnsupportedContentError, location
 from ..jsontypes import JSONObject
-from ..narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ..warn import warn
-from .content import Item, OutgoingConversation, OutgoingMessage
 
 __all__ = ["NativeItemDroppedWarning", "keep_native", "message_keys", "place_native"]
 

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..bundle.setting_values import check_setting_values, problem_message, range_problems
 from ..bundle.source import BundleSource
+from ..conversation import NativeItem, ToolCall
 from ..errors import BundleError, InvalidSettingsError, LmmlError, UnsupportedContentError
 from ..jsontypes import JSONMapping, JSONObject
-from ..narrative.native import NativeItem
-from ..narrative.toolcalls import ToolCall
 from ..templates import INPUTS_KEY
 from ..warn import warn
 from .content import (

@@ -14,13 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..bundle.reserved import RESERVED_NAMES
-from ..narrative.native import NativeItem, is_native_name, is_structure_name, parse_native
-from ..narrative.toolcalls import (
-    ToolCall,
-    is_tool_call_name,
-    parse_tool_call,
-    tool_result_reference,
-)
+from ..conversation import NativeItem, ToolCall
+from ..narrative.native import is_native_name, is_structure_name, parse_native
+from ..narrative.toolcalls import is_tool_call_name, parse_tool_call, tool_result_reference
 from ..text import blank_edges
 from .content import without_escapes
 

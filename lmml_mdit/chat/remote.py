@@ -9,10 +9,9 @@ by another provider. Nothing is ever fetched.
 
 from __future__ import annotations
 
-from ..bundle.remote import RemoteAsset, RemoteKind
+from ..conversation import RemoteAsset, RemoteKind, RemotePart
 from ..errors import ImportFormatError, UnsupportedContentError
 from ..media import VIDEO_TYPES
-from .handlers import RemotePart
 
 __all__ = [
     "is_audio_or_video",

@@ -17,9 +17,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..bundle.names import DEFAULT_NAME, bundle_name
-from ..bundle.remote import RemoteAsset, remote_entry
+from ..bundle.remote import remote_entry
 from ..bundle.reserved import TEXT_EMBEDS_SETTING, load_manifest, manifest_digests
 from ..bundle.saving import save_archive
+from ..conversation import (
+    ChatTurn,
+    ImportedAsset,
+    ImportedConversation,
+    NativeItem,
+    RemoteAsset,
+    TextPart,
+    ToolCall,
+)
 from ..errors import ImportFormatError
 from ..formats import MANIFEST_NAME
 from ..media import extension_for, is_text_type
@@ -30,7 +39,6 @@ from ..syntax.write import reference
 from ..text import trim_blank_lines
 from . import pieces
 from .escape import escape_text
-from .imported import Call, ChatTurn, ImportedAsset, ImportedConversation, Native, Text
 
 if TYPE_CHECKING:
     from ..bundle.bundle import Bundle
@@ -77,7 +85,7 @@ def _turn_blocks(
             )
         blocks.append(reference(fence[0]))
     for part in turn.parts:
-        if isinstance(part, Text):
+        if isinstance(part, TextPart):
             text = escape_text(part.text, names)
             if text:
                 blocks.append(text)
@@ -89,7 +97,7 @@ def _turn_blocks(
             name, data = remote_entry(part)
             entries[name] = data
             blocks.append(reference(name))
-        elif isinstance(part, Call):
+        elif isinstance(part, ToolCall):
             embed_name, fence_text = tool_call_fence(part.id, part.name, part.arguments)
             if turn.role != "assistant":
                 raise ImportFormatError(
@@ -105,7 +113,7 @@ def _turn_blocks(
                     )
             call_fences[part.id] = (embed_name, fence_text)
             blocks.append(fence_text.rstrip("\n"))
-        elif isinstance(part, Native):
+        elif isinstance(part, NativeItem):
             name = native_name(part.provider, part.kind, len(natives) + 1)
             natives.append(name)
             blocks.append(native_fence(name, part.value).rstrip("\n"))

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
+from ..conversation import MESSAGE_KEYS, PART_KEYS, NativeItem
 from ..errors import UnsupportedContentError
 from ..jsonio import parse_json
 from ..jsontypes import JSONObject
@@ -35,47 +35,10 @@ __all__ = [
 NATIVE_PROVIDERS = frozenset({"openai", "openai-responses", "anthropic", "gemini"})
 """The chat formats whose own items a narrative can carry (the registry's providers)."""
 
-PART_KEYS = "part"
-"""The kind of a fence holding extra keys of the part right before it."""
-
-MESSAGE_KEYS = "message"
-"""The kind of a fence holding extra keys of the message it stands in."""
-
 _NAME = re.compile(
     r"(?P<provider>[a-z-]+)\.(?P<kind>[A-Za-z0-9_-]+)\.(?P<number>[1-9][0-9]*)\.json"
 )
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-@dataclass(frozen=True)
-class NativeItem:
-    """One provider-specific item read from its fence.
-
-    :ivar provider: the chat format it belongs to, e.g. ``"anthropic"``.
-    :ivar kind: the kind in its name (``thinking``, ``part``, ``message``, ...).
-    :ivar value: the JSON object, exactly as read.
-    :ivar embed_name: the fence's name.
-    :ivar line: the 1-based line of the fence's ``@@@``.
-    :ivar column: the 1-based column of the fence's ``@@@``.
-    """
-
-    provider: str
-    kind: str
-    value: JSONObject
-    embed_name: str
-    line: int
-    column: int
-
-    @property
-    def describe(self) -> str:
-        """The item as a warning names it: ``anthropic thinking (anthropic.thinking.1.json)``;
-        for keys of a part or a message, the keys themselves:
-        ``gemini part key 'thought_signature' (gemini.part.2.json)``."""
-        if self.kind in (PART_KEYS, MESSAGE_KEYS) and self.value:
-            noun = "key" if len(self.value) == 1 else "keys"
-            keys = ", ".join(repr(key) for key in self.value)
-            return f"{self.provider} {self.kind} {noun} {keys} ({self.embed_name})"
-        return f"{self.provider} {self.kind} ({self.embed_name})"
 
 
 def native_name(provider: str, kind: str, number: int) -> str:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..conversation import ToolCall
 from ..errors import InvalidToolCallError
 from ..jsonio import parse_json
 from ..jsontypes import JSONMapping, JSONObject
@@ -41,34 +41,6 @@ __all__ = [
 TOOL_CALL_SUFFIX = ".tool_call.json"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 _REQUIRED_KEYS = ("id", "name", "arguments")
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call read from a ``*.tool_call.json`` fence.
-
-    :ivar id: the provider's call id, exactly.
-    :ivar name: the function name.
-    :ivar arguments: the parsed arguments (a JSON value, usually an object), or a string
-        when the provider's argument text was not valid JSON.
-    :ivar embed_name: the fence's name, e.g. ``call_1.tool_call.json``.
-    :ivar line: the 1-based line of the fence's ``@@@``.
-    :ivar extra: any other keys of the JSON object (``"type"``, ...), kept as read.
-    """
-
-    id: str
-    name: str
-    arguments: object
-    embed_name: str
-    line: int
-    extra: JSONMapping = field(default_factory=dict)
-
-    @property
-    def arguments_json(self) -> str:
-        """The arguments as the JSON text OpenAI expects (a kept string is sent verbatim)."""
-        if isinstance(self.arguments, str):
-            return self.arguments
-        return json.dumps(self.arguments, ensure_ascii=False, separators=(", ", ": "))
 
 
 def is_tool_call_name(name: str) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..chat.content import RequestOptions
 from ..chat.format_names import DEFAULT_PROVIDER
-from ..chat.imported import Call, Native, Text
+from ..conversation import NativeItem, TextPart, ToolCall
 from ..jsontypes import JSONObject
 from .loop import DEFAULT_BACKOFF, DEFAULT_RETRIES, Approve, RunOptions, arun, run
 from .reply import Reply, ReplyEvent
@@ -190,9 +190,9 @@ def _append(transcript: Transcript, reply: Reply) -> None:
         calls = [
             {"id": part.id, "name": part.name, "arguments": part.arguments}
             for part in turn.parts
-            if isinstance(part, Call)
+            if isinstance(part, ToolCall)
         ]
-        natives = [part.value for part in turn.parts if isinstance(part, Native)]
+        natives = [part.value for part in turn.parts if isinstance(part, NativeItem)]
         if calls:
             metadata["tool_calls"] = calls
         if natives:
@@ -201,7 +201,7 @@ def _append(transcript: Transcript, reply: Reply) -> None:
             metadata["tool_call_id"] = turn.call_id
         if turn is last or (turn.role == "assistant" and turn is reply.message):
             metadata["lmml_run"] = reply.metadata
-        text = "".join(part.text for part in turn.parts if isinstance(part, Text))
+        text = "".join(part.text for part in turn.parts if isinstance(part, TextPart))
         transcript.append(turn.role, text, metadata=metadata)
 
 

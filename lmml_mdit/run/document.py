@@ -19,7 +19,7 @@ from typing import Any
 from ..atomic import atomic_write_bytes
 from ..bundle.bundle import Bundle
 from ..chat.escape import escape_text
-from ..chat.imported import Call, ChatTurn, ImportedAsset, Native, Text
+from ..conversation import ChatTurn, ImportedAsset, NativeItem, TextPart, ToolCall
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
@@ -121,14 +121,14 @@ class Document:
             blocks.append(reference(call_slug(turn.call_id) + ".tool_call.json"))
         names = frozenset(self.bundle().entries) | frozenset(self.bundle().fences)
         for part in turn.parts:
-            if isinstance(part, Text):
+            if isinstance(part, TextPart):
                 text = escape_text(part.text, names)
                 if text:
                     blocks.append(text)
-            elif isinstance(part, Call):
+            elif isinstance(part, ToolCall):
                 _, fence = tool_call_fence(part.id, part.name, part.arguments)
                 blocks.append(fence.rstrip("\n"))
-            elif isinstance(part, Native):
+            elif isinstance(part, NativeItem):
                 self._natives += 1
                 name = native_name(part.provider, part.kind, self._natives)
                 blocks.append(native_fence(name, part.value).rstrip("\n"))

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ..bundle.bundle import Bundle
-from ..chat.imported import Call, ChatTurn, Text
 from ..chat.importer import read_conversation
 from ..chat.outgoing import to_request
 from ..chat.providers import sender
 from ..chat.providers.sending import Exchange, Failure, Sender
+from ..conversation import ChatTurn, TextPart, ToolCall
 from ..errors import (
     MissingCredentialsError,
     ProviderConnectionError,
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Approve", "RunOptions", "arun", "run"]
 
-Approve = Callable[[Call], bool]
+Approve = Callable[[ToolCall], bool]
 """Asked before each tool call runs; False sends the model a refusal instead."""
 
 DEFAULT_RETRIES = 3
@@ -250,7 +250,7 @@ class _Run(_Link):
         """The request body of the next round, as ``to_request`` builds it."""
         return _request(self.document, self.options, self.tools)
 
-    def received(self, exchange: Exchange, latency: float, span: Span) -> list[Call]:
+    def received(self, exchange: Exchange, latency: float, span: Span) -> list[ToolCall]:
         """Append the reply; the tool calls it makes."""
         self.rounds += 1
         if not exchange.complete:
@@ -266,8 +266,8 @@ class _Run(_Link):
         conversation = read_conversation(exchange.payload, self.options.provider)
         parts = [part for turn in conversation.turns for part in turn.parts]
         parts = [
-            Call(self.document.unique_call_id(part.id), part.name, part.arguments)
-            if isinstance(part, Call)
+            ToolCall(self.document.unique_call_id(part.id), part.name, part.arguments)
+            if isinstance(part, ToolCall)
             else part
             for part in parts
         ]
@@ -297,7 +297,7 @@ class _Run(_Link):
             raw=exchange.raw,
             metadata=metadata,
         )
-        return [part for part in parts if isinstance(part, Call)]
+        return [part for part in parts if isinstance(part, ToolCall)]
 
     def metadata(self, exchange: Exchange, latency: float) -> JSONObject:
         found: JSONObject = {
@@ -315,12 +315,12 @@ class _Run(_Link):
         """Append what a cut stream delivered, marked incomplete, and commit it."""
         text = "".join(e.text for e in self.attempt_events if hasattr(e, "text"))
         metadata = {"provider": self.options.provider, "incomplete": True}
-        message = ChatTurn("assistant", [Text(text)] if text else [])
+        message = ChatTurn("assistant", [TextPart(text)] if text else [])
         self.lmml.append(self.document.add(message, metadata=metadata))
         self.turns.append(message)
         self.commit()
 
-    def answer(self, calls: list[Call]) -> bool:
+    def answer(self, calls: list[ToolCall]) -> bool:
         """Run the tools the calls name and append their results; False when the run
         stops here (no tools given)."""
         if not self.functions:
@@ -342,7 +342,7 @@ class _Run(_Link):
                 else:
                     result, failed = tool_result(function, call.arguments)
             self.tool_runs.append(ToolRun(call, result, failed))
-            turn = ChatTurn("tool", [Text(result)], call_id=call.id)
+            turn = ChatTurn("tool", [TextPart(result)], call_id=call.id)
             self.lmml.append(self.document.add(turn))
             self.turns.append(turn)
         return True
@@ -366,7 +366,7 @@ class _Run(_Link):
         )
         return reply
 
-    def stop_reason(self, calls: list[Call], round_number: int) -> str | None:
+    def stop_reason(self, calls: list[ToolCall], round_number: int) -> str | None:
         """Why the run ends after this round (None: send again)."""
         if not calls:
             return None

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..chat.imported import Call, ChatTurn, Text
 from ..chat.providers.sending import TextDelta, ToolCallEvent
+from ..conversation import ChatTurn, TextPart, ToolCall
 from ..jsontypes import JSONObject
 
 __all__ = ["Reply", "ReplyEvent", "TextDelta", "ToolCallEvent", "ToolRun", "Usage"]
@@ -28,7 +28,7 @@ class ToolRun:
     """One tool call a run answered: the call, the function's result as sent back, and
     whether the function raised (the error text is then the result)."""
 
-    call: Call
+    call: ToolCall
     result: str
     failed: bool = False
 
@@ -74,9 +74,9 @@ class Reply:
     @property
     def text(self) -> str:
         """The assistant message's text."""
-        return "".join(part.text for part in self.message.parts if isinstance(part, Text))
+        return "".join(part.text for part in self.message.parts if isinstance(part, TextPart))
 
     @property
-    def tool_calls(self) -> list[Call]:
+    def tool_calls(self) -> list[ToolCall]:
         """The tool calls of the assistant message."""
-        return [part for part in self.message.parts if isinstance(part, Call)]
+        return [part for part in self.message.parts if isinstance(part, ToolCall)]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..chat.handlers import Asset, Base64Cache, Handler, TextPart, build_parts
+from ..chat.handlers import Handler, build_parts
+from ..conversation import Asset, Base64Cache, TextPart
 from ..jsontypes import JSONObject
 from ..media import media_type_for
 from ..narrative.narrative import parse

@@ -15,7 +15,8 @@ from ..errors import ChatTemplateError, TranscriptTypeError
 from .message import Message, Pov, check_message, pinned_role, pov_roles
 
 if TYPE_CHECKING:
-    from ..chat.handlers import Base64Cache, Handler
+    from ..chat.handlers import Handler
+    from ..conversation import Base64Cache
 
 __all__ = ["Renderable"]
 
@@ -67,7 +68,7 @@ class Renderable:
         cache: Base64Cache | None = None
         if parts:
             # The content parts need the handlers (and their media types) only when asked for.
-            from ..chat.handlers import Base64Cache
+            from ..conversation import Base64Cache
             from .parts import content_parts
 
             cache = Base64Cache()

@@ -5,22 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...errors import InvalidToolCallError, UnsupportedContentError
-from ...jsontypes import JSONMapping, JSONObject
-from ...narrative.native import NativeItem
-from ...narrative.toolcalls import ToolCall
-from ...syntax.write import code_fence
-from ..content import Item, Options, OutgoingMessage
-from ..handlers import (
+from ...conversation import (
     AudioPart,
     DocumentPart,
     ImagePart,
+    Item,
+    NativeItem,
+    OutgoingMessage,
     Part,
     RemotePart,
     TextFilePart,
     TextPart,
+    ToolCall,
     VideoPart,
 )
+from ...errors import InvalidToolCallError, UnsupportedContentError
+from ...jsontypes import JSONMapping, JSONObject
+from ...syntax.write import code_fence
+from ..content import Options
 from .base import ChatFormat
 
 __all__ = [

@@ -39,32 +39,34 @@ from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
-from ...bundle.remote import RemoteAsset, RemoteKind
-from ...errors import ImportFormatError
-from ...jsontypes import JSONMapping, JSONObject
-from ...media import PDF_TYPE
-from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
-from ...narrative.toolcalls import ToolCall
-from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..handlers import (
+from ...conversation import (
+    MESSAGE_KEYS,
+    PART_KEYS,
     AudioPart,
+    ChatTurn,
     DocumentPart,
     ImagePart,
-    Part,
-    RemotePart,
-    TextFilePart,
-    TextPart,
-    VideoPart,
-)
-from ..imported import (
-    Call,
-    ChatTurn,
     ImportedAsset,
     ImportedConversation,
     ImportedPart,
-    Native,
-    Text,
+    NativeItem,
+    OutgoingConversation,
+    OutgoingMessage,
+    Part,
+    RemoteAsset,
+    RemoteKind,
+    RemotePart,
+    TextFilePart,
+    TextPart,
+    ToolCall,
     ToolResult,
+    VideoPart,
+)
+from ...errors import ImportFormatError
+from ...jsontypes import JSONMapping, JSONObject
+from ...media import PDF_TYPE
+from ..content import Options
+from ..imported import (
     as_text,
     decode_base64,
     expect,
@@ -279,13 +281,13 @@ def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObje
 _IGNORED_BLOCK_KEYS = {"cache_control", "citations"}
 
 
-def _part_keys(block: JSONObject, keys: JSONObject | None = None) -> list[Native]:
+def _part_keys(block: JSONObject, keys: JSONObject | None = None) -> list[NativeItem]:
     """The keys of *block* that travel in a ``part`` fence after it: *keys* (a text
     block's citations) and its ``cache_control``."""
     kept = dict(keys or {})
     if "cache_control" in block:
         kept["cache_control"] = block["cache_control"]
-    return [Native(NAME, PART_KEYS, kept)] if kept else []
+    return [NativeItem(NAME, PART_KEYS, kept)] if kept else []
 
 
 def _check_keys(block: JSONObject, known: set[str], where: str) -> None:
@@ -324,11 +326,11 @@ def block_parts(
 
     With *allow_native*, a block of another type (``thinking``, ``redacted_thinking``,
     ``server_tool_use``, ``web_search_tool_result``, ...) is kept whole as a
-    :class:`~lmml_mdit.chat.imported.Native` item, and a text block's ``citations`` as the
+    :class:`~lmml_mdit.conversation.NativeItem`, and a text block's ``citations`` as the
     keys of the part before (:mod:`lmml_mdit.narrative.native`).
     """
     if isinstance(content, str):
-        return [Text(content)]
+        return [TextPart(content)]
     parts: list[ImportedPart | ToolResult] = []
     for here, block in expect_items(content, where=where):
         kind = block.get("type")
@@ -338,9 +340,9 @@ def block_parts(
             citations = block.get("citations")
             cited = {"citations": citations} if isinstance(citations, list) and citations else {}
             if allow_native and (cited or "cache_control" in block) and not text.strip():
-                parts.append(Native(NAME, "text", block))  # no text to hold the keys
+                parts.append(NativeItem(NAME, "text", block))  # no text to hold the keys
             else:
-                parts.append(Text(text))
+                parts.append(TextPart(text))
                 if allow_native:
                     parts.extend(_part_keys(block, cited))
         elif kind == "image":
@@ -362,7 +364,7 @@ def block_parts(
         elif kind == "tool_use" and allow_tools:
             _check_keys(block, {"type", "id", "name", "input"}, here)
             parts.append(
-                Call(
+                ToolCall(
                     id=expect(block.get("id"), str, where=here),
                     name=expect(block.get("name"), str, where=here),
                     arguments=expect(block.get("input", {}), dict, where=f"{here}.input"),
@@ -383,11 +385,11 @@ def block_parts(
             if flags.get("is_error") is False:
                 del flags["is_error"]  # the default, as if not given
             if flags:
-                inner.insert(0, Native(NAME, MESSAGE_KEYS, flags))
+                inner.insert(0, NativeItem(NAME, MESSAGE_KEYS, flags))
             call_id = expect(block.get("tool_use_id"), str, where=here)
             parts.append((call_id, without_results(inner)))
         elif allow_native and isinstance(kind, str) and kind:
-            parts.append(Native(NAME, kind, block))
+            parts.append(NativeItem(NAME, kind, block))
         else:
             raise ImportFormatError(
                 f"unsupported block type {shown_value(kind)}",
@@ -430,7 +432,7 @@ def read(data: object) -> ImportedConversation:
         for part in parts:
             # Only the keys of a text block (a caching breakpoint, citations) travel with
             # system content; a block of another type has no place there.
-            if isinstance(part, Native) and part.kind != PART_KEYS:
+            if isinstance(part, NativeItem) and part.kind != PART_KEYS:
                 raise ImportFormatError(
                     f"unsupported system block type {shown_value(part.value.get('type'))}",
                     name="system",

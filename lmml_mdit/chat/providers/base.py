@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from ...jsontypes import JSONMapping, JSONObject
 
 if TYPE_CHECKING:
-    from ..content import Options, OutgoingConversation
-    from ..imported import ImportedConversation
+    from ...conversation import ImportedConversation, OutgoingConversation
+    from ..content import Options
     from ..tool_model import NativeTool, OutputSchema, Tool, ToolChoice, ToolSpec
 
 __all__ = ["ChatFormat", "Detection", "Payload", "Provider", "ToolFormat"]

@@ -55,34 +55,34 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ...bundle.remote import RemoteKind
+from ...conversation import (
+    MESSAGE_KEYS,
+    PART_KEYS,
+    AudioPart,
+    ChatTurn,
+    DocumentPart,
+    ImagePart,
+    ImportedAsset,
+    ImportedConversation,
+    ImportedPart,
+    NativeItem,
+    OutgoingConversation,
+    Part,
+    RemoteKind,
+    RemotePart,
+    TextFilePart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    VideoPart,
+)
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...media import is_image_type
 from ...model import Role
-from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
-from ...narrative.toolcalls import ToolCall
-from ..content import Options, OutgoingConversation
-from ..handlers import (
-    AudioPart,
-    DocumentPart,
-    ImagePart,
-    Part,
-    RemotePart,
-    TextFilePart,
-    TextPart,
-    VideoPart,
-)
+from ..content import Options
 from ..imported import (
-    Call,
-    ChatTurn,
-    ImportedAsset,
-    ImportedConversation,
-    ImportedPart,
-    Native,
-    Text,
-    ToolResult,
     as_text,
     decode_base64,
     expect,
@@ -305,9 +305,9 @@ class _Calls:
                 if isinstance(call, dict) and isinstance(call.get("id"), str):
                     self.used.add(call["id"])
         self.count = 0
-        self.open: list[Call] = []
+        self.open: list[ToolCall] = []
 
-    def new(self, name: str, arguments: Any, given: Any) -> Call:
+    def new(self, name: str, arguments: Any, given: Any) -> ToolCall:
         self.count += 1
         if isinstance(given, str) and given:
             call_id = given
@@ -317,7 +317,7 @@ class _Calls:
                 self.count += 1
                 call_id = f"call_{self.count}"
             self.used.add(call_id)
-        call = Call(call_id, name, arguments)
+        call = ToolCall(call_id, name, arguments)
         self.open.append(call)
         return call
 
@@ -359,7 +359,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
     parts: list[ImportedPart | ToolResult] = []
     for here, raw in expect_items(raw_parts, where=where):
         if raw.get("thought"):  # a thought summary: kept whole, with its signature
-            parts.append(Native(NAME, "thought", raw))
+            parts.append(NativeItem(NAME, "thought", raw))
             continue
         part = {key: value for key, value in raw.items() if _snake(as_text(key)) != _SIGNATURE}
         signature = _get(raw, _SIGNATURE)
@@ -369,14 +369,14 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
             and "text" in part
             and not expect(part["text"], str, where=here).strip()
         ):
-            parts.append(Native(NAME, "text", raw))  # no text to hold the signature
+            parts.append(NativeItem(NAME, "text", raw))  # no text to hold the signature
             continue
         inline = _get(part, "inline_data")
         call = _get(part, "function_call")
         response = _get(part, "function_response")
         file_data = _get(part, "file_data")
         if "text" in part:
-            parts.append(Text(expect(part["text"], str, where=here)))
+            parts.append(TextPart(expect(part["text"], str, where=here)))
         elif inline is not None or file_data is not None:
             found = _media(part, where=here)
             parts.extend(found if isinstance(found, list) else [found])
@@ -402,7 +402,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
                 hint="split it into one part per field",
             )
         if signature is not None and response is None:  # kept with the part it signs
-            parts.append(Native(NAME, "part", {_SIGNATURE: signature}))
+            parts.append(NativeItem(NAME, "part", {_SIGNATURE: signature}))
     return parts
 
 
@@ -430,7 +430,7 @@ def _media(part: JSONObject, *, where: str) -> list[ImportedPart] | ImportedPart
     display_name = _get(given, "display_name")
     if display_name is None:
         return found
-    return [found, Native(NAME, PART_KEYS, {key: {"display_name": display_name}})]
+    return [found, NativeItem(NAME, PART_KEYS, {key: {"display_name": display_name}})]
 
 
 _RESPONSE_KEYS = ("id", "name", "response", "parts", "will_continue", "scheduling")
@@ -446,7 +446,7 @@ def _function_response(raw: object, signature: object, calls: _Calls, *, where: 
     name = expect(response.get("name"), str, where=where)
     call_id = calls.answer(name, response.get("id"), where)
     body = expect(response.get("response", {}), dict, where=f"{where}.response")
-    result: list[ImportedPart] = [Text(json.dumps(body, ensure_ascii=False))]
+    result: list[ImportedPart] = [TextPart(json.dumps(body, ensure_ascii=False))]
     record: JSONObject = {}
     if signature is not None:  # put back on the function_response part
         record[_SIGNATURE] = signature
@@ -469,7 +469,7 @@ def _function_response(raw: object, signature: object, calls: _Calls, *, where: 
     if inner:
         record["function_response"] = inner
     if record:
-        result.insert(0, Native(NAME, MESSAGE_KEYS, record))
+        result.insert(0, NativeItem(NAME, MESSAGE_KEYS, record))
     return call_id, result
 
 

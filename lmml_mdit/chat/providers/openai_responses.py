@@ -36,30 +36,31 @@ from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
-from ...errors import ImportFormatError
-from ...jsontypes import JSONMapping, JSONObject
-from ...model import Role
-from ...narrative.native import MESSAGE_KEYS, PART_KEYS, NativeItem
-from ...narrative.toolcalls import ToolCall
-from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..format_names import OPENAI
-from ..handlers import (
+from ...conversation import (
+    MESSAGE_KEYS,
+    PART_KEYS,
     AudioPart,
+    ChatTurn,
     DocumentPart,
     ImagePart,
+    ImportedConversation,
+    ImportedPart,
+    NativeItem,
+    OutgoingConversation,
+    OutgoingMessage,
     Part,
     RemotePart,
     TextFilePart,
     TextPart,
+    ToolCall,
     VideoPart,
 )
+from ...errors import ImportFormatError
+from ...jsontypes import JSONMapping, JSONObject
+from ...model import Role
+from ..content import Options
+from ..format_names import OPENAI
 from ..imported import (
-    Call,
-    ChatTurn,
-    ImportedConversation,
-    ImportedPart,
-    Native,
-    Text,
     as_text,
     decode_data_uri,
     expect,
@@ -315,7 +316,7 @@ _PART_KEYS = {
 def content_parts(content: object, *, where: str) -> list[ImportedPart]:
     """Read a Responses ``content`` or ``output`` (string or part list) into parts."""
     if isinstance(content, str):
-        return [Text(content)]
+        return [TextPart(content)]
     parts: list[ImportedPart] = []
     for here, part in expect_items(content, where=where):
         kind = part.get("type")
@@ -330,11 +331,13 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
             text = expect(part.get("text"), str, where=here)
             annotations = part.get("annotations")
             if annotations and text.strip():
-                parts.extend([Text(text), Native(NAME, "part", {"annotations": annotations})])
+                parts.extend(
+                    [TextPart(text), NativeItem(NAME, "part", {"annotations": annotations})]
+                )
             elif annotations:  # no text to hold the keys: the part travels whole
-                parts.append(Native(NAME, "output_text", part))
+                parts.append(NativeItem(NAME, "output_text", part))
             else:
-                parts.append(Text(text))
+                parts.append(TextPart(text))
         elif kind == "input_image":
             url = part.get("image_url")
             if "file_id" in part and url is not None:
@@ -352,12 +355,12 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
             detail = part.get("detail", _DEFAULT_DETAIL)
             if detail != _DEFAULT_DETAIL:  # "auto" is what the export sends anyway
                 detail = expect(detail, str, where=f"{here}.detail")
-                parts.append(Native(NAME, PART_KEYS, {"detail": detail}))
+                parts.append(NativeItem(NAME, PART_KEYS, {"detail": detail}))
         elif kind == "input_file":
             parts.append(_input_file(part, where=here))
             if "detail" in part:  # an input_file has no default detail: kept as given
                 detail = expect(part["detail"], str, where=f"{here}.detail")
-                parts.append(Native(NAME, PART_KEYS, {"detail": detail}))
+                parts.append(NativeItem(NAME, PART_KEYS, {"detail": detail}))
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))
         else:
@@ -389,7 +392,7 @@ def _record(item: JSONObject) -> JSONObject:
 def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
     """Read a Responses ``input`` (string or item list) into turns."""
     if isinstance(items, str):
-        return [ChatTurn("user", [Text(items)])]
+        return [ChatTurn("user", [TextPart(items)])]
     turns: list[ChatTurn] = []
     for here, item in expect_items(items, where=where):
         kind = item.get("type", "message")
@@ -403,17 +406,17 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
                 )
             parts = content_parts(item.get("content"), where=f"{here}.content")
             if _record(item):  # its id, status and phase come back on the message
-                parts.insert(0, Native(NAME, MESSAGE_KEYS, _record(item)))
+                parts.insert(0, NativeItem(NAME, MESSAGE_KEYS, _record(item)))
             turns.append(ChatTurn(role, parts))
         elif kind == "function_call":
-            call = Call(
+            call = ToolCall(
                 id=expect(item.get("call_id"), str, where=here),
                 name=expect(item.get("name"), str, where=here),
                 arguments=parse_arguments(item.get("arguments", "{}"), where=here),
             )
             made: list[ImportedPart] = [call]
             if _record(item):  # the call item's own id and status, put back on it
-                made.append(Native(NAME, PART_KEYS, _record(item)))
+                made.append(NativeItem(NAME, PART_KEYS, _record(item)))
             if turns and turns[-1].role == "assistant":
                 turns[-1].parts.extend(made)
             else:
@@ -422,11 +425,11 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
             call_id = expect(item.get("call_id"), str, where=here)
             output = content_parts(item.get("output"), where=f"{here}.output")
             if _record(item):
-                output.insert(0, Native(NAME, MESSAGE_KEYS, _record(item)))
+                output.insert(0, NativeItem(NAME, MESSAGE_KEYS, _record(item)))
             turns.append(ChatTurn("tool", output, call_id))
         elif isinstance(kind, str) and kind:
             # reasoning, web_search_call and any other item: kept whole, in an assistant turn
-            native = Native(NAME, kind, item)
+            native = NativeItem(NAME, kind, item)
             if turns and turns[-1].role == "assistant":
                 turns[-1].parts.append(native)
             else:
@@ -456,7 +459,9 @@ def read(data: object) -> ImportedConversation:
     turns = read_items(items)
     instructions = settings.pop("instructions", None)
     if instructions is not None:
-        turns.insert(0, ChatTurn("system", [Text(expect(instructions, str, where="instructions"))]))
+        turns.insert(
+            0, ChatTurn("system", [TextPart(expect(instructions, str, where="instructions"))])
+        )
     return ImportedConversation(turns, settings=tools_listed(settings))
 
 

@@ -17,22 +17,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from ...conversation import ChatTurn, ImportedConversation, TextPart, ToolCall
 from ...errors import ImportFormatError, UnsupportedContentError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
-from ..imported import (
-    Call,
-    ChatTurn,
-    ImportedConversation,
-    Text,
-    as_text,
-    expect,
-    expect_items,
-    reject_unknown_keys,
-    shown_value,
-    split_body,
-)
+from ..imported import as_text, expect, expect_items, reject_unknown_keys, shown_value, split_body
 from ..native import warn_dropped
 from ..reader import read_turns
 from .base import ChatFormat, Detection
@@ -62,7 +52,7 @@ _CALL_ROLES = {"function_call", "tool_call"}
 _RESULT_ROLES = {"observation", "tool", "function_response", "function", "tool_response"}
 
 
-def _calls(value: object, counter: list[int], *, where: str) -> list[Call]:
+def _calls(value: object, counter: list[int], *, where: str) -> list[ToolCall]:
     if isinstance(value, str):
         try:
             value = parse_json(value)
@@ -73,12 +63,12 @@ def _calls(value: object, counter: list[int], *, where: str) -> list[Call]:
                 hint='write {"name": ..., "arguments": {...}}',
             ) from None
     items = value if isinstance(value, list) else [value]
-    calls: list[Call] = []
+    calls: list[ToolCall] = []
     for item in items:
         call = expect(item, dict, where=where)
         counter[0] += 1
         calls.append(
-            Call(
+            ToolCall(
                 id=f"call_{counter[0]}",
                 name=expect(call.get("name"), str, where=where),
                 arguments=call.get("arguments", {}),
@@ -98,7 +88,7 @@ def read_conversations(entries: object, *, where: str = "conversations") -> list
         reject_unknown_keys(entry, ("from", "value"), where=here)
         if source in _TEXT_ROLES:
             role = _TEXT_ROLES[source]
-            turns.append(ChatTurn(role, [Text(expect(value, str, where=here))]))
+            turns.append(ChatTurn(role, [TextPart(expect(value, str, where=here))]))
         elif source in _CALL_ROLES:
             calls = _calls(value, counter, where=here)
             open_calls.extend(call.id for call in calls)
@@ -115,7 +105,7 @@ def read_conversations(entries: object, *, where: str = "conversations") -> list
                 )
             if not isinstance(value, str):
                 value = json.dumps(value, ensure_ascii=False)
-            turns.append(ChatTurn("tool", [Text(value)], open_calls.pop(0)))
+            turns.append(ChatTurn("tool", [TextPart(value)], open_calls.pop(0)))
         else:
             raise ImportFormatError(
                 f"unknown 'from' value {shown_value(entry.get('from'))}",
@@ -139,7 +129,7 @@ def read(data: object) -> ImportedConversation:
     turns = read_conversations(conversations)
     system = fields.pop("system", None)
     if system:
-        turns.insert(0, ChatTurn("system", [Text(expect(system, str, where="system"))]))
+        turns.insert(0, ChatTurn("system", [TextPart(expect(system, str, where="system"))]))
     return ImportedConversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
 
 

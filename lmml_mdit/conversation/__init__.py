@@ -1,0 +1,71 @@
+"""The conversation model: the provider-neutral messages, parts, tool calls, native items
+and remote assets that export, import, running and the Transcript share.
+
+A bundle's turns become :class:`OutgoingMessage` values (parts with their bytes resolved,
+each message keeping its source :class:`~lmml_mdit.model.Turn`); an import reads a payload
+into :class:`ChatTurn` values. Both carry the same :class:`ToolCall`, :class:`NativeItem`
+and :class:`RemoteAsset`. See docs/architecture.md, "conversation".
+"""
+
+from __future__ import annotations
+
+from ._calls import Call, ToolCall
+from ._messages import (
+    ChatTurn,
+    ImportedConversation,
+    ImportedPart,
+    Item,
+    MessageRole,
+    OutgoingConversation,
+    OutgoingMessage,
+    ToolResult,
+)
+from ._native import MESSAGE_KEYS, PART_KEYS, Native, NativeItem
+from ._parts import (
+    Asset,
+    AudioPart,
+    Base64Cache,
+    DocumentPart,
+    ImagePart,
+    ImportedAsset,
+    Part,
+    RemotePart,
+    Text,
+    TextFilePart,
+    TextPart,
+    VideoPart,
+)
+from ._remote import FILE_ID_PROVIDERS, MAX_URL_LENGTH, RemoteAsset, RemoteKind
+
+__all__ = [
+    "FILE_ID_PROVIDERS",
+    "MAX_URL_LENGTH",
+    "MESSAGE_KEYS",
+    "PART_KEYS",
+    "Asset",
+    "AudioPart",
+    "Base64Cache",
+    "Call",
+    "ChatTurn",
+    "DocumentPart",
+    "ImagePart",
+    "ImportedAsset",
+    "ImportedConversation",
+    "ImportedPart",
+    "Item",
+    "MessageRole",
+    "Native",
+    "NativeItem",
+    "OutgoingConversation",
+    "OutgoingMessage",
+    "Part",
+    "RemoteAsset",
+    "RemoteKind",
+    "RemotePart",
+    "Text",
+    "TextFilePart",
+    "TextPart",
+    "ToolCall",
+    "ToolResult",
+    "VideoPart",
+]
