@@ -32,7 +32,7 @@ from .sources import open_source
 from .table import command
 
 if TYPE_CHECKING:
-    from ..chat.imported import Call
+    from ..conversation import ToolCall
     from ..run.document import Document
     from ..run.reply import Reply, ReplyEvent
 
@@ -52,16 +52,16 @@ def _show(event: ReplyEvent) -> None:
 
 def _show_turns(reply: Reply) -> None:
     """Each assistant message of the run, whole (``--no-stream``): its text, its calls."""
-    from ..chat.imported import Call, Text
+    from ..conversation import TextPart, ToolCall
 
     for turn in reply.turns:
         if turn.role != "assistant":
             continue
-        text = "".join(part.text for part in turn.parts if isinstance(part, Text))
+        text = "".join(part.text for part in turn.parts if isinstance(part, TextPart))
         if text:
             sys.stdout.write(text + "\n")
         for part in turn.parts:
-            if isinstance(part, Call):
+            if isinstance(part, ToolCall):
                 arguments = json.dumps(part.arguments, ensure_ascii=False)
                 sys.stdout.write(f"[tool call] {part.name}({arguments})\n")
 
@@ -73,7 +73,7 @@ def _asker(args: RunArguments) -> object:
         return None
     interactive = sys.stdin is not None and sys.stdin.isatty()
 
-    def approve(call: Call) -> bool:
+    def approve(call: ToolCall) -> bool:
         if not interactive:
             warn(f"tool call {call.name} not run: no terminal to ask on (pass --yes to allow)")
             return False

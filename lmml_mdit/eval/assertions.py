@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..chat.imported import Call
+from ..conversation import Call, ToolCall
 from ..errors import ExpectError
 
 __all__ = [
@@ -61,7 +61,7 @@ class Answer:
     """
 
     text: str
-    calls: tuple[Call, ...] = ()
+    calls: tuple[ToolCall, ...] = ()
     latency: float = 0.0
     tokens: int | None = None
 
@@ -219,7 +219,7 @@ def _short(text: str, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
-def _check_call(call: Call, want: Mapping[str, object]) -> str | None:
+def _check_call(call: ToolCall, want: Mapping[str, object]) -> str | None:
     """Why *call* does not match *want*, or None when it does."""
     if call.name != want["name"]:
         return f"called {call.name!r}"

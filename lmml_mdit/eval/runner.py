@@ -17,10 +17,10 @@ from typing import Protocol
 
 from ..bundle.bundle import Bundle
 from ..chat.cases import Rendering
-from ..chat.imported import Call, Text
 from ..chat.importer import Progress, read_conversation
 from ..chat.providers import FORMATS
 from ..chat.writer import write_bundle
+from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run.loop import BodySender, RunOptions
@@ -59,8 +59,8 @@ class Pace:
 def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | None) -> Answer:
     conversation = FORMATS[provider].read(payload)  # the SDK's reply, read as it came
     parts = [part for turn in conversation.turns for part in turn.parts]
-    text = "".join(part.text for part in parts if isinstance(part, Text))
-    calls = tuple(part for part in parts if isinstance(part, Call))
+    text = "".join(part.text for part in parts if isinstance(part, TextPart))
+    calls = tuple(part for part in parts if isinstance(part, ToolCall))
     return Answer(text, calls, latency, tokens)
 
 
@@ -130,7 +130,7 @@ class Evaluator:
         reply = await transcript.asend(
             chosen.provider, model=chosen.model, base_url=chosen.base_url, retries=self.retries
         )
-        return "".join(part.text for part in reply.message.parts if isinstance(part, Text))
+        return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
 
     async def row(self, job: Job) -> JSONObject | None:
         """*job*'s results row, or None (the error is in the summary)."""

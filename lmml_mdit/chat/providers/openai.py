@@ -44,13 +44,10 @@ from ..content import Options, OutgoingConversation, OutgoingMessage
 from ..format_names import OPENAI
 from ..handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart
 from ..imported import (
-    Call,
     ChatTurn,
     ImportedAsset,
     ImportedConversation,
     ImportedPart,
-    Native,
-    Text,
     as_text,
     decode_base64,
     decode_data_uri,
@@ -347,13 +344,13 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
     if content is None:
         return []
     if isinstance(content, str):
-        return [Text(content)]
+        return [TextPart(content)]
     parts: list[ImportedPart] = []
     for here, part in expect_items(content, where=f"{where}.content"):
         kind = part.get("type")
         reject_unknown_keys(part, ("type", kind), where=here)
         if kind == "text":
-            parts.append(Text(expect(part.get("text"), str, where=here)))
+            parts.append(TextPart(expect(part.get("text"), str, where=here)))
         elif kind == "refusal":
             raise ImportFormatError(
                 "refusal parts are not imported",
@@ -370,7 +367,7 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
                 parts.append(decode_data_uri(url, where=here))
             if "detail" in image:  # the image's own detail, put back onto it on export
                 detail = expect(image["detail"], str, where=f"{here}.image_url.detail")
-                parts.append(Native(NAME, PART_KEYS, {"image_url": {"detail": detail}}))
+                parts.append(NativeItem(NAME, PART_KEYS, {"image_url": {"detail": detail}}))
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))
         elif kind == "file":
@@ -390,8 +387,8 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
     return parts
 
 
-def _tool_calls(raw: object, *, where: str) -> list[Call]:
-    calls: list[Call] = []
+def _tool_calls(raw: object, *, where: str) -> list[ToolCall]:
+    calls: list[ToolCall] = []
     for index, item in enumerate(expect(raw, list, where=where)):
         here = f"{where}.tool_calls[{index}]"
         call = expect(item, dict, where=here)
@@ -403,7 +400,7 @@ def _tool_calls(raw: object, *, where: str) -> list[Call]:
             )
         function = expect(call.get("function"), dict, where=here)
         calls.append(
-            Call(
+            ToolCall(
                 id=expect(call.get("id"), str, where=here),
                 name=expect(function.get("name"), str, where=here),
                 arguments=parse_arguments(function.get("arguments", "{}"), where=here),
@@ -418,7 +415,7 @@ def _named(message: JSONObject, where: str) -> list[ImportedPart]:
     name = message.get("name")
     if not name:
         return []
-    return [Native(NAME, "message", {"name": expect(name, str, where=f"{where}.name")})]
+    return [NativeItem(NAME, "message", {"name": expect(name, str, where=f"{where}.name")})]
 
 
 def read_messages(messages: object, *, where: str = "messages") -> list[ChatTurn]:
