@@ -24,8 +24,7 @@ from .._version import __version__
 from ..bundle.bundle import Bundle, DefectWarning
 from ..chat.opening import open as open_bundle
 from ..errors import LmmlError, location
-from ..preview.lexer import LEXER_ALIAS, LmmlLexer
-from ..preview.page import render_html
+from ..preview import LEXER_ALIAS, LmmlLexer, render_html
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
