@@ -12,7 +12,7 @@ import html
 
 from ..jsontypes import JSONObject
 from ..preview import render_html
-from .document import Analysis
+from ._document import Analysis
 
 __all__ = ["PREVIEW_METHOD", "preview", "preview_uri"]
 
