@@ -1,7 +1,7 @@
 """Formatter figures: ``format_text`` against bare mdformat on the same documents.
 
 Run: ``.venv/bin/python benchmarks/bench_format.py [turns]``. Prints ratios, not
-pass/fail: the time of :func:`lmml_mdit.toolchain.formatter.format_text` (mdformat with the
+pass/fail: the time of :func:`lmml_mdit.toolchain.format_text` (mdformat with the
 LMML plugin, plus the parses that check the result) over ``mdformat.text`` without the
 plugin, for a narrative of *turns* turns (400 by default) and one four times longer:
 a ratio that stays flat means formatting stays linear in the document's size.
@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import mdformat
 
-from lmml_mdit.toolchain.formatter import format_text
+from lmml_mdit.toolchain import format_text
 
 
 def narrative(turns: int) -> str:

@@ -29,7 +29,7 @@ from markdown_it import MarkdownIt
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.preview.page import render_html
+from lmml_mdit.preview import render_html
 
 DOUBLING_GOAL = 2.2
 

@@ -19,7 +19,7 @@ import sys
 
 from datasets import Dataset
 
-from lmml_mdit.dataset.hf import hf_features, hf_fingerprint, hf_rows
+from lmml_mdit.dataset import hf_features, hf_fingerprint, hf_rows
 
 
 def build(folder: str) -> Dataset:

@@ -137,9 +137,9 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         tool_call_fence,
         tool_call_issues,
     )
-    from .preview.markdown import to_markdown
-    from .preview.page import (
+    from .preview import (
         render_html,
+        to_markdown,
         write_preview,
     )
     from .run.reply import Reply
@@ -274,11 +274,11 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "CaseResult",
         "render_cases",
     ),
-    ".preview.page": (
+    ".preview": (
         "render_html",
+        "to_markdown",
         "write_preview",
     ),
-    ".preview.markdown": ("to_markdown",),
     ".transcript.message": (
         "Message",
         "MessageRef",

@@ -11,6 +11,7 @@ from pathlib import Path
 import hostile_archives as corpus
 import pytest
 
+import lmml_mdit.preview
 from lmml_mdit import Bundle, Limits
 from lmml_mdit import open as open_bundle
 from lmml_mdit.bundle.names import bundle_name, narrative_entry_name
@@ -218,10 +219,8 @@ def test_delegating_methods_call_the_higher_modules(monkeypatch: pytest.MonkeyPa
     fake_messages = types.ModuleType("lmml_mdit.chat.outgoing")
     fake_messages.messages = recorder("messages", [{"role": "user"}])  # type: ignore[attr-defined]
     fake_messages.to_request = recorder("to_request", {"model": "m"})  # type: ignore[attr-defined]
-    fake_preview = types.ModuleType("lmml_mdit.preview.page")
-    fake_preview.render_html = recorder("render_html", "<div/>")  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "lmml_mdit.chat.outgoing", fake_messages)
-    monkeypatch.setitem(sys.modules, "lmml_mdit.preview.page", fake_preview)
+    monkeypatch.setattr(lmml_mdit.preview, "render_html", recorder("render_html", "<div/>"))
     bundle = Bundle.from_text("foo", "hi")
     assert bundle.messages("anthropic", images="skip") == [{"role": "user"}]
     assert bundle.to_request("gemini", model="m", temperature=0) == {"model": "m"}

@@ -29,13 +29,16 @@ from lmml_mdit.dataset import (
     SCHEMA_VERSION,
     conversation_schema,
     from_arrow,
+    hf_features,
+    hf_fingerprint,
+    hf_rows,
+    import_parquet,
     iter_from_arrow,
     read_parquet,
+    template_messages,
     to_arrow,
     write_parquet,
 )
-from lmml_mdit.dataset.hf import hf_features, hf_fingerprint, hf_rows, template_messages
-from lmml_mdit.dataset.parquet import import_parquet
 from lmml_mdit.errors import (
     BundleError,
     BundleNotFoundError,

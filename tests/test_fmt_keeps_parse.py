@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from lmml_mdit import FormatError, parse
 from lmml_mdit.cli import main
-from lmml_mdit.toolchain.formatter import format_text, outline
+from lmml_mdit.toolchain import format_text, outline
 
 TEMPLATE = "---\ninputs: {name: string}\n---\n## user\n\n"
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit.lsp.document import analyse
+from lmml_mdit.lsp import analyse
 from lmml_mdit.narrative.incremental import parse_tracked, reparse
 
 PIECES = [

@@ -341,7 +341,7 @@ def _peak(function: Any, text: str) -> int:
 def test_long_code_is_shown_unhighlighted() -> None:
     pytest.importorskip("pygments")
     from lmml_mdit import render_html
-    from lmml_mdit.preview.page import MAX_HIGHLIGHT_CHARS
+    from lmml_mdit.preview import MAX_HIGHLIGHT_CHARS
 
     short = "x = 1\n" * 10
     long = "x = 1\n" * (MAX_HIGHLIGHT_CHARS // 6 + 1)

@@ -12,16 +12,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from lmml_mdit.lsp.actions import code_actions
-from lmml_mdit.lsp.completion import complete
-from lmml_mdit.lsp.diagnostics import diagnostics
-from lmml_mdit.lsp.dimensions import image_dimensions
-from lmml_mdit.lsp.document import analyse, path_of
-from lmml_mdit.lsp.hover import hover
-from lmml_mdit.lsp.navigation import definition, references
-from lmml_mdit.lsp.outline import document_symbols, first_words, folding_ranges
-from lmml_mdit.lsp.positions import Columns, units
-from lmml_mdit.lsp.preview import preview
+from lmml_mdit.lsp import (
+    Columns,
+    analyse,
+    code_actions,
+    complete,
+    definition,
+    diagnostics,
+    document_symbols,
+    first_words,
+    folding_ranges,
+    hover,
+    image_dimensions,
+    path_of,
+    preview,
+    references,
+    units,
+)
 
 UTF8, UTF16, UTF32 = (
     types.PositionEncodingKind.Utf8,

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from lmml_mdit.lsp.server import LmmlLanguageServer, build_server
+from lmml_mdit.lsp import LmmlLanguageServer, build_server
 
 
 def _server(root: Path) -> LmmlLanguageServer:
@@ -72,7 +72,7 @@ def test_an_open_document_is_answered_wherever_it_lies(tmp_path: Path) -> None:
 
 
 def test_the_preview_of_etc_passwd_is_an_error_response_not_a_page(tmp_path: Path) -> None:
-    from lmml_mdit.lsp.preview import PREVIEW_METHOD
+    from lmml_mdit.lsp import PREVIEW_METHOD
 
     server = _server(tmp_path)
     handler = server.protocol.fm.features[PREVIEW_METHOD]

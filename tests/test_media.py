@@ -29,7 +29,7 @@ from lmml_mdit.media import (
     media_type_for,
     sniff,
 )
-from lmml_mdit.preview.markdown import placeholder
+from lmml_mdit.preview import placeholder
 
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
 BMP = (

@@ -68,7 +68,7 @@ def test_import_is_lazy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert "lmml_mdit.chat" not in loaded.stdout
-    assert "lmml_mdit.preview.page" not in loaded.stdout
+    assert "lmml_mdit.preview._page" not in loaded.stdout
 
 
 def test_unknown_attribute_is_an_attribute_error() -> None:

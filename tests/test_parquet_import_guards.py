@@ -12,8 +12,7 @@ import pytest
 
 from lmml_mdit import Limits
 from lmml_mdit.cli import main
-from lmml_mdit.dataset import read_parquet, write_parquet
-from lmml_mdit.dataset.parquet import import_parquet
+from lmml_mdit.dataset import import_parquet, read_parquet, write_parquet
 
 
 def _rows(tmp_path: Path) -> pa.Table:

@@ -17,11 +17,10 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bundle
 
 import lmml_mdit
-import lmml_mdit.preview.page as preview
+import lmml_mdit.preview._page as preview  # private on purpose: its switches are patched
 from lmml_mdit import Bundle, lmml_plugin, render_html, write_preview
 from lmml_mdit import open as open_bundle
-from lmml_mdit.preview.page import CONTENT_SECURITY_POLICY, is_safe_url, sniff_media_type
-from lmml_mdit.preview.style import PREVIEW_CSS
+from lmml_mdit.preview import CONTENT_SECURITY_POLICY, PREVIEW_CSS, is_safe_url, sniff_media_type
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -589,7 +588,7 @@ def test_without_pygments_installed_the_page_still_renders(tmp_path: Path) -> No
 
             sys.meta_path.insert(0, Block())
             import lmml_mdit
-            from lmml_mdit.preview import page as preview
+            from lmml_mdit.preview import _page as preview
             from lmml_mdit.bundle.bundle import Bundle
 
             assert preview.PYGMENTS_AVAILABLE is False
@@ -670,7 +669,7 @@ def test_a_bare_narrative_shows_the_files_beside_it_and_counts_them(tmp_path: Pa
 def test_write_preview_options_are_render_html_options() -> None:
     import inspect
 
-    from lmml_mdit.preview.page import PreviewOptions
+    from lmml_mdit.preview import PreviewOptions
 
     keywords = [
         name

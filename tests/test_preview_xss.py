@@ -14,7 +14,7 @@ import pytest
 from xss_corpus import CASES, JS, RENDER_TIME_CASES, Case, Element, parse_document
 
 from lmml_mdit import Bundle, render_html
-from lmml_mdit.preview.page import CONTENT_SECURITY_POLICY, is_safe_url
+from lmml_mdit.preview import CONTENT_SECURITY_POLICY, is_safe_url
 
 ALLOWED_TAGS = frozenset(
     {

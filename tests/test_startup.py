@@ -62,7 +62,7 @@ NOT_FOR_A_BARE_NARRATIVE = {
     "lmml_mdit.cli.toolchain",
     "lmml_mdit.cli.editor",
     "lmml_mdit.chat.outgoing",
-    "lmml_mdit.preview.page",
+    "lmml_mdit.preview._page",
     # writing, templates, settings, tool calls and remote assets
     "lmml_mdit.bundle.saving",
     "lmml_mdit.bundle.packing",

@@ -14,7 +14,9 @@ from _installed import subprocess_env
 
 from lmml_mdit import parse
 from lmml_mdit.cli import main
-from lmml_mdit.toolchain.formatter import EXTENSION_NAME, _register, format_text, outline
+from lmml_mdit.toolchain import format_text, outline
+from lmml_mdit.toolchain._formatter import _register
+from lmml_mdit.toolchain.formatter import EXTENSION_NAME
 
 WIDTHS: list[object] = [1, 5, 20, 80, "no"]
 

@@ -25,8 +25,7 @@ from test_fixtures import load
 import lmml_mdit
 from lmml_mdit import FormatError, parse
 from lmml_mdit.cli import main
-from lmml_mdit.toolchain import formatter
-from lmml_mdit.toolchain.formatter import format_text, outline
+from lmml_mdit.toolchain import format_text, formatter, outline
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.lmml"))
 FIXTURE_CASES = [

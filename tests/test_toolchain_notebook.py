@@ -10,7 +10,7 @@ from IPython.core.formatters import DisplayFormatter
 
 import lmml_mdit
 from lmml_mdit import Bundle, Transcript
-from lmml_mdit.preview.markdown import display_markdown
+from lmml_mdit.preview import display_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = "text/html"

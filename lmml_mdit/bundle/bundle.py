@@ -733,14 +733,14 @@ class Bundle:
         return astream(self, provider, **options)
 
     def _repr_html_(self) -> str:
-        """The notebook preview (see :mod:`lmml_mdit.preview.page`)."""
-        from ..preview.page import render_html  # imported here: the preview sits above bundles
+        """The notebook preview (see :func:`lmml_mdit.preview.render_html`)."""
+        from ..preview import render_html  # imported here: the preview sits above bundles
 
         return render_html(self, fragment=True)
 
     def _repr_markdown_(self) -> str:
         """The notebook's Markdown view (see
-        :func:`lmml_mdit.preview.markdown.display_markdown`)."""
-        from ..preview.markdown import display_markdown  # the preview sits above bundles
+        :func:`lmml_mdit.preview.display_markdown`)."""
+        from ..preview import display_markdown  # the preview sits above bundles
 
         return display_markdown(self)

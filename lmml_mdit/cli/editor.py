@@ -48,7 +48,7 @@ def cmd_lsp(args: LspArguments) -> int:
     The server needs the ``lsp`` extra; without it this fails with the command to install it.
     """
     try:
-        from ..lsp.server import serve
+        from ..lsp import serve
     except ImportError as error:
         raise CliError(
             f"the language server needs the lsp extra ({error.name or error} is not installed); "

@@ -261,7 +261,7 @@ def _dataset_layer() -> None:
 def _import_parquet(args: ImportArguments) -> int:
     """``lmml import ROWS.parquet -o DIR``: each row's bundle written under DIR at its path."""
     _dataset_layer()
-    from ..dataset.parquet import import_parquet
+    from ..dataset import import_parquet
 
     with ProgressLine("importing") as progress:
         report = import_parquet(
@@ -280,8 +280,7 @@ def _export_parquet(args: ExportArguments) -> int:
     """
     _dataset_layer()
     from ..chat.export import usable_cores
-    from ..dataset.parquet import write_parquet
-    from ..dataset.storage import is_folder
+    from ..dataset import is_folder, write_parquet
     from ..errors import BundleError
 
     assert args.parquet is not None

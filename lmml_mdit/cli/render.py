@@ -371,7 +371,7 @@ def _preview_options(parser: argparse.ArgumentParser) -> None:
 )
 def cmd_preview(args: Arguments) -> int:
     """``lmml preview PATH [-o OUT.html]``: one self-contained HTML page."""
-    from ..preview.page import render_html
+    from ..preview import render_html
 
     out = args.output
     if out is None:

@@ -332,7 +332,7 @@ def _to_md_options(parser: argparse.ArgumentParser) -> None:
 )
 def cmd_to_md(args: Arguments) -> int:
     """``lmml to-md SRC [DEST]``: plain Markdown with placeholders for embeds."""
-    from ..preview.markdown import to_markdown
+    from ..preview import to_markdown
 
     dest = destination(args, ".md", "export")
     source = open_source(args.src, args)

@@ -218,8 +218,7 @@ def iter_bundle_cases(source: str | os.PathLike[str]) -> Iterator[tuple[int, str
             name=text,
             hint="give the cases with --cases, or a folder of bundles",
         )
-    from ..dataset.parquet import iter_parquet
-    from ..dataset.rows import row_bundle
+    from ..dataset import iter_parquet, row_bundle
 
     number = 0
     for batch in iter_parquet(text, batch_rows=_BATCH_ROWS):

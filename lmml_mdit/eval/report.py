@@ -13,7 +13,7 @@ import os
 from collections import defaultdict
 
 from ..atomic import atomic_write_bytes
-from ..preview.style import PREVIEW_CSS
+from ..preview import PREVIEW_CSS
 
 __all__ = ["report_html", "write_report"]
 

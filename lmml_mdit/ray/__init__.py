@@ -1,7 +1,7 @@
 """Bundles on Ray Data: :func:`read_lmml`, :func:`write_lmml` and ``map_batches`` functions.
 
 Install the ``ray`` extra (``ray[data]``). Rows are the conversation rows of
-:mod:`lmml_mdit.dataset.schema`; Ray is imported with the first name used.
+:func:`lmml_mdit.dataset.conversation_schema`; Ray is imported with the first name used.
 """
 
 from __future__ import annotations

@@ -19,8 +19,15 @@ from ..bundle.archive import Limits
 from ..bundle.bundle import Bundle
 from ..chat.cases import CaseResult, Rendering
 from ..chat.format_names import DEFAULT_PROVIDER
-from ..dataset.rows import Row, request_cells, row_bundle
-from ..dataset.schema import ISSUE_TYPE, NOTE_TYPE, checked_providers, request_column
+from ..dataset import (
+    ISSUE_TYPE,
+    NOTE_TYPE,
+    Row,
+    checked_providers,
+    request_cells,
+    request_column,
+    row_bundle,
+)
 from ..errors import LmmlError
 
 if TYPE_CHECKING:

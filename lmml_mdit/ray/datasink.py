@@ -1,7 +1,7 @@
 """``write_lmml``: a Ray dataset of conversation rows written back as bundle files.
 
 Each write task writes its blocks' bundles under the folder (a path every node shares, or
-an fsspec URL) at each row's ``path``, as :func:`~lmml_mdit.dataset.folders.write_rows`
+an fsspec URL) at each row's ``path``, as :func:`~lmml_mdit.dataset.write_rows`
 does; a row that gives no bundle is reported, not fatal. The driver gathers the reports.
 """
 
@@ -16,8 +16,7 @@ from ray.data import Datasink
 from ray.data.block import BlockAccessor
 
 from ..bundle.archive import Limits
-from ..dataset.folders import ImportReport, write_rows
-from ..dataset.storage import absolute
+from ..dataset import ImportReport, absolute, write_rows
 
 if TYPE_CHECKING:
     import ray.data

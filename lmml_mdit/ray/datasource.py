@@ -19,10 +19,19 @@ from ray.data import Datasource, ReadTask, read_datasource
 from ray.data.block import BlockMetadata
 
 from ..bundle.archive import Limits
-from ..dataset.arrow import DEFAULT_BATCH_ROWS, rows_to_batches
-from ..dataset.rows import OpenOptions, source_row
-from ..dataset.schema import ASSET_MODES, AssetMode, checked_providers, conversation_schema
-from ..dataset.storage import absolute, is_folder, walk
+from ..dataset import (
+    ASSET_MODES,
+    DEFAULT_BATCH_ROWS,
+    AssetMode,
+    OpenOptions,
+    absolute,
+    checked_providers,
+    conversation_schema,
+    is_folder,
+    rows_to_batches,
+    source_row,
+    walk,
+)
 from ..errors import BundleError
 from ..syntax import DelimiterMode, ReferenceMode
 
@@ -145,7 +154,7 @@ def read_lmml(
     concurrency: int | None = None,
 ) -> ray.data.Dataset:
     """A Ray dataset of the conversation rows of the bundles under *paths*, the rows
-    :func:`~lmml_mdit.dataset.arrow.to_arrow` gives for them (in the same order when Ray
+    :func:`~lmml_mdit.dataset.to_arrow` gives for them (in the same order when Ray
     keeps order, ``DataContext.execution_options.preserve_order``).
 
     :param paths: a folder, file or fsspec URL of bundles, or a list of them.

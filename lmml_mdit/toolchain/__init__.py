@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from ..lazy import lazy_attributes
 
-__all__ = ["format_text"]
+__all__ = ["format_text", "outline"]
 
 if TYPE_CHECKING:
-    from .formatter import format_text
+    from ._formatter import format_text, outline
 
 # On first use: a Sphinx build loads its extension alone.
-__getattr__ = lazy_attributes(__name__, {"format_text": ".formatter"})
+__getattr__ = lazy_attributes(__name__, {"format_text": "._formatter", "outline": "._formatter"})

@@ -521,7 +521,7 @@ class Transcript(Renderable):
     def _repr_html_(self) -> str | None:
         """The notebook view: the preview's turn cards of :meth:`to_bundle` (None, so the
         notebook shows the text form instead, when the transcript cannot be written)."""
-        from ..preview.page import render_html
+        from ..preview import render_html
 
         try:
             return render_html(self.to_bundle(), fragment=True)
@@ -530,8 +530,8 @@ class Transcript(Renderable):
 
     def _repr_markdown_(self) -> str | None:
         """The notebook's Markdown view of :meth:`to_bundle` (see
-        :func:`lmml_mdit.preview.markdown.display_markdown`), or None as for HTML."""
-        from ..preview.markdown import display_markdown
+        :func:`lmml_mdit.preview.display_markdown`), or None as for HTML."""
+        from ..preview import display_markdown
 
         try:
             return display_markdown(self.to_bundle())

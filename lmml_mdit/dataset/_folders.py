@@ -21,8 +21,8 @@ from ..chat.importer import Progress
 from ..errors import BundleError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
 from ..jsontypes import JSONMapping
-from .rows import row_bundle
-from .storage import join, open_output
+from ._rows import row_bundle
+from ._storage import join, open_output
 
 __all__ = ["ImportReport", "colliding_rows", "row_path", "write_rows"]
 
@@ -159,7 +159,7 @@ def write_rows(
     """Write the bundle of each row under *folder* (a path or URL) at the row's ``path``.
 
     :param limits: the limits each row is held to (see
-        :func:`~lmml_mdit.dataset.rows.row_bundle`).
+        :func:`~lmml_mdit.dataset.row_bundle`).
     :param progress: called as ``progress(done, None, path)`` after each row.
     :param errors: ``"report"`` (default) lists a row that gives no bundle (a failed
         bundle's row, an unsafe path, a digest mismatch) in :attr:`ImportReport.failures`

@@ -23,9 +23,9 @@ from ..chat.export import usable_cores
 from ..errors import BundleError
 from ..syntax import DelimiterMode, ReferenceMode
 from ..workers import process_pool
-from .rows import OpenOptions, Row, bundle_row, error_row, row_bundle, source_row
-from .schema import ASSET_MODES, AssetMode, checked_providers, conversation_schema
-from .storage import absolute, is_folder, walk
+from ._rows import OpenOptions, Row, bundle_row, error_row, row_bundle, source_row
+from ._schema import ASSET_MODES, AssetMode, checked_providers, conversation_schema
+from ._storage import absolute, is_folder, walk
 
 __all__ = [
     "ArrowInput",
@@ -181,10 +181,10 @@ def to_arrow(
     batch_bytes: int = DEFAULT_BATCH_BYTES,
 ) -> pa.RecordBatchReader:
     """Bundles as a stream of record batches in the conversation schema
-    (:func:`~lmml_mdit.dataset.schema.conversation_schema`).
+    (:func:`~lmml_mdit.dataset.conversation_schema`).
 
     Nothing is read until the reader is: ``to_arrow(...).read_all()`` makes a table,
-    iterating the reader (or passing it to :func:`~lmml_mdit.dataset.parquet.write_parquet`)
+    iterating the reader (or passing it to :func:`~lmml_mdit.dataset.write_parquet`)
     holds one batch at a time.
 
     :param bundles: bundles, paths or fsspec URLs of bundles, or folders to walk (a folder
@@ -272,6 +272,6 @@ def from_arrow(
         leaves such rows out.
     :raises BundleError: for a failed row (with ``errors="raise"``), an asset whose bytes
         do not match their digest, or a row of another shape; see
-        :func:`~lmml_mdit.dataset.rows.row_bundle`.
+        :func:`~lmml_mdit.dataset.row_bundle`.
     """
     return list(iter_from_arrow(data, limits=limits, errors=errors))

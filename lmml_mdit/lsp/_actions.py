@@ -26,11 +26,11 @@ from ..syntax.roles import (
     suggested_role,
 )
 from ..syntax.write import ESCAPE
-from .diagnostics import issue_diagnostic
-from .document import Analysis
-from .navigation import file_uri
-from .positions import Columns
-from .targets import mentions
+from ._diagnostics import issue_diagnostic
+from ._document import Analysis
+from ._navigation import file_uri
+from ._positions import Columns
+from ._targets import mentions
 
 __all__ = ["code_actions"]
 

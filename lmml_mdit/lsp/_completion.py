@@ -20,8 +20,8 @@ from ..model import MESSAGE_ROLES
 from ..syntax.fence import MARKER
 from ..syntax.reference import SIGIL, may_start_reference
 from ..syntax.roles import COMMENT_CLOSE, COMMENT_OPEN
-from .document import Analysis
-from .positions import Columns
+from ._document import Analysis
+from ._positions import Columns
 
 __all__ = ["TRIGGER_CHARACTERS", "complete"]
 

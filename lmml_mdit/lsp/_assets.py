@@ -15,7 +15,7 @@ from ..bundle.bundle import Bundle
 from ..bundle.folder import path_under
 from ..errors import BundleError
 from ..media import guess_type, is_image_type, is_text_type, media_type_for
-from .dimensions import HEAD_BYTES, image_dimensions
+from ._dimensions import HEAD_BYTES, image_dimensions
 
 __all__ = ["AssetInfo", "describe", "describe_file"]
 

@@ -51,8 +51,8 @@ from ..narrative.narrative import Narrative, numbered_turns
 from ..syntax import FRONT_MATTER_TOKEN
 from ..syntax.write import reference
 from ..text import is_unicode
-from .inputs import InputView
-from .style import PREVIEW_CSS
+from ._inputs import InputView
+from ._style import PREVIEW_CSS
 
 try:  # Pygments is optional (extra "highlight"); without it code is plain escaped text.
     from pygments import highlight as _pygments_highlight
@@ -209,7 +209,7 @@ def _highlight(code: str, *, filename: str | None, language: str | None, enabled
 def _lexer(filename: str | None, language: str | None, code: str) -> Lexer | None:
     # LMML source (an ``lmml`` code fence, a ``.lmml`` asset) gets the package's own lexer,
     # installed entry point or not.
-    from .lexer import LEXER_ALIAS, LmmlLexer
+    from ._lexer import LEXER_ALIAS, LmmlLexer
 
     try:
         if language:
@@ -551,7 +551,7 @@ def _render_link_open(
 def _render_text(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
-    """Text, with a template's placeholders highlighted (see :mod:`lmml_mdit.preview.inputs`)."""
+    """Text, with a template's placeholders highlighted (see ``_inputs``)."""
     content = tokens[idx].content
     inputs = _page_of(env).inputs
     shown = inputs.text(content) if inputs is not None else None

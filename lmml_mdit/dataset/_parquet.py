@@ -1,7 +1,7 @@
 """Conversation rows in Parquet files: :func:`write_parquet`, :func:`read_parquet`,
 :func:`import_parquet`.
 
-A Parquet file is written batch by batch as :func:`~lmml_mdit.dataset.arrow.to_arrow`
+A Parquet file is written batch by batch as :func:`~lmml_mdit.dataset.to_arrow`
 streams them, so a folder of any size is written in bounded memory; it is read back the
 same way (:func:`iter_parquet`), a row group at a time. Both take local paths and fsspec
 URLs.
@@ -22,10 +22,10 @@ from ..bundle.archive import Limits
 from ..chat.importer import Progress
 from ..errors import BundleError, WriteError
 from ..syntax import DelimiterMode, ReferenceMode
-from .arrow import DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, BundleItem, to_arrow
-from .folders import ImportReport, colliding_rows, write_rows
-from .schema import SCHEMA_VERSION_KEY, AssetMode
-from .storage import open_input, open_output
+from ._arrow import DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, BundleItem, to_arrow
+from ._folders import ImportReport, colliding_rows, write_rows
+from ._schema import SCHEMA_VERSION_KEY, AssetMode
+from ._storage import open_input, open_output
 
 Compression: TypeAlias = Literal["zstd", "snappy", "gzip", "brotli", "lz4", "none"]
 """A Parquet codec."""
@@ -78,7 +78,7 @@ def write_parquet(
 ) -> ParquetReport:
     """Write bundles to the Parquet file *out* (a path, replaced atomically, or a URL).
 
-    :param bundles: what :func:`~lmml_mdit.dataset.arrow.to_arrow` takes, or a reader it
+    :param bundles: what :func:`~lmml_mdit.dataset.to_arrow` takes, or a reader it
         made.
     :param providers: request columns to add, as for ``to_arrow``.
     :param compression: the Parquet codec.

@@ -28,15 +28,15 @@ from pygls.workspace import TextDocument
 from .._version import __version__
 from ..bundle.archive import Limits
 from ..jsontypes import JSONObject
-from .actions import code_actions
-from .completion import TRIGGER_CHARACTERS, complete
-from .diagnostics import SOURCE, diagnostics
-from .document import Analysis, analyse, path_of
-from .hover import hover
-from .navigation import definition, references
-from .outline import document_symbols, folding_ranges
-from .positions import Columns
-from .preview import PREVIEW_METHOD, preview, preview_uri
+from ._actions import code_actions
+from ._completion import TRIGGER_CHARACTERS, complete
+from ._diagnostics import SOURCE, diagnostics
+from ._document import Analysis, analyse, path_of
+from ._hover import hover
+from ._navigation import definition, references
+from ._outline import document_symbols, folding_ranges
+from ._positions import Columns
+from ._preview import PREVIEW_METHOD, preview, preview_uri
 
 __all__ = ["DEFAULT_DEBOUNCE", "SERVER_NAME", "LmmlLanguageServer", "build_server", "serve"]
 

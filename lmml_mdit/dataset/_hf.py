@@ -18,10 +18,10 @@ from ..bundle.archive import Limits
 from ..bundle.urls import filesystem, is_url, local_path
 from ..chat.template import ChatMessage
 from ..jsontypes import JSONMapping
-from .arrow import iter_rows
-from .rows import OpenOptions, Row
-from .schema import SCHEMA_VERSION, AssetMode, checked_providers, conversation_schema
-from .storage import walk
+from ._arrow import iter_rows
+from ._rows import OpenOptions, Row
+from ._schema import SCHEMA_VERSION, AssetMode, checked_providers, conversation_schema
+from ._storage import walk
 
 __all__ = ["TEMPLATE_ROLES", "hf_features", "hf_fingerprint", "hf_rows", "template_messages"]
 

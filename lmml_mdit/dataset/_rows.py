@@ -1,6 +1,7 @@
 """One bundle as one row of the conversation schema, and back: plain Python, no pyarrow.
 
-:func:`bundle_row` reads a bundle into the row :mod:`lmml_mdit.dataset.schema` describes;
+:func:`bundle_row` reads a bundle into the row that
+:func:`~lmml_mdit.dataset.conversation_schema` describes;
 :func:`source_row` opens a path or URL first, and turns a bundle that cannot be opened into
 a row holding only its error. :func:`row_bundle` rebuilds the bundle from a row, checking
 the row like an archive is checked (safe, distinct entry names, the sizes within the
@@ -33,7 +34,7 @@ from ..narrative.narrative import parse
 from ..narrative.native import is_native_name
 from ..narrative.toolcalls import is_tool_call_name
 from ..syntax import DelimiterMode, ReferenceMode
-from .schema import AssetMode, request_column
+from ._schema import AssetMode, request_column
 
 __all__ = ["OpenOptions", "Row", "bundle_row", "error_row", "row_bundle", "source_row"]
 

@@ -13,9 +13,9 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..bundle.folder import path_under
-from .document import Analysis
-from .positions import Columns
-from .targets import Mention, mention_at, mentions
+from ._document import Analysis
+from ._positions import Columns
+from ._targets import Mention, mention_at, mentions
 
 __all__ = ["definition", "file_uri", "references"]
 

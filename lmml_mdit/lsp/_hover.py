@@ -11,10 +11,10 @@ from ..bundle.bundle import Bundle
 from ..narrative.placeholders import Placeholder
 from ..syntax.write import code_fence
 from ..templates import InputSpec, declared_inputs, misplaced_messages
-from .assets import AssetInfo, describe
-from .document import Analysis
-from .positions import Columns
-from .targets import mention_at
+from ._assets import AssetInfo, describe
+from ._document import Analysis
+from ._positions import Columns
+from ._targets import mention_at
 
 __all__ = ["hover", "hover_text", "placeholder_text"]
 

@@ -8,7 +8,7 @@ from lsprotocol import types
 from ..model import Turn
 from ..narrative.index import Fence
 from ..narrative.narrative import Narrative, numbered_turns, turn_label
-from .positions import Columns
+from ._positions import Columns
 
 __all__ = ["FIRST_WORDS", "document_symbols", "first_words", "folding_ranges"]
 

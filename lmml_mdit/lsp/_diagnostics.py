@@ -18,8 +18,8 @@ from ..errors import LmmlError
 from ..model import Issue
 from ..syntax.fence import MARKER
 from ..syntax.reference import SIGIL
-from .document import Analysis
-from .positions import Columns
+from ._document import Analysis
+from ._positions import Columns
 
 __all__ = ["SOURCE", "diagnostics", "failure_diagnostic", "issue_diagnostic", "issue_span"]
 

@@ -1,5 +1,5 @@
 """The ``lmml/preview`` request: the document's HTML preview
-(:func:`~lmml_mdit.preview.page.render_html`), for a client that shows it beside the text.
+(:func:`~lmml_mdit.preview.render_html`), for a client that shows it beside the text.
 
 Params: ``{"textDocument": {"uri": URI}}`` (or ``{"uri": URI}``). Result: ``{"uri", "version",
 "html", "error"}``; for a text that cannot be opened, ``html`` is a short page saying why and
@@ -11,8 +11,8 @@ from __future__ import annotations
 import html
 
 from ..jsontypes import JSONObject
-from ..preview.page import render_html
-from .document import Analysis
+from ..preview import render_html
+from ._document import Analysis
 
 __all__ = ["PREVIEW_METHOD", "preview", "preview_uri"]
 

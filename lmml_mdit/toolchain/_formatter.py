@@ -1,0 +1,494 @@
+"""The mdformat plugin: LMML formatted by mdformat, its constructs kept as written.
+
+mdformat finds it through its ``mdformat.parser_extension`` entry point ``lmml``:
+:func:`update_mdit` installs :func:`~lmml_mdit.lmml_plugin`, :data:`RENDERERS` writes the
+plugin's tokens back and :data:`POSTPROCESSORS` guards what mdformat writes around them.
+:func:`format_text` (``lmml fmt``) refuses with :class:`~lmml_mdit.errors.FormatError` any
+result that parses differently. See docs/toolchain.md, "The mdformat plugin".
+"""
+
+from __future__ import annotations
+
+import bisect
+import types
+from collections.abc import Container, Mapping
+from typing import TYPE_CHECKING, Final
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from ..errors import FormatError
+from ..narrative.narrative import Narrative, parse
+from ..syntax import FRONT_MATTER_TOKEN, SOURCE_KEY, lmml_plugin
+from ..syntax.escape import ESCAPE_TOKEN_INFO
+from ..syntax.fence import MARKER
+from ..syntax.reference import SIGIL
+
+if TYPE_CHECKING:
+    from mdformat.renderer import RenderContext, RenderTreeNode
+    from mdformat.renderer.typing import Postprocess, Render
+
+__all__ = [
+    "CHANGES_AST",
+    "EXTENSION_NAME",
+    "POSTPROCESSORS",
+    "RENDERERS",
+    "format_text",
+    "outline",
+    "update_mdit",
+]
+
+EXTENSION_NAME: Final = "lmml"
+"""The plugin's name: its ``mdformat.parser_extension`` entry point, and ``--extensions``."""
+
+CHANGES_AST: Final = False
+"""mdformat's flag for a plugin whose formatting changes the document's meaning: this one
+does not (mdformat checks the HTML before and after)."""
+
+ESCAPE_TOKEN: Final = "lmml_escape"
+"""The token type an LMML escape gets on mdformat's parser, so that markdown-it's
+``text_join`` leaves it apart from the text around it (and so it is written back)."""
+
+VERBATIM_TOKEN: Final = "lmml_verbatim"
+"""The token type of an entity kept as written, where decoding it would make or break a
+reference."""
+
+ENTITY_TOKEN_INFO: Final = "entity"
+"""The ``info`` markdown-it gives the ``text_special`` token of an entity."""
+
+_CODE_INDENT = "    "
+
+_BRACE_ESCAPE = "\\{"
+"""The escape that keeps ``\\{{`` literal braces in a template: mdformat alone drops it
+(``{`` is nothing to Markdown), which would turn the braces into a placeholder."""
+
+
+def _keep_escapes(state: StateCore) -> None:
+    """Core rule ``lmml_keep_escapes``, run before ``text_join``: an LMML escape's token
+    (a ``text_special`` the plugin marked) and a ``\\{`` escape become ``lmml_escape``
+    tokens, written as they were (mdformat alone drops them, which turns ``\\@chart.png``
+    into a reference and ``\\{{`` into a placeholder); an entity that would start or end a
+    reference once decoded (``&#64;x.png``, ``&#95;@x.png``) an ``lmml_verbatim`` one."""
+    for token in state.tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        children = token.children
+        for index, child in enumerate(children):
+            if child.type != "text_special":
+                continue
+            if child.info == ESCAPE_TOKEN_INFO and (
+                child.meta.get("lmml_escape") or child.markup == _BRACE_ESCAPE
+            ):
+                child.type = ESCAPE_TOKEN
+            elif child.info == ENTITY_TOKEN_INFO and (
+                child.content == SIGIL
+                or (index + 1 < len(children) and children[index + 1].type == "lmml_ref")
+            ):
+                child.type = VERBATIM_TOKEN
+
+
+def _inline_links(state: StateCore) -> None:
+    """Core rule ``lmml_inline_links``: a reference-style link or image is written in its
+    inline form (``[text](href "title")``), since mdformat gathers every definition at the
+    end of the document, which moves it out of its turn into the last one."""
+    pending = [token for token in state.tokens if token.type == "inline" and token.children]
+    while pending:
+        for child in pending.pop().children or ():
+            if child.type == "link_open" or (
+                child.type == "image" and '"' not in str(child.attrs.get("title", ""))
+            ):
+                child.meta.pop("label", None)
+            if child.children:
+                pending.append(child)
+
+
+def _complete_inlines(state: StateCore) -> None:
+    """Core rule ``lmml_inline_children``: every inline token with content has its
+    children (mdformat renders from them), even from a parse that builds some lazily."""
+    md = state.md
+    for token in state.tokens:
+        if token.type == "inline" and token.content and not token.children:
+            token.children = []
+            md.inline.parse(token.content, md, state.env, token.children)
+
+
+def _skip_bom(state: StateCore) -> None:
+    """Core rule ``lmml_bom``: a leading byte-order mark is skipped, as
+    :func:`~lmml_mdit.parse` skips it, so a delimiter on the first line stays one."""
+    if state.src.startswith("\ufeff"):
+        state.src = state.src[1:]
+
+
+def update_mdit(mdit: MarkdownIt) -> None:
+    """mdformat's hook: install the LMML rules (and front matter) on its parser.
+
+    References are read in the ``"any"`` mode, so every syntactic ``@name`` is a token
+    written back as it is, whether or not a reader will know the name.
+
+    :param mdit: mdformat's parser (changed in place).
+    """
+    if "lmml_bom" not in mdit.core.ruler.get_all_rules():
+        mdit.core.ruler.before("normalize", "lmml_bom", _skip_bom)
+    if FRONT_MATTER_TOKEN not in mdit.block.ruler.get_all_rules():
+        mdit.use(front_matter_plugin)
+    mdit.use(lmml_plugin, references="any")
+    mdit.core.ruler.after("inline", "lmml_inline_children", _complete_inlines)
+    mdit.core.ruler.before("text_join", "lmml_keep_escapes", _keep_escapes)
+    mdit.core.ruler.after("lmml_inline_children", "lmml_inline_links", _inline_links)
+
+
+_LINES_KEY = "lmml_format_lines"
+"""The ``env`` key of the source's lines, split once per rendering."""
+
+
+def _source_lines(context: RenderContext, first: int, last: int) -> str:
+    lines: list[str] | None = context.env.get(_LINES_KEY)
+    if lines is None:
+        source: str = context.env[SOURCE_KEY]
+        lines = context.env[_LINES_KEY] = source.split("\n")
+    return "\n".join(lines[first:last])
+
+
+def _render_embed(node: RenderTreeNode, context: RenderContext) -> str:
+    token = node.token
+    assert token is not None and token.map is not None
+    first, last = token.map
+    if token.level == 0:
+        # Unclosed, it runs to the end of the document: its blank last lines are content.
+        return _source_lines(context, first, last)
+    # In a container: the prefix of each line is the container's, written by mdformat.
+    opening = _source_lines(context, first, first + 1)[token.meta["column"] - 1 :]
+    text = f"{opening}\n{token.content}"
+    if token.meta["closed"]:
+        return text + MARKER
+    # Unclosed, it ran to the end of its container, whose blank lines mdformat writes.
+    return text.rstrip("\n")
+
+
+def _render_reference(node: RenderTreeNode, context: RenderContext) -> str:
+    return node.markup + node.content
+
+
+def _render_escape(node: RenderTreeNode, context: RenderContext) -> str:
+    return node.markup
+
+
+def _starts_escaped_line(node: RenderTreeNode | None) -> bool:
+    """Whether *node* is the escape at the start of a delimiter-shaped line (``\\## user``),
+    which must stay at its line's start, the line whole, for the escape to be LMML's."""
+    return node is not None and node.type == ESCAPE_TOKEN and node.markup != "\\" + SIGIL
+
+
+def _ends_escaped_line(node: RenderTreeNode) -> bool:
+    """Whether the softbreak *node* ends a line that starts with a delimiter escape."""
+    sibling = node.previous_sibling
+    while sibling is not None and sibling.type != "softbreak":
+        if sibling.previous_sibling is None or sibling.previous_sibling.type == "softbreak":
+            return _starts_escaped_line(sibling)
+        sibling = sibling.previous_sibling
+    return False
+
+
+def _ends_bare_marker(node: RenderTreeNode) -> bool:
+    """Whether the softbreak *node* ends a paragraph's first line that is a bare ``@@@``,
+    which joined to the next line would open a fence (``@@@ more words``)."""
+    sibling = node.previous_sibling
+    return (
+        sibling is not None
+        and sibling.previous_sibling is None
+        and sibling.type == "text"
+        and sibling.content.strip() == MARKER
+    )
+
+
+def _render_softbreak(node: RenderTreeNode, context: RenderContext) -> str:
+    """mdformat's soft break, except around an escaped delimiter line, which wrapping
+    must neither join to another line nor move, and after a paragraph's bare ``@@@``
+    first line (the line break stays)."""
+    if context.do_wrap and (
+        _starts_escaped_line(node.next_sibling)
+        or _ends_escaped_line(node)
+        or _ends_bare_marker(node)
+    ):
+        return "\n"
+    from mdformat.renderer import DEFAULT_RENDERERS
+
+    return DEFAULT_RENDERERS["softbreak"](node, context)
+
+
+def _render_role(node: RenderTreeNode, context: RenderContext) -> str:
+    return node.markup
+
+
+def _render_front_matter(node: RenderTreeNode, context: RenderContext) -> str:
+    token = node.token
+    assert token is not None and token.map is not None
+    return _source_lines(context, token.map[0], token.map[1])
+
+
+def _opens_fence(line: str) -> bool:
+    stripped = line.lstrip(" \t")
+    return stripped.startswith(MARKER) and bool(stripped[len(MARKER) :].strip())
+
+
+def _guard_paragraph(text: str, node: RenderTreeNode, context: RenderContext) -> str:
+    """A paragraph line that would open an ``@@@`` fence is indented to stay text."""
+    if MARKER not in text:
+        return text
+    lines = text.split("\n")
+    return "\n".join(
+        _CODE_INDENT + line if index and _opens_fence(line) else line
+        for index, line in enumerate(lines)
+    )
+
+
+RENDERERS: Mapping[str, Render] = types.MappingProxyType(
+    {
+        "lmml_embed": _render_embed,
+        "lmml_ref": _render_reference,
+        "lmml_role": _render_role,
+        ESCAPE_TOKEN: _render_escape,
+        VERBATIM_TOKEN: _render_escape,
+        "softbreak": _render_softbreak,
+        FRONT_MATTER_TOKEN: _render_front_matter,
+    }
+)
+"""mdformat's renderers for the plugin's tokens (and front matter), by token type."""
+
+
+def _join_placeholders(text: str, node: RenderTreeNode, context: RenderContext) -> str:
+    """With wrapping on, the spaces inside a ``{{ name }}`` are no places to break a line
+    (a placeholder split over two lines is no placeholder), nor those inside an escaped
+    ``\\{{ name }}``, whose text starts at its second brace (the first is an escape)."""
+    if not context.do_wrap or "}}" not in text:
+        return text
+    from mdformat.renderer._context import WRAP_POINT
+
+    pieces: list[str] = []
+    position = 0
+    if text.startswith("{") and not text.startswith("{{"):
+        end = text.find("}}")
+        if "{{" not in text[:end]:
+            pieces.append(text[:end].replace(WRAP_POINT, " "))
+            position = end
+    while (start := text.find("{{", position)) != -1:
+        end = text.find("}}", start + 2)
+        if end == -1:
+            break
+        pieces.append(text[position:start])
+        pieces.append(text[start:end].replace(WRAP_POINT, " "))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+POSTPROCESSORS: Mapping[str, Postprocess] = types.MappingProxyType(
+    {"paragraph": _guard_paragraph, "text": _join_placeholders}
+)
+"""mdformat's postprocessors: a paragraph's lines kept from opening a fence, and a
+placeholder from being wrapped."""
+
+
+# --------------------------------------------------------------------------- the library call
+
+
+Outline = tuple[tuple[object, ...], ...]
+"""What formatting keeps, per turn: its role and heading, then the parts of
+:data:`OUTLINE_PARTS` in that order."""
+
+OUTLINE_PARTS: Final = ("embeds", "escapes", "placeholders", "text")
+"""The parts of a turn :func:`outline` lists after its role and heading: its embeds and
+references (kind, name, a fence's bytes, whether it closes), the characters its LMML
+escapes keep, its placeholders and ``\\{{`` escapes, and the text it sends, as Markdown
+reads it (its HTML, runs of white space made one space)."""
+
+
+def _meaning(md: MarkdownIt, text: str) -> str:
+    """*text* as Markdown reads it: its HTML, each run of white space one space, none at
+    the edges of a paragraph or before the end of code (mdformat rewraps, reindents and
+    closes an open code fence; none of that changes what a reader is sent)."""
+    html = " ".join(md.render(text).split())
+    for spaced, kept in (("<p> ", "<p>"), (" </p>", "</p>"), (" </code>", "</code>")):
+        html = html.replace(spaced, kept)
+    return html
+
+
+def outline(narrative: Narrative) -> Outline:
+    """What :func:`format_text` must keep of *narrative*: per turn its role and heading,
+    then its embeds, escapes, placeholders and text (see :data:`OUTLINE_PARTS`).
+
+    :param narrative: a parse.
+    """
+    from ..narrative.narrative import default_parser
+
+    turns = narrative.turns
+    starts = [turn.delimiter_line or turn.start_line for turn in turns]
+    count = max(len(turns), 1)
+    embeds: list[list[object]] = [[] for _ in range(count)]
+    escapes: list[list[str]] = [[] for _ in range(count)]
+    placeholders: list[list[object]] = [[] for _ in range(count)]
+
+    def turn_of(line: int) -> int:
+        return max(bisect.bisect_right(starts, line) - 1, 0)
+
+    for embed in narrative.embeds:
+        embeds[turn_of(embed.line)].append((embed.kind, embed.name, embed.content, embed.closed))
+    lines = narrative.lines
+    for line, column in narrative.escapes:
+        escapes[turn_of(line)].append(lines[line - 1][column : column + 1])
+    found = narrative.placeholders
+    for placeholder in found.found:
+        placeholders[turn_of(placeholder.line)].append(
+            (placeholder.path, placeholder.context, placeholder.fence)
+        )
+    for escape in found.escapes:
+        placeholders[turn_of(escape.line)].append(("\\{{", escape.context, escape.name))
+    md = default_parser(references="any")
+    heads: list[tuple[object, ...]] = [(turn.role, turn.heading) for turn in turns] or [
+        ("context", None)
+    ]
+    texts = [_meaning(md, turn.text) for turn in turns] or [""]
+    return tuple(
+        (
+            *heads[index],
+            tuple(embeds[index]),
+            "".join(escapes[index]),
+            tuple(placeholders[index]),
+            texts[index],
+        )
+        for index in range(count)
+    )
+
+
+def _shown_item(item: object) -> str:
+    if not isinstance(item, tuple):
+        return "nothing"
+    kind, name, content, _ = item
+    if kind == "inline" and isinstance(content, bytes):
+        return f"the fence {MARKER}{name} ({len(content)} bytes)"
+    return f"the reference {SIGIL}{name}"
+
+
+def _first_difference(before: Outline, after: Outline) -> str:
+    """The first difference of two outlines, in words."""
+    if len(before) != len(after):
+        return f"it would have {len(after)} turns instead of {len(before)}"
+    for number, (was, now) in enumerate(zip(before, after, strict=True), 1):
+        if was[:2] != now[:2]:
+            return f"turn {number} ({was[0]}, {was[1]!r}) would become ({now[0]}, {now[1]!r})"
+        where = f"in turn {number} ({was[0]}), "
+        was_embeds, now_embeds = was[2], now[2]
+        assert isinstance(was_embeds, tuple) and isinstance(now_embeds, tuple)
+        for index in range(max(len(was_embeds), len(now_embeds))):
+            was_item = was_embeds[index] if index < len(was_embeds) else None
+            now_item = now_embeds[index] if index < len(now_embeds) else None
+            if was_item != now_item:
+                return f"{where}{_shown_item(was_item)} would become {_shown_item(now_item)}"
+        if was[3] != now[3]:
+            return f"{where}the LMML escapes would keep {now[3]!r} instead of {was[3]!r}"
+        if was[4] != now[4]:
+            return f"{where}the placeholders would be {_shown(now[4])} instead of {_shown(was[4])}"
+        if was[5] != now[5]:
+            return f"{where}the text sent would read differently as Markdown"
+    return "nothing"
+
+
+def _shown(placeholders: object) -> str:
+    assert isinstance(placeholders, tuple)
+    return ", ".join(_shown_placeholder(found) for found in placeholders) or "none"
+
+
+def _shown_placeholder(found: tuple[object, ...]) -> str:
+    """One placeholder (or ``\\{{`` escape) of an outline as written: its opening and name."""
+    name = found[-1] if len(found) > 1 else None
+    return f"{found[0]} {name} }}}}" if isinstance(name, str) else f"{found[0]} with no name"
+
+
+def _line_of_difference(before: Narrative, after: Narrative, at: str) -> int | None:
+    for was, now in zip(before.embeds, after.embeds, strict=False):
+        if (was.kind, was.name, was.content) != (now.kind, now.name, now.content):
+            return was.line
+    for was_turn, now_turn in zip(before.turns, after.turns, strict=False):
+        if (was_turn.role, was_turn.heading) != (now_turn.role, now_turn.heading):
+            return was_turn.delimiter_line
+    if at.startswith("in turn "):
+        number = int(at[len("in turn ") :].split(" ", 1)[0])
+        if number <= len(before.turns):
+            turn = before.turns[number - 1]
+            return turn.delimiter_line or turn.start_line
+    return None
+
+
+def _register() -> None:
+    """Make this module mdformat's ``lmml`` extension when no installed distribution
+    declares it (a source checkout on ``sys.path``); the entry point wins when present."""
+    import mdformat.plugins
+
+    extensions = mdformat.plugins.PARSER_EXTENSIONS
+    if EXTENSION_NAME not in extensions:
+        import sys
+
+        extensions[EXTENSION_NAME] = sys.modules[__name__]  # type: ignore[index]
+
+
+_PASSES: Final = 3
+"""How many times mdformat may rewrite a text before its output must stop changing."""
+
+
+def _settled(text: str, options: dict[str, object], name: str | None) -> str:
+    """mdformat's output for *text*, formatted again until it no longer changes (mdformat
+    alone can write ``\\_`` one time and drop it the next), so formatting is idempotent.
+
+    :raises FormatError: when it has not settled after :data:`_PASSES` passes.
+    """
+    import mdformat
+
+    for _ in range(_PASSES):
+        formatted: str = mdformat.text(text, options=options, extensions=[EXTENSION_NAME])
+        if formatted == text:
+            return formatted
+        text = formatted
+    raise FormatError(
+        f"formatting does not settle: mdformat rewrites its own output {_PASSES} times over",
+        name=name,
+        hint="leave this file out of formatting",
+    )
+
+
+def format_text(
+    text: str,
+    *,
+    options: Mapping[str, object] | None = None,
+    name: str | None = None,
+    known_names: Container[str] | None = None,
+) -> str:
+    """*text* (an LMML narrative) formatted by mdformat with this plugin.
+
+    :param text: the narrative.
+    :param options: mdformat's options (``{"wrap": 80}``, ``{"number": True}``, ...).
+    :param name: the file name, for errors.
+    :param known_names: the asset names references may have without an extension (a
+        ``.lmmlz``'s entries), for the check.
+    :returns: the formatted narrative, ending in one newline (empty for an empty one).
+    :raises FormatError: when formatting would change the turns, an embed's bytes, a
+        reference, an escape, a placeholder or the text a turn sends (the text is then
+        best left as it is), naming the first difference; or when mdformat's output does
+        not settle.
+    :raises LmmlSyntaxError: for a text holding a lone surrogate.
+    """
+    before = parse(text, name=name, known_names=known_names)
+    _register()
+    formatted = _settled(before.source, dict(options or {}), name)
+    after = parse(formatted, name=name, known_names=known_names)
+    was, now = outline(before), outline(after)
+    if was != now:
+        difference = _first_difference(was, now)
+        raise FormatError(
+            "formatting would change the conversation: " + difference,
+            name=name,
+            line=_line_of_difference(before, after, difference),
+            hint="leave this file out of formatting, or rewrite the Markdown around what "
+            "is named so that mdformat keeps it",
+        )
+    return formatted

@@ -1,0 +1,118 @@
+"""The Sphinx extension: the ``lmml`` directive, and the ``lmml`` lexer for code blocks.
+
+Add ``"lmml_mdit.toolchain.sphinx"`` to ``extensions`` in ``conf.py``. The directive shows
+a conversation, from a file or its own content, as the preview's turn cards
+(:func:`lmml_mdit.render_html` with ``fragment=True``) and reports each defect ``lmml
+validate`` finds at the directive, with its severity. See docs/toolchain.md, "Sphinx and
+MyST: the lmml directive".
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx import addnodes
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from .._version import __version__
+from ..bundle.bundle import Bundle, DefectWarning
+from ..chat.opening import open as open_bundle
+from ..errors import LmmlError, location
+from ..preview import LEXER_ALIAS, LmmlLexer, render_html
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
+
+__all__ = ["DIRECTIVE_NAME", "LmmlDirective", "setup"]
+
+DIRECTIVE_NAME = "lmml"
+"""The directive's name: ``.. lmml::`` and ``{lmml}``."""
+
+_INLINE_NAME = "conversation"
+_LOGGER = logging.getLogger(__name__)
+
+
+class LmmlDirective(SphinxDirective):
+    """``.. lmml:: [FILE]``: a conversation as the preview's turn cards."""
+
+    has_content = True
+    required_arguments = 0
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, Callable[[str], object]]] = {
+        "title": directives.unchanged,
+        "no-highlight": directives.flag,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        """The cards as raw HTML (the source as a literal block for other builders)."""
+        if self.arguments and self.content:
+            raise self.error(f"{DIRECTIVE_NAME}: give a file or inline content, not both")
+        if not self.arguments and not self.content:
+            raise self.error(
+                f"{DIRECTIVE_NAME}: give a file (.. {DIRECTIVE_NAME}:: path.lmml) or the "
+                "narrative as the directive's content"
+            )
+        try:
+            bundle = self._bundle()
+            try:
+                self._report_issues(bundle)
+                with warnings.catch_warnings():
+                    # Reported above, with the severity of each: not again as a warning.
+                    warnings.simplefilter("ignore", DefectWarning)
+                    page = render_html(
+                        bundle,
+                        title=self.options.get("title"),
+                        fragment=True,
+                        highlight="no-highlight" not in self.options,
+                    )
+                source = bundle.narrative.text
+            finally:
+                bundle.close()
+        except LmmlError as error:
+            raise self.error(f"{DIRECTIVE_NAME}: {error}") from None
+        html = nodes.raw("", page, format="html")
+        others = addnodes.only(expr="not html")
+        others += nodes.literal_block(source, source, language=LEXER_ALIAS)
+        self.set_source_info(html)
+        return [html, others]
+
+    def _report_issues(self, bundle: Bundle) -> None:
+        """Each defect of *bundle*, located at the directive: an error-level one as a build
+        error, a warning as a build warning (as ``lmml validate`` judges them)."""
+        directive = (self.env.docname, self.lineno)
+        for issue in bundle.validate():
+            where = location(bundle.location(issue), issue.line, issue.column)
+            text = f"{DIRECTIVE_NAME}: {where}: {issue.kind}: {issue.message}"
+            if issue.severity == "error":
+                _LOGGER.error(text, location=directive)
+            else:
+                _LOGGER.warning(text, location=directive)
+
+    def _bundle(self) -> Bundle:
+        if self.arguments:
+            relative, path = self.env.relfn2path(self.arguments[0], self.env.docname)
+            self.env.note_dependency(relative)
+            if not os.path.isfile(path):
+                raise self.error(f"{DIRECTIVE_NAME}: {self.arguments[0]}: no such file")
+            return open_bundle(path)
+        text = "\n".join(self.content) + "\n"
+        folder = os.path.dirname(self.env.doc2path(self.env.docname))
+        return Bundle.from_text(_INLINE_NAME, text, base_dir=folder)
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    """Sphinx's hook: register the directive and the lexer.
+
+    :param app: the Sphinx application.
+    """
+    app.add_directive(DIRECTIVE_NAME, LmmlDirective)
+    app.add_lexer(LEXER_ALIAS, LmmlLexer)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
