@@ -24,7 +24,7 @@ from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..templates import held_in_folder
 from ..workers import process_pool
-from .content import Options
+from .content import Options, bundle_state, bundle_template
 from .format_names import DEFAULT_PROVIDER
 from .outgoing import message_list, request_body
 from .providers import Provider
@@ -245,9 +245,7 @@ def _contained(
 ) -> Rendering:
     """*rendering* holding the paths of *bundle*'s asset inputs inside *base_dir* (by
     default the bundle's folder)."""
-    from ..templates import declared_inputs
-
-    specs = declared_inputs(bundle).specs
+    specs = bundle_template(bundle, bundle_state(bundle), values_given=True).declarations.specs
     assets = frozenset(name for name, spec in specs.items() if spec.is_part)
     folder = os.fspath(base_dir) if base_dir is not None else bundle.base_dir or ""
     return dataclasses.replace(rendering, asset_inputs=assets, folder=folder)

@@ -10,6 +10,7 @@ See docs/messages.md, "How a turn becomes content" and "Payload budget".
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
@@ -84,6 +85,7 @@ __all__ = [
     "UnknownSettings",
     "build_conversation",
     "bundle_state",
+    "bundle_template",
     "turn_segments",
 ]
 
@@ -244,39 +246,62 @@ def turn_segments(
             cursor = max(cursor, cut)
             segments.extend(EmbedSegment(embed, False) for embed in placements.get(cut, ()))
         return segments
-    cursor = start
-    for cut in cut_points:
-        for number in range(cursor, cut):
-            if number in replaced:
-                replacement = replaced[number]
-                if replacement is None:
-                    continue
-                if not pending:
-                    pending_start = number
-                pending.append(replacement)
-                continue
+
+    def take(number: int) -> None:
+        """Add line *number* to the text: left out, replaced, edited or as written."""
+        nonlocal pending, pending_start
+        if number in replaced:
+            replacement = replaced[number]
+            if replacement is None:
+                return
             if not pending:
                 pending_start = number
-            columns = escapes.get(number)
-            edits = fills.get(number) if fills else None
-            if isinstance(edits, str):
-                # A finished line (its values in, escapes out); a value's newlines make
-                # lines of it, so blank edges are trimmed as the turn's own are.
-                pending.extend(edits.split("\n") if "\n" in edits else (edits,))
-                continue
-            if edits:
-                for piece in edited_line(lines[number], columns or (), edits):
-                    if isinstance(piece, str):
-                        pending.extend(piece.split("\n"))
-                        continue
-                    if (piece.bundle if isinstance(piece, InputMessages) else piece.file) is None:
-                        continue  # an optional input given no value
-                    flush()
-                    pending = []
+            pending.append(replacement)
+            return
+        if not pending:
+            pending_start = number
+        columns = escapes.get(number)
+        edits = fills.get(number) if fills else None
+        if isinstance(edits, str):
+            # A finished line (its values in, escapes out); a value's newlines make
+            # lines of it, so blank edges are trimmed as the turn's own are.
+            pending.extend(edits.split("\n") if "\n" in edits else (edits,))
+            return
+        if edits:
+            for piece in edited_line(lines[number], columns or (), edits):
+                if isinstance(piece, str):
+                    pending.extend(piece.split("\n"))
+                    continue
+                if (piece.bundle if isinstance(piece, InputMessages) else piece.file) is None:
+                    continue  # an optional input given no value
+                flush()
+                pending = []
+                pending_start = number
+                segments.append(InputSegment(piece))
+            return
+        pending.append(without_escapes(lines[number], columns) if columns else lines[number])
+
+    # Without escapes, the lines between those left out, replaced or edited are taken as
+    # slices; with escapes, line by line.
+    marks = None if escapes else sorted({*replaced, *(fills or ())})
+    cursor = start
+    for cut in cut_points:
+        if marks is None:
+            for number in range(cursor, cut):
+                take(number)
+        else:
+            number = cursor
+            for mark in marks[bisect_left(marks, cursor) : bisect_left(marks, cut)]:
+                if number < mark:
+                    if not pending:
+                        pending_start = number
+                    pending.extend(lines[number:mark])
+                take(mark)
+                number = mark + 1
+            if number < cut:
+                if not pending:
                     pending_start = number
-                    segments.append(InputSegment(piece))
-                continue
-            pending.append(without_escapes(lines[number], columns) if columns else lines[number])
+                pending.extend(lines[number:cut])
         cursor = max(cursor, cut)
         if cut in placements:
             flush()
@@ -358,6 +383,15 @@ def bundle_state(bundle: BundleSource) -> BundleState:
     if state is None:
         state = _STATES[bundle] = BundleState(bundle.narrative)
     return state
+
+
+def bundle_template(bundle: BundleSource, state: BundleState, *, values_given: bool) -> Template:
+    """*bundle*'s :class:`~lmml_mdit.templates.Template`, read once and kept in its *state*
+    (read again when values are given to a template first read without any)."""
+    template = state.template
+    if template is None or (values_given and not template.declarations.specs):
+        template = state.template = template_of(bundle, values_given=values_given)
+    return template
 
 
 # --- options and neutral messages --------------------------------------------------------
@@ -586,6 +620,7 @@ def _build_conversation(
     conversation = OutgoingConversation(messages=[])
     fills, filled_fence = _template_fills(bundle, state, options)
     fill_lines = sorted(fills) if fills else []
+    fill_count = len(fill_lines)
     next_fill = 0
     for number, turn in numbered_turns(narrative.turns):
         role: MessageRole
@@ -604,12 +639,12 @@ def _build_conversation(
         if role == "tool":
             call, skip = _answered_call(narrative, turn, number, state, options.strict)
         turn_fills: dict[int, str | Sequence[Edit]] | None = None
-        if fills:
+        if fills and next_fill < fill_count and fill_lines[next_fill] < turn.end_line:
             # Only this turn's edits: the turns and the edited lines both come in order.
             first, last = turn.start_line - 1, max(turn.end_line, turn.start_line - 1)
-            while next_fill < len(fill_lines) and fill_lines[next_fill] < first:
+            while next_fill < fill_count and fill_lines[next_fill] < first:
                 next_fill += 1
-            while next_fill < len(fill_lines) and fill_lines[next_fill] < last:
+            while next_fill < fill_count and fill_lines[next_fill] < last:
                 if turn_fills is None:
                     turn_fills = {}
                 turn_fills[fill_lines[next_fill]] = fills[fill_lines[next_fill]]
@@ -710,9 +745,7 @@ def _template_fills(
     :raises InputError: for a value its declaration refuses, a missing required one or a
         name no input declares.
     """
-    template = state.template
-    if template is None or (options.inputs is not None and not template.declarations.specs):
-        template = state.template = template_of(bundle, values_given=options.inputs is not None)
+    template = bundle_template(bundle, state, values_given=options.inputs is not None)
     if not template.is_template and not options.inputs:
         return None, None
     bound = template.bind(options.inputs)

@@ -204,14 +204,26 @@ class Template:
                     texts[key] = text
                 pieces.append(text)
             out[line] = "".join(pieces)
-        if len(out) < len(self._edited_lines):
-            edits = self.fills(bound, limit=limit, lines=self._edited_lines - out.keys())
-            out.update(edits)
+        if self._cut_lines:
+            out.update(self.fills(bound, limit=limit, lines=self._cut_lines))
         return out
 
     @functools.cached_property
     def _edited_lines(self) -> frozenset[int]:
         return frozenset(line for line, *_ in self._places) | {line for line, _ in self.escapes}
+
+    @functools.cached_property
+    def _cut_lines(self) -> frozenset[int]:
+        """The edited lines not finished as text: those an asset or messages input cuts."""
+        return self._edited_lines - self._text_lines.keys()
+
+    @functools.cached_property
+    def _places_at(self) -> dict[int, list[tuple[int, int, int, InputSpec, Placeholder, bool]]]:
+        """:attr:`_places` by line."""
+        found: dict[int, list[tuple[int, int, int, InputSpec, Placeholder, bool]]] = {}
+        for place in self._places:
+            found.setdefault(place[0], []).append(place)
+        return found
 
     def fills(
         self, bound: Mapping[str, object], *, limit: int, lines: Set[int] | None = None
@@ -230,9 +242,12 @@ class Template:
                 edits.setdefault(line, []).append((column, column + 1, ""))
         files: dict[str, InputFile] = {}
         conversations: dict[str, Bundle] = {}
-        for line, start, end, spec, placeholder, is_asset in self._places:
-            if lines is not None and line not in lines:
-                continue
+        places = (
+            self._places
+            if lines is None
+            else [place for line in sorted(lines) for place in self._places_at.get(line, ())]
+        )
+        for line, start, end, spec, placeholder, is_asset in places:
             replacement: str | InputAsset | InputMessages
             name = spec.name
             if spec.is_messages:
