@@ -52,7 +52,7 @@ def _on_ray(
         raise CliError(
             "lmml eval --ray: install the ray extra (pip install 'lmml-mdit[ray]')"
         ) from None
-    from ..ray.evaluation import eval_batches
+    from ..ray import eval_batches
 
     try:
         ray.init(address=args.ray, log_to_driver=False)
