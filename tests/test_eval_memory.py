@@ -24,7 +24,7 @@ from lmml_mdit.chat.providers.sending import Exchange
 from lmml_mdit.eval import Target
 from lmml_mdit.eval.cases import iter_cases
 from lmml_mdit.jsontypes import JSONMapping
-from lmml_mdit.run.loop import BodySender
+from lmml_mdit.run import BodySender
 
 
 async def _instant(sender: BodySender, body: JSONMapping) -> tuple[Exchange, float]:

@@ -195,6 +195,8 @@ DOCUMENTED_BEFORE = (
     "lmml_mdit.ray.batches.validate_batch",
     "lmml_mdit.ray.batches.render_case_batch",
     "lmml_mdit.ray.evaluation.eval_batches",
+    "lmml_mdit.run.api.SendOptions",
+    "lmml_mdit.run.api.StreamOptions",
     "lmml_mdit.bundle.inputs.InputSpec",
     "lmml_mdit.chat.handlers.TextPart",
     "lmml_mdit.narrative.toolcalls.ToolCall",

@@ -23,7 +23,7 @@ from ..chat.writer import write_bundle
 from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
-from ..run.loop import BodySender, RunOptions
+from ..run import BodySender, RunOptions
 from ..transcript.transcript import Transcript
 from .assertions import Answer, Verdict, check
 from .cache import AnswerCache, request_key
