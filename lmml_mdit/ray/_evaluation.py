@@ -16,17 +16,18 @@ from typing import Any
 
 from ..bundle.bundle import Bundle
 from ..eval import (
+    AnswerCache,
     Evaluator,
     Job,
     Pace,
+    ResultsWriter,
     Summary,
     Target,
     case_expect,
     default_expect,
+    done_rows,
     plan_jobs,
 )
-from ..eval.cache import AnswerCache
-from ..eval.results import ResultsWriter, done_rows
 from ..jsontypes import JSONObject
 from ._batches import Template, _template
 
