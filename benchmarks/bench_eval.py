@@ -39,8 +39,7 @@ from goals import exit_status
 import lmml_mdit
 from lmml_mdit.chat.cases import Rendering
 from lmml_mdit.chat.providers.sending import EventSender
-from lmml_mdit.eval.runner import aevaluate
-from lmml_mdit.eval.targets import Target
+from lmml_mdit.eval import Target, aevaluate
 
 _T = TypeVar("_T")
 

@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from goals import exit_status
 
 import lmml_mdit
-from lmml_mdit.run.loop import RunOptions, run
+from lmml_mdit.run import RunOptions, run
 
 GOAL = 1.5
 TURNS = 200

@@ -142,8 +142,7 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         to_markdown,
         write_preview,
     )
-    from .run.reply import Reply
-    from .run.stream import AsyncReplyStream, ReplyStream
+    from .run import AsyncReplyStream, Reply, ReplyStream
     from .syntax import lmml_plugin
     from .transcript.message import (
         Message,
@@ -284,8 +283,7 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "MessageRef",
     ),
     ".transcript.transcript": ("Transcript",),
-    ".run.reply": ("Reply",),
-    ".run.stream": ("AsyncReplyStream", "ReplyStream"),
+    ".run": ("AsyncReplyStream", "Reply", "ReplyStream"),
 }
 """Each public name by the module that defines it: the public surface, in layer order."""
 

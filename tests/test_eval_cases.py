@@ -15,8 +15,7 @@ import lmml_mdit
 from lmml_mdit import ExpectError
 from lmml_mdit.cli import main
 from lmml_mdit.errors import InputError
-from lmml_mdit.eval import Summary, Target, aevaluate
-from lmml_mdit.eval.cases import iter_cases
+from lmml_mdit.eval import Summary, Target, aevaluate, iter_cases
 
 TEMPLATE = """\
 ---
@@ -311,7 +310,7 @@ def test_the_worked_example(
 def test_a_parquet_file_of_bundles_is_one_case_each(tmp_path: Path, server: WireServer) -> None:
     pytest.importorskip("pyarrow")
     from lmml_mdit.dataset import write_parquet
-    from lmml_mdit.eval.report import write_report
+    from lmml_mdit.eval import write_report
 
     folder = tmp_path / "bundles"
     folder.mkdir()

@@ -19,12 +19,10 @@ import pytest
 from _eval_template import TEMPLATE
 
 import lmml_mdit
-import lmml_mdit.eval.runner as runner
 from lmml_mdit.chat.providers.sending import Exchange
-from lmml_mdit.eval import Target
-from lmml_mdit.eval.cases import iter_cases
+from lmml_mdit.eval import Target, aevaluate, iter_cases
 from lmml_mdit.jsontypes import JSONMapping
-from lmml_mdit.run.loop import BodySender
+from lmml_mdit.run import BodySender
 
 
 async def _instant(sender: BodySender, body: JSONMapping) -> tuple[Exchange, float]:
@@ -50,9 +48,7 @@ def _peak(tmp_path: Path, count: int) -> int:
     tracemalloc.start()
     try:
         summary = asyncio.run(
-            runner.aevaluate(
-                bundle, folder / "cases.jsonl", [target], folder / "out.jsonl", concurrency=8
-            )
+            aevaluate(bundle, folder / "cases.jsonl", [target], folder / "out.jsonl", concurrency=8)
         )
         peak = tracemalloc.get_traced_memory()[1]
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit.eval.report import report_html
+from lmml_mdit.eval import report_html
 
 
 def _row(case: int, target: str, answer: str, passed: bool) -> dict[str, object]:

@@ -13,8 +13,7 @@ from test_preview_browser import Browser
 from xss_corpus import CASES, SENTINEL
 
 import lmml_mdit
-from lmml_mdit.eval import Target, aevaluate
-from lmml_mdit.eval.report import write_report
+from lmml_mdit.eval import Target, aevaluate, write_report
 
 pytestmark = pytest.mark.browser
 

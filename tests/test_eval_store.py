@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from lmml_mdit import LmmlError
-from lmml_mdit.eval import Target
-from lmml_mdit.eval.cache import AnswerCache, request_key
-from lmml_mdit.eval.results import ResultsWriter, done_rows
+from lmml_mdit.eval import AnswerCache, ResultsWriter, Target, done_rows, request_key
 
 
 @pytest.mark.parametrize(
@@ -86,7 +84,7 @@ def test_a_foreign_results_file_is_refused_with_its_line(tmp_path: Path) -> None
 def test_rows_are_synced_within_a_second_and_at_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lmml_mdit.eval import results
+    from lmml_mdit.eval import _results as results
 
     synced: list[int] = []
     clock = [100.0]

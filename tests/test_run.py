@@ -36,8 +36,7 @@ from lmml_mdit.errors import (
     RunError,
     ToolLoadError,
 )
-from lmml_mdit.run import TextDelta, ToolCallEvent
-from lmml_mdit.run.tools import load_tool
+from lmml_mdit.run import TextDelta, ToolCallEvent, load_tool
 
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini")
 
@@ -749,7 +748,7 @@ def test_anthropic_thinking_is_kept_as_a_native_item_and_sent_back(
 
 
 def test_clients_are_reused_per_provider_and_base_url(tmp_path: Path, server: WireServer) -> None:
-    from lmml_mdit.run import loop
+    from lmml_mdit.run import _loop as loop
 
     bundle = lmml_mdit.open(_chat(tmp_path))
     server.script(*(openai_chat(Said(["x"]), stream=False) for _ in range(2)))

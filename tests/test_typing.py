@@ -115,8 +115,7 @@ def test_the_typed_send_options_are_the_parameters_of_send() -> None:
     import inspect
 
     from lmml_mdit.chat.content import RequestOptions
-    from lmml_mdit.run import send
-    from lmml_mdit.run.api import SendOptions, StreamOptions
+    from lmml_mdit.run import SendOptions, StreamOptions, send
 
     own = {
         name

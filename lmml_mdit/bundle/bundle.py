@@ -51,9 +51,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ..chat.content import RequestOptions
-    from ..run.api import SendOptions, StreamOptions
-    from ..run.reply import Reply
-    from ..run.stream import AsyncReplyStream, ReplyStream
+    from ..run import AsyncReplyStream, Reply, ReplyStream, SendOptions, StreamOptions
     from .packing import InlineReport
 
 __all__ = ["Bundle", "DefectWarning"]
@@ -702,7 +700,7 @@ class Bundle:
         """Send the request ``to_request`` builds through the provider's SDK and return
         the :class:`~lmml_mdit.run.Reply` (see :mod:`lmml_mdit.run` and :doc:`/run`); the
         bundle is left as it is. The options are :func:`lmml_mdit.run.send`'s."""
-        from ..run.api import send  # imported here: running sits above bundles
+        from ..run import send  # imported here: running sits above bundles
 
         return send(self, provider, **options)
 
@@ -710,7 +708,7 @@ class Bundle:
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[SendOptions]
     ) -> Reply:
         """:meth:`send` with the SDK's asyncio client."""
-        from ..run.api import asend  # imported here: running sits above bundles
+        from ..run import asend  # imported here: running sits above bundles
 
         return await asend(self, provider, **options)
 
@@ -720,7 +718,7 @@ class Bundle:
         """:meth:`send` with ``stream=True``, read live: iterate the
         :class:`~lmml_mdit.run.ReplyStream` for the text and tool calls as they arrive, then
         call its ``reply()``; takes :meth:`send`'s options but ``stream`` and ``on_event``."""
-        from ..run.api import stream  # imported here: running sits above bundles
+        from ..run import stream  # imported here: running sits above bundles
 
         return stream(self, provider, **options)
 
@@ -728,7 +726,7 @@ class Bundle:
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
     ) -> AsyncReplyStream:
         """:meth:`stream` with the SDK's asyncio client: ``async for`` its events."""
-        from ..run.api import astream  # imported here: running sits above bundles
+        from ..run import astream  # imported here: running sits above bundles
 
         return astream(self, provider, **options)
 

@@ -13,8 +13,7 @@ from .table import command
 
 TYPE_CHECKING = False  # not typing's: parsing an eval command line imports this module
 if TYPE_CHECKING:
-    from ..eval.runner import Summary
-    from ..eval.targets import Target
+    from ..eval import Summary, Target
 
 __all__ = ["EvalArguments", "cmd_eval", "rate"]
 
@@ -52,7 +51,7 @@ def _on_ray(
         raise CliError(
             "lmml eval --ray: install the ray extra (pip install 'lmml-mdit[ray]')"
         ) from None
-    from ..ray.evaluation import eval_batches
+    from ..ray import eval_batches
 
     try:
         ray.init(address=args.ray, log_to_driver=False)
@@ -191,9 +190,7 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
 def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
     from ..bundle.bundle import Bundle
-    from ..eval.cases import HF_PREFIX
-    from ..eval.runner import aevaluate
-    from ..eval.targets import Target
+    from ..eval import HF_PREFIX, Target, aevaluate
     from .failure import CliError
     from .output import error, info
     from .progress import ProgressLine
@@ -248,8 +245,7 @@ def cmd_eval(args: EvalArguments) -> int:
     for line in summary.errors:
         error(line)
     if args.report is not None:
-        from ..eval.report import write_report
-        from ..eval.results import journal_path
+        from ..eval import journal_path, write_report
 
         write_report(journal_path(out), args.report)
     failed = summary.failed

@@ -33,14 +33,13 @@ from .table import command
 
 if TYPE_CHECKING:
     from ..conversation import ToolCall
-    from ..run.document import Document
-    from ..run.reply import Reply, ReplyEvent
+    from ..run import Document, Reply, ReplyEvent
 
 __all__ = ["RunArguments", "cmd_run"]
 
 
 def _show(event: ReplyEvent) -> None:
-    from ..run.reply import TextDelta
+    from ..run import TextDelta
 
     if isinstance(event, TextDelta):
         sys.stdout.write(event.text)
@@ -93,7 +92,7 @@ def _start_tracing(args: RunArguments) -> None:
     """``--trace console`` prints spans; ``--trace otlp``, or an OTLP endpoint in the
     standard ``OTEL_EXPORTER_OTLP_*`` variables, sends them to that collector."""
     if args.trace == "console":
-        from ..run.trace import setup_console
+        from ..run import setup_console
 
         try:
             setup_console()
@@ -108,7 +107,7 @@ def _start_tracing(args: RunArguments) -> None:
         variable = None
     if args.trace != "otlp" and variable is None:
         return
-    from ..run.trace import setup_otlp
+    from ..run import setup_otlp
 
     try:
         setup_otlp()
@@ -242,8 +241,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
 )
 def cmd_run(args: RunArguments) -> int:
     """``lmml run PATH``: see the module's docstring."""
-    from ..run.loop import RunOptions, run
-    from ..run.tools import load_tool
+    from ..run import RunOptions, load_tool, run
 
     if args.max_rounds < 1:
         raise CliError("--max-rounds must be 1 or more (one request, then one per tool round)")
@@ -284,7 +282,7 @@ def cmd_run(args: RunArguments) -> int:
     )
     with source.about():
         if args.dry_run:
-            from ..run.loop import dry_run_body
+            from ..run import dry_run_body
 
             stdout_json(dry_run_body(source.bundle, options))
             return 0

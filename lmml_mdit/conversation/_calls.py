@@ -43,5 +43,5 @@ class ToolCall:
 
 
 Call = ToolCall
-"""The name import and :class:`~lmml_mdit.run.reply.Reply` gave a tool call before the
+"""The name import and :class:`~lmml_mdit.run.Reply` gave a tool call before the
 two directions shared one class: ``Call(id, name, arguments)``."""

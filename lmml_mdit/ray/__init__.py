@@ -22,20 +22,20 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .batches import add_payloads, render_case_batch, validate_batch
-    from .datasink import LmmlDatasink, write_lmml
-    from .datasource import LmmlDatasource, read_lmml
-    from .evaluation import eval_batches
+    from ._batches import add_payloads, render_case_batch, validate_batch
+    from ._datasink import LmmlDatasink, write_lmml
+    from ._datasource import LmmlDatasource, read_lmml
+    from ._evaluation import eval_batches
 
 _NAMES = {
-    "LmmlDatasink": ".datasink",
-    "write_lmml": ".datasink",
-    "LmmlDatasource": ".datasource",
-    "read_lmml": ".datasource",
-    "add_payloads": ".batches",
-    "validate_batch": ".batches",
-    "render_case_batch": ".batches",
-    "eval_batches": ".evaluation",
+    "LmmlDatasink": "._datasink",
+    "write_lmml": "._datasink",
+    "LmmlDatasource": "._datasource",
+    "read_lmml": "._datasource",
+    "add_payloads": "._batches",
+    "validate_batch": "._batches",
+    "render_case_batch": "._batches",
+    "eval_batches": "._evaluation",
 }
 
 

@@ -34,9 +34,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ..bundle.bundle import Bundle
-    from ..run.api import SendOptions, StreamOptions
-    from ..run.reply import Reply
-    from ..run.stream import AsyncReplyStream, ReplyStream
+    from ..run import AsyncReplyStream, Reply, ReplyStream, SendOptions, StreamOptions
 
 __all__ = ["Transcript"]
 
@@ -488,7 +486,7 @@ class Transcript(Renderable):
         append the reply and any tool turns, and return the
         :class:`~lmml_mdit.run.Reply`; takes :meth:`Bundle.send
         <lmml_mdit.bundle.bundle.Bundle.send>`'s options (see :doc:`/run`)."""
-        from ..run.api import send_transcript  # imported here: running sits above
+        from ..run import send_transcript  # imported here: running sits above
 
         return send_transcript(self, provider, **options)
 
@@ -496,7 +494,7 @@ class Transcript(Renderable):
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[SendOptions]
     ) -> Reply:
         """:meth:`send` with the SDK's asyncio client."""
-        from ..run.api import asend_transcript  # imported here: running sits above
+        from ..run import asend_transcript  # imported here: running sits above
 
         return await asend_transcript(self, provider, **options)
 
@@ -506,7 +504,7 @@ class Transcript(Renderable):
         """:meth:`send` read live (see :meth:`Bundle.stream
         <lmml_mdit.bundle.bundle.Bundle.stream>`): the reply and any tool turns are appended
         when the stream ends, not when it is abandoned or fails."""
-        from ..run.api import stream_transcript  # imported here: running sits above
+        from ..run import stream_transcript  # imported here: running sits above
 
         return stream_transcript(self, provider, **options)
 
@@ -514,7 +512,7 @@ class Transcript(Renderable):
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
     ) -> AsyncReplyStream:
         """:meth:`stream` with the SDK's asyncio client."""
-        from ..run.api import astream_transcript  # imported here: running sits above
+        from ..run import astream_transcript  # imported here: running sits above
 
         return astream_transcript(self, provider, **options)
 

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 
-from .reply import Reply, ReplyEvent
+from ._reply import Reply, ReplyEvent
 
 __all__ = ["AsyncReplyStream", "ReplyStream"]
 

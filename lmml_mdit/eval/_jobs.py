@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from ..bundle.bundle import Bundle
 from ..jsontypes import JSONMapping, JSONObject
 from ..templates import declared_inputs
-from .assertions import Assertion, read_expect
-from .cases import iter_bundle_cases, iter_cases
-from .targets import Target
+from ._assertions import Assertion, read_expect
+from ._cases import iter_bundle_cases, iter_cases
+from ._targets import Target
 
 __all__ = ["Job", "Summary", "case_expect", "count_cases", "default_expect", "plan_jobs"]
 

@@ -3,7 +3,7 @@
 One round builds the body :func:`~lmml_mdit.chat.outgoing.to_request` builds, sends it
 through the provider's :class:`~lmml_mdit.chat.providers.sending.Sender` (retrying a 429
 or 5xx with exponential backoff that honours ``Retry-After``), reads the reply with the
-provider's importer and appends it to the :class:`~lmml_mdit.run.document.Document`. A
+provider's importer and appends it to the :class:`~lmml_mdit.run.Document`. A
 reply with tool calls runs the functions, appends their results as tool turns and sends
 again, up to ``max_rounds``. :func:`run` and :func:`arun` differ only in how they wait.
 """
@@ -34,11 +34,11 @@ from ..errors import (
     StreamCutError,
 )
 from ..jsontypes import JSONMapping, JSONObject
-from .document import Document
-from .reply import Reply, ReplyEvent, ToolRun, Usage
-from .tools import Tool, declared_tools, tool_result
-from .trace import Span
-from .trace import span as trace_span
+from ._document import Document
+from ._reply import Reply, ReplyEvent, ToolRun, Usage
+from ._tools import Tool, declared_tools, tool_result
+from ._trace import Span
+from ._trace import span as trace_span
 
 if TYPE_CHECKING:
     from ..chat.content import RequestOptions

@@ -23,13 +23,13 @@ from ..chat.writer import write_bundle
 from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
-from ..run.loop import BodySender, RunOptions
+from ..run import BodySender, RunOptions
 from ..transcript.transcript import Transcript
-from .assertions import Answer, Verdict, check
-from .cache import AnswerCache, request_key
-from .jobs import Job, Summary, count_cases, plan_jobs
-from .results import ResultsWriter, done_rows, journal_path, write_parquet_results
-from .targets import Target
+from ._assertions import Answer, Verdict, check
+from ._cache import AnswerCache, request_key
+from ._jobs import Job, Summary, count_cases, plan_jobs
+from ._results import ResultsWriter, done_rows, journal_path, write_parquet_results
+from ._targets import Target
 
 __all__ = ["Evaluator", "Pace", "Summary", "Waits", "aevaluate"]
 
@@ -66,7 +66,7 @@ def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | No
 
 @dataclass
 class Evaluator:
-    """Evaluates one :class:`~lmml_mdit.eval.jobs.Job` into its results row: the request
+    """Evaluates one :class:`~lmml_mdit.eval.Job` into its results row: the request
     rendered, answered from the cache or sent (paced, retried), checked, and the
     conversation saved when asked; a case that gets no row goes to the summary's errors.
 
@@ -253,7 +253,7 @@ async def aevaluate(
     is written whole from it at the end.
 
     :param cases: a JSONL, CSV or Parquet file, or ``hf:NAME`` / ``hf:FOLDER`` (see
-        :func:`~lmml_mdit.eval.cases.iter_cases`); None: *bundle* is the path of a folder
+        :func:`~lmml_mdit.eval.iter_cases`); None: *bundle* is the path of a folder
         of bundles (or a Parquet file of them), each bundle one case.
 
     :param cache: the answer cache's folder (None: no cache).

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..atomic import atomic_write_bytes
 from ..jsontypes import JSONMapping, JSONObject
-from .targets import Target
+from ._targets import Target
 
 __all__ = ["AnswerCache", "request_key"]
 

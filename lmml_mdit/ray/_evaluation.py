@@ -1,0 +1,215 @@
+"""``lmml eval`` over a Ray Data dataset: :func:`eval_batches`.
+
+The driver checks every ``expect`` first, leaves out the rows already written, and makes
+one row per case and target; a bounded pool of actors evaluates the batches as
+:func:`~lmml_mdit.eval.aevaluate` does, one actor per target holding its concurrency, and
+the driver writes the rows back in case order. See docs/eval.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..bundle.bundle import Bundle
+from ..eval import (
+    AnswerCache,
+    Evaluator,
+    Job,
+    Pace,
+    ResultsWriter,
+    Summary,
+    Target,
+    case_expect,
+    default_expect,
+    done_rows,
+    plan_jobs,
+)
+from ..jsontypes import JSONObject
+from ._batches import Template, _template
+
+__all__ = ["eval_batches"]
+
+
+class _Gate:
+    """At most *size* holders at once, their starts spaced to *per_minute* when given (a
+    Ray async actor: one per target, so one clock paces the whole cluster)."""
+
+    def __init__(self, size: int, per_minute: float | None = None) -> None:
+        self.free = asyncio.Semaphore(size)
+        self.pace = None if per_minute is None else Pace(per_minute)
+
+    async def acquire(self) -> None:
+        await self.free.acquire()
+
+    async def wait(self) -> None:
+        """Return when the next request may start (at once with no rate)."""
+        if self.pace is not None:
+            await self.pace.wait()
+
+    def release(self) -> None:
+        self.free.release()
+
+
+class _RemotePace:
+    """A target's pace kept by its gate actor: the worker asks it right before a send."""
+
+    def __init__(self, gate: Any) -> None:
+        self.gate = gate
+
+    async def wait(self) -> None:
+        await self.gate.wait.remote()
+
+
+class _Evaluator:
+    """A worker: the template opened once, each batch of (case, target) rows evaluated."""
+
+    def __init__(
+        self,
+        template: Template,
+        cases: str,
+        gates: dict[str, Any],
+        cache: str | None,
+        refresh: bool,
+        retries: int,
+        judge: str,
+        conversations: str | None = None,
+        paced: Sequence[str] = (),
+    ) -> None:
+        self.bundle: Bundle = _template(template, None, None)
+        self.conversations = conversations
+        self.cases = cases
+        self.gates = gates
+        self.paced = {name: gates[name] for name in paced}
+        self.cache = None if cache is None else AnswerCache(cache)
+        self.refresh = refresh
+        self.retries = retries
+        self.judge = Target.parse(judge)
+        self.default = default_expect(self.bundle)
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list[str | None]]:
+        return asyncio.run(self._batch(batch))
+
+    async def _batch(self, batch: dict[str, Any]) -> dict[str, list[str | None]]:
+        targets = [Target.parse(str(text)) for text in batch["target"]]
+        summary = Summary()
+        evaluator = Evaluator(  # rows go back to the driver
+            self.cases,
+            self.cache,
+            self.refresh,
+            self.retries,
+            self.judge,
+            summary,
+            {name: _RemotePace(gate) for name, gate in self.paced.items()},
+            self.conversations,
+        )
+
+        async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None]:
+            values: JSONObject = json.loads(case)
+            expect = case_expect(values, self.default, self.cases, number)
+            job = Job(number, self.bundle, values, expect, target)
+            gate = self.gates[str(target)]
+            await gate.acquire.remote()
+            errors = len(summary.errors)
+            try:
+                row = await evaluator.row(job)
+            finally:
+                gate.release.remote()
+            if row is None:
+                return None, summary.errors[errors]
+            return json.dumps(row, ensure_ascii=False), None
+
+        done = await asyncio.gather(
+            *(
+                one(int(number), str(case), target)
+                for number, case, target in zip(
+                    batch["case"], batch["inputs"], targets, strict=True
+                )
+            )
+        )
+        return {"row": [row for row, _ in done], "error": [error for _, error in done]}
+
+
+def eval_batches(
+    template: str | os.PathLike[str],
+    cases: str | os.PathLike[str],
+    targets: Sequence[Target],
+    out: str | os.PathLike[str],
+    *,
+    cache: str | os.PathLike[str] | None = None,
+    refresh: bool = False,
+    concurrency: int = 8,
+    workers: int = 2,
+    batch_size: int = 16,
+    judge: Target | None = None,
+    retries: int = 2,
+    rates: Mapping[str, float] | None = None,
+    conversations: str | os.PathLike[str] | None = None,
+) -> Summary:
+    """:func:`~lmml_mdit.eval.aevaluate` on the Ray cluster ``ray.init`` joined: every case
+    of *cases* (JSONL) rendered from *template* (a path every worker reads) against every
+    target, at most *concurrency* requests in flight per target across the cluster, rows
+    appended to *out* in case order; rows already in *out* are skipped.
+
+    :param cache: the answer cache's folder; every worker must see the same folder (a
+        shared file system), or each node keeps a cache of its own.
+    :param workers: the actors evaluating batches (each opens the template once).
+    :param rates: requests per minute, by target text: the starts of a target's requests
+        across the whole cluster are spaced by its one gate actor.
+    :param conversations: a folder every worker can write to (a shared file system), where
+        each case's conversation is written with its answer appended, as
+        ``case-N-TARGET.lmmlz``.
+    :raises ExpectError: a malformed ``expect`` (before anything is sent).
+    """
+    import ray
+
+    if not targets:
+        raise ValueError("give at least one target")
+    if concurrency < 1 or workers < 1:
+        raise ValueError("concurrency and workers are at least 1")
+    path = os.fspath(cases)
+    source = os.fspath(template)
+    bundle = _template(source, None, None)
+    summary = Summary()
+    # every expect checked before anything is sent
+    items = [
+        {"case": job.number, "inputs": json.dumps(job.values), "target": str(job.target)}
+        for job in plan_jobs(bundle, path, targets, done_rows(out), summary)
+    ]
+    if not items:
+        return summary
+    gate = ray.remote(_Gate)
+    paced = rates or {}
+    gates = {str(target): gate.remote(concurrency, paced.get(str(target))) for target in targets}
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True  # rows come back in case order
+    dataset = ray.data.from_items(items).map_batches(
+        _Evaluator,
+        batch_size=batch_size,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=workers),
+        fn_constructor_kwargs={
+            "template": source,
+            "cases": path,
+            "gates": gates,
+            "cache": None if cache is None else os.fspath(cache),
+            "refresh": refresh,
+            "retries": retries,
+            "judge": str(judge or targets[0]),
+            "conversations": None if conversations is None else os.fspath(conversations),
+            "paced": [name for name in gates if name in paced],
+        },
+    )
+    with ResultsWriter(out) as writer:
+        for batch in dataset.iter_batches(batch_format="numpy"):
+            for row, error in zip(batch["row"], batch["error"], strict=True):
+                if row is None:
+                    summary.errors.append(str(error))
+                    continue
+                value: JSONObject = json.loads(str(row))
+                writer.write(value)
+                summary.add(value)
+    return summary
