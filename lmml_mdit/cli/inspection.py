@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from .arguments import Arguments
-from .options import add_base_dir, add_bundle, add_json
+from .options import add_base_dir, add_bundle, add_json, listing_options
 from .output import (
     STDIO,
     CliError,
@@ -186,19 +186,12 @@ def _turn_rows(bundle: Bundle) -> list[_Row]:
     return rows
 
 
-def _turns_options(parser: argparse.ArgumentParser) -> None:
-    """``lmml turns``'s own options."""
-    add_bundle(parser)
-    add_json(parser, "the rows as JSON")
-    add_base_dir(parser)
-
-
 @command(
     order=40,
     summary="list the turns: number, role, lines, characters, embeds",
     example="lmml turns examples/sales-review.lmml",
     opens_bundles=True,
-    options=_turns_options,
+    options=listing_options("the rows as JSON"),
 )
 def cmd_turns(args: Arguments) -> int:
     """``lmml turns PATH``: one row per turn."""
@@ -249,19 +242,12 @@ def _asset_row(kind: str, name: str, data: bytes) -> _Row:
     }
 
 
-def _ls_options(parser: argparse.ArgumentParser) -> None:
-    """``lmml ls``'s own options."""
-    add_bundle(parser)
-    add_json(parser, "the rows as JSON")
-    add_base_dir(parser)
-
-
 @command(
     order=50,
     summary="list assets with size, media type and sha256",
     example="lmml ls examples/sales-review.lmmlz",
     opens_bundles=True,
-    options=_ls_options,
+    options=listing_options("the rows as JSON"),
 )
 def cmd_ls(args: Arguments) -> int:
     """``lmml ls PATH``: every asset with size, media type and sha256."""

@@ -28,6 +28,7 @@ __all__ = [
     "add_json",
     "add_provider",
     "add_quiet",
+    "listing_options",
     "parse_setting",
     "positive_int",
     "seconds",
@@ -203,6 +204,18 @@ def add_base_dir(parser: argparse.ArgumentParser) -> None:
         help="resolve a bare .lmml's @references against files in DIR (never outside it; "
         "default: the .lmml file's own folder)",
     )
+
+
+def listing_options(what: str) -> Callable[[argparse.ArgumentParser], None]:
+    """The options of a command that lists what a bundle holds (``turns``, ``ls``,
+    ``inputs``): the bundle, ``--json`` (its help naming *what*) and ``--base-dir``."""
+
+    def add(parser: argparse.ArgumentParser) -> None:
+        add_bundle(parser)
+        add_json(parser, what)
+        add_base_dir(parser)
+
+    return add
 
 
 def add_force(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,6 @@ docs/templates.md, "On the command line".
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from .arguments import Arguments
-from .options import add_base_dir, add_bundle, add_json
+from .options import listing_options
 from .output import (
     PROGRAM,
     STDIO,
@@ -273,19 +272,12 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     return 0
 
 
-def _inputs_options(parser: argparse.ArgumentParser) -> None:
-    """``lmml inputs``'s own options."""
-    add_bundle(parser)
-    add_json(parser, "the inputs as JSON")
-    add_base_dir(parser)
-
-
 @command(
     order=160,
     summary="list a template's declared inputs and where each is used",
     example="lmml inputs support.lmml",
     opens_bundles=True,
-    options=_inputs_options,
+    options=listing_options("the inputs as JSON"),
 )
 def cmd_inputs(args: Arguments) -> int:
     """``lmml inputs PATH``: the declared inputs (type, required or default, description)
