@@ -80,12 +80,12 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
 
 @command(
     order=120,
-    summary="import chat data (OpenAI, Anthropic, Gemini, ShareGPT) as LMML",
+    summary="import a chat request body or chat export (see --format) as LMML",
     example="lmml import chat.json -o chat.lmmlz",
     options=_import_options,
 )
 def cmd_import(args: ImportArguments) -> int:
-    """``lmml import FILE -o OUT``: chat data (OpenAI, Anthropic, Gemini, ShareGPT) to LMML."""
+    """``lmml import FILE -o OUT``: chat data, in any format the registry reads, to LMML."""
     from ..chat.importer import import_path
 
     output = args.out

@@ -186,13 +186,13 @@ def plugin_names() -> tuple[str, ...]:
 
 
 def add_provider(parser: argparse.ArgumentParser, choices: FormatChoices, what: str) -> None:
-    """``-p/--provider``, one of *choices*, openai by default."""
+    """``-p/--provider``, one of *choices*, :data:`DEFAULT_PROVIDER` by default."""
     parser.add_argument(
         "-p",
         "--provider",
         default=DEFAULT_PROVIDER,
         choices=choices,
-        help=f"{what} (default: openai)",
+        help=f"{what} (default: {DEFAULT_PROVIDER})",
     )
 
 

@@ -88,15 +88,16 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system",
         choices=("separate", "user", "drop", "raise"),
-        help="system content anthropic and gemini keep outside the messages list: print "
+        help="system content a provider keeps outside its messages list (docs/cli.md): "
+        "print "
         '{"system": ..., "messages": [...]} (separate), send it as user content, drop it, or '
         "fail (the default, unless --request)",
     )
     parser.add_argument(
         "--midway-system",
         choices=("user", "hoist", "drop", "raise"),
-        help="a system turn after the conversation has started, for anthropic and gemini "
-        "(system content up front only): send it as user text marked [system] at its place "
+        help="a system turn after the conversation has started, for a provider that takes "
+        "system content up front only: send it as user text marked [system] at its place "
         "(default), move it up front, drop it (each with a warning) or fail",
     )
     parser.add_argument(
@@ -114,7 +115,7 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
         "--text-embeds",
         choices=("text", "document"),
         help="text assets as text parts or as the provider's document parts "
-        "(default: document for anthropic, text elsewhere)",
+        "(default: each provider's own, docs/messages.md)",
     )
     parser.add_argument(
         "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
