@@ -1,35 +1,8 @@
-"""Anthropic Messages (``POST /v1/messages``) messages: written and read.
+"""Anthropic Messages (``POST /v1/messages``): messages written, read and sent.
 
-Writing (:func:`export`, then :func:`request`):
-
-- ``system`` (and ``context``) turns: text blocks in the top-level ``system`` parameter (in
-  order); :func:`lmml_mdit.chat.outgoing.messages` refuses to drop them, use ``to_request``.
-- ``user`` turns: ``text``, ``image`` (base64 source with media type) and ``document`` blocks
-  (PDF as a base64 source; text files as a ``text`` source titled by the file name, or as
-  text blocks with ``text_embeds="text"``). Audio and video raise: Anthropic takes
-  neither.
-- ``assistant`` turns: ``text`` and ``tool_use`` blocks (``input`` is the arguments object).
-  Images and documents raise: assistant content is text and tool use only.
-- ``tool`` turns: a ``tool_result`` block (text, image and document content) in a ``user``
-  message.
-
-Consecutive messages of one role are merged into one (the API would merge them anyway), so
-parallel tool results share the user message that follows the calls.
-
-Reading (:func:`read`): a ``messages`` list, or a request body with ``system``.
-
-Shapes read (``providers.md`` 1.3): top-level ``system`` (string or text blocks) as a
-``system`` turn; ``user``/``assistant`` messages with string content or ``text``,
-``image`` and ``document`` blocks (``base64`` or ``text`` sources), ``tool_use`` blocks
-(assistant) and ``tool_result`` blocks (a ``tool`` turn each, content a string or blocks).
-A user message that holds tool results and text becomes ``tool`` turns followed by a
-``user`` turn, in block order.
-
-Sending (:data:`SENDER`, a :class:`~lmml_mdit.chat.providers.sending.Sender`): Messages are
-sent through the ``anthropic`` SDK and the reply read back. The reply's content blocks
-(text, tool use, thinking with its signature) make one assistant message of the payload
-:mod:`.anthropic` imports; a stream's events are gathered into the same blocks
-(``content_block_start``/``_delta``/``_stop``).
+What each turn becomes: docs/messages.md ("System content", "Capability rules", "Tool
+calls"); the shapes read: docs/bridge.md; the reply and its stream: docs/run.md ("The reply,
+written back").
 """
 
 from __future__ import annotations

@@ -1,52 +1,8 @@
-"""Gemini (``generateContent``; google-genai) contents: written and read.
+"""Gemini (``generateContent``, google-genai): contents written, read and sent.
 
-Writing (:func:`export`, then :func:`request`):
-
-The request is the keyword arguments of ``client.models.generate_content``: ``model``,
-``contents`` and ``config`` (a ``GenerateContentConfig`` as a dict), in the SDK's
-snake_case JSON form with base64 ``data`` strings (the SDK decodes them).
-
-- ``system`` (and ``context``) turns: ``config.system_instruction`` (text parts, in order).
-- ``user`` turns: ``text`` and ``inline_data`` parts (images, PDF, audio, video); text files as text
-  parts headed by the file name, or ``inline_data`` with their own media type with
-  ``text_embeds="document"``.
-- ``assistant`` turns: role ``model``, ``text``, ``inline_data`` and ``function_call``
-  (``args`` is the arguments object, ``id`` the call id).
-- ``tool`` turns: role ``user``, a ``function_response`` (``response`` is the result text
-  when it is a JSON object, else ``{"output": text}``), then the result's assets as
-  ``inline_data`` parts.
-
-Consecutive contents of one role are merged into one.
-
-Reading (:func:`read`): ``generateContent`` payloads (``contents``), snake_case or
-camelCase.
-
-Accepted forms (each read as its canonical form): ``contents`` as a list of Content
-objects, one Content object, a string (one user text part) or a list of strings and parts
-(consecutive ones one user Content, as the SDK groups them); ``parts`` as a list or one
-part (the system instruction also as a string, or a list of strings); the REST API's
-camelCase keys anywhere in the settings (``generationConfig``'s ``maxOutputTokens``,
-``stopSequences``, ``responseModalities``; ``safetySettings``, ``toolConfig``, ...) read as
-the SDK's snake_case names, except inside values that are data rather than configuration
-(JSON Schemas, call arguments, labels); ``tools`` as one Tool object or a list.
-
-Shapes read (``providers.md`` 1.4): ``system_instruction``/``systemInstruction`` as a
-``system`` turn; ``contents`` with roles ``user`` and ``model`` (or ``function``/``tool``
-for responses); parts ``text``, ``inline_data``/``inlineData`` (``mime_type``/``mimeType``,
-base64 ``data``), ``function_call``/``functionCall`` and
-``function_response``/``functionResponse``.
-
-Calls without an ``id`` get a generated one, ``call_<n>`` (n counts the conversation's
-calls from 1, skipping ids already used); a response without an id answers the earliest
-unanswered call of the same name. A response's ``response`` object is written as its JSON
-text.
-
-Sending (:data:`SENDER`, a :class:`~lmml_mdit.chat.providers.sending.Sender`):
-``generateContent`` is called through the ``google-genai`` SDK and the reply read back. The
-body :func:`~lmml_mdit.chat.outgoing.to_request` builds is the keyword arguments of
-``api.models.generate_content`` (``model``, ``contents``, ``config``). The reply's first
-candidate content is the payload :mod:`.gemini` imports; a stream's chunks are gathered into
-one content (adjacent text parts joined, function calls kept whole).
+What each turn becomes: docs/messages.md ("System content", "Capability rules", "Tool
+calls"); the shapes read, camelCase and the accepted short forms: docs/bridge.md; the reply
+and its stream: docs/run.md ("The reply, written back").
 """
 
 from __future__ import annotations

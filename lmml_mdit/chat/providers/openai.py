@@ -1,29 +1,7 @@
-"""OpenAI Chat Completions (``POST /v1/chat/completions``) messages: written and read.
+"""OpenAI Chat Completions (``POST /v1/chat/completions``): messages written, read and sent.
 
-Writing (:func:`export`, then :func:`request`):
-
-- ``system`` (and ``context``) turns: ``{"role": "system", "content": [text parts]}``.
-- ``user`` turns: text, ``image_url`` (data URI), ``file`` (PDF as a data URI) and
-  ``input_audio`` (wav, mp3) parts; text files as text parts headed by the file name, or as
-  ``file`` parts with their own media type with ``text_embeds="document"``. Video raises.
-- ``assistant`` turns: text parts, and ``tool_calls`` (arguments as a JSON string).
-- ``tool`` turns: ``{"role": "tool", "tool_call_id": ..., "content": ...}``, text only. Other
-  parts of a tool result go, with ``tool_result_images="user-message"`` (the default), into
-  one user message after the run of tool messages, opened by a line naming the call; with
-  ``"error"`` they raise :class:`~lmml_mdit.errors.UnsupportedContentError`.
-
-Reading (:func:`read`): a ``messages`` list, or a request body holding one.
-
-Shapes read (``providers.md`` 1.1): ``system``/``developer``/``user``/``assistant``/``tool``
-messages; content as a string, ``null`` or a list of ``text``, ``image_url`` (data URI),
-``input_audio``, ``file`` (``file_data`` data URI) and ``refusal`` parts; assistant
-``tool_calls`` with a JSON-string ``arguments``; ``tool`` messages with ``tool_call_id``.
-
-Sending (:data:`SENDER`, a :class:`~lmml_mdit.chat.providers.sending.Sender`): the request
-goes through the ``openai`` SDK and the reply is read back. The reply message
-(``choices[0].message``) is the payload :mod:`.openai` imports; a stream's chunks are
-gathered into the same message (text deltas joined, tool-call deltas joined by their
-``index``).
+What each turn becomes: docs/messages.md ("Capability rules", "Tool calls"); the shapes
+read: docs/bridge.md; the reply and its stream: docs/run.md ("The reply, written back").
 """
 
 from __future__ import annotations

@@ -1,32 +1,7 @@
-"""OpenAI Responses (``POST /v1/responses``) input items: written and read.
+"""OpenAI Responses (``POST /v1/responses``): input items written, read and sent.
 
-Writing (:func:`export`, then :func:`request`):
-
-- ``system`` (and ``context``) turns: ``{"type": "message", "role": "system", "content":
-  [input_text]}``, in place (the ``instructions`` parameter is left to the caller).
-- ``user`` turns: ``input_text``, ``input_image`` (data URI, ``detail`` required, ``"auto"``
-  by default) and ``input_file`` (PDF, or a text file with ``text_embeds="document"``).
-  Audio raises: the Responses input types have no audio part.
-- ``assistant`` turns: a ``message`` item with the text, and one ``function_call`` item per
-  call, in source order.
-- ``tool`` turns: ``function_call_output`` whose ``output`` is the text, or a list of
-  ``input_text``/``input_image``/``input_file`` when the result has assets.
-
-Reading (:func:`read`): an ``input`` item list, or a request body holding one.
-
-Shapes read (``providers.md`` 1.2): ``instructions`` (a system turn first); ``message``
-items (the ``type`` may be left out) with string content or ``input_text``,
-``output_text``, ``input_image`` (data URI), ``input_file`` (``file_data``) and
-``input_audio`` parts; ``function_call`` items (joined to the assistant turn before them)
-and ``function_call_output`` items (a ``tool`` turn each) whose output is a string or a
-part list.
-
-Sending (:data:`SENDER`, a :class:`~lmml_mdit.chat.providers.sending.Sender`): the request
-goes through the ``openai`` SDK and the reply is read back. The reply's ``output`` items
-(messages, function calls, reasoning items) are the ``input`` payload
-:mod:`.openai_responses` imports, so a reasoning item goes back on the next request as it
-came. A stream's ``response.completed`` event carries the whole response; before it, the
-finished items (``response.output_item.done``) are what arrived.
+What each turn becomes: docs/messages.md ("Capability rules", "Tool calls"); the shapes
+read: docs/bridge.md; the reply and its stream: docs/run.md ("The reply, written back").
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""ShareGPT conversations, read and written (records only: ShareGPT has no request body).
+"""ShareGPT conversations: records read and written (ShareGPT has no request body).
 
-Shape: ``{"conversations": [{"from": ..., "value": ...}, ...]}`` (or the bare list), with
-``from`` one of ``system``; ``human``/``user``; ``gpt``/``assistant``/``model``;
-``function_call`` (the value a JSON object ``{"name", "arguments"}``, or a list of them) and
-``observation``/``tool``/``function_response`` (a tool result, answering the earliest
-unanswered call). A top-level ``system`` string becomes the first ``system`` turn; other
-top-level keys (``id``, ``tools``, ...) are dataset fields, not request parameters: they are
-kept in ``manifest.json`` under ``"sharegpt"`` (so a provider export never sends them) and
-written back by :func:`export_sharegpt`.
-
-ShareGPT has no call ids, so imported calls get ``call_1``, ``call_2``, ... in order.
+The shape, the speaker names read and the record fields kept in ``manifest.json``:
+docs/bridge.md.
 """
 
 from __future__ import annotations
