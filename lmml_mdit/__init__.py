@@ -129,11 +129,9 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         Role,
         Turn,
     )
-    from .narrative.narrative import (
+    from .narrative import (
         Narrative,
         parse,
-    )
-    from .narrative.toolcalls import (
         tool_call_fence,
         tool_call_issues,
     )
@@ -232,11 +230,9 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "VideoPart",
         "ToolCall",
     ),
-    ".narrative.narrative": (
+    ".narrative": (
         "Narrative",
         "parse",
-    ),
-    ".narrative.toolcalls": (
         "tool_call_fence",
         "tool_call_issues",
     ),

@@ -21,7 +21,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
 from lmml_mdit import parse
-from lmml_mdit.narrative.narrative import default_parser
+from lmml_mdit.narrative import default_parser
 from lmml_mdit.syntax.blocks import STARTS, DispatchingBlockParser
 
 SPEC = Path(__file__).parent / "data" / "commonmark-spec.json"

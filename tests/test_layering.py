@@ -322,7 +322,7 @@ NAMING_A_FORMAT_TODAY = {
     "lmml_mdit.conversation._remote": "FILE_ID_PROVIDERS: the services that issue the file ids a "
     "remote asset holds (OpenAI's Files API for Chat and Responses, Anthropic's), checked by "
     "Bundle.validate before any format loads",
-    "lmml_mdit.narrative.native": "NATIVE_PROVIDERS: the names a native item's fence may "
+    "lmml_mdit.narrative._native": "NATIVE_PROVIDERS: the names a native item's fence may "
     "start with, read by the narrative parser before any format loads (tests/"
     "test_native_items.py keeps it equal to the registry's built-in providers)",
     "lmml_mdit.syntax.roles": "not a format: 'gemini' is a speaker label people write "

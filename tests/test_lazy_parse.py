@@ -27,7 +27,7 @@ from test_fixtures import fixture_input
 
 import lmml_mdit
 from lmml_mdit import lmml_plugin, parse
-from lmml_mdit.narrative.narrative import FULL_PARSE_VARIABLE, GFM_RULES
+from lmml_mdit.narrative import FULL_PARSE_VARIABLE, GFM_RULES
 from lmml_mdit.syntax import INLINE_TRIGGERS, may_hold_lmml
 
 ROOT = Path(__file__).resolve().parent.parent

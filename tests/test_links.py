@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common import normalize_url
 
 from lmml_mdit import parse
-from lmml_mdit.narrative.narrative import default_parser
+from lmml_mdit.narrative import default_parser
 from lmml_mdit.syntax import links
 from lmml_mdit.syntax.links import LinkParser, normalize_link
 

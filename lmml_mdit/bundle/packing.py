@@ -21,9 +21,7 @@ from ..errors import (
     UnsafeEntryError,
 )
 from ..model import Embed
-from ..narrative.index import Fence
-from ..narrative.narrative import Narrative, parse
-from ..narrative.native import is_structure_name
+from ..narrative import Fence, Narrative, is_structure_name, parse
 from ..syntax.fence import MARKER
 from ..syntax.write import check_fenceable, embed_fence, reference
 from ..warn import warn
@@ -228,7 +226,7 @@ def _refuse_entry_conflicts(bundle: BundleContents) -> None:
 def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     """The narrative of *bundle* packed: every inline fence's lines become one ``@name``
     line, apart from the conversation's structure (tool calls, provider-specific items:
-    :func:`~lmml_mdit.narrative.native.is_structure_name`), which stays; and the entries
+    :func:`~lmml_mdit.narrative.is_structure_name`), which stays; and the entries
     to add: each fence's bytes, and for a text bundle with a ``base_dir`` the files
     referenced there (the existing entries are all kept).
 

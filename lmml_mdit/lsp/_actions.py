@@ -16,7 +16,7 @@ from lsprotocol import types
 from ..bundle.archive import unsafe_reason
 from ..bundle.bundle import Bundle
 from ..model import MESSAGE_ROLES, Issue
-from ..narrative.narrative import Narrative
+from ..narrative import Narrative
 from ..syntax.fence import MARKER
 from ..syntax.roles import (
     COMMENT_OPEN,

@@ -8,7 +8,7 @@ import json
 from lsprotocol import types
 
 from ..bundle.bundle import Bundle
-from ..narrative.placeholders import Placeholder
+from ..narrative import Placeholder
 from ..syntax.write import code_fence
 from ..templates import InputSpec, declared_inputs, misplaced_messages
 from ._assets import AssetInfo, describe

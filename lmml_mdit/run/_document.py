@@ -23,8 +23,7 @@ from ..conversation import ChatTurn, ImportedAsset, NativeItem, TextPart, ToolCa
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
-from ..narrative.native import is_native_name, native_fence, native_name
-from ..narrative.toolcalls import call_slug, tool_call_fence
+from ..narrative import call_slug, is_native_name, native_fence, native_name, tool_call_fence
 from ..syntax.write import embed_fence, reference
 from ..transcript.message import Message
 from ..transcript.plans import _styled_delimiter
@@ -233,7 +232,7 @@ def _after_last_turn(bundle: Bundle, line: int) -> bool:
 
 
 def _tool_calls(bundle: Bundle) -> Sequence[Any]:
-    from ..narrative.toolcalls import tool_calls
+    from ..narrative import tool_calls
 
     try:
         return tool_calls(bundle.narrative)

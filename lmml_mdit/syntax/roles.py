@@ -402,7 +402,7 @@ def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
     """A ``suspicious_delimiter`` issue for each block the parse marked (a heading, a
     label paragraph or a comment).
 
-    :param narrative: a :class:`~lmml_mdit.narrative.narrative.Narrative` (its tokens and lines).
+    :param narrative: a :class:`~lmml_mdit.narrative.Narrative` (its tokens and lines).
     :returns: the issues in document order, each with the heading's line and the column of
         the word at fault (or of the heading).
     """

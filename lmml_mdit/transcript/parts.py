@@ -14,7 +14,7 @@ from ..chat.handlers import Handler, build_parts
 from ..conversation import Asset, Base64Cache, TextPart
 from ..jsontypes import JSONObject
 from ..media import media_type_for
-from ..narrative.narrative import parse
+from ..narrative import parse
 
 __all__ = ["content_parts"]
 

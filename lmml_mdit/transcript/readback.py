@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import TranscriptError
-from ..narrative.narrative import Narrative, parse
+from ..narrative import Narrative, parse
 from .message import Message
 from .plans import Fault, Placement, Plan, Resolves, escalate, render_plans
 from .regions import fence_owners, message_turns, reference_owners, turn_text
@@ -143,7 +143,7 @@ def _hints(
 
 
 _OPEN_ENDED = frozenset({"fence", "html_block", "lmml_embed"})
-"""The top-level blocks (:attr:`~lmml_mdit.narrative.index.Block.kind`) that run to the end
+"""The top-level blocks (:attr:`~lmml_mdit.narrative.Block.kind`) that run to the end
 of the document when left unclosed."""
 
 

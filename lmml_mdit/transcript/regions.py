@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Sequence
 
 from ..model import Embed, Turn
-from ..narrative.narrative import Narrative
+from ..narrative import Narrative
 from ..text import as_turn_text
 
 __all__ = ["fence_owners", "message_turns", "reference_owners", "turn_text"]

@@ -20,7 +20,7 @@ from ..errors import MissingEntryError, UnresolvableReferenceError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONObject
 from ..model import Turn
-from ..narrative.narrative import Narrative
+from ..narrative import Narrative
 from .message import Message
 
 if TYPE_CHECKING:

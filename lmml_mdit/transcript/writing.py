@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import LmmlError, NotInlinableError, TranscriptError
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
-from ..narrative.narrative import Narrative
+from ..narrative import Narrative
 from ..syntax.write import embed_fence
 from .message import Message, Pov, pov_roles
 from .plans import Plan, Resolves, plan_messages
