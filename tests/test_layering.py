@@ -53,7 +53,7 @@ DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview"): "Bundle.render_html, Bundle._repr_markdown_",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
     ("lmml_mdit.transcript.transcript", "lmml_mdit.run"): "Transcript.send, Transcript.asend",
-    ("lmml_mdit.syntax.frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
+    ("lmml_mdit.syntax._frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
 }
 """The upward imports allowed: thin methods that hand a bundle to the layer above, imported
 inside the method (so the lower layer loads without the upper one)."""
@@ -325,7 +325,7 @@ NAMING_A_FORMAT_TODAY = {
     "lmml_mdit.narrative._native": "NATIVE_PROVIDERS: the names a native item's fence may "
     "start with, read by the narrative parser before any format loads (tests/"
     "test_native_items.py keeps it equal to the registry's built-in providers)",
-    "lmml_mdit.syntax.roles": "not a format: 'gemini' is a speaker label people write "
+    "lmml_mdit.syntax._roles": "not a format: 'gemini' is a speaker label people write "
     "('Gemini:'), among 'chatgpt', 'claude' and 'copilot', read as the assistant",
 }
 

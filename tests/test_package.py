@@ -219,6 +219,18 @@ DOCUMENTED_BEFORE = (
     "lmml_mdit.narrative.placeholders.Placeholder",
     "lmml_mdit.narrative.toolcalls.tool_call_fence",
     "lmml_mdit.narrative.toolcalls.tool_calls",
+    "lmml_mdit.syntax.triggers.INLINE_TRIGGERS",
+    "lmml_mdit.syntax.positions.FoundInline",
+    "lmml_mdit.syntax.deferred.records_in_place",
+    "lmml_mdit.syntax.links.LinkParser",
+    "lmml_mdit.syntax.links.normalize_link",
+    "lmml_mdit.syntax.blocks.DispatchingBlockParser",
+    "lmml_mdit.syntax.write.embed_fence",
+    "lmml_mdit.syntax.write.check_fenceable",
+    "lmml_mdit.syntax.write.code_fence",
+    "lmml_mdit.syntax.write.code_fence_marker",
+    "lmml_mdit.syntax.write.reference",
+    "lmml_mdit.syntax.write.escape_at",
 )
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from lmml_mdit import Bundle, Message, Transcript, parse
 from lmml_mdit import open as open_bundle
 from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
-from lmml_mdit.syntax.roles import role_word
+from lmml_mdit.syntax import role_word
 from lmml_mdit.transcript.encoding import CONTENT_FENCE_INFO, decode_author, encode_author
 from lmml_mdit.transcript.reading import read_bundle
 from lmml_mdit.transcript.writing import narrative_text, write_bundle

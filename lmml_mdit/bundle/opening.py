@@ -25,8 +25,7 @@ from ..errors import (
 from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..media import SVG_TYPE, sniff
 from ..narrative import parse, parse_shared
-from ..syntax.reference import ReferenceMode
-from ..syntax.roles import DelimiterMode
+from ..syntax import DelimiterMode, ReferenceMode
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, is_zip, open_archive
 from .bundle import Bundle
 from .folder import FolderNames

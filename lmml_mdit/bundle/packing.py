@@ -22,8 +22,7 @@ from ..errors import (
 )
 from ..model import Embed
 from ..narrative import Fence, Narrative, is_structure_name, parse
-from ..syntax.fence import MARKER
-from ..syntax.write import check_fenceable, embed_fence, reference
+from ..syntax import MARKER, check_fenceable, embed_fence, reference
 from ..warn import warn
 from .archive import unsafe_reason
 from .contents import BundleContents, fences_differing_from_entries, first_fences
@@ -155,11 +154,11 @@ def fence_text(name: str, data: bytes) -> str:
     """The fence for *data*, closing on its own line when the content ends with a newline.
 
     Content without a final newline can only be kept byte for byte by closing on its last
-    line (``last line@@@``), which :mod:`lmml_mdit.syntax.fence` reads back exactly.
+    line (``last line@@@``), which :mod:`lmml_mdit.syntax` reads back exactly.
 
     :raises NotInlinableError: when *data* is binary, not UTF-8, holds carriage returns,
         has a line that is or ends with ``@@@``, or ends in a blank line without a newline
-        (:func:`lmml_mdit.syntax.write.check_fenceable`).
+        (:func:`lmml_mdit.syntax.check_fenceable`).
     """
     hint = "keep it as an archive entry (pack the bundle) instead of inlining it"
     try:

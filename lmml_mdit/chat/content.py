@@ -57,7 +57,7 @@ from ..narrative import (
     tool_result_reference,
     turn_label,
 )
-from ..syntax.write import reference
+from ..syntax import reference
 from ..templates import Edit, Fills, InputAsset, InputMessages, Template, template_of
 from ..text import blank_edges
 from ..warn import warn

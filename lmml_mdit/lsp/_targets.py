@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..narrative import Fence, Narrative
-from ..syntax.fence import MARKER
-from ..syntax.reference import SIGIL
+from ..syntax import MARKER, SIGIL
 
 __all__ = ["Mention", "mention_at", "mentions"]
 

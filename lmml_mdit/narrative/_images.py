@@ -17,8 +17,7 @@ from urllib.parse import unquote
 from markdown_it.token import Token
 
 from ..model import Issue
-from ..syntax.positions import place_references
-from ..syntax.reference import match_reference_name
+from ..syntax import match_reference_name, place_references
 from ._narrative import Narrative
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple, TypeVar, overload
 from markdown_it.token import Token
 
 from ..model import Embed, Role, Turn
-from ..syntax.reference import SIGIL
+from ..syntax import SIGIL
 
 __all__ = ["AttachmentParagraph", "Block", "Delimiter", "Fence", "Records", "StructureIndex"]
 
@@ -231,7 +231,7 @@ class StructureIndex:
         :param attachment_names: for the position of an ``inline`` token whose children
             are still to be parsed, the reference names of an attachment paragraph (or ()
             for any other paragraph); None where the children tell
-            (:meth:`~lmml_mdit.syntax.deferred.DeferredInlines.attachment_names`).
+            (:meth:`~lmml_mdit.syntax.DeferredInlines.attachment_names`).
         """
         blocks = Records(Block)
         add_kind, add_start, add_end, add_token, add_turn = blocks._appenders()

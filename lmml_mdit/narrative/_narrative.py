@@ -38,10 +38,10 @@ from ..syntax import (
     CollectedInlines,
     DeferredInlines,
     DelimiterMode,
+    DispatchingBlockParser,
+    LinkParser,
     lmml_plugin,
 )
-from ..syntax.blocks import DispatchingBlockParser
-from ..syntax.links import LinkParser
 from ..text import blank_edges, normalize_newlines
 from ._index import StructureIndex
 
@@ -73,7 +73,7 @@ def default_parser(
     with GFM tables and strikethrough enabled (real chats use both) and the plugin (which
     reads a leading ``---`` block as front matter). Known names go through ``env``, so one
     parser serves every bundle. Its block parser tries at each line only the rules that can
-    start there (:class:`~lmml_mdit.syntax.blocks.DispatchingBlockParser`); its tokens are
+    start there (:class:`~lmml_mdit.syntax.DispatchingBlockParser`); its tokens are
     markdown-it's.
 
     :raises ValueError: for an option value outside its choices.

@@ -17,7 +17,7 @@ from ..errors import UnsupportedContentError
 from ..jsonio import parse_json
 from ..jsontypes import JSONObject
 from ..model import Embed
-from ..syntax.write import embed_fence
+from ..syntax import embed_fence
 from ._toolcalls import is_tool_call_name
 
 __all__ = [

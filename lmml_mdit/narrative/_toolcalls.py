@@ -18,7 +18,7 @@ from ..errors import InvalidToolCallError
 from ..jsonio import parse_json
 from ..jsontypes import JSONMapping, JSONObject
 from ..model import Embed, Issue, Turn
-from ..syntax.write import embed_fence, reference
+from ..syntax import embed_fence, reference
 from ..text import blank_edges
 from ._narrative import numbered_turns, turn_label
 

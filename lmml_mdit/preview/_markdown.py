@@ -15,7 +15,7 @@ from ..bundle.reserved import RESERVED_NAMES
 from ..media import IMAGE_EXTENSIONS, extension
 from ..model import Embed
 from ..narrative import Fence, Narrative, is_structure_name
-from ..syntax.write import code_fence, reference
+from ..syntax import code_fence, reference
 
 if TYPE_CHECKING:
     from ..bundle.source import BundleSource

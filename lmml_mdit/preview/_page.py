@@ -53,8 +53,7 @@ from ..narrative import (
     unsent_image_message,
     url_scheme,
 )
-from ..syntax import FRONT_MATTER_TOKEN
-from ..syntax.write import reference
+from ..syntax import FRONT_MATTER_TOKEN, reference
 from ..text import is_unicode
 from ._inputs import InputView
 from ._style import PREVIEW_CSS
@@ -873,7 +872,7 @@ def _render_turn(
 
 def _render_body(renderer: RendererHTML, body: list[Token], env: EnvType) -> str:
     """A turn's blocks as HTML, each top-level block shaped like a delimiter that is none
-    (``meta["lmml_suspicious"]``, see :mod:`lmml_mdit.syntax.roles`) preceded by a visible
+    (``meta["lmml_suspicious"]``, see :mod:`lmml_mdit.syntax`) preceded by a visible
     mark saying why, at its line."""
     marked = [
         index

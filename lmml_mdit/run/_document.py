@@ -24,7 +24,7 @@ from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
 from ..narrative import call_slug, is_native_name, native_fence, native_name, tool_call_fence
-from ..syntax.write import embed_fence, reference
+from ..syntax import embed_fence, reference
 from ..transcript.message import Message
 from ..transcript.plans import _styled_delimiter
 from ..transcript.source import NUMBERED_HEADING, Style, _style_of, raw_lines

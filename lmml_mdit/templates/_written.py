@@ -18,7 +18,7 @@ from ..bundle.bundle import Bundle
 from ..bundle.names import is_reference_name
 from ..errors import InputError
 from ..media import extension_for, media_type_for
-from ..syntax.write import reference
+from ..syntax import reference
 from ..text import normalize_newlines
 from ._declarations import InputDeclarations
 from ._fill import InputAsset, InputMessages, template_of

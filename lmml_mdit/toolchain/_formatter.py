@@ -20,10 +20,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..errors import FormatError
 from ..narrative import Narrative, parse
-from ..syntax import FRONT_MATTER_TOKEN, SOURCE_KEY, lmml_plugin
-from ..syntax.escape import ESCAPE_TOKEN_INFO
-from ..syntax.fence import MARKER
-from ..syntax.reference import SIGIL
+from ..syntax import ESCAPE_TOKEN_INFO, FRONT_MATTER_TOKEN, MARKER, SIGIL, SOURCE_KEY, lmml_plugin
 
 if TYPE_CHECKING:
     from mdformat.renderer import RenderContext, RenderTreeNode

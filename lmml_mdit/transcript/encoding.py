@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from typing import Literal
 
 from ..model import MESSAGE_ROLES
-from ..syntax.write import code_fence
+from ..syntax import code_fence
 
 __all__ = [
     "CONTENT_FENCE_INFO",

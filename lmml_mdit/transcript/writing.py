@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import LmmlError, NotInlinableError, TranscriptError
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..narrative import Narrative
-from ..syntax.write import embed_fence
+from ..syntax import embed_fence
 from .message import Message, Pov, pov_roles
 from .plans import Plan, Resolves, plan_messages
 from .readback import settle

@@ -19,7 +19,7 @@ from markdown_it.token import Token
 from ..model import MESSAGE_ROLES, Issue, Role
 from ..modes import DELIMITER_MODES as DELIMITER_MODES
 from ..modes import DelimiterMode as DelimiterMode
-from .keys import ROLE_TOKENS_KEY
+from ._keys import ROLE_TOKENS_KEY
 
 SUSPICIOUS_DELIMITER = "suspicious_delimiter"
 """The :class:`~lmml_mdit.model.Issue` kind of a near-miss delimiter heading."""
