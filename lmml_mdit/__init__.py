@@ -142,11 +142,11 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     )
     from .run import AsyncReplyStream, Reply, ReplyStream
     from .syntax import lmml_plugin
-    from .transcript.message import (
+    from .transcript import (
         Message,
         MessageRef,
+        Transcript,
     )
-    from .transcript.transcript import Transcript
 
 API: Final[dict[str, tuple[str, ...]]] = {
     ".errors": (
@@ -274,11 +274,11 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "to_markdown",
         "write_preview",
     ),
-    ".transcript.message": (
+    ".transcript": (
         "Message",
         "MessageRef",
+        "Transcript",
     ),
-    ".transcript.transcript": ("Transcript",),
     ".run": ("AsyncReplyStream", "Reply", "ReplyStream"),
 }
 """Each public name by the module that defines it: the public surface, in layer order."""

@@ -52,7 +52,7 @@ DELEGATIONS = {
     ("lmml_mdit.bundle.validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview"): "Bundle.render_html, Bundle._repr_markdown_",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
-    ("lmml_mdit.transcript.transcript", "lmml_mdit.run"): "Transcript.send, Transcript.asend",
+    ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): "Transcript.send, Transcript.asend",
     ("lmml_mdit.syntax._frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
 }
 """The upward imports allowed: thin methods that hand a bundle to the layer above, imported
@@ -63,7 +63,7 @@ TYPED_DELEGATIONS = {
         "the types Bundle.send and Bundle.stream return, their typed options"
     ),
     ("lmml_mdit.bundle.inputs", "lmml_mdit.templates"): "the templates' names at their old path",
-    ("lmml_mdit.transcript.transcript", "lmml_mdit.run"): (
+    ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): (
         "the types Transcript.send and Transcript.stream return, their typed options"
     ),
     ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.content"): "Bundle.messages' typed options",
@@ -363,8 +363,8 @@ def _private_reaches() -> set[tuple[str, str]]:
 # wants a public name in its own package).
 REACHING_INTO_PRIVATES_TODAY = frozenset(
     {
-        ("lmml_mdit.run._document", "lmml_mdit.transcript.plans._styled_delimiter"),
-        ("lmml_mdit.run._document", "lmml_mdit.transcript.source._style_of"),
+        ("lmml_mdit.run._document", "lmml_mdit.transcript._plans._styled_delimiter"),
+        ("lmml_mdit.run._document", "lmml_mdit.transcript._source._style_of"),
     }
 )
 

@@ -1,5 +1,5 @@
 """A template's values written into its narrative, for :meth:`Transcript.from_bundle
-<lmml_mdit.transcript.transcript.Transcript.from_bundle>` with ``inputs=``.
+<lmml_mdit.transcript.Transcript.from_bundle>` with ``inputs=``.
 
 The lines are those of the one filling (:meth:`Template.fills
 <lmml_mdit.templates.Template.fills>`); each is written in and the narrative read again,
