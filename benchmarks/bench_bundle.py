@@ -47,7 +47,7 @@ def peak():
 
 import lmml_mdit.bundle.archive as archives
 import lmml_mdit.chat.opening as opening
-import lmml_mdit.narrative.toolcalls  # noqa: F401
+import lmml_mdit.narrative._toolcalls  # noqa: F401
 mode, path = sys.argv[1], sys.argv[2]
 started = time.perf_counter()
 if mode == "baseline":

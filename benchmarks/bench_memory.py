@@ -60,7 +60,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 import lmml_mdit
-from lmml_mdit.narrative.narrative import GFM_RULES
+from lmml_mdit.narrative import GFM_RULES
 
 SIZE = 700_000
 

@@ -40,7 +40,7 @@ import lmml_mdit
 from lmml_mdit.bundle.bundle import Bundle
 from lmml_mdit.chat.content import bundle_state
 from lmml_mdit.chat.outgoing import PROVIDERS, to_request
-from lmml_mdit.narrative.narrative import _parsed
+from lmml_mdit.narrative._narrative import _parsed
 
 
 def _png(seed: int) -> bytes:

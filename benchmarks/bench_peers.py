@@ -30,7 +30,7 @@ faster), with its goal (≥ 1.0); the script exits 1 when one is missed.
 The peers are in the ``bench`` extra: ``pip install -e '.[bench]'``.
 
 lmml_mdit keeps the parse of an archive's narrative for the next open of the same bytes
-(``lmml_mdit.narrative.narrative.parse_shared``), as an application that reads its prompt
+(``lmml_mdit.narrative.parse_shared``), as an application that reads its prompt
 file for each request would; ``--parse-anew`` parses it on every open instead, to see the
 figures without that.
 
@@ -61,7 +61,7 @@ from goals import exit_status
 
 import lmml_mdit
 from lmml_mdit.bundle.bundle import Bundle
-from lmml_mdit.narrative.narrative import _parsed
+from lmml_mdit.narrative._narrative import _parsed
 
 MODEL = "gpt-4o"
 TEMPERATURE = 0.2

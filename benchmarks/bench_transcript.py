@@ -23,8 +23,7 @@ from collections.abc import Callable
 from goals import exit_status
 
 import lmml_mdit
-from lmml_mdit.transcript.message import Message
-from lmml_mdit.transcript.transcript import Transcript
+from lmml_mdit.transcript import Message, Transcript
 
 SAVE_GOAL = 2.0
 MESSAGE_BYTES = 1_000_000

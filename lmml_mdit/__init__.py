@@ -129,11 +129,9 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
         Role,
         Turn,
     )
-    from .narrative.narrative import (
+    from .narrative import (
         Narrative,
         parse,
-    )
-    from .narrative.toolcalls import (
         tool_call_fence,
         tool_call_issues,
     )
@@ -144,11 +142,11 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     )
     from .run import AsyncReplyStream, Reply, ReplyStream
     from .syntax import lmml_plugin
-    from .transcript.message import (
+    from .transcript import (
         Message,
         MessageRef,
+        Transcript,
     )
-    from .transcript.transcript import Transcript
 
 API: Final[dict[str, tuple[str, ...]]] = {
     ".errors": (
@@ -232,11 +230,9 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "VideoPart",
         "ToolCall",
     ),
-    ".narrative.narrative": (
+    ".narrative": (
         "Narrative",
         "parse",
-    ),
-    ".narrative.toolcalls": (
         "tool_call_fence",
         "tool_call_issues",
     ),
@@ -278,11 +274,11 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "to_markdown",
         "write_preview",
     ),
-    ".transcript.message": (
+    ".transcript": (
         "Message",
         "MessageRef",
+        "Transcript",
     ),
-    ".transcript.transcript": ("Transcript",),
     ".run": ("AsyncReplyStream", "Reply", "ReplyStream"),
 }
 """Each public name by the module that defines it: the public surface, in layer order."""

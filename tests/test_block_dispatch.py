@@ -1,6 +1,6 @@
 """The block parser of ``lmml_mdit.parse``'s own parser gives markdown-it's tokens.
 
-:class:`~lmml_mdit.syntax.blocks.DispatchingBlockParser` skips only the rule calls that
+:class:`~lmml_mdit.syntax.DispatchingBlockParser` skips only the rule calls that
 cannot succeed; here the same parser is run with markdown-it's own block loop and with the
 dispatching one, on every CommonMark example and on generated documents made of the
 constructs chats are made of, and the token streams compared.
@@ -21,8 +21,8 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
 from lmml_mdit import parse
-from lmml_mdit.narrative.narrative import default_parser
-from lmml_mdit.syntax.blocks import STARTS, DispatchingBlockParser
+from lmml_mdit.narrative import default_parser
+from lmml_mdit.syntax import STARTS, DispatchingBlockParser
 
 SPEC = Path(__file__).parent / "data" / "commonmark-spec.json"
 EXAMPLES: list[dict[str, Any]] = json.loads(SPEC.read_text(encoding="utf-8"))

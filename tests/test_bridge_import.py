@@ -14,7 +14,7 @@ from lmml_mdit import detect_format, export_sharegpt, import_messages, import_pa
 from lmml_mdit import open as open_bundle
 from lmml_mdit.chat.export import export_bundle
 from lmml_mdit.errors import ImportFormatError
-from lmml_mdit.narrative.toolcalls import tool_calls, tool_result_call
+from lmml_mdit.narrative import tool_calls, tool_result_call
 
 CORPUS = Path(__file__).parent / "bridge_corpus"
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "sharegpt")

@@ -9,7 +9,7 @@ import pytest
 import lmml_mdit
 from lmml_mdit import conversation
 from lmml_mdit.chat.importer import read_conversation
-from lmml_mdit.narrative.toolcalls import tool_calls
+from lmml_mdit.narrative import tool_calls
 
 PAYLOAD = {
     "model": "gpt-4o",

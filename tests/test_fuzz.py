@@ -807,7 +807,7 @@ def test_transcript_load_refuses_what_it_could_not_save(text: str, words: str) -
 
 
 def test_transcript_refuses_lone_surrogates_and_deep_metadata_before_saving() -> None:
-    from lmml_mdit.transcript.message import MAX_METADATA_DEPTH
+    from lmml_mdit.transcript import MAX_METADATA_DEPTH
 
     deep: list[Any] = _nested_list(MAX_METADATA_DEPTH)
     for author, content, metadata in [

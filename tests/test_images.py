@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import lmml_mdit
 from lmml_mdit import Bundle
-from lmml_mdit.narrative.images import (
+from lmml_mdit.narrative import (
     UNSENT_IMAGE,
     image_asset_name,
     markdown_images,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmml_mdit.lsp import analyse
-from lmml_mdit.narrative.incremental import parse_tracked, reparse
+from lmml_mdit.narrative import parse_tracked, reparse
 
 PIECES = [
     "## Turn 1 -- user\n",

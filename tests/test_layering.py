@@ -52,8 +52,8 @@ DELEGATIONS = {
     ("lmml_mdit.bundle.validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.preview"): "Bundle.render_html, Bundle._repr_markdown_",
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
-    ("lmml_mdit.transcript.transcript", "lmml_mdit.run"): "Transcript.send, Transcript.asend",
-    ("lmml_mdit.syntax.frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
+    ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): "Transcript.send, Transcript.asend",
+    ("lmml_mdit.syntax._frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
 }
 """The upward imports allowed: thin methods that hand a bundle to the layer above, imported
 inside the method (so the lower layer loads without the upper one)."""
@@ -63,7 +63,7 @@ TYPED_DELEGATIONS = {
         "the types Bundle.send and Bundle.stream return, their typed options"
     ),
     ("lmml_mdit.bundle.inputs", "lmml_mdit.templates"): "the templates' names at their old path",
-    ("lmml_mdit.transcript.transcript", "lmml_mdit.run"): (
+    ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): (
         "the types Transcript.send and Transcript.stream return, their typed options"
     ),
     ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.content"): "Bundle.messages' typed options",
@@ -322,10 +322,10 @@ NAMING_A_FORMAT_TODAY = {
     "lmml_mdit.conversation._remote": "FILE_ID_PROVIDERS: the services that issue the file ids a "
     "remote asset holds (OpenAI's Files API for Chat and Responses, Anthropic's), checked by "
     "Bundle.validate before any format loads",
-    "lmml_mdit.narrative.native": "NATIVE_PROVIDERS: the names a native item's fence may "
+    "lmml_mdit.narrative._native": "NATIVE_PROVIDERS: the names a native item's fence may "
     "start with, read by the narrative parser before any format loads (tests/"
     "test_native_items.py keeps it equal to the registry's built-in providers)",
-    "lmml_mdit.syntax.roles": "not a format: 'gemini' is a speaker label people write "
+    "lmml_mdit.syntax._roles": "not a format: 'gemini' is a speaker label people write "
     "('Gemini:'), among 'chatgpt', 'claude' and 'copilot', read as the assistant",
 }
 
@@ -363,8 +363,8 @@ def _private_reaches() -> set[tuple[str, str]]:
 # wants a public name in its own package).
 REACHING_INTO_PRIVATES_TODAY = frozenset(
     {
-        ("lmml_mdit.run._document", "lmml_mdit.transcript.plans._styled_delimiter"),
-        ("lmml_mdit.run._document", "lmml_mdit.transcript.source._style_of"),
+        ("lmml_mdit.run._document", "lmml_mdit.transcript._plans._styled_delimiter"),
+        ("lmml_mdit.run._document", "lmml_mdit.transcript._source._style_of"),
     }
 )
 

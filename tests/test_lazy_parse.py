@@ -27,7 +27,7 @@ from test_fixtures import fixture_input
 
 import lmml_mdit
 from lmml_mdit import lmml_plugin, parse
-from lmml_mdit.narrative.narrative import FULL_PARSE_VARIABLE, GFM_RULES
+from lmml_mdit.narrative import FULL_PARSE_VARIABLE, GFM_RULES
 from lmml_mdit.syntax import INLINE_TRIGGERS, may_hold_lmml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -314,7 +314,7 @@ def test_a_pickled_narrative_carries_the_complete_stream() -> None:
 def test_a_new_trigger_takes_effect(monkeypatch: pytest.MonkeyPatch) -> None:
     """Another rule's trigger (a template placeholder, say) added to the one set makes
     its blocks parsed up front."""
-    from lmml_mdit.syntax import triggers
+    from lmml_mdit.syntax import _triggers as triggers  # patched on purpose
 
     text = "Hello {{name}}.\n"
     assert not parse(text).parsed_tokens[1].children
@@ -437,8 +437,7 @@ def test_the_fast_parse_makes_no_token_per_reference(monkeypatch: pytest.MonkeyP
 def test_a_recorded_find_costs_two_words() -> None:
     """What the fast parse keeps while it reads one block: an offset and a name per find,
     no object of its own."""
-    from lmml_mdit.syntax import CollectedInlines
-    from lmml_mdit.syntax.positions import FoundInline
+    from lmml_mdit.syntax import CollectedInlines, FoundInline
 
     found = FoundInline()
     assert not hasattr(found, "__dict__")

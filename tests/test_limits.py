@@ -173,7 +173,7 @@ def test_json_loaders_take_what_they_took() -> None:
 
 def test_tool_call_json_refuses_duplicates_and_nan() -> None:
     from lmml_mdit import parse
-    from lmml_mdit.narrative.toolcalls import tool_calls
+    from lmml_mdit.narrative import tool_calls
 
     for body in (
         '{"id": "a", "name": "f", "arguments": {}, "id": "b"}',

@@ -1,4 +1,4 @@
-"""Link destinations: :func:`lmml_mdit.syntax.links.normalize_link` gives markdown-it's
+"""Link destinations: :func:`lmml_mdit.syntax.normalize_link` gives markdown-it's
 answer for every URL, and skips the URL parse for the simple ones chats are made of."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from markdown_it import MarkdownIt
 from markdown_it.common import normalize_url
 
 from lmml_mdit import parse
-from lmml_mdit.narrative.narrative import default_parser
-from lmml_mdit.syntax import links
-from lmml_mdit.syntax.links import LinkParser, normalize_link
+from lmml_mdit.narrative import default_parser
+from lmml_mdit.syntax import LinkParser, normalize_link
+from lmml_mdit.syntax import _links as links  # its private URL pattern, on purpose
 
 SPEC = Path(__file__).parent / "data" / "commonmark-spec.json"
 

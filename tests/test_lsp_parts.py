@@ -222,7 +222,7 @@ def test_asset_names_are_offered_where_the_reference_rule_starts_one(
     tmp_path: Path, typed: str, offered: bool
 ) -> None:
     """Completion after ``@`` follows the reference rule's own boundary
-    (``syntax.reference.may_start_reference``)."""
+    (``syntax.may_start_reference``)."""
     folder = tmp_path
     (folder / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     analysis = analyse((folder / "doc.lmml").as_uri(), typed + "\n", 1)

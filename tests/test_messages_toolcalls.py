@@ -8,7 +8,7 @@ import pytest
 
 from lmml_mdit import ToolCall, parse, tool_call_fence, tool_call_issues
 from lmml_mdit.errors import InvalidToolCallError
-from lmml_mdit.narrative.toolcalls import (
+from lmml_mdit.narrative import (
     call_slug,
     tool_calls,
     tool_result_call,

@@ -27,7 +27,7 @@ from lmml_mdit import (
     parse,
 )
 from lmml_mdit.errors import MissingPluginError
-from lmml_mdit.narrative.narrative import decode_narrative, default_parser
+from lmml_mdit.narrative import decode_narrative, default_parser
 from lmml_mdit.syntax import DELIMITERS_KEY, EMBEDS_KEY, SOURCE_KEY, comment_role, role_word
 
 CONVERSATION = (

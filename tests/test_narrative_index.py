@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from markdown_it.token import Token
 
 from lmml_mdit import Embed, Narrative, parse
-from lmml_mdit.narrative.index import (
+from lmml_mdit.narrative import (
     AttachmentParagraph,
     Block,
     Delimiter,

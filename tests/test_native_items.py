@@ -26,13 +26,13 @@ from lmml_mdit import (
 )
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.errors import UnsupportedContentError
-from lmml_mdit.narrative.native import (
+from lmml_mdit.narrative import (
     NATIVE_PROVIDERS,
+    TOOL_CALL_SUFFIX,
     is_native_name,
     native_name,
     parse_native,
 )
-from lmml_mdit.narrative.toolcalls import TOOL_CALL_SUFFIX
 
 CORPUS = Path(__file__).parent / "bridge_corpus" / "native"
 BODIES = sorted(CORPUS.glob("*.json"))

@@ -67,10 +67,10 @@ NOT_FOR_A_BARE_NARRATIVE = {
     "lmml_mdit.bundle.saving",
     "lmml_mdit.bundle.packing",
     "lmml_mdit.templates",
-    "lmml_mdit.narrative.placeholders",
+    "lmml_mdit.narrative._placeholders",
     "lmml_mdit.bundle.setting_values",
     "lmml_mdit.schema",
-    "lmml_mdit.narrative.toolcalls",
+    "lmml_mdit.narrative._toolcalls",
     "lmml_mdit.bundle.remote",
     # what only archives, digests and writes need
     "zipfile",
@@ -99,7 +99,7 @@ def test_validating_a_bare_narrative_loads_only_what_it_reads(tmp_path: Path) ->
             "setting_values",
             "invalid_setting",
         ),
-        ("## user\nHi\n\n## tool\n@call_1.tool_call.json\n", "toolcalls", "unknown_tool_call_id"),
+        ("## user\nHi\n\n## tool\n@call_1.tool_call.json\n", "_toolcalls", "unknown_tool_call_id"),
         (
             '## user\n@x.remote.json\n\n@@@x.remote.json\n{"kind": 1}\n@@@\n',
             "remote",

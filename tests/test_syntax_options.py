@@ -22,15 +22,13 @@ from lmml_mdit.syntax import (
     EMBEDS_KEY,
     ESCAPES_KEY,
     KNOWN_NAMES_KEY,
+    could_be_strict_delimiter,
     delimiter_issues,
     has_extension,
     heading_role,
-    writes_as_reference,
-)
-from lmml_mdit.syntax.roles import (
-    could_be_strict_delimiter,
     strict_heading_role,
     suspicious_heading,
+    writes_as_reference,
 )
 
 CHAT = "## Turn 1 -- user\ncc @alice, see @chart.png\n\n### System requirements\n\nok\n"

@@ -1,4 +1,4 @@
-"""The writers of LMML syntax (:mod:`lmml_mdit.syntax.write`) read back through the parser."""
+"""The writers of LMML syntax (:mod:`lmml_mdit.syntax`) read back through the parser."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 from lmml_mdit import parse
 from lmml_mdit.errors import NotInlinableError
 from lmml_mdit.media import FILE_EXTENSIONS
-from lmml_mdit.syntax import writes_as_reference
-from lmml_mdit.syntax.write import (
+from lmml_mdit.syntax import (
     ESCAPE,
     check_fenceable,
     code_fence,
@@ -18,6 +17,7 @@ from lmml_mdit.syntax.write import (
     embed_fence,
     escape_at,
     reference,
+    writes_as_reference,
 )
 
 HINT = "do something else"

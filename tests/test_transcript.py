@@ -21,7 +21,7 @@ from lmml_mdit.errors import (
     TranscriptIndexError,
     TranscriptTypeError,
 )
-from lmml_mdit.transcript.jsonfile import SCHEMA_VERSION
+from lmml_mdit.transcript import SCHEMA_VERSION
 
 PNG = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"

@@ -13,10 +13,15 @@ from hypothesis import strategies as st
 from lmml_mdit import Bundle, Message, Transcript, parse
 from lmml_mdit import open as open_bundle
 from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
-from lmml_mdit.syntax.roles import role_word
-from lmml_mdit.transcript.encoding import CONTENT_FENCE_INFO, decode_author, encode_author
-from lmml_mdit.transcript.reading import read_bundle
-from lmml_mdit.transcript.writing import narrative_text, write_bundle
+from lmml_mdit.syntax import role_word
+from lmml_mdit.transcript import (
+    CONTENT_FENCE_INFO,
+    decode_author,
+    encode_author,
+    narrative_text,
+    read_bundle,
+    write_bundle,
+)
 
 PNG = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import lmml_mdit
 import lmml_mdit.bundle.bundle
-import lmml_mdit.transcript.readback
+import lmml_mdit.transcript._readback  # patched on purpose
 from lmml_mdit import Bundle, Message, Transcript, parse
 
 ENTRIES = {"chart.png": b"\x89PNG fake", "data.csv": b"a,b\n1,2\n"}
@@ -343,7 +343,7 @@ def test_to_bundle_parses_what_it_writes_once(monkeypatch: pytest.MonkeyPatch) -
         calls.append(len(text))
         return real(text, **options)
 
-    monkeypatch.setattr(lmml_mdit.transcript.readback, "parse", counting)
+    monkeypatch.setattr(lmml_mdit.transcript._readback, "parse", counting)
     monkeypatch.setattr(lmml_mdit.bundle.bundle, "parse", counting)
     content = "Some *Markdown* with `code` and @chart.png.\n\n" * 2000
     transcript = Transcript(assets={"chart.png": b"P"})

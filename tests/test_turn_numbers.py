@@ -14,7 +14,7 @@ from xss_corpus import parse_document, sample_bundle
 import lmml_mdit
 from lmml_mdit import Bundle, render_html
 from lmml_mdit.errors import DefectError
-from lmml_mdit.narrative.narrative import CONTEXT_TURN_NUMBER, numbered_turns, turn_label
+from lmml_mdit.narrative import CONTEXT_TURN_NUMBER, numbered_turns, turn_label
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

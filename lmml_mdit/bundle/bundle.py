@@ -31,7 +31,7 @@ from ..errors import (
 from ..formats import ARCHIVE_SUFFIX, DEFAULT_PROVIDER, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..jsontypes import JSONObject
 from ..model import Embed, Issue
-from ..narrative.narrative import Narrative, parse
+from ..narrative import Narrative, parse
 from ..severity import WARNED_KINDS
 from ..syntax import delimiter_issues
 from ..warn import warn

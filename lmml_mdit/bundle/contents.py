@@ -12,7 +12,7 @@ from typing import Literal, Protocol
 
 from ..jsontypes import JSONObject
 from ..model import Embed
-from ..narrative.narrative import Narrative
+from ..narrative import Narrative
 from .reserved import SETTINGS_NAMES
 
 __all__ = [

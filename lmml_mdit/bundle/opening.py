@@ -24,9 +24,8 @@ from ..errors import (
 )
 from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..media import SVG_TYPE, sniff
-from ..narrative.narrative import parse, parse_shared
-from ..syntax.reference import ReferenceMode
-from ..syntax.roles import DelimiterMode
+from ..narrative import parse, parse_shared
+from ..syntax import DelimiterMode, ReferenceMode
 from .archive import LIMITS_CLI_HINT, Limits, ZipArchive, is_zip, open_archive
 from .bundle import Bundle
 from .folder import FolderNames
@@ -208,7 +207,7 @@ def _zip_bundle(
 @dataclasses.dataclass(frozen=True)
 class ParseOptions:
     """The options :func:`open_bundle` passes on to
-    :func:`~lmml_mdit.narrative.narrative.parse`."""
+    :func:`~lmml_mdit.narrative.parse`."""
 
     delimiters: DelimiterMode = "strict"
     references: ReferenceMode = "assets"

@@ -21,11 +21,8 @@ from ..errors import (
     UnsafeEntryError,
 )
 from ..model import Embed
-from ..narrative.index import Fence
-from ..narrative.narrative import Narrative, parse
-from ..narrative.native import is_structure_name
-from ..syntax.fence import MARKER
-from ..syntax.write import check_fenceable, embed_fence, reference
+from ..narrative import Fence, Narrative, is_structure_name, parse
+from ..syntax import MARKER, check_fenceable, embed_fence, reference
 from ..warn import warn
 from .archive import unsafe_reason
 from .contents import BundleContents, fences_differing_from_entries, first_fences
@@ -157,11 +154,11 @@ def fence_text(name: str, data: bytes) -> str:
     """The fence for *data*, closing on its own line when the content ends with a newline.
 
     Content without a final newline can only be kept byte for byte by closing on its last
-    line (``last line@@@``), which :mod:`lmml_mdit.syntax.fence` reads back exactly.
+    line (``last line@@@``), which :mod:`lmml_mdit.syntax` reads back exactly.
 
     :raises NotInlinableError: when *data* is binary, not UTF-8, holds carriage returns,
         has a line that is or ends with ``@@@``, or ends in a blank line without a newline
-        (:func:`lmml_mdit.syntax.write.check_fenceable`).
+        (:func:`lmml_mdit.syntax.check_fenceable`).
     """
     hint = "keep it as an archive entry (pack the bundle) instead of inlining it"
     try:
@@ -228,7 +225,7 @@ def _refuse_entry_conflicts(bundle: BundleContents) -> None:
 def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     """The narrative of *bundle* packed: every inline fence's lines become one ``@name``
     line, apart from the conversation's structure (tool calls, provider-specific items:
-    :func:`~lmml_mdit.narrative.native.is_structure_name`), which stays; and the entries
+    :func:`~lmml_mdit.narrative.is_structure_name`), which stays; and the entries
     to add: each fence's bytes, and for a text bundle with a ``base_dir`` the files
     referenced there (the existing entries are all kept).
 

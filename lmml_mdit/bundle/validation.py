@@ -13,8 +13,7 @@ from ..errors import BundleError, InvalidManifestError, InvalidSettingsError, Un
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONObject
 from ..model import Embed, Issue
-from ..narrative.images import unsent_image_issues
-from ..narrative.narrative import Narrative
+from ..narrative import Narrative, unsent_image_issues
 from ..syntax import delimiter_issues
 from .archive import unsafe_reason
 from .contents import (
@@ -173,7 +172,7 @@ def find_issues(
 
     tool_issues: list[Issue] = []
     if _may_hold_tool_calls(narrative):
-        from ..narrative.toolcalls import tool_call_issues
+        from ..narrative import tool_call_issues
 
         tool_issues = tool_call_issues(narrative)
     # A tool turn naming no known call is reported as unknown_tool_call_id, not twice.

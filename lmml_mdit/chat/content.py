@@ -47,22 +47,24 @@ from ..errors import (
 from ..jsontypes import JSONMapping
 from ..media import media_type_for
 from ..model import Embed, Turn
-from ..narrative.narrative import numbered_turns, turn_label
-from ..narrative.native import is_native_name, parse_native
-from ..narrative.toolcalls import (
+from ..narrative import (
     TOOL_CALL_SUFFIX,
+    is_native_name,
     is_tool_call_name,
+    numbered_turns,
+    parse_native,
     parse_tool_call,
     tool_result_reference,
+    turn_label,
 )
-from ..syntax.write import reference
+from ..syntax import reference
 from ..templates import Edit, Fills, InputAsset, InputMessages, Template, template_of
 from ..text import blank_edges
 from ..warn import warn
 from .handlers import Handler, build_parts
 
 if TYPE_CHECKING:
-    from ..narrative.narrative import Narrative
+    from ..narrative import Narrative
 
 __all__ = [
     "RESERVED_NAMES",
@@ -158,7 +160,7 @@ def turn_segments(
     """Cut *turn* into text and embed segments in source order.
 
     The blocks, fences and attachment paragraphs come from the narrative's structure index
-    (:attr:`~lmml_mdit.narrative.narrative.Narrative.index`, read once per narrative).
+    (:attr:`~lmml_mdit.narrative.Narrative.index`, read once per narrative).
 
     :param reserved: embed names never sent (their fences still leave the text).
     :param skip_lines: 1-based lines to leave out of the text (a tool turn's call line).

@@ -13,9 +13,8 @@ from markdown_it.token import Token
 
 from ..errors import ImportFormatError
 from ..model import Embed
-from ..narrative.narrative import default_parser
-from ..syntax import DELIMITERS_KEY, EMBEDS_KEY, KNOWN_NAMES_KEY
-from ..syntax.write import escape_at
+from ..narrative import default_parser
+from ..syntax import DELIMITERS_KEY, EMBEDS_KEY, KNOWN_NAMES_KEY, escape_at
 from ..text import as_turn_text
 from . import pieces
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..bundle.source import BundleSource
 from ..conversation import OutgoingConversation, OutgoingMessage, TextPart
 from ..errors import UnsupportedContentError, location
-from ..narrative.narrative import numbered_turns, turn_label
+from ..narrative import numbered_turns, turn_label
 from ..warn import warn
 from .content import Options, SystemContentWarning
 from .providers._common import system_texts

@@ -1,7 +1,7 @@
 """Provider-specific items on export: kept for their own provider, dropped for another.
 
-A narrative's native-item fences (:mod:`lmml_mdit.narrative.native`) become
-:class:`~lmml_mdit.narrative.native.NativeItem` values among a message's items. Before a
+A narrative's native-item fences (:mod:`lmml_mdit.narrative`) become
+:class:`~lmml_mdit.narrative.NativeItem` values among a message's items. Before a
 provider writes the messages, :func:`keep_native` leaves out each item that belongs to
 another provider, with a :class:`NativeItemDroppedWarning` naming it, and the messages
 left empty by that; the provider's writer puts its own items back where they stood.

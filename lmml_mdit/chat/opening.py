@@ -16,8 +16,7 @@ from ..bundle.opening import BaseDir, BundleInput, ParseOptions, open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX
 from ..jsonio import parse_json
-from ..syntax.reference import ReferenceMode
-from ..syntax.roles import DelimiterMode
+from ..syntax import DelimiterMode, ReferenceMode
 
 __all__ = ["chat_payload_error", "open"]
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from markdown_it.rules_block.table import escapedSplit
 
-from ..narrative.narrative import default_parser
+from ..narrative import default_parser
 
 __all__ = ["LOCAL_LINE", "PIECE_CHARACTERS", "Cut", "Piece", "cut_offsets", "read_in_pieces"]
 

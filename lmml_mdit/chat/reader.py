@@ -15,8 +15,14 @@ from typing import TYPE_CHECKING
 
 from ..bundle.reserved import RESERVED_NAMES
 from ..conversation import NativeItem, ToolCall
-from ..narrative.native import is_native_name, is_structure_name, parse_native
-from ..narrative.toolcalls import is_tool_call_name, parse_tool_call, tool_result_reference
+from ..narrative import (
+    is_native_name,
+    is_structure_name,
+    is_tool_call_name,
+    parse_native,
+    parse_tool_call,
+    tool_result_reference,
+)
 from ..text import blank_edges
 from .content import without_escapes
 

@@ -32,10 +32,8 @@ from ..conversation import (
 from ..errors import ImportFormatError
 from ..formats import MANIFEST_NAME
 from ..media import extension_for, is_text_type
-from ..narrative.narrative import parse
-from ..narrative.native import native_fence, native_name
-from ..narrative.toolcalls import tool_call_fence
-from ..syntax.write import reference
+from ..narrative import native_fence, native_name, parse, tool_call_fence
+from ..syntax import reference
 from ..text import trim_blank_lines
 from . import pieces
 from .escape import escape_text

@@ -166,7 +166,7 @@ def _print_rows(
 
 
 def _turn_rows(bundle: Bundle) -> list[_Row]:
-    from ..narrative.narrative import numbered_turns
+    from ..narrative import numbered_turns
 
     rows = []
     for number, turn in numbered_turns(bundle.narrative.turns):

@@ -36,7 +36,7 @@ class OutgoingMessage:
 
     :ivar role: ``system``, ``user``, ``assistant`` or ``tool``.
     :ivar items: text and embed parts, (assistant) tool calls and provider-specific items
-        (:class:`~lmml_mdit.narrative.native.NativeItem`), in source order.
+        (:class:`~lmml_mdit.narrative.NativeItem`), in source order.
     :ivar turn: the turn it came from.
     :ivar call: for a ``tool`` message, the call it answers.
     """

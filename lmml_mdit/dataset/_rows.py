@@ -30,9 +30,7 @@ from ..errors import BundleError, LimitExceededError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
 from ..jsontypes import JSONMapping, JSONObject
 from ..media import media_type_for
-from ..narrative.narrative import parse
-from ..narrative.native import is_native_name
-from ..narrative.toolcalls import is_tool_call_name
+from ..narrative import is_native_name, is_tool_call_name, parse
 from ..syntax import DelimiterMode, ReferenceMode
 from ._schema import AssetMode, request_column
 

@@ -24,7 +24,7 @@ from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run import BodySender, RunOptions
-from ..transcript.transcript import Transcript
+from ..transcript import Transcript
 from ._assertions import Answer, Verdict, check
 from ._cache import AnswerCache, request_key
 from ._jobs import Job, Summary, count_cases, plan_jobs

@@ -16,16 +16,16 @@ from lsprotocol import types
 from ..bundle.archive import unsafe_reason
 from ..bundle.bundle import Bundle
 from ..model import MESSAGE_ROLES, Issue
-from ..narrative.narrative import Narrative
-from ..syntax.fence import MARKER
-from ..syntax.roles import (
+from ..narrative import Narrative
+from ..syntax import (
     COMMENT_OPEN,
+    ESCAPE,
+    MARKER,
     SUSPICIOUS_DELIMITER,
     corrected_heading,
     label_role,
     suggested_role,
 )
-from ..syntax.write import ESCAPE
 from ._diagnostics import issue_diagnostic
 from ._document import Analysis
 from ._navigation import file_uri

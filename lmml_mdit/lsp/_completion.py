@@ -17,9 +17,7 @@ from ..bundle.archive import unsafe_reason
 from ..bundle.folder import folder_files, path_under
 from ..media import guess_type, media_type_for
 from ..model import MESSAGE_ROLES
-from ..syntax.fence import MARKER
-from ..syntax.reference import SIGIL, may_start_reference
-from ..syntax.roles import COMMENT_CLOSE, COMMENT_OPEN
+from ..syntax import COMMENT_CLOSE, COMMENT_OPEN, MARKER, SIGIL, may_start_reference
 from ._document import Analysis
 from ._positions import Columns
 

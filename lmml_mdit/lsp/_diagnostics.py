@@ -16,8 +16,7 @@ from lsprotocol import types
 
 from ..errors import LmmlError
 from ..model import Issue
-from ..syntax.fence import MARKER
-from ..syntax.reference import SIGIL
+from ..syntax import MARKER, SIGIL
 from ._document import Analysis
 from ._positions import Columns
 

@@ -22,8 +22,7 @@ from ..chat.opening import open as open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..model import Issue
-from ..narrative.incremental import Tracked, parse_tracked, reparse
-from ..narrative.narrative import Narrative, parse
+from ..narrative import Narrative, Tracked, parse, parse_tracked, reparse
 from ..text import normalize_newlines
 
 __all__ = ["Analysis", "analyse", "path_of"]
@@ -94,7 +93,7 @@ def analyse(
 
     Given the *previous* analysis of an earlier text of the same document (a bare
     narrative that opened), only the blocks around the edit are parsed again
-    (:mod:`lmml_mdit.narrative.incremental`): the bundle and issues are those of a full open.
+    (:mod:`lmml_mdit.narrative`): the bundle and issues are those of a full open.
 
     :param uri: the document's URI (a ``file:`` URI gives it a folder and a name).
     :param text: its current text.

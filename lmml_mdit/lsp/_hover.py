@@ -8,8 +8,8 @@ import json
 from lsprotocol import types
 
 from ..bundle.bundle import Bundle
-from ..narrative.placeholders import Placeholder
-from ..syntax.write import code_fence
+from ..narrative import Placeholder
+from ..syntax import code_fence
 from ..templates import InputSpec, declared_inputs, misplaced_messages
 from ._assets import AssetInfo, describe
 from ._document import Analysis

@@ -6,8 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..model import Turn
-from ..narrative.index import Fence
-from ..narrative.narrative import Narrative, numbered_turns, turn_label
+from ..narrative import Fence, Narrative, numbered_turns, turn_label
 from ._positions import Columns
 
 __all__ = ["FIRST_WORDS", "document_symbols", "first_words", "folding_ranges"]

@@ -3,7 +3,7 @@
 The library counts columns in code points (:class:`~lmml_mdit.model.Embed`'s are 1-based);
 an LSP client counts them in the position encoding agreed at initialisation: UTF-16 code
 units unless the client offers UTF-8 or UTF-32. Lines are the narrative's own
-(:attr:`Narrative.lines <lmml_mdit.narrative.narrative.Narrative.lines>`), split at ``\\n``,
+(:attr:`Narrative.lines <lmml_mdit.narrative.Narrative.lines>`), split at ``\\n``,
 ``\\r\\n`` and ``\\r`` as LSP splits them.
 """
 

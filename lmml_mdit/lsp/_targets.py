@@ -1,7 +1,7 @@
 """Where asset names are mentioned: every ``@name`` reference and ``@@@name`` fence of a
 narrative as a span of one line, and the one under the cursor.
 
-Read from :attr:`Narrative.index <lmml_mdit.narrative.narrative.Narrative.index>` (its
+Read from :attr:`Narrative.index <lmml_mdit.narrative.Narrative.index>` (its
 references and fences), so an escaped ``\\@name``, a name in a code span or in a fence's
 content is no mention.
 """
@@ -12,10 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from ..narrative.index import Fence
-from ..narrative.narrative import Narrative
-from ..syntax.fence import MARKER
-from ..syntax.reference import SIGIL
+from ..narrative import Fence, Narrative
+from ..syntax import MARKER, SIGIL
 
 __all__ = ["Mention", "mention_at", "mentions"]
 

@@ -18,7 +18,7 @@ from ..bundle.source import BundleSource
 from ..chat.messages_input import read_messages
 from ..errors import LmmlError
 from ..media import IMAGE_TYPES, media_type_for
-from ..narrative.placeholders import Placeholder, placeholder_spans
+from ..narrative import Placeholder, placeholder_spans
 from ..templates import (
     InputDeclarations,
     InputSpec,

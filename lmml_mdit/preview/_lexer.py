@@ -20,9 +20,16 @@ from pygments.lexers.special import TextLexer
 from pygments.token import Comment, Generic, Keyword, Name, String, Text, _TokenType
 from pygments.util import ClassNotFound
 
-from ..syntax.fence import MARKER
-from ..syntax.reference import SIGIL, has_extension, match_reference_name
-from ..syntax.roles import COMMENT_CLOSE, COMMENT_OPEN, comment_role, heading_role
+from ..syntax import (
+    COMMENT_CLOSE,
+    COMMENT_OPEN,
+    MARKER,
+    SIGIL,
+    comment_role,
+    has_extension,
+    heading_role,
+    match_reference_name,
+)
 
 __all__ = [
     "EMBED_MARKER",

@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING
 from ..bundle.reserved import RESERVED_NAMES
 from ..media import IMAGE_EXTENSIONS, extension
 from ..model import Embed
-from ..narrative.index import Fence
-from ..narrative.narrative import Narrative
-from ..narrative.native import is_structure_name
-from ..syntax.write import code_fence, reference
+from ..narrative import Fence, Narrative, is_structure_name
+from ..syntax import code_fence, reference
 
 if TYPE_CHECKING:
     from ..bundle.source import BundleSource
@@ -51,13 +49,13 @@ def to_markdown(source: BundleSource | Narrative) -> str:
     indentation and container prefix; any other fence (a tool call, a provider-specific
     item, ``manifest.json``, the settings, an image) one placeholder line; each external
     reference ``@name`` a placeholder in place. An LMML escape's backslash
-    (:attr:`~lmml_mdit.narrative.narrative.Narrative.escapes`: ``\\@alice``, ``\\## user``) is left
+    (:attr:`~lmml_mdit.narrative.Narrative.escapes`: ``\\@alice``, ``\\## user``) is left
     out, so the reader sees ``@alice`` and the plain heading; Markdown's own escapes
     (``\\*``) stay. Everything else, role headings and ``<!-- role -->`` comments
     included, is kept verbatim. Line endings are ``\\n``.
 
     :param source: a bundle (:class:`~lmml_mdit.bundle.source.BundleSource`) or a parsed
-        :class:`~lmml_mdit.narrative.narrative.Narrative`.
+        :class:`~lmml_mdit.narrative.Narrative`.
     :returns: the Markdown text; it ends with a newline exactly when the narrative does.
     """
     return _export(source, show_comment_roles=False)

@@ -2,7 +2,7 @@
 
 :func:`render_html` turns a bundle into one page (a header, then one card per turn) that
 needs no network and no JavaScript. It renders the narrative's own tokens
-(:attr:`Narrative.tokens <lmml_mdit.narrative.narrative.Narrative.tokens>`), parsing
+(:attr:`Narrative.tokens <lmml_mdit.narrative.Narrative.tokens>`), parsing
 nothing again, and treats the transcript as untrusted: raw HTML shown as text, links
 through :func:`is_safe_url`, a Content-Security-Policy. See docs/preview.md, "Safety" and
 "How it works".
@@ -46,10 +46,14 @@ from ..media import (
     sniff,
 )
 from ..model import Turn
-from ..narrative.images import image_asset_name, unsent_image_message, url_scheme
-from ..narrative.narrative import Narrative, numbered_turns
-from ..syntax import FRONT_MATTER_TOKEN
-from ..syntax.write import reference
+from ..narrative import (
+    Narrative,
+    image_asset_name,
+    numbered_turns,
+    unsent_image_message,
+    url_scheme,
+)
+from ..syntax import FRONT_MATTER_TOKEN, reference
 from ..text import is_unicode
 from ._inputs import InputView
 from ._style import PREVIEW_CSS
@@ -829,7 +833,7 @@ def _render_turn(
     tokens: Sequence[Token],
 ) -> str:
     """One card. Its header shows the role and, when *show_number*, the turn's number
-    (:func:`~lmml_mdit.narrative.narrative.numbered_turns`); the heading's own text is shown when it
+    (:func:`~lmml_mdit.narrative.numbered_turns`); the heading's own text is shown when it
     says more than that: words beyond the role, or a number the page does not show."""
     renderer = _preview_renderer()
     role = turn.role
@@ -868,7 +872,7 @@ def _render_turn(
 
 def _render_body(renderer: RendererHTML, body: list[Token], env: EnvType) -> str:
     """A turn's blocks as HTML, each top-level block shaped like a delimiter that is none
-    (``meta["lmml_suspicious"]``, see :mod:`lmml_mdit.syntax.roles`) preceded by a visible
+    (``meta["lmml_suspicious"]``, see :mod:`lmml_mdit.syntax`) preceded by a visible
     mark saying why, at its line."""
     marked = [
         index

@@ -1,7 +1,7 @@
 """``send`` and ``asend``: a bundle or a transcript sent to a provider, the reply returned.
 
 :meth:`Bundle.send <lmml_mdit.bundle.bundle.Bundle.send>` and
-:meth:`Transcript.send <lmml_mdit.transcript.transcript.Transcript.send>` call these.
+:meth:`Transcript.send <lmml_mdit.transcript.Transcript.send>` call these.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ..bundle.bundle import Bundle
-    from ..transcript.transcript import Transcript
+    from ..transcript import Transcript
 
 __all__ = [
     "SendOptions",

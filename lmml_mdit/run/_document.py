@@ -1,7 +1,7 @@
 """The file a run extends: new turns appended as LMML text, the replies' metadata recorded.
 
 New turns are written after the narrative's last byte, in its own delimiter style (the
-Transcript's style: :func:`lmml_mdit.transcript.source` reads it), so every byte above
+Transcript's style: :func:`lmml_mdit.transcript.source_of` reads it), so every byte above
 stays as it was. A reply's metadata (provider, model, finish reason, tokens, latency,
 request id) goes in ``manifest.json`` under :data:`RUN_KEY`, one compact line per reply: a
 ``manifest.json`` fence at the end of the narrative (moved below each new reply), the
@@ -23,12 +23,11 @@ from ..conversation import ChatTurn, ImportedAsset, NativeItem, TextPart, ToolCa
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
-from ..narrative.native import is_native_name, native_fence, native_name
-from ..narrative.toolcalls import call_slug, tool_call_fence
-from ..syntax.write import embed_fence, reference
-from ..transcript.message import Message
-from ..transcript.plans import _styled_delimiter
-from ..transcript.source import NUMBERED_HEADING, Style, _style_of, raw_lines
+from ..narrative import call_slug, is_native_name, native_fence, native_name, tool_call_fence
+from ..syntax import embed_fence, reference
+from ..transcript import NUMBERED_HEADING, Message, Style, raw_lines
+from ..transcript._plans import _styled_delimiter
+from ..transcript._source import _style_of
 
 __all__ = ["RUN_KEY", "Document"]
 
@@ -233,7 +232,7 @@ def _after_last_turn(bundle: Bundle, line: int) -> bool:
 
 
 def _tool_calls(bundle: Bundle) -> Sequence[Any]:
-    from ..narrative.toolcalls import tool_calls
+    from ..narrative import tool_calls
 
     try:
         return tool_calls(bundle.narrative)

@@ -1,16 +1,21 @@
-"""LMML syntax as markdown-it-py rules, behind :func:`lmml_plugin`."""
+"""LMML syntax as markdown-it-py rules, behind :func:`lmml_plugin`.
+
+The modules are private; every name is imported from here. The block dispatcher and the
+link parser (``DispatchingBlockParser``, ``LinkParser``) load on first use: the plugin does
+not need them, only the narrative's parser does."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Container
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import escape as markdown_escape
 
-from .block import make_block_rule
-from .collect import (
+from ..lazy import lazy_attributes
+from ._block import make_block_rule
+from ._collect import (
     DELIMITERS_KEY,
     EMBEDS_KEY,
     ESCAPES_KEY,
@@ -19,70 +24,131 @@ from .collect import (
     make_collect_rule,
     reset_scratch,
 )
-from .compat import add_terminator_char
-from .deferred import (
+from ._compat import add_terminator_char
+from ._deferred import (
     COLLECTED_KEY,
     DEFERRED_KEY,
     INLINE_ON_DEMAND_KEY,
     CollectedInlines,
     DeferredInlines,
+    records_in_place,
 )
-from .escape import make_escape_rule
-from .frontmatter import FRONT_MATTER_KEY, FRONT_MATTER_TOKEN, add_front_matter
-from .reference import (
+from ._escape import ESCAPE_TOKEN_INFO, make_escape_rule
+from ._fence import MARKER
+from ._frontmatter import FRONT_MATTER_KEY, FRONT_MATTER_TOKEN, add_front_matter
+from ._positions import FoundInline, place_references
+from ._reference import (
     REFERENCE_MODES,
     SIGIL,
     ReferenceMode,
     has_extension,
     make_reference_rule,
+    match_reference_name,
+    may_start_reference,
     writes_as_reference,
 )
-from .render import render_embed, render_reference, render_role
-from .roles import (
+from ._render import render_embed, render_reference, render_role
+from ._roles import (
+    COMMENT_CLOSE,
+    COMMENT_OPEN,
     DELIMITER_MODES,
     SUSPICIOUS_DELIMITER,
     DelimiterMode,
     comment_role,
+    corrected_heading,
+    could_be_strict_delimiter,
     delimiter_issues,
     heading_role,
+    label_role,
     role_word,
+    strict_heading_role,
+    suggested_role,
+    suspicious_heading,
 )
-from .triggers import INLINE_TRIGGERS, may_hold_lmml
-from .write import check_fenceable, code_fence, embed_fence, reference
+from ._triggers import INLINE_TRIGGERS, may_hold_lmml
+from ._write import (
+    ESCAPE,
+    FenceCharacter,
+    check_fenceable,
+    code_fence,
+    code_fence_marker,
+    embed_fence,
+    escape_at,
+    reference,
+)
+
+if TYPE_CHECKING:
+    from ._blocks import STARTS, DispatchingBlockParser
+    from ._links import LinkParser, normalize_link
 
 __all__ = [
     "COLLECTED_KEY",
+    "COMMENT_CLOSE",
+    "COMMENT_OPEN",
     "DEFERRED_KEY",
     "DELIMITERS_KEY",
     "DELIMITER_MODES",
     "EMBEDS_KEY",
+    "ESCAPE",
     "ESCAPES_KEY",
+    "ESCAPE_TOKEN_INFO",
     "FRONT_MATTER_KEY",
     "FRONT_MATTER_TOKEN",
     "INLINE_ON_DEMAND_KEY",
     "INLINE_TRIGGERS",
     "KNOWN_NAMES_KEY",
+    "MARKER",
     "REFERENCE_MODES",
+    "SIGIL",
     "SOURCE_KEY",
+    "STARTS",
     "SUSPICIOUS_DELIMITER",
     "CollectedInlines",
     "DeferredInlines",
     "DelimiterMode",
+    "DispatchingBlockParser",
+    "FenceCharacter",
+    "FoundInline",
+    "LinkParser",
     "ReferenceMode",
     "check_fenceable",
     "code_fence",
+    "code_fence_marker",
     "comment_role",
+    "corrected_heading",
+    "could_be_strict_delimiter",
     "delimiter_issues",
     "embed_fence",
+    "escape_at",
     "has_extension",
     "heading_role",
+    "label_role",
     "lmml_plugin",
+    "match_reference_name",
     "may_hold_lmml",
+    "may_start_reference",
+    "normalize_link",
+    "place_references",
+    "records_in_place",
     "reference",
     "reference_mode",
     "role_word",
+    "strict_heading_role",
+    "suggested_role",
+    "suspicious_heading",
     "writes_as_reference",
 ]
+
+# Each on first use: the narrative's parser needs them, the plugin alone does not.
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "STARTS": "._blocks",
+        "DispatchingBlockParser": "._blocks",
+        "LinkParser": "._links",
+        "normalize_link": "._links",
+    },
+)
 
 _BLOCK_ALTS = ["paragraph", "reference", "blockquote", "list"]
 

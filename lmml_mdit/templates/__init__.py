@@ -3,7 +3,7 @@
 text by :func:`input_text`), the one way of filling them in (after the parse, as text:
 :class:`Template`), ``validate``'s input issues, and values given as text (``--input
 NAME=VALUE``: :func:`assigned_value`). Placeholders themselves are found by the parse
-(:mod:`lmml_mdit.narrative.placeholders`); rendering many cases is
+(:mod:`lmml_mdit.narrative`); rendering many cases is
 :func:`lmml_mdit.render_cases`. See docs/templates.md.
 """
 
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ..narrative.placeholders import Placeholder, Placeholders, placeholder_spans
+    from ..narrative import Placeholder, Placeholders, placeholder_spans
     from ._declarations import InputDeclarations, InputSpec, declared_inputs
     from ._fill import Edit, Fills, InputAsset, InputMessages, Template, fill_fence, template_of
     from ._issues import input_issues, misplaced_messages

@@ -15,7 +15,7 @@ from ..bundle.setting_values import settings_embed_source, settings_value_positi
 from ..errors import BundleError
 from ..jsontypes import JSONMapping
 from ..model import ROLES, Issue, Role
-from ..narrative.placeholders import Placeholder, Placeholders
+from ..narrative import Placeholder, Placeholders
 from ..schema import SCHEMA_KEYWORDS, type_word
 from ._types import ASSET_TYPES, INPUT_TYPES, INPUTS_KEY, MESSAGES_TYPE, InputType
 from ._values import value_problem

@@ -18,7 +18,7 @@ from ..bundle.bundle import Bundle
 from ..bundle.source import BundleSource
 from ..errors import InputError
 from ..media import IMAGE_TYPES, REFUSED_IMAGE_TYPES, media_type_for
-from ..narrative.placeholders import Placeholder, placeholder_spans
+from ..narrative import Placeholder, placeholder_spans
 from ._declarations import InputDeclarations, InputSpec, declared_inputs
 from ._issues import misplaced_messages
 from ._values import InputFile, bind_inputs, field_value, input_file, input_text

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from ..bundle.contents import BundleContents
 from ..model import Issue
-from ..narrative.placeholders import Placeholder
+from ..narrative import Placeholder
 from ._declarations import InputDeclarations
 from ._values import value_problem
 
@@ -99,7 +99,7 @@ def input_issues(
 
 def misplaced_messages(name: str) -> str:
     """Why a ``messages`` input's placeholder cannot stand where it does (it does not
-    :attr:`~lmml_mdit.narrative.placeholders.Placeholder.holds_turns`)."""
+    :attr:`~lmml_mdit.narrative.Placeholder.holds_turns`)."""
     return (
         f"the messages input {name!r} puts in turns, so its placeholder must stand alone on "
         "its line, outside any list, quote, table or code"

@@ -1,5 +1,5 @@
 """A template's values written into its narrative, for :meth:`Transcript.from_bundle
-<lmml_mdit.transcript.transcript.Transcript.from_bundle>` with ``inputs=``.
+<lmml_mdit.transcript.Transcript.from_bundle>` with ``inputs=``.
 
 The lines are those of the one filling (:meth:`Template.fills
 <lmml_mdit.templates.Template.fills>`); each is written in and the narrative read again,
@@ -18,7 +18,7 @@ from ..bundle.bundle import Bundle
 from ..bundle.names import is_reference_name
 from ..errors import InputError
 from ..media import extension_for, media_type_for
-from ..syntax.write import reference
+from ..syntax import reference
 from ..text import normalize_newlines
 from ._declarations import InputDeclarations
 from ._fill import InputAsset, InputMessages, template_of

@@ -19,11 +19,8 @@ from markdown_it.rules_core import StateCore
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..errors import FormatError
-from ..narrative.narrative import Narrative, parse
-from ..syntax import FRONT_MATTER_TOKEN, SOURCE_KEY, lmml_plugin
-from ..syntax.escape import ESCAPE_TOKEN_INFO
-from ..syntax.fence import MARKER
-from ..syntax.reference import SIGIL
+from ..narrative import Narrative, parse
+from ..syntax import ESCAPE_TOKEN_INFO, FRONT_MATTER_TOKEN, MARKER, SIGIL, SOURCE_KEY, lmml_plugin
 
 if TYPE_CHECKING:
     from mdformat.renderer import RenderContext, RenderTreeNode
@@ -320,7 +317,7 @@ def outline(narrative: Narrative) -> Outline:
 
     :param narrative: a parse.
     """
-    from ..narrative.narrative import default_parser
+    from ..narrative import default_parser
 
     turns = narrative.turns
     starts = [turn.delimiter_line or turn.start_line for turn in turns]

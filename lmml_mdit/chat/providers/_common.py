@@ -21,7 +21,7 @@ from ...conversation import (
 )
 from ...errors import InvalidToolCallError, UnsupportedContentError
 from ...jsontypes import JSONMapping, JSONObject
-from ...syntax.write import code_fence
+from ...syntax import code_fence
 from ..content import Options
 from .base import ChatFormat
 

@@ -300,7 +300,7 @@ def block_parts(
     With *allow_native*, a block of another type (``thinking``, ``redacted_thinking``,
     ``server_tool_use``, ``web_search_tool_result``, ...) is kept whole as a
     :class:`~lmml_mdit.conversation.NativeItem`, and a text block's ``citations`` as the
-    keys of the part before (:mod:`lmml_mdit.narrative.native`).
+    keys of the part before (:mod:`lmml_mdit.narrative`).
     """
     if isinstance(content, str):
         return [TextPart(content)]

@@ -12,12 +12,11 @@ from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
+from ...conversation import PART_KEYS, NativeItem, ToolCall
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...media import AUDIO_TYPES
-from ...narrative.native import PART_KEYS, NativeItem
-from ...narrative.toolcalls import ToolCall
 from ..content import Options, OutgoingConversation, OutgoingMessage
 from ..format_names import OPENAI
 from ..handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart

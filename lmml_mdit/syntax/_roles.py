@@ -19,7 +19,7 @@ from markdown_it.token import Token
 from ..model import MESSAGE_ROLES, Issue, Role
 from ..modes import DELIMITER_MODES as DELIMITER_MODES
 from ..modes import DelimiterMode as DelimiterMode
-from .keys import ROLE_TOKENS_KEY
+from ._keys import ROLE_TOKENS_KEY
 
 SUSPICIOUS_DELIMITER = "suspicious_delimiter"
 """The :class:`~lmml_mdit.model.Issue` kind of a near-miss delimiter heading."""
@@ -402,7 +402,7 @@ def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
     """A ``suspicious_delimiter`` issue for each block the parse marked (a heading, a
     label paragraph or a comment).
 
-    :param narrative: a :class:`~lmml_mdit.narrative.narrative.Narrative` (its tokens and lines).
+    :param narrative: a :class:`~lmml_mdit.narrative.Narrative` (its tokens and lines).
     :returns: the issues in document order, each with the heading's line and the column of
         the word at fault (or of the heading).
     """

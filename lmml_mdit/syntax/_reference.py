@@ -18,9 +18,9 @@ from markdown_it.rules_inline import StateInline
 from ..media import is_file_name
 from ..modes import REFERENCE_MODES as REFERENCE_MODES
 from ..modes import ReferenceMode as ReferenceMode
-from .compat import append_pending
-from .keys import FOUND_KEY, INLINE_PARENT_KEY, KNOWN_SCRATCH_KEY, NEW_REFS_KEY
-from .positions import FoundInline
+from ._compat import append_pending
+from ._keys import FOUND_KEY, INLINE_PARENT_KEY, KNOWN_SCRATCH_KEY, NEW_REFS_KEY
+from ._positions import FoundInline
 
 SIGIL = "@"
 _NAME = re.compile(r"[^\W_][\w./-]*")

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from markdown_it.rules_block import StateBlock
 
-from .fence import embed_fence
-from .roles import role_comment
+from ._fence import embed_fence
+from ._roles import role_comment
 
 BlockRule = Callable[[StateBlock, int, int, bool], bool]
 

@@ -18,7 +18,7 @@ from markdown_it.token import Token
 
 from ..model import Embed
 from ..syntax import DELIMITERS_KEY, FRONT_MATTER_TOKEN, KNOWN_NAMES_KEY
-from .narrative import (
+from ._narrative import (
     Narrative,
     _body_start,
     _check_encodable,

@@ -12,10 +12,10 @@ import re
 
 from markdown_it.rules_inline import StateInline
 
-from .keys import FOUND_KEY, INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY, UNDERLINE_KEY
-from .positions import FoundInline
-from .reference import InlineRule
-from .roles import DelimiterMode, comment_role, heading_role
+from ._keys import FOUND_KEY, INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY, UNDERLINE_KEY
+from ._positions import FoundInline
+from ._reference import InlineRule
+from ._roles import DelimiterMode, comment_role, heading_role
 
 ESCAPE_TOKEN_INFO = "escape"
 _LINE_ESCAPABLE = frozenset("#<-=")

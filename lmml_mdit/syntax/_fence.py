@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from markdown_it.rules_block import StateBlock
 
-from .keys import FENCE_TOKENS_KEY
+from ._keys import FENCE_TOKENS_KEY
 
 MARKER = "@@@"
 

@@ -21,7 +21,7 @@ from markdown_it.utils import EnvType
 
 from ..errors import LmmlSyntaxError
 from ..model import Embed
-from .deferred import (
+from ._deferred import (
     COLLECTED_KEY,
     DEFERRED_KEY,
     INLINE_ON_DEMAND_KEY,
@@ -30,7 +30,7 @@ from .deferred import (
     records_in_place,
     rules_after_inline,
 )
-from .keys import (
+from ._keys import (
     FENCE_TOKENS_KEY,
     FOUND_KEY,
     INLINE_PARENT_KEY,
@@ -40,8 +40,8 @@ from .keys import (
     ROLE_TOKENS_KEY,
     SCRATCH_KEYS,
 )
-from .positions import FoundInline, place_offsets, place_references
-from .roles import (
+from ._positions import FoundInline, place_offsets, place_references
+from ._roles import (
     COMMENT_OPEN,
     DelimiterMode,
     comment_near_miss,
@@ -50,7 +50,7 @@ from .roles import (
     label_near_miss,
     suspicious_heading,
 )
-from .triggers import may_hold_lmml
+from ._triggers import may_hold_lmml
 
 EMBEDS_KEY = "lmml_embeds"
 DELIMITERS_KEY = "lmml_delimiters"

@@ -1,0 +1,124 @@
+"""Reading LMML as transcript messages: a bundle's turns, its assets, and where each came from.
+
+Each turn of the narrative becomes a message: the heading gives its author and role, the
+turn text its content (the preamble's leading inline fences are attachments, not context
+text), unless the transcript record says more (:mod:`lmml_mdit.transcript._record`).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+from ..bundle.archive import unsafe_reason
+from ..errors import LmmlError
+from ..formats import MANIFEST_NAME
+from ..jsontypes import JSONObject
+from ..model import MESSAGE_ROLES
+from ._encoding import decode_author
+from ._message import Message
+from ._record import record_entries, recorded_content
+from ._regions import message_turns, turn_text
+from ._source import SourceNarrative, source_of
+
+if TYPE_CHECKING:
+    from ..bundle.bundle import Bundle
+
+__all__ = ["TranscriptContents", "read_bundle", "read_file"]
+
+
+class TranscriptContents(NamedTuple):
+    """What a transcript is read as: its messages, its assets and, for a bundle, the
+    narrative they came from."""
+
+    messages: list[Message]
+    assets: dict[str, bytes]
+    source: SourceNarrative | None
+
+
+def read_bundle(bundle: Bundle) -> TranscriptContents:
+    """Read *bundle*'s turns as messages, and its assets.
+
+    The narrative they were read from comes with them, so that
+    :func:`~lmml_mdit.transcript.write_bundle` writes unedited messages back as
+    their own lines.
+
+    :raises TranscriptFormatError: for a malformed transcript record in ``manifest.json``.
+    :raises InvalidManifestError: when ``manifest.json`` is not a JSON object.
+    """
+    narrative = bundle.narrative
+    entries = record_entries(bundle)
+    turns, skip = message_turns(narrative)
+    if entries is not None and len(entries) != len(turns):
+        entries = None  # turns were added or removed by hand: positions no longer align
+    embed_lines = [embed.line for embed in narrative.embeds]
+    assets, folder = _assets(bundle)
+    messages: list[Message] = []
+    read: list[tuple[str | None, str, JSONObject | None, tuple[str, ...]]] = []
+    for position, turn in enumerate(turns):
+        entry = entries[position] if entries is not None else None
+        closing = tuple(entry.get("attachments", ())) if entry is not None else ()
+        text = turn_text(narrative, turn, skip, closing, embed_lines)
+        named = decode_author(turn.heading, turn.role) if turn.role != "context" else None
+        author = named if named is not None else turn.role
+        metadata: JSONObject = {"role": turn.role} if named is not None else {}
+        content = text
+        if entry is not None:
+            metadata = copy.deepcopy(entry["metadata"])
+            role = metadata.get("role")
+            if turn.role != "context" and role in MESSAGE_ROLES and role != turn.role:
+                metadata["role"] = turn.role  # the heading decides the role
+            heading = entry["heading"]
+            if heading == turn.heading and (heading is None) == (turn.role == "context"):
+                author = entry["author"]
+            content = recorded_content(text, entry)
+        messages.append(Message(author, content, metadata))
+        read.append((turn.heading, text, entry, closing))
+    source = source_of(bundle, turns, skip, messages, read, assets, folder)
+    return TranscriptContents(messages, assets, source)
+
+
+def _assets(bundle: Bundle) -> tuple[dict[str, bytes], frozenset[str]]:
+    """The assets a bundle holds, and those of them a text bundle read from its folder."""
+    assets: dict[str, bytes] = {}
+    for embed in bundle.narrative.embeds:
+        name = embed.name
+        fresh = embed.is_inline and name not in assets and name != MANIFEST_NAME
+        if fresh and unsafe_reason(name) is None:
+            # What a reference resolves to: the first inline fence of that name.
+            assets[name] = bundle.embed(name)
+    for name in bundle.entries:
+        if name != MANIFEST_NAME and name not in assets:
+            assets[name] = bundle.read(name)
+    folder: set[str] = set()
+    for embed in bundle.narrative.embeds:
+        # A text bundle opened with base_dir= resolves references to files beside it; carry
+        # those too. A reference nothing resolves stays plain text for the transcript.
+        name = embed.name
+        if name in assets or name == MANIFEST_NAME or unsafe_reason(name) is not None:
+            continue
+        try:
+            assets[name] = bundle.embed(name)
+        except LmmlError:
+            continue
+        folder.add(name)
+    return assets, frozenset(folder)
+
+
+def read_file(
+    path: str | os.PathLike[str], *, base_dir: str | os.PathLike[str] | Literal[False] | None = None
+) -> TranscriptContents:
+    """Read a ``.lmml`` or ``.lmmlz`` file as messages and assets (see :func:`read_bundle`).
+
+    :param base_dir: the folder a ``.lmml``'s references resolve against: by default the
+        file's own folder; ``False`` for none.
+    """
+    from ..chat.opening import open as open_bundle
+
+    folder = os.path.dirname(os.path.abspath(path)) if base_dir is None else base_dir
+    bundle = open_bundle(path, base_dir=folder)
+    try:
+        return read_bundle(bundle)
+    finally:
+        bundle.close()
