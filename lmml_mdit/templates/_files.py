@@ -210,8 +210,9 @@ def read_cases_file(
         line's ``inputs`` is an input of that name or the wrapper of its values.
     :param base_dir: the folder the cases' paths name files inside (:attr:`CaseValues.
         folder`); by default the file's folder (the working directory for ``-``).
-    :raises InputError: (at once) no such file; (when reached) a CSV quoting error or
-        text that is not UTF-8, naming the file and line, or a file that is not Parquet.
+    :raises InputError: (at once) no such file; (when reached) a CSV quoting error,
+        naming the file and line, CSV text that is not UTF-8 (the line named is where the
+        reader stood, which may be before the bytes), or a file that is not Parquet.
     """
     name = os.fspath(path)
     if name != STDIN and not os.path.isfile(name):
