@@ -22,7 +22,7 @@ from ..bundle.bundle import Bundle
 from ..bundle.source import BundleSource
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
-from ..templates import held_in_folder
+from ..templates import UnreadCase, held_in_folder
 from ..workers import process_pool
 from .content import Options, bundle_state, bundle_template
 from .format_names import DEFAULT_PROVIDER
@@ -89,18 +89,9 @@ UNREAD_CASE = "unread_case"
 """The :attr:`CaseResult.kind` of a case that could not be read."""
 
 
-@dataclass(frozen=True)
-class UnreadCase:
-    """A case that could not be read (a line that is no JSON object), and why.
-
-    :ivar reason: what is wrong with it, in one line.
-    """
-
-    reason: str
-
-
 CaseInput = Mapping[str, object] | UnreadCase
-"""A case's values, or why they could not be read."""
+"""A case's values, or why they could not be read (:class:`~lmml_mdit.templates.UnreadCase`,
+which a cases file gives for a line that does not read)."""
 
 
 @dataclass(frozen=True)

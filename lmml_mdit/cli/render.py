@@ -166,8 +166,9 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cases",
         metavar="FILE",
-        help="a JSONL file of input values: one rendering per line, written as JSON lines in "
-        "order; a failed line is reported and the rest go on (exit 1 at the end)",
+        help="a JSONL, CSV or Parquet file of input values: one rendering per case, written "
+        "as JSON lines in order; a failed case is reported and the rest go on (exit 1 at the "
+        "end)",
     )
     parser.add_argument(
         "--workers",

@@ -2,20 +2,22 @@
 batch ``render --cases FILE`` and ``lmml inputs``.
 
 A ``--input`` value is read as its declared type says (``@PATH`` reads a file, ``@@`` a
-literal ``@``); ``--inputs FILE`` and each ``--cases`` line are JSON objects of values. See
-docs/templates.md, "On the command line".
+literal ``@``); ``--inputs FILE`` and ``--cases FILE`` are read by
+:func:`~lmml_mdit.templates.read_values_file` and
+:func:`~lmml_mdit.templates.read_cases_file`, worded here as flags. See docs/templates.md,
+"On the command line".
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LmmlError
-from ..jsontypes import JSONObject
+from ..errors import InputError, LmmlError
 from .arguments import Arguments
 from .options import listing_options
 from .output import (
@@ -40,26 +42,7 @@ if TYPE_CHECKING:
     from ..templates import InputDeclarations
     from .render import RenderArguments
 
-__all__ = ["cmd_inputs", "given_inputs", "read_cases", "render_case_file"]
-
-_CASE_WRAPPER = "inputs"
-"""The key a case line may hold its values under."""
-
-
-def _read_json_file(path: str, what: str) -> tuple[object, str]:
-    """The JSON value of the file *path*, and its text."""
-    from ..jsonio import parse_json
-
-    try:
-        with open(path, encoding="utf-8-sig") as stream:
-            text = stream.read()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "not UTF-8"
-        raise CliError(f"{what} {path}: cannot read: {reason or error}") from None
-    try:
-        return parse_json(text), text
-    except (ValueError, RecursionError) as error:
-        raise CliError(f"{what} {path}: not JSON: {error}") from None
+__all__ = ["cmd_inputs", "given_inputs", "render_case_file"]
 
 
 def _flag_value(declarations: InputDeclarations, text: str) -> tuple[str, object]:
@@ -101,95 +84,17 @@ def given_inputs(args: Arguments, source: Source) -> dict[str, object] | None:
     values: dict[str, object] = {}
     declarations = declared(source)
     if args.inputs_file:
-        from ..bundle.setting_values import settings_value_positions
+        from ..templates import read_values_file
 
-        loaded, text = _read_json_file(args.inputs_file, "--inputs")
-        if not isinstance(loaded, dict):
-            raise CliError(f"--inputs {args.inputs_file}: not a JSON object of input values")
-        values.update(
-            _beside(
-                args.inputs_file,
-                _unwrapped(loaded, None),
-                declarations,
-                args.base_dir,
-                settings_value_positions(text, json_text=True),
-            )
-        )
+        try:
+            values.update(read_values_file(args.inputs_file, declarations, base_dir=args.base_dir))
+        except InputError as failure:
+            raise CliError(f"--inputs {args.inputs_file}: {failure.message}") from None
     if args.input_values:
         for text in args.input_values:
             name, value = _flag_value(declarations, text)
             values[name] = value
     return values
-
-
-def _unwrapped(case: JSONObject, declarations: InputDeclarations | None) -> JSONObject:
-    """A case's values: the object itself, or its ``inputs`` object when it wraps them
-    (and no input is named ``inputs``)."""
-    wrapped = case.get(_CASE_WRAPPER)
-    named = declarations is not None and _CASE_WRAPPER in declarations.specs
-    if isinstance(wrapped, dict) and not named:
-        return dict(wrapped)
-    return case
-
-
-def read_cases(
-    path: str, declarations: InputDeclarations, base_dir: str | None = None
-) -> Iterator[CaseInput]:
-    """Each line of the JSONL file *path* as a case, read as it is reached; a line that
-    is not a JSON object becomes an :class:`~lmml_mdit.chat.cases.UnreadCase` (so the line
-    numbers stay the cases' numbers); a blank line is an empty case."""
-    from ..chat.cases import UnreadCase
-    from ..jsonio import parse_json
-
-    stream = sys.stdin.buffer if path == STDIO else open(path, "rb")  # noqa: SIM115
-    with stream:
-        for number, raw in enumerate(stream, 1):
-            try:
-                text = raw.decode("utf-8-sig").strip()
-            except UnicodeDecodeError:
-                yield UnreadCase("the line is not UTF-8")
-                continue
-            if not text:
-                yield UnreadCase("the line is blank; give a JSON object of input values")
-                continue
-            try:
-                case = parse_json(text)
-            except (ValueError, RecursionError) as error:
-                yield UnreadCase(f"not JSON: {error}")
-                continue
-            if not isinstance(case, dict):
-                yield UnreadCase("not a JSON object of input values")
-                continue
-            yield _beside(path, _unwrapped(case, declarations), declarations, base_dir, number)
-
-
-def _beside(
-    file: str,
-    values: JSONObject,
-    declarations: InputDeclarations,
-    base_dir: str | None,
-    where: int | Mapping[tuple[str | int, ...], tuple[int, int]],
-) -> Mapping[str, object]:
-    """*values* read from *file*, each path of an ``image`` or ``file`` input held inside
-    *base_dir*, or else that file's folder (the working directory for standard input), as
-    a bundle's references are (:func:`~lmml_mdit.templates.held_in_folder`).
-
-    :param where: the line of every value (a case's line), or the 0-based places of the
-        values by their path in the file.
-    """
-    from ..templates import held_in_folder
-
-    folder = base_dir if base_dir is not None else "" if file == STDIO else os.path.dirname(file)
-
-    def place(name: str) -> tuple[int | None, int | None]:
-        if isinstance(where, int):
-            return where, None
-        found = where.get((name,)) or where.get((_CASE_WRAPPER, name))
-        return (found[0] + 1, found[1] + 1) if found else (None, None)
-
-    paths = [name for name, spec in declarations.specs.items() if spec.is_part]
-    label = "<stdin>" if file == STDIO else file
-    return held_in_folder(values, paths, folder, file=label, place=place)
 
 
 def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
@@ -198,6 +103,7 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     failed case ``{"case": N, "error": ..., "kind": ...}``, also reported on stderr; the
     rest go on (exit 1 at the end)."""
     from ..chat.cases import UNREAD_CASE, render_cases
+    from ..templates import UnreadCase, read_cases_file
 
     if args.input_values or args.inputs_file:
         raise CliError("--cases gives each case's inputs; leave out --input and --inputs")
@@ -212,34 +118,41 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     out = args.output if args.output is not None else STDIO
     failed = 0
     done = 0
+    numbers: collections.deque[int | None] = collections.deque()  # each case's line
+
+    def cases() -> Iterator[CaseInput]:
+        for case in read_cases_file(cases_path, declarations, base_dir=args.base_dir):
+            numbers.append(case.number)
+            yield case if isinstance(case, UnreadCase) else case.held(declarations)
 
     def lines(results: Iterator[Any]) -> Iterator[bytes]:
         nonlocal failed, done
         with ProgressLine("render") as progress:
             for result in results:
                 done += 1
+                line = numbers.popleft() or result.number
                 progress.step(done, f"case {result.number}")
                 for text in result.cli_warnings or result.warnings:
                     progress.close()
-                    warn(f"{label}:{result.number}: {located(source.label, text)}")
+                    warn(f"{label}:{line}: {located(source.label, text)}")
                 record = result.record()
                 if result.error is not None:
                     failed += 1
                     progress.close()
                     reason = result.cli_error or result.error
-                    here = f"{label}:{result.number}: "  # a path the case file holds
+                    here = f"{label}:{line}: "  # a path the case file holds
                     if reason.startswith(here):
                         reason = reason[len(here) :]
                     elif result.kind != UNREAD_CASE:
                         reason = located(source.label, reason, source.aliases)
-                    error(f"{label}:{result.number}: {reason}")
+                    error(f"{label}:{line}: {reason}")
                     record["error"] = reason  # line N of the output is case N, failed or not
                 yield (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
 
     try:
         results = render_cases(
             source.bundle,
-            read_cases(cases_path, declarations, args.base_dir),
+            cases(),
             args.provider,
             request=args.request,
             model=args.model,

@@ -1,17 +1,17 @@
-"""The cases of an evaluation, streamed from a JSONL, CSV or Parquet file or a Hugging Face
-dataset (``hf:NAME`` or ``hf:FOLDER``), each with its number: the line of a JSONL or CSV
-file, the 1-based row of a Parquet file or dataset. With no cases, each bundle of a folder
-(or of a Parquet file of conversation rows) is one case: :func:`iter_bundle_cases`.
+"""The cases of an evaluation, streamed from a JSONL, CSV or Parquet file (read by
+:func:`~lmml_mdit.templates.read_cases_file`, as ``lmml render --cases`` reads them) or a
+Hugging Face dataset (``hf:NAME`` or ``hf:FOLDER``), each with its number: the line of a
+JSONL or CSV file, the 1-based row of a Parquet file or dataset. With no cases, each bundle
+of a folder (or of a Parquet file of conversation rows) is one case:
+:func:`iter_bundle_cases`.
 
-Only a few rows are held at a time: a CSV file is read row by row, a Parquet file by small
-row batches, a dataset row by row (a Hub dataset streamed). In a CSV or Parquet file the
-``expect`` column holds the ``expect`` list as JSON or YAML text (an empty cell: none).
+What eval adds to a case is its ``expect`` list: a line's own, or the one beside its
+wrapped ``inputs``; in a CSV or Parquet file the ``expect`` column holds it as JSON or YAML
+text (an empty cell: none). A dataset is read row by row (a Hub dataset streamed).
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 from collections.abc import Iterator, Mapping
 
@@ -22,15 +22,25 @@ from ..chat.export import iter_bundles
 from ..chat.opening import open as open_bundle
 from ..errors import ExpectError, InputError, LmmlError
 from ..jsontypes import JSONObject
-from ..templates import InputDeclarations
+from ..templates import (
+    CaseValues,
+    InputDeclarations,
+    UnreadCase,
+    cases_format,
+    read_case_rows,
+    read_cases_file,
+)
 
-__all__ = ["HF_PREFIX", "iter_bundle_cases", "iter_cases"]
+__all__ = ["HF_PREFIX", "cases_folder", "iter_bundle_cases", "iter_cases"]
 
 HF_PREFIX = "hf:"
 """What starts ``--cases`` naming a Hugging Face dataset (a Hub name or a saved folder)."""
 
 _BATCH_ROWS = 64
 """Parquet rows read at a time."""
+
+_EXPECT = "expect"
+"""The field (or column) holding a case's assertions."""
 
 CaseRow = tuple[int, JSONObject | str]
 """A case's number and its values, or why it has none."""
@@ -39,7 +49,9 @@ CaseRow = tuple[int, JSONObject | str]
 def iter_cases(
     cases: str | os.PathLike[str], inputs: InputDeclarations | None = None
 ) -> Iterator[CaseRow]:
-    """Each case of *cases* with its number, or why that case could not be read.
+    """Each case of *cases* with its number, or why that case could not be read: the file
+    read by :func:`~lmml_mdit.templates.read_cases_file` (JSONL, CSV or Parquet; a line's
+    ``expect`` beside its wrapped ``inputs`` kept), or the rows of an ``hf:`` dataset.
 
     A CSV cell of a column that names one of *inputs* is read as that input's type
     (:meth:`~lmml_mdit.templates.InputSpec.from_text`: ``3`` an integer, ``true`` a
@@ -52,69 +64,45 @@ def iter_cases(
     """
     text = os.fspath(cases)
     if text.startswith(HF_PREFIX):
-        return _values(text, _hf(text[len(HF_PREFIX) :]))
-    if not os.path.isfile(text):
-        raise InputError("no such cases file", name=text, hint="give a JSONL, CSV or Parquet file")
-    suffix = os.path.splitext(text)[1].lower()
-    if suffix == ".csv":
-        return _values(text, _csv(text), cells=True, typed=inputs)
-    if suffix == ".parquet":
-        return _values(text, _parquet(text), cells=True)
-    return _jsonl(text)
+        rows = read_case_rows(_hf(text[len(HF_PREFIX) :]), file=text, folder=cases_folder(text))
+        return _with_expect(text, rows, rows=True, cells=False)
+    rowed = cases_format(text) != "jsonl"
+    return _with_expect(text, read_cases_file(text, inputs), rows=rowed, cells=rowed)
 
 
-def _jsonl(path: str) -> Iterator[CaseRow]:
-    with open(path, "rb") as stream:
-        for number, line in enumerate(stream, 1):
-            try:
-                value = json.loads(line)
-            except ValueError as error:
-                yield number, f"not JSON: {error}"
-                continue
-            yield number, value if isinstance(value, dict) else "not a JSON object of inputs"
+def cases_folder(cases: str | os.PathLike[str]) -> str:
+    """The folder the ``image``, ``file`` and ``messages`` paths of *cases* name files
+    inside: a cases file's own folder, an ``hf:FOLDER`` dataset's folder, the working
+    directory for a Hub dataset."""
+    text = os.fspath(cases)
+    if text.startswith(HF_PREFIX):
+        source = text[len(HF_PREFIX) :]
+        return source if os.path.isdir(source) else ""
+    return os.path.dirname(text)
 
 
-def _csv(path: str) -> Iterator[tuple[int, Mapping[str, object] | str]]:
-    with open(path, encoding="utf-8-sig", newline="") as stream:
-        reader = csv.DictReader(stream, restkey="\0")
-        try:
-            for row in reader:
-                if "\0" in row:
-                    yield reader.line_num, "more cells than the header names"
-                    continue
-                yield reader.line_num, {key: value for key, value in row.items() if key}
-        except (csv.Error, UnicodeDecodeError) as error:
-            raise InputError(
-                f"cannot read this CSV file: {error}",
-                name=path,
-                line=reader.line_num + 1,
-                hint="write one header line, then one case a row (RFC 4180 quoting)",
-            ) from None
+def _with_expect(
+    label: str, cases: Iterator[CaseValues | UnreadCase], *, rows: bool, cells: bool
+) -> Iterator[CaseRow]:
+    """Each case as its values with its ``expect`` (a line's own, or the one beside its
+    wrapped ``inputs``); a row's empty ``expect`` left out (*rows*), its text read (*cells*)."""
+    for case in cases:
+        if isinstance(case, UnreadCase):
+            yield case.number or 0, case.reason
+            continue
+        values: JSONObject = dict(case.values)
+        if _EXPECT in case.fields:
+            values[_EXPECT] = case.fields[_EXPECT]
+        if _EXPECT in values:
+            found = values[_EXPECT]
+            if rows and (found is None or found == ""):
+                del values[_EXPECT]  # an empty cell: the template's default
+            elif cells and isinstance(found, str):
+                values[_EXPECT] = _expect_text(found, label, case.number)
+        yield case.number, values
 
 
-def _parquet(path: str) -> Iterator[tuple[int, Mapping[str, object] | str]]:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise InputError(
-            "reading Parquet cases needs pyarrow",
-            name=path,
-            hint="install it: pip install 'lmml-mdit[datasets]'",
-        ) from None
-    try:
-        parquet = pq.ParquetFile(path)
-    except (pa.ArrowException, OSError) as error:
-        raise InputError(f"this is not a Parquet file ({error})", name=path) from None
-    number = 0
-    with parquet:
-        for batch in parquet.iter_batches(batch_size=_BATCH_ROWS):
-            for row in batch.to_pylist():
-                number += 1
-                yield number, row
-
-
-def _hf(source: str) -> Iterator[tuple[int, Mapping[str, object] | str]]:
+def _hf(source: str) -> Iterator[Mapping[str, object]]:
     """The rows of a folder written by ``save_to_disk``, or of ``load_dataset(NAME)`` (a
     Hub name or a folder of data files; ``NAME:SPLIT``, split ``train`` by default)
     streamed."""
@@ -138,49 +126,10 @@ def _hf(source: str) -> Iterator[tuple[int, Mapping[str, object] | str]]:
                     hint="give one split's folder",
                 )
             loaded = loaded["train" if "train" in loaded else splits[0]]
-        rows = iter(loaded)
-    else:
-        name, _, split = source.partition(":")
-        rows = iter(datasets.load_dataset(name, split=split or "train", streaming=True))
-    yield from enumerate(rows, 1)
-
-
-def _values(
-    label: str,
-    rows: Iterator[tuple[int, Mapping[str, object] | str]],
-    *,
-    cells: bool = False,
-    typed: InputDeclarations | None = None,
-) -> Iterator[CaseRow]:
-    """Each row as JSON values (its ``expect`` text read, when *cells* hold text; its
-    text cells read as the *typed* inputs they give)."""
-    for number, row in rows:
-        if isinstance(row, str):
-            yield number, row
-            continue
-        case: JSONObject = {}
-        problem = None
-        for key, value in row.items():
-            if key == "expect" and (value is None or value == ""):
-                continue
-            if key == "expect" and isinstance(value, str) and cells:
-                value = _expect_text(value, label, number)
-            spec = None if typed is None else typed.specs.get(str(key))
-            if spec is not None and isinstance(value, str):
-                if value == "" and spec.type != "string":
-                    continue  # an empty cell: not given (the default applies)
-                try:
-                    value = spec.from_text(value)
-                except ValueError as error:
-                    problem = f"column {key!r}: {error}"
-                    break
-            try:
-                json.dumps(value)
-            except (TypeError, ValueError):
-                problem = f"column {key!r} holds a {type(value).__name__}, not a JSON value"
-                break
-            case[str(key)] = value
-        yield number, case if problem is None else problem
+        yield from loaded
+        return
+    name, _, split = source.partition(":")
+    yield from datasets.load_dataset(name, split=split or "train", streaming=True)
 
 
 def _expect_text(text: str, label: str, number: int) -> object:

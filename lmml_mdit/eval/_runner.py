@@ -24,9 +24,11 @@ from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run import BodySender, RunOptions
+from ..templates import CaseValues, InputDeclarations, declared_inputs
 from ..transcript import Transcript
 from ._assertions import Answer, Verdict, check
 from ._cache import AnswerCache, request_key
+from ._cases import cases_folder
 from ._jobs import Job, Summary, count_cases, plan_jobs
 from ._results import ResultsWriter, done_rows, journal_path, write_parquet_results
 from ._targets import Target
@@ -86,6 +88,20 @@ class Evaluator:
     conversations: str | None = None
     _senders: dict[str, BodySender] = field(default_factory=dict, init=False, repr=False)
     _renderings: dict[str, Rendering] = field(default_factory=dict, init=False, repr=False)
+    _declared: tuple[Bundle, InputDeclarations] | None = field(default=None, init=False, repr=False)
+
+    def _held(self, job: Job) -> Mapping[str, object]:
+        """*job*'s inputs with each ``image``, ``file`` or ``messages`` path held inside the
+        cases' folder, as ``lmml render --cases`` holds them: a path leading out is refused,
+        naming the cases file and the case's line."""
+        inputs = job.inputs
+        if not inputs:
+            return inputs
+        if self._declared is None or self._declared[0] is not job.bundle:
+            self._declared = job.bundle, declared_inputs(job.bundle)
+        folder = cases_folder(self.cases_path)
+        case = CaseValues(job.number, inputs, file=self.cases_path, folder=folder)
+        return case.held(self._declared[1])
 
     async def _send(self, body: JSONObject, target: Target) -> tuple[JSONObject, bool]:
         """The stored answer for *body* at *target*, sent for when not cached."""
@@ -139,7 +155,7 @@ class Evaluator:
         if rendering is None:
             rendering = Rendering.of(target.provider, True, target.model, {})
             self._renderings[str(target)] = rendering
-        rendered = rendering.case(job.bundle, number, inputs)
+        rendered = rendering.case(job.bundle, number, self._held(job))
         where = f"{self.cases_path}:{number}: {target}"
         if not isinstance(rendered.value, dict):
             self.summary.errors.append(f"{where}: {rendered.error}")

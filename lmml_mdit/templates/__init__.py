@@ -2,7 +2,8 @@
 (:class:`InputSpec`), the values given for them (checked by :func:`bind_inputs`, written as
 text by :func:`input_text`), the one way of filling them in (after the parse, as text:
 :class:`Template`), ``validate``'s input issues, and values given as text (``--input
-NAME=VALUE``: :func:`assigned_value`). Placeholders themselves are found by the parse
+NAME=VALUE``: :func:`assigned_value`), and values files and cases files read
+(:func:`read_values_file`, :func:`read_cases_file`). Placeholders themselves are found by the parse
 (:mod:`lmml_mdit.narrative`); rendering many cases is
 :func:`lmml_mdit.render_cases`. See docs/templates.md.
 """
@@ -20,6 +21,9 @@ __all__ = [
     "INPUT_TYPES",
     "MAX_INTEGER",
     "MESSAGES_TYPE",
+    "STDIN",
+    "CaseValues",
+    "CasesFormat",
     "Edit",
     "Fills",
     "InputAsset",
@@ -31,9 +35,11 @@ __all__ = [
     "Placeholder",
     "Placeholders",
     "Template",
+    "UnreadCase",
     "ValuesPath",
     "assigned_value",
     "bind_inputs",
+    "cases_format",
     "checked_values",
     "declared_inputs",
     "field_value",
@@ -45,6 +51,9 @@ __all__ = [
     "input_text",
     "misplaced_messages",
     "placeholder_spans",
+    "read_case_rows",
+    "read_cases_file",
+    "read_values_file",
     "template_of",
     "value_problem",
     "values_file_path",
@@ -53,6 +62,16 @@ __all__ = [
 if TYPE_CHECKING:
     from ..narrative import Placeholder, Placeholders, placeholder_spans
     from ._declarations import InputDeclarations, InputSpec, declared_inputs
+    from ._files import (
+        STDIN,
+        CasesFormat,
+        CaseValues,
+        UnreadCase,
+        cases_format,
+        read_case_rows,
+        read_cases_file,
+        read_values_file,
+    )
     from ._fill import Edit, Fills, InputAsset, InputMessages, Template, fill_fence, template_of
     from ._issues import input_issues, misplaced_messages
     from ._text import assigned_value
@@ -104,9 +123,17 @@ _NAMES = {
     "template_of": "._fill",
     "filled_bundle": "._written",
     "assigned_value": "._text",
-    "Placeholder": "..narrative.placeholders",
-    "Placeholders": "..narrative.placeholders",
-    "placeholder_spans": "..narrative.placeholders",
+    "STDIN": "._files",
+    "CaseValues": "._files",
+    "CasesFormat": "._files",
+    "UnreadCase": "._files",
+    "cases_format": "._files",
+    "read_case_rows": "._files",
+    "read_cases_file": "._files",
+    "read_values_file": "._files",
+    "Placeholder": "..narrative",
+    "Placeholders": "..narrative",
+    "placeholder_spans": "..narrative",
 }
 
 # Each name's module loads with its first use: validating a bundle that declares no input
