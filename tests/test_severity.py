@@ -34,6 +34,7 @@ _ROW = re.compile(r"^\| `(\w+)` \| (error|warning) \| (refused|warned|validated)
 
 
 def test_the_docs_print_the_table() -> None:
+    assert lmml_mdit.Bundle  # the bundle layer loaded: the reserved embeds' kinds declared
     page = (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")
     printed = {kind: (severity, on_send) for kind, severity, on_send in _ROW.findall(page)}
     assert printed == dict(KIND_RULES)
@@ -48,6 +49,33 @@ def test_errors_are_refused_and_warnings_are_not() -> None:
     # What a provider refuses is an error (issue 26).
     for kind in ("invalid_tool_call", "unknown_tool_call_id", "unanswered_tool_call"):
         assert kind in ERROR_KINDS
+
+
+def test_each_reserved_embed_declares_its_kinds_once_into_the_table() -> None:
+    from lmml_mdit.bundle.reserved_embeds import RESERVED_EMBEDS
+
+    declared = {kind: rule for embed in RESERVED_EMBEDS for kind, rule in embed.kinds.items()}
+    assert declared == {
+        "invalid_manifest": ("error", "refused"),
+        "integrity_mismatch": ("error", "refused"),
+        "invalid_front_matter": ("error", "refused"),
+        "invalid_settings": ("error", "refused"),
+        "invalid_setting": ("error", "refused"),
+        "setting_out_of_range": ("warning", "validated"),
+    }
+    assert all(KIND_RULES[kind] == rule for kind, rule in declared.items())
+    assert {"invalid_manifest", "invalid_setting"} <= ERROR_KINDS
+    assert "setting_out_of_range" not in ERROR_KINDS
+    assert severity_of("invalid_front_matter") == "error"
+
+
+def test_a_kind_declared_again_with_another_rule_is_refused() -> None:
+    from lmml_mdit.severity import declare_kinds
+
+    declare_kinds({"no_turns": ("warning", "validated")})  # the same rule: nothing changes
+    with pytest.raises(ValueError, match="'no_turns' is already"):
+        declare_kinds({"no_turns": ("error", "refused")})
+    assert KIND_RULES["no_turns"] == ("warning", "validated")
 
 
 def _zip(path: Path, narrative: str, entries: dict[str, str]) -> None:

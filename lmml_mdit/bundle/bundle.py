@@ -40,11 +40,11 @@ from .contents import BundleKind, entry_holding, first_fences, has_reserved, set
 from .folder import folder_files, path_under
 from .names import DEFAULT_NAME, bundle_name
 from .reserved import (
-    RESERVED_NAMES,
     load_front_matter,
     load_manifest,
     load_settings,
 )
+from .reserved_embeds import RESERVED_NAMES
 from .validation import find_issues, missing_wording
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from ..warn import warn
 from .archive import unsafe_reason
 from .contents import BundleContents, fences_differing_from_entries, first_fences
 from .names import is_reference_name
-from .reserved import RESERVED_NAMES
+from .reserved_embeds import RESERVED_NAMES
 
 __all__ = [
     "InlineReport",

@@ -1,6 +1,8 @@
-"""The reserved embeds (RFC 5): ``manifest.json`` and ``settings.yaml|.yml|.json``.
+"""How the reserved embeds (RFC 5) decode: ``manifest.json``, ``settings.yaml|.yml|.json``
+and the narrative's front matter. Each embed is declared in
+:mod:`lmml_mdit.bundle.reserved_embeds`, which reads its decoder here.
 
-Both decode to plain JSON-like values. YAML is read by PyYAML's safe loader, narrowed
+All decode to plain JSON-like values. YAML is read by PyYAML's safe loader, narrowed
 further (core tags only, :data:`MAX_YAML_DEPTH`, and :data:`MAX_YAML_NODES` /
 :data:`MAX_YAML_BYTES` counted with aliases expanded, so an alias bomb is refused); JSON by
 :func:`lmml_mdit.jsonio.parse_json`. See docs/bundles.md, "Reserved embeds".
@@ -26,7 +28,6 @@ __all__ = [
     "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
-    "RESERVED_NAMES",
     "SETTINGS_NAMES",
     "TEXT_EMBEDS_SETTING",
     "dump_manifest",
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
-RESERVED_NAMES = (MANIFEST_NAME, *SETTINGS_NAMES)
+"""The names a settings embed may have; a bundle has one at most."""
 TEXT_EMBEDS_SETTING = "text_embeds"
 """The settings key that gives the ``text_embeds`` option's default for one bundle (an
 import writes ``"document"`` for a text document, so it exports as a document again);

@@ -9,8 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from ..errors import BundleError, InvalidManifestError, InvalidSettingsError, UnsafeEntryError
-from ..formats import MANIFEST_NAME
+from ..errors import BundleError, UnsafeEntryError
 from ..jsontypes import JSONObject
 from ..model import Embed, Issue
 from ..narrative import Narrative, unsent_image_issues
@@ -23,12 +22,7 @@ from .contents import (
     settings_embeds,
 )
 from .names import is_reference_name, is_remote_name
-from .reserved import (
-    FRONT_MATTER_NAME,
-    RESERVED_NAMES,
-    manifest_digests,
-    sha256_hex,
-)
+from .reserved_embeds import RESERVED_EMBEDS, RESERVED_NAMES, ReservedEmbed
 
 __all__ = ["did_you_mean", "find_issues", "missing_wording"]
 
@@ -101,14 +95,7 @@ def missing_wording(bundle: BundleContents, name: str) -> tuple[str, str, str | 
 # load the modules for templates, settings, tool calls and remote assets (together about
 # a sixth of ``lmml validate``'s start-up). Each test is a superset of what its check
 # reads: it may run a check that finds nothing, never skip one that would find something.
-
-
-def _has_settings(bundle: BundleContents) -> bool:
-    """Whether *bundle* has settings to check (or settings that do not decode)."""
-    try:
-        return bool(bundle.settings)
-    except BundleError:
-        return True
+# (A reserved embed's check does the same inside its declaration: the settings schema.)
 
 
 def _may_declare_inputs(bundle: BundleContents) -> bool:
@@ -245,10 +232,6 @@ def find_issues(
         )
 
     issues.extend(_reserved_issues(bundle))
-    if _has_settings(bundle):
-        from .setting_values import setting_issues
-
-        issues.extend(setting_issues(bundle))
     issues.extend(tool_issues)
     issues.extend(unsent_image_issues(bundle))
     if any(is_remote_name(name) for name in first):
@@ -287,50 +270,25 @@ def _reserved_issue(bundle: BundleContents, kind: str, name: str, error: BundleE
 
 
 def _reserved_issues(bundle: BundleContents) -> list[Issue]:
+    """What validation finds about the reserved embeds (:data:`RESERVED_EMBEDS`): first,
+    in their order, each one that does not decode (its ``invalid_kind``); then each one's
+    own check, given what it decoded to."""
     issues: list[Issue] = []
-    manifest: JSONObject | None = None
-    try:
-        manifest = bundle.manifest
-    except InvalidManifestError as error:
-        issues.append(_reserved_issue(bundle, "invalid_manifest", MANIFEST_NAME, error))
-    except BundleError:
-        pass  # an unresolvable manifest reference is already a missing_reference
-    try:
-        _ = bundle.front_matter
-    except InvalidSettingsError as error:
-        issues.append(_reserved_issue(bundle, "invalid_front_matter", FRONT_MATTER_NAME, error))
-    try:
-        _ = bundle.settings
-    except InvalidSettingsError as error:
-        if error.name != FRONT_MATTER_NAME:  # reported above
-            issues.append(
-                _reserved_issue(bundle, "invalid_settings", error.name or "settings", error)
-            )
-    except BundleError:
-        pass  # an unresolvable settings reference is already a missing_reference
-    for name, recorded in manifest_digests(manifest).items():
-        embed = bundle.narrative.embed(name)
+    values: list[tuple[ReservedEmbed, JSONObject | None]] = []
+    names = {embed.name for embed in RESERVED_EMBEDS}
+    for embed in RESERVED_EMBEDS:
+        value: JSONObject | None = None
         try:
-            actual = sha256_hex(bundle.embed(name))
+            value = embed.read(bundle)
+        except embed.error as error:
+            name = error.name or embed.name
+            # An embed read over another (the settings over the front matter) meets that
+            # one's error again: it is reported there.
+            if name == embed.name or name not in names:
+                issues.append(_reserved_issue(bundle, embed.invalid_kind, name, error))
         except BundleError:
-            issues.append(
-                _issue(
-                    "integrity_mismatch",
-                    embed,
-                    name,
-                    f"manifest.json records a sha256 for {name!r}, but the bundle has no such "
-                    "asset; add it or remove its record",
-                )
-            )
-            continue
-        if actual != recorded.lower():
-            issues.append(
-                _issue(
-                    "integrity_mismatch",
-                    embed,
-                    name,
-                    f"{name!r} has sha256 {actual}, but manifest.json records {recorded}; "
-                    "the asset changed: restore it, or save the bundle to record the new digest",
-                )
-            )
+            pass  # an unresolvable reference to the embed is already a missing_reference
+        values.append((embed, value))
+    for embed, value in values:
+        issues.extend(embed.check(bundle, value))
     return issues

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 from ..bundle.archive import Limits
 from ..bundle.names import is_remote_name
-from ..bundle.reserved import RESERVED_NAMES, TEXT_EMBEDS_SETTING
+from ..bundle.reserved import TEXT_EMBEDS_SETTING
+from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..bundle.source import BundleSource
 from ..conversation import (
     Asset,

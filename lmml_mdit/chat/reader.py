@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..bundle.reserved import RESERVED_NAMES
+from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..conversation import NativeItem, ToolCall
 from ..narrative import (
     is_native_name,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..bundle.reserved import RESERVED_NAMES
+from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..media import IMAGE_EXTENSIONS, extension
 from ..model import Embed
 from ..narrative import Fence, Narrative, is_structure_name
