@@ -8,14 +8,13 @@ equal.
 
 The kinds a reserved embed raises are written in its declaration
 (:mod:`lmml_mdit.bundle.reserved_embeds`), which sits above this module: they join the
-table through :func:`declare_kinds` when the bundle layer loads, which it has before any
-of their issues exists (only validation makes them).
+table through :func:`declare_kinds`, and the first read of the table imports the
+declarations (a delegation), so it is whole whenever it is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Set
-from types import MappingProxyType
 from typing import Literal, TypeVar
 
 __all__ = [
@@ -53,9 +52,37 @@ _RULES: dict[str, Rule] = {
     "no_turns": ("warning", "validated"),
 }
 
-KIND_RULES: Mapping[str, Rule] = MappingProxyType(_RULES)
-"""Every issue kind: its severity, and what a send does with it (a read-only view: the
-reserved embeds' kinds are in it once the bundle layer has declared them)."""
+_declared = False
+
+
+def _table() -> dict[str, Rule]:
+    """The table, with the reserved embeds' kinds: their declarations are imported on the
+    first read (a delegation to the bundle layer, which declares them as it loads)."""
+    global _declared
+    if not _declared:
+        _declared = True
+        from .bundle.reserved_embeds import RESERVED_EMBEDS  # noqa: F401  (declares kinds)
+    return _RULES
+
+
+class _Table(Mapping[str, Rule]):
+    """A read-only view of the table, whole on every read."""
+
+    def __getitem__(self, kind: str) -> Rule:
+        return _table()[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_table())
+
+    def __len__(self) -> int:
+        return len(_table())
+
+    def __repr__(self) -> str:
+        return repr(_table())
+
+
+KIND_RULES: Mapping[str, Rule] = _Table()
+"""Every issue kind: its severity, and what a send does with it (a read-only view)."""
 
 
 def declare_kinds(rules: Mapping[str, Rule]) -> None:
@@ -83,14 +110,14 @@ class _KindSet(Set[str]):
         self._value = value
 
     def __contains__(self, kind: object) -> bool:
-        rule = _RULES.get(kind) if isinstance(kind, str) else None
+        rule = _table().get(kind) if isinstance(kind, str) else None
         return rule is not None and rule[self._index] == self._value
 
     def __iter__(self) -> Iterator[str]:
-        return iter([kind for kind, rule in _RULES.items() if rule[self._index] == self._value])
+        return iter([kind for kind, rule in _table().items() if rule[self._index] == self._value])
 
     def __len__(self) -> int:
-        return sum(1 for rule in _RULES.values() if rule[self._index] == self._value)
+        return sum(1 for rule in _table().values() if rule[self._index] == self._value)
 
     def __repr__(self) -> str:
         return repr(frozenset(self))
@@ -133,5 +160,5 @@ WARNED_KINDS: Set[str] = _KindSet(1, "warned")
 
 def severity_of(kind: str) -> Severity:
     """The severity of the issue kind *kind* (``"warning"`` for a kind not in the table)."""
-    rule = _RULES.get(kind)
+    rule = _table().get(kind)
     return rule[0] if rule is not None else "warning"

@@ -54,6 +54,10 @@ DELEGATIONS = {
     ("lmml_mdit.bundle.bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
     ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): "Transcript.send, Transcript.asend",
     ("lmml_mdit.syntax._frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
+    (
+        "lmml_mdit.severity",
+        "lmml_mdit.bundle.reserved_embeds",
+    ): "the severity table's first read: the reserved embeds declare their kinds",
 }
 """The upward imports allowed: thin methods that hand a bundle to the layer above, imported
 inside the method (so the lower layer loads without the upper one)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import subprocess
+import sys
 import warnings
 import zipfile
 from pathlib import Path
@@ -34,7 +36,6 @@ _ROW = re.compile(r"^\| `(\w+)` \| (error|warning) \| (refused|warned|validated)
 
 
 def test_the_docs_print_the_table() -> None:
-    assert lmml_mdit.Bundle  # the bundle layer loaded: the reserved embeds' kinds declared
     page = (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")
     printed = {kind: (severity, on_send) for kind, severity, on_send in _ROW.findall(page)}
     assert printed == dict(KIND_RULES)
@@ -67,6 +68,25 @@ def test_each_reserved_embed_declares_its_kinds_once_into_the_table() -> None:
     assert {"invalid_manifest", "invalid_setting"} <= ERROR_KINDS
     assert "setting_out_of_range" not in ERROR_KINDS
     assert severity_of("invalid_front_matter") == "error"
+
+
+def test_the_table_is_whole_on_its_first_read_in_a_new_process() -> None:
+    # Read before anything loads the bundle layer: the first read imports the reserved
+    # embeds' declarations, so their kinds are there from the start.
+    code = (
+        "import json, lmml_mdit, sys\n"
+        "assert 'lmml_mdit.bundle.reserved_embeds' not in sys.modules\n"
+        "print(json.dumps(sorted(lmml_mdit.ERROR_KINDS)))\n"
+        "from lmml_mdit.severity import KIND_RULES, severity_of\n"
+        "print(len(KIND_RULES), severity_of('invalid_settings'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    first, second = done.stdout.splitlines()
+    assert json.loads(first) == sorted(ERROR_KINDS)
+    assert "invalid_settings" in first
+    assert second == f"{len(KIND_RULES)} error"
 
 
 def test_a_kind_declared_again_with_another_rule_is_refused() -> None:
