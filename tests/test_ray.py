@@ -240,3 +240,29 @@ def test_render_case_batch_on_a_plain_arrow_batch() -> None:
         render_case_batch(batch, TEMPLATE.encode(), inputs={"customer": "x"})
     with pytest.raises(ValueError):
         render_case_batch(batch, TEMPLATE.encode(), "nope")
+
+
+def test_render_case_batch_holds_a_case_path_inside_the_template_folder(tmp_path: Path) -> None:
+    # A dataset's rows are data: a row's image path is held inside the template's folder
+    # (or base_dir), like a cases file's, so no row sends a file from elsewhere.
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    (folder / "cat.png").write_bytes(image(1))
+    (tmp_path / "secret.png").write_bytes(image(2))
+    template = folder / "t.lmml"
+    template.write_text(
+        "---\ninputs:\n  photo:\n    type: image\n---\n## user\nLook: {{ photo }}\n",
+        encoding="utf-8",
+    )
+    rows = ["cat.png", "../secret.png", str(tmp_path / "secret.png")]
+    out = render_case_batch(pa.table({"photo": rows}), str(template), request=False)
+    inside, above, absolute = out.to_pylist()
+    assert inside["case_error"] is None and inside["messages_openai"] is not None
+    for row in (above, absolute):
+        assert row["messages_openai"] is None and row["case_kind"] == "invalid_input"
+        assert "secret.png" in row["case_error"]
+    # base_dir moves the folder the paths are held in.
+    out = render_case_batch(
+        pa.table({"photo": ["secret.png"]}), str(template), request=False, base_dir=tmp_path
+    )
+    assert out.to_pylist()[0]["case_error"] is None

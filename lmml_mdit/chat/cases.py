@@ -125,6 +125,16 @@ class Rendering:
         """
         return cls(find_provider(provider), Options.from_kwargs(options), request, model)
 
+    def holding_paths(
+        self, bundle: BundleSource, base_dir: str | os.PathLike[str] | None = None
+    ) -> Rendering:
+        """This rendering with each case's ``image`` or ``file`` path of *bundle* held inside
+        *base_dir* (by default the bundle's folder, or the working directory)."""
+        specs = bundle_template(bundle, bundle_state(bundle), values_given=True).declarations.specs
+        assets = frozenset(name for name, spec in specs.items() if spec.is_part)
+        folder = os.fspath(base_dir) if base_dir is not None else bundle.base_dir or ""
+        return dataclasses.replace(self, asset_inputs=assets, folder=folder)
+
     def case(self, bundle: BundleSource, number: int, case: CaseInput) -> CaseResult:
         """Render one case; an :class:`~lmml_mdit.errors.LmmlError` becomes the result's
         error."""
@@ -205,7 +215,7 @@ def render_cases(
         raise TypeError("render_cases() takes the inputs from the cases, not inputs=")
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise TypeError(f"processes must be a positive int, not {processes!r}")
-    rendering = _contained(Rendering.of(provider, request, model, options), bundle, base_dir)
+    rendering = Rendering.of(provider, request, model, options).holding_paths(bundle, base_dir)
     numbered = enumerate(cases, 1)
     if processes == 1:
         for number, case in numbered:
@@ -229,17 +239,6 @@ def render_cases(
             pending.append(pool.submit(_render_chunk, chunk))
         while pending:
             yield from pending.popleft().result()
-
-
-def _contained(
-    rendering: Rendering, bundle: BundleSource, base_dir: str | os.PathLike[str] | None
-) -> Rendering:
-    """*rendering* holding the paths of *bundle*'s asset inputs inside *base_dir* (by
-    default the bundle's folder)."""
-    specs = bundle_template(bundle, bundle_state(bundle), values_given=True).declarations.specs
-    assets = frozenset(name for name, spec in specs.items() if spec.is_part)
-    folder = os.fspath(base_dir) if base_dir is not None else bundle.base_dir or ""
-    return dataclasses.replace(rendering, asset_inputs=assets, folder=folder)
 
 
 @dataclass(frozen=True)

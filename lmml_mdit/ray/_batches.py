@@ -144,6 +144,7 @@ def render_case_batch(
     model: str | None = None,
     limits: Limits | None = None,
     name: str | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
     **options: Unpack[RequestOptions],
 ) -> pa.Table:
     """*batch* (one eval case per row, one column per input; a null cell is a value not
@@ -163,6 +164,9 @@ def render_case_batch(
     :param limits: the limits the template is opened with.
     :param name: the template's file name, as errors name it (for bytes; a path's own
         name otherwise).
+    :param base_dir: the folder a case's ``image`` or ``file`` path names a file inside, as
+        for :func:`~lmml_mdit.render_cases`: by default the template's folder (for a URL
+        or bytes, the worker's working directory). A path leading out is that row's error.
     :param options: the options of ``messages()`` / ``to_request()`` (not ``inputs``).
     :raises TypeError: for ``inputs`` among *options*, or an unknown option.
     :raises ValueError: for an unknown provider.
@@ -170,8 +174,8 @@ def render_case_batch(
     """
     if "inputs" in options:
         raise TypeError("render_case_batch() takes the inputs from the batch, not inputs=")
-    rendering = Rendering.of(provider, request, model, options)
     bundle = _template(template, limits, name)
+    rendering = Rendering.of(provider, request, model, options).holding_paths(bundle, base_dir)
     results: list[CaseResult] = []
     for number, row in enumerate(batch.to_pylist(), 1):
         case = {name: value for name, value in row.items() if value is not None}
