@@ -25,9 +25,14 @@ from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
 from ..narrative import call_slug, is_native_name, native_fence, native_name, tool_call_fence
 from ..syntax import embed_fence, reference
-from ..transcript import NUMBERED_HEADING, Message, Style, raw_lines
-from ..transcript._plans import _styled_delimiter
-from ..transcript._source import _style_of
+from ..transcript import (
+    NUMBERED_HEADING,
+    Message,
+    Style,
+    raw_lines,
+    style_of,
+    styled_delimiter,
+)
 
 __all__ = ["RUN_KEY", "Document"]
 
@@ -93,12 +98,12 @@ class Document:
     def add(self, turn: ChatTurn, *, metadata: JSONMapping | None = None) -> str:
         """Append *turn* in the file's style and return the LMML written."""
         if self._style is None:
-            self._style = _style_of(self.bundle().narrative, raw_lines(self.text))
+            self._style = style_of(self.bundle().narrative, raw_lines(self.text))
         style = self._style
         self._turns += 1
         self._number += 1
         role = turn.role
-        _, delimiter = _styled_delimiter(Message(role, ""), role, self._number, style)
+        _, delimiter = styled_delimiter(Message(role, ""), role, self._number, style)
         body = self._body(turn)
         newline = style.newline
         parts = [delimiter, *body]

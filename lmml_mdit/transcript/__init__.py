@@ -73,6 +73,8 @@ __all__ = [
     "save_file",
     "settle",
     "source_of",
+    "style_of",
+    "styled_delimiter",
     "turn_text",
     "write_bundle",
 ]
@@ -122,6 +124,7 @@ if TYPE_CHECKING:
         escalate,
         plan_messages,
         render_plans,
+        styled_delimiter,
     )
     from ._readback import (
         settle,
@@ -155,6 +158,7 @@ if TYPE_CHECKING:
         Style,
         raw_lines,
         source_of,
+        style_of,
     )
     from ._transcript import (
         Transcript,
@@ -210,6 +214,7 @@ _NAMES = {
             "escalate",
             "plan_messages",
             "render_plans",
+            "styled_delimiter",
         ),
         "_readback": ("settle",),
         "_reading": (
@@ -239,6 +244,7 @@ _NAMES = {
             "Style",
             "raw_lines",
             "source_of",
+            "style_of",
         ),
         "_transcript": ("Transcript",),
         "_writing": (

@@ -38,6 +38,7 @@ __all__ = [
     "escalate",
     "plan_messages",
     "render_plans",
+    "styled_delimiter",
 ]
 
 Resolves = Callable[[str], bool]
@@ -154,7 +155,7 @@ def _plain(number: int, role: str) -> tuple[str, str]:
     return heading, f"## {heading}"
 
 
-def _styled_delimiter(
+def styled_delimiter(
     message: Message, role: str, number: int, style: Style
 ) -> tuple[str | None, str]:
     """The heading (None for a comment) and the delimiter lines for a rendered turn."""
@@ -219,7 +220,7 @@ def plan_messages(
                 numbered = (position, int(found.group(1)))
             continue
         number = numbered[1] + position - numbered[0] if numbered else position + 1
-        heading, delimiter = _styled_delimiter(message, role, number, style)
+        heading, delimiter = styled_delimiter(message, role, number, style)
         if heading is not None and NUMBERED_HEADING.fullmatch(heading):
             numbered = (position, number)
         plans.append(Plan(message, role, heading, delimiter, resolves))

@@ -34,6 +34,7 @@ __all__ = [
     "Style",
     "raw_lines",
     "source_of",
+    "style_of",
 ]
 
 NUMBERED_HEADING = re.compile(r"turn\s+(\d+)\s*(--|\u2013|\u2014)\s*[^\W\d_]+", re.IGNORECASE)
@@ -166,7 +167,7 @@ def _case(text: str) -> Literal["lower", "title", "upper"]:
     return "title" if text[:1].isupper() else "lower"
 
 
-def _style_of(narrative: Narrative, raw: Sequence[str]) -> Style:
+def style_of(narrative: Narrative, raw: Sequence[str]) -> Style:
     """The delimiter style of *narrative*: its last delimiter's form and spacing."""
     lines = narrative.lines
     delimited = [turn for turn in narrative.turns if turn.delimiter_line is not None]
@@ -308,5 +309,5 @@ def source_of(
         manifest=copy.deepcopy(bundle.manifest),
         manifest_bytes=manifest_bytes,
         recorded=any(item[2] is not None for item in read),
-        style=_style_of(narrative, raw),
+        style=style_of(narrative, raw),
     )
