@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +23,13 @@ def materialize(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [materialize(item) for item in value]
     return value
+
+
+@functools.cache
+def adapter(request_type: Any) -> TypeAdapter[Any]:
+    """The pydantic adapter of an SDK type, built once: building one for a request type
+    takes pydantic a good part of a second, validating with it a millisecond."""
+    return TypeAdapter(request_type)
 
 
 def check_strict(adapter: TypeAdapter[Any], value: Any) -> None:

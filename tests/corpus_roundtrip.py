@@ -38,12 +38,12 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: the tests folder is where _sdk_types lives
     sys.path.insert(0, str(Path(__file__).parent))
 
-from _sdk_types import check_strict
+from _sdk_types import adapter, check_strict
 from anthropic.types import message_create_params
 from google.genai import types as genai_types
 from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 import lmml_mdit
 from lmml_mdit import Bundle, export_sharegpt, import_messages, to_request
@@ -506,7 +506,7 @@ def sdk_check(provider: str, body: dict[str, Any]) -> None:
     request_type = REQUEST_TYPES[provider]
     undeclared = set(body) - set(typing.get_type_hints(request_type))
     assert not undeclared, f"not parameters of the create call: {sorted(undeclared)}"
-    check_strict(TypeAdapter(request_type), body)
+    check_strict(adapter(request_type), body)
 
 
 # -- the runs ----------------------------------------------------------------------------------

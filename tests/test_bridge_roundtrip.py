@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sdk_types import check_strict
+from _sdk_types import adapter, check_strict
 from anthropic.types import message_create_params
 from corpus_roundtrip import NORMALISERS
 from google.genai import types as genai_types
 from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
-from pydantic import TypeAdapter
 
 from lmml_mdit import Bundle, export_sharegpt, import_messages, to_request
 from lmml_mdit.chat.export import export_bundle
@@ -95,7 +94,7 @@ def validate_with_sdk(provider: str, body: dict[str, Any], settings: Any = None)
             del request[key]
     if provider == "anthropic":
         request.setdefault("max_tokens", 1)
-    check_strict(TypeAdapter(REQUEST_TYPES[provider]), request)
+    check_strict(adapter(REQUEST_TYPES[provider]), request)
 
 
 # -- the round trips ----------------------------------------------------------------------
