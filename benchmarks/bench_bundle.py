@@ -45,7 +45,7 @@ def peak():
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
-import lmml_mdit.bundle.archive as archives
+from lmml_mdit.bundle import Limits
 import lmml_mdit.chat.opening as opening
 import lmml_mdit.narrative._toolcalls  # noqa: F401
 mode, path = sys.argv[1], sys.argv[2]
@@ -58,7 +58,7 @@ elif mode == "open-validate":
         assert not issues, issues[:3]
         assert len(bundle.entries) > 0
 elif mode == "read-one":
-    limits = archives.Limits(max_entry_size=1024 * 1024 * 1024)
+    limits = Limits(max_entry_size=1024 * 1024 * 1024)
     with opening.open(path, limits=limits) as bundle:
         data = bundle.read("big.bin")
         assert len(data) > 0

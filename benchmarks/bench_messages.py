@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_parse import compare
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle import Bundle
 from lmml_mdit.chat.content import bundle_state
 from lmml_mdit.chat.outgoing import PROVIDERS, to_request
 from lmml_mdit.narrative._narrative import _parsed

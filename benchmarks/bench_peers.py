@@ -60,7 +60,7 @@ from bench_parse import timed
 from goals import exit_status
 
 import lmml_mdit
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle import Bundle
 from lmml_mdit.narrative._narrative import _parsed
 
 MODEL = "gpt-4o"

@@ -28,7 +28,7 @@ from markdown_it import MarkdownIt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle import Bundle
 from lmml_mdit.preview import render_html
 
 DOUBLING_GOAL = 2.2

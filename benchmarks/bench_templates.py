@@ -19,7 +19,7 @@ import argparse
 import sys
 import time
 
-from lmml_mdit.bundle.bundle import Bundle
+from lmml_mdit.bundle import Bundle
 from lmml_mdit.chat.cases import render_cases
 
 GOAL = 1.2

@@ -19,9 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps them equal
     from typing import Final
 
-    from .bundle.archive import Limits
-    from .bundle.bundle import Bundle
-    from .bundle.packing import InlineReport
+    from .bundle import Bundle, InlineReport, Limits
     from .chat.cases import (
         CaseResult,
         render_cases,
@@ -236,9 +234,11 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "tool_call_fence",
         "tool_call_issues",
     ),
-    ".bundle.archive": ("Limits",),
-    ".bundle.bundle": ("Bundle",),
-    ".bundle.packing": ("InlineReport",),
+    ".bundle": (
+        "Bundle",
+        "InlineReport",
+        "Limits",
+    ),
     ".chat.handlers": (
         "register_handler",
         "unregister_handler",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from lmml_mdit.bundle import archive as archives
+from lmml_mdit.bundle import ZipArchive
 
 _LOCAL = struct.Struct("<4s2B4HL2L2H")
 _CENTRAL = struct.Struct("<4s4B4HL2L5H2L")
@@ -285,11 +285,11 @@ def unicode_caseless_twins() -> bytes:
 def record_entry_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the entries a test's bundles read, in order (``ZipArchive.read`` calls)."""
     reads: list[str] = []
-    real_read = archives.ZipArchive.read
+    real_read = ZipArchive.read
 
-    def recording_read(self: archives.ZipArchive, name: str) -> bytes:
+    def recording_read(self: ZipArchive, name: str) -> bytes:
         reads.append(name)
         return real_read(self, name)
 
-    monkeypatch.setattr(archives.ZipArchive, "read", recording_read)
+    monkeypatch.setattr(ZipArchive, "read", recording_read)
     return reads

@@ -13,7 +13,7 @@ import pytest
 
 from lmml_mdit import Bundle, Limits
 from lmml_mdit import open as open_bundle
-from lmml_mdit.bundle.archive import unsafe_reason
+from lmml_mdit.bundle import unsafe_reason
 from lmml_mdit.errors import (
     BundleError,
     CaseCollisionError,

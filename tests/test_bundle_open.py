@@ -14,7 +14,7 @@ import pytest
 import lmml_mdit.preview
 from lmml_mdit import Bundle, Limits
 from lmml_mdit import open as open_bundle
-from lmml_mdit.bundle.names import bundle_name, narrative_entry_name
+from lmml_mdit.bundle import bundle_name, narrative_entry_name
 from lmml_mdit.errors import (
     LimitExceededError,
     MissingEntryError,

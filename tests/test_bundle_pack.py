@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lmml_mdit import Bundle, InlineReport, Narrative, OrphanedEntryWarning
-from lmml_mdit.bundle.packing import fence_text
+from lmml_mdit.bundle import fence_text
 from lmml_mdit.errors import (
     BundleError,
     ConflictingEmbedError,

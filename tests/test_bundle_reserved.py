@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lmml_mdit import Bundle
-from lmml_mdit.bundle.reserved import MAX_YAML_DEPTH, load_settings
+from lmml_mdit.bundle import MAX_YAML_DEPTH, load_settings
 from lmml_mdit.errors import (
     InvalidManifestError,
     InvalidSettingsError,

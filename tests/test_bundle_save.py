@@ -14,7 +14,7 @@ import pytest
 from lmml_mdit import Bundle
 from lmml_mdit import open as open_bundle
 from lmml_mdit.atomic import atomic_write, atomic_write_bytes
-from lmml_mdit.bundle import saving
+from lmml_mdit.bundle import _saving as saving  # patched on purpose: _write_entry
 from lmml_mdit.errors import BundleError, DuplicateEntryError
 
 

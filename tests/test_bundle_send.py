@@ -14,9 +14,9 @@ from _bundle_files import make_zip, write_chat
 
 import lmml_mdit
 from lmml_mdit import ERROR_KINDS, Bundle, DefectWarning, Issue, render_turns, to_request
-from lmml_mdit.bundle import bundle as bundles
-from lmml_mdit.bundle import opening as bundle_opening
-from lmml_mdit.bundle.folder import FolderNames
+from lmml_mdit.bundle import FolderNames
+from lmml_mdit.bundle import _bundle as bundles  # patched on purpose: find_issues
+from lmml_mdit.bundle import _opening as bundle_opening  # patched on purpose: parse
 from lmml_mdit.chat.outgoing import messages
 from lmml_mdit.errors import (
     BundleError,

@@ -159,7 +159,7 @@ def test_the_did_you_mean_search_is_bounded() -> None:
     """Each missing name is compared with every asset name: past a budget of comparisons
     a bundle stops suggesting, so hundreds of missing references among hundreds of fences
     validate in linear time, the first ones still with their suggestion."""
-    from lmml_mdit.bundle.bundle import CLOSEST_NAME_BUDGET
+    from lmml_mdit.bundle import CLOSEST_NAME_BUDGET
 
     fences = "".join(f"@@@fence{i}.txt\nx\n@@@\n\n" for i in range(200))
     mentions = "".join(f"See @fenc{i}.txt.\n\n" for i in range(200))

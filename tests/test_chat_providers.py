@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from lmml_mdit import Bundle, MissingSettingWarning, UnknownSettingWarning, to_request
-from lmml_mdit.bundle.source import BundleSource
+from lmml_mdit.bundle import BundleSource
 from lmml_mdit.chat import detect, export
 from lmml_mdit.chat.content import Options
 from lmml_mdit.chat.export import export_bundle

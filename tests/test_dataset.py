@@ -651,7 +651,7 @@ def test_bundle_save_takes_the_urls_open_takes(tmp_path: Path) -> None:
 
 
 def test_a_url_write_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
-    from lmml_mdit.bundle.urls import url_output
+    from lmml_mdit.bundle import url_output
 
     url = f"memory://broken-{tmp_path.name}/y.lmmlz"
     with pytest.raises(RuntimeError, match="cut"), url_output(url) as stream:
@@ -662,7 +662,7 @@ def test_a_url_write_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
     bundle = Bundle.from_text("x", "## user\n\n@@@n.txt\nhi\n@@@\n").pack()
     bundle.save(url)
     before = fs.cat_file(f"/broken-{tmp_path.name}/y.lmmlz")
-    from lmml_mdit.bundle.saving import save_bundle
+    from lmml_mdit.bundle import save_bundle
 
     with pytest.raises(lmml_mdit.WriteError, match="already there"):
         save_bundle(Bundle.from_text("z", "## user\nOther.\n"), url, exclusive=True)

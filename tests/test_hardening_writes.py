@@ -295,7 +295,7 @@ def test_cli_export_file_mode_follows_the_umask(tmp_path: Path) -> None:
 _PAUSED_SAVE = textwrap.dedent(
     """
     import sys, time
-    import lmml_mdit.bundle.saving as saving
+    import lmml_mdit.bundle._saving as saving
     from lmml_mdit import Bundle
 
     real_write_entry = saving._write_entry
@@ -468,7 +468,7 @@ def test_inline_refuses_a_rewrite_that_changes_an_unclosed_fence_in_a_list_item(
 
 
 def test_pack_refuses_a_rewrite_that_changes_any_embed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from lmml_mdit.bundle import packing
+    from lmml_mdit.bundle import _packing as packing  # patched on purpose
 
     real = packing._fences_to_references
 

@@ -45,7 +45,7 @@ def test_new_takes_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
 
 
 def test_deep_flow_yaml_is_refused_where_the_depth_is_crossed_not_after_a_full_scan() -> None:
-    from lmml_mdit.bundle.reserved import load_settings
+    from lmml_mdit.bundle import load_settings
     from lmml_mdit.errors import InvalidSettingsError
 
     # Open brackets, then a token no scanner accepts: refused at the 65th bracket, before

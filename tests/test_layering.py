@@ -43,17 +43,17 @@ LAYERS = (
 """Bottom to top: a module may import its own layer and the layers before it."""
 
 DELEGATIONS = {
-    ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.outgoing"): "Bundle.messages, Bundle.to_request",
-    ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.messages_input"): "Bundle.validate(inputs=)",
+    ("lmml_mdit.bundle._bundle", "lmml_mdit.chat.outgoing"): "Bundle.messages, Bundle.to_request",
+    ("lmml_mdit.bundle._bundle", "lmml_mdit.chat.messages_input"): "Bundle.validate(inputs=)",
     (
         "lmml_mdit.templates._fill",
         "lmml_mdit.chat.messages_input",
     ): "a messages value, read by import",
-    ("lmml_mdit.bundle.validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
-    ("lmml_mdit.bundle.bundle", "lmml_mdit.preview"): "Bundle.render_html, Bundle._repr_markdown_",
-    ("lmml_mdit.bundle.bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
+    ("lmml_mdit.bundle._validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
+    ("lmml_mdit.bundle._bundle", "lmml_mdit.preview"): "Bundle.render_html, Bundle._repr_markdown_",
+    ("lmml_mdit.bundle._bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
     ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): "Transcript.send, Transcript.asend",
-    ("lmml_mdit.syntax._frontmatter", "lmml_mdit.bundle.reserved"): "the plugin's front matter",
+    ("lmml_mdit.syntax._frontmatter", "lmml_mdit.bundle"): "the plugin's front matter",
     (
         "lmml_mdit.severity",
         "lmml_mdit.bundle.reserved_embeds",
@@ -63,14 +63,14 @@ DELEGATIONS = {
 inside the method (so the lower layer loads without the upper one)."""
 
 TYPED_DELEGATIONS = {
-    ("lmml_mdit.bundle.bundle", "lmml_mdit.run"): (
+    ("lmml_mdit.bundle._bundle", "lmml_mdit.run"): (
         "the types Bundle.send and Bundle.stream return, their typed options"
     ),
     ("lmml_mdit.bundle.inputs", "lmml_mdit.templates"): "the templates' names at their old path",
     ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): (
         "the types Transcript.send and Transcript.stream return, their typed options"
     ),
-    ("lmml_mdit.bundle.bundle", "lmml_mdit.chat.content"): "Bundle.messages' typed options",
+    ("lmml_mdit.bundle._bundle", "lmml_mdit.chat.content"): "Bundle.messages' typed options",
 }
 """Upward imports for the type checker only (under ``if TYPE_CHECKING:``, never run): the
 return types of the delegations."""

@@ -22,10 +22,14 @@ from markdown_it import MarkdownIt
 import lmml_mdit
 from lmml_mdit import Bundle, Limits
 from lmml_mdit import open as open_bundle
-from lmml_mdit.bundle import reserved
-from lmml_mdit.bundle.archive import check_entry_names
-from lmml_mdit.bundle.opening import STREAM_CHUNK
-from lmml_mdit.bundle.reserved import MAX_YAML_BYTES, load_manifest, load_settings
+from lmml_mdit.bundle import (
+    MAX_YAML_BYTES,
+    STREAM_CHUNK,
+    check_entry_names,
+    load_manifest,
+    load_settings,
+)
+from lmml_mdit.bundle import _reserved as reserved  # patched on purpose: the YAML loaders
 from lmml_mdit.errors import (
     CaseCollisionError,
     InvalidManifestError,

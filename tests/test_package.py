@@ -249,6 +249,20 @@ DOCUMENTED_BEFORE = (
     "lmml_mdit.transcript.parts.content_parts",
     "lmml_mdit.transcript.rendering.Renderable",
     "lmml_mdit.transcript.transcript.Transcript",
+    "lmml_mdit.bundle.bundle.Bundle",
+    "lmml_mdit.bundle.bundle.DefectWarning",
+    "lmml_mdit.bundle.bundle.CLOSEST_NAME_BUDGET",
+    "lmml_mdit.bundle.opening.open_bundle",
+    "lmml_mdit.bundle.opening.STREAM_CHUNK",
+    "lmml_mdit.bundle.packing.OrphanedEntryWarning",
+    "lmml_mdit.bundle.packing.inline_assets",
+    "lmml_mdit.bundle.remote.parse_remote",
+    "lmml_mdit.bundle.remote.remote_entry",
+    "lmml_mdit.bundle.saving.save_bundle",
+    "lmml_mdit.bundle.saving.save_archive",
+    "lmml_mdit.bundle.setting_values.range_problems",
+    "lmml_mdit.bundle.source.BundleSource",
+    "lmml_mdit.bundle.validation.find_issues",
 )
 
 

@@ -589,7 +589,7 @@ def test_without_pygments_installed_the_page_still_renders(tmp_path: Path) -> No
             sys.meta_path.insert(0, Block())
             import lmml_mdit
             from lmml_mdit.preview import _page as preview
-            from lmml_mdit.bundle.bundle import Bundle
+            from lmml_mdit.bundle import Bundle
 
             assert preview.PYGMENTS_AVAILABLE is False
             text = "## User\\n@@@a.py\\nif a < b: pass\\n@@@\\n\\n```python\\nx = 1\\n```\\n"

@@ -25,15 +25,14 @@ from lmml_mdit import (
     import_path,
     render_html,
 )
-from lmml_mdit.bundle.remote import (
-    MAX_URL_LENGTH,
+from lmml_mdit.bundle import (
     REMOTE_SUFFIX,
-    RemoteAsset,
     link_target,
     parse_remote,
     remote_entry,
 )
 from lmml_mdit.chat.export import export_bundle
+from lmml_mdit.conversation import MAX_URL_LENGTH, RemoteAsset
 from lmml_mdit.errors import BundleError, DefectError, ImportFormatError, UnsupportedContentError
 
 CORPUS = Path(__file__).parent / "bridge_corpus" / "remote"

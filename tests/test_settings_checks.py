@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import lmml_mdit
 from lmml_mdit import ERROR_KINDS, Bundle, SettingRangeWarning, to_request
-from lmml_mdit.bundle.setting_values import (
+from lmml_mdit.bundle import (
     INVALID_SETTING,
     SETTING_OUT_OF_RANGE,
     json_value_offsets,

@@ -8,7 +8,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit.bundle import reserved
+from lmml_mdit.bundle import _reserved as reserved  # patched on purpose: the YAML loaders
 from lmml_mdit.errors import InvalidSettingsError
 
 pytestmark = pytest.mark.skipif(

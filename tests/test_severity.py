@@ -277,7 +277,7 @@ def _inputs(folder: Path, values: dict[str, object]) -> Path:
 def test_every_kind_validation_finds_is_in_the_table() -> None:
     # A kind missing from the table would be judged a warning by default, without a row in
     # the docs: every kind that validation can find has its row.
-    from lmml_mdit.bundle.setting_values import SETTING_OUT_OF_RANGE
+    from lmml_mdit.bundle import SETTING_OUT_OF_RANGE
     from lmml_mdit.severity import KIND_RULES
 
     texts = [

@@ -64,14 +64,14 @@ NOT_FOR_A_BARE_NARRATIVE = {
     "lmml_mdit.chat.outgoing",
     "lmml_mdit.preview._page",
     # writing, templates, settings, tool calls and remote assets
-    "lmml_mdit.bundle.saving",
-    "lmml_mdit.bundle.packing",
+    "lmml_mdit.bundle._saving",
+    "lmml_mdit.bundle._packing",
     "lmml_mdit.templates",
     "lmml_mdit.narrative._placeholders",
-    "lmml_mdit.bundle.setting_values",
+    "lmml_mdit.bundle._setting_values",
     "lmml_mdit.schema",
     "lmml_mdit.narrative._toolcalls",
-    "lmml_mdit.bundle.remote",
+    "lmml_mdit.bundle._remote",
     # what only archives, digests and writes need
     "zipfile",
     "hashlib",
@@ -86,7 +86,7 @@ def test_validating_a_bare_narrative_loads_only_what_it_reads(tmp_path: Path) ->
     path.write_text(BARE, encoding="utf-8")
     status, modules, _ = _loaded("validate", str(path))
     assert status == 0
-    assert "lmml_mdit.bundle.validation" in modules  # the check itself did run
+    assert "lmml_mdit.bundle._validation" in modules  # the check itself did run
     assert modules & NOT_FOR_A_BARE_NARRATIVE == set()
 
 
@@ -96,13 +96,13 @@ def test_validating_a_bare_narrative_loads_only_what_it_reads(tmp_path: Path) ->
         ("---\ninputs:\n  who: {type: string}\n---\n## user\nHi\n", "_issues", "unused_input"),
         (
             "---\nsettings:\n  temperature: hot\n---\n## user\nHi\n",
-            "setting_values",
+            "_setting_values",
             "invalid_setting",
         ),
         ("## user\nHi\n\n## tool\n@call_1.tool_call.json\n", "_toolcalls", "unknown_tool_call_id"),
         (
             '## user\n@x.remote.json\n\n@@@x.remote.json\n{"kind": 1}\n@@@\n',
-            "remote",
+            "_remote",
             "invalid_remote_asset",
         ),
     ],

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lmml_mdit
-import lmml_mdit.bundle.bundle
+import lmml_mdit.bundle._bundle  # patched on purpose
 import lmml_mdit.transcript._readback  # patched on purpose
 from lmml_mdit import Bundle, Message, Transcript, parse
 
@@ -344,7 +344,7 @@ def test_to_bundle_parses_what_it_writes_once(monkeypatch: pytest.MonkeyPatch) -
         return real(text, **options)
 
     monkeypatch.setattr(lmml_mdit.transcript._readback, "parse", counting)
-    monkeypatch.setattr(lmml_mdit.bundle.bundle, "parse", counting)
+    monkeypatch.setattr(lmml_mdit.bundle._bundle, "parse", counting)
     content = "Some *Markdown* with `code` and @chart.png.\n\n" * 2000
     transcript = Transcript(assets={"chart.png": b"P"})
     transcript.append("user", content)

@@ -18,8 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..bundle.bundle import Bundle
-from ..bundle.source import BundleSource
+from ..bundle import Bundle, BundleSource
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..templates import UnreadCase, held_in_folder

@@ -15,11 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
-from ..bundle.archive import Limits
-from ..bundle.names import is_remote_name
-from ..bundle.reserved import TEXT_EMBEDS_SETTING
+from ..bundle import TEXT_EMBEDS_SETTING, BundleSource, Limits, is_remote_name
 from ..bundle.reserved_embeds import RESERVED_NAMES
-from ..bundle.source import BundleSource
 from ..conversation import (
     Asset,
     Base64Cache,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING
 
 from ..atomic import atomic_write
-from ..bundle.source import BundleSource
+from ..bundle import BundleSource
 from ..errors import BundleError, LmmlError
 from ..formats import BUNDLE_SUFFIXES
 from ..jsontypes import JSONObject
@@ -37,7 +37,7 @@ from .providers import EXPORT_PROVIDERS, sharegpt
 from .providers import provider as find_provider
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
     # The bundles opened here, and those Bundle.messages / Bundle.to_request hand to the
     # chat layer, are taken as BundleSource: mypy checks that Bundle provides all of it.
@@ -173,7 +173,7 @@ def _convert(
 ) -> _Result:
     """Worker: the JSON line for one bundle, or the reason it failed, and the defects sent
     anyway or found before the failure (all worded for the command line, its main reader)."""
-    from ..bundle.bundle import DefectWarning
+    from ..bundle import DefectWarning
 
     caught: list[warnings.WarningMessage] = []
     try:
@@ -208,7 +208,7 @@ def _reported(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:
     """The caught warnings an export reports, each as one line: the defects (sent anyway,
     or every send reports), each system turn placed by midway_system, each
     provider-specific item left out, and each setting left out."""
-    from ..bundle.bundle import DefectWarning
+    from ..bundle import DefectWarning
     from .content import SystemContentWarning, UnknownSettingWarning
     from .native import NativeItemDroppedWarning
 

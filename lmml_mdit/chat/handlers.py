@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from ..bundle.remote import is_remote_name, parse_remote
+from ..bundle import is_remote_name, parse_remote
 from ..conversation import (
     Asset,
     AudioPart,

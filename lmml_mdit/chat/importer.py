@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..atomic import batched_folder_syncs
-from ..bundle.archive import LIMITS_CLI_HINT, Limits
+from ..bundle import LIMITS_CLI_HINT, Limits
 from ..conversation import ImportedConversation
 from ..errors import ImportFormatError, InvalidSettingsError, LimitExceededError
 from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
@@ -20,7 +20,7 @@ from .tools import portable_settings
 from .writer import save_conversation, write_bundle
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
 __all__ = [
     "MAX_DEPTH",

@@ -13,10 +13,7 @@ import json
 import os
 from collections.abc import Mapping, Set
 
-from ..bundle.archive import Limits
-from ..bundle.bundle import Bundle
-from ..bundle.reserved import TEXT_EMBEDS_SETTING
-from ..bundle.source import BundleSource
+from ..bundle import TEXT_EMBEDS_SETTING, Bundle, BundleSource, Limits
 from ..errors import InputError, LmmlError
 from ..model import Issue
 from ..templates import (

@@ -9,7 +9,7 @@ See docs/bridge.md, "System turns in the middle of a conversation".
 
 from __future__ import annotations
 
-from ..bundle.source import BundleSource
+from ..bundle import BundleSource
 from ..conversation import OutgoingConversation, OutgoingMessage, TextPart
 from ..errors import UnsupportedContentError, location
 from ..narrative import numbered_turns, turn_label

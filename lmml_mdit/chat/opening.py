@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..bundle.archive import Limits
-from ..bundle.bundle import Bundle
-from ..bundle.opening import BaseDir, BundleInput, ParseOptions, open_bundle
+from ..bundle import BaseDir, Bundle, BundleInput, Limits, ParseOptions, open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX
 from ..jsonio import parse_json

@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from ..bundle.setting_values import check_setting_values, problem_message, range_problems
-from ..bundle.source import BundleSource
+from ..bundle import BundleSource, check_setting_values, problem_message, range_problems
 from ..conversation import NativeItem, ToolCall
 from ..errors import BundleError, InvalidSettingsError, LmmlError, UnsupportedContentError
 from ..jsontypes import JSONMapping, JSONObject

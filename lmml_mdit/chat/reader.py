@@ -27,7 +27,7 @@ from ..text import blank_edges
 from .content import without_escapes
 
 if TYPE_CHECKING:
-    from ..bundle.source import BundleSource
+    from ..bundle import BundleSource
     from ..model import Role
 
 __all__ = ["ReadTurn", "read_turns"]

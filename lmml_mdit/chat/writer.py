@@ -16,10 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..bundle.names import DEFAULT_NAME, bundle_name
-from ..bundle.remote import remote_entry
-from ..bundle.reserved import TEXT_EMBEDS_SETTING, load_manifest, manifest_digests
-from ..bundle.saving import save_archive
+from ..bundle import (
+    DEFAULT_NAME,
+    TEXT_EMBEDS_SETTING,
+    bundle_name,
+    load_manifest,
+    manifest_digests,
+    remote_entry,
+    save_archive,
+)
 from ..conversation import (
     ChatTurn,
     ImportedAsset,
@@ -39,7 +44,7 @@ from . import pieces
 from .escape import escape_text
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
 __all__ = [
     "HASH_DIGITS",
@@ -321,7 +326,7 @@ def write_bundle(conversation: ImportedConversation, name: str = "conversation")
         :func:`write_narrative`), or if the written narrative would not read back as the
         same turns with the same text (a guard against a bug in the escaping).
     """
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
     written = _write(conversation)
     bundle = Bundle.from_zip(name, written.text, written.entries)

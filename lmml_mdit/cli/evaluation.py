@@ -189,7 +189,7 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
 )
 def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
     from ..eval import HF_PREFIX, Target, aevaluate
     from .failure import CliError
     from .output import error, info

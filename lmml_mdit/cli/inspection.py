@@ -33,7 +33,7 @@ from .table import command
 from .templates import given_inputs
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
     from ..model import Issue
 
 __all__ = ["CatArguments", "cmd_cat", "cmd_info", "cmd_ls", "cmd_turns", "cmd_validate"]
@@ -230,7 +230,7 @@ def _asset_rows(bundle: Bundle) -> Iterator[_Row]:
 
 def _asset_row(kind: str, name: str, data: bytes) -> _Row:
     # Imported here (and unsafe_reason in cmd_cat), so that ``lmml ls --help`` loads no YAML.
-    from ..bundle.reserved import sha256_hex
+    from ..bundle import sha256_hex
     from ..media import media_type_for
 
     return {
@@ -296,7 +296,7 @@ def _cat_options(parser: argparse.ArgumentParser) -> None:
 )
 def cmd_cat(args: CatArguments) -> int:
     """``lmml cat PATH NAME``: one asset's bytes (or the narrative's) to stdout."""
-    from ..bundle.archive import unsafe_reason
+    from ..bundle import unsafe_reason
 
     source = open_source(args.path, args)
     bundle = source.bundle
@@ -313,7 +313,7 @@ def cmd_cat(args: CatArguments) -> int:
 
 def _unknown_entry(source: Source, name: str) -> str:
     """Why ``lmml cat`` has nothing called *name*, listing what it does have."""
-    from ..bundle.validation import did_you_mean
+    from ..bundle import did_you_mean
 
     bundle = source.bundle
     names = list(dict.fromkeys([*bundle.narrative.first_embeds, *bundle.entries]))

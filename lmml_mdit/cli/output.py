@@ -25,7 +25,7 @@ from .arguments import Arguments
 from .failure import CliError as CliError
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
     from ..model import Issue
 
 __all__ = [
@@ -185,9 +185,9 @@ def stdin_buffer() -> BinaryIO:
 
 def save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
     """Save *bundle* to *dest* (``-`` for stdout, the narrative entry then named after the
-    bundle), atomically (see :func:`lmml_mdit.bundle.packing.save_bundle`)."""
-    from ..bundle.saving import bundle_bytes
-    from ..bundle.saving import save_bundle as save_to_file
+    bundle), atomically (see :func:`lmml_mdit.bundle.save_bundle`)."""
+    from ..bundle import bundle_bytes
+    from ..bundle import save_bundle as save_to_file
 
     if dest == STDIO:
         suffix = ARCHIVE_SUFFIX if bundle.kind == "zip" else NARRATIVE_SUFFIX

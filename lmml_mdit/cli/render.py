@@ -274,7 +274,7 @@ def caught_warnings(*, strict: bool = False) -> Iterator[list[warnings.WarningMe
     """Every library warning raised in the block, for :func:`print_warnings`; with
     *strict* (``--strict``), a :class:`DefectWarning` fails the block instead, as the
     :class:`~lmml_mdit.errors.DefectError` it carries."""
-    from ..bundle.bundle import DefectWarning
+    from ..bundle import DefectWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -306,7 +306,7 @@ def print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) ->
     """Each caught library warning as one ``lmml: warning:`` line about the bundle as typed;
     a defect sent anyway (``--force``) located as ``validate`` locates it, and the missing
     references counted by name."""
-    from ..bundle.bundle import DefectWarning
+    from ..bundle import DefectWarning
     from ..chat.content import MissingSettingWarning
 
     sent_anyway = []

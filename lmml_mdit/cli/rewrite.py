@@ -157,7 +157,7 @@ def cmd_new(args: NewArguments) -> int:
     try:
         with writing(path):
             if path.lower().endswith(ARCHIVE_SUFFIX):
-                from ..bundle.bundle import Bundle
+                from ..bundle import Bundle
 
                 save_bundle(Bundle.from_zip(name, text, {}), path, exclusive=True)
             else:

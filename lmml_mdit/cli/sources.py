@@ -19,7 +19,7 @@ from .arguments import Arguments
 from .output import STDIO, CliError, error_text, stdin_buffer, warn
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
 __all__ = [
     "STDIN_LABEL",

@@ -54,7 +54,7 @@ def _bundle_paths(paths: list[str]) -> list[str]:
 
 def _format_one(path: str, args: FmtArguments) -> bool:
     """Format the bundle at *path*; whether it changed (or, with ``--check``, would)."""
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
     from ..toolchain import format_text
 
     source = open_source(path, args)

@@ -56,7 +56,7 @@ class OutgoingConversation:
 
 
 ImportedPart: TypeAlias = Text | ImportedAsset | Call | RemoteAsset | Native
-"""A part of an imported turn; a :class:`~lmml_mdit.bundle.remote.RemoteAsset` is an image
+"""A part of an imported turn; a :class:`~lmml_mdit.conversation.RemoteAsset` is an image
 or file given by URL or file id (recorded, never fetched), a :class:`Native` a
 provider-specific item."""
 

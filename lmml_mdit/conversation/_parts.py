@@ -161,7 +161,7 @@ class VideoPart:
 @dataclass(frozen=True)
 class RemotePart:
     """An image or file given by URL or file id (a ``*.remote.json`` asset, see
-    :mod:`lmml_mdit.bundle.remote`): sent as that URL or id where the provider takes it,
+    :mod:`lmml_mdit.bundle._remote`): sent as that URL or id where the provider takes it,
     refused where it needs the bytes."""
 
     asset: Asset

@@ -17,8 +17,7 @@ from typing import Literal, TypeAlias
 
 import pyarrow as pa
 
-from ..bundle.archive import Limits
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle, Limits
 from ..chat.export import usable_cores
 from ..errors import BundleError
 from ..syntax import DelimiterMode, ReferenceMode

@@ -14,9 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..bundle.archive import Limits, collision_key, unsafe_reason
-from ..bundle.bundle import Bundle
-from ..bundle.urls import is_url, local_path
+from ..bundle import Bundle, Limits, collision_key, is_url, local_path, unsafe_reason
 from ..chat.importer import Progress
 from ..errors import BundleError, LmmlError
 from ..formats import NARRATIVE_SUFFIX

@@ -14,8 +14,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 
 from .._version import __version__
-from ..bundle.archive import Limits
-from ..bundle.urls import filesystem, is_url, local_path
+from ..bundle import Limits, filesystem, is_url, local_path
 from ..chat.template import ChatMessage
 from ..jsontypes import JSONMapping
 from ._arrow import iter_rows

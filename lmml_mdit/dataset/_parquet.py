@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeAlias
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..bundle.archive import Limits
+from ..bundle import Limits
 from ..chat.importer import Progress
 from ..errors import BundleError, WriteError
 from ..syntax import DelimiterMode, ReferenceMode

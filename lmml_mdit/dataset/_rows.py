@@ -5,7 +5,7 @@
 :func:`source_row` opens a path or URL first, and turns a bundle that cannot be opened into
 a row holding only its error. :func:`row_bundle` rebuilds the bundle from a row, checking
 the row like an archive is checked (safe, distinct entry names, the sizes within the
-:class:`~lmml_mdit.bundle.archive.Limits`, each referenced asset's digest). Worker
+:class:`~lmml_mdit.bundle.Limits`, each referenced asset's digest). Worker
 processes import this module alone, so they never load pyarrow for nothing.
 """
 
@@ -19,10 +19,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..bundle.archive import Limits, check_entry_names
-from ..bundle.bundle import Bundle
-from ..bundle.source import BundleSource
-from ..bundle.urls import is_url
+from ..bundle import Bundle, BundleSource, Limits, check_entry_names, is_url
 from ..chat.content import EmbedSegment, TextSegment, turn_segments
 from ..chat.export import export_bundle
 from ..chat.opening import open as open_bundle
@@ -327,7 +324,7 @@ def _referenced(row: JSONMapping, asset: JSONMapping, limits: Limits, allow_remo
         with open_bundle(location, limits=limits) as archive:
             return archive.read(str(entry))
     if is_url(location):
-        from ..bundle.urls import open_url
+        from ..bundle import open_url
 
         stream = open_url(location)
         try:
@@ -357,7 +354,7 @@ def row_bundle(
     :raises BundleError: for a row of a bundle that failed (its ``error``), an asset whose
         bytes do not match their digest or cannot be read, or a row of the wrong shape.
     :raises UnsafeEntryError: for an unsafe asset name (and the other name errors of
-        :func:`~lmml_mdit.bundle.archive.check_entry_names`).
+        :func:`~lmml_mdit.bundle.check_entry_names`).
     :raises LimitExceededError: when the narrative or the assets cross *limits*.
     """
     limits = limits if limits is not None else Limits()

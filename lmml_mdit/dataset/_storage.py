@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from ..atomic import atomic_write
-from ..bundle.archive import SeekableFile
-from ..bundle.urls import filesystem, is_url, local_path, url_output
+from ..bundle import SeekableFile, filesystem, is_url, local_path, url_output
 from ..chat.export import iter_bundles
 from ..errors import BundleError
 from ..formats import BUNDLE_SUFFIXES
@@ -111,7 +110,7 @@ def open_input(location: str | os.PathLike[str]) -> SeekableFile:
 
     :raises BundleNotFoundError: when there is no such file.
     """
-    from ..bundle.urls import open_url
+    from ..bundle import open_url
     from ..errors import BundleNotFoundError
 
     text = os.fspath(location)

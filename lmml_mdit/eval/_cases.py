@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 
 import yaml
 
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle
 from ..chat.export import iter_bundles
 from ..chat.opening import open as open_bundle
 from ..errors import ExpectError, InputError, LmmlError

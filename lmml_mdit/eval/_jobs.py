@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle
 from ..jsontypes import JSONMapping, JSONObject
 from ..templates import declared_inputs
 from ._assertions import Assertion, read_expect

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle
 from ..chat.cases import Rendering
 from ..chat.importer import Progress, read_conversation
 from ..chat.providers import FORMATS

@@ -3,7 +3,7 @@ outline, quick fixes and the HTML preview of a narrative open in an editor.
 
 It needs the optional ``lsp`` extra (pygls and lsprotocol). Every answer is read from the
 library's one parse of the document and from :meth:`Bundle.validate
-<lmml_mdit.bundle.bundle.Bundle.validate>`; nothing here parses LMML again. Its private
+<lmml_mdit.bundle.Bundle.validate>`; nothing here parses LMML again. Its private
 modules (one feature each) are listed in docs/architecture.md; its use in docs/editors.md.
 Every name is imported from here, on first use, so pygls loads only with the server.
 """

@@ -1,7 +1,7 @@
 """Quick fixes for the issues validation reports.
 
 ``unclosed_embed``: close the fence; ``missing_reference``: the closest asset's name
-(:meth:`Bundle.closest_asset <lmml_mdit.bundle.bundle.Bundle.closest_asset>`), a new file
+(:meth:`Bundle.closest_asset <lmml_mdit.bundle.Bundle.closest_asset>`), a new file
 beside the narrative, or an escape; ``suspicious_delimiter``: the role meant, a spaced
 ``--`` separator, or the heading a speaker label stands for. See docs/editors.md.
 """
@@ -13,8 +13,7 @@ from collections.abc import Iterator
 
 from lsprotocol import types
 
-from ..bundle.archive import unsafe_reason
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle, unsafe_reason
 from ..model import MESSAGE_ROLES, Issue
 from ..narrative import Narrative
 from ..syntax import (

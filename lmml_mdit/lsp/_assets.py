@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..bundle.bundle import Bundle
-from ..bundle.folder import path_under
+from ..bundle import Bundle, path_under
 from ..errors import BundleError
 from ..media import guess_type, is_image_type, is_text_type, media_type_for
 from ._dimensions import HEAD_BYTES, image_dimensions
@@ -83,7 +82,7 @@ def describe_file(name: str, path: str) -> AssetInfo:
 
 def describe(bundle: Bundle, name: str) -> AssetInfo:
     """What *name* resolves to in *bundle*, as :meth:`Bundle.embed
-    <lmml_mdit.bundle.bundle.Bundle.embed>` would resolve it."""
+    <lmml_mdit.bundle.Bundle.embed>` would resolve it."""
     fence = bundle.fences.get(name)
     if fence is not None:
         content = fence.content or b""

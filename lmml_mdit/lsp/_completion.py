@@ -13,8 +13,7 @@ import re
 
 from lsprotocol import types
 
-from ..bundle.archive import unsafe_reason
-from ..bundle.folder import folder_files, path_under
+from ..bundle import folder_files, path_under, unsafe_reason
 from ..media import guess_type, media_type_for
 from ..model import MESSAGE_ROLES
 from ..syntax import COMMENT_CLOSE, COMMENT_OPEN, MARKER, SIGIL, may_start_reference

@@ -1,5 +1,5 @@
 """One open document, analysed: its text opened as a bundle the way ``lmml validate`` opens
-the file, and the issues :meth:`Bundle.validate <lmml_mdit.bundle.bundle.Bundle.validate>`
+the file, and the issues :meth:`Bundle.validate <lmml_mdit.bundle.Bundle.validate>`
 finds in it.
 
 A ``file:`` document resolves references against the files beside it; an unsaved buffer
@@ -14,9 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
-from ..bundle.bundle import Bundle
-from ..bundle.folder import FolderNames
-from ..bundle.opening import narrative_cap, not_lmml
+from ..bundle import Bundle, FolderNames, narrative_cap, not_lmml
 from ..chat.opening import chat_payload_error
 from ..chat.opening import open as open_bundle
 from ..errors import LmmlError, NotLmmlError

@@ -7,7 +7,7 @@ import json
 
 from lsprotocol import types
 
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle
 from ..narrative import Placeholder
 from ..syntax import code_fence
 from ..templates import InputSpec, declared_inputs, misplaced_messages

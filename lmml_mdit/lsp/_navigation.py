@@ -12,7 +12,7 @@ import os
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..bundle.folder import path_under
+from ..bundle import path_under
 from ._document import Analysis
 from ._positions import Columns
 from ._targets import Mention, mention_at, mentions

@@ -26,7 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from .._version import __version__
-from ..bundle.archive import Limits
+from ..bundle import Limits
 from ..jsontypes import JSONObject
 from ._actions import code_actions
 from ._completion import TRIGGER_CHARACTERS, complete

@@ -138,7 +138,7 @@ class Narrative:
     :ivar source: the normalized text the token maps refer to (line endings as ``\\n``).
     :ivar front_matter: the raw YAML text of a leading ``---`` … ``---`` block (without
         its marker lines), or None; its lines belong to no turn
-        (:attr:`lmml_mdit.bundle.bundle.Bundle.front_matter` decodes it).
+        (:attr:`lmml_mdit.bundle.Bundle.front_matter` decodes it).
     :ivar escapes: the 1-based ``(line, column)`` of each LMML escape's backslash, in
         document order: ``\\@`` anywhere, and the backslash that keeps a line from being a
         role delimiter (``\\## user``, ``\\<!-- user -->``, a setext underline). Text

@@ -13,8 +13,7 @@ import collections
 import html
 from collections.abc import Mapping
 
-from ..bundle.archive import Limits
-from ..bundle.source import BundleSource
+from ..bundle import BundleSource, Limits
 from ..chat.messages_input import read_messages
 from ..errors import LmmlError
 from ..media import IMAGE_TYPES, media_type_for

@@ -18,7 +18,7 @@ from ..narrative import Fence, Narrative, is_structure_name
 from ..syntax import code_fence, reference
 
 if TYPE_CHECKING:
-    from ..bundle.source import BundleSource
+    from ..bundle import BundleSource
 
 __all__ = ["display_markdown", "placeholder", "to_markdown"]
 
@@ -54,7 +54,7 @@ def to_markdown(source: BundleSource | Narrative) -> str:
     (``\\*``) stay. Everything else, role headings and ``<!-- role -->`` comments
     included, is kept verbatim. Line endings are ``\\n``.
 
-    :param source: a bundle (:class:`~lmml_mdit.bundle.source.BundleSource`) or a parsed
+    :param source: a bundle (:class:`~lmml_mdit.bundle.BundleSource`) or a parsed
         :class:`~lmml_mdit.narrative.Narrative`.
     :returns: the Markdown text; it ends with a newline exactly when the narrative does.
     """

@@ -28,8 +28,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from ..atomic import atomic_write_bytes
-from ..bundle.remote import is_remote_name, link_target, parse_remote
-from ..bundle.source import BundleSource
+from ..bundle import BundleSource, is_remote_name, link_target, parse_remote
 from ..errors import LmmlError
 from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..jsontypes import JSONMapping
@@ -121,7 +120,7 @@ _LINK_REL = "nofollow noopener noreferrer"
 
 PreviewSource = BundleSource
 """What the preview reads from a bundle: the bundle layer's
-:class:`~lmml_mdit.bundle.source.BundleSource` (:class:`lmml_mdit.Bundle` provides all of it)."""
+:class:`~lmml_mdit.bundle.BundleSource` (:class:`lmml_mdit.Bundle` provides all of it)."""
 
 
 # --------------------------------------------------------------------------- URL safety
@@ -451,7 +450,7 @@ _SHOWN_URL_CHARACTERS = 200
 
 
 def _remote_html(name: str, data: bytes) -> str:
-    """A remote asset (see :mod:`lmml_mdit.bundle.remote`): a link to an ``https``/``http``
+    """A remote asset (see :mod:`lmml_mdit.bundle._remote`): a link to an ``https``/``http``
     URL, anything else (a file id, another scheme) its text; never fetched."""
     try:
         remote = parse_remote(data, name=name)

@@ -105,7 +105,7 @@ def import_prompt_file(
 
 
 def _write_lmml(prompt: Prompt, target: str) -> list[Path]:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
     text = lmml_text(prompt)
     stem = os.path.basename(target).rsplit(".", 1)[0] or "prompt"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..bundle.reserved import load_front_matter
+from ..bundle import load_front_matter
 from ..errors import InvalidSettingsError
 from ._shared import (
     ROLES,

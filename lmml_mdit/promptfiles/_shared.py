@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from ..bundle.reserved import load_front_matter
+from ..bundle import load_front_matter
 from ..chat.content import without_escapes
 from ..chat.escape import escape_text
 from ..errors import InvalidSettingsError, PromptFileError, PromptFileWarning
@@ -19,7 +19,7 @@ from ..schema import settings_schema
 from ..text import normalize_newlines, trim_blank_lines
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
 ROLES = ("system", "user", "assistant")
 """The roles every prompt format here holds; LMML's others (``tool``) are refused."""

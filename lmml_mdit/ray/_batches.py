@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ..bundle.archive import Limits
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle, Limits
 from ..chat.cases import CaseResult, Rendering
 from ..chat.format_names import DEFAULT_PROVIDER
 from ..dataset import (

@@ -15,7 +15,7 @@ import pyarrow as pa
 from ray.data import Datasink
 from ray.data.block import BlockAccessor
 
-from ..bundle.archive import Limits
+from ..bundle import Limits
 from ..dataset import ImportReport, absolute, write_rows
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import pyarrow as pa
 from ray.data import Datasource, ReadTask, read_datasource
 from ray.data.block import BlockMetadata
 
-from ..bundle.archive import Limits
+from ..bundle import Limits
 from ..dataset import (
     ASSET_MODES,
     DEFAULT_BATCH_ROWS,

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle
 from ..eval import (
     AnswerCache,
     Evaluator,

@@ -1,6 +1,6 @@
 """``send`` and ``asend``: a bundle or a transcript sent to a provider, the reply returned.
 
-:meth:`Bundle.send <lmml_mdit.bundle.bundle.Bundle.send>` and
+:meth:`Bundle.send <lmml_mdit.bundle.Bundle.send>` and
 :meth:`Transcript.send <lmml_mdit.transcript.Transcript.send>` call these.
 """
 
@@ -21,7 +21,7 @@ from ._tools import Tool
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
     from ..transcript import Transcript
 
 __all__ = [

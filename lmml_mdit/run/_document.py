@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..atomic import atomic_write_bytes
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle
 from ..chat.escape import escape_text
 from ..conversation import ChatTurn, ImportedAsset, NativeItem, TextPart, ToolCall
 from ..errors import LmmlError, RunError

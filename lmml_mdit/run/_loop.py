@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from ..bundle.bundle import Bundle
+from ..bundle import Bundle
 from ..chat.importer import read_conversation
 from ..chat.outgoing import to_request
 from ..chat.providers import sender
@@ -58,7 +58,7 @@ _CLIENTS: dict[tuple[object, ...], object] = {}
 @dataclass
 class RunOptions:
     """What a run takes besides the bundle (see :meth:`Bundle.send
-    <lmml_mdit.bundle.bundle.Bundle.send>` for each)."""
+    <lmml_mdit.bundle.Bundle.send>` for each)."""
 
     provider: str
     model: str | None = None

@@ -48,7 +48,7 @@ def decode_front_matter(text: str) -> JSONObject | None:
     # The one loader of front matter is the bundle layer's (settings' limits and types);
     # imported here, in the one delegation of the syntax layer, so plain Markdown never
     # loads it.
-    from ..bundle.reserved import load_front_matter
+    from ..bundle import load_front_matter
 
     try:
         return load_front_matter(text)

@@ -9,9 +9,15 @@ import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from ..bundle.contents import BundleContents, entry_holding
-from ..bundle.reserved import FRONT_MATTER_FIRST_LINE, FRONT_MATTER_NAME, load_settings
-from ..bundle.setting_values import settings_embed_source, settings_value_positions
+from ..bundle import (
+    FRONT_MATTER_FIRST_LINE,
+    FRONT_MATTER_NAME,
+    BundleContents,
+    entry_holding,
+    load_settings,
+    settings_embed_source,
+    settings_value_positions,
+)
 from ..errors import BundleError
 from ..jsontypes import JSONMapping
 from ..model import ROLES, Issue, Role

@@ -142,7 +142,7 @@ def read_values_file(
         Its :attr:`~lmml_mdit.errors.LmmlError.message` starts with ``cannot read:``,
         ``not JSON:`` or is ``not a JSON object of input values``.
     """
-    from ..bundle.setting_values import settings_value_positions
+    from ..bundle import settings_value_positions
     from ..jsonio import parse_json
 
     name = os.fspath(path)

@@ -13,9 +13,7 @@ import functools
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
-from ..bundle.archive import Limits
-from ..bundle.bundle import Bundle
-from ..bundle.source import BundleSource
+from ..bundle import Bundle, BundleSource, Limits
 from ..errors import InputError
 from ..media import IMAGE_TYPES, REFUSED_IMAGE_TYPES, media_type_for
 from ..narrative import Placeholder, placeholder_spans

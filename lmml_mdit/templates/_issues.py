@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..bundle.contents import BundleContents
+from ..bundle import BundleContents
 from ..model import Issue
 from ..narrative import Placeholder
 from ._declarations import InputDeclarations

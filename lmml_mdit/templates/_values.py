@@ -14,8 +14,7 @@ from collections.abc import Callable, Collection, Container, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..bundle.archive import unsafe_reason
-from ..bundle.folder import path_under
+from ..bundle import path_under, unsafe_reason
 from ..errors import InputError
 from ..schema import schema_problems, type_word
 from ..text import is_unicode

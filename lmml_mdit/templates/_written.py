@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..bundle.bundle import Bundle
-from ..bundle.names import is_reference_name
+from ..bundle import Bundle, is_reference_name
 from ..errors import InputError
 from ..media import extension_for, media_type_for
 from ..syntax import reference
@@ -46,7 +45,7 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
     itself when no values are given (its placeholders then stay as written).
 
     :raises InputError: for values :meth:`Bundle.messages
-        <lmml_mdit.bundle.bundle.Bundle.messages>` would refuse, or (never expected) a
+        <lmml_mdit.bundle.Bundle.messages>` would refuse, or (never expected) a
         filled narrative whose turns or embeds differ from the original's.
     """
     if inputs is None:

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Protocol, Union, runtime_checkable
 
-from ..bundle.archive import unsafe_reason
+from ..bundle import unsafe_reason
 from ..errors import TranscriptError, TranscriptFormatError, TranscriptTypeError
 from ..formats import MANIFEST_NAME
 from ..jsonio import number_text_problem

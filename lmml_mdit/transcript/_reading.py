@@ -11,7 +11,7 @@ import copy
 import os
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from ..bundle.archive import unsafe_reason
+from ..bundle import unsafe_reason
 from ..errors import LmmlError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONObject
@@ -23,7 +23,7 @@ from ._regions import message_turns, turn_text
 from ._source import SourceNarrative, source_of
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
 __all__ = ["TranscriptContents", "read_bundle", "read_file"]
 

@@ -30,7 +30,7 @@ from ._plans import Plan
 from ._source import SourceNarrative
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
 __all__ = [
     "MANIFEST_KEY",
@@ -105,7 +105,7 @@ def manifest_data(
 
     :param compact: one line of JSON (the fence closing a ``.lmml``), else indented.
     """
-    from ..bundle.reserved import dump_manifest
+    from ..bundle import dump_manifest
 
     dump = _compact if compact else dump_manifest
     if source is None:

@@ -24,7 +24,7 @@ from ..narrative import Narrative
 from ._message import Message
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
 __all__ = [
     "FRESH_STYLE",

@@ -33,7 +33,7 @@ from ._source import SourceNarrative
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
     from ..run import AsyncReplyStream, Reply, ReplyStream, SendOptions, StreamOptions
 
 __all__ = ["Transcript"]
@@ -485,7 +485,7 @@ class Transcript(Renderable):
         """Send the transcript (as :meth:`to_bundle` writes it) through the provider's SDK,
         append the reply and any tool turns, and return the
         :class:`~lmml_mdit.run.Reply`; takes :meth:`Bundle.send
-        <lmml_mdit.bundle.bundle.Bundle.send>`'s options (see :doc:`/run`)."""
+        <lmml_mdit.bundle.Bundle.send>`'s options (see :doc:`/run`)."""
         from ..run import send_transcript  # imported here: running sits above
 
         return send_transcript(self, provider, **options)
@@ -502,7 +502,7 @@ class Transcript(Renderable):
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
     ) -> ReplyStream:
         """:meth:`send` read live (see :meth:`Bundle.stream
-        <lmml_mdit.bundle.bundle.Bundle.stream>`): the reply and any tool turns are appended
+        <lmml_mdit.bundle.Bundle.stream>`): the reply and any tool turns are appended
         when the stream ends, not when it is abandoned or fails."""
         from ..run import stream_transcript  # imported here: running sits above
 

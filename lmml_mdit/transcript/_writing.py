@@ -26,7 +26,7 @@ from ._regions import fence_owners, message_turns
 from ._source import FRESH_STYLE, SourceNarrative, raw_lines
 
 if TYPE_CHECKING:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
 __all__ = ["narrative_text", "save_file", "write_bundle"]
 
@@ -90,7 +90,7 @@ def _folder_probe(base_dir: str | None) -> Resolves:
     own rules: no absolute paths, no ``..``, no links leading outside)."""
     if base_dir is None:
         return lambda name: False
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
     probe = Bundle.from_text("probe", "", base_dir=base_dir)
     return probe.has_asset
@@ -134,7 +134,7 @@ def write_bundle(
     :raises TranscriptFormatError: for metadata JSON cannot hold losslessly.
     :raises NotInlinableError: (text) for an asset a fence cannot hold exactly.
     """
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
     if kind is None:
         kind = source.kind if source is not None else "zip"
@@ -187,7 +187,7 @@ def _as_archive(source: SourceNarrative) -> SourceNarrative | None:
 def _zip_bundle(
     name: str, plans: list[Plan], assets: Mapping[str, bytes], source: SourceNarrative | None
 ) -> Bundle:
-    from ..bundle.bundle import Bundle
+    from ..bundle import Bundle
 
     style = source.style if source is not None else FRESH_STYLE
     head = source.head if source is not None else ""
@@ -353,7 +353,7 @@ def _check_fences(
 
     :raises NotInlinableError: naming the asset.
     """
-    from ..bundle.contents import first_fences
+    from ..bundle import first_fences
 
     first = first_fences(narrative)
     wanted = {asset: assets[asset] for asset in fences if asset != MANIFEST_NAME}

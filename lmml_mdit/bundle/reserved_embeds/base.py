@@ -11,10 +11,10 @@ from ...errors import BundleError
 from ...jsontypes import JSONObject
 from ...model import Issue
 from ...severity import Rule
-from ..contents import has_reserved
+from .._contents import has_reserved
 
 if TYPE_CHECKING:
-    from ..contents import BundleContents
+    from .._contents import BundleContents
 
 __all__ = ["Check", "Decoder", "ReservedEmbed", "Value"]
 

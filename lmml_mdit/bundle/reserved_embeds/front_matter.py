@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from ...errors import InvalidSettingsError
 from ...jsontypes import JSONObject
-from ..reserved import FRONT_MATTER_NAME
+from .._reserved import FRONT_MATTER_NAME
 from .base import ReservedEmbed
 
 if TYPE_CHECKING:
-    from ..contents import BundleContents
+    from .._contents import BundleContents
 
 __all__ = ["EMBED"]
 

@@ -8,11 +8,11 @@ from ...errors import BundleError, InvalidManifestError
 from ...formats import MANIFEST_NAME
 from ...jsontypes import JSONObject
 from ...model import Issue
-from ..reserved import load_manifest, manifest_digests, sha256_hex
+from .._reserved import load_manifest, manifest_digests, sha256_hex
 from .base import ReservedEmbed
 
 if TYPE_CHECKING:
-    from ..contents import BundleContents
+    from .._contents import BundleContents
 
 __all__ = ["EMBED"]
 

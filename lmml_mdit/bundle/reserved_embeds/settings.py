@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 from ...errors import BundleError, InvalidSettingsError
 from ...jsontypes import JSONObject
 from ...model import Issue
-from ..reserved import SETTINGS_NAMES, load_settings
+from .._reserved import SETTINGS_NAMES, load_settings
 from .base import ReservedEmbed
 
 if TYPE_CHECKING:
-    from ..contents import BundleContents
+    from .._contents import BundleContents
 
 __all__ = ["EMBED"]
 
@@ -35,7 +35,7 @@ def _value_issues(bundle: BundleContents, settings: JSONObject | None) -> list[I
         present = True
     if not present:
         return []
-    from ..setting_values import setting_issues
+    from .._setting_values import setting_issues
 
     return setting_issues(bundle)
 

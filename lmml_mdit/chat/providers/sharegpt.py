@@ -20,7 +20,7 @@ from ..reader import read_turns
 from .base import ChatFormat, Detection
 
 if TYPE_CHECKING:
-    from ...bundle.source import BundleSource
+    from ...bundle import BundleSource
 
 __all__ = ["FORMAT", "MANIFEST_KEY", "NAME", "export_sharegpt", "read"]
 

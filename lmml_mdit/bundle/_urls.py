@@ -3,8 +3,8 @@
 A path given as ``scheme://...`` is opened through `fsspec <https://filesystem-spec.readthedocs.io>`_,
 imported only then, so opening a plain path never loads it. The file object the filesystem
 gives is read like a local file: an archive's central directory first, then each entry on
-demand, through :class:`~lmml_mdit.bundle.archive.SeekableFile`, within the same
-:class:`~lmml_mdit.bundle.archive.Limits`. ``file://`` URLs are read as the local paths they
+demand, through :class:`~lmml_mdit.bundle.SeekableFile`, within the same
+:class:`~lmml_mdit.bundle.Limits`. ``file://`` URLs are read as the local paths they
 name, so a bare ``.lmml`` still sees its folder.
 """
 
@@ -18,7 +18,7 @@ from typing import BinaryIO, Protocol, cast
 from urllib.parse import unquote, urlsplit
 
 from ..errors import BundleError, BundleNotFoundError, WriteError
-from .archive import SeekableFile
+from ._archive import SeekableFile
 
 __all__ = [
     "FSSPEC_HINT",

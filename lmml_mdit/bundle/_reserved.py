@@ -625,6 +625,6 @@ def manifest_digests(manifest: Mapping[str, object] | None) -> dict[str, str]:
 
 
 def dump_manifest(manifest: Mapping[str, object]) -> bytes:
-    """Serialise a manifest the way :meth:`Bundle.save <lmml_mdit.bundle.bundle.Bundle.save>`
+    """Serialise a manifest the way :meth:`Bundle.save <lmml_mdit.bundle.Bundle.save>`
     writes it."""
     return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

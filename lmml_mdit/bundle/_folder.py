@@ -1,6 +1,6 @@
 """The folder of a bare ``.lmml``: the files its references resolve to, never outside it.
 
-A reference names a file by a safe relative name (:func:`~lmml_mdit.bundle.archive.unsafe_reason`
+A reference names a file by a safe relative name (:func:`~lmml_mdit.bundle.unsafe_reason`
 accepts it) whose real path, symbolic links followed, lies inside the folder.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from .archive import unsafe_reason
+from ._archive import unsafe_reason
 
 __all__ = ["FolderNames", "folder_files", "path_under"]
 
@@ -16,7 +16,7 @@ __all__ = ["FolderNames", "folder_files", "path_under"]
 class FolderNames:
     """The names a folder's files answer to, as ``known_names`` for the parser: a name is
     in it when it is a safe relative name of a regular file inside *root* (the same rule
-    :meth:`Bundle.embed <lmml_mdit.bundle.bundle.Bundle.embed>` resolves by, links leading
+    :meth:`Bundle.embed <lmml_mdit.bundle.Bundle.embed>` resolves by, links leading
     outside refused)."""
 
     def __init__(self, root: str) -> None:
@@ -33,7 +33,7 @@ def path_under(root: str, name: str) -> str | None:
     """The real path of the relative entry name *name* inside the real folder *root*, or
     None when it leads outside (through a symbolic link) or is *root* itself.
 
-    :param name: a name :func:`~lmml_mdit.bundle.archive.unsafe_reason` accepts ('/' separators).
+    :param name: a name :func:`~lmml_mdit.bundle.unsafe_reason` accepts ('/' separators).
     """
     candidate = os.path.realpath(os.path.join(root, *name.split("/")))
     if candidate == root or os.path.commonpath([root, candidate]) != root:

@@ -21,7 +21,7 @@ DEFAULT_NAME: Final = "untitled"
 """The name of a bundle given none (bytes or a stream without ``name=``)."""
 
 REMOTE_SUFFIX: Final = ".remote.json"
-"""The end of every remote asset's name (:mod:`lmml_mdit.bundle.remote`)."""
+"""The end of every remote asset's name (:mod:`lmml_mdit.bundle._remote`)."""
 
 
 def bundle_name(name: str) -> str:

@@ -1,4 +1,4 @@
-"""What a bundle holds, as the modules below :class:`~lmml_mdit.bundle.bundle.Bundle` read it.
+"""What a bundle holds, as the modules below :class:`~lmml_mdit.bundle.Bundle` read it.
 
 Validation, packing and saving take a :class:`BundleContents`, the read side of a bundle,
 rather than the class itself, so that the class calls down into them and they never reach
@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 from ..jsontypes import JSONObject
 from ..model import Embed
 from ..narrative import Narrative
-from .reserved import SETTINGS_NAMES
+from ._reserved import SETTINGS_NAMES
 
 __all__ = [
     "BundleContents",
@@ -119,7 +119,7 @@ def has_reserved(bundle: BundleContents, name: str) -> bool:
 
 def settings_embeds(bundle: BundleContents) -> list[str]:
     """The settings embeds *bundle* has (:func:`has_reserved`), in the order of
-    :data:`~lmml_mdit.bundle.reserved.SETTINGS_NAMES`: one at most, in a bundle that
+    :data:`~lmml_mdit.bundle.SETTINGS_NAMES`: one at most, in a bundle that
     reads."""
     return [name for name in SETTINGS_NAMES if has_reserved(bundle, name)]
 
