@@ -27,8 +27,10 @@ def _package_bytecode() -> None:
 
 
 # Ray Data's cluster metrics poller is a daemon thread that outlives ray.shutdown() and logs
-# each failed poll at DEBUG with its traceback. On Python 3.11, formatting a traceback parses
-# source with ast in that thread, and ast's constructor keeps its recursion depth in state
-# shared between threads: an ast.parse in a test at that moment fails with "SystemError: AST
-# constructor recursion depth mismatch" (CPython gh-106905). The poller's records are dropped.
-logging.getLogger("ray.data._internal.usage.poller").disabled = True
+# each failed poll (in its poller and util modules) at DEBUG with its traceback. On Python
+# 3.11, formatting a traceback parses source with ast in that thread, and ast's constructor
+# keeps its recursion depth in state shared between threads: an ast.parse in a test at that
+# moment fails with "SystemError: AST constructor recursion depth mismatch" (CPython
+# gh-106905). Those records are dropped.
+for _logger in ("ray.data._internal.usage.poller", "ray.data._internal.usage.util"):
+    logging.getLogger(_logger).disabled = True

@@ -98,6 +98,10 @@ def _modules() -> dict[str, Path]:
 
 MODULES = _modules()
 
+# Each module parsed once, at collection, before any test starts a thread: every check
+# below walks these trees rather than parsing again while a test's threads may run.
+TREES = {module: ast.parse(path.read_text(encoding="utf-8")) for module, path in MODULES.items()}
+
 
 def layer_of(module: str) -> str:
     parts = module.split(".")
@@ -118,7 +122,7 @@ def _absolute(module: str, node: ast.ImportFrom) -> str:
 
 
 def imports_of(module: str) -> Iterator[Import]:
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = TREES[module]
     nested_lines: set[int] = set()
     typing_lines: set[int] = set()
     for node in ast.walk(tree):
@@ -238,10 +242,10 @@ def _bare_any(annotation: ast.expr | None) -> bool:
 
 
 def _public_signatures() -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    for module, path in MODULES.items():
+    for module in MODULES:
         if any(part.startswith("_") for part in module.split(".")[1:]):
             continue
-        body = ast.parse(path.read_text(encoding="utf-8")).body
+        body = TREES[module].body
         classes = [(node.name + ".", node.body) for node in body if isinstance(node, ast.ClassDef)]
         for owner, members in [("", body), *classes]:
             if owner.startswith("_"):
@@ -306,10 +310,10 @@ def test_the_architecture_page_draws_the_code() -> None:
 def _modules_naming(names: frozenset[str]) -> set[str]:
     """The modules outside ``chat.providers`` with a string literal equal to one of *names*."""
     found: set[str] = set()
-    for module, path in MODULES.items():
+    for module in MODULES:
         if module.startswith("lmml_mdit.chat.providers"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(TREES[module]):
             if isinstance(node, ast.Constant) and node.value in names:
                 found.add(module)
                 break
@@ -350,8 +354,8 @@ def _private_reaches() -> set[tuple[str, str]]:
     """The (module, private name) pairs where a module imports a ``_name`` of another
     subpackage's module (a subpackage's own private modules and names are its business)."""
     found: set[tuple[str, str]] = set()
-    for module, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for module in MODULES:
+        for node in ast.walk(TREES[module]):
             if not isinstance(node, ast.ImportFrom):
                 continue
             target = _absolute(module, node)
