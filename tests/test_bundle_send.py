@@ -17,7 +17,7 @@ from lmml_mdit import ERROR_KINDS, Bundle, DefectWarning, Issue, render_turns, t
 from lmml_mdit.bundle import bundle as bundles
 from lmml_mdit.bundle import opening as bundle_opening
 from lmml_mdit.bundle.folder import FolderNames
-from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat import messages
 from lmml_mdit.errors import (
     BundleError,
     BundleNotFoundError,

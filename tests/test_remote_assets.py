@@ -33,7 +33,7 @@ from lmml_mdit.bundle.remote import (
     parse_remote,
     remote_entry,
 )
-from lmml_mdit.chat.export import export_bundle
+from lmml_mdit.chat import export_bundle
 from lmml_mdit.errors import BundleError, DefectError, ImportFormatError, UnsupportedContentError
 
 CORPUS = Path(__file__).parent / "bridge_corpus" / "remote"

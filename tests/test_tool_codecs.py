@@ -14,9 +14,9 @@ import pytest
 
 import lmml_mdit.chat
 from lmml_mdit import Bundle, TextPart, import_messages
-from lmml_mdit.chat.imported import ChatTurn, ImportedConversation, Text
+from lmml_mdit.chat import NativeTool, OutputSchema, ToolChoice, ToolSpec
 from lmml_mdit.chat.providers import FORMATS, PROVIDERS, Payload, Provider, ToolFormat
-from lmml_mdit.chat.tools import NativeTool, OutputSchema, ToolChoice, ToolSpec
+from lmml_mdit.conversation import ChatTurn, ImportedConversation, Text
 from lmml_mdit.errors import InvalidSettingsError
 
 WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from ..bundle.archive import Limits
 from ..bundle.bundle import Bundle
-from ..chat.export import usable_cores
+from ..chat import usable_cores
 from ..errors import BundleError
 from ..syntax import DelimiterMode, ReferenceMode
 from ..workers import process_pool

@@ -17,7 +17,7 @@ from typing import Literal
 from ..bundle.archive import Limits, collision_key, unsafe_reason
 from ..bundle.bundle import Bundle
 from ..bundle.urls import is_url, local_path
-from ..chat.importer import Progress
+from ..chat import Progress
 from ..errors import BundleError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
 from ..jsontypes import JSONMapping

@@ -23,9 +23,8 @@ from ..bundle.archive import Limits, check_entry_names
 from ..bundle.bundle import Bundle
 from ..bundle.source import BundleSource
 from ..bundle.urls import is_url
-from ..chat.content import EmbedSegment, TextSegment, turn_segments
-from ..chat.export import export_bundle
-from ..chat.opening import open as open_bundle
+from ..chat import EmbedSegment, TextSegment, export_bundle, turn_segments
+from ..chat import open as open_bundle
 from ..errors import BundleError, LimitExceededError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
 from ..jsontypes import JSONMapping, JSONObject

@@ -17,8 +17,8 @@ from urllib.parse import unquote, urlparse
 from ..bundle.bundle import Bundle
 from ..bundle.folder import FolderNames
 from ..bundle.opening import narrative_cap, not_lmml
-from ..chat.opening import chat_payload_error
-from ..chat.opening import open as open_bundle
+from ..chat import chat_payload_error
+from ..chat import open as open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..model import Issue

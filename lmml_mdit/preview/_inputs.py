@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from ..bundle.archive import Limits
 from ..bundle.source import BundleSource
-from ..chat.messages_input import read_messages
+from ..chat import read_messages
 from ..errors import LmmlError
 from ..media import IMAGE_TYPES, media_type_for
 from ..narrative import Placeholder, placeholder_spans
