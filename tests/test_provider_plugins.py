@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOY = '''
 """A toy chat format: a list of {"who": role, "say": text} lines."""
 
-from lmml_mdit.chat import TextPart
+from lmml_mdit.conversation import TextPart
 from lmml_mdit.conversation import ChatTurn, ImportedConversation, Text
 from lmml_mdit.chat.providers import Detection, Payload, Provider
 from lmml_mdit.errors import ImportFormatError
