@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_bridge import conversation, cpu_ceiling
 
 import lmml_mdit
-from lmml_mdit.chat.export import export_folder
+from lmml_mdit.chat import export_folder
 
 GOALS = {"import": 3.0, "export": 3.0, "speed-up": 1.7}
 

@@ -18,8 +18,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from lmml_mdit.chat.export import export_folder
-from lmml_mdit.chat.importer import import_messages
+from lmml_mdit.chat import export_folder, import_messages
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
@@ -77,7 +76,7 @@ def peak_rss(folder: Path, out: Path) -> tuple[float, float, float]:
     RSS peak cannot hide), and the largest peak RSS of its worker processes, in MiB."""
     code = (
         "import resource, sys, tracemalloc\n"
-        "from lmml_mdit.chat.export import export_folder\n"
+        "from lmml_mdit.chat import export_folder\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "tracemalloc.start()\n"
         "export_folder(sys.argv[1], 'openai', sys.argv[2])\n"

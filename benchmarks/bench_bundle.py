@@ -46,20 +46,20 @@ def peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 from lmml_mdit.bundle import Limits
-import lmml_mdit.chat.opening as opening
+from lmml_mdit.chat import open as open_bundle
 import lmml_mdit.narrative._toolcalls  # noqa: F401
 mode, path = sys.argv[1], sys.argv[2]
 started = time.perf_counter()
 if mode == "baseline":
     pass
 elif mode == "open-validate":
-    with opening.open(path) as bundle:
+    with open_bundle(path) as bundle:
         issues = bundle.validate()
         assert not issues, issues[:3]
         assert len(bundle.entries) > 0
 elif mode == "read-one":
     limits = Limits(max_entry_size=1024 * 1024 * 1024)
-    with opening.open(path, limits=limits) as bundle:
+    with open_bundle(path, limits=limits) as bundle:
         data = bundle.read("big.bin")
         assert len(data) > 0
 print(peak(), time.perf_counter() - started)

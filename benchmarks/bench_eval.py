@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 from goals import exit_status
 
 import lmml_mdit
-from lmml_mdit.chat.cases import Rendering
+from lmml_mdit.chat import Rendering
 from lmml_mdit.chat.providers.sending import EventSender
 from lmml_mdit.eval import Target, aevaluate
 

@@ -38,8 +38,8 @@ from bench_parse import compare
 
 import lmml_mdit
 from lmml_mdit.bundle import Bundle
-from lmml_mdit.chat.content import bundle_state
-from lmml_mdit.chat.outgoing import PROVIDERS, to_request
+from lmml_mdit.chat import bundle_state, to_request
+from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.narrative._narrative import _parsed
 
 

@@ -20,7 +20,7 @@ import sys
 import time
 
 from lmml_mdit.bundle import Bundle
-from lmml_mdit.chat.cases import render_cases
+from lmml_mdit.chat import render_cases
 
 GOAL = 1.2
 """The most a case may cost, as a multiple of ``messages()`` on the opened bundle."""

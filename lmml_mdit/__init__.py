@@ -20,36 +20,28 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from typing import Final
 
     from .bundle import Bundle, InlineReport, Limits
-    from .chat.cases import (
+    from .chat import (
         CaseResult,
-        render_cases,
-    )
-    from .chat.detect import detect_format
-    from .chat.export import (
         ExportReport,
+        FlattenFlags,
+        MessageList,
+        detect_format,
+        detect_template_flags,
         export_folder,
-    )
-    from .chat.handlers import (
-        register_handler,
-        unregister_handler,
-    )
-    from .chat.importer import (
+        flatten,
         import_messages,
         import_path,
-    )
-    from .chat.opening import open as open
-    from .chat.outgoing import (
-        MessageList,
+        register_handler,
+        render_cases,
         render_payload,
         render_turns,
         to_request,
+        unregister_handler,
+    )
+    from .chat import (
+        open as open,
     )
     from .chat.providers.sharegpt import export_sharegpt
-    from .chat.template import (
-        FlattenFlags,
-        detect_template_flags,
-        flatten,
-    )
     from .conversation import (
         Asset,
         AudioPart,
@@ -239,36 +231,26 @@ API: Final[dict[str, tuple[str, ...]]] = {
         "InlineReport",
         "Limits",
     ),
-    ".chat.handlers": (
+    ".chat": (
         "register_handler",
         "unregister_handler",
-    ),
-    ".chat.outgoing": (
         "MessageList",
         "render_payload",
         "render_turns",
         "to_request",
-    ),
-    ".chat.template": (
         "FlattenFlags",
         "detect_template_flags",
         "flatten",
-    ),
-    ".chat.detect": ("detect_format",),
-    ".chat.importer": (
+        "detect_format",
         "import_messages",
         "import_path",
-    ),
-    ".chat.opening": ("open",),
-    ".chat.export": (
+        "open",
         "ExportReport",
         "export_folder",
-    ),
-    ".chat.providers.sharegpt": ("export_sharegpt",),
-    ".chat.cases": (
         "CaseResult",
         "render_cases",
     ),
+    ".chat.providers.sharegpt": ("export_sharegpt",),
     ".preview": (
         "render_html",
         "to_markdown",

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from lmml_mdit import export_folder, import_messages
-from lmml_mdit.chat import export as export_module
-from lmml_mdit.chat.export import iter_bundles
+from lmml_mdit.chat import _export as export_module  # private on purpose: its pool is patched
+from lmml_mdit.chat import iter_bundles
 from lmml_mdit.errors import BundleError
 
 PNG = base64.b64decode(

@@ -14,7 +14,7 @@ import pytest
 
 from lmml_mdit import import_messages
 from lmml_mdit import open as open_bundle
-from lmml_mdit.chat.export import export_bundle
+from lmml_mdit.chat import export_bundle
 from lmml_mdit.errors import LmmlError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmml_mdit import export_sharegpt, import_messages, parse
-from lmml_mdit.chat.escape import escape_parsed, escape_text, normalize_text
+from lmml_mdit.chat import escape_parsed, escape_text, normalize_text
 
 # Characters that build LMML and Markdown structure, plus plain letters.
 STRUCTURE = st.sampled_from(

@@ -12,7 +12,7 @@ import pytest
 
 from lmml_mdit import detect_format, export_sharegpt, import_messages, import_path, tool_call_issues
 from lmml_mdit import open as open_bundle
-from lmml_mdit.chat.export import export_bundle
+from lmml_mdit.chat import export_bundle
 from lmml_mdit.errors import ImportFormatError
 from lmml_mdit.narrative import tool_calls, tool_result_call
 

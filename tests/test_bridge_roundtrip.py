@@ -17,7 +17,7 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 
 from lmml_mdit import Bundle, export_sharegpt, import_messages, to_request
-from lmml_mdit.chat.export import export_bundle
+from lmml_mdit.chat import export_bundle
 from lmml_mdit.errors import DefectError, InvalidToolCallError, UnsupportedContentError
 
 CORPUS = Path(__file__).parent / "bridge_corpus"

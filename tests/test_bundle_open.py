@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import io
 import os
-import sys
-import types
 from pathlib import Path
 
 import hostile_archives as corpus
 import pytest
 
+import lmml_mdit.chat
 import lmml_mdit.preview
 from lmml_mdit import Bundle, Limits
 from lmml_mdit import open as open_bundle
@@ -216,10 +215,8 @@ def test_delegating_methods_call_the_higher_modules(monkeypatch: pytest.MonkeyPa
 
         return record
 
-    fake_messages = types.ModuleType("lmml_mdit.chat.outgoing")
-    fake_messages.messages = recorder("messages", [{"role": "user"}])  # type: ignore[attr-defined]
-    fake_messages.to_request = recorder("to_request", {"model": "m"})  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "lmml_mdit.chat.outgoing", fake_messages)
+    monkeypatch.setattr(lmml_mdit.chat, "messages", recorder("messages", [{"role": "user"}]))
+    monkeypatch.setattr(lmml_mdit.chat, "to_request", recorder("to_request", {"model": "m"}))
     monkeypatch.setattr(lmml_mdit.preview, "render_html", recorder("render_html", "<div/>"))
     bundle = Bundle.from_text("foo", "hi")
     assert bundle.messages("anthropic", images="skip") == [{"role": "user"}]

@@ -17,7 +17,7 @@ from lmml_mdit import ERROR_KINDS, Bundle, DefectWarning, Issue, render_turns, t
 from lmml_mdit.bundle import FolderNames
 from lmml_mdit.bundle import _bundle as bundles  # patched on purpose: find_issues
 from lmml_mdit.bundle import _opening as bundle_opening  # patched on purpose: parse
-from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat import messages
 from lmml_mdit.errors import (
     BundleError,
     BundleNotFoundError,

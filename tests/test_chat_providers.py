@@ -9,11 +9,11 @@ import pytest
 
 from lmml_mdit import Bundle, MissingSettingWarning, UnknownSettingWarning, to_request
 from lmml_mdit.bundle import BundleSource
-from lmml_mdit.chat import detect, export
-from lmml_mdit.chat.content import Options
-from lmml_mdit.chat.export import export_bundle
-from lmml_mdit.chat.importer import read_conversation
-from lmml_mdit.chat.outgoing import messages, request_body
+from lmml_mdit.chat import Options, export_bundle, messages, read_conversation, request_body
+
+# private on purpose: the test checks which names the modules themselves hold
+from lmml_mdit.chat import _detect as detect
+from lmml_mdit.chat import _export as export
 from lmml_mdit.chat.providers import (
     EXPORT_PROVIDERS,
     FORMATS,
@@ -162,7 +162,7 @@ def test_any_bundle_source_is_sent_as_the_bundle_is(name: str) -> None:
 
 
 def test_a_native_setting_in_another_providers_shape_is_left_out_with_a_warning() -> None:
-    from lmml_mdit.chat.outgoing import request_params
+    from lmml_mdit.chat import request_params
 
     with pytest.warns(UnknownSettingWarning, match="takes another shape"):
         params = request_params({"metadata": {"trace": "x"}}, "anthropic")

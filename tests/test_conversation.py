@@ -8,7 +8,7 @@ import pytest
 
 import lmml_mdit
 from lmml_mdit import conversation
-from lmml_mdit.chat.importer import read_conversation
+from lmml_mdit.chat import read_conversation
 from lmml_mdit.narrative import tool_calls
 
 PAYLOAD = {

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import lmml_mdit
 from lmml_mdit import Bundle, Limits
-from lmml_mdit.chat.export import export_bundle
+from lmml_mdit.chat import export_bundle
 from lmml_mdit.cli import main
 from lmml_mdit.dataset import (
     SCHEMA_VERSION,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 import lmml_mdit
-from lmml_mdit.chat.imported import ChatTurn, ImportedConversation, Text
 from lmml_mdit.chat.providers import FORMATS, ChatFormat, Detection
 from lmml_mdit.cli import main
+from lmml_mdit.conversation import ChatTurn, ImportedConversation, Text
 from lmml_mdit.jsontypes import JSONMapping
 
 NAMED = "openai, openai-responses, anthropic, gemini or sharegpt"

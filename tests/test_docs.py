@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from lmml_mdit import register_handler, unregister_handler
-from lmml_mdit.chat.handlers import registered_handlers
+from lmml_mdit.chat import registered_handlers
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -279,7 +279,7 @@ def test_a_dotted_name_in_the_docs_is_exported_where_it_says() -> None:
     import importlib
 
     import lmml_mdit
-    from lmml_mdit.chat.format_names import PLUGIN_GROUP
+    from lmml_mdit.chat import PLUGIN_GROUP
 
     wrong = []
     for page in PAGES:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmml_mdit.chat.template import (
+from lmml_mdit.chat import (
     OPENING_USER_PLACEHOLDER,
     FlattenFlags,
     detect_template_flags,

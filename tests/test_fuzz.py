@@ -727,7 +727,7 @@ def _nested_list(depth: int) -> list[Any]:
 
 @pytest.mark.parametrize("format", IMPORT_FORMATS)
 def test_import_refuses_deep_python_payloads(format: str | None) -> None:
-    from lmml_mdit.chat.importer import MAX_DEPTH
+    from lmml_mdit.chat import MAX_DEPTH
 
     bodies = [
         {"messages": [{"role": "user", "content": "hi"}], "metadata": _nested_list(100_000)},

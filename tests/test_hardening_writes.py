@@ -749,7 +749,7 @@ def _folder_of_bundles(folder: Path, count: int) -> Path:
 def test_export_never_starts_more_workers_than_cores_or_bundles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundles: int, asked: int | None
 ) -> None:
-    from lmml_mdit.chat import export as export_module
+    from lmml_mdit.chat import _export as export_module  # private on purpose: patched
 
     started: list[int] = []
     real_pool = export_module.process_pool
@@ -802,7 +802,7 @@ def test_export_walks_a_folder_tree_of_any_depth(
     Path(leaf, "x.lmml").write_text("## user\n\nat the bottom\n")
     (folder / "a.lmml").write_text("## user\n\nat the top\n")
     from lmml_mdit import export_folder
-    from lmml_mdit.chat.export import iter_bundles
+    from lmml_mdit.chat import iter_bundles
 
     found = list(iter_bundles(folder))
     assert [Path(path).name for path in found] == ["a.lmml", "x.lmml"]

@@ -18,9 +18,7 @@ from test_bridge_roundtrip import normalise, validate_with_sdk
 
 from lmml_mdit import Bundle, SystemContentWarning, export_sharegpt, import_messages, to_request
 from lmml_mdit import open as open_bundle
-from lmml_mdit.chat.export import export_bundle
-from lmml_mdit.chat.midway import MIDWAY_SYSTEM_MARKER
-from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat import MIDWAY_SYSTEM_MARKER, export_bundle, messages
 from lmml_mdit.errors import ImportFormatError, UnsupportedContentError
 from lmml_mdit.media import VIDEO_TYPES, media_type_for, sniff
 
@@ -506,7 +504,7 @@ def test_a_content_s_parts_must_be_part_objects(parts: object) -> None:
 def test_video_part_is_public() -> None:
     import lmml_mdit
     from lmml_mdit import conversation
-    from lmml_mdit.chat import handlers
+    from lmml_mdit.chat import handlers  # the old path, on purpose
 
     assert "VideoPart" in lmml_mdit.__all__
     assert lmml_mdit.VideoPart is conversation.VideoPart is handlers.VideoPart

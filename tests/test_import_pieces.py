@@ -16,10 +16,18 @@ from markdown_it import MarkdownIt
 
 import lmml_mdit
 from lmml_mdit import Limits, import_messages, import_path, parse
-from lmml_mdit.chat import escape, importer, pieces, writer
-from lmml_mdit.chat.escape import escape_parsed, escape_text
-from lmml_mdit.chat.importer import read_conversation
-from lmml_mdit.chat.writer import save_conversation
+from lmml_mdit.chat import (
+    READ_CHUNK,
+    escape_parsed,
+    escape_text,
+    read_conversation,
+    save_conversation,
+)
+
+# private on purpose: their piece size and helpers are patched
+from lmml_mdit.chat import _escape as escape
+from lmml_mdit.chat import _pieces as pieces
+from lmml_mdit.chat import _writer as writer
 from lmml_mdit.errors import ImportFormatError, LimitExceededError
 
 # Whole lines that build block and inline structure: runs of them cut in pieces must read
@@ -273,7 +281,7 @@ def test_standard_input_is_read_in_chunks_under_the_limits(
     with pytest.raises(LimitExceededError, match="max_total_size") as raised:
         import_path("-", tmp_path / "a.lmmlz", limits=Limits(max_total_size=4_000))
     assert raised.value.name == "-"
-    assert max(stdin.buffer.asked) <= importer.READ_CHUNK
+    assert max(stdin.buffer.asked) <= READ_CHUNK
     assert stdin.buffer.tell() <= 4_001  # refused before reading the rest
     monkeypatch.setattr(sys, "stdin", _Stdin(payload))
     assert import_path("-", tmp_path / "a.lmmlz") == [tmp_path / "a.lmmlz"]

@@ -1,7 +1,7 @@
 """The package's layers: every import goes down the declared order, and no import cycles.
 
 The order is the one ``docs/architecture.md`` draws. A module's layer is its subpackage
-(``lmml_mdit.chat.content`` is in ``chat``); the top-level modules below every subpackage
+(``lmml_mdit.chat._content`` is in ``chat``); the top-level modules below every subpackage
 (``errors``, ``model``, ``text``, ...) are the ``foundation``; the package's ``__init__`` and
 ``__main__`` are the ``surface`` that re-exports everything.
 """
@@ -43,12 +43,11 @@ LAYERS = (
 """Bottom to top: a module may import its own layer and the layers before it."""
 
 DELEGATIONS = {
-    ("lmml_mdit.bundle._bundle", "lmml_mdit.chat.outgoing"): "Bundle.messages, Bundle.to_request",
-    ("lmml_mdit.bundle._bundle", "lmml_mdit.chat.messages_input"): "Bundle.validate(inputs=)",
     (
-        "lmml_mdit.templates._fill",
-        "lmml_mdit.chat.messages_input",
-    ): "a messages value, read by import",
+        "lmml_mdit.bundle._bundle",
+        "lmml_mdit.chat",
+    ): "Bundle.messages, Bundle.to_request, Bundle.validate(inputs=)",
+    ("lmml_mdit.templates._fill", "lmml_mdit.chat"): "a messages value, read by import",
     ("lmml_mdit.bundle._validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
     ("lmml_mdit.bundle._bundle", "lmml_mdit.preview"): "Bundle.render_html, Bundle._repr_markdown_",
     ("lmml_mdit.bundle._bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
@@ -70,7 +69,7 @@ TYPED_DELEGATIONS = {
     ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): (
         "the types Transcript.send and Transcript.stream return, their typed options"
     ),
-    ("lmml_mdit.bundle._bundle", "lmml_mdit.chat.content"): "Bundle.messages' typed options",
+    ("lmml_mdit.bundle._bundle", "lmml_mdit.chat"): "Bundle.messages' typed options",
 }
 """Upward imports for the type checker only (under ``if TYPE_CHECKING:``, never run): the
 return types of the delegations."""
@@ -325,7 +324,7 @@ def _modules_naming(names: frozenset[str]) -> set[str]:
 # the registry). None of them can read the registry: it sits in the chat layer above them.
 NAMING_A_FORMAT_TODAY = {
     "lmml_mdit.formats": "the default provider, written once below every layer, so that "
-    "Bundle's methods (bundle layer) and chat.format_names (the CLI's start-up) share it "
+    "Bundle's methods (bundle layer) and chat._format_names (the CLI's start-up) share it "
     "without loading a format",
     "lmml_mdit.conversation._remote": "FILE_ID_PROVIDERS: the services that issue the file ids a "
     "remote asset holds (OpenAI's Files API for Chat and Responses, Anthropic's), checked by "
@@ -350,17 +349,33 @@ def test_no_new_module_names_a_chat_format() -> None:
     )
 
 
+def _private_module(module: str) -> bool:
+    """Whether *module* is a private module inside a subpackage (``lmml_mdit.chat._content``)."""
+    return any(part.startswith("_") for part in module.split(".")[2:])
+
+
 def _private_reaches() -> set[tuple[str, str]]:
     """The (module, private name) pairs where a module imports a ``_name`` of another
-    subpackage's module (a subpackage's own private modules and names are its business)."""
+    subpackage's module, or anything from another subpackage's private module (a
+    subpackage's own private modules and names are its business)."""
     found: set[tuple[str, str]] = set()
     for module in MODULES:
         for node in ast.walk(TREES[module]):
+            if isinstance(node, ast.Import):
+                found |= {
+                    (module, alias.name)
+                    for alias in node.names
+                    if alias.name in MODULES
+                    and layer_of(alias.name) != layer_of(module)
+                    and _private_module(alias.name)
+                }
             if not isinstance(node, ast.ImportFrom):
                 continue
             target = _absolute(module, node)
             if target not in MODULES or layer_of(target) == layer_of(module):
                 continue
+            if _private_module(target):
+                found.add((module, target))
             for alias in node.names:
                 if alias.name.startswith("_") and not alias.name.startswith("__"):
                     found.add((module, f"{target}.{alias.name}"))

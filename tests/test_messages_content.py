@@ -19,8 +19,7 @@ from lmml_mdit import (
     to_request,
     unregister_handler,
 )
-from lmml_mdit.chat.content import EmbedSegment, TextSegment, bundle_state, turn_segments
-from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat import EmbedSegment, TextSegment, bundle_state, messages, turn_segments
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.errors import DefectError, EmbedBudgetError, LmmlError, UnsupportedContentError
 from lmml_mdit.media import media_type_for, sniff

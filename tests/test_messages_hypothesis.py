@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmml_mdit import SystemContentWarning, to_request
-from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat import messages
 
 Block = tuple[str, list[int]]  # ("para", images referenced) or ("fence", [])
 

@@ -21,7 +21,7 @@ from lmml_mdit import (
     render_turns,
     to_request,
 )
-from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat import messages
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
 from lmml_mdit.errors import (

@@ -23,7 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from lmml_mdit import open as open_bundle
 from lmml_mdit import to_request
-from lmml_mdit.chat.outgoing import messages
+from lmml_mdit.chat import messages
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

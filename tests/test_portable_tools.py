@@ -24,8 +24,7 @@ from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
 from lmml_mdit import DefectWarning, UnknownSettingWarning, import_messages, to_request
-from lmml_mdit.chat.providers import PROVIDER_NAMES, PROVIDERS
-from lmml_mdit.chat.tools import (
+from lmml_mdit.chat import (
     NativeTool,
     OutputSchema,
     ToolChoice,
@@ -41,6 +40,7 @@ from lmml_mdit.chat.tools import (
     provider_settings,
     to_native,
 )
+from lmml_mdit.chat.providers import PROVIDER_NAMES, PROVIDERS
 from lmml_mdit.errors import ImportFormatError, InvalidSettingsError
 
 CHAT_REQUEST = TypeAdapter(completion_create_params.CompletionCreateParamsNonStreaming)

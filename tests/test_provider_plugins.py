@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TOY = '''
 """A toy chat format: a list of {"who": role, "say": text} lines."""
 
-from lmml_mdit.chat.handlers import TextPart
-from lmml_mdit.chat.imported import ChatTurn, ImportedConversation, Text
+from lmml_mdit.conversation import TextPart
+from lmml_mdit.conversation import ChatTurn, ImportedConversation, Text
 from lmml_mdit.chat.providers import Detection, Payload, Provider
 from lmml_mdit.errors import ImportFormatError
 
@@ -157,7 +157,7 @@ def test_broken_and_conflicting_plugins_are_named_in_a_warning_not_a_traceback(
         "    from lmml_mdit.chat.providers import FORMATS, PROVIDERS\n"
         "from lmml_mdit.errors import ProviderPluginWarning\n"
         "assert all(issubclass(w.category, ProviderPluginWarning) for w in caught)\n"
-        "from lmml_mdit.chat.detect import FORMAT_DESCRIPTIONS\n"
+        "from lmml_mdit.chat import FORMAT_DESCRIPTIONS\n"
         "assert FORMAT_DESCRIPTIONS['toy'] == 'a toy chat', FORMAT_DESCRIPTIONS\n"
         "print(PROVIDERS['openai'].title, 'toy' in FORMATS)\n"
         "for w in sorted(str(w.message) for w in caught): print(w)\n"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit.chat.template import detect_template_flags, flatten
+from lmml_mdit.chat import detect_template_flags, flatten
 
 DATA = json.loads((Path(__file__).parent / "data" / "chat_templates.json").read_text("utf-8"))
 TEMPLATES: list[dict[str, str]] = DATA["templates"]

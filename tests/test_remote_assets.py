@@ -31,7 +31,7 @@ from lmml_mdit.bundle import (
     parse_remote,
     remote_entry,
 )
-from lmml_mdit.chat.export import export_bundle
+from lmml_mdit.chat import export_bundle
 from lmml_mdit.conversation import MAX_URL_LENGTH, RemoteAsset
 from lmml_mdit.errors import BundleError, DefectError, ImportFormatError, UnsupportedContentError
 

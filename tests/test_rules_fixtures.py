@@ -27,7 +27,7 @@ import pytest
 from test_fixtures import load
 
 from lmml_mdit import Bundle, parse, to_markdown
-from lmml_mdit.chat.content import TextSegment, turn_segments
+from lmml_mdit.chat import TextSegment, turn_segments
 from lmml_mdit.errors import LmmlError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "spec_fixtures"

@@ -61,7 +61,7 @@ NOT_FOR_A_BARE_NARRATIVE = {
     "lmml_mdit.cli.rewrite",
     "lmml_mdit.cli.toolchain",
     "lmml_mdit.cli.editor",
-    "lmml_mdit.chat.outgoing",
+    "lmml_mdit.chat._outgoing",
     "lmml_mdit.preview._page",
     # writing, templates, settings, tool calls and remote assets
     "lmml_mdit.bundle._saving",

@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 
 import lmml_mdit
 from lmml_mdit import Bundle, cli, lmml_plugin, parse, to_markdown
-from lmml_mdit.chat.content import TextSegment, turn_segments
+from lmml_mdit.chat import TextSegment, turn_segments
 from lmml_mdit.errors import InvalidSettingsError
 from lmml_mdit.syntax import (
     EMBEDS_KEY,

@@ -14,9 +14,9 @@ import pytest
 
 import lmml_mdit.chat
 from lmml_mdit import Bundle, TextPart, import_messages
-from lmml_mdit.chat.imported import ChatTurn, ImportedConversation, Text
+from lmml_mdit.chat import NativeTool, OutputSchema, ToolChoice, ToolSpec
 from lmml_mdit.chat.providers import FORMATS, PROVIDERS, Payload, Provider, ToolFormat
-from lmml_mdit.chat.tools import NativeTool, OutputSchema, ToolChoice, ToolSpec
+from lmml_mdit.conversation import ChatTurn, ImportedConversation, Text
 from lmml_mdit.errors import InvalidSettingsError
 
 WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -160,11 +160,11 @@ def test_a_provider_without_a_codec_refuses_tools_by_name(
 
 
 def test_the_portable_modules_reach_a_provider_only_through_the_registry() -> None:
-    """``chat.tools`` and ``chat.tool_model`` import no provider module: every provider's
+    """``chat._tools`` and ``chat._tool_model`` import no provider module: every provider's
     shapes are its codec's, found in ``PROVIDERS``."""
     chat = Path(lmml_mdit.chat.__file__).parent
     allowed = {"providers", "providers.base"}
-    for name in ("tools.py", "tool_model.py"):
+    for name in ("_tools.py", "_tool_model.py"):
         tree = ast.parse((chat / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 1:

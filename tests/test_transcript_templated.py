@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from lmml_mdit import Message, Transcript
-from lmml_mdit.chat.template import OPENING_USER_PLACEHOLDER, FlattenFlags, detect_template_flags
+from lmml_mdit.chat import OPENING_USER_PLACEHOLDER, FlattenFlags, detect_template_flags
 from lmml_mdit.errors import ChatTemplateError, TranscriptTypeError
 
 CHATML = (

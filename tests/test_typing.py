@@ -114,7 +114,7 @@ def test_the_typed_send_options_are_the_parameters_of_send() -> None:
     parameters and the request options; ``StreamOptions`` all of them but two."""
     import inspect
 
-    from lmml_mdit.chat.content import RequestOptions
+    from lmml_mdit.chat import RequestOptions
     from lmml_mdit.run import SendOptions, StreamOptions, send
 
     own = {
@@ -134,7 +134,7 @@ def test_the_typed_options_are_the_checked_ones() -> None:
     same options."""
     import dataclasses
 
-    from lmml_mdit.chat.content import Options, RequestOptions
+    from lmml_mdit.chat import Options, RequestOptions
 
     assert set(RequestOptions.__annotations__) == {
         field.name for field in dataclasses.fields(Options)

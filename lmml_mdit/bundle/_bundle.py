@@ -50,7 +50,7 @@ from .reserved_embeds import RESERVED_NAMES
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..chat.content import RequestOptions
+    from ..chat import RequestOptions
     from ..run import AsyncReplyStream, Reply, ReplyStream, SendOptions, StreamOptions
     from ._packing import InlineReport
 
@@ -520,7 +520,7 @@ class Bundle:
         without a line (orphaned entries) come last.
         """
         if inputs is not None:
-            from ..chat.messages_input import messages_issues
+            from ..chat import messages_issues
 
             issues = find_issues(self, inputs=inputs) + messages_issues(self, inputs)
             issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
@@ -679,9 +679,9 @@ class Bundle:
     def messages(
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[RequestOptions]
     ) -> list[JSONObject]:
-        """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat.outgoing`); a
+        """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat`); a
         template's values go in ``inputs={...}`` (see :doc:`/templates`)."""
-        from ..chat.outgoing import messages  # imported here: messages sits above bundles
+        from ..chat import messages  # imported here: messages sits above bundles
 
         return messages(self, provider, **options)
 
@@ -691,8 +691,8 @@ class Bundle:
         model: str | None = None,
         **options: Unpack[RequestOptions],
     ) -> JSONObject:
-        """A full chat request for *provider* (see :mod:`lmml_mdit.chat.outgoing`)."""
-        from ..chat.outgoing import to_request  # imported here: messages sits above bundles
+        """A full chat request for *provider* (see :mod:`lmml_mdit.chat`)."""
+        from ..chat import to_request  # imported here: messages sits above bundles
 
         return to_request(self, provider, model=model, **options)
 

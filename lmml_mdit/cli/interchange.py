@@ -86,7 +86,7 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
 )
 def cmd_import(args: ImportArguments) -> int:
     """``lmml import FILE -o OUT``: chat data, in any format the registry reads, to LMML."""
-    from ..chat.importer import import_path
+    from ..chat import import_path
 
     output = args.out
     if _is_parquet(args.file):
@@ -190,7 +190,7 @@ def cmd_export(args: ExportArguments) -> int:
     A bundle that fails is reported (``lmml: error: PATH: reason``) and skipped; the exit
     status is then 1.
     """
-    from ..chat.export import export_folder
+    from ..chat import export_folder
 
     checked_base_dir(args)
     if args.strict and args.force:
@@ -279,7 +279,7 @@ def _export_parquet(args: ExportArguments) -> int:
     A bundle that fails is a row holding its error, and reported; the exit status is then 1.
     """
     _dataset_layer()
-    from ..chat.export import usable_cores
+    from ..chat import usable_cores
     from ..dataset import is_folder, write_parquet
     from ..errors import BundleError
 

@@ -8,7 +8,7 @@ import functools
 import os
 import sys
 
-from ..chat.format_names import DEFAULT_PROVIDER, PLUGIN_GROUP
+from ..chat import DEFAULT_PROVIDER, PLUGIN_GROUP
 from .failure import CliError
 
 TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more

@@ -1,6 +1,6 @@
 """The one progress display of the ``lmml`` command line.
 
-The library reports progress through a callback (:class:`lmml_mdit.chat.importer.Progress`)
+The library reports progress through a callback (:class:`lmml_mdit.chat.Progress`)
 and draws nothing; this counter draws it, for the commands' own loops too.
 """
 
@@ -20,7 +20,7 @@ class ProgressLine:
     terminal (and, when the total is known up front, only for more than one item); nothing
     in pipes, logs or CI.
 
-    An instance is a :class:`~lmml_mdit.chat.importer.Progress` callback, *total* then
+    An instance is a :class:`~lmml_mdit.chat.Progress` callback, *total* then
     given per call (None when it is not known in advance); :meth:`step` is for a loop of
     a known *total*. Use it as a context manager, or call :meth:`close`, to clear the line.
     """

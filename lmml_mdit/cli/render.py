@@ -38,7 +38,7 @@ from .table import command
 from .templates import given_inputs
 
 if TYPE_CHECKING:
-    from ..chat.content import RequestOptions
+    from ..chat import RequestOptions
 
 __all__ = [
     "RenderArguments",
@@ -199,7 +199,7 @@ def cmd_render(args: RenderArguments) -> int:
     Omissions (an embed over ``--max-embed-bytes``) are printed as ``lmml: warning:``
     lines on stderr; with ``--on-omit raise`` they fail the command instead.
     """
-    from ..chat.outgoing import render_payload, to_request
+    from ..chat import render_payload, to_request
 
     if not args.request:
         for flag, value in (("model", args.model), ("unknown-settings", args.unknown_settings)):
@@ -307,7 +307,7 @@ def print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) ->
     a defect sent anyway (``--force``) located as ``validate`` locates it, and the missing
     references counted by name."""
     from ..bundle import DefectWarning
-    from ..chat.content import MissingSettingWarning
+    from ..errors import MissingSettingWarning
 
     sent_anyway = []
     for warning in caught:

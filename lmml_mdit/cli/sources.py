@@ -122,7 +122,7 @@ def open_source(path: str, args: Arguments) -> Source:
     ``--delimiters`` and ``--references`` say. A bare ``.lmml`` sees its own folder, as
     :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
     # Imported here, so that a command's module (and with it its --help) loads no parser.
-    from ..chat.opening import open as open_bundle
+    from ..chat import open as open_bundle
 
     base_dir = checked_base_dir(args)
     if path == STDIO:

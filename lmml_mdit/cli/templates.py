@@ -37,8 +37,7 @@ from .sources import Source, located, open_source
 from .table import command
 
 if TYPE_CHECKING:
-    from ..chat.cases import CaseInput
-    from ..chat.content import RequestOptions
+    from ..chat import CaseInput, RequestOptions
     from ..templates import InputDeclarations
     from .render import RenderArguments
 
@@ -102,7 +101,7 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     order, on every core: ``{"case": N, "request": ...}`` (or ``"messages"``), or for a
     failed case ``{"case": N, "error": ..., "kind": ...}``, also reported on stderr; the
     rest go on (exit 1 at the end)."""
-    from ..chat.cases import UNREAD_CASE, render_cases
+    from ..chat import UNREAD_CASE, render_cases
     from ..templates import UnreadCase, read_cases_file
 
     if args.input_values or args.inputs_file:

@@ -18,7 +18,7 @@ from typing import Literal, TypeAlias
 import pyarrow as pa
 
 from ..bundle import Bundle, Limits
-from ..chat.export import usable_cores
+from ..chat import usable_cores
 from ..errors import BundleError
 from ..syntax import DelimiterMode, ReferenceMode
 from ..workers import process_pool

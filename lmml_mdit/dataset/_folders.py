@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..bundle import Bundle, Limits, collision_key, is_url, local_path, unsafe_reason
-from ..chat.importer import Progress
+from ..chat import Progress
 from ..errors import BundleError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
 from ..jsontypes import JSONMapping

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from .._version import __version__
 from ..bundle import Limits, filesystem, is_url, local_path
-from ..chat.template import ChatMessage
+from ..chat import ChatMessage
 from ..jsontypes import JSONMapping
 from ._arrow import iter_rows
 from ._rows import OpenOptions, Row

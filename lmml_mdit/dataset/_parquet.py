@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..bundle import Limits
-from ..chat.importer import Progress
+from ..chat import Progress
 from ..errors import BundleError, WriteError
 from ..syntax import DelimiterMode, ReferenceMode
 from ._arrow import DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, BundleItem, to_arrow

@@ -20,9 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..bundle import Bundle, BundleSource, Limits, check_entry_names, is_url
-from ..chat.content import EmbedSegment, TextSegment, turn_segments
-from ..chat.export import export_bundle
-from ..chat.opening import open as open_bundle
+from ..chat import EmbedSegment, TextSegment, export_bundle, turn_segments
+from ..chat import open as open_bundle
 from ..errors import BundleError, LimitExceededError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
 from ..jsontypes import JSONMapping, JSONObject

@@ -1,7 +1,7 @@
 """Where rows come from and go to: folders, paths and fsspec URLs.
 
 A folder given as a local path is walked like ``lmml export`` walks it
-(:func:`~lmml_mdit.chat.export.iter_bundles`: recursive, sorted, links to folders not
+(:func:`~lmml_mdit.chat.iter_bundles`: recursive, sorted, links to folders not
 followed); a folder URL is listed through its fsspec filesystem, sorted the same way. Output
 to a local path is written atomically (:mod:`lmml_mdit.atomic`); output to a URL through the
 filesystem's own writer (object stores make a file visible only once it is complete).
@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 from ..atomic import atomic_write
 from ..bundle import SeekableFile, filesystem, is_url, local_path, url_output
-from ..chat.export import iter_bundles
+from ..chat import iter_bundles
 from ..errors import BundleError
 from ..formats import BUNDLE_SUFFIXES
 

@@ -18,8 +18,8 @@ from collections.abc import Iterator, Mapping
 import yaml
 
 from ..bundle import Bundle
-from ..chat.export import iter_bundles
-from ..chat.opening import open as open_bundle
+from ..chat import iter_bundles
+from ..chat import open as open_bundle
 from ..errors import ExpectError, InputError, LmmlError
 from ..jsontypes import JSONObject
 from ..templates import (

@@ -16,10 +16,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..bundle import Bundle
-from ..chat.cases import Rendering
-from ..chat.importer import Progress, read_conversation
+from ..chat import Progress, Rendering, read_conversation, write_bundle
 from ..chat.providers import FORMATS
-from ..chat.writer import write_bundle
 from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
 from ..jsontypes import JSONObject

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
 from ..bundle import Bundle, FolderNames, narrative_cap, not_lmml
-from ..chat.opening import chat_payload_error
-from ..chat.opening import open as open_bundle
+from ..chat import chat_payload_error
+from ..chat import open as open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..model import Issue

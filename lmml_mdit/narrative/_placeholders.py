@@ -2,7 +2,7 @@
 
 Each placeholder is found in the one parse, in a linear scan, with its *context*
 (``"text"``, ``"code"`` or ``"fence"``), and never changes the parse; values are put in
-later, as text, by :mod:`lmml_mdit.chat.content`. Grammar and rules: docs/templates.md,
+later, as text, by :mod:`lmml_mdit.chat`. Grammar and rules: docs/templates.md,
 "Placeholders".
 """
 

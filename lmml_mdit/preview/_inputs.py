@@ -14,7 +14,7 @@ import html
 from collections.abc import Mapping
 
 from ..bundle import BundleSource, Limits
-from ..chat.messages_input import read_messages
+from ..chat import read_messages
 from ..errors import LmmlError
 from ..media import IMAGE_TYPES, media_type_for
 from ..narrative import Placeholder, placeholder_spans

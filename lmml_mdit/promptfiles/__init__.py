@@ -189,7 +189,7 @@ def _target_format(target: str) -> str | None:
 
 
 def _read_lmml(source: str, target_name: str, lossy: bool) -> Prompt:
-    from ..chat.opening import open as open_bundle
+    from ..chat import open as open_bundle
 
     with open_bundle(source) as bundle:
         prompt = read_bundle(bundle, lossy, target_name)

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from ..bundle import load_front_matter
-from ..chat.content import without_escapes
-from ..chat.escape import escape_text
+from ..chat import escape_text, without_escapes
 from ..errors import InvalidSettingsError, PromptFileError, PromptFileWarning
 from ..schema import settings_schema
 from ..text import normalize_newlines, trim_blank_lines

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ..bundle import Bundle, Limits
-from ..chat.cases import CaseResult, Rendering
-from ..chat.format_names import DEFAULT_PROVIDER
+from ..chat import DEFAULT_PROVIDER, CaseResult, Rendering
 from ..dataset import (
     ISSUE_TYPE,
     NOTE_TYPE,
@@ -32,7 +31,7 @@ from ..errors import LmmlError
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..chat.content import RequestOptions
+    from ..chat import RequestOptions
 
 __all__ = [
     "CASE_ERROR",
@@ -125,7 +124,7 @@ def _template(template: Template, limits: Limits | None, name: str | None) -> Bu
     key = (source, limits, name)
     if _OPENED and _OPENED[0][0] == key:
         return _OPENED[0][1]
-    from ..chat.opening import open as open_bundle
+    from ..chat import open as open_bundle
 
     bundle = open_bundle(source, limits=limits, name=name)
     if _OPENED:

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..chat.content import RequestOptions
-from ..chat.format_names import DEFAULT_PROVIDER
+from ..chat import DEFAULT_PROVIDER, RequestOptions
 from ..conversation import NativeItem, TextPart, ToolCall
 from ..jsontypes import JSONObject
 from ._loop import DEFAULT_BACKOFF, DEFAULT_RETRIES, Approve, RunOptions, arun, run

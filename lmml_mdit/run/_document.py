@@ -18,7 +18,7 @@ from typing import Any
 
 from ..atomic import atomic_write_bytes
 from ..bundle import Bundle
-from ..chat.escape import escape_text
+from ..chat import escape_text
 from ..conversation import ChatTurn, ImportedAsset, NativeItem, TextPart, ToolCall
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME

@@ -1,6 +1,6 @@
 """The run loop: a bundle's request sent, its reply read and appended, tools answered.
 
-One round builds the body :func:`~lmml_mdit.chat.outgoing.to_request` builds, sends it
+One round builds the body :func:`~lmml_mdit.chat.to_request` builds, sends it
 through the provider's :class:`~lmml_mdit.chat.providers.sending.Sender` (retrying a 429
 or 5xx with exponential backoff that honours ``Retry-After``), reads the reply with the
 provider's importer and appends it to the :class:`~lmml_mdit.run.Document`. A
@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ..bundle import Bundle
-from ..chat.importer import read_conversation
-from ..chat.outgoing import to_request
+from ..chat import read_conversation, to_request
 from ..chat.providers import sender
 from ..chat.providers.sending import Exchange, Failure, Sender
 from ..conversation import ChatTurn, TextPart, ToolCall
@@ -41,7 +40,7 @@ from ._trace import Span
 from ._trace import span as trace_span
 
 if TYPE_CHECKING:
-    from ..chat.content import RequestOptions
+    from ..chat import RequestOptions
 
 __all__ = ["Approve", "RunOptions", "arun", "run"]
 

@@ -249,7 +249,7 @@ class Template:
             replacement: str | InputAsset | InputMessages
             name = spec.name
             if spec.is_messages:
-                from ..chat.messages_input import read_messages  # read through import
+                from ..chat import read_messages  # read through import
 
                 _check_alone(spec, placeholder)
                 held = conversations.get(name)

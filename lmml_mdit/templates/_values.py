@@ -54,7 +54,7 @@ class InputFile:
 @dataclass(frozen=True)
 class ValuesPath:
     """An ``image`` or ``file`` path read from a values file (``--inputs``, a ``--cases``
-    line, a case given to :func:`~lmml_mdit.chat.cases.render_cases`): it names a file
+    line, a case given to :func:`~lmml_mdit.chat.render_cases`): it names a file
     inside *folder* under the rules a bundle's references follow (see :doc:`/templates`).
 
     :ivar path: the path as the values file writes it.

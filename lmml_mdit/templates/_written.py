@@ -172,7 +172,7 @@ def _insert_backslash(
 
 _MAX_ROUNDS = 64
 """How many times the filled narrative is read again after escaping what a value opened
-(as many as :func:`lmml_mdit.chat.escape.escape_text` allows). Each round escapes every
+(as many as :func:`lmml_mdit.chat.escape_text` allows). Each round escapes every
 construct found, so two or three rounds are usual; but an inline fence a value opens hides
 the next one behind it, so values holding many ``@@@`` lines take a round for each."""
 

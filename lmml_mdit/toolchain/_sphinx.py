@@ -22,7 +22,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from .._version import __version__
 from ..bundle import Bundle, DefectWarning
-from ..chat.opening import open as open_bundle
+from ..chat import open as open_bundle
 from ..errors import LmmlError, location
 from ..preview import LEXER_ALIAS, LmmlLexer, render_html
 

@@ -90,7 +90,7 @@ def escape_content(content: str) -> str:
     embed fence, a code fence or a setext underline, and before each line start that
     already is a backslash (so that :func:`_unescape` is exact).
 
-    Not :func:`lmml_mdit.chat.escape.escape_text`, which is one-way (its backslashes stay
+    Not :func:`lmml_mdit.chat.escape_text`, which is one-way (its backslashes stay
     in the turn): this must be undone by :func:`_unescape`, so it escapes by a fixed
     line-start rule rather than by what the parser happens to misread."""
     lines = content.split("\n")

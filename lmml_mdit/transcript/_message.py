@@ -37,7 +37,7 @@ __all__ = [
 
 PINNED_ROLES: dict[str, str] = {"system": "system", "tool": "tool", "context": "system"}
 """Roles rendered the same for every pov (``context``, the LMML preamble, renders as system,
-as :mod:`lmml_mdit.chat.outgoing` sends it by default)."""
+as :mod:`lmml_mdit.chat` sends it by default)."""
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 The content is parsed once; its text stays as written, cut right after the first reference
 to each asset the transcript carries, where that asset's parts go (built by
-:mod:`lmml_mdit.chat.handlers`, in the OpenAI Chat part shape). See docs/transcript.md,
+:mod:`lmml_mdit.chat`, in the OpenAI Chat part shape). See docs/transcript.md,
 "Rendering from a point of view".
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..chat.handlers import Handler, build_parts
+from ..chat import Handler, build_parts
 from ..conversation import Asset, Base64Cache, TextPart
 from ..jsontypes import JSONObject
 from ..media import media_type_for
@@ -34,7 +34,7 @@ def content_parts(
     :param cache: a base64 cache shared by the messages of one render.
     :raises UnsupportedContentError: when no handler takes an asset's bytes.
     """
-    from ..chat.content import Options
+    from ..chat import Options
     from ..chat.providers.openai import content_part
 
     options = Options.from_kwargs({"handlers": dict(handlers or {})})

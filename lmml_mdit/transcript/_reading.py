@@ -114,7 +114,7 @@ def read_file(
     :param base_dir: the folder a ``.lmml``'s references resolve against: by default the
         file's own folder; ``False`` for none.
     """
-    from ..chat.opening import open as open_bundle
+    from ..chat import open as open_bundle
 
     folder = os.path.dirname(os.path.abspath(path)) if base_dir is None else base_dir
     bundle = open_bundle(path, base_dir=folder)

@@ -2,7 +2,7 @@
 
 The pov's own turns take its ``self_role``, the others' its ``others_role``; pinned turns
 keep their role (:data:`~lmml_mdit.transcript.PINNED_ROLES`). The view is then
-flattened for strict templates by :func:`lmml_mdit.chat.template.flatten`.
+flattened for strict templates by :func:`lmml_mdit.chat.flatten`.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from ..chat.template import ChatMessage, ChatTokenizer, detect_template_flags, flatten
+from ..chat import ChatMessage, ChatTokenizer, detect_template_flags, flatten
 from ..errors import ChatTemplateError, TranscriptTypeError
 from ._message import Message, Pov, check_message, pinned_role, pov_roles
 
 if TYPE_CHECKING:
-    from ..chat.handlers import Handler
+    from ..chat import Handler
     from ..conversation import Base64Cache
 
 __all__ = ["Renderable"]
@@ -51,16 +51,16 @@ class Renderable:
         *pov*'s own turns take its ``self_role`` (``assistant`` for a name string), the
         others' take ``others_role`` (``user``); pinned turns keep their role
         (:data:`~lmml_mdit.transcript.PINNED_ROLES`). The flags select the
-        flattening steps of :func:`lmml_mdit.chat.template.flatten` for strict templates.
+        flattening steps of :func:`lmml_mdit.chat.flatten` for strict templates.
 
         :param pov: a name, or any object with ``name``, ``self_role`` and ``others_role``.
         :param parts: give each content as a list of content parts, every ``@name`` of a
-            carried asset turned into parts by :mod:`lmml_mdit.chat.handlers`.
+            carried asset turned into parts by :mod:`lmml_mdit.chat`.
         :param label_authors: ``None`` labels parts only where a merged run has several
             authors; ``True`` also prefixes every other author's unmerged turn with
             ``"{author}: "``; ``False`` never labels.
         :param handlers: per-call asset handlers for *parts* (see
-            :func:`lmml_mdit.chat.handlers.build_parts`).
+            :func:`lmml_mdit.chat.build_parts`).
         :raises TranscriptTypeError: for a *pov* of the wrong shape.
         """
         name, self_role, others_role = pov_roles(pov)
@@ -118,9 +118,9 @@ class Renderable:
         """Render the turns through a tokenizer's chat template.
 
         Only ``tokenizer.apply_chat_template`` is needed
-        (:class:`~lmml_mdit.chat.template.ChatTokenizer`: any object with it works; nothing
+        (:class:`~lmml_mdit.chat.ChatTokenizer`: any object with it works; nothing
         imports ``transformers``). Flattening flags left as ``None`` are detected from the
-        template (:func:`lmml_mdit.chat.template.detect_template_flags`): a template without a
+        template (:func:`lmml_mdit.chat.detect_template_flags`): a template without a
         system role gets *fold_system*, a strict one gets *merge* and *user_first*, one that
         drops a system message after the start gets it as a user message. Pass
         ``False`` to see the raw role-swapped view.

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, overload
 
-from ..chat.format_names import DEFAULT_PROVIDER
+from ..chat import DEFAULT_PROVIDER
 from ..errors import (
     LmmlError,
     MessageNotFoundError,

@@ -19,7 +19,7 @@ import warnings
 from types import ModuleType
 
 from ...errors import ProviderPluginWarning
-from ..format_names import PLUGIN_GROUP
+from .._format_names import PLUGIN_GROUP
 from .base import ChatFormat, Detection, Payload, Provider, ToolFormat
 from .sending import Sender
 

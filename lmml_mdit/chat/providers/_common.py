@@ -22,7 +22,7 @@ from ...conversation import (
 from ...errors import InvalidToolCallError, UnsupportedContentError
 from ...jsontypes import JSONMapping, JSONObject
 from ...syntax import code_fence
-from ..content import Options
+from .._content import Options
 from .base import ChatFormat
 
 __all__ = [

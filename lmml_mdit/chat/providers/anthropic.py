@@ -38,8 +38,8 @@ from ...conversation import (
 from ...errors import ImportFormatError
 from ...jsontypes import JSONMapping, JSONObject
 from ...media import PDF_TYPE
-from ..content import Options
-from ..imported import (
+from .._content import Options
+from .._imported import (
     as_text,
     decode_base64,
     expect,
@@ -51,9 +51,9 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
-from ..native import message_keys, place_native
-from ..remote import read_file_id, read_url, refuse_remote
-from ..tool_model import (
+from .._native import message_keys, place_native
+from .._remote import read_file_id, read_url, refuse_remote
+from .._tool_model import (
     NativeTool,
     OutputSchema,
     Tool,
@@ -98,7 +98,7 @@ ORDER = 30
 DEFAULT_MAX_TOKENS = 4096
 """The ``max_tokens`` a live Messages request takes when the settings give none (the API
 requires it): enough for a long answer, within every current model's output limit. The
-request warns a :class:`~lmml_mdit.chat.content.MissingSettingWarning` when it is used."""
+request warns a :class:`~lmml_mdit.MissingSettingWarning` when it is used."""
 
 SETTINGS = {
     "max_tokens": "max_tokens",

@@ -3,8 +3,8 @@
 reads and writes tools with.
 
 A :class:`ChatFormat` is a format lmml_mdit reads (a payload into an
-:class:`~lmml_mdit.chat.imported.ImportedConversation`); a :class:`Provider` is a chat API it
-also writes (an :class:`~lmml_mdit.chat.content.OutgoingConversation` into a
+:class:`~lmml_mdit.conversation.ImportedConversation`); a :class:`Provider` is a chat API it
+also writes (an :class:`~lmml_mdit.conversation.OutgoingConversation` into a
 :class:`Payload`, then a request body). Each provider module defines one value of these;
 :mod:`lmml_mdit.chat.providers` lists them, and every format name comes from there.
 """
@@ -19,8 +19,8 @@ from ...jsontypes import JSONMapping, JSONObject
 
 if TYPE_CHECKING:
     from ...conversation import ImportedConversation, OutgoingConversation
-    from ..content import Options
-    from ..tool_model import NativeTool, OutputSchema, Tool, ToolChoice, ToolSpec
+    from .._content import Options
+    from .._tool_model import NativeTool, OutputSchema, Tool, ToolChoice, ToolSpec
 
 __all__ = ["ChatFormat", "Detection", "Payload", "Provider", "ToolFormat"]
 
@@ -57,7 +57,7 @@ class Payload:
 
 @dataclass(frozen=True)
 class Detection:
-    """How a payload shows a chat format, for :func:`~lmml_mdit.chat.detect.detect_format`
+    """How a payload shows a chat format, for :func:`~lmml_mdit.chat.detect_format`
     (the rules: ``docs/bridge.md``, "Detection").
 
     :ivar strength: the format's rank among the signals, strongest first (ties in the
@@ -118,12 +118,12 @@ def _no_builtin(item: JSONObject, where: str) -> NativeTool | None:
 @dataclass(frozen=True)
 class ToolFormat:
     """A provider's tools, tool choice and structured output, read and written
-    (:mod:`lmml_mdit.chat.tools` takes them through it).
+    (:mod:`lmml_mdit.chat._tools` takes them through it).
 
     :ivar read_tool: a ``tools`` item (a JSON object) at a place (``tools[0]``) read as
         tools when it is in the provider's form of a function tool, else None.
     :ivar write_tools: the provider's ``tools`` parameter for the given tools, in order
-        (portable ones and its own :class:`~lmml_mdit.chat.tools.NativeTool`; another
+        (portable ones and its own :class:`~lmml_mdit.chat.NativeTool`; another
         provider's were left out before).
     :ivar write_choice: a tool choice as the provider's parameters (``{"tool_choice": ...}``).
     :ivar write_output: structured output as the provider's parameters.
@@ -169,9 +169,9 @@ class Provider(ChatFormat):
     :ivar required_settings: parameters a request cannot go without.
     :ivar system_up_front: whether the provider takes system content only before the
         conversation (outside its messages list), so a later system turn needs the
-        ``midway_system`` policy (:mod:`lmml_mdit.chat.midway`).
+        ``midway_system`` policy (:mod:`lmml_mdit.chat._midway`).
     :ivar setting_defaults: the value a live request takes, with a
-        :class:`~lmml_mdit.chat.content.MissingSettingWarning`, for a required parameter the
+        :class:`~lmml_mdit.MissingSettingWarning`, for a required parameter the
         settings do not give (Anthropic's ``max_tokens``); a required parameter without a
         default is an :class:`~lmml_mdit.errors.InvalidSettingsError` when missing.
     :ivar requires_model: whether the API's create call requires ``model`` (all but

@@ -37,8 +37,8 @@ from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...media import is_image_type
 from ...model import Role
-from ..content import Options
-from ..imported import (
+from .._content import Options
+from .._imported import (
     as_text,
     decode_base64,
     expect,
@@ -49,9 +49,9 @@ from ..imported import (
     turns_of_message,
     without_results,
 )
-from ..native import message_keys, place_native
-from ..remote import read_url, refuse_remote
-from ..tool_model import (
+from .._native import message_keys, place_native
+from .._remote import read_url, refuse_remote
+from .._tool_model import (
     PORTABLE_KEYS,
     NativeTool,
     OutputSchema,
@@ -539,7 +539,7 @@ def read(data: object) -> ImportedConversation:
     Both body shapes are read: the REST one (``systemInstruction``, ``generationConfig``)
     and the Python SDK's ``generate_content`` keywords (``config`` holding
     ``system_instruction`` and the parameters). Parameters from ``config`` or
-    ``generationConfig`` are kept flat in the settings, which is where chat.outgoing's
+    ``generationConfig`` are kept flat in the settings, which is where chat._outgoing's
     ``to_request`` reads them back into ``config``.
 
     :raises ImportFormatError: for anything outside the Gemini shapes.

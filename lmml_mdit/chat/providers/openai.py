@@ -17,10 +17,10 @@ from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...media import AUDIO_TYPES
-from ..content import Options, OutgoingConversation, OutgoingMessage
-from ..format_names import OPENAI
-from ..handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart
-from ..imported import (
+from .._content import Options, OutgoingConversation, OutgoingMessage
+from .._format_names import OPENAI
+from .._handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart
+from .._imported import (
     ChatTurn,
     ImportedAsset,
     ImportedConversation,
@@ -35,9 +35,9 @@ from ..imported import (
     split_body,
     tools_listed,
 )
-from ..native import message_keys, place_native
-from ..remote import read_file_id, read_url, refuse_remote
-from ..tool_model import (
+from .._native import message_keys, place_native
+from .._remote import read_file_id, read_url, refuse_remote
+from .._tool_model import (
     DEFAULT_OUTPUT_NAME,
     PORTABLE_KEYS,
     NativeTool,

@@ -33,9 +33,9 @@ from ...conversation import (
 from ...errors import ImportFormatError
 from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
-from ..content import Options
-from ..format_names import OPENAI
-from ..imported import (
+from .._content import Options
+from .._format_names import OPENAI
+from .._imported import (
     as_text,
     decode_data_uri,
     expect,
@@ -45,9 +45,9 @@ from ..imported import (
     split_body,
     tools_listed,
 )
-from ..native import message_keys, place_native
-from ..remote import is_audio_or_video, read_file_id, read_url, refuse_remote
-from ..tool_model import (
+from .._native import message_keys, place_native
+from .._remote import is_audio_or_video, read_file_id, read_url, refuse_remote
+from .._tool_model import (
     DEFAULT_OUTPUT_NAME,
     PORTABLE_KEYS,
     NativeTool,

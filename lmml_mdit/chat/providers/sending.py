@@ -1,7 +1,7 @@
 """What sending a request through a provider's official SDK gives back, whatever the provider.
 
 Each provider's module implements :class:`Sender` (its ``SENDER``): it makes the SDK client,
-sends a body :func:`~lmml_mdit.chat.outgoing.to_request` built (streamed or not), reports
+sends a body :func:`~lmml_mdit.chat.to_request` built (streamed or not), reports
 the text and the tool calls as they arrive, and returns an :class:`Exchange`: the reply in
 the provider's own payload form (read back by the provider's importer), with its usage.
 It also reads the SDK's exceptions as a :class:`Failure`, so the run loop retries and

@@ -14,9 +14,9 @@ from ...errors import ImportFormatError, UnsupportedContentError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
-from ..imported import as_text, expect, expect_items, reject_unknown_keys, shown_value, split_body
-from ..native import warn_dropped
-from ..reader import read_turns
+from .._imported import as_text, expect, expect_items, reject_unknown_keys, shown_value, split_body
+from .._native import warn_dropped
+from .._reader import read_turns
 from .base import ChatFormat, Detection
 
 if TYPE_CHECKING:

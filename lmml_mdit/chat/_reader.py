@@ -1,6 +1,6 @@
 """Read a bundle's turns back as text, tool calls and asset names.
 
-The inverse of the writer's layout, used by exporters chat.outgoing does not cover
+The inverse of the writer's layout, used by exporters chat._outgoing does not cover
 (ShareGPT): a turn's text is its lines without the tool-call fences it holds, without the
 reserved fences (``manifest.json``, settings: an inlined bundle carries them in its last
 turn, and they are never sent) and, for a ``tool`` turn, without the leading reference to
@@ -24,7 +24,7 @@ from ..narrative import (
     tool_result_reference,
 )
 from ..text import blank_edges
-from .content import without_escapes
+from ._content import without_escapes
 
 if TYPE_CHECKING:
     from ..bundle import BundleSource

@@ -76,8 +76,8 @@ def read_messages(spec: InputSpec, value: object, *, roles: Set[str], limits: Li
 
 
 def _from_payload(spec: InputSpec, payload: object, shown: str) -> Bundle:
-    from .importer import read_conversation
-    from .writer import write_bundle
+    from ._importer import read_conversation
+    from ._writer import write_bundle
 
     try:
         conversation = read_conversation(payload)
@@ -138,7 +138,7 @@ def _from_file(spec: InputSpec, value: str | os.PathLike[str], limits: Limits) -
                 spec, f"names {shown!r}, which is not JSON ({error})", "fix the file", value
             ) from None
         return _from_payload(spec, payload, shown)
-    from .opening import open as open_bundle
+    from ._opening import open as open_bundle
 
     try:
         bundle = open_bundle(path, limits=limits)

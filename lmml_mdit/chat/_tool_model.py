@@ -1,6 +1,6 @@
 """The portable tool model: :class:`ToolSpec`, :class:`NativeTool`, :class:`ToolChoice` and
 :class:`OutputSchema`, with the checks that build them, which every provider's tool codec
-(its :class:`~lmml_mdit.chat.providers.base.ToolFormat`) and :mod:`lmml_mdit.chat.tools` share.
+(its :class:`~lmml_mdit.chat.providers.base.ToolFormat`) and :mod:`lmml_mdit.chat._tools` share.
 """
 
 from __future__ import annotations

@@ -23,16 +23,16 @@ from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..templates import UnreadCase, held_in_folder
 from ..workers import process_pool
-from .content import Options, bundle_state, bundle_template
-from .format_names import DEFAULT_PROVIDER
-from .outgoing import message_list, request_body
+from ._content import Options, bundle_state, bundle_template
+from ._format_names import DEFAULT_PROVIDER
+from ._outgoing import message_list, request_body
 from .providers import Provider
 from .providers import provider as find_provider
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .content import RequestOptions
+    from ._content import RequestOptions
 
 __all__ = ["UNREAD_CASE", "CaseInput", "CaseResult", "Rendering", "UnreadCase", "render_cases"]
 

@@ -1,0 +1,166 @@
+"""Asset handlers: from an embed's bytes to a provider-neutral content part (RFC section 7).
+
+A handler turns an :class:`Asset` (a resolved embed) into neutral parts (:class:`TextPart`,
+:class:`ImagePart`, ...) that the provider modules write in their own shape. Lookup, first
+match wins: a per-call override, a handler given to :func:`register_handler`, the
+built-in one for the media type the bytes show (:mod:`lmml_mdit.media`).
+:class:`Base64Cache` encodes each asset once per bundle. See docs/messages.md, "Handlers".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from ..bundle import is_remote_name, parse_remote
+from ..conversation import (
+    Asset,
+    AudioPart,
+    Base64Cache,
+    DocumentPart,
+    ImagePart,
+    Part,
+    RemotePart,
+    TextFilePart,
+    TextPart,
+    VideoPart,
+)
+from ..errors import BundleError
+from ..media import (
+    AUDIO_FORMATS,
+    DOCUMENT_TYPES,
+    IMAGE_TYPES,
+    REFUSED_IMAGE_TYPES,
+    VIDEO_TYPES,
+    extension_type,
+    is_text_type,
+)
+
+__all__ = [
+    "Asset",
+    "AudioPart",
+    "Base64Cache",
+    "DocumentPart",
+    "Handler",
+    "ImagePart",
+    "Part",
+    "RemotePart",
+    "TextFilePart",
+    "TextPart",
+    "VideoPart",
+    "build_parts",
+    "register_handler",
+    "registered_handlers",
+    "unregister_handler",
+]
+
+
+Handler = Callable[[Asset], Part | Sequence[Part]]
+"""A handler: an :class:`Asset` in, one part or a sequence of parts out."""
+
+# --- registry ----------------------------------------------------------------------------
+
+_REGISTRY: dict[str, Handler] = {}
+
+
+def _key(key: str) -> str:
+    key = key.strip().lower()
+    if not key:
+        raise ValueError("a handler key must be an extension ('.py') or a media type")
+    if "/" not in key and not key.startswith("."):
+        key = "." + key
+    return key
+
+
+def register_handler(key: str, handler: Handler) -> None:
+    """Register *handler* for an extension (``".py"``) or a media type (``"image/svg+xml"``).
+
+    It replaces any handler registered for the same key, and takes precedence over the
+    built-ins. Per-call ``handlers={...}`` passed to ``messages()`` take precedence over it.
+
+    :param key: an extension with or without the dot, or a media type; any case.
+    :param handler: a callable taking an :class:`Asset` and returning a part or parts.
+    """
+    _REGISTRY[_key(key)] = handler
+
+
+def unregister_handler(key: str) -> None:
+    """Remove the handler registered for *key*, if any."""
+    _REGISTRY.pop(_key(key), None)
+
+
+def registered_handlers() -> dict[str, Handler]:
+    """A copy of the registry, keys normalised (``".py"``, ``"image/png"``)."""
+    return dict(_REGISTRY)
+
+
+def _lookup(asset: Asset, table: Mapping[str, Handler]) -> Handler | None:
+    if not table:
+        return None
+    return table.get(asset.extension) or table.get(asset.media_type)
+
+
+def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) -> list[Part]:
+    """Turn *asset* into neutral parts with the first handler that applies.
+
+    :param overrides: per-call handlers, keyed like :func:`register_handler`.
+    :raises UnsupportedContentError: for refused image types (svg, bmp, tiff, ico) and for
+        bytes no handler takes.
+    :raises TypeError: when a handler returns something other than a part or a list of
+        parts.
+    """
+    if is_remote_name(asset.name):
+        # Where the bytes are, not bytes: no handler applies to it.
+        try:
+            return [RemotePart(asset, parse_remote(asset.data, name=asset.name))]
+        except BundleError as error:
+            raise asset.unsupported(error.message, hint=error.hint or "") from None
+    table = {_key(key): value for key, value in (overrides or {}).items()}
+    handler = _lookup(asset, table) or _lookup(asset, _REGISTRY) or _builtin
+    result = handler(asset)
+    if isinstance(result, _PART_TYPES):
+        return [result]
+    if isinstance(result, (str, bytes)) or not isinstance(result, Sequence):
+        raise TypeError(
+            f"handler for {asset.name!r} returned {type(result).__name__}, not a part "
+            "or a sequence of parts"
+        )
+    parts = list(result)
+    for part in parts:
+        if not isinstance(part, _PART_TYPES):
+            raise TypeError(f"handler for {asset.name!r} returned {type(part).__name__}")
+    return parts
+
+
+_PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart, VideoPart, RemotePart)
+
+
+def _builtin(asset: Asset) -> Part:
+    media_type = asset.media_type
+    if media_type in IMAGE_TYPES:
+        return ImagePart(asset, media_type)
+    if media_type in REFUSED_IMAGE_TYPES:
+        raise asset.unsupported(
+            f"the chat providers accept no {media_type} images",
+            hint=f"convert it to PNG, or register a handler for {media_type} with "
+            "lmml_mdit.register_handler",
+        )
+    if media_type in DOCUMENT_TYPES:
+        return DocumentPart(asset, media_type)
+    audio_format = AUDIO_FORMATS.get(media_type)
+    if audio_format is not None:
+        return AudioPart(asset, audio_format)
+    if media_type in VIDEO_TYPES:
+        return VideoPart(asset, media_type)
+    if is_text_type(media_type):
+        return TextFilePart(asset, media_type, asset.text())
+    by_extension = extension_type(asset.name)
+    if by_extension is not None and is_text_type(by_extension):
+        # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
+        raise asset.unsupported(
+            f"embed is named as {by_extension} but its bytes are not UTF-8 text",
+            hint="re-encode it as UTF-8, or register a handler for its extension",
+        )
+    raise asset.unsupported(
+        f"no handler for {media_type} content",
+        hint="register one with lmml_mdit.register_handler(extension, fn)",
+    )

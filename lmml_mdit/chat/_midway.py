@@ -1,0 +1,97 @@
+"""System turns past the start of a conversation, for providers that take system content
+only up front.
+
+For Anthropic and Gemini a ``system`` turn after another message goes where the
+``midway_system`` option says (``"user"`` at its place, opened by
+:data:`MIDWAY_SYSTEM_MARKER`; ``"hoist"``; ``"drop"``; ``"raise"``), each one reported.
+See docs/bridge.md, "System turns in the middle of a conversation".
+"""
+
+from __future__ import annotations
+
+from ..bundle import BundleSource
+from ..conversation import OutgoingConversation, OutgoingMessage, TextPart
+from ..errors import UnsupportedContentError, location
+from ..narrative import numbered_turns, turn_label
+from ..warn import warn
+from ._content import Options, SystemContentWarning
+from .providers._common import system_texts
+from .providers.base import Provider
+
+__all__ = ["MIDWAY_SYSTEM_MARKER", "place_midway_system"]
+
+MIDWAY_SYSTEM_MARKER = "[system]"
+"""The line that opens a mid-conversation system turn sent as user content."""
+
+_DONE = {
+    "user": f"sent at its place as user text opened by {MIDWAY_SYSTEM_MARKER!r}",
+    "hoist": "moved up front, into the system content",
+    "drop": "left out",
+}
+
+
+def _as_user(message: OutgoingMessage, provider: Provider) -> OutgoingMessage:
+    """The system *message* as one user text part opened by the marker line; system
+    content is text, so anything else is refused as it is up front."""
+    text = "\n\n".join(system_texts(message, provider))
+    return OutgoingMessage(
+        "user", [TextPart(f"{MIDWAY_SYSTEM_MARKER}\n{text}")], message.turn, message.call
+    )
+
+
+def place_midway_system(
+    conversation: OutgoingConversation,
+    provider: Provider,
+    options: Options,
+    bundle: BundleSource,
+) -> OutgoingConversation:
+    """*conversation* with each system message past the start placed by
+    ``options.midway_system``, for a provider whose
+    :attr:`~lmml_mdit.chat.providers.base.Provider.system_up_front` is set (any other
+    provider gets it unchanged).
+
+    :raises UnsupportedContentError: with ``midway_system="raise"``, naming the first such
+        turn; for a part other than text in one sent as user content.
+    """
+    if not provider.system_up_front:
+        return conversation
+    numbers = {id(turn): number for number, turn in numbered_turns(bundle.narrative.turns)}
+    started = False
+    leading: list[OutgoingMessage] = []
+    out: list[OutgoingMessage] = []
+    policy = options.midway_system
+    for message in conversation.messages:
+        if message.role != "system":
+            started = True
+            out.append(message)
+            continue
+        if not started:
+            out.append(message)
+            continue
+        turn = message.turn
+        line = turn.delimiter_line or turn.start_line
+        label = turn_label(numbers.get(id(turn), 0), turn)
+        if policy == "raise":
+            raise UnsupportedContentError(
+                f"{provider.target} takes system content only up front, and {label} comes "
+                "after the conversation has started",
+                name=bundle.narrative_name,
+                line=line,
+                column=1,
+                hint="pass midway_system='user', 'hoist' or 'drop', or move the turn up",
+                cli_hint="add --midway-system user, hoist or drop, or move the turn up",
+            )
+        text = (
+            f"{location(bundle.file_name, line, 1)}: {label} comes after the conversation "
+            f"has started, and {provider.target} takes system content only up front: "
+            f"{_DONE[policy]} (midway_system={policy!r})"
+        )
+        conversation.warnings.append(text)
+        warn(SystemContentWarning(text))
+        if policy == "user":
+            out.append(_as_user(message, provider))
+        elif policy == "hoist":
+            leading.append(message)
+    index = next((i for i, m in enumerate(out) if m.role != "system"), len(out))
+    messages = out[:index] + leading + out[index:]
+    return OutgoingConversation(messages, conversation.warnings)

@@ -1,0 +1,457 @@
+"""Flattening a role/content message list for strict chat templates.
+
+Pure, idempotent functions that adapt ``[{"role", "content", "author"?}]`` lists to
+templates that refuse a ``system`` role or require ``user``/``assistant`` to alternate
+from ``user``; :func:`flatten` applies every step needed. See docs/transcript.md,
+"Flattening".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..errors import TranscriptTypeError
+from ..jsontypes import JSONMapping, JSONObject
+
+__all__ = [
+    "OPENING_USER_PLACEHOLDER",
+    "SEPARATOR",
+    "ChatMessage",
+    "ChatTokenizer",
+    "FlattenFlags",
+    "detect_template_flags",
+    "ensure_user_first",
+    "flatten",
+    "fold_system",
+    "fold_tools",
+    "merge_same_role",
+]
+
+ChatMessage = JSONObject
+"""One message: ``role``, ``content`` (a string or a list of parts), optional ``author``."""
+
+SEPARATOR = "\n\n"
+"""What joins two merged or folded texts."""
+
+OPENING_USER_PLACEHOLDER = "(The conversation so far follows.)"
+"""The user turn :func:`ensure_user_first` inserts before a view that opens on the model."""
+
+_UNMERGED_ROLES = frozenset({"system", "tool"})
+"""Roles whose consecutive messages stay apart: each tool message answers its own call."""
+
+
+class ChatTokenizer(Protocol):
+    """What rendering through a chat template needs of a tokenizer: Hugging Face's
+    ``apply_chat_template(conversation, *, tokenize=..., add_generation_prompt=..., **kwargs)``
+    (any object with that method will do; nothing here imports ``transformers``).
+
+    The protocol names only what every caller passes. A Hugging Face tokenizer also takes
+    the template's own keyword arguments (``tools``, ``chat_template``, ...), which a caller
+    may forward; a protocol spelling ``**kwargs`` out would match no tokenizer whose method
+    names its other parameters.
+    """
+
+    def apply_chat_template(
+        self,
+        conversation: list[ChatMessage],
+        /,
+        *,
+        tokenize: bool = ...,
+        add_generation_prompt: bool = ...,
+    ) -> object:
+        """Render *conversation* with the template: a string, or token ids with *tokenize*."""
+        ...
+
+
+@dataclass(frozen=True)
+class FlattenFlags:
+    """What a chat template accepts.
+
+    :ivar supports_system_role: the template takes a ``system`` message (and shows its
+        text).
+    :ivar requires_alternating_roles: the template needs ``user``/``assistant`` to alternate,
+        opening on ``user``.
+    :ivar supports_tool_calls: the template shows an assistant message's ``tool_calls`` and
+        a ``tool`` message's result; without it they are written as text
+        (:func:`fold_tools`).
+    :ivar supports_system_midway: the template shows a ``system`` message after the
+        conversation has begun; without it such a message becomes a ``user`` message.
+    """
+
+    supports_system_role: bool = True
+    requires_alternating_roles: bool = False
+    supports_tool_calls: bool = True
+    supports_system_midway: bool = True
+
+
+def _checked(messages: object) -> Sequence[JSONMapping]:
+    """*messages* when it is a list of message dicts, so that bad input fails here, clearly,
+    and not deep inside a merge."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TranscriptTypeError(
+            f"messages must be a list of dicts, not {type(messages).__name__}",
+            hint='pass [{"role": "user", "content": "hi"}]',
+        )
+    for position, message in enumerate(messages):
+        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+            raise TranscriptTypeError(
+                f"message {position} must be a dict with a string role, not {message!r:.60}",
+                hint='pass {"role": "user", "content": "hi"}',
+            )
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise TranscriptTypeError(
+                f"message {position} content must be a string or a list of parts, "
+                f"not {type(content).__name__}"
+            )
+    return messages
+
+
+def _copy(message: JSONMapping) -> ChatMessage:
+    copied = dict(message)
+    content = copied.get("content")
+    if isinstance(content, list):
+        copied["content"] = list(content)
+    return copied
+
+
+def _parts(content: Any) -> list[Any]:
+    if isinstance(content, list):
+        return list(content)
+    return [{"type": "text", "text": str(content)}] if content else []
+
+
+def _is_empty(content: Any) -> bool:
+    return content is None or content == "" or content == []
+
+
+def _join(contents: Sequence[Any]) -> Any:
+    """Join contents with :data:`SEPARATOR`; empty ones are skipped."""
+    present = [content for content in contents if not _is_empty(content)]
+    if not present:
+        return ""
+    if all(isinstance(content, str) for content in present):
+        return SEPARATOR.join(present)
+    joined: list[Any] = []
+    for content in present:
+        if joined:
+            joined.append({"type": "text", "text": SEPARATOR})
+        joined.extend(_parts(content))
+    return joined
+
+
+def _labelled(author: str, content: Any) -> Any:
+    label = f"{author}: "
+    if isinstance(content, list):
+        return [{"type": "text", "text": label}, *content]
+    return label + str(content)
+
+
+def fold_system(messages: Sequence[JSONMapping]) -> list[ChatMessage]:
+    """Fold system text into the opening user turn, for templates without a system role.
+
+    The leading ``system`` messages' texts are joined and put in front of the first message
+    when that is a ``user`` message; otherwise (the view opens on the model's own turn, or
+    is only system text) a ``user`` message holding the system text is put first. A
+    ``system`` message later in the list becomes a ``user`` message. Empty system texts add
+    nothing. The folded message has no ``"author"``, so no label lands on system text.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    :returns: a new list without any ``system`` message.
+    """
+    messages = _checked(messages)
+    index = 0
+    leading: list[Any] = []
+    while index < len(messages) and messages[index].get("role") == "system":
+        leading.append(messages[index].get("content", ""))
+        index += 1
+    rest: list[ChatMessage] = []
+    for message in messages[index:]:
+        copied = _copy(message)
+        if copied.get("role") == "system":
+            copied["role"] = "user"
+            copied.pop("author", None)
+        rest.append(copied)
+    system_text = _join(leading)
+    if _is_empty(system_text):
+        return rest
+    if rest and rest[0].get("role") == "user":
+        first = rest[0]
+        return [
+            {"role": "user", "content": _join([system_text, first.get("content", "")])},
+            *rest[1:],
+        ]
+    return [{"role": "user", "content": system_text}, *rest]
+
+
+_fold_system = fold_system  # flatten's flags of the same names shadow the functions
+
+
+def _call_text(call: JSONMapping) -> str:
+    given = call.get("function")
+    function: JSONMapping = given if isinstance(given, Mapping) else call
+    name = function.get("name", "")
+    arguments = function.get("arguments", {})
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return f"[tool call {name}: {arguments}]"
+
+
+def fold_tools(messages: Sequence[JSONMapping]) -> list[ChatMessage]:
+    """Write tool calls and results as text, for templates that know no ``tool`` role or
+    ``tool_calls``.
+
+    An assistant message's ``tool_calls`` become lines ``[tool call NAME: ARGUMENTS]``
+    after its text (the arguments as JSON); a ``tool`` message becomes a ``user`` message
+    ``[tool result NAME]`` followed by its content (``NAME`` is the message's ``name``, or
+    its ``tool_call_id``, or left out). Other messages are copied unchanged.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: for messages that are not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    """
+    messages = _checked(messages)
+    out: list[ChatMessage] = []
+    for message in messages:
+        copied = _copy(message)
+        calls = copied.pop("tool_calls", None)
+        if copied.get("role") == "assistant" and isinstance(calls, list) and calls:
+            lines = SEPARATOR.join(_call_text(call) for call in calls if isinstance(call, Mapping))
+            copied["content"] = _join([copied.get("content"), lines])
+        elif copied.get("role") == "tool":
+            label = copied.pop("name", None) or copied.get("tool_call_id")
+            copied.pop("tool_call_id", None)
+            head = f"[tool result {label}]" if label else "[tool result]"
+            content = copied.get("content")
+            if isinstance(content, list):
+                copied = {"role": "user", "content": [{"type": "text", "text": head}, *content]}
+            else:
+                copied = {"role": "user", "content": f"{head}\n{content or ''}".rstrip("\n")}
+        elif calls is not None:
+            copied["tool_calls"] = calls
+        out.append(copied)
+    return out
+
+
+_fold_tools = fold_tools
+
+
+def merge_same_role(
+    messages: Sequence[JSONMapping], *, label_authors: bool = True
+) -> list[ChatMessage]:
+    """Merge each run of consecutive messages with the same role into one message.
+
+    ``system`` and ``tool`` messages are never merged (each tool message answers one call).
+    When a run holds more than one distinct author and *label_authors* is true, each part
+    is written as ``"{author}: {content}"``; a part without an author stays bare. A run of
+    one message is copied unchanged.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    :param label_authors: whether to label the parts of a run with several authors.
+    :returns: a new list in which no two neighbours share a mergeable role.
+    """
+    messages = _checked(messages)
+    merged: list[ChatMessage] = []
+    run: list[JSONMapping] = []
+
+    def close_run() -> None:
+        if not run:
+            return
+        if len(run) == 1:
+            merged.append(_copy(run[0]))
+        else:
+            authors = {message.get("author") for message in run} - {None, ""}
+            label = label_authors and len(authors) > 1
+            contents = [
+                _labelled(message["author"], message.get("content", ""))
+                if label and message.get("author")
+                else message.get("content", "")
+                for message in run
+            ]
+            merged.append({"role": run[0].get("role"), "content": _join(contents)})
+        run.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if run and (role != run[0].get("role") or role in _UNMERGED_ROLES):
+            close_run()
+        run.append(message)
+        if role in _UNMERGED_ROLES:
+            close_run()
+    close_run()
+    return merged
+
+
+def ensure_user_first(
+    messages: Sequence[JSONMapping], *, placeholder: str = OPENING_USER_PLACEHOLDER
+) -> list[ChatMessage]:
+    """Open the conversation (after a leading ``system`` message) on a ``user`` turn.
+
+    When the first message after an optional leading ``system`` message is not a ``user``
+    message, a ``user`` message holding *placeholder* is inserted before it. No existing
+    message changes role or text. An empty list, or one holding only a system message,
+    is returned as is.
+
+    :param messages: the messages; not changed.
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    :param placeholder: the text of the inserted user turn.
+    """
+    messages = _checked(messages)
+    copied = [_copy(message) for message in messages]
+    lead = 1 if copied and copied[0].get("role") == "system" else 0
+    if len(copied) <= lead or copied[lead].get("role") == "user":
+        return copied
+    return [*copied[:lead], {"role": "user", "content": placeholder}, *copied[lead:]]
+
+
+def flatten(
+    messages: Sequence[JSONMapping],
+    *,
+    flags: FlattenFlags | None = None,
+    fold_tools: bool = False,
+    fold_system: bool = False,
+    merge: bool = False,
+    user_first: bool = False,
+    system_midway_as_user: bool = False,
+    label_authors: bool = True,
+    placeholder: str = OPENING_USER_PLACEHOLDER,
+) -> list[ChatMessage]:
+    """Apply the selected flattening steps and drop the ``"author"`` keys.
+
+    The order makes labels honest: runs are merged (and labelled) first, then the system
+    text is folded in unlabelled, then the user opening is ensured. With *merge* (or
+    *system_midway_as_user*) a ``system`` message after the opening becomes a ``user``
+    message, since strict templates refuse a system message anywhere but first.
+
+    :param messages: the messages; not changed.
+    :param flags: what a template accepts (:func:`detect_template_flags`): each step it
+        needs is added to the ones selected by the other parameters (tools folded without
+        ``supports_tool_calls``, system text folded without ``supports_system_role``,
+        later system messages made user messages without ``supports_system_midway``,
+        merged and opened on ``user`` with ``requires_alternating_roles``).
+    :raises TranscriptTypeError: when *messages* is not a list of dicts with a string
+        ``role`` and a string, list or None ``content``.
+    :param fold_tools: write tool calls and results as text first (see
+        :func:`fold_tools`), for templates that know no tool role.
+    :param fold_system: fold system text into the opening user turn (see
+        :func:`fold_system`).
+    :param merge: merge runs of the same role (see :func:`merge_same_role`).
+    :param user_first: open on a user turn (see :func:`ensure_user_first`).
+    :param label_authors: label the parts of a merged run that has several authors.
+    :param placeholder: the text of an inserted opening user turn.
+    :param system_midway_as_user: make a ``system`` message after the opening a ``user``
+        message.
+    """
+    messages = _checked(messages)
+    if flags is not None:
+        fold_tools = fold_tools or not flags.supports_tool_calls
+        fold_system = fold_system or not flags.supports_system_role
+        system_midway_as_user = system_midway_as_user or not flags.supports_system_midway
+        merge = merge or flags.requires_alternating_roles
+        user_first = user_first or flags.requires_alternating_roles
+    current = _fold_tools(messages) if fold_tools else [_copy(message) for message in messages]
+    lead = 0
+    while lead < len(current) and current[lead].get("role") == "system":
+        lead += 1
+    if merge or system_midway_as_user:
+        for message in current[lead:]:
+            if message.get("role") == "system":
+                message["role"] = "user"
+                message.pop("author", None)
+    if merge:
+        current = current[:lead] + merge_same_role(current[lead:], label_authors=label_authors)
+    if fold_system:
+        current = _fold_system(current)
+    elif merge and lead > 1:
+        joined = _join([message.get("content", "") for message in current[:lead]])
+        current = [{"role": "system", "content": joined}, *current[lead:]]
+    if user_first:
+        current = ensure_user_first(current, placeholder=placeholder)
+    for message in current:
+        message.pop("author", None)
+    return current
+
+
+_SYSTEM_PROBE = "Probe system text 7f3a: answer in English."
+"""The system text :func:`detect_template_flags` looks for in the rendered probe."""
+
+_MIDWAY_PROBE = "Probe midway text 9c1e: keep it short."
+"""The text of the system message it puts after the conversation's start."""
+
+_TOOL_PROBE: list[ChatMessage] = [
+    {"role": "user", "content": "u"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "probe7f3a",  # nine letters and digits, as Mistral's templates demand
+                "type": "function",
+                "function": {"name": "probe_tool_7f3a", "arguments": {"probe": "arg-7f3a"}},
+            }
+        ],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "probe7f3a",
+        "name": "probe_tool_7f3a",
+        "content": "Probe result 7f3a",
+    },
+]
+"""The tool round :func:`detect_template_flags` renders: its name, argument and result must
+all show."""
+
+
+def detect_template_flags(
+    tokenizer: ChatTokenizer, *, render: Callable[..., object] | None = None
+) -> FlattenFlags:
+    """Find what a tokenizer's chat template accepts by rendering four small probes: a
+    system message, two user turns in a row, a tool call with its result, and a system
+    message midway (each must render with its text in the prompt; any exception counts as
+    a refusal). The probes are described in the Transcript page of the docs. Only
+    ``tokenizer.apply_chat_template`` is used, with ``tokenize=False``.
+
+    :param tokenizer: any object with ``apply_chat_template``.
+    :param render: a replacement for ``tokenizer.apply_chat_template``, called the same way
+        (with the keyword arguments a caller forwards to the template bound in, say).
+    """
+    apply = render if render is not None else tokenizer.apply_chat_template
+
+    def renders(view: list[ChatMessage], *, showing: Sequence[str] = ()) -> bool:
+        try:
+            prompt = apply(view, tokenize=False, add_generation_prompt=True)
+        except Exception:
+            # Any refusal counts: templates raise jinja errors, ValueError or their own.
+            return False
+        return not showing or (isinstance(prompt, str) and all(s in prompt for s in showing))
+
+    supports_system = renders(
+        [{"role": "system", "content": _SYSTEM_PROBE}, {"role": "user", "content": "u"}],
+        showing=[_SYSTEM_PROBE],
+    )
+    strict = not renders([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
+    midway = supports_system and renders(
+        [
+            {"role": "system", "content": _SYSTEM_PROBE},
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b"},
+            {"role": "system", "content": _MIDWAY_PROBE},
+            {"role": "user", "content": "c"},
+        ],
+        showing=[_SYSTEM_PROBE, _MIDWAY_PROBE],  # the later one may not replace the first
+    )
+    tools = renders(_TOOL_PROBE, showing=["probe_tool_7f3a", "arg-7f3a", "Probe result 7f3a"])
+    return FlattenFlags(
+        supports_system_role=supports_system,
+        requires_alternating_roles=strict,
+        supports_tool_calls=tools,
+        supports_system_midway=midway,
+    )

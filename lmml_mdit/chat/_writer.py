@@ -1,0 +1,359 @@
+"""Write a :class:`~lmml_mdit.conversation.ImportedConversation` as an LMML bundle.
+
+One ``## Turn N -- role`` turn per message, one block per part: escaped text, ``@name``
+lines for assets (named by content) and remote assets, tool-call fences and provider items
+as fences; other request parameters go to ``settings.json``, other record fields to
+``manifest.json``. See docs/bridge.md, "The narrative written" and "Remote assets".
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..bundle import (
+    DEFAULT_NAME,
+    TEXT_EMBEDS_SETTING,
+    bundle_name,
+    load_manifest,
+    manifest_digests,
+    remote_entry,
+    save_archive,
+)
+from ..conversation import (
+    ChatTurn,
+    ImportedAsset,
+    ImportedConversation,
+    NativeItem,
+    RemoteAsset,
+    TextPart,
+    ToolCall,
+)
+from ..errors import ImportFormatError
+from ..formats import MANIFEST_NAME
+from ..media import extension_for, is_text_type
+from ..narrative import native_fence, native_name, parse, tool_call_fence
+from ..syntax import reference
+from ..text import trim_blank_lines
+from . import _pieces as pieces
+from ._escape import escape_text
+
+if TYPE_CHECKING:
+    from ..bundle import Bundle
+
+__all__ = [
+    "HASH_DIGITS",
+    "SETTINGS_ENTRY",
+    "asset_name",
+    "save_conversation",
+    "turn_heading",
+    "write_bundle",
+    "write_narrative",
+]
+
+HASH_DIGITS = 16
+"""How many hex digits of the SHA-256 an asset name keeps (64 bits: collisions are not a
+practical concern within one conversation)."""
+
+SETTINGS_ENTRY = "settings.json"
+
+
+def asset_name(asset: ImportedAsset) -> str:
+    """The stable entry name of *asset*: a SHA-256 prefix plus its media type's extension."""
+    digest = hashlib.sha256(asset.data).hexdigest()[:HASH_DIGITS]
+    return digest + extension_for(asset.media_type)
+
+
+def _turn_blocks(
+    turn: ChatTurn,
+    entries: dict[str, bytes],
+    call_fences: dict[str, tuple[str, str]],
+    asset_names: Mapping[int, str],
+    names: frozenset[str],
+    natives: list[str],
+) -> list[str]:
+    blocks: list[str] = []
+    if turn.role == "tool":
+        fence = call_fences.get(turn.call_id or "")
+        if fence is None:
+            raise ImportFormatError(
+                f"a tool result answers call id {turn.call_id!r}, which no earlier assistant "
+                "turn made",
+                hint="include the assistant message with that tool call",
+            )
+        blocks.append(reference(fence[0]))
+    for part in turn.parts:
+        if isinstance(part, TextPart):
+            text = escape_text(part.text, names)
+            if text:
+                blocks.append(text)
+        elif isinstance(part, ImportedAsset):
+            name = asset_names[id(part)]
+            entries[name] = part.data
+            blocks.append(reference(name))
+        elif isinstance(part, RemoteAsset):
+            name, data = remote_entry(part)
+            entries[name] = data
+            blocks.append(reference(name))
+        elif isinstance(part, ToolCall):
+            embed_name, fence_text = tool_call_fence(part.id, part.name, part.arguments)
+            if turn.role != "assistant":
+                raise ImportFormatError(
+                    f"tool call {part.id!r} outside an assistant turn",
+                    hint="tool calls belong to assistant messages",
+                )
+            for other_id, (other_name, _) in call_fences.items():
+                if other_name == embed_name:
+                    raise ImportFormatError(
+                        f"tool call ids {other_id!r} and {part.id!r} share the fence name "
+                        f"{embed_name!r}",
+                        hint="give every tool call in a conversation its own id",
+                    )
+            call_fences[part.id] = (embed_name, fence_text)
+            blocks.append(fence_text.rstrip("\n"))
+        elif isinstance(part, NativeItem):
+            name = native_name(part.provider, part.kind, len(natives) + 1)
+            natives.append(name)
+            blocks.append(native_fence(name, part.value).rstrip("\n"))
+    return blocks
+
+
+def _json_entry(value: dict[str, object], name: str, *, compact: bool = False) -> bytes:
+    """The bytes of a JSON entry (*compact*: one line); refuses NaN and infinities, which
+    JSON cannot hold (the json module reads them, so a payload may carry them)."""
+    indent, separators = (None, (",", ":")) if compact else (2, None)
+    try:
+        text = json.dumps(
+            value, indent=indent, separators=separators, ensure_ascii=False, allow_nan=False
+        )
+    except ValueError:
+        raise ImportFormatError(
+            f"a value is NaN or infinite, which {name} cannot hold",
+            name=name,
+            hint="give it a finite number, or remove it",
+        ) from None
+    return (text + "\n").encode("utf-8")
+
+
+def write_narrative(conversation: ImportedConversation) -> tuple[str, dict[str, bytes]]:
+    """The narrative text and asset entries for *conversation*.
+
+    :raises ImportFormatError: for a tool result without its call, or clashing call ids.
+    """
+    written = _write(conversation)
+    return written.text, written.entries
+
+
+def turn_heading(number: int, role: str) -> str:
+    """The heading the writer opens turn *number* with: ``## Turn 3 -- tool``."""
+    return f"## Turn {number} -- {role}"
+
+
+@dataclass
+class _Written:
+    """A written narrative with its entries and where each turn's section starts."""
+
+    text: str
+    entries: dict[str, bytes]
+    roles: list[str]
+    starts: array.array[int]  # the offset of each turn's heading in text
+
+    def heading(self, index: int) -> str:
+        return turn_heading(index + 1, self.roles[index])
+
+    def body_text(self, index: int) -> str:
+        """The body of turn *index*: its blocks, as its turn reads back."""
+        start, end = self.body(index)
+        return self.text[start:end]
+
+    def body(self, index: int) -> tuple[int, int]:
+        """The offsets of turn *index*'s body (its blocks) in :attr:`text`."""
+        start = self.starts[index] + len(self.heading(index))
+        end = self.starts[index + 1] - 2 if index + 1 < len(self.starts) else len(self.text) - 1
+        return min(start + 2, end), end
+
+
+def _write(conversation: ImportedConversation) -> _Written:
+    """The narrative, the entries and where each turn stands."""
+    entries: dict[str, bytes] = {}
+    call_fences: dict[str, tuple[str, str]] = {}
+    sections: list[str] = []
+    # The reader knows every entry name, so text must not mention one unescaped.
+    # Each asset hashed once (by the identity of its part, alive while we write).
+    asset_names = {
+        id(part): asset_name(part)
+        for turn in conversation.turns
+        for part in turn.parts
+        if isinstance(part, ImportedAsset)
+    }
+    names = frozenset(asset_names.values()) | {
+        remote_entry(part)[0]
+        for turn in conversation.turns
+        for part in turn.parts
+        if isinstance(part, RemoteAsset)
+    }
+    natives: list[str] = []
+    roles: list[str] = []
+    starts = array.array("q")
+    offset = 0
+    for number, turn in enumerate(conversation.turns, start=1):
+        blocks = _turn_blocks(turn, entries, call_fences, asset_names, names, natives)
+        section = "\n\n".join([turn_heading(number, turn.role), *blocks])
+        del blocks
+        roles.append(turn.role)
+        starts.append(offset)
+        offset += len(section) + 2
+        sections.append(section)
+    settings = conversation.settings
+    if TEXT_EMBEDS_SETTING not in settings and any(
+        is_text_type(part.media_type.split(";", 1)[0].strip())
+        for turn in conversation.turns
+        for part in turn.parts
+        if isinstance(part, ImportedAsset)
+    ):
+        settings = {**settings, TEXT_EMBEDS_SETTING: "document"}
+    if settings:
+        entries[SETTINGS_ENTRY] = _json_entry(settings, SETTINGS_ENTRY)
+    if conversation.metadata:
+        # Bookkeeping: one compact line, closing a .lmml as one fence after the last turn.
+        entries[MANIFEST_NAME] = _json_entry(conversation.metadata, MANIFEST_NAME, compact=True)
+    text = "\n\n".join(sections) + "\n" if sections else ""
+    return _Written(text, entries, roles, starts)
+
+
+def _not_read_back(name: str) -> ImportFormatError:
+    return ImportFormatError(
+        "the written narrative does not read back as the same turns",
+        name=name,
+        hint="report this conversation as a bug in lmml_mdit.chat",
+    )
+
+
+def _read_back(written: _Written, name: str) -> None:
+    """Check that :attr:`_Written.text` reads back as the turns written, each with its
+    role and text, parsing it a bounded piece at a time (:mod:`lmml_mdit.chat._pieces`).
+
+    Each turn opens with a top-level heading, after which the parse starts afresh (the
+    heading closes every block): so a run of turns parsed alone, followed by the next
+    turn's heading, reads as in the whole text, and that heading read as a delimiter
+    proves the next run starts afresh too. A turn longer than a piece is parsed in pieces
+    of its own, each after a heading for its role.
+
+    :raises ImportFormatError: when a turn does not read back.
+    """
+    known = frozenset(written.entries)
+    count = len(written.roles)
+    size = pieces.PIECE_CHARACTERS
+    first = 0
+    while first < count:
+        last = first + 1  # one past the run's last turn
+        while last < count and _section_start(written, last + 1) - written.starts[first] <= size:
+            last += 1
+        if last == first + 1 and _section_start(written, last) - written.starts[first] > size:
+            _read_back_long(written, first, known, name)
+        else:
+            _read_back_run(written, first, last, known, name)
+        first = last
+
+
+def _section_start(written: _Written, index: int) -> int:
+    """Where turn *index* starts in the text; its length for the turn after the last."""
+    return written.starts[index] if index < len(written.starts) else len(written.text)
+
+
+def _next_heading(written: _Written, index: int) -> tuple[str, list[tuple[str, str]]]:
+    """The text that follows a run ending before turn *index* in a piece (the blank line
+    and that turn's heading, or the text's end) and the turn it reads as."""
+    if index < len(written.roles):
+        return "\n\n" + written.heading(index), [(written.roles[index], "")]
+    return "\n", []
+
+
+def _read_back_run(
+    written: _Written, first: int, last: int, known: frozenset[str], name: str
+) -> None:
+    """Check turns *first* to *last* (excluded), parsed together."""
+    text = written.text
+    end = written.starts[last] - 2 if last < len(written.roles) else len(text) - 1
+    after, closing = _next_heading(written, last)
+    piece = text[written.starts[first] : end] + after
+    expected = [(written.roles[index], written.body_text(index)) for index in range(first, last)]
+    turns = parse(piece, name=name, known_names=known).turns
+    if [(turn.role, turn.text) for turn in turns] != expected + closing:
+        raise _not_read_back(name)
+
+
+def _read_back_long(written: _Written, index: int, known: frozenset[str], name: str) -> None:
+    """Check turn *index*, longer than a piece, a piece of its body at a time.
+
+    A piece after the first follows a heading of the turn's role; a piece but the last
+    is followed by one. A piece whose heading after it is swallowed (a fence or HTML block
+    still open at the cut) is parsed again with more of the body."""
+    text = written.text
+    role = written.roles[index]
+    start, end = written.body(index)
+    stand_in = turn_heading(1, role)
+
+    def read(piece: pieces.Piece) -> bool:
+        heading = written.heading(index) if piece.start == start else stand_in
+        # A piece cut between a table's rows follows the table's header and delimiter rows.
+        body = f"{piece.context}\n{piece.text}" if piece.context else piece.text
+        if piece.final:
+            after, closing = _next_heading(written, index + 1)
+        else:
+            after, closing = "\n\n" + stand_in, [(role, "")]
+        turns = parse(f"{heading}\n\n{body}{after}", name=name, known_names=known).turns
+        found = [(turn.role, turn.text) for turn in turns]
+        if found == [(role, trim_blank_lines(body)), *closing]:
+            return True
+        if piece.final or len(found) != 1 or found[0][0] != role:
+            raise _not_read_back(name)
+        return False  # the heading after it was swallowed: read it with more of the body
+
+    pieces.read_in_pieces(text, start, end, read)
+
+
+def write_bundle(conversation: ImportedConversation, name: str = "conversation") -> Bundle:
+    """Build a zip bundle in memory for *conversation*.
+
+    :param name: the bundle name (without extension).
+    :raises ImportFormatError: when the conversation cannot be written (see
+        :func:`write_narrative`), or if the written narrative would not read back as the
+        same turns with the same text (a guard against a bug in the escaping).
+    """
+    from ..bundle import Bundle
+
+    written = _write(conversation)
+    bundle = Bundle.from_zip(name, written.text, written.entries)
+    expected = [(role, written.body_text(index)) for index, role in enumerate(written.roles)]
+    if [(turn.role, turn.text) for turn in bundle.narrative.turns] != expected:
+        raise _not_read_back(name)
+    return bundle
+
+
+def save_conversation(conversation: ImportedConversation, path: str) -> None:
+    """Write *conversation* as a zip bundle to *path* (``.lmmlz``), named after it, as
+    ``write_bundle(conversation, name).save(path)`` would, in memory bounded by a piece of
+    the narrative rather than its whole parse: the narrative is checked a piece at a time
+    (the same guard as :func:`write_bundle`) and written without a parsed
+    :class:`~lmml_mdit.bundle.bundle.Bundle`.
+
+    *conversation* may be dropped by the caller once this returns; it is read only.
+
+    :raises ImportFormatError: as :func:`write_bundle`.
+    :raises BundleError: when the bundle cannot be written.
+    """
+    name = bundle_name(os.path.basename(path)) or DEFAULT_NAME
+    written = _write(conversation)
+    manifest = written.entries.get(MANIFEST_NAME)
+    if manifest is not None and manifest_digests(load_manifest(manifest)):
+        # Digests to bring up to date, perhaps of fences: the bundle's own save does it.
+        write_bundle(conversation, name).save(path)
+        return
+    _read_back(written, name)
+    save_archive(path, written.text, written.entries)
