@@ -10,11 +10,9 @@ from pathlib import Path
 import pytest
 
 from lmml_mdit import export_folder, import_path
-from lmml_mdit.cli import build_parser, main, shown
-from lmml_mdit.cli.arguments import Arguments
-from lmml_mdit.cli.parser import COMMANDS, parse_arguments
-from lmml_mdit.cli.progress import ProgressLine
-from lmml_mdit.cli.render import cmd_render
+from lmml_mdit.cli import COMMANDS, Arguments, ProgressLine, build_parser, main, shown
+from lmml_mdit.cli._parser import parse_arguments
+from lmml_mdit.cli._render import cmd_render
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sales-review.lmml"
 

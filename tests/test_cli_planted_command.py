@@ -1,6 +1,7 @@
-"""A command is its module: a toy command planted as one more module of :mod:`lmml_mdit.cli`
-(in a copy of the package, no other file changed) is listed by ``lmml --help`` in its
-place, without being imported, and has its own help, options, errors and exit status."""
+"""A command is its module: a toy command planted as one more private module of
+:mod:`lmml_mdit.cli` (``_toy.py``, in a copy of the package, no other file changed) is
+listed by ``lmml --help`` in its place, without being imported, and has its own help,
+options, errors and exit status."""
 
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ TOY = textwrap.dedent(
 
     import argparse
 
-    from .arguments import Arguments
-    from .options import add_quiet, positive_int
-    from .table import command
+    from ._arguments import Arguments
+    from ._options import add_quiet, positive_int
+    from ._table import command
 
 
     class ToyArguments(Arguments):
@@ -70,7 +71,7 @@ CHECKS = textwrap.dedent(
         return [status, out.getvalue(), err.getvalue()]
 
     runs = {"help": run("--help")}
-    runs["imported_for_help"] = "lmml_mdit.cli.toy" in sys.modules
+    runs["imported_for_help"] = "lmml_mdit.cli._toy" in sys.modules
     runs["toy_help"] = run("toy", "--help")
     runs["toy"] = run("toy", "--times", "2", "--shout")
     runs["none"] = run("toy", "--times", "0")
@@ -84,7 +85,7 @@ CHECKS = textwrap.dedent(
 def test_a_command_module_planted_in_the_package_is_a_command(tmp_path: Path) -> None:
     copy = tmp_path / "site" / "lmml_mdit"
     shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (copy / "cli" / "toy.py").write_text(TOY, encoding="utf-8")
+    (copy / "cli" / "_toy.py").write_text(TOY, encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-c", CHECKS],
         env={"PYTHONPATH": str(tmp_path / "site"), "COLUMNS": "100", "PATH": ""},
@@ -120,7 +121,7 @@ def test_a_command_module_planted_in_the_package_is_a_command(tmp_path: Path) ->
 def test_the_summaries_read_from_the_sources_follow_an_edit(tmp_path: Path) -> None:
     copy = tmp_path / "site" / "lmml_mdit"
     shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    toy = copy / "cli" / "toy.py"
+    toy = copy / "cli" / "_toy.py"
     toy.write_text(TOY, encoding="utf-8")
 
     def listing() -> str:
@@ -146,7 +147,7 @@ def test_the_summaries_read_from_the_sources_follow_an_edit(tmp_path: Path) -> N
 def test_a_declaration_help_cannot_read_is_refused_by_name(tmp_path: Path) -> None:
     copy = tmp_path / "site" / "lmml_mdit"
     shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (copy / "cli" / "toy.py").write_text(
+    (copy / "cli" / "_toy.py").write_text(
         TOY.replace("order=25", "order=ORDER").replace(
             "class ToyArguments", "ORDER = 25\n\n\nclass ToyArguments"
         ),
@@ -161,7 +162,7 @@ def test_a_declaration_help_cannot_read_is_refused_by_name(tmp_path: Path) -> No
         timeout=120,
     )
     assert done.returncode != 0
-    assert "toy: the @command of toy needs a literal order and summary" in done.stderr
+    assert "_toy: the @command of toy needs a literal order and summary" in done.stderr
 
 
 def test_a_package_imported_from_a_zip_archive_finds_its_commands(tmp_path: Path) -> None:
@@ -169,7 +170,7 @@ def test_a_package_imported_from_a_zip_archive_finds_its_commands(tmp_path: Path
     with zipfile.ZipFile(archive, "w") as packed:
         for path in sorted((ROOT / "lmml_mdit").rglob("*.py")):
             packed.write(path, path.relative_to(ROOT).as_posix())
-        packed.writestr("lmml_mdit/cli/toy.py", TOY)
+        packed.writestr("lmml_mdit/cli/_toy.py", TOY)
     done = subprocess.run(
         [sys.executable, "-c", CHECKS],
         env={"PYTHONPATH": str(archive), "COLUMNS": "100", "PATH": ""},

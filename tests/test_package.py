@@ -301,6 +301,23 @@ DOCUMENTED_BEFORE = (
     "lmml_mdit.bundle.setting_values.range_problems",
     "lmml_mdit.bundle.source.BundleSource",
     "lmml_mdit.bundle.validation.find_issues",
+    "lmml_mdit.cli.parser.COMMANDS",
+    "lmml_mdit.cli.parser.build_parser",
+    "lmml_mdit.cli.parser.parse_arguments",
+    "lmml_mdit.cli.table.command",
+    "lmml_mdit.cli.output.shown",
+    "lmml_mdit.cli.progress.ProgressLine",
+    "lmml_mdit.cli.arguments.Arguments",
+    "lmml_mdit.cli.options.Parser",
+    "lmml_mdit.cli.options.add_bundle",
+    "lmml_mdit.cli.options.add_quiet",
+    "lmml_mdit.cli.sources.open_source",
+    "lmml_mdit.cli.inspection.cmd_validate",
+    "lmml_mdit.cli.render.cmd_render",
+    "lmml_mdit.cli.rewrite.cmd_pack",
+    "lmml_mdit.cli.interchange.cmd_import",
+    "lmml_mdit.cli.templates.cmd_inputs",
+    "lmml_mdit.cli.toolchain.cmd_fmt",
 )
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from lmml_mdit._version import VERSION_LINE
-from lmml_mdit.cli.options import Parser
-from lmml_mdit.cli.parser import COMMANDS, SUMMARIES, build_parser, parse_arguments
+from lmml_mdit.cli import COMMANDS, build_parser
+from lmml_mdit.cli._options import Parser
+from lmml_mdit.cli._parser import SUMMARIES, parse_arguments
 from tests._cli import ROOT
 
 _LOADED = """
@@ -56,11 +57,11 @@ It says to read it.
 
 NOT_FOR_A_BARE_NARRATIVE = {
     # other commands and the layers above the bundle
-    "lmml_mdit.cli.interchange",
-    "lmml_mdit.cli.render",
-    "lmml_mdit.cli.rewrite",
-    "lmml_mdit.cli.toolchain",
-    "lmml_mdit.cli.editor",
+    "lmml_mdit.cli._interchange",
+    "lmml_mdit.cli._render",
+    "lmml_mdit.cli._rewrite",
+    "lmml_mdit.cli._toolchain",
+    "lmml_mdit.cli._editor",
     "lmml_mdit.chat._outgoing",
     "lmml_mdit.preview._page",
     # writing, templates, settings, tool calls and remote assets
@@ -87,6 +88,7 @@ def test_validating_a_bare_narrative_loads_only_what_it_reads(tmp_path: Path) ->
     status, modules, _ = _loaded("validate", str(path))
     assert status == 0
     assert "lmml_mdit.bundle._validation" in modules  # the check itself did run
+    assert "lmml_mdit.cli._inspection" in modules  # as did the command's own module
     assert modules & NOT_FOR_A_BARE_NARRATIVE == set()
 
 
@@ -181,7 +183,7 @@ def test_version_and_help_load_the_argument_parser_alone() -> None:
         "lmml_mdit",
         "lmml_mdit._version",
         "lmml_mdit.cli",
-        "lmml_mdit.cli.launch",
+        "lmml_mdit.cli._launch",
         "lmml_mdit.lazy",
     }
     status, modules, output = _loaded("--help")
@@ -189,7 +191,14 @@ def test_version_and_help_load_the_argument_parser_alone() -> None:
     assert {"markdown_it", "lmml_mdit.syntax", "lmml_mdit.model", "lmml_mdit.errors"}.isdisjoint(
         modules
     )
-    assert "lmml_mdit.cli.commands" not in modules
+    assert "lmml_mdit.cli._commands" not in modules
+    assert {name for name in modules if name.startswith("lmml_mdit.cli")} == {
+        "lmml_mdit.cli",
+        "lmml_mdit.cli._failure",
+        "lmml_mdit.cli._launch",
+        "lmml_mdit.cli._options",
+        "lmml_mdit.cli._table",
+    }
 
 
 def test_the_summaries_are_the_whole_parser_s_help() -> None:
@@ -202,4 +211,20 @@ def test_the_summaries_are_the_whole_parser_s_help() -> None:
 def test_other_help_and_version_lines_run_as_before(argv: list[str]) -> None:
     status, modules, _ = _loaded(*argv)
     assert status in (0, 2)
-    assert "lmml_mdit.cli.parser" in modules
+    assert "lmml_mdit.cli._parser" in modules
+
+
+def test_the_command_line_loads_no_module_kept_at_a_documented_path(tmp_path: Path) -> None:
+    """The public modules of ``lmml_mdit.cli`` only re-export names for readers of the docs:
+    the command line itself imports the private modules."""
+    path = tmp_path / "small.lmml"
+    path.write_text(BARE, encoding="utf-8")
+    for argv in (
+        ["--help"],
+        ["validate", "--help"],
+        ["validate", str(path)],
+        ["render", str(path)],
+    ):
+        _, modules, _ = _loaded(*argv)
+        kept = {name for name in modules if name.startswith("lmml_mdit.cli.")}
+        assert {name for name in kept if not name.startswith("lmml_mdit.cli._")} == set(), argv

@@ -1,22 +1,45 @@
 """The ``lmml`` command line, the top layer: it reads every layer below and nothing reads it.
 
-:mod:`~lmml_mdit.cli.launch` is the entry point (help and the version from the parser
-alone), :mod:`~lmml_mdit.cli.commands` runs everything else, and the subcommands live by
-concern in modules of their own; docs/architecture.md ("cli") lists each module's job and
-docs/cli.md each command.
+Its modules are private: ``_launch`` is the entry point (help and the version from the
+parser alone), ``_commands`` runs everything else, ``_table`` declares the subcommands
+(:func:`command`) and finds them in the private modules' sources, and the subcommands live
+by concern in modules of their own; docs/architecture.md ("cli") lists each module's job
+and docs/cli.md each command. The names below are the package's surface, each imported on
+first use but :func:`main`.
 """
 
 from __future__ import annotations
 
 from ..lazy import lazy_attributes
-from .launch import main
+from ._launch import main
 
-__all__ = ["build_parser", "main", "shown"]
+__all__ = [
+    "COMMANDS",
+    "Arguments",
+    "ProgressLine",
+    "build_parser",
+    "command",
+    "main",
+    "shown",
+]
 
 TYPE_CHECKING = False  # not typing's, as in the package root: ``lmml --version`` stays quick
 if TYPE_CHECKING:  # the lazy names below, with their real types for type checkers
-    from .output import shown
-    from .parser import build_parser
+    from ._arguments import Arguments
+    from ._output import shown
+    from ._parser import COMMANDS, build_parser
+    from ._progress import ProgressLine
+    from ._table import command
 
 # The entry point is light (``lmml --version`` loads the parser alone); the rest on first use.
-__getattr__ = lazy_attributes(__name__, {"build_parser": ".parser", "shown": ".output"})
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "COMMANDS": "._parser",
+        "Arguments": "._arguments",
+        "ProgressLine": "._progress",
+        "build_parser": "._parser",
+        "command": "._table",
+        "shown": "._output",
+    },
+)

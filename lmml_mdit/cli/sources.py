@@ -1,25 +1,18 @@
-"""Opening the bundle a command line names, and naming it in every message.
-
-A path is opened as the command's ``--base-dir``, ``--delimiters`` and ``--references``
-say, ``-`` reading standard input. Library errors name what they know (an entry, the
-file's base name); :func:`located` turns that into the path as typed, so a message about
-one of several files on a command line says which.
-"""
+"""The documented path ``lmml_mdit.cli.sources``, kept: its names, from
+``lmml_mdit.cli``'s private module ``_sources`` (see docs/architecture.md)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
-
-from ..errors import LmmlError
-from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
-from .arguments import Arguments
-from .output import STDIO, CliError, error_text, stdin_buffer, warn
-
-if TYPE_CHECKING:
-    from ..bundle import Bundle
+from ._sources import (
+    STDIN_LABEL,
+    Source,
+    about,
+    bundle_stem,
+    checked_base_dir,
+    located,
+    open_source,
+    same_file,
+)
 
 __all__ = [
     "STDIN_LABEL",
@@ -31,133 +24,3 @@ __all__ = [
     "open_source",
     "same_file",
 ]
-
-STDIN_LABEL = "<stdin>"
-"""How messages name a bundle read from standard input."""
-
-_STDIN_NAME = "stdin"
-"""The name a bundle read from standard input gets (its narrative ``stdin.lmml``)."""
-
-
-def located(label: str, message: str, aliases: Sequence[str] = ()) -> str:
-    """*message* about the bundle *label*, starting with that label exactly once.
-
-    Library errors name what they know: an entry (``z.txt: ...``) or the file's base name
-    (``bad.lmml:2: ...``). With several files on one command line the reader also needs
-    the path as typed, so a base name (or another *alias*) at the start becomes *label*,
-    and any other message is prefixed with it.
-    """
-    if message == label or message.startswith((label + ":", label + " ", label + "!")):
-        return message
-    for alias in aliases:
-        if alias and (message == alias or message.startswith((alias + ":", alias + "!"))):
-            return label + message[len(alias) :]
-    return f"{label}: {message}"
-
-
-@contextlib.contextmanager
-def about(label: str, aliases: Sequence[str] = ()) -> Iterator[None]:
-    """Name the bundle *label* in any library error raised inside the block."""
-    try:
-        yield
-    except LmmlError as error:
-        raise CliError(located(label, error_text(error), aliases)) from None
-
-
-class Source:
-    """An opened bundle and how to name it in messages.
-
-    A plain class, not a dataclass: :mod:`dataclasses` loads :mod:`inspect`, which every
-    command's ``--help`` would then pay for (this module is imported with the command's).
-    """
-
-    __slots__ = ("aliases", "bundle", "label")
-
-    def __init__(self, bundle: Bundle, label: str, aliases: tuple[str, ...] = ()) -> None:
-        self.bundle = bundle
-        self.label = label
-        self.aliases = aliases
-
-    @contextlib.contextmanager
-    def about(self) -> Iterator[None]:
-        """Name this bundle in any library error raised inside the block."""
-        with about(self.label, self.aliases):
-            yield
-
-
-def _check_archive(path: str) -> None:
-    """Warn when a ``.lmmlz`` path holds no zip archive.
-
-    The library decides zip or text by the first bytes, never by the extension, so such a
-    file is read as a bare narrative, as it is here; the warning surfaces the likely
-    mistake (a download that saved an HTML error page, a narrative renamed by hand).
-    """
-    if not path.lower().endswith(ARCHIVE_SUFFIX):
-        return
-    try:
-        with open(path, "rb") as stream:
-            head = stream.read(4)
-    except OSError:
-        return  # opening the bundle reports it, in the library's words
-    if head in ZIP_SIGNATURES:
-        return
-    what = "the file is empty" if not head else f"it starts with {head!r}"
-    warn(
-        f"{path}: not a zip archive ({what}); read as a bare narrative "
-        f"(rename it to {NARRATIVE_SUFFIX} if that is what it is)"
-    )
-
-
-def checked_base_dir(args: Arguments) -> str | None:
-    """The command's ``--base-dir``, refused when it is not a folder: a mistyped folder
-    would otherwise only show as every reference missing."""
-    base_dir = args.base_dir
-    if base_dir is not None and not os.path.isdir(base_dir):
-        raise CliError(f"--base-dir {base_dir}: not a folder (give the folder of the assets)")
-    return base_dir
-
-
-def open_source(path: str, args: Arguments) -> Source:
-    """Open the bundle *path* (``-`` for stdin) as the command's ``--base-dir``,
-    ``--delimiters`` and ``--references`` say. A bare ``.lmml`` sees its own folder, as
-    :func:`lmml_mdit.open` does, unless ``--base-dir`` names another (stdin has none)."""
-    # Imported here, so that a command's module (and with it its --help) loads no parser.
-    from ..chat import open as open_bundle
-
-    base_dir = checked_base_dir(args)
-    if path == STDIO:
-        aliases = tuple(_STDIN_NAME + suffix for suffix in (ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ""))
-        with about(STDIN_LABEL, aliases):
-            # Read by open() in bounded chunks, under the same limits as a file.
-            bundle = open_bundle(
-                stdin_buffer(),
-                name=_STDIN_NAME,
-                base_dir=base_dir,
-                delimiters=args.delimiters,
-                references=args.references,
-            )
-        return Source(bundle, STDIN_LABEL, aliases)
-    if os.path.isdir(path):
-        raise CliError(f"{path}: is a folder, not a {NARRATIVE_SUFFIX} or {ARCHIVE_SUFFIX} file")
-    _check_archive(path)
-    aliases = (os.path.basename(path),)
-    with about(path, aliases):
-        bundle = open_bundle(
-            path, base_dir=base_dir, delimiters=args.delimiters, references=args.references
-        )
-    return Source(bundle, path, aliases)
-
-
-def bundle_stem(path: str) -> str:
-    """``dir/convo.lmmlz`` -> ``dir/convo``; a path without extension is kept."""
-    root, extension = os.path.splitext(path)
-    return root if extension else path
-
-
-def same_file(first: str, second: str) -> bool:
-    """Whether the paths *first* and *second* are one file (or, when either cannot be
-    looked at, spell the same absolute path)."""
-    try:
-        return os.path.samefile(first, second)
-    except OSError:
-        return os.path.abspath(first) == os.path.abspath(second)

@@ -7,9 +7,9 @@ import argparse
 import asyncio
 import os
 
-from .arguments import Arguments
-from .options import add_base_dir, add_bundle, add_quiet, positive_int
-from .table import command
+from ._arguments import Arguments
+from ._options import add_base_dir, add_bundle, add_quiet, positive_int
+from ._table import command
 
 TYPE_CHECKING = False  # not typing's: parsing an eval command line imports this module
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def _on_ray(
     args: EvalArguments, targets: list[Target], out: str, cache: str | None, judge: Target | None
 ) -> Summary:
     """The evaluation on the Ray cluster at ``--ray``."""
-    from .failure import CliError
+    from ._failure import CliError
 
     if not os.path.isfile(args.path) or args.cases is None:
         raise CliError(
@@ -191,10 +191,10 @@ def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
     from ..bundle import Bundle
     from ..eval import HF_PREFIX, Target, aevaluate
-    from .failure import CliError
-    from .output import error, info
-    from .progress import ProgressLine
-    from .sources import bundle_stem, open_source
+    from ._failure import CliError
+    from ._output import error, info
+    from ._progress import ProgressLine
+    from ._sources import bundle_stem, open_source
 
     try:
         targets = [Target.parse(text) for text in args.targets]

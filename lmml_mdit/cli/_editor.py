@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from .arguments import Arguments
-from .options import seconds
-from .output import CliError
-from .table import command
+from ._arguments import Arguments
+from ._options import seconds
+from ._output import CliError
+from ._table import command
 
 __all__ = ["LspArguments", "cmd_lsp"]
 

@@ -16,8 +16,8 @@ import sys
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import ProviderConnectionError, ProviderError, StreamCutError
-from .arguments import Arguments
-from .options import (
+from ._arguments import Arguments
+from ._options import (
     FormatChoices,
     add_base_dir,
     add_bundle,
@@ -27,9 +27,9 @@ from .options import (
     positive_int,
     seconds,
 )
-from .output import STDIO, CliError, error, error_text, info, stdout_json, warn
-from .sources import open_source
-from .table import command
+from ._output import STDIO, CliError, error, error_text, info, stdout_json, warn
+from ._sources import open_source
+from ._table import command
 
 if TYPE_CHECKING:
     from ..conversation import ToolCall

@@ -1,6 +1,6 @@
 """The ``lmml`` entry point. ``--help`` and ``--version`` are answered by the argument parser
 alone, so they start as fast as Python does; every other command line (and any that the
-parser does not end with its own help) runs through :func:`lmml_mdit.cli.commands.main`."""
+parser does not end with its own help) runs through :func:`lmml_mdit.cli._commands.main`."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(VERSION_LINE)
         return 0
     if arguments in (["--help"], ["-h"]):
-        from .table import summary_parser
+        from ._table import summary_parser
 
         summary_parser().print_help()
         return 0
@@ -35,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _parser_answer(arguments)
         if status is not None:
             return status
-    from .commands import main as run
+    from ._commands import main as run
 
     return run(arguments)
 
@@ -44,7 +44,7 @@ def _parser_answer(arguments: list[str]) -> int | None:
     """The exit status once the parser printed its help or the version, or None when it did
     not (a usage error, or a ``--help`` that was an option's value): the whole command
     line then runs as usual and reports it."""
-    from .parser import parse_arguments
+    from ._parser import parse_arguments
 
     try:
         parse_arguments(arguments)

@@ -1,0 +1,368 @@
+"""The commands that move conversations between LMML and the chat formats: ``import``
+(a chat JSON file or JSONL dataset to bundles, or a Parquet file of conversation rows back
+to a folder) and ``export`` (a folder of bundles to one JSONL dataset, or to Parquet rows).
+The library does the work and reports progress; the counter is drawn here."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Literal
+
+from ..formats import PARQUET_SIGNATURE, PARQUET_SUFFIX
+from ._arguments import Arguments
+from ._options import FormatChoices, add_base_dir, add_provider, add_quiet, positive_int
+from ._output import (
+    STDIO,
+    CliError,
+    ensure_folder,
+    error,
+    info,
+    one_line,
+    shown,
+    stdin_buffer,
+    stdout_buffer,
+    warn,
+)
+from ._progress import ProgressLine
+from ._sources import checked_base_dir, located
+from ._table import command
+
+__all__ = [
+    "ConvertArguments",
+    "ExportArguments",
+    "ImportArguments",
+    "cmd_convert",
+    "cmd_export",
+    "cmd_import",
+]
+
+
+class ImportArguments(Arguments):
+    """``lmml import``'s own options, typed (the parser sets each)."""
+
+    file: str
+    out: str
+    allow_remote: bool
+    format: str | None
+
+
+def _import_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml import``'s own options."""
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="a .json conversation, a .jsonl dataset (- for stdin) or a .parquet file of "
+        "conversation rows",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        dest="out",
+        required=True,
+        metavar="OUT",
+        help="the bundle to write (.lmmlz, or .lmml when it has no binary asset); a folder "
+        "for JSONL input, one bundle per line, and for Parquet input, each bundle at its path",
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="for Parquet input, fetch an asset whose location is a URL (by default only "
+        "a local regular file is read)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FormatChoices("formats", plugins=True),
+        help="the input format (detected when omitted)",
+    )
+    add_quiet(parser)
+
+
+@command(
+    order=120,
+    summary="import a chat request body or chat export (see --format) as LMML",
+    example="lmml import chat.json -o chat.lmmlz",
+    options=_import_options,
+)
+def cmd_import(args: ImportArguments) -> int:
+    """``lmml import FILE -o OUT``: chat data, in any format the registry reads, to LMML."""
+    from ..chat import import_path
+
+    output = args.out
+    if _is_parquet(args.file):
+        return _import_parquet(args)
+    if _prompt_format(args.file) is not None:
+        return _import_prompt_file(args)
+    if args.file == STDIO:
+        stdin_buffer()  # fail clearly when it is closed, before any work
+    # Like every other writer here, create the output's folder; the importer expects it.
+    ensure_folder(output)
+    with ProgressLine("importing") as progress:
+        written = import_path(args.file, output, format=args.format, progress=progress)
+    if len(written) == 1:
+        info(args, f"Imported {args.file} -> {written[0]}")
+    else:
+        info(args, f"Imported {len(written)} bundle(s) from {args.file} into {output}")
+    return 0
+
+
+class ExportArguments(Arguments):
+    """``lmml export``'s own options, typed (the parser sets each)."""
+
+    folder: str
+    jsonl: str | None
+    parquet: str | None
+    payloads: list[str] | None
+    assets: Literal["embed", "reference"]
+
+
+def _export_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml export``'s own options."""
+    parser.add_argument(
+        "folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)"
+    )
+    add_provider(
+        parser,
+        FormatChoices("formats"),
+        "with --jsonl, the record shape: a request body, or sharegpt",
+    )
+    written = parser.add_mutually_exclusive_group(required=True)
+    written.add_argument("--jsonl", metavar="OUT", help="the JSONL file to write (- for stdout)")
+    written.add_argument(
+        "--parquet",
+        metavar="OUT",
+        help="the Parquet file of conversation rows to write (a path or fsspec URL)",
+    )
+    parser.add_argument(
+        "--payload",
+        dest="payloads",
+        action="append",
+        choices=FormatChoices("formats"),
+        metavar="P",
+        help="with --parquet, add provider P's request body as a column (repeatable)",
+    )
+    parser.add_argument(
+        "--assets",
+        choices=("embed", "reference"),
+        default="embed",
+        help="with --parquet, store asset bytes in the rows (embed, the default) or where "
+        "they live (reference)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="worker processes (default: one per core; never more than the cores or the bundles)",
+    )
+    parser.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="export bundles with an error-level defect too, reporting each defect as a "
+        "warning (by default each such bundle is a failure)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="a bundle with a warning every send reports (a suspicious delimiter) is a failure too",
+    )
+    parser.add_argument(
+        "--unknown-settings",
+        choices=("pass", "warn", "error"),
+        help="with --jsonl: settings keys the provider has no parameter for are kept as they "
+        "are (pass, the default: a dataset line loses nothing), left out with a warning "
+        "(warn: each line then passes the provider's SDK), or fail the bundle (error)",
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=140,
+    summary="export a folder of bundles as one JSONL dataset, or as Parquet rows",
+    example="lmml export runs/ --provider openai --jsonl dataset.jsonl",
+    opens_bundles=True,
+    options=_export_options,
+)
+def cmd_export(args: ExportArguments) -> int:
+    """``lmml export DIR --provider P --jsonl OUT``: a folder of bundles as a JSONL dataset.
+
+    A bundle that fails is reported (``lmml: error: PATH: reason``) and skipped; the exit
+    status is then 1.
+    """
+    from ..chat import export_folder
+
+    checked_base_dir(args)
+    if args.strict and args.force:
+        raise CliError("--strict and --force cannot be given together")
+    if args.parquet is not None:
+        return _export_parquet(args)
+    assert args.jsonl is not None
+    if args.jsonl != STDIO:
+        ensure_folder(args.jsonl)
+    else:
+        stdout_buffer()  # fail before any work when there is nowhere to write
+    with ProgressLine("exporting") as progress:
+        report = export_folder(
+            args.folder,
+            args.provider,
+            args.jsonl,
+            workers=args.workers,
+            progress=progress,
+            strict=not args.force,
+            base_dir=args.base_dir,
+            delimiters=args.delimiters,
+            references=args.references,
+            unknown_settings=args.unknown_settings or "pass",
+            strict_warnings=args.strict,
+        )
+    for path, defect in report.warnings:
+        warn(_about_bundle(path, defect))
+    for path, reason in report.failures:
+        error(_about_bundle(path, reason))
+    if args.jsonl != STDIO:
+        info(
+            args,
+            f"Exported {report.written} of {report.total} bundle(s) from {args.folder} "
+            f"-> {args.jsonl}",
+        )
+    return 1 if report.failures else 0
+
+
+def _about_bundle(path: str, message: str) -> str:
+    """*message* about the exported bundle *path*, shown safely, starting with the path."""
+    return located(shown(path), shown(one_line(message)), (shown(os.path.basename(path)),))
+
+
+def _is_parquet(file: str) -> bool:
+    """Whether the input of ``lmml import`` is a Parquet file: by its suffix, or by its
+    first bytes for a local file."""
+    if file.lower().endswith(PARQUET_SUFFIX):
+        return True
+    if file == STDIO or not os.path.isfile(file):
+        return False
+    with open(file, "rb") as stream:
+        return stream.read(len(PARQUET_SIGNATURE)) == PARQUET_SIGNATURE
+
+
+def _dataset_layer() -> None:
+    """Refuse clearly when the ``datasets`` extra (pyarrow) is not installed."""
+    import importlib.util
+
+    from ..errors import BundleError
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise BundleError(
+            "Parquet needs pyarrow, which is not installed",
+            hint="pip install 'lmml-mdit[datasets]'",
+        )
+
+
+def _import_parquet(args: ImportArguments) -> int:
+    """``lmml import ROWS.parquet -o DIR``: each row's bundle written under DIR at its path."""
+    _dataset_layer()
+    from ..dataset import import_parquet
+
+    with ProgressLine("importing") as progress:
+        report = import_parquet(
+            args.file, args.out, progress=progress, allow_remote=args.allow_remote
+        )
+    for path, reason in report.failures:
+        error(_about_bundle(path, reason))
+    info(args, f"Imported {len(report.written)} bundle(s) from {args.file} into {args.out}")
+    return 1 if report.failures else 0
+
+
+def _export_parquet(args: ExportArguments) -> int:
+    """``lmml export DIR --parquet OUT``: a folder of bundles as Parquet conversation rows.
+
+    A bundle that fails is a row holding its error, and reported; the exit status is then 1.
+    """
+    _dataset_layer()
+    from ..chat import usable_cores
+    from ..dataset import is_folder, write_parquet
+    from ..errors import BundleError
+
+    assert args.parquet is not None
+    if not is_folder(args.folder):
+        raise BundleError("not a folder", name=args.folder, hint="give a folder of bundles")
+    with ProgressLine("exporting") as progress:
+        report = write_parquet(
+            args.folder,
+            args.parquet,
+            args.payloads,
+            progress=progress,
+            assets=args.assets,
+            workers=args.workers or usable_cores(),
+            base_dir=args.base_dir,
+            delimiters=args.delimiters,
+            references=args.references,
+        )
+    for path, reason in report.failures:
+        error(_about_bundle(path, reason))
+    info(
+        args,
+        f"Exported {report.rows - len(report.failures)} of {report.rows} bundle(s) from "
+        f"{args.folder} -> {args.parquet}",
+    )
+    return 1 if report.failures else 0
+
+
+def _prompt_format(file: str) -> str | None:
+    """The prompt-file format of ``lmml import``'s input, or None for chat data."""
+    if file == STDIO:
+        return None
+    from ..promptfiles import detect_prompt_format
+
+    return detect_prompt_format(file)
+
+
+def _import_prompt_file(args: ImportArguments) -> int:
+    """``lmml import FILE.prompty -o OUT``: a prompt file as an LMML template."""
+    from ..promptfiles import import_prompt_file
+
+    ensure_folder(args.out)
+    written = import_prompt_file(args.file, args.out)
+    info(args, f"Imported {args.file} -> {', '.join(str(path) for path in written)}")
+    return 0
+
+
+class ConvertArguments(Arguments):
+    """``lmml convert``'s own options, typed (the parser sets each)."""
+
+    lossy: bool
+
+
+def _convert_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml convert``'s own options."""
+    parser.add_argument("src", metavar="SRC", help="a prompt file, or a .lmml/.lmmlz bundle")
+    parser.add_argument(
+        "dest",
+        metavar="DEST",
+        help="the file to write; its extension names the format (.lmml, .lmmlz, .prompty, "
+        ".prompt, .prompt.yml, .json for LangChain)",
+    )
+    parser.add_argument(
+        "--lossy",
+        action="store_true",
+        help="leave out what DEST's format cannot hold, with a warning per item, instead "
+        "of refusing",
+    )
+    add_quiet(parser)
+
+
+@command(
+    order=130,
+    summary="convert a prompt file (Prompty, dotprompt, .prompt.yml, LangChain) to LMML, or back",
+    example="lmml convert chat.prompty chat.lmml",
+    options=_convert_options,
+)
+def cmd_convert(args: ConvertArguments) -> int:
+    """``lmml convert SRC DEST``: a prompt file to LMML, LMML to a prompt file."""
+    from ..promptfiles import convert
+
+    assert args.dest is not None
+    ensure_folder(args.dest)
+    written = convert(args.src, args.dest, lossy=args.lossy)
+    info(args, f"Converted {args.src} -> {', '.join(str(path) for path in written)}")
+    return 0

@@ -1,0 +1,335 @@
+"""The pieces the ``lmml`` parser is built from: a parser whose errors are one line, and
+the options several subcommands share, each written once."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+
+from ..chat import DEFAULT_PROVIDER, PLUGIN_GROUP
+from ._failure import CliError
+
+TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Literal, NoReturn
+
+__all__ = [
+    "FormatChoices",
+    "HelpFormatter",
+    "Parser",
+    "UsageError",
+    "add_base_dir",
+    "add_bundle",
+    "add_dest",
+    "add_force",
+    "add_json",
+    "add_provider",
+    "add_quiet",
+    "listing_options",
+    "parse_setting",
+    "positive_int",
+    "seconds",
+]
+
+
+def _remembered(translate: Callable[[str], str]) -> Callable[[str], str]:
+    """*translate* (argparse's ``gettext``) with its answers kept: argparse asks it about
+    the same few messages for every option it adds, and each question searches the locale
+    folders anew, a third of the time ``lmml --help`` takes to build its parsers."""
+    if getattr(translate, "remembered", False):
+        return translate
+    answers: dict[str, str] = {}
+
+    def lookup(message: str) -> str:
+        answer = answers.get(message)
+        if answer is None:
+            answer = answers[message] = translate(message)
+        return answer
+
+    lookup.remembered = True  # type: ignore[attr-defined]
+    return lookup
+
+
+argparse._ = _remembered(argparse._)  # type: ignore[attr-defined]
+
+
+class UsageError(CliError):
+    """A bad command line (unknown flag, missing argument)."""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help laid out as written, as wide as the terminal.
+
+    The width is found here rather than by argparse, which imports :mod:`shutil` for it
+    (and with it three compression modules) every time a parser is built, help or not.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width or _terminal_width())
+
+
+def _terminal_width() -> int:
+    """``$COLUMNS``, else standard output's terminal width, else 80; less two, as argparse."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(columns, 1) - 2
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line instead of usage plus message.
+
+    A subcommand's parser reads its arguments intermixed, so a positional may follow an
+    option: ``lmml pack chat.lmml --force out.lmmlz`` gives DEST as ``out.lmmlz``.
+    """
+
+    _intermixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._intermixing or self._subparsers is not None:
+            return super().parse_known_args(args, namespace)
+        # A command line the plain parse reads whole, it reads as the intermixed one does,
+        # and several times faster (the intermixed parse first formats the usage text);
+        # the intermixed parse is for the rest: a positional after an option, an error.
+        trial = argparse.Namespace(**vars(namespace)) if namespace is not None else None
+        try:
+            parsed, extra = super().parse_known_args(args, trial)
+        except UsageError:
+            pass
+        else:
+            if not extra:
+                if namespace is None:
+                    return parsed, extra
+                vars(namespace).update(vars(parsed))
+                return namespace, extra
+        # parse_known_intermixed_args calls back here; the flag lets those calls through.
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        where = f"{command}: " if command else ""
+        raise UsageError(f"{where}{message} (see '{self.prog} --help')")
+
+
+def add_bundle(parser: argparse.ArgumentParser, dest: str = "path") -> None:
+    """The positional bundle argument, PATH (or SRC for the commands that write one)."""
+    parser.add_argument(dest, metavar=dest.upper(), help="the bundle (- for stdin)")
+
+
+def add_dest(parser: argparse.ArgumentParser, extension: str) -> None:
+    """The optional positional DEST, SRC with *extension* by default."""
+    parser.add_argument(
+        "dest",
+        metavar="DEST",
+        nargs="?",
+        help=f"where to write (default: SRC with {extension}; - for stdout)",
+    )
+
+
+def add_json(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--json``: print *what* instead of the table."""
+    parser.add_argument("--json", action="store_true", help=f"print {what}")
+
+
+class FormatChoices:
+    """A command line option's choices: the registry's built-in format names (*kind*:
+    ``providers`` or ``formats``, every format read), then with *plugins* the installed
+    plugins' names. The registry is loaded when a name is checked or the choices are listed,
+    never to build the parser; the plugins' names are read (once) only for another name."""
+
+    def __init__(self, kind: Literal["providers", "formats"], *, plugins: bool = False) -> None:
+        self.kind = kind
+        self.plugins = plugins
+
+    def builtin(self) -> tuple[str, ...]:
+        """The built-in names, in the registry's order."""
+        from ..chat import providers
+
+        return providers.PROVIDER_NAMES if self.kind == "providers" else providers.IMPORT_FORMATS
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.builtin() or (self.plugins and name in plugin_names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*self.builtin(), *(plugin_names() if self.plugins else ())))
+
+
+@functools.cache
+def plugin_names() -> tuple[str, ...]:
+    """The names installed packages register in the plugin entry point group, sorted,
+    leaving out the built-in ones, read from the packages' metadata without loading any."""
+    from importlib.metadata import entry_points
+
+    from ..chat.providers import IMPORT_FORMATS
+
+    names = {point.name for point in entry_points(group=PLUGIN_GROUP)}
+    return tuple(sorted(names - set(IMPORT_FORMATS)))
+
+
+def add_provider(parser: argparse.ArgumentParser, choices: FormatChoices, what: str) -> None:
+    """``-p/--provider``, one of *choices*, :data:`DEFAULT_PROVIDER` by default."""
+    parser.add_argument(
+        "-p",
+        "--provider",
+        default=DEFAULT_PROVIDER,
+        choices=choices,
+        help=f"{what} (default: {DEFAULT_PROVIDER})",
+    )
+
+
+def add_base_dir(parser: argparse.ArgumentParser) -> None:
+    """``--base-dir DIR``: the folder a bare narrative's references resolve against."""
+    parser.add_argument(
+        "--base-dir",
+        metavar="DIR",
+        help="resolve a bare .lmml's @references against files in DIR (never outside it; "
+        "default: the .lmml file's own folder)",
+    )
+
+
+def listing_options(what: str) -> Callable[[argparse.ArgumentParser], None]:
+    """The options of a command that lists what a bundle holds (``turns``, ``ls``,
+    ``inputs``): the bundle, ``--json`` (its help naming *what*) and ``--base-dir``."""
+
+    def add(parser: argparse.ArgumentParser) -> None:
+        add_bundle(parser)
+        add_json(parser, what)
+        add_base_dir(parser)
+
+    return add
+
+
+def add_force(parser: argparse.ArgumentParser) -> None:
+    """``-f/--force``: overwrite a default DEST that exists."""
+    parser.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="overwrite the default DEST when it exists (an explicit DEST is always written)",
+    )
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``-q/--quiet``: no confirmation line."""
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print no confirmation line on stderr"
+    )
+
+
+def positive_int(text: str) -> int:
+    """*text* as a whole number of 0 or more, for ``type=``.
+
+    :raises argparse.ArgumentTypeError: otherwise.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """*text* as a number of seconds, 0 or more, for ``type=``.
+
+    :raises argparse.ArgumentTypeError: otherwise.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value < float("inf"):  # NaN fails both comparisons
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds: {text!r}")
+    return value
+
+
+_MAX_SETTING_DEPTH = 100
+"""How deeply a ``--set`` value may nest; real settings nest two or three levels."""
+
+_MAX_SETTING_ITEMS = 100_000
+"""How many values a ``--set`` value may hold once its YAML aliases are written out as
+copies, as the JSON request will (ten nested aliases of ten items are ten billion)."""
+
+
+def parse_setting(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` as ``(key, value)``, the value read as YAML (``max_tokens=300`` gives
+    the number 300, an empty value the empty string).
+
+    :raises argparse.ArgumentTypeError: without ``=`` or a key, or for a value that is no
+        JSON value (see :func:`_not_json`).
+    """
+    import yaml
+
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    parsed: object
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError:
+        parsed = value
+    except (RecursionError, ValueError, OverflowError) as error:
+        # PyYAML recurses once per nesting level and converts integers with int().
+        what = "nests too deeply" if isinstance(error, RecursionError) else "cannot be read"
+        raise argparse.ArgumentTypeError(f"{key.strip()}: the value {what}") from None
+    reason = _not_json(parsed)
+    if reason is not None:
+        raise argparse.ArgumentTypeError(
+            f"{key.strip()}: {reason}; a setting must be a JSON value (quote it to pass text: "
+            f"--set '{key.strip()}=\"...\"')"
+        )
+    return key.strip(), parsed
+
+
+def _not_json(value: object) -> str | None:
+    """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
+    non-finite float, a key that is not a string, a structure that contains itself, nests
+    past :data:`_MAX_SETTING_DEPTH` or holds more than :data:`_MAX_SETTING_ITEMS` values.
+    Walked without recursion, within that budget."""
+    pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
+    visited = 0
+    while pending:
+        item, depth, inside = pending.pop()
+        visited += 1
+        if visited > _MAX_SETTING_ITEMS:
+            return f"the value holds more than {_MAX_SETTING_ITEMS:,} items (aliases counted)"
+        if isinstance(item, (dict, list)):
+            if id(item) in inside:
+                return "the value contains itself"
+            if depth >= _MAX_SETTING_DEPTH:
+                return f"the value nests deeper than {_MAX_SETTING_DEPTH} levels"
+            children: list[object]
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return "a mapping key is not a string"
+                children = list(item.values())
+            else:
+                children = list(item)
+            below = inside | {id(item)}
+            pending.extend((child, depth + 1, below) for child in children)
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return f"{item} is not a JSON number"
+        elif item is not None and not isinstance(item, (str, int, bool)):
+            return f"a {type(item).__name__} is not a JSON value"
+    return None

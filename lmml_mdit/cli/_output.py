@@ -1,0 +1,264 @@
+"""What the ``lmml`` command line prints and writes, and how it fails.
+
+Data goes to stdout (JSON, asset bytes, Markdown), confirmations, warnings and errors to
+stderr, every name passed through :func:`shown` first. A path of ``-`` (:data:`STDIO`)
+reads standard input or writes standard output; a file is written atomically
+(:mod:`lmml_mdit.atomic`), its missing folders created.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from ..atomic import atomic_write_bytes
+from ..errors import LmmlError, WriteError, file_location, location
+from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
+from ._arguments import Arguments
+from ._failure import CliError as CliError
+
+if TYPE_CHECKING:
+    from ..bundle import Bundle
+    from ..model import Issue
+
+__all__ = [
+    "PROGRAM",
+    "STDIO",
+    "CliError",
+    "deliver",
+    "ensure_folder",
+    "error",
+    "error_text",
+    "info",
+    "issue_line",
+    "missing_summary",
+    "one_line",
+    "save_bundle",
+    "shown",
+    "stdin_buffer",
+    "stdout_buffer",
+    "stdout_bytes",
+    "stdout_json",
+    "stdout_text",
+    "warn",
+    "writing",
+]
+
+PROGRAM = "lmml"
+"""The command's name, as the console script installs it and as every message starts."""
+
+STDIO = "-"
+"""The path meaning standard input or standard output."""
+
+
+# -- text on a terminal -------------------------------------------------------------------
+
+
+def shown(text: str) -> str:
+    """*text* safe to print on a terminal: every control character (ESC, BEL, CR, NUL, a
+    newline inside a name, C1 codes, line and paragraph separators) and every lone
+    surrogate (a file name that is not UTF-8) written as a ``\\x1b``-style escape, so that a
+    hostile name cannot clear the screen, move the cursor or forge a line of output.
+
+    The CLI passes every name it prints (paths, entry and embed names, roles, messages
+    that quote them) through this one function.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        char
+        if char.isprintable() or char == " "
+        else char.encode("unicode_escape", "backslashreplace").decode("ascii")
+        if not 0xD800 <= ord(char) <= 0xDFFF
+        else f"\\x{ord(char) - 0xDC00:02x}"
+        if 0xDC80 <= ord(char) <= 0xDCFF
+        else f"\\u{ord(char):04x}"
+        for char in text
+    )
+
+
+def one_line(text: str) -> str:
+    """*text* with every run of whitespace (newlines included) one space."""
+    return " ".join(text.split())
+
+
+def error_text(error: BaseException) -> str:
+    """*error* as one line in the command line's words (an :class:`LmmlError` with its
+    ``cli_hint``, an :class:`OSError` as ``file: reason``)."""
+    if isinstance(error, LmmlError):
+        return one_line(error.format(cli=True)) or type(error).__name__
+    if isinstance(error, OSError) and error.strerror:
+        where = error.filename if error.filename is not None else ""
+        return one_line(f"{where}: {error.strerror}" if where else error.strerror)
+    return one_line(str(error)) or type(error).__name__
+
+
+def issue_line(label: str, issue: Issue, *, archive: bool = True) -> str:
+    """``FILE:LINE:COL: kind: message``, FILE being *label* (``label!entry`` for a line
+    inside an archive entry, the file's path for a file beside a bare narrative: *archive*
+    says which), the message in the command line's words."""
+    where = location(file_location(label, issue.file, archive=archive), issue.line, issue.column)
+    return shown(f"{where}: {issue.kind}: {one_line(issue.cli_message or issue.message)}")
+
+
+def missing_summary(issues: Iterable[Issue]) -> str | None:
+    """``N missing reference(s): a.png (3), b.csv (1)``: how many places name each missing
+    asset, most first (then by name), or None when fewer than two issues are
+    ``missing_reference`` (one is its own summary)."""
+    counts = Counter(issue.name for issue in issues if issue.kind == "missing_reference")
+    if counts.total() < 2:
+        return None
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    names = ", ".join(f"{name} ({count})" for name, count in ranked)
+    return shown(f"{counts.total()} missing reference(s): {names}")
+
+
+def info(args: Arguments, text: str) -> None:
+    """A confirmation line on stderr, unless ``--quiet``."""
+    if not args.quiet:
+        print(shown(text), file=sys.stderr)
+
+
+def warn(text: str) -> None:
+    """One ``lmml: warning:`` line on stderr."""
+    print(f"{PROGRAM}: warning: {shown(one_line(text))}", file=sys.stderr)
+
+
+def error(text: str) -> None:
+    """One ``lmml: error:`` line on stderr (the exit status is the caller's to choose)."""
+    print(f"{PROGRAM}: error: {shown(one_line(text))}", file=sys.stderr)
+
+
+# -- standard streams ---------------------------------------------------------------------
+
+
+def stdout_buffer() -> BinaryIO:
+    """Standard output's byte stream.
+
+    :raises CliError: when it is closed (checked before any work where output goes there).
+    """
+    stream = sys.stdout
+    if stream is None or stream.closed:
+        raise CliError("standard output is closed; give an output file instead of -")
+    return stream.buffer
+
+
+def stdout_bytes(data: bytes) -> None:
+    """Write *data* to standard output, after any text already printed there."""
+    buffer = stdout_buffer()
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
+def stdout_text(text: str) -> None:
+    """Write *text* to standard output as UTF-8."""
+    # A path that is not UTF-8 reaches the output escaped, not as an encoding error.
+    stdout_bytes(text.encode("utf-8", "backslashreplace"))
+
+
+def stdout_json(value: object) -> None:
+    """Write *value* to standard output as indented JSON."""
+    stdout_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def stdin_buffer() -> BinaryIO:
+    """Standard input's byte stream.
+
+    :raises CliError: when it is closed.
+    """
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise CliError("standard input is closed; give a file instead of -")
+    return stream.buffer
+
+
+# -- files --------------------------------------------------------------------------------
+
+
+def save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
+    """Save *bundle* to *dest* (``-`` for stdout, the narrative entry then named after the
+    bundle), atomically (see :func:`lmml_mdit.bundle.save_bundle`)."""
+    from ..bundle import bundle_bytes
+    from ..bundle import save_bundle as save_to_file
+
+    if dest == STDIO:
+        suffix = ARCHIVE_SUFFIX if bundle.kind == "zip" else NARRATIVE_SUFFIX
+        stdout_bytes(bundle_bytes(bundle, bundle.name + suffix))
+        return
+    save_to_file(bundle, dest, exclusive=exclusive)  # the caller made its folder
+
+
+def deliver(args: Arguments, dest: str, output: bytes | Bundle, done: str) -> None:
+    """Write *output* (bytes, or a bundle to save) to *dest*, ``-`` meaning stdout; after a
+    write to a file, print the confirmation *done* on stderr (see :func:`info`)."""
+    if dest == STDIO:
+        if isinstance(output, bytes):
+            stdout_bytes(output)
+        else:
+            save_bundle(output, dest)
+        return
+    ensure_folder(dest)
+    with writing(dest):
+        if isinstance(output, bytes):
+            atomic_write_bytes(dest, output)
+        else:
+            save_bundle(output, dest)
+    info(args, done)
+
+
+def ensure_folder(dest: str) -> None:
+    """Create the folders *dest* needs, failing with one clear line when a file is in the
+    way or the parent cannot be written."""
+    folder = Path(dest).parent
+    try:
+        _make_folders(folder)
+    except FileExistsError:
+        raise CliError(f"{dest}: cannot write: {folder} is not a folder") from None
+    except OSError as error:
+        reason = error.strerror or error_text(error)
+        raise CliError(f"{dest}: cannot create the folder {folder}: {reason}") from None
+
+
+def _make_folders(folder: Path) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)`` without its recursion (one call per
+    missing level), so a path of any depth works: the missing ancestors are found going
+    up, then created going down.
+
+    :raises FileExistsError: when something that is not a folder is in the way.
+    """
+    missing: list[Path] = []
+    while not folder.is_dir():
+        if os.path.lexists(folder):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(folder))
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by someone else
+            path.mkdir()
+        if not path.is_dir():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
+
+
+@contextlib.contextmanager
+def writing(dest: str) -> Iterator[None]:
+    """Report a failed write as one error about *dest* itself, not about the temporary
+    file or folder the atomic write was using at the time."""
+    try:
+        yield
+    except (BrokenPipeError, FileExistsError):
+        raise
+    except WriteError as error:  # already about dest, as the user typed it
+        raise CliError(error_text(error)) from None
+    except OSError as error:
+        reason = error.strerror or error_text(error)
+        raise CliError(f"{dest}: cannot write: {reason}") from None

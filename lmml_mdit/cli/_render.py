@@ -1,0 +1,390 @@
+"""The commands that present a bundle: ``render`` (chat messages or a request body as
+JSON) and ``preview`` (an HTML page). The ``--set KEY=VALUE`` values ``render --request``
+takes are read by :func:`lmml_mdit.cli._options.parse_setting`."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Literal, cast
+
+from ..errors import DefectError
+from ._arguments import Arguments
+from ._options import (
+    FormatChoices,
+    add_base_dir,
+    add_bundle,
+    add_provider,
+    add_quiet,
+    parse_setting,
+    positive_int,
+)
+from ._output import (
+    STDIO,
+    CliError,
+    deliver,
+    error_text,
+    issue_line,
+    missing_summary,
+    stdout_json,
+    warn,
+)
+from ._sources import Source, bundle_stem, located, open_source, same_file
+from ._table import command
+from ._templates import given_inputs
+
+if TYPE_CHECKING:
+    from ..chat import RequestOptions
+
+__all__ = [
+    "RenderArguments",
+    "caught_warnings",
+    "cmd_preview",
+    "cmd_render",
+    "print_warnings",
+    "report_refusals",
+]
+
+
+class RenderArguments(Arguments):
+    """``lmml render``'s own options, typed (the parser sets each)."""
+
+    request: bool
+    max_embed_bytes: int | None
+    context: Literal["system", "user", "drop"] | None
+    system: Literal["separate", "user", "drop", "raise"] | None
+    midway_system: Literal["user", "hoist", "drop", "raise"] | None
+    attachment_lines: Literal["drop", "keep"] | None
+    on_omit: Literal["warn", "raise"] | None
+    text_embeds: Literal["text", "document"] | None
+    image_detail: Literal["auto", "low", "high"] | None
+
+
+def _render_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml render``'s own options."""
+    add_bundle(parser)
+    add_provider(parser, FormatChoices("providers", plugins=True), "the API shape")
+    parser.add_argument(
+        "--request",
+        action="store_true",
+        help="print the whole request body: messages plus settings as parameters",
+    )
+    parser.add_argument("--model", help="the model name for --request")
+    parser.add_argument(
+        "--max-embed-bytes",
+        type=positive_int,
+        metavar="N",
+        help="per-message payload budget; larger embeds are left out",
+    )
+    parser.add_argument(
+        "--context",
+        choices=("system", "user", "drop"),
+        help="what the preamble (context turn) becomes (default: system)",
+    )
+    parser.add_argument(
+        "--system",
+        choices=("separate", "user", "drop", "raise"),
+        help="system content a provider keeps outside its messages list (docs/cli.md): "
+        "print "
+        '{"system": ..., "messages": [...]} (separate), send it as user content, drop it, or '
+        "fail (the default, unless --request)",
+    )
+    parser.add_argument(
+        "--midway-system",
+        choices=("user", "hoist", "drop", "raise"),
+        help="a system turn after the conversation has started, for a provider that takes "
+        "system content up front only: send it as user text marked [system] at its place "
+        "(default), move it up front, drop it (each with a warning) or fail",
+    )
+    parser.add_argument(
+        "--attachment-lines",
+        choices=("drop", "keep"),
+        help="a paragraph made only of references (@photo.png): leave it out, its parts "
+        "standing in its place (default), or keep it in the text before its parts",
+    )
+    parser.add_argument(
+        "--on-omit",
+        choices=("warn", "raise"),
+        help="an embed over --max-embed-bytes: warn on stderr (default) or fail",
+    )
+    parser.add_argument(
+        "--text-embeds",
+        choices=("text", "document"),
+        help="text assets as text parts or as the provider's document parts "
+        "(default: each provider's own, docs/messages.md)",
+    )
+    parser.add_argument(
+        "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
+    )
+    parser.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        action="append",
+        type=parse_setting,
+        metavar="KEY=VALUE",
+        help="with --request: a setting over the bundle's settings embed, the value read "
+        "as YAML (--set max_tokens=300); repeatable",
+    )
+    parser.add_argument(
+        "--unknown-settings",
+        choices=("pass", "warn", "error"),
+        help="with --request: settings keys the provider has no parameter for are left out "
+        "with a warning (warn, the default), passed as they are (pass), or fail (error)",
+    )
+    parser.add_argument(
+        "-f",
+        "--force",
+        action="store_true",
+        help="render even a bundle with an error-level defect (a missing reference, an "
+        "unclosed fence, ...), reporting each as a warning",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on a warning every send reports too (a suspicious delimiter), not only "
+        "on an error-level defect",
+    )
+    parser.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value (read as its declared type; NAME=@FILE reads a file, "
+        "an image or file input's bytes); repeatable",
+    )
+    parser.add_argument(
+        "--inputs",
+        dest="inputs_file",
+        metavar="FILE",
+        help="a JSON object of template input values (--input flags win)",
+    )
+    parser.add_argument(
+        "--cases",
+        metavar="FILE",
+        help="a JSONL, CSV or Parquet file of input values: one rendering per case, written "
+        "as JSON lines in order; a failed case is reported and the rest go on (exit 1 at the "
+        "end)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="with --cases: worker processes (default: one per core)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="where to write the JSON (default: stdout; with --cases, JSON lines)",
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=30,
+    summary="print a bundle's chat messages (or request body) as JSON",
+    example="lmml render examples/sales-review.lmmlz --provider anthropic --request",
+    opens_bundles=True,
+    options=_render_options,
+)
+def cmd_render(args: RenderArguments) -> int:
+    """``lmml render PATH``: the chat messages, or the whole request body, as JSON.
+
+    Omissions (an embed over ``--max-embed-bytes``) are printed as ``lmml: warning:``
+    lines on stderr; with ``--on-omit raise`` they fail the command instead.
+    """
+    from ..chat import render_payload, to_request
+
+    if not args.request:
+        for flag, value in (("model", args.model), ("unknown-settings", args.unknown_settings)):
+            if value is not None:
+                raise CliError(f"--{flag} only applies with --request")
+        if args.settings:
+            raise CliError("--set only applies with --request")
+    given: dict[str, object] = {
+        "context": args.context,
+        "midway_system": args.midway_system,
+        "max_embed_bytes": args.max_embed_bytes,
+        "on_omit": args.on_omit,
+        "text_embeds": args.text_embeds,
+        "image_detail": args.image_detail,
+        "attachment_lines": args.attachment_lines,
+        "unknown_settings": args.unknown_settings,
+        "settings": dict(args.settings) if args.settings else None,
+    }
+    # argparse's choices checked each value: the command line is where untyped text turns typed
+    options = cast("RequestOptions", {k: v for k, v in given.items() if v is not None})
+    if args.strict and args.force:
+        raise CliError("--strict and --force cannot be given together")
+    options["strict"] = not args.force
+    if args.cases is not None:
+        from ._templates import render_case_file
+
+        return render_case_file(args, options)
+    if args.workers is not None:
+        raise CliError("--workers only applies with --cases")
+    source = open_source(args.path, args)
+    inputs = given_inputs(args, source)
+    if inputs is not None:
+        options["inputs"] = inputs
+    result: object
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with (
+            source.about(),
+            _missing_counted(source),
+            caught_warnings(strict=args.strict) as caught,
+        ):
+            if args.request:
+                if args.system is not None:
+                    options["system"] = args.system
+                result = to_request(source.bundle, args.provider, model=args.model, **options)
+            else:
+                if args.system not in (None, "separate"):
+                    options["system"] = args.system
+                payload = render_payload(source.bundle, args.provider, **options)
+                if payload.system and args.system == "separate":
+                    result = {"system": payload.system, "messages": payload.messages}
+                elif payload.system:
+                    raise CliError(
+                        f"{source.label}: {args.provider} keeps system content outside the "
+                        "messages list (add --request for the whole request body, or --system "
+                        "separate|user|drop)"
+                    )
+                else:
+                    result = payload.messages
+    finally:
+        print_warnings(source, caught)  # a refusal still shows what was found before it
+    if args.output is not None and args.output != STDIO:
+        text = json.dumps(result, ensure_ascii=False, indent=2) + "\n"
+        deliver(args, args.output, text.encode("utf-8"), f"Wrote {args.output}")
+        return 0
+    stdout_json(result)
+    return 0
+
+
+@contextlib.contextmanager
+def caught_warnings(*, strict: bool = False) -> Iterator[list[warnings.WarningMessage]]:
+    """Every library warning raised in the block, for :func:`print_warnings`; with
+    *strict* (``--strict``), a :class:`DefectWarning` fails the block instead, as the
+    :class:`~lmml_mdit.errors.DefectError` it carries."""
+    from ..bundle import DefectWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if strict:
+            warnings.simplefilter("error", DefectWarning)
+        try:
+            yield caught
+        except DefectWarning as raised:
+            raise raised.error from None
+
+
+@contextlib.contextmanager
+def _missing_counted(source: Source) -> Iterator[None]:
+    """A refusal for a missing reference also counts every missing reference by name, in
+    its one line (the refusal names only the first place)."""
+    try:
+        yield
+    except DefectError as refused:
+        summary = None
+        if refused.kind == "missing_reference":
+            summary = missing_summary(source.bundle.validate())
+        if summary is None:
+            raise
+        text = located(source.label, error_text(refused), source.aliases)
+        raise CliError(f"{text}; {summary}") from None
+
+
+def print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) -> None:
+    """Each caught library warning as one ``lmml: warning:`` line about the bundle as typed;
+    a defect sent anyway (``--force``) located as ``validate`` locates it, and the missing
+    references counted by name."""
+    from ..bundle import DefectWarning
+    from ..errors import MissingSettingWarning
+
+    sent_anyway = []
+    for warning in caught:
+        message = warning.message
+        if isinstance(message, DefectWarning):
+            text = message.error.format(cli=True, hint=False)
+            sent_anyway.append(message.error.issue)
+        elif isinstance(message, MissingSettingWarning) and message.cli_message is not None:
+            text = message.cli_message
+        else:
+            text = str(message)
+        warn(located(source.label, text, source.aliases))
+    summary = missing_summary(sent_anyway)
+    if summary is not None:
+        warn(f"{source.label}: {summary}")
+
+
+def report_refusals(source: Source) -> None:
+    """For a command that shows a bundle (``preview``, ``turns``): one ``lmml: warning:``
+    line for each error-level defect, which a send would refuse, as ``validate`` words it
+    (what one command refuses, every command reports), and the missing references counted
+    by name."""
+    from ..severity import ERROR_KINDS
+
+    with source.about():
+        refused = [issue for issue in source.bundle.validate() if issue.kind in ERROR_KINDS]
+    for issue in refused:
+        warn(issue_line(source.label, issue, archive=source.bundle.kind == "zip"))
+    summary = missing_summary(refused)
+    if summary is not None:
+        warn(f"{source.label}: {summary}")
+
+
+def _preview_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml preview``'s own options."""
+    add_bundle(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.html",
+        help="where to write (default: PATH with .html; - for stdout)",
+    )
+    parser.add_argument(
+        "--input",
+        dest="input_values",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a template input's value to show in place of its placeholder; repeatable",
+    )
+    parser.add_argument(
+        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+    )
+    add_base_dir(parser)
+    add_quiet(parser)
+
+
+@command(
+    order=100,
+    summary="write a self-contained HTML preview",
+    example="lmml preview examples/sales-review.lmmlz -o /tmp/trip.html",
+    opens_bundles=True,
+    options=_preview_options,
+)
+def cmd_preview(args: Arguments) -> int:
+    """``lmml preview PATH [-o OUT.html]``: one self-contained HTML page."""
+    from ..preview import render_html
+
+    out = args.output
+    if out is None:
+        out = STDIO if args.path == STDIO else bundle_stem(args.path) + ".html"
+    if out != STDIO and args.path != STDIO and os.path.exists(out) and same_file(args.path, out):
+        raise CliError(f"{out}: refusing to write the preview over the source")
+    source = open_source(args.path, args)
+    inputs = given_inputs(args, source)
+    with source.about(), caught_warnings() as caught:
+        page = render_html(source.bundle, inputs=inputs).encode("utf-8")
+    print_warnings(source, caught)
+    report_refusals(source)
+    deliver(args, out, page, f"Wrote {out}")
+    return 0

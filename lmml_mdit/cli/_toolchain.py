@@ -1,0 +1,148 @@
+"""``lmml fmt``: bundles formatted by mdformat with the LMML plugin, in place.
+
+A ``.lmml`` is rewritten as a whole; in a ``.lmmlz`` only the narrative changes, and the
+archive is saved again (atomically, its entries as they were). The formatter comes from
+the optional extra ``mdformat``, imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..atomic import atomic_write_bytes
+from ..errors import LmmlError
+from ..formats import BUNDLE_SUFFIXES
+from ._arguments import Arguments
+from ._options import add_quiet
+from ._output import (
+    STDIO,
+    CliError,
+    error,
+    error_text,
+    info,
+    save_bundle,
+    shown,
+    stdout_text,
+    writing,
+)
+from ._sources import located, open_source
+from ._table import command
+
+__all__ = ["FmtArguments", "cmd_fmt"]
+
+_INSTALL_HINT = "lmml fmt needs mdformat: pip install 'lmml-mdit[mdformat]'"
+
+
+def _bundle_paths(paths: list[str]) -> list[str]:
+    """*paths*, each folder replaced by the bundles under it (sorted, hidden ones left out)."""
+    found: list[str] = []
+    for path in paths:
+        if path == STDIO or not os.path.isdir(path):
+            found.append(path)
+            continue
+        for folder, folders, files in os.walk(path):
+            folders[:] = sorted(name for name in folders if not name.startswith("."))
+            found.extend(
+                os.path.join(folder, name)
+                for name in sorted(files)
+                if name.lower().endswith(BUNDLE_SUFFIXES) and not name.startswith(".")
+            )
+    return found
+
+
+def _format_one(path: str, args: FmtArguments) -> bool:
+    """Format the bundle at *path*; whether it changed (or, with ``--check``, would)."""
+    from ..bundle import Bundle
+    from ..toolchain import format_text
+
+    source = open_source(path, args)
+    bundle = source.bundle
+    text = bundle.narrative.text
+    try:
+        formatted = format_text(
+            text, name=bundle.narrative_name, known_names=frozenset(bundle.entries)
+        )
+    except LmmlError as error:
+        raise CliError(located(source.label, error_text(error), source.aliases)) from None
+    if path == STDIO:
+        if not args.check:
+            stdout_text(formatted)
+        return formatted != text
+    if formatted == text:
+        return False
+    if args.check:
+        return True
+    with writing(path):
+        if bundle.kind == "zip":
+            entries = {name: bundle.read(name) for name in bundle.entries}
+            bundle.close()
+            save_bundle(Bundle.from_zip(bundle.name, formatted, entries), path)
+        else:
+            atomic_write_bytes(path, formatted.encode("utf-8"))
+    return True
+
+
+class FmtArguments(Arguments):
+    """``lmml fmt``'s own options, typed (the parser sets each)."""
+
+    check: bool
+
+
+def _fmt_options(parser: argparse.ArgumentParser) -> None:
+    """``lmml fmt``'s own options."""
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="bundles to format in place (.lmml, or the narrative inside a .lmmlz); a folder "
+        "means the bundles under it; - formats stdin to stdout",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 when a file would be reformatted",
+    )
+    add_quiet(parser)
+
+
+@command(
+    order=170,
+    summary="format narratives with mdformat, every LMML construct kept as written",
+    example="lmml fmt examples/ --check",
+    options=_fmt_options,
+)
+def cmd_fmt(args: FmtArguments) -> int:
+    """``lmml fmt PATH... [--check]``: format bundles in place (with ``--check``, only say
+    which would change: exit 1 if any would)."""
+    try:
+        import mdformat  # noqa: F401  (the extra's presence, checked before any file)
+    except ImportError:
+        raise CliError(_INSTALL_HINT) from None
+    status = 0
+    changed = 0
+    failed = 0
+    paths = _bundle_paths(args.paths)
+    for path in paths:
+        try:
+            did_change = _format_one(path, args)
+        except (LmmlError, OSError, CliError) as failure:
+            error(error_text(failure))
+            status = 2
+            failed += 1
+            continue
+        if did_change:
+            changed += 1
+            if args.check:
+                print(shown(f"{path}: would be reformatted"), file=sys.stderr)
+                status = max(status, 1)
+            elif path != STDIO:
+                info(args, f"{path}: reformatted")
+    if failed == len(paths):
+        return status  # each failure said so in its one line; there is nothing to sum up
+    if not args.check:
+        info(args, f"{changed} of {len(paths)} file(s) reformatted")
+    elif not changed and status == 0:
+        info(args, f"{len(paths)} file(s) already formatted")
+    return status
