@@ -10,6 +10,7 @@ result that parses differently. See docs/toolchain.md, "The mdformat plugin".
 from __future__ import annotations
 
 import bisect
+import functools
 import types
 from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING, Final
@@ -229,8 +230,34 @@ def _opens_fence(line: str) -> bool:
     return stripped.startswith(MARKER) and bool(stripped[len(MARKER) :].strip())
 
 
+@functools.cache
+def _html_reader() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def _opens_html_block(line: str) -> bool:
+    """Whether *line*, as a block's first line, opens an HTML block (``<b>`` alone)."""
+    tokens = _html_reader().parse(line)
+    return bool(tokens) and tokens[0].type == "html_block"
+
+
+def _keep_first_line_inline(text: str) -> str:
+    """A wrapped paragraph whose first line is an HTML tag alone (``<b>``, which wrapping
+    left there) gets its next line joined to it: as a block's first line, the tag would
+    open an HTML block and swallow the paragraph (mdformat guards only the later lines,
+    for the tags that can interrupt a paragraph)."""
+    first, newline, rest = text.partition("\n")
+    while newline and _opens_html_block(first):
+        line, newline, rest = rest.partition("\n")
+        first = f"{first} {line.lstrip(' ')}"
+    return first + newline + rest
+
+
 def _guard_paragraph(text: str, node: RenderTreeNode, context: RenderContext) -> str:
-    """A paragraph line that would open an ``@@@`` fence is indented to stay text."""
+    """A paragraph line that would open an ``@@@`` fence is indented to stay text, and,
+    with wrapping on, a first line that would open an HTML block is joined to the next."""
+    if context.do_wrap and text.startswith("<"):
+        text = _keep_first_line_inline(text)
     if MARKER not in text:
         return text
     lines = text.split("\n")
@@ -283,8 +310,8 @@ def _join_placeholders(text: str, node: RenderTreeNode, context: RenderContext) 
 POSTPROCESSORS: Mapping[str, Postprocess] = types.MappingProxyType(
     {"paragraph": _guard_paragraph, "text": _join_placeholders}
 )
-"""mdformat's postprocessors: a paragraph's lines kept from opening a fence, and a
-placeholder from being wrapped."""
+"""mdformat's postprocessors: a paragraph's lines kept from opening a fence (and, wrapped,
+its first line from opening an HTML block), and a placeholder from being wrapped."""
 
 
 # --------------------------------------------------------------------------- the library call
