@@ -137,6 +137,7 @@ def narratives(draw: st.DrawFn) -> str:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(narratives(), st.sampled_from([{}, {"wrap": 30}, {"wrap": "no"}]))
 @example(TEMPLATE + "<b> [docs][d] @chart.png\n\n[d]: https://example.com/d\n", {"wrap": 30})
+@example(TEMPLATE + "## user\n\n- 2. --\n  2.\n", {})
 def test_formatting_keeps_the_parse_of_generated_narratives(
     text: str, options: dict[str, object]
 ) -> None:
@@ -184,3 +185,13 @@ def test_wrapping_never_leaves_an_html_tag_alone_on_a_paragraphs_first_line() ->
     formatted = format_text(tags, options={"wrap": 3})
     assert formatted.startswith("## user\n\n<b> </b>\n<i>\nwords\n")
     assert [embed.name for embed in parse(formatted).embeds] == ["chart.png"]
+
+
+def test_an_escaped_dash_in_a_nested_list_is_no_front_matter() -> None:
+    # Found by the property test: mdformat writes ``- 2. --`` as ``- 2. \--``, and the
+    # turn's text, read alone, took that first line for front matter (the front matter
+    # rule ran inside the nested list), so the check refused the file.
+    text = TEMPLATE + "## user\n\n- 2. --\n  2.\n"
+    formatted = format_text(text)
+    assert formatted.endswith("## user\n\n- 2. \\--\n  1.\n")
+    assert outline(parse(formatted)) == outline(parse(text))

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Final
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
-from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..errors import FormatError
 from ..narrative import Narrative, parse
@@ -128,9 +127,7 @@ def update_mdit(mdit: MarkdownIt) -> None:
     """
     if "lmml_bom" not in mdit.core.ruler.get_all_rules():
         mdit.core.ruler.before("normalize", "lmml_bom", _skip_bom)
-    if FRONT_MATTER_TOKEN not in mdit.block.ruler.get_all_rules():
-        mdit.use(front_matter_plugin)
-    mdit.use(lmml_plugin, references="any")
+    mdit.use(lmml_plugin, references="any")  # with front matter
     mdit.core.ruler.after("inline", "lmml_inline_children", _complete_inlines)
     mdit.core.ruler.before("text_join", "lmml_keep_escapes", _keep_escapes)
     mdit.core.ruler.after("lmml_inline_children", "lmml_inline_links", _inline_links)
