@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from json.scanner import NUMBER_RE
 from typing import Any
@@ -187,6 +188,7 @@ def load_json(
     subject: str,
     hint: str,
     lone_surrogates: bool = False,
+    wording: Callable[[json.JSONDecodeError | RecursionError], str] | None = None,
 ) -> object:
     """Parse *data* with :func:`parse_json`.
 
@@ -196,6 +198,9 @@ def load_json(
     :param subject: what the data is, to start the message (``"chat data"``).
     :param hint: what to do about JSON that does not parse.
     :param lone_surrogates: as for :func:`parse_json`.
+    :param wording: the message for JSON that does not parse or nests too deeply, from the
+        json module's error, for a reader whose messages are worded its own way (by default
+        ``SUBJECT is not valid JSON (WHY)`` and ``SUBJECT nests too deeply to read``).
     :raises LmmlError: (as *error_class*) for bytes that are not UTF-8, invalid JSON or a
         refused value (with line and column), or nesting too deep for the json module.
     """
@@ -207,12 +212,13 @@ def load_json(
         ) from None
     except json.JSONDecodeError as error:
         raise error_class(
-            f"{subject} is not valid JSON ({error.msg})",
+            f"{subject} is not valid JSON ({error.msg})" if wording is None else wording(error),
             name=name,
             line=error.lineno,
             column=error.colno,
             hint=hint,
         ) from None
-    except RecursionError:
+    except RecursionError as error:
         # The json module recurses once per nesting level; real payloads nest a few levels.
-        raise error_class(f"{subject} nests too deeply to read", name=name, hint=hint) from None
+        message = f"{subject} nests too deeply to read" if wording is None else wording(error)
+        raise error_class(message, name=name, hint=hint) from None

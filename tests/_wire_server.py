@@ -71,6 +71,7 @@ class WireServer:
     def __init__(self) -> None:
         self.requests: list[Request] = []
         self.answers: deque[Answer] = deque()
+        self._hold: tuple[str, frozenset[str], threading.Event] | None = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -95,6 +96,7 @@ class WireServer:
                         arrived,
                     )
                 )
+                server._wait_for_hold()
                 answer = (
                     server.answers.popleft()
                     if server.answers
@@ -111,6 +113,21 @@ class WireServer:
 
     def script(self, *answers: Answer) -> None:
         self.answers.extend(answers)
+
+    def hold_until(self, header: str, values: set[str]) -> threading.Event:
+        """Answer no request until requests carrying each of *values* in *header* have
+        come (30 s at most); the event returned is set once they have."""
+        released = threading.Event()
+        self._hold = (header.lower(), frozenset(values), released)
+        return released
+
+    def _wait_for_hold(self) -> None:
+        if self._hold is None:
+            return
+        header, values, released = self._hold
+        if values <= {request.headers.get(header) for request in list(self.requests)}:
+            released.set()
+        released.wait(30)
 
     def close(self) -> None:
         self._http.shutdown()

@@ -5,14 +5,12 @@ the registry in its ``ORDER`` and works from the API and the command line."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
-from test_provider_plugins import ROOT, TOY
+from test_provider_plugins import TOY
+
+from tests._planting import plant, run_python
 
 CHECKS = textwrap.dedent(
     """
@@ -45,31 +43,20 @@ CHECKS = textwrap.dedent(
 )
 
 
-def _plant(tmp_path: Path, *names: str) -> None:
-    """A copy of the package under ``tmp_path/site`` with the toy module added as *names*."""
-    copy = tmp_path / "site" / "lmml_mdit"
-    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in names:
-        (copy / "chat" / "providers" / name).write_text(TOY + "\nORDER = 50\n", encoding="utf-8")
+def _plant(tmp_path: Path, *names: str) -> Path:
+    """A copy of the package with the toy module added as *names*: its site folder."""
+    return plant(tmp_path, {f"chat/providers/{name}": TOY + "\nORDER = 50\n" for name in names})
 
 
 def test_a_format_module_planted_in_the_package_is_a_built_in_format(tmp_path: Path) -> None:
-    _plant(tmp_path, "toy.py")
+    site = _plant(tmp_path, "toy.py")
     (tmp_path / "toy.json").write_text(
         json.dumps(
             {"lines": [{"who": "user", "say": "Hello there."}, {"who": "assistant", "say": "Hi."}]}
         ),
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
-    done = subprocess.run(
-        [sys.executable, "-c", CHECKS],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_python(site, "-c", CHECKS, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {
         "model": "m1",
@@ -77,26 +64,12 @@ def test_a_format_module_planted_in_the_package_is_a_built_in_format(tmp_path: P
     }
     assert "Hello there." in (tmp_path / "named.lmml").read_text(encoding="utf-8")
     # The command line offers it beside the others, in the registry's order.
-    listed = subprocess.run(
-        [sys.executable, "-m", "lmml_mdit", "render", "--help"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    listed = run_python(site, "-m", "lmml_mdit", "render", "--help", cwd=tmp_path)
     assert "--provider {openai,openai-responses,anthropic,gemini,toy}" in listed.stdout
 
 
 def test_two_format_modules_of_one_name_are_refused_on_import(tmp_path: Path) -> None:
-    _plant(tmp_path, "toy.py", "toy_copy.py")
-    done = subprocess.run(
-        [sys.executable, "-c", "import lmml_mdit.chat.providers"],
-        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    site = _plant(tmp_path, "toy.py", "toy_copy.py")
+    done = run_python(site, "-c", "import lmml_mdit.chat.providers", cwd=tmp_path)
     assert done.returncode == 1
     assert "two format modules define the format named toy" in done.stderr

@@ -6,14 +6,12 @@ options, errors and exit status."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 import textwrap
 import zipfile
 from pathlib import Path
 
 from tests._cli import ROOT
+from tests._planting import plant, run_python
 
 TOY = textwrap.dedent(
     '''
@@ -81,19 +79,13 @@ CHECKS = textwrap.dedent(
     """
 )
 
+ENVIRON = {"COLUMNS": "100", "PATH": ""}
+"""The environment the planted copy runs in, beside its ``PYTHONPATH``."""
+
 
 def test_a_command_module_planted_in_the_package_is_a_command(tmp_path: Path) -> None:
-    copy = tmp_path / "site" / "lmml_mdit"
-    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (copy / "cli" / "_toy.py").write_text(TOY, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-c", CHECKS],
-        env={"PYTHONPATH": str(tmp_path / "site"), "COLUMNS": "100", "PATH": ""},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    site = plant(tmp_path, {"cli/_toy.py": TOY})
+    done = run_python(site, "-c", CHECKS, cwd=tmp_path, environ=ENVIRON)
     assert done.returncode == 0, done.stderr
     runs = json.loads(done.stdout)
     status, listing, _ = runs["help"]
@@ -119,22 +111,13 @@ def test_a_command_module_planted_in_the_package_is_a_command(tmp_path: Path) ->
 
 
 def test_the_summaries_read_from_the_sources_follow_an_edit(tmp_path: Path) -> None:
-    copy = tmp_path / "site" / "lmml_mdit"
-    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    site = plant(tmp_path, {"cli/_toy.py": TOY})
+    copy = site / "lmml_mdit"
     toy = copy / "cli" / "_toy.py"
-    toy.write_text(TOY, encoding="utf-8")
 
     def listing() -> str:
-        done = subprocess.run(
-            [sys.executable, "-c", "from lmml_mdit.cli import main; main(['--help'])"],
-            env={"PYTHONPATH": str(tmp_path / "site"), "COLUMNS": "100", "PATH": ""},
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        return done.stdout
+        command = "from lmml_mdit.cli import main; main(['--help'])"
+        return run_python(site, "-c", command, cwd=tmp_path, environ=ENVIRON, check=True).stdout
 
     assert "    toy       print a greeting, as many times as asked\n" in listing()
     assert list((copy / "cli" / "__pycache__").glob("lmml-commands.*"))  # kept for next time
@@ -145,22 +128,12 @@ def test_the_summaries_read_from_the_sources_follow_an_edit(tmp_path: Path) -> N
 
 
 def test_a_declaration_help_cannot_read_is_refused_by_name(tmp_path: Path) -> None:
-    copy = tmp_path / "site" / "lmml_mdit"
-    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (copy / "cli" / "_toy.py").write_text(
-        TOY.replace("order=25", "order=ORDER").replace(
-            "class ToyArguments", "ORDER = 25\n\n\nclass ToyArguments"
-        ),
-        encoding="utf-8",
+    toy = TOY.replace("order=25", "order=ORDER").replace(
+        "class ToyArguments", "ORDER = 25\n\n\nclass ToyArguments"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", "from lmml_mdit.cli import main; main(['--help'])"],
-        env={"PYTHONPATH": str(tmp_path / "site"), "PATH": ""},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    site = plant(tmp_path, {"cli/_toy.py": toy})
+    command = "from lmml_mdit.cli import main; main(['--help'])"
+    done = run_python(site, "-c", command, cwd=tmp_path, environ={"PATH": ""})
     assert done.returncode != 0
     assert "_toy: the @command of toy needs a literal order and summary" in done.stderr
 
@@ -171,14 +144,7 @@ def test_a_package_imported_from_a_zip_archive_finds_its_commands(tmp_path: Path
         for path in sorted((ROOT / "lmml_mdit").rglob("*.py")):
             packed.write(path, path.relative_to(ROOT).as_posix())
         packed.writestr("lmml_mdit/cli/_toy.py", TOY)
-    done = subprocess.run(
-        [sys.executable, "-c", CHECKS],
-        env={"PYTHONPATH": str(archive), "COLUMNS": "100", "PATH": ""},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_python(archive, "-c", CHECKS, cwd=tmp_path, environ=ENVIRON)
     assert done.returncode == 0, done.stderr
     runs = json.loads(done.stdout)
     assert "    toy       print a greeting, as many times as asked\n" in runs["help"][1]

@@ -48,6 +48,15 @@ def test_front_matter_changes_only_the_examples_it_opens() -> None:
     assert all(EXAMPLES[n - 1]["markdown"].startswith("---\n") for n in changed)
 
 
+@pytest.mark.parametrize("markdown", ["- 2. \\--\n  1.\n", "- - x--\n  - y\n"])
+def test_front_matter_is_only_at_the_top_level(markdown: str) -> None:
+    # mdit_py_plugins' rule alone also took the first line of a block nested on the first
+    # line, over a less indented line, counting the character before the dashes as one.
+    full = MarkdownIt("commonmark").use(lmml_plugin)
+    assert full.render(markdown) == WITHOUT_PLUGIN.render(markdown)
+    assert parse(markdown).front_matter is None
+
+
 @pytest.mark.parametrize(
     "example", EXAMPLES, ids=[f"{e['example']}-{e['section']}" for e in EXAMPLES]
 )

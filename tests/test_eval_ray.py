@@ -69,9 +69,16 @@ def test_eval_batches_rows_equal_the_one_process_run(
         one = tmp_path / "one.jsonl"
         asyncio.run(aevaluate(bundle, cases, [target], one, retries=0, concurrency=1))
         out = tmp_path / "ray.jsonl"
+        # Both nodes get work for certain: the server answers no request until both nodes'
+        # keys have come, and an actor holds one batch at a time, so while the first node's
+        # actor waits on its batch the other batches go to the other node's actor (a third
+        # request may be in flight: the first batch holds two of the target's slots).
+        both = server.hold_until("authorization", {f"Bearer {node}" for node in NODE_KEYS})
+        monkeypatch.setattr(ray.data.DataContext.get_current(), "max_tasks_in_flight_per_actor", 1)
         summary = eval_batches(
-            template, cases, [target], out, cache=tmp_path / "cache", concurrency=2, batch_size=2
+            template, cases, [target], out, cache=tmp_path / "cache", concurrency=3, batch_size=2
         )
+        assert both.is_set()
         assert (summary.rows, summary.passed, summary.errors) == (6, 5, [])
         assert len(server.requests) == 12
         # Each node's workers send the key of its own environment: both nodes sent.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import mdformat
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lmml_mdit import FormatError, parse
@@ -136,6 +136,8 @@ def narratives(draw: st.DrawFn) -> str:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(narratives(), st.sampled_from([{}, {"wrap": 30}, {"wrap": "no"}]))
+@example(TEMPLATE + "<b> [docs][d] @chart.png\n\n[d]: https://example.com/d\n", {"wrap": 30})
+@example(TEMPLATE + "## user\n\n- 2. --\n  2.\n", {})
 def test_formatting_keeps_the_parse_of_generated_narratives(
     text: str, options: dict[str, object]
 ) -> None:
@@ -169,3 +171,27 @@ def test_wrapping_keeps_an_escaped_placeholder_on_one_line() -> None:
     assert formatted.endswith("word word word word\n\\{{ name }}\n")
     two = text.replace("word word word word \\{{ name }}", "word word \\{{ name }} \\{{ name }}")
     assert format_text(two, options={"wrap": 30}).endswith("word word \\{{ name }}\n\\{{ name }}\n")
+
+
+def test_wrapping_never_leaves_an_html_tag_alone_on_a_paragraphs_first_line() -> None:
+    # Found by the property test: wrapping broke the line after ``<b>`` (the inlined link
+    # is long), and a first line that is a tag alone opens an HTML block, which swallowed
+    # the paragraph and its reference; the check refused the file.
+    text = '## user\n\n<b> [docs][d] @chart.png\n\n[d]: https://example.com/d "title"\n'
+    formatted = format_text(text, options={"wrap": 30})
+    assert formatted == '## user\n\n<b> [docs](https://example.com/d "title")\n@chart.png\n'
+    assert [embed.name for embed in parse(formatted).embeds] == ["chart.png"]
+    tags = "## user\n\n<b> </b> <i> words that wrap @chart.png\n"
+    formatted = format_text(tags, options={"wrap": 3})
+    assert formatted.startswith("## user\n\n<b> </b>\n<i>\nwords\n")
+    assert [embed.name for embed in parse(formatted).embeds] == ["chart.png"]
+
+
+def test_an_escaped_dash_in_a_nested_list_is_no_front_matter() -> None:
+    # Found by the property test: mdformat writes ``- 2. --`` as ``- 2. \--``, and the
+    # turn's text, read alone, took that first line for front matter (the front matter
+    # rule ran inside the nested list), so the check refused the file.
+    text = TEMPLATE + "## user\n\n- 2. --\n  2.\n"
+    formatted = format_text(text)
+    assert formatted.endswith("## user\n\n- 2. \\--\n  1.\n")
+    assert outline(parse(formatted)) == outline(parse(text))

@@ -5,17 +5,13 @@ severities every command reads, from the API and the command line."""
 
 from __future__ import annotations
 
-import filecmp
 import json
 import os
-import shutil
-import subprocess
-import sys
 import textwrap
 import zipfile
 from pathlib import Path
 
-from tests._cli import ROOT
+from tests._planting import differences, plant, run_python
 
 TOY = textwrap.dedent(
     '''
@@ -108,12 +104,9 @@ CHECKS = textwrap.dedent(
 
 
 def test_a_reserved_embed_planted_as_one_module_works_end_to_end(tmp_path: Path) -> None:
-    copy = tmp_path / "site" / "lmml_mdit"
-    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (copy / "bundle" / "reserved_embeds" / "toy.py").write_text(TOY, encoding="utf-8")
+    site = plant(tmp_path, {"bundle/reserved_embeds/toy.py": TOY})
     # The one file planted: every other file of the copy is the package's own.
-    compared = filecmp.dircmp(ROOT / "lmml_mdit", copy, ignore=["__pycache__"])
-    assert _differences(compared) == ["bundle/reserved_embeds/toy.py (only in the copy)"]
+    assert differences(site) == ["bundle/reserved_embeds/toy.py (only in the copy)"]
 
     (tmp_path / "loud.lmml").write_text(
         '## user\n\nHello.\n\n@@@toy.json\n{"volume": 11}\n@@@\n', encoding="utf-8"
@@ -121,14 +114,7 @@ def test_a_reserved_embed_planted_as_one_module_works_end_to_end(tmp_path: Path)
     with zipfile.ZipFile(tmp_path / "broken.lmmlz", "w") as archive:
         archive.writestr("broken.lmml", "## user\n\nHi.\n")
         archive.writestr("toy.json", "[1, 2]")
-    done = subprocess.run(
-        [sys.executable, "-c", CHECKS],
-        env={**os.environ, "PYTHONPATH": str(tmp_path / "site"), "COLUMNS": "100"},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_python(site, "-c", CHECKS, cwd=tmp_path, environ={**os.environ, "COLUMNS": "100"})
     assert done.returncode == 0, done.stderr
     runs = json.loads(done.stdout)
     assert runs["names"] == [
@@ -181,28 +167,10 @@ def test_a_reserved_embed_planted_as_one_module_works_end_to_end(tmp_path: Path)
     assert json.loads(out) == [{"path": "broken.lmmlz", "error": None, "issues": [invalid]}]
 
 
-def _differences(compared: filecmp.dircmp[str], prefix: str = "") -> list[str]:
-    """The files that differ between the two trees *compared*, each named by its path."""
-    found = [f"{prefix}{name} (only in the package)" for name in compared.left_only]
-    found += [f"{prefix}{name} (only in the copy)" for name in compared.right_only]
-    found += [f"{prefix}{name} (changed)" for name in compared.diff_files]
-    for name, below in sorted(compared.subdirs.items()):
-        found += _differences(below, f"{prefix}{name}/")
-    return sorted(found)
-
-
 def test_two_declarations_of_one_name_are_refused_on_import(tmp_path: Path) -> None:
-    copy = tmp_path / "site" / "lmml_mdit"
-    shutil.copytree(ROOT / "lmml_mdit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in ("toy.py", "toy_copy.py"):
-        (copy / "bundle" / "reserved_embeds" / name).write_text(TOY, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-c", "import lmml_mdit.bundle.reserved_embeds"],
-        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    site = plant(
+        tmp_path, {f"bundle/reserved_embeds/{name}": TOY for name in ("toy.py", "toy_copy.py")}
     )
+    done = run_python(site, "-c", "import lmml_mdit.bundle.reserved_embeds", cwd=tmp_path)
     assert done.returncode == 1
     assert "two reserved embeds declare the name toy.json" in done.stderr

@@ -8,9 +8,10 @@ mapping in ``env["lmml_front_matter"]`` (:data:`FRONT_MATTER_KEY`). See docs/syn
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -27,14 +28,31 @@ FRONT_MATTER_KEY = "lmml_front_matter"
 FRONT_MATTER_TOKEN = "front_matter"
 """The token type of a leading metadata block."""
 
+BlockRule = Callable[[StateBlock, int, int, bool], bool]
+
 
 def add_front_matter(md: MarkdownIt) -> None:
     """Recognise front matter on *md* (unless a plugin already does) and record its
     mapping in ``env`` after the block pass."""
     if FRONT_MATTER_TOKEN not in md.block.ruler.get_all_rules():
         md.use(front_matter_plugin)
+        ruler = md.block.ruler
+        [installed] = [rule for rule in ruler.__rules__ if rule.name == FRONT_MATTER_TOKEN]
+        ruler.at(FRONT_MATTER_TOKEN, _at_the_top(installed.fn), {"alt": list(installed.alt)})
         md.add_render_rule(FRONT_MATTER_TOKEN, _render_nothing)
     md.core.ruler.after("block", "lmml_front_matter", _record_front_matter)
+
+
+def _at_the_top(rule: BlockRule) -> BlockRule:
+    """*rule* (``mdit_py_plugins``' front matter rule) tried only at the document's top
+    level: alone, it also takes the first line of a block nested in a container on the
+    first line (``- 2. \\--`` over a less indented line), counting the character before
+    the dashes as one, so that line vanished from the text."""
+
+    def front_matter(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        return state.parentType == "root" and rule(state, start_line, end_line, silent)
+
+    return front_matter
 
 
 def _render_nothing(

@@ -143,7 +143,7 @@ def read_values_file(
         ``not JSON:`` or is ``not a JSON object of input values``.
     """
     from ..bundle import settings_value_positions
-    from ..jsonio import parse_json
+    from ..jsonio import load_json
 
     name = os.fspath(path)
     label = _label(name)
@@ -154,14 +154,14 @@ def read_values_file(
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8"
         raise InputError(f"cannot read: {reason or error}", name=label, hint=hint) from None
-    try:
-        loaded = parse_json(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"not JSON: {error}", name=label, line=error.lineno, column=error.colno, hint=hint
-        ) from None
-    except (ValueError, RecursionError) as error:
-        raise InputError(f"not JSON: {error}", name=label, hint=hint) from None
+    loaded = load_json(
+        text,
+        error_class=InputError,
+        name=label,
+        subject="the values file",
+        hint=hint,
+        wording=lambda error: f"not JSON: {error}",
+    )
     if not isinstance(loaded, dict):
         raise InputError("not a JSON object of input values", name=label, line=1, hint=hint)
     values, _ = _unwrapped(loaded, declarations)

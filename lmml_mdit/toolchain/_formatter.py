@@ -10,13 +10,13 @@ result that parses differently. See docs/toolchain.md, "The mdformat plugin".
 from __future__ import annotations
 
 import bisect
+import functools
 import types
 from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING, Final
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
-from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..errors import FormatError
 from ..narrative import Narrative, parse
@@ -127,9 +127,7 @@ def update_mdit(mdit: MarkdownIt) -> None:
     """
     if "lmml_bom" not in mdit.core.ruler.get_all_rules():
         mdit.core.ruler.before("normalize", "lmml_bom", _skip_bom)
-    if FRONT_MATTER_TOKEN not in mdit.block.ruler.get_all_rules():
-        mdit.use(front_matter_plugin)
-    mdit.use(lmml_plugin, references="any")
+    mdit.use(lmml_plugin, references="any")  # with front matter
     mdit.core.ruler.after("inline", "lmml_inline_children", _complete_inlines)
     mdit.core.ruler.before("text_join", "lmml_keep_escapes", _keep_escapes)
     mdit.core.ruler.after("lmml_inline_children", "lmml_inline_links", _inline_links)
@@ -229,8 +227,34 @@ def _opens_fence(line: str) -> bool:
     return stripped.startswith(MARKER) and bool(stripped[len(MARKER) :].strip())
 
 
+@functools.cache
+def _html_reader() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def _opens_html_block(line: str) -> bool:
+    """Whether *line*, as a block's first line, opens an HTML block (``<b>`` alone)."""
+    tokens = _html_reader().parse(line)
+    return bool(tokens) and tokens[0].type == "html_block"
+
+
+def _keep_first_line_inline(text: str) -> str:
+    """A wrapped paragraph whose first line is an HTML tag alone (``<b>``, which wrapping
+    left there) gets its next line joined to it: as a block's first line, the tag would
+    open an HTML block and swallow the paragraph (mdformat guards only the later lines,
+    for the tags that can interrupt a paragraph)."""
+    first, newline, rest = text.partition("\n")
+    while newline and _opens_html_block(first):
+        line, newline, rest = rest.partition("\n")
+        first = f"{first} {line.lstrip(' ')}"
+    return first + newline + rest
+
+
 def _guard_paragraph(text: str, node: RenderTreeNode, context: RenderContext) -> str:
-    """A paragraph line that would open an ``@@@`` fence is indented to stay text."""
+    """A paragraph line that would open an ``@@@`` fence is indented to stay text, and,
+    with wrapping on, a first line that would open an HTML block is joined to the next."""
+    if context.do_wrap and text.startswith("<"):
+        text = _keep_first_line_inline(text)
     if MARKER not in text:
         return text
     lines = text.split("\n")
@@ -283,8 +307,8 @@ def _join_placeholders(text: str, node: RenderTreeNode, context: RenderContext) 
 POSTPROCESSORS: Mapping[str, Postprocess] = types.MappingProxyType(
     {"paragraph": _guard_paragraph, "text": _join_placeholders}
 )
-"""mdformat's postprocessors: a paragraph's lines kept from opening a fence, and a
-placeholder from being wrapped."""
+"""mdformat's postprocessors: a paragraph's lines kept from opening a fence (and, wrapped,
+its first line from opening an HTML block), and a placeholder from being wrapped."""
 
 
 # --------------------------------------------------------------------------- the library call

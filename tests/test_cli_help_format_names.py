@@ -1,0 +1,90 @@
+"""The command line's help names the chat formats only as the registry
+(:mod:`lmml_mdit.chat.providers`) has them: ``lmml --help``, ``lmml render --help`` and
+``lmml import --help`` name no format the registry does not list, and list none by hand
+(with the registry's names changed, the lists in the help follow them)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from lmml_mdit.chat import providers
+from lmml_mdit.cli import main
+
+HELPS = (("--help",), ("render", "--help"), ("import", "--help"))
+
+NAMED = re.compile(r"(?:--provider|--format|-p)[ =]([A-Za-z0-9_.-]+)")
+"""A format named to an option: ``--provider anthropic`` in an example."""
+
+DEFAULT = re.compile(r"\(default: ([A-Za-z0-9_.-]+)\)")
+"""An option's default, in its help."""
+
+LISTED = re.compile(r"(?:--provider|--format|-p) \{([^}]*)\}")
+"""The choices argparse shows for a format option: ``--format {openai,...,sharegpt}``."""
+
+STAND_INS = {
+    "PROVIDER_NAMES": ("prov-one", "prov-two"),
+    "IMPORT_FORMATS": ("prov-one", "prov-two", "read-only-three"),
+}
+"""Names the registry does not have, put in its lists' place."""
+
+
+def _help(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    try:
+        status: object = main(list(argv))
+    except SystemExit as done:
+        status = done.code
+    out, _ = capsys.readouterr()
+    assert status == 0 and out, argv
+    return out
+
+
+def _format_options(text: str) -> list[str]:
+    """The entries of *text*'s options list for a format option: its name and its help."""
+    entries = re.split(r"\n(?=  -)", text.split("\noptions:\n", 1)[-1])
+    return [entry for entry in entries if LISTED.search(entry)]
+
+
+@pytest.fixture(autouse=True)
+def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # one option's help on one line
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=" ".join)
+def test_the_help_names_only_formats_the_registry_lists(
+    argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _help(capsys, *argv)
+    named = NAMED.findall(text) + [
+        name for option in _format_options(text) for name in DEFAULT.findall(option)
+    ]
+    choices = [name for listed in LISTED.findall(text) for name in listed.split(",")]
+    known = set(providers.FORMATS)
+    assert [name for name in named + choices if name not in known] == []
+    if argv[0] != "--help":
+        assert choices, "the command offers its formats as choices"
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=" ".join)
+def test_the_formats_in_the_help_follow_the_registry(
+    argv: tuple[str, ...], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = set(providers.FORMATS)
+    before = LISTED.findall(_help(capsys, *argv))
+    for name, names in STAND_INS.items():
+        monkeypatch.setattr(providers, name, names)
+    text = _help(capsys, *argv)
+    # Each list of choices is the registry's list, as it is now (an installed plugin's
+    # names come after the built-in ones).
+    after = [listed.split(",") for listed in LISTED.findall(text)]
+    assert len(after) == len(before)
+    names = STAND_INS["IMPORT_FORMATS" if argv[0] == "import" else "PROVIDER_NAMES"]
+    for listed in after:
+        assert tuple(listed[: len(names)]) == names, listed
+        assert not set(listed) & real, listed
+    # No line names two of the registry's real names: a list written by hand. One left (an
+    # example's ``--provider anthropic``, a default) is a name the other test checks.
+    for line in text.splitlines():
+        words = set(re.findall(r"[A-Za-z0-9_.-]+", line))
+        assert len(words & real) < 2, line
