@@ -53,6 +53,8 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from .conversation import (
         Asset,
         AudioPart,
+        ChatConversation,
+        ChatMessage,
         DocumentPart,
         ImagePart,
         RemotePart,
@@ -220,6 +222,8 @@ API: Final[dict[str, tuple[str, ...]]] = {
     ".conversation": (
         "Asset",
         "AudioPart",
+        "ChatConversation",
+        "ChatMessage",
         "DocumentPart",
         "ImagePart",
         "RemotePart",
@@ -309,6 +313,8 @@ __all__ = [
     "BundleNotFoundError",
     "CaseCollisionError",
     "CaseResult",
+    "ChatConversation",
+    "ChatMessage",
     "ChatTemplateError",
     "ConflictingEmbedError",
     "DefectError",
