@@ -53,7 +53,7 @@ def test_the_package_and_the_model_export_the_one_classes() -> None:
     assert lmml_mdit.ChatMessage is conversation.ChatMessage is ChatMessage
     assert lmml_mdit.ChatConversation is conversation.ChatConversation is ChatConversation
     assert conversation.OutgoingMessage is OutgoingMessage
-    assert conversation.OutgoingConversation is OutgoingConversation is ChatConversation
+    assert conversation.OutgoingConversation is OutgoingConversation
     assert conversation.ImportedConversation is ImportedConversation
 
 
@@ -99,7 +99,13 @@ def test_every_message_is_an_instance_of_the_kept_names() -> None:
     assert isinstance(message, OutgoingMessage) and isinstance(message, ChatTurn)
     assert isinstance(ImportedConversation(), ChatConversation)
     assert isinstance(ChatConversation(), ImportedConversation)
+    assert isinstance(ChatConversation(), OutgoingConversation)
     assert not isinstance(TextPart("hi"), ChatTurn)
+
+    class Mine(ChatTurn):
+        pass
+
+    assert isinstance(Mine("user"), ChatTurn) and not isinstance(message, Mine)
 
 
 def test_the_item_list_is_the_part_list() -> None:
@@ -126,6 +132,7 @@ def test_the_conversation_constructors_build_one_class() -> None:
     outgoing = OutgoingConversation(turns, ["left out"])
     assert (outgoing.messages, outgoing.warnings, outgoing.settings) == (turns, ["left out"], {})
     assert outgoing != imported
+    assert OutgoingConversation(turns) == ChatConversation(turns) == ImportedConversation(turns)
     fresh = ChatConversation()
     fresh.turns.append(ChatMessage("user"))
     assert fresh.messages == [ChatMessage("user")]

@@ -111,10 +111,13 @@ def _answered(call_id: str | None) -> ToolCall | None:
 
 class _KeptName(type):
     """The class of a kept name: every instance of the class it extends is an instance of
-    it, so ``isinstance(message, OutgoingMessage)`` holds for any message."""
+    it, so ``isinstance(message, OutgoingMessage)`` holds for any message (a subclass made
+    elsewhere is checked as usual)."""
 
     def __instancecheck__(cls, instance: Any) -> bool:
-        return isinstance(instance, cls.__mro__[1])
+        if cls.__module__ == __name__:
+            return isinstance(instance, cls.__bases__[0])
+        return type.__instancecheck__(cls, instance)
 
 
 class OutgoingMessage(ChatMessage, metaclass=_KeptName):
@@ -180,9 +183,12 @@ class ChatConversation:
     __hash__ = None  # type: ignore[assignment]
 
 
-OutgoingConversation = ChatConversation
-"""``OutgoingConversation(messages, warnings=[])``: the name export gave the conversation
-before the directions shared :class:`ChatConversation` (kept; 0.4 may remove it)."""
+class OutgoingConversation(ChatConversation, metaclass=_KeptName):
+    """``OutgoingConversation(messages, warnings=[])``: the constructor export used before
+    the directions shared :class:`ChatConversation` (kept; 0.4 may remove it)."""
+
+    def __init__(self, messages: list[ChatMessage], warnings: list[str] | None = None) -> None:
+        super().__init__(messages, [] if warnings is None else warnings)
 
 
 class ImportedConversation(ChatConversation, metaclass=_KeptName):
