@@ -1,4 +1,4 @@
-"""Write a :class:`~lmml_mdit.chat.imported.ChatConversation` as an LMML bundle.
+"""Write a :class:`~lmml_mdit.conversation.ChatConversation` as an LMML bundle.
 
 One ``## Turn N -- role`` turn per message, one block per part: escaped text, ``@name``
 lines for assets (named by content) and remote assets, tool-call fences and provider items
