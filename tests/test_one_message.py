@@ -3,6 +3,7 @@ each direction used before build the same values."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -60,7 +61,7 @@ def test_the_package_and_the_model_export_the_one_classes() -> None:
 def test_the_export_constructor_builds_a_message_with_its_fields() -> None:
     turn = _turn()
     message = OutgoingMessage("tool", [TextPart("18 C")], turn, CALL)
-    assert isinstance(message, ChatMessage)
+    assert type(message) is ChatMessage
     assert (message.role, message.parts, message.call, message.turn) == (
         "tool",
         [TextPart("18 C")],
@@ -75,7 +76,7 @@ def test_the_export_constructor_builds_a_message_with_its_fields() -> None:
 
 def test_the_import_constructor_builds_a_message_with_its_fields() -> None:
     message = ChatTurn("tool", [Text("18 C")], "call_1")
-    assert isinstance(message, ChatMessage)
+    assert type(message) is ChatMessage
     assert (message.role, message.parts, message.turn) == ("tool", [TextPart("18 C")], None)
     assert message.call == ToolCall("call_1", "", None)
     assert message.call_id == "call_1"
@@ -83,6 +84,7 @@ def test_the_import_constructor_builds_a_message_with_its_fields() -> None:
     empty = ChatTurn("user")
     assert (empty.parts, empty.call, empty.call_id) == ([], None, None)
     assert empty == ChatMessage("user") != ChatTurn("assistant")
+    assert dataclasses.replace(message, role="user").call_id == "call_1"
 
 
 def test_equality_holds_across_constructors_and_looks_at_every_field() -> None:
@@ -119,6 +121,8 @@ def test_the_item_list_is_the_part_list() -> None:
 def test_the_conversation_constructors_build_one_class() -> None:
     turns = [ChatTurn("user", [Text("hi")])]
     imported = ImportedConversation(turns, {"model": "m"}, {"sharegpt": {"id": "7"}})
+    assert type(imported) is ChatConversation
+    assert type(OutgoingConversation(turns)) is ChatConversation
     assert imported.messages is turns and imported.turns is turns
     assert (imported.warnings, imported.settings, imported.metadata) == (
         [],

@@ -110,8 +110,9 @@ def _answered(call_id: str | None) -> ToolCall | None:
 
 
 class _KeptName(type):
-    """The class of a kept name: every instance of the class it extends is an instance of
-    it, so ``isinstance(message, OutgoingMessage)`` holds for any message (a subclass made
+    """The class of a kept name: calling it builds the class it extends (its ``__new__``
+    returns one), and every instance of that class is an instance of it, so
+    ``isinstance(message, OutgoingMessage)`` holds for any message (a subclass made
     elsewhere is checked as usual)."""
 
     def __instancecheck__(cls, instance: Any) -> bool:
@@ -124,10 +125,10 @@ class OutgoingMessage(ChatMessage, metaclass=_KeptName):
     """``OutgoingMessage(role, items, turn, call=None)``: the constructor export used
     before the directions shared :class:`ChatMessage` (kept; 0.4 may remove it)."""
 
-    def __init__(
-        self, role: Role, items: list[MessagePart], turn: Turn, call: ToolCall | None = None
-    ) -> None:
-        super().__init__(role, items, call, turn)
+    def __new__(  # type: ignore[misc]  # builds the one class, not a subclass
+        cls, role: Role, items: list[MessagePart], turn: Turn, call: ToolCall | None = None
+    ) -> ChatMessage:
+        return ChatMessage(role, items, call, turn)
 
 
 class ChatTurn(ChatMessage, metaclass=_KeptName):
@@ -137,10 +138,10 @@ class ChatTurn(ChatMessage, metaclass=_KeptName):
     None; :func:`~lmml_mdit.chat.importer.read_conversation` then puts the assistant's call
     of that id in its place when the payload holds it."""
 
-    def __init__(
-        self, role: Role, parts: list[MessagePart] | None = None, call_id: str | None = None
-    ) -> None:
-        super().__init__(role, [] if parts is None else parts, _answered(call_id))
+    def __new__(  # type: ignore[misc]  # builds the one class, not a subclass
+        cls, role: Role, parts: list[MessagePart] | None = None, call_id: str | None = None
+    ) -> ChatMessage:
+        return ChatMessage(role, [] if parts is None else parts, _answered(call_id))
 
 
 @dataclass(eq=False)
@@ -187,8 +188,10 @@ class OutgoingConversation(ChatConversation, metaclass=_KeptName):
     """``OutgoingConversation(messages, warnings=[])``: the constructor export used before
     the directions shared :class:`ChatConversation` (kept; 0.4 may remove it)."""
 
-    def __init__(self, messages: list[ChatMessage], warnings: list[str] | None = None) -> None:
-        super().__init__(messages, [] if warnings is None else warnings)
+    def __new__(  # type: ignore[misc]  # builds the one class, not a subclass
+        cls, messages: list[ChatMessage], warnings: list[str] | None = None
+    ) -> ChatConversation:
+        return ChatConversation(messages, [] if warnings is None else warnings)
 
 
 class ImportedConversation(ChatConversation, metaclass=_KeptName):
@@ -196,13 +199,13 @@ class ImportedConversation(ChatConversation, metaclass=_KeptName):
     used before the directions shared :class:`ChatConversation` (kept; 0.4 may remove
     it)."""
 
-    def __init__(
-        self,
+    def __new__(  # type: ignore[misc]  # builds the one class, not a subclass
+        cls,
         turns: list[ChatMessage] | None = None,
         settings: JSONObject | None = None,
         metadata: JSONObject | None = None,
-    ) -> None:
-        super().__init__(
+    ) -> ChatConversation:
+        return ChatConversation(
             [] if turns is None else turns,
             [],
             {} if settings is None else settings,
