@@ -45,6 +45,8 @@ if TYPE_CHECKING:  # the same names as API below; tests/test_package.py keeps th
     from .conversation import (
         Asset,
         AudioPart,
+        ChatConversation,
+        ChatMessage,
         DocumentPart,
         ImagePart,
         RemotePart,
@@ -212,6 +214,8 @@ API: Final[dict[str, tuple[str, ...]]] = {
     ".conversation": (
         "Asset",
         "AudioPart",
+        "ChatConversation",
+        "ChatMessage",
         "DocumentPart",
         "ImagePart",
         "RemotePart",
@@ -291,6 +295,8 @@ __all__ = [
     "BundleNotFoundError",
     "CaseCollisionError",
     "CaseResult",
+    "ChatConversation",
+    "ChatMessage",
     "ChatTemplateError",
     "ConflictingEmbedError",
     "DefectError",

@@ -2,7 +2,7 @@
 
 It reads the narrative's one parse through its structure index: a turn is cut after each
 top-level block that mentions an embed, escapes, fence lines, reserved embeds and
-attachment lines leave the text, each turn becomes an :class:`OutgoingMessage`, and
+attachment lines leave the text, each turn becomes a :class:`ChatMessage`, and
 ``max_embed_bytes`` bounds the embed bytes of a message (:class:`EmbedOmittedWarning`).
 See docs/messages.md, "How a turn becomes content" and "Payload budget".
 """
@@ -20,7 +20,10 @@ from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..conversation import (
     Asset,
     Base64Cache,
+    ChatConversation,
+    ChatMessage,
     Item,
+    MessagePart,
     MessageRole,
     OutgoingConversation,
     OutgoingMessage,
@@ -588,8 +591,8 @@ def _call_id(name: str) -> str:
 
 def build_conversation(
     bundle: BundleSource, options: Options, target: str | None = None
-) -> OutgoingConversation:
-    """Turn every turn of *bundle* into a neutral :class:`OutgoingMessage`, in order.
+) -> ChatConversation:
+    """Turn every turn of *bundle* into a neutral :class:`ChatMessage`, in order.
 
     Empty turns (no text and no parts) give no message.
 
@@ -613,11 +616,11 @@ def build_conversation(
 
 def _build_conversation(
     bundle: BundleSource, options: Options, target: str | None
-) -> OutgoingConversation:
+) -> ChatConversation:
     narrative = bundle.narrative
     state = bundle_state(bundle)
     reserved = bundle.RESERVED_NAMES
-    conversation = OutgoingConversation(messages=[])
+    conversation = ChatConversation(messages=[])
     fills, filled_fence = _template_fills(bundle, state, options)
     fill_lines = sorted(fills) if fills else []
     fill_count = len(fill_lines)
@@ -657,7 +660,7 @@ def _build_conversation(
             drop_attachment_lines=options.attachment_lines == "drop",
             fills=turn_fills,
         )
-        items: list[Item] = []
+        items: list[MessagePart] = []
         used = 0
         for segment in segments:
             if isinstance(segment, TextSegment):
@@ -669,7 +672,7 @@ def _build_conversation(
                     # The input's turns go here: the turn so far is one message, its own
                     # conversation the next ones, and the rest of the turn another.
                     if items or call is not None:
-                        conversation.messages.append(OutgoingMessage(role, items, turn, call))
+                        conversation.messages.append(ChatMessage(role, items, call, turn))
                     items, used, call = [], 0, None
                     conversation.messages.extend(_spliced(value, options, target))
                     continue
@@ -699,7 +702,7 @@ def _build_conversation(
                 placed = [TextPart(reference(embed.name))]
             items.extend(placed)
         if items or call is not None:
-            conversation.messages.append(OutgoingMessage(role, items, turn, call))
+            conversation.messages.append(ChatMessage(role, items, call, turn))
     return conversation
 
 
@@ -709,10 +712,10 @@ def _embed_items(
     segment: EmbedSegment,
     options: Options,
     target: str | None,
-    conversation: OutgoingConversation,
+    conversation: ChatConversation,
     used: int,
     filled_fence: Callable[[Embed], Asset | None] | None = None,
-) -> tuple[list[Item], int]:
+) -> tuple[list[MessagePart], int]:
     """The items for one embed of a message whose embeds already hold *used* bytes, and the
     bytes used after it: its parts, or, when it does not fit ``max_embed_bytes``, an
     ``@name`` line where its own lines left the text (nothing otherwise).
@@ -773,7 +776,7 @@ def _template_fills(
     return fills, filled_fence
 
 
-def _spliced(value: InputMessages, options: Options, target: str | None) -> list[OutgoingMessage]:
+def _spliced(value: InputMessages, options: Options, target: str | None) -> list[ChatMessage]:
     """The messages of a ``messages`` input's conversation, rendered with this rendering's
     options (and no values: the conversation is no template), its text files marked
     with its own ``text_embeds`` setting (used where the rendering gives none)."""
@@ -784,9 +787,9 @@ def _spliced(value: InputMessages, options: Options, target: str | None) -> list
         # An imported text document stays a document, as it does exported on its own,
         # unless this rendering says how text files go.
         for message in messages:
-            message.items = [
+            message.parts = [
                 replace(item, mode=own) if isinstance(item, TextFilePart) else item
-                for item in message.items
+                for item in message.parts
             ]
     return messages
 
@@ -796,9 +799,9 @@ def _input_items(
     value: InputAsset,
     options: Options,
     target: str | None,
-    conversation: OutgoingConversation,
+    conversation: ChatConversation,
     used: int,
-) -> tuple[list[Item], int]:
+) -> tuple[list[MessagePart], int]:
     """The parts of an ``image`` or ``file`` input's value, held to the message's embed
     budget as an embed is; over it, an ``@name`` line says what was left out."""
     placeholder = value.placeholder
@@ -872,7 +875,7 @@ def _answered_call(
 
 
 def _omit(
-    conversation: OutgoingConversation,
+    conversation: ChatConversation,
     embed: Embed,
     size: int,
     used: int,

@@ -2,8 +2,8 @@
 splitting a message into turns.
 
 Each importer reads one chat format into an
-:class:`~lmml_mdit.conversation.ImportedConversation` of
-:class:`~lmml_mdit.conversation.ChatTurn` values (the model lives in
+:class:`~lmml_mdit.conversation.ChatConversation` of
+:class:`~lmml_mdit.conversation.ChatMessage` values (the model lives in
 :mod:`lmml_mdit.conversation`; its import names ``Text``, ``Call``, ``Native``, ... stay
 importable from here). The import writer then turns that into an LMML narrative and its
 assets, so the formats share one writer and one set of rules for names and escaping.
@@ -20,12 +20,15 @@ from typing import TypeVar
 
 from ..conversation import (
     Call,
+    ChatMessage,
     ChatTurn,
     ImportedAsset,
     ImportedConversation,
     ImportedPart,
+    MessagePart,
     Native,
     Text,
+    ToolCall,
     ToolResult,
 )
 from ..errors import ImportFormatError
@@ -208,23 +211,23 @@ def tools_listed(settings: JSONObject) -> JSONObject:
     return settings
 
 
-def without_results(parts: Iterable[ImportedPart | ToolResult]) -> list[ImportedPart]:
+def without_results(parts: Iterable[MessagePart | ToolResult]) -> list[MessagePart]:
     """*parts* without the tool results (where a format allows none, e.g. a system prompt)."""
     return [part for part in parts if not isinstance(part, tuple)]
 
 
-def turns_of_message(role: Role, parts: Iterable[ImportedPart | ToolResult]) -> list[ChatTurn]:
+def turns_of_message(role: Role, parts: Iterable[MessagePart | ToolResult]) -> list[ChatMessage]:
     """One message's parts as turns, in order: each tool result a ``tool`` turn of its own,
     each run of other parts a *role* turn; a message without parts one empty turn."""
-    turns: list[ChatTurn] = []
-    current: ChatTurn | None = None
+    turns: list[ChatMessage] = []
+    current: ChatMessage | None = None
     for part in parts:
         if isinstance(part, tuple):
-            turns.append(ChatTurn("tool", part[1], part[0]))
+            turns.append(ChatMessage("tool", part[1], ToolCall(part[0], "", None)))
             current = None
             continue
         if current is None:
-            current = ChatTurn(role, [])
+            current = ChatMessage(role, [])
             turns.append(current)
         current.parts.append(part)
-    return turns or [ChatTurn(role, [])]
+    return turns or [ChatMessage(role, [])]

@@ -9,7 +9,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..atomic import batched_folder_syncs
 from ..bundle import LIMITS_CLI_HINT, Limits
-from ..conversation import ImportedConversation
+from ..conversation import ChatConversation, resolve_calls
 from ..errors import ImportFormatError, InvalidSettingsError, LimitExceededError
 from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ..jsonio import load_json
@@ -111,8 +111,13 @@ def _check_payload(data: object) -> None:
             nodes.append((index, key, depth + 1))
 
 
-def read_conversation(data: object, format: str | None = None) -> ImportedConversation:
-    """Read a payload into the neutral :class:`~lmml_mdit.conversation.ImportedConversation`.
+def read_conversation(data: object, format: str | None = None) -> ChatConversation:
+    """Read a payload into the neutral :class:`~lmml_mdit.conversation.ChatConversation`.
+
+    A ``tool`` message whose format gives only the id of the call it answers gets the
+    assistant's call of that id when the payload holds it (so :attr:`ToolCall.name
+    <lmml_mdit.conversation.ToolCall.name>` is known); otherwise a call with that id, name
+    ``""`` and arguments None.
 
     Tools, tool choice and structured output in the payload's own form are stored in the
     portable form (:func:`~lmml_mdit.chat.portable_settings`), so the bundle sends
@@ -131,6 +136,7 @@ def read_conversation(data: object, format: str | None = None) -> ImportedConver
             f"unknown import format {chosen!r}", hint=f"use one of {', '.join(FORMATS)}"
         )
     conversation = found.read(data)
+    resolve_calls(conversation.messages)
     try:
         conversation.settings = portable_settings(conversation.settings)
     except InvalidSettingsError as error:

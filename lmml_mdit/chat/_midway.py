@@ -10,7 +10,7 @@ See docs/bridge.md, "System turns in the middle of a conversation".
 from __future__ import annotations
 
 from ..bundle import BundleSource
-from ..conversation import OutgoingConversation, OutgoingMessage, TextPart
+from ..conversation import ChatConversation, ChatMessage, TextPart
 from ..errors import UnsupportedContentError, location
 from ..narrative import numbered_turns, turn_label
 from ..warn import warn
@@ -30,21 +30,21 @@ _DONE = {
 }
 
 
-def _as_user(message: OutgoingMessage, provider: Provider) -> OutgoingMessage:
+def _as_user(message: ChatMessage, provider: Provider) -> ChatMessage:
     """The system *message* as one user text part opened by the marker line; system
     content is text, so anything else is refused as it is up front."""
     text = "\n\n".join(system_texts(message, provider))
-    return OutgoingMessage(
-        "user", [TextPart(f"{MIDWAY_SYSTEM_MARKER}\n{text}")], message.turn, message.call
+    return ChatMessage(
+        "user", [TextPart(f"{MIDWAY_SYSTEM_MARKER}\n{text}")], message.call, message.turn
     )
 
 
 def place_midway_system(
-    conversation: OutgoingConversation,
+    conversation: ChatConversation,
     provider: Provider,
     options: Options,
     bundle: BundleSource,
-) -> OutgoingConversation:
+) -> ChatConversation:
     """*conversation* with each system message past the start placed by
     ``options.midway_system``, for a provider whose
     :attr:`~lmml_mdit.chat.providers.base.Provider.system_up_front` is set (any other
@@ -57,8 +57,8 @@ def place_midway_system(
         return conversation
     numbers = {id(turn): number for number, turn in numbered_turns(bundle.narrative.turns)}
     started = False
-    leading: list[OutgoingMessage] = []
-    out: list[OutgoingMessage] = []
+    leading: list[ChatMessage] = []
+    out: list[ChatMessage] = []
     policy = options.midway_system
     for message in conversation.messages:
         if message.role != "system":
@@ -69,6 +69,7 @@ def place_midway_system(
             out.append(message)
             continue
         turn = message.turn
+        assert turn is not None  # every message built from a bundle keeps its turn
         line = turn.delimiter_line or turn.start_line
         label = turn_label(numbers.get(id(turn), 0), turn)
         if policy == "raise":
@@ -94,4 +95,4 @@ def place_midway_system(
             leading.append(message)
     index = next((i for i, m in enumerate(out) if m.role != "system"), len(out))
     messages = out[:index] + leading + out[index:]
-    return OutgoingConversation(messages, conversation.warnings)
+    return ChatConversation(messages, conversation.warnings)

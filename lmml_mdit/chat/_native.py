@@ -14,10 +14,10 @@ import copy
 from ..conversation import (
     MESSAGE_KEYS,
     PART_KEYS,
-    Item,
+    ChatConversation,
+    ChatMessage,
+    MessagePart,
     NativeItem,
-    OutgoingConversation,
-    OutgoingMessage,
 )
 from ..errors import NativeItemDroppedWarning, UnsupportedContentError, location
 from ..jsontypes import JSONObject
@@ -40,8 +40,8 @@ def warn_dropped(item: NativeItem, target: str, file_name: str) -> str:
 
 
 def keep_native(
-    conversation: OutgoingConversation, provider: str | None, target: str, file_name: str
-) -> OutgoingConversation:
+    conversation: ChatConversation, provider: str | None, target: str, file_name: str
+) -> ChatConversation:
     """*conversation* with only *provider*'s own native items; each other one is left out
     with a :class:`NativeItemDroppedWarning` (also listed in its ``warnings``), and a
     message left with nothing to send is left out too.
@@ -51,11 +51,11 @@ def keep_native(
     :param target: the format as messages name it.
     :param file_name: the narrative's file, for the warning's location.
     """
-    kept: list[OutgoingMessage] = []
+    kept: list[ChatMessage] = []
     for message in conversation.messages:
-        items: list[Item] = []
+        items: list[MessagePart] = []
         dropped = False
-        for item in message.items:
+        for item in message.parts:
             if isinstance(item, NativeItem) and item.provider != provider:
                 conversation.warnings.append(warn_dropped(item, target, file_name))
                 dropped = True
@@ -64,7 +64,7 @@ def keep_native(
         if dropped:
             if not items and message.call is None:
                 continue
-            message.items = items
+            message.parts = items
         kept.append(message)
     conversation.messages = kept
     return conversation
@@ -106,7 +106,7 @@ def _merge(target: JSONObject, keys: JSONObject) -> None:
             target[key] = value
 
 
-def message_keys(items: list[Item]) -> JSONObject:
+def message_keys(items: list[MessagePart]) -> JSONObject:
     """The keys the ``message`` fences among *items* add to their message."""
     keys: JSONObject = {}
     for item in items:

@@ -11,7 +11,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ..bundle import BundleSource, check_setting_values, problem_message, range_problems
-from ..conversation import NativeItem, ToolCall
+from ..conversation import NativeItem, ToolCall, sendable
 from ..errors import BundleError, InvalidSettingsError, LmmlError, UnsupportedContentError
 from ..jsontypes import JSONMapping, JSONObject
 from ..templates import INPUTS_KEY
@@ -207,7 +207,7 @@ def render_turns(bundle: BundleSource, **options: Unpack[RequestOptions]) -> lis
     for message in keep_native(conversation, None, target, bundle.file_name).messages:
         content: list[JSONObject] = []
         calls: list[JSONObject] = []
-        for item in message.items:
+        for item in sendable(message):
             if isinstance(item, ToolCall):
                 calls.append(openai_chat.tool_call(item))
             elif not isinstance(item, NativeItem):  # every native item was left out above

@@ -1,4 +1,4 @@
-"""Write a :class:`~lmml_mdit.conversation.ImportedConversation` as an LMML bundle.
+"""Write a :class:`~lmml_mdit.conversation.ChatConversation` as an LMML bundle.
 
 One ``## Turn N -- role`` turn per message, one block per part: escaped text, ``@name``
 lines for assets (named by content) and remote assets, tool-call fences and provider items
@@ -26,9 +26,9 @@ from ..bundle import (
     save_archive,
 )
 from ..conversation import (
-    ChatTurn,
+    ChatConversation,
+    ChatMessage,
     ImportedAsset,
-    ImportedConversation,
     NativeItem,
     RemoteAsset,
     TextPart,
@@ -70,7 +70,7 @@ def asset_name(asset: ImportedAsset) -> str:
 
 
 def _turn_blocks(
-    turn: ChatTurn,
+    turn: ChatMessage,
     entries: dict[str, bytes],
     call_fences: dict[str, tuple[str, str]],
     asset_names: Mapping[int, str],
@@ -140,7 +140,7 @@ def _json_entry(value: dict[str, object], name: str, *, compact: bool = False) -
     return (text + "\n").encode("utf-8")
 
 
-def write_narrative(conversation: ImportedConversation) -> tuple[str, dict[str, bytes]]:
+def write_narrative(conversation: ChatConversation) -> tuple[str, dict[str, bytes]]:
     """The narrative text and asset entries for *conversation*.
 
     :raises ImportFormatError: for a tool result without its call, or clashing call ids.
@@ -178,7 +178,7 @@ class _Written:
         return min(start + 2, end), end
 
 
-def _write(conversation: ImportedConversation) -> _Written:
+def _write(conversation: ChatConversation) -> _Written:
     """The narrative, the entries and where each turn stands."""
     entries: dict[str, bytes] = {}
     call_fences: dict[str, tuple[str, str]] = {}
@@ -187,13 +187,13 @@ def _write(conversation: ImportedConversation) -> _Written:
     # Each asset hashed once (by the identity of its part, alive while we write).
     asset_names = {
         id(part): asset_name(part)
-        for turn in conversation.turns
+        for turn in conversation.messages
         for part in turn.parts
         if isinstance(part, ImportedAsset)
     }
     names = frozenset(asset_names.values()) | {
         remote_entry(part)[0]
-        for turn in conversation.turns
+        for turn in conversation.messages
         for part in turn.parts
         if isinstance(part, RemoteAsset)
     }
@@ -201,7 +201,7 @@ def _write(conversation: ImportedConversation) -> _Written:
     roles: list[str] = []
     starts = array.array("q")
     offset = 0
-    for number, turn in enumerate(conversation.turns, start=1):
+    for number, turn in enumerate(conversation.messages, start=1):
         blocks = _turn_blocks(turn, entries, call_fences, asset_names, names, natives)
         section = "\n\n".join([turn_heading(number, turn.role), *blocks])
         del blocks
@@ -212,7 +212,7 @@ def _write(conversation: ImportedConversation) -> _Written:
     settings = conversation.settings
     if TEXT_EMBEDS_SETTING not in settings and any(
         is_text_type(part.media_type.split(";", 1)[0].strip())
-        for turn in conversation.turns
+        for turn in conversation.messages
         for part in turn.parts
         if isinstance(part, ImportedAsset)
     ):
@@ -318,7 +318,7 @@ def _read_back_long(written: _Written, index: int, known: frozenset[str], name: 
     pieces.read_in_pieces(text, start, end, read)
 
 
-def write_bundle(conversation: ImportedConversation, name: str = "conversation") -> Bundle:
+def write_bundle(conversation: ChatConversation, name: str = "conversation") -> Bundle:
     """Build a zip bundle in memory for *conversation*.
 
     :param name: the bundle name (without extension).
@@ -336,7 +336,7 @@ def write_bundle(conversation: ImportedConversation, name: str = "conversation")
     return bundle
 
 
-def save_conversation(conversation: ImportedConversation, path: str) -> None:
+def save_conversation(conversation: ChatConversation, path: str) -> None:
     """Write *conversation* as a zip bundle to *path* (``.lmmlz``), named after it, as
     ``write_bundle(conversation, name).save(path)`` would, in memory bounded by a piece of
     the narrative rather than its whole parse: the narrative is checked a piece at a time

@@ -1,24 +1,32 @@
 """The conversation model: the provider-neutral messages, parts, tool calls, native items
 and remote assets that export, import, running and the Transcript share.
 
-A bundle's turns become :class:`OutgoingMessage` values (parts with their bytes resolved,
-each message keeping its source :class:`~lmml_mdit.model.Turn`); an import reads a payload
-into :class:`ChatTurn` values. Both carry the same :class:`ToolCall`, :class:`NativeItem`
-and :class:`RemoteAsset`. See docs/architecture.md, "conversation".
+A bundle's turns become :class:`ChatMessage` values (parts with their bytes resolved, each
+message keeping its source :class:`~lmml_mdit.model.Turn`), an import reads a payload into
+the same class, and a run's reply turns are that class too; a :class:`ChatConversation`
+holds them. They carry the same :class:`ToolCall`, :class:`NativeItem` and
+:class:`RemoteAsset`. The names each direction used before (``OutgoingMessage``,
+``ChatTurn``, ``OutgoingConversation``, ``ImportedConversation``, ``Call``, ``Native``,
+``Text``) are kept. See docs/architecture.md, "conversation".
 """
 
 from __future__ import annotations
 
 from ._calls import Call, ToolCall
 from ._messages import (
+    ChatConversation,
+    ChatMessage,
     ChatTurn,
     ImportedConversation,
     ImportedPart,
     Item,
+    MessagePart,
     MessageRole,
     OutgoingConversation,
     OutgoingMessage,
     ToolResult,
+    resolve_calls,
+    sendable,
 )
 from ._native import MESSAGE_KEYS, PART_KEYS, Native, NativeItem
 from ._parts import (
@@ -46,6 +54,8 @@ __all__ = [
     "AudioPart",
     "Base64Cache",
     "Call",
+    "ChatConversation",
+    "ChatMessage",
     "ChatTurn",
     "DocumentPart",
     "ImagePart",
@@ -53,6 +63,7 @@ __all__ = [
     "ImportedConversation",
     "ImportedPart",
     "Item",
+    "MessagePart",
     "MessageRole",
     "Native",
     "NativeItem",
@@ -68,4 +79,6 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "VideoPart",
+    "resolve_calls",
+    "sendable",
 ]

@@ -58,7 +58,7 @@ class Pace:
 
 def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | None) -> Answer:
     conversation = FORMATS[provider].read(payload)  # the SDK's reply, read as it came
-    parts = [part for turn in conversation.turns for part in turn.parts]
+    parts = [part for turn in conversation.messages for part in turn.parts]
     text = "".join(part.text for part in parts if isinstance(part, TextPart))
     calls = tuple(part for part in parts if isinstance(part, ToolCall))
     return Answer(text, calls, latency, tokens)
@@ -130,7 +130,7 @@ class Evaluator:
         """Write the case's conversation, its answer appended, as a bundle."""
         assert self.conversations is not None
         conversation = read_conversation(body, target.provider)
-        conversation.turns.extend(read_conversation(payload, target.provider).turns)
+        conversation.messages.extend(read_conversation(payload, target.provider).messages)
         slug = "".join(c if c.isalnum() or c in "-." else "_" for c in str(target))
         name = f"case-{number}-{slug}"
         bundle = write_bundle(conversation, name=name)

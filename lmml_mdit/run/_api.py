@@ -196,8 +196,8 @@ def _append(transcript: Transcript, reply: Reply) -> None:
             metadata["tool_calls"] = calls
         if natives:
             metadata["native"] = natives
-        if turn.call_id is not None:
-            metadata["tool_call_id"] = turn.call_id
+        if turn.call is not None:
+            metadata["tool_call_id"] = turn.call.id
         if turn is last or (turn.role == "assistant" and turn is reply.message):
             metadata["lmml_run"] = reply.metadata
         text = "".join(part.text for part in turn.parts if isinstance(part, TextPart))

@@ -19,7 +19,7 @@ from typing import Any
 from ..atomic import atomic_write_bytes
 from ..bundle import Bundle
 from ..chat import escape_text
-from ..conversation import ChatTurn, ImportedAsset, NativeItem, TextPart, ToolCall
+from ..conversation import ChatMessage, ImportedAsset, NativeItem, TextPart, ToolCall
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
@@ -95,7 +95,7 @@ class Document:
         self._calls.add(call_slug(candidate))
         return candidate
 
-    def add(self, turn: ChatTurn, *, metadata: JSONMapping | None = None) -> str:
+    def add(self, turn: ChatMessage, *, metadata: JSONMapping | None = None) -> str:
         """Append *turn* in the file's style and return the LMML written."""
         if self._style is None:
             self._style = style_of(self.bundle().narrative, raw_lines(self.text))
@@ -119,10 +119,10 @@ class Document:
         self._current = None
         return written + "\n"
 
-    def _body(self, turn: ChatTurn) -> list[str]:
+    def _body(self, turn: ChatMessage) -> list[str]:
         blocks: list[str] = []
-        if turn.role == "tool" and turn.call_id is not None:
-            blocks.append(reference(call_slug(turn.call_id) + ".tool_call.json"))
+        if turn.role == "tool" and turn.call is not None:
+            blocks.append(reference(call_slug(turn.call.id) + ".tool_call.json"))
         names = frozenset(self.bundle().entries) | frozenset(self.bundle().fences)
         for part in turn.parts:
             if isinstance(part, TextPart):

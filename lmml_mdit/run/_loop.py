@@ -24,7 +24,7 @@ from ..bundle import Bundle
 from ..chat import read_conversation, to_request
 from ..chat.providers import sender
 from ..chat.providers.sending import Exchange, Failure, Sender
-from ..conversation import ChatTurn, TextPart, ToolCall
+from ..conversation import ChatMessage, TextPart, ToolCall
 from ..errors import (
     MissingCredentialsError,
     ProviderConnectionError,
@@ -233,7 +233,7 @@ class _Run(_Link):
         self.document = Document.of(bundle)
         self.functions = _functions(options.tools)
         self.tools = declared_tools(bundle.settings, self.functions) if self.functions else None
-        self.turns: list[ChatTurn] = []
+        self.turns: list[ChatMessage] = []
         self.events: list[ReplyEvent] = []
         self.tool_runs: list[ToolRun] = []
         self.lmml: list[str] = []
@@ -263,14 +263,14 @@ class _Run(_Link):
                 self.keep_partial()
             raise cut
         conversation = read_conversation(exchange.payload, self.options.provider)
-        parts = [part for turn in conversation.turns for part in turn.parts]
+        parts = [part for turn in conversation.messages for part in turn.parts]
         parts = [
             ToolCall(self.document.unique_call_id(part.id), part.name, part.arguments)
             if isinstance(part, ToolCall)
             else part
             for part in parts
         ]
-        message = ChatTurn("assistant", parts)
+        message = ChatMessage("assistant", parts)
         metadata = self.metadata(exchange, latency)
         self.lmml.append(self.document.add(message, metadata=metadata))
         self.turns.append(message)
@@ -314,7 +314,7 @@ class _Run(_Link):
         """Append what a cut stream delivered, marked incomplete, and commit it."""
         text = "".join(e.text for e in self.attempt_events if hasattr(e, "text"))
         metadata = {"provider": self.options.provider, "incomplete": True}
-        message = ChatTurn("assistant", [TextPart(text)] if text else [])
+        message = ChatMessage("assistant", [TextPart(text)] if text else [])
         self.lmml.append(self.document.add(message, metadata=metadata))
         self.turns.append(message)
         self.commit()
@@ -341,7 +341,7 @@ class _Run(_Link):
                 else:
                     result, failed = tool_result(function, call.arguments)
             self.tool_runs.append(ToolRun(call, result, failed))
-            turn = ChatTurn("tool", [TextPart(result)], call_id=call.id)
+            turn = ChatMessage("tool", [TextPart(result)], call)
             self.lmml.append(self.document.add(turn))
             self.turns.append(turn)
         return True

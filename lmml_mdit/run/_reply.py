@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..chat.providers.sending import TextDelta, ToolCallEvent
-from ..conversation import ChatTurn, TextPart, ToolCall
+from ..conversation import ChatMessage, TextPart, ToolCall
 from ..jsontypes import JSONObject
 
 __all__ = ["Reply", "ReplyEvent", "TextDelta", "ToolCallEvent", "ToolRun", "Usage"]
@@ -50,7 +50,7 @@ class Reply:
         limit), else None.
     """
 
-    message: ChatTurn
+    message: ChatMessage
     provider: str
     model: str | None = None
     finish_reason: str | None = None
@@ -58,7 +58,7 @@ class Reply:
     latency: float = 0.0
     request_id: str | None = None
     raw: object = None
-    turns: list[ChatTurn] = field(default_factory=list)
+    turns: list[ChatMessage] = field(default_factory=list)
     events: list[ReplyEvent] = field(default_factory=list)
     tool_runs: list[ToolRun] = field(default_factory=list)
     metadata: JSONObject = field(default_factory=dict)

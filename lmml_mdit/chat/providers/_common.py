@@ -7,17 +7,18 @@ from collections.abc import Iterator
 
 from ...conversation import (
     AudioPart,
+    ChatMessage,
     DocumentPart,
     ImagePart,
     Item,
     NativeItem,
-    OutgoingMessage,
     Part,
     RemotePart,
     TextFilePart,
     TextPart,
     ToolCall,
     VideoPart,
+    sendable,
 )
 from ...errors import InvalidToolCallError, UnsupportedContentError
 from ...jsontypes import JSONMapping, JSONObject
@@ -59,7 +60,7 @@ def describe(part: Part) -> str:
 def unsupported(
     part: ImagePart | DocumentPart | AudioPart | TextFilePart | VideoPart | RemotePart,
     provider: ChatFormat,
-    message: OutgoingMessage,
+    message: ChatMessage,
     *,
     hint: str | None = None,
 ) -> UnsupportedContentError:
@@ -80,19 +81,19 @@ def text_file_text(part: TextFilePart) -> str:
 
 
 def system_texts(
-    message: OutgoingMessage, provider: ChatFormat, *, hint: str | None = None
+    message: ChatMessage, provider: ChatFormat, *, hint: str | None = None
 ) -> list[str]:
     """The text of a system message for a provider that keeps system content apart (text
     parts as they are, text files as :func:`text_file_text`).
 
     :raises UnsupportedContentError: for any other part (an image, a document, audio).
     """
-    texts = (system_text(item, message, provider, hint=hint) for item in message.items)
+    texts = (system_text(item, message, provider, hint=hint) for item in sendable(message))
     return [text for text in texts if text is not None]
 
 
 def system_text(
-    item: Item, message: OutgoingMessage, provider: ChatFormat, *, hint: str | None = None
+    item: Item, message: ChatMessage, provider: ChatFormat, *, hint: str | None = None
 ) -> str | None:
     """One item of the system *message* as text (None for a tool call, which adds none).
 

@@ -16,15 +16,13 @@ from ...conversation import (
     MESSAGE_KEYS,
     PART_KEYS,
     AudioPart,
-    ChatTurn,
+    ChatConversation,
+    ChatMessage,
     DocumentPart,
     ImagePart,
     ImportedAsset,
-    ImportedConversation,
-    ImportedPart,
+    MessagePart,
     NativeItem,
-    OutgoingConversation,
-    OutgoingMessage,
     Part,
     RemoteAsset,
     RemoteKind,
@@ -34,6 +32,7 @@ from ...conversation import (
     ToolCall,
     ToolResult,
     VideoPart,
+    sendable,
 )
 from ...errors import ImportFormatError
 from ...jsontypes import JSONMapping, JSONObject
@@ -134,7 +133,7 @@ def _is_messages_metadata(value: object) -> bool:
 LIST_SETTINGS = frozenset({"stop_sequences"})
 
 
-def _block(part: Part, message: OutgoingMessage, options: Options) -> JSONObject:
+def _block(part: Part, message: ChatMessage, options: Options) -> JSONObject:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, RemotePart):
@@ -164,7 +163,7 @@ def _block(part: Part, message: OutgoingMessage, options: Options) -> JSONObject
     raise unsupported(part, PROVIDER, message, hint="Anthropic takes no audio input")
 
 
-def export(conversation: OutgoingConversation, options: Options) -> Payload:
+def export(conversation: ChatConversation, options: Options) -> Payload:
     """Write *conversation* as Anthropic ``messages`` plus top-level ``system`` blocks.
 
     :raises UnsupportedContentError: for audio, and for non-text parts in system or
@@ -177,7 +176,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
         blocks: list[JSONObject] = []
         role = "user"
         if message.role == "system":
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, NativeItem) and item.kind == PART_KEYS:
                     place_native(system, item)  # a caching breakpoint on the block before
                 elif (text := system_text(item, message, PROVIDER)) is not None:
@@ -185,7 +184,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             continue
         if message.role == "assistant":
             role = "assistant"
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, ToolCall):
                     blocks.append(
                         {
@@ -204,7 +203,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                 else:
                     raise unsupported(item, PROVIDER, message)
         elif message.role == "user":
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, NativeItem):
                     place_native(blocks, item)
                 elif not isinstance(item, ToolCall):
@@ -213,14 +212,14 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             assert message.call is not None
             result: JSONObject = {"type": "tool_result", "tool_use_id": message.call.id}
             content: list[JSONObject] = []
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, NativeItem):
                     place_native(content, item)
                 elif not isinstance(item, ToolCall):
                     content.append(_block(item, message, options))
             if content:
                 result["content"] = content
-            result.update(message_keys(message.items))
+            result.update(message_keys(message.parts))
             if len(out) > 1 and out[-1]["role"] == "user" and out[-2]["role"] == "assistant":
                 # The API takes a call's results first in the user message after it: user
                 # text placed between a call and its result (a system turn there) follows
@@ -294,7 +293,7 @@ def _source(block: JSONObject, where: str) -> ImportedAsset | RemoteAsset:
 
 def block_parts(
     content: object, *, where: str, allow_tools: bool, allow_native: bool = True
-) -> list[ImportedPart | ToolResult]:
+) -> list[MessagePart | ToolResult]:
     """Read a content string or block list; a tool result comes back as ``(id, parts)``.
 
     With *allow_native*, a block of another type (``thinking``, ``redacted_thinking``,
@@ -304,7 +303,7 @@ def block_parts(
     """
     if isinstance(content, str):
         return [TextPart(content)]
-    parts: list[ImportedPart | ToolResult] = []
+    parts: list[MessagePart | ToolResult] = []
     for here, block in expect_items(content, where=where):
         kind = block.get("type")
         if kind == "text":
@@ -372,9 +371,9 @@ def block_parts(
     return parts
 
 
-def read_messages(messages: object, *, where: str = "messages") -> list[ChatTurn]:
+def read_messages(messages: object, *, where: str = "messages") -> list[ChatMessage]:
     """Read an Anthropic ``messages`` list into turns."""
-    turns: list[ChatTurn] = []
+    turns: list[ChatMessage] = []
     for here, message in expect_items(messages, where=where):
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
@@ -387,7 +386,7 @@ def read_messages(messages: object, *, where: str = "messages") -> list[ChatTurn
     return turns
 
 
-def read(data: object) -> ImportedConversation:
+def read(data: object) -> ChatConversation:
     """Read a ``messages`` list, or a request body with ``messages`` and ``system``.
 
     :raises ImportFormatError: for anything outside the Messages shapes.
@@ -411,8 +410,8 @@ def read(data: object) -> ImportedConversation:
                     name="system",
                     hint="give system content as text blocks",
                 )
-        turns.insert(0, ChatTurn("system", parts))
-    return ImportedConversation(turns, settings=tools_listed(settings))
+        turns.insert(0, ChatMessage("system", parts))
+    return ChatConversation(turns, settings=tools_listed(settings))
 
 
 # -- tools, tool choice and structured output ----------------------------------------------

@@ -3,8 +3,8 @@
 reads and writes tools with.
 
 A :class:`ChatFormat` is a format lmml_mdit reads (a payload into an
-:class:`~lmml_mdit.conversation.ImportedConversation`); a :class:`Provider` is a chat API it
-also writes (an :class:`~lmml_mdit.conversation.OutgoingConversation` into a
+:class:`~lmml_mdit.conversation.ChatConversation`); a :class:`Provider` is a chat API it
+also writes (a :class:`~lmml_mdit.conversation.ChatConversation` into a
 :class:`Payload`, then a request body). Each provider module defines one value of these;
 :mod:`lmml_mdit.chat.providers` lists them, and every format name comes from there.
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ...jsontypes import JSONMapping, JSONObject
 
 if TYPE_CHECKING:
-    from ...conversation import ImportedConversation, OutgoingConversation
+    from ...conversation import ChatConversation
     from .._content import Options
     from .._tool_model import NativeTool, OutputSchema, Tool, ToolChoice, ToolSpec
 
@@ -98,7 +98,7 @@ class ChatFormat:
     name: str
     title: str
     description: str
-    read: Callable[[object], ImportedConversation]
+    read: Callable[[object], ChatConversation]
     detection: Detection | None = field(default=None, kw_only=True)
 
     @property
@@ -183,7 +183,7 @@ class Provider(ChatFormat):
         output, or None when it takes none of them.
     """
 
-    write: Callable[[OutgoingConversation, Options], Payload]
+    write: Callable[[ChatConversation, Options], Payload]
     request: Callable[[Payload, str | None, JSONObject], JSONObject]
     settings: Mapping[str, str]
     native_settings: frozenset[str]

@@ -15,14 +15,13 @@ from ...conversation import (
     MESSAGE_KEYS,
     PART_KEYS,
     AudioPart,
-    ChatTurn,
+    ChatConversation,
+    ChatMessage,
     DocumentPart,
     ImagePart,
     ImportedAsset,
-    ImportedConversation,
-    ImportedPart,
+    MessagePart,
     NativeItem,
-    OutgoingConversation,
     Part,
     RemoteKind,
     RemotePart,
@@ -31,6 +30,7 @@ from ...conversation import (
     ToolCall,
     ToolResult,
     VideoPart,
+    sendable,
 )
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
@@ -151,7 +151,7 @@ def _response(texts: list[str]) -> JSONObject:
     return {"output": text}
 
 
-def export(conversation: OutgoingConversation, options: Options) -> Payload:
+def export(conversation: ChatConversation, options: Options) -> Payload:
     """Write *conversation* as Gemini ``contents`` plus a system instruction.
 
     :raises UnsupportedContentError: for non-text parts in system turns.
@@ -168,7 +168,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             continue
         if message.role == "assistant":
             role = "model"
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, ToolCall):
                     parts.append(
                         {
@@ -184,7 +184,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                 else:
                     parts.append(_part(item, options))
         elif message.role == "user":
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, NativeItem):
                     place_native(parts, item)
                 elif not isinstance(item, ToolCall):
@@ -194,7 +194,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             assert call is not None
             texts = []
             assets: list[JSONObject] = []
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, NativeItem):
                     place_native(assets, item)
                 elif isinstance(item, TextPart):
@@ -211,7 +211,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             # A tool turn's message keys (a signature given beside the response) are the
             # function_response part's own; its "function_response" keys are the response's
             # own, and a "parts" list among them takes the result's assets.
-            keys = message_keys(message.items)
+            keys = message_keys(message.parts)
             inner = keys.pop("function_response", None)
             if isinstance(inner, dict):
                 response.update({key: value for key, value in inner.items() if key != "parts"})
@@ -311,8 +311,8 @@ def _snake(key: str) -> str:
 _SIGNATURE = "thought_signature"
 
 
-def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart | ToolResult]:
-    parts: list[ImportedPart | ToolResult] = []
+def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[MessagePart | ToolResult]:
+    parts: list[MessagePart | ToolResult] = []
     for here, raw in expect_items(raw_parts, where=where):
         if raw.get("thought"):  # a thought summary: kept whole, with its signature
             parts.append(NativeItem(NAME, "thought", raw))
@@ -362,7 +362,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[ImportedPart
     return parts
 
 
-def _media(part: JSONObject, *, where: str) -> list[ImportedPart] | ImportedPart:
+def _media(part: JSONObject, *, where: str) -> list[MessagePart] | MessagePart:
     """An ``inline_data`` part's asset, or a ``file_data`` part's remote asset; a
     ``display_name`` (which a function response's parts carry) follows as its keys."""
     inline = _get(part, "inline_data")
@@ -370,9 +370,7 @@ def _media(part: JSONObject, *, where: str) -> list[ImportedPart] | ImportedPart
         blob = expect(inline, dict, where=where)
         _check_keys(blob, ("mime_type", "data", "display_name"), where=where)
         media_type = expect(_get(blob, "mime_type"), str, where=where).lower()
-        found: ImportedPart = ImportedAsset(
-            decode_base64(blob.get("data"), where=where), media_type
-        )
+        found: MessagePart = ImportedAsset(decode_base64(blob.get("data"), where=where), media_type)
         key, given = "inline_data", blob
     else:
         uri = expect(_get(part, "file_data"), dict, where=where)
@@ -402,7 +400,7 @@ def _function_response(raw: object, signature: object, calls: _Calls, *, where: 
     name = expect(response.get("name"), str, where=where)
     call_id = calls.answer(name, response.get("id"), where)
     body = expect(response.get("response", {}), dict, where=f"{where}.response")
-    result: list[ImportedPart] = [TextPart(json.dumps(body, ensure_ascii=False))]
+    result: list[MessagePart] = [TextPart(json.dumps(body, ensure_ascii=False))]
     record: JSONObject = {}
     if signature is not None:  # put back on the function_response part
         record[_SIGNATURE] = signature
@@ -515,11 +513,11 @@ def snake_settings(value: object, *, where: str = "settings") -> object:
     return out
 
 
-def read_contents(contents: object, *, where: str = "contents") -> list[ChatTurn]:
+def read_contents(contents: object, *, where: str = "contents") -> list[ChatMessage]:
     """Read Gemini ``contents`` (any form :func:`canonical_contents` takes) into turns."""
     items = expect(canonical_contents(contents), list, where=where)
     calls = _Calls(items)
-    turns: list[ChatTurn] = []
+    turns: list[ChatMessage] = []
     for here, content in expect_items(items, where=where):
         role = _ROLES.get(as_text(content.get("role", "user")))
         if role is None:
@@ -533,7 +531,7 @@ def read_contents(contents: object, *, where: str = "contents") -> list[ChatTurn
     return turns
 
 
-def read(data: object) -> ImportedConversation:
+def read(data: object) -> ChatConversation:
     """Read a ``contents`` list, or a request body with ``contents``.
 
     Both body shapes are read: the REST one (``systemInstruction``, ``generationConfig``)
@@ -575,8 +573,8 @@ def read(data: object) -> ImportedConversation:
         parts_given = instruction.get("parts", [])
         instruction = {**instruction, "parts": _part_list(parts_given, strings=True)}
         parts = _parts(instruction.get("parts", []), _Calls([]), where="system_instruction.parts")
-        turns.insert(0, ChatTurn("system", without_results(parts)))
-    return ImportedConversation(turns, settings=settings)
+        turns.insert(0, ChatMessage("system", without_results(parts)))
+    return ChatConversation(turns, settings=settings)
 
 
 # -- tools, tool choice and structured output ----------------------------------------------

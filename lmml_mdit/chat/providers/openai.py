@@ -12,19 +12,24 @@ from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
-from ...conversation import PART_KEYS, NativeItem, ToolCall
+from ...conversation import (
+    PART_KEYS,
+    ChatConversation,
+    ChatMessage,
+    MessagePart,
+    NativeItem,
+    ToolCall,
+    sendable,
+)
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...media import AUDIO_TYPES
-from .._content import Options, OutgoingConversation, OutgoingMessage
+from .._content import Options
 from .._format_names import OPENAI
 from .._handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart
 from .._imported import (
-    ChatTurn,
     ImportedAsset,
-    ImportedConversation,
-    ImportedPart,
     as_text,
     decode_base64,
     decode_data_uri,
@@ -165,9 +170,9 @@ def tool_call(call: ToolCall) -> JSONObject:
     }
 
 
-def _text_only(message: OutgoingMessage, options: Options) -> list[JSONObject]:
+def _text_only(message: ChatMessage, options: Options) -> list[JSONObject]:
     parts: list[JSONObject] = []
-    for item in message.items:
+    for item in sendable(message):
         if isinstance(item, (TextPart, TextFilePart)):
             parts.append(content_part(item, options))
         elif isinstance(item, NativeItem):
@@ -179,7 +184,7 @@ def _text_only(message: OutgoingMessage, options: Options) -> list[JSONObject]:
     return parts
 
 
-def export(conversation: OutgoingConversation, options: Options) -> Payload:
+def export(conversation: ChatConversation, options: Options) -> Payload:
     """Write *conversation* as a Chat Completions ``messages`` list.
 
     :raises UnsupportedContentError: for parts a role cannot hold (images in system or
@@ -193,19 +198,19 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             deferred = []
         if message.role == "system":
             entry: JSONObject = {"role": "system", "content": _text_only(message, options)}
-            out.append({**entry, **message_keys(message.items)})
+            out.append({**entry, **message_keys(message.parts)})
         elif message.role == "user":
             content: list[JSONObject] = []
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, NativeItem):
                     place_native(content, item)
                 elif not isinstance(item, ToolCall):
                     content.append(content_part(item, options))
-            out.append({"role": "user", "content": content, **message_keys(message.items)})
+            out.append({"role": "user", "content": content, **message_keys(message.parts)})
         elif message.role == "assistant":
             texts: list[JSONObject] = []
             calls: list[JSONObject] = []
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, ToolCall):
                     calls.append(tool_call(item))
                 elif isinstance(item, NativeItem):
@@ -217,12 +222,12 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
             entry = {"role": "assistant", "content": texts or None}
             if calls:
                 entry["tool_calls"] = calls
-            out.append({**entry, **message_keys(message.items)})
+            out.append({**entry, **message_keys(message.parts)})
         else:
             assert message.call is not None
             texts = []
             others: list[JSONObject] = []
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, (TextPart, TextFilePart)):
                     texts.append(content_part(item, options))
                 elif isinstance(item, NativeItem):
@@ -316,13 +321,13 @@ def _unexpected_keys(message: JSONObject, known: set[str], where: str) -> None:
         )
 
 
-def content_parts(content: object, *, where: str) -> list[ImportedPart]:
+def content_parts(content: object, *, where: str) -> list[MessagePart]:
     """Read a Chat Completions ``content`` (string, null or part list) into parts."""
     if content is None:
         return []
     if isinstance(content, str):
         return [TextPart(content)]
-    parts: list[ImportedPart] = []
+    parts: list[MessagePart] = []
     for here, part in expect_items(content, where=f"{where}.content"):
         kind = part.get("type")
         reject_unknown_keys(part, ("type", kind), where=here)
@@ -386,7 +391,7 @@ def _tool_calls(raw: object, *, where: str) -> list[ToolCall]:
     return calls
 
 
-def _named(message: JSONObject, where: str) -> list[ImportedPart]:
+def _named(message: JSONObject, where: str) -> list[MessagePart]:
     """A message's ``name`` (a participant's name) as a native ``message`` item, first in
     its turn; nothing when it has none."""
     name = message.get("name")
@@ -395,15 +400,15 @@ def _named(message: JSONObject, where: str) -> list[ImportedPart]:
     return [NativeItem(NAME, "message", {"name": expect(name, str, where=f"{where}.name")})]
 
 
-def read_messages(messages: object, *, where: str = "messages") -> list[ChatTurn]:
+def read_messages(messages: object, *, where: str = "messages") -> list[ChatMessage]:
     """Read a Chat Completions ``messages`` list into turns."""
-    turns: list[ChatTurn] = []
+    turns: list[ChatMessage] = []
     for here, message in expect_items(messages, where=where):
         role = message.get("role")
         if role in _SYSTEM_ROLES or role == "user":
             _unexpected_keys(message, {"role", "content", "name"}, here)
             turns.append(
-                ChatTurn(
+                ChatMessage(
                     "system" if role in _SYSTEM_ROLES else "user",
                     _named(message, here) + content_parts(message.get("content"), where=here),
                 )
@@ -413,12 +418,16 @@ def read_messages(messages: object, *, where: str = "messages") -> list[ChatTurn
             parts = _named(message, here) + content_parts(message.get("content"), where=here)
             if message.get("tool_calls"):
                 parts.extend(_tool_calls(message["tool_calls"], where=here))
-            turns.append(ChatTurn("assistant", parts))
+            turns.append(ChatMessage("assistant", parts))
         elif role == "tool":
             _unexpected_keys(message, {"role", "content", "tool_call_id"}, here)
             call_id = expect(message.get("tool_call_id"), str, where=here)
             turns.append(
-                ChatTurn("tool", content_parts(message.get("content"), where=here), call_id)
+                ChatMessage(
+                    "tool",
+                    content_parts(message.get("content"), where=here),
+                    ToolCall(call_id, "", None),
+                )
             )
         else:
             raise ImportFormatError(
@@ -429,7 +438,7 @@ def read_messages(messages: object, *, where: str = "messages") -> list[ChatTurn
     return turns
 
 
-def read(data: object) -> ImportedConversation:
+def read(data: object) -> ChatConversation:
     """Read a ``messages`` list, or a request body holding one, into a conversation.
 
     :raises ImportFormatError: for anything outside the Chat Completions shapes.
@@ -440,7 +449,7 @@ def read(data: object) -> ImportedConversation:
         missing="a Chat Completions request body needs a 'messages' list",
         hint="give the messages list or a body with 'messages'",
     )
-    return ImportedConversation(read_messages(messages), settings=tools_listed(settings))
+    return ChatConversation(read_messages(messages), settings=tools_listed(settings))
 
 
 # -- tools, tool choice and structured output ----------------------------------------------

@@ -15,20 +15,19 @@ from ...conversation import (
     MESSAGE_KEYS,
     PART_KEYS,
     AudioPart,
-    ChatTurn,
+    ChatConversation,
+    ChatMessage,
     DocumentPart,
     ImagePart,
-    ImportedConversation,
-    ImportedPart,
+    MessagePart,
     NativeItem,
-    OutgoingConversation,
-    OutgoingMessage,
     Part,
     RemotePart,
     TextFilePart,
     TextPart,
     ToolCall,
     VideoPart,
+    sendable,
 )
 from ...errors import ImportFormatError
 from ...jsontypes import JSONMapping, JSONObject
@@ -119,7 +118,7 @@ NATIVE_SETTINGS = frozenset(
 """Responses parameters a settings embed may give under their own names."""
 
 
-def _input_part(part: Part, message: OutgoingMessage, options: Options) -> JSONObject:
+def _input_part(part: Part, message: ChatMessage, options: Options) -> JSONObject:
     if isinstance(part, TextPart):
         return {"type": "input_text", "text": part.text}
     if isinstance(part, RemotePart):
@@ -154,7 +153,7 @@ def _input_part(part: Part, message: OutgoingMessage, options: Options) -> JSONO
     )
 
 
-def export(conversation: OutgoingConversation, options: Options) -> Payload:
+def export(conversation: ChatConversation, options: Options) -> Payload:
     """Write *conversation* as a Responses ``input`` item list.
 
     :raises UnsupportedContentError: for audio anywhere, and for non-text parts in system
@@ -162,10 +161,10 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
     """
     items: list[JSONObject] = []
     for message in conversation.messages:
-        keys = message_keys(message.items)
+        keys = message_keys(message.parts)
         if message.role in ("system", "user"):
             content: list[JSONObject] = []
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, ToolCall):  # pragma: no cover
                     continue
                 if isinstance(item, NativeItem):
@@ -180,11 +179,11 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
                 if message.role == "system" and not isinstance(item, (TextPart, TextFilePart)):
                     raise unsupported(item, PROVIDER, message)
                 content.append(_input_part(item, message, options))
-            if content or not any(isinstance(item, NativeItem) for item in message.items):
+            if content or not any(isinstance(item, NativeItem) for item in sendable(message)):
                 items.append({"type": "message", "role": message.role, "content": content, **keys})
         elif message.role == "assistant":
             texts: list[JSONObject] = []
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, ToolCall):
                     if texts:
                         items.append(_assistant_text(texts, keys))
@@ -218,7 +217,7 @@ def export(conversation: OutgoingConversation, options: Options) -> Payload:
         else:
             assert message.call is not None
             parts: list[JSONObject] = []
-            for item in message.items:
+            for item in sendable(message):
                 if isinstance(item, NativeItem):
                     place_native(parts, item)
                 elif not isinstance(item, ToolCall):
@@ -288,11 +287,11 @@ _PART_KEYS = {
 }
 
 
-def content_parts(content: object, *, where: str) -> list[ImportedPart]:
+def content_parts(content: object, *, where: str) -> list[MessagePart]:
     """Read a Responses ``content`` or ``output`` (string or part list) into parts."""
     if isinstance(content, str):
         return [TextPart(content)]
-    parts: list[ImportedPart] = []
+    parts: list[MessagePart] = []
     for here, part in expect_items(content, where=where):
         kind = part.get("type")
         reject_unknown_keys(part, _PART_KEYS.get(str(kind), ("type",)), where=here)
@@ -347,7 +346,7 @@ def content_parts(content: object, *, where: str) -> list[ImportedPart]:
     return parts
 
 
-def _input_file(part: JSONObject, *, where: str) -> ImportedPart:
+def _input_file(part: JSONObject, *, where: str) -> MessagePart:
     """An ``input_file``'s content: its bytes, or the URL or file id it names."""
     if "file_data" not in part and "file_url" in part:
         reject_unknown_keys(part, ("type", "file_url", "filename", "detail"), where=where)
@@ -364,11 +363,11 @@ def _record(item: JSONObject) -> JSONObject:
     return {key: item[key] for key in _RECORD_KEYS if key in item}
 
 
-def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
+def read_items(items: object, *, where: str = "input") -> list[ChatMessage]:
     """Read a Responses ``input`` (string or item list) into turns."""
     if isinstance(items, str):
-        return [ChatTurn("user", [TextPart(items)])]
-    turns: list[ChatTurn] = []
+        return [ChatMessage("user", [TextPart(items)])]
+    turns: list[ChatMessage] = []
     for here, item in expect_items(items, where=where):
         kind = item.get("type", "message")
         if kind == "message":
@@ -382,33 +381,33 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
             parts = content_parts(item.get("content"), where=f"{here}.content")
             if _record(item):  # its id, status and phase come back on the message
                 parts.insert(0, NativeItem(NAME, MESSAGE_KEYS, _record(item)))
-            turns.append(ChatTurn(role, parts))
+            turns.append(ChatMessage(role, parts))
         elif kind == "function_call":
             call = ToolCall(
                 id=expect(item.get("call_id"), str, where=here),
                 name=expect(item.get("name"), str, where=here),
                 arguments=parse_arguments(item.get("arguments", "{}"), where=here),
             )
-            made: list[ImportedPart] = [call]
+            made: list[MessagePart] = [call]
             if _record(item):  # the call item's own id and status, put back on it
                 made.append(NativeItem(NAME, PART_KEYS, _record(item)))
             if turns and turns[-1].role == "assistant":
                 turns[-1].parts.extend(made)
             else:
-                turns.append(ChatTurn("assistant", made))
+                turns.append(ChatMessage("assistant", made))
         elif kind == "function_call_output":
             call_id = expect(item.get("call_id"), str, where=here)
             output = content_parts(item.get("output"), where=f"{here}.output")
             if _record(item):
                 output.insert(0, NativeItem(NAME, MESSAGE_KEYS, _record(item)))
-            turns.append(ChatTurn("tool", output, call_id))
+            turns.append(ChatMessage("tool", output, ToolCall(call_id, "", None)))
         elif isinstance(kind, str) and kind:
             # reasoning, web_search_call and any other item: kept whole, in an assistant turn
             native = NativeItem(NAME, kind, item)
             if turns and turns[-1].role == "assistant":
                 turns[-1].parts.append(native)
             else:
-                turns.append(ChatTurn("assistant", [native]))
+                turns.append(ChatMessage("assistant", [native]))
             continue
         else:
             raise ImportFormatError(
@@ -420,7 +419,7 @@ def read_items(items: object, *, where: str = "input") -> list[ChatTurn]:
     return turns
 
 
-def read(data: object) -> ImportedConversation:
+def read(data: object) -> ChatConversation:
     """Read an ``input`` list, or a request body with ``input``, into a conversation.
 
     :raises ImportFormatError: for anything outside the Responses shapes.
@@ -435,9 +434,9 @@ def read(data: object) -> ImportedConversation:
     instructions = settings.pop("instructions", None)
     if instructions is not None:
         turns.insert(
-            0, ChatTurn("system", [TextPart(expect(instructions, str, where="instructions"))])
+            0, ChatMessage("system", [TextPart(expect(instructions, str, where="instructions"))])
         )
-    return ImportedConversation(turns, settings=tools_listed(settings))
+    return ChatConversation(turns, settings=tools_listed(settings))
 
 
 # -- tools, tool choice and structured output ----------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ...conversation import ChatTurn, ImportedConversation, TextPart, ToolCall
+from ...conversation import ChatConversation, ChatMessage, TextPart, ToolCall
 from ...errors import ImportFormatError, UnsupportedContentError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
@@ -69,10 +69,10 @@ def _calls(value: object, counter: list[int], *, where: str) -> list[ToolCall]:
     return calls
 
 
-def read_conversations(entries: object, *, where: str = "conversations") -> list[ChatTurn]:
+def read_conversations(entries: object, *, where: str = "conversations") -> list[ChatMessage]:
     """Read a ShareGPT ``conversations`` list into turns."""
-    turns: list[ChatTurn] = []
-    open_calls: list[str] = []
+    turns: list[ChatMessage] = []
+    open_calls: list[ToolCall] = []
     counter = [0]
     for here, entry in expect_items(entries, where=where):
         source = as_text(entry.get("from", "")).lower()
@@ -80,14 +80,14 @@ def read_conversations(entries: object, *, where: str = "conversations") -> list
         reject_unknown_keys(entry, ("from", "value"), where=here)
         if source in _TEXT_ROLES:
             role = _TEXT_ROLES[source]
-            turns.append(ChatTurn(role, [TextPart(expect(value, str, where=here))]))
+            turns.append(ChatMessage(role, [TextPart(expect(value, str, where=here))]))
         elif source in _CALL_ROLES:
             calls = _calls(value, counter, where=here)
-            open_calls.extend(call.id for call in calls)
+            open_calls.extend(calls)
             if turns and turns[-1].role == "assistant":
                 turns[-1].parts.extend(calls)
             else:
-                turns.append(ChatTurn("assistant", list(calls)))
+                turns.append(ChatMessage("assistant", list(calls)))
         elif source in _RESULT_ROLES:
             if not open_calls:
                 raise ImportFormatError(
@@ -97,7 +97,7 @@ def read_conversations(entries: object, *, where: str = "conversations") -> list
                 )
             if not isinstance(value, str):
                 value = json.dumps(value, ensure_ascii=False)
-            turns.append(ChatTurn("tool", [TextPart(value)], open_calls.pop(0)))
+            turns.append(ChatMessage("tool", [TextPart(value)], open_calls.pop(0)))
         else:
             raise ImportFormatError(
                 f"unknown 'from' value {shown_value(entry.get('from'))}",
@@ -107,7 +107,7 @@ def read_conversations(entries: object, *, where: str = "conversations") -> list
     return turns
 
 
-def read(data: object) -> ImportedConversation:
+def read(data: object) -> ChatConversation:
     """Read a ShareGPT record (or its bare ``conversations`` list).
 
     :raises ImportFormatError: for anything outside the ShareGPT shape.
@@ -121,8 +121,8 @@ def read(data: object) -> ImportedConversation:
     turns = read_conversations(conversations)
     system = fields.pop("system", None)
     if system:
-        turns.insert(0, ChatTurn("system", [TextPart(expect(system, str, where="system"))]))
-    return ImportedConversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
+        turns.insert(0, ChatMessage("system", [TextPart(expect(system, str, where="system"))]))
+    return ChatConversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
 
 
 def export_sharegpt(bundle: BundleSource) -> JSONObject:
