@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from ..errors import UnsupportedContentError
 from ..jsontypes import JSONObject
@@ -115,7 +115,7 @@ class _KeptName(type):
     ``isinstance(message, OutgoingMessage)`` holds for any message (a subclass made
     elsewhere is checked as usual)."""
 
-    def __instancecheck__(cls, instance: Any) -> bool:
+    def __instancecheck__(cls, instance: object) -> bool:
         if cls.__module__ == __name__:
             return isinstance(instance, cls.__bases__[0])
         return type.__instancecheck__(cls, instance)
