@@ -68,7 +68,7 @@ def _validate_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
     )
-    add_base_dir(parser)
+    add_base_dir(parser, values="--inputs")
 
 
 @command(

@@ -220,13 +220,21 @@ def add_provider(parser: argparse.ArgumentParser, choices: FormatChoices, what: 
     )
 
 
-def add_base_dir(parser: argparse.ArgumentParser) -> None:
-    """``--base-dir DIR``: the folder a bare narrative's references resolve against."""
+def add_base_dir(parser: argparse.ArgumentParser, *, values: str | None = None) -> None:
+    """``--base-dir DIR``: the folder a bare narrative's references resolve against and,
+    for a command reading a values or cases file (*values*: its flags, as the help names
+    them), the folder that file's paths are held inside."""
+    held = (
+        ""
+        if values is None
+        else f", and hold an image, file or messages path of a {values} file inside DIR "
+        "(default: that file's folder)"
+    )
     parser.add_argument(
         "--base-dir",
         metavar="DIR",
         help="resolve a bare .lmml's @references against files in DIR (never outside it; "
-        "default: the .lmml file's own folder)",
+        f"default: the .lmml file's own folder){held}",
     )
 
 

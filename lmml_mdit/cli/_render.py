@@ -182,7 +182,7 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
         metavar="OUT",
         help="where to write the JSON (default: stdout; with --cases, JSON lines)",
     )
-    add_base_dir(parser)
+    add_base_dir(parser, values="--inputs or --cases")
     add_quiet(parser)
 
 
@@ -360,7 +360,7 @@ def _preview_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
     )
-    add_base_dir(parser)
+    add_base_dir(parser, values="--inputs")
     add_quiet(parser)
 
 
