@@ -1,7 +1,8 @@
 """The command line's help names the chat formats only as the registry
-(:mod:`lmml_mdit.chat.providers`) has them: ``lmml --help``, ``lmml render --help`` and
-``lmml import --help`` name no format the registry does not list, and list none by hand
-(with the registry's names changed, the lists in the help follow them)."""
+(:mod:`lmml_mdit.chat.providers`) has them: ``lmml --help`` and every subcommand's
+``--help`` name no format the registry does not list, and list none by hand (with the
+registry's names changed, the lists in the help, and the names in an option's help, follow
+them)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,15 @@ import re
 import pytest
 
 from lmml_mdit.chat import providers
-from lmml_mdit.cli import main
+from lmml_mdit.cli import COMMANDS, main
 
-HELPS = (("--help",), ("render", "--help"), ("import", "--help"))
+HELPS = (("--help",), *((name, "--help") for name in COMMANDS))
+
+OFFERING_FORMATS = {"render", "import", "export", "run"}
+"""The subcommands with a format option, whose help lists the choices."""
+
+READING_FORMATS = {"import", "export"}
+"""The subcommands whose format option takes every format read, not only the providers."""
 
 NAMED = re.compile(r"(?:--provider|--format|-p)[ =]([A-Za-z0-9_.-]+)")
 """A format named to an option: ``--provider anthropic`` in an example."""
@@ -62,7 +69,7 @@ def test_the_help_names_only_formats_the_registry_lists(
     choices = [name for listed in LISTED.findall(text) for name in listed.split(",")]
     known = set(providers.FORMATS)
     assert [name for name in named + choices if name not in known] == []
-    if argv[0] != "--help":
+    if argv[0] in OFFERING_FORMATS:
         assert choices, "the command offers its formats as choices"
 
 
@@ -79,7 +86,7 @@ def test_the_formats_in_the_help_follow_the_registry(
     # names come after the built-in ones).
     after = [listed.split(",") for listed in LISTED.findall(text)]
     assert len(after) == len(before)
-    names = STAND_INS["IMPORT_FORMATS" if argv[0] == "import" else "PROVIDER_NAMES"]
+    names = STAND_INS["IMPORT_FORMATS" if argv[0] in READING_FORMATS else "PROVIDER_NAMES"]
     for listed in after:
         assert tuple(listed[: len(names)]) == names, listed
         assert not set(listed) & real, listed
@@ -88,3 +95,16 @@ def test_the_formats_in_the_help_follow_the_registry(
     for line in text.splitlines():
         words = set(re.findall(r"[A-Za-z0-9_.-]+", line))
         assert len(words & real) < 2, line
+
+
+def test_export_names_the_formats_written_as_records_from_the_registry(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = [name for name in providers.IMPORT_FORMATS if name not in providers.PROVIDER_NAMES]
+    option = _format_options(_help(capsys, "export", "--help"))[0]
+    assert records and all(name in option for name in records)
+    for name, names in STAND_INS.items():
+        monkeypatch.setattr(providers, name, names)
+    option = _format_options(_help(capsys, "export", "--help"))[0]
+    assert "a request body, or read-only-three (default:" in option
+    assert not [name for name in records if name in option.split("--provider", 1)[-1]]

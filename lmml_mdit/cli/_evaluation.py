@@ -77,6 +77,7 @@ def _on_ray(
                 if args.save_conversations is None
                 else os.path.abspath(args.save_conversations)
             ),
+            base_dir=None if args.base_dir is None else os.path.abspath(args.base_dir),
         )
     finally:
         ray.shutdown()
@@ -176,7 +177,7 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
         help="evaluate on the Ray cluster at ADDRESS ('auto': the running one); "
         "--concurrency is then per target across the cluster",
     )
-    add_base_dir(parser)
+    add_base_dir(parser, values="--cases")
     add_quiet(parser)
 
 
@@ -240,6 +241,7 @@ def cmd_eval(args: EvalArguments) -> int:
                     retries=args.retries,
                     progress=progress,
                     conversations=args.save_conversations,
+                    base_dir=args.base_dir,
                 )
             )
     for line in summary.errors:

@@ -66,9 +66,12 @@ def _validate_options(parser: argparse.ArgumentParser) -> None:
         help="a template input's value, checked too (missing_input, invalid_input); repeatable",
     )
     parser.add_argument(
-        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+        "--inputs",
+        dest="inputs_file",
+        metavar="FILE",
+        help="a JSON object of input values (- for stdin)",
     )
-    add_base_dir(parser)
+    add_base_dir(parser, values="--inputs")
 
 
 @command(

@@ -11,7 +11,14 @@ from typing import Literal
 
 from ..formats import PARQUET_SIGNATURE, PARQUET_SUFFIX
 from ._arguments import Arguments
-from ._options import FormatChoices, add_base_dir, add_provider, add_quiet, positive_int
+from ._options import (
+    FormatChoices,
+    RegistryHelp,
+    add_base_dir,
+    add_provider,
+    add_quiet,
+    positive_int,
+)
 from ._output import (
     STDIO,
     CliError,
@@ -116,6 +123,16 @@ class ExportArguments(Arguments):
     assets: Literal["embed", "reference"]
 
 
+def _record_shapes() -> str:
+    """The record shapes ``lmml export --jsonl`` writes, as its help names them: a
+    provider's request body, or the record of a format that is no provider (by the
+    registry's names)."""
+    from ..chat import providers
+
+    records = [name for name in providers.IMPORT_FORMATS if name not in providers.PROVIDER_NAMES]
+    return ", or ".join(["a request body", *records])
+
+
 def _export_options(parser: argparse.ArgumentParser) -> None:
     """``lmml export``'s own options."""
     parser.add_argument(
@@ -124,7 +141,7 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
     add_provider(
         parser,
         FormatChoices("formats"),
-        "with --jsonl, the record shape: a request body, or sharegpt",
+        RegistryHelp("with --jsonl, the record shape: {names}", _record_shapes),
     )
     written = parser.add_mutually_exclusive_group(required=True)
     written.add_argument("--jsonl", metavar="OUT", help="the JSONL file to write (- for stdout)")

@@ -20,6 +20,7 @@ __all__ = [
     "FormatChoices",
     "HelpFormatter",
     "Parser",
+    "RegistryHelp",
     "UsageError",
     "add_base_dir",
     "add_bundle",
@@ -75,6 +76,27 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         width: int | None = None,
     ) -> None:
         super().__init__(prog, indent_increment, max_help_position, width or _terminal_width())
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        return text.written() if isinstance(text, RegistryHelp) else text
+
+
+class RegistryHelp(str):
+    """An option's help naming formats of the registry: ``{names}`` in it is written, when
+    the help is shown, as *names* gives them (the registry is loaded then, never to build
+    the parser). :class:`HelpFormatter` writes it."""
+
+    names: Callable[[], str]
+
+    def __new__(cls, text: str, names: Callable[[], str]) -> RegistryHelp:
+        made = super().__new__(cls, text)
+        made.names = names
+        return made
+
+    def written(self) -> str:
+        """The help, the names written in."""
+        return str(self).replace("{names}", self.names())
 
 
 def _terminal_width() -> int:
@@ -186,23 +208,33 @@ def plugin_names() -> tuple[str, ...]:
 
 
 def add_provider(parser: argparse.ArgumentParser, choices: FormatChoices, what: str) -> None:
-    """``-p/--provider``, one of *choices*, :data:`DEFAULT_PROVIDER` by default."""
+    """``-p/--provider``, one of *choices*, :data:`DEFAULT_PROVIDER` by default; *what*
+    its help (a :class:`RegistryHelp` stays one)."""
+    text = f"{what} (default: {DEFAULT_PROVIDER})"
     parser.add_argument(
         "-p",
         "--provider",
         default=DEFAULT_PROVIDER,
         choices=choices,
-        help=f"{what} (default: {DEFAULT_PROVIDER})",
+        help=RegistryHelp(text, what.names) if isinstance(what, RegistryHelp) else text,
     )
 
 
-def add_base_dir(parser: argparse.ArgumentParser) -> None:
-    """``--base-dir DIR``: the folder a bare narrative's references resolve against."""
+def add_base_dir(parser: argparse.ArgumentParser, *, values: str | None = None) -> None:
+    """``--base-dir DIR``: the folder a bare narrative's references resolve against and,
+    for a command reading a values or cases file (*values*: its flags, as the help names
+    them), the folder that file's paths are held inside."""
+    held = (
+        ""
+        if values is None
+        else f", and hold an image, file or messages path of a {values} file inside DIR "
+        "(default: that file's folder)"
+    )
     parser.add_argument(
         "--base-dir",
         metavar="DIR",
         help="resolve a bare .lmml's @references against files in DIR (never outside it; "
-        "default: the .lmml file's own folder)",
+        f"default: the .lmml file's own folder){held}",
     )
 
 

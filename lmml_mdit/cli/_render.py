@@ -161,7 +161,7 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
         "--inputs",
         dest="inputs_file",
         metavar="FILE",
-        help="a JSON object of template input values (--input flags win)",
+        help="a JSON object of template input values (- for stdin; --input flags win)",
     )
     parser.add_argument(
         "--cases",
@@ -182,7 +182,7 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
         metavar="OUT",
         help="where to write the JSON (default: stdout; with --cases, JSON lines)",
     )
-    add_base_dir(parser)
+    add_base_dir(parser, values="--inputs or --cases")
     add_quiet(parser)
 
 
@@ -358,9 +358,12 @@ def _preview_options(parser: argparse.ArgumentParser) -> None:
         help="a template input's value to show in place of its placeholder; repeatable",
     )
     parser.add_argument(
-        "--inputs", dest="inputs_file", metavar="FILE", help="a JSON object of input values"
+        "--inputs",
+        dest="inputs_file",
+        metavar="FILE",
+        help="a JSON object of input values (- for stdin)",
     )
-    add_base_dir(parser)
+    add_base_dir(parser, values="--inputs")
     add_quiet(parser)
 
 

@@ -1,5 +1,5 @@
-"""Template inputs on the command line: ``--input NAME=VALUE``, ``--inputs FILE``, the
-batch ``render --cases FILE`` and ``lmml inputs``.
+"""Template inputs on the command line: ``--input NAME=VALUE``, ``--inputs FILE`` (``-``:
+standard input), the batch ``render --cases FILE`` and ``lmml inputs``.
 
 A ``--input`` value is read as its declared type says (``@PATH`` reads a file, ``@@`` a
 literal ``@``); ``--inputs FILE`` and ``--cases FILE`` are read by
@@ -27,6 +27,7 @@ from ._output import (
     error,
     error_text,
     issue_line,
+    stdin_buffer,
     stdout_buffer,
     stdout_json,
     warn,
@@ -85,6 +86,8 @@ def given_inputs(args: Arguments, source: Source) -> dict[str, object] | None:
     if args.inputs_file:
         from ..templates import read_values_file
 
+        if args.inputs_file == STDIO:
+            _stdin_for_values(args)
         try:
             values.update(read_values_file(args.inputs_file, declarations, base_dir=args.base_dir))
         except InputError as failure:
@@ -96,6 +99,24 @@ def given_inputs(args: Arguments, source: Source) -> dict[str, object] | None:
     return values
 
 
+def _stdin_for_values(args: Arguments) -> None:
+    """Refuse ``--inputs -`` where standard input is taken already (a bundle read from
+    ``-``) or would be read for more than one bundle (``validate`` with several PATHs);
+    fail clearly when it is closed.
+
+    :raises CliError: in those cases.
+    """
+    named = vars(args)
+    paths: list[str] = named.get("paths") or [named.get("path", "")]
+    if STDIO in paths:
+        raise CliError(
+            "--inputs - and PATH - cannot both read standard input; give one of them as a file"
+        )
+    if len(paths) > 1:
+        raise CliError("--inputs - reads standard input once; give one PATH, or a values file")
+    stdin_buffer()
+
+
 def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     """``lmml render PATH --cases FILE``: one output line per case line, in the cases'
     order, on every core: ``{"case": N, "request": ...}`` (or ``"messages"``), or for a
@@ -104,6 +125,11 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     from ..chat import UNREAD_CASE, render_cases
     from ..templates import UnreadCase, read_cases_file
 
+    if args.inputs_file == STDIO and args.cases == STDIO:
+        raise CliError(
+            "--inputs - and --cases - cannot both read standard input; give one of them as a "
+            "file (with --cases, each case gives its inputs)"
+        )
     if args.input_values or args.inputs_file:
         raise CliError("--cases gives each case's inputs; leave out --input and --inputs")
     cases_path = args.cases

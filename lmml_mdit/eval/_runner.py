@@ -74,6 +74,8 @@ class Evaluator:
     :ivar judge: the target of ``judge`` assertions naming none.
     :ivar paces: what spaces each target's requests, by target text.
     :ivar conversations: a folder to write each case's conversation to, or None.
+    :ivar base_dir: the folder each case's ``image``, ``file`` and ``messages`` paths are
+        held inside; None: the cases' own folder (a cases file's folder).
     """
 
     cases_path: str
@@ -84,20 +86,21 @@ class Evaluator:
     summary: Summary
     paces: Mapping[str, Waits]
     conversations: str | None = None
+    base_dir: str | None = None
     _senders: dict[str, BodySender] = field(default_factory=dict, init=False, repr=False)
     _renderings: dict[str, Rendering] = field(default_factory=dict, init=False, repr=False)
     _declared: tuple[Bundle, InputDeclarations] | None = field(default=None, init=False, repr=False)
 
     def _held(self, job: Job) -> Mapping[str, object]:
         """*job*'s inputs with each ``image``, ``file`` or ``messages`` path held inside the
-        cases' folder, as ``lmml render --cases`` holds them: a path leading out is refused,
-        naming the cases file and the case's line."""
+        cases' folder (:attr:`base_dir` when given), as ``lmml render --cases`` holds them:
+        a path leading out is refused, naming the cases file and the case's line."""
         inputs = job.inputs
         if not inputs:
             return inputs
         if self._declared is None or self._declared[0] is not job.bundle:
             self._declared = job.bundle, declared_inputs(job.bundle)
-        folder = cases_folder(self.cases_path)
+        folder = cases_folder(self.cases_path) if self.base_dir is None else self.base_dir
         case = CaseValues(job.number, inputs, file=self.cases_path, folder=folder)
         return case.held(self._declared[1])
 
@@ -260,6 +263,7 @@ async def aevaluate(
     retries: int = 2,
     progress: Progress | None = None,
     conversations: str | os.PathLike[str] | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
 ) -> Summary:
     """Send every case of *cases* rendered from *bundle* to every target, check the
     answers, append a row per case and target to *out*; rows already in *out* are skipped.
@@ -277,6 +281,9 @@ async def aevaluate(
     :param conversations: a folder to write each case's conversation to, its answer
         appended, as ``case-N-TARGET.lmmlz``.
     :param progress: called after each case and target (done, total, detail).
+    :param base_dir: the folder each case's ``image``, ``file`` and ``messages`` paths name
+        files inside (default: the cases file's folder; an ``hf:FOLDER`` dataset's folder,
+        the working directory for a Hub dataset); a path leading out is that case's error.
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     """
     if not targets:
@@ -307,6 +314,7 @@ async def aevaluate(
         summary,
         {name: Pace(rate) for name, rate in (rates or {}).items()},
         None if conversations is None else os.fspath(conversations),
+        None if base_dir is None else os.fspath(base_dir),
     )
     with ResultsWriter(journal) as writer:
         run = _Run(evaluator, writer, progress, total)

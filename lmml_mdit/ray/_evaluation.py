@@ -78,9 +78,11 @@ class _Evaluator:
         judge: str,
         conversations: str | None = None,
         paced: Sequence[str] = (),
+        base_dir: str | None = None,
     ) -> None:
         self.bundle: Bundle = _template(template, None, None)
         self.conversations = conversations
+        self.base_dir = base_dir
         self.cases = cases
         self.gates = gates
         self.paced = {name: gates[name] for name in paced}
@@ -105,6 +107,7 @@ class _Evaluator:
             summary,
             {name: _RemotePace(gate) for name, gate in self.paced.items()},
             self.conversations,
+            self.base_dir,
         )
 
         async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None]:
@@ -148,6 +151,7 @@ def eval_batches(
     retries: int = 2,
     rates: Mapping[str, float] | None = None,
     conversations: str | os.PathLike[str] | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
 ) -> Summary:
     """:func:`~lmml_mdit.eval.aevaluate` on the Ray cluster ``ray.init`` joined: every case
     of *cases* (JSONL) rendered from *template* (a path every worker reads) against every
@@ -162,6 +166,8 @@ def eval_batches(
     :param conversations: a folder every worker can write to (a shared file system), where
         each case's conversation is written with its answer appended, as
         ``case-N-TARGET.lmmlz``.
+    :param base_dir: the folder each case's ``image``, ``file`` and ``messages`` paths name
+        files inside, one every worker can read (default: the cases file's folder).
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     """
     import ray
@@ -200,6 +206,7 @@ def eval_batches(
             "retries": retries,
             "judge": str(judge or targets[0]),
             "conversations": None if conversations is None else os.fspath(conversations),
+            "base_dir": None if base_dir is None else os.fspath(base_dir),
             "paced": [name for name in gates if name in paced],
         },
     )

@@ -129,12 +129,14 @@ def read_values_file(
     *,
     base_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, object]:
-    """The input values of the values file *path* (``--inputs FILE``): a JSON object of
-    values, or one wrapping them under ``inputs`` (unless an input is named ``inputs``).
+    """The input values of the values file *path* (``--inputs FILE``; ``-`` reads
+    standard input): a JSON object of values, or one wrapping them under ``inputs``
+    (unless an input is named ``inputs``).
 
     Each ``image``, ``file`` or ``messages`` path in it is held inside *base_dir*, by
-    default the file's folder, as a bundle's references are; a path leading out is
-    refused when the value is read, naming this file and the value's line and column.
+    default the file's folder (the working directory for ``-``), as a bundle's references
+    are; a path leading out is refused when the value is read, naming this file and the
+    value's line and column.
 
     :param declarations: the template's inputs (:func:`declared_inputs`).
     :raises InputError: naming *path* (and for JSON that does not parse, the line and
@@ -149,8 +151,11 @@ def read_values_file(
     label = _label(name)
     hint = "give a JSON object of input values"
     try:
-        with open(name, encoding="utf-8-sig") as stream:
-            text = stream.read()
+        if name == STDIN:
+            text = _stdin_bytes().decode("utf-8-sig")
+        else:
+            with open(name, encoding="utf-8-sig") as stream:
+                text = stream.read()
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8"
         raise InputError(f"cannot read: {reason or error}", name=label, hint=hint) from None
@@ -175,6 +180,17 @@ def read_values_file(
         values, _path_inputs(declarations), _folder(name, base_dir), file=label, place=place
     )
     return dict(held)
+
+
+def _stdin_bytes() -> bytes:
+    """All of standard input.
+
+    :raises OSError: when it is closed.
+    """
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise OSError("standard input is closed")
+    return stream.buffer.read()
 
 
 def cases_format(path: str | os.PathLike[str]) -> CasesFormat:

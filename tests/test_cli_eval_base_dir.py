@@ -1,0 +1,109 @@
+"""``lmml eval --base-dir DIR``: the folder a case's ``image``, ``file`` and ``messages``
+paths are held inside, as ``lmml render --base-dir`` holds a cases file's paths (by
+default the cases file's own folder); a path leading out of it is still that case's error.
+Run in-process against the loopback server."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+
+import pytest
+from _wire_server import Said, WireServer, openai_chat
+
+from lmml_mdit.cli import main
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+TEMPLATE = """\
+---
+inputs:
+  city: string
+  photo: image
+expect:
+  - contains: Paris
+---
+## user
+
+What is the capital of {{ city }}?
+{{ photo }}
+"""
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+
+
+def _folders(tmp_path: Path) -> None:
+    """``t.lmml``; ``shots/p.png`` and ``shots/leak.png`` (a link to ``secret.png``, out
+    of ``shots``); ``cases/cases.jsonl`` naming both, beside a link ``cases/p.png`` to
+    ``shots/p.png`` (out of ``cases``)."""
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    (tmp_path / "secret.png").write_bytes(PNG)
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    (shots / "p.png").write_bytes(PNG)
+    (shots / "leak.png").symlink_to(tmp_path / "secret.png")
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "p.png").symlink_to(shots / "p.png")
+    lines = [{"city": "France", "photo": "p.png"}, {"city": "Peru", "photo": "leak.png"}]
+    (cases / "cases.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+    )
+
+
+def _eval(tmp_path: Path, server: WireServer, out: str, *more: str) -> int:
+    return main(
+        [
+            "eval",
+            str(tmp_path / "t.lmml"),
+            "--cases",
+            str(tmp_path / "cases" / "cases.jsonl"),
+            "--target",
+            f"openai:m@{server.url}/v1",
+            "--concurrency",
+            "1",
+            "--no-cache",
+            "--out",
+            str(tmp_path / out),
+            *more,
+        ]
+    )
+
+
+def test_a_case_path_is_held_inside_the_cases_folder_or_base_dir(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _folders(tmp_path)
+    # Without --base-dir: p.png beside the cases file leads out of their folder.
+    assert _eval(tmp_path, server, "a.jsonl") == 1
+    said = capsys.readouterr().err
+    assert "cases.jsonl:1:" in said and "'p.png' is refused: it leads outside" in said
+    assert "cases.jsonl:2:" in said and "leak.png" in said
+    assert server.requests == []
+    # With --base-dir naming the images' folder: p.png there is read and sent; leak.png,
+    # a link leading out of that folder, is still refused.
+    server.script(openai_chat(Said(["Paris"]), stream=False))
+    assert _eval(tmp_path, server, "b.jsonl", "--base-dir", str(tmp_path / "shots")) == 1
+    said = capsys.readouterr().err
+    assert "cases.jsonl:1:" not in said
+    assert "cases.jsonl:2:" in said and "leak.png" in said
+    [request] = server.requests
+    content = request.body["messages"][0]["content"]
+    assert [part["type"] for part in content] == ["text", "image_url"]
+    assert base64.b64encode(PNG).decode() in content[1]["image_url"]["url"]
+    rows = (tmp_path / "b.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(row)["case"] for row in rows] == [1]
+
+
+def test_eval_help_says_what_base_dir_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        status: object = main(["eval", "--help"])
+    except SystemExit as done:
+        status = done.code
+    assert status == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "hold an image, file or messages path of a --cases file inside DIR" in text
