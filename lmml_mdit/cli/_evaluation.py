@@ -195,7 +195,7 @@ def cmd_eval(args: EvalArguments) -> int:
     from ._failure import CliError
     from ._output import error, info
     from ._progress import ProgressLine
-    from ._sources import bundle_stem, open_source
+    from ._sources import bundle_stem, checked_base_dir, open_source
 
     try:
         targets = [Target.parse(text) for text in args.targets]
@@ -209,6 +209,7 @@ def cmd_eval(args: EvalArguments) -> int:
         if name not in names:
             raise CliError(f"lmml eval: --rate names {name!r}, which is no --target")
     if args.cases is None:  # PATH is a folder (or Parquet file) of bundles, each one case
+        checked_base_dir(args)  # every bare .lmml of the folder resolves against it
         template: Bundle | str = args.path
         beside = args.path
     else:

@@ -145,11 +145,15 @@ def _expect_text(text: str, label: str, number: int) -> object:
         ) from None
 
 
-def iter_bundle_cases(source: str | os.PathLike[str]) -> Iterator[tuple[int, str, Bundle | str]]:
+def iter_bundle_cases(
+    source: str | os.PathLike[str], *, base_dir: str | os.PathLike[str] | None = None
+) -> Iterator[tuple[int, str, Bundle | str]]:
     """Each bundle of the folder (or Parquet file of conversation rows, as
     ``lmml export --parquet`` writes) *source* as a case: its number, its name (the path
     under the folder, or the row's bundle name) and the bundle, or why it did not open.
 
+    :param base_dir: the folder every bare ``.lmml`` of the folder resolves its references
+        against (default: each file's own folder), as for :func:`lmml_mdit.open`.
     :raises InputError: when *source* is neither a folder nor a Parquet file.
     """
     text = os.fspath(source)
@@ -157,7 +161,7 @@ def iter_bundle_cases(source: str | os.PathLike[str]) -> Iterator[tuple[int, str
         for number, path in enumerate(iter_bundles(text), 1):
             name = os.path.relpath(path, text).replace(os.sep, "/")
             try:
-                yield number, name, open_bundle(path)
+                yield number, name, open_bundle(path, base_dir=base_dir)
             except LmmlError as error:
                 yield number, name, error.format(hint=False)
         return

@@ -102,12 +102,15 @@ _Case = tuple[int, Bundle | None, JSONObject | str, tuple[Assertion, ...], str |
 and, when the case is a bundle of a folder, that bundle's name."""
 
 
-def _cases(bundle: Bundle | str, cases: str | None) -> Iterator[_Case]:
+def _cases(
+    bundle: Bundle | str, cases: str | None, base_dir: str | os.PathLike[str] | None
+) -> Iterator[_Case]:
     """Each case of *cases* rendered from *bundle*; with no cases, each bundle under the
-    folder (or Parquet file) *bundle* names."""
+    folder (or Parquet file) *bundle* names, a bare ``.lmml`` resolving its references
+    against *base_dir* (None: its own folder)."""
     if cases is None:
         assert isinstance(bundle, str)
-        for number, name, opened in iter_bundle_cases(bundle):
+        for number, name, opened in iter_bundle_cases(bundle, base_dir=base_dir):
             if isinstance(opened, str):
                 yield number, None, opened, (), name
                 continue
@@ -126,15 +129,20 @@ def _path(bundle: Bundle | str, cases: str | os.PathLike[str] | None) -> str:
     return bundle
 
 
-def count_cases(bundle: Bundle | str, cases: str | os.PathLike[str] | None) -> int:
+def count_cases(
+    bundle: Bundle | str,
+    cases: str | os.PathLike[str] | None,
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> int:
     """The number of cases, every ``expect`` read (so a malformed one stops the run before
-    anything is sent). *bundle* and *cases* are as :func:`plan_jobs` takes them.
+    anything is sent). *bundle*, *cases* and *base_dir* are as :func:`plan_jobs` takes them.
 
     :raises ExpectError: a malformed ``expect``.
     """
     path = _path(bundle, cases)
     count = 0
-    for number, _, case, default, _ in _cases(bundle, None if cases is None else path):
+    for number, _, case, default, _ in _cases(bundle, None if cases is None else path, base_dir):
         count += 1
         if isinstance(case, dict):
             case_expect(case, default, path, number)
@@ -147,17 +155,21 @@ def plan_jobs(
     targets: Sequence[Target],
     done: Mapping[tuple[int, str], bool],
     summary: Summary,
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
 ) -> Iterator[Job]:
     """Each case of *cases* (rendered from the template *bundle*) against each of
     *targets*, streamed; with no *cases*, *bundle* is the path of a folder (or Parquet
-    file) of bundles, each one case. A case that cannot be read goes to *summary*'s errors;
-    a pair in *done* (the rows already written, each with whether it passed) to its
-    skipped.
+    file) of bundles, each one case, a bare ``.lmml`` of it resolving its references
+    against *base_dir* (None: its own folder). A case that cannot be read goes to
+    *summary*'s errors; a pair in *done* (the rows already written, each with whether it
+    passed) to its skipped.
 
     :raises ExpectError: a malformed ``expect``, when its case is reached.
     """
     path = _path(bundle, cases)
-    for number, opened, case, default, name in _cases(bundle, None if cases is None else path):
+    given = None if cases is None else path
+    for number, opened, case, default, name in _cases(bundle, given, base_dir):
         if isinstance(case, str) or opened is None:
             where = path if name is None else f"{path}/{name}"
             summary.errors.append(f"{where}:{number}: {case}")

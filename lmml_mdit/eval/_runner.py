@@ -284,6 +284,9 @@ async def aevaluate(
     :param base_dir: the folder each case's ``image``, ``file`` and ``messages`` paths name
         files inside (default: the cases file's folder; an ``hf:FOLDER`` dataset's folder,
         the working directory for a Hub dataset); a path leading out is that case's error.
+        With no *cases*, the folder every bare ``.lmml`` of the folder resolves its
+        references against (default: each file's own folder), as for
+        :func:`lmml_mdit.open`.
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     """
     if not targets:
@@ -300,7 +303,8 @@ async def aevaluate(
             raise ValueError("with cases, give the template bundle")
         source, path = bundle, os.fspath(cases)
     given = None if cases is None else path
-    count = count_cases(source, given)  # every expect checked before anything is sent
+    folder = None if cases is not None or base_dir is None else os.fspath(base_dir)
+    count = count_cases(source, given, base_dir=folder)  # every expect checked first
     summary = Summary()
     journal = journal_path(out)
     done = done_rows(journal)
@@ -314,11 +318,11 @@ async def aevaluate(
         summary,
         {name: Pace(rate) for name, rate in (rates or {}).items()},
         None if conversations is None else os.fspath(conversations),
-        None if base_dir is None else os.fspath(base_dir),
+        None if cases is None or base_dir is None else os.fspath(base_dir),
     )
     with ResultsWriter(journal) as writer:
         run = _Run(evaluator, writer, progress, total)
-        jobs = plan_jobs(source, given, targets, done, summary)
+        jobs = plan_jobs(source, given, targets, done, summary, base_dir=folder)
         await _drain(run, jobs, concurrency)
     if journal != os.fspath(out):
         write_parquet_results(journal, out)
