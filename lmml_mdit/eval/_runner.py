@@ -149,6 +149,16 @@ class Evaluator:
         )
         return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
 
+    def _failed(self, number: int, target: Target, reason: str) -> None:
+        """Report case *number* at *target* as getting no row: ``CASES:N: TARGET: reason``,
+        the cases file (and line) said once, though *reason* may start with them (a refused
+        path names its values file and line, a failed send its file)."""
+        for said in (f"{self.cases_path}:{number}: ", f"{self.cases_path}: "):
+            if reason.startswith(said):
+                reason = reason[len(said) :]
+                break
+        self.summary.errors.append(f"{self.cases_path}:{number}: {target}: {reason}")
+
     async def row(self, job: Job) -> JSONObject | None:
         """*job*'s results row, or None (the error is in the summary)."""
         number, target, inputs = job.number, job.target, job.inputs
@@ -157,14 +167,13 @@ class Evaluator:
             rendering = Rendering.of(target.provider, True, target.model, {})
             self._renderings[str(target)] = rendering
         rendered = rendering.case(job.bundle, number, self._held(job))
-        where = f"{self.cases_path}:{number}: {target}"
         if not isinstance(rendered.value, dict):
-            self.summary.errors.append(f"{where}: {rendered.error}")
+            self._failed(number, target, str(rendered.error))
             return None
         try:
             stored, cached = await self._send(rendered.value, target)
         except LmmlError as error:
-            self.summary.errors.append(f"{where}: {error.format(hint=False)}")
+            self._failed(number, target, error.format(hint=False))
             return None
         payload = stored["payload"]
         latency, tokens = stored["latency"], stored["output_tokens"]
