@@ -6,7 +6,9 @@ them)."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +110,48 @@ def test_export_names_the_formats_written_as_records_from_the_registry(
     option = _format_options(_help(capsys, "export", "--help"))[0]
     assert "a request body, or read-only-three (default:" in option
     assert not [name for name in records if name in option.split("--provider", 1)[-1]]
+
+
+def _payload_help(capsys: pytest.CaptureFixture[str]) -> str:
+    """The help of ``lmml export --payload``, one line."""
+    text = _help(capsys, "export", "--help").split("\noptions:\n", 1)[-1]
+    [entry] = [entry for entry in re.split(r"\n(?=  -)", text) if entry.startswith("  --payload")]
+    return " ".join(entry.split())
+
+
+def test_export_payload_names_what_it_takes_from_the_registry(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--payload P`` takes every format ``--provider`` takes, a provider's request body
+    or a record that is no provider's (``sharegpt``), and its help says so from the
+    registry, never "provider P's request body"."""
+    records = [name for name in providers.IMPORT_FORMATS if name not in providers.PROVIDER_NAMES]
+    said = _payload_help(capsys)
+    assert records and "provider P's request body" not in said
+    assert f"(a request body, or {', or '.join(records)})" in said
+    assert "P is one of --provider's choices" in said
+    for name, names in STAND_INS.items():
+        monkeypatch.setattr(providers, name, names)
+    said = _payload_help(capsys)
+    assert "(a request body, or read-only-three)" in said
+    assert not [name for name in records if name in said]
+
+
+def test_export_payload_takes_a_record_that_is_no_provider(tmp_path: Path) -> None:
+    """Each format of the registry that is no provider is a ``--payload``: its column
+    holds the line ``--jsonl`` writes for it."""
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "a.lmml").write_text("## user\n\nhi\n\n## assistant\n\nhello\n", encoding="utf-8")
+    records = [name for name in providers.IMPORT_FORMATS if name not in providers.PROVIDER_NAMES]
+    out = tmp_path / "rows.parquet"
+    argv = ["export", str(folder), "--parquet", str(out), "-q"]
+    assert main([*argv, *(f"--payload={name}" for name in records)]) == 0
+    table = pq.read_table(out)
+    for name in records:
+        lines = tmp_path / f"{name}.jsonl"
+        assert main(["export", str(folder), "--jsonl", str(lines), "-p", name, "-q"]) == 0
+        [column] = table.column(f"request_{name}").to_pylist()
+        assert json.loads(column) == json.loads(lines.read_text(encoding="utf-8"))

@@ -156,7 +156,12 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=FormatChoices("formats"),
         metavar="P",
-        help="with --parquet, add provider P's request body as a column (repeatable)",
+        help=RegistryHelp(
+            "with --parquet, add the column request_P: each bundle in format P's record "
+            "shape ({names}), as --jsonl writes it; P is one of --provider's choices "
+            "(repeatable)",
+            _record_shapes,
+        ),
     )
     parser.add_argument(
         "--assets",
