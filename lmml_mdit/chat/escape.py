@@ -1,14 +1,5 @@
 """The documented path ``lmml_mdit.chat.escape``, kept: its names, from ``lmml_mdit.chat``'s
 private module ``_escape`` (see docs/architecture.md)."""
 
-from __future__ import annotations
-
-from ._escape import (
-    escape_text,
-    normalize_text,
-)
-
-__all__ = [
-    "escape_text",
-    "normalize_text",
-]
+from ._escape import *  # noqa: F403
+from ._escape import __all__ as __all__

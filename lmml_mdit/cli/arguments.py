@@ -1,12 +1,5 @@
 """The documented path ``lmml_mdit.cli.arguments``, kept: its names, from
 ``lmml_mdit.cli``'s private module ``_arguments`` (see docs/architecture.md)."""
 
-from __future__ import annotations
-
-from ._arguments import (
-    Arguments,
-    CommandHandler,
-    Handler,
-)
-
-__all__ = ["Arguments", "CommandHandler", "Handler"]
+from ._arguments import *  # noqa: F403
+from ._arguments import __all__ as __all__
