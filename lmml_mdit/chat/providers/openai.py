@@ -37,8 +37,6 @@ from .._imported import (
     expect_items,
     reject_unknown_keys,
     shown_value,
-    split_body,
-    tools_listed,
 )
 from .._native import message_keys, place_native
 from .._remote import read_file_id, read_url, refuse_remote
@@ -57,7 +55,14 @@ from .._tool_model import (
     tool_spec,
     written_in_order,
 )
-from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
+from ._common import (
+    list_body,
+    read_body,
+    text_file_text,
+    text_mode,
+    typed_parts,
+    unsupported,
+)
 from .base import Detection, Payload, Provider, ToolFormat
 from .sending import (
     Emit,
@@ -257,10 +262,7 @@ def export(conversation: ChatConversation, options: Options) -> Payload:
 
 def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObject:
     """The Chat Completions request body."""
-    body = start_body(model)
-    body["messages"] = payload.messages
-    body.update(params)
-    return body
+    return list_body(payload, model, "messages", params)
 
 
 _SYSTEM_ROLES = ("system", "developer")  # a tuple: a role read from JSON may be unhashable
@@ -443,13 +445,13 @@ def read(data: object) -> ChatConversation:
 
     :raises ImportFormatError: for anything outside the Chat Completions shapes.
     """
-    messages, settings = split_body(
+    return read_body(
         data,
         "messages",
+        read_messages,
         missing="a Chat Completions request body needs a 'messages' list",
         hint="give the messages list or a body with 'messages'",
     )
-    return ChatConversation(read_messages(messages), settings=tools_listed(settings))
 
 
 # -- tools, tool choice and structured output ----------------------------------------------

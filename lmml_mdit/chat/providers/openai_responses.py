@@ -41,8 +41,6 @@ from .._imported import (
     expect_items,
     reject_unknown_keys,
     shown_value,
-    split_body,
-    tools_listed,
 )
 from .._native import message_keys, place_native
 from .._remote import is_audio_or_video, read_file_id, read_url, refuse_remote
@@ -61,7 +59,14 @@ from .._tool_model import (
     tool_spec,
     written_in_order,
 )
-from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
+from ._common import (
+    list_body,
+    read_body,
+    text_file_text,
+    text_mode,
+    typed_parts,
+    unsupported,
+)
 from .base import Detection, Payload, Provider, ToolFormat
 from .openai import (
     audio_asset,
@@ -260,10 +265,7 @@ def _assistant_text(texts: list[JSONObject], keys: JSONObject) -> JSONObject:
 
 def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObject:
     """The Responses request body."""
-    body = start_body(model)
-    body["input"] = payload.messages
-    body.update(params)
-    return body
+    return list_body(payload, model, "input", params)
 
 
 _ROLES: dict[str, Role] = {
@@ -424,19 +426,14 @@ def read(data: object) -> ChatConversation:
 
     :raises ImportFormatError: for anything outside the Responses shapes.
     """
-    items, settings = split_body(
+    return read_body(
         data,
         "input",
+        read_items,
         missing="a Responses request body needs an 'input'",
         hint="give the input item list or a body with 'input'",
+        system=("instructions", lambda value: [TextPart(expect(value, str, where="instructions"))]),
     )
-    turns = read_items(items)
-    instructions = settings.pop("instructions", None)
-    if instructions is not None:
-        turns.insert(
-            0, ChatMessage("system", [TextPart(expect(instructions, str, where="instructions"))])
-        )
-    return ChatConversation(turns, settings=tools_listed(settings))
 
 
 # -- tools, tool choice and structured output ----------------------------------------------
