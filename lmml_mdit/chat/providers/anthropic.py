@@ -80,7 +80,7 @@ from .sending import (
     Emit,
     EventSender,
     Exchange,
-    TextDelta,
+    Gathered,
     ToolCallEvent,
     openai_style_client,
     openai_style_failure,
@@ -561,16 +561,13 @@ def _whole(response: Any) -> Exchange:
     return exchange
 
 
-class _Gathered:
+class _Gathered(Gathered):
     """A stream's events gathered into the reply's content blocks."""
 
     def __init__(self, emit: Emit) -> None:
-        self.emit = emit
+        super().__init__(emit)
         self.blocks: dict[int, JSONObject] = {}
         self.partial_json: dict[int, list[str]] = {}
-        self.events: list[object] = []
-        self.text: list[str] = []
-        self.exchange = Exchange({}, complete=False)
 
     def add(self, event: Any) -> None:
         self.events.append(event)
@@ -603,8 +600,7 @@ class _Gathered:
         kind = delta.get("type")
         if kind == "text_delta":
             block["text"] = block.get("text", "") + delta.get("text", "")
-            self.text.append(delta.get("text", ""))
-            self.emit(TextDelta(delta.get("text", "")))
+            self.streamed(delta.get("text", ""))
         elif kind == "input_json_delta":
             self.partial_json.setdefault(index, []).append(delta.get("partial_json", ""))
         elif kind == "thinking_delta":
@@ -617,10 +613,7 @@ class _Gathered:
     def finish(self, request_id: str | None) -> Exchange:
         content = [self.blocks[index] for index in sorted(self.blocks)]
         self.exchange.payload = {"messages": [{"role": "assistant", "content": content}]}
-        self.exchange.raw = self.events
-        self.exchange.text = self.text
-        self.exchange.request_id = request_id
-        return self.exchange
+        return super().finish(request_id)
 
 
 SENDER = EventSender(

@@ -68,7 +68,7 @@ from .sending import (
     Emit,
     EventSender,
     Exchange,
-    TextDelta,
+    Gathered,
     ToolCallEvent,
     openai_style_client,
     openai_style_failure,
@@ -609,18 +609,15 @@ def _whole(response: Any) -> Exchange:
     return exchange
 
 
-class _Gathered:
+class _Gathered(Gathered):
     """A stream's chunks gathered into one reply message."""
 
     def __init__(self, emit: Emit) -> None:
-        self.emit = emit
-        self.text: list[str] = []
+        super().__init__(emit)
         self.calls: dict[int, dict[str, str]] = {}
-        self.chunks: list[object] = []
-        self.exchange = Exchange({}, complete=False)
 
     def add(self, chunk: Any) -> None:
-        self.chunks.append(chunk)
+        self.events.append(chunk)
         data = chunk.model_dump(mode="json", exclude_none=True)
         self.exchange.model = data.get("model") or self.exchange.model
         _usage(self.exchange, data.get("usage"))
@@ -628,8 +625,7 @@ class _Gathered:
             delta = choice.get("delta") or {}
             text = delta.get("content")
             if text:
-                self.text.append(text)
-                self.emit(TextDelta(text))
+                self.streamed(text)
             for call in delta.get("tool_calls") or []:
                 slot = self.calls.setdefault(
                     call.get("index", 0), {"id": "", "name": "", "arguments": ""}
@@ -661,10 +657,7 @@ class _Gathered:
                 for _, slot in sorted(self.calls.items())
             ]
         self.exchange.payload = {"messages": [message]}
-        self.exchange.raw = self.chunks
-        self.exchange.text = self.text
-        self.exchange.request_id = request_id
-        return self.exchange
+        return super().finish(request_id)
 
 
 def _stream_options(body: JSONMapping) -> JSONObject:

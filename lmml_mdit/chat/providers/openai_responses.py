@@ -77,7 +77,7 @@ from .openai import (
 from .sending import (
     Emit,
     Exchange,
-    TextDelta,
+    Gathered,
     ToolCallEvent,
 )
 from .sending import parse_arguments as streamed_arguments
@@ -593,21 +593,17 @@ def _whole(response: Any) -> Exchange:
     return exchange
 
 
-class _Gathered:
+class _Gathered(Gathered):
     def __init__(self, emit: Emit) -> None:
-        self.emit = emit
+        super().__init__(emit)
         self.items: dict[int, JSONObject] = {}
-        self.events: list[object] = []
-        self.text: list[str] = []
-        self.exchange = Exchange({}, complete=False)
 
     def add(self, event: Any) -> None:
         self.events.append(event)
         data = event.model_dump(mode="json", exclude_none=True)
         kind = data.get("type")
         if kind == "response.output_text.delta":
-            self.text.append(data.get("delta", ""))
-            self.emit(TextDelta(data.get("delta", "")))
+            self.streamed(data.get("delta", ""))
         elif kind == "response.output_item.done":
             item = data.get("item") or {}
             self.items[data.get("output_index", len(self.items))] = item
@@ -634,10 +630,7 @@ class _Gathered:
                 self.exchange.payload["input"].append(
                     {"type": "message", "role": "assistant", "content": "".join(self.text)}
                 )
-        self.exchange.raw = self.events
-        self.exchange.text = self.text
-        self.exchange.request_id = request_id or self.exchange.request_id
-        return self.exchange
+        return super().finish(request_id or self.exchange.request_id)
 
 
 SENDER = openai_sender(
