@@ -1,5 +1,5 @@
 """What the provider modules share: capability errors, text-file text, call arguments,
-the typed parts detection looks at, a request body read and written."""
+the typed parts detection looks at, a request body read and written, a named schema."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from ...jsontypes import JSONMapping, JSONObject
 from ...syntax import code_fence
 from .._content import Options
 from .._imported import split_body, tools_listed
+from .._tool_model import DEFAULT_OUTPUT_NAME, OutputSchema
 from .base import ChatFormat, Payload
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "arguments_object",
     "describe",
     "list_body",
+    "named_schema",
     "read_body",
     "start_body",
     "system_text",
@@ -183,6 +185,18 @@ def text_mode(options: Options, default: str, part: TextFilePart) -> str:
     """How the text file *part* goes: the option when given, else the part's own
     conversation's mode, else the provider's *default*."""
     return options.text_embeds or part.mode or default
+
+
+def named_schema(output: OutputSchema) -> JSONObject:
+    """The structured output as OpenAI's named JSON Schema: ``name`` (the default when it
+    has none), ``description``, ``schema``, ``strict``."""
+    named: JSONObject = {"name": output.name or DEFAULT_OUTPUT_NAME}
+    if output.description is not None:
+        named["description"] = output.description
+    named["schema"] = output.schema
+    if output.strict is not None:
+        named["strict"] = output.strict
+    return named
 
 
 def arguments_object(call: ToolCall, provider: ChatFormat) -> JSONObject:

@@ -41,7 +41,6 @@ from .._imported import (
 from .._native import message_keys, place_native
 from .._remote import read_file_id, read_url, refuse_remote
 from .._tool_model import (
-    DEFAULT_OUTPUT_NAME,
     PORTABLE_KEYS,
     NativeTool,
     OutputSchema,
@@ -57,6 +56,7 @@ from .._tool_model import (
 )
 from ._common import (
     list_body,
+    named_schema,
     read_body,
     text_file_text,
     text_mode,
@@ -512,13 +512,7 @@ def _owns_choice(value: JSONMapping) -> bool:
 
 
 def _write_output(output: OutputSchema) -> JSONObject:
-    json_schema: JSONObject = {"name": output.name or DEFAULT_OUTPUT_NAME}
-    if output.description is not None:
-        json_schema["description"] = output.description
-    json_schema["schema"] = output.schema
-    if output.strict is not None:
-        json_schema["strict"] = output.strict
-    return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
+    return {"response_format": {"type": "json_schema", "json_schema": named_schema(output)}}
 
 
 TOOLS = ToolFormat(

@@ -45,7 +45,6 @@ from .._imported import (
 from .._native import message_keys, place_native
 from .._remote import is_audio_or_video, read_file_id, read_url, refuse_remote
 from .._tool_model import (
-    DEFAULT_OUTPUT_NAME,
     PORTABLE_KEYS,
     NativeTool,
     OutputSchema,
@@ -61,6 +60,7 @@ from .._tool_model import (
 )
 from ._common import (
     list_body,
+    named_schema,
     read_body,
     text_file_text,
     text_mode,
@@ -495,13 +495,7 @@ def _read_output(rest: JSONObject) -> tuple[OutputSchema | None, JSONObject]:
 
 
 def _write_output(output: OutputSchema) -> JSONObject:
-    form: JSONObject = {"type": "json_schema", "name": output.name or DEFAULT_OUTPUT_NAME}
-    if output.description is not None:
-        form["description"] = output.description
-    form["schema"] = output.schema
-    if output.strict is not None:
-        form["strict"] = output.strict
-    return {"text": {"format": form}}
+    return {"text": {"format": {"type": "json_schema", **named_schema(output)}}}
 
 
 TOOLS = ToolFormat(
