@@ -400,23 +400,34 @@ def _run_span(state: _Run) -> Any:
     )
 
 
+def _chat_span(state: _Link, body: JSONMapping) -> Any:
+    return trace_span(
+        f"chat {body.get('model') or ''}".strip(), state.span_attributes(body), client=True
+    )
+
+
+def _end_round(state: _Run, calls: list[ToolCall], round_number: int) -> Reply | None:
+    """Answer the round's tool calls and commit; the reply when the run stops here (None:
+    send again)."""
+    stopped = state.stop_reason(calls, round_number)
+    if stopped == "":
+        state.answer(calls)
+    state.commit()
+    return None if stopped == "" else state.result(stopped)
+
+
 def run(bundle: Bundle, options: RunOptions) -> Reply:
     """Send *bundle*, round after round, and return the last reply (see :class:`_Run`)."""
     state = _Run(bundle, options, asynchronous=False)
     with _run_span(state):
         for round_number in range(1, max(1, options.max_rounds) + 1):
             body = state.body()
-            with trace_span(
-                f"chat {body.get('model') or ''}".strip(), state.span_attributes(body), client=True
-            ) as span:
+            with _chat_span(state, body) as span:
                 exchange, latency = _send(state, body)
                 calls = state.received(exchange, latency, span)
-            stopped = state.stop_reason(calls, round_number)
-            if stopped == "":
-                state.answer(calls)
-            state.commit()
-            if stopped != "":
-                return state.result(stopped)
+            reply = _end_round(state, calls, round_number)
+            if reply is not None:
+                return reply
     return state.result(None)
 
 
@@ -431,18 +442,29 @@ def _send(state: _Link, body: JSONMapping) -> tuple[Exchange, float]:
             )
             return exchange, time.perf_counter() - started
         except KeyboardInterrupt:
-            if state.options.keep_partial and state.attempt_events:
-                state.keep_partial()
+            _interrupted(state)
             raise
         except RunError:
             raise
         except Exception as error:
-            failure, retry = state.failed(error)
-            wait = None if retry is None else state.delay(failure, attempt)
-            if wait is None:
-                _give_up(state, failure)
-            time.sleep(wait or 0.0)
+            time.sleep(_wait(state, error, attempt))
             attempt += 1
+
+
+def _interrupted(state: _Link) -> None:
+    """An attempt interrupted: what arrived kept, when the options ask for it."""
+    if state.options.keep_partial and state.attempt_events:
+        state.keep_partial()
+
+
+def _wait(state: _Link, error: Exception, attempt: int) -> float:
+    """The seconds to wait before trying *error*'s attempt again (the run's error raised
+    when it is not to be tried again)."""
+    failure, retry = state.failed(error)
+    wait = None if retry is None else state.delay(failure, attempt)
+    if wait is None:
+        _give_up(state, failure)
+    return wait or 0.0
 
 
 def _give_up(state: _Link, failure: Failure) -> None:
@@ -458,17 +480,12 @@ async def arun(bundle: Bundle, options: RunOptions) -> Reply:
     with _run_span(state):
         for round_number in range(1, max(1, options.max_rounds) + 1):
             body = state.body()
-            with trace_span(
-                f"chat {body.get('model') or ''}".strip(), state.span_attributes(body), client=True
-            ) as span:
+            with _chat_span(state, body) as span:
                 exchange, latency = await _asend(state, body)
                 calls = state.received(exchange, latency, span)
-            stopped = state.stop_reason(calls, round_number)
-            if stopped == "":
-                state.answer(calls)
-            state.commit()
-            if stopped != "":
-                return state.result(stopped)
+            reply = _end_round(state, calls, round_number)
+            if reply is not None:
+                return reply
     return state.result(None)
 
 
@@ -483,17 +500,12 @@ async def _asend(state: _Link, body: JSONMapping) -> tuple[Exchange, float]:
             )
             return exchange, time.perf_counter() - started
         except (KeyboardInterrupt, asyncio.CancelledError):
-            if state.options.keep_partial and state.attempt_events:
-                state.keep_partial()
+            _interrupted(state)
             raise
         except RunError:
             raise
         except Exception as error:
-            failure, retry = state.failed(error)
-            wait = None if retry is None else state.delay(failure, attempt)
-            if wait is None:
-                _give_up(state, failure)
-            await asyncio.sleep(wait or 0.0)
+            await asyncio.sleep(_wait(state, error, attempt))
             attempt += 1
 
 

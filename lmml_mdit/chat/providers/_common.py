@@ -1,16 +1,18 @@
 """What the provider modules share: capability errors, text-file text, call arguments,
-the typed parts detection looks at."""
+the typed parts detection looks at, a request body read and written, a named schema."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ...conversation import (
     AudioPart,
+    ChatConversation,
     ChatMessage,
     DocumentPart,
     ImagePart,
     Item,
+    MessagePart,
     NativeItem,
     Part,
     RemotePart,
@@ -24,12 +26,17 @@ from ...errors import InvalidToolCallError, UnsupportedContentError
 from ...jsontypes import JSONMapping, JSONObject
 from ...syntax import code_fence
 from .._content import Options
-from .base import ChatFormat
+from .._imported import split_body, tools_listed
+from .._tool_model import DEFAULT_OUTPUT_NAME, OutputSchema
+from .base import ChatFormat, Payload
 
 __all__ = [
     "append_merged",
     "arguments_object",
     "describe",
+    "list_body",
+    "named_schema",
+    "read_body",
     "start_body",
     "system_text",
     "system_texts",
@@ -131,6 +138,40 @@ def start_body(model: str | None) -> JSONObject:
     return {} if model is None else {"model": model}
 
 
+def list_body(payload: Payload, model: str | None, key: str, params: JSONObject) -> JSONObject:
+    """A request body of ``model``, the payload's messages under *key*, then *params*."""
+    body = start_body(model)
+    body[key] = payload.messages
+    body.update(params)
+    return body
+
+
+def read_body(
+    data: object,
+    key: str,
+    read_turns: Callable[[object], list[ChatMessage]],
+    *,
+    missing: str,
+    hint: str,
+    system: tuple[str, Callable[[object], list[MessagePart]]] | None = None,
+) -> ChatConversation:
+    """A list under *key*, or a request body holding one, read as a conversation: its turns
+    by *read_turns*, the body's other keys as settings (``tools`` listed).
+
+    :param missing: the error message when a body has no *key*; *hint*, what to do.
+    :param system: the body key holding system content, and how it reads into the parts of
+        the system turn put first.
+    :raises ImportFormatError: from :func:`split_body` and the readers.
+    """
+    found, settings = split_body(data, key, missing=missing, hint=hint)
+    turns = read_turns(found)
+    if system is not None:
+        value = settings.pop(system[0], None)
+        if value is not None:
+            turns.insert(0, ChatMessage("system", system[1](value)))
+    return ChatConversation(turns, settings=tools_listed(settings))
+
+
 def typed_parts(message: JSONMapping) -> Iterator[tuple[str, JSONMapping]]:
     """The parts of a message's ``content`` list that name a ``type`` (a string: the values
     are untrusted), each with its type."""
@@ -144,6 +185,18 @@ def text_mode(options: Options, default: str, part: TextFilePart) -> str:
     """How the text file *part* goes: the option when given, else the part's own
     conversation's mode, else the provider's *default*."""
     return options.text_embeds or part.mode or default
+
+
+def named_schema(output: OutputSchema) -> JSONObject:
+    """The structured output as OpenAI's named JSON Schema: ``name`` (the default when it
+    has none), ``description``, ``schema``, ``strict``."""
+    named: JSONObject = {"name": output.name or DEFAULT_OUTPUT_NAME}
+    if output.description is not None:
+        named["description"] = output.description
+    named["schema"] = output.schema
+    if output.strict is not None:
+        named["strict"] = output.strict
+    return named
 
 
 def arguments_object(call: ToolCall, provider: ChatFormat) -> JSONObject:

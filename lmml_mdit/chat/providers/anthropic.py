@@ -45,8 +45,6 @@ from .._imported import (
     expect_items,
     reject_unknown_keys,
     shown_value,
-    split_body,
-    tools_listed,
     turns_of_message,
     without_results,
 )
@@ -69,6 +67,7 @@ from .._tool_model import (
 from ._common import (
     append_merged,
     arguments_object,
+    read_body,
     start_body,
     system_text,
     text_file_text,
@@ -81,7 +80,7 @@ from .sending import (
     Emit,
     EventSender,
     Exchange,
-    TextDelta,
+    Gathered,
     ToolCallEvent,
     openai_style_client,
     openai_style_failure,
@@ -386,32 +385,33 @@ def read_messages(messages: object, *, where: str = "messages") -> list[ChatMess
     return turns
 
 
+def _read_system(system: object) -> list[MessagePart]:
+    parts = without_results(block_parts(system, where="system", allow_tools=False))
+    for part in parts:
+        # Only the keys of a text block (a caching breakpoint, citations) travel with
+        # system content; a block of another type has no place there.
+        if isinstance(part, NativeItem) and part.kind != PART_KEYS:
+            raise ImportFormatError(
+                f"unsupported system block type {shown_value(part.value.get('type'))}",
+                name="system",
+                hint="give system content as text blocks",
+            )
+    return parts
+
+
 def read(data: object) -> ChatConversation:
     """Read a ``messages`` list, or a request body with ``messages`` and ``system``.
 
     :raises ImportFormatError: for anything outside the Messages shapes.
     """
-    messages, settings = split_body(
+    return read_body(
         data,
         "messages",
+        read_messages,
         missing="an Anthropic request body needs a 'messages' list",
         hint="give the messages list or a body with 'messages'",
+        system=("system", _read_system),
     )
-    turns = read_messages(messages)
-    system = settings.pop("system", None)
-    if system is not None:
-        parts = without_results(block_parts(system, where="system", allow_tools=False))
-        for part in parts:
-            # Only the keys of a text block (a caching breakpoint, citations) travel with
-            # system content; a block of another type has no place there.
-            if isinstance(part, NativeItem) and part.kind != PART_KEYS:
-                raise ImportFormatError(
-                    f"unsupported system block type {shown_value(part.value.get('type'))}",
-                    name="system",
-                    hint="give system content as text blocks",
-                )
-        turns.insert(0, ChatMessage("system", parts))
-    return ChatConversation(turns, settings=tools_listed(settings))
 
 
 # -- tools, tool choice and structured output ----------------------------------------------
@@ -561,16 +561,13 @@ def _whole(response: Any) -> Exchange:
     return exchange
 
 
-class _Gathered:
+class _Gathered(Gathered):
     """A stream's events gathered into the reply's content blocks."""
 
     def __init__(self, emit: Emit) -> None:
-        self.emit = emit
+        super().__init__(emit)
         self.blocks: dict[int, JSONObject] = {}
         self.partial_json: dict[int, list[str]] = {}
-        self.events: list[object] = []
-        self.text: list[str] = []
-        self.exchange = Exchange({}, complete=False)
 
     def add(self, event: Any) -> None:
         self.events.append(event)
@@ -603,8 +600,7 @@ class _Gathered:
         kind = delta.get("type")
         if kind == "text_delta":
             block["text"] = block.get("text", "") + delta.get("text", "")
-            self.text.append(delta.get("text", ""))
-            self.emit(TextDelta(delta.get("text", "")))
+            self.streamed(delta.get("text", ""))
         elif kind == "input_json_delta":
             self.partial_json.setdefault(index, []).append(delta.get("partial_json", ""))
         elif kind == "thinking_delta":
@@ -617,10 +613,7 @@ class _Gathered:
     def finish(self, request_id: str | None) -> Exchange:
         content = [self.blocks[index] for index in sorted(self.blocks)]
         self.exchange.payload = {"messages": [{"role": "assistant", "content": content}]}
-        self.exchange.raw = self.events
-        self.exchange.text = self.text
-        self.exchange.request_id = request_id
-        return self.exchange
+        return super().finish(request_id)
 
 
 SENDER = EventSender(

@@ -79,7 +79,7 @@ from ._common import (
     text_mode,
 )
 from .base import Detection, Payload, Provider, ToolFormat
-from .sending import Emit, Exchange, Failure, TextDelta, ToolCallEvent, retry_after_seconds
+from .sending import Emit, Exchange, Failure, Gathered, ToolCallEvent, retry_after_seconds
 
 __all__ = ["NAME", "PROVIDER", "SENDER", "GeminiSender", "export", "read", "request"]
 
@@ -795,19 +795,16 @@ def _request_id(response: Any) -> str | None:
     return found or headers.get("x-request-id")
 
 
-class _Gathered:
+class _Gathered(Gathered):
     """Responses (one, or a stream's chunks) gathered into one reply content."""
 
     def __init__(self, emit: Emit) -> None:
-        self.emit = emit
+        super().__init__(emit)
         self.parts: list[JSONObject] = []
-        self.raw: list[object] = []
-        self.text: list[str] = []
         self.calls = 0
-        self.exchange = Exchange({}, complete=False)
 
     def add(self, response: Any) -> None:
-        self.raw.append(response)
+        self.events.append(response)
         data = response.model_dump(mode="json", exclude_none=True)
         self.exchange.model = data.get("model_version") or self.exchange.model
         self.exchange.request_id = _request_id(response) or self.exchange.request_id
@@ -824,8 +821,7 @@ class _Gathered:
         text = part.get("text")
         if isinstance(text, str) and set(part) <= {"text", "thought"}:
             if not part.get("thought"):
-                self.text.append(text)
-                self.emit(TextDelta(text))
+                self.streamed(text)
             last = self.parts[-1] if self.parts else None
             if (
                 last is not None
@@ -836,8 +832,7 @@ class _Gathered:
                 last["text"] += text
                 return
         elif isinstance(text, str):
-            self.text.append(text)
-            self.emit(TextDelta(text))
+            self.streamed(text)
         call = part.get("function_call")
         if isinstance(call, Mapping):
             self.calls += 1
@@ -846,10 +841,12 @@ class _Gathered:
             self.emit(ToolCallEvent(call_id, call.get("name", ""), call.get("args")))
         self.parts.append(dict(part))
 
-    def finish(self) -> Exchange:
+    def finish(self, request_id: str | None = None) -> Exchange:
+        """The reply; one response's raw object as it is, a stream's as a list, and the
+        request id the responses gave unless *request_id* is one."""
         self.exchange.payload = {"contents": [{"role": "model", "parts": self.parts}]}
-        self.exchange.raw = self.raw[0] if len(self.raw) == 1 else self.raw
-        self.exchange.text = self.text
+        super().finish(request_id or self.exchange.request_id)
+        self.exchange.raw = self.events[0] if len(self.events) == 1 else self.events
         return self.exchange
 
 

@@ -37,13 +37,10 @@ from .._imported import (
     expect_items,
     reject_unknown_keys,
     shown_value,
-    split_body,
-    tools_listed,
 )
 from .._native import message_keys, place_native
 from .._remote import read_file_id, read_url, refuse_remote
 from .._tool_model import (
-    DEFAULT_OUTPUT_NAME,
     PORTABLE_KEYS,
     NativeTool,
     OutputSchema,
@@ -57,13 +54,21 @@ from .._tool_model import (
     tool_spec,
     written_in_order,
 )
-from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
+from ._common import (
+    list_body,
+    named_schema,
+    read_body,
+    text_file_text,
+    text_mode,
+    typed_parts,
+    unsupported,
+)
 from .base import Detection, Payload, Provider, ToolFormat
 from .sending import (
     Emit,
     EventSender,
     Exchange,
-    TextDelta,
+    Gathered,
     ToolCallEvent,
     openai_style_client,
     openai_style_failure,
@@ -257,10 +262,7 @@ def export(conversation: ChatConversation, options: Options) -> Payload:
 
 def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObject:
     """The Chat Completions request body."""
-    body = start_body(model)
-    body["messages"] = payload.messages
-    body.update(params)
-    return body
+    return list_body(payload, model, "messages", params)
 
 
 _SYSTEM_ROLES = ("system", "developer")  # a tuple: a role read from JSON may be unhashable
@@ -443,13 +445,13 @@ def read(data: object) -> ChatConversation:
 
     :raises ImportFormatError: for anything outside the Chat Completions shapes.
     """
-    messages, settings = split_body(
+    return read_body(
         data,
         "messages",
+        read_messages,
         missing="a Chat Completions request body needs a 'messages' list",
         hint="give the messages list or a body with 'messages'",
     )
-    return ChatConversation(read_messages(messages), settings=tools_listed(settings))
 
 
 # -- tools, tool choice and structured output ----------------------------------------------
@@ -510,13 +512,7 @@ def _owns_choice(value: JSONMapping) -> bool:
 
 
 def _write_output(output: OutputSchema) -> JSONObject:
-    json_schema: JSONObject = {"name": output.name or DEFAULT_OUTPUT_NAME}
-    if output.description is not None:
-        json_schema["description"] = output.description
-    json_schema["schema"] = output.schema
-    if output.strict is not None:
-        json_schema["strict"] = output.strict
-    return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
+    return {"response_format": {"type": "json_schema", "json_schema": named_schema(output)}}
 
 
 TOOLS = ToolFormat(
@@ -607,18 +603,15 @@ def _whole(response: Any) -> Exchange:
     return exchange
 
 
-class _Gathered:
+class _Gathered(Gathered):
     """A stream's chunks gathered into one reply message."""
 
     def __init__(self, emit: Emit) -> None:
-        self.emit = emit
-        self.text: list[str] = []
+        super().__init__(emit)
         self.calls: dict[int, dict[str, str]] = {}
-        self.chunks: list[object] = []
-        self.exchange = Exchange({}, complete=False)
 
     def add(self, chunk: Any) -> None:
-        self.chunks.append(chunk)
+        self.events.append(chunk)
         data = chunk.model_dump(mode="json", exclude_none=True)
         self.exchange.model = data.get("model") or self.exchange.model
         _usage(self.exchange, data.get("usage"))
@@ -626,8 +619,7 @@ class _Gathered:
             delta = choice.get("delta") or {}
             text = delta.get("content")
             if text:
-                self.text.append(text)
-                self.emit(TextDelta(text))
+                self.streamed(text)
             for call in delta.get("tool_calls") or []:
                 slot = self.calls.setdefault(
                     call.get("index", 0), {"id": "", "name": "", "arguments": ""}
@@ -659,10 +651,7 @@ class _Gathered:
                 for _, slot in sorted(self.calls.items())
             ]
         self.exchange.payload = {"messages": [message]}
-        self.exchange.raw = self.chunks
-        self.exchange.text = self.text
-        self.exchange.request_id = request_id
-        return self.exchange
+        return super().finish(request_id)
 
 
 def _stream_options(body: JSONMapping) -> JSONObject:

@@ -41,13 +41,10 @@ from .._imported import (
     expect_items,
     reject_unknown_keys,
     shown_value,
-    split_body,
-    tools_listed,
 )
 from .._native import message_keys, place_native
 from .._remote import is_audio_or_video, read_file_id, read_url, refuse_remote
 from .._tool_model import (
-    DEFAULT_OUTPUT_NAME,
     PORTABLE_KEYS,
     NativeTool,
     OutputSchema,
@@ -61,7 +58,15 @@ from .._tool_model import (
     tool_spec,
     written_in_order,
 )
-from ._common import start_body, text_file_text, text_mode, typed_parts, unsupported
+from ._common import (
+    list_body,
+    named_schema,
+    read_body,
+    text_file_text,
+    text_mode,
+    typed_parts,
+    unsupported,
+)
 from .base import Detection, Payload, Provider, ToolFormat
 from .openai import (
     audio_asset,
@@ -72,7 +77,7 @@ from .openai import (
 from .sending import (
     Emit,
     Exchange,
-    TextDelta,
+    Gathered,
     ToolCallEvent,
 )
 from .sending import parse_arguments as streamed_arguments
@@ -260,10 +265,7 @@ def _assistant_text(texts: list[JSONObject], keys: JSONObject) -> JSONObject:
 
 def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObject:
     """The Responses request body."""
-    body = start_body(model)
-    body["input"] = payload.messages
-    body.update(params)
-    return body
+    return list_body(payload, model, "input", params)
 
 
 _ROLES: dict[str, Role] = {
@@ -424,19 +426,14 @@ def read(data: object) -> ChatConversation:
 
     :raises ImportFormatError: for anything outside the Responses shapes.
     """
-    items, settings = split_body(
+    return read_body(
         data,
         "input",
+        read_items,
         missing="a Responses request body needs an 'input'",
         hint="give the input item list or a body with 'input'",
+        system=("instructions", lambda value: [TextPart(expect(value, str, where="instructions"))]),
     )
-    turns = read_items(items)
-    instructions = settings.pop("instructions", None)
-    if instructions is not None:
-        turns.insert(
-            0, ChatMessage("system", [TextPart(expect(instructions, str, where="instructions"))])
-        )
-    return ChatConversation(turns, settings=tools_listed(settings))
 
 
 # -- tools, tool choice and structured output ----------------------------------------------
@@ -498,13 +495,7 @@ def _read_output(rest: JSONObject) -> tuple[OutputSchema | None, JSONObject]:
 
 
 def _write_output(output: OutputSchema) -> JSONObject:
-    form: JSONObject = {"type": "json_schema", "name": output.name or DEFAULT_OUTPUT_NAME}
-    if output.description is not None:
-        form["description"] = output.description
-    form["schema"] = output.schema
-    if output.strict is not None:
-        form["strict"] = output.strict
-    return {"text": {"format": form}}
+    return {"text": {"format": {"type": "json_schema", **named_schema(output)}}}
 
 
 TOOLS = ToolFormat(
@@ -596,21 +587,17 @@ def _whole(response: Any) -> Exchange:
     return exchange
 
 
-class _Gathered:
+class _Gathered(Gathered):
     def __init__(self, emit: Emit) -> None:
-        self.emit = emit
+        super().__init__(emit)
         self.items: dict[int, JSONObject] = {}
-        self.events: list[object] = []
-        self.text: list[str] = []
-        self.exchange = Exchange({}, complete=False)
 
     def add(self, event: Any) -> None:
         self.events.append(event)
         data = event.model_dump(mode="json", exclude_none=True)
         kind = data.get("type")
         if kind == "response.output_text.delta":
-            self.text.append(data.get("delta", ""))
-            self.emit(TextDelta(data.get("delta", "")))
+            self.streamed(data.get("delta", ""))
         elif kind == "response.output_item.done":
             item = data.get("item") or {}
             self.items[data.get("output_index", len(self.items))] = item
@@ -637,10 +624,7 @@ class _Gathered:
                 self.exchange.payload["input"].append(
                     {"type": "message", "role": "assistant", "content": "".join(self.text)}
                 )
-        self.exchange.raw = self.events
-        self.exchange.text = self.text
-        self.exchange.request_id = request_id or self.exchange.request_id
-        return self.exchange
+        return super().finish(request_id or self.exchange.request_id)
 
 
 SENDER = openai_sender(

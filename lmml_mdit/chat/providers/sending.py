@@ -26,6 +26,7 @@ __all__ = [
     "EventSender",
     "Exchange",
     "Failure",
+    "Gathered",
     "Gathering",
     "Sender",
     "TextDelta",
@@ -151,6 +152,29 @@ class Gathering(Protocol):
     def finish(self, request_id: str | None) -> Exchange:
         """The reply, once the stream has ended."""
         ...
+
+
+class Gathered:
+    """What a provider's :class:`Gathering` keeps: the stream's events, the reply's text as
+    it streamed, and the exchange it fills in."""
+
+    def __init__(self, emit: Emit) -> None:
+        self.emit = emit
+        self.events: list[object] = []
+        self.text: list[str] = []
+        self.exchange = Exchange({}, complete=False)
+
+    def streamed(self, text: str) -> None:
+        """Keep a piece of the reply's text and report it."""
+        self.text.append(text)
+        self.emit(TextDelta(text))
+
+    def finish(self, request_id: str | None) -> Exchange:
+        """The reply, once the stream has ended: its events, its text and *request_id*."""
+        self.exchange.raw = self.events
+        self.exchange.text = self.text
+        self.exchange.request_id = request_id
+        return self.exchange
 
 
 def stream_request_id(stream: object, header: str = "x-request-id") -> str | None:
