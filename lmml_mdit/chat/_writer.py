@@ -26,6 +26,7 @@ from ..bundle import (
     save_archive,
 )
 from ..conversation import (
+    Asset,
     ChatConversation,
     ChatMessage,
     ImportedAsset,
@@ -78,9 +79,11 @@ def asset_name(asset: ImportedAsset) -> str:
     return digest + extension_for(asset.media_type)
 
 
-AssetNamer = Callable[[ImportedAsset | RemoteAsset], str]
+AssetNamer = Callable[[Asset | ImportedAsset | RemoteAsset], str]
 """Gives the entry name a message's asset is referenced by (storing its bytes where the
-writer keeps them), or raises to refuse it."""
+writer keeps them), or raises to refuse it: a bundle's resolved asset (the
+:class:`~lmml_mdit.conversation.Asset` of an image, document, text file, audio, video or
+remote part), or an imported message's decoded or remote asset."""
 
 
 @dataclass
@@ -129,13 +132,18 @@ class BodyWriter:
                     blocks.append(text)
             elif isinstance(part, ImportedAsset | RemoteAsset):
                 blocks.append(reference(self.asset(part)))
-            elif isinstance(part, ToolCall):
-                blocks.append(self._call(message, part))
-            elif isinstance(part, NativeItem):
-                self.natives += 1
-                name = native_name(part.provider, part.kind, self.natives)
-                blocks.append(native_fence(name, part.value).rstrip("\n"))
+            elif isinstance(part, ToolCall | NativeItem):
+                blocks.append(self._structure(message, part))
+            else:  # an asset part of a bundle's message: its resolved asset, by its name
+                blocks.append(reference(self.asset(part.asset)))
         return blocks
+
+    def _structure(self, message: ChatMessage, part: ToolCall | NativeItem) -> str:
+        if isinstance(part, ToolCall):
+            return self._call(message, part)
+        self.natives += 1
+        name = native_name(part.provider, part.kind, self.natives)
+        return native_fence(name, part.value).rstrip("\n")
 
     def _call(self, message: ChatMessage, call: ToolCall) -> str:
         if message.role != "assistant":
@@ -221,23 +229,30 @@ def _write(conversation: ChatConversation) -> _Written:
         for part in turn.parts
         if isinstance(part, ImportedAsset)
     }
-    names = frozenset(asset_names.values()) | {
-        remote_entry(part)[0]
-        for turn in conversation.messages
-        for part in turn.parts
-        if isinstance(part, RemoteAsset)
-    }
+    names = set(asset_names.values())
+    for turn in conversation.messages:
+        for part in turn.parts:
+            if isinstance(part, RemoteAsset):
+                names.add(remote_entry(part)[0])
+            elif not isinstance(part, TextPart | ToolCall | NativeItem | ImportedAsset):
+                names.add(part.asset.name)
 
-    def entry(part: ImportedAsset | RemoteAsset) -> str:
+    def entry(part: Asset | ImportedAsset | RemoteAsset) -> str:
         if isinstance(part, RemoteAsset):
             name, data = remote_entry(part)
-            entries[name] = data
+        elif isinstance(part, ImportedAsset):
+            name, data = asset_names[id(part)], part.data
         else:
-            name = asset_names[id(part)]
-            entries[name] = part.data
+            name, data = part.name, part.data
+        if entries.get(name, data) != data:
+            raise ImportFormatError(
+                f"two different assets would be written as {name!r}",
+                hint="give each asset of a conversation its own name",
+            )
+        entries[name] = data
         return name
 
-    writer = BodyWriter(names, entry)
+    writer = BodyWriter(frozenset(names), entry)
     roles: list[str] = []
     starts = array.array("q")
     offset = 0

@@ -19,7 +19,7 @@ from typing import Any
 from ..atomic import atomic_write_bytes
 from ..bundle import Bundle
 from ..chat import BodyWriter
-from ..conversation import ChatMessage, ImportedAsset, RemoteAsset
+from ..conversation import Asset, ChatMessage, ImportedAsset, RemoteAsset
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
@@ -129,8 +129,8 @@ class Document:
         self._writer.names = frozenset(bundle.entries) | frozenset(bundle.fences)
         return self._writer.blocks(turn)
 
-    def _refuse_asset(self, part: ImportedAsset | RemoteAsset) -> str:
-        what = part.media_type if isinstance(part, ImportedAsset) else f"remote {part.kind}"
+    def _refuse_asset(self, part: Asset | ImportedAsset | RemoteAsset) -> str:
+        what = f"remote {part.kind}" if isinstance(part, RemoteAsset) else part.media_type
         raise RunError(
             f"the reply holds a {what} part, which a run cannot write yet",
             name=self.original.file_name,
