@@ -48,6 +48,10 @@ DELEGATIONS = {
         "lmml_mdit.chat",
     ): "Bundle.messages, Bundle.to_request, Bundle.validate(inputs=)",
     ("lmml_mdit.templates._fill", "lmml_mdit.chat"): "a messages value, read by import",
+    (
+        "lmml_mdit.conversation._messages",
+        "lmml_mdit.chat",
+    ): "ChatConversation.from_bundle, to_bundle, to_lmml",
     ("lmml_mdit.bundle._validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
     ("lmml_mdit.bundle._bundle", "lmml_mdit.preview"): "Bundle.render_html, Bundle._repr_markdown_",
     ("lmml_mdit.bundle._bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
@@ -70,6 +74,12 @@ TYPED_DELEGATIONS = {
         "the types Transcript.send and Transcript.stream return, their typed options"
     ),
     ("lmml_mdit.bundle._bundle", "lmml_mdit.chat"): "Bundle.messages' typed options",
+    ("lmml_mdit.conversation._messages", "lmml_mdit.bundle"): (
+        "the bundle ChatConversation.from_bundle reads and to_bundle returns"
+    ),
+    ("lmml_mdit.conversation._messages", "lmml_mdit.chat"): (
+        "ChatConversation.from_bundle's typed options"
+    ),
 }
 """Upward imports for the type checker only (under ``if TYPE_CHECKING:``, never run): the
 return types of the delegations."""

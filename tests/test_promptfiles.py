@@ -126,6 +126,17 @@ def test_local_image_is_bundled_and_written_back(tmp_path: Path) -> None:
     assert (out / "cat.png").read_bytes() == image.read_bytes()
 
 
+def test_text_naming_a_bundled_asset_stays_text(tmp_path: Path) -> None:
+    (tmp_path / "logo").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    source = tmp_path / "v.prompty"
+    source.write_text("---\nname: v\n---\nuser:\nIs @logo ours?\n![logo](logo)\n", "utf-8")
+    import_prompt_file(source, tmp_path / "v.lmmlz")
+    with lmml_mdit.open(str(tmp_path / "v.lmmlz")) as bundle:
+        (turn,) = bundle.narrative.turns
+        assert turn.text == "Is \\@logo ours?\n\n@logo"
+        assert [embed.name for embed in bundle.narrative.embeds] == ["logo"]
+
+
 def test_what_prompty_cannot_hold_is_refused_or_lossy(tmp_path: Path) -> None:
     source = tmp_path / "t.lmml"
     source.write_text(

@@ -1186,3 +1186,38 @@ def test_otel_traces_exporter_turns_otlp_on_and_none_turns_it_off(
     server.script(openai_chat(Said(["off"]), stream=True))
     assert _run(server, "openai", path) == 0
     assert "not traced" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("part", "said"),
+    [
+        ({"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}, "image/png part"),
+        (
+            {"fileData": {"mimeType": "image/png", "fileUri": "https://example.com/cat.png"}},
+            "remote image part",
+        ),
+    ],
+    ids=["inline", "remote"],
+)
+def test_a_reply_holding_an_asset_is_refused_and_the_file_left_alone(
+    tmp_path: Path,
+    server: WireServer,
+    capsys: pytest.CaptureFixture[str],
+    part: dict[str, Any],
+    said: str,
+) -> None:
+    path = _chat(tmp_path)
+    reply = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "Here it is."}, part]},
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "modelVersion": "m1",
+    }
+    server.script(Json(reply))
+    assert _run(server, "gemini", path, "--no-stream", "-q") != 0
+    assert f"the reply holds a {said}, which a run cannot write yet" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT

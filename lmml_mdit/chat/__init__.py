@@ -32,6 +32,8 @@ __all__ = [
     "SEPARATOR",
     "SETTINGS_ENTRY",
     "UNREAD_CASE",
+    "AssetNamer",
+    "BodyWriter",
     "BundleState",
     "CaseInput",
     "CaseResult",
@@ -291,6 +293,8 @@ if TYPE_CHECKING:
     from ._writer import (
         HASH_DIGITS,
         SETTINGS_ENTRY,
+        AssetNamer,
+        BodyWriter,
         asset_name,
         save_conversation,
         turn_heading,
@@ -455,6 +459,8 @@ _NAMES = {
         "_writer": (
             "HASH_DIGITS",
             "SETTINGS_ENTRY",
+            "AssetNamer",
+            "BodyWriter",
             "asset_name",
             "save_conversation",
             "turn_heading",

@@ -12,8 +12,8 @@ import array
 import hashlib
 import json
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Container
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..bundle import (
@@ -26,6 +26,7 @@ from ..bundle import (
     save_archive,
 )
 from ..conversation import (
+    Asset,
     ChatConversation,
     ChatMessage,
     ImportedAsset,
@@ -37,8 +38,15 @@ from ..conversation import (
 from ..errors import ImportFormatError
 from ..formats import MANIFEST_NAME
 from ..media import extension_for, is_text_type
-from ..narrative import native_fence, native_name, parse, tool_call_fence
-from ..syntax import reference
+from ..narrative import (
+    TOOL_CALL_SUFFIX,
+    call_slug,
+    native_fence,
+    native_name,
+    parse,
+    tool_call_fence,
+)
+from ..syntax import reference, turn_label
 from ..text import trim_blank_lines
 from . import _pieces as pieces
 from ._escape import escape_text
@@ -49,6 +57,8 @@ if TYPE_CHECKING:
 __all__ = [
     "HASH_DIGITS",
     "SETTINGS_ENTRY",
+    "AssetNamer",
+    "BodyWriter",
     "asset_name",
     "save_conversation",
     "turn_heading",
@@ -69,58 +79,87 @@ def asset_name(asset: ImportedAsset) -> str:
     return digest + extension_for(asset.media_type)
 
 
-def _turn_blocks(
-    turn: ChatMessage,
-    entries: dict[str, bytes],
-    call_fences: dict[str, tuple[str, str]],
-    asset_names: Mapping[int, str],
-    names: frozenset[str],
-    natives: list[str],
-) -> list[str]:
-    blocks: list[str] = []
-    if turn.role == "tool":
-        fence = call_fences.get(turn.call_id or "")
-        if fence is None:
-            raise ImportFormatError(
-                f"a tool result answers call id {turn.call_id!r}, which no earlier assistant "
-                "turn made",
-                hint="include the assistant message with that tool call",
-            )
-        blocks.append(reference(fence[0]))
-    for part in turn.parts:
-        if isinstance(part, TextPart):
-            text = escape_text(part.text, names)
-            if text:
-                blocks.append(text)
-        elif isinstance(part, ImportedAsset):
-            name = asset_names[id(part)]
-            entries[name] = part.data
-            blocks.append(reference(name))
-        elif isinstance(part, RemoteAsset):
-            name, data = remote_entry(part)
-            entries[name] = data
-            blocks.append(reference(name))
-        elif isinstance(part, ToolCall):
-            embed_name, fence_text = tool_call_fence(part.id, part.name, part.arguments)
-            if turn.role != "assistant":
+AssetNamer = Callable[[Asset | ImportedAsset | RemoteAsset], str]
+"""Gives the entry name a message's asset is referenced by (storing its bytes where the
+writer keeps them), or raises to refuse it: a bundle's resolved asset (the
+:class:`~lmml_mdit.conversation.Asset` of an image, document, text file, audio, video or
+remote part), or an imported message's decoded or remote asset."""
+
+
+@dataclass
+class BodyWriter:
+    """Writes messages as LMML turn bodies, one block per part: the one writer import, a
+    run's write-back and prompt files share (docs/bridge.md, "The narrative written").
+
+    Text is escaped so that no ``@name`` of *names* reads as a reference; an asset becomes a
+    reference to the entry *asset* names; a tool call becomes its fence; a tool result
+    opens with a reference to its call's fence; a provider item becomes a fence numbered
+    after the *natives* already written.
+
+    :ivar names: the entry names the bundle's reader will know.
+    :ivar asset: names (or refuses) each asset part.
+    :ivar calls: the tool calls made so far (a file's own, then each written), by fence
+        name: their ids, which a tool result must answer and a new call must not repeat.
+    :ivar natives: how many provider items are written so far.
+    """
+
+    names: Container[str]
+    asset: AssetNamer
+    calls: dict[str, str] = field(default_factory=dict)
+    natives: int = 0
+
+    def blocks(self, message: ChatMessage) -> list[str]:
+        """The blocks of *message*'s body, in order (join them with blank lines).
+
+        :raises ImportFormatError: for a tool result whose call was not made, a tool call
+            outside an assistant turn, or two calls sharing a fence name.
+        """
+        blocks: list[str] = []
+        if message.role == "tool":
+            call_id = message.call.id if message.call is not None else ""
+            fence_name = call_slug(call_id) + TOOL_CALL_SUFFIX
+            if message.call is None or self.calls.get(fence_name) != call_id:
                 raise ImportFormatError(
-                    f"tool call {part.id!r} outside an assistant turn",
-                    hint="tool calls belong to assistant messages",
+                    f"a tool result answers call id {call_id!r}, which no earlier assistant "
+                    "turn made",
+                    hint="include the assistant message with that tool call",
                 )
-            for other_id, (other_name, _) in call_fences.items():
-                if other_name == embed_name:
-                    raise ImportFormatError(
-                        f"tool call ids {other_id!r} and {part.id!r} share the fence name "
-                        f"{embed_name!r}",
-                        hint="give every tool call in a conversation its own id",
-                    )
-            call_fences[part.id] = (embed_name, fence_text)
-            blocks.append(fence_text.rstrip("\n"))
-        elif isinstance(part, NativeItem):
-            name = native_name(part.provider, part.kind, len(natives) + 1)
-            natives.append(name)
-            blocks.append(native_fence(name, part.value).rstrip("\n"))
-    return blocks
+            blocks.append(reference(fence_name))
+        for part in message.parts:
+            if isinstance(part, TextPart):
+                text = escape_text(part.text, self.names)
+                if text:
+                    blocks.append(text)
+            elif isinstance(part, ImportedAsset | RemoteAsset):
+                blocks.append(reference(self.asset(part)))
+            elif isinstance(part, ToolCall | NativeItem):
+                blocks.append(self._structure(message, part))
+            else:  # an asset part of a bundle's message: its resolved asset, by its name
+                blocks.append(reference(self.asset(part.asset)))
+        return blocks
+
+    def _structure(self, message: ChatMessage, part: ToolCall | NativeItem) -> str:
+        if isinstance(part, ToolCall):
+            return self._call(message, part)
+        self.natives += 1
+        name = native_name(part.provider, part.kind, self.natives)
+        return native_fence(name, part.value).rstrip("\n")
+
+    def _call(self, message: ChatMessage, call: ToolCall) -> str:
+        if message.role != "assistant":
+            raise ImportFormatError(
+                f"tool call {call.id!r} outside an assistant turn",
+                hint="tool calls belong to assistant messages",
+            )
+        embed_name, fence_text = tool_call_fence(call.id, call.name, call.arguments)
+        earlier = self.calls.get(embed_name)
+        if earlier is not None:
+            raise ImportFormatError(
+                f"tool call ids {earlier!r} and {call.id!r} share the fence name {embed_name!r}",
+                hint="give every tool call in a conversation its own id",
+            )
+        self.calls[embed_name] = call.id
+        return fence_text.rstrip("\n")
 
 
 def _json_entry(value: dict[str, object], name: str, *, compact: bool = False) -> bytes:
@@ -151,7 +190,7 @@ def write_narrative(conversation: ChatConversation) -> tuple[str, dict[str, byte
 
 def turn_heading(number: int, role: str) -> str:
     """The heading the writer opens turn *number* with: ``## Turn 3 -- tool``."""
-    return f"## Turn {number} -- {role}"
+    return "## " + turn_label(number, role)
 
 
 @dataclass
@@ -181,7 +220,6 @@ class _Written:
 def _write(conversation: ChatConversation) -> _Written:
     """The narrative, the entries and where each turn stands."""
     entries: dict[str, bytes] = {}
-    call_fences: dict[str, tuple[str, str]] = {}
     sections: list[str] = []
     # The reader knows every entry name, so text must not mention one unescaped.
     # Each asset hashed once (by the identity of its part, alive while we write).
@@ -191,18 +229,35 @@ def _write(conversation: ChatConversation) -> _Written:
         for part in turn.parts
         if isinstance(part, ImportedAsset)
     }
-    names = frozenset(asset_names.values()) | {
-        remote_entry(part)[0]
-        for turn in conversation.messages
-        for part in turn.parts
-        if isinstance(part, RemoteAsset)
-    }
-    natives: list[str] = []
+    names = set(asset_names.values())
+    for turn in conversation.messages:
+        for part in turn.parts:
+            if isinstance(part, RemoteAsset):
+                names.add(remote_entry(part)[0])
+            elif not isinstance(part, TextPart | ToolCall | NativeItem | ImportedAsset):
+                names.add(part.asset.name)
+
+    def entry(part: Asset | ImportedAsset | RemoteAsset) -> str:
+        if isinstance(part, RemoteAsset):
+            name, data = remote_entry(part)
+        elif isinstance(part, ImportedAsset):
+            name, data = asset_names[id(part)], part.data
+        else:
+            name, data = part.name, part.data
+        if entries.get(name, data) != data:
+            raise ImportFormatError(
+                f"two different assets would be written as {name!r}",
+                hint="give each asset of a conversation its own name",
+            )
+        entries[name] = data
+        return name
+
+    writer = BodyWriter(frozenset(names), entry)
     roles: list[str] = []
     starts = array.array("q")
     offset = 0
     for number, turn in enumerate(conversation.messages, start=1):
-        blocks = _turn_blocks(turn, entries, call_fences, asset_names, names, natives)
+        blocks = writer.blocks(turn)
         section = "\n\n".join([turn_heading(number, turn.role), *blocks])
         del blocks
         roles.append(turn.role)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from ..errors import UnsupportedContentError
 from ..jsontypes import JSONObject
@@ -16,6 +16,12 @@ from ._calls import ToolCall
 from ._native import NativeItem
 from ._parts import ImportedAsset, Part
 from ._remote import RemoteAsset
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..bundle import Bundle, BundleSource
+    from ..chat import RequestOptions
 
 __all__ = [
     "ChatConversation",
@@ -162,6 +168,45 @@ class ChatConversation:
     warnings: list[str] = field(default_factory=list)
     settings: JSONObject = field(default_factory=dict)
     metadata: JSONObject = field(default_factory=dict)
+
+    @classmethod
+    def from_bundle(
+        cls, bundle: BundleSource, **options: Unpack[RequestOptions]
+    ) -> ChatConversation:
+        """The conversation *bundle* holds, as export builds it before writing a provider's
+        request (the options of :meth:`~lmml_mdit.Bundle.messages`, which this skips):
+        each turn a message, its assets resolved, each message keeping its turn, and the
+        bundle's settings in :attr:`settings`.
+
+        :raises LmmlError: as :meth:`~lmml_mdit.Bundle.messages` does.
+        """
+        from ..chat import Options, build_conversation, sendable_settings
+
+        parsed = Options.from_kwargs(options)
+        conversation = build_conversation(bundle, parsed)
+        conversation.settings = sendable_settings(bundle, strict=parsed.strict)
+        return conversation
+
+    def to_bundle(self, name: str = "conversation") -> Bundle:
+        """The conversation as a zip bundle in memory, written as import writes one (see
+        docs/bridge.md, "The narrative written"); :meth:`from_bundle` reads it back.
+
+        :raises ImportFormatError: for what no bundle can hold (a tool result without its
+            call, two assets of one name with different bytes).
+        """
+        from ..chat import write_bundle
+
+        return write_bundle(self, name)
+
+    def to_lmml(self) -> str:
+        """The narrative :meth:`to_bundle` writes: its assets are the bundle's entries,
+        referenced by name.
+
+        :raises ImportFormatError: as :meth:`to_bundle`.
+        """
+        from ..chat import write_narrative
+
+        return write_narrative(self)[0]
 
     @property
     def turns(self) -> list[ChatMessage]:

@@ -16,7 +16,7 @@ from lsprotocol import types
 from ..bundle import folder_files, path_under, unsafe_reason
 from ..media import guess_type, media_type_for
 from ..model import MESSAGE_ROLES
-from ..syntax import COMMENT_CLOSE, COMMENT_OPEN, MARKER, SIGIL, may_start_reference
+from ..syntax import COMMENT_CLOSE, COMMENT_OPEN, MARKER, SIGIL, may_start_reference, turn_label
 from ._document import Analysis
 from ._positions import Columns
 
@@ -141,7 +141,7 @@ def _heading_forms(
     number = before + 1
     items: list[types.CompletionItem] = []
     for rank, role in enumerate(MESSAGE_ROLES):
-        labelled = f"Turn {number} -- {role}"
+        labelled = turn_label(number, role)
         items.append(
             _item(
                 labelled,

@@ -6,14 +6,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import yaml
 
 from ..bundle import load_front_matter
-from ..chat import escape_text, without_escapes
+from ..chat import BodyWriter, turn_heading, without_escapes
+from ..conversation import ChatMessage, ImportedAsset, MessagePart, TextPart
 from ..errors import InvalidSettingsError, PromptFileError, PromptFileWarning
+from ..media import media_type_for
+from ..model import MESSAGE_ROLES, Role
 from ..schema import settings_schema
 from ..text import normalize_newlines, trim_blank_lines
 
@@ -220,36 +224,41 @@ def is_dotted_name(expression: str) -> bool:
 
 def lmml_text(prompt: Prompt) -> str:
     """*prompt* as an LMML narrative: front matter with settings and typed inputs, then one
-    turn per message, each text escaped as import escapes it."""
+    turn per message, its body written as import writes one
+    (:class:`~lmml_mdit.chat.BodyWriter`)."""
     front: dict[str, object] = {"inputs": prompt.inputs}
     if prompt.settings:
         front["settings"] = prompt.settings
     front.update(prompt.meta)
-    blocks = ["---\n" + dump_yaml(front) + "---"]
-    known = frozenset(prompt.assets)
+    sections = ["---\n" + dump_yaml(front) + "---"]
+    named: dict[int, str] = {}  # each asset part's entry name, by the part's identity
+    writer = BodyWriter(frozenset(prompt.assets), lambda part: named[id(part)])
     for number, (role, text) in enumerate(prompt.turns, 1):
-        blocks.append(f"## Turn {number} -- {role}")
-        body = _escaped_body(text, known)
-        if body:
-            blocks.append(body)
-    return "\n\n".join(blocks) + "\n"
+        message = ChatMessage(_ROLE_OF[role], _parts(text, prompt.assets, named))
+        sections.append("\n\n".join([turn_heading(number, role), *writer.blocks(message)]))
+    return "\n\n".join(sections) + "\n"
 
 
-def _escaped_body(text: str, assets: frozenset[str]) -> str:
-    """The text escaped, its asset lines (``@name`` for a bundled asset) kept as references."""
-    out: list[str] = []
+_ROLE_OF: dict[str, Role] = {role: role for role in MESSAGE_ROLES}
+
+
+def _parts(text: str, assets: Mapping[str, bytes], named: dict[int, str]) -> list[MessagePart]:
+    """The parts of a turn's *text*: runs of text, and an asset for each line ``@name``
+    naming a bundled one (recorded in *named*)."""
+    parts: list[MessagePart] = []
     chunk: list[str] = []
     for line in text.split("\n"):
-        if line.startswith("@") and line[1:] in assets:
-            if chunk:
-                out.append(escape_text("\n".join(chunk)))
-                chunk = []
-            out.append(line)
+        name = line[1:]
+        if line.startswith("@") and name in assets:
+            parts.append(TextPart("\n".join(chunk)))
+            chunk = []
+            asset = ImportedAsset(assets[name], media_type_for(name, assets[name]))
+            named[id(asset)] = name
+            parts.append(asset)
         else:
             chunk.append(line)
-    if chunk:
-        out.append(escape_text("\n".join(chunk)))
-    return trim_blank_lines("\n\n".join(piece for piece in out if piece))
+    parts.append(TextPart("\n".join(chunk)))
+    return parts
 
 
 def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:

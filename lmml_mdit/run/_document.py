@@ -18,13 +18,13 @@ from typing import Any
 
 from ..atomic import atomic_write_bytes
 from ..bundle import Bundle
-from ..chat import escape_text
-from ..conversation import ChatMessage, ImportedAsset, NativeItem, TextPart, ToolCall
+from ..chat import BodyWriter
+from ..conversation import Asset, ChatMessage, ImportedAsset, RemoteAsset
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
-from ..narrative import call_slug, is_native_name, native_fence, native_name, tool_call_fence
-from ..syntax import embed_fence, reference
+from ..narrative import TOOL_CALL_SUFFIX, call_slug, is_native_name
+from ..syntax import embed_fence
 from ..transcript import (
     NUMBERED_HEADING,
     Message,
@@ -50,12 +50,15 @@ class Document:
     manifest: JSONObject | None = None
     _added: list[str] = field(default_factory=list)
     _head_fence: tuple[int, int] | None = None  # a manifest fence above the turns, offsets
-    _calls: set[str] = field(default_factory=set)
-    _natives: int = 0
+    _calls: set[str] = field(default_factory=set)  # call slugs taken, written or not
+    _writer: BodyWriter = field(init=False)
     _turns: int = 0
     _number: int = 0
     _current: Bundle | None = None
     _style: Style | None = None  # the delimiter style, read once: new turns keep it
+
+    def __post_init__(self) -> None:
+        self._writer = BodyWriter((), self._refuse_asset)
 
     @classmethod
     def of(cls, bundle: Bundle) -> Document:
@@ -73,8 +76,10 @@ class Document:
                 document.text = before.rstrip() + ("\r\n" if before.endswith("\r\n") else "\n")
             elif end is not None:
                 document._head_fence = (start, end)
-        document._calls = {call_slug(call.id) for call in _tool_calls(bundle)}
-        document._natives = sum(1 for name in bundle.fences if is_native_name(name))
+        calls = _tool_calls(bundle)
+        document._calls = {call_slug(call.id) for call in calls}
+        document._writer.calls = {call_slug(call.id) + TOOL_CALL_SUFFIX: call.id for call in calls}
+        document._writer.natives = sum(1 for name in bundle.fences if is_native_name(name))
         document._turns = sum(1 for turn in narrative.turns if turn.role != "context")
         document._number = _last_number(bundle)
         document._current = bundle if document.text == text else None
@@ -120,29 +125,17 @@ class Document:
         return written + "\n"
 
     def _body(self, turn: ChatMessage) -> list[str]:
-        blocks: list[str] = []
-        if turn.role == "tool" and turn.call is not None:
-            blocks.append(reference(call_slug(turn.call.id) + ".tool_call.json"))
-        names = frozenset(self.bundle().entries) | frozenset(self.bundle().fences)
-        for part in turn.parts:
-            if isinstance(part, TextPart):
-                text = escape_text(part.text, names)
-                if text:
-                    blocks.append(text)
-            elif isinstance(part, ToolCall):
-                _, fence = tool_call_fence(part.id, part.name, part.arguments)
-                blocks.append(fence.rstrip("\n"))
-            elif isinstance(part, NativeItem):
-                self._natives += 1
-                name = native_name(part.provider, part.kind, self._natives)
-                blocks.append(native_fence(name, part.value).rstrip("\n"))
-            elif isinstance(part, ImportedAsset):
-                raise RunError(
-                    f"the reply holds a {part.media_type} part, which a run cannot write yet",
-                    name=self.original.file_name,
-                    hint="ask for a text reply",
-                )
-        return blocks
+        bundle = self.bundle()
+        self._writer.names = frozenset(bundle.entries) | frozenset(bundle.fences)
+        return self._writer.blocks(turn)
+
+    def _refuse_asset(self, part: Asset | ImportedAsset | RemoteAsset) -> str:
+        what = f"remote {part.kind}" if isinstance(part, RemoteAsset) else part.media_type
+        raise RunError(
+            f"the reply holds a {what} part, which a run cannot write yet",
+            name=self.original.file_name,
+            hint="ask for a text reply",
+        )
 
     def bundle(self) -> Bundle:
         """The bundle as the document now reads (parsed again after each added turn)."""

@@ -75,6 +75,7 @@ from ._write import (
     embed_fence,
     escape_at,
     reference,
+    turn_label,
 )
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ __all__ = [
     "strict_heading_role",
     "suggested_role",
     "suspicious_heading",
+    "turn_label",
     "writes_as_reference",
 ]
 

@@ -3,7 +3,8 @@
 What the rules read, these functions write, so that the text reads back as what was meant:
 ``@@@name`` fences (:func:`embed_fence`, refusing content no fence gives back with
 :func:`check_fenceable`), Markdown code fences no content line can close
-(:func:`code_fence`), references (:func:`reference`) and LMML escapes (:func:`escape_at`).
+(:func:`code_fence`), references (:func:`reference`), LMML escapes (:func:`escape_at`) and
+the numbered turn heading (:func:`turn_label`).
 See docs/syntax.md, "Writing LMML".
 """
 
@@ -25,6 +26,7 @@ __all__ = [
     "embed_fence",
     "escape_at",
     "reference",
+    "turn_label",
 ]
 
 ESCAPE = "\\"
@@ -133,3 +135,9 @@ def escape_at(line: str, column: int) -> str:
     :param column: where the escaped character stands, 1-based.
     """
     return line[: column - 1] + ESCAPE + line[column - 1 :]
+
+
+def turn_label(number: int, role: str, dash: str = "--") -> str:
+    """The text of a numbered turn heading, ``Turn 3 -- tool``: what every writer of a new
+    turn puts after its ``##`` (or above its underline)."""
+    return f"Turn {number} {dash} {role}"

@@ -17,6 +17,7 @@ from typing import Literal
 
 from ..errors import TranscriptError
 from ..model import MESSAGE_ROLES
+from ..syntax import turn_label
 from ..text import as_turn_text, normalize_newlines
 from ._encoding import (
     ENCODINGS,
@@ -151,7 +152,7 @@ def _delimiter_text(heading: str, style: Style) -> str:
 
 
 def _plain(number: int, role: str) -> tuple[str, str]:
-    heading = f"Turn {number} -- {role}"
+    heading = turn_label(number, role)
     return heading, f"## {heading}"
 
 
@@ -167,7 +168,7 @@ def styled_delimiter(
     elif style.bare:
         heading = {"lower": role, "title": role.title(), "upper": role.upper()}[style.case]
     else:
-        heading = f"Turn {number} {style.dash} {role}"
+        heading = turn_label(number, role, style.dash)
     return heading, _delimiter_text(heading, style)
 
 
