@@ -32,6 +32,7 @@ The tree, in the order the classes are defined below::
     ├── EmbedBudgetError
     ├── InvalidToolCallError
     ├── InputError
+    │   └── StdinClosedError
     ├── ImportFormatError
     ├── FormatError
     ├── PromptFileError
@@ -318,6 +319,11 @@ class InputError(LmmlError):
     """A template's input value is missing, undeclared or of the wrong type (``inputs=``,
     ``--input``, a ``--cases`` line); its :attr:`kind` is the ``validate`` kind
     (``missing_input``, ``undeclared_input``, ``invalid_input``)."""
+
+
+class StdinClosedError(InputError):
+    """A path of ``-`` names standard input, and the process has none (it was started
+    with standard input closed)."""
 
 
 class ImportFormatError(LmmlError):

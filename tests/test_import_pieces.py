@@ -260,6 +260,8 @@ def test_import_of_a_long_message_stays_within_twenty_times_its_line(tmp_path: P
 
 
 class _Stdin:
+    closed = False
+
     def __init__(self, data: bytes) -> None:
         self.buffer = _Recording(data)
 

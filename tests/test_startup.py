@@ -192,6 +192,7 @@ def test_version_and_help_load_the_argument_parser_alone() -> None:
         modules
     )
     assert "lmml_mdit.cli._commands" not in modules
+    assert "lmml_mdit.chat.providers" not in modules  # the registry is read late, if at all
     assert {name for name in modules if name.startswith("lmml_mdit.cli")} == {
         "lmml_mdit.cli",
         "lmml_mdit.cli._failure",

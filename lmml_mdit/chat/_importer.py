@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
@@ -13,6 +12,7 @@ from ..conversation import ChatConversation, resolve_calls
 from ..errors import ImportFormatError, InvalidSettingsError, LimitExceededError
 from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ..jsonio import load_json
+from ..stdin import stdin_buffer
 from ..text import is_unicode
 from ._detect import detect_format
 from ._tools import portable_settings
@@ -240,6 +240,7 @@ def import_path(
     :param limits: the limits payloads are read under (default :class:`Limits`).
     :raises ImportFormatError: for data that does not fit, naming the file and line.
     :raises LimitExceededError: for a payload over ``max_total_size``.
+    :raises StdinClosedError: for ``-`` when standard input is closed.
     :raises BundleError: when a bundle cannot be written.
     """
     limits = limits if limits is not None else Limits()
@@ -248,7 +249,7 @@ def import_path(
     if str(path) != "-" and source.suffix.lower() in _JSONL_SUFFIXES:
         return _import_jsonl(source, target, format, progress, limits)
     if str(path) == "-":
-        raw = _read_payload(sys.stdin.buffer, limits, "-")
+        raw = _read_payload(stdin_buffer(), limits, "-")
     else:
         with source.open("rb") as handle:
             raw = _read_payload(handle, limits, str(source))

@@ -18,6 +18,7 @@ from ._options import (
     add_provider,
     add_quiet,
     positive_int,
+    registry_names,
 )
 from ._output import (
     STDIO,
@@ -127,9 +128,8 @@ def _record_shapes() -> str:
     """The record shapes ``lmml export --jsonl`` writes, as its help names them: a
     provider's request body, or the record of a format that is no provider (by the
     registry's names)."""
-    from ..chat import providers
-
-    records = [name for name in providers.IMPORT_FORMATS if name not in providers.PROVIDER_NAMES]
+    providers = registry_names("providers")
+    records = [name for name in registry_names("formats") if name not in providers]
     return ", or ".join(["a request body", *records])
 
 

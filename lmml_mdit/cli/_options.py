@@ -32,6 +32,7 @@ __all__ = [
     "listing_options",
     "parse_setting",
     "positive_int",
+    "registry_names",
     "seconds",
 ]
 
@@ -82,10 +83,21 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return text.written() if isinstance(text, RegistryHelp) else text
 
 
+def registry_names(kind: Literal["providers", "formats"]) -> tuple[str, ...]:
+    """The registry's built-in names of *kind* (``providers``, or ``formats``: every format
+    read), in its order, as it has them now: the one late read of the registry behind
+    :class:`FormatChoices` and :class:`RegistryHelp`, made each time the names are wanted
+    (a name checked, a help shown, argparse listing an option's choices as it adds it),
+    never on import."""
+    from ..chat import providers
+
+    return providers.PROVIDER_NAMES if kind == "providers" else providers.IMPORT_FORMATS
+
+
 class RegistryHelp(str):
     """An option's help naming formats of the registry: ``{names}`` in it is written, when
-    the help is shown, as *names* gives them (the registry is loaded then, never to build
-    the parser). :class:`HelpFormatter` writes it."""
+    the help is shown, as *names* gives them from :func:`registry_names`.
+    :class:`HelpFormatter` writes it."""
 
     names: Callable[[], str]
 
@@ -174,9 +186,8 @@ def add_json(parser: argparse.ArgumentParser, what: str) -> None:
 
 class FormatChoices:
     """A command line option's choices: the registry's built-in format names (*kind*:
-    ``providers`` or ``formats``, every format read), then with *plugins* the installed
-    plugins' names. The registry is loaded when a name is checked or the choices are listed,
-    never to build the parser; the plugins' names are read (once) only for another name."""
+    ``providers`` or ``formats``, every format read; :func:`registry_names`), then with
+    *plugins* the installed plugins' names, read (once) only for another name."""
 
     def __init__(self, kind: Literal["providers", "formats"], *, plugins: bool = False) -> None:
         self.kind = kind
@@ -184,9 +195,7 @@ class FormatChoices:
 
     def builtin(self) -> tuple[str, ...]:
         """The built-in names, in the registry's order."""
-        from ..chat import providers
-
-        return providers.PROVIDER_NAMES if self.kind == "providers" else providers.IMPORT_FORMATS
+        return registry_names(self.kind)
 
     def __contains__(self, name: object) -> bool:
         return name in self.builtin() or (self.plugins and name in plugin_names())
@@ -201,10 +210,8 @@ def plugin_names() -> tuple[str, ...]:
     leaving out the built-in ones, read from the packages' metadata without loading any."""
     from importlib.metadata import entry_points
 
-    from ..chat.providers import IMPORT_FORMATS
-
     names = {point.name for point in entry_points(group=PLUGIN_GROUP)}
-    return tuple(sorted(names - set(IMPORT_FORMATS)))
+    return tuple(sorted(names - set(registry_names("formats"))))
 
 
 def add_provider(parser: argparse.ArgumentParser, choices: FormatChoices, what: str) -> None:

@@ -2,8 +2,8 @@
 
 Data goes to stdout (JSON, asset bytes, Markdown), confirmations, warnings and errors to
 stderr, every name passed through :func:`shown` first. A path of ``-`` (:data:`STDIO`)
-reads standard input or writes standard output; a file is written atomically
-(:mod:`lmml_mdit.atomic`), its missing folders created.
+reads standard input (:func:`~lmml_mdit.stdin.stdin_buffer`) or writes standard output;
+a file is written atomically (:mod:`lmml_mdit.atomic`), its missing folders created.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from ..atomic import atomic_write_bytes
 from ..errors import LmmlError, WriteError, file_location, location
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
+from ..stdin import stdin_buffer as stdin_buffer
 from ._arguments import Arguments
 from ._failure import CliError as CliError
 
@@ -167,17 +168,6 @@ def stdout_text(text: str) -> None:
 def stdout_json(value: object) -> None:
     """Write *value* to standard output as indented JSON."""
     stdout_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
-
-
-def stdin_buffer() -> BinaryIO:
-    """Standard input's byte stream.
-
-    :raises CliError: when it is closed.
-    """
-    stream = sys.stdin
-    if stream is None or stream.closed:
-        raise CliError("standard input is closed; give a file instead of -")
-    return stream.buffer
 
 
 # -- files --------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import LmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
+from ..stdin import STDIN_LABEL as STDIN_LABEL
 from ._arguments import Arguments
 from ._output import STDIO, CliError, error_text, stdin_buffer, warn
 
@@ -31,9 +32,6 @@ __all__ = [
     "open_source",
     "same_file",
 ]
-
-STDIN_LABEL = "<stdin>"
-"""How messages name a bundle read from standard input."""
 
 _STDIN_NAME = "stdin"
 """The name a bundle read from standard input gets (its narrative ``stdin.lmml``)."""

@@ -34,7 +34,7 @@ from ._output import (
     writing,
 )
 from ._progress import ProgressLine
-from ._sources import Source, located, open_source
+from ._sources import STDIN_LABEL, Source, located, open_source
 from ._table import command
 
 if TYPE_CHECKING:
@@ -134,12 +134,14 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
         raise CliError("--cases gives each case's inputs; leave out --input and --inputs")
     cases_path = args.cases
     assert cases_path is not None  # called for --cases only
-    if cases_path != STDIO and not os.path.isfile(cases_path):
+    if cases_path == STDIO:
+        stdin_buffer()  # fail clearly when it is closed, before any work
+    elif not os.path.isfile(cases_path):
         raise CliError(f"--cases {cases_path}: no such file")
     source = open_source(args.path, args)
     declarations = declared(source)
     processes = max(1, min(os.cpu_count() or 1, args.workers or os.cpu_count() or 1))
-    label = "<stdin>" if cases_path == STDIO else cases_path
+    label = STDIN_LABEL if cases_path == STDIO else cases_path
     out = args.output if args.output is not None else STDIO
     failed = 0
     done = 0

@@ -9,16 +9,17 @@ cases files".
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from ..errors import InputError
 from ..jsontypes import JSONObject
+from ..stdin import STDIN_LABEL, stdin_buffer
 from ._declarations import InputDeclarations
 from ._types import INPUTS_KEY
 from ._values import held_in_folder
@@ -36,9 +37,6 @@ __all__ = [
 
 STDIN = "-"
 """The cases path that reads standard input (as JSONL)."""
-
-_STDIN_LABEL = "<stdin>"
-"""Standard input as an error names it."""
 
 _BATCH_ROWS = 64
 """Parquet rows read at a time."""
@@ -102,7 +100,7 @@ def _path_inputs(declarations: InputDeclarations) -> list[str]:
 
 
 def _label(path: str) -> str:
-    return _STDIN_LABEL if path == STDIN else path
+    return STDIN_LABEL if path == STDIN else path
 
 
 def _folder(path: str, base_dir: str | os.PathLike[str] | None) -> str:
@@ -142,7 +140,8 @@ def read_values_file(
     :raises InputError: naming *path* (and for JSON that does not parse, the line and
         column): it cannot be read, is not UTF-8, is not JSON, or is not a JSON object.
         Its :attr:`~lmml_mdit.errors.LmmlError.message` starts with ``cannot read:``,
-        ``not JSON:`` or is ``not a JSON object of input values``.
+        ``not JSON:`` or is ``not a JSON object of input values``; for ``-`` with
+        standard input closed, its subclass :class:`~lmml_mdit.errors.StdinClosedError`.
     """
     from ..bundle import settings_value_positions
     from ..jsonio import load_json
@@ -150,9 +149,10 @@ def read_values_file(
     name = os.fspath(path)
     label = _label(name)
     hint = "give a JSON object of input values"
+    stdin = stdin_buffer() if name == STDIN else None
     try:
-        if name == STDIN:
-            text = _stdin_bytes().decode("utf-8-sig")
+        if stdin is not None:
+            text = stdin.read().decode("utf-8-sig")
         else:
             with open(name, encoding="utf-8-sig") as stream:
                 text = stream.read()
@@ -180,17 +180,6 @@ def read_values_file(
         values, _path_inputs(declarations), _folder(name, base_dir), file=label, place=place
     )
     return dict(held)
-
-
-def _stdin_bytes() -> bytes:
-    """All of standard input.
-
-    :raises OSError: when it is closed.
-    """
-    stream = sys.stdin
-    if stream is None or stream.closed:
-        raise OSError("standard input is closed")
-    return stream.buffer.read()
 
 
 def cases_format(path: str | os.PathLike[str]) -> CasesFormat:
@@ -226,7 +215,8 @@ def read_cases_file(
         line's ``inputs`` is an input of that name or the wrapper of its values.
     :param base_dir: the folder the cases' paths name files inside (:attr:`CaseValues.
         folder`); by default the file's folder (the working directory for ``-``).
-    :raises InputError: (at once) no such file; (when reached) a CSV quoting error,
+    :raises InputError: (at once) no such file, or for ``-`` standard input closed
+        (:class:`~lmml_mdit.errors.StdinClosedError`); (when reached) a CSV quoting error,
         naming the file and line, CSV text that is not UTF-8 (the line named is where the
         reader stood, which may be before the bytes), or a file that is not Parquet.
     """
@@ -239,7 +229,7 @@ def read_cases_file(
         return _row_cases(_csv(name), label, folder, declarations)
     if found == "parquet":
         return _row_cases(_parquet(name), label, folder, None)
-    return _jsonl(name, label, folder, declarations)
+    return _jsonl(stdin_buffer() if name == STDIN else name, label, folder, declarations)
 
 
 def read_case_rows(
@@ -255,12 +245,18 @@ def read_case_rows(
 
 
 def _jsonl(
-    path: str, label: str, folder: str, declarations: InputDeclarations | None
+    source: str | BinaryIO, label: str, folder: str, declarations: InputDeclarations | None
 ) -> Iterator[CaseValues | UnreadCase]:
+    """The cases of the JSONL file *source*, or of a stream (standard input, left open)."""
     from ..jsonio import parse_json
 
-    stream = sys.stdin.buffer if path == STDIN else open(path, "rb")  # noqa: SIM115
-    with stream:
+    # A file is closed when done; standard input is read and left open.
+    opened: contextlib.AbstractContextManager[BinaryIO] = (
+        open(source, "rb")  # noqa: SIM115
+        if isinstance(source, str)
+        else contextlib.nullcontext(source)
+    )
+    with opened as stream:
         for number, raw in enumerate(stream, 1):
             try:
                 text = raw.decode("utf-8-sig").strip()
