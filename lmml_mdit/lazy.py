@@ -1,5 +1,6 @@
 """Names a package imports on first use (PEP 562), so importing the package stays quick and
-an optional extra is loaded only by the code that needs it."""
+an optional extra is loaded only by the code that needs it; and the package's ``__all__``,
+read from the same table."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import sys
 
 TYPE_CHECKING = False  # not typing's: the package imports this module at start-up
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
-__all__ = ["lazy_attributes"]
+__all__ = ["lazy_attributes", "public_names"]
 
 
 def lazy_attributes(package: str, names: Mapping[str, str]) -> Callable[[str], object]:
@@ -30,3 +31,16 @@ def lazy_attributes(package: str, names: Mapping[str, str]) -> Callable[[str], o
         return value
 
     return __getattr__
+
+
+def public_names(names: Iterable[str]) -> list[str]:
+    """A package's ``__all__``, computed at run time: *names* in the order ruff keeps a
+    written ``__all__`` in (constants, then classes, then the rest, each alphabetical).
+
+    A package assigns it under ``if not TYPE_CHECKING:``. Type checkers read the package's
+    explicit re-exports (``from ._module import Name as Name``) instead: an ``__all__`` they
+    cannot read would make every name private to them.
+    """
+    return sorted(
+        names, key=lambda name: (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+    )

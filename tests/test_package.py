@@ -156,6 +156,30 @@ def test_the_api_table_is_the_surface() -> None:
     assert "open" not in lmml_mdit.__all__ and callable(lmml_mdit.open)
 
 
+# What a package's ``__all__`` leaves out of its names on purpose: ``open``, so that
+# ``import *`` keeps the builtin (both packages write their ``__all__`` out, so that type
+# checkers read the same).
+LEFT_OUT_OF_ALL = {"lmml_mdit": {"open"}, "lmml_mdit.chat": {"open"}}
+
+
+def test_each_package_all_is_the_names_it_imports_on_first_use_and_its_own() -> None:
+    """A package's ``__all__`` names what it imports on first use and what it binds itself
+    (an explicit re-export, a function or class it defines), each once, in ruff's order:
+    a name missing from either list, or listed in ``__all__`` alone, fails."""
+    from lmml_mdit.lazy import public_names
+    from tests._surfaces import lazy_packages, own_names
+
+    for package, lazy in lazy_packages():
+        name = package.__name__
+        own = own_names(package) | ({"__version__"} if package is lmml_mdit else set())
+        assert package.__all__ == public_names({*lazy, *own} - LEFT_OUT_OF_ALL.get(name, set()))
+        for left_out in LEFT_OUT_OF_ALL.get(name, ()):
+            assert callable(getattr(package, left_out)), (name, left_out)
+        namespace: dict[str, object] = {}
+        exec(f"from {name} import *", namespace)
+        assert set(namespace) - {"__builtins__"} == set(package.__all__), name
+
+
 def test_the_errors_page_lists_every_warning() -> None:
     """Each warning class has its row in the table of docs/errors.md."""
     errors = importlib.import_module("lmml_mdit.errors")

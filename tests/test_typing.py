@@ -160,40 +160,79 @@ def test_a_lazily_imported_name_has_its_real_type(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def _typing_only_names(path: Path) -> set[str]:
-    """The names *path* imports under ``if TYPE_CHECKING:``."""
-    import ast
-
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.ImportFrom):
-                    found.update(alias.asname or alias.name for alias in inner.names)
-    return found
-
-
 def test_every_lazily_imported_name_is_imported_for_type_checkers() -> None:
-    """Each package whose ``__getattr__`` imports names on first use imports the same
-    names under ``if TYPE_CHECKING:``, so a type checker sees their real types."""
-    import importlib
-    import pkgutil
+    """Each package's table of the names it imports on first use and its imports under
+    ``if TYPE_CHECKING:`` name the same names from the same modules: a name missing from
+    either fails. Where a package computes its ``__all__`` (type checkers cannot read it),
+    each import is an explicit re-export (``Name as Name``), or ``mypy --strict`` would not
+    see the name at the package's path."""
+    import importlib.util
 
-    import lmml_mdit
+    from tests._surfaces import lazy_packages, typing_only_imports, writes_all
 
-    packages = ["lmml_mdit"] + [
-        info.name for info in pkgutil.walk_packages(lmml_mdit.__path__, "lmml_mdit.") if info.ispkg
-    ]
     checked = []
-    for name in packages:
-        package = importlib.import_module(name)
-        getter = vars(package).get("__getattr__")
-        cells = getattr(getter, "__closure__", None) or ()
-        lazy = [cell.cell_contents for cell in cells if isinstance(cell.cell_contents, dict)]
-        if not lazy:
-            continue
-        assert package.__file__ is not None
-        missing = set(lazy[0]) - _typing_only_names(Path(package.__file__))
-        assert not missing, f"{name}: {sorted(missing)}"
-        checked.append(name)
+    for package, lazy in lazy_packages():
+        imports = typing_only_imports(package)
+        assert set(imports) == set(lazy), package.__name__
+        for name, module in lazy.items():
+            assert imports[name][0] == importlib.util.resolve_name(module, package.__name__), name
+        if not writes_all(package):
+            implicit = sorted(name for name, (_, explicit) in imports.items() if not explicit)
+            assert implicit == [], package.__name__
+        checked.append(package.__name__)
     assert {"lmml_mdit", "lmml_mdit.cli", "lmml_mdit.dataset", "lmml_mdit.ray"} <= set(checked)
+
+
+def _every_surface_name() -> str:
+    """A user's program that imports each name of each lazy package's surface by its
+    public path and reveals its type."""
+    from tests._surfaces import lazy_packages
+
+    lines = []
+    for package, lazy in lazy_packages():
+        for name in sorted({*package.__all__, *lazy} - {"__version__"}):
+            alias = f"{package.__name__.replace('.', '_')}__{name}"
+            lines += [f"from {package.__name__} import {name} as {alias}", f"reveal_type({alias})"]
+    return "\n".join(lines) + "\n"
+
+
+def test_every_surface_name_has_its_real_type_for_mypy(tmp_path: Path) -> None:
+    """``mypy --strict`` sees every name of every package surface at its public path, each
+    with the type of its definition, never the ``object`` of the module ``__getattr__``."""
+    program = tmp_path / "surfaces.py"
+    program.write_text(_every_surface_name(), encoding="utf-8")
+    done = _mypy_strict(program, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    revealed = re.findall(r'Revealed type is "(.*)"', done.stdout)
+    assert len(revealed) == program.read_text(encoding="utf-8").count("reveal_type(")
+    assert [kind for kind in revealed if kind in ("builtins.object", "Any")] == []
+
+
+def test_every_surface_name_has_its_real_type_for_pyright(tmp_path: Path) -> None:
+    """The same program in pyright's strict mode: no name private or unknown, none ``object``."""
+    program = tmp_path / "surfaces.py"
+    program.write_text(_every_surface_name(), encoding="utf-8")
+    config = {"typeCheckingMode": "strict", "extraPaths": [str(ROOT)], "pythonVersion": "3.10"}
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    done = _run(
+        [
+            sys.executable,
+            "-m",
+            "pyright",
+            "--project",
+            str(tmp_path / "pyrightconfig.json"),
+            "--pythonpath",
+            sys.executable,
+            str(program),
+        ],
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    revealed = dict(re.findall(r'Type of "(\w+)" is "(.*)"', done.stdout))
+    assert len(revealed) == program.read_text(encoding="utf-8").count("reveal_type(")
+    # ``cli.COMMANDS`` is read through its own module's ``__getattr__`` (``cli._parser``,
+    # typed ``tuple[str, ...]``), which pyright, unlike mypy, types as ``object``.
+    loose = {"lmml_mdit_cli__COMMANDS"}
+    assert [name for name, kind in revealed.items() if kind in ("object", "Unknown")] == sorted(
+        loose
+    )

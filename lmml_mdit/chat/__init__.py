@@ -13,7 +13,8 @@ from ..lazy import lazy_attributes
 # Not ``typing.TYPE_CHECKING``: the CLI's help imports this package for its format names.
 TYPE_CHECKING = False
 
-# ``open`` is left out, as in the top-level package: ``import *`` keeps the builtin.
+# ``open`` is left out, as in the top-level package: ``import *`` keeps the builtin. Written
+# out (not computed from _NAMES below) so that type checkers leave it out too.
 __all__ = [
     "CHOICE_MODES",
     "DEFAULT_OUTPUT_NAME",

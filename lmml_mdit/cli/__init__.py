@@ -10,36 +10,28 @@ first use but :func:`main`.
 
 from __future__ import annotations
 
-from ..lazy import lazy_attributes
-from ._launch import main
-
-__all__ = [
-    "COMMANDS",
-    "Arguments",
-    "ProgressLine",
-    "build_parser",
-    "command",
-    "main",
-    "shown",
-]
+from ..lazy import lazy_attributes, public_names
+from ._launch import main as main
 
 TYPE_CHECKING = False  # not typing's, as in the package root: ``lmml --version`` stays quick
 if TYPE_CHECKING:  # the lazy names below, with their real types for type checkers
-    from ._arguments import Arguments
-    from ._output import shown
-    from ._parser import COMMANDS, build_parser
-    from ._progress import ProgressLine
-    from ._table import command
+    from ._arguments import Arguments as Arguments
+    from ._output import shown as shown
+    from ._parser import COMMANDS as COMMANDS
+    from ._parser import build_parser as build_parser
+    from ._progress import ProgressLine as ProgressLine
+    from ._table import command as command
 
 # The entry point is light (``lmml --version`` loads the parser alone); the rest on first use.
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "COMMANDS": "._parser",
-        "Arguments": "._arguments",
-        "ProgressLine": "._progress",
-        "build_parser": "._parser",
-        "command": "._table",
-        "shown": "._output",
-    },
-)
+_NAMES = {
+    "COMMANDS": "._parser",
+    "Arguments": "._arguments",
+    "ProgressLine": "._progress",
+    "build_parser": "._parser",
+    "command": "._table",
+    "shown": "._output",
+}
+__getattr__ = lazy_attributes(__name__, _NAMES)
+
+if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instead
+    __all__ = public_names([*_NAMES, "main"])

@@ -12,47 +12,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_attributes
-
-__all__ = [
-    "DEFAULT_DEBOUNCE",
-    "FIRST_WORDS",
-    "PREVIEW_METHOD",
-    "SERVER_NAME",
-    "TRIGGER_CHARACTERS",
-    "Analysis",
-    "Columns",
-    "LmmlLanguageServer",
-    "analyse",
-    "build_server",
-    "code_actions",
-    "complete",
-    "definition",
-    "diagnostics",
-    "document_symbols",
-    "first_words",
-    "folding_ranges",
-    "hover",
-    "image_dimensions",
-    "path_of",
-    "preview",
-    "references",
-    "serve",
-    "units",
-]
+from ..lazy import lazy_attributes, public_names
 
 if TYPE_CHECKING:
-    from ._actions import code_actions
-    from ._completion import TRIGGER_CHARACTERS, complete
-    from ._diagnostics import diagnostics
-    from ._dimensions import image_dimensions
-    from ._document import Analysis, analyse, path_of
-    from ._hover import hover
-    from ._navigation import definition, references
-    from ._outline import FIRST_WORDS, document_symbols, first_words, folding_ranges
-    from ._positions import Columns, units
-    from ._preview import PREVIEW_METHOD, preview
-    from ._server import DEFAULT_DEBOUNCE, SERVER_NAME, LmmlLanguageServer, build_server, serve
+    from ._actions import code_actions as code_actions
+    from ._completion import TRIGGER_CHARACTERS as TRIGGER_CHARACTERS
+    from ._completion import complete as complete
+    from ._diagnostics import diagnostics as diagnostics
+    from ._dimensions import image_dimensions as image_dimensions
+    from ._document import Analysis as Analysis
+    from ._document import analyse as analyse
+    from ._document import path_of as path_of
+    from ._hover import hover as hover
+    from ._navigation import definition as definition
+    from ._navigation import references as references
+    from ._outline import FIRST_WORDS as FIRST_WORDS
+    from ._outline import document_symbols as document_symbols
+    from ._outline import first_words as first_words
+    from ._outline import folding_ranges as folding_ranges
+    from ._positions import Columns as Columns
+    from ._positions import units as units
+    from ._preview import PREVIEW_METHOD as PREVIEW_METHOD
+    from ._preview import preview as preview
+    from ._server import DEFAULT_DEBOUNCE as DEFAULT_DEBOUNCE
+    from ._server import SERVER_NAME as SERVER_NAME
+    from ._server import LmmlLanguageServer as LmmlLanguageServer
+    from ._server import build_server as build_server
+    from ._server import serve as serve
 
 _NAMES = {
     name: f".{module}"
@@ -79,3 +65,6 @@ _NAMES = {
 }
 
 __getattr__ = lazy_attributes(__name__, _NAMES)
+
+if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instead
+    __all__ = public_names(_NAMES)

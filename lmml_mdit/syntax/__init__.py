@@ -13,144 +13,138 @@ from typing import TYPE_CHECKING, Literal
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import escape as markdown_escape
 
-from ..lazy import lazy_attributes
+from ..lazy import lazy_attributes, public_names
 from ._block import make_block_rule
-from ._collect import (
-    DELIMITERS_KEY,
-    EMBEDS_KEY,
-    ESCAPES_KEY,
-    KNOWN_NAMES_KEY,
-    SOURCE_KEY,
-    make_collect_rule,
-    reset_scratch,
-)
+from ._collect import DELIMITERS_KEY as DELIMITERS_KEY
+from ._collect import EMBEDS_KEY as EMBEDS_KEY
+from ._collect import ESCAPES_KEY as ESCAPES_KEY
+from ._collect import KNOWN_NAMES_KEY as KNOWN_NAMES_KEY
+from ._collect import SOURCE_KEY as SOURCE_KEY
+from ._collect import make_collect_rule, reset_scratch
 from ._compat import add_terminator_char
-from ._deferred import (
-    COLLECTED_KEY,
-    DEFERRED_KEY,
-    INLINE_ON_DEMAND_KEY,
-    CollectedInlines,
-    DeferredInlines,
-    records_in_place,
-)
-from ._escape import ESCAPE_TOKEN_INFO, make_escape_rule
-from ._fence import MARKER
-from ._frontmatter import FRONT_MATTER_KEY, FRONT_MATTER_TOKEN, add_front_matter
-from ._positions import FoundInline, place_references
-from ._reference import (
-    REFERENCE_MODES,
-    SIGIL,
-    ReferenceMode,
-    has_extension,
-    make_reference_rule,
-    match_reference_name,
-    may_start_reference,
-    writes_as_reference,
-)
+from ._deferred import COLLECTED_KEY as COLLECTED_KEY
+from ._deferred import DEFERRED_KEY as DEFERRED_KEY
+from ._deferred import INLINE_ON_DEMAND_KEY as INLINE_ON_DEMAND_KEY
+from ._deferred import CollectedInlines as CollectedInlines
+from ._deferred import DeferredInlines as DeferredInlines
+from ._deferred import records_in_place as records_in_place
+from ._escape import ESCAPE_TOKEN_INFO as ESCAPE_TOKEN_INFO
+from ._escape import make_escape_rule
+from ._fence import MARKER as MARKER
+from ._frontmatter import FRONT_MATTER_KEY as FRONT_MATTER_KEY
+from ._frontmatter import FRONT_MATTER_TOKEN as FRONT_MATTER_TOKEN
+from ._frontmatter import add_front_matter
+from ._positions import FoundInline as FoundInline
+from ._positions import place_references as place_references
+from ._reference import REFERENCE_MODES as REFERENCE_MODES
+from ._reference import SIGIL as SIGIL
+from ._reference import ReferenceMode as ReferenceMode
+from ._reference import has_extension as has_extension
+from ._reference import make_reference_rule
+from ._reference import match_reference_name as match_reference_name
+from ._reference import may_start_reference as may_start_reference
+from ._reference import writes_as_reference as writes_as_reference
 from ._render import render_embed, render_reference, render_role
-from ._roles import (
-    COMMENT_CLOSE,
-    COMMENT_OPEN,
-    DELIMITER_MODES,
-    SUSPICIOUS_DELIMITER,
-    DelimiterMode,
-    comment_role,
-    corrected_heading,
-    could_be_strict_delimiter,
-    delimiter_issues,
-    heading_role,
-    label_role,
-    role_word,
-    strict_heading_role,
-    suggested_role,
-    suspicious_heading,
-)
-from ._triggers import INLINE_TRIGGERS, may_hold_lmml
-from ._write import (
-    ESCAPE,
-    FenceCharacter,
-    check_fenceable,
-    code_fence,
-    code_fence_marker,
-    embed_fence,
-    escape_at,
-    reference,
-    turn_label,
-)
+from ._roles import COMMENT_CLOSE as COMMENT_CLOSE
+from ._roles import COMMENT_OPEN as COMMENT_OPEN
+from ._roles import DELIMITER_MODES as DELIMITER_MODES
+from ._roles import SUSPICIOUS_DELIMITER as SUSPICIOUS_DELIMITER
+from ._roles import DelimiterMode as DelimiterMode
+from ._roles import comment_role as comment_role
+from ._roles import corrected_heading as corrected_heading
+from ._roles import could_be_strict_delimiter as could_be_strict_delimiter
+from ._roles import delimiter_issues as delimiter_issues
+from ._roles import heading_role as heading_role
+from ._roles import label_role as label_role
+from ._roles import role_word as role_word
+from ._roles import strict_heading_role as strict_heading_role
+from ._roles import suggested_role as suggested_role
+from ._roles import suspicious_heading as suspicious_heading
+from ._triggers import INLINE_TRIGGERS as INLINE_TRIGGERS
+from ._triggers import may_hold_lmml as may_hold_lmml
+from ._write import ESCAPE as ESCAPE
+from ._write import FenceCharacter as FenceCharacter
+from ._write import check_fenceable as check_fenceable
+from ._write import code_fence as code_fence
+from ._write import code_fence_marker as code_fence_marker
+from ._write import embed_fence as embed_fence
+from ._write import escape_at as escape_at
+from ._write import reference as reference
+from ._write import turn_label as turn_label
 
 if TYPE_CHECKING:
-    from ._blocks import STARTS, DispatchingBlockParser
-    from ._links import LinkParser, normalize_link
-
-__all__ = [
-    "COLLECTED_KEY",
-    "COMMENT_CLOSE",
-    "COMMENT_OPEN",
-    "DEFERRED_KEY",
-    "DELIMITERS_KEY",
-    "DELIMITER_MODES",
-    "EMBEDS_KEY",
-    "ESCAPE",
-    "ESCAPES_KEY",
-    "ESCAPE_TOKEN_INFO",
-    "FRONT_MATTER_KEY",
-    "FRONT_MATTER_TOKEN",
-    "INLINE_ON_DEMAND_KEY",
-    "INLINE_TRIGGERS",
-    "KNOWN_NAMES_KEY",
-    "MARKER",
-    "REFERENCE_MODES",
-    "SIGIL",
-    "SOURCE_KEY",
-    "STARTS",
-    "SUSPICIOUS_DELIMITER",
-    "CollectedInlines",
-    "DeferredInlines",
-    "DelimiterMode",
-    "DispatchingBlockParser",
-    "FenceCharacter",
-    "FoundInline",
-    "LinkParser",
-    "ReferenceMode",
-    "check_fenceable",
-    "code_fence",
-    "code_fence_marker",
-    "comment_role",
-    "corrected_heading",
-    "could_be_strict_delimiter",
-    "delimiter_issues",
-    "embed_fence",
-    "escape_at",
-    "has_extension",
-    "heading_role",
-    "label_role",
-    "lmml_plugin",
-    "match_reference_name",
-    "may_hold_lmml",
-    "may_start_reference",
-    "normalize_link",
-    "place_references",
-    "records_in_place",
-    "reference",
-    "reference_mode",
-    "role_word",
-    "strict_heading_role",
-    "suggested_role",
-    "suspicious_heading",
-    "turn_label",
-    "writes_as_reference",
-]
+    from ._blocks import STARTS as STARTS
+    from ._blocks import DispatchingBlockParser as DispatchingBlockParser
+    from ._links import LinkParser as LinkParser
+    from ._links import normalize_link as normalize_link
 
 # Each on first use: the narrative's parser needs them, the plugin alone does not.
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "STARTS": "._blocks",
-        "DispatchingBlockParser": "._blocks",
-        "LinkParser": "._links",
-        "normalize_link": "._links",
-    },
-)
+_NAMES = {
+    "STARTS": "._blocks",
+    "DispatchingBlockParser": "._blocks",
+    "LinkParser": "._links",
+    "normalize_link": "._links",
+}
+__getattr__ = lazy_attributes(__name__, _NAMES)
+
+if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instead
+    __all__ = public_names(
+        [
+            *_NAMES,
+            "COLLECTED_KEY",
+            "COMMENT_CLOSE",
+            "COMMENT_OPEN",
+            "DEFERRED_KEY",
+            "DELIMITERS_KEY",
+            "DELIMITER_MODES",
+            "EMBEDS_KEY",
+            "ESCAPE",
+            "ESCAPES_KEY",
+            "ESCAPE_TOKEN_INFO",
+            "FRONT_MATTER_KEY",
+            "FRONT_MATTER_TOKEN",
+            "INLINE_ON_DEMAND_KEY",
+            "INLINE_TRIGGERS",
+            "KNOWN_NAMES_KEY",
+            "MARKER",
+            "REFERENCE_MODES",
+            "SIGIL",
+            "SOURCE_KEY",
+            "SUSPICIOUS_DELIMITER",
+            "CollectedInlines",
+            "DeferredInlines",
+            "DelimiterMode",
+            "FenceCharacter",
+            "FoundInline",
+            "ReferenceMode",
+            "check_fenceable",
+            "code_fence",
+            "code_fence_marker",
+            "comment_role",
+            "corrected_heading",
+            "could_be_strict_delimiter",
+            "delimiter_issues",
+            "embed_fence",
+            "escape_at",
+            "has_extension",
+            "heading_role",
+            "label_role",
+            "lmml_plugin",
+            "match_reference_name",
+            "may_hold_lmml",
+            "may_start_reference",
+            "place_references",
+            "records_in_place",
+            "reference",
+            "reference_mode",
+            "role_word",
+            "strict_heading_role",
+            "suggested_role",
+            "suspicious_heading",
+            "turn_label",
+            "writes_as_reference",
+        ]
+    )
 
 _BLOCK_ALTS = ["paragraph", "reference", "blockquote", "list"]
 

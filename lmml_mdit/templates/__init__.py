@@ -12,84 +12,51 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_attributes
-
-__all__ = [
-    "ASSET_TYPES",
-    "INPUTS_KEY",
-    "INPUT_KINDS",
-    "INPUT_TYPES",
-    "MAX_INTEGER",
-    "MESSAGES_TYPE",
-    "STDIN",
-    "CaseValues",
-    "CasesFormat",
-    "Edit",
-    "Fills",
-    "InputAsset",
-    "InputDeclarations",
-    "InputFile",
-    "InputMessages",
-    "InputSpec",
-    "InputType",
-    "Placeholder",
-    "Placeholders",
-    "Template",
-    "UnreadCase",
-    "ValuesPath",
-    "assigned_value",
-    "bind_inputs",
-    "cases_format",
-    "checked_values",
-    "declared_inputs",
-    "field_value",
-    "fill_fence",
-    "filled_bundle",
-    "held_in_folder",
-    "input_file",
-    "input_issues",
-    "input_text",
-    "misplaced_messages",
-    "placeholder_spans",
-    "read_case_rows",
-    "read_cases_file",
-    "read_values_file",
-    "template_of",
-    "value_problem",
-    "values_file_path",
-]
+from ..lazy import lazy_attributes, public_names
 
 if TYPE_CHECKING:
-    from ..narrative import Placeholder, Placeholders, placeholder_spans
-    from ._declarations import InputDeclarations, InputSpec, declared_inputs
-    from ._files import (
-        STDIN,
-        CasesFormat,
-        CaseValues,
-        UnreadCase,
-        cases_format,
-        read_case_rows,
-        read_cases_file,
-        read_values_file,
-    )
-    from ._fill import Edit, Fills, InputAsset, InputMessages, Template, fill_fence, template_of
-    from ._issues import input_issues, misplaced_messages
-    from ._text import assigned_value
-    from ._types import ASSET_TYPES, INPUT_KINDS, INPUT_TYPES, INPUTS_KEY, MESSAGES_TYPE, InputType
-    from ._values import (
-        MAX_INTEGER,
-        InputFile,
-        ValuesPath,
-        bind_inputs,
-        checked_values,
-        field_value,
-        held_in_folder,
-        input_file,
-        input_text,
-        value_problem,
-        values_file_path,
-    )
-    from ._written import filled_bundle
+    from ..narrative import Placeholder as Placeholder
+    from ..narrative import Placeholders as Placeholders
+    from ..narrative import placeholder_spans as placeholder_spans
+    from ._declarations import InputDeclarations as InputDeclarations
+    from ._declarations import InputSpec as InputSpec
+    from ._declarations import declared_inputs as declared_inputs
+    from ._files import STDIN as STDIN
+    from ._files import CasesFormat as CasesFormat
+    from ._files import CaseValues as CaseValues
+    from ._files import UnreadCase as UnreadCase
+    from ._files import cases_format as cases_format
+    from ._files import read_case_rows as read_case_rows
+    from ._files import read_cases_file as read_cases_file
+    from ._files import read_values_file as read_values_file
+    from ._fill import Edit as Edit
+    from ._fill import Fills as Fills
+    from ._fill import InputAsset as InputAsset
+    from ._fill import InputMessages as InputMessages
+    from ._fill import Template as Template
+    from ._fill import fill_fence as fill_fence
+    from ._fill import template_of as template_of
+    from ._issues import input_issues as input_issues
+    from ._issues import misplaced_messages as misplaced_messages
+    from ._text import assigned_value as assigned_value
+    from ._types import ASSET_TYPES as ASSET_TYPES
+    from ._types import INPUT_KINDS as INPUT_KINDS
+    from ._types import INPUT_TYPES as INPUT_TYPES
+    from ._types import INPUTS_KEY as INPUTS_KEY
+    from ._types import MESSAGES_TYPE as MESSAGES_TYPE
+    from ._types import InputType as InputType
+    from ._values import MAX_INTEGER as MAX_INTEGER
+    from ._values import InputFile as InputFile
+    from ._values import ValuesPath as ValuesPath
+    from ._values import bind_inputs as bind_inputs
+    from ._values import checked_values as checked_values
+    from ._values import field_value as field_value
+    from ._values import held_in_folder as held_in_folder
+    from ._values import input_file as input_file
+    from ._values import input_text as input_text
+    from ._values import value_problem as value_problem
+    from ._values import values_file_path as values_file_path
+    from ._written import filled_bundle as filled_bundle
 
 _NAMES = {
     "ASSET_TYPES": "._types",
@@ -139,3 +106,6 @@ _NAMES = {
 # Each name's module loads with its first use: validating a bundle that declares no input
 # loads none of them.
 __getattr__ = lazy_attributes(__name__, _NAMES)
+
+if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instead
+    __all__ = public_names(_NAMES)

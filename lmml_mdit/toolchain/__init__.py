@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_attributes
-
-__all__ = ["format_text", "outline"]
+from ..lazy import lazy_attributes, public_names
 
 if TYPE_CHECKING:
-    from ._formatter import format_text, outline
+    from ._formatter import format_text as format_text
+    from ._formatter import outline as outline
 
 # On first use: a Sphinx build loads its extension alone.
-__getattr__ = lazy_attributes(__name__, {"format_text": "._formatter", "outline": "._formatter"})
+_NAMES = {"format_text": "._formatter", "outline": "._formatter"}
+__getattr__ = lazy_attributes(__name__, _NAMES)
+
+if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instead
+    __all__ = public_names(_NAMES)
