@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..bundle import Bundle
-from ..chat import Progress, Rendering, read_conversation, write_bundle
+from ..chat import CaseResult, Progress, Rendering, read_conversation, write_bundle
 from ..chat.providers import FORMATS
 from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
@@ -114,7 +114,8 @@ class Evaluator:
         sender = self._senders.get(str(target))
         if sender is None:  # the client made before the pace: the wait ends in the send
             options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
-            sender = self._senders[str(target)] = BodySender(options, file=self.cases_path)
+            # Its errors name no file: _failed says the case's place.
+            sender = self._senders[str(target)] = BodySender(options)
         pace = self.paces.get(str(target))
         if pace is not None:
             await pace.wait()
@@ -150,14 +151,15 @@ class Evaluator:
         return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
 
     def _failed(self, number: int, target: Target, reason: str) -> None:
-        """Report case *number* at *target* as getting no row: ``CASES:N: TARGET: reason``,
-        the cases file (and line) said once, though *reason* may start with them (a refused
-        path names its values file and line, a failed send its file)."""
-        for said in (f"{self.cases_path}:{number}: ", f"{self.cases_path}: "):
-            if reason.startswith(said):
-                reason = reason[len(said) :]
-                break
+        """Report case *number* at *target* as getting no row: ``CASES:N: TARGET: reason``."""
         self.summary.errors.append(f"{self.cases_path}:{number}: {target}: {reason}")
+
+    def _render_failed(self, number: int, target: Target, failure: CaseResult) -> None:
+        """Report case *number*'s render *failure*, the cases file and line said once: a
+        failure lying there (a path of the case refused) without its place, any other
+        (the template's line) whole."""
+        own = failure.lies_at(self.cases_path, number)
+        self._failed(number, target, str(failure.problem if own else failure.error))
 
     async def row(self, job: Job) -> JSONObject | None:
         """*job*'s results row, or None (the error is in the summary)."""
@@ -168,7 +170,7 @@ class Evaluator:
             self._renderings[str(target)] = rendering
         rendered = rendering.case(job.bundle, number, self._held(job))
         if not isinstance(rendered.value, dict):
-            self._failed(number, target, str(rendered.error))
+            self._render_failed(number, target, rendered)
             return None
         try:
             stored, cached = await self._send(rendered.value, target)
