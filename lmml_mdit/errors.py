@@ -155,21 +155,26 @@ class LmmlError(Exception):
             self.file = file
             self.args = (self._format(),)
 
+    def place(self) -> tuple[str, int | None, int | None]:
+        """Where the error lies: ``(FILE, LINE, COL)`` as :meth:`format` starts with them
+        (FILE ``""`` when it names none; LINE and COL None when not known)."""
+        return self.file if self.file is not None else self.name or "", self.line, self.column
+
     def _message(self, cli: bool) -> str:
         """The message part of :meth:`format` (for the command line when *cli*)."""
         return self.message
 
-    def format(self, *, cli: bool = False, hint: bool = True) -> str:
+    def format(self, *, cli: bool = False, hint: bool = True, place: bool = True) -> str:
         """The error as one line: ``FILE:LINE:COL: kind: message (hint)``.
 
         :param cli: word it for the command line (:attr:`cli_hint` where set).
         :param hint: whether to add the hint.
+        :param place: whether to start with ``FILE:LINE:COL`` (for a caller that says the
+            place itself).
         """
-        where = location(
-            self.file if self.file is not None else self.name or "", self.line, self.column
-        )
         message = self._message(cli)
         text = f"{self.kind}: {message}" if self.kind else message
+        where = location(*self.place()) if place else ""
         if where:
             text = f"{where}: {text}"
         advice = self.cli_hint if cli and self.cli_hint is not None else self.hint

@@ -144,8 +144,10 @@ def test_a_folder_of_bundles_resolves_its_references_against_base_dir(
     # Without --base-dir: the link leads out of the bundle's own folder, and is refused.
     assert run("a.jsonl") == 1
     said = capsys.readouterr().err
-    assert f"{runs}:1: " in said
-    assert "a.lmml:9:1: missing_reference: 'p.png' leads outside the folder" in said
+    assert (
+        f"lmml: error: {runs / 'a.lmml'}:9:1: openai:m@{server.url}/v1: missing_reference: " in said
+    )
+    assert "'p.png' leads outside the folder" in said and f"{runs}:1: " not in said
     assert server.requests == []
     # With --base-dir naming the images' folder: p.png there is read and sent.
     server.script(openai_chat(Said(["Paris"]), stream=False))

@@ -59,6 +59,12 @@ class CaseResult:
     :ivar cli_error: :attr:`error` as the command line words it.
     :ivar cli_warnings: :attr:`warnings` as the command line words them (naming flags such
         as ``--set max_tokens=N`` where a warning has such a wording).
+    :ivar place: where the failure lies, ``(FILE, LINE, COL)`` as
+        :meth:`~lmml_mdit.errors.LmmlError.place` gives it: a line of the template, or the
+        case's own cases file and line (a case that could not be read, a path in its values
+        refused); None when the failure names no place.
+    :ivar problem: :attr:`error` without its place, for a caller that says the place.
+    :ivar cli_problem: :attr:`problem` as the command line words it.
     """
 
     number: int
@@ -68,11 +74,19 @@ class CaseResult:
     warnings: tuple[str, ...] = field(default=())
     cli_error: str | None = field(default=None, repr=False)
     cli_warnings: tuple[str, ...] = field(default=(), repr=False)
+    place: tuple[str, int | None, int | None] | None = None
+    problem: str | None = None
+    cli_problem: str | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
         """Whether the case rendered."""
         return self.error is None
+
+    def lies_at(self, file: str, line: int | None) -> bool:
+        """Whether the failure lies at *line* of *file* (the case's own place in its cases
+        file), so that :attr:`problem` is what to say after it."""
+        return self.place is not None and self.place[:2] == (file, line)
 
     def record(self) -> JSONObject:
         """The case as one JSON object, what ``lmml render --cases`` writes as its line:
@@ -138,10 +152,22 @@ class Rendering:
         """Render one case; an :class:`~lmml_mdit.errors.LmmlError` becomes the result's
         error."""
         if isinstance(case, UnreadCase):
-            return CaseResult(number, error=case.reason, kind=UNREAD_CASE, cli_error=case.reason)
+            reason = case.reason
+            place = (case.file, case.number, None) if case.file else None
+            return CaseResult(
+                number,
+                error=reason,
+                kind=UNREAD_CASE,
+                cli_error=reason,
+                place=place,
+                problem=reason,
+                cli_problem=reason,
+            )
         if not isinstance(case, Mapping):
             reason = f"a case is a mapping of input names to values, not {type(case).__name__}"
-            return CaseResult(number, error=reason, cli_error=reason)
+            return CaseResult(
+                number, error=reason, cli_error=reason, problem=reason, cli_problem=reason
+            )
         options = _with_inputs(self.options, self._contained(case))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -153,11 +179,15 @@ class Rendering:
                     value = list(message_list(bundle, self.provider, options))
             except LmmlError as error:
                 error.locate(bundle.file_name)
+                where = error.place()
                 return CaseResult(
                     number,
                     error=error.format(),
                     kind=error.kind,
                     cli_error=error.format(cli=True),
+                    place=where if where[0] else None,
+                    problem=error.format(place=False),
+                    cli_problem=error.format(cli=True, place=False),
                 )
         return CaseResult(
             number,

@@ -243,6 +243,8 @@ def cmd_eval(args: EvalArguments) -> int:
                     progress=progress,
                     conversations=args.save_conversations,
                     base_dir=args.base_dir,
+                    delimiters=args.delimiters,
+                    references=args.references,
                 )
             )
     for line in summary.errors:

@@ -122,7 +122,7 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     order, on every core: ``{"case": N, "request": ...}`` (or ``"messages"``), or for a
     failed case ``{"case": N, "error": ..., "kind": ...}``, also reported on stderr; the
     rest go on (exit 1 at the end)."""
-    from ..chat import UNREAD_CASE, render_cases
+    from ..chat import render_cases
     from ..templates import UnreadCase, read_cases_file
 
     if args.inputs_file == STDIO and args.cases == STDIO:
@@ -166,12 +166,11 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
                 if result.error is not None:
                     failed += 1
                     progress.close()
-                    reason = result.cli_error or result.error
-                    here = f"{label}:{line}: "  # a path the case file holds
-                    if reason.startswith(here):
-                        reason = reason[len(here) :]
-                    elif result.kind != UNREAD_CASE:
-                        reason = located(source.label, reason, source.aliases)
+                    if result.lies_at(label, line):  # unread, or a path it holds refused
+                        reason = result.cli_problem or ""
+                    else:  # a line of the template, named as the command line names it
+                        failure = result.cli_error or result.error
+                        reason = located(source.label, failure, source.aliases)
                     error(f"{label}:{line}: {reason}")
                     record["error"] = reason  # line N of the output is case N, failed or not
                 yield (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")

@@ -22,6 +22,7 @@ from ..chat import iter_bundles
 from ..chat import open as open_bundle
 from ..errors import ExpectError, InputError, LmmlError
 from ..jsontypes import JSONObject
+from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import (
     CaseValues,
     InputDeclarations,
@@ -146,7 +147,11 @@ def _expect_text(text: str, label: str, number: int) -> object:
 
 
 def iter_bundle_cases(
-    source: str | os.PathLike[str], *, base_dir: str | os.PathLike[str] | None = None
+    source: str | os.PathLike[str],
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> Iterator[tuple[int, str, Bundle | str]]:
     """Each bundle of the folder (or Parquet file of conversation rows, as
     ``lmml export --parquet`` writes) *source* as a case: its number, its name (the path
@@ -154,6 +159,9 @@ def iter_bundle_cases(
 
     :param base_dir: the folder every bare ``.lmml`` of the folder resolves its references
         against (default: each file's own folder), as for :func:`lmml_mdit.open`.
+    :param delimiters: how the folder's bundles are parsed, as for :func:`lmml_mdit.open`
+        (a Parquet row keeps its own).
+    :param references: likewise.
     :raises InputError: when *source* is neither a folder nor a Parquet file.
     """
     text = os.fspath(source)
@@ -161,7 +169,10 @@ def iter_bundle_cases(
         for number, path in enumerate(iter_bundles(text), 1):
             name = os.path.relpath(path, text).replace(os.sep, "/")
             try:
-                yield number, name, open_bundle(path, base_dir=base_dir)
+                opened = open_bundle(
+                    path, base_dir=base_dir, delimiters=delimiters, references=references
+                )
+                yield number, name, opened
             except LmmlError as error:
                 yield number, name, error.format(hint=False)
         return

@@ -12,8 +12,9 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..bundle import Bundle
+from ..bundle import Bundle, ParseOptions
 from ..jsontypes import JSONMapping, JSONObject
+from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import declared_inputs
 from ._assertions import Assertion, read_expect
 from ._cases import iter_bundle_cases, iter_cases
@@ -103,14 +104,23 @@ and, when the case is a bundle of a folder, that bundle's name."""
 
 
 def _cases(
-    bundle: Bundle | str, cases: str | None, base_dir: str | os.PathLike[str] | None
+    bundle: Bundle | str,
+    cases: str | None,
+    base_dir: str | os.PathLike[str] | None,
+    syntax: ParseOptions,
 ) -> Iterator[_Case]:
     """Each case of *cases* rendered from *bundle*; with no cases, each bundle under the
-    folder (or Parquet file) *bundle* names, a bare ``.lmml`` resolving its references
-    against *base_dir* (None: its own folder)."""
+    folder (or Parquet file) *bundle* names, parsed as *syntax* says, a bare ``.lmml``
+    resolving its references against *base_dir* (None: its own folder)."""
     if cases is None:
         assert isinstance(bundle, str)
-        for number, name, opened in iter_bundle_cases(bundle, base_dir=base_dir):
+        found = iter_bundle_cases(
+            bundle,
+            base_dir=base_dir,
+            delimiters=syntax.delimiters,
+            references=syntax.references,
+        )
+        for number, name, opened in found:
             if isinstance(opened, str):
                 yield number, None, opened, (), name
                 continue
@@ -120,6 +130,11 @@ def _cases(
     default = default_expect(bundle)
     for number, case in iter_cases(cases, declared_inputs(bundle)):
         yield number, bundle, case, default, None
+
+
+def bundle_path(folder: str, name: str) -> str:
+    """The path of the bundle *name* (``sub/b.lmml``) of *folder*, as its walk spells it."""
+    return os.path.join(folder, *name.split("/"))
 
 
 def _path(bundle: Bundle | str, cases: str | os.PathLike[str] | None) -> str:
@@ -134,15 +149,19 @@ def count_cases(
     cases: str | os.PathLike[str] | None,
     *,
     base_dir: str | os.PathLike[str] | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> int:
     """The number of cases, every ``expect`` read (so a malformed one stops the run before
-    anything is sent). *bundle*, *cases* and *base_dir* are as :func:`plan_jobs` takes them.
+    anything is sent). The arguments are as :func:`plan_jobs` takes them.
 
     :raises ExpectError: a malformed ``expect``.
     """
     path = _path(bundle, cases)
+    given = None if cases is None else path
     count = 0
-    for number, _, case, default, _ in _cases(bundle, None if cases is None else path, base_dir):
+    syntax = ParseOptions(delimiters, references)
+    for number, _, case, default, _ in _cases(bundle, given, base_dir, syntax):
         count += 1
         if isinstance(case, dict):
             case_expect(case, default, path, number)
@@ -157,11 +176,14 @@ def plan_jobs(
     summary: Summary,
     *,
     base_dir: str | os.PathLike[str] | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> Iterator[Job]:
     """Each case of *cases* (rendered from the template *bundle*) against each of
     *targets*, streamed; with no *cases*, *bundle* is the path of a folder (or Parquet
     file) of bundles, each one case, a bare ``.lmml`` of it resolving its references
-    against *base_dir* (None: its own folder). A case that cannot be read goes to
+    against *base_dir* (None: its own folder) and parsed with *delimiters* and
+    *references* (as for :func:`lmml_mdit.open`). A case that cannot be read goes to
     *summary*'s errors; a pair in *done* (the rows already written, each with whether it
     passed) to its skipped.
 
@@ -169,9 +191,10 @@ def plan_jobs(
     """
     path = _path(bundle, cases)
     given = None if cases is None else path
-    for number, opened, case, default, name in _cases(bundle, given, base_dir):
+    syntax = ParseOptions(delimiters, references)
+    for number, opened, case, default, name in _cases(bundle, given, base_dir, syntax):
         if isinstance(case, str) or opened is None:
-            where = path if name is None else f"{path}/{name}"
+            where = path if name is None else bundle_path(path, name)
             summary.errors.append(f"{where}:{number}: {case}")
             continue
         expect = case_expect(case, default, path, number)

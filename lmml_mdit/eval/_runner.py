@@ -16,18 +16,19 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..bundle import Bundle
-from ..chat import Progress, Rendering, read_conversation, write_bundle
+from ..chat import CaseResult, Progress, Rendering, read_conversation, write_bundle
 from ..chat.providers import FORMATS
 from ..conversation import TextPart, ToolCall
-from ..errors import LmmlError
+from ..errors import LmmlError, location
 from ..jsontypes import JSONObject
 from ..run import BodySender, RunOptions
+from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import CaseValues, InputDeclarations, declared_inputs
 from ..transcript import Transcript
 from ._assertions import Answer, Verdict, check
 from ._cache import AnswerCache, request_key
 from ._cases import cases_folder
-from ._jobs import Job, Summary, count_cases, plan_jobs
+from ._jobs import Job, Summary, bundle_path, count_cases, plan_jobs
 from ._results import ResultsWriter, done_rows, journal_path, write_parquet_results
 from ._targets import Target
 
@@ -114,7 +115,8 @@ class Evaluator:
         sender = self._senders.get(str(target))
         if sender is None:  # the client made before the pace: the wait ends in the send
             options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
-            sender = self._senders[str(target)] = BodySender(options, file=self.cases_path)
+            # Its errors name no file: _failed says the case's place.
+            sender = self._senders[str(target)] = BodySender(options)
         pace = self.paces.get(str(target))
         if pace is not None:
             await pace.wait()
@@ -149,15 +151,31 @@ class Evaluator:
         )
         return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
 
-    def _failed(self, number: int, target: Target, reason: str) -> None:
-        """Report case *number* at *target* as getting no row: ``CASES:N: TARGET: reason``,
-        the cases file (and line) said once, though *reason* may start with them (a refused
-        path names its values file and line, a failed send its file)."""
-        for said in (f"{self.cases_path}:{number}: ", f"{self.cases_path}: "):
-            if reason.startswith(said):
-                reason = reason[len(said) :]
-                break
-        self.summary.errors.append(f"{self.cases_path}:{number}: {target}: {reason}")
+    def _place(self, job: Job) -> str:
+        """Where *job*'s errors are said: ``CASES:N``, its cases file and line; with no
+        cases, its bundle's path under the folder."""
+        if job.name is None:
+            return f"{self.cases_path}:{job.number}"
+        return bundle_path(self.cases_path, job.name)
+
+    def _failed(self, job: Job, reason: str) -> None:
+        """Report *job* as getting no row: ``PLACE: TARGET: reason``."""
+        self.summary.errors.append(f"{self._place(job)}: {job.target}: {reason}")
+
+    def _render_failed(self, job: Job, failure: CaseResult) -> None:
+        """Report *job*'s render *failure*, its place said once: the case's line of its
+        cases file (a path there refused), or a line of the case's own bundle (with no
+        cases, as ``BUNDLE:LINE:COL``); a failure elsewhere (the template's line) whole."""
+        where, place = self._place(job), failure.place
+        if job.name is None:
+            own = failure.lies_at(self.cases_path, job.number)
+        else:
+            file, bang, entry = place[0].partition("!") if place else ("", "", "")
+            own = place is not None and file == job.bundle.file_name
+            if place is not None and own:
+                where = location(where + bang + entry, place[1], place[2])
+        reason = failure.problem if own else failure.error
+        self.summary.errors.append(f"{where}: {job.target}: {reason}")
 
     async def row(self, job: Job) -> JSONObject | None:
         """*job*'s results row, or None (the error is in the summary)."""
@@ -168,12 +186,12 @@ class Evaluator:
             self._renderings[str(target)] = rendering
         rendered = rendering.case(job.bundle, number, self._held(job))
         if not isinstance(rendered.value, dict):
-            self._failed(number, target, str(rendered.error))
+            self._render_failed(job, rendered)
             return None
         try:
             stored, cached = await self._send(rendered.value, target)
         except LmmlError as error:
-            self._failed(number, target, error.format(hint=False))
+            self._failed(job, error.format(hint=False))
             return None
         payload = stored["payload"]
         latency, tokens = stored["latency"], stored["output_tokens"]
@@ -273,6 +291,8 @@ async def aevaluate(
     progress: Progress | None = None,
     conversations: str | os.PathLike[str] | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> Summary:
     """Send every case of *cases* rendered from *bundle* to every target, check the
     answers, append a row per case and target to *out*; rows already in *out* are skipped.
@@ -296,6 +316,9 @@ async def aevaluate(
         With no *cases*, the folder every bare ``.lmml`` of the folder resolves its
         references against (default: each file's own folder), as for
         :func:`lmml_mdit.open`.
+    :param delimiters: with no *cases*, how each bundle of the folder is parsed, as for
+        :func:`lmml_mdit.open` (*bundle*, a template, was opened already).
+    :param references: likewise.
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     """
     if not targets:
@@ -313,7 +336,9 @@ async def aevaluate(
         source, path = bundle, os.fspath(cases)
     given = None if cases is None else path
     folder = None if cases is not None or base_dir is None else os.fspath(base_dir)
-    count = count_cases(source, given, base_dir=folder)  # every expect checked first
+    count = count_cases(  # every expect checked first
+        source, given, base_dir=folder, delimiters=delimiters, references=references
+    )
     summary = Summary()
     journal = journal_path(out)
     done = done_rows(journal)
@@ -331,7 +356,16 @@ async def aevaluate(
     )
     with ResultsWriter(journal) as writer:
         run = _Run(evaluator, writer, progress, total)
-        jobs = plan_jobs(source, given, targets, done, summary, base_dir=folder)
+        jobs = plan_jobs(
+            source,
+            given,
+            targets,
+            done,
+            summary,
+            base_dir=folder,
+            delimiters=delimiters,
+            references=references,
+        )
         await _drain(run, jobs, concurrency)
     if journal != os.fspath(out):
         write_parquet_results(journal, out)

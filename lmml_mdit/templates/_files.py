@@ -53,12 +53,16 @@ class UnreadCase:
     """A case that could not be read (a line that is no JSON object, a row whose cells do
     not read), and why; the other cases go on.
 
-    :ivar reason: what is wrong with it, in one line.
+    :ivar reason: what is wrong with it, in one line, without its place (:attr:`file`
+        and :attr:`number` say where).
     :ivar number: the case's line (JSONL, CSV) or row (Parquet), when read from a file.
+    :ivar file: the cases file it was found in, as errors name it (``<stdin>`` for
+        standard input), or ``""``; as :attr:`CaseValues.file`. Not compared.
     """
 
     reason: str
     number: int | None = None
+    file: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -261,18 +265,20 @@ def _jsonl(
             try:
                 text = raw.decode("utf-8-sig").strip()
             except UnicodeDecodeError:
-                yield UnreadCase("the line is not UTF-8", number)
+                yield UnreadCase("the line is not UTF-8", number, label)
                 continue
             if not text:
-                yield UnreadCase("the line is blank; give a JSON object of input values", number)
+                yield UnreadCase(
+                    "the line is blank; give a JSON object of input values", number, label
+                )
                 continue
             try:
                 case = parse_json(text)
             except (ValueError, RecursionError) as error:
-                yield UnreadCase(f"not JSON: {error}", number)
+                yield UnreadCase(f"not JSON: {error}", number, label)
                 continue
             if not isinstance(case, dict):
-                yield UnreadCase("not a JSON object of input values", number)
+                yield UnreadCase("not a JSON object of input values", number, label)
                 continue
             values, fields = _unwrapped(case, declarations)
             yield CaseValues(number, values, fields, label, folder)
@@ -329,14 +335,14 @@ def _row_cases(
     give."""
     for number, row in rows:
         if isinstance(row, str):
-            yield UnreadCase(row, number)
+            yield UnreadCase(row, number, label)
             continue
         values: JSONObject = {}
         problem = _row_problem(row, typed, values)
         if problem is None:
             yield CaseValues(number, values, {}, label, folder)
         else:
-            yield UnreadCase(problem, number)
+            yield UnreadCase(problem, number, label)
 
 
 def _row_problem(
