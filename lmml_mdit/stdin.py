@@ -3,6 +3,7 @@ error when the process has none (started with it closed)."""
 
 from __future__ import annotations
 
+import io
 import sys
 
 from .errors import StdinClosedError
@@ -20,11 +21,17 @@ STDIN_LABEL = "<stdin>"
 def stdin_buffer() -> BinaryIO:
     """Standard input's byte stream, left open for the caller to read (never to close).
 
+    A stand-in for ``sys.stdin`` without a byte stream (an IDE's or a notebook's text
+    stream) is read whole and given as UTF-8 bytes.
+
     :raises StdinClosedError: when the process has no standard input, or it is closed.
     """
     stream = sys.stdin
-    if stream is None or stream.closed:
+    if stream is None or getattr(stream, "closed", False):
         raise StdinClosedError(
             "standard input is closed", name=STDIN_LABEL, hint="give a file instead of -"
         )
-    return stream.buffer
+    buffer: BinaryIO | None = getattr(stream, "buffer", None)
+    if buffer is None:
+        return io.BytesIO(stream.read().encode("utf-8"))
+    return buffer

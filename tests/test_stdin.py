@@ -140,3 +140,19 @@ def test_the_command_line_refuses_a_closed_standard_input_in_one_line(
     assert main(argv) == 2
     assert capsys.readouterr().err == CLI_CLOSED + "\n"
     assert sorted(path.name for path in folder.iterdir()) == ["t.lmml"]
+
+
+def test_a_text_only_stand_in_for_standard_input_is_read_too(
+    monkeypatch: pytest.MonkeyPatch, declarations: InputDeclarations
+) -> None:
+    """An IDE's or a notebook's ``sys.stdin`` may be a text stream without ``buffer``."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"who": "Zoë"}\n'))
+    assert read_values_file("-", declarations) == {"who": "Zoë"}
+
+    class Bare:  # neither ``buffer`` nor ``closed``
+        def read(self) -> str:
+            return "not json\n"
+
+    monkeypatch.setattr(sys, "stdin", Bare())
+    [case] = read_cases_file("-")
+    assert isinstance(case, UnreadCase) and case.number == 1
