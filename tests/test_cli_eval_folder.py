@@ -121,15 +121,16 @@ def test_a_row_of_a_parquet_file_of_bundles_is_named_by_its_row_and_bundle(
     assert len(server.requests) == 1
 
 
-def _open_clients() -> list[object]:
+def _open_clients() -> set[int]:
+    """The ids of the asyncio OpenAI clients alive and open."""
     import openai
 
     gc.collect()
-    return [
-        found
+    return {
+        id(found)
         for found in gc.get_objects()
         if isinstance(found, openai.AsyncOpenAI) and not found.is_closed()
-    ]
+    }
 
 
 @pytest.mark.parametrize("front", ["", "---\ntemperature: 9\n---\n"])
@@ -148,5 +149,5 @@ def test_no_client_is_left_open_after_a_run(
         server.script(openai_chat(Said(["Paris"]), stream=False))
         assert _eval(runs, tmp_path / out, target) == 0
     assert len(server.requests) == 2
-    assert _open_clients() == before
+    assert _open_clients() <= before  # none left open by these runs
     capsys.readouterr()
