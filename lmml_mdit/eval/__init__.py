@@ -23,6 +23,7 @@ from ._assertions import read_expect as read_expect
 from ._cache import AnswerCache as AnswerCache
 from ._cache import request_key as request_key
 from ._cases import HF_PREFIX as HF_PREFIX
+from ._cases import BundleFailure as BundleFailure
 from ._cases import iter_bundle_cases as iter_bundle_cases
 from ._cases import iter_cases as iter_cases
 from ._jobs import Job as Job
@@ -57,6 +58,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "Answer",
             "AnswerCache",
             "Assertion",
+            "BundleFailure",
             "Call",
             "Evaluator",
             "Job",

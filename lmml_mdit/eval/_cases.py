@@ -32,7 +32,7 @@ from ..templates import (
     read_cases_file,
 )
 
-__all__ = ["HF_PREFIX", "cases_folder", "iter_bundle_cases", "iter_cases"]
+__all__ = ["HF_PREFIX", "BundleFailure", "cases_folder", "iter_bundle_cases", "iter_cases"]
 
 HF_PREFIX = "hf:"
 """What starts ``--cases`` naming a Hugging Face dataset (a Hub name or a saved folder)."""
@@ -42,6 +42,23 @@ _BATCH_ROWS = 64
 
 _EXPECT = "expect"
 """The field (or column) holding a case's assertions."""
+
+
+class BundleFailure(str):
+    """Why a bundle of :func:`iter_bundle_cases` did not open: the text it always gave
+    (the error without its hint), carrying the error itself as :attr:`error`, whose
+    :meth:`~lmml_mdit.LmmlError.place` says where the failure lies.
+
+    :ivar error: the error opening the bundle raised.
+    """
+
+    error: LmmlError
+
+    def __new__(cls, error: LmmlError) -> BundleFailure:
+        made = super().__new__(cls, error.format(hint=False))
+        made.error = error
+        return made
+
 
 CaseRow = tuple[int, JSONObject | str]
 """A case's number and its values, or why it has none."""
@@ -152,10 +169,11 @@ def iter_bundle_cases(
     base_dir: str | os.PathLike[str] | None = None,
     delimiters: DelimiterMode = "strict",
     references: ReferenceMode = "assets",
-) -> Iterator[tuple[int, str, Bundle | str]]:
+) -> Iterator[tuple[int, str, Bundle | BundleFailure]]:
     """Each bundle of the folder (or Parquet file of conversation rows, as
     ``lmml export --parquet`` writes) *source* as a case: its number, its name (the path
-    under the folder, or the row's bundle name) and the bundle, or why it did not open.
+    under the folder, or the row's bundle name) and the bundle, or why it did not open: a
+    :class:`BundleFailure`, text carrying the error as its ``error``.
 
     :param base_dir: the folder every bare ``.lmml`` of the folder resolves its references
         against (default: each file's own folder), as for :func:`lmml_mdit.open`.
@@ -174,7 +192,7 @@ def iter_bundle_cases(
                 )
                 yield number, name, opened
             except LmmlError as error:
-                yield number, name, error.format(hint=False)
+                yield number, name, BundleFailure(error)
         return
     if not text.lower().endswith(".parquet") or not os.path.isfile(text):
         raise InputError(
@@ -192,4 +210,4 @@ def iter_bundle_cases(
             try:
                 yield number, name, row_bundle(row)
             except LmmlError as error:
-                yield number, name, error.format(hint=False)
+                yield number, name, BundleFailure(error)

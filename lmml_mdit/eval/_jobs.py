@@ -12,12 +12,15 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import yaml
+
 from ..bundle import Bundle, ParseOptions
+from ..errors import ExpectError, LmmlError, location
 from ..jsontypes import JSONMapping, JSONObject
 from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import declared_inputs
 from ._assertions import Assertion, read_expect
-from ._cases import iter_bundle_cases, iter_cases
+from ._cases import BundleFailure, iter_bundle_cases, iter_cases
 from ._targets import Target
 
 __all__ = ["Job", "Summary", "case_expect", "count_cases", "default_expect", "plan_jobs"]
@@ -98,6 +101,26 @@ def default_expect(bundle: Bundle) -> tuple[Assertion, ...]:
     return read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
 
 
+def _at_expect(error: ExpectError, bundle: Bundle) -> ExpectError:
+    """*error* (about *bundle*'s front matter ``expect``) located at the ``expect:`` key's
+    line and column in the narrative, when it names no line."""
+    text = bundle.narrative.front_matter
+    if error.line is not None or text is None:
+        return error
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:  # pragma: no cover - the front matter was read already
+        return error
+    if isinstance(node, yaml.MappingNode):
+        for key, _ in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == "expect":
+                error.line = key.start_mark.line + 2  # the block starts below its ---
+                error.column = key.start_mark.column + 1
+                error.locate(bundle.file_name)  # its text now starts FILE:LINE:COL
+                break
+    return error
+
+
 _Case = tuple[int, Bundle | None, JSONObject | str, tuple[Assertion, ...], str | None]
 """A case: its number, its bundle, its values (or why it has none), its default ``expect``
 and, when the case is a bundle of a folder, that bundle's name."""
@@ -121,10 +144,15 @@ def _cases(
             references=syntax.references,
         )
         for number, name, opened in found:
-            if isinstance(opened, str):
+            if isinstance(opened, BundleFailure):
                 yield number, None, opened, (), name
                 continue
-            yield number, opened, {}, default_expect(opened), name
+            try:
+                default = default_expect(opened)
+            except ExpectError as error:  # this bundle's error: the others still run
+                yield number, None, BundleFailure(_at_expect(error, opened)), (), name
+                continue
+            yield number, opened, {}, default, name
         return
     assert isinstance(bundle, Bundle)
     default = default_expect(bundle)
@@ -135,6 +163,26 @@ def _cases(
 def bundle_path(folder: str, name: str) -> str:
     """The path of the bundle *name* (``sub/b.lmml``) of *folder*, as its walk spells it."""
     return os.path.join(folder, *name.split("/"))
+
+
+def bundle_place(source: str, name: str, number: int) -> str:
+    """Where the bundle *name*, case *number* of *source*, is said in errors: its path as
+    the walk of the folder *source* spells it (``runs/sub/b.lmml``); in a Parquet file of
+    bundles, the row and the row's bundle (``bundles.parquet:3: runs/b.lmml``)."""
+    if os.path.isdir(source):
+        return bundle_path(source, name)
+    return f"{source}:{number}: {name}"
+
+
+def said_at(where: str, error: LmmlError, own: str) -> str:
+    """*error* said once at *where*, the place of a bundle whose errors name it *own*
+    (its file name): ``WHERE:LINE:COL: problem (hint)`` when the error lies in that
+    bundle (an entry of it as ``WHERE!ENTRY:LINE``), else ``WHERE: error`` whole."""
+    file, line, column = error.place()
+    head, bang, entry = file.partition("!")
+    if head and os.path.basename(head) != os.path.basename(own):
+        return f"{where}: {error.format()}"
+    return f"{location(where + bang + entry, line, column)}: {error.format(place=False)}"
 
 
 def _path(bundle: Bundle | str, cases: str | os.PathLike[str] | None) -> str:
@@ -153,9 +201,11 @@ def count_cases(
     references: ReferenceMode = "assets",
 ) -> int:
     """The number of cases, every ``expect`` read (so a malformed one stops the run before
-    anything is sent). The arguments are as :func:`plan_jobs` takes them.
+    anything is sent; with no cases, a bundle's malformed front matter ``expect`` is that
+    bundle's error, as one that does not open). The arguments are as :func:`plan_jobs`
+    takes them.
 
-    :raises ExpectError: a malformed ``expect``.
+    :raises ExpectError: a malformed ``expect`` of a case.
     """
     path = _path(bundle, cases)
     given = None if cases is None else path
@@ -183,19 +233,23 @@ def plan_jobs(
     *targets*, streamed; with no *cases*, *bundle* is the path of a folder (or Parquet
     file) of bundles, each one case, a bare ``.lmml`` of it resolving its references
     against *base_dir* (None: its own folder) and parsed with *delimiters* and
-    *references* (as for :func:`lmml_mdit.open`). A case that cannot be read goes to
-    *summary*'s errors; a pair in *done* (the rows already written, each with whether it
-    passed) to its skipped.
+    *references* (as for :func:`lmml_mdit.open`). A case that cannot be read (with no
+    cases, a bundle that does not open or whose front matter ``expect`` is malformed,
+    said at its own path, line and column) goes to *summary*'s errors; a pair in *done*
+    (the rows already written, each with whether it passed) to its skipped.
 
-    :raises ExpectError: a malformed ``expect``, when its case is reached.
+    :raises ExpectError: a malformed ``expect`` of a case, when its case is reached.
     """
     path = _path(bundle, cases)
     given = None if cases is None else path
     syntax = ParseOptions(delimiters, references)
     for number, opened, case, default, name in _cases(bundle, given, base_dir, syntax):
+        if isinstance(case, BundleFailure) and name is not None:
+            where = bundle_place(path, name, number)
+            summary.errors.append(said_at(where, case.error, name))
+            continue
         if isinstance(case, str) or opened is None:
-            where = path if name is None else bundle_path(path, name)
-            summary.errors.append(f"{where}:{number}: {case}")
+            summary.errors.append(f"{path}:{number}: {case}")
             continue
         expect = case_expect(case, default, path, number)
         for target in targets:

@@ -28,7 +28,7 @@ from ..transcript import Transcript
 from ._assertions import Answer, Verdict, check
 from ._cache import AnswerCache, request_key
 from ._cases import cases_folder
-from ._jobs import Job, Summary, bundle_path, count_cases, plan_jobs
+from ._jobs import Job, Summary, bundle_place, count_cases, plan_jobs
 from ._results import ResultsWriter, done_rows, journal_path, write_parquet_results
 from ._targets import Target
 
@@ -153,10 +153,11 @@ class Evaluator:
 
     def _place(self, job: Job) -> str:
         """Where *job*'s errors are said: ``CASES:N``, its cases file and line; with no
-        cases, its bundle's path under the folder."""
+        cases, its bundle's path under the folder (in a Parquet file of bundles, the row
+        and the row's bundle)."""
         if job.name is None:
             return f"{self.cases_path}:{job.number}"
-        return bundle_path(self.cases_path, job.name)
+        return bundle_place(self.cases_path, job.name, job.number)
 
     def _failed(self, job: Job, reason: str) -> None:
         """Report *job* as getting no row: ``PLACE: TARGET: reason``."""
@@ -176,6 +177,14 @@ class Evaluator:
                 where = location(where + bang + entry, place[1], place[2])
         reason = failure.problem if own else failure.error
         self.summary.errors.append(f"{where}: {job.target}: {reason}")
+
+    async def aclose(self) -> None:
+        """Close the clients of the targets sent to, their connections with them: once
+        every job is done, before the event loop ends."""
+        senders = list(self._senders.values())
+        self._senders.clear()
+        for sender in senders:
+            await sender.aclose()
 
     async def row(self, job: Job) -> JSONObject | None:
         """*job*'s results row, or None (the error is in the summary)."""
@@ -366,7 +375,10 @@ async def aevaluate(
             delimiters=delimiters,
             references=references,
         )
-        await _drain(run, jobs, concurrency)
+        try:
+            await _drain(run, jobs, concurrency)
+        finally:
+            await evaluator.aclose()
     if journal != os.fspath(out):
         write_parquet_results(journal, out)
     return summary

@@ -125,14 +125,17 @@ class _Evaluator:
                 return None, summary.errors[errors]
             return json.dumps(row, ensure_ascii=False), None
 
-        done = await asyncio.gather(
-            *(
-                one(int(number), str(case), target)
-                for number, case, target in zip(
-                    batch["case"], batch["inputs"], targets, strict=True
+        try:
+            done = await asyncio.gather(
+                *(
+                    one(int(number), str(case), target)
+                    for number, case, target in zip(
+                        batch["case"], batch["inputs"], targets, strict=True
+                    )
                 )
             )
-        )
+        finally:
+            await evaluator.aclose()  # the batch's loop ends here
         return {"row": [row for row, _ in done], "error": [error for _, error in done]}
 
 

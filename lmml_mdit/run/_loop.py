@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import inspect
 import os
 import random
 import time
@@ -522,6 +523,24 @@ class BodySender:
         link = copy.copy(self._link)  # each send its own attempt, one client for all
         link.attempt_events = []
         return await _asend(link, body)
+
+    async def aclose(self) -> None:
+        """Close the client this sender made (and every sender and run of this event loop
+        with the same provider, URL and key shares), its connections with it; a client
+        given in the options is left open. Call it when the loop's sending is done: the
+        connections otherwise outlive the loop."""
+        client = self._link.client
+        if self._link.options.client is not None:
+            return
+        for key, cached in list(_CLIENTS.items()):
+            if cached is client:
+                del _CLIENTS[key]
+        aio = getattr(client, "aio", None)  # google-genai: the asyncio side of its client
+        closer = getattr(aio, "aclose", None) or getattr(client, "close", None)
+        if closer is not None:
+            done = closer()
+            if inspect.isawaitable(done):
+                await done
 
 
 async def asend_body(

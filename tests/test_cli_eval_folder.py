@@ -1,0 +1,153 @@
+"""``lmml eval PATH`` with no ``--cases``, over a folder (or a Parquet file) of bundles: a
+bundle that does not open, or whose front matter ``expect`` is malformed, is that case's
+error, said once at the bundle's own path, line and column, the others still evaluated;
+the clients of the targets are closed when the run ends. Run in-process against the
+loopback server."""
+
+from __future__ import annotations
+
+import gc
+import json
+from pathlib import Path
+
+import pytest
+from _wire_server import Said, WireServer, openai_chat
+
+from lmml_mdit.cli import main
+from lmml_mdit.eval import BundleFailure, iter_bundle_cases
+
+BAD_UTF8 = b"## user\n\nCapital of \xff?\n"
+BAD_EXPECT = "---\nexpect:\n  - contanes: Paris\n---\n## user\n\nCapital of France?\n"
+KINDS = (
+    "the kinds are equals, contains, not-contains, regex, json, json-schema, tool-call, "
+    "max-latency, max-tokens, judge (write expect as a list of one-key mappings, e.g. "
+    "[{contains: Paris}]; see docs/eval.md)"
+)
+
+
+def _eval(path: Path, out: Path, target: str, *more: str) -> int:
+    argv = ["eval", str(path), "--target", target, "--concurrency", "1", "--no-cache"]
+    return main([*argv, "--out", str(out), *more])
+
+
+def _runs(tmp_path: Path, *bad: str) -> Path:
+    """``runs/a.lmml`` (good), and of *bad*: ``runs/b.lmml`` (not UTF-8 on its line 3),
+    ``runs/sub/c.lmml`` (an unknown assertion in its front matter ``expect``, line 2)."""
+    runs = tmp_path / "runs"
+    (runs / "sub").mkdir(parents=True)
+    (runs / "a.lmml").write_text("## user\n\nCapital of France?\n", encoding="utf-8")
+    if "b.lmml" in bad:
+        (runs / "b.lmml").write_bytes(BAD_UTF8)
+    if "sub/c.lmml" in bad:
+        (runs / "sub" / "c.lmml").write_text(BAD_EXPECT, encoding="utf-8")
+    return runs
+
+
+def _one_row(tmp_path: Path, server: WireServer, said: list[str]) -> None:
+    """The run wrote a.lmml's row alone, after the errors; one request was sent."""
+    assert said[-1].startswith("1 row(s): 1 passed, 0 failed")
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [(row["bundle"], row["passed"]) for row in rows] == [("a.lmml", True)]
+    assert len(server.requests) == 1
+
+
+def test_a_bundle_that_does_not_open_is_said_once_at_its_own_place(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not ``runs/b.lmml:2: b.lmml:3: ...`` (the case's number where a line goes, the
+    place said twice): the bundle's path and its own line, once, with the hint."""
+    runs = _runs(tmp_path, "b.lmml")
+    server.script(openai_chat(Said(["Paris"]), stream=False))
+    assert _eval(runs, tmp_path / "out.jsonl", f"openai:m@{server.url}/v1") == 1
+    said = capsys.readouterr().err.splitlines()
+    assert said[:-1] == [
+        f"lmml: error: {runs / 'b.lmml'}:3: invalid UTF-8 at byte offset 20 (invalid start "
+        "byte) (save the narrative as UTF-8)",
+    ]
+    _one_row(tmp_path, server, said)
+
+
+def test_a_malformed_front_matter_expect_is_that_bundles_error(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It no longer stops the run (exit 2, naming ``c.lmml`` without its folder): it is
+    said at the bundle's path and the ``expect:`` key's line and column, the other
+    bundles still evaluated, and the run exits 1 as for a bundle that does not render."""
+    runs = _runs(tmp_path, "sub/c.lmml")
+    server.script(openai_chat(Said(["Paris"]), stream=False))
+    assert _eval(runs, tmp_path / "out.jsonl", f"openai:m@{server.url}/v1") == 1
+    said = capsys.readouterr().err.splitlines()
+    assert said[:-1] == [
+        f"lmml: error: {runs / 'sub' / 'c.lmml'}:2:1: unknown assertion 'contanes'; " + KINDS,
+    ]
+    _one_row(tmp_path, server, said)
+
+
+def test_iter_bundle_cases_carries_the_error_of_a_bundle_that_does_not_open(
+    tmp_path: Path,
+) -> None:
+    """What it yields is the text it always gave, now carrying the error and its place."""
+    runs = _runs(tmp_path, "b.lmml", "sub/c.lmml")
+    found = {name: opened for _, name, opened in iter_bundle_cases(runs)}
+    failure = found["b.lmml"]
+    assert isinstance(failure, BundleFailure) and isinstance(failure, str)
+    assert failure == "b.lmml:3: invalid UTF-8 at byte offset 20 (invalid start byte)"
+    assert failure.error.place() == ("b.lmml", 3, None)
+    assert not isinstance(found["a.lmml"], str) and not isinstance(found["sub/c.lmml"], str)
+
+
+def test_a_row_of_a_parquet_file_of_bundles_is_named_by_its_row_and_bundle(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``bundles.parquet:ROW: BUNDLE:LINE:COL: reason``: the row, then the row's bundle
+    with its own place, each said once (was ``bundles.parquet/BUNDLE:ROW: ...``)."""
+    pytest.importorskip("pyarrow")
+    runs = _runs(tmp_path, "b.lmml", "sub/c.lmml")
+    rows = tmp_path / "bundles.parquet"
+    assert main(["export", str(runs), "--parquet", str(rows), "--workers", "1"]) == 1
+    capsys.readouterr()  # export's own report of b.lmml
+    target = f"openai:m@{server.url}/v1"
+    server.script(openai_chat(Said(["Paris"]), stream=False))
+    assert _eval(rows, tmp_path / "out.jsonl", target) == 1
+    said = capsys.readouterr().err.splitlines()
+    assert said[:2] == [
+        f"lmml: error: {rows}:2: b.lmml: the row holds no bundle: it failed with "
+        "LmmlSyntaxError: b.lmml:3: invalid UTF-8 at byte offset 20 (invalid start byte) "
+        "(save the narrative as UTF-8) (fix the bundle and export it again, or pass "
+        "errors='skip')",
+        f"lmml: error: {rows}:3: sub/c.lmml:2:1: unknown assertion 'contanes'; " + KINDS,
+    ]
+    assert f"{rows}/" not in "\n".join(said)
+    assert len(server.requests) == 1
+
+
+def _open_clients() -> set[int]:
+    """The ids of the asyncio OpenAI clients alive and open."""
+    import openai
+
+    gc.collect()
+    return {
+        id(found)
+        for found in gc.get_objects()
+        if isinstance(found, openai.AsyncOpenAI) and not found.is_closed()
+    }
+
+
+@pytest.mark.parametrize("front", ["", "---\ntemperature: 9\n---\n"])
+def test_no_client_is_left_open_after_a_run(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str], front: str
+) -> None:
+    """The client of each target is closed when the run ends (it was cached open past the
+    run's event loop, its connection reported as an unclosed transport at exit), a bundle
+    whose rendering warns (a temperature out of range) included."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.lmml").write_text(f"{front}## user\n\nCapital of France?\n", encoding="utf-8")
+    target = f"openai:m@{server.url}/v1"
+    before = _open_clients()
+    for out in ("one.jsonl", "two.jsonl"):
+        server.script(openai_chat(Said(["Paris"]), stream=False))
+        assert _eval(runs, tmp_path / out, target) == 0
+    assert len(server.requests) == 2
+    assert _open_clients() <= before  # none left open by these runs
+    capsys.readouterr()
