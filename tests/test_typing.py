@@ -52,10 +52,11 @@ def test_the_readme_tour_passes_mypy_strict(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_the_readme_tour_passes_pyright_strict(tmp_path: Path) -> None:
+def _pyright_strict(program: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """pyright in strict mode on *program*, lmml_mdit found as the test venv has it."""
     config = {"typeCheckingMode": "strict", "extraPaths": [str(ROOT)], "pythonVersion": "3.10"}
     (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    done = _run(
+    return _run(
         [
             sys.executable,
             "-m",
@@ -64,10 +65,14 @@ def test_the_readme_tour_passes_pyright_strict(tmp_path: Path) -> None:
             str(tmp_path / "pyrightconfig.json"),
             "--pythonpath",
             sys.executable,
-            str(PROGRAM),
+            str(program),
         ],
         tmp_path,
     )
+
+
+def test_the_readme_tour_passes_pyright_strict(tmp_path: Path) -> None:
+    done = _pyright_strict(PROGRAM, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"\b0 errors, 0 warnings", done.stdout), done.stdout
 
@@ -212,21 +217,7 @@ def test_every_surface_name_has_its_real_type_for_pyright(tmp_path: Path) -> Non
     """The same program in pyright's strict mode: no name private or unknown, none ``object``."""
     program = tmp_path / "surfaces.py"
     program.write_text(_every_surface_name(), encoding="utf-8")
-    config = {"typeCheckingMode": "strict", "extraPaths": [str(ROOT)], "pythonVersion": "3.10"}
-    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    done = _run(
-        [
-            sys.executable,
-            "-m",
-            "pyright",
-            "--project",
-            str(tmp_path / "pyrightconfig.json"),
-            "--pythonpath",
-            sys.executable,
-            str(program),
-        ],
-        tmp_path,
-    )
+    done = _pyright_strict(program, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     revealed = dict(re.findall(r'Type of "(\w+)" is "(.*)"', done.stdout))
     assert len(revealed) == program.read_text(encoding="utf-8").count("reveal_type(")
