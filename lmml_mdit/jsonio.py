@@ -74,6 +74,29 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> JSONObject:
     return value
 
 
+def _decoder(parse_int: Callable[[str], int] | None) -> json.JSONDecoder:
+    return json.JSONDecoder(
+        object_pairs_hook=_unique_pairs,
+        parse_int=parse_int,
+        parse_float=_parse_float,
+        parse_constant=_parse_constant,
+    )
+
+
+# Made once: json.loads with these hooks makes a decoder (and its scanner) per call, which
+# costs a short text more than parsing it does.
+_DECODER = _decoder(None)
+_LONG_DECODER = _decoder(_parse_int)
+
+
+def _loads(text: str) -> Any:
+    """*text* parsed as ``json.loads`` with the hooks above parses it."""
+    if text.startswith("\ufeff"):
+        return json.loads(text)  # its error for a byte order mark
+    # Integers are checked in Python only when the text has a long run of digits.
+    return (_LONG_DECODER if _LONG_DIGITS.search(text) else _DECODER).decode(text)
+
+
 def _holds_surrogate(value: Any) -> bool:
     """Whether a string anywhere in *value* (keys included) holds a lone surrogate."""
     pending = [value]
@@ -156,14 +179,7 @@ def parse_json(data: str | bytes, *, lone_surrogates: bool = False) -> object:
     """
     text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
     try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_unique_pairs,
-            # Integers are checked in Python only when the text has a long run of digits.
-            parse_int=_parse_int if _LONG_DIGITS.search(text) else None,
-            parse_float=_parse_float,
-            parse_constant=_parse_constant,
-        )
+        value = _loads(text)
     except _Refused:
         message, offset = _locate(text)
         raise json.JSONDecodeError(message, text, offset) from None

@@ -175,6 +175,15 @@ def test_json_loaders_take_what_they_took() -> None:
     assert parse_json('"\\u00e9"') == "\u00e9"
 
 
+def test_parse_json_takes_a_byte_order_mark_only_before_bytes() -> None:
+    assert parse_json(b'\xef\xbb\xbf{"a": 1}') == {"a": 1}
+    with pytest.raises(json.JSONDecodeError, match="Unexpected UTF-8 BOM"):
+        parse_json('\ufeff{"a": 1}')
+    assert parse_json("1" * MAX_NUMBER_DIGITS) == int("1" * MAX_NUMBER_DIGITS)
+    with pytest.raises(json.JSONDecodeError, match="more than"):
+        parse_json('{"a": ' + "1" * (MAX_NUMBER_DIGITS + 1) + "}")
+
+
 def test_tool_call_json_refuses_duplicates_and_nan() -> None:
     from lmml_mdit import parse
     from lmml_mdit.narrative import tool_calls

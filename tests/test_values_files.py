@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import io
 import json
 import sys
@@ -169,6 +170,19 @@ def test_jsonl_cases_keep_their_line_numbers_and_say_why_a_line_does_not_read(
         (5, "the line is not UTF-8"),
         (6, {"city": "Oslo"}, {"expect": [{"contains": "x"}]}),
         (7, "not JSON: NaN is not a JSON number: line 1 column 7 (char 6)"),
+    ]
+
+
+def test_a_jsonl_line_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    lines = [b'{"city": "Rome"}', b'{"city": "Oslo"}', b"", b"\xff", codecs.BOM_UTF8 + b"{}"]
+    path.write_bytes(b"".join(codecs.BOM_UTF8 + line + b"\n" for line in lines))
+    assert _cases(path) == [
+        (1, {"city": "Rome"}, {}),
+        (2, {"city": "Oslo"}, {}),
+        (3, "the line is blank; give a JSON object of input values"),
+        (4, "the line is not UTF-8"),
+        (5, "not JSON: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"),
     ]
 
 

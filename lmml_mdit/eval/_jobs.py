@@ -243,6 +243,7 @@ def plan_jobs(
     path = _path(bundle, cases)
     given = None if cases is None else path
     syntax = ParseOptions(delimiters, references)
+    named = [(target, str(target)) for target in targets]  # each target's text, once
     for number, opened, case, default, name in _cases(bundle, given, base_dir, syntax):
         if isinstance(case, BundleFailure) and name is not None:
             where = bundle_place(path, name, number)
@@ -252,8 +253,8 @@ def plan_jobs(
             summary.errors.append(f"{path}:{number}: {case}")
             continue
         expect = case_expect(case, default, path, number)
-        for target in targets:
-            earlier = done.get((number, str(target)))
+        for target, text in named:
+            earlier = done.get((number, text))
             if earlier is not None:
                 summary.skipped += 1
                 summary.skipped_passed += earlier

@@ -90,34 +90,42 @@ class Evaluator:
     base_dir: str | None = None
     _senders: dict[str, BodySender] = field(default_factory=dict, init=False, repr=False)
     _renderings: dict[str, Rendering] = field(default_factory=dict, init=False, repr=False)
-    _declared: tuple[Bundle, InputDeclarations] | None = field(default=None, init=False, repr=False)
+    _declared: tuple[Bundle, InputDeclarations | None] | None = field(
+        default=None, init=False, repr=False
+    )
 
-    def _held(self, job: Job) -> Mapping[str, object]:
-        """*job*'s inputs with each ``image``, ``file`` or ``messages`` path held inside the
-        cases' folder (:attr:`base_dir` when given), as ``lmml render --cases`` holds them:
-        a path leading out is refused, naming the cases file and the case's line."""
-        inputs = job.inputs
+    def _held(self, job: Job, inputs: JSONObject) -> Mapping[str, object]:
+        """*job*'s *inputs* with each ``image``, ``file`` or ``messages`` path held inside
+        the cases' folder (:attr:`base_dir` when given), as ``lmml render --cases`` holds
+        them: a path leading out is refused, naming the cases file and the case's line."""
         if not inputs:
             return inputs
         if self._declared is None or self._declared[0] is not job.bundle:
-            self._declared = job.bundle, declared_inputs(job.bundle)
+            declared = declared_inputs(job.bundle)
+            # None: no input of this bundle takes a path, so there is nothing to hold.
+            held = any(spec.is_part for spec in declared.specs.values())
+            self._declared = job.bundle, declared if held else None
+        declarations = self._declared[1]
+        if declarations is None:
+            return inputs
         folder = cases_folder(self.cases_path) if self.base_dir is None else self.base_dir
         case = CaseValues(job.number, inputs, file=self.cases_path, folder=folder)
-        return case.held(self._declared[1])
+        return case.held(declarations)
 
-    async def _send(self, body: JSONObject, target: Target) -> tuple[JSONObject, bool]:
-        """The stored answer for *body* at *target*, sent for when not cached."""
+    async def _send(self, body: JSONObject, target: Target, text: str) -> tuple[JSONObject, bool]:
+        """The stored answer for *body* at *target* (written *text*), sent for when not
+        cached."""
         key = "" if self.cache is None else request_key(body, target)
         if self.cache is not None and not self.refresh:
             found = self.cache.get(key)
             if found is not None:
                 return found, True
-        sender = self._senders.get(str(target))
+        sender = self._senders.get(text)
         if sender is None:  # the client made before the pace: the wait ends in the send
             options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
             # Its errors name no file: _failed says the case's place.
-            sender = self._senders[str(target)] = BodySender(options)
-        pace = self.paces.get(str(target))
+            sender = self._senders[text] = BodySender(options)
+        pace = self.paces.get(text)
         if pace is not None:
             await pace.wait()
         exchange, latency = await sender.send(body)
@@ -188,16 +196,17 @@ class Evaluator:
     async def row(self, job: Job) -> JSONObject | None:
         """*job*'s results row, or None (the error is in the summary)."""
         number, target, inputs = job.number, job.target, job.inputs
-        rendering = self._renderings.get(str(target))
+        text = str(target)
+        rendering = self._renderings.get(text)
         if rendering is None:
             rendering = Rendering.of(target.provider, True, target.model, {})
-            self._renderings[str(target)] = rendering
-        rendered = rendering.case(job.bundle, number, self._held(job))
+            self._renderings[text] = rendering
+        rendered = rendering.case(job.bundle, number, self._held(job, inputs))
         if not isinstance(rendered.value, dict):
             self._render_failed(job, rendered)
             return None
         try:
-            stored, cached = await self._send(rendered.value, target)
+            stored, cached = await self._send(rendered.value, target, text)
         except LmmlError as error:
             self._failed(job, error.format(hint=False))
             return None
@@ -212,7 +221,7 @@ class Evaluator:
         row: JSONObject = {
             "case": number,
             "bundle": job.name,
-            "target": str(target),
+            "target": text,
             "inputs": inputs,
             "request": rendered.value,
             "answer": answer.text,
