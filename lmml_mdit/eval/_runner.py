@@ -105,6 +105,15 @@ class Evaluator:
         case = CaseValues(job.number, inputs, file=self.cases_path, folder=folder)
         return case.held(self._declared[1])
 
+    def _sender(self, target: Target) -> BodySender:
+        """The sender of *target*'s requests (and of its judge prompts), made on first use."""
+        sender = self._senders.get(str(target))
+        if sender is None:
+            options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
+            # Its errors name no file: _failed says the case's place.
+            sender = self._senders[str(target)] = BodySender(options)
+        return sender
+
     async def _send(self, body: JSONObject, target: Target) -> tuple[JSONObject, bool]:
         """The stored answer for *body* at *target*, sent for when not cached."""
         key = "" if self.cache is None else request_key(body, target)
@@ -112,11 +121,7 @@ class Evaluator:
             found = self.cache.get(key)
             if found is not None:
                 return found, True
-        sender = self._senders.get(str(target))
-        if sender is None:  # the client made before the pace: the wait ends in the send
-            options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
-            # Its errors name no file: _failed says the case's place.
-            sender = self._senders[str(target)] = BodySender(options)
+        sender = self._sender(target)  # the client made before the pace: the wait ends in the send
         pace = self.paces.get(str(target))
         if pace is not None:
             await pace.wait()
@@ -146,8 +151,12 @@ class Evaluator:
         chosen = Target.parse(target) if target else self.judge
         transcript = Transcript()
         transcript.append("user", prompt)
-        reply = await transcript.asend(
-            chosen.provider, model=chosen.model, base_url=chosen.base_url, retries=self.retries
+        reply = await transcript.asend(  # through the target's client, closed by aclose
+            chosen.provider,
+            model=chosen.model,
+            base_url=chosen.base_url,
+            retries=self.retries,
+            client=self._sender(chosen).client,
         )
         return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
 
@@ -179,8 +188,10 @@ class Evaluator:
         self.summary.errors.append(f"{where}: {job.target}: {reason}")
 
     async def aclose(self) -> None:
-        """Close the clients of the targets sent to, their connections with them: once
-        every job is done, before the event loop ends."""
+        """Close the clients of the targets sent to and of the judges asked, their
+        connections with them: once every job is done, before the event loop ends (a
+        client the loop's other runs or senders still hold a share of is left to them, and
+        closed as the loop ends; see :meth:`lmml_mdit.run.BodySender.aclose`)."""
         senders = list(self._senders.values())
         self._senders.clear()
         for sender in senders:
