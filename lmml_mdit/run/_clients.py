@@ -11,7 +11,8 @@ that started on the loop, then ``loop.close()`` (Python 3.10 to 3.13 alike); the
 generator's ``finally`` closes the loop's clients there, while the loop still runs, and
 lets the loop and its clients go. A loop run by hand and closed without
 ``loop.shutdown_asyncgens()`` keeps its clients open and cached, and the loop with them,
-as every loop did before: nothing is closed on a closed loop, nothing logged.
+as every loop did before (their connections a ``ResourceWarning`` at exit): nothing is
+closed on a closed loop, where it would fail and asyncio log the error.
 
 A run in flight, or a :class:`~lmml_mdit.run.BodySender` until its ``aclose()``, holds a
 share of its client. :meth:`LoopClients.release_last` says whether a share was the last one;
