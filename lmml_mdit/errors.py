@@ -139,6 +139,7 @@ class LmmlError(Exception):
         self.line = line
         self.column = column
         self.hint = hint
+        self._entry: str | None = None
         self.file = file
         self.kind = kind
         self.cli_hint = cli_hint
@@ -146,6 +147,25 @@ class LmmlError(Exception):
 
     def _format(self) -> str:
         return self.format()
+
+    @property
+    def file(self) -> str | None:
+        """The file the error's line counts in (``bundle.lmmlz!settings.yaml`` for a line
+        inside an archive entry), or None."""
+        if self._entry is None or self._file is None:
+            return self._file
+        return file_location(self._file, self._entry, archive=True)
+
+    @file.setter
+    def file(self, file: str | None) -> None:
+        self._file = file
+        self._entry = None
+
+    def _lie_in(self, file: str, entry: str | None = None) -> None:
+        """Name the file this error's line counts in: *file*, or its archive *entry*, kept
+        apart from it (:attr:`file` joins them); ``str(error)`` then reads the new place."""
+        self._file, self._entry = file, entry
+        self.args = (self._format(),)
 
     def locate(self, file: str) -> None:
         """Name *file* as the file this error's line counts in, when the error has a line

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -65,6 +66,19 @@ class Request:
     """When it arrived (``time.monotonic()`` as the request line was read)."""
 
 
+class _Loopback(ThreadingHTTPServer):
+    """The HTTP server, for which a client hanging up is normal: a test that abandons a
+    stream, or a client closing a kept-alive connection, leaves the handler's thread
+    writing to (or reading from) a closed socket, and that prints nothing."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # broken pipe, reset by peer
+            return
+        super().handle_error(request, client_address)
+
+
 class WireServer:
     """The server; ``url`` is its base, ``requests`` what it received."""
 
@@ -104,8 +118,7 @@ class WireServer:
                 )
                 server._answer(self, answer)
 
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._http.daemon_threads = True
+        self._http = _Loopback(("127.0.0.1", 0), Handler)
         self.port = self._http.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)

@@ -67,6 +67,24 @@ def test_a_bundle_that_does_not_open_is_said_once_at_its_own_place(
     _one_row(tmp_path, server, said)
 
 
+def test_a_bundle_whose_name_holds_a_bang_is_said_at_its_own_place(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``!`` in a bare narrative's name is no archive entry's mark: ``runs/x!b.lmml:3``,
+    as for any bundle (not the error whole after the path, as when its place was text
+    split at the ``!``)."""
+    runs = _runs(tmp_path)
+    (runs / "x!b.lmml").write_bytes(BAD_UTF8)
+    server.script(openai_chat(Said(["Paris"]), stream=False))
+    assert _eval(runs, tmp_path / "out.jsonl", f"openai:m@{server.url}/v1") == 1
+    said = capsys.readouterr().err.splitlines()
+    assert said[:-1] == [
+        f"lmml: error: {runs / 'x!b.lmml'}:3: invalid UTF-8 at byte offset 20 (invalid start "
+        "byte) (save the narrative as UTF-8)",
+    ]
+    _one_row(tmp_path, server, said)
+
+
 def test_a_malformed_front_matter_expect_is_that_bundles_error(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

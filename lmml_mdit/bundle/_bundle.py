@@ -23,6 +23,7 @@ from ..errors import (
     InvalidManifestError,
     InvalidSettingsError,
     LimitExceededError,
+    LmmlError,
     MissingEntryError,
     UnresolvableReferenceError,
     UnsafeEntryError,
@@ -426,8 +427,7 @@ class Bundle:
         try:
             yield
         except (InvalidManifestError, InvalidSettingsError) as error:
-            error.file = self._file_holding(entry_holding(self, name))
-            error.args = (error.format(),)  # str(error) reads the new location
+            self._place_error(error, entry_holding(self, name))
             raise
 
     @_cached_property
@@ -542,6 +542,20 @@ class Bundle:
     def _file_holding(self, inner: str | None) -> str:
         return file_location(self.file_name, inner, archive=self.kind == "zip")
 
+    def _place_error(self, error: LmmlError, inner: str | None) -> None:
+        """Name the file *error*'s line counts in, as :meth:`location` does: an archive's
+        entry kept apart from the archive (``str(error)`` joins them)."""
+        if inner is not None and self.kind == "zip":
+            error._lie_in(self.file_name, inner)
+        else:
+            error._lie_in(self._file_holding(inner))
+
+    def _defect(self, issue: Issue) -> DefectError:
+        """The error reporting *issue*, located in its file (:meth:`location`)."""
+        error = DefectError(issue)
+        self._place_error(error, issue.file)
+        return error
+
     def check_sendable(self, *, strict: bool = True) -> None:
         """Warn each defect every send reports (:meth:`warn_defects`), then refuse to send a
         bundle with an error-level defect (:attr:`Issue.severity`).
@@ -557,7 +571,7 @@ class Bundle:
         for issue in self._issues:
             if issue.severity != "error":
                 continue
-            error = DefectError(issue, file=self.location(issue))
+            error = self._defect(issue)
             if strict:
                 raise error
             warn(DefectWarning(error))
@@ -572,7 +586,7 @@ class Bundle:
         issues = self.__dict__.get("_issues") or delimiter_issues(self.narrative)
         for issue in issues:
             if issue.kind in WARNED_KINDS:
-                warn(DefectWarning(DefectError(issue, file=self.location(issue))))
+                warn(DefectWarning(self._defect(issue)))
 
     # -- writing ----------------------------------------------------------------------------
 

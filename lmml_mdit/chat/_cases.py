@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._place import Place
 from ..bundle import Bundle, BundleSource
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
@@ -77,6 +78,12 @@ class CaseResult:
     place: tuple[str, int | None, int | None] | None = None
     problem: str | None = None
     cli_problem: str | None = field(default=None, repr=False)
+    # place as data (an archive's entry apart from the archive), for the eval's report
+    _at: Place | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._at is None and self.place is not None:
+            object.__setattr__(self, "_at", Place(*self.place))
 
     @property
     def ok(self) -> bool:
@@ -179,15 +186,16 @@ class Rendering:
                     value = list(message_list(bundle, self.provider, options))
             except LmmlError as error:
                 error.locate(bundle.file_name)
-                where = error.place()
+                where = Place.of(error)
                 return CaseResult(
                     number,
                     error=error.format(),
                     kind=error.kind,
                     cli_error=error.format(cli=True),
-                    place=where if where[0] else None,
+                    place=where.as_tuple() if where.file else None,
                     problem=error.format(place=False),
                     cli_problem=error.format(cli=True, place=False),
+                    _at=where if where.file else None,
                 )
         return CaseResult(
             number,

@@ -12,7 +12,7 @@ import array
 import hashlib
 import json
 import os
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -30,6 +30,7 @@ from ..conversation import (
     ChatConversation,
     ChatMessage,
     ImportedAsset,
+    MessagePart,
     NativeItem,
     RemoteAsset,
     TextPart,
@@ -86,6 +87,17 @@ writer keeps them), or raises to refuse it: a bundle's resolved asset (the
 remote part), or an imported message's decoded or remote asset."""
 
 
+def _written_asset(part: MessagePart) -> Asset | ImportedAsset | RemoteAsset | None:
+    """The asset *part* is written as a reference to (by :class:`BodyWriter`): an imported
+    message's decoded or remote asset itself, an asset part of a bundle's message its
+    resolved asset; ``None`` for text, a tool call or a provider item."""
+    if isinstance(part, TextPart | ToolCall | NativeItem):
+        return None
+    if isinstance(part, ImportedAsset | RemoteAsset):
+        return part
+    return part.asset
+
+
 @dataclass
 class BodyWriter:
     """Writes messages as LMML turn bodies, one block per part: the one writer import, a
@@ -126,16 +138,15 @@ class BodyWriter:
                 )
             blocks.append(reference(fence_name))
         for part in message.parts:
-            if isinstance(part, TextPart):
+            asset = _written_asset(part)
+            if asset is not None:
+                blocks.append(reference(self.asset(asset)))
+            elif isinstance(part, TextPart):
                 text = escape_text(part.text, self.names)
                 if text:
                     blocks.append(text)
-            elif isinstance(part, ImportedAsset | RemoteAsset):
-                blocks.append(reference(self.asset(part)))
             elif isinstance(part, ToolCall | NativeItem):
                 blocks.append(self._structure(message, part))
-            else:  # an asset part of a bundle's message: its resolved asset, by its name
-                blocks.append(reference(self.asset(part.asset)))
         return blocks
 
     def _structure(self, message: ChatMessage, part: ToolCall | NativeItem) -> str:
@@ -217,6 +228,20 @@ class _Written:
         return min(start + 2, end), end
 
 
+def _entry(
+    asset: Asset | ImportedAsset | RemoteAsset, asset_names: Mapping[int, str]
+) -> tuple[str, bytes]:
+    """The entry name and bytes *asset* is written as: a remote asset by
+    :func:`~lmml_mdit.bundle.remote_entry`, an imported one by its name in *asset_names*
+    (:func:`asset_name`, by the identity of its part), a bundle's resolved asset by its
+    own name."""
+    if isinstance(asset, RemoteAsset):
+        return remote_entry(asset)
+    if isinstance(asset, ImportedAsset):
+        return asset_names[id(asset)], asset.data
+    return asset.name, asset.data
+
+
 def _write(conversation: ChatConversation) -> _Written:
     """The narrative, the entries and where each turn stands."""
     entries: dict[str, bytes] = {}
@@ -229,21 +254,15 @@ def _write(conversation: ChatConversation) -> _Written:
         for part in turn.parts
         if isinstance(part, ImportedAsset)
     }
-    names = set(asset_names.values())
-    for turn in conversation.messages:
-        for part in turn.parts:
-            if isinstance(part, RemoteAsset):
-                names.add(remote_entry(part)[0])
-            elif not isinstance(part, TextPart | ToolCall | NativeItem | ImportedAsset):
-                names.add(part.asset.name)
+    names = {
+        _entry(asset, asset_names)[0]
+        for turn in conversation.messages
+        for asset in map(_written_asset, turn.parts)
+        if asset is not None
+    }
 
-    def entry(part: Asset | ImportedAsset | RemoteAsset) -> str:
-        if isinstance(part, RemoteAsset):
-            name, data = remote_entry(part)
-        elif isinstance(part, ImportedAsset):
-            name, data = asset_names[id(part)], part.data
-        else:
-            name, data = part.name, part.data
+    def entry(asset: Asset | ImportedAsset | RemoteAsset) -> str:
+        name, data = _entry(asset, asset_names)
         if entries.get(name, data) != data:
             raise ImportFormatError(
                 f"two different assets would be written as {name!r}",

@@ -19,7 +19,9 @@ TYPE_CHECKING = False  # not typing's, which a subcommand's ``--help`` would pay
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["COMMANDS", "build_parser", "parse_arguments"]  # noqa: F822 (COMMANDS: __getattr__)
+    COMMANDS: tuple[str, ...]  # read by __getattr__ below; declared for type checkers
+
+__all__ = ["COMMANDS", "build_parser", "parse_arguments"]
 
 
 def __getattr__(name: str) -> tuple[str, ...]:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from .._place import Place
 from ..bundle import Bundle, ParseOptions
-from ..errors import ExpectError, LmmlError, location
+from ..errors import ExpectError, LmmlError
 from ..jsontypes import JSONMapping, JSONObject
 from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import declared_inputs
@@ -178,11 +179,10 @@ def said_at(where: str, error: LmmlError, own: str) -> str:
     """*error* said once at *where*, the place of a bundle whose errors name it *own*
     (its file name): ``WHERE:LINE:COL: problem (hint)`` when the error lies in that
     bundle (an entry of it as ``WHERE!ENTRY:LINE``), else ``WHERE: error`` whole."""
-    file, line, column = error.place()
-    head, bang, entry = file.partition("!")
-    if head and os.path.basename(head) != os.path.basename(own):
+    place = Place.of(error)
+    if place.file and os.path.basename(place.file) != os.path.basename(own):
         return f"{where}: {error.format()}"
-    return f"{location(where + bang + entry, line, column)}: {error.format(place=False)}"
+    return f"{place.said_as(where)}: {error.format(place=False)}"
 
 
 def _path(bundle: Bundle | str, cases: str | os.PathLike[str] | None) -> str:

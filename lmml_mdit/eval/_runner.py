@@ -19,7 +19,7 @@ from ..bundle import Bundle
 from ..chat import CaseResult, Progress, Rendering, read_conversation, write_bundle
 from ..chat.providers import FORMATS
 from ..conversation import TextPart, ToolCall
-from ..errors import LmmlError, location
+from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..run import BodySender, RunOptions
 from ..syntax import DelimiterMode, ReferenceMode
@@ -176,14 +176,13 @@ class Evaluator:
         """Report *job*'s render *failure*, its place said once: the case's line of its
         cases file (a path there refused), or a line of the case's own bundle (with no
         cases, as ``BUNDLE:LINE:COL``); a failure elsewhere (the template's line) whole."""
-        where, place = self._place(job), failure.place
+        where, place = self._place(job), failure._at
         if job.name is None:
             own = failure.lies_at(self.cases_path, job.number)
         else:
-            file, bang, entry = place[0].partition("!") if place else ("", "", "")
-            own = place is not None and file == job.bundle.file_name
+            own = place is not None and place.file == job.bundle.file_name
             if place is not None and own:
-                where = location(where + bang + entry, place[1], place[2])
+                where = place.said_as(where)
         reason = failure.problem if own else failure.error
         self.summary.errors.append(f"{where}: {job.target}: {reason}")
 
