@@ -748,14 +748,14 @@ def test_anthropic_thinking_is_kept_as_a_native_item_and_sent_back(
 
 
 def test_clients_are_reused_per_provider_and_base_url(tmp_path: Path, server: WireServer) -> None:
-    from lmml_mdit.run import _loop as loop
+    from lmml_mdit.run import _clients
 
     bundle = lmml_mdit.open(_chat(tmp_path))
     server.script(*(openai_chat(Said(["x"]), stream=False) for _ in range(2)))
     bundle.send("openai", base_url=server.url + "/v1")
-    count = len(loop._CLIENTS)
+    count = len(_clients._PROCESS)
     bundle.send("openai", base_url=server.url + "/v1")
-    assert len(loop._CLIENTS) == count
+    assert len(_clients._PROCESS) == count
 
 
 # -- tracing --------------------------------------------------------------------------------

@@ -112,6 +112,17 @@ class Evaluator:
         case = CaseValues(job.number, inputs, file=self.cases_path, folder=folder)
         return case.held(declarations)
 
+    def _sender(self, target: Target, text: str | None = None) -> BodySender:
+        """The sender of *target*'s requests (and of its judge prompts), made on first use;
+        *text* is the target's text, when the caller has made it."""
+        text = str(target) if text is None else text
+        sender = self._senders.get(text)
+        if sender is None:
+            options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
+            # Its errors name no file: _failed says the case's place.
+            sender = self._senders[text] = BodySender(options)
+        return sender
+
     async def _send(self, body: JSONObject, target: Target, text: str) -> tuple[JSONObject, bool]:
         """The stored answer for *body* at *target* (written *text*), sent for when not
         cached."""
@@ -120,11 +131,8 @@ class Evaluator:
             found = self.cache.get(key)
             if found is not None:
                 return found, True
-        sender = self._senders.get(text)
-        if sender is None:  # the client made before the pace: the wait ends in the send
-            options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
-            # Its errors name no file: _failed says the case's place.
-            sender = self._senders[text] = BodySender(options)
+        # The client is made before the pace: the wait ends in the send.
+        sender = self._sender(target, text)
         pace = self.paces.get(text)
         if pace is not None:
             await pace.wait()
@@ -154,8 +162,12 @@ class Evaluator:
         chosen = Target.parse(target) if target else self.judge
         transcript = Transcript()
         transcript.append("user", prompt)
-        reply = await transcript.asend(
-            chosen.provider, model=chosen.model, base_url=chosen.base_url, retries=self.retries
+        reply = await transcript.asend(  # through the target's client, closed by aclose
+            chosen.provider,
+            model=chosen.model,
+            base_url=chosen.base_url,
+            retries=self.retries,
+            client=self._sender(chosen).client,
         )
         return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
 
@@ -186,8 +198,10 @@ class Evaluator:
         self.summary.errors.append(f"{where}: {job.target}: {reason}")
 
     async def aclose(self) -> None:
-        """Close the clients of the targets sent to, their connections with them: once
-        every job is done, before the event loop ends."""
+        """Close the clients of the targets sent to and of the judges asked, their
+        connections with them: once every job is done, before the event loop ends (a
+        client the loop's other runs or senders still hold a share of is left to them, and
+        closed as the loop ends; see :meth:`lmml_mdit.run.BodySender.aclose`)."""
         senders = list(self._senders.values())
         self._senders.clear()
         for sender in senders:

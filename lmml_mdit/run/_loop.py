@@ -11,7 +11,6 @@ again, up to ``max_rounds``. :func:`run` and :func:`arun` differ only in how the
 from __future__ import annotations
 
 import asyncio
-import inspect
 import os
 import random
 import time
@@ -33,6 +32,7 @@ from ..errors import (
     StreamCutError,
 )
 from ..jsontypes import JSONMapping, JSONObject
+from ._clients import Key, LoopClients, close_client, loop_clients, process_client
 from ._document import Document
 from ._reply import Reply, ReplyEvent, ToolRun, Usage
 from ._tools import Tool, declared_tools, tool_result
@@ -50,8 +50,6 @@ Approve = Callable[[ToolCall], bool]
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.5
 MAX_DELAY = 60.0
-
-_CLIENTS: dict[tuple[object, ...], object] = {}
 
 
 @dataclass
@@ -101,6 +99,7 @@ class _Link:
     def __init__(self, options: RunOptions, file: str | None, *, asynchronous: bool) -> None:
         self.options = options
         self.sender: Sender = sender(options.provider)
+        self.share: tuple[LoopClients, Key] | None = None
         self.client = self._client(asynchronous)
         self.file = file
         self.attempt_events: list[ReplyEvent] = []
@@ -116,6 +115,8 @@ class _Link:
         return str(found or self.sender.default_url)
 
     def _client(self, asynchronous: bool) -> object:
+        """The options' client, else the one cached for them: for the process, or (an
+        asyncio client) for the running loop, this link holding a share of it."""
         options = self.options
         if options.client is not None:
             return options.client
@@ -129,14 +130,11 @@ class _Link:
                     cli_hint=f"set {names}, or pass --api-key; a local server takes --base-url",
                 )
             key = "unused"  # a local server (Ollama, vLLM, llama.cpp) takes any key
-        scope: object = None
-        if asynchronous:
-            scope = id(asyncio.get_running_loop())
-        cache = (self.sender.sdk, options.base_url, key, options.timeout, asynchronous, scope)
-        client = _CLIENTS.get(cache)
-        if client is None:
+        cache = (self.sender.sdk, options.base_url, key, options.timeout)
+
+        def make() -> object:
             try:
-                client = self.sender.client(
+                return self.sender.client(
                     base_url=options.base_url,
                     api_key=key,
                     timeout=options.timeout,
@@ -147,8 +145,28 @@ class _Link:
                     f"sending to {options.provider} needs the {self.sender.sdk} package",
                     hint=f"pip install 'lmml-mdit[{self.sender.extra}]'",
                 ) from None
-            _CLIENTS[cache] = client
-        return client
+
+        if not asynchronous:
+            return process_client(cache, make)
+        clients = loop_clients()
+        self.share = clients, cache
+        return clients.get(cache, make, self)
+
+    def release(self) -> None:
+        """This link's share of its asyncio client given back, the client kept cached."""
+        if self.share is not None:
+            clients, key = self.share
+            self.share = None
+            clients.release(key, self)
+
+    async def aclose(self) -> None:
+        """This link's share of its asyncio client given back; the client closed when
+        no other run or sender of its loop holds a share."""
+        if self.share is not None:
+            clients, key = self.share
+            self.share = None
+            if clients.release_last(key, self.client, self):
+                await close_client(self.client)
 
     def emit(self, event: ReplyEvent) -> None:
         self.attempt_events.append(event)
@@ -475,18 +493,22 @@ def _give_up(state: _Link, failure: Failure) -> None:
 
 
 async def arun(bundle: Bundle, options: RunOptions) -> Reply:
-    """:func:`run` with the SDK's asyncio client."""
+    """:func:`run` with the SDK's asyncio client (cached for the running loop: the run
+    holds a share of it until it ends, and the loop closes it as it ends)."""
     state = _Run(bundle, options, asynchronous=True)
-    with _run_span(state):
-        for round_number in range(1, max(1, options.max_rounds) + 1):
-            body = state.body()
-            with _chat_span(state, body) as span:
-                exchange, latency = await _asend(state, body)
-                calls = state.received(exchange, latency, span)
-            reply = _end_round(state, calls, round_number)
-            if reply is not None:
-                return reply
-    return state.result(None)
+    try:
+        with _run_span(state):
+            for round_number in range(1, max(1, options.max_rounds) + 1):
+                body = state.body()
+                with _chat_span(state, body) as span:
+                    exchange, latency = await _asend(state, body)
+                    calls = state.received(exchange, latency, span)
+                reply = _end_round(state, calls, round_number)
+                if reply is not None:
+                    return reply
+        return state.result(None)
+    finally:
+        state.release()
 
 
 async def _asend(state: _Link, body: JSONMapping) -> tuple[Exchange, float]:
@@ -511,10 +533,19 @@ async def _asend(state: _Link, body: JSONMapping) -> tuple[Exchange, float]:
 
 class BodySender:
     """Sends request bodies as they are to one provider (no tools, one round each) through
-    one client, retrying as a run does; made inside the event loop that sends."""
+    one client, retrying as a run does; made inside the event loop that sends.
+
+    Without a ``client`` in the options, the client is the one every run and sender of
+    this loop with the same provider, URL, key and timeout shares; the sender holds a share
+    of it until :meth:`aclose`, and the loop closes it as it ends (see :meth:`aclose`)."""
 
     def __init__(self, options: RunOptions, *, file: str | None = None) -> None:
         self._link = _Link(options, file, asynchronous=True)
+
+    @property
+    def client(self) -> object:
+        """The SDK client the bodies go through (the options' own, or the shared one)."""
+        return self._link.client
 
     async def send(self, body: JSONMapping) -> tuple[Exchange, float]:
         """Send *body* once; the reply and the seconds it took. *file* names what the body
@@ -527,22 +558,13 @@ class BodySender:
         return await _asend(link, body)
 
     async def aclose(self) -> None:
-        """Close the client this sender made (and every sender and run of this event loop
-        with the same provider, URL and key shares), its connections with it; a client
-        given in the options is left open. Call it when the loop's sending is done: the
-        connections otherwise outlive the loop."""
-        client = self._link.client
-        if self._link.options.client is not None:
-            return
-        for key, cached in list(_CLIENTS.items()):
-            if cached is client:
-                del _CLIENTS[key]
-        aio = getattr(client, "aio", None)  # google-genai: the asyncio side of its client
-        closer = getattr(aio, "aclose", None) or getattr(client, "close", None)
-        if closer is not None:
-            done = closer()
-            if inspect.isawaitable(done):
-                await done
+        """Give back this sender's share of its client, and close the client, its
+        connections with it, when no other sender or run of this event loop still holds
+        a share; else it stays open for them and is closed when the loop ends. A client
+        given in the options is left open. Call it when the sender's sending is done;
+        ``asyncio.run()`` (or a loop closed after ``loop.shutdown_asyncgens()``) closes
+        the loop's clients as it ends all the same."""
+        await self._link.aclose()
 
 
 async def asend_body(
@@ -550,7 +572,11 @@ async def asend_body(
 ) -> tuple[Exchange, float]:
     """Send *body* as it is, once (no tools, one round), retrying as a run does; the reply
     and the seconds it took. *file* names what the body came from in errors."""
-    return await BodySender(options, file=file).send(body)
+    sender = BodySender(options, file=file)
+    try:
+        return await sender.send(body)
+    finally:
+        sender._link.release()
 
 
 def dry_run_body(bundle: Bundle, options: RunOptions) -> JSONObject:
