@@ -51,35 +51,22 @@ def _one_row(tmp_path: Path, server: WireServer, said: list[str]) -> None:
     assert len(server.requests) == 1
 
 
+@pytest.mark.parametrize("name", ["b.lmml", "x!b.lmml"])
 def test_a_bundle_that_does_not_open_is_said_once_at_its_own_place(
-    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
     """Not ``runs/b.lmml:2: b.lmml:3: ...`` (the case's number where a line goes, the
-    place said twice): the bundle's path and its own line, once, with the hint."""
-    runs = _runs(tmp_path, "b.lmml")
-    server.script(openai_chat(Said(["Paris"]), stream=False))
-    assert _eval(runs, tmp_path / "out.jsonl", f"openai:m@{server.url}/v1") == 1
-    said = capsys.readouterr().err.splitlines()
-    assert said[:-1] == [
-        f"lmml: error: {runs / 'b.lmml'}:3: invalid UTF-8 at byte offset 20 (invalid start "
-        "byte) (save the narrative as UTF-8)",
-    ]
-    _one_row(tmp_path, server, said)
-
-
-def test_a_bundle_whose_name_holds_a_bang_is_said_at_its_own_place(
-    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A ``!`` in a bare narrative's name is no archive entry's mark: ``runs/x!b.lmml:3``,
-    as for any bundle (not the error whole after the path, as when its place was text
-    split at the ``!``)."""
+    place said twice): the bundle's path and its own line, once, with the hint. A ``!``
+    in a bare narrative's name is no archive entry's mark: ``runs/x!b.lmml:3``, as for
+    any bundle (not the error whole after the path, as when its place was text split at
+    the ``!``)."""
     runs = _runs(tmp_path)
-    (runs / "x!b.lmml").write_bytes(BAD_UTF8)
+    (runs / name).write_bytes(BAD_UTF8)
     server.script(openai_chat(Said(["Paris"]), stream=False))
     assert _eval(runs, tmp_path / "out.jsonl", f"openai:m@{server.url}/v1") == 1
     said = capsys.readouterr().err.splitlines()
     assert said[:-1] == [
-        f"lmml: error: {runs / 'x!b.lmml'}:3: invalid UTF-8 at byte offset 20 (invalid start "
+        f"lmml: error: {runs / name}:3: invalid UTF-8 at byte offset 20 (invalid start "
         "byte) (save the narrative as UTF-8)",
     ]
     _one_row(tmp_path, server, said)
