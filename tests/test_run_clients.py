@@ -223,3 +223,78 @@ def test_aevaluate_closes_its_judges_client_before_the_loop_ends(
             return _open_clients() - before
 
         assert asyncio.run(go()) == set()
+
+
+# -- the synchronous clients: one per process, closed as it exits ---------------------------
+
+
+def test_threads_sending_at_once_make_one_synchronous_client(
+    tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four threads' first sends with the same settings share one client (each made its
+    own, and three were dropped unclosed)."""
+    import openai
+
+    path = tmp_path / "chat.lmml"
+    path.write_text(CHAT, encoding="utf-8")
+    bundle = lmml_mdit.open(path)
+    made: list[object] = []
+    real_init = openai.OpenAI.__init__
+
+    def slow_init(client: openai.OpenAI, *args: object, **kwargs: object) -> None:
+        made.append(client)
+        threading.Event().wait(0.2)  # the window in which the other threads ask
+        real_init(client, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(openai.OpenAI, "__init__", slow_init)
+    server.script(*(openai_chat(Said(["Hi"]), stream=False) for _ in range(4)))
+    replies: list[str] = []
+    start = threading.Barrier(4)
+
+    def send() -> None:
+        start.wait()
+        reply = bundle.send("openai", base_url=server.url + "/v1", api_key="threads-key")
+        replies.append(reply.text)
+
+    threads = [threading.Thread(target=send) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert replies == ["Hi"] * 4
+    assert len(made) == 1
+
+
+_AT_EXIT = """
+import atexit, gc, sys
+import openai
+sys.path.insert(0, {tests!r})
+from lmml_mdit.cli import main
+
+def report():  # registered first, so it runs after the library's own exit handler
+    clients = [found for found in gc.get_objects() if isinstance(found, openai.OpenAI)]
+    print("open" if any(not client.is_closed() for client in clients) else "closed")
+
+atexit.register(report)
+sys.exit(main(["run", {path!r}, "--base-url", {url!r}, "--no-stream", "-q"]))
+"""
+
+
+def test_the_synchronous_client_is_closed_as_the_interpreter_exits(
+    tmp_path: Path, server: WireServer
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "chat.lmml"
+    path.write_text(CHAT, encoding="utf-8")
+    server.script(openai_chat(Said(["Hi"]), stream=False))
+    tests = str(Path(__file__).parent)
+    script = _AT_EXIT.format(tests=tests, path=str(path), url=server.url + "/v1")
+    env = dict(os.environ, PYTHONPATH=str(Path(tests).parent), OPENAI_API_KEY="k")
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "closed"

@@ -1,5 +1,6 @@
 """The SDK clients sends go through, made once and shared: a synchronous client for the
-whole process, an asyncio client for its event loop, closed on that loop as it ends.
+whole process, closed as it exits, and an asyncio client for its event loop, closed on
+that loop as it ends.
 
 An asyncio client's connections belong to the loop that opened them, so each loop has its
 own clients (:class:`LoopClients`), held by the loop object in a
@@ -23,6 +24,8 @@ users and is closed at the loop's end).
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import inspect
 import threading
 import weakref
@@ -36,15 +39,34 @@ _LOOPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopClients] = (
     weakref.WeakKeyDictionary()
 )
 _LOCK = threading.Lock()  # _LOOPS is shared by the threads that each run a loop
+_PROCESS_LOCK = threading.Lock()
 
 
 def process_client(key: Key, make: Callable[[], object]) -> object:
-    """The synchronous client for *key*, made by *make* the first time; kept for the
-    process (it holds no event loop)."""
+    """The synchronous client for *key*, made by *make* the first time (by one thread,
+    when several ask at once); kept for the process (it holds no event loop) and closed
+    as the interpreter exits."""
     client = _PROCESS.get(key)
     if client is None:
-        client = _PROCESS[key] = make()
+        with _PROCESS_LOCK:
+            client = _PROCESS.get(key)
+            if client is None:
+                if not _PROCESS:
+                    atexit.register(_close_process_clients)
+                client = _PROCESS[key] = make()
     return client
+
+
+def _close_process_clients() -> None:
+    """Close the synchronous clients and their connections, as the interpreter exits."""
+    with _PROCESS_LOCK:
+        clients = list(_PROCESS.values())
+        _PROCESS.clear()
+    for client in clients:
+        closer = getattr(client, "close", None)
+        if closer is not None:
+            with contextlib.suppress(Exception):  # exiting: the others are closed all the same
+                closer()
 
 
 async def close_client(client: object) -> None:

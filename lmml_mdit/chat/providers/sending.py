@@ -340,7 +340,12 @@ def split_known(method: Callable[..., object], body: JSONMapping) -> JSONObject:
 
 def _not_given(method: Callable[..., object]) -> object | None:
     """The ``NOT_GIVEN`` of the SDK *method* belongs to, or None when it has none."""
-    package = getattr(method, "__module__", "").partition(".")[0]
+    return _package_not_given(getattr(method, "__module__", "").partition(".")[0])
+
+
+@functools.lru_cache(maxsize=16)
+def _package_not_given(package: str) -> object | None:
+    """The ``NOT_GIVEN`` of the SDK *package*, looked up once."""
     try:
         found: object | None = getattr(importlib.import_module(package), "NOT_GIVEN", None)
     except ImportError:
