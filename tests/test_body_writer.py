@@ -23,10 +23,7 @@ def _named(part: ImportedAsset | RemoteAsset) -> str:
 
 
 def _text(*messages: ChatMessage, writer: BodyWriter) -> str:
-    sections = [
-        "\n\n".join([turn_heading(number, message.role), *writer.blocks(message)])
-        for number, message in enumerate(messages, 1)
-    ]
+    sections = [writer.section(number, message) for number, message in enumerate(messages, 1)]
     return "\n\n".join(sections) + "\n"
 
 
@@ -54,6 +51,13 @@ def test_provider_items_are_numbered_after_those_already_written() -> None:
     blocks = writer.blocks(ChatMessage("assistant", [NativeItem("gemini", "part", {"a": 1})]))
     assert blocks[0].startswith("@@@gemini.part.3.json\n")
     assert writer.natives == 3
+
+
+def test_a_section_is_the_turn_heading_then_the_blocks() -> None:
+    writer = BodyWriter(frozenset({"chart.png"}), _named)
+    message = ChatMessage("user", [TextPart("see @chart.png"), ImportedAsset(b"png", "x/y")])
+    assert writer.section(4, message) == "## Turn 4 -- user\n\nsee \\@chart.png\n\n@chart.png"
+    assert writer.section(5, ChatMessage("assistant", [])) == turn_heading(5, "assistant")
 
 
 @pytest.mark.parametrize(

@@ -149,6 +149,13 @@ class BodyWriter:
                 blocks.append(self._structure(message, part))
         return blocks
 
+    def section(self, number: int, message: ChatMessage) -> str:
+        """Turn *number* written: its heading (:func:`turn_heading`), then its blocks.
+
+        :raises ImportFormatError: as :meth:`blocks`.
+        """
+        return "\n\n".join([turn_heading(number, message.role), *self.blocks(message)])
+
     def _structure(self, message: ChatMessage, part: ToolCall | NativeItem) -> str:
         if isinstance(part, ToolCall):
             return self._call(message, part)
@@ -276,9 +283,7 @@ def _write(conversation: ChatConversation) -> _Written:
     starts = array.array("q")
     offset = 0
     for number, turn in enumerate(conversation.messages, start=1):
-        blocks = writer.blocks(turn)
-        section = "\n\n".join([turn_heading(number, turn.role), *blocks])
-        del blocks
+        section = writer.section(number, turn)
         roles.append(turn.role)
         starts.append(offset)
         offset += len(section) + 2

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from ..bundle import load_front_matter
-from ..chat import BodyWriter, turn_heading, without_escapes
+from ..chat import BodyWriter, without_escapes
 from ..conversation import ChatMessage, ImportedAsset, MessagePart, TextPart
 from ..errors import InvalidSettingsError, PromptFileError, PromptFileWarning
 from ..media import media_type_for
@@ -235,7 +235,7 @@ def lmml_text(prompt: Prompt) -> str:
     writer = BodyWriter(frozenset(prompt.assets), lambda part: named[id(part)])
     for number, (role, text) in enumerate(prompt.turns, 1):
         message = ChatMessage(_ROLE_OF[role], _parts(text, prompt.assets, named))
-        sections.append("\n\n".join([turn_heading(number, role), *writer.blocks(message)]))
+        sections.append(writer.section(number, message))
     return "\n\n".join(sections) + "\n"
 
 
