@@ -13,7 +13,7 @@ import builtins
 import contextlib
 import functools
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from ..errors import (
@@ -81,6 +81,21 @@ def _unsafe_error(
     )
 
 
+class _EntryNames(tuple[str, ...]):
+    """Entry names in archive order, asked ``name in`` as a set is: a preview or an export
+    asks it for every embed, and a tuple would scan them all each time."""
+
+    _set: frozenset[str]
+
+    def __new__(cls, names: Iterable[str]) -> _EntryNames:
+        made = super().__new__(cls, names)
+        made._set = frozenset(made)
+        return made
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._set
+
+
 CLOSEST_NAME_BUDGET = 5_000
 """How many candidate names :meth:`Bundle.closest_asset` compares, over all the names it is
 asked about, before it stops suggesting (a comparison costs a few microseconds)."""
@@ -133,6 +148,7 @@ class Bundle:
         self.base_dir = base_dir
         self.inline_report: InlineReport | None = None
         self._entries: dict[str, bytes | None] = dict(entries or {})
+        self._names: _EntryNames | None = None  # entries, made on first use
         self._closest: dict[str, str | None] = {}  # closest_asset's answers, by name
         self._comparisons = 0  # how many names closest_asset has compared
         self._archive = archive
@@ -220,7 +236,10 @@ class Bundle:
     @property
     def entries(self) -> tuple[str, ...]:
         """Asset entry names in archive order (the narrative entry excluded)."""
-        return tuple(self._entries)
+        names = self._names
+        if names is None or len(names) != len(self._entries):
+            names = self._names = _EntryNames(self._entries)
+        return names
 
     def _first_line(self, name: str) -> tuple[int | None, int | None]:
         embed = self.narrative.embed(name)

@@ -204,9 +204,14 @@ def _highlight(code: str, *, filename: str | None, language: str | None, enabled
     if enabled and PYGMENTS_AVAILABLE and len(code) <= MAX_HIGHLIGHT_CHARS:
         lexer = _lexer(filename, language, code)
         if lexer is not None:
-            formatter = HtmlFormatter(nowrap=True)
-            return str(_pygments_highlight(code, lexer, formatter))
+            return str(_pygments_highlight(code, lexer, _formatter()))
     return html.escape(code, quote=False)
+
+
+@functools.cache
+def _formatter() -> HtmlFormatter:  # type: ignore[type-arg]
+    """The one formatter every highlight shares (making one builds its style table)."""
+    return HtmlFormatter(nowrap=True)
 
 
 def _lexer(filename: str | None, language: str | None, code: str) -> Lexer | None:
