@@ -6,16 +6,18 @@ times ``open()`` (from the narrative bytes), ``validate()``, ``messages()`` (Ope
 ``render_html()``, ``to_markdown()``, ``pack()``, ``inline()`` and
 ``Transcript.from_bundle()`` on each. It prints the 2x/1x ratio of the best CPU times
 (:func:`time.process_time`; the garbage collector is paused during each call, as
-:mod:`timeit` does; the 1x and 2x calls take turns, so a slow spell of the machine
-falls on both). Linear work gives a ratio near 2; a ratio
-near 4 means quadratic work; the goal for the worst is 2.2 (the script
-exits 1 above it). For each shape it also times the full parse of the 2x narrative
-(``lmml_mdit.parse(text, full_parse=True)``, every inline token built, as markdown-it
-builds them) against bare markdown-it-py's parse of the same text
+:mod:`timeit` does; the 1x and 2x calls take turns, so a slow spell of the machine falls on
+both). Linear work gives a ratio near 2; a ratio near 4 means quadratic work; the goal for
+the worst is 2.2 (the script exits 1 above it). A row over the goal is measured again, twice
+at most, and keeps its lowest ratio: on a shared machine 5 to 8 of the 56 rows over 10 ms
+landed over 2.2 by chance in each of three runs, while work that grows faster than linearly
+stays over it. For each shape it also times the full parse of the 2x narrative
+(``lmml_mdit.parse(text, full_parse=True)``, every inline token built, as markdown-it builds
+them) against bare markdown-it-py's parse of the same text
 (``MarkdownIt("commonmark").parse``); the goal for the worst of those ratios is 2.0 (exit 1
-above it). A call that raises an :class:`~lmml_mdit.LmmlError` is timed
-up to the error (the shape is then refused, which is also an answer); any other exception
-is a bug and stops the script.
+above it). A call that raises an :class:`~lmml_mdit.LmmlError` is timed up to the error (the
+shape is then refused, which is also an answer); any other exception is a bug and stops the
+script.
 
 Shapes (sizes at ``--scale 1``):
 
@@ -58,6 +60,9 @@ MB = 1_000_000
 
 DOUBLING_GOAL = 2.2
 """Doubling the input may at most double the time, within 10%."""
+
+RECHECKS = 2
+"""How many times a row over :data:`DOUBLING_GOAL` is measured again before it counts."""
 
 BARE_GOAL = 2.0
 """The LMML parse of a hostile text may take at most twice bare markdown-it-py's parse."""
@@ -215,11 +220,21 @@ def main(argv: list[str] | None = None) -> int:
             actions = [_operations(bundle)[operation] for bundle in bundles]
             times, outcomes = _best_times(actions, options.reps)
             ratio = times[1] / times[0] if times[0] > 0 else float("nan")
+            note = ""
+            for _ in range(RECHECKS):
+                if not (times[0] > 0.01 and ratio > DOUBLING_GOAL):
+                    break
+                # Over the goal: measured again before it counts, keeping the lower ratio
+                # (a slow spell of the machine passes; quadratic work stays near 4).
+                again, _ = _best_times(actions, options.reps)
+                if again[1] / again[0] < ratio:
+                    times, ratio = again, again[1] / again[0]
+                note = " (measured again)"
             if times[0] > 0.01 and ratio > worst:  # tiny times are noise, not a verdict
                 worst, worst_at = ratio, f"{shape} {operation}"
             print(
                 f"{shape:<14} {operation:<12} {times[0]:8.3f} {times[1]:8.3f} {ratio:6.2f}  "
-                f"{'/'.join(sorted(set(outcomes)))}"
+                f"{'/'.join(sorted(set(outcomes)))}{note}"
             )
         text = bundles[1].narrative.source
         (bare_time, lmml_time), _ = _best_times(
