@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import importlib.util
 import os
 import statistics
 import sys
@@ -348,6 +349,10 @@ def _quartiles(values: list[float]) -> str:
     return f"{first * 1000:.2f}-{third * 1000:.2f} ms"
 
 
+PEER_MODULES = ("dotpromptz", "prompty", "langchain_core", "banks")
+"""The peers' import names (the ``bench`` extra installs them)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=45)
@@ -359,6 +364,14 @@ def main(argv: list[str] | None = None) -> int:
         help="parse the narrative on every open (keep no parse from one open to the next)",
     )
     args = parser.parse_args(argv)
+    absent = [module for module in PEER_MODULES if importlib.util.find_spec(module) is None]
+    if absent:
+        print(
+            f"bench_peers: the peers {', '.join(absent)} are not installed; install the "
+            "bench extra: pip install -e '.[bench]'",
+            file=sys.stderr,
+        )
+        return 2
     if args.parse_anew:
         TOOLS["lmml_mdit"] = lmml_request_unshared
     warnings.filterwarnings("ignore", message="The function `loads` is in beta")
