@@ -11,13 +11,11 @@ a goal is missed.
 
 from __future__ import annotations
 
-import gc
 import sys
-import time
-from collections.abc import Callable
 from functools import partial
 
 import mdformat
+from bench_parse import best_times
 from goals import exit_status
 
 from lmml_mdit.toolchain import format_text
@@ -46,31 +44,12 @@ FLAT_GOAL = 1.2
 it flat; both sides share mdformat's own cost)."""
 
 
-def best_times(functions: list[Callable[[], object]], rounds: int = 5) -> list[float]:
-    """The least CPU time of each of *functions* over *rounds* rounds, taking turns within
-    each round (the collector paused during each call), so a slow spell of the machine
-    falls on both sides of a ratio."""
-    best = [float("inf")] * len(functions)
-    for _ in range(rounds):
-        for index, function in enumerate(functions):
-            gc.collect()
-            gc.disable()
-            start = time.process_time()
-            try:
-                function()
-            finally:
-                elapsed = time.process_time() - start
-                gc.enable()
-            best[index] = min(best[index], elapsed)
-    return best
-
-
 def main() -> int:
     turns = int(sys.argv[1]) if len(sys.argv) > 1 else 400
     ratios = []
     for size in (turns, turns * 4):
         text = narrative(size)
-        bare, ours = best_times([partial(mdformat.text, text), partial(format_text, text)])
+        bare, ours = best_times([partial(mdformat.text, text), partial(format_text, text)], 5)
         ratios.append(ours / bare)
         print(
             f"{size:6d} turns, {len(text) / 1024:8.1f} KiB: bare mdformat {bare:.3f} s, "

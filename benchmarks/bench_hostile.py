@@ -40,9 +40,7 @@ Shapes (sizes at ``--scale 1``):
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
-import time
 import warnings
 from collections.abc import Callable
 from functools import partial
@@ -50,6 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_parse import best_times
 from markdown_it import MarkdownIt
 
 import lmml_mdit
@@ -153,31 +152,15 @@ def _run(action: Callable[[], object]) -> str:
     return "ok"
 
 
-def _timed(action: Callable[[], object]) -> tuple[float, str]:
-    """One run of *action*: its CPU time (the garbage collector paused) and its outcome."""
-    gc.collect()
-    gc.disable()
-    started = time.process_time()
-    try:
-        outcome = _run(action)
-    finally:
-        elapsed = time.process_time() - started
-        gc.enable()
-    return elapsed, outcome
-
-
 def _best_times(actions: list[Callable[[], object]], reps: int) -> tuple[list[float], list[str]]:
-    """The best CPU time of each of *actions* over *reps* rounds, and their outcomes.
-
-    The actions take turns within each round (1x, 2x, 1x, 2x, ...), so a slow spell of
-    the machine slows both sides of a ratio rather than one of them."""
-    best = [float("inf")] * len(actions)
+    """The best CPU time of each of *actions* over *reps* rounds (:func:`bench_parse.best_times`:
+    the 1x and 2x calls take turns), and the outcome of each."""
     outcomes = ["ok"] * len(actions)
-    for _ in range(reps):
-        for index, action in enumerate(actions):
-            elapsed, outcomes[index] = _timed(action)
-            best[index] = min(best[index], elapsed)
-    return best, outcomes
+
+    def run(index: int) -> None:
+        outcomes[index] = _run(actions[index])
+
+    return best_times([partial(run, index) for index in range(len(actions))], reps), outcomes
 
 
 def _bundle(shape: str, text: str, size: int) -> Bundle:

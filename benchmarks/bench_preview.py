@@ -18,12 +18,11 @@ against the bare parse of its narrative is judged by ``bench_messages.py``.)
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench_parse import best_times
 from markdown_it import MarkdownIt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -61,25 +60,9 @@ def bundle(turns: int) -> Bundle:
     return Bundle.from_zip("bench", narrative(turns), entries)
 
 
-def _timed(action: Callable[[], object]) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        started = time.process_time()
-        action()
-        return time.process_time() - started
-    finally:
-        gc.enable()
-
-
 def measure(contenders: dict[str, Callable[[], object]], reps: int) -> dict[str, float]:
-    best = dict.fromkeys(contenders, float("inf"))
-    names = list(contenders)
-    for round_ in range(reps):
-        order = names if round_ % 2 == 0 else names[::-1]
-        for name in order:
-            best[name] = min(best[name], _timed(contenders[name]))
-    return best
+    """The best CPU time of each contender (:func:`bench_parse.best_times`)."""
+    return dict(zip(contenders, best_times(list(contenders.values()), reps), strict=True))
 
 
 def main(argv: list[str] | None = None) -> int:
