@@ -174,53 +174,91 @@ def schema_problems(value: object, schema: JSONMapping, path: JsonPath = ()) -> 
     """
     types = schema.get("type")
     if types is not None:
-        names = [types] if isinstance(types, str) else list(types)
-        if not any(_is_type(value, name) for name in names):
+        if isinstance(types, str):
+            conforms = _is_type(value, types)
+            names = [types]
+        else:
+            names = list(types)
+            conforms = any(_is_type(value, name) for name in names)
+        if not conforms:
             wanted = _either([_TYPE_WORDS[name] for name in names])
             return [SchemaProblem(path, value, f"must be {wanted}, not {type_word(value)}")]
     problems: list[SchemaProblem] = []
-
-    def fail(problem: str) -> None:
-        problems.append(SchemaProblem(path, value, problem))
-
     if "enum" in schema and not any(_same(value, choice) for choice in schema["enum"]):
-        fail(f"must be one of {', '.join(json.dumps(choice) for choice in schema['enum'])}")
-    if _is_type(value, "number"):
-        number: float = value  # type: ignore[assignment]
-        if "minimum" in schema and number < schema["minimum"]:
-            fail(f"must be at least {_bound(schema['minimum'])}")
-        if "maximum" in schema and number > schema["maximum"]:
-            fail(f"must be at most {_bound(schema['maximum'])}")
-        if "exclusiveMinimum" in schema and number <= schema["exclusiveMinimum"]:
-            fail(f"must be more than {_bound(schema['exclusiveMinimum'])}")
-        if "exclusiveMaximum" in schema and number >= schema["exclusiveMaximum"]:
-            fail(f"must be less than {_bound(schema['exclusiveMaximum'])}")
-    if isinstance(value, str):
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            fail("must not be empty" if schema["minLength"] == 1 else "is too short")
-        if "pattern" in schema and re.search(schema["pattern"], value) is None:
-            fail(f"must match {schema['pattern']}")
-    if isinstance(value, list):
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            fail(f"must have at least {schema['minItems']} items")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            fail(f"must have at most {schema['maxItems']} items")
-        items = schema.get("items")
-        if isinstance(items, dict):
-            for index, item in enumerate(value):
-                problems.extend(schema_problems(item, items, (*path, index)))
+        choices = ", ".join(json.dumps(choice) for choice in schema["enum"])
+        problems.append(SchemaProblem(path, value, f"must be one of {choices}"))
+    # The types are exclusive: the rules of the value's own type apply.
     if isinstance(value, dict):
-        missing = [key for key in schema.get("required", ()) if key not in value]
+        problems.extend(_mapping_problems(value, schema, path))
+    elif isinstance(value, str):
+        problems.extend(_string_problems(value, schema, path))
+    elif isinstance(value, list):
+        problems.extend(_list_problems(value, schema, path))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        problems.extend(_number_problems(value, schema, path))
+    return problems
+
+
+def _number_problems(value: float, schema: JSONMapping, path: JsonPath) -> list[SchemaProblem]:
+    found: list[str] = []
+    if "minimum" in schema and value < schema["minimum"]:
+        found.append(f"must be at least {_bound(schema['minimum'])}")
+    if "maximum" in schema and value > schema["maximum"]:
+        found.append(f"must be at most {_bound(schema['maximum'])}")
+    if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+        found.append(f"must be more than {_bound(schema['exclusiveMinimum'])}")
+    if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
+        found.append(f"must be less than {_bound(schema['exclusiveMaximum'])}")
+    return [SchemaProblem(path, value, problem) for problem in found]
+
+
+def _string_problems(value: str, schema: JSONMapping, path: JsonPath) -> list[SchemaProblem]:
+    found: list[str] = []
+    if "minLength" in schema and len(value) < schema["minLength"]:
+        found.append("must not be empty" if schema["minLength"] == 1 else "is too short")
+    if "pattern" in schema and re.search(schema["pattern"], value) is None:
+        found.append(f"must match {schema['pattern']}")
+    return [SchemaProblem(path, value, problem) for problem in found]
+
+
+def _list_problems(value: list[object], schema: JSONMapping, path: JsonPath) -> list[SchemaProblem]:
+    problems: list[SchemaProblem] = []
+    if "minItems" in schema and len(value) < schema["minItems"]:
+        problems.append(
+            SchemaProblem(path, value, f"must have at least {schema['minItems']} items")
+        )
+    if "maxItems" in schema and len(value) > schema["maxItems"]:
+        problems.append(SchemaProblem(path, value, f"must have at most {schema['maxItems']} items"))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        for index, item in enumerate(value):
+            problems.extend(schema_problems(item, items, (*path, index)))
+    return problems
+
+
+def _mapping_problems(
+    value: dict[str, object], schema: JSONMapping, path: JsonPath
+) -> list[SchemaProblem]:
+    problems: list[SchemaProblem] = []
+    required = schema.get("required")
+    if required:
+        missing = [key for key in required if key not in value]
         if missing:
-            fail(f"must have {_either([repr(key) for key in missing])}")
-        properties: JSONMapping = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
-        for key, item in value.items():
-            sub = properties.get(key, extra)
-            if sub is False:
-                problems.append(SchemaProblem((*path, key), item, "is not a known key"))
-            elif isinstance(sub, dict):
-                problems.extend(schema_problems(item, sub, (*path, key)))
+            problems.append(
+                SchemaProblem(path, value, f"must have {_either([repr(key) for key in missing])}")
+            )
+    properties: JSONMapping | None = schema.get("properties")
+    extra = schema.get("additionalProperties", True)
+    if properties is None and extra is True:
+        return problems  # no key has a rule
+    if properties is None:
+        properties = {}
+    for key, item in value.items():
+        sub = properties.get(key, extra)
+        if sub is False:
+            problems.append(SchemaProblem((*path, key), item, "is not a known key"))
+        elif isinstance(sub, dict):
+            problems.extend(schema_problems(item, sub, (*path, key)))
     return problems
 
 

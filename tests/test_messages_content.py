@@ -129,6 +129,31 @@ def test_a_plain_turn_is_cut_as_the_line_by_line_walk_cuts_it(text: str) -> None
         assert sliced == turn_segments(narrative, turn, skip_lines=elsewhere)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## user\n\nalpha @a.png\n\nbeta\n",
+        "Be brief.\n\n## user\n\n\n@a.png @b.png\n\nafter\n\n\n## assistant\nok\n",
+        "## user\n- one @a.png\n- two\n\n> quote @b.png\n\n## user\n@a.png\n",
+    ],
+)
+@pytest.mark.parametrize("filled", ["", "   ", "a value", "  padded"])
+def test_a_turn_with_finished_lines_is_cut_as_the_line_by_line_walk_cuts_it(
+    text: str, filled: str
+) -> None:
+    """A template's finished lines (one line each) go into the slices; the walk line by
+    line, which a line to skip outside every turn forces, cuts the same segments, at the
+    same source lines."""
+    bundle = zip_bundle(text, {"a.png": png(), "b.png": png(seed=1)})
+    narrative = bundle.narrative
+    elsewhere = frozenset({len(narrative.lines) + 10})
+    for turn in narrative.turns:
+        lines = range(turn.start_line - 1, max(turn.end_line, turn.start_line - 1))
+        for edited in ({line: filled} for line in lines):
+            sliced = turn_segments(narrative, turn, fills=edited)
+            assert sliced == turn_segments(narrative, turn, skip_lines=elsewhere, fills=edited)
+
+
 def test_budget_omits_and_warns() -> None:
     text = "## user\n@a.png @b.png\n"
     big, small = png(40, 40, 1), png(1, 1, 2)

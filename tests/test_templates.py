@@ -628,3 +628,23 @@ def test_the_inputs_old_path_keeps_every_name() -> None:
         assert getattr(old, name) is getattr(new, name), name
     with pytest.raises(AttributeError):
         _ = old.no_such_name  # type: ignore[attr-defined]
+
+
+_ROWS = ["", "   ", "text", "{{ v }}", "a {{ v }} b", "{{ v }}{{ v }}", "- {{ v }}"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(st.sampled_from(_ROWS), min_size=1, max_size=6),
+    value=st.sampled_from(["", " ", "word", "two words", "  padded  "]),
+)
+def test_a_filled_turn_sends_what_the_same_text_written_by_hand_sends(
+    rows: list[str], value: str
+) -> None:
+    """A value of one line finishes its line, wherever the line stands in its turn (first,
+    last, blank around it); the turn reads as if the value had been typed in."""
+    body = "\n".join(rows)
+    turns = f"## user\n\n{body}\n\n## assistant\n\nok {{{{ v }}}}\n\n## user\n\n{body}\n"
+    bundle = Bundle.from_text("t.lmml", "---\ninputs:\n  v: string\n---\n" + turns)
+    by_hand = Bundle.from_text("t.lmml", turns.replace("{{ v }}", value))
+    assert bundle.messages("openai", inputs={"v": value}) == by_hand.messages("openai")

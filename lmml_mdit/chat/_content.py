@@ -238,14 +238,21 @@ def turn_segments(
     cut_points = sorted(placements)
     if not cut_points or cut_points[-1] != end:
         cut_points.append(end)
-    if not replaced and not escapes and not fills:
-        # Every line is sent as written (the common turn): each run between cuts is one
-        # slice of the lines, and every cut but the turn's end places embeds.
+    source: Sequence[str] | None = None
+    if not replaced and not escapes:
+        # *source* holds the lines from *offset* on.
+        source, offset = (lines, 0) if not fills else _finished_lines(lines, start, end, fills)
+    if source is not None:
+        # Every line is sent as written, or as one finished line of a template's (the
+        # common turn): each run between cuts is one slice of the lines, and every cut but
+        # the turn's end places embeds.
         cursor = start
         for cut in cut_points:
-            top, bottom = blank_edges(lines, cursor, cut) if cursor < cut else (cut, cut)
-            if top < bottom:
-                segments.append(TextSegment("\n".join(lines[top:bottom]), top + 1))
+            if cursor < cut:
+                top, bottom = blank_edges(source, cursor - offset, cut - offset)
+                if top < bottom:
+                    text = "\n".join(source[top:bottom])
+                    segments.append(TextSegment(text, top + offset + 1))
             cursor = max(cursor, cut)
             segments.extend(EmbedSegment(embed, False) for embed in placements.get(cut, ()))
         return segments
@@ -315,6 +322,24 @@ def turn_segments(
             )
     flush()
     return segments
+
+
+def _finished_lines(
+    lines: Sequence[str], start: int, end: int, fills: Fills
+) -> tuple[Sequence[str] | None, int]:
+    """This turn's lines (``[start, end)``) with its edited lines put in, and the line the
+    first of them is: all *lines* from 0 when none is edited; None when one is cut for a
+    part or makes lines of a value's newlines (those go line by line)."""
+    finished: list[str] | None = None
+    for number, edits in fills.items():
+        if not start <= number < end:
+            continue
+        if not isinstance(edits, str) or "\n" in edits:
+            return None, 0
+        if finished is None:
+            finished = list(lines[start:end])
+        finished[number - start] = edits
+    return (finished, start) if finished is not None else (lines, 0)
 
 
 def edited_line(

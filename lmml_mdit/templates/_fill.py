@@ -183,28 +183,57 @@ class Template:
 
         :raises InputError: as :meth:`fills`.
         """
-        texts: dict[tuple[str, tuple[str, ...]], str] = {}
+        slots, plans = self._line_plans
+        texts: list[str] = []
+        for spec, placeholder in slots:  # each value's text once, in the lines' order
+            if spec.name not in bound:
+                texts.append("")  # an optional input left without a value
+            else:
+                texts.append(input_text(_value_at(spec, bound[spec.name], placeholder), spec.name))
         out: dict[int, str | list[Edit]] = {}
-        for line, parts in self._text_lines.items():
-            pieces: list[str] = []
-            for part in parts:
-                if isinstance(part, str):
-                    pieces.append(part)
-                    continue
-                spec, placeholder = part
-                key = (spec.name, placeholder.fields)
-                text = texts.get(key)
-                if text is None:
-                    if spec.name not in bound:
-                        text = ""  # an optional input left without a value
-                    else:
-                        text = input_text(_value_at(spec, bound[spec.name], placeholder), spec.name)
-                    texts[key] = text
-                pieces.append(text)
-            out[line] = "".join(pieces)
+        for line, parts, places in plans:
+            if not places:
+                out[line] = parts[0]
+                continue
+            filled = parts.copy()
+            for position, slot in places:
+                filled[position] = texts[slot]
+            out[line] = "".join(filled)
         if self._cut_lines:
             out.update(self.fills(bound, limit=limit, lines=self._cut_lines))
         return out
+
+    @functools.cached_property
+    def _line_plans(
+        self,
+    ) -> tuple[
+        tuple[tuple[InputSpec, Placeholder], ...],
+        tuple[tuple[int, list[str], tuple[tuple[int, int], ...]], ...],
+    ]:
+        """:attr:`_text_lines` made ready to fill: the distinct ``(spec, placeholder)``
+        slots whose texts a rendering works out (one per input and fields, in the order the
+        lines name them), and per line its pieces with a blank at each slot, as
+        ``(line, pieces, ((position, slot), ...))``."""
+        slot_of: dict[tuple[str, tuple[str, ...]], int] = {}
+        slots: list[tuple[InputSpec, Placeholder]] = []
+        plans: list[tuple[int, list[str], tuple[tuple[int, int], ...]]] = []
+        for line, compiled in self._text_lines.items():
+            parts: list[str] = []
+            places: list[tuple[int, int]] = []
+            for part in compiled:
+                if isinstance(part, str):
+                    parts.append(part)
+                    continue
+                spec, placeholder = part
+                key = (spec.name, placeholder.fields)
+                slot = slot_of.get(key)
+                if slot is None:
+                    slot = slot_of[key] = len(slots)
+                    slots.append(part)
+                places.append((len(parts), slot))
+                parts.append("")
+            plans.append((line, parts if places else ["".join(parts)], tuple(places)))
+        return tuple(slots), tuple(plans)
 
     @functools.cached_property
     def _edited_lines(self) -> frozenset[int]:
@@ -214,6 +243,11 @@ class Template:
     def _cut_lines(self) -> frozenset[int]:
         """The edited lines not finished as text: those an asset or messages input cuts."""
         return self._edited_lines - self._text_lines.keys()
+
+    @functools.cached_property
+    def _cut_places(self) -> list[tuple[int, int, int, InputSpec, Placeholder, bool]]:
+        """:attr:`_places` on :attr:`_cut_lines`, in document order."""
+        return [place for place in self._places if place[0] in self._cut_lines]
 
     @functools.cached_property
     def _places_at(self) -> dict[int, list[tuple[int, int, int, InputSpec, Placeholder, bool]]]:
@@ -240,11 +274,13 @@ class Template:
                 edits.setdefault(line, []).append((column, column + 1, ""))
         files: dict[str, InputFile] = {}
         conversations: dict[str, Bundle] = {}
-        places = (
-            self._places
-            if lines is None
-            else [place for line in sorted(lines) for place in self._places_at.get(line, ())]
-        )
+        places: Sequence[tuple[int, int, int, InputSpec, Placeholder, bool]]
+        if lines is None:
+            places = self._places
+        elif lines is self._cut_lines:
+            places = self._cut_places
+        else:
+            places = [place for line in sorted(lines) for place in self._places_at.get(line, ())]
         for line, start, end, spec, placeholder, is_asset in places:
             replacement: str | InputAsset | InputMessages
             name = spec.name

@@ -144,17 +144,32 @@ def _fits_float(value: int) -> bool:
 
 def _encodable(value: object) -> bool:
     """Whether every string in *value* (keys and values, nested) is valid Unicode."""
+    if isinstance(value, str):
+        return is_unicode(value)
     pending = [value]
     while pending:
         item = pending.pop()
-        if isinstance(item, str):
-            if not is_unicode(item):
-                return False
-        elif isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
+        if isinstance(item, dict):
+            for key, sub in item.items():
+                if isinstance(key, str):
+                    if not is_unicode(key):
+                        return False
+                elif isinstance(key, tuple):
+                    pending.append(key)
+                if isinstance(sub, str):
+                    if not is_unicode(sub):
+                        return False
+                elif isinstance(sub, (dict, list, tuple)):
+                    pending.append(sub)
         elif isinstance(item, (list, tuple)):
-            pending.extend(item)
+            for sub in item:
+                if isinstance(sub, str):
+                    if not is_unicode(sub):
+                        return False
+                elif isinstance(sub, (dict, list, tuple)):
+                    pending.append(sub)
+        elif isinstance(item, str) and not is_unicode(item):
+            return False
     return True
 
 
