@@ -1,24 +1,6 @@
 """The SDK clients sends go through, made once and shared: a synchronous client for the
-whole process, closed as it exits, and an asyncio client for its event loop, closed on
-that loop as it ends.
-
-An asyncio client's connections belong to the loop that opened them, so each loop has its
-own clients (:class:`LoopClients`), held by the loop object in a
-:class:`weakref.WeakKeyDictionary` (never by ``id()``, which a later loop can be given).
-The first client cached for a loop also starts a small async generator there, held with
-the clients. ``asyncio.run()`` and ``asyncio.Runner`` end a loop by cancelling its tasks,
-then ``await loop.shutdown_asyncgens()``, which closes every async generator still open
-that started on the loop, then ``loop.close()`` (Python 3.10 to 3.13 alike); the
-generator's ``finally`` closes the loop's clients there, while the loop still runs, and
-lets the loop and its clients go. A loop run by hand and closed without
-``loop.shutdown_asyncgens()`` keeps its clients open and cached, and the loop with them,
-as every loop did before (their connections a ``ResourceWarning`` at exit): nothing is
-closed on a closed loop, where it would fail and asyncio log the error.
-
-A run in flight, or a :class:`~lmml_mdit.run.BodySender` until its ``aclose()``, holds a
-share of its client. :meth:`LoopClients.release_last` says whether a share was the last one;
-only then does a sender close the client, early (else it stays open for the loop's other
-users and is closed at the loop's end).
+whole process, closed as it exits, and an asyncio client per event loop, closed on that
+loop as it ends (docs/architecture.md, "How a loop's clients are closed").
 """
 
 from __future__ import annotations
