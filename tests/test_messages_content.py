@@ -149,7 +149,8 @@ def test_a_turn_with_finished_lines_is_cut_as_the_line_by_line_walk_cuts_it(
     elsewhere = frozenset({len(narrative.lines) + 10})
     for turn in narrative.turns:
         lines = range(turn.start_line - 1, max(turn.end_line, turn.start_line - 1))
-        for edited in ({line: filled} for line in lines):
+        everywhere = dict.fromkeys(range(len(narrative.lines)), filled)  # every turn's
+        for edited in [*({line: filled} for line in lines), everywhere]:
             sliced = turn_segments(narrative, turn, fills=edited)
             assert sliced == turn_segments(narrative, turn, skip_lines=elsewhere, fills=edited)
 

@@ -331,9 +331,13 @@ def _finished_lines(
     first of them is: all *lines* from 0 when none is edited; None when one is cut for a
     part or makes lines of a value's newlines (those go line by line)."""
     finished: list[str] | None = None
-    for number, edits in fills.items():
-        if not start <= number < end:
-            continue
+    # Whichever is fewer is walked: the edits, or the turn's lines (a caller may pass every
+    # turn's edits for each turn).
+    if len(fills) <= end - start:
+        edited = [(number, edits) for number, edits in fills.items() if start <= number < end]
+    else:
+        edited = [(number, fills[number]) for number in range(start, end) if number in fills]
+    for number, edits in edited:
         if not isinstance(edits, str) or "\n" in edits:
             return None, 0
         if finished is None:
