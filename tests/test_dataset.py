@@ -141,6 +141,19 @@ def test_the_row_holds_turns_parts_settings_issues_and_assets(table: pa.Table) -
     assert json.loads(text["front_matter"]) == {"settings": {"temperature": 0.0}}
 
 
+def test_a_text_part_names_its_own_line_after_lines_that_leave_the_text(tmp_path: Path) -> None:
+    """A settings fence inside a turn leaves the text; the text after it names its own
+    line, not a line of the fence (the lines left out are not counted off)."""
+    (tmp_path / "a.lmml").write_text(
+        "## user\n\n@@@settings.yaml\ntemperature: 0.5\n@@@\n\nHello\n\n## assistant\n\nok\n",
+        encoding="utf-8",
+    )
+    [row] = to_arrow(tmp_path).read_all().to_pylist()
+    assert row["turns"][0]["parts"] == [
+        {"type": "text", "text": "Hello", "asset": None, "line": 7},
+    ]
+
+
 def test_validation_issues_are_columns(tmp_path: Path) -> None:
     (tmp_path / "a.lmml").write_text("## user\nsee @missing.png\n", encoding="utf-8")
     [row] = to_arrow(tmp_path).read_all().to_pylist()

@@ -108,6 +108,13 @@ def test_segments_keep_source_lines() -> None:
     assert segments[2] == TextSegment("beta", 5)
 
 
+def test_a_segment_after_a_line_left_out_names_its_own_line() -> None:
+    bundle = text_bundle("## user\n\nleft out\n\nsent\nas well\n")
+    turn = bundle.narrative.turns[0]
+    segments = turn_segments(bundle.narrative, turn, skip_lines=frozenset({3}))
+    assert segments == [TextSegment("sent\nas well", 5)]
+
+
 @pytest.mark.parametrize(
     "text",
     [

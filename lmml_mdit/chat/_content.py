@@ -228,12 +228,12 @@ def turn_segments(
 
     segments: list[Segment] = []
     pending: list[str] = []
-    pending_start = start
+    origins: list[int] = []  # the 0-based source line of each pending line
 
     def flush() -> None:
         first, last = blank_edges(pending)
         if first < last:
-            segments.append(TextSegment("\n".join(pending[first:last]), pending_start + first + 1))
+            segments.append(TextSegment("\n".join(pending[first:last]), origins[first] + 1))
 
     cut_points = sorted(placements)
     if not cut_points or cut_points[-1] != end:
@@ -259,37 +259,38 @@ def turn_segments(
 
     def take(number: int) -> None:
         """Add line *number* to the text: left out, replaced, edited or as written."""
-        nonlocal pending, pending_start
+        nonlocal pending, origins
         if number in replaced:
             replacement = replaced[number]
             if replacement is None:
                 return
-            if not pending:
-                pending_start = number
             pending.append(replacement)
+            origins.append(number)
             return
-        if not pending:
-            pending_start = number
         columns = escapes.get(number)
         edits = fills.get(number) if fills else None
         if isinstance(edits, str):
             # A finished line (its values in, escapes out); a value's newlines make
             # lines of it, so blank edges are trimmed as the turn's own are.
-            pending.extend(edits.split("\n") if "\n" in edits else (edits,))
+            made = edits.split("\n") if "\n" in edits else (edits,)
+            pending.extend(made)
+            origins.extend([number] * len(made))
             return
         if edits:
             for piece in edited_line(lines[number], columns or (), edits):
                 if isinstance(piece, str):
-                    pending.extend(piece.split("\n"))
+                    made = piece.split("\n")
+                    pending.extend(made)
+                    origins.extend([number] * len(made))
                     continue
                 if (piece.bundle if isinstance(piece, InputMessages) else piece.file) is None:
                     continue  # an optional input given no value
                 flush()
-                pending = []
-                pending_start = number
+                pending, origins = [], []
                 segments.append(InputSegment(piece))
             return
         pending.append(without_escapes(lines[number], columns) if columns else lines[number])
+        origins.append(number)
 
     # Without escapes, the lines between those left out, replaced or edited are taken as
     # slices; with escapes, line by line.
@@ -303,19 +304,17 @@ def turn_segments(
             number = cursor
             for mark in marks[bisect_left(marks, cursor) : bisect_left(marks, cut)]:
                 if number < mark:
-                    if not pending:
-                        pending_start = number
                     pending.extend(lines[number:mark])
+                    origins.extend(range(number, mark))
                 take(mark)
                 number = mark + 1
             if number < cut:
-                if not pending:
-                    pending_start = number
                 pending.extend(lines[number:cut])
+                origins.extend(range(number, cut))
         cursor = max(cursor, cut)
         if cut in placements:
             flush()
-            pending = []
+            pending, origins = [], []
             segments.extend(
                 EmbedSegment(embed, replaced.get(embed.line - 1, "") is None)
                 for embed in placements[cut]
