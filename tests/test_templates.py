@@ -648,3 +648,40 @@ def test_a_filled_turn_sends_what_the_same_text_written_by_hand_sends(
     bundle = Bundle.from_text("t.lmml", "---\ninputs:\n  v: string\n---\n" + turns)
     by_hand = Bundle.from_text("t.lmml", turns.replace("{{ v }}", value))
     assert bundle.messages("openai", inputs={"v": value}) == by_hand.messages("openai")
+
+
+_LEFT_OUT_ROWS = [
+    "",
+    "   ",
+    "text",
+    "{{ shot }}",
+    "  {{ shot }}  ",
+    "see {{ shot }} here",
+    "{{ shot }}{{ s }}",
+    "- {{ shot }} item",
+    "{{ s }} and {{ shot }}",
+]
+
+
+def _typed_without(row: str) -> str | None:
+    """*row* as a person would type it with both optional inputs given no value: each
+    placeholder gone, and the line gone when only white space is left by the image's."""
+    typed = row.replace("{{ shot }}", "").replace("{{ s }}", "")
+    return None if "{{ shot }}" in row and not typed.strip() else typed
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=st.lists(st.sampled_from(_LEFT_OUT_ROWS), min_size=1, max_size=6))
+def test_an_optional_input_given_no_value_leaves_nothing(rows: list[str]) -> None:
+    """No text and no part in its place, in the middle of a line too (the text around it
+    stays one line); a line it leaves with only white space leaves the text. A Transcript
+    of the rendering sends the same."""
+    declarations = "---\ninputs:\n  shot: {type: image, required: false}\n"
+    declarations += "  s: {type: string, required: false}\n---\n"
+    turns = "## user\n\n{body}\n\n## assistant\n\nok\n"
+    bundle = Bundle.from_text("t.lmml", declarations + turns.format(body="\n".join(rows)))
+    typed = [line for line in map(_typed_without, rows) if line is not None]
+    by_hand = Bundle.from_text("t.lmml", turns.format(body="\n".join(typed)))
+    sent = bundle.messages("openai", inputs={})
+    assert sent == by_hand.messages("openai")
+    assert Transcript.from_bundle(bundle, inputs={}).to_bundle().messages("openai") == sent

@@ -283,8 +283,6 @@ def turn_segments(
                     pending.extend(made)
                     origins.extend([number] * len(made))
                     continue
-                if (piece.bundle if isinstance(piece, InputMessages) else piece.file) is None:
-                    continue  # an optional input given no value
                 flush()
                 pending, origins = [], []
                 segments.append(InputSegment(piece))
@@ -349,9 +347,10 @@ def edited_line(
     line: str, escape_columns: Sequence[int], edits: Sequence[Edit]
 ) -> list[str | InputAsset | InputMessages]:
     """*line* with its LMML escapes' backslashes left out and *edits* made (both in column
-    order, never overlapping): the text before, between and after each asset value, a
-    piece of white space only at an asset left out (so a placeholder alone on its line
-    takes no line of text)."""
+    order, never overlapping): the text before, between and after each asset value given,
+    without a piece of white space only beside one. An optional input given no value leaves
+    nothing in its place, and a line left with only white space by it leaves the text (no
+    piece at all)."""
     changes: Sequence[Edit] = edits
     if escape_columns:
         changes = sorted(
@@ -366,11 +365,17 @@ def edited_line(
     pieces: list[str | InputAsset | InputMessages] = []
     text: list[str] = []
     position = 0
+    left_out = False  # an optional input given no value stood on the line
     for start, end, replacement in changes:
         text.append(line[position:start])
         position = end
         if isinstance(replacement, str):
             text.append(replacement)
+            continue
+        if (
+            replacement.bundle if isinstance(replacement, InputMessages) else replacement.file
+        ) is None:
+            left_out = True
             continue
         before = "".join(text)
         if before.strip():
@@ -378,7 +383,7 @@ def edited_line(
         pieces.append(replacement)
         text = []
     rest = "".join(text) + line[position:]
-    if rest.strip() or not pieces:
+    if rest.strip() or not (pieces or left_out):
         pieces.append(rest)
     return pieces
 

@@ -72,6 +72,8 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
         current: list[str] = []
         current_spans: list[list[int]] = []
         position = 0
+        first_written = len(lines)  # a value's newlines write lines before the last
+        left_out = False  # an optional input given no value stood on the line
         for start, end, replacement in edits:
             current.append(line[position:start])
             position = end
@@ -83,7 +85,8 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                 value = normalize_newlines(replacement)
             elif isinstance(replacement, InputMessages):
                 if replacement.bundle is None:
-                    continue  # an optional conversation given no value
+                    left_out = True  # an optional conversation given no value
+                    continue
                 raise InputError(
                     f"the messages input {replacement.spec.name!r} cannot be written into a "
                     "Transcript yet",
@@ -96,7 +99,8 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                     "the conversation's turns with its own methods",
                 )
             elif replacement.file is None:
-                continue  # an optional asset given no value
+                left_out = True  # an optional asset given no value
+                continue
             else:
                 name = written.get(replacement.spec.name)
                 if name is None:
@@ -113,6 +117,11 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                 current.append(piece)
                 current_spans.append([offset, offset + len(piece)])
         current.append(line[position:])
+        if left_out and not "".join([*lines[first_written:], *current]).strip():
+            # Left with only white space by an input given no value: the line leaves the
+            # text, as messages() sends it.
+            del lines[first_written:], spans[first_written:]
+            continue
         lines.append("".join(current))
         spans.append(current_spans)
     trailing = "\n" if narrative.source.endswith("\n") else ""
