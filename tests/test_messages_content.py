@@ -144,13 +144,13 @@ def test_a_plain_turn_is_cut_as_the_line_by_line_walk_cuts_it(text: str) -> None
         "## user\n- one @a.png\n- two\n\n> quote @b.png\n\n## user\n@a.png\n",
     ],
 )
-@pytest.mark.parametrize("filled", ["", "   ", "a value", "  padded"])
+@pytest.mark.parametrize("filled", ["", "   ", "a value", "  padded", "two\nlines", "\n", "a\n\n"])
 def test_a_turn_with_finished_lines_is_cut_as_the_line_by_line_walk_cuts_it(
     text: str, filled: str
 ) -> None:
-    """A template's finished lines (one line each) go into the slices; the walk line by
-    line, which a line to skip outside every turn forces, cuts the same segments, at the
-    same source lines."""
+    """A template's finished lines (one line, or several from a value's newlines) go into
+    the slices; the walk line by line, which a line to skip outside every turn forces, cuts
+    the same segments, at the same source lines."""
     bundle = zip_bundle(text, {"a.png": png(), "b.png": png(seed=1)})
     narrative = bundle.narrative
     elsewhere = frozenset({len(narrative.lines) + 10})

@@ -13,7 +13,7 @@ import weakref
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, TypedDict
 
 from ..bundle import TEXT_EMBEDS_SETTING, BundleSource, Limits, is_remote_name
 from ..bundle.reserved_embeds import RESERVED_NAMES
@@ -238,21 +238,27 @@ def turn_segments(
     cut_points = sorted(placements)
     if not cut_points or cut_points[-1] != end:
         cut_points.append(end)
-    source: Sequence[str] | None = None
+    sent: _SentLines | None = None
     if not replaced and not escapes:
-        # *source* holds the lines from *offset* on.
-        source, offset = (lines, 0) if not fills else _finished_lines(lines, start, end, fills)
-    if source is not None:
-        # Every line is sent as written, or as one finished line of a template's (the
-        # common turn): each run between cuts is one slice of the lines, and every cut but
-        # the turn's end places embeds.
+        sent = _SentLines(lines, None, 0) if not fills else _filled_lines(lines, start, end, fills)
+    if sent is not None:
+        # Every line is sent as written, or as a template's values make it (the common
+        # turn): each run between cuts is one slice of the lines, and every cut but the
+        # turn's end places embeds.
+        source, source_lines, offset = sent
         cursor = start
         for cut in cut_points:
             if cursor < cut:
-                top, bottom = blank_edges(source, cursor - offset, cut - offset)
+                if source_lines is None:
+                    top, bottom = blank_edges(source, cursor - offset, cut - offset)
+                    line = top + offset + 1
+                else:
+                    top, bottom = blank_edges(
+                        source, bisect_left(source_lines, cursor), bisect_left(source_lines, cut)
+                    )
+                    line = source_lines[top] + 1 if top < bottom else 0
                 if top < bottom:
-                    text = "\n".join(source[top:bottom])
-                    segments.append(TextSegment(text, top + offset + 1))
+                    segments.append(TextSegment("\n".join(source[top:bottom]), line))
             cursor = max(cursor, cut)
             segments.extend(EmbedSegment(embed, False) for embed in placements.get(cut, ()))
         return segments
@@ -321,26 +327,58 @@ def turn_segments(
     return segments
 
 
-def _finished_lines(
-    lines: Sequence[str], start: int, end: int, fills: Fills
-) -> tuple[Sequence[str] | None, int]:
-    """This turn's lines (``[start, end)``) with its edited lines put in, and the line the
-    first of them is: all *lines* from 0 when none is edited; None when one is cut for a
-    part or makes lines of a value's newlines (those go line by line)."""
-    finished: list[str] | None = None
+class _SentLines(NamedTuple):
+    """A turn's lines as they are sent: *source* from line *offset* on, or, when a line
+    became no line or several, the 0-based source line of each (*origins*)."""
+
+    source: Sequence[str]
+    origins: Sequence[int] | None
+    offset: int
+
+
+def _filled_lines(lines: Sequence[str], start: int, end: int, fills: Fills) -> _SentLines | None:
+    """This turn's lines (``[start, end)``) with a template's edits made: all *lines* as
+    they are when none of the turn's is edited; None when one is cut for a part given (the
+    walk line by line places it)."""
     # Whichever is fewer is walked: the edits, or the turn's lines (a caller may pass every
     # turn's edits for each turn).
     if len(fills) <= end - start:
         edited = [(number, edits) for number, edits in fills.items() if start <= number < end]
     else:
         edited = [(number, fills[number]) for number in range(start, end) if number in fills]
+    if not edited:
+        return _SentLines(lines, None, 0)
+    finished = list(lines[start:end])
+    reshaped: dict[int, list[str]] = {}  # the lines that became no line or several
     for number, edits in edited:
-        if not isinstance(edits, str) or "\n" in edits:
-            return None, 0
-        if finished is None:
-            finished = list(lines[start:end])
-        finished[number - start] = edits
-    return (finished, start) if finished is not None else (lines, 0)
+        made: list[str] = []
+        if isinstance(edits, str):
+            if "\n" not in edits:
+                finished[number - start] = edits
+                continue
+            made = edits.split("\n")  # a value's newlines make lines of it
+        else:
+            for piece in edited_line(lines[number], (), edits):
+                if not isinstance(piece, str):
+                    return None
+                made.extend(piece.split("\n"))
+            if len(made) == 1:
+                finished[number - start] = made[0]
+                continue
+        reshaped[number] = made
+    if not reshaped:
+        return _SentLines(finished, None, start)
+    source: list[str] = []
+    origins: list[int] = []
+    for number in range(start, end):
+        lines_made = reshaped.get(number)
+        if lines_made is None:
+            source.append(finished[number - start])
+            origins.append(number)
+        else:
+            source.extend(lines_made)
+            origins.extend([number] * len(lines_made))
+    return _SentLines(source, origins, start)
 
 
 def edited_line(
