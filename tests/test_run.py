@@ -389,6 +389,21 @@ def test_retry_after_is_waited_for(tmp_path: Path, server: WireServer) -> None:
     assert time.perf_counter() - started >= 0.3
 
 
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_retry_after_that_is_neither_seconds_nor_a_date_is_retried_with_backoff(
+    tmp_path: Path, server: WireServer, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        Json(error_body(provider, 429, "slow down"), status=429, headers={"retry-after": "soon"}),
+        BUILDERS[provider](Said(["Finally"]), stream=True),
+    )
+    assert _run(server, provider, path, "--backoff", "0.01", "-q") == 0
+    assert capsys.readouterr().err == ""
+    assert len(server.requests) == 2
+    assert "Finally" in path.read_text(encoding="utf-8")
+
+
 def test_connection_refused_names_the_url(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -375,7 +375,8 @@ def _parameters(method: Callable[..., object]) -> tuple[frozenset[str], tuple[st
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """The delay a ``Retry-After`` (or ``retry-after-ms``) header asks for, in seconds."""
+    """The delay a ``Retry-After`` (or ``retry-after-ms``) header asks for, in seconds;
+    None when it asks for none, or for neither seconds nor an HTTP date."""
     if headers is None:
         return None
     milliseconds = headers.get("retry-after-ms")
@@ -390,8 +391,12 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return None if parsed is None else max(0.0, parsed.timestamp() - time.time())
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):  # neither seconds nor a date: the run's own backoff
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
 
 
 def parse_arguments(text: str) -> object:
