@@ -1,9 +1,9 @@
 """A loopback HTTP server that answers as the providers' APIs do, from scripted answers.
 
 It records every request (path, query, headers, JSON body) and answers each with the next
-scripted :class:`Json`, :class:`Sse` or :class:`Drop`. Server-sent events go out with chunked
-transfer encoding, so a stream cut mid-way (``Sse(..., cut_after=N)``) is a connection closed
-inside the body, as a real network failure looks to the client.
+scripted :class:`Json`, :class:`Sse`, :class:`Drop` or :class:`Raw`. Server-sent events go
+out with chunked transfer encoding, so a stream cut mid-way (``Sse(..., cut_after=N)``) is a
+connection closed inside the body, as a real network failure looks to the client.
 
 The event builders below (:func:`openai_chat`, :func:`openai_responses`, :func:`anthropic`,
 :func:`gemini`) write each provider's own wire format, streamed and not, from one reply
@@ -52,7 +52,16 @@ class Drop:
     """Close the connection without answering."""
 
 
-Answer = Json | Sse | Drop
+@dataclass
+class Raw:
+    """A body sent as it is (not JSON, or JSON cut short), with its status and type."""
+
+    data: bytes
+    status: int = 200
+    content_type: str = "application/json"
+
+
+Answer = Json | Sse | Drop | Raw
 
 
 @dataclass
@@ -151,6 +160,13 @@ class WireServer:
         if isinstance(answer, Drop):
             handler.close_connection = True
             handler.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if isinstance(answer, Raw):
+            handler.send_response(answer.status)
+            handler.send_header("content-type", answer.content_type)
+            handler.send_header("content-length", str(len(answer.data)))
+            handler.end_headers()
+            handler.wfile.write(answer.data)
             return
         if isinstance(answer, Json):
             data = json.dumps(answer.body).encode()

@@ -96,6 +96,22 @@ def test_a_failed_send_gets_no_row_and_a_rerun_sends_only_it(
     assert [row["case"] for row in _rows(out)] == [1, 2]
 
 
+def test_an_answer_that_is_no_reply_gets_no_row_and_is_not_cached(
+    tmp_path: Path, server: WireServer
+) -> None:
+    bundle, cases = _files(tmp_path, CASES[:1])
+    server.script(Json({"object": "chat.completion"}))
+    out = tmp_path / "out.jsonl"
+    summary = _run(bundle, cases, server, out)
+    assert summary.rows == 0
+    (error,) = summary.errors
+    assert "is no openai reply: it holds no 'choices'" in error
+    server.script(_said("Paris"))
+    resumed = _run(bundle, cases, server, out)
+    assert (resumed.rows, resumed.cached, len(server.requests)) == (1, 0, 2)
+    assert [row["answer"] for row in _rows(out)] == ["Paris"]
+
+
 def test_a_malformed_expect_is_refused_before_anything_is_sent(
     tmp_path: Path, server: WireServer
 ) -> None:

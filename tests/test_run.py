@@ -19,6 +19,7 @@ from _wire_server import (
     BUILDERS,
     Drop,
     Json,
+    Raw,
     Said,
     Sse,
     WireServer,
@@ -33,6 +34,7 @@ from lmml_mdit.cli import main
 from lmml_mdit.errors import (
     MissingCredentialsError,
     ProviderConnectionError,
+    ProviderError,
     RunError,
     ToolLoadError,
 )
@@ -402,6 +404,51 @@ def test_a_retry_after_that_is_neither_seconds_nor_a_date_is_retried_with_backof
     assert capsys.readouterr().err == ""
     assert len(server.requests) == 2
     assert "Finally" in path.read_text(encoding="utf-8")
+
+
+NOT_A_REPLY = {
+    "no reply in it": Json({}),
+    "json cut short": Raw(b'{"id": "x", "choi'),
+    "a web page": Raw(b"<html>\n<body>Welcome</body>\n</html>", content_type="text/html"),
+}
+
+
+@pytest.mark.parametrize("body", NOT_A_REPLY, ids=list(NOT_A_REPLY))
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_200_whose_body_is_not_a_reply_is_refused_and_the_file_left_alone(
+    tmp_path: Path,
+    server: WireServer,
+    provider: str,
+    body: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = _chat(tmp_path)
+    server.script(NOT_A_REPLY[body])
+    assert _run(server, provider, path, "--no-stream") == 1
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if "lmml:" in line]
+    assert line.startswith(
+        f"lmml: error: chat.lmml: the answer from {base_url(server, provider)} "
+        f"is no {provider} reply: "
+    )
+    assert "check --base-url" in line
+    assert path.read_text(encoding="utf-8") == CHAT
+    assert sorted(tmp_path.iterdir()) == [path]
+    assert len(server.requests) == 1  # not sent again
+    server.script(NOT_A_REPLY[body])
+    with pytest.raises(ProviderError, match="is no") as raised:
+        lmml_mdit.open(path).send(provider, base_url=base_url(server, provider))
+    assert raised.value.status is None
+
+
+@pytest.mark.parametrize("body", ["json cut short", "a web page"])
+def test_a_gemini_stream_whose_body_is_not_a_reply_is_refused(
+    tmp_path: Path, server: WireServer, body: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    server.script(NOT_A_REPLY[body])
+    assert _run(server, "gemini", path, "-q") == 1
+    assert f"the answer from {server.url} is no gemini reply" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == CHAT
 
 
 def test_connection_refused_names_the_url(

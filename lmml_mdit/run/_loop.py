@@ -11,6 +11,7 @@ again, up to ``max_rounds``. :func:`run` and :func:`arun` differ only in how the
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import time
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..bundle import Bundle
 from ..chat import read_conversation, to_request
 from ..chat.providers import sender
-from ..chat.providers.sending import Exchange, Failure, Sender
+from ..chat.providers.sending import Exchange, Failure, Sender, UnreadableReply
 from ..conversation import ChatMessage, TextPart, ToolCall
 from ..errors import (
     MissingCredentialsError,
@@ -84,12 +85,17 @@ def _functions(tools: Mapping[str, Tool] | Sequence[Tool] | None) -> dict[str, T
 
 
 def _transport(error: BaseException) -> Failure | None:
-    """An HTTP library's error the SDK let through (a stream read cut mid-way)."""
+    """An HTTP library's error the SDK let through (a stream read cut mid-way), or an
+    answer whose body is not a reply."""
     names = {cls.__name__ for cls in type(error).__mro__}
     if "TimeoutException" in names:
         return Failure("timeout", message=str(error) or type(error).__name__)
     if names & {"TransportError", "StreamError", "RemoteProtocolError"}:
         return Failure("connection", message=str(error) or type(error).__name__)
+    if isinstance(error, UnreadableReply):
+        return Failure("unreadable", message=str(error))
+    if isinstance(error, json.JSONDecodeError):  # the SDK read a body that is not JSON
+        return Failure("unreadable", message=f"its body is not JSON ({error})")
     return None
 
 
@@ -214,6 +220,20 @@ class _Link:
             )
             cut.partial = partial
             return cut
+        if failure.kind == "unreadable":
+            provider = self.options.provider
+            said = " ".join(failure.message.split())  # a page's text on one line, cut short
+            said = said if len(said) <= 160 else said[:160] + "..."
+            unread = ProviderError(
+                f"the answer from {self.url} is no {provider} reply: {said}",
+                name=self.file,
+                hint=f"check the base URL: the server there does not answer as {provider} does",
+                cli_hint=(
+                    "check --base-url and --provider: the server there does not answer "
+                    f"as {provider} does"
+                ),
+            )
+            return unread
         if failure.kind != "status":
             what = "timed out" if failure.kind == "timeout" else "cannot be reached"
             return ProviderConnectionError(

@@ -84,6 +84,7 @@ from .sending import (
     ToolCallEvent,
     openai_style_client,
     openai_style_failure,
+    reply_data,
 )
 from .sending import parse_arguments as streamed_arguments
 
@@ -549,7 +550,7 @@ def _usage(exchange: Exchange, usage: JSONMapping | None) -> None:
 
 
 def _whole(response: Any) -> Exchange:
-    data = response.model_dump(mode="json", exclude_none=True)
+    data = reply_data(response, "content")
     exchange = Exchange(
         {"messages": [{"role": "assistant", "content": data.get("content") or []}]},
         raw=response,

@@ -79,7 +79,15 @@ from ._common import (
     text_mode,
 )
 from .base import Detection, Payload, Provider, ToolFormat
-from .sending import Emit, Exchange, Failure, Gathered, ToolCallEvent, retry_after_seconds
+from .sending import (
+    Emit,
+    Exchange,
+    Failure,
+    Gathered,
+    ToolCallEvent,
+    reply_data,
+    retry_after_seconds,
+)
 
 __all__ = ["NAME", "PROVIDER", "SENDER", "GeminiSender", "export", "read", "request"]
 
@@ -803,9 +811,11 @@ class _Gathered(Gathered):
         self.parts: list[JSONObject] = []
         self.calls = 0
 
-    def add(self, response: Any) -> None:
+    def add(self, response: Any, data: JSONObject | None = None) -> None:
+        """Take one response (*data*, its JSON, when it was read already)."""
         self.events.append(response)
-        data = response.model_dump(mode="json", exclude_none=True)
+        if data is None:
+            data = response.model_dump(mode="json", exclude_none=True)
         self.exchange.model = data.get("model_version") or self.exchange.model
         self.exchange.request_id = _request_id(response) or self.exchange.request_id
         _usage(self.exchange, data.get("usage_metadata"))
@@ -850,6 +860,10 @@ class _Gathered(Gathered):
         return self.exchange
 
 
+_REPLY_KEYS = ("candidates", "prompt_feedback")
+"""What a whole response holds one of at least: the reply, or why the prompt was blocked."""
+
+
 def _arguments(body: JSONMapping) -> JSONObject:
     return {key: body[key] for key in ("model", "contents", "config") if key in body}
 
@@ -892,6 +906,8 @@ class GeminiSender:
                 message=error.message or str(error),
                 retry_after=retry_after_seconds(headers),
             )
+        if isinstance(error, errors.UnknownApiResponseError):  # a body that is not JSON
+            return Failure("unreadable", message=str(error))
         names = {cls.__name__ for cls in type(error).__mro__}
         if "TimeoutException" in names:
             return Failure("timeout", message=str(error))
@@ -903,7 +919,8 @@ class GeminiSender:
         api: Any = client
         gathered = _Gathered(emit)
         if not stream:
-            gathered.add(api.models.generate_content(**_arguments(body)))
+            response = api.models.generate_content(**_arguments(body))
+            gathered.add(response, reply_data(response, *_REPLY_KEYS))
             gathered.exchange.complete = True
             return gathered.finish()
         for chunk in api.models.generate_content_stream(**_arguments(body)):
@@ -916,7 +933,8 @@ class GeminiSender:
         api: Any = client
         gathered = _Gathered(emit)
         if not stream:
-            gathered.add(await api.aio.models.generate_content(**_arguments(body)))
+            response = await api.aio.models.generate_content(**_arguments(body))
+            gathered.add(response, reply_data(response, *_REPLY_KEYS))
             gathered.exchange.complete = True
             return gathered.finish()
         async for chunk in await api.aio.models.generate_content_stream(**_arguments(body)):

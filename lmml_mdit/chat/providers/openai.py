@@ -72,6 +72,7 @@ from .sending import (
     ToolCallEvent,
     openai_style_client,
     openai_style_failure,
+    reply_data,
 )
 from .sending import parse_arguments as streamed_arguments
 
@@ -590,7 +591,7 @@ def _message(message: JSONMapping) -> JSONObject:
 
 
 def _whole(response: Any) -> Exchange:
-    data = response.model_dump(mode="json", exclude_none=True)
+    data = reply_data(response, "choices")
     choice = (data.get("choices") or [{}])[0]
     exchange = Exchange(
         {"messages": [_message(choice.get("message") or {"role": "assistant"})]},

@@ -79,6 +79,7 @@ from .sending import (
     Exchange,
     Gathered,
     ToolCallEvent,
+    reply_data,
 )
 from .sending import parse_arguments as streamed_arguments
 
@@ -583,7 +584,7 @@ def _read(exchange: Exchange, data: JSONMapping) -> None:
 
 def _whole(response: Any) -> Exchange:
     exchange = Exchange({}, raw=response, request_id=getattr(response, "_request_id", None))
-    _read(exchange, response.model_dump(mode="json", exclude_none=True))
+    _read(exchange, reply_data(response, "output"))
     return exchange
 
 

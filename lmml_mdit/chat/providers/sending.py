@@ -31,8 +31,10 @@ __all__ = [
     "Sender",
     "TextDelta",
     "ToolCallEvent",
+    "UnreadableReply",
     "openai_style_client",
     "openai_style_failure",
+    "reply_data",
     "retry_after_seconds",
     "split_known",
     "stream_request_id",
@@ -89,16 +91,40 @@ class Failure:
     """An SDK exception, read: what happened and whether to try again.
 
     :ivar kind: ``status`` (the provider answered with an error status), ``connection``
-        (it could not be reached) or ``timeout``.
+        (it could not be reached), ``timeout``, or ``unreadable`` (it answered with a body
+        that is not its reply: not JSON, or without the reply in it).
     :ivar status: the HTTP status, for ``status``.
     :ivar message: the provider's own message.
     :ivar retry_after: the seconds its ``Retry-After`` header asks for, if any.
     """
 
-    kind: Literal["status", "connection", "timeout"]
+    kind: Literal["status", "connection", "timeout", "unreadable"]
     status: int | None = None
     message: str = ""
     retry_after: float | None = None
+
+
+class UnreadableReply(Exception):
+    """A successful answer whose body is not the provider's reply (a web page, JSON cut
+    short, an object without the reply in it); its message says what it is."""
+
+
+def reply_data(response: object, *keys: str) -> JSONObject:
+    """The SDK's whole *response* as JSON, holding one of *keys* at least.
+
+    :raises UnreadableReply: when the SDK gave back something else (the body's text,
+        when it was not JSON) or the JSON holds none of *keys*.
+    """
+    dump = getattr(response, "model_dump", None)
+    if dump is None:
+        text = str(response).strip()
+        shown = text[:60] + ("..." if len(text) > 60 else "")
+        raise UnreadableReply(f"its body is not JSON: {shown!r}" if text else "its body is empty")
+    data: JSONObject = dump(mode="json", exclude_none=True)
+    if not any(key in data for key in keys):
+        names = " or ".join(repr(key) for key in keys)
+        raise UnreadableReply(f"it holds no {names}")
+    return data
 
 
 class Sender(Protocol):
