@@ -154,6 +154,36 @@ def test_the_output_option_leaves_the_source_alone(tmp_path: Path, server: WireS
     assert out.read_text(encoding="utf-8").startswith(CHAT + "\n## Turn 2 -- assistant\n\nHi\n")
 
 
+@pytest.mark.parametrize(
+    ("source", "out", "kind"),
+    [("chat.lmml", "out.lmmlz", "a bare narrative"), ("copy.lmmlz", "out.lmml", "an archive")],
+)
+def test_an_output_of_the_other_bundle_kind_is_refused_before_sending(
+    tmp_path: Path,
+    server: WireServer,
+    source: str,
+    out: str,
+    kind: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import shutil
+
+    if source.endswith(".lmmlz"):
+        path = tmp_path / source
+        shutil.copy(
+            Path(__file__).resolve().parent.parent / "examples" / "sales-review.lmmlz", path
+        )
+    else:
+        path = _chat(tmp_path)
+    before = path.read_bytes()
+    server.script(openai_chat(Said(["Hi"]), stream=True))
+    assert _run(server, "openai", path, "-o", tmp_path / out) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"lmml: error: {tmp_path / out}: lmml run writes {kind} here")
+    assert server.requests == []
+    assert not (tmp_path / out).exists() and path.read_bytes() == before
+
+
 def test_a_second_run_moves_the_metadata_below_the_new_reply(
     tmp_path: Path, server: WireServer
 ) -> None:

@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import ProviderConnectionError, ProviderError, StreamCutError
+from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from ._arguments import Arguments
 from ._options import (
     FormatChoices,
@@ -232,6 +233,20 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     add_quiet(parser)
 
 
+def _refuse_other_kind(out: str, kind: str) -> None:
+    """Refuse an OUT named for the other bundle kind, before anything is sent: the run
+    writes the source's kind, and the file would not hold what its name says (``pack``
+    and ``inline`` refuse such a DEST too)."""
+    if kind == "zip":
+        suffix, other, what = ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, "an archive"
+    else:
+        suffix, other, what = NARRATIVE_SUFFIX, ARCHIVE_SUFFIX, "a bare narrative"
+    if out != STDIO and out.lower().endswith(other):
+        raise CliError(
+            f"{out}: lmml run writes {what} here, as the source is; give an OUT ending in {suffix}"
+        )
+
+
 @command(
     order=180,
     summary="send the conversation to a model, stream the reply, append it to the file",
@@ -253,6 +268,8 @@ def cmd_run(args: RunArguments) -> int:
         function = load_tool(spec)
         tools[spec.rpartition(":")[2].rpartition(".")[2]] = function
     source = open_source(args.path, args)
+    if args.output is not None and not args.dry_run:
+        _refuse_other_kind(args.output, source.bundle.kind)
     request_options: dict[str, object] = {"strict": not args.force}
     if args.settings:
         request_options["settings"] = dict(args.settings)
