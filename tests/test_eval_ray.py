@@ -57,7 +57,9 @@ def test_eval_batches_rows_equal_the_one_process_run(
     server = WireServer()
     try:
         template = tmp_path / "t.lmml"
-        template.write_text(TEMPLATE, encoding="utf-8")
+        # a setting no provider has: rendering each case warns it is left out
+        settings = "@@@settings.yaml\nfrobnicate: 1\n@@@\n\n## user\n"
+        template.write_text(TEMPLATE.replace("## user\n", settings), encoding="utf-8")
         cases = tmp_path / "cases.jsonl"
         lines: list[dict[str, object]] = [{"city": city} for city in CITIES]
         lines[1]["expect"] = [{"equals": "Lima"}]
@@ -67,7 +69,8 @@ def test_eval_batches_rows_equal_the_one_process_run(
             server.script(openai_chat(Said(["Paris"]), stream=False))
         bundle = lmml_mdit.open(template)
         one = tmp_path / "one.jsonl"
-        asyncio.run(aevaluate(bundle, cases, [target], one, retries=0, concurrency=1))
+        alone = asyncio.run(aevaluate(bundle, cases, [target], one, retries=0, concurrency=1))
+        assert len(alone.warnings) == 1 and "'frobnicate' left out" in alone.warnings[0]
         out = tmp_path / "ray.jsonl"
         # Both nodes get work for certain: the server answers no request until both nodes'
         # keys have come, and an actor holds one batch at a time, so while the first node's
@@ -80,6 +83,7 @@ def test_eval_batches_rows_equal_the_one_process_run(
         )
         assert both.is_set()
         assert (summary.rows, summary.passed, summary.errors) == (6, 5, [])
+        assert summary.warnings == alone.warnings  # said once, at the first case, as alone
         assert len(server.requests) == 12
         # Each node's workers send the key of its own environment: both nodes sent.
         keys = {request.headers["authorization"] for request in server.requests[6:]}

@@ -112,6 +112,34 @@ def test_an_answer_that_is_no_reply_gets_no_row_and_is_not_cached(
     assert [row["answer"] for row in _rows(out)] == ["Paris"]
 
 
+def test_what_rendering_warns_about_is_reported_once_a_target_as_lmml_render_does(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = "@@@settings.yaml\nfrobnicate: 1\n@@@\n\n## user\n"
+    _files(tmp_path, [{"city": "France"}, {"city": "Peru"}])
+    (tmp_path / "t.lmml").write_text(TEMPLATE.replace("## user\n", settings), encoding="utf-8")
+    dropped = "setting 'frobnicate' left out: OpenAI Chat Completions (openai) has no parameter"
+    cases = tmp_path / "cases.jsonl"
+    assert (
+        main(
+            ["render", str(tmp_path / "t.lmml"), "--cases", str(cases), "--request", "--model", "m"]
+        )
+        == 0
+    )
+    assert dropped in capsys.readouterr().err  # what lmml render --cases says
+    server.script(_said("Paris"), _said("Paris"))
+    target = f"openai:m@{server.url}/v1"
+    out = tmp_path / "out.jsonl"
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--target", target]
+    assert main([*args, "--concurrency", "1", "--out", str(out), "--no-cache"]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warned) == 1  # once for the target, at the first case that gave it
+    assert warned[0].startswith(f"lmml: warning: {cases}:1: {target}: {dropped}")
+    server.script(_said("Paris"), _said("Paris"))
+    summary = _run(lmml_mdit.open(tmp_path / "t.lmml"), cases, server, tmp_path / "b.jsonl")
+    assert summary.warnings == [warned[0].removeprefix("lmml: warning: ")]
+
+
 def test_a_malformed_expect_is_refused_before_anything_is_sent(
     tmp_path: Path, server: WireServer
 ) -> None:

@@ -193,7 +193,7 @@ def cmd_eval(args: EvalArguments) -> int:
     from ..bundle import Bundle
     from ..eval import HF_PREFIX, Target, aevaluate
     from ._failure import CliError
-    from ._output import error, info
+    from ._output import error, info, warn
     from ._progress import ProgressLine
     from ._sources import bundle_stem, checked_base_dir, open_source
 
@@ -247,6 +247,8 @@ def cmd_eval(args: EvalArguments) -> int:
                     references=args.references,
                 )
             )
+    for line in summary.warnings:
+        warn(line)
     for line in summary.errors:
         error(line)
     if args.report is not None:

@@ -30,8 +30,10 @@ __all__ = ["Job", "Summary", "case_expect", "count_cases", "default_expect", "pl
 @dataclass
 class Summary:
     """What a run did: rows written, passed, answered from the cache, rows already in the
-    results (and how many of those passed), and the cases that got no row (a render or send
-    error), one line each."""
+    results (and how many of those passed), the cases that got no row (a render or send
+    error), one line each, and what rendering the cases warned about (a setting left out,
+    as ``lmml render --cases`` says it), each warning once a target, at the first case
+    that gave it: ``PLACE: TARGET: warning``."""
 
     rows: int = 0
     passed: int = 0
@@ -39,6 +41,19 @@ class Summary:
     skipped: int = 0
     skipped_passed: int = 0
     errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    warned: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
+    """Each of :attr:`warnings` as its place, target and warning."""
+    _seen: set[tuple[str, str]] = field(default_factory=set, repr=False, compare=False)
+
+    def warn(self, place: str, target: str, warning: str) -> None:
+        """Note *warning*, given rendering the case at *place* for *target*, unless it was
+        noted for that target already."""
+        if (target, warning) in self._seen:
+            return
+        self._seen.add((target, warning))
+        self.warned.append((place, target, warning))
+        self.warnings.append(f"{place}: {target}: {warning}")
 
     @property
     def failed(self) -> int:

@@ -219,6 +219,8 @@ class Evaluator:
         if not isinstance(rendered.value, dict):
             self._render_failed(job, rendered)
             return None
+        for warning in rendered.warnings:
+            self.summary.warn(self._place(job), text, warning)
         try:
             stored, cached = await self._send(rendered.value, target, text)
         except LmmlError as error:

@@ -110,20 +110,22 @@ class _Evaluator:
             self.base_dir,
         )
 
-        async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None]:
+        async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None, str]:
             values: JSONObject = json.loads(case)
             expect = case_expect(values, self.default, self.cases, number)
             job = Job(number, self.bundle, values, expect, target)
             gate = self.gates[str(target)]
             await gate.acquire.remote()
-            errors = len(summary.errors)
+            errors, warned = len(summary.errors), len(summary.warned)
             try:
                 row = await evaluator.row(job)
             finally:
                 gate.release.remote()
+            # what rendering warned about, said once a run by the driver
+            warnings = json.dumps(summary.warned[warned:], ensure_ascii=False)
             if row is None:
-                return None, summary.errors[errors]
-            return json.dumps(row, ensure_ascii=False), None
+                return None, summary.errors[errors], warnings
+            return json.dumps(row, ensure_ascii=False), None, warnings
 
         try:
             done = await asyncio.gather(
@@ -136,7 +138,11 @@ class _Evaluator:
             )
         finally:
             await evaluator.aclose()  # the batch's loop ends here
-        return {"row": [row for row, _ in done], "error": [error for _, error in done]}
+        return {
+            "row": [row for row, _, _ in done],
+            "error": [error for _, error, _ in done],
+            "warnings": [warnings for _, _, warnings in done],
+        }
 
 
 def eval_batches(
@@ -215,7 +221,11 @@ def eval_batches(
     )
     with ResultsWriter(out) as writer:
         for batch in dataset.iter_batches(batch_format="numpy"):
-            for row, error in zip(batch["row"], batch["error"], strict=True):
+            for row, error, warned in zip(
+                batch["row"], batch["error"], batch["warnings"], strict=True
+            ):
+                for place, target, warning in json.loads(str(warned)):
+                    summary.warn(place, target, warning)
                 if row is None:
                     summary.errors.append(str(error))
                     continue
