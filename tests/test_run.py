@@ -531,6 +531,25 @@ def test_keep_partial_writes_the_cut_reply_marked_incomplete(
     assert record["incomplete"] is True
 
 
+@pytest.mark.parametrize("cut", ["connection cut", "no final event"])
+def test_keep_partial_says_what_arrived_was_written(
+    tmp_path: Path, server: WireServer, cut: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    answer = openai_chat(Said(["Half", " of", " it"]), stream=True)
+    assert isinstance(answer, Sse)
+    if cut == "connection cut":
+        answer.cut_after = 3
+    else:
+        answer.events, answer.done_marker = answer.events[:3], False
+    server.script(answer)
+    assert _run(server, "openai", path, "--keep-partial") == 1
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if "lmml: error" in line]
+    assert "nothing was written" not in line
+    assert line.endswith("(what arrived was written, marked incomplete; run again for the rest)")
+    assert "\n## Turn 2 -- assistant\n\nHalf of\n" in path.read_text(encoding="utf-8")
+
+
 def test_a_dropped_connection_is_a_connection_error(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -113,6 +113,10 @@ class _Link:
     def keep_partial(self) -> None:
         """Keep what arrived of a cut reply: a bare body has nowhere to keep it."""
 
+    def cut_hint(self) -> str:
+        """What a cut reply's error says was done with what arrived."""
+        return "nothing was written; run again (--keep-partial writes what arrived)"
+
     # -- the client --------------------------------------------------------------------
 
     @property
@@ -216,7 +220,7 @@ class _Link:
             cut = StreamCutError(
                 f"the connection to {self.url} failed mid-reply: {failure.message}",
                 name=self.file,
-                hint="nothing was written; run again (--keep-partial writes what arrived)",
+                hint=self.cut_hint(),
             )
             cut.partial = partial
             return cut
@@ -294,7 +298,7 @@ class _Run(_Link):
             cut = StreamCutError(
                 f"the reply from {self.url} ended before the provider finished it",
                 name=self.file,
-                hint="nothing was written; run again (--keep-partial writes what arrived)",
+                hint=self.cut_hint(),
             )
             cut.partial = "".join(exchange.text)
             if self.options.keep_partial:
@@ -347,6 +351,11 @@ class _Run(_Link):
             "request_id": exchange.request_id,
         }
         return {key: value for key, value in found.items() if value is not None}
+
+    def cut_hint(self) -> str:
+        if self.options.keep_partial:  # keep_partial writes it as the error is raised
+            return "what arrived was written, marked incomplete; run again for the rest"
+        return super().cut_hint()
 
     def keep_partial(self) -> None:
         """Append what a cut stream delivered, marked incomplete, and commit it."""
