@@ -184,6 +184,21 @@ def test_an_output_of_the_other_bundle_kind_is_refused_before_sending(
     assert not (tmp_path / out).exists() and path.read_bytes() == before
 
 
+def test_an_output_of_dash_is_refused_before_sending(
+    tmp_path: Path,
+    server: WireServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = _chat(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    server.script(openai_chat(Said(["Hi"]), stream=True))
+    assert _run(server, "openai", path, "-o", "-") == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("lmml: error: lmml run -o -: ")
+    assert server.requests == [] and sorted(tmp_path.iterdir()) == [path]
+
+
 def test_a_second_run_moves_the_metadata_below_the_new_reply(
     tmp_path: Path, server: WireServer
 ) -> None:

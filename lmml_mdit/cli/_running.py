@@ -262,6 +262,11 @@ def cmd_run(args: RunArguments) -> int:
         raise CliError("--max-rounds must be 1 or more (one request, then one per tool round)")
     if args.path == STDIO and args.output is None and not args.dry_run:
         raise CliError("lmml run -: a conversation read from stdin needs -o OUT to write to")
+    if args.output == STDIO and not args.dry_run:
+        raise CliError(
+            "lmml run -o -: the reply goes to standard output as it arrives; "
+            "give -o the file to write the conversation to"
+        )
     _start_tracing(args)
     tools = {}
     for spec in args.tool_specs or []:
