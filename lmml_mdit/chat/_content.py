@@ -13,7 +13,7 @@ import weakref
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 from ..bundle import TEXT_EMBEDS_SETTING, BundleSource, Limits, is_remote_name
 from ..bundle.reserved_embeds import RESERVED_NAMES
@@ -240,7 +240,7 @@ def turn_segments(
         cut_points.append(end)
     sent: _SentLines | None = None
     if not replaced and not escapes:
-        sent = _SentLines(lines, None, 0) if not fills else _filled_lines(lines, start, end, fills)
+        sent = (lines, None, 0) if not fills else _filled_lines(lines, start, end, fills)
     if sent is not None:
         # Every line is sent as written, or as a template's values make it (the common
         # turn): each run between cuts is one slice of the lines, and every cut but the
@@ -327,13 +327,9 @@ def turn_segments(
     return segments
 
 
-class _SentLines(NamedTuple):
-    """A turn's lines as they are sent: *source* from line *offset* on, or, when a line
-    became no line or several, the 0-based source line of each (*origins*)."""
-
-    source: Sequence[str]
-    origins: Sequence[int] | None
-    offset: int
+_SentLines: TypeAlias = tuple[Sequence[str], Sequence[int] | None, int]
+"""A turn's lines as they are sent: the lines from an offset on, or, when a line became no
+line or several, with the 0-based source line of each: ``(lines, origins, offset)``."""
 
 
 def _filled_lines(lines: Sequence[str], start: int, end: int, fills: Fills) -> _SentLines | None:
@@ -347,7 +343,7 @@ def _filled_lines(lines: Sequence[str], start: int, end: int, fills: Fills) -> _
     else:
         edited = [(number, fills[number]) for number in range(start, end) if number in fills]
     if not edited:
-        return _SentLines(lines, None, 0)
+        return lines, None, 0
     finished = list(lines[start:end])
     reshaped: dict[int, list[str]] = {}  # the lines that became no line or several
     for number, edits in edited:
@@ -367,7 +363,7 @@ def _filled_lines(lines: Sequence[str], start: int, end: int, fills: Fills) -> _
                 continue
         reshaped[number] = made
     if not reshaped:
-        return _SentLines(finished, None, start)
+        return finished, None, start
     source: list[str] = []
     origins: list[int] = []
     for number in range(start, end):
@@ -378,7 +374,7 @@ def _filled_lines(lines: Sequence[str], start: int, end: int, fills: Fills) -> _
         else:
             source.extend(lines_made)
             origins.extend([number] * len(lines_made))
-    return _SentLines(source, origins, start)
+    return source, origins, start
 
 
 def edited_line(
