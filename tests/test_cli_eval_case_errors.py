@@ -73,6 +73,21 @@ def test_a_refused_case_and_a_failed_send_name_the_case_once(
     assert said[2].startswith("1 row(s): 1 passed")
 
 
+def test_with_every_case_refused_there_is_no_rate_to_say(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"city": 3}) + "\n", encoding="utf-8")
+    argv = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--no-cache"]
+    target = f"openai:m@{server.url}/v1"
+    out = str(tmp_path / "out.jsonl")
+    assert main([*argv, "--target", target, "--out", out, "--fail-under", "0.5"]) == 1
+    said = capsys.readouterr().err.splitlines()
+    assert said[-1].startswith("0 row(s): 0 passed") and said[-1].endswith("; no row to rate")
+    assert "pass rate" not in said[-1] and server.requests == []
+
+
 def _eval_folder(folder: Path, out: Path, target: str, *more: str) -> int:
     argv = ["eval", str(folder), "--target", target, "--concurrency", "1", "--no-cache"]
     return main([*argv, "--out", str(out), *more])

@@ -257,11 +257,17 @@ def cmd_eval(args: EvalArguments) -> int:
         write_report(journal_path(out), args.report)
     failed = summary.failed
     earlier = summary.skipped - summary.skipped_passed
+    # With no row at all (every case refused or failed to send) there is nothing to rate.
+    rate = (
+        f"pass rate {summary.pass_rate:.1%} over all rows"
+        if summary.rows + summary.skipped
+        else "no row to rate"
+    )
     info(
         args,
         f"{summary.rows} row(s): {summary.passed} passed, {summary.rows - summary.passed} "
         f"failed, {summary.cached} from the cache; {summary.skipped} already in {out} "
-        f"({earlier} failed); pass rate {summary.pass_rate:.1%} over all rows",
+        f"({earlier} failed); {rate}",
     )
     if summary.errors:
         return 1
