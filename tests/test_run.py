@@ -199,6 +199,21 @@ def test_an_output_of_dash_is_refused_before_sending(
     assert server.requests == [] and sorted(tmp_path.iterdir()) == [path]
 
 
+def test_an_output_in_missing_folders_is_written_there_and_a_failed_run_makes_none(
+    tmp_path: Path, server: WireServer
+) -> None:
+    """As every command's OUT, -o makes the folders it needs; only once there is a reply
+    to write, so a run that fails leaves no folder behind."""
+    path = _chat(tmp_path)
+    out = tmp_path / "made" / "for" / "it.lmml"
+    server.script(Json(error_body("openai", 400, "no such model"), status=400))
+    assert _run(server, "openai", path, "-q", "-o", str(out)) == 1
+    assert not (tmp_path / "made").exists()
+    server.script(openai_chat(Said(["Hi"]), stream=True))
+    assert _run(server, "openai", path, "-q", "-o", str(out)) == 0
+    assert out.read_text(encoding="utf-8").startswith(CHAT + "\n## Turn 2 -- assistant\n\nHi\n")
+
+
 def test_a_second_run_moves_the_metadata_below_the_new_reply(
     tmp_path: Path, server: WireServer
 ) -> None:

@@ -28,7 +28,16 @@ from ._options import (
     positive_int,
     seconds,
 )
-from ._output import STDIO, CliError, error, error_text, info, stdout_json, warn
+from ._output import (
+    STDIO,
+    CliError,
+    ensure_folder,
+    error,
+    error_text,
+    info,
+    stdout_json,
+    warn,
+)
 from ._sources import open_source
 from ._table import command
 
@@ -282,6 +291,8 @@ def cmd_run(args: RunArguments) -> int:
     written: list[Document] = []
 
     def commit(document: Document) -> None:
+        if args.output is not None:
+            ensure_folder(destination)  # as every command's OUT, once there is a reply
         document.save(destination)
         written.append(document)
 
