@@ -186,6 +186,14 @@ def save_bundle(bundle: Bundle, dest: str, *, exclusive: bool = False) -> None:
     save_to_file(bundle, dest, exclusive=exclusive)  # the caller made its folder
 
 
+def named_for_other_kind(dest: str, suffix: str) -> bool:
+    """Whether *dest* (not ``-``) ends in the other bundle kind's extension than *suffix*
+    (``.lmml`` or ``.lmmlz``), so a bundle of *suffix*'s kind written there would not hold
+    what its name says."""
+    other = NARRATIVE_SUFFIX if suffix == ARCHIVE_SUFFIX else ARCHIVE_SUFFIX
+    return dest != STDIO and dest.lower().endswith(other)
+
+
 def deliver(args: Arguments, dest: str, output: bytes | Bundle, done: str) -> None:
     """Write *output* (bytes, or a bundle to save) to *dest*, ``-`` meaning stdout; after a
     write to a file, print the confirmation *done* on stderr (see :func:`info`)."""

@@ -21,6 +21,7 @@ from ._output import (
     error,
     info,
     issue_line,
+    named_for_other_kind,
     save_bundle,
     stdout_text,
     writing,
@@ -202,8 +203,7 @@ def _bundle_destination(args: Arguments, suffix: str, verb: str, kind: str) -> s
     """:func:`destination` for a command writing the bundle kind *suffix*, refusing a DEST
     of the other kind: the file would not hold what its name says."""
     dest = destination(args, suffix, verb)
-    other = NARRATIVE_SUFFIX if suffix == ARCHIVE_SUFFIX else ARCHIVE_SUFFIX
-    if dest != STDIO and dest.lower().endswith(other):
+    if named_for_other_kind(dest, suffix):
         raise CliError(f"{dest}: {verb} writes {kind}; give a DEST ending in {suffix}")
     return dest
 

@@ -35,6 +35,7 @@ from ._output import (
     error,
     error_text,
     info,
+    named_for_other_kind,
     stdout_json,
     warn,
 )
@@ -247,10 +248,10 @@ def _refuse_other_kind(out: str, kind: str) -> None:
     writes the source's kind, and the file would not hold what its name says (``pack``
     and ``inline`` refuse such a DEST too)."""
     if kind == "zip":
-        suffix, other, what = ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, "an archive"
+        suffix, what = ARCHIVE_SUFFIX, "an archive"
     else:
-        suffix, other, what = NARRATIVE_SUFFIX, ARCHIVE_SUFFIX, "a bare narrative"
-    if out != STDIO and out.lower().endswith(other):
+        suffix, what = NARRATIVE_SUFFIX, "a bare narrative"
+    if named_for_other_kind(out, suffix):
         raise CliError(
             f"{out}: lmml run writes {what} here, as the source is; give an OUT ending in {suffix}"
         )
