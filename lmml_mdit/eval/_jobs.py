@@ -41,19 +41,19 @@ class Summary:
     skipped: int = 0
     skipped_passed: int = 0
     errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
     warned: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
-    """Each of :attr:`warnings` as its place, target and warning."""
-    _seen: set[tuple[str, str]] = field(default_factory=set, repr=False, compare=False)
+    """What rendering the cases warned about, as ``(place, target, warning)``."""
+
+    @property
+    def warnings(self) -> list[str]:
+        """Each of :attr:`warned` as one line: ``PLACE: TARGET: warning``."""
+        return [f"{place}: {target}: {warning}" for place, target, warning in self.warned]
 
     def warn(self, place: str, target: str, warning: str) -> None:
         """Note *warning*, given rendering the case at *place* for *target*, unless it was
         noted for that target already."""
-        if (target, warning) in self._seen:
-            return
-        self._seen.add((target, warning))
-        self.warned.append((place, target, warning))
-        self.warnings.append(f"{place}: {target}: {warning}")
+        if not any((target, warning) == (seen[1], seen[2]) for seen in self.warned):
+            self.warned.append((place, target, warning))
 
     @property
     def failed(self) -> int:
