@@ -12,6 +12,7 @@ from collections.abc import Sequence
 __all__ = [
     "as_turn_text",
     "blank_edges",
+    "clipped",
     "is_unicode",
     "normalize_newlines",
     "trim_blank_lines",
@@ -77,3 +78,9 @@ def as_turn_text(text: str) -> str:
     """*text* as a turn reads it back after writing: line endings as ``\\n``, NUL as
     U+FFFD, leading and trailing blank lines removed."""
     return trim_blank_lines(normalize_newlines(text))
+
+
+def clipped(text: str, limit: int) -> str:
+    """*text* cut to its first *limit* characters, with ``...`` after a cut (what an error
+    message quotes of a long text)."""
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -33,6 +33,7 @@ from ..errors import (
     StreamCutError,
 )
 from ..jsontypes import JSONMapping, JSONObject
+from ..text import clipped
 from ._clients import Key, LoopClients, close_client, loop_clients, process_client
 from ._document import Document
 from ._reply import Reply, ReplyEvent, ToolRun, Usage
@@ -226,8 +227,7 @@ class _Link:
             return cut
         if failure.kind == "unreadable":
             provider = self.options.provider
-            said = " ".join(failure.message.split())  # a page's text on one line, cut short
-            said = said if len(said) <= 160 else said[:160] + "..."
+            said = clipped(" ".join(failure.message.split()), 160)  # a page's text, one line
             unread = ProviderError(
                 f"the answer from {self.url} is no {provider} reply: {said}",
                 name=self.file,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ...jsontypes import JSONMapping, JSONObject
+from ...text import clipped
 
 __all__ = [
     "Emit",
@@ -118,7 +119,7 @@ def reply_data(response: object, *keys: str) -> JSONObject:
     dump = getattr(response, "model_dump", None)
     if dump is None:
         text = str(response).strip()
-        shown = text[:60] + ("..." if len(text) > 60 else "")
+        shown = clipped(text, 60)
         raise UnreadableReply(f"its body is not JSON: {shown!r}" if text else "its body is empty")
     data: JSONObject = dump(mode="json", exclude_none=True)
     if not any(key in data for key in keys):
