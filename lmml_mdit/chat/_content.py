@@ -406,9 +406,7 @@ def edited_line(
         if isinstance(replacement, str):
             text.append(replacement)
             continue
-        if (
-            replacement.bundle if isinstance(replacement, InputMessages) else replacement.file
-        ) is None:
+        if not replacement.given:
             left_out = True
             continue
         before = "".join(text)

@@ -46,6 +46,11 @@ class InputAsset:
     placeholder: Placeholder
     file: InputFile | None
 
+    @property
+    def given(self) -> bool:
+        """Whether the input has a value (an optional one may have none)."""
+        return self.file is not None
+
 
 @dataclass(frozen=True)
 class InputMessages:
@@ -60,6 +65,11 @@ class InputMessages:
     spec: InputSpec
     placeholder: Placeholder
     bundle: Bundle | None
+
+    @property
+    def given(self) -> bool:
+        """Whether the input has a value (an optional one may have none)."""
+        return self.bundle is not None
 
 
 Edit = tuple[int, int, "str | InputAsset | InputMessages"]
@@ -200,7 +210,7 @@ class Template:
                 filled[position] = texts[slot]
             out[line] = "".join(filled)
         if self._cut_lines:
-            out.update(self.fills(bound, limit=limit, lines=self._cut_lines))
+            out.update(self._edits(bound, limit, self._cut_places, self._cut_lines))
         return out
 
     @functools.cached_property
@@ -249,14 +259,6 @@ class Template:
         """:attr:`_places` on :attr:`_cut_lines`, in document order."""
         return [place for place in self._places if place[0] in self._cut_lines]
 
-    @functools.cached_property
-    def _places_at(self) -> dict[int, list[tuple[int, int, int, InputSpec, Placeholder, bool]]]:
-        """:attr:`_places` by line."""
-        found: dict[int, list[tuple[int, int, int, InputSpec, Placeholder, bool]]] = {}
-        for place in self._places:
-            found.setdefault(place[0], []).append(place)
-        return found
-
     def fills(
         self, bound: Mapping[str, object], *, limit: int, lines: Set[int] | None = None
     ) -> dict[int, list[Edit]]:
@@ -268,19 +270,24 @@ class Template:
         :raises InputError: for a field that is not in its value, or an ``image`` or
             ``file`` value that does not read or is not of its type.
         """
+        places = self._places if lines is None else [p for p in self._places if p[0] in lines]
+        return self._edits(bound, limit, places, lines)
+
+    def _edits(
+        self,
+        bound: Mapping[str, object],
+        limit: int,
+        places: Sequence[tuple[int, int, int, InputSpec, Placeholder, bool]],
+        lines: Set[int] | None,
+    ) -> dict[int, list[Edit]]:
+        """:meth:`fills` of *places* (in document order) and of the ``\\{{`` escapes on
+        *lines* (all for None)."""
         edits: dict[int, list[Edit]] = {}
         for line, column in self.escapes:
             if lines is None or line in lines:
                 edits.setdefault(line, []).append((column, column + 1, ""))
         files: dict[str, InputFile] = {}
         conversations: dict[str, Bundle] = {}
-        places: Sequence[tuple[int, int, int, InputSpec, Placeholder, bool]]
-        if lines is None:
-            places = self._places
-        elif lines is self._cut_lines:
-            places = self._cut_places
-        else:
-            places = [place for line in sorted(lines) for place in self._places_at.get(line, ())]
         for line, start, end, spec, placeholder, is_asset in places:
             replacement: str | InputAsset | InputMessages
             name = spec.name

@@ -83,10 +83,10 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                     continue
                 # As the parse will read it: the spans must count the lines it sees.
                 value = normalize_newlines(replacement)
+            elif not replacement.given:
+                left_out = True  # an optional input given no value
+                continue
             elif isinstance(replacement, InputMessages):
-                if replacement.bundle is None:
-                    left_out = True  # an optional conversation given no value
-                    continue
                 raise InputError(
                     f"the messages input {replacement.spec.name!r} cannot be written into a "
                     "Transcript yet",
@@ -98,14 +98,13 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
                     hint="render it with messages() or to_request(), or give the Transcript "
                     "the conversation's turns with its own methods",
                 )
-            elif replacement.file is None:
-                left_out = True  # an optional asset given no value
-                continue
             else:
+                file = replacement.file
+                assert file is not None  # given, as checked above
                 name = written.get(replacement.spec.name)
                 if name is None:
                     name = written[replacement.spec.name] = _asset_name(replacement, taken)
-                    assets[name] = replacement.file.data
+                    assets[name] = file.data
                 current.append(reference(name))  # the bundle's own reference, not a value
                 continue
             for index, piece in enumerate(value.split("\n")):
