@@ -366,3 +366,17 @@ def test_the_job_plan_skips_written_rows_and_reports_unreadable_cases(tmp_path: 
     assert (summary.skipped, summary.skipped_passed, summary.rows) == (2, 1, 0)
     assert len(summary.errors) == 1 and summary.errors[0].startswith(f"{cases}:2: ")
     assert count_cases(bundle, cases) == 3
+
+
+def test_a_warning_is_noted_once_a_target_at_its_lowest_numbered_case() -> None:
+    """Cases run at once (or in Ray's batches) finish in any order; the warning is said at
+    the first case that gives it all the same."""
+    summary = Summary()
+    summary.warn("cases.jsonl:3", "openai:m", "setting 'x' left out", 3)
+    summary.warn("cases.jsonl:1", "openai:m", "setting 'x' left out", 1)
+    summary.warn("cases.jsonl:2", "openai:m", "setting 'x' left out", 2)
+    summary.warn("cases.jsonl:2", "anthropic:m", "setting 'x' left out", 2)
+    assert summary.warnings == [
+        "cases.jsonl:1: openai:m: setting 'x' left out",
+        "cases.jsonl:2: anthropic:m: setting 'x' left out",
+    ]

@@ -43,17 +43,34 @@ class Summary:
     errors: list[str] = field(default_factory=list)
     warned: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
     """What rendering the cases warned about, as ``(place, target, warning)``."""
+    _cases: dict[tuple[str, str], tuple[int, int]] = field(
+        default_factory=dict, repr=False, compare=False
+    )  # (target, warning): the case that gave it, and its index in warned
 
     @property
     def warnings(self) -> list[str]:
         """Each of :attr:`warned` as one line: ``PLACE: TARGET: warning``."""
         return [f"{place}: {target}: {warning}" for place, target, warning in self.warned]
 
-    def warn(self, place: str, target: str, warning: str) -> None:
-        """Note *warning*, given rendering the case at *place* for *target*, unless it was
-        noted for that target already."""
-        if not any((target, warning) == (seen[1], seen[2]) for seen in self.warned):
+    def warned_cases(self) -> list[tuple[str, str, str, int]]:
+        """:attr:`warned`, each with the number of its case."""
+        return [
+            (place, target, warning, self._cases[target, warning][0])
+            for place, target, warning in self.warned
+        ]
+
+    def warn(self, place: str, target: str, warning: str, case: int = 0) -> None:
+        """Note *warning*, given rendering the case at *place* (numbered *case*) for
+        *target*: once a target, at the lowest-numbered case that gave it, whatever order
+        the cases were rendered in."""
+        key = (target, warning)
+        found = self._cases.get(key)
+        if found is None:
+            self._cases[key] = (case, len(self.warned))
             self.warned.append((place, target, warning))
+        elif case < found[0]:
+            self._cases[key] = (case, found[1])
+            self.warned[found[1]] = (place, target, warning)
 
     @property
     def failed(self) -> int:

@@ -220,7 +220,7 @@ class Evaluator:
             self._render_failed(job, rendered)
             return None
         for warning in rendered.warnings:
-            self.summary.warn(self._place(job), text, warning)
+            self.summary.warn(self._place(job), text, warning, number)
         try:
             stored, cached = await self._send(rendered.value, target, text)
         except LmmlError as error:

@@ -116,13 +116,14 @@ class _Evaluator:
             job = Job(number, self.bundle, values, expect, target)
             gate = self.gates[str(target)]
             await gate.acquire.remote()
-            errors, warned = len(summary.errors), len(summary.warned)
+            errors = len(summary.errors)
             try:
                 row = await evaluator.row(job)
             finally:
                 gate.release.remote()
-            # what rendering warned about, said once a run by the driver
-            warnings = json.dumps(summary.warned[warned:], ensure_ascii=False)
+            # what rendering warned about, with the case that gave it: the driver says each
+            # once, at its lowest-numbered case, whichever batch or job noted it first
+            warnings = json.dumps(summary.warned_cases(), ensure_ascii=False)
             if row is None:
                 return None, summary.errors[errors], warnings
             return json.dumps(row, ensure_ascii=False), None, warnings
@@ -224,8 +225,8 @@ def eval_batches(
             for row, error, warned in zip(
                 batch["row"], batch["error"], batch["warnings"], strict=True
             ):
-                for place, target, warning in json.loads(str(warned)):
-                    summary.warn(place, target, warning)
+                for place, target, warning, case in json.loads(str(warned)):
+                    summary.warn(place, target, warning, case)
                 if row is None:
                     summary.errors.append(str(error))
                     continue
