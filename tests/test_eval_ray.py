@@ -104,6 +104,7 @@ def test_eval_batches_rows_equal_the_one_process_run(
             server.script(openai_chat(Said(["Paris"]), stream=False))
         saved = tmp_path / "saved"
         paced = ["--rate", f"{target}=300/min", "--save-conversations", str(saved)]
+        paced += ["--timeout", "60", "--backoff", "0.1"]  # handed to every worker's sender
         code = main(["eval", *arguments, "--ray", cluster, "--concurrency", "3", "-q", *paced])
         assert code == 1  # the Lima case fails
         assert _rows(by_cli) == expected and len(server.requests) == 18

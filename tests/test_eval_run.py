@@ -197,6 +197,44 @@ def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
     assert "no sender for provider 'nobody'" in capsys.readouterr().err
 
 
+def test_a_request_over_the_timeout_gets_no_row_naming_the_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    _files(tmp_path, CASES[:1])
+    listener = socket.socket()  # takes the connection and never answers
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    out = tmp_path / "out.jsonl"
+    cases = tmp_path / "cases.jsonl"
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--out", str(out)]
+    try:
+        assert main([*args, "--target", f"openai:m@{url}", "--timeout", "0.3", "-q"]) == 1
+    finally:
+        listener.close()
+    err = capsys.readouterr().err
+    assert f"{cases}:1: openai:m@{url}: " in err and "timed out" in err
+    assert not out.exists() or out.read_text(encoding="utf-8") == ""
+
+
+def test_the_sending_options_default_as_a_run_does() -> None:
+    from lmml_mdit.cli import build_parser
+    from lmml_mdit.run import RunOptions
+
+    parser = build_parser()
+    for command in (["run", "a.lmml"], ["eval", "a.lmml", "--target", "openai:m"]):
+        args = parser.parse_args(command)
+        assert (args.retries, args.backoff, args.timeout) == (
+            RunOptions.retries,
+            RunOptions.backoff,
+            RunOptions.timeout,
+        )
+        given = parser.parse_args([*command, "--retries", "1", "--backoff", "0", "--timeout", "2"])
+        assert (given.retries, given.backoff, given.timeout) == (1, 0.0, 2.0)
+
+
 def _killable(folder: Path, server: WireServer, concurrency: int, out: Path) -> list[str]:
     """The ``lmml eval`` arguments of the kill tests: the folder's template and cases."""
     return [

@@ -45,7 +45,9 @@ class Arguments(argparse.Namespace):
     cases: str | None = None
     strict: bool = False
     workers: int | None
-    retries: int = 3
+    retries: int
+    backoff: float
+    timeout: float | None
     # shared by some subcommands only: the default stands for the others
     json: bool = False
     force: bool = False

@@ -8,7 +8,7 @@ import asyncio
 import os
 
 from ._arguments import Arguments
-from ._options import add_base_dir, add_bundle, add_quiet, positive_int
+from ._options import add_base_dir, add_bundle, add_quiet, add_sending, positive_int
 from ._table import command
 
 TYPE_CHECKING = False  # not typing's: parsing an eval command line imports this module
@@ -71,6 +71,8 @@ def _on_ray(
             concurrency=args.concurrency,
             judge=judge,
             retries=args.retries,
+            backoff=args.backoff,
+            timeout=args.timeout,
             rates=dict(args.rates or []),
             conversations=(
                 None
@@ -164,13 +166,7 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge", metavar="PROVIDER:MODEL[@URL]", help="the target of judge assertions"
     )
-    parser.add_argument(
-        "--retries",
-        type=positive_int,
-        default=3,
-        metavar="N",
-        help="retries of a 429 or 5xx answer (default: 3)",
-    )
+    add_sending(parser, "the limit for each request (a judge's too); a case over it gets no row")
     parser.add_argument(
         "--ray",
         metavar="ADDRESS",
@@ -240,6 +236,8 @@ def cmd_eval(args: EvalArguments) -> int:
                     rates=dict(args.rates or []),
                     judge=judge,
                     retries=args.retries,
+                    backoff=args.backoff,
+                    timeout=args.timeout,
                     progress=progress,
                     conversations=args.save_conversations,
                     base_dir=args.base_dir,

@@ -29,6 +29,7 @@ __all__ = [
     "add_json",
     "add_provider",
     "add_quiet",
+    "add_sending",
     "listing_options",
     "parse_setting",
     "positive_int",
@@ -272,6 +273,27 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print no confirmation line on stderr"
     )
+
+
+def add_sending(parser: argparse.ArgumentParser, timeout_help: str) -> None:
+    """``--retries``, ``--backoff`` and ``--timeout``: how each request is retried and
+    bounded (the defaults are :class:`~lmml_mdit.run.RunOptions`'s, a test checks)."""
+    parser.add_argument(
+        "--retries",
+        type=positive_int,
+        default=3,
+        metavar="N",
+        help="retries of a 429 or 5xx answer, with exponential backoff honouring Retry-After "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--backoff",
+        type=seconds,
+        default=0.5,
+        metavar="SECONDS",
+        help="the first retry's delay, doubled for each next one (default: %(default)s)",
+    )
+    parser.add_argument("--timeout", type=seconds, metavar="SECONDS", help=timeout_help)
 
 
 def positive_int(text: str) -> int:

@@ -24,9 +24,9 @@ from ._options import (
     add_bundle,
     add_provider,
     add_quiet,
+    add_sending,
     parse_setting,
     positive_int,
-    seconds,
 )
 from ._output import (
     STDIO,
@@ -137,8 +137,6 @@ class RunArguments(Arguments):
     tool_specs: list[str] | None
     max_rounds: int
     yes: bool
-    backoff: float
-    timeout: float | None
     keep_partial: bool
     trace: Literal["console", "otlp"] | None
     dry_run: bool
@@ -183,24 +181,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-y", "--yes", action="store_true", help="run tool calls without asking first"
     )
-    parser.add_argument(
-        "--retries",
-        type=positive_int,
-        default=3,
-        metavar="N",
-        help="retries of a 429 or 5xx answer, with exponential backoff honouring Retry-After "
-        "(default: 3)",
-    )
-    parser.add_argument(
-        "--backoff",
-        type=seconds,
-        default=0.5,
-        metavar="SECONDS",
-        help="the first retry's delay, doubled for each next one (default: 0.5)",
-    )
-    parser.add_argument(
-        "--timeout", type=seconds, metavar="SECONDS", help="the limit for each request"
-    )
+    add_sending(parser, "the limit for each request")
     parser.add_argument(
         "--keep-partial",
         action="store_true",

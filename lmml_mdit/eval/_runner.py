@@ -77,6 +77,8 @@ class Evaluator:
     :ivar conversations: a folder to write each case's conversation to, or None.
     :ivar base_dir: the folder each case's ``image``, ``file`` and ``messages`` paths are
         held inside; None: the cases' own folder (a cases file's folder).
+    :ivar timeout: the limit in seconds for each request (None: the SDK's own).
+    :ivar backoff: the first retry's delay in seconds, doubled for each next one.
     """
 
     cases_path: str
@@ -88,6 +90,8 @@ class Evaluator:
     paces: Mapping[str, Waits]
     conversations: str | None = None
     base_dir: str | None = None
+    timeout: float | None = None
+    backoff: float = RunOptions.backoff
     _senders: dict[str, BodySender] = field(default_factory=dict, init=False, repr=False)
     _renderings: dict[str, Rendering] = field(default_factory=dict, init=False, repr=False)
     _declared: tuple[Bundle, InputDeclarations | None] | None = field(
@@ -118,7 +122,13 @@ class Evaluator:
         text = str(target) if text is None else text
         sender = self._senders.get(text)
         if sender is None:
-            options = RunOptions(target.provider, base_url=target.base_url, retries=self.retries)
+            options = RunOptions(
+                target.provider,
+                base_url=target.base_url,
+                timeout=self.timeout,
+                retries=self.retries,
+                backoff=self.backoff,
+            )
             # Its errors name no file: _failed says the case's place.
             sender = self._senders[text] = BodySender(options)
         return sender
@@ -167,6 +177,7 @@ class Evaluator:
             model=chosen.model,
             base_url=chosen.base_url,
             retries=self.retries,
+            backoff=self.backoff,
             client=self._sender(chosen).client,
         )
         return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
@@ -320,7 +331,9 @@ async def aevaluate(
     concurrency: int = 8,
     rates: Mapping[str, float] | None = None,
     judge: Target | None = None,
-    retries: int = 2,
+    retries: int = RunOptions.retries,
+    backoff: float = RunOptions.backoff,
+    timeout: float | None = None,
     progress: Progress | None = None,
     conversations: str | os.PathLike[str] | None = None,
     base_dir: str | os.PathLike[str] | None = None,
@@ -340,6 +353,10 @@ async def aevaluate(
     :param refresh: send again even when cached (the new answer replaces the old).
     :param rates: requests per minute, by target text.
     :param judge: the target of ``judge`` assertions naming none (default: the first).
+    :param retries: retries of a 429 or 5xx answer, as :func:`lmml_mdit.run.send` makes
+        them; *backoff* is the first one's delay in seconds, doubled for each next one.
+    :param timeout: the limit in seconds for each request, a judge's too (None: the SDK's
+        own); a request over it is that case's error.
     :param conversations: a folder to write each case's conversation to, its answer
         appended, as ``case-N-TARGET.lmmlz``.
     :param progress: called after each case and target (done, total, detail).
@@ -386,6 +403,8 @@ async def aevaluate(
         {name: Pace(rate) for name, rate in (rates or {}).items()},
         None if conversations is None else os.fspath(conversations),
         None if cases is None or base_dir is None else os.fspath(base_dir),
+        timeout,
+        backoff,
     )
     with ResultsWriter(journal) as writer:
         run = _Run(evaluator, writer, progress, total)

@@ -29,6 +29,7 @@ from ..eval import (
     plan_jobs,
 )
 from ..jsontypes import JSONObject
+from ..run import RunOptions
 from ._batches import Template, _template
 
 __all__ = ["eval_batches"]
@@ -79,6 +80,8 @@ class _Evaluator:
         conversations: str | None = None,
         paced: Sequence[str] = (),
         base_dir: str | None = None,
+        timeout: float | None = None,
+        backoff: float = RunOptions.backoff,
     ) -> None:
         self.bundle: Bundle = _template(template, None, None)
         self.conversations = conversations
@@ -89,6 +92,8 @@ class _Evaluator:
         self.cache = None if cache is None else AnswerCache(cache)
         self.refresh = refresh
         self.retries = retries
+        self.timeout = timeout
+        self.backoff = backoff
         self.judge = Target.parse(judge)
         self.default = default_expect(self.bundle)
 
@@ -108,6 +113,8 @@ class _Evaluator:
             {name: _RemotePace(gate) for name, gate in self.paced.items()},
             self.conversations,
             self.base_dir,
+            self.timeout,
+            self.backoff,
         )
 
         async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None, str]:
@@ -158,7 +165,9 @@ def eval_batches(
     workers: int = 2,
     batch_size: int = 16,
     judge: Target | None = None,
-    retries: int = 2,
+    retries: int = RunOptions.retries,
+    backoff: float = RunOptions.backoff,
+    timeout: float | None = None,
     rates: Mapping[str, float] | None = None,
     conversations: str | os.PathLike[str] | None = None,
     base_dir: str | os.PathLike[str] | None = None,
@@ -214,6 +223,8 @@ def eval_batches(
             "cache": None if cache is None else os.fspath(cache),
             "refresh": refresh,
             "retries": retries,
+            "backoff": backoff,
+            "timeout": timeout,
             "judge": str(judge or targets[0]),
             "conversations": None if conversations is None else os.fspath(conversations),
             "base_dir": None if base_dir is None else os.fspath(base_dir),
