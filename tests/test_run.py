@@ -251,6 +251,21 @@ def test_dry_run_prints_the_body_and_sends_nothing(
     assert path.read_text(encoding="utf-8") == CHAT
 
 
+def test_a_warning_names_the_file_as_render_says_it(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path, CHAT.replace("max_tokens: 50\n", "max_tokens: 50\nfrobnicate: 1\n"))
+    said = f"lmml: warning: {path}: setting 'frobnicate' left out: "
+    assert main(["run", str(path), "--dry-run"]) == 0
+    assert capsys.readouterr().err.startswith(said)
+    server.script(openai_chat(Said(["Hello"]), stream=True))
+    assert _run(server, "openai", path, "-q") == 0
+    err = capsys.readouterr().err
+    assert err.startswith(said) and err.count("frobnicate") == 1
+    assert main(["render", str(path), "--request"]) == 0
+    assert capsys.readouterr().err.startswith(said)
+
+
 # -- tools ------------------------------------------------------------------------------
 
 

@@ -38,6 +38,8 @@ from ._table import command
 from ._templates import given_inputs
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from ..chat import RequestOptions
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "cmd_render",
     "print_warnings",
     "report_refusals",
+    "warnings_said",
 ]
 
 
@@ -302,24 +305,51 @@ def _missing_counted(source: Source) -> Iterator[None]:
         raise CliError(f"{text}; {summary}") from None
 
 
+def _warning_text(message: Warning | str) -> str:
+    """A library warning in the command line's words: a defect sent anyway (``--force``)
+    as ``validate`` words it, a missing setting with its option."""
+    from ..bundle import DefectWarning
+    from ..errors import MissingSettingWarning
+
+    if isinstance(message, DefectWarning):
+        return message.error.format(cli=True, hint=False)
+    if isinstance(message, MissingSettingWarning) and message.cli_message is not None:
+        return message.cli_message
+    return str(message)
+
+
+@contextlib.contextmanager
+def warnings_said(source: Source) -> Iterator[None]:
+    """Each library warning raised in the block said at once, as :func:`print_warnings`
+    says it, for a command whose output goes on while it works (``run``)."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        warn(located(source.label, _warning_text(message), source.aliases))
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def print_warnings(source: Source, caught: Sequence[warnings.WarningMessage]) -> None:
     """Each caught library warning as one ``lmml: warning:`` line about the bundle as typed;
     a defect sent anyway (``--force``) located as ``validate`` locates it, and the missing
     references counted by name."""
     from ..bundle import DefectWarning
-    from ..errors import MissingSettingWarning
 
     sent_anyway = []
     for warning in caught:
         message = warning.message
         if isinstance(message, DefectWarning):
-            text = message.error.format(cli=True, hint=False)
             sent_anyway.append(message.error.issue)
-        elif isinstance(message, MissingSettingWarning) and message.cli_message is not None:
-            text = message.cli_message
-        else:
-            text = str(message)
-        warn(located(source.label, text, source.aliases))
+        warn(located(source.label, _warning_text(message), source.aliases))
     summary = missing_summary(sent_anyway)
     if summary is not None:
         warn(f"{source.label}: {summary}")

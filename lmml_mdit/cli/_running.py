@@ -295,7 +295,9 @@ def cmd_run(args: RunArguments) -> int:
         commit=commit,
         request_options=request_options,
     )
-    with source.about():
+    from ._render import warnings_said
+
+    with source.about(), warnings_said(source):
         if args.dry_run:
             from ..run import dry_run_body
 
