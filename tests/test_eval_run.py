@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import lmml_mdit
 from lmml_mdit import ExpectError
 from lmml_mdit.cli import main
-from lmml_mdit.eval import Summary, Target, aevaluate
+from lmml_mdit.eval import Evaluator, Summary, Target, aevaluate, plan_jobs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -195,6 +195,27 @@ def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
     assert "which is no --target" in capsys.readouterr().err
     assert main([*args[:-2], "--out", str(tmp_path / "b.jsonl"), "--target", "nobody:x"]) == 2
     assert "no sender for provider 'nobody'" in capsys.readouterr().err
+
+
+def test_jobs_run_at_once_each_get_their_own_error(tmp_path: Path, server: WireServer) -> None:
+    # case 1's send fails after case 2's rendering failed: each outcome is its own job's
+    bundle, cases = _files(tmp_path, [{"city": "France"}, {"city": 5}])
+    target = Target("openai", "m", server.url + "/v1")
+    summary = Summary()
+    first, second = plan_jobs(bundle, cases, [target], {}, summary)
+    evaluator = Evaluator(str(cases), None, False, 0, target, summary, {})
+    server.script(Drop())
+
+    async def both() -> list[object]:
+        try:
+            return list(await asyncio.gather(evaluator.outcome(first), evaluator.outcome(second)))
+        finally:
+            await evaluator.aclose()
+
+    failed, refused = asyncio.run(both())
+    assert isinstance(failed, str) and failed.startswith(f"{cases}:1: {target}: ")
+    assert isinstance(refused, str) and refused.startswith(f"{cases}:2: {target}: ")
+    assert "city" in refused and summary.errors == []  # outcome leaves the summary alone
 
 
 def test_a_request_over_the_timeout_gets_no_row_naming_the_url(

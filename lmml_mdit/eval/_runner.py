@@ -190,12 +190,12 @@ class Evaluator:
             return f"{self.cases_path}:{job.number}"
         return bundle_place(self.cases_path, job.name, job.number)
 
-    def _failed(self, job: Job, reason: str) -> None:
-        """Report *job* as getting no row: ``PLACE: TARGET: reason``."""
-        self.summary.errors.append(f"{self._place(job)}: {job.target}: {reason}")
+    def _failed(self, job: Job, reason: str) -> str:
+        """Why *job* gets no row: ``PLACE: TARGET: reason``."""
+        return f"{self._place(job)}: {job.target}: {reason}"
 
-    def _render_failed(self, job: Job, failure: CaseResult) -> None:
-        """Report *job*'s render *failure*, its place said once: the case's line of its
+    def _render_failed(self, job: Job, failure: CaseResult) -> str:
+        """*job*'s render *failure*, its place said once: the case's line of its
         cases file (a path there refused), or a line of the case's own bundle (with no
         cases, as ``BUNDLE:LINE:COL``); a failure elsewhere (the template's line) whole."""
         where, place = self._place(job), failure._at
@@ -206,7 +206,7 @@ class Evaluator:
             if place is not None and own:
                 where = place.said_as(where)
         reason = failure.problem if own else failure.error
-        self.summary.errors.append(f"{where}: {job.target}: {reason}")
+        return f"{where}: {job.target}: {reason}"
 
     async def aclose(self) -> None:
         """Close the clients of the targets sent to and of the judges asked, their
@@ -220,6 +220,15 @@ class Evaluator:
 
     async def row(self, job: Job) -> JSONObject | None:
         """*job*'s results row, or None (the error is in the summary)."""
+        outcome = await self.outcome(job)
+        if isinstance(outcome, str):
+            self.summary.errors.append(outcome)
+            return None
+        return outcome
+
+    async def outcome(self, job: Job) -> JSONObject | str:
+        """*job*'s results row, or the error saying why it gets none (not in the summary:
+        for a caller running jobs at once that hands each job's error on by itself)."""
         number, target, inputs = job.number, job.target, job.inputs
         text = str(target)
         rendering = self._renderings.get(text)
@@ -228,15 +237,13 @@ class Evaluator:
             self._renderings[text] = rendering
         rendered = rendering.case(job.bundle, number, self._held(job, inputs))
         if not isinstance(rendered.value, dict):
-            self._render_failed(job, rendered)
-            return None
+            return self._render_failed(job, rendered)
         for warning in rendered.warnings:
             self.summary.warn(self._place(job), text, warning, number)
         try:
             stored, cached = await self._send(rendered.value, target, text)
         except LmmlError as error:
-            self._failed(job, error.format(hint=False))
-            return None
+            return self._failed(job, error.format(hint=False))
         payload = stored["payload"]
         latency, tokens = stored["latency"], stored["output_tokens"]
         assert isinstance(payload, dict) and isinstance(latency, (int, float))

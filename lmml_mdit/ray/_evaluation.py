@@ -123,17 +123,17 @@ class _Evaluator:
             job = Job(number, self.bundle, values, expect, target)
             gate = self.gates[str(target)]
             await gate.acquire.remote()
-            errors = len(summary.errors)
             try:
-                row = await evaluator.row(job)
+                # the job's own error: other jobs of the batch add theirs meanwhile
+                outcome = await evaluator.outcome(job)
             finally:
                 gate.release.remote()
             # what rendering warned about, with the case that gave it: the driver says each
             # once, at its lowest-numbered case, whichever batch or job noted it first
             warnings = json.dumps(summary.warned_cases(), ensure_ascii=False)
-            if row is None:
-                return None, summary.errors[errors], warnings
-            return json.dumps(row, ensure_ascii=False), None, warnings
+            if isinstance(outcome, str):
+                return None, outcome, warnings
+            return json.dumps(outcome, ensure_ascii=False), None, warnings
 
         try:
             done = await asyncio.gather(
