@@ -589,10 +589,33 @@ def test_keep_partial_says_what_arrived_was_written(
         answer.events, answer.done_marker = answer.events[:3], False
     server.script(answer)
     assert _run(server, "openai", path, "--keep-partial") == 1
-    (line,) = [line for line in capsys.readouterr().err.splitlines() if "lmml: error" in line]
+    err = capsys.readouterr().err
+    assert f"wrote what arrived, marked incomplete, to {path}\n" in err
+    assert "rounds before" not in err  # there was none: the cut reply was the first
+    (line,) = [line for line in err.splitlines() if "lmml: error" in line]
     assert "nothing was written" not in line
     assert line.endswith("(what arrived was written, marked incomplete; run again for the rest)")
     assert "\n## Turn 2 -- assistant\n\nHalf of\n" in path.read_text(encoding="utf-8")
+
+
+def test_keep_partial_after_a_tool_round_says_both_were_written(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    cut = openai_chat(Said(["It is", " sunny"]), stream=True)
+    assert isinstance(cut, Sse)
+    cut.cut_after = 2
+    server.script(
+        openai_chat(Said([], [("call_7", "get_weather", {"city": "Paris"})]), stream=True), cut
+    )
+    flags = ["--tool", "_run_tools:get_weather", "--yes", "--keep-partial"]
+    assert _run(server, "openai", path, *flags) == 1
+    err = capsys.readouterr().err
+    said = "wrote the rounds before the failure and what arrived, marked incomplete, to "
+    assert f"{said}{path}\n" in err
+    bundle = lmml_mdit.open(path)
+    assert [turn.role for turn in bundle.narrative.turns][-3:] == ["assistant", "tool", "assistant"]
+    assert [r.get("incomplete", False) for r in bundle.manifest["lmml_run"]] == [False, True]
 
 
 def test_a_dropped_connection_is_a_connection_error(
