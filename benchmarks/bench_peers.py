@@ -51,7 +51,7 @@ import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -259,18 +259,24 @@ def banks_request(path: Path, images: list[str]) -> dict[str, Any]:
     return {**prompt.metadata, "messages": messages}
 
 
+class Peer(NamedTuple):
+    """A peer measured: its name in the table, its import name (the ``bench`` extra
+    installs it), and how it builds the request from its file."""
+
+    title: str
+    module: str
+    request: Callable[[Path, list[str]], dict[str, Any]]
+
+
+PEERS = {
+    "dotprompt": Peer("dotprompt (dotpromptz)", "dotpromptz", dotprompt_request),
+    "prompty": Peer("Prompty 2", "prompty", prompty_request),
+    "langchain": Peer("LangChain core", "langchain_core", langchain_request),
+    "banks": Peer("banks", "banks", banks_request),
+}
 TOOLS: dict[str, Callable[[Path, list[str]], dict[str, Any]]] = {
     "lmml_mdit": lmml_request,
-    "dotprompt": dotprompt_request,
-    "prompty": prompty_request,
-    "langchain": langchain_request,
-    "banks": banks_request,
-}
-TITLES = {
-    "dotprompt": "dotprompt (dotpromptz)",
-    "prompty": "Prompty 2",
-    "langchain": "LangChain core",
-    "banks": "banks",
+    **{name: peer.request for name, peer in PEERS.items()},
 }
 
 
@@ -320,7 +326,7 @@ def measure(size: int, rounds: int, only: list[str]) -> dict[str, float]:
         assert expected["temperature"] == TEMPERATURE and expected["model"] == MODEL
         sent = sum(part[0] == "image" for _, parts in expected["messages"] for part in parts)
         assert sent == len(images), (sent, len(images))
-        tools = ["lmml_mdit", *[name for name in TITLES if not only or name in only]]
+        tools = ["lmml_mdit", *[name for name in PEERS if not only or name in only]]
         for name in tools[1:]:
             check_same(name, TOOLS[name](paths[name], names), expected)
         times: dict[str, list[float]] = {name: [] for name in tools}
@@ -338,8 +344,8 @@ def measure(size: int, rounds: int, only: list[str]) -> dict[str, float]:
         theirs = statistics.median(times[name])
         ratios[name] = theirs / ours
         print(
-            f"  {TITLES[name]:<24} {theirs * 1000:9.2f} ms (quartiles {_quartiles(times[name])})"
-            f"  ratio {ratios[name]:.2f}"
+            f"  {PEERS[name].title:<24} {theirs * 1000:9.2f} ms "
+            f"(quartiles {_quartiles(times[name])})  ratio {ratios[name]:.2f}"
         )
     return ratios
 
@@ -347,10 +353,6 @@ def measure(size: int, rounds: int, only: list[str]) -> dict[str, float]:
 def _quartiles(values: list[float]) -> str:
     first, _, third = statistics.quantiles(values, n=4)
     return f"{first * 1000:.2f}-{third * 1000:.2f} ms"
-
-
-PEER_MODULES = ("dotpromptz", "prompty", "langchain_core", "banks")
-"""The peers' import names (the ``bench`` extra installs them)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -364,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         help="parse the narrative on every open (keep no parse from one open to the next)",
     )
     args = parser.parse_args(argv)
-    absent = [module for module in PEER_MODULES if importlib.util.find_spec(module) is None]
+    absent = [p.module for p in PEERS.values() if importlib.util.find_spec(p.module) is None]
     if absent:
         print(
             f"bench_peers: the peers {', '.join(absent)} are not installed; install the "
@@ -390,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{ratio:.2f}{'' if ok else ' (missed)'}")
             if not ok:
                 missed.append(f"{name} at {size} turns")
-        print(f"| {TITLES[name]} | " + " | ".join(cells) + " |")
+        print(f"| {PEERS[name].title} | " + " | ".join(cells) + " |")
     print(f"(ratio = peer ÷ lmml_mdit, CPU time, median of {args.rounds} rounds; goal >= {GOAL})")
     return exit_status(missed, "every ratio meets its goal")
 
