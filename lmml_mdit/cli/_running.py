@@ -307,14 +307,14 @@ def cmd_run(args: RunArguments) -> int:
             reply = run(source.bundle, options)
         except (ProviderError, ProviderConnectionError, StreamCutError) as failure:
             sys.stdout.write("\n" if not args.no_stream else "")
-            rounds = len(written)
+            before = len(written)
             if args.keep_partial and isinstance(failure, StreamCutError):
-                rounds -= 1  # the last write is what arrived of the cut reply
+                before -= 1  # the last write is what arrived of the cut reply
                 arrived = "what arrived, marked incomplete"
-                if rounds:
+                if before:
                     arrived = f"the rounds before the failure and {arrived}"
                 info(args, f"wrote {arrived}, to {destination}")
-            elif rounds:
+            elif before:
                 info(args, f"wrote the rounds before the failure to {destination}")
             error(error_text(failure))
             return 1
