@@ -218,8 +218,9 @@ def test_jobs_run_at_once_each_get_their_own_error(tmp_path: Path, server: WireS
     assert "city" in refused and summary.errors == []  # outcome leaves the summary alone
 
 
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "gemini"])
 def test_a_request_over_the_timeout_gets_no_row_naming_the_url(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], provider: str
 ) -> None:
     import socket
 
@@ -232,11 +233,12 @@ def test_a_request_over_the_timeout_gets_no_row_naming_the_url(
     cases = tmp_path / "cases.jsonl"
     args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--out", str(out)]
     try:
-        assert main([*args, "--target", f"openai:m@{url}", "--timeout", "0.3", "-q"]) == 1
+        target = f"{provider}:m@{url}"
+        assert main([*args, "--target", target, "--timeout", "0.3", "--retries", "0", "-q"]) == 1
     finally:
         listener.close()
     err = capsys.readouterr().err
-    assert f"{cases}:1: openai:m@{url}: " in err and "timed out" in err
+    assert f"{cases}:1: {target}: " in err and "timed out" in err
     assert not out.exists() or out.read_text(encoding="utf-8") == ""
 
 
