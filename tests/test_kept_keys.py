@@ -133,3 +133,22 @@ def test_a_system_block_of_another_type_is_refused() -> None:
     }
     with pytest.raises(ImportFormatError, match="system block type"):
         import_messages(body, "anthropic")
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "eA=="}},
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "x"}},
+    ],
+)
+def test_an_image_or_document_in_the_system_is_refused(block: dict[str, Any]) -> None:
+    """The API's system takes text blocks only: such a bundle could never go back."""
+    body = {
+        "system": [{"type": "text", "text": "Be terse."}, block],
+        "messages": [{"role": "user", "content": "Hi"}],
+    }
+    with pytest.raises(ImportFormatError, match=r"system block type '\w+'") as refused:
+        import_messages(body, "anthropic")
+    assert refused.value.name == "system[1]"

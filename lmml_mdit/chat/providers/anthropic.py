@@ -387,6 +387,16 @@ def read_messages(messages: object, *, where: str = "messages") -> list[ChatMess
 
 
 def _read_system(system: object) -> list[MessagePart]:
+    if isinstance(system, list):
+        # The API's system takes text blocks only: an image or a document there could
+        # not be sent back, so it is refused here rather than at the export.
+        for here, block in expect_items(system, where="system"):
+            if block.get("type") != "text":
+                raise ImportFormatError(
+                    f"unsupported system block type {shown_value(block.get('type'))}",
+                    name=here,
+                    hint="give system content as text blocks",
+                )
     parts = without_results(block_parts(system, where="system", allow_tools=False))
     for part in parts:
         # Only the keys of a text block (a caching breakpoint, citations) travel with
