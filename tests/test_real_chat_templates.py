@@ -132,3 +132,57 @@ def test_the_conversation_renders_losslessly(core: Any, entry: dict[str, str]) -
     prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
     assert isinstance(prompt, str)
     assert [text for text in TEXTS if text not in prompt] == [], flags
+
+
+PARALLEL: list[dict[str, Any]] = [
+    {"role": "system", "content": "You plan trips."},
+    {"role": "user", "content": "Compare Lyon and Nice."},
+    {
+        "role": "assistant",
+        "content": "Let me look both up.",
+        "tool_calls": [
+            {
+                "id": f"call{city}0",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": {"city": city}},
+            }
+            for city in ("Lyon", "Nice")
+        ],
+    },
+    {"role": "tool", "tool_call_id": "callLyon0", "name": "get_weather", "content": "18C, sunny"},
+    {"role": "tool", "tool_call_id": "callNice0", "name": "get_weather", "content": "22C, windy"},
+    {"role": "user", "content": "Which is warmer?"},
+]
+PARALLEL_TEXTS = (
+    "You plan trips.",
+    "Compare Lyon and Nice.",
+    "Let me look both up.",
+    "Lyon",
+    "Nice",
+    "18C, sunny",
+    "22C, windy",
+    "Which is warmer?",
+)
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_text_beside_parallel_calls_renders_losslessly(core: Any, entry: dict[str, str]) -> None:
+    """Two calls in one assistant turn, with text beside them: a template that drops that
+    text or refuses a second call gets the tools folded."""
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = _WithInputs(
+        PreTrainedTokenizerFast(
+            tokenizer_object=core,
+            chat_template=entry["chat_template"],
+            unk_token="[UNK]",
+            bos_token="<s>",
+            eos_token="</s>",
+        ),
+        TEMPLATE_INPUTS.get(entry["model"], {}),
+    )
+    flags = detect_template_flags(tokenizer)
+    view = flatten(PARALLEL, flags=flags)
+    prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
+    assert isinstance(prompt, str)
+    assert [text for text in PARALLEL_TEXTS if text not in prompt] == [], flags

@@ -74,9 +74,9 @@ class FlattenFlags:
         text).
     :ivar requires_alternating_roles: the template needs ``user``/``assistant`` to alternate,
         opening on ``user``.
-    :ivar supports_tool_calls: the template shows an assistant message's ``tool_calls`` and
-        a ``tool`` message's result; without it they are written as text
-        (:func:`fold_tools`).
+    :ivar supports_tool_calls: the template shows an assistant message's ``tool_calls``
+        (several, with the text beside them) and a ``tool`` message's result; without it
+        they are written as text (:func:`fold_tools`).
     :ivar supports_system_midway: the template shows a ``system`` message after the
         conversation has begun; without it such a message becomes a ``user`` message.
     """
@@ -386,28 +386,44 @@ _SYSTEM_PROBE = "Probe system text 7f3a: answer in English."
 _MIDWAY_PROBE = "Probe midway text 9c1e: keep it short."
 """The text of the system message it puts after the conversation's start."""
 
+
+def _probe_call(tag: str) -> ChatMessage:
+    return {
+        "id": f"probe{tag}",  # nine letters and digits, as Mistral's templates demand
+        "type": "function",
+        "function": {"name": f"probe_tool_{tag}", "arguments": {"probe": f"arg-{tag}"}},
+    }
+
+
+def _probe_result(tag: str) -> ChatMessage:
+    return {
+        "role": "tool",
+        "tool_call_id": f"probe{tag}",
+        "name": f"probe_tool_{tag}",
+        "content": f"Probe result {tag}",
+    }
+
+
 _TOOL_PROBE: list[ChatMessage] = [
     {"role": "user", "content": "u"},
     {
         "role": "assistant",
-        "content": "",
-        "tool_calls": [
-            {
-                "id": "probe7f3a",  # nine letters and digits, as Mistral's templates demand
-                "type": "function",
-                "function": {"name": "probe_tool_7f3a", "arguments": {"probe": "arg-7f3a"}},
-            }
-        ],
+        "content": "Probe call text 7f3a",
+        "tool_calls": [_probe_call("7f3a"), _probe_call("8c2b")],
     },
-    {
-        "role": "tool",
-        "tool_call_id": "probe7f3a",
-        "name": "probe_tool_7f3a",
-        "content": "Probe result 7f3a",
-    },
+    _probe_result("7f3a"),
+    _probe_result("8c2b"),
 ]
-"""The tool round :func:`detect_template_flags` renders: its name, argument and result must
-all show."""
+"""The tool round :func:`detect_template_flags` renders: the assistant's text beside two
+calls, then their results (some templates drop the text beside a call, or refuse a
+second call)."""
+
+_TOOL_SHOWN = (
+    "Probe call text 7f3a",
+    *(f"{s}{tag}" for tag in ("7f3a", "8c2b") for s in ("probe_tool_", "arg-", "Probe result ")),
+)
+"""What must all show in the rendered tool round: the text, each call's name and argument,
+and each result."""
 
 
 def detect_template_flags(
@@ -448,7 +464,7 @@ def detect_template_flags(
         ],
         showing=[_SYSTEM_PROBE, _MIDWAY_PROBE],  # the later one may not replace the first
     )
-    tools = renders(_TOOL_PROBE, showing=["probe_tool_7f3a", "arg-7f3a", "Probe result 7f3a"])
+    tools = renders(_TOOL_PROBE, showing=_TOOL_SHOWN)
     return FlattenFlags(
         supports_system_role=supports_system,
         requires_alternating_roles=strict,
