@@ -616,3 +616,27 @@ def test_hostile_text_survives_every_format_and_back(tmp_path: Path, pieces: lis
         convert(tmp_path / "h.lmml", tmp_path / target)
         convert(tmp_path / target, tmp_path / "back.lmml")
         assert _messages(tmp_path / "back.lmml", {}) == expected, target
+
+
+@pytest.mark.parametrize("target", ["t.prompty", "t.prompt", "t.prompt.yml", "t.json"])
+def test_a_fence_is_left_out_whole_or_refused_by_name(tmp_path: Path, target: str) -> None:
+    """A tool call's fence (and any inline fence) leaves no line of its own behind."""
+    source = tmp_path / "t.lmml"
+    source.write_text(
+        "## Turn 1 -- user\n\nWeather?\n\n## Turn 2 -- assistant\n\nChecking.\n\n"
+        '@@@call_1.tool_call.json\n{"id": "call_1", "name": "get_weather", "arguments": {}}\n'
+        "@@@\n\n@@@notes.txt\nsecret notes\n@@@\n\nDone.\n",
+        "utf-8",
+    )
+    with pytest.raises(PromptFileError, match=r"the tool call call_1\.tool_call\.json"):
+        convert(source, tmp_path / target)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        convert(source, tmp_path / target, lossy=True)
+    said = [str(w.message) for w in caught]
+    assert any("the tool call call_1.tool_call.json" in s for s in said), said
+    assert any("the inline fence notes.txt" in s for s in said), said
+    written = (tmp_path / target).read_text("utf-8")
+    assert "Checking." in written and "Done." in written
+    for left_out in ("get_weather", "secret notes", "@@@"):
+        assert left_out not in written

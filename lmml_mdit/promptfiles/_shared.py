@@ -18,6 +18,7 @@ from ..conversation import ChatMessage, ImportedAsset, MessagePart, TextPart
 from ..errors import InvalidSettingsError, PromptFileError, PromptFileWarning
 from ..media import media_type_for
 from ..model import MESSAGE_ROLES, Role
+from ..narrative import is_tool_call_name
 from ..schema import settings_schema
 from ..text import normalize_newlines, trim_blank_lines
 
@@ -279,6 +280,10 @@ def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
     narrative = bundle.narrative
     lines = narrative.source.split("\n")
     escapes = narrative.escape_columns
+    # Every line of an inline fence (its opening, content and closing lines) is the fence's.
+    fenced = {
+        line: fence for fence in narrative.index.fences for line in range(fence.start, fence.end)
+    }
     for turn in narrative.turns:
         where = f"turn at line {turn.delimiter_line or turn.start_line}"
         if turn.role not in ROLES:
@@ -299,6 +304,18 @@ def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
                     continue
                 prompt.assets[name] = bundle.resolve(name)()
                 kept.append(f"@{name}")
+                continue
+            fence = fenced.get(offset)
+            if fence is not None:
+                if offset == fence.start:
+                    kind = "tool call" if is_tool_call_name(fence.name) else "inline fence"
+                    _drop(
+                        f"the {kind} {fence.name} ({where}, line {offset + 1})",
+                        target,
+                        bundle.file_name,
+                        lossy,
+                        offset + 1,
+                    )
                 continue
             if any(embed.line == offset + 1 for embed in embeds.values()):
                 _drop(
