@@ -302,7 +302,7 @@ class DefectError(BundleError):
 
     def __init__(self, issue: Issue, *, file: str | None = None) -> None:
         self.issue = issue
-        refused = issue.severity == "error"
+        refused = issue.severity == "error" and issue.forceable
         super().__init__(
             issue.message,
             name=issue.name,

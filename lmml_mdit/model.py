@@ -103,6 +103,10 @@ class Issue:
         ``settings.yaml`` for a line inside that archive entry; None for the narrative.
     :ivar cli_message: *message* as the command line words it (naming flags, not Python
         arguments), when the two differ.
+    :ivar forceable: whether a send with ``strict=False`` (``--force``) goes on past an
+        error-level defect of this kind; False where the build refuses it all the same
+        (a ``messages`` placeholder that does not stand alone on its line, a field read
+        from an input that has none).
     """
 
     kind: str
@@ -112,6 +116,7 @@ class Issue:
     message: str
     file: str | None = None
     cli_message: str | None = None
+    forceable: bool = True
 
     @property
     def severity(self) -> Severity:

@@ -322,3 +322,28 @@ def test_render_cases_takes_lists() -> None:
         )
     )
     assert results[0].ok and len(results[0].value) == 4
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("hello {{ history }}", 'history=[{"role": "user", "content": "x"}]'),
+        ("hello {{ history.name }}", "history=Paris"),
+    ],
+    ids=["messages not alone", "field of a string"],
+)
+def test_a_defect_force_cannot_pass_does_not_offer_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, value: str
+) -> None:
+    kind = "messages" if "role" in value else "string"
+    path = tmp_path / "t.lmml"
+    path.write_text(f"---\ninputs:\n  history: {kind}\n---\n## user\n\n{line}\n")
+    assert main(["render", str(path), "--input", value]) == 2
+    refused = capsys.readouterr().err
+    assert "invalid_input" in refused and "--force" not in refused
+    assert main(["render", str(path), "--input", value, "--force"]) == 2  # refused all the same
+    (issue,) = [i for i in lmml_mdit.open(path).validate() if i.kind == "invalid_input"]
+    assert issue.forceable is False
+    with pytest.raises(lmml_mdit.DefectError) as raised:
+        lmml_mdit.open(path).messages(inputs={"history": "x"})
+    assert raised.value.hint is None

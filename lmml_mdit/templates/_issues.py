@@ -56,6 +56,7 @@ def input_issues(
                     placeholder.column,
                     f"{{{{ {placeholder.path} }}}} reads a field of the {spec.type} input "
                     f"{spec.name!r}; only an object input has fields",
+                    forceable=False,
                 )
             )
         elif spec.is_messages and not placeholder.holds_turns:
@@ -66,6 +67,7 @@ def input_issues(
                     placeholder.line,
                     placeholder.column,
                     misplaced_messages(spec.name) + "; move it to a line of its own",
+                    forceable=False,
                 )
             )
         elif spec.is_asset and placeholder.context != "text":
