@@ -3,6 +3,7 @@ with a warning naming each for another (docs/bridge.md, "Provider-specific items
 
 from __future__ import annotations
 
+import base64
 import json
 import warnings
 from pathlib import Path
@@ -355,3 +356,29 @@ def test_a_dropped_key_is_named_itself(path: str, target: str, item: str) -> Non
         to_request(bundle, target, model="m")
     dropped = [str(w.message) for w in caught if w.category is NativeItemDroppedWarning]
     assert any(f"{item} (" in message and "left out" in message for message in dropped), dropped
+
+
+def test_a_gemini_marker_holding_no_value_is_left_out_without_a_warning() -> None:
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode()
+    result = {
+        "name": "get_chart",
+        "response": {"status": "ok"},
+        "parts": [{"inlineData": {"mimeType": "image/png", "data": png}}],
+    }
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "Show me the chart"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "get_chart", "args": {}}}]},
+            {"role": "user", "parts": [{"functionResponse": result}]},
+        ]
+    }
+    bundle = lmml_mdit.import_messages(body)
+    assert '{"function_response": {"parts": []}}' in bundle.narrative.text
+    for provider in ("openai", "anthropic", "openai-responses"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", lmml_mdit.NativeItemDroppedWarning)
+            request = bundle.to_request(provider, model="m", settings={"max_tokens": 5})
+            sent = json.dumps(request)
+        assert png[:40] in sent  # the parts the marker stood for go as the tool result's
+    kept = bundle.to_request("gemini", model="m")["contents"][2]["parts"][0]
+    assert kept["function_response"]["parts"][0]["inline_data"]["data"] == png

@@ -39,12 +39,28 @@ def warn_dropped(item: NativeItem, target: str, file_name: str) -> str:
     return message
 
 
+def _holds_a_value(value: object) -> bool:
+    """Whether *value* holds anything but empty objects and lists: a marker such as a
+    Gemini ``{"function_response": {"parts": []}}``, whose parts are the assets that follow
+    it (exported to every provider), carries nothing another provider would miss."""
+    pending = [value]  # walked without recursion: a fence's JSON may nest deep
+    while pending:
+        each = pending.pop()
+        if isinstance(each, dict):
+            pending.extend(each.values())
+        elif isinstance(each, list):
+            pending.extend(each)
+        else:
+            return True
+    return False
+
+
 def keep_native(
     conversation: ChatConversation, provider: str | None, target: str, file_name: str
 ) -> ChatConversation:
     """*conversation* with only *provider*'s own native items; each other one is left out
-    with a :class:`NativeItemDroppedWarning` (also listed in its ``warnings``), and a
-    message left with nothing to send is left out too.
+    with a :class:`NativeItemDroppedWarning` (also listed in its ``warnings``), unless it
+    holds no value at all, and a message left with nothing to send is left out too.
 
     :param provider: the format's key (``anthropic``); None leaves out every native item
         (a form with no place for any, such as :func:`~lmml_mdit.chat.render_turns`).
@@ -57,7 +73,8 @@ def keep_native(
         dropped = False
         for item in message.parts:
             if isinstance(item, NativeItem) and item.provider != provider:
-                conversation.warnings.append(warn_dropped(item, target, file_name))
+                if _holds_a_value(item.value):  # a bare marker loses nothing
+                    conversation.warnings.append(warn_dropped(item, target, file_name))
                 dropped = True
             else:
                 items.append(item)
