@@ -526,6 +526,37 @@ def test_a_gemini_stream_whose_body_is_not_a_reply_is_refused(
     assert path.read_text(encoding="utf-8") == CHAT
 
 
+@pytest.mark.parametrize("body", NOT_A_REPLY, ids=list(NOT_A_REPLY))
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_streamed_200_whose_body_is_not_a_reply_is_refused_and_nothing_written(
+    tmp_path: Path,
+    server: WireServer,
+    provider: str,
+    body: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Streamed (the default), a body that is no stream of the provider's events is no
+    reply, said as such: not a cut stream, so even ``--keep-partial`` writes nothing."""
+    path = _chat(tmp_path)
+    server.script(NOT_A_REPLY[body])
+    assert _run(server, provider, path, "--keep-partial") == 1
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if "lmml:" in line]
+    assert line.startswith(
+        f"lmml: error: chat.lmml: the answer from {base_url(server, provider)} "
+        f"is no {provider} reply: "
+    )
+    assert "check --base-url" in line
+    assert path.read_text(encoding="utf-8") == CHAT
+    assert len(server.requests) == 1  # not sent again
+    server.script(NOT_A_REPLY[body])
+
+    async def send() -> None:
+        await lmml_mdit.open(path).asend(provider, base_url=base_url(server, provider), stream=True)
+
+    with pytest.raises(ProviderError, match="is no"):
+        asyncio.run(send())
+
+
 def test_connection_refused_names_the_url(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -924,7 +924,7 @@ class GeminiSender:
             gathered.exchange.complete = True
             return gathered.finish()
         for chunk in api.models.generate_content_stream(**_arguments(body)):
-            gathered.add(chunk)
+            gathered.add(chunk, None if gathered.events else reply_data(chunk, *_REPLY_KEYS))
         return gathered.finish()
 
     async def acall(
@@ -938,7 +938,7 @@ class GeminiSender:
             gathered.exchange.complete = True
             return gathered.finish()
         async for chunk in await api.aio.models.generate_content_stream(**_arguments(body)):
-            gathered.add(chunk)
+            gathered.add(chunk, None if gathered.events else reply_data(chunk, *_REPLY_KEYS))
         return gathered.finish()
 
 

@@ -317,6 +317,9 @@ class EventSender:
         gathered = self.gathering(emit)
         events: Any = create(**split_known(create, self.stream_body(body)))  # the SDK's stream
         with events as opened:
+            media = _not_events(opened)
+            if media is not None:
+                raise _unread_stream(media, opened.response.read())
             for event in opened:
                 gathered.add(event)
             return gathered.finish(stream_request_id(opened, self.request_id_header))
@@ -333,9 +336,30 @@ class EventSender:
         started: Any = create(**split_known(create, self.stream_body(body)))
         opened = await started
         async with opened:
+            media = _not_events(opened)
+            if media is not None:
+                raise _unread_stream(media, await opened.response.aread())
             async for event in opened:
                 gathered.add(event)
             return gathered.finish(stream_request_id(opened, self.request_id_header))
+
+
+def _not_events(stream: object) -> str | None:
+    """The media type of the HTTP answer behind an SDK *stream* when it says it is no
+    stream of server-sent events (a web page, a JSON object: what a server that does not
+    speak the protocol sends), else None."""
+    response = getattr(stream, "response", None)
+    headers = getattr(response, "headers", None)
+    kind = "" if headers is None else str(headers.get("content-type") or "")
+    media = kind.partition(";")[0].strip().lower()
+    return None if not media or media == "text/event-stream" else media
+
+
+def _unread_stream(media: str, body: bytes) -> UnreadableReply:
+    """The error for a streamed request answered with a *media* body, not events."""
+    text = body.decode("utf-8", "replace").strip()
+    said = f": {clipped(text, 60)!r}" if text else " (empty)"
+    return UnreadableReply(f"its body is {media}, not a stream of events{said}")
 
 
 def split_known(method: Callable[..., object], body: JSONMapping) -> JSONObject:
