@@ -345,14 +345,17 @@ class EventSender:
 
 
 def _not_events(stream: object) -> str | None:
-    """The media type of the HTTP answer behind an SDK *stream* when it says it is no
-    stream of server-sent events (a web page, a JSON object: what a server that does not
-    speak the protocol sends), else None."""
+    """The media type of the HTTP answer behind an SDK *stream* when it says it is a web
+    page or a JSON document (what a server that does not speak the protocol sends), else
+    None: another type is left to the SDK, which reads events from any (a server may
+    label its stream oddly)."""
     response = getattr(stream, "response", None)
     headers = getattr(response, "headers", None)
     kind = "" if headers is None else str(headers.get("content-type") or "")
     media = kind.partition(";")[0].strip().lower()
-    return None if not media or media == "text/event-stream" else media
+    subtype = media.partition("/")[2]
+    page = subtype in ("html", "xhtml+xml") or subtype == "json" or subtype.endswith("+json")
+    return media if page else None
 
 
 def _unread_stream(media: str, body: bytes) -> UnreadableReply:
