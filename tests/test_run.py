@@ -680,6 +680,7 @@ def test_ctrl_c_mid_stream_leaves_the_file_and_exits_130(
         sys.stdout.write = original  # type: ignore[method-assign]
     assert code == 130
     assert path.read_text(encoding="utf-8") == CHAT
+    assert "wrote" not in capsys.readouterr().err  # nothing was
 
 
 def test_a_timeout_is_reported_with_the_url(
@@ -1348,7 +1349,9 @@ def test_a_manifest_at_the_head_is_updated_where_it_stands(
     assert bundle.manifest["title"] == "Quarterly sales review"
 
 
-def test_ctrl_c_with_keep_partial_writes_what_arrived(tmp_path: Path, server: WireServer) -> None:
+def test_ctrl_c_with_keep_partial_writes_what_arrived(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _chat(tmp_path)
     server.script(openai_chat(Said(["a", "b", "c"]), stream=True))
     original = sys.stdout.write
@@ -1367,6 +1370,9 @@ def test_ctrl_c_with_keep_partial_writes_what_arrived(tmp_path: Path, server: Wi
     text = path.read_text(encoding="utf-8")
     assert text.startswith(CHAT + "\n## Turn 2 -- assistant\n\nab\n")
     assert lmml_mdit.open(path).manifest["lmml_run"][0]["incomplete"] is True
+    err = capsys.readouterr().err
+    assert f"wrote what arrived, marked incomplete, to {path}\n" in err
+    assert err.endswith("lmml: error: interrupted\n")
 
 
 def test_max_rounds_zero_is_refused(

@@ -43,6 +43,8 @@ from ._sources import open_source
 from ._table import command
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..conversation import ToolCall
     from ..run import Document, Reply, ReplyEvent
 
@@ -224,6 +226,24 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     add_quiet(parser)
 
 
+def _say_written(
+    args: RunArguments, written: Sequence[Document], destination: str, stop: str
+) -> None:
+    """After a run stopped by *stop*: what it wrote to *destination* before, if anything
+    (whole rounds, and what arrived of a cut reply with ``--keep-partial``)."""
+    if not written:
+        return
+    replies = written[-1].replies
+    partial = bool(replies) and replies[-1].get("incomplete") is True
+    rounds = len(written) - (1 if partial else 0)
+    said = f"the rounds before {stop}" if rounds else ""
+    if partial:
+        arrived = "what arrived, marked incomplete"
+        said = f"{said} and {arrived}" if said else arrived
+        said += ","
+    info(args, f"wrote {said} to {destination}")
+
+
 def _refuse_other_kind(out: str, kind: str) -> None:
     """Refuse an OUT named for the other bundle kind, before anything is sent: the run
     writes the source's kind, and the file would not hold what its name says (``pack``
@@ -307,17 +327,13 @@ def cmd_run(args: RunArguments) -> int:
             reply = run(source.bundle, options)
         except (ProviderError, ProviderConnectionError, StreamCutError) as failure:
             sys.stdout.write("\n" if not args.no_stream else "")
-            before = len(written)
-            if args.keep_partial and isinstance(failure, StreamCutError):
-                before -= 1  # the last write is what arrived of the cut reply
-                arrived = "what arrived, marked incomplete"
-                if before:
-                    arrived = f"the rounds before the failure and {arrived}"
-                info(args, f"wrote {arrived}, to {destination}")
-            elif before:
-                info(args, f"wrote the rounds before the failure to {destination}")
+            _say_written(args, written, destination, "the failure")
             error(error_text(failure))
             return 1
+        except KeyboardInterrupt:
+            sys.stdout.write("\n" if not args.no_stream else "")
+            _say_written(args, written, destination, "the interruption")
+            raise
     if args.no_stream:
         _show_turns(reply)
     else:
