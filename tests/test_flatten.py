@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from itertools import pairwise
 from typing import Any
 
@@ -20,7 +21,7 @@ from lmml_mdit.chat import (
     fold_tools,
     merge_same_role,
 )
-from lmml_mdit.errors import TranscriptTypeError
+from lmml_mdit.errors import ChatTemplateError, TranscriptTypeError
 
 
 def msg(role: str, content: Any, author: str | None = None) -> dict[str, Any]:
@@ -337,10 +338,14 @@ class _Template:
 )
 def test_detect_template_flags(system: bool, strict: bool) -> None:
     tokenizer = _Template(system=system, strict=strict)
-    # The stand-in shows no tool calls (it joins the contents), and a system message
-    # midway whenever it takes one at all.
+    # The stand-in shows no tool calls (it joins the contents, so it takes no list of
+    # parts either), and a system message midway whenever it takes one at all.
     assert detect_template_flags(tokenizer) == FlattenFlags(
-        system, strict, supports_tool_calls=False, supports_system_midway=system
+        system,
+        strict,
+        supports_tool_calls=False,
+        supports_system_midway=system,
+        supports_content_parts=False,
     )
     assert all(
         call == {"tokenize": False, "add_generation_prompt": True} for call in tokenizer.calls
@@ -381,11 +386,18 @@ def test_a_template_that_drops_the_system_text_gets_it_folded() -> None:
         )
     )
     keeping = _Rendering(lambda ms: "".join(f"<{m['role']}>{m['content']}" for m in ms))
-    # Neither shows a tool call's name (only contents), so both get their tools folded.
+    # Neither shows a tool call's name (only contents), so both get their tools folded;
+    # the first joins contents as strings, the second prints a list of parts whole.
     assert detect_template_flags(overriding) == FlattenFlags(
-        False, False, supports_tool_calls=False, supports_system_midway=False
+        False,
+        False,
+        supports_tool_calls=False,
+        supports_system_midway=False,
+        supports_content_parts=False,
     )
-    assert detect_template_flags(keeping) == FlattenFlags(True, False, supports_tool_calls=False)
+    assert detect_template_flags(keeping) == FlattenFlags(
+        True, False, supports_tool_calls=False, supports_content_parts=False
+    )
 
 
 def test_tool_calls_and_a_later_system_message_are_detected() -> None:
@@ -398,7 +410,10 @@ def test_tool_calls_and_a_later_system_message_are_detected() -> None:
         system = [m["content"] for m in ms if m["role"] == "system"][-1:]  # the last one wins
         return "".join(system) + "".join(m["content"] for m in ms if m["role"] != "system")
 
-    assert detect_template_flags(_Rendering(shows_all)) == FlattenFlags()
+    # it prints a list of parts whole, so contents are given to it as strings
+    assert detect_template_flags(_Rendering(shows_all)) == FlattenFlags(
+        supports_content_parts=False
+    )
     flags = detect_template_flags(_Rendering(first_system_only))
     assert flags.supports_system_role and not flags.supports_system_midway
     view = flatten(TOOL_CONVERSATION, flags=flags)
@@ -444,3 +459,28 @@ def test_a_strict_template_without_a_tool_role_renders_every_text() -> None:
     for text in ("You check the weather.", "Weather in Paris?", "get_weather", '"Paris"',
                  "18C and sunny", "Answer in French.", "Il fait 18 degres."):  # fmt: skip
         assert text in prompt
+
+
+def test_text_content_joins_the_text_parts_and_refuses_an_image() -> None:
+    parts = [{"type": "text", "text": "Look "}, {"type": "text", "text": "here."}]
+    view = flatten([{"role": "user", "content": parts}], text_content=True)
+    assert view == [{"role": "user", "content": "Look here."}]
+    assert flatten([{"role": "user", "content": parts}])[0]["content"] == parts  # kept
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}
+    refused = "message 0 of the view holds a part of type 'image_url'; the template"
+    with pytest.raises(ChatTemplateError, match=re.escape(refused)):
+        flatten([{"role": "user", "content": [parts[0], image]}], text_content=True)
+    # a template found to take no list of parts gets strings
+    flags = FlattenFlags(supports_content_parts=False)
+    assert flatten([{"role": "user", "content": parts}], flags=flags)[0]["content"] == "Look here."
+
+
+def test_call_arguments_given_as_json_text_are_given_as_their_object() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    odd = {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "not json"}}
+    messages = [{"role": "assistant", "content": "", "tool_calls": [call, odd]}]
+    (view,) = flatten(messages)
+    assert view["tool_calls"][0]["function"]["arguments"] == {"a": 1}
+    assert view["tool_calls"][1] == odd  # left as it is
+    assert call["function"]["arguments"] == '{"a": 1}'  # the input is not changed
+    assert flatten([view]) == [view]  # idempotent

@@ -106,18 +106,11 @@ class _WithInputs:
         return self._tokenizer.apply_chat_template(conversation, **options, **self._inputs)
 
 
-def test_the_data_holds_every_family_the_issue_names() -> None:
-    models = [entry["model"] for entry in TEMPLATES]
-    assert len(TEMPLATES) >= 30
-    for family in STRICT_FAMILIES:
-        assert any(model.startswith(family) for model in models), family
-
-
-@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
-def test_the_conversation_renders_losslessly(core: Any, entry: dict[str, str]) -> None:
+def _tokenizer(core: Any, entry: dict[str, str]) -> _WithInputs:
+    """A tokenizer with *entry*'s chat template (and the inputs its callers pass it)."""
     from transformers import PreTrainedTokenizerFast
 
-    tokenizer = _WithInputs(
+    return _WithInputs(
         PreTrainedTokenizerFast(
             tokenizer_object=core,
             chat_template=entry["chat_template"],
@@ -127,6 +120,18 @@ def test_the_conversation_renders_losslessly(core: Any, entry: dict[str, str]) -
         ),
         TEMPLATE_INPUTS.get(entry["model"], {}),
     )
+
+
+def test_the_data_holds_every_family_the_issue_names() -> None:
+    models = [entry["model"] for entry in TEMPLATES]
+    assert len(TEMPLATES) >= 30
+    for family in STRICT_FAMILIES:
+        assert any(model.startswith(family) for model in models), family
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_the_conversation_renders_losslessly(core: Any, entry: dict[str, str]) -> None:
+    tokenizer = _tokenizer(core, entry)
     flags = detect_template_flags(tokenizer)
     view = flatten(CONVERSATION, flags=flags)
     prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
@@ -169,20 +174,45 @@ PARALLEL_TEXTS = (
 def test_text_beside_parallel_calls_renders_losslessly(core: Any, entry: dict[str, str]) -> None:
     """Two calls in one assistant turn, with text beside them: a template that drops that
     text or refuses a second call gets the tools folded."""
-    from transformers import PreTrainedTokenizerFast
-
-    tokenizer = _WithInputs(
-        PreTrainedTokenizerFast(
-            tokenizer_object=core,
-            chat_template=entry["chat_template"],
-            unk_token="[UNK]",
-            bos_token="<s>",
-            eos_token="</s>",
-        ),
-        TEMPLATE_INPUTS.get(entry["model"], {}),
-    )
+    tokenizer = _tokenizer(core, entry)
     flags = detect_template_flags(tokenizer)
     view = flatten(PARALLEL, flags=flags)
     prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
     assert isinstance(prompt, str)
     assert [text for text in PARALLEL_TEXTS if text not in prompt] == [], flags
+
+
+def _bundle_messages() -> tuple[list[dict[str, Any]], list[str]]:
+    """A shipped example's messages as ``Bundle.messages`` gives them (content as lists
+    of parts, call arguments as JSON text) and a user's next question, and the texts
+    its prompt must show."""
+    import lmml_mdit
+
+    with lmml_mdit.open(Path(__file__).parent.parent / "examples" / "weather-tools.lmml") as b:
+        messages: list[dict[str, Any]] = b.messages("openai")
+    # the model's next turn is asked for after a user turn (Mixtral's template shows the
+    # system text only then)
+    messages.append({"role": "user", "content": [{"type": "text", "text": "And tomorrow?"}]})
+    shown: list[str] = []
+    for message in messages:
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        shown += [part["text"][:40] for part in parts if part.get("text")]
+        for call in message.get("tool_calls") or []:
+            shown += [call["function"]["name"], *json.loads(call["function"]["arguments"])]
+    return messages, shown
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_a_bundles_own_messages_render_losslessly(core: Any, entry: dict[str, str]) -> None:
+    """What ``Bundle.messages`` gives, through ``flatten`` with the detected flags: a
+    template that takes no list of parts gets each content as one string, and every
+    template gets call arguments as an object."""
+    tokenizer = _tokenizer(core, entry)
+    messages, shown = _bundle_messages()
+    flags = detect_template_flags(tokenizer)
+    view = flatten(messages, flags=flags)
+    prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
+    assert isinstance(prompt, str)
+    assert [text for text in shown if text not in prompt] == [], flags
+    assert "'type': 'text'" not in prompt, flags

@@ -75,10 +75,17 @@ def dialogue() -> Transcript:
 
 
 def test_flags_detected_from_real_templates(chatml: Any, strict: Any) -> None:
-    # Neither writes a message's tool_calls, so tool calls are folded into text for both.
-    assert detect_template_flags(chatml) == FlattenFlags(True, False, supports_tool_calls=False)
+    # Neither writes a message's tool_calls, so tool calls are folded into text for both;
+    # both print the content as it is, so a list of parts would show as a list.
+    assert detect_template_flags(chatml) == FlattenFlags(
+        True, False, supports_tool_calls=False, supports_content_parts=False
+    )
     assert detect_template_flags(strict) == FlattenFlags(
-        False, True, supports_tool_calls=False, supports_system_midway=False
+        False,
+        True,
+        supports_tool_calls=False,
+        supports_system_midway=False,
+        supports_content_parts=False,
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..errors import TranscriptTypeError
+from ..errors import ChatTemplateError, TranscriptTypeError
 from ..jsontypes import JSONMapping, JSONObject
 
 __all__ = [
@@ -79,12 +79,17 @@ class FlattenFlags:
         they are written as text (:func:`fold_tools`).
     :ivar supports_system_midway: the template shows a ``system`` message after the
         conversation has begun; without it such a message becomes a ``user`` message.
+    :ivar supports_content_parts: the template shows text given as a list of parts
+        (``[{"type": "text", "text": ...}]``, as :meth:`Bundle.messages
+        <lmml_mdit.bundle.Bundle.messages>` gives it); without it each content is joined
+        into one string (see :func:`flatten`'s *text_content*).
     """
 
     supports_system_role: bool = True
     requires_alternating_roles: bool = False
     supports_tool_calls: bool = True
     supports_system_midway: bool = True
+    supports_content_parts: bool = True
 
 
 def _checked(messages: object) -> Sequence[JSONMapping]:
@@ -323,6 +328,7 @@ def flatten(
     system_midway_as_user: bool = False,
     label_authors: bool = True,
     placeholder: str = OPENING_USER_PLACEHOLDER,
+    text_content: bool = False,
 ) -> list[ChatMessage]:
     """Apply the selected flattening steps and drop the ``"author"`` keys.
 
@@ -349,6 +355,13 @@ def flatten(
     :param placeholder: the text of an inserted opening user turn.
     :param system_midway_as_user: make a ``system`` message after the opening a ``user``
         message.
+    :param text_content: give each content as one string, its text parts joined, for a
+        template that takes no list of parts (added without ``supports_content_parts``).
+    :raises ChatTemplateError: with *text_content*, for a part that is not text (an
+        image), which such a template cannot show.
+
+    A call's ``arguments`` given as JSON text (as OpenAI's API writes them) are given as
+    the object they hold, as Hugging Face templates take them.
     """
     messages = _checked(messages)
     if flags is not None:
@@ -357,6 +370,7 @@ def flatten(
         system_midway_as_user = system_midway_as_user or not flags.supports_system_midway
         merge = merge or flags.requires_alternating_roles
         user_first = user_first or flags.requires_alternating_roles
+        text_content = text_content or not flags.supports_content_parts
     current = _fold_tools(messages) if fold_tools else [_copy(message) for message in messages]
     lead = 0
     while lead < len(current) and current[lead].get("role") == "system":
@@ -375,9 +389,52 @@ def flatten(
         current = [{"role": "system", "content": joined}, *current[lead:]]
     if user_first:
         current = ensure_user_first(current, placeholder=placeholder)
-    for message in current:
+    for position, message in enumerate(current):
         message.pop("author", None)
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            message["tool_calls"] = [_with_object_arguments(call) for call in calls]
+        content = message.get("content")
+        if text_content and isinstance(content, list):
+            message["content"] = _text_of(content, position)
     return current
+
+
+def _with_object_arguments(call: object) -> object:
+    """*call* with its ``function.arguments`` as the JSON object their text holds (a
+    copy; *call* unchanged when they are no such text)."""
+    if not isinstance(call, Mapping):
+        return call
+    function = call.get("function")
+    if not isinstance(function, Mapping) or not isinstance(function.get("arguments"), str):
+        return call
+    try:
+        arguments = json.loads(function["arguments"])
+    except ValueError:
+        return call
+    if not isinstance(arguments, dict):
+        return call
+    return {**call, "function": {**function, "arguments": arguments}}
+
+
+def _text_of(parts: Sequence[object], position: int) -> str:
+    """The text parts of one content joined into a string.
+
+    :raises ChatTemplateError: for a part that is not text.
+    """
+    texts: list[str] = []
+    for part in parts:
+        text = part.get("text") if isinstance(part, Mapping) else None
+        if not isinstance(part, Mapping) or part.get("type") != "text" or not isinstance(text, str):
+            kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
+            raise ChatTemplateError(
+                f"message {position} of the view holds a part of type {kind!r}; the "
+                "template takes text only",
+                hint="leave that part out of the messages, or use a template that takes "
+                "content parts",
+            )
+        texts.append(text)
+    return "".join(texts)
 
 
 _SYSTEM_PROBE = "Probe system text 7f3a: answer in English."
@@ -385,6 +442,13 @@ _SYSTEM_PROBE = "Probe system text 7f3a: answer in English."
 
 _MIDWAY_PROBE = "Probe midway text 9c1e: keep it short."
 """The text of the system message it puts after the conversation's start."""
+
+_PARTS_PROBE = "Probe parts text 5d0b"
+"""The text it gives as a list of parts."""
+
+_PART_SPELLED = ("'type'", '"type"')
+"""A part's key as a template that prints the list whole (``{{ content }}``, ``| tojson``)
+would show it: then the template does not take parts, though the text is there."""
 
 
 def _probe_call(tag: str) -> ChatMessage:
@@ -429,11 +493,12 @@ and each result."""
 def detect_template_flags(
     tokenizer: ChatTokenizer, *, render: Callable[..., object] | None = None
 ) -> FlattenFlags:
-    """Find what a tokenizer's chat template accepts by rendering four small probes: a
-    system message, two user turns in a row, a tool call with its result, and a system
-    message midway (each must render with its text in the prompt; any exception counts as
-    a refusal). The probes are described in the Transcript page of the docs. Only
-    ``tokenizer.apply_chat_template`` is used, with ``tokenize=False``.
+    """Find what a tokenizer's chat template accepts by rendering five small probes: a
+    system message, two user turns in a row, a tool call with its result, a system
+    message midway, and a text given as a list of parts (each must render with its text
+    in the prompt; any exception counts as a refusal). The probes are described in the
+    Transcript page of the docs. Only ``tokenizer.apply_chat_template`` is used, with
+    ``tokenize=False``.
 
     :param tokenizer: any object with ``apply_chat_template``.
     :param render: a replacement for ``tokenizer.apply_chat_template``, called the same way
@@ -465,9 +530,34 @@ def detect_template_flags(
         showing=[_SYSTEM_PROBE, _MIDWAY_PROBE],  # the later one may not replace the first
     )
     tools = renders(_TOOL_PROBE, showing=_TOOL_SHOWN)
+    parts = _renders_parts(apply, system=supports_system, tools=tools)
     return FlattenFlags(
         supports_system_role=supports_system,
         requires_alternating_roles=strict,
         supports_tool_calls=tools,
         supports_system_midway=midway,
+        supports_content_parts=parts,
     )
+
+
+def _renders_parts(apply: Callable[..., object], *, system: bool, tools: bool) -> bool:
+    """Whether *apply* shows a text given as a list of one text part in every role the
+    template takes (a system message with *system*, a tool result with *tools*), and not
+    the list itself."""
+
+    def said(role: str, tag: str) -> ChatMessage:
+        return {"role": role, "content": [{"type": "text", "text": f"{_PARTS_PROBE} {tag}"}]}
+
+    view = [said("system", "s")] if system else []
+    view += [said("user", "u"), said("assistant", "a")]
+    if tools:
+        call = {**said("assistant", "c"), "tool_calls": [_probe_call("7f3a")]}
+        view += [said("user", "v"), call, {**_probe_result("7f3a"), **said("tool", "t")}]
+    try:
+        prompt = apply(view, tokenize=False, add_generation_prompt=True)
+    except Exception:
+        return False  # any refusal counts, as for the other probes
+    if not isinstance(prompt, str):
+        return False
+    shown = all(str(m["content"][0]["text"]) in prompt for m in view)
+    return shown and not any(spelled in prompt for spelled in _PART_SPELLED)
