@@ -315,7 +315,8 @@ def check_same(name: str, body: dict[str, Any], expected: dict[str, Any]) -> Non
 
 
 def measure(size: int, rounds: int, only: list[str]) -> dict[str, float]:
-    """The ratio peer ÷ lmml_mdit (medians) of each peer at *size* turns."""
+    """The ratio peer ÷ lmml_mdit (medians) of each peer at *size* turns, each peer's
+    request checked first against ours (with no *rounds*, only that: no ratio)."""
     turns, images = conversation(size)
     with tempfile.TemporaryDirectory() as scratch:
         paths = write_files(Path(scratch), turns, images)
@@ -329,6 +330,8 @@ def measure(size: int, rounds: int, only: list[str]) -> dict[str, float]:
         tools = ["lmml_mdit", *[name for name in PEERS if not only or name in only]]
         for name in tools[1:]:
             check_same(name, TOOLS[name](paths[name], names), expected)
+        if not rounds:
+            return {}  # --check: the requests compared, nothing timed
         times: dict[str, list[float]] = {name: [] for name in tools}
         for round_index in range(rounds):
             shift = round_index % len(tools)
@@ -365,6 +368,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="parse the narrative on every open (keep no parse from one open to the next)",
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that every peer builds the request lmml_mdit builds, at each size "
+        "(what CI runs with the peers at their lowest supported versions); time nothing",
+    )
     args = parser.parse_args(argv)
     absent = [p.module for p in PEERS.values() if importlib.util.find_spec(p.module) is None]
     if absent:
@@ -379,6 +388,11 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message="The function `loads` is in beta")
     sizes = [int(size) for size in args.sizes.split(",")]
     only = [name for name in args.only.split(",") if name]
+    if args.check:
+        for size in sizes:
+            measure(size, 0, only)
+        print(f"every peer builds the same request at {args.sizes} turns")
+        return 0
     table = {size: measure(size, args.rounds, only) for size in sizes}
     print()
     print("| peer | " + " | ".join(f"{size:,} turns" for size in sizes) + " |")
