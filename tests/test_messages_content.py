@@ -489,3 +489,10 @@ def test_a_kept_attachment_line_gets_no_second_name_for_an_omitted_embed() -> No
         warnings.simplefilter("ignore")
         sent = messages(bundle, max_embed_bytes=len(image_a) - 1)
     assert [part.get("text") for part in sent[1]["content"]] == ["@a.png @b.png"]
+
+
+def test_a_refusal_in_an_assistant_message_reads_as_english() -> None:
+    bundle = zip_bundle("## user\nhi\n\n## assistant\nhear @a.wav\n", {"a.wav": wav()})
+    with pytest.raises(UnsupportedContentError) as error:
+        messages(bundle, "openai")
+    assert "cannot take a.wav, audio (wav), in an assistant message" in error.value.message

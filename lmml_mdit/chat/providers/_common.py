@@ -72,8 +72,9 @@ def unsupported(
     hint: str | None = None,
 ) -> UnsupportedContentError:
     """The error for *part* that *provider* cannot take in *message*'s role."""
+    article = "an" if message.role.startswith(("a", "e", "i", "o", "u")) else "a"
     return part.asset.unsupported(
-        f"{provider.target} cannot take {part.asset.name}, {describe(part)}, in a "
+        f"{provider.target} cannot take {part.asset.name}, {describe(part)}, in {article} "
         f"{message.role} message",
         hint=hint or "move it to a user turn, pick another provider, or register a handler",
     )
