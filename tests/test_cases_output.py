@@ -123,6 +123,8 @@ def test_an_integer_from_the_command_line(
         ["render", "--input", "who=x"],
         ["inputs"],
         ["render", "--cases", "CASES"],
+        ["info"],
+        ["eval", "--cases", "CASES", "--target", "openai:m@http://127.0.0.1:9"],
     ],
 )
 def test_a_front_matter_that_does_not_parse_is_reported_as_itself(
@@ -134,7 +136,8 @@ def test_a_front_matter_that_does_not_parse_is_reported_as_itself(
     argv = [command[0], str(path), *(str(cases) if a == "CASES" else a for a in command[1:])]
     assert cli.main(argv) != 0
     out, err = capsys.readouterr()
-    assert f"{path}:3:21: invalid_front_matter:" in out + err
+    where = path.name if command[0] == "eval" else path  # eval names the bundle by its name
+    assert f"{where}:3:21: invalid_front_matter:" in out + err
     assert "no input of that name" not in out + err
 
 

@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 import lmml_mdit
 from lmml_mdit import Bundle, cli, lmml_plugin, parse, to_markdown
 from lmml_mdit.chat import TextSegment, turn_segments
-from lmml_mdit.errors import InvalidSettingsError
+from lmml_mdit.errors import InvalidSettingsError, LmmlError
 from lmml_mdit.syntax import (
     EMBEDS_KEY,
     ESCAPES_KEY,
@@ -287,7 +287,9 @@ def test_invalid_front_matter_is_located_in_the_narrative_and_named_for_what_it_
     bundle = Bundle.from_text("chat", "---\ntitle: [oops\n---\n\n## user\nhi\n")
     with pytest.raises(InvalidSettingsError) as error:
         _ = bundle.front_matter
-    assert str(error.value).startswith(f"{bundle.file_name}:2:13: not valid front matter YAML: ")
+    assert str(error.value).startswith(
+        f"{bundle.file_name}:2:13: invalid_front_matter: not valid front matter YAML: "
+    )
     assert "settings.json" not in str(error.value)
     [issue] = bundle.validate()
     assert (issue.kind, issue.line, issue.column) == ("invalid_front_matter", 2, 13)
@@ -405,3 +407,15 @@ def test_turn_n_with_any_separator_then_a_role_is_a_delimiter(
 def test_a_role_and_a_colon_is_a_delimiter(role: str, space: str, level: str) -> None:
     narrative = parse(f"{level} {role}{space}:\nhello\n")
     assert [(t.role, t.delimiter_line) for t in narrative.turns] == [(role.lower(), 1)]
+
+
+def test_an_invalid_settings_embed_or_manifest_error_carries_its_kind() -> None:
+    settings = Bundle.from_text("chat", "## user\nhi\n\n@@@settings.yaml\na: [\n@@@\n")
+    with pytest.raises(InvalidSettingsError) as error:
+        _ = settings.settings
+    assert error.value.kind == "invalid_settings"
+    assert str(error.value).startswith(f"{settings.file_name}:6:1: invalid_settings: ")
+    manifest = Bundle.from_text("chat", "## user\nhi\n\n@@@manifest.json\n[1]\n@@@\n")
+    with pytest.raises(LmmlError) as refused:
+        _ = manifest.manifest
+    assert refused.value.kind == "invalid_manifest"

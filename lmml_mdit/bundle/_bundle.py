@@ -440,13 +440,15 @@ class Bundle:
         return self.embed(name), line
 
     @contextlib.contextmanager
-    def _locating(self, name: str) -> Iterator[None]:
+    def _locating(self, name: str, kind: str) -> Iterator[None]:
         """Locate a decoding error of the reserved embed *name* in its file: the narrative
-        for a fence, ``file_name!name`` for an archive entry (whose lines it counts)."""
+        for a fence, ``file_name!name`` for an archive entry (whose lines it counts); the
+        error carries *kind*, as ``validate`` names it."""
         try:
             yield
         except (InvalidManifestError, InvalidSettingsError) as error:
-            self._place_error(error, entry_holding(self, name))
+            error.kind = error.kind or kind
+            self._place_error(error, entry_holding(self, name))  # str(error) reads both
             raise
 
     @_cached_property
@@ -461,7 +463,7 @@ class Bundle:
         if found is None:
             return None
         data, line = found
-        with self._locating(MANIFEST_NAME):
+        with self._locating(MANIFEST_NAME, "invalid_manifest"):
             return load_manifest(data, line=line)
 
     @_cached_property
@@ -482,6 +484,7 @@ class Bundle:
         try:
             return load_front_matter(text)
         except InvalidSettingsError as error:
+            error.kind = error.kind or "invalid_front_matter"
             error.locate(self.file_name)  # its lines are the narrative's
             raise
 
@@ -516,7 +519,7 @@ class Bundle:
         found = self._reserved_source(present[0])
         assert found is not None
         data, line = found
-        with self._locating(present[0]):
+        with self._locating(present[0], "invalid_settings"):
             return load_settings(data, name=present[0], line=line)
 
     # -- validation ------------------------------------------------------------------------
