@@ -131,3 +131,16 @@ def test_a_fifo_input_does_not_hang_the_api(tmp_path: Path) -> None:
     bundle = lmml_mdit.open(project / "t.lmml")
     with pytest.raises(InputError, match="not a regular file"):
         bundle.messages("openai", inputs={"doc": str(fifo)})
+
+
+def test_an_inputs_file_naming_a_file_over_the_size_limit_names_its_line_unread(
+    tmp_path: Path,
+) -> None:
+    project, cases = _project(tmp_path)
+    with open(cases / "huge.txt", "wb") as huge:  # sparse: past max_entry_size, never read
+        huge.truncate(600 * 1024 * 1024)
+    (cases / "one.json").write_text('{\n  "doc": "huge.txt"\n}\n')
+    result = run("render", project / "t.lmml", "--inputs", cases / "one.json")
+    assert result.returncode == 2
+    assert f"{cases / 'one.json'}:2:10: invalid_input" in result.stderr
+    assert "more than max_entry_size" in result.stderr

@@ -349,12 +349,7 @@ def input_file(name: str, value: object, *, limit: int) -> InputFile:
             hint="give a path, bytes or a data: URI",
         )
     if len(data) > limit:
-        raise InputError(
-            f"the input {name!r} holds more than max_entry_size ({limit} bytes)",
-            name=name,
-            kind="invalid_input",
-            hint="give a smaller file, or open the bundle with a larger Limits(max_entry_size=)",
-        )
+        raise _too_big(name, limit)
     if asset_name is None:
         asset_name = name + extension_for(media_type_for(name, data))
     return InputFile(asset_name, data)
@@ -453,7 +448,29 @@ def _read_regular(name: str, path: str, limit: int, given: ValuesPath | None) ->
             column=column,
         )
     with os.fdopen(descriptor, "rb") as stream:
+        if os.fstat(stream.fileno()).st_size > limit:  # refused unread, at its place
+            raise _too_big(name, limit, file=file, line=line, column=column)
         return stream.read(limit + 1)
+
+
+def _too_big(
+    name: str,
+    limit: int,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    column: int | None = None,
+) -> InputError:
+    """The error for a file value of more than *limit* bytes."""
+    return InputError(
+        f"the input {name!r} holds more than max_entry_size ({limit} bytes)",
+        name=name,
+        kind="invalid_input",
+        hint="give a smaller file, or open the bundle with a larger Limits(max_entry_size=)",
+        file=file,
+        line=line,
+        column=column,
+    )
 
 
 def _data_uri(name: str, uri: str) -> bytes:
