@@ -50,6 +50,22 @@ def test_two_rows_at_one_path_are_both_refused_and_nothing_is_overwritten(
     assert not (out / "b.lmml").exists()
     assert [Path(path).name for path in report.written] == ["a.lmml"]
     assert b != c
+    # Each refused row names the other one, never itself.
+    first, second = sorted((b, c))
+    reasons = [reason for _, reason in report.failures]
+    assert f"row {second + 1}," in reasons[0] and f"row {first + 1}," in reasons[1]
+
+
+def test_a_row_refused_for_another_rows_asset_names_that_row(tmp_path: Path) -> None:
+    table = _rows(tmp_path)
+    paths = table.column("path").to_pylist()
+    a, b = paths.index("a.lmml"), paths.index("b.lmml")
+    paths[b] = "pic.txt"
+    report = import_parquet(_with(table, "path", paths, tmp_path / "clash.parquet"), tmp_path / "o")
+    failures = dict(report.failures)
+    assert "the row is not written: its file 'pic.txt' is " in failures["a.lmml"]
+    assert f"row {b + 1}," in failures["a.lmml"]
+    assert f"row {a + 1}" in failures["pic.txt"]
 
 
 def test_an_asset_named_like_another_rows_narrative_is_refused(

@@ -79,8 +79,9 @@ def colliding_rows(rows: Iterable[JSONMapping], folder: str) -> dict[int, str]:
     assets: dict[str, tuple[int, str, object]] = {}
     refused: dict[int, str] = {}
 
-    def refuse(first: int, second: int, reason: str) -> None:
-        refused.setdefault(first, reason)
+    def refuse(first: int, second: int, reason: str, first_reason: str) -> None:
+        """Refuse both rows, each with why, naming the other row."""
+        refused.setdefault(first, first_reason)
         refused.setdefault(second, reason)
 
     for index, row in enumerate(rows):
@@ -89,8 +90,14 @@ def colliding_rows(rows: Iterable[JSONMapping], folder: str) -> dict[int, str]:
             continue  # refused when written, with its own reason
         at = key(relative)
         if at in bundles or at in assets:
-            other = bundles[at][0] if at in bundles else assets[at][0]
-            refuse(other, index, f"its path {relative!r} is also written by row {other + 1}")
+            other, written = bundles[at] if at in bundles else assets[at][:2]
+            what = "path" if at in bundles else "file"
+            refuse(
+                other,
+                index,
+                f"its path {relative!r} is also written by row {other + 1}",
+                f"its {what} {written!r} is also written by row {index + 1}",
+            )
         else:
             bundles[at] = (index, relative)
         if row.get("kind") != "text":
@@ -104,10 +111,20 @@ def colliding_rows(rows: Iterable[JSONMapping], folder: str) -> dict[int, str]:
             if at in bundles:
                 other = bundles[at][0]
                 if other != index:
-                    refuse(other, index, f"its file {name!r} is row {other + 1}'s bundle")
+                    refuse(
+                        other,
+                        index,
+                        f"its file {name!r} is row {other + 1}'s bundle",
+                        f"its path {bundles[at][1]!r} is also written by row {index + 1}",
+                    )
             elif at in assets and assets[at][2] != asset.get("sha256"):
                 other = assets[at][0]
-                refuse(other, index, f"its file {name!r} differs from row {other + 1}'s")
+                refuse(
+                    other,
+                    index,
+                    f"its file {name!r} differs from row {other + 1}'s",
+                    f"its file {assets[at][1]!r} differs from row {index + 1}'s",
+                )
             else:
                 assets.setdefault(at, (index, name, asset.get("sha256")))
     return refused
