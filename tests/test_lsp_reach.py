@@ -89,6 +89,17 @@ def test_the_preview_of_etc_passwd_is_an_error_response_not_a_page(tmp_path: Pat
         )
 
 
+@pytest.mark.parametrize("params", [5, {}, {"uri": 5}, ["x"], {"textDocument": {}}])
+def test_a_preview_request_naming_no_document_is_an_invalid_params_error(
+    tmp_path: Path, params: object
+) -> None:
+    from lmml_mdit.lsp import PREVIEW_METHOD
+
+    handler = _server(tmp_path).protocol.fm.features[PREVIEW_METHOD]
+    with pytest.raises(JsonRpcInvalidParams, match="takes"):
+        handler(params)
+
+
 def _message(body: dict[str, object]) -> bytes:
     import json
 

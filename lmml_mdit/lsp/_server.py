@@ -372,8 +372,10 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     @_guarded(server, "preview")
     def on_preview(params: _CustomParams) -> JSONObject | None:
         uri = preview_uri(params)
-        if uri is None:
-            raise ValueError(f"{PREVIEW_METHOD} takes {{'textDocument': {{'uri': URI}}}}")
+        if uri is None:  # invalid params: an error response, as for any other request
+            raise JsonRpcInvalidParams(
+                f"lmml: {PREVIEW_METHOD} takes {{'textDocument': {{'uri': URI}}}}"
+            )
         return preview(server.analysis(uri))
 
     return server
