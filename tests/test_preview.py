@@ -689,3 +689,12 @@ def test_the_page_renderer_gives_markdown_its_html_for_every_commonmark_example(
     extra = ["| a | b |\n|---|:-:|\n| ~~c~~ | [d](e 'f') |\n", "- a\n\n  > b\n- ![x](y)\n"]
     for markdown in [example["markdown"] for example in examples] + extra:
         assert ours.render(markdown) == theirs.render(markdown), markdown
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_in_the_page(tmp_path: Path) -> None:
+    path = tmp_path / os.fsdecode(b"chat\xff.lmml")
+    path.write_text("## user\nhi\n", encoding="utf-8")
+    page = lmml_mdit.render_html(lmml_mdit.open(path))
+    page.encode("utf-8")  # a page every browser can read: no lone surrogate
+    assert "<title>chat\\xff · LMML preview</title>" in page
+    assert "chat\\xff.lmml" in page

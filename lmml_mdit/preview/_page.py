@@ -950,7 +950,7 @@ def _page_header(bundle: PreviewSource, narrative: Narrative, title: str) -> str
         count = f"{len(files)} file{'s' * (len(files) != 1)} from its folder"
     parts = [
         f"{bundle.kind} bundle",
-        bundle.narrative_name,
+        _named(bundle.narrative_name),
         f"{turns} turn{'s' * (turns != 1)}" + (f" ({by_role})" if by_role else ""),
         count,
     ]
@@ -1050,7 +1050,7 @@ def render_html(
     if narrative.placeholders.found or inputs:
         page.inputs = InputView(bundle, inputs)
     env: EnvType = {_CONTEXT_KEY: page}
-    heading = title if title is not None else bundle.name
+    heading = _named(title if title is not None else bundle.name)
     cards: list[str] = []
     show_numbers = _numbers_agree(narrative)
     tokens = narrative.tokens
@@ -1078,6 +1078,21 @@ def render_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(heading)} · LMML preview</title>\n"
         "</head>\n<body>\n" + body_html + "</body>\n</html>\n"
+    )
+
+
+def _named(name: str) -> str:
+    """*name* as a page can hold it: a lone surrogate (a file name that is not UTF-8) is
+    written as its escape, ``\\xff`` for an undecodable byte, as the command line shows it."""
+    if is_unicode(name):
+        return name
+    return "".join(
+        char
+        if not 0xD800 <= ord(char) <= 0xDFFF
+        else f"\\x{ord(char) - 0xDC00:02x}"
+        if 0xDC80 <= ord(char) <= 0xDCFF
+        else f"\\u{ord(char):04x}"
+        for char in name
     )
 
 
