@@ -36,6 +36,7 @@ def _both(text: str) -> tuple[object, object]:
     results = []
     for fast in (True, False):
         reserved._memo.clear()
+        reserved._refused.clear()  # else the second read hands back the first's refusal
         saved = reserved._FastSettingsLoader
         if not fast:
             reserved._FastSettingsLoader = None
@@ -126,3 +127,21 @@ def test_a_read_is_kept_for_the_same_bytes_and_handed_out_as_a_copy() -> None:
     first["a"].append(3)
     assert reserved.load_settings(b"a: [1, 2]\n", name="settings.yaml") == {"a": [1, 2]}
     assert len(reserved._memo) == 1
+
+
+def test_an_alias_document_over_the_node_limit_is_refused_without_a_second_slow_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if reserved._FastSettingsLoader is None:
+        pytest.skip("PyYAML without libyaml")
+    many = "a: &x [1, 2, 3]\n" + "".join(f"b{i}: *x\n" for i in range(30_000))
+    fast, python = _both(many)
+    assert fast == python and isinstance(fast, tuple) and "alias bomb" in str(fast[0])
+
+    def slow(*args: object) -> None:
+        raise AssertionError("read again by the pure-Python reader")
+
+    reserved._refused.clear()
+    monkeypatch.setattr(reserved, "_read_yaml_python", slow)
+    with pytest.raises(InvalidSettingsError, match="alias bomb"):
+        reserved.load_settings(many.encode(), name="settings.yaml")

@@ -79,6 +79,11 @@ class _RefusedSettings(yaml.YAMLError):
         self.hint = hint
 
 
+class _OverLimit(_RefusedSettings):
+    """A document expanding past the node or text limits, refused by the composer at the
+    node that crosses them."""
+
+
 class _ArrayAtTop(yaml.YAMLError):
     """The document's top level is a sequence: refused at its first event, before the
     sequence is composed (settings and front matter are mappings)."""
@@ -108,11 +113,11 @@ def _check_size(nodes: int, size: int, mark: Any) -> None:
     """Refuse a document that has expanded to more than the node or text limits (*mark*:
     where, a PyYAML or libyaml mark)."""
     if nodes > MAX_YAML_NODES:
-        raise _RefusedSettings(
+        raise _OverLimit(
             f"the document expands to more than {MAX_YAML_NODES} nodes (an alias bomb?)", mark
         )
     if size > MAX_YAML_BYTES:
-        raise _RefusedSettings(
+        raise _OverLimit(
             f"the document expands to more than {MAX_YAML_BYTES} characters of text "
             "(an alias bomb?)",
             mark,
@@ -423,8 +428,13 @@ def _read_yaml(
             raise _yaml_error(oversized, name, first_line, what)
         try:
             value, _ = _compose_and_build(_FastSettingsLoader(text))
+        except _OverLimit as refusal:
+            # The bounded composer's node or text limit (an alias bomb): it counts the same
+            # events in the same order, so it refuses at the same node, with the same mark;
+            # reading it again in pure Python would take seconds for nothing.
+            raise _yaml_error(refusal, name, first_line, what) from None
         except Exception:
-            pass  # any refusal is read again below, for PyYAML's own words and marks
+            pass  # any other refusal is read again below, for PyYAML's own words and marks
         else:
             if isinstance(value, dict):
                 return value  # anything else is read again below, for its mark
