@@ -297,6 +297,11 @@ def test_invalid_front_matter_is_located_in_the_narrative_and_named_for_what_it_
     assert "front matter:" not in issue.message  # no second location inside the message
 
 
+def test_turn_n_then_words_that_are_no_role_stays_an_ordinary_heading() -> None:
+    for heading in ("## Turn 2 overview", "## Turn 2. Overview", "## Turn 2", "## Turn 3 users"):
+        assert Bundle.from_text("t", f"# user\nhi\n\n{heading}\nhello\n").validate() == []
+
+
 @pytest.mark.parametrize(
     ("heading", "word", "says"),
     [
@@ -306,6 +311,10 @@ def test_invalid_front_matter_is_located_in_the_narrative_and_named_for_what_it_
         ("## Turn 2 | assistant", "assistant", "its separator is none of '-', '--', ':'"),
         ("## Turn 2 :: user", "user", "did you mean '## Turn N -- user'?"),
         ("## Turn 2 --- assistant", "assistant", "its separator is none of '-', '--', ':'"),
+        ("## Turn 2 assistant", "assistant", "did you mean '## Turn N -- assistant'?"),
+        ("## Turn 2. assistant", "assistant", "its separator is none of '-', '--', ':'"),
+        ("## Turn 2) User:", "User", "did you mean '## Turn N -- user'?"),
+        ("## Turn 2 \u2500\u2500 assistant", "assistant", "its separator is none of"),
         ("**Assistant:**", "Assistant", "looks like a role label but is no delimiter"),
         ("<!-- asistant -->", "asistant", "(did you mean '<!-- assistant -->'?)"),
     ],

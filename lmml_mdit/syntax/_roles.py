@@ -43,6 +43,12 @@ _TURN_SHAPED = re.compile(
     r"turn[ \t]+\d+[ \t]*[-:|\u2012-\u2015]+[ \t]*(.*)",
     re.IGNORECASE | re.DOTALL,
 )
+# "Turn N", no separator or another mark ("Turn 2 assistant", "Turn 2. assistant", a box
+# drawing dash), then a role: a delimiter with its separator off.
+_TURN_ROLE = re.compile(
+    r"turn[ \t]+\d+(?:[ \t]*[.)=>~/\u2500\u2501]+[ \t]*|[ \t]+)(\w+)[ \t]*:?",
+    re.IGNORECASE,
+)
 _ONE_WORD = re.compile(r"[^\W\d_]+")
 _STAND_IN_ROLES: dict[str, Role] = {
     "bot": "assistant",
@@ -190,11 +196,18 @@ def corrected_heading(text: str) -> str | None:
     *text* is not that shape or names no role after its separator."""
     stripped = text.strip()
     turn_shaped = _TURN_SHAPED.fullmatch(stripped) if stripped[:1] in "tT" else None
+    turn_shaped = turn_shaped or _turn_role(stripped)
     label = _TURN_LABEL.match(stripped)
     if turn_shaped is None or label is None:
         return None
     role = _ROLES.get(turn_shaped.group(1).strip().lower())
     return f"{label.group()} -- {role}" if role is not None else None
+
+
+def _turn_role(text: str) -> re.Match[str] | None:
+    """``Turn N`` then a role, with no separator or another mark between, or None."""
+    match = _TURN_ROLE.fullmatch(text) if text[:1] in "tT" else None
+    return match if match is not None and match.group(1).lower() in _ROLES else None
 
 
 def near_miss(text: str) -> str | None:
@@ -207,6 +220,9 @@ def near_miss(text: str) -> str | None:
     if turn_shaped is not None:
         rest = turn_shaped.group(1).strip()
         return rest or stripped
+    spaced = _turn_role(stripped)
+    if spaced is not None:
+        return spaced.group(1)  # the role: its separator is what is off
     match = _LABELLED.fullmatch(stripped) if _has_dash(stripped) else None
     if match is not None:
         word = match.group(2)
