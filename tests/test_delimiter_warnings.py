@@ -99,6 +99,13 @@ def test_each_command_prints_one_warning_line(
     ]
 
 
+def test_to_md_prints_it_too(chat: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(capsys, "to-md", chat, "-")
+    assert status == 0 and "**Assistant:**" in out
+    [line] = err.splitlines()
+    assert line.startswith(f"lmml: warning: {chat}:5:3: suspicious_delimiter: the line ")
+
+
 def test_export_reports_it_and_strict_fails(chat: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = chat.parent.parent / "out.jsonl"
     status, _, err = _run(capsys, "export", chat.parent, "--provider", "openai", "--jsonl", out)

@@ -294,13 +294,14 @@ def test_every_kind_validation_finds_is_in_the_table() -> None:
     assert found <= set(KIND_RULES)
 
 
-@pytest.mark.parametrize("command", ["preview", "turns"])
+@pytest.mark.parametrize("command", ["preview", "turns", "to-md"])
 def test_the_commands_that_show_a_bundle_report_what_render_refuses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
     broken = tmp_path / "broken.lmml"
     broken.write_text("---\ninputs: [\n---\n## user\nhi @gone.png and @gone.png\n")
-    out = ["-o", str(tmp_path / "page.html")] if command == "preview" else []
+    written = {"preview": ["-o", str(tmp_path / "page.html")], "to-md": [str(tmp_path / "x.md")]}
+    out = written.get(command, [])
     status, err = _cli(capsys, command, broken, *out)
     assert status == 0  # shown all the same
     assert f"lmml: warning: {broken}:2:10: invalid_front_matter: " in err

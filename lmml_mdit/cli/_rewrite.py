@@ -333,10 +333,14 @@ def _to_md_options(parser: argparse.ArgumentParser) -> None:
 def cmd_to_md(args: Arguments) -> int:
     """``lmml to-md SRC [DEST]``: plain Markdown with placeholders for embeds."""
     from ..preview import to_markdown
+    from ._render import caught_warnings, print_warnings, report_refusals
 
     dest = destination(args, ".md", "export")
     source = open_source(args.src, args)
-    with source.about():
+    with source.about(), caught_warnings() as caught:
         markdown = to_markdown(source.bundle).encode("utf-8")
+        source.bundle.warn_defects()  # a near miss, as every command that shows turns says
+    print_warnings(source, caught)
+    report_refusals(source)  # what a send would refuse
     deliver(args, dest, markdown, f"Exported {source.label} -> {dest}")
     return 0
