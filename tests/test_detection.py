@@ -165,3 +165,29 @@ def test_a_format_without_detection_is_imported_only_when_named(
         lmml_mdit.import_messages({"lines": LINES})
     assert info.value.hint == f"{EXPECTED}; pass format= ({WITH_TOY})"
     assert len(lmml_mdit.import_messages({"lines": LINES}, "toy").narrative.turns) == 2
+
+
+def test_a_refusal_of_a_detected_format_says_it_was_detected() -> None:
+    # An Anthropic body of plain user and assistant text looks like an OpenAI chat; its
+    # Anthropic-only key is then refused, and the hint says how the format was chosen.
+    cited = {"type": "char_location", "cited_text": "blue", "document_index": 0}
+    said = {"type": "text", "text": "Blue.", "citations": [cited]}
+    body = {
+        "model": "claude",
+        "max_tokens": 10,
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [said]},
+        ],
+    }
+    with pytest.raises(lmml_mdit.ImportFormatError) as refused:
+        lmml_mdit.import_messages(body)
+    assert "unsupported key 'citations'" in refused.value.message
+    assert refused.value.hint is not None
+    assert "it was read as openai, judged by its shape" in refused.value.hint
+    assert "pass format= (openai-responses, anthropic, gemini, sharegpt)" in refused.value.hint
+    assert "--format" in (refused.value.cli_hint or "")
+    with pytest.raises(lmml_mdit.ImportFormatError) as named:
+        lmml_mdit.import_messages(body, "openai")  # named: nothing to add
+    assert "judged by its shape" not in str(named.value)
+    assert lmml_mdit.import_messages(body, "anthropic").messages("anthropic")

@@ -135,13 +135,42 @@ def read_conversation(data: object, format: str | None = None) -> ChatConversati
         raise ImportFormatError(
             f"unknown import format {chosen!r}", hint=f"use one of {', '.join(FORMATS)}"
         )
-    conversation = found.read(data)
+    try:
+        conversation = found.read(data)
+    except ImportFormatError as error:
+        if format is not None:
+            raise
+        raise _detected_as(error, chosen) from None
     resolve_calls(conversation.messages)
     try:
         conversation.settings = portable_settings(conversation.settings)
     except InvalidSettingsError as error:
         raise ImportFormatError(error.message, name=error.name, hint=error.hint) from None
     return conversation
+
+
+def _detected_as(error: ImportFormatError, chosen: str) -> ImportFormatError:
+    """*error* of a payload read as *chosen*, its format found from its shape: the hint
+    also says so, since the payload may be another format's that looks the same (an
+    Anthropic body of plain user and assistant text reads as an OpenAI chat)."""
+    others = ", ".join(name for name in FORMATS if name != chosen)
+    said = f"it was read as {chosen}, judged by its shape"
+
+    def joined(hint: str | None, choose: str) -> str:
+        return f"{hint}; {said}: {choose}" if hint else f"{said}: {choose}"
+
+    return ImportFormatError(
+        error.message,
+        name=error.name,
+        line=error.line,
+        column=error.column,
+        file=error.file,
+        kind=error.kind,
+        hint=joined(error.hint, f"if it is another format's, pass format= ({others})"),
+        cli_hint=joined(
+            error.cli_hint or error.hint, f"if it is another format's, give --format ({others})"
+        ),
+    )
 
 
 def import_messages(
