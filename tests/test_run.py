@@ -683,6 +683,20 @@ def test_ctrl_c_mid_stream_leaves_the_file_and_exits_130(
     assert "wrote" not in capsys.readouterr().err  # nothing was
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_a_gemini_reply_its_sdk_refuses_is_no_reply(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str], stream: bool
+) -> None:
+    path = _chat(tmp_path)
+    # a thought signature that is not base64: the SDK's model of the reply refuses it
+    server.script(BUILDERS["gemini"](Said(["Hi"], thinking=("x", "SIG123")), stream=stream))
+    flags = [] if stream else ["--no-stream"]
+    assert _run(server, "gemini", path, *flags) == 1
+    err = capsys.readouterr().err
+    assert "is no gemini reply" in err and "internal error" not in err
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
 def test_a_timeout_is_reported_with_the_url(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

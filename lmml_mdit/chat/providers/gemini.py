@@ -908,6 +908,8 @@ class GeminiSender:
             )
         if isinstance(error, errors.UnknownApiResponseError):  # a body that is not JSON
             return Failure("unreadable", message=str(error))
+        if _refused_reply(error):
+            return Failure("unreadable", message=str(error))
         names = {cls.__name__ for cls in type(error).__mro__}
         if "TimeoutException" in names:
             return Failure("timeout", message=str(error))
@@ -940,6 +942,15 @@ class GeminiSender:
         async for chunk in await api.aio.models.generate_content_stream(**_arguments(body)):
             gathered.add(chunk, None if gathered.events else reply_data(chunk, *_REPLY_KEYS))
         return gathered.finish()
+
+
+def _refused_reply(error: BaseException) -> bool:
+    """Whether *error* is the SDK's model refusing the reply it read (pydantic's
+    ``ValidationError`` of a ``...Response``, such as a thought signature that is not
+    base64), not the request it was given."""
+    title = getattr(error, "title", None)
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return "ValidationError" in names and isinstance(title, str) and title.endswith("Response")
 
 
 SENDER = GeminiSender()
