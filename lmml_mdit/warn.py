@@ -14,7 +14,7 @@ import warnings
 
 from .errors import LmmlWarning
 
-__all__ = ["LmmlWarning", "warn"]
+__all__ = ["LmmlWarning", "cli_wording", "warn"]
 
 
 _PACKAGE = __name__.partition(".")[0]
@@ -22,6 +22,13 @@ _PACKAGE = __name__.partition(".")[0]
 
 def _in_package(module: object) -> bool:
     return isinstance(module, str) and (module == _PACKAGE or module.startswith(_PACKAGE + "."))
+
+
+def cli_wording(message: Warning | str) -> str:
+    """A warning as the command line words it: its ``cli_message`` where it has one
+    (naming flags, not Python arguments), else its text."""
+    cli_message = getattr(message, "cli_message", None)
+    return cli_message if isinstance(cli_message, str) else str(message)
 
 
 def warn(warning: Warning) -> None:

@@ -484,3 +484,10 @@ def test_call_arguments_given_as_json_text_are_given_as_their_object() -> None:
     assert view["tool_calls"][1] == odd  # left as it is
     assert call["function"]["arguments"] == '{"a": 1}'  # the input is not changed
     assert flatten([view]) == [view]  # idempotent
+
+
+def test_arguments_nested_past_the_json_parsers_depth_are_left_as_they_are() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": deep}}
+    (view,) = flatten([{"role": "assistant", "content": "", "tool_calls": [call]}])
+    assert view["tool_calls"] == [call]

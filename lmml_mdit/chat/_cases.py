@@ -23,6 +23,7 @@ from ..bundle import Bundle, BundleSource
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ..templates import UnreadCase, held_in_folder
+from ..warn import cli_wording
 from ..workers import process_pool
 from ._content import Options, bundle_state, bundle_template
 from ._format_names import DEFAULT_PROVIDER
@@ -201,7 +202,7 @@ class Rendering:
             number,
             value,
             warnings=tuple(str(w.message) for w in caught),
-            cli_warnings=tuple(_cli_wording(w.message) for w in caught),
+            cli_warnings=tuple(cli_wording(w.message) for w in caught),
         )
 
     def _contained(self, case: Mapping[str, object]) -> Mapping[str, object]:
@@ -316,9 +317,3 @@ def _render_chunk(chunk: list[tuple[int, CaseInput]]) -> list[CaseResult]:
     bundle = _WORKER["bundle"]
     rendering: Rendering = _WORKER["rendering"]
     return [rendering.case(bundle, number, case) for number, case in chunk]
-
-
-def _cli_wording(message: Warning | str) -> str:
-    """A caught warning as the command line words it (its ``cli_message`` where it has one)."""
-    cli_message = getattr(message, "cli_message", None)
-    return cli_message if isinstance(cli_message, str) else str(message)

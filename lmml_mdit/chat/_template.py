@@ -410,7 +410,7 @@ def _with_object_arguments(call: object) -> object:
         return call
     try:
         arguments = json.loads(function["arguments"])
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return call
     if not isinstance(arguments, dict):
         return call

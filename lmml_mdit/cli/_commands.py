@@ -18,6 +18,7 @@ from typing import TextIO
 
 from ..atomic import Terminated, terminate_cleanly
 from ..errors import LmmlError
+from ..warn import cli_wording
 from ._output import STDIO, CliError, error, error_text, warn
 from ._parser import parse_arguments
 from ._table import modules
@@ -108,8 +109,7 @@ def _show_warning(
 ) -> None:
     """Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:`` line,
     in the command line's words where the warning has them."""
-    cli_message = getattr(message, "cli_message", None)
-    warn(cli_message if isinstance(cli_message, str) else str(message))
+    warn(cli_wording(message))
 
 
 def _broken_pipe() -> int:

@@ -309,13 +309,11 @@ def _warning_text(message: Warning | str) -> str:
     """A library warning in the command line's words: a defect sent anyway (``--force``)
     as ``validate`` words it, a missing setting with its option."""
     from ..bundle import DefectWarning
-    from ..errors import MissingSettingWarning
+    from ..warn import cli_wording
 
     if isinstance(message, DefectWarning):
         return message.error.format(cli=True, hint=False)
-    if isinstance(message, MissingSettingWarning) and message.cli_message is not None:
-        return message.cli_message
-    return str(message)
+    return cli_wording(message)
 
 
 @contextlib.contextmanager
