@@ -113,7 +113,7 @@ def test_a_bundle_of_a_folder_that_fails_is_reported_under_its_own_path(
         "no such model",
         f"lmml: error: {runs / 'sub' / 'b.lmml'}:3:6: {target}: missing_reference: no file "
         f"'someone' in the folder {runs / 'sub'}; add it or fix the name; if it is not meant "
-        "as an asset, escape the mention as \\@someone (fix it, or pass strict=False to send "
+        "as an asset, escape the mention as \\@someone (fix it, or add --force to send "
         "anyway)",
     ]
     assert f"{runs}:" not in "\n".join(said)

@@ -51,7 +51,10 @@ def _rows(path: Path) -> list[dict[str, object]]:
 
 
 def test_eval_batches_rows_equal_the_one_process_run(
-    cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     server = WireServer()
@@ -121,5 +124,22 @@ def test_eval_batches_rows_equal_the_one_process_run(
         peru = lmml_mdit.open(next(saved.glob("case-2-*.lmmlz"))).messages("openai")
         assert [m["role"] for m in peru] == ["user", "assistant"]
         assert "Peru" in json.dumps(peru[0]["content"])
+        # A template's defect is refused before any worker sends; --force and --set reach
+        # every worker, and the warning names the template by the path given.
+        broken = tmp_path / "broken.lmml"
+        broken.write_text(TEMPLATE.replace("?\n", "? See @gone.png.\n"), encoding="utf-8")
+        one_case = tmp_path / "one.cases.jsonl"
+        one_case.write_text('{"city": "France"}\n', encoding="utf-8")
+        arguments = [str(broken), "--cases", str(one_case), "--target", str(target), "--no-cache"]
+        arguments += ["--ray", cluster, "--out", str(tmp_path / "broken.jsonl")]
+        capsys.readouterr()
+        assert main(["eval", *arguments]) == 2
+        assert "(fix it, or add --force to send anyway)" in capsys.readouterr().err
+        assert len(server.requests) == 18
+        server.script(openai_chat(Said(["Paris"]), stream=False))
+        assert main(["eval", *arguments, "--force", "--set", "temperature=0.25"]) == 0
+        warned = capsys.readouterr().err
+        assert f": {broken}:9:" in warned and "missing_reference" in warned, warned[-600:]
+        assert server.requests[18].body["temperature"] == 0.25
     finally:
         server.close()

@@ -8,7 +8,15 @@ import asyncio
 import os
 
 from ._arguments import Arguments
-from ._options import add_base_dir, add_bundle, add_quiet, add_sending, positive_int
+from ._options import (
+    add_base_dir,
+    add_bundle,
+    add_quiet,
+    add_send_anyway,
+    add_sending,
+    add_settings,
+    positive_int,
+)
 from ._table import command
 
 TYPE_CHECKING = False  # not typing's: parsing an eval command line imports this module
@@ -35,8 +43,18 @@ def rate(text: str) -> tuple[str, float]:
     return target, value * per
 
 
+def _settings(args: EvalArguments) -> dict[str, object] | None:
+    """``--set``'s settings, None with none."""
+    return dict(args.settings) if args.settings else None
+
+
 def _on_ray(
-    args: EvalArguments, targets: list[Target], out: str, cache: str | None, judge: Target | None
+    args: EvalArguments,
+    targets: list[Target],
+    out: str,
+    cache: str | None,
+    judge: Target | None,
+    label: str,
 ) -> Summary:
     """The evaluation on the Ray cluster at ``--ray``."""
     from ._failure import CliError
@@ -80,6 +98,10 @@ def _on_ray(
                 else os.path.abspath(args.save_conversations)
             ),
             base_dir=None if args.base_dir is None else os.path.abspath(args.base_dir),
+            strict=not args.force,
+            settings=_settings(args),
+            label=label,
+            cli=True,
         )
     finally:
         ray.shutdown()
@@ -99,6 +121,8 @@ class EvalArguments(Arguments):
     fail_under: float | None
     judge: str | None
     ray: str | None
+    settings: list[tuple[str, object]] | None
+    force: bool
 
 
 def _eval_options(parser: argparse.ArgumentParser) -> None:
@@ -167,6 +191,16 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
         "--judge", metavar="PROVIDER:MODEL[@URL]", help="the target of judge assertions"
     )
     add_sending(parser, "the limit for each request (a judge's too); a case over it gets no row")
+    add_settings(
+        parser,
+        "a setting over every case's settings (its template's or bundle's), the value read "
+        "as YAML (--set max_tokens=300); repeatable",
+    )
+    add_send_anyway(
+        parser,
+        "send even a case with an error-level defect (a missing reference, ...), reporting "
+        "each as a warning",
+    )
     parser.add_argument(
         "--ray",
         metavar="ADDRESS",
@@ -187,11 +221,12 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
 def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
     from ..bundle import Bundle
+    from ..errors import DefectError
     from ..eval import HF_PREFIX, Target, aevaluate
     from ._failure import CliError
-    from ._output import error, info, warn
+    from ._output import error, error_text, info, warn
     from ._progress import ProgressLine
-    from ._sources import bundle_stem, checked_base_dir, open_source
+    from ._sources import Source, bundle_stem, checked_base_dir, located, open_source
 
     try:
         targets = [Target.parse(text) for text in args.targets]
@@ -204,12 +239,14 @@ def cmd_eval(args: EvalArguments) -> int:
     for name, _ in args.rates or []:
         if name not in names:
             raise CliError(f"lmml eval: --rate names {name!r}, which is no --target")
+    source: Source | None = None
     if args.cases is None:  # PATH is a folder (or Parquet file) of bundles, each one case
         checked_base_dir(args)  # every bare .lmml of the folder resolves against it
         template: Bundle | str = args.path
         beside = args.path
     else:
-        template = open_source(args.path, args).bundle
+        source = open_source(args.path, args)
+        template = source.bundle
         beside = args.cases.removeprefix(HF_PREFIX)
         if args.cases.startswith(HF_PREFIX) and not os.path.isdir(beside):
             beside = os.path.basename(beside.partition(":")[0])  # a Hub name: here
@@ -220,31 +257,40 @@ def cmd_eval(args: EvalArguments) -> int:
         else args.cache
         or os.path.join(os.path.dirname(os.path.abspath(beside)), ".lmml-eval-cache")
     )
-    if args.ray is not None:
-        summary = _on_ray(args, targets, out, cache, judge)
-    else:
-        with ProgressLine("eval") as progress:
-            summary = asyncio.run(
-                aevaluate(
-                    template,
-                    args.cases,
-                    targets,
-                    out,
-                    cache=cache,
-                    refresh=args.no_cache,
-                    concurrency=args.concurrency,
-                    rates=dict(args.rates or []),
-                    judge=judge,
-                    retries=args.retries,
-                    backoff=args.backoff,
-                    timeout=args.timeout,
-                    progress=progress,
-                    conversations=args.save_conversations,
-                    base_dir=args.base_dir,
-                    delimiters=args.delimiters,
-                    references=args.references,
+    label = None if source is None else source.label
+    try:
+        if args.ray is not None:
+            summary = _on_ray(args, targets, out, cache, judge, args.path)
+        else:
+            with ProgressLine("eval") as progress:
+                summary = asyncio.run(
+                    aevaluate(
+                        template,
+                        args.cases,
+                        targets,
+                        out,
+                        cache=cache,
+                        refresh=args.no_cache,
+                        concurrency=args.concurrency,
+                        rates=dict(args.rates or []),
+                        judge=judge,
+                        retries=args.retries,
+                        backoff=args.backoff,
+                        timeout=args.timeout,
+                        progress=progress,
+                        conversations=args.save_conversations,
+                        base_dir=args.base_dir,
+                        delimiters=args.delimiters,
+                        references=args.references,
+                        strict=not args.force,
+                        settings=_settings(args),
+                        label=label,
+                        cli=True,
+                    )
                 )
-            )
+    except DefectError as refused:  # the template's: every case would carry it
+        assert source is not None
+        raise CliError(located(source.label, error_text(refused), source.aliases)) from None
     for line in summary.warnings:
         warn(line)
     for line in summary.errors:

@@ -29,7 +29,9 @@ __all__ = [
     "add_json",
     "add_provider",
     "add_quiet",
+    "add_send_anyway",
     "add_sending",
+    "add_settings",
     "listing_options",
     "parse_setting",
     "positive_int",
@@ -266,6 +268,24 @@ def add_force(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="overwrite the default DEST when it exists (an explicit DEST is always written)",
     )
+
+
+def add_settings(parser: argparse.ArgumentParser, help: str) -> None:
+    """``-s/--set KEY=VALUE``: a setting over the bundle's settings, repeatable."""
+    parser.add_argument(
+        "-s",
+        "--set",
+        dest="settings",
+        action="append",
+        type=parse_setting,
+        metavar="KEY=VALUE",
+        help=help,
+    )
+
+
+def add_send_anyway(parser: argparse.ArgumentParser, help: str) -> None:
+    """``-f/--force``: send (or render) a bundle with an error-level defect anyway."""
+    parser.add_argument("-f", "--force", action="store_true", help=help)
 
 
 def add_quiet(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,8 @@ from ._options import (
     add_bundle,
     add_provider,
     add_quiet,
-    parse_setting,
+    add_send_anyway,
+    add_settings,
     positive_int,
 )
 from ._output import (
@@ -123,15 +124,10 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
     )
-    parser.add_argument(
-        "-s",
-        "--set",
-        dest="settings",
-        action="append",
-        type=parse_setting,
-        metavar="KEY=VALUE",
-        help="with --request: a setting over the bundle's settings embed, the value read "
-        "as YAML (--set max_tokens=300); repeatable",
+    add_settings(
+        parser,
+        "with --request: a setting over the bundle's settings embed, the value read as YAML "
+        "(--set max_tokens=300); repeatable",
     )
     parser.add_argument(
         "--unknown-settings",
@@ -139,12 +135,10 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
         help="with --request: settings keys the provider has no parameter for are left out "
         "with a warning (warn, the default), passed as they are (pass), or fail (error)",
     )
-    parser.add_argument(
-        "-f",
-        "--force",
-        action="store_true",
-        help="render even a bundle with an error-level defect (a missing reference, an "
-        "unclosed fence, ...), reporting each as a warning",
+    add_send_anyway(
+        parser,
+        "render even a bundle with an error-level defect (a missing reference, an unclosed "
+        "fence, ...), reporting each as a warning",
     )
     parser.add_argument(
         "--strict",

@@ -24,8 +24,9 @@ from ._options import (
     add_bundle,
     add_provider,
     add_quiet,
+    add_send_anyway,
     add_sending,
-    parse_setting,
+    add_settings,
     positive_int,
 )
 from ._output import (
@@ -207,20 +208,11 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the request body that would be sent, and send nothing",
     )
-    parser.add_argument(
-        "-s",
-        "--set",
-        dest="settings",
-        action="append",
-        type=parse_setting,
-        metavar="KEY=VALUE",
-        help="a setting over the bundle's settings embed, the value read as YAML; repeatable",
+    add_settings(
+        parser, "a setting over the bundle's settings embed, the value read as YAML; repeatable"
     )
-    parser.add_argument(
-        "-f",
-        "--force",
-        action="store_true",
-        help="send even a bundle with an error-level defect, reporting each as a warning",
+    add_send_anyway(
+        parser, "send even a bundle with an error-level defect, reporting each as a warning"
     )
     add_base_dir(parser)
     add_quiet(parser)

@@ -29,6 +29,7 @@ from ._cases import iter_cases as iter_cases
 from ._jobs import Job as Job
 from ._jobs import Summary as Summary
 from ._jobs import case_expect as case_expect
+from ._jobs import check_template as check_template
 from ._jobs import count_cases as count_cases
 from ._jobs import default_expect as default_expect
 from ._jobs import plan_jobs as plan_jobs
@@ -72,6 +73,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "aevaluate",
             "case_expect",
             "check",
+            "check_template",
             "count_cases",
             "default_expect",
             "done_rows",

@@ -9,6 +9,7 @@ these, so a resumed run skips, counts and reports the same on one machine and on
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ import yaml
 
 from .._place import Place
 from ..bundle import Bundle, ParseOptions
-from ..errors import ExpectError, LmmlError
+from ..errors import DefectWarning, ExpectError, LmmlError
 from ..jsontypes import JSONMapping, JSONObject
 from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import declared_inputs
@@ -24,7 +25,15 @@ from ._assertions import Assertion, read_expect
 from ._cases import BundleFailure, iter_bundle_cases, iter_cases
 from ._targets import Target
 
-__all__ = ["Job", "Summary", "case_expect", "count_cases", "default_expect", "plan_jobs"]
+__all__ = [
+    "Job",
+    "Summary",
+    "case_expect",
+    "check_template",
+    "count_cases",
+    "default_expect",
+    "plan_jobs",
+]
 
 
 @dataclass
@@ -215,6 +224,19 @@ def said_at(where: str, error: LmmlError, own: str) -> str:
     if place.file and os.path.basename(place.file) != os.path.basename(own):
         return f"{where}: {error.format()}"
     return f"{place.said_as(where)}: {error.format(place=False)}"
+
+
+def check_template(template: Bundle) -> None:
+    """Refuse *template* when it has an error-level defect, before anything is sent: every
+    case rendered from it would carry the defect (a case sent anyway, ``strict=False``,
+    warns it instead, as its rendering does).
+
+    :raises DefectError: the first error-level defect, as :meth:`Bundle.check_sendable`
+        raises it.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DefectWarning)  # each case's rendering says them
+        template.check_sendable()
 
 
 def _path(bundle: Bundle | str, cases: str | os.PathLike[str] | None) -> str:

@@ -28,7 +28,7 @@ from ..transcript import Transcript
 from ._assertions import Answer, Verdict, check
 from ._cache import AnswerCache, request_key
 from ._cases import cases_folder
-from ._jobs import Job, Summary, bundle_place, count_cases, plan_jobs
+from ._jobs import Job, Summary, bundle_place, check_template, count_cases, plan_jobs
 from ._results import ResultsWriter, done_rows, journal_path, write_parquet_results
 from ._targets import Target
 
@@ -79,6 +79,10 @@ class Evaluator:
         held inside; None: the cases' own folder (a cases file's folder).
     :ivar timeout: the limit in seconds for each request (None: the SDK's own).
     :ivar backoff: the first retry's delay in seconds, doubled for each next one.
+    :ivar strict: False sends a case with an error-level defect anyway, warning it.
+    :ivar settings: settings over every case's own, as ``messages()`` takes them.
+    :ivar label: how errors and warnings name the template (None: its file name).
+    :ivar cli: word errors and warnings as the command line does (its flags).
     """
 
     cases_path: str
@@ -92,6 +96,10 @@ class Evaluator:
     base_dir: str | None = None
     timeout: float | None = None
     backoff: float = RunOptions.backoff
+    strict: bool = True
+    settings: Mapping[str, object] | None = None
+    label: str | None = None
+    cli: bool = False
     _senders: dict[str, BodySender] = field(default_factory=dict, init=False, repr=False)
     _renderings: dict[str, Rendering] = field(default_factory=dict, init=False, repr=False)
     _declared: tuple[Bundle, InputDeclarations | None] | None = field(
@@ -199,14 +207,27 @@ class Evaluator:
         cases file (a path there refused), or a line of the case's own bundle (with no
         cases, as ``BUNDLE:LINE:COL``); a failure elsewhere (the template's line) whole."""
         where, place = self._place(job), failure._at
+        problem = failure.cli_problem if self.cli else failure.problem
         if job.name is None:
             own = failure.lies_at(self.cases_path, job.number)
         else:
             own = place is not None and place.file == job.bundle.file_name
             if place is not None and own:
                 where = place.said_as(where)
-        reason = failure.problem if own else failure.error
+        if own:
+            reason = problem
+        elif job.name is None and place is not None and place.file == job.bundle.file_name:
+            reason = f"{place.said_as(self.label or place.file)}: {problem}"  # the template's
+        else:
+            reason = (failure.cli_error if self.cli else failure.error) or ""
         return f"{where}: {job.target}: {reason}"
+
+    def _named(self, job: Job, text: str) -> str:
+        """*text* with the template's file name at its start as :attr:`label` says it."""
+        own = job.bundle.file_name
+        if self.label is None or job.name is not None or not text.startswith(own + ":"):
+            return text
+        return self.label + text[len(own) :]
 
     async def aclose(self) -> None:
         """Close the clients of the targets sent to and of the judges asked, their
@@ -233,13 +254,17 @@ class Evaluator:
         text = str(target)
         rendering = self._renderings.get(text)
         if rendering is None:
-            rendering = Rendering.of(target.provider, True, target.model, {})
+            options: dict[str, object] = {"strict": self.strict}
+            if self.settings:
+                options["settings"] = dict(self.settings)
+            rendering = Rendering.of(target.provider, True, target.model, options)
             self._renderings[text] = rendering
         rendered = rendering.case(job.bundle, number, self._held(job, inputs))
         if not isinstance(rendered.value, dict):
             return self._render_failed(job, rendered)
-        for warning in rendered.warnings:
-            self.summary.warn(self._place(job), text, warning, number)
+        said = rendered.cli_warnings if self.cli else rendered.warnings
+        for warning in said:
+            self.summary.warn(self._place(job), text, self._named(job, warning), number)
         try:
             stored, cached = await self._send(rendered.value, target, text)
         except LmmlError as error:
@@ -346,6 +371,10 @@ async def aevaluate(
     base_dir: str | os.PathLike[str] | None = None,
     delimiters: DelimiterMode = "strict",
     references: ReferenceMode = "assets",
+    strict: bool = True,
+    settings: Mapping[str, object] | None = None,
+    label: str | None = None,
+    cli: bool = False,
 ) -> Summary:
     """Send every case of *cases* rendered from *bundle* to every target, check the
     answers, append a row per case and target to *out*; rows already in *out* are skipped.
@@ -376,7 +405,17 @@ async def aevaluate(
     :param delimiters: with no *cases*, how each bundle of the folder is parsed, as for
         :func:`lmml_mdit.open` (*bundle*, a template, was opened already).
     :param references: likewise.
+    :param strict: False sends a case with an error-level defect anyway, its rendering
+        warning it; True (default) refuses it: a template's defect before anything is
+        sent, a bundle's (with no cases) as that case's error.
+    :param settings: settings over each case's own (its template's or bundle's), as
+        ``messages(settings=...)`` takes them.
+    :param label: how the summary's lines name the template (such as its path as the
+        user gave it; default: its file name).
+    :param cli: word the summary's lines as the command line does (naming its flags).
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
+    :raises DefectError: an error-level defect of the template (before anything is sent),
+        unless not *strict*.
     """
     if not targets:
         raise ValueError("give at least one target")
@@ -391,6 +430,8 @@ async def aevaluate(
         if not isinstance(bundle, Bundle):
             raise ValueError("with cases, give the template bundle")
         source, path = bundle, os.fspath(cases)
+        if strict:
+            check_template(bundle)
     given = None if cases is None else path
     folder = None if cases is not None or base_dir is None else os.fspath(base_dir)
     count = count_cases(  # every expect checked first
@@ -412,6 +453,10 @@ async def aevaluate(
         None if cases is None or base_dir is None else os.fspath(base_dir),
         timeout,
         backoff,
+        strict,
+        settings,
+        label,
+        cli,
     )
     with ResultsWriter(journal) as writer:
         run = _Run(evaluator, writer, progress, total)

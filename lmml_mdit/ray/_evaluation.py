@@ -24,6 +24,7 @@ from ..eval import (
     Summary,
     Target,
     case_expect,
+    check_template,
     default_expect,
     done_rows,
     plan_jobs,
@@ -82,8 +83,16 @@ class _Evaluator:
         base_dir: str | None = None,
         timeout: float | None = None,
         backoff: float = RunOptions.backoff,
+        strict: bool = True,
+        settings: Mapping[str, object] | None = None,
+        label: str | None = None,
+        cli: bool = False,
     ) -> None:
         self.bundle: Bundle = _template(template, None, None)
+        self.strict = strict
+        self.settings = settings
+        self.label = label
+        self.cli = cli
         self.conversations = conversations
         self.base_dir = base_dir
         self.cases = cases
@@ -115,6 +124,10 @@ class _Evaluator:
             self.base_dir,
             self.timeout,
             self.backoff,
+            self.strict,
+            self.settings,
+            self.label,
+            self.cli,
         )
 
         async def one(number: int, case: str, target: Target) -> tuple[str | None, str | None, str]:
@@ -171,6 +184,10 @@ def eval_batches(
     rates: Mapping[str, float] | None = None,
     conversations: str | os.PathLike[str] | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    strict: bool = True,
+    settings: Mapping[str, object] | None = None,
+    label: str | None = None,
+    cli: bool = False,
 ) -> Summary:
     """:func:`~lmml_mdit.eval.aevaluate` on the Ray cluster ``ray.init`` joined: every case
     of *cases* (JSONL) rendered from *template* (a path every worker reads) against every
@@ -187,7 +204,11 @@ def eval_batches(
         ``case-N-TARGET.lmmlz``.
     :param base_dir: the folder each case's ``image``, ``file`` and ``messages`` paths name
         files inside, one every worker can read (default: the cases file's folder).
+    :param strict: as :func:`~lmml_mdit.eval.aevaluate` takes it; so are *settings*,
+        *label* and *cli*.
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
+    :raises DefectError: an error-level defect of the template (before anything is sent),
+        unless not *strict*.
     """
     import ray
 
@@ -198,6 +219,8 @@ def eval_batches(
     path = os.fspath(cases)
     source = os.fspath(template)
     bundle = _template(source, None, None)
+    if strict:
+        check_template(bundle)
     summary = Summary()
     # every expect checked before anything is sent
     items = [
@@ -229,6 +252,10 @@ def eval_batches(
             "conversations": None if conversations is None else os.fspath(conversations),
             "base_dir": None if base_dir is None else os.fspath(base_dir),
             "paced": [name for name in gates if name in paced],
+            "strict": strict,
+            "settings": None if settings is None else dict(settings),
+            "label": label,
+            "cli": cli,
         },
     )
     with ResultsWriter(out) as writer:

@@ -1,0 +1,173 @@
+"""``lmml eval`` and ``aevaluate`` on a template: an error-level defect of the template is
+refused once, before anything is sent, named by the path as given (``--force`` /
+``strict=False`` send anyway); ``--set`` / ``settings=`` reach every request; every line
+is worded for the caller: the command line's flags on the command line, Python's in
+Python. Run against the loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from _wire_server import Said, WireServer, anthropic, openai_chat
+
+from lmml_mdit import open as open_bundle
+from lmml_mdit.cli import main
+from lmml_mdit.errors import DefectError
+from lmml_mdit.eval import Target, aevaluate
+
+BROKEN = """\
+---
+inputs:
+  n: integer
+expect:
+  - contains: Paris
+---
+## user
+
+Look at @missing.png: what is {{ n }}?
+"""
+
+PLAIN = """\
+---
+inputs:
+  n: integer
+expect:
+  - contains: Paris
+---
+## user
+
+What is {{ n }}?
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory with ``sub/broken.lmml``, ``sub/plain.lmml`` and two cases."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "broken.lmml").write_text(BROKEN, encoding="utf-8")
+    (tmp_path / "sub" / "plain.lmml").write_text(PLAIN, encoding="utf-8")
+    (tmp_path / "cases.jsonl").write_text('{"n": 1}\n{"n": 2}\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _eval(template: str, target: str, *extra: str) -> int:
+    return main(
+        [
+            "eval",
+            template,
+            "--cases",
+            "cases.jsonl",
+            "--target",
+            target,
+            "--concurrency",
+            "1",
+            "--no-cache",
+            "--retries",
+            "0",
+            *extra,
+        ]
+    )
+
+
+def test_a_defect_of_the_template_is_refused_once_before_anything_is_sent(
+    folder: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = _eval("sub/broken.lmml", f"openai:m@{server.url}/v1")
+    assert code == 2
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        f"lmml: error: sub/broken.lmml:9:9: missing_reference: no file 'missing.png' in the "
+        f"folder {folder / 'sub'}; add it or fix the name; if it is not meant as an asset, "
+        "escape the mention as \\@missing.png (fix it, or add --force to send anyway)"
+    ]
+    assert server.requests == []
+    assert not (folder / "cases.results.jsonl").exists()
+
+
+def test_force_sends_each_case_and_warns_the_defect_once(
+    folder: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.script(
+        openai_chat(Said(["Paris"]), stream=False), openai_chat(Said(["Paris"]), stream=False)
+    )
+    target = f"openai:m@{server.url}/v1"
+    assert _eval("sub/broken.lmml", target, "--force") == 0
+    said = capsys.readouterr().err.splitlines()
+    warned = [line for line in said if "missing_reference" in line]
+    assert warned == [
+        f"lmml: warning: cases.jsonl:1: {target}: sub/broken.lmml:9:9: missing_reference: "
+        f"no file 'missing.png' in the folder {folder / 'sub'}; add it or fix the name; if "
+        "it is not meant as an asset, escape the mention as \\@missing.png"
+    ]
+    assert len(server.requests) == 2
+    assert said[-1].startswith("2 row(s): 2 passed")
+
+
+def test_a_case_error_at_the_template_names_the_path_as_given(
+    folder: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "cases.jsonl").write_text('{"n": "abc"}\n', encoding="utf-8")
+    target = f"openai:m@{server.url}/v1"
+    assert _eval("sub/plain.lmml", target) == 1
+    said = capsys.readouterr().err.splitlines()
+    assert said[0] == (
+        f"lmml: error: cases.jsonl:1: {target}: sub/plain.lmml:3:6: invalid_input: the "
+        "value of the integer input 'n' is a string, not an integer (give a value of the "
+        "declared type)"
+    )
+    assert server.requests == []
+
+
+def test_set_reaches_every_request_and_the_warning_names_the_flag(
+    folder: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = f"anthropic:m@{server.url}"
+    server.script(*[anthropic(Said(["Paris"]), stream=False)] * 2)
+    assert _eval("sub/plain.lmml", target) == 0
+    said = capsys.readouterr().err
+    assert "(add --set max_tokens=N, or max_tokens to the settings embed)" in said
+    assert "settings={" not in said  # Python's wording stays out of the command line's
+    assert [request.body["max_tokens"] for request in server.requests] == [4096, 4096]
+
+    server.requests.clear()
+    server.script(*[anthropic(Said(["Paris"]), stream=False)] * 2)
+    code = _eval(
+        "sub/plain.lmml", target, "--set", "max_tokens=20", "--out", "second.results.jsonl"
+    )
+    assert code == 0
+    assert "max_tokens" not in capsys.readouterr().err
+    assert [request.body["max_tokens"] for request in server.requests] == [20, 20]
+
+
+def test_the_library_refuses_the_template_and_takes_strict_and_settings(
+    folder: Path, server: WireServer
+) -> None:
+    broken = open_bundle("sub/broken.lmml")
+    target = Target.parse(f"anthropic:m@{server.url}")
+    with pytest.raises(DefectError) as refused:
+        asyncio.run(aevaluate(broken, "cases.jsonl", [target], "out.jsonl", retries=0))
+    assert "(fix it, or pass strict=False to send anyway)" in str(refused.value)
+    assert server.requests == []
+
+    server.script(*[anthropic(Said(["Paris"]), stream=False)] * 2)
+    summary = asyncio.run(
+        aevaluate(
+            broken,
+            "cases.jsonl",
+            [target],
+            "out.jsonl",
+            retries=0,
+            strict=False,
+            settings={"max_tokens": 7},
+            label="sub/broken.lmml",
+        )
+    )
+    assert summary.rows == summary.passed == 2
+    assert [request.body["max_tokens"] for request in server.requests] == [7, 7]
+    assert [line.split(": ", 2)[2][:22] for line in summary.warnings] == ["sub/broken.lmml:9:9: m"]
+    rows = [json.loads(line) for line in (folder / "out.jsonl").read_text().splitlines()]
+    assert [row["case"] for row in rows] == [1, 2]
