@@ -635,6 +635,24 @@ async def test_quick_fixes_for_near_miss_role_words(client: LanguageClient, fold
     assert "Change 'bot' to the role 'assistant'" in actions
     document.close()
 
+    # an emphasised label, a Turn with no space before its number, a chat page's label
+    text = "## user\nHi.\n\n## **ChatGPT said:**\nHello.\n\n## Turn3: user\nThanks.\n\n"
+    text += "## You said:\n?\n"
+    document = Document(client, folder / "pasted.lmml", text)
+    assert codes(await document.open()) == ["suspicious_delimiter"] * 3
+    fix = (await _actions(client, document, 3))["Write the heading as 'assistant:'"]
+    assert fix.is_preferred
+    await document.edit(_edits(fix, document.uri))
+    fix = (await _actions(client, document, 6))["Write the heading as 'Turn 3 -- user'"]
+    await document.edit(_edits(fix, document.uri))
+    fix = (await _actions(client, document, 9))["Change 'You said' to the role 'user'"]
+    assert fix.is_preferred
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == (
+        "## user\nHi.\n\n## assistant:\nHello.\n\n## Turn 3 -- user\nThanks.\n\n## user:\n?\n"
+    )
+    document.close()
+
 
 async def test_a_speaker_label_is_rewritten_as_the_heading_it_stands_for(
     client: LanguageClient, folder: Path

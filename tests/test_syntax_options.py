@@ -298,7 +298,18 @@ def test_invalid_front_matter_is_located_in_the_narrative_and_named_for_what_it_
 
 
 def test_turn_n_then_words_that_are_no_role_stays_an_ordinary_heading() -> None:
-    for heading in ("## Turn 2 overview", "## Turn 2. Overview", "## Turn 2", "## Turn 3 users"):
+    for heading in (
+        "## Turn 2 overview",
+        "## Turn 2. Overview",
+        "## Turn 2",
+        "## Turn 3 users",
+        "## Turn2 overview",
+        "## **Note:**",
+        "## **Important**",
+        "## **System requirements**",
+        "## _Users said:_ ours",
+        "## Users said:",
+    ):
         assert Bundle.from_text("t", f"# user\nhi\n\n{heading}\nhello\n").validate() == []
 
 
@@ -316,6 +327,14 @@ def test_turn_n_then_words_that_are_no_role_stays_an_ordinary_heading() -> None:
         ("## Turn 2) User:", "User", "did you mean '## Turn N -- user'?"),
         ("## Turn 2 \u2500\u2500 assistant", "assistant", "its separator is none of"),
         ("**Assistant:**", "Assistant", "looks like a role label but is no delimiter"),
+        ("## **Assistant:**", "Assistant", "emphasis around its label keeps it from being one"),
+        ("## **User**", "User", "(did you mean '## user'?)"),
+        ("## __assistant__:", "assistant", "(did you mean '## assistant'?)"),
+        ("## **ChatGPT said:**", "ChatGPT said", "(did you mean '## assistant'?)"),
+        ("## You said:", "You said", "is not a role (did you mean user?)"),
+        ("## Turn2 - assistant", "assistant", "did you mean '## Turn 2 -- assistant'?"),
+        ("## Turn2: user", "user", "no space between 'Turn' and its number"),
+        ("## turn12 assistant", "assistant", "did you mean '## turn 12 -- assistant'?"),
         ("<!-- asistant -->", "asistant", "(did you mean '<!-- assistant -->'?)"),
     ],
 )

@@ -150,11 +150,14 @@ def _role_word(
     if label and not columns.line(line).lstrip().startswith(COMMENT_OPEN):
         yield from _label_heading(issue, line, analysis, columns)
         return
-    if word.lower() in MESSAGE_ROLES:
-        # The role is right and the separator is not: rewrite the heading's text.
-        if block is None or block.kind != "heading":
-            return
+    heading = None
+    if block is not None and block.kind == "heading":
         heading = narrative.tokens[block.token + 1].content.strip()
+    if word.lower() in MESSAGE_ROLES or (heading is not None and heading[:1] in ("*", "_")):
+        # The role is right and the separator (or emphasis) is not: rewrite the heading's
+        # text.
+        if heading is None:
+            return
         corrected = corrected_heading(heading)
         at = columns.line(line).find(heading)
         if corrected is None or at < 0:
@@ -166,7 +169,7 @@ def _role_word(
     if not columns.line(line).startswith(word, column):
         return
     span = columns.span(line, column, column + len(word))
-    meant = suggested_role(word)
+    meant = suggested_role(word) or label_role(word)
     for role in (meant,) if meant is not None else MESSAGE_ROLES:
         assert role is not None
         yield _action(

@@ -33,20 +33,22 @@ _ROLE_WORD = re.compile(
 _DASH = r"(?:--|\u2013|\u2014)"
 # label, the last spaced dash, one word: the strict form and its near misses.
 _LABELLED = re.compile(r"(.*\S)[ \t]+" + _DASH + r"[ \t]+(\w+)", re.DOTALL)
-_TURN_LABEL = re.compile(r"turn[ \t]+\d+", re.IGNORECASE)
+_TURN_LABEL = re.compile(r"(turn)[ \t]*(\d+)", re.IGNORECASE)
+_TURN_UNSPACED = re.compile(r"turn\d", re.IGNORECASE)
 # "Turn N", one separator of turn-sep, the rest: a delimiter when the rest is a role.
 _TURN_FORM = re.compile(
     r"(turn[ \t]+\d+)[ \t]*(?:--|-|:|\u2013|\u2014)[ \t]*(.*)", re.IGNORECASE | re.DOTALL
 )
-# "Turn N" followed by any separator: shaped like RFC 6.1, even when the form is off.
+# "Turn N" followed by any separator: shaped like RFC 6.1, even when the form is off (no
+# space before the number, as in "Turn2 - user", is off too).
 _TURN_SHAPED = re.compile(
-    r"turn[ \t]+\d+[ \t]*[-:|\u2012-\u2015]+[ \t]*(.*)",
+    r"turn[ \t]*\d+[ \t]*[-:|\u2012-\u2015]+[ \t]*(.*)",
     re.IGNORECASE | re.DOTALL,
 )
 # "Turn N", no separator or another mark ("Turn 2 assistant", "Turn 2. assistant", a box
 # drawing dash), then a role: a delimiter with its separator off.
 _TURN_ROLE = re.compile(
-    r"turn[ \t]+\d+(?:[ \t]*[.)=>~/\u2500\u2501]+[ \t]*|[ \t]+)(\w+)[ \t]*:?",
+    r"turn[ \t]*\d+(?:[ \t]*[.)=>~/\u2500\u2501]+[ \t]*|[ \t]+)(\w+)[ \t]*:?",
     re.IGNORECASE,
 )
 _ONE_WORD = re.compile(r"[^\W\d_]+")
@@ -134,11 +136,12 @@ def strict_heading_role(text: str) -> Role | None:
 
 def could_be_strict_delimiter(text: str) -> bool:
     """False only for a heading text that is neither a strict delimiter nor a near miss
-    (:func:`near_miss`): one that starts with no ``t``, holds a space and no dash, and does
-    not end in a colon. Most headings are such, and this tells them apart in one scan."""
+    (:func:`near_miss`): one that starts with no ``t`` and no emphasis, holds a space and no
+    dash, and does not end in a colon. Most headings are such, and this tells them apart in
+    one scan."""
     stripped = text.strip()
     return (
-        stripped[:1] in ("t", "T")
+        stripped[:1] in ("t", "T", "*", "_")
         or " " not in stripped
         or stripped.endswith(":")
         or _has_dash(stripped)
@@ -192,16 +195,35 @@ def suggested_role(word: str) -> Role | None:
 
 def corrected_heading(text: str) -> str | None:
     """The strict delimiter text a heading shaped like ``Turn N`` with another separator was
-    meant as (``Turn 1 -- user`` for ``Turn 1: user`` or ``Turn 1 - user``), or None when
-    *text* is not that shape or names no role after its separator."""
+    meant as (``Turn 1 -- user`` for ``Turn 1: user`` or ``Turn2 - user``; ``Assistant:``
+    for ``**Assistant:**``, ``assistant:`` for ``**ChatGPT said:**``), or None when *text*
+    is not that shape or names no role after its separator."""
     stripped = text.strip()
+    emphasised = _emphasised_label(stripped)
+    if emphasised is not None:  # the label without emphasis, a stand-in as its role
+        word = emphasised.removesuffix(":")
+        named = word if word.lower() in _ROLES else label_role(word)
+        return None if named is None else named + emphasised[len(word) :]
     turn_shaped = _TURN_SHAPED.fullmatch(stripped) if stripped[:1] in "tT" else None
     turn_shaped = turn_shaped or _turn_role(stripped)
     label = _TURN_LABEL.match(stripped)
     if turn_shaped is None or label is None:
         return None
     role = _ROLES.get(turn_shaped.group(1).strip().lower())
-    return f"{label.group()} -- {role}" if role is not None else None
+    return f"{label.group(1)} {label.group(2)} -- {role}" if role is not None else None
+
+
+def _emphasised_label(text: str) -> str | None:
+    """The speaker label an emphasised heading text holds (``Assistant:`` for
+    ``**Assistant:**`` or ``**Assistant**:``), or None."""
+    inner, wrapped = _unwrapped(text.removesuffix(":").rstrip())
+    if not wrapped:
+        return None
+    colon = text.endswith(":") or inner.endswith(":")
+    label = inner.removesuffix(":").rstrip()
+    if not label or label_role(label) is None:
+        return None
+    return label + ":" if colon else label
 
 
 def _turn_role(text: str) -> re.Match[str] | None:
@@ -216,6 +238,9 @@ def near_miss(text: str) -> str | None:
     stripped = text.strip()
     if not stripped:
         return None
+    if stripped[:1] in ("*", "_"):
+        emphasised = _emphasised_label(stripped)
+        return None if emphasised is None else emphasised.removesuffix(":")
     turn_shaped = _TURN_SHAPED.fullmatch(stripped) if stripped[:1] in "tT" else None
     if turn_shaped is not None:
         rest = turn_shaped.group(1).strip()
@@ -233,6 +258,8 @@ def near_miss(text: str) -> str | None:
         word = stripped[:-1].rstrip()
         if _ONE_WORD.fullmatch(word) is not None and suggested_role(word) is not None:
             return word
+        if word.lower().endswith(" said") and label_role(word) is not None:
+            return word  # "You said:", "ChatGPT said:": a chat page's speaker label
         return None
     one_word = (
         len(stripped) >= 5 and " " not in stripped and _ONE_WORD.fullmatch(stripped) is not None
@@ -258,6 +285,19 @@ def suspicious_heading(
             return None
         shown = text.strip()
         named = _ROLES.get(word.lower())
+        if shown[:1] in ("*", "_"):
+            meant = label_role(word)
+            return word, (
+                f"the heading {shown!r} looks like a role delimiter but the emphasis around "
+                f"its label keeps it from being one, so it is an ordinary heading (did you "
+                f"mean '## {meant}'?); write the label without emphasis, or reword the heading"
+            )
+        if named is not None and _TURN_UNSPACED.match(shown):
+            return word, (
+                f"the heading {shown!r} looks like a role delimiter but has no space between "
+                f"'Turn' and its number, so it is an ordinary heading (did you mean "
+                f"'## {corrected_heading(shown)}'?); write that, or reword the heading"
+            )
         if named is not None:
             # The role is right; what is off is the separator ("Turn 2 - user", "Turn 2: user").
             return word, (
@@ -265,7 +305,7 @@ def suspicious_heading(
                 f"of '-', '--', ':', en or em dash, so it is an ordinary heading (did you "
                 f"mean '## Turn N -- {named}'?); write that, or reword the heading"
             )
-        meant = suggested_role(word)
+        meant = suggested_role(word) or label_role(word)
         guess = f" (did you mean {meant}?)" if meant is not None else ""
         return word, (
             f"the heading {shown!r} looks like a role delimiter but {word!r} is not a "
