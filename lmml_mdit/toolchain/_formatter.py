@@ -20,7 +20,15 @@ from markdown_it.rules_core import StateCore
 
 from ..errors import FormatError
 from ..narrative import Narrative, parse
-from ..syntax import ESCAPE_TOKEN_INFO, FRONT_MATTER_TOKEN, MARKER, SIGIL, SOURCE_KEY, lmml_plugin
+from ..syntax import (
+    ESCAPE_TOKEN_INFO,
+    FRONT_MATTER_TOKEN,
+    MARKER,
+    SIGIL,
+    SOURCE_KEY,
+    LinkParser,
+    lmml_plugin,
+)
 
 if TYPE_CHECKING:
     from mdformat.renderer import RenderContext, RenderTreeNode
@@ -335,14 +343,23 @@ def _meaning(md: MarkdownIt, text: str) -> str:
     return html
 
 
+@functools.cache
+def _turn_reader() -> MarkdownIt:
+    """The parser of :func:`_meaning`: the parse's rules, references in the ``"any"`` mode,
+    without front matter, since a turn's text is read alone and a ``---`` line at its start
+    is a thematic break (as front matter, it would hide the text up to the next ``---``)."""
+    from ..narrative import GFM_RULES
+
+    md = LinkParser("commonmark").enable(GFM_RULES)
+    return md.use(lmml_plugin, references="any", front_matter=False)
+
+
 def outline(narrative: Narrative) -> Outline:
     """What :func:`format_text` must keep of *narrative*: per turn its role and heading,
     then its embeds, escapes, placeholders and text (see :data:`OUTLINE_PARTS`).
 
     :param narrative: a parse.
     """
-    from ..narrative import default_parser
-
     turns = narrative.turns
     starts = [turn.delimiter_line or turn.start_line for turn in turns]
     count = max(len(turns), 1)
@@ -365,7 +382,7 @@ def outline(narrative: Narrative) -> Outline:
         )
     for escape in found.escapes:
         placeholders[turn_of(escape.line)].append(("\\{{", escape.context, escape.name))
-    md = default_parser(references="any")
+    md = _turn_reader()
     heads: list[tuple[object, ...]] = [(turn.role, turn.heading) for turn in turns] or [
         ("context", None)
     ]
