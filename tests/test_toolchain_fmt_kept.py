@@ -97,3 +97,18 @@ def test_a_turn_opening_with_a_thematic_break_is_formatted() -> None:
     rule = "_" * 70
     assert "Hello" in str(outline(parse(text))[0][-1])
     assert format_text(text) == f"## user\n\n{rule}\n\nHello\n\n{rule}\n\nBye\n"
+
+
+def test_a_refusal_names_the_placeholders_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two setext lines become one ATX line, which joins "{{" and "name }}" into a placeholder.
+    path = tmp_path / "odd.lmml"
+    path.write_text("{{\nname }} `{{ code }}`\n---\n\n@@@x.txt\n{{ body }} \\{{ kept }}\n@@@\n")
+    assert main(["fmt", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "the placeholders would be {{ name }}, {{ code }} (in code), {{ body }} (in x.txt), "
+        "\\{{ kept }} instead of {{ code }} (in code), {{ body }} (in x.txt), \\{{ kept }}"
+    ) in err
+    assert "with no name" not in err
