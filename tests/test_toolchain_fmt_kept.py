@@ -88,3 +88,27 @@ def test_lmml_fmt_of_a_missing_file_is_one_error_line(
         assert len(err) == 1 and err[0].startswith("lmml: error: ") and "nope.lmml" in err[0]
     assert main(["validate", str(missing)]) == 2  # as every other command
     assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_a_turn_opening_with_a_thematic_break_is_formatted() -> None:
+    # A turn's text is read alone: its leading "---" is a thematic break, not front matter
+    # (which would hide "Hello" from the check and refuse a faithful result).
+    text = "## user\n\n---\n\nHello\n\n---\n\nBye\n"
+    rule = "_" * 70
+    assert "Hello" in str(outline(parse(text))[0][-1])
+    assert format_text(text) == f"## user\n\n{rule}\n\nHello\n\n{rule}\n\nBye\n"
+
+
+def test_a_refusal_names_the_placeholders_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two setext lines become one ATX line, which joins "{{" and "name }}" into a placeholder.
+    path = tmp_path / "odd.lmml"
+    path.write_text("{{\nname }} `{{ code }}`\n---\n\n@@@x.txt\n{{ body }} \\{{ kept }}\n@@@\n")
+    assert main(["fmt", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "the placeholders would be {{ name }}, {{ code }} (in code), {{ body }} (in x.txt), "
+        "\\{{ kept }} instead of {{ code }} (in code), {{ body }} (in x.txt), \\{{ kept }}"
+    ) in err
+    assert "with no name" not in err

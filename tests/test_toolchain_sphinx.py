@@ -181,3 +181,17 @@ def test_defects_are_reported_at_the_directive_with_the_tables_severity(
     )
     run = build(project, tmp_path / "refused")
     assert re.search(r"index\.rst:4: ERROR: lmml: .*missing_reference: ", run.stderr), run.stderr
+
+
+def test_myst_content_with_front_matter_needs_an_empty_options_block(
+    project: Path, tmp_path: Path
+) -> None:
+    # MyST reads a leading "---" block of a directive's content as its options.
+    narrative = "---\ntemperature: 0.3\n---\n## user\n\nHello\n"
+    (project / "myst.md").write_text(f"# Page\n\n```{{lmml}}\n{narrative}```\n")
+    eaten = build(project, tmp_path / "eaten", "text")
+    assert eaten.returncode != 0 and "Unknown option key: 'temperature'" in eaten.stderr
+    (project / "myst.md").write_text(f"# Page\n\n```{{lmml}}\n---\n---\n{narrative}```\n")
+    kept = build(project, tmp_path / "kept", "text")
+    assert kept.returncode == 0, kept.stderr
+    assert "temperature: 0.3" in (tmp_path / "kept" / "myst.txt").read_text(encoding="utf-8")

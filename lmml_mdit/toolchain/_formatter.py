@@ -20,7 +20,15 @@ from markdown_it.rules_core import StateCore
 
 from ..errors import FormatError
 from ..narrative import Narrative, parse
-from ..syntax import ESCAPE_TOKEN_INFO, FRONT_MATTER_TOKEN, MARKER, SIGIL, SOURCE_KEY, lmml_plugin
+from ..syntax import (
+    ESCAPE_TOKEN_INFO,
+    FRONT_MATTER_TOKEN,
+    MARKER,
+    SIGIL,
+    SOURCE_KEY,
+    LinkParser,
+    lmml_plugin,
+)
 
 if TYPE_CHECKING:
     from mdformat.renderer import RenderContext, RenderTreeNode
@@ -325,6 +333,10 @@ escapes keep, its placeholders and ``\\{{`` escapes, and the text it sends, as M
 reads it (its HTML, runs of white space made one space)."""
 
 
+_ESCAPED_OPENING: Final = "\\{{"
+"""How :func:`outline` marks a ``\\{{`` escape among a turn's placeholders."""
+
+
 def _meaning(md: MarkdownIt, text: str) -> str:
     """*text* as Markdown reads it: its HTML, each run of white space one space, none at
     the edges of a paragraph or before the end of code (mdformat rewraps, reindents and
@@ -335,14 +347,23 @@ def _meaning(md: MarkdownIt, text: str) -> str:
     return html
 
 
+@functools.cache
+def _turn_reader() -> MarkdownIt:
+    """The parser of :func:`_meaning`: the parse's rules, references in the ``"any"`` mode,
+    without front matter, since a turn's text is read alone and a ``---`` line at its start
+    is a thematic break (as front matter, it would hide the text up to the next ``---``)."""
+    from ..narrative import GFM_RULES
+
+    md = LinkParser("commonmark").enable(GFM_RULES)
+    return md.use(lmml_plugin, references="any", front_matter=False)
+
+
 def outline(narrative: Narrative) -> Outline:
     """What :func:`format_text` must keep of *narrative*: per turn its role and heading,
     then its embeds, escapes, placeholders and text (see :data:`OUTLINE_PARTS`).
 
     :param narrative: a parse.
     """
-    from ..narrative import default_parser
-
     turns = narrative.turns
     starts = [turn.delimiter_line or turn.start_line for turn in turns]
     count = max(len(turns), 1)
@@ -364,8 +385,8 @@ def outline(narrative: Narrative) -> Outline:
             (placeholder.path, placeholder.context, placeholder.fence)
         )
     for escape in found.escapes:
-        placeholders[turn_of(escape.line)].append(("\\{{", escape.context, escape.name))
-    md = default_parser(references="any")
+        placeholders[turn_of(escape.line)].append((_ESCAPED_OPENING, escape.context, escape.name))
+    md = _turn_reader()
     heads: list[tuple[object, ...]] = [(turn.role, turn.heading) for turn in turns] or [
         ("context", None)
     ]
@@ -421,9 +442,15 @@ def _shown(placeholders: object) -> str:
 
 
 def _shown_placeholder(found: tuple[object, ...]) -> str:
-    """One placeholder (or ``\\{{`` escape) of an outline as written: its opening and name."""
-    name = found[-1] if len(found) > 1 else None
-    return f"{found[0]} {name} }}}}" if isinstance(name, str) else f"{found[0]} with no name"
+    """One placeholder of an outline as written (``{{ a.b }}``, and where it is when not
+    in text), or a ``\\{{`` escape (``\\{{ name }}``)."""
+    first, context, last = found
+    if first == _ESCAPED_OPENING:
+        return f"{first} {last} }}}}" if isinstance(last, str) else f"{first} ... }}}}"
+    shown = f"{{{{ {first} }}}}"
+    if context == "code":
+        return f"{shown} (in code)"
+    return f"{shown} (in {last})" if isinstance(last, str) else shown
 
 
 def _line_of_difference(before: Narrative, after: Narrative, at: str) -> int | None:
