@@ -496,3 +496,10 @@ def test_a_refusal_in_an_assistant_message_reads_as_english() -> None:
     with pytest.raises(UnsupportedContentError) as error:
         messages(bundle, "openai")
     assert "cannot take a.wav, audio (wav), in an assistant message" in error.value.message
+
+
+def test_a_refusal_in_a_user_message_reads_as_english() -> None:
+    bundle = zip_bundle("## user\nhear @a.wav\n", {"a.wav": wav()})
+    with pytest.raises(UnsupportedContentError) as error:
+        messages(bundle, "openai-responses")
+    assert "cannot take a.wav, audio (wav), in a user message" in error.value.message

@@ -323,6 +323,38 @@ def test_a_signature_on_a_function_response_comes_back_on_it() -> None:
         to_request(bundle, "openai", model="m")
 
 
+def test_a_video_clip_s_metadata_comes_back_beside_its_video() -> None:
+    # Gemini's video understanding clips a video with video_metadata beside the part; the
+    # video goes to Gemini only, its clip with it.
+    video = {"file_uri": "https://www.youtube.com/watch?v=9hE5-98ZeCg", "mime_type": "video/mp4"}
+    clip = {"start_offset": "1250s", "end_offset": "1570s", "fps": 2}
+    parts = [{"file_data": video, "videoMetadata": clip}, {"text": "Summarise the clip."}]
+    bundle = import_messages({"contents": [{"role": "user", "parts": parts}]}, "gemini")
+    assert "@@@gemini.part.1.json" in bundle.narrative.text
+    assert bundle.validate() == []
+    body = to_request(bundle, "gemini", model="m")
+    assert body["contents"][0]["parts"][0] == {"file_data": video, "video_metadata": clip}
+    with pytest.raises(UnsupportedContentError, match="video/mp4"):
+        to_request(bundle, "anthropic", model="m")
+
+
+@pytest.mark.parametrize("key", ["thought_signature", "thoughtSignature"])
+def test_a_server_side_tool_part_comes_back_with_its_signature(key: str) -> None:
+    call = {"tool_call": {"id": "t1", "tool_type": "GOOGLE_SEARCH_WEB", "args": {"q": "x"}}}
+    answer = {"tool_response": {"id": "t1", "tool_type": "GOOGLE_SEARCH_WEB", "response": {}}}
+    contents = [
+        {"role": "user", "parts": [{"text": "Search x"}]},
+        {"role": "model", "parts": [{**call, key: "AA"}, answer, {"text": "Found."}]},
+    ]
+    bundle = import_messages({"model": "m", "contents": contents}, "gemini")
+    assert "@@@gemini.tool_call.1.json" in bundle.narrative.text
+    assert "@@@gemini.tool_response.2.json" in bundle.narrative.text
+    body = to_request(bundle, "gemini")
+    assert body["contents"][1]["parts"] == contents[1]["parts"]
+    with pytest.warns(NativeItemDroppedWarning, match=r"gemini\.tool_call\.1\.json"):
+        assert "tool_type" not in json.dumps(to_request(bundle, "openai"))
+
+
 def test_a_packed_item_is_still_an_item() -> None:
     item = {"type": "thinking", "thinking": "t", "signature": "s"}
     bundle = Bundle.from_zip(

@@ -460,6 +460,50 @@ def test_built_in_tools_go_to_their_provider_only() -> None:
         assert all("left out" in message for message in messages)
 
 
+ANTHROPIC_WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "gemini"])
+def test_a_body_whose_every_tool_is_left_out_sends_no_tools_and_no_choice(provider: str) -> None:
+    # A Claude transcript with only a server tool: the other providers get neither an empty
+    # tools list nor a choice of a tool that is not there (their APIs refuse both).
+    payload = {
+        "model": "m",
+        "max_tokens": 10,
+        "tools": [ANTHROPIC_WEB_SEARCH],
+        "tool_choice": {"type": "tool", "name": "web_search"},
+        "messages": [{"role": "user", "content": "Any news?"}],
+    }
+    bundle = import_messages(payload, "anthropic")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        body = to_request(bundle, provider, model="m")
+    check_request(provider, body)
+    sent = body.get("config", body)
+    assert "tools" not in sent and "tool_choice" not in sent and "tool_config" not in sent
+    messages = [str(w.message) for w in caught if issubclass(w.category, UnknownSettingWarning)]
+    assert any("tool 'web_search' (tools[0]) left out" in m for m in messages), messages
+    assert any("tool_choice {'name': 'web_search'} left out" in m for m in messages), messages
+    # The provider that owns the tool still gets both.
+    body = to_request(bundle, "anthropic", model="m")
+    assert body["tools"] == [ANTHROPIC_WEB_SEARCH]
+    assert body["tool_choice"] == {"type": "tool", "name": "web_search"}
+
+
+def test_a_choice_of_a_tool_left_out_is_left_out_and_the_other_tools_stay() -> None:
+    settings = {"tools": [{"name": "ping"}, ANTHROPIC_WEB_SEARCH], "tool_choice": "web_search"}
+    with pytest.warns(UnknownSettingWarning, match="tool_choice.*'web_search' is left out"):
+        body = to_request(bundle_with(settings), "openai", model="m")
+    check_request("openai", body)
+    assert [tool["function"]["name"] for tool in body["tools"]] == ["ping"]
+    assert "tool_choice" not in body
+    # A choice of a tool that is sent is kept beside the left-out one.
+    settings["tool_choice"] = "ping"
+    with pytest.warns(UnknownSettingWarning, match="left out: OpenAI Chat Completions does not"):
+        body = to_request(bundle_with(settings), "openai", model="m")
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "ping"}}
+
+
 CHAT_CUSTOM_TOOL = {
     "type": "custom",
     "custom": {

@@ -190,8 +190,8 @@ def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[JSONObj
         for tool in tools:
             if isinstance(tool, NativeTool) and tool.provider != provider:
                 left_out(
-                    f"{tool.label} left out: a {PROVIDERS[tool.provider].title} tool, which "
-                    f"{PROVIDERS[provider].title} does not take"
+                    f"{tool.label} left out: {PROVIDERS[provider].title} does not take "
+                    f"{PROVIDERS[tool.provider].title} tools"
                 )
             else:
                 yield tool
@@ -417,7 +417,9 @@ def provider_settings(settings: JSONMapping, provider: str) -> JSONObject:
     out = declared.rest
     if declared.tools is not None:
         out["tools"] = to_native(provider, declared.tools)
-    if declared.choice is not None:
+        if declared.tools and not out["tools"]:
+            del out["tools"]  # each tool was another provider's, reported as left out
+    if declared.choice is not None and _choice_sendable(provider, declared):
         out.update(choice_to_native(provider, declared.choice))
     elif declared.choice_native is not None:
         owner = choice_owner(declared.choice_native)
@@ -433,6 +435,35 @@ def provider_settings(settings: JSONMapping, provider: str) -> JSONObject:
             given = out.get(key)
             out[key] = {**given, **value} if isinstance(given, dict) else value
     return out
+
+
+def _native_name(tool: NativeTool) -> object:
+    """The name a provider's own tool goes by (a Chat custom tool's is inside it)."""
+    inner = tool.value.get("custom")
+    return inner.get("name") if isinstance(inner, dict) else tool.value.get("name")
+
+
+def _choice_sendable(provider: str, declared: _Declared) -> bool:
+    """Whether the portable tool choice can go to *provider*: not when every declared tool
+    was left out (another provider's own), nor when it names one of those; each such
+    choice is reported as left out."""
+    choice = declared.choice
+    assert choice is not None
+    if not declared.tools:
+        return True
+    foreign = [t for t in declared.tools if isinstance(t, NativeTool) and t.provider != provider]
+    if len(foreign) == len(declared.tools):
+        reason = "no tool is sent with it"
+    elif (
+        choice.name is not None
+        and any(_native_name(tool) == choice.name for tool in foreign)
+        and not any(isinstance(t, ToolSpec) and t.name == choice.name for t in declared.tools)
+    ):
+        reason = f"the tool {choice.name!r} is left out"
+    else:
+        return True
+    left_out(f"tool_choice {choice.portable()!r} left out: {reason}")
+    return False
 
 
 def _plugin_settings(settings: JSONMapping, provider: str) -> JSONObject:

@@ -72,7 +72,7 @@ def unsupported(
     hint: str | None = None,
 ) -> UnsupportedContentError:
     """The error for *part* that *provider* cannot take in *message*'s role."""
-    article = "an" if message.role.startswith(("a", "e", "i", "o", "u")) else "a"
+    article = "an" if message.role.startswith(("a", "e", "i", "o")) else "a"  # a user
     return part.asset.unsupported(
         f"{provider.target} cannot take {part.asset.name}, {describe(part)}, in {article} "
         f"{message.role} message",

@@ -317,6 +317,10 @@ def _snake(key: str) -> str:
 
 
 _SIGNATURE = "thought_signature"
+_PART_EXTRAS = (_SIGNATURE, "video_metadata", "media_resolution", "part_metadata")
+"""A part's fields that go beside its one content field: kept as the part's keys."""
+_SERVER_PARTS = ("executable_code", "code_execution_result", "tool_call", "tool_response")
+"""Parts of Gemini's server-side tools (code execution, built-in tool calls): kept whole."""
 
 
 def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[MessagePart | ToolResult]:
@@ -325,8 +329,15 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[MessagePart 
         if raw.get("thought"):  # a thought summary: kept whole, with its signature
             parts.append(NativeItem(NAME, "thought", raw))
             continue
-        part = {key: value for key, value in raw.items() if _snake(as_text(key)) != _SIGNATURE}
-        signature = _get(raw, _SIGNATURE)
+        part = {
+            key: value for key, value in raw.items() if _snake(as_text(key)) not in _PART_EXTRAS
+        }
+        server = [_snake(as_text(key)) for key in part if _snake(as_text(key)) in _SERVER_PARTS]
+        if server and len(part) == 1:  # a server-side tool's code, call or result
+            parts.append(NativeItem(NAME, server[0], raw))
+            continue
+        extras = {key: value for key in _PART_EXTRAS if (value := _get(raw, key)) is not None}
+        signature = extras.get(_SIGNATURE)
         if (
             signature is not None
             and len(part) == 1
@@ -351,7 +362,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[MessagePart 
             arguments = expect(call.get("args", {}), dict, where=f"{here}.args")
             parts.append(calls.new(name, arguments, call.get("id")))
         elif response is not None:
-            parts.append(_function_response(response, signature, calls, where=here))
+            parts.append(_function_response(response, extras, calls, where=here))
         else:
             raise ImportFormatError(
                 f"unsupported part with keys {sorted(map(as_text, part))}",
@@ -365,8 +376,8 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[MessagePart 
                 name=here,
                 hint="split it into one part per field",
             )
-        if signature is not None and response is None:  # kept with the part it signs
-            parts.append(NativeItem(NAME, "part", {_SIGNATURE: signature}))
+        if extras and response is None:  # kept with the part they belong to
+            parts.append(NativeItem(NAME, "part", extras))
     return parts
 
 
@@ -399,7 +410,7 @@ _RESPONSE_KEYS = ("id", "name", "response", "parts", "will_continue", "schedulin
 """A ``FunctionResponse``'s fields; those beyond id, name and response go to the record."""
 
 
-def _function_response(raw: object, signature: object, calls: _Calls, *, where: str) -> ToolResult:
+def _function_response(raw: object, extras: JSONObject, calls: _Calls, *, where: str) -> ToolResult:
     """A ``function_response`` as a tool result: the ``response`` object as JSON text, then
     the assets of its ``parts`` (inline data, file URIs). Its other fields, and a marker
     that the assets were inside it, go to the tool turn's record (a ``message`` fence)."""
@@ -410,8 +421,7 @@ def _function_response(raw: object, signature: object, calls: _Calls, *, where: 
     body = expect(response.get("response", {}), dict, where=f"{where}.response")
     result: list[MessagePart] = [TextPart(json.dumps(body, ensure_ascii=False))]
     record: JSONObject = {}
-    if signature is not None:  # put back on the function_response part
-        record[_SIGNATURE] = signature
+    record.update(extras)  # a signature beside it: put back on the function_response part
     inner = {
         _snake(as_text(key)): value
         for key, value in response.items()
