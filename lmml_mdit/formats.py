@@ -20,6 +20,14 @@ ARCHIVE_SUFFIX: Final = ".lmmlz"
 BUNDLE_SUFFIXES: Final = (NARRATIVE_SUFFIX, ARCHIVE_SUFFIX)
 """Both bundle suffixes, as :meth:`str.endswith` takes them."""
 
+
+def other_kind_suffix(path: str, kind: str) -> str | None:
+    """The suffix *path* ends in (any case) when it names the other bundle kind than *kind*
+    (``"zip"`` or ``"text"``): a bundle of *kind* written there would not hold what its
+    name says. None otherwise."""
+    other = NARRATIVE_SUFFIX if kind == "zip" else ARCHIVE_SUFFIX
+    return other if path.lower().endswith(other) else None
+
 MANIFEST_NAME: Final = "manifest.json"
 """The reserved manifest entry of an archive (RFC 5)."""
 

@@ -8,6 +8,7 @@ import os
 import zipfile
 from pathlib import Path
 
+import fsspec
 import hostile_archives as corpus
 import pytest
 
@@ -218,3 +219,17 @@ def test_a_highly_compressible_asset_is_stored_so_the_bundle_reopens(tmp_path: P
         assert archive.getinfo("log.txt").compress_type == zipfile.ZIP_STORED
         assert archive.getinfo("big.lmml").compress_type == zipfile.ZIP_DEFLATED
     assert open_bundle(target).read("log.txt") == log
+
+
+@pytest.mark.parametrize("target", ["chat.lmml", "CHAT.LMML", "memory://kinds/chat.lmml"])
+def test_a_zip_bundle_is_never_saved_under_a_narrative_name(tmp_path: Path, target: str) -> None:
+    bundle = Bundle.from_zip("chat", "## user\n\n@n.txt\n", {"n.txt": b"hi\n"})
+    path = target if "://" in target else str(tmp_path / target)
+    with pytest.raises(BundleError, match=r"a \.lmml file would not hold") as refused:
+        bundle.save(path)
+    assert "inline() it first" in str(refused.value)
+    assert not os.path.exists(path) and not fsspec.filesystem("memory").exists("/kinds/chat.lmml")
+    with pytest.raises(BundleError, match=r"a \.lmmlz file would not hold"):
+        Bundle.from_text("chat", "## user\nhi\n").save(str(tmp_path / "chat.lmmlz"))
+    bundle.inline().save(path)  # the advice works
+    assert open_bundle(path).kind == "text"

@@ -678,5 +678,5 @@ def test_a_url_write_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
     from lmml_mdit.bundle import save_bundle
 
     with pytest.raises(lmml_mdit.WriteError, match="already there"):
-        save_bundle(Bundle.from_text("z", "## user\nOther.\n"), url, exclusive=True)
+        save_bundle(Bundle.from_zip("z", "## user\nOther.\n", {}), url, exclusive=True)
     assert fs.cat_file(f"/broken-{tmp_path.name}/y.lmmlz") == before

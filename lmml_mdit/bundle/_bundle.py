@@ -633,6 +633,9 @@ class Bundle:
             form.
         :raises WriteError: when *path* is a folder, a device, a FIFO or a socket, or its
             folder cannot be written (missing, read-only, full); the old file is unchanged.
+        :raises BundleError: when *path* ends in the other kind's suffix: a zip bundle to a
+            ``.lmml`` (:meth:`inline` it first), a text one to a ``.lmmlz`` (:meth:`pack` it
+            first); nothing is written.
         """
         from ._saving import save_bundle  # writing is a job of its own: validate never loads it
 

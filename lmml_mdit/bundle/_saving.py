@@ -18,7 +18,7 @@ from typing import IO
 
 from ..atomic import atomic_write, atomic_write_bytes
 from ..errors import BundleError, DuplicateEntryError, InvalidManifestError
-from ..formats import MANIFEST_NAME
+from ..formats import MANIFEST_NAME, other_kind_suffix
 from ..media import is_compressed
 from ._archive import Limits, check_entry_names
 from ._contents import BundleContents
@@ -75,7 +75,10 @@ def save_bundle(bundle: BundleContents, path: str, *, exclusive: bool = False) -
         (the target is left as it was).
     :raises UnsafeEntryError: (and the other :func:`~lmml_mdit.bundle.check_entry_names`
         errors) for an archive :func:`lmml_mdit.open` would refuse.
+    :raises BundleError: when *path* ends in the other kind's suffix (a zip bundle to a
+        ``.lmml``, a text one to a ``.lmmlz``), before anything is written.
     """
+    _check_suffix(bundle, path)
     if is_url(path):
         local = local_path(path)
         if local is None:
@@ -91,6 +94,22 @@ def save_bundle(bundle: BundleContents, path: str, *, exclusive: bool = False) -
     narrative_name = _checked_entry_names(path, bundle.entries)
     with atomic_write(path, exclusive=exclusive) as stream:
         _write_zip(bundle, stream, narrative_name, text, replaced)
+
+
+def _check_suffix(bundle: BundleContents, path: str) -> None:
+    """Refuse to write *bundle* to a *path* named for the other bundle kind."""
+    suffix = other_kind_suffix(path, bundle.kind)
+    if suffix is None:
+        return
+    if bundle.kind == "zip":
+        what, advice = "a zip archive", "save it as a .lmmlz, or inline() it first"
+    else:
+        what, advice = "a bare narrative", "save it as a .lmml, or pack() it first"
+    raise BundleError(
+        f"this bundle is {what}; a {suffix} file would not hold what its name says",
+        name=path,
+        hint=advice,
+    )
 
 
 def bundle_bytes(bundle: BundleContents, file_name: str) -> bytes:

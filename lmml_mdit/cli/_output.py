@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from ..atomic import atomic_write_bytes
 from ..errors import LmmlError, WriteError, file_location, location
-from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
+from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, other_kind_suffix
 from ..stdin import stdin_buffer as stdin_buffer
 from ._arguments import Arguments
 from ._failure import CliError as CliError
@@ -190,8 +190,8 @@ def named_for_other_kind(dest: str, suffix: str) -> bool:
     """Whether *dest* (not ``-``) ends in the other bundle kind's extension than *suffix*
     (``.lmml`` or ``.lmmlz``), so a bundle of *suffix*'s kind written there would not hold
     what its name says."""
-    other = NARRATIVE_SUFFIX if suffix == ARCHIVE_SUFFIX else ARCHIVE_SUFFIX
-    return dest != STDIO and dest.lower().endswith(other)
+    kind = "zip" if suffix == ARCHIVE_SUFFIX else "text"
+    return dest != STDIO and other_kind_suffix(dest, kind) is not None
 
 
 def deliver(args: Arguments, dest: str, output: bytes | Bundle, done: str) -> None:
