@@ -450,3 +450,20 @@ def test_tool_call_arguments_that_are_no_json_object_fail_with_what_they_are(
     assert reason.startswith("'capital' arguments are not a JSON object: 'country=France; xxx")
     assert reason.endswith("…'") and len(reason) < 140
     assert row["calls"] == [{"name": "capital", "arguments": raw}]  # kept as it came, no {}
+
+
+def test_no_cache_sends_again_and_the_new_answer_replaces_the_stored_one(
+    tmp_path: Path, server: WireServer
+) -> None:
+    _files(tmp_path, CASES[:1])
+    cases, cache = tmp_path / "cases.jsonl", tmp_path / "cache"
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--cache", str(cache)]
+    args += ["--target", f"openai:m@{server.url}/v1", "-q"]
+    server.script(_said("Paris"), _said("Paris, France"))
+    assert main([*args, "--out", str(tmp_path / "a.jsonl")]) == 0
+    assert main([*args, "--out", str(tmp_path / "b.jsonl"), "--no-cache"]) == 0
+    assert main([*args, "--out", str(tmp_path / "c.jsonl")]) == 0  # from the cache
+    assert len(server.requests) == 2
+    answers = [_rows(tmp_path / f"{name}.jsonl")[0]["answer"] for name in "abc"]
+    assert answers == ["Paris", "Paris, France", "Paris, France"]
+    assert _rows(tmp_path / "c.jsonl")[0]["cached"] is True
