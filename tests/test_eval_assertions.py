@@ -112,6 +112,9 @@ def test_judge_replies(reply: str, passed: bool) -> None:
         ([{"max-tokens": 2.5}], "whole number"),
         ([{"judge": {"target": "openai:x"}}], "judge wants a rubric"),
         ([{"judge": {"rubric": "r", "target": 3}}], "PROVIDER:MODEL"),
+        ([{"judge": {"rubric": "r", "target": "gpt-4o"}}], "judge's target: a target is"),
+        ([{"judge": {"rubric": "r", "target": "nobody:m"}}], "no sender for provider 'nobody'"),
+        ([{"judge": {"rubric": "r", "target": "openai:m@host:1"}}], "starts with http://"),
     ],
 )
 def test_malformed_expect_names_the_file_and_line(expect: object, says: str) -> None:

@@ -149,6 +149,21 @@ def test_a_malformed_expect_is_refused_before_anything_is_sent(
     assert server.requests == []
 
 
+def test_a_judge_target_that_is_no_target_is_refused_before_anything_is_sent(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judged = {"judge": {"rubric": "Names it?", "target": "gpt-4o"}}
+    _files(tmp_path, [CASES[0], {"city": "Peru", "expect": [judged]}])
+    cases = tmp_path / "cases.jsonl"
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--no-cache"]
+    assert main([*args, "--target", f"openai:m@{server.url}/v1"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"lmml: error: {cases}:2: judge's target: a target is") and (
+        "internal error" not in said
+    )
+    assert server.requests == []
+
+
 def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
