@@ -482,3 +482,23 @@ def test_no_cache_sends_again_and_the_new_answer_replaces_the_stored_one(
     answers = [_rows(tmp_path / f"{name}.jsonl")[0]["answer"] for name in "abc"]
     assert answers == ["Paris", "Paris, France", "Paris, France"]
     assert _rows(tmp_path / "c.jsonl")[0]["cached"] is True
+
+
+def test_a_judge_that_fails_is_its_case_error_and_the_other_cases_still_run(
+    tmp_path: Path, server: WireServer
+) -> None:
+    judged = {"city": "France", "expect": [{"judge": "Names the capital?"}]}
+    bundle, cases = _files(tmp_path, [judged, {"city": "Peru"}])
+    refused = Json({"error": {"message": "judge down"}}, status=500)
+    server.script(_said("Paris"), refused, _said("Lima, Paris"))
+    out = tmp_path / "out.jsonl"
+    summary = _run(bundle, cases, server, out)
+    assert [row["case"] for row in _rows(out)] == [2] and summary.rows == 1
+    (error,) = summary.errors
+    target = f"openai:m@{server.url}/v1"
+    assert error.startswith(f"{cases}:1: {target}: the judge {target} was not answered: ")
+    assert "(500): judge down" in error
+    server.script(_said("PASS\nit names Paris"))  # the rerun asks the judge again only
+    resumed = _run(bundle, cases, server, out)
+    assert (resumed.rows, resumed.passed, resumed.cached, resumed.errors) == (1, 1, 1, [])
+    assert len(server.requests) == 4
