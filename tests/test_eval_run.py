@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from _eval_template import TEMPLATE
-from _wire_server import Answer, Drop, Json, Request, Said, WireServer, openai_chat
+from _wire_server import Answer, Drop, Json, Raw, Request, Said, WireServer, openai_chat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -502,3 +502,32 @@ def test_a_judge_that_fails_is_its_case_error_and_the_other_cases_still_run(
     resumed = _run(bundle, cases, server, out)
     assert (resumed.rows, resumed.passed, resumed.cached, resumed.errors) == (1, 1, 1, [])
     assert len(server.requests) == 4
+
+
+def test_an_answer_holding_a_lone_surrogate_is_kept_and_written_where_text_can_hold_it(
+    tmp_path: Path, server: WireServer
+) -> None:
+    """The results and the cache keep it whole (as a JSON escape, so the files stay UTF-8);
+    the Parquet results, the report and the saved conversation show it as ``\\ud800``."""
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    _files(tmp_path, CASES[:1])
+    said = _said("Paris")
+    assert isinstance(said, Json)
+    server.script(Raw(json.dumps(said.body).replace('"Paris"', '"Paris \\ud800 \\u00e9"').encode()))
+    out, report, saved = tmp_path / "out.parquet", tmp_path / "r.html", tmp_path / "saved"
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(tmp_path / "cases.jsonl"), "-q"]
+    args += ["--target", f"openai:m@{server.url}/v1", "--cache", str(tmp_path / "cache")]
+    extra = ["--out", str(out), "--report", str(report), "--save-conversations", str(saved)]
+    assert main([*args, *extra]) == 0
+    (row,) = _rows(Path(f"{out}.journal.jsonl"))  # read as UTF-8, strictly
+    assert row["answer"] == "Paris \ud800 \u00e9"
+    assert pq.read_table(out).to_pylist()[0]["answer"] == "Paris \\ud800 \u00e9"
+    assert "Paris \\ud800 \u00e9" in report.read_text(encoding="utf-8")
+    (bundle,) = saved.iterdir()
+    answered = lmml_mdit.open(bundle).messages("openai")[-1]["content"]
+    assert answered == [{"type": "text", "text": "Paris \\ud800 \u00e9"}]
+    assert main([*args, "--out", str(tmp_path / "again.jsonl")]) == 0  # from the cache
+    (again,) = _rows(tmp_path / "again.jsonl")
+    assert (again["answer"], again["cached"], len(server.requests)) == (row["answer"], True, 1)

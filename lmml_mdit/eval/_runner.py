@@ -20,6 +20,7 @@ from ..chat import CaseResult, Progress, Rendering, read_conversation, write_bun
 from ..chat.providers import FORMATS
 from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
+from ..jsonio import escaped_surrogates
 from ..jsontypes import JSONObject
 from ..run import BodySender, RunOptions
 from ..syntax import DelimiterMode, ReferenceMode
@@ -173,7 +174,8 @@ class Evaluator:
         """Write the case's conversation, its answer appended, as a bundle."""
         assert self.conversations is not None
         conversation = read_conversation(body, target.provider)
-        conversation.messages.extend(read_conversation(payload, target.provider).messages)
+        answer = escaped_surrogates(payload)  # a bundle holds text: UTF-8 with no lone surrogate
+        conversation.messages.extend(read_conversation(answer, target.provider).messages)
         slug = "".join(c if c.isalnum() or c in "-." else "_" for c in str(target))
         name = f"case-{number}-{slug}"
         bundle = write_bundle(conversation, name=name)

@@ -29,6 +29,7 @@ from ..eval import (
     done_rows,
     plan_jobs,
 )
+from ..jsonio import unicode_json
 from ..jsontypes import JSONObject
 from ..run import RunOptions
 from ._batches import Template, _template
@@ -143,10 +144,10 @@ class _Evaluator:
                 gate.release.remote()
             # what rendering warned about, with the case that gave it: the driver says each
             # once, at its lowest-numbered case, whichever batch or job noted it first
-            warnings = json.dumps(summary.warned_cases(), ensure_ascii=False)
+            warnings = unicode_json(summary.warned_cases())
             if isinstance(outcome, str):
                 return None, outcome, warnings
-            return json.dumps(outcome, ensure_ascii=False), None, warnings
+            return unicode_json(outcome), None, warnings
 
         try:
             done = await asyncio.gather(
