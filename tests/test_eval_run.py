@@ -531,3 +531,30 @@ def test_an_answer_holding_a_lone_surrogate_is_kept_and_written_where_text_can_h
     assert main([*args, "--out", str(tmp_path / "again.jsonl")]) == 0  # from the cache
     (again,) = _rows(tmp_path / "again.jsonl")
     assert (again["answer"], again["cached"], len(server.requests)) == (row["answer"], True, 1)
+
+
+def test_backoff_spaces_the_retries_of_a_case_and_of_its_judge(
+    tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--backoff B`` waits B before the first retry, 2B before the second (plus at most a
+    quarter of jitter), for the case's send and for its judge; the waits are recorded, not
+    timed."""
+    judged = {"city": "France", "expect": [{"judge": "Names the capital?"}]}
+    _files(tmp_path, [judged])
+    busy = Json({"error": {"message": "busy"}}, status=503)
+    server.script(busy, busy, _said("Paris"), busy, _said("PASS\nit names Paris"))
+    waits: list[float] = []
+    sleep = asyncio.sleep
+
+    async def recorded(delay: float, result: object = None) -> object:
+        if delay > 0:
+            waits.append(delay)
+        return await sleep(0, result)
+
+    monkeypatch.setattr(asyncio, "sleep", recorded)
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(tmp_path / "cases.jsonl"), "-q"]
+    args += ["--target", f"openai:m@{server.url}/v1", "--no-cache", "--retries", "2"]
+    assert main([*args, "--out", str(tmp_path / "out.jsonl"), "--backoff", "0.25"]) == 0
+    assert len(server.requests) == 5 and len(waits) == 3, waits
+    for wait, base in zip(waits, [0.25, 0.5, 0.25], strict=True):
+        assert base <= wait <= base * 1.25, waits
