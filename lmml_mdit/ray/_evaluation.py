@@ -27,7 +27,9 @@ from ..eval import (
     check_template,
     default_expect,
     done_rows,
+    journal_path,
     plan_jobs,
+    write_parquet_results,
 )
 from ..jsonio import unicode_json
 from ..jsontypes import JSONObject
@@ -167,6 +169,14 @@ class _Evaluator:
         }
 
 
+def _written(journal: str, out: str | os.PathLike[str]) -> None:
+    """A ``.parquet`` *out* written whole from its *journal*, as
+    :func:`~lmml_mdit.eval.aevaluate` writes it at the end of every run."""
+    if journal != os.fspath(out):
+        ResultsWriter(journal).close()  # made when no row was written yet
+        write_parquet_results(journal, out)
+
+
 def eval_batches(
     template: str | os.PathLike[str],
     cases: str | os.PathLike[str],
@@ -193,7 +203,9 @@ def eval_batches(
     """:func:`~lmml_mdit.eval.aevaluate` on the Ray cluster ``ray.init`` joined: every case
     of *cases* (JSONL) rendered from *template* (a path every worker reads) against every
     target, at most *concurrency* requests in flight per target across the cluster, rows
-    appended to *out* in case order; rows already in *out* are skipped.
+    appended to *out* in case order; rows already in *out* are skipped. For a ``.parquet``
+    *out* the rows go to its journal (``OUT.journal.jsonl``) and *out* is written whole
+    from it at the end, as :func:`~lmml_mdit.eval.aevaluate` does.
 
     :param cache: the answer cache's folder; every worker must see the same folder (a
         shared file system), or each node keeps a cache of its own.
@@ -223,12 +235,14 @@ def eval_batches(
     if strict:
         check_template(bundle)
     summary = Summary()
+    journal = journal_path(out)  # a .parquet out: its journal, out written whole at the end
     # every expect checked before anything is sent
     items = [
         {"case": job.number, "inputs": json.dumps(job.values), "target": str(job.target)}
-        for job in plan_jobs(bundle, path, targets, done_rows(out), summary)
+        for job in plan_jobs(bundle, path, targets, done_rows(journal), summary)
     ]
     if not items:
+        _written(journal, out)
         return summary
     gate = ray.remote(_Gate)
     paced = rates or {}
@@ -259,7 +273,7 @@ def eval_batches(
             "cli": cli,
         },
     )
-    with ResultsWriter(out) as writer:
+    with ResultsWriter(journal) as writer:
         for batch in dataset.iter_batches(batch_format="numpy"):
             for row, error, warned in zip(
                 batch["row"], batch["error"], batch["warnings"], strict=True
@@ -272,4 +286,5 @@ def eval_batches(
                 value: JSONObject = json.loads(str(row))
                 writer.write(value)
                 summary.add(value)
+    _written(journal, out)
     return summary
