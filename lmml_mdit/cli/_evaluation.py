@@ -185,7 +185,8 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
         "--fail-under",
         type=float,
         metavar="RATE",
-        help="exit 1 only when the pass rate (0 to 1) is under RATE",
+        help="exit 1 for failed checks only when the pass rate (0 to 1) is under RATE "
+        "(a case with no row still exits 1)",
     )
     parser.add_argument(
         "--judge", metavar="PROVIDER:MODEL[@URL]", help="the target of judge assertions"
