@@ -3,7 +3,8 @@
 :func:`parse_json` is the library's one JSON reader: beyond the grammar it refuses repeated
 keys, integers over :data:`MAX_NUMBER_DIGITS` digits, non-finite numbers and lone
 surrogates, each a :class:`json.JSONDecodeError` at its place. :func:`load_json` wraps it
-for the top-layer readers of whole JSON files.
+for the top-layer readers of whole JSON files. :func:`unicode_json` writes JSON text that a
+UTF-8 file can hold, and :func:`escaped_surrogates` makes a value's strings such text.
 """
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ import re
 from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from json.scanner import NUMBER_RE
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from .errors import LmmlError
 from .jsontypes import JSONObject
 from .text import is_unicode
 
-__all__ = ["MAX_NUMBER_DIGITS", "load_json", "number_text_problem", "parse_json"]
+__all__ = [
+    "MAX_NUMBER_DIGITS",
+    "escaped_surrogates",
+    "load_json",
+    "number_text_problem",
+    "parse_json",
+    "unicode_json",
+]
 
 MAX_NUMBER_DIGITS = 4300
 """Most characters a number may be written with (its digits, sign, point and exponent), in
@@ -34,6 +42,38 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 class _Refused(ValueError):
     """A JSON value the grammar allows but :func:`parse_json` refuses."""
+
+
+def unicode_json(value: object) -> str:
+    """*value* as JSON text that encodes to UTF-8: its non-ASCII characters as they are,
+    or all of them escaped (``\\u00e9``) when a string holds a lone surrogate, which UTF-8
+    cannot hold; either reads back as the same value.
+
+    :param value: what :func:`json.dumps` takes.
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    return text if is_unicode(text) else json.dumps(value)
+
+
+_Value = TypeVar("_Value")
+
+
+def escaped_surrogates(value: _Value) -> _Value:
+    """*value* with each lone surrogate of its strings (keys too), which UTF-8 cannot hold,
+    written as its escape: ``\\ud800``, six characters. For a UTF-8 file that holds the
+    strings as text, not as JSON (where :func:`unicode_json` keeps them whole).
+
+    :param value: a JSON value (dicts, lists, strings, numbers).
+    """
+    escaped: object = value
+    if isinstance(value, str):
+        if not is_unicode(value):
+            escaped = value.encode("utf-8", "backslashreplace").decode("utf-8")
+    elif isinstance(value, dict):
+        escaped = {escaped_surrogates(k): escaped_surrogates(v) for k, v in value.items()}
+    elif isinstance(value, list):
+        escaped = [escaped_surrogates(item) for item in value]
+    return cast(_Value, escaped)
 
 
 def number_text_problem(numeral: str) -> str | None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from lmml_mdit import ExpectError, LmmlError
 from lmml_mdit.eval import KINDS, Answer, Call, Verdict, check, judge_verdict, read_expect
@@ -112,6 +114,9 @@ def test_judge_replies(reply: str, passed: bool) -> None:
         ([{"max-tokens": 2.5}], "whole number"),
         ([{"judge": {"target": "openai:x"}}], "judge wants a rubric"),
         ([{"judge": {"rubric": "r", "target": 3}}], "PROVIDER:MODEL"),
+        ([{"judge": {"rubric": "r", "target": "gpt-4o"}}], "judge's target: a target is"),
+        ([{"judge": {"rubric": "r", "target": "nobody:m"}}], "no sender for provider 'nobody'"),
+        ([{"judge": {"rubric": "r", "target": "openai:m@host:1"}}], "starts with http://"),
     ],
 )
 def test_malformed_expect_names_the_file_and_line(expect: object, says: str) -> None:
@@ -157,3 +162,13 @@ def test_json_passes_exactly_when_the_answer_parses(value: object) -> None:
     text = json.dumps(value)
     assert verdicts([{"json": True}], Answer(text))[0].passed
     assert not verdicts([{"json": True}], Answer(text + "}"))[0].passed
+
+
+def test_the_docs_table_has_a_row_for_every_kind() -> None:
+    """docs/eval.md's assertion table, rendered as Sphinx's MyST renders tables: a row
+    for each kind (text between its rows ends the table, and the rows after it are
+    plain text)."""
+    page = Path(__file__).resolve().parent.parent / "docs" / "eval.md"
+    html = MarkdownIt("commonmark").enable("table").render(page.read_text(encoding="utf-8"))
+    for kind in KINDS:
+        assert f"<td><code>{kind}:" in html, kind

@@ -143,3 +143,31 @@ def test_eval_batches_rows_equal_the_one_process_run(
         assert server.requests[18].body["temperature"] == 0.25
     finally:
         server.close()
+
+
+def test_parquet_results_on_the_cluster_are_parquet_with_a_journal_as_in_one_process(
+    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    server = WireServer()
+    try:
+        (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+        cases = tmp_path / "cases.jsonl"
+        cases.write_text("".join(json.dumps({"city": c}) + "\n" for c in CITIES[:2]), "utf-8")
+        server.script(*[openai_chat(Said(["Paris"]), stream=False) for _ in range(2)])
+        out, report = tmp_path / "r.parquet", tmp_path / "r.html"
+        arguments = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--ray", cluster]
+        arguments += ["--target", f"openai:m@{server.url}/v1", "--out", str(out)]
+        arguments += ["--report", str(report), "--cache", str(tmp_path / "cache")]
+        ray.shutdown()  # the command joins the cluster itself
+        assert main(arguments) == 0
+        table = pq.read_table(out).to_pylist()
+        assert [(row["case"], row["answer"]) for row in table] == [(1, "Paris"), (2, "Paris")]
+        assert report.read_text(encoding="utf-8").count("<details") == 2
+        assert main(arguments) == 0  # resumed from the journal: nothing sent
+        assert "2 already in" in capsys.readouterr().err and len(server.requests) == 2
+        assert len(pq.read_table(out).to_pylist()) == 2
+    finally:
+        server.close()

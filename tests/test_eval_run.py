@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from _eval_template import TEMPLATE
-from _wire_server import Answer, Drop, Json, Request, Said, WireServer, openai_chat
+from _wire_server import Answer, Drop, Json, Raw, Request, Said, WireServer, openai_chat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -146,6 +146,21 @@ def test_a_malformed_expect_is_refused_before_anything_is_sent(
     bundle, cases = _files(tmp_path, [CASES[0], {"city": "x", "expect": [{"contain": "x"}]}])
     with pytest.raises(ExpectError, match=r"cases\.jsonl:2: unknown assertion 'contain'"):
         _run(bundle, cases, server, tmp_path / "out.jsonl")
+    assert server.requests == []
+
+
+def test_a_judge_target_that_is_no_target_is_refused_before_anything_is_sent(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judged = {"judge": {"rubric": "Names it?", "target": "gpt-4o"}}
+    _files(tmp_path, [CASES[0], {"city": "Peru", "expect": [judged]}])
+    cases = tmp_path / "cases.jsonl"
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--no-cache"]
+    assert main([*args, "--target", f"openai:m@{server.url}/v1"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"lmml: error: {cases}:2: judge's target: a target is") and (
+        "internal error" not in said
+    )
     assert server.requests == []
 
 
@@ -450,3 +465,96 @@ def test_tool_call_arguments_that_are_no_json_object_fail_with_what_they_are(
     assert reason.startswith("'capital' arguments are not a JSON object: 'country=France; xxx")
     assert reason.endswith("…'") and len(reason) < 140
     assert row["calls"] == [{"name": "capital", "arguments": raw}]  # kept as it came, no {}
+
+
+def test_no_cache_sends_again_and_the_new_answer_replaces_the_stored_one(
+    tmp_path: Path, server: WireServer
+) -> None:
+    _files(tmp_path, CASES[:1])
+    cases, cache = tmp_path / "cases.jsonl", tmp_path / "cache"
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(cases), "--cache", str(cache)]
+    args += ["--target", f"openai:m@{server.url}/v1", "-q"]
+    server.script(_said("Paris"), _said("Paris, France"))
+    assert main([*args, "--out", str(tmp_path / "a.jsonl")]) == 0
+    assert main([*args, "--out", str(tmp_path / "b.jsonl"), "--no-cache"]) == 0
+    assert main([*args, "--out", str(tmp_path / "c.jsonl")]) == 0  # from the cache
+    assert len(server.requests) == 2
+    answers = [_rows(tmp_path / f"{name}.jsonl")[0]["answer"] for name in "abc"]
+    assert answers == ["Paris", "Paris, France", "Paris, France"]
+    assert _rows(tmp_path / "c.jsonl")[0]["cached"] is True
+
+
+def test_a_judge_that_fails_is_its_case_error_and_the_other_cases_still_run(
+    tmp_path: Path, server: WireServer
+) -> None:
+    judged = {"city": "France", "expect": [{"judge": "Names the capital?"}]}
+    bundle, cases = _files(tmp_path, [judged, {"city": "Peru"}])
+    refused = Json({"error": {"message": "judge down"}}, status=500)
+    server.script(_said("Paris"), refused, _said("Lima, Paris"))
+    out = tmp_path / "out.jsonl"
+    summary = _run(bundle, cases, server, out)
+    assert [row["case"] for row in _rows(out)] == [2] and summary.rows == 1
+    (error,) = summary.errors
+    target = f"openai:m@{server.url}/v1"
+    assert error.startswith(f"{cases}:1: {target}: the judge {target} was not answered: ")
+    assert "(500): judge down" in error
+    server.script(_said("PASS\nit names Paris"))  # the rerun asks the judge again only
+    resumed = _run(bundle, cases, server, out)
+    assert (resumed.rows, resumed.passed, resumed.cached, resumed.errors) == (1, 1, 1, [])
+    assert len(server.requests) == 4
+
+
+def test_an_answer_holding_a_lone_surrogate_is_kept_and_written_where_text_can_hold_it(
+    tmp_path: Path, server: WireServer
+) -> None:
+    """The results and the cache keep it whole (as a JSON escape, so the files stay UTF-8);
+    the Parquet results, the report and the saved conversation show it as ``\\ud800``."""
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    _files(tmp_path, CASES[:1])
+    said = _said("Paris")
+    assert isinstance(said, Json)
+    server.script(Raw(json.dumps(said.body).replace('"Paris"', '"Paris \\ud800 \\u00e9"').encode()))
+    out, report, saved = tmp_path / "out.parquet", tmp_path / "r.html", tmp_path / "saved"
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(tmp_path / "cases.jsonl"), "-q"]
+    args += ["--target", f"openai:m@{server.url}/v1", "--cache", str(tmp_path / "cache")]
+    extra = ["--out", str(out), "--report", str(report), "--save-conversations", str(saved)]
+    assert main([*args, *extra]) == 0
+    (row,) = _rows(Path(f"{out}.journal.jsonl"))  # read as UTF-8, strictly
+    assert row["answer"] == "Paris \ud800 \u00e9"
+    assert pq.read_table(out).to_pylist()[0]["answer"] == "Paris \\ud800 \u00e9"
+    assert "Paris \\ud800 \u00e9" in report.read_text(encoding="utf-8")
+    (bundle,) = saved.iterdir()
+    answered = lmml_mdit.open(bundle).messages("openai")[-1]["content"]
+    assert answered == [{"type": "text", "text": "Paris \\ud800 \u00e9"}]
+    assert main([*args, "--out", str(tmp_path / "again.jsonl")]) == 0  # from the cache
+    (again,) = _rows(tmp_path / "again.jsonl")
+    assert (again["answer"], again["cached"], len(server.requests)) == (row["answer"], True, 1)
+
+
+def test_backoff_spaces_the_retries_of_a_case_and_of_its_judge(
+    tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--backoff B`` waits B before the first retry, 2B before the second (plus at most a
+    quarter of jitter), for the case's send and for its judge; the waits are recorded, not
+    timed."""
+    judged = {"city": "France", "expect": [{"judge": "Names the capital?"}]}
+    _files(tmp_path, [judged])
+    busy = Json({"error": {"message": "busy"}}, status=503)
+    server.script(busy, busy, _said("Paris"), busy, _said("PASS\nit names Paris"))
+    waits: list[float] = []
+    sleep = asyncio.sleep
+
+    async def recorded(delay: float, result: object = None) -> object:
+        if delay > 0:
+            waits.append(delay)
+        return await sleep(0, result)
+
+    monkeypatch.setattr(asyncio, "sleep", recorded)
+    args = ["eval", str(tmp_path / "t.lmml"), "--cases", str(tmp_path / "cases.jsonl"), "-q"]
+    args += ["--target", f"openai:m@{server.url}/v1", "--no-cache", "--retries", "2"]
+    assert main([*args, "--out", str(tmp_path / "out.jsonl"), "--backoff", "0.25"]) == 0
+    assert len(server.requests) == 5 and len(waits) == 3, waits
+    for wait, base in zip(waits, [0.25, 0.5, 0.25], strict=True):
+        assert base <= wait <= base * 1.25, waits

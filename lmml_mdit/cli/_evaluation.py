@@ -52,7 +52,7 @@ def _on_ray(
     args: EvalArguments,
     targets: list[Target],
     out: str,
-    cache: str | None,
+    cache: str,
     judge: Target | None,
     label: str,
 ) -> Summary:
@@ -84,7 +84,7 @@ def _on_ray(
             os.path.abspath(args.cases),
             targets,
             out,
-            cache=None if cache is None else os.path.abspath(cache),
+            cache=os.path.abspath(cache),
             refresh=args.no_cache,
             concurrency=args.concurrency,
             judge=judge,
@@ -185,7 +185,8 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
         "--fail-under",
         type=float,
         metavar="RATE",
-        help="exit 1 only when the pass rate (0 to 1) is under RATE",
+        help="exit 1 for failed checks only when the pass rate (0 to 1) is under RATE "
+        "(a case with no row still exits 1)",
     )
     parser.add_argument(
         "--judge", metavar="PROVIDER:MODEL[@URL]", help="the target of judge assertions"
@@ -251,12 +252,8 @@ def cmd_eval(args: EvalArguments) -> int:
         if args.cases.startswith(HF_PREFIX) and not os.path.isdir(beside):
             beside = os.path.basename(beside.partition(":")[0])  # a Hub name: here
     out = args.results or f"{bundle_stem(beside.rstrip('/' + os.sep))}.results.jsonl"
-    cache = (
-        None
-        if args.no_cache
-        else args.cache
-        or os.path.join(os.path.dirname(os.path.abspath(beside)), ".lmml-eval-cache")
-    )
+    # --no-cache sends everything again and stores the new answers over the old ones
+    cache = args.cache or os.path.join(os.path.dirname(os.path.abspath(beside)), ".lmml-eval-cache")
     label = None if source is None else source.label
     try:
         if args.ray is not None:

@@ -1,10 +1,10 @@
 """An ``expect`` list read into assertions, and an answer checked against them.
 
 :func:`read_expect` checks the whole list before anything is sent: an unknown kind, a
-value of the wrong shape, a regex that does not compile or a schema that is no schema
-raises :class:`~lmml_mdit.errors.ExpectError` naming the cases file and line. :func:`check`
-gives one :class:`Verdict` per assertion, in order; only ``judge`` asks a model, through the
-:class:`Judge` the caller hands in.
+value of the wrong shape, a regex that does not compile, a schema that is no schema or a
+judge's target that is no target raises :class:`~lmml_mdit.errors.ExpectError` naming the
+cases file and line. :func:`check` gives one :class:`Verdict` per assertion, in order;
+only ``judge`` asks a model, through the :class:`Judge` the caller hands in.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Protocol
 
 from ..conversation import Call, ToolCall
 from ..errors import ExpectError
+from ._targets import Target
 
 __all__ = [
     "KINDS",
@@ -184,6 +185,11 @@ def _read_judge(value: object, file: str | None, line: int | None) -> Assertion:
     target = value.get("target")
     if target is not None and not isinstance(target, str):
         raise _fail(f"judge's target is PROVIDER:MODEL, not {target!r:.60}", file, line)
+    if target is not None:
+        try:
+            Target.parse(target)
+        except ValueError as error:
+            raise _fail(f"judge's target: {error}", file, line) from None
     return Assertion("judge", value["rubric"], target=target)
 
 

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
+from ..jsonio import unicode_json
 from ..jsontypes import JSONMapping, JSONObject
 from ._targets import Target
 
@@ -52,4 +53,4 @@ class AnswerCache:
         """Store *answer* under *key* (atomically: a reader sees the old file or the new)."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, json.dumps(answer, ensure_ascii=False).encode("utf-8"))
+        atomic_write_bytes(path, unicode_json(answer).encode("utf-8"))

@@ -114,4 +114,5 @@ def write_report(results: str | os.PathLike[str], out: str | os.PathLike[str]) -
     with open(results, encoding="utf-8") as stream:
         rows = [json.loads(line) for line in stream if line.strip()]
     title = f"Evaluation: {os.path.basename(os.fspath(results))}"
-    atomic_write_bytes(out, report_html(rows, title).encode("utf-8"))
+    # a lone surrogate of an answer (no UTF-8 page holds one) is shown as its escape
+    atomic_write_bytes(out, report_html(rows, title).encode("utf-8", "backslashreplace"))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..atomic import atomic_write
 from ..errors import LmmlError
+from ..jsonio import escaped_surrogates, unicode_json
 from ..jsontypes import JSONMapping
 
 if TYPE_CHECKING:
@@ -87,8 +88,9 @@ def write_parquet_results(journal: str | os.PathLike[str], out: str | os.PathLik
                     continue
                 row = json.loads(line)
                 for key in _JSON_COLUMNS:
-                    row[key] = json.dumps(row.get(key), ensure_ascii=False)
-                batch.append({name: row.get(name) for name in names})
+                    row[key] = unicode_json(row.get(key))
+                # Parquet's strings are UTF-8: a lone surrogate there is written as its escape
+                batch.append(escaped_surrogates({name: row.get(name) for name in names}))
                 if len(batch) == _BATCH_ROWS:
                     writer.write_batch(pa.RecordBatch.from_pylist(batch, schema=schema))
                     count, batch = count + len(batch), []
@@ -141,7 +143,7 @@ class ResultsWriter:
 
     def write(self, row: JSONMapping) -> None:
         """Append *row* as one line (and sync, when the last sync is a second old)."""
-        line = json.dumps(row, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+        line = (unicode_json(row) + "\n").encode("utf-8")
         view = memoryview(line)
         while view:
             view = view[os.write(self._descriptor, view) :]

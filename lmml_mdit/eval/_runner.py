@@ -20,6 +20,7 @@ from ..chat import CaseResult, Progress, Rendering, read_conversation, write_bun
 from ..chat.providers import FORMATS
 from ..conversation import TextPart, ToolCall
 from ..errors import LmmlError
+from ..jsonio import escaped_surrogates
 from ..jsontypes import JSONObject
 from ..run import BodySender, RunOptions
 from ..syntax import DelimiterMode, ReferenceMode
@@ -55,6 +56,10 @@ class Pace:
             if self.next > now:
                 await asyncio.sleep(self.next - now)
             self.next = max(now, self.next) + self.gap
+
+
+class _JudgeFailed(Exception):
+    """A judge's send failed: its case gets no row, the reason in its error."""
 
 
 def _answer(payload: JSONObject, provider: str, latency: float, tokens: int | None) -> Answer:
@@ -169,7 +174,8 @@ class Evaluator:
         """Write the case's conversation, its answer appended, as a bundle."""
         assert self.conversations is not None
         conversation = read_conversation(body, target.provider)
-        conversation.messages.extend(read_conversation(payload, target.provider).messages)
+        answer = escaped_surrogates(payload)  # a bundle holds text: UTF-8 with no lone surrogate
+        conversation.messages.extend(read_conversation(answer, target.provider).messages)
         slug = "".join(c if c.isalnum() or c in "-." else "_" for c in str(target))
         name = f"case-{number}-{slug}"
         bundle = write_bundle(conversation, name=name)
@@ -177,17 +183,25 @@ class Evaluator:
         bundle.save(os.path.join(self.conversations, f"{name}.lmmlz"))
 
     async def _judge(self, prompt: str, target: str | None) -> str:
+        """The judge's reply to *prompt*, from *target* (None: :attr:`judge`).
+
+        :raises _JudgeFailed: the judge could not be asked (its send failed).
+        """
         chosen = Target.parse(target) if target else self.judge
         transcript = Transcript()
         transcript.append("user", prompt)
-        reply = await transcript.asend(  # through the target's client, closed by aclose
-            chosen.provider,
-            model=chosen.model,
-            base_url=chosen.base_url,
-            retries=self.retries,
-            backoff=self.backoff,
-            client=self._sender(chosen).client,
-        )
+        try:
+            reply = await transcript.asend(  # through the target's client, closed by aclose
+                chosen.provider,
+                model=chosen.model,
+                base_url=chosen.base_url,
+                retries=self.retries,
+                backoff=self.backoff,
+                client=self._sender(chosen).client,
+            )
+        except LmmlError as error:
+            said = error.format(hint=False, place=False)
+            raise _JudgeFailed(f"the judge {chosen} was not answered: {said}") from None
         return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
 
     def _place(self, job: Job) -> str:
@@ -275,7 +289,10 @@ class Evaluator:
         answer = _answer(
             payload, target.provider, float(latency), tokens if isinstance(tokens, int) else None
         )
-        verdicts: list[Verdict] = await check(job.expect, answer, self._judge)
+        try:
+            verdicts: list[Verdict] = await check(job.expect, answer, self._judge)
+        except _JudgeFailed as failed:  # the answer is cached: a rerun asks the judge again
+            return self._failed(job, str(failed))
         passed = all(verdict.passed for verdict in verdicts)
         row: JSONObject = {
             "case": number,

@@ -27,8 +27,11 @@ from ..eval import (
     check_template,
     default_expect,
     done_rows,
+    journal_path,
     plan_jobs,
+    write_parquet_results,
 )
+from ..jsonio import unicode_json
 from ..jsontypes import JSONObject
 from ..run import RunOptions
 from ._batches import Template, _template
@@ -143,10 +146,10 @@ class _Evaluator:
                 gate.release.remote()
             # what rendering warned about, with the case that gave it: the driver says each
             # once, at its lowest-numbered case, whichever batch or job noted it first
-            warnings = json.dumps(summary.warned_cases(), ensure_ascii=False)
+            warnings = unicode_json(summary.warned_cases())
             if isinstance(outcome, str):
                 return None, outcome, warnings
-            return json.dumps(outcome, ensure_ascii=False), None, warnings
+            return unicode_json(outcome), None, warnings
 
         try:
             done = await asyncio.gather(
@@ -164,6 +167,14 @@ class _Evaluator:
             "error": [error for _, error, _ in done],
             "warnings": [warnings for _, _, warnings in done],
         }
+
+
+def _written(journal: str, out: str | os.PathLike[str]) -> None:
+    """A ``.parquet`` *out* written whole from its *journal*, as
+    :func:`~lmml_mdit.eval.aevaluate` writes it at the end of every run."""
+    if journal != os.fspath(out):
+        ResultsWriter(journal).close()  # made when no row was written yet
+        write_parquet_results(journal, out)
 
 
 def eval_batches(
@@ -192,7 +203,9 @@ def eval_batches(
     """:func:`~lmml_mdit.eval.aevaluate` on the Ray cluster ``ray.init`` joined: every case
     of *cases* (JSONL) rendered from *template* (a path every worker reads) against every
     target, at most *concurrency* requests in flight per target across the cluster, rows
-    appended to *out* in case order; rows already in *out* are skipped.
+    appended to *out* in case order; rows already in *out* are skipped. For a ``.parquet``
+    *out* the rows go to its journal (``OUT.journal.jsonl``) and *out* is written whole
+    from it at the end, as :func:`~lmml_mdit.eval.aevaluate` does.
 
     :param cache: the answer cache's folder; every worker must see the same folder (a
         shared file system), or each node keeps a cache of its own.
@@ -222,12 +235,14 @@ def eval_batches(
     if strict:
         check_template(bundle)
     summary = Summary()
+    journal = journal_path(out)  # a .parquet out: its journal, out written whole at the end
     # every expect checked before anything is sent
     items = [
         {"case": job.number, "inputs": json.dumps(job.values), "target": str(job.target)}
-        for job in plan_jobs(bundle, path, targets, done_rows(out), summary)
+        for job in plan_jobs(bundle, path, targets, done_rows(journal), summary)
     ]
     if not items:
+        _written(journal, out)
         return summary
     gate = ray.remote(_Gate)
     paced = rates or {}
@@ -258,7 +273,7 @@ def eval_batches(
             "cli": cli,
         },
     )
-    with ResultsWriter(out) as writer:
+    with ResultsWriter(journal) as writer:
         for batch in dataset.iter_batches(batch_format="numpy"):
             for row, error, warned in zip(
                 batch["row"], batch["error"], batch["warnings"], strict=True
@@ -271,4 +286,5 @@ def eval_batches(
                 value: JSONObject = json.loads(str(row))
                 writer.write(value)
                 summary.add(value)
+    _written(journal, out)
     return summary
