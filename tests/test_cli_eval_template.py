@@ -170,4 +170,4 @@ def test_the_library_refuses_the_template_and_takes_strict_and_settings(
     assert [request.body["max_tokens"] for request in server.requests] == [7, 7]
     assert [line.split(": ", 2)[2][:22] for line in summary.warnings] == ["sub/broken.lmml:9:9: m"]
     rows = [json.loads(line) for line in (folder / "out.jsonl").read_text().splitlines()]
-    assert [row["case"] for row in rows] == [1, 2]
+    assert sorted(row["case"] for row in rows) == [1, 2]  # in the order they finished
