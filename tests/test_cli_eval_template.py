@@ -171,3 +171,18 @@ def test_the_library_refuses_the_template_and_takes_strict_and_settings(
     assert [line.split(": ", 2)[2][:22] for line in summary.warnings] == ["sub/broken.lmml:9:9: m"]
     rows = [json.loads(line) for line in (folder / "out.jsonl").read_text().splitlines()]
     assert sorted(row["case"] for row in rows) == [1, 2]  # in the order they finished
+
+
+def test_a_target_given_twice_is_refused_before_anything_is_sent(
+    folder: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = f"openai:m@{server.url}/v1"
+    assert _eval("sub/plain.lmml", target, "--target", target) == 2
+    assert capsys.readouterr().err == (
+        f"lmml: error: lmml eval: the target {target} is given twice; give each target once\n"
+    )
+    with pytest.raises(ValueError, match="given twice"):
+        plain = open_bundle("sub/plain.lmml")
+        twice = [Target.parse(target)] * 2
+        asyncio.run(aevaluate(plain, "cases.jsonl", twice, "out.jsonl"))
+    assert server.requests == [] and not (folder / "out.jsonl").exists()

@@ -223,7 +223,7 @@ def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
     from ..bundle import Bundle
     from ..errors import DefectError
-    from ..eval import HF_PREFIX, Target, aevaluate
+    from ..eval import HF_PREFIX, Target, aevaluate, check_targets
     from ._failure import CliError
     from ._output import error, error_text, info, warn
     from ._progress import ProgressLine
@@ -231,6 +231,7 @@ def cmd_eval(args: EvalArguments) -> int:
 
     try:
         targets = [Target.parse(text) for text in args.targets]
+        check_targets(targets)
         judge = None if args.judge is None else Target.parse(args.judge)
     except ValueError as bad:
         raise CliError(f"lmml eval: {bad}") from None

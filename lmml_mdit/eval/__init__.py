@@ -42,6 +42,7 @@ from ._runner import Pace as Pace
 from ._runner import Waits as Waits
 from ._runner import aevaluate as aevaluate
 from ._targets import Target as Target
+from ._targets import check_targets as check_targets
 
 if TYPE_CHECKING:
     from ._report import report_html as report_html
@@ -73,6 +74,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "aevaluate",
             "case_expect",
             "check",
+            "check_targets",
             "check_template",
             "count_cases",
             "default_expect",

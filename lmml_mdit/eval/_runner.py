@@ -31,7 +31,7 @@ from ._cache import AnswerCache, request_key
 from ._cases import cases_folder
 from ._jobs import Job, Summary, bundle_place, check_template, count_cases, plan_jobs
 from ._results import ResultsWriter, done_rows, journal_path, write_parquet_results
-from ._targets import Target
+from ._targets import Target, check_targets
 
 __all__ = ["Evaluator", "Pace", "Summary", "Waits", "aevaluate"]
 
@@ -433,9 +433,9 @@ async def aevaluate(
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     :raises DefectError: an error-level defect of the template (before anything is sent),
         unless not *strict*.
+    :raises ValueError: no target, or one given twice.
     """
-    if not targets:
-        raise ValueError("give at least one target")
+    check_targets(targets)
     if concurrency < 1:
         raise ValueError("concurrency is at least 1")
     source: Bundle | str

@@ -1,12 +1,14 @@
-"""A target: ``provider:model`` with an optional ``@base_url``, read and written back."""
+"""A target: ``provider:model`` with an optional ``@base_url``, read and written back; a
+run's targets checked."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..chat.providers import sender
 
-__all__ = ["Target"]
+__all__ = ["Target", "check_targets"]
 
 
 @dataclass(frozen=True)
@@ -35,3 +37,19 @@ class Target:
     def __str__(self) -> str:
         text = f"{self.provider}:{self.model}"
         return f"{text}@{self.base_url}" if self.base_url else text
+
+
+def check_targets(targets: Sequence[Target]) -> None:
+    """Refuse no target, or one given twice: its every case would be sent twice, and its
+    rows written twice.
+
+    :raises ValueError: naming the target given twice.
+    """
+    if not targets:
+        raise ValueError("give at least one target")
+    seen: set[str] = set()
+    for target in targets:
+        text = str(target)
+        if text in seen:
+            raise ValueError(f"the target {text} is given twice; give each target once")
+        seen.add(text)

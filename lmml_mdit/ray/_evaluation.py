@@ -24,6 +24,7 @@ from ..eval import (
     Summary,
     Target,
     case_expect,
+    check_targets,
     check_template,
     default_expect,
     done_rows,
@@ -225,8 +226,7 @@ def eval_batches(
     """
     import ray
 
-    if not targets:
-        raise ValueError("give at least one target")
+    check_targets(targets)
     if concurrency < 1 or workers < 1:
         raise ValueError("concurrency and workers are at least 1")
     path = os.fspath(cases)
