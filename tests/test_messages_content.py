@@ -503,3 +503,31 @@ def test_a_refusal_in_a_user_message_reads_as_english() -> None:
     with pytest.raises(UnsupportedContentError) as error:
         messages(bundle, "openai-responses")
     assert "cannot take a.wav, audio (wav), in a user message" in error.value.message
+
+
+_MIDWAY = "## user\nhi\n\n## assistant\nhello\n\n## system\nListen: @a.wav\n\n## user\nok\n"
+
+
+@pytest.mark.parametrize(
+    ("provider", "text", "hint"),
+    [
+        # a provider that takes the part in no message says so, whatever the role
+        ("anthropic", "## system\nListen: @a.wav\n", "(Anthropic takes no audio input)"),
+        ("anthropic", _MIDWAY, "(Anthropic takes no audio input)"),
+        ("anthropic", "## user\nhi\n\n## assistant\n@a.wav\n", "(Anthropic takes no audio"),
+        ("openai-responses", "## user\nhi\n\n## assistant\n@a.wav\n", "takes no audio input"),
+        # one that takes it in a user message says to move it there
+        ("gemini", _MIDWAY, "(move it to a user turn, pick another provider"),
+        ("openai", "## system\nListen: @a.wav\n", "(move it to a user turn, pick another"),
+        ("gemini", "## system\nListen: @a.wav\n", "(a system instruction holds text only)"),
+    ],
+)
+def test_a_refused_part_s_hint_says_what_would_take_it(provider: str, text: str, hint: str) -> None:
+    bundle = zip_bundle(text, {"a.wav": wav()})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(UnsupportedContentError) as refused:
+            bundle.messages(provider)
+    assert hint in str(refused.value)
+    # a midway system turn is not said to be sent as user text before it is refused
+    assert not [w for w in caught if "sent at its place" in str(w.message)]

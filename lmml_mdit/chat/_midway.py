@@ -82,6 +82,8 @@ def place_midway_system(
                 hint="pass midway_system='user', 'hoist' or 'drop', or move the turn up",
                 cli_hint="add --midway-system user, hoist or drop, or move the turn up",
             )
+        # A part it cannot hold is refused before the turn is said to be sent.
+        placed = _as_user(message, provider) if policy == "user" else None
         text = (
             f"{location(bundle.file_name, line, 1)}: {label} comes after the conversation "
             f"has started, and {provider.target} takes system content only up front: "
@@ -89,8 +91,8 @@ def place_midway_system(
         )
         conversation.warnings.append(text)
         warn(SystemContentWarning(text))
-        if policy == "user":
-            out.append(_as_user(message, provider))
+        if placed is not None:
+            out.append(placed)
         elif policy == "hoist":
             leading.append(message)
     index = next((i for i, m in enumerate(out) if m.role != "system"), len(out))

@@ -3,6 +3,7 @@ the typed parts detection looks at, a request body read and written, a named sch
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 
 from ...conversation import (
@@ -28,7 +29,7 @@ from ...syntax import code_fence
 from .._content import Options
 from .._imported import split_body, tools_listed
 from .._tool_model import DEFAULT_OUTPUT_NAME, OutputSchema
-from .base import ChatFormat, Payload
+from .base import ChatFormat, Payload, Provider
 
 __all__ = [
     "append_merged",
@@ -71,8 +72,12 @@ def unsupported(
     *,
     hint: str | None = None,
 ) -> UnsupportedContentError:
-    """The error for *part* that *provider* cannot take in *message*'s role."""
+    """The error for *part* that *provider* cannot take in *message*'s role; by default
+    its hint says to move it to a user turn, or, when a user message cannot take it either,
+    what the provider says of it there (``Anthropic takes no audio input``)."""
     article = "an" if message.role.startswith(("a", "e", "i", "o")) else "a"  # a user
+    if hint is None and message.role != "user":
+        hint = _nowhere(part, message, provider)
     return part.asset.unsupported(
         f"{provider.target} cannot take {part.asset.name}, {describe(part)}, in {article} "
         f"{message.role} message",
@@ -123,6 +128,22 @@ def system_text(
     if isinstance(item, ToolCall):
         return None
     raise unsupported(item, provider, message, hint=hint)
+
+
+def _nowhere(part: Part, message: ChatMessage, provider: ChatFormat) -> str | None:
+    """What *provider* says of *part* in a user message, when it takes it there neither
+    (``Anthropic takes no audio input``): moving it to a user turn would not help. None
+    when a user message takes it."""
+    if not isinstance(provider, Provider):
+        return None
+    probe = ChatConversation([ChatMessage("user", [part], None, message.turn)])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            provider.write(probe, Options())
+    except UnsupportedContentError as refused:
+        return refused.hint
+    return None
 
 
 def append_merged(messages: list[JSONObject], role: str, key: str, items: list[JSONObject]) -> None:
