@@ -63,7 +63,7 @@ def test_render_cases_writes_line_n_for_case_n(
         if "error" in record:
             assert f"lmml: error: {cases}:{record['case']}: {record['error']}" in err
     texts = [r["messages"][0]["content"][0]["text"] for r in records if "messages" in r]
-    assert texts == ["I am a, n=1.", "I am d, n=4.0.", f"I am f, n={-MAX_INTEGER}."]
+    assert texts == ["I am a, n=1.", "I am d, n=4.", f"I am f, n={-MAX_INTEGER}."]
     assert "5 of 8 cases failed" in err
 
 

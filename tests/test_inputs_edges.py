@@ -23,6 +23,8 @@ TEMPLATE = (
         ({"n": 10**400, "s": "x", "o": {}}, "n", "too large"),
         ({"n": 1, "s": "\udcff", "o": {}}, "s", "lone surrogate"),
         ({"n": 1, "s": "x", "o": {"k": ["\ud800"]}}, "o", "lone surrogate"),
+        ({"n": 1, "s": "x", "o": {"k": [1, 10**400]}}, "o", "too large for JSON readers"),
+        ({"n": 1, "s": "x", "o": {"k": {"\ud800": 1}}}, "o", "lone surrogate"),
     ],
 )
 def test_unwritable_values_are_input_errors_naming_the_input(
@@ -55,3 +57,12 @@ def test_deep_flow_yaml_is_refused_where_the_depth_is_crossed_not_after_a_full_s
     with pytest.raises(InvalidSettingsError, match="nests deeper than 64") as caught:
         load_settings(data, name="settings.yaml", line=1)
     assert ":1:65:" in str(caught.value)
+
+
+def test_an_integer_given_as_a_whole_float_is_written_as_an_integer() -> None:
+    template = "---\ninputs: {n: {type: integer, default: 2.0}}\n---\n## user\n\nn={{ n }}\n"
+    bundle = lmml_mdit.Bundle.from_text("t.lmml", template)
+    [message] = bundle.messages("openai", inputs={"n": 3.0})
+    assert message["content"] == [{"type": "text", "text": "n=3"}]
+    [message] = bundle.messages("openai")
+    assert message["content"] == [{"type": "text", "text": "n=2"}]

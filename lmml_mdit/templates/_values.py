@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import json
 import math
 import os
 import stat
 import urllib.parse
-from collections.abc import Callable, Collection, Container, Mapping
+from collections.abc import Callable, Collection, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -93,10 +94,11 @@ def _integer_problem(value: object) -> str | None:
 
 def value_problem(spec: InputSpec, value: object) -> str | None:
     """Why *value* cannot be *spec*'s (worded to follow "the value"), or None."""
-    if not _encodable(value):
-        return "holds a lone surrogate, which is not valid Unicode (no UTF-8 request holds it)"
     if isinstance(value, int) and not isinstance(value, bool) and not _fits_float(value):
         return "is a number too large for JSON readers (beyond a double's range)"
+    nested = _nested_problem(value)
+    if nested is not None:
+        return nested
     kind = spec.type
     if kind == "string":
         return None if isinstance(value, str) else f"is {type_word(value)}, not a string"
@@ -142,35 +144,33 @@ def _fits_float(value: int) -> bool:
     return True
 
 
-def _encodable(value: object) -> bool:
-    """Whether every string in *value* (keys and values, nested) is valid Unicode."""
-    if isinstance(value, str):
-        return is_unicode(value)
+_SURROGATE = "holds a lone surrogate, which is not valid Unicode (no UTF-8 request holds it)"
+_HUGE = "holds a number too large for JSON readers (beyond a double's range)"
+
+
+def _nested_problem(value: object) -> str | None:
+    """Why a string or number anywhere in *value* (keys and values, nested) cannot be sent:
+    a lone surrogate (not valid Unicode) or an integer beyond a double's range; None."""
+    if isinstance(value, str):  # most values: one test
+        return None if is_unicode(value) else _SURROGATE
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, dict):
-            for key, sub in item.items():
-                if isinstance(key, str):
-                    if not is_unicode(key):
-                        return False
-                elif isinstance(key, tuple):
-                    pending.append(key)
-                if isinstance(sub, str):
-                    if not is_unicode(sub):
-                        return False
-                elif isinstance(sub, (dict, list, tuple)):
-                    pending.append(sub)
+            children: Iterable[object] = itertools.chain(item.keys(), item.values())
         elif isinstance(item, (list, tuple)):
-            for sub in item:
-                if isinstance(sub, str):
-                    if not is_unicode(sub):
-                        return False
-                elif isinstance(sub, (dict, list, tuple)):
-                    pending.append(sub)
-        elif isinstance(item, str) and not is_unicode(item):
-            return False
-    return True
+            children = item
+        else:
+            continue
+        for sub in children:
+            if isinstance(sub, str):
+                if not is_unicode(sub):
+                    return _SURROGATE
+            elif isinstance(sub, (dict, list, tuple)):
+                pending.append(sub)
+            elif isinstance(sub, int) and not isinstance(sub, bool) and not _fits_float(sub):
+                return _HUGE
+    return None
 
 
 def input_text(value: object, name: str = "") -> str:
@@ -247,6 +247,14 @@ def _check_declared(declarations: InputDeclarations, given: Mapping[str, object]
             )
 
 
+def _as_declared(spec: InputSpec, value: object) -> object:
+    """*value* as its input is written: an ``integer`` given as ``3.0`` (JSON Schema's
+    integer) as ``3``, never ``3.0``; any other value as it is."""
+    if spec.type == "integer" and isinstance(value, float):
+        return int(value)
+    return value
+
+
 def _check_value(spec: InputSpec, value: object) -> None:
     problem = value_problem(spec, value)
     if problem is not None:
@@ -272,10 +280,12 @@ def checked_values(
     """
     given = _checked_mapping(values)
     _check_declared(declarations, given)
+    checked = dict(given)
     for name, spec in declarations.specs.items():
         if name in given:
             _check_value(spec, given[name])
-    return dict(given)
+            checked[name] = _as_declared(spec, given[name])
+    return checked
 
 
 def bind_inputs(
@@ -301,9 +311,9 @@ def bind_inputs(
     for name, spec in declarations.specs.items():
         if name in given:
             _check_value(spec, given[name])
-            bound[name] = given[name]
+            bound[name] = _as_declared(spec, given[name])
         elif spec.has_default:
-            bound[name] = spec.default
+            bound[name] = _as_declared(spec, spec.default)
         elif spec.required and (used is None or name in used):
             raise _error(
                 "missing_input",
