@@ -685,3 +685,22 @@ def test_an_optional_input_given_no_value_leaves_nothing(rows: list[str]) -> Non
     sent = bundle.messages("openai", inputs={})
     assert sent == by_hand.messages("openai")
     assert Transcript.from_bundle(bundle, inputs={}).to_bundle().messages("openai") == sent
+
+
+def test_a_malformed_declaration_is_reported_as_itself_never_as_undeclared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.lmml"
+    path.write_text("---\ninputs:\n  n: integr\n---\n## user\nN is {{ n }}\n", encoding="utf-8")
+    bundle = lmml_mdit.open(path)
+    [issue] = bundle.validate()
+    assert (issue.kind, issue.name, issue.line, issue.column) == ("invalid_input", "n", 3, 6)
+    assert [i.kind for i in bundle.validate(inputs={"n": 3})] == ["invalid_input"]
+    with pytest.raises(lmml_mdit.DefectError, match="the type is 'integr'"):
+        bundle.messages("openai", inputs={"n": 3})
+    from lmml_mdit.cli import main
+
+    assert main(["render", str(path), "--input", "n=3"]) == 2
+    said = capsys.readouterr().err
+    assert "--input n: its declaration (line 3) does not read: " in said
+    assert "no input of that name is declared" not in said

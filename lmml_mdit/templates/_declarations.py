@@ -134,6 +134,12 @@ class InputDeclarations:
         validation, the chat layer and the preview read what this returns)."""
         return found if self.declared else Placeholders()
 
+    def malformed(self, name: str) -> Issue | None:
+        """The issue of *name*'s declaration when it does not read (it is then in no
+        :attr:`specs`), or None: a placeholder or a value naming it is that issue's, not
+        an undeclared input."""
+        return next((issue for issue in self.issues if issue.name == name), None)
+
     def fills(self, placeholder: Placeholder) -> InputSpec | None:
         """The input that fills *placeholder*, or None (undeclared, or in code)."""
         spec = self.specs.get(placeholder.name)

@@ -31,7 +31,8 @@ def input_issues(
     for placeholder in placeholders:
         spec = specs.get(placeholder.name)
         if spec is None:
-            if placeholder.context == "text":
+            # a malformed declaration is reported as itself, never as undeclared too
+            if placeholder.context == "text" and declarations.malformed(placeholder.name) is None:
                 issues.append(
                     Issue(
                         "undeclared_input",
@@ -112,7 +113,7 @@ def _value_issues(declarations: InputDeclarations, values: Mapping[str, object])
     issues: list[Issue] = []
     specs = declarations.specs
     for name in values:
-        if name not in specs:
+        if name not in specs and declarations.malformed(str(name)) is None:
             issues.append(
                 Issue(
                     "undeclared_input",

@@ -22,6 +22,10 @@ def assigned_value(declarations: InputDeclarations, text: str) -> tuple[str, obj
     if not equals or not name:
         raise ValueError(f"{text}: expected NAME=VALUE (or NAME=@FILE)")
     spec = declarations.specs.get(name)
+    malformed = declarations.malformed(name) if spec is None else None
+    if malformed is not None:
+        where = f" (line {malformed.line})" if malformed.line is not None else ""
+        raise ValueError(f"{name}: its declaration{where} does not read: {malformed.message}")
     if spec is None:
         declared = ", ".join(declarations.specs) or "none"
         raise ValueError(f"{name}: no input of that name is declared (declared: {declared})")

@@ -22,6 +22,7 @@ from ..text import is_unicode
 from ._types import MESSAGES_TYPE
 
 if TYPE_CHECKING:
+    from ..model import Issue
     from ._declarations import InputDeclarations, InputSpec
 
 __all__ = [
@@ -227,6 +228,19 @@ def _error(
     )
 
 
+def _malformed(issue: Issue) -> InputError:
+    """The error for a value given to an input whose declaration does not read."""
+    return InputError(
+        issue.message,
+        name=issue.name,
+        line=issue.line,
+        column=issue.column,
+        file=issue.file,
+        kind=issue.kind,
+        hint="fix the declaration; the value cannot be read until it does",
+    )
+
+
 def _checked_mapping(values: object) -> Mapping[str, object]:
     if values is not None and not isinstance(values, Mapping):
         raise TypeError(f"inputs must be a mapping of names to values, not {type(values).__name__}")
@@ -236,6 +250,9 @@ def _checked_mapping(values: object) -> Mapping[str, object]:
 def _check_declared(declarations: InputDeclarations, given: Mapping[str, object]) -> None:
     specs = declarations.specs
     for name in given:
+        malformed = None if name in specs else declarations.malformed(str(name))
+        if malformed is not None:
+            raise _malformed(malformed)
         if name not in specs:
             declared = ", ".join(specs) or "none"
             raise _error(
