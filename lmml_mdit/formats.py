@@ -28,6 +28,7 @@ def other_kind_suffix(path: str, kind: str) -> str | None:
     other = NARRATIVE_SUFFIX if kind == "zip" else ARCHIVE_SUFFIX
     return other if path.lower().endswith(other) else None
 
+
 MANIFEST_NAME: Final = "manifest.json"
 """The reserved manifest entry of an archive (RFC 5)."""
 
