@@ -582,6 +582,33 @@ def test_template_messages_feed_a_chat_template(table: pa.Table) -> None:
     )
 
 
+def test_parts_and_messages_leave_out_what_the_chat_payloads_leave_out(tmp_path: Path) -> None:
+    """A paragraph only of references whose parts follow it, and a tool turn's line naming
+    the call it answers, are no text of a turn, as in every provider's payload (before, a
+    tool message's content began with ``@c1.tool_call.json``)."""
+    name, fence = lmml_mdit.tool_call_fence("c1", "get_weather", {"city": "Paris"})
+    (tmp_path / "tool.lmml").write_text(
+        f"## user\n@pic.png\n\nWeather here?\n\n## assistant\n{fence}\n"
+        f"## tool\n@{name}\n\nSunny.\n\n## assistant\nSunny, look @pic.png.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "pic.png").write_bytes(PNG)
+    [row] = to_arrow(tmp_path).read_all().to_pylist()
+    assert template_messages(row) == [
+        {"role": "user", "content": "Weather here?"},
+        {"role": "tool", "content": "Sunny."},
+        {"role": "assistant", "content": "Sunny, look @pic.png."},
+    ]
+    user, _, tool, _ = row["turns"]
+    assert [(part["type"], part["text"]) for part in user["parts"]] == [
+        ("asset", None),
+        ("text", "Weather here?"),
+    ]
+    assert [part["text"] for part in tool["parts"]] == ["Sunny."]
+    body = export_bundle(lmml_mdit.open(tmp_path / "tool.lmml"), "openai")
+    assert body["messages"][2]["content"] == [{"type": "text", "text": "Sunny."}]
+
+
 def test_the_example_script_builds_a_dataset(folder: Path, tmp_path: Path) -> None:
     result = subprocess.run(
         [

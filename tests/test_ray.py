@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 import ray
-from _dataset_folder import image, write_folder
+from _dataset_folder import PNG, image, write_folder
 from ray.cluster_utils import Cluster
 
 import lmml_mdit
@@ -167,6 +167,27 @@ def test_write_lmml_writes_the_bundles_back(
             assert [bundle.read(name) for name in bundle.entries] == [
                 asset["data"] for asset in originals[relative]["assets"]
             ]
+
+
+def test_write_lmml_never_lets_one_row_overwrite_another(cluster: str, tmp_path: Path) -> None:
+    """Two files of one name read from two folders are two rows at one path, and two bare
+    narratives may hold different files of one name: the first row writes, the later one
+    is a failure naming it, as import_parquet refuses them (before, the later row silently
+    replaced the earlier one's files)."""
+    for folder, word, picture in (("a", "first", PNG), ("b", "second", PNG + b"!")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.lmml").write_text(f"## user\n{word}\n", encoding="utf-8")
+        (tmp_path / folder / f"{folder}.lmml").write_text("## user\n@pic.png\n", encoding="utf-8")
+        (tmp_path / folder / "pic.png").write_bytes(picture)
+    sources = [str(tmp_path / f / n) for f in ("a", "b") for n in ("x.lmml", f"{f}.lmml")]
+    report = write_lmml(read_lmml(sources), tmp_path / "out")
+    assert sorted(Path(path).name for path in report.written) == ["a.lmml", "x.lmml"]
+    assert [path for path, _ in report.failures] == ["x.lmml", "b.lmml"]
+    first, second = (reason for _, reason in report.failures)
+    assert f"also written by the row read from {tmp_path / 'a' / 'x.lmml'}" in first
+    assert f"'pic.png' differs from the row read from {tmp_path / 'a' / 'a.lmml'}" in second
+    assert (tmp_path / "out" / "x.lmml").read_text(encoding="utf-8") == "## user\nfirst\n"
+    assert (tmp_path / "out" / "pic.png").read_bytes() == PNG
 
 
 def test_a_hostile_archive_is_a_row_not_a_crashed_job(cluster: str, tmp_path: Path) -> None:

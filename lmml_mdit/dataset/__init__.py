@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ._arrow import rows_to_batches as rows_to_batches
     from ._arrow import to_arrow as to_arrow
     from ._folders import ImportReport as ImportReport
+    from ._folders import PathClaims as PathClaims
     from ._folders import write_rows as write_rows
     from ._hf import hf_features as hf_features
     from ._hf import hf_fingerprint as hf_fingerprint
@@ -67,7 +68,7 @@ _NAMES = {
             "rows_to_batches",
             "to_arrow",
         ),
-        "_folders": ("ImportReport", "write_rows"),
+        "_folders": ("ImportReport", "PathClaims", "write_rows"),
         "_parquet": ("import_parquet", "iter_parquet", "read_parquet", "write_parquet"),
         "_hf": ("hf_features", "hf_fingerprint", "hf_rows", "template_messages"),
     }.items()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,7 +22,7 @@ from ..jsontypes import JSONMapping
 from ._rows import row_bundle
 from ._storage import join, open_output
 
-__all__ = ["ImportReport", "colliding_rows", "row_path", "write_rows"]
+__all__ = ["ImportReport", "PathClaims", "colliding_rows", "row_path", "write_rows"]
 
 
 @dataclass
@@ -64,69 +64,103 @@ def _case_blind(folder: str) -> bool:
         return False
 
 
+class PathClaims:
+    """The files written under one folder so far, by whom: each row's bundle path and,
+    for a bare narrative, the files written beside it (with their ``sha256``). A row
+    claims its files; one that would overwrite a file another row claimed is refused.
+    Names are compared case-insensitively where *folder*'s file system is.
+
+    Rows are told apart by a number the caller gives and shown by a label (``row 3``, or
+    the row's path), so that claims can come in several calls (a write task's block at a
+    time, as :func:`~lmml_mdit.ray.write_lmml` sends them).
+    """
+
+    def __init__(self, folder: str) -> None:
+        self._key: Callable[[str], str] = collision_key if _case_blind(folder) else str
+        self._bundles: dict[str, tuple[int, str, str]] = {}
+        self._assets: dict[str, tuple[int, str, str, object]] = {}
+
+    def claim(
+        self, rows: Iterable[tuple[int, str, JSONMapping]]
+    ) -> list[tuple[int, int, str, str]]:
+        """Claim the files of each ``(number, label, row)``; each collision as ``(refused,
+        other, reason, other_reason)``: the later row, the row it collides with, and why
+        each one would overwrite the other (naming the other by its label).
+
+        :param rows: each row's ``path``, ``name``, ``kind`` and its assets' ``name`` and
+            ``sha256`` are read, nothing more.
+        """
+        found: list[tuple[int, int, str, str]] = []
+        for number, label, row in rows:
+            relative = row_path(row)
+            if unsafe_reason(relative) is not None:
+                continue  # refused when written, with its own reason
+            at = self._key(relative)
+            if at in self._bundles or at in self._assets:
+                other, other_label, written = (
+                    self._bundles[at] if at in self._bundles else self._assets[at][:3]
+                )
+                what = "path" if at in self._bundles else "file"
+                found.append(
+                    (
+                        number,
+                        other,
+                        f"its path {relative!r} is also written by {other_label}",
+                        f"its {what} {written!r} is also written by {label}",
+                    )
+                )
+            else:
+                self._bundles[at] = (number, label, relative)
+            if row.get("kind") != "text":
+                continue
+            parent = relative.rsplit("/", 1)[0] + "/" if "/" in relative else ""
+            for asset in row.get("assets") or ():
+                if not isinstance(asset, Mapping):
+                    continue
+                name = parent + str(asset.get("name"))
+                at = self._key(name)
+                if at in self._bundles:
+                    other, other_label, other_path = self._bundles[at]
+                    if other != number:
+                        found.append(
+                            (
+                                number,
+                                other,
+                                f"its file {name!r} is {other_label}'s bundle",
+                                f"its path {other_path!r} is also written by {label}",
+                            )
+                        )
+                elif at in self._assets and self._assets[at][3] != asset.get("sha256"):
+                    other, other_label, other_name = self._assets[at][:3]
+                    found.append(
+                        (
+                            number,
+                            other,
+                            f"its file {name!r} differs from {other_label}'s",
+                            f"its file {other_name!r} differs from {label}'s",
+                        )
+                    )
+                else:
+                    self._assets.setdefault(at, (number, label, name, asset.get("sha256")))
+        return found
+
+
 def colliding_rows(rows: Iterable[JSONMapping], folder: str) -> dict[int, str]:
     """The rows (0-based, in order) whose files would overwrite one another's under
     *folder*, each with why: two bundles at one path, a bundle at a path another row's
     asset is written to, or two assets at one path with different bytes (by ``sha256``).
-    Names are compared case-insensitively where *folder*'s file system is.
+    Both rows of a collision are refused. Names are compared case-insensitively where
+    *folder*'s file system is.
 
     :param rows: each row's ``path``, ``name``, ``kind`` and its assets' ``name`` and
         ``sha256`` (nothing more is read).
     """
-    blind = _case_blind(folder)
-    key = collision_key if blind else (lambda name: name)
-    bundles: dict[str, tuple[int, str]] = {}
-    assets: dict[str, tuple[int, str, object]] = {}
+    claims = PathClaims(folder)
+    numbered = ((index, f"row {index + 1}", row) for index, row in enumerate(rows))
     refused: dict[int, str] = {}
-
-    def refuse(first: int, second: int, reason: str, first_reason: str) -> None:
-        """Refuse both rows, each with why, naming the other row."""
-        refused.setdefault(first, first_reason)
-        refused.setdefault(second, reason)
-
-    for index, row in enumerate(rows):
-        relative = row_path(row)
-        if unsafe_reason(relative) is not None:
-            continue  # refused when written, with its own reason
-        at = key(relative)
-        if at in bundles or at in assets:
-            other, written = bundles[at] if at in bundles else assets[at][:2]
-            what = "path" if at in bundles else "file"
-            refuse(
-                other,
-                index,
-                f"its path {relative!r} is also written by row {other + 1}",
-                f"its {what} {written!r} is also written by row {index + 1}",
-            )
-        else:
-            bundles[at] = (index, relative)
-        if row.get("kind") != "text":
-            continue
-        parent = relative.rsplit("/", 1)[0] + "/" if "/" in relative else ""
-        for asset in row.get("assets") or ():
-            if not isinstance(asset, Mapping):
-                continue
-            name = parent + str(asset.get("name"))
-            at = key(name)
-            if at in bundles:
-                other = bundles[at][0]
-                if other != index:
-                    refuse(
-                        other,
-                        index,
-                        f"its file {name!r} is row {other + 1}'s bundle",
-                        f"its path {bundles[at][1]!r} is also written by row {index + 1}",
-                    )
-            elif at in assets and assets[at][2] != asset.get("sha256"):
-                other = assets[at][0]
-                refuse(
-                    other,
-                    index,
-                    f"its file {name!r} differs from row {other + 1}'s",
-                    f"its file {assets[at][1]!r} differs from row {index + 1}'s",
-                )
-            else:
-                assets.setdefault(at, (index, name, asset.get("sha256")))
+    for later, other, reason, other_reason in claims.claim(numbered):
+        refused.setdefault(other, other_reason)
+        refused.setdefault(later, reason)
     return refused
 
 

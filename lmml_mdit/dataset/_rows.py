@@ -26,7 +26,7 @@ from ..errors import BundleError, LimitExceededError, LmmlError
 from ..formats import NARRATIVE_SUFFIX
 from ..jsontypes import JSONMapping, JSONObject
 from ..media import media_type_for
-from ..narrative import is_native_name, is_tool_call_name, parse
+from ..narrative import is_native_name, is_tool_call_name, parse, tool_result_reference
 from ..syntax import DelimiterMode, ReferenceMode
 from ._schema import AssetMode, request_column
 
@@ -83,7 +83,11 @@ def _turns(bundle: Bundle) -> list[JSONObject]:
     turns: list[JSONObject] = []
     for turn in narrative.turns:
         parts: list[JSONObject] = []
-        for segment in turn_segments(narrative, turn, drop_attachment_lines=False):
+        # The cut the chat payloads make: a paragraph only of references whose parts
+        # follow it, and a tool turn's line naming the call it answers, are no text.
+        answered = tool_result_reference(turn, narrative) if turn.role == "tool" else None
+        skip = frozenset() if answered is None else frozenset({answered[1]})
+        for segment in turn_segments(narrative, turn, skip_lines=skip):
             if isinstance(segment, EmbedSegment):
                 embed = segment.embed
                 parts.append(
