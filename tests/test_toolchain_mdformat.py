@@ -373,3 +373,109 @@ def test_lmml_fmt_refuses_a_change_and_leaves_the_file(
     assert err.startswith(f"lmml: error: {path}:")
     assert "would change the conversation" in err
     assert "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- mdformat's meaning
+
+
+def _mdformat_cli(path: Path, *options: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    """mdformat's own command line (its console script's function), in-process, on *path*:
+    the exit status and what it wrote to stderr."""
+    import io
+
+    import mdformat.__main__
+
+    monkeypatch.setattr(sys, "argv", ["mdformat", *options, "--extensions", "lmml", str(path)])
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    with pytest.raises(SystemExit) as exited:
+        mdformat.__main__.run()
+    code = exited.value.code
+    assert isinstance(code, int)
+    return code, err.getvalue()
+
+
+TABLE = "# user\n\n| a | b |\n|---|---|\n| one two three | four |\n"
+
+
+@pytest.mark.parametrize("wrap", ["no", 5, 80])
+def test_mdformat_wrapping_keeps_a_table_a_table(wrap: str | int) -> None:
+    # mdformat's core has no tables: wrapping would join the rows into one line.
+    assert mdformat.text(TABLE, options={"wrap": wrap}, extensions={"lmml"}) == TABLE
+    text = "# user\n\nSee:\n| a | b |\n|---|---|\n| 1 | 2 |\n\nlong words after the table\n"
+    formatted = mdformat.text(text, options={"wrap": wrap}, extensions={"lmml"})
+    assert "See:\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" in formatted
+    assert outline(parse(formatted)) == outline(parse(text))
+
+
+def test_mdformat_keeps_an_escaped_pipe_in_a_table() -> None:
+    # "\|" is no escape to CommonMark, which mdformat alone drops: the cell would split.
+    text = "| a \\| b | c |\n|---|---|\n"
+    assert mdformat.text(text, extensions={"lmml"}) == text
+    assert format_text(text) == text
+
+
+@pytest.mark.parametrize("wrap", ["no", 80])
+def test_mdformat_wrapping_makes_no_placeholder(wrap: str | int) -> None:
+    # Two lines are no placeholder; joined, "{{ name }}" would be one, filled when sent.
+    text = "# user\n\nHi {{\nname }} there and {{ kept }} {{\nnot.one\n}}\n"
+    formatted = mdformat.text(text, options={"wrap": wrap}, extensions={"lmml"})
+    assert outline(parse(formatted)) == outline(parse(text))
+    assert "{{\nname }}" in formatted
+    assert format_text(text, options={"wrap": wrap}) == formatted
+
+
+def test_mdformat_leaves_a_file_whose_conversation_would_change(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # mdformat drops a link definition no link uses: the context turn holding it alone
+    # would disappear. The HTML is the same, so mdformat's own check passes.
+    text = "[d]: https://example.com\n\n# user\n* hello\n"
+    with caplog.at_level("WARNING", logger="mdformat.renderer"):
+        assert mdformat.text(text, extensions={"lmml"}) == text
+    (message,) = [record.getMessage() for record in caplog.records]
+    assert "formatting would change the conversation: it would have 1 turns instead of 2" in (
+        message
+    )
+    assert "left as it is" in message
+    with pytest.raises(FormatError, match="1 turns instead of 2"):
+        format_text(text)
+
+
+def test_mdformat_command_line_never_changes_the_conversation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "table.lmml"
+    table.write_text(TABLE)
+    assert _mdformat_cli(table, "--wrap", "no", monkeypatch=monkeypatch) == (0, "")
+    assert table.read_text() == TABLE
+    placeholder = tmp_path / "placeholder.lmml"
+    placeholder.write_text("# user\n\nHi {{\nname }} there\n")
+    assert _mdformat_cli(placeholder, "--wrap", "no", monkeypatch=monkeypatch) == (0, "")
+    assert placeholder.read_text() == "# user\n\nHi {{\nname }} there\n"
+    defined = tmp_path / "defined.lmml"
+    defined.write_text("[d]: https://example.com\n\n# user\n* hello\n")
+    status, err = _mdformat_cli(defined, "--wrap", "no", monkeypatch=monkeypatch)
+    assert status == 0
+    assert err.startswith(f"Warning: {defined}:1: formatting would change the conversation")
+    assert defined.read_text() == "[d]: https://example.com\n\n# user\n* hello\n"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(documents(), st.lists(_TRICKY, min_size=1, max_size=6).map("\n".join)),
+    st.sampled_from(["keep", "no", 12, 40]),
+)
+def test_mdformat_with_the_plugin_never_changes_the_conversation(
+    text: str, wrap: str | int
+) -> None:
+    formatted = mdformat.text(text, options={"wrap": wrap}, extensions={"lmml"})
+    assert outline(parse(formatted)) == outline(parse(text))
+
+
+@pytest.mark.parametrize("line", ["\\<!-- user -->", "\\## Turn 2 -- assistant"])
+def test_wrapping_keeps_an_escaped_delimiter_line_whole(line: str) -> None:
+    # Split at its spaces, "\<!--" is no delimiter-shaped line: the escape would be lost.
+    text = f"words\n\ntext\n{line}\n"
+    assert format_text(text, options={"wrap": 12}) == text
+    assert mdformat.text(text, options={"wrap": 12}, extensions={"lmml"}) == text
