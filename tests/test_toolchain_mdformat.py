@@ -479,3 +479,77 @@ def test_wrapping_keeps_an_escaped_delimiter_line_whole(line: str) -> None:
     text = f"words\n\ntext\n{line}\n"
     assert format_text(text, options={"wrap": 12}) == text
     assert mdformat.text(text, options={"wrap": 12}, extensions={"lmml"}) == text
+
+
+# --------------------------------------------------------------------------- .mdformat.toml
+
+MESSY = "# user\n* one two three four five six seven\n\n3. x\n3. y\n\n@@@x.txt\n  keep   me\n@@@\n"
+
+
+def test_lmml_fmt_reads_mdformat_toml_as_mdformat_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The configuration of the nearest folder up from the file's, as mdformat finds it.
+    (tmp_path / ".mdformat.toml").write_text('wrap = 20\nnumber = true\nend_of_line = "crlf"\n')
+    folder = tmp_path / "chats" / "deep"
+    folder.mkdir(parents=True)
+    ours, theirs = folder / "ours.lmml", folder / "theirs.lmml"
+    ours.write_text(MESSY)
+    theirs.write_text(MESSY)
+    assert main(["fmt", str(ours)]) == 0
+    assert _mdformat_cli(theirs, monkeypatch=monkeypatch) == (0, "")
+    assert (
+        ours.read_bytes()
+        == theirs.read_bytes()
+        == (
+            b"# user\r\n\r\n- one two three four\r\n  five six seven\r\n\r\n3. x\r\n4. y\r\n\r\n"
+            b"@@@x.txt\r\n  keep   me\r\n@@@\r\n"
+        )
+    )
+    assert main(["fmt", "--check", str(ours)]) == 0
+
+
+def test_lmml_fmt_keeps_line_endings_when_mdformat_toml_says_keep(tmp_path: Path) -> None:
+    (tmp_path / ".mdformat.toml").write_text('end_of_line = "keep"\n')
+    path = tmp_path / "chat.lmml"
+    path.write_bytes(b"# user\r\n* a\r\n")
+    assert main(["fmt", str(path)]) == 0
+    assert path.read_bytes() == b"# user\r\n\r\n- a\r\n"
+
+
+def test_lmml_fmt_refuses_a_bad_mdformat_toml_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / ".mdformat.toml"
+    path = tmp_path / "chat.lmml"
+    path.write_text(MESSY)
+    for text, said in (
+        ("wrapp = 20\n", "unknown key 'wrapp'"),
+        ("wrap = 0\n", "invalid 'wrap' value 0"),
+        ("wrap = [\n", "invalid TOML"),
+    ):
+        config.write_text(text)
+        assert main(["fmt", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"lmml: error: {config}")
+        assert said in err and "Traceback" not in err
+        assert path.read_text() == MESSY
+
+
+def test_lmml_fmt_leaves_out_what_mdformat_toml_excludes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".mdformat.toml").write_text('exclude = ["drafts/**"]\n')
+    (tmp_path / "drafts").mkdir()
+    kept, formatted = tmp_path / "drafts" / "kept.lmml", tmp_path / "done.lmml"
+    kept.write_text(MESSY)
+    formatted.write_text(MESSY)
+    status = main(["fmt", str(tmp_path)])
+    if sys.version_info < (3, 13):  # mdformat refuses the key there too
+        assert status == 2
+        assert "'exclude' patterns need Python 3.13" in capsys.readouterr().err
+        assert formatted.read_text() == MESSY
+    else:
+        assert status == 0
+        assert formatted.read_text() != MESSY
+    assert kept.read_text() == MESSY
