@@ -553,3 +553,9 @@ def test_lmml_fmt_leaves_out_what_mdformat_toml_excludes(
         assert status == 0
         assert formatted.read_text() != MESSY
     assert kept.read_text() == MESSY
+
+
+def test_every_shipped_example_is_already_formatted(capsys: pytest.CaptureFixture[str]) -> None:
+    # What the docs show `lmml fmt --check examples/...` print holds for every example.
+    assert main(["fmt", "--check", str(ROOT / "examples")]) == 0, capsys.readouterr().err
+    assert "already formatted" in capsys.readouterr().err
