@@ -459,6 +459,18 @@ def test_mdformat_command_line_never_changes_the_conversation(
     assert status == 0
     assert err.startswith(f"Warning: {defined}:1: formatting would change the conversation")
     assert defined.read_text() == "[d]: https://example.com\n\n# user\n* hello\n"
+    # From standard input, the text comes back as it was, the warning naming <stdin>.
+    import io
+
+    stdin = io.TextIOWrapper(io.BytesIO(defined.read_bytes()))
+    written = io.BytesIO()
+    stdout = io.TextIOWrapper(written)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdout", stdout)
+    status, err = _mdformat_cli(Path("-"), monkeypatch=monkeypatch)
+    assert status == 0
+    assert err.startswith("Warning: <stdin>:1: formatting would change the conversation")
+    assert written.getvalue() == defined.read_bytes()
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

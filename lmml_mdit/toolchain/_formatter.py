@@ -23,6 +23,7 @@ from markdown_it.rules_core import StateCore
 
 from ..errors import FormatError
 from ..narrative import Narrative, parse
+from ..stdin import STDIN_LABEL
 from ..syntax import (
     ESCAPE_TOKEN_INFO,
     FRONT_MATTER_TOKEN,
@@ -442,6 +443,8 @@ def _keep_meaning(text: str, node: RenderTreeNode, context: RenderContext) -> st
     if _CHECKED_BY_CALLER.get() or not isinstance(source, str):
         return text
     filename = context.options.get("mdformat", {}).get("filename") or None
+    if filename == "-":  # mdformat's name for standard input
+        filename = STDIN_LABEL
     refusal = _refusal(
         parse(source, name=filename),
         parse(_written(text, context.env), name=filename),
