@@ -356,8 +356,9 @@ class ImportFormatError(LmmlError):
 
 
 class FormatError(LmmlError):
-    """Formatting a narrative (``lmml fmt``, the mdformat plugin) would change its turns,
-    an embed, a reference or an escape, so it is left as it is."""
+    """Formatting a narrative (``lmml fmt``, ``format_text``) would change its conversation
+    (a turn, an embed, a reference, an escape, a placeholder or the text sent), so it is
+    left as it is; mdformat with the plugin leaves it so too, with this as a warning."""
 
 
 class PromptFileError(LmmlError):

@@ -274,6 +274,7 @@ inputs:
 expect:
   - max-latency: 30
 ---
+
 ## system
 
 Answer with the capital's name only.

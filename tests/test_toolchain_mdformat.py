@@ -373,3 +373,201 @@ def test_lmml_fmt_refuses_a_change_and_leaves_the_file(
     assert err.startswith(f"lmml: error: {path}:")
     assert "would change the conversation" in err
     assert "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- mdformat's meaning
+
+
+def _mdformat_cli(path: Path, *options: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    """mdformat's own command line (its console script's function), in-process, on *path*:
+    the exit status and what it wrote to stderr."""
+    import io
+
+    import mdformat.__main__
+
+    monkeypatch.setattr(sys, "argv", ["mdformat", *options, "--extensions", "lmml", str(path)])
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    with pytest.raises(SystemExit) as exited:
+        mdformat.__main__.run()
+    code = exited.value.code
+    assert isinstance(code, int)
+    return code, err.getvalue()
+
+
+TABLE = "# user\n\n| a | b |\n|---|---|\n| one two three | four |\n"
+
+
+@pytest.mark.parametrize("wrap", ["no", 5, 80])
+def test_mdformat_wrapping_keeps_a_table_a_table(wrap: str | int) -> None:
+    # mdformat's core has no tables: wrapping would join the rows into one line.
+    assert mdformat.text(TABLE, options={"wrap": wrap}, extensions={"lmml"}) == TABLE
+    text = "# user\n\nSee:\n| a | b |\n|---|---|\n| 1 | 2 |\n\nlong words after the table\n"
+    formatted = mdformat.text(text, options={"wrap": wrap}, extensions={"lmml"})
+    assert "See:\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" in formatted
+    assert outline(parse(formatted)) == outline(parse(text))
+
+
+def test_mdformat_keeps_an_escaped_pipe_in_a_table() -> None:
+    # "\|" is no escape to CommonMark, which mdformat alone drops: the cell would split.
+    text = "| a \\| b | c |\n|---|---|\n"
+    assert mdformat.text(text, extensions={"lmml"}) == text
+    assert format_text(text) == text
+
+
+@pytest.mark.parametrize("wrap", ["no", 80])
+def test_mdformat_wrapping_makes_no_placeholder(wrap: str | int) -> None:
+    # Two lines are no placeholder; joined, "{{ name }}" would be one, filled when sent.
+    text = "# user\n\nHi {{\nname }} there and {{ kept }} {{\nnot.one\n}}\n"
+    formatted = mdformat.text(text, options={"wrap": wrap}, extensions={"lmml"})
+    assert outline(parse(formatted)) == outline(parse(text))
+    assert "{{\nname }}" in formatted
+    assert format_text(text, options={"wrap": wrap}) == formatted
+
+
+def test_mdformat_leaves_a_file_whose_conversation_would_change(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # mdformat drops a link definition no link uses: the context turn holding it alone
+    # would disappear. The HTML is the same, so mdformat's own check passes.
+    text = "[d]: https://example.com\n\n# user\n* hello\n"
+    with caplog.at_level("WARNING", logger="mdformat.renderer"):
+        assert mdformat.text(text, extensions={"lmml"}) == text
+    (message,) = [record.getMessage() for record in caplog.records]
+    assert "formatting would change the conversation: it would have 1 turns instead of 2" in (
+        message
+    )
+    assert "left as it is" in message
+    with pytest.raises(FormatError, match="1 turns instead of 2"):
+        format_text(text)
+
+
+def test_mdformat_command_line_never_changes_the_conversation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "table.lmml"
+    table.write_text(TABLE)
+    assert _mdformat_cli(table, "--wrap", "no", monkeypatch=monkeypatch) == (0, "")
+    assert table.read_text() == TABLE
+    placeholder = tmp_path / "placeholder.lmml"
+    placeholder.write_text("# user\n\nHi {{\nname }} there\n")
+    assert _mdformat_cli(placeholder, "--wrap", "no", monkeypatch=monkeypatch) == (0, "")
+    assert placeholder.read_text() == "# user\n\nHi {{\nname }} there\n"
+    defined = tmp_path / "defined.lmml"
+    defined.write_text("[d]: https://example.com\n\n# user\n* hello\n")
+    status, err = _mdformat_cli(defined, "--wrap", "no", monkeypatch=monkeypatch)
+    assert status == 0
+    assert err.startswith(f"Warning: {defined}:1: formatting would change the conversation")
+    assert defined.read_text() == "[d]: https://example.com\n\n# user\n* hello\n"
+    # From standard input, the text comes back as it was, the warning naming <stdin>.
+    import io
+
+    stdin = io.TextIOWrapper(io.BytesIO(defined.read_bytes()))
+    written = io.BytesIO()
+    stdout = io.TextIOWrapper(written)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdout", stdout)
+    status, err = _mdformat_cli(Path("-"), monkeypatch=monkeypatch)
+    assert status == 0
+    assert err.startswith("Warning: <stdin>:1: formatting would change the conversation")
+    assert written.getvalue() == defined.read_bytes()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(documents(), st.lists(_TRICKY, min_size=1, max_size=6).map("\n".join)),
+    st.sampled_from(["keep", "no", 12, 40]),
+)
+def test_mdformat_with_the_plugin_never_changes_the_conversation(
+    text: str, wrap: str | int
+) -> None:
+    formatted = mdformat.text(text, options={"wrap": wrap}, extensions={"lmml"})
+    assert outline(parse(formatted)) == outline(parse(text))
+
+
+@pytest.mark.parametrize("line", ["\\<!-- user -->", "\\## Turn 2 -- assistant"])
+def test_wrapping_keeps_an_escaped_delimiter_line_whole(line: str) -> None:
+    # Split at its spaces, "\<!--" is no delimiter-shaped line: the escape would be lost.
+    text = f"words\n\ntext\n{line}\n"
+    assert format_text(text, options={"wrap": 12}) == text
+    assert mdformat.text(text, options={"wrap": 12}, extensions={"lmml"}) == text
+
+
+# --------------------------------------------------------------------------- .mdformat.toml
+
+MESSY = "# user\n* one two three four five six seven\n\n3. x\n3. y\n\n@@@x.txt\n  keep   me\n@@@\n"
+
+
+def test_lmml_fmt_reads_mdformat_toml_as_mdformat_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The configuration of the nearest folder up from the file's, as mdformat finds it.
+    (tmp_path / ".mdformat.toml").write_text('wrap = 20\nnumber = true\nend_of_line = "crlf"\n')
+    folder = tmp_path / "chats" / "deep"
+    folder.mkdir(parents=True)
+    ours, theirs = folder / "ours.lmml", folder / "theirs.lmml"
+    ours.write_text(MESSY)
+    theirs.write_text(MESSY)
+    assert main(["fmt", str(ours)]) == 0
+    assert _mdformat_cli(theirs, monkeypatch=monkeypatch) == (0, "")
+    assert (
+        ours.read_bytes()
+        == theirs.read_bytes()
+        == (
+            b"# user\r\n\r\n- one two three four\r\n  five six seven\r\n\r\n3. x\r\n4. y\r\n\r\n"
+            b"@@@x.txt\r\n  keep   me\r\n@@@\r\n"
+        )
+    )
+    assert main(["fmt", "--check", str(ours)]) == 0
+
+
+def test_lmml_fmt_keeps_line_endings_when_mdformat_toml_says_keep(tmp_path: Path) -> None:
+    (tmp_path / ".mdformat.toml").write_text('end_of_line = "keep"\n')
+    path = tmp_path / "chat.lmml"
+    path.write_bytes(b"# user\r\n* a\r\n")
+    assert main(["fmt", str(path)]) == 0
+    assert path.read_bytes() == b"# user\r\n\r\n- a\r\n"
+
+
+def test_lmml_fmt_refuses_a_bad_mdformat_toml_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / ".mdformat.toml"
+    path = tmp_path / "chat.lmml"
+    path.write_text(MESSY)
+    for text, said in (
+        ("wrapp = 20\n", "unknown key 'wrapp'"),
+        ("wrap = 0\n", "invalid 'wrap' value 0"),
+        ("wrap = [\n", "invalid TOML"),
+    ):
+        config.write_text(text)
+        assert main(["fmt", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"lmml: error: {config}")
+        assert said in err and "Traceback" not in err
+        assert path.read_text() == MESSY
+
+
+def test_lmml_fmt_leaves_out_what_mdformat_toml_excludes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".mdformat.toml").write_text('exclude = ["drafts/**"]\n')
+    (tmp_path / "drafts").mkdir()
+    kept, formatted = tmp_path / "drafts" / "kept.lmml", tmp_path / "done.lmml"
+    kept.write_text(MESSY)
+    formatted.write_text(MESSY)
+    status = main(["fmt", str(tmp_path)])
+    if sys.version_info < (3, 13):  # mdformat refuses the key there too
+        assert status == 2
+        assert "'exclude' patterns need Python 3.13" in capsys.readouterr().err
+        assert formatted.read_text() == MESSY
+    else:
+        assert status == 0
+        assert formatted.read_text() != MESSY
+    assert kept.read_text() == MESSY
+
+
+def test_every_shipped_example_is_already_formatted(capsys: pytest.CaptureFixture[str]) -> None:
+    # What the docs show `lmml fmt --check examples/...` print holds for every example.
+    assert main(["fmt", "--check", str(ROOT / "examples")]) == 0, capsys.readouterr().err
+    assert "already formatted" in capsys.readouterr().err

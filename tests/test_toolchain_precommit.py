@@ -11,6 +11,7 @@ from the user's cache, and the second run reuses the first one's.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -116,3 +117,24 @@ def test_try_repo_passes_the_good_file_and_fails_the_bad_one(tmp_path: Path) -> 
     assert "files were modified by this hook" in output
     assert (repo / "bad.lmml").read_text() == "## Turn 1 -- user\n\n- see @missing.txt\n"
     assert (repo / "good.lmml").read_text() == GOOD
+
+
+def _extra(name: str) -> list[str]:
+    """The requirements of the package's extra *name*, as ``pyproject.toml`` declares them
+    (read by hand: ``tomllib`` is not in Python 3.10)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = text.split("\n[project.optional-dependencies]\n", 1)[1].split("\n[", 1)[0]
+    match = re.search(rf"^{re.escape(name)} = \[([^\]]*)\]", table, flags=re.MULTILINE)
+    assert match is not None, name
+    return re.findall(r'"([^"]+)"', match.group(1))
+
+
+def test_the_format_hook_installs_what_the_mdformat_extra_requires() -> None:
+    # One fact: the hook's environment gets the mdformat the package's extra asks for.
+    from packaging.requirements import Requirement
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = [hook for hook in hooks if hook["id"] == "lmml-format"]
+    wanted = sorted(str(Requirement(line)) for line in _extra("mdformat"))
+    assert [Requirement(line).name for line in wanted] == ["mdformat"]
+    assert sorted(str(Requirement(line)) for line in hook["additional_dependencies"]) == wanted

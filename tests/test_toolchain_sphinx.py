@@ -71,9 +71,23 @@ temperature: 0.2
 CHAT = "## Turn 1 -- user\n\nLook at @note.txt.\n\n## Turn 2 -- assistant\n\nRead it.\n"
 
 
-def build(source: Path, out: Path, builder: str = "html") -> subprocess.CompletedProcess[str]:
+def build(
+    source: Path, out: Path, builder: str = "html", *, strict: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``sphinx-build -q`` (with ``-W`` when *strict*) of *source* into *out*."""
+    fail_on_warning = ["-W"] if strict else []
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-W", "-b", builder, str(source), str(out)],
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-q",
+            *fail_on_warning,
+            "-b",
+            builder,
+            str(source),
+            str(out),
+        ],
         env=subprocess_env(),
         capture_output=True,
         text=True,
@@ -129,13 +143,27 @@ def test_other_builders_get_the_narrative_as_text(project: Path, tmp_path: Path)
     assert "lmml-preview" not in index
 
 
-def test_a_missing_file_fails_the_build_at_the_directive(project: Path, tmp_path: Path) -> None:
+def test_a_missing_file_is_an_error_at_the_directive(project: Path, tmp_path: Path) -> None:
     (project / "index.rst").write_text("Sample\n======\n\n.. lmml:: gone.lmml\n")
     (project / "myst.md").unlink()
     run = build(project, tmp_path / "out")
+    assert run.returncode != 0  # -W
+    assert "index.rst:4: ERROR: lmml: gone.lmml: no such file" in run.stderr
+    # Without -W, Sphinx counts the error among its warnings and the build succeeds, the
+    # directive left out of the page (docs/toolchain.md says so).
+    lenient = build(project, tmp_path / "lenient", strict=False)
+    assert lenient.returncode == 0, lenient.stderr
+    assert "index.rst:4: ERROR: lmml: gone.lmml: no such file" in lenient.stderr
+    assert "lmml-preview" not in (tmp_path / "lenient" / "index.html").read_text("utf-8")
+
+
+def test_a_folder_is_named_a_folder(project: Path, tmp_path: Path) -> None:
+    (project / "chats").mkdir()
+    (project / "index.rst").write_text("Sample\n======\n\n.. lmml:: chats\n")
+    (project / "myst.md").unlink()
+    run = build(project, tmp_path / "out")
     assert run.returncode != 0
-    assert "index.rst:4" in run.stderr
-    assert "gone.lmml: no such file" in run.stderr
+    assert "index.rst:4: ERROR: lmml: chats: is a folder, not a .lmml or .lmmlz file" in run.stderr
 
 
 def test_file_and_content_together_are_refused(project: Path, tmp_path: Path) -> None:

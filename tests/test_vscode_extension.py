@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+import lmml_mdit
+
 ROOT = Path(__file__).resolve().parent.parent
 EXTENSION = ROOT / "editors" / "vscode"
 GRAMMAR = EXTENSION / "syntaxes" / "lmml.tmLanguage.json"
@@ -184,3 +186,31 @@ def test_the_vsix_ships_one_bundled_script_and_no_development_files(tmp_path: Pa
     assert "vscode" in required  # the one module left outside the bundle: VS Code's own
     assert all(name == "vscode" or name.startswith("node:") or "/" not in name for name in required)
     assert "vscode-languageclient" not in required
+
+
+def _fence_openings() -> list[re.Pattern[str]]:
+    """Each ``@@@`` fence's opening pattern, for Python's ``re`` (the ``\\G`` anchor, which
+    it lacks, left out: a line's start is the case that matters here)."""
+    patterns = _grammar()["repository"]["embed-fence"]["patterns"]
+    return [re.compile(pattern["begin"].replace("(?:^|\\G)", "^")) for pattern in patterns]
+
+
+@pytest.mark.parametrize(
+    ("line", "fence"),
+    [
+        ("@@@x.json", True),
+        ("   @@@x.json", True),
+        ("> @@@x.json", True),
+        (">    @@@x.json", True),  # the marker's space, then three
+        ("> > @@@x.json", True),
+        ("    @@@x.json", False),  # indented code, as the parser and the Pygments lexer read it
+        ("        @@@x.json", False),
+        ("\t@@@x.json", False),
+        (">      @@@x.json", False),  # indented code inside the quote
+    ],
+)
+def test_a_fence_opens_with_at_most_three_spaces_of_indentation(line: str, fence: bool) -> None:
+    patterns = _fence_openings()
+    assert len(patterns) > 10
+    assert any(pattern.search(line) is not None for pattern in patterns) == fence, line
+    assert (lmml_mdit.parse(f"{line}\n{{}}\n@@@\n").embeds != ()) == fence

@@ -1,8 +1,9 @@
 """``lmml fmt``: bundles formatted by mdformat with the LMML plugin, in place.
 
 A ``.lmml`` is rewritten as a whole; in a ``.lmmlz`` only the narrative changes, and the
-archive is saved again (atomically, its entries as they were). The formatter comes from
-the optional extra ``mdformat``, imported only when the command runs.
+archive is saved again (atomically, its entries as they were). The options are those of
+the ``.mdformat.toml`` mdformat's command line would read for the file. The formatter
+comes from the optional extra ``mdformat``, imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ..atomic import atomic_write_bytes
 from ..errors import LmmlError
@@ -29,6 +31,9 @@ from ._output import (
 )
 from ._sources import located, open_source
 from ._table import command
+
+if TYPE_CHECKING:
+    from ..toolchain import MdformatConfig
 
 __all__ = ["FmtArguments", "cmd_fmt"]
 
@@ -52,8 +57,24 @@ def _bundle_paths(paths: list[str]) -> list[str]:
     return found
 
 
-def _format_one(path: str, args: FmtArguments) -> bool:
-    """Format the bundle at *path*; whether it changed (or, with ``--check``, would)."""
+def _configs(paths: list[str]) -> dict[str, MdformatConfig]:
+    """The ``.mdformat.toml`` of each path (read once per folder): as mdformat reads it,
+    from the file's folder (the working folder for stdin) or its nearest parent."""
+    from ..toolchain import mdformat_config
+
+    by_folder: dict[str, MdformatConfig] = {}
+    found: dict[str, MdformatConfig] = {}
+    for path in paths:
+        folder = os.getcwd() if path == STDIO else os.path.dirname(os.path.abspath(path))
+        if folder not in by_folder:
+            by_folder[folder] = mdformat_config(folder)
+        found[path] = by_folder[folder]
+    return found
+
+
+def _format_one(path: str, args: FmtArguments, config: MdformatConfig) -> bool:
+    """Format the bundle at *path* with *config*'s options; whether it changed (or, with
+    ``--check``, would)."""
     from ..bundle import Bundle
     from ..toolchain import format_text
 
@@ -62,10 +83,14 @@ def _format_one(path: str, args: FmtArguments) -> bool:
     text = bundle.narrative.text
     try:
         formatted = format_text(
-            text, name=bundle.narrative_name, known_names=frozenset(bundle.entries)
+            text,
+            options=config.options,
+            name=bundle.narrative_name,
+            known_names=frozenset(bundle.entries),
         )
     except LmmlError as error:
         raise CliError(located(source.label, error_text(error), source.aliases)) from None
+    formatted = formatted.replace("\n", config.newline(text))
     if path == STDIO:
         if not args.check:
             stdout_text(formatted)
@@ -124,9 +149,14 @@ def cmd_fmt(args: FmtArguments) -> int:
     changed = 0
     failed = 0
     paths = _bundle_paths(args.paths)
+    try:
+        configs = _configs(paths)
+    except LmmlError as failure:
+        raise CliError(error_text(failure)) from None
+    paths = [path for path in paths if path == STDIO or not configs[path].excludes(path)]
     for path in paths:
         try:
-            did_change = _format_one(path, args)
+            did_change = _format_one(path, args, configs[path])
         except (LmmlError, OSError, CliError) as failure:
             error(error_text(failure))
             status = 2

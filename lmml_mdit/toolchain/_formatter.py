@@ -2,15 +2,18 @@
 
 mdformat finds it through its ``mdformat.parser_extension`` entry point ``lmml``:
 :func:`update_mdit` installs :func:`~lmml_mdit.lmml_plugin`, :data:`RENDERERS` writes the
-plugin's tokens back and :data:`POSTPROCESSORS` guards what mdformat writes around them.
-:func:`format_text` (``lmml fmt``) refuses with :class:`~lmml_mdit.errors.FormatError` any
-result that parses differently. See docs/toolchain.md, "The mdformat plugin".
+plugin's tokens back and :data:`POSTPROCESSORS` guards what mdformat writes around them,
+and leaves as it was (with a warning) a document that would read as another conversation.
+:func:`format_text` (``lmml fmt``) refuses such a result with
+:class:`~lmml_mdit.errors.FormatError`. See docs/toolchain.md, "The mdformat plugin".
 """
 
 from __future__ import annotations
 
 import bisect
+import contextvars
 import functools
+import logging
 import types
 from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING, Final
@@ -20,6 +23,7 @@ from markdown_it.rules_core import StateCore
 
 from ..errors import FormatError
 from ..narrative import Narrative, parse
+from ..stdin import STDIN_LABEL
 from ..syntax import (
     ESCAPE_TOKEN_INFO,
     FRONT_MATTER_TOKEN,
@@ -68,13 +72,20 @@ _BRACE_ESCAPE = "\\{"
 """The escape that keeps ``\\{{`` literal braces in a template: mdformat alone drops it
 (``{`` is nothing to Markdown), which would turn the braces into a placeholder."""
 
+_PIPE_ESCAPE = "\\|"
+"""The escape that keeps a ``|`` inside a table's cell: mdformat's core has no tables and
+drops it (``|`` is nothing to CommonMark), which would split the cell."""
+
+_KEPT_ESCAPES: Final = frozenset({_BRACE_ESCAPE, _PIPE_ESCAPE})
+
 
 def _keep_escapes(state: StateCore) -> None:
     """Core rule ``lmml_keep_escapes``, run before ``text_join``: an LMML escape's token
-    (a ``text_special`` the plugin marked) and a ``\\{`` escape become ``lmml_escape``
-    tokens, written as they were (mdformat alone drops them, which turns ``\\@chart.png``
-    into a reference and ``\\{{`` into a placeholder); an entity that would start or end a
-    reference once decoded (``&#64;x.png``, ``&#95;@x.png``) an ``lmml_verbatim`` one."""
+    (a ``text_special`` the plugin marked), a ``\\{`` and a ``\\|`` escape become
+    ``lmml_escape`` tokens, written as they were (mdformat alone drops them, which turns
+    ``\\@chart.png`` into a reference, ``\\{{`` into a placeholder and splits a table's
+    cell); an entity that would start or end a reference once decoded (``&#64;x.png``,
+    ``&#95;@x.png``) an ``lmml_verbatim`` one."""
     for token in state.tokens:
         if token.type != "inline" or not token.children:
             continue
@@ -83,7 +94,7 @@ def _keep_escapes(state: StateCore) -> None:
             if child.type != "text_special":
                 continue
             if child.info == ESCAPE_TOKEN_INFO and (
-                child.meta.get("lmml_escape") or child.markup == _BRACE_ESCAPE
+                child.meta.get("lmml_escape") or child.markup in _KEPT_ESCAPES
             ):
                 child.type = ESCAPE_TOKEN
             elif child.info == ENTITY_TOKEN_INFO and (
@@ -180,11 +191,16 @@ def _render_escape(node: RenderTreeNode, context: RenderContext) -> str:
 def _starts_escaped_line(node: RenderTreeNode | None) -> bool:
     """Whether *node* is the escape at the start of a delimiter-shaped line (``\\## user``),
     which must stay at its line's start, the line whole, for the escape to be LMML's."""
-    return node is not None and node.type == ESCAPE_TOKEN and node.markup != "\\" + SIGIL
+    return (
+        node is not None
+        and node.type == ESCAPE_TOKEN
+        and node.markup != "\\" + SIGIL
+        and node.markup not in _KEPT_ESCAPES
+    )
 
 
-def _ends_escaped_line(node: RenderTreeNode) -> bool:
-    """Whether the softbreak *node* ends a line that starts with a delimiter escape."""
+def _on_escaped_line(node: RenderTreeNode) -> bool:
+    """Whether *node* is on (a soft break: ends) a line that starts with a delimiter escape."""
     sibling = node.previous_sibling
     while sibling is not None and sibling.type != "softbreak":
         if sibling.previous_sibling is None or sibling.previous_sibling.type == "softbreak":
@@ -205,14 +221,86 @@ def _ends_bare_marker(node: RenderTreeNode) -> bool:
     )
 
 
+def _paragraph_of(node: RenderTreeNode) -> RenderTreeNode | None:
+    """The paragraph holding the inline *node*, or None (a heading's text)."""
+    parent = node.parent
+    while parent is not None and parent.type != "paragraph":
+        parent = parent.parent
+    return parent
+
+
+@functools.cache
+def _table_reader() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+_TABLES_KEY = "lmml_format_tables"
+"""The ``env`` key of what :func:`_holds_table` found, by paragraph, for one rendering."""
+
+
+def _holds_table(node: RenderTreeNode, context: RenderContext) -> bool:
+    """Whether the paragraph holding *node* is, or holds, a GFM table: the parse reads one
+    there (mdformat's core has none, so to it the table is a paragraph to wrap)."""
+    paragraph = _paragraph_of(node)
+    if paragraph is None:
+        return False
+    found: dict[int, bool] = context.env.setdefault(_TABLES_KEY, {})
+    key = id(paragraph)
+    if key not in found:
+        content = paragraph.children[0].content if paragraph.children else ""
+        found[key] = "|" in content and any(
+            token.type == "table_open" for token in _table_reader().parse(content)
+        )
+    return found[key]
+
+
+_OPEN_LINES_KEY = "lmml_format_open_lines"
+"""The ``env`` key of the soft breaks that end a line with an unclosed ``{{``, by
+paragraph, for one rendering."""
+
+
+def _in_open_braces(node: RenderTreeNode) -> set[int]:
+    """The soft breaks (by ``id``) of the paragraph holding *node* whose line has a ``{{``
+    with no ``}}`` after it: joined to the next line, the two could make a placeholder
+    (``{{`` + ``name }}``), which a line break keeps from being one."""
+    paragraph = _paragraph_of(node)
+    assert paragraph is not None
+    breaks: set[int] = set()
+    line = ""
+    for part in paragraph.walk(include_self=False):
+        if part.type in ("softbreak", "hardbreak"):
+            if part.type == "softbreak" and line.rfind("{{") > line.rfind("}}"):
+                breaks.add(id(part))
+            line = ""
+        elif not part.children:
+            line += part.content or part.markup
+    return breaks
+
+
+def _opens_placeholder(node: RenderTreeNode, context: RenderContext) -> bool:
+    """Whether the soft break *node* ends a line with an unclosed ``{{``."""
+    paragraph = _paragraph_of(node)
+    if paragraph is None:
+        return False
+    found: dict[int, set[int]] = context.env.setdefault(_OPEN_LINES_KEY, {})
+    key = id(paragraph)
+    if key not in found:
+        found[key] = _in_open_braces(node)
+    return id(node) in found[key]
+
+
 def _render_softbreak(node: RenderTreeNode, context: RenderContext) -> str:
-    """mdformat's soft break, except around an escaped delimiter line, which wrapping
-    must neither join to another line nor move, and after a paragraph's bare ``@@@``
-    first line (the line break stays)."""
+    """mdformat's soft break, except where wrapping must keep the line break: around an
+    escaped delimiter line (which must neither join another line nor move), after a
+    paragraph's bare ``@@@`` first line, after a line with an unclosed ``{{`` (joined,
+    ``{{`` and ``name }}`` would make a placeholder) and in a paragraph that is a table
+    to the parse."""
     if context.do_wrap and (
         _starts_escaped_line(node.next_sibling)
-        or _ends_escaped_line(node)
+        or _on_escaped_line(node)
         or _ends_bare_marker(node)
+        or _opens_placeholder(node, context)
+        or _holds_table(node, context)
     ):
         return "\n"
     from mdformat.renderer import DEFAULT_RENDERERS
@@ -289,10 +377,18 @@ RENDERERS: Mapping[str, Render] = types.MappingProxyType(
 def _join_placeholders(text: str, node: RenderTreeNode, context: RenderContext) -> str:
     """With wrapping on, the spaces inside a ``{{ name }}`` are no places to break a line
     (a placeholder split over two lines is no placeholder), nor those inside an escaped
-    ``\\{{ name }}``, whose text starts at its second brace (the first is an escape)."""
-    if not context.do_wrap or "}}" not in text:
+    ``\\{{ name }}``, whose text starts at its second brace (the first is an escape); nor
+    is any space of a paragraph that is a table to the parse (a row split over two lines
+    is no row), nor of a line that starts with a delimiter escape (split, ``\\<!--`` and
+    ``user -->`` are no delimiter, and the escape no longer LMML's)."""
+    if not context.do_wrap:
         return text
-    from mdformat.renderer._context import WRAP_POINT
+    from mdformat.renderer import WRAP_POINT
+
+    if WRAP_POINT in text and (_holds_table(node, context) or _on_escaped_line(node)):
+        return text.replace(WRAP_POINT, " ")
+    if "}}" not in text:
+        return text
 
     pieces: list[str] = []
     position = 0
@@ -312,11 +408,63 @@ def _join_placeholders(text: str, node: RenderTreeNode, context: RenderContext) 
     return "".join(pieces)
 
 
+_LOGGER: Final = logging.getLogger("mdformat.renderer")
+"""mdformat's renderer logger: its command line prints what it gets as ``Warning: ...``."""
+
+_CHECKED_BY_CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "lmml_format_checked_by_caller", default=False
+)
+"""Set by :func:`format_text`, which checks the whole result itself (and refuses it with
+:class:`~lmml_mdit.errors.FormatError`), so that :func:`_keep_meaning` need not."""
+
+
+def _written(text: str, env: Mapping[str, object]) -> str:
+    """What mdformat writes for the document *text* rendered to: the link definitions it
+    adds at the end (those of the links written by label), and the final newline."""
+    used = env.get("used_refs")
+    references = env.get("references")
+    if used and isinstance(used, set) and isinstance(references, dict):
+        lines = []
+        for label in sorted(used):
+            reference = references[label]
+            title = str(reference.get("title") or "").replace('"', '\\"')
+            item = f"[{label.lower()}]: {reference.get('href') or '<>'}"
+            lines.append(f'{item} "{title}"' if title else item)
+        text += "\n\n" + "\n".join(lines)
+    return text + "\n" if text else text
+
+
+def _keep_meaning(text: str, node: RenderTreeNode, context: RenderContext) -> str:
+    """The document mdformat wrote, or, when it reads as another conversation than the
+    source (:func:`outline`: turns, embeds, escapes, placeholders, text sent), the source
+    as it was, with a warning naming the first difference. mdformat's own check compares
+    the HTML only, which a dropped definition or a joined table row leaves the same."""
+    source = context.env.get(SOURCE_KEY)
+    if _CHECKED_BY_CALLER.get() or not isinstance(source, str):
+        return text
+    filename = context.options.get("mdformat", {}).get("filename") or None
+    if filename == "-":  # mdformat's name for standard input
+        filename = STDIN_LABEL
+    refusal = _refusal(
+        parse(source, name=filename),
+        parse(_written(text, context.env), name=filename),
+        name=filename,
+        hint="the file is left as it is; rewrite the Markdown around what is named so "
+        "that mdformat keeps it, or leave the file out of formatting",
+    )
+    if refusal is None:
+        return text
+    _LOGGER.warning(str(refusal))
+    context.env["used_refs"] = set()  # the source keeps its own definitions
+    return source[:-1] if source.endswith("\n") else source
+
+
 POSTPROCESSORS: Mapping[str, Postprocess] = types.MappingProxyType(
-    {"paragraph": _guard_paragraph, "text": _join_placeholders}
+    {"paragraph": _guard_paragraph, "text": _join_placeholders, "root": _keep_meaning}
 )
 """mdformat's postprocessors: a paragraph's lines kept from opening a fence (and, wrapped,
-its first line from opening an HTML block), and a placeholder from being wrapped."""
+its first line from opening an HTML block), a placeholder from being wrapped, and the
+document as it was when it would read as another conversation."""
 
 
 # --------------------------------------------------------------------------- the library call
@@ -459,7 +607,7 @@ def _line_of_difference(before: Narrative, after: Narrative, at: str) -> int | N
             return was.line
     for was_turn, now_turn in zip(before.turns, after.turns, strict=False):
         if (was_turn.role, was_turn.heading) != (now_turn.role, now_turn.heading):
-            return was_turn.delimiter_line
+            return was_turn.delimiter_line or was_turn.start_line
     if at.startswith("in turn "):
         number = int(at[len("in turn ") :].split(" ", 1)[0])
         if number <= len(before.turns):
@@ -527,16 +675,36 @@ def format_text(
     """
     before = parse(text, name=name, known_names=known_names)
     _register()
-    formatted = _settled(before.source, dict(options or {}), name)
+    checked = _CHECKED_BY_CALLER.set(True)
+    try:
+        formatted = _settled(before.source, dict(options or {}), name)
+    finally:
+        _CHECKED_BY_CALLER.reset(checked)
     after = parse(formatted, name=name, known_names=known_names)
-    was, now = outline(before), outline(after)
-    if was != now:
-        difference = _first_difference(was, now)
-        raise FormatError(
-            "formatting would change the conversation: " + difference,
-            name=name,
-            line=_line_of_difference(before, after, difference),
-            hint="leave this file out of formatting, or rewrite the Markdown around what "
-            "is named so that mdformat keeps it",
-        )
+    refusal = _refusal(
+        before,
+        after,
+        name=name,
+        hint="leave this file out of formatting, or rewrite the Markdown around what is "
+        "named so that mdformat keeps it",
+    )
+    if refusal is not None:
+        raise refusal
     return formatted
+
+
+def _refusal(
+    before: Narrative, after: Narrative, *, name: str | None, hint: str
+) -> FormatError | None:
+    """The error naming the first difference between the conversations *before* and
+    *after* formatting (located in *before*), or None when they are the same."""
+    was, now = outline(before), outline(after)
+    if was == now:
+        return None
+    difference = _first_difference(was, now)
+    return FormatError(
+        "formatting would change the conversation: " + difference,
+        name=name,
+        line=_line_of_difference(before, after, difference),
+        hint=hint,
+    )

@@ -24,6 +24,7 @@ from .._version import __version__
 from ..bundle import Bundle, DefectWarning
 from ..chat import open as open_bundle
 from ..errors import LmmlError, location
+from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from ..preview import LEXER_ALIAS, LmmlLexer, render_html
 
 if TYPE_CHECKING:
@@ -86,7 +87,8 @@ class LmmlDirective(SphinxDirective):
 
     def _report_issues(self, bundle: Bundle) -> None:
         """Each defect of *bundle*, located at the directive: an error-level one as a build
-        error, a warning as a build warning (as ``lmml validate`` judges them)."""
+        error, a warning as a build warning (as ``lmml validate`` judges them); Sphinx
+        fails the build on either only with ``-W``."""
         directive = (self.env.docname, self.lineno)
         for issue in bundle.validate():
             where = location(bundle.location(issue), issue.line, issue.column)
@@ -100,6 +102,11 @@ class LmmlDirective(SphinxDirective):
         if self.arguments:
             relative, path = self.env.relfn2path(self.arguments[0], self.env.docname)
             self.env.note_dependency(relative)
+            if os.path.isdir(path):
+                raise self.error(
+                    f"{DIRECTIVE_NAME}: {self.arguments[0]}: is a folder, not a "
+                    f"{NARRATIVE_SUFFIX} or {ARCHIVE_SUFFIX} file"
+                )
             if not os.path.isfile(path):
                 raise self.error(f"{DIRECTIVE_NAME}: {self.arguments[0]}: no such file")
             return open_bundle(path)
