@@ -356,10 +356,21 @@ def snake_keys(value: Any) -> Any:
 
 
 def _gemini_parts(parts: Any) -> list[Any]:
-    """The accepted forms of ``parts`` (a list or one part; a string is one text part)."""
+    """The accepted forms of ``parts`` (a list or one part; a string is one text part), and
+    (5) a part's fields left at their default (``null``, ``thought: false``) dropped."""
     if not isinstance(parts, list):
         parts = [parts]
-    return [{"text": part} if isinstance(part, str) else part for part in parts]
+    return [{"text": part} if isinstance(part, str) else _set_fields(part) for part in parts]
+
+
+def _set_fields(part: Any) -> Any:
+    if not isinstance(part, dict):
+        return part
+    return {
+        key: value
+        for key, value in part.items()
+        if value is not None and not (key == "thought" and value is False)
+    }
 
 
 def _gemini_contents(contents: Any) -> list[Any]:

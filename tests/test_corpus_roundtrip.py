@@ -147,6 +147,16 @@ def _user(text: str) -> dict[str, Any]:
                 ]
             },
         ),
+        # (5) a Gemini part's fields at their default: thought false, null
+        (
+            "gemini",
+            {
+                "contents": [
+                    {"role": "user", "parts": [{"text": "Hi", "thought": None}]},
+                    {"role": "model", "parts": [{"text": "Hello.", "thought": False}]},
+                ]
+            },
+        ),
     ],
     ids=[
         "chat-empty-fields",
@@ -156,6 +166,7 @@ def _user(text: str) -> dict[str, Any]:
         "anthropic-empty-message",
         "gemini-empty-content",
         "responses-empty-logprobs",
+        "gemini-default-fields",
     ],
 )
 def test_each_documented_normalisation_is_taken_for_one(
