@@ -241,11 +241,16 @@ def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
         if nothing and message["role"] != "tool":
             message["content"] = _LEFT_OUT  # (3) a message left with nothing is left out
         for call in message.get("tool_calls") or []:
-            call["function"]["arguments"] = parsed_arguments(call["function"]["arguments"])
+            if "function" in call:  # a custom call's input text comes back verbatim
+                call["function"]["arguments"] = parsed_arguments(call["function"]["arguments"])
     body["messages"] = [m for m in body["messages"] if m.get("content") is not _LEFT_OUT]
     for tool in body.get("tools") or []:
-        tool["function"].setdefault("parameters", EMPTY_SCHEMA)  # (8)
+        if "function" in tool:  # a custom tool is Chat's own, sent as it is
+            tool["function"].setdefault("parameters", EMPTY_SCHEMA)  # (8)
     return body
+
+
+_TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
 def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
@@ -263,8 +268,8 @@ def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
         if item["type"] == "function_call":
             item["arguments"] = parsed_arguments(item["arguments"])
             continue
-        if item["type"] not in ("message", "function_call_output"):
-            continue  # a provider-specific item (reasoning, web_search_call) travels whole
+        if item["type"] not in ("message", *_TOOL_OUTPUTS):
+            continue  # a custom call (input verbatim) or a provider-specific item, whole
         if item.get("role") == "developer":
             item["role"] = "system"  # (6)
         key = "content" if item["type"] == "message" else "output"
