@@ -106,15 +106,28 @@ def export(bundle: Bundle, provider: str, **options: Any) -> Any:
 # kinds and no other. Key order (1) needs no code: dicts compare without it.
 
 
+def plain_text(text: str) -> str:
+    """(4) Text as LMML holds it: line endings ``\n``, NUL as U+FFFD, and no leading or
+    trailing blank line (a line of nothing but whitespace), the last line break included."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
 def merged_text(parts: list[Any]) -> list[Any]:
-    """(3) Adjacent text parts come back as one, joined by a blank line; empty ones go. A
-    caching breakpoint (Anthropic ``cache_control``) on the last of them stays on the joined
-    part, which caches the same prefix."""
+    """(3) Adjacent text parts come back as one, joined by a blank line, each (4) as plain
+    text; empty ones go. A caching breakpoint (Anthropic ``cache_control``) on the last of
+    them stays on the joined part, which caches the same prefix."""
     out: list[Any] = []
     for part in parts:
         keys = set(part) - {"cache_control"} if isinstance(part, dict) else set()
         is_text = keys == {"text"} or (keys == {"type", "text"} and part["type"] in _TEXT_TYPES)
         if is_text:
+            part = {**part, "text": plain_text(part["text"])}
             if not part["text"] and "cache_control" not in part:
                 continue
             previous = out[-1] if out else None
@@ -197,6 +210,13 @@ def _tools_list(settings: dict[str, Any]) -> None:
         settings["tools"] = [settings["tools"]]
 
 
+_LEFT_OUT = object()
+"""Marks a message (3) leaves out: one left with nothing to send."""
+
+#: (5) The fields of a Chat message that carry nothing when null or empty, and go.
+_CHAT_EMPTY_FIELDS = ("refusal", "audio", "function_call", "annotations", "tool_calls", "name")
+
+
 def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
     body = accepted_forms(as_body(body, "messages"))
     _default_model(body, as_body(source, "messages"))
@@ -204,6 +224,9 @@ def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
     if "max_tokens" in body:  # (9) sent under the current parameter name
         body["max_completion_tokens"] = body.pop("max_tokens")
     for message in body["messages"]:
+        for key in _CHAT_EMPTY_FIELDS:
+            if key in message and not message[key]:
+                del message[key]  # (5)
         content = message.get("content")
         if isinstance(content, str):  # (2) a string is one text part
             content = [{"type": "text", "text": content}]
@@ -214,11 +237,20 @@ def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
             message["content"] = merged_text(content) or None
         if message["role"] == "developer":
             message["role"] = "system"  # (6)
+        nothing = not message.get("content") and set(message) <= {"role", "content"}
+        if nothing and message["role"] != "tool":
+            message["content"] = _LEFT_OUT  # (3) a message left with nothing is left out
         for call in message.get("tool_calls") or []:
-            call["function"]["arguments"] = parsed_arguments(call["function"]["arguments"])
+            if "function" in call:  # a custom call's input text comes back verbatim
+                call["function"]["arguments"] = parsed_arguments(call["function"]["arguments"])
+    body["messages"] = [m for m in body["messages"] if m.get("content") is not _LEFT_OUT]
     for tool in body.get("tools") or []:
-        tool["function"].setdefault("parameters", EMPTY_SCHEMA)  # (8)
+        if "function" in tool:  # a custom tool is Chat's own, sent as it is
+            tool["function"].setdefault("parameters", EMPTY_SCHEMA)  # (8)
     return body
+
+
+_TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
 def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
@@ -236,8 +268,8 @@ def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
         if item["type"] == "function_call":
             item["arguments"] = parsed_arguments(item["arguments"])
             continue
-        if item["type"] not in ("message", "function_call_output"):
-            continue  # a provider-specific item (reasoning, web_search_call) travels whole
+        if item["type"] not in ("message", *_TOOL_OUTPUTS):
+            continue  # a custom call (input verbatim) or a provider-specific item, whole
         if item.get("role") == "developer":
             item["role"] = "system"  # (6)
         key = "content" if item["type"] == "message" else "output"
@@ -247,14 +279,16 @@ def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
         for part in content:
             if part["type"] == "output_text":  # (2) replayed assistant text is sent as text
                 part["type"] = "input_text"
-                if part.get("annotations") == []:
-                    del part["annotations"]
+                for empty in ("annotations", "logprobs"):
+                    if part.get(empty) == []:
+                        del part[empty]
             if part["type"] == "input_file":
                 part.pop("filename", None)  # (5)
             if part["type"] == "input_image":
                 part.setdefault("detail", "auto")  # (5) export sends the required "auto"
         item[key] = merged_text(content)
-    body["input"] = items
+    # (3) a message left with nothing is left out
+    body["input"] = [item for item in items if item["type"] != "message" or item["content"]]
     for tool in body.get("tools") or []:
         if tool.get("type") == "function":
             tool.setdefault("strict", None)  # (8)
@@ -288,6 +322,8 @@ def normalise_anthropic(body: Any, source: Any) -> dict[str, Any]:
     merged: list[dict[str, Any]] = []
     for message in body["messages"]:
         content = blocks(message["content"])
+        if not content:
+            continue  # (3) a message left with nothing is left out
         if merged and merged[-1]["role"] == message["role"]:  # (6) same-role runs merged
             merged[-1]["content"] = merged_text(merged[-1]["content"] + content)
         else:
@@ -325,10 +361,21 @@ def snake_keys(value: Any) -> Any:
 
 
 def _gemini_parts(parts: Any) -> list[Any]:
-    """The accepted forms of ``parts`` (a list or one part; a string is one text part)."""
+    """The accepted forms of ``parts`` (a list or one part; a string is one text part), and
+    (5) a part's fields left at their default (``null``, ``thought: false``) dropped."""
     if not isinstance(parts, list):
         parts = [parts]
-    return [{"text": part} if isinstance(part, str) else part for part in parts]
+    return [{"text": part} if isinstance(part, str) else _set_fields(part) for part in parts]
+
+
+def _set_fields(part: Any) -> Any:
+    if not isinstance(part, dict):
+        return part
+    return {
+        key: value
+        for key, value in part.items()
+        if value is not None and not (key == "thought" and value is False)
+    }
 
 
 def _gemini_contents(contents: Any) -> list[Any]:
@@ -373,6 +420,8 @@ def normalise_gemini(body: Any, source: Any) -> dict[str, Any]:
     contents: list[Any] = []
     for content in _gemini_contents(body["contents"]):
         content = _gemini_content(content)
+        if not content["parts"]:
+            continue  # (3) a content left with nothing is left out
         if contents and contents[-1]["role"] == content["role"]:  # (6) one role's run merged
             merged = contents[-1]["parts"] + content["parts"]
             contents[-1] = {**contents[-1], "parts": merged_text(merged)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -447,6 +448,60 @@ def test_gemini_unread_fields_are_refused_not_dropped() -> None:
     data = {"contents": [call, {"role": "user", "parts": [{"functionResponse": inside}]}]}
     with pytest.raises(ImportFormatError, match="inline_data or file_data"):
         import_messages(data)
+
+
+def _gemini_reply(*parts: Any) -> dict[str, Any]:
+    return {
+        "contents": [
+            {"role": "user", "parts": [{"text": "Hi"}]},
+            {"role": "model", "parts": list(parts)},
+        ]
+    }
+
+
+def test_gemini_a_part_that_is_no_thought_is_a_part_like_any_other() -> None:
+    # thought false is the default, and null is what the SDK's model_dump() writes for
+    # every field not set: neither makes the part hold two fields
+    data = _gemini_reply({"text": "Hello.", "thought": False, "thought_signature": "QUJD"})
+    data["contents"][0]["parts"][0].update(thought=None, inline_data=None)
+    bundle = import_messages(data, "gemini")
+    assert [turn.text for turn in bundle.narrative.turns] == [
+        "Hi",
+        'Hello.\n\n@@@gemini.part.1.json\n{"thought_signature": "QUJD"}\n@@@',
+    ]
+    contents = export_bundle(bundle, "gemini")["contents"]
+    assert [content["parts"] for content in contents] == [
+        [{"text": "Hi"}],
+        [{"text": "Hello.", "thought_signature": "QUJD"}],
+    ]
+
+
+def test_gemini_a_signature_alone_is_kept_whole_where_it_stands() -> None:
+    # a stream's last chunk may carry a signature and nothing else; it is never moved onto
+    # another part
+    data = _gemini_reply({"text": "Hello."}, {"thoughtSignature": "QUJD"}, {"text": "Bye."})
+    bundle = import_messages(data, "gemini")
+    assert "@@@gemini.thought_signature.1.json\n" in bundle.narrative.text
+    parts = export_bundle(bundle, "gemini")["contents"][1]["parts"]
+    assert parts == [{"text": "Hello."}, {"thoughtSignature": "QUJD"}, {"text": "Bye."}]
+
+
+@pytest.mark.parametrize(
+    ("part", "message"),
+    [
+        ({}, "a part holds no content field$"),
+        ({"text": None, "thought": False}, "a part holds no content field$"),
+        ({"video_metadata": {"fps": 1}}, "a part holds no content field, only video_metadata$"),
+        ({"text": "a", "inline_data": {}}, "a part must hold exactly one field"),
+    ],
+)
+def test_gemini_a_part_without_one_content_field_is_refused_saying_so(
+    part: Any, message: str
+) -> None:
+    with pytest.raises(ImportFormatError) as info:
+        import_messages(_gemini_reply(part), "gemini")
+    assert re.search(message, info.value.message)
+    assert info.value.name == "contents[1].parts[0]"
 
 
 def test_arguments_too_deep_to_parse_are_kept_verbatim() -> None:

@@ -98,6 +98,88 @@ def test_the_command_line_gives_the_same_bodies(
         assert json.loads(out) == expected, target
 
 
+def _user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "body"),
+    [
+        # (5) a Chat message's null or empty fields, as the API's reply message holds them
+        (
+            "openai",
+            {
+                "messages": [
+                    _user("Hi"),
+                    {"role": "assistant", "content": "Hello.", "refusal": None, "annotations": []},
+                    _user("Bye"),
+                    {"role": "assistant", "content": "Bye.", "tool_calls": [], "audio": None},
+                ]
+            },
+        ),
+        # (4) line endings, NUL and the blank lines at a text's edges
+        ("openai", {"messages": [_user("\n\na\r\nb\rc\x00\n \n")]}),
+        # (3) a message left with nothing is left out
+        ("openai", {"messages": [_user("a"), {"role": "assistant", "content": ""}, _user("b")]}),
+        ("openai-responses", {"input": [_user("a"), {"role": "assistant", "content": []}]}),
+        (
+            "anthropic",
+            {"messages": [_user("a"), {"role": "assistant", "content": ""}, _user("b")]},
+        ),
+        ("gemini", {"contents": [{"parts": [{"text": "a"}]}, {"role": "model", "parts": []}]}),
+        # (2) a replayed output_text's empty annotations and logprobs
+        (
+            "openai-responses",
+            {
+                "input": [
+                    _user("Hi"),
+                    {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "output_text",
+                                "text": "Hi.",
+                                "annotations": [],
+                                "logprobs": [],
+                            }
+                        ],
+                    },
+                ]
+            },
+        ),
+        # (5) a Gemini part's fields at their default: thought false, null
+        (
+            "gemini",
+            {
+                "contents": [
+                    {"role": "user", "parts": [{"text": "Hi", "thought": None}]},
+                    {"role": "model", "parts": [{"text": "Hello.", "thought": False}]},
+                ]
+            },
+        ),
+    ],
+    ids=[
+        "chat-empty-fields",
+        "text",
+        "chat-empty-message",
+        "responses-empty-message",
+        "anthropic-empty-message",
+        "gemini-empty-content",
+        "responses-empty-logprobs",
+        "gemini-default-fields",
+    ],
+)
+def test_each_documented_normalisation_is_taken_for_one(
+    fmt: str, body: dict[str, Any], tmp_path: Path
+) -> None:
+    # The harness applies every normalisation docs/bridge.md lists: a body differing from
+    # its export only by one of them is normalised, not lossy.
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    outcome = round_trip(fmt, path)
+    assert outcome.kind == "normalised", outcome.detail
+
+
 def test_a_changed_body_is_not_taken_for_a_normalised_one(tmp_path: Path) -> None:
     # The normalisers explain only the documented kinds: a body the export would change in
     # another way (a word of text, an argument, a setting) is reported lossy.

@@ -683,6 +683,33 @@ def test_ctrl_c_mid_stream_leaves_the_file_and_exits_130(
     assert "wrote" not in capsys.readouterr().err  # nothing was
 
 
+def test_a_gemini_stream_whose_last_chunk_is_a_signature_alone_keeps_it(
+    tmp_path: Path, server: WireServer
+) -> None:
+    # Gemini may send a turn's thought signature alone, in a part of its own in the last
+    # chunk: the reply is written with it, and it goes back to Gemini where it stood.
+    path = _chat(tmp_path)
+    signature = "c2lnbmVkIHRob3VnaHRz"
+
+    def chunk(part: dict[str, Any], last: bool) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [part]}, "index": 0}
+        if last:
+            candidate["finishReason"] = "STOP"
+        return {"candidates": [candidate], "modelVersion": "m1", "responseId": "r"}
+
+    events = [(None, chunk({"text": "Sunny."}, False))]
+    events.append((None, chunk({"thoughtSignature": signature}, True)))
+    server.script(Sse(events))
+    assert _run(server, "gemini", path, "-q") == 0
+    bundle = lmml_mdit.open(path)
+    assert bundle.narrative.turns[-1].text.startswith(
+        f'Sunny.\n\n@@@gemini.thought_signature.1.json\n{{"thought_signature": "{signature}"}}'
+        "\n@@@\n"
+    )
+    parts = bundle.to_request("gemini")["contents"][-1]["parts"]
+    assert parts == [{"text": "Sunny."}, {"thought_signature": signature}]
+
+
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
 def test_a_gemini_reply_its_sdk_refuses_is_no_reply(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str], stream: bool

@@ -1,4 +1,5 @@
-"""Provider-specific items on export: kept for their own provider, dropped for another.
+"""Provider-specific items on export: kept for their own provider, dropped for another
+(and custom tool calls, kept for the formats that take them).
 
 A narrative's native-item fences (:mod:`lmml_mdit.narrative`) become
 :class:`~lmml_mdit.narrative.NativeItem` values among a message's items. Before a
@@ -18,6 +19,7 @@ from ..conversation import (
     ChatMessage,
     MessagePart,
     NativeItem,
+    ToolCall,
 )
 from ..errors import NativeItemDroppedWarning, UnsupportedContentError, location
 from ..jsontypes import JSONObject
@@ -82,6 +84,66 @@ def keep_native(
             if not items and message.call is None:
                 continue
             message.parts = items
+        kept.append(message)
+    conversation.messages = kept
+    return conversation
+
+
+def custom_call_dropped(call: ToolCall, target: str, where: str, *, result: bool) -> str:
+    """Warn that the custom tool call *call* (or, with *result*, the tool turn answering it)
+    is left out of an export to *target*, a format with no custom tools; returns the
+    message.
+
+    :param where: the location of the call's fence, or of the tool turn.
+    """
+    what = "the result of custom tool call" if result else "custom tool call"
+    fence = f" ({call.embed_name})" if call.embed_name else ""
+    message = f"{where}: {what} {call.name!r}{fence} left out: {target} takes no custom tools"
+    warn(NativeItemDroppedWarning(message))
+    return message
+
+
+def _fence_column(message: ChatMessage, call: ToolCall) -> int | None:
+    """The column of *call*'s fence in *message*'s turn, when the bundle holds it."""
+    for embed in message.turn.embeds if message.turn is not None else ():
+        if embed.name == call.embed_name:
+            return embed.column
+    return None
+
+
+def keep_custom_calls(
+    conversation: ChatConversation, takes: bool, target: str, file_name: str
+) -> ChatConversation:
+    """*conversation* without its custom tool calls (:attr:`ToolCall.is_custom`) and the
+    tool turns answering them, each left out with a :class:`NativeItemDroppedWarning`
+    (also listed in its ``warnings``), unless the target *takes* them (OpenAI Chat and
+    Responses); an assistant message left with nothing is left out too.
+
+    :param target: the format as messages name it.
+    :param file_name: the narrative's file, for the warning's location.
+    """
+    if takes:
+        return conversation
+    kept: list[ChatMessage] = []
+    for message in conversation.messages:
+        call = message.call
+        if message.role == "tool" and call is not None and call.is_custom:
+            turn = message.turn
+            line = None if turn is None else turn.delimiter_line or turn.start_line
+            where = location(file_name, line, None if line is None else 1)
+            conversation.warnings.append(custom_call_dropped(call, target, where, result=True))
+            continue
+        parts: list[MessagePart] = []
+        for part in message.parts:
+            if isinstance(part, ToolCall) and part.is_custom:
+                where = location(file_name, part.line or None, _fence_column(message, part))
+                conversation.warnings.append(custom_call_dropped(part, target, where, result=False))
+            else:
+                parts.append(part)
+        if len(parts) != len(message.parts):
+            if not parts:
+                continue
+            message.parts = parts
         kept.append(message)
     conversation.messages = kept
     return conversation

@@ -26,7 +26,7 @@ from ._content import (
     build_conversation,
 )
 from ._midway import place_midway_system
-from ._native import keep_native
+from ._native import keep_custom_calls, keep_native
 from ._tools import provider_settings
 from .providers import PROVIDERS, Payload, Provider
 from .providers import openai as openai_chat
@@ -79,6 +79,9 @@ def render_payload(
 def _render(bundle: BundleSource, chosen: Provider, options: Options) -> Payload:
     conversation = build_conversation(bundle, options, chosen.target)
     conversation = keep_native(conversation, chosen.name, chosen.target, bundle.file_name)
+    conversation = keep_custom_calls(
+        conversation, chosen.custom_calls, chosen.target, bundle.file_name
+    )
     try:
         conversation = place_midway_system(conversation, chosen, options, bundle)
         return chosen.write(conversation, _bundle_defaults(bundle, options))

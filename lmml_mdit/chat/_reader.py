@@ -43,6 +43,7 @@ class ReadTurn:
     :ivar answers: for a ``tool`` turn, the fence name of the call it answers.
     :ivar assets: the names of the other embeds the turn binds (images, files).
     :ivar natives: the provider-specific items the turn holds (their fences are not text).
+    :ivar line: the 1-based line of the turn's delimiter (its first line without one).
     """
 
     role: Role
@@ -51,6 +52,7 @@ class ReadTurn:
     answers: str | None = None
     assets: list[str] = field(default_factory=list)
     natives: list[NativeItem] = field(default_factory=list)
+    line: int = 0
 
 
 def _not_sent_as_text(name: str) -> bool:
@@ -102,5 +104,6 @@ def read_turns(bundle: BundleSource) -> list[ReadTurn]:
             if is_native_name(embed.name)
         ]
         text = "\n".join(kept[first:last])
-        result.append(ReadTurn(turn.role, text, calls, answers, assets, natives))
+        line = turn.delimiter_line or turn.start_line
+        result.append(ReadTurn(turn.role, text, calls, answers, assets, natives, line))
     return result

@@ -169,7 +169,9 @@ class BodyWriter:
                 f"tool call {call.id!r} outside an assistant turn",
                 hint="tool calls belong to assistant messages",
             )
-        embed_name, fence_text = tool_call_fence(call.id, call.name, call.arguments)
+        embed_name, fence_text = tool_call_fence(
+            call.id, call.name, call.arguments, extra=call.extra
+        )
         earlier = self.calls.get(embed_name)
         if earlier is not None:
             raise ImportFormatError(

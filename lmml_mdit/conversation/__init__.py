@@ -12,7 +12,7 @@ holds them. They carry the same :class:`ToolCall`, :class:`NativeItem` and
 
 from __future__ import annotations
 
-from ._calls import Call, ToolCall
+from ._calls import CUSTOM_CALL_TYPE, Call, ToolCall
 from ._messages import (
     ChatConversation,
     ChatMessage,
@@ -46,6 +46,7 @@ from ._parts import (
 from ._remote import FILE_ID_PROVIDERS, MAX_URL_LENGTH, RemoteAsset, RemoteKind
 
 __all__ = [
+    "CUSTOM_CALL_TYPE",
     "FILE_ID_PROVIDERS",
     "MAX_URL_LENGTH",
     "MESSAGE_KEYS",

@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 
 from ..jsontypes import JSONMapping
 
-__all__ = ["Call", "ToolCall"]
+__all__ = ["CUSTOM_CALL_TYPE", "Call", "ToolCall"]
+
+CUSTOM_CALL_TYPE = "custom"
+"""The ``type`` of a custom tool call's fence (see :attr:`ToolCall.is_custom`)."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,7 @@ class ToolCall:
     :ivar line: the 1-based line of the fence's ``@@@``; ``0`` for a call not read from a
         fence.
     :ivar extra: any other keys of the JSON object (``"type"``, ...), kept as read.
+        ``{"type": "custom"}`` makes it a custom tool call (:attr:`is_custom`).
     """
 
     id: str
@@ -33,6 +37,12 @@ class ToolCall:
     embed_name: str = ""
     line: int = 0
     extra: JSONMapping = field(default_factory=dict)
+
+    @property
+    def is_custom(self) -> bool:
+        """Whether it calls a custom tool (OpenAI's free-form tools): its ``arguments`` are
+        the input text, sent verbatim, and only the OpenAI formats can carry it."""
+        return self.extra.get("type") == CUSTOM_CALL_TYPE
 
     @property
     def arguments_json(self) -> str:

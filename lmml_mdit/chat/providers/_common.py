@@ -34,6 +34,7 @@ from .base import ChatFormat, Payload, Provider
 __all__ = [
     "append_merged",
     "arguments_object",
+    "custom_input",
     "describe",
     "list_body",
     "named_schema",
@@ -234,4 +235,21 @@ def arguments_object(call: ToolCall, provider: ChatFormat) -> JSONObject:
         name=call.embed_name,
         line=call.line,
         hint="write the arguments as a JSON object",
+    )
+
+
+def custom_input(call: ToolCall) -> str:
+    """A custom call's input (OpenAI Chat and Responses): its arguments, which must be the
+    free-form text the tool takes, sent verbatim.
+
+    :raises InvalidToolCallError: when the arguments are not a string.
+    """
+    if isinstance(call.arguments, str):
+        return call.arguments
+    raise InvalidToolCallError(
+        f"custom tool call {call.id!r} needs its input as text, not "
+        f"{type(call.arguments).__name__}",
+        name=call.embed_name,
+        line=call.line,
+        hint='write the input as a JSON string: "arguments": "..."',
     )

@@ -181,6 +181,10 @@ class Provider(ChatFormat):
         fails is an unknown setting for this provider (left out with a warning by default).
     :ivar tools: how the provider reads and writes tools, tool choice and structured
         output, or None when it takes none of them.
+    :ivar custom_calls: whether *write* takes custom tool calls (OpenAI's free-form tools,
+        :attr:`~lmml_mdit.conversation.ToolCall.is_custom`) and the tool messages answering
+        them; when False, each is left out before *write* sees the messages, with a
+        :class:`~lmml_mdit.NativeItemDroppedWarning`.
     """
 
     write: Callable[[ChatConversation, Options], Payload]
@@ -194,3 +198,4 @@ class Provider(ChatFormat):
     requires_model: bool = True
     native_shapes: Mapping[str, Callable[[object], bool]] = field(default_factory=dict)
     tools: ToolFormat | None = None
+    custom_calls: bool = False

@@ -321,22 +321,50 @@ _PART_EXTRAS = (_SIGNATURE, "video_metadata", "media_resolution", "part_metadata
 """A part's fields that go beside its one content field: kept as the part's keys."""
 _SERVER_PARTS = ("executable_code", "code_execution_result", "tool_call", "tool_response")
 """Parts of Gemini's server-side tools (code execution, built-in tool calls): kept whole."""
+_THOUGHT = "thought"
+
+
+def _unset(key: object, value: object) -> bool:
+    """Whether a part's field *key* holds its default: ``null`` (what the SDK's
+    ``model_dump()`` writes for every field not set), or a ``thought`` flag of ``false``
+    (the part is no thought summary)."""
+    return value is None or (key == _THOUGHT and value is False)
+
+
+def _no_content(raw: JSONObject) -> str:
+    """The error message for a part holding no content field (its other fields named)."""
+    given = sorted(as_text(key) for key, value in raw.items() if not _unset(key, value))
+    return "a part holds no content field" + (f", only {', '.join(given)}" if given else "")
 
 
 def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[MessagePart | ToolResult]:
     parts: list[MessagePart | ToolResult] = []
     for here, raw in expect_items(raw_parts, where=where):
-        if raw.get("thought"):  # a thought summary: kept whole, with its signature
-            parts.append(NativeItem(NAME, "thought", raw))
+        if raw.get(_THOUGHT):  # a thought summary: kept whole, with its signature
+            parts.append(NativeItem(NAME, _THOUGHT, raw))
             continue
         part = {
-            key: value for key, value in raw.items() if _snake(as_text(key)) not in _PART_EXTRAS
+            key: value
+            for key, value in raw.items()
+            if _snake(as_text(key)) not in _PART_EXTRAS and not _unset(key, value)
         }
         server = [_snake(as_text(key)) for key in part if _snake(as_text(key)) in _SERVER_PARTS]
         if server and len(part) == 1:  # a server-side tool's code, call or result
             parts.append(NativeItem(NAME, server[0], raw))
             continue
         extras = {key: value for key in _PART_EXTRAS if (value := _get(raw, key)) is not None}
+        if not part:
+            if _SIGNATURE not in extras:
+                raise ImportFormatError(
+                    _no_content(raw),
+                    name=here,
+                    hint="give the part one of text, inline_data, file_data, function_call "
+                    "or function_response, or remove it",
+                )
+            # a signature alone (a stream's last chunk may carry one): kept whole, where
+            # it stands, never moved onto another part
+            parts.append(NativeItem(NAME, _SIGNATURE, raw))
+            continue
         signature = extras.get(_SIGNATURE)
         if (
             signature is not None

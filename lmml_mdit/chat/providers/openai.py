@@ -13,6 +13,7 @@ from operator import attrgetter
 from typing import Any
 
 from ...conversation import (
+    CUSTOM_CALL_TYPE,
     PART_KEYS,
     ChatConversation,
     ChatMessage,
@@ -55,6 +56,7 @@ from .._tool_model import (
     written_in_order,
 )
 from ._common import (
+    custom_input,
     list_body,
     named_schema,
     read_body,
@@ -168,7 +170,14 @@ def content_part(part: Part, options: Options) -> JSONObject:
 
 
 def tool_call(call: ToolCall) -> JSONObject:
-    """One call as an assistant ``tool_calls`` entry."""
+    """One call as an assistant ``tool_calls`` entry: a function call, or a custom tool's
+    (``{"type": "custom", "custom": {"name", "input"}}``).
+
+    :raises InvalidToolCallError: for a custom call whose arguments are not its input text.
+    """
+    if call.is_custom:
+        custom: JSONObject = {"name": call.name, "input": custom_input(call)}
+        return {"id": call.id, "type": CUSTOM_CALL_TYPE, "custom": custom}
     return {
         "id": call.id,
         "type": "function",
@@ -377,11 +386,14 @@ def _tool_calls(raw: object, *, where: str) -> list[ToolCall]:
     for index, item in enumerate(expect(raw, list, where=where)):
         here = f"{where}.tool_calls[{index}]"
         call = expect(item, dict, where=here)
+        if call.get("type") == CUSTOM_CALL_TYPE:
+            calls.append(_custom_call(call, where=here))
+            continue
         if call.get("type", "function") != "function":
             raise ImportFormatError(
                 f"unsupported tool call type {shown_value(call.get('type'))}",
                 name=here,
-                hint="only function tool calls are imported",
+                hint="only function and custom tool calls are imported",
             )
         function = expect(call.get("function"), dict, where=here)
         calls.append(
@@ -392,6 +404,20 @@ def _tool_calls(raw: object, *, where: str) -> list[ToolCall]:
             )
         )
     return calls
+
+
+def _custom_call(call: JSONObject, *, where: str) -> ToolCall:
+    """A call of a custom tool (``{"id", "type": "custom", "custom": {"name", "input"}}``):
+    a tool call whose arguments are the input text, kept verbatim."""
+    reject_unknown_keys(call, ("id", "type", CUSTOM_CALL_TYPE), where=where)
+    custom = expect(call.get(CUSTOM_CALL_TYPE), dict, where=f"{where}.custom")
+    reject_unknown_keys(custom, ("name", "input"), where=f"{where}.custom")
+    return ToolCall(
+        id=expect(call.get("id"), str, where=f"{where}.id"),
+        name=expect(custom.get("name"), str, where=f"{where}.custom.name"),
+        arguments=expect(custom.get("input"), str, where=f"{where}.custom.input"),
+        extra={"type": CUSTOM_CALL_TYPE},
+    )
 
 
 def _named(message: JSONObject, where: str) -> list[MessagePart]:
@@ -555,6 +581,7 @@ PROVIDER = Provider(
     settings=SETTINGS,
     native_settings=NATIVE_SETTINGS,
     tools=TOOLS,
+    custom_calls=True,
     detection=DETECTION,
 )
 """OpenAI Chat Completions, as the registry lists it."""

@@ -12,6 +12,7 @@ from operator import attrgetter
 from typing import Any
 
 from ...conversation import (
+    CUSTOM_CALL_TYPE,
     MESSAGE_KEYS,
     PART_KEYS,
     AudioPart,
@@ -59,6 +60,7 @@ from .._tool_model import (
     written_in_order,
 )
 from ._common import (
+    custom_input,
     list_body,
     named_schema,
     read_body,
@@ -194,14 +196,7 @@ def export(conversation: ChatConversation, options: Options) -> Payload:
                     if texts:
                         items.append(_assistant_text(texts, keys))
                         texts = []
-                    items.append(
-                        {
-                            "type": "function_call",
-                            "call_id": item.id,
-                            "name": item.name,
-                            "arguments": item.arguments_json,
-                        }
-                    )
+                    items.append(_call_item(item))
                 elif isinstance(item, NativeItem):
                     if item.kind == PART_KEYS and texts:
                         place_native(texts, item)
@@ -235,15 +230,34 @@ def export(conversation: ChatConversation, options: Options) -> Payload:
                 output = "\n\n".join(part["text"] for part in parts)
             else:
                 output = parts
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": message.call.id,
-                    "output": output,
-                    **keys,
-                }
-            )
+            kind = _CUSTOM_OUTPUT if message.call.is_custom else "function_call_output"
+            items.append({"type": kind, "call_id": message.call.id, "output": output, **keys})
     return Payload(NAME, items, None, conversation.warnings)
+
+
+_CUSTOM_CALL = "custom_tool_call"
+_CUSTOM_OUTPUT = "custom_tool_call_output"
+
+
+def _call_item(call: ToolCall) -> JSONObject:
+    """A call as its input item: a ``function_call``, or a custom tool's
+    ``custom_tool_call`` (its input text verbatim).
+
+    :raises InvalidToolCallError: for a custom call whose arguments are not text.
+    """
+    if call.is_custom:
+        return {
+            "type": _CUSTOM_CALL,
+            "call_id": call.id,
+            "name": call.name,
+            "input": custom_input(call),
+        }
+    return {
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": call.arguments_json,
+    }
 
 
 def _output_text(text: str) -> JSONObject:
@@ -366,11 +380,39 @@ def _record(item: JSONObject) -> JSONObject:
     return {key: item[key] for key in _RECORD_KEYS if key in item}
 
 
+_CUSTOM_CALL_KEYS = ("type", "call_id", "name", "input")
+_CUSTOM_OUTPUT_KEYS = ("type", "call_id", "output")
+
+
+def _call(item: JSONObject, *, where: str) -> tuple[ToolCall, JSONObject]:
+    """A ``function_call`` or ``custom_tool_call`` item as a tool call, and its record: the
+    fields kept beside it (a function call's ``id`` and ``status``; every field of a
+    custom tool call but its call id, name and input)."""
+    call_id = expect(item.get("call_id"), str, where=f"{where}.call_id")
+    name = expect(item.get("name"), str, where=f"{where}.name")
+    if item.get("type") != _CUSTOM_CALL:
+        arguments = parse_arguments(item.get("arguments", "{}"), where=where)
+        return ToolCall(call_id, name, arguments), _record(item)
+    text = expect(item.get("input"), str, where=f"{where}.input")
+    record = {key: value for key, value in item.items() if key not in _CUSTOM_CALL_KEYS}
+    return ToolCall(call_id, name, text, extra={"type": CUSTOM_CALL_TYPE}), record
+
+
+def _output_record(item: JSONObject) -> JSONObject:
+    """The fields of a tool output item kept on its tool turn: a ``function_call_output``'s
+    ``id`` and ``status``; every field of a ``custom_tool_call_output`` but its call id and
+    output."""
+    if item.get("type") != _CUSTOM_OUTPUT:
+        return _record(item)
+    return {key: value for key, value in item.items() if key not in _CUSTOM_OUTPUT_KEYS}
+
+
 def read_items(items: object, *, where: str = "input") -> list[ChatMessage]:
     """Read a Responses ``input`` (string or item list) into turns."""
     if isinstance(items, str):
         return [ChatMessage("user", [TextPart(items)])]
     turns: list[ChatMessage] = []
+    custom: dict[str, bool] = {}  # each call id read so far: whether a custom tool's
     for here, item in expect_items(items, where=where):
         kind = item.get("type", "message")
         if kind == "message":
@@ -385,25 +427,35 @@ def read_items(items: object, *, where: str = "input") -> list[ChatMessage]:
             if _record(item):  # its id, status and phase come back on the message
                 parts.insert(0, NativeItem(NAME, MESSAGE_KEYS, _record(item)))
             turns.append(ChatMessage(role, parts))
-        elif kind == "function_call":
-            call = ToolCall(
-                id=expect(item.get("call_id"), str, where=here),
-                name=expect(item.get("name"), str, where=here),
-                arguments=parse_arguments(item.get("arguments", "{}"), where=here),
-            )
+        elif kind in ("function_call", _CUSTOM_CALL):
+            call, record = _call(item, where=here)
+            custom[call.id] = call.is_custom
             made: list[MessagePart] = [call]
-            if _record(item):  # the call item's own id and status, put back on it
-                made.append(NativeItem(NAME, PART_KEYS, _record(item)))
+            if record:  # the call item's own fields (id, status), put back on it
+                made.append(NativeItem(NAME, PART_KEYS, record))
             if turns and turns[-1].role == "assistant":
                 turns[-1].parts.extend(made)
             else:
                 turns.append(ChatMessage("assistant", made))
-        elif kind == "function_call_output":
+            if kind == _CUSTOM_CALL:
+                continue  # its other fields are the record
+        elif kind in ("function_call_output", _CUSTOM_OUTPUT):
             call_id = expect(item.get("call_id"), str, where=here)
+            if custom.get(call_id, kind == _CUSTOM_OUTPUT) != (kind == _CUSTOM_OUTPUT):
+                made_as = _CUSTOM_CALL if custom[call_id] else "function_call"
+                raise ImportFormatError(
+                    f"a {kind} answers call {shown_value(call_id)}, a {made_as}",
+                    name=here,
+                    hint="answer a function_call with function_call_output and a "
+                    "custom_tool_call with custom_tool_call_output",
+                )
             output = content_parts(item.get("output"), where=f"{here}.output")
-            if _record(item):
-                output.insert(0, NativeItem(NAME, MESSAGE_KEYS, _record(item)))
+            record = _output_record(item)
+            if record:
+                output.insert(0, NativeItem(NAME, MESSAGE_KEYS, record))
             turns.append(ChatMessage("tool", output, ToolCall(call_id, "", None)))
+            if kind == _CUSTOM_OUTPUT:
+                continue
         elif isinstance(kind, str) and kind:
             # reasoning, web_search_call and any other item: kept whole, in an assistant turn
             native = NativeItem(NAME, kind, item)
@@ -515,6 +567,7 @@ TOOLS = ToolFormat(
 
 _SIGNAL_ITEMS = frozenset(
     {"message", "function_call", "function_call_output", "reasoning", "web_search_call"}
+    | {_CUSTOM_CALL, _CUSTOM_OUTPUT}
 )
 _SIGNAL_PARTS = frozenset(_PART_KEYS) - {"input_audio"}
 """The parts only Responses reads (Chat Completions has ``input_audio`` too)."""
@@ -547,6 +600,7 @@ PROVIDER = Provider(
     native_settings=NATIVE_SETTINGS,
     requires_model=False,
     tools=TOOLS,
+    custom_calls=True,
     detection=DETECTION,
 )
 """OpenAI Responses, as the registry lists it."""

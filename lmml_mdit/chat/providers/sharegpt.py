@@ -10,12 +10,12 @@ import json
 from typing import TYPE_CHECKING
 
 from ...conversation import ChatConversation, ChatMessage, TextPart, ToolCall
-from ...errors import ImportFormatError, UnsupportedContentError
+from ...errors import ImportFormatError, UnsupportedContentError, location
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
 from .._imported import as_text, expect, expect_items, reject_unknown_keys, shown_value, split_body
-from .._native import warn_dropped
+from .._native import custom_call_dropped, warn_dropped
 from .._reader import read_turns
 from .base import ChatFormat, Detection
 
@@ -137,9 +137,24 @@ def export_sharegpt(bundle: BundleSource) -> JSONObject:
     :raises UnsupportedContentError: for a turn holding an asset (ShareGPT is text only).
     """
     entries: list[dict[str, str]] = []
+    custom: dict[str, ToolCall] = {}  # the custom calls left out, by fence name
     for turn in read_turns(bundle):
         for item in turn.natives:
             warn_dropped(item, FORMAT.target, bundle.file_name)
+        if turn.answers in custom:  # the result of a custom call: left out with it
+            where = location(bundle.file_name, turn.line, 1)
+            custom_call_dropped(custom[turn.answers], FORMAT.target, where, result=True)
+            continue
+        left_out = [call for call in turn.calls if call.is_custom]
+        for call in left_out:  # a format with no custom tools: left out, with a warning
+            custom[call.embed_name] = call
+            turn.calls.remove(call)
+            fence = bundle.narrative.first_embeds.get(call.embed_name)
+            column = None if fence is None else fence.column
+            where = location(bundle.file_name, call.line, column)
+            custom_call_dropped(call, FORMAT.target, where, result=False)
+        if left_out and not (turn.text or turn.calls or turn.assets):
+            continue
         if turn.natives and not (turn.text or turn.calls or turn.answers):
             continue  # a turn of provider-specific items only: nothing left to say
         if turn.assets:
