@@ -419,6 +419,34 @@ def test_a_write_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def _cut_short() -> Any:
+    yield Bundle.from_text("a", "## user\nhi\n")
+    raise RuntimeError("the source went away")
+
+
+@pytest.mark.parametrize("scheme", ["memory", "local", "file"])
+def test_a_url_write_that_fails_midway_leaves_the_old_file(tmp_path: Path, scheme: str) -> None:
+    if scheme == "memory":
+        url = f"memory://keep-{tmp_path.name}/old.parquet"
+    else:
+        url = f"{scheme}://{tmp_path.as_posix()}/old.parquet"
+    fs, path = fsspec.core.url_to_fs(url)
+    old = [Bundle.from_text(name, f"## user\n{name}\n") for name in ("b", "c", "d")]
+    write_parquet(old, url)
+    before = fs.cat_file(path)
+    with pytest.raises(RuntimeError, match="went away"):
+        write_parquet(_cut_short(), url, errors="raise", batch_rows=1)
+    assert fs.cat_file(path) == before
+    assert fs.ls(path.rsplit("/", 1)[0], detail=False) == [path]
+    report = write_parquet([Bundle.from_text("e", "## user\ne\n")], url)
+    assert report.rows == 1
+    assert read_parquet(url).column("path").to_pylist() == ["e.lmml"]
+    fs.rm(path)
+    with pytest.raises(RuntimeError, match="went away"):
+        write_parquet(_cut_short(), url, batch_rows=1)
+    assert not fs.exists(path)
+
+
 def test_parquet_files_of_something_else_are_refused(tmp_path: Path) -> None:
     (tmp_path / "x.parquet").write_bytes(b"not parquet at all")
     with pytest.raises(BundleError, match="not a Parquet file"):
@@ -707,3 +735,49 @@ def test_a_url_write_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
     with pytest.raises(lmml_mdit.WriteError, match="already there"):
         save_bundle(Bundle.from_zip("z", "## user\nOther.\n", {}), url, exclusive=True)
     assert fs.cat_file(f"/broken-{tmp_path.name}/y.lmmlz") == before
+
+
+@pytest.mark.parametrize("scheme", ["memory", "file"])
+def test_url_output_replaces_a_file_whole_or_not_at_all(tmp_path: Path, scheme: str) -> None:
+    from lmml_mdit.bundle import url_output
+
+    if scheme == "memory":
+        url = f"memory://whole-{tmp_path.name}/chat.lmml"
+    else:
+        url = (tmp_path / "chat.lmml").as_uri()
+    fs, path = fsspec.core.url_to_fs(url)
+    Bundle.from_text("chat", "## user\nThe old one, longer than what follows.\n").save(url)
+    before = fs.cat_file(path)
+    with pytest.raises(RuntimeError, match="cut"), url_output(url) as stream:
+        stream.write(b"## user\nHalf")
+        assert fs.cat_file(path) == before  # nothing shows while it is written
+        raise RuntimeError("cut")
+    assert fs.cat_file(path) == before
+    with (
+        pytest.raises(lmml_mdit.WriteError, match="No space left") as caught,
+        url_output(url),
+    ):
+        raise OSError(28, "No space left on device")  # the local copy's disk is full
+    assert str(caught.value.name).endswith("chat.lmml") and fs.cat_file(path) == before
+    with url_output(url) as stream:
+        stream.write(b"## user\nNew.\n")
+    assert fs.cat_file(path) == b"## user\nNew.\n"
+    fs.rm(path)
+    with pytest.raises(RuntimeError, match="cut"), url_output(url) as stream:
+        stream.write(b"partial")
+        raise RuntimeError("cut")
+    assert not fs.exists(path)
+
+
+def test_an_exclusive_url_write_keeps_a_file_that_appeared_meanwhile(tmp_path: Path) -> None:
+    from lmml_mdit.bundle import url_output
+
+    fs = fsspec.filesystem("memory")
+    url = f"memory://race-{tmp_path.name}/chat.lmml"
+    with (
+        pytest.raises(lmml_mdit.WriteError, match="already there"),
+        url_output(url, exclusive=True) as stream,
+    ):
+        stream.write(b"mine")
+        fs.pipe_file(f"/race-{tmp_path.name}/chat.lmml", b"theirs")
+    assert fs.cat_file(f"/race-{tmp_path.name}/chat.lmml") == b"theirs"

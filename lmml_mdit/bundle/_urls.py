@@ -13,8 +13,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import tempfile
 from collections.abc import Iterator
-from typing import BinaryIO, Protocol, cast
+from typing import BinaryIO, Protocol
 from urllib.parse import unquote, urlsplit
 
 from ..errors import BundleError, BundleNotFoundError, WriteError
@@ -39,7 +40,7 @@ FSSPEC_HINT = "install fsspec (pip install 'lmml-mdit[datasets]') and the filesy
 
 
 class UrlFileSystem(Protocol):
-    """What is read of an fsspec filesystem: opening, listing and creating folders."""
+    """What is used of an fsspec filesystem: opening, listing, creating folders, uploading."""
 
     def open(self, path: str, mode: str = "rb") -> SeekableFile:
         """A file object for *path*."""
@@ -64,6 +65,12 @@ class UrlFileSystem(Protocol):
 
     def info(self, path: str) -> dict[str, object]:
         """What the filesystem knows of *path*: ``size`` and, by filesystem, its time."""
+
+    def put_file(self, lpath: str, rpath: str, **kwargs: str) -> None:
+        """Upload the local file *lpath* to *rpath*."""
+
+    def pipe_file(self, path: str, value: bytes, **kwargs: str) -> None:
+        """Set the bytes of the file *path*."""
 
 
 def is_url(source: object) -> bool:
@@ -133,38 +140,90 @@ def open_url(url: str) -> SeekableFile:
 
 @contextlib.contextmanager
 def url_output(url: str, *, exclusive: bool = False) -> Iterator[BinaryIO]:
-    """A binary stream that becomes the file at *url* (not a ``file://`` one: those are
-    local paths, written atomically by :mod:`lmml_mdit.atomic`) when the block ends without
-    an error; a write that fails midway removes what it wrote.
+    """A binary stream that becomes the file at *url* when the block ends without an error,
+    replacing it whole; until then, and when the block fails, *url* is left as it was.
 
-    Whether readers can see a half-written file is the filesystem's: object stores
-    (``s3://``, ``gs://``) and ``memory://`` show a file once it is closed; a network
-    filesystem that writes in place may show it growing.
+    The stream is a local temporary file, uploaded in one step when the block ends
+    (``put_file``: object stores such as ``s3://`` and ``gs://`` replace an object only once
+    its upload is complete; ``memory://`` is set in one step). A URL of the local
+    filesystem (``file://``, ``local://``) is written as :func:`lmml_mdit.atomic.atomic_write`
+    writes a path. A filesystem that writes in place (SFTP, a network share) may show the
+    file growing while it is uploaded.
 
-    :param exclusive: refuse when a file is already there (checked before writing, which
-        a filesystem without an atomic "create if absent" cannot do better).
+    :param exclusive: refuse when a file is already there (checked before writing and
+        again at the upload, which a filesystem without an atomic "create if absent" cannot
+        do better).
     :raises WriteError: when it cannot be written.
     """
     fs, path = filesystem(url)
-    parent = path.rsplit("/", 1)[0] if "/" in path else ""
     try:
         if exclusive and fs.exists(path):
             raise WriteError("a file is already there", name=url, hint="choose another name")
-        if parent:
-            fs.makedirs(parent, exist_ok=True)
-        stream = cast(BinaryIO, fs.open(path, "wb"))
+    except OSError as error:
+        raise WriteError(f"cannot write: {error.strerror or error}", name=url) from None
+    if _is_local(fs):
+        with _local_output(url, path, exclusive=exclusive) as stream:
+            yield stream
+        return
+    from ..atomic import _is_write_failure, _write_error
+
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=".lmml-upload-", suffix=".part")
+    except OSError as error:
+        raise _write_error(url, error) from None
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            yield stream
+        _upload(fs, path, url, temporary, exclusive=exclusive)
+    except OSError as error:
+        if _is_write_failure(error, temporary):  # the local temporary file, full or gone
+            raise _write_error(url, error) from None
+        raise
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _is_local(fs: UrlFileSystem) -> bool:
+    """Whether *fs* is fsspec's local filesystem (its paths are local paths)."""
+    from fsspec.implementations.local import LocalFileSystem
+
+    return isinstance(fs, LocalFileSystem)
+
+
+@contextlib.contextmanager
+def _local_output(url: str, path: str, *, exclusive: bool) -> Iterator[BinaryIO]:
+    """:func:`url_output` for a URL of the local filesystem: an atomic local write."""
+    from ..atomic import atomic_write
+
+    try:
+        os.makedirs(os.path.dirname(path) or os.curdir, exist_ok=True)
     except OSError as error:
         raise WriteError(f"cannot write: {error.strerror or error}", name=url) from None
     try:
-        yield stream
-    except BaseException:
-        stream.close()
-        with contextlib.suppress(OSError):
-            fs.rm(path)
-        raise
+        with atomic_write(path, exclusive=exclusive) as stream:
+            yield stream
+    except FileExistsError:
+        raise WriteError("a file is already there", name=url, hint="choose another name") from None
+
+
+def _upload(fs: UrlFileSystem, path: str, url: str, temporary: str, *, exclusive: bool) -> None:
+    """Put the finished local file *temporary* at *path* in one step."""
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    mode = {"mode": "create"} if exclusive else {}
+    parent = path.rsplit("/", 1)[0] if "/" in path else ""
     try:
-        stream.close()
+        if parent:
+            fs.makedirs(parent, exist_ok=True)
+        if isinstance(fs, MemoryFileSystem):
+            # its put_file opens the file (showing it empty) before copying into it
+            with open(temporary, "rb") as stream:
+                data = stream.read()
+            fs.pipe_file(path, data, **mode)
+        else:
+            fs.put_file(temporary, path, **mode)
+    except FileExistsError:
+        raise WriteError("a file is already there", name=url, hint="choose another name") from None
     except OSError as error:
-        with contextlib.suppress(OSError):
-            fs.rm(path)
         raise WriteError(f"cannot write: {error.strerror or error}", name=url) from None

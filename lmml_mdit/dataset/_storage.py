@@ -3,8 +3,8 @@
 A folder given as a local path is walked like ``lmml export`` walks it
 (:func:`~lmml_mdit.chat.iter_bundles`: recursive, sorted, links to folders not
 followed); a folder URL is listed through its fsspec filesystem, sorted the same way. Output
-to a local path is written atomically (:mod:`lmml_mdit.atomic`); output to a URL through the
-filesystem's own writer (object stores make a file visible only once it is complete).
+to a local path is written atomically (:mod:`lmml_mdit.atomic`); output to a URL is written
+to a local temporary file and uploaded in one step (:func:`lmml_mdit.bundle.url_output`).
 """
 
 from __future__ import annotations
