@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Literal
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Literal
 
+from ..chat import DEFAULT_PROVIDER
 from ..formats import PARQUET_SIGNATURE, PARQUET_SUFFIX
 from ._arguments import Arguments
 from ._options import (
+    DefaultValue,
     FormatChoices,
     RegistryHelp,
     add_base_dir,
@@ -35,6 +38,11 @@ from ._output import (
 from ._progress import ProgressLine
 from ._sources import checked_base_dir, located
 from ._table import command
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ..errors import DefectError
 
 __all__ = [
     "ConvertArguments",
@@ -121,7 +129,7 @@ class ExportArguments(Arguments):
     jsonl: str | None
     parquet: str | None
     payloads: list[str] | None
-    assets: Literal["embed", "reference"]
+    assets: Literal["embed", "reference"] | None
 
 
 def _record_shapes() -> str:
@@ -142,13 +150,16 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
         parser,
         FormatChoices("formats"),
         RegistryHelp("with --jsonl, the record shape: {names}", _record_shapes),
+        default=DefaultValue(DEFAULT_PROVIDER),
     )
     written = parser.add_mutually_exclusive_group(required=True)
-    written.add_argument("--jsonl", metavar="OUT", help="the JSONL file to write (- for stdout)")
+    written.add_argument(
+        "--jsonl", metavar="OUT", help="the JSONL file to write (- for stdout; not a folder)"
+    )
     written.add_argument(
         "--parquet",
         metavar="OUT",
-        help="the Parquet file of conversation rows to write (a path or fsspec URL)",
+        help="the Parquet file of conversation rows to write (a path or fsspec URL; not a folder)",
     )
     parser.add_argument(
         "--payload",
@@ -166,7 +177,6 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--assets",
         choices=("embed", "reference"),
-        default="embed",
         help="with --parquet, store asset bytes in the rows (embed, the default) or where "
         "they live (reference)",
     )
@@ -181,12 +191,14 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
         "--force",
         action="store_true",
         help="export bundles with an error-level defect too, reporting each defect as a "
-        "warning (by default each such bundle is a failure)",
+        "warning (by default each such bundle is a failure: left out of --jsonl, and with "
+        "--parquet still a row, its defects in the issues column)",
     )
     parser.add_argument(
         "--strict",
         action="store_true",
-        help="a bundle with a warning every send reports (a suspicious delimiter) is a failure too",
+        help="a bundle with a warning every send reports (a suspicious delimiter) is a failure "
+        "too (with --parquet still a row)",
     )
     parser.add_argument(
         "--unknown-settings",
@@ -217,9 +229,12 @@ def cmd_export(args: ExportArguments) -> int:
     checked_base_dir(args)
     if args.strict and args.force:
         raise CliError("--strict and --force cannot be given together")
+    _refuse_other_mode(args)
     if args.parquet is not None:
+        _checked_output("--parquet", args.parquet)
         return _export_parquet(args)
     assert args.jsonl is not None
+    _checked_output("--jsonl", args.jsonl)
     if args.jsonl != STDIO:
         ensure_folder(args.jsonl)
     else:
@@ -249,6 +264,49 @@ def cmd_export(args: ExportArguments) -> int:
             f"-> {args.jsonl}",
         )
     return 1 if report.failures else 0
+
+
+def _refuse_other_mode(args: ExportArguments) -> None:
+    """Refuse an option the output asked for does not use: each has an effect in one mode
+    only, and none is ever ignored."""
+    if args.parquet is not None:
+        if not isinstance(args.provider, DefaultValue):
+            raise CliError(
+                "--provider has no effect with --parquet: a row holds the bundle itself "
+                "(add a request body column with --payload P)"
+            )
+        if args.unknown_settings is not None:
+            raise CliError(
+                "--unknown-settings has no effect with --parquet: a --payload column keeps "
+                "every setting (write --jsonl to choose)"
+            )
+        return
+    if args.payloads is not None:
+        raise CliError(
+            "--payload has no effect with --jsonl: each line is in --provider's record shape "
+            "(--payload adds request columns to --parquet rows)"
+        )
+    if args.assets is not None:
+        raise CliError(
+            "--assets has no effect with --jsonl: it says how --parquet rows hold asset bytes"
+        )
+
+
+def _checked_output(flag: str, out: str) -> None:
+    """Refuse, before any work, an output that names a folder: one ending in a path
+    separator, or an existing folder (the file would otherwise be named after it)."""
+    separators = tuple(sep for sep in ("/", os.sep, os.altsep) if sep)
+    example = "dataset.jsonl" if flag == "--jsonl" else "rows.parquet"
+    if out != STDIO and out.endswith(separators):
+        raise CliError(
+            f"{flag} {shown(out)}: names a folder (it ends in a separator); give the file to "
+            f"write, such as {shown(out)}{example}"
+        )
+    if os.path.isdir(out):
+        raise CliError(
+            f"{flag} {shown(out)}: is a folder; give the file to write, such as "
+            f"{shown(os.path.join(out, example))}"
+        )
 
 
 def _about_bundle(path: str, message: str) -> str:
@@ -298,36 +356,118 @@ def _import_parquet(args: ImportArguments) -> int:
 def _export_parquet(args: ExportArguments) -> int:
     """``lmml export DIR --parquet OUT``: a folder of bundles as Parquet conversation rows.
 
-    A bundle that fails is a row holding its error, and reported; the exit status is then 1.
+    A bundle that fails is still a row (holding its error, or its defects in ``issues``)
+    and is reported; the exit status is then 1. Defects are judged as ``--jsonl`` judges
+    them: an error-level one is a failure unless ``--force``, a warned one a warning
+    unless ``--strict``.
     """
     _dataset_layer()
+    import pyarrow as pa
+
     from ..chat import usable_cores
-    from ..dataset import is_folder, write_parquet
+    from ..dataset import is_folder, to_arrow, write_parquet
     from ..errors import BundleError
 
     assert args.parquet is not None
     if not is_folder(args.folder):
         raise BundleError("not a folder", name=args.folder, hint="give a folder of bundles")
+    reader = to_arrow(
+        args.folder,
+        args.payloads,
+        assets=args.assets or "embed",
+        workers=args.workers or usable_cores(),
+        base_dir=args.base_dir,
+        delimiters=args.delimiters,
+        references=args.references,
+    )
+    verdicts = _RowVerdicts(force=args.force, strict=args.strict)
+    watched = pa.RecordBatchReader.from_batches(reader.schema, verdicts.watch(reader))
     with ProgressLine("exporting") as progress:
-        report = write_parquet(
-            args.folder,
-            args.parquet,
-            args.payloads,
-            progress=progress,
-            assets=args.assets,
-            workers=args.workers or usable_cores(),
-            base_dir=args.base_dir,
-            delimiters=args.delimiters,
-            references=args.references,
-        )
-    for path, reason in report.failures:
-        error(_about_bundle(path, reason))
+        report = write_parquet(watched, args.parquet, progress=progress)
+    for is_error, text in verdicts.notes:
+        (error if is_error else warn)(text)
     info(
         args,
-        f"Exported {report.rows - len(report.failures)} of {report.rows} bundle(s) from "
+        f"Exported {report.rows - verdicts.failed} of {report.rows} bundle(s) from "
         f"{args.folder} -> {args.parquet}",
     )
-    return 1 if report.failures else 0
+    return 1 if verdicts.failed else 0
+
+
+class _RowVerdicts:
+    """What each Parquet row says about its bundle, judged as ``lmml export --jsonl``
+    judges a bundle: the notes to print (``(is_error, line)``, in row order) and how many
+    bundles failed."""
+
+    def __init__(self, *, force: bool, strict: bool) -> None:
+        self.force = force
+        self.strict = strict
+        self.notes: list[tuple[bool, str]] = []
+        self.failed = 0
+
+    def watch(self, reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+        """The batches of *reader*, unchanged, each row judged as it passes."""
+        for batch in reader:
+            columns = ("path", "kind", "error", "issues")
+            for row in zip(*(batch.column(name).to_pylist() for name in columns), strict=True):
+                self._judge(*row)
+            yield batch
+
+    def _judge(
+        self,
+        path: str,
+        kind: str | None,
+        failure: dict[str, str] | None,
+        issues: list[dict[str, str | int | None]],
+    ) -> None:
+        from ..severity import WARNED_KINDS
+
+        if failure is not None:
+            self._fail(path, str(failure["message"]))
+            return
+        defects = [_defect(path, kind, record) for record in issues]
+        warned = [defect for defect in defects if defect.kind in WARNED_KINDS]
+        if self.strict and warned:
+            self._fail(path, warned[0].format(cli=True))
+            return
+        for defect in warned:
+            self.notes.append((False, _about_bundle(path, defect.format(cli=True, hint=False))))
+        errors = [defect for defect in defects if defect.issue.severity == "error"]
+        if errors and not self.force:
+            self._fail(path, errors[0].format(cli=True))
+            return
+        for defect in errors:
+            self.notes.append((False, _about_bundle(path, defect.format(cli=True, hint=False))))
+
+    def _fail(self, path: str, reason: str) -> None:
+        self.failed += 1
+        self.notes.append((True, _about_bundle(path, reason)))
+
+
+def _defect(path: str, kind: str | None, record: dict[str, str | int | None]) -> DefectError:
+    """The defect a row's ``issues`` entry *record* holds, located as ``validate`` locates
+    it (``PATH:LINE:COL``, or ``PATH!ENTRY:LINE:COL`` inside an archive)."""
+    from ..errors import DefectError, file_location
+    from ..model import Issue
+
+    def text(key: str) -> str | None:
+        value = record[key]
+        return None if value is None else str(value)
+
+    def number(key: str) -> int | None:
+        value = record[key]
+        return value if isinstance(value, int) else None
+
+    inner = text("file")
+    issue = Issue(
+        kind=str(record["kind"]),
+        name=text("name") or "",
+        line=number("line"),
+        column=number("column"),
+        message=str(record["message"]),
+        file=inner,
+    )
+    return DefectError(issue, file=file_location(path, inner, archive=kind == "zip"))
 
 
 def _prompt_format(file: str) -> str | None:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Literal, NoReturn
 
 __all__ = [
+    "DefaultValue",
     "FormatChoices",
     "HelpFormatter",
     "Parser",
@@ -217,14 +218,27 @@ def plugin_names() -> tuple[str, ...]:
     return tuple(sorted(names - set(registry_names("formats"))))
 
 
-def add_provider(parser: argparse.ArgumentParser, choices: FormatChoices, what: str) -> None:
-    """``-p/--provider``, one of *choices*, :data:`DEFAULT_PROVIDER` by default; *what*
-    its help (a :class:`RegistryHelp` stays one)."""
+class DefaultValue(str):
+    """An option's default value, told apart from the same value given on the command
+    line (``isinstance(args.provider, DefaultValue)``), so that a command can refuse an
+    option that has no effect in the mode asked for."""
+
+
+def add_provider(
+    parser: argparse.ArgumentParser,
+    choices: FormatChoices,
+    what: str,
+    *,
+    default: str = DEFAULT_PROVIDER,
+) -> None:
+    """``-p/--provider``, one of *choices*, *default* when not given (a
+    :class:`DefaultValue` of :data:`DEFAULT_PROVIDER` lets a command tell); *what* its help
+    (a :class:`RegistryHelp` stays one)."""
     text = f"{what} (default: {DEFAULT_PROVIDER})"
     parser.add_argument(
         "-p",
         "--provider",
-        default=DEFAULT_PROVIDER,
+        default=default,
         choices=choices,
         help=RegistryHelp(text, what.names) if isinstance(what, RegistryHelp) else text,
     )

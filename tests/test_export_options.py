@@ -1,0 +1,136 @@
+"""``lmml export``: every option takes effect in the mode asked for or is refused, a
+defective bundle is a failure in both modes unless ``--force``, and an output naming a
+folder is refused before anything is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lmml_mdit.cli import main
+from lmml_mdit.dataset import read_parquet
+
+NEAR_MISS = "## Turn 1 - user\n\nhi\n\n**Assistant:**\n\nhello\n"
+"""A bold label that looks like a delimiter (line 5, column 3): a warned defect."""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "bad.lmml").write_text("## user\n\nsee @gone.png\n", encoding="utf-8")
+    (runs / "good.lmml").write_text("## user\n\nhi\n", encoding="utf-8")
+    (runs / "near.lmml").write_text(NEAR_MISS, encoding="utf-8")
+    return runs
+
+
+def _export(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, list[str]]:
+    status = main(["export", *(str(arg) for arg in args)])
+    return status, capsys.readouterr().err.splitlines()
+
+
+def test_parquet_fails_a_defective_bundle_unless_force_and_keeps_its_row(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "rows.parquet"
+    status, err = _export(capsys, folder, "--parquet", out, "--workers", "1")
+    assert status == 1
+    assert err[0].startswith("lmml: error: bad.lmml:3:5: missing_reference: ")
+    assert err[0].endswith("(fix it, or add --force to send anyway)")
+    assert err[1].startswith("lmml: warning: near.lmml:5:3: suspicious_delimiter: ")
+    assert err[2] == f"Exported 2 of 3 bundle(s) from {folder} -> {out}"
+    rows = read_parquet(out).to_pylist()
+    assert [row["path"] for row in rows] == ["bad.lmml", "good.lmml", "near.lmml"]
+    assert [issue["kind"] for issue in rows[0]["issues"]] == ["missing_reference"]
+    out.unlink()
+    status, err = _export(capsys, folder, "--parquet", out, "--workers", "1", "--force")
+    assert status == 0
+    assert err[0].startswith("lmml: warning: bad.lmml:3:5: missing_reference: ")
+    assert "--force" not in err[0]
+    assert err[-1] == f"Exported 3 of 3 bundle(s) from {folder} -> {out}"
+    assert read_parquet(out).num_rows == 3
+
+
+def test_parquet_strict_fails_a_warned_defect(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "bad.lmml").unlink()
+    out = tmp_path / "rows.parquet"
+    status, err = _export(capsys, folder, "--parquet", out, "--strict")
+    assert status == 1
+    assert err[0].startswith("lmml: error: near.lmml:5:3: suspicious_delimiter: ")
+    assert err[1] == f"Exported 1 of 2 bundle(s) from {folder} -> {out}"
+    assert read_parquet(out).num_rows == 2
+    assert _export(capsys, folder, "--parquet", out, "--strict", "--force")[0] == 2
+
+
+@pytest.mark.parametrize(
+    ("given", "refused"),
+    [
+        (["--parquet", "rows.parquet", "--provider", "anthropic"], "--provider"),
+        (["--parquet", "rows.parquet", "-p", "openai"], "--provider"),
+        (["--parquet", "rows.parquet", "--unknown-settings", "warn"], "--unknown-settings"),
+        (["--jsonl", "out.jsonl", "--payload", "openai"], "--payload"),
+        (["--jsonl", "out.jsonl", "--assets", "reference"], "--assets"),
+        (["--jsonl", "-", "--assets", "embed"], "--assets"),
+    ],
+)
+def test_an_option_of_the_other_mode_is_refused(
+    given: list[str],
+    refused: str,
+    folder: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status = main(["export", str(folder), *given])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    mode = "--parquet" if "--parquet" in given else "--jsonl"
+    [line] = captured.err.splitlines()
+    assert line.startswith(f"lmml: error: {refused} has no effect with {mode}")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["runs"]
+
+
+def test_the_options_of_each_mode_are_taken(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "bad.lmml").unlink()
+    out = tmp_path / "rows.parquet"
+    status, _ = _export(
+        capsys, folder, "--parquet", out, "--payload", "openai", "--assets", "embed"
+    )
+    assert status == 0 and "request_openai" in read_parquet(out).column_names
+    jsonl = tmp_path / "out.jsonl"
+    status, _ = _export(capsys, folder, "--jsonl", jsonl, "--provider", "sharegpt")
+    assert status == 0 and '"conversations"' in jsonl.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("flag", "example"), [("--parquet", "rows.parquet"), ("--jsonl", "dataset.jsonl")]
+)
+def test_an_output_naming_a_folder_is_refused(
+    flag: str,
+    example: str,
+    folder: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status, err = _export(capsys, folder, flag, "d/", "--force")
+    assert status == 2
+    assert err == [
+        f"lmml: error: {flag} d/: names a folder (it ends in a separator); give the file to "
+        f"write, such as d/{example}"
+    ]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["runs"]
+    (tmp_path / "d").mkdir()
+    status, err = _export(capsys, folder, flag, "d", "--force")
+    assert status == 2
+    assert err == [
+        f"lmml: error: {flag} d: is a folder; give the file to write, such as d/{example}"
+    ]
+    assert list((tmp_path / "d").iterdir()) == []
