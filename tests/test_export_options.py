@@ -4,6 +4,7 @@ folder is refused before anything is written."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,22 @@ def test_an_output_naming_a_folder_is_refused(
         f"lmml: error: {flag} d: is a folder; give the file to write, such as d/{example}"
     ]
     assert list((tmp_path / "d").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["render", "examples/capitals.lmml", "--input", "country=France", "-o", "{out}/"],
+        ["run", "examples/capitals.lmml", "-p", "openai", "--model", "m", "-o", "{out}/"],
+        ["pack", "examples/sales-review.lmml", "{out}/"],
+    ],
+)
+def test_every_output_naming_a_folder_is_refused_before_any_work(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "out")
+    root = Path(__file__).resolve().parents[1]
+    argv = [str(root / a) if a.startswith("examples/") else a.replace("{out}", out) for a in argv]
+    assert main(argv) == 2
+    assert f"{out}/: names a folder (it ends in a separator)" in capsys.readouterr().err
+    assert not os.path.exists(out)

@@ -26,6 +26,7 @@ from ._options import (
 from ._output import (
     STDIO,
     CliError,
+    ends_in_separator,
     ensure_folder,
     error,
     info,
@@ -295,9 +296,8 @@ def _refuse_other_mode(args: ExportArguments) -> None:
 def _checked_output(flag: str, out: str) -> None:
     """Refuse, before any work, an output that names a folder: one ending in a path
     separator, or an existing folder (the file would otherwise be named after it)."""
-    separators = tuple(sep for sep in ("/", os.sep, os.altsep) if sep)
     example = "dataset.jsonl" if flag == "--jsonl" else "rows.parquet"
-    if out != STDIO and out.endswith(separators):
+    if out != STDIO and ends_in_separator(out):
         raise CliError(
             f"{flag} {shown(out)}: names a folder (it ends in a separator); give the file to "
             f"write, such as {shown(out)}{example}"

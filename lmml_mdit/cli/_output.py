@@ -34,6 +34,7 @@ __all__ = [
     "STDIO",
     "CliError",
     "deliver",
+    "ends_in_separator",
     "ensure_folder",
     "error",
     "error_text",
@@ -212,9 +213,19 @@ def deliver(args: Arguments, dest: str, output: bytes | Bundle, done: str) -> No
     info(args, done)
 
 
+def ends_in_separator(path: str) -> bool:
+    """Whether *path* ends in a path separator: it names a folder, never a file to write."""
+    return path.endswith(tuple(sep for sep in ("/", os.sep, os.altsep) if sep))
+
+
 def ensure_folder(dest: str) -> None:
-    """Create the folders *dest* needs, failing with one clear line when a file is in the
-    way or the parent cannot be written."""
+    """Create the folders *dest* needs, failing with one clear line when *dest* names a
+    folder (it ends in a separator: the file would be written under the folder's name), a
+    file is in the way or the parent cannot be written."""
+    if ends_in_separator(dest):
+        raise CliError(
+            f"{dest}: names a folder (it ends in a separator); give the file to write in it"
+        )
     folder = Path(dest).parent
     try:
         _make_folders(folder)

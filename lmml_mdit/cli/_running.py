@@ -32,6 +32,7 @@ from ._options import (
 from ._output import (
     STDIO,
     CliError,
+    ends_in_separator,
     ensure_folder,
     error,
     error_text,
@@ -277,6 +278,8 @@ def cmd_run(args: RunArguments) -> int:
         tools[spec.rpartition(":")[2].rpartition(".")[2]] = function
     source = open_source(args.path, args)
     if args.output is not None and not args.dry_run:
+        if ends_in_separator(args.output):  # refused before the send, not after the reply
+            ensure_folder(args.output)
         _refuse_other_kind(args.output, source.bundle.kind)
     request_options: dict[str, object] = {"strict": not args.force}
     if args.settings:
