@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from typing import BinaryIO, Protocol
 from urllib.parse import unquote, urlsplit
@@ -165,6 +164,8 @@ def url_output(url: str, *, exclusive: bool = False) -> Iterator[BinaryIO]:
         with _local_output(url, path, exclusive=exclusive) as stream:
             yield stream
         return
+    import tempfile  # here: opening or validating a plain path never loads it
+
     from ..atomic import _is_write_failure, _write_error
 
     try:
