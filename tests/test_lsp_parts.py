@@ -251,3 +251,20 @@ def test_many_references_on_one_long_line_convert_in_any_encoding(tmp_path: Path
             (d.range.start.character, d.range.end) for d in found
         ]
 
+
+def test_the_quick_fixes_of_a_name_missing_many_times_are_offered_once(tmp_path: Path) -> None:
+    # Each mention used to get its own copy of every fix, each copy editing every mention:
+    # a line naming one missing file 2,000 times gave 6,000 actions of 2,000 edits each.
+    (tmp_path / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    count = 2_000
+    analysis = analyse(
+        (tmp_path / "doc.lmml").as_uri(), "## user\n\n" + "see @chart.pgn " * count + "\n", 1
+    )
+    columns = Columns(analysis.lines, UTF16)
+    actions = code_actions(analysis, columns, 2, 2)
+    assert [action.title.split(" ")[0] for action in actions] == ["Did", "Create", "Escape"]
+    for action in actions:
+        assert action.diagnostics is not None and len(action.diagnostics) == count
+    edits = actions[0].edit
+    assert edits is not None and edits.changes is not None
+    assert len(edits.changes[analysis.uri]) == count
