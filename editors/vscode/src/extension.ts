@@ -2,8 +2,10 @@
 // started with the configured interpreter or command, and a preview beside the editor that
 // the server renders (its `lmml/preview` request).
 
+import * as os from "node:os";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import { serverCommand } from "./command";
 
 const LANGUAGE = "lmml";
 const PREVIEW_METHOD = "lmml/preview";
@@ -20,25 +22,12 @@ let client: LanguageClient | undefined;
 let watcher: vscode.FileSystemWatcher | undefined;
 let preview: Preview | undefined;
 
-/** The command that starts the server: `lmml.server.command`, else the configured Python
- * running the package, else `lmml lsp` from the PATH. */
-export function serverCommand(
-  config: vscode.WorkspaceConfiguration,
-): { command: string; args: string[] } {
-  const command = config.get<string[]>("command", []);
-  if (command.length > 0) {
-    return { command: command[0], args: command.slice(1) };
-  }
-  const python = config.get<string>("pythonPath", "");
-  if (python) {
-    return { command: python, args: ["-m", "lmml_mdit", "lsp"] };
-  }
-  return { command: "lmml", args: ["lsp"] };
-}
-
 async function startClient(): Promise<void> {
   const config = vscode.workspace.getConfiguration("lmml.server");
-  const { command, args } = serverCommand(config);
+  const { command, args } = serverCommand(config, {
+    workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    userHome: os.homedir(),
+  });
   // No transport named: stdio, without the `--stdio` flag the client would add for one.
   const serverOptions: ServerOptions = { command, args };
   watcher = vscode.workspace.createFileSystemWatcher("**/*");
