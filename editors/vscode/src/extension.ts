@@ -63,6 +63,8 @@ async function stopClient(): Promise<void> {
  * it changes. */
 class Preview {
   private timer: NodeJS.Timeout | undefined;
+  private requests = 0;
+  private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -93,18 +95,30 @@ class Preview {
   }
 
   async refresh(): Promise<void> {
+    // Answers may come back out of order: only the latest request's is shown.
+    const request = ++this.requests;
+    const document = this.document;
+    let page: string;
     if (!client) {
-      this.panel.webview.html = "<p>The LMML language server is not running.</p>";
+      page = "<p>The LMML language server is not running.</p>";
+    } else {
+      try {
+        const result = await client.sendRequest<PreviewResult | null>(PREVIEW_METHOD, {
+          textDocument: { uri: document.uri.toString() },
+        });
+        page = result
+          ? result.html
+          : "<p>The preview could not be made; the LMML output channel says why.</p>";
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        page = `<p>The preview could not be made: ${escapeHtml(message)}</p>`;
+      }
+    }
+    if (request !== this.requests || this.disposed) {
       return;
     }
-    const uri = this.document.uri.toString();
-    const result = await client.sendRequest<PreviewResult | null>(PREVIEW_METHOD, {
-      textDocument: { uri },
-    });
-    this.panel.title = `Preview ${this.document.fileName.split(/[\\/]/).pop() ?? ""}`;
-    this.panel.webview.html = result
-      ? result.html
-      : "<p>The preview could not be made; the LMML output channel says why.</p>";
+    this.panel.title = `Preview ${document.fileName.split(/[\\/]/).pop() ?? ""}`;
+    this.panel.webview.html = page;
   }
 
   reveal(document: vscode.TextDocument): void {
@@ -114,6 +128,7 @@ class Preview {
   }
 
   dispose(): void {
+    this.disposed = true;
     if (this.timer) {
       clearTimeout(this.timer);
     }
@@ -124,6 +139,10 @@ class Preview {
       preview = undefined;
     }
   }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 function showPreview(): void {
