@@ -268,3 +268,20 @@ def test_the_quick_fixes_of_a_name_missing_many_times_are_offered_once(tmp_path:
     edits = actions[0].edit
     assert edits is not None and edits.changes is not None
     assert len(edits.changes[analysis.uri]) == count
+
+
+def test_the_preview_leaves_the_defects_to_the_diagnostics(tmp_path: Path) -> None:
+    # render_html warned of each suspicious delimiter, and `lmml lsp` printed the warnings on
+    # its standard error at every preview request (each edit shifting their lines).
+    import warnings
+
+    from lmml_mdit import DefectWarning
+
+    text = "## user\n\nhi\n\n**Assistant:**\n\nhello\n"
+    analysis = analyse((tmp_path / "doc.lmml").as_uri(), text, 1)
+    assert [issue.kind for issue in analysis.issues] == ["suspicious_delimiter"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = preview(analysis)
+    assert page["error"] is None and "hello" in str(page["html"])
+    assert not [w for w in caught if issubclass(w.category, DefectWarning)]
