@@ -229,3 +229,59 @@ def test_asset_names_are_offered_where_the_reference_rule_starts_one(
     current = Columns.of_line(0, typed, UTF16)
     labels = [item.label for item in complete(analysis, current, 0, len(typed)).items]
     assert ("chart.png" in labels) is offered
+
+
+def test_many_references_on_one_long_line_convert_in_any_encoding(tmp_path: Path) -> None:
+    # Each position used to count the code units from the line's start: with one wide
+    # character on a line of 10,000 references, diagnostics took minutes in UTF-16.
+    count = 10_000
+    line = "\u00e9\U0001f600 " + "word @gone.png " * count
+    analysis = analyse((tmp_path / "doc.lmml").as_uri(), f"## user\n\n{line}\n", 1)
+    assert len(analysis.issues) == count
+    for encoding, before in ((UTF8, 7), (UTF16, 4), (UTF32, 3)):
+        columns = Columns(analysis.lines, encoding)
+        found = diagnostics(analysis, columns)
+        last = line.rindex("@")
+        assert found[-1].range.start.character == before + (last - 3)
+        assert found[-1].range.end.character == before + (last - 3) + len("@gone.png")
+        position = found[-1].range.start
+        assert columns.column(position) == last
+        spans = references(analysis, columns, 2, last, declaration=True)  # the names, no "@"
+        assert [(s.range.start.character - 1, s.range.end) for s in spans] == [
+            (d.range.start.character, d.range.end) for d in found
+        ]
+
+
+def test_the_quick_fixes_of_a_name_missing_many_times_are_offered_once(tmp_path: Path) -> None:
+    # Each mention used to get its own copy of every fix, each copy editing every mention:
+    # a line naming one missing file 2,000 times gave 6,000 actions of 2,000 edits each.
+    (tmp_path / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    count = 2_000
+    analysis = analyse(
+        (tmp_path / "doc.lmml").as_uri(), "## user\n\n" + "see @chart.pgn " * count + "\n", 1
+    )
+    columns = Columns(analysis.lines, UTF16)
+    actions = code_actions(analysis, columns, 2, 2)
+    assert [action.title.split(" ")[0] for action in actions] == ["Did", "Create", "Escape"]
+    for action in actions:
+        assert action.diagnostics is not None and len(action.diagnostics) == count
+    edits = actions[0].edit
+    assert edits is not None and edits.changes is not None
+    assert len(edits.changes[analysis.uri]) == count
+
+
+def test_the_preview_leaves_the_defects_to_the_diagnostics(tmp_path: Path) -> None:
+    # render_html warned of each suspicious delimiter, and `lmml lsp` printed the warnings on
+    # its standard error at every preview request (each edit shifting their lines).
+    import warnings
+
+    from lmml_mdit import DefectWarning
+
+    text = "## user\n\nhi\n\n**Assistant:**\n\nhello\n"
+    analysis = analyse((tmp_path / "doc.lmml").as_uri(), text, 1)
+    assert [issue.kind for issue in analysis.issues] == ["suspicious_delimiter"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = preview(analysis)
+    assert page["error"] is None and "hello" in str(page["html"])
+    assert not [w for w in caught if issubclass(w.category, DefectWarning)]

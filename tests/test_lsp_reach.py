@@ -143,3 +143,28 @@ def test_the_server_survives_oversize_and_malformed_input_and_answers_invalid_pa
     assert b'"code": -32602' in out and b'"id": 2}' in out
     assert b'"id": 3, "jsonrpc": "2.0", "result": null' in out
     assert b"MemoryError" not in done.stderr and b"OverflowError" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("offered", "agreed"),
+    [(None, "utf-16"), (["utf-8", "utf-16"], "utf-8"), (["utf-32"], "utf-32")],
+)
+def test_the_agreed_position_encoding_is_its_value(offered: list[str] | None, agreed: str) -> None:
+    # A client offering no encoding got pygls's default as an enum member, and str() of it
+    # read "PositionEncodingKind.Utf16", which no column conversion recognised.
+    server = build_server(debounce=0)
+    general = types.GeneralClientCapabilities(position_encodings=offered)
+    for _ in server.protocol.lsp_initialize(
+        types.InitializeParams(capabilities=types.ClientCapabilities(general=general))
+    ):
+        pass
+    assert server.encoding == agreed
+    uri = "untitled:x"
+    server.workspace.put_text_document(
+        types.TextDocumentItem(
+            uri=uri, language_id="lmml", version=1, text="## user\n\U0001f600 @a\n"
+        )
+    )
+    analysis = server.analysis(uri)
+    position = server.columns(analysis).position(1, 2)
+    assert position.character == {"utf-8": 5, "utf-16": 3, "utf-32": 2}[agreed]

@@ -214,3 +214,61 @@ def test_a_fence_opens_with_at_most_three_spaces_of_indentation(line: str, fence
     assert len(patterns) > 10
     assert any(pattern.search(line) is not None for pattern in patterns) == fence, line
     assert (lmml_mdit.parse(f"{line}\n{{}}\n@@@\n").embeds != ()) == fence
+
+
+def _npm_ci(npm: str, tool: str) -> None:
+    """Install the extension's packages when *tool* is not there yet."""
+    if (EXTENSION / "node_modules" / ".bin" / tool).exists():
+        return
+    installed = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund"],
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert installed.returncode == 0, installed.stderr[-2000:]
+
+
+def test_the_server_command_expands_workspace_folder_and_user_home(tmp_path: Path) -> None:
+    """The docs' ``"lmml.server.pythonPath": "${workspaceFolder}/.venv/bin/python"`` names
+    the folder's Python: VS Code leaves an extension's settings unexpanded, so the
+    extension expands the variables itself (it used to start the literal path)."""
+    npm = _require_npm()
+    _npm_ci(npm, "esbuild")
+    script = tmp_path / "command.js"
+    bundled = subprocess.run(
+        [
+            *(npm, "exec", "--", "esbuild", "src/command.ts", "--bundle"),
+            *("--format=cjs", "--platform=node", f"--outfile={script}"),
+        ],
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert bundled.returncode == 0, bundled.stderr[-2000:]
+    cases = [
+        ({"pythonPath": "${workspaceFolder}/.venv/bin/python"}, "/w s"),
+        ({"command": ["${userHome}/bin/lmml", "lsp", "${workspaceFolder}"]}, "/w s"),
+        ({"pythonPath": "${workspaceFolder}/py"}, None),
+        ({}, "/w s"),
+    ]
+    program = (
+        f"const m = require({json.dumps(str(script))});"
+        f"const cases = {json.dumps(cases)};"
+        "console.log(JSON.stringify(cases.map(([settings, folder]) => m.serverCommand("
+        "{get: (key, fallback) => key in settings ? settings[key] : fallback},"
+        "{workspaceFolder: folder ?? undefined, userHome: '/home/u'}))));"
+    )
+    node = shutil.which("node")
+    assert node is not None
+    ran = subprocess.run([node, "-e", program], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert json.loads(ran.stdout) == [
+        {"command": "/w s/.venv/bin/python", "args": ["-m", "lmml_mdit", "lsp"]},
+        {"command": "/home/u/bin/lmml", "args": ["lsp", "/w s"]},
+        # No folder open: the variable is left as written, so the start error names it.
+        {"command": "${workspaceFolder}/py", "args": ["-m", "lmml_mdit", "lsp"]},
+        {"command": "lmml", "args": ["lsp"]},
+    ]

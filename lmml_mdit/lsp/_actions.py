@@ -44,14 +44,25 @@ def code_actions(
     bundle = analysis.bundle
     if bundle is None:
         return []
-    found: list[types.CodeAction] = []
+    shown: list[tuple[Issue, types.Diagnostic]] = []
+    missing: dict[str, list[types.Diagnostic]] = {}
     for issue in analysis.issues:
         diagnostic = issue_diagnostic(issue, analysis, columns)
         span = diagnostic.range
         if span.end.line < first_line or span.start.line > last_line:
             continue
+        if issue.kind == "missing_reference" and issue.line is not None:
+            # One set of fixes per name, each changing every mention: not one per mention.
+            if issue.name not in missing:
+                shown.append((issue, diagnostic))
+            missing.setdefault(issue.name, []).append(diagnostic)
+        else:
+            shown.append((issue, diagnostic))
+    found: list[types.CodeAction] = []
+    for issue, diagnostic in shown:
+        about = missing[issue.name] if issue.kind == "missing_reference" else [diagnostic]
         for action in _fixes(issue, bundle, analysis, columns):
-            action.diagnostics = [diagnostic]
+            action.diagnostics = about
             found.append(action)
     return found
 

@@ -9,6 +9,8 @@ units unless the client offers UTF-8 or UTF-32. Lines are the narrative's own
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import overload
 
@@ -27,6 +29,34 @@ def units(text: str, encoding: str) -> int:
     return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
+_WIDE: dict[str, re.Pattern[str]] = {
+    types.PositionEncodingKind.Utf8: re.compile("[^\x00-\x7f]"),
+    types.PositionEncodingKind.Utf16: re.compile("[\U00010000-\U0010ffff]"),
+}
+"""The code points that take more than one code unit, per position encoding."""
+
+
+class _Wide:
+    """Where one line's wide code points stand, and the code units they add: each
+    conversion on the line is a binary search, not a count from the line's start."""
+
+    def __init__(self, text: str, encoding: str) -> None:
+        self.starts: list[int] = []
+        self.added: list[int] = []
+        """How many code units the wide code points up to each one add, all told."""
+        pattern = _WIDE.get(encoding)
+        total = 0
+        for found in pattern.finditer(text) if pattern is not None else ():
+            total += units(found.group(), encoding) - 1
+            self.starts.append(found.start())
+            self.added.append(total)
+
+    def units_before(self, column: int) -> int:
+        """The code units of the line's first *column* code points."""
+        wide = bisect_left(self.starts, column)
+        return column + (self.added[wide - 1] if wide else 0)
+
+
 class Columns:
     """Converts between 0-based (line, code point) pairs and client positions.
 
@@ -37,6 +67,16 @@ class Columns:
     def __init__(self, lines: Sequence[str], encoding: str) -> None:
         self.lines = lines
         self.encoding = encoding
+        self._wide: dict[int, _Wide | None] = {}
+
+    def _wide_of(self, line: int, text: str) -> _Wide | None:
+        """The wide code points of the 0-based *line* (*text*), or None when it has none."""
+        if line not in self._wide:
+            wide = None
+            if not text.isascii() and self.encoding in _WIDE:
+                wide = _Wide(text, self.encoding)
+            self._wide[line] = wide if wide is not None and wide.starts else None
+        return self._wide[line]
 
     @classmethod
     def of_line(cls, line: int, text: str, encoding: str) -> Columns:
@@ -52,7 +92,9 @@ class Columns:
         """The client position of the 0-based code point *column* of the 0-based *line*."""
         text = self.line(line)
         column = max(0, min(column, len(text)))
-        return types.Position(line=max(line, 0), character=units(text[:column], self.encoding))
+        wide = self._wide_of(line, text)
+        character = wide.units_before(column) if wide is not None else column
+        return types.Position(line=max(line, 0), character=character)
 
     def range(self, line: int, start: int, end_line: int, end: int) -> types.Range:
         """The client range from (*line*, *start*) to (*end_line*, *end*), code points."""
@@ -69,14 +111,13 @@ class Columns:
     def column(self, position: types.Position) -> int:
         """The 0-based code point column of a client *position* (clamped to its line)."""
         text = self.line(position.line)
-        if self.encoding == types.PositionEncodingKind.Utf32 or text.isascii():
+        wide = self._wide_of(position.line, text)
+        if wide is None:
             return max(0, min(position.character, len(text)))
-        counted = 0
-        for at, char in enumerate(text):
-            if counted >= position.character:
-                return at
-            counted += units(char, self.encoding)
-        return len(text)
+        # The first code point at or past the position (a position inside a surrogate pair
+        # or a UTF-8 sequence moves on to the next code point).
+        at = bisect_left(range(len(text) + 1), position.character, key=wide.units_before)
+        return min(at, len(text))
 
 
 class _OneLine(Sequence[str]):

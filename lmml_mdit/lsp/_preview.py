@@ -3,13 +3,16 @@
 
 Params: ``{"textDocument": {"uri": URI}}`` (or ``{"uri": URI}``). Result: ``{"uri", "version",
 "html", "error"}``; for a text that cannot be opened, ``html`` is a short page saying why and
-``error`` holds the same message (None otherwise).
+``error`` holds the same message (None otherwise). The defects the page would warn of
+are left to the diagnostics.
 """
 
 from __future__ import annotations
 
 import html
+import warnings
 
+from ..errors import DefectWarning
 from ..jsontypes import JSONObject
 from ..preview import render_html
 from ._document import Analysis
@@ -45,5 +48,9 @@ def preview(analysis: Analysis) -> JSONObject:
             f"</head><body><p>{html.escape(error)}</p></body></html>"
         )
     else:
-        page = render_html(analysis.bundle)
+        # The defects are the diagnostics' to show: rendering does not write them to the
+        # server's standard error again at every request.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DefectWarning)
+            page = render_html(analysis.bundle)
     return {"uri": analysis.uri, "version": analysis.version, "html": page, "error": error}

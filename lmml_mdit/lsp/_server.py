@@ -69,8 +69,11 @@ class LmmlLanguageServer(LanguageServer):
 
     @property
     def encoding(self) -> str:
-        """The position encoding agreed with the client."""
-        return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+        """The position encoding agreed with the client: ``utf-8``, ``utf-16`` or ``utf-32``."""
+        agreed = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        # pygls keeps the client's string, or its own default as the enum member (whose
+        # str() is "PositionEncodingKind.Utf16", not the value).
+        return agreed.value if isinstance(agreed, types.PositionEncodingKind) else agreed
 
     def document(self, uri: str) -> TextDocument:
         """The document *uri*: the one the client has open, or else a regular file inside

@@ -2,8 +2,10 @@
 // started with the configured interpreter or command, and a preview beside the editor that
 // the server renders (its `lmml/preview` request).
 
+import * as os from "node:os";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import { serverCommand } from "./command";
 
 const LANGUAGE = "lmml";
 const PREVIEW_METHOD = "lmml/preview";
@@ -20,25 +22,12 @@ let client: LanguageClient | undefined;
 let watcher: vscode.FileSystemWatcher | undefined;
 let preview: Preview | undefined;
 
-/** The command that starts the server: `lmml.server.command`, else the configured Python
- * running the package, else `lmml lsp` from the PATH. */
-export function serverCommand(
-  config: vscode.WorkspaceConfiguration,
-): { command: string; args: string[] } {
-  const command = config.get<string[]>("command", []);
-  if (command.length > 0) {
-    return { command: command[0], args: command.slice(1) };
-  }
-  const python = config.get<string>("pythonPath", "");
-  if (python) {
-    return { command: python, args: ["-m", "lmml_mdit", "lsp"] };
-  }
-  return { command: "lmml", args: ["lsp"] };
-}
-
 async function startClient(): Promise<void> {
   const config = vscode.workspace.getConfiguration("lmml.server");
-  const { command, args } = serverCommand(config);
+  const { command, args } = serverCommand(config, {
+    workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    userHome: os.homedir(),
+  });
   // No transport named: stdio, without the `--stdio` flag the client would add for one.
   const serverOptions: ServerOptions = { command, args };
   watcher = vscode.workspace.createFileSystemWatcher("**/*");
@@ -74,6 +63,8 @@ async function stopClient(): Promise<void> {
  * it changes. */
 class Preview {
   private timer: NodeJS.Timeout | undefined;
+  private requests = 0;
+  private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -104,18 +95,30 @@ class Preview {
   }
 
   async refresh(): Promise<void> {
+    // Answers may come back out of order: only the latest request's is shown.
+    const request = ++this.requests;
+    const document = this.document;
+    let page: string;
     if (!client) {
-      this.panel.webview.html = "<p>The LMML language server is not running.</p>";
+      page = "<p>The LMML language server is not running.</p>";
+    } else {
+      try {
+        const result = await client.sendRequest<PreviewResult | null>(PREVIEW_METHOD, {
+          textDocument: { uri: document.uri.toString() },
+        });
+        page = result
+          ? result.html
+          : "<p>The preview could not be made; the LMML output channel says why.</p>";
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        page = `<p>The preview could not be made: ${escapeHtml(message)}</p>`;
+      }
+    }
+    if (request !== this.requests || this.disposed) {
       return;
     }
-    const uri = this.document.uri.toString();
-    const result = await client.sendRequest<PreviewResult | null>(PREVIEW_METHOD, {
-      textDocument: { uri },
-    });
-    this.panel.title = `Preview ${this.document.fileName.split(/[\\/]/).pop() ?? ""}`;
-    this.panel.webview.html = result
-      ? result.html
-      : "<p>The preview could not be made; the LMML output channel says why.</p>";
+    this.panel.title = `Preview ${document.fileName.split(/[\\/]/).pop() ?? ""}`;
+    this.panel.webview.html = page;
   }
 
   reveal(document: vscode.TextDocument): void {
@@ -125,6 +128,7 @@ class Preview {
   }
 
   dispose(): void {
+    this.disposed = true;
     if (this.timer) {
       clearTimeout(this.timer);
     }
@@ -135,6 +139,10 @@ class Preview {
       preview = undefined;
     }
   }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 function showPreview(): void {
