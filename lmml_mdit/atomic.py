@@ -33,7 +33,9 @@ __all__ = [
     "atomic_write_bytes",
     "batched_folder_syncs",
     "check_destination",
+    "is_write_failure",
     "terminate_cleanly",
+    "write_error",
 ]
 
 TEMPORARY_MARK = ".lmml-tmp"
@@ -100,7 +102,8 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error) or type(error).__name__
 
 
-def _write_error(target: str, error: OSError) -> WriteError:
+def write_error(target: str, error: OSError) -> WriteError:
+    """The :class:`WriteError` for *error*, a failed write of *target*, naming *target*."""
     failure = WriteError(
         f"cannot write: {_reason(error)}",
         name=target,
@@ -125,7 +128,7 @@ def check_destination(path: str | os.PathLike[str]) -> str:
     except FileNotFoundError:
         return real
     except OSError as error:
-        raise _write_error(target, error) from None
+        raise write_error(target, error) from None
     for test, kind in _FILE_KINDS:
         if test(status.st_mode):
             raise WriteError(
@@ -298,7 +301,7 @@ def _publish(temporary: str, real: str, *, exclusive: bool) -> None:
     os.unlink(temporary)
 
 
-def _is_write_failure(error: OSError, *paths: str) -> bool:
+def is_write_failure(error: OSError, *paths: str) -> bool:
     """Whether *error*, raised inside the write block, is the write failing (and so to be
     reported about the destination) rather than, say, a source file that could not be
     read: it names no file (a full disk on ``write``) or one of the write's own *paths*."""
@@ -366,9 +369,9 @@ def atomic_write(path: str | os.PathLike[str], *, exclusive: bool = False) -> It
                     os.unlink(temporary)
             if isinstance(error, OSError) and (
                 temporary is None  # no temporary file could be made: the folder's fault
-                or _is_write_failure(error, temporary, real, target)
+                or is_write_failure(error, temporary, real, target)
             ):
-                raise _write_error(target, error) from None
+                raise write_error(target, error) from None
             raise
         finally:
             if lock is not None:

@@ -166,19 +166,19 @@ def url_output(url: str, *, exclusive: bool = False) -> Iterator[BinaryIO]:
         return
     import tempfile  # here: opening or validating a plain path never loads it
 
-    from ..atomic import _is_write_failure, _write_error
+    from ..atomic import is_write_failure, write_error
 
     try:
         descriptor, temporary = tempfile.mkstemp(prefix=".lmml-upload-", suffix=".part")
     except OSError as error:
-        raise _write_error(url, error) from None
+        raise write_error(url, error) from None
     try:
         with os.fdopen(descriptor, "wb") as stream:
             yield stream
         _upload(fs, path, url, temporary, exclusive=exclusive)
     except OSError as error:
-        if _is_write_failure(error, temporary):  # the local temporary file, full or gone
-            raise _write_error(url, error) from None
+        if is_write_failure(error, temporary):  # the local temporary file, full or gone
+            raise write_error(url, error) from None
         raise
     finally:
         with contextlib.suppress(OSError):
