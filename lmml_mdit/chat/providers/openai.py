@@ -6,6 +6,7 @@ read: docs/bridge.md; the reply and its stream: docs/run.md ("The reply, written
 
 from __future__ import annotations
 
+import copy
 import functools
 import posixpath
 from collections.abc import Iterable
@@ -170,7 +171,9 @@ def content_part(part: Part, options: Options) -> JSONObject:
 
 
 def tool_call(call: ToolCall) -> JSONObject:
-    """One call as an assistant ``tool_calls`` entry: a function call, or a custom tool's
+    """One call as an assistant ``tool_calls`` entry: a function call, with the call's
+    :attr:`~lmml_mdit.conversation.ToolCall.extra` keys (those under ``"function"`` inside
+    its ``function`` object), or a custom tool's
     (``{"type": "custom", "custom": {"name", "input"}}``).
 
     :raises InvalidToolCallError: for a custom call whose arguments are not its input text.
@@ -178,11 +181,14 @@ def tool_call(call: ToolCall) -> JSONObject:
     if call.is_custom:
         custom: JSONObject = {"name": call.name, "input": custom_input(call)}
         return {"id": call.id, "type": CUSTOM_CALL_TYPE, "custom": custom}
-    return {
-        "id": call.id,
-        "type": "function",
-        "function": {"name": call.name, "arguments": call.arguments_json},
-    }
+    function: JSONObject = {"name": call.name, "arguments": call.arguments_json}
+    entry: JSONObject = {"id": call.id, "type": "function", "function": function}
+    for key, value in call.extra.items():
+        if key == "function" and isinstance(value, dict):
+            function.update({k: v for k, v in value.items() if k not in function})
+        elif key not in entry:
+            entry[key] = copy.deepcopy(value)
+    return entry
 
 
 def _text_only(message: ChatMessage, options: Options) -> list[JSONObject]:
@@ -401,9 +407,25 @@ def _tool_calls(raw: object, *, where: str) -> list[ToolCall]:
                 id=expect(call.get("id"), str, where=here),
                 name=expect(function.get("name"), str, where=here),
                 arguments=parse_arguments(function.get("arguments", "{}"), where=here),
+                extra=_call_extra(call, function),
             )
         )
     return calls
+
+
+_CALL_KEYS = frozenset({"id", "type", "function", "index"})
+_FUNCTION_KEYS = frozenset({"name", "arguments"})
+
+
+def _call_extra(call: JSONObject, function: JSONObject) -> JSONObject:
+    """A function call entry's other keys (Gemini's ``extra_content``), kept in the call's
+    ``extra`` to be sent back; its ``function``'s other keys under ``"function"``. A
+    stream's ``index`` is not kept: the call's place in the list says it."""
+    extra: JSONObject = {key: value for key, value in call.items() if key not in _CALL_KEYS}
+    inner = {key: value for key, value in function.items() if key not in _FUNCTION_KEYS}
+    if inner:
+        extra["function"] = inner
+    return extra
 
 
 def _custom_call(call: JSONObject, *, where: str) -> ToolCall:
@@ -582,6 +604,7 @@ PROVIDER = Provider(
     native_settings=NATIVE_SETTINGS,
     tools=TOOLS,
     custom_calls=True,
+    call_keys=True,
     detection=DETECTION,
 )
 """OpenAI Chat Completions, as the registry lists it."""
