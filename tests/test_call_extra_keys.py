@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _wire_server import Json, Sse, WireServer, base_url
 
 import lmml_mdit
 from lmml_mdit import Bundle, NativeItemDroppedWarning, export_sharegpt, import_messages
@@ -133,3 +134,65 @@ def test_sharegpt_writes_the_call_without_them_with_one_warning(tmp_path: Path) 
         "from": "function_call",
         "value": '{"name": "f", "arguments": {}}',
     }
+
+
+# -- a reply holding them (Gemini's OpenAI-compatible endpoint) ----------------------------
+
+SENT_CHAT = "@@@settings.yaml\nmodel: m1\n@@@\n\n## Turn 1 -- user\n\nWeather in Paris?\n"
+
+
+def _reply_events() -> list[tuple[str | None, Any]]:
+    """A stream whose call delta holds ``extra_content`` beside its first piece."""
+    chunk = {"id": "c1", "created": 1, "model": "m1", "object": "chat.completion.chunk"}
+
+    def delta(value: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**chunk, "choices": [{"index": 0, "delta": value, "finish_reason": finish}]}
+
+    head = {"index": 0, "id": "c", "type": "function", "extra_content": EXTRA}
+    return [
+        (None, delta({"role": "assistant", "tool_calls": [{**head, "function": {"name": "f"}}]})),
+        (None, delta({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]})),
+        (None, delta({}, "tool_calls")),
+    ]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_a_replys_call_keeps_them_and_sends_them_back(
+    tmp_path: Path, server: WireServer, stream: bool
+) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_text(SENT_CHAT, encoding="utf-8")
+    if stream:
+        server.script(Sse(_reply_events()))
+    else:
+        message = {"role": "assistant", "content": None, "tool_calls": [CALL]}
+        server.script(
+            Json(
+                {
+                    "id": "c1",
+                    "created": 1,
+                    "model": "m1",
+                    "object": "chat.completion",
+                    "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+                }
+            )
+        )
+    reply = lmml_mdit.open(path).send("openai", stream=stream, base_url=base_url(server, "openai"))
+    assert [(c.id, c.name, c.extra) for c in reply.tool_calls] == [
+        ("c", "f", {"extra_content": EXTRA})
+    ]
+    assert '"extra_content": {"google": {"thought_signature": "abc"}}' in reply.lmml
+
+
+def test_a_replys_custom_call_stays_a_custom_call(tmp_path: Path, server: WireServer) -> None:
+    # The reply's calls take fresh ids; the rest of each call (here its custom type) stays.
+    path = tmp_path / "chat.lmml"
+    path.write_text(SENT_CHAT, encoding="utf-8")
+    custom = {"id": "c", "type": "custom", "custom": {"name": "code_exec", "input": "print(1)"}}
+    message = {"role": "assistant", "content": None, "tool_calls": [custom]}
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+    body = {"id": "c1", "created": 1, "model": "m1", "object": "chat.completion"}
+    server.script(Json({**body, "choices": [choice]}))
+    reply = lmml_mdit.open(path).send("openai", stream=False, base_url=base_url(server, "openai"))
+    [call] = reply.tool_calls
+    assert (call.name, call.arguments, call.is_custom) == ("code_exec", "print(1)", True)

@@ -660,6 +660,7 @@ class _Gathered(Gathered):
     def __init__(self, emit: Emit) -> None:
         super().__init__(emit)
         self.calls: dict[int, dict[str, str]] = {}
+        self.kept: dict[int, JSONObject] = {}  # a call's other keys (``extra_content``)
 
     def add(self, chunk: Any) -> None:
         self.events.append(chunk)
@@ -676,6 +677,7 @@ class _Gathered(Gathered):
                     call.get("index", 0), {"id": "", "name": "", "arguments": ""}
                 )
                 function = call.get("function") or {}
+                _merge_keys(self.kept.setdefault(call.get("index", 0), {}), call, function)
                 slot["id"] = call.get("id") or slot["id"]
                 slot["name"] += function.get("name") or ""
                 slot["arguments"] += function.get("arguments") or ""
@@ -694,15 +696,33 @@ class _Gathered(Gathered):
         message: JSONObject = {"role": "assistant", "content": "".join(self.text)}
         if self.calls:
             message["tool_calls"] = [
-                {
-                    "id": slot["id"],
-                    "type": "function",
-                    "function": {"name": slot["name"], "arguments": slot["arguments"]},
-                }
-                for _, slot in sorted(self.calls.items())
+                _streamed_call(slot, self.kept.get(index, {}))
+                for index, slot in sorted(self.calls.items())
             ]
         self.exchange.payload = {"messages": [message]}
         return super().finish(request_id)
+
+
+def _merge_keys(kept: JSONObject, call: JSONObject, function: JSONObject) -> None:
+    """Add a call delta's other keys (those of its ``function`` under ``"function"``) to
+    *kept*, the later value of a key taking its place."""
+    for key, value in _call_extra(call, function).items():
+        if key == "function" and isinstance(value, dict):
+            inner = kept.setdefault("function", {})
+            if isinstance(inner, dict):
+                inner.update(value)
+        else:
+            kept[key] = value
+
+
+def _streamed_call(slot: dict[str, str], kept: JSONObject) -> JSONObject:
+    """A gathered call as a ``tool_calls`` entry, with its other keys where they came."""
+    function: JSONObject = {"name": slot["name"], "arguments": slot["arguments"]}
+    inner = kept.get("function")
+    if isinstance(inner, dict):
+        function.update(inner)
+    entry: JSONObject = {key: value for key, value in kept.items() if key != "function"}
+    return {**entry, "id": slot["id"], "type": "function", "function": function}
 
 
 def _stream_options(body: JSONMapping) -> JSONObject:
