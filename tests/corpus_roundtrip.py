@@ -241,6 +241,7 @@ def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
         if nothing and message["role"] != "tool":
             message["content"] = _LEFT_OUT  # (3) a message left with nothing is left out
         for call in message.get("tool_calls") or []:
+            call.pop("index", None)  # (7) a stream's index: the call's place in the list
             if "function" in call:  # a custom call's input text comes back verbatim
                 call["function"]["arguments"] = parsed_arguments(call["function"]["arguments"])
     body["messages"] = [m for m in body["messages"] if m.get("content") is not _LEFT_OUT]

@@ -147,6 +147,28 @@ def _user(text: str) -> dict[str, Any]:
                 ]
             },
         ),
+        # (7) a Chat call's index, as a replayed stream's reply holds it
+        (
+            "openai",
+            {
+                "messages": [
+                    _user("Hi"),
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "c",
+                                "type": "function",
+                                "function": {"name": "f", "arguments": "{}"},
+                            }
+                        ],
+                    },
+                    {"role": "tool", "tool_call_id": "c", "content": "ok"},
+                ]
+            },
+        ),
         # (5) a Gemini part's fields at their default: thought false, null
         (
             "gemini",
@@ -166,6 +188,7 @@ def _user(text: str) -> dict[str, Any]:
         "anthropic-empty-message",
         "gemini-empty-content",
         "responses-empty-logprobs",
+        "chat-call-index",
         "gemini-default-fields",
     ],
 )
@@ -201,6 +224,11 @@ def test_a_changed_body_is_not_taken_for_a_normalised_one(tmp_path: Path) -> Non
     ("fmt", "name", "damage"),
     [
         ("openai", "parallel_tool_calls", lambda body: body["messages"][2]["tool_calls"].pop()),
+        (
+            "openai",
+            "gemini_compat_extra_content",
+            lambda body: body["messages"][1]["tool_calls"][0].pop("extra_content"),
+        ),
         ("anthropic", "pdf_document", lambda body: body["messages"][0]["content"].pop(0)),
         ("gemini", "rest_generation_config", lambda body: body["config"].pop("top_k")),
         ("openai-responses", "input_image_base64", lambda body: body.pop("model")),

@@ -149,6 +149,53 @@ def keep_custom_calls(
     return conversation
 
 
+def dropped_call_keys(call: ToolCall) -> list[str]:
+    """The keys of *call*'s ``extra`` a format that sends only the id, name and arguments
+    would leave out: all but ``type`` (whose ``"custom"`` the custom-call rules cover)."""
+    return [key for key in call.extra if key != "type"]
+
+
+def call_keys_dropped(call: ToolCall, target: str, where: str) -> str | None:
+    """Warn that *call*'s other keys (:func:`dropped_call_keys`) are left out of an export
+    to *target*; returns the message, or None when it has none.
+
+    :param where: the location of the call's fence.
+    """
+    keys = dropped_call_keys(call)
+    if not keys:
+        return None
+    fence = f" ({call.embed_name})" if call.embed_name else ""
+    named = ", ".join(repr(key) for key in keys)
+    message = (
+        f"{where}: key{'s' if len(keys) > 1 else ''} {named} of tool call {call.name!r}{fence} "
+        f"left out: {target} cannot take them"
+    )
+    warn(NativeItemDroppedWarning(message))
+    return message
+
+
+def keep_call_keys(
+    conversation: ChatConversation, takes: bool, target: str, file_name: str
+) -> ChatConversation:
+    """*conversation* as it is, with a :class:`NativeItemDroppedWarning` (also listed in
+    its ``warnings``) for each tool call whose other keys (Gemini's ``extra_content`` read
+    from an OpenAI Chat body) the target cannot send, unless it *takes* them (OpenAI Chat).
+
+    :param target: the format as messages name it.
+    :param file_name: the narrative's file, for the warning's location.
+    """
+    if takes:
+        return conversation
+    for message in conversation.messages:
+        for part in message.parts:
+            if isinstance(part, ToolCall):
+                where = location(file_name, part.line or None, _fence_column(message, part))
+                dropped = call_keys_dropped(part, target, where)
+                if dropped is not None:
+                    conversation.warnings.append(dropped)
+    return conversation
+
+
 def place_native(parts: list[JSONObject], item: NativeItem) -> None:
     """Put *item* back among a message's *parts* (the provider's JSON blocks so far): a
     ``part`` fence's keys onto the last part (merged into its nested objects), any other

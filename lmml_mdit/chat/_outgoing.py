@@ -26,7 +26,7 @@ from ._content import (
     build_conversation,
 )
 from ._midway import place_midway_system
-from ._native import keep_custom_calls, keep_native
+from ._native import keep_call_keys, keep_custom_calls, keep_native
 from ._tools import provider_settings
 from .providers import PROVIDERS, Payload, Provider
 from .providers import openai as openai_chat
@@ -82,6 +82,7 @@ def _render(bundle: BundleSource, chosen: Provider, options: Options) -> Payload
     conversation = keep_custom_calls(
         conversation, chosen.custom_calls, chosen.target, bundle.file_name
     )
+    conversation = keep_call_keys(conversation, chosen.call_keys, chosen.target, bundle.file_name)
     try:
         conversation = place_midway_system(conversation, chosen, options, bundle)
         return chosen.write(conversation, _bundle_defaults(bundle, options))

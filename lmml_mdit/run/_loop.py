@@ -11,6 +11,7 @@ again, up to ``max_rounds``. :func:`run` and :func:`arun` differ only in how the
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -307,7 +308,7 @@ class _Run(_Link):
         conversation = read_conversation(exchange.payload, self.options.provider)
         parts = [part for turn in conversation.messages for part in turn.parts]
         parts = [
-            ToolCall(self.document.unique_call_id(part.id), part.name, part.arguments)
+            dataclasses.replace(part, id=self.document.unique_call_id(part.id))
             if isinstance(part, ToolCall)
             else part
             for part in parts

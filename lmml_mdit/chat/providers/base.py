@@ -185,6 +185,10 @@ class Provider(ChatFormat):
         :attr:`~lmml_mdit.conversation.ToolCall.is_custom`) and the tool messages answering
         them; when False, each is left out before *write* sees the messages, with a
         :class:`~lmml_mdit.NativeItemDroppedWarning`.
+    :ivar call_keys: whether *write* sends a tool call's other keys
+        (:attr:`~lmml_mdit.conversation.ToolCall.extra`, such as Gemini's
+        ``extra_content`` in an OpenAI Chat call); when False, each call holding some is
+        sent without them, with a :class:`~lmml_mdit.NativeItemDroppedWarning`.
     """
 
     write: Callable[[ChatConversation, Options], Payload]
@@ -199,3 +203,4 @@ class Provider(ChatFormat):
     native_shapes: Mapping[str, Callable[[object], bool]] = field(default_factory=dict)
     tools: ToolFormat | None = None
     custom_calls: bool = False
+    call_keys: bool = False

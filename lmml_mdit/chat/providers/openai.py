@@ -6,6 +6,7 @@ read: docs/bridge.md; the reply and its stream: docs/run.md ("The reply, written
 
 from __future__ import annotations
 
+import copy
 import functools
 import posixpath
 from collections.abc import Iterable
@@ -170,7 +171,9 @@ def content_part(part: Part, options: Options) -> JSONObject:
 
 
 def tool_call(call: ToolCall) -> JSONObject:
-    """One call as an assistant ``tool_calls`` entry: a function call, or a custom tool's
+    """One call as an assistant ``tool_calls`` entry: a function call, with the call's
+    :attr:`~lmml_mdit.conversation.ToolCall.extra` keys (those under ``"function"`` inside
+    its ``function`` object), or a custom tool's
     (``{"type": "custom", "custom": {"name", "input"}}``).
 
     :raises InvalidToolCallError: for a custom call whose arguments are not its input text.
@@ -178,11 +181,14 @@ def tool_call(call: ToolCall) -> JSONObject:
     if call.is_custom:
         custom: JSONObject = {"name": call.name, "input": custom_input(call)}
         return {"id": call.id, "type": CUSTOM_CALL_TYPE, "custom": custom}
-    return {
-        "id": call.id,
-        "type": "function",
-        "function": {"name": call.name, "arguments": call.arguments_json},
-    }
+    function: JSONObject = {"name": call.name, "arguments": call.arguments_json}
+    entry: JSONObject = {"id": call.id, "type": "function", "function": function}
+    for key, value in call.extra.items():
+        if key == "function" and isinstance(value, dict):
+            function.update({k: v for k, v in value.items() if k not in function})
+        elif key not in entry:
+            entry[key] = copy.deepcopy(value)
+    return entry
 
 
 def _text_only(message: ChatMessage, options: Options) -> list[JSONObject]:
@@ -401,9 +407,25 @@ def _tool_calls(raw: object, *, where: str) -> list[ToolCall]:
                 id=expect(call.get("id"), str, where=here),
                 name=expect(function.get("name"), str, where=here),
                 arguments=parse_arguments(function.get("arguments", "{}"), where=here),
+                extra=_call_extra(call, function),
             )
         )
     return calls
+
+
+_CALL_KEYS = frozenset({"id", "type", "function", "index"})
+_FUNCTION_KEYS = frozenset({"name", "arguments"})
+
+
+def _call_extra(call: JSONObject, function: JSONObject) -> JSONObject:
+    """A function call entry's other keys (Gemini's ``extra_content``), kept in the call's
+    ``extra`` to be sent back; its ``function``'s other keys under ``"function"``. A
+    stream's ``index`` is not kept: the call's place in the list says it."""
+    extra: JSONObject = {key: value for key, value in call.items() if key not in _CALL_KEYS}
+    inner = {key: value for key, value in function.items() if key not in _FUNCTION_KEYS}
+    if inner:
+        extra["function"] = inner
+    return extra
 
 
 def _custom_call(call: JSONObject, *, where: str) -> ToolCall:
@@ -582,6 +604,7 @@ PROVIDER = Provider(
     native_settings=NATIVE_SETTINGS,
     tools=TOOLS,
     custom_calls=True,
+    call_keys=True,
     detection=DETECTION,
 )
 """OpenAI Chat Completions, as the registry lists it."""
@@ -637,6 +660,7 @@ class _Gathered(Gathered):
     def __init__(self, emit: Emit) -> None:
         super().__init__(emit)
         self.calls: dict[int, dict[str, str]] = {}
+        self.kept: dict[int, JSONObject] = {}  # a call's other keys (``extra_content``)
 
     def add(self, chunk: Any) -> None:
         self.events.append(chunk)
@@ -653,6 +677,7 @@ class _Gathered(Gathered):
                     call.get("index", 0), {"id": "", "name": "", "arguments": ""}
                 )
                 function = call.get("function") or {}
+                _merge_keys(self.kept.setdefault(call.get("index", 0), {}), call, function)
                 slot["id"] = call.get("id") or slot["id"]
                 slot["name"] += function.get("name") or ""
                 slot["arguments"] += function.get("arguments") or ""
@@ -671,15 +696,33 @@ class _Gathered(Gathered):
         message: JSONObject = {"role": "assistant", "content": "".join(self.text)}
         if self.calls:
             message["tool_calls"] = [
-                {
-                    "id": slot["id"],
-                    "type": "function",
-                    "function": {"name": slot["name"], "arguments": slot["arguments"]},
-                }
-                for _, slot in sorted(self.calls.items())
+                _streamed_call(slot, self.kept.get(index, {}))
+                for index, slot in sorted(self.calls.items())
             ]
         self.exchange.payload = {"messages": [message]}
         return super().finish(request_id)
+
+
+def _merge_keys(kept: JSONObject, call: JSONObject, function: JSONObject) -> None:
+    """Add a call delta's other keys (those of its ``function`` under ``"function"``) to
+    *kept*, the later value of a key taking its place."""
+    for key, value in _call_extra(call, function).items():
+        if key == "function" and isinstance(value, dict):
+            inner = kept.setdefault("function", {})
+            if isinstance(inner, dict):
+                inner.update(value)
+        else:
+            kept[key] = value
+
+
+def _streamed_call(slot: dict[str, str], kept: JSONObject) -> JSONObject:
+    """A gathered call as a ``tool_calls`` entry, with its other keys where they came."""
+    function: JSONObject = {"name": slot["name"], "arguments": slot["arguments"]}
+    inner = kept.get("function")
+    if isinstance(inner, dict):
+        function.update(inner)
+    entry: JSONObject = {key: value for key, value in kept.items() if key != "function"}
+    return {**entry, "id": slot["id"], "type": "function", "function": function}
 
 
 def _stream_options(body: JSONMapping) -> JSONObject:

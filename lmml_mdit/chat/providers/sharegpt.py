@@ -15,7 +15,7 @@ from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
 from .._imported import as_text, expect, expect_items, reject_unknown_keys, shown_value, split_body
-from .._native import custom_call_dropped, warn_dropped
+from .._native import call_keys_dropped, custom_call_dropped, warn_dropped
 from .._reader import read_turns
 from .base import ChatFormat, Detection
 
@@ -125,6 +125,12 @@ def read(data: object) -> ChatConversation:
     return ChatConversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
 
 
+def _call_place(bundle: BundleSource, call: ToolCall) -> str:
+    """The location of *call*'s fence, for a warning."""
+    fence = bundle.narrative.first_embeds.get(call.embed_name)
+    return location(bundle.file_name, call.line, None if fence is None else fence.column)
+
+
 def export_sharegpt(bundle: BundleSource) -> JSONObject:
     """Turn *bundle* into a ShareGPT record.
 
@@ -149,10 +155,9 @@ def export_sharegpt(bundle: BundleSource) -> JSONObject:
         for call in left_out:  # a format with no custom tools: left out, with a warning
             custom[call.embed_name] = call
             turn.calls.remove(call)
-            fence = bundle.narrative.first_embeds.get(call.embed_name)
-            column = None if fence is None else fence.column
-            where = location(bundle.file_name, call.line, column)
-            custom_call_dropped(call, FORMAT.target, where, result=False)
+            custom_call_dropped(call, FORMAT.target, _call_place(bundle, call), result=False)
+        for call in turn.calls:  # sent as name and arguments only: any other key is lost
+            call_keys_dropped(call, FORMAT.target, _call_place(bundle, call))
         if left_out and not (turn.text or turn.calls or turn.assets):
             continue
         if turn.natives and not (turn.text or turn.calls or turn.answers):
