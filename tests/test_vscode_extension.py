@@ -104,15 +104,7 @@ def test_snapshots_cover_every_construct() -> None:
 
 def test_grammar_snapshots_pass() -> None:
     npm = _require_npm()
-    if not (EXTENSION / "node_modules" / ".bin" / "vscode-tmgrammar-snap").exists():
-        installed = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=EXTENSION,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert installed.returncode == 0, installed.stderr[-2000:]
+    _npm_ci(npm, "vscode-tmgrammar-snap")
     result = subprocess.run(
         [npm, "run", "--silent", "test:grammar"],
         cwd=EXTENSION,
@@ -150,15 +142,7 @@ Code reads, no sources, tests, maps or ``node_modules``."""
 
 def test_the_vsix_ships_one_bundled_script_and_no_development_files(tmp_path: Path) -> None:
     npm = _require_npm()
-    if not (EXTENSION / "node_modules" / ".bin" / "esbuild").exists():
-        installed = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=EXTENSION,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert installed.returncode == 0, installed.stderr[-2000:]
+    _npm_ci(npm, "esbuild")
     vsix = tmp_path / "lmml.vsix"
     packaged = subprocess.run(
         [
