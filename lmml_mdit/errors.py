@@ -184,6 +184,11 @@ class LmmlError(Exception):
         """The message part of :meth:`format` (for the command line when *cli*)."""
         return self.message
 
+    def advice(self, *, cli: bool = False) -> str | None:
+        """The hint to show: :attr:`cli_hint` for the command line (and an editor, which
+        runs commands, not Python) where set, else :attr:`hint`; None when there is none."""
+        return self.cli_hint if cli and self.cli_hint is not None else self.hint
+
     def format(self, *, cli: bool = False, hint: bool = True, place: bool = True) -> str:
         """The error as one line: ``FILE:LINE:COL: kind: message (hint)``.
 
@@ -197,7 +202,7 @@ class LmmlError(Exception):
         where = location(*self.place()) if place else ""
         if where:
             text = f"{where}: {text}"
-        advice = self.cli_hint if cli and self.cli_hint is not None else self.hint
+        advice = self.advice(cli=cli)
         if advice and hint:
             text += f" ({advice})"
         return text

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -41,3 +43,18 @@ def run_lmml_text(
         env=_env(),
         timeout=timeout,
     )
+
+
+def help_text(capsys: pytest.CaptureFixture[str] | pytest.CaptureFixture[bytes], *argv: str) -> str:
+    """What ``lmml ARGV`` (a ``--help``) prints, run in-process; it must exit 0 and say
+    something."""
+    from lmml_mdit.cli import main
+
+    try:
+        status: object = main(list(argv))
+    except SystemExit as done:
+        status = done.code
+    out = capsys.readouterr().out
+    text = out.decode("utf-8") if isinstance(out, bytes) else out
+    assert status == 0 and text, argv
+    return text

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _cli import help_text
 
 from lmml_mdit.chat import providers
 from lmml_mdit.cli import COMMANDS, main
@@ -39,16 +40,6 @@ STAND_INS = {
 """Names the registry does not have, put in its lists' place."""
 
 
-def _help(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    try:
-        status: object = main(list(argv))
-    except SystemExit as done:
-        status = done.code
-    out, _ = capsys.readouterr()
-    assert status == 0 and out, argv
-    return out
-
-
 def _format_options(text: str) -> list[str]:
     """The entries of *text*'s options list for a format option: its name and its help."""
     entries = re.split(r"\n(?=  -)", text.split("\noptions:\n", 1)[-1])
@@ -64,7 +55,7 @@ def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_help_names_only_formats_the_registry_lists(
     argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = _help(capsys, *argv)
+    text = help_text(capsys, *argv)
     named = NAMED.findall(text) + [
         name for option in _format_options(text) for name in DEFAULT.findall(option)
     ]
@@ -80,10 +71,10 @@ def test_the_formats_in_the_help_follow_the_registry(
     argv: tuple[str, ...], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = set(providers.FORMATS)
-    before = LISTED.findall(_help(capsys, *argv))
+    before = LISTED.findall(help_text(capsys, *argv))
     for name, names in STAND_INS.items():
         monkeypatch.setattr(providers, name, names)
-    text = _help(capsys, *argv)
+    text = help_text(capsys, *argv)
     # Each list of choices is the registry's list, as it is now (an installed plugin's
     # names come after the built-in ones).
     after = [listed.split(",") for listed in LISTED.findall(text)]
@@ -103,18 +94,18 @@ def test_export_names_the_formats_written_as_records_from_the_registry(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     records = [name for name in providers.IMPORT_FORMATS if name not in providers.PROVIDER_NAMES]
-    option = _format_options(_help(capsys, "export", "--help"))[0]
+    option = _format_options(help_text(capsys, "export", "--help"))[0]
     assert records and all(name in option for name in records)
     for name, names in STAND_INS.items():
         monkeypatch.setattr(providers, name, names)
-    option = _format_options(_help(capsys, "export", "--help"))[0]
+    option = _format_options(help_text(capsys, "export", "--help"))[0]
     assert "a request body, or read-only-three (default:" in option
     assert not [name for name in records if name in option.split("--provider", 1)[-1]]
 
 
 def _payload_help(capsys: pytest.CaptureFixture[str]) -> str:
     """The help of ``lmml export --payload``, one line."""
-    text = _help(capsys, "export", "--help").split("\noptions:\n", 1)[-1]
+    text = help_text(capsys, "export", "--help").split("\noptions:\n", 1)[-1]
     [entry] = [entry for entry in re.split(r"\n(?=  -)", text) if entry.startswith("  --payload")]
     return " ".join(entry.split())
 

@@ -250,6 +250,18 @@ def test_a_dangling_symlink_gets_its_target_created(tmp_path: Path) -> None:
     assert link.is_symlink() and (tmp_path / "made.lmml").read_text() == "hi\n"
 
 
+@pytest.mark.skipif(not POSIX, reason="symbolic links")
+def test_a_dangling_symlink_into_a_missing_folder_gets_the_folder(tmp_path: Path) -> None:
+    """Missing parent folders are created for a link's target as for any path."""
+    link = tmp_path / "d.md"
+    link.symlink_to(Path("nowhere") / "x.md")
+    from lmml_mdit.cli import main
+
+    assert main(["to-md", str(TEXT_EXAMPLE), str(link)]) == 0
+    assert link.is_symlink()
+    assert (tmp_path / "nowhere" / "x.md").read_text(encoding="utf-8").startswith("#")
+
+
 # -- modes ----------------------------------------------------------------------------------
 
 

@@ -98,7 +98,10 @@ def error_text(error: BaseException) -> str:
         return one_line(error.format(cli=True)) or type(error).__name__
     if isinstance(error, OSError) and error.strerror:
         where = error.filename if error.filename is not None else ""
-        return one_line(f"{where}: {error.strerror}" if where else error.strerror)
+        reason = error.strerror
+        if isinstance(error, FileNotFoundError) and where:
+            reason += " (check the path and the current folder)"  # as a bundle path says
+        return one_line(f"{where}: {reason}" if where else reason)
     return one_line(str(error)) or type(error).__name__
 
 
@@ -226,7 +229,8 @@ def ensure_folder(dest: str) -> None:
         raise CliError(
             f"{dest}: names a folder (it ends in a separator); give the file to write in it"
         )
-    folder = Path(dest).parent
+    # A link is written through (atomic.check_destination): the folders its target needs.
+    folder = Path(os.path.realpath(dest) if os.path.islink(dest) else dest).parent
     try:
         _make_folders(folder)
     except FileExistsError:

@@ -186,7 +186,10 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
 @command(
     order=30,
     summary="print a bundle's chat messages (or request body) as JSON",
-    example="lmml render examples/sales-review.lmmlz --provider anthropic --request",
+    example=(
+        "lmml render examples/sales-review.lmmlz --provider anthropic --request"
+        " --model claude-sonnet-4-5"
+    ),
     opens_bundles=True,
     options=_render_options,
 )
@@ -404,7 +407,7 @@ def cmd_preview(args: Arguments) -> int:
     if out is None:
         out = STDIO if args.path == STDIO else bundle_stem(args.path) + ".html"
     if out != STDIO and args.path != STDIO and os.path.exists(out) and same_file(args.path, out):
-        raise CliError(f"{out}: refusing to write the preview over the source")
+        raise CliError(f"{out}: refusing to write the preview over the source (give -o OUT.html)")
     source = open_source(args.path, args)
     inputs = given_inputs(args, source)
     with source.about(), caught_warnings() as caught:

@@ -130,6 +130,10 @@ def _new_options(parser: argparse.ArgumentParser) -> None:
     add_quiet(parser)
 
 
+_NEW_ELSEWHERE = " (give another PATH, or move the file away first)"
+"""What ``lmml new`` says to do when its file exists."""
+
+
 @command(
     order=10,
     summary="write a starter narrative (never over an existing file)",
@@ -149,7 +153,7 @@ def cmd_new(args: NewArguments) -> int:
         # As the reference's mix task: notes -> notes.lmml, x.txt -> x.txt.lmml.
         path += NARRATIVE_SUFFIX
     if os.path.lexists(path):
-        raise CliError(f"{path}: refusing to overwrite an existing file")
+        raise CliError(f"{path}: refusing to overwrite an existing file{_NEW_ELSEWHERE}")
     name = os.path.splitext(os.path.basename(path))[0]
     # A file name need not be UTF-8 (its bytes arrive as surrogates); the text must be.
     name = os.fsencode(name).decode("utf-8", "replace")
@@ -164,7 +168,7 @@ def cmd_new(args: NewArguments) -> int:
             else:
                 atomic_write_bytes(path, text.encode("utf-8"), exclusive=True)
     except FileExistsError:
-        raise CliError(f"{path}: refusing to overwrite an existing file") from None
+        raise CliError(f"{path}: refusing to overwrite an existing file{_NEW_ELSEWHERE}") from None
     info(args, f"Created {path}")
     return 0
 

@@ -318,7 +318,7 @@ def top_parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:
         epilog=(
             "examples:\n"
             "  lmml validate examples/sales-review.lmmlz\n"
-            "  lmml render examples/sales-review.lmmlz --provider anthropic\n"
+            "  lmml render examples/sales-review.lmmlz --provider openai\n"
             "  lmml COMMAND --help    (every command has its own help and example)"
         ),
         formatter_class=HelpFormatter,
