@@ -263,10 +263,27 @@ _TYPE_EXTENSIONS: Mapping[str, str] = MappingProxyType(
 )
 """Each type's extension: the first the table gives it, or its alias."""
 
-_SVG_START = re.compile(
-    rb"\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*(<!doctype[^>]*>\s*)?<svg[\s/>]", re.I | re.S
-)
-"""An SVG document's opening: optional XML declaration, comments and doctype, then ``<svg``."""
+_XML_DECLARATION = re.compile(rb"\s*(?:<\?xml[^>]*>\s*)?", re.I)
+_DOCTYPE_THEN_SVG = re.compile(rb"(?:<!doctype[^>]*>\s*)?<svg[\s/>]", re.I)
+_SPACE = b" \t\n\r\x0b\x0c"
+
+
+def _is_svg(head: bytes) -> bool:
+    """Whether *head* opens an SVG document: an optional XML declaration, comments and
+    doctype, then ``<svg``. Each comment ends at its first ``-->``, so the scan is linear
+    in *head* (a regular expression repeating ``<!--.*?-->`` backtracks exponentially over
+    a run of comments)."""
+    match = _XML_DECLARATION.match(head)
+    position = match.end() if match else 0
+    while head.startswith(b"<!--", position):
+        end = head.find(b"-->", position + 4)
+        if end < 0:
+            return False
+        position = end + 3
+        while position < len(head) and head[position] in _SPACE:
+            position += 1
+    return _DOCTYPE_THEN_SVG.match(head, position) is not None
+
 
 _BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
 
@@ -312,6 +329,19 @@ def _is_bmp(head: bytes) -> bool:
     )
 
 
+def _is_id3(head: bytes) -> bool:
+    """An ID3v2 tag header (an MP3's usual start): ``ID3``, a major version of 2 to 4, a
+    revision below 0xFF and, when present, a size of four 7-bit bytes (so a text that
+    merely starts with "ID3", as a CSV column or a note about tags may, is not audio)."""
+    return (
+        len(head) >= 5
+        and head.startswith(b"ID3")
+        and head[3] in (2, 3, 4)
+        and head[4] != 0xFF
+        and all(byte < 0x80 for byte in head[6:10])
+    )
+
+
 def sniff(data: bytes) -> str | None:
     """The media type the first bytes of *data* announce, or None when they say nothing.
 
@@ -333,9 +363,7 @@ def sniff(data: bytes) -> str | None:
         return "audio/wav"
     if head.startswith(b"%PDF-"):
         return PDF_TYPE
-    if head.startswith(b"ID3") or (
-        len(head) > 1 and head[0] == 0xFF and head[1] in (0xFB, 0xF3, 0xF2)
-    ):
+    if _is_id3(head) or (len(head) > 1 and head[0] == 0xFF and head[1] in (0xFB, 0xF3, 0xF2)):
         return "audio/mpeg"
     if _is_bmp(head):
         return "image/bmp"
@@ -345,7 +373,7 @@ def sniff(data: bytes) -> str | None:
         return "image/vnd.microsoft.icon"
     if head[4:8] == b"ftyp" or head.startswith(_EBML_MAGIC):
         return _video(data[:64])
-    if _SVG_START.match(data[:4096].removeprefix(b"\xef\xbb\xbf")):
+    if _is_svg(data[:4096].removeprefix(b"\xef\xbb\xbf")):
         return SVG_TYPE
     return None
 

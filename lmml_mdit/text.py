@@ -13,8 +13,10 @@ __all__ = [
     "as_turn_text",
     "blank_edges",
     "clipped",
+    "first_line_ending",
     "is_unicode",
     "normalize_newlines",
+    "place_after",
     "trim_blank_lines",
 ]
 
@@ -34,6 +36,18 @@ def is_unicode(text: str) -> bool:
     return True
 
 
+def first_line_ending(text: str) -> str:
+    """The line ending of *text*'s first line (``\\r\\n``, ``\\r`` or ``\\n``; ``\\n``
+    when it has none), the one a rewrite of its lines writes.
+
+    :param text: any text.
+    """
+    cr, lf = text.find("\r"), text.find("\n")
+    if cr < 0 or 0 <= lf < cr:
+        return "\n"
+    return "\r\n" if lf == cr + 1 else "\r"
+
+
 def normalize_newlines(text: str) -> str:
     """*text* as markdown-it reads it: ``\\r\\n`` and lone ``\\r`` become ``\\n``, and NUL
     becomes U+FFFD (the replacement character).
@@ -41,6 +55,17 @@ def normalize_newlines(text: str) -> str:
     :param text: any text.
     """
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+
+
+def place_after(before: str) -> tuple[int, int]:
+    """The 1-based ``(line, column)`` of the character that follows *before*, lines counted
+    as markdown-it counts them (:func:`normalize_newlines`) and columns in code points: where
+    an error about that character (a bad byte, a lone surrogate) points.
+
+    :param before: the text in front of that character, from the start of the narrative.
+    """
+    normal = normalize_newlines(before)
+    return normal.count("\n") + 1, len(normal) - normal.rfind("\n")
 
 
 def blank_edges(lines: Sequence[str], start: int = 0, end: int | None = None) -> tuple[int, int]:

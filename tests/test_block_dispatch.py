@@ -149,3 +149,33 @@ def test_generated_documents_parse_the_same(lines: list[str]) -> None:
 def test_lmml_parse_uses_the_dispatching_parser() -> None:
     text = "## user\n\nHi *there*\n---\n\n- a\n- b\n\n```\ncode\n```\n"
     assert parse(text).tokens == parse(text, md=LOOP).tokens
+
+
+class _CountingList(list[int]):
+    """A line table that counts its reads."""
+
+    reads = 0
+
+    def __getitem__(self, index: Any) -> Any:
+        _CountingList.reads += 1
+        return super().__getitem__(index)
+
+
+@pytest.mark.parametrize("unit", ["## user\nx\n", "<!-- user -->\nx\n", "x\n```\ny\n```\n"])
+def test_paragraphs_cut_without_a_blank_line_are_scanned_once(unit: str) -> None:
+    """Paragraphs ended by a heading, comment or fence with no blank line between
+    (a chat pasted without blank lines) cost the block loop a bounded number of line-table
+    reads each: the search for a setext underline is not repeated to the end of the text
+    from every paragraph."""
+    counts = []
+    for copies in (500, 1000):
+        text = unit * copies
+        state = StateBlock(text, FAST, {}, [])
+        state.eMarks = _CountingList(state.eMarks)
+        _CountingList.reads = 0
+        FAST.block.tokenize(state, 0, state.lineMax)
+        counts.append(_CountingList.reads)
+        plain = StateBlock(text, LOOP, {}, [])
+        LOOP.block.tokenize(plain, 0, plain.lineMax)
+        assert state.tokens == plain.tokens
+    assert counts[1] <= 2.2 * counts[0]

@@ -783,9 +783,9 @@ def test_a_text_file_named_lmmlz_is_read_by_its_bytes_with_a_warning(tmp_path: P
 
 def test_invalid_utf8_on_stdin_names_stdin() -> None:
     line = assert_error(run("render", "-", stdin=b"## user\nbad \xff\n"), "<stdin>:2", "UTF-8")
-    assert line.startswith("lmml: error: <stdin>:2: ")
+    assert line.startswith("lmml: error: <stdin>:2:5: ")
     line = assert_error(run("validate", "-", stdin=b"bad \xff\n"), "UTF-8")
-    assert line.startswith("lmml: error: <stdin>:1: ")
+    assert line.startswith("lmml: error: <stdin>:1:5: ")
 
 
 def test_unknown_flag_after_a_command_names_the_command() -> None:

@@ -88,6 +88,23 @@ def test_yaml_duplicate_keys_are_refused_with_their_line() -> None:
     assert raised.value.line == 3
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("{{ card_data }}\n", "the key written as a mapping ({...})"),
+        ("? [a, b]\n: 1\n", "the key written as a list ([...])"),
+        ("1: x\n", "the key 1 "),
+    ],
+)
+def test_a_key_that_is_not_a_string_is_shown_as_written(text: str, shown: str) -> None:
+    """A template placeholder in front matter reads as a mapping key: the error says so,
+    never a dump of the YAML library's node objects."""
+    with pytest.raises(InvalidSettingsError, match="is not a string") as raised:
+        load_settings(text.encode(), name="settings.yaml")
+    assert shown in str(raised.value) and "Node" not in str(raised.value)
+    assert raised.value.line == 1
+
+
 def test_yaml_merge_keys_may_still_be_overridden() -> None:
     text = "base: &b {a: 1, c: 3}\nchild:\n  <<: *b\n  a: 2\n"
     assert load_settings(text.encode(), name="settings.yaml")["child"] == {"a": 2, "c": 3}

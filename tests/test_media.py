@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from xss_corpus import make_png
 
+import lmml_mdit
 from lmml_mdit import media
 from lmml_mdit.formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from lmml_mdit.media import (
@@ -66,6 +67,19 @@ def test_sniff_reads_magic_bytes(data: bytes, expected: str | None) -> None:
     assert sniff(data) == expected
 
 
+def test_a_run_of_comments_is_read_once() -> None:
+    """A narrative that opens with many role comments (``<!-- user -->`` lines one after
+    another) is not an SVG, and saying so takes one pass: each comment ends at its first
+    ``-->``, with no retrying of where the comments split (before, forty of them took
+    hours)."""
+    comments = b"<!-- user -->\n" * 40
+    assert sniff(comments) is None
+    assert sniff(comments + b"<svg/>") == "image/svg+xml"
+    assert sniff(b"<!-- a -->\n<!DOCTYPE svg>\n<svg xmlns='x'>") == "image/svg+xml"
+    assert sniff(b"<!-- open <svg>") is None
+    assert sniff(b"<!-- a --> text <!-- b --> <svg>") is None
+
+
 def test_the_bytes_decide_and_the_extension_only_names_text() -> None:
     assert media_type_for("photo.png", b"\xff\xd8\xff\xe0") == "image/jpeg"
     assert media_type_for("notes.png", b"just text\n") == "text/plain"
@@ -74,6 +88,18 @@ def test_the_bytes_decide_and_the_extension_only_names_text() -> None:
     assert media_type_for("notes", b"plain\n") == "text/plain"
     assert media_type_for("blob.csv", b"\x00\x01") == OCTET_STREAM
     assert media_type_for("latin.txt", "caf\xe9".encode("latin-1")) == OCTET_STREAM
+
+
+def test_text_opening_with_id3_is_text_not_audio() -> None:
+    # An ID3v2 tag has a version byte of 2 to 4 and a 7-bit size: a note or a CSV column
+    # that starts with "ID3" stays text, and goes to the model as text, not as an MP3.
+    assert sniff(b"ID3\x03\x00\x00\x00\x00\x02\x01") == "audio/mpeg"
+    assert media_type_for("tags.md", b"ID3v2 frames are listed below.\n") == "text/markdown"
+    assert media_type_for("ids.csv", b"ID3,name\n1,a\n") == "text/csv"
+    assert sniff(b"ID3 tags\n") is None
+    bundle = lmml_mdit.Bundle.from_zip("t", "## user\n@tags.md\n", {"tags.md": b"ID3v2 tags\n"})
+    [message] = bundle.messages("openai")
+    assert message["content"] == [{"type": "text", "text": "tags.md:\n```md\nID3v2 tags\n```"}]
 
 
 @given(st.binary(max_size=64), st.sampled_from(sorted(EXTENSION_TYPES)))

@@ -501,3 +501,23 @@ def test_reference_positions_inside_table_cells() -> None:
     # Both occurrences on one line are told apart; the escaped pipe does not shift columns.
     assert found[0][2] < found[1][2]
     assert narrative.escapes == ((6, lines[5].index("\\@") + 1),)
+
+
+def test_an_escaped_heading_with_a_long_run_of_white_space_is_read_in_one_pass() -> None:
+    """Whether a backslash escapes a delimiter is read from the heading line in one pass:
+    a 400 KB line of white space after ``\\#`` (quadratic before, minutes) parses at once,
+    and the heading's text is read as CommonMark reads it."""
+    long_line = "\\# a" + " \t" * 200_000 + "#x"
+    narrative = parse(f"## user\n{long_line}\n")
+    assert narrative.escapes == () and [turn.role for turn in narrative.turns] == ["user"]
+    for heading, escaped in [
+        ("\\# user", True),
+        ("\\##   user   ###  ", True),
+        ("\\# user #x", False),
+        ("\\# user\t#", True),
+        ("\\####### user", False),
+        ("\\#user", False),
+        ("\\# #", False),
+    ]:
+        narrative = parse(f"## assistant\nok\n\n{heading}\n")
+        assert bool(narrative.escapes) is escaped, heading

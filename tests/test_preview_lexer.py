@@ -111,6 +111,15 @@ def test_role_delimiters_are_marked() -> None:
     assert kinds["<!-- "] is Comment.Special
 
 
+def test_a_heading_with_a_long_run_of_white_space_is_read_in_one_pass() -> None:
+    """A heading line is read in one pass: 200 KB of white space before a closing ``#``
+    (quadratic before) lexes at once; a closing sequence is left out of the role."""
+    long_line = "# a" + " \t" * 100_000 + "#x\n"
+    assert "".join(value for _, value in tokens(long_line)) == long_line
+    assert marked("## user  ##\nhi\n", ROLE) == ["user"]
+    assert marked("## user #x\nhi\n", ROLE) == []
+
+
 def test_code_fences_are_markdown_not_lmml() -> None:
     text = "```\n@@@a.txt\n# user\n```\n"
     assert marked(text, EMBED_MARKER) == []

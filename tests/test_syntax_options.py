@@ -104,6 +104,15 @@ def test_open_and_bundles_take_the_options(tmp_path: Path) -> None:
         assert bundle.narrative.embed_names == ("alice", "chart.png")
 
 
+def test_a_loose_heading_warning_reads_as_english(tmp_path: Path) -> None:
+    path = tmp_path / "loose.lmml"
+    path.write_text("## The assistant answers\nok\n\n## User guide\nhi\n", encoding="utf-8")
+    with lmml_mdit.open(path, delimiters="loose") as bundle:
+        messages = [issue.message for issue in bundle.validate()]
+    assert "opens an assistant turn only because" in messages[0]
+    assert "opens a user turn only because" in messages[1]
+
+
 def test_a_zip_bundle_knows_its_entry_names() -> None:
     bundle = Bundle.from_zip("t", "# user\nbuild with @Dockerfile\n", {"Dockerfile": b"FROM x\n"})
     assert bundle.narrative.embed_names == ("Dockerfile",)

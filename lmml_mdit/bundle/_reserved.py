@@ -201,8 +201,7 @@ class _SettingsLoader(yaml.SafeLoader):
                 key = self.construct_object(key_node) if scalar else None
                 if not isinstance(key, str):
                     raise _RefusedSettings(
-                        f"the key {key_node.value if key is None else key!r} is not a "
-                        "string; quote it",
+                        f"the key {_shown_key(key_node, key)} is not a string; quote it",
                         key_node.start_mark,
                         "mapping keys must be strings",
                     )
@@ -229,6 +228,16 @@ class _SettingsLoader(yaml.SafeLoader):
                 "settings take finite numbers; quote it to keep it as a string",
             )
         return value
+
+
+def _shown_key(node: yaml.Node, key: object) -> str:
+    """A mapping key that is not a string, as an error shows it: a scalar's value, or what
+    kind of collection it is (``{{ x }}``, a template placeholder, reads as a mapping)."""
+    if isinstance(node, yaml.MappingNode):
+        return "written as a mapping ({...})"
+    if isinstance(node, yaml.SequenceNode):
+        return "written as a list ([...])"
+    return repr(node.value if key is None else key)
 
 
 def _check_number_text(node: yaml.ScalarNode) -> None:

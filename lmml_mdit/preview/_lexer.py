@@ -25,6 +25,7 @@ from ..syntax import (
     COMMENT_OPEN,
     MARKER,
     SIGIL,
+    atx_content_end,
     comment_role,
     has_extension,
     heading_role,
@@ -57,12 +58,25 @@ ROLE = Keyword.Pseudo
 
 TokenStream = Iterator[tuple[int, _TokenType, str]]
 
-_ATX = re.compile(r" {0,3}(#{1,6})([ \t]+)(.*?)([ \t]+#+)?[ \t]*")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
 _CODE_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _WORD_JOINERS = frozenset("_+-.@/:")
 # Markdown tokens whose text may hold references (not code, links' targets or markup).
 _PROSE = (Text, Name.Entity, Generic.Emph, Generic.Strong)
+
+
+def _atx_span(line: str) -> tuple[int, int] | None:
+    """Where the text of *line* read as an ATX heading starts and ends, or None."""
+    indent = len(line) - len(line.lstrip(" "))
+    opening = len(line) - indent - len(line[indent:].lstrip("#"))
+    if indent > 3 or not 1 <= opening <= 6:
+        return None
+    text_at = indent + opening
+    while text_at < len(line) and line[text_at] in " \t":
+        text_at += 1
+    if text_at == indent + opening:
+        return None  # no white space after the opening
+    return text_at, text_at + atx_content_end(line[text_at:])
 
 
 def _within(token_type: _TokenType, kind: _TokenType) -> bool:
@@ -186,8 +200,8 @@ class LmmlLexer(Lexer):
             return len(lines)
         if comment_role(line) is not None and len(line) - len(line.lstrip(" ")) <= 3:
             return index + 1
-        atx = _ATX.fullmatch(line)
-        if atx is not None and heading_role(atx.group(3)) is not None:
+        atx = _atx_span(line)
+        if atx is not None and heading_role(line[atx[0] : atx[1]]) is not None:
             return index + 1
         if (
             index + 1 < len(lines)
@@ -255,9 +269,9 @@ class LmmlLexer(Lexer):
         if comment_role(bare) is not None:
             yield from self._comment(start, line)
             return
-        atx = _ATX.fullmatch(bare)
+        atx = _atx_span(bare)
         if atx is not None:
-            yield from self._heading(start, line, atx.start(3), atx.end(3))
+            yield from self._heading(start, line, *atx)
             return
         yield from self._heading(start, line, 0, len(bare))
         yield offsets[first + 1], Generic.Heading, lines[first + 1]

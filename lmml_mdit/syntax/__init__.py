@@ -50,6 +50,7 @@ from ._roles import COMMENT_OPEN as COMMENT_OPEN
 from ._roles import DELIMITER_MODES as DELIMITER_MODES
 from ._roles import SUSPICIOUS_DELIMITER as SUSPICIOUS_DELIMITER
 from ._roles import DelimiterMode as DelimiterMode
+from ._roles import atx_content_end as atx_content_end
 from ._roles import comment_role as comment_role
 from ._roles import corrected_heading as corrected_heading
 from ._roles import could_be_strict_delimiter as could_be_strict_delimiter
@@ -117,6 +118,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "FenceCharacter",
             "FoundInline",
             "ReferenceMode",
+            "atx_content_end",
             "check_fenceable",
             "code_fence",
             "code_fence_marker",

@@ -63,6 +63,11 @@ class DispatchingBlockParser(ParserBlock):
         line = startLine
         maxNesting = state.md.options.maxNesting
         hasEmptyLines = False
+        # Where the last underline scan stopped and what it found: every line before the
+        # stop has the same answer, so a run of paragraphs cut short by headings or
+        # comments with no blank line between is scanned once, not once per paragraph.
+        underline_stop = -1
+        underline_found = False
         src = state.src
         bMarks = state.bMarks
         tShift = state.tShift
@@ -81,8 +86,11 @@ class DispatchingBlockParser(ParserBlock):
             candidates = by_start.get(src[bMarks[line] + tShift[line]], other)
             ok = False
             for rule in candidates:
-                if rule is lheading and not _may_underline(state, line, endLine):
-                    continue
+                if rule is lheading:
+                    if line >= underline_stop:
+                        underline_stop, underline_found = _next_underline(state, line, endLine)
+                    if not underline_found:
+                        continue
                 ok = rule(state, line, endLine, False)
                 if ok:
                     if state.line <= line:
@@ -101,9 +109,10 @@ class DispatchingBlockParser(ParserBlock):
                 state.line = line
 
 
-def _may_underline(state: StateBlock, start: int, end: int) -> bool:
-    """Whether a line after *start*, before the next blank one, is where markdown-it's
-    ``lheading`` rule could find a setext underline (it finds none elsewhere)."""
+def _next_underline(state: StateBlock, start: int, end: int) -> tuple[int, bool]:
+    """The first line after *start* that is blank or where markdown-it's ``lheading`` rule
+    could find a setext underline (it finds none elsewhere), and whether it is the latter.
+    Every line from *start* up to the one returned has the same answer."""
     src = state.src
     bMarks = state.bMarks
     tShift = state.tShift
@@ -114,8 +123,8 @@ def _may_underline(state: StateBlock, start: int, end: int) -> bool:
     while line < end:
         first = bMarks[line] + tShift[line]
         if first >= eMarks[line]:
-            return False  # a blank line ends the paragraph
+            return line, False  # a blank line ends the paragraph
         if indent <= sCount[line] <= indent + 3 and src[first] in _UNDERLINES:
-            return True
+            return line, True
         line += 1
-    return False
+    return end, False

@@ -15,12 +15,11 @@ from markdown_it.rules_inline import StateInline
 from ._keys import FOUND_KEY, INLINE_PARENT_KEY, NEW_REFS_KEY, OPENER_KEY, UNDERLINE_KEY
 from ._positions import FoundInline
 from ._reference import InlineRule
-from ._roles import DelimiterMode, comment_role, heading_role
+from ._roles import DelimiterMode, atx_content_end, comment_role, heading_role
 
 ESCAPE_TOKEN_INFO = "escape"
 _LINE_ESCAPABLE = frozenset("#<-=")
 _ESCAPABLE = _LINE_ESCAPABLE | {"@"}
-_ATX = re.compile(r"(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
 _UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*")
 
 
@@ -32,6 +31,20 @@ def _at_line_start(src: str, pos: int) -> int | None:
     if start == 0 or src[start - 1] == "\n":
         return start
     return None
+
+
+def _atx_text(line: str) -> str | None:
+    """The text of *line* read as an ATX heading (``#`` characters first), or None."""
+    opening = len(line) - len(line.lstrip("#"))
+    if opening > 6:
+        return None
+    after = line[opening:]
+    if after[:1] not in ("", " ", "\t"):
+        return None
+    if not after.strip(" \t").strip("#"):
+        return ""  # empty, or only a closing sequence
+    content = after.lstrip(" \t")
+    return content[: atx_content_end(content)]
 
 
 def escapes_delimiter(
@@ -47,8 +60,8 @@ def escapes_delimiter(
     rest = src[pos + 1 : len(src) if end < 0 else end]
     first = rest[:1]
     if first == "#":
-        match = _ATX.fullmatch(rest)
-        return match is not None and heading_role(match.group(2) or "", delimiters) is not None
+        text = _atx_text(rest)
+        return text is not None and heading_role(text, delimiters) is not None
     if first == "<":
         return comment_role(rest) is not None
     if first_underline and _UNDERLINE.fullmatch(rest):

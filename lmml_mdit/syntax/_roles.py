@@ -97,6 +97,18 @@ def role_word(text: str) -> Role | None:
     return None
 
 
+def atx_content_end(text: str) -> int:
+    """Where an ATX heading's content ends in *text* (the line after the opening ``#``
+    characters and the white space after them): before a closing sequence (white space,
+    then ``#`` characters) and trailing white space. One pass over *text* (a pattern with a
+    lazy content group backtracks quadratically over a long run of white space)."""
+    kept = text.rstrip(" \t")
+    bare = kept.rstrip("#")
+    if len(bare) < len(kept) and bare[-1:] in (" ", "\t"):
+        return len(bare.rstrip(" \t"))
+    return len(kept)
+
+
 def heading_role(text: str, delimiters: DelimiterMode = "strict") -> Role | None:
     """The role a heading whose text is *text* delimits, or None (see the module grammar).
 
@@ -315,7 +327,8 @@ def suspicious_heading(
     if delimiters == "loose" and strict_heading_role(text) is None:
         shown = text.strip()
         return role, (
-            f"the heading {shown!r} opens a {role} turn only because it holds the word "
+            f"the heading {shown!r} opens {'an' if role == 'assistant' else 'a'} {role} turn "
+            "only because it holds the word "
             f"{role!r} (loose delimiters); write '## {role}' if a turn is meant, or parse "
             "with the default strict delimiters"
         )
