@@ -122,6 +122,18 @@ def test_pack_keeps_orphans_differs_from_reference() -> None:
     assert packed.entries == ("orphan.png", "a.txt")
 
 
+@pytest.mark.parametrize("newline", ["\r\n", "\r", "\n"])
+def test_pack_and_inline_keep_the_narratives_line_endings(newline: str) -> None:
+    text = "## user\n\nsee\n\n@@@a.txt\nx\ny\n@@@\n\n## assistant\n\nok\n".replace("\n", newline)
+    bundle = Bundle.from_text("s", text)
+    packed = bundle.pack()
+    assert packed.narrative.text == text.replace(
+        f"@@@a.txt{newline}x{newline}y{newline}@@@", "@a.txt"
+    )
+    assert packed.read("a.txt") == b"x\ny\n"
+    assert packed.inline().narrative.text == text
+
+
 def test_pack_rewrites_fences_in_containers_at_their_position() -> None:
     text = "> quote:\n> @@@a.txt\n> x\n> @@@\n\n- item\n  @@@b.txt\n  y\n  @@@\n"
     packed = Bundle.from_text("foo", text).pack()
@@ -132,7 +144,7 @@ def test_pack_rewrites_fences_in_containers_at_their_position() -> None:
 
 def test_pack_handles_one_line_tail_close_and_crlf() -> None:
     packed = Bundle.from_text("foo", "Intro\r\n\r\n@@@a.txt\r\nno newline@@@\r\nafter\r\n").pack()
-    assert packed.narrative.text == "Intro\n\n@a.txt\nafter\n"
+    assert packed.narrative.text == "Intro\r\n\r\n@a.txt\r\nafter\r\n"
     assert packed.read("a.txt") == b"no newline"
 
 

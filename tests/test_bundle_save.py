@@ -103,6 +103,17 @@ def test_save_keeps_recorded_digests_current_in_an_inline_manifest(tmp_path: Pat
     assert saved.narrative.text.startswith("Intro\n\n@@@manifest.json\n{\n")
 
 
+def test_save_updating_an_inline_manifest_keeps_crlf_line_endings(tmp_path: Path) -> None:
+    manifest = json.dumps({"assets": {"a.txt": {"sha256": _digest(b"old")}}})
+    text = f"## user\r\n\r\n@@@manifest.json\r\n{manifest}\r\n@@@\r\n\r\n@@@a.txt\r\nnew\r\n@@@\r\n"
+    Bundle.from_text("t", text).save(tmp_path / "t.lmml")
+    written = (tmp_path / "t.lmml").read_bytes()
+    assert b"\n" not in written.replace(b"\r\n", b"")  # every line still ends in CRLF
+    assert open_bundle(tmp_path / "t.lmml").manifest == {
+        "assets": {"a.txt": {"sha256": _digest(b"new\n")}}
+    }
+
+
 def test_save_leaves_an_unchanged_manifest_byte_for_byte(tmp_path: Path) -> None:
     raw = b'{"assets":{"a.txt":{"sha256":"%s"}}}' % _digest(b"A").encode()
     Bundle.from_zip("c", "@a.txt", {"manifest.json": raw, "a.txt": b"A"}).save(tmp_path / "c.lmmlz")

@@ -23,6 +23,7 @@ from ..errors import (
 from ..model import Embed
 from ..narrative import Fence, Narrative, is_structure_name, parse
 from ..syntax import MARKER, check_fenceable, embed_fence, reference
+from ..text import first_line_ending
 from ..warn import warn
 from ._archive import unsafe_reason
 from ._contents import BundleContents, fences_differing_from_entries, first_fences
@@ -57,13 +58,19 @@ class InlineReport:
     kept: tuple[str, ...] = ()
 
 
-def _source_lines(narrative: Narrative) -> tuple[list[str], bool]:
-    return list(narrative.lines), narrative.source.endswith("\n")
+def _source_lines(narrative: Narrative) -> tuple[list[str], bool, str]:
+    """The narrative's lines, whether it ends with a line ending, and its line ending (so
+    a rewrite keeps a CRLF file CRLF)."""
+    return (
+        list(narrative.lines),
+        narrative.source.endswith("\n"),
+        first_line_ending(narrative.text),
+    )
 
 
-def _join(lines: list[str], final_newline: bool) -> str:
-    text = "\n".join(lines)
-    return text + "\n" if final_newline and lines else text
+def _join(lines: list[str], final_newline: bool, newline: str) -> str:
+    text = newline.join(lines)
+    return text + newline if final_newline and lines else text
 
 
 def _shape(narrative: Narrative) -> list[tuple[str, str | None, tuple[str, ...]]]:
@@ -222,6 +229,12 @@ def _refuse_entry_conflicts(bundle: BundleContents) -> None:
         )
 
 
+def _with_bom(text: str, narrative: Narrative) -> str:
+    """*text*, opened with the byte order mark *narrative* was read with, if any (parsed,
+    it is taken off the text and kept as ``Narrative.bom``, for the save to write)."""
+    return "\ufeff" + text if narrative.bom else text
+
+
 def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     """The narrative of *bundle* packed: every inline fence's lines become one ``@name``
     line, apart from the conversation's structure (tool calls, provider-specific items:
@@ -276,11 +289,15 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
             assert fence.content is not None  # None would mean "read from the archive"
             added[name] = fence.content
 
-    lines, final_newline = _source_lines(narrative)
-    text = _join(_fences_to_references(lines, narrative.index.fences), final_newline)
+    lines, final_newline, newline = _source_lines(narrative)
+    text = _join(_fences_to_references(lines, narrative.index.fences), final_newline, newline)
     # The packed bundle's reader knows its entry names, so a reference without an
     # extension (a fence named Makefile) reads back as a reference.
-    packed = parse(text, name=bundle.narrative_name, known_names=frozenset({*kept, *added}))
+    packed = parse(
+        _with_bom(text, narrative),
+        name=bundle.narrative_name,
+        known_names=frozenset({*kept, *added}),
+    )
     if _shape(packed) != _shape(narrative):
         raise BundleError(
             "packing would change the turns (a reference line joins a neighbouring block)",
@@ -424,7 +441,7 @@ def inline_assets(
         originals[name] = data
         tail.extend(["", *fence_text(name, data).split("\n")])
 
-    lines, final_newline = _source_lines(narrative)
+    lines, final_newline, newline = _source_lines(narrative)
     layout = _Layout(narrative, lines)
     replacements: dict[int, list[str]] = {}
     insertions: dict[int, list[str]] = {}
@@ -439,8 +456,8 @@ def inline_assets(
     if tail:
         lines.extend(tail)
         final_newline = final_newline or bool(narrative.source)
-    text = _join(lines, final_newline)
-    result = parse(text, name=bundle.narrative_name)
+    text = _join(lines, final_newline, newline)
+    result = parse(_with_bom(text, narrative), name=bundle.narrative_name)
     _check_inlined(result, narrative, originals, appended, bundle.narrative_name)
     _verify_occurrences(
         _occurrences(narrative, originals),
@@ -517,7 +534,7 @@ def _check_inlined(
 
 def rewrite_fence(narrative: Narrative, name: str, data: bytes) -> str:
     """The narrative text with every fence named *name* holding *data* instead."""
-    lines, final_newline = _source_lines(narrative)
+    lines, final_newline, newline = _source_lines(narrative)
     new_lines = fence_text(name, data).split("\n")
     for fence in reversed(narrative.index.fences):
         if fence.name != name:
@@ -526,4 +543,4 @@ def rewrite_fence(narrative: Narrative, name: str, data: bytes) -> str:
         prefix = lines[start][: fence.column - 1]
         following = _continuation(prefix)
         lines[start:end] = [prefix + new_lines[0], *(following + line for line in new_lines[1:])]
-    return _join(lines, final_newline)
+    return _join(lines, final_newline, newline)

@@ -8,6 +8,7 @@ the default :class:`~lmml_mdit.bundle.Limits`.
 
 from __future__ import annotations
 
+import codecs
 import copy
 import io
 import os
@@ -64,6 +65,13 @@ def _current_manifest(bundle: BundleContents) -> tuple[str, dict[str, bytes]]:
     return text, replaced
 
 
+def _narrative_bytes(bundle: BundleContents, text: str) -> bytes:
+    """The narrative *text* as saved: UTF-8, after a byte order mark when the narrative
+    was read with one."""
+    data = text.encode("utf-8")
+    return codecs.BOM_UTF8 + data if bundle.narrative.bom else data
+
+
 def save_bundle(bundle: BundleContents, path: str, *, exclusive: bool = False) -> None:
     """Write *bundle* to *path* atomically (see
     :meth:`Bundle.save <lmml_mdit.bundle.Bundle.save>`); *path* may be an fsspec URL
@@ -89,7 +97,7 @@ def save_bundle(bundle: BundleContents, path: str, *, exclusive: bool = False) -
         path = local
     text, replaced = _current_manifest(bundle)
     if bundle.kind == "text":
-        atomic_write_bytes(path, text.encode("utf-8"), exclusive=exclusive)
+        atomic_write_bytes(path, _narrative_bytes(bundle, text), exclusive=exclusive)
         return
     narrative_name = _checked_entry_names(path, bundle.entries)
     with atomic_write(path, exclusive=exclusive) as stream:
@@ -117,7 +125,7 @@ def bundle_bytes(bundle: BundleContents, file_name: str) -> bytes:
     output, where there is no file to name the narrative entry after)."""
     text, replaced = _current_manifest(bundle)
     if bundle.kind == "text":
-        return text.encode("utf-8")
+        return _narrative_bytes(bundle, text)
     narrative_name = _checked_entry_names(file_name, bundle.entries)
     buffer = io.BytesIO()
     _write_zip(bundle, buffer, narrative_name, text, replaced)
@@ -153,7 +161,7 @@ def save_archive(path: str, text: str, entries: Mapping[str, bytes]) -> None:
     """
     narrative_name = _checked_entry_names(path, tuple(entries))
     with atomic_write(path) as stream:
-        _write_entries(stream, narrative_name, text, entries.items())
+        _write_entries(stream, narrative_name, text.encode("utf-8"), entries.items())
 
 
 def _write_zip(
@@ -166,14 +174,14 @@ def _write_zip(
     entries = (
         (name, replaced[name] if name in replaced else bundle.read(name)) for name in bundle.entries
     )
-    _write_entries(stream, narrative_name, text, entries)
+    _write_entries(stream, narrative_name, _narrative_bytes(bundle, text), entries)
 
 
 def _write_entries(
-    stream: IO[bytes], narrative_name: str, text: str, entries: Iterable[tuple[str, bytes]]
+    stream: IO[bytes], narrative_name: str, narrative: bytes, entries: Iterable[tuple[str, bytes]]
 ) -> None:
     with zipfile.ZipFile(stream, "w") as archive:
-        _write_entry(archive, narrative_name, text.encode("utf-8"))
+        _write_entry(archive, narrative_name, narrative)
         for name, data in entries:
             _write_entry(archive, name, data)
 

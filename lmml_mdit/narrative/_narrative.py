@@ -42,7 +42,7 @@ from ..syntax import (
     LinkParser,
     lmml_plugin,
 )
-from ..text import blank_edges, normalize_newlines
+from ..text import blank_edges, place_after
 from ._index import StructureIndex
 
 if TYPE_CHECKING:
@@ -93,11 +93,14 @@ def decode_narrative(data: bytes, *, name: str | None = None) -> str:
         return data[skipped:].decode("utf-8")
     except UnicodeDecodeError as error:
         offset = skipped + error.start  # counted in the bytes as given, BOM included
-        line = data.count(b"\n", 0, offset) + 1
+        # The bytes before the first bad one are UTF-8: the place is counted in their text,
+        # as an editor shows it (each bad byte a replacement character).
+        line, column = place_after(data[skipped:offset].decode("utf-8"))
         raise LmmlSyntaxError(
             f"invalid UTF-8 at byte offset {offset} ({error.reason})",
             name=name,
             line=line,
+            column=column,
             hint="save the narrative as UTF-8",
         ) from None
 
@@ -112,12 +115,12 @@ def _check_encodable(text: str, name: str | None) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
-        before = normalize_newlines(text[: error.start])
+        line, column = place_after(text[: error.start])
         raise LmmlSyntaxError(
             f"lone surrogate U+{ord(text[error.start]):04X} in the text: not valid Unicode",
             name=name,
-            line=before.count("\n") + 1,
-            column=len(before) - before.rfind("\n"),
+            line=line,
+            column=column,
             hint="decode the file strictly as UTF-8, or pass its bytes to parse()",
         ) from None
 
@@ -127,6 +130,8 @@ class Narrative:
     """A parsed LMML narrative.
 
     :ivar text: the narrative text as given (decoded, BOM removed).
+    :ivar bom: whether the text as given opened with a UTF-8 byte order mark (removed
+        from :attr:`text`); saving a bundle writes it back.
     :ivar parsed_tokens: the token stream as the parse left it: every block token complete
         (types, attributes, maps, the plugin's ``meta``), but an ``inline`` token's
         ``children`` only where the fast parse kept them (blocks with an ``@`` or a
@@ -155,6 +160,7 @@ class Narrative:
     escapes: tuple[tuple[int, int], ...] = field(default=(), repr=False)
     deferred: DeferredInlines | None = field(default=None, repr=False, compare=False)
     """The inline tokens the parse left for later (None when it parsed them all)."""
+    bom: bool = field(default=False, compare=False)
 
     @property
     def tokens(self) -> list[Token]:
@@ -330,9 +336,11 @@ def parse(
             "references= to lmml_plugin instead"
         )
     if isinstance(text, bytes):
+        bom = text.startswith(codecs.BOM_UTF8)
         text = decode_narrative(text, name=name)
     else:
-        if text.startswith("\ufeff"):
+        bom = text.startswith("\ufeff")
+        if bom:
             text = text[1:]
         _check_encodable(text, name)
     parser = md if md is not None else default_parser(delimiters, references)
@@ -343,13 +351,16 @@ def parse(
         full_parse = os.environ.get(FULL_PARSE_VARIABLE, "") not in ("", "0")
     if not full_parse:
         env[INLINE_ON_DEMAND_KEY] = True
-    return parse_in(parser, text, env, name)
+    return parse_in(parser, text, env, name, bom=bom)
 
 
-def parse_in(parser: MarkdownIt, text: str, env: dict[str, object], name: str | None) -> Narrative:
+def parse_in(
+    parser: MarkdownIt, text: str, env: dict[str, object], name: str | None, *, bom: bool = False
+) -> Narrative:
     """The narrative of *text* (decoded, checked) parsed by *parser* in *env*, which keeps
     what the parse left there (link reference definitions, the delimiter tokens): the one
-    step :func:`parse` and the language server's re-parse after an edit share.
+    step :func:`parse` and the language server's re-parse after an edit share. *bom*: the
+    text as given opened with a byte order mark.
 
     :raises MissingPluginError: if *parser* lacks the plugin.
     """
@@ -384,6 +395,7 @@ def parse_in(parser: MarkdownIt, text: str, env: dict[str, object], name: str | 
         front_matter=_front_matter(tokens),
         escapes=all_escapes,
         deferred=deferred,
+        bom=bom,
     )
 
 
