@@ -8,10 +8,11 @@ import logging
 from pathlib import Path
 
 import pytest
+from _sdk_clients import only_this_tests_objects
 from _wire_server import server, wire_server
 from test_preview_browser import browser
 
-__all__ = ["browser", "server", "wire_server"]
+__all__ = ["browser", "only_this_tests_objects", "server", "wire_server"]
 
 PACKAGE = Path(__file__).resolve().parent.parent / "lmml_mdit"
 

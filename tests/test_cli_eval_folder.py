@@ -6,11 +6,11 @@ loopback server."""
 
 from __future__ import annotations
 
-import gc
 import json
 from pathlib import Path
 
 import pytest
+from _sdk_clients import open_clients
 from _wire_server import Said, WireServer, openai_chat
 
 from lmml_mdit.cli import main
@@ -66,7 +66,7 @@ def test_a_bundle_that_does_not_open_is_said_once_at_its_own_place(
     assert _eval(runs, tmp_path / "out.jsonl", f"openai:m@{server.url}/v1") == 1
     said = capsys.readouterr().err.splitlines()
     assert said[:-1] == [
-        f"lmml: error: {runs / name}:3: invalid UTF-8 at byte offset 20 (invalid start "
+        f"lmml: error: {runs / name}:3:12: invalid UTF-8 at byte offset 20 (invalid start "
         "byte) (save the narrative as UTF-8)",
     ]
     _one_row(tmp_path, server, said)
@@ -96,8 +96,8 @@ def test_iter_bundle_cases_carries_the_error_of_a_bundle_that_does_not_open(
     found = {name: opened for _, name, opened in iter_bundle_cases(runs)}
     failure = found["b.lmml"]
     assert isinstance(failure, BundleFailure) and isinstance(failure, str)
-    assert failure == "b.lmml:3: invalid UTF-8 at byte offset 20 (invalid start byte)"
-    assert failure.error.place() == ("b.lmml", 3, None)
+    assert failure == "b.lmml:3:12: invalid UTF-8 at byte offset 20 (invalid start byte)"
+    assert failure.error.place() == ("b.lmml", 3, 12)
     assert not isinstance(found["a.lmml"], str) and not isinstance(found["sub/c.lmml"], str)
 
 
@@ -117,7 +117,7 @@ def test_a_row_of_a_parquet_file_of_bundles_is_named_by_its_row_and_bundle(
     said = capsys.readouterr().err.splitlines()
     assert said[:2] == [
         f"lmml: error: {rows}:2: b.lmml: the row holds no bundle: it failed with "
-        "LmmlSyntaxError: b.lmml:3: invalid UTF-8 at byte offset 20 (invalid start byte) "
+        "LmmlSyntaxError: b.lmml:3:12: invalid UTF-8 at byte offset 20 (invalid start byte) "
         "(save the narrative as UTF-8) (fix the bundle and export it again, or pass "
         "errors='skip')",
         f"lmml: error: {rows}:3: sub/c.lmml:2:1: unknown assertion 'contanes'; " + KINDS,
@@ -126,18 +126,7 @@ def test_a_row_of_a_parquet_file_of_bundles_is_named_by_its_row_and_bundle(
     assert len(server.requests) == 1
 
 
-def _open_clients() -> set[int]:
-    """The ids of the asyncio OpenAI clients alive and open."""
-    import openai
-
-    gc.collect()
-    return {
-        id(found)
-        for found in gc.get_objects()
-        if isinstance(found, openai.AsyncOpenAI) and not found.is_closed()
-    }
-
-
+@pytest.mark.usefixtures("only_this_tests_objects")
 @pytest.mark.parametrize("front", ["", "---\ntemperature: 9\n---\n"])
 def test_no_client_is_left_open_after_a_run(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str], front: str
@@ -149,10 +138,10 @@ def test_no_client_is_left_open_after_a_run(
     runs.mkdir()
     (runs / "a.lmml").write_text(f"{front}## user\n\nCapital of France?\n", encoding="utf-8")
     target = f"openai:m@{server.url}/v1"
-    before = _open_clients()
+    before = open_clients()
     for out in ("one.jsonl", "two.jsonl"):
         server.script(openai_chat(Said(["Paris"]), stream=False))
         assert _eval(runs, tmp_path / out, target) == 0
     assert len(server.requests) == 2
-    assert _open_clients() <= before  # none left open by these runs
+    assert open_clients() <= before  # none left open by these runs
     capsys.readouterr()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from _eval_template import TEMPLATE
+from _sdk_clients import open_clients
 from _wire_server import BUILDERS, Said, Sse, WireServer, base_url, openai_chat
 
 import lmml_mdit
@@ -27,18 +28,7 @@ from lmml_mdit.run import BodySender, RunOptions
 CHAT = "@@@settings.yaml\nmodel: m\nmax_tokens: 20\n@@@\n\n## user\n\nHello?\n"
 
 
-def _open_clients() -> set[int]:
-    """The ids of the asyncio OpenAI and Anthropic clients alive and open."""
-    import anthropic
-    import openai
-
-    gc.collect()
-    kinds = (openai.AsyncOpenAI, anthropic.AsyncAnthropic)
-    return {
-        id(found)
-        for found in gc.get_objects()
-        if isinstance(found, kinds) and not found.is_closed()
-    }
+pytestmark = pytest.mark.usefixtures("only_this_tests_objects")
 
 
 def _cached() -> int:
@@ -79,14 +69,14 @@ def test_successive_asyncio_runs_leave_no_client_and_no_loop(
         reply = await bundle.asend(provider, base_url=base_url(server, provider))
         return reply.text
 
-    before, cached = _open_clients(), _cached()
+    before, cached = open_clients(), _cached()
     caplog.set_level(logging.WARNING, logger="asyncio")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert [asyncio.run(once()) for _ in range(5)] == ["Hi"] * 5
         gc.collect()
         assert [loop() for loop in loops] == [None] * 5
-        assert _open_clients() <= before
+        assert open_clients() <= before
         assert _cached() == cached
         _quiet(caught, caplog)
 
@@ -100,14 +90,14 @@ def test_a_loop_closed_after_shutdown_asyncgens_closes_its_clients(
     path.write_text(CHAT, encoding="utf-8")
     bundle = lmml_mdit.open(path)
     server.script(openai_chat(Said(["Hi"]), stream=False))
-    before = _open_clients()
+    before = open_clients()
     caplog.set_level(logging.WARNING, logger="asyncio")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         loop = asyncio.new_event_loop()
         try:
             reply = loop.run_until_complete(bundle.asend("openai", base_url=server.url + "/v1"))
-            assert _open_clients() > before  # open while the loop runs, for its next send
+            assert open_clients() > before  # open while the loop runs, for its next send
             loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
             loop.close()
@@ -116,7 +106,7 @@ def test_a_loop_closed_after_shutdown_asyncgens_closes_its_clients(
         del loop
         gc.collect()
         assert alive() is None
-        assert _open_clients() <= before
+        assert open_clients() <= before
         _quiet(caught, caplog)
 
 
@@ -127,16 +117,16 @@ def test_closing_one_sender_leaves_the_client_another_sender_shares(server: Wire
     options = RunOptions("openai", base_url=server.url + "/v1")
     body = {"model": "m", "messages": [{"role": "user", "content": "Hello?"}]}
     server.script(*(openai_chat(Said([text]), stream=False) for text in ("one", "two")))
-    before = _open_clients()
+    before = open_clients()
 
     async def go() -> tuple[list[str], set[int], set[int]]:
         first, second = BodySender(options), BodySender(options)
         said = [(await first.send(body))[0].payload]
         await first.aclose()
         said.append((await second.send(body))[0].payload)
-        still = _open_clients() - before
+        still = open_clients() - before
         await second.aclose()
-        return [json.dumps(payload) for payload in said], still, _open_clients() - before
+        return [json.dumps(payload) for payload in said], still, open_clients() - before
 
     said, still, left = asyncio.run(go())
     assert ["one" in said[0], "two" in said[1]] == [True, True]
@@ -187,7 +177,7 @@ def test_an_eval_closes_its_judges_client_on_its_own_endpoint(
     """``lmml eval --judge`` on another server than the target's: the judge's client is
     closed when the run ends (it was left open, cached past the run's loop)."""
     template = _judged(tmp_path)
-    before = _open_clients()
+    before = open_clients()
     with contextlib.closing(WireServer()) as judge:
         server.script(openai_chat(Said(["Paris"]), stream=False))
         judge.script(openai_chat(Said(["PASS\nit names Paris"]), stream=False))
@@ -197,7 +187,7 @@ def test_an_eval_closes_its_judges_client_on_its_own_endpoint(
         assert main(argv) == 0
         assert (len(server.requests), len(judge.requests)) == (1, 1)
     assert capsys.readouterr().err.splitlines()[-1].startswith("1 row(s): 1 passed")
-    assert _open_clients() <= before
+    assert open_clients() <= before
 
 
 def test_aevaluate_closes_its_judges_client_before_the_loop_ends(
@@ -206,7 +196,7 @@ def test_aevaluate_closes_its_judges_client_before_the_loop_ends(
     """``aevaluate`` closes the clients it made, the judge's among them, before it returns:
     a loop that goes on (or is closed by hand) does not keep them open."""
     template = lmml_mdit.open(_judged(tmp_path))
-    before = _open_clients()
+    before = open_clients()
     with contextlib.closing(WireServer()) as judge:
         server.script(openai_chat(Said(["Paris"]), stream=False))
         judge.script(openai_chat(Said(["PASS\nit names Paris"]), stream=False))
@@ -220,7 +210,7 @@ def test_aevaluate_closes_its_judges_client_before_the_loop_ends(
                 judge=Target("openai", "j", judge.url + "/v1"),
             )
             assert (summary.rows, summary.passed) == (1, 1)
-            return _open_clients() - before
+            return open_clients() - before
 
         assert asyncio.run(go()) == set()
 

@@ -9,7 +9,10 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAM = ROOT / "tests" / "typing" / "readme_tour.py"
@@ -27,8 +30,8 @@ def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProce
     )
 
 
-def _mypy_strict(program: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """``mypy --strict`` on a user's *program*, lmml_mdit found as an installed package."""
+def _mypy_strict(programs: list[Path], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``mypy --strict`` on a user's *programs*, lmml_mdit found as an installed package."""
     return _run(
         [
             sys.executable,
@@ -40,20 +43,60 @@ def _mypy_strict(program: Path, tmp_path: Path) -> subprocess.CompletedProcess[s
             sys.executable,
             "--cache-dir",
             str(tmp_path / "cache"),
-            str(program),
+            *map(str, programs),
         ],
         tmp_path,
         MYPYPATH=str(ROOT),
     )
 
 
-def test_the_readme_tour_passes_mypy_strict(tmp_path: Path) -> None:
-    done = _mypy_strict(PROGRAM, tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+@dataclass(frozen=True)
+class Checked:
+    """One ``mypy --strict`` run over every program of this file and one pyright run over
+    the two it checks: each run loads the package's types once, not once per test."""
+
+    programs: dict[str, Path]
+    mypy: subprocess.CompletedProcess[str]
+    pyright: subprocess.CompletedProcess[str]
+
+    def mypy_lines(self, program: Path) -> list[str]:
+        """mypy's lines about *program* (each program's file name is its own), once it is
+        known that mypy ran to its end (its summary names one file with errors: mistakes.py)."""
+        assert re.search(
+            r"^Found \d+ errors? in 1 file \(checked 4 source files\)$", self.mypy.stdout, re.M
+        ), self.mypy.stdout + self.mypy.stderr
+        return [
+            line
+            for line in self.mypy.stdout.splitlines()
+            if Path(line.split(":", 1)[0]).name == program.name
+        ]
+
+    def mypy_errors(self, program: Path) -> list[str]:
+        return [line for line in self.mypy_lines(program) if ": error:" in line]
 
 
-def _pyright_strict(program: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """pyright in strict mode on *program*, lmml_mdit found as the test venv has it."""
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
+    folder = tmp_path_factory.mktemp("typing")
+    programs = {"readme_tour": PROGRAM}
+    for name, text in (
+        ("mistakes", MISTAKES),
+        ("lazy_names", LAZY_NAMES),
+        ("surfaces", _every_surface_name()),
+    ):
+        programs[name] = folder / f"{name}.py"
+        programs[name].write_text(text, encoding="utf-8")
+    mypy = _mypy_strict(list(programs.values()), folder)
+    pyright = _pyright_strict([PROGRAM, programs["surfaces"]], folder)
+    return Checked(programs, mypy, pyright)
+
+
+def test_the_readme_tour_passes_mypy_strict(checked: Checked) -> None:
+    assert checked.mypy_errors(PROGRAM) == [], checked.mypy.stdout + checked.mypy.stderr
+
+
+def _pyright_strict(programs: list[Path], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """pyright in strict mode on *programs*, lmml_mdit found as the test venv has it."""
     config = {"typeCheckingMode": "strict", "extraPaths": [str(ROOT)], "pythonVersion": "3.10"}
     (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
     return _run(
@@ -65,14 +108,14 @@ def _pyright_strict(program: Path, tmp_path: Path) -> subprocess.CompletedProces
             str(tmp_path / "pyrightconfig.json"),
             "--pythonpath",
             sys.executable,
-            str(program),
+            *map(str, programs),
         ],
         tmp_path,
     )
 
 
-def test_the_readme_tour_passes_pyright_strict(tmp_path: Path) -> None:
-    done = _pyright_strict(PROGRAM, tmp_path)
+def test_the_readme_tour_passes_pyright_strict(checked: Checked) -> None:
+    done = checked.pyright
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"\b0 errors, 0 warnings", done.stdout), done.stdout
 
@@ -101,17 +144,15 @@ lmml_mdit.Transcript.from_bundle(bundle).send("openai", timeout="soon")
 """
 
 
-def test_a_misspelt_or_wrong_option_is_a_type_error(tmp_path: Path) -> None:
+def test_a_misspelt_or_wrong_option_is_a_type_error(checked: Checked) -> None:
     """The request options are typed keywords: mypy names each mistake of a caller."""
-    program = tmp_path / "mistakes.py"
-    program.write_text(MISTAKES, encoding="utf-8")
-    done = _mypy_strict(program, tmp_path)
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert 'Unexpected keyword argument "contxt"' in done.stdout, done.stdout
-    assert 'Unexpected keyword argument "retrys"' in done.stdout, done.stdout
-    assert 'Unexpected keyword argument "stream"' in done.stdout, done.stdout
+    errors = "\n".join(checked.mypy_errors(checked.programs["mistakes"]))
+    assert checked.mypy.returncode == 1, checked.mypy.stdout + checked.mypy.stderr
+    assert 'Unexpected keyword argument "contxt"' in errors, errors
+    assert 'Unexpected keyword argument "retrys"' in errors, errors
+    assert 'Unexpected keyword argument "stream"' in errors, errors
     for line in (6, 7, 10):
-        assert f"mistakes.py:{line}: error" in done.stdout, done.stdout
+        assert f"mistakes.py:{line}: error" in errors, errors
 
 
 def test_the_typed_send_options_are_the_parameters_of_send() -> None:
@@ -156,13 +197,11 @@ text: str = shown("name\\x1b[2J")
 """
 
 
-def test_a_lazily_imported_name_has_its_real_type(tmp_path: Path) -> None:
+def test_a_lazily_imported_name_has_its_real_type(checked: Checked) -> None:
     """A name a package imports on first use (``lmml_mdit.cli.build_parser``) is typed as
     its definition, not as what the module ``__getattr__`` returns."""
-    program = tmp_path / "lazy_names.py"
-    program.write_text(LAZY_NAMES, encoding="utf-8")
-    done = _mypy_strict(program, tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+    lazy = checked.programs["lazy_names"]
+    assert checked.mypy_errors(lazy) == [], checked.mypy.stdout + checked.mypy.stderr
 
 
 def test_every_lazily_imported_name_is_imported_for_type_checkers() -> None:
@@ -201,23 +240,25 @@ def _every_surface_name() -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_every_surface_name_has_its_real_type_for_mypy(tmp_path: Path) -> None:
+def test_every_surface_name_has_its_real_type_for_mypy(checked: Checked) -> None:
     """``mypy --strict`` sees every name of every package surface at its public path, each
     with the type of its definition, never the ``object`` of the module ``__getattr__``."""
-    program = tmp_path / "surfaces.py"
-    program.write_text(_every_surface_name(), encoding="utf-8")
-    done = _mypy_strict(program, tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    revealed = re.findall(r'Revealed type is "(.*)"', done.stdout)
+    program = checked.programs["surfaces"]
+    done = checked.mypy
+    assert checked.mypy_errors(program) == [], done.stdout + done.stderr
+    revealed = [
+        line.split('Revealed type is "', 1)[1][:-1]
+        for line in checked.mypy_lines(program)
+        if ': note: Revealed type is "' in line
+    ]
     assert len(revealed) == program.read_text(encoding="utf-8").count("reveal_type(")
     assert [kind for kind in revealed if kind in ("builtins.object", "Any")] == []
 
 
-def test_every_surface_name_has_its_real_type_for_pyright(tmp_path: Path) -> None:
+def test_every_surface_name_has_its_real_type_for_pyright(checked: Checked) -> None:
     """The same program in pyright's strict mode: no name private or unknown, none ``object``."""
-    program = tmp_path / "surfaces.py"
-    program.write_text(_every_surface_name(), encoding="utf-8")
-    done = _pyright_strict(program, tmp_path)
+    program = checked.programs["surfaces"]
+    done = checked.pyright
     assert done.returncode == 0, done.stdout + done.stderr
     revealed = dict(re.findall(r'Type of "(\w+)" is "(.*)"', done.stdout))
     assert len(revealed) == program.read_text(encoding="utf-8").count("reveal_type(")
