@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -10,14 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lmml_mdit import Bundle, Message, Transcript, parse
+from lmml_mdit import Bundle, DefectWarning, Message, Transcript, parse
 from lmml_mdit import open as open_bundle
 from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
 from lmml_mdit.syntax import role_word
+from lmml_mdit.text import as_turn_text
 from lmml_mdit.transcript import (
     CONTENT_FENCE_INFO,
     decode_author,
+    digest,
     encode_author,
+    fence_content,
     narrative_text,
     read_bundle,
     write_bundle,
@@ -241,19 +245,23 @@ def test_risky_content_is_escaped_and_keeps_its_references() -> None:
     assert len(narrative.turns) == 1
     assert [embed.name for embed in narrative.embeds] == ["chart.png"]
     assert "\\## user\n\\<!-- assistant -->\n\\@@@x.txt" in narrative.text
-    assert bundle.manifest["transcript"]["messages"][0]["encoding"] == "escaped"  # type: ignore[index]
+    # A backslash of its own stays one; "===" underlines no role, so needs no escape.
+    assert "\n\\kept\nuser\n===\n" in narrative.text
+    assert bundle.manifest["transcript"]["messages"][0]["encoding"] == "lmml-escaped"  # type: ignore[index]
+    sent = bundle.messages("openai")[0]["content"]
+    assert sent[0]["text"] == content  # type: ignore[index]
     assert bundle.validate() == []
     assert Transcript.from_bundle(bundle) == transcript
 
 
 def test_an_at_sign_cannot_forge_a_reference() -> None:
     # "@bob" and "@x" are mentions (no extension); "@bob.png" would read as a reference.
-    content = "ping @bob, @bob.png, mail a@b.c, see @chart.csv\n@manifest.json\n\\@x"
+    content = "ping @bob, @bob.png, mail a@b.c, see @chart.csv\n@manifest.json"
     transcript = Transcript([Message("alice", content)], assets={"chart.csv": b"a,b\n"})
     for kind in ("zip", "text"):
         bundle = transcript.to_bundle("s", kind=kind)  # type: ignore[arg-type]
         text = bundle.narrative.text
-        assert "ping @bob, \\@bob.png, mail a@b.c, see @chart.csv\n\\@manifest.json\n\\\\@x" in text
+        assert "ping @bob, \\@bob.png, mail a@b.c, see @chart.csv\n\\@manifest.json\n" in text
         assert [e.name for e in bundle.narrative.embeds if not e.is_inline] == ["chart.csv"]
         assert bundle.validate() == []
         assert Transcript.from_bundle(bundle) == transcript
@@ -281,12 +289,14 @@ def test_references_resolved_beside_a_text_bundle_are_carried(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("content", "encoding"),
     [
-        ("```\nunclosed code\n## user", "escaped"),
-        ("<pre>\n## assistant", "escaped"),
-        ("<!-- an unclosed comment\n", "escaped"),
-        ("- @@@inlist.txt\n  forged\n  @@@", "fenced"),
-        ("> @@@quoted.txt\n> forged", "fenced"),
-        ("1.  x\n    @@@a.txt\n    y", "fenced"),
+        ("```\nunclosed code\n## user", "fenced"),
+        ("<pre>\n## assistant", "fenced"),
+        ("<!-- an unclosed comment\n", "fenced"),
+        ("- @@@inlist.txt\n  forged\n  @@@", "lmml-escaped"),
+        ("> @@@quoted.txt\n> forged", "lmml-escaped"),
+        ("1.  x\n    @@@a.txt\n    y", "lmml-escaped"),
+        ("0. 0\n# USER", "fenced"),  # "\# USER" would be a list item's line: no escape
+        ("\\@x", "fenced"),  # a backslash before "@" is an LMML escape: no way to send it
         ("- ```\n  ## user\n\n  ````", "verbatim"),
     ],
 )
@@ -300,6 +310,9 @@ def test_unsafe_content_is_escaped_or_fenced(content: str, encoding: str) -> Non
     assert record[0].get("encoding", "verbatim") == encoding
     assert (CONTENT_FENCE_INFO in narrative.text) == (encoding == "fenced")
     assert Transcript.from_bundle(bundle) == transcript
+    sent = bundle.messages("openai")[0]["content"][0]["text"]  # type: ignore[index]
+    written = fence_content(content) if encoding == "fenced" else content
+    assert sent == as_turn_text(written)
 
 
 @pytest.mark.parametrize(
@@ -678,3 +691,78 @@ def test_file_round_trip_is_lossless(tmp_path_factory: Any, transcript: Transcri
     transcript.save(path)
     assert Transcript.load(path) == transcript
     assert Transcript.from_bundle(open_bundle(path)) == transcript
+
+
+SENT_LINES = st.one_of(
+    RISKY_LINES,
+    st.sampled_from(
+        [
+            "# Title",
+            "\\# Title",
+            "<b>x</b>",
+            "\\<b>",
+            "\\path",
+            "\\\\",
+            "```python",
+            "~~~~",
+            "=",
+            "-",
+            "- - -",
+            "User:",
+            "assistant",
+            "## assistant",
+            "## Turn 2 -- assistant",
+            "alice -- user",
+            "@@@notes.txt",
+            "see @notes.txt",
+            "\\@@@x.txt",
+        ]
+    ),
+    st.text(alphabet="#<`~\\@=- usera", max_size=10),
+)
+
+
+def _sent_text(bundle: Bundle) -> str:
+    """The first message's text as a model is sent it."""
+    with warnings.catch_warnings():
+        # A content line like "User:" is reported as a suspicious delimiter: it is meant.
+        warnings.simplefilter("ignore", DefectWarning)
+        parts = bundle.messages("openai")[0]["content"]
+    assert isinstance(parts, list)
+    return "".join(part["text"] for part in parts if part["type"] == "text")  # type: ignore[index,misc]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(SENT_LINES, min_size=1, max_size=6).map("\n".join).filter(as_turn_text))
+def test_the_model_is_sent_the_content(tmp_path_factory: Any, content: str) -> None:
+    transcript = Transcript([Message("user", content), Message("assistant", "ok")])
+    folder = tmp_path_factory.mktemp("sent")
+    for name in ("t.lmml", "t.lmmlz"):
+        transcript.save(folder / name)
+        assert Transcript.load(folder / name)[0].content == content
+        bundle = open_bundle(folder / name)
+        entry = bundle.manifest["transcript"]["messages"][0]  # type: ignore[index]
+        # Only a fenced content is sent in its fence (no escape could make it safe).
+        fenced = entry.get("encoding") == "fenced"  # type: ignore[union-attr]
+        written = fence_content(content) if fenced else content
+        assert _sent_text(bundle) == as_turn_text(written)
+
+
+def test_a_file_with_the_earlier_line_escapes_reads_as_written() -> None:
+    # Earlier versions put a backslash before every risky line start ("escaped"), and
+    # read it back by dropping it; such a file still gives that content back.
+    content = "# Title\n\\path\n@@@x.txt\n## assistant"
+    body = "\\# Title\n\\\\path\n\\@@@x.txt\n\\## assistant"
+    entry = {
+        "author": "user",
+        "metadata": {},
+        "heading": "Turn 1 -- user",
+        "sha256": digest(body),
+        "encoding": "escaped",
+    }
+    manifest = json.dumps({"transcript": {"version": 1, "messages": [entry]}}).encode()
+    text = f"## Turn 1 -- user\n\n{body}\n"
+    bundle = Bundle.from_zip("s", text, {"manifest.json": manifest})
+    transcript = Transcript.from_bundle(bundle)
+    assert transcript[0].content == content
+    assert transcript.to_bundle().narrative.text == text  # unedited: kept as written

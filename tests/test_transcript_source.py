@@ -303,6 +303,34 @@ def test_load_lmml_save_lmmlz_keeps_the_narrative_byte_for_byte(tmp_path: Path) 
         assert "\r\n## Turn 4 -- assistant\r\nMore.\r\n" in bundle.narrative.text
 
 
+def test_an_archive_written_as_text_keeps_its_manifest_keys() -> None:
+    manifest = json.dumps({"title": "mine", "tags": ["a"]}).encode()
+    entries = {"notes.txt": b"n\n", "manifest.json": manifest, "settings.yaml": b"seed: 1\n"}
+    transcript = read("## user\n\nsee @notes.txt\n\n## assistant\n\nok\n", entries=entries)
+    bundle = transcript.to_bundle(kind="text")  # written afresh, the record added
+    assert bundle.manifest is not None
+    assert (bundle.manifest["title"], bundle.manifest["tags"]) == ("mine", ["a"])
+    assert bundle.settings == {"seed": 1}
+    assert Transcript.from_bundle(bundle) == transcript
+
+
+def test_a_text_bundle_with_a_leading_manifest_written_as_an_archive_keeps_its_keys(
+    tmp_path: Path,
+) -> None:
+    text = (
+        '@@@manifest.json\n{"title": "mine", "tags": ["a"]}\n@@@\n\n'
+        "@@@settings.yaml\nseed: 1\n@@@\n\n## user\n\nhi\n\n## assistant\n\nhello\n"
+    )
+    (tmp_path / "x.lmml").write_text(text)
+    transcript = Transcript.load(tmp_path / "x.lmml")
+    transcript.save(tmp_path / "x.lmmlz")  # the manifest fence becomes the entry
+    with lmml_mdit.open(tmp_path / "x.lmmlz") as bundle:
+        assert bundle.manifest is not None
+        assert (bundle.manifest["title"], bundle.manifest["tags"]) == ("mine", ["a"])
+        assert bundle.settings == {"seed": 1}
+    assert Transcript.load(tmp_path / "x.lmmlz") == transcript
+
+
 # --- what load returns is what the narrative says ------------------------------------------
 
 

@@ -2,9 +2,10 @@
 
 An author is a heading ``## Turn 3 -- assistant`` or ``## alice -- assistant`` (the name
 escaped so the role is still found); a content is written in one of three
-:data:`ENCODINGS` (verbatim, escaped, or fenced with :data:`CONTENT_FENCE_INFO`), the one
-the read-back check (:mod:`lmml_mdit.transcript._readback`) needs. See docs/transcript.md,
-"To and from LMML".
+:data:`ENCODINGS` (verbatim, with LMML escapes, or fenced with :data:`CONTENT_FENCE_INFO`),
+the one the read-back check (:mod:`lmml_mdit.transcript._readback`) needs. Files written
+by earlier versions may hold :data:`LEGACY_ESCAPED` contents, still read as they were written. See
+docs/transcript.md, "To and from LMML".
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from ..syntax import code_fence
 __all__ = [
     "CONTENT_FENCE_INFO",
     "ENCODINGS",
+    "LEGACY_ESCAPED",
+    "RECORD_ENCODINGS",
     "Encoding",
     "_unescape",
     "_unfence",
@@ -45,9 +48,19 @@ _LINE_START = re.compile(r" {0,3}")
 _RISKY_START = re.compile(r"#{1,6}(?:[ \t]|$)|<|@@@|```|~~~|\\")
 _UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*$")
 
-Encoding = Literal["verbatim", "escaped", "fenced"]
-ENCODINGS: tuple[Encoding, ...] = ("verbatim", "escaped", "fenced")
-"""The content encodings, from the plainest to the safest."""
+Encoding = Literal["verbatim", "lmml-escaped", "fenced"]
+ENCODINGS: tuple[Encoding, ...] = ("verbatim", "lmml-escaped", "fenced")
+"""The content encodings, from the plainest to the safest: the content as it is; the
+content with LMML escapes (a backslash before an ``@`` or a line that would be a role
+delimiter, which the text sent to a model leaves out); the content in a code fence."""
+
+LEGACY_ESCAPED = "escaped"
+"""The encoding earlier versions wrote instead of ``lmml-escaped``: a backslash before
+every line start that could open a block (:func:`escape_content`), kept in the turn sent.
+Still read (:func:`decode_content`), never written."""
+
+RECORD_ENCODINGS: tuple[str, ...] = (*ENCODINGS, LEGACY_ESCAPED)
+"""The encodings a transcript record may name."""
 
 
 # --- authors in headings -------------------------------------------------------------------
@@ -86,13 +99,12 @@ def decode_author(heading: str | None, role: str) -> str | None:
 
 
 def escape_content(content: str) -> str:
-    """Put a backslash before each line start that could open a heading, an HTML block, an
-    embed fence, a code fence or a setext underline, and before each line start that
-    already is a backslash (so that :func:`_unescape` is exact).
+    """The :data:`LEGACY_ESCAPED` encoding: a backslash before each line start that could
+    open a heading, an HTML block, an embed fence, a code fence or a setext underline, and
+    before each line start that already is a backslash (undone by :func:`_unescape`).
 
-    Not :func:`lmml_mdit.chat.escape_text`, which is one-way (its backslashes stay
-    in the turn): this must be undone by :func:`_unescape`, so it escapes by a fixed
-    line-start rule rather than by what the parser happens to misread."""
+    Only to check a record entry of a file written so (the model is sent those
+    backslashes, so nothing writes it any more)."""
     lines = content.split("\n")
     escaped: list[str] = []
     previous = ""
@@ -110,7 +122,7 @@ def escape_content(content: str) -> str:
 
 def insert_backslashes(text: str, positions: Collection[tuple[int, int]]) -> str:
     """*text* with a backslash before each ``(line, column)`` (0-based line, 1-based
-    column), so that the ``@`` there starts no reference."""
+    column): the LMML escape of the ``@`` or the delimiter line there."""
     if not positions:
         return text
     lines = text.split("\n")
@@ -163,8 +175,11 @@ def _unfence(text: str) -> str | None:
 
 
 def decode_content(text: str, encoding: str) -> str:
-    """The content a turn text written in *encoding* holds."""
-    if encoding == "escaped":
+    """The content a turn text written in *encoding* holds.
+
+    :param text: the turn text; for ``lmml-escaped``, as it is sent (its LMML escapes
+        left out), which is the content."""
+    if encoding == LEGACY_ESCAPED:
         return _unescape(text)
     if encoding == "fenced":
         inner = _unfence(text)

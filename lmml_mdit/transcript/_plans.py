@@ -3,7 +3,7 @@
 A :class:`Plan` starts as the plainest form (the message's lines as read, or its content
 verbatim under a heading in the file's style) and is made safer by :func:`escalate` each time
 a parse of the written text does not give the message back: its lines rendered, then a
-plain ``Turn N -- role`` heading, then the content escaped, then fenced
+plain ``Turn N -- role`` heading, then the content with LMML escapes, then fenced
 (:mod:`lmml_mdit.transcript._encoding`). :func:`render_plans` writes the plans and records
 where each one's lines went (:class:`Placement`).
 """
@@ -24,7 +24,6 @@ from ._encoding import (
     Encoding,
     base_column,
     encode_author,
-    escape_content,
     fence_content,
     insert_backslashes,
 )
@@ -41,6 +40,10 @@ __all__ = [
     "render_plans",
     "styled_delimiter",
 ]
+
+_ESCAPABLE = frozenset("@#<-=")
+"""What an LMML escape stands before: an ``@``, or the first character of a line that
+would be a role delimiter (an ATX heading, a role comment, a setext underline)."""
 
 Resolves = Callable[[str], bool]
 """Whether a reference to a name resolves (to a carried asset, or a file beside the text)."""
@@ -60,8 +63,8 @@ class Plan:
     encoding: Encoding = "verbatim"
     plain: bool = False  # the heading is already the plain "Turn N -- role"
     attachments: tuple[str, ...] = ()  # .lmml: asset fences closing the turn
-    # Escaped: where a backslash goes before an "@" (0-based line, 1-based column of the
-    # line-escaped content), found by parsing the written text.
+    # LMML-escaped: where a backslash goes (0-based line, 1-based column of the content's
+    # lines), found by parsing the written text: before an "@" or a delimiter line.
     escapes: frozenset[tuple[int, int]] = frozenset()
     _body: tuple[Encoding, frozenset[tuple[int, int]], str] | None = None
     _expected: tuple[str, str] | None = None
@@ -71,8 +74,8 @@ class Plan:
         """The turn text as written (cached)."""
         if self._body is None or self._body[:2] != (self.encoding, self.escapes):
             content = self.message.content
-            if self.encoding == "escaped":
-                body = insert_backslashes(normalize_newlines(escape_content(content)), self.escapes)
+            if self.encoding == "lmml-escaped":
+                body = insert_backslashes(normalize_newlines(content), self.escapes)
             elif self.encoding == "fenced":
                 body = fence_content(content)
             else:
@@ -90,36 +93,41 @@ class Plan:
             self._expected = (body, as_turn_text(body))
         return self._expected[1]
 
-    def escape_references(self, spots: Collection[tuple[int, int]], position: int) -> None:
-        """Escape the ``@`` of the references at *spots* (positions in the body as written:
-        0-based line, 1-based column), which name nothing that resolves. A position that
-        holds no ``@`` is ignored; without any progress the content is fenced instead."""
-        content = self.message.content
-        base = normalize_newlines(escape_content(content)).split("\n")
-        if self.encoding == "verbatim":
-            plain = normalize_newlines(content).split("\n")
-            shift = {line: len(base[line]) - len(plain[line]) for line, _ in spots}
-            found = {(line, column + shift[line]) for line, column in spots}
-            self.encoding = "escaped"
-            self.escapes = frozenset()
-        elif self.encoding == "escaped":
-            by_line: dict[int, list[int]] = {}
-            for line, column in self.escapes:
-                by_line.setdefault(line, []).append(column)
-            for columns in by_line.values():
-                columns.sort()
-            found = {(line, base_column(by_line.get(line, []), col)) for line, col in spots}
-        else:
+    @property
+    def sent(self) -> str:
+        """The turn text without its LMML escapes (what a model is sent), as the written
+        narrative must read it back: the content, normalised, unless it is fenced."""
+        if self.kept is not None or self.encoding == "fenced":
+            return self.expected
+        if not self.escapes:
+            return self.expected
+        return as_turn_text(self.message.content)
+
+    def add_escapes(self, spots: Collection[tuple[int, int]], position: int) -> None:
+        """Put an LMML escape at *spots* (positions in the body as written: 0-based line,
+        1-based column), each an ``@`` or the first character of a line read as a role
+        delimiter. A position that holds neither is ignored; without any progress the
+        content is fenced instead."""
+        if self.encoding == "fenced" or self.kept is not None:
             escalate(self, "turn", position)
             return
+        by_line: dict[int, list[int]] = {}
+        for line, column in self.escapes:
+            by_line.setdefault(line, []).append(column)
+        for columns in by_line.values():
+            columns.sort()
+        base = normalize_newlines(self.message.content).split("\n")
+        found = {(line, base_column(by_line.get(line, []), col)) for line, col in spots}
         valid = {
             (line, column)
             for line, column in found
-            if 0 <= line < len(base) and base[line][column - 1 : column] == "@"
+            if 0 <= line < len(base) and base[line][column - 1 : column] in _ESCAPABLE
         }
-        if spots and valid <= self.escapes:
-            escalate(self, "turn", position)  # no progress: fence the content instead
+        if valid <= self.escapes:
+            self.encoding = "fenced"  # no progress: fence the content instead
+            self.escapes = frozenset()
         else:
+            self.encoding = "lmml-escaped"
             self.escapes = self.escapes | valid
 
     def unkeep(self) -> None:
@@ -291,12 +299,29 @@ def render_plans(
     style: Style,
     head: str = "",
     fences: Mapping[str, str] | None = None,
+    foot: Sequence[str] = (),
 ) -> tuple[str, list[Placement]]:
-    """The narrative for *plans* after *head*, and where each plan went."""
+    """The narrative for *plans* after *head*, and where each plan went.
+
+    :param foot: the preamble's reserved blocks (its manifest and settings), each written
+        as it stands followed by a blank line: after a rendered preamble's text, or after
+        *head* when the first plan is no preamble (a kept preamble's lines hold them).
+    """
     out = _Lines(style.newline)
     out.raw(head)
+
+    def write_foot() -> None:
+        for block in foot:
+            out.terminate()
+            if not out.blank:
+                out.lines("")
+            out.raw(block)
+            out.lines("")
+
+    if not plans or plans[0].delimiter is not None:
+        write_foot()
     layouts: list[Placement] = []
-    for plan in plans:
+    for position, plan in enumerate(plans):
         kept = plan.kept
         if kept is not None:
             out.terminate()
@@ -324,6 +349,8 @@ def render_plans(
                 out.lines(body)
                 if style.sep:
                     out.lines("")
+            if position == 0 and plan.delimiter is None:
+                write_foot()
         if fences is not None:
             written = kept.fences if kept is not None else frozenset()
             for asset in plan.attachments:
@@ -344,8 +371,9 @@ Fault = Literal["heading", "turn"]
 
 
 def escalate(plan: Plan, fault: Fault, position: int) -> None:
-    """Make *plan* safer: its lines rendered, then a plain heading, then escaping, then
-    a code fence."""
+    """Make *plan* safer: its lines rendered, then a plain heading, then LMML escapes
+    (:meth:`Plan.add_escapes`, where the parse found a forged delimiter or reference),
+    then a code fence."""
     if plan.kept is not None:
         plan.unkeep()
     elif fault == "heading" and plan.delimiter is not None and not plan.plain:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import TranscriptError
+from ..model import Turn
 from ..narrative import Narrative, parse
 from ._message import Message
 from ._plans import Fault, Placement, Plan, Resolves, escalate, render_plans
@@ -96,6 +97,13 @@ def _check(
         if not region or turn.end_line != layout.end or text != plan.expected:
             faults.setdefault(position, "turn")
             continue
+        if plan.kept is None and (plan.escapes or _has_escapes(narrative, turn)):
+            # The text sent leaves the LMML escapes out: those written must be read as
+            # escapes, and no others be there.
+            sent = turn_text(narrative, turn, skip, plan.attachments, embed_lines, unescape=True)
+            if sent != plan.sent:
+                faults.setdefault(position, "turn")
+                continue
         for embed in fence_turn.get(found, ()):
             carried = embed.name in assets
             if (carried or plan.kept is None) and assets.get(embed.name) != embed.content:
@@ -111,7 +119,20 @@ def _check(
     if len(turns) != len(matched) and plans and not faults:
         # A turn no plan wrote, and no region shows it: it comes before the first plan.
         faults[0] = "turn"
-    return _Findings(faults, hidden, forged, _hints(narrative, plans, layouts, faults))
+    forged_turns = [turn for index, turn in enumerate(turns) if index not in matched.values()]
+    hints = _hints(narrative, plans, layouts, faults, forged_turns, assets)
+    return _Findings(faults, hidden, forged, hints)
+
+
+def _has_escapes(narrative: Narrative, turn: Turn) -> bool:
+    """Whether *turn*'s lines hold an LMML escape."""
+    columns = narrative.escape_columns
+    if not columns:
+        return False
+    first, last = turn.start_line - 1, turn.end_line
+    if len(columns) < last - first:
+        return any(first <= line < last for line in columns)
+    return any(line in columns for line in range(first, last))
 
 
 def _hints(
@@ -119,26 +140,49 @@ def _hints(
     plans: Sequence[Plan],
     layouts: Sequence[Placement],
     faults: Mapping[int, Fault],
+    forged_turns: Sequence[Turn],
+    assets: Mapping[str, bytes],
 ) -> dict[int, set[tuple[int, int]]]:
-    """For each verbatim plan at fault, the unresolved references on its body's lines."""
+    """For each rendered, unfenced plan at fault, where its body needs an LMML escape:
+    the references to names nothing resolves, the fences that forge an asset, and the
+    delimiters no plan wrote (a line of the content read as a role delimiter)."""
     wanted = [
         position
         for position in faults
-        if plans[position].kept is None and plans[position].encoding == "verbatim"
+        if plans[position].kept is None and plans[position].encoding != "fenced"
     ]
     if not wanted:
         return {}
     bodies = sorted((layouts[position].body, position) for position in wanted)
     starts = [body for body, _ in bodies]
+    # The line after each body, counted once: a hint per line would count it again.
+    ends = {position: body + plans[position].body.count("\n") + 1 for body, position in bodies}
     hints: dict[int, set[tuple[int, int]]] = {}
-    for embed in narrative.embeds:
-        index = bisect.bisect_right(starts, embed.line - 1) - 1
-        if embed.is_inline or index < 0:
-            continue
+
+    def hint(line: int, column: int) -> None:
+        """Note the 0-based *line*, 1-based *column* when a wanted plan's body holds it."""
+        index = bisect.bisect_right(starts, line) - 1
+        if index < 0:
+            return
         body, position = bodies[index]
-        layout, plan = layouts[position], plans[position]
-        if embed.line - 1 < layout.end and not plan.resolves(embed.name):
-            hints.setdefault(position, set()).add((embed.line - 1 - body, embed.column))
+        if line < ends[position]:
+            hints.setdefault(position, set()).add((line - body, column))
+
+    for embed in narrative.embeds:
+        if embed.is_inline:
+            if assets.get(embed.name) != embed.content:
+                hint(embed.line - 1, embed.column)
+            continue
+        index = bisect.bisect_right(starts, embed.line - 1) - 1
+        if index >= 0 and not plans[bodies[index][1]].resolves(embed.name):
+            hint(embed.line - 1, embed.column)
+    lines = narrative.lines
+    for turn in forged_turns:
+        if turn.delimiter_line is None:
+            continue
+        line = turn.start_line - 2  # the delimiter's last line (a setext heading's underline)
+        source = lines[line]
+        hint(line, len(source) - len(source.lstrip(" \t")) + 1)
     return hints
 
 
@@ -176,11 +220,20 @@ def _settle_alone(plan: Plan, position: int, style: Style, assets: Mapping[str, 
         findings = _check(_parse(text, assets), pair, layouts, assets)
         fault = findings.faults.get(0) or findings.faults.get(1)
         if fault is not None:
-            escalate(plan, fault, position)
+            _fix(plan, fault, findings.hints.get(0, set()), position)
         elif 0 in findings.forged:
-            plan.escape_references(findings.forged[0], position)
+            plan.add_escapes(findings.forged[0], position)
         else:
             return
+
+
+def _fix(plan: Plan, fault: Fault, hints: set[tuple[int, int]], position: int) -> None:
+    """Make *plan*, at *fault*, safer: a rendered content gets LMML escapes at *hints*
+    (fenced when there are none new), anything else the next step of :func:`escalate`."""
+    if fault == "turn" and plan.kept is None and plan.encoding != "fenced":
+        plan.add_escapes(hints, position)
+    else:
+        escalate(plan, fault, position)
 
 
 def settle(
@@ -189,6 +242,7 @@ def settle(
     style: Style,
     head: str | Callable[[], str] = "",
     fences: Mapping[str, str] | None = None,
+    foot: Sequence[str] | Callable[[], Sequence[str]] = (),
 ) -> tuple[str, Narrative]:
     """Write *plans* after *head* (or what it returns: the head may depend on the plans,
     like a manifest fence recording their encodings), making those at fault safer until
@@ -198,12 +252,17 @@ def settle(
     Each round parses the whole text once and fixes every plan at fault in it, so a risky
     content costs a parse or two more, not one per turn. A plan hidden by an earlier one
     (an unclosed block swallowed its delimiter) is first settled alone (a small parse), so
-    a run of such contents does not take a round each."""
+    a run of such contents does not take a round each.
+
+    *foot* (or what it returns, asked right after the head) holds the preamble's reserved
+    blocks (see :func:`~lmml_mdit.transcript.render_plans`)."""
     hidden: set[int] = set()
     for _ in range(4 * len(plans) + 4):
         for position in sorted(hidden):
             _settle_alone(plans[position], position, style, assets)
-        text, layouts = render_plans(plans, style, head() if callable(head) else head, fences)
+        head_text = head() if callable(head) else head
+        blocks = foot() if callable(foot) else foot
+        text, layouts = render_plans(plans, style, head_text, fences, blocks)
         narrative = _parse(text, assets)
         findings = _check(narrative, plans, layouts, assets)
         last = plans[-1] if plans else None
@@ -215,14 +274,9 @@ def settle(
         if not findings:
             return text, narrative
         for position, fault in findings.faults.items():
-            plan = plans[position]
-            if fault == "turn" and plan.kept is None and plan.encoding == "verbatim":
-                # Escaped next; the references the parse found in it are escaped at once.
-                plan.escape_references(findings.hints.get(position, set()), position)
-            else:
-                escalate(plan, fault, position)
+            _fix(plans[position], fault, findings.hints.get(position, set()), position)
         for position, spots in findings.forged.items():
-            plans[position].escape_references(spots, position)
+            plans[position].add_escapes(spots, position)
         hidden = findings.hidden
     raise TranscriptError(
         "cannot write the transcript as LMML that reads back the same",

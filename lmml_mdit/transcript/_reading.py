@@ -1,8 +1,9 @@
 """Reading LMML as transcript messages: a bundle's turns, its assets, and where each came from.
 
 Each turn of the narrative becomes a message: the heading gives its author and role, the
-turn text its content (the preamble's leading inline fences are attachments, not context
-text), unless the transcript record says more (:mod:`lmml_mdit.transcript._record`).
+turn text its content (the preamble's leading inline fences are attachments, and its
+reserved blocks the bundle's settings and manifest, not context text), unless the
+transcript record says more (:mod:`lmml_mdit.transcript._record`).
 """
 
 from __future__ import annotations
@@ -72,7 +73,10 @@ def read_bundle(bundle: Bundle) -> TranscriptContents:
             heading = entry["heading"]
             if heading == turn.heading and (heading is None) == (turn.role == "context"):
                 author = entry["author"]
-            content = recorded_content(text, entry)
+            sent = None
+            if entry.get("encoding") == "lmml-escaped":
+                sent = turn_text(narrative, turn, skip, closing, embed_lines, unescape=True)
+            content = recorded_content(text, entry, sent)
         messages.append(Message(author, content, metadata))
         read.append((turn.heading, text, entry, closing))
     source = source_of(bundle, turns, skip, messages, read, assets, folder)

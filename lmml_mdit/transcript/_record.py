@@ -18,7 +18,8 @@ from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
 from ..text import as_turn_text
 from ._encoding import (
-    ENCODINGS,
+    LEGACY_ESCAPED,
+    RECORD_ENCODINGS,
     Encoding,
     decode_author,
     decode_content,
@@ -70,7 +71,8 @@ def _entry(plan: Plan) -> JSONObject:
         entry["encoding"] = encoding
     if plan.attachments:
         entry["attachments"] = list(plan.attachments)
-    if decode_content(expected, encoding) != message.content:
+    decoded = plan.sent if encoding == "lmml-escaped" else decode_content(expected, encoding)
+    if decoded != message.content:
         entry["content"] = message.content
     return entry
 
@@ -98,18 +100,26 @@ def record_of(plans: Sequence[Plan], source: SourceNarrative | None) -> JSONObje
 
 
 def manifest_data(
-    record: JSONObject | None, source: SourceNarrative | None, *, compact: bool = False
+    record: JSONObject | None,
+    source: SourceNarrative | None,
+    *,
+    compact: bool = False,
+    carried: JSONObject | None = None,
 ) -> bytes | None:
     """The ``manifest.json`` bytes to write: the source's as they were when the record is
     unchanged, else its other keys with the new record.
 
     :param compact: one line of JSON (the fence closing a ``.lmml``), else indented.
+    :param carried: without a *source*, the manifest whose other keys the new record joins
+        (that of a bundle of the other kind the transcript was read from).
     """
     from ..bundle import dump_manifest
 
     dump = _compact if compact else dump_manifest
     if source is None:
-        return dump({MANIFEST_KEY: record})
+        fresh = copy.deepcopy(carried) if carried is not None else {}
+        fresh[MANIFEST_KEY] = record
+        return dump(fresh)
     old = source.manifest
     if record is None or (old is not None and old.get(MANIFEST_KEY) == record):
         return source.manifest_bytes
@@ -159,7 +169,7 @@ def record_entries(bundle: Bundle) -> list[JSONObject] | None:
             and isinstance(entry.get("sha256"), str)
             and (entry.get("heading") is None or isinstance(entry.get("heading"), str))
             and isinstance(entry.get("content", ""), str)
-            and entry.get("encoding", "verbatim") in ENCODINGS
+            and entry.get("encoding", "verbatim") in RECORD_ENCODINGS
             and isinstance(entry.get("attachments", []), list)
             and all(isinstance(item, str) for item in entry.get("attachments", []))
         ):
@@ -167,21 +177,30 @@ def record_entries(bundle: Bundle) -> list[JSONObject] | None:
     return entries
 
 
-def recorded_content(text: str, entry: JSONMapping) -> str:
+def recorded_content(text: str, entry: JSONMapping, sent: str | None = None) -> str:
     """A message's content from its turn text and record entry.
 
     The narrative is what is sent and shown, so it decides: the entry's exact content is
     taken only when the digest shows the turn unchanged and the content, written as the
     entry says, reads as this turn text (they may differ only in what a narrative cannot
-    hold: blank edge lines, carriage returns, NUL, and the backslashes that keep an ``@``
-    from being a reference); else the turn text is the content.
+    hold: blank edge lines, carriage returns, NUL, and, in a file of an earlier version,
+    the backslashes that keep an ``@`` from being a reference); else the turn text is
+    the content.
+
+    :param sent: the turn text without its LMML escapes (what a model is sent), which an
+        ``lmml-escaped`` content is read from; *text* when not given.
     """
     encoding = entry.get("encoding", "verbatim")
-    decoded = decode_content(text, encoding)
+    if encoding == "lmml-escaped":
+        decoded = text if sent is None else sent
+    else:
+        decoded = decode_content(text, encoding)
     stored = entry.get("content")
     if stored is None or entry["sha256"] != digest(text) or stored == decoded:
         return decoded
-    if encoding == "escaped":
+    if encoding == "lmml-escaped":
+        return stored if as_turn_text(stored) == decoded else decoded
+    if encoding == LEGACY_ESCAPED:
         written = escape_content(stored)
     elif encoding == "fenced":
         written = fence_content(stored)

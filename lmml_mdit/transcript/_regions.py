@@ -1,9 +1,10 @@
 """Which lines of a narrative belong to each transcript message.
 
-The preamble's leading inline fences are attachments, not context text; a turn's closing
-asset fences (those its record entry lists) are cut off its text; the embeds inside a
-turn's content are found by bisection over the turns' start lines, so that placing every
-embed stays linear overall.
+The preamble's leading inline fences are attachments, not context text, and its reserved
+blocks (the bundle's own ``manifest.json`` and settings, as fences or reference lines) are
+the bundle's, not context text either; a turn's closing asset fences (those its record
+entry lists) are cut off its text; the embeds inside a turn's content are found by
+bisection over the turns' start lines, so that placing every embed stays linear overall.
 """
 
 from __future__ import annotations
@@ -11,22 +12,26 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
+from ..bundle.reserved_embeds import RESERVED_NAMES
+from ..chat import without_escapes
 from ..model import Embed, Turn
 from ..narrative import Narrative
 from ..text import as_turn_text
 
-__all__ = ["fence_owners", "message_turns", "reference_owners", "turn_text"]
+__all__ = ["fence_owners", "message_turns", "reference_owners", "reserved_blocks", "turn_text"]
 
 
 def message_turns(narrative: Narrative) -> tuple[list[Turn], int]:
     """The narrative's turns with the preamble's attachment fences cut off, and how many
-    preamble lines those fences (and the blank lines after them) take."""
+    preamble lines those fences (and the blank lines after them) take. A preamble left
+    with no text (only fences, reserved blocks and blank lines) is no message."""
     turns = list(narrative.turns)
     skip = 0
     if turns and turns[0].role == "context":
         skip = _attachment_lines(narrative, turns[0].end_line)
         lines = narrative.lines[skip : turns[0].end_line]
-        if not any(line.strip() for line in lines):
+        reserved = reserved_blocks(narrative, turns[0], skip)
+        if not _without_spans(lines, skip, reserved).strip():
             turns.pop(0)
     return turns, skip
 
@@ -48,18 +53,69 @@ def _attachment_lines(narrative: Narrative, region_end: int) -> int:
     return position
 
 
+def reserved_blocks(narrative: Narrative, turn: Turn, skip: int) -> list[tuple[int, int]]:
+    """The 0-based line spans ``[start, end)`` of the preamble's reserved blocks: each
+    top-level ``@@@`` fence named like a reserved embed (``manifest.json``, the settings)
+    and each top-level paragraph of references to such names only. They are the bundle's
+    settings and manifest (:meth:`Bundle.messages` never sends them), so they are no part
+    of the context text. Empty for any turn but the preamble; the leading fences (*skip*
+    lines) are not counted, being cut off already."""
+    if turn.role != "context":
+        return []
+    start, end = max(turn.start_line - 1, skip), turn.end_line
+    structure = narrative.index
+    spans = [
+        (fence.start, fence.end)
+        for fence in structure.fences_in(start, end)
+        if fence.level == 0 and fence.name in RESERVED_NAMES and fence.end <= end
+    ]
+    spans.extend(
+        (paragraph.start, paragraph.end)
+        for paragraph in structure.attachments_in(start, end)
+        if all(name in RESERVED_NAMES for name in paragraph.names)
+    )
+    return sorted(spans)
+
+
+def _without_spans(lines: Sequence[str], offset: int, spans: Sequence[tuple[int, int]]) -> str:
+    """*lines* (the first at 0-based line *offset*) without the lines of *spans*, each
+    taken with the blank lines after it, joined."""
+    kept: list[str] = []
+    cuts = iter(spans)
+    cut = next(cuts, None)
+    position = 0
+    while position < len(lines):
+        line = offset + position
+        while cut is not None and cut[1] <= line:
+            cut = next(cuts, None)
+        if cut is not None and cut[0] <= line:
+            position = cut[1] - offset
+            while position < len(lines) and not lines[position].strip():
+                position += 1
+            continue
+        kept.append(lines[position])
+        position += 1
+    return "\n".join(kept)
+
+
 def turn_text(
     narrative: Narrative,
     turn: Turn,
     skip: int,
     attachments: Sequence[str] = (),
     embed_lines: Sequence[int] | None = None,
+    *,
+    unescape: bool = False,
 ) -> str:
-    """The turn's text without the preamble's leading fences (*skip* lines) and without the
-    asset fences closing it (the first inline fence named in *attachments*).
+    """The turn's text without the preamble's leading fences (*skip* lines) and reserved
+    blocks (:func:`reserved_blocks`), and without the asset fences closing it (the first
+    inline fence named in *attachments*).
 
     :param embed_lines: each embed's line, in document order (to find the turn's embeds by
         bisection); computed when not given.
+    :param unescape: leave out the LMML escapes (the backslashes
+        :attr:`~lmml_mdit.narrative.Narrative.escape_columns` records), as the text sent
+        to a model does.
     """
     start = turn.start_line - 1
     if turn.role == "context":
@@ -74,9 +130,19 @@ def turn_text(
             if embed.is_inline and embed.name in attachments:
                 end = embed.line - 1
                 break
-    if start == turn.start_line - 1 and end == turn.end_line:
+    reserved = [span for span in reserved_blocks(narrative, turn, skip) if span[0] < end]
+    lines: Sequence[str] = narrative.lines[start:end]
+    if unescape:
+        escapes = narrative.escape_columns
+        lines = [
+            without_escapes(line, escapes[number]) if number in escapes else line
+            for number, line in enumerate(lines, start)
+        ]
+    elif not reserved and start == turn.start_line - 1 and end == turn.end_line:
         return turn.text
-    return as_turn_text("\n".join(narrative.lines[start:end]))
+    if reserved:
+        return as_turn_text(_without_spans(lines, start, reserved))
+    return as_turn_text("\n".join(lines))
 
 
 def _turn_at(turns: Sequence[Turn], starts: Sequence[int], line: int) -> int | None:
@@ -89,6 +155,18 @@ def _turn_at(turns: Sequence[Turn], starts: Sequence[int], line: int) -> int | N
     return position if line <= max(turn.end_line, turn.start_line) else None
 
 
+def _reserved_lines(
+    narrative: Narrative, turns: Sequence[Turn], skip: int
+) -> list[tuple[int, int]]:
+    """The preamble's reserved blocks (:func:`reserved_blocks`), when the first turn is it."""
+    return reserved_blocks(narrative, turns[0], skip) if turns else []
+
+
+def _within(spans: Sequence[tuple[int, int]], line: int) -> bool:
+    """Whether the 0-based *line* lies in one of *spans*."""
+    return any(start <= line < end for start, end in spans)
+
+
 def fence_owners(
     narrative: Narrative,
     turns: Sequence[Turn],
@@ -96,11 +174,13 @@ def fence_owners(
     attachments: Sequence[Sequence[str]] = (),
 ) -> dict[int, list[Embed]]:
     """Every inline fence occurrence inside a message turn's content, by turn position
-    (the preamble's leading fences and each turn's closing asset fences excluded)."""
+    (the preamble's leading fences and reserved blocks and each turn's closing asset fences
+    excluded)."""
     owners: dict[int, list[Embed]] = {}
     starts = [turn.start_line for turn in turns]
+    reserved = _reserved_lines(narrative, turns, skip)
     for embed in narrative.embeds:
-        if not embed.is_inline or embed.line <= skip:
+        if not embed.is_inline or embed.line <= skip or _within(reserved, embed.line - 1):
             continue
         position = _turn_at(turns, starts, embed.line)
         if position is None:
@@ -114,11 +194,13 @@ def fence_owners(
 def reference_owners(
     narrative: Narrative, turns: Sequence[Turn], skip: int
 ) -> dict[int, list[Embed]]:
-    """The references (not fences) inside each message turn, by position."""
+    """The references (not fences) inside each message turn, by position (the preamble's
+    reserved blocks excluded)."""
     owners: dict[int, list[Embed]] = {}
     starts = [turn.start_line for turn in turns]
+    reserved = _reserved_lines(narrative, turns, skip)
     for embed in narrative.embeds:
-        if embed.is_inline or embed.line <= skip:
+        if embed.is_inline or embed.line <= skip or _within(reserved, embed.line - 1):
             continue
         position = _turn_at(turns, starts, embed.line)
         if position is not None:

@@ -22,6 +22,7 @@ from ..jsontypes import JSONObject
 from ..model import Turn
 from ..narrative import Narrative
 from ._message import Message
+from ._regions import reserved_blocks
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
@@ -100,6 +101,13 @@ class SourceNarrative:
     head: str  # the lines before the first message (front matter, leading fences)
     head_manifest: tuple[int, int] | None  # where the manifest fence sits in ``head``
     head_fences: frozenset[str]
+    # The preamble's reserved blocks (the bundle's manifest and settings after its text):
+    # their line spans in the preamble's ``raw``, which of them is the manifest fence
+    # the bundle's manifest is read from, and the names of the fences among them.
+    preamble: Origin | None
+    foot: tuple[tuple[int, int], ...]
+    foot_manifest: int | None
+    foot_fences: frozenset[str]
     origins: dict[int, Origin]  # by id() of the message read
     messages: tuple[Message, ...]  # keeps those ids alive
     entries: tuple[str, ...]  # a zip's entry names, in archive order
@@ -109,6 +117,7 @@ class SourceNarrative:
     manifest_bytes: bytes | None
     recorded: bool  # the messages were read with a transcript record
     style: Style
+    bom: bool = False  # the narrative opened with a byte order mark
 
     def origin(self, message: Message) -> Origin | None:
         """The origin of *message* when it is one of those read and unedited."""
@@ -282,6 +291,19 @@ def source_of(
             entry=copy.deepcopy(entry),
         )
     head_end = starts[0] if starts else len(raw)
+    head_manifest = _fence_span(narrative, MANIFEST_NAME, 0, head_end)
+    preamble: Origin | None = None
+    foot: list[tuple[int, int]] = []
+    foot_manifest: int | None = None
+    foot_fences: set[str] = set()
+    if turns and turns[0].role == "context":
+        preamble = origins[id(messages[0])]
+        manifest_span = _fence_span(narrative, MANIFEST_NAME, starts[0], ends[0])
+        for start, end in reserved_blocks(narrative, turns[0], skip):
+            if head_manifest is None and manifest_span is not None and manifest_span[0] == start:
+                foot_manifest = len(foot)
+            foot.append((start - starts[0], end - starts[0]))
+            foot_fences.update(fence.name for fence in narrative.index.fences_in(start, end))
     head_fences = frozenset(
         embed.name
         for embed in narrative.embeds[: bisect.bisect_right(embed_lines, head_end)]
@@ -299,8 +321,12 @@ def source_of(
         name=bundle.name,
         base_dir=bundle.base_dir,
         head="".join(raw[:head_end]),
-        head_manifest=_fence_span(narrative, MANIFEST_NAME, 0, head_end),
+        head_manifest=head_manifest,
         head_fences=head_fences,
+        preamble=preamble,
+        foot=tuple(foot),
+        foot_manifest=foot_manifest,
+        foot_fences=frozenset(foot_fences),
         origins=origins,
         messages=tuple(messages),
         entries=bundle.entries,
@@ -310,4 +336,5 @@ def source_of(
         manifest_bytes=manifest_bytes,
         recorded=any(item[2] is not None for item in read),
         style=style_of(narrative, raw),
+        bom=narrative.bom,
     )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import LmmlError, NotInlinableError, TranscriptError
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
+from ..jsontypes import JSONObject
 from ..narrative import Narrative
 from ..syntax import embed_fence
 from ._message import Message, Pov, pov_roles
@@ -140,6 +141,10 @@ def write_bundle(
         kind = source.kind if source is not None else "zip"
     if kind not in ("zip", "text"):
         raise TranscriptError(f"kind must be 'zip' or 'text', not {kind!r}")
+    # A bundle of the other kind written afresh still keeps its manifest's other keys, and
+    # its byte order mark.
+    carried = source.manifest if source is not None else None
+    bom = source is not None and source.bom
     if source is not None and source.kind != kind:
         source = _as_archive(source) if kind == "zip" else None  # else written afresh
     if name is None:
@@ -147,7 +152,7 @@ def write_bundle(
     roles = pov_roles(pov) if pov is not None else None
     if kind == "zip":
         plans = plan_messages(messages, roles, source, assets.__contains__)
-        return _zip_bundle(name, plans, assets, source)
+        return _zip_bundle(name, plans, assets, source, carried, bom)
     folder = source.base_dir if source is not None else None
     if base_dir is not _SOURCE_FOLDER:
         target = os.fspath(base_dir) if isinstance(base_dir, (str, os.PathLike)) else None
@@ -163,7 +168,9 @@ def write_bundle(
         return asset in assets or in_folder(asset)
 
     plans = plan_messages(messages, roles, source, resolves)
-    text, narrative, fenced = _text_narrative(plans, assets, source, kept_files)
+    text, narrative, fenced = _text_narrative(plans, assets, source, kept_files, carried)
+    if bom:
+        narrative = dataclasses.replace(narrative, bom=True)
     bundle = Bundle.from_text(name, text, narrative=narrative, base_dir=folder)
     for asset, data in fenced.items():
         if not _resolves_to(bundle, asset, data):
@@ -185,14 +192,21 @@ def _as_archive(source: SourceNarrative) -> SourceNarrative | None:
 
 
 def _zip_bundle(
-    name: str, plans: list[Plan], assets: Mapping[str, bytes], source: SourceNarrative | None
+    name: str,
+    plans: list[Plan],
+    assets: Mapping[str, bytes],
+    source: SourceNarrative | None,
+    carried: JSONObject | None,
+    bom: bool,
 ) -> Bundle:
     from ..bundle import Bundle
 
     style = source.style if source is not None else FRESH_STYLE
     head = source.head if source is not None else ""
-    text, narrative = settle(plans, assets, style, head)
-    manifest = manifest_data(record_of(plans, source), source)
+    text, narrative = settle(plans, assets, style, head, foot=_foot(source, None))
+    if bom:
+        narrative = dataclasses.replace(narrative, bom=True)
+    manifest = manifest_data(record_of(plans, source), source, carried=carried)
     entries: dict[str, bytes] = {}
     if source is not None:
         if manifest is not None and MANIFEST_NAME not in source.entries:
@@ -203,7 +217,7 @@ def _zip_bundle(
                     entries[entry] = manifest
             elif entry in assets:
                 entries[entry] = assets[entry]
-        inline = _fenced_in_content(narrative, plans) | source.head_fences
+        inline = _fenced_in_content(narrative, plans) | source.head_fences | source.foot_fences
         for plan in plans:
             if plan.kept is not None:
                 inline |= plan.kept.fences  # kept lines keep their fences (a .lmml's)
@@ -213,6 +227,35 @@ def _zip_bundle(
         inline = _fenced_in_content(narrative, plans)
     entries.update((asset, data) for asset, data in assets.items() if asset not in inline)
     return Bundle.from_zip(name, text, entries, narrative=narrative)
+
+
+def _foot(source: SourceNarrative | None, manifest: str | None) -> tuple[str, ...]:
+    """The preamble's reserved blocks as they were written, the manifest fence replaced by
+    *manifest* (a fence's text) when given."""
+    if source is None or source.preamble is None:
+        return ()
+    lines = raw_lines(source.preamble.raw)
+    return tuple(
+        manifest
+        if manifest is not None and index == source.foot_manifest
+        else "".join(lines[start:end])
+        for index, (start, end) in enumerate(source.foot)
+    )
+
+
+def _place_manifest(plans: Sequence[Plan], source: SourceNarrative, manifest: str | None) -> None:
+    """Write the manifest fence *manifest* (a fence's text; None: as it was) where it stands
+    in the preamble, when the first plan keeps the preamble's lines."""
+    first = plans[0] if plans else None
+    preamble = source.preamble
+    if first is None or first.kept is None or first.kept.delimiter is not None:
+        return
+    assert preamble is not None and source.foot_manifest is not None
+    lines = raw_lines(preamble.raw)
+    if manifest is not None:
+        start, end = source.foot[source.foot_manifest]
+        lines[start:end] = [manifest]
+    first.kept = dataclasses.replace(first.kept, raw="".join(lines))
 
 
 def _text_head(
@@ -250,6 +293,7 @@ def _text_narrative(
     assets: Mapping[str, bytes],
     source: SourceNarrative | None,
     kept_files: frozenset[str],
+    carried: JSONObject | None,
 ) -> tuple[str, Narrative, dict[str, bytes]]:
     """Write a text bundle's narrative: each asset no content or kept line holds goes in a
     fence closing the turn that first references it (or before the first turn), which
@@ -270,32 +314,44 @@ def _text_narrative(
     # reading cuts off), unless the source keeps its manifest fence before the first turn
     # (as 0.2 wrote it). The assets no turn references stay before the first turn, where
     # they are sent as context, not as part of the last message.
-    at_end = bool(plans) and (source is None or source.head_manifest is None)
+    # A manifest fence among the preamble's reserved blocks (after its text) takes the
+    # record where it stands.
+    in_foot = source is not None and source.foot_manifest is not None
+    at_end = bool(plans) and (source is None or source.head_manifest is None) and not in_foot
     tail: list[str] = []
+    foot = _foot(source, None)
 
     def head() -> str:
-        nonlocal manifest, tail
+        nonlocal manifest, tail, foot
         last = plans[-1] if plans else None
         if last is not None and tail:
             last.attachments = tuple(name for name in last.attachments if name not in tail)
         tail = []
         record = record_of(plans, source)
         if last is None or not at_end or record is None:
-            manifest = manifest_data(record, source)
+            manifest = manifest_data(record, source, carried=carried)
+            if in_foot:
+                assert source is not None
+                fence = None
+                if manifest is not None and manifest != source.manifest_bytes:
+                    fence = _inline_fence(MANIFEST_NAME, manifest).replace("\n", newline)
+                foot = _foot(source, fence)
+                _place_manifest(plans, source, fence)
+                return _text_head(source, None, orphans, fences)
             return _text_head(source, manifest, orphans, fences)
         tail = [MANIFEST_NAME]
         last.attachments = (*last.attachments, *tail)
-        manifest = manifest_data(record_of(plans, source), source, compact=True)
+        manifest = manifest_data(record_of(plans, source), source, compact=True, carried=carried)
         assert manifest is not None
         fences[MANIFEST_NAME] = _inline_fence(MANIFEST_NAME, manifest).replace("\n", newline)
         return _text_head(source, None, orphans, fences)
 
     for _ in range(len(plans) + 3):
-        text, narrative = settle(plans, assets, style, head, fences)
+        text, narrative = settle(plans, assets, style, head, fences, lambda: foot)
         _check_fences(narrative, fences, assets, manifest)
         present = _fenced_in_content(narrative, plans)
         if source is not None:
-            present |= source.head_fences
+            present |= source.head_fences | source.foot_fences
         for plan in plans:
             if plan.kept is not None:
                 present |= plan.kept.fences
@@ -328,7 +384,9 @@ def _guess_attachments(
     """Place each asset's fence before the narrative is parsed, by where ``@name`` first
     appears, so the first parse is usually the last; the parse then settles it. Returns
     the assets no content mentions (their fences go before the first turn)."""
-    held = set(kept_files) | (source.head_fences if source is not None else set())
+    held = set(kept_files)
+    if source is not None:
+        held |= source.head_fences | source.foot_fences
     for plan in plans:
         if plan.kept is not None:
             held |= plan.kept.fences
