@@ -193,3 +193,15 @@ def test_cli_import_format_option(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr.decode()
     result = run("import", source, "-o", tmp_path / "c.lmmlz", "--format", "nope")
     assert result.returncode == 2
+
+
+def test_cli_import_into_an_existing_folder_writes_stem_lmmlz(tmp_path: Path) -> None:
+    """docs/cli.md: OUT an existing folder receives ``STEM.lmmlz``."""
+    source = tmp_path / "chat.json"
+    source.write_text('{"messages": [{"role": "user", "content": "hi"}]}', encoding="utf-8")
+    folder = tmp_path / "existing"
+    folder.mkdir()
+    from lmml_mdit.cli import main
+
+    assert main(["import", str(source), "-o", str(folder)]) == 0
+    assert [path.name for path in folder.iterdir()] == ["chat.lmmlz"]

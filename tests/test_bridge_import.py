@@ -75,11 +75,35 @@ def test_asset_names_are_stable_content_hashes() -> None:
         assert name.startswith(digest[:16])
 
 
-def test_same_bytes_twice_make_one_entry() -> None:
+def test_same_bytes_in_one_place_make_one_entry() -> None:
     url = "data:image/png;base64," + b64(PNG)
     part = {"type": "image_url", "image_url": {"url": url}}
-    bundle = import_messages([{"role": "user", "content": [part, part]}])
-    assert len(bundle.entries) == 1
+    first = import_messages([{"role": "user", "content": [part]}])
+    second = import_messages([{"role": "user", "content": [part]}])
+    assert list(first.entries) == list(second.entries) and len(first.entries) == 1
+
+
+@pytest.mark.parametrize("detail", [None, "low"])
+def test_an_image_given_again_later_is_sent_again(detail: str | None) -> None:
+    # An embed is sent at its first reference only: the same bytes at a later place (a
+    # screenshot attached again, a tool returning the same image) get an entry of their
+    # own, so the export sends the image at every place the payload had it.
+    url = "data:image/png;base64," + b64(PNG)
+    image: dict[str, Any] = {"type": "image_url", "image_url": {"url": url}}
+    again = {"type": "image_url", "image_url": {"url": url, "detail": detail}} if detail else image
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "A"}, image, image]},
+            {"role": "assistant", "content": [{"type": "text", "text": "B"}]},
+            {"role": "user", "content": [{"type": "text", "text": "again"}, again]},
+        ],
+    }
+    bundle = import_messages(body, "openai")
+    digest = hashlib.sha256(PNG).hexdigest()[:16]
+    images = sorted(name for name in bundle.entries if name.endswith(".png"))
+    assert images == [f"{digest}-2.png", f"{digest}-3.png", f"{digest}.png"]
+    assert export_bundle(bundle, "openai") == body
 
 
 def test_openai_tool_calls_follow_the_convention() -> None:
@@ -198,6 +222,16 @@ def test_sharegpt_function_calls_and_observations() -> None:
         "sharegpt": {"tools": '[{"name": "convert", "description": "Currency conversion"}]'}
     }
     assert "tools" not in export_bundle(bundle, "openai")
+
+
+@pytest.mark.parametrize("system", ["", None])
+def test_sharegpt_empty_system_field_comes_back_as_given(system: str | None) -> None:
+    # Many datasets give every record a "system" field, empty when there is none: it adds
+    # no turn, and the record written back keeps it.
+    record = {"conversations": [{"from": "human", "value": "hi"}], "system": system}
+    bundle = import_messages(record, "sharegpt")
+    assert roles(bundle) == ["user"]
+    assert export_sharegpt(bundle) == record
 
 
 # -- detection ----------------------------------------------------------------------------

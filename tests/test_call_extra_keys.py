@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from _wire_server import Json, Sse, WireServer, base_url
+from test_bridge_roundtrip import validate_with_sdk
 
 import lmml_mdit
 from lmml_mdit import Bundle, NativeItemDroppedWarning, export_sharegpt, import_messages
@@ -94,7 +95,7 @@ def test_lmml_import_writes_them_in_the_call_fence(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("target", ["openai-responses", "anthropic", "gemini"])
+@pytest.mark.parametrize("target", ["openai-responses", "anthropic"])
 def test_other_providers_send_the_call_without_them_with_one_warning(
     target: str, tmp_path: Path
 ) -> None:
@@ -108,6 +109,40 @@ def test_other_providers_send_the_call_without_them_with_one_warning(
     ]
     text = json.dumps(body)
     assert "thought_signature" not in text and '"f"' in text
+
+
+def test_gemini_puts_the_signature_on_the_calls_part(tmp_path: Path) -> None:
+    bundle = reopened(import_messages(BODY, format="openai"), tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        body = bundle.to_request("gemini", model="m")
+    assert dropped(caught) == []
+    validate_with_sdk("gemini", body)
+    assert body["contents"][1] == {
+        "role": "model",
+        "parts": [
+            {"function_call": {"id": "c", "name": "f", "args": {}}, "thought_signature": "abc"}
+        ],
+    }
+    again = reopened(import_messages(body, format="gemini"), tmp_path)
+    assert again.to_request("gemini", model="m")["contents"] == body["contents"]
+
+
+def test_gemini_names_the_keys_beside_the_signature_it_leaves_out(tmp_path: Path) -> None:
+    source = copy.deepcopy(BODY)
+    call = source["messages"][1]["tool_calls"][0]
+    call["extra_content"] = {"google": {"thought_signature": "abc", "hint": 1}, "other": 2}
+    call["more"] = True
+    bundle = reopened(import_messages(source, format="openai"), tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        body = bundle.to_request("gemini", model="m")
+    assert dropped(caught) == [
+        "chat.lmmlz:7:1: keys 'extra_content', 'more' of tool call 'f' (c.tool_call.json) "
+        "left out: Gemini (gemini) cannot take them"
+    ]
+    assert body["contents"][1]["parts"][0]["thought_signature"] == "abc"
+    assert "hint" not in json.dumps(body)
 
 
 def test_a_call_without_other_keys_warns_nowhere(tmp_path: Path) -> None:

@@ -80,9 +80,10 @@ def test_a_chat_custom_call_comes_back_to_chat_as_it_was(tmp_path: Path) -> None
 def test_a_custom_call_goes_between_the_openai_apis_in_each_ones_form(tmp_path: Path) -> None:
     bundle = reopened(import_messages(CHAT), tmp_path)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the custom tool declaration is Chat's own
+        warnings.simplefilter("error")  # the custom tool's declaration goes along too
         responses = exported(bundle, "openai-responses")
     validate_with_sdk("openai-responses", responses)
+    assert responses["tools"] == [{"type": "custom", "name": "code_exec"}]
     call, output = responses["input"][1:3]
     assert call == {
         "type": "custom_tool_call",
@@ -165,12 +166,44 @@ def test_render_turns_writes_a_custom_call_in_chats_form() -> None:
     assert turns[1]["tool_calls"] == [CHAT_CALL]
 
 
-def test_a_custom_call_with_other_keys_is_refused() -> None:
+def test_a_custom_call_entrys_other_keys_are_kept_as_a_function_calls_are(
+    tmp_path: Path,
+) -> None:
     body = copy.deepcopy(CHAT)
-    body["messages"][1]["tool_calls"][0]["custom"]["format"] = "text"
-    with pytest.raises(ImportFormatError, match="unsupported key 'format'") as info:
-        import_messages(body)
-    assert info.value.name == "messages[1].tool_calls[0].custom"
+    entry = body["messages"][1]["tool_calls"][0]
+    entry["index"] = 0  # a stream's index: not kept, as for a function call
+    entry["extra_content"] = {"google": {"thought_signature": "abc"}}
+    entry["custom"]["hint"] = "kept"
+    bundle = reopened(import_messages(body), tmp_path)
+    [call] = tool_calls(bundle.narrative)
+    assert call.is_custom
+    assert call.extra == {
+        "type": "custom",
+        "extra_content": {"google": {"thought_signature": "abc"}},
+        "custom": {"hint": "kept"},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is left out
+        sent = exported(bundle, "openai")
+    expected = {key: value for key, value in entry.items() if key != "index"}
+    assert sent["messages"][1]["tool_calls"] == [expected]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        responses = exported(bundle, "openai-responses")
+    assert [str(w.message) for w in caught if w.category is NativeItemDroppedWarning] == [
+        "chat.lmmlz:7:1: keys 'extra_content', 'custom' of tool call 'code_exec' "
+        "(call_1.tool_call.json) left out: OpenAI Responses (openai-responses) cannot take them"
+    ]
+    assert responses["input"][1] == {
+        "type": "custom_tool_call",
+        "call_id": "call_1",
+        "name": "code_exec",
+        "input": "{}",
+    }
+
+
+def test_a_tool_call_of_an_unknown_type_is_refused() -> None:
+    body = copy.deepcopy(CHAT)
     body["messages"][1]["tool_calls"][0] = {"id": "c", "type": "mcp", "mcp": {}}
     with pytest.raises(ImportFormatError, match="unsupported tool call type 'mcp'"):
         import_messages(body)

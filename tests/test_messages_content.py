@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import warnings
 from typing import Any
 
@@ -12,6 +14,7 @@ from lmml_mdit import (
     Asset,
     DefectWarning,
     EmbedOmittedWarning,
+    ImagePart,
     TextPart,
     register_handler,
     render_payload,
@@ -75,6 +78,20 @@ def test_reserved_embeds_are_never_sent_and_their_fences_leave_the_text() -> Non
     assert payload[0] == {"role": "system", "content": [{"type": "text", "text": "Preamble."}]}
     assert _texts(payload[1]) == ["see @manifest.json and @settings.yaml"]
     assert len(payload[1]["content"]) == 1
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_a_block_left_out_between_paragraphs_leaves_one_blank_line(ending: str) -> None:
+    """The paragraphs around a reserved fence (or a paragraph of reserved references) are
+    sent one blank line apart; blank lines the author wrote elsewhere are sent as written."""
+    text = (
+        "intro\n\n@@@settings.yaml\nmodel: m\n@@@\n\nmore\n\n"
+        "## user\nhi\n\n\n\nthere\n\n@manifest.json\n\n\nafter\n"
+    ).replace("\n", ending)
+    bundle = zip_bundle(text, {"manifest.json": b"{}"})
+    system, user = messages(bundle)
+    assert _texts(system) == ["intro\n\nmore"]
+    assert _texts(user) == ["hi\n\n\n\nthere\n\nafter"]
 
 
 def test_delimiter_line_embed_opens_its_turn() -> None:
@@ -287,6 +304,25 @@ def test_each_asset_is_encoded_once_for_all_providers() -> None:
     for provider in PROVIDERS:
         to_request(bundle, provider, model="m", settings={"max_tokens": 5})
         to_request(bundle, provider, model="m", settings={"max_tokens": 5})
+    assert bundle_state(bundle).base64.encodes == 3
+
+
+def test_a_handler_converted_copy_is_sent_as_converted_whatever_was_encoded_before() -> None:
+    # A handler's converted copy (dataclasses.replace) keeps the asset's name and the
+    # bundle's base64 cache: the bytes sent are the copy's, never the earlier encoding.
+    original, small = png(seed=1), png(2, 2, seed=5)
+
+    def shrink(asset: Asset) -> ImagePart:
+        return ImagePart(dataclasses.replace(asset, data=small), "image/png")
+
+    def sent(message: dict[str, Any]) -> bytes:
+        url = message["content"][0]["image_url"]["url"]
+        return base64.b64decode(url.split(",", 1)[1])
+
+    bundle = zip_bundle("## user\n@a.png\n", {"a.png": original})
+    assert sent(messages(bundle)[0]) == original
+    assert sent(messages(bundle, handlers={"image/png": shrink})[0]) == small
+    assert sent(messages(bundle)[0]) == original
     assert bundle_state(bundle).base64.encodes == 3
 
 
@@ -531,3 +567,49 @@ def test_a_refused_part_s_hint_says_what_would_take_it(provider: str, text: str,
     assert hint in str(refused.value)
     # a midway system turn is not said to be sent as user text before it is refused
     assert not [w for w in caught if "sent at its place" in str(w.message)]
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+@pytest.mark.parametrize("media_type", ["image/svg+xml", "image/bmp"])
+def test_a_handler_image_of_a_type_the_provider_refuses_is_refused(
+    provider: str, media_type: str
+) -> None:
+    bundle = zip_bundle("## user\nsee the logo @logo.svg\n", {"logo.svg": b"<svg/>"})
+
+    def as_image(asset: Asset) -> ImagePart:
+        return ImagePart(asset, media_type)
+
+    with pytest.raises(UnsupportedContentError) as error:
+        messages(bundle, provider, handlers={".svg": as_image})
+    assert (error.value.name, error.value.line, error.value.column) == ("logo.svg", 2, 14)
+    assert f"({provider}) cannot take logo.svg, an image ({media_type}): " in error.value.message
+    assert "image/png" in error.value.message
+    assert error.value.hint is not None and error.value.hint.startswith("convert it to PNG")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## user\nhi\n\n## assistant\nthe logo @logo.svg\n",
+        "## assistant\nOn it.\n\n"
+        '@@@call_1.tool_call.json\n{"id": "call_1", "name": "plot", "arguments": {}}\n@@@\n\n'
+        "## tool\n@call_1.tool_call.json\n\nthe logo @logo.svg\n",
+    ],
+    ids=["assistant", "tool"],
+)
+def test_a_handler_image_the_provider_refuses_is_refused_in_every_role(text: str) -> None:
+    bundle = zip_bundle(text, {"logo.svg": b"<svg/>"})
+    for provider in PROVIDERS:
+        with pytest.raises(UnsupportedContentError, match=r"logo\.svg") as error:
+            messages(bundle, provider, handlers={".svg": lambda a: ImagePart(a, "image/svg+xml")})
+        assert error.value.hint is not None and "PNG" in error.value.hint, provider
+
+
+def test_gemini_takes_heic_images_the_others_refuse() -> None:
+    bundle = zip_bundle("## user\n@photo.heic\n", {"photo.heic": b"\x00\x00\x00\x18ftypheic"})
+    handlers = {".heic": lambda asset: ImagePart(asset, "image/heic")}
+    [message] = messages(bundle, "gemini", handlers=handlers)
+    assert message["parts"][0]["inline_data"]["mime_type"] == "image/heic"
+    for provider in ("openai", "openai-responses", "anthropic"):
+        with pytest.raises(UnsupportedContentError, match=r"photo\.heic, an image \(image/heic\)"):
+            messages(bundle, provider, handlers=handlers)

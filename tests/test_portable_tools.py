@@ -534,7 +534,7 @@ def test_a_chat_custom_tool_is_chats_own_and_round_trips() -> None:
     check_request("openai", body)
     assert body["tools"] == [CHAT_CUSTOM_TOOL]
     for provider in PROVIDER_NAMES:
-        if provider == "openai":
+        if provider in ("openai", "openai-responses"):  # Responses has its own form of it
             continue
         with pytest.warns(UnknownSettingWarning, match="custom tool.*left out.*OpenAI Chat"):
             body = to_request(bundle, provider, model="m")
@@ -566,11 +566,68 @@ def test_a_responses_custom_tool_is_responses_own_and_round_trips() -> None:
     check_request("openai-responses", body)
     assert body["tools"] == [RESPONSES_CUSTOM_TOOL]
     for provider in PROVIDER_NAMES:
-        if provider == "openai-responses":
+        if provider in ("openai", "openai-responses"):  # Chat has its own form of it
             continue
         with pytest.warns(UnknownSettingWarning, match="custom tool.*left out.*OpenAI Responses"):
             body = to_request(bundle, provider, model="m")
         assert "run_sql" not in json.dumps(body)
+
+
+def test_a_custom_tool_goes_between_the_openai_apis_in_each_ones_form() -> None:
+    chat = {"model": "m", "messages": [{"role": "user", "content": "Count"}]}
+    bundle = import_messages({**chat, "tools": [CHAT_CUSTOM_TOOL]}, "openai")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        body = to_request(bundle, "openai-responses", model="m")
+    check_request("openai-responses", body)
+    [tool] = body["tools"]
+    assert tool == {
+        "type": "custom",
+        "name": "run_sql",
+        "description": "Runs one SQL statement",
+        "format": {
+            "type": "grammar",
+            "syntax": "regex",
+            "definition": "SELECT [a-z_, ]+ FROM [a-z_]+",
+        },
+    }
+    back = import_messages({"input": body["input"], "tools": body["tools"]}, "openai-responses")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = to_request(back, "openai", model="m")
+    check_request("openai", again)
+    assert again["tools"] == [CHAT_CUSTOM_TOOL]
+
+
+def test_a_custom_tool_key_the_other_api_has_no_place_for_is_named() -> None:
+    tool = {**RESPONSES_CUSTOM_TOOL, "defer_loading": True, "format": {"type": "text"}}
+    responses = {"model": "m", "input": "Count", "tools": [tool]}
+    bundle = import_messages(responses, "openai-responses")
+    with pytest.warns(UnknownSettingWarning) as caught:
+        body = to_request(bundle, "openai", model="m")
+    assert [str(w.message) for w in caught] == [
+        "custom tool (tools[0]): key 'defer_loading' left out: OpenAI Chat Completions takes "
+        "no such key"
+    ]
+    check_request("openai", body)
+    assert body["tools"] == [
+        {
+            "type": "custom",
+            "custom": {
+                "name": "run_sql",
+                "description": "Runs one SQL statement",
+                "format": {"type": "text"},
+            },
+        }
+    ]
+
+
+def test_a_custom_tool_format_the_other_api_cannot_hold_leaves_it_out() -> None:
+    tool = {**RESPONSES_CUSTOM_TOOL, "format": {"type": "grammar", "syntax": "regex"}}
+    bundle = import_messages({"model": "m", "input": "Count", "tools": [tool]}, "openai-responses")
+    with pytest.warns(UnknownSettingWarning, match="custom tool.*left out.*OpenAI Responses"):
+        body = to_request(bundle, "openai", model="m")
+    assert "tools" not in body
 
 
 def test_provider_specific_keys_keep_a_tool_native() -> None:
@@ -822,3 +879,37 @@ def test_generated_tools_pass_the_sdk(provider: str, data: st.DataObject) -> Non
         "output_schema": output,
     }
     check_request(provider, to_request(bundle_with(settings_value), provider, model="m"))
+
+
+@pytest.mark.parametrize(
+    ("source", "choice", "target", "expected"),
+    [
+        (
+            "openai",
+            {"type": "custom", "custom": {"name": "run_sql"}},
+            "openai-responses",
+            {"type": "custom", "name": "run_sql"},
+        ),
+        (
+            "openai-responses",
+            {"type": "custom", "name": "run_sql"},
+            "openai",
+            {"type": "custom", "custom": {"name": "run_sql"}},
+        ),
+    ],
+)
+def test_a_custom_tools_choice_goes_between_the_openai_apis_in_each_ones_form(
+    source: str, choice: dict[str, object], target: str, expected: dict[str, object]
+) -> None:
+    tool = CHAT_CUSTOM_TOOL if source == "openai" else RESPONSES_CUSTOM_TOOL
+    said = {"messages": [{"role": "user", "content": "Count"}]}
+    if source == "openai-responses":
+        said = {"input": "Count"}
+    bundle = import_messages({"model": "m", **said, "tools": [tool], "tool_choice": choice}, source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        body = to_request(bundle, target, model="m")
+    check_request(target, body)
+    assert body["tool_choice"] == expected
+    with pytest.warns(UnknownSettingWarning, match="tool_choice .* left out"):
+        assert "tool_choice" not in to_request(bundle, "gemini", model="m")

@@ -180,15 +180,17 @@ def test_sharegpt_refuses_a_remote_asset() -> None:
         export_sharegpt(bundle)
 
 
-def test_the_same_url_twice_is_one_entry() -> None:
-    # As the same bytes twice make one entry, and the turn sends an asset once, where it
-    # is first named.
+def test_the_same_url_twice_is_sent_twice() -> None:
+    # An embed is sent at its first reference only, so the URL given again has an entry
+    # of its own (the same JSON, named <digits>-2.remote.json) and is sent again.
     part = {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
     text = {"type": "text", "text": "Both:"}
     bundle = import_messages([{"role": "user", "content": [text, part, part]}], "openai")
-    (name,) = remote_entries(bundle)
+    first, second = sorted(remote_entries(bundle), key=len)
+    assert second == first[:16] + "-2" + first[16:]
+    assert bundle.read(first) == bundle.read(second)
     content = export_bundle(bundle, "openai")["messages"][0]["content"]
-    assert content[:2] == [text, part] and content[2:] == [{"type": "text", "text": f"@{name}"}]
+    assert content == [text, part, part]
 
 
 def test_an_input_image_with_both_a_url_and_an_id_is_refused() -> None:

@@ -13,26 +13,34 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 import anthropic
 import openai
 import pytest
 from _messages_support import pdf, png, zip_bundle
 from _sdk_types import check_strict
-from anthropic.types import message_create_params
+from anthropic.types import Base64ImageSourceParam, message_create_params
 from google import genai
 from google.genai import types as genai_types
 from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
-from lmml_mdit import Bundle, MissingSettingWarning, UnknownSettingWarning, to_request
+from lmml_mdit import (
+    Bundle,
+    ImagePart,
+    MissingSettingWarning,
+    UnknownSettingWarning,
+    UnsupportedContentError,
+    to_request,
+)
 from lmml_mdit import open as open_bundle
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
@@ -178,3 +186,59 @@ def test_render_request_prints_an_accepted_body(provider: str) -> None:
     assert all(line.startswith("lmml: warning: ") for line in warned)
     if provider == "anthropic":  # no temperature or top_p in the Messages create call
         assert any("'temperature' left out" in line for line in warned)
+
+
+_NOT_SETTINGS = {
+    # The messages and the model, which the body gets from the bundle; streaming, which a
+    # request body here never asks for; Chat's deprecated functions (its tools are read)
+    # and max_tokens (the LMML key, sent as max_completion_tokens).
+    "openai": {
+        *("messages", "model", "stream", "stream_options"),
+        *("function_call", "functions", "max_tokens"),
+    },
+    "openai-responses": {"input", "model", "stream", "stream_options"},
+    "anthropic": {"messages", "model", "system", "stream"},
+    # The system instruction comes from the system turns; the rest is the client's own.
+    "gemini": {"system_instruction", "http_options", "should_return_http_response"},
+}
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+def test_every_parameter_of_the_create_call_is_a_setting(provider: str) -> None:
+    # A settings key the installed SDK takes is sent under its name, never left out with a
+    # warning saying the provider has no such parameter (an imported body's
+    # safety_identifier or prompt_cache_key comes back).
+    if provider == "gemini":
+        taken = set(genai_types.GenerateContentConfig.model_fields)
+    else:
+        taken = set(inspect.signature(CREATE_CALLS[provider]).parameters)
+        taken -= {"extra_headers", "extra_query", "extra_body", "timeout", "betas"}
+    chosen = PROVIDERS[provider]
+    known = set(chosen.native_settings) | set(chosen.settings.values())
+    assert sorted(taken - known - _NOT_SETTINGS[provider]) == []
+
+
+def test_anthropic_takes_exactly_the_image_types_its_sdk_names() -> None:
+    def strings(hint: object) -> set[str]:
+        """The strings of a ``Literal``, inside ``Required[...]`` or not (Python 3.10's
+        ``get_type_hints`` keeps the wrapper)."""
+        return {
+            found
+            for arg in get_args(hint)
+            for found in ((arg,) if isinstance(arg, str) else strings(arg))
+        }
+
+    named = strings(get_type_hints(Base64ImageSourceParam)["media_type"])
+    assert "image/png" in named
+    bundle = zip_bundle("## user\n@a.img\n", {"a.img": png()})
+    limit = {"max_tokens": 16}
+    for media_type in sorted(named | {"image/svg+xml", "image/bmp", "image/heic"}):
+        handlers = {".img": lambda asset, kind=media_type: ImagePart(asset, kind)}
+        if media_type in named:
+            accepted_by_the_sdk(
+                "anthropic",
+                to_request(bundle, "anthropic", model="m", handlers=handlers, settings=limit),
+            )
+        else:
+            with pytest.raises(UnsupportedContentError, match=re.escape(f"({media_type})")):
+                to_request(bundle, "anthropic", model="m", handlers=handlers, settings=limit)

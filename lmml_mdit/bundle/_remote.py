@@ -35,7 +35,7 @@ _LINK_SCHEMES = ("https://", "http://")
 
 def remote_entry(remote: RemoteAsset) -> tuple[str, bytes]:
     """The entry name and bytes for *remote*: named by the first 16 hex digits of the
-    SHA-256 of its JSON, so the same asset twice is one entry."""
+    SHA-256 of its JSON, so the same asset gives the same name."""
     data = (json.dumps(remote.as_json(), ensure_ascii=False, sort_keys=True) + "\n").encode()
     return hashlib.sha256(data).hexdigest()[:16] + REMOTE_SUFFIX, data
 

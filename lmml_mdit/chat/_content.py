@@ -229,6 +229,22 @@ def turn_segments(
     segments: list[Segment] = []
     pending: list[str] = []
     origins: list[int] = []  # the 0-based source line of each pending line
+    gap = False  # lines just left out: a blank line after them doubles the one before
+
+    def add(first: int, stop: int) -> None:
+        """Add source lines ``[first, stop)`` as written; after lines left out, the blank
+        lines that would join the blank line before them are not."""
+        nonlocal gap
+        if gap:
+            while (
+                first < stop and not lines[first].strip() and not (pending and pending[-1].strip())
+            ):
+                first += 1
+            if first == stop:
+                return
+            gap = False
+        pending.extend(lines[first:stop])
+        origins.extend(range(first, stop))
 
     def flush() -> None:
         first, last = blank_edges(pending)
@@ -265,16 +281,22 @@ def turn_segments(
 
     def take(number: int) -> None:
         """Add line *number* to the text: left out, replaced, edited or as written."""
-        nonlocal pending, origins
+        nonlocal pending, origins, gap
         if number in replaced:
             replacement = replaced[number]
             if replacement is None:
+                gap = True
                 return
+            gap = False
             pending.append(replacement)
             origins.append(number)
             return
         columns = escapes.get(number)
         edits = fills.get(number) if fills else None
+        if edits is None and not columns:
+            add(number, number + 1)
+            return
+        gap = False
         if isinstance(edits, str):
             # A finished line (its values in, escapes out); a value's newlines make
             # lines of it, so blank edges are trimmed as the turn's own are.
@@ -308,13 +330,11 @@ def turn_segments(
             number = cursor
             for mark in marks[bisect_left(marks, cursor) : bisect_left(marks, cut)]:
                 if number < mark:
-                    pending.extend(lines[number:mark])
-                    origins.extend(range(number, mark))
+                    add(number, mark)
                 take(mark)
                 number = mark + 1
             if number < cut:
-                pending.extend(lines[number:cut])
-                origins.extend(range(number, cut))
+                add(number, cut)
         cursor = max(cursor, cut)
         if cut in placements:
             flush()

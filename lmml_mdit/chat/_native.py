@@ -11,6 +11,7 @@ left empty by that; the provider's writer puts its own items back where they sto
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 from ..conversation import (
     MESSAGE_KEYS,
@@ -174,25 +175,46 @@ def call_keys_dropped(call: ToolCall, target: str, where: str) -> str | None:
     return message
 
 
+AdoptCallKeys = Callable[[ToolCall], tuple[ToolCall, NativeItem | None]]
+"""A target's own place for some of a call's other keys (see :func:`keep_call_keys`)."""
+
+
 def keep_call_keys(
-    conversation: ChatConversation, takes: bool, target: str, file_name: str
+    conversation: ChatConversation,
+    takes: bool,
+    target: str,
+    file_name: str,
+    adopt: AdoptCallKeys | None = None,
 ) -> ChatConversation:
-    """*conversation* as it is, with a :class:`NativeItemDroppedWarning` (also listed in
-    its ``warnings``) for each tool call whose other keys (Gemini's ``extra_content`` read
+    """*conversation* with a :class:`NativeItemDroppedWarning` (also listed in its
+    ``warnings``) for each tool call whose other keys (Gemini's ``extra_content`` read
     from an OpenAI Chat body) the target cannot send, unless it *takes* them (OpenAI Chat).
 
+    :param adopt: the target's own place for some of those keys: each call is replaced by
+        what it leaves, followed by the item it gives back (Gemini's thought signature
+        as the keys of the call's part), and only the keys left are warned of.
     :param target: the format as messages name it.
     :param file_name: the narrative's file, for the warning's location.
     """
     if takes:
         return conversation
     for message in conversation.messages:
+        parts: list[MessagePart] = []
         for part in message.parts:
-            if isinstance(part, ToolCall):
-                where = location(file_name, part.line or None, _fence_column(message, part))
-                dropped = call_keys_dropped(part, target, where)
-                if dropped is not None:
-                    conversation.warnings.append(dropped)
+            if not isinstance(part, ToolCall):
+                parts.append(part)
+                continue
+            item = None
+            if adopt is not None:
+                part, item = adopt(part)
+            parts.append(part)
+            where = location(file_name, part.line or None, _fence_column(message, part))
+            dropped = call_keys_dropped(part, target, where)
+            if dropped is not None:
+                conversation.warnings.append(dropped)
+            if item is not None:
+                parts.append(item)
+        message.parts = parts
     return conversation
 
 

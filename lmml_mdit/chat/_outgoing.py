@@ -82,7 +82,9 @@ def _render(bundle: BundleSource, chosen: Provider, options: Options) -> Payload
     conversation = keep_custom_calls(
         conversation, chosen.custom_calls, chosen.target, bundle.file_name
     )
-    conversation = keep_call_keys(conversation, chosen.call_keys, chosen.target, bundle.file_name)
+    conversation = keep_call_keys(
+        conversation, chosen.call_keys, chosen.target, bundle.file_name, chosen.adopt_call_keys
+    )
     try:
         conversation = place_midway_system(conversation, chosen, options, bundle)
         return chosen.write(conversation, _bundle_defaults(bundle, options))

@@ -178,7 +178,8 @@ def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[JSONObj
     """*tools* as *provider*'s ``tools`` parameter.
 
     Gemini gets one tool object holding every function declaration, then its built-in
-    tools. A :class:`NativeTool` of another provider is left out, and so is a tool's
+    tools. A :class:`NativeTool` of another provider is written in *provider*'s form when
+    it has one (a custom tool between the two OpenAI APIs), else left out, and so is a tool's
     ``strict`` for Gemini (it has no such flag), each with an
     :class:`~lmml_mdit.UnknownSettingWarning` naming it.
 
@@ -189,6 +190,10 @@ def to_native(provider: str, tools: list[ToolSpec | NativeTool]) -> list[JSONObj
     def own() -> Iterator[ToolSpec | NativeTool]:
         for tool in tools:
             if isinstance(tool, NativeTool) and tool.provider != provider:
+                adopted = codec.adopt_tool(tool)
+                if adopted is not None:
+                    yield NativeTool(provider, adopted, tool.label)
+                    continue
                 left_out(
                     f"{tool.label} left out: {PROVIDERS[provider].title} does not take "
                     f"{PROVIDERS[tool.provider].title} tools"
@@ -412,7 +417,7 @@ def provider_settings(settings: JSONMapping, provider: str) -> JSONObject:
     """
     if provider in PROVIDERS and PROVIDERS[provider].tools is None:
         return _plugin_settings(settings, provider)
-    _codec(provider)
+    codec = _codec(provider)
     declared = _declared(settings)
     out = declared.rest
     if declared.tools is not None:
@@ -423,8 +428,14 @@ def provider_settings(settings: JSONMapping, provider: str) -> JSONObject:
         out.update(choice_to_native(provider, declared.choice))
     elif declared.choice_native is not None:
         owner = choice_owner(declared.choice_native)
+        native = declared.choice_native
+        adopted = None
+        if owner not in (None, provider) and isinstance(native, dict):
+            adopted = codec.adopt_choice(str(owner), native)
         if owner in (None, provider):
             out["tool_choice"] = declared.choice_native
+        elif adopted is not None:
+            out["tool_choice"] = adopted
         else:
             left_out(
                 f"tool_choice {declared.choice_native!r} left out: it is in "

@@ -12,7 +12,7 @@ import array
 import hashlib
 import json
 import os
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -237,41 +237,53 @@ class _Written:
         return min(start + 2, end), end
 
 
-def _entry(
-    asset: Asset | ImportedAsset | RemoteAsset, asset_names: Mapping[int, str]
-) -> tuple[str, bytes]:
-    """The entry name and bytes *asset* is written as: a remote asset by
-    :func:`~lmml_mdit.bundle.remote_entry`, an imported one by its name in *asset_names*
-    (:func:`asset_name`, by the identity of its part), a bundle's resolved asset by its
-    own name."""
+def _entry(asset: Asset | ImportedAsset | RemoteAsset) -> tuple[str, bytes]:
+    """The entry name and bytes *asset* is written as at its first place: a remote asset
+    by :func:`~lmml_mdit.bundle.remote_entry`, an imported one by :func:`asset_name`, a
+    bundle's resolved asset by its own name."""
     if isinstance(asset, RemoteAsset):
         return remote_entry(asset)
     if isinstance(asset, ImportedAsset):
-        return asset_names[id(asset)], asset.data
+        return asset_name(asset), asset.data
     return asset.name, asset.data
+
+
+def _entries_in_order(conversation: ChatConversation) -> list[tuple[str, bytes]]:
+    """The entry name and bytes of each asset part of *conversation*, in writing order.
+
+    An embed is sent once, at its first reference, so an imported or remote asset given
+    again at a later place (the same image in two messages, or twice in one) gets an
+    entry of its own there, ``<digits>-2.png``, ``<digits>-3.png``, ...: each place sends
+    it, as the payload did. A bundle's resolved asset is sent once already: its own name.
+    """
+    found: list[tuple[str, bytes]] = []
+    seen: dict[str, int] = {}
+    for turn in conversation.messages:
+        for asset in map(_written_asset, turn.parts):
+            if asset is None:
+                continue
+            name, data = _entry(asset)
+            if not isinstance(asset, Asset):
+                count = seen[name] = seen.get(name, 0) + 1
+                if count > 1:
+                    name = f"{name[:HASH_DIGITS]}-{count}{name[HASH_DIGITS:]}"
+            found.append((name, data))
+    return found
 
 
 def _write(conversation: ChatConversation) -> _Written:
     """The narrative, the entries and where each turn stands."""
     entries: dict[str, bytes] = {}
     sections: list[str] = []
-    # The reader knows every entry name, so text must not mention one unescaped.
-    # Each asset hashed once (by the identity of its part, alive while we write).
-    asset_names = {
-        id(part): asset_name(part)
-        for turn in conversation.messages
-        for part in turn.parts
-        if isinstance(part, ImportedAsset)
-    }
-    names = {
-        _entry(asset, asset_names)[0]
-        for turn in conversation.messages
-        for asset in map(_written_asset, turn.parts)
-        if asset is not None
-    }
+    # Each asset hashed once, its name fixed before writing: the reader knows every entry
+    # name, so text must not mention one unescaped. The writer asks for the names in the
+    # same order.
+    in_order = _entries_in_order(conversation)
+    names = {name for name, _ in in_order}
+    pending = iter(in_order)
 
     def entry(asset: Asset | ImportedAsset | RemoteAsset) -> str:
-        name, data = _entry(asset, asset_names)
+        name, data = next(pending)
         if entries.get(name, data) != data:
             raise ImportFormatError(
                 f"two different assets would be written as {name!r}",

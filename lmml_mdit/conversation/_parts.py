@@ -35,17 +35,20 @@ class Base64Cache:
     """
 
     def __init__(self) -> None:
-        self._encoded: dict[str, str] = {}
+        self._encoded: dict[str, tuple[bytes, str]] = {}
         self.encodes = 0
 
     def encode(self, name: str, data: bytes) -> str:
-        """The base64 text of *data*, stored under *name* for the next call."""
+        """The base64 text of *data*, stored under *name* for the next call; encoded
+        again when *name* now holds other bytes (a handler's converted copy of the asset,
+        ``dataclasses.replace(asset, data=...)``, shares this cache)."""
         cached = self._encoded.get(name)
-        if cached is None:
-            cached = base64.b64encode(data).decode("ascii")
-            self._encoded[name] = cached
-            self.encodes += 1
-        return cached
+        if cached is not None and (cached[0] is data or cached[0] == data):
+            return cached[1]
+        text = base64.b64encode(data).decode("ascii")
+        self._encoded[name] = (data, text)
+        self.encodes += 1
+        return text
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,8 @@ class TextPart:
 
 @dataclass(frozen=True)
 class ImagePart:
-    """An image, sent as base64 (``png``, ``jpeg``, ``gif`` or ``webp``)."""
+    """An image, sent as base64 (``png``, ``jpeg``, ``gif`` or ``webp``; Gemini takes
+    ``heic`` and ``heif`` too): a provider refuses one of a type it does not take."""
 
     asset: Asset
     media_type: str

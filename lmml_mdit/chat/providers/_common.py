@@ -34,6 +34,7 @@ from .base import ChatFormat, Payload, Provider
 __all__ = [
     "append_merged",
     "arguments_object",
+    "checked_image",
     "custom_input",
     "describe",
     "list_body",
@@ -83,6 +84,22 @@ def unsupported(
         f"{provider.target} cannot take {part.asset.name}, {describe(part)}, in {article} "
         f"{message.role} message",
         hint=hint or "move it to a user turn, pick another provider, or register a handler",
+    )
+
+
+def checked_image(part: ImagePart, provider: ChatFormat, accepted: frozenset[str]) -> ImagePart:
+    """*part*, when *provider* takes its media type (one of *accepted*).
+
+    :raises UnsupportedContentError: for another type (an ``image/svg+xml`` part a custom
+        handler made), naming the asset, its type and the types the provider takes.
+    """
+    if part.media_type in accepted:
+        return part
+    taken = ", ".join(sorted(accepted))
+    raise part.asset.unsupported(
+        f"{provider.target} cannot take {part.asset.name}, {describe(part)}: it takes "
+        f"{taken} images only",
+        hint="convert it to PNG in the handler that made this image part, or pick another provider",
     )
 
 

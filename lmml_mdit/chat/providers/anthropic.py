@@ -36,7 +36,7 @@ from ...conversation import (
 )
 from ...errors import ImportFormatError
 from ...jsontypes import JSONMapping, JSONObject
-from ...media import PDF_TYPE
+from ...media import IMAGE_TYPES, PDF_TYPE
 from .._content import Options
 from .._imported import (
     as_text,
@@ -67,6 +67,7 @@ from .._tool_model import (
 from ._common import (
     append_merged,
     arguments_object,
+    checked_image,
     read_body,
     start_body,
     system_text,
@@ -119,6 +120,9 @@ NATIVE_SETTINGS = frozenset(
         "container",
         "inference_geo",
         "speed",
+        "diagnostics",
+        "user_profile_id",
+        "workspace_id",
     }
 )
 """Messages parameters a settings embed may give under their own names."""
@@ -131,6 +135,10 @@ def _is_messages_metadata(value: object) -> bool:
 
 
 LIST_SETTINGS = frozenset({"stop_sequences"})
+
+IMAGE_MEDIA_TYPES = IMAGE_TYPES
+"""The image types a base64 image source takes (the ``anthropic`` SDK's closed
+``media_type`` literal: PNG, JPEG, GIF, WebP)."""
 
 
 def _block(part: Part, message: ChatMessage, options: Options) -> JSONObject:
@@ -147,6 +155,7 @@ def _block(part: Part, message: ChatMessage, options: Options) -> JSONObject:
             }
         return {"type": "text", "text": text_file_text(part)}
     if isinstance(part, ImagePart):
+        checked_image(part, PROVIDER, IMAGE_MEDIA_TYPES)
         return {
             "type": "image",
             "source": {"type": "base64", "media_type": part.media_type, "data": part.asset.base64},

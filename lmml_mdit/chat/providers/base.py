@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ...jsontypes import JSONMapping, JSONObject
 
 if TYPE_CHECKING:
-    from ...conversation import ChatConversation
+    from ...conversation import ChatConversation, NativeItem, ToolCall
     from .._content import Options
     from .._tool_model import NativeTool, OutputSchema, Tool, ToolChoice, ToolSpec
 
@@ -115,6 +115,14 @@ def _no_builtin(item: JSONObject, where: str) -> NativeTool | None:
     return None
 
 
+def _adopts_none(tool: NativeTool) -> JSONObject | None:
+    return None
+
+
+def _adopts_no_choice(owner: str, value: JSONMapping) -> JSONObject | None:
+    return None
+
+
 @dataclass(frozen=True)
 class ToolFormat:
     """A provider's tools, tool choice and structured output, read and written
@@ -140,6 +148,12 @@ class ToolFormat:
         provider takes structured output as ``response_format``.
     :ivar precedence: the order readers try an item or a choice in (highest first, then
         the registry's order), for the shapes several providers share.
+    :ivar adopt_tool: another provider's own tool in this provider's form (a Chat custom
+        tool for Responses), warning of each key left out on the way; None when it has
+        none (the tool is then left out with a warning).
+    :ivar adopt_choice: another provider's own ``tool_choice`` (its owner's name and the
+        value) in this provider's form (a Chat custom tool's choice for Responses); None
+        when it has none (the choice is then left out with a warning).
     """
 
     read_tool: Callable[[JSONObject, str], list[Tool] | None]
@@ -152,6 +166,8 @@ class ToolFormat:
     owns_choice: Callable[[JSONMapping], bool] = _never
     read_output: Callable[[JSONObject], tuple[OutputSchema | None, JSONObject]] | None = None
     precedence: int = 0
+    adopt_tool: Callable[[NativeTool], JSONObject | None] = _adopts_none
+    adopt_choice: Callable[[str, JSONMapping], JSONObject | None] = _adopts_no_choice
 
 
 @dataclass(frozen=True)
@@ -189,6 +205,10 @@ class Provider(ChatFormat):
         (:attr:`~lmml_mdit.conversation.ToolCall.extra`, such as Gemini's
         ``extra_content`` in an OpenAI Chat call); when False, each call holding some is
         sent without them, with a :class:`~lmml_mdit.NativeItemDroppedWarning`.
+    :ivar adopt_call_keys: when *call_keys* is False, takes out of a call's other keys
+        those the provider has its own place for: the call without them, and the
+        provider's ``part`` item that puts them on the call's part (None when there were
+        none). Gemini reads its OpenAI-compatible endpoint's thought signature this way.
     """
 
     write: Callable[[ChatConversation, Options], Payload]
@@ -204,3 +224,4 @@ class Provider(ChatFormat):
     tools: ToolFormat | None = None
     custom_calls: bool = False
     call_keys: bool = False
+    adopt_call_keys: Callable[[ToolCall], tuple[ToolCall, NativeItem | None]] | None = None

@@ -7,6 +7,7 @@ and its stream: docs/run.md ("The reply, written back").
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -35,7 +36,7 @@ from ...conversation import (
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
-from ...media import is_image_type
+from ...media import IMAGE_TYPES, is_image_type
 from ...model import Role
 from .._content import Options
 from .._imported import (
@@ -73,6 +74,7 @@ from .._tool_model import (
 from ._common import (
     append_merged,
     arguments_object,
+    checked_image,
     start_body,
     system_texts,
     text_file_text,
@@ -124,11 +126,32 @@ NATIVE_SETTINGS = frozenset(
         "labels",
         "cached_content",
         "media_resolution",
+        "logprobs",
+        "response_logprobs",
+        "audio_timestamp",
+        "audio_transcription_config",
+        "speech_config",
+        "image_config",
+        "routing_config",
+        "model_selection_config",
+        "model_armor_config",
+        "enable_enhanced_civic_answers",
+        "generation_output_config",
+        "service_tier",
+        "store",
+        "continuation_token",
+        "automatic_function_calling",
+        "automatic_continuation",
     }
 )
 """``GenerateContentConfig`` fields a settings embed may give under their own names."""
 
 LIST_SETTINGS = frozenset({"stop_sequences"})
+
+IMAGE_MEDIA_TYPES = IMAGE_TYPES | {"image/heic", "image/heif"}
+"""The image types sent as ``inline_data``: the package's four, and HEIC and HEIF, which
+Gemini's image-understanding guide lists too (the SDK types ``mime_type`` as a plain
+string)."""
 
 _SYSTEM_TEXT_ONLY = "a system instruction holds text only"
 
@@ -142,6 +165,8 @@ def _part(part: Part, options: Options) -> JSONObject:
         if text_mode(options, "text", part) == "document":
             return {"inline_data": {"mime_type": part.media_type, "data": part.asset.base64}}
         return {"text": text_file_text(part)}
+    if isinstance(part, ImagePart):
+        checked_image(part, PROVIDER, IMAGE_MEDIA_TYPES)
     if isinstance(part, (ImagePart, DocumentPart, VideoPart)):
         return {"inline_data": {"mime_type": part.media_type, "data": part.asset.base64}}
     assert isinstance(part, AudioPart)
@@ -808,6 +833,31 @@ DETECTION = Detection(
 ``model``."""
 
 
+_COMPAT_KEYS = ("extra_content", "google", _SIGNATURE)
+"""Where Gemini's OpenAI-compatible endpoint puts a call's thought signature in a Chat
+``tool_calls`` entry (read into :attr:`~lmml_mdit.conversation.ToolCall.extra`)."""
+
+
+def _adopt_call_keys(call: ToolCall) -> tuple[ToolCall, NativeItem | None]:
+    """*call* without the thought signature its OpenAI-compatible form holds
+    (``extra_content.google.thought_signature``), and that signature as the keys of the
+    call's part, where Gemini's own API takes it; *call* as it is without one."""
+    outer, google, key = _COMPAT_KEYS
+    content = call.extra.get(outer)
+    if not isinstance(content, dict) or not isinstance(content.get(google), dict):
+        return call, None
+    held = content[google]
+    signature = held.get(key)
+    if not isinstance(signature, str):
+        return call, None
+    rest = {k: v for k, v in held.items() if k != key}
+    left = {k: v for k, v in content.items() if k != google}
+    if rest:
+        left[google] = rest
+    extra = {k: left if k == outer else v for k, v in call.extra.items() if k != outer or left}
+    return dataclasses.replace(call, extra=extra), NativeItem(NAME, PART_KEYS, {key: signature})
+
+
 PROVIDER = Provider(
     name=NAME,
     title="Gemini",
@@ -820,6 +870,7 @@ PROVIDER = Provider(
     list_settings=LIST_SETTINGS,
     system_up_front=True,
     tools=TOOLS,
+    adopt_call_keys=_adopt_call_keys,
     detection=DETECTION,
 )
 """Gemini, as the registry lists it."""

@@ -26,7 +26,7 @@ from ...conversation import (
 from ...errors import ImportFormatError
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
-from ...media import AUDIO_TYPES
+from ...media import AUDIO_TYPES, IMAGE_TYPES
 from .._content import Options
 from .._format_names import OPENAI
 from .._handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart, TextPart, VideoPart
@@ -57,6 +57,7 @@ from .._tool_model import (
     written_in_order,
 )
 from ._common import (
+    checked_image,
     custom_input,
     list_body,
     named_schema,
@@ -66,6 +67,7 @@ from ._common import (
     typed_parts,
     unsupported,
 )
+from ._custom_tools import chat_custom_choice, chat_custom_tool
 from .base import Detection, Payload, Provider, ToolFormat
 from .sending import (
     Emit,
@@ -130,9 +132,20 @@ NATIVE_SETTINGS = frozenset(
         "prediction",
         "verbosity",
         "max_completion_tokens",
+        "prompt_cache_key",
+        "prompt_cache_retention",
+        "prompt_cache_options",
+        "safety_identifier",
+        "web_search_options",
+        "moderation",
     }
 )
 """Chat Completions parameters a settings embed may give under their own names."""
+
+
+IMAGE_MEDIA_TYPES = IMAGE_TYPES
+"""The image types an ``image_url`` data URI may hold (OpenAI's vision guide: PNG, JPEG,
+WebP, non-animated GIF; the SDK types the URL as a plain string)."""
 
 
 def _file(part: DocumentPart | TextFilePart) -> JSONObject:
@@ -153,6 +166,7 @@ def content_part(part: Part, options: Options) -> JSONObject:
             return {"type": "file", "file": _file(part)}
         return {"type": "text", "text": text_file_text(part)}
     if isinstance(part, ImagePart):
+        checked_image(part, PROVIDER, IMAGE_MEDIA_TYPES)
         image: JSONObject = {"url": part.asset.data_uri(part.media_type)}
         if options.image_detail is not None:
             image["detail"] = options.image_detail
@@ -171,21 +185,22 @@ def content_part(part: Part, options: Options) -> JSONObject:
 
 
 def tool_call(call: ToolCall) -> JSONObject:
-    """One call as an assistant ``tool_calls`` entry: a function call, with the call's
-    :attr:`~lmml_mdit.conversation.ToolCall.extra` keys (those under ``"function"`` inside
-    its ``function`` object), or a custom tool's
-    (``{"type": "custom", "custom": {"name", "input"}}``).
+    """One call as an assistant ``tool_calls`` entry: a function call, or a custom tool's
+    (``{"type": "custom", "custom": {"name", "input"}}``), with the call's
+    :attr:`~lmml_mdit.conversation.ToolCall.extra` keys (those under ``"function"`` or
+    ``"custom"`` inside that object).
 
     :raises InvalidToolCallError: for a custom call whose arguments are not its input text.
     """
+    inner: JSONObject
     if call.is_custom:
-        custom: JSONObject = {"name": call.name, "input": custom_input(call)}
-        return {"id": call.id, "type": CUSTOM_CALL_TYPE, "custom": custom}
-    function: JSONObject = {"name": call.name, "arguments": call.arguments_json}
-    entry: JSONObject = {"id": call.id, "type": "function", "function": function}
+        kind, inner = CUSTOM_CALL_TYPE, {"name": call.name, "input": custom_input(call)}
+    else:
+        kind, inner = "function", {"name": call.name, "arguments": call.arguments_json}
+    entry: JSONObject = {"id": call.id, "type": kind, kind: inner}
     for key, value in call.extra.items():
-        if key == "function" and isinstance(value, dict):
-            function.update({k: v for k, v in value.items() if k not in function})
+        if key == kind and isinstance(value, dict):
+            inner.update({k: copy.deepcopy(v) for k, v in value.items() if k not in inner})
         elif key not in entry:
             entry[key] = copy.deepcopy(value)
     return entry
@@ -413,32 +428,36 @@ def _tool_calls(raw: object, *, where: str) -> list[ToolCall]:
     return calls
 
 
-_CALL_KEYS = frozenset({"id", "type", "function", "index"})
+_CALL_KEYS = frozenset({"id", "type", "index"})
 _FUNCTION_KEYS = frozenset({"name", "arguments"})
+_CUSTOM_KEYS = frozenset({"name", "input"})
 
 
-def _call_extra(call: JSONObject, function: JSONObject) -> JSONObject:
-    """A function call entry's other keys (Gemini's ``extra_content``), kept in the call's
-    ``extra`` to be sent back; its ``function``'s other keys under ``"function"``. A
-    stream's ``index`` is not kept: the call's place in the list says it."""
-    extra: JSONObject = {key: value for key, value in call.items() if key not in _CALL_KEYS}
-    inner = {key: value for key, value in function.items() if key not in _FUNCTION_KEYS}
-    if inner:
-        extra["function"] = inner
+def _call_extra(call: JSONObject, inner: JSONObject, kind: str = "function") -> JSONObject:
+    """A call entry's other keys (Gemini's ``extra_content``), kept in the call's ``extra``
+    to be sent back; those of its *kind* object (``function`` or ``custom``) beside the
+    name and arguments (or input) under *kind*. A stream's ``index`` is not kept: the
+    call's place in the list says it."""
+    extra: JSONObject = {
+        key: value for key, value in call.items() if key not in _CALL_KEYS and key != kind
+    }
+    known = _CUSTOM_KEYS if kind == CUSTOM_CALL_TYPE else _FUNCTION_KEYS
+    others = {key: value for key, value in inner.items() if key not in known}
+    if others:
+        extra[kind] = others
     return extra
 
 
 def _custom_call(call: JSONObject, *, where: str) -> ToolCall:
     """A call of a custom tool (``{"id", "type": "custom", "custom": {"name", "input"}}``):
-    a tool call whose arguments are the input text, kept verbatim."""
-    reject_unknown_keys(call, ("id", "type", CUSTOM_CALL_TYPE), where=where)
+    a tool call whose arguments are the input text, kept verbatim, and whose other keys
+    are kept as a function call's are."""
     custom = expect(call.get(CUSTOM_CALL_TYPE), dict, where=f"{where}.custom")
-    reject_unknown_keys(custom, ("name", "input"), where=f"{where}.custom")
     return ToolCall(
         id=expect(call.get("id"), str, where=f"{where}.id"),
         name=expect(custom.get("name"), str, where=f"{where}.custom.name"),
         arguments=expect(custom.get("input"), str, where=f"{where}.custom.input"),
-        extra={"type": CUSTOM_CALL_TYPE},
+        extra={"type": CUSTOM_CALL_TYPE, **_call_extra(call, custom, CUSTOM_CALL_TYPE)},
     )
 
 
@@ -564,6 +583,11 @@ def _write_output(output: OutputSchema) -> JSONObject:
     return {"response_format": {"type": "json_schema", "json_schema": named_schema(output)}}
 
 
+def _adopt_tool(tool: NativeTool) -> JSONObject | None:
+    """A Responses custom tool in Chat's form."""
+    return chat_custom_tool(tool, PROVIDER.title)
+
+
 TOOLS = ToolFormat(
     read_tool=_read_tool,
     write_tools=_write_tools,
@@ -571,6 +595,8 @@ TOOLS = ToolFormat(
     write_output=_write_output,
     owns_choice=_owns_choice,
     precedence=3,
+    adopt_tool=_adopt_tool,
+    adopt_choice=chat_custom_choice,
 )
 """Chat's tools; its structured output is ``response_format``, read as the portable one."""
 
@@ -674,13 +700,17 @@ class _Gathered(Gathered):
                 self.streamed(text)
             for call in delta.get("tool_calls") or []:
                 slot = self.calls.setdefault(
-                    call.get("index", 0), {"id": "", "name": "", "arguments": ""}
+                    call.get("index", 0),
+                    {"id": "", "type": "function", "name": "", "arguments": ""},
                 )
-                function = call.get("function") or {}
-                _merge_keys(self.kept.setdefault(call.get("index", 0), {}), call, function)
+                if call.get("type") == CUSTOM_CALL_TYPE or CUSTOM_CALL_TYPE in call:
+                    slot["type"] = CUSTOM_CALL_TYPE  # a custom tool's input streams as text
+                kind = slot["type"]
+                inner = call.get(kind) or {}
+                _merge_keys(self.kept.setdefault(call.get("index", 0), {}), call, inner, kind)
                 slot["id"] = call.get("id") or slot["id"]
-                slot["name"] += function.get("name") or ""
-                slot["arguments"] += function.get("arguments") or ""
+                slot["name"] += inner.get("name") or ""
+                slot["arguments"] += inner.get(_ARGUMENTS[kind]) or ""
             if choice.get("finish_reason"):
                 self.exchange.finish_reason = choice["finish_reason"]
                 self.exchange.complete = True
@@ -688,9 +718,13 @@ class _Gathered(Gathered):
 
     def _calls_done(self) -> None:
         for slot in self.calls.values():
-            self.emit(
-                ToolCallEvent(slot["id"], slot["name"], streamed_arguments(slot["arguments"]))
-            )
+            if slot["type"] == CUSTOM_CALL_TYPE:
+                event = ToolCallEvent(slot["id"], slot["name"], slot["arguments"], custom=True)
+            else:
+                event = ToolCallEvent(
+                    slot["id"], slot["name"], streamed_arguments(slot["arguments"])
+                )
+            self.emit(event)
 
     def finish(self, request_id: str | None) -> Exchange:
         message: JSONObject = {"role": "assistant", "content": "".join(self.text)}
@@ -703,26 +737,31 @@ class _Gathered(Gathered):
         return super().finish(request_id)
 
 
-def _merge_keys(kept: JSONObject, call: JSONObject, function: JSONObject) -> None:
-    """Add a call delta's other keys (those of its ``function`` under ``"function"``) to
-    *kept*, the later value of a key taking its place."""
-    for key, value in _call_extra(call, function).items():
-        if key == "function" and isinstance(value, dict):
-            inner = kept.setdefault("function", {})
-            if isinstance(inner, dict):
-                inner.update(value)
+_ARGUMENTS = {"function": "arguments", CUSTOM_CALL_TYPE: "input"}
+"""Where a call entry's object (``function`` or ``custom``) holds its arguments."""
+
+
+def _merge_keys(kept: JSONObject, call: JSONObject, inner: JSONObject, kind: str) -> None:
+    """Add a call delta's other keys (those of its *kind* object, ``function`` or
+    ``custom``, under *kind*) to *kept*, the later value of a key taking its place."""
+    for key, value in _call_extra(call, inner, kind).items():
+        if key == kind and isinstance(value, dict):
+            held = kept.setdefault(kind, {})
+            if isinstance(held, dict):
+                held.update(value)
         else:
             kept[key] = value
 
 
 def _streamed_call(slot: dict[str, str], kept: JSONObject) -> JSONObject:
     """A gathered call as a ``tool_calls`` entry, with its other keys where they came."""
-    function: JSONObject = {"name": slot["name"], "arguments": slot["arguments"]}
-    inner = kept.get("function")
-    if isinstance(inner, dict):
-        function.update(inner)
-    entry: JSONObject = {key: value for key, value in kept.items() if key != "function"}
-    return {**entry, "id": slot["id"], "type": "function", "function": function}
+    kind = slot["type"]
+    inner: JSONObject = {"name": slot["name"], _ARGUMENTS[kind]: slot["arguments"]}
+    held = kept.get(kind)
+    if isinstance(held, dict):
+        inner.update(held)
+    entry: JSONObject = {key: value for key, value in kept.items() if key != kind}
+    return {**entry, "id": slot["id"], "type": kind, kind: inner}
 
 
 def _stream_options(body: JSONMapping) -> JSONObject:

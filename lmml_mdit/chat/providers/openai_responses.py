@@ -60,6 +60,7 @@ from .._tool_model import (
     written_in_order,
 )
 from ._common import (
+    checked_image,
     custom_input,
     list_body,
     named_schema,
@@ -69,8 +70,10 @@ from ._common import (
     typed_parts,
     unsupported,
 )
+from ._custom_tools import OPENAI_RESPONSES, responses_custom_choice, responses_custom_tool
 from .base import Detection, Payload, Provider, ToolFormat
 from .openai import (
+    IMAGE_MEDIA_TYPES,
     audio_asset,
     file_data_asset,
     openai_sender,
@@ -91,7 +94,7 @@ _DEFAULT_DETAIL = "auto"
 """The ``detail`` an ``input_image`` is sent with when the options choose none (the API
 requires one)."""
 
-NAME = "openai-responses"
+NAME = OPENAI_RESPONSES
 ORDER = 20
 """Where the registry lists this format: by ``ORDER``, lowest first."""
 
@@ -121,6 +124,17 @@ NATIVE_SETTINGS = frozenset(
         "previous_response_id",
         "prompt_cache_key",
         "max_output_tokens",
+        "prompt_cache_retention",
+        "prompt_cache_options",
+        "safety_identifier",
+        "background",
+        "background_options",
+        "context_management",
+        "conversation",
+        "prompt",
+        "image",
+        "moderation",
+        "access_programs",
     }
 )
 """Responses parameters a settings embed may give under their own names."""
@@ -140,6 +154,7 @@ def _input_part(part: Part, message: ChatMessage, options: Options) -> JSONObjec
             }
         return {"type": "input_text", "text": text_file_text(part)}
     if isinstance(part, ImagePart):
+        checked_image(part, PROVIDER, IMAGE_MEDIA_TYPES)
         return {
             "type": "input_image",
             "image_url": part.asset.data_uri(part.media_type),
@@ -289,10 +304,10 @@ _ROLES: dict[str, Role] = {
     "system": "system",
     "developer": "system",
 }
-_ITEM_KEYS = {"type", "role", "content", "call_id", "name", "arguments", "output"}
-# The other fields the API reference documents on input items: the replay bookkeeping of
-# output items (``id``, ``status``) and an assistant message's ``phase``. Each is kept in
-# the item's record (a ``message`` fence, or a ``part`` fence after a call) and sent back.
+_MESSAGE_KEYS = ("type", "role", "content")
+# The other fields the API reference documents on a message item: the replay bookkeeping
+# of output items (``id``, ``status``) and an assistant message's ``phase``. Each is kept
+# in the message's record (a ``message`` fence) and sent back.
 _RECORD_KEYS = ("id", "status", "phase")
 # A part's keys that are read; filename is not kept (see the bridge docs).
 _PART_KEYS = {
@@ -380,31 +395,32 @@ def _record(item: JSONObject) -> JSONObject:
     return {key: item[key] for key in _RECORD_KEYS if key in item}
 
 
+_FUNCTION_CALL_KEYS = ("type", "call_id", "name", "arguments")
 _CUSTOM_CALL_KEYS = ("type", "call_id", "name", "input")
-_CUSTOM_OUTPUT_KEYS = ("type", "call_id", "output")
+_OUTPUT_KEYS = ("type", "call_id", "output")
 
 
 def _call(item: JSONObject, *, where: str) -> tuple[ToolCall, JSONObject]:
-    """A ``function_call`` or ``custom_tool_call`` item as a tool call, and its record: the
-    fields kept beside it (a function call's ``id`` and ``status``; every field of a
-    custom tool call but its call id, name and input)."""
+    """A ``function_call`` or ``custom_tool_call`` item as a tool call, and its record:
+    every field of the item but its type, call id, name and arguments (or input), kept
+    beside the call (``id``, ``status``, ``namespace``, ``caller``, ``async``, ...)."""
     call_id = expect(item.get("call_id"), str, where=f"{where}.call_id")
     name = expect(item.get("name"), str, where=f"{where}.name")
-    if item.get("type") != _CUSTOM_CALL:
+    custom = item.get("type") == _CUSTOM_CALL
+    read = _CUSTOM_CALL_KEYS if custom else _FUNCTION_CALL_KEYS
+    record = {key: value for key, value in item.items() if key not in read}
+    if not custom:
         arguments = parse_arguments(item.get("arguments", "{}"), where=where)
-        return ToolCall(call_id, name, arguments), _record(item)
+        return ToolCall(call_id, name, arguments), record
     text = expect(item.get("input"), str, where=f"{where}.input")
-    record = {key: value for key, value in item.items() if key not in _CUSTOM_CALL_KEYS}
     return ToolCall(call_id, name, text, extra={"type": CUSTOM_CALL_TYPE}), record
 
 
 def _output_record(item: JSONObject) -> JSONObject:
-    """The fields of a tool output item kept on its tool turn: a ``function_call_output``'s
-    ``id`` and ``status``; every field of a ``custom_tool_call_output`` but its call id and
-    output."""
-    if item.get("type") != _CUSTOM_OUTPUT:
-        return _record(item)
-    return {key: value for key, value in item.items() if key not in _CUSTOM_OUTPUT_KEYS}
+    """The fields of a ``function_call_output`` or ``custom_tool_call_output`` kept on its
+    tool turn: every one but its type, call id and output (``id``, ``status``, ``name``,
+    ``namespace``, ``caller``, ...)."""
+    return {key: value for key, value in item.items() if key not in _OUTPUT_KEYS}
 
 
 def read_items(items: object, *, where: str = "input") -> list[ChatMessage]:
@@ -427,18 +443,17 @@ def read_items(items: object, *, where: str = "input") -> list[ChatMessage]:
             if _record(item):  # its id, status and phase come back on the message
                 parts.insert(0, NativeItem(NAME, MESSAGE_KEYS, _record(item)))
             turns.append(ChatMessage(role, parts))
+            reject_unknown_keys(item, _MESSAGE_KEYS + _RECORD_KEYS, where=here)
         elif kind in ("function_call", _CUSTOM_CALL):
             call, record = _call(item, where=here)
             custom[call.id] = call.is_custom
             made: list[MessagePart] = [call]
-            if record:  # the call item's own fields (id, status), put back on it
+            if record:  # the call item's own fields (id, status, ...), put back on it
                 made.append(NativeItem(NAME, PART_KEYS, record))
             if turns and turns[-1].role == "assistant":
                 turns[-1].parts.extend(made)
             else:
                 turns.append(ChatMessage("assistant", made))
-            if kind == _CUSTOM_CALL:
-                continue  # its other fields are the record
         elif kind in ("function_call_output", _CUSTOM_OUTPUT):
             call_id = expect(item.get("call_id"), str, where=here)
             if custom.get(call_id, kind == _CUSTOM_OUTPUT) != (kind == _CUSTOM_OUTPUT):
@@ -454,8 +469,6 @@ def read_items(items: object, *, where: str = "input") -> list[ChatMessage]:
             if record:
                 output.insert(0, NativeItem(NAME, MESSAGE_KEYS, record))
             turns.append(ChatMessage("tool", output, ToolCall(call_id, "", None)))
-            if kind == _CUSTOM_OUTPUT:
-                continue
         elif isinstance(kind, str) and kind:
             # reasoning, web_search_call and any other item: kept whole, in an assistant turn
             native = NativeItem(NAME, kind, item)
@@ -463,14 +476,12 @@ def read_items(items: object, *, where: str = "input") -> list[ChatMessage]:
                 turns[-1].parts.append(native)
             else:
                 turns.append(ChatMessage("assistant", [native]))
-            continue
         else:
             raise ImportFormatError(
                 f"unsupported input item type {shown_value(kind)}",
                 name=here,
                 hint="use message, function_call, function_call_output or typed items",
             )
-        reject_unknown_keys(item, _ITEM_KEYS | set(_RECORD_KEYS), where=here)
     return turns
 
 
@@ -551,6 +562,11 @@ def _write_output(output: OutputSchema) -> JSONObject:
     return {"text": {"format": {"type": "json_schema", **named_schema(output)}}}
 
 
+def _adopt_tool(tool: NativeTool) -> JSONObject | None:
+    """A Chat custom tool in Responses' form."""
+    return responses_custom_tool(tool, PROVIDER.title)
+
+
 TOOLS = ToolFormat(
     read_tool=_read_tool,
     write_tools=_write_tools,
@@ -559,6 +575,8 @@ TOOLS = ToolFormat(
     read_builtin=_read_builtin,
     owns_choice=_owns_choice,
     read_output=_read_output,
+    adopt_tool=_adopt_tool,
+    adopt_choice=responses_custom_choice,
 )
 """Responses' tools and ``text.format``; its readers go last (a typed item is its own)."""
 
@@ -620,8 +638,8 @@ def _item(item: JSONMapping) -> JSONObject:
             {key: value for key, value in part.items() if key not in ("annotations", "logprobs")}
             for part in kept.get("content") or []
         ]
-    elif kept.get("type") == "function_call":
-        kept.pop("id", None)
+    elif kept.get("type") in ("function_call", "custom_tool_call"):
+        kept.pop("id", None)  # a stored item's id: a request with store false cannot name it
     return kept
 
 
@@ -662,6 +680,15 @@ class _Gathered(Gathered):
                         item.get("call_id", ""),
                         item.get("name", ""),
                         streamed_arguments(item.get("arguments", "")),
+                    )
+                )
+            elif item.get("type") == _CUSTOM_CALL:
+                self.emit(
+                    ToolCallEvent(
+                        item.get("call_id", ""),
+                        item.get("name", ""),
+                        item.get("input", ""),
+                        custom=True,
                     )
                 )
         elif kind in ("response.completed", "response.incomplete"):

@@ -54,12 +54,16 @@ class TextDelta:
 class ToolCallEvent:
     """A tool call of the reply, reported once it is complete.
 
-    :ivar arguments: the parsed JSON arguments, or the raw string when it is not JSON.
+    :ivar arguments: the parsed JSON arguments, or the raw string when it is not JSON; a
+        custom tool's input text, as it is.
+    :ivar custom: whether it calls a custom tool (OpenAI's free-form tools, see
+        :attr:`~lmml_mdit.conversation.ToolCall.is_custom`).
     """
 
     id: str
     name: str
     arguments: Any
+    custom: bool = False
 
 
 Emit = Callable[[TextDelta | ToolCallEvent], None]

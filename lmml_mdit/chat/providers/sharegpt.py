@@ -119,9 +119,10 @@ def read(data: object) -> ChatConversation:
         hint="give the record or its conversations list",
     )
     turns = read_conversations(conversations)
-    system = fields.pop("system", None)
-    if system:
-        turns.insert(0, ChatMessage("system", [TextPart(expect(system, str, where="system"))]))
+    if fields.get("system") not in (None, ""):
+        # An empty or null one says nothing: it stays a record field, written back as given.
+        system = expect(fields.pop("system"), str, where="system")
+        turns.insert(0, ChatMessage("system", [TextPart(system)]))
     return ChatConversation(turns, metadata={MANIFEST_KEY: fields} if fields else {})
 
 
