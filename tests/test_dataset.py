@@ -184,6 +184,24 @@ def test_a_bundle_the_provider_refuses_gets_a_note(tmp_path: Path) -> None:
     assert "missing_reference" in note["message"]
 
 
+def test_a_refused_bundle_is_built_anyway_when_not_strict(tmp_path: Path) -> None:
+    """``strict=False`` builds the body as ``export_bundle(strict=False)`` does, in
+    ``to_arrow`` and in ``add_payloads`` on a batch of rows; the defect is a warning."""
+    from lmml_mdit.ray import add_payloads
+
+    (tmp_path / "a.lmml").write_text("## user\nsee @missing.png\n", encoding="utf-8")
+    table = to_arrow(tmp_path, providers=["openai"], strict=False).read_all()
+    [row] = table.to_pylist()
+    with lmml_mdit.open(tmp_path / "a.lmml") as bundle, pytest.warns(UserWarning):
+        expected = export_bundle(bundle, "openai", strict=False)
+    assert json.loads(row["request_openai"]) == expected
+    assert [note["severity"] for note in row["request_notes"]] == ["warning"]
+    again = add_payloads(table.drop_columns(["request_openai", "request_notes"]), ["openai"])
+    assert again.column("request_openai").to_pylist() == [None]
+    forced = add_payloads(table, ["openai"], strict=False)
+    assert forced.column("request_openai").to_pylist() == [row["request_openai"]]
+
+
 def test_batches_are_bounded_by_rows_and_bytes(folder: Path) -> None:
     batches = list(to_arrow(folder, batch_rows=7))
     assert [batch.num_rows for batch in batches] == [7] * 5 + [5]
@@ -540,7 +558,8 @@ def test_cli_export_parquet_and_import_back(
     status = main(["export", str(folder), "--parquet", str(out), "--payload", "openai"])
     assert status == 1  # two bundles are broken
     err = capsys.readouterr().err
-    assert "lmml: error: g9/b19.lmmlz: " in err and "Exported 38 of 40 bundle(s)" in err
+    assert f"lmml: error: {folder / 'g9' / 'b19.lmmlz'}: " in err
+    assert "Exported 38 of 40 bundle(s)" in err
     rows = read_parquet(out)
     assert "request_openai" in rows.column_names
     assert rows.drop_columns(["request_openai", "request_notes"]).to_pylist() == table.to_pylist()

@@ -4,6 +4,7 @@ folder is refused before anything is written."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -37,9 +38,9 @@ def test_parquet_fails_a_defective_bundle_unless_force_and_keeps_its_row(
     out = tmp_path / "rows.parquet"
     status, err = _export(capsys, folder, "--parquet", out, "--workers", "1")
     assert status == 1
-    assert err[0].startswith("lmml: error: bad.lmml:3:5: missing_reference: ")
+    assert err[0].startswith(f"lmml: error: {folder / 'bad.lmml'}:3:5: missing_reference: ")
     assert err[0].endswith("(fix it, or add --force to send anyway)")
-    assert err[1].startswith("lmml: warning: near.lmml:5:3: suspicious_delimiter: ")
+    assert err[1].startswith(f"lmml: warning: {folder / 'near.lmml'}:5:3: suspicious_delimiter: ")
     assert err[2] == f"Exported 2 of 3 bundle(s) from {folder} -> {out}"
     rows = read_parquet(out).to_pylist()
     assert [row["path"] for row in rows] == ["bad.lmml", "good.lmml", "near.lmml"]
@@ -47,10 +48,31 @@ def test_parquet_fails_a_defective_bundle_unless_force_and_keeps_its_row(
     out.unlink()
     status, err = _export(capsys, folder, "--parquet", out, "--workers", "1", "--force")
     assert status == 0
-    assert err[0].startswith("lmml: warning: bad.lmml:3:5: missing_reference: ")
+    assert err[0].startswith(f"lmml: warning: {folder / 'bad.lmml'}:3:5: missing_reference: ")
     assert "--force" not in err[0]
     assert err[-1] == f"Exported 3 of 3 bundle(s) from {folder} -> {out}"
     assert read_parquet(out).num_rows == 3
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_payload_column_is_the_line_jsonl_writes(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], force: bool
+) -> None:
+    """``--payload P`` holds each bundle's body as ``--jsonl --provider P`` writes it: with
+    ``--force``, a defective bundle's too (built as it would be sent), the defect a
+    warning note; without, none, the defect an error note."""
+    forced = ["--force"] if force else []
+    lines = tmp_path / "out.jsonl"
+    _export(capsys, folder, "--jsonl", lines, "--provider", "anthropic", *forced)
+    rows = tmp_path / "rows.parquet"
+    _export(capsys, folder, "--parquet", rows, "--payload", "anthropic", "--workers", "1", *forced)
+    written = [json.loads(line) for line in lines.read_text(encoding="utf-8").splitlines()]
+    table = read_parquet(rows).to_pylist()
+    columns = [json.loads(row["request_anthropic"]) for row in table if row["request_anthropic"]]
+    assert columns == written
+    assert len(written) == (3 if force else 2)
+    [note] = [n for n in table[0]["request_notes"] if "missing_reference" in n["message"]]
+    assert note["severity"] == ("warning" if force else "error")
 
 
 def test_parquet_strict_fails_a_warned_defect(
@@ -60,10 +82,37 @@ def test_parquet_strict_fails_a_warned_defect(
     out = tmp_path / "rows.parquet"
     status, err = _export(capsys, folder, "--parquet", out, "--strict")
     assert status == 1
-    assert err[0].startswith("lmml: error: near.lmml:5:3: suspicious_delimiter: ")
+    assert err[0].startswith(f"lmml: error: {folder / 'near.lmml'}:5:3: suspicious_delimiter: ")
     assert err[1] == f"Exported 1 of 2 bundle(s) from {folder} -> {out}"
     assert read_parquet(out).num_rows == 2
     assert _export(capsys, folder, "--parquet", out, "--strict", "--force")[0] == 2
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_both_modes_name_each_bundle_alike_as_typed(
+    folder: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    force: bool,
+) -> None:
+    (folder / "sub").mkdir()
+    (folder / "bad.lmml").rename(folder / "sub" / "bad.lmml")
+    (folder / "broken.lmml").write_bytes(b"## user\n\ncaf\xe9\n")
+    monkeypatch.chdir(tmp_path)
+    forced = ["--force"] if force else []
+    named = {}
+    for mode, out in (("--jsonl", "out.jsonl"), ("--parquet", "out.parquet")):
+        _, err = _export(capsys, "runs", mode, out, "--workers", "1", *forced)
+        named[mode] = sorted(line.split(": ", 3)[2] for line in err if line.startswith("lmml: "))
+    expected = sorted(
+        [
+            os.path.join("runs", "broken.lmml") + ":3:4",
+            os.path.join("runs", "near.lmml") + ":5:3",
+            os.path.join("runs", "sub", "bad.lmml") + ":3:5",
+        ]
+    )
+    assert named["--jsonl"] == named["--parquet"] == expected
 
 
 @pytest.mark.parametrize(

@@ -106,6 +106,11 @@ def cmd_import(args: ImportArguments) -> int:
     from ..chat import import_path
 
     output = args.out
+    if output == STDIO:  # never a file named "-": every other command reads it as stdout
+        raise CliError(
+            "-o -: import writes files (a bundle, or a folder of bundles), not standard "
+            "output; give the bundle to write, such as -o chat.lmmlz"
+        )
     if _is_parquet(args.file):
         return _import_parquet(args)
     if _prompt_format(args.file) is not None:
@@ -297,6 +302,11 @@ def _checked_output(flag: str, out: str) -> None:
     """Refuse, before any work, an output that names a folder: one ending in a path
     separator, or an existing folder (the file would otherwise be named after it)."""
     example = "dataset.jsonl" if flag == "--jsonl" else "rows.parquet"
+    if out == STDIO and flag == "--parquet":  # never a file named "-"
+        raise CliError(
+            f"--parquet -: Parquet is written to a file, not standard output; give the file "
+            f"to write, such as {example}"
+        )
     if out != STDIO and ends_in_separator(out):
         raise CliError(
             f"{flag} {shown(out)}: names a folder (it ends in a separator); give the file to "
@@ -379,8 +389,9 @@ def _export_parquet(args: ExportArguments) -> int:
         base_dir=args.base_dir,
         delimiters=args.delimiters,
         references=args.references,
+        strict=not args.force,
     )
-    verdicts = _RowVerdicts(force=args.force, strict=args.strict)
+    verdicts = _RowVerdicts(args.folder, force=args.force, strict=args.strict)
     watched = pa.RecordBatchReader.from_batches(reader.schema, verdicts.watch(reader))
     with ProgressLine("exporting") as progress:
         report = write_parquet(watched, args.parquet, progress=progress)
@@ -397,9 +408,11 @@ def _export_parquet(args: ExportArguments) -> int:
 class _RowVerdicts:
     """What each Parquet row says about its bundle, judged as ``lmml export --jsonl``
     judges a bundle: the notes to print (``(is_error, line)``, in row order) and how many
-    bundles failed."""
+    bundles failed. Each bundle is named as ``--jsonl`` names it: DIR as typed, then the
+    row's ``path``."""
 
-    def __init__(self, *, force: bool, strict: bool) -> None:
+    def __init__(self, folder: str, *, force: bool, strict: bool) -> None:
+        self.folder = folder
         self.force = force
         self.strict = strict
         self.notes: list[tuple[bool, str]] = []
@@ -410,7 +423,8 @@ class _RowVerdicts:
         for batch in reader:
             columns = ("path", "kind", "error", "issues")
             for row in zip(*(batch.column(name).to_pylist() for name in columns), strict=True):
-                self._judge(*row)
+                path, *rest = row
+                self._judge(_under(self.folder, path), *rest)
             yield batch
 
     def _judge(
@@ -442,6 +456,16 @@ class _RowVerdicts:
     def _fail(self, path: str, reason: str) -> None:
         self.failed += 1
         self.notes.append((True, _about_bundle(path, reason)))
+
+
+def _under(folder: str, path: str) -> str:
+    """The bundle at the row *path* (``/``-separated) under *folder*, a path or URL as the
+    user typed it: the name ``lmml export --jsonl`` gives the same bundle."""
+    from ..bundle import is_url
+
+    if is_url(folder):
+        return folder.rstrip("/") + "/" + path
+    return os.path.join(folder, *path.split("/"))
 
 
 def _defect(path: str, kind: str | None, record: dict[str, str | int | None]) -> DefectError:

@@ -178,6 +178,7 @@ def to_arrow(
     workers: int | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
+    strict: bool = True,
 ) -> pa.RecordBatchReader:
     """Bundles as a stream of record batches in the conversation schema
     (:func:`~lmml_mdit.dataset.conversation_schema`).
@@ -204,6 +205,10 @@ def to_arrow(
         more than the CPUs this process may use).
     :param batch_rows: the most rows in one batch.
     :param batch_bytes: close a batch once its narratives and assets reach this many bytes.
+    :param strict: build the request columns strictly (the default): a bundle with an
+        error-level defect gets a null body, the defect in ``request_notes``; False builds
+        it anyway, as ``to_request(strict=False)`` and ``--force`` do, the defect a warning
+        note.
     :raises BundleError: for an unknown provider or asset mode (at once), or, with
         ``errors="raise"``, a bundle that fails (when the reader reaches it).
     """
@@ -219,6 +224,7 @@ def to_arrow(
         references=references,
         assets=assets,
         providers=chosen,
+        strict=strict,
     )
     schema = conversation_schema(chosen)
     rows = iter_rows(bundles, options, errors=errors, workers=workers)

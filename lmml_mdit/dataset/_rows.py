@@ -46,6 +46,8 @@ class OpenOptions:
     :ivar references: likewise.
     :ivar assets: ``"embed"`` (bytes in the row) or ``"reference"`` (where they live).
     :ivar providers: the providers whose request bodies are added.
+    :ivar strict: whether those bodies are built strictly (as :func:`~lmml_mdit.to_request`
+        builds them): a bundle with an error-level defect gets none.
     """
 
     limits: Limits = field(default_factory=Limits)
@@ -54,6 +56,7 @@ class OpenOptions:
     references: ReferenceMode = "assets"
     assets: AssetMode = "embed"
     providers: tuple[str, ...] = ()
+    strict: bool = True
 
 
 def _json(value: object) -> str | None:
@@ -164,16 +167,17 @@ def _issues(bundle: Bundle) -> list[JSONObject]:
     return [dict(issue.record()) for issue in bundle.validate()]
 
 
-def request_cells(bundle: BundleSource, providers: Sequence[str]) -> Row:
+def request_cells(bundle: BundleSource, providers: Sequence[str], *, strict: bool = True) -> Row:
     """The request columns for *providers*: each body as JSON (None when the bundle cannot
-    be sent to it) and ``request_notes``, each failure or warning of a provider."""
+    be sent to it; built *strict* or not, as ``to_request`` builds it) and
+    ``request_notes``, each failure or warning of a provider."""
     cells: Row = {}
     notes: list[dict[str, str]] = []
     for provider in providers:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                body = export_bundle(bundle, provider, strict=True)
+                body = export_bundle(bundle, provider, strict=strict)
             except LmmlError as error:
                 cells[request_column(provider)] = None
                 notes.append(
@@ -220,7 +224,7 @@ def bundle_row(
         "assets": _assets(bundle, source, options.assets),
         "error": None,
     }
-    row.update(request_cells(bundle, options.providers))
+    row.update(request_cells(bundle, options.providers, strict=options.strict))
     return row
 
 

@@ -53,11 +53,16 @@ CASE_WARNINGS = "case_warnings"
 
 
 def add_payloads(
-    batch: pa.Table, providers: Sequence[str] = (DEFAULT_PROVIDER,), limits: Limits | None = None
+    batch: pa.Table,
+    providers: Sequence[str] = (DEFAULT_PROVIDER,),
+    limits: Limits | None = None,
+    *,
+    strict: bool = True,
 ) -> pa.Table:
     """*batch* with a ``request_<provider>`` column per provider (its request body as
-    JSON, null when the bundle cannot be sent to it) and ``request_notes`` (why, and each
-    warning); a failed bundle's row gets nulls and a note.
+    JSON, null when the bundle cannot be sent to it; built *strict* or not, as for
+    ``to_arrow``) and ``request_notes`` (why, and each warning); a failed bundle's row
+    gets nulls and a note.
 
     :raises BundleError: for an unknown provider.
     """
@@ -65,7 +70,7 @@ def add_payloads(
     cells: list[Row] = []
     for row in batch.to_pylist():
         try:
-            cells.append(request_cells(row_bundle(row, limits), chosen))
+            cells.append(request_cells(row_bundle(row, limits), chosen, strict=strict))
         except LmmlError as error:
             empty: Row = {request_column(p): None for p in chosen}
             empty["request_notes"] = [

@@ -152,6 +152,7 @@ def read_lmml(
     batch_rows: int = DEFAULT_BATCH_ROWS,
     override_num_blocks: int | None = None,
     concurrency: int | None = None,
+    strict: bool = True,
 ) -> ray.data.Dataset:
     """A Ray dataset of the conversation rows of the bundles under *paths*, the rows
     :func:`~lmml_mdit.dataset.to_arrow` gives for them (in the same order when Ray
@@ -169,6 +170,7 @@ def read_lmml(
     :param batch_rows: the most rows in one block.
     :param override_num_blocks: as for Ray's readers: how many read tasks to aim for.
     :param concurrency: as for Ray's readers: the most read tasks run at once.
+    :param strict: build the request columns strictly, as for ``to_arrow``.
     :raises BundleError: for an unknown provider or asset mode.
     """
     if assets not in ASSET_MODES:
@@ -180,6 +182,7 @@ def read_lmml(
         references=references,
         assets=assets,
         providers=checked_providers(providers),
+        strict=strict,
     )
     source = LmmlDatasource(paths, options, files_per_task=files_per_task, batch_rows=batch_rows)
     # read_datasource is wrapped by a decorator that hides its return type.
