@@ -126,6 +126,30 @@ def test_local_image_is_bundled_and_written_back(tmp_path: Path) -> None:
     assert (out / "cat.png").read_bytes() == image.read_bytes()
 
 
+def test_an_image_line_of_a_prompty_2_file_is_named_both_ways(tmp_path: Path) -> None:
+    """Prompty 2 sends an image line as its text (its parser keeps it); the LMML template
+    sends the image: converting either way says so, a Prompty 1 file does not."""
+    (tmp_path / "cat.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    body = "user:\nWhat is this?\n![cat](cat.png)\n"
+    second = tmp_path / "v2.prompty"
+    second.write_text("---\nname: v\nmodel:\n  id: m\n  options: {}\n---\n" + body, "utf-8")
+    with pytest.warns(PromptFileWarning, match="Prompty 2 sends an image line as its text"):
+        import_prompt_file(second, tmp_path / "v2.lmmlz")
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.warns(PromptFileWarning, match=r"not the image \(cat.png\): pass it through"):
+        convert(tmp_path / "v2.lmmlz", out / "v2.prompty")
+    first = tmp_path / "v1.prompty"
+    first.write_text("---\nname: v\n---\n" + body, "utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        import_prompt_file(first, tmp_path / "v1.lmmlz")
+        convert(tmp_path / "v1.lmmlz", out / "v1.prompty")
+    prompty = pytest.importorskip("prompty")
+    [message] = prompty.prepare(prompty.load(str(second)), {})
+    assert [part.value for part in message.parts] == ["What is this?\n![cat](cat.png)"]
+
+
 def test_text_naming_a_bundled_asset_stays_text(tmp_path: Path) -> None:
     (tmp_path / "logo").write_bytes(b"\x89PNG\r\n\x1a\nfake")
     source = tmp_path / "v.prompty"
@@ -533,11 +557,36 @@ def test_prompty_thread_is_a_messages_input_both_ways(
     assert library(back) == expected
 
 
-def test_dotprompt_history_is_a_messages_input_both_ways(tmp_path: Path) -> None:
-    dotpromptz = pytest.importorskip("dotpromptz")
+def _dotprompt_messages(
+    path: Path, values: dict[str, object], history: list[object]
+) -> list[object]:
+    """The messages dotpromptz renders *path* into, with *history* as ``render``'s messages,
+    in the chat shape ``_messages`` gives (a message with no text left out, its text
+    trimmed of blank edges as LMML trims a turn's)."""
     import asyncio
 
-    from dotpromptz.typing import DataArgument, Message, Role, TextPart
+    import dotpromptz
+    from dotpromptz.typing import DataArgument
+
+    rendered = asyncio.run(
+        dotpromptz.Dotprompt().render(
+            path.read_text("utf-8"), DataArgument(input=values, messages=history)
+        )
+    )
+    return [
+        {
+            "role": "assistant" if m.role.value == "model" else m.role.value,
+            "content": [{"type": "text", "text": m.content[0].text.strip("\n")}],
+        }
+        for m in rendered.messages
+        if m.content[0].text.strip()
+    ]
+
+
+def test_dotprompt_history_is_a_messages_input_both_ways(tmp_path: Path) -> None:
+    pytest.importorskip("dotpromptz")
+
+    from dotpromptz.typing import Message, Role, TextPart
 
     source = tmp_path / "h.prompt"
     source.write_text(
@@ -555,18 +604,7 @@ def test_dotprompt_history_is_a_messages_input_both_ways(tmp_path: Path) -> None
     ]
 
     def library(path: Path) -> list[object]:
-        rendered = asyncio.run(
-            dotpromptz.Dotprompt().render(
-                path.read_text("utf-8"), DataArgument(input={"q": "why"}, messages=history)
-            )
-        )
-        return [
-            {
-                "role": "assistant" if m.role.value == "model" else m.role.value,
-                "content": [{"type": "text", "text": m.content[0].text.strip("\n")}],
-            }
-            for m in rendered.messages
-        ]
+        return _dotprompt_messages(path, {"q": "why"}, history)
 
     expected = library(source)
     assert len(expected) == 4
@@ -576,6 +614,55 @@ def test_dotprompt_history_is_a_messages_input_both_ways(tmp_path: Path) -> None
     convert(tmp_path / "h.lmml", back)
     assert "{{history}}" in back.read_text("utf-8")
     assert library(back) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{{role "system"}}\nBe brief.\n{{role "user"}}\n{{q}}\n',
+        '{{role "user"}}\n{{q}}\n{{role "model"}}\nAsk me.\n',
+        "{{q}}\n",
+        '{{role "system"}}\nBe brief.\n{{history}}\nAsk me.\n{{role "user"}}\n{{q}}\n',
+    ],
+)
+def test_dotprompt_history_goes_where_dotprompt_puts_it(tmp_path: Path, body: str) -> None:
+    """With no ``{{history}}``, dotprompt puts ``render``'s messages before the last
+    message when it is a user's, else after it; the text after a ``{{history}}`` is the
+    model's. The converted template renders the same messages, and so does the file
+    converted back."""
+    pytest.importorskip("dotpromptz")
+
+    from dotpromptz.typing import Message, Role, TextPart
+
+    source = tmp_path / "h.prompt"
+    source.write_text("---\ninput:\n  schema:\n    q: string\n---\n" + body, "utf-8")
+    history = [
+        Message(role=Role.USER, content=[TextPart(text="hi")]),
+        Message(role=Role.MODEL, content=[TextPart(text="yo")]),
+    ]
+    as_lmml = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+
+    def library(path: Path) -> list[object]:
+        return _dotprompt_messages(path, {"q": "why"}, history)
+
+    expected = library(source)
+    assert {"role": "assistant", "content": [{"type": "text", "text": "yo"}]} in expected
+    convert(source, tmp_path / "h.lmml")
+    assert _messages(tmp_path / "h.lmml", {"q": "why", "history": as_lmml}) == expected
+    back = tmp_path / "back.prompt"
+    convert(tmp_path / "h.lmml", back)
+    assert library(back) == expected
+
+
+def test_dotprompt_history_input_of_another_type_is_named(tmp_path: Path) -> None:
+    source = tmp_path / "h.prompt"
+    source.write_text("---\ninput:\n  schema:\n    history: string\n---\n{{history}}?\n", "utf-8")
+    with pytest.raises(PromptFileError, match="rename the input"):
+        convert(source, tmp_path / "h.lmml")
+    source.write_text("---\ninput:\n  schema:\n    history: string\n---\nSay hi.\n", "utf-8")
+    with pytest.warns(PromptFileWarning, match="'history' is not a list of messages"):
+        convert(source, tmp_path / "h.lmml")
+    assert "type: messages" not in (tmp_path / "h.lmml").read_text("utf-8")
 
 
 def test_dotprompt_messages_match_dotpromptz(tmp_path: Path) -> None:

@@ -70,8 +70,32 @@ def read(text: str, file: str) -> Prompt:
         else:
             meta[key] = value
     _read_body(body, first_line, prompt, file)
+    if prompt.inputs.get(_HISTORY, {}).get("type") != "messages":  # no {{history}} in it
+        _place_history(prompt, file)
     prompt.meta = {META_KEY: meta} if meta else {}
     return prompt
+
+
+def _place_history(prompt: Prompt, file: str) -> None:
+    """Declare the ``messages`` input of a body with no ``{{history}}`` and put it where
+    dotprompt puts ``render``'s messages then: before the last turn when that is a user
+    turn, else after it."""
+    if _HISTORY in prompt.inputs:  # declared as a value: render's messages have no place
+        warn(
+            f"{file}: the input {_HISTORY!r} is not a list of messages, so the messages "
+            "dotprompt's render takes have no place in the LMML template"
+        )
+        return
+    _declare_history(prompt, file, 1)
+    line = "{{ " + _HISTORY + " }}"
+    if not prompt.turns:
+        prompt.turns.append(("user", line))
+        return
+    role, text = prompt.turns[-1]
+    if role == "user":
+        prompt.turns[-1] = (role, f"{line}\n\n{text}" if text else line)
+    else:
+        prompt.turns[-1] = (role, f"{text}\n\n{line}" if text else line)
 
 
 def _read_input(value: object, prompt: Prompt, file: str) -> None:
@@ -158,8 +182,12 @@ def _read_body(body: str, first_line: int, prompt: Prompt, file: str) -> None:
     start = first_line
     position = 0
 
+    after_history = False  # dotprompt gives the text after {{history}} to the model
+
     def close() -> None:
         text = "".join(pieces).strip("\n")
+        if after_history and not text.strip():
+            return
         if text.strip() or prompt.turns or role != "user":
             checked = scan_placeholders(text, file, start, openers=(), backslash=True)
             prompt.turns.append((role, checked))
@@ -177,7 +205,7 @@ def _read_body(body: str, first_line: int, prompt: Prompt, file: str) -> None:
             if argument not in _ROLES:
                 raise refuse(f"the role {argument!r} has no LMML turn", file, line)
             close()
-            role, pieces, start = _ROLES[argument], [], line
+            role, pieces, start, after_history = _ROLES[argument], [], line, False
             if body.startswith("\n", position):
                 position += 1
                 start += 1
@@ -185,7 +213,11 @@ def _read_body(body: str, first_line: int, prompt: Prompt, file: str) -> None:
             pieces.append("\n" + _media(argument, file, line, prompt, base) + "\n")
         elif kind == "history" and not argument:
             _declare_history(prompt, file, line)
-            pieces.append("\n{{ " + _HISTORY + " }}\n")
+            before = "".join(pieces).rstrip("\n")
+            placeholder = "{{ " + _HISTORY + " }}"
+            pieces = [f"{before}\n\n{placeholder}" if before.strip() else placeholder]
+            close()
+            role, pieces, start, after_history = "assistant", [], line, True
         else:
             raise refuse(f"the {kind} helper has no LMML equivalent", file, line)
     close()
@@ -264,13 +296,26 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         front.update(kept)
     assets = frozenset(prompt.assets)
     sections = [
-        f'{{{{role "{_ROLE_NAMES[role]}"}}}}\n{_written_text(text, file, assets)}'.replace(
-            _HISTORY_LINE, "{{history}}"
-        )
-        for role, text in prompt.turns
+        _written_turn(role, _written_text(text, file, assets)) for role, text in prompt.turns
     ]
     head = f"---\n{dump_yaml(front)}---\n" if front else ""
     return head + "\n\n".join(sections) + "\n", dict(prompt.assets)
+
+
+def _written_turn(role: str, text: str) -> str:
+    """A turn as dotprompt text. dotprompt gives what follows ``{{history}}`` to the
+    model, so where more of the turn follows it, the turn's role is said again."""
+    marker = f'{{{{role "{_ROLE_NAMES[role]}"}}}}'
+    lines = text.split("\n")
+    written = [marker]
+    for index, line in enumerate(lines):
+        if line != _HISTORY_LINE:
+            written.append(line)
+            continue
+        written.append("{{history}}")
+        if any(rest.strip() for rest in lines[index + 1 :]):
+            written.append(marker)
+    return "\n".join(written)
 
 
 def _with_history(prompt: Prompt) -> Prompt:

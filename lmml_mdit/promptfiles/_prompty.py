@@ -104,9 +104,25 @@ def read(text: str, file: str) -> Prompt:
     mustache = _template_format(meta) == "mustache"
     openers = () if mustache else _JINJA
     _read_body(body, first_line, prompt, file, openers)
+    if prompt.assets and _second_form(meta):
+        warn(
+            f"{file}: Prompty 2 sends an image line as its text; the LMML template sends "
+            f"the image ({', '.join(sorted(prompt.assets))})"
+        )
     _placed_threads(prompt)
     prompt.meta = {META_KEY: meta}
     return prompt
+
+
+def _second_form(meta: dict[str, object]) -> bool:
+    """Whether the file is (or is written) in Prompty 2's form: ``inputSchema``, an
+    ``inputs`` list or ``model.options``."""
+    model = meta.get("model")
+    return (
+        "inputSchema" in meta
+        or isinstance(meta.get("inputs"), list)
+        or (isinstance(model, dict) and "options" in model)
+    )
 
 
 def _template_format(meta: dict[str, object]) -> str:
@@ -320,6 +336,11 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
     front: dict[str, object] = {}
     kept = prompt.meta.get(META_KEY)
     meta = dict(kept) if isinstance(kept, dict) else {}
+    if prompt.assets and _second_form(meta):
+        warn(
+            f"{file}: Prompty 2 sends an image line as its text, not the image "
+            f"({', '.join(sorted(prompt.assets))}): pass it through a kind: image input"
+        )
     for key in ("name", "description", "authors"):
         if key in meta:
             front[key] = meta.pop(key)
