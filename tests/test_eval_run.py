@@ -212,6 +212,30 @@ def test_the_command_writes_rows_and_exits_1_on_a_failed_check(
     assert "no sender for provider 'nobody'" in capsys.readouterr().err
 
 
+def test_the_report_shows_only_the_targets_the_run_names_as_its_pass_rate_counts(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _files(tmp_path, CASES)
+    out, report = tmp_path / "out.jsonl", tmp_path / "report.html"
+    base = ["eval", str(tmp_path / "t.lmml"), "--cases", str(tmp_path / "cases.jsonl")]
+    args = [*base, "--out", str(out), "--concurrency", "1", "--no-cache"]
+    first, second = f"openai:m@{server.url}/v1", f"openai:other@{server.url}/v1"
+    server.script(_said("Rome"), _said("Rome"))
+    assert main([*args, "--target", first]) == 1  # both cases fail at the first target
+    server.script(_said("Paris"), _said("Lima"))
+    assert main([*args, "--target", second, "--report", str(report)]) == 1  # 7 > 5 tokens
+    assert "pass rate 50.0% over all rows" in capsys.readouterr().err
+    page = report.read_text(encoding="utf-8")
+    # The grid and the rates: the second target's two rows, one passed (as the run's
+    # rate); the first's rows are named as left out, not shown.
+    assert page.count("<details") == 2 and page.count('class="fail"') == 1
+    assert "1/2 (50%)" in page and f"<th>{second}</th>" in page
+    assert f"<th>{first}</th>" not in page
+    assert f"Left out: 2 row(s) of the results for targets this run does not name ({first})" in (
+        page
+    )
+
+
 def test_jobs_run_at_once_each_get_their_own_error(tmp_path: Path, server: WireServer) -> None:
     # case 1's send fails after case 2's rendering failed: each outcome is its own job's
     bundle, cases = _files(tmp_path, [{"city": "France"}, {"city": 5}])
@@ -414,6 +438,34 @@ def test_a_rate_spaces_the_requests_to_its_target(tmp_path: Path, server: WireSe
     gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
     assert len(gaps) == 4 and min(gaps) >= 0.1, gaps  # 0.2 s apart, less the client's jitter
     assert arrivals[-1] - arrivals[0] >= 0.7, gaps
+
+
+def test_the_progress_total_counts_only_what_this_run_sends(
+    tmp_path: Path, server: WireServer
+) -> None:
+    """Rows an earlier run wrote for another target are not this run's: its total is the
+    cases times its own targets, less its own rows already written."""
+    bundle, cases = _files(tmp_path, [{"city": "France"}, {"city": "Peru"}])
+    out = tmp_path / "o.jsonl"
+    first, second = (Target("openai", model, server.url + "/v1") for model in ("a", "b"))
+    server.script(*[_said("Paris") for _ in range(4)])
+    asyncio.run(aevaluate(bundle, cases, [first], out))
+    seen: list[tuple[int, int | None]] = []
+
+    def run(targets: list[Target]) -> Summary:
+        seen.clear()
+        return asyncio.run(
+            aevaluate(
+                bundle,
+                cases,
+                targets,
+                out,
+                progress=lambda done, total, detail: seen.append((done, total)),
+            )
+        )
+
+    assert (run([second]).rows, seen) == (2, [(1, 2), (2, 2)])
+    assert (run([first, second]).skipped, seen) == (4, [])
 
 
 def test_a_judge_is_asked_through_its_own_target(tmp_path: Path, server: WireServer) -> None:

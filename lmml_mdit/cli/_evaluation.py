@@ -166,7 +166,7 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--report",
         metavar="REPORT.html",
-        help="write a self-contained HTML page of the results: cases by targets",
+        help="write a self-contained HTML page of the results: cases by this run's targets",
     )
     parser.add_argument(
         "--save-conversations",
@@ -296,7 +296,8 @@ def cmd_eval(args: EvalArguments) -> int:
     if args.report is not None:
         from ..eval import journal_path, write_report
 
-        write_report(journal_path(out), args.report)
+        # The run's targets only, as its pass rate counts them: rows of others are left out.
+        write_report(journal_path(out), args.report, targets=[str(t) for t in targets])
     failed = summary.failed
     earlier = summary.skipped - summary.skipped_passed
     # With no row at all (every case refused or failed to send) there is nothing to rate.

@@ -11,6 +11,7 @@ import html
 import json
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 
 from ..atomic import atomic_write_bytes
 from ..preview import PREVIEW_CSS
@@ -63,9 +64,36 @@ def _named(name: object) -> str:
     return f": {html.escape(str(name))}" if name else ""
 
 
-def report_html(rows: list[dict[str, object]], title: str = "Evaluation") -> str:
-    """The page for *rows* (results rows, as written by the evaluation)."""
-    targets = list(dict.fromkeys(str(row["target"]) for row in rows))
+def _left_out(rows: list[dict[str, object]], targets: Sequence[str]) -> str:
+    """The note naming the rows of targets outside *targets* (none: no note)."""
+    others = [str(row["target"]) for row in rows if str(row["target"]) not in targets]
+    if not others:
+        return ""
+    named = ", ".join(html.escape(target) for target in dict.fromkeys(others))
+    return (
+        f'<p class="lmml-eval-left-out">Left out: {len(others)} row(s) of the results '
+        f"for targets this run does not name ({named}).</p>"
+    )
+
+
+def report_html(
+    rows: list[dict[str, object]],
+    title: str = "Evaluation",
+    *,
+    targets: Sequence[str] | None = None,
+) -> str:
+    """The page for *rows* (results rows, as written by the evaluation).
+
+    :param targets: the run's targets, as text: the rates and the grid show only their rows,
+        in this order, and a note counts the rows left out (None: every target of *rows*).
+    """
+    note = ""
+    if targets is not None:
+        note = _left_out(rows, targets)
+        chosen = set(targets)
+        rows = [row for row in rows if str(row["target"]) in chosen]
+    else:
+        targets = list(dict.fromkeys(str(row["target"]) for row in rows))
     cases = sorted({int(str(row["case"])) for row in rows})
     grid = {(int(str(row["case"])), str(row["target"])): row for row in rows}
     names = {int(str(row["case"])): row.get("bundle") for row in rows}
@@ -100,7 +128,7 @@ def report_html(rows: list[dict[str, object]], title: str = "Evaluation") -> str
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'\">"
         f"<title>{html.escape(title)}</title><style>{PREVIEW_CSS}{_CSS}</style></head>"
-        f'<body><main class="lmml-preview lmml-eval"><h1>{html.escape(title)}</h1>'
+        f'<body><main class="lmml-preview lmml-eval"><h1>{html.escape(title)}</h1>{note}'
         f"<h2>Pass rate by target</h2><table><tr><th></th>{head}</tr>"
         f"<tr><th>passed</th>{rates}</tr></table>"
         f"<h2>Pass rate by assertion</h2><table>{kinds}</table>"
@@ -109,10 +137,21 @@ def report_html(rows: list[dict[str, object]], title: str = "Evaluation") -> str
     )
 
 
-def write_report(results: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
-    """Write the page of the results file *results* to *out*, atomically."""
+def write_report(
+    results: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    targets: Sequence[str] | None = None,
+) -> None:
+    """Write the page of the results file *results* to *out*, atomically.
+
+    :param targets: the run's targets, as text, as :func:`report_html` takes them (None:
+        every target of the results).
+    """
     with open(results, encoding="utf-8") as stream:
         rows = [json.loads(line) for line in stream if line.strip()]
     title = f"Evaluation: {os.path.basename(os.fspath(results))}"
     # a lone surrogate of an answer (no UTF-8 page holds one) is shown as its escape
-    atomic_write_bytes(out, report_html(rows, title).encode("utf-8", "backslashreplace"))
+    atomic_write_bytes(
+        out, report_html(rows, title, targets=targets).encode("utf-8", "backslashreplace")
+    )

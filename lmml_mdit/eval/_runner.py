@@ -457,7 +457,12 @@ async def aevaluate(
     summary = Summary()
     journal = journal_path(out)
     done = done_rows(journal)
-    total = count * len(targets) - len(done)
+    names = {str(target) for target in targets}
+    # Only this run's rows are skipped: an earlier run's rows for other targets (or cases
+    # past the end of the file) are no case this run sends.
+    total = count * len(targets) - sum(
+        1 for number, target in done if target in names and 1 <= number <= count
+    )
     evaluator = Evaluator(
         path,
         None if cache is None else AnswerCache(cache),
