@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import collections
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..bundle import BundleSource, Limits
 from ..chat import read_messages
@@ -20,6 +20,7 @@ from ..media import IMAGE_TYPES, media_type_for
 from ..narrative import Placeholder, placeholder_spans
 from ..templates import (
     InputDeclarations,
+    InputFile,
     InputSpec,
     checked_values,
     declared_inputs,
@@ -41,10 +42,23 @@ class InputView:
     :param bundle: the bundle rendered.
     :param values: the values given (checked: an undeclared name or a refused value
         raises), or None to show defaults and unfilled placeholders only.
+    :param spend: takes an image's size from the page's embedding budget, False once it
+        is spent (the image is then named, not shown); None for no budget.
+    :param max_image_bytes: the largest image value shown.
     :raises InputError: for a value no input declares, or one its declaration refuses.
     """
 
-    def __init__(self, bundle: BundleSource, values: Mapping[str, object] | None) -> None:
+    def __init__(
+        self,
+        bundle: BundleSource,
+        values: Mapping[str, object] | None,
+        *,
+        spend: Callable[[int], bool] | None = None,
+        max_image_bytes: int = _SHOWN_IMAGE_BYTES,
+    ) -> None:
+        self._spend = spend
+        self._max_image_bytes = max_image_bytes
+        self._files: dict[str, InputFile | LmmlError] = {}
         narrative = bundle.narrative
         self.declarations: InputDeclarations = declared_inputs(bundle)
         self.values = checked_values(self.declarations, values)
@@ -139,11 +153,27 @@ class InputView:
         return _mark("lmml-input-filled" + extra, title, input_text(shown))
 
     def _asset(self, spec: InputSpec, value: object, title: str) -> str:
-        try:
-            read = input_file(spec.name, value, limit=_SHOWN_IMAGE_BYTES)
-        except LmmlError as error:
-            return _mark("lmml-input-unfilled", f"{spec.name}: {error.message}", spec.name)
+        read = self._files.get(title)  # one value per title: read once, however often used
+        if read is None:
+            try:
+                read = input_file(spec.name, value, limit=self._max_image_bytes)
+            except LmmlError as error:
+                read = error
+            self._files[title] = read
+        if isinstance(read, LmmlError):
+            return _mark("lmml-input-unfilled", f"{spec.name}: {read.message}", spec.name)
         media_type = media_type_for(read.name, read.data)
+        if (
+            media_type in IMAGE_TYPES
+            and self._spend is not None
+            and not self._spend(len(read.data))
+        ):
+            return _mark(
+                "lmml-input-filled",
+                f"{title}: not embedded: the page's budget for embedded assets "
+                "(max_embedded_bytes) is spent",
+                f"{read.name} ({media_type}, {len(read.data)} B)",
+            )
         if media_type in IMAGE_TYPES:
             data = base64.b64encode(read.data).decode("ascii")
             return (

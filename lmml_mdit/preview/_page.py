@@ -29,7 +29,7 @@ from markdown_it.utils import EnvType, OptionsDict
 
 from ..atomic import atomic_write_bytes
 from ..bundle import BundleSource, is_remote_name, link_target, parse_remote
-from ..errors import LmmlError
+from ..errors import LimitExceededError, LmmlError
 from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..jsontypes import JSONMapping
 from ..media import (
@@ -303,14 +303,23 @@ class _Page:
     def _resolve(self, name: str) -> _ShownAsset:
         asset = _ShownAsset(name)
         limit = max(self.max_image_bytes, self.max_text_bytes)
+        bundle = self.bundle
         try:
-            if name in self.bundle.entries:
-                asset.size = self.bundle.entry_size(name)
+            # An archive entry or a file beside a bare narrative (not an inline fence, which
+            # wins over both): its size first, so a large one is a chip, never read whole.
+            if name not in bundle.fences and (
+                name in bundle.entries or (bundle.kind == "text" and bundle.base_dir is not None)
+            ):
+                asset.size = bundle.entry_size(name)
                 if asset.size > limit:
                     asset.too_large = True
                     asset.media_type = guess_type(name) or OCTET_STREAM
                     return asset
-            data = self.bundle.embed(name)
+            data = bundle.embed(name)
+        except LimitExceededError:  # the file is there, larger than the bundle's Limits
+            asset.too_large = True
+            asset.media_type = guess_type(name) or OCTET_STREAM
+            return asset
         except LmmlError as error:
             asset.error = str(error)
             return asset
@@ -1048,7 +1057,7 @@ def render_html(
     if inputs is not None and not isinstance(inputs, Mapping):
         raise TypeError(f"inputs must be a mapping, not {type(inputs).__name__}")
     if narrative.placeholders.found or inputs:
-        page.inputs = InputView(bundle, inputs)
+        page.inputs = InputView(bundle, inputs, spend=page.spend, max_image_bytes=max_image_bytes)
     env: EnvType = {_CONTEXT_KEY: page}
     heading = _named(title if title is not None else bundle.name)
     cards: list[str] = []
