@@ -287,6 +287,28 @@ async def test_a_file_created_beside_is_seen_on_save(client: LanguageClient, fol
     document.close()
 
 
+async def test_a_deleted_folder_is_no_longer_named_once_the_client_reports_it(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    document = Document(client, project / "gone.lmml", "## user\nSee @chart.png.\n")
+    (found,) = await document.open()
+    assert str(project) in found.message
+    shutil.rmtree(project)
+    mark = len(_log(client))
+    # A client reports the folder, not each file in it.
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=_uri(project), type=types.FileChangeType.Deleted)]
+        )
+    )
+    (found,) = await published(client, document.uri, after=mark)
+    assert found.code == "missing_reference"
+    assert str(project) not in found.message and "without a folder" in found.message
+    document.close()
+
+
 async def test_invalid_utf8_on_disk_is_a_diagnostic(client: LanguageClient, folder: Path) -> None:
     path = folder / "latin1.lmml"
     data = "## user\ncaf\xe9 au lait\n".encode("latin-1")

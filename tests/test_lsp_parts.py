@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from lmml_mdit import cli
 from lmml_mdit.lsp import (
     Columns,
     analyse,
@@ -285,3 +286,56 @@ def test_the_preview_leaves_the_defects_to_the_diagnostics(tmp_path: Path) -> No
         page = preview(analysis)
     assert page["error"] is None and "hello" in str(page["html"])
     assert not [w for w in caught if issubclass(w.category, DefectWarning)]
+
+
+def _diagnostics_of(path: Path, text: str) -> list[types.Diagnostic]:
+    """The diagnostics the server publishes for *text*, the document at *path*."""
+    analysis = analyse(path.as_uri(), text, 1)
+    return diagnostics(analysis, Columns(analysis.lines, UTF16))
+
+
+def test_a_chat_payload_names_the_import_command(tmp_path: Path) -> None:
+    path = tmp_path / "chat.lmml"
+    text = '[{"role": "user", "content": "hi"}]\n'
+    path.write_text(text, encoding="utf-8")
+    (found,) = _diagnostics_of(path, text)
+    assert found.code == "NotLmmlError"
+    # The command, as `lmml validate` words it, for this very file; no Python call.
+    assert f"(lmml import {path} -o {tmp_path / 'chat.lmmlz'})" in found.message
+    assert "lmml_mdit" not in found.message and "()" not in found.message
+    # Edited later (a re-parse from the previous analysis): the same hint.
+    edited = text.replace("hi", "hello")
+    again = analyse(path.as_uri(), edited, 2, previous=analyse(path.as_uri(), "## user\n", 1))
+    assert again.failure is not None
+    (later,) = diagnostics(again, Columns(again.lines, UTF16))
+    assert later.message == found.message
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_invalid_utf8_points_at_the_first_bad_byte_as_the_cli_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], newline: str
+) -> None:
+    path = tmp_path / "latin1.lmml"
+    data = newline.join(["## user", "", "caf\u00e9 \u00e0 la cr\u00e8me", ""]).encode("latin-1")
+    path.write_bytes(data)
+    assert cli.main(["validate", str(path)]) == 2
+    said = capsys.readouterr().err
+    assert f"{path}:3:4: invalid UTF-8 at byte offset" in said
+    # What an editor shows: the bytes decoded with replacement characters.
+    (found,) = _diagnostics_of(path, data.decode("utf-8", "replace"))
+    assert found.range.start == types.Position(line=2, character=3)
+    assert "invalid UTF-8 at byte offset" in found.message
+
+
+def test_a_deleted_folder_is_not_named_after_the_next_edit(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    uri = (project / "n.lmml").as_uri()
+    text = "## user\nSee @chart.png.\n"
+    before = analyse(uri, text, 1)
+    assert before.folder == str(project)
+    (project / "n.lmml").parent.rmdir()
+    after = analyse(uri, text + "More.\n", 2, previous=before)
+    assert after.folder is None
+    (issue,) = after.issues
+    assert str(project) not in issue.message and "without a folder" in issue.message

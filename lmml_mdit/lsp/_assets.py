@@ -93,7 +93,8 @@ def describe(bundle: Bundle, name: str) -> AssetInfo:
     try:
         bundle.resolve(name)
     except BundleError as error:
-        problem = error.message + (f"; {error.hint}" if error.hint else "")
+        advice = error.advice(cli=True)
+        problem = error.message + (f"; {advice}" if advice else "")
         return AssetInfo(name, "missing", guess_type(name), problem=problem)
     if bundle.kind == "text" and bundle.base_dir is not None:
         path = path_under(os.path.realpath(bundle.base_dir), name)

@@ -75,8 +75,10 @@ def issue_diagnostic(issue: Issue, analysis: Analysis, columns: Columns) -> type
 
 
 def failure_diagnostic(error: LmmlError, columns: Columns) -> types.Diagnostic:
-    """The error diagnostic for a text that could not be opened or validated."""
-    message = error.message + (f" ({error.hint})" if error.hint else "")
+    """The error diagnostic for a text that could not be opened or validated; its hint
+    worded as the command line words it (``lmml import FILE``, never a Python call)."""
+    advice = error.advice(cli=True)
+    message = error.message + (f" ({advice})" if advice else "")
     line = (error.line or 1) - 1
     start = (error.column or 1) - 1
     span = columns.span(line, start, max(start, len(columns.line(line).rstrip())))

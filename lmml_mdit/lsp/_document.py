@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
-from ..bundle import Bundle, FolderNames, narrative_cap, not_lmml
+from ..bundle import Bundle, FolderNames, Limits, ParseOptions, narrative_cap, not_lmml, open_bundle
 from ..chat import chat_payload_error
-from ..chat import open as open_bundle
 from ..errors import LmmlError, NotLmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..model import Issue
@@ -125,12 +124,14 @@ def analyse(
 def _analyse_again(previous: Analysis, uri: str, text: str, version: int | None) -> Analysis | None:
     """The analysis of *text* re-parsed in part from *previous*, or None where only a full
     open gives the same answer (no bundle before, an archive, a payload, an undecodable
-    file, a text over the size limit)."""
+    file, a text over the size limit, a folder since deleted)."""
     old = previous.bundle
     if old is None or old.kind != "text" or previous.failure is not None or previous.uri != uri:
         return None
     if _REPLACEMENT in text or text.lstrip()[:1] in ("{", "[") or text.startswith("\ufeff"):
         return None
+    if old.base_dir is not None and not os.path.isdir(old.base_dir):
+        return None  # the folder is gone (one stat per check): a full open has none
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
@@ -180,7 +181,23 @@ def _open(text: str, name: str, path: str | None, folder: str | None) -> Bundle:
         except UnicodeEncodeError:
             parse(text, name=name)
             raise
-    return open_bundle(data, name=name, base_dir=folder if folder is not None else False)
+    return _open_data(data, name, path, folder)
+
+
+def _open_data(data: bytes, name: str, path: str | None, folder: str | None) -> Bundle:
+    """The bundle *data* opens as, as :func:`lmml_mdit.open` opens the file at *path*: a
+    chat payload refused with the ``lmml import`` command for that file.
+
+    :raises LmmlError: for data that is no narrative.
+    """
+    bundle = open_bundle(
+        data, Limits(), folder if folder is not None else False, name, ParseOptions()
+    )
+    error = chat_payload_error(bundle, path=path)
+    if error is not None:
+        bundle.close()
+        raise error
+    return bundle
 
 
 def _refuse_undecodable_file(text: str, name: str, path: str, folder: str | None) -> None:
@@ -203,7 +220,7 @@ def _refuse_undecodable_file(text: str, name: str, path: str, folder: str | None
             hint=f"run `lmml inline {name}` to write its narrative as an editable "
             f"{NARRATIVE_SUFFIX} file",
         )
-    open_bundle(data, name=name, base_dir=folder if folder is not None else False).close()
+    _open_data(data, name, path, folder).close()
 
 
 def _raw_lines(text: str) -> tuple[str, ...]:

@@ -190,17 +190,20 @@ class LmmlLanguageServer(LanguageServer):
         )
 
     def refresh(self, changed: Sequence[str]) -> None:
-        """Analyse again the open documents beside (or above) the files *changed* (URIs):
-        an asset they reference may have appeared or gone. A change to an open document's
-        own file is the editor's business, not news."""
-        paths = [path for path in map(path_of, changed) if path is not None]
+        """Analyse again the open documents beside (or above) the files *changed* (URIs),
+        or whose folder is among them (deleted, say): an asset they reference may have
+        appeared or gone. A change to an open document's own file is the editor's business,
+        not news."""
+        # Each as a folder name ending in a separator: a file in the folder or below starts
+        # with the folder's; the folder itself or one above it, the folder with it.
+        paths = [os.path.join(os.path.abspath(path), "") for path in map(path_of, changed) if path]
         for uri in list(self.workspace.text_documents):
             analysis = self.analyses.get(uri)
             folder = analysis.folder if analysis is not None else None
             if folder is None or uri in changed:
                 continue
             root = os.path.join(os.path.abspath(folder), "")
-            if any(os.path.abspath(path).startswith(root) for path in paths):
+            if any(path.startswith(root) or root.startswith(path) for path in paths):
                 self.analyses.pop(uri, None)
                 self.publish(uri)
 
