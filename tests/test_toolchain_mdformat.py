@@ -106,6 +106,56 @@ def test_a_change_to_the_conversation_is_refused_with_its_line() -> None:
     assert str(caught.value).startswith("odd.lmml")
 
 
+_LEFT_OPEN = [
+    # A code fence a tab in after a list opens inside its item; the code's line, less
+    # indented, ends the item and leaves the fence unclosed.
+    (
+        "## user\n\n- item\n\n\t~~~\n x = 1\n\t~~~\n\nafter\n",
+        5,
+        "~~~",
+        "the same tabs and spaces",
+        "## user\n\n- item\n\n\t~~~\n\t x = 1\n\t~~~\n\nafter\n",
+        "## user\n\n- item\n\n~~~\n x = 1\n~~~\n\nafter\n",
+    ),
+    (
+        "## user\n\n1. item\n\n   @@@a.txt\nq\n   @@@\n\nafter\n",
+        5,
+        "@@@a.txt",
+        "3 spaces",
+        "## user\n\n1. item\n\n   @@@a.txt\n   q\n   @@@\n\nafter\n",
+        "## user\n\n1. item\n\n@@@a.txt\nq\n@@@\n\nafter\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "opening", "indent", "kept", "apart"), _LEFT_OPEN)
+def test_a_fence_left_open_in_a_list_item_is_refused_saying_what_to_write(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    line: int,
+    opening: str,
+    indent: str,
+    kept: str,
+    apart: str,
+) -> None:
+    with pytest.raises(FormatError) as caught:
+        format_text(text, name="open.lmml")
+    said = str(caught.value)
+    assert said.startswith(f"open.lmml:{line}: formatting would change the conversation")
+    assert f"the fence {opening} at line {line} is inside a list item" in said
+    assert f"as line {line} is ({indent})" in said
+    assert f"put a blank line before it and start {opening} at the line's start" in said
+    # Each way the message gives formats, the conversation unchanged.
+    for fixed in (kept, apart):
+        assert_kept(fixed, format_text(fixed))
+    path = tmp_path / "open.lmml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["fmt", str(path)]) == 2
+    assert f"the fence {opening} at line {line} is inside a list item" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == text
+
+
 def test_an_entity_that_would_make_or_break_a_reference_stays() -> None:
     # Decoded, "&#95;" would glue "_" to the "@" (no reference) and "&#64;" would be one.
     text = "&#95;@chart.png and &#64;report.pdf and &amp; &copy;\n"

@@ -3,6 +3,7 @@ directive from reStructuredText and from MyST Markdown."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -141,6 +142,29 @@ def test_other_builders_get_the_narrative_as_text(project: Path, tmp_path: Path)
     index = (out / "index.txt").read_text(encoding="utf-8")
     assert "Look at @note.txt." in index and "Inline in rST, see @note.txt." in index
     assert "lmml-preview" not in index
+
+
+def test_other_builders_keep_the_title(project: Path, tmp_path: Path) -> None:
+    for builder, suffix in (("text", "txt"), ("latex", "tex")):
+        out = tmp_path / builder
+        run = build(project, out, builder)
+        assert run.returncode == 0, run.stderr
+        pages = "".join(page.read_text(encoding="utf-8") for page in out.glob(f"*.{suffix}"))
+        assert "From a file" in pages and "Inline in MyST" in pages, builder
+
+
+def test_a_changed_asset_rebuilds_the_pages_showing_it(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert build(project, out).returncode == 0
+    note = project / "note.txt"
+    note.write_text("a rewritten note\n")
+    # Newer than the pages' last read, whatever the file system's clock resolution.
+    later = note.stat().st_mtime + 60
+    os.utime(note, (later, later))
+    run = build(project, out)
+    assert run.returncode == 0, run.stderr
+    for page in ("index.html", "myst.html"):
+        assert "a rewritten note" in (out / page).read_text(encoding="utf-8"), page
 
 
 def test_a_missing_file_is_an_error_at_the_directive(project: Path, tmp_path: Path) -> None:

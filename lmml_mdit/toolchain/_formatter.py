@@ -693,18 +693,83 @@ def format_text(
     return formatted
 
 
+def _is_closing(line: str, marker: str) -> bool:
+    """Whether *line* (a container's prefix and indentation aside) closes a fence opened
+    with *marker*."""
+    stripped = line.lstrip(" \t>")
+    return stripped.startswith(marker) and not stripped.rstrip().strip(marker[0])
+
+
+def _unclosed_fence(narrative: Narrative) -> tuple[int, str, bool] | None:
+    """The first code or ``@@@`` fence *narrative* leaves unclosed inside a list item or a
+    block quote (a line indented less than the item's text, or without the quote's ``>``,
+    ended the container before the fence's closing line): its 1-based line, how it opens
+    (its marker, and an ``@@@`` fence's name) and whether its container is a list item;
+    None when there is none."""
+    lines = narrative.source.split("\n")
+    containers: list[bool] = []  # True: a list item; False: a block quote
+    for token in narrative.tokens:
+        if token.type in ("list_item_open", "blockquote_open"):
+            containers.append(token.type == "list_item_open")
+        elif token.type in ("list_item_close", "blockquote_close"):
+            containers.pop()
+        elif containers and token.map is not None:
+            first, last = token.map
+            if token.type == "lmml_embed" and not token.meta.get("closed", True):
+                return first + 1, MARKER + str(token.meta.get("name", "")), containers[-1]
+            if token.type == "fence" and (
+                last - first < 2 or not _is_closing(lines[last - 1], token.markup)
+            ):
+                return first + 1, token.markup, containers[-1]
+    return None
+
+
+def _fence_hint(narrative: Narrative) -> tuple[int, str] | None:
+    """What to do about a fence left unclosed inside a list item or a block quote (the
+    formatter cannot keep one: mdformat writes the container's blank lines, and closes a
+    code fence), and the fence's line; None when there is none."""
+    found = _unclosed_fence(narrative)
+    if found is None:
+        return None
+    line, opening, in_item = found
+    opener = narrative.lines[line - 1]
+    prefix = opener[: len(opener) - len(opener.lstrip(" \t"))]
+    indent = f"{len(prefix)} spaces" if prefix.strip(" ") == "" else "the same tabs and spaces"
+    closing = MARKER if opening.startswith(MARKER) else opening
+    if in_item:
+        return line, (
+            f"the fence {opening} at line {line} is inside a list item, but a line after it "
+            "is indented less than the item's text, which ends the item and leaves the "
+            f"fence unclosed: indent each line of the block and its closing {closing} as "
+            f"line {line} is ({indent}), or, to make it a block of its own after "
+            f"the list, put a blank line before it and start {opening} at the line's start"
+        )
+    return line, (
+        f"the fence {opening} at line {line} is inside a block quote, but a line after it "
+        "does not start with '>', which ends the quote and leaves the fence unclosed: start "
+        f"each line of the block and its closing {closing} with '>' as line {line} does, "
+        "or take the fence out of the quote"
+    )
+
+
 def _refusal(
     before: Narrative, after: Narrative, *, name: str | None, hint: str
 ) -> FormatError | None:
     """The error naming the first difference between the conversations *before* and
-    *after* formatting (located in *before*), or None when they are the same."""
+    *after* formatting (located in *before*), or None when they are the same. A fence left
+    unclosed in a list item or a block quote, which the formatter cannot keep, is named
+    with what to write instead."""
     was, now = outline(before), outline(after)
     if was == now:
         return None
     difference = _first_difference(was, now)
+    line = _line_of_difference(before, after, difference)
+    fence = _fence_hint(before)
+    if fence is not None:
+        line, hint = fence[0], f"{fence[1]}; {hint}"
     return FormatError(
         "formatting would change the conversation: " + difference,
         name=name,
-        line=_line_of_difference(before, after, difference),
+        line=line,
         hint=hint,
     )

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, ClassVar
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
+from sphinx.directives.code import container_wrapper
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from .._version import __version__
-from ..bundle import Bundle, DefectWarning
+from ..bundle import SETTINGS_NAMES, Bundle, DefectWarning, path_under, unsafe_reason
 from ..chat import open as open_bundle
 from ..errors import LmmlError, location
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
@@ -64,6 +65,7 @@ class LmmlDirective(SphinxDirective):
         try:
             bundle = self._bundle()
             try:
+                self._note_files(bundle)
                 self._report_issues(bundle)
                 with warnings.catch_warnings():
                     # Reported above, with the severity of each: not again as a warning.
@@ -81,9 +83,35 @@ class LmmlDirective(SphinxDirective):
             raise self.error(f"{DIRECTIVE_NAME}: {error}") from None
         html = nodes.raw("", page, format="html")
         others = addnodes.only(expr="not html")
-        others += nodes.literal_block(source, source, language=LEXER_ALIAS)
+        others += self._source_block(source)
         self.set_source_info(html)
         return [html, others]
+
+    def _source_block(self, source: str) -> nodes.Element:
+        """The narrative as a literal block for builders other than HTML: captioned with
+        ``:title:`` when given, as a ``code-block`` with ``:caption:`` is."""
+        block = nodes.literal_block(source, source, language=LEXER_ALIAS)
+        self.set_source_info(block)
+        title = self.options.get("title")
+        if not title:
+            return block
+        return container_wrapper(self, block, title)
+
+    def _note_files(self, bundle: Bundle) -> None:
+        """Make each file *bundle* reads beside it (the assets its references find there,
+        a settings file) a dependency of the page, so that changing one rebuilds it."""
+        folder = bundle.base_dir
+        if bundle.kind != "text" or folder is None:
+            return
+        root = os.path.realpath(folder)
+        fences = bundle.fences
+        names = {embed.name for embed in bundle.narrative.embeds if not embed.is_inline}
+        for name in sorted(names.union(SETTINGS_NAMES).difference(fences)):
+            if unsafe_reason(name) is not None:
+                continue
+            path = path_under(root, name)
+            if path is not None and os.path.isfile(path):
+                self.env.note_dependency(path)
 
     def _report_issues(self, bundle: Bundle) -> None:
         """Each defect of *bundle*, located at the directive: an error-level one as a build
