@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 import warnings
 from typing import Any
 
@@ -57,6 +58,18 @@ def test_inline_fence_reaches_the_model_once() -> None:
     assert joined.count("x,y") == 1
     assert "@@@" not in joined
     assert _texts(message) == ["Data:", "t.csv:\n```csv\nx,y\n1,2\n```", "Thoughts?"]
+
+
+def test_a_text_asset_s_byte_order_mark_is_not_sent() -> None:
+    """A CSV saved by a spreadsheet opens with a UTF-8 byte order mark: the model gets the
+    text without it, in every format, and ``Asset.text()`` leaves it out."""
+    bundle = zip_bundle("## user\nData @t.csv\n", {"t.csv": b"\xef\xbb\xbfx,y\n1,2\n"})
+    for provider in PROVIDERS:
+        payload = render_payload(bundle, provider)
+        body = json.dumps([payload.messages, payload.system], ensure_ascii=False)
+        assert "\ufeff" not in body and "x,y" in body, provider
+    [message] = messages(bundle)
+    assert _texts(message)[1] == "t.csv:\n```csv\nx,y\n1,2\n```"
 
 
 def test_repeated_fence_becomes_a_reference_line() -> None:

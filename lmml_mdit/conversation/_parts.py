@@ -83,12 +83,13 @@ class Asset:
         return f"data:{media_type or self.media_type};base64,{self.base64}"
 
     def text(self) -> str:
-        """The bytes as UTF-8 text.
+        """The bytes as UTF-8 text, without a leading byte order mark (a CSV saved by a
+        spreadsheet often opens with one; it is no part of the text).
 
         :raises UnsupportedContentError: when they are not valid UTF-8.
         """
         try:
-            return self.data.decode("utf-8")
+            return self.data.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise self.unsupported(
                 f"embed is not UTF-8 text ({self.media_type})",
