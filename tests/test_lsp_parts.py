@@ -141,6 +141,13 @@ def test_an_unsaved_buffer_has_no_folder() -> None:
     assert analysis.folder is None and analysis.path is None
     (issue,) = analysis.issues
     assert issue.kind == "missing_reference"
+    # The fix an editor has is saving the buffer: neither a Python argument nor a flag.
+    (shown,) = diagnostics(analysis, Columns(analysis.lines, UTF16))
+    assert shown.message == (
+        "an unsaved document cannot resolve @chart.png; save it in the folder that holds "
+        "the asset, or inline it as a @@@ fence; if it is not meant as an asset, escape the "
+        "mention as \\@chart.png"
+    )
 
 
 def test_a_lone_surrogate_is_a_failure_not_an_exception() -> None:

@@ -101,6 +101,7 @@ if TYPE_CHECKING:
     from ._validation import did_you_mean as did_you_mean
     from ._validation import find_issues as find_issues
     from ._validation import missing_wording as missing_wording
+    from ._validation import unsaved_wording as unsaved_wording
 
 _NAMES = {
     name: f".{module}"
@@ -215,6 +216,7 @@ _NAMES = {
             "did_you_mean",
             "find_issues",
             "missing_wording",
+            "unsaved_wording",
         ),
     }.items()
     for name in names

@@ -90,6 +90,16 @@ def missing_wording(bundle: BundleContents, name: str) -> tuple[str, str, str | 
     )
 
 
+def unsaved_wording(bundle: BundleContents, name: str) -> str:
+    """What an editor says of *name*, a reference a document with no file (an unsaved
+    buffer) cannot resolve: saving it beside the asset is the fix an editor has."""
+    return (
+        f"an unsaved document cannot resolve @{name}; {did_you_mean(bundle, name)}save it in "
+        f"the folder that holds the asset, or inline it as a @@@ fence; "
+        + _ESCAPE_ADVICE.format(name=name)
+    )
+
+
 # The checks below the cross-check each read one kind of content; each is imported and run
 # only when the bundle holds that content, so that checking an ordinary narrative does not
 # load the modules for templates, settings, tool calls and remote assets (together about

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from ..bundle import unsaved_wording
 from ..errors import LmmlError
 from ..model import Issue
 from ..syntax import MARKER, SIGIL
@@ -51,9 +52,25 @@ def _anchor(issue: Issue, analysis: Analysis) -> tuple[int, int] | None:
     return None
 
 
+def _message(issue: Issue, analysis: Analysis) -> str:
+    """*issue*'s message as an editor words it: as the command line does (an editor runs
+    commands, not Python), and for a reference an unsaved document cannot resolve, the fix
+    an editor has (saving it)."""
+    bundle = analysis.bundle
+    if (
+        issue.kind == "missing_reference"
+        and bundle is not None
+        and bundle.kind == "text"
+        and analysis.path is None
+        and bundle.base_dir is None
+    ):
+        return unsaved_wording(bundle, issue.name)
+    return issue.cli_message or issue.message
+
+
 def issue_diagnostic(issue: Issue, analysis: Analysis, columns: Columns) -> types.Diagnostic:
     """The diagnostic for one *issue* of *analysis*."""
-    message = issue.message
+    message = _message(issue, analysis)
     if issue.file is not None and issue.line is not None:
         where = f"{issue.file}:{issue.line}" + (f":{issue.column}" if issue.column else "")
         message = f"{where}: {message}"
