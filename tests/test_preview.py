@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import textwrap
@@ -443,6 +444,15 @@ def test_links_keep_safe_targets_and_refuse_the_rest() -> None:
 # --------------------------------------------------------------------------- media types
 
 
+_BMP = (
+    b"BM"
+    + struct.pack("<IHHI", 70, 0, 0, 54)
+    + struct.pack("<IiiHHIIiiII", 40, 2, 2, 1, 24, 0, 16, 2835, 2835, 0, 0)
+    + (b"\x00\x00\xff" * 2 + b"\x00\x00") * 2
+)
+"""A 2x2 24-bit BMP image."""
+
+
 @pytest.mark.parametrize(
     ("data", "name", "expected"),
     [
@@ -462,10 +472,27 @@ def test_links_keep_safe_targets_and_refuse_the_rest() -> None:
         (b"BMW notes", "notes", "text/plain"),  # "BM" alone makes no shown image
         (b"BM\x00\x00\x01\x00", "x.bmp", "application/octet-stream"),
         (b"ID3 tag", "x", "text/plain"),
+        # Named by their signature, shown as a chip: a BMP image, audio.
+        (_BMP, "x.bmp", "image/bmp"),
+        (_BMP, "picture", "image/bmp"),
+        (b"RIFF\x24\x00\x00\x00WAVEfmt ", "x", "audio/wav"),
     ],
 )
 def test_sniff_media_type(data: bytes, name: str, expected: str) -> None:
     assert sniff_media_type(data, name) == expected
+
+
+def test_an_image_the_page_does_not_show_is_a_chip_named_by_its_type(tmp_path: Path) -> None:
+    """A BMP beside the narrative is no ``<img>``: its chip names ``image/bmp``, as
+    ``lmml render`` does when it refuses it, not ``application/octet-stream``."""
+    (tmp_path / "x.bmp").write_bytes(_BMP)
+    (tmp_path / "b.lmml").write_text("## user\nSee @x.bmp\n", encoding="utf-8")
+    with open_bundle(tmp_path / "b.lmml") as bundle:
+        root = _page(bundle)
+    assert root.find_all("img") == []
+    (chip,) = [span for span in root.find_all("span") if span.get("data-lmml-name") == "x.bmp"]
+    assert "lmml-asset-binary" in chip.classes
+    assert chip.find("span", "lmml-chip-meta").text == "image/bmp · 70 B"
 
 
 # --------------------------------------------------------------------------- options

@@ -33,7 +33,6 @@ from ..errors import LimitExceededError, LmmlError
 from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..jsontypes import JSONMapping
 from ..media import (
-    DOCUMENT_TYPES,
     OCTET_STREAM,
     PLAIN_TEXT,
     SHOWN_IMAGE_TYPES,
@@ -149,8 +148,9 @@ def sniff_media_type(data: bytes, name: str = "") -> str:
     Images are recognised by content only (PNG, JPEG, GIF, WebP, SVG; see
     :func:`lmml_mdit.media.sniff`), never by name, so a mislabelled file is never shown as
     an image. Other types fall back to the name's extension (:func:`lmml_mdit.media.guess_type`),
-    then to ``application/pdf`` or ``application/zip`` by signature, then to ``text/plain``
-    for UTF-8 without NUL bytes, else ``application/octet-stream``.
+    then to what the signature names (a PDF, a BMP image the page does not show, audio,
+    video), then to ``application/zip`` by signature, then to ``text/plain`` for UTF-8
+    without NUL bytes, else ``application/octet-stream``.
 
     :param data: the asset's bytes.
     :param name: the asset's name, used for non-image types.
@@ -161,7 +161,7 @@ def sniff_media_type(data: bytes, name: str = "") -> str:
     guessed = guess_type(name)
     if guessed is not None and not is_image_type(guessed):
         return guessed
-    if sniffed in DOCUMENT_TYPES:
+    if sniffed is not None:
         return sniffed
     if data.startswith(ZIP_SIGNATURES):
         return ZIP_TYPE
@@ -326,7 +326,7 @@ class _Page:
         asset.size = len(data)
         asset.media_type = sniff_media_type(data, name)
         asset.data = data
-        if is_image_type(asset.media_type):
+        if asset.media_type in SHOWN_IMAGE_TYPES:
             asset.too_large = asset.size > self.max_image_bytes
         elif is_text_type(asset.media_type):
             asset.too_large = asset.size > self.max_text_bytes
@@ -447,7 +447,7 @@ def _render_reference(
     meta = f"{asset.media_type} · {_format_size(asset.size)}"
     if asset.too_large:
         return _chip(name, meta, classes="lmml-ref lmml-too-large", title="too large to preview")
-    if is_image_type(asset.media_type) and asset.data is not None:
+    if asset.media_type in SHOWN_IMAGE_TYPES and asset.data is not None:
         return _place_image(page, asset, caption=reference(name))
     text = _as_text(asset.data) if asset.data is not None else None
     if text is not None and is_text_type(asset.media_type):
@@ -488,7 +488,7 @@ def _render_fence(
     name = token.info
     data = token.content.encode("utf-8")
     asset = _ShownAsset(name, media_type=sniff_media_type(data, name), size=len(data), data=data)
-    if not is_text_type(asset.media_type) and not is_image_type(asset.media_type):
+    if not is_text_type(asset.media_type) and asset.media_type not in SHOWN_IMAGE_TYPES:
         asset.media_type = PLAIN_TEXT  # a fence's content is always text
     note = "" if token.meta.get("closed", True) else "unclosed: runs to the end of its block"
     out = ""
