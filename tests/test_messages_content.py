@@ -72,6 +72,30 @@ def test_a_text_asset_s_byte_order_mark_is_not_sent() -> None:
     assert _texts(message)[1] == "t.csv:\n```csv\nx,y\n1,2\n```"
 
 
+def test_an_lmml_content_fence_is_sent_without_its_own_lines() -> None:
+    """A code fence of info ``lmml-content`` holds a turn's text as it is (the Transcript
+    writes one around a content no escape makes safe): the model is sent what it holds,
+    blank lines and all, in every format; an unclosed one loses only its opening line, and
+    any other code fence, or one inside a list, stays whole."""
+    text = (
+        "## user\n\n````lmml-content\nHere is code:\n```python\nprint(1)\n````\n\n"
+        "## assistant\n\nbefore\n\n```lmml-content \n\nx\n```\n\nafter\n\n"
+        "```py\nkept\n```\n\n- ```lmml-content\n  listed\n  ```\n\n"
+        "## user\n\n~~~lmml-content\nopen to the end\n"
+    )
+    bundle = text_bundle(text)
+    sent = [_texts(message) for message in messages(bundle)]
+    assert sent == [
+        ["Here is code:\n```python\nprint(1)"],
+        ["before\n\n\nx\n\nafter\n\n```py\nkept\n```\n\n- ```lmml-content\n  listed\n  ```"],
+        ["open to the end"],
+    ]
+    for provider in PROVIDERS:
+        payload = render_payload(bundle, provider)
+        body = json.dumps([payload.messages, payload.system])
+        assert "print(1)" in body and "````" not in body, provider
+
+
 def test_repeated_fence_becomes_a_reference_line() -> None:
     text = "## user\n@@@n.txt\nhello\n@@@\n\n## user\nagain:\n\n@@@n.txt\nhello\n@@@\n"
     first, second = messages(text_bundle(text))

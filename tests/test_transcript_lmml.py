@@ -21,7 +21,6 @@ from lmml_mdit.transcript import (
     decode_author,
     digest,
     encode_author,
-    fence_content,
     narrative_text,
     read_bundle,
     write_bundle,
@@ -297,6 +296,8 @@ def test_references_resolved_beside_a_text_bundle_are_carried(tmp_path: Path) ->
         ("1.  x\n    @@@a.txt\n    y", "lmml-escaped"),
         ("0. 0\n# USER", "fenced"),  # "\# USER" would be a list item's line: no escape
         ("\\@x", "fenced"),  # a backslash before "@" is an LMML escape: no way to send it
+        # A content fence of its own would be sent without its lines: fenced whole.
+        ("See:\n```lmml-content\nx\n```\nend", "fenced"),
         ("- ```\n  ## user\n\n  ````", "verbatim"),
     ],
 )
@@ -311,8 +312,7 @@ def test_unsafe_content_is_escaped_or_fenced(content: str, encoding: str) -> Non
     assert (CONTENT_FENCE_INFO in narrative.text) == (encoding == "fenced")
     assert Transcript.from_bundle(bundle) == transcript
     sent = bundle.messages("openai")[0]["content"][0]["text"]  # type: ignore[index]
-    written = fence_content(content) if encoding == "fenced" else content
-    assert sent == as_turn_text(written)
+    assert sent == as_turn_text(content)  # a fenced content too: without the fence's lines
 
 
 @pytest.mark.parametrize(
@@ -741,11 +741,9 @@ def test_the_model_is_sent_the_content(tmp_path_factory: Any, content: str) -> N
         transcript.save(folder / name)
         assert Transcript.load(folder / name)[0].content == content
         bundle = open_bundle(folder / name)
-        entry = bundle.manifest["transcript"]["messages"][0]  # type: ignore[index]
-        # Only a fenced content is sent in its fence (no escape could make it safe).
-        fenced = entry.get("encoding") == "fenced"  # type: ignore[union-attr]
-        written = fence_content(content) if fenced else content
-        assert _sent_text(bundle) == as_turn_text(written)
+        # Escaped or fenced, the model is sent the content, never the escapes or the
+        # fence's own lines.
+        assert _sent_text(bundle) == as_turn_text(content)
 
 
 def test_a_file_with_the_earlier_line_escapes_reads_as_written() -> None:

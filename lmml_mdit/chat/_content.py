@@ -201,6 +201,15 @@ def turn_segments(
             replaced[fence.start] = f"{prefix}@{fence.name}"
         # A later fence with different content stays as text: nothing is lost.
 
+    # A content fence's lines (not what it holds) leave the text, and no blank line around
+    # them is taken for a gap: its content is sent as it is.
+    wrappers: set[int] = set()
+    for content in structure.content_fences_in(start, end):
+        wrappers.add(content.start)
+        if _closes(lines, content.start, content.end):
+            wrappers.add(content.end - 1)
+    replaced.update(dict.fromkeys(wrappers))
+
     bound = {embed.name for embed in turn.embeds if embed.name not in reserved}
     for paragraph in structure.attachments_in(start, end):
         block_start, block_end, names = paragraph.start, paragraph.end, paragraph.names
@@ -285,7 +294,7 @@ def turn_segments(
         if number in replaced:
             replacement = replaced[number]
             if replacement is None:
-                gap = True
+                gap = number not in wrappers
                 return
             gap = False
             pending.append(replacement)
@@ -345,6 +354,19 @@ def turn_segments(
             )
     flush()
     return segments
+
+
+def _closes(lines: Sequence[str], start: int, end: int) -> bool:
+    """Whether the code fence on lines ``[start, end)`` ends with its closing line (a
+    run of its marker character at least as long as the opening one), not where its
+    block or the document runs out."""
+    if end - 1 <= start:
+        return False
+    opening = lines[start].lstrip(" ")
+    char = opening[:1]
+    marker = len(opening) - len(opening.lstrip(char))
+    closing = lines[end - 1].strip()
+    return len(closing) >= marker and closing == char * len(closing)
 
 
 _SentLines: TypeAlias = tuple[Sequence[str], Sequence[int] | None, int]

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ._incremental import reparse as reparse
     from ._index import AttachmentParagraph as AttachmentParagraph
     from ._index import Block as Block
+    from ._index import ContentFence as ContentFence
     from ._index import Delimiter as Delimiter
     from ._index import Fence as Fence
     from ._index import Records as Records
@@ -82,6 +83,7 @@ _NAMES = {
         "_index": (
             "AttachmentParagraph",
             "Block",
+            "ContentFence",
             "Delimiter",
             "Fence",
             "Records",

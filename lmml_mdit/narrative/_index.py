@@ -19,9 +19,17 @@ from typing import Any, Literal, NamedTuple, TypeVar, overload
 from markdown_it.token import Token
 
 from ..model import Embed, Role, Turn
-from ..syntax import SIGIL
+from ..syntax import CONTENT_FENCE_INFO, SIGIL
 
-__all__ = ["AttachmentParagraph", "Block", "Delimiter", "Fence", "Records", "StructureIndex"]
+__all__ = [
+    "AttachmentParagraph",
+    "Block",
+    "ContentFence",
+    "Delimiter",
+    "Fence",
+    "Records",
+    "StructureIndex",
+]
 
 
 class Block(NamedTuple):
@@ -107,6 +115,19 @@ class AttachmentParagraph(NamedTuple):
     end: int
     names: tuple[str, ...]
     turn: int | None
+
+
+class ContentFence(NamedTuple):
+    """A top-level code fence of :data:`~lmml_mdit.syntax.CONTENT_FENCE_INFO`: a turn's
+    text as it is, sent without the fence's own lines.
+
+    :ivar start: its opening line (0-based).
+    :ivar end: the line after its last (0-based, exclusive): after its closing line, or
+        where it runs out when it is not closed.
+    """
+
+    start: int
+    end: int
 
 
 _Record = TypeVar("_Record", Block, Fence, Delimiter)
@@ -203,6 +224,7 @@ class StructureIndex:
     :ivar delimiters: the role delimiters, in document order; the *n*-th opens the *n*-th
         turn after the ``context`` turn, when there is one.
     :ivar attachments: the top-level paragraphs made only of references, in order.
+    :ivar content_fences: the top-level ``lmml-content`` code fences, in order.
     :ivar embeds: every embed, in document order (``Narrative.embeds``; :attr:`references`
         reads the references from it).
     """
@@ -212,6 +234,7 @@ class StructureIndex:
     delimiters: Records[Delimiter]
     attachments: tuple[AttachmentParagraph, ...]
     embeds: Sequence[Embed] = field(repr=False)
+    content_fences: tuple[ContentFence, ...] = ()
 
     @classmethod
     def from_tokens(
@@ -239,6 +262,7 @@ class StructureIndex:
         fences = Records(Fence)
         delimiters = Records(Delimiter)
         attachments: list[AttachmentParagraph] = []
+        content_fences: list[ContentFence] = []
         # The turn opened by the n-th delimiter: every turn but a leading context turn.
         opened = 1 if turns and turns[0].delimiter_line is None else 0
         # Blocks come in line order, so one pass over the turns finds each block's turn:
@@ -284,6 +308,8 @@ class StructureIndex:
                     attachments.append(AttachmentParagraph(start, end, names, turn))
             elif kind == "lmml_embed":
                 _add_fence(fences, token, position)
+            elif kind == "fence" and token.info.strip() == CONTENT_FENCE_INFO:
+                content_fences.append(ContentFence(start, end))
             elif kind in ("heading", "lmml_role") and token.meta and "lmml_role" in token.meta:
                 heading = kind == "heading"
                 delimiters._append(
@@ -301,6 +327,7 @@ class StructureIndex:
             delimiters=delimiters,
             attachments=tuple(attachments),
             embeds=embeds,
+            content_fences=tuple(content_fences),
         )
 
     @property
@@ -334,6 +361,15 @@ class StructureIndex:
         ``[start, end)``, in order."""
         return _starting_in(self.attachments, self._attachment_starts, start, end)
 
+    def content_fences_in(self, start: int, end: int) -> Iterator[ContentFence]:
+        """The ``lmml-content`` code fences whose opening line lies in the 0-based lines
+        ``[start, end)``, in order."""
+        return _starting_in(self.content_fences, self._content_fence_starts, start, end)
+
+    @functools.cached_property
+    def _content_fence_starts(self) -> list[int]:
+        return [fence.start for fence in self.content_fences]
+
     @functools.cached_property
     def first_fences(self) -> dict[str, Fence]:
         """The first fence of each name, in document order."""
@@ -343,7 +379,7 @@ class StructureIndex:
         return first
 
 
-_Spanned = TypeVar("_Spanned", Fence, AttachmentParagraph)
+_Spanned = TypeVar("_Spanned", Fence, AttachmentParagraph, ContentFence)
 
 
 def _starting_in(

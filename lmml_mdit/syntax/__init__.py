@@ -63,6 +63,7 @@ from ._roles import suggested_role as suggested_role
 from ._roles import suspicious_heading as suspicious_heading
 from ._triggers import INLINE_TRIGGERS as INLINE_TRIGGERS
 from ._triggers import may_hold_lmml as may_hold_lmml
+from ._write import CONTENT_FENCE_INFO as CONTENT_FENCE_INFO
 from ._write import ESCAPE as ESCAPE
 from ._write import FenceCharacter as FenceCharacter
 from ._write import check_fenceable as check_fenceable
@@ -97,6 +98,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "COMMENT_OPEN",
             "DEFERRED_KEY",
             "DELIMITERS_KEY",
+            "CONTENT_FENCE_INFO",
             "DELIMITER_MODES",
             "EMBEDS_KEY",
             "ESCAPE",

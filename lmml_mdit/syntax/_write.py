@@ -18,6 +18,7 @@ from ._fence import MARKER
 from ._reference import SIGIL
 
 __all__ = [
+    "CONTENT_FENCE_INFO",
     "ESCAPE",
     "FenceCharacter",
     "check_fenceable",
@@ -31,6 +32,11 @@ __all__ = [
 
 ESCAPE = "\\"
 """The LMML escape: before an ``@`` or at the start of a delimiter line, it keeps it text."""
+
+CONTENT_FENCE_INFO = "lmml-content"
+"""The info string of a code fence whose content is a turn's text as it is: a model is
+sent what it holds, without the fence's own lines (the Transcript wraps a content no
+escape makes safe in one)."""
 
 FenceCharacter = Literal["`", "~"]
 """The characters a Markdown code fence is made of."""

@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from typing import Literal
 
 from ..model import MESSAGE_ROLES
-from ..syntax import code_fence
+from ..syntax import CONTENT_FENCE_INFO, code_fence
 
 __all__ = [
     "CONTENT_FENCE_INFO",
@@ -36,8 +36,6 @@ __all__ = [
     "insert_backslashes",
 ]
 
-CONTENT_FENCE_INFO = "lmml-content"
-"""The info string of the code fence that wraps content unsafe to write verbatim."""
 
 _ROLE_WORD = re.compile(r"[^\W\d_]+")
 _TURN_LABEL = re.compile(r"turn\s+\d+", re.IGNORECASE)

@@ -104,6 +104,13 @@ def _check(
             if sent != plan.sent:
                 faults.setdefault(position, "turn")
                 continue
+        if plan.kept is None and plan.encoding != "fenced":
+            own = narrative.index.content_fences_in(turn.start_line - 1, turn.end_line)
+            if next(own, None) is not None:
+                # An lmml-content fence of the content's own: the model would be sent what
+                # it holds without its lines, so the content is fenced whole.
+                faults.setdefault(position, "turn")
+                continue
         for embed in fence_turn.get(found, ()):
             carried = embed.name in assets
             if (carried or plan.kept is None) and assets.get(embed.name) != embed.content:
