@@ -64,3 +64,32 @@ def test_parse_never_fails(example: dict[str, Any]) -> None:
     """The narrative model reads every example; none holds LMML, so no embeds."""
     narrative = parse(example["markdown"])
     assert narrative.embeds == ()
+
+
+@pytest.mark.parametrize(
+    ("markdown", "roles"),
+    [
+        # A thematic break of four or more dashes, or a line of dashes and words, is no
+        # front matter: before, everything up to the next such line vanished from the turns.
+        (
+            "----\nSome intro\n\n## user\nhi\n\n----\n## assistant\nok\n",
+            ["context", "user", "assistant"],
+        ),
+        ("-----\n## user\nhi\n-----\n## assistant\nok\n", ["context", "user", "assistant"]),
+        ("--- draft ---\n## user\nhi\n\n---\n## assistant\nok\n", ["context", "user", "assistant"]),
+        ("---x\nnote: 1\n---\n## user\nhi\n", ["context", "user"]),
+    ],
+)
+def test_front_matter_opens_only_on_a_line_of_three_dashes(markdown: str, roles: list[str]) -> None:
+    full = MarkdownIt("commonmark").use(lmml_plugin)
+    assert full.render(markdown) == WITHOUT_PLUGIN.render(markdown)
+    narrative = parse(markdown)
+    assert narrative.front_matter is None
+    assert [turn.role for turn in narrative.turns] == roles
+
+
+@pytest.mark.parametrize("opening", ["---", "---  ", "---\t"])
+def test_front_matter_opening_line_may_end_in_white_space(opening: str) -> None:
+    narrative = parse(opening + "\na: 1\n---\n## user\nhi\n")
+    assert narrative.front_matter == "a: 1"
+    assert [turn.role for turn in narrative.turns] == ["user"]

@@ -28,6 +28,9 @@ FRONT_MATTER_KEY = "lmml_front_matter"
 FRONT_MATTER_TOKEN = "front_matter"
 """The token type of a leading metadata block."""
 
+FRONT_MATTER_MARKER = "---"
+"""The first line of front matter (white space after it allowed)."""
+
 BlockRule = Callable[[StateBlock, int, int, bool], bool]
 
 
@@ -45,14 +48,27 @@ def add_front_matter(md: MarkdownIt) -> None:
 
 def _at_the_top(rule: BlockRule) -> BlockRule:
     """*rule* (``mdit_py_plugins``' front matter rule) tried only at the document's top
-    level: alone, it also takes the first line of a block nested in a container on the
+    level and only on a first line that is ``---`` alone (white space after it allowed).
+
+    Alone, the rule also takes the first line of a block nested in a container on the
     first line (``- 2. \\--`` over a less indented line), counting the character before
-    the dashes as one, so that line vanished from the text."""
+    the dashes as one, and it opens on any line starting with three dashes (a ``-----``
+    thematic break, ``--- draft ---``): the text up to the next such line vanished."""
 
     def front_matter(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-        return state.parentType == "root" and rule(state, start_line, end_line, silent)
+        return (
+            state.parentType == "root"
+            and start_line == 0
+            and _is_opening(state.src[state.bMarks[0] : state.eMarks[0]])
+            and rule(state, start_line, end_line, silent)
+        )
 
     return front_matter
+
+
+def _is_opening(line: str) -> bool:
+    """Whether *line* opens front matter: ``---`` then nothing but spaces and tabs."""
+    return line.rstrip(" \t") == FRONT_MATTER_MARKER
 
 
 def _render_nothing(
