@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 import lmml_mdit
+import lmml_mdit.cli
 from lmml_mdit import (
     MESSAGE_ROLES,
     ROLES,
@@ -182,6 +184,40 @@ def test_invalid_utf8(data: bytes, offset: int, line: int) -> None:
     assert error.line == line
     assert error.name == "chat.lmml"
     assert error.hint
+
+
+@pytest.mark.parametrize(
+    ("codec", "offset"),
+    [
+        ("utf-16", 0),  # a byte order mark: already refused, now named for what it is
+        ("utf-32", 0),
+        ("utf-16-le", 1),  # no byte order mark: was read as text with U+FFFD between letters
+        ("utf-16-be", 0),
+    ],
+)
+def test_utf16_bytes_are_refused_as_utf16(codec: str, offset: int) -> None:
+    data = "## user\nhello @a.png\n".encode(codec)
+    with pytest.raises(LmmlSyntaxError) as caught:
+        parse(data, name="chat.lmml")
+    error = caught.value
+    assert f"byte offset {offset}" in str(error)
+    assert "UTF-16" in str(error) or "UTF-32" in str(error)
+    assert (error.name, error.line, error.hint) == ("chat.lmml", 1, "save the narrative as UTF-8")
+
+
+def test_utf16_file_is_refused_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "chat.lmml"
+    path.write_bytes("## user\nhi\n".encode("utf-16-le"))
+    assert lmml_mdit.cli.main(["turns", str(path)]) == 2
+    said = capsys.readouterr().err
+    assert f"{path}:1:2: invalid UTF-8 at byte offset 1 (the bytes are UTF-16" in said
+
+
+def test_text_with_a_few_nul_bytes_is_still_text() -> None:
+    narrative = parse(b"## user\na\0b\n")
+    assert narrative.turns[0].text == "a\ufffdb"
 
 
 def test_decode_narrative() -> None:

@@ -89,6 +89,17 @@ def decode_narrative(data: bytes, *, name: str | None = None) -> str:
     :raises LmmlSyntaxError: for invalid UTF-8, naming the byte offset and its line.
     """
     skipped = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    wide = _wide_encoding(data)
+    if wide is not None:
+        encoding, offset = wide
+        line, column = place_after(data[:offset].decode("utf-8", "replace"))
+        raise LmmlSyntaxError(
+            f"invalid UTF-8 at byte offset {offset} (the bytes are {encoding}, not UTF-8)",
+            name=name,
+            line=line,
+            column=column,
+            hint="save the narrative as UTF-8",
+        )
     try:
         return data[skipped:].decode("utf-8")
     except UnicodeDecodeError as error:
@@ -103,6 +114,40 @@ def decode_narrative(data: bytes, *, name: str | None = None) -> str:
             column=column,
             hint="save the narrative as UTF-8",
         ) from None
+
+
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),  # before UTF-16's, which it starts with
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+_WIDE_SAMPLE = 512
+"""How many leading bytes :func:`_wide_encoding` looks at (a fixed cost per narrative)."""
+
+
+def _wide_encoding(data: bytes) -> tuple[str, int] | None:
+    """The encoding *data* is plainly in when it is UTF-16 or UTF-32 instead of UTF-8, with
+    the byte offset where it shows, or None.
+
+    A UTF-16 or UTF-32 byte order mark says so outright. Without one, UTF-16 text is
+    still valid UTF-8 (each ASCII character gains a NUL), so it would be read as text with
+    a replacement character between every two letters: within the first bytes, a NUL at
+    half or more of the even (or of the odd) offsets and at fewer than half of the others
+    tells it. Text with a stray NUL is not affected.
+    """
+    for bom, encoding in _WIDE_BOMS:
+        if data.startswith(bom):
+            return encoding, 0
+    sample = data[: _WIDE_SAMPLE - _WIDE_SAMPLE % 2]
+    pairs = len(sample) // 2
+    if pairs < 2 or b"\0" not in sample:
+        return None
+    even = sample[0 : 2 * pairs : 2].count(0)
+    odd = sample[1 : 2 * pairs : 2].count(0)
+    if 2 * even >= pairs > 2 * odd or 2 * odd >= pairs > 2 * even:
+        return "UTF-16", sample.index(0)
+    return None
 
 
 def _check_encodable(text: str, name: str | None) -> None:
