@@ -4,6 +4,7 @@ the call came through."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,20 @@ def test_warnings_point_at_the_caller(call: object) -> None:
             found.category, (UnknownSettingWarning, MissingSettingWarning, NativeItemDroppedWarning)
         )
         assert found.filename == __file__, (found.filename, found.message)
+
+
+def test_a_prompt_file_warning_points_at_the_caller(tmp_path: Path) -> None:
+    from lmml_mdit.errors import PromptFileWarning
+    from lmml_mdit.promptfiles import convert, import_prompt_file
+
+    source = tmp_path / "p.prompty"
+    source.write_text(
+        "---\nmodel:\n  api: chat\n  parameters:\n    logprobs_x: 2\n---\nuser:\nhi\n", "utf-8"
+    )
+    for call in (
+        lambda: import_prompt_file(source, tmp_path / "a.lmml"),
+        lambda: convert(source, tmp_path / "b.lmml"),
+    ):
+        caught = _caught(call)
+        assert [found.category for found in caught] == [PromptFileWarning]
+        assert caught[0].filename == __file__, (caught[0].filename, caught[0].message)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -21,6 +20,7 @@ from ..model import MESSAGE_ROLES, Role
 from ..narrative import is_tool_call_name
 from ..schema import settings_schema
 from ..text import normalize_newlines, trim_blank_lines
+from ..warn import warn as warn_at_caller
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
@@ -68,8 +68,8 @@ def known_settings() -> frozenset[str]:
 
 
 def warn(message: str) -> None:
-    """One :class:`PromptFileWarning` naming one item."""
-    warnings.warn(message, PromptFileWarning, stacklevel=3)
+    """One :class:`PromptFileWarning` naming one item, at the line of the caller's code."""
+    warn_at_caller(PromptFileWarning(message))
 
 
 def refuse(
