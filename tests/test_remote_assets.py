@@ -232,6 +232,11 @@ def test_entry_form_is_documented_json() -> None:
         (b'{"kind": "file", "file_id": "f", "provider": "gemini"}', "provider"),
         (b'{"kind": "image", "url": 5}', "string"),
         (b'{"kind": "image", "url": "https://x\\u0000"}', "control characters"),
+        # Read as every JSON the package reads (lmml_mdit.jsonio): strictly, never a crash.
+        (b'{"kind": "image", "url": "https://a", "url": "https://b"}', "appears twice"),
+        (b"[" * 100_000 + b"]" * 100_000, "nests too deeply"),
+        (b'{"kind": "image", "url": NaN}', "NaN is not a JSON number"),
+        (b"\xff", "not UTF-8"),
     ],
 )
 def test_a_malformed_entry_is_refused(data: bytes, fragment: str) -> None:

@@ -13,6 +13,7 @@ import json
 
 from ..conversation import FILE_ID_PROVIDERS, MAX_URL_LENGTH, RemoteAsset, RemoteKind
 from ..errors import BundleError
+from ..jsonio import load_json
 from ..model import Issue
 from ._contents import BundleContents
 from ._names import REMOTE_SUFFIX, is_remote_name
@@ -44,13 +45,19 @@ def parse_remote(data: bytes, *, name: str) -> RemoteAsset:
     """Read a remote asset's entry.
 
     :param name: the entry's name, for the error.
-    :raises BundleError: when *data* is not the JSON object described above.
+    :raises BundleError: when *data* is not the JSON object described above, read as
+        :func:`~lmml_mdit.jsonio.parse_json` reads JSON (a repeated key is refused), with
+        the line and column in the entry of JSON that does not parse.
     """
     hint = 'write {"kind": "image", "url": "https://..."} or {"kind": "file", "file_id": ...}'
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise BundleError(f"remote asset is not JSON ({error})", name=name, hint=hint) from None
+    value = load_json(
+        data,
+        error_class=BundleError,
+        name=name,
+        subject="remote asset",
+        hint=hint,
+        wording=_not_json,
+    )
     if not isinstance(value, dict):
         raise BundleError("remote asset must be a JSON object", name=name, hint=hint)
     unknown = sorted(set(value) - {"kind", "url", "file_id", "provider", "media_type"})
@@ -78,6 +85,12 @@ def parse_remote(data: bytes, *, name: str) -> RemoteAsset:
         return RemoteAsset(kind=kind, **fields)
     except ValueError as error:
         raise BundleError(f"invalid remote asset: {error}", name=name, hint=hint) from None
+
+
+def _not_json(error: json.JSONDecodeError | RecursionError) -> str:
+    if isinstance(error, RecursionError):
+        return "remote asset nests too deeply to read"
+    return f"remote asset is not JSON ({error})"  # its place too, for validate's issue
 
 
 def link_target(url: str) -> str | None:
