@@ -263,6 +263,22 @@ def test_files_hold_values(tmp_path: Path) -> None:
         template().messages("openai", inputs={"history": tmp_path / "tpl.lmml", "question": "q"})
 
 
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # Read as every JSON of the package (lmml_mdit.jsonio): the first content is not lost.
+        ('[{"role": "user", "content": "hi", "content": "bye"}]', "appears twice"),
+        ("[" * 100_000 + "]" * 100_000, "nests too deeply"),
+        ('[{"role": "user", "content": NaN}]', "NaN is not a JSON number"),
+    ],
+)
+def test_a_json_file_is_read_strictly(tmp_path: Path, text: str, why: str) -> None:
+    (tmp_path / "chat.json").write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=why) as info:
+        template().messages("openai", inputs={"history": tmp_path / "chat.json", "question": "q"})
+    assert info.value.kind == "invalid_input"
+
+
 def test_the_preview_shows_the_turns_marked(tmp_path: Path) -> None:
     hostile = [{"role": "user", "content": "<script>x</script>"}, HISTORY[1]]
     page = lmml_mdit.render_html(template(), inputs={"history": hostile, "question": "q"})

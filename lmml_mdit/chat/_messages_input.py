@@ -9,12 +9,12 @@ text, so nothing in a message can add a turn, an embed or a tool call.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Set
 
 from ..bundle import TEXT_EMBEDS_SETTING, Bundle, BundleSource, Limits
 from ..errors import InputError, LmmlError
+from ..jsonio import parse_json
 from ..model import Issue
 from ..templates import (
     InputSpec,
@@ -132,10 +132,14 @@ def _from_file(spec: InputSpec, value: str | os.PathLike[str], limits: Limits) -
                 value,
             )
         try:
-            payload = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as error:
+            payload = parse_json(data)
+        except (ValueError, RecursionError) as error:  # JSONDecodeError, UnicodeDecodeError
+            why = "nests too deeply to read" if isinstance(error, RecursionError) else None
             raise _refused(
-                spec, f"names {shown!r}, which is not JSON ({error})", "fix the file", value
+                spec,
+                f"names {shown!r}, which {why or f'is not JSON ({error})'}",
+                "fix the file",
+                value,
             ) from None
         return _from_payload(spec, payload, shown)
     from ._opening import open as open_bundle
