@@ -4,16 +4,23 @@ The order is the one ``docs/architecture.md`` draws. A module's layer is its sub
 (``lmml_mdit.chat._content`` is in ``chat``); the top-level modules below every subpackage
 (``errors``, ``model``, ``text``, ...) are the ``foundation``; the package's ``__init__`` and
 ``__main__`` are the ``surface`` that re-exports everything.
+
+An import is any ``import`` statement (at the top, in a function, or for the type checker
+only) and any name of a module's lazy table (:func:`lmml_mdit.lazy.lazy_attributes`), which
+imports its module on first use.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import pkgutil
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib.util import resolve_name
 from pathlib import Path
 
 import pytest
@@ -61,9 +68,13 @@ DELEGATIONS = {
         "lmml_mdit.severity",
         "lmml_mdit.bundle.reserved_embeds",
     ): "the severity table's first read: the reserved embeds declare their kinds",
+    ("lmml_mdit.bundle.inputs", "lmml_mdit.templates"): (
+        "the templates' names at their old path, imported on first use"
+    ),
 }
 """The upward imports allowed: thin methods that hand a bundle to the layer above, imported
-inside the method (so the lower layer loads without the upper one)."""
+inside the method (so the lower layer loads without the upper one), or names imported on
+first use."""
 
 TYPED_DELEGATIONS = {
     ("lmml_mdit.bundle._bundle", "lmml_mdit.run"): (
@@ -94,6 +105,8 @@ class Import:
     line: int
     nested: bool  # inside a function: runs on call, not on import
     typing_only: bool = False  # under ``if TYPE_CHECKING:``: never runs
+    lazy: bool = False  # a name of the module's table for ``lazy_attributes``: on first use
+    names: tuple[str, ...] = ()  # the names ``from target import ...`` takes
 
 
 def _modules() -> dict[str, Path]:
@@ -158,10 +171,51 @@ def imports_of(module: str) -> Iterator[Import]:
                     node.lineno,
                     node.lineno in nested_lines,
                     node.lineno in typing_lines,
+                    names=tuple(alias.name for alias in node.names)
+                    if isinstance(node, ast.ImportFrom) and name == names[0]
+                    else (),
                 )
 
 
-ALL_IMPORTS = [found for module in MODULES for found in imports_of(module)]
+def _lazy_table(module: str) -> dict[str, str]:
+    """Each name *module* imports on first use (its table for
+    :func:`lmml_mdit.lazy.lazy_attributes`), by the module it comes from."""
+    getter = vars(sys.modules[module]).get("__getattr__")
+    if getattr(getter, "__qualname__", None) != "lazy_attributes.<locals>.__getattr__":
+        return {}
+    found = inspect.getclosurevars(getter).nonlocals
+    return {name: resolve_name(where, found["package"]) for name, where in found["names"].items()}
+
+
+LAZY_TABLES = {module: _lazy_table(module) for module in MODULES}
+
+
+def lazy_imports_of(module: str) -> Iterator[Import]:
+    """The imports *module*'s lazy table makes on first use: nested imports, as a
+    function's would be (a name in the table is a string, which no ``import`` statement
+    shows)."""
+    if not LAZY_TABLES[module]:
+        return
+    line = next(
+        node.lineno
+        for node in ast.walk(TREES[module])
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("lazy_attributes")
+    )
+    for target in sorted(set(LAZY_TABLES[module].values())):
+        if target in MODULES and target != module:
+            yield Import(module, target, line, nested=True, lazy=True)
+
+
+ALL_IMPORTS = [
+    found for module in MODULES for found in (*imports_of(module), *lazy_imports_of(module))
+]
+
+
+def test_a_lazy_table_counts_as_imports() -> None:
+    """The names a package imports on first use are imports too: each table is read."""
+    lazy = {(found.source, found.target) for found in ALL_IMPORTS if found.lazy}
+    assert ("lmml_mdit", "lmml_mdit.bundle") in lazy
+    assert ("lmml_mdit.bundle.inputs", "lmml_mdit.templates") in lazy
 
 
 def test_every_module_has_a_declared_layer() -> None:
@@ -220,12 +274,34 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_import_cycle() -> None:
+def _import_edges() -> dict[str, set[str]]:
+    """Which module each module's loading runs. A name taken from a module with a lazy
+    table (``from lmml_mdit.chat import BodyWriter``) is an edge to the module that defines
+    it; the table itself is no edge, since it imports nothing until a name is read."""
     edges: dict[str, set[str]] = {module: set() for module in MODULES}
     for found in ALL_IMPORTS:
-        if (found.source, found.target) not in DELEGATIONS and not found.typing_only:
-            edges[found.source].add(found.target)
-    assert _cycles(edges) == []
+        if (found.source, found.target) in DELEGATIONS or found.typing_only or found.lazy:
+            continue
+        table = LAZY_TABLES[found.target]
+        edges[found.source].add(found.target)
+        for name in found.names:
+            if table.get(name) in MODULES and table[name] != found.source:
+                edges[found.source].add(table[name])
+    return edges
+
+
+def test_no_import_cycle() -> None:
+    assert _cycles(_import_edges()) == []
+
+
+def test_a_cycle_through_a_lazy_table_is_found() -> None:
+    """A name read through a package's lazy table is an import of its own module."""
+    edges = _import_edges()
+    # preview._page: ``from ..bundle import ..., parse_remote``, defined in bundle._remote.
+    assert "lmml_mdit.bundle._remote" in edges["lmml_mdit.preview._page"]
+    planted = {**edges, "lmml_mdit.bundle._remote": {"lmml_mdit.preview._page"}}
+    pair = {"lmml_mdit.bundle._remote", "lmml_mdit.preview._page"}
+    assert any(pair <= set(cycle) for cycle in _cycles(planted))
 
 
 @pytest.mark.parametrize(
@@ -251,9 +327,9 @@ def _bare_any(annotation: ast.expr | None) -> bool:
 
 
 def _public_signatures() -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The public functions and methods of every module, private modules too: the public
+    names live there (``Bundle`` in ``lmml_mdit.bundle._bundle``), re-exported."""
     for module in MODULES:
-        if any(part.startswith("_") for part in module.split(".")[1:]):
-            continue
         body = TREES[module].body
         classes = [(node.name + ".", node.body) for node in body if isinstance(node, ast.ClassDef)]
         for owner, members in [("", body), *classes]:
@@ -287,6 +363,12 @@ def test_no_any_in_a_public_signature() -> None:
     assert found == []
 
 
+def test_the_signatures_read_include_the_private_modules() -> None:
+    read = {where.partition(" ")[0] for where, _ in _public_signatures()}
+    assert "lmml_mdit.bundle._bundle:Bundle.messages" in read
+    assert "lmml_mdit.chat._outgoing:request_body" in read
+
+
 @pytest.mark.parametrize(
     ("annotation", "bare"),
     [("Any", True), ("dict[str, Any]", True), ("JSONObject", False), ("object", False)],
@@ -299,7 +381,7 @@ def test_the_any_finder_finds_any(annotation: str, bare: bool) -> None:
 def test_the_architecture_page_draws_the_code() -> None:
     """``docs/architecture.md`` lists every module once, under its own layer, the layers in
     the declared order."""
-    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    page = _architecture_page()
     listed: dict[str, str] = {}
     sections: list[str] = []
     layer = None
@@ -314,6 +396,36 @@ def test_the_architecture_page_draws_the_code() -> None:
             listed[row[1]] = layer
     assert sections == list(LAYERS)
     assert listed == {module: layer_of(module) for module in MODULES}
+
+
+def _architecture_page() -> str:
+    return (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+
+
+def test_the_architecture_diagram_draws_the_declared_order() -> None:
+    block = _architecture_page().split("```text\n", 1)[1].split("```", 1)[0]
+    drawn = [line.split()[0] for line in block.splitlines() if line.strip() not in ("", "│")]
+    assert drawn == list(reversed(LAYERS))
+
+
+def test_the_architecture_page_lists_every_delegation() -> None:
+    """The table of delegations on the page is the test's two lists."""
+    rows = re.findall(
+        r"^ *\| `(lmml_mdit[\w.]*)` \| `(lmml_mdit[\w.]*)` \| (on call|on first use|types only) \|",
+        _architecture_page(),
+        re.MULTILINE,
+    )
+    assert len(rows) == len(set(rows))
+    assert {(source, target) for source, target, runs in rows if runs != "types only"} == set(
+        DELEGATIONS
+    )
+    assert {(source, target) for source, target, runs in rows if runs == "types only"} == set(
+        TYPED_DELEGATIONS
+    )
+    lazy = {(found.source, found.target) for found in ALL_IMPORTS if found.lazy}
+    assert {(source, target) for source, target, runs in rows if runs == "on first use"} == (
+        set(DELEGATIONS) & lazy
+    )
 
 
 def _modules_naming(names: frozenset[str]) -> set[str]:
