@@ -295,6 +295,7 @@ def test_the_sending_options_default_as_a_run_does() -> None:
         )
         given = parser.parse_args([*command, "--retries", "1", "--backoff", "0", "--timeout", "2"])
         assert (given.retries, given.backoff, given.timeout) == (1, 0.0, 2.0)
+    assert parser.parse_args(["run", "a.lmml"]).max_rounds == RunOptions.max_rounds
 
 
 def _killable(folder: Path, server: WireServer, concurrency: int, out: Path) -> list[str]:

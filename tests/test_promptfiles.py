@@ -192,6 +192,19 @@ def test_detection_by_extension_and_content(tmp_path: Path) -> None:
     assert detect_prompt_format(str(other)) is None
 
 
+@pytest.mark.parametrize("pad", range(3))
+def test_detection_by_content_reads_past_a_character_cut_by_its_window(
+    tmp_path: Path, pad: int
+) -> None:
+    """Non-ASCII text past the first 64 KiB: whichever byte the window ends on, the file
+    is still read as the format its start shows."""
+    source = (GITHUB / "s.prompt.yml").read_text("utf-8")
+    path = tmp_path / "summarize.yaml"
+    path.write_text(source + "# " + "x" * pad + "\u8a9e" * 30_000 + "\n", "utf-8")
+    assert detect_prompt_format(str(path)) == "github"
+    assert cli.main(["convert", str(path), str(tmp_path / "s.lmml"), "-q"]) == 0
+
+
 def test_cli_import_and_convert(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Set
 
 from ..bundle import TEXT_EMBEDS_SETTING, Bundle, BundleSource, Limits
 from ..errors import InputError, LmmlError
+from ..formats import BUNDLE_SUFFIXES
 from ..jsonio import parse_json
 from ..model import Issue
 from ..templates import (
@@ -26,7 +27,7 @@ from ..templates import (
 
 __all__ = ["MESSAGES_SUFFIXES", "messages_issues", "read_messages"]
 
-MESSAGES_SUFFIXES = (".lmml", ".lmmlz", ".json")
+MESSAGES_SUFFIXES = (*BUNDLE_SUFFIXES, ".json")
 """The files a ``messages`` value may name."""
 
 

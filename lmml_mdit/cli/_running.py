@@ -178,9 +178,10 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-rounds",
         type=positive_int,
-        default=8,
+        default=8,  # RunOptions.max_rounds, a test checks: the parser loads no run module
         metavar="N",
-        help="at most N requests in one run, with tool calls answered in between (default: 8)",
+        help="at most N requests in one run, with tool calls answered in between "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "-y", "--yes", action="store_true", help="run tool calls without asking first"

@@ -21,6 +21,7 @@ from ..bundle import Bundle
 from ..chat import iter_bundles
 from ..chat import open as open_bundle
 from ..errors import ExpectError, InputError, LmmlError
+from ..formats import PARQUET_SUFFIX
 from ..jsontypes import JSONObject
 from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import (
@@ -194,7 +195,7 @@ def iter_bundle_cases(
             except LmmlError as error:
                 yield number, name, BundleFailure(error)
         return
-    if not text.lower().endswith(".parquet") or not os.path.isfile(text):
+    if not text.lower().endswith(PARQUET_SUFFIX) or not os.path.isfile(text):
         raise InputError(
             "with no --cases, PATH is a folder of bundles or a Parquet file of them",
             name=text,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..atomic import atomic_write
 from ..errors import LmmlError
+from ..formats import PARQUET_SUFFIX
 from ..jsonio import escaped_surrogates, unicode_json
 from ..jsontypes import JSONMapping
 
@@ -36,7 +37,7 @@ def journal_path(out: str | os.PathLike[str]) -> str:
     """Where the rows of *out* are appended: *out* itself, or for a ``.parquet`` file its
     journal ``OUT.journal.jsonl`` beside it."""
     text = os.fspath(out)
-    return text + ".journal.jsonl" if text.lower().endswith(".parquet") else text
+    return text + ".journal.jsonl" if text.lower().endswith(PARQUET_SUFFIX) else text
 
 
 def _schema() -> pa.Schema:

@@ -32,9 +32,6 @@ from ..templates import (
 
 __all__ = ["InputView"]
 
-_SHOWN_IMAGE_BYTES = 8 * 1024 * 1024
-"""The largest image value shown in the page (a larger one is a chip)."""
-
 
 class InputView:
     """How one page shows a template's placeholders.
@@ -54,7 +51,7 @@ class InputView:
         values: Mapping[str, object] | None,
         *,
         spend: Callable[[int], bool] | None = None,
-        max_image_bytes: int = _SHOWN_IMAGE_BYTES,
+        max_image_bytes: int,
     ) -> None:
         self._spend = spend
         self._max_image_bytes = max_image_bytes

@@ -9,6 +9,7 @@ bundle to a prompt file. See :doc:`/promptfiles`.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from pathlib import Path
@@ -17,7 +18,7 @@ from ..atomic import atomic_write_bytes
 from ..errors import PromptFileError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from . import _dotprompt, _github, _langchain, _prompty
-from ._shared import Prompt, declare_used, lmml_text, read_bundle
+from ._shared import HEAD_SIZE, Prompt, declare_used, lmml_text, read_bundle
 
 __all__ = ["PROMPT_FORMATS", "cases_path", "convert", "detect_prompt_format", "import_prompt_file"]
 
@@ -48,7 +49,8 @@ def detect_prompt_format(path: str) -> str | None:
         return None
     try:
         with open(path, "rb") as stream:
-            head = stream.read(64 * 1024).decode("utf-8")
+            # A character the window cuts in two is left for the rest of the file.
+            head = codecs.getincrementaldecoder("utf-8")().decode(stream.read(HEAD_SIZE))
     except (OSError, UnicodeDecodeError):
         return None
     for name, module in _FORMATS.items():

@@ -7,6 +7,7 @@ import dataclasses
 import os
 
 from ._shared import (
+    HEAD_SIZE,
     Prompt,
     dump_yaml,
     known_settings,
@@ -44,7 +45,7 @@ _MARKER = "<<<dotprompt:role:"
 
 def looks_like(text: str) -> bool:
     """Whether *text* reads as a dotprompt file: a role helper or marker in it."""
-    head = text[:65536]
+    head = text[:HEAD_SIZE]
     return '{{role "' in head or "{{ role " in head or _MARKER in head
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..bundle import load_front_matter
 from ..errors import InvalidSettingsError
 from ._shared import (
+    HEAD_SIZE,
     ROLES,
     Prompt,
     dump_yaml,
@@ -34,7 +35,7 @@ _KEPT = ("name", "description", "testData", "evaluators", "responseFormat", "jso
 
 def looks_like(text: str) -> bool:
     """Whether *text* reads as a ``.prompt.yml``: top-level ``messages:`` with roles."""
-    head = text[:65536]
+    head = text[:HEAD_SIZE]
     return not head.startswith("---") and "\nmessages:" in "\n" + head and "role:" in head
 
 

@@ -8,7 +8,7 @@ import json
 
 from ..errors import PromptFileError
 from ..jsonio import load_json
-from ._shared import Prompt, leave_out, refuse, scan_placeholders, spaced_placeholder
+from ._shared import HEAD_SIZE, Prompt, leave_out, refuse, scan_placeholders, spaced_placeholder
 
 NAME = "LangChain ChatPromptTemplate"
 SUFFIX = ".json"
@@ -36,7 +36,7 @@ _CLASSES = {
 def looks_like(text: str) -> bool:
     """Whether *text* reads as a serialized ``ChatPromptTemplate``."""
     head = text[:4096]
-    return '"lc"' in head and "ChatPromptTemplate" in text[:65536]
+    return '"lc"' in head and "ChatPromptTemplate" in text[:HEAD_SIZE]
 
 
 def read(text: str, file: str) -> Prompt:

@@ -61,6 +61,10 @@ class Prompt:
     meta: dict[str, object] = field(default_factory=dict)
 
 
+HEAD_SIZE = 64 * 1024
+"""How much of a file's start (bytes read, then characters looked at) tells its format."""
+
+
 def known_settings() -> frozenset[str]:
     """The setting names LMML's settings schema knows."""
     properties = settings_schema().get("properties")

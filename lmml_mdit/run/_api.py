@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING
 from ..chat import DEFAULT_PROVIDER, RequestOptions
 from ..conversation import NativeItem, TextPart, ToolCall
 from ..jsontypes import JSONObject
-from ._loop import DEFAULT_BACKOFF, DEFAULT_RETRIES, Approve, RunOptions, arun, run
+from ._loop import (
+    DEFAULT_BACKOFF,
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_RETRIES,
+    Approve,
+    RunOptions,
+    arun,
+    run,
+)
 from ._reply import Reply, ReplyEvent
 from ._stream import AsyncReplyStream, ReplyStream
 from ._tools import Tool
@@ -109,7 +117,7 @@ def send(
     client: object = None,
     stream: bool = False,
     tools: Mapping[str, Tool] | Sequence[Tool] | None = None,
-    max_rounds: int = 8,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
     base_url: str | None = None,
     api_key: str | None = None,
     timeout: float | None = None,
@@ -150,7 +158,7 @@ async def asend(
     client: object = None,
     stream: bool = False,
     tools: Mapping[str, Tool] | Sequence[Tool] | None = None,
-    max_rounds: int = 8,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
     base_url: str | None = None,
     api_key: str | None = None,
     timeout: float | None = None,

@@ -52,6 +52,8 @@ Approve = Callable[[ToolCall], bool]
 
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.5
+DEFAULT_MAX_ROUNDS = 8
+"""The requests one run makes at most: the first, then one per round of tool calls."""
 MAX_DELAY = 60.0
 
 
@@ -65,7 +67,7 @@ class RunOptions:
     client: object = None
     stream: bool = False
     tools: Mapping[str, Tool] | Sequence[Tool] | None = None
-    max_rounds: int = 8
+    max_rounds: int = DEFAULT_MAX_ROUNDS
     base_url: str | None = None
     api_key: str | None = None
     timeout: float | None = None

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Literal
 
 from ..errors import InputError
+from ..formats import PARQUET_SUFFIX
 from ..jsontypes import JSONObject
 from ..stdin import STDIN_LABEL, stdin_buffer
 from ._declarations import InputDeclarations
@@ -191,7 +192,7 @@ def cases_format(path: str | os.PathLike[str]) -> CasesFormat:
     """How the cases file *path* is read: ``csv`` for a ``.csv`` name, ``parquet`` for a
     ``.parquet`` one, ``jsonl`` for any other (and for standard input, ``-``)."""
     suffix = os.path.splitext(os.fspath(path))[1].lower()
-    return "csv" if suffix == ".csv" else "parquet" if suffix == ".parquet" else "jsonl"
+    return "csv" if suffix == ".csv" else "parquet" if suffix == PARQUET_SUFFIX else "jsonl"
 
 
 def read_cases_file(
