@@ -16,7 +16,7 @@ import itertools
 import os
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, overload
+from typing import TYPE_CHECKING, overload
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -40,6 +40,7 @@ from ..syntax import (
     DelimiterMode,
     DispatchingBlockParser,
     LinkParser,
+    ReferenceMode,
     lmml_plugin,
 )
 from ..text import blank_edges, place_after
@@ -67,7 +68,7 @@ GFM_RULES = ("table", "strikethrough")
 
 @functools.cache
 def default_parser(
-    delimiters: DelimiterMode = "strict", references: Literal["assets", "any"] = "assets"
+    delimiters: DelimiterMode = "strict", references: ReferenceMode = "assets"
 ) -> MarkdownIt:
     """The shared parser :func:`parse` uses for these options: the ``commonmark`` preset
     with GFM tables and strikethrough enabled (real chats use both) and the plugin (which
@@ -336,7 +337,7 @@ def parse(
     md: MarkdownIt | None = None,
     name: str | None = None,
     delimiters: DelimiterMode = "strict",
-    references: Literal["assets", "any"] = "assets",
+    references: ReferenceMode = "assets",
     known_names: Container[str] | None = None,
     full_parse: bool | None = None,
 ) -> Narrative:
@@ -456,7 +457,7 @@ def parse_shared(
     name: str | None,
     known_names: frozenset[str],
     delimiters: DelimiterMode,
-    references: Literal["assets", "any"],
+    references: ReferenceMode,
 ) -> Narrative:
     """:func:`parse` of an archive's narrative, kept for the next archive with the same
     narrative bytes, entry names, options and library version: the parse (and what is read

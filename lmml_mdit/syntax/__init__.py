@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Container
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import escape as markdown_escape
@@ -172,7 +172,7 @@ def lmml_plugin(
     md: MarkdownIt,
     *,
     fences: bool = True,
-    references: bool | Literal["assets", "any"] = True,
+    references: bool | ReferenceMode = True,
     roles: bool = True,
     delimiters: DelimiterMode = "strict",
     known_names: Container[str] | None = None,
