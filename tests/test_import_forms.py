@@ -423,8 +423,10 @@ def test_an_invalid_text_embeds_setting_is_refused() -> None:
     from lmml_mdit.errors import InvalidSettingsError
 
     body = {"messages": [{"role": "user", "content": "hi"}], "text_embeds": "pdf"}
-    with pytest.raises(InvalidSettingsError, match="text_embeds"):
+    with pytest.raises(InvalidSettingsError, match="text_embeds") as raised:
         to_request(import_messages(body, "openai"), "openai")
+    assert "must be 'text' or 'document', not 'pdf'" in str(raised.value)
+    assert raised.value.hint == "give text or document, or remove it"
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "gemini"])

@@ -13,7 +13,7 @@ import weakref
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict, get_args
 
 from ..bundle import TEXT_EMBEDS_SETTING, BundleSource, Limits, is_remote_name
 from ..bundle.reserved_embeds import RESERVED_NAMES
@@ -68,14 +68,28 @@ if TYPE_CHECKING:
     from ..narrative import Narrative
 
 __all__ = [
+    "ATTACHMENT_LINES_CHOICES",
+    "CONTEXT_CHOICES",
+    "IMAGE_DETAIL_CHOICES",
+    "MIDWAY_SYSTEM_CHOICES",
+    "ON_OMIT_CHOICES",
     "RESERVED_NAMES",
+    "SYSTEM_CHOICES",
+    "TEXT_EMBEDS_CHOICES",
     "TEXT_EMBEDS_SETTING",
+    "TOOL_RESULT_IMAGES_CHOICES",
+    "UNKNOWN_SETTINGS_CHOICES",
+    "AttachmentLines",
     "BundleState",
+    "ContextPlacement",
     "EmbedOmittedWarning",
     "EmbedSegment",
+    "ImageDetail",
     "Item",
     "MessageRole",
+    "MidwaySystem",
     "MissingSettingWarning",
+    "OnOmit",
     "Options",
     "OutgoingConversation",
     "OutgoingMessage",
@@ -83,7 +97,10 @@ __all__ = [
     "Segment",
     "SettingRangeWarning",
     "SystemContentWarning",
+    "SystemPlacement",
+    "TextEmbeds",
     "TextSegment",
+    "ToolResultImages",
     "UnknownSettingWarning",
     "UnknownSettings",
     "build_conversation",
@@ -92,9 +109,42 @@ __all__ = [
     "turn_segments",
 ]
 
+# The values of each option that takes one of a few: the type (for ``RequestOptions`` and
+# ``Options``), and its tuple, in the same order (for the run-time check and the command
+# line's choices).
+ContextPlacement: TypeAlias = Literal["system", "user", "drop"]
+"""Where ``context`` turns (the preamble) go: the ``context`` option."""
+SystemPlacement: TypeAlias = Literal["separate", "user", "drop", "raise"]
+"""Where system content goes: the ``system`` option (None besides these)."""
+MidwaySystem: TypeAlias = Literal["user", "hoist", "drop", "raise"]
+"""Where a ``system`` turn after the conversation has started goes: the ``midway_system``
+option."""
+AttachmentLines: TypeAlias = Literal["drop", "keep"]
+"""Whether a paragraph made only of references leaves the text: the ``attachment_lines``
+option."""
+OnOmit: TypeAlias = Literal["warn", "raise"]
+"""What an embed over the payload budget does: the ``on_omit`` option."""
+ImageDetail: TypeAlias = Literal["auto", "low", "high"]
+"""The OpenAI image ``detail``: the ``image_detail`` option (None besides these)."""
+TextEmbeds: TypeAlias = Literal["text", "document"]
+"""How text files are sent: the ``text_embeds`` option (None besides these), and the
+bundle's ``text_embeds`` setting."""
+ToolResultImages: TypeAlias = Literal["user-message", "error"]
+"""What OpenAI Chat Completions does with a tool result's non-text parts: the
+``tool_result_images`` option."""
 UnknownSettings: TypeAlias = Literal["pass", "warn", "error"]
 """What becomes of a setting the provider has no parameter for: sent as it is, left out with
 a warning, or refused."""
+
+CONTEXT_CHOICES: tuple[ContextPlacement, ...] = get_args(ContextPlacement)
+SYSTEM_CHOICES: tuple[SystemPlacement, ...] = get_args(SystemPlacement)
+MIDWAY_SYSTEM_CHOICES: tuple[MidwaySystem, ...] = get_args(MidwaySystem)
+ATTACHMENT_LINES_CHOICES: tuple[AttachmentLines, ...] = get_args(AttachmentLines)
+ON_OMIT_CHOICES: tuple[OnOmit, ...] = get_args(OnOmit)
+IMAGE_DETAIL_CHOICES: tuple[ImageDetail, ...] = get_args(ImageDetail)
+TEXT_EMBEDS_CHOICES: tuple[TextEmbeds, ...] = get_args(TextEmbeds)
+TOOL_RESULT_IMAGES_CHOICES: tuple[ToolResultImages, ...] = get_args(ToolResultImages)
+UNKNOWN_SETTINGS_CHOICES: tuple[UnknownSettings, ...] = get_args(UnknownSettings)
 
 
 # --- segments ----------------------------------------------------------------------------
@@ -506,18 +556,20 @@ def bundle_template(bundle: BundleSource, state: BundleState, *, values_given: b
 
 # --- options and neutral messages --------------------------------------------------------
 
-_CHOICES: dict[str, tuple[Any, ...]] = {
-    "context": ("system", "user", "drop"),
-    "system": (None, "separate", "user", "drop", "raise"),
-    "midway_system": ("user", "hoist", "drop", "raise"),
-    "attachment_lines": ("drop", "keep"),
-    "on_omit": ("warn", "raise"),
-    "image_detail": (None, "auto", "low", "high"),
-    "text_embeds": (None, "text", "document"),
-    "tool_result_images": ("user-message", "error"),
-    "unknown_settings": ("pass", "warn", "error"),
+_CHOICES: dict[str, tuple[object, ...]] = {
+    "context": CONTEXT_CHOICES,
+    "system": (None, *SYSTEM_CHOICES),
+    "midway_system": MIDWAY_SYSTEM_CHOICES,
+    "attachment_lines": ATTACHMENT_LINES_CHOICES,
+    "on_omit": ON_OMIT_CHOICES,
+    "image_detail": (None, *IMAGE_DETAIL_CHOICES),
+    "text_embeds": (None, *TEXT_EMBEDS_CHOICES),
+    "tool_result_images": TOOL_RESULT_IMAGES_CHOICES,
+    "unknown_settings": UNKNOWN_SETTINGS_CHOICES,
     "strict": (True, False),
 }
+"""Each option's values as ``Options.from_kwargs`` checks them (and names them in its error),
+None first where the option takes it."""
 
 
 class RequestOptions(TypedDict, total=False):
@@ -526,18 +578,18 @@ class RequestOptions(TypedDict, total=False):
     checker catches a misspelt name or a wrong value; :class:`Options` describes each and
     checks them at run time. A test keeps the two equal."""
 
-    context: Literal["system", "user", "drop"]
-    system: Literal["separate", "user", "drop", "raise"] | None
-    midway_system: Literal["user", "hoist", "drop", "raise"]
+    context: ContextPlacement
+    system: SystemPlacement | None
+    midway_system: MidwaySystem
     max_embed_bytes: int | None
-    on_omit: Literal["warn", "raise"]
+    on_omit: OnOmit
     handlers: Mapping[str, Handler]
-    image_detail: Literal["auto", "low", "high"] | None
-    text_embeds: Literal["text", "document"] | None
-    tool_result_images: Literal["user-message", "error"]
+    image_detail: ImageDetail | None
+    text_embeds: TextEmbeds | None
+    tool_result_images: ToolResultImages
     unknown_settings: UnknownSettings
     settings: Mapping[str, object] | None
-    attachment_lines: Literal["keep", "drop"]
+    attachment_lines: AttachmentLines
     strict: bool
     inputs: Mapping[str, object] | None
 
@@ -598,18 +650,18 @@ class Options:
         unresolvable reference as its ``@name`` text.
     """
 
-    context: Literal["system", "user", "drop"] = "system"
-    system: Literal["separate", "user", "drop", "raise"] | None = None
-    midway_system: Literal["user", "hoist", "drop", "raise"] = "user"
+    context: ContextPlacement = "system"
+    system: SystemPlacement | None = None
+    midway_system: MidwaySystem = "user"
     max_embed_bytes: int | None = None
-    on_omit: Literal["warn", "raise"] = "warn"
+    on_omit: OnOmit = "warn"
     handlers: Mapping[str, Handler] = field(default_factory=dict)
-    image_detail: Literal["auto", "low", "high"] | None = None
-    text_embeds: Literal["text", "document"] | None = None
-    tool_result_images: Literal["user-message", "error"] = "user-message"
+    image_detail: ImageDetail | None = None
+    text_embeds: TextEmbeds | None = None
+    tool_result_images: ToolResultImages = "user-message"
     unknown_settings: UnknownSettings = "warn"
     settings: JSONMapping | None = None
-    attachment_lines: Literal["keep", "drop"] = "drop"
+    attachment_lines: AttachmentLines = "drop"
     strict: bool = True
     inputs: Mapping[str, object] | None = None
 

@@ -17,6 +17,7 @@ from ..jsontypes import JSONMapping, JSONObject
 from ..templates import INPUTS_KEY
 from ..warn import warn
 from ._content import (
+    TEXT_EMBEDS_CHOICES,
     TEXT_EMBEDS_SETTING,
     MissingSettingWarning,
     Options,
@@ -103,11 +104,12 @@ def _bundle_defaults(bundle: BundleSource, options: Options) -> Options:
     value = sendable_settings(bundle, strict=options.strict).get(TEXT_EMBEDS_SETTING)
     if value is None:
         return options
-    if value not in ("text", "document"):
+    if value not in TEXT_EMBEDS_CHOICES:
+        allowed = " or ".join(repr(choice) for choice in TEXT_EMBEDS_CHOICES)
         raise InvalidSettingsError(
-            f"setting {TEXT_EMBEDS_SETTING!r} must be 'text' or 'document', not {value!r}",
+            f"setting {TEXT_EMBEDS_SETTING!r} must be {allowed}, not {value!r}",
             name=TEXT_EMBEDS_SETTING,
-            hint="give text or document, or remove it",
+            hint=f"give {' or '.join(TEXT_EMBEDS_CHOICES)}, or remove it",
         )
     return dataclasses.replace(options, text_embeds=value)
 

@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
 if TYPE_CHECKING:
-    from typing import Literal
-
+    from ..chat import UnknownSettings
     from ..modes import DelimiterMode, ReferenceMode
 
 __all__ = ["Arguments", "CommandHandler", "Handler"]
@@ -39,7 +38,7 @@ class Arguments(argparse.Namespace):
     provider: str
     model: str | None
     settings: list[tuple[str, object]] | None
-    unknown_settings: Literal["pass", "warn", "error"] | None
+    unknown_settings: UnknownSettings | None
     input_values: list[str] | None = None
     inputs_file: str | None = None
     cases: str | None = None

@@ -149,6 +149,8 @@ def _record_shapes() -> str:
 
 def _export_options(parser: argparse.ArgumentParser) -> None:
     """``lmml export``'s own options."""
+    from ..chat import UNKNOWN_SETTINGS_CHOICES
+
     parser.add_argument(
         "folder", metavar="DIR", help="the folder of .lmml/.lmmlz bundles (or a URL)"
     )
@@ -208,7 +210,7 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--unknown-settings",
-        choices=("pass", "warn", "error"),
+        choices=UNKNOWN_SETTINGS_CHOICES,
         help="with --jsonl: settings keys the provider has no parameter for are kept as they "
         "are (pass, the default: a dataset line loses nothing), left out with a warning "
         "(warn: each line then passes the provider's SDK), or fail the bundle (error)",

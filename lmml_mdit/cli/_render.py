@@ -10,7 +10,7 @@ import json
 import os
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, cast
 
 from ..errors import DefectError
 from ._arguments import Arguments
@@ -41,7 +41,16 @@ from ._templates import given_inputs
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from ..chat import RequestOptions
+    from ..chat import (
+        AttachmentLines,
+        ContextPlacement,
+        ImageDetail,
+        MidwaySystem,
+        OnOmit,
+        RequestOptions,
+        SystemPlacement,
+        TextEmbeds,
+    )
 
 __all__ = [
     "RenderArguments",
@@ -59,17 +68,29 @@ class RenderArguments(Arguments):
 
     request: bool
     max_embed_bytes: int | None
-    context: Literal["system", "user", "drop"] | None
-    system: Literal["separate", "user", "drop", "raise"] | None
-    midway_system: Literal["user", "hoist", "drop", "raise"] | None
-    attachment_lines: Literal["drop", "keep"] | None
-    on_omit: Literal["warn", "raise"] | None
-    text_embeds: Literal["text", "document"] | None
-    image_detail: Literal["auto", "low", "high"] | None
+    context: ContextPlacement | None
+    system: SystemPlacement | None
+    midway_system: MidwaySystem | None
+    attachment_lines: AttachmentLines | None
+    on_omit: OnOmit | None
+    text_embeds: TextEmbeds | None
+    image_detail: ImageDetail | None
 
 
 def _render_options(parser: argparse.ArgumentParser) -> None:
-    """``lmml render``'s own options."""
+    """``lmml render``'s own options; each choice is the library option's own values, in
+    their order (:mod:`lmml_mdit.chat`)."""
+    from ..chat import (
+        ATTACHMENT_LINES_CHOICES,
+        CONTEXT_CHOICES,
+        IMAGE_DETAIL_CHOICES,
+        MIDWAY_SYSTEM_CHOICES,
+        ON_OMIT_CHOICES,
+        SYSTEM_CHOICES,
+        TEXT_EMBEDS_CHOICES,
+        UNKNOWN_SETTINGS_CHOICES,
+    )
+
     add_bundle(parser)
     add_provider(parser, FormatChoices("providers", plugins=True), "the API shape")
     parser.add_argument(
@@ -86,12 +107,12 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--context",
-        choices=("system", "user", "drop"),
+        choices=CONTEXT_CHOICES,
         help="what the preamble (context turn) becomes (default: system)",
     )
     parser.add_argument(
         "--system",
-        choices=("separate", "user", "drop", "raise"),
+        choices=SYSTEM_CHOICES,
         help="system content a provider keeps outside its messages list (docs/cli.md): "
         "print "
         '{"system": ..., "messages": [...]} (separate), send it as user content, drop it, or '
@@ -99,30 +120,30 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--midway-system",
-        choices=("user", "hoist", "drop", "raise"),
+        choices=MIDWAY_SYSTEM_CHOICES,
         help="a system turn after the conversation has started, for a provider that takes "
         "system content up front only: send it as user text marked [system] at its place "
         "(default), move it up front, drop it (each with a warning) or fail",
     )
     parser.add_argument(
         "--attachment-lines",
-        choices=("drop", "keep"),
+        choices=ATTACHMENT_LINES_CHOICES,
         help="a paragraph made only of references (@photo.png): leave it out, its parts "
         "standing in its place (default), or keep it in the text before its parts",
     )
     parser.add_argument(
         "--on-omit",
-        choices=("warn", "raise"),
+        choices=ON_OMIT_CHOICES,
         help="an embed over --max-embed-bytes: warn on stderr (default) or fail",
     )
     parser.add_argument(
         "--text-embeds",
-        choices=("text", "document"),
+        choices=TEXT_EMBEDS_CHOICES,
         help="text assets as text parts or as the provider's document parts "
         "(default: each provider's own, docs/messages.md)",
     )
     parser.add_argument(
-        "--image-detail", choices=("auto", "low", "high"), help="the OpenAI image detail"
+        "--image-detail", choices=IMAGE_DETAIL_CHOICES, help="the OpenAI image detail"
     )
     add_settings(
         parser,
@@ -131,7 +152,7 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--unknown-settings",
-        choices=("pass", "warn", "error"),
+        choices=UNKNOWN_SETTINGS_CHOICES,
         help="with --request: settings keys the provider has no parameter for are left out "
         "with a warning (warn, the default), passed as they are (pass), or fail (error)",
     )
