@@ -182,6 +182,27 @@ def test_assets_and_tool_calls_travel_with_the_messages() -> None:
     assert tool["content"][0]["type"] == "tool_result"
 
 
+def test_an_imported_text_document_stays_a_document_unless_the_rendering_says() -> None:
+    """A history's text document (the imported bundle's ``text_embeds`` setting) goes as a
+    document where the provider's own default is text, unless ``text_embeds`` is given."""
+    document = {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": "hello there"},
+        "title": "notes.txt",
+    }
+    history = {
+        "messages": [{"role": "user", "content": [document, {"type": "text", "text": "Hi"}]}]
+    }
+    values = {"history": history, "question": "?"}
+
+    def first_part(**options: Any) -> str:
+        sent = template().messages("openai", inputs=values, **options)
+        return str(sent[1]["content"][0]["type"])
+
+    assert first_part() == "file"
+    assert first_part(text_embeds="text") == "text"
+
+
 def test_roles_outside_the_template_are_refused_unless_declared() -> None:
     text = TEMPLATE.replace("roles: [user, assistant, tool], ", "")
     with pytest.raises(InputError) as caught:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict, get_args
 from ..bundle import TEXT_EMBEDS_SETTING, BundleSource, Limits, is_remote_name
 from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..conversation import (
+    TEXT_EMBEDS_CHOICES,
     Asset,
     Base64Cache,
     ChatConversation,
@@ -28,6 +29,7 @@ from ..conversation import (
     OutgoingConversation,
     OutgoingMessage,
     Part,
+    TextEmbeds,
     TextFilePart,
     TextPart,
     ToolCall,
@@ -111,7 +113,8 @@ __all__ = [
 
 # The values of each option that takes one of a few: the type (for ``RequestOptions`` and
 # ``Options``), and its tuple, in the same order (for the run-time check and the command
-# line's choices).
+# line's choices). ``TextEmbeds`` and ``TEXT_EMBEDS_CHOICES`` are the conversation's (a
+# text file part's ``mode``), named here with the rest.
 ContextPlacement: TypeAlias = Literal["system", "user", "drop"]
 """Where ``context`` turns (the preamble) go: the ``context`` option."""
 SystemPlacement: TypeAlias = Literal["separate", "user", "drop", "raise"]
@@ -126,9 +129,6 @@ OnOmit: TypeAlias = Literal["warn", "raise"]
 """What an embed over the payload budget does: the ``on_omit`` option."""
 ImageDetail: TypeAlias = Literal["auto", "low", "high"]
 """The OpenAI image ``detail``: the ``image_detail`` option (None besides these)."""
-TextEmbeds: TypeAlias = Literal["text", "document"]
-"""How text files are sent: the ``text_embeds`` option (None besides these), and the
-bundle's ``text_embeds`` setting."""
 ToolResultImages: TypeAlias = Literal["user-message", "error"]
 """What OpenAI Chat Completions does with a tool result's non-text parts: the
 ``tool_result_images`` option."""
@@ -142,7 +142,6 @@ MIDWAY_SYSTEM_CHOICES: tuple[MidwaySystem, ...] = get_args(MidwaySystem)
 ATTACHMENT_LINES_CHOICES: tuple[AttachmentLines, ...] = get_args(AttachmentLines)
 ON_OMIT_CHOICES: tuple[OnOmit, ...] = get_args(OnOmit)
 IMAGE_DETAIL_CHOICES: tuple[ImageDetail, ...] = get_args(ImageDetail)
-TEXT_EMBEDS_CHOICES: tuple[TextEmbeds, ...] = get_args(TextEmbeds)
 TOOL_RESULT_IMAGES_CHOICES: tuple[ToolResultImages, ...] = get_args(ToolResultImages)
 UNKNOWN_SETTINGS_CHOICES: tuple[UnknownSettings, ...] = get_args(UnknownSettings)
 
@@ -942,7 +941,7 @@ def _spliced(value: InputMessages, options: Options, target: str | None) -> list
     assert value.bundle is not None, "turn_segments places only given values"
     messages = build_conversation(value.bundle, replace(options, inputs=None), target).messages
     own = (value.bundle.settings or {}).get(TEXT_EMBEDS_SETTING)
-    if own == "text" or own == "document":
+    if own in TEXT_EMBEDS_CHOICES:
         # An imported text document stays a document, as it does exported on its own,
         # unless this rendering says how text files go.
         for message in messages:

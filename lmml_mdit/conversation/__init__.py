@@ -30,6 +30,7 @@ from ._messages import (
 )
 from ._native import MESSAGE_KEYS, PART_KEYS, Native, NativeItem
 from ._parts import (
+    TEXT_EMBEDS_CHOICES,
     Asset,
     AudioPart,
     Base64Cache,
@@ -39,6 +40,7 @@ from ._parts import (
     Part,
     RemotePart,
     Text,
+    TextEmbeds,
     TextFilePart,
     TextPart,
     VideoPart,
@@ -51,6 +53,7 @@ __all__ = [
     "MAX_URL_LENGTH",
     "MESSAGE_KEYS",
     "PART_KEYS",
+    "TEXT_EMBEDS_CHOICES",
     "Asset",
     "AudioPart",
     "Base64Cache",
@@ -75,6 +78,7 @@ __all__ = [
     "RemoteKind",
     "RemotePart",
     "Text",
+    "TextEmbeds",
     "TextFilePart",
     "TextPart",
     "ToolCall",

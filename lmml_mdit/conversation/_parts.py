@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeAlias, get_args
 
 from ..errors import UnsupportedContentError
 from ..media import extension
@@ -13,6 +13,7 @@ from ..model import Embed
 from ._remote import RemoteAsset
 
 __all__ = [
+    "TEXT_EMBEDS_CHOICES",
     "Asset",
     "AudioPart",
     "Base64Cache",
@@ -22,10 +23,16 @@ __all__ = [
     "Part",
     "RemotePart",
     "Text",
+    "TextEmbeds",
     "TextFilePart",
     "TextPart",
     "VideoPart",
 ]
+
+TextEmbeds: TypeAlias = Literal["text", "document"]
+"""How a text file is sent: as a text part headed by its name, or as the provider's document
+part (the ``text_embeds`` option and setting, a :class:`TextFilePart`'s ``mode``)."""
+TEXT_EMBEDS_CHOICES: tuple[TextEmbeds, ...] = get_args(TextEmbeds)
 
 
 class Base64Cache:
@@ -143,7 +150,7 @@ class TextFilePart:
     asset: Asset
     media_type: str
     text: str
-    mode: Literal["text", "document"] | None = None
+    mode: TextEmbeds | None = None
 
 
 @dataclass(frozen=True)
