@@ -352,6 +352,51 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "the chat so far" in listed
 
 
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ('[{"role": "user", "content": "hi"}', "Expecting ',' delimiter (line 1, column 35)"),
+        ('  {"messages": [}', "Expecting value (line 1, column 17)"),
+        ('[{"role": "user",\n "content": hi}]', "Expecting value (line 2, column 13)"),
+        ("[" * 100_000, "it nests too deeply to read"),
+    ],
+)
+def test_inline_json_that_does_not_parse_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: str, why: str
+) -> None:
+    """A ``messages`` value given as text that starts like JSON is JSON: when it does not
+    parse, the error says so where, never that no such conversation file exists."""
+    path = tmp_path / "t.lmml"
+    path.write_text(TEMPLATE, encoding="utf-8")
+    status = main(["render", str(path), "--input", f"history={given}", "--input", "question=q"])
+    error = capsys.readouterr().err
+    assert status == 2
+    assert error == (
+        f"lmml: error: history: invalid_input: the inline JSON is invalid: {why} "
+        "(fix the JSON, or name a conversation file with --input history=@PATH)\n"
+    )
+
+
+def test_inline_json_that_does_not_parse_is_an_input_error_with_a_hint(tmp_path: Path) -> None:
+    from lmml_mdit.templates import declared_inputs, read_cases_file
+
+    spec = declared_inputs(template()).specs["history"]
+    with pytest.raises(InputError, match=r"inline JSON is invalid: Expecting") as raised:
+        spec.from_text("[1, 2")
+    assert raised.value.kind == "invalid_input" and raised.value.name == "history"
+    assert raised.value.hint is not None and "./" in raised.value.hint
+    # A text that does not start like JSON is still a path, and ./ makes one of any name.
+    assert spec.from_text("chat.json") == "chat.json"
+    assert spec.from_text("./[draft].json") == "./[draft].json"
+    # A CSV cell is read as the flag is: the case is unread, naming the column.
+    cases = tmp_path / "cases.csv"
+    cases.write_text('question,history\nq,"[{""role"": ""user""}"\n', encoding="utf-8")
+    [unread] = read_cases_file(str(cases), declarations=declared_inputs(template()))
+    assert unread.reason.startswith(
+        "column 'history': the inline JSON is invalid: Expecting ',' delimiter"
+    )
+
+
 def test_render_cases_takes_lists() -> None:
     results = list(
         lmml_mdit.render_cases(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ from ..bundle import (
     settings_embed_source,
     settings_value_positions,
 )
-from ..errors import BundleError
+from ..errors import BundleError, InputError
 from ..jsontypes import JSONMapping
 from ..model import ROLES, Issue, Role
 from ..narrative import Placeholder, Placeholders
@@ -28,6 +29,11 @@ from ._values import value_problem
 
 __all__ = ["InputDeclarations", "InputSpec", "declared_inputs"]
 
+
+_JSON_OPENINGS = ("[", "{")
+"""How a ``messages`` value given as text starts when it is JSON, not a path."""
+_JSON_SPACE = " \t\r\n"
+"""The white space JSON allows before a value."""
 
 _KEYS = frozenset({"type", "required", "default", "description", "schema", "in_code", "roles"})
 
@@ -90,10 +96,14 @@ class InputSpec:
     def from_text(self, text: str) -> object:
         """A value given as text (a command-line flag, a CSV cell) read as this input's
         type: as it is for ``string``, ``image`` and ``file`` (a path); JSON for the
-        others, where a ``messages`` text that is not a JSON list or object is a path.
+        others, where a ``messages`` text that is not a JSON list or object is a path,
+        unless it starts like one (``[`` or ``{``).
 
         :raises ValueError: for text that is not JSON where JSON is needed, saying what
             to write.
+        :raises InputError: (``invalid_input``) for a ``messages`` text that starts with
+            ``[`` or ``{`` and is not valid JSON, with the JSON error and its line and
+            column (never taken for a path).
         """
         if self.type in ("string", *ASSET_TYPES):
             return text
@@ -101,8 +111,10 @@ class InputSpec:
 
         try:
             found = parse_json(text)
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError) as error:
             if self.is_messages:
+                if text.lstrip(_JSON_SPACE)[:1] in _JSON_OPENINGS:
+                    raise self._invalid_inline_json(error) from None
                 return text
             raise ValueError(
                 f'{text[:40]!r} is not a JSON {self.type} (write 3, true or {{"key": "value"}})'
@@ -110,6 +122,22 @@ class InputSpec:
         if self.is_messages and not isinstance(found, (list, dict)):
             return text
         return found
+
+    def _invalid_inline_json(self, error: ValueError | RecursionError) -> InputError:
+        """The error for a ``messages`` text that starts like JSON and does not parse."""
+        if isinstance(error, json.JSONDecodeError):
+            why = f"{error.msg} (line {error.lineno}, column {error.colno})"
+        elif isinstance(error, RecursionError):
+            why = "it nests too deeply to read"
+        else:
+            why = str(error)
+        return InputError(
+            f"the inline JSON is invalid: {why}",
+            name=self.name,
+            kind="invalid_input",
+            hint="fix the JSON; a file's path starting with [ or { is written with ./ before it",
+            cli_hint=f"fix the JSON, or name a conversation file with --input {self.name}=@PATH",
+        )
 
 
 @dataclass(frozen=True)

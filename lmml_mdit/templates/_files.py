@@ -363,6 +363,8 @@ def _row_problem(
                 value = spec.from_text(value)
             except ValueError as error:
                 return f"column {key!r}: {error}"
+            except InputError as error:  # a messages cell that starts like JSON
+                return f"column {key!r}: {error.message} ({error.hint})"
         try:
             json.dumps(value)
         except (TypeError, ValueError):

@@ -16,6 +16,8 @@ def assigned_value(declarations: InputDeclarations, text: str) -> tuple[str, obj
 
     :raises ValueError: saying what is wrong, starting with what was given
         (``NAME: ...``), for the command line to put its flag before.
+    :raises InputError: for a ``messages`` value that starts like JSON and is not valid
+        JSON (:meth:`~lmml_mdit.templates.InputSpec.from_text`).
     """
     name, equals, raw = text.partition("=")
     name = name.strip()
