@@ -151,3 +151,37 @@ def test_reserved_fences_outlive_the_preamble(tmp_path: Path) -> None:
         assert bundle.settings == {"temperature": 0.2}
         assert bundle.manifest is not None and bundle.manifest["title"] == "t"
         assert [message["role"] for message in bundle.messages()] == ["user"]
+
+
+LATER = (
+    "## user\n\nHello\n\n## assistant\n\nHi\n\n## user\n\nMore\n\n" + SETTINGS_FENCE + "\n"
+    "@settings.yaml\n"
+)
+"""A settings fence (and a line referencing it) after the last turn's text, as a user
+puts it at the end of a file: part of that turn's region, never of its text."""
+
+
+def test_a_later_turn_s_reserved_blocks_are_no_part_of_its_content(tmp_path: Path) -> None:
+    path = tmp_path / "in.lmml"
+    path.write_text(LATER, encoding="utf-8")
+    transcript = Transcript.load(path)
+    contents = [message.content for message in transcript]
+    assert contents == ["Hello", "Hi", "More"]
+    assert contents == [first_text([message]) for message in sent(path)]
+    transcript.save(path)
+    assert path.read_text(encoding="utf-8") == LATER  # no edit: every byte as it was
+    transcript.append("assistant", "Sure")
+    transcript.save(path)
+    assert Transcript.load(path) == transcript
+    # The turn holding the settings edited: they stay the bundle's, and are never text.
+    transcript.edit(2, "More!")
+    transcript.save(path)
+    assert Transcript.load(path) == transcript
+    with lmml_mdit.open(path) as bundle:
+        assert bundle.settings == {"temperature": 0.2}
+        assert [first_text([message]) for message in bundle.messages()] == [
+            "Hello",
+            "Hi",
+            "More!",
+            "Sure",
+        ]

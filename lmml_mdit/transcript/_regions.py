@@ -54,15 +54,15 @@ def _attachment_lines(narrative: Narrative, region_end: int) -> int:
 
 
 def reserved_blocks(narrative: Narrative, turn: Turn, skip: int) -> list[tuple[int, int]]:
-    """The 0-based line spans ``[start, end)`` of the preamble's reserved blocks: each
-    top-level ``@@@`` fence named like a reserved embed (``manifest.json``, the settings)
-    and each top-level paragraph of references to such names only. They are the bundle's
-    settings and manifest (:meth:`Bundle.messages` never sends them), so they are no part
-    of the context text. Empty for any turn but the preamble; the leading fences (*skip*
-    lines) are not counted, being cut off already."""
-    if turn.role != "context":
-        return []
-    start, end = max(turn.start_line - 1, skip), turn.end_line
+    """The 0-based line spans ``[start, end)`` of *turn*'s reserved blocks: each top-level
+    ``@@@`` fence named like a reserved embed (``manifest.json``, the settings) and each
+    top-level paragraph of references to such names only. They are the bundle's settings
+    and manifest (:meth:`Bundle.messages` never sends them), so they are no part of the
+    turn's text. The preamble's leading fences (*skip* lines) are not counted, being cut
+    off already."""
+    start, end = turn.start_line - 1, turn.end_line
+    if turn.role == "context":
+        start = max(start, skip)
     structure = narrative.index
     spans = [
         (fence.start, fence.end)
@@ -158,8 +158,8 @@ def _turn_at(turns: Sequence[Turn], starts: Sequence[int], line: int) -> int | N
 def _reserved_lines(
     narrative: Narrative, turns: Sequence[Turn], skip: int
 ) -> list[tuple[int, int]]:
-    """The preamble's reserved blocks (:func:`reserved_blocks`), when the first turn is it."""
-    return reserved_blocks(narrative, turns[0], skip) if turns else []
+    """Every turn's reserved blocks (:func:`reserved_blocks`), in order."""
+    return [span for turn in turns for span in reserved_blocks(narrative, turn, skip)]
 
 
 def _within(spans: Sequence[tuple[int, int]], line: int) -> bool:
