@@ -163,8 +163,15 @@ def _reserved_lines(
 
 
 def _within(spans: Sequence[tuple[int, int]], line: int) -> bool:
-    """Whether the 0-based *line* lies in one of *spans*."""
-    return any(start <= line < end for start, end in spans)
+    """Whether the 0-based *line* lies in one of *spans* (in order, never overlapping:
+    found by bisection, so asking for every embed stays linear in the spans)."""
+    found = bisect.bisect_right(spans, (line, _PAST_ANY_END)) - 1
+    return found >= 0 and spans[found][0] <= line < spans[found][1]
+
+
+_PAST_ANY_END = 1 << 62
+"""An end no span reaches: ``(line, _PAST_ANY_END)`` sorts after every span starting at
+*line*."""
 
 
 def fence_owners(
@@ -174,8 +181,8 @@ def fence_owners(
     attachments: Sequence[Sequence[str]] = (),
 ) -> dict[int, list[Embed]]:
     """Every inline fence occurrence inside a message turn's content, by turn position
-    (the preamble's leading fences and reserved blocks and each turn's closing asset fences
-    excluded)."""
+    (the preamble's leading fences, the turns' reserved blocks and each turn's closing
+    asset fences excluded)."""
     owners: dict[int, list[Embed]] = {}
     starts = [turn.start_line for turn in turns]
     reserved = _reserved_lines(narrative, turns, skip)
@@ -194,7 +201,7 @@ def fence_owners(
 def reference_owners(
     narrative: Narrative, turns: Sequence[Turn], skip: int
 ) -> dict[int, list[Embed]]:
-    """The references (not fences) inside each message turn, by position (the preamble's
+    """The references (not fences) inside each message turn, by position (the turns'
     reserved blocks excluded)."""
     owners: dict[int, list[Embed]] = {}
     starts = [turn.start_line for turn in turns]
