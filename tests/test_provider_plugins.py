@@ -187,3 +187,30 @@ def test_an_unknown_name_is_still_refused_by_the_command_line(
     run = _lmml(installed, "render", "chat.lmml", "--provider", "nope", cwd=tmp_path)
     assert run.returncode == 2
     assert "invalid choice: 'nope'" in run.stderr and "toy" in run.stderr
+
+
+def test_a_left_out_plugin_is_one_warning_line_and_its_name_an_unknown_choice(
+    installed: dict[str, str], tmp_path: Path
+) -> None:
+    # docs/providers.md: the plugin left out is named in one `lmml: warning:` line, and
+    # asking for its name is the usual unknown-provider error (never an internal error).
+    (tmp_path / "chat.lmml").write_text("## user\n\nHello.\n", encoding="utf-8")
+    run = _lmml(installed, "render", "chat.lmml", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.splitlines()
+    assert len(lines) == 3, lines  # broken, missing and the taken name openai
+    assert all(line.startswith("lmml: warning: the chat format plugin ") for line in lines)
+    assert (
+        "lmml: warning: the chat format plugin broken = lmml_toy:BROKEN (lmml_mdit.providers)"
+        " was left out: it is of type int, not a ChatFormat"
+    ) in lines
+    for argv in (
+        ("render", "chat.lmml", "--provider", "broken"),
+        ("render", "chat.lmml", "--provider", "missing"),
+        ("import", "chat.json", "--format", "broken", "-o", "out.lmml"),
+    ):
+        refused = _lmml(installed, *argv, cwd=tmp_path)
+        assert refused.returncode == 2, argv
+        assert f"invalid choice: '{argv[3]}'" in refused.stderr, refused.stderr
+        assert "internal error" not in refused.stderr
+        assert "toy" in refused.stderr.splitlines()[-1]  # the usable plugin is still offered

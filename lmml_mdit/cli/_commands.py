@@ -59,11 +59,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(arguments: list[str]) -> int:
     try:
-        with _collection_paused():
-            args = parse_arguments(arguments)
-            handler = args.handler.resolve()
+        # Warnings while the arguments are read too: checking a format name loads the
+        # registry, and with it the installed plugins, one of which may be left out.
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
+            with _collection_paused():
+                args = parse_arguments(arguments)
+                handler = args.handler.resolve()
             return handler(args)
     except (LmmlError, OSError, CliError) as failure:
         if isinstance(failure, BrokenPipeError):

@@ -191,7 +191,9 @@ def add_json(parser: argparse.ArgumentParser, what: str) -> None:
 class FormatChoices:
     """A command line option's choices: the registry's built-in format names (*kind*:
     ``providers`` or ``formats``, every format read; :func:`registry_names`), then with
-    *plugins* the installed plugins' names, read (once) only for another name."""
+    *plugins* the installed plugins' names, read (once) only for another name. A plugin the
+    registry left out (it failed to load, or is no format of *kind*) is no choice: asking
+    for it is the usual unknown-choice error."""
 
     def __init__(self, kind: Literal["providers", "formats"], *, plugins: bool = False) -> None:
         self.kind = kind
@@ -201,11 +203,20 @@ class FormatChoices:
         """The built-in names, in the registry's order."""
         return registry_names(self.kind)
 
+    def loaded_plugins(self) -> tuple[str, ...]:
+        """The installed plugins' names the registry took as formats of this kind."""
+        if not self.plugins:
+            return ()
+        from ..chat import providers
+
+        registered = providers.PROVIDERS if self.kind == "providers" else providers.FORMATS
+        return tuple(name for name in plugin_names() if name in registered)
+
     def __contains__(self, name: object) -> bool:
-        return name in self.builtin() or (self.plugins and name in plugin_names())
+        return name in self.builtin() or name in self.loaded_plugins()
 
     def __iter__(self) -> Iterator[str]:
-        return iter((*self.builtin(), *(plugin_names() if self.plugins else ())))
+        return iter((*self.builtin(), *self.loaded_plugins()))
 
 
 @functools.cache
