@@ -16,11 +16,19 @@ from pathlib import Path
 
 from ..atomic import atomic_write_bytes
 from ..errors import PromptFileError
+from ..errors import PromptFileWarning as PromptFileWarning
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from . import _dotprompt, _github, _langchain, _prompty
 from ._shared import HEAD_SIZE, Prompt, declare_used, lmml_text, read_bundle
 
-__all__ = ["PROMPT_FORMATS", "cases_path", "convert", "detect_prompt_format", "import_prompt_file"]
+__all__ = [
+    "PROMPT_FORMATS",
+    "PromptFileWarning",
+    "cases_path",
+    "convert",
+    "detect_prompt_format",
+    "import_prompt_file",
+]
 
 _FORMATS = {
     "prompty": _prompty,
