@@ -303,3 +303,80 @@ def test_a_dotted_name_in_the_docs_is_exported_where_it_says() -> None:
             if not exported:
                 wrong.append(f"{page.name}: {dotted}")
     assert wrong == []
+
+
+COMMAND_LINE = re.compile(r"(?<![\w/.-])(?<!--extensions )lmml ([a-z][\w-]*)")
+OPTION = re.compile(r"(?<![\w-])(--?[a-zA-Z][\w-]*)")
+
+
+def command_mentions(page: Path) -> list[tuple[int, str, str]]:
+    """Each ``lmml COMMAND ...`` a page writes in code (a code span, or a line of a fenced
+    block with the indented lines continuing it), as (line, command, the rest of it), cut at
+    a shell operator, a comment and a `` / `` joining two commands."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    fenced = {
+        block.line + offset
+        for block in fenced_blocks(page)
+        for offset in range(1, block.text.count("\n") + 1)
+    }
+    found = []
+    for number, line in enumerate(lines, 1):
+        if number in fenced:
+            pieces = [line.removeprefix("$ ")]
+            while number + len(pieces) in fenced and re.match(
+                r" {6,}\S", lines[number + len(pieces) - 1]
+            ):
+                pieces.append(lines[number + len(pieces) - 1].strip())
+            pieces = [" ".join(pieces)]
+        else:
+            pieces = re.findall(r"`([^`]+)`", line)
+        for piece in pieces:
+            for part in re.split(r" / | \| | # |&&|;|>|<", piece):
+                for mention in COMMAND_LINE.finditer(part):
+                    found.append((number, mention[1], part[mention.end() :]))
+    return found
+
+
+def test_a_command_line_in_the_docs_names_a_command_and_its_options() -> None:
+    """Every ``lmml COMMAND`` a page writes in code is a command of ``lmml --help``, and
+    every option written after it is one of that command's (``lmml COMMAND --help``)."""
+    import argparse
+
+    from lmml_mdit.cli import COMMANDS, build_parser
+
+    subcommands = next(
+        action
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    options = {
+        name: {flag for action in parser._actions for flag in action.option_strings}
+        for name, parser in subcommands.choices.items()
+    }
+    placeholders = {"COMMAND", "toy"}  # the synopsis, and the planted command of a test
+    wrong = []
+    for page in PAGES:
+        for line, command, rest in command_mentions(page):
+            if command in placeholders:
+                continue
+            if command not in COMMANDS:
+                wrong.append(f"{page.name}:{line}: lmml {command}")
+                continue
+            for option in OPTION.findall(rest):
+                if option not in options[command]:
+                    wrong.append(f"{page.name}:{line}: lmml {command} {option}")
+    assert wrong == []
+
+
+def test_the_command_line_check_finds_a_wrong_command_and_option(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Use `lmml send x`, `lmml cat a | head -c 1`.\n\n"
+        "```text\nlmml run PATH [--provider P]\n         [--nope]\n```\n",
+        encoding="utf-8",
+    )
+    assert command_mentions(page) == [
+        (1, "send", " x"),
+        (1, "cat", " a"),
+        (4, "run", " PATH [--provider P] [--nope]"),
+    ]

@@ -24,3 +24,12 @@ def test_main_command_names_a_shipped_example() -> None:
     assert section is not None
     paths = re.findall(r"examples/\S+", section.group(1))
     assert paths and all((ROOT / path).is_file() for path in paths)
+
+
+def test_the_command_line_section_lists_every_command() -> None:
+    from lmml_mdit.cli import COMMANDS
+
+    section = re.search(r"## The command line\n\n```text\n(.+?)\n```", README, flags=re.S)
+    assert section is not None
+    listed = set(re.findall(r"(?:^|/ )lmml ([a-z][\w-]*)", section.group(1), flags=re.M))
+    assert sorted(set(COMMANDS) - listed) == []
