@@ -9,8 +9,13 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from ..atomic import batched_folder_syncs
 from ..bundle import LIMITS_CLI_HINT, Limits
 from ..conversation import ChatConversation, resolve_calls
-from ..errors import ImportFormatError, InvalidSettingsError, LimitExceededError
-from ..formats import BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
+from ..errors import (
+    ImportFormatError,
+    InvalidSettingsError,
+    LimitExceededError,
+    NotInlinableError,
+)
+from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ..jsonio import load_json
 from ..stdin import stdin_buffer
 from ..text import is_unicode
@@ -191,7 +196,19 @@ def import_messages(
 
 def _save(bundle: Bundle, target: Path) -> Path:
     if target.suffix == NARRATIVE_SUFFIX:
-        bundle = bundle.inline()
+        try:
+            bundle = bundle.inline()
+        except NotInlinableError as error:
+            # The asset's own error names only the asset and offers inline's remedies; the
+            # one to act on here is the file being written, and an archive holds anything.
+            archive = target.with_suffix(ARCHIVE_SUFFIX)
+            raise NotInlinableError(
+                f"a {NARRATIVE_SUFFIX} holds text only, and the conversation's asset "
+                f"{error.name} cannot be inlined: {error.message}",
+                name=str(target),
+                hint=f"import to a {ARCHIVE_SUFFIX} path, such as {archive}",
+                cli_hint=f"give -o {archive}",
+            ) from None
     bundle.save(target)
     return target
 

@@ -1,0 +1,59 @@
+"""``lmml`` on hostile and mistaken input found outside the test suite: every failure is one
+``lmml: error: FILE...`` line naming the file to fix and a remedy that exists, and no
+message grows with the input (commands run in-process through ``lmml_mdit.cli.main``)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+import lmml_mdit
+from lmml_mdit.cli import main
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
+
+
+def one_error(capsys: pytest.CaptureFixture[str], status: int, *fragments: str) -> str:
+    """Exit 2 and exactly one ``lmml: error:`` line on stderr holding every fragment."""
+    captured = capsys.readouterr()
+    assert status == 2, (status, captured.err)
+    [line] = captured.err.splitlines()
+    assert line.startswith("lmml: error: "), line
+    for fragment in fragments:
+        assert fragment in line, (fragment, line)
+    return line
+
+
+def _chat_with_image(tmp_path: Path) -> Path:
+    path = tmp_path / "chat.json"
+    content = [
+        {"type": "text", "text": "What is this?"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}},
+    ]
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": content}]}))
+    return path
+
+
+def test_import_to_a_bare_narrative_with_an_image_names_the_output_and_a_real_remedy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat = _chat_with_image(tmp_path)
+    out = tmp_path / "chat.lmml"
+    status = main(["import", str(chat), "-o", str(out)])
+    line = one_error(capsys, status, f"lmml: error: {out}: ", ".png", "binary", ".lmmlz")
+    assert "--keep-binary" not in line  # an inline option import does not have
+    assert not out.exists()
+
+
+def test_import_path_to_a_bare_narrative_with_an_image_names_the_output(tmp_path: Path) -> None:
+    chat = _chat_with_image(tmp_path)
+    out = tmp_path / "chat.lmml"
+    with pytest.raises(lmml_mdit.NotInlinableError) as caught:
+        lmml_mdit.import_path(chat, out)
+    assert caught.value.name == str(out)
+    assert ".png" in caught.value.message
+    assert caught.value.hint is not None and ".lmmlz" in caught.value.hint
+    assert not out.exists()
