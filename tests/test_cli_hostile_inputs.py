@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 import lmml_mdit
 from lmml_mdit.cli import main
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
 
 
@@ -57,3 +59,31 @@ def test_import_path_to_a_bare_narrative_with_an_image_names_the_output(tmp_path
     assert ".png" in caught.value.message
     assert caught.value.hint is not None and ".lmmlz" in caught.value.hint
     assert not out.exists()
+
+
+def _tool_call_chat(folder: Path) -> Path:
+    folder.mkdir()
+    path = folder / "weather.lmml"
+    shutil.copy(EXAMPLES / "weather-tools.lmml", path)
+    return path
+
+
+def test_convert_names_a_bundle_in_another_folder_by_the_path_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _tool_call_chat(tmp_path / "chats")
+    out = tmp_path / "weather.prompty"
+    status = main(["convert", str(source), str(out)])
+    one_error(capsys, status, f"lmml: error: {source}:13: Prompty cannot hold the tool call")
+    assert not out.exists()
+
+
+def test_convert_lossy_warnings_name_the_bundle_by_the_path_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _tool_call_chat(tmp_path / "chats")
+    status = main(["convert", "-q", "--lossy", str(source), str(tmp_path / "weather.prompty")])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    said = captured.err.splitlines()
+    assert said and all(line.startswith(f"lmml: warning: {source}: ") for line in said), said

@@ -37,7 +37,7 @@ from ._output import (
     warn,
 )
 from ._progress import ProgressLine
-from ._sources import checked_base_dir, located
+from ._sources import checked_base_dir, located, named_as_typed
 from ._table import command
 
 if TYPE_CHECKING:
@@ -551,6 +551,9 @@ def cmd_convert(args: ConvertArguments) -> int:
 
     assert args.dest is not None
     ensure_folder(args.dest)
-    written = convert(args.src, args.dest, lossy=args.lossy)
+    # A bundle's messages name it by its base name, as lmml_mdit.open does; say the path
+    # as typed, as every other command does (a prompt file's already are).
+    with named_as_typed(args.src):
+        written = convert(args.src, args.dest, lossy=args.lossy)
     info(args, f"Converted {args.src} -> {', '.join(str(path) for path in written)}")
     return 0

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import LmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..stdin import STDIN_LABEL as STDIN_LABEL
+from ..warn import cli_wording
 from ._arguments import Arguments
 from ._output import STDIO, CliError, error_text, stdin_buffer, warn
 
@@ -26,9 +28,11 @@ __all__ = [
     "STDIN_LABEL",
     "Source",
     "about",
+    "as_typed",
     "bundle_stem",
     "checked_base_dir",
     "located",
+    "named_as_typed",
     "open_source",
     "same_file",
 ]
@@ -60,6 +64,39 @@ def about(label: str, aliases: Sequence[str] = ()) -> Iterator[None]:
         yield
     except LmmlError as error:
         raise CliError(located(label, error_text(error), aliases)) from None
+
+
+def as_typed(path: str, message: str) -> str:
+    """*message* with a leading base name of *path* (``x.lmml:3: ...``, ``x.lmmlz!a.txt``)
+    spelt as *path* was typed; any other message as it is."""
+    alias = os.path.basename(path)
+    if alias != path and (message == alias or message.startswith((alias + ":", alias + "!"))):
+        return path + message[len(alias) :]
+    return message
+
+
+@contextlib.contextmanager
+def named_as_typed(path: str) -> Iterator[None]:
+    """Within the block, a library error or warning that starts with *path*'s base name
+    starts with *path* as typed instead; other messages are left as they are (unlike
+    :func:`about`, which names the bundle in every one)."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        warn(as_typed(path, cli_wording(message)))
+
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            yield
+    except LmmlError as error:
+        raise CliError(as_typed(path, error_text(error))) from None
 
 
 class Source:
