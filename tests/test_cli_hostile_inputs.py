@@ -87,3 +87,54 @@ def test_convert_lossy_warnings_name_the_bundle_by_the_path_typed(
     assert status == 0, captured.err
     said = captured.err.splitlines()
     assert said and all(line.startswith(f"lmml: warning: {source}: ") for line in said), said
+
+
+LONG = "Q" * 200_000
+_LONG_NARRATIVES = {
+    "a suspicious heading": f"## user\n\nhi\n\n## Turn 2 -- assistant{LONG}\n\nok\n",
+    "an input's type": f"---\ninputs:\n  country: {LONG}\n---\n## user\n\n{{{{ country }}}}\n",
+    "a manifest digest": (
+        '@@@manifest.json\n{"schema": "lmml/1", "assets": {"a.txt": {"sha256": "'
+        + LONG
+        + '"}}}\n@@@\n\n## user\n\n@@@a.txt\nhi\n@@@\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("what", sorted(_LONG_NARRATIVES))
+@pytest.mark.parametrize("command", ["validate", "turns"])
+def test_a_huge_line_is_quoted_short_in_what_commands_say(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str, command: str
+) -> None:
+    path = tmp_path / "long.lmml"
+    path.write_text(_LONG_NARRATIVES[what], encoding="utf-8")
+    main([command, str(path)])
+    captured = capsys.readouterr()
+    said = [line for line in captured.out.splitlines() + captured.err.splitlines() if "Q" in line]
+    assert said, (captured.out[:300], captured.err[:300])  # the defect is still reported
+    assert all(len(line) < 1000 and str(path) in line for line in said), [
+        (len(line), line[:200]) for line in said
+    ]
+
+
+_LONG_PAYLOADS = {
+    "an unknown object's keys": {LONG: 1, "id": 2},
+    "a Gemini part's keys": {"contents": [{"role": "user", "parts": [{LONG: "x"}]}]},
+    "a tool result's call id": {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "tool", "tool_call_id": LONG, "content": "x"},
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize("what", sorted(_LONG_PAYLOADS))
+def test_import_quotes_a_huge_payload_value_short(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str
+) -> None:
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(_LONG_PAYLOADS[what]), encoding="utf-8")
+    status = main(["import", str(chat), "-o", str(tmp_path / "chat.lmmlz")])
+    line = one_error(capsys, status, f"lmml: error: {chat}: ", "QQQ...")
+    assert len(line) < 1000, line[:300]

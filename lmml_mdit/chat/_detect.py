@@ -8,6 +8,7 @@ The rules are in ``docs/bridge.md`` ("Detection").
 from __future__ import annotations
 
 from ..errors import ImportFormatError
+from ..text import clipped
 from .providers import FORMATS as _REGISTRY
 from .providers.base import Detection
 
@@ -31,7 +32,7 @@ def _either(names: list[str]) -> str:
 
 def _describe(data: object) -> str:
     if isinstance(data, dict):
-        keys = ", ".join(sorted(map(str, data))[:8])
+        keys = ", ".join(clipped(key, 40) for key in sorted(map(str, data))[:8])
         return f"an object with keys {keys}" if keys else "an empty object"
     if isinstance(data, list):
         return f"a list of {len(data)} items"

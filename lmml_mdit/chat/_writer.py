@@ -51,6 +51,7 @@ from ..syntax import reference, turn_label
 from ..text import trim_blank_lines
 from . import _pieces as pieces
 from ._escape import escape_text
+from ._imported import shown_value
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
@@ -132,7 +133,8 @@ class BodyWriter:
             fence_name = call_slug(call_id) + TOOL_CALL_SUFFIX
             if message.call is None or self.calls.get(fence_name) != call_id:
                 raise ImportFormatError(
-                    f"a tool result answers call id {call_id!r}, which no earlier assistant "
+                    f"a tool result answers call id {shown_value(call_id)}, which no earlier "
+                    "assistant "
                     "turn made",
                     hint="include the assistant message with that tool call",
                 )

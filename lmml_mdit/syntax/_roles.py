@@ -19,6 +19,7 @@ from markdown_it.token import Token
 from ..model import MESSAGE_ROLES, Issue, Role
 from ..modes import DELIMITER_MODES as DELIMITER_MODES
 from ..modes import DelimiterMode as DelimiterMode
+from ..text import clipped
 from ._keys import ROLE_TOKENS_KEY
 
 SUSPICIOUS_DELIMITER = "suspicious_delimiter"
@@ -281,6 +282,10 @@ def near_miss(text: str) -> str | None:
     return None
 
 
+_QUOTED = 80
+"""The most characters of a heading (or of a word in it) a message quotes."""
+
+
 def suspicious_heading(
     text: str, delimiters: DelimiterMode, role: Role | None
 ) -> tuple[str, str] | None:
@@ -295,20 +300,24 @@ def suspicious_heading(
         word = near_miss(text)
         if word is None:
             return None
-        shown = text.strip()
+        heading = text.strip()
         named = _ROLES.get(word.lower())
-        if shown[:1] in ("*", "_"):
+        # What the message quotes of the heading is cut short: a heading is one line, which
+        # may be megabytes long, and the warning is said on every command.
+        shown, said = clipped(heading, _QUOTED), clipped(word, _QUOTED)
+        if heading[:1] in ("*", "_"):
             meant = label_role(word)
             return word, (
                 f"the heading {shown!r} looks like a role delimiter but the emphasis around "
                 f"its label keeps it from being one, so it is an ordinary heading (did you "
                 f"mean '## {meant}'?); write the label without emphasis, or reword the heading"
             )
-        if named is not None and _TURN_UNSPACED.match(shown):
+        if named is not None and _TURN_UNSPACED.match(heading):
             return word, (
                 f"the heading {shown!r} looks like a role delimiter but has no space between "
                 f"'Turn' and its number, so it is an ordinary heading (did you mean "
-                f"'## {corrected_heading(shown)}'?); write that, or reword the heading"
+                f"'## {clipped(str(corrected_heading(heading)), _QUOTED)}'?); write that, or "
+                "reword the heading"
             )
         if named is not None:
             # The role is right; what is off is the separator ("Turn 2 - user", "Turn 2: user").
@@ -320,12 +329,12 @@ def suspicious_heading(
         meant = suggested_role(word) or label_role(word)
         guess = f" (did you mean {meant}?)" if meant is not None else ""
         return word, (
-            f"the heading {shown!r} looks like a role delimiter but {word!r} is not a "
+            f"the heading {shown!r} looks like a role delimiter but {said!r} is not a "
             f"role{guess}, so it is an ordinary heading; write '## Turn N -- user' (or "
             "assistant, system, tool), or reword the heading"
         )
     if delimiters == "loose" and strict_heading_role(text) is None:
-        shown = text.strip()
+        shown = clipped(text.strip(), _QUOTED)
         return role, (
             f"the heading {shown!r} opens {'an' if role == 'assistant' else 'a'} {role} turn "
             "only because it holds the word "

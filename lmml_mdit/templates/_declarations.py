@@ -24,6 +24,7 @@ from ..jsontypes import JSONMapping
 from ..model import ROLES, Issue, Role
 from ..narrative import Placeholder, Placeholders
 from ..schema import SCHEMA_KEYWORDS, type_word
+from ..text import clipped
 from ._types import ASSET_TYPES, INPUT_TYPES, INPUTS_KEY, MESSAGES_TYPE, InputType
 from ._values import value_problem
 
@@ -286,10 +287,11 @@ def _read_declaration(name: str, declaration: object) -> tuple[InputSpec | None,
         )
     unknown = sorted(set(declaration) - _KEYS)
     if unknown:
-        return None, f"unknown key {unknown[0]!r}; the keys are {', '.join(sorted(_KEYS))}"
+        shown = clipped(repr(unknown[0]), 80)
+        return None, f"unknown key {shown}; the keys are {', '.join(sorted(_KEYS))}"
     kind = declaration.get("type")
     if kind not in INPUT_TYPES:
-        return None, f"the type is {kind!r}; give one of {', '.join(INPUT_TYPES)}"
+        return None, f"the type is {clipped(repr(kind), 80)}; give one of {', '.join(INPUT_TYPES)}"
     required = declaration.get("required")
     if required is not None and not isinstance(required, bool):
         return None, "required must be true or false"

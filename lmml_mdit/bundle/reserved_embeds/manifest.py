@@ -8,6 +8,7 @@ from ...errors import BundleError, InvalidManifestError
 from ...formats import MANIFEST_NAME
 from ...jsontypes import JSONObject
 from ...model import Issue
+from ...text import clipped
 from .._reserved import load_manifest, manifest_digests, sha256_hex
 from .base import ReservedEmbed
 
@@ -44,7 +45,8 @@ def _integrity_issues(bundle: BundleContents, manifest: JSONObject | None) -> li
             continue
         if actual != recorded.lower():
             message = (
-                f"{name!r} has sha256 {actual}, but manifest.json records {recorded}; "
+                f"{name!r} has sha256 {actual}, but manifest.json records "
+                f"{clipped(recorded, 80)}; "
                 "the asset changed: restore it, or save the bundle to record the new digest"
             )
             issues.append(Issue("integrity_mismatch", name, line, column, message))

@@ -418,7 +418,7 @@ def _parts(raw_parts: object, calls: _Calls, *, where: str) -> list[MessagePart 
             parts.append(_function_response(response, extras, calls, where=here))
         else:
             raise ImportFormatError(
-                f"unsupported part with keys {sorted(map(as_text, part))}",
+                f"unsupported part with keys {shown_value(sorted(map(as_text, part)))}",
                 name=here,
                 hint="use text, inline_data, function_call or function_response parts; "
                 "file_data URIs are not fetched",
@@ -484,7 +484,8 @@ def _function_response(raw: object, extras: JSONObject, calls: _Calls, *, where:
         for here, part in expect_items(inner["parts"], where=f"{where}.parts"):
             if _get(part, "inline_data") is None and _get(part, "file_data") is None:
                 raise ImportFormatError(
-                    f"unsupported function response part with keys {sorted(map(as_text, part))}",
+                    "unsupported function response part with keys "
+                    f"{shown_value(sorted(map(as_text, part)))}",
                     name=here,
                     hint="a function response's parts hold inline_data or file_data",
                 )
