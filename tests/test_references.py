@@ -119,6 +119,22 @@ def test_render_counts_them_when_it_refuses_and_when_forced(
     assert warned[-1].endswith("300 missing reference(s): a.png (200), b.csv (100)")
 
 
+def test_the_summary_names_at_most_ten_missing_assets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """20,000 missing names made one line of 300 KB; the summary counts ten one by one."""
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\n\n" + " ".join(f"@f{n}.png" for n in range(2_000)) + "\n")
+    assert cli.main(["validate", str(path)]) == 1
+    _, err = capsys.readouterr()
+    [summary] = [line for line in err.splitlines() if "missing reference(s)" in line]
+    assert summary == (
+        "2000 missing reference(s): f0.png (1), f1.png (1), f10.png (1), f100.png (1), "
+        "f1000.png (1), f1001.png (1), f1002.png (1), f1003.png (1), f1004.png (1), "
+        "f1005.png (1), and 1990 more names"
+    )
+
+
 def test_the_cli_flag_keeps_rfc_4_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "chat.lmml"
     path.write_text(f"## user\n\n{HANDLES}\n")

@@ -113,15 +113,22 @@ def issue_line(label: str, issue: Issue, *, archive: bool = True) -> str:
     return shown(f"{where}: {issue.kind}: {one_line(issue.cli_message or issue.message)}")
 
 
+_SUMMARY_NAMES = 10
+"""How many missing names the summary line counts one by one; the rest are a number."""
+
+
 def missing_summary(issues: Iterable[Issue]) -> str | None:
     """``N missing reference(s): a.png (3), b.csv (1)``: how many places name each missing
-    asset, most first (then by name), or None when fewer than two issues are
-    ``missing_reference`` (one is its own summary)."""
+    asset, most first (then by name), at most :data:`_SUMMARY_NAMES` of them (``and K more
+    names``), or None when fewer than two issues are ``missing_reference`` (one is its own
+    summary)."""
     counts = Counter(issue.name for issue in issues if issue.kind == "missing_reference")
     if counts.total() < 2:
         return None
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    names = ", ".join(f"{name} ({count})" for name, count in ranked)
+    names = ", ".join(f"{name} ({count})" for name, count in ranked[:_SUMMARY_NAMES])
+    if len(ranked) > _SUMMARY_NAMES:
+        names += f", and {len(ranked) - _SUMMARY_NAMES} more names"
     return shown(f"{counts.total()} missing reference(s): {names}")
 
 
