@@ -175,6 +175,14 @@ class LmmlError(Exception):
             self.file = file
             self.args = (self._format(),)
 
+    def concern(self, name: str) -> None:
+        """Name *name* (a file's path) as what the error is about, when it names nothing
+        yet (raised while reading that file, below the code that knows its path);
+        ``str(error)`` then reads ``NAME: ...``."""
+        if self.name is None and self.file is None:
+            self.name = name
+            self.args = (self._format(),)
+
     def place(self) -> tuple[str, int | None, int | None]:
         """Where the error lies: ``(FILE, LINE, COL)`` as :meth:`format` starts with them
         (FILE ``""`` when it names none; LINE and COL None when not known)."""

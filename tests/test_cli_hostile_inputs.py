@@ -101,6 +101,24 @@ _LONG_NARRATIVES = {
 }
 
 
+def test_a_damaged_archive_is_named_by_every_command_and_the_api(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A truncated ``.lmmlz`` names itself: ``lmml_mdit.open`` and ``lmml convert`` said
+    only "the archive has no end-of-central-directory record", naming no file."""
+    cut = tmp_path / "cut.lmmlz"
+    cut.write_bytes((EXAMPLES / "sales-review.lmmlz").read_bytes()[:1000])
+    with pytest.raises(lmml_mdit.InvalidZipError) as raised:
+        lmml_mdit.open(cut)
+    assert str(raised.value).startswith(f"{cut}: the archive has no end-of-central-directory")
+    assert raised.value.place() == (str(cut), None, None)
+    for argv in (["convert", str(cut), str(tmp_path / "o.prompty")], ["validate", str(cut)]):
+        status = main(argv)
+        line = one_error(capsys, 2 if argv[0] == "convert" else status, f"{cut}: the archive")
+        assert line.count(str(cut)) == 1, line
+    assert not (tmp_path / "o.prompty").exists()
+
+
 @pytest.mark.parametrize("what", sorted(_LONG_NARRATIVES))
 @pytest.mark.parametrize("command", ["validate", "turns"])
 def test_a_huge_line_is_quoted_short_in_what_commands_say(

@@ -19,6 +19,7 @@ from ..errors import (
     BundleError,
     BundleNotFoundError,
     LimitExceededError,
+    LmmlError,
     MissingNarrativeError,
     NotLmmlError,
 )
@@ -284,7 +285,12 @@ def open_bundle(
                 f"cannot read the file: {error.strerror}", name=path, hint="check the path"
             ) from None
         if is_zip(head):
-            return _zip_bundle(open_archive(path, limits), file_name, name, limits, syntax)
+            try:
+                archive = open_archive(path, limits)
+            except LmmlError as error:
+                error.concern(path)  # a damaged archive, named as the caller gave it
+                raise
+            return _zip_bundle(archive, file_name, name, limits, syntax)
         if base_dir is None:
             base = os.path.dirname(os.path.abspath(path))
         display = name or file_name
