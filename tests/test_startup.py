@@ -7,6 +7,7 @@ structure that time rests on, in a fresh interpreter each.
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -193,13 +194,76 @@ def test_version_and_help_load_the_argument_parser_alone() -> None:
     )
     assert "lmml_mdit.cli._commands" not in modules
     assert "lmml_mdit.chat.providers" not in modules  # the registry is read late, if at all
-    assert {name for name in modules if name.startswith("lmml_mdit.cli")} == {
+    assert {name for name in modules if name.startswith("lmml_mdit")} == {
+        "lmml_mdit",
+        "lmml_mdit._version",
+        "lmml_mdit.formats",  # the default provider, for the options' help
+        "lmml_mdit.lazy",
         "lmml_mdit.cli",
         "lmml_mdit.cli._failure",
         "lmml_mdit.cli._launch",
         "lmml_mdit.cli._options",
         "lmml_mdit.cli._table",
     }
+
+
+_HELP_IN = """
+import gettext, json, sys
+gettext.bindtextdomain(gettext.textdomain(), sys.argv[1])
+from lmml_mdit.cli import main
+status = main(["--help"])
+print(json.dumps([status, sorted(sys.modules)]))
+"""
+
+
+def _help_with_catalogues(folder: Path, language: str = "") -> tuple[set[str], str]:
+    """The modules ``lmml --help`` loads and its output, gettext's catalogues for the
+    current domain read from *folder*, in *language*."""
+    done = subprocess.run(
+        [sys.executable, "-c", _HELP_IN, str(folder)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "", "LANGUAGE": language},
+        check=True,
+    )
+    *output, last = done.stdout.splitlines()
+    status, modules = json.loads(last)
+    assert status == 0
+    return set(modules), "\n".join(output)
+
+
+def _write_catalogue(path: Path, translations: dict[str, str]) -> None:
+    """A GNU gettext catalogue (``.mo``) at *path* holding *translations*."""
+    entries = sorted({"": "Content-Type: text/plain; charset=UTF-8\n", **translations}.items())
+    keys = [key.encode() for key, _ in entries]
+    values = [value.encode() for _, value in entries]
+    start = 28 + 16 * len(entries)
+    table = b""
+    strings = b""
+    for texts in (keys, values):
+        for text in texts:
+            table += struct.pack("<2I", len(text), start + len(strings))
+            strings += text + b"\0"
+    header = struct.pack("<7I", 0x950412DE, 0, len(entries), 28, 28 + 8 * len(entries), 0, 0)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(header + table + strings)
+
+
+def test_help_without_catalogues_does_not_load_the_locale_module(tmp_path: Path) -> None:
+    """No catalogue folder: argparse's messages are their own translations, and gettext,
+    which imports :mod:`locale` to list the languages it would look for, is not asked."""
+    modules, output = _help_with_catalogues(tmp_path / "missing", "xx")
+    assert "locale" not in modules
+    assert "show this help message and exit" in output
+
+
+def test_help_is_translated_where_a_catalogue_is(tmp_path: Path) -> None:
+    _write_catalogue(
+        tmp_path / "xx" / "LC_MESSAGES" / "messages.mo",
+        {"show this help message and exit": "montrer cette aide"},
+    )
+    _, output = _help_with_catalogues(tmp_path, "xx")
+    assert "-h, --help  montrer cette aide" in output
 
 
 def test_the_summaries_are_the_whole_parser_s_help() -> None:

@@ -8,7 +8,7 @@ import functools
 import os
 import sys
 
-from ..chat import DEFAULT_PROVIDER, PLUGIN_GROUP
+from ..formats import DEFAULT_PROVIDER
 from ._failure import CliError
 
 TYPE_CHECKING = False  # not typing's: ``lmml --help`` reads this module and no more
@@ -52,11 +52,25 @@ def _remembered(translate: Callable[[str], str]) -> Callable[[str], str]:
     def lookup(message: str) -> str:
         answer = answers.get(message)
         if answer is None:
-            answer = answers[message] = translate(message)
+            answer = answers[message] = message if _no_catalogue(translate) else translate(message)
         return answer
 
     lookup.remembered = True  # type: ignore[attr-defined]
     return lookup
+
+
+def _no_catalogue(translate: Callable[[str], str]) -> bool:
+    """Whether *translate* is :func:`gettext.gettext` and the folder it reads catalogues
+    from (``FOLDER/LANGUAGE/LC_MESSAGES/DOMAIN.mo``, the folder bound to the current
+    domain) does not exist: then every message is its own translation, and asking gettext
+    would only import :mod:`locale` (about a thirtieth of ``lmml --help``) to list the
+    languages it would look for."""
+    import gettext
+
+    if translate is not gettext.gettext:
+        return False
+    folder = gettext.bindtextdomain(gettext.textdomain())
+    return bool(folder) and not os.path.exists(folder)
 
 
 argparse._ = _remembered(argparse._)  # type: ignore[attr-defined]
@@ -224,6 +238,8 @@ def plugin_names() -> tuple[str, ...]:
     """The names installed packages register in the plugin entry point group, sorted,
     leaving out the built-in ones, read from the packages' metadata without loading any."""
     from importlib.metadata import entry_points
+
+    from ..chat import PLUGIN_GROUP
 
     names = {point.name for point in entry_points(group=PLUGIN_GROUP)}
     return tuple(sorted(names - set(registry_names("formats"))))
