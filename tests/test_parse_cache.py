@@ -77,3 +77,36 @@ def test_the_cache_keeps_a_bounded_number_of_bytes(monkeypatch: pytest.MonkeyPat
     assert 0 < kept <= 100 and len(narrative_module._parsed) == 2
     share(b"x" * 200, references="assets", **options)  # type: ignore[arg-type]
     assert len(narrative_module._parsed) == 2  # too large to keep: nothing evicted for it
+
+
+def test_the_delimiter_issues_of_a_shared_narrative_are_found_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every send warns the suspicious delimiters, read from the narrative the opens of one
+    archive share: the tokens are scanned for them once, not twice a send."""
+    import sys
+    import warnings
+
+    from lmml_mdit import syntax
+    from lmml_mdit.errors import DefectWarning
+
+    path = tmp_path / "case.lmmlz"
+    zip_bundle("## user\nHi\n\n## asistant\nHello\n", {}).save(path)
+    original = syntax.delimiter_issues
+    calls: list[object] = []
+
+    def counted(narrative: object) -> object:
+        calls.append(narrative)
+        return original(narrative)  # type: ignore[arg-type]
+
+    for module in list(sys.modules.values()):  # wherever the function was imported to
+        if getattr(module, "delimiter_issues", None) is original:
+            monkeypatch.setattr(module, "delimiter_issues", counted)
+    narrative_module._parsed.clear()
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lmml_mdit.to_request(lmml_mdit.open(path), "openai", model="m")
+        assert [str(w.message).count("asistant") > 0 for w in caught] == [True]
+        assert all(isinstance(w.message, DefectWarning) for w in caught)
+    assert len(calls) == 1

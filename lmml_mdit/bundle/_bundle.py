@@ -34,7 +34,6 @@ from ..jsontypes import JSONObject
 from ..model import Embed, Issue
 from ..narrative import Narrative, parse
 from ..severity import WARNED_KINDS
-from ..syntax import delimiter_issues
 from ..warn import warn
 from ._archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
 from ._contents import BundleKind, entry_holding, first_fences, has_reserved, settings_embeds
@@ -605,7 +604,7 @@ class Bundle:
         each one raise."""
         # The warned kinds are the delimiter ones (tests/test_severity.py holds this): a
         # bundle not yet validated (the preview, turns) reads them without validating.
-        issues = self.__dict__.get("_issues") or delimiter_issues(self.narrative)
+        issues = self.__dict__.get("_issues") or self.narrative._delimiter_issues
         for issue in issues:
             if issue.kind in WARNED_KINDS:
                 warn(DefectWarning(self._defect(issue)))

@@ -13,7 +13,6 @@ from ..errors import BundleError, UnsafeEntryError
 from ..jsontypes import JSONObject
 from ..model import Embed, Issue
 from ..narrative import Narrative, unsent_image_issues
-from ..syntax import delimiter_issues
 from ._archive import unsafe_reason
 from ._contents import (
     BundleContents,
@@ -248,7 +247,7 @@ def find_issues(
         from ._remote import remote_issues
 
         issues.extend(remote_issues(bundle))
-    issues.extend(delimiter_issues(narrative))
+    issues.extend(narrative._delimiter_issues)
     if inputs is not None or _may_declare_inputs(bundle):
         from ..templates import declared_inputs, input_issues
 

@@ -23,7 +23,7 @@ from markdown_it.token import Token
 
 from .._version import __version__
 from ..errors import LmmlSyntaxError, MissingPluginError
-from ..model import Embed, Turn
+from ..model import Embed, Issue, Turn
 from ..syntax import (
     COLLECTED_KEY,
     DEFERRED_KEY,
@@ -41,6 +41,7 @@ from ..syntax import (
     DispatchingBlockParser,
     LinkParser,
     ReferenceMode,
+    delimiter_issues,
     lmml_plugin,
 )
 from ..text import blank_edges, place_after
@@ -241,6 +242,13 @@ class Narrative:
         """``source`` split into lines, without line endings (split once, when first read:
         a parse does not hold a string per line)."""
         return tuple(_split_lines(self.source))
+
+    @functools.cached_property
+    def _delimiter_issues(self) -> tuple[Issue, ...]:
+        """:func:`~lmml_mdit.syntax.delimiter_issues` of this narrative, found once: every
+        send of a bundle reads them, and bundles opened from the same archive share the
+        narrative (its tokens never change)."""
+        return tuple(delimiter_issues(self))
 
     @functools.cached_property
     def index(self) -> StructureIndex:
