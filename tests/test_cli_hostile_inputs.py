@@ -156,3 +156,23 @@ def test_import_quotes_a_huge_payload_value_short(
     status = main(["import", str(chat), "-o", str(tmp_path / "chat.lmmlz")])
     line = one_error(capsys, status, f"lmml: error: {chat}: ", "QQQ...")
     assert len(line) < 1000, line[:300]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("p.prompt.yml", "messages:\n  - role: {long}\n    content: hi\n"),
+        ("p.prompt", '---\nmodel: m\n---\n{{{{role "{long}"}}}}\nhi\n'),
+        ("p.prompt", '---\nmodel: m\n---\n{{{{role "user"}}}}\nhi {{{{ {long} x }}}}\n'),
+        ("p.prompty", "---\nname: p\ninputs:\n  q:\n    type: {long}\n---\nuser:\nhi\n"),
+    ],
+)
+def test_convert_quotes_a_huge_role_type_or_expression_short(
+    name: str, text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 100 KB role, input type or template expression made a 100 KB error line."""
+    source = tmp_path / name
+    source.write_text(text.format(long="x" * 100_000), encoding="utf-8")
+    line = one_error(capsys, main(["convert", str(source), str(tmp_path / "o.lmml")]), "x...")
+    assert len(line) < 600, line[:300]
+    assert not (tmp_path / "o.lmml").exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from ..text import clipped
 from ._shared import (
     HEAD_SIZE,
     Prompt,
@@ -147,7 +148,8 @@ def _picoschema_key(key: str) -> tuple[str, bool, str | None]:
 def _declared(name: str, kind: str, description: object, file: str) -> dict[str, object]:
     if kind not in _TYPES and kind != "object":
         raise refuse(
-            f"the input {name!r} has the type {kind!r}, which LMML has no type for",
+            f"the input {clipped(repr(name), 80)} has the type {clipped(repr(kind), 80)}, "
+            "which LMML has no type for",
             file,
             None,
             "declare it as a string, number, integer, boolean or object",
@@ -204,7 +206,7 @@ def _read_body(body: str, first_line: int, prompt: Prompt, file: str) -> None:
         position = end
         if kind == "role":
             if argument not in _ROLES:
-                raise refuse(f"the role {argument!r} has no LMML turn", file, line)
+                raise refuse(f"the role {clipped(repr(argument), 80)} has no LMML turn", file, line)
             close()
             role, pieces, start, after_history = _ROLES[argument], [], line, False
             if body.startswith("\n", position):

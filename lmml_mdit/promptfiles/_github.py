@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..bundle import load_front_matter
 from ..errors import InvalidSettingsError
+from ..text import clipped
 from ._shared import (
     HEAD_SIZE,
     ROLES,
@@ -83,7 +84,10 @@ def _read_messages(value: object, text: str, prompt: Prompt, file: str) -> None:
             raise refuse(f"messages[{index}] has no text content", file, None)
         role = message.get("role")
         if role not in ROLES:
-            raise refuse(f"messages[{index}] has the role {role!r}, which has no LMML turn", file)
+            raise refuse(
+                f"messages[{index}] has the role {clipped(repr(role), 80)}, which has no LMML turn",
+                file,
+            )
         content = message["content"]
         line = _line_of(text, content)
         checked = scan_placeholders(content, file, line, openers=())

@@ -8,6 +8,7 @@ import json
 
 from ..errors import PromptFileError
 from ..jsonio import load_json
+from ..text import clipped
 from ._shared import HEAD_SIZE, Prompt, leave_out, refuse, scan_placeholders, spaced_placeholder
 
 NAME = "LangChain ChatPromptTemplate"
@@ -73,7 +74,10 @@ def read(text: str, file: str) -> Prompt:
         if kind.endswith("PromptTemplate"):
             template = _mapping(inner.get("prompt"), file, f"messages[{index}].prompt")
             if template.get("id") != _PROMPT_ID:
-                raise refuse(f"messages[{index}] holds a {template.get('id')}, not text", file)
+                raise refuse(
+                    f"messages[{index}] holds a {clipped(str(template.get('id')), 80)}, not text",
+                    file,
+                )
             body = _mapping(template.get("kwargs"), file, "prompt.kwargs")
             text_value = body.get("template")
             style = body.get("template_format", "f-string")

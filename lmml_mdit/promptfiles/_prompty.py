@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from ..text import clipped
 from ._shared import (
     Prompt,
     dump_yaml,
@@ -183,7 +184,8 @@ def _read_inputs(value: object, prompt: Prompt, file: str) -> None:
             continue
         if kind not in _INPUT_TYPES:
             raise refuse(
-                f"the input {name!r} has the type {kind!r}, which LMML has no type for",
+                f"the input {clipped(repr(name), 80)} has the type {clipped(repr(kind), 80)}, "
+                "which LMML has no type for",
                 file,
                 None,
                 "declare it as a string, number, integer, boolean or object",
@@ -280,7 +282,7 @@ def _read_body(
             continue
         if found in _OTHER_ROLES:
             raise refuse(
-                f"the role {found!r} has no LMML turn here",
+                f"the role {clipped(repr(found), 80)} has no LMML turn here",
                 file,
                 first_line + offset,
                 "use system, user or assistant",

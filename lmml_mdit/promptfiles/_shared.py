@@ -19,7 +19,7 @@ from ..media import media_type_for
 from ..model import MESSAGE_ROLES, Role
 from ..narrative import is_tool_call_name
 from ..schema import settings_schema
-from ..text import normalize_newlines, trim_blank_lines
+from ..text import clipped, normalize_newlines, trim_blank_lines
 from ..warn import warn as warn_at_caller
 
 if TYPE_CHECKING:
@@ -180,7 +180,7 @@ def scan_placeholders(
         expression = text[start + 2 : end].strip()
         if not is_dotted_name(expression):
             raise refuse(
-                f"the expression {{{{{expression}}}}} is logic or a helper LMML lacks",
+                f"the expression {{{{{clipped(expression, 80)}}}}} is logic or a helper LMML lacks",
                 file,
                 line,
                 "LMML templates only fill {{ name }} or {{ name.field }}",
