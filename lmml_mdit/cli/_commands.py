@@ -12,14 +12,12 @@ import contextlib
 import gc
 import os
 import sys
-import warnings
 from collections.abc import Iterator, Sequence
-from typing import TextIO
 
 from ..atomic import Terminated, terminate_cleanly
 from ..errors import LmmlError
 from ..warn import cli_wording
-from ._output import STDIO, CliError, error, error_text, warn
+from ._output import STDIO, CliError, error, error_text, warnings_worded
 from ._parser import parse_arguments
 from ._table import modules
 
@@ -61,8 +59,9 @@ def _run(arguments: list[str]) -> int:
     try:
         # Warnings while the arguments are read too: checking a format name loads the
         # registry, and with it the installed plugins, one of which may be left out.
-        with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
+        # Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:``
+        # line, in the command line's words where the warning has them.
+        with warnings_worded(cli_wording):
             with _collection_paused():
                 args = parse_arguments(arguments)
                 handler = args.handler.resolve()
@@ -99,19 +98,6 @@ def _collection_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _show_warning(
-    message: Warning | str,
-    category: type[Warning],
-    filename: str,
-    lineno: int,
-    file: TextIO | None = None,
-    line: str | None = None,
-) -> None:
-    """Library warnings (an orphaned entry, a left-out embed) as one ``lmml: warning:`` line,
-    in the command line's words where the warning has them."""
-    warn(cli_wording(message))
 
 
 def _broken_pipe() -> int:

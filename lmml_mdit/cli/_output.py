@@ -13,10 +13,11 @@ import errno
 import json
 import os
 import sys
+import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from ..atomic import atomic_write_bytes
 from ..errors import LmmlError, WriteError, file_location, location
@@ -141,6 +142,27 @@ def info(args: Arguments, text: str) -> None:
 def warn(text: str) -> None:
     """One ``lmml: warning:`` line on stderr."""
     print(f"{PROGRAM}: warning: {shown(one_line(text))}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def warnings_worded(words: Callable[[Warning | str], str]) -> Iterator[None]:
+    """Within the block, each library warning is said at once as one ``lmml: warning:``
+    line, worded by *words* (the warning's own wording on the command line, a file named as
+    typed, ...)."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        warn(words(message))
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 def error(text: str) -> None:

@@ -33,14 +33,13 @@ from ._output import (
     missing_summary,
     stdout_json,
     warn,
+    warnings_worded,
 )
 from ._sources import Source, bundle_stem, located, open_source, same_file
 from ._table import command
 from ._templates import given_inputs
 
 if TYPE_CHECKING:
-    from typing import TextIO
-
     from ..chat import (
         AttachmentLines,
         ContextPlacement,
@@ -339,18 +338,9 @@ def warnings_said(source: Source) -> Iterator[None]:
     """Each library warning raised in the block said at once, as :func:`print_warnings`
     says it, for a command whose output goes on while it works (``run``)."""
 
-    def show(
-        message: Warning | str,
-        category: type[Warning],
-        filename: str,
-        lineno: int,
-        file: TextIO | None = None,
-        line: str | None = None,
-    ) -> None:
-        warn(located(source.label, _warning_text(message), source.aliases))
-
-    with warnings.catch_warnings():
-        warnings.showwarning = show
+    with warnings_worded(
+        lambda message: located(source.label, _warning_text(message), source.aliases)
+    ):
         yield
 
 

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from ..errors import LmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..stdin import STDIN_LABEL as STDIN_LABEL
 from ..warn import cli_wording
 from ._arguments import Arguments
-from ._output import STDIO, CliError, error_text, stdin_buffer, warn
+from ._output import STDIO, CliError, error_text, stdin_buffer, warn, warnings_worded
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
@@ -81,19 +80,8 @@ def named_as_typed(path: str) -> Iterator[None]:
     starts with *path* as typed instead; other messages are left as they are (unlike
     :func:`about`, which names the bundle in every one)."""
 
-    def show(
-        message: Warning | str,
-        category: type[Warning],
-        filename: str,
-        lineno: int,
-        file: TextIO | None = None,
-        line: str | None = None,
-    ) -> None:
-        warn(as_typed(path, cli_wording(message)))
-
     try:
-        with warnings.catch_warnings():
-            warnings.showwarning = show
+        with warnings_worded(lambda message: as_typed(path, cli_wording(message))):
             yield
     except LmmlError as error:
         raise CliError(as_typed(path, error_text(error))) from None
