@@ -248,6 +248,8 @@ def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
     for tool in body.get("tools") or []:
         if "function" in tool:  # a custom tool is Chat's own, sent as it is
             tool["function"].setdefault("parameters", EMPTY_SCHEMA)  # (8)
+            if tool["function"].get("description", "") is None:
+                del tool["function"]["description"]  # (8) Chat's SDK type takes a string
     return body
 
 
@@ -436,22 +438,50 @@ def normalise_gemini(body: Any, source: Any) -> dict[str, Any]:
     for schema_key, json_key in (("response_schema", "response_json_schema"),):
         if schema_key in config:  # (8) sent as JSON Schema
             config[json_key] = _json_schema(config.pop(schema_key))
-    for tool in config.get("tools") or []:
-        for declaration in tool.get("function_declarations") or []:
-            parameters = declaration.get("parameters")
-            upper = isinstance(parameters, dict) and str(parameters.get("type", "")).isupper()
-            if "parameters" in declaration and not upper:  # (8); OpenAPI-style types kept
-                declaration["parameters_json_schema"] = _json_schema(declaration.pop("parameters"))
-            declaration.setdefault("parameters_json_schema", EMPTY_SCHEMA)
+    if config.get("tools"):
+        config["tools"] = _gemini_tools(config["tools"])
     if not config:
         del body["config"]
-    generated_ids = '"id"' not in json.dumps(source)
+    generated_ids = not _gemini_call_ids(snake_keys(as_body(source, "contents"))["contents"])
     for content in body["contents"]:
         for part in content["parts"]:
             for key in ("function_call", "function_response"):
                 if key in part and generated_ids:
                     part[key].pop("id", None)  # (7) ids generated on import
     return body
+
+
+def _gemini_tools(tools: list[Any]) -> list[Any]:
+    """(8) Every function declaration in one tool object, first; each built-in tool after
+    it in its own object, in the order written."""
+    declarations: list[Any] = []
+    builtins: list[Any] = []
+    for tool in tools:
+        for key, value in tool.items():
+            if key == "function_declarations":
+                declarations += value
+            else:
+                builtins.append({key: value})
+    for declaration in declarations:
+        parameters = declaration.get("parameters")
+        upper = isinstance(parameters, dict) and str(parameters.get("type", "")).isupper()
+        if "parameters" in declaration and not upper:  # (8); OpenAPI-style types kept
+            declaration["parameters_json_schema"] = _json_schema(declaration.pop("parameters"))
+        if "parameters" not in declaration:
+            declaration.setdefault("parameters_json_schema", EMPTY_SCHEMA)
+    return ([{"function_declarations": declarations}] if declarations else []) + builtins
+
+
+def _gemini_call_ids(contents: Any) -> bool:
+    """Whether a call or a result in *contents* carries its own ``id`` (else (7) the ids
+    the export shows were generated on import); call arguments are not looked into."""
+    for content in contents if isinstance(contents, list) else [contents]:
+        parts = content.get("parts", []) if isinstance(content, dict) else content
+        for part in parts if isinstance(parts, list) else [parts]:
+            for key in ("function_call", "function_response"):
+                if isinstance(part, dict) and isinstance(part.get(key), dict) and "id" in part[key]:
+                    return True
+    return False
 
 
 def _json_schema(schema: Any) -> Any:
