@@ -7,7 +7,9 @@ The templates are in ``tests/data/chat_templates.json``, with their source named
 
 from __future__ import annotations
 
+import copy
 import json
+import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -216,3 +218,34 @@ def test_a_bundles_own_messages_render_losslessly(core: Any, entry: dict[str, st
     assert isinstance(prompt, str)
     assert [text for text in shown if text not in prompt] == [], flags
     assert "'type': 'text'" not in prompt, flags
+
+
+def _transcript() -> Any:
+    """The conversation above as a transcript, read from the OpenAI Chat body a user
+    would import: the call is a fence in the assistant's text, the result a ``tool`` turn."""
+    from lmml_mdit import import_messages
+    from lmml_mdit.transcript import Transcript
+
+    messages = copy.deepcopy(CONVERSATION)
+    for message in messages:
+        if message["role"] == "assistant" and message.get("tool_calls"):
+            message["content"] = None
+            for call in message["tool_calls"]:
+                call["function"]["arguments"] = json.dumps(call["function"]["arguments"])
+        if message["role"] == "tool":
+            del message["name"]  # a Chat tool message has no name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Transcript.from_bundle(import_messages({"messages": messages}, "openai"))
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_a_transcript_renders_losslessly(core: Any, entry: dict[str, str]) -> None:
+    """``Transcript.render_templated`` with the flags it detects: a template that does not
+    show tool turns (or refuses them) gets each as a user turn, so every text is there."""
+    tokenizer = _tokenizer(core, entry)
+    prompt = _transcript().render_templated(
+        pov="assistant", tokenizer=tokenizer, add_generation_prompt=True
+    )
+    assert isinstance(prompt, str)
+    assert [text for text in TEXTS if text not in prompt] == []

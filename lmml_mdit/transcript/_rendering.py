@@ -39,6 +39,7 @@ class Renderable:
         *,
         pov: str | Pov,
         parts: bool = False,
+        fold_tools: bool = False,
         fold_system: bool = False,
         merge: bool = False,
         user_first: bool = False,
@@ -56,6 +57,9 @@ class Renderable:
         :param pov: a name, or any object with ``name``, ``self_role`` and ``others_role``.
         :param parts: give each content as a list of content parts, every ``@name`` of a
             carried asset turned into parts by :mod:`lmml_mdit.chat`.
+        :param fold_tools: make each ``tool`` turn a ``user`` turn opened by
+            ``[tool result]`` (see :func:`lmml_mdit.chat.fold_tools`), for a template that
+            knows no tool role; a call is already text in its assistant turn.
         :param label_authors: ``None`` labels parts only where a merged run has several
             authors; ``True`` also prefixes every other author's unmerged turn with
             ``"{author}: "``; ``False`` never labels.
@@ -95,6 +99,7 @@ class Renderable:
             rendered.append(entry)
         return flatten(
             rendered,
+            fold_tools=fold_tools,
             fold_system=fold_system,
             merge=merge,
             user_first=user_first,
@@ -109,6 +114,7 @@ class Renderable:
         tokenizer: ChatTokenizer | None = None,
         add_generation_prompt: bool = False,
         tokenize: bool = False,
+        fold_tools: bool | None = None,
         fold_system: bool | None = None,
         merge: bool | None = None,
         user_first: bool | None = None,
@@ -120,9 +126,11 @@ class Renderable:
         Only ``tokenizer.apply_chat_template`` is needed
         (:class:`~lmml_mdit.chat.ChatTokenizer`: any object with it works; nothing
         imports ``transformers``). Flattening flags left as ``None`` are detected from the
-        template (:func:`lmml_mdit.chat.detect_template_flags`): a template without a
-        system role gets *fold_system*, a strict one gets *merge* and *user_first*, one that
-        drops a system message after the start gets it as a user message. Pass
+        template (:func:`lmml_mdit.chat.detect_template_flags`): a template that does not
+        show tool calls and results gets *fold_tools* (detected only when a ``tool`` turn is
+        there), one without a system role gets
+        *fold_system*, a strict one gets *merge* and *user_first*, one that drops a system
+        message after the start gets it as a user message. Pass
         ``False`` to see the raw role-swapped view.
 
         :param pov: as for :meth:`render_roles`.
@@ -144,10 +152,14 @@ class Renderable:
                 hint="pass tokenizer=AutoTokenizer.from_pretrained(...) or a pov with .tokenizer",
             )
         flags = None
-        if fold_system is None or merge is None or user_first is None:
+        if fold_tools is None and not any(pinned_role(message) == "tool" for message in self):
+            fold_tools = False  # no tool turn to fold: nothing to detect for it
+        if fold_tools is None or fold_system is None or merge is None or user_first is None:
             flags = detect_template_flags(
                 tokenizer, render=lambda view, **kw: apply(view, **kw, **template_kwargs)
             )
+            if fold_tools is None:
+                fold_tools = not flags.supports_tool_calls
             if fold_system is None:
                 fold_system = not flags.supports_system_role
             if merge is None:
@@ -156,6 +168,7 @@ class Renderable:
                 user_first = flags.requires_alternating_roles
         view = self.render_roles(
             pov=pov,
+            fold_tools=bool(fold_tools),
             fold_system=fold_system,
             merge=merge,
             user_first=user_first,
