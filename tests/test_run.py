@@ -829,6 +829,30 @@ def test_transcript_send_appends_the_reply(tmp_path: Path, server: WireServer) -
     assert reply.metadata["output_tokens"] == 7
 
 
+def test_lmml_run_on_a_saved_transcript_keeps_its_record(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    transcript = Transcript.load(path)
+    server.script(BUILDERS["openai"](Said(["One"]), stream=False))
+    transcript.send("openai", base_url=base_url(server, "openai"))
+    transcript.append("user", "And in Rome?")
+    transcript.save(path)
+    server.script(BUILDERS["openai"](Said(["Two"]), stream=True))
+    url = base_url(server, "openai")
+    assert main(["run", str(path), "--provider", "openai", "-q", "--base-url", url]) == 0
+    read = Transcript.load(path)
+    assert [(m.author, m.content) for m in read] == [
+        *[(m.author, m.content) for m in transcript],
+        ("assistant", "Two"),
+    ]
+    assert read[-3].metadata == transcript[-2].metadata  # the first reply's, as sent
+    assert read[-3].metadata["lmml_run"]["request_id"] == "req_test"
+    saved = tmp_path / "again.lmml"
+    read.save(saved)
+    assert list(Transcript.load(saved)) == list(read)
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_asend(tmp_path: Path, server: WireServer, provider: str) -> None:
     bundle = lmml_mdit.open(_chat(tmp_path))

@@ -339,14 +339,33 @@ def test_an_edited_turn_is_read_from_the_narrative() -> None:
     assert transcript[4].author == "carol"
 
 
-def test_added_turns_make_the_manifest_record_ignored() -> None:
+def test_turns_appended_keep_the_record_of_the_turns_before() -> None:
     bundle = sample().to_bundle("s")
     entries = {name: bundle.read(name) for name in bundle.entries}
     longer = bundle.narrative.text + "## Turn 6 -- user\n\nmore\n"
     transcript = Transcript.from_bundle(Bundle.from_zip("s", longer, entries))
     assert len(transcript) == 6
-    assert transcript[3].metadata == {}
+    assert transcript[3].metadata == {"n_tokens": 2, "reasoning": {"steps": [1, 2.5, None]}}
     assert transcript[4] == Message("alice", "Named.", {"role": "assistant"})
+    assert transcript[5] == Message("user", "more", {})
+
+
+def test_turns_inserted_or_removed_make_the_manifest_record_ignored() -> None:
+    bundle = sample().to_bundle("s")
+    entries = {name: bundle.read(name) for name in bundle.entries}
+    text = bundle.narrative.text
+    inserted = text.replace(
+        "## Turn 4 -- assistant", "## Turn 4 -- user\n\nmore\n\n## Turn 5 -- assistant"
+    )
+    transcript = Transcript.from_bundle(Bundle.from_zip("s", inserted, entries))
+    assert len(transcript) == 6
+    assert transcript[4].metadata == {}
+    edited = text.replace("Done.", "Done, edited.") + "## Turn 6 -- user\n\nmore\n"
+    transcript = Transcript.from_bundle(Bundle.from_zip("s", edited, entries))
+    assert transcript[3].metadata == {}
+    shorter = text[: text.index("## alice")]
+    transcript = Transcript.from_bundle(Bundle.from_zip("s", shorter, entries))
+    assert len(transcript) == 4 and transcript[3].metadata == {}
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from ..bundle import unsafe_reason
@@ -17,7 +18,7 @@ from ..errors import LmmlError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONObject
 from ..model import MESSAGE_ROLES
-from ._encoding import decode_author
+from ._encoding import decode_author, digest
 from ._message import Message
 from ._record import record_entries, recorded_content
 from ._regions import message_turns, turn_text
@@ -25,6 +26,8 @@ from ._source import SourceNarrative, source_of
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
+    from ..model import Turn
+    from ..narrative import Narrative
 
 __all__ = ["TranscriptContents", "read_bundle", "read_file"]
 
@@ -49,17 +52,22 @@ def read_bundle(bundle: Bundle) -> TranscriptContents:
     :raises InvalidManifestError: when ``manifest.json`` is not a JSON object.
     """
     narrative = bundle.narrative
-    entries = record_entries(bundle)
+    entries: list[JSONObject | None] | None = None
+    recorded = record_entries(bundle)
     turns, skip = message_turns(narrative)
-    if entries is not None and len(entries) != len(turns):
-        entries = None  # turns were added or removed by hand: positions no longer align
     embed_lines = [embed.line for embed in narrative.embeds]
+    if recorded is not None and len(recorded) == len(turns):
+        entries = list(recorded)
+    elif recorded is not None:
+        entries = _appended_to(recorded, narrative, turns, skip, embed_lines)
     assets, folder = _assets(bundle)
     messages: list[Message] = []
     read: list[tuple[str | None, str, JSONObject | None, tuple[str, ...]]] = []
     for position, turn in enumerate(turns):
         entry = entries[position] if entries is not None else None
         closing = tuple(entry.get("attachments", ())) if entry is not None else ()
+        if entry is None and entries is not None and position == len(turns) - 1:
+            closing = (MANIFEST_NAME,)  # turns appended after the record: it closes the file
         text = turn_text(narrative, turn, skip, closing, embed_lines)
         named = decode_author(turn.heading, turn.role) if turn.role != "context" else None
         author = named if named is not None else turn.role
@@ -81,6 +89,34 @@ def read_bundle(bundle: Bundle) -> TranscriptContents:
         read.append((turn.heading, text, entry, closing))
     source = source_of(bundle, turns, skip, messages, read, assets, folder)
     return TranscriptContents(messages, assets, source)
+
+
+def _appended_to(
+    entries: list[JSONObject],
+    narrative: Narrative,
+    turns: Sequence[Turn],
+    skip: int,
+    embed_lines: list[int],
+) -> list[JSONObject | None] | None:
+    """The record's entries for a file that had turns appended after it was saved (as
+    ``lmml run`` appends a reply): each entry still stands for the turn at its position,
+    with the heading and the text it recorded, and the new turns have none. None when the
+    turns no longer align (turns were removed, inserted or edited by hand)."""
+    if len(entries) > len(turns):
+        return None
+    for entry, turn in zip(entries, turns[: len(entries)], strict=True):
+        if entry["heading"] != turn.heading:
+            return None
+        closing = tuple(entry.get("attachments", ()))
+        if entry["sha256"] != digest(turn_text(narrative, turn, skip, closing, embed_lines)):
+            return None
+    kept: list[JSONObject | None] = []
+    for entry in entries:
+        attachments = entry.get("attachments", ())
+        if MANIFEST_NAME in attachments:  # the manifest fence now closes the file's last turn
+            entry = {**entry, "attachments": [a for a in attachments if a != MANIFEST_NAME]}
+        kept.append(entry)
+    return [*kept, *([None] * (len(turns) - len(entries)))]
 
 
 def _assets(bundle: Bundle) -> tuple[dict[str, bytes], frozenset[str]]:
