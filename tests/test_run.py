@@ -649,6 +649,30 @@ def test_keep_partial_after_a_tool_round_says_both_were_written(
     assert [r.get("incomplete", False) for r in bundle.manifest["lmml_run"]] == [False, True]
 
 
+def test_a_cut_after_a_tool_round_says_the_rounds_before_were_written(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _chat(tmp_path)
+    cut = openai_chat(Said(["It is", " sunny"]), stream=True)
+    assert isinstance(cut, Sse)
+    cut.cut_after = 2
+    server.script(
+        openai_chat(Said([], [("call_7", "get_weather", {"city": "Paris"})]), stream=True), cut
+    )
+    flags = ["--tool", "_run_tools:get_weather", "--yes"]
+    assert _run(server, "openai", path, *flags) == 1
+    err = capsys.readouterr().err
+    assert f"wrote the rounds before the failure to {path}\n" in err
+    (line,) = [line for line in err.splitlines() if "lmml: error" in line]
+    assert "nothing was written" not in line
+    assert line.endswith(
+        "(this reply was not written, the rounds before it were; run again"
+        " (--keep-partial writes what arrived))"
+    )
+    bundle = lmml_mdit.open(path)
+    assert [turn.role for turn in bundle.narrative.turns][-2:] == ["assistant", "tool"]
+
+
 def test_a_dropped_connection_is_a_connection_error(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -358,6 +358,11 @@ class _Run(_Link):
     def cut_hint(self) -> str:
         if self.options.keep_partial:  # keep_partial writes it as the error is raised
             return "what arrived was written, marked incomplete; run again for the rest"
+        if self.options.commit is not None and self.document.changed:
+            return (
+                "this reply was not written, the rounds before it were; run again"
+                " (--keep-partial writes what arrived)"
+            )
         return super().cut_hint()
 
     def keep_partial(self) -> None:
