@@ -145,3 +145,31 @@ def test_no_client_is_left_open_after_a_run(
     assert len(server.requests) == 2
     assert open_clients() <= before  # none left open by these runs
     capsys.readouterr()
+
+
+def test_each_bundles_warning_is_said_at_its_own_place_as_render_says_it(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two bundles of the folder with the same near miss each have it said (the second
+    was dropped: the warnings were said once a target by their text, which named only
+    the bundle's bare file name), at the bundle's path, line and column, once: as
+    ``lmml render --force`` and an eval error place it (it was
+    ``runs/a/chat.lmml: TARGET: chat.lmml:5:3: ...``)."""
+    runs = tmp_path / "runs"
+    for folder in ("a", "b"):
+        (runs / folder).mkdir(parents=True)
+        (runs / folder / "chat.lmml").write_text(
+            "## user\n\nhi\n\n**Assistant:**\n\nhello\n", encoding="utf-8"
+        )
+    server.script(*[openai_chat(Said(["Paris"]), stream=False)] * 2)
+    target = f"openai:m@{server.url}/v1"
+    assert _eval(runs, tmp_path / "out.jsonl", target) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "lmml: warning" in line]
+    assert main(["render", str(runs / "a" / "chat.lmml")]) == 0
+    [rendered] = [line for line in capsys.readouterr().err.splitlines() if "lmml: warning" in line]
+    wording = rendered.partition(":5:3: ")[2]
+    assert wording.startswith("suspicious_delimiter: the line '**Assistant:**'")
+    assert warned == [
+        f"lmml: warning: {runs / folder / 'chat.lmml'}:5:3: {target}: {wording}"
+        for folder in ("a", "b")
+    ]

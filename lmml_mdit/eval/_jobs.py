@@ -52,9 +52,11 @@ class Summary:
     errors: list[str] = field(default_factory=list)
     warned: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
     """What rendering the cases warned about, as ``(place, target, warning)``."""
-    _cases: dict[tuple[str, str], tuple[int, int]] = field(
+    _cases: dict[tuple[str, str, str], tuple[int, int]] = field(
         default_factory=dict, repr=False, compare=False
-    )  # (target, warning): the case that gave it, and its index in warned
+    )  # (scope, target, warning): the case that gave it, and its index in warned
+    _keys: list[tuple[str, str, str]] = field(default_factory=list, repr=False, compare=False)
+    # the key of each of warned
 
     @property
     def warnings(self) -> list[str]:
@@ -64,19 +66,24 @@ class Summary:
     def warned_cases(self) -> list[tuple[str, str, str, int]]:
         """:attr:`warned`, each with the number of its case."""
         return [
-            (place, target, warning, self._cases[target, warning][0])
-            for place, target, warning in self.warned
+            (place, target, warning, self._cases[key][0])
+            for (place, target, warning), key in zip(self.warned, self._keys, strict=True)
         ]
 
-    def warn(self, place: str, target: str, warning: str, case: int = 0) -> None:
+    def warn(
+        self, place: str, target: str, warning: str, case: int = 0, *, own: bool = False
+    ) -> None:
         """Note *warning*, given rendering the case at *place* (numbered *case*) for
         *target*: once a target, at the lowest-numbered case that gave it, whatever order
-        the cases were rendered in."""
-        key = (target, warning)
+        the cases were rendered in. A warning about the case's *own* bundle (a folder of
+        bundles, each a case) is noted once a place instead: two bundles with the same
+        defect each have it said."""
+        key = (place if own else "", target, warning)
         found = self._cases.get(key)
         if found is None:
             self._cases[key] = (case, len(self.warned))
             self.warned.append((place, target, warning))
+            self._keys.append(key)
         elif case < found[0]:
             self._cases[key] = (case, found[1])
             self.warned[found[1]] = (place, target, warning)

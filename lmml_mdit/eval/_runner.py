@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,9 @@ from ._results import ResultsWriter, done_rows, journal_path, write_parquet_resu
 from ._targets import Target, check_targets
 
 __all__ = ["Evaluator", "Pace", "Summary", "Waits", "aevaluate"]
+
+_OWN_PLACE = re.compile(r"(![^:!]+)?(:\d+(:\d+)?)?")
+"""What follows a bundle's name in a place inside it: ``!ENTRY``, ``:LINE``, ``:LINE:COL``."""
 
 
 class Waits(Protocol):
@@ -236,6 +240,20 @@ class Evaluator:
             reason = (failure.cli_error if self.cli else failure.error) or ""
         return f"{where}: {job.target}: {reason}"
 
+    def _warned_at(self, job: Job, warning: str) -> tuple[str, str]:
+        """Where *warning* about *job* is said, and what is said there. With no cases (each
+        bundle of a folder a case), a warning located in the case's own bundle has its
+        place said once, as an error's is (``BUNDLE:LINE:COL: TARGET: kind: ...``, as
+        ``lmml render --force`` says it), not the bundle's path then its bare name."""
+        where = self._place(job)
+        if job.name is None:
+            return where, self._named(job, warning)
+        own = job.bundle.file_name
+        head, said, rest = warning.partition(": ")
+        if said and head.startswith(own) and _OWN_PLACE.fullmatch(head[len(own) :]):
+            return where + head[len(own) :], rest
+        return where, warning
+
     def _named(self, job: Job, text: str) -> str:
         """*text* with the template's file name at its start as :attr:`label` says it."""
         own = job.bundle.file_name
@@ -278,7 +296,8 @@ class Evaluator:
             return self._render_failed(job, rendered)
         said = rendered.cli_warnings if self.cli else rendered.warnings
         for warning in said:
-            self.summary.warn(self._place(job), text, self._named(job, warning), number)
+            place, warning = self._warned_at(job, warning)
+            self.summary.warn(place, text, warning, number, own=job.name is not None)
         try:
             stored, cached = await self._send(rendered.value, target, text)
         except LmmlError as error:
