@@ -173,3 +173,34 @@ def test_each_bundles_warning_is_said_at_its_own_place_as_render_says_it(
         f"lmml: warning: {runs / folder / 'chat.lmml'}:5:3: {target}: {wording}"
         for folder in ("a", "b")
     ]
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_front_matter_that_does_not_parse_is_that_bundles_defect(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str], force: bool
+) -> None:
+    """It stopped the whole run (exit 2, ``c.lmml:2:13`` without its folder, and
+    ``--force`` could not send it): it is now that bundle's ``invalid_front_matter``, said
+    at its path, line and column as ``lmml render`` says it, the others still evaluated;
+    ``--force`` sends it with the defect said as a warning."""
+    runs = _runs(tmp_path)
+    bad = runs / "sub" / "c.lmml"
+    bad.write_text("---\ntitle: [oops\n---\n## user\n\nhi\n", encoding="utf-8")
+    assert main(["render", str(bad)]) == 2
+    [refused] = capsys.readouterr().err.splitlines()
+    wording = refused.partition(f"{bad}:2:13: ")[2]
+    assert wording.startswith("invalid_front_matter: not valid front matter YAML")
+    server.script(*[openai_chat(Said(["Paris"]), stream=False)] * 2)
+    target = f"openai:m@{server.url}/v1"
+    more = ["--force"] if force else []
+    status = _eval(runs, tmp_path / "out.jsonl", target, *more)
+    said = capsys.readouterr().err.splitlines()
+    if force:
+        assert status == 0
+        sent = wording.removesuffix(" (fix it, or add --force to send anyway)")
+        assert said[0] == f"lmml: warning: {bad}:2:13: {target}: {sent}"
+        assert len(server.requests) == 2
+    else:
+        assert status == 1
+        assert said[:-1] == [f"lmml: error: {bad}:2:13: {target}: {wording}"]
+        _one_row(tmp_path, server, said)

@@ -201,6 +201,12 @@ def _cases(
             except ExpectError as error:  # this bundle's error: the others still run
                 yield number, None, BundleFailure(_at_expect(error, opened)), (), name
                 continue
+            except LmmlError as error:
+                if error.kind != "invalid_front_matter":
+                    raise
+                # a front matter that does not parse: the bundle's defect, refused (or sent
+                # with --force) as rendering the case says, as every other defect is
+                default = ()
             yield number, opened, {}, default, name
         return
     assert isinstance(bundle, Bundle)
