@@ -313,3 +313,47 @@ def test_the_commands_that_show_a_bundle_report_what_render_refuses(
     clean.write_text("## user\nhi\n")
     status, err = _cli(capsys, command, clean, *out)
     assert status == 0 and "warning" not in err
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in ERROR_KINDS if k != "missing_input"))
+def test_run_refuses_and_forces_each_kind_as_render_does(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # lmml run --dry-run says each error-level kind as render does: refused, and with
+    # --force the body is shown and the defect said as the same warning (an unreadable
+    # manifest.json stopped run --dry-run --force, which render --force sends).
+    path = sample(kind, tmp_path / "bundles")
+    status, refused = _cli(capsys, "render", "--provider", "openai", path)
+    assert status == 2
+    status, err = _cli(capsys, "run", "--dry-run", "--model", "m", path)
+    assert (status, err) == (2, refused)
+    status, forced = _cli(capsys, "render", "--force", "--provider", "openai", path)
+    assert status == 0
+    status, err = _cli(capsys, "run", "--dry-run", "--force", "--model", "m", path)
+    assert status == 0, err
+    assert [line for line in err.splitlines() if f": {kind}: " in line] == [
+        line for line in forced.splitlines() if f": {kind}: " in line
+    ]
+
+
+def test_run_refuses_to_record_a_reply_in_a_manifest_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --force sends a defect, but a run writes its reply's record into manifest.json: it
+    # refuses before anything is sent (no connection is tried), saying so, the file kept.
+    path = sample("invalid_manifest", tmp_path / "bundles")
+    before = path.read_bytes()
+    url = "http://127.0.0.1:9/v1"
+    status, err = _cli(capsys, "run", "--force", "--model", "m", "--base-url", url, path)
+    assert status == 2
+    assert err == (
+        f"lmml: error: {path}!manifest.json:1:6: invalid_manifest: not valid JSON: Expecting "
+        "',' delimiter (a run records each reply in manifest.json, so it cannot send a "
+        "bundle whose manifest it cannot read, even with --force: fix the manifest first "
+        "(--dry-run --force shows the body))\n"
+    )
+    assert path.read_bytes() == before
+    with lmml_mdit.open(path) as bundle, pytest.raises(lmml_mdit.LmmlError) as raised:
+        bundle.send("openai", model="m", base_url=url, strict=False)
+    assert raised.value.kind == "invalid_manifest"
+    assert "even with strict=False" in str(raised.value)

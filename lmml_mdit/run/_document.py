@@ -10,6 +10,7 @@ manifest fence a ``.lmml`` already has (updated in place), or a ``.lmmlz``'s ent
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Sequence
@@ -56,6 +57,10 @@ class Document:
     _number: int = 0
     _current: Bundle | None = None
     _style: Style | None = None  # the delimiter style, read once: new turns keep it
+    unreadable_manifest: LmmlError | None = None
+    """Why the bundle's ``manifest.json`` cannot be read (an ``invalid_manifest`` defect),
+    or None: a body can still be built from the bundle (``--force``, ``--dry-run``), but no
+    reply can be recorded in it (see :meth:`refuse_unrecordable`)."""
 
     def __post_init__(self) -> None:
         self._writer = BodyWriter((), self._refuse_asset)
@@ -65,8 +70,15 @@ class Document:
         """The document of *bundle*: its narrative with a trailing metadata fence cut off."""
         narrative = bundle.narrative
         text = narrative.text
-        manifest = bundle.manifest
+        unreadable: LmmlError | None = None
+        try:
+            manifest = bundle.manifest
+        except LmmlError as error:  # the bundle's invalid_manifest defect
+            if error.kind != "invalid_manifest":
+                raise
+            manifest, unreadable = None, error
         document = cls(bundle, text, manifest=dict(manifest) if manifest is not None else None)
+        document.unreadable_manifest = unreadable
         fence = bundle.fences.get(MANIFEST_NAME)
         if bundle.kind == "text" and fence is not None and fence.content is not None:
             start = _line_offset(text, fence.line)
@@ -84,6 +96,29 @@ class Document:
         document._number = _last_number(bundle)
         document._current = bundle if document.text == text else None
         return document
+
+    def refuse_unrecordable(self) -> None:
+        """Refuse a run that would write its replies into a ``manifest.json`` it cannot
+        read (sent anyway, it would lose the manifest or the reply): before anything is
+        sent, the manifest's own error with what to do.
+
+        :raises InvalidManifestError: when the bundle's manifest cannot be read.
+        """
+        error = self.unreadable_manifest
+        if error is None:
+            return
+        refused = copy.copy(error)
+        refused.hint = (
+            "a run records each reply in manifest.json, so it cannot send a bundle whose "
+            "manifest it cannot read, even with strict=False: fix the manifest first"
+        )
+        refused.cli_hint = (
+            "a run records each reply in manifest.json, so it cannot send a bundle whose "
+            "manifest it cannot read, even with --force: fix the manifest first "
+            "(--dry-run --force shows the body)"
+        )
+        refused.args = (refused.format(),)
+        raise refused
 
     @property
     def changed(self) -> bool:

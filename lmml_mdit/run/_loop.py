@@ -276,6 +276,9 @@ class _Run(_Link):
     def __init__(self, bundle: Bundle, options: RunOptions, *, asynchronous: bool) -> None:
         super().__init__(options, bundle.file_name, asynchronous=asynchronous)
         self.document = Document.of(bundle)
+        if not options.request_options.get("strict", True):
+            # strict: building the first body refuses the defect, as render does
+            self.document.refuse_unrecordable()
         self.functions = _functions(options.tools)
         self.tools = declared_tools(bundle.settings, self.functions) if self.functions else None
         self.turns: list[ChatMessage] = []
