@@ -357,3 +357,22 @@ def test_run_refuses_to_record_a_reply_in_a_manifest_it_cannot_read(
         bundle.send("openai", model="m", base_url=url, strict=False)
     assert raised.value.kind == "invalid_manifest"
     assert "even with strict=False" in str(raised.value)
+
+
+def test_export_says_a_setting_out_of_the_providers_range_as_render_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The body goes out with temperature 2.5 either way; render --request and run said so,
+    # export said nothing (its workers dropped the SettingRangeWarning).
+    path = sample("setting_out_of_range", tmp_path / "bundles")
+    status, said = _cli(capsys, "render", "--request", "--model", "m", path)
+    assert status == 0
+    [warning] = said.splitlines()
+    assert warning.startswith(f"lmml: warning: {path}: setting 'temperature' is 2.5: ")
+    out = tmp_path / "out.jsonl"
+    status, err = _cli(capsys, "export", path.parent, "--provider", "openai", "--jsonl", out)
+    assert status == 0
+    assert err.splitlines()[0] == warning
+    assert json.loads(out.read_text(encoding="utf-8"))["temperature"] == 2.5
+    report = lmml_mdit.export_folder(path.parent, "openai", tmp_path / "api.jsonl")
+    assert [(p, w) for p, w in report.warnings] == [(str(path), warning.split(": ", 3)[3])]

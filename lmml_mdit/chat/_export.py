@@ -207,8 +207,10 @@ def _convert(
 def _reported(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:
     """The caught warnings an export reports, each as one line: the defects (sent anyway,
     or every send reports), each system turn placed by midway_system, each
-    provider-specific item left out, and each setting left out."""
+    provider-specific item left out, each setting left out, and each number setting sent
+    outside the provider's range (as ``lmml render --request`` and ``lmml run`` say it)."""
     from ..bundle import DefectWarning
+    from ..errors import SettingRangeWarning
     from ._content import SystemContentWarning, UnknownSettingWarning
     from ._native import NativeItemDroppedWarning
 
@@ -219,7 +221,13 @@ def _reported(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:
         for warning in caught
         if isinstance(
             warning.message,
-            (DefectWarning, SystemContentWarning, NativeItemDroppedWarning, UnknownSettingWarning),
+            (
+                DefectWarning,
+                SystemContentWarning,
+                NativeItemDroppedWarning,
+                UnknownSettingWarning,
+                SettingRangeWarning,
+            ),
         )
     )
 
