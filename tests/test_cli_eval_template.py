@@ -186,3 +186,25 @@ def test_a_target_given_twice_is_refused_before_anything_is_sent(
         twice = [Target.parse(target)] * 2
         asyncio.run(aevaluate(plain, "cases.jsonl", twice, "out.jsonl"))
     assert server.requests == [] and not (folder / "out.jsonl").exists()
+
+
+def test_a_template_front_matter_that_does_not_parse_is_said_as_render_says_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``lmml render --cases`` says it, with or without ``--force``: at the template's
+    path as given (``--force`` said it at the bare file name, ``t.lmml:2:13``) and without
+    offering ``--force`` (which cannot send it: no input is declared); nothing is sent."""
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    template = prompts / "t.lmml"
+    template.write_text("---\ntitle: [oops\n---\n## user\n\nhi\n", encoding="utf-8")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"x": 1}\n', encoding="utf-8")
+    for force in ([], ["--force"]):
+        assert main(["render", str(template), "--cases", str(cases), *force]) == 2
+        rendered = capsys.readouterr().err
+        assert rendered.startswith(f"lmml: error: {template}:2:13: invalid_front_matter: ")
+        target = "openai:m@http://127.0.0.1:9/v1"
+        argv = ["eval", str(template), "--cases", str(cases), "--target", target]
+        status = main([*argv, "--out", str(tmp_path / "r.jsonl"), "--no-cache", *force])
+        assert (status, capsys.readouterr().err) == (2, rendered)

@@ -228,6 +228,7 @@ def cmd_eval(args: EvalArguments) -> int:
     from ._output import error, error_text, info, warn
     from ._progress import ProgressLine
     from ._sources import Source, bundle_stem, checked_base_dir, located, open_source
+    from ._templates import declared
 
     try:
         targets = [Target.parse(text) for text in args.targets]
@@ -248,6 +249,7 @@ def cmd_eval(args: EvalArguments) -> int:
         beside = args.path
     else:
         source = open_source(args.path, args)
+        declared(source)  # a front matter that does not parse: refused as render refuses it
         template = source.bundle
         beside = args.cases.removeprefix(HF_PREFIX)
         if args.cases.startswith(HF_PREFIX) and not os.path.isdir(beside):
