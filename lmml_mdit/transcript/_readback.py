@@ -19,7 +19,7 @@ from ..model import Turn
 from ..narrative import Narrative, parse
 from ._message import Message
 from ._plans import Fault, Placement, Plan, Resolves, escalate, render_plans
-from ._regions import fence_owners, message_turns, reference_owners, turn_text
+from ._regions import embed_owners, message_turns, turn_text
 from ._source import Style
 
 __all__ = ["settle"]
@@ -83,8 +83,7 @@ def _check(
     closing: list[Sequence[str]] = [()] * len(turns)
     for position, found in matched.items():
         closing[found] = plans[position].attachments
-    fence_turn = fence_owners(narrative, turns, skip, closing)
-    reference_turn = reference_owners(narrative, turns, skip)
+    fence_turn, reference_turn = embed_owners(narrative, turns, skip, closing)
     embed_lines = [embed.line for embed in narrative.embeds]
     for position, found in matched.items():
         plan, layout, turn = plans[position], layouts[position], turns[found]

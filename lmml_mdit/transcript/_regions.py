@@ -18,7 +18,14 @@ from ..model import Embed, Turn
 from ..narrative import Narrative
 from ..text import as_turn_text
 
-__all__ = ["fence_owners", "message_turns", "reference_owners", "reserved_blocks", "turn_text"]
+__all__ = [
+    "embed_owners",
+    "fence_owners",
+    "message_turns",
+    "reference_owners",
+    "reserved_blocks",
+    "turn_text",
+]
 
 
 def message_turns(narrative: Narrative) -> tuple[list[Turn], int]:
@@ -174,42 +181,46 @@ _PAST_ANY_END = 1 << 62
 *line*."""
 
 
+def embed_owners(
+    narrative: Narrative,
+    turns: Sequence[Turn],
+    skip: int,
+    attachments: Sequence[Sequence[str]] = (),
+) -> tuple[dict[int, list[Embed]], dict[int, list[Embed]]]:
+    """The inline fences and the references inside each message turn's content, by turn
+    position, in one pass (the preamble's leading fences, the turns' reserved blocks and
+    each turn's closing asset fences in *attachments* excluded)."""
+    fences: dict[int, list[Embed]] = {}
+    references: dict[int, list[Embed]] = {}
+    starts = [turn.start_line for turn in turns]
+    reserved = _reserved_lines(narrative, turns, skip)
+    for embed in narrative.embeds:
+        if embed.line <= skip or _within(reserved, embed.line - 1):
+            continue
+        position = _turn_at(turns, starts, embed.line)
+        if position is None:
+            continue
+        if not embed.is_inline:
+            references.setdefault(position, []).append(embed)
+            continue
+        closing = attachments[position] if position < len(attachments) else ()
+        if embed.name not in closing:
+            fences.setdefault(position, []).append(embed)
+    return fences, references
+
+
 def fence_owners(
     narrative: Narrative,
     turns: Sequence[Turn],
     skip: int,
     attachments: Sequence[Sequence[str]] = (),
 ) -> dict[int, list[Embed]]:
-    """Every inline fence occurrence inside a message turn's content, by turn position
-    (the preamble's leading fences, the turns' reserved blocks and each turn's closing
-    asset fences excluded)."""
-    owners: dict[int, list[Embed]] = {}
-    starts = [turn.start_line for turn in turns]
-    reserved = _reserved_lines(narrative, turns, skip)
-    for embed in narrative.embeds:
-        if not embed.is_inline or embed.line <= skip or _within(reserved, embed.line - 1):
-            continue
-        position = _turn_at(turns, starts, embed.line)
-        if position is None:
-            continue
-        closing = attachments[position] if position < len(attachments) else ()
-        if embed.name not in closing:
-            owners.setdefault(position, []).append(embed)
-    return owners
+    """The inline fences of :func:`embed_owners` alone."""
+    return embed_owners(narrative, turns, skip, attachments)[0]
 
 
 def reference_owners(
     narrative: Narrative, turns: Sequence[Turn], skip: int
 ) -> dict[int, list[Embed]]:
-    """The references (not fences) inside each message turn, by position (the turns'
-    reserved blocks excluded)."""
-    owners: dict[int, list[Embed]] = {}
-    starts = [turn.start_line for turn in turns]
-    reserved = _reserved_lines(narrative, turns, skip)
-    for embed in narrative.embeds:
-        if embed.is_inline or embed.line <= skip or _within(reserved, embed.line - 1):
-            continue
-        position = _turn_at(turns, starts, embed.line)
-        if position is not None:
-            owners.setdefault(position, []).append(embed)
-    return owners
+    """The references of :func:`embed_owners` alone."""
+    return embed_owners(narrative, turns, skip)[1]
