@@ -48,11 +48,14 @@ def _remembered(translate: Callable[[str], str]) -> Callable[[str], str]:
     if getattr(translate, "remembered", False):
         return translate
     answers: dict[str, str] = {}
+    catalogue: list[bool] = []  # whether a catalogue folder exists, asked once
 
     def lookup(message: str) -> str:
         answer = answers.get(message)
         if answer is None:
-            answer = answers[message] = message if _no_catalogue(translate) else translate(message)
+            if not catalogue:
+                catalogue.append(not _no_catalogue(translate))
+            answer = answers[message] = translate(message) if catalogue[0] else message
         return answer
 
     lookup.remembered = True  # type: ignore[attr-defined]
