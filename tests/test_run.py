@@ -629,16 +629,22 @@ def test_keep_partial_says_what_arrived_was_written(
     assert "\n## Turn 2 -- assistant\n\nHalf of\n" in path.read_text(encoding="utf-8")
 
 
-def test_keep_partial_after_a_tool_round_says_both_were_written(
-    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = _chat(tmp_path)
+def _script_a_cut_after_a_tool_round(tmp_path: Path, server: WireServer) -> Path:
+    """A chat file, and the server scripted with a tool-call round, then a reply whose
+    stream is cut after two events."""
     cut = openai_chat(Said(["It is", " sunny"]), stream=True)
     assert isinstance(cut, Sse)
     cut.cut_after = 2
     server.script(
         openai_chat(Said([], [("call_7", "get_weather", {"city": "Paris"})]), stream=True), cut
     )
+    return _chat(tmp_path)
+
+
+def test_keep_partial_after_a_tool_round_says_both_were_written(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _script_a_cut_after_a_tool_round(tmp_path, server)
     flags = ["--tool", "_run_tools:get_weather", "--yes", "--keep-partial"]
     assert _run(server, "openai", path, *flags) == 1
     err = capsys.readouterr().err
@@ -652,13 +658,7 @@ def test_keep_partial_after_a_tool_round_says_both_were_written(
 def test_a_cut_after_a_tool_round_says_the_rounds_before_were_written(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _chat(tmp_path)
-    cut = openai_chat(Said(["It is", " sunny"]), stream=True)
-    assert isinstance(cut, Sse)
-    cut.cut_after = 2
-    server.script(
-        openai_chat(Said([], [("call_7", "get_weather", {"city": "Paris"})]), stream=True), cut
-    )
+    path = _script_a_cut_after_a_tool_round(tmp_path, server)
     flags = ["--tool", "_run_tools:get_weather", "--yes"]
     assert _run(server, "openai", path, *flags) == 1
     err = capsys.readouterr().err
