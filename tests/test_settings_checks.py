@@ -386,3 +386,46 @@ def test_a_settings_file_beside_a_narrative_is_named_as_the_place(tmp_path: Path
     )
     assert done.returncode == 1
     assert done.stdout.startswith("settings.yaml:2:14: invalid_setting:")
+
+
+def test_a_range_warning_on_send_names_the_line_validate_names() -> None:
+    text = "## user\n\nhi\n\n@@@settings.yaml\n# sampling\ntemperature: 7\n@@@\n"
+    bundle = Bundle.from_text("b", text)
+    issue = _only(bundle, SETTING_OUT_OF_RANGE)
+    with pytest.warns(SettingRangeWarning) as caught:
+        to_request(bundle, "openai", model="m")
+    (warning,) = [w for w in caught if w.category is SettingRangeWarning]
+    assert str(warning.message).startswith(f"b.lmml:{issue.line}:{issue.column}: setting ")
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({"c.lmml": '## user\n\nhi\n\n@@@settings.json\n{"temperature": 7}\n@@@\n'}, "c.lmml:6:17"),
+        ({"c.lmml": "---\nsettings:\n  temperature: 7\n---\n## user\n\nhi\n"}, "c.lmml:3:16"),
+        (
+            {"c.lmml": "## user\n\n@settings.yaml\n\nhi\n", "settings.yaml": "temperature: 7\n"},
+            "c.lmml: settings.yaml:1:14",
+        ),
+    ],
+    ids=["inline fence", "front matter", "file beside"],
+)
+def test_render_says_where_a_number_sent_out_of_range_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, str], said: str
+) -> None:
+    from lmml_mdit.cli import main
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    path = str(tmp_path / "c.lmml")
+    assert main(["render", path, "--request", "--provider", "openai", "--model", "m"]) == 0
+    err = capsys.readouterr().err
+    place = said.replace("c.lmml", path, 1)
+    assert f"lmml: warning: {place}: setting 'temperature' is 7: it is outside" in err
+    # A value given on the command line has no line to name.
+    args = ["render", path, "--request", "--provider", "openai", "--model", "m"]
+    assert main([*args, "--set", "temperature=9"]) == 0
+    assert (
+        f"lmml: warning: {path}: setting 'temperature' is 9: it is outside"
+        in capsys.readouterr().err
+    )

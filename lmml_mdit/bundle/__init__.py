@@ -86,6 +86,7 @@ if TYPE_CHECKING:
     from ._setting_values import problem_message as problem_message
     from ._setting_values import range_problems as range_problems
     from ._setting_values import setting_issues as setting_issues
+    from ._setting_values import setting_location as setting_location
     from ._setting_values import setting_problems as setting_problems
     from ._setting_values import settings_embed_source as settings_embed_source
     from ._setting_values import settings_value_positions as settings_value_positions
@@ -197,6 +198,7 @@ _NAMES = {
             "problem_message",
             "range_problems",
             "setting_issues",
+            "setting_location",
             "setting_problems",
             "settings_embed_source",
             "settings_value_positions",

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
-from ..errors import BundleError, InvalidSettingsError
+from ..errors import BundleError, InvalidSettingsError, file_location, location
 from ..jsontypes import JSONMapping
 from ..model import Issue
 from ..schema import RANGES_KEYWORD, JsonPath, SchemaProblem, schema_problems, settings_schema
@@ -32,6 +32,7 @@ __all__ = [
     "problem_message",
     "range_problems",
     "setting_issues",
+    "setting_location",
     "setting_problems",
     "settings_embed_source",
     "settings_value_positions",
@@ -320,6 +321,51 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
                 )
             )
     return issues
+
+
+def setting_location(bundle: BundleContents, key: str) -> str | None:
+    """Where the bundle's settings value *key* is written, as ``FILE:LINE:COL``: in the
+    settings embed, else under the front matter's ``settings:``; None when it is in
+    neither (or they do not read)."""
+    embedded = _embedded(bundle)
+    if embedded is not None:
+        name, data, first_line = embedded
+        try:
+            values = load_settings(data, name=name, line=first_line)
+        except InvalidSettingsError:
+            return None
+        if key in values:
+            text = data.decode("utf-8-sig")
+            spots = _located(
+                [SchemaProblem((key,), values[key], "")],
+                _positions(text, name.lower().endswith(".json")),
+                (),
+                name=name,
+                first_line=first_line,
+                file=entry_holding(bundle, name),
+            )
+            return _where(bundle, spots[0])
+    try:
+        front = bundle.front_matter
+    except InvalidSettingsError:
+        return None
+    below = front.get("settings") if front is not None else None
+    if not isinstance(below, dict) or key not in below:
+        return None
+    spots = _located(
+        [SchemaProblem((key,), below[key], "")],
+        _positions(bundle.narrative.front_matter or "", json_text=False),
+        ("settings",),
+        name=FRONT_MATTER_NAME,
+        first_line=FRONT_MATTER_FIRST_LINE,
+        file=None,
+    )
+    return _where(bundle, spots[0])
+
+
+def _where(bundle: BundleContents, issue: Issue) -> str:
+    held = file_location(bundle.file_name, issue.file, archive=bundle.kind == "zip")
+    return location(held, issue.line, issue.column)
 
 
 def settings_embed_source(bundle: BundleContents) -> tuple[str, bytes, int | None] | None:

@@ -8,9 +8,16 @@ parameters. See docs/messages.md.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..bundle import BundleSource, check_setting_values, problem_message, range_problems
+from ..bundle import (
+    BundleSource,
+    check_setting_values,
+    problem_message,
+    range_problems,
+    setting_location,
+)
 from ..conversation import NativeItem, ToolCall, sendable
 from ..errors import BundleError, InvalidSettingsError, LmmlError, UnsupportedContentError
 from ..jsontypes import JSONMapping, JSONObject
@@ -230,7 +237,11 @@ def render_turns(bundle: BundleSource, **options: Unpack[RequestOptions]) -> lis
 
 
 def request_params(
-    settings: JSONMapping | None, provider: str, *, unknown: str = "warn"
+    settings: JSONMapping | None,
+    provider: str,
+    *,
+    unknown: str = "warn",
+    where: Callable[[str], str | None] | None = None,
 ) -> JSONObject:
     """Map a settings mapping to *provider*'s request parameters.
 
@@ -244,7 +255,8 @@ def request_params(
 
     A number outside the range *provider*'s API reference gives (the settings schema's
     ``x-provider-ranges``) is sent as given, with a
-    :class:`~lmml_mdit.SettingRangeWarning` naming the rule.
+    :class:`~lmml_mdit.SettingRangeWarning` naming the rule (and, where *where* gives the
+    key's place as ``FILE:LINE:COL``, starting with it).
 
     :param unknown: ``"warn"`` (default) leaves other keys out, each with an
         :class:`~lmml_mdit.UnknownSettingWarning` naming it; ``"pass"`` copies
@@ -298,7 +310,9 @@ def request_params(
             value = [value]
         params[target] = value
         if key in out_of_range:  # sent as given: the provider's rule is named
-            warn(SettingRangeWarning(problem_message(out_of_range[key])))
+            said = problem_message(out_of_range[key])
+            place = where(key) if where is not None else None
+            warn(SettingRangeWarning(said if place is None else f"{place}: {said}"))
     return params
 
 
@@ -376,7 +390,12 @@ def request_body(
     settings = sendable_settings(bundle, strict=options.strict)
     if options.settings:
         settings.update(options.settings)
-    params = request_params(settings, provider.name, unknown=options.unknown_settings)
+    given = options.settings or {}
+
+    def where(key: str) -> str | None:
+        return None if key in given else setting_location(bundle, key)
+
+    params = request_params(settings, provider.name, unknown=options.unknown_settings, where=where)
     chosen = model if model is not None else settings.get("model")
     if live:
         _complete(provider, params, model_given=chosen is not None)
