@@ -131,6 +131,8 @@ class _Delegate:
         self.file_name = bundle.file_name
         self.narrative = bundle.narrative
         self.entries = bundle.entries
+        self.fences = bundle.fences
+        self.front_matter = bundle.front_matter
         self.base_dir = bundle.base_dir
         self.RESERVED_NAMES = bundle.RESERVED_NAMES
         self.manifest = bundle.manifest

@@ -126,7 +126,7 @@ def test_what_rendering_warns_about_is_reported_once_a_target_as_lmml_render_doe
         )
         == 0
     )
-    assert dropped in capsys.readouterr().err  # what lmml render --cases says
+    assert f"t.lmml:8:13: {dropped}" in capsys.readouterr().err  # what render --cases says
     server.script(_said("Paris"), _said("Paris"))
     target = f"openai:m@{server.url}/v1"
     out = tmp_path / "out.jsonl"
@@ -134,10 +134,14 @@ def test_what_rendering_warns_about_is_reported_once_a_target_as_lmml_render_doe
     assert main([*args, "--concurrency", "1", "--out", str(out), "--no-cache"]) == 0
     warned = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
     assert len(warned) == 1  # once for the target, at the first case that gave it
-    assert warned[0].startswith(f"lmml: warning: {cases}:1: {target}: {dropped}")
+    # At the line the setting is written on, as render says it.
+    place = f"{tmp_path / 't.lmml'}:8:13"
+    assert warned[0].startswith(f"lmml: warning: {cases}:1: {target}: {place}: {dropped}")
     server.script(_said("Paris"), _said("Paris"))
     summary = _run(lmml_mdit.open(tmp_path / "t.lmml"), cases, server, tmp_path / "b.jsonl")
-    assert summary.warnings == [warned[0].removeprefix("lmml: warning: ")]
+    # The API names the template by its file name; the command line, as it was typed.
+    said = warned[0].removeprefix("lmml: warning: ").replace(place, "t.lmml:8:13")
+    assert summary.warnings == [said]
 
 
 def test_a_malformed_expect_is_refused_before_anything_is_sent(

@@ -255,7 +255,7 @@ def test_a_warning_names_the_file_as_render_says_it(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _chat(tmp_path, CHAT.replace("max_tokens: 50\n", "max_tokens: 50\nfrobnicate: 1\n"))
-    said = f"lmml: warning: {path}: setting 'frobnicate' left out: "
+    said = f"lmml: warning: {path}:4:13: setting 'frobnicate' left out: "
     assert main(["run", str(path), "--dry-run"]) == 0
     assert capsys.readouterr().err.startswith(said)
     server.script(openai_chat(Said(["Hello"]), stream=True))

@@ -255,8 +255,8 @@ def request_params(
 
     A number outside the range *provider*'s API reference gives (the settings schema's
     ``x-provider-ranges``) is sent as given, with a
-    :class:`~lmml_mdit.SettingRangeWarning` naming the rule (and, where *where* gives the
-    key's place as ``FILE:LINE:COL``, starting with it).
+    :class:`~lmml_mdit.SettingRangeWarning` naming the rule. Where *where* gives a key's
+    place (``FILE:LINE:COL``), its warnings start with it.
 
     :param unknown: ``"warn"`` (default) leaves other keys out, each with an
         :class:`~lmml_mdit.UnknownSettingWarning` naming it; ``"pass"`` copies
@@ -296,12 +296,12 @@ def request_params(
                         if key in native
                         else "has no parameter for it"
                     )
-                    warn(
-                        UnknownSettingWarning(
-                            f"setting {key!r} left out: {chosen.target} {why} (unknown "
-                            "settings 'pass' would send it as is)"
-                        )
+                    said = (
+                        f"setting {key!r} left out: {chosen.target} {why} (unknown "
+                        "settings 'pass' would send it as is)"
                     )
+                    place = where(key) if where is not None else None
+                    warn(UnknownSettingWarning(said if place is None else f"{place}: {said}"))
                     continue
                 target = key
             else:
