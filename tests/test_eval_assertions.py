@@ -132,7 +132,11 @@ def test_a_mapping_reads_as_its_items_in_order() -> None:
 
 
 _JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
     lambda inner: (
         st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
     ),
@@ -162,6 +166,21 @@ def test_json_passes_exactly_when_the_answer_parses(value: object) -> None:
     text = json.dumps(value)
     assert verdicts([{"json": True}], Answer(text))[0].passed
     assert not verdicts([{"json": True}], Answer(text + "}"))[0].passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        ("NaN", "NaN is not a JSON number"),
+        ('{"t": Infinity}', "Infinity is not a JSON number"),
+        ('{"a": 1, "a": 2}', "the key 'a' appears twice"),
+    ],
+)
+def test_json_is_strict_json(answer: str, why: str) -> None:
+    # Python's json module reads these; no other JSON reader does.
+    for expect in ({"json": True}, {"json-schema": {"type": ["object", "number"]}}):
+        (verdict,) = verdicts([expect], Answer(answer))
+        assert not verdict.passed and why in verdict.reason
 
 
 def test_the_docs_table_has_a_row_for_every_kind() -> None:

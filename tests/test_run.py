@@ -673,6 +673,37 @@ def test_a_cut_after_a_tool_round_says_the_rounds_before_were_written(
     assert [turn.role for turn in bundle.narrative.turns][-2:] == ["assistant", "tool"]
 
 
+@pytest.mark.parametrize("provider", ["openai", "openai-responses"])
+def test_streamed_arguments_that_are_no_strict_json_are_kept_as_text(
+    tmp_path: Path, server: WireServer, provider: str
+) -> None:
+    # json.dumps writes NaN; the arguments stay the text the model wrote, not a value no
+    # JSON file can hold.
+    path = _chat(tmp_path)
+    said = Said([], [("call_7", "get_weather", {"x": float("nan")})])
+    server.script(BUILDERS[provider](said, stream=True))
+    assert _run(server, provider, path, "-q") == 0
+    bundle = lmml_mdit.open(path)
+    call = json.loads(bundle.embed("call_7.tool_call.json"))
+    assert call["arguments"] == '{"x": NaN}'
+    assert [issue.kind for issue in bundle.validate()] == ["unanswered_tool_call"]
+
+
+def test_a_streamed_tool_input_that_is_no_json_object_is_refused_and_nothing_written(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An Anthropic tool_use input must be an object: one that does not read (cut at the
+    # token limit, or not strict JSON) was written as an invalid tool call file.
+    path = _chat(tmp_path)
+    said = Said([], [("call_7", "get_weather", {"x": float("nan")})])
+    server.script(BUILDERS["anthropic"](said, stream=True))
+    assert _run(server, "anthropic", path, "-q") == 1
+    err = capsys.readouterr().err
+    assert "cannot be written: messages[0].content[0].input: expected dict" in err
+    assert "(nothing was written; run again, with --set max_tokens=N" in err
+    assert path.read_text(encoding="utf-8") == CHAT
+
+
 def test_a_dropped_connection_is_a_connection_error(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,7 +13,12 @@ from typing import Any
 import pytest
 
 from lmml_mdit import Message, Transcript
-from lmml_mdit.chat import OPENING_USER_PLACEHOLDER, FlattenFlags, detect_template_flags
+from lmml_mdit.chat import (
+    OPENING_USER_PLACEHOLDER,
+    FlattenFlags,
+    detect_template_flags,
+    flatten,
+)
 from lmml_mdit.errors import ChatTemplateError, TranscriptTypeError
 
 CHATML = (
@@ -233,3 +238,17 @@ def test_a_template_that_keeps_one_system_message_gets_the_later_one_as_user() -
         pov="alice", tokenizer=tiny_tokenizer(yi), fold_system=False, merge=False, user_first=False
     )
     assert isinstance(raw, str) and "Answer in French." not in raw  # what detection prevents
+
+
+def test_call_arguments_that_are_no_strict_json_reach_the_template_as_text() -> None:
+    # A template gets arguments as an object only when they are strict JSON: Python's
+    # reader would hand it a float NaN for text no JSON reader takes.
+    def call(arguments: str) -> dict[str, Any]:
+        return {"id": "c", "type": "function", "function": {"name": "f", "arguments": arguments}}
+
+    said = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "", "tool_calls": [call('{"x": NaN}'), call('{"x": 1}')]},
+    ]
+    (_, answer) = flatten(said)
+    assert [c["function"]["arguments"] for c in answer["tool_calls"]] == ['{"x": NaN}', {"x": 1}]

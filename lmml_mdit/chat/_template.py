@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..errors import ChatTemplateError, TranscriptTypeError
+from ..jsonio import parse_json
 from ..jsontypes import JSONMapping, JSONObject
 
 __all__ = [
@@ -409,7 +410,7 @@ def _with_object_arguments(call: object) -> object:
     if not isinstance(function, Mapping) or not isinstance(function.get("arguments"), str):
         return call
     try:
-        arguments = json.loads(function["arguments"])
+        arguments = parse_json(function["arguments"])
     except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return call
     if not isinstance(arguments, dict):

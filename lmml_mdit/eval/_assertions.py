@@ -18,6 +18,7 @@ from typing import Protocol
 
 from ..conversation import Call, ToolCall
 from ..errors import ExpectError
+from ..jsonio import parse_json
 from ._targets import Target
 
 __all__ = [
@@ -263,8 +264,8 @@ def _check_local(assertion: Assertion, answer: Answer) -> Verdict:
         return Verdict(kind, match is not None, reason)
     if kind in ("json", "json-schema"):
         try:
-            parsed = json.loads(text)
-        except ValueError as error:
+            parsed = parse_json(text)
+        except (ValueError, RecursionError) as error:
             return Verdict(kind, False, f"the answer is not JSON: {error}")
         if kind == "json":
             return Verdict(kind, True, "the answer parses as JSON")

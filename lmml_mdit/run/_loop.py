@@ -27,6 +27,7 @@ from ..chat.providers import sender
 from ..chat.providers.sending import Exchange, Failure, Sender, UnreadableReply
 from ..conversation import ChatMessage, TextPart, ToolCall
 from ..errors import (
+    ImportFormatError,
     MissingCredentialsError,
     ProviderConnectionError,
     ProviderError,
@@ -310,7 +311,10 @@ class _Run(_Link):
             if self.options.keep_partial:
                 self.keep_partial()
             raise cut
-        conversation = read_conversation(exchange.payload, self.options.provider)
+        try:
+            conversation = read_conversation(exchange.payload, self.options.provider)
+        except ImportFormatError as error:
+            raise self.unwritable(exchange, error) from None
         parts = [part for turn in conversation.messages for part in turn.parts]
         parts = [
             dataclasses.replace(part, id=self.document.unique_call_id(part.id))
@@ -345,6 +349,22 @@ class _Run(_Link):
             metadata=metadata,
         )
         return [part for part in parts if isinstance(part, ToolCall)]
+
+    def unwritable(self, exchange: Exchange, error: ImportFormatError) -> ProviderError:
+        """The error for a reply that came whole but does not read as its provider's (a
+        tool call's arguments that are no JSON object, as a reply cut at the token limit
+        leaves them): nothing is written."""
+        where = f"{error.name}: " if error.name else ""
+        stop = exchange.finish_reason
+        return ProviderError(
+            f"the reply from {self.url} cannot be written: {where}{error.message}"
+            + (f" (finish reason {stop})" if stop else ""),
+            name=self.file,
+            hint="nothing was written; run again, with a larger max_tokens setting if the "
+            "reply stopped at the token limit",
+            cli_hint="nothing was written; run again, with --set max_tokens=N if the reply "
+            "stopped at the token limit",
+        )
 
     def metadata(self, exchange: Exchange, latency: float) -> JSONObject:
         found: JSONObject = {

@@ -13,12 +13,12 @@ from __future__ import annotations
 import email.utils
 import functools
 import importlib
-import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...text import clipped
 
@@ -458,8 +458,9 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 
 def parse_arguments(text: str) -> object:
-    """Tool-call arguments as streamed (a JSON string), parsed; the raw text when not JSON."""
+    """Tool-call arguments as streamed (a JSON string), parsed as strict JSON
+    (:func:`~lmml_mdit.jsonio.parse_json`); the raw text when not JSON."""
     try:
-        return json.loads(text) if text else {}
-    except ValueError:
+        return parse_json(text) if text else {}
+    except (ValueError, RecursionError):
         return text
