@@ -21,7 +21,7 @@ from ..stdin import stdin_buffer
 from ..text import is_unicode
 from ._detect import detect_format
 from ._tools import portable_settings
-from ._writer import save_conversation, write_bundle
+from ._writer import checked_bundle, save_conversation, warn_unsendable, write_bundle
 from .providers import FORMATS
 
 if TYPE_CHECKING:
@@ -301,12 +301,14 @@ def import_path(
             raw = _read_payload(handle, limits, str(source))
     name = target.stem if target.suffix in BUNDLE_SUFFIXES else source.stem
     try:
-        bundle = import_messages(_load_json(raw), format, name=name)
+        conversation = read_conversation(_load_json(raw), format)
+        bundle = checked_bundle(conversation, name)
     except ImportFormatError as error:
         raise _located(error, str(source), error.line) from None
     if target.is_dir():
         target = target / f"{source.stem}.lmmlz"
     written = [_save(bundle, target)]
+    warn_unsendable(conversation, bundle, str(written[0]))
     _report(progress, 1, 1, str(target))
     return written
 

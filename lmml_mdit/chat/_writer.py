@@ -36,7 +36,7 @@ from ..conversation import (
     TextPart,
     ToolCall,
 )
-from ..errors import ImportFormatError
+from ..errors import DefectError, ImportFormatError
 from ..formats import MANIFEST_NAME
 from ..media import extension_for, is_text_type
 from ..narrative import (
@@ -49,6 +49,7 @@ from ..narrative import (
 )
 from ..syntax import reference, turn_label
 from ..text import trim_blank_lines
+from ..warn import warn
 from . import _pieces as pieces
 from ._escape import escape_text
 from ._imported import shown_value
@@ -421,6 +422,14 @@ def write_bundle(conversation: ChatConversation, name: str = "conversation") -> 
         :func:`write_narrative`), or if the written narrative would not read back as the
         same turns with the same text (a guard against a bug in the escaping).
     """
+    bundle = checked_bundle(conversation, name)
+    warn_unsendable(conversation, bundle, bundle.file_name)
+    return bundle
+
+
+def checked_bundle(conversation: ChatConversation, name: str) -> Bundle:
+    """:func:`write_bundle` without its warnings (for a caller that says them where the
+    bundle is saved, with :func:`warn_unsendable`)."""
     from ..bundle import Bundle
 
     written = _write(conversation)
@@ -429,6 +438,41 @@ def write_bundle(conversation: ChatConversation, name: str = "conversation") -> 
     if [(turn.role, turn.text) for turn in bundle.narrative.turns] != expected:
         raise _not_read_back(name)
     return bundle
+
+
+def warn_unsendable(conversation: ChatConversation, bundle: Bundle, file: str) -> None:
+    """A :class:`~lmml_mdit.bundle.DefectWarning` for each error-level defect of *bundle*,
+    written from *conversation*, its line counted in *file*: what a send of it refuses (a
+    call left unanswered before a user message, a tool message answering no call)."""
+    from ..bundle import DefectWarning
+
+    if not _unpaired(conversation):
+        return
+    for issue in bundle.validate():
+        if issue.severity == "error":
+            warn(DefectWarning(DefectError(issue, file=file)))
+
+
+def _unpaired(conversation: ChatConversation) -> bool:
+    """Whether a call of *conversation* may go unanswered before a user message, or a tool
+    message answer no earlier call: the only defects a written conversation can have (its
+    text is read back), which every send refuses. A cheap walk: when it says so, the
+    written bundle is validated to tell which."""
+    made: set[str] = set()
+    pending: set[str] = set()
+    for message in conversation.messages:
+        if message.role == "user" and pending:
+            return True
+        if message.role == "assistant":
+            for part in message.parts:
+                if isinstance(part, ToolCall):
+                    made.add(part.id)
+                    pending.add(part.id)
+        elif message.role == "tool":
+            if message.call_id is None or message.call_id not in made:
+                return True
+            pending.discard(message.call_id)
+    return False
 
 
 def save_conversation(conversation: ChatConversation, path: str) -> None:
@@ -444,6 +488,12 @@ def save_conversation(conversation: ChatConversation, path: str) -> None:
     :raises BundleError: when the bundle cannot be written.
     """
     name = bundle_name(os.path.basename(path)) or DEFAULT_NAME
+    if _unpaired(conversation):
+        # Rare, and each defect is to be said at its line: the parsed bundle tells them.
+        bundle = checked_bundle(conversation, name)
+        bundle.save(path)
+        warn_unsendable(conversation, bundle, os.fspath(path))
+        return
     written = _write(conversation)
     manifest = written.entries.get(MANIFEST_NAME)
     if manifest is not None and manifest_digests(load_manifest(manifest)):
