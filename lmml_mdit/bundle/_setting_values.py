@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import NamedTuple
 
 from ..errors import BundleError, InvalidSettingsError, file_location, location
 from ..jsontypes import JSONMapping
@@ -272,54 +273,20 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
     if not merged or not _problems(merged):
         return []
     issues: list[Issue] = []
+    embedded = _embedded_values(bundle)
     overridden: set[str] = set()
-    embedded = _embedded(bundle)
     if embedded is not None:
-        name, data, first_line = embedded
-        try:
-            values = load_settings(data, name=name, line=first_line)
-        except InvalidSettingsError:
-            values = None
-        if values is not None:
-            overridden = set(values)
-            found = _problems(values)
-            if found:
-                text = data.decode("utf-8-sig")
-                positions = _positions(text, name.lower().endswith(".json"))
-            for kind, problems in found:
-                issues.extend(
-                    _located(
-                        problems,
-                        positions,
-                        (),
-                        name=name,
-                        first_line=first_line,
-                        file=entry_holding(bundle, name),
-                        kind=kind,
-                    )
-                )
-    try:
-        front = bundle.front_matter
-    except InvalidSettingsError:
-        front = None
-    below = front.get("settings") if front is not None else None
-    if isinstance(below, dict):
+        overridden = set(embedded.values)
+        found = _problems(embedded.values)
+        for kind, problems in found:
+            issues.extend(embedded.located(bundle, problems, kind))
+    below = _front_settings(bundle)
+    if below is not None:
         kept = {key: value for key, value in below.items() if key not in overridden}
         found = _problems(kept)
-        if found:
-            positions = _positions(bundle.narrative.front_matter or "", json_text=False)
+        positions = _front_positions(bundle) if found else {}
         for kind, problems in found:
-            issues.extend(
-                _located(
-                    problems,
-                    positions,
-                    ("settings",),
-                    name=FRONT_MATTER_NAME,
-                    first_line=FRONT_MATTER_FIRST_LINE,
-                    file=None,
-                    kind=kind,
-                )
-            )
+            issues.extend(_in_front_matter(problems, positions, kind))
     return issues
 
 
@@ -327,40 +294,82 @@ def setting_location(bundle: BundleContents, key: str) -> str | None:
     """Where the bundle's settings value *key* is written, as ``FILE:LINE:COL``: in the
     settings embed, else under the front matter's ``settings:``; None when it is in
     neither (or they do not read)."""
+    embedded = _embedded_values(bundle)
+    if embedded is not None and key in embedded.values:
+        found = [SchemaProblem((key,), embedded.values[key], "")]
+        return _where(bundle, embedded.located(bundle, found, INVALID_SETTING)[0])
+    below = _front_settings(bundle)
+    if below is None or key not in below:
+        return None
+    found = [SchemaProblem((key,), below[key], "")]
+    return _where(bundle, _in_front_matter(found, _front_positions(bundle), INVALID_SETTING)[0])
+
+
+class _Embedded(NamedTuple):
+    """The one settings embed, read: its name, bytes, the narrative line its content
+    starts on (None for an entry of its own) and its values."""
+
+    name: str
+    data: bytes
+    first_line: int | None
+    values: JSONMapping
+
+    def located(
+        self, bundle: BundleContents, problems: list[SchemaProblem], kind: str
+    ) -> list[Issue]:
+        """One issue of *kind* per problem, at its value in the embed."""
+        positions = _positions(self.data.decode("utf-8-sig"), self.name.lower().endswith(".json"))
+        return _located(
+            problems,
+            positions,
+            (),
+            name=self.name,
+            first_line=self.first_line,
+            file=entry_holding(bundle, self.name),
+            kind=kind,
+        )
+
+
+def _embedded_values(bundle: BundleContents) -> _Embedded | None:
+    """The one settings embed, read; None without one, or when it does not read (reported
+    as ``invalid_settings``)."""
     embedded = _embedded(bundle)
-    if embedded is not None:
-        name, data, first_line = embedded
-        try:
-            values = load_settings(data, name=name, line=first_line)
-        except InvalidSettingsError:
-            return None
-        if key in values:
-            text = data.decode("utf-8-sig")
-            spots = _located(
-                [SchemaProblem((key,), values[key], "")],
-                _positions(text, name.lower().endswith(".json")),
-                (),
-                name=name,
-                first_line=first_line,
-                file=entry_holding(bundle, name),
-            )
-            return _where(bundle, spots[0])
+    if embedded is None:
+        return None
+    name, data, first_line = embedded
+    try:
+        values = load_settings(data, name=name, line=first_line)
+    except InvalidSettingsError:
+        return None
+    return _Embedded(name, data, first_line, values)
+
+
+def _front_settings(bundle: BundleContents) -> JSONMapping | None:
+    """The front matter's ``settings:`` mapping, or None (absent, or no mapping)."""
     try:
         front = bundle.front_matter
     except InvalidSettingsError:
         return None
     below = front.get("settings") if front is not None else None
-    if not isinstance(below, dict) or key not in below:
-        return None
-    spots = _located(
-        [SchemaProblem((key,), below[key], "")],
-        _positions(bundle.narrative.front_matter or "", json_text=False),
+    return below if isinstance(below, dict) else None
+
+
+def _front_positions(bundle: BundleContents) -> dict[JsonPath, Position]:
+    return _positions(bundle.narrative.front_matter or "", json_text=False)
+
+
+def _in_front_matter(
+    problems: list[SchemaProblem], positions: Mapping[JsonPath, Position], kind: str
+) -> list[Issue]:
+    return _located(
+        problems,
+        positions,
         ("settings",),
         name=FRONT_MATTER_NAME,
         first_line=FRONT_MATTER_FIRST_LINE,
         file=None,
+        kind=kind,
     )
-    return _where(bundle, spots[0])
 
 
 def _where(bundle: BundleContents, issue: Issue) -> str:
