@@ -217,6 +217,12 @@ _LEFT_OUT = object()
 _CHAT_EMPTY_FIELDS = ("refusal", "audio", "function_call", "annotations", "tool_calls", "name")
 
 
+def _hash_named(name: object) -> bool:
+    """Whether *name* is an asset's content-hash name, which the export gives a file or
+    document that had no name of its own (5); a name given is kept."""
+    return isinstance(name, str) and re.fullmatch(r"[0-9a-f]{16}(-[0-9]+)?\.\w+", name) is not None
+
+
 def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
     body = accepted_forms(as_body(body, "messages"))
     _default_model(body, as_body(source, "messages"))
@@ -232,8 +238,8 @@ def normalise_openai(body: Any, source: Any) -> dict[str, Any]:
             content = [{"type": "text", "text": content}]
         if isinstance(content, list):
             for part in content:
-                if part["type"] == "file":
-                    part["file"].pop("filename", None)  # (5) named by its content hash
+                if part["type"] == "file" and _hash_named(part["file"].get("filename")):
+                    del part["file"]["filename"]  # (5) none given: named by its content hash
             message["content"] = merged_text(content) or None
         if message["role"] == "developer":
             message["role"] = "system"  # (6)
@@ -285,8 +291,8 @@ def normalise_responses(body: Any, source: Any) -> dict[str, Any]:
                 for empty in ("annotations", "logprobs"):
                     if part.get(empty) == []:
                         del part[empty]
-            if part["type"] == "input_file":
-                part.pop("filename", None)  # (5)
+            if part["type"] == "input_file" and _hash_named(part.get("filename")):
+                del part["filename"]  # (5) none given: named by its content hash
             if part["type"] == "input_image":
                 part.setdefault("detail", "auto")  # (5) export sends the required "auto"
         item[key] = merged_text(content)
@@ -311,8 +317,8 @@ def normalise_anthropic(body: Any, source: Any) -> dict[str, Any]:
         if isinstance(content, str):  # (2)
             content = [{"type": "text", "text": content}]
         for block in content:
-            if block["type"] == "document":
-                block.pop("title", None)  # (5) titled with its asset name
+            if block["type"] == "document" and _hash_named(block.get("title")):
+                del block["title"]  # (5) none given: titled with its asset name
             if block["type"] == "tool_result":
                 if "content" in block:
                     block["content"] = blocks(block["content"])

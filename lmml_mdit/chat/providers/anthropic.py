@@ -332,14 +332,14 @@ def block_parts(
             if allow_native:
                 parts.extend(_part_keys(block))
         elif kind == "document":
-            # The title is read, not kept, as a file's name is (the asset is named by its
-            # content); the export titles the document by that name. Its context and
-            # citation switch are the document's own keys.
+            # Its title (the asset is named by its content, and the export titles the
+            # document by that name when it has none), context and citation switch are
+            # the document's own keys.
             _check_keys(block, {"type", "source", "title", "context"}, here)
             parts.append(_source(block, here))
             if allow_native:
                 own: JSONObject = {
-                    key: block[key] for key in ("context", "citations") if key in block
+                    key: block[key] for key in ("title", "context", "citations") if key in block
                 }
                 parts.extend(_part_keys(block, own))
         elif kind == "tool_use" and allow_tools:

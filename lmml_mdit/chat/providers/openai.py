@@ -332,7 +332,8 @@ def file_data_asset(file: JSONObject, *, where: str, missing: str) -> ImportedAs
     :param missing: the error message when the part has no ``file_data``.
     :raises ImportFormatError: without ``file_data``, or for a malformed data URI.
     """
-    # The file name is not kept: the asset is named by its content (see the bridge docs).
+    # The asset is named by its content; the part's own filename travels as a part key
+    # (see the bridge docs), read by the caller.
     reject_unknown_keys(
         file, ("type", "file_data", "filename", "file_id", "file_url", "detail"), where=where
     )
@@ -390,9 +391,12 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
             if "file_data" not in file and "file_id" in file:
                 reject_unknown_keys(file, ("file_id", "filename"), where=here)
                 parts.append(read_file_id(file["file_id"], "file", "openai", where=here))
-                continue
-            missing = "a file part needs file_data or file_id"
-            parts.append(file_data_asset(file, where=here, missing=missing))
+            else:
+                missing = "a file part needs file_data or file_id"
+                parts.append(file_data_asset(file, where=here, missing=missing))
+            if "filename" in file:  # the file's own name, put back onto it on export
+                filename = expect(file["filename"], str, where=f"{here}.file.filename")
+                parts.append(NativeItem(NAME, PART_KEYS, {"file": {"filename": filename}}))
         else:
             raise ImportFormatError(
                 f"unknown content part type {shown_value(kind)}",

@@ -309,7 +309,7 @@ _MESSAGE_KEYS = ("type", "role", "content")
 # of output items (``id``, ``status``) and an assistant message's ``phase``. Each is kept
 # in the message's record (a ``message`` fence) and sent back.
 _RECORD_KEYS = ("id", "status", "phase")
-# A part's keys that are read; filename is not kept (see the bridge docs).
+# A part's keys that are read.
 _PART_KEYS = {
     "input_text": ("type", "text"),
     "output_text": ("type", "text", "annotations", "logprobs"),
@@ -364,9 +364,15 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
                 parts.append(NativeItem(NAME, PART_KEYS, {"detail": detail}))
         elif kind == "input_file":
             parts.append(_input_file(part, where=here))
-            if "detail" in part:  # an input_file has no default detail: kept as given
-                detail = expect(part["detail"], str, where=f"{here}.detail")
-                parts.append(NativeItem(NAME, PART_KEYS, {"detail": detail}))
+            # An input_file has no default detail, and its filename is its own (the asset
+            # is named by its content): each is kept as given, put back onto it on export.
+            own: JSONObject = {
+                key: expect(part[key], str, where=f"{here}.{key}")
+                for key in ("filename", "detail")
+                if key in part
+            }
+            if own:
+                parts.append(NativeItem(NAME, PART_KEYS, own))
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))
         else:
