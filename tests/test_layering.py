@@ -60,6 +60,10 @@ DELEGATIONS = {
         "lmml_mdit.chat",
     ): "ChatConversation.from_bundle, to_bundle, to_lmml",
     ("lmml_mdit.bundle._validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
+    (
+        "lmml_mdit.bundle._setting_values",
+        "lmml_mdit.chat",
+    ): "Bundle.validate's check of tools, tool choice and structured output",
     ("lmml_mdit.bundle._bundle", "lmml_mdit.preview"): "Bundle.render_html, Bundle._repr_markdown_",
     ("lmml_mdit.bundle._bundle", "lmml_mdit.run"): "Bundle.send, Bundle.asend",
     ("lmml_mdit.transcript._transcript", "lmml_mdit.run"): "Transcript.send, Transcript.asend",

@@ -238,7 +238,8 @@ def test_tool_choice_maps_and_passes(choice: object, expected: dict[str, Any]) -
         assert where[key] == value
         check_request(provider, body)
         # and back: every provider's form reads as the same choice
-        assert portable_settings({key: value})["tool_choice"] == (
+        declared = {"tools": [{"name": "ping"}], key: value}  # a named choice needs its tool
+        assert portable_settings(declared)["tool_choice"] == (
             choice if isinstance(choice, str) else {"name": "ping"}
         )
 

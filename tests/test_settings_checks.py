@@ -314,11 +314,29 @@ def test_validate_agrees_with_a_reference_json_schema_validator(values: dict[str
     assert (schema_problems(values, settings_schema()) == []) == accepted
     text = "## user\n\nhi\n\n@@@settings.json\n" + json.dumps(values, indent=1) + "\n@@@\n"
     reported = [i for i in Bundle.from_text("b", text).validate() if i.kind == INVALID_SETTING]
+    # Past the schema, the tools, tool choice and structured output are read as a send
+    # reads them: a declaration it refuses is reported too, at its key.
+    refused = {error.absolute_path[0] for error in reference.iter_errors(values)}
+    refused |= _tool_fault(values)
+    accepted = accepted and not refused
     assert (reported == []) == accepted
     # Every refused top-level key is reported, at a line inside the fence.
-    refused = {error.absolute_path[0] for error in reference.iter_errors(values)}
-    assert {i.message.split("'")[1].split("[")[0] for i in reported} == refused
+    assert {i.message.split("'")[1].split("[")[0].split(".")[0] for i in reported} == refused
     assert all(6 <= (i.line or 0) <= 6 + text.count("\n") for i in reported)
+
+
+def _tool_fault(values: dict[str, Any]) -> set[str]:
+    """The top-level key of the fault a send finds in *values*' tool declarations, when
+    the schema takes their types."""
+    reference = jsonschema.Draft202012Validator(settings_schema())
+    tool_keys = {"tools", "tool_choice", "response_format", "output_schema", "tool_config"}
+    if any(e.absolute_path[0] in tool_keys for e in reference.iter_errors(values)):
+        return set()
+    try:
+        lmml_mdit.chat.portable_settings(values)
+    except InvalidSettingsError as error:
+        return {(error.name or "").split(".")[0].split("[")[0]}
+    return set()
 
 
 @given(st.dictionaries(st.sampled_from(SETTINGS_KEYS), _values(), max_size=5))
@@ -330,7 +348,8 @@ def test_yaml_settings_are_checked_as_their_json_is(values: dict[str, Any]) -> N
     bundle = Bundle.from_text("b", text)
     reported = [i for i in bundle.validate() if i.kind == INVALID_SETTING]
     read = bundle.settings or {}
-    accepted = jsonschema.Draft202012Validator(settings_schema()).is_valid(read)
+    valid = jsonschema.Draft202012Validator(settings_schema()).is_valid(read)
+    accepted = valid and not _tool_fault(read)
     assert (reported == []) == accepted
     assert all(i.line == 6 and (i.column or 0) >= 1 for i in reported)
 
@@ -429,3 +448,51 @@ def test_render_says_where_a_number_sent_out_of_range_is_written(
         f"lmml: warning: {path}: setting 'temperature' is 9: it is outside"
         in capsys.readouterr().err
     )
+
+
+#: Tools, a tool choice or structured output every request would refuse: ``validate``
+#: reports each as ``invalid_setting`` at the value, as a send raises it.
+TOOL_FAULTS = [
+    ("tools:\n  - name: f\n    parameters: 5\n", (3, 17), "'tools[0].parameters' is 5"),
+    ('tools:\n  - {name: "bad name!"}\n', (2, 12), "'tools[0].name'"),
+    ("tools:\n  - name: f\ntool_choice: g\n", (3, 14), "names 'g', which no tool"),
+    ("tool_choice: get_wether\n", (1, 14), "names 'get_wether', but the settings declare no"),
+    ("response_format: {schema: 3}\n", (1, 27), "'response_format.schema' is 3"),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "problem"), TOOL_FAULTS)
+def test_a_tool_declaration_a_send_refuses_is_an_invalid_setting(
+    text: str, where: tuple[int, int], problem: str, tmp_path: Path
+) -> None:
+    bundle = Bundle.from_zip("z", "## user\n\nhi\n", {"settings.yaml": text.encode()})
+    issue = _only(bundle)
+    assert (issue.file, issue.line, issue.column) == ("settings.yaml", *where)
+    assert problem in issue.message and "fix the value or remove the setting" in issue.message
+    with pytest.raises(DefectError):
+        to_request(bundle, "openai", model="m")
+    bundle.save(tmp_path / "z.lmmlz")
+    from lmml_mdit.cli import main
+
+    assert main(["validate", str(tmp_path / "z.lmmlz")]) == 1
+
+
+def test_a_tool_choice_in_the_front_matter_may_name_a_tool_of_the_embed() -> None:
+    text = (
+        "---\nsettings:\n  tool_choice: f\n---\n\n## user\n\nhi\n\n"
+        "@@@settings.yaml\ntools:\n  - name: f\n@@@\n"
+    )
+    bundle = Bundle.from_text("b", text)
+    assert bundle.validate() == []
+    assert to_request(bundle, "openai", model="m")["tool_choice"]["function"]["name"] == "f"
+    unknown = Bundle.from_text("b", text.replace("tool_choice: f", "tool_choice: g"))
+    issue = _only(unknown)
+    assert (issue.name, issue.line, issue.column) == ("front matter", 3, 16)
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "gemini"])
+def test_a_named_tool_choice_without_tools_is_refused_when_sent(provider: str) -> None:
+    # Before, the choice was sent naming a tool the request does not have.
+    with pytest.raises(InvalidSettingsError, match="declare no 'tools'") as refused:
+        lmml_mdit.chat.provider_settings({"tool_choice": "f"}, provider)
+    assert refused.value.name == "tool_choice"

@@ -9,7 +9,8 @@ warning, never a refusal. See docs/bundles.md, "Settings values and the schemas"
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import NamedTuple
 
@@ -247,10 +248,66 @@ def _embedded(bundle: BundleContents) -> tuple[str, bytes, int | None] | None:
     return name, data, (fence.line + 1 if fence is not None else None)
 
 
-def _problems(values: JSONMapping) -> list[tuple[str, list[SchemaProblem]]]:
-    """The values' problems by issue kind: refused ones, then ranges no provider takes."""
+TOOL_KEYS = frozenset({"tools", "tool_choice", "response_format", "output_schema", "tool_config"})
+"""The settings keys that declare tools, how they are used and structured output: read by
+the chat layer's tool codecs, which every request goes through."""
+
+
+def _path(where: str) -> JsonPath:
+    """A place as the tool codecs name it (``tools[1].parameters``) as a path."""
+    path: list[str | int] = []
+    for step in re.findall(r"[^.\[\]]+|\[\d+\]", where):
+        path.append(int(step[1:-1]) if step.startswith("[") else step)
+    return tuple(path)
+
+
+def tool_problems(values: JSONMapping) -> list[SchemaProblem]:
+    """The first fault a request would raise in *values*' tools, tool choice or structured
+    output (a malformed tool, a choice naming no declared tool, ...), located by its
+    place; none when no such key is given."""
+    if not TOOL_KEYS & values.keys():
+        return []  # nothing to read
+    if any(
+        problem.path[:1] and problem.path[0] in TOOL_KEYS for problem in setting_problems(values)
+    ):
+        return []  # a value of the wrong type, reported on its own
+    from ..chat import portable_settings  # imported here: the tool codecs sit above bundles
+
+    try:
+        portable_settings(values)
+    except InvalidSettingsError as error:
+        path = _path(error.name or "tools")
+        value: object = values
+        for step in path:
+            inner = _step(value, step)
+            if inner is _MISSING:
+                break
+            value = inner
+        return [SchemaProblem(path, value, f"cannot be sent: {error.message}")]
+    return []
+
+
+_MISSING = object()
+
+
+def _step(value: object, step: str | int) -> object:
+    if isinstance(step, int) and isinstance(value, list) and 0 <= step < len(value):
+        return value[step]
+    if isinstance(step, str) and isinstance(value, dict) and step in value:
+        return value[step]
+    return _MISSING
+
+
+def _problems(
+    values: JSONMapping, tools: Sequence[SchemaProblem] = ()
+) -> list[tuple[str, list[SchemaProblem]]]:
+    """The values' problems by issue kind: refused ones (with those of *tools*, the merged
+    settings' tool faults, whose key is one of *values*), then ranges no provider takes."""
     found = [
-        (INVALID_SETTING, setting_problems(values)),
+        (
+            INVALID_SETTING,
+            setting_problems(values) + [p for p in tools if p.path and p.path[0] in values],
+        ),
         (SETTING_OUT_OF_RANGE, range_problems(values)),
     ]
     return [(kind, problems) for kind, problems in found if problems]
@@ -270,20 +327,23 @@ def setting_issues(bundle: BundleContents) -> list[Issue]:
         merged = bundle.settings
     except BundleError:
         return []  # reported as invalid_settings, invalid_front_matter or missing_reference
-    if not merged or not _problems(merged):
+    # The tools, tool choice and structured output are read together, from the merged
+    # settings (a choice in the front matter may name a tool of the embed).
+    tools = tool_problems(merged) if merged else []
+    if not merged or not _problems(merged, tools):
         return []
     issues: list[Issue] = []
     embedded = _embedded_values(bundle)
     overridden: set[str] = set()
     if embedded is not None:
         overridden = set(embedded.values)
-        found = _problems(embedded.values)
+        found = _problems(embedded.values, tools)
         for kind, problems in found:
             issues.extend(embedded.located(bundle, problems, kind))
     below = _front_settings(bundle)
     if below is not None:
         kept = {key: value for key, value in below.items() if key not in overridden}
-        found = _problems(kept)
+        found = _problems(kept, tools)
         positions = _front_positions(bundle) if found else {}
         for kind, problems in found:
             issues.extend(_in_front_matter(problems, positions, kind))

@@ -375,6 +375,12 @@ def _declared(settings: JSONMapping) -> _Declared:
             choice = native
             for key in codec.choice_keys:
                 rest.pop(key, None)
+    if choice is not None and choice.name is not None and tools is None:
+        raise settings_error(
+            f"'tool_choice' names {choice.name!r}, but the settings declare no 'tools'",
+            "tool_choice",
+            hint=f"declare {choice.name!r} under 'tools', or remove 'tool_choice'",
+        )
     if choice is not None and choice.name is not None and tools is not None:
         names = {tool.name for tool in tools if isinstance(tool, ToolSpec)}
         if choice.name not in names and not any(isinstance(t, NativeTool) for t in tools):
