@@ -44,6 +44,7 @@ from lmml_mdit import (
 from lmml_mdit import open as open_bundle
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.chat.providers.anthropic import DEFAULT_MAX_TOKENS
+from lmml_mdit.cli import main
 from lmml_mdit.errors import InvalidSettingsError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,6 +171,19 @@ def test_a_missing_model_follows_the_create_call(provider: str) -> None:
         body = to_request(bundle, provider)
     assert "model" not in body
     accepted_by_the_sdk(provider, body)
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+@pytest.mark.parametrize("model", ["", "  "])
+def test_an_empty_model_name_is_refused(provider: str, model: str, capsys: Any) -> None:
+    # Before, the body went out with "model": "" and no word.
+    bundle = BUNDLES["weather-tools.lmml"]
+    with pytest.raises(InvalidSettingsError, match="is empty") as error:
+        to_request(bundle, provider, model=model, settings={"max_tokens": 10})
+    assert error.value.name == "model"
+    path = str(EXAMPLES / "weather-tools.lmml")
+    assert main(["render", path, "-p", provider, "--request", "--model", model]) == 2
+    assert "give --model a name" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("provider", list(PROVIDERS))

@@ -380,10 +380,18 @@ def request_body(
         requires, and a required parameter's default (Anthropic's ``max_tokens``); a
         dataset record (False) is not sent, so it need not have them.
     :raises InvalidSettingsError: for a missing model or required parameter without a
-        default, when *live*; for a ``settings=`` value the settings schema refuses.
+        default, when *live*; for an empty *model*; for a ``settings=`` value the settings
+        schema refuses.
     """
     if options.settings:
         check_setting_values(options.settings)
+    if model is not None and not model.strip():
+        raise InvalidSettingsError(
+            f"the model name {model!r} is empty",
+            name="model",
+            hint="pass model='NAME', or model=None to take the settings' model",
+            cli_hint="give --model a name, or leave --model out to take the settings' model",
+        )
     # Render first: it refuses a defective bundle (strict) before the settings are read,
     # so a broken settings embed is reported as validate does.
     payload = _render(bundle, provider, options)
