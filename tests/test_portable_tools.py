@@ -725,6 +725,15 @@ def test_bad_tools_in_an_imported_payload_are_an_import_error() -> None:
     assert raised.value.name == "tools[0].function"
 
 
+def test_a_named_choice_with_no_tools_in_an_imported_payload_is_an_import_error() -> None:
+    # Before, it was imported and sent naming a tool the request did not have.
+    choice = {"type": "function", "function": {"name": "lookup"}}
+    payload = {**CONVERSATION["openai"], "tool_choice": choice}
+    with pytest.raises(ImportFormatError, match="declare no 'tools'") as raised:
+        import_messages(payload, "openai")
+    assert raised.value.name == "tool_choice"
+
+
 def test_unconvertible_native_forms_are_kept_as_given() -> None:
     allowed = {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": []}}
     assert portable_settings({"tool_choice": allowed}) == {"tool_choice": allowed}
