@@ -248,7 +248,25 @@ def _embedded(bundle: BundleContents) -> tuple[str, bytes, int | None] | None:
     return name, data, (fence.line + 1 if fence is not None else None)
 
 
-TOOL_KEYS = frozenset({"tools", "tool_choice", "response_format", "output_schema", "tool_config"})
+PORTABLE_TOOL_KEYS = ("tools", "tool_choice", "response_format", "output_schema")
+"""The portable settings keys of tools, tool choice and structured output."""
+
+TOOL_KEYS = frozenset(
+    {
+        *PORTABLE_TOOL_KEYS,
+        # each provider's own forms, which the tool codecs read too
+        "tool_config",
+        "toolConfig",
+        "text",
+        "output_config",
+        "response_mime_type",
+        "responseMimeType",
+        "response_json_schema",
+        "responseJsonSchema",
+        "response_schema",
+        "responseSchema",
+    }
+)
 """The settings keys that declare tools, how they are used and structured output: read by
 the chat layer's tool codecs, which every request goes through."""
 
@@ -277,6 +295,11 @@ def tool_problems(values: JSONMapping) -> list[SchemaProblem]:
         portable_settings(values)
     except InvalidSettingsError as error:
         path = _path(error.name or "tools")
+        if path[:1] and path[0] not in values:
+            # A provider's own form, read as the portable key the error names: the fault
+            # lies at the key as written (the first own form given).
+            own = [key for key in values if key in TOOL_KEYS and key not in PORTABLE_TOOL_KEYS]
+            path = (own[0] if own else path[0],)
         value: object = values
         for step in path:
             inner = _step(value, step)
