@@ -219,6 +219,13 @@ def test_a_record_written_by_the_transcript_is_updated_in_place() -> None:
             "## alice -- user",
         ),
         ("Assistant\n=========\n\nhey\n", "user", {}, "User\n===="),
+        (
+            "## alice \u2014 user\n\nhi\n\n## bob \u2014 assistant\n\nhey\n",
+            "alice",
+            {"role": "user"},
+            "## alice \u2014 user",
+        ),
+        ("### alice \u2013 user\n\nhi\n", "bob", {"role": "assistant"}, "### bob \u2013 assistant"),
     ],
 )
 def test_an_appended_turn_follows_the_files_style(
@@ -230,6 +237,19 @@ def test_an_appended_turn_follows_the_files_style(
     assert out.startswith(text)
     assert delimiter in out[len(text) :]
     assert Transcript.from_bundle(transcript.to_bundle()) == transcript
+
+
+@pytest.mark.parametrize("dash", ["--", "\u2013", "\u2014"])
+def test_an_author_heading_with_any_dash_names_its_author(dash: str) -> None:
+    # "## alice — user" is a delimiter like "## alice -- user": its label is the author
+    text = f"## alice {dash} user\n\nhi\n\n## bob  {dash}\tassistant\n\nhey\n"
+    transcript = read(text)
+    assert [(m.author, m.metadata) for m in transcript] == [
+        ("alice", {"role": "user"}),
+        ("bob", {"role": "assistant"}),
+    ]
+    assert written(transcript) == text
+    assert transcript.render_roles(pov="bob")[1]["role"] == "assistant"
 
 
 def test_spacing_follows_the_file() -> None:

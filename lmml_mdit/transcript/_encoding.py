@@ -39,7 +39,8 @@ __all__ = [
 
 _ROLE_WORD = re.compile(r"[^\W\d_]+")
 _TURN_LABEL = re.compile(r"turn\s+\d+", re.IGNORECASE)
-_LABELLED = re.compile(r"(.*\S) -- ([^\W\d_]+)", re.DOTALL)
+# label, the last spaced dash (``--``, en or em dash, as the parser reads it), the role
+_LABELLED = re.compile(r"(.*\S)[ \t]+(--|\u2013|\u2014)[ \t]+([^\W\d_]+)", re.DOTALL)
 _ESCAPED = re.compile(r"\\(.)", re.DOTALL)
 
 _LINE_START = re.compile(r" {0,3}")
@@ -81,16 +82,26 @@ def encode_author(author: str) -> str | None:
 
 
 def decode_author(heading: str | None, role: str) -> str | None:
-    """The author a heading names (``alice -- assistant``), or None when it names none."""
+    """The author a heading names (``alice -- assistant``, ``alice — assistant``), or None
+    when it names none."""
     if heading is None:
         return None
     match = _LABELLED.fullmatch(heading.strip())
-    if match is None or match.group(2).lower() != role:
+    if match is None or match.group(3).lower() != role:
         return None
     label = match.group(1)
     if _TURN_LABEL.fullmatch(label):
         return None
     return _ESCAPED.sub(r"\1", label)
+
+
+def label_dash(heading: str) -> str | None:
+    """The dash of an author heading (``--``, an en or an em dash), or None for another
+    heading."""
+    match = _LABELLED.fullmatch(heading.strip())
+    if match is None or _TURN_LABEL.fullmatch(match.group(1)):
+        return None
+    return match.group(2)
 
 
 # --- content -------------------------------------------------------------------------------

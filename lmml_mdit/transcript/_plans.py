@@ -170,7 +170,7 @@ def styled_delimiter(
     """The heading (None for a comment) and the delimiter lines for a rendered turn."""
     label = None if message.author == role else encode_author(message.author)
     if label is not None:
-        heading = f"{label} -- {role}"
+        heading = f"{label} {style.label_dash} {role}"
     elif style.comment and message.author == role:
         return None, f"<!-- {role} -->"
     elif style.bare:

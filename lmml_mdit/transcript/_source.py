@@ -21,6 +21,7 @@ from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONObject
 from ..model import Turn
 from ..narrative import Narrative
+from ._encoding import label_dash
 from ._message import Message
 from ._regions import reserved_blocks
 
@@ -53,6 +54,7 @@ class Style:
     bare: bool = False  # role turns are headed by the role alone ("# Assistant")
     case: Literal["lower", "title", "upper"] = "lower"  # how a bare role is spelled
     dash: str = "--"  # between "Turn N" and the role
+    label_dash: str = "--"  # between an author's name and the role ("alice -- user")
     gap: bool = True  # a blank line after each delimiter
     sep: bool = True  # a blank line before each delimiter
 
@@ -194,6 +196,11 @@ def style_of(narrative: Narrative, raw: Sequence[str]) -> Style:
             changes["marker"] = line[: len(line) - len(line.lstrip("#"))]
         else:  # setext: the underline is the line before the turn's text
             changes["marker"] = lines[turn.start_line - 2].strip()[:1] or "="
+    for turn in reversed(headed):
+        dash = label_dash(turn.heading or "")
+        if dash is not None:
+            changes["label_dash"] = dash
+            break
     for turn in reversed(headed):
         heading = (turn.heading or "").strip()
         numbered = NUMBERED_HEADING.fullmatch(heading)
