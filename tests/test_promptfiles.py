@@ -218,6 +218,33 @@ def test_cli_import_and_convert(
     assert "bad.prompty:4: a Jinja statement" in capsys.readouterr().err
 
 
+def test_convert_reads_a_bundle_as_every_other_command_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --base-dir, --delimiters and --references, on the CLI and as convert()'s arguments
+    monkeypatch.chdir(tmp_path)
+    Path("Dockerfile").write_text("FROM python\n", "utf-8")
+    Path("empty").mkdir()
+    Path("p.lmml").write_text(
+        "# user\n\nBuild @Dockerfile for @alice-dev.\n\n### System requirements\n\nPython 3.12.\n",
+        "utf-8",
+    )
+    # by default the bare .lmml sees its folder: @Dockerfile is an embed Prompty cannot hold
+    assert cli.main(["convert", "p.lmml", "a.prompty", "-q"]) == 2
+    assert "cannot hold an embed inside the text" in capsys.readouterr().err
+    assert cli.main(["convert", "p.lmml", "b.prompty", "--base-dir", "empty", "-q"]) == 0
+    assert "user:\nBuild @Dockerfile for @alice-dev." in Path("b.prompty").read_text("utf-8")
+    assert cli.main(["convert", "p.lmml", "c.prompty", "--base-dir", "nowhere", "-q"]) == 2
+    assert "--base-dir nowhere: not a folder" in capsys.readouterr().err
+    convert("p.lmml", "d.prompty", base_dir=False)
+    assert "Build @Dockerfile for @alice-dev." in Path("d.prompty").read_text("utf-8")
+    argv = ["convert", "p.lmml", "e.prompty", "--base-dir", "empty", "--delimiters", "loose"]
+    assert cli.main([*argv, "-q"]) == 0
+    assert "system:\nPython 3.12." in Path("e.prompty").read_text("utf-8")
+    with pytest.raises(PromptFileError, match="embed inside the text"):
+        convert("p.lmml", "f.prompty", base_dir=False, references="any")  # @alice-dev too
+
+
 _HOSTILE = st.sampled_from(
     ["## Turn 9 -- system", "<!-- system -->", "@@@x", "@cat.png", "```", "<pre>", "Title\n==="]
 )

@@ -536,6 +536,7 @@ def _convert_options(parser: argparse.ArgumentParser) -> None:
         help="leave out what DEST's format cannot hold, with a warning per item, instead "
         "of refusing",
     )
+    add_base_dir(parser)
     add_quiet(parser)
 
 
@@ -544,6 +545,7 @@ def _convert_options(parser: argparse.ArgumentParser) -> None:
     summary="convert a prompt file (Prompty, dotprompt, .prompt.yml, LangChain) to LMML, or back",
     example="lmml convert chat.prompty chat.lmml",
     options=_convert_options,
+    opens_bundles=True,
 )
 def cmd_convert(args: ConvertArguments) -> int:
     """``lmml convert SRC DEST``: a prompt file to LMML, LMML to a prompt file."""
@@ -553,7 +555,15 @@ def cmd_convert(args: ConvertArguments) -> int:
     ensure_folder(args.dest)
     # A bundle's messages name it by its base name, as lmml_mdit.open does; say the path
     # as typed, as every other command does (a prompt file's already are).
+    base_dir = checked_base_dir(args)
     with named_as_typed(args.src):
-        written = convert(args.src, args.dest, lossy=args.lossy)
+        written = convert(
+            args.src,
+            args.dest,
+            lossy=args.lossy,
+            base_dir=base_dir,
+            delimiters=args.delimiters,
+            references=args.references,
+        )
     info(args, f"Converted {args.src} -> {', '.join(str(path) for path in written)}")
     return 0

@@ -13,6 +13,7 @@ import codecs
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..atomic import atomic_write_bytes
 from ..errors import PromptFileError
@@ -20,6 +21,10 @@ from ..errors import PromptFileWarning as PromptFileWarning
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX
 from . import _dotprompt, _github, _langchain, _prompty
 from ._shared import HEAD_SIZE, Prompt, declare_used, lmml_text, read_bundle
+
+if TYPE_CHECKING:
+    from ..bundle import BaseDir
+    from ..syntax import DelimiterMode, ReferenceMode
 
 __all__ = [
     "PROMPT_FORMATS",
@@ -144,13 +149,18 @@ def convert(
     target: str | os.PathLike[str],
     *,
     lossy: bool = False,
+    base_dir: BaseDir = None,
+    delimiters: DelimiterMode = "strict",
+    references: ReferenceMode = "assets",
 ) -> list[Path]:
     """Convert between a prompt file and LMML, the direction given by the two names: a
     prompt file to ``.lmml``/``.lmmlz`` (as :func:`import_prompt_file`), an LMML bundle to
     a prompt file named by its extension, or one prompt format to another.
 
     What the target cannot hold is refused naming it; with *lossy* it is left out with one
-    :class:`~lmml_mdit.errors.PromptFileWarning` per item.
+    :class:`~lmml_mdit.errors.PromptFileWarning` per item. *base_dir*, *delimiters* and
+    *references* read an LMML source as :func:`lmml_mdit.open` does (a bare ``.lmml``
+    sees its own folder by default; ``base_dir=False`` turns that off).
 
     :returns: the files written, the converted file first (then media, cases).
     :raises PromptFileError: as above.
@@ -167,7 +177,7 @@ def convert(
         return import_prompt_file(source, target)
     module = _FORMATS[target_format]
     if source.lower().endswith((NARRATIVE_SUFFIX, ARCHIVE_SUFFIX)):
-        prompt = _read_lmml(source, module.NAME, lossy)
+        prompt = _read_lmml(source, module.NAME, lossy, base_dir, delimiters, references)
     else:
         _, prompt = _read_prompt(source, None)
     text, media = module.write(prompt, target, lossy)
@@ -198,10 +208,19 @@ def _target_format(target: str) -> str | None:
     )
 
 
-def _read_lmml(source: str, target_name: str, lossy: bool) -> Prompt:
+def _read_lmml(
+    source: str,
+    target_name: str,
+    lossy: bool,
+    base_dir: BaseDir,
+    delimiters: DelimiterMode,
+    references: ReferenceMode,
+) -> Prompt:
     from ..chat import open as open_bundle
 
-    with open_bundle(source) as bundle:
+    with open_bundle(
+        source, base_dir=base_dir, delimiters=delimiters, references=references
+    ) as bundle:
         prompt = read_bundle(bundle, lossy, target_name)
     cases = cases_path(source)
     if os.path.isfile(cases):
