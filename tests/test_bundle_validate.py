@@ -170,3 +170,20 @@ def test_the_did_you_mean_search_is_bounded() -> None:
     assert "did you mean fence0.txt?" in missing[0].message
     assert 1 <= len(suggested) <= CLOSEST_NAME_BUDGET // 199 + 1
     assert suggested == missing[: len(suggested)]
+
+
+def test_a_reference_to_a_folder_or_a_broken_link_says_what_is_there(tmp_path: Path) -> None:
+    # A name a file browser shows is not reported as "no file": it says why it is none.
+    (tmp_path / "shots.png").mkdir()
+    (tmp_path / "old.png").symlink_to(tmp_path / "gone.png")
+    (tmp_path / "chat.lmml").write_text("# user\n\n@shots.png @old.png @new.png\n", "utf-8")
+    with lmml_mdit.open(str(tmp_path / "chat.lmml")) as bundle:
+        said = {issue.name: issue.message for issue in bundle.validate()}
+    assert said["shots.png"].startswith(
+        f"'shots.png' in the folder {tmp_path} is a folder, not a file; name a file in it; "
+    )
+    assert said["old.png"].startswith(
+        f"'old.png' in the folder {tmp_path} is not a regular file (a broken link, a device "
+        "or a pipe); name a file; "
+    )
+    assert said["new.png"].startswith(f"no file 'new.png' in the folder {tmp_path}")

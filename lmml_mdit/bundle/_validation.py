@@ -7,6 +7,7 @@ nothing, which validation and the error of :meth:`Bundle.embed
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 
 from ..errors import BundleError, UnsafeEntryError
@@ -78,6 +79,9 @@ def missing_wording(bundle: BundleContents, name: str) -> tuple[str, str, str | 
         what = f"no archive entry {name!r}"
         return what, f"{guess}add the file to the archive or fix the name; {escape}", None
     if bundle.base_dir is not None:
+        there = _what_is_there(bundle.base_dir, name)
+        if there is not None:
+            return f"{name!r} in the folder {bundle.base_dir} {there}", escape, None
         what = f"no file {name!r} in the folder {bundle.base_dir}"
         return what, f"{guess}add it or fix the name; {escape}", None
     what = f"a bare .lmml read without a folder cannot resolve @{name}"
@@ -87,6 +91,22 @@ def missing_wording(bundle: BundleContents, name: str) -> tuple[str, str, str | 
         f"base_dir=; {escape}",
         f"{guess}inline it as a @@@ fence, or pass --base-dir DIR; {escape}",
     )
+
+
+def _what_is_there(base_dir: str, name: str) -> str | None:
+    """Why *name*, present under *base_dir*, is no file a reference reads (a folder, a
+    broken link), or None when nothing is there. (A link leading outside the folder is
+    refused before this, as unsafe.)"""
+    if unsafe_reason(name) is not None:
+        return None
+    path = os.path.join(base_dir, *name.split("/"))
+    if not os.path.lexists(path):
+        return None
+    if os.path.isdir(path):
+        return "is a folder, not a file; name a file in it"
+    if not os.path.isfile(path):
+        return "is not a regular file (a broken link, a device or a pipe); name a file"
+    return None
 
 
 def unsaved_wording(bundle: BundleContents, name: str) -> str:
