@@ -245,6 +245,17 @@ def test_convert_reads_a_bundle_as_every_other_command_does(
         convert("p.lmml", "f.prompty", base_dir=False, references="any")  # @alice-dev too
 
 
+def test_lossy_convert_keeps_the_text_around_a_reference(tmp_path: Path) -> None:
+    # Only the attachment is left out: the line was sent as text, and still is.
+    (tmp_path / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    source = tmp_path / "c.lmml"
+    source.write_text("# user\n\nWhat does @chart.png show? Answer briefly.\n", "utf-8")
+    with pytest.warns(PromptFileWarning, match=r"line 3: @chart\.png\); left out \(the line"):
+        convert(source, tmp_path / "c.prompty", lossy=True)
+    written = (tmp_path / "c.prompty").read_text("utf-8")
+    assert "user:\nWhat does @chart.png show? Answer briefly." in written
+
+
 _HOSTILE = st.sampled_from(
     ["## Turn 9 -- system", "<!-- system -->", "@@@x", "@cat.png", "```", "<pre>", "Title\n==="]
 )

@@ -321,26 +321,33 @@ def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
                         offset + 1,
                     )
                 continue
-            if any(embed.line == offset + 1 for embed in embeds.values()):
+            inside = [embed.name for embed in embeds.values() if embed.line == offset + 1]
+            if inside:
+                # Left out is the attachment only: the line's text is what the model was
+                # sent anyway (a reference inside prose stays in the text).
                 _drop(
-                    f"an embed inside the text ({where}, line {offset + 1})",
+                    f"an embed inside the text ({where}, line {offset + 1}: "
+                    + ", ".join("@" + name for name in inside)
+                    + ")",
                     target,
                     bundle.file_name,
                     lossy,
                     offset + 1,
+                    kept="the line's text is kept",
                 )
-                continue
             kept.append(without_escapes(line, escapes.get(offset, ())))
         prompt.turns.append((turn.role, trim_blank_lines("\n".join(kept))))
     return prompt
 
 
-def _drop(item: str, target: str, file: str, lossy: bool, line: int | None) -> None:
+def _drop(
+    item: str, target: str, file: str, lossy: bool, line: int | None, kept: str | None = None
+) -> None:
     if not lossy:
         raise refuse(
             f"{target} cannot hold {item}", file, line, "remove it, or convert with --lossy"
         )
-    warn(f"{file}: {target} cannot hold {item}; left out")
+    warn(f"{file}: {target} cannot hold {item}; left out" + (f" ({kept})" if kept else ""))
 
 
 def local_file(reference: str, base: str) -> str | None:
