@@ -1557,3 +1557,37 @@ def test_a_reply_holding_an_asset_is_refused_and_the_file_left_alone(
     assert _run(server, "gemini", path, "--no-stream", "-q") != 0
     assert f"the reply holds a {said}, which a run cannot write yet" in capsys.readouterr().err
     assert path.read_text(encoding="utf-8") == CHAT
+
+
+# -- a second run reads the file as the first did ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "flags", "asset"),
+    [
+        # @Dockerfile is a reference because the file lies beside the narrative
+        ("## user\n\nCheck @Dockerfile please.\n", [], True),
+        # the headings are delimiters only with --delimiters loose
+        ("## User question\n\nCheck @Dockerfile please.\n", ["--delimiters", "loose"], True),
+        # @notes is a reference only with --references any
+        ("## user\n\nCheck @notes please.\n", ["--references", "any"], False),
+    ],
+    ids=["folder-name", "loose", "any"],
+)
+def test_a_later_run_sends_what_the_first_run_sent(
+    tmp_path: Path, server: WireServer, text: str, flags: list[str], asset: bool
+) -> None:
+    # After a run the file ends in the run's manifest fence; the next run parses the file
+    # again, and must read it with the same folder and syntax as the first.
+    (tmp_path / "Dockerfile").write_text("FROM python\n", encoding="utf-8")
+    (tmp_path / "notes").write_text("buy milk\n", encoding="utf-8")
+    path = _chat(tmp_path, "@@@settings.yaml\nmodel: m1\n@@@\n\n" + text)
+    for _ in range(2):
+        server.script(openai_chat(Said(["Done."]), stream=False))
+        assert _run(server, "openai", path, "--no-stream", "-q", *flags) == 0
+    first, second = (request.body["messages"] for request in server.requests)
+    assert first[0]["role"] == "user"
+    assert len(first[0]["content"]) == 2  # the text, then the file
+    assert ("FROM python" if asset else "buy milk") in first[0]["content"][1]["text"]
+    assert second[: len(first)] == first
+    assert [message["role"] for message in second] == ["user", "assistant"]

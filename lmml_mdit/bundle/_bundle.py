@@ -37,7 +37,7 @@ from ..severity import WARNED_KINDS
 from ..warn import warn
 from ._archive import LIMITS_CLI_HINT, Limits, ZipArchive, check_entry_names, unsafe_reason
 from ._contents import BundleKind, entry_holding, first_fences, has_reserved, settings_embeds
-from ._folder import folder_files, path_under
+from ._folder import FolderNames, folder_files, path_under
 from ._names import DEFAULT_NAME, bundle_name
 from ._reserved import (
     load_front_matter,
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
     from ..chat import RequestOptions
     from ..run import AsyncReplyStream, Reply, ReplyStream, SendOptions, StreamOptions
+    from ..syntax import DelimiterMode, ReferenceMode
     from ._packing import InlineReport
 
 __all__ = ["Bundle", "DefectWarning"]
@@ -162,6 +163,8 @@ class Bundle:
         *,
         narrative: Narrative | None = None,
         base_dir: str | os.PathLike[str] | None = None,
+        delimiters: DelimiterMode = "strict",
+        references: ReferenceMode = "assets",
     ) -> Bundle:
         """A text bundle held in memory.
 
@@ -169,16 +172,29 @@ class Bundle:
         :param text: the narrative.
         :param narrative: the parse of *text*, when the caller already made it (a writer
             that checked what it wrote), so the text is not parsed twice.
-        :param base_dir: a folder to resolve external references against.
+        :param base_dir: a folder to resolve external references against; its files are
+            known names, as for :func:`lmml_mdit.open` (``@Dockerfile`` beside a file
+            ``Dockerfile`` is a reference).
+        :param delimiters: role headings, as :func:`lmml_mdit.parse` takes them.
+        :param references: ``@name`` references, likewise.
         """
         stem = bundle_name(name) or DEFAULT_NAME
         narrative_name = stem + NARRATIVE_SUFFIX
+        folder = os.fspath(base_dir) if base_dir is not None else None
+        if narrative is None:
+            narrative = parse(
+                text,
+                name=narrative_name,
+                known_names=FolderNames(folder) if folder is not None else None,
+                delimiters=delimiters,
+                references=references,
+            )
         return cls(
             kind="text",
             name=stem,
             narrative_name=narrative_name,
-            narrative=narrative if narrative is not None else parse(text, name=narrative_name),
-            base_dir=os.fspath(base_dir) if base_dir is not None else None,
+            narrative=narrative,
+            base_dir=folder,
         )
 
     @classmethod
@@ -189,6 +205,8 @@ class Bundle:
         entries: Mapping[str, bytes],
         *,
         narrative: Narrative | None = None,
+        delimiters: DelimiterMode = "strict",
+        references: ReferenceMode = "assets",
     ) -> Bundle:
         """A zip bundle held in memory.
 
@@ -196,6 +214,8 @@ class Bundle:
         :param text: the narrative.
         :param entries: asset names to bytes, in archive order.
         :param narrative: the parse of *text*, when the caller already made it.
+        :param delimiters: role headings, as :func:`lmml_mdit.parse` takes them.
+        :param references: ``@name`` references, likewise.
         :raises UnsafeEntryError: for an unsafe entry name.
         :raises CaseCollisionError: for names differing only in case.
         :raises DuplicateEntryError: for an entry named like the narrative entry.
@@ -209,7 +229,13 @@ class Bundle:
             narrative_name=narrative_name,
             narrative=narrative
             if narrative is not None
-            else parse(text, name=narrative_name, known_names=frozenset(entries)),
+            else parse(
+                text,
+                name=narrative_name,
+                known_names=frozenset(entries),
+                delimiters=delimiters,
+                references=references,
+            ),
             entries={key: bytes(value) for key, value in entries.items()},
         )
 

@@ -34,6 +34,7 @@ from .providers import provider as find_provider
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from ..syntax import DelimiterMode, ReferenceMode
     from ._content import RequestOptions
 
 __all__ = ["UNREAD_CASE", "CaseInput", "CaseResult", "Rendering", "UnreadCase", "render_cases"]
@@ -288,16 +289,36 @@ class _BundleCopy:
     text: str
     entries: dict[str, bytes]
     base_dir: str | None
+    delimiters: DelimiterMode = "strict"
+    references: ReferenceMode = "assets"
 
     @classmethod
     def of(cls, bundle: BundleSource) -> _BundleCopy:
         entries = {name: bundle.read(name) for name in bundle.entries}
-        return cls(bundle.kind, bundle.name, bundle.narrative.text, entries, bundle.base_dir)
+        narrative = bundle.narrative
+        return cls(
+            bundle.kind,
+            bundle.name,
+            narrative.text,
+            entries,
+            bundle.base_dir,
+            narrative.delimiters,
+            narrative.references,
+        )
 
     def open(self) -> Bundle:
+        delimiters, references = self.delimiters, self.references
         if self.kind == "zip":
-            return Bundle.from_zip(self.name, self.text, self.entries)
-        return Bundle.from_text(self.name, self.text, base_dir=self.base_dir)
+            return Bundle.from_zip(
+                self.name, self.text, self.entries, delimiters=delimiters, references=references
+            )
+        return Bundle.from_text(
+            self.name,
+            self.text,
+            base_dir=self.base_dir,
+            delimiters=delimiters,
+            references=references,
+        )
 
 
 _WORKER: dict[str, Any] = {}  # a worker process's bundle and rendering

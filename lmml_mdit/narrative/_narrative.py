@@ -11,6 +11,7 @@ from __future__ import annotations
 import array
 import bisect
 import codecs
+import dataclasses
 import functools
 import itertools
 import os
@@ -196,6 +197,10 @@ class Narrative:
         role delimiter (``\\## user``, ``\\<!-- user -->``, a setext underline). Text
         sent to a model, exported Markdown and the preview leave these backslashes out;
         Markdown's own escapes (``\\*``) are not listed and stay.
+    :ivar delimiters: the ``delimiters`` choice :func:`parse` read it with (``"strict"``
+        for a caller's own parser), so that a bundle parsed again after a change (a run's
+        appended reply, a filled template) reads it the same way.
+    :ivar references: the ``references`` choice, likewise.
     """
 
     text: str
@@ -208,6 +213,8 @@ class Narrative:
     deferred: DeferredInlines | None = field(default=None, repr=False, compare=False)
     """The inline tokens the parse left for later (None when it parsed them all)."""
     bom: bool = field(default=False, compare=False)
+    delimiters: DelimiterMode = field(default="strict", repr=False, compare=False)
+    references: ReferenceMode = field(default="assets", repr=False, compare=False)
 
     @property
     def tokens(self) -> list[Token]:
@@ -405,7 +412,10 @@ def parse(
         full_parse = os.environ.get(FULL_PARSE_VARIABLE, "") not in ("", "0")
     if not full_parse:
         env[INLINE_ON_DEMAND_KEY] = True
-    return parse_in(parser, text, env, name, bom=bom)
+    narrative = parse_in(parser, text, env, name, bom=bom)
+    if md is None and (delimiters != "strict" or references != "assets"):
+        narrative = dataclasses.replace(narrative, delimiters=delimiters, references=references)
+    return narrative
 
 
 def parse_in(

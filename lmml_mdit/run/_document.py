@@ -178,10 +178,20 @@ class Document:
             original = self.original
             if original.kind == "zip":
                 entries = {name: original.read(name) for name in original.entries}
-                self._current = Bundle.from_zip(original.narrative_name, self.text, entries)
-            else:
+                self._current = Bundle.from_zip(
+                    original.narrative_name,
+                    self.text,
+                    entries,
+                    delimiters=original.narrative.delimiters,
+                    references=original.narrative.references,
+                )
+            else:  # the original's folder and syntax: read as the first request read it
                 self._current = Bundle.from_text(
-                    original.narrative_name, self.text, base_dir=original.base_dir
+                    original.narrative_name,
+                    self.text,
+                    base_dir=original.base_dir,
+                    delimiters=original.narrative.delimiters,
+                    references=original.narrative.references,
                 )
             self._current.file_name = original.file_name
         return self._current

@@ -130,10 +130,23 @@ def filled_bundle(bundle: Bundle, inputs: Mapping[str, object] | None) -> Bundle
         entries.update(assets)
     for _ in range(_MAX_ROUNDS):
         text = "\n".join(lines) + trailing
+        syntax = bundle.narrative  # read the filled text as the template was read
         if entries is not None:
-            filled = Bundle.from_zip(bundle.name, text, entries)
+            filled = Bundle.from_zip(
+                bundle.name,
+                text,
+                entries,
+                delimiters=syntax.delimiters,
+                references=syntax.references,
+            )
         else:
-            filled = Bundle.from_text(bundle.name, text, base_dir=bundle.base_dir)
+            filled = Bundle.from_text(
+                bundle.name,
+                text,
+                base_dir=bundle.base_dir,
+                delimiters=syntax.delimiters,
+                references=syntax.references,
+            )
         if _escape_forged(filled, template.declarations, lines, spans):
             continue
         if _same_structure(bundle, filled, set(assets)):
