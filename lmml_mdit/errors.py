@@ -64,7 +64,8 @@ filter silences or raises them all::
     ├── SettingRangeWarning
     ├── MissingSettingWarning
     ├── ProviderPluginWarning
-    └── PromptFileWarning
+    ├── PromptFileWarning
+    └── RewrittenHeadingWarning
 """
 
 from __future__ import annotations
@@ -519,3 +520,10 @@ class ProviderPluginWarning(LmmlWarning):
 class PromptFileWarning(LmmlWarning):
     """Converting a prompt file kept something as it was (an unknown model parameter) or,
     with ``lossy``, left out what the written format cannot hold; the message names it."""
+
+
+class RewrittenHeadingWarning(LmmlWarning):
+    """A transcript read from a bundle opened with ``delimiters="loose"`` was written with
+    delimiter headings that only loose parsing reads as delimiters (``## User question``):
+    the transcript writes strict delimiters, so those headings change although their turns
+    were not edited. The message names them."""

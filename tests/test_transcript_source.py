@@ -4,6 +4,7 @@ for byte, edited turns rewritten in place, new turns in the file's own delimiter
 from __future__ import annotations
 
 import json
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -573,3 +574,15 @@ def test_the_manifest_kept_is_the_one_the_bundle_reads() -> None:
     written = lmml_mdit.Transcript.from_bundle(bundle).to_bundle()
     assert written.manifest == bundle.manifest == {"a": 1}
     assert json.loads(written.read("manifest.json")) == {"a": 1}
+
+
+def test_headings_only_loose_parsing_reads_are_rewritten_with_a_warning() -> None:
+    text = "## User question\n\nHow?\n\n## Assistant answer\n\nLike this.\n"
+    bundle = lmml_mdit.open(text.encode(), delimiters="loose")
+    transcript = Transcript.from_bundle(bundle)
+    with pytest.warns(lmml_mdit.RewrittenHeadingWarning, match="'User question', 'Assistant"):
+        written_text = written(transcript)
+    assert "## Turn 1 -- user" in written_text  # strict, as every written narrative
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        written(read("## user\n\nHow?\n\n## alice -- assistant\n\nLike this.\n"))

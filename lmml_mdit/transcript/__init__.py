@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from ._source import source_of as source_of
     from ._source import style_of as style_of
     from ._transcript import Transcript as Transcript
+    from ._writing import RewrittenHeadingWarning as RewrittenHeadingWarning
     from ._writing import narrative_text as narrative_text
     from ._writing import save_file as save_file
     from ._writing import write_bundle as write_bundle
@@ -157,6 +158,7 @@ _NAMES = {
         ),
         "_transcript": ("Transcript",),
         "_writing": (
+            "RewrittenHeadingWarning",
             "narrative_text",
             "save_file",
             "write_bundle",

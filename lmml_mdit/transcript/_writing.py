@@ -15,10 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import LmmlError, NotInlinableError, TranscriptError
+from ..errors import RewrittenHeadingWarning as RewrittenHeadingWarning
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..jsontypes import JSONObject
 from ..narrative import Narrative
-from ..syntax import embed_fence
+from ..syntax import embed_fence, strict_heading_role
+from ..warn import warn
 from ._message import Message, Pov, pov_roles
 from ._plans import Plan, Resolves, plan_messages
 from ._readback import settle
@@ -29,7 +31,7 @@ from ._source import FRESH_STYLE, SourceNarrative, raw_lines
 if TYPE_CHECKING:
     from ..bundle import Bundle
 
-__all__ = ["narrative_text", "save_file", "write_bundle"]
+__all__ = ["RewrittenHeadingWarning", "narrative_text", "save_file", "write_bundle"]
 
 _AS_ARCHIVE = f"save the transcript as {ARCHIVE_SUFFIX}"
 """The hint for an asset a text bundle cannot hold."""
@@ -152,6 +154,7 @@ def write_bundle(
     roles = pov_roles(pov) if pov is not None else None
     if kind == "zip":
         plans = plan_messages(messages, roles, source, assets.__contains__)
+        _warn_loose_headings(plans, name)
         return _zip_bundle(name, plans, assets, source, carried, bom)
     folder = source.base_dir if source is not None else None
     if base_dir is not _SOURCE_FOLDER:
@@ -168,6 +171,7 @@ def write_bundle(
         return asset in assets or in_folder(asset)
 
     plans = plan_messages(messages, roles, source, resolves)
+    _warn_loose_headings(plans, name)
     text, narrative, fenced = _text_narrative(plans, assets, source, kept_files, carried)
     if bom:
         narrative = dataclasses.replace(narrative, bom=True)
@@ -176,6 +180,28 @@ def write_bundle(
         if not _resolves_to(bundle, asset, data):
             raise _not_held(asset)
     return bundle
+
+
+def _warn_loose_headings(plans: Sequence[Plan], name: str) -> None:
+    """Say which unedited turns lose their heading: one read with ``delimiters="loose"``
+    that is no strict delimiter (``## User question``), which the written narrative (parsed
+    strict, as every bundle the transcript writes) would not read as a turn."""
+    loose = [
+        plan.kept.heading
+        for plan in plans
+        if plan.kept is not None
+        and plan.kept.heading is not None
+        and strict_heading_role(plan.kept.heading) is None
+    ]
+    if loose:
+        shown = ", ".join(repr(heading) for heading in loose)
+        warn(
+            RewrittenHeadingWarning(
+                f"{name or 'transcript'}: {len(loose)} heading(s) read as role delimiters only "
+                f"with delimiters='loose' are rewritten as strict delimiters: {shown}; write "
+                "each as the role alone ('## user') or 'Turn N -- role' to keep it as written"
+            )
+        )
 
 
 def _as_archive(source: SourceNarrative) -> SourceNarrative | None:
