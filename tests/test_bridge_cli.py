@@ -205,3 +205,21 @@ def test_cli_import_into_an_existing_folder_writes_stem_lmmlz(tmp_path: Path) ->
 
     assert main(["import", str(source), "-o", str(folder)]) == 0
     assert [path.name for path in folder.iterdir()] == ["chat.lmmlz"]
+
+
+def test_cli_import_says_what_a_file_that_is_no_chat_data_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lmml_mdit.cli import main
+
+    (tmp_path / "chat.lmml").write_text("## user\n\nhi\n", encoding="utf-8")
+    assert main(["pack", str(tmp_path / "chat.lmml"), "-q"]) == 0
+    (tmp_path / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)
+    said = {}
+    for name in ("chat.lmml", "chat.lmmlz", "chart.png"):
+        assert main(["import", str(tmp_path / name), "-o", str(tmp_path / "out.lmml")]) == 2
+        said[name] = capsys.readouterr().err
+    assert f"{tmp_path / 'chat.lmml'}: this is an LMML bundle, not chat data (" in said["chat.lmml"]
+    assert "lmml render PATH --request" in said["chat.lmmlz"]
+    assert "this is a PNG image, not chat data" in said["chart.png"]
+    assert not (tmp_path / "out.lmml").exists()

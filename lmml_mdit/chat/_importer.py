@@ -15,8 +15,9 @@ from ..errors import (
     LimitExceededError,
     NotInlinableError,
 )
-from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
+from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..jsonio import load_json
+from ..media import SVG_TYPE, sniff
 from ..stdin import stdin_buffer
 from ..text import is_unicode
 from ._detect import detect_format
@@ -300,6 +301,9 @@ def import_path(
         with source.open("rb") as handle:
             raw = _read_payload(handle, limits, str(source))
     name = target.stem if target.suffix in BUNDLE_SUFFIXES else source.stem
+    other = _not_chat_data(raw, str(source))
+    if other is not None:
+        raise other
     try:
         conversation = read_conversation(_load_json(raw), format)
         bundle = checked_bundle(conversation, name)
@@ -311,6 +315,33 @@ def import_path(
     warn_unsendable(conversation, bundle, str(written[0]))
     _report(progress, 1, 1, str(target))
     return written
+
+
+def _not_chat_data(raw: bytes, shown: str) -> ImportFormatError | None:
+    """The error for a file that is plainly no chat payload: an LMML bundle (an archive,
+    or a ``.lmml`` not starting as JSON does), an image, a PDF; None for anything else,
+    which the JSON reader then judges."""
+    head = raw.lstrip()[:1]
+    if raw[:4] in ZIP_SIGNATURES or (
+        shown.lower().endswith(BUNDLE_SUFFIXES) and head not in (b"{", b"[")
+    ):
+        return ImportFormatError(
+            "this is an LMML bundle, not chat data",
+            name=shown,
+            hint=f"{_READS}; 'lmml render PATH --request' makes a request body of a bundle",
+        )
+    kind = sniff(raw)
+    if kind is not None and kind != SVG_TYPE:
+        major, _, subtype = kind.partition("/")
+        label = subtype.removeprefix("vnd.microsoft.").removeprefix("x-").upper()
+        what = {"image": "image", "audio": "audio file"}.get(major, "document")
+        return ImportFormatError(
+            f"this is a {label} {what}, not chat data", name=shown, hint=_READS
+        )
+    return None
+
+
+_READS = "lmml import reads a chat request body or chat export (JSON)"
 
 
 def _import_jsonl(
