@@ -373,6 +373,32 @@ def test_render_cases_yields_results_in_order(processes: int) -> None:
     assert isinstance(messages_only.value, list) and messages_only.value[0]["role"] == "user"
 
 
+@pytest.mark.parametrize("processes", [1, 2])
+def test_render_cases_reads_each_case_as_the_bundle_was_read(
+    tmp_path: Path, processes: int
+) -> None:
+    # A worker process makes its own copy of the bundle: with the folder's files as known
+    # names (@Dockerfile) and the syntax the bundle was opened with (loose headings).
+    (tmp_path / "Dockerfile").write_text("FROM python\n", encoding="utf-8")
+    path = tmp_path / "t.lmml"
+    path.write_text(
+        "---\ninputs:\n  who: string\n---\n## User question\n\nHi {{ who }}, see @Dockerfile.\n"
+        "\n## Assistant answer\n\nok\n",
+        encoding="utf-8",
+    )
+    bundle = lmml_mdit.open(str(path), delimiters="loose")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lmml_mdit.DefectWarning)  # the loose headings
+        results = list(
+            render_cases(bundle, [{"who": "A"}, {"who": "B"}], model="m", processes=processes)
+        )
+    for result in results:
+        assert isinstance(result.value, dict)
+        sent = result.value["messages"]
+        assert [message["role"] for message in sent] == ["user", "assistant"]
+        assert "FROM python" in sent[0]["content"][1]["text"]
+
+
 def test_render_cases_refuses_inputs_and_bad_processes() -> None:
     with pytest.raises(TypeError):
         next(render_cases(template(), CASES, inputs={}))
