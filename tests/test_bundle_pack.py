@@ -3,10 +3,13 @@ and round-trip properties with hypothesis."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import lmml_mdit
 from lmml_mdit import Bundle, InlineReport, Narrative, OrphanedEntryWarning
 from lmml_mdit.bundle import fence_text
 from lmml_mdit.errors import (
@@ -405,3 +408,23 @@ def test_pack_leaves_tool_calls_and_provider_items_in_the_narrative() -> None:
     assert shape(packed.narrative) == shape(bundle.narrative)
     tool_turn = packed.messages("openai")[-1]
     assert tool_turn["role"] == "tool" and tool_turn["tool_call_id"] == "call_1"
+
+
+def test_pack_and_inline_keep_a_loose_bundles_turns(tmp_path: Path) -> None:
+    # The packed (or inlined) text is checked against the narrative as it was read:
+    # with --delimiters loose, '## User question' stays a turn on both sides.
+    from lmml_mdit.cli import main
+
+    (tmp_path / "notes.txt").write_text("n\n", encoding="utf-8")
+    source = tmp_path / "chat.lmml"
+    source.write_text(
+        "## User question\n\nHow?\n\n@notes.txt\n\n## Assistant answer\n\nLike this.\n",
+        encoding="utf-8",
+    )
+    packed, inlined = tmp_path / "chat.lmmlz", tmp_path / "back.lmml"
+    assert main(["pack", str(source), "--delimiters", "loose", "-q"]) == 0
+    assert main(["inline", str(packed), str(inlined), "--delimiters", "loose", "-q"]) == 0
+    for path in (packed, inlined):
+        with lmml_mdit.open(str(path), delimiters="loose") as bundle:
+            assert [turn.role for turn in bundle.narrative.turns] == ["user", "assistant"]
+            assert bundle.embed("notes.txt") == b"n\n"

@@ -297,6 +297,8 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
         _with_bom(text, narrative),
         name=bundle.narrative_name,
         known_names=frozenset({*kept, *added}),
+        delimiters=narrative.delimiters,  # compared with the narrative as it was read
+        references=narrative.references,
     )
     if _shape(packed) != _shape(narrative):
         raise BundleError(
@@ -457,7 +459,12 @@ def inline_assets(
         lines.extend(tail)
         final_newline = final_newline or bool(narrative.source)
     text = _join(lines, final_newline, newline)
-    result = parse(_with_bom(text, narrative), name=bundle.narrative_name)
+    result = parse(
+        _with_bom(text, narrative),
+        name=bundle.narrative_name,
+        delimiters=narrative.delimiters,  # compared with the narrative as it was read
+        references=narrative.references,
+    )
     _check_inlined(result, narrative, originals, appended, bundle.narrative_name)
     _verify_occurrences(
         _occurrences(narrative, originals),
