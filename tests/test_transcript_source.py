@@ -227,6 +227,7 @@ def test_a_record_written_by_the_transcript_is_updated_in_place() -> None:
             "## alice \u2014 user",
         ),
         ("### alice \u2013 user\n\nhi\n", "bob", {"role": "assistant"}, "### bob \u2013 assistant"),
+        ("## alice \u2014 user\n\nhi\n", "assistant", {}, "## Turn 2 \u2014 assistant"),
     ],
 )
 def test_an_appended_turn_follows_the_files_style(

@@ -210,6 +210,8 @@ def style_of(narrative: Narrative, raw: Sequence[str]) -> Style:
         if heading.lower() == turn.role:
             changes.update(bare=True, case=_case(heading))
             break
+    if "dash" not in changes and "label_dash" in changes:
+        changes["dash"] = changes["label_dash"]  # no "Turn N" yet: the authors' dash
     assert last.delimiter_line is not None
     after = last.start_line - 1
     if after < len(lines):
