@@ -20,6 +20,7 @@ from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..jsontypes import JSONObject
 from ..narrative import Narrative
 from ..syntax import embed_fence, strict_heading_role
+from ..text import clipped
 from ..warn import warn
 from ._message import Message, Pov, pov_roles
 from ._plans import Plan, Resolves, plan_messages
@@ -182,6 +183,10 @@ def write_bundle(
     return bundle
 
 
+_SHOWN_HEADINGS = 5
+"""How many rewritten headings the warning quotes."""
+
+
 def _warn_loose_headings(plans: Sequence[Plan], name: str) -> None:
     """Say which unedited turns lose their heading: one read with ``delimiters="loose"``
     that is no strict delimiter (``## User question``), which the written narrative (parsed
@@ -194,7 +199,9 @@ def _warn_loose_headings(plans: Sequence[Plan], name: str) -> None:
         and strict_heading_role(plan.kept.heading) is None
     ]
     if loose:
-        shown = ", ".join(repr(heading) for heading in loose)
+        shown = ", ".join(repr(clipped(heading, 60)) for heading in loose[:_SHOWN_HEADINGS])
+        if len(loose) > _SHOWN_HEADINGS:
+            shown += f", and {len(loose) - _SHOWN_HEADINGS} more"
         warn(
             RewrittenHeadingWarning(
                 f"{name or 'transcript'}: {len(loose)} heading(s) read as role delimiters only "
