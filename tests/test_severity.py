@@ -379,3 +379,14 @@ def test_export_says_a_setting_out_of_the_providers_range_as_render_does(
     report = lmml_mdit.export_folder(path.parent, "openai", tmp_path / "api.jsonl")
     located = f"{path.name}{warning.split(str(path), 1)[1]}"
     assert [(p, w) for p, w in report.warnings] == [(str(path), located)]
+
+
+def test_a_missing_reference_sent_anyway_is_sent_once_as_written(tmp_path: Path) -> None:
+    # In a sentence the text already holds the mention: no second '@chart.png' part. On a
+    # line of its own the line left the text, so its '@name' stands where it was.
+    text = "## user\n\nLook at @chart.png please\n\n@other.png\n"
+    bundle = lmml_mdit.Bundle.from_text("m", text, base_dir=tmp_path)
+    with pytest.warns(DefectWarning):
+        [message] = bundle.messages(strict=False)
+    said = [part["text"] for part in message["content"]]
+    assert said == ["Look at @chart.png please", "@other.png"]

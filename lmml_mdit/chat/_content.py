@@ -852,16 +852,23 @@ def _build_conversation(
             except BundleError:
                 if options.strict:
                     raise
-                placed = [TextPart(reference(embed.name))]  # reported by check_sendable
+                placed = _as_written(segment)  # reported by check_sendable
             except UnsupportedContentError:
                 if options.strict or not is_remote_name(embed.name):
                     raise
                 # invalid_remote_asset, an error check_sendable reported: sent as written
-                placed = [TextPart(reference(embed.name))]
+                placed = _as_written(segment)
             items.extend(placed)
         if items or call is not None:
             conversation.messages.append(ChatMessage(role, items, call, turn))
     return conversation
+
+
+def _as_written(segment: EmbedSegment) -> list[MessagePart]:
+    """What an embed sent anyway (not resolved, ``strict=False``) leaves: its ``@name``
+    text where its lines left the turn's text; nothing where the text still holds it (a
+    mention inside a sentence is sent once, as written)."""
+    return [TextPart(reference(segment.embed.name))] if segment.replaces_text else []
 
 
 def _embed_items(
