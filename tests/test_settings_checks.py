@@ -457,6 +457,8 @@ TOOL_FAULTS = [
     ('tools:\n  - {name: "bad name!"}\n', (2, 12), "'tools[0].name'"),
     ("tools:\n  - name: f\ntool_choice: g\n", (3, 14), "names 'g', which no tool"),
     ("tool_choice: get_wether\n", (1, 14), "names 'get_wether', but the settings declare no"),
+    ("tool_choice: required\n", (1, 14), "requires a tool call, but the settings declare no"),
+    ("tool_choice: {type: any}\n", (1, 14), "requires a tool call, but the settings declare no"),
     ("response_format: {schema: 3}\n", (1, 27), "'response_format.schema' is 3"),
     # a provider's own form, located at the key as written
     ("output_config:\n  format: {type: json_schema, schema: 3}\n", (2, 3), "'output_config'"),

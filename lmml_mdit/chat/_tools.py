@@ -375,6 +375,12 @@ def _declared(settings: JSONMapping) -> _Declared:
             choice = native
             for key in codec.choice_keys:
                 rest.pop(key, None)
+    if choice is not None and choice.name is None and choice.mode == "required" and tools is None:
+        raise settings_error(
+            "'tool_choice' requires a tool call, but the settings declare no 'tools'",
+            "tool_choice",
+            hint="declare the tools under 'tools', or remove 'tool_choice'",
+        )
     if choice is not None and choice.name is not None and tools is None:
         raise settings_error(
             f"'tool_choice' names {choice.name!r}, but the settings declare no 'tools'",
