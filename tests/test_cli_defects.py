@@ -346,7 +346,8 @@ def test_force_with_a_budget_still_sends_a_missing_reference_as_text(tmp_path: P
     result = run("render", path, "--max-embed-bytes", "100", "--force")
     assert result.returncode == 0, result.stderr
     [message] = json.loads(result.stdout)
-    assert message["content"][-1]["text"] == "@gone.png"
+    # Sent once, as the sentence holds it (no second '@gone.png' part).
+    assert [part["text"] for part in message["content"]] == ["look @gone.png"]
     assert f"lmml: warning: {path}:3:6: missing_reference: " in result.stderr
 
 
