@@ -23,7 +23,14 @@ from lmml_mdit import (
     to_request,
     unregister_handler,
 )
-from lmml_mdit.chat import EmbedSegment, TextSegment, bundle_state, messages, turn_segments
+from lmml_mdit.chat import (
+    EmbedSegment,
+    TextSegment,
+    bundle_state,
+    messages,
+    registered_handlers,
+    turn_segments,
+)
 from lmml_mdit.chat.providers import PROVIDERS
 from lmml_mdit.errors import DefectError, EmbedBudgetError, LmmlError, UnsupportedContentError
 from lmml_mdit.media import media_type_for, sniff
@@ -650,3 +657,19 @@ def test_gemini_takes_heic_images_the_others_refuse() -> None:
     for provider in ("openai", "openai-responses", "anthropic"):
         with pytest.raises(UnsupportedContentError, match=r"photo\.heic, an image \(image/heic\)"):
             messages(bundle, provider, handlers=handlers)
+
+
+@pytest.mark.parametrize("key", ["*.py", ".tar.gz", "image/*", "text/csv; charset=utf-8", "a b"])
+def test_a_handler_key_no_asset_can_match_is_refused(key: str) -> None:
+    with pytest.raises(ValueError, match="handler key"):
+        register_handler(key, lambda asset: TextPart("x"))
+    with pytest.raises(ValueError, match="handler key"):
+        messages(text_bundle("## user\nhi\n"), handlers={key: lambda asset: TextPart("x")})
+    assert key.strip().lower() not in {k.lstrip(".") for k in registered_handlers()}
+
+
+@pytest.mark.parametrize("key", ["py", ".PY", " .py ", "Text/X-Python"])
+def test_handler_keys_in_any_case_with_or_without_the_dot_still_match(key: str) -> None:
+    bundle = zip_bundle("## user\n@t.py\n", {"t.py": b"print()\n"})
+    [message] = messages(bundle, handlers={key: lambda asset: TextPart("handled")})
+    assert _texts(message) == ["handled"]

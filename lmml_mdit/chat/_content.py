@@ -64,7 +64,7 @@ from ..syntax import reference
 from ..templates import Edit, Fills, InputAsset, InputMessages, Template, template_of
 from ..text import blank_edges
 from ..warn import warn
-from ._handlers import Handler, build_parts
+from ._handlers import Handler, build_parts, handler_key
 
 if TYPE_CHECKING:
     from ..narrative import Narrative
@@ -685,6 +685,10 @@ class Options:
             value = options.get(key)
             if value is not None and not isinstance(value, Mapping):
                 raise TypeError(f"{key} must be a mapping, not {type(value).__name__}")
+        for key_given in options.get("handlers") or {}:  # type: ignore[attr-defined]
+            if not isinstance(key_given, str):
+                raise TypeError(f"a handler key must be a string, not {type(key_given).__name__}")
+            handler_key(key_given)  # a key no asset can match is refused up front
         budget = options.get("max_embed_bytes")
         if budget is not None and (
             not isinstance(budget, int) or isinstance(budget, bool) or budget < 0

@@ -62,13 +62,37 @@ Handler = Callable[[Asset], Part | Sequence[Part]]
 _REGISTRY: dict[str, Handler] = {}
 
 
-def _key(key: str) -> str:
+def handler_key(key: str) -> str:
+    """*key* normalised (``".py"``, ``"image/png"``); a key no asset could ever match (a
+    pattern, two extensions, media type parameters) is refused, never kept unused."""
+    given = key
     key = key.strip().lower()
     if not key:
         raise ValueError("a handler key must be an extension ('.py') or a media type")
     if "/" not in key and not key.startswith("."):
         key = "." + key
+    if "/" in key:
+        kind, _, subtype = key.partition("/")
+        if not kind or not subtype or "/" in subtype or _unmatchable(key):
+            raise ValueError(
+                f"handler key {given!r} is not a media type a handler can match: give one "
+                "exact type, such as 'image/svg+xml' (no '*' pattern, no parameters)"
+            )
+    elif key.count(".") != 1 or _unmatchable(key):
+        last = key.rsplit(".", 1)[-1]
+        example = f" (here '.{last}')" if last and not _unmatchable(last) else ""
+        raise ValueError(
+            f"handler key {given!r} is not an extension a handler can match: an asset's "
+            f"extension is the part of its name after the last dot{example}, with no "
+            "'*' pattern"
+        )
     return key
+
+
+def _unmatchable(key: str) -> bool:
+    """Whether *key* holds a pattern, a parameter or a space, which no name or sniffed
+    media type does."""
+    return any(char in "*?[];,=" or char.isspace() for char in key)
 
 
 def register_handler(key: str, handler: Handler) -> None:
@@ -79,13 +103,16 @@ def register_handler(key: str, handler: Handler) -> None:
 
     :param key: an extension with or without the dot, or a media type; any case.
     :param handler: a callable taking an :class:`Asset` and returning a part or parts.
+    :raises ValueError: for a key no asset can match: empty, a pattern (``"*.py"``,
+        ``"image/*"``), two extensions (``".tar.gz"``: an asset's extension is what follows
+        the last dot), a media type with parameters.
     """
-    _REGISTRY[_key(key)] = handler
+    _REGISTRY[handler_key(key)] = handler
 
 
 def unregister_handler(key: str) -> None:
     """Remove the handler registered for *key*, if any."""
-    _REGISTRY.pop(_key(key), None)
+    _REGISTRY.pop(handler_key(key), None)
 
 
 def registered_handlers() -> dict[str, Handler]:
@@ -114,7 +141,7 @@ def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
             return [RemotePart(asset, parse_remote(asset.data, name=asset.name))]
         except BundleError as error:
             raise asset.unsupported(error.message, hint=error.hint or "") from None
-    table = {_key(key): value for key, value in (overrides or {}).items()}
+    table = {handler_key(key): value for key, value in (overrides or {}).items()}
     handler = _lookup(asset, table) or _lookup(asset, _REGISTRY) or _builtin
     result = handler(asset)
     if isinstance(result, _PART_TYPES):
