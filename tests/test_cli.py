@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import builtins
 import contextlib
 import hashlib
@@ -548,6 +549,21 @@ def test_render_unresolvable(tmp_path: Path) -> None:
     path = tmp_path / "x.lmml"
     path.write_text("## user\nsee @gone.png\n")
     assert_error(run("render", path), "gone.png")
+
+
+def test_render_context_drop_keeps_an_image_a_later_turn_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Dropping the preamble that names an image first leaves the image with the user turn
+    that names it too (it was sent nowhere before)."""
+    with zipfile.ZipFile(ZIP_EXAMPLE) as archive:
+        image = archive.read("chart.png")
+    (tmp_path / "chart.png").write_bytes(image)
+    path = tmp_path / "chat.lmml"
+    path.write_text("Context: the chart is @chart.png.\n\n## user\nWhat does @chart.png show?\n")
+    assert cli.main(["render", str(path), "--context", "drop", "-q"]) == 0
+    [message] = json.loads(capsys.readouterr().out)
+    assert message["content"][1]["image_url"]["url"].endswith(base64.b64encode(image).decode())
 
 
 # -- the examples -------------------------------------------------------------------------

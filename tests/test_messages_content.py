@@ -659,6 +659,46 @@ def test_gemini_takes_heic_images_the_others_refuse() -> None:
             messages(bundle, provider, handlers=handlers)
 
 
+def test_fence_in_a_later_turn_than_its_first_reference_keeps_a_reference_line() -> None:
+    """The part goes with the turn that names the embed first; the later turn that holds
+    the fence keeps an ``@name`` line where it stood, never an unmarked hole."""
+    text = (
+        "## user\nPlease read @later.txt first.\n\n"
+        "## assistant\nHere it is:\n\n@@@later.txt\nthe body\n@@@\n\nDone.\n"
+    )
+    first, second = messages(text_bundle(text), "openai")
+    assert _texts(first) == ["Please read @later.txt first.", "later.txt:\n```txt\nthe body\n```"]
+    assert _texts(second) == ["Here it is:\n\n@later.txt\n\nDone."]
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        ("Context: see @a.png.\n\n## user\nHere @a.png is.\n", {"context": "drop"}),
+        ("## system\nsee @a.png\n\n## user\nHere @a.png is.\n", {"system": "drop"}),
+    ],
+)
+def test_a_dropped_turn_does_not_take_a_later_turns_embed_along(
+    provider: str, text: str, options: dict[str, Any]
+) -> None:
+    """An embed first named in a turn left out goes with the next turn naming it."""
+    image = png(seed=3)
+    payload = render_payload(zip_bundle(text, {"a.png": image}), provider, **options)
+    body = json.dumps(payload.messages)
+    assert base64.b64encode(image).decode() in body, provider
+    assert body.count(base64.b64encode(image).decode()) == 1
+
+
+def test_a_dropped_turn_does_not_take_a_later_fences_content_along() -> None:
+    text = "Context: see @n.txt.\n\n## user\nHere:\n\n@@@n.txt\nthe body\n@@@\n"
+    [message] = messages(text_bundle(text), "openai", context="drop")
+    assert _texts(message) == ["Here:", "n.txt:\n```txt\nthe body\n```"]
+    [first, second] = messages(text_bundle(text), "openai", context="user")
+    assert _texts(first) == ["Context: see @n.txt.", "n.txt:\n```txt\nthe body\n```"]
+    assert _texts(second) == ["Here:\n\n@n.txt"]
+
+
 @pytest.mark.parametrize("key", ["*.py", ".tar.gz", "image/*", "text/csv; charset=utf-8", "a b"])
 def test_a_handler_key_no_asset_can_match_is_refused(key: str) -> None:
     with pytest.raises(ValueError, match="handler key"):

@@ -206,6 +206,7 @@ def turn_segments(
     skip_lines: frozenset[int] = frozenset(),
     drop_attachment_lines: bool = True,
     fills: Fills | None = None,
+    rebound: Mapping[str, Embed] | None = None,
 ) -> list[Segment]:
     """Cut *turn* into text and embed segments in source order.
 
@@ -221,23 +222,35 @@ def turn_segments(
         so a caller may pass just those, and None for none): a value's text replaces its
         placeholder as it is, and an ``image`` or ``file`` value cuts the text there for
         its part (a line holding only the placeholder leaves the text).
+    :param rebound: embeds this turn places though a turn left out of the messages named
+        them first (``context="drop"``, ``system="drop"``), by name: their first
+        occurrence in this turn, included in ``turn.embeds`` by the caller.
     """
     structure = narrative.index
     lines = narrative.lines
     escapes = narrative.escape_columns
     start, end = turn.start_line - 1, max(turn.end_line, turn.start_line - 1)
+    rebound = rebound or {}
+    # The turn's lines, its delimiter line included (a reference there binds to it).
+    own_first = turn.delimiter_line or turn.start_line
+
+    def first_of(name: str) -> Embed | None:
+        return rebound.get(name) or narrative.first_embeds.get(name)
 
     # Lines that leave the text (None) or are replaced by a reference line (str).
     replaced: dict[int, str | None] = {line - 1: None for line in skip_lines}
     for fence in structure.fences_in(start, end):
-        first = narrative.first_embeds.get(fence.name)
+        first = first_of(fence.name)
         first_fence = structure.first_fences[fence.name]
         is_first = first is not None and first.is_inline and first.line == fence.start + 1
+        # The fence that supplies a reference's content leaves the text when the part
+        # stands in this turn; in a later turn its place keeps an @name line.
         supplies_reference = (
             first is not None
             and not first.is_inline
             and first_fence.content == fence.content
             and first_fence.start == fence.start
+            and own_first <= first.line <= end
         )
         if is_first or supplies_reference or fence.name in reserved:
             # The fence's content becomes the embed's part (placed at its first mention):
@@ -266,8 +279,7 @@ def turn_segments(
         # their fences leave the text); an attachment line may go when its parts follow it.
         only_reserved = all(name in reserved for name in names)
         attached = drop_attachment_lines and all(
-            name in bound and block_start < narrative.first_embeds[name].line <= block_end
-            for name in names
+            name in bound and block_start < _line_of(first_of(name)) <= block_end for name in names
         )
         if only_reserved or attached:
             replaced.update(dict.fromkeys(range(block_start, block_end)))
@@ -403,6 +415,10 @@ def turn_segments(
             )
     flush()
     return segments
+
+
+def _line_of(embed: Embed | None) -> int:
+    return embed.line if embed is not None else 0
 
 
 def _closes(lines: Sequence[str], start: int, end: int) -> bool:
@@ -787,18 +803,34 @@ def _build_conversation(
     fill_lines = sorted(fills) if fills else []
     fill_count = len(fill_lines)
     next_fill = 0
+    # Embeds first named in a turn left out (context="drop", system="drop"): the next
+    # turn naming one sends it, so dropping a turn never takes a later turn's asset along.
+    dropped: set[str] = set()
+    places: dict[str, tuple[list[int], list[Embed]]] = {}
     for number, turn in numbered_turns(narrative.turns):
         role: MessageRole
         if turn.role == "context":
             if options.context == "drop":
+                dropped.update(e.name for e in turn.embeds if e.name not in reserved)
                 continue
             role = options.context
         else:
             role = turn.role
         if role == "system" and options.system in ("user", "drop"):
             if options.system == "drop":
+                dropped.update(e.name for e in turn.embeds if e.name not in reserved)
                 continue
             role = "user"
+        rebound = _rebound(narrative, turn, dropped, places) if dropped else {}
+        placed_turn = turn
+        if rebound:
+            dropped.difference_update(rebound)
+            placed_turn = replace(
+                turn,
+                embeds=tuple(
+                    sorted((*turn.embeds, *rebound.values()), key=lambda e: (e.line, e.column))
+                ),
+            )
         call: ToolCall | None = None
         skip: frozenset[int] = frozenset()
         if role == "tool":
@@ -816,11 +848,12 @@ def _build_conversation(
                 next_fill += 1
         segments = turn_segments(
             narrative,
-            turn,
+            placed_turn,
             reserved=reserved,
             skip_lines=skip,
             drop_attachment_lines=options.attachment_lines == "drop",
             fills=turn_fills,
+            rebound=rebound,
         )
         items: list[MessagePart] = []
         used = 0
@@ -866,6 +899,31 @@ def _build_conversation(
         if items or call is not None:
             conversation.messages.append(ChatMessage(role, items, call, turn))
     return conversation
+
+
+def _rebound(
+    narrative: Narrative,
+    turn: Turn,
+    dropped: set[str],
+    places: dict[str, tuple[list[int], list[Embed]]],
+) -> dict[str, Embed]:
+    """The first occurrence in *turn* (its delimiter line included) of each name in
+    *dropped*, by name. *places* caches every name's occurrences (their lines, and
+    themselves) in source order; it is filled on the first call."""
+    first, last = turn.delimiter_line or turn.start_line, turn.end_line
+    if not places:
+        ordered = sorted(narrative.embeds, key=lambda embed: (embed.line, embed.column))
+        for embed in ordered:
+            lines, embeds = places.setdefault(embed.name, ([], []))
+            lines.append(embed.line)
+            embeds.append(embed)
+    found: dict[str, Embed] = {}
+    for name in dropped:
+        lines, embeds = places.get(name, ([], []))
+        index = bisect_left(lines, first)
+        if index < len(lines) and lines[index] <= last:
+            found[name] = embeds[index]
+    return found
 
 
 def _as_written(segment: EmbedSegment) -> list[MessagePart]:
