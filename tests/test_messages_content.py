@@ -713,3 +713,17 @@ def test_handler_keys_in_any_case_with_or_without_the_dot_still_match(key: str) 
     bundle = zip_bundle("## user\n@t.py\n", {"t.py": b"print()\n"})
     [message] = messages(bundle, handlers={key: lambda asset: TextPart("handled")})
     assert _texts(message) == ["handled"]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "gemini"])
+def test_midway_system_drop_names_the_embeds_it_takes_along(provider: str) -> None:
+    """A system turn dropped mid-conversation takes its embeds with it; the warning names
+    them, since a later turn naming one sends no copy."""
+    text = "## user\nhi\n\n## system\nNote @a.png.\n\n## user\nAgain @a.png.\n"
+    bundle = zip_bundle(text, {"a.png": png(seed=4)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        payload = render_payload(bundle, provider, midway_system="drop")
+    assert base64.b64encode(png(seed=4)).decode() not in json.dumps(payload.messages)
+    [warning] = [str(w.message) for w in caught if "midway_system='drop'" in str(w.message)]
+    assert "a.png" in warning, warning

@@ -39,6 +39,25 @@ def _as_user(message: ChatMessage, provider: Provider) -> ChatMessage:
     )
 
 
+def _dropped_assets(message: ChatMessage) -> str:
+    """What a dropped *message*'s embed parts take along, named, for its warning: a later
+    turn naming one of them sends no copy, since each embed is sent once, where it is
+    first named."""
+    names = list(
+        dict.fromkeys(
+            asset.name
+            for part in message.parts
+            if (asset := getattr(part, "asset", None)) is not None
+        )
+    )
+    if not names:
+        return ""
+    return (
+        f", and with it {', '.join(names)}, which a later turn naming "
+        f"{'it' if len(names) == 1 else 'them'} does not send again"
+    )
+
+
 def place_midway_system(
     conversation: ChatConversation,
     provider: Provider,
@@ -89,6 +108,8 @@ def place_midway_system(
             f"has started, and {provider.target} takes system content only up front: "
             f"{_DONE[policy]} (midway_system={policy!r})"
         )
+        if policy == "drop":
+            text += _dropped_assets(message)
         conversation.warnings.append(text)
         warn(SystemContentWarning(text))
         if placed is not None:
