@@ -332,6 +332,21 @@ def test_unknown_settings_pass_or_raise() -> None:
         to_request(bundle, "gemini", unknown_settings="error")
 
 
+def test_unknown_setting_error_names_where_the_setting_is_written() -> None:
+    """Like the warning, the error gives the line and column of the key's value."""
+    text = "@@@settings.yaml\nmodel: m\nwibble: 1\n@@@\n\n## user\nhi\n"
+    with pytest.warns(UnknownSettingWarning, match=r"^chat\.lmml:3:9: setting 'wibble'"):
+        to_request(text_bundle(text, "chat"), "openai")
+    with pytest.raises(InvalidSettingsError) as error:
+        to_request(text_bundle(text, "chat"), "openai", unknown_settings="error")
+    assert (error.value.file, error.value.line, error.value.column) == ("chat.lmml", 3, 9)
+    assert str(error.value).startswith("chat.lmml:3:9: OpenAI Chat Completions (openai) has no")
+    given = zip_bundle("## user\nhi\n", {"settings.json": b'{"model": "m"}'})
+    with pytest.raises(InvalidSettingsError, match="'zap'") as error:
+        to_request(given, "openai", unknown_settings="error", settings={"zap": 1})
+    assert error.value.line is None and error.value.name == "zap"
+
+
 def test_unknown_settings_are_left_out_with_a_warning_by_default() -> None:
     bundle = zip_bundle(
         "## user\nhi\n", {"settings.json": b'{"model": "m", "top_k": 5, "wibble": 1}'}

@@ -284,9 +284,13 @@ def request_params(
             mapped = mapping.get(lmml_key)
             if mapped is None:
                 if unknown == "error":
+                    file, line, column = _place(where(key) if where is not None else None)
                     raise InvalidSettingsError(
                         f"{chosen.target} has no parameter for setting {key!r}",
                         name=key,
+                        file=file,
+                        line=line,
+                        column=column,
                         hint="remove it, or pass unknown_settings='pass' to send it as is",
                         cli_hint="remove it, or add --unknown-settings pass to send it as is",
                     )
@@ -314,6 +318,17 @@ def request_params(
             place = where(key) if where is not None else None
             warn(SettingRangeWarning(said if place is None else f"{place}: {said}"))
     return params
+
+
+def _place(where: str | None) -> tuple[str | None, int | None, int | None]:
+    """``FILE:LINE:COL`` (as :func:`setting_location` gives it) as its three parts; no
+    place (a key given by ``settings=``) or one of another form gives Nones."""
+    if where is not None:
+        file, _, rest = where.rpartition(":")
+        file, _, line = file.rpartition(":")
+        if file and line.isdigit() and rest.isdigit():
+            return file, int(line), int(rest)
+    return None, None, None
 
 
 def sendable_settings(bundle: BundleSource, *, strict: bool = True) -> JSONObject:
