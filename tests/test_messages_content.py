@@ -727,3 +727,19 @@ def test_midway_system_drop_names_the_embeds_it_takes_along(provider: str) -> No
     assert base64.b64encode(png(seed=4)).decode() not in json.dumps(payload.messages)
     [warning] = [str(w.message) for w in caught if "midway_system='drop'" in str(w.message)]
     assert "a.png" in warning, warning
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+@pytest.mark.parametrize("name", ["empty.png", "empty.pdf", "empty.wav"])
+def test_an_empty_file_named_as_binary_content_is_refused(provider: str, name: str) -> None:
+    """No bytes to sniff: an empty '.png' is refused, not sent as an empty text file."""
+    bundle = zip_bundle("## user\nsee\n@" + name + "\n", {name: b""})
+    with pytest.raises(UnsupportedContentError, match="holds no bytes") as error:
+        render_payload(bundle, provider)
+    assert error.value.name == name and error.value.line == 3
+
+
+def test_an_empty_text_file_is_still_sent() -> None:
+    bundle = zip_bundle("## user\nsee\n@empty.txt\n", {"empty.txt": b""})
+    [message] = messages(bundle)
+    assert _texts(message)[-1] == "empty.txt:\n```txt\n\n```"

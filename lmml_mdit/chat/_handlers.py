@@ -178,9 +178,15 @@ def _builtin(asset: Asset) -> Part:
         return AudioPart(asset, audio_format)
     if media_type in VIDEO_TYPES:
         return VideoPart(asset, media_type)
+    by_extension = extension_type(asset.name)
+    if not asset.data and by_extension is not None and not is_text_type(by_extension):
+        # No bytes to sniff: an empty '.png' would go out as an empty text file.
+        raise asset.unsupported(
+            f"embed is named as {by_extension} but holds no bytes (an empty file)",
+            hint="put the file's content in it, or remove the reference",
+        )
     if is_text_type(media_type):
         return TextFilePart(asset, media_type, asset.text())
-    by_extension = extension_type(asset.name)
     if by_extension is not None and is_text_type(by_extension):
         # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
         raise asset.unsupported(
