@@ -258,6 +258,51 @@ def test_in_code_inputs_fill_code_spans_blocks_and_text_fences() -> None:
     assert bundle.embed("notes.txt") == b"use {{ lang }}, not \\{{ lang }}\n"
 
 
+STRUCTURE_FENCES = {
+    "the settings": '@@@settings.yaml\nmodel: m\nstop: "{{ v }}"\n@@@\n\n## user\n\nhi\n',
+    "a tool call": (
+        "## user\n\nhi\n\n## assistant\n\n@@@call_1.tool_call.json\n"
+        '{"id": "call_1", "name": "f", "arguments": {"q": "{{ v }}"}}\n@@@\n\n'
+        "## tool\n\n@call_1.tool_call.json\n\nok\n"
+    ),
+    "a provider item": (
+        "## user\n\nhi\n\n## assistant\n\n@@@anthropic.thinking.1.json\n"
+        '{"type": "thinking", "thinking": "{{ v }}", "signature": "s"}\n@@@\n\nok\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("what", sorted(STRUCTURE_FENCES))
+def test_an_in_code_input_in_a_fence_read_as_structure_is_refused(what: str) -> None:
+    # The settings, a tool call or a provider item are read once, at the parse: a value
+    # never reaches them, so the placeholder is an error, not a literal sent silently.
+    text = "---\ninputs:\n  v: {type: string, in_code: true}\n---\n" + STRUCTURE_FENCES[what]
+    bundle = template(text)
+    [issue] = [issue for issue in bundle.validate() if issue.kind == "invalid_input"]
+    assert f", {what}, which is read once" in issue.message
+    assert (issue.name, issue.forceable) == ("v", False)
+    assert text.splitlines()[issue.line - 1][issue.column - 1 :].startswith("{{ v }}")
+    assert not [issue for issue in bundle.validate() if issue.kind == "unused_input"]
+    with pytest.raises(lmml_mdit.DefectError, match="no value can be put there"):
+        bundle.messages("anthropic", inputs={"v": "x"})
+    with pytest.raises(InputError, match="no value can be put there") as raised:
+        Transcript.from_bundle(bundle, inputs={"v": "x"})
+    assert (raised.value.kind, raised.value.line) == ("invalid_input", issue.line)
+    [result] = render_cases(bundle, [{"v": "x"}], provider="anthropic", model="m")
+    assert result.error is not None and "no value can be put there" in result.error
+
+
+def test_an_in_code_input_in_a_tool_call_fence_outside_an_assistant_turn_is_filled() -> None:
+    # There the fence is an ordinary JSON embed, an asset, which takes the value.
+    bundle = template(
+        "---\ninputs:\n  v: {type: string, in_code: true}\n---\n## user\n\n"
+        '@@@call_1.tool_call.json\n{"q": "{{ v }}"}\n@@@\n'
+    )
+    assert not [issue for issue in bundle.validate() if issue.kind == "invalid_input"]
+    [message] = bundle.messages("openai", inputs={"v": "x"})
+    assert '{"q": "x"}' in texts(message)[0]
+
+
 def test_an_image_input_becomes_a_part_where_its_placeholder_stands(tmp_path: Path) -> None:
     path = tmp_path / "shot.png"
     path.write_bytes(PNG)

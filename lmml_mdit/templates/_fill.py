@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..media import IMAGE_TYPES, REFUSED_IMAGE_TYPES, media_type_for
 from ..narrative import Placeholder, placeholder_spans
 from ._declarations import InputDeclarations, InputSpec, declared_inputs
-from ._issues import misplaced_messages
+from ._issues import misplaced_messages, stranded_in_code, structure_fence
 from ._values import InputFile, bind_inputs, field_value, input_file, input_text
 
 __all__ = [
@@ -101,6 +101,10 @@ class Template:
     lmml_escapes: Mapping[int, Sequence[int]] = field(default_factory=dict, repr=False)
     roles: frozenset[str] = frozenset()
     """The roles of the template's own turns (what a ``messages`` input takes by default)."""
+    stranded: tuple[tuple[Placeholder, str], ...] = ()
+    """The placeholders of ``in_code`` inputs in a fence read as structure (the settings, a
+    tool call, a provider item), with what reads it: no value can go there, so a rendering
+    refuses (:meth:`bind`)."""
 
     @classmethod
     def of(cls, bundle: BundleSource, declarations: InputDeclarations) -> Template:
@@ -110,11 +114,16 @@ class Template:
         filled: list[Placeholder] = []
         fences: set[str] = set()
         fence_names: set[str] = set()
+        stranded: list[tuple[Placeholder, str]] = []
+        narrative = bundle.narrative
         for placeholder in found.found:
             spec = declarations.fills(placeholder)
             if spec is None or (spec.is_part and placeholder.context != "text"):
                 continue
-            if placeholder.context == "fence":
+            what = structure_fence(narrative, placeholder)
+            if what is not None:
+                stranded.append((placeholder, what))
+            elif placeholder.context == "fence":
                 assert placeholder.fence is not None
                 fences.add(placeholder.fence)
                 fence_names.add(placeholder.name)
@@ -126,7 +135,6 @@ class Template:
             if escape.context == "text"
             or (escape.context == "code" and _in_code(specs, escape.name))
         )
-        narrative = bundle.narrative
         return cls(
             declarations,
             tuple(filled),
@@ -136,6 +144,7 @@ class Template:
             lines=tuple(narrative.lines) if filled or escapes else (),
             lmml_escapes=narrative.escape_columns,
             roles=frozenset(turn.role for turn in narrative.turns),
+            stranded=tuple(stranded),
         )
 
     @property
@@ -145,7 +154,22 @@ class Template:
 
     def bind(self, values: Mapping[str, object] | None) -> dict[str, object]:
         """The checked value of each input for one rendering (see
-        :func:`~lmml_mdit.templates.bind_inputs`)."""
+        :func:`~lmml_mdit.templates.bind_inputs`).
+
+        :raises InputError: also for an ``in_code`` placeholder in a fence read as
+            structure (:attr:`stranded`), which no value can reach.
+        """
+        if self.stranded:
+            placeholder, what = self.stranded[0]
+            raise InputError(
+                stranded_in_code(placeholder.name, placeholder, what),
+                name=placeholder.name,
+                line=placeholder.line,
+                column=placeholder.column,
+                kind="invalid_input",
+                hint="move {{ " + placeholder.path + " }} into the turn's text, or write the "
+                "value into the fence",
+            )
         return bind_inputs(self.declarations, values, used=self.used)
 
     @functools.cached_property

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..bundle import BundleContents
+from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..model import Issue
-from ..narrative import Placeholder
+from ..narrative import Narrative, Placeholder, is_native_name, is_tool_call_name
 from ._declarations import InputDeclarations
 from ._values import value_problem
 
-__all__ = ["input_issues", "misplaced_messages"]
+__all__ = ["input_issues", "misplaced_messages", "stranded_in_code", "structure_fence"]
 
 
 def input_issues(
@@ -48,6 +49,20 @@ def input_issues(
         if not spec.fills(placeholder):
             continue
         used.add(spec.name)
+        what = structure_fence(bundle.narrative, placeholder)
+        if what is not None:
+            issues.append(
+                Issue(
+                    "invalid_input",
+                    placeholder.name,
+                    placeholder.line,
+                    placeholder.column,
+                    stranded_in_code(spec.name, placeholder, what) + "; move the placeholder "
+                    "into the turn's text, or write the value into the fence",
+                    forceable=False,
+                )
+            )
+            continue
         if placeholder.fields and spec.type != "object":
             issues.append(
                 Issue(
@@ -98,6 +113,34 @@ def input_issues(
     if values is not None:
         issues.extend(_value_issues(declarations, values))
     return issues
+
+
+def structure_fence(narrative: Narrative, placeholder: Placeholder) -> str | None:
+    """What reads the embed fence holding *placeholder* once, at the parse, as the
+    bundle's structure (``"the settings"``, ``"a tool call"``, ``"a provider item"``), or
+    None when the placeholder stands in no such fence (an asset fence takes an ``in_code``
+    value for one rendering; the other fences are sent as written)."""
+    name = placeholder.fence
+    if placeholder.context != "fence" or name is None:
+        return None
+    if name in RESERVED_NAMES:
+        return "the settings" if name.startswith("settings.") else "the manifest"
+    if is_native_name(name):
+        return "a provider item"
+    if is_tool_call_name(name):
+        line = placeholder.line
+        for turn in narrative.turns:
+            if turn.start_line <= line <= turn.end_line:
+                return "a tool call" if turn.role == "assistant" else None
+    return None
+
+
+def stranded_in_code(name: str, placeholder: Placeholder, what: str) -> str:
+    """Why an ``in_code`` input's placeholder in a :func:`structure_fence` takes no value."""
+    return (
+        f"the in_code input {name!r} stands in the fence {placeholder.fence}, {what}, which "
+        "is read once, when the file is parsed, so no value can be put there"
+    )
 
 
 def misplaced_messages(name: str) -> str:
