@@ -60,6 +60,7 @@ DELEGATIONS = {
         "lmml_mdit.chat",
     ): "ChatConversation.from_bundle, to_bundle, to_lmml",
     ("lmml_mdit.bundle._validation", "lmml_mdit.templates"): "Bundle.validate's input issues",
+    ("lmml_mdit.bundle._packing", "lmml_mdit.templates"): "Bundle.pack's filled fences",
     (
         "lmml_mdit.bundle._setting_values",
         "lmml_mdit.chat",

@@ -303,6 +303,28 @@ def test_an_in_code_input_in_a_tool_call_fence_outside_an_assistant_turn_is_fill
     assert '{"q": "x"}' in texts(message)[0]
 
 
+def test_packing_keeps_a_fence_an_in_code_input_fills_inline(tmp_path: Path) -> None:
+    # An archive entry is never filled: packed, the fence would send {{ lang }} as written.
+    text = (
+        "---\ninputs:\n  lang: {type: string, in_code: true}\n---\n## user\n\n"
+        "@@@notes.txt\nuse {{ lang }}\n@@@\n\n@@@plain.txt\n{{ other }} stays\n@@@\n"
+    )
+    source = tmp_path / "t.lmml"
+    source.write_text(text, encoding="utf-8")
+    from lmml_mdit.cli import main
+
+    assert main(["pack", "-q", str(source), str(tmp_path / "t.lmmlz")]) == 0
+    for packed in (template(text).pack(), lmml_mdit.open(tmp_path / "t.lmmlz")):
+        assert "@@@notes.txt" in packed.narrative.source
+        assert "plain.txt" in packed.entries and "notes.txt" not in packed.entries
+        assert not [issue for issue in packed.validate() if issue.kind == "unused_input"]
+        [message] = packed.messages("openai", inputs={"lang": "py"})
+        assert texts(message)[0] == "notes.txt:\n```txt\nuse py\n```"
+    # A bundle that declares no inputs is no template: its fences all pack.
+    plain = template("## user\n\n@@@notes.txt\nuse {{ lang }}\n@@@\n").pack()
+    assert "@@@" not in plain.narrative.source
+
+
 def test_an_image_input_becomes_a_part_where_its_placeholder_stands(tmp_path: Path) -> None:
     path = tmp_path / "shot.png"
     path.write_bytes(PNG)

@@ -183,15 +183,18 @@ def fence_text(name: str, data: bytes) -> str:
     return embed_fence(name, content)
 
 
-def _fences_to_references(lines: list[str], fences: Sequence[Fence]) -> list[str]:
+def _fences_to_references(
+    lines: list[str], fences: Sequence[Fence], stay: frozenset[str]
+) -> list[str]:
     """*lines* with each fence's lines replaced by one ``@name`` line, keeping what
-    precedes its ``@@@`` (indentation, ``> ``). Fences come in document order and never
-    share a line, so one pass builds the result (slicing the list per fence was quadratic).
+    precedes its ``@@@`` (indentation, ``> ``), apart from the fences named in *stay*.
+    Fences come in document order and never share a line, so one pass builds the result
+    (slicing the list per fence was quadratic).
     """
     out: list[str] = []
     position = 0
     for fence in fences:
-        if is_structure_name(fence.name):
+        if fence.name in stay:
             continue
         start, end = fence.start, fence.end
         out.extend(lines[position:start])
@@ -235,10 +238,21 @@ def _with_bom(text: str, narrative: Narrative) -> str:
     return "\ufeff" + text if narrative.bom else text
 
 
+def _filled_fences(bundle: BundleContents) -> frozenset[str]:
+    """The fences a template fills (each holds a placeholder of an ``in_code`` input): an
+    archive entry is never filled, so such a fence stays inline when packing."""
+    if not any(found.context == "fence" for found in bundle.narrative.placeholders.found):
+        return frozenset()
+    from ..templates import template_of
+
+    return template_of(bundle).fence_inputs
+
+
 def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     """The narrative of *bundle* packed: every inline fence's lines become one ``@name``
     line, apart from the conversation's structure (tool calls, provider-specific items:
-    :func:`~lmml_mdit.narrative.is_structure_name`), which stays; and the entries
+    :func:`~lmml_mdit.narrative.is_structure_name`) and the fences a template fills with
+    an ``in_code`` input's value, which stay; and the entries
     to add: each fence's bytes, and for a text bundle with a ``base_dir`` the files
     referenced there (the existing entries are all kept).
 
@@ -247,8 +261,11 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     """
     narrative = bundle.narrative
     fences = bundle.fences
+    filled = _filled_fences(bundle)
+    structure = {fence.name for fence in narrative.index.fences if is_structure_name(fence.name)}
+    stay = filled | structure
     for embed in narrative.embeds:
-        if embed.kind != "inline" or is_structure_name(embed.name):
+        if embed.kind != "inline" or embed.name in stay:
             continue
         reason = unsafe_reason(embed.name)
         if reason is not None:
@@ -285,12 +302,12 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
                 outside[name] = bundle.embed(name)
     added = dict(outside)
     for name, fence in fences.items():
-        if name not in kept and name not in added and not is_structure_name(name):
+        if name not in kept and name not in added and name not in stay:
             assert fence.content is not None  # None would mean "read from the archive"
             added[name] = fence.content
 
     lines, final_newline, newline = _source_lines(narrative)
-    text = _join(_fences_to_references(lines, narrative.index.fences), final_newline, newline)
+    text = _join(_fences_to_references(lines, narrative.index.fences, stay), final_newline, newline)
     # The packed bundle's reader knows its entry names, so a reference without an
     # extension (a fence named Makefile) reads back as a reference.
     packed = parse(

@@ -13,7 +13,7 @@ import functools
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
-from ..bundle import Bundle, BundleSource, Limits
+from ..bundle import Bundle, BundleContents, Limits
 from ..errors import InputError
 from ..media import IMAGE_TYPES, REFUSED_IMAGE_TYPES, media_type_for
 from ..narrative import Placeholder, placeholder_spans
@@ -107,7 +107,7 @@ class Template:
     refuses (:meth:`bind`)."""
 
     @classmethod
-    def of(cls, bundle: BundleSource, declarations: InputDeclarations) -> Template:
+    def of(cls, bundle: BundleContents, declarations: InputDeclarations) -> Template:
         """The template of *bundle* with these *declarations*."""
         found = declarations.placeholders(bundle.narrative.placeholders)
         specs = declarations.specs
@@ -446,7 +446,7 @@ def _read_file(spec: InputSpec, value: object, limit: int) -> InputFile:
     return read
 
 
-def template_of(bundle: BundleSource, *, values_given: bool = False) -> Template:
+def template_of(bundle: BundleContents, *, values_given: bool = False) -> Template:
     r"""*bundle*'s :class:`Template`, from its declarations (read each call: the chat
     state keeps the result per bundle). A narrative without a placeholder or ``\{{`` has
     nothing to fill, so its declarations are read only when values are given for them.
