@@ -220,3 +220,58 @@ def test_render_cases_draws_progress_on_a_terminal(
     # The line is cleared before the closing message, which starts on a clean line.
     assert re.search(r"\r {40,}\rWrote 3 cases to ", drawn), drawn
     assert len(out.read_text().splitlines()) == 3
+
+
+SYSTEM_TEMPLATE = (
+    "---\ninputs:\n  c: string\n---\n## system\n\nBe brief.\n\n## user\n\nOf {{ c }}?\n"
+)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "gemini"])
+def test_render_cases_never_writes_a_messages_line_without_its_system_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], provider: str
+) -> None:
+    from lmml_mdit.cli import main
+
+    path = tmp_path / "t.lmml"
+    path.write_text(SYSTEM_TEMPLATE, encoding="utf-8")
+    cases = tmp_path / "c.jsonl"
+    cases.write_text('{"c": "France"}\n{"c": "Peru"}\n', encoding="utf-8")
+    base = ["render", str(path), "--cases", str(cases), "--provider", provider, "--workers", "1"]
+
+    def lines(*extra: str, status: int = 0) -> list[dict[str, object]]:
+        assert main([*base, *extra]) == status
+        return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+    # As without --cases: the provider keeps system content outside the list, so a case
+    # with some fails, rather than write its messages without it.
+    assert main(base) == 1
+    out, err = capsys.readouterr()
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [(r["case"], "messages" in r) for r in records] == [(1, False), (2, False)]
+    assert "(add --request for the whole request body, or --system separate|user|drop)" in err
+    # --system is followed: beside the messages, as user content, or left out.
+    [first, _] = lines("--system", "separate")
+    assert list(first) == ["case", "system", "messages"]
+    assert "Be brief." in json.dumps(first["system"])
+    [first, _] = lines("--system", "user")
+    assert "Be brief." in json.dumps(first["messages"])
+    [first, _] = lines("--system", "drop")
+    assert "Be brief." not in json.dumps(first)
+    request = ["--request", "--model", "m", "--set", "max_tokens=5"]
+    [first, _] = lines(*request)
+    assert "Be brief." in json.dumps(first["request"])
+    [first, _] = lines(*request, "--system", "drop")
+    assert "Be brief." not in json.dumps(first["request"])
+
+
+def test_render_cases_keeps_a_messages_list_s_system_content_in_python() -> None:
+    import lmml_mdit
+
+    bundle = lmml_mdit.Bundle.from_text("t", SYSTEM_TEMPLATE)
+    [result] = lmml_mdit.render_cases(
+        bundle, [{"c": "x"}], provider="anthropic", request=False, system="separate"
+    )
+    assert result.value is not None and not isinstance(result.value, dict)
+    assert result.value.system == [{"type": "text", "text": "Be brief."}]  # type: ignore[attr-defined]
+    assert result.record()["system"] == [{"type": "text", "text": "Be brief."}]

@@ -52,8 +52,9 @@ class CaseResult:
 
     :ivar number: the case's 1-based position among the cases (its line in a JSONL file,
         when the cases are its lines).
-    :ivar value: the request body (``request=True``) or the messages list; None when the
-        case failed.
+    :ivar value: the request body (``request=True``) or the messages list, as
+        :func:`~lmml_mdit.chat.messages` gives it (Anthropic's and Gemini's system content
+        on its ``system`` attribute); None when the case failed.
     :ivar error: the failure as one line (``FILE:LINE:COL: kind: message (hint)``), or
         None.
     :ivar kind: the failure's kind (``missing_input``, ``invalid_input``, ...), if it has
@@ -99,12 +100,17 @@ class CaseResult:
 
     def record(self) -> JSONObject:
         """The case as one JSON object, what ``lmml render --cases`` writes as its line:
-        ``{"case": N, "request": body}`` (or ``"messages": list``), or for a failed case
-        ``{"case": N, "error": line, "kind": kind}``."""
+        ``{"case": N, "request": body}`` (or ``"messages": list``, after ``"system"`` when
+        the list has system content beside it, as Anthropic and Gemini keep it), or for a
+        failed case ``{"case": N, "error": line, "kind": kind}``."""
         if self.error is not None:
             return {"case": self.number, "error": self.error, "kind": self.kind}
-        key = "request" if isinstance(self.value, dict) else "messages"
-        return {"case": self.number, key: self.value}
+        if isinstance(self.value, dict):
+            return {"case": self.number, "request": self.value}
+        system = getattr(self.value, "system", None)
+        if system:
+            return {"case": self.number, "system": system, "messages": self.value}
+        return {"case": self.number, "messages": self.value}
 
 
 UNREAD_CASE = "unread_case"
@@ -185,7 +191,7 @@ class Rendering:
                 if self.request:
                     value = request_body(bundle, self.provider, options, model=self.model)
                 else:
-                    value = list(message_list(bundle, self.provider, options))
+                    value = message_list(bundle, self.provider, options)
             except LmmlError as error:
                 error.locate(bundle.file_name)
                 where = Place.of(error)

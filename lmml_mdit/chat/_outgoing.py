@@ -193,6 +193,7 @@ def message_list(bundle: BundleSource, chosen: Provider, parsed: Options) -> Mes
             line=line,
             hint="use to_request(), or the default system='separate' (the result's "
             "system attribute), or system='user' / system='drop'",
+            cli_hint="add --request for the whole request body, or --system separate|user|drop",
         )
     return MessageList(payload)
 

@@ -246,6 +246,13 @@ def cmd_render(args: RenderArguments) -> int:
     if args.cases is not None:
         from ._templates import render_case_file
 
+        if args.request:
+            if args.system is not None:
+                options["system"] = args.system
+        else:
+            # As without --cases: system content the provider keeps outside the messages
+            # list fails (each case that has some), rather than leave the line without it.
+            options["system"] = args.system if args.system is not None else "raise"
         return render_case_file(args, options)
     if args.workers is not None:
         raise CliError("--workers only applies with --cases")
