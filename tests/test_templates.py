@@ -382,6 +382,24 @@ def test_to_request_and_render_turns_take_inputs() -> None:
 # --- the preview -------------------------------------------------------------------------------
 
 
+def test_the_preview_shows_in_code_values_in_code_blocks_and_embed_fences() -> None:
+    # The rendering fills them there, so the page shows the value, escaped, not {{ lang }}.
+    bundle = template(
+        "---\ninputs:\n  lang: {type: string, in_code: true}\n  plain: string\n---\n"
+        "## user\n\n{{ plain }}\n\n```sh\n{{ lang }} -V\n```\n\n    run {{ lang }}\n\n"
+        "@@@notes.txt\nuse {{ lang }}, not {{ plain }}\n@@@\n"
+    )
+    page = render_html(bundle, inputs={"lang": "<py>", "plain": "P"}, fragment=True)
+    mark = '<mark class="lmml-input lmml-input-filled" title="lang">&lt;py&gt;</mark>'
+    assert page.count(mark) == 3
+    assert "{{ lang }}" not in page and "<py>" not in page
+    assert "not {{ plain }}" in page  # only an in_code input fills code
+    assert (
+        "use <py>, not {{ plain }}"
+        in texts(bundle.messages("openai", inputs={"lang": "<py>", "plain": "P"})[0])[1]
+    )
+
+
 def test_the_preview_highlights_values_defaults_and_unfilled_placeholders() -> None:
     page = render_html(template(), inputs={"customer": "<b>Ada</b>"}, fragment=True)
     assert '<mark class="lmml-input lmml-input-filled" title="customer">&lt;b&gt;Ada' in page

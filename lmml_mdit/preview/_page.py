@@ -29,6 +29,7 @@ from markdown_it.utils import EnvType, OptionsDict
 
 from ..atomic import atomic_write_bytes
 from ..bundle import BundleSource, is_remote_name, link_target, parse_remote
+from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..errors import LimitExceededError, LmmlError
 from ..formats import NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..jsontypes import JSONMapping
@@ -47,6 +48,7 @@ from ..model import Turn
 from ..narrative import (
     Narrative,
     image_asset_name,
+    is_structure_name,
     numbered_turns,
     unsent_image_message,
     url_scheme,
@@ -415,7 +417,17 @@ def _image_html(asset: _ShownAsset, *, caption: str) -> str:
     )
 
 
-def _expansion(page: _Page, asset: _ShownAsset, text: str, *, open_: bool, note: str = "") -> str:
+def _expansion(
+    page: _Page,
+    asset: _ShownAsset,
+    text: str,
+    *,
+    open_: bool,
+    note: str = "",
+    filled: str | None = None,
+) -> str:
+    """The asset's text in a ``<details>`` block; *filled*: its HTML with a template's
+    ``in_code`` placeholders shown (not highlighted), for an embed fence holding some."""
     expansion_id = page.next_expansion_id()
     asset.expansion_id = expansion_id
     lines = text.count("\n") + 1
@@ -426,7 +438,10 @@ def _expansion(page: _Page, asset: _ShownAsset, text: str, *, open_: bool, note:
     if note:
         classes += " lmml-unclosed"
         note_html = f'<span class="lmml-note">{html.escape(note)}</span>'
-    code = _code_block(text, filename=asset.name, language=None, enabled=page.highlight)
+    if filled is not None:
+        code = f'<pre class="highlight"><code>{filled}</code></pre>'
+    else:
+        code = _code_block(text, filename=asset.name, language=None, enabled=page.highlight)
     return (
         f'<details class="{classes}" id="{expansion_id}" data-lmml-name="{_attr(asset.name)}"'
         f"{opened}><summary>{_chip(asset.name, meta, at=False)}{note_html}</summary>"
@@ -498,7 +513,12 @@ def _render_fence(
     if is_remote_name(name):
         out = f'<div class="lmml-fence-remote">{_remote_html(name, data)}</div>\n'
     page.assets.setdefault(name, asset)
-    return out + _expansion(page, asset, token.content, open_=True, note=note)
+    # An in_code input fills an embed fence's text when it renders, so the page shows it
+    # filled too (a fence read as structure takes no value: validate reports it).
+    filled = None
+    if page.inputs is not None and not is_structure_name(name) and name not in RESERVED_NAMES:
+        filled = page.inputs.code(token.content)
+    return out + _expansion(page, asset, token.content, open_=True, note=note, filled=filled)
 
 
 def _render_code_fence(
@@ -509,7 +529,12 @@ def _render_code_fence(
     language = token.info.split(maxsplit=1)[0] if token.info.strip() else None
     code = token.content
     classes = f' class="language-{_attr(language)}"' if language else ""
-    body = _highlight(code, filename=None, language=language, enabled=enabled)
+    inputs = _page_of(env).inputs
+    filled = inputs.code(code) if inputs is not None else None  # in_code inputs' values
+    if filled is not None:
+        body = filled
+    else:
+        body = _highlight(code, filename=None, language=language, enabled=enabled)
     return f'<pre class="highlight"><code{classes}>{body}</code></pre>\n'
 
 
