@@ -275,3 +275,26 @@ def test_render_cases_keeps_a_messages_list_s_system_content_in_python() -> None
     assert result.value is not None and not isinstance(result.value, dict)
     assert result.value.system == [{"type": "text", "text": "Be brief."}]  # type: ignore[attr-defined]
     assert result.record()["system"] == [{"type": "text", "text": "Be brief."}]
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize("cases", ["capitals.cases.jsonl", "capitals.cases.csv"])
+def test_render_cases_reads_an_eval_cases_file_s_expect_as_no_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cases: str
+) -> None:
+    from lmml_mdit.cli import main
+
+    args = ["render", str(EXAMPLES / "capitals.lmml"), "--cases", str(EXAMPLES / cases)]
+    assert main([*args, "--workers", "1"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [record["case"] for record in records] == [1, 2, 3, 4, 5]
+    assert "France" in json.dumps(records[0]["messages"])
+    # A template that declares an input named expect still takes it.
+    path = tmp_path / "t.lmml"
+    path.write_text("---\ninputs:\n  expect: string\n---\n## user\n\n{{ expect }}\n")
+    lines = tmp_path / "c.jsonl"
+    lines.write_text('{"expect": "kept"}\n')
+    assert main(["render", str(path), "--cases", str(lines), "--workers", "1"]) == 0
+    assert "kept" in capsys.readouterr().out

@@ -117,6 +117,10 @@ def _stdin_for_values(args: Arguments) -> None:
     stdin_buffer()
 
 
+_EXPECT = "expect"
+"""The key or column of a cases file that holds ``lmml eval``'s checks of a case."""
+
+
 def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     """``lmml render PATH --cases FILE``: one output line per case line, in the cases'
     order, on every core: ``{"case": N, "request": ...}`` (or ``"messages"``), or for a
@@ -147,10 +151,20 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     done = 0
     numbers: collections.deque[int | None] = collections.deque()  # each case's line
 
+    # A cases file written for lmml eval gives each case an expect list beside its values:
+    # what eval checks the answer against, no input (unless the template declares one).
+    checks = _EXPECT not in declarations.specs
+
     def cases() -> Iterator[CaseInput]:
         for case in read_cases_file(cases_path, declarations, base_dir=args.base_dir):
             numbers.append(case.number)
-            yield case if isinstance(case, UnreadCase) else case.held(declarations)
+            if isinstance(case, UnreadCase):
+                yield case
+                continue
+            values = case.held(declarations)
+            if checks and _EXPECT in values:
+                values = {name: value for name, value in values.items() if name != _EXPECT}
+            yield values
 
     def lines(results: Iterator[Any]) -> Iterator[bytes]:
         nonlocal failed, done
