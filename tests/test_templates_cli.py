@@ -298,3 +298,19 @@ def test_render_cases_reads_an_eval_cases_file_s_expect_as_no_input(
     lines.write_text('{"expect": "kept"}\n')
     assert main(["render", str(path), "--cases", str(lines), "--workers", "1"]) == 0
     assert "kept" in capsys.readouterr().out
+
+
+def test_a_missing_input_s_hint_names_the_commands_that_take_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lmml_mdit.cli import main
+
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "capitals.lmml").write_bytes((EXAMPLES / "capitals.lmml").read_bytes())
+    assert main(["export", str(folder), "--jsonl", str(tmp_path / "out.jsonl")]) != 0
+    err = capsys.readouterr().err
+    # lmml export takes no --input: the hint must not send the user to a flag it lacks.
+    assert "missing_input" in err and "export and run take none" in err
+    assert main(["render", str(folder / "capitals.lmml")]) != 0
+    assert "give it with --input country=VALUE, --inputs or --cases" in capsys.readouterr().err

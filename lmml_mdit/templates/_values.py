@@ -338,8 +338,9 @@ def bind_inputs(
                 name,
                 f"the required {spec.type} input {name!r} has no value",
                 f"pass inputs={{{name!r}: ...}}, or declare a default or 'required: false'",
-                f"add --input {name}=VALUE (or give it in --inputs / each --cases line), or "
-                "declare a default or 'required: false'",
+                f"give it with --input {name}=VALUE, --inputs or --cases (lmml render; "
+                "validate and preview take --input and --inputs; export and run take none), "
+                "or declare a default or 'required: false'",
             )
     return bound
 
