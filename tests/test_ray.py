@@ -287,3 +287,19 @@ def test_render_case_batch_holds_a_case_path_inside_the_template_folder(tmp_path
         pa.table({"photo": ["secret.png"]}), str(template), request=False, base_dir=tmp_path
     )
     assert out.to_pylist()[0]["case_error"] is None
+
+
+def test_render_case_batch_never_writes_a_messages_cell_without_its_system_content() -> None:
+    # Anthropic keeps system content outside the messages list: a list alone lost it.
+    template = TEMPLATE.replace("## Turn 1 -- user", "## system\n\nBe brief.\n\n## Turn 1 -- user")
+    batch = pa.table({"customer": ["Ada"]})
+    [row] = render_case_batch(batch, template.encode(), "anthropic", request=False).to_pylist()
+    assert row["messages_anthropic"] is None
+    assert "keeps system content outside the messages list" in row["case_error"]
+    out = render_case_batch(batch, template.encode(), "anthropic", request=False, system="separate")
+    [row] = out.to_pylist()
+    cell = json.loads(row["messages_anthropic"])
+    assert cell["system"][0]["text"] == "Be brief." and row["case_error"] is None
+    assert cell["messages"][0]["content"][0]["text"].startswith("Hello, I am Ada")
+    [row] = render_case_batch(batch, template.encode(), "openai", request=False).to_pylist()
+    assert json.loads(row["messages_openai"])[0]["role"] == "system"  # in the list itself

@@ -8,6 +8,7 @@ Nothing here imports Ray: the functions work on any Arrow batch. See docs/datase
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Sequence
@@ -183,6 +184,9 @@ def render_case_batch(
     for number, row in enumerate(batch.to_pylist(), 1):
         case = {name: value for name, value in row.items() if value is not None}
         results.append(rendering.case(bundle, number, case))
+    if not request:
+        separate = options.get("system") == "separate"
+        results = [_kept_system(result, rendering.provider.target, separate) for result in results]
     column = (request_column if request else _messages_column)(rendering.provider.name)
     values = [_json(result.value) if result.ok else None for result in results]
     batch = _replaced(batch, column, pa.array(values, pa.large_string()))
@@ -190,6 +194,23 @@ def render_case_batch(
     batch = _replaced(batch, CASE_KIND, pa.array([r.kind for r in results], pa.string()))
     warned = [list(result.warnings) for result in results]
     return _replaced(batch, CASE_WARNINGS, pa.array(warned, pa.list_(pa.string())))
+
+
+def _kept_system(result: CaseResult, target: str, separate: bool) -> CaseResult:
+    """*result*, a messages list, as its cell can hold it: with the system content
+    Anthropic and Gemini keep outside the list beside it when *separate* (``system=
+    "separate"``), else failed, as ``lmml render --cases`` fails such a case (a list alone
+    would lose it)."""
+    system = getattr(result.value, "system", None) if result.ok else None
+    if not system:
+        return result
+    if separate:
+        return dataclasses.replace(result, value={"system": system, "messages": result.value})
+    said = (
+        f"{target} keeps system content outside the messages list (pass request=True for "
+        "the whole request body, or system='separate' / 'user' / 'drop')"
+    )
+    return dataclasses.replace(result, value=None, error=said, problem=said)
 
 
 def _messages_column(provider: str) -> str:
