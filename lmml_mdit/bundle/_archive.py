@@ -195,6 +195,7 @@ class Member:
     compress_size: int
     file_size: int
     crc: int
+    raw_name: bytes = b""
 
 
 class SeekableFile(Protocol):
@@ -350,13 +351,61 @@ def _count_central_records(source: _Source, start: int, size: int, limits: Limit
         if count > limits.max_entries:
             # Name the first entry past the limit, so the error says where it was crossed.
             raw_name = directory[name_start : name_start + fields[12]]
-            encoding = "utf-8" if fields[5] & _FLAG_UTF8 else "cp437"
+            extra_start = name_start + fields[12]
             raise _limit_error(
                 f"the archive holds more than max_entries ({limits.max_entries}) entries; "
                 "this is the first one past the limit",
-                raw_name.decode(encoding, "replace"),
+                decode_entry_name(
+                    raw_name, fields[5], directory[extra_start : extra_start + fields[13]]
+                ),
                 "max_entries",
             )
+
+
+_UNICODE_PATH_FIELD = 0x7075
+
+
+def _unicode_path(raw_name: bytes, extra: bytes) -> str | None:
+    """The name an Info-ZIP Unicode Path extra field (0x7075) records, or None when there
+    is none, or it is stale (its CRC is not that of *raw_name*) or not UTF-8."""
+    offset = 0
+    while offset + 4 <= len(extra):
+        field, length = struct.unpack_from("<HH", extra, offset)
+        body = extra[offset + 4 : offset + 4 + length]
+        offset += 4 + length
+        if field != _UNICODE_PATH_FIELD or len(body) < 5 or body[0] != 1:
+            continue
+        if struct.unpack_from("<L", body, 1)[0] != zlib.crc32(raw_name):
+            return None
+        try:
+            return body[5:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+def decode_entry_name(raw_name: bytes, flags: int, extra: bytes = b"") -> str:
+    """An entry name as the tool that wrote it meant it.
+
+    With the UTF-8 flag (general purpose bit 11), UTF-8. Without it, the Info-ZIP Unicode
+    Path extra field when it matches the name; else the bytes as UTF-8 when they are
+    valid UTF-8 (Info-ZIP ``zip`` on Linux and macOS, among others, stores UTF-8 names
+    without the flag); else the legacy code page, cp437.
+    """
+    if flags & _FLAG_UTF8:
+        return raw_name.decode("utf-8", "replace")
+    recorded = _unicode_path(raw_name, extra)
+    if recorded is not None:
+        return recorded
+    try:
+        return raw_name.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw_name.decode("cp437")
+
+
+def _raw_name(info: zipfile.ZipInfo) -> bytes:
+    """*info*'s name as stored (zipfile decodes a flagged name as UTF-8, others as cp437)."""
+    return info.orig_filename.encode("utf-8" if info.flag_bits & _FLAG_UTF8 else "cp437")
 
 
 def _check_info(info: zipfile.ZipInfo, limits: Limits) -> None:
@@ -466,8 +515,11 @@ class ZipArchive:
             raise InvalidZipError("the entry's local header is missing", name=member.name)
         flags, name_length, extra_length = header
         raw_name = self._source.read_at(member.header_offset + _LOCAL_HEADER.size, name_length)
-        local_name = raw_name.decode("utf-8" if flags & _FLAG_UTF8 else "cp437", "replace")
-        if local_name != member.name:
+        extra = self._source.read_at(
+            member.header_offset + _LOCAL_HEADER.size + name_length, extra_length
+        )
+        local_name = decode_entry_name(raw_name, flags, extra)
+        if local_name != member.name and raw_name != member.raw_name:
             raise InvalidZipError(
                 f"the entry's local header names it {local_name!r}",
                 name=member.name,
@@ -595,10 +647,13 @@ def _read_directory(source: _Source, limits: Limits) -> ZipArchive:
             None,
             "max_entries",
         )
+    raw_names = [_raw_name(info) for info in infos]
+    for info, raw_name in zip(infos, raw_names, strict=True):
+        info.orig_filename = info.filename = decode_entry_name(raw_name, info.flag_bits, info.extra)
     check_entry_names(info.orig_filename.removesuffix("/") for info in infos)
     members: dict[str, Member] = {}
     total = 0
-    for info in infos:
+    for info, raw_name in zip(infos, raw_names, strict=True):
         _check_info(info, limits)
         if info.orig_filename.endswith("/"):
             continue
@@ -616,6 +671,7 @@ def _read_directory(source: _Source, limits: Limits) -> ZipArchive:
             compress_size=info.compress_size,
             file_size=info.file_size,
             crc=info.CRC,
+            raw_name=raw_name,
         )
     _check_layout(source, list(members.values()), directory_start)
     return ZipArchive(source, members, limits)
