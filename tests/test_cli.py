@@ -1018,3 +1018,20 @@ def test_render_system_content_for_anthropic_and_gemini() -> None:
         ok(run("render", ZIP_EXAMPLE, "-p", "anthropic", "--system", "drop")).stdout
     )
     assert "careful sales analyst" not in json.dumps(dropped)
+
+
+def test_cat_of_a_link_leading_out_of_the_folder_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The file is there in a file browser: "no asset" would send the user looking for it.
+    inside = tmp_path / "in"
+    inside.mkdir()
+    (tmp_path / "secret.txt").write_text("secret\n")
+    (inside / "link.txt").symlink_to("../secret.txt")
+    path = inside / "chat.lmml"
+    path.write_text("## user\n\nsee @link.txt\n")
+    assert cli.main(["cat", str(path), "link.txt"]) == 2
+    captured = capsys.readouterr()
+    assert "secret" not in captured.out
+    assert "outside" in captured.err and "symbolic link" in captured.err, captured.err
+    assert "no asset" not in captured.err

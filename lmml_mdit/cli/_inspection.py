@@ -299,17 +299,20 @@ def _cat_options(parser: argparse.ArgumentParser) -> None:
 )
 def cmd_cat(args: CatArguments) -> int:
     """``lmml cat PATH NAME``: one asset's bytes (or the narrative's) to stdout."""
-    from ..bundle import unsafe_reason
+    from ..errors import MissingEntryError, UnresolvableReferenceError
 
     source = open_source(args.path, args)
     bundle = source.bundle
     with source.about():
         if args.name == bundle.narrative_name:
             data = bundle.narrative.text.encode("utf-8")
-        elif bundle.has_asset(args.name) or unsafe_reason(args.name) is not None:
-            data = bundle.embed(args.name)
         else:
-            raise CliError(_unknown_entry(source, args.name))
+            try:
+                # Its own error for an unsafe name or a folder file that is a link leading
+                # out; only a name that is simply not there gets the list below.
+                data = bundle.embed(args.name)
+            except (MissingEntryError, UnresolvableReferenceError):
+                raise CliError(_unknown_entry(source, args.name)) from None
     stdout_bytes(data)
     return 0
 
