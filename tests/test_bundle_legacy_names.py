@@ -127,3 +127,15 @@ def test_local_and_central_names_must_still_agree() -> None:
     bundle = lmml_mdit.open(tampered, name="chat.lmmlz")
     with pytest.raises(InvalidZipError):
         bundle.read("cafè.csv")
+
+
+def test_a_name_in_another_unicode_form_is_told_apart_in_the_suggestion() -> None:
+    # macOS writes file names decomposed (e + U+0301); the reference typed composed looks
+    # the same, so "did you mean café.csv?" would read as nonsense.
+    decomposed = "cafe\u0301.csv"
+    bundle = lmml_mdit.Bundle.from_zip("m", NARRATIVE, {decomposed: DATA})
+    missing = [issue for issue in bundle.validate() if issue.kind == "missing_reference"]
+    assert len(missing) == 1
+    assert "did you mean café.csv?" not in missing[0].message
+    assert "'cafe\\u0301.csv'" in missing[0].message
+    assert "Unicode form" in missing[0].message

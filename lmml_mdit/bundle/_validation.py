@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import unicodedata
 from collections.abc import Mapping
 
 from ..errors import BundleError, UnsafeEntryError
@@ -41,6 +42,13 @@ def did_you_mean(bundle: BundleContents, name: str) -> str:
     """``did you mean X? `` (ready to go before what to do) for the asset name *name* most
     resembles (:meth:`~lmml_mdit.bundle.Bundle.closest_asset`), or nothing."""
     close = bundle.closest_asset(name)
+    if close and unicodedata.normalize("NFC", close) == unicodedata.normalize("NFC", name):
+        # The two look alike on screen: show the code points and say why they differ.
+        return (
+            f"did you mean {close!a}, the same name in another Unicode form "
+            "(accents written as separate combining characters, or not, as some systems "
+            "write file names)? "
+        )
     return f"did you mean {close}? " if close else ""
 
 
