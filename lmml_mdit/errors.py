@@ -57,6 +57,7 @@ filter silences or raises them all::
     LmmlWarning
     ├── DefectWarning
     ├── OrphanedEntryWarning
+    ├── FolderReferenceWarning
     ├── NativeItemDroppedWarning
     ├── EmbedOmittedWarning
     ├── SystemContentWarning
@@ -473,6 +474,11 @@ class DefectWarning(LmmlWarning):
 class OrphanedEntryWarning(LmmlWarning):
     """``inline()`` met entries the narrative never mentions (kept as fences at the end, or
     left out with ``orphans="drop"``; the warning names them)."""
+
+
+class FolderReferenceWarning(LmmlWarning):
+    """``save()`` wrote a bare ``.lmml`` away from the folder its references resolve in:
+    the files it used there (named in the warning) are not beside the new file."""
 
 
 class NativeItemDroppedWarning(LmmlWarning):

@@ -244,3 +244,35 @@ def test_a_zip_bundle_is_never_saved_under_a_narrative_name(tmp_path: Path, targ
         Bundle.from_text("chat", "## user\nhi\n").save(str(tmp_path / "chat.lmmlz"))
     bundle.inline().save(path)  # the advice works
     assert open_bundle(path).kind == "text"
+
+
+def test_a_bare_narrative_saved_away_from_its_folder_names_what_it_leaves_behind(
+    tmp_path: Path,
+) -> None:
+    import warnings
+
+    import lmml_mdit
+    from lmml_mdit import FolderReferenceWarning
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "data.csv").write_text("a,b\n")
+    (source / "settings.yaml").write_text("temperature: 0.2\n")
+    (source / "chat.lmml").write_text(
+        "<!-- user -->\nsee @data.csv and @@@notes.txt\nn\n@@@\n\n@gone.png\n"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    bundle = lmml_mdit.open(source / "chat.lmml")
+    with pytest.warns(FolderReferenceWarning) as caught:
+        bundle.save(elsewhere / "chat.lmml")
+    [warning] = caught
+    message = str(warning.message)
+    assert "data.csv" in message and "settings.yaml" in message
+    assert "notes.txt" not in message and "gone.png" not in message  # a fence; resolved by nothing
+    assert "pack" in message
+    assert (elsewhere / "chat.lmml").read_bytes() == (source / "chat.lmml").read_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bundle.save(source / "copy.lmml")  # the same folder: the files are still beside it
+        lmml_mdit.open(source / "chat.lmml", base_dir=False).save(elsewhere / "b.lmml")

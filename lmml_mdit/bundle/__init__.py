@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from ._reserved import manifest_digests as manifest_digests
     from ._reserved import sha256_hex as sha256_hex
     from ._reserved import yaml_value_marks as yaml_value_marks
+    from ._saving import FolderReferenceWarning as FolderReferenceWarning
     from ._saving import bundle_bytes as bundle_bytes
     from ._saving import save_archive as save_archive
     from ._saving import save_bundle as save_bundle
@@ -186,6 +187,7 @@ _NAMES = {
             "yaml_value_marks",
         ),
         "_saving": (
+            "FolderReferenceWarning",
             "bundle_bytes",
             "save_archive",
             "save_bundle",

@@ -648,7 +648,9 @@ class Bundle:
 
         Digests recorded in ``manifest.json`` are brought up to date. Only a regular file is
         replaced (a symbolic link is written through, keeping the link); a replaced file
-        keeps its permissions. An archive :func:`open` would refuse is never written.
+        keeps its permissions. An archive :func:`open` would refuse is never written. A text
+        bundle whose references resolve in its folder, saved into another folder, warns
+        with :class:`~lmml_mdit.FolderReferenceWarning` naming the files it leaves there.
 
         :raises DuplicateEntryError: when an asset has the narrative entry's name.
         :raises CaseCollisionError: when an asset is named like the narrative entry in

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import IO
 
 from ..atomic import atomic_write, atomic_write_bytes
-from ..errors import BundleError, DuplicateEntryError, InvalidManifestError
+from ..errors import BundleError, DuplicateEntryError, FolderReferenceWarning, InvalidManifestError
 from ..formats import MANIFEST_NAME, other_kind_suffix
 from ..media import is_compressed
 from ._archive import Limits, check_entry_names
@@ -27,8 +27,9 @@ from ._names import narrative_entry_name
 from ._packing import rewrite_fence
 from ._reserved import dump_manifest, manifest_digests, sha256_hex
 from ._urls import is_url, local_path, url_basename, url_output
+from .reserved_embeds import RESERVED_NAMES
 
-__all__ = ["bundle_bytes", "save_archive", "save_bundle"]
+__all__ = ["FolderReferenceWarning", "bundle_bytes", "save_archive", "save_bundle"]
 
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -90,6 +91,7 @@ def save_bundle(bundle: BundleContents, path: str, *, exclusive: bool = False) -
     if is_url(path):
         local = local_path(path)
         if local is None:
+            _warn_left_behind(bundle, None)
             data = bundle_bytes(bundle, url_basename(path))
             with url_output(path, exclusive=exclusive) as stream:
                 stream.write(data)
@@ -98,10 +100,41 @@ def save_bundle(bundle: BundleContents, path: str, *, exclusive: bool = False) -
     text, replaced = _current_manifest(bundle)
     if bundle.kind == "text":
         atomic_write_bytes(path, _narrative_bytes(bundle, text), exclusive=exclusive)
+        _warn_left_behind(bundle, os.path.dirname(os.path.abspath(path)))
         return
     narrative_name = _checked_entry_names(path, bundle.entries)
     with atomic_write(path, exclusive=exclusive) as stream:
         _write_zip(bundle, stream, narrative_name, text, replaced)
+
+
+def _warn_left_behind(bundle: BundleContents, folder: str | None) -> None:
+    """Warn when a text bundle whose references resolve in its folder was written to
+    another *folder* (None: not a local folder): the narrative names files that are not
+    beside the new file, so it would no longer resolve them."""
+    base_dir = bundle.base_dir
+    if bundle.kind != "text" or base_dir is None:
+        return
+    if folder is not None and os.path.realpath(folder) == os.path.realpath(base_dir):
+        return
+    names = [*bundle.narrative.first_embeds, *RESERVED_NAMES]
+    used = [
+        name
+        for name in dict.fromkeys(names)
+        if name not in bundle.fences and bundle.has_asset(name)
+    ]
+    if not used:
+        return
+    from ..warn import warn
+
+    listed = ", ".join(used[:5]) + (f" and {len(used) - 5} more" if len(used) > 5 else "")
+    warn(
+        FolderReferenceWarning(
+            f"{bundle.file_name} was saved away from {base_dir}, whose files it uses: "
+            f"{listed}; they are not copied, so the saved narrative resolves them only if "
+            "they are put beside it (pack() the bundle to carry them in a .lmmlz, or "
+            "inline() the text ones)"
+        )
+    )
 
 
 def _check_suffix(bundle: BundleContents, path: str) -> None:
