@@ -258,9 +258,12 @@ def test_a_bare_narrative_saved_away_from_its_folder_names_what_it_leaves_behind
     source.mkdir()
     (source / "data.csv").write_text("a,b\n")
     (source / "settings.yaml").write_text("temperature: 0.2\n")
+    (source / "unused.txt").write_text("never named\n")
     (source / "chat.lmml").write_text(
-        "<!-- user -->\nsee @data.csv and @@@notes.txt\nn\n@@@\n\n@gone.png\n"
+        "<!-- user -->\nsee @data.csv and @notes.txt\n\n@@@notes.txt\nn\n@@@\n\n"
+        "@gone.png\n\n@settings.yaml\n"
     )
+    (source / "notes.txt").write_text("shadowed by the fence\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     bundle = lmml_mdit.open(source / "chat.lmml")
@@ -270,6 +273,7 @@ def test_a_bare_narrative_saved_away_from_its_folder_names_what_it_leaves_behind
     message = str(warning.message)
     assert "data.csv" in message and "settings.yaml" in message
     assert "notes.txt" not in message and "gone.png" not in message  # a fence; resolved by nothing
+    assert "unused.txt" not in message  # a file the narrative never names is no loss
     assert "pack" in message
     assert (elsewhere / "chat.lmml").read_bytes() == (source / "chat.lmml").read_bytes()
     with warnings.catch_warnings():

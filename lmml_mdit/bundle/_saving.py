@@ -27,7 +27,6 @@ from ._names import narrative_entry_name
 from ._packing import rewrite_fence
 from ._reserved import dump_manifest, manifest_digests, sha256_hex
 from ._urls import is_url, local_path, url_basename, url_output
-from .reserved_embeds import RESERVED_NAMES
 
 __all__ = ["FolderReferenceWarning", "bundle_bytes", "save_archive", "save_bundle"]
 
@@ -116,10 +115,9 @@ def _warn_left_behind(bundle: BundleContents, folder: str | None) -> None:
         return
     if folder is not None and os.path.realpath(folder) == os.path.realpath(base_dir):
         return
-    names = [*bundle.narrative.first_embeds, *RESERVED_NAMES]
     used = [
         name
-        for name in dict.fromkeys(names)
+        for name in bundle.narrative.first_embeds
         if name not in bundle.fences and bundle.has_asset(name)
     ]
     if not used:
