@@ -484,9 +484,9 @@ def test_pack_refuses_a_rewrite_that_changes_any_embed(monkeypatch: pytest.Monke
 
     real = packing._fences_to_references
 
-    def rewrite_with_a_new_fence(lines: list[str], tokens: list[Any]) -> list[str]:
+    def rewrite_with_a_new_fence(*args: Any) -> list[str]:
         # What a misplaced line would do: a later line reads as a fence of a known name.
-        return [*real(lines, tokens), "", "@@@a.txt", "other", "@@@"]
+        return [*real(*args), "", "@@@a.txt", "other", "@@@"]
 
     monkeypatch.setattr(packing, "_fences_to_references", rewrite_with_a_new_fence)
     bundle = Bundle.from_text("t", "## user\n\n@@@a.txt\nsame\n@@@\n")
