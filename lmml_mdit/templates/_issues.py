@@ -15,6 +15,18 @@ from ._values import value_problem
 __all__ = ["input_issues", "misplaced_messages", "stranded_in_code", "structure_fence"]
 
 
+def _invalid_at(placeholder: Placeholder, message: str, *, forceable: bool = True) -> Issue:
+    """An ``invalid_input`` issue at *placeholder*."""
+    return Issue(
+        "invalid_input",
+        placeholder.name,
+        placeholder.line,
+        placeholder.column,
+        message,
+        forceable=forceable,
+    )
+
+
 def input_issues(
     bundle: BundleContents,
     declarations: InputDeclarations,
@@ -52,11 +64,8 @@ def input_issues(
         what = structure_fence(bundle.narrative, placeholder)
         if what is not None:
             issues.append(
-                Issue(
-                    "invalid_input",
-                    placeholder.name,
-                    placeholder.line,
-                    placeholder.column,
+                _invalid_at(
+                    placeholder,
                     stranded_in_code(spec.name, placeholder, what) + "; move the placeholder "
                     "into the turn's text, or write the value into the fence",
                     forceable=False,
@@ -65,11 +74,8 @@ def input_issues(
             continue
         if placeholder.fields and spec.type != "object":
             issues.append(
-                Issue(
-                    "invalid_input",
-                    placeholder.name,
-                    placeholder.line,
-                    placeholder.column,
+                _invalid_at(
+                    placeholder,
                     f"{{{{ {placeholder.path} }}}} reads a field of the {spec.type} input "
                     f"{spec.name!r}; only an object input has fields",
                     forceable=False,
@@ -77,22 +83,16 @@ def input_issues(
             )
         elif spec.is_messages and not placeholder.holds_turns:
             issues.append(
-                Issue(
-                    "invalid_input",
-                    placeholder.name,
-                    placeholder.line,
-                    placeholder.column,
+                _invalid_at(
+                    placeholder,
                     misplaced_messages(spec.name) + "; move it to a line of its own",
                     forceable=False,
                 )
             )
         elif spec.is_asset and placeholder.context != "text":
             issues.append(
-                Issue(
-                    "invalid_input",
-                    placeholder.name,
-                    placeholder.line,
-                    placeholder.column,
+                _invalid_at(
+                    placeholder,
                     f"the {spec.type} input {spec.name!r} stands in code, where no asset can "
                     "be attached; move the placeholder out of the code",
                 )
