@@ -44,6 +44,7 @@ _RULES: dict[str, Rule] = {
     "unknown_tool_call_id": ("error", "refused"),
     "unanswered_tool_call": ("error", "refused"),
     "invalid_remote_asset": ("error", "refused"),
+    "unsendable_embed": ("error", "refused"),
     "suspicious_delimiter": ("warning", "warned"),
     "orphaned_entry": ("warning", "validated"),
     "unsent_image": ("warning", "validated"),

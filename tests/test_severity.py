@@ -153,6 +153,9 @@ def sample(kind: str, folder: Path) -> Path:
     if kind == "invalid_remote_asset":
         (folder / "bad.remote.json").write_text('{"kind": 1}')
         return text("## user\n\nLook:\n\n@bad.remote.json\n")
+    if kind == "unsendable_embed":
+        (folder / "chart.png").write_bytes(b"")
+        return text("## user\n\nLook at @chart.png\n")
     if kind == "suspicious_delimiter":
         return text("## user\n\nhi\n\n**Assistant:**\n\nhello\n")
     if kind == "orphaned_entry":
@@ -175,6 +178,16 @@ def sample(kind: str, folder: Path) -> Path:
 
 
 KINDS = [kind for kind in KIND_RULES if kind != "missing_input"]
+
+BYTES_REFUSED = "unsendable_embed"
+"""The kind refused where the parts are built (the error names the provider and the media
+type, after the call's own handlers had their say): no provider takes the bytes, so
+``--force`` and ``strict=False`` cannot send it either."""
+
+
+def _refused_bytes(status: int, err: str) -> None:
+    assert status in (1, 2)
+    assert "cannot take chart.png" in err and "holds no bytes" in err
 
 
 def _kinds(path: Path) -> dict[str, str]:
@@ -214,6 +227,16 @@ def test_each_kind_gets_one_verdict_from_every_command(
 
     # render: refused with the kind named; --force sends it, reporting it as a warning.
     status, err = _cli(capsys, "render", path)
+    if kind == BYTES_REFUSED:
+        _refused_bytes(status, err)
+        _refused_bytes(*_cli(capsys, "render", "--force", path))
+        out = tmp_path / "out.jsonl"
+        _refused_bytes(*_cli(capsys, "export", path.parent, "-p", "openai", "--jsonl", out))
+        with lmml_mdit.open(path) as bundle:
+            for strict in (True, False):
+                with pytest.raises(lmml_mdit.UnsupportedContentError):
+                    bundle.messages("openai", strict=strict)
+        return
     if error:
         assert status == 2 and f": {kind}: " in err and "lmml: error: " in err
         status, err = _cli(capsys, "render", "--force", path)
@@ -327,6 +350,11 @@ def test_run_refuses_and_forces_each_kind_as_render_does(
     assert status == 2
     status, err = _cli(capsys, "run", "--dry-run", "--model", "m", path)
     assert (status, err) == (2, refused)
+    if kind == BYTES_REFUSED:
+        forced = _cli(capsys, "render", "--force", "--provider", "openai", path)
+        assert _cli(capsys, "run", "--dry-run", "--force", "--model", "m", path) == forced
+        _refused_bytes(*forced)
+        return
     status, forced = _cli(capsys, "render", "--force", "--provider", "openai", path)
     assert status == 0
     status, err = _cli(capsys, "run", "--dry-run", "--force", "--model", "m", path)

@@ -44,7 +44,7 @@ from ._reserved import (
     load_manifest,
     load_settings,
 )
-from ._validation import find_issues, missing_wording
+from ._validation import UNSENDABLE_EMBED, find_issues, missing_wording
 from .reserved_embeds import RESERVED_NAMES
 
 if TYPE_CHECKING:
@@ -562,7 +562,8 @@ class Bundle:
         ``suspicious_delimiter`` (a heading, label line or comment shaped like a delimiter
         that is none, or a loose one holding more than the role), ``invalid_tool_call``,
         ``unanswered_tool_call``, ``unknown_tool_call_id``, ``invalid_remote_asset``,
-        ``unsent_image`` and ``no_turns``; each kind's severity is the one
+        ``unsendable_embed`` (bytes the built-in handlers refuse, with no handler registered
+        for them), ``unsent_image`` and ``no_turns``; each kind's severity is the one
         :data:`lmml_mdit.severity.KIND_RULES` gives it. Issues are ordered by line; those
         without a line (orphaned entries) come last.
         """
@@ -616,7 +617,9 @@ class Bundle:
         """
         self.warn_defects()
         for issue in self._issues:
-            if issue.severity != "error":
+            if issue.severity != "error" or issue.kind == UNSENDABLE_EMBED:
+                # An unsendable embed is refused where its parts are built, naming the
+                # provider, after the call's own handlers had their say.
                 continue
             error = self._defect(issue)
             if strict:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 
-from ..errors import BundleError, UnsafeEntryError
+from ..errors import BundleError, LmmlError, UnsafeEntryError
 from ..jsontypes import JSONObject
+from ..media import media_type_for
 from ..model import Embed, Issue
 from ..narrative import Narrative, unsent_image_issues
 from ._archive import unsafe_reason
@@ -25,7 +26,7 @@ from ._contents import (
 from ._names import is_reference_name, is_remote_name
 from .reserved_embeds import RESERVED_EMBEDS, RESERVED_NAMES, ReservedEmbed
 
-__all__ = ["did_you_mean", "find_issues", "missing_wording"]
+__all__ = ["UNSENDABLE_EMBED", "did_you_mean", "find_issues", "missing_wording"]
 
 
 def _issue(kind: str, embed: Embed | None, name: str, message: str) -> Issue:
@@ -269,6 +270,7 @@ def find_issues(
         )
 
     issues.extend(_reserved_issues(bundle))
+    issues.extend(_unsendable_issues(bundle, skip=malformed | missing.keys()))
     issues.extend(tool_issues)
     issues.extend(unsent_image_issues(bundle))
     if any(is_remote_name(name) for name in first):
@@ -294,6 +296,42 @@ def find_issues(
             )
         )
     issues.sort(key=lambda issue: (issue.line is None, issue.line or 0, issue.column or 0))
+    return issues
+
+
+UNSENDABLE_EMBED = "unsendable_embed"
+"""The issue kind of an asset no handler can send (an error, refused by every provider)."""
+
+
+def _unsendable_issues(bundle: BundleContents, *, skip: Set[str]) -> list[Issue]:
+    """An ``unsendable_embed`` error at the first place of each asset whose bytes the
+    built-in handler refuses and no registered handler takes (an empty ``.png``, a
+    ``.txt`` that is not UTF-8, a TIFF image): what every send refuses, said here too.
+
+    Assets sent by other means are left out: the bundle's own entries, tool calls,
+    native items and remote assets.
+    """
+    from ..conversation import Asset, refusal  # loaded only for a bundle with embeds
+
+    issues: list[Issue] = []
+    for name, embed in bundle.narrative.first_embeds.items():
+        if name in skip or name in RESERVED_NAMES or is_remote_name(name):
+            continue
+        if name.endswith(".json"):  # the naming checks load only for a name they may fit
+            from ..narrative import is_native_name, is_tool_call_name
+
+            if is_tool_call_name(name) or is_native_name(name):
+                continue
+        try:
+            data = bundle.embed(name)
+        except LmmlError:  # unreadable: reported by the kind that says why
+            continue
+        error = refusal(Asset(name, data, media_type_for(name, data), embed))
+        if error is not None:
+            message = f"no provider can take {name}: {error.message}"
+            if error.hint:
+                message = f"{message}; {error.hint}"
+            issues.append(_issue(UNSENDABLE_EMBED, embed, name, message))
     return issues
 
 

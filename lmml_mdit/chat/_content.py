@@ -33,6 +33,7 @@ from ..conversation import (
     TextFilePart,
     TextPart,
     ToolCall,
+    handler_key,
 )
 from ..errors import (
     BundleError,
@@ -64,7 +65,7 @@ from ..syntax import reference
 from ..templates import Edit, Fills, InputAsset, InputMessages, Template, template_of
 from ..text import blank_edges
 from ..warn import warn
-from ._handlers import Handler, build_parts, handler_key
+from ._handlers import Handler, build_parts
 
 if TYPE_CHECKING:
     from ..narrative import Narrative

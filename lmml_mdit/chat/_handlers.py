@@ -9,31 +9,28 @@ built-in one for the media type the bytes show (:mod:`lmml_mdit.media`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ..bundle import is_remote_name, parse_remote
 from ..conversation import (
+    PART_TYPES,
     Asset,
     AudioPart,
     Base64Cache,
     DocumentPart,
+    Handler,
     ImagePart,
     Part,
     RemotePart,
     TextFilePart,
     TextPart,
     VideoPart,
+    handler_for,
+    register_handler,
+    registered_handlers,
+    unregister_handler,
 )
 from ..errors import BundleError
-from ..media import (
-    AUDIO_FORMATS,
-    DOCUMENT_TYPES,
-    IMAGE_TYPES,
-    REFUSED_IMAGE_TYPES,
-    VIDEO_TYPES,
-    extension_type,
-    is_text_type,
-)
 
 __all__ = [
     "Asset",
@@ -54,78 +51,6 @@ __all__ = [
 ]
 
 
-Handler = Callable[[Asset], Part | Sequence[Part]]
-"""A handler: an :class:`Asset` in, one part or a sequence of parts out."""
-
-# --- registry ----------------------------------------------------------------------------
-
-_REGISTRY: dict[str, Handler] = {}
-
-
-def handler_key(key: str) -> str:
-    """*key* normalised (``".py"``, ``"image/png"``); a key no asset could ever match (a
-    pattern, two extensions, media type parameters) is refused, never kept unused."""
-    given = key
-    key = key.strip().lower()
-    if not key:
-        raise ValueError("a handler key must be an extension ('.py') or a media type")
-    if "/" not in key and not key.startswith("."):
-        key = "." + key
-    if "/" in key:
-        kind, _, subtype = key.partition("/")
-        if not kind or not subtype or "/" in subtype or _unmatchable(key):
-            raise ValueError(
-                f"handler key {given!r} is not a media type a handler can match: give one "
-                "exact type, such as 'image/svg+xml' (no '*' pattern, no parameters)"
-            )
-    elif key.count(".") != 1 or _unmatchable(key):
-        last = key.rsplit(".", 1)[-1]
-        example = f" (here '.{last}')" if last and not _unmatchable(last) else ""
-        raise ValueError(
-            f"handler key {given!r} is not an extension a handler can match: an asset's "
-            f"extension is the part of its name after the last dot{example}, with no "
-            "'*' pattern"
-        )
-    return key
-
-
-def _unmatchable(key: str) -> bool:
-    """Whether *key* holds a pattern, a parameter or a space, which no name or sniffed
-    media type does."""
-    return any(char in "*?[];,=" or char.isspace() for char in key)
-
-
-def register_handler(key: str, handler: Handler) -> None:
-    """Register *handler* for an extension (``".py"``) or a media type (``"image/svg+xml"``).
-
-    It replaces any handler registered for the same key, and takes precedence over the
-    built-ins. Per-call ``handlers={...}`` passed to ``messages()`` take precedence over it.
-
-    :param key: an extension with or without the dot, or a media type; any case.
-    :param handler: a callable taking an :class:`Asset` and returning a part or parts.
-    :raises ValueError: for a key no asset can match: empty, a pattern (``"*.py"``,
-        ``"image/*"``), two extensions (``".tar.gz"``: an asset's extension is what follows
-        the last dot), a media type with parameters.
-    """
-    _REGISTRY[handler_key(key)] = handler
-
-
-def unregister_handler(key: str) -> None:
-    """Remove the handler registered for *key*, if any."""
-    _REGISTRY.pop(handler_key(key), None)
-
-
-def registered_handlers() -> dict[str, Handler]:
-    """A copy of the registry, keys normalised (``".py"``, ``"image/png"``)."""
-    return dict(_REGISTRY)
-
-
-def _lookup(asset: Asset, table: Mapping[str, Handler]) -> Handler | None:
-    if not table:
-        return None
-    return table.get(asset.extension) or table.get(asset.media_type)
-
-
 def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) -> list[Part]:
     """Turn *asset* into neutral parts with the first handler that applies.
 
@@ -141,10 +66,8 @@ def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
             return [RemotePart(asset, parse_remote(asset.data, name=asset.name))]
         except BundleError as error:
             raise asset.unsupported(error.message, hint=error.hint or "") from None
-    table = {handler_key(key): value for key, value in (overrides or {}).items()}
-    handler = _lookup(asset, table) or _lookup(asset, _REGISTRY) or _builtin
-    result = handler(asset)
-    if isinstance(result, _PART_TYPES):
+    result = handler_for(asset, overrides)(asset)
+    if isinstance(result, PART_TYPES):
         return [result]
     if isinstance(result, (str, bytes)) or not isinstance(result, Sequence):
         raise TypeError(
@@ -153,47 +76,6 @@ def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
         )
     parts = list(result)
     for part in parts:
-        if not isinstance(part, _PART_TYPES):
+        if not isinstance(part, PART_TYPES):
             raise TypeError(f"handler for {asset.name!r} returned {type(part).__name__}")
     return parts
-
-
-_PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart, VideoPart, RemotePart)
-
-
-def _builtin(asset: Asset) -> Part:
-    media_type = asset.media_type
-    if media_type in IMAGE_TYPES:
-        return ImagePart(asset, media_type)
-    if media_type in REFUSED_IMAGE_TYPES:
-        raise asset.unsupported(
-            f"the chat providers accept no {media_type} images",
-            hint=f"convert it to PNG, or register a handler for {media_type} with "
-            "lmml_mdit.register_handler",
-        )
-    if media_type in DOCUMENT_TYPES:
-        return DocumentPart(asset, media_type)
-    audio_format = AUDIO_FORMATS.get(media_type)
-    if audio_format is not None:
-        return AudioPart(asset, audio_format)
-    if media_type in VIDEO_TYPES:
-        return VideoPart(asset, media_type)
-    by_extension = extension_type(asset.name)
-    if not asset.data and by_extension is not None and not is_text_type(by_extension):
-        # No bytes to sniff: an empty '.png' would go out as an empty text file.
-        raise asset.unsupported(
-            f"embed is named as {by_extension} but holds no bytes (an empty file)",
-            hint="put the file's content in it, or remove the reference",
-        )
-    if is_text_type(media_type):
-        return TextFilePart(asset, media_type, asset.text())
-    if by_extension is not None and is_text_type(by_extension):
-        # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
-        raise asset.unsupported(
-            f"embed is named as {by_extension} but its bytes are not UTF-8 text",
-            hint="re-encode it as UTF-8, or register a handler for its extension",
-        )
-    raise asset.unsupported(
-        f"no handler for {media_type} content",
-        hint="register one with lmml_mdit.register_handler(extension, fn)",
-    )

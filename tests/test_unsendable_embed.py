@@ -1,0 +1,93 @@
+"""What every send refuses, ``validate`` reports: an asset whose bytes the built-in
+handlers refuse is an ``unsendable_embed`` error, unless a handler is registered for it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import lmml_mdit
+from lmml_mdit.cli import main
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+
+
+def _bundle(folder: Path, files: dict[str, bytes]) -> Path:
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    path = folder / "chat.lmml"
+    names = " and ".join(f"@{name}" for name in files)
+    path.write_text(f"## user\n\nLook at {names} please\n\nAgain @{next(iter(files))}\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        ("chart.png", b"", "holds no bytes (an empty file)"),
+        ("notes.txt", "caf\u00e9".encode("utf-16"), "its bytes are not UTF-8 text"),
+        ("scan.tiff", b"II*\x00" + bytes(16), "accept no image/tiff images"),
+    ],
+)
+def test_validate_reports_what_every_send_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, data: bytes, said: str
+) -> None:
+    path = _bundle(tmp_path, {name: data, "ok.png": PNG})
+    with lmml_mdit.open(path) as bundle:
+        [issue] = bundle.validate()
+        with pytest.raises(lmml_mdit.UnsupportedContentError) as refused:
+            bundle.messages("anthropic")
+    assert (issue.kind, issue.severity, issue.name) == ("unsendable_embed", "error", name)
+    # At the first place it is named, where the send's refusal points too.
+    assert (issue.line, issue.column) == (3, 9) == (refused.value.line, refused.value.column)
+    assert said in issue.message and said in refused.value.message
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{path}:3:9: unsendable_embed: no provider can take {name}: ")
+    assert main(["validate", "--json", str(path)]) == 1
+    [report] = json.loads(capsys.readouterr().out)
+    assert [i["kind"] for i in report["issues"]] == ["unsendable_embed"]
+    # The commands that show a bundle say it too (what one command refuses ...).
+    assert main(["turns", str(path)]) == 0
+    assert f"lmml: warning: {path}:3:9: unsendable_embed: " in capsys.readouterr().err
+
+
+def test_a_registered_handler_makes_it_sendable(tmp_path: Path) -> None:
+    path = _bundle(tmp_path, {"scan.tiff": b"II*\x00" + bytes(16)})
+
+    def described(asset: lmml_mdit.Asset) -> lmml_mdit.TextPart:
+        return lmml_mdit.TextPart(f"{asset.name}: a scan of {len(asset.data)} bytes")
+
+    lmml_mdit.register_handler(".tiff", described)
+    try:
+        with lmml_mdit.open(path) as bundle:
+            assert bundle.validate() == []
+            [message] = bundle.messages("openai")
+        assert {"type": "text", "text": "scan.tiff: a scan of 20 bytes"} in message["content"]
+    finally:
+        lmml_mdit.unregister_handler(".tiff")
+    with lmml_mdit.open(path) as bundle:
+        assert [issue.kind for issue in bundle.validate()] == ["unsendable_embed"]
+        # A per-call handler is the sending call's own: the send takes it.
+        [message] = bundle.messages("openai", handlers={"image/tiff": described})
+    assert {"type": "text", "text": "scan.tiff: a scan of 20 bytes"} in message["content"]
+
+
+def test_sendable_assets_and_the_bundles_own_embeds_are_not_reported(tmp_path: Path) -> None:
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "chart.png").write_bytes(PNG)
+    path = tmp_path / "chat.lmml"
+    path.write_text(
+        "## user\n\nSee @empty.txt and @chart.png and @@@note.md\nhello\n@@@\n\n"
+        "@@@settings.yaml\ntemperature: 0.2\n@@@\n"
+    )
+    with lmml_mdit.open(path) as bundle:
+        assert bundle.validate() == []
+    for example in sorted((Path(__file__).parent.parent / "examples").glob("*.lmml*")):
+        with lmml_mdit.open(example) as bundle:
+            assert "unsendable_embed" not in {issue.kind for issue in bundle.validate()}
