@@ -484,6 +484,41 @@ def test_gemini_unread_fields_are_refused_not_dropped() -> None:
         import_messages(data)
 
 
+@pytest.mark.parametrize(
+    ("data", "key", "where"),
+    [
+        # A message written in another format's shape: its text was dropped without a word.
+        (
+            [{"role": "user", "content": "hi"}, {"role": "model", "parts": [{"text": "x"}]}],
+            "content",
+            "contents[0]",
+        ),
+        ({"contents": [{"role": "user", "text": "hi"}]}, "text", "contents[0]"),
+        (
+            {"contents": [{"role": "user", "parts": [{"text": "a"}], "foo": 1}]},
+            "foo",
+            "contents[0]",
+        ),
+        (
+            {"contents": ["a"], "systemInstruction": {"parts": [{"text": "s"}], "note": "x"}},
+            "note",
+            "system_instruction",
+        ),
+    ],
+)
+def test_gemini_content_keys_are_refused_not_dropped(data: Any, key: str, where: str) -> None:
+    with pytest.raises(ImportFormatError, match=f"unsupported key '{key}'") as info:
+        import_messages(data, "gemini")
+    assert info.value.name == where
+
+
+def test_gemini_system_instruction_role_is_read() -> None:
+    # The SDK's model_dump() of a config writes the instruction's Content with its role,
+    # which the API ignores: read, not refused (normalisation 6).
+    body = {"contents": ["hi"], "config": {"system_instruction": {"role": "user", "parts": ["s"]}}}
+    assert roles(import_messages(body)) == ["system", "user"]
+
+
 def _gemini_reply(*parts: Any) -> dict[str, Any]:
     return {
         "contents": [

@@ -585,12 +585,24 @@ def snake_settings(value: object, *, where: str = "settings") -> object:
     return out
 
 
+_CONTENT_KEYS = ("role", "parts")
+"""A Content's fields: any other key (a ``content`` or ``text`` written in another format's
+shape) is refused, never dropped."""
+
+
+def _set_fields(value: JSONObject) -> JSONObject:
+    """*value* without the fields left unset (``null``, as the SDK's ``model_dump()`` writes
+    every field it has)."""
+    return {key: item for key, item in value.items() if item is not None}
+
+
 def read_contents(contents: object, *, where: str = "contents") -> list[ChatMessage]:
     """Read Gemini ``contents`` (any form :func:`canonical_contents` takes) into turns."""
     items = expect(canonical_contents(contents), list, where=where)
     calls = _Calls(items)
     turns: list[ChatMessage] = []
     for here, content in expect_items(items, where=where):
+        _check_keys(_set_fields(content), _CONTENT_KEYS, where=here)
         role = _ROLES.get(as_text(content.get("role", "user")))
         if role is None:
             raise ImportFormatError(
@@ -642,6 +654,8 @@ def read(data: object) -> ChatConversation:
         if isinstance(system, dict) and not _is_content(system):
             system = {"parts": [system]}  # one part
         instruction = expect(system, dict, where="system_instruction")
+        # Its role, which the API ignores (the SDK writes "user"), is read and not kept.
+        _check_keys(_set_fields(instruction), _CONTENT_KEYS, where="system_instruction")
         parts_given = instruction.get("parts", [])
         instruction = {**instruction, "parts": _part_list(parts_given, strings=True)}
         parts = _parts(instruction.get("parts", []), _Calls([]), where="system_instruction.parts")
