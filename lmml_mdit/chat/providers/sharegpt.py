@@ -141,11 +141,21 @@ def export_sharegpt(bundle: BundleSource) -> JSONObject:
     kept at import (``manifest.json``, key ``"sharegpt"``) are written beside
     ``conversations``.
 
-    :raises UnsupportedContentError: for a turn holding an asset (ShareGPT is text only).
+    ShareGPT has no call ids: observations are written in the order of the calls they
+    answer within each run of ``tool`` turns (a reader pairs each with the earliest
+    unanswered call).
+
+    :raises UnsupportedContentError: for a turn holding an asset (ShareGPT is text only),
+        located at the asset's first reference (or fence) in the turn; for a ``tool`` turn
+        a reader would pair with another call (at its delimiter).
     """
     entries: list[dict[str, str]] = []
+    # Beside each entry: the fence name of the call it makes or answers, and for a result
+    # its turn's line (None for any other entry).
+    pairing: list[tuple[str, str | None, int] | None] = []
     custom: dict[str, ToolCall] = {}  # the custom calls left out, by fence name
-    for turn in read_turns(bundle):
+    # read_turns gives one turn per turn of the narrative, in order.
+    for source, turn in zip(bundle.narrative.turns, read_turns(bundle), strict=True):
         for item in turn.natives:
             warn_dropped(item, FORMAT.target, bundle.file_name)
         if turn.answers in custom:  # the result of a custom call: left out with it
@@ -164,29 +174,95 @@ def export_sharegpt(bundle: BundleSource) -> JSONObject:
         if turn.natives and not (turn.text or turn.calls or turn.answers):
             continue  # a turn of provider-specific items only: nothing left to say
         if turn.assets:
+            embed = next(embed for embed in source.embeds if embed.name == turn.assets[0])
             raise UnsupportedContentError(
                 f"ShareGPT cannot carry the asset {turn.assets[0]!r}",
-                name=turn.assets[0],
+                name=bundle.file_name,
+                line=embed.line,
+                column=embed.column,
                 hint="export to a provider format, or remove the asset",
             )
         if turn.role in ("system", "context"):
             entries.append({"from": "system", "value": turn.text})
+            pairing.append(None)
         elif turn.role == "user":
             entries.append({"from": "human", "value": turn.text})
+            pairing.append(None)
         elif turn.role == "assistant":
             if turn.text or not turn.calls:
                 entries.append({"from": "gpt", "value": turn.text})
+                pairing.append(None)
             for call in turn.calls:
                 payload = {"name": call.name, "arguments": call.arguments}
                 entries.append(
                     {"from": "function_call", "value": json.dumps(payload, ensure_ascii=False)}
                 )
+                pairing.append(("call", call.embed_name, turn.line))
         else:
             entries.append({"from": "observation", "value": turn.text})
+            pairing.append(("result", turn.answers, turn.line))
+    entries = _paired(entries, pairing, bundle.file_name)
     fields = (bundle.manifest or {}).get(MANIFEST_KEY)
     record: JSONObject = dict(fields) if isinstance(fields, dict) else {}
     record.pop("conversations", None)
     return {"conversations": entries, **record}
+
+
+def _paired(
+    entries: list[dict[str, str]],
+    pairing: list[tuple[str, str | None, int] | None],
+    file_name: str,
+) -> list[dict[str, str]]:
+    """*entries* with each run of observations in the order of the calls they answer.
+
+    ShareGPT has no call ids: a reader pairs each observation with the earliest
+    function_call not answered yet (as :func:`read_conversations` does). Parallel results
+    written in another order are put in their calls' order; a result that would still be
+    paired with another call (it answers a later call while an earlier one waits, with no
+    result between) is refused.
+
+    :raises UnsupportedContentError: for a result ShareGPT would pair with another call.
+    """
+    waiting: list[str | None] = []  # the calls not answered yet, in order
+    out: list[dict[str, str]] = []
+    index = 0
+    while index < len(entries):
+        tag = pairing[index]
+        if tag is None or tag[0] == "call":
+            if tag is not None:
+                waiting.append(tag[1])
+            out.append(entries[index])
+            index += 1
+            continue
+        end = index
+        while end < len(entries) and (here := pairing[end]) is not None and here[0] == "result":
+            end += 1
+        run = [(i, tag) for i in range(index, end) if (tag := pairing[i]) is not None]
+        # A result of a call not waiting (sent anyway with strict=False) keeps its place.
+        run.sort(key=lambda item: waiting.index(item[1][1]) if _answers(item[1], waiting) else 0)
+        for i, tag in run:
+            if _answers(tag, waiting) and waiting[0] != tag[1]:
+                raise UnsupportedContentError(
+                    f"ShareGPT pairs an observation with the earliest unanswered function_call: "
+                    f"this tool turn answers {tag[1]} while {waiting[0]} is unanswered, so it "
+                    f"would be read as {waiting[0]}'s result",
+                    name=file_name,
+                    line=tag[2],
+                    column=1,
+                    hint=f"answer {waiting[0]} first (results of one assistant turn may come "
+                    "in any order when nothing stands between them), or export to a provider "
+                    "format, which keeps call ids",
+                )
+            if waiting:
+                waiting.pop(0)
+            out.append(entries[i])
+        index = end
+    return out
+
+
+def _answers(tag: tuple[str, str | None, int], waiting: list[str | None]) -> bool:
+    """Whether the result *tag* answers a call still *waiting*."""
+    return tag[1] is not None and tag[1] in waiting
 
 
 # -- detected ------------------------------------------------------------------------------
