@@ -645,3 +645,52 @@ def test_import_jsonl_bad_line_names_file_and_line(tmp_path: Path) -> None:
         import_path(source, tmp_path / "out")
     assert info.value.name == str(source)
     assert info.value.line == 2
+
+
+_CHAT_CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize(
+    ("data", "fmt", "where"),
+    [
+        (
+            [
+                {"role": "assistant", "content": None, "tool_calls": [_CHAT_CALL]},
+                {"role": "tool", "tool_call_id": "c1", "content": "a"},
+                {"role": "tool", "tool_call_id": "zz", "content": "b"},
+            ],
+            "openai",
+            "messages[2]",
+        ),
+        (
+            {
+                "input": [
+                    {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "zz", "output": "b"},
+                ]
+            },
+            "openai-responses",
+            "input[1]",
+        ),
+        (
+            [
+                {"role": "user", "content": "hi"},
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "x"},
+                        {"type": "tool_result", "tool_use_id": "zz", "content": "b"},
+                    ],
+                },
+            ],
+            "anthropic",
+            "messages[1].content[1]",
+        ),
+    ],
+)
+def test_a_tool_result_without_its_call_is_refused_at_its_place(
+    data: Any, fmt: str, where: str
+) -> None:
+    with pytest.raises(ImportFormatError, match="'zz', which no earlier") as info:
+        import_messages(data, fmt)
+    assert info.value.name == where
