@@ -133,3 +133,40 @@ def test_a_result_sharegpt_cannot_pair_is_refused_at_its_turn(
     out = tmp_path / "o.jsonl"
     assert main(["export", str(tmp_path / "runs"), "-p", "sharegpt", "--jsonl", str(out)]) == 1
     assert "chat.lmml:15:1: ShareGPT" in capsys.readouterr().err
+
+
+TEMPLATE = """---
+inputs:
+  who:
+    type: string
+    default: Bob
+---
+
+## user
+
+Hi {{ who }}
+"""
+
+
+def test_a_template_is_refused_not_written_unfilled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A provider export fills the placeholder ("Hi Bob"); the ShareGPT record held the
+    # placeholder itself, "Hi {{ who }}", as a dataset line.
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "greet.lmml").write_text(TEMPLATE, encoding="utf-8")
+    bundle = lmml_mdit.open(runs / "greet.lmml")
+    assert bundle.messages("openai")[0]["content"][0]["text"] == "Hi Bob"
+    with pytest.raises(UnsupportedContentError, match="placeholder") as info:
+        lmml_mdit.export_sharegpt(bundle)
+    assert (info.value.line, info.value.column) == (10, 4)
+    out = tmp_path / "o.jsonl"
+    assert main(["export", str(runs), "-p", "sharegpt", "--jsonl", str(out)]) == 1
+    assert "greet.lmml:10:4: ShareGPT" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == ""
+
+
+def test_braces_in_a_chat_that_is_no_template_are_text() -> None:
+    record = {"conversations": [{"from": "human", "value": "Use {{ name }} in Jinja"}]}
+    assert lmml_mdit.export_sharegpt(lmml_mdit.import_messages(record)) == record

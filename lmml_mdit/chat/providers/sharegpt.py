@@ -14,6 +14,7 @@ from ...errors import ImportFormatError, UnsupportedContentError, location
 from ...jsonio import parse_json
 from ...jsontypes import JSONMapping, JSONObject
 from ...model import Role
+from ...templates import template_of
 from .._imported import as_text, expect, expect_items, reject_unknown_keys, shown_value, split_body
 from .._native import call_keys_dropped, custom_call_dropped, warn_dropped
 from .._reader import read_turns
@@ -147,8 +148,24 @@ def export_sharegpt(bundle: BundleSource) -> JSONObject:
 
     :raises UnsupportedContentError: for a turn holding an asset (ShareGPT is text only),
         located at the asset's first reference (or fence) in the turn; for a ``tool`` turn
-        a reader would pair with another call (at its delimiter).
+        a reader would pair with another call (at its delimiter); for a template (inputs
+        declared, a ``{{ placeholder }}`` written; at the first one): its text is not filled.
     """
+    placeholders = bundle.narrative.placeholders.found
+    if placeholders and template_of(bundle).declarations.specs:
+        # A template (it declares inputs) is filled by a provider export; here its text is
+        # written as it stands, so a placeholder would reach the record unfilled. Without
+        # declarations, "{{ name }}" is text to every export.
+        first = placeholders[0]
+        raise UnsupportedContentError(
+            f"ShareGPT export does not fill a template: the placeholder {{{{ {first.name} }}}} "
+            "would be written as it stands",
+            name=bundle.file_name,
+            line=first.line,
+            column=first.column,
+            hint="render the template with values for a provider (lmml render --cases), "
+            "or write the text without placeholders",
+        )
     entries: list[dict[str, str]] = []
     # Beside each entry: the fence name of the call it makes or answers, and for a result
     # its turn's line (None for any other entry).
