@@ -315,6 +315,29 @@ def test_unsafe_content_is_escaped_or_fenced(content: str, encoding: str) -> Non
     assert sent == as_turn_text(content)  # a fenced content too: without the fence's lines
 
 
+@pytest.mark.parametrize("kind", ["zip", "text"])
+@pytest.mark.parametrize(
+    ("content", "data"),
+    [("> @@@q.txt\n> DATA", b"DATA\n"), ("> @@@q.txt\nrest", b""), ("> @@@q.txt", b"")],
+)
+def test_an_unclosed_fence_cannot_be_forged_with_a_carried_asset(
+    content: str, data: bytes, kind: Any
+) -> None:
+    # The quoted fence holds the asset's very bytes, but it is never closed: left as it
+    # is, the bundle has an unclosed_embed defect and messages() refuses it.
+    transcript = Transcript([Message("user", content), Message("assistant", "ok")])
+    transcript.add_asset("q.txt", data)
+    bundle = transcript.to_bundle("s", kind=kind)
+    assert "> \\@@@q.txt" in bundle.narrative.text
+    assert [issue.kind for issue in bundle.validate() if issue.kind != "orphaned_entry"] == []
+    assert Transcript.from_bundle(bundle) == transcript
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DefectWarning)  # the orphaned entry of a zip
+        messages = bundle.messages("openai")
+    user = next(message for message in messages if message["role"] == "user")
+    assert user["content"][0]["text"] == content  # type: ignore[index]
+
+
 @pytest.mark.parametrize(
     "content",
     ["", "\n\nblank edges\n\n", "trailing  ", "crlf\r\nline\rcr", "\x00nul", "   \n  "],

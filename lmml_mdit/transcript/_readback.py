@@ -114,6 +114,10 @@ def _check(
             carried = embed.name in assets
             if (carried or plan.kept is None) and assets.get(embed.name) != embed.content:
                 faults.setdefault(position, "turn")
+            elif plan.kept is None and not embed.closed:
+                # It holds the asset's bytes, but a fence never closed is a defect
+                # (unclosed_embed) that messages() refuses: the content forged it.
+                faults.setdefault(position, "turn")
         if plan.kept is None and position not in faults:
             spots = {
                 (embed.line - 1 - layout.body, embed.column)
@@ -176,7 +180,7 @@ def _hints(
 
     for embed in narrative.embeds:
         if embed.is_inline:
-            if assets.get(embed.name) != embed.content:
+            if assets.get(embed.name) != embed.content or not embed.closed:
                 hint(embed.line - 1, embed.column)
             continue
         index = bisect.bisect_right(starts, embed.line - 1) - 1
