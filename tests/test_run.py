@@ -4,6 +4,7 @@ provider's wire protocol (JSON and server-sent events), the file after the run."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
 import os
@@ -35,6 +36,7 @@ from lmml_mdit.errors import (
     MissingCredentialsError,
     ProviderConnectionError,
     ProviderError,
+    ReadOnlyTranscriptError,
     RunError,
     ToolLoadError,
 )
@@ -882,6 +884,35 @@ def test_transcript_send_appends_the_reply(tmp_path: Path, server: WireServer) -
     assert (last.author, last.content) == ("assistant", "Hello from the transcript")
     assert last.metadata["lmml_run"]["provider"] == "anthropic"
     assert reply.metadata["output_tokens"] == 7
+
+
+@pytest.mark.parametrize("method", ["send", "asend", "stream", "astream"])
+def test_a_with_extra_view_refuses_to_send_before_any_request(
+    tmp_path: Path, server: WireServer, method: str
+) -> None:
+    # A view is read-only: sending would append the reply, so it is refused up front,
+    # before a request is paid for and its reply lost.
+    view = Transcript.load(_chat(tmp_path)).with_extra(lmml_mdit.Message("user", "And Rome?"))
+    before = list(view)
+    server.script(openai_chat(Said(["lost"]), stream=method.endswith("stream")))
+
+    async def consume(stream: Any) -> None:
+        async with stream:
+            async for _ in stream:
+                pass
+
+    with pytest.raises(ReadOnlyTranscriptError, match=f"cannot {method}: this is a read-only"):
+        call = getattr(view, method)("openai", base_url=server.url + "/v1")
+        if method == "asend":
+            asyncio.run(call)
+        elif method == "astream":
+            asyncio.run(consume(call))
+        else:
+            with call if method == "stream" else contextlib.nullcontext() as stream:
+                for _ in stream or ():
+                    pass
+    assert server.requests == []
+    assert list(view) == before
 
 
 def test_lmml_run_on_a_saved_transcript_keeps_its_record(

@@ -485,7 +485,12 @@ class Transcript(Renderable):
         """Send the transcript (as :meth:`to_bundle` writes it) through the provider's SDK,
         append the reply and any tool turns, and return the
         :class:`~lmml_mdit.run.Reply`; takes :meth:`Bundle.send
-        <lmml_mdit.bundle.Bundle.send>`'s options (see :doc:`/run`)."""
+        <lmml_mdit.bundle.Bundle.send>`'s options (see :doc:`/run`).
+
+        :raises ReadOnlyTranscriptError: on a :meth:`with_extra` view, before anything is
+            sent (the reply could not be appended).
+        """
+        self._writable("send")
         from ..run import send_transcript  # imported here: running sits above
 
         return send_transcript(self, provider, **options)
@@ -494,6 +499,7 @@ class Transcript(Renderable):
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[SendOptions]
     ) -> Reply:
         """:meth:`send` with the SDK's asyncio client."""
+        self._writable("asend")
         from ..run import asend_transcript  # imported here: running sits above
 
         return await asend_transcript(self, provider, **options)
@@ -504,6 +510,7 @@ class Transcript(Renderable):
         """:meth:`send` read live (see :meth:`Bundle.stream
         <lmml_mdit.bundle.Bundle.stream>`): the reply and any tool turns are appended
         when the stream ends, not when it is abandoned or fails."""
+        self._writable("stream")
         from ..run import stream_transcript  # imported here: running sits above
 
         return stream_transcript(self, provider, **options)
@@ -512,6 +519,7 @@ class Transcript(Renderable):
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[StreamOptions]
     ) -> AsyncReplyStream:
         """:meth:`stream` with the SDK's asyncio client."""
+        self._writable("astream")
         from ..run import astream_transcript  # imported here: running sits above
 
         return astream_transcript(self, provider, **options)
