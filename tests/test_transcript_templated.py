@@ -110,10 +110,15 @@ def test_chatml_generation_prompt_and_tokens(chatml: Any) -> None:
     text = dialogue().render_templated(pov="alice", tokenizer=chatml, add_generation_prompt=True)
     assert text.endswith("<|im_start|>assistant\n")
     ids = dialogue().render_templated(pov="alice", tokenizer=chatml, tokenize=True)
-    if isinstance(ids, dict) or hasattr(ids, "keys"):
-        ids = ids["input_ids"]
+    # Token ids, as documented, though transformers 5 returns a BatchEncoding by default.
+    assert isinstance(ids, list) and all(type(token) is int for token in ids)
     assert ids[0] == chatml.convert_tokens_to_ids("<|im_start|>")
     assert chatml.decode(ids).startswith("<|im_start|>")
+    # Asking for the template's own dict (return_dict) still gets it, forwarded as given.
+    encoded = dialogue().render_templated(
+        pov="alice", tokenizer=chatml, tokenize=True, return_dict=True
+    )
+    assert encoded["input_ids"] == ids and "attention_mask" in encoded  # type: ignore[index,operator]
 
 
 def test_extra_template_arguments_are_forwarded(chatml: Any) -> None:

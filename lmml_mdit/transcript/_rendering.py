@@ -136,10 +136,12 @@ class Renderable:
         :param pov: as for :meth:`render_roles`.
         :param tokenizer: the tokenizer; defaults to ``pov.tokenizer``.
         :param add_generation_prompt: append the template's assistant opening.
-        :param tokenize: return token ids instead of a string.
+        :param tokenize: return token ids instead of a string (the ``input_ids`` of the
+            dict a tokenizer gives back, as transformers 5 does, unless ``return_dict`` is
+            passed: then the dict itself).
         :param template_kwargs: forwarded to ``apply_chat_template`` (``tools``,
-            ``enable_thinking``, ``chat_template``, ...).
-        :returns: what ``apply_chat_template`` returns: the text, or the token ids.
+            ``enable_thinking``, ``chat_template``, ``return_dict``, ...).
+        :returns: the text, or the token ids.
         :raises TranscriptTypeError: when there is no tokenizer with ``apply_chat_template``.
         :raises ChatTemplateError: when the template refuses the messages.
         """
@@ -177,7 +179,7 @@ class Renderable:
             label_authors=label_authors,
         )
         try:
-            return apply(
+            rendered = apply(
                 view,
                 tokenize=tokenize,
                 add_generation_prompt=add_generation_prompt,
@@ -189,3 +191,8 @@ class Renderable:
                 hint="pass merge=True, user_first=True or fold_system=True (or leave them "
                 "None to detect them)",
             ) from error
+        if tokenize and "return_dict" not in template_kwargs and isinstance(rendered, Mapping):
+            # transformers 5 gives a dict (input_ids, attention_mask) unless return_dict
+            # is False; the token ids are what was asked for.
+            return rendered.get("input_ids", rendered)
+        return rendered
