@@ -806,3 +806,24 @@ def test_a_file_with_the_earlier_line_escapes_reads_as_written() -> None:
     transcript = Transcript.from_bundle(bundle)
     assert transcript[0].content == content
     assert transcript.to_bundle().narrative.text == text  # unedited: kept as written
+
+
+def test_lmml_ls_lists_the_fences_a_saved_lmml_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The transcript writes an asset's fence after the turn that references it: `lmml ls`
+    # lists it as the inline fence it is, not as a file beside the .lmml.
+    from lmml_mdit.cli import main
+
+    transcript = Transcript([Message("user", "Read @notes.txt"), Message("assistant", "ok")])
+    transcript.add_asset("notes.txt", b"DATA\n")
+    path = tmp_path / "chat.lmml"
+    transcript.save(path)
+    assert not (tmp_path / "notes.txt").exists()
+    assert main(["ls", str(path), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(row["kind"], row["name"]) for row in rows] == [
+        ("inline", "notes.txt"),
+        ("inline", "manifest.json"),  # the transcript's record, closing the file
+    ]
+    assert rows[0]["size"] == 5

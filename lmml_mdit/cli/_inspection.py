@@ -218,16 +218,18 @@ def _turn_cells(row: _Row) -> list[str]:
 
 
 def _asset_rows(bundle: Bundle) -> Iterator[_Row]:
-    """Inline fences first (document order, first occurrence), then archive entries, then
-    for a bare narrative that sees a folder the referenced files found there."""
-    for name, embed in bundle.narrative.first_embeds.items():
-        if embed.kind == "inline" and embed.content is not None:
+    """Inline fences first (document order, first fence of each name, wherever the name
+    was first referenced), then archive entries, then for a bare narrative that sees a
+    folder the referenced files found there."""
+    fences = bundle.fences
+    for name, embed in fences.items():
+        if embed.content is not None:
             yield _asset_row("inline", name, embed.content)
     for name in bundle.entries:
         yield _asset_row("entry", name, bundle.read(name))
     if bundle.kind == "text" and bundle.base_dir is not None:
-        for name, embed in bundle.narrative.first_embeds.items():
-            if embed.kind != "inline" and bundle.has_asset(name):
+        for name in bundle.narrative.first_embeds:
+            if name not in fences and bundle.has_asset(name):
                 yield _asset_row("file", name, bundle.embed(name))
 
 
