@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 
 from lmml_mdit import Bundle, DefectWarning, Message, Transcript, parse
 from lmml_mdit import open as open_bundle
-from lmml_mdit.errors import NotInlinableError, TranscriptError, TranscriptFormatError
+from lmml_mdit.errors import (
+    NotInlinableError,
+    TranscriptError,
+    TranscriptFormatError,
+    TranscriptTypeError,
+)
 from lmml_mdit.syntax import role_word
 from lmml_mdit.text import as_turn_text
 from lmml_mdit.transcript import (
@@ -489,6 +494,18 @@ def test_text_form_refuses_assets_a_fence_cannot_hold() -> None:
 def test_unknown_kind() -> None:
     with pytest.raises(TranscriptError, match="kind must be"):
         sample().to_bundle("s", kind="tar")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", [5, b"s", ["s"]])
+def test_a_bundle_name_that_is_no_string_is_refused(name: Any) -> None:
+    with pytest.raises(TranscriptTypeError, match="bundle name must be a string"):
+        sample().to_bundle(name)
+
+
+@pytest.mark.parametrize("bundle", [5, "chat.lmml", sample()])
+def test_from_bundle_refuses_what_is_no_bundle(bundle: Any) -> None:
+    with pytest.raises(TranscriptTypeError, match="from_bundle needs a Bundle"):
+        Transcript.from_bundle(bundle)
 
 
 # --- below the Transcript class -----------------------------------------------------------

@@ -440,12 +440,19 @@ class Transcript(Renderable):
         remembers the filled narrative.
 
         :raises InputError: for values :meth:`Bundle.messages` would refuse.
+        :raises TranscriptTypeError: when *bundle* is not a :class:`~lmml_mdit.Bundle`.
 
         :raises TranscriptFormatError: for a malformed transcript record in ``manifest.json``.
         :raises InvalidManifestError: when ``manifest.json`` is not a JSON object.
         """
+        from ..bundle import Bundle
         from ..templates import filled_bundle
 
+        if not isinstance(bundle, Bundle):
+            raise TranscriptTypeError(
+                f"from_bundle needs a Bundle, not {type(bundle).__name__}",
+                hint="open a file with lmml_mdit.open(path), or use Transcript.load(path)",
+            )
         return cls._from_contents(_reading.read_bundle(filled_bundle(bundle, inputs)))
 
     @classmethod
@@ -476,6 +483,7 @@ class Transcript(Renderable):
             (its own turns ``assistant``); without it they are ``user`` turns.
         :raises TranscriptFormatError: for metadata JSON cannot hold losslessly.
         :raises NotInlinableError: (text) for an asset a fence cannot hold exactly.
+        :raises TranscriptTypeError: for a *name* that is not a string.
         """
         return _writing.write_bundle(
             list(self), self.assets, name, source=self._source, kind=kind, pov=pov

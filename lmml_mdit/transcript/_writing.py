@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import LmmlError, NotInlinableError, TranscriptError
+from ..errors import LmmlError, NotInlinableError, TranscriptError, TranscriptTypeError
 from ..errors import RewrittenHeadingWarning as RewrittenHeadingWarning
 from ..formats import ARCHIVE_SUFFIX, MANIFEST_NAME, NARRATIVE_SUFFIX
 from ..jsontypes import JSONObject
@@ -144,6 +144,11 @@ def write_bundle(
         kind = source.kind if source is not None else "zip"
     if kind not in ("zip", "text"):
         raise TranscriptError(f"kind must be 'zip' or 'text', not {kind!r}")
+    if name is not None and not isinstance(name, str):
+        raise TranscriptTypeError(
+            f"the bundle name must be a string, not {type(name).__name__}",
+            hint='pass a name such as to_bundle("session")',
+        )
     # A bundle of the other kind written afresh still keeps its manifest's other keys, and
     # its byte order mark.
     carried = source.manifest if source is not None else None
