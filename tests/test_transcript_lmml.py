@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -411,6 +412,31 @@ def test_a_malformed_record_is_an_error(record: Any, pattern: str) -> None:
     with pytest.raises(TranscriptFormatError, match=pattern) as caught:
         Transcript.from_bundle(bundle)
     assert caught.value.name == "manifest.json"
+
+
+def test_a_malformed_record_names_the_file_it_is_in(tmp_path: Path) -> None:
+    # Loading many files, the error says which one (and, in a .lmml, the record's line).
+    transcript = Transcript([Message("alice", "hi", {"k": 1})])
+    transcript.save(tmp_path / "chat.lmmlz")
+    transcript.save(tmp_path / "chat.lmml")
+    text = (tmp_path / "chat.lmml").read_text("utf-8")
+    (tmp_path / "chat.lmml").write_text(text.replace('"version":1', '"version":9'), "utf-8")
+    with pytest.raises(TranscriptFormatError) as caught:
+        Transcript.load(tmp_path / "chat.lmml")
+    fence = text.splitlines().index("@@@manifest.json") + 1
+    # The file as the library names every file it opens (the CLI prints the path given).
+    assert caught.value.file == "chat.lmml" and caught.value.line == fence
+    assert str(caught.value).startswith(f"chat.lmml:{fence}: manifest.json 'transcript': ")
+    manifest = json.dumps({"transcript": {"version": 9, "messages": []}}).encode()
+    with zipfile.ZipFile(tmp_path / "chat.lmmlz") as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    entries["manifest.json"] = manifest
+    with zipfile.ZipFile(tmp_path / "chat.lmmlz", "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    with pytest.raises(TranscriptFormatError, match="version 9 is not supported") as caught:
+        Transcript.load(tmp_path / "chat.lmmlz")
+    assert str(caught.value).startswith("chat.lmmlz!manifest.json: manifest.json 'transcript'")
 
 
 def test_a_manifest_without_a_record_is_fine() -> None:

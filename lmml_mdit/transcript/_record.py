@@ -145,11 +145,17 @@ def record_entries(bundle: Bundle) -> list[JSONObject] | None:
     record = manifest[MANIFEST_KEY]
 
     def fail(message: str) -> TranscriptFormatError:
-        return TranscriptFormatError(
+        # Located as the bundle locates its own errors: the archive's entry, or the line of
+        # the manifest fence in a bare narrative.
+        fence = bundle.fences.get(MANIFEST_NAME)
+        error = TranscriptFormatError(
             f"{MANIFEST_NAME} {MANIFEST_KEY!r}: {message}",
             name=MANIFEST_NAME,
+            line=fence.line if fence is not None else None,
             hint="remove the record to read the narrative alone",
         )
+        bundle._place_error(error, None if fence is not None else MANIFEST_NAME)
+        return error
 
     if not isinstance(record, dict):
         raise fail("is not an object")
