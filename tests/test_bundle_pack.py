@@ -3,6 +3,7 @@ and round-trip properties with hypothesis."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import lmml_mdit
+import lmml_mdit.cli
 from lmml_mdit import Bundle, InlineReport, Narrative, OrphanedEntryWarning
 from lmml_mdit.bundle import fence_text
 from lmml_mdit.errors import (
@@ -339,6 +341,44 @@ def test_inline_then_pack_keeps_turns_and_bytes(
     repacked = inlined.pack()
     assert shape(repacked.narrative) == shape(zipped.narrative)
     assert {name: repacked.read(name) for name in repacked.entries} == contents
+    # And the model is sent the same: a fence an earlier reference in its turn sends
+    # leaves no '@name' line, which would be sent as text.
+    assert sent(inlined) == sent(repacked) == sent(zipped)
+
+
+def sent(bundle: Bundle) -> list[object]:
+    """What the model is sent, whatever the bundle's defects."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(bundle.messages("openai", strict=False))
+
+
+def test_a_fence_its_turn_already_references_packs_to_no_line(tmp_path: Path) -> None:
+    # The layout Transcript.save writes: a turn's text, then its assets' fences. Packed,
+    # each fence left an '@notes.txt' line, sent as a second text part '@notes.txt'.
+    text = (
+        "## user\nWhat does @notes.txt say?\n\n@@@notes.txt\nThree lines.\n@@@\n\n"
+        "## assistant\nThree.\n\n## user\nAnd @notes.txt again?\n\n@@@notes.txt\n"
+        "Three lines.\n@@@\n"
+    )
+    original = Bundle.from_text("chat", text)
+    packed = original.pack()
+    assert packed.narrative.text == (
+        "## user\nWhat does @notes.txt say?\n\n## assistant\nThree.\n\n"
+        "## user\nAnd @notes.txt again?\n\n@notes.txt\n"
+    )
+    assert sent(packed) == sent(original)
+    again = packed.inline()  # the fence goes where a reference stands alone
+    assert again.narrative.text == (
+        "## user\nWhat does @notes.txt say?\n\n## assistant\nThree.\n\n"
+        "## user\nAnd @notes.txt again?\n\n@@@notes.txt\nThree lines.\n@@@\n"
+    )
+    assert sent(again) == sent(original)
+    path = tmp_path / "chat.lmml"
+    path.write_text(text, encoding="utf-8")
+    assert lmml_mdit.cli.main(["pack", str(path)]) == 0
+    with lmml_mdit.open(tmp_path / "chat.lmmlz") as bundle:
+        assert sent(bundle) == sent(original)
 
 
 _CONTAINERS = st.sampled_from(["> ", "- ", "1. ", ""])

@@ -8,7 +8,8 @@ rewrite that would change the meaning raises. See docs/bundles.md, "Packing and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import bisect
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Literal
 
@@ -184,10 +185,12 @@ def fence_text(name: str, data: bytes) -> str:
 
 
 def _fences_to_references(
-    lines: list[str], fences: Sequence[Fence], stay: frozenset[str]
+    lines: list[str], fences: Sequence[Fence], stay: frozenset[str], absorbed: Set[int]
 ) -> list[str]:
     """*lines* with each fence's lines replaced by one ``@name`` line, keeping what
-    precedes its ``@@@`` (indentation, ``> ``), apart from the fences named in *stay*.
+    precedes its ``@@@`` (indentation, ``> ``), apart from the fences named in *stay*;
+    the fences opening on a line in *absorbed* (0-based) leave no line at all (nor the
+    blank line before one that a blank line follows).
     Fences come in document order and never share a line, so one pass builds the result
     (slicing the list per fence was quadratic).
     """
@@ -198,8 +201,11 @@ def _fences_to_references(
             continue
         start, end = fence.start, fence.end
         out.extend(lines[position:start])
-        prefix = lines[start][: fence.column - 1]
-        out.append(prefix + reference(fence.name))
+        if start not in absorbed:
+            prefix = lines[start][: fence.column - 1]
+            out.append(prefix + reference(fence.name))
+        elif out and not out[-1].strip() and (end >= len(lines) or not lines[end].strip()):
+            out.pop()  # the blank line before it too: inline() writes both back
         position = max(position, end)
     out.extend(lines[position:])
     return out
@@ -217,6 +223,30 @@ def _fence_error(
         file=bundle.file_name,
         hint=hint,
     )
+
+
+def _absorbed_fences(narrative: Narrative, stay: Set[str]) -> dict[int, Embed]:
+    """The fences a reference earlier in their own turn already sends, by opening line
+    (0-based): sending puts the part after the reference's block and the fence's lines
+    leave the text, so packed they leave no ``@name`` line either (a later ``@name`` is
+    sent as text)."""
+    fences = first_fences(narrative)
+    if not fences:
+        return {}
+    first = narrative.first_embeds
+    starts = [max(turn.start_line - 1, 1) for turn in narrative.turns]  # the delimiter's line
+
+    def turn_of(line: int) -> int:
+        return bisect.bisect_right(starts, line)
+
+    absorbed: dict[int, Embed] = {}
+    for name, fence in fences.items():
+        mention = first[name]
+        if name in stay or name in RESERVED_NAMES or mention.kind == "inline":
+            continue
+        if turn_of(mention.line) == turn_of(fence.line):
+            absorbed[fence.line - 1] = fence
+    return absorbed
 
 
 def _refuse_entry_conflicts(bundle: BundleContents) -> None:
@@ -307,7 +337,12 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
             added[name] = fence.content
 
     lines, final_newline, newline = _source_lines(narrative)
-    text = _join(_fences_to_references(lines, narrative.index.fences, stay), final_newline, newline)
+    absorbed = _absorbed_fences(narrative, stay)
+    text = _join(
+        _fences_to_references(lines, narrative.index.fences, stay, absorbed.keys()),
+        final_newline,
+        newline,
+    )
     # The packed bundle's reader knows its entry names, so a reference without an
     # extension (a fence named Makefile) reads back as a reference.
     packed = parse(
@@ -327,8 +362,13 @@ def pack_fences(bundle: BundleContents) -> tuple[Narrative, dict[str, bytes]]:
     # compare the fence's bytes on both sides rather than reading the entry.
     packed_values: dict[str, object] = {**kept, **added}
     packed_values.update({name: fences[name].content for name in fences if name in kept})
+    gone = set(map(id, absorbed.values()))
     _verify_occurrences(
-        _occurrences(narrative, {**kept, **outside}),
+        [
+            found
+            for found in _occurrences(narrative, {**kept, **outside})
+            if id(found[0]) not in gone
+        ],
         _occurrences(packed, packed_values),
         bundle.narrative_name,
     )
