@@ -314,3 +314,31 @@ def test_a_missing_input_s_hint_names_the_commands_that_take_values(
     assert "missing_input" in err and "export and run take none" in err
     assert main(["render", str(folder / "capitals.lmml")]) != 0
     assert "give it with --input country=VALUE, --inputs or --cases" in capsys.readouterr().err
+
+
+def test_inputs_says_a_placeholder_that_takes_no_value_instead_of_listing_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An in_code placeholder in a tool call is read once, at the parse: validate refuses
+    # it, and inputs listed it as a use of the input.
+    from lmml_mdit.cli import main
+
+    path = tmp_path / "t.lmml"
+    path.write_text(
+        "---\ninputs:\n  who: {type: string, in_code: true}\n---\n## user\nHi {{ who }}\n\n"
+        '## assistant\n\n@@@c1.tool_call.json\n{"id": "c1", "name": "f", "arguments": '
+        '{"q": "{{ who }}"}}\n@@@\n\n## tool\n@c1.tool_call.json\n\nok\n',
+        encoding="utf-8",
+    )
+    said = f"lmml: warning: {path}:11:47: invalid_input: the in_code input 'who' stands in "
+    for extra in ([], ["--json"]):
+        assert main(["inputs", str(path), *extra]) == 0
+        out, err = capsys.readouterr()
+        assert err.startswith(said)
+        if extra:
+            [row] = json.loads(out)["inputs"]
+            assert [(use["line"], use["column"]) for use in row["used"]] == [(6, 4)]
+        else:
+            assert f"used: {path}:6:4\n" in out and "11:47" not in out
+    assert main(["validate", str(path)]) == 1
+    assert f"{path}:11:47: invalid_input: " in capsys.readouterr().out

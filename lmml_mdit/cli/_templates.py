@@ -240,10 +240,22 @@ def cmd_inputs(args: Arguments) -> int:
     with source.about():
         bundle = source.bundle
         placeholders = bundle.narrative.placeholders.found
+    from ..templates import input_issues
+
+    # A placeholder validate refuses (an in_code one in a tool call, a field of a string)
+    # takes no value: it is said, never listed as a use.
+    refused = [
+        issue
+        for issue in input_issues(bundle, declarations, placeholders)
+        if issue.kind == "invalid_input"
+    ]
+    unfilled = {(issue.line, issue.column) for issue in refused}
     uses: dict[str, list[dict[str, object]]] = {}
     for placeholder in placeholders:
         spec = declarations.specs.get(placeholder.name)
         if spec is not None and not spec.fills(placeholder):
+            continue
+        if spec is not None and (placeholder.line, placeholder.column) in unfilled:
             continue
         if spec is None and placeholder.context != "text":
             continue
@@ -273,11 +285,11 @@ def cmd_inputs(args: Arguments) -> int:
             row["roles"] = list(spec.roles)
         rows.append(row)
     undeclared = {name: found for name, found in uses.items() if name not in declarations.specs}
+    for issue in refused:
+        warn(issue_line(source.label, issue, archive=bundle.kind == "zip"))
     if args.json:
         stdout_json({"inputs": rows, "undeclared": undeclared})
         return 0
-    for issue in declarations.issues:
-        warn(f"{source.label}:{issue.line}:{issue.column}: {issue.kind}: {issue.message}")
     if not rows and not undeclared:
         print(f"{source.label}: no inputs declared")
         return 0
