@@ -6,8 +6,8 @@ node's environment holds its own API key, and the server sees both)."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from ray.cluster_utils import Cluster
 import lmml_mdit
 from lmml_mdit.cli import main
 from lmml_mdit.eval import Target, aevaluate
+from lmml_mdit.ray import _evaluation as evaluation  # its gate, timed below
 from lmml_mdit.ray import eval_batches
 
 CITIES = ["France", "Peru", "Chile", "Spain", "Italy", "Japan"]
@@ -43,6 +44,21 @@ def cluster() -> Iterator[str]:
     finally:
         ray.shutdown()
         nodes.shutdown()  # type: ignore[no-untyped-call]
+
+
+def _timed_gate(log: Path) -> type[evaluation._Gate]:
+    """The gate actor's class, writing to *log* when each ``wait`` is asked and when it
+    lets its request go (``time.monotonic()``; defined here, so Ray ships it by value)."""
+
+    class Timed(evaluation._Gate):
+        async def wait(self) -> None:
+            entered = time.monotonic()
+            await super().wait()
+            left = time.monotonic()
+            with open(log, "a", encoding="utf-8") as file:
+                file.write(f"{entered!r} {left!r}\n")
+
+    return Timed
 
 
 def _rows(path: Path) -> list[dict[str, object]]:
@@ -108,16 +124,25 @@ def test_eval_batches_rows_equal_the_one_process_run(
         saved = tmp_path / "saved"
         paced = ["--rate", f"{target}=300/min", "--save-conversations", str(saved)]
         paced += ["--timeout", "60", "--backoff", "0.1"]  # handed to every worker's sender
+        asked = tmp_path / "asked"
+        monkeypatch.setattr(evaluation, "_Gate", _timed_gate(asked))
         code = main(["eval", *arguments, "--ray", cluster, "--concurrency", "3", "-q", *paced])
         assert code == 1  # the Lima case fails
         assert _rows(by_cli) == expected and len(server.requests) == 18
-        # --rate: one gate actor paces the target for the whole cluster: starts 0.2 s apart,
-        # so by the server's clock the six span about a second, less the jitter of reaching it from
-        # two nodes (a worker's first connection is slower), and never three come in one gap
+        # --rate: one gate actor paces the target for the whole cluster, its starts 0.2 s
+        # apart. Its contract, measured at the gate: the last of six lets its request go at
+        # least 5 gaps after the first asked (less the event loop's clock resolution, 1 ns).
+        times = [line.split() for line in asked.read_text(encoding="utf-8").splitlines()]
+        entered = [float(entry) for entry, _ in times]
+        let_go = sorted(float(left) for _, left in times)
+        assert len(times) == len(CITIES)
+        assert let_go[-1] - min(entered) >= 5 * 0.2 - 1e-3, times
+        # ...and every request really waited for it: the k-th request to reach the server
+        # came after the k-th let go (one clock: the machine's monotonic one). A request's
+        # trip from the gate to the server only delays it, so this holds under any load.
         arrivals = sorted(request.at for request in server.requests[12:])
-        gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
-        assert arrivals[-1] - arrivals[0] >= 0.75, gaps
-        assert all(a + b >= 0.15 for a, b in itertools.pairwise(gaps)), gaps
+        assert all(came > went for came, went in zip(arrivals, let_go, strict=True))
+        assert arrivals[-1] - min(entered) >= 5 * 0.2 - 1e-3
         # --save-conversations: each case's conversation with its answer, written by workers
         written = sorted(path.name for path in saved.iterdir())
         assert len(written) == len(CITIES) and all(n.endswith(".lmmlz") for n in written)
