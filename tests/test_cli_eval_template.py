@@ -15,7 +15,7 @@ from _wire_server import Said, WireServer, anthropic, openai_chat
 
 from lmml_mdit import open as open_bundle
 from lmml_mdit.cli import main
-from lmml_mdit.errors import DefectError
+from lmml_mdit.errors import DefectError, ExpectError
 from lmml_mdit.eval import Target, aevaluate
 
 BROKEN = """\
@@ -208,3 +208,35 @@ def test_a_template_front_matter_that_does_not_parse_is_said_as_render_says_it(
         argv = ["eval", str(template), "--cases", str(cases), "--target", target]
         status = main([*argv, "--out", str(tmp_path / "r.jsonl"), "--no-cache", *force])
         assert (status, capsys.readouterr().err) == (2, rendered)
+
+
+def test_a_malformed_default_expect_is_said_at_the_templates_line_as_given(
+    folder: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The template's front matter ``expect:`` is checked before anything is sent, and
+    refused at its key's line and column in the template named as given (it was said at
+    the bare file name with no line: ``plain.lmml: unknown assertion ...``), from the
+    command line and from Python, as a malformed case's ``expect`` names its line."""
+    (folder / "sub" / "plain.lmml").write_text(
+        PLAIN.replace("- contains: Paris", "- contanes: Paris"), encoding="utf-8"
+    )
+    assert _eval("sub/plain.lmml", f"openai:m@{server.url}/v1") == 2
+    said = capsys.readouterr().err
+    assert said.startswith("lmml: error: sub/plain.lmml:4:1: unknown assertion 'contanes'"), said
+    with pytest.raises(ExpectError) as raised:
+        plain = open_bundle("sub/plain.lmml")
+        target = Target.parse(f"openai:m@{server.url}/v1")
+        asyncio.run(aevaluate(plain, "cases.jsonl", [target], "out.jsonl"))
+    assert raised.value.place() == ("plain.lmml", 4, 1)
+    assert server.requests == [] and not (folder / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize("given", ["0", "-2"])
+def test_a_concurrency_under_one_is_refused_as_a_bad_command_line(
+    folder: Path, server: WireServer, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    """``--concurrency 0`` was an internal error (``ValueError``) after the cases were read."""
+    assert _eval("sub/plain.lmml", f"openai:m@{server.url}/v1", "--concurrency", given) == 2
+    said = capsys.readouterr().err
+    assert "argument --concurrency: must be 1 or more" in said and "internal" not in said, said
+    assert server.requests == []

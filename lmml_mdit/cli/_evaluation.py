@@ -15,7 +15,7 @@ from ._options import (
     add_send_anyway,
     add_sending,
     add_settings,
-    positive_int,
+    at_least_one,
 )
 from ._table import command
 
@@ -144,7 +144,7 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--concurrency",
-        type=positive_int,
+        type=at_least_one,
         default=8,
         metavar="N",
         help="at most N requests in flight (default: 8)",
@@ -222,7 +222,7 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
 def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
     from ..bundle import Bundle
-    from ..errors import DefectError
+    from ..errors import DefectError, ExpectError
     from ..eval import HF_PREFIX, Target, aevaluate, check_targets
     from ._failure import CliError
     from ._output import error, error_text, info, warn
@@ -291,6 +291,10 @@ def cmd_eval(args: EvalArguments) -> int:
     except DefectError as refused:  # the template's: every case would carry it
         assert source is not None
         raise CliError(located(source.label, error_text(refused), source.aliases)) from None
+    except ExpectError as malformed:  # the template's default expect: named as given
+        if source is None or malformed.place()[0] != source.bundle.file_name:
+            raise
+        raise CliError(located(source.label, error_text(malformed), source.aliases)) from None
     for line in summary.warnings:
         warn(line)
     for line in summary.errors:

@@ -374,6 +374,20 @@ def positive_int(text: str) -> int:
     return value
 
 
+def at_least_one(text: str) -> int:
+    """*text* as a whole number of 1 or more, for ``type=``.
+
+    :raises argparse.ArgumentTypeError: otherwise.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
+    return value
+
+
 def seconds(text: str) -> float:
     """*text* as a number of seconds, 0 or more, for ``type=``.
 

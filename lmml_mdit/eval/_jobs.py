@@ -145,9 +145,17 @@ def case_expect(
 
 
 def default_expect(bundle: Bundle) -> tuple[Assertion, ...]:
-    """The ``expect`` of *bundle*'s front matter: the default of its cases."""
+    """The ``expect`` of *bundle*'s front matter: the default of its cases.
+
+    :raises ExpectError: a malformed one, at the ``expect:`` key's line and column.
+    """
     front = bundle.front_matter or {}
-    return read_expect(front["expect"], file=bundle.file_name) if "expect" in front else ()
+    if "expect" not in front:
+        return ()
+    try:
+        return read_expect(front["expect"], file=bundle.file_name)
+    except ExpectError as error:
+        raise _at_expect(error, bundle) from None
 
 
 def _at_expect(error: ExpectError, bundle: Bundle) -> ExpectError:
@@ -199,7 +207,7 @@ def _cases(
             try:
                 default = default_expect(opened)
             except ExpectError as error:  # this bundle's error: the others still run
-                yield number, None, BundleFailure(_at_expect(error, opened)), (), name
+                yield number, None, BundleFailure(error), (), name
                 continue
             except LmmlError as error:
                 if error.kind != "invalid_front_matter":

@@ -452,7 +452,7 @@ async def aevaluate(
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     :raises DefectError: an error-level defect of the template (before anything is sent),
         unless not *strict*.
-    :raises ValueError: no target, or one given twice.
+    :raises ValueError: no target, one given twice, or a *concurrency* under 1.
     """
     check_targets(targets)
     if concurrency < 1:
