@@ -196,3 +196,40 @@ def test_parquet_results_on_the_cluster_are_parquet_with_a_journal_as_in_one_pro
         assert len(pq.read_table(out).to_pylist()) == 2
     finally:
         server.close()
+
+
+def test_the_command_on_the_cluster_takes_csv_cases_and_a_relative_hf_folder(
+    cluster: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--ray`` reads every kind of cases the one-process run reads: a CSV file (its cells
+    typed as their inputs declare) and ``hf:FOLDER`` given relative to the working folder
+    (it was made ``/cwd/hf:FOLDER``, a file that does not exist)."""
+    pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.chdir(tmp_path)
+    server = WireServer()
+    try:
+        (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+        csv = "city,expect\nFrance,\nPeru,- contains: Lima\n"
+        (tmp_path / "cases.csv").write_text(csv, encoding="utf-8")
+        (tmp_path / "files").mkdir()
+        (tmp_path / "files" / "train.jsonl").write_text(
+            '{"city": "France"}\n{"city": "Peru", "expect": [{"contains": "Lima"}]}\n', "utf-8"
+        )
+        ray.shutdown()  # the command joins the cluster itself
+        for cases, out in (("cases.csv", "csv.jsonl"), ("hf:files", "hf.jsonl")):
+            server.script(*[openai_chat(Said(["Paris, Lima"]), stream=False)] * 2)
+            arguments = ["eval", "t.lmml", "--cases", cases, "--ray", cluster, "--out", out]
+            arguments += ["--target", f"openai:m@{server.url}/v1", "--cache", "cache-" + out]
+            assert main([*arguments, "-q"]) == 0, capsys.readouterr().err
+            rows = [json.loads(line) for line in (tmp_path / out).read_text("utf-8").splitlines()]
+            said = [(row["inputs"], [a["reason"] for a in row["assertions"]]) for row in rows]
+            found = [({"city": "France"}, ["found 'Paris'"]), ({"city": "Peru"}, ["found 'Lima'"])]
+            assert said == found
+        assert len(server.requests) == 4
+    finally:
+        server.close()

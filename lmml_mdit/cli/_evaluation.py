@@ -69,8 +69,19 @@ def _on_ray(
         raise CliError(
             "lmml eval --ray: install the ray extra (pip install 'lmml-mdit[ray]')"
         ) from None
+    from ..eval import HF_PREFIX
     from ..ray import eval_batches
 
+    # Every path made absolute, as each worker has a working folder of its own: a cases
+    # file, an hf:FOLDER dataset's folder (a Hub name stays a name), and the folder a
+    # case's paths are held in (default: the cases' own, for a Hub dataset this one).
+    cases = os.path.abspath(args.cases)
+    folder = os.path.dirname(cases)
+    if args.cases.startswith(HF_PREFIX):
+        named = args.cases[len(HF_PREFIX) :]
+        folder = os.path.abspath(named if os.path.isdir(named) else "")
+        cases = HF_PREFIX + (folder if os.path.isdir(named) else named)
+    base_dir = folder if args.base_dir is None else os.path.abspath(args.base_dir)
     try:
         ray.init(address=args.ray, log_to_driver=False)
     except (ConnectionError, ValueError) as failure:
@@ -81,7 +92,7 @@ def _on_ray(
     try:
         return eval_batches(
             os.path.abspath(args.path),
-            os.path.abspath(args.cases),
+            cases,
             targets,
             out,
             cache=os.path.abspath(cache),
@@ -97,7 +108,7 @@ def _on_ray(
                 if args.save_conversations is None
                 else os.path.abspath(args.save_conversations)
             ),
-            base_dir=None if args.base_dir is None else os.path.abspath(args.base_dir),
+            base_dir=base_dir,
             strict=not args.force,
             settings=_settings(args),
             label=label,

@@ -202,9 +202,10 @@ def eval_batches(
     cli: bool = False,
 ) -> Summary:
     """:func:`~lmml_mdit.eval.aevaluate` on the Ray cluster ``ray.init`` joined: every case
-    of *cases* (JSONL) rendered from *template* (a path every worker reads) against every
-    target, at most *concurrency* requests in flight per target across the cluster, rows
-    appended to *out* in case order; rows already in *out* are skipped. For a ``.parquet``
+    of *cases* (any it reads, read by the driver) rendered from *template* (a path every
+    worker reads) against every target, at most *concurrency* requests in flight per
+    target across the cluster, rows appended to *out* in case order; rows already in *out*
+    are skipped. For a ``.parquet``
     *out* the rows go to its journal (``OUT.journal.jsonl``) and *out* is written whole
     from it at the end, as :func:`~lmml_mdit.eval.aevaluate` does.
 
