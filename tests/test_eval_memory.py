@@ -81,3 +81,35 @@ def test_a_100000_case_file_streams_through_the_reader(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert count == 100_000
     assert peak < 1024 * 1024, peak  # the file is over 25 MB
+
+
+def test_a_resumed_run_reads_its_results_file_a_row_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resuming reads the rows already written to skip them: a line at a time, keeping
+    only each row's case, target and verdict (the whole file was read into memory at once:
+    every request and answer of a run killed near its end)."""
+    monkeypatch.setattr(BodySender, "send", _instant)
+    count = 2_000
+    _peak(tmp_path, count)  # every row written: the results file to resume
+    out = tmp_path / str(count) / "out.jsonl"
+    padded = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    with open(out, "w", encoding="utf-8") as stream:
+        for row in padded:  # rows of a long conversation: 10 kB each, 20 MB in all
+            row["answer"] = "y" * 10_000
+            stream.write(json.dumps(row) + "\n")
+        stream.write('{"case": 1, "tar')  # and a row cut by a kill
+    size = out.stat().st_size
+    bundle = lmml_mdit.open(tmp_path / str(count) / "t.lmml")
+    target = Target("openai", "m", "http://127.0.0.1:9/v1")
+    cases = tmp_path / str(count) / "cases.jsonl"
+    gc.collect()
+    tracemalloc.start()
+    try:
+        summary = asyncio.run(aevaluate(bundle, cases, [target], out, concurrency=8))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (summary.rows, summary.skipped, summary.errors) == (0, count, [])
+    assert out.read_bytes().endswith(b"}\n") and out.stat().st_size < size  # cut row gone
+    assert peak < size // 10, (peak, size)

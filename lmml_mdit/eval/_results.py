@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..atomic import atomic_write
 from ..errors import LmmlError
@@ -106,22 +105,29 @@ def done_rows(path: str | os.PathLike[str]) -> dict[tuple[int, str], bool]:
     cut last line is cut off the file, so appending goes on after the last whole row. A
     missing file has none."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "r+b") as stream:
+            return _done_in(stream, os.fspath(path))
     except FileNotFoundError:
         return {}
-    whole = data.rfind(b"\n") + 1
-    if whole < len(data):
-        with open(path, "r+b") as stream:
-            stream.truncate(whole)
+
+
+def _done_in(stream: BinaryIO, path: str) -> dict[tuple[int, str], bool]:
+    """:func:`done_rows` of the open *stream*, read a line at a time: only each row's key
+    and verdict are kept, whatever the rows hold."""
     done: dict[tuple[int, str], bool] = {}
-    for number, line in enumerate(data[:whole].splitlines(), 1):
+    whole = 0
+    for number, line in enumerate(stream, 1):
+        if not line.endswith(b"\n"):
+            stream.truncate(whole)  # a line cut by a kill
+            break
+        whole += len(line)
         try:
             row = json.loads(line)
             done[(int(row["case"]), str(row["target"]))] = row.get("passed") is True
         except (ValueError, TypeError, KeyError):
             raise LmmlError(
                 "not a results row of lmml eval",
-                name=os.fspath(path),
+                name=path,
                 line=number,
                 hint="name a new file, or the results file of the run to resume",
             ) from None
