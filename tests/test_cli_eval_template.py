@@ -240,3 +240,20 @@ def test_a_concurrency_under_one_is_refused_as_a_bad_command_line(
     said = capsys.readouterr().err
     assert "argument --concurrency: must be 1 or more" in said and "internal" not in said, said
     assert server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("rate", "says"),
+    [(0.0, "over 0, not 0.0"), (-5.0, "over 0"), (float("nan"), "over 0"), (None, "no target")],
+)
+def test_aevaluate_refuses_a_rate_that_is_none_or_names_no_target(
+    folder: Path, server: WireServer, rate: float | None, says: str
+) -> None:
+    """As ``--rate`` is refused on the command line: a rate of 0 was a ZeroDivisionError,
+    and a negative one, NaN or one naming no target was silently no limit at all."""
+    target = Target.parse(f"openai:m@{server.url}/v1")
+    rates = {"openai:other": 10.0} if rate is None else {str(target): rate}
+    with pytest.raises(ValueError, match=says):
+        plain = open_bundle("sub/plain.lmml")
+        asyncio.run(aevaluate(plain, "cases.jsonl", [target], "out.jsonl", rates=rates))
+    assert server.requests == [] and not (folder / "out.jsonl").exists()

@@ -423,7 +423,7 @@ async def aevaluate(
 
     :param cache: the answer cache's folder (None: no cache).
     :param refresh: send again even when cached (the new answer replaces the old).
-    :param rates: requests per minute, by target text.
+    :param rates: requests per minute (over 0), by target text (one of *targets*).
     :param judge: the target of ``judge`` assertions naming none (default: the first).
     :param retries: retries of a 429 or 5xx answer, as :func:`lmml_mdit.run.send` makes
         them; *backoff* is the first one's delay in seconds, doubled for each next one.
@@ -452,9 +452,10 @@ async def aevaluate(
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     :raises DefectError: an error-level defect of the template (before anything is sent),
         unless not *strict*.
-    :raises ValueError: no target, one given twice, or a *concurrency* under 1.
+    :raises ValueError: no target, one given twice, a *concurrency* under 1, or a rate
+        naming no target or not over 0.
     """
-    check_targets(targets)
+    check_targets(targets, rates)
     if concurrency < 1:
         raise ValueError("concurrency is at least 1")
     source: Bundle | str

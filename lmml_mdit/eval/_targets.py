@@ -3,7 +3,8 @@ run's targets checked."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..chat.providers import sender
@@ -39,11 +40,12 @@ class Target:
         return f"{text}@{self.base_url}" if self.base_url else text
 
 
-def check_targets(targets: Sequence[Target]) -> None:
+def check_targets(targets: Sequence[Target], rates: Mapping[str, float] | None = None) -> None:
     """Refuse no target, or one given twice: its every case would be sent twice, and its
-    rows written twice.
+    rows written twice; and *rates* (requests a minute, by target text) naming no target
+    or not over 0.
 
-    :raises ValueError: naming the target given twice.
+    :raises ValueError: naming the target given twice, or the rate.
     """
     if not targets:
         raise ValueError("give at least one target")
@@ -53,3 +55,8 @@ def check_targets(targets: Sequence[Target]) -> None:
         if text in seen:
             raise ValueError(f"the target {text} is given twice; give each target once")
         seen.add(text)
+    for name, rate in (rates or {}).items():
+        if name not in seen:
+            raise ValueError(f"a rate names {name!r}, which is no target")
+        if not 0 < rate <= math.inf:  # NaN fails both
+            raise ValueError(f"the rate of {name} is requests a minute over 0, not {rate!r}")

@@ -224,10 +224,12 @@ def eval_batches(
     :raises ExpectError: a malformed ``expect`` (before anything is sent).
     :raises DefectError: an error-level defect of the template (before anything is sent),
         unless not *strict*.
+    :raises ValueError: no target, one given twice, a *concurrency* or *workers* under 1,
+        or a rate naming no target or not over 0.
     """
     import ray
 
-    check_targets(targets)
+    check_targets(targets, rates)
     if concurrency < 1 or workers < 1:
         raise ValueError("concurrency and workers are at least 1")
     path = os.fspath(cases)
