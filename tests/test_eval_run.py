@@ -460,6 +460,32 @@ def test_a_rate_spaces_the_requests_to_its_target(
     assert arrivals[-1] - min(asked) >= 4 * 0.2 - 1e-3
 
 
+def test_a_judge_that_is_a_paced_target_keeps_its_pace(
+    tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge (by default the first target) is sent to like any request to its target:
+    its prompts wait for the target's rate too (they went out unpaced, so the target saw
+    more than its rate)."""
+    judged = [{"city": f"c{n}", "expect": [{"judge": "Names a capital?"}]} for n in range(3)]
+    bundle, cases = _files(tmp_path, judged)
+    server.script(*[_said(text) for text in ("Paris", "PASS", "Lima", "PASS", "Rome", "PASS")])
+    target = Target("openai", "m", server.url + "/v1")
+    let_go: list[float] = []
+    wait = Pace.wait
+
+    async def timed(pace: Pace) -> None:
+        await wait(pace)
+        let_go.append(time.monotonic())
+
+    monkeypatch.setattr(Pace, "wait", timed)
+    rates = {str(target): 600.0}
+    out = tmp_path / "o.jsonl"
+    summary = asyncio.run(aevaluate(bundle, cases, [target], out, concurrency=1, rates=rates))
+    assert (summary.rows, summary.passed, len(server.requests)) == (3, 3, 6)
+    assert len(let_go) == 6  # three answers and three judge prompts, each paced
+    assert let_go[-1] - let_go[0] >= 5 * 0.1 - 1e-3
+
+
 def test_the_progress_total_counts_only_what_this_run_sends(
     tmp_path: Path, server: WireServer
 ) -> None:

@@ -194,6 +194,10 @@ class Evaluator:
         chosen = Target.parse(target) if target else self.judge
         transcript = Transcript()
         transcript.append("user", prompt)
+        client = self._sender(chosen).client  # made before the pace: the wait ends in the send
+        pace = self.paces.get(str(chosen))  # a judge that is a paced target keeps its pace
+        if pace is not None:
+            await pace.wait()
         try:
             reply = await transcript.asend(  # through the target's client, closed by aclose
                 chosen.provider,
@@ -201,7 +205,7 @@ class Evaluator:
                 base_url=chosen.base_url,
                 retries=self.retries,
                 backoff=self.backoff,
-                client=self._sender(chosen).client,
+                client=client,
             )
         except LmmlError as error:
             said = error.format(hint=False, place=False)
