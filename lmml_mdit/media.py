@@ -34,6 +34,7 @@ __all__ = [
     "REFUSED_IMAGE_TYPES",
     "SHOWN_IMAGE_TYPES",
     "SVG_TYPE",
+    "TEXT_SNIFF_BYTES",
     "TYPO_EXTENSIONS",
     "VIDEO_TYPES",
     "ZIP_TYPE",
@@ -378,12 +379,18 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
+TEXT_SNIFF_BYTES = 8192
+"""How far :func:`is_text` looks for a NUL byte, past the most :func:`sniff` reads: the
+head that tells every media type but text (which needs all its bytes to be UTF-8)."""
+
+
 def is_text(data: bytes) -> bool:
-    """Whether *data* reads as text: valid UTF-8 with no NUL byte in its first 8 KiB.
+    """Whether *data* reads as text: valid UTF-8 with no NUL byte in its first
+    :data:`TEXT_SNIFF_BYTES`.
 
     :param data: the bytes.
     """
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data[:TEXT_SNIFF_BYTES]:
         return False
     try:
         data.decode("utf-8")

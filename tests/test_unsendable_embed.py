@@ -91,3 +91,20 @@ def test_sendable_assets_and_the_bundles_own_embeds_are_not_reported(tmp_path: P
     for example in sorted((Path(__file__).parent.parent / "examples").glob("*.lmml*")):
         with lmml_mdit.open(example) as bundle:
             assert "unsendable_embed" not in {issue.kind for issue in bundle.validate()}
+
+
+def test_a_large_binary_asset_is_told_by_its_head(tmp_path: Path) -> None:
+    # A video or an image is told by its first bytes: validating reads no more of it, so a
+    # language server checking after each edit does not read a large file again and again.
+    (tmp_path / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(100_000))
+    (tmp_path / "scan.tiff").write_bytes(b"II*\x00" + bytes(100_000))
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\n\nSee @clip.mp4 and @scan.tiff\n")
+    small = lmml_mdit.Limits(max_entry_size=50_000)  # a whole read would be refused
+    with lmml_mdit.open(path, limits=small) as bundle:
+        assert bundle.embed_head("clip.mp4", 12) == b"\x00\x00\x00\x18ftypmp42"
+        with pytest.raises(lmml_mdit.LmmlError):
+            bundle.embed("clip.mp4")
+        with pytest.raises(lmml_mdit.MissingEntryError):
+            bundle.embed_head("gone.png", 12)
+        assert [(i.kind, i.name) for i in bundle.validate()] == [("unsendable_embed", "scan.tiff")]

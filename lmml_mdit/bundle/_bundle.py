@@ -440,6 +440,15 @@ class Bundle:
             "or pass --base-dir DIR",
         )
 
+    def embed_head(self, name: str, size: int) -> bytes:
+        """Up to the first *size* bytes :meth:`embed` gives for *name*, a base_dir file read
+        only that far (what a media type is told by); the same errors as :meth:`embed`."""
+        reader = self.resolve(name)
+        if name in self.fences or name in self._entries or self.base_dir is None:
+            return reader()[:size]
+        with builtins.open(self._base_dir_path(name), "rb") as stream:
+            return stream.read(size)
+
     def embed(self, name: str) -> bytes:
         """Resolve an embed name to its bytes (RFC 3.1 and 7).
 

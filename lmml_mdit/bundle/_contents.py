@@ -85,6 +85,9 @@ class BundleContents(Protocol):
     def embed(self, name: str) -> bytes:
         """The bytes a reference to *name* resolves to (inline fence, entry or file)."""
 
+    def embed_head(self, name: str, size: int) -> bytes:
+        """Up to the first *size* of those bytes, a file read only that far."""
+
     def has_asset(self, name: str) -> bool:
         """Whether a reference to *name* resolves."""
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Set
 
 from ..errors import BundleError, LmmlError, UnsafeEntryError
 from ..jsontypes import JSONObject
-from ..media import media_type_for
+from ..media import TEXT_SNIFF_BYTES, media_type_for, sniff
 from ..model import Embed, Issue
 from ..narrative import Narrative, unsent_image_issues
 from ._archive import unsafe_reason
@@ -323,7 +323,11 @@ def _unsendable_issues(bundle: BundleContents, *, skip: Set[str]) -> list[Issue]
             if is_tool_call_name(name) or is_native_name(name):
                 continue
         try:
-            data = bundle.embed(name)
+            data = bundle.embed_head(name, TEXT_SNIFF_BYTES)
+            if len(data) == TEXT_SNIFF_BYTES and sniff(data) is None and b"\x00" not in data:
+                # Only text needs all its bytes read (are they UTF-8?): a video, an image or
+                # a binary file is told by its head, so a large one costs no full read.
+                data = bundle.embed(name)
         except LmmlError:  # unreadable: reported by the kind that says why
             continue
         error = refusal(Asset(name, data, media_type_for(name, data), embed))
