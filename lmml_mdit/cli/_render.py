@@ -35,7 +35,7 @@ from ._output import (
     warn,
     warnings_worded,
 )
-from ._sources import Source, bundle_stem, located, open_source, same_file
+from ._sources import Source, bundle_stem, located, open_source, refuse_over_input, same_file
 from ._table import command
 from ._templates import given_inputs
 
@@ -242,6 +242,15 @@ def cmd_render(args: RenderArguments) -> int:
     options = cast("RequestOptions", {k: v for k, v in given.items() if v is not None})
     if args.strict and args.force:
         raise CliError("--strict and --force cannot be given together")
+    refuse_over_input(
+        args.output,
+        [
+            (args.path, "the source"),
+            (args.cases, "the --cases file"),
+            (args.inputs_file, "the --inputs file"),
+        ],
+        "give another -o OUT",
+    )
     options["strict"] = not args.force
     if args.cases is not None:
         from ._templates import render_case_file

@@ -173,11 +173,12 @@ def cmd_new(args: NewArguments) -> int:
     return 0
 
 
-def destination(args: Arguments, extension: str, verb: str) -> str:
+def destination(args: Arguments, extension: str, verb: str, *, in_place: bool = True) -> str:
     """Where ``pack``/``inline``/``to-md`` write: DEST, else SRC with *extension*.
 
-    Never the source itself unless ``--in-place``; and a default DEST (one the user did not
-    type) that already exists is kept unless ``--force``, since it may be someone's work.
+    Never the source itself unless ``--in-place`` (for a command that has it: *in_place*);
+    and a default DEST (one the user did not type) that already exists is kept unless
+    ``--force``, since it may be someone's work.
     """
     src = args.src
     dest = args.dest
@@ -193,9 +194,8 @@ def destination(args: Arguments, extension: str, verb: str) -> str:
     if dest == STDIO or not os.path.lexists(dest):
         return dest
     if src != STDIO and same_file(src, dest):
-        raise CliError(
-            f"{dest}: refusing to {verb} over the source (give another DEST, or --in-place)"
-        )
+        remedy = "give another DEST, or --in-place" if in_place else "give another DEST"
+        raise CliError(f"{dest}: refusing to {verb} over the source ({remedy})")
     if defaulted and not args.force:
         raise CliError(
             f"{dest}: refusing to overwrite an existing file (give DEST explicitly, or --force)"
@@ -339,7 +339,7 @@ def cmd_to_md(args: Arguments) -> int:
     from ..preview import to_markdown
     from ._render import caught_warnings, print_warnings, report_refusals
 
-    dest = destination(args, ".md", "export")
+    dest = destination(args, ".md", "export", in_place=False)
     source = open_source(args.src, args)
     with source.about(), caught_warnings() as caught:
         markdown = to_markdown(source.bundle).encode("utf-8")

@@ -33,6 +33,7 @@ __all__ = [
     "located",
     "named_as_typed",
     "open_source",
+    "refuse_over_input",
     "same_file",
 ]
 
@@ -184,3 +185,19 @@ def same_file(first: str, second: str) -> bool:
         return os.path.samefile(first, second)
     except OSError:
         return os.path.abspath(first) == os.path.abspath(second)
+
+
+def refuse_over_input(out: str | None, inputs: Sequence[tuple[str | None, str]], hint: str) -> None:
+    """Refuse to write *out* when it is one of the files the command reads.
+
+    *inputs* pairs each path read (None or ``-`` when not a file) with how a message names
+    it (``the source``, ``the --cases file``); *hint* says what to give instead. Checked
+    before any work, so the file read is never replaced by what was made from it.
+    """
+    if out is None or out == STDIO or not os.path.lexists(out):
+        return
+    for path, what in inputs:
+        if path is not None and path != STDIO and same_file(path, out):
+            raise CliError(
+                f"{out}: refusing to write over {what}, which this command reads ({hint})"
+            )

@@ -1,0 +1,94 @@
+"""A command never writes over a file it reads: ``render -o`` over its bundle or its
+``--cases``/``--inputs`` file is refused before any work, and each refusal names a remedy
+the command has (commands run in-process through ``lmml_mdit.cli.main``)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lmml_mdit.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def one_error(capsys: pytest.CaptureFixture[str], status: int, *fragments: str) -> str:
+    """Exit 2 and exactly one ``lmml: error:`` line on stderr holding every fragment."""
+    captured = capsys.readouterr()
+    assert status == 2, (status, captured.err)
+    [line] = captured.err.splitlines()
+    assert line.startswith("lmml: error: "), line
+    for fragment in fragments:
+        assert fragment in line, (fragment, line)
+    return line
+
+
+@pytest.mark.parametrize("name", ["sales-review.lmml", "sales-review.lmmlz"])
+@pytest.mark.parametrize("spelled", ["same", "dotted", "linked"])
+def test_render_output_over_its_bundle_is_refused(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    spelled: str,
+) -> None:
+    """``lmml render s.lmml -o s.lmml`` replaced the conversation with its JSON."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / name, name)
+    before = Path(name).read_bytes()
+    out = {"same": name, "dotted": f"./{name}", "linked": "out.json"}[spelled]
+    if spelled == "linked":
+        Path(out).symlink_to(name)
+    status = main(["render", name, "-o", out])
+    one_error(capsys, status, f"lmml: error: {out}: ", "over the source", "-o OUT")
+    assert Path(name).read_bytes() == before
+
+
+def test_render_output_over_its_cases_file_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "capitals.lmml", "capitals.lmml")
+    cases = Path("cases.jsonl")
+    cases.write_text('{"country": "France"}\n', encoding="utf-8")
+    status = main(["render", "capitals.lmml", "--cases", str(cases), "-o", str(cases)])
+    one_error(capsys, status, "cases.jsonl: ", "over the --cases file")
+    assert cases.read_text(encoding="utf-8") == '{"country": "France"}\n'
+
+
+def test_render_output_over_its_inputs_file_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "capitals.lmml", "capitals.lmml")
+    values = Path("values.json")
+    values.write_text('{"country": "France"}', encoding="utf-8")
+    status = main(["render", "capitals.lmml", "--inputs", str(values), "-o", str(values)])
+    one_error(capsys, status, "values.json: ", "over the --inputs file")
+    assert values.read_text(encoding="utf-8") == '{"country": "France"}'
+
+
+def test_render_output_elsewhere_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "sales-review.lmml", "s.lmml")
+    Path("s.json").write_text("old", encoding="utf-8")
+    assert main(["render", "s.lmml", "-o", "s.json"]) == 0
+    assert Path("s.json").read_text(encoding="utf-8").startswith("[\n")
+    assert capsys.readouterr().err == "Wrote s.json\n"
+
+
+def test_to_md_over_its_source_names_no_flag_it_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``to-md`` has no ``--in-place``: its refusal told the user to give it anyway."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "sales-review.lmml", "s.lmml")
+    line = one_error(capsys, main(["to-md", "s.lmml", "s.lmml"]), "over the source", "DEST")
+    assert "--in-place" not in line
+    # pack has the flag, and its refusal still names it
+    shutil.copy(EXAMPLES / "sales-review.lmmlz", "s.lmmlz")
+    one_error(capsys, main(["pack", "s.lmmlz", "s.lmmlz"]), "over the source", "--in-place")
