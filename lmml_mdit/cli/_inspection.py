@@ -85,6 +85,8 @@ def cmd_validate(args: Arguments) -> int:
     """``lmml validate PATH...``: 0 when no error-level defect was found (warnings are still
     printed), 1 when one was (or, with ``--strict``, any defect), 2 when a file could not be
     read."""
+    if args.paths.count(STDIO) > 1:  # a second read of standard input would find it empty
+        raise CliError("- (standard input) can be given once; give the other bundles as files")
     stdout_buffer()  # the report goes there: fail before any work when it is closed
     status = 0
     report: list[_Row] = []
@@ -105,8 +107,7 @@ def cmd_validate(args: Arguments) -> int:
                 label = STDIN_LABEL if path == STDIO else path
                 message = located(label, error_text(failure), (os.path.basename(path),))
                 report.append({"path": path, "error": message, "issues": []})
-                if not args.json:
-                    error(message)
+                error(message)  # with --json too: standard output keeps the JSON alone
                 continue
             progress.close()
             if any(args.strict or issue.severity == "error" for issue in issues):
