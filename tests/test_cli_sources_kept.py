@@ -1,6 +1,7 @@
 """A command never writes over a file it reads: ``render -o`` over its bundle or its
-``--cases``/``--inputs`` file is refused before any work, and each refusal names a remedy
-the command has (commands run in-process through ``lmml_mdit.cli.main``)."""
+``--cases``/``--inputs`` file, ``import -o`` over the file imported and ``export --jsonl``
+over a bundle are refused before any work, and each refusal names a remedy the command has
+(commands run in-process through ``lmml_mdit.cli.main``)."""
 
 from __future__ import annotations
 
@@ -92,3 +93,33 @@ def test_to_md_over_its_source_names_no_flag_it_lacks(
     # pack has the flag, and its refusal still names it
     shutil.copy(EXAMPLES / "sales-review.lmmlz", "s.lmmlz")
     one_error(capsys, main(["pack", "s.lmmlz", "s.lmmlz"]), "over the source", "--in-place")
+
+
+@pytest.mark.parametrize("out", ["chat.json", "./chat.json"])
+def test_import_output_over_the_file_imported_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], out: str
+) -> None:
+    """``lmml import chat.json -o chat.json`` replaced the chat with a zip archive."""
+    monkeypatch.chdir(tmp_path)
+    chat = Path("chat.json")
+    text = '{"messages": [{"role": "user", "content": "hi"}]}'
+    chat.write_text(text, encoding="utf-8")
+    status = main(["import", "chat.json", "-o", out])
+    one_error(capsys, status, f"lmml: error: {out}: ", "over the file imported", "-o OUT")
+    assert chat.read_text(encoding="utf-8") == text
+    assert main(["import", "chat.json", "-o", "chat.lmmlz"]) == 0  # elsewhere: written
+
+
+def test_export_output_over_a_bundle_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lmml export runs --jsonl runs/chat.lmml`` replaced a bundle it read with JSONL."""
+    monkeypatch.chdir(tmp_path)
+    Path("runs").mkdir()
+    bundle = Path("runs/chat.lmml")
+    shutil.copy(EXAMPLES / "sales-review.lmml", bundle)
+    before = bundle.read_bytes()
+    status = main(["export", "runs", "--jsonl", str(bundle)])
+    one_error(capsys, status, f"--jsonl {bundle}: refusing to write over a bundle", ".jsonl")
+    assert bundle.read_bytes() == before
+    assert main(["export", "runs", "--jsonl", "runs/data.jsonl"]) == 0

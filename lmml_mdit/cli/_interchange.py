@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
 from ..chat import DEFAULT_PROVIDER
-from ..formats import PARQUET_SIGNATURE, PARQUET_SUFFIX
+from ..formats import BUNDLE_SUFFIXES, PARQUET_SIGNATURE, PARQUET_SUFFIX
 from ._arguments import Arguments
 from ._options import (
     DefaultValue,
@@ -37,7 +37,7 @@ from ._output import (
     warn,
 )
 from ._progress import ProgressLine
-from ._sources import checked_base_dir, located, named_as_typed
+from ._sources import checked_base_dir, located, named_as_typed, refuse_over_input
 from ._table import command
 
 if TYPE_CHECKING:
@@ -111,6 +111,7 @@ def cmd_import(args: ImportArguments) -> int:
             "-o -: import writes files (a bundle, or a folder of bundles), not standard "
             "output; give the bundle to write, such as -o chat.lmmlz"
         )
+    refuse_over_input(output, [(args.file, "the file imported")], "give another -o OUT")
     if _is_parquet(args.file):
         return _import_parquet(args)
     if _prompt_format(args.file) is not None:
@@ -318,6 +319,11 @@ def _checked_output(flag: str, out: str) -> None:
         raise CliError(
             f"{flag} {shown(out)}: is a folder; give the file to write, such as "
             f"{shown(os.path.join(out, example))}"
+        )
+    if out != STDIO and out.endswith(BUNDLE_SUFFIXES) and os.path.isfile(out):
+        raise CliError(
+            f"{flag} {shown(out)}: refusing to write over a bundle; give the file to write, "
+            f"such as {example}"
         )
 
 
