@@ -51,6 +51,7 @@ __all__ = [
     "stdout_json",
     "stdout_text",
     "warn",
+    "write_all",
     "writing",
 ]
 
@@ -185,11 +186,43 @@ def stdout_buffer() -> BinaryIO:
 
 
 def stdout_bytes(data: bytes) -> None:
-    """Write *data* to standard output, after any text already printed there."""
+    """Write *data* to standard output, after any text already printed there.
+
+    :raises CliError: when standard output takes only part of it (a full disk);
+        :class:`BrokenPipeError` when its reader went away.
+    """
     buffer = stdout_buffer()
     sys.stdout.flush()
-    buffer.write(data)
+    write_all(buffer, data, "standard output")
     buffer.flush()
+
+
+def write_all(stream: BinaryIO, data: bytes, name: str) -> None:
+    """Write every byte of *data* to *stream*, *name* in the error when that fails.
+
+    With ``PYTHONUNBUFFERED`` set, standard output's byte stream is the raw file, whose
+    ``write`` takes what the system call took and says how much: on a full disk (or a
+    signal mid-write) the rest was silently dropped. Here it is written again until all
+    of it is taken, so the failure, if any, surfaces.
+
+    :raises CliError: when the stream fails (``NAME: cannot write: reason``);
+        :class:`BrokenPipeError` passes unchanged (the reader went away: a quiet stop).
+    """
+    view = memoryview(data)
+    try:
+        while view:
+            taken = stream.write(view)
+            if taken is None:  # a non-blocking stream that would block: wait, then again
+                import select
+
+                select.select([], [stream], [])
+                continue
+            view = view[taken:]
+    except BrokenPipeError:
+        raise
+    except OSError as failure:
+        reason = failure.strerror or str(failure)
+        raise CliError(f"{name}: cannot write: {reason}") from None
 
 
 def stdout_text(text: str) -> None:

@@ -31,6 +31,7 @@ from ._output import (
     stdout_buffer,
     stdout_json,
     warn,
+    write_all,
     writing,
 )
 from ._progress import ProgressLine
@@ -203,7 +204,7 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
         if out == STDIO:
             sink = stdout_buffer()
             for line in lines(results):
-                sink.write(line)
+                write_all(sink, line, "standard output")
             sink.flush()
         else:
             from ..atomic import atomic_write

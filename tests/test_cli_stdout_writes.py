@@ -1,0 +1,93 @@
+"""Standard output takes every byte or the command fails: with ``PYTHONUNBUFFERED`` set,
+``sys.stdout.buffer`` is the raw file, whose ``write`` may take only part of the data (a
+full disk, a signal mid-write), and ``lmml cat`` then exited 0 with the rest dropped
+(commands run in-process through ``lmml_mdit.cli.main``)."""
+
+from __future__ import annotations
+
+import errno
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from lmml_mdit.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ZIP_EXAMPLE = EXAMPLES / "sales-review.lmmlz"
+
+
+class _Raw(io.RawIOBase):
+    """A raw stream taking at most *step* bytes a call, failing with *failure* once
+    *room* bytes are taken (None: never)."""
+
+    def __init__(self, step: int, room: int | None = None, failure: type[OSError] = OSError):
+        self.data = bytearray()
+        self.step = step
+        self.room = room
+        self.failure = failure
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, chunk: object) -> int:
+        data = bytes(chunk)  # type: ignore[call-overload]
+        if self.room is not None and len(self.data) >= self.room:
+            if self.failure is OSError:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            raise self.failure(errno.EPIPE, "Broken pipe")
+        taken = data[: self.step]
+        self.data += taken
+        return len(taken)
+
+
+def _unbuffered(monkeypatch: pytest.MonkeyPatch, raw: _Raw) -> None:
+    """Standard output as ``python -u`` makes it: text written through to the raw file."""
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", write_through=True))
+
+
+def _asset(name: str) -> bytes:
+    import zipfile
+
+    with zipfile.ZipFile(ZIP_EXAMPLE) as archive:
+        return archive.read(name)
+
+
+def test_cat_writes_every_byte_when_each_write_takes_part(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = _Raw(step=100)
+    _unbuffered(monkeypatch, raw)
+    assert main(["cat", str(ZIP_EXAMPLE), "report.pdf"]) == 0
+    assert bytes(raw.data) == _asset("report.pdf")  # 1,222 bytes, not the first 100
+
+
+def test_render_json_is_written_whole_when_each_write_takes_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = _Raw(step=1000)
+    _unbuffered(monkeypatch, raw)
+    assert main(["render", str(ZIP_EXAMPLE)]) == 0
+    assert bytes(raw.data).decode("utf-8").endswith("]\n")
+
+
+def test_a_full_disk_on_standard_output_is_one_error_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = _Raw(step=500, room=500)
+    _unbuffered(monkeypatch, raw)
+    status = main(["cat", str(ZIP_EXAMPLE), "report.pdf"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err == "lmml: error: standard output: cannot write: No space left on device\n"
+
+
+def test_a_reader_gone_mid_write_is_a_quiet_stop(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = _Raw(step=500, room=500, failure=BrokenPipeError)
+    _unbuffered(monkeypatch, raw)
+    status = main(["cat", str(ZIP_EXAMPLE), "report.pdf"])
+    assert status == 1
+    assert capsys.readouterr().err == ""
