@@ -91,3 +91,17 @@ def test_a_reader_gone_mid_write_is_a_quiet_stop(
     status = main(["cat", str(ZIP_EXAMPLE), "report.pdf"])
     assert status == 1
     assert capsys.readouterr().err == ""
+
+
+def test_a_full_disk_on_a_buffered_standard_output_names_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without ``PYTHONUNBUFFERED`` the failure came from the final flush, as a bare
+    ``lmml: error: No space left on device`` naming nothing."""
+    raw = _Raw(step=500, room=500)
+    buffered = io.BufferedWriter(raw)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(buffered, encoding="utf-8"))
+    status = main(["cat", str(ZIP_EXAMPLE), "report.pdf"])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err == "lmml: error: standard output: cannot write: No space left on device\n"

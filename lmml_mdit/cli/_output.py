@@ -193,12 +193,12 @@ def stdout_bytes(data: bytes) -> None:
     """
     buffer = stdout_buffer()
     sys.stdout.flush()
-    write_all(buffer, data, "standard output")
-    buffer.flush()
+    write_all(buffer, data, "standard output", flush=True)
 
 
-def write_all(stream: BinaryIO, data: bytes, name: str) -> None:
-    """Write every byte of *data* to *stream*, *name* in the error when that fails.
+def write_all(stream: BinaryIO, data: bytes, name: str, *, flush: bool = False) -> None:
+    """Write every byte of *data* to *stream* (then *flush* it), *name* in the error when
+    that fails.
 
     With ``PYTHONUNBUFFERED`` set, standard output's byte stream is the raw file, whose
     ``write`` takes what the system call took and says how much: on a full disk (or a
@@ -218,6 +218,8 @@ def write_all(stream: BinaryIO, data: bytes, name: str) -> None:
                 select.select([], [stream], [])
                 continue
             view = view[taken:]
+        if flush:
+            stream.flush()
     except BrokenPipeError:
         raise
     except OSError as failure:

@@ -205,7 +205,7 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
             sink = stdout_buffer()
             for line in lines(results):
                 write_all(sink, line, "standard output")
-            sink.flush()
+            write_all(sink, b"", "standard output", flush=True)
         else:
             from ..atomic import atomic_write
 
