@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import errno
 import io
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,7 +16,8 @@ import pytest
 
 from lmml_mdit.cli import main
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
 ZIP_EXAMPLE = EXAMPLES / "sales-review.lmmlz"
 
 
@@ -105,3 +108,39 @@ def test_a_full_disk_on_a_buffered_standard_output_names_it(
     assert status == 2
     err = capsys.readouterr().err
     assert err == "lmml: error: standard output: cannot write: No space left on device\n"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full, a full disk")
+@pytest.mark.parametrize("buffering", ["buffered", "unbuffered"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate", EXAMPLES / "sales-review.lmml"],
+        ["turns", EXAMPLES / "sales-review.lmml"],
+        ["render", EXAMPLES / "sales-review.lmml"],
+        ["cat", ZIP_EXAMPLE, "chart.png"],
+    ],
+    ids=lambda command: str(command[0]),
+)
+def test_a_full_standard_output_is_one_error_line_and_status_2(
+    command: list[object], buffering: str
+) -> None:
+    """Buffered, the failure came at the interpreter's last flush: ``Exception ignored
+    in: <_io.TextIOWrapper name='<stdout>'>``, ``OSError: ...`` and status 120."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("PYTHONUNBUFFERED", None)
+    if buffering == "unbuffered":
+        env["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "lmml_mdit", *map(str, command)],
+            stdin=subprocess.DEVNULL,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    [line] = result.stderr.decode().splitlines()
+    assert result.returncode == 2, line
+    assert line.startswith("lmml: error: ") and "No space left on device" in line, line

@@ -17,7 +17,15 @@ from collections.abc import Iterator, Sequence
 from ..atomic import Terminated, terminate_cleanly
 from ..errors import LmmlError
 from ..warn import cli_wording
-from ._output import STDIO, CliError, error, error_text, warnings_worded
+from ._output import (
+    STDIO,
+    CliError,
+    discard_stdout,
+    error,
+    error_text,
+    stdout_discarded,
+    warnings_worded,
+)
 from ._parser import parse_arguments
 from ._table import modules
 
@@ -49,10 +57,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = _shortcut(list(sys.argv[1:] if argv is None else argv))
     try:
         with terminate_cleanly():
-            return _run(arguments)
+            return _flushed(_run(arguments))
     except Terminated as stop:
         error(str(stop))
         return int(stop.code or 1)
+
+
+def _flushed(status: int) -> int:
+    """*status*, once what the command printed has left standard output: a failure there
+    (a full disk) is then the command's one error line and status 2, not the
+    interpreter's complaint at exit."""
+    stream = sys.stdout
+    if stream is None or stream.closed:
+        return status
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        return _broken_pipe()
+    except OSError as failure:
+        if stdout_discarded():  # its failure is said already
+            return status
+        discard_stdout()
+        error(f"standard output: cannot write: {failure.strerror or failure}")
+        return 2
+    return status
 
 
 def _run(arguments: list[str]) -> int:
@@ -103,7 +131,5 @@ def _collection_paused() -> Iterator[None]:
 def _broken_pipe() -> int:
     # The reader went away (``lmml cat x a.png | head``): stop quietly, and point stdout at
     # /dev/null so the interpreter's final flush does not complain.
-    with contextlib.suppress(OSError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    discard_stdout()
     return 1

@@ -35,6 +35,7 @@ __all__ = [
     "STDIO",
     "CliError",
     "deliver",
+    "discard_stdout",
     "ends_in_separator",
     "ensure_folder",
     "error",
@@ -48,6 +49,7 @@ __all__ = [
     "stdin_buffer",
     "stdout_buffer",
     "stdout_bytes",
+    "stdout_discarded",
     "stdout_json",
     "stdout_text",
     "warn",
@@ -185,6 +187,34 @@ def stdout_buffer() -> BinaryIO:
     return stream.buffer
 
 
+_DISCARDED: list[object] = []
+"""The standard output :func:`discard_stdout` gave up on (one at most): its failure has
+been said, and a later flush that fails again says nothing more."""
+
+
+def discard_stdout() -> None:
+    """Point standard output at the null device and drop what it still holds, so that
+    nothing written there later fails again: after the reader went away, or a write
+    failed, the interpreter's last flush would otherwise add its own complaint."""
+    stream = sys.stdout
+    if stream is None:
+        return
+    _DISCARDED[:] = [stream]
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+    with contextlib.suppress(OSError, ValueError):
+        stream.flush()
+
+
+def stdout_discarded() -> bool:
+    """Whether the current standard output was given up on by :func:`discard_stdout`."""
+    return bool(_DISCARDED) and _DISCARDED[0] is sys.stdout
+
+
 def stdout_bytes(data: bytes) -> None:
     """Write *data* to standard output, after any text already printed there.
 
@@ -193,7 +223,11 @@ def stdout_bytes(data: bytes) -> None:
     """
     buffer = stdout_buffer()
     sys.stdout.flush()
-    write_all(buffer, data, "standard output", flush=True)
+    try:
+        write_all(buffer, data, "standard output", flush=True)
+    except CliError:
+        discard_stdout()
+        raise
 
 
 def write_all(stream: BinaryIO, data: bytes, name: str, *, flush: bool = False) -> None:
