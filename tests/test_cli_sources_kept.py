@@ -123,3 +123,45 @@ def test_export_output_over_a_bundle_is_refused(
     one_error(capsys, status, f"--jsonl {bundle}: refusing to write over a bundle", ".jsonl")
     assert bundle.read_bytes() == before
     assert main(["export", "runs", "--jsonl", "runs/data.jsonl"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["pack", "s.lmml", "s.lmml"], False),  # a bare file cannot be packed in place
+        (["pack", "s.lmmlz", "s.lmmlz"], True),
+        (["inline", "s.lmmlz", "s.lmmlz"], False),  # nor an archive inlined in place
+        (["inline", "s.lmml", "s.lmml"], True),
+        (["inline", "s.lmmlz", "s.lmmlz", "--keep-binary"], True),  # binaries stay: a .lmmlz
+    ],
+)
+def test_a_refusal_over_the_source_offers_in_place_only_where_it_works(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    named: bool,
+) -> None:
+    """``lmml pack s.lmml s.lmml`` said to give ``--in-place``, which then failed too."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "sales-review.lmml", "s.lmml")
+    shutil.copy(EXAMPLES / "sales-review.lmmlz", "s.lmmlz")
+    line = one_error(capsys, main(argv), "over the source", "give another DEST")
+    assert ("--in-place" in line) is named, line
+    if named:  # and the flag offered does the job
+        assert main([argv[0], argv[1], "--in-place", *argv[3:]]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("command", "src"), [("pack", "s.lmml"), ("inline", "s.lmmlz")])
+def test_in_place_of_the_other_kind_says_to_give_dest_instead(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    src: str,
+) -> None:
+    """``lmml pack s.lmml --in-place`` said to give a DEST, which --in-place refuses."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "sales-review.lmml", "s.lmml")
+    shutil.copy(EXAMPLES / "sales-review.lmmlz", "s.lmmlz")
+    one_error(capsys, main([command, src, "--in-place"]), "give a DEST", "instead of --in-place")

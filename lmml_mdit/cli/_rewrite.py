@@ -194,7 +194,9 @@ def destination(args: Arguments, extension: str, verb: str, *, in_place: bool = 
     if dest == STDIO or not os.path.lexists(dest):
         return dest
     if src != STDIO and same_file(src, dest):
-        remedy = "give another DEST, or --in-place" if in_place else "give another DEST"
+        # --in-place only where it can work: pack replaces an archive, inline a bare file
+        workable = in_place and not named_for_other_kind(src, extension)
+        remedy = "give another DEST, or --in-place" if workable else "give another DEST"
         raise CliError(f"{dest}: refusing to {verb} over the source ({remedy})")
     if defaulted and not args.force:
         raise CliError(
@@ -208,7 +210,8 @@ def _bundle_destination(args: Arguments, suffix: str, verb: str, kind: str) -> s
     of the other kind: the file would not hold what its name says."""
     dest = destination(args, suffix, verb)
     if named_for_other_kind(dest, suffix):
-        raise CliError(f"{dest}: {verb} writes {kind}; give a DEST ending in {suffix}")
+        instead = " instead of --in-place" if args.in_place else ""
+        raise CliError(f"{dest}: {verb} writes {kind}; give a DEST ending in {suffix}{instead}")
     return dest
 
 
