@@ -80,3 +80,24 @@ def test_every_reader_refuses_an_unknown_flag_naming_its_help(tmp_path: Path, co
     result = run_lmml(command, EXAMPLE, *rest, "--no-such-flag")
     _one_error(result, f"{command}: ", "--no-such-flag", f"lmml {command} --help")
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[command, "", *(["x"] if command == "cat" else [])] for command in ["new", *sorted(READERS)]]
+    + [["pack", str(EXAMPLE), ""], ["validate", str(EXAMPLE), ""]],
+    ids=lambda argv: " ".join(argv[:1] + [repr(word) for word in argv[1:]]),
+)
+def test_an_empty_path_is_a_usage_error(argv: list[str], tmp_path: Path) -> None:
+    """An empty path said ``lmml: error: : cannot read the file`` (``lmml new ''``: ``: is a
+    folder``), and ``lmml pack SRC ''`` ``cannot write over a folder``."""
+    result = run_lmml(*argv, cwd=tmp_path)
+    _one_error(result, f"{argv[0]}: argument ", "an empty path names no file")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_in_a_folder_not_named_says_so(tmp_path: Path) -> None:
+    """``lmml new notes/`` said ``notes/: is a folder`` of a folder that does not exist."""
+    result = run_lmml("new", "notes/", cwd=tmp_path)
+    _one_error(result, "notes/: names a folder (it ends in a separator)", "lmml new notes/session")
+    assert list(tmp_path.iterdir()) == []

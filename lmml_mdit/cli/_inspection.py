@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import LmmlError
 from ..jsontypes import JSONObject
 from ._arguments import Arguments
-from ._options import add_base_dir, add_bundle, add_json, listing_options
+from ._options import a_path, add_base_dir, add_bundle, add_json, listing_options
 from ._output import (
     STDIO,
     CliError,
@@ -51,7 +51,9 @@ def _issue_record(issue: Issue) -> _Row:
 
 def _validate_options(parser: argparse.ArgumentParser) -> None:
     """``lmml validate``'s own options."""
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="bundles to check (- for stdin)")
+    parser.add_argument(
+        "paths", type=a_path, nargs="+", metavar="PATH", help="bundles to check (- for stdin)"
+    )
     add_json(parser, "one JSON report on stdout")
     parser.add_argument(
         "--strict",

@@ -23,6 +23,7 @@ __all__ = [
     "Parser",
     "RegistryHelp",
     "UsageError",
+    "a_path",
     "add_base_dir",
     "add_bundle",
     "add_dest",
@@ -185,15 +186,27 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{where}{message} (see '{self.prog} --help')")
 
 
+def a_path(text: str) -> str:
+    """*text*, a path on the command line, for ``type=``: an empty one names no file
+    (``lmml turns ""`` said ``: cannot read the file``).
+
+    :raises argparse.ArgumentTypeError: for an empty path.
+    """
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no file")
+    return text
+
+
 def add_bundle(parser: argparse.ArgumentParser, dest: str = "path") -> None:
     """The positional bundle argument, PATH (or SRC for the commands that write one)."""
-    parser.add_argument(dest, metavar=dest.upper(), help="the bundle (- for stdin)")
+    parser.add_argument(dest, type=a_path, metavar=dest.upper(), help="the bundle (- for stdin)")
 
 
 def add_dest(parser: argparse.ArgumentParser, extension: str) -> None:
     """The optional positional DEST, SRC with *extension* by default."""
     parser.add_argument(
         "dest",
+        type=a_path,
         metavar="DEST",
         nargs="?",
         help=f"where to write (default: SRC with {extension}; - for stdout)",

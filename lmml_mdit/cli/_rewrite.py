@@ -12,7 +12,7 @@ from typing import Literal
 from ..atomic import atomic_write_bytes
 from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX
 from ._arguments import Arguments
-from ._options import add_base_dir, add_bundle, add_dest, add_force, add_quiet
+from ._options import a_path, add_base_dir, add_bundle, add_dest, add_force, add_quiet
 from ._output import (
     STDIO,
     CliError,
@@ -118,6 +118,7 @@ def _new_options(parser: argparse.ArgumentParser) -> None:
     """``lmml new``'s own options."""
     parser.add_argument(
         "path",
+        type=a_path,
         metavar="PATH",
         help="the file to create; .lmml is added unless it ends in .lmml or .lmmlz; "
         "a .lmmlz path makes an archive; - prints the starter",
@@ -148,7 +149,10 @@ def cmd_new(args: NewArguments) -> int:
         stdout_text(starter("session"))
         return 0
     if not os.path.basename(path):
-        raise CliError(f"{path}: is a folder; give the new file's name (lmml new notes/session)")
+        raise CliError(
+            f"{path}: names a folder (it ends in a separator); give the new file's name "
+            "(lmml new notes/session)"
+        )
     if not path.lower().endswith(BUNDLE_SUFFIXES):
         # As the reference's mix task: notes -> notes.lmml, x.txt -> x.txt.lmml.
         path += NARRATIVE_SUFFIX
