@@ -144,3 +144,24 @@ def test_a_full_standard_output_is_one_error_line_and_status_2(
     [line] = result.stderr.decode().splitlines()
     assert result.returncode == 2, line
     assert line.startswith("lmml: error: ") and "No space left on device" in line, line
+
+
+@pytest.mark.parametrize(("failure", "status"), [(OSError, 2), (BrokenPipeError, 1)])
+def test_render_cases_blames_standard_output_not_the_cases_file(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    failure: type[OSError],
+    status: int,
+) -> None:
+    """A failed write of a case line said ``--cases FILE: cannot read: No space left on
+    device`` (or ``...: Broken pipe`` when the reader went away, status 2)."""
+    raw = _Raw(step=50, room=50, failure=failure)
+    _unbuffered(monkeypatch, raw)
+    argv = ["render", str(EXAMPLES / "capitals.lmml"), "--workers", "1"]
+    argv += ["--cases", str(EXAMPLES / "capitals.cases.jsonl")]
+    assert main(argv) == status
+    err = capsys.readouterr().err
+    if failure is BrokenPipeError:
+        assert err == ""
+    else:
+        assert err == "lmml: error: standard output: cannot write: No space left on device\n"

@@ -212,6 +212,8 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
             with writing(out), atomic_write(out) as stream:
                 for line in lines(results):
                     stream.write(line)
+    except BrokenPipeError:
+        raise  # the reader of standard output went away: the quiet stop of every command
     except OSError as failure:
         raise CliError(
             f"--cases {cases_path}: cannot read: {failure.strerror or failure}"
