@@ -143,7 +143,7 @@ def test_a_full_standard_output_is_one_error_line_and_status_2(
         )
     [line] = result.stderr.decode().splitlines()
     assert result.returncode == 2, line
-    assert line.startswith("lmml: error: ") and "No space left on device" in line, line
+    assert line == "lmml: error: standard output: cannot write: No space left on device", line
 
 
 @pytest.mark.parametrize(("failure", "status"), [(OSError, 2), (BrokenPipeError, 1)])
@@ -165,3 +165,22 @@ def test_render_cases_blames_standard_output_not_the_cases_file(
         assert err == ""
     else:
         assert err == "lmml: error: standard output: cannot write: No space left on device\n"
+
+
+def test_a_full_disk_under_a_file_written_names_that_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a failure naming no file is standard output's: a file the command writes is
+    named, as before."""
+
+    def failing_replace(source: object, destination: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    chat = tmp_path / "chat.json"
+    chat.write_text('{"messages": [{"role": "user", "content": "hi"}]}', encoding="utf-8")
+    out = tmp_path / "o.lmmlz"
+    status = main(["import", str(chat), "-o", str(out)])
+    [line] = capsys.readouterr().err.splitlines()
+    assert status == 2
+    assert line.startswith(f"lmml: error: {out}: cannot write: No space left on device"), line

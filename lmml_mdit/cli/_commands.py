@@ -9,6 +9,7 @@ above the bundle are imported only when their command runs. See docs/cli.md.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import os
 import sys
@@ -63,6 +64,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(stop.code or 1)
 
 
+_FULL = frozenset({errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)})
+"""The errors of a write that found no room."""
+
+
+def _output_full(failure: BaseException) -> bool:
+    """Whether *failure* is a write that found no room and names no file: every file a
+    command writes is written by name (atomically), so that is a print to standard output
+    that ``PYTHONUNBUFFERED`` sent straight to a full disk."""
+    return (
+        isinstance(failure, OSError)
+        and not isinstance(failure, LmmlError)  # a library error names its own file
+        and failure.filename is None
+        and failure.errno in _FULL
+    )
+
+
 def _flushed(status: int) -> int:
     """*status*, once what the command printed has left standard output: a failure there
     (a full disk) is then the command's one error line and status 2, not the
@@ -97,6 +114,10 @@ def _run(arguments: list[str]) -> int:
     except (LmmlError, OSError, CliError) as failure:
         if isinstance(failure, BrokenPipeError):
             return _broken_pipe()
+        if _output_full(failure):
+            discard_stdout()
+            error(f"standard output: cannot write: {error_text(failure)}")
+            return 2
         error(error_text(failure))
         return 2
     except KeyboardInterrupt:
