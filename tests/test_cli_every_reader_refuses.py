@@ -101,3 +101,12 @@ def test_new_in_a_folder_not_named_says_so(tmp_path: Path) -> None:
     result = run_lmml("new", "notes/", cwd=tmp_path)
     _one_error(result, "notes/: names a folder (it ends in a separator)", "lmml new notes/session")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_new_over_a_folder_says_folder(tmp_path: Path) -> None:
+    """``lmml new notes`` with a folder ``notes.lmml`` said it would not overwrite an
+    existing *file*."""
+    (tmp_path / "notes.lmml").mkdir()
+    result = run_lmml("new", "notes", cwd=tmp_path)
+    _one_error(result, "notes.lmml: refusing to overwrite an existing folder")
+    assert list((tmp_path / "notes.lmml").iterdir()) == []

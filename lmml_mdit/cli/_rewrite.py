@@ -157,7 +157,8 @@ def cmd_new(args: NewArguments) -> int:
         # As the reference's mix task: notes -> notes.lmml, x.txt -> x.txt.lmml.
         path += NARRATIVE_SUFFIX
     if os.path.lexists(path):
-        raise CliError(f"{path}: refusing to overwrite an existing file{_NEW_ELSEWHERE}")
+        what = "folder" if os.path.isdir(path) else "file"
+        raise CliError(f"{path}: refusing to overwrite an existing {what}{_NEW_ELSEWHERE}")
     name = os.path.splitext(os.path.basename(path))[0]
     # A file name need not be UTF-8 (its bytes arrive as surrogates); the text must be.
     name = os.fsencode(name).decode("utf-8", "replace")
