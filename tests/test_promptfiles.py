@@ -377,10 +377,36 @@ def test_real_github_prompt_file_becomes_a_template_and_round_trips(tmp_path: Pa
 
     original = yaml.safe_load((GITHUB / "s.prompt.yml").read_text("utf-8"))
     written = yaml.safe_load(back.read_text("utf-8"))
-    original["messages"][1]["content"] = (
-        original["messages"][1]["content"].replace("{{input}}", "{{ input }}").rstrip("\n")
-    )
+    original["messages"][1]["content"] = original["messages"][1]["content"].rstrip("\n")
     assert written == original
+
+
+def test_github_placeholders_are_written_as_gh_models_fills_them(tmp_path: Path) -> None:
+    """gh-models replaces the exact text ``{{name}}`` (its ``prompt.TemplateString``):
+    a placeholder written with spaces inside the braces would be sent as written."""
+    source = tmp_path / "t.lmml"
+    source.write_text(
+        "---\ninputs:\n  topic: string\n  tone: string\n---\n"
+        "## Turn 1 -- system\n\nBe {{ tone }}.\n\n"
+        "## Turn 2 -- user\n\nTell me about {{ topic }}.\n",
+        encoding="utf-8",
+    )
+    target = tmp_path / "t.prompt.yml"
+    assert cli.main(["convert", str(source), str(target)]) == 0
+    import yaml
+
+    messages = yaml.safe_load(target.read_text("utf-8"))["messages"]
+    values = {"tone": "terse", "topic": "tides"}
+    filled = []
+    for message in messages:
+        content = message["content"]
+        for key, value in values.items():
+            content = content.replace("{{" + key + "}}", value)
+        filled.append(content)
+    assert filled == ["Be terse.", "Tell me about tides."]
+    again = tmp_path / "again.lmml"
+    convert(target, again)
+    assert _messages(again, values) == _messages(source, values)
 
 
 def test_github_test_data_becomes_cases_and_logic_is_refused(tmp_path: Path) -> None:

@@ -115,6 +115,22 @@ def _names(text: str) -> list[str]:
     return names
 
 
+def _unspaced(text: str) -> str:
+    """*text* with each ``{{ name }}`` written ``{{name}}``: gh-models fills a placeholder
+    by replacing that exact text, so one written with spaces would be sent as written."""
+    out: list[str] = []
+    position = 0
+    while (start := text.find("{{ ", position)) >= 0:
+        end = text.find(" }}", start)
+        if end < 0:
+            break
+        out.append(text[position:start])
+        out.append("{{" + text[start + 3 : end] + "}}")
+        position = end + 3
+    out.append(text[position:])
+    return "".join(out)
+
+
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
     """*prompt* as a ``.prompt.yml`` text (the format holds no media)."""
     prompt = without_conversations(prompt, f"a {NAME}", file, lossy)
@@ -148,7 +164,7 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         )
         if "\\{{" in content:
             raise refuse("the text holds literal '{{', which the format cannot escape", file)
-        messages.append({"role": role, "content": content})
+        messages.append({"role": role, "content": _unspaced(content)})
     document["messages"] = messages
     if "testData" not in meta and prompt.cases:
         document["testData"] = prompt.cases
