@@ -595,6 +595,31 @@ def test_prompty_messages_match_the_prompty_library(
         assert _messages(tmp_path / f"{name}.lmml", used) == expected
 
 
+def test_real_prompty_round_trip_loads_in_prompty_in_its_own_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each real file, to LMML and back, is still a file the Prompty library loads and
+    renders as it did the original, its front matter keys in their order."""
+    prompty = pytest.importorskip("prompty")
+    import yaml
+
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "unused")
+    values: dict[str, object] = {"firstName": "Ada", "lastName": "Byron", "question": "Why?"}
+    for name in ("basic.prompty", "shorthand_model_string.prompty"):
+        lmml = tmp_path / f"{name}.lmml"
+        back = tmp_path / f"back-{name}"
+        convert(PROMPTY / name, lmml)
+        convert(lmml, back)
+        theirs = prompty.prepare(prompty.load(str(PROMPTY / name)), values)
+        again = prompty.prepare(prompty.load(str(back)), values)
+        assert again == theirs
+        original = yaml.safe_load((PROMPTY / name).read_text("utf-8").split("---\n")[1])
+        written = yaml.safe_load(back.read_text("utf-8").split("---\n")[1])
+        assert [key for key in written if key in original] == list(original)
+        assert written["model"] == original["model"]
+
+
 def test_prompty_thread_is_a_messages_input_both_ways(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -117,12 +117,13 @@ def read(text: str, file: str) -> Prompt:
 
 def _second_form(meta: dict[str, object]) -> bool:
     """Whether the file is (or is written) in Prompty 2's form: ``inputSchema``, an
-    ``inputs`` list or ``model.options``."""
+    ``inputs`` list, a model given by name alone or by ``model.id``, or ``model.options``."""
     model = meta.get("model")
     return (
         "inputSchema" in meta
         or isinstance(meta.get("inputs"), list)
-        or (isinstance(model, dict) and "options" in model)
+        or isinstance(model, str)
+        or (isinstance(model, dict) and ("options" in model or "id" in model))
     )
 
 
@@ -138,7 +139,7 @@ def _template_format(meta: dict[str, object]) -> str:
 def _read_model(value: object, prompt: Prompt, meta: dict[str, object], file: str) -> None:
     if isinstance(value, str):
         prompt.settings["model"] = value
-        meta["model"] = {"id": value}
+        meta["model"] = value  # Prompty 2's shorthand: written back as a name when it can be
         return
     if not isinstance(value, dict):
         raise refuse("model is neither a name nor a mapping", file, None)
@@ -338,7 +339,9 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
     front: dict[str, object] = {}
     kept = prompt.meta.get(META_KEY)
     meta = dict(kept) if isinstance(kept, dict) else {}
-    if prompt.assets and _second_form(meta):
+    order = list(meta)
+    second = _second_form(meta)
+    if prompt.assets and second:
         warn(
             f"{file}: Prompty 2 sends an image line as its text, not the image "
             f"({', '.join(sorted(prompt.assets))}): pass it through a kind: image input"
@@ -354,8 +357,9 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         listed = [{"name": name, **_kind(spec)} for name, spec in inputs.items()]
         if "inputSchema" in meta:
             meta["inputSchema"] = {"properties": listed}
-        elif isinstance(meta.get("inputs"), list):
-            meta["inputs"] = listed
+        elif second:
+            meta.pop("inputs", None)
+            front["inputs"] = listed
         else:
             front["inputs"] = inputs
     if prompt.cases:
@@ -363,6 +367,7 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
         for number in range(2, len(prompt.cases) + 1):
             leave_out(NAME, f"case {number} (Prompty holds one sample)", file, lossy)
     front.update(meta)
+    front = {key: front[key] for key in _key_order(order, front)}
     sections: list[str] = []
     for role, text in prompt.turns:
         sections.append(f"{role}:\n{_written_text(text, file, frozenset(prompt.assets))}")
@@ -370,8 +375,30 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
     return head + "\n\n".join(sections) + "\n", dict(prompt.assets)
 
 
-def _written_model(prompt: Prompt, meta: dict[str, object]) -> dict[str, object]:
+_FIRST_KEYS = ("name", "description", "authors", "model", "inputs", "sample")
+"""Where the front matter keys the file did not have go: in this order, first."""
+
+
+def _key_order(order: list[str], front: dict[str, object]) -> list[str]:
+    """*front*'s keys in the order the file had them (*order*), each key it did not have
+    placed after the nearest one before it in :data:`_FIRST_KEYS`."""
+    keys = [key for key in order if key in front]
+    for index, key in enumerate(_FIRST_KEYS):
+        if key in front and key not in keys:
+            earlier = [item for item in _FIRST_KEYS[:index] if item in keys]
+            keys.insert(keys.index(earlier[-1]) + 1 if earlier else 0, key)
+    keys.extend(key for key in front if key not in keys)
+    return keys
+
+
+def _written_model(prompt: Prompt, meta: dict[str, object]) -> dict[str, object] | str:
     model = meta.pop("model", None)
+    if isinstance(model, str):
+        settings = dict(prompt.settings)
+        name = settings.pop("model", model)
+        if not settings:
+            return str(name)
+        model = {"id": name, "options": {}}
     written: dict[str, object] = dict(model) if isinstance(model, dict) else {"api": "chat"}
     settings = dict(prompt.settings)
     name = settings.pop("model", None)
