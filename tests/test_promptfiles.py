@@ -296,6 +296,45 @@ def test_real_dotprompt_becomes_a_template_and_round_trips(tmp_path: Path) -> No
     assert '{{role "model"}}\nYes, I understand.' in back.read_text("utf-8")
 
 
+def test_real_dotprompt_round_trip_renders_as_the_original_in_dotpromptz(
+    tmp_path: Path,
+) -> None:
+    """A file with no ``{{history}}`` comes back with none: dotprompt puts ``render``'s
+    messages where the LMML template has them, so the body is the original's, and
+    dotpromptz renders both to the same messages, whitespace included."""
+    import asyncio
+
+    dotpromptz = pytest.importorskip("dotpromptz")
+    from dotpromptz.typing import DataArgument, Message, TextPart
+
+    lmml = tmp_path / "example.lmml"
+    back = tmp_path / "back.prompt"
+    convert(DOTPROMPT / "example.prompt", lmml)
+    convert(lmml, back)
+    original = (DOTPROMPT / "example.prompt").read_text("utf-8")
+    written = back.read_text("utf-8")
+    assert "history" not in written
+    body = original.split("---\n", 2)[2]
+    for role in ("user", "model"):
+        body = body.replace(f"<<<dotprompt:role:{role}>>>", f'{{{{role "{role}"}}}}')
+    assert written.split("---\n", 2)[2] == body.replace("{{text}}", "{{ text }}")
+
+    def rendered(text: str, history: list[Message]) -> list[object]:
+        result = asyncio.run(
+            dotpromptz.Dotprompt().render(
+                text, DataArgument(input={"text": "Long story."}, messages=history)
+            )
+        )
+        return [(m.role, [part.text for part in m.content]) for m in result.messages]
+
+    history = [
+        Message(role="user", content=[TextPart(text="Earlier?")]),
+        Message(role="model", content=[TextPart(text="Yes.")]),
+    ]
+    for messages in ([], history):
+        assert rendered(written, messages) == rendered(original, messages)
+
+
 def test_dotprompt_picoschema_config_and_escapes(tmp_path: Path) -> None:
     source = tmp_path / "p.prompt"
     source.write_text(

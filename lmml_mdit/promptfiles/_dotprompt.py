@@ -282,7 +282,7 @@ def _media(argument: str, file: str, line: int, prompt: Prompt, base: str) -> st
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:
     """*prompt* as a ``.prompt`` text, and the media files to write beside it; its first
     ``messages`` input becomes ``{{history}}`` (dotprompt has that one)."""
-    prompt = _with_history(prompt)
+    prompt = _without_default_history(_with_history(prompt))
     prompt = without_conversations(prompt, NAME, file, lossy)
     front: dict[str, object] = {}
     settings = dict(prompt.settings)
@@ -319,6 +319,29 @@ def _written_turn(role: str, text: str) -> str:
         if any(rest.strip() for rest in lines[index + 1 :]):
             written.append(marker)
     return "\n".join(written)
+
+
+def _without_default_history(prompt: Prompt) -> Prompt:
+    """*prompt* without its ``{{history}}`` line when that stands where dotprompt puts
+    ``render``'s messages with none written (first in a last ``user`` turn, else last in
+    the last turn): the file then reads as it did before it came into LMML."""
+    places = [
+        (index, line_index)
+        for index, (_, text) in enumerate(prompt.turns)
+        for line_index, line in enumerate(text.split("\n"))
+        if line == _HISTORY_LINE
+    ]
+    if len(places) != 1 or places[0][0] != len(prompt.turns) - 1:
+        return prompt
+    role, text = prompt.turns[-1]
+    lines = text.split("\n")
+    line_index = places[0][1]
+    rest = [line for line in lines if line != _HISTORY_LINE]
+    default = line_index == 0 if role == "user" else line_index == len(lines) - 1
+    if not default or not "\n".join(rest).strip():
+        return prompt
+    turns = [*prompt.turns[:-1], (role, "\n".join(rest).strip("\n"))]
+    return dataclasses.replace(prompt, turns=turns)
 
 
 def _with_history(prompt: Prompt) -> Prompt:
