@@ -73,8 +73,61 @@ def test_a_jinja_loop_is_refused_with_file_line_and_construct(tmp_path: Path) ->
 
 
 def test_a_list_input_is_refused_naming_it(tmp_path: Path) -> None:
-    with pytest.raises(PromptFileError, match="chat_history"):
+    with pytest.raises(PromptFileError, match="chat_history") as caught:
         import_prompt_file(PROMPTY / "chat.prompty", tmp_path / "chat.lmml")
+    assert caught.value.line == 17  # chat_history: [] in Prompty's own sample
+    assert "kind: thread" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "what"),
+    [
+        (
+            "a.prompty",
+            "---\nname: x\ninputs:\n  items:\n    type: array\n---\nuser:\nhi\n",
+            4,
+            "'array'",
+        ),
+        (
+            "b.prompty",
+            "---\ninputSchema:\n  properties:\n    - name: q\n      kind: string\n"
+            "    - name: tags\n      kind: array\n---\nuser:\nhi\n",
+            6,
+            "'array'",
+        ),
+        ("c.prompty", "---\nname: x\nsample: sample.json\n---\nuser:\nhi\n", 3, "sample"),
+        (
+            "d.prompt",
+            "---\ninput:\n  schema:\n    kind?(enum): [A, B]\n---\nhi {{kind}}\n",
+            4,
+            "'enum'",
+        ),
+        (
+            "e.prompt",
+            "---\nname: tags\ninput:\n  schema:\n    type: object\n    properties:\n"
+            "      tags:\n        type: array\n---\nhi\n",
+            7,
+            "'array'",
+        ),
+        (
+            "f.prompt.yml",
+            "name: x\nmessages:\n  - role: user\n    content: hi\n  - role: tool\n"
+            "    content: hi\nmodel: m\n",
+            5,
+            "'tool'",
+        ),
+        ("g.prompt.yml", "messages:\n- role: user\n  content:\n    - a\n", 2, "no text content"),
+    ],
+)
+def test_a_front_matter_refusal_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, line: int, what: str
+) -> None:
+    source = tmp_path / name
+    source.write_text(text, encoding="utf-8")
+    assert cli.main(["import", str(source), "-o", str(tmp_path / "out.lmml")]) != 0
+    error = capsys.readouterr().err
+    assert f"{source}:{line}: " in error and what in error
+    assert not (tmp_path / "out.lmml").exists()
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from ._shared import (
     HEAD_SIZE,
     Prompt,
     dump_yaml,
+    front_line,
     known_settings,
     leave_out,
     local_file,
@@ -68,7 +69,7 @@ def read(text: str, file: str) -> Prompt:
                     warn(f"{file}: the config {name!r} has no LMML name; kept as a setting")
                 prompt.settings[setting] = item
         elif key == "input":
-            _read_input(value, prompt, file)
+            _read_input(value, prompt, file, text)
         else:
             meta[key] = value
     _read_body(body, first_line, prompt, file)
@@ -100,7 +101,7 @@ def _place_history(prompt: Prompt, file: str) -> None:
         prompt.turns[-1] = (role, f"{text}\n\n{line}" if text else line)
 
 
-def _read_input(value: object, prompt: Prompt, file: str) -> None:
+def _read_input(value: object, prompt: Prompt, file: str, text: str) -> None:
     if not isinstance(value, dict):
         raise refuse("input is not a mapping", file, None)
     schema = value.get("schema") or {}
@@ -111,7 +112,8 @@ def _read_input(value: object, prompt: Prompt, file: str) -> None:
         required = schema.get("required") or []
         for name, spec in schema["properties"].items():
             spec = spec if isinstance(spec, dict) else {}
-            declared = _declared(name, str(spec.get("type")), spec.get("description"), file)
+            line = front_line(text, str(name), ("input",))
+            declared = _declared(name, str(spec.get("type")), spec.get("description"), file, line)
             declared["required"] = name in required
             prompt.inputs[name] = declared
     else:
@@ -125,7 +127,8 @@ def _read_input(value: object, prompt: Prompt, file: str) -> None:
                 )
             else:
                 description = ""
-            declared = _declared(name, kind.strip(), description.strip() or None, file)
+            line = front_line(text, str(name), ("input",))
+            declared = _declared(name, kind.strip(), description.strip() or None, file, line)
             if optional:
                 declared["required"] = False
             prompt.inputs[name] = declared
@@ -145,13 +148,15 @@ def _picoschema_key(key: str) -> tuple[str, bool, str | None]:
     return key.rstrip("?"), optional, kind
 
 
-def _declared(name: str, kind: str, description: object, file: str) -> dict[str, object]:
+def _declared(
+    name: str, kind: str, description: object, file: str, line: int | None
+) -> dict[str, object]:
     if kind not in _TYPES and kind != "object":
         raise refuse(
             f"the input {clipped(repr(name), 80)} has the type {clipped(repr(kind), 80)}, "
             "which LMML has no type for",
             file,
-            None,
+            line,
             "declare it as a string, number, integer, boolean or object",
         )
     declared: dict[str, object] = {"type": _TYPES.get(kind, "object")}

@@ -81,12 +81,14 @@ def _read_messages(value: object, text: str, prompt: Prompt, file: str) -> None:
         raise refuse("messages is not a list", file, None)
     for index, message in enumerate(value):
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):
-            raise refuse(f"messages[{index}] has no text content", file, None)
+            raise refuse(f"messages[{index}] has no text content", file, _item_line(text, index))
         role = message.get("role")
         if role not in ROLES:
             raise refuse(
                 f"messages[{index}] has the role {clipped(repr(role), 80)}, which has no LMML turn",
                 file,
+                _item_line(text, index),
+                "use system, user or assistant",
             )
         content = message["content"]
         line = _line_of(text, content)
@@ -94,6 +96,29 @@ def _read_messages(value: object, text: str, prompt: Prompt, file: str) -> None:
         for name in _names(checked):
             prompt.inputs.setdefault(name.split(".")[0], {"type": "string"})
         prompt.turns.append((str(role), checked.strip("\n")))
+
+
+def _item_line(text: str, index: int) -> int | None:
+    """The line of the *index*-th item of the top-level ``messages:`` list, if it is
+    written in block style (``- role: ...``), else None."""
+    lines = text.split("\n")
+    start = next((n for n, line in enumerate(lines) if line.startswith("messages:")), None)
+    if start is None:
+        return None
+    indent: int | None = None
+    seen = -1
+    for number, line in enumerate(lines[start + 1 :], start=start + 2):
+        stripped = line.lstrip(" ")
+        if stripped and not line.startswith((" ", "-")):
+            return None  # the next top-level key
+        if stripped.startswith("- ") or stripped == "-":
+            depth = len(line) - len(stripped)
+            indent = depth if indent is None else indent
+            if depth == indent:
+                seen += 1
+                if seen == index:
+                    return number
+    return None
 
 
 def _line_of(text: str, content: str) -> int:

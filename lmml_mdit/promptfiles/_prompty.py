@@ -9,6 +9,7 @@ from ..text import clipped
 from ._shared import (
     Prompt,
     dump_yaml,
+    front_line,
     known_settings,
     leave_out,
     local_file,
@@ -80,21 +81,21 @@ def read(text: str, file: str) -> Prompt:
     meta: dict[str, object] = {}
     for key, value in front.items():
         if key == "model":
-            _read_model(value, prompt, meta, file)
+            _read_model(value, prompt, meta, file, front_line(text, "model"))
         elif key == "inputs":
-            _read_inputs(value, prompt, file)
+            _read_inputs(value, prompt, file, text)
             if isinstance(value, list):
                 meta[key] = []  # Prompty 2's list with kind: written back in this form
         elif key == "inputSchema":
             properties = value.get("properties") if isinstance(value, dict) else None
-            _read_inputs(properties, prompt, file)
+            _read_inputs(properties, prompt, file, text)
             meta[key] = {"properties": []}  # written back in this form
         elif key == "sample":
             if not isinstance(value, dict):
                 raise refuse(
                     "the sample is not a mapping of input values (a file reference?)",
                     file,
-                    None,
+                    front_line(text, "sample"),
                     "give the sample inline as a mapping",
                 )
             prompt.cases.append(dict(value))
@@ -136,13 +137,15 @@ def _template_format(meta: dict[str, object]) -> str:
     return str(template or "jinja2").lower()
 
 
-def _read_model(value: object, prompt: Prompt, meta: dict[str, object], file: str) -> None:
+def _read_model(
+    value: object, prompt: Prompt, meta: dict[str, object], file: str, line: int | None
+) -> None:
     if isinstance(value, str):
         prompt.settings["model"] = value
         meta["model"] = value  # Prompty 2's shorthand: written back as a name when it can be
         return
     if not isinstance(value, dict):
-        raise refuse("model is neither a name nor a mapping", file, None)
+        raise refuse("model is neither a name nor a mapping", file, line)
     kept = {key: item for key, item in value.items() if key not in ("parameters", "options")}
     configuration = value.get("configuration") or value.get("connection")
     name = value.get("id")
@@ -153,7 +156,7 @@ def _read_model(value: object, prompt: Prompt, meta: dict[str, object], file: st
     known = known_settings()
     parameters = value.get("parameters", value.get("options")) or {}
     if not isinstance(parameters, dict):
-        raise refuse("model parameters are not a mapping", file, None)
+        raise refuse("model parameters are not a mapping", file, line)
     for key, item in parameters.items():
         key = _OPTIONS.get(key, key) if "options" in value else key
         if key not in known:
@@ -164,7 +167,7 @@ def _read_model(value: object, prompt: Prompt, meta: dict[str, object], file: st
     meta["model"] = kept
 
 
-def _read_inputs(value: object, prompt: Prompt, file: str) -> None:
+def _read_inputs(value: object, prompt: Prompt, file: str, text: str) -> None:
     if isinstance(value, list):
         value = {
             str(item.get("name")): {k: v for k, v in item.items() if k != "name"}
@@ -172,13 +175,14 @@ def _read_inputs(value: object, prompt: Prompt, file: str) -> None:
             if isinstance(item, dict)
         }
     if not isinstance(value, dict):
-        raise refuse("inputs is not a mapping", file, None)
+        raise refuse("inputs is not a mapping", file, front_line(text, "inputs"))
     sample: dict[str, object] = {}
     for name, spec in value.items():
+        line = front_line(text, str(name), ("inputs", "inputSchema"))
         if not str(name).isidentifier():
-            raise refuse(f"the input name {name!r} is not a placeholder name", file, None)
+            raise refuse(f"the input name {name!r} is not a placeholder name", file, line)
         if not isinstance(spec, dict):
-            spec = {"type": _type_of_value(spec, name, file), "sample": spec}
+            spec = {"type": _type_of_value(spec, name, file, line), "sample": spec}
         kind = str(spec.get("type", spec.get("kind", "string"))).lower()
         if kind == _THREAD:
             prompt.inputs[name] = _thread(name, spec, sample, file)
@@ -188,7 +192,7 @@ def _read_inputs(value: object, prompt: Prompt, file: str) -> None:
                 f"the input {clipped(repr(name), 80)} has the type {clipped(repr(kind), 80)}, "
                 "which LMML has no type for",
                 file,
-                None,
+                line,
                 "declare it as a string, number, integer, boolean or object",
             )
         declared: dict[str, object] = {"type": _INPUT_TYPES[kind]}
@@ -242,7 +246,7 @@ def _placed_threads(prompt: Prompt) -> None:
             prompt.turns.append(("user", line))
 
 
-def _type_of_value(value: object, name: str, file: str) -> str:
+def _type_of_value(value: object, name: str, file: str, line: int | None) -> str:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
@@ -253,7 +257,13 @@ def _type_of_value(value: object, name: str, file: str) -> str:
         return "string"
     if isinstance(value, dict):
         return "object"
-    raise refuse(f"the input {name!r} has a value of no LMML type", file, None)
+    raise refuse(
+        f"the input {name!r} has a value of no LMML type ({type(value).__name__})",
+        file,
+        line,
+        "give a string, number, boolean or mapping, or declare it with a type "
+        "(a list of messages is a thread input: kind: thread)",
+    )
 
 
 def _read_body(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -139,6 +140,27 @@ def split_front_matter(text: str, file: str) -> tuple[dict[str, object], str, in
                 raise refuse(error.message, file, error.line, error.hint) from None
             return dict(front), "\n".join(lines[index + 1 :]), index + 2
     raise refuse("the front matter has no closing '---' line", file, 1, "close it with ---")
+
+
+def front_line(text: str, key: str, section: tuple[str, ...] = ()) -> int | None:
+    """The 1-based line of *text*'s front matter where *key* is declared (``key:``,
+    Picoschema's ``key?:`` and ``key(type):``, or a list item ``- name: key``), looked for
+    after the first top-level line naming one of *section* when given; None if not found."""
+    lines = normalize_newlines(text).removeprefix("\ufeff").split("\n")
+    front = lines[0].rstrip() == "---"
+    inside = not section
+    declared = re.compile(
+        r"\s*(?:-\s+)?(?:name:\s*)?[\"']?" + re.escape(key) + r"[\"']?\s*(?:[?(:]|$)"
+    )
+    for index, line in enumerate(lines[1:] if front else lines, start=2 if front else 1):
+        if front and line.rstrip() == "---":
+            return None
+        if not inside:
+            inside = any(line.startswith(f"{name}:") for name in section)
+            continue
+        if declared.match(line):
+            return index
+    return None
 
 
 def scan_placeholders(
