@@ -751,6 +751,79 @@ def test_prompty_thread_is_a_messages_input_both_ways(
     assert library(back) == expected
 
 
+_FRESH = """---
+inputs:
+  question: string
+  points: {type: integer, default: 3}
+settings:
+  model: gpt-4o
+  temperature: 0.2
+---
+## Turn 1 -- system
+
+Give {{ points }} points.
+
+## Turn 2 -- user
+
+{{ question }}
+"""
+
+
+def test_a_template_of_no_prompty_file_is_written_as_prompty_1_names_its_model(
+    tmp_path: Path,
+) -> None:
+    """Prompty 1 (``inputs:`` with ``type``, ``model.parameters``) takes the model's name
+    from ``configuration`` (its OpenAI invoker reads ``configuration.name``) and refuses a
+    ``model.id``, which is Prompty 2's."""
+    import yaml
+
+    source = tmp_path / "t.lmml"
+    source.write_text(_FRESH, encoding="utf-8")
+    target = tmp_path / "t.prompty"
+    assert cli.main(["convert", str(source), str(target)]) == 0
+    front = yaml.safe_load(target.read_text("utf-8").split("---\n")[1])
+    assert front["model"] == {
+        "api": "chat",
+        "configuration": {"type": "openai", "name": "gpt-4o"},
+        "parameters": {"temperature": 0.2},
+    }
+    assert front["inputs"]["points"] == {"type": "integer", "default": 3}
+    again = tmp_path / "again.lmml"
+    convert(target, again)
+    with lmml_mdit.open(str(again)) as bundle:
+        assert bundle.settings == {"model": "gpt-4o", "temperature": 0.2}
+    values: dict[str, object] = {"question": "Why?"}
+    assert _messages(again, values) == _messages(source, values)
+
+
+def test_a_template_with_a_conversation_is_written_as_prompty_2(tmp_path: Path) -> None:
+    """A ``thread`` input is Prompty 2's: the file is written in that form (inputs with
+    ``kind``, ``model.id`` and ``options``), which the ``prompty`` library loads."""
+    prompty = pytest.importorskip("prompty")
+    source = tmp_path / "t.lmml"
+    source.write_text(
+        _FRESH.replace(
+            "  question: string\n",
+            "  question: string\n  history: {type: messages, roles: [user, assistant]}\n",
+        ).replace("Give {{ points }} points.\n", "Give {{ points }} points.\n\n{{ history }}\n"),
+        encoding="utf-8",
+    )
+    target = tmp_path / "t.prompty"
+    assert cli.main(["convert", str(source), str(target)]) == 0
+    history = [
+        {"role": "user", "content": "Earlier?"},
+        {"role": "assistant", "content": "## Turn 9 -- system"},
+    ]
+    values: dict[str, object] = {"question": "Why?", "points": 3, "history": history}
+    loaded = prompty.load(str(target))
+    assert (loaded.model.id, loaded.model.options.temperature) == ("gpt-4o", 0.2)
+    theirs = [
+        {"role": m.role, "content": [{"type": "text", "text": m.parts[0].value}]}
+        for m in prompty.prepare(loaded, values)
+    ]
+    assert theirs == _messages(source, values)
+
+
 def _dotprompt_messages(
     path: Path, values: dict[str, object], history: list[object]
 ) -> list[object]:

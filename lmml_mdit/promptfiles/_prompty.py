@@ -350,7 +350,10 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
     kept = prompt.meta.get(META_KEY)
     meta = dict(kept) if isinstance(kept, dict) else {}
     order = list(meta)
-    second = _second_form(meta)
+    # A conversation input is a thread, which only Prompty 2 has.
+    second = _second_form(meta) or any(
+        spec.get("type") == "messages" for spec in prompt.inputs.values()
+    )
     if prompt.assets and second:
         warn(
             f"{file}: Prompty 2 sends an image line as its text, not the image "
@@ -359,7 +362,7 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
     for key in ("name", "description", "authors"):
         if key in meta:
             front[key] = meta.pop(key)
-    model = _written_model(prompt, meta)
+    model = _written_model(prompt, meta, second)
     if model:
         front["model"] = model
     if prompt.inputs:
@@ -401,8 +404,20 @@ def _key_order(order: list[str], front: dict[str, object]) -> list[str]:
     return keys
 
 
-def _written_model(prompt: Prompt, meta: dict[str, object]) -> dict[str, object] | str:
+def _written_model(
+    prompt: Prompt, meta: dict[str, object], second: bool
+) -> dict[str, object] | str:
+    """The ``model`` to write: as the file had it, else in the form written (Prompty 2's
+    ``id`` and ``options``, or Prompty 1's ``configuration`` and ``parameters``)."""
     model = meta.pop("model", None)
+    if model is None and second:
+        settings = dict(prompt.settings)
+        fresh: dict[str, object] = {}
+        if "model" in settings:
+            fresh["id"] = settings.pop("model")
+        if settings:
+            fresh["options"] = {_OPTION_NAMES.get(key, key): item for key, item in settings.items()}
+        return fresh
     if isinstance(model, str):
         settings = dict(prompt.settings)
         name = settings.pop("model", model)
@@ -422,8 +437,10 @@ def _written_model(prompt: Prompt, meta: dict[str, object]) -> dict[str, object]
             else:
                 configuration[key or "name"] = name
             written["configuration"] = configuration
-        elif "id" in written or configuration is None:
+        elif "id" in written:
             written["id"] = name
+        else:  # Prompty 1 names the model in its configuration (the OpenAI invoker's)
+            written["configuration"] = {"type": "openai", "name": name}
     if "options" in written:
         written["options"] = {_OPTION_NAMES.get(key, key): item for key, item in settings.items()}
     elif settings:
