@@ -147,6 +147,27 @@ def test_logic_is_refused(tmp_path: Path, body: str, construct: str) -> None:
     assert raised.value.line == 5
 
 
+def test_the_sample_mapping_and_the_inputs_own_samples_are_one_case(tmp_path: Path) -> None:
+    """Both are the one sample Prompty holds: one case, which converts back whole."""
+    source = tmp_path / "s.prompty"
+    source.write_text(
+        "---\nname: support\ninputs:\n  customer:\n    type: string\n    sample: Ada\n"
+        "  question:\n    type: string\nsample:\n  question: Why?\n---\n"
+        "system:\nYou answer {{customer}} briefly.\n\nuser:\n{{question}}\n",
+        encoding="utf-8",
+    )
+    assert cli.main(["import", str(source), "-o", str(tmp_path / "s.lmml")]) == 0
+    cases = (tmp_path / "s.cases.jsonl").read_text("utf-8").splitlines()
+    assert [json.loads(line) for line in cases] == [{"customer": "Ada", "question": "Why?"}]
+    assert (
+        cli.main(["render", str(tmp_path / "s.lmml"), "--cases", str(tmp_path / "s.cases.jsonl")])
+        == 0
+    )
+    back = tmp_path / "back.prompty"
+    assert cli.main(["convert", str(tmp_path / "s.lmml"), str(back)]) == 0
+    assert "sample:\n  customer: Ada\n  question: Why?\n" in back.read_text("utf-8")
+
+
 def test_unknown_parameter_is_kept_and_warned(tmp_path: Path) -> None:
     source = tmp_path / "p.prompty"
     source.write_text(

@@ -79,6 +79,7 @@ def read(text: str, file: str) -> Prompt:
     front, body, first_line = split_front_matter(text, file)
     prompt = Prompt()
     meta: dict[str, object] = {}
+    sample: dict[str, object] = {}
     for key, value in front.items():
         if key == "model":
             _read_model(value, prompt, meta, file, front_line(text, "model"))
@@ -98,11 +99,13 @@ def read(text: str, file: str) -> Prompt:
                     front_line(text, "sample"),
                     "give the sample inline as a mapping",
                 )
-            prompt.cases.append(dict(value))
+            sample.update(value)
         else:
             if key not in _DESCRIPTIVE:
                 warn(f"{file}: the Prompty key {key!r} is kept as metadata, unused by LMML")
             meta[key] = value
+    if prompt.cases or sample:  # one sample: the inputs' own, then the sample mapping's
+        prompt.cases = [{k: v for case in prompt.cases for k, v in case.items()} | sample]
     mustache = _template_format(meta) == "mustache"
     openers = () if mustache else _JINJA
     _read_body(body, first_line, prompt, file, openers)
