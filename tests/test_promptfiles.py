@@ -15,6 +15,7 @@ import lmml_mdit
 from lmml_mdit import cli
 from lmml_mdit.errors import PromptFileError, PromptFileWarning
 from lmml_mdit.promptfiles import convert, detect_prompt_format, import_prompt_file
+from tests._cli import help_text
 
 DATA = Path(__file__).parent / "data" / "promptfiles"
 PROMPTY = DATA / "prompty"
@@ -290,6 +291,26 @@ def test_cli_import_and_convert(
     Path("bad.prompty").write_text("---\n---\nuser:\n{% if x %}y{% endif %}\n", "utf-8")
     assert cli.main(["convert", "bad.prompty", "bad.lmml"]) != 0
     assert "bad.prompty:4: a Jinja statement" in capsys.readouterr().err
+
+
+def test_import_help_names_prompt_files(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "prompt file" in " ".join(help_text(capsys, "--help").split())
+    text = " ".join(help_text(capsys, "import", "--help").split())
+    for name in (".prompty", ".prompt,", ".prompt.yml", "LangChain ChatPromptTemplate"):
+        assert name in text
+
+
+def test_import_refuses_a_chat_format_for_a_prompt_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--format`` names chat data; given for a prompt file it is refused, not ignored."""
+    source = tmp_path / "basic.txt"  # a Prompty file, known by its content
+    shutil.copy(PROMPTY / "basic.prompty", source)
+    out = tmp_path / "b.lmml"
+    assert cli.main(["import", str(source), "--format", "openai", "-o", str(out)]) == 2
+    assert "--format openai names a chat data format" in capsys.readouterr().err
+    assert not out.exists()
+    assert cli.main(["import", str(source), "-o", str(out)]) == 0
 
 
 def test_convert_reads_a_bundle_as_every_other_command_does(

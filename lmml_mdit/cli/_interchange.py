@@ -69,8 +69,9 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file",
         metavar="FILE",
-        help="a .json conversation, a .jsonl dataset (- for stdin) or a .parquet file of "
-        "conversation rows",
+        help="a .json conversation, a .jsonl dataset (- for stdin), a .parquet file of "
+        "conversation rows, or a prompt file (.prompty, .prompt, .prompt.yml, LangChain "
+        "ChatPromptTemplate .json), which becomes a template and its cases",
     )
     parser.add_argument(
         "-o",
@@ -97,7 +98,7 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
 
 @command(
     order=120,
-    summary="import a chat request body or chat export (see --format) as LMML",
+    summary="import a chat request body or chat export (see --format), or a prompt file, as LMML",
     example="lmml import chat.json -o chat.lmmlz",
     options=_import_options,
 )
@@ -114,7 +115,14 @@ def cmd_import(args: ImportArguments) -> int:
     refuse_over_input(output, [(args.file, "the file imported")], "give another -o OUT")
     if _is_parquet(args.file):
         return _import_parquet(args)
-    if _prompt_format(args.file) is not None:
+    prompt_format = _prompt_format(args.file)
+    if prompt_format is not None:
+        if args.format is not None:
+            raise CliError(
+                f"{args.file}: --format {args.format} names a chat data format, and this "
+                f"file reads as a prompt file ({prompt_format}); leave --format out to import "
+                "it as a template, or give a file of chat data"
+            )
         return _import_prompt_file(args)
     if args.file == STDIO:
         stdin_buffer()  # fail clearly when it is closed, before any work
