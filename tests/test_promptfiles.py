@@ -81,6 +81,32 @@ def test_a_list_input_is_refused_naming_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        # A body with no role helper after a blank line, as dotprompt's own prompts start.
+        (
+            "a.prompt",
+            "---\ninput:\n  schema:\n    query: string\n    previous?: string\n---\n\n"
+            "Answer the request.\n\n{{query}}\n\n{{#if previous}}Before: {{previous}}{{/if}}\n",
+            12,
+        ),
+        ("b.prompt", '---\nmodel: m\n---\n{{role "user"}}\n\n\nA {{>docs}}\n', 7),
+        ("c.prompty", "---\nname: x\n---\nsystem:\n\n\nHi {% if x %}y{% endif %}\n", 7),
+        ("d.prompty", "---\nname: x\n---\nuser:\n\n![a](absent.png)\n", 6),
+    ],
+)
+def test_a_refusal_after_blank_lines_names_the_line_it_is_on(
+    tmp_path: Path, name: str, text: str, line: int
+) -> None:
+    source = tmp_path / name
+    source.write_text(text, encoding="utf-8")
+    with pytest.raises(PromptFileError) as caught:
+        import_prompt_file(source, tmp_path / "out.lmml")
+    assert caught.value.line == line
+    assert text.split("\n")[line - 1].strip()  # the line named holds the construct
+
+
+@pytest.mark.parametrize(
     ("name", "text", "line", "what"),
     [
         (

@@ -193,11 +193,14 @@ def _read_body(body: str, first_line: int, prompt: Prompt, file: str) -> None:
     after_history = False  # dotprompt gives the text after {{history}} to the model
 
     def close() -> None:
-        text = "".join(pieces).strip("\n")
+        joined = "".join(pieces)
+        text = joined.strip("\n")
         if after_history and not text.strip():
             return
         if text.strip() or prompt.turns or role != "user":
-            checked = scan_placeholders(text, file, start, openers=(), backslash=True)
+            # The blank lines stripped from the start still count for the lines named.
+            line = start + len(joined) - len(joined.lstrip("\n"))
+            checked = scan_placeholders(text, file, line, openers=(), backslash=True)
             prompt.turns.append((role, checked))
 
     while True:

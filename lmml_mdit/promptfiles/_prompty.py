@@ -282,11 +282,14 @@ def _read_body(
     base = os.path.dirname(os.path.abspath(file))
 
     def close() -> None:
-        text = "\n".join(lines).strip("\n")
+        joined = "\n".join(lines)
+        text = joined.strip("\n")
         if role is None and not text.strip():
             return
-        text = scan_placeholders(text, file, start, openers=openers)
-        text = _media(text, file, start, prompt, base)
+        # The blank lines stripped from the start still count for the lines named.
+        line = start + len(joined) - len(joined.lstrip("\n"))
+        text = scan_placeholders(text, file, line, openers=openers)
+        text = _media(text, file, line, prompt, base)
         prompt.turns.append((role or "system", text))
 
     for offset, line in enumerate(body.split("\n")):
