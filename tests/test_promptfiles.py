@@ -283,6 +283,27 @@ def test_a_role_line_in_text_is_refused_on_the_way_out(tmp_path: Path) -> None:
         convert(source, tmp_path / "r.prompty")
 
 
+def test_literal_braces_are_refused_both_ways_for_prompty(tmp_path: Path) -> None:
+    """Jinja has no ``\\{{`` escape: it sends the backslash and fills the placeholder
+    (``prompty.prepare`` gives ``Write \\ in it.``), where an LMML template sends the
+    braces. Neither direction may change what is sent."""
+    source = tmp_path / "t.lmml"
+    source.write_text(
+        "---\ninputs:\n  q: string\n---\n## Turn 1 -- user\n\nWrite \\{{ name }} in it. {{ q }}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(PromptFileError, match="literal braces"):
+        convert(source, tmp_path / "t.prompty")
+    with pytest.raises(PromptFileError, match="literal braces"):
+        convert(source, tmp_path / "t.prompty", lossy=True)
+    prompt = tmp_path / "p.prompty"
+    prompt.write_text("---\nname: p\n---\nuser:\nHi.\nWrite \\{{name}} in it.\n", "utf-8")
+    with pytest.raises(PromptFileError, match="a backslash before") as caught:
+        convert(prompt, tmp_path / "p.lmml")
+    assert caught.value.line == 6
+    assert not (tmp_path / "p.lmml").exists()
+
+
 def test_detection_by_extension_and_content(tmp_path: Path) -> None:
     plain = tmp_path / "prompt.txt"
     shutil.copy(PROMPTY / "basic.prompty", plain)

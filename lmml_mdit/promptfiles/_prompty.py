@@ -288,6 +288,7 @@ def _read_body(
             return
         # The blank lines stripped from the start still count for the lines named.
         line = start + len(joined) - len(joined.lstrip("\n"))
+        _no_escaped_braces(text, file, line)
         text = scan_placeholders(text, file, line, openers=openers)
         text = _media(text, file, line, prompt, base)
         prompt.turns.append((role or "system", text))
@@ -307,6 +308,20 @@ def _read_body(
         close()
         role, lines, start = _ROLES[found], [], first_line + offset + 1
     close()
+
+
+def _no_escaped_braces(text: str, file: str, first_line: int) -> None:
+    """Refuse a backslash before ``{{``: Prompty's template engines send the backslash and
+    fill the placeholder, where LMML reads ``\\{{`` as literal braces."""
+    index = text.find("\\{{")
+    if index >= 0:
+        raise refuse(
+            "a backslash before '{{': Prompty sends the backslash and fills the placeholder, "
+            "while an LMML template reads \\{{ as literal braces",
+            file,
+            first_line + text.count("\n", 0, index),
+            "remove the backslash, or put a space between it and the braces",
+        )
 
 
 def _media(text: str, file: str, first_line: int, prompt: Prompt, base: str) -> str:
@@ -489,6 +504,14 @@ def _written_text(text: str, file: str, assets: frozenset[str]) -> str:
         if _role_of(line) is not None:
             raise refuse(
                 f"the line {line.strip()!r} would start a new Prompty message",
+                file,
+                None,
+                "reword it",
+            )
+        if "\\{{" in line:
+            raise refuse(
+                f"the text holds literal braces ({clipped(line.strip(), 80)}), which Prompty "
+                "would fill as a placeholder (it has no escape for them)",
                 file,
                 None,
                 "reword it",
