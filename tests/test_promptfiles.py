@@ -1021,6 +1021,52 @@ def test_dotprompt_history_input_of_another_type_is_named(tmp_path: Path) -> Non
     assert "type: messages" not in (tmp_path / "h.lmml").read_text("utf-8")
 
 
+def test_braces_the_template_sends_as_written_stay_literal_in_every_format(
+    tmp_path: Path,
+) -> None:
+    """A placeholder in code is sent as written (it is not ``in_code``): the written prompt
+    sends it as written too, checked with dotpromptz and langchain_core; Prompty and
+    ``.prompt.yml``, with no escape for braces, refuse it."""
+    import asyncio
+
+    dotpromptz = pytest.importorskip("dotpromptz")
+    load = pytest.importorskip("langchain_core.load")
+    from dotpromptz.typing import DataArgument
+
+    source = tmp_path / "t.lmml"
+    source.write_text(
+        "---\ninputs:\n  q: string\n---\n## Turn 1 -- user\n\nUse `{{ name }}` so:\n\n"
+        "```\nHello {{ name }}\n```\n\n{{ q }}\n",
+        encoding="utf-8",
+    )
+    [sent] = _messages(source, {"q": "Q"})
+    text = sent["content"][0]["text"]  # type: ignore[index]
+    assert "Hello {{ name }}" in text
+    convert(source, tmp_path / "t.prompt")
+    rendered = asyncio.run(
+        dotpromptz.Dotprompt().render(
+            (tmp_path / "t.prompt").read_text("utf-8"),
+            DataArgument(input={"q": "Q", "name": "N"}),
+        )
+    )
+    assert [m.content[0].text.strip("\n") for m in rendered.messages] == [text]
+    convert(source, tmp_path / "t.json")
+    template = load.load(
+        json.loads((tmp_path / "t.json").read_text("utf-8")), allowed_objects="all"
+    )
+    assert [m.content for m in template.format_messages(q="Q")] == [text]
+    for target in ("t.prompty", "t.prompt.yml"):
+        with pytest.raises(PromptFileError, match="literal"):
+            convert(source, tmp_path / target)
+    plain = tmp_path / "chat.lmml"  # no inputs: every {{ }} is text
+    plain.write_text("## Turn 1 -- user\n\nWhat does {{ name }} do in Jinja?\n", "utf-8")
+    convert(plain, tmp_path / "chat.json")
+    template = load.load(
+        json.loads((tmp_path / "chat.json").read_text("utf-8")), allowed_objects="all"
+    )
+    assert [m.content for m in template.format_messages()] == ["What does {{ name }} do in Jinja?"]
+
+
 def test_dotprompt_messages_match_dotpromptz(tmp_path: Path) -> None:
     dotpromptz = pytest.importorskip("dotpromptz")
     import asyncio

@@ -25,6 +25,7 @@ from ..warn import warn as warn_at_caller
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
+    from ..narrative import Narrative
 
 ROLES = ("system", "user", "assistant")
 """The roles every prompt format here holds; LMML's others (``tool``) are refused."""
@@ -306,6 +307,7 @@ def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
     narrative = bundle.narrative
     lines = narrative.source.split("\n")
     escapes = narrative.escape_columns
+    literal = _literal_braces(narrative, prompt.inputs, "inputs" in front, bundle.file_name)
     # Every line of an inline fence (its opening, content and closing lines) is the fence's.
     fenced = {
         line: fence for fence in narrative.index.fences for line in range(fence.start, fence.end)
@@ -357,9 +359,47 @@ def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
                     offset + 1,
                     kept="the line's text is kept",
                 )
+            columns = literal.get(offset)
+            if columns:  # braces the template sends as written: literal in the prompt text
+                shifted = [c + sum(1 for at in columns if at <= c) for c in escapes.get(offset, ())]
+                for column in reversed(columns):
+                    line = line[:column] + "\\" + line[column:]
+                kept.append(without_escapes(line, shifted))
+                continue
             kept.append(without_escapes(line, escapes.get(offset, ())))
         prompt.turns.append((turn.role, trim_blank_lines("\n".join(kept))))
     return prompt
+
+
+def _literal_braces(
+    narrative: Narrative, inputs: Mapping[str, Mapping[str, object]], template: bool, file: str
+) -> dict[int, list[int]]:
+    """The 0-based columns, by 0-based line, of each ``{{`` the bundle sends as written (in
+    code, unless its input is ``in_code``; anywhere in a bundle that is no template): the
+    prompt text writes them ``\\{{``, literal braces, which each format then writes in its
+    own way or refuses. A ``\\{{`` sent as written (in code, or in no template) is refused:
+    no prompt format writes a backslash before literal braces."""
+    found = narrative.placeholders
+    literal: dict[int, list[int]] = {}
+    for placeholder in found.found:
+        if placeholder.context == "fence":  # a fence's lines are left out or refused
+            continue
+        live = template and (
+            placeholder.context == "text"
+            or bool((inputs.get(placeholder.name) or {}).get("in_code"))
+        )
+        if not live:
+            literal.setdefault(placeholder.line - 1, []).append(placeholder.column - 1)
+    for escape in found.escapes:
+        if escape.context == "code" or (not template and escape.context == "text"):
+            raise refuse(
+                "a backslash before '{{' that the bundle sends as written (in code, or in a "
+                "bundle with no inputs), which a prompt format cannot write",
+                file,
+                escape.line,
+                "reword it",
+            )
+    return {line: sorted(columns) for line, columns in literal.items()}
 
 
 def _drop(
