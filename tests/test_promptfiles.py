@@ -1067,6 +1067,54 @@ def test_braces_the_template_sends_as_written_stay_literal_in_every_format(
     assert [m.content for m in template.format_messages()] == ["What does {{ name }} do in Jinja?"]
 
 
+def test_braces_in_code_and_literal_braces_come_in_as_the_format_sends_them(
+    tmp_path: Path,
+) -> None:
+    """The formats fill a placeholder in code and send literal braces as braces anywhere;
+    LMML sends code as written. The template gives what dotpromptz and
+    langchain_core give, and validates."""
+    import asyncio
+
+    dotpromptz = pytest.importorskip("dotpromptz")
+    prompts = pytest.importorskip("langchain_core.prompts")
+    load = pytest.importorskip("langchain_core.load")
+    from dotpromptz.typing import DataArgument
+
+    source = tmp_path / "d.prompt"
+    source.write_text(
+        '---\ninput:\n  schema:\n    name: string\n---\n{{role "user"}}\n'
+        "Run `greet {{name}}` now.\n\n```\nkeep \\{{ x }}\n```\n\nLiteral: \\{{ x }}\n",
+        encoding="utf-8",
+    )
+    rendered = asyncio.run(
+        dotpromptz.Dotprompt().render(source.read_text("utf-8"), DataArgument(input={"name": "N"}))
+    )
+    theirs = [m.content[0].text.strip("\n") for m in rendered.messages]
+    assert theirs == ["Run `greet N` now.\n\n```\nkeep {{ x }}\n```\n\nLiteral: {{ x }}"]
+    convert(source, tmp_path / "d.lmml")
+    with lmml_mdit.open(str(tmp_path / "d.lmml")) as bundle:
+        assert bundle.validate() == []
+    assert [m["content"][0]["text"] for m in _messages(tmp_path / "d.lmml", {"name": "N"})] == (  # type: ignore[index]
+        theirs
+    )
+    template = prompts.ChatPromptTemplate.from_messages(
+        [("human", "Jinja writes {{{{ name }}}}; `{{{{ name }}}}` too; answer {q}")]
+    )
+    chain = tmp_path / "c.json"
+    chain.write_text(json.dumps(load.dumpd(template)), "utf-8")
+    convert(chain, tmp_path / "c.lmml")
+    with lmml_mdit.open(str(tmp_path / "c.lmml")) as bundle:
+        assert bundle.validate() == []
+        assert set((bundle.front_matter or {})["inputs"]) == {"q"}
+    assert [m["content"][0]["text"] for m in _messages(tmp_path / "c.lmml", {"q": "Q"})] == [  # type: ignore[index]
+        m.content for m in template.format_messages(q="Q")
+    ]
+    both = tmp_path / "both.prompt"
+    both.write_text('{{role "user"}}\nRun `{{name}}` and `\\{{name}}`\n', "utf-8")
+    with pytest.raises(PromptFileError, match="both filled and written as literal braces"):
+        convert(both, tmp_path / "both.lmml")
+
+
 def test_dotprompt_messages_match_dotpromptz(tmp_path: Path) -> None:
     dotpromptz = pytest.importorskip("dotpromptz")
     import asyncio

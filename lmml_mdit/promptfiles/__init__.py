@@ -116,13 +116,13 @@ def import_prompt_file(
     """
     source, target = os.fspath(source), os.fspath(target)
     _, prompt = _read_prompt(source, format)
-    return _write_lmml(prompt, target)
+    return _write_lmml(prompt, target, source)
 
 
-def _write_lmml(prompt: Prompt, target: str) -> list[Path]:
+def _write_lmml(prompt: Prompt, target: str, source: str) -> list[Path]:
     from ..bundle import Bundle
 
-    text = lmml_text(prompt)
+    text = lmml_text(prompt, source)
     stem = os.path.basename(target).rsplit(".", 1)[0] or "prompt"
     if target.lower().endswith(ARCHIVE_SUFFIX):
         bundle = Bundle.from_zip(stem, text, dict(prompt.assets))

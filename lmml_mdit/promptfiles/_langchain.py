@@ -147,20 +147,27 @@ def _template(text: str, style: str, file: str, index: int) -> str:
             "use an f-string or mustache template",
         )
     out: list[str] = []
+    literal: list[str] = []  # the text since the last field, braces unescaped
+
+    def flush() -> None:
+        # Literal braces stay literal in the template: LMML writes a literal {{ as \{{.
+        out.append("".join(literal).replace("{{", "\\{{"))
+        literal.clear()
+
     position = 0
     while position < len(text):
         brace = min(
             (i for i in (text.find("{", position), text.find("}", position)) if i >= 0), default=-1
         )
         if brace < 0:
-            out.append(text[position:])
+            literal.append(text[position:])
             break
-        out.append(text[position:brace])
+        literal.append(text[position:brace])
         if text.startswith("{{", brace):
-            out.append("\\{" if out and out[-1].endswith("{") else "{")
+            literal.append("{")
             position = brace + 2
         elif text.startswith("}}", brace):
-            out.append("}")
+            literal.append("}")
             position = brace + 2
         elif text[brace] == "}":
             raise refuse(f"messages[{index}] has a lone '}}'", file)
@@ -174,8 +181,10 @@ def _template(text: str, style: str, file: str, index: int) -> str:
                     None,
                     "LMML fills {name} fields only, without conversions or specs",
                 )
+            flush()
             out.append(f"{{{{ {field} }}}}")
             position = end + 1
+    flush()
     return "".join(out)
 
 

@@ -250,10 +250,51 @@ def is_dotted_name(expression: str) -> bool:
     return bool(expression) and all(part.isidentifier() for part in parts)
 
 
-def lmml_text(prompt: Prompt) -> str:
+def lmml_text(prompt: Prompt, file: str = "") -> str:
     """*prompt* as an LMML narrative: front matter with settings and typed inputs, then one
     turn per message, its body written as import writes one
-    (:class:`~lmml_mdit.chat.BodyWriter`)."""
+    (:class:`~lmml_mdit.chat.BodyWriter`).
+
+    The prompt formats fill a placeholder in code as anywhere else, and send literal
+    braces there as braces; LMML sends code as written. So an input with a placeholder in
+    code is declared ``in_code``, and the backslash of a literal ``\\{{`` in code is left
+    out (an input both filled and written as literal braces in code is refused)."""
+    from ..bundle import Bundle
+
+    text = _narrative(prompt)
+    found = Bundle.from_text("prompt.lmml", text).narrative.placeholders
+    in_code = {p.name for p in found.found if p.context == "code"}
+    literal = {e.name for e in found.escapes if e.context == "code"}
+    if in_code & literal:
+        raise refuse(
+            f"the input {sorted(in_code & literal)[0]!r} is both filled and written as "
+            "literal braces in code, which an LMML template cannot tell apart",
+            file,
+            None,
+            "reword the literal braces",
+        )
+    if in_code:
+        prompt = dataclasses.replace(
+            prompt,
+            inputs={
+                name: ({**spec, "in_code": True} if name in in_code else spec)
+                for name, spec in prompt.inputs.items()
+            },
+        )
+        text = _narrative(prompt)
+        found = Bundle.from_text("prompt.lmml", text).narrative.placeholders
+    escapes = sorted(
+        ((e.line, e.column) for e in found.escapes if e.context == "code"), reverse=True
+    )
+    if not escapes:
+        return text
+    lines = text.split("\n")
+    for line, column in escapes:  # right to left: the columns before stay where they are
+        lines[line - 1] = lines[line - 1][: column - 1] + lines[line - 1][column:]
+    return "\n".join(lines)
+
+
+def _narrative(prompt: Prompt) -> str:
     front: dict[str, object] = {"inputs": prompt.inputs}
     if prompt.settings:
         front["settings"] = prompt.settings
@@ -308,6 +349,11 @@ def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
     lines = narrative.source.split("\n")
     escapes = narrative.escape_columns
     literal = _literal_braces(narrative, prompt.inputs, "inputs" in front, bundle.file_name)
+    # The formats fill a placeholder in code as anywhere: in_code is LMML's own, and told.
+    prompt.inputs = {
+        name: {key: value for key, value in spec.items() if key != "in_code"}
+        for name, spec in prompt.inputs.items()
+    }
     # Every line of an inline fence (its opening, content and closing lines) is the fence's.
     fenced = {
         line: fence for fence in narrative.index.fences for line in range(fence.start, fence.end)
