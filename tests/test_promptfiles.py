@@ -862,7 +862,7 @@ def test_a_template_of_no_prompty_file_is_written_as_prompty_1_names_its_model(
     tmp_path: Path,
 ) -> None:
     """Prompty 1 (``inputs:`` with ``type``, ``model.parameters``) takes the model's name
-    from ``configuration`` (its OpenAI invoker reads ``configuration.name``) and refuses a
+    from ``configuration.name`` (its OpenAI executor reads it there) and refuses a
     ``model.id``, which is Prompty 2's."""
     import yaml
 
@@ -873,7 +873,7 @@ def test_a_template_of_no_prompty_file_is_written_as_prompty_1_names_its_model(
     front = yaml.safe_load(target.read_text("utf-8").split("---\n")[1])
     assert front["model"] == {
         "api": "chat",
-        "configuration": {"type": "openai", "name": "gpt-4o"},
+        "configuration": {"name": "gpt-4o"},
         "parameters": {"temperature": 0.2},
     }
     assert front["inputs"]["points"] == {"type": "integer", "default": 3}

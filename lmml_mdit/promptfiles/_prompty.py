@@ -460,8 +460,9 @@ def _written_model(
             written["configuration"] = configuration
         elif "id" in written:
             written["id"] = name
-        else:  # Prompty 1 names the model in its configuration (the OpenAI invoker's)
-            written["configuration"] = {"type": "openai", "name": name}
+        else:  # Prompty 1 names the model in its configuration (its type and keys come
+            # from the user's prompty.json, which Prompty merges in)
+            written["configuration"] = {"name": name}
     if "options" in written:
         written["options"] = {_OPTION_NAMES.get(key, key): item for key, item in settings.items()}
     elif settings:
