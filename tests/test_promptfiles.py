@@ -614,6 +614,28 @@ def test_github_test_data_becomes_cases_and_logic_is_refused(tmp_path: Path) -> 
     assert raised.value.line == 3
 
 
+def test_github_test_data_takes_the_cases_file_as_edited(tmp_path: Path) -> None:
+    """The cases file is the test data: a case added, changed or removed there is one in
+    ``testData`` too, and a case unchanged keeps its row's other keys (``expected``)."""
+    import yaml
+
+    source = tmp_path / "t.prompt.yml"
+    source.write_text(
+        "messages:\n  - role: user\n    content: 'Capital of {{country}}?'\ntestData:\n"
+        "  - country: France\n    expected: Paris\n  - country: Peru\n    expected: Lima\n",
+        "utf-8",
+    )
+    lmml, cases = convert(source, tmp_path / "t.lmml")
+    cases.write_text('{"country": "France"}\n{"country": "Spain"}\n{"country": "Chile"}\n', "utf-8")
+    back = tmp_path / "back.prompt.yml"
+    assert cli.main(["convert", str(lmml), str(back)]) == 0
+    assert yaml.safe_load(back.read_text("utf-8"))["testData"] == [
+        {"country": "France", "expected": "Paris"},
+        {"country": "Spain"},
+        {"country": "Chile"},
+    ]
+
+
 def test_github_prompt_file_cannot_hold_typed_inputs_or_media(tmp_path: Path) -> None:
     source = tmp_path / "x.lmml"
     source.write_text(

@@ -140,6 +140,30 @@ def _names(text: str) -> list[str]:
     return names
 
 
+def _test_data(kept: object, prompt: Prompt) -> list[object]:
+    """``testData`` from the cases: a case whose input values are those of a row kept from
+    the original is that row (its other keys, ``expected``, kept); any other case is a row
+    of its own. So a case added, changed or removed in the cases file is one here too."""
+    rows = [row for row in kept if isinstance(row, dict)] if isinstance(kept, list) else []
+    unused = list(range(len(rows)))
+    written: list[object] = []
+    for case in prompt.cases:
+        match = next(
+            (
+                index
+                for index in unused
+                if {k: v for k, v in rows[index].items() if k in prompt.inputs} == case
+            ),
+            None,
+        )
+        if match is None:
+            written.append(dict(case))
+            continue
+        unused.remove(match)
+        written.append(rows[match])
+    return written
+
+
 def _unspaced(text: str) -> str:
     """*text* with each ``{{ name }}`` written ``{{name}}``: gh-models fills a placeholder
     by replacing that exact text, so one written with spaces would be sent as written."""
@@ -191,7 +215,9 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
             raise refuse("the text holds literal '{{', which the format cannot escape", file)
         messages.append({"role": role, "content": _unspaced(content)})
     document["messages"] = messages
-    if "testData" not in meta and prompt.cases:
+    if "testData" in meta and prompt.cases:
+        meta["testData"] = _test_data(meta["testData"], prompt)
+    elif prompt.cases:
         document["testData"] = prompt.cases
     document.update(meta)
     return dump_yaml(document), {}
