@@ -614,6 +614,36 @@ def test_github_test_data_becomes_cases_and_logic_is_refused(tmp_path: Path) -> 
     assert raised.value.line == 3
 
 
+def test_github_spaced_braces_are_text_as_gh_models_sends_them(tmp_path: Path) -> None:
+    """gh-models replaces the exact text ``{{name}}``: ``{{ name }}`` is sent as written,
+    and a backslash before ``{{`` is sent before the value."""
+    import yaml
+
+    source = tmp_path / "t.prompt.yml"
+    source.write_text(
+        "messages:\n  - role: user\n    content: 'Say {{ tone }} and {{topic}}'\n", "utf-8"
+    )
+    with pytest.warns(PromptFileWarning, match="spaces inside its braces"):
+        convert(source, tmp_path / "t.lmml")
+    with lmml_mdit.open(str(tmp_path / "t.lmml")) as bundle:
+        assert set((bundle.front_matter or {})["inputs"]) == {"topic"}
+        assert bundle.validate() == []
+    [sent] = _messages(tmp_path / "t.lmml", {"topic": "tides"})
+    assert sent["content"][0]["text"] == "Say {{ tone }} and tides"  # type: ignore[index]
+    convert(tmp_path / "t.lmml", tmp_path / "back.prompt.yml")
+    back = yaml.safe_load((tmp_path / "back.prompt.yml").read_text("utf-8"))
+    assert back["messages"][0]["content"] == "Say {{ tone }} and {{topic}}"
+    slash = tmp_path / "s.prompt.yml"
+    slash.write_text("messages:\n  - role: user\n    content: 'a \\{{topic}}'\n", "utf-8")
+    with pytest.raises(PromptFileError, match="a backslash before") as caught:
+        convert(slash, tmp_path / "s.lmml")
+    assert caught.value.line == 3
+    literal = tmp_path / "l.lmml"
+    literal.write_text("---\ninputs: {}\n---\n## Turn 1 -- user\n\nWrite \\{{x}}.\n", "utf-8")
+    with pytest.raises(PromptFileError, match="would fill as a placeholder"):
+        convert(literal, tmp_path / "l.prompt.yml")
+
+
 def test_github_test_data_takes_the_cases_file_as_edited(tmp_path: Path) -> None:
     """The cases file is the test data: a case added, changed or removed there is one in
     ``testData`` too, and a case unchanged keeps its row's other keys (``expected``)."""
@@ -1047,8 +1077,9 @@ def test_braces_the_template_sends_as_written_stay_literal_in_every_format(
     tmp_path: Path,
 ) -> None:
     """A placeholder in code is sent as written (it is not ``in_code``): the written prompt
-    sends it as written too, checked with dotpromptz and langchain_core; Prompty and
-    ``.prompt.yml``, with no escape for braces, refuse it."""
+    sends it as written too, checked with dotpromptz and langchain_core (gh-models fills
+    only ``{{name}}``, so ``{{ name }}`` is text there); Prompty, which has no escape for
+    braces, refuses it."""
     import asyncio
 
     dotpromptz = pytest.importorskip("dotpromptz")
@@ -1077,9 +1108,13 @@ def test_braces_the_template_sends_as_written_stay_literal_in_every_format(
         json.loads((tmp_path / "t.json").read_text("utf-8")), allowed_objects="all"
     )
     assert [m.content for m in template.format_messages(q="Q")] == [text]
-    for target in ("t.prompty", "t.prompt.yml"):
-        with pytest.raises(PromptFileError, match="literal"):
-            convert(source, tmp_path / target)
+    with pytest.raises(PromptFileError, match="literal"):
+        convert(source, tmp_path / "t.prompty")
+    convert(source, tmp_path / "t.prompt.yml")  # gh-models fills {{name}}, not {{ name }}
+    import yaml
+
+    written = yaml.safe_load((tmp_path / "t.prompt.yml").read_text("utf-8"))["messages"]
+    assert written[0]["content"].replace("{{q}}", "Q") == text
     plain = tmp_path / "chat.lmml"  # no inputs: every {{ }} is text
     plain.write_text("## Turn 1 -- user\n\nWhat does {{ name }} do in Jinja?\n", "utf-8")
     convert(plain, tmp_path / "chat.json")

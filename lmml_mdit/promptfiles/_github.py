@@ -92,10 +92,46 @@ def _read_messages(value: object, text: str, prompt: Prompt, file: str) -> None:
             )
         content = message["content"]
         line = _line_of(text, content)
-        checked = scan_placeholders(content, file, line, openers=())
+        checked = scan_placeholders(
+            _spaced_as_text(content, file, line), file, line, openers=(), backslash=True
+        )
         for name in _names(checked):
             prompt.inputs.setdefault(name.split(".")[0], {"type": "string"})
         prompt.turns.append((str(role), checked.strip("\n")))
+
+
+def _spaced_as_text(content: str, file: str, line: int) -> str:
+    """*content* with each ``{{ name }}`` written with spaces inside its braces marked
+    literal (``\\{{``): gh-models fills the exact text ``{{name}}`` only, and sends the
+    other as written. A backslash before ``{{`` is refused: gh-models sends it and fills
+    the placeholder, which LMML would read as literal braces."""
+    out: list[str] = []
+    position = 0
+    while (start := content.find("{{", position)) >= 0:
+        at = line + content.count("\n", 0, start)
+        if start > 0 and content[start - 1] == "\\":
+            raise refuse(
+                "a backslash before '{{': gh-models sends the backslash and fills the "
+                "placeholder, while an LMML template reads \\{{ as literal braces",
+                file,
+                at,
+                "remove the backslash, or put a space between it and the braces",
+            )
+        end = content.find("}}", start + 2)
+        inner = content[start + 2 : end] if end >= 0 else ""
+        out.append(content[position:start])
+        if inner.strip().isidentifier() and inner != inner.strip():
+            warn(
+                f"{file}:{at}: {{{{{inner}}}}} has spaces inside its braces, which gh-models "
+                "does not fill: it is kept as text (write {{"
+                + inner.strip()
+                + "}} for a placeholder)"
+            )
+            out.append("\\")
+        out.append("{{")
+        position = start + 2
+    out.append(content[position:])
+    return "".join(out)
 
 
 def _item_line(text: str, index: int) -> int | None:
@@ -135,7 +171,8 @@ def _names(text: str) -> list[str]:
         end = text.find(" }}", start)
         if end < 0:
             break
-        names.append(text[start + 3 : end])
+        if not (start > 0 and text[start - 1] == "\\"):  # literal braces name no input
+            names.append(text[start + 3 : end])
         position = end + 3
     return names
 
@@ -164,18 +201,30 @@ def _test_data(kept: object, prompt: Prompt) -> list[object]:
     return written
 
 
-def _unspaced(text: str) -> str:
-    """*text* with each ``{{ name }}`` written ``{{name}}``: gh-models fills a placeholder
-    by replacing that exact text, so one written with spaces would be sent as written."""
+def _written(text: str, file: str) -> str:
+    """*text* (placeholders ``{{ name }}``, literal braces ``\\{{``) as gh-models reads
+    it: a placeholder as ``{{name}}``, the exact text it fills; literal braces as they are,
+    unless they read ``{{name}}``, which gh-models would fill (refused)."""
     out: list[str] = []
     position = 0
-    while (start := text.find("{{ ", position)) >= 0:
-        end = text.find(" }}", start)
+    while (start := text.find("{{", position)) >= 0:
+        end = text.find("}}", start + 2)
         if end < 0:
             break
-        out.append(text[position:start])
-        out.append("{{" + text[start + 3 : end] + "}}")
-        position = end + 3
+        inner = text[start + 2 : end]
+        if start > 0 and text[start - 1] == "\\":
+            if inner.isidentifier():
+                raise refuse(
+                    f"the text holds the literal braces {{{{{inner}}}}}, which gh-models "
+                    "would fill as a placeholder (it has no escape for them)",
+                    file,
+                    None,
+                    "reword it, or put spaces inside the braces",
+                )
+            out.append(text[position : start - 1] + "{{" + inner + "}}")
+        else:
+            out.append(text[position:start] + "{{" + inner.strip() + "}}")
+        position = end + 2
     out.append(text[position:])
     return "".join(out)
 
@@ -211,9 +260,7 @@ def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]
             for line in text.split("\n")
             if not (line.startswith("@") and line[1:] in prompt.assets)
         )
-        if "\\{{" in content:
-            raise refuse("the text holds literal '{{', which the format cannot escape", file)
-        messages.append({"role": role, "content": _unspaced(content)})
+        messages.append({"role": role, "content": _written(content, file)})
     document["messages"] = messages
     if "testData" in meta and prompt.cases:
         meta["testData"] = _test_data(meta["testData"], prompt)
