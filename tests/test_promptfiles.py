@@ -124,6 +124,13 @@ def test_a_refusal_after_blank_lines_names_the_line_it_is_on(
         ),
         ("c.prompty", "---\nname: x\nsample: sample.json\n---\nuser:\nhi\n", 3, "sample"),
         (
+            "i.prompty",
+            "---\nname: x\ninputs:\n  - name: q\n    kind: string\n  - name: photo\n"
+            "    kind: image\n---\nuser:\n{{q}}\n{{photo}}\n",
+            6,
+            "is a Prompty image input, which is not converted",
+        ),
+        (
             "d.prompt",
             "---\ninput:\n  schema:\n    kind?(enum): [A, B]\n---\nhi {{kind}}\n",
             4,

@@ -190,6 +190,17 @@ def _read_inputs(value: object, prompt: Prompt, file: str, text: str) -> None:
         if kind == _THREAD:
             prompt.inputs[name] = _thread(name, spec, sample, file)
             continue
+        if kind in ("image", "file", "audio"):
+            raise refuse(
+                f"the input {clipped(repr(name), 80)} is a Prompty {kind} input, which is not "
+                "converted (LMML's image and file inputs take a path, and attach where their "
+                "placeholder stands alone)",
+                file,
+                line,
+                f"convert the prompt without it, then declare an LMML {kind} input by hand"
+                if kind != "audio"
+                else "convert the prompt without it",
+            )
         if kind not in _INPUT_TYPES:
             raise refuse(
                 f"the input {clipped(repr(name), 80)} has the type {clipped(repr(kind), 80)}, "
