@@ -499,3 +499,46 @@ def extension_for(media_type: str) -> str:
         return known
     guessed = mimetypes.guess_extension(media_type, strict=False)
     return guessed if guessed else ".bin"
+
+
+def builtin_refusal(name: str, media_type: str, data: bytes) -> tuple[str, str] | None:
+    """Why the built-in handlers send no part for these bytes, with what to do, or None.
+
+    They refuse an image type no provider takes, a binary name with no bytes (nothing to
+    tell its type by), bytes named as text that are not UTF-8, and any media type they
+    have no part for; they send the rest.
+
+    :param name: the asset's name (its extension says what it was meant to be).
+    :param media_type: the type the bytes show (:func:`media_type_for`).
+    :param data: the bytes, or their first :data:`TEXT_SNIFF_BYTES` for a type that is
+        not text.
+    """
+    if media_type in IMAGE_TYPES or media_type in DOCUMENT_TYPES or media_type in VIDEO_TYPES:
+        return None
+    if media_type in AUDIO_FORMATS:
+        return None
+    if media_type in REFUSED_IMAGE_TYPES:
+        return (
+            f"the chat providers accept no {media_type} images",
+            f"convert it to PNG, or register a handler for {media_type} with "
+            "lmml_mdit.register_handler",
+        )
+    by_extension = extension_type(name)
+    if not data and by_extension is not None and not is_text_type(by_extension):
+        # No bytes to sniff: an empty '.png' would go out as an empty text file.
+        return (
+            f"embed is named as {by_extension} but holds no bytes (an empty file)",
+            "put the file's content in it, or remove the reference",
+        )
+    if is_text_type(media_type):
+        return None
+    if by_extension is not None and is_text_type(by_extension):
+        # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
+        return (
+            f"embed is named as {by_extension} but its bytes are not UTF-8 text",
+            "re-encode it as UTF-8, or register a handler for its extension",
+        )
+    return (
+        f"no handler for {media_type} content",
+        "register one with lmml_mdit.register_handler(extension, fn)",
+    )

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Set
 
 from ..errors import BundleError, LmmlError, UnsafeEntryError
 from ..jsontypes import JSONObject
-from ..media import TEXT_SNIFF_BYTES, media_type_for, sniff
+from ..media import TEXT_SNIFF_BYTES, builtin_refusal, media_type_for, sniff
 from ..model import Embed, Issue
 from ..narrative import Narrative, unsent_image_issues
 from ._archive import unsafe_reason
@@ -311,8 +311,6 @@ def _unsendable_issues(bundle: BundleContents, *, skip: Set[str]) -> list[Issue]
     Assets sent by other means are left out: the bundle's own entries, tool calls,
     native items and remote assets.
     """
-    from ..conversation import Asset, refusal  # loaded only for a bundle with embeds
-
     issues: list[Issue] = []
     for name, embed in bundle.narrative.first_embeds.items():
         if name in skip or name in RESERVED_NAMES or is_remote_name(name):
@@ -330,12 +328,16 @@ def _unsendable_issues(bundle: BundleContents, *, skip: Set[str]) -> list[Issue]
                 data = bundle.embed(name)
         except LmmlError:  # unreadable: reported by the kind that says why
             continue
-        error = refusal(Asset(name, data, media_type_for(name, data), embed))
-        if error is not None:
-            message = f"no provider can take {name}: {error.message}"
-            if error.hint:
-                message = f"{message}; {error.hint}"
-            issues.append(_issue(UNSENDABLE_EMBED, embed, name, message))
+        media_type = media_type_for(name, data)
+        refused = builtin_refusal(name, media_type, data)
+        if refused is None:
+            continue
+        from ..conversation import is_handled  # the registry: asked only for a refusal
+
+        if not is_handled(name, media_type):
+            message, hint = refused
+            said = f"no provider can take {name}: {message}; {hint}"
+            issues.append(_issue(UNSENDABLE_EMBED, embed, name, said))
     return issues
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ._handlers import builtin_part as builtin_part
     from ._handlers import handler_for as handler_for
     from ._handlers import handler_key as handler_key
-    from ._handlers import refusal as refusal
+    from ._handlers import is_handled as is_handled
     from ._handlers import register_handler as register_handler
     from ._handlers import registered_handlers as registered_handlers
     from ._handlers import unregister_handler as unregister_handler
@@ -79,7 +79,7 @@ _NAMES = {
             "builtin_part",
             "handler_for",
             "handler_key",
-            "refusal",
+            "is_handled",
             "register_handler",
             "registered_handlers",
             "unregister_handler",

@@ -2,23 +2,22 @@
 
 A handler turns an :class:`Asset` into neutral parts. :func:`register_handler` keeps one
 per extension or media type; :func:`builtin_part` is the handler used when none is
-registered, and :func:`refusal` says, without sending, why it refuses an asset (what
-``validate`` reports as ``unsendable_embed``). See docs/messages.md, "Handlers".
+registered (it refuses what :func:`lmml_mdit.media.builtin_refusal` says), and
+:func:`is_handled` tells whether one is registered for an asset (``validate`` asks it
+before reporting ``unsendable_embed``). See docs/messages.md, "Handlers".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from ..errors import UnsupportedContentError
 from ..media import (
     AUDIO_FORMATS,
     DOCUMENT_TYPES,
     IMAGE_TYPES,
-    REFUSED_IMAGE_TYPES,
     VIDEO_TYPES,
-    extension_type,
-    is_text_type,
+    builtin_refusal,
+    extension,
 )
 from ._parts import (
     Asset,
@@ -38,7 +37,7 @@ __all__ = [
     "builtin_part",
     "handler_for",
     "handler_key",
-    "refusal",
+    "is_handled",
     "register_handler",
     "registered_handlers",
     "unregister_handler",
@@ -134,18 +133,17 @@ PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart, VideoP
 def builtin_part(asset: Asset) -> Part:
     """The built-in handler: the part the bytes' media type makes.
 
-    :raises UnsupportedContentError: for a refused image type, a binary name with no
-        bytes, text bytes that are not UTF-8, and any other media type.
+    :raises UnsupportedContentError: for what :func:`lmml_mdit.media.builtin_refusal`
+        refuses (a refused image type, a binary name with no bytes, bytes named as text
+        that are not UTF-8, any other media type).
     """
     media_type = asset.media_type
+    refused = builtin_refusal(asset.name, media_type, asset.data)
+    if refused is not None:
+        message, hint = refused
+        raise asset.unsupported(message, hint=hint)
     if media_type in IMAGE_TYPES:
         return ImagePart(asset, media_type)
-    if media_type in REFUSED_IMAGE_TYPES:
-        raise asset.unsupported(
-            f"the chat providers accept no {media_type} images",
-            hint=f"convert it to PNG, or register a handler for {media_type} with "
-            "lmml_mdit.register_handler",
-        )
     if media_type in DOCUMENT_TYPES:
         return DocumentPart(asset, media_type)
     audio_format = AUDIO_FORMATS.get(media_type)
@@ -153,37 +151,9 @@ def builtin_part(asset: Asset) -> Part:
         return AudioPart(asset, audio_format)
     if media_type in VIDEO_TYPES:
         return VideoPart(asset, media_type)
-    by_extension = extension_type(asset.name)
-    if not asset.data and by_extension is not None and not is_text_type(by_extension):
-        # No bytes to sniff: an empty '.png' would go out as an empty text file.
-        raise asset.unsupported(
-            f"embed is named as {by_extension} but holds no bytes (an empty file)",
-            hint="put the file's content in it, or remove the reference",
-        )
-    if is_text_type(media_type):
-        return TextFilePart(asset, media_type, asset.text())
-    if by_extension is not None and is_text_type(by_extension):
-        # A text extension whose bytes are not UTF-8 (Latin-1, UTF-16, binary).
-        raise asset.unsupported(
-            f"embed is named as {by_extension} but its bytes are not UTF-8 text",
-            hint="re-encode it as UTF-8, or register a handler for its extension",
-        )
-    raise asset.unsupported(
-        f"no handler for {media_type} content",
-        hint="register one with lmml_mdit.register_handler(extension, fn)",
-    )
+    return TextFilePart(asset, media_type, asset.text())
 
 
-def refusal(asset: Asset) -> UnsupportedContentError | None:
-    """Why the asset cannot be sent with the registered handlers, or None.
-
-    Only the built-in handler refuses here: an asset a registered handler takes is the
-    handler's to judge when it is sent.
-    """
-    if _lookup(asset, _REGISTRY) is not None:
-        return None
-    try:
-        builtin_part(asset)
-    except UnsupportedContentError as error:
-        return error
-    return None
+def is_handled(name: str, media_type: str) -> bool:
+    """Whether a registered handler takes an asset of this name and media type."""
+    return bool(_REGISTRY) and (extension(name) in _REGISTRY or media_type in _REGISTRY)
