@@ -170,3 +170,28 @@ def test_a_template_is_refused_not_written_unfilled(
 def test_braces_in_a_chat_that_is_no_template_are_text() -> None:
     record = {"conversations": [{"from": "human", "value": "Use {{ name }} in Jinja"}]}
     assert lmml_mdit.export_sharegpt(lmml_mdit.import_messages(record)) == record
+
+
+def test_export_sharegpt_refuses_a_defective_bundle_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Called directly, export_sharegpt wrote a bundle with a missing reference as a record;
+    # lmml export refused it. Both refuse now, and both write it with strict=False / --force,
+    # the reference as the text it is (ShareGPT said it cannot carry the asset, which is
+    # not there).
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    path = folder / "chat.lmml"
+    path.write_text("## user\nsee @gone.png\n\n## assistant\nok\n", encoding="utf-8")
+    with lmml_mdit.open(path) as bundle:
+        with pytest.raises(lmml_mdit.DefectError) as refused:
+            lmml_mdit.export_sharegpt(bundle)
+        assert refused.value.kind == "missing_reference"
+        with pytest.warns(lmml_mdit.DefectWarning):
+            record = lmml_mdit.export_sharegpt(bundle, strict=False)
+    assert record["conversations"][0] == {"from": "human", "value": "see @gone.png"}
+    out = tmp_path / "out.jsonl"
+    assert main(["export", str(folder), "-p", "sharegpt", "--jsonl", str(out)]) == 1
+    assert ": missing_reference: " in capsys.readouterr().err
+    assert main(["export", str(folder), "-p", "sharegpt", "--jsonl", str(out), "--force"]) == 0
+    assert json.loads(out.read_text(encoding="utf-8")) == record

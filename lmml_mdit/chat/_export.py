@@ -141,10 +141,7 @@ def export_bundle(
     :raises UnsupportedContentError: for content the provider cannot take.
     """
     if provider == sharegpt.NAME:
-        # A defective bundle is a failure, not a dataset line (request_body checks the
-        # other providers' bundles itself).
-        bundle.check_sendable(strict=strict)
-        return sharegpt.export_sharegpt(bundle)
+        return sharegpt.export_sharegpt(bundle, strict=strict)
     options = Options(attachment_lines="drop", strict=strict, unknown_settings=unknown_settings)
     return request_body(bundle, find_provider(provider), options, live=False)
 

@@ -133,7 +133,7 @@ def _call_place(bundle: BundleSource, call: ToolCall) -> str:
     return location(bundle.file_name, call.line, None if fence is None else fence.column)
 
 
-def export_sharegpt(bundle: BundleSource) -> JSONObject:
+def export_sharegpt(bundle: BundleSource, *, strict: bool = True) -> JSONObject:
     """Turn *bundle* into a ShareGPT record.
 
     ``system`` and ``context`` turns become ``system`` entries, ``user`` ``human``,
@@ -146,11 +146,16 @@ def export_sharegpt(bundle: BundleSource) -> JSONObject:
     answer within each run of ``tool`` turns (a reader pairs each with the earliest
     unanswered call).
 
+    :param strict: False writes a bundle with an error-level defect anyway, warning each
+        (:meth:`~lmml_mdit.bundle.bundle.Bundle.check_sendable`).
+    :raises DefectError: for a bundle with an error-level defect, unless *strict* is False:
+        a defective bundle is a failure, not a dataset line.
     :raises UnsupportedContentError: for a turn holding an asset (ShareGPT is text only),
         located at the asset's first reference (or fence) in the turn; for a ``tool`` turn
         a reader would pair with another call (at its delimiter); for a template (inputs
         declared, a ``{{ placeholder }}`` written; at the first one): its text is not filled.
     """
+    bundle.check_sendable(strict=strict)
     placeholders = bundle.narrative.placeholders.found
     if placeholders and template_of(bundle).declarations.specs:
         # A template (it declares inputs) is filled by a provider export; here its text is
@@ -190,10 +195,12 @@ def export_sharegpt(bundle: BundleSource) -> JSONObject:
             continue
         if turn.natives and not (turn.text or turn.calls or turn.answers):
             continue  # a turn of provider-specific items only: nothing left to say
-        if turn.assets:
-            embed = next(embed for embed in source.embeds if embed.name == turn.assets[0])
+        # A reference that resolves to nothing is text (sent anyway, strict=False).
+        carried = [name for name in turn.assets if bundle.has_asset(name)]
+        if carried:
+            embed = next(embed for embed in source.embeds if embed.name == carried[0])
             raise UnsupportedContentError(
-                f"ShareGPT cannot carry the asset {turn.assets[0]!r}",
+                f"ShareGPT cannot carry the asset {carried[0]!r}",
                 name=bundle.file_name,
                 line=embed.line,
                 column=embed.column,
