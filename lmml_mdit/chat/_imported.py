@@ -15,7 +15,7 @@ import base64
 import binascii
 import re
 import urllib.parse
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from ..conversation import (
@@ -44,7 +44,6 @@ __all__ = [
     "Native",
     "Text",
     "ToolResult",
-    "check_answered",
     "decode_base64",
     "decode_data_uri",
     "expect",
@@ -184,21 +183,6 @@ def reject_unknown_keys(mapping: JSONObject, known: Iterable[object], *, where: 
             raise ImportFormatError(
                 f"unsupported key {shown_value(key)}", name=where, hint="remove it before importing"
             )
-
-
-def check_answered(call_id: str, made: Container[str], *, where: str) -> None:
-    """Refuse a tool result whose call id no earlier call of the payload has, at its place
-    (the writer refuses it too, but knows no place in the payload).
-
-    :raises ImportFormatError: naming *where*.
-    """
-    if call_id not in made:
-        raise ImportFormatError(
-            f"a tool result answers call id {shown_value(call_id)}, which no earlier "
-            "assistant turn made",
-            name=where,
-            hint="include the assistant message with that tool call",
-        )
 
 
 def split_body(data: object, key: str, *, missing: str, hint: str) -> tuple[object, JSONObject]:

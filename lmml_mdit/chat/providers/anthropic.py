@@ -40,7 +40,6 @@ from ...media import IMAGE_TYPES, PDF_TYPE
 from .._content import Options
 from .._imported import (
     as_text,
-    check_answered,
     decode_base64,
     expect,
     expect_items,
@@ -302,17 +301,9 @@ def _source(block: JSONObject, where: str) -> ImportedAsset | RemoteAsset:
 
 
 def block_parts(
-    content: object,
-    *,
-    where: str,
-    allow_tools: bool,
-    allow_native: bool = True,
-    made: set[str] | None = None,
+    content: object, *, where: str, allow_tools: bool, allow_native: bool = True
 ) -> list[MessagePart | ToolResult]:
     """Read a content string or block list; a tool result comes back as ``(id, parts)``.
-
-    *made*, when given, holds the ids of the calls read so far: each ``tool_use`` adds its
-    id, and a ``tool_result`` answering none of them is refused at its place.
 
     With *allow_native*, a block of another type (``thinking``, ``redacted_thinking``,
     ``server_tool_use``, ``web_search_tool_result``, ...) is kept whole as a
@@ -353,14 +344,13 @@ def block_parts(
                 parts.extend(_part_keys(block, own))
         elif kind == "tool_use" and allow_tools:
             _check_keys(block, {"type", "id", "name", "input"}, here)
-            call = ToolCall(
-                id=expect(block.get("id"), str, where=here),
-                name=expect(block.get("name"), str, where=here),
-                arguments=expect(block.get("input", {}), dict, where=f"{here}.input"),
+            parts.append(
+                ToolCall(
+                    id=expect(block.get("id"), str, where=here),
+                    name=expect(block.get("name"), str, where=here),
+                    arguments=expect(block.get("input", {}), dict, where=f"{here}.input"),
+                )
             )
-            if made is not None:
-                made.add(call.id)
-            parts.append(call)
             if allow_native:
                 parts.extend(_part_keys(block))
         elif kind == "tool_result" and allow_tools:
@@ -378,8 +368,6 @@ def block_parts(
             if flags:
                 inner.insert(0, NativeItem(NAME, MESSAGE_KEYS, flags))
             call_id = expect(block.get("tool_use_id"), str, where=here)
-            if made is not None:
-                check_answered(call_id, made, where=here)
             parts.append((call_id, without_results(inner)))
         elif allow_native and isinstance(kind, str) and kind:
             parts.append(NativeItem(NAME, kind, block))
@@ -395,7 +383,6 @@ def block_parts(
 def read_messages(messages: object, *, where: str = "messages") -> list[ChatMessage]:
     """Read an Anthropic ``messages`` list into turns."""
     turns: list[ChatMessage] = []
-    made: set[str] = set()  # the ids of the calls read so far
     for here, message in expect_items(messages, where=where):
         role = message.get("role")
         if role not in ("user", "assistant", "system"):
@@ -403,9 +390,7 @@ def read_messages(messages: object, *, where: str = "messages") -> list[ChatMess
                 f"unknown message role {shown_value(role)}", name=here, hint="use user or assistant"
             )
         reject_unknown_keys(message, ("role", "content"), where=here)
-        parts = block_parts(
-            message.get("content"), where=f"{here}.content", allow_tools=True, made=made
-        )
+        parts = block_parts(message.get("content"), where=f"{here}.content", allow_tools=True)
         turns.extend(turns_of_message(role, parts))
     return turns
 

@@ -33,7 +33,6 @@ from .._handlers import DocumentPart, ImagePart, Part, RemotePart, TextFilePart,
 from .._imported import (
     ImportedAsset,
     as_text,
-    check_answered,
     decode_base64,
     decode_data_uri,
     expect,
@@ -478,7 +477,6 @@ def _named(message: JSONObject, where: str) -> list[MessagePart]:
 def read_messages(messages: object, *, where: str = "messages") -> list[ChatMessage]:
     """Read a Chat Completions ``messages`` list into turns."""
     turns: list[ChatMessage] = []
-    made: set[str] = set()  # the ids of the calls read so far
     for here, message in expect_items(messages, where=where):
         role = message.get("role")
         if role in _SYSTEM_ROLES or role == "user":
@@ -493,14 +491,11 @@ def read_messages(messages: object, *, where: str = "messages") -> list[ChatMess
             _unexpected_keys(message, {"role", "content", "tool_calls", "name"}, here)
             parts = _named(message, here) + content_parts(message.get("content"), where=here)
             if message.get("tool_calls"):
-                calls = _tool_calls(message["tool_calls"], where=here)
-                made.update(call.id for call in calls)
-                parts.extend(calls)
+                parts.extend(_tool_calls(message["tool_calls"], where=here))
             turns.append(ChatMessage("assistant", parts))
         elif role == "tool":
             _unexpected_keys(message, {"role", "content", "tool_call_id"}, here)
             call_id = expect(message.get("tool_call_id"), str, where=here)
-            check_answered(call_id, made, where=here)
             turns.append(
                 ChatMessage(
                     "tool",

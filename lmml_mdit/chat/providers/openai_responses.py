@@ -37,7 +37,6 @@ from .._content import Options
 from .._format_names import OPENAI
 from .._imported import (
     as_text,
-    check_answered,
     decode_data_uri,
     expect,
     expect_items,
@@ -463,7 +462,6 @@ def read_items(items: object, *, where: str = "input") -> list[ChatMessage]:
                 turns.append(ChatMessage("assistant", made))
         elif kind in ("function_call_output", _CUSTOM_OUTPUT):
             call_id = expect(item.get("call_id"), str, where=here)
-            check_answered(call_id, custom, where=here)
             if custom.get(call_id, kind == _CUSTOM_OUTPUT) != (kind == _CUSTOM_OUTPUT):
                 made_as = _CUSTOM_CALL if custom[call_id] else "function_call"
                 raise ImportFormatError(
