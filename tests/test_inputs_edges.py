@@ -66,3 +66,45 @@ def test_an_integer_given_as_a_whole_float_is_written_as_an_integer() -> None:
     assert message["content"] == [{"type": "text", "text": "n=3"}]
     [message] = bundle.messages("openai")
     assert message["content"] == [{"type": "text", "text": "n=2"}]
+
+
+def _self_holding() -> dict[str, object]:
+    value: dict[str, object] = {}
+    value["again"] = [value]
+    return value
+
+
+def _nested(levels: int) -> list[object]:
+    value: list[object] = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (_self_holding(), "holds itself"),
+        (_nested(100_000), "nests deeper than"),
+    ],
+)
+def test_a_value_no_json_can_write_is_an_input_error_not_a_hang_or_a_traceback(
+    value: object, words: str
+) -> None:
+    # A value holding itself used to loop for ever in the check; one nested 100,000 deep
+    # escaped as a RecursionError from the JSON encoder.
+    bundle = lmml_mdit.Bundle.from_text("t.lmml", TEMPLATE)
+    values = {"n": 1, "s": "x", "o": {"k": value}}
+    with pytest.raises(InputError, match=words) as caught:
+        bundle.to_request("openai", model="m", inputs=values)
+    assert caught.value.name == "o"
+    results = list(lmml_mdit.render_cases(bundle, [values], model="m"))
+    assert results[0].kind == "invalid_input"
+
+
+def test_values_shared_but_not_circular_are_sent() -> None:
+    shared = {"a": [1, 2]}
+    bundle = lmml_mdit.Bundle.from_text("t.lmml", TEMPLATE)
+    values = {"n": 1, "s": "x", "o": {"k": [shared, shared], "deep": _nested(50)}}
+    [message] = bundle.messages("openai", inputs=values)
+    assert '"k": [{"a": [1, 2]}, {"a": [1, 2]}]' in message["content"][0]["text"]

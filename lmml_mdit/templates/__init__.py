@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ._types import MESSAGES_TYPE as MESSAGES_TYPE
     from ._types import InputType as InputType
     from ._values import MAX_INTEGER as MAX_INTEGER
+    from ._values import MAX_VALUE_DEPTH as MAX_VALUE_DEPTH
     from ._values import InputFile as InputFile
     from ._values import ValuesPath as ValuesPath
     from ._values import bind_inputs as bind_inputs
@@ -69,6 +70,7 @@ _NAMES = {
     "InputSpec": "._declarations",
     "declared_inputs": "._declarations",
     "MAX_INTEGER": "._values",
+    "MAX_VALUE_DEPTH": "._values",
     "InputFile": "._values",
     "ValuesPath": "._values",
     "bind_inputs": "._values",

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_INTEGER",
+    "MAX_VALUE_DEPTH",
     "InputFile",
     "ValuesPath",
     "bind_inputs",
@@ -147,22 +148,46 @@ def _fits_float(value: int) -> bool:
 
 _SURROGATE = "holds a lone surrogate, which is not valid Unicode (no UTF-8 request holds it)"
 _HUGE = "holds a number too large for JSON readers (beyond a double's range)"
+_CIRCULAR = "holds itself (a list or mapping inside itself), which no JSON can write"
+
+MAX_VALUE_DEPTH = 500
+"""How deeply lists and mappings may nest in an input's value: well past any real value,
+and short of the recursion limit that writing it as JSON meets."""
 
 
 def _nested_problem(value: object) -> str | None:
     """Why a string or number anywhere in *value* (keys and values, nested) cannot be sent:
-    a lone surrogate (not valid Unicode) or an integer beyond a double's range; None."""
+    a lone surrogate (not valid Unicode), an integer beyond a double's range, a list or
+    mapping inside itself, or nesting deeper than :data:`MAX_VALUE_DEPTH`; None.
+
+    Walked without recursion; a container shared by two places (not inside itself) is
+    fine, as JSON writes it twice."""
     if isinstance(value, str):  # most values: one test
         return None if is_unicode(value) else _SURROGATE
-    pending = [value]
+    if not isinstance(value, (dict, list, tuple)):
+        return None
+    # Each step enters a container, or (None) leaves the last one entered.
+    pending: list[object] = [value]
+    path: list[int] = []  # ids of the containers being walked, outermost first
+    inside: set[int] = set()
     while pending:
         item = pending.pop()
-        if isinstance(item, dict):
-            children: Iterable[object] = itertools.chain(item.keys(), item.values())
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
+        if item is None:
+            inside.discard(path.pop())
             continue
+        if id(item) in inside:
+            return _CIRCULAR
+        if len(path) >= MAX_VALUE_DEPTH:
+            return f"nests deeper than {MAX_VALUE_DEPTH} levels of lists and mappings"
+        path.append(id(item))
+        inside.add(id(item))
+        pending.append(None)
+        children: Iterable[object]
+        if isinstance(item, dict):
+            children = itertools.chain(item.keys(), item.values())
+        else:
+            assert isinstance(item, (list, tuple))
+            children = item
         for sub in children:
             if isinstance(sub, str):
                 if not is_unicode(sub):
