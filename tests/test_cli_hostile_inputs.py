@@ -176,3 +176,22 @@ def test_convert_quotes_a_huge_role_type_or_expression_short(
     line = one_error(capsys, main(["convert", str(source), str(tmp_path / "o.lmml")]), "x...")
     assert len(line) < 600, line[:300]
     assert not (tmp_path / "o.lmml").exists()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "0x" + "f" * 5000,  # about 6,000 decimal digits: read by YAML, unwritable as JSON
+        "0b" + "1" * 20_000,
+        "9" * 5000,
+        "[1, 0x" + "f" * 5000 + "]",
+    ],
+)
+def test_a_set_number_too_long_for_json_is_a_usage_error_naming_the_key(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    # A hexadecimal one used to end in "internal error (ValueError: Exceeds the limit ...)".
+    bundle = str(EXAMPLES / "sales-review.lmmlz")
+    status = main(["render", bundle, "--request", "-p", "openai", "--set", f"max_tokens={value}"])
+    line = one_error(capsys, status, "--set", "max_tokens: ", "more than 4,300 digits")
+    assert len(line) < 400

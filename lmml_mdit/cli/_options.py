@@ -441,8 +441,13 @@ def parse_setting(text: str) -> tuple[str, object]:
     except yaml.YAMLError:
         parsed = value
     except (RecursionError, ValueError, OverflowError) as error:
-        # PyYAML recurses once per nesting level and converts integers with int().
+        # PyYAML recurses once per nesting level and converts integers with int(), which
+        # refuses a decimal numeral over Python's 4,300 digits.
         what = "nests too deeply" if isinstance(error, RecursionError) else "cannot be read"
+        if isinstance(error, ValueError) and "digits" in str(error):
+            from ..jsonio import MAX_NUMBER_DIGITS
+
+            what = f"holds a number written with more than {MAX_NUMBER_DIGITS:,} digits"
         raise argparse.ArgumentTypeError(f"{key.strip()}: the value {what}") from None
     reason = _not_json(parsed)
     if reason is not None:
@@ -457,7 +462,13 @@ def _not_json(value: object) -> str | None:
     """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
     non-finite float, a key that is not a string, a structure that contains itself, nests
     past :data:`_MAX_SETTING_DEPTH` or holds more than :data:`_MAX_SETTING_ITEMS` values.
-    Walked without recursion, within that budget."""
+    Walked without recursion, within that budget. An integer is held to the decimal
+    digits JSON readers take (:data:`lmml_mdit.jsonio.MAX_NUMBER_DIGITS`): YAML reads a
+    hexadecimal, octal or binary numeral of any length."""
+    from ..jsonio import MAX_NUMBER_DIGITS
+
+    # Under 2**max_bits, a number has at most MAX_NUMBER_DIGITS decimal digits.
+    max_bits = MAX_NUMBER_DIGITS * 33219 // 10000
     pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
     visited = 0
     while pending:
@@ -482,6 +493,11 @@ def _not_json(value: object) -> str | None:
         elif isinstance(item, float):
             if item != item or item in (float("inf"), float("-inf")):
                 return f"{item} is not a JSON number"
+        elif isinstance(item, int) and not isinstance(item, bool):
+            # A hexadecimal, octal or binary numeral is read at any length; JSON writes
+            # it in decimal, which Python refuses past MAX_NUMBER_DIGITS.
+            if item.bit_length() > max_bits:
+                return f"a number written with more than {MAX_NUMBER_DIGITS:,} digits is too long"
         elif item is not None and not isinstance(item, (str, int, bool)):
             return f"a {type(item).__name__} is not a JSON value"
     return None
