@@ -35,7 +35,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lmml_mdit
-from lmml_mdit import Bundle, LmmlError, Transcript
+from lmml_mdit import Bundle, LmmlError, Transcript, UnsafeEntryError
 
 PACKAGE_ROOT = Path(lmml_mdit.__file__).resolve().parent.parent
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -455,6 +455,27 @@ def test_save_refuses_a_file_name_whose_narrative_entry_open_would_refuse(tmp_pa
         sample_bundle().save(target)
     assert raised.value.name == "esc\x1b[2J.lmml"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["a" * 70_000 + ".txt", "d/" * 20_000 + "\u00e9" * 20_000])
+def test_an_entry_name_longer_than_a_zip_holds_is_refused_naming_it(
+    tmp_path: Path, name: str
+) -> None:
+    # A zip entry name is at most 65,535 bytes; save() used to fail with struct.error.
+    with pytest.raises(UnsafeEntryError, match="longer than a zip entry name") as raised:
+        Bundle.from_zip("x", "hello\n", {name: b"data"})
+    assert raised.value.name == name
+    with pytest.raises(UnsafeEntryError, match="longer than a zip entry name"):
+        _zip_bundle({name: b"data"}).save(tmp_path / "out.lmmlz")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_entry_name_of_65535_bytes_is_saved_and_opens_again(tmp_path: Path) -> None:
+    name = "a" * 65_531 + ".txt"
+    target = tmp_path / "ok.lmmlz"
+    Bundle.from_zip("x", "hello\n", {name: b"data"}).save(target)
+    with lmml_mdit.open(target) as reopened:
+        assert reopened.entries == (name,)
 
 
 def test_what_save_writes_always_opens_again(tmp_path: Path) -> None:

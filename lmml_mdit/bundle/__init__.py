@@ -17,6 +17,7 @@ from ..lazy import lazy_attributes, public_names
 
 if TYPE_CHECKING:
     from ._archive import LIMITS_CLI_HINT as LIMITS_CLI_HINT
+    from ._archive import MAX_NAME_BYTES as MAX_NAME_BYTES
     from ._archive import Limits as Limits
     from ._archive import Member as Member
     from ._archive import SeekableFile as SeekableFile
@@ -110,6 +111,7 @@ _NAMES = {
     for module, names in {
         "_archive": (
             "LIMITS_CLI_HINT",
+            "MAX_NAME_BYTES",
             "Limits",
             "Member",
             "SeekableFile",

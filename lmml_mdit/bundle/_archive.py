@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import zipfile
 
 __all__ = [
+    "MAX_NAME_BYTES",
     "Limits",
     "Member",
     "SeekableFile",
@@ -64,6 +65,8 @@ _FLAG_ENCRYPTED = 0x1
 _FLAG_STRONG_ENCRYPTION = 0x40
 _FLAG_UTF8 = 0x800
 _DRIVE = re.compile(r"^[A-Za-z]:")
+MAX_NAME_BYTES = 0xFFFF
+"""The longest entry name, in bytes of UTF-8: the zip format's 16-bit name length."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def unsafe_reason(name: str) -> str | None:
 
     A safe name is relative, uses ``/`` as its only separator and has no empty, ``.`` or
     ``..`` segment, no drive letter (``C:``), no NUL or other control character and no
-    lone surrogate.
+    lone surrogate, and is at most :data:`MAX_NAME_BYTES` bytes of UTF-8.
     """
     if not name:
         return "the name is empty"
@@ -123,6 +126,9 @@ def unsafe_reason(name: str) -> str | None:
         return "the name holds a control character"
     if not is_unicode(name):
         return "the name holds a lone surrogate, which is not valid Unicode"
+    # Four bytes of UTF-8 at most per character: a shorter name needs no encoding.
+    if len(name) > MAX_NAME_BYTES // 4 and len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"the name is longer than a zip entry name can be ({MAX_NAME_BYTES:,} bytes)"
     if "\\" in name:
         return "the name holds a backslash"
     if name.startswith("/"):
