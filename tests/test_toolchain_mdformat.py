@@ -408,6 +408,35 @@ def test_lmml_fmt_check_then_format(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["fmt", "--check", str(messy), str(tidy)]) == 0
 
 
+def test_lmml_fmt_walks_a_folder_tree_of_any_depth_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 1,200 nested folders used to end in "internal error (RecursionError ...)" from os.walk.
+    (tmp_path / "b.lmml").write_text("# user\n* b\n")
+    (tmp_path / "A.LMML").write_text("# user\n* a\n")
+    (tmp_path / ".hidden.lmml").write_text("# user\n* h\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x.lmml").write_text("# user\n* x\n")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "c.lmml").write_text("# user\n* c\n")
+    (tmp_path / "link").symlink_to(tmp_path / "c")
+    monkeypatch.chdir(tmp_path)
+    deep = Path("c")
+    for _ in range(1200):
+        deep = deep / "d"
+        deep.mkdir()
+    (deep / "z.lmml").write_text("# user\n* z\n")
+    try:
+        assert main(["fmt", "--check", "."]) == 1
+        said = [line.split(":")[0] for line in capsys.readouterr().err.splitlines()]
+        assert said == ["./A.LMML", "./b.lmml", "./c/c.lmml", f"./{deep.as_posix()}/z.lmml"]
+    finally:  # removed bottom up: Python 3.11's rmtree recurses once per folder
+        (deep / "z.lmml").unlink()
+        while deep != Path("c"):
+            deep.rmdir()
+            deep = deep.parent
+
+
 def test_lmml_fmt_rewrites_the_narrative_inside_an_archive(tmp_path: Path) -> None:
     path = tmp_path / "chat.lmmlz"
     narrative = "# user\n* look at @Dockerfile\n\n# assistant\nok\n"

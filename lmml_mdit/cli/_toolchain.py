@@ -33,6 +33,8 @@ from ._sources import located, open_source
 from ._table import command
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ..toolchain import MdformatConfig
 
 __all__ = ["FmtArguments", "cmd_fmt"]
@@ -46,15 +48,40 @@ def _bundle_paths(paths: list[str]) -> list[str]:
     for path in paths:
         if path == STDIO or not os.path.isdir(path):
             found.append(path)
-            continue
-        for folder, folders, files in os.walk(path):
-            folders[:] = sorted(name for name in folders if not name.startswith("."))
-            found.extend(
-                os.path.join(folder, name)
-                for name in sorted(files)
-                if name.lower().endswith(BUNDLE_SUFFIXES) and not name.startswith(".")
-            )
+        else:
+            found.extend(_bundles_under(path))
     return found
+
+
+def _bundles_under(top: str) -> Iterator[str]:
+    """The bundles under *top*: a folder's own files first, sorted by name, then each
+    subfolder's in turn; names starting with ``.`` left out, links to folders not followed,
+    an unreadable folder skipped. The walk keeps its own stack of folders to visit instead
+    of recursing, so a chain of thousands of nested folders is walked like any other."""
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        files: list[str] = []
+        folders: list[str] = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                into = entry.is_dir() and not entry.is_symlink()
+                is_folder = entry.is_dir()
+            except OSError:
+                into = is_folder = False
+            if into:
+                folders.append(entry.name)
+            elif not is_folder and entry.name.lower().endswith(BUNDLE_SUFFIXES):
+                files.append(entry.name)
+        yield from (os.path.join(folder, name) for name in sorted(files))
+        pending.extend(os.path.join(folder, name) for name in sorted(folders, reverse=True))
 
 
 def _configs(paths: list[str]) -> dict[str, MdformatConfig]:
