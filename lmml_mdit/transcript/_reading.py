@@ -79,7 +79,11 @@ def read_bundle(bundle: Bundle) -> TranscriptContents:
             if turn.role != "context" and role in MESSAGE_ROLES and role != turn.role:
                 metadata["role"] = turn.role  # the heading decides the role
             heading = entry["heading"]
-            if heading == turn.heading and (heading is None) == (turn.role == "context"):
+            if (
+                heading == turn.heading
+                and (heading is None) == (turn.role == "context")
+                and _keeps_role(entry["author"], metadata, turn.role, position)
+            ):
                 author = entry["author"]
             sent = None
             if entry.get("encoding") == "lmml-escaped":
@@ -89,6 +93,19 @@ def read_bundle(bundle: Bundle) -> TranscriptContents:
         read.append((turn.heading, text, entry, closing))
     source = source_of(bundle, turns, skip, messages, read, assets, folder)
     return TranscriptContents(messages, assets, source)
+
+
+def _keeps_role(author: object, metadata: JSONObject, role: str, position: int) -> bool:
+    """Whether a recorded *author* writes this turn again with the *role* its heading
+    gives (*metadata*'s own role already set to it): a role word, or ``context``, names
+    the role it renders as, so one that disagrees with the heading gives way to it."""
+    if role == "context":
+        return True
+    if author == "context":  # first, the preamble; later, a system turn
+        return position > 0 and metadata.get("role", "system") == role
+    if metadata.get("role") in MESSAGE_ROLES:
+        return True
+    return author not in MESSAGE_ROLES or author == role
 
 
 def _appended_to(
