@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 
 import lmml_mdit
 from lmml_mdit import Bundle, LmmlError, Transcript, UnsafeEntryError
+from lmml_mdit.cli import main
 
 PACKAGE_ROOT = Path(lmml_mdit.__file__).resolve().parent.parent
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -989,3 +990,47 @@ def test_a_batch_syncs_each_folder_once(tmp_path: Path, monkeypatch: pytest.Monk
     assert synced == [str(tmp_path)]
     atomic.atomic_write_bytes(tmp_path / "alone.txt", b"y")
     assert synced == [str(tmp_path), str(tmp_path)]
+
+
+# -- lmml eval's results file is a regular file too ---------------------------------------
+
+EVAL_TEMPLATE = "---\ninputs:\n  q: string\n---\n## user\n\n{{ q }}\n"
+
+
+def _interrupted(signal_number: int, frame: object) -> None:
+    raise TimeoutError("lmml eval blocked on its results file")
+
+
+@pytest.mark.skipif(not POSIX, reason="FIFOs and /dev/null are POSIX")
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder", "fifo-parquet"])
+def test_eval_refuses_a_results_file_that_is_not_a_regular_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # A FIFO used to block the run for ever (its rows were read first), /dev/null ended in
+    # a bare "lmml: error: Invalid argument" and a folder in "Is a directory".
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    (tmp_path / "t.lmml").write_text(EVAL_TEMPLATE)
+    (tmp_path / "c.jsonl").write_text('{"q": "a"}\n')
+    out = {
+        "fifo": tmp_path / "out.jsonl",
+        "device": Path(os.devnull),
+        "folder": tmp_path / "out",
+        "fifo-parquet": tmp_path / "out.parquet.journal.jsonl",
+    }[kind]
+    if kind.startswith("fifo"):
+        os.mkfifo(out)
+    elif kind == "folder":
+        out.mkdir()
+    given = tmp_path / "out.parquet" if kind == "fifo-parquet" else out
+    command = ["eval", str(tmp_path / "t.lmml"), "--cases", str(tmp_path / "c.jsonl")]
+    previous = signal.signal(signal.SIGALRM, _interrupted)
+    signal.alarm(10)
+    try:
+        status = main([*command, "--target", "openai:m", "--out", str(given)])
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert status == 2
+    err = capsys.readouterr().err
+    assert f"lmml: error: {out}: cannot write over " in err, err
+    assert "only a regular file" in err

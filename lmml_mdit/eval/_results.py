@@ -14,7 +14,7 @@ import time
 from types import TracebackType
 from typing import TYPE_CHECKING, BinaryIO
 
-from ..atomic import atomic_write
+from ..atomic import atomic_write, check_destination
 from ..errors import LmmlError
 from ..formats import PARQUET_SUFFIX
 from ..jsonio import escaped_surrogates, unicode_json
@@ -103,7 +103,12 @@ def write_parquet_results(journal: str | os.PathLike[str], out: str | os.PathLik
 def done_rows(path: str | os.PathLike[str]) -> dict[tuple[int, str], bool]:
     """The (case, target) pairs of *path*'s whole rows, each with whether the row passed; a
     cut last line is cut off the file, so appending goes on after the last whole row. A
-    missing file has none."""
+    missing file has none.
+
+    :raises WriteError: when *path* (or the file a link there leads to) is not a regular
+        file: a FIFO, a device, a folder or a socket is refused before it is opened.
+    """
+    check_destination(path)
     try:
         with open(path, "r+b") as stream:
             return _done_in(stream, os.fspath(path))

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..atomic import check_destination
 from ..bundle import Bundle
 from ..chat import CaseResult, Progress, Rendering, read_conversation, write_bundle
 from ..chat.providers import FORMATS
@@ -480,6 +481,8 @@ async def aevaluate(
     )
     summary = Summary()
     journal = journal_path(out)
+    if journal != os.fspath(out):
+        check_destination(out)  # the Parquet file, written at the end: refused up front
     done = done_rows(journal)
     names = {str(target) for target in targets}
     # Only this run's rows are skipped: an earlier run's rows for other targets (or cases
