@@ -195,3 +195,25 @@ def test_a_set_number_too_long_for_json_is_a_usage_error_naming_the_key(
     status = main(["render", bundle, "--request", "-p", "openai", "--set", f"max_tokens={value}"])
     line = one_error(capsys, status, "--set", "max_tokens: ", "more than 4,300 digits")
     assert len(line) < 400
+
+
+@pytest.mark.parametrize(
+    ("name", "escaped"),
+    [("z\x85.txt", "z\\x85.txt"), ("a\nb.txt", "a\\nb.txt"), ("c\rd.txt", "c\\rd.txt")],
+)
+def test_an_error_names_an_entry_with_its_control_characters_escaped_not_blanked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, escaped: str
+) -> None:
+    # The error's place went through the whitespace folding first, so NEL, a newline or a
+    # line separator in a name was printed as a space: a name that is not the entry's.
+    import zipfile
+
+    path = tmp_path / "x.lmmlz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("x.lmml", "## user\n\nhi\n")
+        archive.writestr(name, "x")
+    for command in ("validate", "ls", "render"):
+        status = main([command, str(path)])
+        captured = capsys.readouterr()
+        assert status != 0, command
+        assert f": {escaped}: unsafe entry name" in captured.err, (command, captured.err)

@@ -98,14 +98,23 @@ def one_line(text: str) -> str:
 def error_text(error: BaseException) -> str:
     """*error* as one line in the command line's words (an :class:`LmmlError` with its
     ``cli_hint``, an :class:`OSError` as ``file: reason``)."""
+    # The place is a name, escaped (a newline in it is no line break to fold into a space);
+    # only the words after it are folded onto one line.
     if isinstance(error, LmmlError):
-        return one_line(error.format(cli=True)) or type(error).__name__
+        where = shown(location(*error.place()))
+        words = one_line(error.format(cli=True, place=False))
+        return (f"{where}: {words}" if where and words else where or words) or type(error).__name__
     if isinstance(error, OSError) and error.strerror:
-        where = error.filename if error.filename is not None else ""
+        name = error.filename
+        where = (
+            ""
+            if name is None
+            else shown(os.fsdecode(name) if isinstance(name, (str, bytes)) else str(name))
+        )
         reason = error.strerror
         if isinstance(error, FileNotFoundError) and where:
             reason += " (check the path and the current folder)"  # as a bundle path says
-        return one_line(f"{where}: {reason}" if where else reason)
+        return f"{where}: {one_line(reason)}" if where else one_line(reason)
     return one_line(str(error)) or type(error).__name__
 
 
