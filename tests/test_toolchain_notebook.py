@@ -73,3 +73,19 @@ def test_a_transcript_that_cannot_be_written_falls_back_to_text(
     data = shown(transcript)
     assert HTML not in data and MARKDOWN not in data
     assert "text/plain" in data
+
+
+def test_front_matter_is_not_shown_in_the_markdown_display() -> None:
+    # The preview shows no front matter; a Markdown-only front end would draw the block as
+    # a rule and a heading (its last line over the closing `---`), so it is left out.
+    from markdown_it import MarkdownIt
+
+    with lmml_mdit.open(ROOT / "examples" / "capitals.lmml") as bundle:
+        markdown = shown(bundle)[MARKDOWN]
+        exported = lmml_mdit.to_markdown(bundle)
+    assert isinstance(markdown, str)
+    assert exported.startswith("---\ninputs:\n")  # the export keeps it, for Markdown tools
+    assert "inputs:" not in markdown and "max-latency" not in markdown
+    assert markdown.lstrip("\n").startswith("## system\n")
+    html = MarkdownIt("commonmark").render(markdown)
+    assert "<hr" not in html and html.startswith("<h2>system</h2>")

@@ -15,7 +15,7 @@ from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..media import IMAGE_EXTENSIONS, extension
 from ..model import Embed
 from ..narrative import Fence, Narrative, is_structure_name
-from ..syntax import code_fence, reference
+from ..syntax import FRONT_MATTER_TOKEN, code_fence, reference
 
 if TYPE_CHECKING:
     from ..bundle import BundleSource
@@ -80,6 +80,14 @@ def _export(source: BundleSource | Narrative, *, show_comment_roles: bool) -> st
         )
 
     if show_comment_roles:
+        first = narrative.parsed_tokens[0] if narrative.parsed_tokens else None
+        if first is not None and first.type == FRONT_MATTER_TOKEN and first.map:
+            dropped.update(range(first.map[0], first.map[1]))
+            # and the blank lines after it, so the display starts with the first block
+            after = first.map[1]
+            while after < len(lines) and not lines[after].strip():
+                dropped.add(after)
+                after += 1
         for turn in narrative.turns:
             if turn.delimiter_line is not None and turn.heading is None:
                 index = turn.delimiter_line - 1
