@@ -84,10 +84,10 @@ def _export(source: BundleSource | Narrative, *, show_comment_roles: bool) -> st
         if first is not None and first.type == FRONT_MATTER_TOKEN and first.map:
             dropped.update(range(first.map[0], first.map[1]))
             # and the blank lines after it, so the display starts with the first block
-            after = first.map[1]
-            while after < len(lines) and not lines[after].strip():
-                dropped.add(after)
-                after += 1
+            following = first.map[1]
+            while following < len(lines) and not lines[following].strip():
+                dropped.add(following)
+                following += 1
         for turn in narrative.turns:
             if turn.delimiter_line is not None and turn.heading is None:
                 index = turn.delimiter_line - 1
