@@ -22,6 +22,7 @@ from lmml_mdit.preview.lexer import (
     EMBED_MARKER,
     EMBED_NAME,
     ESCAPE,
+    FRONT_MATTER_MARKER,
     REFERENCE,
     ROLE,
     LmmlLexer,
@@ -124,6 +125,28 @@ def test_code_fences_are_markdown_not_lmml() -> None:
     text = "```\n@@@a.txt\n# user\n```\n"
     assert marked(text, EMBED_MARKER) == []
     assert marked(text, ROLE) == []
+
+
+def test_front_matter_is_yaml_between_its_markers() -> None:
+    # Markdown alone reads the block as a rule and a setext heading (its last line).
+    text = "---\ninputs:\n  country: string\n---\n\n## user\n\nWhat of {{ country }}?\n"
+    found = tokens(text)
+    assert (Name.Tag, "inputs") in found and (Name.Tag, "country") in found  # YAML's keys
+    assert marked(text, FRONT_MATTER_MARKER) == ["---", "---"]
+    assert not [value for kind, value in found if kind in Generic.Subheading]
+    assert marked(text, ROLE) == ["user"]
+    assert "".join(value for _, value in found) == text
+
+
+def test_only_a_closed_block_on_the_first_line_is_front_matter() -> None:
+    for text in (
+        "---\nnot: closed\n",  # never closed: Markdown
+        "intro\n\n---\na: 1\n---\n",  # not on the first line
+        "----\na: 1\n----\n",  # four dashes: a thematic break
+    ):
+        assert marked(text, FRONT_MATTER_MARKER) == [], text
+    closed_by_dots = "---\na: 1\n...\nhi\n"
+    assert marked(closed_by_dots, FRONT_MATTER_MARKER) == ["---", "..."]
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,7 +1,8 @@
 """The Pygments lexer for LMML source: Markdown, with LMML's constructs marked.
 
 Found through the ``pygments.lexers`` entry point (alias ``lmml``) and used by the preview
-for LMML source it shows. It marks ``@@@`` fences (:data:`EMBED_MARKER`,
+for LMML source it shows. It marks front matter (:data:`FRONT_MATTER_MARKER`, the content
+as YAML), ``@@@`` fences (:data:`EMBED_MARKER`,
 :data:`EMBED_NAME`, the content in the lexer its name picks), role delimiters
 (:data:`ROLE`), references (:data:`REFERENCE`) and escapes (:data:`ESCAPE`) line by line;
 the rest is Pygments' Markdown lexer. See docs/toolchain.md, "The Pygments lexer".
@@ -36,6 +37,7 @@ __all__ = [
     "EMBED_MARKER",
     "EMBED_NAME",
     "ESCAPE",
+    "FRONT_MATTER_MARKER",
     "LEXER_ALIAS",
     "REFERENCE",
     "ROLE",
@@ -55,11 +57,17 @@ ESCAPE = String.Escape
 """The token type of an LMML escape ``\\@``."""
 ROLE = Keyword.Pseudo
 """The token type of the role word in a delimiter."""
+FRONT_MATTER_MARKER = Comment.Preproc
+"""The token type of the lines that open and close front matter (``---``)."""
 
 TokenStream = Iterator[tuple[int, _TokenType, str]]
 
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
 _CODE_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# Front matter: a first line of three dashes alone, closed by the first line of three or
+# more dashes (indented up to three spaces) or of three dots (docs/syntax.md).
+_FRONT_MATTER_OPEN = re.compile(r"---[ \t]*")
+_FRONT_MATTER_CLOSE = re.compile(r"(?: {0,3}-{3,}|\.\.\.)[ \t]*")
 _WORD_JOINERS = frozenset("_+-.@/:")
 # Markdown tokens whose text may hold references (not code, links' targets or markup).
 _PROSE = (Text, Name.Entity, Generic.Emph, Generic.Strong)
@@ -145,7 +153,9 @@ class LmmlLexer(Lexer):
         for line in lines:
             offsets.append(offsets[-1] + len(line))
         markdown_start: int | None = None
-        index = 0
+        index = self._front_matter_end(lines)
+        if index:
+            yield from self._front_matter(lines, offsets, index)
         while index < len(lines):
             line = lines[index]
             bare = line.rstrip("\n")
@@ -181,6 +191,16 @@ class LmmlLexer(Lexer):
             if len(stripped) >= len(marker) and stripped == char * len(stripped):
                 return end + 1
         return len(lines)
+
+    @staticmethod
+    def _front_matter_end(lines: list[str]) -> int:
+        """The line after a front matter block on the first line, or 0 when none opens."""
+        if not lines or not _FRONT_MATTER_OPEN.fullmatch(lines[0].rstrip("\r\n")):
+            return 0
+        for end in range(1, len(lines)):
+            if _FRONT_MATTER_CLOSE.fullmatch(lines[end].rstrip("\r\n")):
+                return end + 1
+        return 0  # never closed: Markdown
 
     @staticmethod
     def _fence_name(line: str) -> str | None:
@@ -275,6 +295,23 @@ class LmmlLexer(Lexer):
             return
         yield from self._heading(start, line, 0, len(bare))
         yield offsets[first + 1], Generic.Heading, lines[first + 1]
+
+    def _front_matter(self, lines: list[str], offsets: list[int], end: int) -> TokenStream:
+        """The front matter's marker lines, and its content as YAML."""
+        yield from self._marker_line(lines[0], offsets[0])
+        content = "".join(lines[1 : end - 1])
+        if content:
+            lexer = _content_lexer("front-matter.yaml", content, self.options)
+            for offset, token_type, value in lexer.get_tokens_unprocessed(content):
+                yield offsets[1] + offset, token_type, value
+        yield from self._marker_line(lines[end - 1], offsets[end - 1])
+
+    @staticmethod
+    def _marker_line(line: str, start: int) -> TokenStream:
+        bare = line.rstrip("\r\n")
+        yield start, FRONT_MATTER_MARKER, bare
+        if len(line) > len(bare):
+            yield start + len(bare), Text.Whitespace, line[len(bare) :]
 
     def _fence(
         self, lines: list[str], offsets: list[int], first: int, end: int, name: str
