@@ -21,10 +21,15 @@ import pytest
 import yaml
 from _installed import ROOT
 
+import lmml_mdit
+from lmml_mdit import Bundle
+
 GOOD = "## Turn 1 -- user\n\nLook at @note.txt.\n\n## Turn 2 -- assistant\n\nRead it.\n"
 # Unformatted (a list written with "*", no blank line after the heading) and defective
 # (a reference to a file that does not exist).
 BAD = "## Turn 1 -- user\n* see @missing.txt\n"
+# An archive: valid, with its narrative unformatted (the format hook rewrites the entry).
+ARCHIVE = "## Turn 1 -- user\n* see @note.txt\n"
 
 _NO_GIT = "pre-commit needs git (apt-get install git)"
 
@@ -100,23 +105,31 @@ def test_try_repo_passes_the_good_file_and_fails_the_bad_one(tmp_path: Path) -> 
     (repo / "good.lmml").write_text(GOOD)
     (repo / "note.txt").write_text("a note\n")
     (repo / "bad.lmml").write_text(BAD)
+    Bundle.from_zip("good", GOOD, {"note.txt": b"a note\n"}).save(repo / "good.lmmlz")
+    Bundle.from_zip("messy", ARCHIVE, {"note.txt": b"a note\n"}).save(repo / "messy.lmmlz")
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
     home = tmp_path / "pre-commit-home"
     hooks = _hooks_repository(tmp_path / "hooks")
 
-    good = _try_repo(hooks, repo, home, "good.lmml", "note.txt")
+    good = _try_repo(hooks, repo, home, "good.lmml", "note.txt", "good.lmmlz")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "lmml validate" in good.stdout and "lmml fmt" in good.stdout
     assert "Failed" not in good.stdout
 
-    bad = _try_repo(hooks, repo, home, "good.lmml", "bad.lmml")
+    bad = _try_repo(hooks, repo, home, "good.lmml", "bad.lmml", "messy.lmmlz")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     output = bad.stdout
     assert "missing_reference" in output or "missing.txt" in output
     assert "files were modified by this hook" in output
     assert (repo / "bad.lmml").read_text() == "## Turn 1 -- user\n\n- see @missing.txt\n"
     assert (repo / "good.lmml").read_text() == GOOD
+    # The hooks take archives too: the narrative inside is formatted, the archive valid.
+    assert "messy.lmmlz: reformatted" in output
+    with lmml_mdit.open(repo / "messy.lmmlz") as archive:
+        assert archive.narrative.text == "## Turn 1 -- user\n\n- see @note.txt\n"
+        assert archive.read("note.txt") == b"a note\n"
+        assert not archive.validate()
 
 
 def _extra(name: str) -> list[str]:
