@@ -211,6 +211,13 @@ def test_this_projects_docs_show_the_examples() -> None:
     page = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8")
     assert "```{lmml} ../examples/sales-review.lmmlz" in page
     assert "```{lmml} ../examples/weather-tools.lmml" in page
+    # every shipped conversation (the archive and the .lmml of one count as one), the ones
+    # added since included
+    shown = {
+        Path(name).stem for name in re.findall(r"^```\{lmml\} \.\./examples/(\S+)$", page, re.M)
+    }
+    shipped = {path.stem for path in (ROOT / "examples").iterdir() if path.suffix == ".lmml"}
+    assert shipped and sorted(shipped - shown) == []
     assert "extensions" in (ROOT / "docs" / "conf.py").read_text(encoding="utf-8")
     assert '"lmml_mdit.toolchain.sphinx"' in (ROOT / "docs" / "conf.py").read_text()
 
