@@ -664,3 +664,20 @@ def test_every_shipped_example_is_already_formatted(capsys: pytest.CaptureFixtur
     # What the docs show `lmml fmt --check examples/...` print holds for every example.
     assert main(["fmt", "--check", str(ROOT / "examples")]) == 0, capsys.readouterr().err
     assert "already formatted" in capsys.readouterr().err
+
+
+def test_mdformat_on_a_folder_passes_lmml_files_by_and_lmml_fmt_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The limit docs/toolchain.md names: given a folder, mdformat looks for *.md files only.
+    narrative = tmp_path / "chat.lmml"
+    narrative.write_text("# user\n* a\n")
+    markdown = tmp_path / "notes.md"
+    markdown.write_text("* a\n")
+    code, _ = _mdformat_cli(tmp_path, monkeypatch=monkeypatch)
+    assert code == 0
+    assert markdown.read_text() == "- a\n"
+    assert narrative.read_text() == "# user\n* a\n"  # left as it was
+    monkeypatch.undo()
+    assert main(["fmt", "-q", str(tmp_path)]) == 0
+    assert narrative.read_text() == "# user\n\n- a\n"
