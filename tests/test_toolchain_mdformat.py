@@ -106,6 +106,17 @@ def test_a_change_to_the_conversation_is_refused_with_its_line() -> None:
     assert str(caught.value).startswith("odd.lmml")
 
 
+def test_a_lost_escape_is_refused_at_the_escape() -> None:
+    # mdformat makes the setext heading "## ## user", dropping the LMML escape's backslash:
+    # the refusal points at that backslash, not at the turn's first line.
+    text = "intro\n\nmore\n\n\\## user\n---\n"
+    with pytest.raises(FormatError) as caught:
+        format_text(text, name="esc.lmml")
+    assert (caught.value.line, caught.value.column) == (5, 1)
+    assert str(caught.value).startswith("esc.lmml:5:1: ")
+    assert "the LMML escapes would keep '' instead of '#'" in str(caught.value)
+
+
 _LEFT_OPEN = [
     # A code fence a tab in after a list opens inside its item; the code's line, less
     # indented, ends the item and leaves the fence unclosed.

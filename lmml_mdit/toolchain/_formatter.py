@@ -560,6 +560,9 @@ def _shown_item(item: object) -> str:
     return f"the reference {SIGIL}{name}"
 
 
+_ESCAPES_DIFFER: Final = "the LMML escapes would keep"
+
+
 def _first_difference(before: Outline, after: Outline) -> str:
     """The first difference of two outlines, in words."""
     if len(before) != len(after):
@@ -576,7 +579,7 @@ def _first_difference(before: Outline, after: Outline) -> str:
             if was_item != now_item:
                 return f"{where}{_shown_item(was_item)} would become {_shown_item(now_item)}"
         if was[3] != now[3]:
-            return f"{where}the LMML escapes would keep {now[3]!r} instead of {was[3]!r}"
+            return f"{where}{_ESCAPES_DIFFER} {now[3]!r} instead of {was[3]!r}"
         if was[4] != now[4]:
             return f"{where}the placeholders would be {_shown(now[4])} instead of {_shown(was[4])}"
         if was[5] != now[5]:
@@ -601,19 +604,42 @@ def _shown_placeholder(found: tuple[object, ...]) -> str:
     return f"{shown} (in {last})" if isinstance(last, str) else shown
 
 
-def _line_of_difference(before: Narrative, after: Narrative, at: str) -> int | None:
+def _line_of_difference(
+    before: Narrative, after: Narrative, at: str
+) -> tuple[int | None, int | None]:
+    """Where in *before* the difference *at* describes: a line and, for an escape, its
+    column (1-based)."""
     for was, now in zip(before.embeds, after.embeds, strict=False):
         if (was.kind, was.name, was.content) != (now.kind, now.name, now.content):
-            return was.line
+            return was.line, None
     for was_turn, now_turn in zip(before.turns, after.turns, strict=False):
         if (was_turn.role, was_turn.heading) != (now_turn.role, now_turn.heading):
-            return was_turn.delimiter_line or was_turn.start_line
+            return was_turn.delimiter_line or was_turn.start_line, None
+    if _ESCAPES_DIFFER in at:
+        escape = _first_lost_escape(before, after)
+        if escape is not None:
+            return escape
     if at.startswith("in turn "):
         number = int(at[len("in turn ") :].split(" ", 1)[0])
         if number <= len(before.turns):
             turn = before.turns[number - 1]
-            return turn.delimiter_line or turn.start_line
+            return turn.delimiter_line or turn.start_line, None
+    return None, None
+
+
+def _first_lost_escape(before: Narrative, after: Narrative) -> tuple[int, int] | None:
+    """The line and column of the first escape of *before* that *after* does not keep (the
+    escapes compared in order, by the character each keeps)."""
+    kept = [_escaped(after, line, column) for line, column in after.escapes]
+    for index, (line, column) in enumerate(before.escapes):
+        if index >= len(kept) or kept[index] != _escaped(before, line, column):
+            return line, column
     return None
+
+
+def _escaped(narrative: Narrative, line: int, column: int) -> str:
+    """The character the escape whose backslash is at *line*, *column* keeps."""
+    return narrative.lines[line - 1][column : column + 1]
 
 
 def _register() -> None:
@@ -763,13 +789,14 @@ def _refusal(
     if was == now:
         return None
     difference = _first_difference(was, now)
-    line = _line_of_difference(before, after, difference)
+    line, column = _line_of_difference(before, after, difference)
     fence = _fence_hint(before)
     if fence is not None:
-        line, hint = fence[0], f"{fence[1]}; {hint}"
+        line, column, hint = fence[0], None, f"{fence[1]}; {hint}"
     return FormatError(
         "formatting would change the conversation: " + difference,
         name=name,
         line=line,
+        column=column,
         hint=hint,
     )
