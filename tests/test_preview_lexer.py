@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.token import Comment, Generic, Name, Text, _TokenType
 
-from lmml_mdit import Bundle, render_html
+from lmml_mdit import Bundle, parse, render_html
 from lmml_mdit.preview.lexer import (
     EMBED_MARKER,
     EMBED_NAME,
@@ -147,6 +147,26 @@ def test_only_a_closed_block_on_the_first_line_is_front_matter() -> None:
         assert marked(text, FRONT_MATTER_MARKER) == [], text
     closed_by_dots = "---\na: 1\n...\nhi\n"
     assert marked(closed_by_dots, FRONT_MATTER_MARKER) == ["---", "..."]
+
+
+_FRONT_MATTER_LINES = ["---", "--- ", "----", "   ---", "    ---", "...", "....", "a: 1", "- x"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([*_FRONT_MATTER_LINES, "", "## user", "\t---", "> ---"]), min_size=1),
+    st.sampled_from(["", "\n"]),
+)
+def test_front_matter_ends_where_the_parser_ends_it(lines: list[str], end: str) -> None:
+    text = "\n".join(lines) + end
+    first = parse(text).parsed_tokens[:1]
+    parsed = first[0].map[1] if first and first[0].type == "front_matter" and first[0].map else 0
+    marks = [
+        at
+        for at, kind, _ in LmmlLexer().get_tokens_unprocessed(text)
+        if kind is FRONT_MATTER_MARKER
+    ]
+    assert (text[: marks[-1]].count("\n") + 1 if marks else 0) == parsed
 
 
 @settings(max_examples=200, deadline=None)
