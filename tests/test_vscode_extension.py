@@ -256,3 +256,65 @@ def test_the_server_command_expands_workspace_folder_and_user_home(tmp_path: Pat
         {"command": "${workspaceFolder}/py", "args": ["-m", "lmml_mdit", "lsp"]},
         {"command": "lmml", "args": ["lsp"]},
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "fence"),
+    [
+        # A bare marker opens nothing: vscode-textmate matches each line with its newline,
+        # which a name pattern of "not a space" would take for a name.
+        ("@@@", False),
+        ("   @@@", False),
+        ("> @@@", False),
+        ("@@@   ", False),
+        # Fences work in list items too, as in block quotes.
+        ("- @@@x.json", True),
+        ("* @@@notes.txt", True),
+        ("1. @@@x.yaml", True),
+        ("12) @@@x.py", True),
+        ("> - @@@x.json", True),
+        ("-@@@x.json", False),  # no list item: a paragraph's text
+    ],
+)
+def test_a_fence_opens_only_with_a_name_and_in_list_items_too(line: str, fence: bool) -> None:
+    patterns = _fence_openings()
+    # vscode-textmate hands each line to the patterns with its line end.
+    assert any(pattern.search(line + "\n") is not None for pattern in patterns) == fence, line
+    assert (lmml_mdit.parse(f"{line}\n   {{}}\n   @@@\n").embeds != ()) == fence
+
+
+def _role_heading() -> re.Pattern[str]:
+    return re.compile(_grammar()["repository"]["role-heading"]["match"])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# user",
+        "# USER",
+        "## User:",
+        "## User :",
+        "## user ##",
+        "## Turn 1 -- user",
+        "## Turn 1 -- user ##",
+        "## Turn 5 - user",
+        "### Turn 2: assistant",
+        "## Turn 3\u2014user",
+        "## Turn 4--user",
+        "## Turn 4 \u2013 tool",
+        "## alice -- assistant",
+        "### alice \u2014 assistant",
+        "## user#",
+        "## alice--user",
+        "## System requirements",
+        "## Turn3: user",
+        "## Turn 2 -- assistant:",
+        "## Users",
+        "####### user",
+        "    ## user",
+    ],
+)
+def test_the_grammar_marks_a_heading_as_a_role_exactly_when_the_parser_does(line: str) -> None:
+    turn = lmml_mdit.parse(f"{line}\nhi\n").turns[0]
+    delimiter = turn.delimiter_line is not None
+    assert (_role_heading().search(line + "\n") is not None) == delimiter, line
