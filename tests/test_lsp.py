@@ -394,6 +394,32 @@ async def test_completion_after_at_offers_resolvable_names(
     document.close()
 
 
+async def test_completion_offers_only_names_a_reference_can_spell(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    # "@a(1).png" reads as "@a" and text, "@my file.png" as "@my": completing such a name
+    # would write a mention that resolves to nothing, and with no diagnostic.
+    for name in ("ok.png", "Makefile", "a(1).png", "my file.png", "-dash.png", "x+y.txt"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "my folder").mkdir()
+    text = "## user\nAnd @\n\n@@@my notes.txt\nhi\n@@@\n\n@@@good.txt\nhi\n@@@\n"
+    document = Document(client, tmp_path / "names.lmml", text)
+    await document.open()
+    items = await _complete(client, document, types.Position(line=1, character=len("And @")))
+    assert sorted(items) == ["Makefile", "good.txt", "ok.png"]
+    for label in ("Makefile", "ok.png"):
+        edit = items[label].text_edit
+        assert isinstance(edit, types.TextEdit)
+        spelled = Document(client, tmp_path / f"spelled-{label}.lmml", text)
+        await spelled.open()
+        await spelled.edit([edit])
+        # The completed mention is a reference to the file.
+        shown = await _hover(client, spelled, spelled.at(f"@{label}", 1))
+        assert shown is not None and "the file beside the narrative" in shown
+        spelled.close()
+    document.close()
+
+
 async def test_completion_after_fence_marker_offers_unsupplied_names(
     client: LanguageClient, folder: Path
 ) -> None:
@@ -418,6 +444,8 @@ async def test_completion_on_a_heading_offers_delimiter_forms(
         items
     )
     assert {"user", "assistant", "system", "tool"} <= set(items)
+    assert items["Turn 3 -- assistant"].detail == "opens turn 3, an assistant turn"
+    assert items["user"].detail == "opens a user turn"
     edit = items["Turn 3 -- user"].text_edit
     assert isinstance(edit, types.TextEdit)
     found = await document.edit([edit])
@@ -426,7 +454,7 @@ async def test_completion_on_a_heading_offers_delimiter_forms(
     assert codes(found) == ["missing_reference"]
     await document.insert(13, 0, "<!-- \n")
     items = await _complete(client, document, types.Position(line=13, character=5))
-    assert "<!-- assistant -->" in items
+    assert items["<!-- assistant -->"].detail == "opens an assistant turn"
     document.close()
 
 

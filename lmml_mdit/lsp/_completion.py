@@ -1,7 +1,8 @@
 """Completion: asset names after ``@``, names still to supply after ``@@@``, and the role
 delimiter forms on a heading or comment line.
 
-After ``@`` every name that resolves (with its media type and size); after ``@@@`` the
+After ``@`` every name that resolves and that a reference can spell (with its media
+type and size: ``@a(1).png`` would read as ``@a``, so no such name is offered); after ``@@@`` the
 referenced names nothing supplies yet; on a heading ``Turn N -- role`` and the bare role,
 on ``<!--`` a role comment. See docs/editors.md, "The language server".
 """
@@ -13,7 +14,7 @@ import re
 
 from lsprotocol import types
 
-from ..bundle import folder_files, path_under, unsafe_reason
+from ..bundle import folder_files, is_reference_name, path_under, unsafe_reason
 from ..media import guess_type, media_type_for
 from ..model import MESSAGE_ROLES
 from ..syntax import COMMENT_CLOSE, COMMENT_OPEN, MARKER, SIGIL, may_start_reference, turn_label
@@ -84,6 +85,8 @@ def _assets(analysis: Analysis, partial: str, replace: types.Range) -> list[type
         return []
     items: dict[str, types.CompletionItem] = {}
     for name, fence in bundle.fences.items():
+        if not is_reference_name(name):  # "@my notes.txt" would read as "@my"
+            continue
         content = fence.content or b""
         detail = f"{media_type_for(name, content)}, {_size(len(content))}, inline fence"
         items[name] = _item(name, replace, kind=types.CompletionItemKind.Value, detail=detail)
@@ -91,7 +94,12 @@ def _assets(analysis: Analysis, partial: str, replace: types.Range) -> list[type
     if folder is not None:
         root = os.path.realpath(folder)
         for name in sorted(folder_files(folder, partial)):
-            if name in items or name == bundle.narrative_name or unsafe_reason(name) is not None:
+            if (
+                name in items
+                or name == bundle.narrative_name
+                or unsafe_reason(name) is not None
+                or not is_reference_name(name)  # "@a(1).png" would read as "@a" and text
+            ):
                 continue
             path = path_under(root, name)
             if path is None:
@@ -147,7 +155,7 @@ def _heading_forms(
                 labelled,
                 replace,
                 kind=types.CompletionItemKind.Keyword,
-                detail=f"opens turn {number}, a {role} turn",
+                detail=f"opens turn {number}, {_article(role)} {role} turn",
                 insert=" " + labelled,
                 sort=f"0{rank}",
             )
@@ -157,7 +165,7 @@ def _heading_forms(
                 role,
                 replace,
                 kind=types.CompletionItemKind.Keyword,
-                detail=f"opens a {role} turn",
+                detail=f"opens {_article(role)} {role} turn",
                 insert=" " + role,
                 sort=f"1{rank}",
             )
@@ -171,11 +179,16 @@ def _comment_forms(replace: types.Range) -> list[types.CompletionItem]:
             f"{COMMENT_OPEN} {role} {COMMENT_CLOSE}",
             replace,
             kind=types.CompletionItemKind.Keyword,
-            detail=f"opens a {role} turn",
+            detail=f"opens {_article(role)} {role} turn",
             sort=f"{rank}",
         )
         for rank, role in enumerate(MESSAGE_ROLES)
     ]
+
+
+def _article(word: str) -> str:
+    """The indefinite article before *word* (``an assistant``, ``a user``)."""
+    return "an" if word[:1] in "aeio" else "a"
 
 
 def _reference_being_typed(before: str) -> int | None:
