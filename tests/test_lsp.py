@@ -704,6 +704,22 @@ async def test_quick_fixes_for_near_miss_role_words(client: LanguageClient, fold
     document.close()
 
 
+async def test_a_role_word_with_a_stray_colon_is_fixed_to_that_role(
+    client: LanguageClient, folder: Path
+) -> None:
+    text = "## Turn 1 -- user\nHi.\n\n## Turn 2 -- assistant:\nHello.\n"
+    document = Document(client, folder / "colon.lmml", text)
+    assert codes(await document.open()) == ["suspicious_delimiter"]
+    actions = await _actions(client, document, 3)
+    fix = actions["Change 'assistant:' to the role 'assistant'"]
+    assert fix.is_preferred
+    # The role meant, alone: not one choice among the four.
+    assert len(actions) == 1
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == "## Turn 1 -- user\nHi.\n\n## Turn 2 -- assistant\nHello.\n"
+    document.close()
+
+
 async def test_a_speaker_label_is_rewritten_as_the_heading_it_stands_for(
     client: LanguageClient, folder: Path
 ) -> None:

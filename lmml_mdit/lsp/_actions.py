@@ -180,7 +180,8 @@ def _role_word(
     if not columns.line(line).startswith(word, column):
         return
     span = columns.span(line, column, column + len(word))
-    meant = suggested_role(word) or label_role(word)
+    # A role with a stray mark after it ("Turn 2 -- assistant:") means that role.
+    meant = suggested_role(word) or label_role(word) or label_role(word.rstrip(":."))
     for role in (meant,) if meant is not None else MESSAGE_ROLES:
         assert role is not None
         yield _action(
