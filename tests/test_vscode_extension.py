@@ -318,3 +318,44 @@ def test_the_grammar_marks_a_heading_as_a_role_exactly_when_the_parser_does(line
     turn = lmml_mdit.parse(f"{line}\nhi\n").turns[0]
     delimiter = turn.delimiter_line is not None
     assert (_role_heading().search(line + "\n") is not None) == delimiter, line
+
+
+def _reference() -> re.Pattern[str]:
+    return re.compile(_grammar()["repository"]["reference"]["match"])
+
+
+@pytest.mark.parametrize(
+    "mention",
+    [
+        "@chart.png",
+        "@chart.PNG",
+        "@data.tar.gz",
+        "@report.v2.pdf",
+        "@scope/pkg.js",
+        "@notes.md",
+        "@chart.pgn",  # a typo in a known extension: a reference, reported missing
+        "@app.route",  # a decorator, a handle, a version: no reference
+        "@john.smith",
+        "@emma.design",
+        "@a.b/c",
+        "@example.com",
+        "@alice",
+    ],
+)
+def test_the_grammar_marks_a_mention_as_a_reference_exactly_when_the_parser_does(
+    mention: str,
+) -> None:
+    """Without the files beside the narrative (which the grammar cannot see), a reference
+    is a name with a known extension (or one with a typo in it), as the parser reads it."""
+    names = [embed.name for embed in lmml_mdit.parse(f"See {mention} now.\n").embeds]
+    found = _reference().search(f"See {mention} now.\n")
+    assert (found.group(2) if found else None) == (names[0] if names else None), mention
+
+
+def test_the_grammar_knows_the_parser_s_extensions() -> None:
+    from lmml_mdit.media import FILE_EXTENSIONS, TYPO_EXTENSIONS
+
+    found = re.search(r"\\\.\(\?i:([a-z0-9|]+)\)", _grammar()["repository"]["reference"]["match"])
+    assert found is not None
+    known = {extension.lstrip(".").lower() for extension in FILE_EXTENSIONS | TYPO_EXTENSIONS}
+    assert set(found.group(1).split("|")) == known
