@@ -496,6 +496,22 @@ async def test_hover_describes_what_a_name_resolves_to(
     document.close()
 
 
+async def test_hover_says_when_no_provider_can_take_what_a_name_resolves_to(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    # A TIFF image resolves (a file beside the narrative), but every send refuses it: the
+    # hover says so, in validation's words, as well as what it is.
+    (tmp_path / "scan.tif").write_bytes(b"II*\x00" + bytes(20))
+    document = Document(client, tmp_path / "refused.lmml", "## user\nSee @scan.tif.\n")
+    (found,) = await document.open()
+    assert found.code == "unsendable_embed"
+    shown = await _hover(client, document, document.at("@scan.tif", 2))
+    assert shown is not None
+    assert "the file beside the narrative" in shown and "image/tiff, 24 bytes" in shown
+    assert found.message in shown
+    document.close()
+
+
 async def test_definition_and_references(client: LanguageClient, folder: Path) -> None:
     document = Document(client, folder / "navigate.lmml", NARRATIVE)
     await document.open()

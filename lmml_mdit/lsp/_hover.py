@@ -1,5 +1,6 @@
-"""Hover over a reference or a fence name (what it resolves to, or why it does not), or
-over a template placeholder (the input it names)."""
+"""Hover over a reference or a fence name (what it resolves to, or why it does not, and
+why no provider can take it when validation says so), or over a template placeholder (the
+input it names)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from ._positions import Columns
 from ._targets import mention_at
 
 __all__ = ["hover", "hover_text", "placeholder_text"]
+
+_UNSENDABLE = "unsendable_embed"
+"""The issue kind of an asset no provider can take, which its hover names."""
 
 _SOURCES = {
     "fence": "an inline fence on line {line}",
@@ -92,9 +96,16 @@ def hover(analysis: Analysis, columns: Columns, line: int, column: int) -> types
     found = mention_at(bundle.narrative, line, column)
     if found is None:
         return None
+    text = hover_text(describe(bundle, found.name))
+    # What validation says every send refuses of it (an asset that resolves all the same).
+    refusals = [
+        issue.cli_message or issue.message
+        for issue in analysis.issues
+        if issue.kind == _UNSENDABLE and issue.name == found.name
+    ]
+    if refusals:
+        text += f"\n\n**Not sendable:** {refusals[0]}"
     return types.Hover(
-        contents=types.MarkupContent(
-            kind=types.MarkupKind.Markdown, value=hover_text(describe(bundle, found.name))
-        ),
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
         range=columns.span(found.line, found.start, found.end),
     )
