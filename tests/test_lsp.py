@@ -644,6 +644,24 @@ async def test_quick_fix_closes_a_fence_running_to_the_end(
     document.close()
 
 
+async def test_quick_fixes_write_the_document_s_line_ends(
+    client: LanguageClient, folder: Path
+) -> None:
+    # A file saved with CRLF line ends gets CRLF from the fixes too, not a lone LF.
+    text = "## user\r\nHi.\r\n\r\n**Assistant:** hello\r\n\r\n@@@crlf.txt\r\nhi\r\n"
+    document = Document(client, folder / "crlf.lmml", text)
+    assert codes(await document.open()) == ["suspicious_delimiter", "unclosed_embed"]
+    fix = (await _actions(client, document, 3))["Write the label as the heading '## assistant'"]
+    await document.edit(_edits(fix, document.uri))
+    fix = (await _actions(client, document, 7))["Close the fence @@@crlf.txt"]
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == (
+        "## user\r\nHi.\r\n\r\n## assistant\r\n\r\nhello\r\n\r\n@@@crlf.txt\r\nhi\r\n@@@\r\n"
+    )
+    assert "\n" not in document.text.replace("\r\n", "")
+    document.close()
+
+
 async def test_quick_fixes_for_a_missing_reference(client: LanguageClient, folder: Path) -> None:
     text = "## user\nLook at @screenshot.pgn, again @screenshot.pgn.\n"
     document = Document(client, folder / "missing.lmml", text)

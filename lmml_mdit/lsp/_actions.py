@@ -67,6 +67,11 @@ def code_actions(
     return found
 
 
+def _line_end(analysis: Analysis) -> str:
+    """The line end the document is written with: a fix adds lines ending the same way."""
+    return "\r\n" if "\r\n" in analysis.text else "\n"
+
+
 def _action(
     title: str, analysis: Analysis, edits: list[types.TextEdit], *, preferred: bool = False
 ) -> types.CodeAction:
@@ -102,13 +107,14 @@ def _close_fence(
         # The container's prefix: a quote's ">" stays, a list marker becomes its indentation.
         prefix = "".join(char if char in "> \t" else " " for char in opening)
         lines = len(columns.lines)
+        eol = _line_end(analysis)
         if fence.end < lines:
             at = columns.position(fence.end, 0)
-            new_text = f"{prefix}{MARKER}\n"
+            new_text = f"{prefix}{MARKER}{eol}"
         else:
             at = columns.end_of(lines - 1)
             ends_with_newline = analysis.text.endswith(("\n", "\r"))
-            new_text = f"{prefix}{MARKER}\n" if ends_with_newline else f"\n{prefix}{MARKER}"
+            new_text = f"{prefix}{MARKER}{eol}" if ends_with_newline else f"{eol}{prefix}{MARKER}"
             if ends_with_newline:
                 at = types.Position(line=lines, character=0)
         edit = types.TextEdit(range=types.Range(start=at, end=at), new_text=new_text)
@@ -211,6 +217,7 @@ def _label_heading(
     if marker and text.startswith(marker, end):
         end += len(marker)  # "**User:**"
     rest = text[end:].strip()
-    new_text = f"## {role}" + (f"\n\n{rest}" if rest else "")
+    eol = _line_end(analysis)
+    new_text = f"## {role}" + (f"{eol}{eol}{rest}" if rest else "")
     edit = types.TextEdit(range=columns.span(line, 0, len(text)), new_text=new_text)
     yield _action(f"Write the label as the heading '## {role}'", analysis, [edit], preferred=True)
