@@ -288,6 +288,32 @@ def test_unclosed_fence_is_flagged() -> None:
     assert "unclosed" in details.find("summary").text
 
 
+def test_an_expansion_counts_the_lines_it_shows() -> None:
+    """A final newline ends the last line; it opens no empty line after it."""
+    text = "## User\n@notes.txt @one.txt @bare.txt @forty.txt\n\n@@@snippet.py\nx = 1\ny = 2\n@@@\n"
+    entries = {
+        "notes.txt": b"hello\nworld\n",
+        "one.txt": b"only\n",
+        "bare.txt": b"a\nb",
+        "forty.txt": b"line\n" * 40,
+    }
+    root = _page(Bundle.from_zip("t", text, entries))
+    counts = {
+        d.get("data-lmml-name"): d.find("span", "lmml-chip-meta").text.rsplit(" · ", 1)[1]
+        for d in root.find_all("details")
+    }
+    assert counts == {
+        "notes.txt": "2 lines",
+        "one.txt": "1 line",
+        "bare.txt": "2 lines",
+        "forty.txt": "40 lines",
+        "snippet.py": "2 lines",
+    }
+    # At most 40 lines start open (docs/preview.md, "Limits").
+    forty = next(d for d in root.find_all("details") if d.get("data-lmml-name") == "forty.txt")
+    assert forty.has("open")
+
+
 def test_unresolvable_reference_in_a_bare_text_bundle_is_missing() -> None:
     root = _page(Bundle.from_text("t", "## User\nsee @chart.png\n"))
     missing = root.find(cls="lmml-missing")

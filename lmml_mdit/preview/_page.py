@@ -417,6 +417,11 @@ def _image_html(asset: _ShownAsset, *, caption: str) -> str:
     )
 
 
+def _line_count(text: str) -> int:
+    """The lines *text* shows: a final newline ends its last line, it opens no other."""
+    return text.count("\n") + (not text.endswith("\n"))
+
+
 def _expansion(
     page: _Page,
     asset: _ShownAsset,
@@ -430,7 +435,7 @@ def _expansion(
     ``in_code`` placeholders shown (not highlighted), for an embed fence holding some."""
     expansion_id = page.next_expansion_id()
     asset.expansion_id = expansion_id
-    lines = text.count("\n") + 1
+    lines = _line_count(text)
     opened = " open" if open_ and lines <= _OPEN_LINE_LIMIT else ""
     meta = f"{asset.media_type} · {_format_size(asset.size)} · {lines} line{'s' * (lines != 1)}"
     classes = "lmml-expansion"
