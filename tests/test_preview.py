@@ -693,6 +693,23 @@ def test_remote_image_inside_a_link_does_not_nest_links() -> None:
     assert link.find("span", "lmml-remote").text == "[image: logo]"
 
 
+def test_a_remote_asset_inside_a_link_does_not_nest_links() -> None:
+    """A remote asset referenced in a link's text is its text there: links cannot nest, and
+    a browser would cut the outer link at the inner one."""
+    remote = json.dumps({"kind": "image", "url": "https://example.com/i.png"}).encode()
+    text = "## User\n[see @a.remote.json here](https://example.com/page) and @a.remote.json\n"
+    root = _page(Bundle.from_zip("t", text, {"a.remote.json": remote}))
+    links = root.find("main").find_all("a")
+    assert [a.get("href") for a in links] == [
+        "https://example.com/page",
+        "https://example.com/i.png",
+    ]
+    assert all("a" not in {up.tag for up in a.ancestors()} for a in links)
+    inner = links[0].find("span", "lmml-remote")
+    assert inner.text == "[remote image: https://example.com/i.png]"
+    assert links[0].text == "see [remote image: https://example.com/i.png] here"
+
+
 def test_front_matter_tokens_render_nothing() -> None:
     # A parser with the front matter plugin makes a front_matter token: metadata, not text.
     md = MarkdownIt("commonmark").use(front_matter_plugin).use(lmml_plugin)

@@ -463,7 +463,8 @@ def _render_reference(
     if asset.error is not None:
         return _chip(name, "", classes="lmml-ref lmml-missing", label="missing", title=asset.error)
     if is_remote_name(name) and asset.data is not None:
-        return _remote_html(name, asset.data)
+        # Inside a link the remote asset is text: an <a> inside an <a> is invalid.
+        return _remote_html(name, asset.data, linked=None not in page.links)
     meta = f"{asset.media_type} · {_format_size(asset.size)}"
     if asset.too_large:
         return _chip(name, meta, classes="lmml-ref lmml-too-large", title="too large to preview")
@@ -483,9 +484,10 @@ _SHOWN_URL_CHARACTERS = 200
 """How much of a remote asset's URL or id the page shows (the link goes to all of it)."""
 
 
-def _remote_html(name: str, data: bytes) -> str:
+def _remote_html(name: str, data: bytes, *, linked: bool = True) -> str:
     """A remote asset (see :mod:`lmml_mdit.bundle._remote`): a link to an ``https``/``http``
-    URL, anything else (a file id, another scheme) its text; never fetched."""
+    URL, anything else (a file id, another scheme) its text; never fetched. *linked*
+    False: its text even for a URL (the reference sits inside a link already)."""
     try:
         remote = parse_remote(data, name=name)
     except LmmlError as error:
@@ -495,7 +497,7 @@ def _remote_html(name: str, data: bytes) -> str:
     label = f"[remote {remote.kind}: {html.escape(shown)}]"
     target = link_target(remote.url) if remote.url is not None else None
     attributes = f'class="lmml-remote" data-lmml-name="{_attr(name)}"'
-    if target is None:
+    if target is None or not linked:
         return f"<span {attributes}>{label}</span>"
     return f'<a {attributes} href="{_attr(target)}" rel="{_LINK_REL}">{label}</a>'
 
