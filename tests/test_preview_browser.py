@@ -31,6 +31,7 @@ import pytest
 from xss_corpus import CASES, RENDER_TIME_CASES, SENTINEL, sample_bundle
 
 from lmml_mdit import render_html, write_preview
+from lmml_mdit.cli import main
 
 pytestmark = pytest.mark.browser
 
@@ -116,6 +117,7 @@ class Browser:
         self._buffer = b""
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
+        self.url = "about:blank"
         try:
             self.session = self._attach()
         except DevToolsError as error:
@@ -219,7 +221,13 @@ class Browser:
             "sessionId"
         ]
         self.session = session
-        for domain in ("Page.enable", "Runtime.enable", "Log.enable", "Debugger.enable"):
+        for domain in (
+            "Page.enable",
+            "Runtime.enable",
+            "Log.enable",
+            "Debugger.enable",
+            "Network.enable",
+        ):
             self.page(domain)
         self.page(
             "Emulation.setDeviceMetricsOverride",
@@ -235,6 +243,7 @@ class Browser:
     def open(self, url: str) -> None:
         """Navigate to *url* and wait for its load event and a short settling time."""
         self.events.clear()
+        self.url = url
         self.page("Page.navigate", {"url": url})
         self.wait_for("Page.loadEventFired")
         self.drain(0.3)
@@ -268,6 +277,17 @@ class Browser:
             event["params"].get("url", "")
             for event in self.events
             if event["method"] == "Debugger.scriptParsed"
+        ]
+
+    def fetches(self) -> list[str]:
+        """URLs the page asked the network for since :meth:`open`: every request but the
+        page itself and ``data:`` URIs (a request the CSP blocks is still listed)."""
+        return [
+            url
+            for event in self.events
+            if event["method"] == "Network.requestWillBeSent"
+            and (url := event["params"]["request"]["url"]) != self.url
+            and not url.startswith("data:")
         ]
 
     def dialogs(self) -> list[dict[str, Any]]:
@@ -353,6 +373,17 @@ def test_harness_sees_a_broken_image_and_a_csp_violation(browser: Browser, tmp_p
     assert any("Content Security Policy" in error for error in browser.console_errors())
 
 
+def test_harness_sees_a_fetch(browser: Browser, tmp_path: Path) -> None:
+    """A page that asks for a file or a web address is seen, with or without a CSP."""
+    policy = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+    fetching = '<link rel="stylesheet" href="x.css"><img src="http://127.0.0.1:9/x.png">'
+    browser.open(_page_url(tmp_path, "fetch", f"<!DOCTYPE html>{fetching}"))
+    assert browser.fetches() == [(tmp_path / "x.css").as_uri(), "http://127.0.0.1:9/x.png"]
+    guarded = f'<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="{policy}">'
+    browser.open(_page_url(tmp_path, "fetch-csp", guarded + fetching))
+    assert len(browser.fetches()) == 2
+
+
 # --------------------------------------------------------------------------- the preview
 
 _IMAGES_DECODED = (
@@ -368,6 +399,7 @@ def test_sample_preview_in_the_browser(browser: Browser, tmp_path: Path) -> None
 
     assert browser.console_errors() == []
     assert browser.page_scripts() == []
+    assert browser.fetches() == []
     images = browser.evaluate(_IMAGES_DECODED)
     assert {alt for alt, _, _ in images} == {"chart.png", "logo.svg"}
     assert all(complete and width > 0 for _, complete, width in images), images
@@ -404,21 +436,25 @@ def test_sample_preview_in_the_browser(browser: Browser, tmp_path: Path) -> None
 
 
 def test_example_bundles_in_the_browser(browser: Browser, tmp_path: Path) -> None:
-    """Each shipped example (``examples/*.lmmlz`` / ``*.lmml``) opens cleanly."""
-    from lmml_mdit import open as open_bundle
-
+    """Each shipped example (``examples/*.lmmlz`` / ``*.lmml``), as ``lmml preview`` writes
+    it, opens cleanly: no fetch, no script, no console error, every image decoded."""
     examples = sorted((ROOT / "examples").glob("*.lmml*"))
     assert examples, "examples/ holds no bundles"
     ARTIFACTS.mkdir(exist_ok=True)
+    shown: dict[str, list[str]] = {}
     for example in examples:
-        with open_bundle(example, base_dir=example.parent) as bundle:
-            document = render_html(bundle)
-        browser.open(_page_url(tmp_path, example.stem, document))
+        page = tmp_path / f"{example.name}.html"
+        assert main(["preview", "-q", str(example), "-o", str(page)]) == 0
+        browser.open(page.as_uri())
         assert browser.console_errors() == [], example.name
         assert browser.page_scripts() == [], example.name
+        assert browser.fetches() == [], example.name
         images = browser.evaluate(_IMAGES_DECODED)
         assert all(complete and width > 0 for _, complete, width in images), (example, images)
+        shown[example.name] = [alt for alt, _, _ in images]
         browser.screenshot(ARTIFACTS / f"preview-{example.stem}.png")
+    # The archive example's chart is on the page (so "every image decoded" says something).
+    assert shown["sales-review.lmmlz"] == ["chart.png"]
 
 
 def test_no_xss_payload_runs_in_the_browser(browser: Browser, tmp_path: Path) -> None:
@@ -429,6 +465,8 @@ def test_no_xss_payload_runs_in_the_browser(browser: Browser, tmp_path: Path) ->
         problems = []
         if browser.page_scripts():
             problems.append(f"scripts compiled: {browser.page_scripts()}")
+        if browser.fetches():
+            problems.append(f"fetched: {browser.fetches()}")
         if browser.dialogs():
             problems.append("a dialog opened")
         if browser.console_errors():
@@ -439,6 +477,33 @@ def test_no_xss_payload_runs_in_the_browser(browser: Browser, tmp_path: Path) ->
             problems.append("the page navigated away")
         if not browser.evaluate("[...document.images].every(i => i.naturalWidth > 0)"):
             problems.append("an image did not decode")
+        if problems:
+            failures[case.id] = "; ".join(problems)
+    assert failures == {}
+
+
+def test_no_xss_payload_runs_in_a_notebook_fragment(browser: Browser, tmp_path: Path) -> None:
+    """What a notebook shows (``Bundle._repr_html_``, the page's ``<div>``) inside a host
+    page with no CSP at all: the markup alone runs nothing and fetches nothing."""
+    failures: dict[str, str] = {}
+    for case in (*CASES, *RENDER_TIME_CASES):
+        host = f"<!DOCTYPE html><html><body>{case.bundle()._repr_html_()}</body></html>"
+        assert "Content-Security-Policy" not in host
+        url = _page_url(tmp_path, f"{case.id}-fragment", host)
+        browser.open(url)
+        problems = []
+        if browser.page_scripts():
+            problems.append(f"scripts compiled: {browser.page_scripts()}")
+        if browser.fetches():
+            problems.append(f"fetched: {browser.fetches()}")
+        if browser.dialogs():
+            problems.append("a dialog opened")
+        if browser.console_errors():
+            problems.append(f"console errors: {browser.console_errors()}")
+        if browser.evaluate(f"typeof window.{SENTINEL}") != "undefined":
+            problems.append("the sentinel was set")
+        if browser.evaluate("location.href") != url:
+            problems.append("the page navigated away")
         if problems:
             failures[case.id] = "; ".join(problems)
     assert failures == {}
