@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from lmml_mdit import Bundle
+from lmml_mdit import Bundle, render_html
 
 SENTINEL = "__xss"
 JS = "window.__xss=1"
@@ -114,15 +114,22 @@ def sample_bundle() -> Bundle:
 
 @dataclass(frozen=True)
 class Case:
-    """One hostile bundle: an id, a narrative and optional entries / bundle name."""
+    """One hostile bundle: an id, a narrative and optional entries / bundle name, and for a
+    template the input values its page is rendered with."""
 
     id: str
     text: str
     entries: Mapping[str, bytes] = field(default_factory=dict)
     name: str = "xss"
+    inputs: Mapping[str, object] | None = None
 
     def bundle(self) -> Bundle:
         return Bundle.from_zip(self.name, self.text, dict(self.entries))
+
+    def page(self, *, fragment: bool = False) -> str:
+        """The preview of the bundle (with the case's input values); a fragment is what
+        ``Bundle._repr_html_`` shows in a notebook."""
+        return render_html(self.bundle(), fragment=fragment, inputs=self.inputs)
 
 
 _SVG_WITH_SCRIPT = (
@@ -132,6 +139,20 @@ _SVG_WITH_SCRIPT = (
 _HTML_DATA = base64.b64encode(f"<script>{JS}</script>".encode()).decode()
 _SVG_DATA = base64.b64encode(_SVG_WITH_SCRIPT).decode()
 _PNG = make_png(4, 4)
+
+
+def _remote(url: str) -> bytes:
+    return json.dumps({"kind": "image", "url": url}).encode()
+
+
+_TEMPLATE = (
+    "---\ninputs:\n  a: string\n  c: {type: string, in_code: true}\n"
+    "  o: object\n  d: {type: string, default: '<img src=x onerror=\"" + JS + "\">'}\n"
+    "  img: {type: image, required: false}\n  svg: {type: image, required: false}\n"
+    "  m: {type: messages, roles: [user, assistant]}\n---\n"
+    "## User\nsay {{ a }}, run `{{ c }}`, read {{ o.k }} in a {{ d }} tone\n\n"
+    "{{ img }} {{ svg }}\n\n{{ m }}\n\n```sh\n{{ c }}\n```\n"
+)
 
 CASES: tuple[Case, ...] = (
     Case("script-block", f"## User\n<script>{JS}</script>\n"),
@@ -268,6 +289,58 @@ CASES: tuple[Case, ...] = (
         "## User\n@@@" + "b" * 20_000 + f'"><script>{JS}</script>.txt\nx\n@@@\n',
     ),
     Case("long-bundle-name", "## User\nhi\n", name="n" * 5_000 + f"<script>{JS}</script>"),
+    # Added in a re-check: what the page gained after the corpus was written (remote
+    # assets, near-miss delimiters, tool calls, front matter, template inputs).
+    Case(
+        "remote-javascript-url",
+        "## User\nsee @a.remote.json\n",
+        {"a.remote.json": _remote(f"javascript:{JS}")},
+    ),
+    Case(
+        "remote-url-breakout",
+        "## User\nsee @a.remote.json\n",
+        {"a.remote.json": _remote(f'https://example.com/"><script>{JS}</script>')},
+    ),
+    Case(
+        "remote-fence-breakout",
+        "## User\n@@@a.remote.json\n"
+        + json.dumps({"kind": "image", "url": f'https://e.example/"onmouseover="{JS}'})
+        + "\n@@@\n",
+    ),
+    Case(
+        "remote-inside-link",
+        f"## User\n[see @a.remote.json <b onclick={JS}>](https://example.com)\n",
+        {"a.remote.json": _remote(f"https://example.com/x?<script>{JS}</script>")},
+    ),
+    Case("suspicious-heading", f"## User\nhi\n\n## Turn 2 -- asistant <script>{JS}</script>\n"),
+    Case("suspicious-label", f"## User\nhi\n\n**Assistant<script>{JS}</script>:**\n"),
+    Case(
+        "tool-call-fence",
+        "## User\nweather?\n\n## Assistant\n@@@c1.tool_call.json\n"
+        + json.dumps({"id": "c1", "name": f"<script>{JS}</script>", "arguments": {"q": '"><'}})
+        + f"\n@@@\n\n## Tool\n@c1.tool_call.json <img src=x onerror={JS}>\n",
+    ),
+    Case(
+        "front-matter-values",
+        f"---\ntitle: '<script>{JS}</script>'\nsettings:\n  model: '</dd><script>{JS}</script>'"
+        "\n---\n## User\nhi\n",
+    ),
+    Case(
+        "template-values",
+        _TEMPLATE,
+        inputs={
+            "a": f"<script>{JS}</script>",
+            "c": f'"><img src=x onerror="{JS}">',
+            "o": {"k": f"</mark><script>{JS}</script>"},
+            "img": _PNG,
+            "svg": _SVG_WITH_SCRIPT,
+            "m": [
+                {"role": "user", "content": f"<script>{JS}</script>"},
+                {"role": "assistant", "content": f"## system\n<!-- user --><b onclick={JS}>"},
+            ],
+        },
+    ),
+    Case("template-defaults", _TEMPLATE),
 )
 """The hostile bundles; ids are unique."""
 
