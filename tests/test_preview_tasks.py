@@ -67,6 +67,23 @@ def test_task_items_are_disabled_checkboxes() -> None:
     assert render_html(bundle, fragment=True) == page
 
 
+def test_task_items_in_every_turn() -> None:
+    """Each turn's tasks, wherever its lists stand: not only those of the first turn with
+    a list, nor only those before a near-miss delimiter's note."""
+    text = (
+        "## User\n- [x] first turn\n\n"
+        "## Assistant\nSome text first.\n\nMore text.\n\n- [ ] second turn\n- plain\n\n"
+        "**Assistant:**\n\n- [x] after the note\n\n"
+        "<!-- user -->\n1. [X] ordered\n"
+    )
+    found = _page(Bundle.from_text("t", text))
+    assert [box.get("checked") for box in found.inputs] == ["checked", None, "checked", "checked"]
+    assert found.items == ["task-list-item", "task-list-item", None, "task-list-item",
+                           "task-list-item"]  # fmt: skip
+    assert found.lists == ["contains-task-list"] * 4
+    assert "[ ]" not in render_html(Bundle.from_text("t", text), fragment=True)
+
+
 @pytest.mark.browser
 def test_task_items_in_the_browser(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
     path = tmp_path / "tasks.html"

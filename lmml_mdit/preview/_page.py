@@ -287,7 +287,8 @@ class _Page:
     inputs: InputView | None = None
     """How the template's placeholders are shown; None for a narrative without any."""
     tasks: _Tasks | None = None
-    """Where the GFM task items and their lists stand, found on the first list."""
+    """Where the GFM task items and their lists stand in the token list being rendered
+    (a turn's body, or part of it), found on its first list."""
 
     def spend(self, size: int) -> bool:
         """Take *size* bytes from the page's embedding budget; False when it is spent."""
@@ -635,8 +636,10 @@ _TASK = re.compile(r"\[[ xX]\][ \t\n\v\f\r]")
 
 @dataclass
 class _Tasks:
-    """The token indices of the task items (``- [x] done``) and of the lists holding one."""
+    """The token indices of the task items (``- [x] done``) and of the lists holding one,
+    in *tokens*."""
 
+    tokens: Sequence[Token]
     items: set[int]
     lists: set[int]
 
@@ -644,7 +647,7 @@ class _Tasks:
 def _find_tasks(tokens: Sequence[Token]) -> _Tasks:
     """The task items of *tokens* (a list item whose first paragraph opens with a task
     box, as GitHub reads it) and the lists holding them, in one pass."""
-    tasks = _Tasks(set(), set())
+    tasks = _Tasks(tokens, set(), set())
     open_lists: list[int] = []
     for index, token in enumerate(tokens):
         kind = token.type
@@ -667,7 +670,10 @@ def _find_tasks(tokens: Sequence[Token]) -> _Tasks:
 
 
 def _tasks_of(page: _Page, tokens: Sequence[Token]) -> _Tasks:
-    if page.tasks is None:
+    """The tasks of *tokens*: each turn's body (or part of one) is its own list, with its
+    own indices, so the ones found are kept only while that list is rendered (it is held,
+    so its identity cannot pass to another list)."""
+    if page.tasks is None or page.tasks.tokens is not tokens:
         page.tasks = _find_tasks(tokens)
     return page.tasks
 
