@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bundle
 
@@ -721,6 +722,40 @@ def test_front_matter_tokens_render_nothing() -> None:
     main = root.find("main")
     assert "title: secret-ish" not in main.text and "<>" not in render_html(bundle)
     assert [card.get("data-lmml-role") for card in _cards(root)] == ["context", "user"]
+
+
+def test_attributes_a_parser_of_your_own_adds_never_reach_the_page() -> None:
+    """mdit-py-plugins' attrs put ids, styles (a ``url()`` a notebook would fetch) and the
+    like on tokens: the page keeps only harmless ones, its ids stay its own."""
+    md = MarkdownIt("commonmark").use(attrs_plugin).use(attrs_block_plugin).use(lmml_plugin)
+    md.enable("table")
+    text = (
+        "## User\n"
+        '[a](https://example.com){#turn-1 .note title="t" style="background:url(https://e.x/t)"}'
+        "\n\n"
+        '{#turn-2 style="background:url(https://e.x/p)" lang=fr}\nparagraph\n\n'
+        '*em*{#x data-y="1"} `code`{#lmml-asset-1 .c}\n\n'
+        "| l | r |\n|:--|--:|\n| 1 | 2 |\n"
+    )
+    narrative = lmml_mdit.parse(text, md=md)
+    assert any(t.attrs.get("style") for t in narrative.tokens)  # the plugin did add them
+    bundle = Bundle(kind="text", name="t", narrative_name="t.lmml", narrative=narrative)
+    for markup in (render_html(bundle), render_html(bundle, fragment=True)):
+        root = parse_document(markup).root
+        main = root.find("main")
+        ids = [e.get("id") for e in root.iter() if e.has("id")]
+        assert ids == ["turn-1"]
+        styles = [e.get("style") for e in main.iter() if e.has("style")]
+        assert styles == ["text-align:left", "text-align:right"] * 2
+        assert all(not e.has("data-y") for e in main.iter())
+        link = main.find("a")
+        assert (link.get("href"), link.get("class"), link.get("title")) == (
+            "https://example.com",
+            "note",
+            "t",
+        )
+        assert main.find("p").get("lang") == "fr" or main.find_all("p")[1].get("lang") == "fr"
+        assert "url(" not in main.text and "url(" not in markup.split("</style>", 1)[1]
 
 
 def test_a_bare_narrative_shows_the_files_beside_it_and_counts_them(tmp_path: Path) -> None:

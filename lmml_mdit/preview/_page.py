@@ -592,10 +592,28 @@ def _render_link_open(
         page.links.append("&gt;" if autolink else f"]({html.escape(href)})")
         return "&lt;" if autolink else "["
     page.links.append(None)
-    attributes = "".join(
-        f' {_attr(key)}="{_attr(str(value))}"' for key, value in token.attrs.items() if key != "rel"
+    return f'<a href="{_attr(href)}"{_kept_attributes(token)} rel="{_LINK_REL}">'
+
+
+_KEPT_ATTRIBUTES = frozenset({"class", "title", "start", "lang", "dir", "colspan", "rowspan"})
+"""The attributes a token of the narrative keeps on the page. markdown-it sets few
+(``start`` on a list, a table cell's alignment, a link's ``title``); a parser of your own
+may set any (mdit-py-plugins' attrs: ``{#id style=...}``), and an ``id`` would clobber the
+page's own, a ``style`` fetch a ``url()``, an event handler run."""
+
+_CELL_ALIGNMENT = re.compile(r"text-align:(?:left|right|center)")
+
+
+def _kept_attributes(token: Token) -> str:
+    """*token*'s attributes as HTML, only those in :data:`_KEPT_ATTRIBUTES` and a table
+    cell's ``text-align`` style; a link's ``href`` is written by its rule, once checked."""
+    if not token.attrs:
+        return ""
+    return "".join(
+        f' {key}="{_attr(str(value))}"'
+        for key, value in token.attrs.items()
+        if key in _KEPT_ATTRIBUTES or (key == "style" and _CELL_ALIGNMENT.fullmatch(str(value)))
     )
-    return f'<a{attributes} rel="{_LINK_REL}">'
 
 
 def _render_text(
@@ -816,11 +834,20 @@ class _PageRenderer(RendererHTML):
         return "".join(out)
 
 
+class _PreviewRenderer(_PageRenderer):
+    """The page's renderer: of a token's attributes it writes only the harmless ones
+    (:func:`_kept_attributes`), whatever parser made the tokens."""
+
+    @staticmethod
+    def renderAttrs(token: Token) -> str:
+        return _kept_attributes(token)
+
+
 @functools.cache
 def _preview_renderer() -> RendererHTML:
     """The renderer of the narrative's tokens: markdown-it's HTML renderer with the rules
     above. Shared and stateless: per-page state lives in ``env["lmml_preview"]``."""
-    renderer = _PageRenderer()
+    renderer = _PreviewRenderer()
     for token_type, rule in _RULES.items():
         renderer.rules[token_type] = types.MethodType(rule, renderer)
     return renderer
