@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from xss_corpus import SAMPLE_SVG, Element, make_png, parse_document, sample_bundle
 
@@ -756,6 +758,19 @@ def test_attributes_a_parser_of_your_own_adds_never_reach_the_page() -> None:
         )
         assert main.find("p").get("lang") == "fr" or main.find_all("p")[1].get("lang") == "fr"
         assert "url(" not in main.text and "url(" not in markup.split("</style>", 1)[1]
+
+
+def test_tokens_of_a_parser_of_your_own_without_a_rule_keep_their_text() -> None:
+    """A plugin's token the page has no rule for (footnotes, math) shows its text, never
+    an empty tag (``<>``, ``< />``) nor an element emptied of its content."""
+    md = MarkdownIt("commonmark").use(footnote_plugin).use(dollarmath_plugin).use(lmml_plugin)
+    text = "## User\nSee[^1] and $x<y$ here\n\n$$\na<b\n$$\n\n[^1]: the note\n"
+    narrative = lmml_mdit.parse(text, md=md)
+    bundle = Bundle(kind="text", name="t", narrative_name="t.lmml", narrative=narrative)
+    markup = render_html(bundle)
+    assert not re.search(r"<\s*/?\s*>|< />", markup)
+    main = _page(bundle).find("main")
+    assert "x<y" in main.text and "a<b" in main.text and "the note" in main.text
 
 
 def test_a_bare_narrative_shows_the_files_beside_it_and_counts_them(tmp_path: Path) -> None:

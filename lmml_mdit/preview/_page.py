@@ -842,6 +842,24 @@ class _PreviewRenderer(_PageRenderer):
     def renderAttrs(token: Token) -> str:
         return _kept_attributes(token)
 
+    def renderToken(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        """A token with no rule. markdown-it's own all have a tag and no text of their own;
+        a plugin's (a parser of your own: footnotes, math) may have no tag, or hold its text:
+        it shows that text, escaped, in its element if it has one, never an empty tag."""
+        token = tokens[idx]
+        if token.nesting == 0 and token.content and not token.children:
+            text = html.escape(token.content)
+            if not token.tag:
+                return text
+            return f"<{token.tag}{self.renderAttrs(token)}>{text}</{token.tag}>" + (
+                "\n" if token.block else ""
+            )
+        if not token.tag:
+            return ""
+        return str(super().renderToken(tokens, idx, options, env))
+
 
 @functools.cache
 def _preview_renderer() -> RendererHTML:
