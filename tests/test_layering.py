@@ -374,6 +374,34 @@ def test_the_signatures_read_include_the_private_modules() -> None:
     assert "lmml_mdit.chat._outgoing:request_body" in read
 
 
+def _public_attributes() -> Iterator[tuple[str, ast.expr]]:
+    """The annotated attributes of every public class, private modules too: a caller reads
+    each one, and a dataclass's fields are its ``__init__``'s parameters."""
+    for module in MODULES:
+        for node in TREES[module].body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                for member in node.body:
+                    if (
+                        isinstance(member, ast.AnnAssign)
+                        and isinstance(member.target, ast.Name)
+                        and not member.target.id.startswith("_")
+                    ):
+                        yield f"{module}:{node.name}.{member.target.id}", member.annotation
+
+
+def test_no_any_in_a_public_attribute() -> None:
+    """What a returned object carries (``MessageList.system``) and what a dataclass takes
+    (``ToolCallEvent.arguments``) is typed as the signatures are: JSON named, never ``Any``."""
+    found = [where for where, annotation in _public_attributes() if _bare_any(annotation)]
+    assert found == []
+
+
+def test_the_attributes_read_include_the_private_modules() -> None:
+    read = {where for where, _ in _public_attributes()}
+    assert "lmml_mdit.chat._outgoing:MessageList.system" in read
+    assert "lmml_mdit.chat.providers.sending:ToolCallEvent.arguments" in read
+
+
 @pytest.mark.parametrize(
     ("annotation", "bare"),
     [("Any", True), ("dict[str, Any]", True), ("JSONObject", False), ("object", False)],

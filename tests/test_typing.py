@@ -53,7 +53,7 @@ def _mypy_strict(programs: list[Path], tmp_path: Path) -> subprocess.CompletedPr
 @dataclass(frozen=True)
 class Checked:
     """One ``mypy --strict`` run over every program of this file and one pyright run over
-    the two it checks: each run loads the package's types once, not once per test."""
+    the three it checks: each run loads the package's types once, not once per test."""
 
     programs: dict[str, Path]
     mypy: subprocess.CompletedProcess[str]
@@ -63,7 +63,7 @@ class Checked:
         """mypy's lines about *program* (each program's file name is its own), once it is
         known that mypy ran to its end (its summary names one file with errors: mistakes.py)."""
         assert re.search(
-            r"^Found \d+ errors? in 1 file \(checked 4 source files\)$", self.mypy.stdout, re.M
+            r"^Found \d+ errors? in 1 file \(checked 5 source files\)$", self.mypy.stdout, re.M
         ), self.mypy.stdout + self.mypy.stderr
         return [
             line
@@ -82,12 +82,13 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
     for name, text in (
         ("mistakes", MISTAKES),
         ("lazy_names", LAZY_NAMES),
+        ("documented", DOCUMENTED),
         ("surfaces", _every_surface_name()),
     ):
         programs[name] = folder / f"{name}.py"
         programs[name].write_text(text, encoding="utf-8")
     mypy = _mypy_strict(list(programs.values()), folder)
-    pyright = _pyright_strict([PROGRAM, programs["surfaces"]], folder)
+    pyright = _pyright_strict([PROGRAM, programs["documented"], programs["surfaces"]], folder)
     return Checked(programs, mypy, pyright)
 
 
@@ -187,6 +188,60 @@ def test_the_typed_options_are_the_checked_ones() -> None:
     }
 
 
+DOCUMENTED = """
+import lmml_mdit
+from lmml_mdit.chat import MessageList
+from lmml_mdit.run import TextDelta, ToolCallEvent
+
+with lmml_mdit.open("examples/sales-review.lmmlz") as bundle:
+    listed = bundle.messages("anthropic", system="separate")
+typed: MessageList = listed
+blocks = listed.system if isinstance(listed.system, list) else []
+kinds: list[str] = [str(block["type"]) for block in blocks]
+provider: str = listed.provider
+omitted: list[str] = listed.warnings
+reveal_type(listed)
+reveal_type(listed.system)
+
+
+def on_event(event: TextDelta | ToolCallEvent) -> None:
+    if isinstance(event, ToolCallEvent):
+        reveal_type(event.arguments)
+"""
+
+
+def test_the_documented_attributes_are_typed(checked: Checked) -> None:
+    """What docs/messages.md and docs/run.md read from a result type-checks in a user's
+    code: ``bundle.messages()`` is a ``MessageList`` (``.system``, ``.provider``,
+    ``.warnings``), its ``system`` JSON, a tool call event's ``arguments`` an ``object`` to
+    narrow, neither of them ``Any``."""
+    program = checked.programs["documented"]
+    done = checked.mypy
+    assert checked.mypy_errors(program) == [], done.stdout + done.stderr
+    revealed = [
+        line.split('Revealed type is "', 1)[1][:-1]
+        for line in checked.mypy_lines(program)
+        if ': note: Revealed type is "' in line
+    ]
+    assert revealed == [
+        "lmml_mdit.chat._outgoing.MessageList",
+        "list[dict[str, Any]] | dict[str, Any] | None",
+        "object",
+    ]
+    assert done.returncode == 1, done.stdout + done.stderr  # mistakes.py alone
+    pyright = checked.pyright.stdout
+    errors = [
+        line for line in pyright.splitlines() if f"{program.name}:" in line and "- error" in line
+    ]
+    assert errors == [], pyright
+    lines = "\n".join(line for line in pyright.splitlines() if f"{program.name}:" in line)
+    assert re.findall(r'Type of "[\w.]+" is "(.*)"', lines) == [
+        "MessageList",
+        "list[dict[str, Any]] | dict[str, Any] | None",
+        "object",
+    ], pyright
+
+
 LAZY_NAMES = """
 import argparse
 
@@ -252,7 +307,8 @@ def test_every_surface_name_has_its_real_type_for_mypy(checked: Checked) -> None
         if ': note: Revealed type is "' in line
     ]
     assert len(revealed) == program.read_text(encoding="utf-8").count("reveal_type(")
-    assert [kind for kind in revealed if kind in ("builtins.object", "Any")] == []
+    # mypy 2 writes ``object`` (older releases wrote ``builtins.object``).
+    assert [kind for kind in revealed if kind in ("object", "builtins.object", "Any")] == []
 
 
 def test_every_surface_name_has_its_real_type_for_pyright(checked: Checked) -> None:
@@ -260,6 +316,7 @@ def test_every_surface_name_has_its_real_type_for_pyright(checked: Checked) -> N
     program = checked.programs["surfaces"]
     done = checked.pyright
     assert done.returncode == 0, done.stdout + done.stderr
-    revealed = dict(re.findall(r'Type of "(\w+)" is "(.*)"', done.stdout))
+    lines = "\n".join(line for line in done.stdout.splitlines() if f"{program.name}:" in line)
+    revealed = dict(re.findall(r'Type of "(\w+)" is "(.*)"', lines))
     assert len(revealed) == program.read_text(encoding="utf-8").count("reveal_type(")
     assert [name for name, kind in revealed.items() if kind in ("object", "Unknown")] == []

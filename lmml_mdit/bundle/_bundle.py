@@ -50,7 +50,7 @@ from .reserved_embeds import RESERVED_NAMES
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..chat import RequestOptions
+    from ..chat import MessageList, RequestOptions
     from ..run import AsyncReplyStream, Reply, ReplyStream, SendOptions, StreamOptions
     from ..syntax import DelimiterMode, ReferenceMode
     from ._packing import InlineReport
@@ -756,9 +756,11 @@ class Bundle:
 
     def messages(
         self, provider: str = DEFAULT_PROVIDER, **options: Unpack[RequestOptions]
-    ) -> list[JSONObject]:
-        """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat`); a
-        template's values go in ``inputs={...}`` (see :doc:`/templates`)."""
+    ) -> MessageList:
+        """Chat-API messages for *provider* (see :mod:`lmml_mdit.chat`): a
+        :class:`~lmml_mdit.MessageList`, the list with the provider's ``system`` content
+        and the omissions beside it; a template's values go in ``inputs={...}`` (see
+        :doc:`/templates`)."""
         from ..chat import messages  # imported here: messages sits above bundles
 
         return messages(self, provider, **options)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..bundle import (
     BundleSource,
@@ -136,7 +136,7 @@ class MessageList(list[JSONObject]):
     """
 
     provider: str
-    system: Any
+    system: list[JSONObject] | JSONObject | None
     warnings: list[str]
 
     def __init__(self, payload: Payload) -> None:

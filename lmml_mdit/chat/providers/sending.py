@@ -55,14 +55,16 @@ class ToolCallEvent:
     """A tool call of the reply, reported once it is complete.
 
     :ivar arguments: the parsed JSON arguments, or the raw string when it is not JSON; a
-        custom tool's input text, as it is.
+        custom tool's input text, as it is. Typed ``object``, as
+        :attr:`ToolCall.arguments <lmml_mdit.conversation.ToolCall.arguments>` is: narrow
+        it with ``isinstance`` before use.
     :ivar custom: whether it calls a custom tool (OpenAI's free-form tools, see
         :attr:`~lmml_mdit.conversation.ToolCall.is_custom`).
     """
 
     id: str
     name: str
-    arguments: Any
+    arguments: object
     custom: bool = False
 
 
