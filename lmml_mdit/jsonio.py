@@ -44,6 +44,11 @@ class _Refused(ValueError):
     """A JSON value the grammar allows but :func:`parse_json` refuses."""
 
 
+_UNICODE_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""``json.dumps(value, ensure_ascii=False)``'s encoder, made once (``dumps`` makes one a
+call for any option but the defaults)."""
+
+
 def unicode_json(value: object) -> str:
     """*value* as JSON text that encodes to UTF-8: its non-ASCII characters as they are,
     or all of them escaped (``\\u00e9``) when a string holds a lone surrogate, which UTF-8
@@ -51,7 +56,7 @@ def unicode_json(value: object) -> str:
 
     :param value: what :func:`json.dumps` takes.
     """
-    text = json.dumps(value, ensure_ascii=False)
+    text = _UNICODE_ENCODER.encode(value)
     return text if is_unicode(text) else json.dumps(value)
 
 

@@ -368,6 +368,55 @@ def test_the_job_plan_skips_written_rows_and_reports_unreadable_cases(tmp_path: 
     assert count_cases(bundle, cases) == 3
 
 
+def test_the_check_pass_finds_an_expect_however_a_jsonl_line_spells_it(tmp_path: Path) -> None:
+    """The check before sending reads only the JSONL lines that may hold an ``expect``: one
+    whose key is spelled with escapes, or wrapped beside ``inputs``, is still read and a
+    malformed one refused at its line; ``expect`` as a mere value, blank lines and lines
+    that are no JSON are counted as cases all the same."""
+    from lmml_mdit.eval import count_cases
+
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    bundle = lmml_mdit.open(tmp_path / "t.lmml")
+    cases = tmp_path / "cases.jsonl"
+    good = ['{"city": "expect"}', "", "not json", '{"city": "Lima"}', "\xff"]
+    cases.write_text("\n".join(good) + "\n", encoding="utf-8")
+    assert count_cases(bundle, cases) == 5
+    for bad in (
+        '{"city": "Lima", "\\u0065xpect": [{"contain": "x"}]}',
+        '{"inputs": {"city": "Lima"}, "expect": [{"contain": "x"}]}',
+        '{"city": "Lima", "expect": 5}',
+    ):
+        cases.write_text('{"city": "Paris"}\n' + bad + "\n", encoding="utf-8")
+        with pytest.raises(ExpectError, match=r"cases\.jsonl:2: "):
+            count_cases(bundle, cases)
+    with pytest.raises(InputError, match="no such cases file"):
+        count_cases(bundle, tmp_path / "none.jsonl")
+
+
+def test_cases_read_ahead_come_in_order_up_to_a_reading_error(tmp_path: Path) -> None:
+    """The cases are read some at a time while sending; each job still comes in the file's
+    order, and a file that fails partway gives every case before the failure first."""
+    from lmml_mdit.eval import plan_jobs
+
+    (tmp_path / "t.lmml").write_text(TEMPLATE, encoding="utf-8")
+    bundle = lmml_mdit.open(tmp_path / "t.lmml")
+    cases = tmp_path / "cases.csv"
+    rows = [f"{n:03} " + "x" * 96 for n in range(200)]  # bytes past the reader's first block
+    cases.write_bytes(("city\n" + "\n".join(rows) + "\n").encode() + b"\xff\n")
+    before = []  # what reading without a plan gives before the error
+    with pytest.raises(InputError, match=r"cases\.csv"):
+        for _, case in iter_cases(cases):
+            assert isinstance(case, dict)
+            before.append(case["city"])
+    assert 64 < len(before) < 200
+    jobs = plan_jobs(bundle, cases, [Target("openai", "m")], {}, Summary())
+    seen = []
+    with pytest.raises(InputError, match=r"cases\.csv"):
+        for job in jobs:
+            seen.append(job.inputs["city"])
+    assert seen == before == rows[: len(before)]
+
+
 def test_a_warning_is_noted_once_a_target_at_its_lowest_numbered_case() -> None:
     """Cases run at once (or in Ray's batches) finish in any order; the warning is said at
     the first case that gives it all the same."""

@@ -25,6 +25,7 @@ from ..formats import PARQUET_SUFFIX
 from ..jsontypes import JSONObject
 from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import (
+    STDIN,
     CaseValues,
     InputDeclarations,
     UnreadCase,
@@ -32,6 +33,7 @@ from ..templates import (
     read_case_rows,
     read_cases_file,
 )
+from ..templates._files import jsonl_case
 
 __all__ = ["HF_PREFIX", "BundleFailure", "cases_folder", "iter_bundle_cases", "iter_cases"]
 
@@ -43,6 +45,8 @@ _BATCH_ROWS = 64
 
 _EXPECT = "expect"
 """The field (or column) holding a case's assertions."""
+
+_EXPECT_BYTES = _EXPECT.encode()
 
 
 class BundleFailure(str):
@@ -87,6 +91,31 @@ def iter_cases(
         return _with_expect(text, rows, rows=True, cells=False)
     rowed = cases_format(text) != "jsonl"
     return _with_expect(text, read_cases_file(text, inputs), rows=rowed, cells=rowed)
+
+
+def iter_expect_cases(
+    cases: str | os.PathLike[str], inputs: InputDeclarations | None = None
+) -> Iterator[CaseRow | None]:
+    """Each case of *cases* as :func:`iter_cases` yields it, but None for a line of a JSONL
+    file that holds no ``expect`` (neither the word nor an escape that could spell it),
+    left unread: what checking every ``expect`` before sending needs, at less cost.
+
+    :raises InputError: as :func:`iter_cases` raises it.
+    :raises ExpectError: likewise.
+    """
+    text = os.fspath(cases)
+    if text.startswith(HF_PREFIX) or text == STDIN or cases_format(text) != "jsonl":
+        yield from iter_cases(text, inputs)
+        return
+    read_cases_file(text, inputs)  # its error for a missing file; nothing is read yet
+    folder = os.path.dirname(text)
+    with open(text, "rb") as stream:
+        for number, raw in enumerate(stream, 1):
+            if _EXPECT_BYTES in raw or b"\\" in raw:
+                case = jsonl_case(number, raw, text, folder, inputs)
+                yield from _with_expect(text, iter((case,)), rows=False, cells=False)
+            else:
+                yield None
 
 
 def cases_folder(cases: str | os.PathLike[str]) -> str:

@@ -12,6 +12,7 @@ import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import yaml
 
@@ -22,7 +23,7 @@ from ..jsontypes import JSONMapping, JSONObject
 from ..syntax import DelimiterMode, ReferenceMode
 from ..templates import declared_inputs
 from ._assertions import Assertion, read_expect
-from ._cases import BundleFailure, iter_bundle_cases, iter_cases
+from ._cases import BundleFailure, iter_bundle_cases, iter_cases, iter_expect_cases
 from ._targets import Target
 
 __all__ = [
@@ -178,6 +179,12 @@ def _at_expect(error: ExpectError, bundle: Bundle) -> ExpectError:
     return error
 
 
+_T = TypeVar("_T")
+
+READ_AHEAD = 64
+"""Cases of a cases file read at a time while sending: read together, between the sends,
+they take less time than read one between each two sends."""
+
 _Case = tuple[int, Bundle | None, JSONObject | str, tuple[Assertion, ...], str | None]
 """A case: its number, its bundle, its values (or why it has none), its default ``expect``
 and, when the case is a bundle of a folder, that bundle's name."""
@@ -221,6 +228,24 @@ def _cases(
     default = default_expect(bundle)
     for number, case in iter_cases(cases, declared_inputs(bundle)):
         yield number, bundle, case, default, None
+
+
+def _read_ahead(items: Iterator[_T], size: int) -> Iterator[_T]:
+    """*items* as they come, read *size* at a time; an error reading one is raised after
+    the items read before it are yielded, as it would be without reading ahead."""
+    while True:
+        batch: list[_T] = []
+        try:
+            for item in items:
+                batch.append(item)
+                if len(batch) == size:
+                    break
+        except Exception:
+            yield from batch
+            raise
+        yield from batch
+        if len(batch) < size:
+            return
 
 
 def bundle_path(folder: str, name: str) -> str:
@@ -283,10 +308,17 @@ def count_cases(
     :raises ExpectError: a malformed ``expect`` of a case.
     """
     path = _path(bundle, cases)
-    given = None if cases is None else path
     count = 0
+    if cases is not None:  # a JSONL line holding no expect is counted, not read
+        assert isinstance(bundle, Bundle)
+        default = default_expect(bundle)
+        for found in iter_expect_cases(path, declared_inputs(bundle)):
+            count += 1
+            if found is not None and isinstance(found[1], dict):
+                case_expect(found[1], default, path, found[0])
+        return count
     syntax = ParseOptions(delimiters, references)
-    for number, _, case, default, _ in _cases(bundle, given, base_dir, syntax):
+    for number, _, case, default, _ in _cases(bundle, None, base_dir, syntax):
         count += 1
         if isinstance(case, dict):
             case_expect(case, default, path, number)
@@ -319,7 +351,10 @@ def plan_jobs(
     given = None if cases is None else path
     syntax = ParseOptions(delimiters, references)
     named = [(target, str(target)) for target in targets]  # each target's text, once
-    for number, opened, case, default, name in _cases(bundle, given, base_dir, syntax):
+    found = _cases(bundle, given, base_dir, syntax)
+    if given is not None:  # a template's cases (not bundles, which may be large) read ahead
+        found = _read_ahead(found, READ_AHEAD)
+    for number, opened, case, default, name in found:
         if isinstance(case, BundleFailure) and name is not None:
             where = bundle_place(path, name, number)
             summary.errors.append(said_at(where, case.error, name))

@@ -156,9 +156,11 @@ class ResultsWriter:
     def write(self, row: JSONMapping) -> None:
         """Append *row* as one line (and sync, when the last sync is a second old)."""
         line = (unicode_json(row) + "\n").encode("utf-8")
-        view = memoryview(line)
-        while view:
-            view = view[os.write(self._descriptor, view) :]
+        written = os.write(self._descriptor, line)
+        if written < len(line):  # a short write: the rest, as often as it takes
+            view = memoryview(line)[written:]
+            while view:
+                view = view[os.write(self._descriptor, view) :]
         now = time.monotonic()
         if now - self._synced >= SYNC_SECONDS:
             os.fsync(self._descriptor)

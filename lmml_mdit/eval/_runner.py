@@ -354,10 +354,13 @@ class _Run:
 
     async def one(self, job: Job) -> None:
         try:
-            row = await self.evaluator.row(job)
-            if row is not None:
+            row = await self.evaluator.outcome(job)  # as Evaluator.row, one await fewer
+            summary = self.evaluator.summary
+            if isinstance(row, str):
+                summary.errors.append(row)
+            else:
                 self.writer.write(row)
-                self.evaluator.summary.add(row)
+                summary.add(row)
         finally:
             self.step()
 

@@ -20,6 +20,7 @@ from typing import BinaryIO, Literal
 
 from ..errors import InputError
 from ..formats import PARQUET_SUFFIX
+from ..jsonio import parse_json
 from ..jsontypes import JSONObject
 from ..stdin import STDIN_LABEL, stdin_buffer
 from ._declarations import InputDeclarations
@@ -254,8 +255,6 @@ def _jsonl(
     source: str | BinaryIO, label: str, folder: str, declarations: InputDeclarations | None
 ) -> Iterator[CaseValues | UnreadCase]:
     """The cases of the JSONL file *source*, or of a stream (standard input, left open)."""
-    from ..jsonio import parse_json
-
     # A file is closed when done; standard input is read and left open.
     opened: contextlib.AbstractContextManager[BinaryIO] = (
         open(source, "rb")  # noqa: SIM115
@@ -264,29 +263,31 @@ def _jsonl(
     )
     with opened as stream:
         for number, raw in enumerate(stream, 1):
-            try:
-                # As raw.decode("utf-8-sig") (a leading byte order mark dropped), through
-                # the interpreter's own UTF-8 decoder rather than that codec's Python code.
-                text = (raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw).decode("utf-8")
-                text = text.strip()
-            except UnicodeDecodeError:
-                yield UnreadCase("the line is not UTF-8", number, label)
-                continue
-            if not text:
-                yield UnreadCase(
-                    "the line is blank; give a JSON object of input values", number, label
-                )
-                continue
-            try:
-                case = parse_json(text)
-            except (ValueError, RecursionError) as error:
-                yield UnreadCase(f"not JSON: {error}", number, label)
-                continue
-            if not isinstance(case, dict):
-                yield UnreadCase("not a JSON object of input values", number, label)
-                continue
-            values, fields = _unwrapped(case, declarations)
-            yield CaseValues(number, values, fields, label, folder)
+            yield jsonl_case(number, raw, label, folder, declarations)
+
+
+def jsonl_case(
+    number: int, raw: bytes, label: str, folder: str, declarations: InputDeclarations | None
+) -> CaseValues | UnreadCase:
+    """The case of line *number* of a JSONL file, *raw* as read (its newline kept), or why
+    it has none; *label* names the file, *folder* holds its paths."""
+    try:
+        # As raw.decode("utf-8-sig") (a leading byte order mark dropped), through the
+        # interpreter's own UTF-8 decoder rather than that codec's Python code.
+        text = (raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw).decode("utf-8")
+        text = text.strip()
+    except UnicodeDecodeError:
+        return UnreadCase("the line is not UTF-8", number, label)
+    if not text:
+        return UnreadCase("the line is blank; give a JSON object of input values", number, label)
+    try:
+        case = parse_json(text)
+    except (ValueError, RecursionError) as error:
+        return UnreadCase(f"not JSON: {error}", number, label)
+    if not isinstance(case, dict):
+        return UnreadCase("not a JSON object of input values", number, label)
+    values, fields = _unwrapped(case, declarations)
+    return CaseValues(number, values, fields, label, folder)
 
 
 _Row = tuple[int, Mapping[str, object] | str]
