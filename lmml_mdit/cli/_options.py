@@ -373,8 +373,8 @@ def add_sending(parser: argparse.ArgumentParser, timeout_help: str) -> None:
     parser.add_argument("--timeout", type=seconds, metavar="SECONDS", help=timeout_help)
 
 
-def positive_int(text: str) -> int:
-    """*text* as a whole number of 0 or more, for ``type=``.
+def _whole_number(text: str, least: int) -> int:
+    """*text* as a whole number of *least* or more.
 
     :raises argparse.ArgumentTypeError: otherwise.
     """
@@ -382,9 +382,17 @@ def positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more: {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """*text* as a whole number of 0 or more, for ``type=``.
+
+    :raises argparse.ArgumentTypeError: otherwise.
+    """
+    return _whole_number(text, 0)
 
 
 def at_least_one(text: str) -> int:
@@ -392,13 +400,7 @@ def at_least_one(text: str) -> int:
 
     :raises argparse.ArgumentTypeError: otherwise.
     """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
-    return value
+    return _whole_number(text, 1)
 
 
 def seconds(text: str) -> float:
