@@ -30,10 +30,10 @@ from ..templates import (
     InputDeclarations,
     UnreadCase,
     cases_format,
+    jsonl_case,
     read_case_rows,
     read_cases_file,
 )
-from ..templates._files import jsonl_case
 
 __all__ = ["HF_PREFIX", "BundleFailure", "cases_folder", "iter_bundle_cases", "iter_cases"]
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ._files import CaseValues as CaseValues
     from ._files import UnreadCase as UnreadCase
     from ._files import cases_format as cases_format
+    from ._files import jsonl_case as jsonl_case
     from ._files import read_case_rows as read_case_rows
     from ._files import read_cases_file as read_cases_file
     from ._files import read_values_file as read_values_file
@@ -97,6 +98,7 @@ _NAMES = {
     "CasesFormat": "._files",
     "UnreadCase": "._files",
     "cases_format": "._files",
+    "jsonl_case": "._files",
     "read_case_rows": "._files",
     "read_cases_file": "._files",
     "read_values_file": "._files",

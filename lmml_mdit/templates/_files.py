@@ -33,6 +33,7 @@ __all__ = [
     "CasesFormat",
     "UnreadCase",
     "cases_format",
+    "jsonl_case",
     "read_case_rows",
     "read_cases_file",
     "read_values_file",
