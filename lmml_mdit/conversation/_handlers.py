@@ -110,10 +110,11 @@ def registered_handlers() -> dict[str, Handler]:
     return dict(_REGISTRY)
 
 
-def _lookup(asset: Asset, table: Mapping[str, Handler]) -> Handler | None:
+def _lookup(name: str, media_type: str, table: Mapping[str, Handler]) -> Handler | None:
+    """The handler *table* holds for the name's extension, else for the media type."""
     if not table:
         return None
-    return table.get(asset.extension) or table.get(asset.media_type)
+    return table.get(extension(name)) or table.get(media_type)
 
 
 def handler_for(asset: Asset, overrides: Mapping[str, Handler] | None = None) -> Handler:
@@ -124,7 +125,8 @@ def handler_for(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
     :raises ValueError: for an override key no asset can match (:func:`handler_key`).
     """
     table = {handler_key(key): value for key, value in (overrides or {}).items()}
-    return _lookup(asset, table) or _lookup(asset, _REGISTRY) or builtin_part
+    found = _lookup(asset.name, asset.media_type, table)
+    return found or _lookup(asset.name, asset.media_type, _REGISTRY) or builtin_part
 
 
 PART_TYPES = (TextPart, ImagePart, DocumentPart, TextFilePart, AudioPart, VideoPart, RemotePart)
@@ -156,4 +158,4 @@ def builtin_part(asset: Asset) -> Part:
 
 def is_handled(name: str, media_type: str) -> bool:
     """Whether a registered handler takes an asset of this name and media type."""
-    return bool(_REGISTRY) and (extension(name) in _REGISTRY or media_type in _REGISTRY)
+    return _lookup(name, media_type, _REGISTRY) is not None
