@@ -126,7 +126,12 @@ def check_destination(path: str | os.PathLike[str]) -> str:
     try:
         status = os.stat(real)
     except FileNotFoundError:
-        return real
+        try:
+            # A link resolving to no path may still lead somewhere: ``/dev/stdout`` into a
+            # pipe reads as ``pipe:[N]``, which only following the link itself finds.
+            status = os.stat(target)
+        except OSError:
+            return real
     except OSError as error:
         raise write_error(target, error) from None
     for test, kind in _FILE_KINDS:

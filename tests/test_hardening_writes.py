@@ -211,6 +211,27 @@ def test_standard_output_still_takes_dash(tmp_path: Path) -> None:
     assert result.stdout.startswith(b"PK\x03\x04")
 
 
+@pytest.mark.skipif(not Path("/dev/stdout").exists(), reason="no /dev/stdout")
+@pytest.mark.parametrize(
+    "command",
+    [("import", "{chat}", "-o", "/dev/stdout"), ("pack", "{src}", "/dev/stdout")],
+    ids=lambda command: command[0],
+)
+def test_dev_stdout_into_a_pipe_is_named_for_what_it_is(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    # /dev/stdout into a pipe resolves to no path ("pipe:[N]"): the refusal names the
+    # pipe and the dash, not a missing file.
+    source = tmp_path / "src.lmml"
+    source.write_text("## user\n\nhello\n")
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
+    result = run(*(part.format(src=source, chat=chat) for part in command))
+    line = one_error(result, "/dev/stdout", "FIFO (named pipe)")
+    assert "No such file" not in line
+    assert result.stdout == b""
+
+
 # -- symbolic links are written through -----------------------------------------------------
 
 
