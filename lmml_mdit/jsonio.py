@@ -3,7 +3,8 @@
 :func:`parse_json` is the library's one JSON reader: beyond the grammar it refuses repeated
 keys, integers over :data:`MAX_NUMBER_DIGITS` digits, non-finite numbers and lone
 surrogates, each a :class:`json.JSONDecodeError` at its place. :func:`load_json` wraps it
-for the top-layer readers of whole JSON files. :func:`unicode_json` writes JSON text that a
+for the top-layer readers of whole JSON files; :func:`json_value_problem` holds a value
+built in code (or read from YAML) to the same rules. :func:`unicode_json` writes JSON text that a
 UTF-8 file can hold, and :func:`escaped_surrogates` makes a value's strings such text.
 """
 
@@ -23,7 +24,10 @@ from .text import is_unicode
 
 __all__ = [
     "MAX_NUMBER_DIGITS",
+    "MAX_VALUE_DEPTH",
+    "MAX_VALUE_ITEMS",
     "escaped_surrogates",
+    "json_value_problem",
     "load_json",
     "number_text_problem",
     "parse_json",
@@ -34,6 +38,56 @@ MAX_NUMBER_DIGITS = 4300
 """Most characters a number may be written with (its digits, sign, point and exponent), in
 any base: Python's own limit for decimal integers (``sys.int_info.default_max_str_digits``),
 applied to every number. Bounds the cost of converting it and of writing it back."""
+
+
+MAX_VALUE_DEPTH = 100
+"""How deeply a setting given in code or with ``--set`` may nest; real settings nest two or
+three levels."""
+
+MAX_VALUE_ITEMS = 100_000
+"""How many values such a setting may hold, a YAML alias counted as the copy the JSON
+request writes out (ten nested aliases of ten items are ten billion)."""
+
+
+def json_value_problem(value: object) -> str | None:
+    """Why *value* is no JSON value, or None when it is one: a date, a set, a non-finite
+    float, a key that is not a string, a structure that contains itself, nests past
+    :data:`MAX_VALUE_DEPTH` or holds more than :data:`MAX_VALUE_ITEMS` values, an integer
+    over :data:`MAX_NUMBER_DIGITS` decimal digits (YAML reads a hexadecimal, octal or binary
+    numeral of any length). Walked without recursion, within that budget."""
+    # Under 2**max_bits, a number has at most MAX_NUMBER_DIGITS decimal digits.
+    max_bits = MAX_NUMBER_DIGITS * 33219 // 10000
+    pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
+    visited = 0
+    while pending:
+        item, depth, inside = pending.pop()
+        visited += 1
+        if visited > MAX_VALUE_ITEMS:
+            return f"the value holds more than {MAX_VALUE_ITEMS:,} items (aliases counted)"
+        if isinstance(item, (dict, list, tuple)):
+            if id(item) in inside:
+                return "the value contains itself"
+            if depth >= MAX_VALUE_DEPTH:
+                return f"the value nests deeper than {MAX_VALUE_DEPTH} levels"
+            children: list[object]
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return "a mapping key is not a string"
+                children = list(item.values())
+            else:
+                children = list(item)
+            below = inside | {id(item)}
+            pending.extend((child, depth + 1, below) for child in children)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{item} is not a JSON number"
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if item.bit_length() > max_bits:
+                return f"a number written with more than {MAX_NUMBER_DIGITS:,} digits is too long"
+        elif item is not None and not isinstance(item, str):
+            kind = type(item).__name__
+            return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} is not a JSON value"
+    return None
 
 
 _LONG_DIGITS = re.compile(f"[0-9]{{{MAX_NUMBER_DIGITS}}}")

@@ -505,3 +505,32 @@ def test_a_named_tool_choice_without_tools_is_refused_when_sent(provider: str) -
     with pytest.raises(InvalidSettingsError, match="declare no 'tools'") as refused:
         lmml_mdit.chat.provider_settings({"tool_choice": "f"}, provider)
     assert refused.value.name == "tool_choice"
+
+
+def _nested(depth: int) -> dict[str, object]:
+    value: dict[str, object] = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("settings", "reason"),
+    [
+        ({"temperature": math.nan}, "'temperature' cannot be sent: nan is not a JSON number"),
+        ({"metadata": {"a": [1, {"b": math.inf}]}}, "'metadata' cannot be sent: inf is not"),
+        ({"metadata": _nested(5000)}, "'metadata' cannot be sent: the value nests deeper"),
+        ({"seed": object()}, "'seed' cannot be sent: an object is not a JSON value"),
+    ],
+    ids=["nan", "inf-inside", "deep", "object"],
+)
+def test_settings_given_in_code_are_held_to_json_values(
+    settings: dict[str, object], reason: str
+) -> None:
+    # A file's settings are refused at read for these; settings= went out as "NaN", or
+    # failed in the JSON encoder with a RecursionError.
+    bundle = Bundle.from_text("c", "## user\n\nhi\n")
+    with pytest.raises(InvalidSettingsError, match=reason):
+        to_request(bundle, "openai", model="m", settings=settings)
+    with pytest.raises(InvalidSettingsError, match=reason):
+        bundle.to_request(settings={"model": "m", **settings})

@@ -15,6 +15,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import NamedTuple
 
 from ..errors import BundleError, InvalidSettingsError, file_location, location
+from ..jsonio import json_value_problem
 from ..jsontypes import JSONMapping
 from ..model import Issue
 from ..schema import RANGES_KEYWORD, JsonPath, SchemaProblem, schema_problems, settings_schema
@@ -125,8 +126,19 @@ def check_setting_values(settings: JSONMapping, *, name: str = "settings") -> No
     """Refuse settings given in code or on the command line (``settings=``, ``--set``)
     that the schema refuses, as :func:`setting_issues` reports those of a bundle.
 
-    :raises InvalidSettingsError: for the first refused value, named *name*.
+    :raises InvalidSettingsError: for the first refused value, named *name*, a value that
+        is no JSON value (:func:`lmml_mdit.jsonio.json_value_problem`: NaN, a nesting too
+        deep, ...) first.
     """
+    for key, value in settings.items():
+        reason = json_value_problem(value)
+        if reason is not None:
+            raise InvalidSettingsError(
+                f"setting {key!r} cannot be sent: {reason}",
+                name=name,
+                hint="fix the value passed in settings=",
+                cli_hint="fix the value given with --set",
+            )
     problems = setting_problems(settings)
     if problems:
         raise InvalidSettingsError(

@@ -417,20 +417,12 @@ def seconds(text: str) -> float:
     return value
 
 
-_MAX_SETTING_DEPTH = 100
-"""How deeply a ``--set`` value may nest; real settings nest two or three levels."""
-
-_MAX_SETTING_ITEMS = 100_000
-"""How many values a ``--set`` value may hold once its YAML aliases are written out as
-copies, as the JSON request will (ten nested aliases of ten items are ten billion)."""
-
-
 def parse_setting(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` as ``(key, value)``, the value read as YAML (``max_tokens=300`` gives
     the number 300, an empty value the empty string).
 
     :raises argparse.ArgumentTypeError: without ``=`` or a key, or for a value that is no
-        JSON value (see :func:`_not_json`).
+        JSON value (see :func:`lmml_mdit.jsonio.json_value_problem`).
     """
     import yaml
 
@@ -451,55 +443,12 @@ def parse_setting(text: str) -> tuple[str, object]:
 
             what = f"holds a number written with more than {MAX_NUMBER_DIGITS:,} digits"
         raise argparse.ArgumentTypeError(f"{key.strip()}: the value {what}") from None
-    reason = _not_json(parsed)
+    from ..jsonio import json_value_problem
+
+    reason = json_value_problem(parsed)
     if reason is not None:
         raise argparse.ArgumentTypeError(
             f"{key.strip()}: {reason}; a setting must be a JSON value (quote it to pass text: "
             f"--set '{key.strip()}=\"...\"')"
         )
     return key.strip(), parsed
-
-
-def _not_json(value: object) -> str | None:
-    """Why *value* (from YAML) is no JSON value, or None when it is one: a date, a set, a
-    non-finite float, a key that is not a string, a structure that contains itself, nests
-    past :data:`_MAX_SETTING_DEPTH` or holds more than :data:`_MAX_SETTING_ITEMS` values.
-    Walked without recursion, within that budget. An integer is held to the decimal
-    digits JSON readers take (:data:`lmml_mdit.jsonio.MAX_NUMBER_DIGITS`): YAML reads a
-    hexadecimal, octal or binary numeral of any length."""
-    from ..jsonio import MAX_NUMBER_DIGITS
-
-    # Under 2**max_bits, a number has at most MAX_NUMBER_DIGITS decimal digits.
-    max_bits = MAX_NUMBER_DIGITS * 33219 // 10000
-    pending: list[tuple[object, int, frozenset[int]]] = [(value, 0, frozenset())]
-    visited = 0
-    while pending:
-        item, depth, inside = pending.pop()
-        visited += 1
-        if visited > _MAX_SETTING_ITEMS:
-            return f"the value holds more than {_MAX_SETTING_ITEMS:,} items (aliases counted)"
-        if isinstance(item, (dict, list)):
-            if id(item) in inside:
-                return "the value contains itself"
-            if depth >= _MAX_SETTING_DEPTH:
-                return f"the value nests deeper than {_MAX_SETTING_DEPTH} levels"
-            children: list[object]
-            if isinstance(item, dict):
-                if not all(isinstance(key, str) for key in item):
-                    return "a mapping key is not a string"
-                children = list(item.values())
-            else:
-                children = list(item)
-            below = inside | {id(item)}
-            pending.extend((child, depth + 1, below) for child in children)
-        elif isinstance(item, float):
-            if item != item or item in (float("inf"), float("-inf")):
-                return f"{item} is not a JSON number"
-        elif isinstance(item, int) and not isinstance(item, bool):
-            # A hexadecimal, octal or binary numeral is read at any length; JSON writes
-            # it in decimal, which Python refuses past MAX_NUMBER_DIGITS.
-            if item.bit_length() > max_bits:
-                return f"a number written with more than {MAX_NUMBER_DIGITS:,} digits is too long"
-        elif item is not None and not isinstance(item, (str, int, bool)):
-            return f"a {type(item).__name__} is not a JSON value"
-    return None
