@@ -317,7 +317,7 @@ def test_every_kind_validation_finds_is_in_the_table() -> None:
     assert found <= set(KIND_RULES)
 
 
-@pytest.mark.parametrize("command", ["preview", "turns", "to-md"])
+@pytest.mark.parametrize("command", ["preview", "turns", "to-md", "info"])
 def test_the_commands_that_show_a_bundle_report_what_render_refuses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
@@ -336,6 +336,23 @@ def test_the_commands_that_show_a_bundle_report_what_render_refuses(
     clean.write_text("## user\nhi\n")
     status, err = _cli(capsys, command, clean, *out)
     assert status == 0 and "warning" not in err
+
+
+def test_info_shows_a_bundle_whose_settings_do_not_decode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # info failed on settings YAML that does not parse, where turns and preview show the
+    # bundle and warn; an invalid value was shown with no word at all.
+    broken = tmp_path / "broken.lmml"
+    broken.write_text("## user\n\nhi\n\n@@@settings.yaml\n: : [\n@@@\n")
+    status, err = _cli(capsys, "info", broken)
+    assert status == 0
+    assert f"lmml: warning: {broken}:6:1: invalid_settings: " in err
+    invalid = tmp_path / "invalid.lmml"
+    invalid.write_text("---\nsettings:\n  temperature: hot\n---\n## user\n\nhi\n")
+    status, err = _cli(capsys, "info", invalid)
+    assert status == 0
+    assert f"lmml: warning: {invalid}:3:16: invalid_setting: " in err
 
 
 @pytest.mark.parametrize("kind", sorted(k for k in ERROR_KINDS if k != "missing_input"))

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import LmmlError
+from ..errors import BundleError, LmmlError
 from ..jsontypes import JSONObject
 from ._arguments import Arguments
 from ._options import a_path, add_base_dir, add_bundle, add_json, listing_options
@@ -352,10 +352,17 @@ def _info_options(parser: argparse.ArgumentParser) -> None:
     options=_info_options,
 )
 def cmd_info(args: Arguments) -> int:
-    """``lmml info PATH``: a short summary of a bundle."""
+    """``lmml info PATH``: a short summary of a bundle; what a send would refuse or warn of
+    is warned of, as ``turns`` does, and a manifest or settings that do not decode show as
+    none."""
+    from ._render import caught_warnings, print_warnings, report_refusals
+
     source = open_source(args.path, args)
-    with source.about():
+    with source.about(), caught_warnings() as caught:
         summary = _summary(source)
+        source.bundle.warn_defects()
+    print_warnings(source, caught)
+    report_refusals(source)
     if args.json:
         stdout_json(summary)
         return 0
@@ -387,9 +394,17 @@ def _summary(source: Source) -> _Row:
         "roles": roles,
         "embeds": list(bundle.narrative.embed_names),
         "entries": list(bundle.entries),
-        "manifest": bundle.manifest,
-        "settings": bundle.settings,
+        "manifest": _decoded(lambda: bundle.manifest),
+        "settings": _decoded(lambda: bundle.settings),
     }
+
+
+def _decoded(read: Callable[[], JSONObject | None]) -> JSONObject | None:
+    """What *read* decodes, or None when it does not decode (the warnings say why)."""
+    try:
+        return read()
+    except BundleError:
+        return None
 
 
 def _short_json(value: object, limit: int = 60) -> str:
