@@ -11,6 +11,7 @@ import pytest
 
 import lmml_mdit
 from lmml_mdit import Bundle, Issue
+from lmml_mdit.cli import main
 
 
 def kinds(issues: list[Issue]) -> set[tuple[str, str]]:
@@ -73,6 +74,28 @@ def test_fence_and_entry_with_different_bytes_conflict() -> None:
     assert kinds(issues) == {("conflicting_embed", "a.txt")}
     assert (issues[0].line, issues[0].column) == (3, 1), "at the fence"
     assert checked(Bundle.from_zip("convo", text, {"a.txt": b"inline copy\n"})) == []
+
+
+@pytest.mark.parametrize("folder_bytes", [b"edited since\n", b"inline copx\n"])
+def test_fence_hiding_a_different_folder_file_conflicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], folder_bytes: bytes
+) -> None:
+    # The fence wins by the resolution order, so the folder file, edited since, was never
+    # sent and nothing said so. Another size is not read; the same size is compared.
+    (tmp_path / "a.txt").write_bytes(folder_bytes)
+    path = tmp_path / "chat.lmml"
+    path.write_text("See @a.txt\n\n@@@a.txt\ninline copy\n@@@\n")
+    issues = checked(lmml_mdit.open(path))
+    assert kinds(issues) == {("conflicting_embed", "a.txt")}
+    assert (issues[0].line, issues[0].column) == (3, 1), "at the fence"
+    assert "the file 'a.txt' in the folder" in issues[0].message
+    assert main(["validate", str(path)]) == 1
+    assert main(["pack", str(path), str(tmp_path / "out.lmmlz")]) == 2
+    assert "the fence and the file of this name in the folder" in capsys.readouterr().err
+    assert not (tmp_path / "out.lmmlz").exists()
+    (tmp_path / "a.txt").write_bytes(b"inline copy\n")
+    assert checked(lmml_mdit.open(path)) == []
+    assert checked(lmml_mdit.open(path, base_dir=False)) == []
 
 
 def test_b21_b22_every_issue_at_once_ordered_by_line() -> None:

@@ -7,12 +7,15 @@ back into its internals.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import os
+from collections.abc import Callable, Container, Iterator, Mapping
 from typing import Literal, Protocol
 
 from ..jsontypes import JSONObject
 from ..model import Embed
 from ..narrative import Narrative
+from ._archive import unsafe_reason
+from ._folder import path_under
 from ._reserved import SETTINGS_NAMES
 
 __all__ = [
@@ -20,6 +23,7 @@ __all__ = [
     "BundleKind",
     "entry_holding",
     "fences_differing_from_entries",
+    "fences_differing_from_files",
     "first_fences",
     "has_reserved",
     "settings_embeds",
@@ -111,6 +115,30 @@ def fences_differing_from_entries(bundle: BundleContents) -> Iterator[Embed]:
     for name, fence in bundle.fences.items():
         if name in entries and bundle.read(name) != fence.content:
             yield fence
+
+
+def fences_differing_from_files(bundle: BundleContents, skip: Container[str]) -> Iterator[Embed]:
+    """For a bare narrative read with ``base_dir``: the first fence of each name not in
+    *skip* whose bytes differ from the file of that name in the folder, which the fence
+    hides (a file of another size is not read)."""
+    if bundle.kind != "text" or bundle.base_dir is None:
+        return
+    root = os.path.realpath(bundle.base_dir)
+    for name, fence in bundle.fences.items():
+        if name in skip or unsafe_reason(name) is not None or fence.content is None:
+            continue
+        path = path_under(root, name)
+        try:
+            if path is None or not os.path.isfile(path):
+                continue
+            if os.path.getsize(path) != len(fence.content):
+                yield fence
+                continue
+            with open(path, "rb") as stream:
+                if stream.read() != fence.content:
+                    yield fence
+        except OSError:  # unreadable: the fence is what is sent, and nothing hides it
+            continue
 
 
 def has_reserved(bundle: BundleContents, name: str) -> bool:

@@ -27,7 +27,12 @@ from ..syntax import MARKER, check_fenceable, embed_fence, reference
 from ..text import first_line_ending
 from ..warn import warn
 from ._archive import unsafe_reason
-from ._contents import BundleContents, fences_differing_from_entries, first_fences
+from ._contents import (
+    BundleContents,
+    fences_differing_from_entries,
+    fences_differing_from_files,
+    first_fences,
+)
 from ._names import is_reference_name
 from .reserved_embeds import RESERVED_NAMES
 
@@ -258,6 +263,14 @@ def _refuse_entry_conflicts(bundle: BundleContents) -> None:
             "the fence and the archive entry of this name hold different bytes",
             fence,
             "rename the fence or the entry, or make them identical",
+            bundle,
+        )
+    for fence in fences_differing_from_files(bundle, RESERVED_NAMES):
+        raise _fence_error(
+            ConflictingEmbedError,
+            "the fence and the file of this name in the folder hold different bytes",
+            fence,
+            "rename the fence or the file, or make them identical",
             bundle,
         )
 

@@ -21,6 +21,7 @@ from ._contents import (
     BundleContents,
     entry_holding,
     fences_differing_from_entries,
+    fences_differing_from_files,
     settings_embeds,
 )
 from ._names import is_reference_name, is_remote_name
@@ -266,6 +267,18 @@ def find_issues(
                 fence.name,
                 f"the fence @@@{fence.name} and the archive entry {fence.name!r} hold "
                 "different bytes; rename one or make them identical",
+            )
+        )
+
+    for fence in fences_differing_from_files(bundle, RESERVED_NAMES):
+        issues.append(
+            _issue(
+                "conflicting_embed",
+                fence,
+                fence.name,
+                f"the fence @@@{fence.name} and the file {fence.name!r} in the folder hold "
+                "different bytes, and only the fence is sent; rename one or make them "
+                "identical",
             )
         )
 
