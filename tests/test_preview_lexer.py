@@ -23,6 +23,7 @@ from lmml_mdit.preview.lexer import (
     EMBED_NAME,
     ESCAPE,
     FRONT_MATTER_MARKER,
+    PLACEHOLDER,
     REFERENCE,
     ROLE,
     LmmlLexer,
@@ -177,6 +178,42 @@ def test_tokens_cover_the_text_exactly(text: str) -> None:
         assert at == offset
         offset += len(value)
     assert "".join(value for _, _, value in LmmlLexer().get_tokens_unprocessed(text)) == text
+
+
+def test_a_templates_placeholders_are_marked_where_a_value_fills_them() -> None:
+    # They were Markdown text; the parse decides which are placeholders.
+    text = (ROOT / "examples" / "capitals.lmml").read_text(encoding="utf-8")
+    assert marked(text, PLACEHOLDER) == ["{{ country }}"]
+    template = (
+        "\ufeff---\r\ninputs:\r\n  city: string\r\n  snippet: {type: string, in_code: true}\r\n"
+        "---\r\n## user\r\n\r\nIn **{{ city }}**, {{city}} and \\{{ city }} and `{{ city }}`:"
+        "\r\n\r\n```python\r\n{{ snippet }}\r\n```\r\n"
+    )
+    unprocessed = list(LmmlLexer().get_tokens_unprocessed(template))
+    assert [value for _, kind, value in unprocessed if kind is PLACEHOLDER] == [
+        "{{ city }}",
+        "{{city}}",
+        "{{ snippet }}",
+    ]
+    assert "".join(value for _, _, value in unprocessed) == template
+
+
+def test_braces_in_a_narrative_declaring_no_inputs_stay_text() -> None:
+    text = "## user\n\nHow do I write {{ name }} in Jinja?\n"
+    assert marked(text, PLACEHOLDER) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="{} \n\\`ab.@#-", max_size=120))
+def test_a_templates_tokens_cover_the_text_exactly(body: str) -> None:
+    text = "---\ninputs:\n  a: string\n---\n## user\n\n" + body
+    offset = 0
+    for at, kind, value in LmmlLexer().get_tokens_unprocessed(text):
+        assert at == offset
+        offset += len(value)
+        if kind is PLACEHOLDER:
+            assert value.startswith("{{") and value.endswith("}}")
+    assert offset == len(text)
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.lmml")), ids=str)

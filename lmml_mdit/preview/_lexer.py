@@ -4,8 +4,9 @@ Found through the ``pygments.lexers`` entry point (alias ``lmml``) and used by t
 for LMML source it shows. It marks front matter (:data:`FRONT_MATTER_MARKER`, the content
 as YAML), ``@@@`` fences (:data:`EMBED_MARKER`,
 :data:`EMBED_NAME`, the content in the lexer its name picks), role delimiters
-(:data:`ROLE`), references (:data:`REFERENCE`) and escapes (:data:`ESCAPE`) line by line;
-the rest is Pygments' Markdown lexer. See docs/toolchain.md, "The Pygments lexer".
+(:data:`ROLE`), references (:data:`REFERENCE`) and escapes (:data:`ESCAPE`) line by line,
+and a template's placeholders (:data:`PLACEHOLDER`) as the parse finds them; the rest is
+Pygments' Markdown lexer. See docs/toolchain.md, "The Pygments lexer".
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ __all__ = [
     "ESCAPE",
     "FRONT_MATTER_MARKER",
     "LEXER_ALIAS",
+    "PLACEHOLDER",
     "REFERENCE",
     "ROLE",
     "LmmlLexer",
@@ -59,6 +61,9 @@ ROLE = Keyword.Pseudo
 """The token type of the role word in a delimiter."""
 FRONT_MATTER_MARKER = Comment.Preproc
 """The token type of the lines that open and close front matter (``---``)."""
+PLACEHOLDER = String.Interpol
+"""The token type of a template's placeholder ``{{ name }}`` (in a narrative that declares
+no inputs, ``{{ ... }}`` is ordinary text and left unmarked)."""
 
 TokenStream = Iterator[tuple[int, _TokenType, str]]
 
@@ -116,12 +121,15 @@ def _reference_spans(text: str) -> list[tuple[int, int, _TokenType]]:
     return spans
 
 
+_JOINED = (REFERENCE, ESCAPE, PLACEHOLDER)
+
+
 def _merged(tokens: TokenStream) -> TokenStream:
     """*tokens* with neighbours of one LMML type joined (the Markdown lexer cuts a name
     such as ``@chart.png`` at its dot)."""
     held: tuple[int, _TokenType, str] | None = None
     for token in tokens:
-        if held is not None and token[1] is held[1] and held[1] in (REFERENCE, ESCAPE):
+        if held is not None and token[1] is held[1] and held[1] in _JOINED:
             held = (held[0], held[1], held[2] + token[2])
             continue
         if held is not None:
@@ -138,6 +146,77 @@ def _content_lexer(name: str, content: str, options: dict[str, object]) -> Lexer
         return TextLexer(**options)
 
 
+def _line_starts(text: str) -> list[int]:
+    """The offset of each line of *text* as the parse counts lines (``\\n``, ``\\r\\n`` or
+    ``\\r`` ends one)."""
+    starts = [0]
+    at = 0
+    while True:
+        newline = text.find("\n", at)
+        carriage = text.find("\r", at, newline if newline >= 0 else len(text))
+        if carriage >= 0:
+            at = carriage + 2 if text.startswith("\r\n", carriage) else carriage + 1
+        elif newline >= 0:
+            at = newline + 1
+        else:
+            return starts
+        starts.append(at)
+
+
+def _placeholder_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of each placeholder the parse finds in *text* that a value
+    fills (in text, or in code for an ``in_code`` input), when *text* declares inputs (a
+    template); none otherwise, or when it does not read."""
+    if "{{" not in text:
+        return []
+    from ..bundle import Bundle  # imported here: only text that may hold a placeholder
+    from ..errors import LmmlError
+    from ..templates import declared_inputs
+
+    try:
+        bundle = Bundle.from_text("source", text)
+        declarations = declared_inputs(bundle)
+        found = [
+            placeholder
+            for placeholder in declarations.placeholders(bundle.narrative.placeholders).found
+            if placeholder.context == "text" or declarations.fills(placeholder) is not None
+        ]
+    except LmmlError:
+        return []
+    if not found:
+        return []
+    starts = _line_starts(text)
+    shift = 1 if text.startswith("\ufeff") else 0  # the parse reads the text without it
+    spans = []
+    for placeholder in found:
+        line_start = starts[placeholder.line - 1] + (shift if placeholder.line == 1 else 0)
+        spans.append((line_start + placeholder.column - 1, line_start + placeholder.end - 1))
+    return sorted(spans)
+
+
+def _overlaid(tokens: TokenStream, spans: list[tuple[int, int]], kind: _TokenType) -> TokenStream:
+    """*tokens* with the characters inside *spans* (in order, not overlapping) given the
+    type *kind*, a token cut where a span starts or ends."""
+    index = 0
+    for offset, token_type, value in tokens:
+        stop = offset + len(value)
+        at = offset
+        while index < len(spans) and spans[index][0] < stop:
+            start, end = spans[index]
+            if start > at:
+                yield at, token_type, value[at - offset : start - offset]
+                at = start
+            cut = min(end, stop)
+            if cut > at:
+                yield at, kind, value[at - offset : cut - offset]
+                at = cut
+            if end > stop:
+                break  # the span goes on into the next token
+            index += 1
+        if at < stop:
+            yield at, token_type, value[at - offset :]
+
+
 class LmmlLexer(Lexer):
     """Pygments lexer for LMML narratives (``.lmml``): see the module docstring."""
 
@@ -148,6 +227,12 @@ class LmmlLexer(Lexer):
 
     def get_tokens_unprocessed(self, text: str) -> TokenStream:
         """Tokens of *text*, with their offsets."""
+        spans = _placeholder_spans(text)
+        tokens = self._tokens(text)
+        yield from _merged(_overlaid(tokens, spans, PLACEHOLDER)) if spans else tokens
+
+    def _tokens(self, text: str) -> TokenStream:
+        """Tokens of *text*, placeholders not yet marked."""
         lines = text.splitlines(keepends=True)
         offsets = [0]
         for line in lines:
