@@ -4,6 +4,7 @@ handlers refuse is an ``unsendable_embed`` error, unless a handler is registered
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,36 @@ def test_a_large_binary_asset_is_told_by_its_head(tmp_path: Path) -> None:
         with pytest.raises(lmml_mdit.MissingEntryError):
             bundle.embed_head("gone.png", 12)
         assert [(i.kind, i.name) for i in bundle.validate()] == [("unsendable_embed", "scan.tiff")]
+
+
+def test_a_folder_files_verdict_is_kept_while_the_file_stays_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The language server validates after every edit: a large text file was read whole
+    # each time (its bytes must all be UTF-8). The verdict is now kept by the file's size and
+    # modification time, and a changed file is read again.
+    log = tmp_path / "app.log"
+    log.write_bytes(b"2026-12-07 started\n" * 20_000)
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\n\nSee @app.log\n")
+    assert lmml_mdit.open(path).validate() == []
+    opened: list[str] = []
+    real_open = open
+
+    def counting_open(file: object, *args: object, **kwargs: object) -> object:
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    with monkeypatch.context() as patched:
+        patched.setattr("builtins.open", counting_open)
+        assert lmml_mdit.open(path).validate() == []
+    assert str(log) not in opened
+    log.write_bytes("caf\u00e9\n".encode("utf-16") * 20_000)  # another size
+    issues = lmml_mdit.open(path).validate()
+    assert [(issue.kind, issue.name) for issue in issues] == [("unsendable_embed", "app.log")]
+    same_size = b"2026-12-07 started\n" * 20_000
+    same_size = same_size[: log.stat().st_size]
+    stamp = log.stat().st_mtime_ns
+    log.write_bytes(same_size)
+    os.utime(log, ns=(stamp + 1_000_000_000, stamp + 1_000_000_000))
+    assert lmml_mdit.open(path).validate() == []

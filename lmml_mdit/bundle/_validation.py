@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import unicodedata
 from collections.abc import Mapping, Set
 
@@ -24,6 +25,7 @@ from ._contents import (
     fences_differing_from_files,
     settings_embeds,
 )
+from ._folder import path_under
 from ._names import is_reference_name, is_remote_name
 from .reserved_embeds import RESERVED_EMBEDS, RESERVED_NAMES, ReservedEmbed
 
@@ -333,16 +335,20 @@ def _unsendable_issues(bundle: BundleContents, *, skip: Set[str]) -> list[Issue]
 
             if is_tool_call_name(name) or is_native_name(name):
                 continue
-        try:
-            data = bundle.embed_head(name, TEXT_SNIFF_BYTES)
-            if len(data) == TEXT_SNIFF_BYTES and sniff(data) is None and b"\x00" not in data:
-                # Only text needs all its bytes read (are they UTF-8?): a video, an image or
-                # a binary file is told by its head, so a large one costs no full read.
-                data = bundle.embed(name)
-        except LmmlError:  # unreadable: reported by the kind that says why
-            continue
-        media_type = media_type_for(name, data)
-        refused = builtin_refusal(name, media_type, data)
+        stamp = _folder_file_stamp(bundle, name)
+        verdict = _FILE_VERDICTS.get((name, *stamp)) if stamp is not None else None
+        if verdict is None:
+            try:
+                data = bundle.embed_head(name, TEXT_SNIFF_BYTES)
+                if _needs_whole(data):
+                    data = bundle.embed(name)
+            except LmmlError:  # unreadable: reported by the kind that says why
+                continue
+            media_type = media_type_for(name, data)
+            verdict = media_type, builtin_refusal(name, media_type, data)
+            if stamp is not None:
+                _keep_verdict((name, *stamp), verdict)
+        media_type, refused = verdict
         if refused is None:
             continue
         from ..conversation import is_handled  # the registry: asked only for a refusal
@@ -352,6 +358,53 @@ def _unsendable_issues(bundle: BundleContents, *, skip: Set[str]) -> list[Issue]
             said = f"no provider can take {name}: {message}; {hint}"
             issues.append(_issue(UNSENDABLE_EMBED, embed, name, said))
     return issues
+
+
+def _needs_whole(head: bytes) -> bool:
+    """Whether the built-in handlers' verdict needs all of an asset's bytes, not only their
+    *head* (the first :data:`~lmml_mdit.media.TEXT_SNIFF_BYTES`): only text does (are they
+    UTF-8?); a video, an image or a binary file is told by its head, so a large one costs
+    no full read."""
+    return len(head) == TEXT_SNIFF_BYTES and sniff(head) is None and b"\x00" not in head
+
+
+def _folder_file_stamp(bundle: BundleContents, name: str) -> tuple[str, int, int] | None:
+    """``(path, size, modification time in ns)`` of the folder file *name* resolves to, for
+    a bare narrative read with ``base_dir``; None for a fence, an entry or a file that
+    cannot be examined (then read as any embed)."""
+    if bundle.kind != "text" or bundle.base_dir is None or name in bundle.fences:
+        return None
+    if name in bundle.entries or unsafe_reason(name) is not None:
+        return None
+    path = path_under(os.path.realpath(bundle.base_dir), name)
+    if path is None:
+        return None
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        return None
+    return path, status.st_size, status.st_mtime_ns
+
+
+_Verdict = tuple[str, tuple[str, str] | None]
+"""An asset's media type, and the built-in handlers' refusal of it or None."""
+
+_FILE_VERDICTS: dict[tuple[str, str, int, int], _Verdict] = {}
+"""The verdict on each folder file by ``(name, path, size, modification time)``: kept while
+the file stays as it was, since the language server validates after every edit and a large
+text file would be read whole each time."""
+
+_KEPT_VERDICTS = 256
+"""How many verdicts :data:`_FILE_VERDICTS` holds; the oldest goes first."""
+
+
+def _keep_verdict(key: tuple[str, str, int, int], verdict: _Verdict) -> None:
+    """Hold *verdict* for the folder file *key* stamps, within :data:`_KEPT_VERDICTS`."""
+    if len(_FILE_VERDICTS) >= _KEPT_VERDICTS:
+        del _FILE_VERDICTS[next(iter(_FILE_VERDICTS))]
+    _FILE_VERDICTS[key] = verdict
 
 
 def _reserved_issue(bundle: BundleContents, kind: str, name: str, error: BundleError) -> Issue:
