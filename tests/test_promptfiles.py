@@ -1241,3 +1241,34 @@ def test_a_fence_is_left_out_whole_or_refused_by_name(tmp_path: Path, target: st
     assert "Checking." in written and "Done." in written
     for left_out in ("get_weather", "secret notes", "@@@"):
         assert left_out not in written
+
+
+def test_a_bundled_file_whose_name_no_reference_spells_is_renamed(tmp_path: Path) -> None:
+    # "@Chart (1).png" would read as no reference at all: the image would be bundled, never
+    # sent, and reported as an orphan.
+    with lmml_mdit.open(str(Path(__file__).parents[1] / "examples" / "sales-review.lmmlz")) as b:
+        png = b.read("chart.png")
+    (tmp_path / "Chart (1).png").write_bytes(png)
+    (tmp_path / "_logo.png").write_bytes(png)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "logo.png").write_bytes(png + b"other")
+    prompty = tmp_path / "c.prompty"
+    prompty.write_text(
+        "---\nname: c\n---\nuser:\nLook:\n![a](Chart (1).png)\n![b](_logo.png)\n", "utf-8"
+    )
+    dotprompt = tmp_path / "d.prompt"
+    dotprompt.write_text(
+        '{{role "user"}}\nLook: {{media url="_logo.png"}} {{media url="sub/logo.png"}}\n',
+        "utf-8",
+    )
+    for source, names in (
+        (prompty, ["Chart-1.png", "logo.png"]),
+        (dotprompt, ["logo.png", "logo-2.png"]),
+    ):
+        target = tmp_path / (source.stem + ".lmmlz")
+        assert cli.main(["import", str(source), "-o", str(target)]) == 0
+        with lmml_mdit.open(str(target)) as bundle:
+            assert bundle.validate() == []
+            assert list(bundle.narrative.embed_names) == names
+            assert bundle.read(names[-1]).endswith(b"other" if source is dotprompt else b"")
+            assert len(bundle.messages("openai")[-1]["content"]) == 3

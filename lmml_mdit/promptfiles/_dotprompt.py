@@ -10,6 +10,7 @@ from ..text import clipped
 from ._shared import (
     HEAD_SIZE,
     Prompt,
+    bundle_file,
     dump_yaml,
     front_line,
     known_settings,
@@ -281,10 +282,7 @@ def _media(argument: str, file: str, line: int, prompt: Prompt, base: str) -> st
             line,
             "download it beside the prompt file and name it by its path",
         )
-    name = os.path.basename(path)
-    with open(path, "rb") as stream:
-        prompt.assets[name] = stream.read()
-    return f"@{name}"
+    return bundle_file(path, prompt)
 
 
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:

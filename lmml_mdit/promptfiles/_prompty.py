@@ -8,6 +8,7 @@ import os
 from ..text import clipped
 from ._shared import (
     Prompt,
+    bundle_file,
     dump_yaml,
     front_line,
     known_settings,
@@ -360,20 +361,8 @@ def _media(text: str, file: str, first_line: int, prompt: Prompt, base: str) -> 
                 first_line + offset,
                 "download it beside the prompt file and name it by its path",
             )
-        name = _asset_name(os.path.basename(path), prompt)
-        with open(path, "rb") as stream:
-            prompt.assets[name] = stream.read()
-        out.append(f"@{name}")
+        out.append(bundle_file(path, prompt))
     return "\n".join(out)
-
-
-def _asset_name(base: str, prompt: Prompt) -> str:
-    name, number = base, 1
-    stem, dot, extension = base.rpartition(".")
-    while name in prompt.assets:
-        number += 1
-        name = f"{stem}-{number}{dot}{extension}" if dot else f"{base}-{number}"
-    return name
 
 
 def write(prompt: Prompt, file: str, lossy: bool) -> tuple[str, dict[str, bytes]]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from ..bundle import load_front_matter
+from ..bundle import is_reference_name, load_front_matter
 from ..chat import BodyWriter, without_escapes
 from ..conversation import ChatMessage, ImportedAsset, MessagePart, TextPart
 from ..errors import InvalidSettingsError, PromptFileError, PromptFileWarning
@@ -20,6 +20,7 @@ from ..media import media_type_for
 from ..model import MESSAGE_ROLES, Role
 from ..narrative import is_tool_call_name
 from ..schema import settings_schema
+from ..syntax import reference as written_reference
 from ..text import clipped, normalize_newlines, trim_blank_lines
 from ..warn import warn as warn_at_caller
 
@@ -377,7 +378,7 @@ def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
                     )
                     continue
                 prompt.assets[name] = bundle.resolve(name)()
-                kept.append(f"@{name}")
+                kept.append(written_reference(name))
                 continue
             fence = fenced.get(offset)
             if fence is not None:
@@ -397,7 +398,7 @@ def read_bundle(bundle: Bundle, lossy: bool, target: str) -> Prompt:
                 # sent anyway (a reference inside prose stays in the text).
                 _drop(
                     f"an embed inside the text ({where}, line {offset + 1}: "
-                    + ", ".join("@" + name for name in inside)
+                    + ", ".join(written_reference(name) for name in inside)
                     + ")",
                     target,
                     bundle.file_name,
@@ -456,6 +457,33 @@ def _drop(
             f"{target} cannot hold {item}", file, line, "remove it, or convert with --lossy"
         )
     warn(f"{file}: {target} cannot hold {item}; left out" + (f" ({kept})" if kept else ""))
+
+
+def bundled_name(path: str, assets: Mapping[str, bytes]) -> str:
+    """The entry name the local file *path* is bundled under: its basename, with each run of
+    characters ``@name`` cannot spell made ``-`` (``Chart (1).png`` gives ``Chart-1.png``),
+    numbered past a name *assets* already holds (``logo-2.png``)."""
+    base = os.path.basename(path)
+    stem, dot, extension = base.rpartition(".") if "." in base[1:] else (base, "", "")
+    if not is_reference_name(base):
+        stem = _UNSPELLABLE.sub("-", stem).strip("-_.") or "asset"
+    name, number = stem + dot + extension, 1
+    while name in assets:
+        number += 1
+        name = f"{stem}-{number}{dot}{extension}"
+    return name
+
+
+_UNSPELLABLE = re.compile(r"[^\w.-]+")
+"""What a reference name cannot hold (``/`` is a folder in an entry name, not here)."""
+
+
+def bundle_file(path: str, prompt: Prompt) -> str:
+    """Bundle the local file *path* into *prompt*'s assets; the reference that sends it."""
+    name = bundled_name(path, prompt.assets)
+    with open(path, "rb") as stream:
+        prompt.assets[name] = stream.read()
+    return written_reference(name)
 
 
 def local_file(reference: str, base: str) -> str | None:
