@@ -47,6 +47,14 @@ def test_b17_orphaned_entry_has_no_line() -> None:
     assert "@orphan.png" in issues[0].message
 
 
+def test_orphaned_entry_no_reference_can_spell_says_to_rename_it() -> None:
+    # "reference it as @Chart (1).png" would be advice that cannot work: it reads as none.
+    issues = checked(Bundle.from_zip("convo", "See @Chart (1).png", {"Chart (1).png": b"x"}))
+    assert kinds(issues) == {("orphaned_entry", "Chart (1).png")}
+    assert "reference it as" not in issues[0].message
+    assert "rename it" in issues[0].message
+
+
 def test_b18_differs_malformed_names_come_from_fences() -> None:
     """Deliberate difference: `@../secret.txt` is no reference in our grammar (a name starts
     with a letter or digit), so unsafe names can only come from fences."""

@@ -17,6 +17,7 @@ from ..jsontypes import JSONObject
 from ..media import TEXT_SNIFF_BYTES, builtin_refusal, media_type_for, sniff
 from ..model import Embed, Issue
 from ..narrative import Narrative, unsent_image_issues
+from ..syntax import reference
 from ._archive import unsafe_reason
 from ._contents import (
     BundleContents,
@@ -55,6 +56,11 @@ def did_you_mean(bundle: BundleContents, name: str) -> str:
         )
     return f"did you mean {close}? " if close else ""
 
+
+_SPELLABLE = (
+    "letters, digits and _ . - / only, starting with a letter or digit and not ending in . - /"
+)
+"""What a name an ``@name`` reference spells may hold."""
 
 _ESCAPE_ADVICE = "if it is not meant as an asset, escape the mention as \\@{name}"
 
@@ -193,8 +199,7 @@ def find_issues(
                     inline[name],
                     name,
                     f"{name!r} cannot be written as an @reference, so the fence cannot be "
-                    "packed; use letters, digits and _ . - / only, starting with a letter "
-                    "or digit and not ending in . - /",
+                    f"packed; use {_SPELLABLE}",
                 )
             )
 
@@ -234,7 +239,12 @@ def find_issues(
                     None,
                     name,
                     f"the archive entry {name!r} is never mentioned in the narrative; "
-                    f"reference it as @{name} or remove it",
+                    + (
+                        f"reference it as {reference(name)} or remove it"
+                        if is_reference_name(name)
+                        else f"no @reference can spell its name: rename it ({_SPELLABLE}) "
+                        "and reference it, or remove it"
+                    ),
                 )
             )
 
