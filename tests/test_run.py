@@ -1500,6 +1500,38 @@ def test_a_manifest_at_the_head_is_updated_where_it_stands(
     assert bundle.manifest["title"] == "Quarterly sales review"
 
 
+@pytest.mark.parametrize("at", ["head", "foot"])
+def test_a_manifest_fence_closed_at_its_last_line_is_updated_where_it_stands(
+    tmp_path: Path, server: WireServer, at: str
+) -> None:
+    # "}@@@" closes the fence (the reference's inliner writes it so): the fence ends there,
+    # not at the next line holding only @@@, which closes another fence further down.
+    example = Path(__file__).resolve().parent.parent / "examples" / "sales-review.lmml"
+    source = example.read_text(encoding="utf-8").replace("\n}\n@@@\n", "\n}@@@\n", 1)
+    if at == "foot":
+        start = source.index("@@@manifest.json")
+        end = source.index("}@@@\n") + len("}@@@\n")
+        source = source[:start] + source[end:] + "\n" + source[start:end]
+    before = lmml_mdit.open(_chat(tmp_path, source))
+    assert before.validate() == []
+    turns = [(turn.role, turn.text) for turn in before.narrative.turns]
+    path = _chat(tmp_path, source)
+    server.script(openai_chat(Said(["A reply"]), stream=True))
+    assert _run(server, "openai", path, "--model", "m", "-q") == 0
+    bundle = lmml_mdit.open(path)
+    assert bundle.validate() == []
+    after = [(turn.role, turn.text) for turn in bundle.narrative.turns]
+    assert [role for role, _ in after] == [role for role, _ in turns] + ["assistant"]
+    # the turns between the manifest's two places, every byte as it was
+    assert after[1:-2] == turns[1:-1]
+    assert after[-2][1].startswith(turns[-1][1].split("\n\n@@@manifest.json")[0])
+    assert after[-1][1].startswith("A reply")
+    assert bundle.embed("sales.csv") == before.embed("sales.csv")
+    assert bundle.manifest["title"] == "Quarterly sales review"
+    assert [record["turn"] for record in bundle.manifest["lmml_run"]] == [6]
+    assert path.read_text(encoding="utf-8").count("@@@manifest.json") == 1
+
+
 def test_ctrl_c_with_keep_partial_writes_what_arrived(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,7 +24,7 @@ from ..conversation import Asset, ChatMessage, ImportedAsset, RemoteAsset
 from ..errors import LmmlError, RunError
 from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
-from ..narrative import TOOL_CALL_SUFFIX, call_slug, is_native_name
+from ..narrative import TOOL_CALL_SUFFIX, Narrative, call_slug, is_native_name
 from ..syntax import embed_fence
 from ..transcript import (
     NUMBERED_HEADING,
@@ -80,14 +80,14 @@ class Document:
         document = cls(bundle, text, manifest=dict(manifest) if manifest is not None else None)
         document.unreadable_manifest = unreadable
         fence = bundle.fences.get(MANIFEST_NAME)
-        if bundle.kind == "text" and fence is not None and fence.content is not None:
-            start = _line_offset(text, fence.line)
-            end = _fence_end(text, start)
-            if end is not None and not text[end:].strip() and _after_last_turn(bundle, fence.line):
+        span = _fence_span(narrative, fence.line) if bundle.kind == "text" and fence else None
+        if span is not None and fence is not None:
+            start, end = span
+            if not text[end:].strip() and _after_last_turn(bundle, fence.line):
                 before = text[:start]
                 document.text = before.rstrip() + ("\r\n" if before.endswith("\r\n") else "\n")
-            elif end is not None:
-                document._head_fence = (start, end)
+            else:
+                document._head_fence = span
         calls = _tool_calls(bundle)
         document._calls = {call_slug(call.id) for call in calls}
         document._writer.calls = {call_slug(call.id) + TOOL_CALL_SUFFIX: call.id for call in calls}
@@ -256,16 +256,15 @@ def _line_offset(text: str, line: int) -> int:
     return offset
 
 
-def _fence_end(text: str, start: int) -> int | None:
-    """The offset after the closing ``@@@`` line of the fence opening at *start* (a fence's
-    content holds no line that is only ``@@@``: that line closes it)."""
-    position = text.find("\n", start)
-    while position >= 0:
-        following = text.find("\n", position + 1)
-        line = text[position + 1 : following if following >= 0 else len(text)]
-        if line.rstrip("\r").rstrip(" \t") == "@@@":
-            return following + 1 if following >= 0 else len(text)
-        position = following
+def _fence_span(narrative: Narrative, line: int) -> tuple[int, int] | None:
+    """Where the closed top-level ``@@@`` fence opening on *line* (1-based) stands in the
+    narrative's text: the offsets of its opening line and of the line after its close, as
+    the parse found them (a close may end the last content line: ``}@@@``)."""
+    for fence in narrative.index.fences:
+        if fence.start + 1 == line:
+            if not fence.closed or fence.level:
+                return None
+            return _line_offset(narrative.text, line), _line_offset(narrative.text, fence.end + 1)
     return None
 
 
