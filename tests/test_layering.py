@@ -441,6 +441,27 @@ def test_the_architecture_diagram_draws_the_declared_order() -> None:
     assert drawn == list(reversed(LAYERS))
 
 
+def test_every_file_the_page_says_to_touch_holds_code() -> None:
+    """A file named under "touch these files" exists and is where the code is, not a
+    public path that only re-exports a private module's names."""
+    guides = _architecture_page().split("## To add a", 1)[1]
+    named = set(re.findall(r"`(lmml_mdit/[\w/]+\.py)`", guides))
+    assert named
+    for path in sorted(named):
+        tree = ast.parse((PACKAGE.parent / path).read_text(encoding="utf-8"))
+        defines = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef | ast.ClassDef | ast.Assign | ast.AnnAssign)
+            and not (isinstance(node, ast.Assign) and _names_all(node))
+        ]
+        assert defines, f"{path} only re-exports: name the module that holds the code"
+
+
+def _names_all(node: ast.Assign) -> bool:
+    return [getattr(target, "id", None) for target in node.targets] == ["__all__"]
+
+
 def test_the_architecture_page_lists_every_delegation() -> None:
     """The table of delegations on the page is the test's two lists."""
     rows = re.findall(
