@@ -1272,3 +1272,23 @@ def test_a_bundled_file_whose_name_no_reference_spells_is_renamed(tmp_path: Path
             assert list(bundle.narrative.embed_names) == names
             assert bundle.read(names[-1]).endswith(b"other" if source is dotprompt else b"")
             assert len(bundle.messages("openai")[-1]["content"]) == 3
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "settings.yaml"])
+def test_a_bundled_file_named_like_a_reserved_embed_stays_an_asset(
+    tmp_path: Path, name: str
+) -> None:
+    # Bundled as itself, the user's file would become the bundle's manifest or settings:
+    # never sent, and read as metadata.
+    (tmp_path / name).write_text('{"title": "notes"}\n' if name.endswith("json") else "a: 1\n")
+    source = tmp_path / "m.prompty"
+    source.write_text(f"---\nname: m\n---\nuser:\nRead this:\n![m]({name})\n", "utf-8")
+    target = tmp_path / "m.lmmlz"
+    assert cli.main(["import", str(source), "-o", str(target)]) == 0
+    stem, extension = name.split(".")
+    with lmml_mdit.open(str(target)) as bundle:
+        assert bundle.validate() == []
+        assert list(bundle.narrative.embed_names) == [f"{stem}-2.{extension}"]
+        assert not bundle.settings and bundle.manifest is None
+        sent = json.dumps(bundle.messages("openai"))
+    assert "notes" in sent or "a: 1" in sent

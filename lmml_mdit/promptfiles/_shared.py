@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from ..bundle import is_reference_name, load_front_matter
+from ..bundle.reserved_embeds import RESERVED_NAMES
 from ..chat import BodyWriter, without_escapes
 from ..conversation import ChatMessage, ImportedAsset, MessagePart, TextPart
 from ..errors import InvalidSettingsError, PromptFileError, PromptFileWarning
@@ -462,13 +463,14 @@ def _drop(
 def bundled_name(path: str, assets: Mapping[str, bytes]) -> str:
     """The entry name the local file *path* is bundled under: its basename, with each run of
     characters ``@name`` cannot spell made ``-`` (``Chart (1).png`` gives ``Chart-1.png``),
-    numbered past a name *assets* already holds (``logo-2.png``)."""
+    numbered past a name *assets* already holds (``logo-2.png``) or a reserved embed's (a
+    user's ``manifest.json`` is an asset, not the bundle's manifest)."""
     base = os.path.basename(path)
     stem, dot, extension = base.rpartition(".") if "." in base[1:] else (base, "", "")
     if not is_reference_name(base):
         stem = _UNSPELLABLE.sub("-", stem).strip("-_.") or "asset"
     name, number = stem + dot + extension, 1
-    while name in assets:
+    while name in assets or name in RESERVED_NAMES:
         number += 1
         name = f"{stem}-{number}{dot}{extension}"
     return name
