@@ -462,6 +462,17 @@ def _names_all(node: ast.Assign) -> bool:
     return [getattr(target, "id", None) for target in node.targets] == ["__all__"]
 
 
+def test_no_two_public_classes_share_a_name() -> None:
+    """One class per idea: two public classes of one name are two ideas, or one written
+    twice."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                seen.setdefault(node.name, []).append(str(path.relative_to(PACKAGE.parent)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
 def test_the_architecture_page_lists_every_delegation() -> None:
     """The table of delegations on the page is the test's two lists."""
     rows = re.findall(

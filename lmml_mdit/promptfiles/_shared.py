@@ -36,14 +36,6 @@ LMML_INPUT_TYPES = ("string", "number", "integer", "boolean", "object", "image",
 
 
 @dataclass
-class Asset:
-    """A local media file a prompt names: *name* its entry in the bundle."""
-
-    name: str
-    data: bytes
-
-
-@dataclass
 class Prompt:
     """A prompt file's content in LMML's terms.
 
