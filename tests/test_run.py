@@ -1500,7 +1500,7 @@ def test_a_manifest_at_the_head_is_updated_where_it_stands(
     assert bundle.manifest["title"] == "Quarterly sales review"
 
 
-@pytest.mark.parametrize("at", ["head", "foot"])
+@pytest.mark.parametrize("at", ["head", "foot", "head, CR", "foot, CR"])
 def test_a_manifest_fence_closed_at_its_last_line_is_updated_where_it_stands(
     tmp_path: Path, server: WireServer, at: str
 ) -> None:
@@ -1508,10 +1508,12 @@ def test_a_manifest_fence_closed_at_its_last_line_is_updated_where_it_stands(
     # not at the next line holding only @@@, which closes another fence further down.
     example = Path(__file__).resolve().parent.parent / "examples" / "sales-review.lmml"
     source = example.read_text(encoding="utf-8").replace("\n}\n@@@\n", "\n}@@@\n", 1)
-    if at == "foot":
+    if at.startswith("foot"):
         start = source.index("@@@manifest.json")
         end = source.index("}@@@\n") + len("}@@@\n")
         source = source[:start] + source[end:] + "\n" + source[start:end]
+    if at.endswith("CR"):  # lone carriage returns end lines as line feeds do
+        source = source.replace("\n", "\r")
     before = lmml_mdit.open(_chat(tmp_path, source))
     assert before.validate() == []
     turns = [(turn.role, turn.text) for turn in before.narrative.turns]

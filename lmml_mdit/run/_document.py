@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -247,13 +248,17 @@ def _manifest_text(manifest: JSONMapping) -> str:
 
 
 def _line_offset(text: str, line: int) -> int:
-    offset = 0
-    for _ in range(line - 1):
-        found = text.find("\n", offset)
-        if found < 0:
-            return len(text)
-        offset = found + 1
-    return offset
+    """The offset where the 1-based *line* of *text* starts, lines ending as the parse
+    ends them (``\\n``, ``\\r\\n`` or a lone ``\\r``); the end of *text* past its last."""
+    if line <= 1:
+        return 0
+    for number, found in enumerate(_LINE_BREAK.finditer(text), 2):
+        if number == line:
+            return found.end()
+    return len(text)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _fence_span(narrative: Narrative, line: int) -> tuple[int, int] | None:
