@@ -1314,6 +1314,45 @@ def test_spans_nest_a_tool_under_the_run(tmp_path: Path, server: WireServer) -> 
     assert attributes["server.port"] == server.port
 
 
+REPLY_IDS = {
+    "openai": "chatcmpl-1",
+    "openai-responses": "resp_1",
+    "anthropic": "msg_1",
+    "gemini": "resp_gem",
+}
+"""The id each provider gives its reply in the scripted answers (not the request id)."""
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_chat_span_names_the_reply_by_its_response_id(
+    tmp_path: Path, server: WireServer, provider: str, stream: bool
+) -> None:
+    sdk = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider_ = sdk.TracerProvider()
+    provider_.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider_.get_tracer("test")
+    original = trace.get_tracer
+    trace.get_tracer = lambda *args, **kwargs: tracer  # type: ignore[assignment]
+    try:
+        server.script(BUILDERS[provider](Said(["Fine"]), stream=stream))
+        reply = lmml_mdit.open(_chat(tmp_path)).send(
+            provider, stream=stream, base_url=base_url(server, provider)
+        )
+    finally:
+        trace.get_tracer = original  # type: ignore[assignment]
+    (chat,) = [span for span in exporter.get_finished_spans() if span.name == "chat m1"]
+    # gen_ai.response.id is the provider's id of the completion, not the HTTP request id
+    # the manifest records.
+    assert chat.attributes["gen_ai.response.id"] == REPLY_IDS[provider]
+    assert reply.request_id
+
+
 def test_an_archive_gets_the_reply_in_its_narrative_and_the_metadata_in_its_manifest(
     tmp_path: Path, server: WireServer
 ) -> None:

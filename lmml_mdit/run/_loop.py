@@ -332,8 +332,7 @@ class _Run(_Link):
         self.counted = self.counted or exchange.input_tokens is not None
         span.set_attribute("gen_ai.response.model", exchange.model)
         span.set_attribute("gen_ai.response.finish_reasons", [exchange.finish_reason or ""])
-        if exchange.request_id:
-            span.set_attribute("gen_ai.response.id", exchange.request_id)
+        span.set_attribute("gen_ai.response.id", exchange.response_id)
         if exchange.input_tokens is not None:
             span.set_attribute("gen_ai.usage.input_tokens", exchange.input_tokens)
         if exchange.output_tokens is not None:

@@ -576,6 +576,7 @@ def _whole(response: Any) -> Exchange:
         model=data.get("model"),
         finish_reason=data.get("stop_reason"),
         request_id=getattr(response, "_request_id", None),
+        response_id=data.get("id"),
     )
     _usage(exchange, data.get("usage"))
     return exchange
@@ -596,6 +597,7 @@ class _Gathered(Gathered):
         if kind == "message_start":
             message = data.get("message") or {}
             self.exchange.model = message.get("model")
+            self.exchange.response_id = message.get("id")
             _usage(self.exchange, message.get("usage"))
         elif kind == "content_block_start":
             self.blocks[data["index"]] = dict(data.get("content_block") or {})

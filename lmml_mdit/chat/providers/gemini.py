@@ -922,6 +922,7 @@ class _Gathered(Gathered):
             data = response.model_dump(mode="json", exclude_none=True)
         self.exchange.model = data.get("model_version") or self.exchange.model
         self.exchange.request_id = _request_id(response) or self.exchange.request_id
+        self.exchange.response_id = data.get("response_id") or self.exchange.response_id
         _usage(self.exchange, data.get("usage_metadata"))
         candidates = data.get("candidates") or [{}]
         candidate = candidates[0]

@@ -679,6 +679,7 @@ def _whole(response: Any) -> Exchange:
         model=data.get("model"),
         finish_reason=choice.get("finish_reason"),
         request_id=getattr(response, "_request_id", None),
+        response_id=data.get("id"),
     )
     _usage(exchange, data.get("usage"))
     return exchange
@@ -696,6 +697,7 @@ class _Gathered(Gathered):
         self.events.append(chunk)
         data = chunk.model_dump(mode="json", exclude_none=True)
         self.exchange.model = data.get("model") or self.exchange.model
+        self.exchange.response_id = data.get("id") or self.exchange.response_id
         _usage(self.exchange, data.get("usage"))
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}

@@ -652,6 +652,7 @@ def _item(item: JSONMapping) -> JSONObject:
 def _read(exchange: Exchange, data: JSONMapping) -> None:
     exchange.model = data.get("model") or exchange.model
     exchange.request_id = exchange.request_id or data.get("id")
+    exchange.response_id = data.get("id") or exchange.response_id
     usage = data.get("usage") or {}
     exchange.input_tokens = usage.get("input_tokens", exchange.input_tokens)
     exchange.output_tokens = usage.get("output_tokens", exchange.output_tokens)
@@ -701,7 +702,9 @@ class _Gathered(Gathered):
             _read(self.exchange, data.get("response") or {})
             self.exchange.complete = True
         elif kind == "response.created":
-            self.exchange.model = (data.get("response") or {}).get("model")
+            created = data.get("response") or {}
+            self.exchange.model = created.get("model")
+            self.exchange.response_id = created.get("id")
 
     def finish(self, request_id: str | None) -> Exchange:
         if not self.exchange.complete:

@@ -80,6 +80,8 @@ class Exchange:
         (``{"messages": [...]}``, ``{"contents": [...]}``, ``{"input": [...]}``).
     :ivar raw: the SDK's response object (or the list of its stream's events).
     :ivar complete: False when the stream ended before the provider finished.
+    :ivar response_id: the provider's own id of the reply (``chatcmpl-...``, ``msg_...``,
+        ``resp_...``, Gemini's ``responseId``), not the HTTP request's id.
     """
 
     payload: JSONObject
@@ -89,6 +91,7 @@ class Exchange:
     input_tokens: int | None = None
     output_tokens: int | None = None
     request_id: str | None = None
+    response_id: str | None = None
     complete: bool = True
     text: list[str] = field(default_factory=list)
 
