@@ -17,3 +17,8 @@ def get_weather(city: str, unit: str = "C") -> str:
 def broken(city: str) -> str:
     """A tool that always fails."""
     raise RuntimeError(f"the service for {city} is down")
+
+
+def exits(city: str) -> str:
+    """A tool that exits, as a script's ``main`` (or its argument parser) does."""
+    raise SystemExit(3)

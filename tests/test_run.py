@@ -343,6 +343,25 @@ def test_a_failing_tool_becomes_an_error_result(tmp_path: Path, server: WireServ
     assert path.read_text(encoding="utf-8").rstrip().endswith("@@@")
 
 
+def test_a_tool_that_exits_becomes_an_error_result_not_an_exit(
+    tmp_path: Path, server: WireServer
+) -> None:
+    path = _chat(tmp_path)
+    server.script(
+        BUILDERS["openai"](Said([], [("call_1", "exits", {"city": "Rome"})]), stream=True),
+        BUILDERS["openai"](Said(["The tool gave up."]), stream=True),
+    )
+    assert _run(server, "openai", path, "--tool", "_run_tools:exits", "--yes", "-q") == 0
+    result = server.requests[1].body["messages"][-1]
+    assert result["role"] == "tool"
+    assert "error: SystemExit: 3" in json.dumps(result)
+    assert [turn.role for turn in lmml_mdit.open(path).narrative.turns][-3:] == [
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+
+
 def test_max_rounds_bounds_the_tool_rounds(tmp_path: Path, server: WireServer) -> None:
     path = _chat(tmp_path)
     calls = [

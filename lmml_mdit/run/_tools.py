@@ -119,7 +119,9 @@ def declared_tools(
 
 def tool_result(function: Tool, arguments: object) -> tuple[str, bool]:
     """Call *function* with *arguments*; its result as text, and whether it raised (the
-    exception's text is then the result, for the model to see)."""
+    exception's text is then the result, for the model to see). A ``SystemExit`` (a
+    script's ``main`` or argument parser wrapped as a tool) is such a failure too: it ends
+    the tool, not the run."""
     try:
         if isinstance(arguments, Mapping):
             value = function(**arguments)
@@ -127,7 +129,7 @@ def tool_result(function: Tool, arguments: object) -> tuple[str, bool]:
             value = function()
         else:
             value = function(arguments)
-    except Exception as error:  # a tool's failure is the model's to read, not a crash
+    except (Exception, SystemExit) as error:  # the model's to read, not a crash or an exit
         return f"error: {type(error).__name__}: {error}", True
     if isinstance(value, str):
         return value, False
