@@ -1342,34 +1342,71 @@ REPLY_IDS = {
 """The id each provider gives its reply in the scripted answers (not the request id)."""
 
 
-@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
-@pytest.mark.parametrize("provider", PROVIDERS)
-def test_the_chat_span_names_the_reply_by_its_response_id(
-    tmp_path: Path, server: WireServer, provider: str, stream: bool
-) -> None:
+@contextlib.contextmanager
+def _recorded_spans() -> Any:
+    """The spans the block ends, recorded in memory (the SDK's tracer swapped in for the
+    library's)."""
     sdk = pytest.importorskip("opentelemetry.sdk.trace")
     from opentelemetry import trace
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     exporter = InMemorySpanExporter()
-    provider_ = sdk.TracerProvider()
-    provider_.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = provider_.get_tracer("test")
+    tracer_provider = sdk.TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = tracer_provider.get_tracer("test")
     original = trace.get_tracer
     trace.get_tracer = lambda *args, **kwargs: tracer  # type: ignore[assignment]
     try:
-        server.script(BUILDERS[provider](Said(["Fine"]), stream=stream))
+        yield exporter
+    finally:
+        trace.get_tracer = original  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_chat_span_names_the_reply_by_its_response_id(
+    tmp_path: Path, server: WireServer, provider: str, stream: bool
+) -> None:
+    server.script(BUILDERS[provider](Said(["Fine"]), stream=stream))
+    with _recorded_spans() as exporter:
         reply = lmml_mdit.open(_chat(tmp_path)).send(
             provider, stream=stream, base_url=base_url(server, provider)
         )
-    finally:
-        trace.get_tracer = original  # type: ignore[assignment]
     (chat,) = [span for span in exporter.get_finished_spans() if span.name == "chat m1"]
     # gen_ai.response.id is the provider's id of the completion, not the HTTP request id
     # the manifest records.
     assert chat.attributes["gen_ai.response.id"] == REPLY_IDS[provider]
     assert reply.request_id
+
+
+def test_a_failing_tool_marks_its_span_failed(tmp_path: Path, server: WireServer) -> None:
+    from opentelemetry.trace import StatusCode
+
+    server.script(
+        BUILDERS["openai"](Said([], [("call_1", "broken", {"city": "Rome"})]), stream=True),
+        BUILDERS["openai"](Said(["The service is down."]), stream=True),
+        BUILDERS["openai"](Said([], [("call_2", "get_weather", {"city": "Rome"})]), stream=True),
+        BUILDERS["openai"](Said(["Sunny."]), stream=True),
+    )
+    with _recorded_spans() as exporter:
+        bundle = lmml_mdit.open(_chat(tmp_path))
+        bundle.send(
+            "openai", stream=True, base_url=base_url(server, "openai"), tools=[_run_tools.broken]
+        )
+        bundle.send(
+            "openai",
+            stream=True,
+            base_url=base_url(server, "openai"),
+            tools=[_run_tools.get_weather],
+        )
+    spans = {span.name: span for span in exporter.get_finished_spans()}
+    failed, ran = spans["execute_tool broken"], spans["execute_tool get_weather"]
+    # The model reads the failure as the tool's result; the trace says the tool failed.
+    assert failed.attributes["error.type"] == "RuntimeError"
+    assert failed.status.status_code is StatusCode.ERROR
+    assert "error.type" not in ran.attributes
+    assert ran.status.status_code is not StatusCode.ERROR
 
 
 def test_an_archive_gets_the_reply_in_its_narrative_and_the_metadata_in_its_manifest(

@@ -410,13 +410,16 @@ class _Run(_Link):
                     "gen_ai.tool.name": call.name,
                     "gen_ai.tool.call.id": call.id,
                 },
-            ):
+            ) as span:
                 if function is None:
                     result, failed = f"error: no tool named {call.name!r} is available", True
                 elif self.options.approve is not None and not self.options.approve(call):
                     result, failed = "error: the user declined to run this tool call", True
                 else:
-                    result, failed = tool_result(function, call.arguments)
+                    result, raised = tool_result(function, call.arguments)
+                    failed = raised is not None
+                    if raised is not None:
+                        span.fail(raised, result)
             self.tool_runs.append(ToolRun(call, result, failed))
             turn = ChatMessage("tool", [TextPart(result)], call)
             self.lmml.append(self.document.add(turn))

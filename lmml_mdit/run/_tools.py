@@ -117,11 +117,11 @@ def declared_tools(
     return [*existing, *added] if added else None
 
 
-def tool_result(function: Tool, arguments: object) -> tuple[str, bool]:
-    """Call *function* with *arguments*; its result as text, and whether it raised (the
-    exception's text is then the result, for the model to see). A ``SystemExit`` (a
-    script's ``main`` or argument parser wrapped as a tool) is such a failure too: it ends
-    the tool, not the run."""
+def tool_result(function: Tool, arguments: object) -> tuple[str, str | None]:
+    """Call *function* with *arguments*; its result as text, and the name of the exception
+    it raised, or None (the exception's text is then the result, for the model to see). A
+    ``SystemExit`` (a script's ``main`` or argument parser wrapped as a tool) is such a
+    failure too: it ends the tool, not the run."""
     try:
         if isinstance(arguments, Mapping):
             value = function(**arguments)
@@ -130,10 +130,10 @@ def tool_result(function: Tool, arguments: object) -> tuple[str, bool]:
         else:
             value = function(arguments)
     except (Exception, SystemExit) as error:  # the model's to read, not a crash or an exit
-        return f"error: {type(error).__name__}: {error}", True
+        return f"error: {type(error).__name__}: {error}", type(error).__name__
     if isinstance(value, str):
-        return value, False
+        return value, None
     try:
-        return json.dumps(value, ensure_ascii=False), False
+        return json.dumps(value, ensure_ascii=False), None
     except (TypeError, ValueError):
-        return str(value), False
+        return str(value), None

@@ -25,9 +25,16 @@ class Span(Protocol):
 
     def set_attribute(self, key: str, value: object) -> object: ...
 
+    def fail(self, error_type: str, message: str) -> None:
+        """Mark the operation failed: ``error.type`` and an error status."""
+        ...
+
 
 class _Off:
     def set_attribute(self, key: str, value: object) -> object:
+        return None
+
+    def fail(self, error_type: str, message: str) -> None:
         return None
 
 
@@ -41,6 +48,12 @@ class _Live:
         if value is not None:
             self._span.set_attribute(key, value)
         return None
+
+    def fail(self, error_type: str, message: str) -> None:
+        from opentelemetry import trace
+
+        self._span.set_attribute("error.type", error_type)
+        self._span.set_status(trace.Status(trace.StatusCode.ERROR, message[:200]))
 
 
 def enabled() -> bool:
@@ -61,11 +74,11 @@ def span(name: str, attributes: JSONMapping, *, client: bool = False) -> Iterato
     kind = trace.SpanKind.CLIENT if client else trace.SpanKind.INTERNAL
     values = {key: value for key, value in attributes.items() if value is not None}
     with tracer.start_as_current_span(name, kind=kind, attributes=values) as current:
+        live = _Live(current)
         try:
-            yield _Live(current)
+            yield live
         except BaseException as error:
-            current.set_attribute("error.type", type(error).__name__)
-            current.set_status(trace.Status(trace.StatusCode.ERROR, str(error)[:200]))
+            live.fail(type(error).__name__, str(error))
             raise
 
 
