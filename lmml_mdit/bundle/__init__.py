@@ -100,6 +100,7 @@ if TYPE_CHECKING:
     from ._urls import local_path as local_path
     from ._urls import open_url as open_url
     from ._urls import url_basename as url_basename
+    from ._urls import url_failures as url_failures
     from ._urls import url_output as url_output
     from ._validation import did_you_mean as did_you_mean
     from ._validation import find_issues as find_issues
@@ -216,6 +217,7 @@ _NAMES = {
             "local_path",
             "open_url",
             "url_basename",
+            "url_failures",
             "url_output",
         ),
         "_validation": (

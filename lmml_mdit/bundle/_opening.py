@@ -31,7 +31,7 @@ from ._archive import LIMITS_CLI_HINT, Limits, ZipArchive, is_zip, open_archive
 from ._bundle import Bundle
 from ._folder import FolderNames
 from ._names import DEFAULT_NAME, bundle_name, narrative_entry_name
-from ._urls import is_url, local_path, open_url, url_basename
+from ._urls import is_url, local_path, open_url, url_basename, url_failures
 
 __all__ = [
     "STREAM_CHUNK",
@@ -319,12 +319,13 @@ def _url_bundle(
     file_name = url_basename(url)
     stream = open_url(url)
     try:
-        head = stream.read(4)
-        if is_zip(head):
-            stream.seek(0)
-            archive = open_archive(stream, limits)  # owns the stream from here
-            return _zip_bundle(archive, file_name, name, limits, syntax)
-        text = head + stream.read(narrative_cap(limits) + 1 - len(head))
+        with url_failures(url):
+            head = stream.read(4)
+            if is_zip(head):
+                stream.seek(0)
+                archive = open_archive(stream, limits)  # owns the stream from here
+                return _zip_bundle(archive, file_name, name, limits, syntax)
+            text = head + stream.read(narrative_cap(limits) + 1 - len(head))
     except BaseException:
         stream.close()
         raise

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import BinaryIO, Protocol
 from urllib.parse import unquote, urlsplit
 
-from ..errors import BundleError, BundleNotFoundError, WriteError
+from ..errors import BundleError, BundleNotFoundError, LmmlError, WriteError
 from ._archive import SeekableFile
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "local_path",
     "open_url",
     "url_basename",
+    "url_failures",
     "url_output",
 ]
 
@@ -124,7 +125,8 @@ def open_url(url: str) -> SeekableFile:
     """
     fs, path = filesystem(url)
     try:
-        return fs.open(path, "rb")
+        with url_failures(url):
+            return fs.open(path, "rb")
     except FileNotFoundError:
         raise BundleNotFoundError(
             "cannot read the file: no such file", name=url, hint="check the URL"
@@ -134,6 +136,27 @@ def open_url(url: str) -> SeekableFile:
     except OSError as error:
         raise BundleError(
             f"cannot read the file: {error.strerror or error}", name=url, hint="check the URL"
+        ) from None
+
+
+@contextlib.contextmanager
+def url_failures(url: str) -> Iterator[None]:
+    """Inside the block, a failure of the filesystem behind *url* that is no ``OSError``
+    (a client library's own network, HTTP or credentials error, which share no base
+    class) becomes a :class:`~lmml_mdit.errors.BundleError` naming *url*.
+
+    ``OSError`` (a missing file among them) and the package's own errors pass through
+    for the caller to word.
+    """
+    try:
+        yield
+    except (OSError, LmmlError):
+        raise
+    except Exception as error:  # a filesystem package's client error, of any class
+        raise BundleError(
+            f"cannot reach the storage ({type(error).__name__}: {error})",
+            name=url,
+            hint="check the URL, the network and the credentials",
         ) from None
 
 

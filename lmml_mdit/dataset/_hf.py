@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 
 from .._version import __version__
-from ..bundle import Limits, filesystem, is_url, local_path
+from ..bundle import Limits, filesystem, is_url, local_path, url_failures
 from ..chat import ChatMessage
 from ..jsontypes import JSONMapping
 from ._arrow import iter_rows
@@ -102,7 +102,8 @@ def _size_and_time(source: str) -> tuple[int, str]:
         stat = os.stat(local)
         return stat.st_size, str(stat.st_mtime_ns)
     fs, path = filesystem(source)
-    info = fs.info(path)
+    with url_failures(source):
+        info = fs.info(path)
     size = info.get("size")
     stamp = next((info[key] for key in _TIME_KEYS if info.get(key) is not None), "")
     return int(size) if isinstance(size, int) else -1, str(stamp)

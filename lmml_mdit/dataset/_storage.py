@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from ..atomic import atomic_write
-from ..bundle import SeekableFile, filesystem, is_url, local_path, url_output
+from ..bundle import SeekableFile, filesystem, is_url, local_path, url_failures, url_output
 from ..chat import iter_bundles
 from ..errors import BundleError
 from ..formats import BUNDLE_SUFFIXES
@@ -44,7 +44,8 @@ def is_folder(location: str | os.PathLike[str]) -> bool:
     if local is not None:
         return os.path.isdir(local)
     fs, path = filesystem(text)
-    return fs.isdir(path)
+    with url_failures(text):
+        return fs.isdir(path)
 
 
 def walk(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
@@ -62,8 +63,10 @@ def walk(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
             yield path, relative_path(path, local)
         return
     fs, root = filesystem(text)
+    with url_failures(text):
+        listed = fs.find(root)
     found = sorted(
-        (name for name in fs.find(root) if name.endswith(BUNDLE_SUFFIXES)),
+        (name for name in listed if name.endswith(BUNDLE_SUFFIXES)),
         key=lambda name: name.split("/"),
     )
     base = root.rstrip("/") + "/"
