@@ -249,3 +249,33 @@ def test_a_transcript_renders_losslessly(core: Any, entry: dict[str, str]) -> No
     )
     assert isinstance(prompt, str)
     assert [text for text in TEXTS if text not in prompt] == []
+
+
+def _dataset_conversations() -> list[tuple[str, list[dict[str, Any]]]]:
+    """The ``messages`` of each shipped example's dataset row (as ``hf_rows`` gives it),
+    ending on a user turn so that every template shows what came before."""
+    from lmml_mdit.dataset import template_messages, to_arrow
+
+    rows = to_arrow(Path(__file__).parent.parent / "examples").read_all().to_pylist()
+    conversations = []
+    for row in rows:
+        messages: list[dict[str, Any]] = [dict(message) for message in template_messages(row)]
+        if messages[-1]["role"] != "user":
+            messages.append({"role": "user", "content": "And tomorrow?"})
+        conversations.append((row["path"], messages))
+    return conversations
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_a_dataset_rows_messages_render_losslessly(core: Any, entry: dict[str, str]) -> None:
+    """A dataset row's ``messages`` through ``flatten`` with the detected flags, as the
+    Datasets page shows: a preamble and a system turn are two leading system messages,
+    and a template that keeps one system message (the first, or the last) must still
+    show both texts."""
+    tokenizer = _tokenizer(core, entry)
+    flags = detect_template_flags(tokenizer)
+    for path, messages in _dataset_conversations():
+        view = flatten(messages, flags=flags)
+        prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
+        missing = [m["content"][:40] for m in messages if m["content"][:40] not in prompt]
+        assert missing == [], (path, flags)

@@ -336,7 +336,9 @@ def flatten(
     The order makes labels honest: runs are merged (and labelled) first, then the system
     text is folded in unlabelled, then the user opening is ensured. With *merge* (or
     *system_midway_as_user*) a ``system`` message after the opening becomes a ``user``
-    message, since strict templates refuse a system message anywhere but first.
+    message, since strict templates refuse a system message anywhere but first, and the
+    opening's ``system`` messages are joined into one, since such templates show only
+    one of them.
 
     :param messages: the messages; not changed.
     :param flags: what a template accepts (:func:`detect_template_flags`): each step it
@@ -355,7 +357,7 @@ def flatten(
     :param label_authors: label the parts of a merged run that has several authors.
     :param placeholder: the text of an inserted opening user turn.
     :param system_midway_as_user: make a ``system`` message after the opening a ``user``
-        message.
+        message, and join the opening's ``system`` messages into one.
     :param text_content: give each content as one string, its text parts joined, for a
         template that takes no list of parts (added without ``supports_content_parts``).
     :raises ChatTemplateError: with *text_content*, for a part that is not text (an
@@ -385,7 +387,8 @@ def flatten(
         current = current[:lead] + merge_same_role(current[lead:], label_authors=label_authors)
     if fold_system:
         current = _fold_system(current)
-    elif merge and lead > 1:
+    elif (merge or system_midway_as_user) and lead > 1:
+        # a template that shows a system message only first keeps one of a leading run
         joined = _join([message.get("content", "") for message in current[:lead]])
         current = [{"role": "system", "content": joined}, *current[lead:]]
     if user_first:
