@@ -31,6 +31,7 @@ def unreachable_hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setattr(hf_constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)  # other tests may set it
     hf_filesystem.HfFileSystem.clear_instance_cache()
     yield
     hf_filesystem.HfFileSystem.clear_instance_cache()
