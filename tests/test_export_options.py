@@ -203,3 +203,34 @@ def test_every_output_naming_a_folder_is_refused_before_any_work(
     assert main(argv) == 2
     assert f"{out}/: names a folder (it ends in a separator)" in capsys.readouterr().err
     assert not os.path.exists(out)
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_payload_that_cannot_be_built_is_a_failure_as_with_jsonl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], force: bool
+) -> None:
+    """The shipped template example has a required input no export gives: ``--jsonl``
+    fails it, and so must ``--parquet --payload`` rather than write an empty request
+    column and say every bundle was exported."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    example = Path(__file__).parent.parent / "examples" / "capitals.lmml"
+    (runs / "capitals.lmml").write_bytes(example.read_bytes())
+    (runs / "good.lmml").write_text("## user\n\nhi\n", encoding="utf-8")
+    forced = ["--force"] if force else []
+    lines = tmp_path / "out.jsonl"
+    jsonl_status, jsonl_err = _export(
+        capsys, runs, "--jsonl", lines, "--provider", "openai", *forced
+    )
+    rows = tmp_path / "rows.parquet"
+    status, err = _export(
+        capsys, runs, "--parquet", rows, "--payload", "openai", "--workers", "1", *forced
+    )
+    assert (status, jsonl_status) == (1, 1)
+    wanted = f"lmml: error: {runs / 'capitals.lmml'}:3:12: missing_input: "
+    assert jsonl_err[0].startswith(wanted)
+    assert [line for line in err if line.startswith("lmml: ")] == [err[0]]
+    assert err[0].startswith(wanted)
+    assert err[-1] == f"Exported 1 of 2 bundle(s) from {runs} -> {rows}"
+    table = read_parquet(rows).to_pylist()
+    assert [row["request_openai"] is None for row in table] == [True, False]

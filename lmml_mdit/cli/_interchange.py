@@ -438,7 +438,13 @@ class _RowVerdicts:
         """The batches of *reader*, unchanged, each row judged as it passes."""
         for batch in reader:
             columns = ("path", "kind", "error", "issues")
-            for row in zip(*(batch.column(name).to_pylist() for name in columns), strict=True):
+            notes = (
+                batch.column("request_notes").to_pylist()
+                if "request_notes" in batch.schema.names
+                else [[]] * batch.num_rows
+            )
+            cells = (batch.column(name).to_pylist() for name in columns)
+            for row in zip(*cells, notes, strict=True):
                 path, *rest = row
                 self._judge(_under(self.folder, path), *rest)
             yield batch
@@ -449,12 +455,23 @@ class _RowVerdicts:
         kind: str | None,
         failure: dict[str, str] | None,
         issues: list[dict[str, str | int | None]],
+        notes: list[dict[str, str]] | None,
     ) -> None:
-        from ..severity import WARNED_KINDS
-
         if failure is not None:
             self._fail(path, str(failure["message"]))
             return
+        before = self.failed
+        self._judge_issues(path, kind, issues)
+        unbuilt = [note for note in notes or [] if note["severity"] == "error"]
+        if unbuilt and self.failed == before:  # a body --payload asked for is not there
+            note = unbuilt[0]
+            self._fail(path, f"{note['message']} (--payload {note['provider']}: no request body)")
+
+    def _judge_issues(
+        self, path: str, kind: str | None, issues: list[dict[str, str | int | None]]
+    ) -> None:
+        from ..severity import WARNED_KINDS
+
         defects = [_defect(path, kind, record) for record in issues]
         warned = [defect for defect in defects if defect.kind in WARNED_KINDS]
         if self.strict and warned:
