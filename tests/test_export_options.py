@@ -234,3 +234,22 @@ def test_a_payload_that_cannot_be_built_is_a_failure_as_with_jsonl(
     assert err[-1] == f"Exported 1 of 2 bundle(s) from {runs} -> {rows}"
     table = read_parquet(rows).to_pylist()
     assert [row["request_openai"] is None for row in table] == [True, False]
+
+
+def test_a_damaged_archive_is_named_once_and_alike_in_both_modes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bundle that cannot be read is reported by ``--parquet`` with the very line
+    ``--jsonl`` prints: the path as typed, not followed by its absolute path."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    example = (Path(__file__).parent.parent / "examples" / "sales-review.lmmlz").read_bytes()
+    (runs / "cut.lmmlz").write_bytes(example[: len(example) // 2])
+    monkeypatch.chdir(tmp_path)
+    typed = os.path.join("runs", "cut.lmmlz")
+    _, jsonl_err = _export(capsys, "runs", "--jsonl", "out.jsonl")
+    _, parquet_err = _export(capsys, "runs", "--parquet", "rows.parquet")
+    [line] = [line for line in parquet_err if line.startswith("lmml: ")]
+    assert line.startswith(f"lmml: error: {typed}: the archive ")
+    assert str(runs / "cut.lmmlz") not in line
+    assert [line] == [line for line in jsonl_err if line.startswith("lmml: ")]

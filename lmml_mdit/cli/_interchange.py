@@ -335,9 +335,12 @@ def _checked_output(flag: str, out: str) -> None:
         )
 
 
-def _about_bundle(path: str, message: str) -> str:
-    """*message* about the exported bundle *path*, shown safely, starting with the path."""
-    return located(shown(path), shown(one_line(message)), (shown(os.path.basename(path)),))
+def _about_bundle(path: str, message: str, source: str | None = None) -> str:
+    """*message* about the exported bundle *path*, shown safely, starting with the path
+    (once: a message opening with the bundle's file name, or with its *source* as read,
+    opens with *path* instead)."""
+    aliases = (shown(source),) if source else ()
+    return located(shown(path), shown(one_line(message)), (*aliases, shown(os.path.basename(path))))
 
 
 def _is_parquet(file: str) -> bool:
@@ -437,7 +440,7 @@ class _RowVerdicts:
     def watch(self, reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
         """The batches of *reader*, unchanged, each row judged as it passes."""
         for batch in reader:
-            columns = ("path", "kind", "error", "issues")
+            columns = ("path", "source", "kind", "error", "issues")
             notes = (
                 batch.column("request_notes").to_pylist()
                 if "request_notes" in batch.schema.names
@@ -452,13 +455,15 @@ class _RowVerdicts:
     def _judge(
         self,
         path: str,
+        source: str | None,
         kind: str | None,
         failure: dict[str, str] | None,
         issues: list[dict[str, str | int | None]],
         notes: list[dict[str, str]] | None,
     ) -> None:
         if failure is not None:
-            self._fail(path, str(failure["message"]))
+            self.failed += 1
+            self.notes.append((True, _about_bundle(path, str(failure["message"]), source)))
             return
         before = self.failed
         self._judge_issues(path, kind, issues)
