@@ -15,6 +15,7 @@ __all__ = [
     "clipped",
     "first_line_ending",
     "is_unicode",
+    "line_starts",
     "normalize_newlines",
     "place_after",
     "trim_blank_lines",
@@ -55,6 +56,33 @@ def normalize_newlines(text: str) -> str:
     :param text: any text.
     """
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of *text* starts, its lines ended as markdown-it ends them
+    (``\n``, ``\r\n`` or a lone ``\r``; see :func:`normalize_newlines`), so that the
+    parse's line *n* starts at ``line_starts(text)[n - 1]``.
+
+    :param text: any text.
+    """
+    starts = [0]
+    if "\r" not in text:
+        found = text.find("\n")
+        while found >= 0:
+            starts.append(found + 1)
+            found = text.find("\n", found + 1)
+        return starts
+    at = 0
+    while True:
+        newline = text.find("\n", at)
+        carriage = text.find("\r", at, newline if newline >= 0 else len(text))
+        if carriage >= 0:
+            at = carriage + 2 if text.startswith("\r\n", carriage) else carriage + 1
+        elif newline >= 0:
+            at = newline + 1
+        else:
+            return starts
+        starts.append(at)
 
 
 def place_after(before: str) -> tuple[int, int]:

@@ -8,6 +8,7 @@ from lmml_mdit import parse
 from lmml_mdit.text import (
     as_turn_text,
     blank_edges,
+    line_starts,
     normalize_newlines,
     trim_blank_lines,
 )
@@ -77,3 +78,13 @@ def test_trim_blank_lines_is_idempotent_and_keeps_the_middle(text: str) -> None:
 def test_as_turn_text_is_what_a_turn_reads_back() -> None:
     assert as_turn_text("\r\n\n  a\r\n\x00b  \r\n\n") == "  a\n\ufffdb  "
     assert as_turn_text("  \n \n") == ""
+
+
+@given(st.text(alphabet="ab\r\n\x00", max_size=60))
+def test_line_starts_are_where_the_parse_counts_lines(text: str) -> None:
+    lines = normalize_newlines(text).split("\n")
+    starts = line_starts(text)
+    assert len(starts) == len(lines)
+    ends = [*starts[1:], len(text)]
+    for start, end, line in zip(starts, ends, lines, strict=True):
+        assert normalize_newlines(text[start:end]).rstrip("\n") == line

@@ -18,6 +18,7 @@ from markdown_it.token import Token
 
 from ..model import Embed
 from ..syntax import DELIMITERS_KEY, FRONT_MATTER_TOKEN, KNOWN_NAMES_KEY
+from ..text import line_starts
 from ._narrative import (
     Narrative,
     _body_start,
@@ -102,15 +103,6 @@ def _answers_hold(previous: Tracked) -> bool:
     )
 
 
-def _line_starts(source: str) -> list[int]:
-    starts = [0]
-    found = source.find("\n")
-    while found >= 0:
-        starts.append(found + 1)
-        found = source.find("\n", found + 1)
-    return starts
-
-
 def _block_starts(tokens: Sequence[Token]) -> tuple[list[int], list[int]]:
     starts: list[int] = []
     positions: list[int] = []
@@ -154,7 +146,7 @@ def parse_tracked(
         list(env[DELIMITERS_KEY]),  # type: ignore[call-overload]
         bool(env.get("references")),
         _fence_names(narrative.embeds),
-        _line_starts(narrative.source),
+        line_starts(narrative.source),
         known_names,
         answers=asked.answers,
     )
@@ -353,7 +345,6 @@ def _try_window(
         *(position + head_count for position in kept_positions),
         *(position + moved for position in previous.positions[tail_index:]),
     ]
-    line_starts = _line_starts(new)
     return Tracked(
         narrative,
         starts,
@@ -361,7 +352,7 @@ def _try_window(
         delimiters,
         False,
         fences,
-        line_starts,
+        line_starts(new),
         previous.known_names,
         incremental=True,
         answers={**previous.answers, **asked.answers},

@@ -16,6 +16,7 @@ from typing import Literal, Protocol
 
 from markdown_it.token import Token
 
+from ..text import line_starts
 from ._index import StructureIndex
 
 __all__ = [
@@ -262,15 +263,6 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _line_starts(source: str) -> list[int]:
-    starts = [0]
-    found = source.find("\n")
-    while found >= 0:
-        starts.append(found + 1)
-        found = source.find("\n", found + 1)
-    return starts
-
-
 def find_placeholders(narrative: Parsed) -> Placeholders:
     """Every placeholder and ``\\{{`` of *narrative* (what
     :attr:`~lmml_mdit.narrative.Narrative.placeholders` keeps)."""
@@ -279,7 +271,7 @@ def find_placeholders(narrative: Parsed) -> Placeholders:
     if at < 0:
         return Placeholders()
     lines = narrative.lines
-    starts = _line_starts(source)
+    starts = line_starts(source)
     kinds = _Classifier(narrative)
     found: list[Placeholder] = []
     escapes: list[PlaceholderEscape] = []

@@ -33,6 +33,7 @@ from ..syntax import (
     heading_role,
     match_reference_name,
 )
+from ..text import line_starts
 
 __all__ = [
     "EMBED_MARKER",
@@ -146,23 +147,6 @@ def _content_lexer(name: str, content: str, options: dict[str, object]) -> Lexer
         return TextLexer(**options)
 
 
-def _line_starts(text: str) -> list[int]:
-    """The offset of each line of *text* as the parse counts lines (``\\n``, ``\\r\\n`` or
-    ``\\r`` ends one)."""
-    starts = [0]
-    at = 0
-    while True:
-        newline = text.find("\n", at)
-        carriage = text.find("\r", at, newline if newline >= 0 else len(text))
-        if carriage >= 0:
-            at = carriage + 2 if text.startswith("\r\n", carriage) else carriage + 1
-        elif newline >= 0:
-            at = newline + 1
-        else:
-            return starts
-        starts.append(at)
-
-
 def _placeholder_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` offsets of each placeholder the parse finds in *text* that a value
     fills (in text, or in code for an ``in_code`` input), when *text* declares inputs (a
@@ -185,7 +169,7 @@ def _placeholder_spans(text: str) -> list[tuple[int, int]]:
         return []
     if not found:
         return []
-    starts = _line_starts(text)
+    starts = line_starts(text)
     shift = 1 if text.startswith("\ufeff") else 0  # the parse reads the text without it
     spans = []
     for placeholder in found:

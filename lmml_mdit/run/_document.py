@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +26,7 @@ from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
 from ..narrative import TOOL_CALL_SUFFIX, Narrative, call_slug, is_native_name
 from ..syntax import embed_fence
+from ..text import line_starts
 from ..transcript import (
     NUMBERED_HEADING,
     Message,
@@ -247,20 +247,6 @@ def _manifest_text(manifest: JSONMapping) -> str:
     return f"{head},\n  {json.dumps(RUN_KEY)}: [\n{replies}\n  ]\n}}\n"
 
 
-def _line_offset(text: str, line: int) -> int:
-    """The offset where the 1-based *line* of *text* starts, lines ending as the parse
-    ends them (``\\n``, ``\\r\\n`` or a lone ``\\r``); the end of *text* past its last."""
-    if line <= 1:
-        return 0
-    for number, found in enumerate(_LINE_BREAK.finditer(text), 2):
-        if number == line:
-            return found.end()
-    return len(text)
-
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
 def _fence_span(narrative: Narrative, line: int) -> tuple[int, int] | None:
     """Where the closed top-level ``@@@`` fence opening on *line* (1-based) stands in the
     narrative's text: the offsets of its opening line and of the line after its close, as
@@ -269,7 +255,10 @@ def _fence_span(narrative: Narrative, line: int) -> tuple[int, int] | None:
         if fence.start + 1 == line:
             if not fence.closed or fence.level:
                 return None
-            return _line_offset(narrative.text, line), _line_offset(narrative.text, fence.end + 1)
+            starts = line_starts(narrative.text)
+            return starts[line - 1], (
+                starts[fence.end] if fence.end < len(starts) else len(narrative.text)
+            )
     return None
 
 
