@@ -347,9 +347,11 @@ def test_detect_template_flags(system: bool, strict: bool) -> None:
         supports_system_midway=system,
         supports_content_parts=False,
     )
-    assert all(
-        call == {"tokenize": False, "add_generation_prompt": True} for call in tokenizer.calls
-    )
+    # every probe asks for text; one renders a finished conversation, without the opening
+    # of the model's next turn
+    assert all(call.keys() == {"tokenize", "add_generation_prompt"} for call in tokenizer.calls)
+    assert all(call["tokenize"] is False for call in tokenizer.calls)
+    assert sum(not call["add_generation_prompt"] for call in tokenizer.calls) == int(system)
 
 
 @pytest.mark.parametrize("step", [flatten, fold_system, merge_same_role, ensure_user_first])

@@ -279,3 +279,80 @@ def test_a_dataset_rows_messages_render_losslessly(core: Any, entry: dict[str, s
         prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
         missing = [m["content"][:40] for m in messages if m["content"][:40] not in prompt]
         assert missing == [], (path, flags)
+
+
+CALL_WITHOUT_TEXT: list[dict[str, Any]] = [
+    {"role": "user", "content": "Find me a flight from Oslo to Rome."},
+    {
+        "role": "assistant",
+        "content": None,  # as the OpenAI API writes a turn that only calls
+        "tool_calls": [
+            {
+                "id": "call98765",
+                "type": "function",
+                "function": {
+                    "name": "search_flights",
+                    "arguments": '{"origin": "OSL", "destination": "FCO"}',
+                },
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call98765", "content": "SK4711 departs 09:40"},
+]
+CALL_WITHOUT_TEXT_SHOWN = (
+    "Find me a flight from Oslo to Rome.",
+    "search_flights",
+    "OSL",
+    "FCO",
+    "SK4711 departs 09:40",
+)
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_a_call_without_text_renders_losslessly(core: Any, entry: dict[str, str]) -> None:
+    """An assistant turn that only calls, its content ``null`` as the OpenAI API writes it
+    (and as ``Bundle.messages`` gives it): a template that reads the content as a string
+    gets an empty one."""
+    tokenizer = _tokenizer(core, entry)
+    view = flatten(CALL_WITHOUT_TEXT, flags=detect_template_flags(tokenizer))
+    prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
+    assert isinstance(prompt, str)
+    assert [text for text in CALL_WITHOUT_TEXT_SHOWN if text not in prompt] == []
+
+
+TWO_SYSTEMS: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a patient maths tutor."},
+    {"role": "system", "content": "Answer in at most three sentences."},
+    {"role": "user", "content": "Why is 0.1 + 0.2 not 0.3 in floating point?"},
+]
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_two_leading_system_messages_render_losslessly(core: Any, entry: dict[str, str]) -> None:
+    """A system prompt then a developer message (imported as a second system turn): a
+    template that keeps only one system message gets them joined."""
+    tokenizer = _tokenizer(core, entry)
+    view = flatten(TWO_SYSTEMS, flags=detect_template_flags(tokenizer))
+    prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=True)
+    assert isinstance(prompt, str)
+    assert [m["content"] for m in TWO_SYSTEMS if m["content"] not in prompt] == []
+
+
+ENDING_ON_THE_MODEL: list[dict[str, Any]] = [
+    {"role": "system", "content": "You translate English into German."},
+    {"role": "user", "content": "Good morning"},
+    {"role": "assistant", "content": "Guten Morgen"},
+]
+
+
+@pytest.mark.parametrize("entry", TEMPLATES, ids=_ids())
+def test_a_conversation_ending_on_the_model_renders_losslessly(
+    core: Any, entry: dict[str, str]
+) -> None:
+    """A finished conversation (a training example) rendered without a generation prompt:
+    a template that shows the system text only beside a last user turn gets it folded."""
+    tokenizer = _tokenizer(core, entry)
+    view = flatten(ENDING_ON_THE_MODEL, flags=detect_template_flags(tokenizer))
+    prompt = tokenizer.apply_chat_template(view, tokenize=False, add_generation_prompt=False)
+    assert isinstance(prompt, str)
+    assert [m["content"] for m in ENDING_ON_THE_MODEL if m["content"] not in prompt] == []

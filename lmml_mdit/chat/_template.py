@@ -336,9 +336,7 @@ def flatten(
     The order makes labels honest: runs are merged (and labelled) first, then the system
     text is folded in unlabelled, then the user opening is ensured. With *merge* (or
     *system_midway_as_user*) a ``system`` message after the opening becomes a ``user``
-    message, since strict templates refuse a system message anywhere but first, and the
-    opening's ``system`` messages are joined into one, since such templates show only
-    one of them.
+    message, since strict templates refuse a system message anywhere but first.
 
     :param messages: the messages; not changed.
     :param flags: what a template accepts (:func:`detect_template_flags`): each step it
@@ -357,12 +355,14 @@ def flatten(
     :param label_authors: label the parts of a merged run that has several authors.
     :param placeholder: the text of an inserted opening user turn.
     :param system_midway_as_user: make a ``system`` message after the opening a ``user``
-        message, and join the opening's ``system`` messages into one.
+        message, and join several leading ``system`` messages into one (as *merge*
+        does), for a template that keeps only one system text.
     :param text_content: give each content as one string, its text parts joined, for a
         template that takes no list of parts (added without ``supports_content_parts``).
     :raises ChatTemplateError: with *text_content*, for a part that is not text (an
         image), which such a template cannot show.
 
+    A ``content`` that is ``None`` or missing (a turn that only calls) is given as ``""``.
     A call's ``arguments`` given as JSON text (as OpenAI's API writes them) are given as
     the object they hold, as Hugging Face templates take them.
     """
@@ -388,7 +388,7 @@ def flatten(
     if fold_system:
         current = _fold_system(current)
     elif (merge or system_midway_as_user) and lead > 1:
-        # a template that shows a system message only first keeps one of a leading run
+        # a template keeping one system message only would show the last (or first) alone
         joined = _join([message.get("content", "") for message in current[:lead]])
         current = [{"role": "system", "content": joined}, *current[lead:]]
     if user_first:
@@ -399,6 +399,10 @@ def flatten(
         if isinstance(calls, list):
             message["tool_calls"] = [_with_object_arguments(call) for call in calls]
         content = message.get("content")
+        if content is None:
+            # a turn that only calls (content null, as OpenAI writes it): templates read
+            # the content as a string
+            message["content"] = content = ""
         if text_content and isinstance(content, list):
             message["content"] = _text_of(content, position)
     return current
@@ -497,10 +501,11 @@ and each result."""
 def detect_template_flags(
     tokenizer: ChatTokenizer, *, render: Callable[..., object] | None = None
 ) -> FlattenFlags:
-    """Find what a tokenizer's chat template accepts by rendering five small probes: a
-    system message, two user turns in a row, a tool call with its result, a system
-    message midway, and a text given as a list of parts (each must render with its text
-    in the prompt; any exception counts as a refusal). The probes are described in the
+    """Find what a tokenizer's chat template accepts by rendering small probes: a
+    system message (also in a finished conversation, without a generation prompt), two
+    user turns in a row, a tool call with its result, a system message midway, and a
+    text given as a list of parts (each must render with its text in the prompt; any
+    exception counts as a refusal). The probes are described in the
     Transcript page of the docs. Only ``tokenizer.apply_chat_template`` is used, with
     ``tokenize=False``.
 
@@ -510,9 +515,11 @@ def detect_template_flags(
     """
     apply = render if render is not None else tokenizer.apply_chat_template
 
-    def renders(view: list[ChatMessage], *, showing: Sequence[str] = ()) -> bool:
+    def renders(
+        view: list[ChatMessage], *, showing: Sequence[str] = (), generation_prompt: bool = True
+    ) -> bool:
         try:
-            prompt = apply(view, tokenize=False, add_generation_prompt=True)
+            prompt = apply(view, tokenize=False, add_generation_prompt=generation_prompt)
         except Exception:
             # Any refusal counts: templates raise jinja errors, ValueError or their own.
             return False
@@ -521,6 +528,14 @@ def detect_template_flags(
     supports_system = renders(
         [{"role": "system", "content": _SYSTEM_PROBE}, {"role": "user", "content": "u"}],
         showing=[_SYSTEM_PROBE],
+    ) and renders(  # some show it only beside the last user turn: a finished one loses it
+        [
+            {"role": "system", "content": _SYSTEM_PROBE},
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "a"},
+        ],
+        showing=[_SYSTEM_PROBE],
+        generation_prompt=False,
     )
     strict = not renders([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
     midway = supports_system and renders(
