@@ -309,12 +309,23 @@ _MESSAGE_KEYS = ("type", "role", "content")
 # of output items (``id``, ``status``) and an assistant message's ``phase``. Each is kept
 # in the message's record (a ``message`` fence) and sent back.
 _RECORD_KEYS = ("id", "status", "phase")
+# The fields the API reference documents on an input part beyond its content: each is kept
+# as given (part keys beside the part) and put back onto it on export.
+_OWN_PART_KEYS = ("prompt_cache_breakpoint",)
 # A part's keys that are read.
 _PART_KEYS = {
-    "input_text": ("type", "text"),
+    "input_text": ("type", "text", *_OWN_PART_KEYS),
     "output_text": ("type", "text", "annotations", "logprobs"),
-    "input_image": ("type", "image_url", "file_id", "detail"),
-    "input_file": ("type", "file_data", "filename", "file_id", "file_url", "detail"),
+    "input_image": ("type", "image_url", "file_id", "detail", *_OWN_PART_KEYS),
+    "input_file": (
+        "type",
+        "file_data",
+        "filename",
+        "file_id",
+        "file_url",
+        "detail",
+        *_OWN_PART_KEYS,
+    ),
     "input_audio": ("type", "input_audio"),
 }
 
@@ -336,7 +347,10 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
                 )
             text = expect(part.get("text"), str, where=here)
             annotations = part.get("annotations")
-            if annotations and text.strip():
+            own = _own_keys(part)
+            if own:  # an input_text (output_text documents no such field)
+                parts.extend([TextPart(text), NativeItem(NAME, PART_KEYS, own)])
+            elif annotations and text.strip():
                 parts.extend(
                     [TextPart(text), NativeItem(NAME, "part", {"annotations": annotations})]
                 )
@@ -359,17 +373,22 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
             else:
                 parts.append(decode_data_uri(url, where=here))
             detail = part.get("detail", _DEFAULT_DETAIL)
+            own = _own_keys(part)
             if detail != _DEFAULT_DETAIL:  # "auto" is what the export sends anyway
-                detail = expect(detail, str, where=f"{here}.detail")
-                parts.append(NativeItem(NAME, PART_KEYS, {"detail": detail}))
+                own = {"detail": expect(detail, str, where=f"{here}.detail"), **own}
+            if own:
+                parts.append(NativeItem(NAME, PART_KEYS, own))
         elif kind == "input_file":
             parts.append(_input_file(part, where=here))
             # An input_file has no default detail, and its filename is its own (the asset
             # is named by its content): each is kept as given, put back onto it on export.
-            own: JSONObject = {
-                key: expect(part[key], str, where=f"{here}.{key}")
-                for key in ("filename", "detail")
-                if key in part
+            own = {
+                **{
+                    key: expect(part[key], str, where=f"{here}.{key}")
+                    for key in ("filename", "detail")
+                    if key in part
+                },
+                **_own_keys(part),
             }
             if own:
                 parts.append(NativeItem(NAME, PART_KEYS, own))
@@ -384,16 +403,23 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
     return parts
 
 
+def _own_keys(part: JSONObject) -> JSONObject:
+    """The fields of *part* kept as given (:data:`_OWN_PART_KEYS`)."""
+    return {key: part[key] for key in _OWN_PART_KEYS if key in part}
+
+
 def _input_file(part: JSONObject, *, where: str) -> MessagePart:
     """An ``input_file``'s content: its bytes, or the URL or file id it names."""
+    kept = ("filename", "detail", *_OWN_PART_KEYS)
     if "file_data" not in part and "file_url" in part:
-        reject_unknown_keys(part, ("type", "file_url", "filename", "detail"), where=where)
+        reject_unknown_keys(part, ("type", "file_url", *kept), where=where)
         return read_url(part["file_url"], "file", where=where)
     if "file_data" not in part and "file_id" in part:
-        reject_unknown_keys(part, ("type", "file_id", "filename", "detail"), where=where)
+        reject_unknown_keys(part, ("type", "file_id", *kept), where=where)
         return read_file_id(part["file_id"], "file", "openai", where=where)
     missing = "an input_file needs file_data, file_url or file_id"
-    return file_data_asset(part, where=where, missing=missing)
+    content = {key: value for key, value in part.items() if key not in _OWN_PART_KEYS}
+    return file_data_asset(content, where=where, missing=missing)
 
 
 def _record(item: JSONObject) -> JSONObject:
