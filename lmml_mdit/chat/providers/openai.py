@@ -355,6 +355,10 @@ def _unexpected_keys(message: JSONObject, known: set[str], where: str) -> None:
         )
 
 
+_OWN_PART_KEYS = ("prompt_cache_breakpoint",)
+"""The fields the API reference documents on every content part beside its content."""
+
+
 def content_parts(content: object, *, where: str) -> list[MessagePart]:
     """Read a Chat Completions ``content`` (string, null or part list) into parts."""
     if content is None:
@@ -364,7 +368,9 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
     parts: list[MessagePart] = []
     for here, part in expect_items(content, where=f"{where}.content"):
         kind = part.get("type")
-        reject_unknown_keys(part, ("type", kind), where=here)
+        reject_unknown_keys(part, ("type", kind, *_OWN_PART_KEYS), where=here)
+        # the part's own documented fields, kept as given and put back onto it on export
+        own: JSONObject = {key: part[key] for key in _OWN_PART_KEYS if key in part}
         if kind == "text":
             parts.append(TextPart(expect(part.get("text"), str, where=here)))
         elif kind == "refusal":
@@ -383,7 +389,7 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
                 parts.append(decode_data_uri(url, where=here))
             if "detail" in image:  # the image's own detail, put back onto it on export
                 detail = expect(image["detail"], str, where=f"{here}.image_url.detail")
-                parts.append(NativeItem(NAME, PART_KEYS, {"image_url": {"detail": detail}}))
+                own = {"image_url": {"detail": detail}, **own}
         elif kind == "input_audio":
             parts.append(audio_asset(part, where=here))
         elif kind == "file":
@@ -396,13 +402,15 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
                 parts.append(file_data_asset(file, where=here, missing=missing))
             if "filename" in file:  # the file's own name, put back onto it on export
                 filename = expect(file["filename"], str, where=f"{here}.file.filename")
-                parts.append(NativeItem(NAME, PART_KEYS, {"file": {"filename": filename}}))
+                own = {"file": {"filename": filename}, **own}
         else:
             raise ImportFormatError(
                 f"unknown content part type {shown_value(kind)}",
                 name=here,
                 hint="use text, image_url, input_audio or file parts",
             )
+        if own:
+            parts.append(NativeItem(NAME, PART_KEYS, own))
     return parts
 
 
