@@ -262,13 +262,24 @@ def request(payload: Payload, model: str | None, params: JSONObject) -> JSONObje
 _IGNORED_BLOCK_KEYS = {"cache_control", "citations"}
 
 
+_OWN_KEYS: dict[str, tuple[str, ...]] = {
+    "image": ("transformations",),
+    "tool_use": ("caller", "toolset_name"),
+}
+"""The other fields the API reference documents on a block, kept as given beside it."""
+
+
 def _part_keys(block: JSONObject, keys: JSONObject | None = None) -> list[NativeItem]:
     """The keys of *block* that travel in a ``part`` fence after it: *keys* (a text
-    block's citations) and its ``cache_control``."""
+    block's citations), its ``cache_control`` and its type's own fields (:data:`_OWN_KEYS`)."""
     kept = dict(keys or {})
-    if "cache_control" in block:
-        kept["cache_control"] = block["cache_control"]
+    own = ("cache_control", *_OWN_KEYS.get(str(block.get("type")), ()))
+    kept.update({key: block[key] for key in own if key in block})
     return [NativeItem(NAME, PART_KEYS, kept)] if kept else []
+
+
+_RESULT_KEYS = ("is_error", "cache_control", "toolset_name")
+"""A ``tool_result`` block's fields beside its content, kept as the tool turn's keys."""
 
 
 def _check_keys(block: JSONObject, known: set[str], where: str) -> None:
@@ -327,7 +338,7 @@ def block_parts(
                 if allow_native:
                     parts.extend(_part_keys(block, cited))
         elif kind == "image":
-            _check_keys(block, {"type", "source"}, here)
+            _check_keys(block, {"type", "source", *_OWN_KEYS["image"]}, here)
             parts.append(_source(block, here))
             if allow_native:
                 parts.extend(_part_keys(block))
@@ -343,7 +354,7 @@ def block_parts(
                 }
                 parts.extend(_part_keys(block, own))
         elif kind == "tool_use" and allow_tools:
-            _check_keys(block, {"type", "id", "name", "input"}, here)
+            _check_keys(block, {"type", "id", "name", "input", *_OWN_KEYS["tool_use"]}, here)
             parts.append(
                 ToolCall(
                     id=expect(block.get("id"), str, where=here),
@@ -354,15 +365,14 @@ def block_parts(
             if allow_native:
                 parts.extend(_part_keys(block))
         elif kind == "tool_result" and allow_tools:
-            _check_keys(block, {"type", "tool_use_id", "content", "is_error"}, here)
+            _check_keys(block, {"type", "tool_use_id", "content", *_RESULT_KEYS}, here)
             inner = block_parts(
                 block.get("content", []), where=f"{here}.content", allow_tools=False
             )
-            # The error flag and a caching breakpoint are the result block's own keys: they
-            # travel as the keys of the tool turn's message, put back onto the block.
-            flags: JSONObject = {
-                key: block[key] for key in ("is_error", "cache_control") if key in block
-            }
+            # The error flag, a caching breakpoint and the toolset are the result block's
+            # own keys: they travel as the keys of the tool turn's message, put back onto
+            # the block.
+            flags: JSONObject = {key: block[key] for key in _RESULT_KEYS if key in block}
             if flags.get("is_error") is False:
                 del flags["is_error"]  # the default, as if not given
             if flags:
