@@ -342,7 +342,9 @@ def _snake(key: str) -> str:
 
 
 _SIGNATURE = "thought_signature"
-_PART_EXTRAS = (_SIGNATURE, "video_metadata", "media_resolution", "part_metadata")
+_MEDIA_EXTRAS = ("video_metadata", "media_resolution")
+"""A media part's fields beside its data, in a message or in a function response's parts."""
+_PART_EXTRAS = (_SIGNATURE, *_MEDIA_EXTRAS, "part_metadata")
 """A part's fields that go beside its one content field: kept as the part's keys."""
 _SERVER_PARTS = ("executable_code", "code_execution_result", "tool_call", "tool_response")
 """Parts of Gemini's server-side tools (code execution, built-in tool calls): kept whole."""
@@ -489,8 +491,12 @@ def _function_response(raw: object, extras: JSONObject, calls: _Calls, *, where:
                     name=here,
                     hint="a function response's parts hold inline_data or file_data",
                 )
+            _check_keys(part, ("inline_data", "file_data", *_MEDIA_EXTRAS), where=here)
             found = _media(part, where=here)
             result.extend(found if isinstance(found, list) else [found])
+            own = {key: value for key in _MEDIA_EXTRAS if (value := _get(part, key)) is not None}
+            if own:  # put back onto the part, inside the function_response
+                result.append(NativeItem(NAME, PART_KEYS, own))
         inner["parts"] = []  # the assets above go back inside the function_response
     if inner:
         record["function_response"] = inner
