@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from lmml_mdit import detect_format, export_sharegpt, import_messages, import_path, tool_call_issues
+from lmml_mdit import (
+    detect_format,
+    export_sharegpt,
+    import_messages,
+    import_path,
+    to_request,
+    tool_call_issues,
+)
 from lmml_mdit import open as open_bundle
 from lmml_mdit.chat import export_bundle
 from lmml_mdit.errors import ImportFormatError
@@ -463,9 +470,15 @@ def test_replayed_output_text_with_empty_logprobs_is_read() -> None:
     part = {"type": "output_text", "text": "Hi.", "annotations": [], "logprobs": []}
     item = {"type": "message", "role": "assistant", "content": [part]}
     assert roles(import_messages({"input": [item]})) == ["assistant"]
-    part["logprobs"] = [{"token": "Hi", "logprob": -0.1}]
-    with pytest.raises(ImportFormatError, match="logprobs"):
-        import_messages({"input": [item]})
+
+
+def test_replayed_output_text_logprobs_are_kept() -> None:
+    """A field the API reference documents on the part comes back as it was given."""
+    logprobs = [{"token": "Hi", "bytes": [72, 105], "logprob": -0.1, "top_logprobs": []}]
+    part = {"type": "output_text", "text": "Hi.", "annotations": [], "logprobs": logprobs}
+    item = {"type": "message", "role": "assistant", "content": [part]}
+    body = to_request(import_messages({"input": [item]}), "openai-responses")
+    assert body["input"][0]["content"] == [part]
 
 
 def test_gemini_unread_fields_are_refused_not_dropped() -> None:

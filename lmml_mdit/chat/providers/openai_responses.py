@@ -339,23 +339,17 @@ def content_parts(content: object, *, where: str) -> list[MessagePart]:
         kind = part.get("type")
         reject_unknown_keys(part, _PART_KEYS.get(str(kind), ("type",)), where=here)
         if kind in ("input_text", "output_text"):
-            if part.get("logprobs"):
-                raise ImportFormatError(
-                    "output_text logprobs are not imported",
-                    name=here,
-                    hint="drop the logprobs first",
-                )
             text = expect(part.get("text"), str, where=here)
-            annotations = part.get("annotations")
-            own = _own_keys(part)
-            if own:  # an input_text (output_text documents no such field)
+            # a replayed output_text's non-empty annotations and logprobs (an empty list
+            # is the default) and an input_text's own fields travel as the part's keys
+            own = {
+                **{key: part[key] for key in ("annotations", "logprobs") if part.get(key)},
+                **_own_keys(part),
+            }
+            if own and text.strip():
                 parts.extend([TextPart(text), NativeItem(NAME, PART_KEYS, own)])
-            elif annotations and text.strip():
-                parts.extend(
-                    [TextPart(text), NativeItem(NAME, "part", {"annotations": annotations})]
-                )
-            elif annotations:  # no text to hold the keys: the part travels whole
-                parts.append(NativeItem(NAME, "output_text", part))
+            elif own:  # no text to hold the keys: the part travels whole
+                parts.append(NativeItem(NAME, str(kind), part))
             else:
                 parts.append(TextPart(text))
         elif kind == "input_image":
