@@ -15,7 +15,7 @@ import lmml_mdit
 from lmml_mdit import ExpectError
 from lmml_mdit.cli import main
 from lmml_mdit.errors import InputError
-from lmml_mdit.eval import Summary, Target, aevaluate, iter_cases
+from lmml_mdit.eval import Summary, Target, aevaluate, iter_cases, write_report
 
 TEMPLATE = """\
 ---
@@ -429,3 +429,26 @@ def test_a_warning_is_noted_once_a_target_at_its_lowest_numbered_case() -> None:
         "cases.jsonl:1: openai:m: setting 'x' left out",
         "cases.jsonl:2: anthropic:m: setting 'x' left out",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('{"case": 0, "target": "openai:m"}\n{"case": 1, "targ\n', 2),
+        ('{"case": 0, "target": "openai:m"}\n\n[1, 2]\n', 3),
+        ('{"answer": "no case or target"}\n', 1),
+    ],
+    ids=["cut-json", "not-an-object", "not-a-row"],
+)
+def test_write_report_names_a_line_that_is_no_results_row(
+    tmp_path: Path, text: str, line: int
+) -> None:
+    # Called from Python, a bad line raised json's own JSONDecodeError (or a KeyError).
+    results = tmp_path / "results.jsonl"
+    results.write_text(text, encoding="utf-8")
+    with pytest.raises(lmml_mdit.LmmlError, match="not a results row of lmml eval") as raised:
+        write_report(results, tmp_path / "report.html")
+    assert (raised.value.name, raised.value.line) == (str(results), line)
+    assert not (tmp_path / "report.html").exists()
+    with pytest.raises(lmml_mdit.LmmlError, match="cannot read the results"):
+        write_report(tmp_path / "gone.jsonl", tmp_path / "report.html")

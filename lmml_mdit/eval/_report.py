@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from ..atomic import atomic_write_bytes
+from ..errors import LmmlError
 from ..preview import PREVIEW_CSS
 
 __all__ = ["report_html", "write_report"]
@@ -147,11 +148,42 @@ def write_report(
 
     :param targets: the run's targets, as text, as :func:`report_html` takes them (None:
         every target of the results).
+    :raises LmmlError: when *results* cannot be read, or a line of it is no results row of
+        ``lmml eval`` (named with its line).
     """
-    with open(results, encoding="utf-8") as stream:
-        rows = [json.loads(line) for line in stream if line.strip()]
+    rows = _rows(os.fspath(results))
     title = f"Evaluation: {os.path.basename(os.fspath(results))}"
     # a lone surrogate of an answer (no UTF-8 page holds one) is shown as its escape
     atomic_write_bytes(
         out, report_html(rows, title, targets=targets).encode("utf-8", "backslashreplace")
     )
+
+
+def _rows(path: str) -> list[dict[str, object]]:
+    """The rows of the results file *path*, each checked to be one ``lmml eval`` wrote."""
+    rows: list[dict[str, object]] = []
+    try:
+        with open(path, encoding="utf-8") as stream:
+            for number, line in enumerate(stream, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    row = None
+                if not isinstance(row, dict) or "case" not in row or "target" not in row:
+                    raise LmmlError(
+                        "not a results row of lmml eval",
+                        name=path,
+                        line=number,
+                        hint="name the results file lmml eval wrote (its --out)",
+                    )
+                rows.append(row)
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+        raise LmmlError(
+            f"cannot read the results: {reason or error}",
+            name=path,
+            hint="name the results file lmml eval wrote (its --out)",
+        ) from None
+    return rows
