@@ -8,6 +8,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import lmml_mdit
+from lmml_mdit.bundle import Bundle
 from lmml_mdit.bundle import _reserved as reserved  # patched on purpose: the YAML loaders
 from lmml_mdit.errors import InvalidSettingsError
 
@@ -145,3 +147,35 @@ def test_an_alias_document_over_the_node_limit_is_refused_without_a_second_slow_
     monkeypatch.setattr(reserved, "_read_yaml_python", slow)
     with pytest.raises(InvalidSettingsError, match="alias bomb"):
         reserved.load_settings(many.encode(), name="settings.yaml")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "model: m\ntemperature:\t0.2\n",  # a tab after the colon
+        "stop: a\tb\n",  # a tab inside a plain scalar
+        "stop:\n  - a\n  -\tb\n",  # a tab after a sequence dash
+        "model: m\t\n",  # a trailing tab
+    ],
+)
+def test_a_document_with_a_tab_reads_as_the_python_reader_reads_it(text: str) -> None:
+    # libyaml takes a tab as separating space where PyYAML's Python reader refuses it.
+    fast, python = _both(text)
+    assert fast == python
+
+
+def test_a_settings_tab_gives_one_answer_wherever_the_bundle_is_opened() -> None:
+    # The answer PyYAML's Python reader gives, with or without libyaml installed.
+    reserved._memo.clear()
+    reserved._refused.clear()
+    settings_yaml = b"model: m\ntemperature:\t0.2\n"
+    bundle = Bundle.from_zip("tabbed", "## user\nhi\n", {"settings.yaml": settings_yaml})
+    (issue,) = bundle.validate()
+    assert (issue.kind, issue.file, issue.line, issue.column) == (
+        "invalid_settings",
+        "settings.yaml",
+        2,
+        13,
+    )
+    with pytest.raises(lmml_mdit.LmmlError, match=r"settings\.yaml:2:13"):
+        lmml_mdit.to_request(bundle, "openai")

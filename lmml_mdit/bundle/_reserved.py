@@ -431,7 +431,13 @@ def _read_yaml(
     data: bytes, name: str, first_line: int | None, *, what: str = "settings"
 ) -> JSONObject:
     text = _decode_text(data, InvalidSettingsError, name, first_line)
-    if _FastSettingsLoader is not None and not yaml.reader.Reader.NON_PRINTABLE.search(text):
+    # libyaml takes a tab as separating space where the Python reader refuses it: a
+    # document with a tab is read by the Python reader alone, so the answer is one.
+    if (
+        _FastSettingsLoader is not None
+        and "\t" not in text
+        and not yaml.reader.Reader.NON_PRINTABLE.search(text)
+    ):
         oversized = _oversized_events(text)
         if oversized is not None:
             raise _yaml_error(oversized, name, first_line, what)
