@@ -29,6 +29,7 @@ Shapes (sizes at ``--scale 1``):
 - ``zip-refs``: a zip bundle of 5,000 text entries, each referenced once (plus ``inline``);
 - ``long-line``: one 1 MB line of words with a reference at the end;
 - ``table-row``: one 1 MB Markdown table row with references in its cells;
+- ``refs-line``: one 1 MB line of references to one fence (100,000 of them);
 - ``at-signs``: 1 MB of ``@`` runs with spaces;
 - ``nested-quotes``: 5,000 levels of ``>`` with a reference inside;
 - ``md-images``: one paragraph of 10,000 Markdown images naming a zip entry (each an
@@ -112,6 +113,10 @@ def table_row(size: int) -> str:
     return "## user\n| a | b |\n| - | - |\n" + cells + "|\n\n@@@cell.txt\nx\n@@@\n"
 
 
+def refs_line(size: int) -> str:
+    return "## user\n" + "@cell.txt " * (size // 10) + "\n\n@@@cell.txt\nx\n@@@\n"
+
+
 def at_signs(size: int) -> str:
     return "## user\nx " + "@@ @" * (size // 4) + "\n"
 
@@ -137,6 +142,7 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "zip-refs": (zip_refs, 5_000),
     "long-line": (long_line, MB),
     "table-row": (table_row, MB),
+    "refs-line": (refs_line, MB),
     "at-signs": (at_signs, MB),
     "nested-quotes": (nested_quotes, 5_000),
     "md-images": (md_images, 10_000),
