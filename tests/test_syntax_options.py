@@ -345,6 +345,20 @@ def test_turn_n_then_words_that_are_no_role_stays_an_ordinary_heading() -> None:
         ("## Turn2: user", "user", "no space between 'Turn' and its number"),
         ("## turn12 assistant", "assistant", "did you mean '## turn 12 -- assistant'?"),
         ("<!-- asistant -->", "asistant", "(did you mean '<!-- assistant -->'?)"),
+        # Dashes and colons a word processor or a web page writes for "-" and ":".
+        ("## Turn 2 \u2212 assistant", "assistant", "its separator is none of"),
+        ("## Turn 2 \u2010 user", "user", "did you mean '## Turn N -- user'?"),
+        ("## Turn 2 \u2011 user", "user", "its separator is none of"),
+        ("## Turn 2 \uff0d user", "user", "its separator is none of"),
+        ("## Turn 2\uff1a user", "user", "did you mean '## Turn N -- user'?"),
+        # A non-breaking space where a space is meant (a chat copied from a web page).
+        ("## Turn\u00a02 - user", "user", "a non-breaking space (U+00A0) where a space"),
+        ("## Turn 2\u00a0-\u00a0assistant", "assistant", "did you mean '## Turn 2 - assistant'?"),
+        ("## Turn\u20022: user", "user", "(U+2002) where a space is meant"),
+        # Emphasis around a whole delimiter.
+        ("## **Turn 2 - assistant**", "Turn 2 - assistant", "mean '## Turn 2 - assistant'?"),
+        ("## *Turn 2: user*", "Turn 2: user", "emphasis around its label keeps it from being"),
+        ("## __alice -- user__", "alice -- user", "did you mean '## alice -- user'?"),
     ],
 )
 def test_a_near_miss_says_what_is_off(heading: str, word: str, says: str) -> None:

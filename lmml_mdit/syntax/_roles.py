@@ -42,10 +42,14 @@ _TURN_FORM = re.compile(
 )
 # "Turn N" followed by any separator: shaped like RFC 6.1, even when the form is off (no
 # space before the number, as in "Turn2 - user", is off too).
+# The other marks are the dashes and colons a word processor or a web page writes for "-"
+# and ":" (hyphen, figure dash, horizontal bar, minus sign, small and full-width forms).
 _TURN_SHAPED = re.compile(
-    r"turn[ \t]*\d+[ \t]*[-:|\u2012-\u2015]+[ \t]*(.*)",
+    r"turn[ \t]*\d+[ \t]*[-:|\u2010-\u2015\u2212\ufe58\ufe63\uff0d\uff1a]+[ \t]*(.*)",
     re.IGNORECASE | re.DOTALL,
 )
+# The spaces a copied web page writes where a space is meant (no-break, en, em, thin ...).
+_ODD_SPACE = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 # "Turn N", no separator or another mark ("Turn 2 assistant", "Turn 2. assistant", a box
 # drawing dash), then a role: a delimiter with its separator off.
 _TURN_ROLE = re.compile(
@@ -245,15 +249,32 @@ def _turn_role(text: str) -> re.Match[str] | None:
     return match if match is not None and match.group(1).lower() in _ROLES else None
 
 
+def _plain_spaced(text: str) -> str | None:
+    """*text* with plain spaces for the odd ones it holds (``Turn\\u00a01 - user``), when
+    that makes it a strict delimiter; else None."""
+    if text.isascii() or _ODD_SPACE.search(text) is None:
+        return None
+    spaced = _ODD_SPACE.sub(" ", text)
+    return spaced if strict_heading_role(spaced) is not None else None
+
+
 def near_miss(text: str) -> str | None:
     """The word that keeps a delimiter-shaped heading text from being a strict delimiter
     (``bot`` in ``Turn 3 -- bot``), or None when the text is not shaped like one."""
     stripped = text.strip()
     if not stripped:
         return None
+    plain = _plain_spaced(stripped)
+    if plain is not None:
+        return strict_heading_role(plain)  # the role: its spaces are what is off
+    if not stripped.isascii():
+        stripped = _ODD_SPACE.sub(" ", stripped)  # odd spaces and another fault
     if stripped[:1] in ("*", "_"):
         emphasised = _emphasised_label(stripped)
-        return None if emphasised is None else emphasised.removesuffix(":")
+        if emphasised is not None:
+            return emphasised.removesuffix(":")
+        inner, _ = _unwrapped(stripped)
+        return inner if strict_heading_role(inner) is not None else None
     turn_shaped = _TURN_SHAPED.fullmatch(stripped) if stripped[:1] in "tT" else None
     if turn_shaped is not None:
         rest = turn_shaped.group(1).strip()
@@ -305,12 +326,23 @@ def suspicious_heading(
         # What the message quotes of the heading is cut short: a heading is one line, which
         # may be megabytes long, and the warning is said on every command.
         shown, said = clipped(heading, _QUOTED), clipped(word, _QUOTED)
+        plain = _plain_spaced(heading)
+        if plain is not None:
+            odd = _ODD_SPACE.search(heading)
+            code = f"U+{ord(odd.group()):04X}" if odd is not None else "U+00A0"
+            kind = "a non-breaking space" if code in ("U+00A0", "U+202F") else "a space"
+            return word, (
+                f"the heading {shown!r} looks like a role delimiter but holds {kind} "
+                f"({code}) where a space is meant, so it is an ordinary heading (did you "
+                f"mean '## {clipped(plain, _QUOTED)}'?); write plain spaces, or reword the "
+                "heading"
+            )
         if heading[:1] in ("*", "_"):
-            meant = label_role(word)
+            label = label_role(word) or clipped(word, _QUOTED)
             return word, (
                 f"the heading {shown!r} looks like a role delimiter but the emphasis around "
                 f"its label keeps it from being one, so it is an ordinary heading (did you "
-                f"mean '## {meant}'?); write the label without emphasis, or reword the heading"
+                f"mean '## {label}'?); write the label without emphasis, or reword the heading"
             )
         if named is not None and _TURN_UNSPACED.match(heading):
             return word, (
