@@ -318,6 +318,9 @@ def test_turn_n_then_words_that_are_no_role_stays_an_ordinary_heading() -> None:
         "## **System requirements**",
         "## _Users said:_ ours",
         "## Users said:",
+        "Turn 2 was fine: the user said yes",
+        "**Turn 2 - recap**",
+        "Turn 3 -- see the notes",
     ):
         assert Bundle.from_text("t", f"# user\nhi\n\n{heading}\nhello\n").validate() == []
 
@@ -359,6 +362,10 @@ def test_turn_n_then_words_that_are_no_role_stays_an_ordinary_heading() -> None:
         ("## **Turn 2 - assistant**", "Turn 2 - assistant", "mean '## Turn 2 - assistant'?"),
         ("## *Turn 2: user*", "Turn 2: user", "emphasis around its label keeps it from being"),
         ("## __alice -- user__", "alice -- user", "did you mean '## alice -- user'?"),
+        # A Turn N delimiter written as a line of text, bold or plain.
+        ("**Turn 4 - Assistant**", "Turn 4 - Assistant", "mean '## Turn 4 - Assistant'?"),
+        ("Turn 5: User", "Turn 5: User", "looks like a role label but is no delimiter"),
+        ("_Turn 2 -- user_", "Turn 2 -- user", "(did you mean '## Turn 2 -- user'?)"),
     ],
 )
 def test_a_near_miss_says_what_is_off(heading: str, word: str, says: str) -> None:

@@ -411,10 +411,11 @@ def _speaker_role(label: str) -> Role | None:
     return role if role in ("user", "assistant") and base not in _LABEL_STAND_INS else None
 
 
-def _label_message(shown: str, role: Role) -> str:
+def _label_message(shown: str, meant: str) -> str:
+    """The message of a label line *shown*, with the heading text *meant* for it."""
     return (
         f"the line {shown!r} looks like a role label but is no delimiter, so what follows "
-        f"stays in the turn before it (did you mean '## {role}'?); write the label as a "
+        f"stays in the turn before it (did you mean '## {meant}'?); write the label as a "
         "heading on its own line, or reword it"
     )
 
@@ -430,9 +431,9 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
     that is a comment holding a misspelt role or a stand-in (``<!-- asistant -->``, with
     ``html`` off) is one too.
     """
-    # Most paragraphs start with neither emphasis nor a comment and have no colon near the
-    # start: one C-level scan passes them over.
-    if content[:1] not in ("*", "_", "<") and content.find(":", 0, _MAX_LABEL + 1) < 0:
+    # Most paragraphs start with neither emphasis, a comment nor "Turn" and have no colon
+    # near the start: one C-level scan passes them over.
+    if content[:1] not in ("*", "_", "<", "t", "T") and content.find(":", 0, _MAX_LABEL + 1) < 0:
         return None
     end = content.find("\n", 0, _MAX_LABEL + 1)
     first = content[: _MAX_LABEL + 1] if end < 0 else content[:end]
@@ -442,6 +443,11 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
     if first.startswith(COMMENT_OPEN):
         return comment_near_miss(first) if end >= 0 or len(content) <= _MAX_LABEL else None
     whole = end >= 0 or len(content) <= _MAX_LABEL
+    if whole:
+        # A Turn N delimiter written as a line of text: "**Turn 4 - Assistant**".
+        turn, _ = _unwrapped(first)
+        if _TURN_LABEL.match(turn) is not None and strict_heading_role(turn) is not None:
+            return turn, _label_message(first, turn)
     if whole and (first.endswith(":") or first[0] in "*_"):
         # The first line alone: "**Assistant:**", "**Assistant**:", "User:", "**User**".
         inner, emphasised = _unwrapped(first[:-1].rstrip() if first.endswith(":") else first)
