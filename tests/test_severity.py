@@ -435,3 +435,16 @@ def test_a_missing_reference_sent_anyway_is_sent_once_as_written(tmp_path: Path)
         [message] = bundle.messages(strict=False)
     said = [part["text"] for part in message["content"]]
     assert said == ["Look at @chart.png please", "@other.png"]
+
+
+def test_the_force_help_and_docs_name_what_force_cannot_send(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--force`` sends every refused kind but ``unsendable_embed``: its help and the CLI
+    docs say so, rather than "every kind"."""
+    assert main(["render", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "an embed the provider cannot take still fails" in help_text
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text("utf-8")
+    assert "(every kind)" not in docs
+    assert "So is an\nembed the provider cannot take (`unsendable_embed`" in docs

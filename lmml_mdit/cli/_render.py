@@ -158,7 +158,8 @@ def _render_options(parser: argparse.ArgumentParser) -> None:
     add_send_anyway(
         parser,
         "render even a bundle with an error-level defect (a missing reference, an unclosed "
-        "fence, ...), reporting each as a warning",
+        "fence, ...), reporting each as a warning; an embed the provider cannot take still "
+        "fails",
     )
     parser.add_argument(
         "--strict",
