@@ -772,6 +772,28 @@ async def test_a_speaker_label_is_rewritten_as_the_heading_it_stands_for(
     document.close()
 
 
+async def test_a_turn_line_and_an_emphasised_turn_heading_are_rewritten_as_headings(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(
+        client,
+        folder / "turns.lmml",
+        "**Turn 1 - User**\nHi.\n\n## **Turn 2 - Assistant**\nHello.\n\nTurn 3: User\nok\n",
+    )
+    assert codes(await document.open()) == ["suspicious_delimiter"] * 3 + ["no_turns"]
+    fix = (await _actions(client, document, 0))["Write the label as the heading '## Turn 1 - User'"]
+    assert fix.is_preferred
+    await document.edit(_edits(fix, document.uri))
+    fix = (await _actions(client, document, 3))["Write the heading as 'Turn 2 - Assistant'"]
+    await document.edit(_edits(fix, document.uri))
+    fix = (await _actions(client, document, 6))["Write the label as the heading '## Turn 3: User'"]
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == (
+        "## Turn 1 - User\nHi.\n\n## Turn 2 - Assistant\nHello.\n\n## Turn 3: User\nok\n"
+    )
+    document.close()
+
+
 # -- preview -------------------------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ from lmml_mdit.syntax import (
     EMBEDS_KEY,
     ESCAPES_KEY,
     KNOWN_NAMES_KEY,
+    corrected_heading,
     could_be_strict_delimiter,
     delimiter_issues,
     has_extension,
@@ -375,6 +376,21 @@ def test_a_near_miss_says_what_is_off(heading: str, word: str, says: str) -> Non
     assert says in issue.message
     if word in ("user", "assistant"):  # the role is right: never called "not a role"
         assert "not a role" not in issue.message
+
+
+@pytest.mark.parametrize(
+    ("heading", "meant"),
+    [
+        ("Turn\u00a02 - user", "Turn 2 - user"),
+        ("Turn 2\u00a0--\u202fassistant", "Turn 2 -- assistant"),
+        ("**Turn 2 - assistant**", "Turn 2 - assistant"),
+        ("_alice -- user_", "alice -- user"),
+        ("Turn 2 \u2212 user", "Turn 2 -- user"),
+    ],
+)
+def test_the_heading_meant_for_a_pasted_near_miss(heading: str, meant: str) -> None:
+    """What the language server's quick fix writes for the heading."""
+    assert corrected_heading(heading) == meant
 
 
 _HEADING_WORDS = st.sampled_from(

@@ -23,6 +23,7 @@ from ..syntax import (
     SUSPICIOUS_DELIMITER,
     corrected_heading,
     label_role,
+    strict_heading_role,
     suggested_role,
 )
 from ._diagnostics import issue_diagnostic
@@ -203,10 +204,12 @@ def _label_heading(
 ) -> Iterator[types.CodeAction]:
     """A speaker label leading a paragraph (``**User:** hi``, ``You said:``) rewritten as the
     heading it stands for, the text after it kept as the turn's first paragraph."""
+    # A speaker's role, or a whole Turn N delimiter written as a line of text.
     role = label_role(issue.name)
+    heading = role if role is not None or strict_heading_role(issue.name) is None else issue.name
     text = columns.line(line)
     column = (issue.column or 1) - 1
-    if role is None or not text.startswith(issue.name, column):
+    if heading is None or not text.startswith(issue.name, column):
         return
     end = column + len(issue.name)
     marker = text[:column].strip()
@@ -218,6 +221,8 @@ def _label_heading(
         end += len(marker)  # "**User:**"
     rest = text[end:].strip()
     eol = _line_end(analysis)
-    new_text = f"## {role}" + (f"{eol}{eol}{rest}" if rest else "")
+    new_text = f"## {heading}" + (f"{eol}{eol}{rest}" if rest else "")
     edit = types.TextEdit(range=columns.span(line, 0, len(text)), new_text=new_text)
-    yield _action(f"Write the label as the heading '## {role}'", analysis, [edit], preferred=True)
+    yield _action(
+        f"Write the label as the heading '## {heading}'", analysis, [edit], preferred=True
+    )

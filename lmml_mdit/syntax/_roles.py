@@ -216,11 +216,17 @@ def corrected_heading(text: str) -> str | None:
     for ``**Assistant:**``, ``assistant:`` for ``**ChatGPT said:**``), or None when *text*
     is not that shape or names no role after its separator."""
     stripped = text.strip()
+    plain = _plain_spaced(stripped)
+    if plain is not None:  # plain spaces for the odd ones
+        return plain
     emphasised = _emphasised_label(stripped)
     if emphasised is not None:  # the label without emphasis, a stand-in as its role
         word = emphasised.removesuffix(":")
         named = word if word.lower() in _ROLES else label_role(word)
         return None if named is None else named + emphasised[len(word) :]
+    inner, wrapped = _unwrapped(stripped)
+    if wrapped and strict_heading_role(inner) is not None:  # a delimiter in emphasis
+        return inner
     turn_shaped = _TURN_SHAPED.fullmatch(stripped) if stripped[:1] in "tT" else None
     turn_shaped = turn_shaped or _turn_role(stripped)
     label = _TURN_LABEL.match(stripped)
