@@ -163,3 +163,22 @@ def test_near_misses_are_the_same_through_every_parse() -> None:
         for preset in ("commonmark", "gfm-like"):
             md = MarkdownIt(preset).use(lmml_plugin)
             assert delimiter_issues(parse(text, md=md)) == fast
+
+
+def test_label_lines_with_no_blank_line_between_are_each_reported_and_marked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A chat pasted with one label per line, no blank line between: each line is a near
+    miss, said by render and marked in the preview at its own line."""
+    path = tmp_path / "chat.lmml"
+    path.write_text(
+        "User: my build fails\nAssistant: which error?\nUser: no space left\n", encoding="utf-8"
+    )
+    status, _, err = _run(capsys, "render", path)
+    assert status == 0
+    assert [line.split(": suspicious_delimiter")[0] for line in err.splitlines()] == [
+        f"lmml: warning: {path}:{n}:1" for n in (1, 2, 3)
+    ]
+    page = render_html(Bundle.from_text("chat", path.read_text(encoding="utf-8")))
+    marks = re.findall(r'<p class="lmml-suspicious"[^>]*data-lmml-line="(\d+)"', page)
+    assert marks == ["1", "2", "3"]

@@ -53,7 +53,7 @@ from ..narrative import (
     unsent_image_message,
     url_scheme,
 )
-from ..syntax import FRONT_MATTER_TOKEN, reference
+from ..syntax import FRONT_MATTER_TOKEN, LATER_LABELS, reference
 from ..text import is_unicode
 from ._inputs import InputView
 from ._style import PREVIEW_CSS
@@ -973,7 +973,9 @@ def _render_body(renderer: RendererHTML, body: list[Token], env: EnvType) -> str
     marked = [
         index
         for index, token in enumerate(body)
-        if token.level == 0 and token.meta and "lmml_suspicious" in token.meta
+        if token.level == 0
+        and token.meta
+        and ("lmml_suspicious" in token.meta or LATER_LABELS in token.meta)
     ]
     if not marked:
         return renderer.render(body, _OPTIONS, env)
@@ -982,13 +984,17 @@ def _render_body(renderer: RendererHTML, body: list[Token], env: EnvType) -> str
     for index in marked:
         parts.append(renderer.render(body[start:index], _OPTIONS, env))
         token = body[index]
-        _, message = token.meta["lmml_suspicious"]
-        line = token.map[0] + 1 if token.map else 0
-        parts.append(
-            f'<p class="lmml-suspicious" role="note" data-lmml-line="{line}">'
-            '<span class="lmml-suspicious-label">suspicious delimiter</span> '
-            f"{html.escape(f'line {line}: {message}')}</p>\n"
-        )
+        first = token.meta.get("lmml_suspicious")
+        # A paragraph's label lines after its first are marked before it too, each with
+        # its own line.
+        said = [] if first is None else [(0, *first)]
+        for offset, _, message in (*said, *token.meta.get(LATER_LABELS, ())):
+            line = token.map[0] + 1 + offset if token.map else 0
+            parts.append(
+                f'<p class="lmml-suspicious" role="note" data-lmml-line="{line}">'
+                '<span class="lmml-suspicious-label">suspicious delimiter</span> '
+                f"{html.escape(f'line {line}: {message}')}</p>\n"
+            )
         start = index
     parts.append(renderer.render(body[start:], _OPTIONS, env))
     return "".join(parts)

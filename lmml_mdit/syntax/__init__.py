@@ -48,6 +48,7 @@ from ._render import render_embed, render_reference, render_role
 from ._roles import COMMENT_CLOSE as COMMENT_CLOSE
 from ._roles import COMMENT_OPEN as COMMENT_OPEN
 from ._roles import DELIMITER_MODES as DELIMITER_MODES
+from ._roles import LATER_LABELS as LATER_LABELS
 from ._roles import SUSPICIOUS_DELIMITER as SUSPICIOUS_DELIMITER
 from ._roles import DelimiterMode as DelimiterMode
 from ._roles import atx_content_end as atx_content_end
@@ -109,6 +110,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "INLINE_ON_DEMAND_KEY",
             "INLINE_TRIGGERS",
             "KNOWN_NAMES_KEY",
+            "LATER_LABELS",
             "MARKER",
             "REFERENCE_MODES",
             "SIGIL",

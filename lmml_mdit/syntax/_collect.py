@@ -43,11 +43,13 @@ from ._keys import (
 from ._positions import FoundInline, place_offsets, place_references
 from ._roles import (
     COMMENT_OPEN,
+    LATER_LABELS,
     DelimiterMode,
     comment_near_miss,
     could_be_strict_delimiter,
     heading_role,
     label_near_miss,
+    later_label_lines,
     suspicious_heading,
 )
 from ._triggers import may_hold_lmml
@@ -131,6 +133,9 @@ def _mark_block(opener: Token, inline: Token, delimiters: list[Token], mode: Del
         suspicious = label_near_miss(inline.content)
         if suspicious is not None:
             opener.meta["lmml_suspicious"] = suspicious
+        later = later_label_lines(inline.content, transcript=suspicious is not None)
+        if later:
+            opener.meta[LATER_LABELS] = later
 
 
 class _KnownNames:

@@ -24,6 +24,9 @@ from ._keys import ROLE_TOKENS_KEY
 
 SUSPICIOUS_DELIMITER = "suspicious_delimiter"
 """The :class:`~lmml_mdit.model.Issue` kind of a near-miss delimiter heading."""
+LATER_LABELS = "lmml_suspicious_lines"
+"""The ``meta`` key of a paragraph's label near misses after its first line:
+``(line offset, word, message)`` each (see :func:`later_label_lines`)."""
 
 _ROLES: dict[str, Role] = {role: role for role in MESSAGE_ROLES}
 # A role spelled out as a whole word: not preceded or followed by a letter (a word is a run
@@ -484,6 +487,30 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
     return None
 
 
+def later_label_lines(content: str, transcript: bool) -> tuple[tuple[int, str, str], ...]:
+    """The label near misses on the lines after the first of a top-level paragraph whose
+    inline content is *content*: ``(line offset, word at fault, message)`` each.
+
+    A line that is only a label (``**Assistant:**``, ``User:``) or starts with a bold one
+    (``**User:** thanks``) is judged as :func:`label_near_miss` judges a first line. A
+    plain label leading text (``Assistant: hello``) is one only in a *transcript*, a
+    paragraph whose first line is a label too: elsewhere a wrapped line of prose may start
+    ``Gemini: ...``.
+    """
+    if "\n" not in content:
+        return ()
+    found: list[tuple[int, str, str]] = []
+    for offset, line in enumerate(content.split("\n")[1:], 1):
+        text = line.strip()
+        alone = len(text) <= _MAX_LABEL and (text.endswith(":") or text[:1] in ("*", "_"))
+        if not (transcript or alone or text[:2] in ("**", "__")):
+            continue
+        suspicious = label_near_miss(text)
+        if suspicious is not None:
+            found.append((offset, *suspicious))
+    return tuple(found)
+
+
 def comment_near_miss(line: str) -> tuple[str, str] | None:
     """Why a comment line (``<!-- asistant -->``, ``<!-- bot -->``, ``<!-- user: -->``)
     looks like a comment delimiter that is none: ``(word at fault, message)``, or None."""
@@ -533,16 +560,18 @@ def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
         if not token.meta or token.level != 0:
             continue
         found = token.meta.get("lmml_suspicious")
-        if found is None or token.map is None:
+        later = token.meta.get(LATER_LABELS, ())
+        if (found is None and not later) or token.map is None:
             continue
-        word, message = found
-        index = token.map[0]
-        line = narrative.lines[index] if index < len(narrative.lines) else ""
-        at = line.find(word)
-        if at < 0:
-            at = line.lower().find(word.lower())
-        column = at + 1 if at >= 0 else len(line) - len(line.lstrip()) + 1
-        issues.append(Issue(SUSPICIOUS_DELIMITER, word, index + 1, column, message))
+        placed = [] if found is None else [(0, *found)]
+        for offset, word, message in (*placed, *later):
+            index = token.map[0] + offset
+            line = narrative.lines[index] if index < len(narrative.lines) else ""
+            at = line.find(word)
+            if at < 0:
+                at = line.lower().find(word.lower())
+            column = at + 1 if at >= 0 else len(line) - len(line.lstrip()) + 1
+            issues.append(Issue(SUSPICIOUS_DELIMITER, word, index + 1, column, message))
     return issues
 
 
