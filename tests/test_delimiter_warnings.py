@@ -182,3 +182,18 @@ def test_label_lines_with_no_blank_line_between_are_each_reported_and_marked(
     page = render_html(Bundle.from_text("chat", path.read_text(encoding="utf-8")))
     marks = re.findall(r'<p class="lmml-suspicious"[^>]*data-lmml-line="(\d+)"', page)
     assert marks == ["1", "2", "3"]
+
+
+def test_render_cases_keeps_each_near_miss_on_the_case_result() -> None:
+    """``render_cases`` says a near miss as data on each result (docs/templates.md), as
+    ``lmml render --cases`` prints it."""
+    from lmml_mdit import render_cases
+
+    template = "---\ninputs:\n  q: string\n---\n\n## system\nBe brief.\n\n**User:**\n{{ q }}\n"
+    bundle = Bundle.from_text("t", template)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        [result] = render_cases(bundle, [{"q": "hi"}], model="m")
+    assert _defects(caught) == []
+    [said] = result.warnings
+    assert said.startswith("t.lmml:9:3: suspicious_delimiter: the line '**User:**'")
