@@ -794,6 +794,17 @@ async def test_a_turn_line_and_an_emphasised_turn_heading_are_rewritten_as_headi
     document.close()
 
 
+async def test_a_label_inside_a_paragraph_is_rewritten_as_a_heading_there(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(client, folder / "pasted.lmml", "## user\nhi\n**Assistant:**\nhello\n")
+    assert codes(await document.open()) == ["suspicious_delimiter"]
+    fix = (await _actions(client, document, 2))["Write the label as the heading '## assistant'"]
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == "## user\nhi\n## assistant\nhello\n"
+    document.close()
+
+
 # -- preview -------------------------------------------------------------------------------
 
 
