@@ -797,7 +797,7 @@ async def test_a_turn_line_and_an_emphasised_turn_heading_are_rewritten_as_headi
 async def test_a_label_inside_a_paragraph_is_rewritten_as_a_heading_there(
     client: LanguageClient, folder: Path
 ) -> None:
-    document = Document(client, folder / "pasted.lmml", "## user\nhi\n**Assistant:**\nhello\n")
+    document = Document(client, folder / "inside.lmml", "## user\nhi\n**Assistant:**\nhello\n")
     assert codes(await document.open()) == ["suspicious_delimiter"]
     fix = (await _actions(client, document, 2))["Write the label as the heading '## assistant'"]
     assert await document.edit(_edits(fix, document.uri)) == []
