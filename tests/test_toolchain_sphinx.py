@@ -73,10 +73,19 @@ CHAT = "## Turn 1 -- user\n\nLook at @note.txt.\n\n## Turn 2 -- assistant\n\nRea
 
 
 def build(
-    source: Path, out: Path, builder: str = "html", *, strict: bool = True
+    source: Path,
+    out: Path,
+    builder: str = "html",
+    *,
+    strict: bool = True,
+    keep_going: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """``sphinx-build -q`` (with ``-W`` when *strict*) of *source* into *out*."""
-    fail_on_warning = ["-W"] if strict else []
+    """``sphinx-build -q`` (with ``-W --keep-going`` when *strict*) of *source* into *out*.
+
+    Sphinx 8.1 and newer keep going under ``-W`` by default; Sphinx 7 stops at the first
+    warning, printed without its level, unless given ``--keep-going``.
+    """
+    fail_on_warning = (["-W", "--keep-going"] if keep_going else ["-W"]) if strict else []
     return subprocess.run(
         [
             sys.executable,
@@ -173,6 +182,10 @@ def test_a_missing_file_is_an_error_at_the_directive(project: Path, tmp_path: Pa
     run = build(project, tmp_path / "out")
     assert run.returncode != 0  # -W
     assert "index.rst:4: ERROR: lmml: gone.lmml: no such file" in run.stderr
+    # Plain -W fails too; Sphinx 7 stops at the first message and leaves its level out.
+    stopped = build(project, tmp_path / "stopped", keep_going=False)
+    assert stopped.returncode != 0
+    assert re.search(r"index\.rst:4:(?: ERROR: )?lmml: gone\.lmml: no such file", stopped.stderr)
     # Without -W, Sphinx counts the error among its warnings and the build succeeds, the
     # directive left out of the page (docs/toolchain.md says so).
     lenient = build(project, tmp_path / "lenient", strict=False)
@@ -256,3 +269,17 @@ def test_myst_content_with_front_matter_needs_an_empty_options_block(
     kept = build(project, tmp_path / "kept", "text")
     assert kept.returncode == 0, kept.stderr
     assert "temperature: 0.3" in (tmp_path / "kept" / "myst.txt").read_text(encoding="utf-8")
+
+
+def test_the_docs_name_the_sphinx_extras_floor() -> None:
+    # The floor is written once, in pyproject.toml (pinned in .ci/oldest.txt, checked by
+    # test_oldest_versions); the pages that state it follow it.
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(r'^sphinx = \["sphinx>=([0-9.]+)"\]$', pyproject, re.M)
+    assert found, "the sphinx extra has no floor"
+    floor = found[1]
+    toolchain = " ".join((ROOT / "docs" / "toolchain.md").read_text(encoding="utf-8").split())
+    assert f"Supported: Sphinx {floor} or newer, the `sphinx` extra's floor." in toolchain
+    assert f"with the oldest: Sphinx {floor} and" in toolchain
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"(the Sphinx extension's: Sphinx {floor}, so Jupyter Book 1 installs it;" in readme
