@@ -142,3 +142,26 @@ def test_a_folder_files_verdict_is_kept_while_the_file_stays_as_it_was(
     log.write_bytes(same_size)
     os.utime(log, ns=(stamp + 1_000_000_000, stamp + 1_000_000_000))
     assert lmml_mdit.open(path).validate() == []
+
+
+def test_verdicts_are_kept_for_a_bounded_number_of_files_across_threads(tmp_path: Path) -> None:
+    # Each folder file's verdict is kept (at most 256 of them, the oldest going first),
+    # also while several threads validate at once; every verdict stays right.
+    from concurrent.futures import ThreadPoolExecutor
+
+    for number in range(320):
+        (tmp_path / f"note{number}.txt").write_bytes(b"fine\n" if number % 2 else b"\xff\xfe")
+    paths = []
+    for first in range(0, 320, 40):
+        path = tmp_path / f"chat{first}.lmml"
+        names = " ".join(f"@note{number}.txt" for number in range(first, first + 40))
+        path.write_text(f"## user\n\n{names}\n")
+        paths.append(path)
+
+    def refused(path: Path) -> set[str]:
+        return {issue.name for issue in lmml_mdit.open(path).validate()}
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(3):
+            found = set().union(*pool.map(refused, paths))
+            assert found == {f"note{number}.txt" for number in range(0, 320, 2)}

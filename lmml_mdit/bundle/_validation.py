@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+import threading
 import unicodedata
 from collections.abc import Mapping, Set
 
@@ -410,11 +411,17 @@ _KEPT_VERDICTS = 256
 """How many verdicts :data:`_FILE_VERDICTS` holds; the oldest goes first."""
 
 
+_VERDICTS_LOCK = threading.Lock()
+"""Held while :data:`_FILE_VERDICTS` is trimmed and added to (bundles are validated in
+several threads at once: ``evaluate``, ``render_cases``)."""
+
+
 def _keep_verdict(key: tuple[str, str, int, int], verdict: _Verdict) -> None:
     """Hold *verdict* for the folder file *key* stamps, within :data:`_KEPT_VERDICTS`."""
-    if len(_FILE_VERDICTS) >= _KEPT_VERDICTS:
-        del _FILE_VERDICTS[next(iter(_FILE_VERDICTS))]
-    _FILE_VERDICTS[key] = verdict
+    with _VERDICTS_LOCK:
+        if len(_FILE_VERDICTS) >= _KEPT_VERDICTS:
+            del _FILE_VERDICTS[next(iter(_FILE_VERDICTS))]
+        _FILE_VERDICTS[key] = verdict
 
 
 def _reserved_issue(bundle: BundleContents, kind: str, name: str, error: BundleError) -> Issue:
