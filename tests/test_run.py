@@ -1298,18 +1298,7 @@ def test_the_standard_otel_variables_send_the_spans_to_an_otlp_collector(
 
 
 def test_spans_nest_a_tool_under_the_run(tmp_path: Path, server: WireServer) -> None:
-    sdk = pytest.importorskip("opentelemetry.sdk.trace")
-    from opentelemetry import trace
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    provider = sdk.TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer("test")
-    original = trace.get_tracer
-    trace.get_tracer = lambda *args, **kwargs: tracer  # type: ignore[assignment]
-    try:
+    with _recorded_spans() as exporter:
         server.script(
             BUILDERS["anthropic"](Said([], [("t1", "get_weather", {"city": "Bern"})]), stream=True),
             BUILDERS["anthropic"](Said(["Cold"]), stream=True),
@@ -1317,8 +1306,6 @@ def test_spans_nest_a_tool_under_the_run(tmp_path: Path, server: WireServer) -> 
         lmml_mdit.open(_chat(tmp_path)).send(
             "anthropic", stream=True, base_url=server.url, tools=[_run_tools.get_weather]
         )
-    finally:
-        trace.get_tracer = original  # type: ignore[assignment]
     spans = {span.name: span for span in exporter.get_finished_spans()}
     run, tool = spans["invoke_agent lmml"], spans["execute_tool get_weather"]
     chats = [span for span in exporter.get_finished_spans() if span.name == "chat m1"]

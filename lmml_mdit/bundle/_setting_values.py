@@ -130,19 +130,18 @@ def check_setting_values(settings: JSONMapping, *, name: str = "settings") -> No
         is no JSON value (:func:`lmml_mdit.jsonio.json_value_problem`: NaN, a nesting too
         deep, ...) first.
     """
+    message: str | None = None
     for key, value in settings.items():
         reason = json_value_problem(value)
         if reason is not None:
-            raise InvalidSettingsError(
-                f"setting {key!r} cannot be sent: {reason}",
-                name=name,
-                hint="fix the value passed in settings=",
-                cli_hint="fix the value given with --set",
-            )
-    problems = setting_problems(settings)
-    if problems:
+            message = f"setting {key!r} cannot be sent: {reason}"
+            break
+    else:
+        problems = setting_problems(settings)
+        message = problem_message(problems[0]) if problems else None
+    if message is not None:
         raise InvalidSettingsError(
-            problem_message(problems[0]),
+            message,
             name=name,
             hint="fix the value passed in settings=",
             cli_hint="fix the value given with --set",
