@@ -140,6 +140,7 @@ __all__ = [
     "save_conversation",
     "sendable_settings",
     "split_body",
+    "system_outside",
     "to_native",
     "to_request",
     "tools_listed",
@@ -269,6 +270,7 @@ if TYPE_CHECKING:
         request_body,
         request_params,
         sendable_settings,
+        system_outside,
         to_request,
     )
     from ._pieces import (
@@ -452,6 +454,7 @@ _NAMES = {
             "request_body",
             "request_params",
             "sendable_settings",
+            "system_outside",
             "to_request",
         ),
         "_pieces": (

@@ -56,6 +56,7 @@ __all__ = [
     "request_body",
     "request_params",
     "sendable_settings",
+    "system_outside",
     "to_request",
 ]
 
@@ -169,6 +170,12 @@ def messages(
     return message_list(bundle, find_provider(provider), Options.from_kwargs(options))
 
 
+def system_outside(target: str) -> str:
+    """What a messages list without the system content says of *target* (a provider that
+    keeps system content apart: Anthropic, Gemini), for each place that refuses or warns."""
+    return f"{target} keeps system content outside the messages list"
+
+
 def message_list(bundle: BundleSource, chosen: Provider, parsed: Options) -> MessageList:
     """:func:`messages` with the provider found and the options checked (what a batch of
     cases renders with, so each case skips both).
@@ -180,15 +187,15 @@ def message_list(bundle: BundleSource, chosen: Provider, parsed: Options) -> Mes
     if payload.system and parsed.system is None:
         warn(
             SystemContentWarning(
-                f"{chosen.target} keeps system content outside the messages list: it "
-                "is on the result's system attribute (pass system='separate' to silence "
-                "this, or system='user' / 'drop' / 'raise'; to_request() places it)"
+                f"{system_outside(chosen.target)}: it is on the result's system "
+                "attribute (pass system='separate' to silence this, or system='user' / "
+                "'drop' / 'raise'; to_request() places it)"
             )
         )
     if payload.system and parsed.system == "raise":
         line = _first_system_line(bundle, parsed.context)
         raise UnsupportedContentError(
-            f"{chosen.target} keeps system content outside the messages list",
+            system_outside(chosen.target),
             name=bundle.narrative_name,
             line=line,
             hint="use to_request(), or the default system='separate' (the result's "

@@ -220,7 +220,7 @@ def cmd_render(args: RenderArguments) -> int:
     Omissions (an embed over ``--max-embed-bytes``) are printed as ``lmml: warning:``
     lines on stderr; with ``--on-omit raise`` they fail the command instead.
     """
-    from ..chat import render_payload, to_request
+    from ..chat import render_payload, system_outside, to_request
 
     if not args.request:
         for flag, value in (("model", args.model), ("unknown-settings", args.unknown_settings)):
@@ -290,9 +290,8 @@ def cmd_render(args: RenderArguments) -> int:
                     result = {"system": payload.system, "messages": payload.messages}
                 elif payload.system:
                     raise CliError(
-                        f"{source.label}: {args.provider} keeps system content outside the "
-                        "messages list (add --request for the whole request body, or --system "
-                        "separate|user|drop)"
+                        f"{source.label}: {system_outside(args.provider)} (add --request for "
+                        "the whole request body, or --system separate|user|drop)"
                     )
                 else:
                     result = payload.messages

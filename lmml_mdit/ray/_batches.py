@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ..bundle import Bundle, Limits
-from ..chat import DEFAULT_PROVIDER, CaseResult, Rendering
+from ..chat import DEFAULT_PROVIDER, CaseResult, Rendering, system_outside
 from ..dataset import (
     ISSUE_TYPE,
     NOTE_TYPE,
@@ -207,8 +207,8 @@ def _kept_system(result: CaseResult, target: str, separate: bool) -> CaseResult:
     if separate:
         return dataclasses.replace(result, value={"system": system, "messages": result.value})
     said = (
-        f"{target} keeps system content outside the messages list (pass request=True for "
-        "the whole request body, or system='separate' / 'user' / 'drop')"
+        f"{system_outside(target)} (pass request=True for the whole request body, or "
+        "system='separate' / 'user' / 'drop')"
     )
     return dataclasses.replace(result, value=None, error=said, problem=said)
 
