@@ -1582,7 +1582,7 @@ def test_a_manifest_at_the_head_is_updated_where_it_stands(
     assert bundle.manifest["title"] == "Quarterly sales review"
 
 
-@pytest.mark.parametrize("at", ["head", "foot", "head, CR", "foot, CR"])
+@pytest.mark.parametrize("at", ["head", "foot", "head, CR", "foot, CR", "head, CRLF", "foot, CRLF"])
 def test_a_manifest_fence_closed_at_its_last_line_is_updated_where_it_stands(
     tmp_path: Path, server: WireServer, at: str
 ) -> None:
@@ -1596,6 +1596,8 @@ def test_a_manifest_fence_closed_at_its_last_line_is_updated_where_it_stands(
         source = source[:start] + source[end:] + "\n" + source[start:end]
     if at.endswith("CR"):  # lone carriage returns end lines as line feeds do
         source = source.replace("\n", "\r")
+    elif at.endswith("CRLF"):
+        source = source.replace("\n", "\r\n")
     before = lmml_mdit.open(_chat(tmp_path, source))
     assert before.validate() == []
     turns = [(turn.role, turn.text) for turn in before.narrative.turns]
@@ -1614,6 +1616,8 @@ def test_a_manifest_fence_closed_at_its_last_line_is_updated_where_it_stands(
     assert bundle.manifest["title"] == "Quarterly sales review"
     assert [record["turn"] for record in bundle.manifest["lmml_run"]] == [6]
     assert path.read_text(encoding="utf-8").count("@@@manifest.json") == 1
+    if at.endswith(("CR", "CRLF")):  # the file keeps its line ends: no lone line feed
+        assert "\n" not in path.read_bytes().decode("utf-8").replace("\r\n", "")
 
 
 def test_ctrl_c_with_keep_partial_writes_what_arrived(

@@ -26,7 +26,7 @@ from ..formats import MANIFEST_NAME
 from ..jsontypes import JSONMapping, JSONObject
 from ..narrative import TOOL_CALL_SUFFIX, Narrative, call_slug, is_native_name
 from ..syntax import embed_fence
-from ..text import line_starts
+from ..text import first_line_ending, line_starts
 from ..transcript import (
     NUMBERED_HEADING,
     Message,
@@ -86,7 +86,7 @@ class Document:
             start, end = span
             if not text[end:].strip() and _after_last_turn(bundle, fence.line):
                 before = text[:start]
-                document.text = before.rstrip() + ("\r\n" if before.endswith("\r\n") else "\n")
+                document.text = before.rstrip() + first_line_ending(text)
             else:
                 document._head_fence = span
         calls = _tool_calls(bundle)
@@ -211,12 +211,13 @@ class Document:
         """The whole file as it is to be written (None for an archive: see :meth:`save`)."""
         manifest = self._manifest_with_replies()
         text = self.text
+        # the file's own line ends (a JSON text holds no raw line break to confuse)
+        newline = self._style.newline if self._style is not None else "\n"
         if self._head_fence is not None:
             start, end = self._head_fence
-            fence = self._manifest_fence(manifest)
-            text = text[:start] + fence + "\n" + text[end:]
+            fence = (self._manifest_fence(manifest) + "\n").replace("\n", newline)
+            text = text[:start] + fence + text[end:]
         elif self.replies or RUN_KEY in manifest:
-            newline = self._style.newline if self._style is not None else "\n"
             fence = ("\n\n" + self._manifest_fence(manifest) + "\n").replace("\n", newline)
             text = text.rstrip("\r\n") + fence
         return text.encode("utf-8")
