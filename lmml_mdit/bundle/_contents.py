@@ -8,6 +8,7 @@ back into its internals.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Container, Iterator, Mapping
 from typing import Literal, Protocol
 
@@ -25,6 +26,7 @@ __all__ = [
     "fences_differing_from_entries",
     "fences_differing_from_files",
     "first_fences",
+    "folder_file",
     "has_reserved",
     "settings_embeds",
 ]
@@ -117,23 +119,37 @@ def fences_differing_from_entries(bundle: BundleContents) -> Iterator[Embed]:
             yield fence
 
 
+def folder_file(bundle: BundleContents, name: str) -> tuple[str, os.stat_result] | None:
+    """The real path and status of the regular file *name* names in a bare narrative's
+    ``base_dir``; None without a folder, for an unsafe name, one leading outside the folder,
+    or no regular file there (what is there is the resolving reader's to report)."""
+    if bundle.kind != "text" or bundle.base_dir is None or unsafe_reason(name) is not None:
+        return None
+    path = path_under(os.path.realpath(bundle.base_dir), name)
+    if path is None:
+        return None
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (path, status) if stat.S_ISREG(status.st_mode) else None
+
+
 def fences_differing_from_files(bundle: BundleContents, skip: Container[str]) -> Iterator[Embed]:
     """For a bare narrative read with ``base_dir``: the first fence of each name not in
     *skip* whose bytes differ from the file of that name in the folder, which the fence
     hides (a file of another size is not read)."""
-    if bundle.kind != "text" or bundle.base_dir is None:
-        return
-    root = os.path.realpath(bundle.base_dir)
     for name, fence in bundle.fences.items():
-        if name in skip or unsafe_reason(name) is not None or fence.content is None:
+        if name in skip or fence.content is None:
             continue
-        path = path_under(root, name)
+        found = folder_file(bundle, name)
+        if found is None:
+            continue
+        path, status = found
+        if status.st_size != len(fence.content):
+            yield fence
+            continue
         try:
-            if path is None or not os.path.isfile(path):
-                continue
-            if os.path.getsize(path) != len(fence.content):
-                yield fence
-                continue
             with open(path, "rb") as stream:
                 if stream.read() != fence.content:
                     yield fence

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 import threading
 import unicodedata
 from collections.abc import Mapping, Set
@@ -25,9 +24,9 @@ from ._contents import (
     entry_holding,
     fences_differing_from_entries,
     fences_differing_from_files,
+    folder_file,
     settings_embeds,
 )
-from ._folder import path_under
 from ._names import is_reference_name, is_remote_name
 from .reserved_embeds import RESERVED_EMBEDS, RESERVED_NAMES, ReservedEmbed
 
@@ -383,19 +382,12 @@ def _folder_file_stamp(bundle: BundleContents, name: str) -> tuple[str, int, int
     """``(path, size, modification time in ns)`` of the folder file *name* resolves to, for
     a bare narrative read with ``base_dir``; None for a fence, an entry or a file that
     cannot be examined (then read as any embed)."""
-    if bundle.kind != "text" or bundle.base_dir is None or name in bundle.fences:
+    if name in bundle.fences or name in bundle.entries:
         return None
-    if name in bundle.entries or unsafe_reason(name) is not None:
+    found = folder_file(bundle, name)
+    if found is None:
         return None
-    path = path_under(os.path.realpath(bundle.base_dir), name)
-    if path is None:
-        return None
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(status.st_mode):
-        return None
+    path, status = found
     return path, status.st_size, status.st_mtime_ns
 
 
