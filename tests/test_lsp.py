@@ -772,6 +772,23 @@ async def test_a_speaker_label_is_rewritten_as_the_heading_it_stands_for(
     document.close()
 
 
+async def test_a_label_with_a_note_or_a_full_width_colon_is_rewritten_as_its_heading(
+    client: LanguageClient, folder: Path
+) -> None:
+    document = Document(
+        client,
+        folder / "pasted.lmml",
+        "## Turn 1 -- user\nHi.\n\n**Assistant (GPT-4):**\nHello.\n\n**User\uff1a** thanks\n",
+    )
+    assert codes(await document.open()) == ["suspicious_delimiter", "suspicious_delimiter"]
+    fix = (await _actions(client, document, 3))["Write the label as the heading '## assistant'"]
+    await document.edit(_edits(fix, document.uri))
+    fix = (await _actions(client, document, 6))["Write the label as the heading '## user'"]
+    assert await document.edit(_edits(fix, document.uri)) == []
+    assert document.text == "## Turn 1 -- user\nHi.\n\n## assistant\nHello.\n\n## user\n\nthanks\n"
+    document.close()
+
+
 async def test_a_turn_line_and_an_emphasised_turn_heading_are_rewritten_as_headings(
     client: LanguageClient, folder: Path
 ) -> None:

@@ -354,7 +354,17 @@ def test_turn_n_then_words_that_are_no_role_stays_an_ordinary_heading() -> None:
         ("## Turn 2 \u2010 user", "user", "did you mean '## Turn N -- user'?"),
         ("## Turn 2 \u2011 user", "user", "its separator is none of"),
         ("## Turn 2 \uff0d user", "user", "its separator is none of"),
-        ("## Turn 2\uff1a user", "user", "did you mean '## Turn N -- user'?"),
+        ("## Turn 2\uff1a user", "user", "full-width colon (U+FF1A) where ':' is meant"),
+        ("## Assistant\uff1a", "assistant", "did you mean '## Assistant:'?); write ':'"),
+        ("**User\uff1a**", "User", "the line '**User\uff1a**' looks like a role label"),
+        ("User\uff1a", "User", "(did you mean '## user'?)"),
+        ("**User\uff1a** how do I", "User", "(did you mean '## user'?)"),
+        # A label with a note of the model or the person, as chat exports write it.
+        ("**Assistant (GPT-4):**", "Assistant (GPT-4)", "(did you mean '## assistant'?)"),
+        ("**Claude (Opus 4):** sure", "Claude (Opus 4)", "(did you mean '## assistant'?)"),
+        ("User (me):", "User (me)", "(did you mean '## user'?)"),
+        ("## Assistant (GPT-4):", "Assistant (GPT-4)", "(did you mean assistant?)"),
+        ("## **Assistant (GPT-4)**", "Assistant (GPT-4)", "(did you mean '## assistant'?)"),
         # A non-breaking space where a space is meant (a chat copied from a web page).
         ("## Turn\u00a02 - user", "user", "a non-breaking space (U+00A0) where a space"),
         ("## Turn 2\u00a0-\u00a0assistant", "assistant", "did you mean '## Turn 2 - assistant'?"),

@@ -215,7 +215,7 @@ def _label_heading(
     marker = text[:column].strip()
     if marker and text.startswith(marker, end):
         end += len(marker)  # "**User**:"
-    if text.startswith(":", end):
+    if text.startswith((":", "\uff1a"), end):  # a full-width colon reads as ":"
         end += 1
     if marker and text.startswith(marker, end):
         end += len(marker)  # "**User:**"

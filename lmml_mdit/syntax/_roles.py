@@ -51,8 +51,13 @@ _TURN_SHAPED = re.compile(
     r"turn[ \t]*\d+[ \t]*[-:|\u2010-\u2015\u2212\ufe58\ufe63\uff0d\uff1a]+[ \t]*(.*)",
     re.IGNORECASE | re.DOTALL,
 )
-# The spaces a copied web page writes where a space is meant (no-break, en, em, thin ...).
+# The spaces a copied web page writes where a space is meant (no-break, en, em, thin ...),
+# and the full-width colon a CJK input method writes for ":".
 _ODD_SPACE = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+_FULL_WIDTH_COLON = "\uff1a"
+_ODD_MARK = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\uff1a]")
+_MAX_NOTE = 32
+"""The longest note in parentheses a speaker label may end with (``Assistant (GPT-4)``)."""
 # "Turn N", no separator or another mark ("Turn 2 assistant", "Turn 2. assistant", a box
 # drawing dash), then a role: a delimiter with its separator off.
 _TURN_ROLE = re.compile(
@@ -258,12 +263,18 @@ def _turn_role(text: str) -> re.Match[str] | None:
     return match if match is not None and match.group(1).lower() in _ROLES else None
 
 
+def _plain_marks(text: str) -> str:
+    """*text* with a plain space for each odd one and ``:`` for each full-width colon."""
+    return _ODD_SPACE.sub(" ", text).replace(_FULL_WIDTH_COLON, ":")
+
+
 def _plain_spaced(text: str) -> str | None:
-    """*text* with plain spaces for the odd ones it holds (``Turn\\u00a01 - user``), when
-    that makes it a strict delimiter; else None."""
-    if text.isascii() or _ODD_SPACE.search(text) is None:
+    """*text* with plain spaces for the odd ones it holds (``Turn\\u00a01 - user``) and
+    ``:`` for a full-width colon (``Assistant\\uff1a``), when that makes it a strict
+    delimiter; else None."""
+    if text.isascii() or _ODD_MARK.search(text) is None:
         return None
-    spaced = _ODD_SPACE.sub(" ", text)
+    spaced = _plain_marks(text)
     return spaced if strict_heading_role(spaced) is not None else None
 
 
@@ -303,6 +314,8 @@ def near_miss(text: str) -> str | None:
             return word
         if word.lower().endswith(" said") and label_role(word) is not None:
             return word  # "You said:", "ChatGPT said:": a chat page's speaker label
+        if word.endswith(")") and label_role(word) is not None:
+            return word  # "Assistant (GPT-4):": a label with a note of the model
         return None
     one_word = (
         len(stripped) >= 5 and " " not in stripped and _ONE_WORD.fullmatch(stripped) is not None
@@ -337,13 +350,16 @@ def suspicious_heading(
         shown, said = clipped(heading, _QUOTED), clipped(word, _QUOTED)
         plain = _plain_spaced(heading)
         if plain is not None:
-            odd = _ODD_SPACE.search(heading)
+            odd = _ODD_MARK.search(heading)
             code = f"U+{ord(odd.group()):04X}" if odd is not None else "U+00A0"
             kind = "a non-breaking space" if code in ("U+00A0", "U+202F") else "a space"
+            intended, fix = "a space is", "plain spaces"
+            if code == "U+FF1A":
+                kind, intended, fix = "a full-width colon", "':' is", "':'"
             return word, (
                 f"the heading {shown!r} looks like a role delimiter but holds {kind} "
-                f"({code}) where a space is meant, so it is an ordinary heading (did you "
-                f"mean '## {clipped(plain, _QUOTED)}'?); write plain spaces, or reword the "
+                f"({code}) where {intended} meant, so it is an ordinary heading (did you "
+                f"mean '## {clipped(plain, _QUOTED)}'?); write {fix}, or reword the "
                 "heading"
             )
         if heading[:1] in ("*", "_"):
@@ -388,14 +404,26 @@ def suspicious_heading(
 def label_role(label: str) -> Role | None:
     """The role a speaker label (``Assistant``, ``ChatGPT said``, ``Asistant``) names, or
     None for a word that is no label."""
-    lowered = label.lower()
-    if lowered.endswith(" said"):
-        lowered = lowered[: -len(" said")].rstrip()
+    lowered = _bare_label(label)
     if lowered in _ROLES:
         return _ROLES[lowered]
     if _ONE_WORD.fullmatch(lowered) is None:
         return None
     return _LABEL_STAND_INS.get(lowered) or _misspelt_role(lowered)
+
+
+def _bare_label(label: str) -> str:
+    """*label* in lower case without a trailing `` said`` or a short note in parentheses
+    (``assistant`` for ``Assistant (GPT-4)``, ``chatgpt`` for ``ChatGPT said``)."""
+    lowered = label.lower()
+    if lowered.endswith(")"):
+        start = lowered.rfind("(")
+        bare = lowered[:start].rstrip(" \t")
+        if 0 < len(bare) < start and len(lowered) - start <= _MAX_NOTE and ")" not in bare[-1:]:
+            lowered = bare
+    if lowered.endswith(" said"):
+        lowered = lowered[: -len(" said")].rstrip()
+    return lowered
 
 
 def _unwrapped(text: str) -> tuple[str, bool]:
@@ -414,7 +442,7 @@ def _speaker_role(label: str) -> Role | None:
     role = label_role(label)
     if role is None:
         return None
-    base = label.lower().removesuffix(" said").rstrip()
+    base = _bare_label(label)
     if base in _CHAT_SPEAKERS:
         return role
     return role if role in ("user", "assistant") and base not in _LABEL_STAND_INS else None
@@ -442,13 +470,19 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
     """
     # Most paragraphs start with neither emphasis, a comment nor "Turn" and have no colon
     # near the start: one C-level scan passes them over.
-    if content[:1] not in ("*", "_", "<", "t", "T") and content.find(":", 0, _MAX_LABEL + 1) < 0:
+    if (
+        content[:1] not in ("*", "_", "<", "t", "T")
+        and content.find(":", 0, _MAX_LABEL + 1) < 0
+        and content.find(_FULL_WIDTH_COLON, 0, _MAX_LABEL + 1) < 0
+    ):
         return None
     end = content.find("\n", 0, _MAX_LABEL + 1)
-    first = content[: _MAX_LABEL + 1] if end < 0 else content[:end]
-    first = first.strip()
-    if not first:
+    shown = content[: _MAX_LABEL + 1] if end < 0 else content[:end]
+    shown = shown.strip()
+    if not shown:
         return None
+    # A full-width colon reads as ":"; the message quotes the line as written.
+    first = shown.replace(_FULL_WIDTH_COLON, ":")
     if first.startswith(COMMENT_OPEN):
         return comment_near_miss(first) if end >= 0 or len(content) <= _MAX_LABEL else None
     whole = end >= 0 or len(content) <= _MAX_LABEL
@@ -456,7 +490,7 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
         # A Turn N delimiter written as a line of text: "**Turn 4 - Assistant**".
         turn, _ = _unwrapped(first)
         if _TURN_LABEL.match(turn) is not None and strict_heading_role(turn) is not None:
-            return turn, _label_message(first, turn)
+            return turn, _label_message(shown, turn)
     if whole and (first.endswith(":") or first[0] in "*_"):
         # The first line alone: "**Assistant:**", "**Assistant**:", "User:", "**User**".
         inner, emphasised = _unwrapped(first[:-1].rstrip() if first.endswith(":") else first)
@@ -465,7 +499,7 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
         if emphasised or first.endswith(":"):
             role = label_role(inner)
             if role is not None:
-                return inner, _label_message(first, role)
+                return inner, _label_message(shown, role)
     if first[:2] in ("**", "__"):
         # A bold label leading a line of text: "**User:** how do I ...".
         close = first.find(first[:2], 2)
@@ -476,14 +510,14 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
                 inner = inner.rstrip(":").rstrip()
                 role = _speaker_role(inner)
                 if role is not None:
-                    return inner, _label_message(first[: close + 3].strip(), role)
+                    return inner, _label_message(shown[: close + 3].strip(), role)
         return None
     colon = first.find(":", 0, 24)
     if colon > 0 and first[:colon].lower() in _TEXT_LABELS:
         inner = first[:colon]
         role = label_role(inner)
         if role is not None:
-            return inner, _label_message(first[: colon + 1], role)
+            return inner, _label_message(shown[: colon + 1], role)
     return None
 
 
@@ -502,7 +536,9 @@ def later_label_lines(content: str, transcript: bool) -> tuple[tuple[int, str, s
     found: list[tuple[int, str, str]] = []
     for offset, line in enumerate(content.split("\n")[1:], 1):
         text = line.strip()
-        alone = len(text) <= _MAX_LABEL and (text.endswith(":") or text[:1] in ("*", "_"))
+        alone = len(text) <= _MAX_LABEL and (
+            text.endswith((":", _FULL_WIDTH_COLON)) or text[:1] in ("*", "_")
+        )
         if not (transcript or alone or text[:2] in ("**", "__")):
             continue
         suspicious = label_near_miss(text)
