@@ -322,11 +322,18 @@ def test_errors_raised_while_rendering_are_located_in_the_narrative(tmp_path: Pa
         "## user\n\nlook @chart.png\n\n## assistant\n\n@@@c1.tool_call.json\n"
         '{"id": "c1", "name": "f"\n@@@\n'
     )
-    line = one_error(
-        run("render", path),
-        f"lmml: error: {path}:7:1: invalid_tool_call: tool call is not valid JSON",
-    )
+    # Every defect that refuses the send is said, the first as the refusal says it.
+    result = run("render", path)
+    assert result.returncode == 2, result.stderr
+    line, unanswered, count = result.stderr.splitlines()
+    assert line.startswith(f"lmml: error: {path}:7:1: invalid_tool_call: tool call is not valid")
+    assert line.endswith("(fix it, or add --force to send anyway)")
     assert "c1.tool_call.json:" not in line
+    assert unanswered.startswith(f"lmml: error: {path}:7:1: unanswered_tool_call: ")
+    assert count == (
+        f"lmml: error: {path}: 2 error-level defects refuse the send (fix them, or add "
+        "--force to send anyway)"
+    )
     path.write_text("## user\n\nlook @chart.png\n")
     line = one_error(
         run("render", path, "--max-embed-bytes", "5", "--on-omit", "raise"),

@@ -448,3 +448,42 @@ def test_the_force_help_and_docs_name_what_force_cannot_send(
     docs = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text("utf-8")
     assert "(every kind)" not in docs
     assert "So is an\nembed the provider cannot take (`unsendable_embed`" in docs
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["render"],
+        ["render", "--request", "--model", "m"],
+        ["run", "--api-key", "k", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
+        ["eval", "--cases", "CASES", "--target", "openai:m"],
+    ],
+)
+def test_a_refused_send_says_every_defect_that_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """validate lists them all; a refusal said only the first, so a fix, a rerun and the
+    next refusal took as many runs as there were defects."""
+    path = tmp_path / "chat.lmml"
+    path.write_text("## user\nsee @gone.png and @gone.png\n\n## assistant\n@@@notes.txt\nhi\n")
+    before = path.read_bytes()
+    (tmp_path / "cases.jsonl").write_text("{}\n")
+    command = [str(tmp_path / "cases.jsonl") if arg == "CASES" else arg for arg in command]
+    status, err = _cli(capsys, *command[:1], path, *command[1:])
+    assert status == 2
+    first, unclosed, count = err.splitlines()
+    assert first.startswith(f"lmml: error: {path}:2:5: missing_reference: ")
+    assert first.endswith(
+        "(fix it, or add --force to send anyway); 2 missing reference(s): gone.png (2)"
+    )
+    assert unclosed.startswith(f"lmml: error: {path}:5:1: unclosed_embed: ")
+    assert count == (
+        f"lmml: error: {path}: 3 error-level defects refuse the send (fix them, or add "
+        "--force to send anyway)"
+    )
+    assert path.read_bytes() == before
+    # One defect is said as before, on one line.
+    path.write_text("## user\nsee @gone.png\n")
+    status, err = _cli(capsys, *command[:1], path, *command[1:])
+    [line] = err.splitlines()
+    assert status == 2 and line.startswith(f"lmml: error: {path}:2:5: missing_reference: ")

@@ -301,7 +301,7 @@ def cmd_eval(args: EvalArguments) -> int:
                 )
     except DefectError as refused:  # the template's: every case would carry it
         assert source is not None
-        raise CliError(located(source.label, error_text(refused), source.aliases)) from None
+        raise source.refusal(refused) from None
     except ExpectError as malformed:  # the template's default expect: named as given
         if source is None or malformed.place()[0] != source.bundle.file_name:
             raise

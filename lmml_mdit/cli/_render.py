@@ -12,7 +12,6 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, cast
 
-from ..errors import DefectError
 from ._arguments import Arguments
 from ._options import (
     FormatChoices,
@@ -28,7 +27,6 @@ from ._output import (
     STDIO,
     CliError,
     deliver,
-    error_text,
     issue_line,
     missing_summary,
     stdout_json,
@@ -275,7 +273,6 @@ def cmd_render(args: RenderArguments) -> int:
     try:
         with (
             source.about(),
-            _missing_counted(source),
             caught_warnings(strict=args.strict) as caught,
         ):
             if args.request:
@@ -320,22 +317,6 @@ def caught_warnings(*, strict: bool = False) -> Iterator[list[warnings.WarningMe
             yield caught
         except DefectWarning as raised:
             raise raised.error from None
-
-
-@contextlib.contextmanager
-def _missing_counted(source: Source) -> Iterator[None]:
-    """A refusal for a missing reference also counts every missing reference by name, in
-    its one line (the refusal names only the first place)."""
-    try:
-        yield
-    except DefectError as refused:
-        summary = None
-        if refused.kind == "missing_reference":
-            summary = missing_summary(source.bundle.validate())
-        if summary is None:
-            raise
-        text = located(source.label, error_text(refused), source.aliases)
-        raise CliError(f"{text}; {summary}") from None
 
 
 def _warning_text(message: Warning | str) -> str:

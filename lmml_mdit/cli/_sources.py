@@ -13,12 +13,23 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import LmmlError
+from ..errors import DefectError, LmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
+from ..severity import ERROR_KINDS
 from ..stdin import STDIN_LABEL as STDIN_LABEL
 from ..warn import cli_wording
 from ._arguments import Arguments
-from ._output import STDIO, CliError, error_text, stdin_buffer, warn, warnings_worded
+from ._output import (
+    STDIO,
+    CliError,
+    error,
+    error_text,
+    issue_line,
+    missing_summary,
+    stdin_buffer,
+    warn,
+    warnings_worded,
+)
 
 if TYPE_CHECKING:
     from ..bundle import Bundle
@@ -104,9 +115,46 @@ class Source:
 
     @contextlib.contextmanager
     def about(self) -> Iterator[None]:
-        """Name this bundle in any library error raised inside the block."""
+        """Name this bundle in any library error raised inside the block; a refusal to
+        send says every error-level defect (:meth:`refusal`)."""
         with about(self.label, self.aliases):
-            yield
+            try:
+                yield
+            except DefectError as refused:
+                raise self.refusal(refused) from None
+
+    def refusal(self, refused: DefectError) -> CliError:
+        """What a refusal to send gives: *refused* (the first error-level defect), with
+        the missing references counted by name when there are two or more. When other
+        error-level defects refuse the send too, *refused* and each of them are said as
+        ``lmml: error:`` lines worded as ``validate`` words them, and the error counts
+        them, so one run shows every fix to make."""
+        text = located(self.label, error_text(refused), self.aliases)
+        try:
+            found = self.bundle.validate()
+        except LmmlError:
+            return CliError(text)
+        errors = [issue for issue in found if issue.kind in ERROR_KINDS]
+        if refused.issue not in errors:
+            return CliError(text)  # a warning raised by --strict, a template's own refusal
+        summary = missing_summary(errors)
+        if summary is not None:
+            text = f"{text}; {summary}"
+        others = [
+            issue
+            for issue in errors
+            if issue != refused.issue
+            and not (summary is not None and issue.kind == "missing_reference")
+        ]
+        if not others:
+            return CliError(text)
+        error(text)
+        for issue in others:
+            error(issue_line(self.label, issue, archive=self.bundle.kind == "zip"))
+        return CliError(
+            f"{self.label}: {len(errors)} error-level defects refuse the send (fix "
+            "them, or add --force to send anyway)"
+        )
 
 
 def _check_archive(path: str) -> None:
