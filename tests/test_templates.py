@@ -364,6 +364,31 @@ def test_image_inputs_pass_the_media_type_checks_and_the_budget(tmp_path: Path) 
     assert message["content"][1]["text"].startswith("f.")  # the text file, headed by its name
 
 
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("gone.png", "cannot be read"),
+        (".", "not a regular file"),
+        ("data:image/png;base64,%%", "does not decode"),
+        ("data:image/png", "without a comma"),
+        (3, "is an integer"),
+    ],
+)
+def test_an_asset_value_that_does_not_read_is_located_at_the_declaration(
+    tmp_path: Path, value: object, words: str
+) -> None:
+    """As every other refused value: ``FILE:LINE:COL`` of the input's declaration, in a
+    rendering and in a case's ``place`` (not the input's name standing as the file)."""
+    bundle = template("---\ninputs:\n  s: image\n---\n## user\n\n{{ s }}\n")
+    given = str(tmp_path / value) if isinstance(value, str) and "data:" not in value else value
+    with pytest.raises(InputError, match=words) as caught:
+        bundle.messages("openai", inputs={"s": given})
+    assert str(caught.value).startswith("t.lmml:3:6: invalid_input: ")
+    [result] = render_cases(bundle, [{"s": given}], model="m")
+    assert result.place == ("t.lmml", 3, 6)
+    assert result.error is not None and result.error.startswith("t.lmml:3:6: invalid_input: ")
+
+
 def test_a_bundle_without_placeholders_renders_as_before() -> None:
     bundle = Bundle.from_text("plain", "## user\n\nhi {x}\n")
     assert bundle.messages("openai") == bundle.messages("openai", inputs={})

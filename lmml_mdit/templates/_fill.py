@@ -429,8 +429,26 @@ def _check_alone(spec: InputSpec, placeholder: Placeholder) -> None:
 
 def _read_file(spec: InputSpec, value: object, limit: int) -> InputFile:
     """Read an asset input's value and check an ``image`` is an image the providers take
-    (a refused one, an SVG say, is left to the handlers, which name the provider)."""
-    read = input_file(spec.name, value, limit=limit)
+    (a refused one, an SVG say, is left to the handlers, which name the provider).
+
+    A value that does not read is refused at the input's declaration, as every other
+    refused value is, unless the error already names its place (a values file's line).
+    """
+    try:
+        read = input_file(spec.name, value, limit=limit)
+    except InputError as error:
+        if error.file is not None or error.line is not None:
+            raise
+        raise InputError(
+            error.message,
+            name=spec.name,
+            line=spec.line,
+            column=spec.column,
+            file=spec.file,
+            kind=error.kind,
+            hint=error.hint,
+            cli_hint=error.cli_hint,
+        ) from None
     if spec.type == "image":
         media_type = media_type_for(read.name, read.data)
         if media_type not in IMAGE_TYPES and media_type not in REFUSED_IMAGE_TYPES:
