@@ -169,6 +169,24 @@ def test_validate_reports_undeclared_unused_and_field_misuse() -> None:
     assert "undeclared_input" not in ERROR_KINDS and "unused_input" not in ERROR_KINDS
 
 
+def test_an_input_named_only_in_code_is_unused_with_a_hint_naming_in_code() -> None:
+    """Its placeholders are there, in code, where only an ``in_code`` input fills: the
+    issue says so instead of asking for a placeholder the file already holds."""
+    bundle = template(
+        "---\ninputs:\n  a: string\n  b: {type: string, default: x}\n---\n"
+        "## user\n\n{{ a }} and `{{ b }}`\n\n```\n{{ b }}\n```\n"
+    )
+    [issue] = bundle.validate()
+    assert (issue.kind, issue.name, issue.line, issue.column) == ("unused_input", "b", 4, 6)
+    assert "line 8" in issue.message and "in_code: true" in issue.message
+    assert "write {{ b }} where it goes" not in issue.message
+    filled = template(
+        "---\ninputs:\n  a: string\n  b: {type: string, in_code: true}\n---\n"
+        "## user\n\n{{ a }} and `{{ b }}`\n"
+    )
+    assert filled.validate() == []
+
+
 def test_validate_with_values_reports_missing_and_invalid_ones() -> None:
     bundle = template()
     issues = bundle.validate(inputs={"count": "two", "extra": 1})

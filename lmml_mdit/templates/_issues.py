@@ -41,6 +41,7 @@ def input_issues(
     issues = list(declarations.issues)
     specs = declarations.specs
     used: set[str] = set()
+    in_code: dict[str, Placeholder] = {}  # the first placeholder of an input, in code only
     for placeholder in placeholders:
         spec = specs.get(placeholder.name)
         if spec is None:
@@ -59,6 +60,7 @@ def input_issues(
                 )
             continue
         if not spec.fills(placeholder):
+            in_code.setdefault(spec.name, placeholder)
             continue
         used.add(spec.name)
         what = structure_fence(bundle.narrative, placeholder)
@@ -105,14 +107,29 @@ def input_issues(
                     name,
                     spec.line,
                     spec.column,
-                    f"the input {name!r} is declared but no placeholder uses it; write "
-                    f"{{{{ {name} }}}} where it goes, or remove the declaration",
+                    _unused(name, in_code.get(name)),
                     file=spec.file,
                 )
             )
     if values is not None:
         issues.extend(_value_issues(declarations, values))
     return issues
+
+
+def _unused(name: str, in_code: Placeholder | None) -> str:
+    """The ``unused_input`` message for *name*, saying so when its placeholders stand
+    only in code (the first at *in_code*), where only an ``in_code`` input is filled."""
+    if in_code is None:
+        return (
+            f"the input {name!r} is declared but no placeholder uses it; write "
+            f"{{{{ {name} }}}} where it goes, or remove the declaration"
+        )
+    return (
+        f"the input {name!r} is declared but its placeholders stand only in code (the first "
+        f"at line {in_code.line}, column {in_code.column} of the narrative), where they are "
+        "sent as written; declare it with 'in_code: true' to fill them there, or remove "
+        "the declaration"
+    )
 
 
 def structure_fence(narrative: Narrative, placeholder: Placeholder) -> str | None:
