@@ -248,7 +248,8 @@ def render_cases(
     :param processes: how many worker processes share the work; 1 (default) renders in
         this process. A pool holds a copy of the bundle per worker, opened from its
         narrative and entries with the bundle's own parse options (``delimiters``,
-        ``references``).
+        ``references``). The cases go to the pool in chunks, and the first result comes
+        once about 64 cases per process are read: for cases that arrive slowly, keep 1.
     :param base_dir: the folder a case's ``image`` or ``file`` path names a file inside,
         under the rules of a bundle's references (relative, no ``..``, no link leading
         out, a regular file); by default the bundle's folder, or the working directory.
