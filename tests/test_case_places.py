@@ -139,3 +139,14 @@ def test_render_cases_says_a_refused_paths_place_once(
     assert f"lmml: error: {cases}:1: {reason}\n" in capsys.readouterr().err
     [record] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert record == {"case": 1, "error": reason, "kind": "invalid_input"}
+
+
+def test_an_undeclared_input_names_no_file_as_its_place(tmp_path: Path) -> None:
+    """An undeclared input has no line in the template; its name is no file, so the
+    result has no place (it was ``("nope", None, None)``) and the error is said whole."""
+    bundle = lmml_mdit.open(str(_template(tmp_path)))
+    [result] = render_cases(bundle, [{"city": "Rome", "nope": 1}], model="m")
+    assert result.kind == "undeclared_input"
+    assert result.place is None
+    assert not result.lies_at("nope", None)
+    assert result.error is not None and "no input 'nope' is declared" in result.error

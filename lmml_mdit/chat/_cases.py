@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._place import Place
 from ..bundle import Bundle, BundleSource
-from ..errors import LmmlError
+from ..errors import InputError, LmmlError
 from ..jsontypes import JSONObject
 from ..templates import UnreadCase, held_in_folder
 from ..warn import cli_wording
@@ -195,6 +195,8 @@ class Rendering:
             except LmmlError as error:
                 error.locate(bundle.file_name)
                 where = Place.of(error)
+                if isinstance(error, InputError) and error.file is None:
+                    where = Place("")  # its name is an input's, no file: no place
                 return CaseResult(
                     number,
                     error=error.format(),
