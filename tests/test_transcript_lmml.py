@@ -810,8 +810,9 @@ SENT_LINES = st.one_of(
 def _sent_text(bundle: Bundle) -> str:
     """The first message's text as a model is sent it."""
     with warnings.catch_warnings():
-        # A content line like "User:" is reported as a suspicious delimiter: it is meant.
-        warnings.simplefilter("ignore", DefectWarning)
+        # A content line like "User:" is written so that no near miss is reported: the
+        # file a transcript writes warns of nothing.
+        warnings.simplefilter("error", DefectWarning)
         parts = bundle.messages("openai")[0]["content"]
     assert isinstance(parts, list)
     return "".join(part["text"] for part in parts if part["type"] == "text")  # type: ignore[index,misc]
@@ -824,7 +825,9 @@ def test_the_model_is_sent_the_content(tmp_path_factory: Any, content: str) -> N
     folder = tmp_path_factory.mktemp("sent")
     for name in ("t.lmml", "t.lmmlz"):
         transcript.save(folder / name)
-        assert Transcript.load(folder / name)[0].content == content
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DefectWarning)
+            assert Transcript.load(folder / name)[0].content == content
         bundle = open_bundle(folder / name)
         # Escaped or fenced, the model is sent the content, never the escapes or the
         # fence's own lines.
@@ -870,3 +873,41 @@ def test_lmml_ls_lists_the_fences_a_saved_lmml_holds(
         ("inline", "manifest.json"),  # the transcript's record, closing the file
     ]
     assert rows[0]["size"] == 5
+
+
+@pytest.mark.parametrize("kind", ["text", "zip"])
+def test_a_content_holding_a_near_miss_is_fenced_so_the_file_warns_of_nothing(
+    tmp_path: Path, kind: str
+) -> None:
+    """A content quoting a chat (``User:``, ``**Assistant:**``, ``Assistant: hi``) read back
+    the same, but every command that sends or shows the file warned that a turn may be
+    missing."""
+    quoted = "Transcript below\n\nUser:\nhi\n\n**Assistant (GPT-4):**\nhello"
+    transcript = Transcript(
+        [
+            Message("system", "Rules\n\nUser: is you"),
+            Message("user", quoted),
+            Message("assistant", "ok"),
+        ]
+    )
+    path = tmp_path / ("t.lmml" if kind == "text" else "t.lmmlz")
+    transcript.save(path)
+    bundle = open_bundle(path)
+    assert bundle.validate() == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DefectWarning)
+        assert [m.content for m in Transcript.load(path)] == [m.content for m in transcript]
+        sent = bundle.messages("openai")
+    assert sent[1]["content"] == [{"type": "text", "text": quoted}]
+    # A message with no such line is still written as it is.
+    assert "\n\nok\n" in bundle.narrative.text
+
+
+def test_reading_a_file_with_a_near_miss_warns_as_a_send_does(tmp_path: Path) -> None:
+    path = tmp_path / "pasted.lmml"
+    path.write_text("## user\nhi\n\n**Assistant:**\nhello\n")
+    with pytest.warns(DefectWarning, match=r"pasted.lmml:4:3: suspicious_delimiter: the line"):
+        loaded = Transcript.load(path)
+    assert [m.content for m in loaded] == ["hi\n\n**Assistant:**\nhello"]
+    with pytest.warns(DefectWarning, match="suspicious_delimiter"):
+        Transcript.from_bundle(open_bundle(path))

@@ -129,9 +129,39 @@ def _check(
     if len(turns) != len(matched) and plans and not faults:
         # A turn no plan wrote, and no region shows it: it comes before the first plan.
         faults[0] = "turn"
+    _near_misses(narrative, plans, layouts, faults)
     forged_turns = [turn for index, turn in enumerate(turns) if index not in matched.values()]
     hints = _hints(narrative, plans, layouts, faults, forged_turns, assets)
     return _Findings(faults, hidden, forged, hints)
+
+
+def _near_misses(
+    narrative: Narrative,
+    plans: Sequence[Plan],
+    layouts: Sequence[Placement],
+    faults: dict[int, Fault],
+) -> None:
+    """Mark at fault each rendered, unfenced plan whose body holds a near-miss delimiter
+    (a line ``User:`` or ``**Assistant:**``): it reads back, but every command that sends
+    or shows the file would warn that a turn may be missing. Fenced, it says nothing."""
+    issues = narrative._delimiter_issues
+    if not issues:
+        return
+    bodies = sorted(
+        (layouts[position].body, position)
+        for position, plan in enumerate(plans)
+        if plan.kept is None and plan.encoding != "fenced"
+    )
+    starts = [body for body, _ in bodies]
+    for issue in issues:
+        if issue.line is None:
+            continue
+        index = bisect.bisect_right(starts, issue.line - 1) - 1
+        if index < 0:
+            continue
+        body, position = bodies[index]
+        if issue.line - 1 < body + plans[position].body.count("\n") + 1:
+            faults.setdefault(position, "turn")
 
 
 def _has_escapes(narrative: Narrative, turn: Turn) -> bool:

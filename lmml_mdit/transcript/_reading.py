@@ -176,6 +176,7 @@ def read_file(
     folder = os.path.dirname(os.path.abspath(path)) if base_dir is None else base_dir
     bundle = open_bundle(path, base_dir=folder)
     try:
+        bundle.warn_defects()
         return read_bundle(bundle)
     finally:
         bundle.close()

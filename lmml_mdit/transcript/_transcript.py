@@ -411,7 +411,8 @@ class Transcript(Renderable):
         *,
         base_dir: str | os.PathLike[str] | Literal[False] | None = None,
     ) -> Transcript:
-        """Read a transcript :meth:`save` wrote (JSON), or an ``.lmml``/``.lmmlz`` bundle.
+        """Read a transcript :meth:`save` wrote (JSON), or an ``.lmml``/``.lmmlz`` bundle
+        (whose near-miss delimiters warn, as :meth:`from_bundle` says).
 
         :param base_dir: the folder a ``.lmml``'s references resolve against: by default
             the file's own folder (its files become assets); ``False`` for none.
@@ -439,6 +440,10 @@ class Transcript(Renderable):
         placeholder stood; :func:`lmml_mdit.templates.filled_bundle`); the transcript then
         remembers the filled narrative.
 
+        A near-miss delimiter (``**Assistant:**`` on a line of its own) warns a
+        :class:`~lmml_mdit.DefectWarning`, as every send does: the turn it was meant to
+        open is read as part of the message before it.
+
         :raises InputError: for values :meth:`Bundle.messages` would refuse.
         :raises TranscriptTypeError: when *bundle* is not a :class:`~lmml_mdit.Bundle`.
 
@@ -453,6 +458,7 @@ class Transcript(Renderable):
                 f"from_bundle needs a Bundle, not {type(bundle).__name__}",
                 hint="open a file with lmml_mdit.open(path), or use Transcript.load(path)",
             )
+        bundle.warn_defects()  # a near-miss delimiter: the turn meant is read into another
         return cls._from_contents(_reading.read_bundle(filled_bundle(bundle, inputs)))
 
     @classmethod
