@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import random
 import sys
 import tracemalloc
 import zipfile
@@ -39,6 +40,7 @@ from lmml_mdit.errors import (
     LimitExceededError,
 )
 from lmml_mdit.jsonio import MAX_NUMBER_DIGITS, parse_json
+from lmml_mdit.media import TEXT_SNIFF_BYTES
 
 # --- YAML settings -------------------------------------------------------------------
 
@@ -257,6 +259,53 @@ def test_canonically_caseless_unicode_twins_collide() -> None:
         with pytest.raises(CaseCollisionError):
             check_entry_names([first, second])
     check_entry_names(["a.png", "b.png", "\u00e9.png", "e.png"])
+
+
+def _archive_of(path: Path, entries: dict[str, bytes], method: int) -> Path:
+    with zipfile.ZipFile(path, "w", method) as archive:
+        archive.writestr(
+            path.stem + ".lmml", "<!-- user -->\n" + " ".join(f"@{n}" for n in entries)
+        )
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_validate_reads_a_binary_entry_only_as_far_as_its_head(tmp_path: Path, method: int) -> None:
+    """The unsendable check tells an image by its first bytes: an 8 MiB entry is not
+    inflated whole (it was, then cut to its head)."""
+    size = 8 * 1024 * 1024
+    noise = random.Random(0).randbytes(size)
+    entries = {"chart.png": b"\x89PNG\r\n\x1a\n" + noise, "scan.tiff": b"II*\x00" + noise}
+    path = _archive_of(tmp_path / "big.lmmlz", entries, method)
+    with open_bundle(path) as bundle:
+        gc.collect()
+        tracemalloc.start()
+        try:
+            issues = bundle.validate()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert [(issue.kind, issue.name) for issue in issues] == [("unsendable_embed", "scan.tiff")]
+        assert peak < size // 8
+        assert bundle.embed_head("chart.png", 16) == entries["chart.png"][:16]
+        head = bundle.embed_head("scan.tiff", TEXT_SNIFF_BYTES)
+        assert head == entries["scan.tiff"][:TEXT_SNIFF_BYTES]
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_the_head_of_a_short_entry_is_all_of_it_crc_checked(tmp_path: Path, method: int) -> None:
+    path = _archive_of(tmp_path / "small.lmmlz", {"notes.txt": b"short text\n"}, method)
+    with open_bundle(path) as bundle:
+        assert bundle.embed_head("notes.txt", TEXT_SNIFF_BYTES) == b"short text\n"
+        assert bundle.embed_head("notes.txt", 5) == b"short"
+    if method == zipfile.ZIP_STORED:  # a flipped byte, found in the stored data
+        damaged = bytearray(path.read_bytes())
+        damaged[damaged.find(b"short text")] ^= 1
+        bundle = open_bundle(bytes(damaged), name="small.lmmlz")
+        with pytest.raises(InvalidZipError, match="CRC"):
+            bundle.embed_head("notes.txt", TEXT_SNIFF_BYTES)
 
 
 # --- the narrative -------------------------------------------------------------------

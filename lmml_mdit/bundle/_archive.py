@@ -558,7 +558,29 @@ class ZipArchive:
             )
         return data
 
-    def _inflate(self, member: Member, start: int) -> tuple[bytes, int]:
+    def read_head(self, name: str, size: int) -> bytes:
+        """Up to the first *size* bytes of entry *name*, decompressing no further than that
+        (what tells a media type); the whole entry, CRC checked, when it is no longer.
+
+        :raises KeyError: when there is no such entry.
+        :raises LimitExceededError: when the data read inflates past a limit.
+        :raises InvalidZipError: for damaged data.
+        """
+        import zipfile
+
+        member = self.members[name]
+        if size >= member.file_size:
+            return self.read(name)
+        start = self._data_offset(member)
+        if start + member.compress_size > self._source.length:
+            raise InvalidZipError("the entry's data runs past the end of the archive", name=name)
+        if member.compress_type == zipfile.ZIP_STORED:
+            return self._source.read_at(start, size)
+        return self._inflate(member, start, stop=size)[0]
+
+    def _inflate(self, member: Member, start: int, *, stop: int | None = None) -> tuple[bytes, int]:
+        """The entry's bytes and their CRC, inflated in chunks within the limits; with
+        *stop*, only its first *stop* bytes (no CRC check then: the rest is not read)."""
         limits = self.limits
         ceiling = min(member.file_size, limits.max_entry_size)
         decompressor = zlib.decompressobj(-zlib.MAX_WBITS)
@@ -566,13 +588,14 @@ class ZipArchive:
         produced = 0
         crc = 0
         consumed = 0
-        while consumed < member.compress_size and not decompressor.eof:
+        wanted = ceiling + 1 if stop is None else min(ceiling + 1, stop)
+        while consumed < member.compress_size and not decompressor.eof and produced < wanted:
             size = min(_CHUNK, member.compress_size - consumed)
             pending = self._source.read_at(start + consumed, size)
             consumed += size
-            while pending and not decompressor.eof:
+            while pending and not decompressor.eof and produced < wanted:
                 try:
-                    out = decompressor.decompress(pending, ceiling - produced + 1)
+                    out = decompressor.decompress(pending, wanted - produced)
                 except zlib.error as error:
                     raise InvalidZipError(
                         f"the entry's compressed data is damaged ({error})", name=member.name
@@ -582,6 +605,8 @@ class ZipArchive:
                 self._check_output(member, produced, consumed)
                 crc = zlib.crc32(out, crc)
                 chunks.append(out)
+        if stop is not None and produced >= stop:
+            return b"".join(chunks)[:stop], crc
         if not decompressor.eof:
             raise InvalidZipError("the entry's compressed data ends early", name=member.name)
         if produced != member.file_size:

@@ -444,6 +444,9 @@ class Bundle:
         """Up to the first *size* bytes :meth:`embed` gives for *name*, a base_dir file read
         only that far (what a media type is told by); the same errors as :meth:`embed`."""
         reader = self.resolve(name)
+        if name not in self.fences and name in self._entries and self._entries[name] is None:
+            assert self._archive is not None
+            return self._archive.read_head(name, size)  # an archive entry inflated that far
         if name in self.fences or name in self._entries or self.base_dir is None:
             return reader()[:size]
         with builtins.open(self._base_dir_path(name), "rb") as stream:
