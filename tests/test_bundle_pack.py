@@ -232,6 +232,7 @@ def test_k23_binary_asset_is_not_inlinable() -> None:
     with pytest.raises(NotInlinableError) as raised:
         Bundle.from_zip("c", "See @image.png here.", {"image.png": b"\xff\xfe\x00\x01"}).inline()
     assert raised.value.name == "image.png"
+    assert "keep_binary=True" in str(raised.value)  # the way out, as the CLI names its flag
 
 
 @pytest.mark.parametrize(

@@ -180,7 +180,7 @@ def fence_text(name: str, data: bytes) -> str:
         raise NotInlinableError(
             "the asset is binary (not valid UTF-8 text)",
             name=name,
-            hint=hint,
+            hint="pass keep_binary=True to keep it as an archive entry, or pack the bundle",
             cli_hint="give --keep-binary to keep it as an archive entry, or pack the bundle",
         ) from None
     check_fenceable(name, content, hint=hint)
