@@ -104,8 +104,9 @@ SETTINGS = {
     "max_tokens": "max_tokens",
     "stop": "stop_sequences",
 }
-"""LMML settings key -> Messages parameter. The ``anthropic`` 2.14 request type has no
-``temperature``, ``top_p`` or ``top_k``: they are unknown settings here."""
+"""LMML settings key -> Messages parameter. The ``anthropic`` request type (2.17, the
+version the extras require, as 2.14) has no ``temperature``, ``top_p`` or ``top_k``: they
+are unknown settings here."""
 
 NATIVE_SETTINGS = frozenset(
     {
