@@ -226,8 +226,10 @@ def test_from_zip_checks_names_up_front() -> None:
     assert raised.value.name == "/etc/passwd"
     with pytest.raises(CaseCollisionError):
         Bundle.from_zip("convo", "text", {"a.txt": b"1", "A.txt": b"2"})
-    with pytest.raises(DuplicateEntryError):
+    with pytest.raises(DuplicateEntryError, match="narrative entry") as clash:
         Bundle.from_zip("convo", "text", {"convo.lmml": b"clash"})
+    assert clash.value.name == "convo.lmml"
+    assert "archive" not in str(clash.value)  # no archive was read: the names were given
 
 
 def test_closed_bundle_refuses_reads(tmp_path: Path) -> None:

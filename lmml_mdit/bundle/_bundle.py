@@ -20,6 +20,7 @@ from ..errors import (
     BundleError,
     DefectError,
     DefectWarning,
+    DuplicateEntryError,
     InvalidManifestError,
     InvalidSettingsError,
     LimitExceededError,
@@ -222,6 +223,12 @@ class Bundle:
         """
         stem = bundle_name(name) or DEFAULT_NAME
         narrative_name = stem + NARRATIVE_SUFFIX
+        if narrative_name in entries:
+            raise DuplicateEntryError(
+                "an asset has the name the narrative entry needs",
+                name=narrative_name,
+                hint="rename that asset, or give the bundle another name",
+            )
         check_entry_names([narrative_name, *entries])
         return cls(
             kind="zip",
