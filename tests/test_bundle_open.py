@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import hostile_archives as corpus
 import pytest
 
 import lmml_mdit.chat
+import lmml_mdit.cli
 import lmml_mdit.preview
 from lmml_mdit import Bundle, Limits
 from lmml_mdit import open as open_bundle
@@ -283,6 +287,60 @@ def test_a_stream_larger_than_the_limits_is_refused() -> None:
     with pytest.raises(LimitExceededError, match="max_total_size"):
         # An archive's bytes: a narrative's stream stops earlier, at max_narrative_bytes.
         open_bundle(io.BytesIO(b"PK\x03\x04" + b"x" * (65 * 1024 * 1024)), limits=limits)
+
+
+def _fed_fifo(tmp_path: Path, data: bytes) -> tuple[Path, Callable[[], None]]:
+    """A named pipe fed *data* once, by a thread, and the function that stops the thread.
+
+    After feeding, the thread gives every later reader an empty pipe (end of file), so code
+    opening the path a second time fails instead of waiting forever for a writer.
+    """
+    fifo = tmp_path / "piped.lmmlz"
+    os.mkfifo(fifo)
+    done = threading.Event()
+
+    def feed() -> None:
+        with fifo.open("wb") as stream:
+            stream.write(data)
+        while not done.wait(0.01):
+            with contextlib.suppress(OSError):  # OSError: no reader waiting
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+
+    def stop() -> None:
+        done.set()
+        writer.join()
+
+    return fifo, stop
+
+
+def test_an_archive_path_that_is_a_pipe_is_read_as_a_stream(tmp_path: Path) -> None:
+    """A path naming a pipe (``<(cat x.lmmlz)``, a FIFO) cannot be seeked: the archive is
+    read once, under the limits, as a file object is (it raised io.UnsupportedOperation)."""
+    data = corpus.normal_zip({"s.lmml": b"<!-- user -->\nhi @a.txt\n", "a.txt": b"A" * 300})
+    fifo, stop = _fed_fifo(tmp_path, data)
+    try:
+        with open_bundle(fifo) as bundle:
+            assert bundle.kind == "zip"
+            assert bundle.narrative_name == "s.lmml"  # piped.lmml is absent: the fallback
+            assert bundle.read("a.txt") == b"A" * 300
+            assert bundle.validate() == []
+    finally:
+        stop()
+
+
+def test_the_command_line_reads_an_archive_through_a_pipe_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = corpus.normal_zip({"s.lmml": b"<!-- user -->\nhi @a.txt\n", "a.txt": b"A\n"})
+    fifo, stop = _fed_fifo(tmp_path, data)
+    try:
+        assert lmml_mdit.cli.main(["ls", str(fifo)]) == 0  # a look at its head took the
+    finally:  # pipe's first bytes, and the second open waited for another writer
+        stop()
+    assert "a.txt" in capsys.readouterr().out
 
 
 def test_wrong_source_types_are_refused_clearly(tmp_path: Path) -> None:

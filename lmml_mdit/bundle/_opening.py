@@ -269,11 +269,17 @@ def open_bundle(
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         file_name = os.path.basename(path)
+        piped: bytes | None = None
         try:
             with builtins.open(path, "rb") as stream:
-                head = stream.read(4)
-                if not is_zip(head):
-                    text = head + stream.read(narrative_cap(limits) + 1 - len(head))
+                if not stream.seekable():  # a pipe (``<(...)``, a FIFO): read once, held
+                    piped = _read_stream(stream, limits, name or file_name)
+                    head = piped[:4]
+                    text = piped
+                else:
+                    head = stream.read(4)
+                    if not is_zip(head):
+                        text = head + stream.read(narrative_cap(limits) + 1 - len(head))
         except FileNotFoundError:
             raise BundleNotFoundError(
                 "cannot read the file: no such file",
@@ -286,7 +292,7 @@ def open_bundle(
             ) from None
         if is_zip(head):
             try:
-                archive = open_archive(path, limits)
+                archive = open_archive(path if piped is None else piped, limits)
             except LmmlError as error:
                 error.concern(path)  # a damaged archive, named as the caller gave it
                 raise

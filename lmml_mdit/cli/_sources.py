@@ -164,8 +164,8 @@ def _check_archive(path: str) -> None:
     file is read as a bare narrative, as it is here; the warning surfaces the likely
     mistake (a download that saved an HTML error page, a narrative renamed by hand).
     """
-    if not path.lower().endswith(ARCHIVE_SUFFIX):
-        return
+    if not path.lower().endswith(ARCHIVE_SUFFIX) or not os.path.isfile(path):
+        return  # a pipe is read once, by the library: a look here would take its first bytes
     try:
         with open(path, "rb") as stream:
             head = stream.read(4)
