@@ -467,10 +467,10 @@ def test_text_extension_with_bytes_that_are_not_utf8() -> None:
         messages(bundle)
 
 
-@pytest.mark.parametrize("result", [None, "text", b"bytes", 3])
+@pytest.mark.parametrize("result", [None, "text", b"bytes", 3, [TextPart("ok"), 3]])
 def test_handler_returning_no_parts_is_a_clear_type_error(result: Any) -> None:
     bundle = zip_bundle("## user\n@t.py\n", {"t.py": b"print()\n"})
-    with pytest.raises(TypeError, match=r"handler for 't\.py' returned"):
+    with pytest.raises(TypeError, match=r"handler for 't\.py' returned .*, not a part"):
         messages(bundle, handlers={".py": lambda asset: result})
 
 

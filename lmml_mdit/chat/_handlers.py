@@ -77,5 +77,8 @@ def build_parts(asset: Asset, overrides: Mapping[str, Handler] | None = None) ->
     parts = list(result)
     for part in parts:
         if not isinstance(part, PART_TYPES):
-            raise TypeError(f"handler for {asset.name!r} returned {type(part).__name__}")
+            raise TypeError(
+                f"handler for {asset.name!r} returned a sequence holding "
+                f"{type(part).__name__}, not a part (each item must be one)"
+            )
     return parts
