@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import hostile_archives as corpus
 import pytest
 
 import lmml_mdit
@@ -165,3 +166,29 @@ def test_verdicts_are_kept_for_a_bounded_number_of_files_across_threads(tmp_path
         for _ in range(3):
             found = set().union(*pool.map(refused, paths))
             assert found == {f"note{number}.txt" for number in range(0, 320, 2)}
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (corpus.damaged_data(), "the entry's data fails its CRC check"),
+        (corpus.bomb_lying_size(size=1024 * 1024), "the entry inflates past its declared size"),
+    ],
+)
+def test_validate_reports_an_asset_whose_bytes_cannot_be_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, said: str
+) -> None:
+    """A damaged entry, or one whose headers lie: every send refuses its bytes; validate
+    said OK."""
+    path = tmp_path / "evil.lmmlz"
+    path.write_bytes(data)
+    with lmml_mdit.open(path) as bundle:
+        [issue] = [issue for issue in bundle.validate() if issue.severity == "error"]
+        with pytest.raises(lmml_mdit.BundleError, match=said):
+            bundle.messages("openai")
+    assert (issue.kind, issue.severity, issue.name) == ("unsendable_embed", "error", "a.txt")
+    assert f"no provider can take a.txt: its bytes cannot be read: {said}" in issue.message
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"unsendable_embed: no provider can take a.txt: its bytes cannot be read: {said}" in out
+    assert "lmml_mdit.Limits" not in out  # the command line's words, not Python's

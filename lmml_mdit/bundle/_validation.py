@@ -12,7 +12,13 @@ import threading
 import unicodedata
 from collections.abc import Mapping, Set
 
-from ..errors import BundleError, LmmlError, UnsafeEntryError
+from ..errors import (
+    BundleError,
+    InvalidZipError,
+    LimitExceededError,
+    LmmlError,
+    UnsafeEntryError,
+)
 from ..jsontypes import JSONObject
 from ..media import TEXT_SNIFF_BYTES, builtin_refusal, media_type_for, sniff
 from ..model import Embed, Issue
@@ -352,7 +358,17 @@ def _unsendable_issues(bundle: BundleContents, *, skip: Set[str]) -> list[Issue]
                 data = bundle.embed_head(name, TEXT_SNIFF_BYTES)
                 if _needs_whole(data):
                     data = bundle.embed(name)
-            except LmmlError:  # unreadable: reported by the kind that says why
+            except (InvalidZipError, LimitExceededError) as error:
+                # Damaged or over a limit: every send refuses these bytes, and no other
+                # kind says so (what is read is checked: a binary entry's head only).
+                said = f"no provider can take {name}: its bytes cannot be read: {error.message}"
+                hint = f"; {error.hint}" if error.hint else ""
+                issue = _issue(UNSENDABLE_EMBED, embed, name, said + hint)
+                if error.cli_hint is not None:
+                    issue = dataclasses.replace(issue, cli_message=f"{said}; {error.cli_hint}")
+                issues.append(issue)
+                continue
+            except LmmlError:  # unresolvable: reported by the kind that says why
                 continue
             media_type = media_type_for(name, data)
             verdict = media_type, builtin_refusal(name, media_type, data)
