@@ -777,7 +777,7 @@ async def test_a_label_with_a_note_or_a_full_width_colon_is_rewritten_as_its_hea
 ) -> None:
     document = Document(
         client,
-        folder / "pasted.lmml",
+        folder / "noted.lmml",
         "## Turn 1 -- user\nHi.\n\n**Assistant (GPT-4):**\nHello.\n\n**User\uff1a** thanks\n",
     )
     assert codes(await document.open()) == ["suspicious_delimiter", "suspicious_delimiter"]
