@@ -453,7 +453,16 @@ class ExpectError(LmmlError):
 
 class LmmlWarning(UserWarning):
     """The base of every warning lmml_mdit issues:
-    ``warnings.filterwarnings("ignore", category=lmml_mdit.LmmlWarning)`` silences them all."""
+    ``warnings.filterwarnings("ignore", category=lmml_mdit.LmmlWarning)`` silences them all.
+
+    :ivar cli_message: the message as the command line words it (naming flags such as
+        ``--set max_tokens=N`` or ``--midway-system user``, never Python arguments), or
+        None when it is the same.
+    """
+
+    def __init__(self, *args: object, cli_message: str | None = None) -> None:
+        super().__init__(*args)
+        self.cli_message = cli_message
 
 
 class DefectWarning(LmmlWarning):
@@ -506,15 +515,8 @@ class SettingRangeWarning(LmmlWarning):
 class MissingSettingWarning(LmmlWarning):
     """A request went without a setting it usually has: a required parameter took its
     documented default (Anthropic's ``max_tokens``), or a model the API does not require
-    was left out (OpenAI Responses).
-
-    :ivar cli_message: the message as the command line words it (naming flags such as
-        ``--set max_tokens=N``), or None when it is the same.
+    was left out (OpenAI Responses). Its ``cli_message`` names ``--set max_tokens=N``.
     """
-
-    def __init__(self, message: str, *, cli_message: str | None = None) -> None:
-        super().__init__(message)
-        self.cli_message = cli_message
 
 
 class ProviderPluginWarning(LmmlWarning):

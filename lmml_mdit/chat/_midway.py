@@ -103,15 +103,15 @@ def place_midway_system(
             )
         # A part it cannot hold is refused before the turn is said to be sent.
         placed = _as_user(message, provider) if policy == "user" else None
-        text = (
+        said = (
             f"{location(bundle.file_name, line, 1)}: {label} comes after the conversation "
             f"has started, and {provider.target} takes system content only up front: "
-            f"{_DONE[policy]} (midway_system={policy!r})"
+            f"{_DONE[policy]}"
         )
-        if policy == "drop":
-            text += _dropped_assets(message)
+        dropped = _dropped_assets(message) if policy == "drop" else ""
+        text = f"{said} (midway_system={policy!r}){dropped}"
         conversation.warnings.append(text)
-        warn(SystemContentWarning(text))
+        warn(SystemContentWarning(text, cli_message=f"{said} (--midway-system {policy}){dropped}"))
         if placed is not None:
             out.append(placed)
         elif policy == "hoist":

@@ -308,12 +308,15 @@ def request_params(
                         if key in native
                         else "has no parameter for it"
                     )
-                    said = (
-                        f"setting {key!r} left out: {chosen.target} {why} (unknown "
-                        "settings 'pass' would send it as is)"
-                    )
+                    said = f"setting {key!r} left out: {chosen.target} {why}"
                     place = where(key) if where is not None else None
-                    warn(UnknownSettingWarning(said if place is None else f"{place}: {said}"))
+                    said = said if place is None else f"{place}: {said}"
+                    warn(
+                        UnknownSettingWarning(
+                            f"{said} (unknown_settings='pass' would send it as is)",
+                            cli_message=f"{said} (--unknown-settings pass would send it as is)",
+                        )
+                    )
                     continue
                 target = key
             else:
