@@ -90,3 +90,16 @@ def test_a_midway_system_turn_names_the_argument_in_the_api(tmp_path: Path) -> N
         lmml_mdit.open(chat).to_request("gemini", model="m")
     [said] = [str(w.message) for w in caught if w.category is lmml_mdit.SystemContentWarning]
     assert said.endswith("(midway_system='user')")
+
+
+def test_a_missing_model_names_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chat = tmp_path / "chat.lmml"
+    chat.write_text("## user\n\nhi\n", encoding="utf-8")
+    [line] = _warnings(capsys, "render", str(chat), "-p", "openai-responses", "--request")
+    assert "no model given" in line
+    assert line.endswith("add --model NAME, or 'model: NAME' to the settings embed")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lmml_mdit.open(chat).to_request("openai-responses")
+    [said] = [str(w.message) for w in caught if w.category is lmml_mdit.MissingSettingWarning]
+    assert "pass model='NAME'" in said

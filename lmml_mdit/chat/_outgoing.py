@@ -451,11 +451,14 @@ def _complete(provider: Provider, params: JSONObject, *, model_given: bool) -> N
             cli_hint="add --model NAME, or 'model: NAME' to the settings embed",
         )
     if not model_given:
+        said = (
+            f"no model given: the {provider.target} request has no 'model' (the API then "
+            "takes it from a stored prompt)"
+        )
         warn(
             MissingSettingWarning(
-                f"no model given: the {provider.target} request has no 'model' (the API "
-                "then takes it from a stored prompt); name a model, or add 'model: NAME' to "
-                "the settings"
+                f"{said}; pass model='NAME', or add 'model: NAME' to the settings",
+                cli_message=f"{said}; add --model NAME, or 'model: NAME' to the settings embed",
             )
         )
     for name in sorted(provider.required_settings - params.keys()):
