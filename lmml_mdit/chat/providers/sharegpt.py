@@ -111,8 +111,16 @@ def read_conversations(entries: object, *, where: str = "conversations") -> list
 def read(data: object) -> ChatConversation:
     """Read a ShareGPT record (or its bare ``conversations`` list).
 
-    :raises ImportFormatError: for anything outside the ShareGPT shape.
+    :raises ImportFormatError: for anything outside the ShareGPT shape; a JSON array of
+        records (a dataset file) is named as such.
     """
+    if isinstance(data, list) and data and isinstance(data[0], dict) and "conversations" in data[0]:
+        raise ImportFormatError(
+            f"this is a JSON array of {len(data)} ShareGPT record(s), not one conversation",
+            name="[0]",
+            hint="write the records one per line as a .jsonl file and import that; each "
+            "record becomes a bundle",
+        )
     conversations, fields = split_body(
         data,
         "conversations",
