@@ -282,14 +282,17 @@ def _output_text(text: str) -> JSONObject:
 def _assistant_text(texts: list[JSONObject], keys: JSONObject) -> JSONObject:
     """An assistant message: its text as one string, or, when a part carries native keys
     (``annotations``) or the message does (``id``, ``status``), as ``output_text`` parts,
-    the replayed output message the Responses API takes."""
-    if keys or any(set(text) != {"type", "text"} for text in texts):
+    the replayed output message the Responses API takes. A ``phase`` alone stays on the
+    string form: the input message takes it, and ``output_text`` parts would need the
+    output message's ``id`` and ``status``."""
+    if set(keys) - {"phase"} or any(set(text) != {"type", "text"} for text in texts):
         parts = [{**text, "annotations": text.get("annotations", [])} for text in texts]
         return {"type": "message", "role": "assistant", "content": parts, **keys}
     return {
         "type": "message",
         "role": "assistant",
         "content": "\n\n".join(t["text"] for t in texts),
+        **keys,
     }
 
 
