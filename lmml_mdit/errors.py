@@ -231,8 +231,8 @@ class BundleError(LmmlError):
 
 
 class BundleNotFoundError(BundleError, FileNotFoundError):
-    """The path given to :func:`lmml_mdit.open` does not exist (also a
-    :class:`FileNotFoundError`, so either ``except`` catches it)."""
+    """The path given to :func:`lmml_mdit.open` (or :func:`lmml_mdit.import_path`) does not
+    exist (also a :class:`FileNotFoundError`, so either ``except`` catches it)."""
 
     def __init__(self, message: str, *, name: str, hint: str | None = None) -> None:
         BundleError.__init__(self, message, name=name, hint=hint)

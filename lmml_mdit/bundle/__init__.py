@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ._opening import narrative_cap as narrative_cap
     from ._opening import not_lmml as not_lmml
     from ._opening import open_bundle as open_bundle
+    from ._opening import open_input as open_input
     from ._packing import InlineReport as InlineReport
     from ._packing import OrphanedEntryWarning as OrphanedEntryWarning
     from ._packing import fence_text as fence_text
@@ -158,6 +159,7 @@ _NAMES = {
             "narrative_cap",
             "not_lmml",
             "open_bundle",
+            "open_input",
         ),
         "_packing": (
             "InlineReport",

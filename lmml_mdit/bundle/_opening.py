@@ -245,6 +245,28 @@ def _text_bundle(
     )
 
 
+def open_input(path: str | os.PathLike[str]) -> IO[bytes]:
+    """*path* opened for reading bytes, a file that cannot be opened raised as the library's
+    error, worded as every command words it.
+
+    :raises BundleNotFoundError: when the path does not exist (also a FileNotFoundError).
+    :raises BundleError: when it cannot be opened otherwise (a folder, no permission).
+    """
+    name = os.fspath(path)
+    try:
+        return builtins.open(name, "rb")
+    except FileNotFoundError:
+        raise BundleNotFoundError(
+            "cannot read the file: no such file",
+            name=os.fsdecode(name),
+            hint="check the path and the current folder",
+        ) from None
+    except OSError as error:
+        raise BundleError(
+            f"cannot read the file: {error.strerror}", name=os.fsdecode(name), hint="check the path"
+        ) from None
+
+
 def open_bundle(
     source: BundleInput, limits: Limits, base_dir: BaseDir, name: str | None, syntax: ParseOptions
 ) -> Bundle:
@@ -270,8 +292,9 @@ def open_bundle(
         path = os.fspath(source)
         file_name = os.path.basename(path)
         piped: bytes | None = None
+        stream = open_input(path)
         try:
-            with builtins.open(path, "rb") as stream:
+            with stream:
                 if not stream.seekable():  # a pipe (``<(...)``, a FIFO): read once, held
                     piped = _read_stream(stream, limits, name or file_name)
                     head = piped[:4]
@@ -280,13 +303,7 @@ def open_bundle(
                     head = stream.read(4)
                     if not is_zip(head):
                         text = head + stream.read(narrative_cap(limits) + 1 - len(head))
-        except FileNotFoundError:
-            raise BundleNotFoundError(
-                "cannot read the file: no such file",
-                name=path,
-                hint="check the path and the current folder",
-            ) from None
-        except OSError as error:
+        except OSError as error:  # a read failing once the file is open
             raise BundleError(
                 f"cannot read the file: {error.strerror}", name=path, hint="check the path"
             ) from None

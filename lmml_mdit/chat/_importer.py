@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..atomic import batched_folder_syncs
-from ..bundle import LIMITS_CLI_HINT, Limits
+from ..bundle import LIMITS_CLI_HINT, Limits, open_input
 from ..conversation import ChatConversation, resolve_calls
 from ..errors import (
     ImportFormatError,
@@ -288,7 +288,8 @@ def import_path(
     :raises ImportFormatError: for data that does not fit, naming the file and line.
     :raises LimitExceededError: for a payload over ``max_total_size``.
     :raises StdinClosedError: for ``-`` when standard input is closed.
-    :raises BundleError: when a bundle cannot be written.
+    :raises BundleNotFoundError: when *path* does not exist (also a FileNotFoundError).
+    :raises BundleError: when *path* cannot be read, or a bundle cannot be written.
     """
     limits = limits if limits is not None else Limits()
     source = Path(path)
@@ -298,7 +299,7 @@ def import_path(
     if str(path) == "-":
         raw = _read_payload(stdin_buffer(), limits, "-")
     else:
-        with source.open("rb") as handle:
+        with open_input(source) as handle:
             raw = _read_payload(handle, limits, str(source))
     name = target.stem if target.suffix in BUNDLE_SUFFIXES else source.stem
     other = _not_chat_data(raw, str(source))
@@ -353,11 +354,16 @@ def _import_jsonl(
             name=str(folder),
             hint="give an output folder with -o",
         )
-    folder.mkdir(parents=True, exist_ok=True)
+    handle = open_input(source)  # before the folder is made: a missing file leaves none
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except BaseException:
+        handle.close()
+        raise
     written: list[Path] = []
     cap = limits.max_total_size
     # One folder fsync for the whole batch: each bundle is still written atomically.
-    with source.open("rb") as handle, batched_folder_syncs():
+    with handle, batched_folder_syncs():
         number = 0
         while line := handle.readline(cap + 1):
             number += 1
