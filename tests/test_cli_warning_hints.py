@@ -54,7 +54,7 @@ def test_a_left_out_setting_names_the_flag(
     chat.write_text(_UNKNOWN, encoding="utf-8")
     [line] = _warnings(capsys, "render", str(chat), "-p", "anthropic", "--request")
     assert "setting 'safety_settings' left out" in line
-    assert "(--unknown-settings pass would send it as is)" in line
+    assert "(--unknown-settings pass, on lmml render and export, would send it as is)" in line
     assert "unknown_settings=" not in line
 
 
@@ -78,7 +78,7 @@ def test_a_midway_system_turn_names_the_flag(
     argv += ["--set", "max_tokens=10", "--midway-system", policy]
     [line] = _warnings(capsys, *argv)
     assert "chat.lmml:9:1: turn 3 (system) comes after the conversation has started" in line
-    assert line.endswith(f"(--midway-system {policy})")
+    assert line.endswith(f"(--midway-system {policy}, on lmml render)")
     assert "midway_system=" not in line
 
 

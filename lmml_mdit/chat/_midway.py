@@ -111,7 +111,8 @@ def place_midway_system(
         dropped = _dropped_assets(message) if policy == "drop" else ""
         text = f"{said} (midway_system={policy!r}){dropped}"
         conversation.warnings.append(text)
-        warn(SystemContentWarning(text, cli_message=f"{said} (--midway-system {policy}){dropped}"))
+        cli_said = f"{said} (--midway-system {policy}, on lmml render){dropped}"
+        warn(SystemContentWarning(text, cli_message=cli_said))
         if placed is not None:
             out.append(placed)
         elif policy == "hoist":

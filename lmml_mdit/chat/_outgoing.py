@@ -314,7 +314,8 @@ def request_params(
                     warn(
                         UnknownSettingWarning(
                             f"{said} (unknown_settings='pass' would send it as is)",
-                            cli_message=f"{said} (--unknown-settings pass would send it as is)",
+                            cli_message=f"{said} (--unknown-settings pass, on lmml render "
+                            "and export, would send it as is)",
                         )
                     )
                     continue
