@@ -182,7 +182,7 @@ def test_repr_and_str() -> None:
         "Transcript([Message(author='alice', content='hi', metadata={})], assets=['x.png'])"
     )
     # str() is the LMML text, not pretty().
-    assert str(transcript) == "## alice -- user\n\nhi\n\n"
+    assert str(transcript) == "## alice -- user\n\nhi\n"
 
 
 # --- resolve_index ------------------------------------------------------------------------

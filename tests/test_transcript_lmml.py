@@ -201,7 +201,7 @@ def test_to_bundle_writes_headings_the_segmenter_reads() -> None:
         "## Turn 2 -- system\n\nBe brief.\n\n"
         "## Turn 3 -- user\n\nPlot it. @chart.png\n\n"
         "## Turn 4 -- assistant\n\nDone.\n\n"
-        "## alice -- assistant\n\nNamed.\n\n"
+        "## alice -- assistant\n\nNamed.\n"
     )
     assert [turn.role for turn in bundle.narrative.turns] == [
         "context",
@@ -476,7 +476,11 @@ def test_text_form_layout() -> None:
     # ...and the record closes it, in one compact fence after the last turn.
     last = text.rindex("## Turn")
     assert "\n\n@@@manifest.json\n{" in text[last:]
-    assert text.endswith("}\n@@@\n\n") and "@@@manifest.json" not in text[:last]
+    assert (
+        text.endswith("}\n@@@\n")
+        and not text.endswith("\n\n")
+        and "@@@manifest.json" not in text[:last]
+    )
     record = bundle.manifest["transcript"]["messages"]  # type: ignore[index]
     assert record[2]["attachments"] == ["chart.png"]
     assert record[-1]["attachments"][-1] == "manifest.json"
@@ -911,3 +915,22 @@ def test_reading_a_file_with_a_near_miss_warns_as_a_send_does(tmp_path: Path) ->
     assert [m.content for m in loaded] == ["hi\n\n**Assistant:**\nhello"]
     with pytest.warns(DefectWarning, match="suspicious_delimiter"):
         Transcript.from_bundle(open_bundle(path))
+
+
+@pytest.mark.parametrize("name", ["t.lmml", "t.lmmlz"])
+def test_a_written_transcript_is_already_formatted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Every file a transcript wrote ended in a blank line, which `lmml fmt --check`
+    reported as a file to reformat."""
+    from lmml_mdit.cli import main
+
+    path = tmp_path / name
+    Transcript([Message("user", "hi"), Message("assistant", "ok")]).save(path)
+    hand = tmp_path / "hand.lmml"
+    hand.write_text("## user\n\nhi\n")
+    appended = Transcript.load(hand)
+    appended.append("assistant", "ok")
+    appended.save(hand)
+    assert hand.read_text() == "## user\n\nhi\n\n## assistant\n\nok\n"
+    assert main(["fmt", "--check", str(path), str(hand)]) == 0, capsys.readouterr().err

@@ -255,12 +255,14 @@ class _Lines:
         self.complete = 0  # lines ended so far
         self.open = False  # the last line has no line ending yet
         self.blank = True  # the last ended line is blank (or nothing was written)
+        self.spacer = False  # the last part is a blank line written as a separator
 
     def raw(self, text: str) -> None:
         """Add lines as they were read (their own line endings)."""
         if not text:
             return
         self.terminate()
+        self.spacer = False
         self.parts.append(text)
         self.complete += text.count("\n") + text.count("\r") - text.count("\r\n")
         self.open = text[-1] not in "\r\n"
@@ -273,6 +275,7 @@ class _Lines:
     def lines(self, text: str) -> None:
         """Add ``\\n``-separated lines, each ended with the file's line ending."""
         self.terminate()
+        self.spacer = not text
         if self.newline != "\n":
             text = text.replace("\r\n", "\n").replace("\r", "\n")
             self.parts.append(text.replace("\n", self.newline) + self.newline)
@@ -287,6 +290,16 @@ class _Lines:
             self.parts.append(self.newline)
             self.complete += 1
             self.open = False
+            self.blank = False
+            self.spacer = False
+
+    def end(self) -> None:
+        """End the text with its last line: a separator written after it is dropped, so
+        the file ends as a formatted Markdown file does, with one line ending."""
+        if self.spacer and len(self.parts) > 1:
+            self.parts.pop()
+            self.complete -= 1
+            self.spacer = False
             self.blank = False
 
     @property
@@ -359,6 +372,7 @@ def render_plans(
                         out.lines("")
                     out.raw(fences[asset])
                     out.lines("")
+    out.end()
     for layout, following in itertools.pairwise(layouts):
         layout.end = following.delimiter if following.delimiter is not None else following.start
     if layouts:
