@@ -95,11 +95,44 @@ def _add_syntax_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_OWN_OPTIONS = ("-h", "--help", "--version")
+"""The options ``lmml`` itself takes, before the command."""
+
+
+def _own_option(argument: str) -> bool:
+    """Whether *argument* is one of :data:`_OWN_OPTIONS` as argparse reads them: a long
+    one abbreviated to a prefix only it has (``--vers``), ``-h`` with more letters after it."""
+    if argument.startswith("--"):
+        return sum(option.startswith(argument) for option in _OWN_OPTIONS) == 1
+    return argument.startswith("-h")
+
+
+def _unknown_leading_options(arguments: Sequence[str]) -> list[str]:
+    """The flags before the command that ``lmml`` does not take, or ``[]``; also ``[]``
+    when help or the version is asked for there, which argparse answers first.
+
+    argparse reports a missing COMMAND before an unknown flag (``lmml --verison`` said
+    that a COMMAND is required), and hands a flag typed before the command to the
+    command's own check (``lmml --bogus validate x`` blamed ``validate``).
+    """
+    leading: list[str] = []
+    for argument in arguments:
+        if argument in ("-", "--") or not argument.startswith("-"):
+            break
+        leading.append(argument)
+    if any(_own_option(argument) for argument in leading):
+        return []
+    return leading
+
+
 def parse_arguments(arguments: Sequence[str]) -> Arguments:
     """*arguments* (those after the program name) parsed into an :class:`Arguments`.
 
     :raises UsageError: for a bad command line, unrecognised arguments included.
     """
+    unknown = _unknown_leading_options(arguments)
+    if unknown:
+        raise UsageError(f"unrecognized arguments: {' '.join(unknown)} (see 'lmml --help')")
     parsed = Arguments()  # filled in place
     named = next((argument for argument in arguments if not argument.startswith("-")), None)
     only = named if named in modules() and arguments[0] == named else None
