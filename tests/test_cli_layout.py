@@ -109,3 +109,45 @@ def test_the_library_reports_progress_and_draws_nothing(
     export_folder(tmp_path / "bundles", "openai", tmp_path / "o.jsonl", 1, record)
     assert [done for done, _, _ in seen[2:]] == [1, 2]
     assert terminal.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "rows", "expected"),
+    [
+        ("sales-review.lmmlz", 5, "hashing: 5/5 report.pdf"),  # five entries, all referenced
+        ("sales-review.lmml", 3, "hashing: 3/3 sales.csv"),  # three fences, all referenced
+    ],
+)
+def test_ls_counts_each_asset_once(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    rows: int,
+    expected: str,
+) -> None:
+    # The total counted an archive entry once as an entry and again as a reference to
+    # it, so the counter of sales-review.lmmlz ended at 5/10.
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main(["ls", str(EXAMPLE.with_name(name))]) == 0
+    drawn = [line.rstrip() for line in terminal.getvalue().split("\r") if line.strip()]
+    assert drawn[-1] == expected
+    assert len(capsys.readouterr().out.splitlines()) == rows + 1  # and the header
+
+
+def test_ls_counts_a_folder_file_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("b", encoding="utf-8")
+    chat = tmp_path / "chat.lmml"
+    chat.write_text("## Turn 1 -- user\n\n@a.txt @b.txt @a.txt\n", encoding="utf-8")
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main(["ls", str(chat)]) == 0
+    drawn = [line.rstrip() for line in terminal.getvalue().split("\r") if line.strip()]
+    assert drawn[-1] == "hashing: 2/2 b.txt"
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]] == [
+        "file",
+        "file",
+    ]

@@ -7,7 +7,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import BundleError, LmmlError
@@ -220,20 +220,34 @@ def _turn_cells(row: _Row) -> list[str]:
     return [str(row["number"]), *cells]
 
 
-def _asset_rows(bundle: Bundle) -> Iterator[_Row]:
-    """Inline fences first (document order, first fence of each name, wherever the name
-    was first referenced), then archive entries, then for a bare narrative that sees a
-    folder the referenced files found there."""
+def _asset_names(bundle: Bundle) -> list[tuple[str, str, bytes | None]]:
+    """``(kind, name, content)`` of each asset ``lmml ls`` lists, in its order: inline
+    fences first (document order, first fence of each name, wherever the name was first
+    referenced; *content* their bytes, already in the narrative), then archive entries,
+    then for a bare narrative that sees a folder the referenced files found there
+    (*content* None: read when listed). A reference to a fence or an entry is no asset of
+    its own, so the list's length is the count of rows."""
     fences = bundle.fences
-    for name, embed in fences.items():
-        if embed.content is not None:
-            yield _asset_row("inline", name, embed.content)
-    for name in bundle.entries:
-        yield _asset_row("entry", name, bundle.read(name))
+    names: list[tuple[str, str, bytes | None]] = [
+        ("inline", name, embed.content)
+        for name, embed in fences.items()
+        if embed.content is not None
+    ]
+    names += [("entry", name, None) for name in bundle.entries]
     if bundle.kind == "text" and bundle.base_dir is not None:
-        for name in bundle.narrative.first_embeds:
-            if name not in fences and bundle.has_asset(name):
-                yield _asset_row("file", name, bundle.embed(name))
+        names += [
+            ("file", name, None)
+            for name in bundle.narrative.first_embeds
+            if name not in fences and bundle.has_asset(name)
+        ]
+    return names
+
+
+def _asset_data(bundle: Bundle, kind: str, name: str, content: bytes | None) -> bytes:
+    """The bytes of the asset :func:`_asset_names` gave as *kind*, *name* and *content*."""
+    if content is not None:
+        return content
+    return bundle.read(name) if kind == "entry" else bundle.embed(name)
 
 
 def _asset_row(kind: str, name: str, data: bytes) -> _Row:
@@ -261,12 +275,13 @@ def cmd_ls(args: Arguments) -> int:
     """``lmml ls PATH``: every asset with size, media type and sha256."""
     source = open_source(args.path, args)
     bundle = source.bundle
-    total = len(bundle.entries) + len(bundle.narrative.first_embeds)
     rows = []
-    with source.about(), ProgressLine("hashing", total) as progress:
-        for done, row in enumerate(_asset_rows(bundle), 1):
-            progress.step(done, row["name"])
-            rows.append(row)
+    with source.about():
+        names = _asset_names(bundle)
+        with ProgressLine("hashing", len(names)) as progress:
+            for done, (kind, name, content) in enumerate(names, 1):
+                progress.step(done, name)
+                rows.append(_asset_row(kind, name, _asset_data(bundle, kind, name, content)))
     header = ["kind", "size", "media type", "sha256", "name"]
     return _print_rows(args, rows, header, _asset_cells, right={1})
 
