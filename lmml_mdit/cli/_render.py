@@ -265,6 +265,7 @@ def cmd_render(args: RenderArguments) -> int:
     if args.workers is not None:
         raise CliError("--workers only applies with --cases")
     source = open_source(args.path, args)
+    source.refuse_over_folder_file(args.output, "give another -o OUT")
     inputs = given_inputs(args, source)
     if inputs is not None:
         options["inputs"] = inputs
@@ -417,6 +418,7 @@ def cmd_preview(args: Arguments) -> int:
     if out != STDIO and args.path != STDIO and os.path.exists(out) and same_file(args.path, out):
         raise CliError(f"{out}: refusing to write the preview over the source (give -o OUT.html)")
     source = open_source(args.path, args)
+    source.refuse_over_folder_file(out, "give another -o OUT.html")
     inputs = given_inputs(args, source)
     with source.about(), caught_warnings() as caught:
         page = render_html(source.bundle, inputs=inputs).encode("utf-8")

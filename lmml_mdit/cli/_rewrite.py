@@ -178,6 +178,10 @@ def cmd_new(args: NewArguments) -> int:
     return 0
 
 
+_ANOTHER_DEST = "give another DEST"
+"""What to do instead of writing over a file the command reads."""
+
+
 def destination(args: Arguments, extension: str, verb: str, *, in_place: bool = True) -> str:
     """Where ``pack``/``inline``/``to-md`` write: DEST, else SRC with *extension*.
 
@@ -260,6 +264,7 @@ def cmd_pack(args: PackArguments) -> int:
     """``lmml pack SRC [DEST]``: every inline fence becomes an archive entry."""
     dest = _bundle_destination(args, ARCHIVE_SUFFIX, "pack", f"a {ARCHIVE_SUFFIX} archive")
     source = open_source(args.src, args)
+    source.refuse_over_folder_file(dest, _ANOTHER_DEST)
     with source.about():
         missing = [i for i in source.bundle.validate() if i.kind == "missing_reference"]
     if missing and not args.allow_missing:
@@ -316,12 +321,15 @@ def cmd_inline(args: InlineArguments) -> int:
             args, NARRATIVE_SUFFIX, "inline", f"a bare {NARRATIVE_SUFFIX} file"
         )
     source = open_source(args.src, args)
+    if not args.keep_binary:
+        source.refuse_over_folder_file(dest, _ANOTHER_DEST)
     with source.about():
         inlined = source.bundle.inline(orphans=args.orphans, keep_binary=args.keep_binary)
         if args.keep_binary:
             suffix = ARCHIVE_SUFFIX if inlined.kind == "zip" else NARRATIVE_SUFFIX
             kind = f"a {ARCHIVE_SUFFIX} archive" if inlined.kind == "zip" else "a bare file"
             dest = _bundle_destination(args, suffix, "inline --keep-binary", kind)
+            source.refuse_over_folder_file(dest, _ANOTHER_DEST)
         deliver(args, dest, inlined, f"Inlined {source.label} -> {dest}")
     return 0
 
@@ -349,6 +357,7 @@ def cmd_to_md(args: Arguments) -> int:
 
     dest = destination(args, ".md", "export", in_place=False)
     source = open_source(args.src, args)
+    source.refuse_over_folder_file(dest, _ANOTHER_DEST)
     with source.about(), caught_warnings() as caught:
         markdown = to_markdown(source.bundle).encode("utf-8")
         source.bundle.warn_defects()  # a near miss, as every command that shows turns says

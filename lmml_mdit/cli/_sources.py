@@ -123,6 +123,26 @@ class Source:
             except DefectError as refused:
                 raise self.refusal(refused) from None
 
+    def refuse_over_folder_file(self, out: str | None, hint: str) -> None:
+        """Refuse to write *out* when it is a file in a bare narrative's folder (its own,
+        or ``--base-dir``) that the narrative refers to: the command reads it as it reads
+        the source, and what it writes may not hold it (``to-md`` keeps only its name).
+
+        *hint* says what to give instead. Checked once the bundle is open, before the work.
+        """
+        bundle = self.bundle
+        if out is None or out == STDIO or bundle.kind != "text" or bundle.base_dir is None:
+            return
+        if not os.path.lexists(out):
+            return
+        for name in bundle.narrative.first_embeds:
+            path = os.path.join(bundle.base_dir, name)
+            if os.path.lexists(path) and same_file(path, out):
+                raise CliError(
+                    f"{out}: refusing to write over {name}, a file {self.label} refers to, "
+                    f"which this command reads ({hint})"
+                )
+
     def refusal(self, refused: DefectError) -> CliError:
         """What a refusal to send gives: *refused* (the first error-level defect), with
         the missing references counted by name when there are two or more. When other

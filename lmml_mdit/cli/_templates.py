@@ -144,6 +144,7 @@ def render_case_file(args: RenderArguments, options: RequestOptions) -> int:
     elif not os.path.isfile(cases_path):
         raise CliError(f"--cases {cases_path}: no such file")
     source = open_source(args.path, args)
+    source.refuse_over_folder_file(args.output, "give another -o OUT")
     declarations = declared(source)
     processes = max(1, min(os.cpu_count() or 1, args.workers or os.cpu_count() or 1))
     label = STDIN_LABEL if cases_path == STDIO else cases_path

@@ -1,0 +1,106 @@
+"""No command writes over a file beside a bare narrative that the narrative refers to.
+
+The source itself was refused as an output, but not the files its references read:
+``lmml to-md chat.lmml notes.txt`` replaced ``notes.txt`` by the Markdown, in which the
+file stood only as ``[Attachment: notes.txt]``, so its text was gone; ``lmml pack chat.lmml
+photo.png`` replaced the photo by the archive.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lmml_mdit.cli import main
+
+NOTES = b"the notes, which must survive\n"
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "notes.txt").write_bytes(NOTES)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "data.csv").write_bytes(NOTES)
+    (tmp_path / "chat.lmml").write_text(
+        "## Turn 1 -- user\n\nRead @notes.txt and @sub/data.csv.\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (("pack", "chat.lmml", "{out}"), "give another DEST"),
+        (("inline", "chat.lmml", "{out}"), "give another DEST"),
+        (("inline", "chat.lmml", "{out}", "--keep-binary"), "give another DEST"),
+        (("to-md", "chat.lmml", "{out}"), "give another DEST"),
+        (("preview", "chat.lmml", "-o", "{out}"), "give another -o OUT.html"),
+        (("render", "chat.lmml", "-o", "{out}"), "give another -o OUT"),
+    ],
+)
+@pytest.mark.parametrize("out", ["notes.txt", "./sub/data.csv", "sub/../notes.txt"])
+def test_an_output_that_is_a_referenced_file_is_refused(
+    folder: Path,
+    capsys: pytest.CaptureFixture[str],
+    argv: tuple[str, ...],
+    hint: str,
+    out: str,
+) -> None:
+    status = main([argument.format(out=out) for argument in argv])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2
+    name = os.path.normpath(out)
+    assert err == [
+        f"lmml: error: {out}: refusing to write over {name}, a file chat.lmml refers to, "
+        f"which this command reads ({hint})"
+    ]
+    assert (folder / name).read_bytes() == NOTES
+
+
+def test_render_of_cases_is_refused_too(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "chat.lmml").write_text(
+        "---\ninputs:\n  who: {type: string}\n---\n## Turn 1 -- user\n\n"
+        "Read @notes.txt, {{ who }}.\n",
+        encoding="utf-8",
+    )
+    (folder / "cases.jsonl").write_text('{"who": "bob"}\n', encoding="utf-8")
+    assert main(["render", "chat.lmml", "--cases", "cases.jsonl", "-o", "notes.txt"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "lmml: error: notes.txt: refusing to write over notes.txt, a file chat.lmml refers "
+        "to, which this command reads (give another -o OUT)"
+    ]
+    assert (folder / "notes.txt").read_bytes() == NOTES
+
+
+def test_a_link_to_a_referenced_file_is_refused(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.symlink("notes.txt", folder / "link.md")
+    assert main(["to-md", "chat.lmml", "link.md"]) == 2
+    assert "refusing to write over notes.txt" in capsys.readouterr().err
+    assert (folder / "notes.txt").read_bytes() == NOTES
+
+
+def test_an_unreferenced_file_beside_it_is_still_written(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "other.md").write_bytes(b"old")
+    assert main(["to-md", "chat.lmml", "other.md"]) == 0
+    assert b"[Attachment: notes.txt]" in (folder / "other.md").read_bytes()
+
+
+def test_base_dir_names_the_folder_whose_files_are_kept(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "notes.txt").write_bytes(NOTES)
+    (elsewhere / "sub").mkdir()
+    (elsewhere / "sub" / "data.csv").write_bytes(NOTES)
+    out = str(elsewhere / "notes.txt")
+    assert main(["to-md", "chat.lmml", out, "--base-dir", str(elsewhere)]) == 2
+    assert f"{out}: refusing to write over notes.txt" in capsys.readouterr().err
+    assert (elsewhere / "notes.txt").read_bytes() == NOTES
