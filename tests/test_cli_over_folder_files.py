@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from lmml_mdit.cli import main
+from lmml_mdit.eval import journal_path
 
 NOTES = b"the notes, which must survive\n"
 
@@ -75,6 +76,18 @@ def test_render_of_cases_is_refused_too(folder: Path, capsys: pytest.CaptureFixt
     assert (folder / "notes.txt").read_bytes() == NOTES
 
 
+def test_run_refuses_it_before_sending(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # No server: the refusal comes before any request.
+    argv = ["run", "chat.lmml", "-o", "notes.txt", "--provider", "openai", "--model", "m"]
+    argv += ["--base-url", "http://127.0.0.1:9/v1"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "lmml: error: notes.txt: refusing to write over notes.txt, a file chat.lmml refers "
+        "to, which this command reads (give another -o OUT)"
+    ]
+    assert (folder / "notes.txt").read_bytes() == NOTES
+
+
 def test_a_link_to_a_referenced_file_is_refused(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -104,3 +117,53 @@ def test_base_dir_names_the_folder_whose_files_are_kept(
     assert main(["to-md", "chat.lmml", out, "--base-dir", str(elsewhere)]) == 2
     assert f"{out}: refusing to write over notes.txt" in capsys.readouterr().err
     assert (elsewhere / "notes.txt").read_bytes() == NOTES
+
+
+@pytest.mark.parametrize(
+    ("results", "report", "what"),
+    [
+        ("run.jsonl", "capitals.lmml", "the source"),
+        ("run.jsonl", "capitals.cases.jsonl", "the --cases file"),
+        ("run.jsonl", "run.jsonl", "the results file"),
+        ("run.parquet", "run.parquet.journal.jsonl", "the results journal"),
+        ("run.jsonl", "notes.txt", None),
+    ],
+)
+def test_eval_refuses_a_report_over_a_file_it_reads(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    results: str,
+    report: str,
+    what: str | None,
+) -> None:
+    # The report was written at the end of the run, over the template, the cases or the
+    # results the run had just appended to; now nothing is sent (no server listens).
+    monkeypatch.chdir(tmp_path)
+    files = {
+        "capitals.lmml": b"## Turn 1 -- user\n\nCapital of {{ country }}? See @notes.txt.\n",
+        "capitals.cases.jsonl": b'{"country": "France"}\n',
+        journal_path(results): b"",
+        "notes.txt": NOTES,
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "capitals.lmml").write_bytes(
+        b"---\ninputs:\n  country: string\n---\n" + files["capitals.lmml"]
+    )
+    files["capitals.lmml"] = (tmp_path / "capitals.lmml").read_bytes()
+    argv = ["eval", "capitals.lmml", "--cases", "capitals.cases.jsonl", "--out", results]
+    argv += ["--target", "openai:m@http://127.0.0.1:9/v1", "--retries", "0"]
+    assert main([*argv, "--report", report]) == 2
+    if what is None:
+        expected = (
+            f"lmml: error: {report}: refusing to write over notes.txt, a file capitals.lmml "
+            "refers to, which this command reads (give another --report REPORT.html)"
+        )
+    else:
+        expected = (
+            f"lmml: error: {report}: refusing to write over {what}, which this command "
+            "reads (give another --report REPORT.html)"
+        )
+    assert capsys.readouterr().err.splitlines() == [expected]
+    assert {name: (tmp_path / name).read_bytes() for name in files} == files

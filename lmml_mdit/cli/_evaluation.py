@@ -234,11 +234,18 @@ def cmd_eval(args: EvalArguments) -> int:
     """``lmml eval PATH``: see the module's docstring."""
     from ..bundle import Bundle
     from ..errors import DefectError, ExpectError
-    from ..eval import HF_PREFIX, Target, aevaluate, check_targets
+    from ..eval import HF_PREFIX, Target, aevaluate, check_targets, journal_path
     from ._failure import CliError
     from ._output import error, error_text, info, warn
     from ._progress import ProgressLine
-    from ._sources import Source, bundle_stem, checked_base_dir, located, open_source
+    from ._sources import (
+        Source,
+        bundle_stem,
+        checked_base_dir,
+        located,
+        open_source,
+        refuse_over_input,
+    )
     from ._templates import declared
 
     try:
@@ -266,6 +273,21 @@ def cmd_eval(args: EvalArguments) -> int:
         if args.cases.startswith(HF_PREFIX) and not os.path.isdir(beside):
             beside = os.path.basename(beside.partition(":")[0])  # a Hub name: here
     out = args.results or f"{bundle_stem(beside.rstrip('/' + os.sep))}.results.jsonl"
+    # The report is written when the run is over: a file the run reads is refused now,
+    # before anything is sent, rather than replaced then.
+    another_report = "give another --report REPORT.html"
+    refuse_over_input(
+        args.report,
+        [
+            (args.path, "the source"),
+            (args.cases, "the --cases file"),
+            (out, "the results file"),
+            (journal_path(out), "the results journal"),
+        ],
+        another_report,
+    )
+    if source is not None:
+        source.refuse_over_folder_file(args.report, another_report)
     # --no-cache sends everything again and stores the new answers over the old ones
     cache = args.cache or os.path.join(os.path.dirname(os.path.abspath(beside)), ".lmml-eval-cache")
     label = None if source is None else source.label
@@ -311,7 +333,7 @@ def cmd_eval(args: EvalArguments) -> int:
     for line in summary.errors:
         error(line)
     if args.report is not None:
-        from ..eval import journal_path, write_report
+        from ..eval import write_report
 
         # The run's targets only, as its pass rate counts them: rows of others are left out.
         write_report(journal_path(out), args.report, targets=[str(t) for t in targets])

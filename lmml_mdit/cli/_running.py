@@ -282,6 +282,7 @@ def cmd_run(args: RunArguments) -> int:
         if ends_in_separator(args.output):  # refused before the send, not after the reply
             ensure_folder(args.output)
         _refuse_other_kind(args.output, source.bundle.kind)
+        source.refuse_over_folder_file(args.output, "give another -o OUT")
     request_options: dict[str, object] = {"strict": not args.force}
     if args.settings:
         request_options["settings"] = dict(args.settings)
