@@ -119,9 +119,17 @@ def check_destination(path: str | os.PathLike[str]) -> str:
     *path* leads to (a dangling link's target is created).
 
     :raises WriteError: when what is there is not a regular file (a folder, a device, a
-        FIFO, a socket) or cannot be examined (a link loop, a forbidden folder).
+        FIFO, a socket) or cannot be examined (a link loop, a forbidden folder), or when
+        *path* ends in a separator (it names a folder).
     """
     target = os.fspath(path)
+    if target.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        # realpath() would drop the separator, and the file be written under the name.
+        raise WriteError(
+            "names a folder (it ends in a separator), not a file to write",
+            name=target,
+            hint="give the path of a file to create or replace, without the separator",
+        )
     real = os.path.realpath(target)
     try:
         status = os.stat(real)
