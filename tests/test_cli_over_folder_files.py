@@ -167,3 +167,29 @@ def test_eval_refuses_a_report_over_a_file_it_reads(
         )
     assert capsys.readouterr().err.splitlines() == [expected]
     assert {name: (tmp_path / name).read_bytes() for name in files} == files
+
+
+@pytest.mark.parametrize("results", ["new.jsonl", "new.parquet"])
+def test_eval_refuses_a_report_over_results_not_made_yet(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    results: str,
+) -> None:
+    # The run would make the results (or the journal), then the report replace them.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.lmml").write_text(
+        "---\ninputs:\n  country: string\n---\n## Turn 1 -- user\n\n{{ country }}?\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "c.jsonl").write_text('{"country": "France"}\n', encoding="utf-8")
+    report = journal_path(results)
+    argv = ["eval", "t.lmml", "--cases", "c.jsonl", "--out", results, "--report", report]
+    argv += ["--target", "openai:m@http://127.0.0.1:9/v1", "--retries", "0"]
+    assert main(argv) == 2
+    what = "the results file" if report == results else "the results journal"
+    assert capsys.readouterr().err.splitlines() == [
+        f"lmml: error: {report}: refusing to write over {what}, which this command reads "
+        "(give another --report REPORT.html)"
+    ]
+    assert sorted(os.listdir(tmp_path)) == ["c.jsonl", "t.lmml"]

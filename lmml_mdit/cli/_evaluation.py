@@ -245,6 +245,7 @@ def cmd_eval(args: EvalArguments) -> int:
         located,
         open_source,
         refuse_over_input,
+        same_file,
     )
     from ._templates import declared
 
@@ -278,16 +279,19 @@ def cmd_eval(args: EvalArguments) -> int:
     another_report = "give another --report REPORT.html"
     refuse_over_input(
         args.report,
-        [
-            (args.path, "the source"),
-            (args.cases, "the --cases file"),
-            (out, "the results file"),
-            (journal_path(out), "the results journal"),
-        ],
+        [(args.path, "the source"), (args.cases, "the --cases file")],
         another_report,
     )
     if source is not None:
         source.refuse_over_folder_file(args.report, another_report)
+    report = args.report
+    made = ((out, "the results file"), (journal_path(out), "the results journal"))
+    for path, what in made:
+        if report is not None and same_file(report, path):  # before the run makes it too
+            raise CliError(
+                f"{report}: refusing to write over {what}, which this command reads "
+                f"({another_report})"
+            )
     # --no-cache sends everything again and stores the new answers over the old ones
     cache = args.cache or os.path.join(os.path.dirname(os.path.abspath(beside)), ".lmml-eval-cache")
     label = None if source is None else source.label
