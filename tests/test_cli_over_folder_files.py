@@ -193,3 +193,22 @@ def test_eval_refuses_a_report_over_results_not_made_yet(
         "(give another --report REPORT.html)"
     ]
     assert sorted(os.listdir(tmp_path)) == ["c.jsonl", "t.lmml"]
+
+
+def test_preview_refuses_to_write_over_its_inputs_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # render refused it; preview replaced the values with the page.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.lmml").write_text(
+        "---\ninputs:\n  country: string\n---\n## Turn 1 -- user\n\n{{ country }}?\n",
+        encoding="utf-8",
+    )
+    values = b'{"country": "France"}\n'
+    (tmp_path / "in.json").write_bytes(values)
+    assert main(["preview", "t.lmml", "--inputs", "in.json", "-o", "in.json"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "lmml: error: in.json: refusing to write over the --inputs file, which this command "
+        "reads (give another -o OUT.html)"
+    ]
+    assert (tmp_path / "in.json").read_bytes() == values

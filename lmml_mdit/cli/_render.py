@@ -417,6 +417,7 @@ def cmd_preview(args: Arguments) -> int:
         out = STDIO if args.path == STDIO else bundle_stem(args.path) + ".html"
     if out != STDIO and args.path != STDIO and os.path.exists(out) and same_file(args.path, out):
         raise CliError(f"{out}: refusing to write the preview over the source (give -o OUT.html)")
+    refuse_over_input(out, [(args.inputs_file, "the --inputs file")], "give another -o OUT.html")
     source = open_source(args.path, args)
     source.refuse_over_folder_file(out, "give another -o OUT.html")
     inputs = given_inputs(args, source)
