@@ -82,6 +82,8 @@ SOME_PROVIDER_TAKES = [
     ("frequency_penalty", 9, "openai", "frequency_penalty", "-2 to 2"),
     ("n", 0, "openai", "n", "1 to 128"),
     ("n", 129, "openai", "n", "1 to 128"),
+    ("top_logprobs", 21, "openai", "top_logprobs", "0 to 20"),
+    ("top_logprobs", -1, "openai-responses", "top_logprobs", "0 to 20"),
 ]
 
 
