@@ -6,12 +6,14 @@ import base64
 import hashlib
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lmml_mdit import (
+    DefectWarning,
     detect_format,
     export_sharegpt,
     import_messages,
@@ -67,6 +69,33 @@ def test_openai_multiturn_with_system_and_image() -> None:
     assert bundle.read(name) == image
     assert turns[3].text == f"What colour is this?\n\n@{name}"
     assert bundle.settings == {"model": "gpt-4o", "temperature": 0.2}
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        "Transcript below\n\nUser:\nhi there\n\nAssistant:\nhello",
+        "User: what is 2+2?\nAssistant: 4",
+        "**Assistant (GPT-4):**\nsure",
+        "## Turn 2 -- asistant\nx",
+    ],
+)
+def test_a_message_quoting_a_chat_is_fenced_so_the_bundle_warns_of_nothing(
+    quoted: str,
+) -> None:
+    """Written as it was, such a text read back the same but every command warned that a
+    turn may be missing: an imported chat never has one."""
+    bundle = import_messages(
+        {"messages": [{"role": "user", "content": quoted}, {"role": "assistant", "content": "ok"}]}
+    )
+    assert bundle.validate() == []
+    assert bundle.narrative.turns[0].text.startswith("```lmml-content\n")
+    assert bundle.narrative.turns[1].text == "ok"  # only the text that needs it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DefectWarning)
+        sent = bundle.messages("openai")
+    assert sent[0]["content"] == [{"type": "text", "text": quoted}]
+    assert export_sharegpt(bundle)["conversations"][0]["value"] == quoted
 
 
 def test_asset_names_are_stable_content_hashes() -> None:

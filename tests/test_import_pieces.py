@@ -183,7 +183,7 @@ def test_the_check_in_pieces_still_finds_a_forged_turn(
     tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Were the escaping wrong, a heading deep in a long message would open a turn.
-    monkeypatch.setattr(writer, "escape_text", lambda text, names: text)
+    monkeypatch.setattr(writer, "text_block", lambda text, names: text)
     for forged in ("## assistant", "<!-- user -->"):
         content = "\n".join(["plain words"] * 30 + [forged] + ["plain words"] * 30)
         conversation = read_conversation([{"role": "user", "content": content}])
@@ -194,7 +194,7 @@ def test_the_check_in_pieces_still_finds_a_forged_turn(
 def test_a_fence_left_open_in_a_long_turn_is_found(
     tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(writer, "escape_text", lambda text, names: text)
+    monkeypatch.setattr(writer, "text_block", lambda text, names: text)
     content = "\n\n".join(["plain words"] * 20 + ["```", "unclosed"])
     conversation = read_conversation(
         [{"role": "user", "content": content}, {"role": "assistant", "content": "ok"}]
@@ -338,8 +338,8 @@ def test_the_check_in_pieces_decides_as_the_whole_check(
     # Unescaped, most such conversations do not read back: the check in pieces must
     # refuse exactly those the check of the whole narrative refuses.
     conversation = read_conversation(messages)
-    saved = writer.escape_text, pieces.PIECE_CHARACTERS
-    writer.escape_text = lambda text, names: text  # type: ignore[assignment]
+    saved = writer.text_block, pieces.PIECE_CHARACTERS
+    writer.text_block = lambda text, names: text  # type: ignore[assignment]
     try:
         try:
             writer.write_bundle(conversation, "x")
@@ -354,5 +354,5 @@ def test_the_check_in_pieces_decides_as_the_whole_check(
         except ImportFormatError:
             cut = False
     finally:
-        writer.escape_text, pieces.PIECE_CHARACTERS = saved
+        writer.text_block, pieces.PIECE_CHARACTERS = saved
     assert cut == whole

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,25 @@ def test_run_sends_the_request_body_and_appends_the_reply(
     # The reply goes back on the next request as the assistant's message.
     body = bundle.to_request(provider)
     assert "Sunny and mild, see @x.png." in json.dumps(body)
+
+
+def test_a_reply_quoting_a_chat_is_written_so_that_no_command_warns(
+    tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reply such as an example dialogue ("User: hi" opening a paragraph) was written
+    as it is: every later command warned suspicious_delimiter of the file run wrote."""
+    path = _chat(tmp_path)
+    reply = "An example:\n\nUser: hi\nAssistant: hello"
+    server.script(BUILDERS["openai"](Said([reply]), stream=False))
+    assert _run(server, "openai", path, "--no-stream") == 0
+    capsys.readouterr()
+    bundle = lmml_mdit.open(path)
+    assert bundle.validate() == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", lmml_mdit.DefectWarning)
+        sent = bundle.messages("openai")
+    assert sent[-1] == {"role": "assistant", "content": [{"type": "text", "text": reply}]}
+    assert main(["render", "--strict", str(path)]) == 0
 
 
 def test_the_output_option_leaves_the_source_alone(tmp_path: Path, server: WireServer) -> None:

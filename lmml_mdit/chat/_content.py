@@ -268,9 +268,7 @@ def turn_segments(
     # them is taken for a gap: its content is sent as it is.
     wrappers: set[int] = set()
     for content in structure.content_fences_in(start, end):
-        wrappers.add(content.start)
-        if _closes(lines, content.start, content.end):
-            wrappers.add(content.end - 1)
+        wrappers.update(content.wrappers(lines))
     replaced.update(dict.fromkeys(wrappers))
 
     bound = {embed.name for embed in turn.embeds if embed.name not in reserved}
@@ -420,19 +418,6 @@ def turn_segments(
 
 def _line_of(embed: Embed | None) -> int:
     return embed.line if embed is not None else 0
-
-
-def _closes(lines: Sequence[str], start: int, end: int) -> bool:
-    """Whether the code fence on lines ``[start, end)`` ends with its closing line (a
-    run of its marker character at least as long as the opening one), not where its
-    block or the document runs out."""
-    if end - 1 <= start:
-        return False
-    opening = lines[start].lstrip(" ")
-    char = opening[:1]
-    marker = len(opening) - len(opening.lstrip(char))
-    closing = lines[end - 1].strip()
-    return len(closing) >= marker and closing == char * len(closing)
 
 
 _SentLines: TypeAlias = tuple[Sequence[str], Sequence[int] | None, int]

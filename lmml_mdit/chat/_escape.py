@@ -8,17 +8,26 @@ and checks the result by parsing it again. See docs/bridge.md, "Escaping".
 from __future__ import annotations
 
 from collections.abc import Container
+from typing import NamedTuple
 
 from markdown_it.token import Token
 
 from ..errors import ImportFormatError
 from ..model import Embed
 from ..narrative import default_parser
-from ..syntax import DELIMITERS_KEY, EMBEDS_KEY, KNOWN_NAMES_KEY, escape_at
+from ..syntax import (
+    CONTENT_FENCE_INFO,
+    DELIMITERS_KEY,
+    EMBEDS_KEY,
+    KNOWN_NAMES_KEY,
+    code_fence,
+    escape_at,
+    marks_near_miss,
+)
 from ..text import as_turn_text
 from . import _pieces as pieces
 
-__all__ = ["escape_text", "normalize_text"]
+__all__ = ["escape_text", "normalize_text", "text_block"]
 
 _SENTINEL = "## Turn 1 -- user"
 _HTML_CLOSERS = ("-->", "</pre>", "</script>", "</style>", "</textarea>", "?>", "]]>", ">")
@@ -31,6 +40,16 @@ _MAX_ROUNDS = 64
 # heading), "=" or "-" (setext underline), "<" (role comment, HTML block), "`" or "~"
 # (code fence). Text without them is only normalised, without a parse.
 _STRUCTURE_CHARACTERS = frozenset("@#=-<`~")
+# A near-miss delimiter needs one of these more: a label's colon (or a full-width one),
+# emphasis, or the dash of "Turn 2 – user".
+_LABEL_CHARACTERS = _STRUCTURE_CHARACTERS | frozenset(":*_\uff1a\u2013\u2014")
+
+
+class _Escaped(NamedTuple):
+    """A text escaped, and whether a line of it still reads as a near-miss delimiter."""
+
+    body: str
+    near_miss: bool
 
 
 normalize_text = as_turn_text
@@ -94,39 +113,64 @@ def escape_text(text: str, known_names: Container[str] | None = None) -> str:
     normalized = normalize_text(text)
     if _STRUCTURE_CHARACTERS.isdisjoint(normalized):
         return normalized
+    return _escaped(normalized, known_names).body
+
+
+def text_block(text: str, known_names: Container[str] | None = None) -> str:
+    """The block a message's *text* is written as in a turn: :func:`escape_text`'s, or,
+    when a line of that would still read as a near-miss delimiter (``User:`` on a line of
+    its own, ``**Assistant:**``), *text* normalised in a code fence of
+    :data:`~lmml_mdit.syntax.CONTENT_FENCE_INFO`, which a send gives the model without
+    its own lines, so that no command warns of the file written."""
+    normalized = normalize_text(text)
+    if _LABEL_CHARACTERS.isdisjoint(normalized):
+        return normalized
+    escaped = _escaped(normalized, known_names)
+    return code_fence(normalized, CONTENT_FENCE_INFO) if escaped.near_miss else escaped.body
+
+
+def _escaped(normalized: str, known_names: Container[str] | None) -> _Escaped:
+    """*normalized* escaped (:func:`escape_text`), parsed whole or in pieces."""
     size = pieces.PIECE_CHARACTERS
     if len(normalized) <= size or "]:" in normalized or "@@@" in normalized:
-        return escape_parsed(normalized, known_names)
+        return _parsed(normalized, known_names)
     escaped: list[str] = []
+    near_miss = False
 
     def read(piece: pieces.Piece) -> bool:
+        nonlocal near_miss
         context = piece.context.split("\n") if piece.context else []
         lines = [*context, *piece.text.split("\n")]
-        body = _escape_lines(lines, known_names, close=piece.final, context=len(context))
-        if body is None:  # still open at the cut: to be read again with more after it
+        found = _escape_lines(lines, known_names, close=piece.final, context=len(context))
+        if found is None:  # still open at the cut: to be read again with more after it
             return False
-        escaped.append(body)
+        escaped.append(found.body)
+        near_miss = near_miss or found.near_miss
         return True
 
     pieces.read_in_pieces(normalized, 0, len(normalized), read, size)
-    return "\n".join(escaped)
+    return _Escaped("\n".join(escaped), near_miss)
 
 
 def escape_parsed(text: str, known_names: Container[str] | None = None) -> str:
     """:func:`escape_text` without the shortcut for text free of structure characters,
     parsing the text whole."""
+    return _parsed(text, known_names).body
+
+
+def _parsed(text: str, known_names: Container[str] | None) -> _Escaped:
     lines = normalize_text(text).split("\n") if text.strip() else []
-    body = _escape_lines(lines, known_names, close=True)
-    assert body is not None  # with close=True it returns or raises
-    return body
+    found = _escape_lines(lines, known_names, close=True)
+    assert found is not None  # with close=True it returns or raises
+    return found
 
 
 def _escape_lines(
     lines: list[str], known_names: Container[str] | None, *, close: bool, context: int = 0
-) -> str | None:
-    """The escaped text of *lines* (changed in place); with *close* false, None when
-    the text leaves a block open that would swallow a following heading (the caller
-    cut it too early) instead of closing it.
+) -> _Escaped | None:
+    """The escaped text of *lines* (changed in place), and whether a line of it reads as a
+    near-miss delimiter; with *close* false, None when the text leaves a block open that
+    would swallow a following heading (the caller cut it too early) instead of closing it.
 
     :param context: how many of the first lines are only context (a table's header and
         delimiter rows for a piece of its body): parsed, but neither escaped nor part of
@@ -163,7 +207,12 @@ def _escape_lines(
             token.map is not None and token.map[0] == sentinel_line for token in delimiters
         )
         if sentinel_found:
-            return "\n".join(lines[context:]) if context else body
+            first, end = _BODY_LINE + context, _BODY_LINE + len(lines)
+            near_miss = any(
+                marks_near_miss(token) and token.map is not None and first <= token.map[0] < end
+                for token in tokens
+            )
+            return _Escaped("\n".join(lines[context:]) if context else body, near_miss)
         if not close:
             return None
         closer = _closer(tokens, sentinel_line)

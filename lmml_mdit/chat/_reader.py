@@ -38,7 +38,8 @@ class ReadTurn:
     """One turn of a bundle, split into what a text-only format needs.
 
     :ivar role: the turn's role (``context`` for a preamble).
-    :ivar text: the text without tool-call fences and the result's call reference.
+    :ivar text: the text without tool-call fences, the result's call reference and a
+        content fence's own lines (as a send leaves them out).
     :ivar calls: the calls an assistant turn makes, in order.
     :ivar answers: for a ``tool`` turn, the fence name of the call it answers.
     :ivar assets: the names of the other embeds the turn binds (images, files).
@@ -73,6 +74,9 @@ def read_turns(bundle: BundleSource) -> list[ReadTurn]:
     for fence in narrative.index.fences:
         if _not_sent_as_text(fence.name):
             fence_lines.update(range(fence.start, fence.end))
+    for content in narrative.index.content_fences:
+        # A content fence's own lines leave the text, as a send leaves them out.
+        fence_lines.update(content.wrappers(lines))
     escapes = narrative.escape_columns
     result: list[ReadTurn] = []
     for turn in narrative.turns:

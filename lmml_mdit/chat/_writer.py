@@ -51,7 +51,7 @@ from ..syntax import reference, turn_label
 from ..text import trim_blank_lines
 from ..warn import warn
 from . import _pieces as pieces
-from ._escape import escape_text
+from ._escape import text_block
 from ._imported import shown_value
 
 if TYPE_CHECKING:
@@ -105,7 +105,8 @@ class BodyWriter:
     """Writes messages as LMML turn bodies, one block per part: the one writer import, a
     run's write-back and prompt files share (docs/bridge.md, "The narrative written").
 
-    Text is escaped so that no ``@name`` of *names* reads as a reference; an asset becomes a
+    Text is escaped so that no ``@name`` of *names* reads as a reference (fenced when a line
+    would still read as a near-miss delimiter); an asset becomes a
     reference to the entry *asset* names; a tool call becomes its fence; a tool result
     opens with a reference to its call's fence; a provider item becomes a fence numbered
     after the *natives* already written.
@@ -145,7 +146,7 @@ class BodyWriter:
             if asset is not None:
                 blocks.append(reference(self.asset(asset)))
             elif isinstance(part, TextPart):
-                text = escape_text(part.text, self.names)
+                text = text_block(part.text, self.names)
                 if text:
                     blocks.append(text)
             elif isinstance(part, ToolCall | NativeItem):

@@ -129,6 +129,18 @@ class ContentFence(NamedTuple):
     start: int
     end: int
 
+    def wrappers(self, lines: Sequence[str]) -> tuple[int, ...]:
+        """The fence's own lines, which leave the text sent: its opening line, and its
+        closing line when it has one (a fence may run out where the document ends)."""
+        if self.end - 1 <= self.start:
+            return (self.start,)
+        opening = lines[self.start].lstrip(" ")
+        char = opening[:1]
+        marker = len(opening) - len(opening.lstrip(char))
+        closing = lines[self.end - 1].strip()
+        closes = len(closing) >= marker and closing == char * len(closing)
+        return (self.start, self.end - 1) if closes else (self.start,)
+
 
 _Record = TypeVar("_Record", Block, Fence, Delimiter)
 

@@ -53,7 +53,7 @@ from ..narrative import (
     unsent_image_message,
     url_scheme,
 )
-from ..syntax import FRONT_MATTER_TOKEN, LATER_LABELS, reference
+from ..syntax import FRONT_MATTER_TOKEN, LATER_LABELS, SUSPICIOUS_KEY, marks_near_miss, reference
 from ..text import is_unicode
 from ._inputs import InputView
 from ._style import PREVIEW_CSS
@@ -970,13 +970,7 @@ def _render_body(renderer: RendererHTML, body: list[Token], env: EnvType) -> str
     """A turn's blocks as HTML, each top-level block shaped like a delimiter that is none
     (``meta["lmml_suspicious"]``, see :mod:`lmml_mdit.syntax`) preceded by a visible
     mark saying why, at its line."""
-    marked = [
-        index
-        for index, token in enumerate(body)
-        if token.level == 0
-        and token.meta
-        and ("lmml_suspicious" in token.meta or LATER_LABELS in token.meta)
-    ]
+    marked = [index for index, token in enumerate(body) if marks_near_miss(token)]
     if not marked:
         return renderer.render(body, _OPTIONS, env)
     parts: list[str] = []
@@ -984,7 +978,7 @@ def _render_body(renderer: RendererHTML, body: list[Token], env: EnvType) -> str
     for index in marked:
         parts.append(renderer.render(body[start:index], _OPTIONS, env))
         token = body[index]
-        first = token.meta.get("lmml_suspicious")
+        first = token.meta.get(SUSPICIOUS_KEY)
         # A paragraph's label lines after its first are marked before it too, each with
         # its own line.
         said = [] if first is None else [(0, *first)]

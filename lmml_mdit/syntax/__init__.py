@@ -50,6 +50,7 @@ from ._roles import COMMENT_OPEN as COMMENT_OPEN
 from ._roles import DELIMITER_MODES as DELIMITER_MODES
 from ._roles import LATER_LABELS as LATER_LABELS
 from ._roles import SUSPICIOUS_DELIMITER as SUSPICIOUS_DELIMITER
+from ._roles import SUSPICIOUS_KEY as SUSPICIOUS_KEY
 from ._roles import DelimiterMode as DelimiterMode
 from ._roles import atx_content_end as atx_content_end
 from ._roles import comment_role as comment_role
@@ -58,6 +59,7 @@ from ._roles import could_be_strict_delimiter as could_be_strict_delimiter
 from ._roles import delimiter_issues as delimiter_issues
 from ._roles import heading_role as heading_role
 from ._roles import label_role as label_role
+from ._roles import marks_near_miss as marks_near_miss
 from ._roles import role_word as role_word
 from ._roles import strict_heading_role as strict_heading_role
 from ._roles import suggested_role as suggested_role
@@ -116,6 +118,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "SIGIL",
             "SOURCE_KEY",
             "SUSPICIOUS_DELIMITER",
+            "SUSPICIOUS_KEY",
             "CollectedInlines",
             "DeferredInlines",
             "DelimiterMode",
@@ -135,6 +138,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "has_extension",
             "heading_role",
             "label_role",
+            "marks_near_miss",
             "lmml_plugin",
             "match_reference_name",
             "may_hold_lmml",

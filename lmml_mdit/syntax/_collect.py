@@ -44,6 +44,7 @@ from ._positions import FoundInline, place_offsets, place_references
 from ._roles import (
     COMMENT_OPEN,
     LATER_LABELS,
+    SUSPICIOUS_KEY,
     DelimiterMode,
     comment_near_miss,
     could_be_strict_delimiter,
@@ -119,7 +120,7 @@ def _mark_role_heading(
         delimiters.append(heading_open)
     suspicious = suspicious_heading(text, mode, role)
     if suspicious is not None:
-        heading_open.meta["lmml_suspicious"] = suspicious
+        heading_open.meta[SUSPICIOUS_KEY] = suspicious
 
 
 def _mark_block(opener: Token, inline: Token, delimiters: list[Token], mode: DelimiterMode) -> None:
@@ -132,7 +133,7 @@ def _mark_block(opener: Token, inline: Token, delimiters: list[Token], mode: Del
     elif opener.type == "paragraph_open":
         suspicious = label_near_miss(inline.content)
         if suspicious is not None:
-            opener.meta["lmml_suspicious"] = suspicious
+            opener.meta[SUSPICIOUS_KEY] = suspicious
         later = later_label_lines(inline.content, transcript=suspicious is not None)
         if later:
             opener.meta[LATER_LABELS] = later
@@ -260,7 +261,7 @@ def _collect(state: StateCore, mode: DelimiterMode, known_names: Container[str] 
         ):
             suspicious = comment_near_miss(token.content)
             if suspicious is not None:
-                token.meta["lmml_suspicious"] = suspicious
+                token.meta[SUSPICIOUS_KEY] = suspicious
         previous = token
     fences = [_fence_embed(token) for token in fence_tokens]
     comments: list[Token] = env.get(ROLE_TOKENS_KEY, [])

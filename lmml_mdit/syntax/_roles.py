@@ -24,6 +24,9 @@ from ._keys import ROLE_TOKENS_KEY
 
 SUSPICIOUS_DELIMITER = "suspicious_delimiter"
 """The :class:`~lmml_mdit.model.Issue` kind of a near-miss delimiter heading."""
+SUSPICIOUS_KEY = "lmml_suspicious"
+"""The ``meta`` key of a top-level block whose first line is a near miss: ``(word,
+message)``; :data:`LATER_LABELS` holds those of its later lines."""
 LATER_LABELS = "lmml_suspicious_lines"
 """The ``meta`` key of a paragraph's label near misses after its first line:
 ``(line offset, word, message)`` each (see :func:`later_label_lines`)."""
@@ -571,6 +574,13 @@ def comment_near_miss(line: str) -> tuple[str, str] | None:
     )
 
 
+def marks_near_miss(token: Token) -> bool:
+    """Whether the parse marked *token*, a block, as a near-miss delimiter (on its first
+    line or a later one)."""
+    meta = token.meta
+    return bool(meta) and token.level == 0 and (SUSPICIOUS_KEY in meta or LATER_LABELS in meta)
+
+
 class _TokenSource(Protocol):
     """What :func:`delimiter_issues` reads: a parse's tokens (block tokens suffice: their
     ``meta`` is complete whether or not the inline children were parsed) and its source
@@ -593,12 +603,10 @@ def delimiter_issues(narrative: _TokenSource) -> list[Issue]:
     """
     issues: list[Issue] = []
     for token in narrative.parsed_tokens:
-        if not token.meta or token.level != 0:
+        if not marks_near_miss(token) or token.map is None:
             continue
-        found = token.meta.get("lmml_suspicious")
+        found = token.meta.get(SUSPICIOUS_KEY)
         later = token.meta.get(LATER_LABELS, ())
-        if (found is None and not later) or token.map is None:
-            continue
         placed = [] if found is None else [(0, *found)]
         for offset, word, message in (*placed, *later):
             index = token.map[0] + offset
