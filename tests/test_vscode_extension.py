@@ -340,6 +340,15 @@ def _reference() -> re.Pattern[str]:
         "@a.b/c",
         "@example.com",
         "@alice",
+        "@日本.txt",  # a name may start with any letter, as the parser reads it
+        "@ünits.csv",
+        "@b.md-",  # trailing punctuation ends the name, as in "see @b.md-"
+        "@c.md/",
+        "@d.md/-.",
+        "@e.png.",
+        "@a.png-x",  # no known extension once the word is read whole: no reference
+        "@a.png.x",
+        "@a.png/x",
     ],
 )
 def test_the_grammar_marks_a_mention_as_a_reference_exactly_when_the_parser_does(
