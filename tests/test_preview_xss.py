@@ -197,3 +197,10 @@ def test_a_refused_link_stays_visible_as_its_markdown() -> None:
     main = parse_document(render_html(Bundle.from_text("t", text))).root.find("main")
     assert main.find_all("a") == []
     assert "[png](data:image/png;base64,AAAA) and <ftp://example.com/x>" in main.text
+
+
+def test_a_refused_image_stays_visible_as_its_markdown() -> None:
+    text = "## User\n![png](data:image/png;base64,AAAA) and ![x](javascript:alert(1)) end\n"
+    main = parse_document(render_html(Bundle.from_text("t", text))).root.find("main")
+    assert main.find_all("img") == [] and main.find_all("a") == []
+    assert "![png](data:image/png;base64,AAAA) and ![x](javascript:alert(1)) end" in main.text

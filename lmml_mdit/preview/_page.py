@@ -551,7 +551,8 @@ def _render_image(
 ) -> str:
     """Markdown images: never sent to the model (only their text is), so one with a
     relative destination is a "not sent" chip, never the image, even when it names a
-    bundle asset; a remote one becomes a link, since the page fetches nothing."""
+    bundle asset; a remote one becomes a link, since the page fetches nothing; one with
+    any other destination stays visible as its Markdown."""
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children or [], options, env)
@@ -571,8 +572,8 @@ def _render_image(
             title=title,
             at=False,
         )
-    if not is_safe_url(src):
-        return html.escape(alt)
+    if not is_safe_url(src):  # refused, and visible as written, as a refused link is
+        return html.escape(f"![{alt}]({src})")
     label = f"[image: {html.escape(alt or src)}]"
     if None in page.links:  # an <a> inside an <a> is invalid; the outer link stays
         return f'<span class="lmml-remote">{label}</span>'
