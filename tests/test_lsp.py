@@ -965,3 +965,20 @@ async def test_edits_to_a_long_narrative_give_the_diagnostics_of_a_fresh_open(
             (d.range, d.message, d.code) for d in expected
         ]
     document.close()
+
+
+@pytest.mark.parametrize("debounce", [-1, float("inf"), "soon", True])
+async def test_a_bad_debounce_option_is_refused_with_a_warning(debounce: object) -> None:
+    # As `lmml lsp --debounce` refuses such a value, the initialisation option does too,
+    # and says so: an infinite wait would leave every edit without diagnostics.
+    config = _config([sys.executable, "-m", "lmml_mdit", "lsp"])
+    lsp_client = await config.start()
+    assert isinstance(lsp_client, LanguageClient)
+    await lsp_client.initialize_session(_initialize_params(debounce=debounce))
+    try:
+        (shown,) = lsp_client.messages
+        assert shown.type == types.MessageType.Warning
+        assert "debounce" in shown.message and repr(debounce) in shown.message
+        assert "0.3" in shown.message  # what it keeps
+    finally:
+        await lsp_client.shutdown_session()

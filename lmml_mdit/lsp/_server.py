@@ -16,6 +16,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
+from math import inf
 from typing import Any, Final, Protocol, TypeVar, cast
 from urllib.parse import unquote
 
@@ -285,9 +286,22 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     @_guarded(server, "initialize")
     def initialize(params: types.InitializeParams) -> None:
         options = params.initialization_options
-        value = options.get("debounce") if isinstance(options, dict) else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        if not isinstance(options, dict) or "debounce" not in options:
+            return
+        value = options["debounce"]
+        # As `lmml lsp --debounce` reads it: finite, 0 or more (NaN fails both comparisons).
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < inf:
             server.debounce = float(value)
+            return
+        server.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=(
+                    f"lmml: the initialisation option debounce must be 0 or more seconds, "
+                    f"not {value!r}; keeping {server.debounce:g}"
+                ),
+            )
+        )
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @_guarded(server, "open")
