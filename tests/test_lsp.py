@@ -982,3 +982,31 @@ async def test_a_bad_debounce_option_is_refused_with_a_warning(debounce: object)
         assert "0.3" in shown.message  # what it keeps
     finally:
         await lsp_client.shutdown_session()
+
+
+async def test_no_create_file_fix_for_a_client_that_cannot_create_files(folder: Path) -> None:
+    # A CreateFile operation is only for a client that lists "create" among its
+    # workspaceEdit.resourceOperations (LSP 3.13); others get the text fixes alone.
+    config = _config([sys.executable, "-m", "lmml_mdit", "lsp"])
+    lsp_client = await config.start()
+    assert isinstance(lsp_client, LanguageClient)
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                workspace=types.WorkspaceClientCapabilities(
+                    workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True)
+                )
+            ),
+            initialization_options={"debounce": 0},
+        )
+    )
+    try:
+        document = Document(lsp_client, folder / "no-create.lmml", "## user\nSee @screenshot.pgn\n")
+        assert codes(await document.open()) == ["missing_reference"]
+        assert set(await _actions(lsp_client, document, 1)) == {
+            "Did you mean screenshot.png? Change @screenshot.pgn to @screenshot.png",
+            "Escape @screenshot.pgn: it is not an asset",
+        }
+        document.close()
+    finally:
+        await lsp_client.shutdown_session()

@@ -38,10 +38,16 @@ _QUICK_FIX = types.CodeActionKind.QuickFix
 
 
 def code_actions(
-    analysis: Analysis, columns: Columns, first_line: int, last_line: int
+    analysis: Analysis,
+    columns: Columns,
+    first_line: int,
+    last_line: int,
+    *,
+    create_files: bool = True,
 ) -> list[types.CodeAction]:
     """The quick fixes for the issues shown on the 0-based lines ``first_line`` to
-    ``last_line``."""
+    ``last_line``. ``create_files=False`` (a client that cannot apply a ``CreateFile``
+    operation) leaves out the fix that creates a missing file."""
     bundle = analysis.bundle
     if bundle is None:
         return []
@@ -62,7 +68,7 @@ def code_actions(
     found: list[types.CodeAction] = []
     for issue, diagnostic in shown:
         about = missing[issue.name] if issue.kind == "missing_reference" else [diagnostic]
-        for action in _fixes(issue, bundle, analysis, columns):
+        for action in _fixes(issue, bundle, analysis, columns, create_files):
             action.diagnostics = about
             found.append(action)
     return found
@@ -85,14 +91,14 @@ def _action(
 
 
 def _fixes(
-    issue: Issue, bundle: Bundle, analysis: Analysis, columns: Columns
+    issue: Issue, bundle: Bundle, analysis: Analysis, columns: Columns, create_files: bool
 ) -> Iterator[types.CodeAction]:
     if issue.line is None:
         return
     if issue.kind == "unclosed_embed":
         yield from _close_fence(issue, bundle.narrative, analysis, columns)
     elif issue.kind == "missing_reference":
-        yield from _missing(issue, bundle, analysis, columns)
+        yield from _missing(issue, bundle, analysis, columns, create_files)
     elif issue.kind == SUSPICIOUS_DELIMITER:
         yield from _role_word(issue, bundle.narrative, analysis, columns)
 
@@ -124,7 +130,7 @@ def _close_fence(
 
 
 def _missing(
-    issue: Issue, bundle: Bundle, analysis: Analysis, columns: Columns
+    issue: Issue, bundle: Bundle, analysis: Analysis, columns: Columns, create_files: bool
 ) -> Iterator[types.CodeAction]:
     name = issue.name
     every = [m for m in mentions(bundle.narrative, name) if m.kind == "reference"]
@@ -137,7 +143,7 @@ def _missing(
         yield _action(
             f"Did you mean {close}? Change @{name} to @{close}", analysis, edits, preferred=True
         )
-    if bundle.base_dir is not None and unsafe_reason(name) is None:
+    if create_files and bundle.base_dir is not None and unsafe_reason(name) is None:
         path = os.path.join(bundle.base_dir, *name.split("/"))
         yield types.CodeAction(
             title=f"Create the file {name} beside the narrative",

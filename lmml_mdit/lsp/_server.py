@@ -275,6 +275,15 @@ def _guarded(
     return wrap
 
 
+def _can_create_files(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client applies a ``CreateFile`` operation in a workspace edit: it lists
+    ``create`` among its ``workspace.workspaceEdit.resourceOperations`` (LSP 3.13)."""
+    workspace = capabilities.workspace
+    edit = workspace.workspace_edit if workspace is not None else None
+    operations = edit.resource_operations if edit is not None else None
+    return operations is not None and types.ResourceOperationKind.Create in operations
+
+
 def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     """A server with every feature registered.
 
@@ -386,7 +395,13 @@ def build_server(debounce: float = DEFAULT_DEBOUNCE) -> LmmlLanguageServer:
     def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
         analysis = server.analysis(params.text_document.uri)
         span = params.range
-        return code_actions(analysis, server.columns(analysis), span.start.line, span.end.line)
+        return code_actions(
+            analysis,
+            server.columns(analysis),
+            span.start.line,
+            span.end.line,
+            create_files=_can_create_files(server.client_capabilities),
+        )
 
     @server.feature(PREVIEW_METHOD)
     @_guarded(server, "preview")
