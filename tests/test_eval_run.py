@@ -532,6 +532,21 @@ def test_a_judge_is_asked_through_its_own_target(tmp_path: Path, server: WireSer
     assert "Paris" in json.dumps(sent["messages"])
 
 
+def test_a_judges_verdict_is_cached_so_a_rerun_from_the_cache_sends_nothing(
+    tmp_path: Path, server: WireServer
+) -> None:
+    judged = {"city": "France", "expect": [{"judge": "Names the capital?"}]}
+    bundle, cases = _files(tmp_path, [judged])
+    server.script(_said("Paris"), _said("PASS\nit names Paris"))
+    assert _run(bundle, cases, server, tmp_path / "a.jsonl").passed == 1
+    again = _run(bundle, cases, server, tmp_path / "b.jsonl")  # a new results file
+    assert (again.rows, again.passed, again.cached) == (1, 1, 1)
+    assert len(server.requests) == 2  # neither the case nor its judge sent again
+    assert (
+        _rows(tmp_path / "b.jsonl")[0]["assertions"] == _rows(tmp_path / "a.jsonl")[0]["assertions"]
+    )
+
+
 def test_a_tool_call_in_the_answer_is_checked(tmp_path: Path, server: WireServer) -> None:
     want = {"tool-call": {"name": "capital", "arguments": {"country": "France"}}}
     bundle, cases = _files(

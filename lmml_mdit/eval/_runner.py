@@ -188,30 +188,24 @@ class Evaluator:
         bundle.save(os.path.join(self.conversations, f"{name}.lmmlz"))
 
     async def _judge(self, prompt: str, target: str | None) -> str:
-        """The judge's reply to *prompt*, from *target* (None: :attr:`judge`).
+        """The judge's reply to *prompt*, from *target* (None: :attr:`judge`): sent as a
+        case's request is (paced, retried, within the timeout) and cached the same way, so
+        a rerun answered from the cache asks no judge again.
 
         :raises _JudgeFailed: the judge could not be asked (its send failed).
         """
         chosen = Target.parse(target) if target else self.judge
         transcript = Transcript()
         transcript.append("user", prompt)
-        client = self._sender(chosen).client  # made before the pace: the wait ends in the send
-        pace = self.paces.get(str(chosen))  # a judge that is a paced target keeps its pace
-        if pace is not None:
-            await pace.wait()
+        body = transcript.to_bundle().to_request(chosen.provider, model=chosen.model)
         try:
-            reply = await transcript.asend(  # through the target's client, closed by aclose
-                chosen.provider,
-                model=chosen.model,
-                base_url=chosen.base_url,
-                retries=self.retries,
-                backoff=self.backoff,
-                client=client,
-            )
+            stored, _ = await self._send(body, chosen, str(chosen))
         except LmmlError as error:
             said = error.format(hint=False, place=False)
             raise _JudgeFailed(f"the judge {chosen} was not answered: {said}") from None
-        return "".join(part.text for part in reply.message.parts if isinstance(part, TextPart))
+        payload = stored["payload"]
+        assert isinstance(payload, dict)
+        return _answer(payload, chosen.provider, 0.0, None).text
 
     def _place(self, job: Job) -> str:
         """Where *job*'s errors are said: ``CASES:N``, its cases file and line; with no
