@@ -196,6 +196,32 @@ def test_hf_cases_from_a_saved_dataset_and_a_folder_of_data_files(
     assert (summary.rows, summary.passed) == (2, 2)
 
 
+def test_an_hf_datasets_expect_column_may_hold_json_or_yaml_text_as_a_files_does(
+    tmp_path: Path, server: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    rows = {
+        "city": ["France", "Peru", "Chile"],
+        "expect": ['[{"contains": "Paris"}]', "- equals: Lima", None],
+    }
+    datasets.Dataset.from_dict(rows).save_to_disk(str(tmp_path / "saved"))
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "train.csv").write_text(CSV, encoding="utf-8")
+    want = [
+        (1, {"city": "France", "expect": [{"contains": "Paris"}]}),
+        (2, {"city": "Peru", "expect": [{"equals": "Lima"}]}),
+        (3, {"city": "Chile"}),
+    ]
+    assert list(iter_cases(f"hf:{tmp_path / 'saved'}")) == want
+    read = list(iter_cases(f"hf:{tmp_path / 'files'}"))
+    assert read[0] == want[0] and read[1][1]["expect"] == [{"equals": "Lima"}, {"max-tokens": 5}]
+    server.script(_said("Paris"), _said("Lima"), _said("Santiago"))
+    summary, _ = _run(tmp_path, f"hf:{tmp_path / 'saved'}", server)
+    assert (summary.rows, summary.passed, summary.errors) == (3, 3, [])
+
+
 def test_a_folder_of_bundles_is_one_case_each(
     tmp_path: Path, server: WireServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,8 +6,9 @@ of a folder (or of a Parquet file of conversation rows) is one case:
 :func:`iter_bundle_cases`.
 
 What eval adds to a case is its ``expect`` list: a line's own, or the one beside its
-wrapped ``inputs``; in a CSV or Parquet file the ``expect`` column holds it as JSON or YAML
-text (an empty cell: none). A dataset is read row by row (a Hub dataset streamed).
+wrapped ``inputs``; in a CSV or Parquet file or a dataset the ``expect`` column holds it as
+JSON or YAML text (an empty cell: none; a dataset's may hold the list itself). A dataset
+is read row by row (a Hub dataset streamed).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def iter_cases(
     text = os.fspath(cases)
     if text.startswith(HF_PREFIX):
         rows = read_case_rows(_hf(text[len(HF_PREFIX) :]), file=text, folder=cases_folder(text))
-        return _with_expect(text, rows, rows=True, cells=False)
+        return _with_expect(text, rows, rows=True, cells=True)
     rowed = cases_format(text) != "jsonl"
     return _with_expect(text, read_cases_file(text, inputs), rows=rowed, cells=rowed)
 
