@@ -1274,6 +1274,23 @@ def test_a_bundled_file_whose_name_no_reference_spells_is_renamed(tmp_path: Path
             assert len(bundle.messages("openai")[-1]["content"]) == 3
 
 
+def test_a_dotprompt_media_url_holding_spaces_is_read_as_one_quoted_value(
+    tmp_path: Path,
+) -> None:
+    # Handlebars reads a quoted argument whole, spaces and all; so must the import.
+    (tmp_path / "Chart (1).png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    source = tmp_path / "d.prompt"
+    source.write_text(
+        '{{role "user"}}\nLook:\n{{media url="Chart (1).png" contentType="image/png"}}\n',
+        "utf-8",
+    )
+    target = tmp_path / "d.lmmlz"
+    assert cli.main(["import", str(source), "-o", str(target)]) == 0
+    with lmml_mdit.open(str(target)) as bundle:
+        assert list(bundle.narrative.embed_names) == ["Chart-1.png"]
+        assert bundle.read("Chart-1.png").endswith(b"fake")
+
+
 @pytest.mark.parametrize("name", ["manifest.json", "settings.yaml"])
 def test_a_bundled_file_named_like_a_reserved_embed_stays_an_asset(
     tmp_path: Path, name: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 
 from ..text import clipped
 from ._shared import (
@@ -44,6 +45,8 @@ _CONFIG = {
 _CONFIG_NAMES = {setting: name for name, setting in _CONFIG.items()}
 _TYPES = {"string": "string", "number": "number", "integer": "integer", "boolean": "boolean"}
 _MARKER = "<<<dotprompt:role:"
+# A helper's hash argument: a quoted value is one value, spaces and all, as Handlebars reads it.
+_ARGUMENT = re.compile(r"""(\w+)=("[^"]*"|'[^']*'|\S+)""")
 
 
 def looks_like(text: str) -> bool:
@@ -263,8 +266,7 @@ def _next_structure(body: str, position: int) -> tuple[int, int, str, str] | Non
 
 def _media(argument: str, file: str, line: int, prompt: Prompt, base: str) -> str:
     url = ""
-    for part in argument.split():
-        key, _, value = part.partition("=")
+    for key, value in _ARGUMENT.findall(argument):
         if key == "url":
             url = value
     if not (len(url) >= 2 and url[0] == url[-1] and url[0] in "\"'"):
