@@ -217,3 +217,33 @@ def test_an_error_names_an_entry_with_its_control_characters_escaped_not_blanked
         captured = capsys.readouterr()
         assert status != 0, command
         assert f": {escaped}: unsafe entry name" in captured.err, (command, captured.err)
+
+
+@pytest.mark.parametrize("command", [["render", "-p", "anthropic"], ["pack"]])
+def test_a_file_name_with_a_control_character_starts_its_error_once(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    # The error's place is escaped before the command line names the file in it; the file
+    # was then not recognised at the start and named a second time ("n\x1b.lmml: n\x1b...").
+    monkeypatch.chdir(tmp_path)
+    name = "n\x1b[31mred.lmml"
+    (tmp_path / name).write_text("## Turn 1 -- user\n\nhi\n\n@@@f g.txt\nx\n@@@\n")
+    status = main([command[0], name, *command[1:]])
+    line = one_error(capsys, status, "n\\x1b[31mred.lmml:5:1: ")
+    assert line.count("n\\x1b[31mred.lmml") == 1, line
+    assert "\x1b" not in line
+
+
+def test_a_path_with_a_control_character_in_its_folder_is_spelt_as_typed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "d\x07"
+    folder.mkdir()
+    (folder / "b\x1b.lmml").write_text("## Turn 1 -- user\n\nhi\n\n@@@f g.txt\nx\n@@@\n")
+    status = main(["render", "-p", "anthropic", "d\x07/b\x1b.lmml"])
+    line = one_error(capsys, status, "lmml: error: d\\x07/b\\x1b.lmml:5:1: ")
+    assert line.count("b\\x1b.lmml") == 1, line

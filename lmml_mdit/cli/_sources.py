@@ -26,6 +26,7 @@ from ._output import (
     error_text,
     issue_line,
     missing_summary,
+    shown,
     stdin_buffer,
     warn,
     warnings_worded,
@@ -60,12 +61,23 @@ def located(label: str, message: str, aliases: Sequence[str] = ()) -> str:
     the path as typed, so a base name (or another *alias*) at the start becomes *label*,
     and any other message is prefixed with it.
     """
-    if message == label or message.startswith((label + ":", label + " ", label + "!")):
+    if _spelt_at_start(message, label, (":", " ", "!")) is not None:
         return message
     for alias in aliases:
-        if alias and (message == alias or message.startswith((alias + ":", alias + "!"))):
-            return label + message[len(alias) :]
+        if alias and (length := _spelt_at_start(message, alias, (":", "!"))) is not None:
+            return label + message[length:]
     return f"{label}: {message}"
+
+
+def _spelt_at_start(message: str, name: str, separators: tuple[str, ...]) -> int | None:
+    """How long *name* is at the start of *message*, followed by one of *separators* or
+    nothing, or ``None`` when it is not there. The name counts as typed and as
+    :func:`~lmml_mdit.cli._output.error_text` writes an error's place, its control
+    characters escaped (a file named ``n\\x1b.lmml`` is the same file in both)."""
+    for spelling in dict.fromkeys((name, shown(name))):
+        if message == spelling or message.startswith(tuple(spelling + s for s in separators)):
+            return len(spelling)
+    return None
 
 
 @contextlib.contextmanager
@@ -81,8 +93,8 @@ def as_typed(path: str, message: str) -> str:
     """*message* with a leading base name of *path* (``x.lmml:3: ...``, ``x.lmmlz!a.txt``)
     spelt as *path* was typed; any other message as it is."""
     alias = os.path.basename(path)
-    if alias != path and (message == alias or message.startswith((alias + ":", alias + "!"))):
-        return path + message[len(alias) :]
+    if alias != path and (length := _spelt_at_start(message, alias, (":", "!"))) is not None:
+        return path + message[length:]
     return message
 
 
