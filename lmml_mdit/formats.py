@@ -35,6 +35,25 @@ MANIFEST_NAME: Final = "manifest.json"
 ZIP_SIGNATURES: Final = (b"PK\x03\x04", b"PK\x05\x06")
 """How a zip file starts: a local file header, or the end record of an empty archive."""
 
+
+def not_an_archive(path: str, head: bytes) -> str | None:
+    """The warning for *path*, named as an archive (``.lmmlz``) but starting with *head*,
+    which no zip file starts with; None when the name and the bytes agree.
+
+    Zip or text is told by the bytes, never by the name, so such a file is read as a bare
+    narrative; its name is then usually a mistake (a download that saved an HTML error
+    page, a narrative renamed by hand). Every command reading the file says it in these
+    words: the command line's readers, and ``lmml export`` (``export_folder``).
+    """
+    if not path.lower().endswith(ARCHIVE_SUFFIX) or head[:4] in ZIP_SIGNATURES:
+        return None
+    what = "the file is empty" if not head else f"it starts with {head[:4]!r}"
+    return (
+        f"{path}: not a zip archive ({what}); read as a bare narrative "
+        f"(rename it to {NARRATIVE_SUFFIX} if that is what it is)"
+    )
+
+
 PARQUET_SUFFIX: Final = ".parquet"
 """A Parquet file of conversation rows (``lmml export --parquet``)."""
 

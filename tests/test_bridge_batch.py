@@ -226,3 +226,29 @@ def test_the_cli_takes_the_unknown_settings_choice(tmp_path: Path) -> None:
     assert "thinking" not in json.loads(out.read_text(encoding="utf-8"))
     assert main(args) == 0
     assert "thinking" in json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_a_text_file_named_as_an_archive_is_exported_with_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # validate and render say that a .lmmlz holding no zip is read as a bare narrative;
+    # the export read it the same way and said nothing.
+    from lmml_mdit.cli import main
+
+    root = tmp_path / "bundles"
+    root.mkdir()
+    import_messages(conversation(1)).save(root / "good.lmmlz")
+    (root / "renamed.lmmlz").write_text("## Turn 1 -- user\n\nHi.\n", encoding="utf-8")
+    report = export_folder(root, "openai", tmp_path / "out.jsonl", workers=2)
+    assert report.written == 2 and not report.failures
+    assert report.warnings == [
+        (
+            str(root / "renamed.lmmlz"),
+            "renamed.lmmlz: not a zip archive (it starts with b'## T'); read as a bare "
+            "narrative (rename it to .lmml if that is what it is)",
+        )
+    ]
+    status = main(["export", str(root), "-p", "openai", "--jsonl", str(tmp_path / "o.jsonl")])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert f"lmml: warning: {root / 'renamed.lmmlz'}: not a zip archive (it starts with" in err

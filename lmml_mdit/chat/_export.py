@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING
 from ..atomic import atomic_write
 from ..bundle import BundleSource
 from ..errors import BundleError, LmmlError
-from ..formats import BUNDLE_SUFFIXES
+from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, not_an_archive
 from ..jsontypes import JSONObject
 from ..syntax import DelimiterMode, ReferenceMode
 from ..workers import process_pool
@@ -59,7 +59,9 @@ class ExportReport:
         anyway (``strict=False``), located ``FILE:LINE:COL: kind: message`` as
         ``validate`` locates it, and for each system turn placed by the ``midway_system``
         policy (a :class:`~lmml_mdit.SystemContentWarning`'s text, located
-        the same way), in walk order.
+        the same way), and for each ``.lmmlz`` file holding no zip archive, read as a
+        bare narrative (``NAME.lmmlz: not a zip archive (...)``, as the command line's
+        readers say it), in walk order.
     """
 
     output: str
@@ -169,10 +171,12 @@ def _convert(
     unknown_settings: UnknownSettings,
 ) -> _Result:
     """Worker: the JSON line for one bundle, or the reason it failed, and the defects sent
-    anyway or found before the failure (all worded for the command line, its main reader)."""
+    anyway or found before the failure, after the warning that a ``.lmmlz`` holds no zip
+    (all worded for the command line, its main reader)."""
     from ..bundle import DefectWarning
 
     caught: list[warnings.WarningMessage] = []
+    said = _mislabelled(path)
     try:
         from ._opening import open as open_bundle
 
@@ -192,13 +196,27 @@ def _convert(
             record = export_bundle(
                 bundle, provider, strict=strict, unknown_settings=unknown_settings
             )
-        return json.dumps(record, ensure_ascii=False), None, _reported(caught)
+        return json.dumps(record, ensure_ascii=False), None, said + _reported(caught)
     except DefectWarning as raised:  # strict_warnings: the bundle is a failure
-        return None, raised.error.format(cli=True), _reported(caught)
+        return None, raised.error.format(cli=True), said + _reported(caught)
     except LmmlError as error:
-        return None, error.format(cli=True), _reported(caught)
+        return None, error.format(cli=True), said + _reported(caught)
     except Exception as error:  # a failing bundle must not stop the rest
-        return None, f"{type(error).__name__}: {error}", ()
+        return None, f"{type(error).__name__}: {error}", said
+
+
+def _mislabelled(path: str) -> tuple[str, ...]:
+    """The warning that *path*, named ``.lmmlz``, holds no zip archive and is read as a bare
+    narrative (as the command line's readers say it), or nothing."""
+    if not path.lower().endswith(ARCHIVE_SUFFIX):
+        return ()
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(4)
+    except OSError:
+        return ()  # opening the bundle reports it, in the library's words
+    message = not_an_archive(os.path.basename(path), head)
+    return () if message is None else (message,)
 
 
 def _reported(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import DefectError, LmmlError
-from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ZIP_SIGNATURES
+from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, not_an_archive
 from ..severity import ERROR_KINDS
 from ..stdin import STDIN_LABEL as STDIN_LABEL
 from ..warn import cli_wording
@@ -203,13 +203,9 @@ def _check_archive(path: str) -> None:
             head = stream.read(4)
     except OSError:
         return  # opening the bundle reports it, in the library's words
-    if head in ZIP_SIGNATURES:
-        return
-    what = "the file is empty" if not head else f"it starts with {head!r}"
-    warn(
-        f"{path}: not a zip archive ({what}); read as a bare narrative "
-        f"(rename it to {NARRATIVE_SUFFIX} if that is what it is)"
-    )
+    message = not_an_archive(path, head)
+    if message is not None:
+        warn(message)
 
 
 def checked_base_dir(args: Arguments) -> str | None:
