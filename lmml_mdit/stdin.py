@@ -12,10 +12,14 @@ TYPE_CHECKING = False  # not typing's: the command line reads this module at sta
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-__all__ = ["STDIN_LABEL", "stdin_buffer"]
+__all__ = ["STDIN_LABEL", "STDIN_NAME", "stdin_buffer"]
 
 STDIN_LABEL = "<stdin>"
 """Standard input as messages name it."""
+
+STDIN_NAME = "stdin"
+"""The name of a bundle read from standard input (its narrative ``stdin.lmml``), and of
+one imported from it into a folder (``stdin.lmmlz``)."""
 
 
 def stdin_buffer() -> BinaryIO:

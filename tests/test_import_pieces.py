@@ -282,7 +282,7 @@ def test_standard_input_is_read_in_chunks_under_the_limits(
     monkeypatch.setattr(sys, "stdin", stdin)
     with pytest.raises(LimitExceededError, match="max_total_size") as raised:
         import_path("-", tmp_path / "a.lmmlz", limits=Limits(max_total_size=4_000))
-    assert raised.value.name == "-"
+    assert raised.value.name == "<stdin>"
     assert max(stdin.buffer.asked) <= READ_CHUNK
     assert stdin.buffer.tell() <= 4_001  # refused before reading the rest
     monkeypatch.setattr(sys, "stdin", _Stdin(payload))

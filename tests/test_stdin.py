@@ -156,3 +156,21 @@ def test_a_text_only_stand_in_for_standard_input_is_read_too(
     monkeypatch.setattr(sys, "stdin", Bare())
     [case] = read_cases_file("-")
     assert isinstance(case, UnreadCase) and case.number == 1
+
+
+def test_a_chat_payload_from_standard_input_is_named_stdin(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Into a folder it was written as "-.lmmlz" (a name other tools read as an option),
+    # and its errors named it "-", where every other reader says "<stdin>".
+    _stdin(monkeypatch, json.dumps([{"role": "user", "content": "Hello"}]).encode())
+    [written] = import_path("-", tmp_path)
+    assert written == tmp_path / "stdin.lmmlz"
+    assert lmml_mdit.open(written).narrative_name == "stdin.lmml"
+    _stdin(monkeypatch, b'{"messages": [\n')
+    with pytest.raises(lmml_mdit.ImportFormatError) as raised:
+        import_path("-", tmp_path / "out.lmmlz")
+    assert str(raised.value).startswith("<stdin>:2: chat data is not valid JSON"), raised.value
+    _stdin(monkeypatch, b'{"messages": [\n')
+    assert main(["import", "-", "-o", str(tmp_path / "out.lmmlz")]) == 2
+    assert capsys.readouterr().err.startswith("lmml: error: <stdin>:2: chat data is not valid")

@@ -18,7 +18,7 @@ from ..errors import (
 from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..jsonio import load_json
 from ..media import SVG_TYPE, sniff
-from ..stdin import stdin_buffer
+from ..stdin import STDIN_LABEL, STDIN_NAME, stdin_buffer
 from ..text import is_unicode
 from ._detect import detect_format
 from ._tools import portable_settings
@@ -294,24 +294,28 @@ def import_path(
     limits = limits if limits is not None else Limits()
     source = Path(path)
     target = Path(out)
-    if str(path) != "-" and source.suffix.lower() in _JSONL_SUFFIXES:
+    stdin = str(path) == "-"
+    if not stdin and source.suffix.lower() in _JSONL_SUFFIXES:
         return _import_jsonl(source, target, format, progress, limits)
-    if str(path) == "-":
-        raw = _read_payload(stdin_buffer(), limits, "-")
+    # Standard input is named as every reader names it: "<stdin>" in messages, and
+    # "stdin" for the bundle (never "-.lmmlz", a name other tools read as an option).
+    shown, stem = (STDIN_LABEL, STDIN_NAME) if stdin else (str(source), source.stem)
+    if stdin:
+        raw = _read_payload(stdin_buffer(), limits, shown)
     else:
         with open_input(source) as handle:
-            raw = _read_payload(handle, limits, str(source))
-    name = target.stem if target.suffix in BUNDLE_SUFFIXES else source.stem
-    other = _not_chat_data(raw, str(source))
+            raw = _read_payload(handle, limits, shown)
+    name = target.stem if target.suffix in BUNDLE_SUFFIXES else stem
+    other = _not_chat_data(raw, shown)
     if other is not None:
         raise other
     try:
         conversation = read_conversation(_load_json(raw), format)
         bundle = checked_bundle(conversation, name)
     except ImportFormatError as error:
-        raise _located(error, str(source), error.line) from None
+        raise _located(error, shown, error.line) from None
     if target.is_dir():
-        target = target / f"{source.stem}.lmmlz"
+        target = target / f"{stem}.lmmlz"
     written = [_save(bundle, target)]
     warn_unsendable(conversation, bundle, str(written[0]))
     _report(progress, 1, 1, str(target))

@@ -17,6 +17,7 @@ from ..errors import DefectError, LmmlError
 from ..formats import ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, not_an_archive
 from ..severity import ERROR_KINDS
 from ..stdin import STDIN_LABEL as STDIN_LABEL
+from ..stdin import STDIN_NAME
 from ..warn import cli_wording
 from ._arguments import Arguments
 from ._output import (
@@ -49,7 +50,7 @@ __all__ = [
     "same_file",
 ]
 
-_STDIN_NAME = "stdin"
+_STDIN_NAME = STDIN_NAME
 """The name a bundle read from standard input gets (its narrative ``stdin.lmml``)."""
 
 
