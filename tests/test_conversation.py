@@ -35,6 +35,7 @@ PAYLOAD = {
     ("module", "name"),
     [
         ("lmml_mdit.narrative.toolcalls", "ToolCall"),
+        ("lmml_mdit.narrative", "ToolCall"),  # docs/toolcalls.md's API section names it there
         ("lmml_mdit.narrative.native", "NativeItem"),
         ("lmml_mdit.narrative.native", "PART_KEYS"),
         ("lmml_mdit.bundle.remote", "RemoteAsset"),

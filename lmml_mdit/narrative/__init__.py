@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ._placeholders import find_placeholders as find_placeholders
     from ._placeholders import placeholder_spans as placeholder_spans
     from ._toolcalls import TOOL_CALL_SUFFIX as TOOL_CALL_SUFFIX
+    from ._toolcalls import ToolCall as ToolCall
     from ._toolcalls import call_slug as call_slug
     from ._toolcalls import is_tool_call_name as is_tool_call_name
     from ._toolcalls import parse_tool_call as parse_tool_call
@@ -122,6 +123,7 @@ _NAMES = {
         ),
         "_toolcalls": (
             "TOOL_CALL_SUFFIX",
+            "ToolCall",
             "call_slug",
             "is_tool_call_name",
             "parse_tool_call",
