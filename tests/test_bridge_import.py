@@ -687,3 +687,28 @@ def test_import_jsonl_bad_line_names_file_and_line(tmp_path: Path) -> None:
         import_path(source, tmp_path / "out")
     assert info.value.name == str(source)
     assert info.value.line == 2
+
+
+@pytest.mark.parametrize("out", ["taken", "taken/sub"])
+def test_a_jsonl_import_over_a_file_is_refused_with_a_library_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], out: str
+) -> None:
+    # The folder was made with Path.mkdir, whose FileExistsError / NotADirectoryError
+    # escaped import_path, and the command line printed "lmml: error: taken: File exists".
+    from lmml_mdit import LmmlError, import_path
+    from lmml_mdit.cli import main
+
+    source = tmp_path / "chats.jsonl"
+    source.write_text(json.dumps([{"role": "user", "content": "Hi"}]) + "\n")
+    (tmp_path / "taken").write_text("keep me")
+    with pytest.raises(LmmlError) as raised:
+        import_path(source, tmp_path / out)
+    assert str(raised.value).startswith(f"{tmp_path / out}: ")
+    assert "imports into a folder" in str(raised.value)
+    assert main(["import", str(source), "-o", str(tmp_path / out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"lmml: error: {tmp_path / out}: "), err
+    # (the command line's own check of the folders an output needs may say it first)
+    assert "imports into a folder" in err or "taken is not a folder" in err, err
+    assert "File exists" not in err and "Not a directory" not in err
+    assert (tmp_path / "taken").read_text() == "keep me"

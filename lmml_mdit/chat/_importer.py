@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from ..atomic import batched_folder_syncs
+from ..atomic import batched_folder_syncs, write_error
 from ..bundle import LIMITS_CLI_HINT, Limits, open_input
 from ..conversation import ChatConversation, resolve_calls
 from ..errors import (
@@ -14,6 +14,7 @@ from ..errors import (
     InvalidSettingsError,
     LimitExceededError,
     NotInlinableError,
+    WriteError,
 )
 from ..formats import ARCHIVE_SUFFIX, BUNDLE_SUFFIXES, NARRATIVE_SUFFIX, ZIP_SIGNATURES
 from ..jsonio import load_json
@@ -290,6 +291,8 @@ def import_path(
     :raises StdinClosedError: for ``-`` when standard input is closed.
     :raises BundleNotFoundError: when *path* does not exist (also a FileNotFoundError).
     :raises BundleError: when *path* cannot be read, or a bundle cannot be written.
+    :raises WriteError: when a JSONL import's folder *out* cannot be made (a file in the
+        way, a read-only parent), naming *out*.
     """
     limits = limits if limits is not None else Limits()
     source = Path(path)
@@ -349,6 +352,20 @@ def _not_chat_data(raw: bytes, shown: str) -> ImportFormatError | None:
 _READS = "lmml import reads a chat request body or chat export (JSON)"
 
 
+def _folder_error(folder: Path, error: OSError) -> WriteError:
+    """The error for a JSONL import's output *folder* that cannot be made: a file in the
+    way (at *folder* or above it) is said as such, any other failure as a write."""
+    if not isinstance(error, (FileExistsError, NotADirectoryError)):
+        return write_error(str(folder), error)
+    failure = WriteError(
+        "a JSONL file imports into a folder, one bundle per line, and a file is in the way",
+        name=str(folder),
+        hint="give an output folder with -o (a new one, or an existing folder)",
+    )
+    failure.errno = error.errno
+    return failure
+
+
 def _import_jsonl(
     source: Path, folder: Path, format: str | None, progress: Progress | None, limits: Limits
 ) -> list[Path]:
@@ -361,8 +378,10 @@ def _import_jsonl(
     handle = open_input(source)  # before the folder is made: a missing file leaves none
     try:
         folder.mkdir(parents=True, exist_ok=True)
-    except BaseException:
+    except BaseException as error:
         handle.close()
+        if isinstance(error, OSError):
+            raise _folder_error(folder, error) from None
         raise
     written: list[Path] = []
     cap = limits.max_total_size
