@@ -27,6 +27,7 @@ from lmml_mdit.syntax import (
     delimiter_issues,
     has_extension,
     heading_role,
+    may_hold_label,
     strict_heading_role,
     suspicious_heading,
     writes_as_reference,
@@ -503,3 +504,22 @@ def test_an_invalid_settings_embed_or_manifest_error_carries_its_kind() -> None:
     with pytest.raises(LmmlError) as refused:
         _ = manifest.manifest
     assert refused.value.kind == "invalid_manifest"
+
+
+_LABEL_PIECES = st.sampled_from(
+    [
+        "User", "Assistant", "assistant", "Human", "ChatGPT said", "You", "Model", "Tool",
+        "Asistant", "Turn 2", "turn", "Note", "hi there", ":", "\uff1a", "**", "__", "*",
+        "_", " ", "  ", "(GPT-4)", "(", ")", "\u2013", "\u2014", "2", ".", "\n", "\n\n",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LABEL_PIECES, max_size=14).map("".join))
+def test_the_quick_label_test_misses_no_near_miss(text: str) -> None:
+    """A text that may_hold_label passes over (and with no heading, comment or underline)
+    needs no parse: the parse marks no near miss in it. Import writes such text as it is."""
+    if may_hold_label(text):
+        return
+    assert delimiter_issues(parse("## Turn 1 -- user\n\n" + text + "\n")) == []

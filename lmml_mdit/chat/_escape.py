@@ -23,6 +23,7 @@ from ..syntax import (
     code_fence,
     escape_at,
     marks_near_miss,
+    may_hold_label,
 )
 from ..text import as_turn_text
 from . import _pieces as pieces
@@ -40,9 +41,6 @@ _MAX_ROUNDS = 64
 # heading), "=" or "-" (setext underline), "<" (role comment, HTML block), "`" or "~"
 # (code fence). Text without them is only normalised, without a parse.
 _STRUCTURE_CHARACTERS = frozenset("@#=-<`~")
-# A near-miss delimiter needs one of these more: a label's colon (or a full-width one),
-# emphasis, or the dash of "Turn 2 – user".
-_LABEL_CHARACTERS = _STRUCTURE_CHARACTERS | frozenset(":*_\uff1a\u2013\u2014")
 
 
 class _Escaped(NamedTuple):
@@ -123,8 +121,8 @@ def text_block(text: str, known_names: Container[str] | None = None) -> str:
     :data:`~lmml_mdit.syntax.CONTENT_FENCE_INFO`, which a send gives the model without
     its own lines, so that no command warns of the file written."""
     normalized = normalize_text(text)
-    if _LABEL_CHARACTERS.isdisjoint(normalized):
-        return normalized
+    if _STRUCTURE_CHARACTERS.isdisjoint(normalized) and not may_hold_label(normalized):
+        return normalized  # most prose: no line is shaped like a label, nothing to parse
     escaped = _escaped(normalized, known_names)
     return code_fence(normalized, CONTENT_FENCE_INFO) if escaped.near_miss else escaped.body
 

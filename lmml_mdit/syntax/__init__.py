@@ -60,6 +60,7 @@ from ._roles import delimiter_issues as delimiter_issues
 from ._roles import heading_role as heading_role
 from ._roles import label_role as label_role
 from ._roles import marks_near_miss as marks_near_miss
+from ._roles import may_hold_label as may_hold_label
 from ._roles import role_word as role_word
 from ._roles import strict_heading_role as strict_heading_role
 from ._roles import suggested_role as suggested_role
@@ -139,6 +140,7 @@ if not TYPE_CHECKING:  # type checkers read the explicit re-exports above instea
             "heading_role",
             "label_role",
             "marks_near_miss",
+            "may_hold_label",
             "lmml_plugin",
             "match_reference_name",
             "may_hold_lmml",

@@ -524,6 +524,14 @@ def label_near_miss(content: str) -> tuple[str, str] | None:
     return None
 
 
+def may_hold_label(text: str) -> bool:
+    """Whether a line of *text* could be a label near miss (``User:``, ``**Assistant:**``,
+    ``Turn 2 – user``), judged line by line without a parse: a superset of what the parse
+    marks in a text with no heading, comment or setext underline, so a text it passes over
+    needs no parse to be sure of none."""
+    return any(label_near_miss(line.strip()) is not None for line in text.split("\n"))
+
+
 def later_label_lines(content: str, transcript: bool) -> tuple[tuple[int, str, str], ...]:
     """The label near misses on the lines after the first of a top-level paragraph whose
     inline content is *content*: ``(line offset, word at fault, message)`` each.
