@@ -50,9 +50,6 @@ __all__ = [
     "same_file",
 ]
 
-_STDIN_NAME = STDIN_NAME
-"""The name a bundle read from standard input gets (its narrative ``stdin.lmml``)."""
-
 
 def located(label: str, message: str, aliases: Sequence[str] = ()) -> str:
     """*message* about the bundle *label*, starting with that label exactly once.
@@ -227,12 +224,12 @@ def open_source(path: str, args: Arguments) -> Source:
 
     base_dir = checked_base_dir(args)
     if path == STDIO:
-        aliases = tuple(_STDIN_NAME + suffix for suffix in (ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ""))
+        aliases = tuple(STDIN_NAME + suffix for suffix in (ARCHIVE_SUFFIX, NARRATIVE_SUFFIX, ""))
         with about(STDIN_LABEL, aliases):
             # Read by open() in bounded chunks, under the same limits as a file.
             bundle = open_bundle(
                 stdin_buffer(),
-                name=_STDIN_NAME,
+                name=STDIN_NAME,
                 base_dir=base_dir,
                 delimiters=args.delimiters,
                 references=args.references,

@@ -160,8 +160,13 @@ def _near_misses(
         if index < 0:
             continue
         body, position = bodies[index]
-        if issue.line - 1 < body + plans[position].body.count("\n") + 1:
+        if issue.line - 1 < _body_end(plans[position], body):
             faults.setdefault(position, "turn")
+
+
+def _body_end(plan: Plan, body: int) -> int:
+    """The line after *plan*'s body, which starts at line *body* of the written text."""
+    return body + plan.body.count("\n") + 1
 
 
 def _has_escapes(narrative: Narrative, turn: Turn) -> bool:
@@ -196,7 +201,7 @@ def _hints(
     bodies = sorted((layouts[position].body, position) for position in wanted)
     starts = [body for body, _ in bodies]
     # The line after each body, counted once: a hint per line would count it again.
-    ends = {position: body + plans[position].body.count("\n") + 1 for body, position in bodies}
+    ends = {position: _body_end(plans[position], body) for body, position in bodies}
     hints: dict[int, set[tuple[int, int]]] = {}
 
     def hint(line: int, column: int) -> None:
